@@ -1,0 +1,110 @@
+"""The `vramdoctor` command: parse arguments, call the library, render. Errors become one
+paragraph and exit code 2 here, and only here; --debug shows the traceback."""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from .errors import UsageError, VramdoctorError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Which GPU memory ledger broke (weights or KV cache), and what to change.")
+err = Console(stderr=True, highlight=False)
+
+
+def _grid(text: str) -> list[tuple[int, int]]:
+    cells = []
+    for part in text.split(","):
+        try:
+            n, c = part.lower().strip().split("x")
+            cells.append((int(n), int(c)))
+        except ValueError:
+            raise UsageError(f"cannot read '{part}'.", option="--grid",
+                             hint="Write cells as MAX_MODEL_LENxCONCURRENCY, comma-separated: 4096x1,32768x8.") from None
+    return cells
+
+
+@app.command()
+def estimate(
+    model: Optional[str] = typer.Argument(None, help="Local folder, config.json, .gguf file, catalog id or Hub id."),
+    engine: str = typer.Option("vllm", help="vllm, sglang, llamacpp or generic."),
+    gpu: Optional[str] = typer.Option(None, help="Device name, e.g. RTX-4090, H100-80GB (default H100-80GB)."),
+    gpu_memory: Optional[str] = typer.Option(None, help="Device memory, e.g. 24GiB; overrides --gpu."),
+    max_model_len: int = typer.Option(4096, help="Context per sequence, tokens (llama.cpp: -c is this x concurrency)."),
+    concurrency: int = typer.Option(1, help="Concurrent sequences (vLLM max_num_seqs, llama.cpp -np)."),
+    kv_cache_dtype: str = typer.Option("auto", help="auto, fp16, bf16, fp8, fp8_e5m2, int8, q8_0, q4_0."),
+    gpu_memory_utilization: float = typer.Option(0.9, help="vLLM's fraction of GPU memory."),
+    mem_fraction_static: Optional[float] = typer.Option(None, help="SGLang's fraction (default: SGLang's own)."),
+    tensor_parallel_size: int = typer.Option(1, "--tensor-parallel-size", "-tp", help="GPUs sharing the model."),
+    block_size: int = typer.Option(16, help="vLLM block size, tokens."),
+    max_num_batched_tokens: int = typer.Option(2048, help="vLLM tokens per step."),
+    max_num_seqs: int = typer.Option(256, help="vLLM max_num_seqs (sampler warm-up)."),
+    n_ubatch: int = typer.Option(512, help="llama.cpp physical batch."),
+    kv_unified: bool = typer.Option(True, help="llama.cpp unified KV cache across slots."),
+    grid: str = typer.Option("4096x1,32768x1,32768x8", help="Cells MAX_MODEL_LENxCONCURRENCY."),
+    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    list_models: bool = typer.Option(False, "--list-models", help="List the bundled offline catalog."),
+    list_gpus: bool = typer.Option(False, "--list-gpus", help="List the known devices."),
+    revision: Optional[str] = typer.Option(None, help="Hub revision."),
+    debug: bool = typer.Option(False, help="Show tracebacks."),
+) -> None:
+    """Both memory ledgers of MODEL, the verdict and the smallest change that fits."""
+    out = Console(highlight=False, soft_wrap=False)
+    try:
+        if list_models:
+            from .sources.catalog import model_ids
+
+            print("\n".join(model_ids()))
+            return
+        if list_gpus:
+            from .gpus import GPUS
+
+            for g in GPUS:
+                print(f"{g.name:20s} {g.memory_bytes / 2**30:8.2f} GiB  {g.vendor}")
+            return
+        if not model:
+            raise UsageError("a model is required.", option="MODEL",
+                             hint="Try: vramdoctor estimate Qwen/Qwen2.5-7B-Instruct --gpu RTX-4090")
+        from .engines import Settings
+        from .estimate import estimate as run
+        from .gpus import gpu_memory as resolve_gpu
+        from .render import render, to_json
+        from .sources import load_model
+
+        gpu_bytes, gpu_label = resolve_gpu(gpu, gpu_memory)
+        cells = _grid(grid)
+        spec = load_model(model, revision=revision)
+        s = Settings(max_model_len=max_model_len, concurrency=concurrency, kv_cache_dtype=kv_cache_dtype,
+                     gpu_memory_utilization=gpu_memory_utilization, mem_fraction_static=mem_fraction_static,
+                     tensor_parallel_size=tensor_parallel_size, block_size=block_size,
+                     max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=max_num_seqs,
+                     n_ubatch=n_ubatch, kv_unified=kv_unified)
+        result = run(spec, engine=engine, settings=s, gpu_bytes=gpu_bytes, gpu_name=gpu_label, grid=cells)
+        if json_out:
+            print(to_json(result))
+        else:
+            render(result, out)
+    except VramdoctorError as e:
+        if debug:
+            raise
+        err.print(f"[red]error:[/red] {e}", soft_wrap=True)
+        raise typer.Exit(e.exit_code) from None
+    except Exception as e:  # noqa: BLE001 - the last line of defence: a paragraph, never a traceback
+        if debug:
+            raise
+        err.print(f"[red]internal error:[/red] {type(e).__name__}: {e}. Re-run with --debug and report it.",
+                  soft_wrap=True)
+        raise typer.Exit(3) from None
+
+
+@app.callback()
+def _root() -> None:
+    """vramdoctor: GPU memory of an LLM server, as two ledgers plus overhead."""
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,138 @@
+"""What every engine rule shares: the settings, the per-GPU view of a model, and the rule interface."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from ..dtypes import KvDtype, dtype_bytes, resolve_kv_dtype
+from ..spec import ModelSpec
+
+GIB = 2**30
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    """The knobs an estimate is taken under. Names are the engines' own.
+
+    max_model_len: context per sequence, tokens. concurrency: sequences at once.
+    kv_cache_dtype: `auto` or a dtypes name. tensor_parallel_size: GPUs sharing the model.
+    gpu_memory_utilization: vLLM's fraction of total memory (0-1].
+    mem_fraction_static: SGLang's fraction (None: SGLang's default for the GPU size).
+    block_size: vLLM page size in tokens. max_num_batched_tokens: vLLM tokens per step (profile size).
+    max_num_seqs: vLLM sequences the sampler is profiled for.
+    n_ubatch / kv_unified / swa_full / flash_attn: llama.cpp context parameters.
+    activation_bytes / non_torch_bytes / cuda_graph_bytes: measured overheads that replace
+    the estimates (from an engine's log), None to estimate.
+    """
+
+    max_model_len: int = 4096
+    concurrency: int = 1
+    kv_cache_dtype: str = "auto"
+    tensor_parallel_size: int = 1
+    gpu_memory_utilization: float = 0.9
+    mem_fraction_static: float | None = None
+    block_size: int = 16
+    max_num_batched_tokens: int = 2048
+    max_num_seqs: int = 256
+    n_ubatch: int = 512
+    kv_unified: bool = True
+    swa_full: bool = False
+    flash_attn: bool = True
+    enforce_eager: bool = False
+    activation_bytes: int | None = None
+    non_torch_bytes: int | None = None
+    cuda_graph_bytes: int | None = None
+
+    def with_(self, **changes) -> "Settings":
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Overhead:
+    """One non-weight, non-KV charge. estimated: False when it came from a measurement."""
+
+    name: str
+    bytes: int
+    estimated: bool
+    assumption: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Budget:
+    """How an engine divides one GPU.
+
+    budget_bytes: what the engine lets itself use (total x utilization, or total).
+    overheads: charges besides weights and KV that come out of the budget.
+    kv_pool_bytes: the KV pool the engine would allocate at start (None where it sizes the
+    cache to the request instead, as llama.cpp does).
+    """
+
+    budget_bytes: int
+    overheads: tuple[Overhead, ...]
+    kv_pool_bytes: int | None
+
+    @property
+    def overhead_bytes(self) -> int:
+        return sum(o.bytes for o in self.overheads)
+
+
+class EngineRules(Protocol):
+    """The interface each engine module implements."""
+
+    name: str
+
+    def kv_cache_bytes(self, model: ModelSpec, s: Settings, max_model_len: int, seqs: int) -> int:
+        """Per-GPU bytes the KV cache (and recurrent state) takes for `seqs` sequences of `max_model_len`."""
+
+    def budget(self, model: ModelSpec, s: Settings, gpu_bytes: int) -> Budget:
+        """The budget, overheads and KV pool on one GPU of `gpu_bytes`."""
+
+    def pool_tokens(self, model: ModelSpec, s: Settings, pool_bytes: int) -> int:
+        """The KV capacity in tokens the engine would print for a pool of `pool_bytes`."""
+
+    def engine_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
+        """Bytes one token of pool capacity costs, as the engine divides its pool."""
+
+    def flags(self) -> dict[str, str]:
+        """This engine's spelling of the settings (max_model_len, concurrency, ...)."""
+
+
+def kv_dtype(model: ModelSpec, s: Settings) -> KvDtype:
+    return resolve_kv_dtype(s.kv_cache_dtype, model.dtype)
+
+
+def weights_per_gpu(model: ModelSpec, tp: int) -> int:
+    """Weights on one GPU: total / tp (+ replicated bytes). Embeddings and lm_head are
+    vocab-parallel and experts are sharded in vLLM and SGLang, so the split is near even."""
+    share = (model.weights.total_bytes - model.weights.replicated_bytes) // tp
+    return share + model.weights.replicated_bytes
+
+
+def state_bytes_per_seq(model: ModelSpec, s: Settings, elem_bytes: int | None = None) -> int:
+    """Recurrent state of one sequence on one GPU (all linear-attention / Mamba layers)."""
+    width = elem_bytes if elem_bytes is not None else dtype_bytes(model.dtype)
+    tp = s.tensor_parallel_size
+    return sum(layer.bytes_per_seq(width, tp) for layer in model.layers if layer.kind == "state")
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def activation_estimate(model: ModelSpec, tokens: int, tp: int) -> int:
+    """Peak activation of one forward pass over `tokens` tokens, bytes (estimate).
+
+    tokens x (3 x intermediate_size / tp + 3 x hidden_size) x 2 bytes: the gated MLP's
+    gate+up output and activation beside the residual stream. Calibrated on vLLM's
+    printed `peak_torch_memory - weights` for Llama-3.1-8B (2.07 GiB at 20,000 tokens,
+    2.99 GiB at 29,000; shared/data/ground_truth R01, R02).
+    """
+    hidden = model.hidden_size or 4096
+    inter = model.intermediate_size or 4 * hidden
+    return tokens * (3 * inter // tp + 3 * hidden) * 2
+
+
+def sampler_estimate(model: ModelSpec, max_num_seqs: int) -> int:
+    """The sampler warm-up's logits: max_num_seqs x vocab_size x fp32 (vLLM `_dummy_sampler_run`)."""
+    return max_num_seqs * (model.vocab_size or 32000) * 4

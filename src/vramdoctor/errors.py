@@ -1,0 +1,71 @@
+"""The errors vramdoctor raises: one base class, a few topical subclasses.
+
+Each error carries what the user needs to fix the input (the path, the field)
+and a `hint`. The CLI turns them into a one-paragraph message and exit code 2;
+nothing here prints.
+"""
+
+from __future__ import annotations
+
+
+class VramdoctorError(Exception):
+    """Base class. `message` says what is wrong, `hint` what to do about it."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message if not self.hint else f"{self.message} {self.hint}"
+
+
+class ModelSourceError(VramdoctorError, ValueError):
+    """A model description (config.json, safetensors header, GGUF) is unusable.
+
+    `path` names the file, `field` the key that is missing or malformed.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        field: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        where = f"{path}: " if path else ""
+        what = f"field '{field}': " if field else ""
+        super().__init__(f"{where}{what}{message}", hint=hint)
+        self.path = path
+        self.field = field
+
+
+class UnknownArchitectureError(ModelSourceError):
+    """The layer layout cannot be determined; `missing` lists the fields needed."""
+
+    def __init__(self, message: str, *, path: str | None, missing: list[str]) -> None:
+        super().__init__(
+            f"{message} Missing: {', '.join(missing)}.",
+            path=path,
+            hint="Add these fields to config.json, or pass a GGUF file or a Hub id instead.",
+        )
+        self.missing = missing
+
+
+class HubError(VramdoctorError, OSError):
+    """The Hugging Face Hub could not be reached or does not have the repo."""
+
+    def __init__(self, message: str, *, repo_id: str, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.repo_id = repo_id
+
+
+class UsageError(VramdoctorError, ValueError):
+    """A command-line value is out of range or malformed (`option` names it)."""
+
+    def __init__(self, message: str, *, option: str, hint: str | None = None) -> None:
+        super().__init__(f"{option}: {message}", hint=hint)
+        self.option = option

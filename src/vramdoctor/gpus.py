@@ -1,0 +1,77 @@
+"""A catalog of common accelerators and their memory.
+
+`memory_bytes` is the total the runtime reports (cudaMemGetInfo / torch
+`mem_get_info()[1]`, what vLLM prints as `total_gpu_memory`), which is a few
+hundred MiB under the marketing figure because of driver reservations. Values
+come from engine logs and PyTorch OOM messages ("has a total capacity of ...");
+they vary by ±0.1 GiB with the driver. Apple entries are the unified memory
+that Metal lets the GPU wire by default (`recommendedMaxWorkingSetSize`, about
+75% of RAM on machines of 36 GB and more, 66% below).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import UsageError
+from .units import parse_bytes
+
+GIB = 2**30
+
+
+@dataclass(frozen=True, kw_only=True)
+class Gpu:
+    """One device. memory_bytes: usable total, bytes (see module docstring)."""
+
+    name: str
+    memory_bytes: int
+    vendor: str
+
+
+def _g(name: str, gib: float, vendor: str = "nvidia") -> Gpu:
+    return Gpu(name=name, memory_bytes=round(gib * GIB), vendor=vendor)
+
+
+GPUS: tuple[Gpu, ...] = (
+    _g("T4", 14.75), _g("V100-16GB", 15.77), _g("V100-32GB", 31.74),
+    _g("RTX-3060", 11.76), _g("RTX-3080", 9.77), _g("RTX-3090", 23.58), _g("RTX-4060", 8.00),
+    _g("RTX-4060-Ti-16GB", 15.70), _g("RTX-4070", 11.72), _g("RTX-4080", 15.70), _g("RTX-4090", 23.64),
+    _g("RTX-5090", 31.36), _g("RTX-A6000", 47.53), _g("RTX-6000-Ada", 47.50), _g("A10", 22.06),
+    _g("A10G", 22.19), _g("L4", 22.05), _g("L40S", 44.39), _g("A100-40GB", 39.39),
+    _g("A100-80GB", 79.15), _g("H100-80GB", 79.15), _g("H100-NVL", 93.10), _g("H20", 95.00),
+    _g("H200", 139.80), _g("B200", 178.35), _g("MI210", 63.98, "amd"), _g("MI250X", 63.98, "amd"),
+    _g("MI300X", 191.98, "amd"), _g("MI325X", 255.98, "amd"), _g("RX-7900-XTX", 23.98, "amd"),
+    _g("M1-Max-64GB", 48.0, "apple"), _g("M2-Ultra-192GB", 144.0, "apple"), _g("M3-Max-128GB", 96.0, "apple"),
+    _g("M4-Max-128GB", 96.0, "apple"), _g("M4-Pro-48GB", 36.0, "apple"), _g("M3-Ultra-512GB", 384.0, "apple"),
+)
+
+
+def _norm(s: str) -> str:
+    return "".join(ch for ch in s.lower() if ch.isalnum())
+
+
+def find_gpu(name: str) -> Gpu:
+    """Look a device up by name, ignoring case and punctuation ("rtx 4090", "h100-80gb").
+
+    Raises UsageError listing the known names.
+    """
+    key = _norm(name)
+    exact = [g for g in GPUS if _norm(g.name) == key]
+    if exact:
+        return exact[0]
+    partial = [g for g in GPUS if _norm(g.name).startswith(key) or key in _norm(g.name)]
+    if len(partial) == 1:
+        return partial[0]
+    hint = "Use --gpu-memory 24GiB for other devices. Known: " + ", ".join(g.name for g in GPUS) + "."
+    if partial:
+        raise UsageError(f"'{name}' matches several devices: {', '.join(g.name for g in partial)}.",
+                         option="--gpu", hint=hint)
+    raise UsageError(f"unknown device '{name}'.", option="--gpu", hint=hint)
+
+
+def gpu_memory(gpu: str | None, gpu_memory_text: str | None) -> tuple[int, str]:
+    """(bytes, label) from --gpu or --gpu-memory; --gpu-memory wins. Defaults to an 80 GB H100."""
+    if gpu_memory_text:
+        return parse_bytes(gpu_memory_text, option="--gpu-memory"), gpu_memory_text
+    g = find_gpu(gpu or "H100-80GB")
+    return g.memory_bytes, g.name

@@ -1,0 +1,65 @@
+"""Renders an Estimate as a table (GiB = 2**30, labelled) or JSON. Computes nothing."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+from rich.table import Table
+
+from .estimate import Estimate
+from .units import gib
+
+VERDICT_TEXT = {
+    "fits": "[green]fits[/green]",
+    "weights_exceed": "[red]the weights alone exceed the budget[/red]",
+    "kv_exceeds": "[yellow]the KV cache exceeds what is left[/yellow]",
+}
+
+
+def to_json(e: Estimate) -> str:
+    return json.dumps(e.to_dict(), indent=2, default=str)
+
+
+def render(e: Estimate, console: Console) -> None:
+    s = e.settings
+    console.print(f"[bold]{e.model}[/bold] on {e.gpu} ({gib(e.gpu_memory_bytes)}), engine [bold]{e.engine}[/bold], "
+                  f"tensor_parallel_size={s.tensor_parallel_size}, kv_cache_dtype={s.kv_cache_dtype}")
+    layers = ", ".join(f"{n} {k}" for k, n in e.layer_counts.items())
+    console.print(f"layers: {layers}")
+    t = Table(title="Ledger per GPU (GiB = 2^30 bytes)", show_lines=False)
+    t.add_column("item")
+    t.add_column("value", justify="right")
+    t.add_column("note")
+    t.add_row("weights", gib(e.weights_bytes), ("exact: " if e.weights_exact else "") + e.weights_source)
+    t.add_row("KV per token", f"{e.kv_bytes_per_token:,} B", "layers that grow with every token")
+    if e.kv_window_bytes_per_seq:
+        t.add_row("sliding-window KV / seq", gib(e.kv_window_bytes_per_seq), "bounded by the window")
+    if e.state_bytes_per_seq:
+        t.add_row("recurrent state / seq", gib(e.state_bytes_per_seq), "fixed size, linear-attention / Mamba")
+    if e.engine_kv_bytes_per_token != e.kv_bytes_per_token:
+        t.add_row(f"{e.engine} bytes per pool token", f"{e.engine_kv_bytes_per_token:,} B", "as the engine divides its pool")
+    t.add_row(f"KV cache ({s.max_model_len} x {s.concurrency})", gib(e.kv_cache_bytes), "selected cell")
+    for o in e.overheads:
+        t.add_row(o.name, gib(o.bytes), ("estimate: " if o.estimated else "") + o.assumption)
+    t.add_row("[bold]total[/bold]", f"[bold]{gib(e.total_bytes)}[/bold]",
+              f"budget {gib(e.budget_bytes)}")
+    if e.kv_pool_bytes is not None:
+        t.add_row("KV pool the engine allocates", gib(e.kv_pool_bytes),
+                  f"{e.kv_pool_tokens:,} tokens of capacity" if e.kv_pool_tokens is not None else "")
+    console.print(t)
+    if e.grid:
+        g = Table(title="KV cache and total per GPU by max_model_len x concurrency (GiB)")
+        for col in ("max_model_len", "concurrency", "KV cache", "total", "verdict"):
+            g.add_column(col, justify="right" if col != "verdict" else "left")
+        for c in e.grid:
+            g.add_row(str(c.max_model_len), str(c.concurrency), gib(c.kv_cache_bytes), gib(c.total_bytes),
+                      VERDICT_TEXT[c.verdict])
+        console.print(g)
+    console.print(f"verdict for {s.max_model_len} x {s.concurrency}: {VERDICT_TEXT[e.verdict]}")
+    console.print(f"largest max_model_len at concurrency {s.concurrency}: {e.max_model_len_fit:,}; "
+                  f"most concurrent sequences at {s.max_model_len} tokens: {e.max_concurrency_fit:,}")
+    for a in e.advice:
+        console.print(f"  -> {a.change}: [bold]{a.flags}[/bold] ({a.detail})")
+    for n in e.notes:
+        console.print(f"[dim]note: {n}[/dim]")

@@ -1,0 +1,47 @@
+"""The bundled offline catalog: real config.json files of popular models (src/vramdoctor/catalog/models.json,
+built by scripts/build_catalog.py from public mirrors), with exact checkpoint bytes where known."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from ..spec import ModelSpec, WeightsInfo
+from .hf_config import spec_from_config
+
+
+@lru_cache(maxsize=1)
+def _entries() -> dict[str, dict[str, Any]]:
+    text = resources.files("vramdoctor").joinpath("catalog/models.json").read_text(encoding="utf-8")
+    return json.loads(text)["models"]
+
+
+def model_ids() -> list[str]:
+    """Every model id the catalog holds, sorted."""
+    return sorted(_entries())
+
+
+def find(model_id: str) -> str | None:
+    """The catalog's spelling of `model_id` (case-insensitive), or None."""
+    low = model_id.strip().lower()
+    for key in _entries():
+        if key.lower() == low:
+            return key
+    return None
+
+
+def read_catalog(model_id: str) -> ModelSpec:
+    """The ModelSpec of a catalog model. `model_id` must be a key `find` returned."""
+    entry = _entries()[model_id]
+    cfg = dict(entry["config"])
+    hq = entry.get("hf_quant_config") or {}
+    algo = str((hq.get("quantization") or {}).get("quant_algo", "")).lower()
+    if algo and "quantization_config" not in cfg:
+        cfg["quantization_config"] = {"quant_method": "modelopt", "quant_algo": algo}
+    weights = None
+    if entry.get("total_size_bytes"):
+        weights = WeightsInfo(total_bytes=int(entry["total_size_bytes"]), exact=True,
+                              source=f"catalog: {entry.get('total_size_source') or 'checkpoint size'}")
+    return spec_from_config(cfg, name=model_id, path=f"catalog:{model_id}", weights=weights)

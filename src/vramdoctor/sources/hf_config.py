@@ -1,0 +1,121 @@
+"""A Hugging Face `config.json` (dict) -> `ModelSpec`. Pure apart from `load_json`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..dtypes import dtype_bytes, model_dtype_name
+from ..errors import ModelSourceError
+from ..spec import ModelSpec, WeightsInfo
+from .layers import MODEL_TYPE_DEFAULTS, parse_layers
+from .params import bytes_per_param, count_params
+
+
+def load_json(path: Path) -> dict[str, Any]:
+    """Read a JSON object from `path`. Raises ModelSourceError on unreadable, non-UTF-8 or malformed JSON."""
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise ModelSourceError(f"cannot be read ({e.strerror}).", path=str(path),
+                               hint="Check the path and its permissions.") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ModelSourceError(f"is not UTF-8 text (byte {e.start}).", path=str(path),
+                               hint="Pass the model's config.json, not a binary file.") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ModelSourceError(f"is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}.",
+                               path=str(path), hint="Re-download the file or fix the syntax.") from None
+    if not isinstance(data, dict):
+        raise ModelSourceError("must hold a JSON object.", path=str(path))
+    return data
+
+
+def text_config(cfg: dict[str, Any]) -> dict[str, Any]:
+    """The language-model part of a config: nested `text_config` / `llm_config` merged over the
+    top level (multimodal models), with transformers' defaults for keys it omits."""
+    inner = cfg.get("text_config") or cfg.get("llm_config") or cfg.get("language_config")
+    merged = dict(cfg)
+    if isinstance(inner, dict):
+        merged.pop("text_config", None)
+        for k, v in inner.items():
+            merged[k] = v
+        if "torch_dtype" not in inner and "dtype" not in inner:
+            merged["torch_dtype"] = cfg.get("torch_dtype") or cfg.get("dtype")
+    for key in (merged.get("model_type"), cfg.get("model_type")):
+        for k, v in MODEL_TYPE_DEFAULTS.get(str(key), {}).items():
+            merged.setdefault(k, v)
+    if merged.get("n_layer") and not merged.get("num_hidden_layers"):
+        merged["num_hidden_layers"] = merged["n_layer"]
+    return merged
+
+
+def quantization_of(cfg: dict[str, Any]) -> dict[str, Any] | None:
+    q = cfg.get("quantization_config") or cfg.get("compression_config")
+    return q if isinstance(q, dict) else None
+
+
+def spec_from_config(
+    cfg: dict[str, Any],
+    *,
+    name: str,
+    path: str | None = None,
+    weights: WeightsInfo | None = None,
+) -> ModelSpec:
+    """Build a ModelSpec from a config dict.
+
+    weights: exact weights from safetensors headers or an index, when the
+    caller has them; otherwise parameters x width, labelled estimated.
+    Raises ModelSourceError / UnknownArchitectureError naming `path` and the field.
+    """
+    tc = text_config(cfg)
+    layers = parse_layers(tc, path)
+    dtype = model_dtype_name(tc.get("torch_dtype") or tc.get("dtype"))
+    quant = quantization_of(cfg)
+    qlabel = str(quant.get("quant_method")) if quant else None
+    if weights is None:
+        weights = estimate_weights(tc, layers, dtype, quant)
+    notes = []
+    if isinstance(cfg.get("text_config"), dict) and not weights.exact:
+        notes.append("vision tower not counted: config.json alone does not size it")
+    return ModelSpec(
+        name=name,
+        architecture=(tc.get("architectures") or [tc.get("model_type", "?")])[0],
+        layers=layers,
+        dtype=dtype,
+        weights=weights,
+        quantization=qlabel,
+        max_position_embeddings=tc.get("max_position_embeddings") or tc.get("seq_length"),
+        vocab_size=tc.get("vocab_size"),
+        hidden_size=tc.get("hidden_size"),
+        intermediate_size=tc.get("intermediate_size"),
+        num_attention_heads=tc.get("num_attention_heads"),
+        source=path or name,
+        notes=tuple(notes),
+    )
+
+
+def estimate_weights(tc: dict[str, Any], layers, dtype: str, quant: dict[str, Any] | None) -> WeightsInfo:
+    """Parameters x width. Embeddings, lm_head and norms stay in the compute dtype under
+    every quantization method; mxfp4 (gpt-oss) quantizes the routed experts only."""
+    n_params, n_expert = count_params(tc, layers)
+    width = dtype_bytes(dtype)
+    bpp, label = bytes_per_param(quant, width)
+    hidden, vocab = tc.get("hidden_size") or 0, tc.get("vocab_size") or 0
+    unquantized = vocab * hidden * (1 if tc.get("tie_word_embeddings") else 2)
+    if quant and str(quant.get("quant_method")) == "mxfp4":
+        quantized = n_expert
+    else:
+        quantized = n_params - unquantized if quant else 0
+    total = int(quantized * bpp + (n_params - quantized) * width)
+    return WeightsInfo(total_bytes=total, exact=False, num_params=n_params,
+                       source=f"estimated: {n_params / 1e9:.2f}B parameters x {label}")
+
+
+def config_error_if_empty(cfg: dict[str, Any], path: str) -> None:
+    if not cfg:
+        raise ModelSourceError("is an empty JSON object.", path=path, hint="Pass the model's full config.json.")

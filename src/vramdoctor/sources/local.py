@@ -1,0 +1,66 @@
+"""Local model folders and bare config.json files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import ModelSourceError
+from ..spec import ModelSpec, WeightsInfo
+from .hf_config import load_json, spec_from_config
+from .safetensors_header import read_local
+
+
+def exact_weights_from_folder(folder: Path) -> WeightsInfo | None:
+    """Exact weight bytes: the sum of every shard's safetensors header; else an index's
+    `metadata.total_size`; None when neither exists."""
+    shards = sorted(folder.glob("*.safetensors"))
+    if shards:
+        total = 0
+        for shard in shards:
+            total += sum(read_local(shard).values())
+        return WeightsInfo(total_bytes=total, exact=True,
+                           source=f"safetensors headers of {len(shards)} file(s)")
+    for name in ("model.safetensors.index.json", "pytorch_model.bin.index.json"):
+        index = folder / name
+        if index.exists():
+            data = load_json(index)
+            size = (data.get("metadata") or {}).get("total_size")
+            if isinstance(size, int) and size > 0:
+                return WeightsInfo(total_bytes=size, exact=True, source=f"{name} metadata.total_size")
+    return None
+
+
+def _hf_quant_config(folder: Path) -> dict | None:
+    """ModelOpt checkpoints describe quantization in hf_quant_config.json instead of config.json."""
+    p = folder / "hf_quant_config.json"
+    if not p.exists():
+        return None
+    q = load_json(p).get("quantization") or {}
+    algo = str(q.get("quant_algo", "")).lower()
+    return {"quant_method": "modelopt", "quant_algo": algo} if algo else None
+
+
+def read_folder(folder: Path) -> ModelSpec:
+    """A local model folder: config.json plus safetensors headers (or an index)."""
+    cfg_path = folder / "config.json"
+    if not cfg_path.exists():
+        ggufs = sorted(folder.glob("*.gguf"))
+        if len(ggufs) == 1:
+            from .gguf_file import read_gguf
+
+            return read_gguf(ggufs[0])
+        raise ModelSourceError("has no config.json.", path=str(folder),
+                               hint="Pass the folder that holds the model's config.json, or a .gguf file.")
+    cfg = load_json(cfg_path)
+    if "quantization_config" not in cfg:
+        q = _hf_quant_config(folder)
+        if q:
+            cfg = {**cfg, "quantization_config": q}
+    return spec_from_config(cfg, name=folder.name, path=str(cfg_path),
+                            weights=exact_weights_from_folder(folder))
+
+
+def read_config_file(path: Path) -> ModelSpec:
+    """A bare config.json (weights estimated from parameters)."""
+    cfg = load_json(path)
+    return spec_from_config(cfg, name=path.stem, path=str(path))

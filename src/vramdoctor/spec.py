@@ -1,0 +1,177 @@
+"""The one model of a model: `ModelSpec`, a list of per-layer cache specs plus weights.
+
+Every source (config.json, safetensors headers, GGUF metadata, the Hub, the
+catalog) parses into this, and every memory figure is computed from it once.
+One frozen dataclass per layer kind, each knowing its own cache size, as
+vLLM's `vllm/v1/kv_cache_interface.py` does.
+
+Units: bytes are ints, tokens are ints, `tp` is the tensor-parallel size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Union
+
+from .dtypes import KvDtype
+
+
+def kv_heads_per_gpu(num_kv_heads: int, tp: int) -> int:
+    """KV heads one GPU holds: max(1, num_key_value_heads // tp).
+
+    Source: vLLM `ModelConfig.get_num_kv_heads` (heads are replicated, never
+    split, when tp exceeds them); SGLang `get_num_kv_heads` does the same.
+    """
+    return max(1, num_kv_heads // tp)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FullAttention:
+    """A layer that caches K and V for every token of the context (MHA, GQA, MQA).
+
+    num_kv_heads: config `num_key_value_heads` (defaults to `num_attention_heads`).
+    head_dim_k / head_dim_v: config `head_dim` (else hidden_size / num_attention_heads);
+    separate when the config has `v_head_dim`.
+    """
+
+    kind: Literal["full"] = "full"
+    num_kv_heads: int
+    head_dim_k: int
+    head_dim_v: int
+
+    def k_elems(self, tp: int) -> int:
+        return kv_heads_per_gpu(self.num_kv_heads, tp) * self.head_dim_k
+
+    def v_elems(self, tp: int) -> int:
+        return kv_heads_per_gpu(self.num_kv_heads, tp) * self.head_dim_v
+
+    def bytes_per_token(self, kv: KvDtype, tp: int) -> int:
+        """K + V bytes per token on one GPU: kv_heads/tp x (head_dim_k + head_dim_v) x width."""
+        return kv.row_bytes(self.k_elems(tp)) + kv.row_bytes(self.v_elems(tp))
+
+
+@dataclass(frozen=True, kw_only=True)
+class SlidingWindow(FullAttention):
+    """Full attention limited to the last `window` tokens (config `sliding_window`).
+
+    The cache per sequence stops growing at the window; how far past it an
+    engine keeps tokens is an engine rule (see `vramdoctor.engines`).
+    """
+
+    kind: Literal["sliding"] = "sliding"  # type: ignore[assignment]
+    window: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class LatentAttention:
+    """Multi-head latent attention (DeepSeek-V2/V3): one latent per token per layer.
+
+    kv_lora_rank + qk_rope_head_dim elements, shared by all heads, so tensor
+    parallelism does not divide it (vLLM `MLAAttentionSpec`, SGLang `MLATokenToKVPool`).
+    index_head_dim: DeepSeek-V3.2's lightning-indexer key cache (config `index_head_dim`), 0 if absent.
+    """
+
+    kind: Literal["mla"] = "mla"
+    kv_lora_rank: int
+    qk_rope_head_dim: int
+    index_head_dim: int = 0
+
+    def bytes_per_token(self, kv: KvDtype, tp: int) -> int:
+        """Latent bytes per token (tp-independent).
+
+        bf16/fp16: (kv_lora_rank + qk_rope_head_dim) x 2. fp8 on a model with an
+        indexer uses DeepSeek's fp8_ds_mla layout (vLLM `fp8_ds_mla`, SGLang NSA):
+        kv_lora_rank fp8 bytes + one fp32 scale per 128 + the rope part in bf16,
+        plus the indexer key (index_head_dim fp8 + one fp32 scale per 128).
+        Otherwise fp8 is one byte per element.
+        """
+        if self.index_head_dim and kv.block_bytes == 1 and kv.block_elems == 1:
+            latent = self.kv_lora_rank + (self.kv_lora_rank // 128) * 4 + self.qk_rope_head_dim * 2
+        else:
+            latent = kv.row_bytes(self.kv_lora_rank + self.qk_rope_head_dim)
+        return latent + self.indexer_bytes_per_token()
+
+    def indexer_bytes_per_token(self) -> int:
+        if not self.index_head_dim:
+            return 0
+        return self.index_head_dim + -(-self.index_head_dim // 128) * 4
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecurrentState:
+    """A linear-attention or Mamba layer: a fixed-size state per sequence, no per-token growth.
+
+    conv_elems: elements of the convolution state (conv_dim x (d_conv - 1)), divided by tp.
+    ssm_elems: elements of the recurrent / SSM state, divided by tp.
+    Sources: vLLM `MambaSpec` shapes (`mamba_utils.MambaStateShapeCalculator`).
+    """
+
+    kind: Literal["state"] = "state"
+    family: str
+    conv_elems: int
+    ssm_elems: int
+
+    def bytes_per_token(self, kv: KvDtype, tp: int) -> int:
+        return 0
+
+    def bytes_per_seq(self, state_bytes_per_elem: int, tp: int) -> int:
+        """State bytes of one sequence on one GPU."""
+        return (self.conv_elems // tp + self.ssm_elems // tp) * state_bytes_per_elem
+
+
+LayerSpec = Union[FullAttention, SlidingWindow, LatentAttention, RecurrentState]
+
+
+@dataclass(frozen=True, kw_only=True)
+class WeightsInfo:
+    """Bytes the weights take once loaded (whole model, all GPUs together).
+
+    total_bytes: exact when `exact` (safetensors headers, GGUF tensor infos,
+    a checkpoint index's `total_size`), else parameters x width.
+    source: where the figure came from, shown to the user.
+    num_params: parameter count when known.
+    replicated_bytes: bytes every GPU holds under tensor parallelism (embeddings
+    vocab-parallel are split, so this is norms and similar; 0 when unknown).
+    """
+
+    total_bytes: int
+    exact: bool
+    source: str
+    num_params: int | None = None
+    replicated_bytes: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelSpec:
+    """A model as far as memory is concerned.
+
+    layers: one entry per decoder layer, in order.
+    dtype: compute dtype short name (fp32/fp16/bf16), config `torch_dtype`.
+    quantization: weight quantization method (config `quantization_config.quant_method`, GGUF file type) or None.
+    max_position_embeddings: trained context (config key, GGUF `{arch}.context_length`).
+    """
+
+    name: str
+    architecture: str
+    layers: tuple[LayerSpec, ...]
+    dtype: str
+    weights: WeightsInfo
+    quantization: str | None = None
+    max_position_embeddings: int | None = None
+    vocab_size: int | None = None
+    hidden_size: int | None = None
+    intermediate_size: int | None = None
+    num_attention_heads: int | None = None
+    source: str = ""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        if not self.layers:
+            raise ValueError("a ModelSpec needs at least one layer")
+
+    def count(self, kind: str) -> int:
+        return sum(1 for layer in self.layers if layer.kind == kind)
+
+    @property
+    def attention_layers(self) -> tuple[LayerSpec, ...]:
+        return tuple(layer for layer in self.layers if layer.kind != "state")

@@ -1,0 +1,99 @@
+"""Writes tiny GGUF models (random weights, a byte-level SentencePiece vocabulary) that real
+llama.cpp loads. Used by the fast suite (parsing) and the engine suite (real servers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from gguf import GGUFWriter, LlamaFileType, TokenType
+
+
+def _vocab(extra: int) -> tuple[list[bytes], list[float], list[int]]:
+    tokens = [b"<unk>", b"<s>", b"</s>"] + [f"<0x{i:02X}>".encode() for i in range(256)]
+    types = [TokenType.UNKNOWN, TokenType.CONTROL, TokenType.CONTROL] + [TokenType.BYTE] * 256
+    words = ["\u2581", "\u2581the", "\u2581a", "e", "t", "a", "o", "n", "\u2581of", "\u2581and", "s", "r", "i", "h"]
+    for i in range(extra):
+        tokens.append((words[i] if i < len(words) else f"\u2581w{i}").encode())
+        types.append(TokenType.NORMAL)
+    scores = [0.0] * len(tokens)
+    scores[259:] = [-float(i) for i in range(len(tokens) - 259)]
+    return tokens, scores, [int(t) for t in types]
+
+
+def write_model(
+    path: Path,
+    *,
+    arch: str = "llama",
+    n_layer: int = 2,
+    n_embd: int = 64,
+    n_head: int = 4,
+    n_head_kv: int = 2,
+    n_ff: int = 128,
+    n_ctx_train: int = 4096,
+    extra_vocab: int = 61,
+    sliding_window: int | None = None,
+    dtype=np.float16,
+    seed: int = 0,
+) -> Path:
+    """Write a tiny `arch` model ("llama" or "gemma2") to `path` and return it.
+
+    Shapes follow llama.cpp's tensor names (token_embd, blk.N.attn_q, ...); the
+    vocabulary is 259 byte/control tokens plus `extra_vocab` words.
+    """
+    rng = np.random.default_rng(seed)
+    tokens, scores, types = _vocab(extra_vocab)
+    n_vocab = len(tokens)
+    hd = n_embd // n_head
+    w = GGUFWriter(str(path), arch)
+    w.add_name(f"tiny-{arch}")
+    w.add_context_length(n_ctx_train)
+    w.add_embedding_length(n_embd)
+    w.add_block_count(n_layer)
+    w.add_feed_forward_length(n_ff)
+    w.add_head_count(n_head)
+    w.add_head_count_kv(n_head_kv)
+    w.add_rope_dimension_count(hd)
+    w.add_layer_norm_rms_eps(1e-5)
+    w.add_file_type(LlamaFileType.MOSTLY_F16 if dtype == np.float16 else LlamaFileType.ALL_F32)
+    if arch == "gemma2":
+        w.add_key_length(hd)
+        w.add_value_length(hd)
+        w.add_sliding_window(sliding_window or 32)
+        w.add_attn_logit_softcapping(50.0)
+        w.add_final_logit_softcapping(30.0)
+    w.add_tokenizer_model("llama")
+    w.add_token_list(tokens)
+    w.add_token_scores(scores)
+    w.add_token_types(types)
+    w.add_bos_token_id(1)
+    w.add_eos_token_id(2)
+    w.add_unk_token_id(0)
+
+    def t(name: str, *shape: int, norm: bool = False) -> None:
+        data = (np.ones(shape) if norm else rng.standard_normal(shape) * 0.02).astype(np.float32 if norm else dtype)
+        w.add_tensor(name, data)
+
+    t("token_embd.weight", n_vocab, n_embd)
+    t("output_norm.weight", n_embd, norm=True)
+    if arch == "llama":
+        t("output.weight", n_vocab, n_embd)
+    for i in range(n_layer):
+        b = f"blk.{i}."
+        t(b + "attn_norm.weight", n_embd, norm=True)
+        t(b + "attn_q.weight", n_head * hd, n_embd)
+        t(b + "attn_k.weight", n_head_kv * hd, n_embd)
+        t(b + "attn_v.weight", n_head_kv * hd, n_embd)
+        t(b + "attn_output.weight", n_embd, n_head * hd)
+        t(b + "ffn_norm.weight", n_embd, norm=True)
+        t(b + "ffn_gate.weight", n_ff, n_embd)
+        t(b + "ffn_up.weight", n_ff, n_embd)
+        t(b + "ffn_down.weight", n_embd, n_ff)
+        if arch == "gemma2":
+            t(b + "post_attention_norm.weight", n_embd, norm=True)
+            t(b + "post_ffw_norm.weight", n_embd, norm=True)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
