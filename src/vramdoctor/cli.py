@@ -93,6 +93,8 @@ def estimate(
             raise
         err.print(f"[red]error:[/red] {e}", soft_wrap=True)
         raise typer.Exit(e.exit_code) from None
+    except BrokenPipeError:
+        raise
     except Exception as e:  # noqa: BLE001 - the last line of defence: a paragraph, never a traceback
         if debug:
             raise
@@ -107,4 +109,10 @@ def _root() -> None:
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except BrokenPipeError:  # `vramdoctor ... | head`: the reader left; not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)

@@ -55,6 +55,7 @@ class Estimate:
     gpu_memory_bytes: int
     budget_bytes: int
     settings: Settings
+    cell_flags: str
     weights_bytes: int
     weights_exact: bool
     weights_source: str
@@ -231,7 +232,7 @@ def estimate(
     cap = model.max_position_embeddings
     return Estimate(
         model=model.name, engine=rules.name, gpu=gpu_name, gpu_memory_bytes=gpu_bytes,
-        budget_bytes=led.budget.budget_bytes, settings=s,
+        budget_bytes=led.budget.budget_bytes, settings=s, cell_flags=rules.cell_flags(s),
         weights_bytes=led.weights, weights_exact=model.weights.exact, weights_source=model.weights.source,
         kv_bytes_per_token=per_token, kv_window_bytes_per_seq=window,
         state_bytes_per_seq=state_bytes_per_seq(model, s),

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .estimate import Estimate
-from .units import gib
+from .units import gib, human
 
 VERDICT_TEXT = {
     "fits": "[green]fits[/green]",
@@ -26,7 +26,7 @@ def render(e: Estimate, console: Console) -> None:
     console.print(f"[bold]{e.model}[/bold] on {e.gpu} ({gib(e.gpu_memory_bytes)}), engine [bold]{e.engine}[/bold], "
                   f"tensor_parallel_size={s.tensor_parallel_size}, kv_cache_dtype={s.kv_cache_dtype}")
     layers = ", ".join(f"{n} {k}" for k, n in e.layer_counts.items())
-    console.print(f"layers: {layers}")
+    console.print(f"layers: {layers}; the selected cell is [bold]{e.cell_flags}[/bold]")
     t = Table(title="Ledger per GPU (GiB = 2^30 bytes)", show_lines=False)
     t.add_column("item")
     t.add_column("value", justify="right")
@@ -34,14 +34,14 @@ def render(e: Estimate, console: Console) -> None:
     t.add_row("weights", gib(e.weights_bytes), ("exact: " if e.weights_exact else "") + e.weights_source)
     t.add_row("KV per token", f"{e.kv_bytes_per_token:,} B", "layers that grow with every token")
     if e.kv_window_bytes_per_seq:
-        t.add_row("sliding-window KV / seq", gib(e.kv_window_bytes_per_seq), "bounded by the window")
+        t.add_row("sliding-window KV / seq", human(e.kv_window_bytes_per_seq), "bounded by the window")
     if e.state_bytes_per_seq:
-        t.add_row("recurrent state / seq", gib(e.state_bytes_per_seq), "fixed size, linear-attention / Mamba")
+        t.add_row("recurrent state / seq", human(e.state_bytes_per_seq), "fixed size, linear-attention / Mamba")
     if e.engine_kv_bytes_per_token != e.kv_bytes_per_token:
         t.add_row(f"{e.engine} bytes per pool token", f"{e.engine_kv_bytes_per_token:,} B", "as the engine divides its pool")
     t.add_row(f"KV cache ({s.max_model_len} x {s.concurrency})", gib(e.kv_cache_bytes), "selected cell")
     for o in e.overheads:
-        t.add_row(o.name, gib(o.bytes), ("estimate: " if o.estimated else "") + o.assumption)
+        t.add_row(o.name, human(o.bytes), ("estimate: " if o.estimated else "") + o.assumption)
     t.add_row("[bold]total[/bold]", f"[bold]{gib(e.total_bytes)}[/bold]",
               f"budget {gib(e.budget_bytes)}")
     if e.kv_pool_bytes is not None:

@@ -37,3 +37,12 @@ def gib(n: int | None) -> str:
     if n is None:
         return "-"
     return f"{n / GIB:.2f} GiB"
+
+
+def human(n: int | None) -> str:
+    """Bytes as GiB, or MiB below 0.1 GiB (MiB = 2**20), for display."""
+    if n is None:
+        return "-"
+    if abs(n) < GIB // 10:
+        return f"{n / MIB:.1f} MiB"
+    return gib(n)

@@ -23,6 +23,10 @@ class GenericRules:
                 "fp8": "fp8", "utilization": "gpu_memory_utilization", "tp": "tensor_parallel_size",
                 "quantization": "quantization"}
 
+    def cell_flags(self, s: Settings) -> str:
+        return (f"max_model_len={s.max_model_len} concurrency={s.concurrency} kv_cache_dtype={s.kv_cache_dtype} "
+                f"tensor_parallel_size={s.tensor_parallel_size}")
+
     def kv_cache_bytes(self, model: ModelSpec, s: Settings, max_model_len: int, seqs: int) -> int:
         kv, tp = kv_dtype(model, s), s.tensor_parallel_size
         per_seq = 0

@@ -97,6 +97,9 @@ class EngineRules(Protocol):
     def flags(self) -> dict[str, str]:
         """This engine's spelling of the settings (max_model_len, concurrency, ...)."""
 
+    def cell_flags(self, s: Settings) -> str:
+        """The selected cell as this engine's command-line flags."""
+
 
 def kv_dtype(model: ModelSpec, s: Settings) -> KvDtype:
     return resolve_kv_dtype(s.kv_cache_dtype, model.dtype)

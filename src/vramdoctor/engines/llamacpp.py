@@ -32,6 +32,11 @@ class LlamaCppRules:
         return {"max_model_len": "-c", "concurrency": "-np", "kv_cache_dtype": "-ctk/-ctv", "fp8": "q8_0",
                 "utilization": "-ngl", "tp": "--split-mode layer", "quantization": "a smaller GGUF quant"}
 
+    def cell_flags(self, s: Settings) -> str:
+        t = "f16" if s.kv_cache_dtype == "auto" else s.kv_cache_dtype
+        unified = " -kvu" if s.kv_unified and s.concurrency > 1 else ""
+        return f"-c {s.max_model_len * s.concurrency} -np {s.concurrency} -ctk {t} -ctv {t} -ub {s.n_ubatch}{unified}"
+
     def cells(self, s: Settings, n_ctx: int, n_seq: int) -> tuple[int, int]:
         """(cells per stream, streams) of the non-SWA cache for context `n_ctx` over `n_seq` sequences."""
         n_ctx = pad(n_ctx)

@@ -38,6 +38,11 @@ class SglangRules:
                 "kv_cache_dtype": "--kv-cache-dtype", "fp8": "fp8_e4m3",
                 "utilization": "--mem-fraction-static", "tp": "--tp-size", "quantization": "--quantization"}
 
+    def cell_flags(self, s: Settings) -> str:
+        frac = f" --mem-fraction-static {s.mem_fraction_static}" if s.mem_fraction_static else ""
+        return (f"--context-length {s.max_model_len} --max-running-requests {s.concurrency} "
+                f"--kv-cache-dtype {s.kv_cache_dtype} --tp-size {s.tensor_parallel_size}{frac}")
+
     def engine_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
         """cell_size: every attention layer at every token (sliding layers included: the hybrid
         SWA pool is opt-in and not modelled)."""

@@ -31,6 +31,10 @@ class VllmRules:
                 "utilization": "--gpu-memory-utilization", "tp": "--tensor-parallel-size",
                 "quantization": "--quantization"}
 
+    def cell_flags(self, s: Settings) -> str:
+        return (f"--max-model-len {s.max_model_len} --max-num-seqs {s.concurrency} --kv-cache-dtype {s.kv_cache_dtype} "
+                f"--gpu-memory-utilization {s.gpu_memory_utilization} --tensor-parallel-size {s.tensor_parallel_size}")
+
     def _tokens_for_layer(self, layer, s: Settings, max_model_len: int) -> int:
         """Tokens one sequence occupies in a layer's pages, rounded to whole blocks."""
         b = s.block_size
@@ -70,17 +74,16 @@ class VllmRules:
                       sampler_estimate(model, s.max_num_seqs))
             overheads.append(Overhead(
                 name="activation peak", bytes=act, estimated=True,
-                assumption=f"profile run of max_num_batched_tokens={s.max_num_batched_tokens} tokens "
-                           f"or the sampler's {s.max_num_seqs} x vocab fp32 logits, whichever is larger"))
+                assumption=f"larger of a {s.max_num_batched_tokens}-token forward pass and "
+                           f"{s.max_num_seqs} x vocab fp32 logits"))
         nt = s.non_torch_bytes if s.non_torch_bytes is not None else (NON_TORCH_TP1 if tp == 1 else NON_TORCH_TP)
         overheads.append(Overhead(name="non-torch memory", bytes=nt, estimated=s.non_torch_bytes is None,
-                                  assumption="cuBLAS/NCCL workspaces as vLLM logs show them (0.35 GiB, 0.5 GiB under TP)"))
+                                  assumption="cuBLAS/NCCL workspaces, as vLLM logs show them"))
         if not s.enforce_eager:
             cg = s.cuda_graph_bytes if s.cuda_graph_bytes is not None else 0
             overheads.append(Overhead(
                 name="CUDA graphs", bytes=cg, estimated=s.cuda_graph_bytes is None,
-                assumption="taken after the KV pool is sized in vLLM <= 0.10 (0.5-1.9 GiB in logs); "
-                           "it comes out of the (1 - gpu_memory_utilization) headroom"))
+                assumption="captured after the pool is sized; 0.5-1.9 GiB of the headroom"))
         pool = requested - weights_per_gpu(model, tp) - sum(o.bytes for o in overheads)
         return Budget(budget_bytes=requested, overheads=tuple(overheads), kv_pool_bytes=pool)
 
