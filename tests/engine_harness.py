@@ -40,7 +40,7 @@ class ServerRun:
     healthy: bool
 
 
-def _run(cmd: list[str], port: int, log_path: Path, timeout_s: float = 60.0) -> ServerRun:
+def _run(cmd: list[str], port: int, log_path: Path, timeout_s: float = 60.0, ready: str = "/health") -> ServerRun:
     with log_path.open("wb") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         healthy = False
@@ -48,14 +48,14 @@ def _run(cmd: list[str], port: int, log_path: Path, timeout_s: float = 60.0) -> 
         try:
             while time.monotonic() < deadline and proc.poll() is None:
                 try:
-                    r = httpx.get(f"http://127.0.0.1:{port}/health", timeout=1.0)
+                    r = httpx.get(f"http://127.0.0.1:{port}{ready}", timeout=1.0)
                     if r.status_code == 200:
                         healthy = True
                         break
                 except httpx.HTTPError:
                     pass
                 time.sleep(0.2)
-            if healthy:  # llama-cpp-python answers /health too late for its logs otherwise
+            if healthy:  # let the last start-up lines reach the log
                 time.sleep(0.3)
         finally:
             rc = proc.poll()
@@ -82,7 +82,7 @@ def llama_cpp_python_server(model: Path, tmp: Path, **settings: object) -> Serve
            "--host", "127.0.0.1", "--verbose", "true", "--n_threads", "2"]
     for k, v in settings.items():
         cmd += [f"--{k}", str(v)]
-    return _run(cmd, port, tmp / f"llama-cpp-python-{port}.log")
+    return _run(cmd, port, tmp / f"llama-cpp-python-{port}.log", ready="/v1/models")
 
 
 KV_SIZE = re.compile(
