@@ -191,3 +191,50 @@ def test_every_shared_config_parses_or_fails_cleanly():
             load_model(str(p))
         except ModelSourceError:
             pass
+
+
+def _cli(args, env):
+    import os
+    import subprocess
+    import sys
+
+    full = {**os.environ, **env}
+    return subprocess.run([sys.executable, "-m", "vramdoctor", "estimate", *args, "--json"], capture_output=True,
+                          text=True, timeout=120, env=full)
+
+
+def test_hub_config_and_safetensors_headers_over_http(tmp_path):
+    """Through a local stand-in for the Hub: config.json is downloaded and cached, the weights come
+    from safetensors headers read with Range requests, and no tensor data is fetched."""
+    from fake_hub import serve
+
+    repo = folder(tmp_path, shards=1)
+    (repo / next(repo.glob("*.safetensors")).name).rename(repo / "model.safetensors")
+    server, url = serve("acme/tiny", repo)
+    try:
+        env = {"HF_ENDPOINT": url, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_DISABLE_TELEMETRY": "1"}
+        r = _cli(["acme/tiny"], env)
+        assert r.returncode == 0, r.stderr
+        d = json.loads(r.stdout)
+        assert d["weights_exact"] and d["weights_bytes"] == 10 * 7 * 2 + 3 * 4
+        assert d["kv_bytes_per_token"] == 2 * 2 * 16 * 2 * 2
+        gets = [h for h in server.hits if h.startswith("GET") and "model.safetensors" in h]
+        assert gets and all("bytes=" in h for h in gets)  # header reads only
+        # offline afterwards: the cached config.json still works; the weights fall back to an estimate
+        off = _cli(["acme/tiny"], {**env, "HF_HUB_OFFLINE": "1"})
+        assert off.returncode == 0, off.stderr
+        assert json.loads(off.stdout)["weights_exact"] is False
+    finally:
+        server.shutdown()
+
+
+def test_hub_unknown_repo_is_a_clear_error(tmp_path):
+    from fake_hub import serve
+
+    server, url = serve("acme/tiny", tmp_path)
+    try:
+        r = _cli(["acme/missing"], {"HF_ENDPOINT": url, "HF_HOME": str(tmp_path / "hf")})
+        assert r.returncode == 2
+        assert "acme/missing" in r.stderr and "Traceback" not in r.stderr
+    finally:
+        server.shutdown()

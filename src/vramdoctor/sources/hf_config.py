@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -77,8 +78,11 @@ def spec_from_config(
     dtype = model_dtype_name(tc.get("torch_dtype") or tc.get("dtype"))
     quant = quantization_of(cfg)
     qlabel = str(quant.get("quant_method")) if quant else None
+    estimated = estimate_weights(tc, layers, dtype, quant)
     if weights is None:
-        weights = estimate_weights(tc, layers, dtype, quant)
+        weights = estimated
+    elif weights.num_params is None:
+        weights = replace(weights, num_params=estimated.num_params)
     notes = []
     if isinstance(cfg.get("text_config"), dict) and not weights.exact:
         notes.append("vision tower not counted: config.json alone does not size it")
