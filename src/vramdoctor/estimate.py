@@ -46,7 +46,7 @@ class Estimate:
     engine_kv_bytes_per_token: what one token of the engine's pool capacity costs (vLLM and
     SGLang count sliding layers too).
     kv_pool_bytes / kv_pool_tokens: the pool the engine would allocate and the capacity it
-    would print; None for engines that size the cache to the request (llama.cpp, generic).
+    would print; for llama.cpp the KV buffer it allocates for -c and its cells (n_ctx); None for generic.
     """
 
     model: str
@@ -225,6 +225,9 @@ def estimate(
         cells.append(Cell(max_model_len=n, concurrency=c, kv_cache_bytes=kv_c,
                           total_bytes=led.weights + kv_c + led.budget.overhead_bytes, verdict=led.verdict(n, c)))
     pool = led.budget.kv_pool_bytes
+    pool_tokens = rules.pool_tokens(model, s, pool) if pool is not None else None
+    if pool is None and hasattr(rules, "allocation"):  # engines that size the cache to the request
+        pool, pool_tokens = rules.allocation(model, s)
     notes = list(model.notes)
     if s.max_model_len > (model.max_position_embeddings or MAX_SEARCH_LEN):
         notes.append(f"max_model_len {s.max_model_len} exceeds the model's max_position_embeddings "
@@ -239,7 +242,7 @@ def estimate(
         engine_kv_bytes_per_token=rules.engine_bytes_per_token(model, s),
         kv_cache_bytes=kv_sel, overhead_bytes=led.budget.overhead_bytes, overheads=led.budget.overheads,
         total_bytes=led.weights + kv_sel + led.budget.overhead_bytes,
-        kv_pool_bytes=pool, kv_pool_tokens=rules.pool_tokens(model, s, pool) if pool is not None else None,
+        kv_pool_bytes=pool, kv_pool_tokens=pool_tokens,
         verdict=led.verdict(s.max_model_len, s.concurrency),
         max_model_len_fit=led.max_len(s.concurrency, cap) if led.weights <= led.budget.budget_bytes else 0,
         max_concurrency_fit=led.max_seqs(s.max_model_len) if led.weights <= led.budget.budget_bytes else 0,

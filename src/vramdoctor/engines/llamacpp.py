@@ -87,6 +87,13 @@ class LlamaCppRules:
         per = self.engine_bytes_per_token(model, s)
         return max(0, pool_bytes // per) if per else 0
 
+    def allocation(self, model: ModelSpec, s: Settings) -> tuple[int, int]:
+        """(KV buffer bytes, cells) llama.cpp allocates at start for the selected cell: it sizes the cache
+        to -c, so this is its pool; the cells are the padded -c it prints as n_ctx."""
+        n_ctx = s.max_model_len * s.concurrency
+        cells, streams = self.cells(s, n_ctx, s.concurrency)
+        return self.kv_cache_bytes(model, s, s.max_model_len, s.concurrency), cells * streams
+
     def compute_buffer_estimate(self, model: ModelSpec, s: Settings, n_ctx: int) -> int:
         """The compute buffer (estimate): logits of one ubatch in f32 plus its hidden states; without
         flash attention also the KQ matrix, n_ubatch x n_ctx x n_head x f32."""
