@@ -103,6 +103,110 @@ def estimate(
         raise typer.Exit(3) from None
 
 
+def _model_check(model: str, revision: str | None):
+    """A callable(numbers, derived, engine) -> notes holding the log's figures against the estimate."""
+    from .engines import Settings, get_engine
+    from .sources import load_model
+
+    spec = load_model(model, revision=revision)
+
+    def check(numbers: dict, derived: dict, engine: str) -> list[str]:
+        notes = []
+        rules = get_engine(engine if engine in ("vllm", "sglang", "llamacpp") else "generic")
+        expect = rules.engine_bytes_per_token(spec, Settings())
+        seen = derived.get("kv_bytes_per_token")
+        if seen and expect:
+            ratio = seen / expect
+            if abs(ratio - 1) > 0.03:
+                why = {0.5: "an 8-bit KV cache or tensor parallelism 2", 0.25: "tensor parallelism 4",
+                       0.125: "tensor parallelism 8"}.get(round(ratio * 8) / 8, "a different model or settings")
+                notes.append(f"KV bytes per token from the log {seen:,} vs {expect:,} estimated for {spec.name} "
+                             f"(ratio {ratio:.2f}: {why}?)")
+            else:
+                notes.append(f"KV bytes per token {seen:,} match the estimate for {spec.name} ({expect:,}).")
+        w = numbers.get("weights_bytes")
+        if w and spec.weights.total_bytes:
+            r = w / spec.weights.total_bytes
+            if abs(r - 1) > 0.1:
+                notes.append(f"weights in the log {w / 2**30:.2f} GiB vs {spec.weights.total_bytes / 2**30:.2f} GiB "
+                             f"for {spec.name} (ratio {r:.2f}: tensor parallelism, quantization or another model?)")
+        return notes
+
+    return check
+
+
+@app.command()
+def logs(
+    paths: list[str] = typer.Argument(..., help="Log files (plain or gzip), or - for standard input."),
+    engine: Optional[str] = typer.Option(None, help="Force the engine instead of detecting it."),
+    json_out: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    follow: bool = typer.Option(False, "--follow", "-f", help="Keep reading a log still being written (Ctrl-C ends)."),
+    model: Optional[str] = typer.Option(None, help="Hold the log's figures against this model's estimate."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the report to this file (redacted)."),
+    redact: Optional[bool] = typer.Option(None, "--redact/--no-redact",
+                                          help="Replace user names, hosts, IPs and tokens in quoted lines "
+                                               "(default: on with --output, off otherwise)."),
+    revision: Optional[str] = typer.Option(None, help="Hub revision for --model."),
+    debug: bool = typer.Option(False, help="Show tracebacks."),
+) -> None:
+    """Which phase failed and which ledger broke, from the server's own log, with the fix in its flags."""
+    try:
+        from .logs import diagnose
+        from .logs.reader import read_lines
+        from .logs.redact import redact as redact_fn
+        from .logs.render import render as render_log
+        from .logs.render import to_json as log_json
+
+        if engine:
+            from .logs.advice import FLAGS
+
+            if engine not in FLAGS:
+                raise UsageError(f"unknown engine '{engine}'.", option="--engine",
+                                 hint="Use one of: " + ", ".join(sorted(FLAGS)) + ".")
+        check = _model_check(model, revision) if model else None
+        use_redact = redact if redact is not None else bool(output)
+        fn = redact_fn if use_redact else None
+        reports = []
+        for p in paths:
+            warnings: list[str] = []
+            try:
+                rep = diagnose(read_lines(p, follow=follow, warnings=warnings), engine=engine, model_check=check)
+            except KeyboardInterrupt:
+                raise typer.Exit(130) from None
+            reports.append((p, rep, warnings))
+        sink = open(output, "w", encoding="utf-8") if output else None  # noqa: SIM115
+        console = Console(file=sink, highlight=False, soft_wrap=True, no_color=bool(sink))
+        if json_out:
+            dicts = []
+            for p, rep, warnings in reports:
+                d = __import__("json").loads(log_json(rep, fn))
+                dicts.append({"path": p, "warnings": warnings, **d})
+            top = {**dicts[-1], "files": dicts} if len(dicts) > 1 else dicts[0]
+            console.print_json(data=top) if not sink else sink.write(__import__("json").dumps(top, indent=2))
+            if not sink:
+                pass
+        else:
+            for p, rep, warnings in reports:
+                render_log(rep, console, p, fn)
+                for w in warnings:
+                    console.print(f"[yellow]warning:[/] {w}")
+        if sink:
+            sink.close()
+            err.print(f"report written to {output} (redacted: {'yes' if use_redact else 'no'})")
+    except VramdoctorError as e:
+        if debug:
+            raise
+        err.print(f"[red]error:[/red] {e}", soft_wrap=True)
+        raise typer.Exit(e.exit_code) from None
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        if debug:
+            raise
+        err.print(f"[red]error:[/red] {e}", soft_wrap=True)
+        raise typer.Exit(2) from None
+
+
 @app.callback()
 def _root() -> None:
     """vramdoctor: GPU memory of an LLM server, as two ledgers plus overhead."""

@@ -1,0 +1,83 @@
+"""Renders a LogReport as text (evidence lines highlighted, figures in GiB = 2**30) or JSON.
+Computes nothing beyond formatting; `redact` is applied to every quoted line when asked."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Callable
+
+from rich.console import Console
+from rich.markup import escape
+
+from . import LogReport, RunReport
+
+KIND_STYLE = {"WEIGHTS": "red", "KV_CAPACITY": "yellow", "WARMUP": "magenta", "RUNTIME": "cyan", "LEAK": "blue",
+              "NOT_OOM": "green", "NONE": "green"}
+WHICH_LEDGER = {
+    "WEIGHTS": "the weights ledger broke",
+    "KV_CAPACITY": "the KV cache ledger broke",
+    "WARMUP": "the overhead ledger (activations, CUDA graphs, compute buffers) broke",
+    "RUNTIME": "the KV cache / activation ledger broke under load",
+    "LEAK": "memory use kept rising",
+    "NOT_OOM": "not a memory problem",
+    "NONE": "no memory problem found",
+}
+
+
+def _redacted(report: LogReport, redact: Callable[[str], str]) -> LogReport:
+    runs = [replace(r, evidence=[{"line": e["line"], "text": redact(e["text"])} for e in r.evidence]) for r in report.runs]
+    return replace(report, runs=runs)
+
+
+def to_json(report: LogReport, redact: Callable[[str], str] | None = None) -> str:
+    if redact:
+        report = _redacted(report, redact)
+    return json.dumps(report.to_dict(), indent=2, default=str)
+
+
+def _fmt(key: str, v: object) -> str:
+    if isinstance(v, list):
+        return "[" + ", ".join(_fmt(key, x) for x in v[:12]) + (", ..." if len(v) > 12 else "") + "]"
+    if key.endswith("_bytes") and isinstance(v, (int, float)):
+        return f"{v / 2**30:.2f} GiB" if abs(v) >= 2**27 else f"{v / 2**20:.2f} MiB"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return str(v)
+
+
+def _run(console: Console, r: RunReport, total: int, detailed: bool) -> None:
+    style = KIND_STYLE.get(r.kind, "white")
+    head = f"run {r.index + 1}/{total} (lines {r.first_line}-{r.last_line}, {r.engine}): "
+    console.print(f"{head}[bold {style}]{r.kind}[/] [dim]{r.code}[/] - {WHICH_LEDGER.get(r.kind, '')}"
+                  + (" [dim](inferred)[/]" if r.inferred else ""))
+    if not detailed:
+        return
+    console.print(f"  {escape(r.message)}")
+    if r.phase_source:
+        console.print(f"  [dim]phase read from {r.phase_source}[/]")
+    for e in r.evidence:
+        console.print(f"  [bold {style}]{e['line']:>6} |[/] {escape(e['text'][:220])}")
+    shown = {k: v for k, v in r.numbers.items() if k not in ("kv_usage_pct", "running_reqs", "queue_reqs")}
+    for key in ("kv_usage_pct", "running_reqs"):
+        if key in r.numbers:
+            shown[key] = r.numbers[key]
+    if shown:
+        console.print("  figures printed: " + "; ".join(f"{k}={_fmt(k, v)}" for k, v in shown.items()))
+    if r.derived:
+        console.print("  follows from them: " + "; ".join(f"{k}={_fmt(k, v)}" for k, v in r.derived.items()))
+    for note in r.model_check:
+        console.print(f"  [yellow]model check:[/] {escape(note)}")
+    for i, a in enumerate(r.advice, 1):
+        console.print(f"  {i}. {escape(a['change'])}: [bold]{escape(a['flags'])}[/] - {escape(a['why'])}")
+
+
+def render(report: LogReport, console: Console, path: str, redact: Callable[[str], str] | None = None) -> None:
+    if redact:
+        report = _redacted(report, redact)
+    console.print(f"[bold]{escape(path)}[/]: {report.lines:,} lines, engine [bold]{report.engine}[/], "
+                  f"{len(report.runs)} run(s)")
+    for r in report.runs:
+        _run(console, r, len(report.runs), detailed=(r is report.runs[-1] or r.kind not in ("NONE",)))
+    d = report.diagnosis
+    console.print(f"diagnosis (latest run): [bold {KIND_STYLE.get(d['kind'], 'white')}]{d['kind']}[/] {d['code']}")
