@@ -40,9 +40,25 @@ class ServerRun:
     healthy: bool
 
 
-def _run(cmd: list[str], port: int, log_path: Path, timeout_s: float = 60.0, ready: str = "/health") -> ServerRun:
+def _limit(address_space_bytes: int | None):
+    if address_space_bytes is None:
+        return None
+
+    def apply() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (address_space_bytes, address_space_bytes))
+
+    return apply
+
+
+def _run(cmd: list[str], port: int, log_path: Path, timeout_s: float = 60.0, ready: str = "/health",
+         address_space_bytes: int | None = None) -> ServerRun:
+    """Start `cmd`, wait (bounded) for `ready` to answer 200 or the process to exit, stop it, return its log.
+    address_space_bytes: an RLIMIT_AS for the server, so that allocations fail as on a full GPU."""
     with log_path.open("wb") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                preexec_fn=_limit(address_space_bytes))
         healthy = False
         deadline = time.monotonic() + timeout_s
         try:
@@ -69,11 +85,11 @@ def _run(cmd: list[str], port: int, log_path: Path, timeout_s: float = 60.0, rea
     return ServerRun(log=log_path.read_text(errors="replace"), returncode=rc, healthy=healthy)
 
 
-def llama_server(model: Path, tmp: Path, *args: str) -> ServerRun:
+def llama_server(model: Path, tmp: Path, *args: str, address_space_bytes: int | None = None) -> ServerRun:
     port = free_port()
     cmd = [llama_server_binary(), "-m", str(model), "--port", str(port), "--host", "127.0.0.1",
            "--fit", "off", "-t", "2", "-lv", "4", *args]
-    return _run(cmd, port, tmp / f"llama-server-{port}.log")
+    return _run(cmd, port, tmp / f"llama-server-{port}.log", address_space_bytes=address_space_bytes)
 
 
 def llama_cpp_python_server(model: Path, tmp: Path, **settings: object) -> ServerRun:

@@ -84,3 +84,41 @@ def test_llama_cpp_python_kv_and_model_buffer(models, tmp_path, n_ctx, kv_type):
     (line,) = kv_lines(run.log)
     assert (line["k_mib"], line["v_mib"]) == (mib(b["k"]), mib(b["v"]))
     assert model_buffer_mib(run.log) == mib(spec.weights.total_bytes)
+
+
+# --- real failures, diagnosed by `vramdoctor logs` ------------------------------------------------
+
+LIMIT = 256 * 2**20  # address space for the server: its own code fits, a large buffer does not
+
+
+def test_real_kv_capacity_failure_is_diagnosed(models, tmp_path):
+    """-c 1,000,000 asks llama-server for a ~1 GiB KV cache under a 256 MiB address-space limit."""
+    from vramdoctor.logs import diagnose
+    from vramdoctor.logs.scan import numbered
+
+    run = llama_server(models["llama"], tmp_path, "-c", "1000000", "-np", "1", "-lm", "none",
+                       address_space_bytes=LIMIT)
+    assert not run.healthy
+    report = diagnose(numbered(run.log.splitlines()))
+    r = report.runs[-1]
+    assert report.engine == "llamacpp"
+    assert (r.kind, r.code) == ("KV_CAPACITY", "kv-cache-alloc-failed"), (r.evidence, run.log[-2000:])
+    spec, b = expected(models["llama"], 1_000_000, 1)
+    assert r.numbers["n_ctx"] == 1_000_192  # -c padded to 256, as the estimate pads it
+    assert b["k"] + b["v"] in r.numbers["failed_alloc_bytes"]  # the buffer it failed to get is the estimate's
+    assert r.advice[0]["flags"].startswith("-c ")
+
+
+def test_real_weights_failure_is_diagnosed(tmp_path):
+    """A ~170 MiB model with mmap off under the same limit: the weights buffer cannot be allocated."""
+    from vramdoctor.logs import diagnose
+    from vramdoctor.logs.scan import numbered
+
+    big = write_model(tmp_path / "big.gguf", n_layer=3, n_embd=1024, n_head=8, n_head_kv=2, n_ff=4096,
+                      dtype=np.float32)
+    run = llama_server(big, tmp_path, "-c", "512", "-np", "1", "-lm", "none", address_space_bytes=LIMIT)
+    assert not run.healthy
+    r = diagnose(numbered(run.log.splitlines())).runs[-1]
+    assert (r.kind, r.code) == ("WEIGHTS", "weights-alloc-failed"), (r.evidence, run.log[-2000:])
+    assert load_model(str(big)).weights.total_bytes in r.numbers["failed_alloc_bytes"]
+    assert not any(a["flags"].startswith("-c ") for a in r.advice)

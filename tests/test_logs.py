@@ -245,3 +245,73 @@ def test_redaction():
 
 def test_numbered_strips_newlines():
     assert list(numbered(["a\n", "b"])) == [(1, "a"), (2, "b")]
+
+
+# --- the command ------------------------------------------------------------------------------
+
+
+def _cli(*args, input=None):
+    from typer.testing import CliRunner
+
+    from vramdoctor.cli import app
+
+    return CliRunner().invoke(app, ["logs", *args], input=input)
+
+
+def test_cli_json_top_level_keys():
+    r = _cli(str(LOGS / "case-010.log"), "--json")
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert {"engine", "runs", "diagnosis"} <= set(d)
+    assert d["engine"] == "llamacpp"
+    assert d["diagnosis"] == {"kind": "KV_CAPACITY", "code": "kv-cache-alloc-failed"}
+    run = d["runs"][-1]
+    assert {"kind", "code", "evidence", "numbers", "advice"} <= set(run)
+    assert run["evidence"][0]["line"] > 0 and run["evidence"][0]["text"]
+
+
+def test_cli_text_report_and_stdin():
+    r = _cli("-", input=(LOGS / "case-022.log").read_text())
+    assert r.exit_code == 0
+    assert "WEIGHTS" in r.stdout and "weights ledger" in r.stdout
+
+
+def test_cli_several_files_and_engine_override():
+    r = _cli(str(LOGS / "case-010.log"), str(LOGS / "case-029.log"), "--json", "--engine", "sglang")
+    d = json.loads(r.stdout)
+    assert [f["path"].rsplit("/", 1)[-1] for f in d["files"]] == ["case-010.log", "case-029.log"]
+    assert d["engine"] == "sglang"
+
+
+def test_cli_output_file_is_redacted(tmp_path):
+    log = tmp_path / "x.log"
+    log.write_text('  File "/home/alice/vllm/worker.py", line 3, in load_model\n'
+                   "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB on host gpu-01 10.1.2.3\n")
+    out = tmp_path / "report.txt"
+    r = _cli(str(log), "-o", str(out))
+    assert r.exit_code == 0
+    text = out.read_text()
+    assert "WEIGHTS" in text and "alice" not in text and "10.1.2.3" not in text
+    assert "alice" in _cli(str(log)).stdout  # on screen, unredacted unless asked
+
+
+@pytest.mark.parametrize("content", [b"", b"\x00\x01\x02binary\xff" * 100])
+def test_cli_unreadable_exit_2(tmp_path, content):
+    p = tmp_path / "bad.log"
+    p.write_bytes(content)
+    r = _cli(str(p))
+    assert r.exit_code == 2 and "Traceback" not in r.output and str(p) in r.stderr
+
+
+def test_cli_missing_file_exit_2():
+    r = _cli("/no/such/file.log")
+    assert r.exit_code == 2 and "cannot be read" in r.stderr
+
+
+def test_cli_model_check():
+    r = _cli(str(LOGS / "case-001.log"), "--model", "meta-llama/Meta-Llama-3.1-8B", "--json")
+    notes = json.loads(r.stdout)["runs"][1]["model_check"]
+    assert any("match the estimate" in n for n in notes), notes
+    r = _cli(str(LOGS / "case-001.log"), "--model", "Qwen/Qwen2.5-7B-Instruct", "--json")
+    notes = json.loads(r.stdout)["runs"][1]["model_check"]
+    assert any("vs 57,344 estimated" in n for n in notes), notes

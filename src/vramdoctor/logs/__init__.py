@@ -50,9 +50,14 @@ class LogReport:
         return asdict(self)
 
 
-def derive(n: dict) -> dict:
-    """KV bytes per token from a pool's bytes and its tokens or blocks; the largest context it holds."""
+def derive(n: dict, kind: str = "") -> dict:
+    """KV bytes per token from a pool's bytes and its tokens or blocks; the largest context it holds.
+    For a KV cache that failed to allocate for n_ctx (llama.cpp), the bytes per token it asked for."""
     out: dict = {}
+    failed = n.get("failed_alloc_bytes")
+    if kind == "KV_CAPACITY" and n.get("n_ctx") and failed and not n.get("kv_pool_bytes"):
+        out["kv_bytes_per_token"] = round(max(failed) / n["n_ctx"])
+        out["kv_cache_requested_bytes"] = max(failed)
     pool = n.get("kv_pool_bytes")
     if isinstance(pool, list):
         pool = sum(pool) if pool else None
@@ -96,7 +101,7 @@ def diagnose(lines: Iterable[tuple[int, str]], *, engine: str | None = None, mod
             eng = overall
         d = diagnose_run(r, eng)
         numbers = _flatten(r.numbers)
-        derived = derive(numbers)
+        derived = derive(numbers, d.kind)
         reports.append(RunReport(
             index=i, first_line=r.first_line, last_line=r.last_line, engine=eng, kind=d.kind, code=d.code,
             message=d.message, inferred=d.inferred, phase_source=d.phase_source,

@@ -76,6 +76,11 @@ def advise(kind: str, engine: str, n: dict, code: str = "") -> list[dict]:
         if fit and n.get("max_model_len") and fit < n["max_model_len"]:
             add("shorter context", "ctx", f"the pool holds {fit:,} tokens; {n['max_model_len']:,} were asked for",
                 n=fit, m=max(1, fit - 512))
+        elif n.get("kv_cache_requested_bytes") and n.get("n_ctx"):
+            half = max(256, n["n_ctx"] // 2 // 256 * 256)
+            add("shorter context", "ctx", f"the KV cache for {n['n_ctx']:,} tokens needs "
+                f"{n['kv_cache_requested_bytes'] / GIB:.2f} GiB ({n['kv_bytes_per_token']:,} bytes per token); "
+                "it shrinks in proportion", n=half)
         else:
             add("shorter context", "ctx", "the context is what the KV pool must hold per sequence",
                 n=fit if fit else "a smaller value")
@@ -83,7 +88,13 @@ def advise(kind: str, engine: str, n: dict, code: str = "") -> list[dict]:
         add("fewer concurrent sequences", "seqs", "each running sequence holds its own KV cache",
             n=max(1, int(conc)) if conc and conc >= 1 else "fewer than now")
         util = n.get("gpu_memory_utilization") or n.get("mem_fraction_static")
-        if code.startswith("kv-cache-alloc-failed"):
+        ggml = eng in ("llamacpp", "ollama", "koboldcpp")
+        if ggml:
+            out.append({"change": "KV cache off the GPU", "flags": {"llamacpp": "-nkvo (or a lower -ngl)",
+                        "ollama": "a lower num_gpu", "koboldcpp": "--lowvram (or fewer --gpulayers)"}[eng],
+                        "why": "the KV cache lives beside the offloaded layers; keeping it (or some layers) in "
+                               "system memory frees the GPU at some speed"})
+        elif code.startswith("kv-cache-alloc-failed"):
             add("more headroom", "util", "allocating the pool itself failed: it was sized from a fraction of memory "
                 "that was not free (another process, NCCL buffers); leave more outside it",
                 x=round(max(0.5, (util or 0.9) - 0.05), 2))
@@ -91,7 +102,9 @@ def advise(kind: str, engine: str, n: dict, code: str = "") -> list[dict]:
             add("more memory for the pool", "util", "the pool is what is left of this fraction after weights",
                 x=min(0.95, round((util or 0.9) + 0.05, 2)))
         add("8-bit KV cache", "kv8", "halves the bytes per token")
-        add("chunked prefill", "chunk", "caps the activation peak profiled at start, leaving more for the KV pool")
+        add("chunked prefill" if not ggml else "smaller batches", "chunk",
+            "caps the activation peak profiled at start, leaving more for the KV pool" if not ggml else
+            "a smaller batch shrinks the compute buffer reserved beside the KV cache")
     elif kind == "WEIGHTS":
         add("fewer-bit weights", "quant", "the weights alone do not fit; context length does not matter here")
         add("more GPUs", "tp", "splits the weights across GPUs", n=2)
