@@ -85,8 +85,9 @@ def advise(kind: str, engine: str, n: dict, code: str = "") -> list[dict]:
             add("shorter context", "ctx", "the context is what the KV pool must hold per sequence",
                 n=fit if fit else "a smaller value")
         conc = n.get("max_concurrency")
-        add("fewer concurrent sequences", "seqs", "each running sequence holds its own KV cache",
-            n=max(1, int(conc)) if conc and conc >= 1 else "fewer than now")
+        if code != "max-model-len-exceeds-kv-cache":  # there, one sequence alone does not fit
+            add("fewer concurrent sequences", "seqs", "each running sequence holds its own KV cache",
+                n=max(1, int(conc)) if conc and conc >= 1 else "fewer than now")
         util = n.get("gpu_memory_utilization") or n.get("mem_fraction_static")
         ggml = eng in ("llamacpp", "ollama", "koboldcpp")
         if ggml:
