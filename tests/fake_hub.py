@@ -39,26 +39,24 @@ def serve(repo_id: str, folder: Path) -> tuple[ThreadingHTTPServer, str]:
             self.send_header("Accept-Ranges", "bytes")
             self.end_headers()
 
+        def _missing(self) -> None:
+            self.send_response(404)
+            self.send_header("X-Error-Code", "EntryNotFound")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
         def do_HEAD(self):  # noqa: N802
             f = self._file()
             hits.append(f"HEAD {self.path}")
             if f is None:
-                self.send_response(404)
-                self.send_header("X-Error-Code", "EntryNotFound")
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-                return
+                return self._missing()
             self._headers(f, f.stat().st_size)
 
         def do_GET(self):  # noqa: N802
             f = self._file()
             hits.append(f"GET {self.path} {self.headers.get('Range', '')}")
             if f is None:
-                self.send_response(404)
-                self.send_header("X-Error-Code", "EntryNotFound")
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-                return
+                return self._missing()
             data = f.read_bytes()
             m = re.match(r"bytes=(\d+)-(\d*)", self.headers.get("Range", ""))
             if m:

@@ -3,8 +3,10 @@ paragraph and exit code 2 here, and only here; --debug shows the traceback."""
 
 from __future__ import annotations
 
+import json
 import sys
-from typing import Optional
+from contextlib import contextmanager
+from typing import Iterator, Optional
 
 import typer
 from rich.console import Console
@@ -14,6 +16,31 @@ from .errors import UsageError, VramdoctorError
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Which GPU memory ledger broke (weights or KV cache), and what to change.")
 err = Console(stderr=True, highlight=False)
+
+
+@contextmanager
+def _reported(debug: bool) -> Iterator[None]:
+    """Every error becomes one paragraph and an exit code (2 for bad input, 3 for a bug); --debug re-raises."""
+    try:
+        yield
+    except (typer.Exit, BrokenPipeError, KeyboardInterrupt):
+        raise
+    except VramdoctorError as e:
+        if debug:
+            raise
+        err.print(f"[red]error:[/red] {e}", soft_wrap=True)
+        raise typer.Exit(e.exit_code) from None
+    except OSError as e:
+        if debug:
+            raise
+        err.print(f"[red]error:[/red] {e}", soft_wrap=True)
+        raise typer.Exit(2) from None
+    except Exception as e:  # noqa: BLE001 - the last line of defence: a paragraph, never a traceback
+        if debug:
+            raise
+        err.print(f"[red]internal error:[/red] {type(e).__name__}: {e}. Re-run with --debug and report it.",
+                  soft_wrap=True)
+        raise typer.Exit(3) from None
 
 
 def _grid(text: str) -> list[tuple[int, int]]:
@@ -54,7 +81,7 @@ def estimate(
 ) -> None:
     """Both memory ledgers of MODEL, the verdict and the smallest change that fits."""
     out = Console(highlight=False, soft_wrap=False)
-    try:
+    with _reported(debug):
         if list_models:
             from .sources.catalog import model_ids
 
@@ -88,51 +115,6 @@ def estimate(
             print(to_json(result))
         else:
             render(result, out)
-    except VramdoctorError as e:
-        if debug:
-            raise
-        err.print(f"[red]error:[/red] {e}", soft_wrap=True)
-        raise typer.Exit(e.exit_code) from None
-    except BrokenPipeError:
-        raise
-    except Exception as e:  # noqa: BLE001 - the last line of defence: a paragraph, never a traceback
-        if debug:
-            raise
-        err.print(f"[red]internal error:[/red] {type(e).__name__}: {e}. Re-run with --debug and report it.",
-                  soft_wrap=True)
-        raise typer.Exit(3) from None
-
-
-def _model_check(model: str, revision: str | None):
-    """A callable(numbers, derived, engine) -> notes holding the log's figures against the estimate."""
-    from .engines import Settings, get_engine
-    from .sources import load_model
-
-    spec = load_model(model, revision=revision)
-
-    def check(numbers: dict, derived: dict, engine: str) -> list[str]:
-        notes = []
-        rules = get_engine(engine if engine in ("vllm", "sglang", "llamacpp") else "generic")
-        expect = rules.engine_bytes_per_token(spec, Settings())
-        seen = derived.get("kv_bytes_per_token")
-        if seen and expect:
-            ratio = seen / expect
-            if abs(ratio - 1) > 0.03:
-                why = {0.5: "an 8-bit KV cache or tensor parallelism 2", 0.25: "tensor parallelism 4",
-                       0.125: "tensor parallelism 8"}.get(round(ratio * 8) / 8, "a different model or settings")
-                notes.append(f"KV bytes per token from the log {seen:,} vs {expect:,} estimated for {spec.name} "
-                             f"(ratio {ratio:.2f}: {why}?)")
-            else:
-                notes.append(f"KV bytes per token {seen:,} match the estimate for {spec.name} ({expect:,}).")
-        w = numbers.get("weights_bytes")
-        if w and spec.weights.total_bytes:
-            r = w / spec.weights.total_bytes
-            if abs(r - 1) > 0.1:
-                notes.append(f"weights in the log {w / 2**30:.2f} GiB vs {spec.weights.total_bytes / 2**30:.2f} GiB "
-                             f"for {spec.name} (ratio {r:.2f}: tensor parallelism, quantization or another model?)")
-        return notes
-
-    return check
 
 
 @app.command()
@@ -150,7 +132,7 @@ def logs(
     debug: bool = typer.Option(False, help="Show tracebacks."),
 ) -> None:
     """Which phase failed and which ledger broke, from the server's own log, with the fix in its flags."""
-    try:
+    with _reported(debug):
         from .logs import diagnose
         from .logs.reader import read_lines
         from .logs.redact import redact as redact_fn
@@ -163,7 +145,12 @@ def logs(
             if engine not in FLAGS:
                 raise UsageError(f"unknown engine '{engine}'.", option="--engine",
                                  hint="Use one of: " + ", ".join(sorted(FLAGS)) + ".")
-        check = _model_check(model, revision) if model else None
+        check = None
+        if model:
+            from .logs.check import model_checker
+            from .sources import load_model
+
+            check = model_checker(load_model(model, revision=revision))
         use_redact = redact if redact is not None else bool(output)
         fn = redact_fn if use_redact else None
         reports = []
@@ -177,14 +164,10 @@ def logs(
         sink = open(output, "w", encoding="utf-8") if output else None  # noqa: SIM115
         console = Console(file=sink, highlight=False, soft_wrap=True, no_color=bool(sink))
         if json_out:
-            dicts = []
-            for p, rep, warnings in reports:
-                d = __import__("json").loads(log_json(rep, fn))
-                dicts.append({"path": p, "warnings": warnings, **d})
+            dicts = [{"path": p, "warnings": w, **json.loads(log_json(rep, fn))} for p, rep, w in reports]
             top = {**dicts[-1], "files": dicts} if len(dicts) > 1 else dicts[0]
-            console.print_json(data=top) if not sink else sink.write(__import__("json").dumps(top, indent=2))
-            if not sink:
-                pass
+            text = json.dumps(top, indent=2)
+            (sink.write(text + "\n") if sink else print(text))
         else:
             for p, rep, warnings in reports:
                 render_log(rep, console, p, fn)
@@ -193,18 +176,6 @@ def logs(
         if sink:
             sink.close()
             err.print(f"report written to {output} (redacted: {'yes' if use_redact else 'no'})")
-    except VramdoctorError as e:
-        if debug:
-            raise
-        err.print(f"[red]error:[/red] {e}", soft_wrap=True)
-        raise typer.Exit(e.exit_code) from None
-    except BrokenPipeError:
-        raise
-    except OSError as e:
-        if debug:
-            raise
-        err.print(f"[red]error:[/red] {e}", soft_wrap=True)
-        raise typer.Exit(2) from None
 
 
 @app.callback()

@@ -72,12 +72,15 @@ def read_lines(path: str, *, follow: bool = False, poll_s: float = 0.5, idle_sto
             if not follow:
                 return
             idle = 0.0
-            while not line:
-                time.sleep(poll_s)
-                idle += poll_s
-                if idle_stop_s is not None and idle >= idle_stop_s:
-                    return
-                line = text.readline()
+            try:
+                while not line:
+                    time.sleep(poll_s)
+                    idle += poll_s
+                    if idle_stop_s is not None and idle >= idle_stop_s:
+                        return
+                    line = text.readline()
+            except KeyboardInterrupt:  # Ctrl-C ends --follow; what was read is still diagnosed
+                return
             n += 1
             yield n, line.rstrip("\r\n")
     except (OSError, EOFError, gzip.BadGzipFile) as e:

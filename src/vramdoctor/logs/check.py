@@ -1,0 +1,42 @@
+"""Holds a log's figures against the estimate for a known model. Pure."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..engines import Settings, get_engine
+from ..spec import ModelSpec
+
+GIB = 2**30
+# the ratio of the log's KV bytes per token to the estimate's, and what most often explains it
+_EXPLAIN = {0.5: "an 8-bit KV cache or tensor parallelism 2", 0.25: "tensor parallelism 4", 0.125: "tensor parallelism 8"}
+
+
+def model_checker(spec: ModelSpec) -> Callable[[dict, dict, str], list[str]]:
+    """A callable(numbers, derived, engine) -> notes: the log's KV bytes per token and weights
+    against `spec`'s estimate under that engine's rules (tp 1, KV dtype auto)."""
+
+    def check(numbers: dict, derived: dict, engine: str) -> list[str]:
+        notes = []
+        rules = get_engine(engine if engine in ("vllm", "sglang", "llamacpp") else "generic")
+        expect = rules.engine_bytes_per_token(spec, Settings())
+        seen = derived.get("kv_bytes_per_token")
+        if seen and expect:
+            ratio = seen / expect
+            if abs(ratio - 1) > 0.03:
+                why = _EXPLAIN.get(round(ratio * 8) / 8, "a different model or settings")
+                notes.append(f"KV bytes per token from the log {seen:,} vs {expect:,} estimated for {spec.name} "
+                             f"(ratio {ratio:.2f}: {why}?)")
+            else:
+                notes.append(f"KV bytes per token {seen:,} match the estimate for {spec.name} ({expect:,}).")
+        w = numbers.get("weights_bytes")
+        if w and spec.weights.total_bytes:
+            r = w / spec.weights.total_bytes
+            if abs(r - 1) > 0.1:
+                notes.append(f"weights in the log {w / GIB:.2f} GiB vs {spec.weights.total_bytes / GIB:.2f} GiB "
+                             f"for {spec.name} (ratio {r:.2f}: tensor parallelism, quantization or another model?)")
+            else:
+                notes.append(f"weights {w / GIB:.2f} GiB match the estimate for {spec.name}.")
+        return notes
+
+    return check
