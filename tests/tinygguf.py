@@ -35,6 +35,7 @@ def write_model(
     sliding_window: int | None = None,
     dtype=np.float16,
     seed: int = 0,
+    extra_kv: dict | None = None,
 ) -> Path:
     """Write a tiny `arch` model ("llama" or "gemma2") to `path` and return it.
 
@@ -62,6 +63,8 @@ def write_model(
         w.add_sliding_window(sliding_window or 32)
         w.add_attn_logit_softcapping(50.0)
         w.add_final_logit_softcapping(30.0)
+    for key, value in (extra_kv or {}).items():
+        w.add_uint16(key, value) if key.startswith("split.") else w.add_uint32(key, value)
     w.add_tokenizer_model("llama")
     w.add_token_list(tokens)
     w.add_token_scores(scores)

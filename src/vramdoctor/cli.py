@@ -18,12 +18,28 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 err = Console(stderr=True, highlight=False)
 
 
+class _Out(Console):
+    """Standard output. A reader that leaves (`| head`) ends the program quietly with 0, not rich's 1."""
+
+    def on_broken_pipe(self) -> None:
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(0)
+
+
 @contextmanager
 def _reported(debug: bool) -> Iterator[None]:
     """Every error becomes one paragraph and an exit code (2 for bad input, 3 for a bug); --debug re-raises."""
     try:
         yield
-    except (typer.Exit, BrokenPipeError, KeyboardInterrupt):
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not in click's (which exits 1)
+    except BrokenPipeError:  # `vramdoctor ... | head`: the reader left, which is no error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise typer.Exit(0) from None
+    except (typer.Exit, KeyboardInterrupt):
         raise
     except VramdoctorError as e:
         if debug:
@@ -69,7 +85,6 @@ def estimate(
     tensor_parallel_size: int = typer.Option(1, "--tensor-parallel-size", "-tp", help="GPUs sharing the model."),
     block_size: int = typer.Option(16, help="vLLM block size, tokens."),
     max_num_batched_tokens: int = typer.Option(2048, help="vLLM tokens per step."),
-    max_num_seqs: int = typer.Option(256, help="vLLM max_num_seqs (sampler warm-up)."),
     n_ubatch: int = typer.Option(512, help="llama.cpp physical batch."),
     kv_unified: bool = typer.Option(True, help="llama.cpp unified KV cache across slots."),
     grid: str = typer.Option("4096x1,32768x1,32768x8", help="Cells MAX_MODEL_LENxCONCURRENCY."),
@@ -80,7 +95,7 @@ def estimate(
     debug: bool = typer.Option(False, help="Show tracebacks."),
 ) -> None:
     """Both memory ledgers of MODEL, the verdict and the smallest change that fits."""
-    out = Console(highlight=False, soft_wrap=False)
+    out = _Out(highlight=False, soft_wrap=False)
     with _reported(debug):
         if list_models:
             from .sources.catalog import model_ids
@@ -108,7 +123,7 @@ def estimate(
         s = Settings(max_model_len=max_model_len, concurrency=concurrency, kv_cache_dtype=kv_cache_dtype,
                      gpu_memory_utilization=gpu_memory_utilization, mem_fraction_static=mem_fraction_static,
                      tensor_parallel_size=tensor_parallel_size, block_size=block_size,
-                     max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=max_num_seqs,
+                     max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=concurrency,
                      n_ubatch=n_ubatch, kv_unified=kv_unified)
         result = run(spec, engine=engine, settings=s, gpu_bytes=gpu_bytes, gpu_name=gpu_label, grid=cells)
         if json_out:
@@ -162,7 +177,8 @@ def logs(
                 raise typer.Exit(130) from None
             reports.append((p, rep, warnings))
         sink = open(output, "w", encoding="utf-8") if output else None  # noqa: SIM115
-        console = Console(file=sink, highlight=False, soft_wrap=True, no_color=bool(sink))
+        console = (Console(file=sink, highlight=False, soft_wrap=True, no_color=True) if sink
+                   else _Out(highlight=False, soft_wrap=True))
         if json_out:
             dicts = [{"path": p, "warnings": w, **json.loads(log_json(rep, fn))} for p, rep, w in reports]
             top = {**dicts[-1], "files": dicts} if len(dicts) > 1 else dicts[0]

@@ -6,14 +6,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-from .engines import EngineRules, Settings, get_engine
+from .engines import KV_DTYPES_BY_ENGINE, EngineRules, Settings, get_engine
 from .engines.base import kv_dtype, state_bytes_per_seq, weights_per_gpu
 from .errors import UsageError
 from .spec import ModelSpec
 
 Verdict = Literal["fits", "weights_exceed", "kv_exceeds"]
 MAX_SEARCH_LEN = 1 << 24
-MAX_SEARCH_SEQS = 1 << 16
+MAX_SEARCH_SEQS = 1 << 24
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,11 +83,29 @@ class Estimate:
         return d
 
 
-def _check(s: Settings) -> None:
+def _check(s: Settings, model: ModelSpec, rules: EngineRules, grid: list[tuple[int, int]]) -> None:
     for name, value, low in (("--max-model-len", s.max_model_len, 1), ("--concurrency", s.concurrency, 1),
-                             ("--tensor-parallel-size", s.tensor_parallel_size, 1), ("--block-size", s.block_size, 1)):
+                             ("--tensor-parallel-size", s.tensor_parallel_size, 1), ("--block-size", s.block_size, 1),
+                             ("--max-num-batched-tokens", s.max_num_batched_tokens, 1), ("--n-ubatch", s.n_ubatch, 1),
+                             ("--max-num-seqs", s.max_num_seqs, 1)):
         if value < low:
             raise UsageError(f"must be at least {low}, got {value}.", option=name)
+    for n, c in grid:
+        if n < 1 or c < 1:
+            raise UsageError(f"cell {n}x{c}: both numbers must be at least 1.", option="--grid")
+    allowed = KV_DTYPES_BY_ENGINE.get(rules.name)
+    if allowed is not None and s.kv_cache_dtype not in allowed:
+        raise UsageError(f"{rules.name} does not take '{s.kv_cache_dtype}'.", option="--kv-cache-dtype",
+                         hint=f"{rules.name} takes: {', '.join(allowed)}.")
+    tp, heads = s.tensor_parallel_size, model.num_attention_heads
+    if rules.name in ("vllm", "sglang") and tp > 1 and heads:
+        kv = {layer.num_kv_heads for layer in model.layers if layer.kind in ("full", "sliding")}
+        bad_kv = [k for k in kv if k % tp and tp % k]
+        if heads % tp or bad_kv:
+            raise UsageError(f"{tp} does not divide the model's {heads} attention heads"
+                             + (f" or its {bad_kv[0]} KV heads" if bad_kv else "") + f"; {rules.name} refuses it.",
+                             option="--tensor-parallel-size",
+                             hint="Use a divisor: " + ", ".join(str(d) for d in (2, 4, 8, 16) if heads % d == 0) + ".")
     if not 0 < s.gpu_memory_utilization <= 1:
         raise UsageError(f"must be in (0, 1], got {s.gpu_memory_utilization}.", option="--gpu-memory-utilization")
     if s.mem_fraction_static is not None and not 0 < s.mem_fraction_static <= 1:
@@ -101,6 +119,9 @@ class _Ledger:
         self.model, self.rules, self.s, self.gpu_bytes = model, rules, s, gpu_bytes
         self.budget = rules.budget(model, s, gpu_bytes)
         self.weights = weights_per_gpu(model, s.tensor_parallel_size)
+        # a context beyond the trained one is the user's own (rope scaling): then it is no cap
+        mpe = model.max_position_embeddings
+        self.cap = mpe if mpe and s.max_model_len <= mpe else None
 
     def kv(self, max_model_len: int, seqs: int) -> int:
         return self.rules.kv_cache_bytes(self.model, self.s, max_model_len, seqs)
@@ -111,8 +132,12 @@ class _Ledger:
             return self.budget.kv_pool_bytes
         return self.budget.budget_bytes - self.weights - self.budget.overhead_bytes
 
+    def weights_exceed(self) -> bool:
+        """The weights alone exceed what the engine lets itself use."""
+        return self.weights > self.budget.budget_bytes
+
     def verdict(self, max_model_len: int, seqs: int) -> Verdict:
-        if self.weights > self.budget.budget_bytes:
+        if self.weights_exceed():
             return "weights_exceed"
         return "fits" if self.kv(max_model_len, seqs) <= self.room() else "kv_exceeds"
 
@@ -125,11 +150,15 @@ class _Ledger:
             lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
         return lo
 
-    def max_len(self, seqs: int, cap: int | None) -> int:
+    def max_len(self, seqs: int) -> int:
+        if self.weights_exceed():
+            return 0
         room = self.room()
-        return self._largest(lambda n: self.kv(n, seqs) <= room, cap or MAX_SEARCH_LEN)
+        return self._largest(lambda n: self.kv(n, seqs) <= room, self.cap or MAX_SEARCH_LEN)
 
     def max_seqs(self, max_model_len: int) -> int:
+        if self.weights_exceed():
+            return 0
         room = self.room()
         return self._largest(lambda n: self.kv(max_model_len, n) <= room, MAX_SEARCH_SEQS)
 
@@ -141,45 +170,58 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
     verdict = led.verdict(s.max_model_len, s.concurrency)
     if verdict == "fits":
         return out
+    llama = rules.name == "llamacpp"
 
-    def fits_with(**changes) -> bool:
+    def fits_with(m: ModelSpec = model, **changes) -> bool:
         s2 = s.with_(**changes)
-        return _Ledger(model, rules, s2, gpu_bytes).verdict(s2.max_model_len, s2.concurrency) == "fits"
+        return _Ledger(m, rules, s2, gpu_bytes).verdict(s2.max_model_len, s2.concurrency) == "fits"
 
     if verdict == "kv_exceeds":
-        n = led.max_len(s.concurrency, None)
+        n = led.max_len(s.concurrency)
         if n >= 1:
-            shown = n * s.concurrency if rules.name == "llamacpp" else n
-            out.append(Advice(change="shorter context", flags=f"{f['max_model_len']} {shown}",
+            flag = f"-c {n * s.concurrency} -np {s.concurrency}" if llama else f"{f['max_model_len']} {n}"
+            out.append(Advice(change="shorter context", flags=flag,
                               detail=f"{n} tokens per sequence fit at {s.concurrency} concurrent"))
         k = led.max_seqs(s.max_model_len)
         if k >= 1 and s.concurrency > 1:
-            out.append(Advice(change="fewer concurrent sequences", flags=f"{f['concurrency']} {k}",
+            flag = f"-c {s.max_model_len * k} -np {k}" if llama else f"{f['concurrency']} {k}"
+            out.append(Advice(change="fewer concurrent sequences", flags=flag,
                               detail=f"{k} sequences of {s.max_model_len} tokens fit"))
-        fp8 = "q8_0" if rules.name == "llamacpp" else "fp8"
-        if kv_dtype(model, s).block_bytes > 1 and fits_with(kv_cache_dtype=fp8):
-            flag = "-ctk q8_0 -ctv q8_0 -fa on" if rules.name == "llamacpp" else f"{f['kv_cache_dtype']} {f['fp8']}"
+        if kv_dtype(model, s).block_bytes > 1 and fits_with(kv_cache_dtype=f["fp8"]):
+            flag = "-ctk q8_0 -ctv q8_0 -fa on" if llama else f"{f['kv_cache_dtype']} {f['fp8']}"
             out.append(Advice(change="8-bit KV cache", flags=flag, detail="halves the KV bytes per token"))
         if rules.name == "vllm" and s.gpu_memory_utilization < 0.95 and fits_with(gpu_memory_utilization=0.95):
             out.append(Advice(change="more memory for the pool", flags=f"{f['utilization']} 0.95",
                               detail="leaves 5% for CUDA graphs and other processes"))
-    if verdict == "weights_exceed" or not out:
-        bits_now = 8 * model.weights.total_bytes / max(1, (model.weights.num_params or 0)) if model.weights.num_params else None
+    if verdict == "weights_exceed" or led.room() <= 0 or not out:  # no pool at all: the weights must shrink
+        bits_now = 8 * model.weights.total_bytes / model.weights.num_params if model.weights.num_params else 16
         for bits, label in ((8, "8-bit (fp8 / int8)"), (4, "4-bit (AWQ / GPTQ / Q4_K_M)")):
-            if bits_now is not None and bits_now <= bits + 0.5:
-                continue
             scaled = _scaled_weights(model, bits)
-            if scaled and _Ledger(scaled, rules, s, gpu_bytes).verdict(s.max_model_len, s.concurrency) == "fits":
-                q = "a GGUF at Q8_0" if bits == 8 else "a GGUF at Q4_K_M"
-                flag = q if rules.name == "llamacpp" else f"{f['quantization']} {'fp8' if bits == 8 else 'awq'} (a {bits}-bit checkpoint)"
+            if bits_now > bits + 0.5 and scaled and fits_with(scaled):
+                flag = (f"a GGUF at {'Q8_0' if bits == 8 else 'Q4_K_M'}" if llama else
+                        f"{f['quantization']} {'fp8' if bits == 8 else 'awq'} (an {bits}-bit checkpoint)"
+                        if bits == 8 else f"{f['quantization']} awq (a 4-bit checkpoint)")
                 out.append(Advice(change=f"{label} weights", flags=flag,
                                   detail=f"weights about {scaled.weights.total_bytes / 2**30:.1f} GiB in all"))
                 break
-        for tp in (2, 4, 8):
-            if tp > s.tensor_parallel_size and fits_with(tensor_parallel_size=tp):
-                flag = f"{f['tp']} {tp}" if rules.name != "llamacpp" else f"--split-mode layer over {tp} GPUs"
-                out.append(Advice(change=f"{tp} GPUs", flags=flag, detail="weights and KV heads split across GPUs"))
+        for tp in (2, 4, 8, 16, 32, 64):
+            if tp <= s.tensor_parallel_size:
+                continue
+            try:
+                _check(s.with_(tensor_parallel_size=tp), model, rules, [])
+            except UsageError:
+                continue
+            if fits_with(tensor_parallel_size=tp):
+                flag = f"{f['tp']} {tp}" if not llama else f"--split-mode layer over {tp} GPUs"
+                out.append(Advice(change=f"{tp} GPUs of this size", flags=flag,
+                                  detail="the smallest count that fits; weights and KV heads split across them"))
                 break
+        else:
+            usable = led.budget.budget_bytes - led.budget.overhead_bytes
+            need = -(-model.weights.total_bytes // max(1, usable))
+            out.append(Advice(change="much more memory", flags="-",
+                              detail=f"the weights alone ({model.weights.total_bytes / 2**30:.1f} GiB) need at least "
+                                     f"{need} GPUs of this size before any KV cache"))
     return out
 
 
@@ -208,14 +250,16 @@ def estimate(
     (settings.max_model_len, settings.concurrency). Raises UsageError for bad settings.
     """
     s = settings or Settings()
-    _check(s)
+    rules = get_engine(engine)
+    _check(s, model, rules, grid or [])
     if gpu_bytes <= 0:
         raise UsageError("must be more than 0 bytes.", option="--gpu-memory")
-    rules = get_engine(engine)
     led = _Ledger(model, rules, s, gpu_bytes)
     kv = kv_dtype(model, s)
     tp = s.tensor_parallel_size
     per_token = sum(layer.bytes_per_token(kv, tp) for layer in model.layers if layer.kind in ("full", "mla"))
+    if hasattr(rules, "growing_bytes_per_token"):  # an engine that splits differently (llama.cpp: by layers)
+        per_token = rules.growing_bytes_per_token(model, s)
     window = sum(min(layer.window, s.max_model_len) * layer.bytes_per_token(kv, tp)
                  for layer in model.layers if layer.kind == "sliding")
     kv_sel = led.kv(s.max_model_len, s.concurrency)
@@ -244,8 +288,8 @@ def estimate(
         total_bytes=led.weights + kv_sel + led.budget.overhead_bytes,
         kv_pool_bytes=pool, kv_pool_tokens=pool_tokens,
         verdict=led.verdict(s.max_model_len, s.concurrency),
-        max_model_len_fit=led.max_len(s.concurrency, cap) if led.weights <= led.budget.budget_bytes else 0,
-        max_concurrency_fit=led.max_seqs(s.max_model_len) if led.weights <= led.budget.budget_bytes else 0,
+        max_model_len_fit=led.max_len(s.concurrency),
+        max_concurrency_fit=led.max_seqs(s.max_model_len),
         grid=tuple(cells), advice=tuple(_advice(model, rules, s, gpu_bytes, led)),
         layer_counts={k: model.count(k) for k in ("full", "sliding", "mla", "state") if model.count(k)},
         notes=tuple(notes),

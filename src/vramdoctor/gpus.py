@@ -56,6 +56,12 @@ def find_gpu(name: str) -> Gpu:
     Raises UsageError listing the known names.
     """
     key = _norm(name)
+    for noise in ("nvidia", "geforce", "tesla", "quadro", "amd", "radeon", "instinct", "apple",
+                  "hbm3e", "hbm3", "hbm2e", "pcie", "sxm5", "sxm4", "sxm", "nvl"):
+        key = key.replace(noise, "") if key != noise else key
+    if not key:
+        raise UsageError(f"'{name}' names no device.", option="--gpu",
+                         hint="Use --gpu RTX-4090, --gpu H100-80GB, ... (--list-gpus) or --gpu-memory 24GiB.")
     exact = [g for g in GPUS if _norm(g.name) == key]
     if exact:
         return exact[0]
@@ -71,7 +77,7 @@ def find_gpu(name: str) -> Gpu:
 
 def gpu_memory(gpu: str | None, gpu_memory_text: str | None) -> tuple[int, str]:
     """(bytes, label) from --gpu or --gpu-memory; --gpu-memory wins. Defaults to an 80 GB H100."""
-    if gpu_memory_text:
+    if gpu_memory_text is not None:
         return parse_bytes(gpu_memory_text, option="--gpu-memory"), gpu_memory_text
-    g = find_gpu(gpu or "H100-80GB")
+    g = find_gpu("H100-80GB" if gpu is None else gpu)
     return g.memory_bytes, g.name

@@ -23,6 +23,9 @@ def parse_bytes(text: str, *, option: str) -> int:
     """'24GiB' -> 25769803776, '80GB' -> 80e9, '1024' -> bytes. Raises UsageError."""
     m = _RE.match(text)
     unit = m.group(2).lower() if m else None
+    if m and unit == "":
+        raise UsageError(f"'{text}' has no unit.", option=option,
+                         hint=f"Write {text}GiB (2**30 bytes) or {text}GB (10**9 bytes).")
     if not m or unit not in _UNITS:
         raise UsageError(f"cannot read '{text}' as a memory size.", option=option,
                          hint="Write it like 24GiB, 80GB or 16000MiB (GiB = 2**30 bytes, GB = 10**9).")

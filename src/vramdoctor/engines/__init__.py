@@ -57,6 +57,14 @@ class GenericRules:
         ))
 
 
+#: the --kv-cache-dtype values each engine accepts (vLLM `CacheDType`, SGLang `--kv-cache-dtype` choices,
+#: llama.cpp `-ctk/-ctv` types); vramdoctor's names, printed in the engine's spelling by cell_flags
+KV_DTYPES_BY_ENGINE = {
+    "vllm": ("auto", "bf16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2"),
+    "sglang": ("auto", "bf16", "bfloat16", "fp8_e4m3", "fp8_e5m2"),
+    "llamacpp": ("auto", "f32", "fp32", "f16", "fp16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl"),
+}
+
 ENGINES = {"vllm": VllmRules, "sglang": SglangRules, "llamacpp": LlamaCppRules, "generic": GenericRules}
 
 
@@ -70,4 +78,4 @@ def get_engine(name: str) -> EngineRules:
     return ENGINES[key]()
 
 
-__all__ = ["Budget", "EngineRules", "Overhead", "Settings", "get_engine", "ENGINES", "state_bytes_per_seq"]
+__all__ = ["KV_DTYPES_BY_ENGINE", "Budget", "EngineRules", "Overhead", "Settings", "get_engine", "ENGINES", "state_bytes_per_seq"]

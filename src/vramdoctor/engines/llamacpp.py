@@ -33,7 +33,7 @@ class LlamaCppRules:
                 "utilization": "-ngl", "tp": "--split-mode layer", "quantization": "a smaller GGUF quant"}
 
     def cell_flags(self, s: Settings) -> str:
-        t = "f16" if s.kv_cache_dtype == "auto" else s.kv_cache_dtype
+        t = {"auto": "f16", "fp16": "f16", "fp32": "f32"}.get(s.kv_cache_dtype, s.kv_cache_dtype)
         unified = " -kvu" if s.kv_unified and s.concurrency > 1 else ""
         return f"-c {s.max_model_len * s.concurrency} -np {s.concurrency} -ctk {t} -ctv {t} -ub {s.n_ubatch}{unified}"
 
@@ -70,7 +70,13 @@ class LlamaCppRules:
         return out
 
     def kv_cache_bytes(self, model: ModelSpec, s: Settings, max_model_len: int, seqs: int) -> int:
-        return sum(self.layer_bytes(model, s, max_model_len * seqs, seqs).values())
+        """Per GPU: llama.cpp has no tensor parallelism; `--split-mode layer` over tensor_parallel_size
+        GPUs gives each an even share of the layers, and so of the cache."""
+        return cdiv(sum(self.layer_bytes(model, s, max_model_len * seqs, seqs).values()), s.tensor_parallel_size)
+
+    def growing_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
+        """Per GPU, the layers that grow with every token, split by layers across GPUs."""
+        return cdiv(self.engine_bytes_per_token(model, s), s.tensor_parallel_size)
 
     def engine_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
         """Bytes per cell of the non-SWA cache (the part that grows with -c)."""
@@ -87,7 +93,7 @@ class LlamaCppRules:
         per = self.engine_bytes_per_token(model, s)
         return max(0, pool_bytes // per) if per else 0
 
-    def allocation(self, model: ModelSpec, s: Settings) -> tuple[int, int]:
+    def allocation(self, model: ModelSpec, s: Settings) -> tuple[int, int]:  # noqa: D401
         """(KV buffer bytes, cells) llama.cpp allocates at start for the selected cell: it sizes the cache
         to -c, so this is its pool; the cells are the padded -c it prints as n_ctx."""
         n_ctx = s.max_model_len * s.concurrency

@@ -60,6 +60,8 @@ class SglangRules:
         return s.mem_fraction_static or default_mem_fraction_static(gpu_bytes, s.tensor_parallel_size)
 
     def budget(self, model: ModelSpec, s: Settings, gpu_bytes: int) -> Budget:
+        """budget_bytes is SGLang's static memory (weights + KV pool): mem_fraction_static of what is
+        available at start; the rest is left to activations and CUDA graphs."""
         frac = self.fraction(s, gpu_bytes)
         ctx = s.non_torch_bytes if s.non_torch_bytes is not None else CUDA_CONTEXT
         avail_before = gpu_bytes - ctx
@@ -72,4 +74,4 @@ class SglangRules:
                      assumption=f"(1 - mem_fraction_static={frac:.2f}) of the memory available at start"),
         )
         pool = static - weights_per_gpu(model, s.tensor_parallel_size)
-        return Budget(budget_bytes=gpu_bytes, overheads=overheads, kv_pool_bytes=pool)
+        return Budget(budget_bytes=static, overheads=overheads, kv_pool_bytes=pool)

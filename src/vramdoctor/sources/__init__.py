@@ -12,6 +12,14 @@ from . import catalog
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
 
 
+def _magic(path: Path) -> bytes:
+    try:
+        with path.open("rb") as f:
+            return f.read(4)
+    except OSError:
+        return b""
+
+
 def load_model(arg: str, *, revision: str | None = None) -> ModelSpec:
     """Resolve `arg`, in this order: a local folder, a .gguf file, a .json config, a catalog id,
     a Hugging Face Hub id. Raises ModelSourceError / HubError with the fix."""
@@ -21,7 +29,7 @@ def load_model(arg: str, *, revision: str | None = None) -> ModelSpec:
 
         return read_folder(path)
     if path.is_file():
-        if path.suffix.lower() == ".gguf":
+        if path.suffix.lower() == ".gguf" or _magic(path) == b"GGUF":  # Ollama blobs have no extension
             from .gguf_file import read_gguf
 
             return read_gguf(path)
@@ -34,7 +42,7 @@ def load_model(arg: str, *, revision: str | None = None) -> ModelSpec:
     if _REPO_ID.match(arg) and not arg.endswith((".json", ".gguf")):
         from .hub import read_hub
 
-        return read_hub(arg, revision=revision)
+        return read_hub(arg, revision=revision, local_parent_exists=path.parent.is_dir() and str(path.parent) != ".")
     raise ModelSourceError(
         "is neither an existing file or folder, a catalog model, nor a Hub id (owner/name).",
         path=arg,

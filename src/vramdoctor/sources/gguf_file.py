@@ -9,11 +9,13 @@ layers use the sliding window follows llama.cpp's per-architecture patterns
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from ..errors import ModelSourceError, UnknownArchitectureError
 from ..spec import FullAttention, LatentAttention, LayerSpec, ModelSpec, RecurrentState, SlidingWindow, WeightsInfo
+from .validate import checked_int
 
 #: llama.cpp's SWA pattern per architecture: layer il is SWA when il % n < n - 1.
 SWA_PATTERN = {"gemma2": 2, "gemma3": 6, "gpt-oss": 2, "cohere2": 4, "exaone4": 4, "olmo2": 4,
@@ -64,9 +66,13 @@ def spec_from_gguf_fields(kv: dict[str, Any], tensor_bytes: int, *, path: str) -
         missing = [k for k in ("block_count", "attention.head_count") if g(k) is None]
         raise UnknownArchitectureError(f"GGUF architecture '{arch}' lacks layout keys.", path=path,
                                        missing=[f"{arch}.{k}" for k in missing])
-    n_layer = int(n_layer)
-    heads = _per_layer(n_head or 0, n_layer)
-    kv_heads = _per_layer(g("attention.head_count_kv", n_head or 0), n_layer)
+    n_layer = checked_int(n_layer, f"{arch}.block_count", path, 1, 4096)
+    if tensor_bytes <= 0:
+        raise ModelSourceError("has no tensors (a vocabulary-only GGUF?).", path=path,
+                               hint="Pass the model GGUF itself.")
+    heads = [checked_int(h, f"{arch}.attention.head_count", path, 0, 16384) for h in _per_layer(n_head or 0, n_layer)]
+    kv_heads = [checked_int(h, f"{arch}.attention.head_count_kv", path, 0, 16384)
+                for h in _per_layer(g("attention.head_count_kv", n_head or 0), n_layer)]
     swa = swa_layers(arch, kv, n_layer)
     layers: list[LayerSpec] = []
     for il in range(n_layer):
@@ -116,8 +122,7 @@ def _file_type_name(ftype: Any) -> str | None:
         return f"file_type {ftype}"
 
 
-def read_gguf(path: Path) -> ModelSpec:
-    """Parse a GGUF file's metadata and tensor infos. Raises ModelSourceError for truncated or invalid files."""
+def _open_reader(path: Path):
     from gguf import GGUFReader
 
     p = str(path)
@@ -130,11 +135,41 @@ def read_gguf(path: Path) -> ModelSpec:
         raise ModelSourceError(f"is not a GGUF file (starts with {magic!r}, expected b'GGUF').", path=p,
                                hint="Pass a .gguf model file.")
     try:
-        reader = GGUFReader(p, "r")
+        return GGUFReader(p, "r")
     except Exception as e:  # noqa: BLE001 - gguf raises ValueError, struct.error, IndexError, ...
         raise ModelSourceError(f"has a truncated or corrupt GGUF header ({type(e).__name__}: {e}).", path=p,
                                hint="Re-download the file; its size or header does not match.") from None
-    kv = _fields(reader)
+
+
+def _tensor_bytes(reader, kv: dict[str, Any]) -> int:
     align = int(kv.get("general.alignment") or 32)
-    total = sum(-(-int(t.n_bytes) // align) * align for t in reader.tensors)
-    return spec_from_gguf_fields(kv, total, path=p)
+    return sum(-(-int(t.n_bytes) // align) * align for t in reader.tensors)
+
+
+SPLIT = re.compile(r"^(?P<stem>.*)-(?P<i>\d{5})-of-(?P<n>\d{5})\.gguf$")
+
+
+def read_gguf(path: Path) -> ModelSpec:
+    """Parse a GGUF file's metadata and tensor infos; for a split model (`split.count` > 1, files
+    NAME-0000i-of-0000N.gguf) the tensors of every part. Raises ModelSourceError for truncated,
+    invalid or incomplete files."""
+    reader = _open_reader(path)
+    kv = _fields(reader)
+    total = _tensor_bytes(reader, kv)
+    parts = int(kv.get("split.count") or 1)
+    if parts > 1:
+        m = SPLIT.match(path.name)
+        if not m:
+            raise ModelSourceError(f"is part of a {parts}-file split GGUF whose name does not follow "
+                                   "NAME-00001-of-0000N.gguf.", path=str(path), field="split.count")
+        total = 0
+        for i in range(1, parts + 1):
+            part = path.with_name(f"{m['stem']}-{i:05d}-of-{parts:05d}.gguf")
+            if not part.exists():
+                raise ModelSourceError(f"is split in {parts} files and {part.name} is missing.", path=str(path),
+                                       field="split.count", hint="Download every part into the same folder.")
+            r = reader if part == path else _open_reader(part)
+            total += _tensor_bytes(r, kv)
+        if int(kv.get("split.no") or 0) != 0:  # metadata lives in the first part
+            kv = _fields(_open_reader(path.with_name(f"{m['stem']}-00001-of-{parts:05d}.gguf")))
+    return spec_from_gguf_fields(kv, total, path=str(path))

@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from ..dtypes import dtype_bytes, model_dtype_name
-from ..errors import ModelSourceError
+from ..errors import ModelSourceError, UnknownArchitectureError
 from ..spec import ModelSpec, WeightsInfo
 from .layers import MODEL_TYPE_DEFAULTS, parse_layers
 from .params import bytes_per_param, count_params
+from .validate import checked_config
 
 
 def load_json(path: Path) -> dict[str, Any]:
@@ -73,13 +74,17 @@ def spec_from_config(
     caller has them; otherwise parameters x width, labelled estimated.
     Raises ModelSourceError / UnknownArchitectureError naming `path` and the field.
     """
-    tc = text_config(cfg)
+    tc = checked_config(text_config(cfg), path)
     layers = parse_layers(tc, path)
     dtype = model_dtype_name(tc.get("torch_dtype") or tc.get("dtype"))
-    quant = quantization_of(cfg)
+    quant = quantization_of(tc) or quantization_of(cfg)
     qlabel = str(quant.get("quant_method")) if quant else None
     estimated = estimate_weights(tc, layers, dtype, quant)
     if weights is None:
+        if estimated.total_bytes <= 0:
+            missing = [k for k in ("hidden_size", "vocab_size") if not tc.get(k)]
+            raise UnknownArchitectureError("cannot estimate the weights from this config.", path=path,
+                                           missing=missing or ["hidden_size"])
         weights = estimated
     elif weights.num_params is None:
         weights = replace(weights, num_params=estimated.num_params)

@@ -98,7 +98,7 @@ def layer_kinds(cfg: dict[str, Any], path: str | None) -> list[str]:
         return ["full" if c == "*" else "state" if c == "M" else "none" for c in pat[:n]]
     if isinstance(cfg.get("layers_block_type"), list):
         return ["full" if t == "attention" else "state" for t in cfg["layers_block_type"]]
-    if "mamba" in mt or cfg.get("architectures", [""])[0].startswith("Mamba"):
+    if "mamba" in mt or str((cfg.get("architectures") or [""])[0]).startswith("Mamba"):
         return ["state"] * n
     if cfg.get("kv_lora_rank"):
         return ["mla"] * n
@@ -210,4 +210,8 @@ def parse_layers(cfg: dict[str, Any], path: str | None) -> tuple[LayerSpec, ...]
         if kind not in cache:
             cache[kind] = built[kind]()
         out.append(cache[kind])
+    if not out:
+        raise ModelSourceError("describes no layer that attends or keeps state.", path=path,
+                               field="hybrid_override_pattern" if "hybrid_override_pattern" in cfg else "layer_types",
+                               hint="Check the layer layout fields.")
     return tuple(out)

@@ -10,14 +10,43 @@ from .hf_config import load_json, spec_from_config
 from .safetensors_header import read_local
 
 
-def exact_weights_from_folder(folder: Path) -> WeightsInfo | None:
-    """Exact weight bytes: the sum of every shard's safetensors header; else an index's
-    `metadata.total_size`; None when neither exists."""
+def _shards(folder: Path) -> tuple[list[Path], WeightsInfo | None]:
+    """The safetensors files that make up the model: those the index's weight_map names, or, without
+    an index, every *.safetensors but a `consolidated.safetensors` beside HF-style shards (Mistral
+    ships both layouts in one repo). When the index names shards that are absent, its total_size."""
+    index = folder / "model.safetensors.index.json"
+    if index.exists():
+        data = load_json(index)
+        files = sorted(set((data.get("weight_map") or {}).values()))
+        missing = [f for f in files if not (folder / f).exists()]
+        if missing:
+            size = (data.get("metadata") or {}).get("total_size")
+            if isinstance(size, int) and size > 0:
+                return [], WeightsInfo(total_bytes=size, exact=True,
+                                       source=f"{index.name} metadata.total_size ({len(missing)} shard(s) not downloaded)")
+            raise ModelSourceError(f"names {len(missing)} shard(s) that are not in the folder: {', '.join(missing[:3])}.",
+                                   path=str(index), field="weight_map", hint="Finish the download.")
+        if files:
+            return [folder / f for f in files], None
     shards = sorted(folder.glob("*.safetensors"))
+    hf_style = [s for s in shards if not s.name.startswith("consolidated")]
+    return (hf_style or shards), None
+
+
+def exact_weights_from_folder(folder: Path) -> WeightsInfo | None:
+    """Exact weight bytes: the sum of the model's shards' safetensors headers; else an index's
+    `metadata.total_size`; None when neither exists. Raises ModelSourceError for a shard with no
+    tensors, a truncated one, or an index naming shards that are missing without a total_size."""
+    shards, from_index = _shards(folder)
+    if from_index:
+        return from_index
     if shards:
         total = 0
         for shard in shards:
-            total += sum(read_local(shard).values())
+            sizes = read_local(shard)
+            if not sizes:
+                raise ModelSourceError("holds no tensors.", path=str(shard), hint="Re-download the shard.")
+            total += sum(sizes.values())
         return WeightsInfo(total_bytes=total, exact=True,
                            source=f"safetensors headers of {len(shards)} file(s)")
     for name in ("model.safetensors.index.json", "pytorch_model.bin.index.json"):

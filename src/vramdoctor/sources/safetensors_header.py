@@ -66,4 +66,14 @@ def read_local(path: Path) -> dict[str, int]:
             header = f.read(n)
     except OSError as e:
         raise ModelSourceError(f"cannot be read ({e.strerror}).", path=p) from None
-    return tensor_bytes(header, path=p)
+    sizes = tensor_bytes(header, path=p)
+    data_end = 8 + n + _data_end(header)
+    if data_end > size:
+        raise ModelSourceError(f"is truncated: its tensors end at byte {data_end}, the file has {size}.", path=p,
+                               hint="Re-download the shard; the download stopped early.")
+    return sizes
+
+
+def _data_end(header: bytes) -> int:
+    data = json.loads(header.decode("utf-8"))
+    return max((int(v["data_offsets"][1]) for k, v in data.items() if k != "__metadata__"), default=0)

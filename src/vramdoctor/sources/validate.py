@@ -1,0 +1,74 @@
+"""Range and type checks on the fields that size memory, before any arithmetic uses them.
+
+A config that says `num_hidden_layers: 1e9` or `hidden_size: "4096"` is a broken file, not a
+model: it gets a ModelSourceError naming the field, never a hang, a MemoryError or a negative
+byte count. The bounds are far beyond any real model (the largest have ~200 layers).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ModelSourceError
+
+K = 1 << 10
+# field -> (smallest, largest) allowed when present and not null
+BOUNDS: dict[str, tuple[int, int]] = {
+    "num_hidden_layers": (1, 4 * K), "n_layer": (1, 4 * K), "hidden_size": (1, 1 << 20),
+    "num_attention_heads": (1, 16 * K), "num_key_value_heads": (1, 16 * K), "head_dim": (1, 16 * K),
+    "v_head_dim": (1, 16 * K), "intermediate_size": (0, 1 << 22), "moe_intermediate_size": (0, 1 << 22),
+    "shared_expert_intermediate_size": (0, 1 << 22), "vocab_size": (1, 1 << 24),
+    "max_position_embeddings": (1, 1 << 28), "sliding_window": (1, 1 << 28), "max_window_layers": (0, 4 * K),
+    "sliding_window_pattern": (1, 4 * K), "full_attention_interval": (1, 4 * K), "attn_layer_period": (1, 4 * K),
+    "attn_layer_offset": (0, 4 * K), "num_local_experts": (0, 1 << 16), "n_routed_experts": (0, 1 << 16),
+    "num_experts": (0, 1 << 16), "n_shared_experts": (0, 1 << 10), "first_k_dense_replace": (0, 4 * K),
+    "kv_lora_rank": (1, 1 << 16), "qk_rope_head_dim": (1, 1 << 16), "qk_nope_head_dim": (1, 1 << 16),
+    "q_lora_rank": (1, 1 << 16), "index_head_dim": (0, 1 << 16), "linear_num_key_heads": (1, 16 * K),
+    "linear_num_value_heads": (1, 16 * K), "linear_key_head_dim": (1, 16 * K), "linear_value_head_dim": (1, 16 * K),
+    "linear_conv_kernel_dim": (1, 1 * K), "mamba_n_heads": (1, 16 * K), "mamba_num_heads": (1, 16 * K),
+    "mamba_d_head": (1, 16 * K), "mamba_head_dim": (1, 16 * K), "mamba_d_state": (1, 16 * K),
+    "mamba_d_conv": (1, 1 * K), "mamba_n_groups": (1, 16 * K), "mamba_expand": (1, 64), "state_size": (1, 16 * K),
+    "conv_kernel": (1, 1 * K), "ssm_state_size": (1, 16 * K), "n_groups": (1, 16 * K), "expand": (1, 64),
+    "num_heads": (1, 16 * K),
+}
+QUANT_BOUNDS = {"bits": (1, 32), "w_bit": (1, 32), "weight_bits": (1, 32), "group_size": (-1, 1 << 20),
+                "q_group_size": (-1, 1 << 20)}
+
+
+def _check(d: dict[str, Any], bounds: dict[str, tuple[int, int]], path: str | None, prefix: str = "") -> dict:
+    out = dict(d)
+    for key, (lo, hi) in bounds.items():
+        value = d.get(key)
+        if value is None:
+            continue
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ModelSourceError(f"expected an integer, found {value!r}.", path=path, field=prefix + key,
+                                   hint="Fix the value in the file; numbers must not be quoted.")
+        if not lo <= value <= hi:
+            raise ModelSourceError(f"{value} is outside the plausible range {lo}..{hi}.", path=path,
+                                   field=prefix + key, hint="The file is corrupt or hand-edited; fix the value.")
+        out[key] = value
+    return out
+
+
+def checked_config(tc: dict[str, Any], path: str | None) -> dict[str, Any]:
+    """`tc` with its sizing fields verified (and integral floats made ints). Raises ModelSourceError."""
+    out = _check(tc, BOUNDS, path)
+    arch = out.get("architectures")
+    if arch is not None and not (isinstance(arch, list) and all(isinstance(a, str) for a in arch)):
+        raise ModelSourceError(f"expected a list of class names, found {arch!r}.", path=path, field="architectures")
+    lt = out.get("layer_types")
+    if lt is not None and not isinstance(lt, list):
+        raise ModelSourceError(f"expected a list with one type per layer, found {type(lt).__name__}.", path=path,
+                               field="layer_types")
+    q = out.get("quantization_config")
+    if isinstance(q, dict):
+        out["quantization_config"] = _check(q, QUANT_BOUNDS, path, "quantization_config.")
+    return out
+
+
+def checked_int(value: Any, field: str, path: str, lo: int, hi: int) -> int:
+    """One GGUF value: an integer in lo..hi. Raises ModelSourceError naming the key."""
+    return _check({field: value}, {field: (lo, hi)}, path)[field]
