@@ -1,0 +1,36 @@
+"""The README's examples are real output: each `$ vramdoctor ...` block must match what the command prints."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BLOCK = re.compile(r"```\n\$ (vramdoctor (?:estimate|logs) [^\n]+)\n(.*?)```", re.S)
+# README names a log by what it shows; the test data holds it under its case number
+FILES = {"vllm-29k.log": "tests/data/logs/case-001.log"}
+
+
+def examples():
+    return BLOCK.findall((ROOT / "README.md").read_text())
+
+
+def test_readme_has_examples():
+    assert len(examples()) >= 2
+
+
+@pytest.mark.parametrize("command,shown", examples(), ids=[c for c, _ in examples()])
+def test_readme_example_is_real_output(command, shown):
+    args = command.split()[1:]
+    args = [FILES.get(a, a) for a in args]
+    r = subprocess.run([sys.executable, "-m", "vramdoctor", *args], capture_output=True, text=True, timeout=120,
+                       cwd=ROOT, env={**os.environ, "COLUMNS": "100", "HF_HUB_OFFLINE": "1"})
+    out = "\n".join(line.rstrip() for line in r.stdout.splitlines())
+    for name, path in FILES.items():
+        out = out.replace(path, name)
+    assert out.strip() == shown.strip()
