@@ -150,6 +150,7 @@ OWN = [
     ("ollama-weights-vram.log", "WEIGHTS", "weights-alloc-failed", {}),
     ("vllm-leak.log", "LEAK", "kv-cache-usage-creep", {}),
     ("clean-vllm.log", "NONE", "no-memory-problem", {"kv_pool_tokens": 464848}),
+    ("tgi-warmup-prefill.log", "WARMUP", "prefill-tokens-exceed-memory", {}),
 ]
 
 

@@ -96,6 +96,10 @@ def _code(kind: str, engine: str, f: Failure, where: str) -> str:
         return "no-memory-for-kv-cache"
     if "requires more system memory" in t or "too large for system" in t:
         return "weights-exceed-system-memory"
+    if "prefill tokens" in t and kind == "WARMUP":
+        return "prefill-tokens-exceed-memory"
+    if "insufficient vram" in t:
+        return "weights-exceed-gpu-memory"
     if "not enough memory" in t and kind == "KV_CAPACITY":
         return "kv-pool-too-small"
     if "insufficient gpu memory" in t:

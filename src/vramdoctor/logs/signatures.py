@@ -45,7 +45,7 @@ OOM = re.compile(
     r"requires more system memory|No available memory for the cache blocks|No enough cache entries|"
     r"larger than the maximum number of tokens that can be stored in KV cache|"
     r"KV cache is needed, which is larger than the available KV cache memory|"
-    r"insufficient (?:GPU )?memory|cudaMalloc failed|CUDA_ERROR_OUT_OF_MEMORY|memory allocation failed|"
+    r"insufficient (?:GPU )?memory|insufficient VRAM|cudaMalloc failed|CUDA_ERROR_OUT_OF_MEMORY|memory allocation failed|"
     r"model request too large|CUDA out of\b", I)
 
 #: a failure that is not memory exhaustion although it is often read as one
@@ -91,7 +91,9 @@ MESSAGE_PHASE: list[tuple[re.Pattern, str]] = [
     (re.compile(r"No enough cache entries", I), "RUNTIME"),  # TurboMind: a request found no free cache entry
     (re.compile(r"max seq len .* larger than the maximum number of tokens|KV cache is needed|"
                 r"No available memory for the cache blocks|failed to allocate buffer for kv cache", I), "KV"),
-    (re.compile(r"warming up sampler|Capture cuda graph failed|failed to allocate compute (?:pp )?buffers", I), "WARMUP"),
+    (re.compile(r"warming up sampler|Capture cuda graph failed|failed to allocate compute (?:pp )?buffers|"
+                r"Not enough memory to handle .*prefill tokens|decrease `?--max-batch-prefill-tokens", I), "WARMUP"),
+    (re.compile(r"insufficient VRAM to load|model requires more (?:system )?memory", I), "WEIGHTS"),
 ]
 
 #: a Python frame line, the first line of a traceback printed without its header
