@@ -101,7 +101,15 @@ def _code(kind: str, engine: str, f: Failure, where: str) -> str:
     if "insufficient vram" in t:
         return "weights-exceed-gpu-memory"
     if "not enough memory" in t and kind == "KV_CAPACITY":
-        return "kv-pool-too-small"
+        return "no-memory-for-kv-cache"  # SGLang: the static fraction minus the weights leaves no pool
+    if "max_block_count" in t or "cache_block_num" in t:
+        return "no-memory-for-kv-cache"
+    if "tokens the kv cache can hold" in t:
+        return "max-model-len-exceeds-kv-cache"
+    if "nccl" in t:
+        return "nccl-buffers-oom"
+    if "insufficient gpu memory" in t and kind == "WARMUP":
+        return "temporary-buffer-exceeds-memory"
     if "insufficient gpu memory" in t:
         return "weights-exceed-gpu-memory"
     if "no enough cache entries" in t:
@@ -137,6 +145,12 @@ def _no_failure(run: RunFacts, engine: str) -> Diagnosis:
     leak = _leak(run)
     if leak:
         return leak
+    conc = n.get("max_concurrency")
+    if isinstance(conc, float) and conc < 1:
+        return Diagnosis(kind="KV_CAPACITY", code="max-model-len-exceeds-kv-cache", inferred=True,
+                         evidence=[(run.number_lines["max_concurrency"], f"Maximum concurrency {conc}x")],
+                         message=f"The KV pool holds {conc:.2f} of one full-length request: the server cannot serve "
+                                 "one sequence at max_model_len (the engine refuses to start, or the log stops here).")
     if engine == "tgi" and "kv_pool_tokens" in n:
         return Diagnosis(kind="LEAK", code="tgi-kv-pool-fills-free-memory", inferred=True,
                          message=f"TGI sized its KV pool to {n['kv_pool_tokens']:,} tokens from the memory free at "
@@ -182,6 +196,19 @@ def diagnose_run(run: RunFacts, engine: str) -> Diagnosis:
                          message=f"An error while serving with the KV cache {usage[-1]}% used and no out-of-memory "
                                  "message: memory was not exhausted.")
     phase, where, deciding = locate(f, engine)
+    n = run.numbers
+    if phase == "HOST":  # the kernel's OOM killer: host RAM, not the GPU
+        loaded = "weights_done" in f.progress
+        return Diagnosis(kind="RUNTIME" if loaded else "WEIGHTS", code="host-oom-kill" if loaded else
+                         "weights-exceed-system-memory", evidence=[(f.line_no, f.text)], phase_source=where,
+                         message="The operating system killed the process for lack of host RAM"
+                                 + (" while serving." if loaded else " while it loaded the weights (they pass "
+                                    "through CPU memory on the way to the GPU)."))
+    weights, avail = n.get("weights_bytes"), n.get("available_memory_bytes")
+    # an engine whose own message sums weights and buffers (MLC): the weights ledger broke only if they alone exceed
+    if (phase == "WEIGHTS" and "temporary buffer" in f.text.lower() and isinstance(weights, int) and isinstance(avail, int)
+            and weights < avail):
+        phase, where = "WARMUP", "the figures printed: the weights fit, what comes beside them does not"
     if f.kind == "error" and phase == "RUNTIME":
         return Diagnosis(kind="NOT_OOM", code="serving-error-without-oom", evidence=[(f.line_no, f.text)],
                          phase_source=where,

@@ -75,7 +75,8 @@ class RunFacts:
 
 _FAILURE_WORDS = ("memory", "alloc", "oom", "error", "exception", "fail", "insufficient", "traceback", "panic",
                   "terminate", "dumped", "fault", 'file "', "illegal", "nccl", "assert", "requires more",
-                  "cache entries", "too large", "stored in kv", "is needed", "cuda", "check failed", "invalid argument")
+                  "cache entries", "too large", "stored in kv", "is needed", "cuda", "check failed", "invalid argument",
+                  "killed", "max_block_count", "cache_block_num", "can hold", "derived max_model_len")
 
 
 def classify_line(text: str) -> tuple[str, str] | None:
@@ -115,9 +116,8 @@ class Scanner:
 
     def _is_new_start(self, text: str, start: bool) -> bool:
         r = self.run
-        started = r.progress.get("start")
-        if start:
-            return bool(started) and (len(r.progress) > 1 or bool(r.failures))
+        if start:  # a start line after the run got anywhere (or failed) opens the next run
+            return any(k in r.progress for k in ("weights_done", "kv_done", "warmup_done")) or bool(r.failures)
         # a weights-loaded line after this run already got further means the server restarted
         if ("kv_done" in r.progress or r.failures) and "weights_done" in r.progress:
             return bool(sig.RESTART_WEIGHTS.search(text))

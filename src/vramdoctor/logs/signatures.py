@@ -35,7 +35,8 @@ ENGINES: dict[str, re.Pattern] = {
     "exllamav2": re.compile(r"exllamav2|tabbyAPI|exl2\b", I),
     "text-generation-webui": re.compile(r"text-generation-webui|oobabooga|server\.py --model|Output generated in|--wbits|--pre_layer", I),
     "mlc-llm": re.compile(r"mlc[-_]llm|mlc_chat|mlcchat|threaded_engine\.cc|prefill-chunk-size", I),
-    "transformers": re.compile(r"transformers/modeling_utils\.py|from_pretrained|accelerate/|_load_state_dict_into_meta_model", I),
+    "transformers": re.compile(r"transformers/(?:modeling_utils|generation/utils|models/)|from_pretrained|accelerate/|"
+                               r"_load_state_dict_into_meta_model|Loading checkpoint shards", I),
 }
 
 #: an out-of-memory failure line, in any engine's words
@@ -46,7 +47,8 @@ OOM = re.compile(
     r"larger than the maximum number of tokens that can be stored in KV cache|"
     r"KV cache is needed, which is larger than the available KV cache memory|"
     r"insufficient (?:GPU )?memory|insufficient VRAM|cudaMalloc failed|CUDA_ERROR_OUT_OF_MEMORY|memory allocation failed|"
-    r"model request too large|CUDA out of\b", I)
+    r"model request too large|CUDA out of\b|max_block_count\s*=\s*0\b|tokens the KV cache can hold|"
+    r"^\s*Killed\s*$|Out of memory: Killed process|OOMKilled|oom-kill", I)
 
 #: a failure that is not memory exhaustion although it is often read as one
 NOT_OOM = [
@@ -55,6 +57,7 @@ NOT_OOM = [
     (re.compile(r"device-side assert", I), "device-side-assert"),
     (re.compile(r"CUDA (?:runtime )?error:? invalid argument|invalid argument .*\.cu:\d+", I), "cuda-invalid-argument"),
     (re.compile(r"misaligned address|CUBLAS_STATUS_(?!ALLOC)\w+|cuDNN error|unspecified launch failure", I), "cuda-kernel-error"),
+    (re.compile(r"greater than the derived max_model_len|max_model_len.*exceeds? the model's", I), "max-model-len-exceeds-model"),
 ]
 
 #: a fatal error whose cause the excerpt does not say (truncated "CUDA ru...", an engine exception)
@@ -83,12 +86,16 @@ PHASE_WORDS: dict[str, re.Pattern] = {
         r"execute_model|forward_batch_generation|forward_extend|forward_decode|Prefill batch|Decode batch|"
         r"Processing Prompt|prefill\{|decode\{|Request failed during generation|/v1/(?:chat/)?completions|"
         r"/api/(?:chat|generate)|/generate\b|RuntimeBuffers::(?:prepareStep|reshape)|Output generated|"
-        r"ggml_cuda_device_malloc|ggml_cuda_pool|generate_step|\.sample\(|sampler\(|print_timing|context \d+", I),
+        r"ggml_cuda_device_malloc|ggml_cuda_pool|generate_step|\.sample\(|sampler\(|print_timing|context \d+|"
+        r"\bin generate\b|\.generate\(|\bin _sample\b|greedy_search|beam_search|in _prefill|chat_completion", I),
 }
 
 #: messages whose phase is known whatever words they contain (checked before PHASE_WORDS)
 MESSAGE_PHASE: list[tuple[re.Pattern, str]] = [
     (re.compile(r"No enough cache entries", I), "RUNTIME"),  # TurboMind: a request found no free cache entry
+    (re.compile(r"NCCL.*(?:out of memory|Cuda failure)", I), "WARMUP"),  # NCCL buffers: overhead, not KV
+    (re.compile(r"max_block_count\s*=\s*0\b|cache_block_num\s*=\s*0\b|tokens the KV cache can hold", I), "KV"),
+    (re.compile(r"^\s*Killed\s*$|Out of memory: Killed process|OOMKilled|oom-kill", I), "HOST"),
     (re.compile(r"max seq len .* larger than the maximum number of tokens|KV cache is needed|"
                 r"No available memory for the cache blocks|failed to allocate buffer for kv cache", I), "KV"),
     (re.compile(r"warming up sampler|Capture cuda graph failed|failed to allocate compute (?:pp )?buffers|"
@@ -106,7 +113,8 @@ FRAME = re.compile(r'File "[^"]+", line \d+, in \w+|^\s*(?:\\n)?\d+\s+0x[0-9a-f]
 PROGRESS: list[tuple[str, re.Pattern]] = [
     ("weights_done", re.compile(
         r"Loading model weights took|Model loading took|Load weight end|model buffer size|(?:CUDA\d|CPU) buffer size =|"
-        r"offloaded \d+/\d+ layers|Modules \|.*\|\s*(\d+)/\1|loaded weights|Model loaded|Weights loaded", I)),
+        r"offloaded \d+/\d+ layers|Modules \|.*\|\s*(\d+)/\1|loaded weights|Model loaded|Weights loaded|"
+        r"Loading checkpoint shards: 100%", I)),
     ("kv_done", re.compile(
         r"# (?:GPU|cuda) blocks: [1-9]|GPU blocks: [1-9]|GPU KV cache size|KV Cache is allocated|Memory pool end|"
         r"KV self size|llama_kv_cache(?:_unified)?: size =|KV buffer size|max_total_num_tokens=|"
@@ -126,12 +134,13 @@ RESTART_WEIGHTS = re.compile(r"Loading model weights took|Model loading took|Loa
 #: lines that only a fresh server start prints (the first of each kind in a run is fine)
 RUN_START = re.compile(
     r"vLLM API server version|Initializing an? (?:V1 )?LLM engine|server_args=ServerArgs|llama_server: initializing|"
-    r"main: build = |build: \d+ \(|system info: n_threads|starting llama server|Starting vLLM|"
+    r"main: build = |build: \d+ \(|system info: n_threads|starting llama server|non-default args:|"
+    r"args: Namespace\(|"
     r"text_generation_launcher: Args|^Loading model: ")  # case-sensitive: "error loading model: " is no start
 
 #: substrings (lowercase) one of which a line must hold before its PROGRESS regex is tried
 PROGRESS_WORDS = {
-    "weights_done": ("took", "load weight", "buffer size", "offloaded", "modules", "loaded"),
+    "weights_done": ("took", "load weight", "buffer size", "offloaded", "modules", "loaded", "shards: 100%"),
     "kv_done": ("blocks", "kv cache", "memory pool", "kv self", "llama_kv_cache", "kv buffer", "max_total_num_tokens",
                 "max batch total", "kv_cache_size"),
     "warmup_done": ("graph", "captur", "compute buffer", "init engine", "startup complete", "uvicorn", "listening",
