@@ -151,6 +151,15 @@ OWN = [
     ("vllm-leak.log", "LEAK", "kv-cache-usage-creep", {}),
     ("clean-vllm.log", "NONE", "no-memory-problem", {"kv_pool_tokens": 464848}),
     ("tgi-warmup-prefill.log", "WARMUP", "prefill-tokens-exceed-memory", {}),
+    ("transformers-generate.log", "RUNTIME", "serving-oom", {"failed_alloc_bytes": [int(12.5 * GIB)]}),
+    ("vllm-config-maxlen.log", "NOT_OOM", "max-model-len-exceeds-model", {"max_model_len_model": 32768}),
+    ("host-killed.log", "WEIGHTS", "weights-exceed-system-memory", {}),
+    ("mlc-temp-buffer.log", "WARMUP", "temporary-buffer-exceeds-memory", {"weights_bytes": 4308 * MIB}),
+    ("nccl-oom.log", "WARMUP", "nccl-buffers-oom", {}),
+    ("lmdeploy-zero-blocks.log", "KV_CAPACITY", "no-memory-for-kv-cache", {}),
+    ("trtllm-kv-tokens.log", "KV_CAPACITY", "max-model-len-exceeds-kv-cache", {"kv_pool_tokens": 11392}),
+    ("llamacpp-free.log", "KV_CAPACITY", "kv-cache-alloc-failed", {"free_memory_bytes": 11813 * MIB}),
+    ("ollama-kv-parallel.log", "KV_CAPACITY", "kv-cache-alloc-failed", {"n_parallel": 4}),
 ]
 
 
@@ -162,6 +171,33 @@ def test_own_wordings(name, kind, code, numbers):
         assert run.code == code
     for k, v in numbers.items():
         assert {**run.numbers, **run.derived}[k] == pytest.approx(v, rel=0.002)
+
+
+# the first step of the advice for our own cases: in that engine's flags, and in the right direction
+FIRST_STEP = {
+    "vllm-v1-kv-needed.log": "--max-model-len 205728",
+    "vllm-config-maxlen.log": "--max-model-len 32768",
+    "sglang-not-enough-memory.log": "--mem-fraction-static",  # more for the pool; the context cannot help
+    "vllm-v1-graph-capture.log": "--gpu-memory-utilization 0.85",  # graphs live outside the pool: lower it
+    "ollama-kv-parallel.log": "OLLAMA_NUM_PARALLEL=1",
+    "llamacpp-free.log": "-c 53248",  # (11813 MiB free - 4403 MiB weights) x 0.9 / 131072 bytes per token
+    "trtllm-kv-tokens.log": "max_seq_len 11392",
+    "transformers-generate.log": "a shorter input",
+    "mlc-temp-buffer.log": "--prefill-chunk-size",
+}
+
+
+@pytest.mark.parametrize("name,flags", sorted(FIRST_STEP.items()))
+def test_first_advice(name, flags):
+    run = labelled_run(diagnose(read_lines(str(DATA / "logs_own" / name))))
+    assert run.advice[0]["flags"].startswith(flags), run.advice
+
+
+def test_restart_after_a_clipped_run_splits_and_keeps_each_runs_figures():
+    rep = diagnose(read_lines(str(DATA / "logs_own" / "vllm-restart-clipped.log")))
+    assert [r.kind for r in rep.runs] == ["KV_CAPACITY", "NONE"]
+    assert rep.runs[0].numbers["max_model_len"] == 131072  # not the second run's 32768
+    assert rep.runs[1].numbers["max_model_len"] == 32768 and rep.runs[1].numbers["kv_pool_tokens"] == 93872
 
 
 # --- input ------------------------------------------------------------------------------------
@@ -188,6 +224,50 @@ def test_truncated_gzip_keeps_what_was_read(tmp_path):
     rep = diagnose(read_lines(str(gz), warnings=warnings))
     assert warnings and "ends early" in warnings[0]
     assert any(r.kind == "WEIGHTS" for r in rep.runs)
+
+
+def test_small_truncated_gzip_is_read_up_to_the_cut(tmp_path):
+    gz = tmp_path / "small.log.gz"
+    gz.write_bytes(gzip.compress((LOGS / "case-022.log").read_bytes())[:-12])
+    warnings: list[str] = []
+    rep = diagnose(read_lines(str(gz), warnings=warnings))
+    assert warnings and labelled_run(rep).kind == "WEIGHTS"
+
+
+def test_gzip_on_stdin(monkeypatch):
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(gzip.compress((LOGS / "case-022.log").read_bytes()))))
+    assert labelled_run(diagnose(read_lines("-"))).kind == "WEIGHTS"
+
+
+def test_utf16_nul_ansi_and_carriage_returns(tmp_path):
+    text = (LOGS / "case-010.log").read_text()
+    p16 = tmp_path / "ps.log"
+    p16.write_text(text, encoding="utf-16")
+    assert labelled_run(diagnose(read_lines(str(p16)))).kind == "KV_CAPACITY"
+    mixed = tmp_path / "mixed.log"
+    mixed.write_bytes(b"\x00" * 100 + b"\x1b[31mERROR\x1b[0m torch.OutOfMemoryError: CUDA out of memory\n"
+                      b"progress 10%\rprogress 100%\nlast line\n")
+    lines = list(read_lines(str(mixed)))
+    assert lines[0] == (1, "ERROR torch.OutOfMemoryError: CUDA out of memory")
+    assert lines[1] == (2, "progress 100%") and lines[2] == (3, "last line")  # numbered as grep -n numbers them
+
+
+def test_follow_waits_on_an_empty_file(tmp_path):
+    import threading
+    import time
+
+    p = tmp_path / "new.log"
+    p.write_text("")
+
+    def later():
+        time.sleep(0.3)
+        p.write_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB\n")
+
+    threading.Thread(target=later).start()
+    assert len(list(read_lines(str(p), follow=True, poll_s=0.05, idle_stop_s=1.0))) == 1
 
 
 @pytest.mark.parametrize("content,match", [(b"", "is empty"), (b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 8, "binary")])

@@ -155,11 +155,9 @@ def logs(
         from .logs.render import to_json as log_json
 
         if engine:
-            from .logs.advice import FLAGS
+            from .logs.signatures import engine_name
 
-            if engine not in FLAGS:
-                raise UsageError(f"unknown engine '{engine}'.", option="--engine",
-                                 hint="Use one of: " + ", ".join(sorted(FLAGS)) + ".")
+            engine = engine_name(engine)
         check = None
         if model:
             from .logs.check import model_checker

@@ -45,6 +45,7 @@ class LogReport:
     runs: list[RunReport]
     diagnosis: dict
     lines: int
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -61,6 +62,9 @@ def derive(n: dict, kind: str = "") -> dict:
     pool = n.get("kv_pool_bytes")
     if isinstance(pool, list):
         pool = sum(pool) if pool else None
+    if not pool and n.get("kv_k_bytes") and n.get("kv_v_bytes"):  # SGLang prints K and V apart
+        pool = n["kv_k_bytes"] + n["kv_v_bytes"]
+        out["kv_pool_bytes"] = pool
     tokens = n.get("kv_pool_tokens")
     if not tokens and n.get("num_gpu_blocks"):
         tokens = n["num_gpu_blocks"] * (n.get("block_size") or 16)
@@ -93,7 +97,14 @@ def diagnose(lines: Iterable[tuple[int, str]], *, engine: str | None = None, mod
     for r in runs:
         for k, v in r.engine_hits.items():
             hits[k] = hits.get(k, 0) + v
-    overall = engine or detect_engine(hits)
+    detected = detect_engine(hits)
+    overall = engine or detected
+    notes = []
+    if engine and detected not in ("unknown", engine):
+        notes.append(f"--engine {engine} was given, but the log reads like {detected}: the advice uses {engine}'s flags.")
+    if detected == "unknown" and not engine:
+        notes.append("No inference engine was recognised in this text: is it a server log? The generic "
+                     "PyTorch and CUDA rules were applied.")
     reports = []
     for i, r in enumerate(runs):
         eng = engine or (detect_engine(r.engine_hits) if r.engine_hits else overall)
@@ -112,5 +123,5 @@ def diagnose(lines: Iterable[tuple[int, str]], *, engine: str | None = None, mod
         ))
     latest = reports[-1] if reports else None
     total = runs[-1].last_line if runs else 0
-    return LogReport(engine=overall, runs=reports, lines=total,
+    return LogReport(engine=overall, runs=reports, lines=total, notes=notes,
                      diagnosis={"kind": latest.kind, "code": latest.code} if latest else {"kind": "NONE", "code": "empty"})

@@ -33,8 +33,10 @@ def model_checker(spec: ModelSpec) -> Callable[[dict, dict, str], list[str]]:
         if w and spec.weights.total_bytes:
             r = w / spec.weights.total_bytes
             if abs(r - 1) > 0.1:
+                why = ("tensor parallelism or quantized weights?" if r < 1 else
+                       "another model, a wider dtype, or weights not quantized as the estimate assumes?")
                 notes.append(f"weights in the log {w / GIB:.2f} GiB vs {spec.weights.total_bytes / GIB:.2f} GiB "
-                             f"for {spec.name} (ratio {r:.2f}: tensor parallelism, quantization or another model?)")
+                             f"for {spec.name} (ratio {r:.2f}: {why})")
             else:
                 notes.append(f"weights {w / GIB:.2f} GiB match the estimate for {spec.name}.")
         return notes

@@ -11,10 +11,10 @@ import re
 from typing import Callable, Iterator
 
 I = re.IGNORECASE
-_UNIT = {"": 1, "b": 1, "kb": 2**10, "kib": 2**10, "mb": 2**20, "mib": 2**20, "gb": 2**30, "gib": 2**30,
+_UNIT = {"": 1, "b": 1, "bytes": 1, "kb": 2**10, "kib": 2**10, "mb": 2**20, "mib": 2**20, "gb": 2**30, "gib": 2**30,
          "tb": 2**40, "tib": 2**40}
 NUM = r"(-?[\d][\d,]*(?:\.\d+)?)"
-SIZE = NUM + r"\s*([KMGT]i?B)\b"
+SIZE = NUM + r"\s*([KMGT]i?B|bytes)\b"
 
 
 def to_bytes(value: str, unit: str) -> int:
@@ -60,13 +60,16 @@ RULES: list[Rule] = [
     ("kv_needed_bytes", re.compile(SIZE + r" KV cache is needed", I), _size, "last"),
     ("kv_available_bytes", re.compile(r"available KV cache memory \(" + SIZE, I), _size, "last"),
     ("kv_pool_bytes", re.compile(r"available KV cache memory \(" + SIZE, I), _size, "last"),
+    ("max_model_len_model", re.compile(r"derived max_model_len \((?:max_position_embeddings|\w+)=" + NUM, I),
+     lambda m: _int(m.group(1)), "last"),
     ("max_model_len_fit", re.compile(r"estimated maximum model length is " + NUM, I), lambda m: _int(m.group(1)), "last"),
     ("kv_required_bytes", re.compile(r"memory\.required\.kv=\"?" + SIZE, I), _size, "last"),
     ("kv_cells", re.compile(r"llama_kv_cache(?:_unified)?: size =.*?\(\s*" + NUM + r" cells", I), lambda m: _int(m.group(1)), "list"),
     # context and settings
     ("max_model_len", re.compile(r"max seq len \(" + NUM + r"\)", I), lambda m: _int(m.group(1)), "last"),
     ("max_model_len", re.compile(r"Maximum concurrency for " + NUM + r" tokens per request", I), lambda m: _int(m.group(1)), "last"),
-    ("max_model_len", re.compile(r"(?:max_model_len|context_len)[=:]\s*" + NUM, I), lambda m: _int(m.group(1)), "last"),
+    ("max_model_len", re.compile(r"\b(?:max_model_len|context_len|max_seq_len)['\"]?\s*[=:]\s*" + NUM, I), lambda m: _int(m.group(1)), "last"),
+    ("max_model_len", re.compile(r"number of tokens requested \(" + NUM + r"\)", I), lambda m: _int(m.group(1)), "last"),
     ("max_model_len", re.compile(r"models's max seq len \(" + NUM + r"\)", I), lambda m: _int(m.group(1)), "last"),
     ("max_concurrency", re.compile(r"Maximum concurrency for [\d,]+ tokens per request: ([\d.]+)x", I), lambda m: float(m.group(1)), "last"),
     ("gpu_memory_utilization", re.compile(r"gpu_memory_utilization\s*[=(]\s*([\d.]+)", I), lambda m: float(m.group(1)), "last"),
@@ -81,6 +84,13 @@ RULES: list[Rule] = [
     ("free_memory_bytes", re.compile(r"of which " + SIZE + r" is free", I), _size, "last"),
     ("free_memory_bytes", re.compile(SIZE + r" free;", I), _size, "last"),
     ("free_memory_bytes", re.compile(r"avail mem=" + SIZE, I), _size, "list"),
+    ("free_memory_bytes", re.compile(r"using device \w+ \(.*\) .*?- " + SIZE + r" free", I), _size, "last"),
+    # TensorRT-LLM
+    ("weights_bytes", re.compile(r"Loaded engine size: " + SIZE, I), _size, "last"),
+    ("kv_pool_bytes", re.compile(r"Allocated " + SIZE + r" for max tokens in paged KV cache", I), _size, "last"),
+    ("kv_pool_tokens", re.compile(r"for max tokens in paged KV cache \(" + NUM + r"\)", I), lambda m: _int(m.group(1)), "last"),
+    ("kv_pool_tokens", re.compile(r"tokens the KV cache can hold \(" + NUM + r"\)", I), lambda m: _int(m.group(1)), "last"),
+    ("n_parallel", re.compile(r"(?:--parallel|-np|n_seq_max\s*=)\s*(\d+)", I), lambda m: _int(m.group(1)), "last"),
     ("available_memory_bytes", re.compile(r"memory\.available=\"?\[" + SIZE, I), _size, "last"),
     ("available_memory_bytes", re.compile(r"available single GPU memory is " + SIZE, I), _size, "last"),
     ("temporary_buffer_bytes", re.compile(r"temporary buffer size \(" + SIZE, I), _size, "last"),

@@ -68,12 +68,15 @@ class _Gunzip(io.RawIOBase):
 
 
 def _binary(head: bytes) -> bool:
-    """An executable, an image, a model file: many control bytes, or bytes that are not UTF-8."""
-    if not head:
-        return False
-    control = sum(1 for c in head if c < 9 or 13 < c < 32 or c == 127)
-    bad = head.decode("utf-8", errors="replace").count("\ufffd")
-    return control > len(head) * 0.2 or bad > len(head) * 0.1
+    """An executable, an image, a model file: many control bytes, or bytes that are not UTF-8.
+    NUL bytes alone do not count (a logrotate copytruncate hole is NULs in a text log), unless
+    there is nothing else."""
+    text = head.replace(b"\x00", b"")
+    if not text:
+        return bool(head)
+    control = sum(1 for c in text if c < 9 or 13 < c < 32 or c == 127)
+    bad = text.decode("utf-8", errors="replace").count("\ufffd")
+    return control > len(text) * 0.2 or bad > len(text) * 0.1
 
 
 def _utf16(head: bytes) -> str | None:

@@ -69,7 +69,8 @@ def _run(console: Console, r: RunReport, total: int, detailed: bool) -> None:
     for note in r.model_check:
         console.print(f"  [yellow]model check:[/] {escape(note)}")
     for i, a in enumerate(r.advice, 1):
-        console.print(f"  {i}. {escape(a['change'])}: [bold]{escape(a['flags'])}[/] - {escape(a['why'])}")
+        flags = f"[bold]{escape(a['flags'])}[/] - " if a["flags"] else ""
+        console.print(f"  {i}. {escape(a['change'])}: {flags}{escape(a['why'])}")
 
 
 def render(report: LogReport, console: Console, path: str, redact: Callable[[str], str] | None = None) -> None:
@@ -79,5 +80,7 @@ def render(report: LogReport, console: Console, path: str, redact: Callable[[str
                   f"{len(report.runs)} run(s)")
     for r in report.runs:
         _run(console, r, len(report.runs), detailed=(r is report.runs[-1] or r.kind not in ("NONE",)))
+    for note in report.notes:
+        console.print(f"[yellow]note:[/] {escape(note)}")
     d = report.diagnosis
     console.print(f"diagnosis (latest run): [bold {KIND_STYLE.get(d['kind'], 'white')}]{d['kind']}[/] {d['code']}")

@@ -25,7 +25,7 @@ ENGINE_SAMPLE_LINES = 2000
 _NUMBER_WORDS = ("took", "block", "kv", "size", "memory", "alloc", "capac", "token", "n_ctx", "usage", "utiliz",
                  "fraction", "avail", "free", "offload", "layers", "maximum", "max_", "context", "prompt",
                  "entry_count", "running", "total", "weight", "buffer", "reserved", "in use", "waiting", "queue",
-                 "erased", "len", "modules", "partial", "graph")
+                 "erased", "len", "modules", "partial", "graph", "engine size", "parallel", "n_seq_max", "-np")
 
 
 @dataclass
@@ -79,6 +79,20 @@ _FAILURE_WORDS = ("memory", "alloc", "oom", "error", "exception", "fail", "insuf
                   "killed", "max_block_count", "cache_block_num", "can hold", "derived max_model_len")
 
 
+MAX_LINE = 16384  # longer lines (a prompt logged whole, a minified dump) are cut around their failure words
+
+
+def _window(text: str) -> str:
+    """The part of an over-long line that matters: around its first failure word, else its start."""
+    low = text.lower()
+    hits = [i for i in (low.find(w) for w in ("out of memory", "outofmemory", "error", "fail", "alloc")) if i >= 0]
+    if not hits:
+        return text[:MAX_LINE] + " [...]"
+    i = min(hits)
+    start = max(0, i - MAX_LINE // 4)
+    return ("[...] " if start else "") + text[start:start + MAX_LINE] + " [...]"
+
+
 def classify_line(text: str) -> tuple[str, str] | None:
     """('not_oom', code) | ('oom', '') | ('error', '') | None for an ordinary line. A bare Python
     frame counts as an error: a traceback pasted without its header or its exception line."""
@@ -124,6 +138,8 @@ class Scanner:
         return False
 
     def feed(self, line_no: int, text: str) -> None:
+        if len(text) > MAX_LINE:
+            text = _window(text)
         self.total_lines = line_no
         start = bool(sig.RUN_START.search(text))
         if self._is_new_start(text, start):

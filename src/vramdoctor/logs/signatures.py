@@ -39,6 +39,26 @@ ENGINES: dict[str, re.Pattern] = {
                                r"_load_state_dict_into_meta_model|Loading checkpoint shards", I),
 }
 
+_ALIASES = {"llama": "llamacpp", "llama-cpp": "llamacpp", "llama-server": "llamacpp", "llama-cpp-python": "llamacpp",
+            "text-generation-inference": "tgi", "trtllm": "tensorrt-llm", "trt-llm": "tensorrt-llm",
+            "tensorrtllm": "tensorrt-llm", "exllama": "exllamav2", "tabbyapi": "exllamav2", "hf": "transformers",
+            "accelerate": "transformers", "oobabooga": "text-generation-webui", "tgwebui": "text-generation-webui",
+            "mlc": "mlc-llm", "mlcllm": "mlc-llm", "kobold": "koboldcpp", "turbomind": "lmdeploy"}
+
+
+def engine_name(name: str) -> str:
+    """The canonical engine name for what a user typed ("vLLM", "llama.cpp", "TGI", ...).
+    Raises UsageError for an engine vramdoctor does not know."""
+    from ..errors import UsageError
+
+    key = name.strip().lower().replace(".", "").replace("_", "-").replace(" ", "-")
+    key = _ALIASES.get(key, key)
+    if key not in ENGINES:
+        raise UsageError(f"unknown engine '{name}'.", option="--engine",
+                         hint="Use one of: " + ", ".join(sorted(ENGINES)) + ".")
+    return key
+
+
 #: an out-of-memory failure line, in any engine's words
 OOM = re.compile(
     r"out of memory|OutOfMemoryError|\bOOM\b|cudaErrorMemoryAllocation|hipErrorOutOfMemory|ErrorOutOfDeviceMemory|"
