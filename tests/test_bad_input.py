@@ -133,6 +133,7 @@ def test_gguf_without_extension_is_found_by_its_magic(tmp_path):
     (["-tp", "3"], "--tensor-parallel-size"), (["--kv-cache-dtype", "q8_0"], "--kv-cache-dtype"),
     (["--engine", "llamacpp", "--kv-cache-dtype", "fp8"], "--kv-cache-dtype"),
     (["--engine", "sglang", "--kv-cache-dtype", "fp8"], "--kv-cache-dtype"),
+    (["--block-size", "7"], "--block-size"), (["--mem-fraction-static", "0.8"], "--mem-fraction-static"),
 ])
 def test_bad_values_exit_2(args, option):
     r = est("Qwen/Qwen2.5-7B-Instruct", *args)
@@ -200,3 +201,17 @@ def test_pipe_to_head_exits_0():
     for cmd in ("estimate Qwen/Qwen2.5-7B-Instruct", "estimate --list-gpus"):
         r = subprocess.run(["bash", "-o", "pipefail", "-c", f"{exe} {cmd} | head -1 >/dev/null"], timeout=60)
         assert r.returncode == 0
+
+
+def test_llamacpp_ignores_windows_it_does_not_implement():
+    """Mistral v0.1 runs as `llama` in llama.cpp and Phi-3's window is disabled there: full caches."""
+    d = j("mistralai/Mistral-7B-Instruct-v0.1", "--engine", "llamacpp", "--max-model-len", "8192")
+    assert d["kv_cache_bytes"] == 8192 * 131072
+    g = j("google/gemma-2-9b-it", "--engine", "llamacpp", "--max-model-len", "8192")
+    assert g["kv_cache_bytes"] < 8192 * g["engine_kv_bytes_per_token"] * 2  # gemma 2's windows are honoured
+
+
+def test_huge_concurrency_gives_sane_advice():
+    d = j("Qwen/Qwen2.5-7B-Instruct", "--concurrency", "100000")
+    assert not any("15230974976" in a["detail"] for a in d["advice"])
+    assert d["overhead_bytes"] < 8 * 2**30  # the sampler warm-up is capped at max_num_batched_tokens rows

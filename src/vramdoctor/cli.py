@@ -79,7 +79,8 @@ def estimate(
     gpu_memory: Optional[str] = typer.Option(None, help="Device memory, e.g. 24GiB; overrides --gpu."),
     max_model_len: int = typer.Option(4096, help="Context per sequence, tokens (llama.cpp: -c is this x concurrency)."),
     concurrency: int = typer.Option(1, help="Concurrent sequences (vLLM max_num_seqs, llama.cpp -np)."),
-    kv_cache_dtype: str = typer.Option("auto", help="auto, fp16, bf16, fp8, fp8_e5m2, int8, q8_0, q4_0."),
+    kv_cache_dtype: str = typer.Option("auto", help="vllm: auto, bf16, fp8, fp8_e4m3, fp8_e5m2; sglang: auto, bf16, "
+                                       "fp8_e4m3, fp8_e5m2; llamacpp: f16, bf16, f32, q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl."),
     gpu_memory_utilization: float = typer.Option(0.9, help="vLLM's fraction of GPU memory."),
     mem_fraction_static: Optional[float] = typer.Option(None, help="SGLang's fraction (default: SGLang's own)."),
     tensor_parallel_size: int = typer.Option(1, "--tensor-parallel-size", "-tp", help="GPUs sharing the model."),

@@ -93,6 +93,12 @@ def _check(s: Settings, model: ModelSpec, rules: EngineRules, grid: list[tuple[i
     for n, c in grid:
         if n < 1 or c < 1:
             raise UsageError(f"cell {n}x{c}: both numbers must be at least 1.", option="--grid")
+    if rules.name == "vllm" and s.block_size not in (1, 8, 16, 32, 64, 128, 256):
+        raise UsageError(f"vLLM takes block sizes 1, 8, 16, 32, 64, 128 or 256, not {s.block_size}.",
+                         option="--block-size")
+    if s.mem_fraction_static is not None and rules.name != "sglang":
+        raise UsageError(f"is SGLang's; {rules.name} does not read it.", option="--mem-fraction-static",
+                         hint="For vLLM use --gpu-memory-utilization.")
     allowed = KV_DTYPES_BY_ENGINE.get(rules.name)
     if allowed is not None and s.kv_cache_dtype not in allowed:
         raise UsageError(f"{rules.name} does not take '{s.kv_cache_dtype}'.", option="--kv-cache-dtype",
@@ -218,10 +224,14 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
                 break
         else:
             usable = led.budget.budget_bytes - led.budget.overhead_bytes
-            need = -(-model.weights.total_bytes // max(1, usable))
-            out.append(Advice(change="much more memory", flags="-",
-                              detail=f"the weights alone ({model.weights.total_bytes / 2**30:.1f} GiB) need at least "
-                                     f"{need} GPUs of this size before any KV cache"))
+            if usable <= 0:
+                out.append(Advice(change="fewer concurrent sequences", flags=f"{f['concurrency']} 256",
+                                  detail="the overheads at this concurrency alone exceed the budget"))
+            else:
+                need = -(-model.weights.total_bytes // usable)
+                out.append(Advice(change="much more memory", flags="-",
+                                  detail=f"the weights alone ({model.weights.total_bytes / 2**30:.1f} GiB) need at "
+                                         f"least {need} GPUs of this size before any KV cache"))
     return out
 
 

@@ -21,6 +21,16 @@ MIB = 2**20
 PAD = 256
 
 
+# architectures whose sliding windows llama.cpp honours (src/models/*.cpp load_swa_pattern); for the rest
+# (Mistral v0.1 as `llama`, Phi-3: "Phi SWA is currently disabled") every layer keeps the full context
+_SWA_ARCHS = ("gemma2", "gemma3", "gptoss", "gpt-oss", "cohere2", "exaone4", "olmo2", "smallthinker", "llama4")
+
+
+def swa_supported(model: ModelSpec) -> bool:
+    arch = model.architecture.lower().replace("_", "")
+    return any(a.replace("-", "") in arch.replace("-", "") for a in _SWA_ARCHS)
+
+
 def pad(n: int, to: int = PAD) -> int:
     return cdiv(n, to) * to
 
@@ -60,7 +70,7 @@ class LlamaCppRules:
                 out["state"] += layer.bytes_per_seq(4, 1) * max(1, n_seq)
             elif layer.kind == "mla":
                 out["k"] += kv.row_bytes(layer.kv_lora_rank + layer.qk_rope_head_dim) * base * streams
-            elif layer.kind == "sliding":
+            elif layer.kind == "sliding" and swa_supported(model):
                 cells = self.swa_cells(s, layer.window, base, n_seq)
                 out["k_swa"] += kv.row_bytes(layer.k_elems(1)) * cells * streams
                 out["v_swa"] += kv.row_bytes(layer.v_elems(1)) * cells * streams
@@ -85,7 +95,7 @@ class LlamaCppRules:
         for layer in model.layers:
             if layer.kind == "mla":
                 total += kv.row_bytes(layer.kv_lora_rank + layer.qk_rope_head_dim)
-            elif layer.kind == "full":
+            elif layer.kind == "full" or (layer.kind == "sliding" and not swa_supported(model)):
                 total += layer.bytes_per_token(kv, 1)
         return total
 

@@ -71,11 +71,11 @@ class VllmRules:
                                       assumption="given"))
         else:
             act = max(activation_estimate(model, s.max_num_batched_tokens, tp),
-                      sampler_estimate(model, s.max_num_seqs))
+                      sampler_estimate(model, min(s.max_num_seqs, s.max_num_batched_tokens)))
             overheads.append(Overhead(
                 name="activation peak", bytes=act, estimated=True,
                 assumption=f"larger of a {s.max_num_batched_tokens}-token forward pass and "
-                           f"{s.max_num_seqs} x vocab fp32 logits"))
+                           f"{min(s.max_num_seqs, s.max_num_batched_tokens)} x vocab fp32 logits"))
         nt = s.non_torch_bytes if s.non_torch_bytes is not None else (NON_TORCH_TP1 if tp == 1 else NON_TORCH_TP)
         overheads.append(Overhead(name="non-torch memory", bytes=nt, estimated=s.non_torch_bytes is None,
                                   assumption="cuBLAS/NCCL workspaces, as vLLM logs show them"))

@@ -16,7 +16,8 @@ FLAGS: dict[str, dict[str, str]] = {
              "kv8": "--kv-cache-dtype fp8", "chunk": "--enable-chunked-prefill --max-num-batched-tokens 2048",
              "graphs": "--enforce-eager (or --max-num-seqs lower: fewer graph sizes to capture)",
              "tp": "--tensor-parallel-size {n}", "quant": "a 4-bit AWQ/GPTQ or fp8 checkpoint (--quantization awq|gptq|fp8)",
-             "offload": "--cpu-offload-gb {n}", "nccl": "--disable-custom-all-reduce"},
+             "offload": "--cpu-offload-gb {n}", "nccl": "--disable-custom-all-reduce",
+             "batch": "--max-num-batched-tokens {n}"},
     "sglang": {"ctx": "--context-length {n}", "seqs": "--max-running-requests {n}", "util": "--mem-fraction-static {x}",
                "kv8": "--kv-cache-dtype fp8_e5m2", "chunk": "--chunked-prefill-size 2048",
                "graphs": "--cuda-graph-max-bs 8 (or --disable-cuda-graph)", "tp": "--tp-size {n}",
@@ -90,21 +91,54 @@ def _util(n: dict, engine: str) -> float | None:
     return DEFAULT_UTIL.get(engine)
 
 
-def _down(u: float | None) -> object:
-    return round(max(0.5, u - 0.05), 2) if u else "a lower value"
+def _down(u: float | None, to: float | None = None) -> object:
+    """A fraction strictly below `u` (to `to` when the log says how much is free)."""
+    if not u:
+        return "a lower value"
+    target = to if to is not None and to < u else u - 0.05
+    return round(max(target, u / 2), 2)
 
 
-def _up(u: float | None) -> object:
-    return round(min(0.95, u + 0.05), 2) if u else "a higher value"
+def _up(u: float | None) -> object | None:
+    """A fraction strictly above `u`, at most 0.98; None when it cannot grow."""
+    if not u:
+        return "a higher value"
+    return round(min(0.98, u + 0.05), 2) if u < 0.98 else None
+
+
+def _more_gpus(n: dict) -> int:
+    tp = n.get("tensor_parallel_size")
+    return 2 * tp if isinstance(tp, int) and tp >= 1 else 2
+
+
+def _other_process(s: "_Steps", n: dict) -> None:
+    other = n.get("other_process_in_use_bytes")
+    if other:
+        gib = (sum(other) if isinstance(other, list) else other) / GIB
+        s.say("free the GPU", f"another process holds {gib:.2f} GiB on this GPU; stop it or use another device")
 
 
 def _kv(s: _Steps, n: dict, code: str) -> None:
     eng, u = s.engine, _util(n, s.engine)
     fit, asked = n.get("max_model_len_fit") or n.get("kv_pool_tokens"), n.get("max_model_len")
     if code == "no-memory-for-kv-cache":
-        s.add("more memory for the pool", "util", "the weights leave no room for a KV pool in this fraction", x=_up(u))
+        if _up(u) is not None:
+            s.add("more memory for the pool", "util", "the weights leave no room for a KV pool in this fraction", x=_up(u))
         s.add("fewer-bit weights", "quant", "smaller weights leave room for the pool")
-        s.add("more GPUs", "tp", "splits the weights, leaving each GPU room for a pool", n=2)
+        s.add("more GPUs", "tp", "splits the weights, leaving each GPU room for a pool", n=_more_gpus(n))
+        return
+    if code.startswith("kv-cache-alloc-failed") and eng not in GGML:
+        # the pool is sized from the fraction, not from the context: allocating it failed because the fraction
+        # counted memory that was not free
+        tried, free, total = n.get("failed_alloc_bytes"), n.get("free_memory_bytes"), n.get("total_memory_bytes")
+        tried = max(tried) if isinstance(tried, list) and tried else tried
+        free = free[-1] if isinstance(free, list) and free else free
+        to = None
+        if u and all(isinstance(v, int) and v > 0 for v in (tried, free, total)) and tried > free:
+            to = u - (tried - free) / total - 0.02
+        s.add("more headroom", "util", "allocating the pool itself failed: it was sized from a fraction of memory "
+              "that was not free (another process, NCCL buffers); leave more outside it", x=_down(u, to))
+        _other_process(s, n)
         return
     if fit and asked and fit < asked:
         s.add("shorter context", "ctx", f"the pool holds {fit:,} tokens; {asked:,} were asked for",
@@ -137,10 +171,7 @@ def _kv(s: _Steps, n: dict, code: str) -> None:
     if eng in GGML:
         s.add("KV cache off the GPU", "kv_off", "the KV cache lives beside the offloaded layers; keeping it (or "
               "some layers) in system memory frees the GPU at some speed")
-    elif code.startswith("kv-cache-alloc-failed"):
-        s.add("more headroom", "util", "allocating the pool itself failed: it was sized from a fraction of memory "
-              "that was not free (another process, NCCL buffers); leave more outside it", x=_down(u))
-    else:
+    elif _up(u) is not None:
         s.add("more memory for the pool", "util", "the pool is what is left of this fraction after the weights", x=_up(u))
     s.add("8-bit KV cache", "kv8", "halves the bytes per token")
     if eng in GGML:
@@ -151,7 +182,13 @@ def _kv(s: _Steps, n: dict, code: str) -> None:
 
 def _warmup(s: _Steps, n: dict, code: str) -> None:
     u = _util(n, s.engine)
-    if code == "sampler-warmup-oom":
+    if code == "profile-run-oom":
+        tokens = n.get("max_num_batched_tokens")
+        s.add("fewer tokens per step", "batch", "the profiling pass runs one batch of max_num_batched_tokens tokens; "
+              "its activations must fit beside the weights", n=max(512, tokens // 4) if isinstance(tokens, int) else 2048)
+        s.add("chunked prefill", "chunk", "keeps every step, and the profiled peak, small")
+        s.add("more headroom outside the pool", "util", "the profiling pass runs in what the fraction leaves", x=_down(u))
+    elif code == "sampler-warmup-oom":
         s.add("fewer sequences warmed up", "seqs", "the sampler warm-up allocates logits for max_num_seqs sequences "
               "(256 by default)", n=128)
         s.add("more headroom outside the pool", "util", "the warm-up runs in what the pool leaves", x=_down(u))
@@ -188,14 +225,27 @@ def advise(kind: str, engine: str, n: dict, code: str = "") -> list[dict]:
         if code == "weights-exceed-system-memory":
             s.say("more host memory", "the weights pass through CPU RAM on the way to the GPU: add RAM or swap, or "
                   "load with mmap / safetensors so they are not copied")
-        s.add("fewer-bit weights", "quant", "the weights alone do not fit; context length does not matter here")
-        s.add("more GPUs", "tp", "splits the weights across GPUs", n=2)
+        ftype = str(n.get("file_type") or "").upper()
+        low_bit = ftype.startswith(("Q2", "Q3", "Q4", "IQ1", "IQ2", "IQ3", "IQ4", "TQ"))
         offl = n.get("layers_offloaded")
-        s.add("offload part of the model", "offload", "keeps part of the model in CPU memory (slower)",
-              n=(offl[-1] if isinstance(offl, list) and offl else offl) or "fewer")
+        offl = offl[-1] if isinstance(offl, list) and offl else offl
+        if s.engine in GGML:
+            layers = n.get("layers_total")
+            s.add("fewer layers on the GPU", "offload", "keeps part of the model in CPU memory (slower); the weights "
+                  "do not fit whole", n=offl if offl else (f"under {layers}" if layers else "fewer"))
+        if not low_bit:
+            s.add("fewer-bit weights", "quant", "the weights alone do not fit; context length does not matter here")
+        s.add("more GPUs", "tp", "splits the weights across GPUs", n=_more_gpus(n))
+        if s.engine in ("vllm", "sglang"):
+            s.add("offload part of the weights", "offload", "keeps that many GiB of weights in CPU memory (slower); "
+                  "raise it until the load succeeds", n=8)
+        elif s.engine not in GGML:
+            s.add("offload part of the model", "offload", "keeps part of the model in CPU memory (slower)")
+        _other_process(s, n)
     elif kind == "WARMUP":
         _warmup(s, n, code)
     elif kind == "RUNTIME":
+        _other_process(s, n)
         if code == "host-oom-kill":
             s.say("more host memory", "the operating system killed the server for lack of RAM (CPU offload, "
                   "swap-space, or pinned buffers): add RAM or offload less")
@@ -210,7 +260,13 @@ def advise(kind: str, engine: str, n: dict, code: str = "") -> list[dict]:
         s.say("watch, then restart", "usage that keeps rising with steady load points at memory not being freed: "
               "track the engine's KV usage or free memory against load, report it with this log, and restart")
     elif kind == "NOT_OOM":
-        if code == "max-model-len-exceeds-model":
+        if code == "gpu-shared-with-other-process":
+            free, total = n.get("free_memory_bytes"), n.get("total_memory_bytes")
+            x = round(free / total - 0.02, 2) if isinstance(free, int) and isinstance(total, int) and total else None
+            s.add("a fraction of what is free", "util", "vLLM takes its fraction of the whole GPU, and another "
+                  "process holds part of it", x=x if x else "a lower value")
+            s.say("free the GPU", "stop the other process (nvidia-smi lists it) or give this server its own GPU")
+        elif code == "max-model-len-exceeds-model":
             s.add("the model's own context", "ctx", "the requested max_model_len exceeds what the model was "
                   "trained for; use its max_position_embeddings, or rope scaling on purpose",
                   n=n.get("max_model_len_model") or "the model's max_position_embeddings")

@@ -5,6 +5,7 @@ start-up had got; never from the CUDA error text alone, which is the same in eve
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from . import signatures as sig
@@ -117,7 +118,9 @@ def _code(kind: str, engine: str, f: Failure, where: str) -> str:
     return {
         "WEIGHTS": "weights-alloc-failed",
         "KV_CAPACITY": "kv-cache-alloc-failed",
-        "WARMUP": "cuda-graph-capture-oom" if "captur" in where.lower() else
+        "WARMUP": "profile-run-oom" if re.search(r"profile_run|_dummy_run\b|determine_available_memory|profil",
+                                                  where, re.I) and "sampler" not in where.lower() else
+                  "cuda-graph-capture-oom" if "captur" in where.lower() else
                   "sampler-warmup-oom" if "sampler" in where.lower() else
                   "compute-buffer-alloc-failed" if ("gallocr" in where or "compute buffer" in where.lower()) else
                   "warmup-oom",

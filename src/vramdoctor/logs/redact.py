@@ -26,7 +26,7 @@ _RULES: list[tuple[re.Pattern, str]] = [
     # NCCL's "host:pid:tid [rank] NCCL ..." prefix
     (re.compile(r"^(\s*)[A-Za-z][\w.\-]*:(\d+:\d+ \[\d+\] NCCL)"), r"\1<host>:\2"),
     # fully qualified host names (a name with two or more dots ending in a letters-only label)
-    (re.compile(r"\b(?=[\w\-]*[A-Za-z])[A-Za-z0-9][\w\-]*(?:\.[A-Za-z0-9][\w\-]*){2,}\.(?:com|net|org|io|ai|dev|local|"
+    (re.compile(r"\b(?=[\w\-]*[A-Za-z])[A-Za-z0-9][\w\-]*(?:\.[A-Za-z0-9][\w\-]*){1,}\.(?:com|net|org|io|ai|dev|local|"
                 r"internal|corp|lan|intra|cloud|edu|gov|cluster|svc|compute|amazonaws|example)\b"), "<host>"),
     # IP addresses (loopback and unspecified kept: they say nothing about anyone)
     (re.compile(r"\b(?!127\.0\.0\.1\b)(?!0\.0\.0\.0\b)(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}\b"),

@@ -25,7 +25,8 @@ ENGINE_SAMPLE_LINES = 2000
 _NUMBER_WORDS = ("took", "block", "kv", "size", "memory", "alloc", "capac", "token", "n_ctx", "usage", "utiliz",
                  "fraction", "avail", "free", "offload", "layers", "maximum", "max_", "context", "prompt",
                  "entry_count", "running", "total", "weight", "buffer", "reserved", "in use", "waiting", "queue",
-                 "erased", "len", "modules", "partial", "graph", "engine size", "parallel", "n_seq_max", "-np")
+                 "erased", "len", "modules", "partial", "graph", "engine size", "parallel", "n_seq_max", "-np",
+                 "tp_size", "num_shard", "file type", "in use", "free memory")
 
 
 @dataclass
@@ -76,9 +77,10 @@ class RunFacts:
 _FAILURE_WORDS = ("memory", "alloc", "oom", "error", "exception", "fail", "insufficient", "traceback", "panic",
                   "terminate", "dumped", "fault", 'file "', "illegal", "nccl", "assert", "requires more",
                   "cache entries", "too large", "stored in kv", "is needed", "cuda", "check failed", "invalid argument",
-                  "killed", "max_block_count", "cache_block_num", "can hold", "derived max_model_len")
+                  "killed", "max_block_count", "cache_block_num", "can hold", "derived max_model_len", "free memory")
 
 
+_ECHO = re.compile(r"Received request|\bprompt: ['\"]|prompt_token_ids|\bparams: SamplingParams|\"messages\": \[")
 MAX_LINE = 16384  # longer lines (a prompt logged whole, a minified dump) are cut around their failure words
 
 
@@ -140,6 +142,13 @@ class Scanner:
     def feed(self, line_no: int, text: str) -> None:
         if len(text) > MAX_LINE:
             text = _window(text)
+        if _ECHO.search(text):  # a logged request: its prompt is the user's text, not the server's
+            self.total_lines = line_no
+            self.run.lines += 1
+            self.run.last_line = line_no
+            self.run.progress.setdefault("requests", line_no)
+            self.recent.append((line_no, text))
+            return
         self.total_lines = line_no
         start = bool(sig.RUN_START.search(text))
         if self._is_new_start(text, start):
@@ -192,7 +201,7 @@ def scan(lines: Iterable[tuple[int, str]]) -> list[RunFacts]:
     is read as the lines it encodes, under its own line number."""
     s = Scanner()
     for line_no, text in lines:
-        if text.count("\\n") >= 2:
+        if text.count("\\n") >= 2 and not _ECHO.search(text):
             for part in text.split("\\n"):
                 s.feed(line_no, part)
         else:

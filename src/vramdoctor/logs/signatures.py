@@ -77,6 +77,8 @@ NOT_OOM = [
     (re.compile(r"device-side assert", I), "device-side-assert"),
     (re.compile(r"CUDA (?:runtime )?error:? invalid argument|invalid argument .*\.cu:\d+", I), "cuda-invalid-argument"),
     (re.compile(r"misaligned address|CUBLAS_STATUS_(?!ALLOC)\w+|cuDNN error|unspecified launch failure", I), "cuda-kernel-error"),
+    (re.compile(r"Free memory on device .* is less than desired GPU memory utilization|Error in memory profiling\. "
+                r"Initial free memory", I), "gpu-shared-with-other-process"),
     (re.compile(r"greater than the derived max_model_len|max_model_len.*exceeds? the model's", I), "max-model-len-exceeds-model"),
 ]
 
@@ -141,7 +143,7 @@ PROGRESS: list[tuple[str, re.Pattern]] = [
         r"Setting max batch total tokens|kv_cache_size=", I)),
     ("warmup_done", re.compile(
         r"Graph capturing finished|Capture cuda graph end|compute buffer size|init engine .* took|"
-        r"Application startup complete|Uvicorn running|server is listening|listening on|starting llama main loop|"
+        r"Application startup complete|Uvicorn running|server is listening|listening on http|starting llama main loop|"
         r"model loaded|The server is fired up|Connected", I)),
     ("requests", re.compile(
         r"\"(?:POST|GET) /(?:v1/|api/(?:chat|generate))|POST /generate|Prefill batch|Decode batch|Processing Prompt|"
