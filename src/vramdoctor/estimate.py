@@ -286,7 +286,6 @@ def estimate(
     if s.max_model_len > (model.max_position_embeddings or MAX_SEARCH_LEN):
         notes.append(f"max_model_len {s.max_model_len} exceeds the model's max_position_embeddings "
                      f"{model.max_position_embeddings}; engines refuse it unless told otherwise")
-    cap = model.max_position_embeddings
     return Estimate(
         model=model.name, engine=rules.name, gpu=gpu_name, gpu_memory_bytes=gpu_bytes,
         budget_bytes=led.budget.budget_bytes, settings=s, cell_flags=rules.cell_flags(s),

@@ -10,7 +10,6 @@ PowerShell's `>`) are decoded as such. The stream is read in bounded memory what
 from __future__ import annotations
 
 import codecs
-import gzip
 import io
 import re
 import signal
