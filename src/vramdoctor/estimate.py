@@ -267,9 +267,7 @@ def estimate(
     led = _Ledger(model, rules, s, gpu_bytes)
     kv = kv_dtype(model, s)
     tp = s.tensor_parallel_size
-    per_token = sum(layer.bytes_per_token(kv, tp) for layer in model.layers if layer.kind in ("full", "mla"))
-    if hasattr(rules, "growing_bytes_per_token"):  # an engine that splits differently (llama.cpp: by layers)
-        per_token = rules.growing_bytes_per_token(model, s)
+    per_token = rules.growing_bytes_per_token(model, s)
     window = sum(min(layer.window, s.max_model_len) * layer.bytes_per_token(kv, tp)
                  for layer in model.layers if layer.kind == "sliding")
     kv_sel = led.kv(s.max_model_len, s.concurrency)
@@ -280,8 +278,9 @@ def estimate(
                           total_bytes=led.weights + kv_c + led.budget.overhead_bytes, verdict=led.verdict(n, c)))
     pool = led.budget.kv_pool_bytes
     pool_tokens = rules.pool_tokens(model, s, pool) if pool is not None else None
-    if pool is None and hasattr(rules, "allocation"):  # engines that size the cache to the request
-        pool, pool_tokens = rules.allocation(model, s)
+    allocated = rules.allocation(model, s) if pool is None else None
+    if allocated:  # engines that size the cache to the request (llama.cpp)
+        pool, pool_tokens = allocated
     notes = list(model.notes)
     if s.max_model_len > (model.max_position_embeddings or MAX_SEARCH_LEN):
         notes.append(f"max_model_len {s.max_model_len} exceeds the model's max_position_embeddings "

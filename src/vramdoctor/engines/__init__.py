@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..errors import UsageError
 from ..spec import ModelSpec
-from .base import Budget, EngineRules, Overhead, Settings, activation_estimate, kv_dtype, state_bytes_per_seq
+from .base import (Budget, EngineRules, Overhead, RulesBase, Settings, activation_estimate, kv_dtype,
+                   state_bytes_per_seq)
 from .llamacpp import LlamaCppRules
 from .sglang import SglangRules
 from .vllm import VllmRules
@@ -12,7 +13,7 @@ from .vllm import VllmRules
 GIB = 2**30
 
 
-class GenericRules:
+class GenericRules(RulesBase):
     """No engine in particular: every token of every full layer, sliding layers up to their window,
     recurrent state per sequence; an activation estimate and 0.5 GiB of CUDA context besides."""
 

@@ -100,6 +100,27 @@ class EngineRules(Protocol):
     def cell_flags(self, s: Settings) -> str:
         """The selected cell as this engine's command-line flags."""
 
+    def growing_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
+        """Per GPU, bytes per token of the layers that grow with every token (RulesBase)."""
+
+    def allocation(self, model: ModelSpec, s: Settings) -> tuple[int, int] | None:
+        """The KV cache an engine sized to the request allocates, or None (RulesBase)."""
+
+
+class RulesBase:
+    """Defaults the engines share; an engine overrides what it does differently."""
+
+    def growing_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
+        """Per GPU, the bytes per token of the layers whose cache grows with every token (full, MLA),
+        KV heads split by tensor parallelism."""
+        kv, tp = kv_dtype(model, s), s.tensor_parallel_size
+        return sum(layer.bytes_per_token(kv, tp) for layer in model.layers if layer.kind in ("full", "mla"))
+
+    def allocation(self, model: ModelSpec, s: Settings) -> tuple[int, int] | None:
+        """(bytes, tokens) of the KV cache an engine that sizes it to the request allocates; None for
+        engines that reserve a pool from a memory fraction (see Budget.kv_pool_bytes)."""
+        return None
+
 
 def kv_dtype(model: ModelSpec, s: Settings) -> KvDtype:
     return resolve_kv_dtype(s.kv_cache_dtype, model.dtype)

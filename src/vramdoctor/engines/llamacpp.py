@@ -15,7 +15,7 @@ In a llama-server the context `-c` is shared by the `-np` slots, so the grid cel
 from __future__ import annotations
 
 from ..spec import ModelSpec
-from .base import Budget, Overhead, Settings, cdiv, kv_dtype
+from .base import Budget, Overhead, RulesBase, Settings, cdiv, kv_dtype
 
 MIB = 2**20
 PAD = 256
@@ -35,7 +35,7 @@ def pad(n: int, to: int = PAD) -> int:
     return cdiv(n, to) * to
 
 
-class LlamaCppRules:
+class LlamaCppRules(RulesBase):
     name = "llamacpp"
 
     def flags(self) -> dict[str, str]:
@@ -103,7 +103,7 @@ class LlamaCppRules:
         per = self.engine_bytes_per_token(model, s)
         return max(0, pool_bytes // per) if per else 0
 
-    def allocation(self, model: ModelSpec, s: Settings) -> tuple[int, int]:  # noqa: D401
+    def allocation(self, model: ModelSpec, s: Settings) -> tuple[int, int]:
         """(KV buffer bytes, cells) llama.cpp allocates at start for the selected cell: it sizes the cache
         to -c, so this is its pool; the cells are the padded -c it prints as n_ctx."""
         n_ctx = s.max_model_len * s.concurrency

@@ -12,7 +12,7 @@ K size: x GB, V size: y GB" in GiB.
 from __future__ import annotations
 
 from ..spec import ModelSpec
-from .base import Budget, Overhead, Settings, kv_dtype, state_bytes_per_seq, weights_per_gpu
+from .base import Budget, Overhead, RulesBase, Settings, kv_dtype, state_bytes_per_seq, weights_per_gpu
 
 GIB = 2**30
 CUDA_CONTEXT = int(0.45 * GIB)  # memory in use before weights load (CUDA context, NCCL): R23 shows ~0.4-0.9 GiB
@@ -30,7 +30,7 @@ def default_mem_fraction_static(gpu_bytes: int, tp: int) -> float:
     return 0.88 if tp < 4 else 0.90
 
 
-class SglangRules:
+class SglangRules(RulesBase):
     name = "sglang"
 
     def flags(self) -> dict[str, str]:

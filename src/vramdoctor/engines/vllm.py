@@ -14,7 +14,7 @@ groups x block_size; max model length estimate by binary search).
 from __future__ import annotations
 
 from ..spec import ModelSpec
-from .base import (Budget, Overhead, Settings, activation_estimate, cdiv, kv_dtype, sampler_estimate,
+from .base import (Budget, Overhead, RulesBase, Settings, activation_estimate, cdiv, kv_dtype, sampler_estimate,
                    state_bytes_per_seq, weights_per_gpu)
 
 GIB = 2**30
@@ -22,7 +22,7 @@ NON_TORCH_TP1 = int(0.35 * GIB)  # vLLM logs: 0.35 GiB on one RTX 3090 (R01); NC
 NON_TORCH_TP = int(0.50 * GIB)
 
 
-class VllmRules:
+class VllmRules(RulesBase):
     name = "vllm"
 
     def flags(self) -> dict[str, str]:
