@@ -95,10 +95,10 @@ def _window(text: str) -> str:
     return ("[...] " if start else "") + text[start:start + MAX_LINE] + " [...]"
 
 
-def classify_line(text: str) -> tuple[str, str] | None:
+def classify_line(text: str, low: str | None = None) -> tuple[str, str] | None:
     """('not_oom', code) | ('oom', '') | ('error', '') | None for an ordinary line. A bare Python
     frame counts as an error: a traceback pasted without its header or its exception line."""
-    low = text.lower()
+    low = text.lower() if low is None else low
     if not any(w in low for w in _FAILURE_WORDS):
         return None
     for pattern, code in sig.NOT_OOM:
@@ -173,7 +173,7 @@ class Scanner:
             if len(f.after) < AFTER:
                 f.after.append((line_no, text))
         self.pending = [f for f in self.pending if len(f.after) < AFTER]
-        c = classify_line(text)
+        c = classify_line(text, low)
         if c and len(r.failures) < MAX_FAILURES:
             kind, code = c
             last = r.failures[-1] if r.failures else None
