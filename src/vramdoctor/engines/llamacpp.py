@@ -64,13 +64,14 @@ class LlamaCppRules(RulesBase):
         as llama.cpp prints them in `llama_kv_cache: size = ... K (f16): ..., V (f16): ...`."""
         kv = kv_dtype(model, s)
         base, streams = self.cells(s, n_ctx, n_seq)
+        swa = swa_supported(model)
         out = {"k": 0, "v": 0, "k_swa": 0, "v_swa": 0, "state": 0}
         for layer in model.layers:
             if layer.kind == "state":
                 out["state"] += layer.bytes_per_seq(4, 1) * max(1, n_seq)
             elif layer.kind == "mla":
                 out["k"] += kv.row_bytes(layer.kv_lora_rank + layer.qk_rope_head_dim) * base * streams
-            elif layer.kind == "sliding" and swa_supported(model):
+            elif layer.kind == "sliding" and swa:
                 cells = self.swa_cells(s, layer.window, base, n_seq)
                 out["k_swa"] += kv.row_bytes(layer.k_elems(1)) * cells * streams
                 out["v_swa"] += kv.row_bytes(layer.v_elems(1)) * cells * streams
@@ -91,11 +92,11 @@ class LlamaCppRules(RulesBase):
     def engine_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
         """Bytes per cell of the non-SWA cache (the part that grows with -c)."""
         kv = kv_dtype(model, s)
-        total = 0
+        total, swa = 0, swa_supported(model)
         for layer in model.layers:
             if layer.kind == "mla":
                 total += kv.row_bytes(layer.kv_lora_rank + layer.qk_rope_head_dim)
-            elif layer.kind == "full" or (layer.kind == "sliding" and not swa_supported(model)):
+            elif layer.kind == "full" or (layer.kind == "sliding" and not swa):
                 total += layer.bytes_per_token(kv, 1)
         return total
 

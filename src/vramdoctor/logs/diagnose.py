@@ -61,8 +61,8 @@ def locate(f: Failure, engine: str) -> tuple[str, str, tuple[int, str]]:
             if pattern.search(text):
                 return phase, "the message after the failure", (ln, text)
     for ln, text in follow:
-        if _phase_in(text):
-            return _phase_in(text), "the message after the failure", (ln, text)
+        if p := _phase_in(text):
+            return p, "the message after the failure", (ln, text)
     frames: list[tuple[int, int, str]] = []
     for i, (ln, text) in enumerate(f.before):
         if sig.FRAME.search(text):  # the frame line and, for Python, the code line under it
