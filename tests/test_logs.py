@@ -53,7 +53,19 @@ KEYS = {
     "cuda0_kv_mib": ("gpu_kv_buffer_bytes", MIB), "cuda0_compute_buffer_mib": ("gpu_compute_buffer_bytes", MIB),
     "layers_offloaded": ("layers_offloaded", "x/y"), "layers_offloaded_after_fix": ("layers_offloaded", "x/y"),
     "modules_loaded": ("modules_loaded", "x/y"),
+    "sampler_dummy_requests": ("sampler_dummy_requests", 1), "num_gpu_blocks": ("num_gpu_blocks", 1),
+    "num_cpu_blocks": ("num_cpu_blocks", 1), "max_model_len": ("max_model_len", 1),
+    "total_memory_gib": ("total_memory_bytes", GIB), "free_before_kv_gib": ("free_memory_bytes", GIB),
+    "prefill_tokens": ("prefill_tokens", 1), "failed_alloc_mib": ("failed_alloc_bytes", MIB),
+    "failed_alloc_bytes": ("failed_alloc_bytes", 1), "prompt_tokens_processed": ("processed_prompt_tokens", 1),
+    "prompt_tokens_total": ("prompt_tokens", 1), "failed_alloc_gib": ("failed_alloc_bytes", GIB),
+    "total_gib": ("total_memory_bytes", GIB), "free_gib": ("free_memory_bytes", GIB),
+    "kv_usage_pct_start": ("kv_usage_pct", "first"), "kv_usage_pct_end": ("kv_usage_pct", "last"),
+    "mem_fraction_static": ("mem_fraction_static", 1), "context_length": ("max_model_len", 1),
+    "kv_buffer_mib": ("gpu_kv_buffer_bytes", MIB), "metal_compute_mib": ("gpu_compute_buffer_bytes", MIB),
 }
+# the same index key meaning another figure in one case
+KEY_IN_CASE = {("case-047.log", "requested_gib"): ("requested_memory_bytes", GIB)}
 # index figures that are not in the log text itself
 NOT_IN_LOG = {
     "ok_runs": "figures of the other runs in the same file",
@@ -72,10 +84,29 @@ def run_case(name: str):
     return diagnose(read_lines(str(LOGS / name)))
 
 
+# Cases whose label comes from outside the log (the title or a maintainer's reply): from the log
+# alone the phase (or even whether memory ran out) cannot be told, so the honest answer is UNDETERMINED;
+# the label must still be among the phases it names.
+BEYOND_LOG = {
+    "case-007.log": "the error is cut off mid-word ('CUDA ru'): no out-of-memory words",
+    "case-009.log": "out of memory in a generic buffer allocation; the backtrace is cut before the step, and "
+                    "TensorRT-LLM prints no start-up steps at its default log level",
+    "case-023.log": "the excerpt ends inside the traceback before the ValueError: no out-of-memory words",
+    "case-026.log": "the excerpt ends inside the warm-up traceback before the exception: no out-of-memory words",
+    "case-045.log": "the excerpt ends inside the scheduler traceback before 'Not enough memory': no out-of-memory "
+                    "words",
+}
+
+
 @pytest.mark.parametrize("case", INDEX, ids=[c["file"] for c in INDEX])
 def test_case_kind(case):
     run = labelled_run(run_case(case["file"]))
-    assert run.kind == case["kind"], (run.code, run.phase_source, run.evidence)
+    if case["file"] in BEYOND_LOG:
+        assert run.kind == "UNDETERMINED", (run.code, run.phase_source, run.evidence)
+        assert case["kind"] in run.candidates, (case["kind"], run.candidates)
+        assert run.missing
+    else:
+        assert run.kind == case["kind"], (run.code, run.phase_source, run.evidence)
     assert run.evidence, "every diagnosis quotes its deciding lines"
     assert all(e["line"] >= 1 for e in run.evidence)
 
@@ -103,7 +134,12 @@ def test_case_numbers(case):
         if key.endswith("_after_fix"):  # printed by the later, successful run in the same file
             n = {k: v for r in report.runs for k, v in {**r.numbers, **r.derived}.items()}
         assert key in KEYS, f"index key {key} has no mapping"
-        ours, unit = KEYS[key]
+        ours, unit = KEY_IN_CASE.get((case["file"], key), KEYS[key])
+        if unit in ("first", "last"):
+            series = n.get(ours)
+            assert isinstance(series, list) and series, (key, series)
+            assert series[0 if unit == "first" else -1] == pytest.approx(want), (key, want, series)
+            continue
         if unit == "x/y":
             done, total = (int(x) for x in str(want).split("/"))
             got = n.get(ours)
@@ -121,7 +157,8 @@ def test_case_001_splits_runs_and_derives_the_pool():
     assert bad.code == "max-model-len-exceeds-kv-cache"
     assert bad.derived["kv_bytes_per_token"] == pytest.approx(131072, rel=0.002)
     assert bad.advice[0]["flags"] == "--max-model-len 23648"  # first: the context down to what the pool holds
-    assert rep.diagnosis == {"kind": "NONE", "code": "no-memory-problem"}  # the latest run (35k) was fine
+    # the 35k run shows only its weights line: it did not get further than the failing run, so it clears nothing
+    assert rep.diagnosis == {"kind": "KV_CAPACITY", "code": "max-model-len-exceeds-kv-cache", "run": 2}
 
 
 def test_weights_advice_never_shortens_the_context():
@@ -184,10 +221,11 @@ FIRST_STEP = {
     "vllm-v1-kv-needed.log": "--max-model-len 205728",
     "vllm-config-maxlen.log": "--max-model-len 32768",
     "sglang-not-enough-memory.log": "--mem-fraction-static",  # more for the pool; the context cannot help
-    "vllm-v1-graph-capture.log": "--gpu-memory-utilization 0.85",  # graphs live outside the pool: lower it
+    # graphs live outside the pool: lower the fraction; the log does not show it, so no number is made up
+    "vllm-v1-graph-capture.log": "--gpu-memory-utilization a lower value than now",
     "ollama-kv-parallel.log": "OLLAMA_NUM_PARALLEL=1",
     "llamacpp-free.log": "-c 53248",  # (11813 MiB free - 4403 MiB weights) x 0.9 / 131072 bytes per token
-    "trtllm-kv-tokens.log": "max_seq_len 11392",
+    "trtllm-kv-tokens.log": "--max_seq_len 11392",
     "transformers-generate.log": "a shorter input",
     "mlc-temp-buffer.log": "--prefill-chunk-size",
     "vllm-free-mem.log": "--gpu-memory-utilization 0.58",  # 14.3 of 23.64 GiB free, less a margin
@@ -238,7 +276,7 @@ def test_gzip_and_stdin_give_the_same_answer(tmp_path, monkeypatch):
 
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(raw)))
     b = diagnose(read_lines("-"))
-    assert a.diagnosis == b.diagnosis == {"kind": "KV_CAPACITY", "code": "kv-cache-alloc-failed"}
+    assert a.diagnosis == b.diagnosis == {"kind": "KV_CAPACITY", "code": "kv-cache-alloc-failed", "run": 1}
 
 
 def test_truncated_gzip_keeps_what_was_read(tmp_path):
@@ -295,7 +333,8 @@ def test_follow_waits_on_an_empty_file(tmp_path):
     assert len(list(read_lines(str(p), follow=True, poll_s=0.05, idle_stop_s=1.0))) == 1
 
 
-@pytest.mark.parametrize("content,match", [(b"", "is empty"), (b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 8, "binary")])
+@pytest.mark.parametrize("content,match", [(b"", "is empty"), (b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 8, "ELF"),
+                                           (b"\x01\x02\x03binary\xff" * 400, "binary")])
 def test_unreadable_input(tmp_path, content, match):
     p = tmp_path / "x.log"
     p.write_bytes(content)
@@ -307,7 +346,7 @@ def test_garbage_text_is_a_clear_none(tmp_path):
     p = tmp_path / "garbage.log"
     p.write_text("lorem ipsum dolor\n" * 50 + "sit amet 42\n")
     rep = diagnose(read_lines(str(p)))
-    assert rep.engine == "unknown" and rep.diagnosis == {"kind": "NONE", "code": "no-memory-problem"}
+    assert rep.engine == "unknown" and rep.diagnosis["kind"] == "NONE" and rep.diagnosis["code"] == "no-memory-problem"
 
 
 def test_follow_reads_lines_appended_later(tmp_path):
@@ -370,7 +409,7 @@ def test_cli_json_top_level_keys():
     d = json.loads(r.stdout)
     assert {"engine", "runs", "diagnosis"} <= set(d)
     assert d["engine"] == "llamacpp"
-    assert d["diagnosis"] == {"kind": "KV_CAPACITY", "code": "kv-cache-alloc-failed"}
+    assert d["diagnosis"] == {"kind": "KV_CAPACITY", "code": "kv-cache-alloc-failed", "run": 1}
     run = d["runs"][-1]
     assert {"kind", "code", "evidence", "numbers", "advice"} <= set(run)
     assert run["evidence"][0]["line"] > 0 and run["evidence"][0]["text"]

@@ -150,15 +150,15 @@ def logs(
     """Which phase failed and which ledger broke, from the server's own log, with the fix in its flags."""
     with _reported(debug):
         from .logs import diagnose
-        from .logs.reader import read_lines
+        from .logs.reader import read_blocks
         from .logs.redact import redact as redact_fn
         from .logs.render import render as render_log
         from .logs.render import to_json as log_json
 
         if engine:
-            from .logs.signatures import engine_name
+            from .engines import get as get_engine_named
 
-            engine = engine_name(engine)
+            engine = get_engine_named(engine).name
         check = None
         if model:
             from .logs.check import model_checker
@@ -171,7 +171,7 @@ def logs(
         for p in paths:
             warnings: list[str] = []
             try:
-                rep = diagnose(read_lines(p, follow=follow, warnings=warnings), engine=engine, model_check=check)
+                rep = diagnose(read_blocks(p, follow=follow, warnings=warnings), engine=engine, model_check=check)
             except KeyboardInterrupt:
                 raise typer.Exit(130) from None
             reports.append((p, rep, warnings))

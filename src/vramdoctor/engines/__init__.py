@@ -1,62 +1,24 @@
-"""Engine memory rules. `get_engine(name)` returns the rules for vllm, sglang, llamacpp or generic."""
+"""The engines vramdoctor knows, one module each (`engines/<name>.py` defining `ENGINE`), found by
+listing this package: adding an engine is adding its file. Modules load lazily, so `estimate` on vLLM
+imports vLLM's module alone; `logs` loads them all (any log may be any engine's).
+
+`get(name)` returns an `Engine` for a name or alias as users type it ("vLLM", "llama.cpp", "trtllm");
+`get_engine(name)` the memory rules `estimate` uses; `all_engines()` every engine, generic last.
+"""
 
 from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import lru_cache
 
 from ..errors import UsageError
 from ..spec import ModelSpec
 from .base import (Budget, EngineRules, Overhead, RulesBase, Settings, activation_estimate, kv_dtype,
                    state_bytes_per_seq)
-from .llamacpp import LlamaCppRules
-from .sglang import SglangRules
-from .vllm import VllmRules
+from .interface import Engine
 
-GIB = 2**30
-
-
-class GenericRules(RulesBase):
-    """No engine in particular: every token of every full layer, sliding layers up to their window,
-    recurrent state per sequence; an activation estimate and 0.5 GiB of CUDA context besides."""
-
-    name = "generic"
-
-    def flags(self) -> dict[str, str]:
-        return {"max_model_len": "max_model_len", "concurrency": "concurrency", "kv_cache_dtype": "kv_cache_dtype",
-                "fp8": "fp8", "utilization": "gpu_memory_utilization", "tp": "tensor_parallel_size",
-                "quantization": "quantization"}
-
-    def cell_flags(self, s: Settings) -> str:
-        return (f"max_model_len={s.max_model_len} concurrency={s.concurrency} kv_cache_dtype={s.kv_cache_dtype} "
-                f"tensor_parallel_size={s.tensor_parallel_size}")
-
-    def kv_cache_bytes(self, model: ModelSpec, s: Settings, max_model_len: int, seqs: int) -> int:
-        kv, tp = kv_dtype(model, s), s.tensor_parallel_size
-        per_seq = 0
-        for layer in model.layers:
-            if layer.kind == "sliding":
-                per_seq += min(layer.window, max_model_len) * layer.bytes_per_token(kv, tp)
-            elif layer.kind != "state":
-                per_seq += max_model_len * layer.bytes_per_token(kv, tp)
-        return seqs * (per_seq + state_bytes_per_seq(model, s))
-
-    def engine_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
-        kv, tp = kv_dtype(model, s), s.tensor_parallel_size
-        return sum(layer.bytes_per_token(kv, tp) for layer in model.layers if layer.kind in ("full", "mla"))
-
-    def pool_tokens(self, model: ModelSpec, s: Settings, pool_bytes: int) -> int:
-        per = self.engine_bytes_per_token(model, s)
-        return max(0, pool_bytes // per) if per else 0
-
-    def budget(self, model: ModelSpec, s: Settings, gpu_bytes: int) -> Budget:
-        act = s.activation_bytes if s.activation_bytes is not None else activation_estimate(
-            model, s.max_num_batched_tokens, s.tensor_parallel_size)
-        ctx = s.non_torch_bytes if s.non_torch_bytes is not None else GIB // 2
-        return Budget(budget_bytes=gpu_bytes, kv_pool_bytes=None, overheads=(
-            Overhead(name="activation peak", bytes=act, estimated=s.activation_bytes is None,
-                     assumption=f"one forward pass of {s.max_num_batched_tokens} tokens"),
-            Overhead(name="CUDA context", bytes=ctx, estimated=s.non_torch_bytes is None,
-                     assumption="driver context and library workspaces"),
-        ))
-
+_NOT_ENGINES = {"base", "interface", "words"}
 
 #: the --kv-cache-dtype values each engine accepts (vLLM `CacheDType`, SGLang `--kv-cache-dtype` choices,
 #: llama.cpp `-ctk/-ctv` types); vramdoctor's names, printed in the engine's spelling by cell_flags
@@ -66,17 +28,58 @@ KV_DTYPES_BY_ENGINE = {
     "llamacpp": ("auto", "f32", "fp32", "f16", "fp16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl"),
 }
 
-ENGINES = {"vllm": VllmRules, "sglang": SglangRules, "llamacpp": LlamaCppRules, "generic": GenericRules}
+
+def _key(name: str) -> str:
+    return name.strip().lower().replace(".", "").replace("_", "-").replace(" ", "-")
+
+
+def _module_names() -> list[str]:
+    return [m.name for m in pkgutil.iter_modules(__path__) if m.name not in _NOT_ENGINES]
+
+
+def _load(module: str) -> Engine | None:
+    mod = importlib.import_module(f"{__name__}.{module}")
+    return getattr(mod, "ENGINE", None)
+
+
+@lru_cache(maxsize=None)
+def all_engines() -> tuple[Engine, ...]:
+    """Every engine, the generic one last (its words are the fallback of every log)."""
+    found = [e for e in (_load(m) for m in sorted(_module_names())) if e is not None]
+    return tuple(sorted(found, key=lambda e: e.name == "generic"))
+
+
+@lru_cache(maxsize=None)
+def get(name: str) -> Engine:
+    """The engine called `name` (its name or an alias, in any case, with '.', '_' or spaces).
+    Raises UsageError naming the engines known."""
+    key = _key(name)
+    module = key.replace("-", "_")
+    if module in _module_names():  # the common case: no need to load every engine
+        e = _load(module)
+        if e is not None:
+            return e
+    for e in all_engines():
+        if key in {_key(e.name), _key(e.label), *(_key(a) for a in e.aliases)}:
+            return e
+    raise UsageError(f"unknown engine '{name}'.", option="--engine",
+                     hint="Use one of: " + ", ".join(e.name for e in all_engines()) + ".")
 
 
 def get_engine(name: str) -> EngineRules:
-    """The rules for `name` (vllm, sglang, llamacpp, generic). Raises UsageError."""
-    key = name.lower().replace(".", "").replace("-", "").replace("_", "")
-    if key in ("llamacpp", "llama", "ollama"):
-        key = "llamacpp"
-    if key not in ENGINES:
+    """The memory rules for `name` (vllm, sglang, llamacpp, generic, and the engines that share theirs:
+    Ollama and KoboldCpp use llama.cpp's, Aphrodite vLLM's). Raises UsageError."""
+    try:
+        e = get(name)
+    except UsageError:
+        e = None
+    if e is not None and e.rules is None and e.wraps:
+        e = get(e.wraps)
+    if e is None or e.rules is None:
         raise UsageError(f"unknown engine '{name}'.", option="--engine", hint="Use vllm, sglang, llamacpp or generic.")
-    return ENGINES[key]()
+    return e.rules()
 
 
-__all__ = ["KV_DTYPES_BY_ENGINE", "Budget", "EngineRules", "Overhead", "Settings", "get_engine", "ENGINES", "state_bytes_per_seq"]
+__all__ = ["KV_DTYPES_BY_ENGINE", "Budget", "Engine", "EngineRules", "Overhead", "RulesBase", "Settings",
+           "activation_estimate", "all_engines", "get", "get_engine", "kv_dtype", "state_bytes_per_seq",
+           "ModelSpec"]

@@ -131,3 +131,110 @@ class LlamaCppRules(RulesBase):
                      estimated=s.non_torch_bytes is None, assumption="driver context and cuBLAS workspace"),
         )
         return Budget(budget_bytes=gpu_bytes, overheads=overheads, kv_pool_bytes=None)
+
+
+# --- the log ------------------------------------------------------------------------------------
+# Sources (llama.cpp 2024 -> 2026; the prefix before ':' is the C function and changes by version):
+# old `llm_load_tensors: CUDA0 buffer size`, `llama_kv_cache_init`, `llama_new_context_with_model:
+# KV self size`; new `load_tensors: CUDA0 model buffer size`, `llama_kv_cache(_unified): size = %7.2f MiB
+# (%6u cells, %3d layers, %2u/%u seqs)`, `llama_context: CUDA0 compute buffer size` (`sched_reserve:` in
+# 2026), `llama_init_from_model: failed to initialize the context`; ggml `ggml_backend_cuda_buffer_type_
+# alloc_buffer: allocating %.2f MiB on device %d: cudaMalloc failed: %s`, `ggml_gallocr_reserve_n: failed
+# to allocate %s buffer of size %zu`; Metal `ggml_metal_(device_)init: recommendedMaxWorkingSetSize =
+# %8.2f MB` (MiB until 2024, decimal MB after), `ggml_metal_synchronize: error: command buffer %d failed
+# with status 5`, then Apple's "Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)";
+# `tools/server`: "main: server is listening", "srv  update_slots", "print_timing".
+
+from .interface import Engine, LogWords  # noqa: E402
+from .words import NUM, SIZE, count, fig, msg, rx, size, to_bytes  # noqa: E402
+
+_DEV = r"(?:CUDA|ROCm|Metal|MTL|Vulkan|SYCL|CANN)\d*"
+
+
+def _working_set(m) -> int:
+    """recommendedMaxWorkingSetSize: MiB in 2023 builds (one space before '='), decimal MB since 2024."""
+    return to_bytes(m.group(2), "MiB") if len(m.group(1)) == 1 else round(float(m.group(2)) * 10**6)
+
+
+LOG = LogWords(
+    fingerprint=rx(r"llama_model_loader|llm_load_|load_tensors:|llama_new_context_with_model|llama_context:|"
+                   r"llama_kv_cache|ggml_backend|ggml_cuda|llama-server|llama_init_from|print_info:|ggml_gallocr|"
+                   r"srv\s+\w+:|main: build|ggml_metal"),
+    run_start=(rx(r"llama_server: initializing|main: build = |build: \d+ \(|system info: n_threads|"
+                  r"starting llama server", 0),),
+    messages=(
+        msg(r"failed to allocate buffer for (?:kv|rs) cache|llama_kv_cache_init\(\) failed|"
+            r"failed to initialize the KV cache", "oom", "KV", "kv-cache-alloc-failed"),
+        msg(r"failed to allocate compute (?:pp |tg )?buffers|ggml_gallocr_reserve_n: failed to allocate|"
+            r"failed to allocate output buffer", "oom", "WARMUP", "compute-buffer-alloc-failed"),
+        msg(r"unable to allocate (?:backend|\w+) buffer|failed to allocate buffer for model|"
+            r"failed to load model.*buffer", "oom", "WEIGHTS", "weights-alloc-failed"),
+        # the cells are full while serving: the server retries with a smaller batch (not a crash); older builds
+        # failed the batch ("KV cache is full - try increasing it via the context size")
+        msg(r"failed to find free space in the KV cache|failed to find a memory slot for batch|"
+            r"KV cache is full - try increasing it", "pressure", "RUNTIME", "kv-cache-full"),
+        msg(r"the request exceeds the available context size|exceeds the available context size", "pressure", "KV",
+            "request-exceeds-context"),
+        msg(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|command buffer \d+ failed with status 5", "oom",
+            code="metal-command-buffer-oom"),
+        msg(r"failed to create context with model|error loading model|unable to load model|Failed to create "
+            r"llama_context|failed to initialize the context|failed to load model", "wrapper"),
+    ),
+    frames={
+        "KV": rx(r"llama_kv_cache_init|llama_kv_cache\w*::|init_kv_cache"),
+        # a compute-pool allocation runs in any graph evaluation: the warm-up pass, or a request once serving
+        "WARMUP": rx(r"gallocr_reserve|sched_reserve|graph_reserve|warming up the model|warmup|"
+                     r"reserving compute|compute buffers|in function alloc at|ggml_cuda_device_malloc|ggml_cuda_pool"),
+        "WEIGHTS": rx(r"llama_model_load|load_tensors|llm_load_tensors|loading model tensors|"
+                      r"ggml_backend_metal_buffer_from_ptr|ggml_metal_buffer_map"),
+        "RUNTIME": rx(r"update_slots|launch_slot|slot \d+ |prompt processing|llama_decode|print_timing|n_past ="),
+    },
+    milestones=(
+        ("weights_done", rx(r"model buffer size =|" + _DEV + r"\w* buffer size =|CPU buffer size =|"
+                            r"offloaded \d+/\d+ layers")),
+        ("kv_done", rx(r"KV self size|llama_kv_cache(?:_unified|_iswa)?: size =|KV buffer size =|"
+                       r"compute buffer size =")),
+        ("ready", rx(r"server is listening on|main: model loaded|srv\s+main: listening on|starting the main loop|"
+                     r"all slots are idle")),
+        ("requests", rx(r"launch_slot_|print_timing|POST /completion|\"POST /v1/|log_server_r: request|"
+                        r"prompt eval time|processing task")),
+    ),
+    figures=(
+        fig("gpu_model_buffer_bytes", _DEV + r" (?:model )?buffer size =\s*" + SIZE, mode="list"),
+        fig("cpu_model_buffer_bytes", r"CPU(?:_Mapped)? (?:model )?buffer size =\s*" + SIZE, mode="list"),
+        fig("kv_pool_bytes", r"KV self size\s*=\s*" + SIZE),
+        fig("kv_pool_bytes", r"llama_kv_cache(?:_unified|_iswa)?: size =\s*" + SIZE, mode="list"),
+        fig("kv_cells", r"llama_kv_cache(?:_unified|_iswa)?: size =.*?\(\s*" + NUM + r" cells", count, mode="list"),
+        fig("gpu_kv_buffer_bytes", _DEV + r" KV buffer size =\s*" + SIZE, mode="list"),
+        fig("kv_buffer_bytes_by_device", r"\b(" + _DEV + r"|CPU|CUDA_Host|CPU_Mapped) KV buffer size =\s*" + SIZE,
+            lambda m: (m.group(1), to_bytes(m.group(2), m.group(3))), mode="map"),
+        fig("host_kv_buffer_bytes", r"(?:CPU|CUDA_Host|ROCm_Host) KV buffer size =\s*" + SIZE, mode="list"),
+        fig("compute_buffer_bytes", r"compute buffer size =\s*" + SIZE, mode="list"),
+        fig("gpu_compute_buffer_bytes", _DEV + r" compute buffer size =\s*" + SIZE, mode="list"),
+        fig("n_ctx", r"\bn_ctx\s*=\s*" + NUM, count),
+        fig("n_parallel", r"(?:--parallel|-np|n_seq_max\s*=)\s*(\d+)", count),
+        fig("failed_alloc_bytes", r"allocating " + SIZE + r" on device \d+: cudaMalloc failed", mode="list"),
+        fig("failed_alloc_bytes", r"failed to allocate (?:\w+ )?buffer(?: of size|, size =)\s*" + NUM + r"(?:\s*([KMGT]i?B))?",
+            lambda m: to_bytes(m.group(1), m.group(2) or "B"), mode="list"),
+        fig("free_memory_bytes", r"using device \w+ \(.*\) .*?- " + SIZE + r" free"),
+        fig("layers_offloaded", r"offloaded (\d+)/\d+ layers", count),
+        fig("layers_total", r"offloaded \d+/(\d+) layers", count),
+        fig("file_type", r"file type\s*=\s*(\S+(?: - \w+)?)", lambda m: m.group(1)),
+        fig("kv_cache_dtype", r"\bK \((\w+)\):", lambda m: m.group(1)),
+        fig("kv_cache_dtype", r"\btype_k\s*=\s*'?(\w+)", lambda m: m.group(1)),
+        fig("flash_attn", r"\bflash_attn\s*=\s*(\w+)", lambda m: m.group(1)),
+        fig("kv_offload", r"llama_kv_cache_init: .*\boffload = ([01])\b", lambda m: m.group(1) == "1"),
+        fig("n_ubatch", r"\bn_ubatch\s*=\s*(\d+)", count),
+        fig("working_set_bytes", r"recommendedMaxWorkingSetSize( +)=\s*" + NUM + r"\s*MB", _working_set),
+        fig("model_name", r"general\.name\s+str\s+=\s+(.{1,200})$", lambda m: m.group(1).strip()),
+    ),
+)
+
+ENGINE = Engine(
+    name="llamacpp", label="llama.cpp", log=LOG, rules=LlamaCppRules,
+    aliases=("llama", "llama-cpp", "llama-server", "llama-cpp-python", "llamacpp-python", "llama.cpp"),
+    flags={"max_model_len": "-c {n}", "max_num_seqs": "-np {n}", "kv_cache_dtype": "-ctk q8_0 -ctv q8_0 -fa on",
+           "n_ubatch": "-ub {n} -b {n}", "flash_attn": "-fa on", "tensor_parallel_size": "--split-mode layer across GPUs",
+           "quantization": "a smaller quant (Q4_K_M)", "gpu_layers": "-ngl {n}",
+           "kv_offload": "-nkvo (or a lower -ngl)", "overhead": "--fit-target {v} (MiB kept free per GPU)"},
+)

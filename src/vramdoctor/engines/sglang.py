@@ -75,3 +75,99 @@ class SglangRules(RulesBase):
         )
         pool = static - weights_per_gpu(model, s.tensor_parallel_size)
         return Budget(budget_bytes=static, overheads=overheads, kv_pool_bytes=pool)
+
+
+# --- the log ------------------------------------------------------------------------------------
+# Sources: sglang 0.4.x / 0.5.x `srt/model_executor/model_runner.py` ("Load weight end. ... avail mem=%.2f
+# GB, mem usage=%.2f GB", profile_max_num_token, "Not enough memory. Please try to increase
+# --mem-fraction-static."), `srt/mem_cache/memory_pool.py` ("KV Cache is allocated. (dtype: ..,)
+# #tokens: N, K size: x GB, V size: y GB"), `srt/managers/scheduler.py` ("max_total_num_tokens=N, ...",
+# "Decode out of memory happened. #retracted_reqs: N, #new_token_ratio: a -> b", "Decode batch.
+# #running-req: N, #token: N, token usage: 0.xx"), `srt/model_executor/cuda_graph_runner.py`
+# ("Capture cuda graph failed: ..."), `srt/entrypoints/http_server.py` ("The server is fired up").
+# "GB" there is GiB (/ (1 << 30)).
+
+from .interface import Engine, LogWords  # noqa: E402
+from .words import NUM, SIZE, count, fig, fraction, msg, rx  # noqa: E402
+
+_ARG = r"['\"]?\s*[=:]\s*['\"]?"
+
+LOG = LogWords(
+    fingerprint=rx(r"sglang|\bTP\d+\]|KV Cache is allocated|Load weight (?:begin|end)|mem_fraction_static|"
+                   r"Capture cuda graph|max_total_num_tokens|Prefill batch\. #new-seq|#running-req"),
+    run_start=(rx(r"server_args=ServerArgs", 0),),
+    messages=(
+        msg(r"Not enough memory\. Please try to increase --mem-fraction-static", "oom", "KV",
+            "no-memory-for-kv-cache"),
+        # "max_total_tokens=X is larger than the profiled value Y": a warning, unless Y leaves no pool
+        msg(r"larger than the profiled value (?:-\d+|0)\b", "oom", "KV", "no-memory-for-kv-cache"),
+        msg(r"SWA pool cap .* leaves no room for the full KV pool", "oom", "KV", "no-memory-for-kv-cache"),
+        msg(r"Capture (?:prefill |target \w+ )?cuda graph failed.*(?:out of memory|OutOfMemory)", "oom", "WARMUP",
+            "cuda-graph-capture-oom"),
+        # the pool is full while serving: <= 0.4.6 "Decode out of memory happened", >= 0.4.10 "KV cache pool is full.
+        # Retract requests." (requests are retracted and re-queued; the server keeps running)
+        msg(r"(?:Decode|Prefill) out of memory happened|KV cache pool is full\. Retract requests", "pressure",
+            "RUNTIME", "kv-pool-full-retracting"),
+        # the pool had no room for a batch's tokens: fatal (schedule_batch.py / mem_cache/allocation.py)
+        msg(r"(?:Prefill|Decode) out of memory\. Try to lower your batch size", "oom", "RUNTIME",
+            "kv-blocks-exhausted"),
+        msg(r"alloc_req_slots runs out of memory", "oom", "RUNTIME", "request-slots-exhausted"),
+        msg(r"Initialization failed\. warmup error", "wrapper", "WARMUP"),
+        msg(r"Scheduler hit an exception|Exception in ModelTpServer|scheduler is dead|Received sigquit from a child|"
+            r"Initialization failed\. Please see the error messages above", "wrapper"),
+    ),
+    frames={
+        "KV": rx(r"init_memory_pool|TokenToKVPool|_create_buffers|memory_pool\.py|profile_max_num_token"),
+        "WARMUP": rx(r"init_cuda_graphs|CudaGraphRunner|cuda_graph_runner|cuda_graph_setup|Capture .{0,20}"
+                     r"(?:cuda|CUDA) graph begin"),
+        "RUNTIME": rx(r"forward_batch_generation|forward_extend|forward_decode|run_batch|event_loop_normal|"
+                      r"event_loop_overlap"),
+        "STARTUP": rx(r"in run_scheduler_process|scheduler = Scheduler\(|TpWorkerClass\(|tp_worker\.py\", line \d+, "
+                      r"in __init__|ModelRunner\(|model_runner\.py\", line \d+, in __init__"),
+    },
+    milestones=(
+        ("weights_done", rx(r"Load weight end")),
+        ("kv_done", rx(r"KV Cache is allocated|Memory pool end|max_total_num_tokens=")),
+        ("warmup_done", rx(r"Capture .{0,20}(?:cuda|CUDA) graph end")),
+        ("ready", rx(r"The server is fired up")),
+        ("requests", rx(r"Prefill batch\.|Decode batch\.|POST /generate")),
+    ),
+    figures=(
+        fig("weights_bytes", r"Load weight end\..*?mem usage=" + SIZE),
+        fig("kv_pool_bytes", r"KV Cache is allocated\..*?KV size: " + SIZE),
+        fig("kv_k_bytes", r"KV Cache is allocated\..*?K size: " + SIZE),
+        fig("kv_v_bytes", r"KV Cache is allocated\..*?V size: " + SIZE),
+        fig("kv_pool_tokens", r"#tokens: " + NUM, count),
+        fig("kv_pool_tokens", r"max_total_num_tokens=" + NUM, count),
+        fig("free_memory_bytes", r"avail mem=" + SIZE, mode="list"),
+        fig("kv_usage_pct", r"token usage: ([\d.]+)", lambda m: round(float(m.group(1)) * 100, 2), mode="list"),
+        fig("running_reqs", r"#running-req: (\d+)", count, mode="list"),
+        fig("queue_reqs", r"#queue-req: (\d+)", count, mode="list"),
+        fig("prefill_batch_tokens", r"#new-token: " + NUM, count),
+        fig("retracted_reqs", r"#retracted_reqs: (\d+)", count, mode="list"),
+        fig("mem_fraction_static", r"mem[_-]fraction[_-]static" + _ARG + r"([\d.]+)", fraction),
+        fig("profiled_max_total_tokens", r"larger than the profiled value (-?\d+)", count),
+        fig("failed_alloc_tokens", r"Try to allocate (\d+) tokens", count),
+        fig("available_tokens", r"Ava(?:ila|lia)ble tokens: (\d+)", count),
+        fig("max_model_len", r"\bcontext_length" + _ARG + r"(\d+)", count),
+        fig("max_num_seqs", r"\bmax_running_requests" + _ARG + r"(\d+)", count),
+        fig("chunked_prefill_size", r"\bchunked_prefill_size" + _ARG + r"(-?\d+)", count),
+        fig("kv_cache_dtype", r"\bkv_cache_dtype" + _ARG + r"(\w+)", lambda m: m.group(1)),
+        fig("quantization", r"\bquantization" + _ARG + r"(\w+)", lambda m: m.group(1)),
+        fig("cpu_offload_gb", r"\bcpu_offload_gb" + _ARG + r"([\d.]+)", fraction),
+        fig("model_name", r"\bmodel_path=['\"]([^'\"]{1,300})['\"]", lambda m: m.group(1)),
+        fig("args_listing", r"(server_args)=ServerArgs", lambda m: "full"),
+    ),
+)
+
+ENGINE = Engine(
+    name="sglang", label="SGLang", log=LOG, rules=SglangRules, fraction_key="mem_fraction_static",
+    defaults={"kv_cache_dtype": "auto", "cpu_offload_gb": 0.0},
+    flags={"max_model_len": "--context-length {n}", "max_num_seqs": "--max-running-requests {n}",
+           "memory_fraction": "--mem-fraction-static {x}", "kv_cache_dtype": "--kv-cache-dtype fp8_e5m2",
+           "max_num_batched_tokens": "--chunked-prefill-size {n}",
+           "cuda_graphs": "--cuda-graph-max-bs 8 (or --disable-cuda-graph)", "tensor_parallel_size": "--tp-size {n}",
+           "quantization": "an fp8/AWQ checkpoint (--quantization fp8|awq)", "cpu_offload": "--cpu-offload-gb {n}",
+           "nccl": "--disable-custom-all-reduce"},
+    aliases=("sgl", "sglang-router"),
+)

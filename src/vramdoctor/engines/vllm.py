@@ -91,3 +91,149 @@ class VllmRules(RulesBase):
         """vLLM's "Maximum concurrency for N tokens per request": pool / one request's pages."""
         one = self.kv_cache_bytes(model, s, s.max_model_len, 1)
         return pool_bytes / one if one else 0.0
+
+
+# --- the log ------------------------------------------------------------------------------------
+# Sources: vLLM V0 `executor_base.py` ("# %s blocks: %d, # CPU blocks: %d", device_name "cuda" or "GPU"),
+# `worker/worker.py` (raise_if_cache_size_invalid, "No available memory for the cache blocks"),
+# `worker/model_runner.py` ("Loading model weights took %.4f GB", graph capture), `core/scheduler.py`
+# (preemption warning); V1 `v1/worker/gpu_worker.py` ("Available KV cache memory: %.2f GiB", the
+# free-memory check of `request_memory`), `v1/core/kv_cache_utils.py` ("GPU KV cache size: %s tokens",
+# "Maximum concurrency for %s tokens per request: %.2fx", check_enough_kv_cache_memory),
+# `v1/worker/gpu_model_runner.py` ("Model loading took", "Graph capturing finished in %.0f secs, took
+# %.2f GiB", `_dummy_sampler_run`: "CUDA out of memory occurred when warming up sampler with N dummy
+# requests"), `entrypoints/openai/api_server.py` ("vLLM API server version", "non-default args").
+
+from .interface import Engine, LogWords  # noqa: E402
+from .words import NUM, SIZE, count, fig, fraction, gib, msg, rx, size  # noqa: E402
+
+_ARG = r"['\"]?\s*[=:]\s*['\"]?"  # key=value in Namespace(...), key: value in dicts and config dumps
+
+
+
+def _defaults(version: str | None) -> dict:
+    """vLLM's defaults for the settings its "non-default args" leaves out (`engine/arg_utils.py`):
+    gpu_memory_utilization 0.90 up to 0.19 and 0.92 from 0.20; max_num_seqs depends on the GPU in V1."""
+    d: dict = {"kv_cache_dtype": "auto", "cpu_offload_gb": 0.0, "enforce_eager": False, "quantization": None}
+    if version:
+        try:
+            major, minor = (int(x) for x in version.split(".")[:2])
+        except ValueError:
+            return d
+        d["gpu_memory_utilization"] = 0.92 if (major, minor) >= (0, 20) else 0.9
+    return d
+
+
+LOG = LogWords(
+    fingerprint=rx(r"\bvllm\b|VllmWorker|EngineCore|gpu_model_runner\.py|kv_cache_utils\.py|gpu_worker\.py|"
+                   r"# (?:GPU|cuda) blocks|GPU KV cache size|Loading model weights took|Memory profiling results|"
+                   r"async_llm_engine\.py|llm_engine\.py|model_runner\.py:\d+\]|APIServer pid=|\[loggers\.py:\d+\]|"
+                   r"Avg prompt throughput"),
+    run_start=(rx(r"vLLM API server version|Initializing an? (?:V1 )?LLM engine|non-default args:|"
+                  r"args: Namespace\(", 0),),
+    messages=(
+        msg(r"No available memory for the cache blocks", "oom", "KV", "no-memory-for-kv-cache"),
+        msg(r"Failed to load model - not enough GPU memory|Failed to create unquantized linear weights|"
+            r"Failed to initialize q/k/v range constants", "oom", "WEIGHTS", "weights-alloc-failed"),
+        msg(r"max seq len \(\d+\) is larger than the maximum number of tokens that can be stored in KV cache",
+            "oom", "KV", "max-model-len-exceeds-kv-cache"),
+        msg(r"KV cache is needed, which is larger than the available KV cache memory", "oom", "KV",
+            "max-model-len-exceeds-kv-cache"),
+        msg(r"out of memory occurred when warming up sampler|warming up sampler with \d+ dummy", "oom", "WARMUP",
+            "sampler-warmup-oom"),
+        msg(r"Free memory on device .* is less than desired GPU memory utilization|Error in memory profiling\. "
+            r"(?:Initial free memory|This happens when)", "not_oom", code="gpu-shared-with-other-process"),
+        msg(r"Input prompt \(\d+ tokens\)(?: \+ lookahead slots \(\d+\))? is too long and exceeds the capacity of "
+            r"block_manager|not enough kv cache blocks to run the entire sequence", "pressure", "KV",
+            "request-exceeds-kv-pool"),
+        msg(r"greater than the derived max_model_len|max_model_len.*exceeds? the model's", "not_oom",
+            code="max-model-len-exceeds-model"),
+        msg(r"is preempted by PreemptionMode\.\w+ mode because there is not enough KV cache space", "pressure",
+            "RUNTIME", "kv-pool-full-preempting"),
+        msg(r"EngineCore hit an exception|Engine core initialization failed|Got fatal signal from worker|"
+            r"Exception in worker|WorkerProc hit an exception|WorkerProc failed to start|Error in model execution|"
+            r"EngineCore failed to start|EngineCore encountered (?:a fatal error|an issue)|Background loop has errored|"
+            r"EngineDeadError|AsyncEngineDeadError", "wrapper"),
+    ),
+    frames={
+        "KV": rx(r"initialize_kv_cache|_initialize_kv_caches|_allocate_kv_cache|kv_cache_utils|"
+                 r"check_enough_kv_cache_memory|get_kv_cache_config|CacheEngine|init_cache_engine|_initialize_kv|"
+                 r"initialize_from_config|_reshape_kv_cache|initialize_cache|raise_if_cache_size_invalid"),
+        "WARMUP": rx(r"profile_run|_dummy_run|_dummy_sampler_run|determine_available_memory|"
+                     r"determine_num_available_blocks|capture_model|compile_or_warm_up_model|Capturing CUDA graph|"
+                     r"Capturing cudagraph|Memory profiling"),
+        "WEIGHTS": rx(r"load_model|init_device|Starting to load model|Loading weights"),
+        "RUNTIME": rx(r"execute_model|_get_prompt_logprobs_dict|compute_logprobs|sampler\(|\.sample\(|step_async|"
+                      r"_process_model_outputs|engine_step"),
+        # start-up, the step not named: the engine core or worker being built
+        "STARTUP": rx(r"EngineCoreProc\(|engine_core = |in run_engine_core|EngineCore\.__init__|"
+                      r"in _init_executor|WorkerProc\.__init__|init_worker|in worker_main"),
+    },
+    milestones=(
+        ("weights_done", rx(r"Loading model weights took|Model loading took|Model weights loaded")),
+        ("kv_sized", rx(r"# (?:GPU|cuda) blocks: [1-9]|\bGPU blocks: [1-9]|KV cache size: [\d,]+ tokens|"
+                        r"Available KV cache memory:")),
+        ("warmup_done", rx(r"Graph capturing finished|init engine .* took")),
+        ("ready", rx(r"Starting vLLM (?:API )?server|Available routes are")),
+        ("requests", rx(r"\"(?:POST|GET) /v1/|Avg prompt throughput|Received request|Added request")),
+    ),
+    figures=(
+        fig("weights_bytes", r"(?:Loading model weights|Model loading) took " + SIZE),
+        fig("kv_pool_bytes", r"Available KV cache memory: " + SIZE),
+        fig("kv_pool_bytes", r"memory reserved for KV Cache is " + SIZE),
+        fig("kv_pool_bytes", r"kv_cache_size=" + SIZE),
+        fig("weights_bytes", r"model weights take " + SIZE),
+        fig("num_gpu_blocks", r"(?:# )?(?:GPU|cuda) blocks: " + NUM, count),
+        fig("num_cpu_blocks", r"# CPU blocks: " + NUM, count),
+        fig("kv_pool_tokens", r"KV cache size: " + NUM + r" tokens", count),
+        fig("kv_pool_tokens", r"can be stored in KV cache \(" + NUM + r"\)", count),
+        fig("kv_needed_bytes", SIZE + r" KV cache is needed"),
+        fig("kv_available_bytes", r"available KV cache memory \(" + SIZE),
+        fig("kv_pool_bytes", r"available KV cache memory \(" + SIZE),
+        fig("max_model_len_model", r"derived max_model_len \((?:max_position_embeddings|\w+)=" + NUM, count),
+        fig("max_model_len_fit", r"estimated maximum model length is " + NUM, count),
+        fig("max_model_len", r"max seq len \(" + NUM + r"\)", count),
+        fig("max_model_len", r"Maximum concurrency for " + NUM + r" tokens per request", count),
+        fig("max_concurrency", r"Maximum concurrency for [\d,]+ tokens per request: ([\d.]+)x", fraction),
+        fig("total_memory_bytes", r"total_gpu_memory\s*[=(]\s*" + SIZE),
+        fig("free_memory_bytes", r"Free memory on device (?:\S+ )?\(" + NUM + r"/", gib),
+        fig("total_memory_bytes", r"Free memory on device (?:\S+ )?\([\d.]+/" + NUM + r" GiB\)", gib),
+        fig("requested_memory_bytes", r"desired GPU memory utilization \([\d.]+, " + SIZE + r"\)"),
+        fig("gpu_memory_utilization", r"desired GPU memory utilization \(([\d.]+)", fraction),
+        fig("peak_torch_memory_bytes", r"peak_torch_memory=" + SIZE),
+        fig("activation_peak_bytes", r"activation peak memory takes " + SIZE),
+        fig("non_torch_memory_bytes", r"non_torch_memory(?:=| takes )" + SIZE),
+        fig("graph_memory_bytes", r"Graph capturing finished in [\d.]+ secs?, took " + SIZE),
+        fig("sampler_dummy_requests", r"warming up sampler with (\d+) dummy requests", count),
+        fig("kv_usage_pct", r"GPU KV cache usage: ([\d.]+)%", fraction, mode="list"),
+        fig("running_reqs", r"Running: (\d+) reqs", count, mode="list"),
+        fig("preemptions", r"Preemptions: (\d+)", count, mode="list"),
+        fig("queue_reqs", r"Waiting: (\d+) reqs", count, mode="list"),
+        # settings, from "args: Namespace(...)", "non-default args: {...}" and the engine's config line
+        fig("gpu_memory_utilization", r"gpu[_-]memory[_-]utilization['\"]?\s*[=(:]\s*['\"]?\(?([\d.]+)", fraction),
+        fig("max_num_seqs", r"\bmax_num_seqs" + _ARG + r"(\d+)", count),
+        fig("max_num_batched_tokens", r"\bmax_num_batched_tokens" + _ARG + r"(\d+)", count),
+        fig("kv_cache_dtype", r"\bkv_cache_dtype" + _ARG + r"(\w+)", lambda m: m.group(1)),
+        fig("quantization", r"\bquantization" + _ARG + r"(\w+)", lambda m: m.group(1)),
+        fig("cpu_offload_gb", r"\bcpu_offload_gb" + _ARG + r"([\d.]+)", fraction),
+        fig("enforce_eager", r"\benforce_eager" + _ARG + r"(True|False)", lambda m: m.group(1) == "True"),
+        fig("model_name", r"(?:\bmodel=|'model': )['\"]([^'\"]{1,300})['\"]", lambda m: m.group(1)),
+        fig("engine_version", r"(?:vLLM (?:API )?server version|LLM engine \(v)\s*v?(\d+\.\d+[\w.+-]*)",
+            lambda m: m.group(1)),
+        fig("args_listing", r"(non-default args:|args: Namespace\()", lambda m: m.group(1).split(":")[0]),
+    ),
+    after_weights=("WARMUP", "KV"),  # the profiling pass runs before the pool is sized
+)
+
+ENGINE = Engine(
+    name="vllm", label="vLLM", log=LOG, rules=VllmRules, fraction_key="gpu_memory_utilization",
+    defaults=_defaults,
+    flags={"max_model_len": "--max-model-len {n}", "max_num_seqs": "--max-num-seqs {n}",
+           "memory_fraction": "--gpu-memory-utilization {x}", "kv_cache_dtype": "--kv-cache-dtype fp8",
+           "max_num_batched_tokens": "--enable-chunked-prefill --max-num-batched-tokens {n}",
+           "cuda_graphs": "--enforce-eager (or a lower --max-num-seqs: fewer graph sizes to capture)",
+           "tensor_parallel_size": "--tensor-parallel-size {n}",
+           "quantization": "a 4-bit AWQ/GPTQ or fp8 checkpoint (--quantization awq|gptq|fp8)",
+           "cpu_offload": "--cpu-offload-gb {n}", "nccl": "--disable-custom-all-reduce"},
+    aliases=("vllm-v1", "vllm-v0"),
+)

@@ -1,25 +1,29 @@
 """`vramdoctor logs`: which ledger broke, from a server's own log.
 
-`diagnose(lines)` streams (line number, text) pairs through the scanner, splits server starts
-into runs and diagnoses each; the result is data (`LogReport`) that one renderer prints as text
-or JSON. No I/O here: `reader` gets the lines.
+`diagnose(source)` scans a log (blocks of bytes from `reader.read_blocks`, the fast path, or
+(line number, text) pairs), splits server starts into runs and diagnoses each; the result is data
+(`LogReport`) that one renderer prints as text or JSON. No I/O here: `reader` gets the bytes.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Iterable
+from typing import Iterable, Union
 
 from .advice import advise
-from .diagnose import detect_engine, diagnose_run
+from .blocks import scan_blocks
+from .diagnose import OOM_KINDS, detect_engine, diagnose_run
+from .reader import Blocks
 from .scan import RunFacts, scan
 
-KINDS = ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME", "LEAK", "NOT_OOM", "NONE")
+KINDS = ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME", "UNDETERMINED", "LEAK", "NOT_OOM", "NONE")
+SERVING = ("ready", "requests")
 
 
 @dataclass
 class RunReport:
-    """One server start. numbers: bytes / tokens / counts as printed; derived: what follows from them."""
+    """One server start. numbers: bytes / tokens / counts as printed; derived: what follows from them;
+    oom: True / False / None (cannot tell); candidates: the kinds an UNDETERMINED run could be."""
 
     index: int
     first_line: int
@@ -34,12 +38,16 @@ class RunReport:
     numbers: dict
     derived: dict
     advice: list[dict]
+    oom: bool | None = True
+    candidates: list[str] = field(default_factory=list)
+    missing: str = ""
+    progress: dict = field(default_factory=dict)
     model_check: list[str] = field(default_factory=list)
 
 
 @dataclass
 class LogReport:
-    """The whole log: `runs` in order; `diagnosis` is the latest run's kind and code."""
+    """The whole log: `runs` in order; `diagnosis` is the run that decides (see `decide`)."""
 
     engine: str
     runs: list[RunReport]
@@ -69,10 +77,13 @@ def derive(n: dict, kind: str = "") -> dict:
     if not tokens and n.get("num_gpu_blocks"):
         tokens = n["num_gpu_blocks"] * (n.get("block_size") or 16)
         out["kv_pool_tokens"] = tokens
-    if pool and tokens and pool > 0:
+    if pool and tokens and pool > 0 and tokens > 0:
         out["kv_bytes_per_token"] = round(pool / tokens)
-    if tokens:
+    if tokens and tokens > 0:
         out["largest_context_in_pool"] = tokens
+    by_dev = n.get("kv_buffer_bytes_by_device")
+    if isinstance(by_dev, dict) and by_dev:
+        out["kv_buffer_total_bytes"] = sum(by_dev.values())
     return out
 
 
@@ -82,29 +93,77 @@ def _flatten(n: dict) -> dict:
     for k, v in n.items():
         if isinstance(v, list) and k in ("kv_pool_bytes", "kv_cells"):
             out[k] = sum(v)
-        elif isinstance(v, list) and len(v) == 1 and k not in ("kv_usage_pct", "running_reqs", "failed_alloc_bytes"):
+        elif isinstance(v, list) and len(v) == 1 and k not in (
+                "kv_usage_pct", "running_reqs", "failed_alloc_bytes", "other_process_in_use_bytes", "gpu_process_pids",
+                "server_pids", "preemptions", "queue_reqs", "retracted_reqs"):
             out[k] = v[0]
         else:
             out[k] = v
     return out
 
 
-def diagnose(lines: Iterable[tuple[int, str]], *, engine: str | None = None, model_check=None) -> LogReport:
-    """Diagnose every run in `lines`. engine: force an engine instead of detecting it.
-    model_check: optional callable(numbers, engine) -> list of mismatch notes (see `cli`)."""
-    runs: list[RunFacts] = scan(lines)
+def _attach_orphans(runs: list[RunFacts]) -> tuple[list[RunFacts], list[str]]:
+    """An error pasted above the start-up it belongs to: a run with failures and no start line, followed by
+    a run without failures, is one run; the failure is judged against how far that start-up got."""
+    out: list[RunFacts] = []
+    notes: list[str] = []
+    i = 0
+    while i < len(runs):
+        r = runs[i]
+        nxt = runs[i + 1] if i + 1 < len(runs) else None
+        pasted = r.failures and not r.progress and all(not f.progress for f in r.failures)
+        if pasted and nxt and not nxt.failures and "start" in nxt.progress:
+            for f in r.failures + r.pressure:
+                if not f.progress:
+                    f.progress = dict(nxt.progress)
+            merged = {**nxt.numbers, **r.numbers}
+            r.numbers, r.number_lines = merged, {**nxt.number_lines, **r.number_lines}
+            r.progress = {**nxt.progress, **r.progress}
+            r.last_line = max(r.last_line, nxt.last_line)
+            for k, v in nxt.engine_hits.items():
+                r.engine_hits[k] = r.engine_hits.get(k, 0) + v
+            notes.append(f"lines {r.first_line}-{nxt.first_line - 1} (a failure without a start line) were read "
+                         f"with the start-up pasted after them (lines {nxt.first_line}-{nxt.last_line}): how far that "
+                         "start-up got is where the failure happened.")
+            out.append(r)
+            i += 2
+            continue
+        out.append(r)
+        i += 1
+    return out, notes
+
+
+def decide(reports: list[RunReport]) -> RunReport | None:
+    """The run whose verdict stands: the latest run with a finding, unless a later run got further (reached
+    serving) without one. A run that stopped short of serving does not clear an earlier failure."""
+    for r in reversed(reports):
+        if r.kind != "NONE":
+            return r
+        if any(m in r.progress for m in SERVING):
+            return r
+    return reports[-1] if reports else None
+
+
+Source = Union[Blocks, Iterable[tuple[int, str]]]
+
+
+def diagnose(source: Source, *, engine: str | None = None, model_check=None) -> LogReport:
+    """Diagnose every run in `source` (a `reader.Blocks`, or (line number, text) pairs). engine: force an
+    engine (its canonical name) instead of detecting it. model_check: optional callable(numbers, derived,
+    engine) -> list of notes (see `logs.check`)."""
+    runs = scan_blocks(source) if isinstance(source, Blocks) else scan(source)
+    runs, notes = _attach_orphans(runs)
     hits: dict[str, int] = {}
     for r in runs:
         for k, v in r.engine_hits.items():
             hits[k] = hits.get(k, 0) + v
     detected = detect_engine(hits)
     overall = engine or detected
-    notes = []
     if engine and detected not in ("unknown", engine):
         notes.append(f"--engine {engine} was given, but the log reads like {detected}: the advice uses {engine}'s flags.")
     if detected == "unknown" and not engine:
-        notes.append("No inference engine was recognised in this text: is it a server log? The generic "
-                     "PyTorch and CUDA rules were applied.")
+        notes.append("No inference engine was recognised in this text: is it a server log? The generic PyTorch and "
+                     "CUDA rules were applied, and advice is given in plain words.")
     reports = []
     for i, r in enumerate(runs):
         eng = engine or (detect_engine(r.engine_hits) if r.engine_hits else overall)
@@ -113,15 +172,20 @@ def diagnose(lines: Iterable[tuple[int, str]], *, engine: str | None = None, mod
         d = diagnose_run(r, eng)
         numbers = _flatten(r.numbers)
         derived = derive(numbers, d.kind)
+        figures = {**numbers, **derived, "_progress": tuple(r.progress)}
         reports.append(RunReport(
             index=i, first_line=r.first_line, last_line=r.last_line, engine=eng, kind=d.kind, code=d.code,
             message=d.message, inferred=d.inferred, phase_source=d.phase_source,
-            evidence=[{"line": ln, "text": t} for ln, t in d.evidence],
-            numbers=numbers, derived=derived,
-            advice=advise(d.kind, eng, {**numbers, **derived}, d.code),
+            evidence=[{"line": ln, "text": t} for ln, t in d.evidence], numbers=numbers, derived=derived,
+            advice=advise(d.kind, eng, figures, d.code, d.candidates), oom=d.oom, candidates=d.candidates,
+            missing=d.missing, progress=dict(r.progress),
             model_check=model_check(numbers, derived, eng) if model_check else [],
         ))
-    latest = reports[-1] if reports else None
+    chosen = decide(reports)
     total = runs[-1].last_line if runs else 0
-    return LogReport(engine=overall, runs=reports, lines=total, notes=notes,
-                     diagnosis={"kind": latest.kind, "code": latest.code} if latest else {"kind": "NONE", "code": "empty"})
+    diagnosis = ({"kind": chosen.kind, "code": chosen.code, "run": chosen.index + 1} if chosen
+                 else {"kind": "NONE", "code": "empty", "run": 0})
+    return LogReport(engine=overall, runs=reports, lines=total, notes=notes, diagnosis=diagnosis)
+
+
+__all__ = ["KINDS", "OOM_KINDS", "LogReport", "RunReport", "decide", "derive", "diagnose"]

@@ -1,108 +1,147 @@
-"""What to change, in the engine's own flags, ordered as a careful engineer would try it, with the
-numbers filled in from the log. Pure: (kind, code, engine, figures) in, a list of steps out.
+"""What to change, in the engine's own flags, moved from the user's own settings as the log shows them.
+Pure: (diagnosis, engine, figures) in, a list of steps out, in the order a careful engineer tries them.
 
-Each step is {'change', 'flags', 'why'}. Steps whose setting the engine does not have are left
-out rather than given in another engine's words.
+Each step says which setting it moves (`setting`, one of engines.interface.SETTINGS), which way
+(`direction`: down, up, on, off), to what (`value`, None when the log does not show the current value:
+then the step names the direction, never an absolute number taken from a default), and from what
+(`current`). A step never proposes what the log shows in use (an 8-bit cache to an 8-bit cache, 4-bit
+weights to an AWQ model, moving a KV cache off the GPU that is already off it), never moves a setting
+the wrong way, and never gives a flag the engine lacks: an engine not recognised gets plain words.
 """
 
 from __future__ import annotations
 
-GIB = 2**30
-GGML = ("llamacpp", "ollama", "koboldcpp")
+import math
+import re
+from dataclasses import asdict, dataclass
 
-# engine -> setting -> spelling; {n} a count, {x} a fraction. A missing key: the engine has no such knob.
-FLAGS: dict[str, dict[str, str]] = {
-    "vllm": {"ctx": "--max-model-len {n}", "seqs": "--max-num-seqs {n}", "util": "--gpu-memory-utilization {x}",
-             "kv8": "--kv-cache-dtype fp8", "chunk": "--enable-chunked-prefill --max-num-batched-tokens 2048",
-             "graphs": "--enforce-eager (or --max-num-seqs lower: fewer graph sizes to capture)",
-             "tp": "--tensor-parallel-size {n}", "quant": "a 4-bit AWQ/GPTQ or fp8 checkpoint (--quantization awq|gptq|fp8)",
-             "offload": "--cpu-offload-gb {n}", "nccl": "--disable-custom-all-reduce",
-             "batch": "--max-num-batched-tokens {n}"},
-    "sglang": {"ctx": "--context-length {n}", "seqs": "--max-running-requests {n}", "util": "--mem-fraction-static {x}",
-               "kv8": "--kv-cache-dtype fp8_e5m2", "chunk": "--chunked-prefill-size 2048",
-               "graphs": "--cuda-graph-max-bs 8 (or --disable-cuda-graph)", "tp": "--tp-size {n}",
-               "quant": "an fp8/AWQ checkpoint (--quantization fp8|awq)", "offload": "--cpu-offload-gb {n}",
-               "nccl": "--disable-custom-all-reduce"},
-    "llamacpp": {"ctx": "-c {n}", "seqs": "-np {n}", "kv8": "-ctk q8_0 -ctv q8_0 -fa on", "ubatch": "-ub 256 -b 512",
-                 "fa": "-fa on", "tp": "--split-mode layer across GPUs", "quant": "a smaller quant (Q4_K_M)",
-                 "offload": "-ngl {n} (fewer layers on the GPU)", "kv_off": "-nkvo (or a lower -ngl)"},
-    "ollama": {"ctx": "num_ctx {n} (OLLAMA_CONTEXT_LENGTH={n})", "seqs": "OLLAMA_NUM_PARALLEL={n}",
-               "kv8": "OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0", "ubatch": "num_batch 256",
-               "fa": "OLLAMA_FLASH_ATTENTION=1", "tp": "a second GPU (Ollama splits layers)",
-               "quant": "a smaller quant tag (q4_K_M)", "offload": "num_gpu {n} (layers on the GPU)",
-               "kv_off": "a lower num_gpu"},
-    "koboldcpp": {"ctx": "--contextsize {n}", "kv8": "--flashattention --quantkv 1", "ubatch": "--blasbatchsize 256",
-                  "fa": "--flashattention", "tp": "--tensor_split across GPUs", "quant": "a smaller quant (Q4_K_M)",
-                  "offload": "--gpulayers {n}", "kv_off": "--lowvram (or fewer --gpulayers)"},
-    "tgi": {"ctx": "--max-total-tokens {n} --max-input-tokens {m}", "seqs": "--max-concurrent-requests {n}",
-            "util": "--cuda-memory-fraction {x}", "kv8": "--kv-cache-dtype fp8_e5m2",
-            "graphs": "--cuda-graphs 1,2,4", "tp": "--num-shard {n}", "quant": "--quantize awq|gptq|bitsandbytes-nf4",
-            "prefill": "--max-input-tokens {n} --max-batch-prefill-tokens {n} (prefill tokens must be >= input tokens)"},
-    "lmdeploy": {"ctx": "--session-len {n}", "seqs": "--max-batch-size {n}", "util": "--cache-max-entry-count {x}",
-                 "kv8": "--quant-policy 8", "chunk": "--max-prefill-token-num 2048", "tp": "--tp {n}",
-                 "quant": "a 4-bit AWQ model (--model-format awq)"},
-    "tensorrt-llm": {"ctx": "max_seq_len {n} (trtllm-build --max_seq_len)", "seqs": "max_batch_size {n} (trtllm-build)",
-                     "util": "kv_cache_free_gpu_mem_fraction {x}", "kv8": "--kv_cache_dtype fp8 at build",
-                     "chunk": "--enable_chunked_context", "tp": "--tp_size {n} at build",
-                     "quant": "an fp8/int4-AWQ engine (quantize.py)"},
-    "exllamav2": {"ctx": "max_seq_len {n}", "seqs": "max_batch_size {n}", "kv8": "cache_mode Q8 (or Q4)",
-                  "chunk": "chunk_size 1024", "graphs": "autosplit_reserve / a gpu_split leaving 1-2 GiB",
-                  "tp": "gpu_split across GPUs", "quant": "a lower-bpw EXL2 quant", "offload": "gpu_split with less per GPU"},
-    "text-generation-webui": {"ctx": "n_ctx / truncation_length {n}", "kv8": "cache_8bit", "chunk": "a smaller n_batch",
-                              "tp": "--gpu-split across GPUs", "quant": "a 4-bit quant (GPTQ/EXL2/GGUF Q4)",
-                              "offload": "--gpu-memory lower (the rest on the CPU)"},
-    "mlc-llm": {"ctx": "--context-window-size {n}", "seqs": "--max-batch-size {n}", "util": "gpu_memory_utilization {x}",
-                "chunk": "--prefill-chunk-size 1024", "tp": "--tensor-parallel-shards {n}", "quant": "q4f16_1 weights"},
-    "transformers": {"ctx": "a shorter input / max_new_tokens ({n})", "seqs": "a smaller batch ({n})",
-                     "kv8": "cache_implementation='quantized'", "chunk": "smaller batches",
-                     "tp": "device_map='auto' across GPUs", "quant": "load_in_4bit (bitsandbytes) or an AWQ/GPTQ checkpoint",
-                     "offload": "device_map='auto' with max_memory (the rest on the CPU)",
-                     "fa": "attn_implementation='sdpa' or 'flash_attention_2'"},
-}
-DEFAULT_UTIL = {"vllm": 0.9, "lmdeploy": 0.8, "tensorrt-llm": 0.9, "mlc-llm": 0.85}
+from ..engines import get
+from ..engines.interface import Engine
+
+GIB, MIB = 2**30, 2**20
+GGML = ("llamacpp", "ollama", "koboldcpp")
+#: settings in plain words, for an engine vramdoctor does not recognise
+PLAIN = {"max_model_len": "the context length per request", "max_num_seqs": "the number of concurrent requests",
+         "memory_fraction": "the fraction of GPU memory the engine reserves", "kv_cache_dtype": "an 8-bit KV cache",
+         "max_num_batched_tokens": "the tokens processed per step (prefill chunk)",
+         "cuda_graphs": "CUDA graph capture (fewer batch sizes or none)", "tensor_parallel_size": "more GPUs",
+         "quantization": "fewer-bit weights (a 4-bit or 8-bit checkpoint)", "cpu_offload": "part of the weights in "
+         "CPU memory", "gpu_layers": "fewer layers on the GPU", "kv_offload": "the KV cache in system memory",
+         "n_ubatch": "a smaller batch", "flash_attn": "flash attention", "prefill_tokens": "the prefill batch size",
+         "nccl": "fewer communication buffers", "overhead": "memory kept free outside the engine's estimate"}
+_QUANT_NAME = re.compile(r"awq|gptq|fp8|int4|int8|w4a16|w8a8|4bit|8bit|bnb|nf4|exl2|gguf|\bq[2-8]_|\biq[1-4]|mxfp4|"
+                         r"nvfp4|marlin|squeezellm|hqq|-\d(?:\.\d+)?bpw", re.I)
+_LOW_BIT_GGUF = re.compile(r"^(?:Q[2-4]|IQ[1-4]|TQ)", re.I)
+_KV8 = re.compile(r"fp8|int8|int4|q8|q4|q5|iq4|8bit|q6|e4m3|e5m2", re.I)
+
+
+@dataclass
+class Step:
+    """One change. flags: the engine's spelling ('' for a step in plain words)."""
+
+    change: str
+    flags: str
+    why: str
+    setting: str | None = None
+    direction: str | None = None
+    value: object = None
+    current: object = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
 
 
 class _Steps:
     def __init__(self, engine: str) -> None:
-        self.engine = engine if engine in FLAGS else "vllm"
-        self.table = FLAGS[self.engine]
-        self.out: list[dict] = []
+        try:
+            self.engine: Engine | None = get(engine) if engine not in ("unknown", "generic") else None
+        except Exception:  # noqa: BLE001 - an engine name we cannot resolve gets plain words
+            self.engine = None
+        self.name = self.engine.name if self.engine else "unknown"
+        self.out: list[Step] = []
 
-    def add(self, change: str, key: str, why: str, **v: object) -> None:
-        text = self.table.get(key)
-        if text is None:
+    def has(self, setting: str) -> bool:
+        return self.engine is None or setting in self.engine.flags
+
+    def add(self, change: str, setting: str, why: str, direction: str | None = None, value: object = None,
+            current: object = None, **fill: object) -> None:
+        """A step moving `setting`; skipped where the engine has no such setting."""
+        if self.engine is None:
+            text = ""
+            why = f"{PLAIN.get(setting, setting)}: {why}"
+        elif setting not in self.engine.flags:
             return
-        for k, val in v.items():
-            text = text.replace("{" + k + "}", str(val))
-        text = text.replace("{n}", "a lower value").replace("{x}", "a lower value").replace("{m}", "a lower value")
-        self.out.append({"change": change, "flags": text, "why": why})
+        else:
+            text = self.engine.flags[setting]
+            words = {"down": "a lower value than now", "up": "a higher value than now"}.get(direction or "", "")
+            shown = value if value is not None else words or "a lower value"
+            for key in ("n", "x", "v"):
+                text = text.replace("{" + key + "}", str(fill.get(key, shown)))
+            text = text.replace("{m}", str(fill.get("m", shown)))
+        self.out.append(Step(change=change, flags=text, why=why, setting=setting, direction=direction, value=value,
+                             current=current))
 
     def say(self, change: str, why: str) -> None:
-        self.out.append({"change": change, "flags": "", "why": why})
+        self.out.append(Step(change=change, flags="", why=why))
 
 
-def _util(n: dict, engine: str) -> float | None:
-    for key in ("gpu_memory_utilization", "mem_fraction_static", "cache_max_entry_count"):
-        v = n.get(key)
-        if isinstance(v, list):
-            v = v[-1] if v else None
-        if v:
-            return float(v)
-    return DEFAULT_UTIL.get(engine)
+@dataclass
+class Current:
+    """The user's settings as the log shows them (None: not shown). default_*: taken from the engine's
+    defaults because the log prints its full argument list and leaves the setting out."""
+
+    fraction: float | None
+    fraction_default: bool
+    max_num_seqs: int | None
+    kv_dtype: str | None
+    quantized: bool
+    low_bit: bool
+    kv_on_host: bool
+    cpu_offload_gb: float | None
 
 
-def _down(u: float | None, to: float | None = None) -> object:
-    """A fraction strictly below `u` (to `to` when the log says how much is free)."""
+def current(n: dict, e: Engine | None) -> Current:
+    listed = n.get("args_listing")
+    defaults = e.defaults_for(n.get("engine_version")) if e and listed else {}
+    frac, frac_default = None, False
+    if e and e.fraction_key:
+        v = n.get(e.fraction_key)
+        v = v[-1] if isinstance(v, list) and v else v
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 1:
+            frac = float(v)
+        elif e.fraction_key in defaults:
+            frac, frac_default = float(defaults[e.fraction_key]), True
+    seqs = n.get("max_num_seqs") or n.get("sampler_dummy_requests") or defaults.get("max_num_seqs")
+    kv = str(n.get("kv_cache_dtype") or defaults.get("kv_cache_dtype") or "") or None
+    quant = str(n.get("quantization") or "")
+    name = " ".join(str(n.get(k) or "") for k in ("model_name", "file_type"))
+    quantized = bool(quant and quant.lower() not in ("none", "null", "false")) or bool(_QUANT_NAME.search(name))
+    ftype = str(n.get("file_type") or "")
+    low_bit = bool(_LOW_BIT_GGUF.match(ftype)) or bool(re.search(r"awq|gptq|int4|4bit|nf4|w4a16|q4|mxfp4", name + quant,
+                                                                 re.I))
+    host = n.get("host_kv_buffer_bytes")
+    gpu_kv = n.get("gpu_kv_buffer_bytes")
+    kv_on_host = bool(host) and not gpu_kv or n.get("kv_offload") is False
+    if n.get("failed_on_host"):
+        kv_on_host = True
+    off = n.get("cpu_offload_gb", defaults.get("cpu_offload_gb"))
+    return Current(fraction=frac, fraction_default=frac_default, max_num_seqs=seqs if isinstance(seqs, int) else None,
+                   kv_dtype=kv, quantized=quantized, low_bit=low_bit, kv_on_host=kv_on_host,
+                   cpu_offload_gb=float(off) if isinstance(off, (int, float)) else None)
+
+
+def _down(u: float | None, to: float | None = None) -> float | None:
+    """A fraction strictly below `u` (to `to` when the log says how much is free); None if unknown."""
     if not u:
-        return "a lower value"
+        return None
     target = to if to is not None and to < u else u - 0.05
     return round(max(target, u / 2), 2)
 
 
-def _up(u: float | None) -> object | None:
-    """A fraction strictly above `u`, at most 0.98; None when it cannot grow."""
+def _up(u: float | None) -> float | None:
+    """A fraction strictly above `u`, at most 0.98; None when unknown or it cannot grow (then: 'higher')."""
     if not u:
-        return "a higher value"
+        return None
     return round(min(0.98, u + 0.05), 2) if u < 0.98 else None
 
 
@@ -111,151 +150,309 @@ def _more_gpus(n: dict) -> int:
     return 2 * tp if isinstance(tp, int) and tp >= 1 else 2
 
 
-def _other_process(s: "_Steps", n: dict) -> None:
-    other = n.get("other_process_in_use_bytes")
-    if other:
-        gib = (sum(other) if isinstance(other, list) else other) / GIB
-        s.say("free the GPU", f"another process holds {gib:.2f} GiB on this GPU; stop it or use another device")
+class _Advisor:
+    def __init__(self, kind: str, code: str, engine: str, n: dict) -> None:
+        self.kind, self.code, self.n = kind, code, n
+        self.s = _Steps(engine)
+        self.c = current(n, self.s.engine)
 
+    # --- moves shared by several diagnoses ---------------------------------------------------------------
+    def fraction_up(self, why: str) -> None:
+        c = self.c
+        if c.fraction is not None and c.fraction >= 0.98:
+            return
+        self.s.add("more memory for the pool", "memory_fraction", why, "up", _up(c.fraction), c.fraction)
 
-def _kv(s: _Steps, n: dict, code: str) -> None:
-    eng, u = s.engine, _util(n, s.engine)
-    fit, asked = n.get("max_model_len_fit") or n.get("kv_pool_tokens"), n.get("max_model_len")
-    if code == "no-memory-for-kv-cache":
-        if _up(u) is not None:
-            s.add("more memory for the pool", "util", "the weights leave no room for a KV pool in this fraction", x=_up(u))
-        s.add("fewer-bit weights", "quant", "smaller weights leave room for the pool")
-        s.add("more GPUs", "tp", "splits the weights, leaving each GPU room for a pool", n=_more_gpus(n))
-        return
-    if code.startswith("kv-cache-alloc-failed") and eng not in GGML:
-        # the pool is sized from the fraction, not from the context: allocating it failed because the fraction
-        # counted memory that was not free
-        tried, free, total = n.get("failed_alloc_bytes"), n.get("free_memory_bytes"), n.get("total_memory_bytes")
-        tried = max(tried) if isinstance(tried, list) and tried else tried
-        free = free[-1] if isinstance(free, list) and free else free
-        to = None
-        if u and all(isinstance(v, int) and v > 0 for v in (tried, free, total)) and tried > free:
-            to = u - (tried - free) / total - 0.02
-        s.add("more headroom", "util", "allocating the pool itself failed: it was sized from a fraction of memory "
-              "that was not free (another process, NCCL buffers); leave more outside it", x=_down(u, to))
-        _other_process(s, n)
-        return
-    if fit and asked and fit < asked:
-        s.add("shorter context", "ctx", f"the pool holds {fit:,} tokens; {asked:,} were asked for",
-              n=fit, m=max(1, fit - 512))
-    elif n.get("kv_cache_requested_bytes") and n.get("n_ctx"):
-        per, ctx = n["kv_bytes_per_token"], n["n_ctx"]
-        free, weights = n.get("free_memory_bytes"), n.get("gpu_model_buffer_bytes")
-        if isinstance(weights, list):
-            weights = sum(weights)
-        target = max(256, ctx // 2 // 256 * 256)
-        why = (f"the KV cache for {ctx:,} tokens needs {n['kv_cache_requested_bytes'] / GIB:.2f} GiB "
-               f"({per:,} bytes per token)")
-        if isinstance(free, int) and weights and free > weights:
-            target = max(256, int((free - weights) * 0.9 / per) // 256 * 256)
-            why += f"; {free / GIB:.1f} GiB free minus {weights / GIB:.1f} GiB of weights, with a 10% margin"
+    def fraction_down(self, why: str, to: float | None = None) -> None:
+        self.s.add("more headroom outside the pool", "memory_fraction", why, "down", _down(self.c.fraction, to),
+                   self.c.fraction)
+
+    def kv8(self) -> None:
+        if self.c.kv_dtype and _KV8.search(self.c.kv_dtype):
+            return
+        self.s.add("8-bit KV cache", "kv_cache_dtype", "halves the bytes per token", "on", current=self.c.kv_dtype)
+
+    def quant(self, why: str) -> None:
+        if self.c.low_bit:
+            return
+        self.s.add("fewer-bit weights", "quantization", why + (" (the weights are already quantized: a lower-bit "
+                                                               "quant)" if self.c.quantized else ""), "down")
+
+    def seqs_down(self, why: str, to: int | None = None) -> None:
+        cur = self.c.max_num_seqs
+        value = to if to is not None else (max(1, cur // 2) if cur and cur > 1 else None)
+        if cur is not None and value is not None and value >= cur:
+            return
+        if cur == 1:
+            return
+        self.s.add("fewer concurrent sequences", "max_num_seqs", why, "down", value, cur)
+
+    def kv_off(self) -> None:
+        if self.c.kv_on_host:
+            return
+        self.s.add("KV cache off the GPU", "kv_offload", "the KV cache lives beside the offloaded layers; keeping it "
+                   "(or some layers) in system memory frees the GPU at some speed", "off")
+
+    def free_gpu(self) -> None:
+        """Other processes the error names as holding memory on this GPU (the server's own pids left out)."""
+        sizes, pids = self.n.get("other_process_in_use_bytes") or [], self.n.get("gpu_process_pids") or []
+        if not isinstance(sizes, list) or not sizes:
+            return
+        own = set(self.n.get("server_pids") or [])
+        pairs = list(zip(pids, sizes)) if len(pids) == len(sizes) else [(None, b) for b in sizes]
+        others = [(p, b) for p, b in pairs if p is None or p not in own]
+        if own and others:
+            listed = ", ".join(f"pid {p}: {b / GIB:.2f} GiB" if p else f"{b / GIB:.2f} GiB" for p, b in others)
+            self.s.say("free the GPU", f"other processes hold memory on this GPU ({listed}); stop them or give this "
+                       "server its own GPU")
+        elif len(pairs) >= 2 or (not own and pairs):
+            listed = ", ".join(f"pid {p}: {b / GIB:.2f} GiB" if p else f"{b / GIB:.2f} GiB" for p, b in pairs)
+            self.s.say("check the other processes", f"the error lists {len(pairs)} process(es) on this GPU ({listed}); "
+                       "any that is not this server takes memory from it")
+
+    # --- by diagnosis ---------------------------------------------------------------------------------------
+    def kv(self) -> None:
+        s, n, c, code = self.s, self.n, self.c, self.code
+        if code == "no-memory-for-kv-cache":
+            self.fraction_up("the weights leave no room for a KV pool in this fraction; no context length helps")
+            self.quant("smaller weights leave room for the pool")
+            s.add("more GPUs", "tensor_parallel_size", "splits the weights, leaving each GPU room for a pool", "up",
+                  _more_gpus(n))
+            self.free_gpu()
+            return
+        if code == "kv-cache-alloc-failed" and s.name not in GGML:
+            # the pool is sized from the fraction, not from the context: allocating it failed because the
+            # fraction counted memory that was not free
+            tried, free, total = n.get("failed_alloc_bytes"), n.get("free_memory_bytes"), n.get("total_memory_bytes")
+            tried = max(tried) if isinstance(tried, list) and tried else tried
+            free = free[-1] if isinstance(free, list) and free else free
+            to = None
+            if c.fraction and all(isinstance(v, int) and v > 0 for v in (tried, free, total)) and tried > free:
+                to = c.fraction - (tried - free) / total - 0.02
+            self.fraction_down("allocating the pool itself failed: it was sized from a fraction of memory that was "
+                               "not free (another process, NCCL buffers, the engine's own buffers); leave more outside "
+                               "it", to)
+            self.free_gpu()
+            return
+        if s.name in GGML or self.s.engine is None and n.get("n_ctx"):
+            if code in ("kv-cache-alloc-failed", "kv-cache-forces-cpu-offload"):
+                self._ggml_kv()
+                return
+        fit, asked = n.get("max_model_len_fit") or n.get("kv_pool_tokens"), n.get("max_model_len")
+        if isinstance(fit, int) and isinstance(asked, int) and 0 < fit < asked:
+            s.add("shorter context", "max_model_len", f"the pool holds {fit:,} tokens; {asked:,} were asked for",
+                  "down", fit, asked, m=max(1, fit - 512))
+        else:
+            s.add("shorter context", "max_model_len", "the context is what the pool must hold per sequence", "down")
+        if code not in ("max-model-len-exceeds-kv-cache", "request-exceeds-kv-pool", "request-exceeds-context"):
+            conc = n.get("max_concurrency")
+            self.seqs_down("each running sequence holds its own KV cache",
+                           max(1, int(conc)) if isinstance(conc, float) and conc >= 1 else None)
+        self.fraction_up("the pool is what is left of this fraction after the weights")
+        self.kv8()
+        if s.name in ("vllm", "aphrodite"):
+            cur = n.get("max_num_batched_tokens")
+            s.add("chunked prefill", "max_num_batched_tokens", "a smaller step shrinks the activation peak profiled "
+                  "at start, leaving more for the KV pool", "down",
+                  max(512, cur // 4) if isinstance(cur, int) and cur > 512 else None, cur)
+
+    def _ggml_kv(self) -> None:
+        """llama.cpp and its wrappers size the cache to -c: the -c that fits the memory the log shows."""
+        s, n = self.s, self.n
+        per, ctx = n.get("kv_bytes_per_token"), n.get("n_ctx") or n.get("max_model_len")
         parallel = n.get("n_parallel")
-        if eng in ("ollama", "llamacpp") and isinstance(parallel, int) and parallel > 1:
-            s.add("one sequence at a time", "seqs", f"the KV cache is sized for {parallel} parallel slots", n=1)
-            target = max(256, target // parallel // 256 * 256)
-        s.add("shorter context", "ctx", why + "; it shrinks in proportion", n=target, m=max(1, target - 512))
-    else:
-        s.add("shorter context", "ctx", "the context is what the KV pool must hold per sequence")
-    parallel = n.get("n_parallel")
-    one_already = any(step["change"] == "one sequence at a time" for step in s.out)
-    if code != "max-model-len-exceeds-kv-cache" and not one_already and not (isinstance(parallel, int) and parallel <= 1):
-        # (with max-model-len-exceeds-kv-cache one sequence alone does not fit)
-        conc = n.get("max_concurrency")
-        s.add("fewer concurrent sequences", "seqs", "each running sequence holds its own KV cache",
-              n=max(1, int(conc)) if conc and conc >= 1 else "fewer than now")
-    if eng in GGML:
-        s.add("KV cache off the GPU", "kv_off", "the KV cache lives beside the offloaded layers; keeping it (or "
-              "some layers) in system memory frees the GPU at some speed")
-    elif _up(u) is not None:
-        s.add("more memory for the pool", "util", "the pool is what is left of this fraction after the weights", x=_up(u))
-    s.add("8-bit KV cache", "kv8", "halves the bytes per token")
-    if eng in GGML:
-        s.add("smaller batches", "ubatch", "a smaller batch shrinks the compute buffer reserved beside the KV cache")
-    else:
-        s.add("chunked prefill", "chunk", "caps the activation peak profiled at start, leaving more for the KV pool")
+        if isinstance(parallel, int) and parallel > 1:
+            s.add("one sequence at a time", "max_num_seqs", f"the KV cache is sized for {parallel} parallel slots "
+                  "(they share -c)", "down", 1, parallel)
+        free, weights = n.get("free_memory_bytes"), n.get("gpu_model_buffer_bytes")
+        weights = sum(weights) if isinstance(weights, list) else weights
+        if isinstance(per, int) and per > 0 and isinstance(ctx, int):
+            need = n.get("kv_cache_requested_bytes") or per * ctx
+            why = f"the KV cache for {ctx:,} tokens needs {need / GIB:.2f} GiB ({per:,} bytes per token)"
+            if isinstance(free, int) and isinstance(weights, int) and free > weights:
+                target = max(256, int((free - weights) * 0.9 / per) // 256 * 256)
+                if isinstance(parallel, int) and parallel > 1:
+                    why += f"; at one slot instead of {parallel}"
+                why += f"; {free / GIB:.1f} GiB free minus {weights / GIB:.1f} GiB of weights, with a 10% margin"
+                if target < ctx:
+                    s.add("shorter context", "max_model_len", why, "down", target, ctx, m=max(1, target - 512))
+            else:
+                examples = ", ".join(f"-c {x:,} needs {x * per / GIB:.2f} GiB" for x in (4096, 16384, 32768) if x < ctx)
+                s.add("shorter context", "max_model_len", why + "; the log does not show the memory free, so choose "
+                      "the context whose cache fits it" + (f" ({examples})" if examples else ""), "down", None, ctx)
+        else:
+            s.add("shorter context", "max_model_len", "the KV cache grows in proportion to the context", "down")
+        self.kv_off()
+        self.kv8()
+        ub = n.get("n_ubatch")
+        if not (isinstance(ub, int) and ub <= 256):
+            s.add("smaller batches", "n_ubatch", "a smaller batch shrinks the compute buffer reserved beside the KV "
+                  "cache", "down", 256, ub)
 
+    def warmup(self) -> None:
+        s, n, c, code = self.s, self.n, self.c, self.code
+        if code == "profile-run-oom":
+            tokens = n.get("max_num_batched_tokens")
+            s.add("fewer tokens per step", "max_num_batched_tokens", "the profiling pass runs one batch of "
+                  "max_num_batched_tokens tokens; its activations must fit beside the weights", "down",
+                  max(512, tokens // 4) if isinstance(tokens, int) else None, tokens)
+            self.fraction_down("the profiling pass runs in what the fraction leaves")
+        elif code == "sampler-warmup-oom":
+            cur = c.max_num_seqs
+            self.seqs_down("the sampler warm-up allocates logits for max_num_seqs sequences at once",
+                           max(1, cur // 4) if cur and cur > 1 else None)
+            if "kv_sized" in n.get("_progress", ()):  # the warm-up after the pool was made: the pool crowds it
+                self.fraction_down("the warm-up after the pool was allocated runs in what the fraction leaves")
+        elif code == "compute-buffer-alloc-failed":
+            self._compute_buffer()
+        elif code == "prefill-tokens-exceed-memory":
+            tokens = n.get("prefill_tokens") or n.get("max_batch_prefill_tokens")
+            s.add("smaller prefill batches", "prefill_tokens", "TGI's warm-up runs one prefill of "
+                  "--max-batch-prefill-tokens; it must fit beside the weights", "down",
+                  tokens // 2 if isinstance(tokens, int) and tokens > 1 else None, tokens)
+            self.quant("leaves more memory for the warm-up")
+        elif code == "temporary-buffer-exceeds-memory":
+            s.add("smaller prefill chunks", "max_num_batched_tokens", "the temporary buffer is sized for one prefill "
+                  "chunk", "down")
+            s.add("shorter context window", "max_model_len", "the buffers grow with the context window", "down")
+            self.fraction_up("the weights fit; what comes beside them does not")
+        elif code == "nccl-buffers-oom":
+            self.fraction_down("NCCL allocates its buffers outside the KV pool")
+            s.add("no custom all-reduce buffers", "nccl", "one fewer set of communication buffers", "off")
+            s.say("smaller NCCL buffers", "set NCCL_BUFFSIZE=4194304 (4 MiB) in the environment")
+        elif code == "metal-command-buffer-oom":
+            self._metal()
+        else:
+            self.fraction_down("graph capture and warm-up run in what the pool leaves")
+            s.add("smaller CUDA graphs", "cuda_graphs", "graph capture keeps memory for every captured batch size",
+                  "down")
+            s.add("smaller batches", "max_num_batched_tokens", "the profiled activation peak scales with tokens per "
+                  "step", "down")
+            if s.name in GGML:
+                self._compute_buffer()
 
-def _warmup(s: _Steps, n: dict, code: str) -> None:
-    u = _util(n, s.engine)
-    if code == "profile-run-oom":
-        tokens = n.get("max_num_batched_tokens")
-        s.add("fewer tokens per step", "batch", "the profiling pass runs one batch of max_num_batched_tokens tokens; "
-              "its activations must fit beside the weights", n=max(512, tokens // 4) if isinstance(tokens, int) else 2048)
-        s.add("chunked prefill", "chunk", "keeps every step, and the profiled peak, small")
-        s.add("more headroom outside the pool", "util", "the profiling pass runs in what the fraction leaves", x=_down(u))
-    elif code == "sampler-warmup-oom":
-        s.add("fewer sequences warmed up", "seqs", "the sampler warm-up allocates logits for max_num_seqs sequences "
-              "(256 by default)", n=128)
-        s.add("more headroom outside the pool", "util", "the warm-up runs in what the pool leaves", x=_down(u))
-    elif code == "compute-buffer-alloc-failed":
-        s.add("smaller physical batch", "ubatch", "the compute buffer grows with the batch")
-        s.add("flash attention", "fa", "without it the compute buffer holds an n_ctx x n_ubatch attention matrix")
-        s.add("shorter context", "ctx", "the compute buffer grows with the context too")
-        s.add("fewer layers on the GPU", "offload", "frees room for the compute buffer")
-    elif code == "prefill-tokens-exceed-memory":
-        s.add("smaller prefill batches", "prefill", "TGI's warm-up runs one prefill of --max-batch-prefill-tokens")
-        s.add("fewer-bit weights", "quant", "leaves more memory for the warm-up")
-    elif code == "temporary-buffer-exceeds-memory":
-        s.add("smaller prefill chunks", "chunk", "the temporary buffer is sized for one prefill chunk")
-        s.add("shorter context window", "ctx", "the buffers grow with the context window")
-        s.add("more memory for the engine", "util", "the weights fit; what comes beside them does not", x=_up(u))
-    elif code == "nccl-buffers-oom":
-        s.add("more headroom outside the pool", "util", "NCCL allocates its buffers outside the KV pool", x=_down(u))
-        s.add("no custom all-reduce buffers", "nccl", "one fewer set of communication buffers")
-        s.say("smaller NCCL buffers", "set NCCL_BUFFSIZE=4194304 (4 MiB) in the environment")
-    else:
-        s.add("more headroom outside the pool", "util", "graph capture and warm-up run in what the pool leaves",
-              x=_down(u))
-        s.add("smaller CUDA graphs", "graphs", "graph capture keeps memory for every captured batch size")
-        s.add("smaller batches", "chunk", "the profiled activation peak scales with tokens per step")
-        s.add("smaller physical batch", "ubatch", "the compute buffer grows with the batch")
+    def _compute_buffer(self) -> None:
+        """llama.cpp family: advice follows the buffer that dominates, KV cache or compute."""
+        s, n = self.s, self.n
+        kv = n.get("gpu_kv_buffer_bytes") or n.get("kv_pool_bytes")
+        comp = n.get("gpu_compute_buffer_bytes") or n.get("compute_buffer_bytes")
+        kv = sum(kv) if isinstance(kv, list) else kv
+        comp = sum(comp) if isinstance(comp, list) else comp
+        ub = n.get("n_ubatch")
+        shrink_batch = lambda: s.add("smaller physical batch", "n_ubatch", "the compute buffer grows with the batch",
+                                     "down", max(64, ub // 2) if isinstance(ub, int) and ub > 64 else None, ub)
+        if isinstance(kv, int) and isinstance(comp, int) and kv > comp:
+            s.add("shorter context", "max_model_len", f"the KV cache ({kv / GIB:.2f} GiB) dominates the compute buffer "
+                  f"({comp / GIB:.2f} GiB): a shorter context frees the most", "down", None, n.get("n_ctx"))
+            self.kv8()
+            shrink_batch()
+        else:
+            shrink_batch()
+            if str(n.get("flash_attn", "")).lower() not in ("1", "true", "on", "enabled"):
+                s.add("flash attention", "flash_attn", "without it the compute buffer holds an n_ctx x n_ubatch "
+                      "attention matrix", "on", current=n.get("flash_attn"))
+            s.add("shorter context", "max_model_len", "the compute buffer grows with the context too", "down")
+        s.add("fewer layers on the GPU", "gpu_layers", "frees room for the buffers", "down")
 
+    def _metal(self) -> None:
+        s, n = self.s, self.n
+        ws = n.get("working_set_bytes")
+        limit = f" (Metal allows this GPU {ws / GIB:.1f} GiB now)" if isinstance(ws, int) else ""
+        s.say("a higher Metal working-set limit", "Apple GPUs may wire only part of the unified memory" + limit +
+              "; raise it with `sudo sysctl iogpu.wired_limit_mb=N` (macOS 14+, until reboot), leaving the system "
+              "some memory")
+        self._compute_buffer()
 
-def advise(kind: str, engine: str, n: dict, code: str = "") -> list[dict]:
-    """Steps for `kind` (and its `code`), each {'change', 'flags', 'why'}, in the order to try them."""
-    s = _Steps(engine)
-    if kind == "KV_CAPACITY":
-        _kv(s, n, code)
-    elif kind == "WEIGHTS":
+    def weights(self) -> None:
+        s, n, c, code = self.s, self.n, self.c, self.code
         if code == "weights-exceed-system-memory":
             s.say("more host memory", "the weights pass through CPU RAM on the way to the GPU: add RAM or swap, or "
                   "load with mmap / safetensors so they are not copied")
-        ftype = str(n.get("file_type") or "").upper()
-        low_bit = ftype.startswith(("Q2", "Q3", "Q4", "IQ1", "IQ2", "IQ3", "IQ4", "TQ"))
         offl = n.get("layers_offloaded")
         offl = offl[-1] if isinstance(offl, list) and offl else offl
-        if s.engine in GGML:
+        if s.name in GGML or s.engine is None and n.get("layers_total"):
             layers = n.get("layers_total")
-            s.add("fewer layers on the GPU", "offload", "keeps part of the model in CPU memory (slower); the weights "
-                  "do not fit whole", n=offl if offl else (f"under {layers}" if layers else "fewer"))
-        if not low_bit:
-            s.add("fewer-bit weights", "quant", "the weights alone do not fit; context length does not matter here")
-        s.add("more GPUs", "tp", "splits the weights across GPUs", n=_more_gpus(n))
-        if s.engine in ("vllm", "sglang"):
-            s.add("offload part of the weights", "offload", "keeps that many GiB of weights in CPU memory (slower); "
-                  "raise it until the load succeeds", n=8)
-        elif s.engine not in GGML:
-            s.add("offload part of the model", "offload", "keeps part of the model in CPU memory (slower)")
-        _other_process(s, n)
-    elif kind == "WARMUP":
-        _warmup(s, n, code)
-    elif kind == "RUNTIME":
-        _other_process(s, n)
+            s.add("fewer layers on the GPU", "gpu_layers", "keeps part of the model in CPU memory (slower); the "
+                  "weights do not fit whole", "down", offl if isinstance(offl, int) and layers and offl < layers
+                  else None, layers, n=offl if offl else (f"under {layers}" if layers else "fewer"))
+        self.quant("the weights alone do not fit; context length does not matter here")
+        s.add("more GPUs", "tensor_parallel_size", "splits the weights across GPUs", "up", _more_gpus(n))
+        if s.name not in GGML:
+            cur = c.cpu_offload_gb
+            value = math.ceil((cur or 0) + 8)
+            s.add("offload part of the weights", "cpu_offload", "keeps that many GiB of weights in CPU memory "
+                  "(slower); raise it until the load succeeds", "up", value if cur is not None or s.name in
+                  ("vllm", "sglang", "aphrodite") else None, cur)
+        self.free_gpu()
+
+    def runtime(self) -> None:
+        s, n, code = self.s, self.n, self.code
+        self.free_gpu()
         if code == "host-oom-kill":
             s.say("more host memory", "the operating system killed the server for lack of RAM (CPU offload, "
                   "swap-space, or pinned buffers): add RAM or offload less")
+            return
+        if code in ("kv-pool-full-retracting", "kv-pool-full-preempting", "kv-pool-full-queueing", "kv-blocks-exhausted",
+                    "kv-cache-entries-exhausted", "kv-cache-full", "request-slots-exhausted"):
+            self._pool_full()
+            return
+        if code == "logprobs-oom":
+            s.say("fewer prompt logprobs", "prompt_logprobs materialise a prompt-length x vocabulary float32 matrix; "
+                  "ask for them on shorter prompts, or not at all")
         prompt = n.get("prompt_tokens")
-        s.add("shorter requests first", "ctx", "one long prompt's prefill is the usual peak; cap per-request length",
-              n=prompt // 2 if isinstance(prompt, int) else "a lower value", m="a lower value")
-        s.add("smaller prefill chunks", "chunk", "spreads a long prompt over several steps")
-        s.add("fewer concurrent sequences", "seqs", "concurrency multiplies the KV cache and activations")
-        s.add("more headroom outside the pool", "util", "long prompts' activations live outside the KV pool",
-              x=_down(_util(n, s.engine)))
+        s.add("shorter requests first", "max_model_len", "one long prompt's prefill is the usual peak; cap "
+              "per-request length", "down", prompt // 2 if isinstance(prompt, int) and prompt > 1 else None,
+              prompt, m="a lower value than now")
+        s.add("smaller prefill chunks", "max_num_batched_tokens", "spreads a long prompt over several steps", "down")
+        if s.name == "koboldcpp":
+            s.add("smaller BLAS batches", "n_ubatch", "each prompt batch's compute buffer grows with it", "down", 256)
+        self.seqs_down("concurrency multiplies the KV cache and activations")
+        self.fraction_down("long prompts' activations live outside the KV pool")
+
+    def _pool_full(self) -> None:
+        """The pool was full under load: more pool, or less asked of it."""
+        s = self.s
+        if s.name in GGML:
+            parallel = self.n.get("n_parallel")
+            if isinstance(parallel, int) and parallel > 1:
+                s.add("fewer parallel slots", "max_num_seqs", "the slots share the cells of -c", "down", parallel // 2,
+                      parallel)
+            s.add("more cells", "max_model_len", "a larger -c holds more tokens at once (if memory allows)", "up",
+                  None, self.n.get("n_ctx"))
+            self.kv8()
+            return
+        self.seqs_down("fewer sequences at once need fewer blocks")
+        self.fraction_up("a larger pool holds more sequences at once")
+        self.kv8()
+        s.add("shorter requests", "max_model_len", "long requests take the most blocks", "down")
+        s.add("more GPUs", "tensor_parallel_size", "splits the KV cache across GPUs: more pool per sequence", "up",
+              _more_gpus(self.n))
+
+    def undetermined(self, candidates: list[str]) -> None:
+        s = self.s
+        s.say("find the phase first", "the ledgers pull opposite ways (a KV shortfall wants a larger pool, a warm-up "
+              "one more headroom outside it): pass the server's whole log from its start line to the end of the "
+              "error, or run `vramdoctor estimate MODEL --engine " + (s.name if s.engine else "vllm") +
+              "` with the server's settings to see which ledger is tight")
+        if self.code == "failure-cause-not-shown":
+            s.say("find the cause", "the line that says why the run failed is missing; memory may not be the cause")
+
+
+def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str] | None = None) -> list[dict]:
+    """Steps for `kind` (and its `code`), in the order to try them, each a dict: change, flags, why,
+    setting, direction, value, current."""
+    a = _Advisor(kind, code, engine, n)
+    s = a.s
+    if kind == "KV_CAPACITY":
+        a.runtime() if code.startswith("kv-pool-full") else a.kv()
+    elif kind == "WEIGHTS":
+        a.weights()
+    elif kind == "WARMUP":
+        a.warmup()
+    elif kind == "RUNTIME":
+        a.runtime()
+    elif kind == "UNDETERMINED":
+        a.undetermined(candidates or [])
     elif kind == "LEAK":
         s.say("watch, then restart", "usage that keeps rising with steady load points at memory not being freed: "
               "track the engine's KV usage or free memory against load, report it with this log, and restart")
@@ -263,14 +460,17 @@ def advise(kind: str, engine: str, n: dict, code: str = "") -> list[dict]:
         if code == "gpu-shared-with-other-process":
             free, total = n.get("free_memory_bytes"), n.get("total_memory_bytes")
             x = round(free / total - 0.02, 2) if isinstance(free, int) and isinstance(total, int) and total else None
-            s.add("a fraction of what is free", "util", "vLLM takes its fraction of the whole GPU, and another "
-                  "process holds part of it", x=x if x else "a lower value")
+            if x is not None and a.c.fraction is not None and x >= a.c.fraction:
+                x = None
+            s.add("a fraction of what is free", "memory_fraction", "the engine takes its fraction of the whole GPU, "
+                  "and another process holds part of it", "down", x, a.c.fraction)
             s.say("free the GPU", "stop the other process (nvidia-smi lists it) or give this server its own GPU")
         elif code == "max-model-len-exceeds-model":
-            s.add("the model's own context", "ctx", "the requested max_model_len exceeds what the model was "
-                  "trained for; use its max_position_embeddings, or rope scaling on purpose",
-                  n=n.get("max_model_len_model") or "the model's max_position_embeddings")
+            m = n.get("max_model_len_model")
+            s.add("the model's own context", "max_model_len", "the requested max_model_len exceeds what the model "
+                  "was trained for; use its max_position_embeddings, or rope scaling on purpose", "down", m,
+                  n.get("max_model_len"))
         else:
             s.say("leave memory settings alone", "memory is not the problem: a shorter context or lower utilization "
                   "will not fix it; re-run with CUDA_LAUNCH_BLOCKING=1 (NCCL_DEBUG=INFO for NCCL) and report it")
-    return s.out
+    return [step.to_dict() for step in s.out]

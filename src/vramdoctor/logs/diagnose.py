@@ -1,27 +1,46 @@
-"""RunFacts -> a diagnosis: which phase failed (kind), the specific pattern (code), the deciding lines
-(evidence) and the figures. Pure. The phase comes from where the failure happened: the failure's own
-words, then its stack frames (innermost first), then the lines just before it, then how far the
-start-up had got; never from the CUDA error text alone, which is the same in every phase."""
+"""RunFacts -> a diagnosis: which phase failed (kind), the pattern (code), the deciding lines (evidence).
+Pure.
+
+The rules, in the order they are applied:
+- Out of memory is claimed only on memory evidence: out-of-memory words in a failure, or the engine's
+  own figures showing a shortfall. A failure whose words do not say why it failed is UNDETERMINED
+  (`failure-cause-not-shown`) when its cause is cut off, and NOT_OOM only when its own words name a
+  cause that is not memory.
+- The phase comes from the failure's own words, then the engine's verdict a line or two later, then
+  its stack frames (a start-up step anywhere in them beats a serving step, which start-up also runs),
+  then the lines just before it that say a step is under way, then the milestones passed. Lines that
+  say a step finished, and periodic statistics, are progress, never the phase of a later failure,
+  and the phase can never go back before a milestone already passed.
+- Where the evidence leaves more than one phase, the kind is UNDETERMINED (`oom-phase-not-shown`),
+  with the phases it could be and what would settle it. A confident wrong kind is worse.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
-from . import signatures as sig
+from ..engines.interface import AFTER_MILESTONE, FLOOR, MILESTONES, PHASES
+from .knowledge import FRAME, PY_FRAME, knowledge, phase_words
 from .scan import Failure, RunFacts
 
 KIND_OF_PHASE = {"WEIGHTS": "WEIGHTS", "KV": "KV_CAPACITY", "WARMUP": "WARMUP", "RUNTIME": "RUNTIME"}
-WRAPPERS = ("ollama", "koboldcpp", "text-generation-webui", "exllamav2", "mlc-llm", "lmdeploy", "tensorrt-llm", "tgi")
-BASES = ("vllm", "sglang", "llamacpp", "transformers")
-# what follows a phase when the failure's own lines do not say (engine start-up order)
-NEXT_PHASE = {"start": "WEIGHTS", "weights_done": "KV", "kv_done": "WARMUP", "warmup_done": "RUNTIME", "requests": "RUNTIME"}
+OOM_KINDS = ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME")
+STARTUP = ("WEIGHTS", "KV", "WARMUP")
+#: periodic statistics: progress, never a phase
+STATS = re.compile(r"Avg prompt throughput|#running-req|token usage:|KV cache usage:|Running: \d+ reqs|"
+                   r"Decode batch\.|Prefill batch\.|print_timing|prompt eval time", re.I)
+#: an error line that states what went wrong (an exception and its message, a CUDA/engine error text)
+STATED = re.compile(r"(?:\b(?:\w+\.)*\w+(?:Error|Exception)|\berror|\bCUDA error|\bfailed):?\s+\S.{12,}", re.I)
+_CUT_END = re.compile(r"[.)\]'\"!>:]\s*$")
 
 
 @dataclass
 class Diagnosis:
-    """One run's verdict. evidence: (line number, text) pairs; inferred: True when no failure line
-    states the cause and the kind follows from the run's progress and figures."""
+    """One run's verdict. evidence: (line number, text) pairs; inferred: no failure line states the
+    phase, it follows from the run's progress and figures; oom: True (memory ran out), False (it did
+    not) or None (the log cannot tell); candidates: the phases an UNDETERMINED failure could be in;
+    missing: what the log lacks to settle it."""
 
     kind: str
     code: str
@@ -29,103 +48,148 @@ class Diagnosis:
     evidence: list[tuple[int, str]] = field(default_factory=list)
     phase_source: str = ""
     inferred: bool = False
+    oom: bool | None = True
+    candidates: list[str] = field(default_factory=list)
+    missing: str = ""
 
 
 def detect_engine(hits: dict[str, int]) -> str:
-    """Wrappers (Ollama, KoboldCpp, ...) embed a base engine's lines, so any wrapper hit wins."""
-    for group in (WRAPPERS, BASES):
-        found = {k: v for k, v in hits.items() if k in group and v}
-        if found:
-            return max(found, key=lambda k: (found[k], -group.index(k)))
-    return "unknown"
+    """The engine with the most fingerprint lines; an engine that wraps another (Ollama embeds llama.cpp's
+    lines, Aphrodite is a vLLM fork) wins over the one it wraps whenever it is seen at all."""
+    k = knowledge()
+    found = {n: v for n, v in hits.items() if v}
+    if not found:
+        return "unknown"
+    wrappers = {n: v for n, v in found.items() if k.engine[n].wraps}
+    pool = wrappers or found
+    return max(pool, key=lambda n: (pool[n], n))
 
 
-def _phase_in(text: str) -> str | None:
-    for pattern, phase in sig.MESSAGE_PHASE:
-        if pattern.search(text):
-            return phase
-    for phase in ("KV", "WARMUP", "WEIGHTS", "RUNTIME"):
-        if sig.PHASE_WORDS[phase].search(text):
-            return phase
-    return None
+def _last_marker(progress: dict[str, int]) -> str | None:
+    passed = [m for m in MILESTONES if m in progress]
+    return passed[-1] if passed else None
 
 
-def locate(f: Failure, engine: str) -> tuple[str, str, tuple[int, str]]:
-    """(phase, where it was read, the deciding line) for a failure."""
-    p = _phase_in(f.text)
+def _at_least(phases, floor: str | None) -> list[str]:
+    if floor is None:
+        return list(phases)
+    lo = PHASES.index(floor)
+    return [p for p in phases if PHASES.index(p) >= lo]
+
+
+def _frames(f: Failure) -> list[tuple[tuple, int, str]]:
+    """(order, line, text) of the failure's stack frames and the code line under each, innermost first:
+    a C/C++/CUDA backtrace prints its innermost frame first, a Python traceback last."""
+    out: list[tuple[tuple, int, str]] = []
+    lines = f.before + [(f.line_no, f.text)] + f.after
+    for i, (ln, text) in enumerate(lines):
+        if not FRAME.search(text):
+            continue
+        python = bool(PY_FRAME.search(text))
+        order = (1, -ln, 1) if python else (0, ln, 0)
+        out.append((order, ln, text))
+        if python and i + 1 < len(lines) and not FRAME.search(lines[i + 1][1]):
+            out.append(((1, -ln, 0), lines[i + 1][0], lines[i + 1][1]))  # the code line: inside its frame
+    return out
+
+
+def _is_progress(text: str) -> bool:
+    k = knowledge()
+    return bool(STATS.search(text)) or any(p.search(text) for _, p in k.milestones)
+
+
+@dataclass
+class Place:
+    """Where a failure happened: phase (None if undetermined), the candidates, the source, the line."""
+
+    phase: str | None
+    source: str
+    deciding: tuple[int, str]
+    candidates: list[str]
+    inferred: bool = False
+
+
+def locate(f: Failure, engine: str) -> Place:
+    """Where `f` happened, from the evidence in order; see the module docstring."""
+    k = knowledge()
+    eng = k.engine.get(engine)
+    marker = _last_marker(f.progress)
+    floor = FLOOR[marker] if marker else None
+    if f.phase:  # the failure's own words, or the engine's verdict that joined it
+        own = f.deciding is None or f.deciding[0] == f.line_no
+        return Place(f.phase, "the failure message" if own else "the message after the failure",
+                     f.deciding or (f.line_no, f.text), [f.phase])
+    p = phase_words(f.text, engine)
     if p:
-        return p, "the failure message", (f.line_no, f.text)
-    follow = [(ln, t) for ln, t in f.after[:3] if not sig.FRAME.search(t)]
-    for ln, text in follow:  # an engine's own verdict a line or two later ("failed ... for kv cache")
-        for pattern, phase in sig.MESSAGE_PHASE:
-            if pattern.search(text):
-                return phase, "the message after the failure", (ln, text)
-    for ln, text in follow:
-        if p := _phase_in(text):
-            return p, "the message after the failure", (ln, text)
-    frames: list[tuple[int, int, str]] = []
-    for i, (ln, text) in enumerate(f.before):
-        if sig.FRAME.search(text):  # the frame line and, for Python, the code line under it
-            frames.append((f.line_no - ln, ln, text))
-            if i + 1 < len(f.before):
-                nl, nt = f.before[i + 1]
-                frames.append((f.line_no - nl, nl, nt))
-    for i, (ln, text) in enumerate(f.after):
-        if sig.FRAME.search(text):  # C++/CUDA context printed after the error, and the call under it
-            frames.append((ln - f.line_no, ln, text))
-            if i + 1 < len(f.after):
-                nl, nt = f.after[i + 1]
-                frames.append((nl - f.line_no, nl, nt))
-    for _, ln, text in sorted(frames):
-        p = _phase_in(text)
-        if p:
-            return p, "the stack frames", (ln, text)
-    for ln, text in reversed(f.before[-6:]):
-        p = _phase_in(text)
-        if p and not sig.PROGRESS[0][1].search(text):
-            return p, "the lines before the failure", (ln, text)
-    reached = [m for m in ("requests", "warmup_done", "kv_done", "weights_done") if m in f.progress]
-    phase = NEXT_PHASE[reached[0]] if reached else "WEIGHTS"
-    return phase, f"the start-up progress ({reached[0] if reached else 'nothing loaded yet'})", (f.line_no, f.text)
+        return Place(p, "the failure message", (f.line_no, f.text), [p])
+    for ln, text in f.after[:3]:  # an engine's own verdict a line or two later, or the request that failed
+        if FRAME.search(text):
+            continue
+        v = k.verdict(text, k.candidates(text.lower().encode("utf-8", "replace")).get("msg", set()))
+        if v and v.phase and v.kind in ("oom", "error", "wrapper"):
+            return Place(v.phase, "the message after the failure", (ln, text), [v.phase])
+        p = phase_words(text, engine) if not STATS.search(text) else None
+        if p and (not floor or PHASES.index(p) >= PHASES.index(floor)):
+            return Place(p, "the message after the failure", (ln, text), [p])
+    # stack frames: a start-up step anywhere beats a serving step (start-up runs the forward pass too);
+    # among start-up steps the innermost is the most specific
+    found: dict[str, tuple[tuple, int, str]] = {}
+    startup_frame = False
+    for order, ln, text in sorted(_frames(f)):
+        p = phase_words(text, engine)
+        if p and p not in found:
+            found[p] = (order, ln, text)
+        startup_frame = startup_frame or any(x.search(text) for x in k.frames.get("STARTUP", ()))
+    start_phases = [p for p in STARTUP if p in found]
+    if start_phases:
+        p = min(start_phases, key=lambda x: found[x][0])
+        if not floor or PHASES.index(p) >= PHASES.index(floor):
+            return Place(p, "the stack frames", found[p][1:], [p])
+    elif "RUNTIME" in found:
+        return Place("RUNTIME", "the stack frames", found["RUNTIME"][1:], ["RUNTIME"])
+    for ln, text in reversed(f.before[-6:]):  # a step under way just before the failure
+        if FRAME.search(text) or _is_progress(text):
+            continue
+        p = phase_words(text, engine)
+        if p and (not floor or PHASES.index(p) >= PHASES.index(floor)):
+            return Place(p, "the lines before the failure", (ln, text), [p])
+    # the milestones passed
+    scope = STARTUP if startup_frame else PHASES
+    quiet = bool(eng and eng.log.quiet)
+    if marker is None or (marker == "start" and (quiet or f.elided)):
+        cands = _at_least(scope, floor)
+        return Place(None, "nothing: no start-up step before the failure is in the log", (f.line_no, f.text), cands)
+    after_weights = eng.log.after_weights if eng else ("KV",)
+    if f.elided or quiet:  # lines left out (or not printed) after the last milestone: anything may have happened
+        cands = _at_least(scope, floor)
+    else:
+        cands = list(after_weights if marker == "weights_done" else AFTER_MILESTONE[marker])
+        cands = [c for c in cands if c in scope] or cands
+    where = f"the start-up progress ({marker})"
+    if len(cands) == 1:
+        return Place(cands[0], where, (f.line_no, f.text), cands, inferred=True)
+    return Place(None, where, (f.line_no, f.text), cands)
 
 
-def _code(kind: str, engine: str, f: Failure, where: str) -> str:
-    t = f.text.lower()
-    if "max seq len" in t or "kv cache is needed" in t:
-        return "max-model-len-exceeds-kv-cache"
-    if "no available memory for the cache blocks" in t or "cuda blocks: 0" in t:
-        return "no-memory-for-kv-cache"
-    if "requires more system memory" in t or "too large for system" in t:
-        return "weights-exceed-system-memory"
-    if "prefill tokens" in t and kind == "WARMUP":
-        return "prefill-tokens-exceed-memory"
-    if "insufficient vram" in t:
-        return "weights-exceed-gpu-memory"
-    if "not enough memory" in t and kind == "KV_CAPACITY":
-        return "no-memory-for-kv-cache"  # SGLang: the static fraction minus the weights leaves no pool
-    if "max_block_count" in t or "cache_block_num" in t:
-        return "no-memory-for-kv-cache"
-    if "tokens the kv cache can hold" in t:
-        return "max-model-len-exceeds-kv-cache"
-    if "nccl" in t:
-        return "nccl-buffers-oom"
-    if "insufficient gpu memory" in t and kind == "WARMUP":
-        return "temporary-buffer-exceeds-memory"
-    if "insufficient gpu memory" in t:
-        return "weights-exceed-gpu-memory"
-    if "no enough cache entries" in t:
-        return "kv-cache-entries-exhausted"
-    return {
-        "WEIGHTS": "weights-alloc-failed",
-        "KV_CAPACITY": "kv-cache-alloc-failed",
-        "WARMUP": "profile-run-oom" if re.search(r"profile_run|_dummy_run\b|determine_available_memory|profil",
-                                                  where, re.I) and "sampler" not in where.lower() else
-                  "cuda-graph-capture-oom" if "captur" in where.lower() else
-                  "sampler-warmup-oom" if "sampler" in where.lower() else
-                  "compute-buffer-alloc-failed" if ("gallocr" in where or "compute buffer" in where.lower()) else
-                  "warmup-oom",
-        "RUNTIME": "prefill-oom" if ("prefill" in where.lower() or "prompt" in where.lower()) else "serving-oom",
-    }[kind]
+def _code(kind: str, f: Failure, where: str) -> str:
+    if f.code:
+        return f.code
+    w = where.lower()
+    if kind == "WARMUP":
+        if "sampler" in w:
+            return "sampler-warmup-oom"
+        if re.search(r"profile_run|_dummy_run\b|determine_available_memory|determine_num_available_blocks|profil", w):
+            return "profile-run-oom"
+        if "captur" in w or "graph" in w:
+            return "cuda-graph-capture-oom"
+        if "gallocr" in w or "compute buffer" in w or "sched_reserve" in w or "graph_reserve" in w:
+            return "compute-buffer-alloc-failed"
+        return "warmup-oom"
+    if kind == "RUNTIME":
+        if "logprobs" in w:
+            return "logprobs-oom"
+        return "prefill-oom" if ("prefill" in w or "prompt" in w) else "serving-oom"
+    return {"WEIGHTS": "weights-alloc-failed", "KV_CAPACITY": "kv-cache-alloc-failed"}[kind]
 
 
 def _leak(run: RunFacts) -> Diagnosis | None:
@@ -135,27 +199,58 @@ def _leak(run: RunFacts) -> Diagnosis | None:
         ups = sum(1 for a, b in zip(usage, usage[1:]) if b >= a)
         steady = not running or (max(running) - min(running) <= max(2, 0.2 * max(running)))
         if ups >= 0.75 * (len(usage) - 1) and steady:
-            return Diagnosis(kind="LEAK", code="kv-cache-usage-creep",
+            return Diagnosis(kind="LEAK", code="kv-cache-usage-creep", oom=None,
                              message=f"KV cache usage rose from {usage[0]}% to {usage[-1]}% while the running "
-                                     f"requests stayed at {min(running) if running else '?'}-{max(running) if running else '?'}: "
-                                     "blocks are not coming back as requests finish.",
+                                     f"requests stayed at {min(running) if running else '?'}-"
+                                     f"{max(running) if running else '?'}: blocks are not coming back as "
+                                     "requests finish.",
                              evidence=[(run.number_lines.get("kv_usage_pct", 0), f"GPU KV cache usage {usage}")])
     return None
 
 
-def _no_failure(run: RunFacts, engine: str) -> Diagnosis:
+def _pressure(run: RunFacts) -> Diagnosis | None:
+    if not run.pressure:
+        return None
+    p = run.pressure[0]
+    kind = KIND_OF_PHASE.get(p.phase or "RUNTIME", "RUNTIME")
+    n = len(run.pressure)
+    return Diagnosis(kind=kind, code=p.code or "kv-pool-full", evidence=[(x.line_no, x.text) for x in run.pressure[:3]],
+                     phase_source="the engine's own warning",
+                     message=f"The KV cache pool was full while serving ({n}{'+' if n >= 8 else ''} warning"
+                             f"{'s' if n > 1 else ''}): the engine {_COPES.get(p.code, 'coped')}, and no process "
+                             "crashed. Requests wait or are recomputed: the pool is too small for this load.")
+
+
+_COPES = {"kv-pool-full-retracting": "retracted running requests and queued them again",
+          "kv-pool-full-preempting": "preempted running sequences (recomputed or swapped later)",
+          "kv-cache-full": "retried with a smaller batch", "kv-pool-full-queueing": "kept requests waiting",
+          "request-exceeds-kv-pool": "refused a request longer than its whole pool",
+          "request-exceeds-context": "refused a request longer than a slot's context",
+          "session-len-truncated": "cut session_len to what the pool holds",
+          "cuda-graph-warmup-skipped": "went on without the CUDA graphs it could not capture"}
+
+
+def _shortfall(run: RunFacts) -> Diagnosis | None:
+    """Memory evidence without a failure line: the engine's own figures show a shortfall."""
     n = run.numbers
-    leak = _leak(run)
-    if leak:
-        return leak
     conc = n.get("max_concurrency")
     if isinstance(conc, float) and conc < 1:
         return Diagnosis(kind="KV_CAPACITY", code="max-model-len-exceeds-kv-cache", inferred=True,
                          evidence=[(run.number_lines["max_concurrency"], f"Maximum concurrency {conc}x")],
                          message=f"The KV pool holds {conc:.2f} of one full-length request: the server cannot serve "
                                  "one sequence at max_model_len (the engine refuses to start, or the log stops here).")
+    blocks = n.get("num_gpu_blocks")
+    if blocks == 0:
+        return Diagnosis(kind="KV_CAPACITY", code="no-memory-for-kv-cache", inferred=True,
+                         evidence=[(run.number_lines["num_gpu_blocks"], "# GPU blocks: 0")],
+                         message="The engine sized its KV pool at 0 blocks: nothing was left for the cache.")
+    return None
+
+
+def _offload(run: RunFacts, engine: str) -> Diagnosis | None:
+    n = run.numbers
     if engine == "tgi" and "kv_pool_tokens" in n:
-        return Diagnosis(kind="LEAK", code="tgi-kv-pool-fills-free-memory", inferred=True,
+        return Diagnosis(kind="LEAK", code="tgi-kv-pool-fills-free-memory", inferred=True, oom=None,
                          message=f"TGI sized its KV pool to {n['kv_pool_tokens']:,} tokens from the memory free at "
                                  "warm-up, over --max-batch-total-tokens: the pool fills as traffic grows, so free "
                                  "memory keeps falling without a matching load.",
@@ -163,20 +258,74 @@ def _no_failure(run: RunFacts, engine: str) -> Diagnosis:
     offl, total = n.get("layers_offloaded"), n.get("layers_total")
     if isinstance(offl, list):
         offl = offl[0] if offl else None
-    if offl is not None and total and offl < total:
-        kv, weights = n.get("kv_required_bytes"), n.get("weights_bytes")
-        line = (run.number_lines.get("layers_offloaded", 0), f"{offl}/{total} layers offloaded to the GPU")
-        if kv and weights and kv >= 0.5 * weights:
-            return Diagnosis(kind="KV_CAPACITY", code="kv-cache-forces-cpu-offload", inferred=True, evidence=[line],
-                             message=f"Only {offl} of {total} layers went to the GPU: the KV cache for this context "
-                                     f"({kv / 2**30:.1f} GiB) does not fit beside the weights ({weights / 2**30:.1f} GiB).")
-        if "requests" in run.progress:
-            return Diagnosis(kind="RUNTIME", code="partial-offload-near-full", inferred=True, evidence=[line],
-                             message=f"Only {offl} of {total} layers fit on the GPU and the server then took requests: "
-                                     "the GPU is at its limit, and a longer prompt or an image runs it out of memory.")
-        return Diagnosis(kind="WEIGHTS", code="weights-force-cpu-offload", inferred=True, evidence=[line],
-                         message=f"Only {offl} of {total} layers fit on the GPU: the weights do not fit.")
-    return Diagnosis(kind="NONE", code="no-memory-problem", message="No memory failure found in this run.")
+    if offl is None or not total or offl >= total:
+        return None
+    kv, weights = n.get("kv_required_bytes"), n.get("weights_bytes")
+    line = (run.number_lines.get("layers_offloaded", 0), f"{offl}/{total} layers offloaded to the GPU")
+    if kv and weights and kv >= 0.5 * weights:
+        return Diagnosis(kind="KV_CAPACITY", code="kv-cache-forces-cpu-offload", inferred=True, evidence=[line],
+                         message=f"Only {offl} of {total} layers went to the GPU: the KV cache for this context "
+                                 f"({kv / 2**30:.1f} GiB) does not fit beside the weights ({weights / 2**30:.1f} GiB).")
+    if "requests" in run.progress:
+        return Diagnosis(kind="RUNTIME", code="partial-offload-near-full", inferred=True, evidence=[line],
+                         message=f"Only {offl} of {total} layers fit on the GPU and the server then took requests: "
+                                 "the GPU is at its limit, and a longer prompt or an image runs it out of memory.")
+    return Diagnosis(kind="WEIGHTS", code="weights-force-cpu-offload", inferred=True, evidence=[line],
+                     message=f"Only {offl} of {total} layers fit on the GPU: the weights do not fit.")
+
+
+def _no_failure(run: RunFacts, engine: str) -> Diagnosis:
+    for rule in (_leak, _pressure, _shortfall):
+        d = rule(run)
+        if d:
+            return d
+    d = _offload(run, engine)
+    if d:
+        return d
+    marker = _last_marker(run.progress)
+    reached = [(run.progress[marker], run.progress_text.get(marker, ""))] if marker else []
+    return Diagnosis(kind="NONE", code="no-memory-problem", oom=False, evidence=reached,
+                     phase_source=f"the furthest step reached ({marker})" if marker else "",
+                     message="No memory failure found in this run" + (f"; it got as far as {_REACHED[marker]}."
+                                                                       if marker else "."))
+
+
+_REACHED = {"start": "starting", "weights_done": "loading the weights", "kv_sized": "sizing the KV cache",
+            "kv_done": "allocating the KV cache", "warmup_done": "warming up", "ready": "accepting requests",
+            "requests": "serving requests"}
+
+
+_NOT_OOM = {
+    "illegal-memory-access": "a kernel touched memory it does not own (a bug in a kernel, the engine or the driver).",
+    "nccl-error": "the GPUs failed to talk to each other (NCCL).",
+    "device-side-assert": "a kernel assertion failed (bad token ids or shapes).",
+    "cuda-invalid-argument": "a CUDA call got an invalid argument.",
+    "cuda-kernel-error": "a CUDA kernel or library call failed.",
+    "gpu-shared-with-other-process": "at start the GPU had less free memory than the configured fraction asks "
+                                     "for: another process holds part of it. Nothing ran out; the engine refused to "
+                                     "start.",
+    "max-model-len-exceeds-model": "the configured context is longer than the model allows.",
+    "invalid-memory-fraction": "the memory fraction given is out of its range.",
+}
+
+
+def _cause_shown(f: Failure) -> bool:
+    """The failure's own words state what went wrong (not a wrapper, not a bare frame or header, not cut)."""
+    if f.wrapper or not STATED.search(f.text) or "traceback (most recent call last)" in f.text.lower():
+        return False
+    return bool(f.after) or bool(_CUT_END.search(f.text))
+
+
+def _missing(f: Failure, place: Place | None) -> str:
+    if f.kind == "error" and not f.after:
+        return "the error line itself: the log ends inside the traceback, before the line that says what failed"
+    if f.kind == "error":
+        return "the error that caused this one: this line only reports that something failed elsewhere"
+    if f.elided:
+        return "the lines between the last start-up step and the failure (an excerpt mark '[...]' cuts them)"
+    if not f.progress:
+        return "the server's start-up lines: the log begins at the failure"
+    return "a line that names the step under way (frames, a warm-up or allocation message)"
 
 
 def diagnose_run(run: RunFacts, engine: str) -> Diagnosis:
@@ -185,45 +334,57 @@ def diagnose_run(run: RunFacts, engine: str) -> Diagnosis:
     if f is None:
         return _no_failure(run, engine)
     if f.kind == "not_oom":
-        return Diagnosis(kind="NOT_OOM", code=f.code, evidence=[(f.line_no, f.text)],
-                         message="This is not memory running out: " + {
-                             "illegal-memory-access": "a kernel touched memory it does not own (a bug in a kernel, "
-                                                      "the engine or the driver).",
-                             "nccl-error": "the GPUs failed to talk to each other (NCCL).",
-                             "device-side-assert": "a kernel assertion failed (bad token ids or shapes).",
-                             "cuda-invalid-argument": "a CUDA call got an invalid argument.",
-                         }.get(f.code, "a CUDA kernel failed."))
-    usage = run.numbers.get("kv_usage_pct") or []
-    if f.kind == "error" and usage and usage[-1] < 50 and "requests" in f.progress:
-        return Diagnosis(kind="NOT_OOM", code="serving-error-kv-mostly-free", evidence=[(f.line_no, f.text)],
-                         message=f"An error while serving with the KV cache {usage[-1]}% used and no out-of-memory "
-                                 "message: memory was not exhausted.")
-    phase, where, deciding = locate(f, engine)
-    n = run.numbers
-    if phase == "HOST":  # the kernel's OOM killer: host RAM, not the GPU
+        return Diagnosis(kind="NOT_OOM", code=f.code, evidence=[(f.line_no, f.text)], oom=False,
+                         message="This is not memory running out: " + _NOT_OOM.get(f.code, "a failure that is not "
+                                                                                    "memory exhaustion."))
+    if f.kind == "error":
+        short = _shortfall(run)
+        if short:
+            return short
+        usage = run.numbers.get("kv_usage_pct") or []
+        if usage and usage[-1] < 50 and "requests" in f.progress:
+            return Diagnosis(kind="NOT_OOM", code="serving-error-kv-mostly-free", evidence=[(f.line_no, f.text)],
+                             oom=False, inferred=True,
+                             message=f"An error while serving with the KV cache {usage[-1]}% used and no out-of-"
+                                     "memory message: memory was not exhausted.")
+        if _cause_shown(f):
+            return Diagnosis(kind="NOT_OOM", code="error-not-memory", evidence=[(f.line_no, f.text)], oom=False,
+                             message="The run failed with an error that names its cause, and the cause is not "
+                                     "memory: no out-of-memory words and no shortfall figures in this run.")
+        place = locate(f, engine)
+        cands = [KIND_OF_PHASE[p] for p in (place.candidates if place.phase is None else [place.phase])]
+        return Diagnosis(kind="UNDETERMINED", code="failure-cause-not-shown", evidence=[(f.line_no, f.text)],
+                         oom=None, candidates=cands, phase_source=place.source, missing=_missing(f, place),
+                         message="The run failed, but the line that says why is not in this log, so whether memory "
+                                 "ran out cannot be told. Missing: " + _missing(f, place) + ". If it was memory, "
+                                 "the phase would be " + " or ".join(cands) + ".")
+    place = locate(f, engine)
+    if place.phase == "HOST":  # the kernel's OOM killer: host RAM, not the GPU
         loaded = "weights_done" in f.progress
         return Diagnosis(kind="RUNTIME" if loaded else "WEIGHTS", code="host-oom-kill" if loaded else
-                         "weights-exceed-system-memory", evidence=[(f.line_no, f.text)], phase_source=where,
+                         "weights-exceed-system-memory", evidence=[(f.line_no, f.text)], phase_source=place.source,
                          message="The operating system killed the process for lack of host RAM"
                                  + (" while serving." if loaded else " while it loaded the weights (they pass "
                                     "through CPU memory on the way to the GPU)."))
+    phase, where = place.phase, place.source
+    n = run.numbers
     weights, avail = n.get("weights_bytes"), n.get("available_memory_bytes")
     # an engine whose own message sums weights and buffers (MLC): the weights ledger broke only if they alone exceed
-    if (phase == "WEIGHTS" and "temporary buffer" in f.text.lower() and isinstance(weights, int) and isinstance(avail, int)
-            and weights < avail):
+    if (phase == "WEIGHTS" and "temporary buffer" in f.text.lower() and isinstance(weights, int)
+            and isinstance(avail, int) and weights < avail):
         phase, where = "WARMUP", "the figures printed: the weights fit, what comes beside them does not"
-    if f.kind == "error" and phase == "RUNTIME":
-        return Diagnosis(kind="NOT_OOM", code="serving-error-without-oom", evidence=[(f.line_no, f.text)],
-                         phase_source=where,
-                         message="A crash while serving with no out-of-memory message anywhere in this run: "
-                                 "the error is not memory running out.")
+        f.code = "temporary-buffer-exceeds-memory"
+    if phase is None:
+        cands = [KIND_OF_PHASE[p] for p in place.candidates]
+        missing = _missing(f, place)
+        return Diagnosis(kind="UNDETERMINED", code=f.code or "oom-phase-not-shown", evidence=[(f.line_no, f.text)],
+                         candidates=cands, phase_source=where, missing=missing,
+                         message="Memory ran out, but this log does not show in which phase: it could be "
+                                 + " or ".join(cands) + ". Missing: " + missing + ".")
     kind = KIND_OF_PHASE[phase]
-    evidence = [(f.line_no, f.text)] + ([deciding] if deciding[0] != f.line_no else [])
-    inferred = f.kind == "error" or where.startswith("the start-up progress")
-    code = _code(kind, engine, f, deciding[1] + " " + where)
-    if f.kind == "error":
-        code += "-cause-not-shown"
-    return Diagnosis(kind=kind, code=code, evidence=sorted(set(evidence)), phase_source=where, inferred=inferred,
+    evidence = sorted({(f.line_no, f.text), place.deciding})
+    code = _code(kind, f, place.deciding[1] + " " + where)
+    return Diagnosis(kind=kind, code=code, evidence=evidence, phase_source=where, inferred=place.inferred,
                      message=_MESSAGES[kind])
 
 

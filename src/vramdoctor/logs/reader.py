@@ -1,33 +1,55 @@
-"""Where log lines come from: files, gzip files (also on standard input), standard input, and a
-file still being written (`follow`). The only module of `logs` that does I/O.
+"""Where log bytes come from: files, gzip files (also on standard input), standard input, and a file
+still being written (`follow`). The only module of `logs` that does I/O.
 
-Lines are split on '\\n' alone, as `grep -n` counts them; a '\\r' inside a line (a progress bar
-redrawn in place) keeps what a terminal would show, the text after the last '\\r'. ANSI colour
-codes and NUL bytes are removed; bytes that are not UTF-8 are replaced. UTF-16 logs (Windows
-PowerShell's `>`) are decoded as such. The stream is read in bounded memory whatever its size.
+`read_blocks` yields the log as blocks of UTF-8 bytes (UTF-16 logs, PowerShell's `>`, are transcoded);
+the scanner splits lines itself, on '\\n' alone as `grep -n` counts them. Model files and other
+binaries are refused by their first bytes before anything is read as text. The stream is read in
+bounded memory whatever its size.
 """
 
 from __future__ import annotations
 
 import codecs
 import io
+import os
 import re
 import signal
+import stat
+import struct
 import sys
 import threading
 import time
 import zlib
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import IO, Iterator
 
 from ..errors import VramdoctorError
 
 SNIFF = 8192
+BLOCK = 1 << 22  # 4 MiB
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+
+#: first bytes of files that are not logs, and what they are
+MAGIC = [
+    (b"GGUF", "a GGUF model file"),
+    (b"\x7fELF", "an ELF executable"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"PK\x03\x04", "a zip archive (a PyTorch checkpoint is one)"),
+    (b"\x93NUMPY", "a NumPy array"),
+    (b"\x89HDF", "an HDF5 file"),
+    (b"BZh", "a bzip2 archive"),
+    (b"\xfd7zXZ", "an xz archive"),
+    (b"\x28\xb5\x2f\xfd", "a zstd archive"),
+    (b"7z\xbc\xaf", "a 7-zip archive"),
+    (b"%PDF-", "a PDF document"),
+    (b"\xcf\xfa\xed\xfe", "a Mach-O executable"),
+    (b"MZ", "a Windows executable"),
+]
 
 
 class LogInputError(VramdoctorError, OSError):
-    """A log that cannot be read (missing, binary, empty). `path` names it."""
+    """A log that cannot be read (missing, binary, empty, a model file). `path` names it."""
 
     def __init__(self, message: str, *, path: str, hint: str | None = None) -> None:
         super().__init__(f"{path}: {message}", hint=hint)
@@ -35,10 +57,12 @@ class LogInputError(VramdoctorError, OSError):
 
 
 class _Gunzip(io.RawIOBase):
-    """Decompresses a gzip stream and stops quietly where it breaks off, noting it in `broken`."""
+    """Decompresses gzip members one after another (`cat a.gz b.gz`) and stops quietly where the data
+    breaks off, saying so in `broken`; a complete file never warns."""
 
     def __init__(self, raw: IO[bytes]) -> None:
         self.raw, self.z, self.buf, self.broken, self.done = raw, zlib.decompressobj(31), b"", "", False
+        self.member_started = False  # the current decompressor has been given data
 
     def readable(self) -> bool:
         return True
@@ -49,15 +73,18 @@ class _Gunzip(io.RawIOBase):
             try:
                 if not chunk:
                     self.buf, self.done = self.z.flush(), True
-                    if not self.z.eof:
+                    if self.member_started and not self.z.eof:
                         self.broken = "the gzip stream ends early"
                     break
+                self.member_started = True
                 self.buf = self.z.decompress(chunk)
-                if self.z.eof:  # a second gzip member may follow (`cat a.gz b.gz`)
+                while self.z.eof:  # a next gzip member may follow
                     rest = self.z.unused_data
                     self.z = zlib.decompressobj(31)
-                    if rest:
-                        self.buf += self.z.decompress(rest)
+                    self.member_started = bool(rest)
+                    if not rest:
+                        break
+                    self.buf += self.z.decompress(rest)
             except zlib.error as e:
                 self.broken, self.done = f"the gzip data is corrupt ({e})", True
         n = min(len(b), len(self.buf))
@@ -67,15 +94,28 @@ class _Gunzip(io.RawIOBase):
 
 
 def _binary(head: bytes) -> bool:
-    """An executable, an image, a model file: many control bytes, or bytes that are not UTF-8.
-    NUL bytes alone do not count (a logrotate copytruncate hole is NULs in a text log), unless
-    there is nothing else."""
+    """Many control bytes, or bytes that are not UTF-8. NUL bytes alone do not count (a logrotate
+    copytruncate hole is NULs in a text log), unless there is nothing else."""
     text = head.replace(b"\x00", b"")
     if not text:
         return bool(head)
     control = sum(1 for c in text if c < 9 or 13 < c < 32 or c == 127)
     bad = text.decode("utf-8", errors="replace").count("\ufffd")
     return control > len(text) * 0.2 or bad > len(text) * 0.1
+
+
+def what_binary(head: bytes) -> str | None:
+    """What a file that is not a log is, from its first bytes (None: it may be a log)."""
+    for magic, name in MAGIC:
+        if head.startswith(magic):
+            return name
+    if len(head) >= 10:  # safetensors: a little-endian u64 header length, then a JSON object
+        (n,) = struct.unpack("<Q", head[:8])
+        if 2 <= n <= 100 * 2**20 and head[8:10] in (b'{"', b"{ ", b"{\n"):
+            return "a safetensors model file"
+    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
+        return "a Python pickle (a PyTorch checkpoint)"
+    return None
 
 
 def _utf16(head: bytes) -> str | None:
@@ -91,11 +131,17 @@ def _open(path: str) -> tuple[io.BufferedReader, _Gunzip | None]:
     if path == "-":
         raw: IO[bytes] = sys.stdin.buffer
     else:
-        p = Path(path)
-        if p.is_dir():
-            raise LogInputError("is a directory.", path=path, hint="Pass the log file inside it.")
         try:
-            raw = p.open("rb")
+            mode = os.stat(path).st_mode
+        except OSError as e:
+            raise LogInputError(f"cannot be read ({e.strerror}).", path=path, hint="Check the path.") from None
+        if stat.S_ISDIR(mode):
+            raise LogInputError("is a directory.", path=path, hint="Pass the log file inside it.")
+        if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+            raise LogInputError("is not a regular file or a pipe.", path=path,
+                                hint="Pass the log file the server wrote, or pipe the log in with `-`.")
+        try:
+            raw = open(path, "rb")  # noqa: SIM115 - closed with the stream
         except OSError as e:
             raise LogInputError(f"cannot be read ({e.strerror}).", path=path, hint="Check the path.") from None
     buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[arg-type]
@@ -105,13 +151,15 @@ def _open(path: str) -> tuple[io.BufferedReader, _Gunzip | None]:
     return buffered, None
 
 
-def _clean(raw: bytes, encoding: str) -> str:
-    text = raw.decode(encoding, errors="replace").rstrip("\r\n")
+def clean(raw: bytes) -> str:
+    """One line's bytes as text: decoded (bad bytes replaced), without its newline, ANSI codes or NULs;
+    a '\\r' inside (a progress bar redrawn in place) keeps what a terminal shows, the text after the last."""
+    text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
     if "\r" in text:
         text = text.rsplit("\r", 1)[-1] or text.replace("\r", " ")
     if "\x1b" in text:
         text = ANSI.sub("", text)
-    return text.replace("\x00", "")
+    return text.replace("\x00", "") if "\x00" in text else text
 
 
 class _Interrupt:
@@ -134,34 +182,53 @@ class _Interrupt:
             signal.signal(signal.SIGINT, self.previous)
 
 
-def read_lines(path: str, *, follow: bool = False, poll_s: float = 0.5, idle_stop_s: float | None = None,
-               warnings: list[str] | None = None) -> Iterator[tuple[int, str]]:
-    """(line number, text) of every line of `path` ('-' for stdin). follow: keep reading as the file
-    grows, like `tail -f`, until Ctrl-C (or `idle_stop_s` without new lines); an empty file is
-    waited on. A stream that breaks off (a truncated gzip) ends with a note in `warnings`: the
-    lines before still count. Raises LogInputError for a missing, empty or binary file."""
+@dataclass
+class Blocks:
+    """A log as blocks of UTF-8 bytes (iterate once). warnings: notes for the user (a gzip that broke
+    off), filled as the blocks are read."""
+
+    source: Iterator[bytes]
+    path: str
+    warnings: list[str] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self.source
+
+
+def read_blocks(path: str, *, follow: bool = False, poll_s: float = 0.5, idle_stop_s: float | None = None,
+                warnings: list[str] | None = None, block: int = BLOCK) -> Blocks:
+    """The log at `path` ('-' for stdin) as UTF-8 byte blocks. follow: keep reading as the file grows,
+    like `tail -f`, until Ctrl-C (or `idle_stop_s` without new bytes); an empty file is waited on.
+    Raises LogInputError at once for a missing, empty or binary file or a model file."""
     stream, gz = _open(path)
     head = stream.peek(SNIFF)[:SNIFF]
     if not head and not follow:
         raise LogInputError("is empty: there is nothing to diagnose.", path=path,
                             hint="Pass the server's log file, or pipe it in with `... 2>&1 | vramdoctor logs -`.")
+    kind = what_binary(head)
+    if kind:
+        model = "model" in kind
+        raise LogInputError(f"is {kind}, not a text log.", path=path,
+                            hint=f"To size a model, run `vramdoctor estimate {path}`." if model else
+                            "Pass the text log the server printed (its stdout/stderr).")
     encoding = _utf16(head) or "utf-8"
     if encoding == "utf-8" and _binary(head):
         raise LogInputError("is a binary file, not a text log.", path=path,
                             hint="Pass the text log the server printed (stdout/stderr), not a model or core file.")
-    lines: Iterator[bytes]
-    if encoding != "utf-8":
-        text = io.TextIOWrapper(stream, encoding=encoding, errors="replace", newline="\n")
-        lines = (line.encode("utf-8") for line in text)
-        encoding = "utf-8"
-    else:
-        lines = iter(stream)
-    n = 0
+    out = warnings if warnings is not None else []
+    return Blocks(source=_blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, out, path, block), path=path,
+                  warnings=out)
+
+
+def _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, warnings, path, size) -> Iterator[bytes]:
+    text = io.TextIOWrapper(stream, encoding=encoding, errors="replace", newline="") if encoding != "utf-8" else None
     with _Interrupt() as stop:
         while True:
-            for raw in lines:
-                n += 1
-                yield n, _clean(raw, encoding)
+            while True:
+                chunk = (text.read(size // 2).encode("utf-8") if text else stream.read1(size))  # type: ignore[union-attr]
+                if not chunk:
+                    break
+                yield chunk
                 if stop.hit:
                     return
             if not follow or stop.hit:
@@ -174,6 +241,27 @@ def read_lines(path: str, *, follow: bool = False, poll_s: float = 0.5, idle_sto
                     stop.hit = True
             if stop.hit:
                 break
-    if gz and gz.broken and warnings is not None:
-        warnings.append(f"{path}: {gz.broken} after line {n}; the lines before were diagnosed, "
-                        "and a failure past the cut cannot be seen.")
+    if gz and gz.broken:
+        warnings.append(f"{path}: {gz.broken}; the lines before were diagnosed, and a failure past the cut cannot "
+                        "be seen.")
+
+
+def lines_of(blocks: Iterator[bytes]) -> Iterator[tuple[int, str]]:
+    """(line number, text) of every line in a stream of blocks."""
+    n, carry = 0, b""
+    for chunk in blocks:
+        data = carry + chunk
+        parts = data.split(b"\n")
+        carry = parts.pop()
+        for raw in parts:
+            n += 1
+            yield n, clean(raw)
+    if carry:
+        yield n + 1, clean(carry)
+
+
+def read_lines(path: str, *, follow: bool = False, poll_s: float = 0.5, idle_stop_s: float | None = None,
+               warnings: list[str] | None = None) -> Iterator[tuple[int, str]]:
+    """(line number, text) of every line of `path`; see `read_blocks`. Raises LogInputError at once."""
+    blocks = read_blocks(path, follow=follow, poll_s=poll_s, idle_stop_s=idle_stop_s, warnings=warnings)
+    return lines_of(iter(blocks))

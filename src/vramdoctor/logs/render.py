@@ -13,7 +13,7 @@ from rich.markup import escape
 from . import LogReport, RunReport
 
 KIND_STYLE = {"WEIGHTS": "red", "KV_CAPACITY": "yellow", "WARMUP": "magenta", "RUNTIME": "cyan", "LEAK": "blue",
-              "NOT_OOM": "green", "NONE": "green"}
+              "NOT_OOM": "green", "NONE": "green", "UNDETERMINED": "white"}
 WHICH_LEDGER = {
     "WEIGHTS": "the weights ledger broke",
     "KV_CAPACITY": "the KV cache ledger broke",
@@ -22,6 +22,7 @@ WHICH_LEDGER = {
     "LEAK": "memory use kept rising",
     "NOT_OOM": "not a memory problem",
     "NONE": "no memory problem found",
+    "UNDETERMINED": "the log does not show enough to name the ledger",
 }
 
 
@@ -37,6 +38,10 @@ def to_json(report: LogReport, redact: Callable[[str], str] | None = None) -> st
 
 
 def _fmt(key: str, v: object) -> str:
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{escape(str(name))}: {_fmt(key, x)}" for name, x in list(v.items())[:12]) + "}"
+    if isinstance(v, str):
+        return escape(v)
     if isinstance(v, list):
         return "[" + ", ".join(_fmt(key, x) for x in v[:12]) + (", ..." if len(v) > 12 else "") + "]"
     if key.endswith("_bytes") and isinstance(v, (int, float)):
@@ -55,10 +60,15 @@ def _run(console: Console, r: RunReport, total: int, detailed: bool) -> None:
         return
     console.print(f"  {escape(r.message)}")
     if r.phase_source:
-        console.print(f"  [dim]phase read from {r.phase_source}[/]")
+        console.print(f"  [dim]phase read from {escape(r.phase_source)}[/]")
+    if r.candidates:
+        console.print(f"  could be: {', '.join(r.candidates)}")
+    if r.missing:
+        console.print(f"  [yellow]missing from the log:[/] {escape(r.missing)}")
     for e in r.evidence:
         console.print(f"  [bold {style}]{e['line']:>6} |[/] {escape(e['text'][:220])}")
-    shown = {k: v for k, v in r.numbers.items() if k not in ("kv_usage_pct", "running_reqs", "queue_reqs")}
+    shown = {k: v for k, v in r.numbers.items() if k not in ("kv_usage_pct", "running_reqs", "queue_reqs")
+             and not k.startswith("_")}
     for key in ("kv_usage_pct", "running_reqs"):
         if key in r.numbers:
             shown[key] = r.numbers[key]
@@ -83,4 +93,5 @@ def render(report: LogReport, console: Console, path: str, redact: Callable[[str
     for note in report.notes:
         console.print(f"[yellow]note:[/] {escape(note)}")
     d = report.diagnosis
-    console.print(f"diagnosis (latest run): [bold {KIND_STYLE.get(d['kind'], 'white')}]{d['kind']}[/] {d['code']}")
+    which = f"run {d['run']}" if d.get("run") else "no run"
+    console.print(f"diagnosis ({which}): [bold {KIND_STYLE.get(d['kind'], 'white')}]{d['kind']}[/] {d['code']}")

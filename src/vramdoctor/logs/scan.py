@@ -1,8 +1,10 @@
-"""A streaming pass over log lines: splits server starts into runs and gathers, per run, the facts
-a diagnosis needs (progress reached, failure lines with their surrounding frames, figures).
+"""A streaming pass over log lines: splits server starts into runs and gathers, per run, the facts a
+diagnosis needs: milestones passed (and where), failure lines with the lines around them, pressure
+warnings, lines that say an excerpt left something out, and figures.
 
-Memory is bounded whatever the log's length: a fixed window of recent lines, a capped list of
-failures, and figures kept as latest values or capped series.
+Memory is bounded whatever the log's length: a fixed window of recent lines, capped lists of
+failures and warnings, and figures kept as latest values or capped series. `Scanner.feed` takes one
+line; `blocks.scan_blocks` feeds it only the lines that can matter.
 """
 
 from __future__ import annotations
@@ -10,36 +12,41 @@ from __future__ import annotations
 import re
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
-from . import signatures as sig
-from .numbers import extract
+from .knowledge import ECHO, ELISION, PY_FRAME, Knowledge, knowledge
 
 WINDOW = 80  # lines kept before a failure: the traceback that leads to it
 AFTER = 12  # lines kept after a failure: C++ backtraces and follow-up messages
 MAX_FAILURES = 8
+MAX_PRESSURE = 8
 MAX_SERIES = 512
+MAX_MAP = 64
 ENGINE_SAMPLE_LINES = 2000
-
-# cheap substring tests before any regex: most lines of a long log are access logs and stats
-_NUMBER_WORDS = ("took", "block", "kv", "size", "memory", "alloc", "capac", "token", "n_ctx", "usage", "utiliz",
-                 "fraction", "avail", "free", "offload", "layers", "maximum", "max_", "context", "prompt",
-                 "entry_count", "running", "total", "weight", "buffer", "reserved", "in use", "waiting", "queue",
-                 "erased", "len", "modules", "partial", "graph", "engine size", "parallel", "n_seq_max", "-np",
-                 "tp_size", "num_shard", "file type", "in use", "free memory")
+MAX_LINE = 16384  # longer lines (a prompt logged whole, a minified dump) are cut around their failure words
 
 
 @dataclass
 class Failure:
-    """One failure line with the lines around it. kind: 'oom', 'not_oom' or 'error' (cause unknown)."""
+    """One failure (or pressure warning) with the lines around it.
+
+    kind: 'oom', 'not_oom', 'error' (its cause not in these words) or 'pressure'; wrapper: the
+    words only report a failure elsewhere; phase/code: what the engine's own words say (None/'');
+    deciding: the line those came from; progress: milestones passed before it (marker -> line);
+    elided: an excerpt gap lies between the last milestone and this line."""
 
     line_no: int
     text: str
     kind: str
     code: str = ""
+    phase: str | None = None
+    engine: str = ""
+    wrapper: bool = False
+    deciding: tuple[int, str] | None = None
     before: list[tuple[int, str]] = field(default_factory=list)
     after: list[tuple[int, str]] = field(default_factory=list)
-    progress: frozenset = frozenset()
+    progress: dict[str, int] = field(default_factory=dict)
+    elided: bool = False
     end_line: int = 0  # the last line of the same traceback or message
 
 
@@ -50,7 +57,10 @@ class RunFacts:
     first_line: int
     last_line: int = 0
     progress: dict[str, int] = field(default_factory=dict)  # marker -> first line number
+    progress_text: dict[str, str] = field(default_factory=dict)  # marker -> that line
     failures: list[Failure] = field(default_factory=list)
+    pressure: list[Failure] = field(default_factory=list)
+    elisions: list[int] = field(default_factory=list)
     numbers: dict[str, object] = field(default_factory=dict)
     number_lines: dict[str, int] = field(default_factory=dict)
     engine_hits: dict[str, int] = field(default_factory=dict)
@@ -59,7 +69,8 @@ class RunFacts:
     def note(self, key: str, value: object, mode: str, line_no: int) -> None:
         if mode == "list":
             series = self.numbers.setdefault(key, [])
-            if key == "failed_alloc_bytes" and series and abs(series[-1] - value) <= 0.001 * max(series[-1], 1):
+            assert isinstance(series, list)
+            if key == "failed_alloc_bytes" and series and abs(series[-1] - value) <= 0.001 * max(abs(series[-1]), 1):
                 series[-1] = value  # the same buffer, in MiB then in exact bytes: keep the exact one
                 return
             if len(series) < MAX_SERIES:
@@ -67,6 +78,17 @@ class RunFacts:
             else:  # keep the shape of a long series: every other sample, then append
                 del series[::2]
                 series.append(value)
+        elif mode == "set":
+            series = self.numbers.setdefault(key, [])
+            assert isinstance(series, list)
+            if value not in series and len(series) < MAX_MAP:
+                series.append(value)
+        elif mode == "map":
+            name, v = value  # type: ignore[misc]
+            table = self.numbers.setdefault(key, {})
+            assert isinstance(table, dict)
+            if name in table or len(table) < MAX_MAP:
+                table[name] = table.get(name, 0) + v if key.endswith("_bytes_by_device") and name in table else v
         elif mode == "first" and key in self.numbers:
             return
         else:
@@ -74,122 +96,167 @@ class RunFacts:
         self.number_lines[key] = line_no
 
 
-_FAILURE_WORDS = ("memory", "alloc", "oom", "error", "exception", "fail", "insufficient", "traceback", "panic",
-                  "terminate", "dumped", "fault", 'file "', "illegal", "nccl", "assert", "requires more",
-                  "cache entries", "too large", "stored in kv", "is needed", "cuda", "check failed", "invalid argument",
-                  "killed", "max_block_count", "cache_block_num", "can hold", "derived max_model_len", "free memory")
+_SPLIT_FRAME = re.compile(r'(?=\bFile "[^"]+", line \d+, in )|(?<=\S)\s+(?=(?:\w+\.)*\w+(?:Error|Exception): )')
+_FRAME_HEAD = re.compile(r'^(File "[^"]+", line \d+, in [\w<>.]+)\s+(\S.*)$')
+_CARETS = re.compile(r"\s*[\^~]{3,}\s*")
 
 
-_ECHO = re.compile(r"Received request|\bprompt: ['\"]|prompt_token_ids|\bparams: SamplingParams|\"messages\": \[")
-MAX_LINE = 16384  # longer lines (a prompt logged whole, a minified dump) are cut around their failure words
+def pieces(text: str) -> list[str]:
+    """The lines a line holds: a log pasted from JSON (several literal '\\n') is the lines it encodes;
+    a flattened traceback (frames, code and carets joined on one line) is split back into frame lines,
+    code lines and the exception line."""
+    if text.count("\\n") >= 2 and not ECHO.search(text):
+        return text.split("\\n")
+    if len(PY_FRAME.findall(text)) < 2:
+        return [text]
+    out: list[str] = []
+    for part in _SPLIT_FRAME.split(_CARETS.sub(" ", text)):
+        part = part.strip()
+        m = _FRAME_HEAD.match(part)
+        out.extend(["  " + m.group(1), "    " + m.group(2)] if m else [part] if part else [])
+    return out
 
 
-def _window(text: str) -> str:
+def window(text: str) -> str:
     """The part of an over-long line that matters: around its first failure word, else its start."""
+    if len(text) <= MAX_LINE:
+        return text
     low = text.lower()
     hits = [i for i in (low.find(w) for w in ("out of memory", "outofmemory", "error", "fail", "alloc")) if i >= 0]
     if not hits:
         return text[:MAX_LINE] + " [...]"
-    i = min(hits)
-    start = max(0, i - MAX_LINE // 4)
+    start = max(0, min(hits) - MAX_LINE // 4)
     return ("[...] " if start else "") + text[start:start + MAX_LINE] + " [...]"
 
 
-def classify_line(text: str, low: str | None = None) -> tuple[str, str] | None:
-    """('not_oom', code) | ('oom', '') | ('error', '') | None for an ordinary line. A bare Python
-    frame counts as an error: a traceback pasted without its header or its exception line."""
-    low = text.lower() if low is None else low
-    if not any(w in low for w in _FAILURE_WORDS):
-        return None
-    for pattern, code in sig.NOT_OOM:
-        if pattern.search(text):
-            return "not_oom", code
-    if sig.OOM.search(text):
-        return "oom", ""
-    if sig.OTHER_ERROR.search(text) or sig.PY_FRAME.search(text):
-        return "error", ""
-    return None
-
-
 class Scanner:
-    """Feed (line_no, text) pairs with `feed`, then `finish`; `runs` holds one RunFacts per server start."""
+    """Feed (line_no, text) with `feed`, then `finish`: one RunFacts per server start.
 
-    def __init__(self) -> None:
+    `before_source(line_no)`, when set, returns the lines before `line_no` (the block reader, which
+    feeds only the lines that matter, recovers a failure's preceding traceback from its buffer);
+    `wants_every_line_until` is the last line a pending failure still wants to see whole."""
+
+    def __init__(self, k: Knowledge | None = None) -> None:
+        self.k = k or knowledge()
         self.runs: list[RunFacts] = []
         self.run = RunFacts(first_line=1)
         self.recent: deque[tuple[int, str]] = deque(maxlen=WINDOW)
         self.pending: list[Failure] = []
-        self.total_lines = 0
+        self.before_source: Callable[[int], list[tuple[int, str]]] | None = None
+        self.wants_every_line_until = 0
+        self._restart = [p for marker, p in self.k.milestones if marker == "weights_done"]
 
     def _new_run(self, line_no: int) -> None:
-        self._close_pending()
+        self.pending = []
         self.runs.append(self.run)
         self.run = RunFacts(first_line=line_no)
         self.recent.clear()
 
-    def _close_pending(self) -> None:
-        self.pending = []
-
     def _is_new_start(self, text: str, start: bool) -> bool:
         r = self.run
         if start:  # a start line after the run got anywhere (or failed) opens the next run
-            return any(k in r.progress for k in ("weights_done", "kv_done", "warmup_done")) or bool(r.failures)
-        # a weights-loaded line after this run already got further means the server restarted
-        if ("kv_done" in r.progress or r.failures) and "weights_done" in r.progress:
-            return bool(sig.RESTART_WEIGHTS.search(text))
+            return any(k in r.progress for k in ("weights_done", "kv_sized", "kv_done", "warmup_done", "ready",
+                                                 "requests")) or bool(r.failures)
+        # a weights-loaded line after this run already sized its cache or failed: the server restarted
+        if ("kv_sized" in r.progress or "kv_done" in r.progress or r.failures) and "weights_done" in r.progress:
+            return any(p.search(text) for p in self._restart)
         return False
 
     def feed(self, line_no: int, text: str) -> None:
-        if len(text) > MAX_LINE:
-            text = _window(text)
-        if _ECHO.search(text):  # a logged request: its prompt is the user's text, not the server's
-            self.total_lines = line_no
-            self.run.lines += 1
-            self.run.last_line = line_no
-            self.run.progress.setdefault("requests", line_no)
+        text = window(text)
+        low = text.lower().encode("utf-8", "replace")
+        c = self.k.candidates(low)
+        r = self.run
+        if 0 in c.get("echo", ()) and ECHO.search(text):  # a logged request: the prompt is the user's text
+            r.lines += 1
+            r.last_line = line_no
+            r.progress.setdefault("requests", line_no)
             self.recent.append((line_no, text))
             return
-        self.total_lines = line_no
-        start = bool(sig.RUN_START.search(text))
+        start = any(self.k.run_start[i].search(text) for i in c.get("start", ()))
         if self._is_new_start(text, start):
             self._new_run(line_no)
-        r = self.run
+            r = self.run
         r.lines += 1
         r.last_line = line_no
         if start:
             r.progress.setdefault("start", line_no)
         if line_no <= ENGINE_SAMPLE_LINES or r.failures:
-            for name, pattern in sig.ENGINES.items():
+            for name, pattern in self.k.fingerprints:
                 if pattern.search(text):
                     r.engine_hits[name] = r.engine_hits.get(name, 0) + 1
-        low = text.lower()
-        for marker, pattern in sig.PROGRESS:
-            if marker not in r.progress and any(w in low for w in sig.PROGRESS_WORDS[marker]) and pattern.search(text):
+        if c.get("elision") and ELISION.match(text):
+            r.elisions.append(line_no)
+        for i in c.get("ms", ()):
+            marker, pattern = self.k.milestones[i]
+            if marker not in r.progress and pattern.search(text):
                 r.progress[marker] = line_no
-        if any(w in low for w in _NUMBER_WORDS):
-            for key, value, mode in extract(text):
-                r.note(key, value, mode, line_no)
+                r.progress_text[marker] = text[:500]
+        for i in c.get("fig", ()):
+            self._figure(r, i, text, line_no)
         for f in self.pending:
             if len(f.after) < AFTER:
                 f.after.append((line_no, text))
         self.pending = [f for f in self.pending if len(f.after) < AFTER]
-        c = classify_line(text, low)
-        if c and len(r.failures) < MAX_FAILURES:
-            kind, code = c
-            last = r.failures[-1] if r.failures else None
-            # one failure, many lines: lines that continue the same traceback or message join it
-            if last and line_no - max(last.end_line, last.line_no) <= 3:
-                last.end_line = line_no
-            if not (last and last.end_line == line_no and kind in ("error", last.kind)):
-                f = Failure(line_no=line_no, text=text, kind=kind, code=code, before=list(self.recent),
-                            progress=frozenset(r.progress))
-                r.failures.append(f)
-                self.pending.append(f)
-            elif last and kind == "oom" and last.kind == "error":  # the cause arrives a line later
-                last.kind, last.text, last.line_no = "oom", text, line_no
-            elif last and kind == "not_oom" and last.kind != "not_oom":
-                last.kind, last.code, last.text, last.line_no = "not_oom", code, text, line_no
+        self._failure(r, line_no, text, c)
         self.recent.append((line_no, text))
+
+    def _figure(self, r: RunFacts, i: int, text: str, line_no: int) -> None:
+        f = self.k.figures[i]
+        for m in f.pattern.finditer(text):
+            try:
+                value = f.read(m)
+            except (ValueError, KeyError, IndexError, OverflowError):
+                continue
+            r.note(f.key, value, f.mode, line_no)
+            if f.mode not in ("list", "set", "map"):
+                break
+
+    def _failure(self, r: RunFacts, line_no: int, text: str, c: dict[str, set[int]]) -> None:
+        v = self.k.verdict(text, c.get("msg", set()))
+        if v is None and c.get("frame") and PY_FRAME.search(text):
+            kind, wrapper = "error", False  # a traceback pasted without its header or exception line
+        elif v is None:
+            return
+        else:
+            kind, wrapper = ("error", True) if v.kind == "wrapper" else (v.kind, False)
+        if kind == "pressure":
+            if len(r.pressure) < MAX_PRESSURE:
+                r.pressure.append(Failure(line_no=line_no, text=text, kind="pressure", code=v.code, phase=v.phase,
+                                          engine=v.engine, progress=dict(r.progress)))
+            return
+        if len(r.failures) >= MAX_FAILURES:
+            return
+        last = r.failures[-1] if r.failures else None
+        joined = bool(last and line_no - max(last.end_line, last.line_no) <= 3)
+        if last and joined:  # one failure, many lines: lines that continue the same traceback or message join it
+            last.end_line = line_no
+            if v and v.phase and last.phase is None and kind in ("oom", "error") and last.kind in ("oom", "error"):
+                last.phase, last.deciding = v.phase, (line_no, text)  # the engine's verdict a line or two later
+                last.code = last.code or v.code
+            if kind == "error" and last.kind in ("oom", "error", "not_oom"):
+                return
+            if kind == last.kind == "oom":
+                if v and v.code and not last.code:
+                    last.code = v.code
+                return
+            if kind == "oom" and last.kind == "error":  # the cause arrives a line later
+                last.kind, last.text, last.line_no, last.wrapper = "oom", text, line_no, False
+                last.code = last.code or (v.code if v else "")
+                last.before = self.before_source(line_no) if self.before_source else list(self.recent)
+                last.after = []
+                self.wants_every_line_until = line_no + AFTER
+                return
+        f = Failure(line_no=line_no, text=text, kind=kind, code=v.code if v else "", phase=v.phase if v else None,
+                    engine=v.engine if v else "", wrapper=wrapper, progress=dict(r.progress),
+                    before=self.before_source(line_no) if self.before_source else list(self.recent))
+        last_marker = max(r.progress.values(), default=r.first_line)
+        f.elided = any(last_marker <= e < line_no for e in r.elisions)
+        if v and v.phase:
+            f.deciding = (line_no, text)
+        r.failures.append(f)
+        self.pending.append(f)
+        self.wants_every_line_until = line_no + AFTER
 
     def finish(self) -> list[RunFacts]:
         self.runs.append(self.run)
@@ -197,15 +264,11 @@ class Scanner:
 
 
 def scan(lines: Iterable[tuple[int, str]]) -> list[RunFacts]:
-    """Scan numbered lines. A line holding several literal '\\n' escapes (a log pasted from JSON)
-    is read as the lines it encodes, under its own line number."""
+    """Scan numbered lines, every one of them (see `blocks.scan_blocks` for the fast path)."""
     s = Scanner()
     for line_no, text in lines:
-        if text.count("\\n") >= 2 and not _ECHO.search(text):
-            for part in text.split("\\n"):
-                s.feed(line_no, part)
-        else:
-            s.feed(line_no, text)
+        for part in pieces(text):
+            s.feed(line_no, part)
     return s.finish()
 
 

@@ -1,0 +1,52 @@
+"""ExLlamaV2 and tabbyAPI.
+
+Sources (turboderp/exllamav2 v0.2.7, theroyallab/tabbyAPI up to its exllamav2 backend): `exllamav2/cache.py`
+(ExLlamaV2Cache, _Q4/_Q6/_Q8: `create_state_tensors` allocates max_seq_len x batch of K and V per layer),
+`exllamav2/model.py` (`load_gen` weights; `load_autosplit_gen` probes weights, the lazy cache and a forward
+pass together: "Insufficient VRAM for model and cache"), tabbyAPI `backends/exllamav2/model.py` ("Loading
+model: <dir>", the full-length warm-up `model.forward(..., preprocess_only=True)`, "Model successfully
+loaded."), dynamic generator ("Job requires N pages (only M available)").
+Config: max_seq_len, cache_size (tokens), cache_mode FP16|Q8|Q6|Q4, gpu_split (GiB per GPU),
+autosplit_reserve (MiB), chunk_size (default 2048), max_batch_size.
+"""
+
+from __future__ import annotations
+
+from .interface import Engine, LogWords
+from .words import count, fig, msg, rx
+
+LOG = LogWords(
+    fingerprint=rx(r"exllamav2|tabbyAPI|exl2\b|ExLlamaV2"),
+    run_start=(rx(r"^(?:\S+ \S+ )?(?:INFO:\s+)?Loading model: ", 0),),
+    messages=(
+        msg(r"Insufficient VRAM for model and cache", "oom", code="autosplit-insufficient-vram"),
+        msg(r"Insufficient space in device allocation", "oom", "WEIGHTS", "weights-exceed-gpu-split"),
+        msg(r"Job requires \d+ pages \(only \d+ available\)", "oom", "RUNTIME", "max-model-len-exceeds-kv-cache"),
+    ),
+    frames={
+        "KV": rx(r"create_state_tensors|ExLlamaV2Cache|cache\.py\", line \d+, in __init__|create_cache"),
+        "WARMUP": rx(r"preprocess_only|load_gen\b.*forward|in warmup\b"),
+        "WEIGHTS": rx(r"load_autosplit|load_gen|load_tp_gen|\bmodule\.load\(|load_multi|load_weight"),
+        "RUNTIME": rx(r"iterate|generate_gen|stream_generate|_gen_begin"),
+    },
+    milestones=(
+        ("weights_done", rx(r"Modules\s*\|.*\|\s*(\d+)/\1|Loaded model weights")),
+        ("ready", rx(r"Model successfully loaded")),
+        ("requests", rx(r"Received chat completion request|Metrics \(ID:|\"POST /v1/")),
+    ),
+    figures=(
+        fig("modules_loaded", r"Modules\s*\|.*\|\s*(\d+)/\d+", count),
+        fig("max_model_len", r"\bmax_seq_len['\"]?\s*[=:]\s*(\d+)", count),
+        fig("cache_size_tokens", r"\bcache_size['\"]?\s*[=:]\s*(\d+)", count),
+        fig("kv_cache_dtype", r"\bcache_mode['\"]?\s*[=:]\s*['\"]?(\w+)", lambda m: m.group(1)),
+    ),
+)
+
+ENGINE = Engine(
+    name="exllamav2", label="ExLlamaV2", log=LOG, aliases=("exllama", "tabbyapi", "exl2"),
+    flags={"max_model_len": "max_seq_len {n} (and cache_size)", "max_num_seqs": "max_batch_size {n}",
+           "kv_cache_dtype": "cache_mode Q8 (or Q4)", "max_num_batched_tokens": "chunk_size {n}",
+           "cuda_graphs": "autosplit_reserve (MiB per GPU) / a gpu_split leaving 1-2 GiB",
+           "tensor_parallel_size": "gpu_split across GPUs", "quantization": "a lower-bpw EXL2 quant",
+           "cpu_offload": "gpu_split with less per GPU"},
+)

@@ -1,0 +1,127 @@
+"""No engine in particular: the memory rules `estimate --engine generic` uses, and the words every
+engine's log can hold because they come from PyTorch, CUDA/HIP, NCCL, Python or the operating
+system (torch `OutOfMemoryError` text in `c10/cuda/CUDACachingAllocator.cpp`, NCCL's `WARN Cuda
+failure`, the kernel's OOM killer)."""
+
+from __future__ import annotations
+
+from ..spec import ModelSpec
+from .base import Budget, Overhead, RulesBase, Settings, activation_estimate, kv_dtype, state_bytes_per_seq
+from .interface import Engine, LogWords
+from .words import NUM, SIZE, count, fig, msg, rx, to_bytes
+
+GIB = 2**30
+
+
+class GenericRules(RulesBase):
+    """No engine in particular: every token of every full layer, sliding layers up to their window,
+    recurrent state per sequence; an activation estimate and 0.5 GiB of CUDA context besides."""
+
+    name = "generic"
+
+    def flags(self) -> dict[str, str]:
+        return {"max_model_len": "max_model_len", "concurrency": "concurrency", "kv_cache_dtype": "kv_cache_dtype",
+                "fp8": "fp8", "utilization": "gpu_memory_utilization", "tp": "tensor_parallel_size",
+                "quantization": "quantization"}
+
+    def cell_flags(self, s: Settings) -> str:
+        return (f"max_model_len={s.max_model_len} concurrency={s.concurrency} kv_cache_dtype={s.kv_cache_dtype} "
+                f"tensor_parallel_size={s.tensor_parallel_size}")
+
+    def kv_cache_bytes(self, model: ModelSpec, s: Settings, max_model_len: int, seqs: int) -> int:
+        kv, tp = kv_dtype(model, s), s.tensor_parallel_size
+        per_seq = 0
+        for layer in model.layers:
+            if layer.kind == "sliding":
+                per_seq += min(layer.window, max_model_len) * layer.bytes_per_token(kv, tp)
+            elif layer.kind != "state":
+                per_seq += max_model_len * layer.bytes_per_token(kv, tp)
+        return seqs * (per_seq + state_bytes_per_seq(model, s))
+
+    def engine_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
+        kv, tp = kv_dtype(model, s), s.tensor_parallel_size
+        return sum(layer.bytes_per_token(kv, tp) for layer in model.layers if layer.kind in ("full", "mla"))
+
+    def pool_tokens(self, model: ModelSpec, s: Settings, pool_bytes: int) -> int:
+        per = self.engine_bytes_per_token(model, s)
+        return max(0, pool_bytes // per) if per else 0
+
+    def budget(self, model: ModelSpec, s: Settings, gpu_bytes: int) -> Budget:
+        act = s.activation_bytes if s.activation_bytes is not None else activation_estimate(
+            model, s.max_num_batched_tokens, s.tensor_parallel_size)
+        ctx = s.non_torch_bytes if s.non_torch_bytes is not None else GIB // 2
+        return Budget(budget_bytes=gpu_bytes, kv_pool_bytes=None, overheads=(
+            Overhead(name="activation peak", bytes=act, estimated=s.activation_bytes is None,
+                     assumption=f"one forward pass of {s.max_num_batched_tokens} tokens"),
+            Overhead(name="CUDA context", bytes=ctx, estimated=s.non_torch_bytes is None,
+                     assumption="driver context and library workspaces"),
+        ))
+
+
+#: out-of-memory in the words of PyTorch, CUDA, HIP, Vulkan, Metal and allocators in general
+OOM_WORDS = (r"out of memory|OutOfMemoryError|\bOOM\b|cudaErrorMemoryAllocation|hipErrorOutOfMemory|"
+             r"ErrorOutOfDeviceMemory|CUDA_ERROR_OUT_OF_MEMORY|cudaMalloc failed|memory allocation failed|"
+             r"CUDA out of\b|failed to allocate|unable to allocate .*buffer|Insufficient (?:GPU |device )?memory|"
+             r"not enough memory|kIOGPUCommandBufferCallbackErrorOutOfMemory")
+
+LOG = LogWords(
+    messages=(
+        # the kernel's OOM killer: host RAM, not the GPU (phase from progress: loading or serving)
+        msg(r"^\s*Killed\s*$|Out of memory: Killed process|OOMKilled|oom-kill", "oom", "HOST"),
+        # NCCL's own buffers (not the KV pool): NCCL WARN Cuda failure 'out of memory'
+        msg(r"NCCL.*(?:out of memory|Cuda failure)", "oom", "WARMUP", "nccl-buffers-oom"),
+        msg(r"illegal memory access|illegal address", "not_oom", code="illegal-memory-access"),
+        msg(r"NCCL error|ncclUnhandledCudaError|NCCL watchdog|ncclSystemError|ncclInternalError", "not_oom",
+            code="nccl-error"),
+        msg(r"device-side assert", "not_oom", code="device-side-assert"),
+        msg(r"CUDA (?:runtime )?error:? invalid argument|invalid argument .*\.cu:\d+", "not_oom",
+            code="cuda-invalid-argument"),
+        msg(r"misaligned address|CUBLAS_STATUS_(?!ALLOC)\w+|cuDNN error|unspecified launch failure", "not_oom",
+            code="cuda-kernel-error"),
+        msg(OOM_WORDS, "oom"),
+        # a fatal error whose cause these words do not say
+        msg(r"\b(?:\w+\.)*\w+(?:Error|Exception):|CUDA (?:runtime )?error|Traceback \(most recent call last\)|"
+            r"\bpanic:|Check failed|terminate called|core dumped|Segmentation fault|FATAL EXCEPTION|GGML_ASSERT|"
+            r"GGML_ABORT|fatal error|Assertion fail", "error"),
+    ),
+    frames={
+        "WEIGHTS": rx(r"from_pretrained|_load_state_dict|load_state_dict|load_model|load_weights|weight_loader|"
+                      r"Parameter\(torch\.empty|_load_pretrained_model|dispatch_model|loading model tensors"),
+        "KV": rx(r"kv_cache_init|allocate_kv|kv cache|kv_cache|cache blocks"),
+        "WARMUP": rx(r"\bcaptur|cuda_graph|CudaGraph|graph_runner|warm(?:ing)?[ _-]?up|\bprofil"),
+        "RUNTIME": rx(r"\bin generate\b|\.generate\(|generate_step|greedy_search|beam_search|\bin _sample\b|"
+                      r"in _prefill|/v1/(?:chat/)?completions|chat_completion"),
+    },
+    milestones=(
+        ("weights_done", rx(r"Loading checkpoint shards: 100%")),
+        ("ready", rx(r"Application startup complete|Uvicorn running on")),
+    ),
+    figures=(
+        # torch's OutOfMemoryError (CUDACachingAllocator.cpp): what it tried, what the GPU has, who holds it
+        fig("failed_alloc_bytes", r"Tried to allocate " + SIZE, mode="list"),
+        fig("failed_alloc_bytes", r"attempted to allocate " + SIZE, mode="list"),
+        fig("total_memory_bytes", r"total capac\w* of " + NUM + r"(?:\s*([KMGT]i?B))?",
+            lambda m: to_bytes(m.group(1), m.group(2) or "GiB")),  # torch prints GiB; excerpts cut the unit
+        fig("total_memory_bytes", SIZE + r" total capacity"),
+        fig("free_memory_bytes", r"of which " + SIZE + r" is free"),
+        fig("free_memory_bytes", SIZE + r" free;"),
+        fig("torch_allocated_bytes", r"(?:Of the allocated memory |; )" + SIZE + r" (?:is a|already a)"),
+        fig("torch_reserved_unallocated_bytes", r"and " + SIZE + r" is reserved by PyTorch but unallocated"),
+        fig("torch_reserved_bytes", SIZE + r" reserved in total by PyTorch"),
+        fig("process_in_use_bytes", r"this process has " + SIZE + r" memory in use"),
+        fig("other_process_in_use_bytes", r"Process \d+ has " + SIZE + r" memory in use", mode="list"),
+        fig("gpu_process_pids", r"Process (\d+) has " + SIZE + r" memory in use", count, mode="list"),
+        # the server's own process ids, as log prefixes print them: "(EngineCore_DP0 pid=2)", "(Worker pid=148)"
+        fig("server_pids", r"\((?:[\w=]+ ){0,3}pid=(\d+)\)", count, mode="set"),
+        # generic key=value settings in argument dumps (Namespace, dicts, config lines)
+        fig("max_model_len", r"\b(?:max_model_len|context_len|max_seq_len)['\"]?\s*[=:]\s*" + NUM, count),
+        fig("tensor_parallel_size", r"\b(?:tensor_parallel_size|tp_size|num_shard)['\"]?\s*[=:]\s*(?:Some\()?(\d+)",
+            count),
+        fig("block_size", r"\bblock_size['\"]?\s*[=:]\s*" + NUM, count),
+    ),
+)
+
+ENGINE = Engine(
+    name="generic", label="an unrecognised engine", log=LOG, rules=GenericRules,
+    flags={},  # advice for an engine not recognised is given in plain words, never another engine's flags
+)

@@ -1,0 +1,148 @@
+"""What vramdoctor knows about one inference engine, behind one interface.
+
+Every engine module (`engines/vllm.py`, `engines/ollama.py`, ...) defines one `Engine`: its
+names, the words of its log (fingerprints, start lines, failure and pressure messages, the
+functions that place a failure in a phase, start-up milestones, figures and the settings it
+prints), its flags and which way each moves memory, and, where `estimate` supports it, its memory
+rules. `estimate`, `logs` (and later `probe` and `sweep`) ask the engine object instead of keeping
+tables of their own, so a new engine or a new version's wording is one file and its tests.
+
+Pure data: compiled patterns and small frozen dataclasses. No I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+I = re.IGNORECASE
+
+#: phases of a server's life, in order. HOST: the operating system killed it for host RAM.
+PHASES = ("WEIGHTS", "KV", "WARMUP", "RUNTIME")
+
+#: start-up milestones in order; each says a step has been passed. `kv_sized`: the pool's size was
+#: computed (allocating it may still fail); `kv_done`: the pool (and any buffers sized with it) is
+#: allocated; `warmup_done`: graphs captured / warm-up run done; `ready`: the server accepts requests.
+MILESTONES = ("start", "weights_done", "kv_sized", "kv_done", "warmup_done", "ready", "requests")
+
+#: the phases a failure can be in once a milestone has been passed and nothing later is shown
+#: (engines override `weights_done` when a profiling pass comes before the pool is sized)
+AFTER_MILESTONE: dict[str, tuple[str, ...]] = {
+    "start": ("WEIGHTS",),
+    "weights_done": ("KV",),
+    "kv_sized": ("KV", "WARMUP"),
+    "kv_done": ("WARMUP",),
+    "warmup_done": ("WARMUP", "RUNTIME"),
+    "ready": ("RUNTIME",),
+    "requests": ("RUNTIME",),
+}
+
+#: the lowest phase a failure can be in once a milestone has been passed
+FLOOR: dict[str, str] = {"start": "WEIGHTS", "weights_done": "KV", "kv_sized": "KV", "kv_done": "WARMUP",
+                         "warmup_done": "WARMUP", "ready": "RUNTIME", "requests": "RUNTIME"}
+
+
+@dataclass(frozen=True)
+class Message:
+    """An engine's own words for a failure, a warning of pressure, or a wrapper of one.
+
+    kind: "oom" (memory ran out), "not_oom" (a failure often taken for one), "pressure" (the pool
+    is full and the engine copes: preempts, retracts, queues; no crash), "wrapper" (an error that
+    only reports that something failed elsewhere: its cause is in other lines).
+    phase: WEIGHTS / KV / WARMUP / RUNTIME / HOST when the words alone place the failure, else None.
+    code: the stable code these words name ("" to let the diagnosis choose one).
+    """
+
+    pattern: re.Pattern
+    kind: str
+    phase: str | None = None
+    code: str = ""
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure or setting the engine prints. key: the report's name (`_bytes`, `_tokens`, or the
+    setting's own name); read: match -> value; mode: "last", "first" or "list" (every value)."""
+
+    key: str
+    pattern: re.Pattern
+    read: Callable[[re.Match], object]
+    mode: str = "last"
+
+
+@dataclass(frozen=True)
+class LogWords:
+    """The words of an engine's log (all versions it has printed, each pattern naming its source).
+
+    fingerprint: lines that only this engine (or its wrappers) prints.
+    run_start: lines a fresh server start prints (case-sensitive where a failure line is similar).
+    messages: failures, pressure warnings and wrappers in the engine's words.
+    frames: phase -> function names / steps that place a failure in that phase when they appear
+    in its stack frames or in the lines just before it (only steps in progress, never a line that
+    says a step finished).
+    milestones: (milestone, pattern) pairs; a line matching marks the milestone passed.
+    figures: figures and settings read from any line.
+    after_weights: the phases that can follow `weights_done` in this engine's start-up.
+    quiet: the engine's start-up milestones are not printed at its default log level, so their absence
+    says nothing about how far it got.
+    """
+
+    fingerprint: re.Pattern | None = None
+    run_start: tuple[re.Pattern, ...] = ()
+    messages: tuple[Message, ...] = ()
+    frames: dict[str, re.Pattern] = field(default_factory=dict)
+    milestones: tuple[tuple[str, re.Pattern], ...] = ()
+    figures: tuple[Figure, ...] = ()
+    after_weights: tuple[str, ...] = ("KV",)
+    quiet: bool = False
+
+
+#: the settings advice moves, in vramdoctor's names; each engine spells the ones it has
+SETTINGS = (
+    "max_model_len",  # context per sequence (vLLM --max-model-len, llama.cpp -c)
+    "max_num_seqs",  # concurrent sequences
+    "memory_fraction",  # the fraction the pool is carved from (up: bigger pool; down: more headroom)
+    "kv_cache_dtype",  # an 8-bit KV cache
+    "max_num_batched_tokens",  # tokens per step / chunked prefill
+    "cuda_graphs",  # fewer or no captured graphs
+    "tensor_parallel_size",  # more GPUs
+    "quantization",  # fewer-bit weights
+    "cpu_offload",  # weights kept in CPU memory
+    "gpu_layers",  # llama.cpp family: layers on the GPU
+    "kv_offload",  # llama.cpp family: KV cache in system memory
+    "n_ubatch",  # llama.cpp family: physical batch (compute buffer)
+    "flash_attn",
+    "prefill_tokens",  # TGI: --max-batch-prefill-tokens
+    "nccl",  # fewer communication buffers
+    "overhead",  # memory an engine keeps free outside its estimate (Ollama OLLAMA_GPU_OVERHEAD)
+)
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One engine. name: canonical; label: as its users write it; aliases: other spellings users
+    type (`--engine`); wraps: the engine whose log lines this one embeds (Ollama and KoboldCpp
+    embed llama.cpp's), so its hits count for the wrapper.
+
+    flags: setting (one of SETTINGS) -> the engine's spelling, with {n} (a count), {x} (a fraction)
+    or {v} (a value) to fill; a setting the engine lacks is absent, and advice never gives it in
+    another engine's words. fraction_key: the figure holding the user's memory fraction.
+    defaults: the engine's documented defaults, used only when its log prints the full argument
+    list (so an absent setting is known to be the default). rules: the memory rules `estimate`
+    uses (None: estimate does not model this engine).
+    """
+
+    name: str
+    label: str
+    log: LogWords
+    flags: dict[str, str] = field(default_factory=dict)
+    aliases: tuple[str, ...] = ()
+    wraps: str | None = None
+    fraction_key: str | None = None
+    defaults: dict[str, object] | Callable[[str | None], dict] = field(default_factory=dict)
+    rules: Callable[[], object] | None = None
+
+    def defaults_for(self, version: str | None) -> dict:
+        """The engine's defaults (for its version, where they changed)."""
+        return self.defaults(version) if callable(self.defaults) else dict(self.defaults)

@@ -1,0 +1,39 @@
+"""KoboldCpp: a llama.cpp fork with its own server (its llama.cpp lines count for it).
+
+Sources (LostRuins/koboldcpp): `koboldcpp.py` (--contextsize, --blasbatchsize default 512, values -1, 16,
+32, 64, 128, 256, 512, 1024, 2048; --quantkv 0/1/2 needs --flashattention; --gpulayers; --lowvram keeps
+the KV cache off the GPU), `gpttype_adapter.cpp` ("Processing Prompt [BLAS] (%d / %d tokens)",
+"[Context Shifting: Erased %d tokens at position %d]").
+"""
+
+from __future__ import annotations
+
+from .interface import Engine, LogWords
+from .words import count, fig, rx
+
+LOG = LogWords(
+    fingerprint=rx(r"koboldcpp|\[Context Shifting|Processing Prompt(?: \[BLAS\])? \(\d+ / \d+ tokens\)|"
+                   r"Welcome to KoboldCpp"),
+    run_start=(rx(r"Welcome to KoboldCpp", 0),),
+    frames={"RUNTIME": rx(r"Processing Prompt|Generating \(\d+ / \d+ tokens\)")},
+    milestones=(
+        ("ready", rx(r"Please connect to custom endpoint at|Starting Kobold API on port")),
+        ("requests", rx(r"Processing Prompt|Input: \{|Generating \(")),
+    ),
+    figures=(
+        fig("prompt_tokens", r"Processing Prompt(?: \[BLAS\])? \(\d+ / (\d+) tokens\)", count),
+        fig("processed_prompt_tokens", r"Processing Prompt(?: \[BLAS\])? \((\d+) / \d+ tokens\)", count),
+        fig("context_shift_erased_tokens", r"Context Shifting: Erased (\d+) tokens", count),
+        fig("blas_batch_size", r"blasbatchsize[=:]\s*(-?\d+)", count),
+        fig("max_model_len", r"contextsize[=:]\s*(\d+)", count),
+    ),
+)
+
+ENGINE = Engine(
+    name="koboldcpp", label="KoboldCpp", log=LOG, wraps="llamacpp", aliases=("kobold",),
+    flags={"max_model_len": "--contextsize {n}", "kv_cache_dtype": "--flashattention --quantkv 1",
+           "n_ubatch": "--blasbatchsize {n}", "flash_attn": "--flashattention",
+           "tensor_parallel_size": "--tensor_split across GPUs", "quantization": "a smaller quant (Q4_K_M)",
+           "gpu_layers": "--gpulayers {n}",
+           "kv_offload": "--usecublas lowvram (newer builds: --lowvram), or fewer --gpulayers"},
+)

@@ -1,0 +1,62 @@
+"""LMDeploy: the TurboMind engine and the PyTorch engine.
+
+Sources (InternLM/lmdeploy v0.0.14 -> v0.16): TurboMind `src/turbomind/utils/logger.h` ("[TM][INFO] ",
+v0.13+ "[TM][INFO][MMDD.HH:MM:SS.us][file:line] "), `models/llama/BlockManager.cc` ("[BlockManager]
+block_size = %lu MB", "max_block_count = %d"), `LlamaCacheManager.cc` ("No enough cache entries."),
+`LlamaBatch.cc` ("No enough blocks.", "`session_len` truncated to %d"), `turbomind.py` (weights in
+`_create_weight` / `create_shared_weights`; the KV blocks in `create_model_instance` (v0.1-v0.5),
+`create_engine` (v0.6-v0.11), `engine.cc` (v0.12+)); PyTorch engine `pytorch/engine/executor/base.py`
+("No enough gpu memory for kv cache.", "No enough gpu memory for runtime.").
+`cache_max_entry_count`: whole-sequence entries up to v0.0.14, a fraction of total memory in v0.1-v0.2.1,
+a fraction of the memory free after the weights from v0.2.2 (default 0.8).
+"""
+
+from __future__ import annotations
+
+from .interface import Engine, LogWords
+from .words import count, fig, fraction, msg, rx
+
+LOG = LogWords(
+    quiet=True,  # default log level WARNING: the INFO lines of loading and sizing are not printed
+    fingerprint=rx(r"lmdeploy|turbomind|\[TM\]\[|\[BlockManager\]"),
+    run_start=(rx(r"lmdeploy serve api_server|lmdeploy\.serve\.|turbomind model config:", 0),),
+    messages=(
+        msg(r"No enough cache entries", "oom", "RUNTIME", "kv-cache-entries-exhausted"),
+        msg(r"No enough blocks\b(?! for `session_len`)|cache out of memory, no request can be admitted", "oom",
+            "RUNTIME", "kv-blocks-exhausted"),
+        msg(r"max_block_count\s*=\s*0\b|cache_block_num\s*=\s*0\b|No enough gpu memory for kv cache", "oom", "KV",
+            "no-memory-for-kv-cache"),
+        msg(r"No enough gpu memory for runtime", "oom", "WARMUP", "warmup-oom"),
+        msg(r"No enough blocks for `session_len`|`session_len` truncated to \d+", "pressure", "KV",
+            "session-len-truncated"),
+        msg(r"Maybe cache is full, free gpu cache blocks", "pressure", "RUNTIME", "kv-pool-full-queueing"),
+    ),
+    frames={
+        "KV": rx(r"create_model_instance|_create_model_instance|createModelInstance|create_engine|_create_engine|"
+                 r"LlamaCacheManager|BlockManager|SequenceManager|max_entry_count|CacheEngine|_update_cache_config"),
+        "WEIGHTS": rx(r"_create_weight|create_shared_weights|createSharedWeights|_load_weights|export_weights"),
+        "RUNTIME": rx(r"LlamaBatch::(?:Forward|InitializeSampling)|_forward_thread|stream_infer|async_stream_infer"),
+    },
+    milestones=(
+        ("weights_done", rx(r"get \d+ model params|model params loaded")),
+        ("kv_done", rx(r"max_block_count = [1-9]|max cached tokens: [1-9]|Object cache budget")),
+        ("ready", rx(r"Uvicorn running|HINT:\s+Please open")),
+    ),
+    figures=(
+        fig("max_entry_count", r"\bmax_entry_count = ([\d.]+)", fraction),
+        fig("cache_max_entry_count", r"cache_max_entry_count['\"]?\s*[=:]\s*([\d.]+)", fraction, mode="list"),
+        fig("num_gpu_blocks", r"max_block_count = (\d+)", count),
+        fig("max_model_len", r"\bsession_len['\"]?\s*[=:]\s*(\d+)", count),
+        fig("max_num_seqs", r"\bmax_batch_size['\"]?\s*[=:]\s*(\d+)", count),
+        fig("kv_cache_dtype", r"\bquant_policy['\"]?\s*[=:]\s*([48])\b", lambda m: "int" + m.group(1)),
+        fig("model_name", r"model_path['\"]?\s*[=:]\s*['\"]([^'\"]{1,300})['\"]", lambda m: m.group(1)),
+    ),
+)
+
+ENGINE = Engine(
+    name="lmdeploy", label="LMDeploy", log=LOG, fraction_key="cache_max_entry_count", aliases=("turbomind",),
+    flags={"max_model_len": "--session-len {n}", "max_num_seqs": "--max-batch-size {n}",
+           "memory_fraction": "--cache-max-entry-count {x}", "kv_cache_dtype": "--quant-policy 8",
+           "max_num_batched_tokens": "--max-prefill-token-num {n}", "tensor_parallel_size": "--tp {n}",
+           "quantization": "a 4-bit AWQ model (--model-format awq)"},
+)

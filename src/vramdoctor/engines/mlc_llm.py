@@ -1,0 +1,36 @@
+"""MLC LLM.
+
+Sources (mlc-ai/mlc-llm): `cpp/serve/threaded_engine.cc` / `config.cc` ("Insufficient GPU memory error: The
+available single GPU memory is %.3f MB, which is less than the sum of model weight size (%.3f MB) and
+temporary buffer size (%.3f MB)"; MB there is MiB: / 1024 / 1024), engine config gpu_memory_utilization
+(default 0.85), --prefill-chunk-size, --context-window-size, --max-batch-size.
+"""
+
+from __future__ import annotations
+
+from .interface import Engine, LogWords
+from .words import SIZE, fig, fraction, msg, rx
+
+LOG = LogWords(
+    fingerprint=rx(r"mlc[-_]llm|mlc_chat|mlcchat|threaded_engine\.cc|prefill-chunk-size|MLCEngine"),
+    messages=(
+        # the engine sums weights and buffers: which ledger broke follows from the figures (see diagnose)
+        msg(r"Insufficient GPU memory error: The available single GPU memory", "oom", "WEIGHTS",
+            "weights-exceed-gpu-memory"),
+    ),
+    milestones=(("ready", rx(r"Serving on http|Uvicorn running")),),
+    figures=(
+        fig("available_memory_bytes", r"available single GPU memory is " + SIZE),
+        fig("weights_bytes", r"model weight size \(" + SIZE),
+        fig("temporary_buffer_bytes", r"temporary buffer size \(" + SIZE),
+        fig("gpu_memory_utilization", r"gpu_memory_utilization['\"]?\s*[=:]\s*([\d.]+)", fraction),
+    ),
+)
+
+ENGINE = Engine(
+    name="mlc-llm", label="MLC LLM", log=LOG, aliases=("mlc", "mlcllm", "mlc-chat"),
+    fraction_key="gpu_memory_utilization",
+    flags={"max_model_len": "--context-window-size {n}", "max_num_seqs": "--max-batch-size {n}",
+           "memory_fraction": "gpu_memory_utilization {x}", "max_num_batched_tokens": "--prefill-chunk-size {n}",
+           "tensor_parallel_size": "--tensor-parallel-shards {n}", "quantization": "q4f16_1 weights"},
+)

@@ -1,0 +1,68 @@
+"""Ollama: a server around llama.cpp (its runner prints llama.cpp's own lines, which count for Ollama).
+
+Sources (ollama v0.1 -> v0.30): `llm/server.go` ("starting llama server", "llama runner started in %.2f
+seconds", "llama runner process has terminated: %v"), `llm/memory.go` (<= v0.12.10: msg=offload with
+layers.offload, memory.available, memory.required.full/partial/kv, memory.weights.total, memory.graph.*),
+`server/sched.go` ("error loading llama server"), `server/routes.go` ("insufficient VRAM to load any model
+layers", "model requires more system memory (%s) than is available (%s)", "model request too large for
+system"); v0.12+ `ml/device.go` (msg="model weights" / "kv cache" / "compute graph" device=... size=...).
+Settings: OLLAMA_NUM_PARALLEL, OLLAMA_CONTEXT_LENGTH / num_ctx, OLLAMA_KV_CACHE_TYPE (needs
+OLLAMA_FLASH_ATTENTION=1), num_gpu (layers on the GPU), OLLAMA_GPU_OVERHEAD.
+"""
+
+from __future__ import annotations
+
+from .interface import Engine, LogWords
+from .words import SIZE, count, fig, msg, rx
+
+LOG = LogWords(
+    fingerprint=rx(r"ollama|\[GIN\]|source=(?:server|memory|sched|routes|types|gpu|device)\.go|msg=\"?offload|"
+                   r"runner\.go|llama runner"),
+    run_start=(rx(r"msg=\"Listening on |msg=\"starting llama server\"|msg=\"starting runner\"", 0),),
+    messages=(
+        msg(r"requires more system memory|model request too large", "oom", "WEIGHTS", "weights-exceed-system-memory"),
+        msg(r"insufficient VRAM to load", "oom", "WEIGHTS", "weights-exceed-gpu-memory"),
+        msg(r"unable to allocate memory from device .* for model weights", "oom", "WEIGHTS", "weights-alloc-failed"),
+        # the new engine (v0.11+) lays out weights, cache and graph together: which one did not fit is not said
+        msg(r"insufficient memory - required allocations|failed to allocate memory for model", "oom",
+            code="layout-exceeds-memory"),
+        msg(r"llama runner process has terminated: exit status|error loading llama server|"
+            r"llama runner process no longer running", "wrapper"),
+    ),
+    # Ollama's runner runs no warm-up pass: a compute-pool allocation on the GPU is a request being served
+    frames={"RUNTIME": rx(r"in function alloc at|ggml_cuda_device_malloc|ggml_cuda_pool")},
+    milestones=(
+        ("ready", rx(r"llama runner started in|llama-server started in")),
+        # inference requests only: /api/show, /api/pull and the like come before any model is loaded
+        ("requests", rx(r"POST\s+\"/(?:api/(?:chat|generate|embed\w*)|v1/)|\"POST /v1/")),
+    ),
+    figures=(
+        fig("kv_required_bytes", r"memory\.required\.kv=\"?" + SIZE),
+        fig("weights_bytes", r"memory\.weights\.total=\"?" + SIZE),
+        fig("available_memory_bytes", r"memory\.available=\"?\[" + SIZE),
+        fig("required_full_bytes", r"memory\.required\.full=\"?" + SIZE, mode="list"),
+        fig("graph_full_bytes", r"memory\.graph\.full=\"?" + SIZE),
+        fig("required_partial_bytes", r"memory\.required\.partial=\"?" + SIZE, mode="list"),
+        fig("graph_partial_bytes", r"memory\.graph\.partial=\"?" + SIZE),
+        fig("layers_offloaded", r"layers\.offload=(\d+)", count, mode="list"),
+        fig("layers_total", r"layers\.model=(\d+)", count),
+        fig("runner_size_bytes", r"runner\.size=\"?" + SIZE),
+        fig("runner_vram_bytes", r"runner\.vram=\"?" + SIZE),
+        fig("n_parallel", r"(?:--parallel|OLLAMA_NUM_PARALLEL[=:])\s*(\d+)", count),
+        fig("max_model_len", r"--ctx-size (\d+)", count),
+        fig("system_memory_required_bytes", r"requires more system memory \(" + SIZE),
+        fig("system_memory_available_bytes", r"than is available \(" + SIZE),
+        fig("kv_cache_dtype", r"OLLAMA_KV_CACHE_TYPE[=:](\w+)", lambda m: m.group(1)),
+        fig("flash_attn", r"OLLAMA_FLASH_ATTENTION[=:](\w+)", lambda m: m.group(1)),
+    ),
+)
+
+ENGINE = Engine(
+    name="ollama", label="Ollama", log=LOG, wraps="llamacpp",
+    flags={"max_model_len": "num_ctx {n} (OLLAMA_CONTEXT_LENGTH={n})", "max_num_seqs": "OLLAMA_NUM_PARALLEL={n}",
+           "kv_cache_dtype": "OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0", "n_ubatch": "num_batch {n}",
+           "flash_attn": "OLLAMA_FLASH_ATTENTION=1", "tensor_parallel_size": "a second GPU (Ollama splits layers)",
+           "quantization": "a smaller quant tag (q4_K_M)", "gpu_layers": "num_gpu {n} (layers on the GPU)",
+           "kv_offload": "a lower num_gpu (layers, and their KV cache, on the CPU)",
+           "overhead": "OLLAMA_GPU_OVERHEAD={v} (bytes kept free on each GPU)"},
+)

@@ -1,0 +1,81 @@
+"""TensorRT-LLM: the C++ runtime (TensorRT engines, Triton's tensorrtllm backend) and the PyTorch backend
+(`trtllm-serve`, the LLM API).
+
+Sources: C++ `cpp/include/tensorrt_llm/common/logger.h` ("[TensorRT-LLM][INFO] "), `batch_manager/
+kvCacheManager.cpp` ("[MemUsageChange] Allocated %0.2f GiB for max tokens in paged KV cache (%d).", "Memory
+usage when calculating max tokens in paged kv cache: total: %0.2f GiB, available: %0.2f GiB", "Can't
+allocate new blocks. No free blocks left."); Python `tensorrt_llm/logger.py` ("[TRT-LLM] [RANK n] [E] ..."),
+`_torch/pyexecutor/py_executor_creator.py` (`_ExecutorMemoryMonitor`: "Executor creation failed due to
+insufficient GPU memory." and its table: "The following component could not be created: <stage>", "Total
+GPU memory (GiB): x", "Free GPU memory before component creation attempt (GiB): x", "<stage>: before /
+after"), `_torch/pyexecutor/_util.py` (KvCacheCreator: "Peak memory during memory usage profiling ...",
+"Estimated max tokens in KV cache : N" / "Estimated max memory in KV cache : x GiB"), model loader ("Use
+%.2f GB for model weights." in GiB). The PyTorch backend prints the paged-KV allocation twice: first a
+temporary cache for the estimate, then the real one.
+Flags: --kv_cache_free_gpu_memory_fraction / kv_cache_config.free_gpu_memory_fraction (default 0.9 of the
+free memory after weights and buffers), --max_batch_size (2048), --max_num_tokens (8192), --max_seq_len.
+"""
+
+from __future__ import annotations
+
+from .interface import Engine, LogWords
+from .words import NUM, SIZE, count, fig, fraction, gib, msg, rx
+
+_STAGE = r"The following component could not be created: "
+
+LOG = LogWords(
+    quiet=True,  # default log level WARNING: the INFO lines of loading and sizing are not printed
+    fingerprint=rx(r"TensorRT-LLM|tensorrt_llm|TllmRuntime|trtllm|\[TRT-LLM\]"),
+    run_start=(rx(r"\[TRT-LLM\] \[(?:RANK \d+\] \[)?I\] Starting TensorRT.LLM|trtllm-serve", 0),),
+    messages=(
+        msg(r"No free blocks left", "oom", "RUNTIME", "kv-blocks-exhausted"),
+        msg(r"tokens the KV cache can hold", "oom", "KV", "max-model-len-exceeds-kv-cache"),
+        msg(_STAGE + r"(?:KV cache|kv_cache|Initial KV cache|_no_capture_init_kv_cache)", "oom", "KV",
+            "kv-cache-alloc-failed"),
+        msg(_STAGE + r"(?:Model|model|Draft model|draft_model)\s*$", "oom", "WEIGHTS", "weights-alloc-failed"),
+        msg(_STAGE + r"\S", "oom", "WARMUP"),
+        msg(r"Failed to initialize executor on rank|Executor creation failed with", "wrapper"),
+    ),
+    frames={
+        "WEIGHTS": rx(r"TllmRuntime::TllmRuntime|TllmRuntime\(|PyTorchModelEngine\.__init__|load_weights"),
+        "KV": rx(r"KVCacheManager|kvCacheManager|_create_kv_cache_manager|KvCacheCreator|create_kv_cache|"
+                 r"calculateMaxNumBlocks"),
+        "WARMUP": rx(r"RuntimeBuffers::RuntimeBuffers|RuntimeBuffers::create|_run_dummy|configure_kv_cache_capacity|"
+                     r"Autotuning process starts|CUDA graph warmup"),
+        "RUNTIME": rx(r"RuntimeBuffers::(?:prepareStep|reshape)|forwardAsync|executeStep|_executor_loop|_forward_step"),
+    },
+    milestones=(
+        ("weights_done", rx(r"Loaded engine size|Use [\d.]+ GB for model weights|Model init total")),
+        ("kv_sized", rx(r"for max tokens in paged KV cache|Estimated max (?:tokens|memory) in KV cache")),
+        ("ready", rx(r"Executor instance created|Setting PyTorch memory fraction")),
+    ),
+    figures=(
+        fig("weights_bytes", r"Loaded engine size: " + SIZE),
+        fig("weights_bytes", r"Use " + NUM + r" GB for model weights", gib),
+        fig("kv_pool_bytes", r"Allocated " + SIZE + r" for max tokens in paged KV cache"),
+        fig("kv_pool_tokens", r"for max tokens in paged KV cache \(" + NUM + r"\)", count),
+        fig("kv_pool_tokens", r"tokens the KV cache can hold \(" + NUM + r"\)", count),
+        fig("kv_pool_tokens", r"Estimated max tokens in KV cache\s*:\s*" + NUM, count),
+        fig("max_model_len", r"number of tokens requested \(" + NUM + r"\)", count),
+        fig("kv_available_bytes", r"calculating max tokens in paged kv cache: total: [\d.]+ GiB, available: " + SIZE),
+        fig("total_memory_bytes", r"Total GPU memory \(GiB\): " + NUM, gib),
+        fig("free_memory_bytes", r"Free GPU memory before component creation attempt \(GiB\): " + NUM, gib),
+        fig("weights_bytes", r"^\s*(?:Model|model): ([\d.]+) / ([\d.]+)\s*$",
+            lambda m: gib(m, 1) - gib(m, 2)),
+        fig("failed_component", _STAGE + r"(.{1,120})$", lambda m: m.group(1).strip()),
+        fig("free_gpu_memory_fraction", r"(?:free_gpu_memory_fraction|free_gpu_mem_fraction|freeGpuMemoryFraction)"
+            r"['\"]?\s*[=:]\s*([\d.]+)", fraction),
+        fig("max_num_seqs", r"\bmax_batch_size['\"]?\s*[=:]\s*(\d+)", count),
+        fig("max_num_batched_tokens", r"\bmax_num_tokens['\"]?\s*[=:]\s*(\d+)", count),
+    ),
+)
+
+ENGINE = Engine(
+    name="tensorrt-llm", label="TensorRT-LLM", log=LOG, fraction_key="free_gpu_memory_fraction",
+    aliases=("trtllm", "trt-llm", "tensorrtllm", "tensorrt_llm", "trtllm-serve", "trt-llm-pytorch"),
+    flags={"max_model_len": "--max_seq_len {n}", "max_num_seqs": "--max_batch_size {n}",
+           "memory_fraction": "--kv_cache_free_gpu_memory_fraction {x} (kv_cache_config.free_gpu_memory_fraction)",
+           "kv_cache_dtype": "kv_cache_config.dtype: fp8", "max_num_batched_tokens": "--max_num_tokens {n}",
+           "cuda_graphs": "a smaller cuda_graph_config.max_batch_size (or no CUDA graphs)",
+           "tensor_parallel_size": "--tp_size {n}", "quantization": "an fp8 or int4-AWQ checkpoint"},
+)

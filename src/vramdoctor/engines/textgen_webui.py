@@ -1,0 +1,35 @@
+"""text-generation-webui (oobabooga): a UI around several loaders (transformers, GPTQ, ExLlama, llama.cpp).
+
+Sources (oobabooga/textgen): `server.py` flags (--wbits, --groupsize, --pre_layer, --gpu-memory,
+--cpu-memory, --n_ctx, --cache_8bit), `modules/text_generation.py` ("Output generated in %.2f seconds").
+"""
+
+from __future__ import annotations
+
+from .interface import Engine, LogWords
+from .words import count, fig, rx
+
+LOG = LogWords(
+    fingerprint=rx(r"text-generation-webui|oobabooga|server\.py --model|Output generated in|--wbits|--pre_layer|"
+                   r"modules/text_generation\.py"),
+    run_start=(rx(r"python server\.py|Starting Text generation web UI|Loading \S+\.\.\.$", 0),),
+    frames={"RUNTIME": rx(r"generate_reply|generate_with_streaming|text_generation\.py|Output generated")},
+    milestones=(
+        ("weights_done", rx(r"Loaded the model in|Successfully loaded")),
+        ("ready", rx(r"Running on local URL|Starting API at")),
+        ("requests", rx(r"Output generated in|\"POST /v1/|/api/v1/generate")),
+    ),
+    figures=(
+        fig("prompt_tokens", r"context (\d+), seed", count),
+        fig("max_model_len", r"--n_ctx[= ](\d+)", count),
+        fig("quantization", r"--wbits[= ](\d+)", lambda m: f"{m.group(1)}-bit"),
+    ),
+)
+
+ENGINE = Engine(
+    name="text-generation-webui", label="text-generation-webui", log=LOG,
+    aliases=("oobabooga", "tgwebui", "textgen", "textgen-webui", "text-gen-webui"),
+    flags={"max_model_len": "n_ctx / truncation_length {n}", "kv_cache_dtype": "cache_8bit",
+           "max_num_batched_tokens": "a smaller n_batch", "tensor_parallel_size": "--gpu-split across GPUs",
+           "quantization": "a 4-bit quant (GPTQ/EXL2/GGUF Q4)", "cpu_offload": "--gpu-memory lower (the rest on the CPU)"},
+)

@@ -1,0 +1,67 @@
+"""Text Generation Inference (TGI).
+
+Sources (huggingface/text-generation-inference, v0.9 -> v3): `server/text_generation_server/models/
+flash_causal_lm.py` (warmup: "Not enough memory to handle {N} prefill tokens. You need to decrease
+`--max-batch-prefill-tokens`"), `launcher/src/main.rs` ("Args {...}", "Method Warmup encountered an
+error"), `backends/v3/src/lib.rs` ("Setting max batch total tokens to {N}", "Inferred max batch total
+tokens: {N}"), router ("Request failed during generation: Server error: ...", "Connected").
+Flags: --cuda-memory-fraction (default 1.0), --max-batch-prefill-tokens, --max-total-tokens,
+--max-input-tokens, --max-concurrent-requests, --num-shard, --quantize.
+"""
+
+from __future__ import annotations
+
+from .interface import Engine, LogWords
+from .words import NUM, count, fig, fraction, msg, rx
+
+LOG = LogWords(
+    fingerprint=rx(r"text[-_]generation[-_](?:inference|router|launcher|server|client)|router/src|"
+                   r"max[-_]batch[-_](?:total[-_])?tokens|--max-total-tokens|warmup\{|prefill\{|--num-shard"),
+    run_start=(rx(r"text_generation_launcher: Args", 0),),
+    messages=(
+        msg(r"Not enough memory to handle .*prefill tokens|decrease `?--max-batch-prefill-tokens", "oom", "WARMUP",
+            "prefill-tokens-exceed-memory"),
+        msg(r"Not enough memory to handle `?max_total_tokens=\d+|`max_total_tokens` must be <= `max_batch_total_tokens`",
+            "oom", "KV", "max-model-len-exceeds-kv-cache"),
+        # graph capture failed at warm-up: TGI goes on without those graphs (v2.0.4+)
+        msg(r"Decode cuda graph warmup failed", "pressure", "WARMUP", "cuda-graph-warmup-skipped"),
+        msg(r"Method Warmup encountered an error|Unable to warmup the Python model shards", "wrapper", "WARMUP"),
+        msg(r"Method (?:Prefill|Decode) encountered an error", "wrapper", "RUNTIME"),
+        msg(r"Shard \d+ failed to start|Shard \d+ crashed|Shard complete standard error output", "wrapper"),
+    ),
+    frames={
+        "WARMUP": rx(r"in warmup\b|\bwarmup\{|Method Warmup|Warming up model"),
+        "RUNTIME": rx(r"prefill\{|decode\{|Request failed during generation|generate_token|in Prefill\b|in Decode\b"),
+    },
+    milestones=(
+        ("weights_done", rx(r"Shard ready in|Server started at unix")),
+        ("kv_sized", rx(r"KV-cache blocks: [1-9]")),
+        ("kv_done", rx(r"(?:Setting|Inferred) max batch total tokens")),
+        ("ready", rx(r"text_generation_router.*Connected|Invalid hostname, defaulting to|Starting HTTP server")),
+        ("requests", rx(r"generate\{|generate_stream\{|\"POST /(?:generate|v1/)|Success$")),
+    ),
+    figures=(
+        fig("kv_pool_tokens", r"(?:Inferred|Setting) max batch total tokens(?: to)?:? " + NUM, count),
+        fig("prefill_tokens", r"Not enough memory to handle (\d+) prefill tokens", count),
+        fig("num_gpu_blocks", r"KV-cache blocks: (\d+)", count),
+        fig("block_size", r"KV-cache blocks: \d+, size: (\d+)", count),
+        fig("max_model_len", r"handle `?max_total_tokens=(\d+)", count),
+        fig("max_batch_prefill_tokens", r"max_batch_prefill_tokens:? (?:Some\()?(\d+)", count),
+        fig("max_model_len", r"max_total_tokens:? (?:Some\()?(\d+)", count),
+        fig("cuda_memory_fraction", r"cuda_memory_fraction:? ([\d.]+)", fraction),
+        fig("quantization", r"quantize:? (?:Some\()?(\w+)", lambda m: m.group(1)),
+        fig("model_name", r"model_id:? \"([^\"]{1,300})\"", lambda m: m.group(1)),
+        fig("args_listing", r"text_generation_launcher: (Args) \{", lambda m: "full"),
+    ),
+)
+
+ENGINE = Engine(
+    name="tgi", label="TGI", log=LOG, fraction_key="cuda_memory_fraction", defaults={"cuda_memory_fraction": 1.0},
+    aliases=("text-generation-inference", "text_generation_inference", "tgi-server"),
+    flags={"max_model_len": "--max-total-tokens {n} --max-input-tokens {m}",
+           "max_num_seqs": "--max-concurrent-requests {n}", "memory_fraction": "--cuda-memory-fraction {x}",
+           "kv_cache_dtype": "--kv-cache-dtype fp8_e5m2", "cuda_graphs": "--cuda-graphs 1,2,4",
+           "tensor_parallel_size": "--num-shard {n}", "quantization": "--quantize awq|gptq|bitsandbytes-nf4",
+           "prefill_tokens": "--max-batch-prefill-tokens {n}",
+           "max_num_batched_tokens": "--max-batch-prefill-tokens {n}"},
+)

@@ -1,0 +1,27 @@
+"""Hugging Face transformers / accelerate, used directly (`from_pretrained`, `generate`).
+
+Sources: `transformers/modeling_utils.py` (`_load_state_dict_into_meta_model`, "Loading checkpoint shards"),
+`transformers/generation/utils.py` (`generate`, `_sample`), accelerate `big_modeling.py` (`dispatch_model`).
+"""
+
+from __future__ import annotations
+
+from .interface import Engine, LogWords
+from .words import rx
+
+LOG = LogWords(
+    fingerprint=rx(r"transformers/(?:modeling_utils|generation/utils|models/)|from_pretrained|accelerate/|"
+                   r"_load_state_dict_into_meta_model|Loading checkpoint shards"),
+    frames={"WEIGHTS": rx(r"_load_state_dict_into_meta_model|_load_pretrained_model|dispatch_model"),
+            "RUNTIME": rx(r"generation/utils\.py|\bin _sample\b|\bin generate\b")},
+)
+
+ENGINE = Engine(
+    name="transformers", label="transformers", log=LOG, aliases=("hf", "accelerate", "huggingface"),
+    flags={"max_model_len": "a shorter input / max_new_tokens ({n})", "max_num_seqs": "a smaller batch ({n})",
+           "kv_cache_dtype": "cache_implementation='quantized'", "max_num_batched_tokens": "smaller batches",
+           "tensor_parallel_size": "device_map='auto' across GPUs",
+           "quantization": "load_in_4bit (bitsandbytes) or an AWQ/GPTQ checkpoint",
+           "cpu_offload": "device_map='auto' with max_memory (the rest on the CPU)",
+           "flash_attn": "attn_implementation='sdpa' or 'flash_attention_2'"},
+)

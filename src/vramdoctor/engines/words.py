@@ -1,0 +1,72 @@
+"""Small builders for the words of engine logs: numbers and sizes as printed, and constructors for
+`Message` and `Figure`. Every engine here prints "GB"/"MB" meaning GiB/MiB (vLLM `GiB_bytes`,
+SGLang `/ (1 << 30)`, llama.cpp `/1024.0/1024.0`, TurboMind `>> 20`, TRT-LLM `bytesToString`),
+so both spellings are read as powers of 2 unless a figure says otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from .interface import Figure, Message
+
+I = re.IGNORECASE
+UNIT = {"": 1, "b": 1, "bytes": 1, "kb": 2**10, "kib": 2**10, "mb": 2**20, "mib": 2**20, "gb": 2**30, "gib": 2**30,
+        "tb": 2**40, "tib": 2**40}
+#: a number as engines print it: 1,234 / 12.5 / -3 (a negative pool is a real figure)
+NUM = r"(-?\d[\d,]*(?:\.\d+)?)"
+#: a size: number and unit
+SIZE = NUM + r"\s*([KMGT]i?B|bytes)\b"
+#: the most a figure may be: 2**60 bytes / tokens (no GPU holds more; longer numbers are garbage)
+MAX_FIGURE = 2**60
+
+
+def to_bytes(value: str, unit: str) -> int:
+    """'1,234.5', 'MiB' -> bytes (MB and GB as powers of 2). Raises ValueError for an absurd size."""
+    n = round(float(value.replace(",", "")) * UNIT[unit.lower()])
+    if abs(n) > MAX_FIGURE:
+        raise ValueError(f"size out of range: {value} {unit}")
+    return n
+
+
+def count(m: re.Match, i: int = 1) -> int:
+    """An integer figure from group i ('1,234' -> 1234)."""
+    n = int(float(m.group(i).replace(",", "")))
+    if abs(n) > MAX_FIGURE:
+        raise ValueError("count out of range")
+    return n
+
+
+def size(m: re.Match, i: int = 1) -> int:
+    """Bytes from groups i (number) and i+1 (unit)."""
+    return to_bytes(m.group(i), m.group(i + 1))
+
+
+def fraction(m: re.Match, i: int = 1) -> float:
+    v = float(m.group(i))
+    if not 0 <= v <= 1e6:
+        raise ValueError("fraction out of range")
+    return v
+
+
+def gib(m: re.Match, i: int = 1) -> int:
+    """Bytes from a bare number printed in GiB (a table whose header names the unit)."""
+    return to_bytes(m.group(i), "GiB")
+
+
+def mib(m: re.Match, i: int = 1) -> int:
+    return to_bytes(m.group(i), "MiB")
+
+
+def fig(key: str, pattern: str, read: Callable[[re.Match], object] = size, mode: str = "last",
+        flags: int = I) -> Figure:
+    return Figure(key=key, pattern=re.compile(pattern, flags), read=read, mode=mode)
+
+
+def msg(pattern: str, kind: str = "oom", phase: str | None = None, code: str = "", flags: int = I) -> Message:
+    return Message(pattern=re.compile(pattern, flags), kind=kind, phase=phase, code=code)
+
+
+def rx(pattern: str, flags: int = I) -> re.Pattern:
+    return re.compile(pattern, flags)

@@ -1,0 +1,159 @@
+"""What every known engine prints, compiled once into one searchable whole.
+
+The engines (`vramdoctor.engines`, one module each) declare their words; this module gathers them,
+derives each pattern's required words (`prefilter.required`) and answers, for one line: which
+patterns could match it, whether it starts a run, which milestones and figures it holds, and what
+kind of failure it reports. Any log line may come from any engine (wrappers embed their base
+engine's lines), so every engine's words are tried on every line that holds one of them. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..engines import all_engines
+from ..engines.interface import Engine, Figure, Message
+from .prefilter import Words, required
+
+I = re.IGNORECASE
+
+#: a logged request: its prompt is the user's text, never the server's failure
+ECHO = re.compile(r"Received request|\bprompt: ['\"]|prompt_token_ids|\bparams: SamplingParams|\"messages\": \[")
+#: a line that says lines were left out of an excerpt: what came between is unknown
+ELISION = re.compile(r"^\s*(?:\[\s*(?:\.\.\.|…|snip|truncated|omitted)\s*\]|\.\.\.|…|--|<snip>|\(\.\.\.\)|"
+                     r"\.\.\. ?\(?\d+ (?:more )?lines? (?:omitted|skipped|truncated)\)?)\s*$", I)
+#: a log level near the start of a line
+LEVEL = re.compile(r"^.{0,80}?(?:\b|\[|level=)(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b|"
+                   r"\[TRT-LLM\] (?:\[RANK \d+\] )?\[([IWEFDV])\]")
+#: out-of-memory words used as advice ("if you are running out of memory, ...", "may cause OOM")
+ADVISORY = re.compile(r"\b(?:if you (?:are |run |hit |encounter |see )|may (?:cause|lead to|result in)|might |"
+                      r"could (?:cause|lead)|can cause|to avoid|avoid(?:ing)? |prevent(?:s|ing)? |risk of|in case of)"
+                      r"[^.;]{0,60}?(?:out of memory|\bOOM\b|OutOfMemory)", I)
+#: a Python frame; several on one line are a flattened traceback
+PY_FRAME = re.compile(r'File "[^"]+", line \d+, in [\w<>.]+')
+#: a frame of any language: Python, a C++ backtrace entry, Go, CUDA source
+FRAME = re.compile(r'File "[^"]+", line \d+, in \w+|^\s*(?:\\n)?\d+\s+(?:0x[0-9a-f]+\s|\S+\s+0x[0-9a-f]+ )|'
+                   r'\.go:\d+|\w+\.cu:\d+|^\s+at \S+\(', I)
+
+#: precedence of what a line says (the highest wins the kind; phases and codes come from the most specific)
+RANK = {("explicit", "not_oom"): 100, ("explicit", "oom"): 90, ("explicit", "pressure"): 85,
+        ("generic", "not_oom"): 80, ("generic", "oom"): 70, ("explicit", "wrapper"): 20,
+        ("generic", "wrapper"): 20, ("explicit", "error"): 10, ("generic", "error"): 10}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What one line says. kind: oom / not_oom / pressure / wrapper / error; phase: where the words
+    place it (None: they do not say); code: the pattern's stable code ('' if none); engine: whose
+    words these are."""
+
+    kind: str
+    phase: str | None
+    code: str
+    engine: str
+
+
+class Knowledge:
+    """All engines' words with their required words, indexed for the scanner."""
+
+    def __init__(self, engines: tuple[Engine, ...]) -> None:
+        self.engines = engines
+        self.fingerprints = [(e.name, e.log.fingerprint) for e in engines if e.log.fingerprint is not None]
+        self.run_start = [p for e in engines for p in e.log.run_start]
+        self.messages: list[tuple[Message, str]] = [(m, e.name) for e in engines for m in e.log.messages]
+        self.milestones = [(marker, p) for e in engines for marker, p in e.log.milestones]
+        self.figures: list[Figure] = [f for e in engines for f in e.log.figures]
+        self.frames: dict[str, list[re.Pattern]] = {}
+        for e in engines:
+            for phase, p in e.log.frames.items():
+                self.frames.setdefault(phase, []).append(p)
+        self.engine = {e.name: e for e in engines}
+        # every pattern the scanner tries, with the words one of which it needs (None: try always)
+        items: list[tuple[str, int, re.Pattern]] = (
+            [("start", i, p) for i, p in enumerate(self.run_start)]
+            + [("msg", i, m.pattern) for i, (m, _) in enumerate(self.messages)]
+            + [("ms", i, p) for i, (_, p) in enumerate(self.milestones)]
+            + [("fig", i, f.pattern) for i, f in enumerate(self.figures)]
+            + [("echo", 0, ECHO), ("elision", 0, ELISION), ("frame", 0, PY_FRAME)])
+        self.always: dict[str, list[int]] = {}
+        by_word: dict[str, list[tuple[str, int]]] = {}
+        self.words_of: dict[tuple[str, int], frozenset[str]] = {}
+        for cat, i, p in items:
+            words = required(p)
+            if words is None:
+                self.always.setdefault(cat, []).append(i)
+                continue
+            self.words_of[(cat, i)] = words
+            for w in words:
+                by_word.setdefault(w, []).append((cat, i))
+        self.words = Words(by_word)
+        self.by_id = [by_word[w] for w in self.words.words]
+        self.milestone_only = {w for w, uses in by_word.items() if all(c == "ms" for c, _ in uses)}
+
+    def candidates(self, low: bytes) -> dict[str, set[int]]:
+        """Category -> indexes of the patterns a lowercased line could match."""
+        out: dict[str, set[int]] = {cat: set(ix) for cat, ix in self.always.items()}
+        for wid in self.words.ids(low):
+            for cat, i in self.by_id[wid]:
+                out.setdefault(cat, set()).add(i)
+        return out
+
+    def verdict(self, text: str, msg_ix: set[int]) -> Verdict | None:
+        """What a line says about a failure, from the messages whose words it holds."""
+        hits = []
+        for i in msg_ix:
+            m, eng = self.messages[i]
+            if m.pattern.search(text):
+                origin = "generic" if eng == "generic" and not (m.phase or m.code) else "explicit"
+                if eng == "generic" and m.kind == "not_oom":
+                    origin = "generic"
+                hits.append((RANK[(origin, m.kind)], m, eng, origin))
+        if not hits:
+            return None
+        hits.sort(key=lambda h: -h[0])
+        if hits[0][3] == "generic" and hits[0][1].kind == "oom" and _advisory(text):
+            hits = [h for h in hits if not (h[3] == "generic" and h[1].kind == "oom")]
+            if not hits:
+                return None
+        top = hits[0]
+        phase = next((h[1].phase for h in hits if h[1].phase and (h[1].kind == top[1].kind or
+                                                                  h[1].kind == "wrapper")), None)
+        code = top[1].code or next((h[1].code for h in hits if h[1].code and h[1].kind == top[1].kind), "")
+        return Verdict(kind=top[1].kind, phase=phase, code=code, engine=top[2])
+
+
+def _advisory(text: str) -> bool:
+    """Out-of-memory words at INFO/DEBUG level, or only as advice: not a failure."""
+    m = LEVEL.match(text)
+    level = (m.group(1) or m.group(2) or "").upper() if m else ""
+    if level in ("INFO", "DEBUG", "I", "D", "V"):
+        return True
+    return bool(ADVISORY.search(text))
+
+
+@lru_cache(maxsize=1)
+def knowledge() -> Knowledge:
+    return Knowledge(all_engines())
+
+
+def phase_words(text: str, engine: str | None = None) -> str | None:
+    """The phase a frame or an in-progress line names, None if it names none. The run's engine is asked
+    first (then the engine it wraps, then the generic words, then every other engine): the same step
+    can mean different phases in different engines (a compute-pool allocation is warm-up or serving in
+    llama-server, serving only in Ollama's runner, which runs no warm-up). Within one engine KV comes
+    first: allocation frames sit inside the warm-up and load frames that call them."""
+    k = knowledge()
+    order: list[str] = []
+    e = k.engine.get(engine or "")
+    if e:
+        order += [e.name] + ([e.wraps] if e.wraps else [])
+    order += ["generic"] + [x.name for x in k.engines if x.name not in order]
+    for name in order:
+        frames = k.engine[name].log.frames if name in k.engine else {}
+        for phase in ("KV", "WARMUP", "WEIGHTS", "RUNTIME"):
+            p = frames.get(phase)
+            if p is not None and p.search(text):
+                return phase
+    return None

@@ -1,0 +1,110 @@
+"""The words a pattern cannot match without, and one multi-word search that finds them all.
+
+`required(pattern)` reads a compiled regex's syntax tree and returns lowercase literals one of which
+every match must contain (None when no such set of 3+ character words exists). The log scanner
+searches a whole block of bytes for all of them at once with an Aho-Corasick automaton (the
+`ahocorasick-rs` package) and decodes and regex-matches only the lines that hold one: most lines of
+a long log (access lines, progress bars) hold none. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Sequence
+
+import ahocorasick_rs
+
+try:  # Python 3.11+
+    from re import _constants as C  # type: ignore[attr-defined]
+    from re import _parser as P  # type: ignore[attr-defined]
+except ImportError:  # Python 3.10
+    import sre_constants as C  # type: ignore[no-redef]
+    import sre_parse as P  # type: ignore[no-redef]
+
+MIN_WORD = 3
+Req = "frozenset[str] | None"  # one of these words is in every match; None: no such set
+
+
+def _best(options: list[frozenset[str]]) -> frozenset[str] | None:
+    """The most selective requirement: fewest words, then the shortest word longest."""
+    good = [o for o in options if o and all(len(w) >= MIN_WORD for w in o)]
+    if not good:
+        return None
+    return min(good, key=lambda o: (len(o), -min(len(w) for w in o)))
+
+
+def _seq(items: Sequence, icase: bool) -> frozenset[str] | None:
+    options: list[frozenset[str]] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if run:
+            options.append(frozenset({"".join(run)}))
+            run.clear()
+
+    for op, av in items:
+        if op is C.LITERAL:
+            ch = chr(av)
+            run.append(ch.lower())
+            continue
+        flush()
+        if op is C.SUBPATTERN:
+            sub = av[-1]
+            flags = av[1] if len(av) > 1 and isinstance(av[1], int) else 0
+            r = _seq(sub, icase or bool(flags & re.IGNORECASE))
+            if r:
+                options.append(r)
+        elif op is C.BRANCH:
+            r = _branch(av[1], icase)
+            if r:
+                options.append(r)
+        elif op in (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", None)):
+            lo, _hi, sub = av
+            if lo >= 1:
+                r = _seq(sub, icase)
+                if r:
+                    options.append(r)
+        # IN, ANY, AT, GROUPREF, ASSERT...: no literal of their own; they end a literal run
+    flush()
+    return _best(options)
+
+
+def _branch(alternatives, icase: bool) -> frozenset[str] | None:
+    words: set[str] = set()
+    for alt in alternatives:
+        r = _seq(alt, icase)
+        if r is None:
+            return None
+        words |= r
+    return frozenset(words)
+
+
+def required(pattern: re.Pattern) -> frozenset[str] | None:
+    """Lowercase words one of which every match of `pattern` contains, or None if no set of words of
+    three or more characters is required (such a pattern cannot be prefiltered)."""
+    tree = P.parse(pattern.pattern, pattern.flags)
+    items = list(tree)
+    if len(items) == 1 and items[0][0] is C.BRANCH:
+        return _branch(items[0][1][1], bool(pattern.flags & re.IGNORECASE))
+    return _seq(items, bool(pattern.flags & re.IGNORECASE))
+
+
+class Words:
+    """A set of lowercase words searched for at once in bytes. `ids(text)`: the indexes of the words
+    a lowercased text holds (overlapping matches counted, so no word hides another)."""
+
+    def __init__(self, words: Iterable[str]) -> None:
+        self.words: list[str] = sorted(set(words))
+        self.index = {w: i for i, w in enumerate(self.words)}
+        self._ac = ahocorasick_rs.BytesAhoCorasick([w.encode() for w in self.words]) if self.words else None
+
+    def ids(self, low: bytes) -> set[int]:
+        if self._ac is None:
+            return set()
+        return {i for i, _, _ in self._ac.find_matches_as_indexes(low, overlapping=True)}
+
+    def first_hits(self, low: bytes) -> list[int]:
+        """Start offsets of non-overlapping matches in `low` (enough to find every line holding a word)."""
+        if self._ac is None:
+            return []
+        return [s for _, s, _ in self._ac.find_matches_as_indexes(low)]
