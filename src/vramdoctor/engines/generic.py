@@ -82,7 +82,7 @@ LOG = LogWords(
         # a fatal error whose cause these words do not say
         msg(r"\b(?:\w+\.)*\w+(?:Error|Exception):|CUDA (?:runtime )?error|Traceback \(most recent call last\)|"
             r"\bpanic:|Check failed|terminate called|core dumped|Segmentation fault|FATAL EXCEPTION|GGML_ASSERT|"
-            r"GGML_ABORT|fatal error|Assertion fail", "error"),
+            r"GGML_ABORT|fatal error|Assertion fail|\berror(?: loading [\w ]{1,40})?: \S", "error"),
     ),
     frames={
         "WEIGHTS": rx(r"from_pretrained|_load_state_dict|load_state_dict|load_model|load_weights|weight_loader|"

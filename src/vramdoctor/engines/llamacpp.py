@@ -177,8 +177,10 @@ LOG = LogWords(
             "request-exceeds-context"),
         msg(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|command buffer \d+ failed with status 5", "oom",
             code="metal-command-buffer-oom"),
-        msg(r"failed to create context with model|error loading model|unable to load model|Failed to create "
-            r"llama_context|failed to initialize the context|failed to load model", "wrapper"),
+        # wrappers: their cause is another line ("error loading model: <cause>" states it, so only the bare form)
+        msg(r"failed to create context with model|error loading model\s*$|unable to load model|Failed to create "
+            r"llama_context|failed to initialize the context\s*$|failed to load model(?:, '[^']*')?\s*$|"
+            r"exiting due to model loading error", "wrapper"),
     ),
     frames={
         "KV": rx(r"llama_kv_cache_init|llama_kv_cache\w*::|init_kv_cache"),

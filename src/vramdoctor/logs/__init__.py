@@ -147,10 +147,12 @@ def decide(reports: list[RunReport]) -> RunReport | None:
 Source = Union[Blocks, Iterable[tuple[int, str]]]
 
 
-def diagnose(source: Source, *, engine: str | None = None, model_check=None) -> LogReport:
+def diagnose(source: Source, *, engine: str | None = None, model_check=None,
+             weights_bytes: int | None = None) -> LogReport:
     """Diagnose every run in `source` (a `reader.Blocks`, or (line number, text) pairs). engine: force an
     engine (its canonical name) instead of detecting it. model_check: optional callable(numbers, derived,
-    engine) -> list of notes (see `logs.check`)."""
+    engine) -> list of notes (see `logs.check`). weights_bytes: the model's weights per GPU (from
+    `--model`'s estimate), held against the memory an out-of-memory error says was in use."""
     runs = scan_blocks(source) if isinstance(source, Blocks) else scan(source)
     runs, notes = _attach_orphans(runs)
     hits: dict[str, int] = {}
@@ -169,7 +171,7 @@ def diagnose(source: Source, *, engine: str | None = None, model_check=None) -> 
         eng = engine or (detect_engine(r.engine_hits) if r.engine_hits else overall)
         if eng == "unknown":
             eng = overall
-        d = diagnose_run(r, eng)
+        d = diagnose_run(r, eng, weights_bytes)
         numbers = _flatten(r.numbers)
         derived = derive(numbers, d.kind)
         figures = {**numbers, **derived, "_progress": tuple(r.progress)}

@@ -355,13 +355,15 @@ class _Advisor:
         s.add("fewer layers on the GPU", "gpu_layers", "frees room for the buffers", "down")
 
     def _metal(self) -> None:
-        s, n = self.s, self.n
-        ws = n.get("working_set_bytes")
-        limit = f" (Metal allows this GPU {ws / GIB:.1f} GiB now)" if isinstance(ws, int) else ""
-        s.say("a higher Metal working-set limit", "Apple GPUs may wire only part of the unified memory" + limit +
-              "; raise it with `sudo sysctl iogpu.wired_limit_mb=N` (macOS 14+, until reboot), leaving the system "
-              "some memory")
+        self._metal_limit()
         self._compute_buffer()
+
+    def _metal_limit(self) -> None:
+        ws = self.n.get("working_set_bytes")
+        limit = f" (Metal allows this GPU {ws / GIB:.1f} GiB now)" if isinstance(ws, int) else ""
+        self.s.say("a higher Metal working-set limit", "Apple GPUs may wire only part of the unified memory" + limit +
+                   "; raise it with `sudo sysctl iogpu.wired_limit_mb=N` (macOS 14+, until reboot), leaving the "
+                   "system some memory")
 
     def weights(self) -> None:
         s, n, c, code = self.s, self.n, self.c, self.code
@@ -396,6 +398,8 @@ class _Advisor:
                     "kv-cache-entries-exhausted", "kv-cache-full", "request-slots-exhausted"):
             self._pool_full()
             return
+        if code == "metal-command-buffer-oom":
+            self._metal_limit()
         if code == "logprobs-oom":
             s.say("fewer prompt logprobs", "prompt_logprobs materialise a prompt-length x vocabulary float32 matrix; "
                   "ask for them on shorter prompts, or not at all")

@@ -21,9 +21,11 @@ import re
 from dataclasses import dataclass, field
 
 from ..engines.interface import AFTER_MILESTONE, FLOOR, MILESTONES, PHASES
+from ..engines.words import SIZE, to_bytes
 from .knowledge import FRAME, PY_FRAME, knowledge, phase_words
 from .scan import Failure, RunFacts
 
+GIB = 2**30
 KIND_OF_PHASE = {"WEIGHTS": "WEIGHTS", "KV": "KV_CAPACITY", "WARMUP": "WARMUP", "RUNTIME": "RUNTIME"}
 OOM_KINDS = ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME")
 STARTUP = ("WEIGHTS", "KV", "WARMUP")
@@ -109,12 +111,34 @@ class Place:
     inferred: bool = False
 
 
-def locate(f: Failure, engine: str) -> Place:
-    """Where `f` happened, from the evidence in order; see the module docstring."""
+_HELD = re.compile(r"(?:Of the allocated memory |; )" + SIZE + r" (?:is allocated by PyTorch|already allocated)|"
+                   r"this process has " + SIZE + r" memory in use", re.I)
+_TRIED = re.compile(r"Tried to allocate " + SIZE, re.I)
+
+
+def _held(text: str) -> tuple[int | None, int]:
+    """(bytes PyTorch / this process held when it ran out, bytes it tried to add) from an OOM message."""
+    held, tried = None, 0
+    for m in _HELD.finditer(text):
+        g = m.groups()
+        value = to_bytes(g[0], g[1]) if g[0] else to_bytes(g[2], g[3])
+        held = max(held or 0, value)
+    t = _TRIED.search(text)
+    if t:
+        tried = to_bytes(t.group(1), t.group(2))
+    return held, tried
+
+
+def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
+    """Where `f` happened, from the evidence in order; see the module docstring. weights_bytes: the
+    model's weights (printed by the engine, or estimated), held against what PyTorch held when it failed."""
     k = knowledge()
     eng = k.engine.get(engine)
     marker = _last_marker(f.progress)
     floor = FLOOR[marker] if marker else None
+    held, tried = _held(f.text)
+    if held and weights_bytes and held >= 1.05 * weights_bytes and (floor is None or floor == "WEIGHTS"):
+        floor = "KV"  # more than the weights was resident: they had loaded
     if f.phase:  # the failure's own words, or the engine's verdict that joined it
         own = f.deciding is None or f.deciding[0] == f.line_no
         return Place(f.phase, "the failure message" if own else "the message after the failure",
@@ -153,6 +177,9 @@ def locate(f: Failure, engine: str) -> Place:
         p = phase_words(text, engine)
         if p and (not floor or PHASES.index(p) >= PHASES.index(floor)):
             return Place(p, "the lines before the failure", (ln, text), [p])
+    if held is not None and weights_bytes and held + tried < 0.95 * weights_bytes and marker in (None, "start"):
+        return Place("WEIGHTS", f"the memory held when it failed ({held / GIB:.2f} GiB, less than the "
+                     f"{weights_bytes / GIB:.2f} GiB of weights)", (f.line_no, f.text), ["WEIGHTS"], inferred=True)
     # the milestones passed
     scope = STARTUP if startup_frame else PHASES
     quiet = bool(eng and eng.log.quiet)
@@ -328,7 +355,7 @@ def _missing(f: Failure, place: Place | None) -> str:
     return "a line that names the step under way (frames, a warm-up or allocation message)"
 
 
-def diagnose_run(run: RunFacts, engine: str) -> Diagnosis:
+def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -> Diagnosis:
     fatal = [f for f in run.failures if f.kind in ("oom", "not_oom")]
     f = fatal[0] if fatal else (run.failures[0] if run.failures else None)
     if f is None:
@@ -337,6 +364,8 @@ def diagnose_run(run: RunFacts, engine: str) -> Diagnosis:
         return Diagnosis(kind="NOT_OOM", code=f.code, evidence=[(f.line_no, f.text)], oom=False,
                          message="This is not memory running out: " + _NOT_OOM.get(f.code, "a failure that is not "
                                                                                     "memory exhaustion."))
+    w = run.numbers.get("weights_bytes")
+    weights = weights_bytes or (w if isinstance(w, int) and w > 0 else None)
     if f.kind == "error":
         short = _shortfall(run)
         if short:
@@ -351,14 +380,14 @@ def diagnose_run(run: RunFacts, engine: str) -> Diagnosis:
             return Diagnosis(kind="NOT_OOM", code="error-not-memory", evidence=[(f.line_no, f.text)], oom=False,
                              message="The run failed with an error that names its cause, and the cause is not "
                                      "memory: no out-of-memory words and no shortfall figures in this run.")
-        place = locate(f, engine)
+        place = locate(f, engine, weights)
         cands = [KIND_OF_PHASE[p] for p in (place.candidates if place.phase is None else [place.phase])]
         return Diagnosis(kind="UNDETERMINED", code="failure-cause-not-shown", evidence=[(f.line_no, f.text)],
                          oom=None, candidates=cands, phase_source=place.source, missing=_missing(f, place),
                          message="The run failed, but the line that says why is not in this log, so whether memory "
                                  "ran out cannot be told. Missing: " + _missing(f, place) + ". If it was memory, "
                                  "the phase would be " + " or ".join(cands) + ".")
-    place = locate(f, engine)
+    place = locate(f, engine, weights)
     if place.phase == "HOST":  # the kernel's OOM killer: host RAM, not the GPU
         loaded = "weights_done" in f.progress
         return Diagnosis(kind="RUNTIME" if loaded else "WEIGHTS", code="host-oom-kill" if loaded else

@@ -115,8 +115,10 @@ class Knowledge:
         hits.sort(key=lambda h: -h[0])
         if hits[0][3] == "generic" and hits[0][1].kind == "oom" and _advisory(text):
             hits = [h for h in hits if not (h[3] == "generic" and h[1].kind == "oom")]
-            if not hits:
-                return None
+        if hits and hits[0][3] == "generic" and hits[0][1].kind == "error" and _level(text) in _QUIET:
+            hits = []  # an INFO line that mentions an error ("retrying after error: ...") is not a failure
+        if not hits:
+            return None
         top = hits[0]
         phase = next((h[1].phase for h in hits if h[1].phase and (h[1].kind == top[1].kind or
                                                                   h[1].kind == "wrapper")), None)
@@ -124,13 +126,17 @@ class Knowledge:
         return Verdict(kind=top[1].kind, phase=phase, code=code, engine=top[2])
 
 
+_QUIET = ("INFO", "DEBUG", "I", "D", "V")
+
+
+def _level(text: str) -> str:
+    m = LEVEL.match(text)
+    return (m.group(1) or m.group(2) or "").upper() if m else ""
+
+
 def _advisory(text: str) -> bool:
     """Out-of-memory words at INFO/DEBUG level, or only as advice: not a failure."""
-    m = LEVEL.match(text)
-    level = (m.group(1) or m.group(2) or "").upper() if m else ""
-    if level in ("INFO", "DEBUG", "I", "D", "V"):
-        return True
-    return bool(ADVISORY.search(text))
+    return _level(text) in _QUIET or bool(ADVISORY.search(text))
 
 
 @lru_cache(maxsize=1)

@@ -1,0 +1,552 @@
+"""`vramdoctor logs` on wordings it was not built from: each kind of reasoning fault seen on unseen logs
+(issue 6) gets several logs of our own, in other engines, versions and wordings. The lines follow each
+engine's real format strings (see the sources named in `vramdoctor/engines/<engine>.py`)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from vramdoctor.logs import diagnose
+from vramdoctor.logs.reader import Blocks
+from vramdoctor.logs.scan import numbered
+
+OOM = ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME")
+
+
+def diag(text: str, engine: str | None = None):
+    """Diagnose `text` by both paths (every line, and the block prefilter) and check they agree."""
+    text = textwrap.dedent(text).strip("\n") + "\n"
+    by_lines = diagnose(numbered(text.splitlines()), engine=engine)
+    by_blocks = diagnose(Blocks(source=iter([text.encode()]), path="t"), engine=engine)
+    assert by_lines.to_dict() == by_blocks.to_dict()
+    return by_lines
+
+
+def run_of(rep):
+    n = rep.diagnosis["run"]
+    return rep.runs[n - 1]
+
+
+def flags(run) -> str:
+    return " | ".join(a["flags"] for a in run.advice)
+
+
+# --- 1. no memory evidence, no out-of-memory kind ----------------------------------------------------------
+
+NO_OOM_WORDS = {
+    "vllm-v1-init-cut": """
+        (APIServer pid=7) INFO 05-02 10:00:00 [api_server.py:1880] vLLM API server version 0.9.2
+        (EngineCore_0 pid=9) INFO 05-02 10:00:30 [gpu_model_runner.py:1870] Model loading took 15.2 GiB and 20.1 seconds
+        (EngineCore_0 pid=9) ERROR 05-02 10:00:35 [core.py:586] EngineCore failed to start.
+        (EngineCore_0 pid=9) ERROR 05-02 10:00:35 [core.py:586] Traceback (most recent call last):
+        (EngineCore_0 pid=9) ERROR 05-02 10:00:35 [core.py:586]   File "/usr/lib/python3/dist-packages/vllm/v1/engine/core.py", line 577, in run_engine_core
+        (EngineCore_0 pid=9) ERROR 05-02 10:00:35 [core.py:586]     engine_core = EngineCoreProc(*args, **kwargs)
+    """,
+    "sglang-triton-cut": """
+        [2025-06-01 10:00:00 TP0] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=60.21 GB, mem usage=15.02 GB.
+        [2025-06-01 10:00:02 TP0] Scheduler hit an exception: Traceback (most recent call last):
+          File "/sgl-workspace/sglang/python/sglang/srt/layers/attention/triton_ops/decode_attention.py", line 301, in _decode_grouped_att_m_fwd
+            _fwd_grouped_kernel_stage1[grid](
+          File "/usr/local/lib/python3.10/dist-packages/triton/runtime/jit.py", line 345, in <lambda>
+    """,
+    "tgi-shard-no-reason": """
+        2024-03-01T10:00:00.000000Z  INFO text_generation_launcher: Args { model_id: "mistralai/Mistral-7B-v0.1", max_total_tokens: 4096 }
+        2024-03-01T10:00:05.000000Z  INFO text_generation_launcher: Starting shard rank=0
+        2024-03-01T10:00:40.000000Z ERROR text_generation_launcher: Shard 0 failed to start
+        2024-03-01T10:00:40.000000Z  INFO text_generation_launcher: Shutting down shards
+    """,
+    "llamacpp-wrapper-only": """
+        main: build = 3265 (4b7b8f6e)
+        llama_model_loader: loaded meta data with 26 key-value pairs and 291 tensors
+        llama_init_from_gpt_params: error: failed to create context with model 'models/m.gguf'
+        main: error: unable to load model
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(NO_OOM_WORDS))
+def test_no_memory_words_no_memory_kind(name):
+    run = run_of(diag(NO_OOM_WORDS[name]))
+    assert run.kind not in OOM, (run.kind, run.code)
+    assert run.kind == "UNDETERMINED" and run.code == "failure-cause-not-shown" and run.oom is None
+    assert run.missing and run.candidates
+
+
+STATED_NOT_MEMORY = {
+    "llamacpp-pretokenizer": """
+        llama_model_loader: loaded meta data with 30 key-value pairs and 339 tensors from qwen.gguf (version GGUF V3 (latest))
+        llama_model_load: error loading model: error loading model vocabulary: unknown pre-tokenizer type: 'qwen2'
+        llama_load_model_from_file: failed to load model
+    """,
+    "vllm-arch-unsupported": """
+        INFO 05-02 10:00:00 [api_server.py:1880] vLLM API server version 0.9.2
+        ERROR 05-02 10:00:01 [core.py:586] ValueError: Model architectures ['Gemma3nForCausalLM'] are not supported for now. Supported architectures: dict_keys([...])
+        INFO 05-02 10:00:02 [launcher.py:80] Shutting down FastAPI HTTP server.
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATED_NOT_MEMORY))
+def test_a_stated_cause_that_is_not_memory(name):
+    run = run_of(diag(STATED_NOT_MEMORY[name]))
+    assert run.kind == "NOT_OOM" and run.code == "error-not-memory" and run.oom is False
+
+
+ADVISORY = """
+    INFO 06-11 23:06:18 llm_engine.py:161] Initializing an LLM engine (v0.5.0) with config: model='meta-llama/Llama-2-7b-hf', max_seq_len=4096
+    INFO 06-11 23:06:40 model_runner.py:160] Loading model weights took 12.5523 GB
+    INFO 06-11 23:06:42 gpu_executor.py:83] # GPU blocks: 2557, # CPU blocks: 512
+    INFO 06-11 23:06:45 model_runner.py:889] Capturing the model for CUDA graphs. This may lead to unexpected consequences if the model is not static.
+    INFO 06-11 23:06:45 model_runner.py:893] CUDA graphs can take additional 1~3 GiB memory per GPU. If you are running out of memory, consider decreasing `gpu_memory_utilization` or enforcing eager mode.
+    INFO 06-11 23:06:52 model_runner.py:965] Graph capturing finished in 7 secs.
+    WARNING 06-11 23:06:53 args.py:12] The model has a long context length (32768). This may cause OOM errors during the initial memory profiling phase.
+    INFO:     Application startup complete.
+"""
+
+
+def test_advice_about_memory_is_not_a_failure():
+    rep = diag(ADVISORY)
+    assert rep.diagnosis["kind"] == "NONE", rep.runs[-1]
+
+
+# --- 2. an unknown phase is not WEIGHTS --------------------------------------------------------------------
+
+def test_a_bare_oom_line_is_undetermined_not_weights():
+    run = run_of(diag("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+                      "capacity of 79.15 GiB of which 1.10 GiB is free.\n"))
+    assert run.kind == "UNDETERMINED" and run.code == "oom-phase-not-shown" and run.oom is True
+    assert set(run.candidates) == set(OOM)
+    assert "estimate" in " ".join(a["why"] for a in run.advice)
+
+
+def test_after_weights_vllm_cannot_tell_profile_from_pool():
+    run = run_of(diag("""
+        (EngineCore_0 pid=9) INFO 05-02 10:00:30 [gpu_model_runner.py:1870] Model loading took 15.2 GiB and 20.1 seconds
+        (EngineCore_0 pid=9) ERROR 05-02 10:00:35 [core.py:586] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.00 GiB.
+    """))
+    assert run.kind == "UNDETERMINED" and set(run.candidates) == {"WARMUP", "KV_CAPACITY"}
+
+
+def test_pytorch_allocation_beyond_the_weights_means_they_loaded():
+    """The error says PyTorch holds more than the model's weights (the estimate's, given with --model):
+    the weights ledger is past, whatever lines the excerpt left out."""
+    text = textwrap.dedent("""
+        2024-05-01T10:00:00.000000Z  INFO text_generation_launcher: Args { model_id: "Qwen/Qwen2.5-7B-Instruct" }
+        2024-05-01T10:00:05.000000Z  INFO text_generation_launcher: Starting shard rank=0
+        [...]
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 23.64 GiB of which 800.00 MiB is free. Of the allocated memory 21.20 GiB is allocated by PyTorch, and 1.10 GiB is reserved by PyTorch but unallocated.
+    """).strip() + "\n"
+    unknown = run_of(diagnose(numbered(text.splitlines())))
+    assert unknown.kind == "UNDETERMINED" and "WEIGHTS" in unknown.candidates
+    known = run_of(diagnose(numbered(text.splitlines()), weights_bytes=int(14.2 * 2**30)))
+    assert "WEIGHTS" not in known.candidates and known.kind != "WEIGHTS"
+    small = run_of(diagnose(numbered(text.splitlines()), weights_bytes=int(40 * 2**30)))
+    assert small.kind == "WEIGHTS"  # PyTorch held half the weights when it ran out: still loading them
+
+
+def test_ollama_runner_oom_after_it_started_is_serving():
+    run = run_of(diag("""
+        time=2025-03-01T10:00:00.000Z level=INFO source=server.go:405 msg="starting llama server" cmd="/usr/bin/ollama runner --model /m --ctx-size 8192 --batch-size 512 --n-gpu-layers 33 --parallel 1 --port 4000"
+        time=2025-03-01T10:00:05.000Z level=INFO source=server.go:594 msg="llama runner started in 5.02 seconds"
+        CUDA error: out of memory
+          current device: 0, in function ggml_backend_cuda_graph_compute at ggml-cuda.cu:2781
+          cudaStreamSynchronize(cuda_ctx->stream())
+        time=2025-03-01T10:00:40.000Z level=ERROR source=server.go:440 msg="llama runner process has terminated: exit status 2"
+    """))
+    assert run.kind == "RUNTIME" and run.engine == "ollama"
+
+
+def test_start_seen_and_nothing_loaded_is_weights_only_when_contiguous():
+    start = """
+        INFO 09-01 12:00:00 [api_server.py:1800] vLLM API server version 0.10.1.1
+        INFO 09-01 12:00:00 [utils.py:326] non-default args: {'model': 'meta-llama/Llama-3.1-70B-Instruct'}
+    """
+    oom = "        ERROR 09-01 12:00:30 [core.py:700] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 MiB.\n"
+    assert run_of(diag(start + oom)).kind == "WEIGHTS"
+    cut = run_of(diag(start + "        [...]\n" + oom))
+    assert cut.kind == "UNDETERMINED" and "WEIGHTS" in cut.candidates
+
+
+# --- 3. a finished step is progress, not the failed phase --------------------------------------------------
+
+SERVING_OOM = {
+    "vllm-after-graphs-and-requests": ("vllm", """
+        (EngineCore_DP0 pid=2) INFO 09-01 12:00:20 [gpu_model_runner.py:2708] Graph capturing finished in 11 secs, took 0.53 GiB
+        (APIServer pid=1) INFO:     Application startup complete.
+        (APIServer pid=1) INFO:     127.0.0.1:40000 - "POST /v1/chat/completions HTTP/1.1" 200 OK
+        (EngineCore_DP0 pid=2) ERROR 09-02 12:00:00 [core.py:700] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.
+    """),
+    "vllm-after-stats-line": ("vllm", """
+        (APIServer pid=1) INFO 09-01 13:10:48 [loggers.py:123] Engine 000: Avg prompt throughput: 1479.5 tokens/s, Avg generation throughput: 834.0 tokens/s, Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 95.0%, Prefix cache hit rate: 42.4%
+        (EngineCore_DP0 pid=2) ERROR 09-01 13:10:50 [core.py:700] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.20 GiB.
+    """),
+    "sglang-after-fired-up": ("sglang", """
+        [2025-06-01 10:01:00] Capture cuda graph end. Time elapsed: 20.11 s. mem usage=1.20 GB. avail mem=9.80 GB.
+        [2025-06-01 10:01:05] The server is fired up and ready to roll!
+        [2025-06-01 10:05:00] Decode batch. #running-req: 3, #token: 9000, token usage: 0.97, cuda graph: True, gen throughput (token/s): 80.1, #queue-req: 4
+        [2025-06-01 10:05:01] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB.
+    """),
+    "llamacpp-pool-while-serving": ("llamacpp", """
+        llama_kv_cache: size = 1024.00 MiB (  8192 cells,  32 layers,  1/1 seqs), K (f16):  512.00 MiB, V (f16):  512.00 MiB
+        llama_context:      CUDA0 compute buffer size =   560.00 MiB
+        main: server is listening on http://127.0.0.1:8080 - starting the main loop
+        slot launch_slot_: id  0 | task 0 | processing task
+        CUDA error: out of memory
+          current device: 0, in function alloc at ggml/src/ggml-cuda/ggml-cuda.cu:424
+          ggml_cuda_device_malloc(&ptr, look_ahead_size, device)
+    """),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SERVING_OOM))
+def test_a_failure_after_serving_began_is_runtime(name):
+    engine, text = SERVING_OOM[name]
+    rep = diag(text)
+    run = run_of(rep)
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+    assert rep.engine == engine
+
+
+def test_llamacpp_pool_oom_before_serving_is_warmup():
+    run = run_of(diag("""
+        llama_kv_cache: size = 1024.00 MiB (  8192 cells,  32 layers,  1/1 seqs), K (f16):  512.00 MiB, V (f16):  512.00 MiB
+        llama_context:      CUDA0 compute buffer size =   560.00 MiB
+        common_init_from_params: warming up the model with an empty run - please wait ... (--no-warmup to disable)
+        CUDA error: out of memory
+          current device: 0, in function alloc at ggml/src/ggml-cuda/ggml-cuda.cu:424
+          ggml_cuda_device_malloc(&ptr, look_ahead_size, device)
+    """))
+    assert run.kind == "WARMUP"
+
+
+# --- 4. flattened tracebacks -------------------------------------------------------------------------------
+
+FLAT = {
+    "vllm-v1-kv-alloc": ("KV_CAPACITY", 'ERROR 05-02 10:00:35 [core.py:586] Traceback (most recent call last): '
+                         'File "/v/vllm/v1/engine/core.py", line 80, in __init__ self._initialize_kv_caches(vllm_config) '
+                         '^^^^^^^^^^^^^^^^ File "/v/vllm/v1/worker/gpu_model_runner.py", line 2900, in '
+                         'initialize_kv_cache kv_caches = self._allocate_kv_cache_tensors(kv_cache_config) '
+                         'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 9.00 GiB.'),
+    "sglang-graphs": ("WARMUP", '[2025-06-01 10:00:40 TP0] Scheduler hit an exception: Traceback (most recent call '
+                      'last): File "/s/sglang/srt/model_executor/model_runner.py", line 240, in initialize '
+                      'self.init_cuda_graphs() File "/s/sglang/srt/model_executor/cuda_graph_runner.py", line 300, in '
+                      'capture self.capture_one_batch_size(bs, forward) torch.OutOfMemoryError: CUDA out of memory. '
+                      'Tried to allocate 64.00 MiB.'),
+    "tgi-prefill-serving": ("RUNTIME", '2024-05-01T10:05:00Z ERROR text_generation_launcher: Method Prefill encountered '
+                            'an error. Traceback (most recent call last): File "/opt/text_generation_server/models/'
+                            'flash_causal_lm.py", line 1100, in generate_token out = self.forward(batch) File "/opt/'
+                            'text_generation_server/models/flash_causal_lm.py", line 1050, in forward return '
+                            'self.model.forward( torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.00 GiB.'),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLAT))
+def test_flattened_tracebacks_are_read_for_their_frames(name):
+    kind, line = FLAT[name]
+    run = run_of(diag(line + "\n"))
+    assert run.kind == kind, (run.kind, run.code, run.phase_source)
+    assert run.phase_source in ("the stack frames", "the failure message")
+
+
+# --- 5. engines' own words for a pool that is full or could not be made -------------------------------------
+
+ENGINE_WORDS = [
+    ("trtllm-no-free-blocks", "tensorrt-llm", "RUNTIME", "kv-blocks-exhausted", """
+        [TensorRT-LLM][INFO] Loaded engine size: 12856 MiB
+        [TensorRT-LLM][INFO] [MemUsageChange] Allocated 20.51 GiB for max tokens in paged KV cache (168064).
+        [TensorRT-LLM][INFO] Executor instance created by worker
+        [TensorRT-LLM][ERROR] Encountered an error in forwardAsync function: [TensorRT-LLM][ERROR] Assertion failed: Can't allocate new blocks. No free blocks left. (/src/tensorrt_llm/cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp:1412)
+    """),
+    ("trtllm-pytorch-model-extra", "tensorrt-llm", "WARMUP", "", """
+        [11/02/2025-10:00:00] [TRT-LLM] [RANK 0] [I] Use 15.01 GB for model weights.
+        [11/02/2025-10:01:00] [TRT-LLM] [RANK 0] [E] Failed to initialize executor on rank 0: Executor creation failed due to insufficient GPU memory.
+
+        The following component could not be created: Model resources created during usage
+        Total GPU memory (GiB): 79.11
+        Free GPU memory before component creation attempt (GiB): 2.13
+
+        Previously created components and free GPU memory before/after creation (GiB):
+        model: 78.50 / 63.40
+        _no_capture_init_kv_cache: 63.40 / 61.20
+    """),
+    ("trtllm-pytorch-model", "tensorrt-llm", "WEIGHTS", "weights-alloc-failed", """
+        [11/02/2025-10:00:00] [TRT-LLM] [RANK 0] [I] Starting TensorRT LLM init.
+        [11/02/2025-10:01:00] [TRT-LLM] [RANK 0] [E] Failed to initialize executor on rank 0: Executor creation failed due to insufficient GPU memory.
+
+        The following component could not be created: Model
+        Total GPU memory (GiB): 79.11
+        Free GPU memory before component creation attempt (GiB): 78.50
+    """),
+    ("sglang-old-retract", "sglang", "RUNTIME", "kv-pool-full-retracting", """
+        [2025-01-10 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen2.5-7B', mem_fraction_static=0.88)
+        [2025-01-10 10:00:30 TP0] KV Cache is allocated. #tokens: 412000, K size: 11.00 GB, V size: 11.00 GB
+        [2025-01-10 10:01:00] The server is fired up and ready to roll!
+        [2025-01-10 10:05:00 TP0] Decode out of memory happened. #retracted_reqs: 1, #new_token_ratio: 0.4000 -> 0.6500
+        [2025-01-10 10:05:05 TP0] Decode batch. #running-req: 40, #token: 410000, token usage: 0.99, gen throughput (token/s): 900.00, #queue-req: 12
+    """),
+    ("sglang-new-retract", "sglang", "RUNTIME", "kv-pool-full-retracting", """
+        [2025-09-10 10:01:00] The server is fired up and ready to roll!
+        [2025-09-10 10:05:00 TP0] KV cache pool is full. Retract requests. #retracted_reqs: 2, #new_tokens_gained: 4096, #new_token_ratio: 0.3000 -> 0.5100
+    """),
+    ("sglang-negative-profile", "sglang", "KV_CAPACITY", "no-memory-for-kv-cache", """
+        [2025-03-01 10:00:00] server_args=ServerArgs(model_path='meta-llama/Llama-3.1-70B', mem_fraction_static=0.8, max_total_tokens=8192)
+        [2025-03-01 10:00:40 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=4.10 GB, mem usage=65.70 GB.
+        [2025-03-01 10:00:40 TP0] max_total_tokens=8192 is larger than the profiled value -12004. Use the profiled value instead.
+    """),
+    ("lmdeploy-create-instance", "lmdeploy", "KV_CAPACITY", "kv-cache-alloc-failed", """
+        2024-01-20 10:00:00,000 - lmdeploy - WARNING - get 323 model params
+        Exception in thread Thread-3:
+        Traceback (most recent call last):
+          File "/usr/local/lib/python3.10/dist-packages/lmdeploy/turbomind/turbomind.py", line 520, in _create_model_instance
+            model_inst = self.tm_model.model_comm.create_model_instance(
+        RuntimeError: [TM][ERROR] CUDA runtime error: out of memory /lmdeploy/src/turbomind/utils/allocator.h:231
+    """),
+    ("lmdeploy-no-blocks", "lmdeploy", "RUNTIME", "kv-blocks-exhausted", """
+        [TM][FATAL][0312.10:11:12.123456][engine.cc:598] Check failed: sequences.empty() || !active.empty() No enough blocks
+    """),
+    ("lmdeploy-pytorch-kv", "lmdeploy", "KV_CAPACITY", "no-memory-for-kv-cache", """
+        2025-02-01 10:00:00,000 - lmdeploy - INFO - base.py:100 - minimal free gpu memory: 1024 mb
+        RuntimeError: No enough gpu memory for kv cache.
+    """),
+    ("exllamav2-cache", "exllamav2", "KV_CAPACITY", "kv-cache-alloc-failed", """
+        2025-01-01 12:00:00.000 INFO:     Loading model: /models/Llama-3-70B-exl2-4.0bpw
+        2025-01-01 12:00:00.100 INFO:     Loading with a manual GPU split (or a one GPU setup)
+        Traceback (most recent call last):
+          File "/app/backends/exllamav2/model.py", line 600, in create_cache
+            return ExLlamaV2Cache(self.model, max_seq_len=cache_size, lazy=autosplit, batch_size=1)
+          File "/app/venv/lib/python3.11/site-packages/exllamav2/cache.py", line 250, in __init__
+            self.create_state_tensors(copy_from, lazy)
+          File "/app/venv/lib/python3.11/site-packages/exllamav2/cache.py", line 90, in create_state_tensors
+            p_key_states = torch.zeros(self.batch_size, self.max_seq_len, num_key_value_heads, head_dim, dtype = self.dtype, device = device)
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 5.00 GiB.
+    """),
+    ("metal-decode", "llamacpp", "RUNTIME", "metal-command-buffer-oom", """
+        ggml_metal_init: recommendedMaxWorkingSetSize  = 51539.61 MB
+        llama_kv_cache: size = 4096.00 MiB (  32768 cells,  32 layers,  1/1 seqs), K (f16): 2048.00 MiB, V (f16): 2048.00 MiB
+        main: server is listening on http://127.0.0.1:8080 - starting the main loop
+        slot launch_slot_: id  0 | task 3 | processing task
+        ggml_metal_graph_compute: command buffer 0 failed with status 5
+        error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)
+    """),
+    ("vllm-v0-preempted", "vllm", "RUNTIME", "kv-pool-full-preempting", """
+        INFO 08-10 10:00:00 api_server.py:212] vLLM API server version 0.5.3
+        INFO 08-10 10:00:40 executor_base.py:45] # GPU blocks: 2000, # CPU blocks: 512
+        WARNING 08-10 10:10:00 scheduler.py:1091] Sequence group chat-3 is preempted by PreemptionMode.RECOMPUTE mode because there is not enough KV cache space. This can affect the end-to-end performance. Increase gpu_memory_utilization or tensor_parallel_size to provide more KV cache memory. total_num_cumulative_preemption=1
+    """),
+    ("llamacpp-kv-full", "llamacpp", "RUNTIME", "kv-cache-full", """
+        main: server is listening on http://127.0.0.1:8080 - starting the main loop
+        slot launch_slot_: id  0 | task 12 | processing task
+        srv  update_slots: failed to find free space in the KV cache, retrying with smaller batch size - try increasing it via the context size or enable defragmentation, i = 0, n_batch = 2048, ret = 1
+    """),
+    ("aphrodite-no-blocks", "aphrodite", "KV_CAPACITY", "no-memory-for-kv-cache", """
+        INFO:     Initializing Aphrodite Engine (v0.6.5) with the following config:
+        INFO:     Model = 'meta-llama/Llama-3.1-8B'
+        INFO:     Total model weights memory usage: 14.99 GiB
+        INFO:     # GPU blocks: 0, # CPU blocks: 2048
+        ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.
+    """),
+]
+
+
+@pytest.mark.parametrize("name,engine,kind,code,text", ENGINE_WORDS, ids=[e[0] for e in ENGINE_WORDS])
+def test_engines_own_words(name, engine, kind, code, text):
+    rep = diag(text)
+    run = run_of(rep)
+    assert rep.engine == engine
+    assert run.kind == kind, (run.kind, run.code, run.phase_source)
+    if code:
+        assert run.code == code
+
+
+def test_pressure_is_not_a_crash_and_advice_grows_the_pool():
+    run = run_of(diag(ENGINE_WORDS[3][4]))
+    assert "no process crashed" in run.message
+    assert "--max-running-requests" in flags(run) and "--mem-fraction-static 0.93" in flags(run)
+
+
+def test_metal_advice_names_the_working_set_limit():
+    run = run_of(diag(ENGINE_WORDS[10][4]))
+    assert run.numbers["working_set_bytes"] == 51539610000
+    assert any("iogpu.wired_limit_mb" in a["why"] for a in run.advice)
+
+
+def test_unrecognised_engine_gets_plain_words():
+    rep = diag("""
+        [worker] loading weights from /models/m
+        [worker] weights resident
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB.
+          File "/srv/app/infer.py", line 80, in load_model
+    """)
+    run = run_of(rep)
+    assert rep.engine == "unknown"
+    assert all(not a["flags"] for a in run.advice), run.advice
+    assert not any("--" in a["why"] and "vllm" in a["why"] for a in run.advice)
+
+
+# --- 6. a paste in any order --------------------------------------------------------------------------------
+
+def test_error_pasted_above_the_startup():
+    rep = diag("""
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 9.00 GiB. GPU 0 has a total capacity of 23.64 GiB of which 2.10 GiB is free.
+
+        Full log:
+        (APIServer pid=1) INFO 09-01 12:00:00 [api_server.py:1800] vLLM API server version 0.10.1.1
+        (EngineCore_DP0 pid=2) INFO 09-01 12:00:05 [gpu_model_runner.py:2007] Model loading took 14.2488 GiB and 5.1 seconds
+        (EngineCore_DP0 pid=2) INFO 09-01 12:00:09 [gpu_worker.py:276] Available KV cache memory: 5.01 GiB
+        (EngineCore_DP0 pid=2) INFO 09-01 12:00:09 [kv_cache_utils.py:849] GPU KV cache size: 93,872 tokens
+    """)
+    assert rep.diagnosis["kind"] != "NONE"
+    assert rep.diagnosis["kind"] in ("KV_CAPACITY", "WARMUP", "UNDETERMINED")
+    assert any("pasted after" in n for n in rep.notes)
+
+
+def test_a_later_run_that_stopped_short_does_not_clear_the_failure():
+    fail = """
+        (APIServer pid=1) INFO 09-01 11:00:00 [api_server.py:1800] vLLM API server version 0.10.1.1
+        (EngineCore_DP0 pid=2) INFO 09-01 11:00:05 [gpu_model_runner.py:2007] Model loading took 14.2488 GiB and 5.1 seconds
+        (EngineCore_DP0 pid=2) ERROR 09-01 11:00:09 [core.py:700] ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.
+    """
+    short = """
+        (APIServer pid=1) INFO 09-01 12:00:00 [api_server.py:1800] vLLM API server version 0.10.1.1
+        (EngineCore_DP0 pid=2) INFO 09-01 12:00:05 [gpu_model_runner.py:2007] Model loading took 14.2488 GiB and 5.1 seconds
+    """
+    served = short + """
+        (APIServer pid=1) INFO:     Application startup complete.
+    """
+    assert diag(fail + short).diagnosis == {"kind": "KV_CAPACITY", "code": "no-memory-for-kv-cache", "run": 1}
+    assert diag(fail + served).diagnosis["kind"] == "NONE"
+
+
+# --- 7. advice from the user's own settings -----------------------------------------------------------------
+
+GRAPHS_078 = """
+    (APIServer pid=1) INFO 03-20 02:20:00 [api_server.py:1000] vLLM API server version 0.8.0
+    (APIServer pid=1) INFO 03-20 02:20:00 [cli_args.py:300] non-default args: {'model': 'Qwen/Qwen2.5-32B-Instruct-AWQ', 'tensor_parallel_size': 2, 'max_model_len': 15000, 'gpu_memory_utilization': 0.78, 'kv_cache_dtype': 'fp8', 'cpu_offload_gb': 10}
+    (EngineCore_0 pid=9) INFO 03-20 02:28:00 [gpu_model_runner.py:1800] Model loading took 9.1 GiB and 40.0 seconds
+    (EngineCore_0 pid=9) INFO 03-20 02:29:00 [kv_cache_utils.py:566] GPU KV cache size: 120,000 tokens
+    (EngineCore_0 pid=9) ERROR 03-20 02:29:07 [core.py:340]   File "/v/vllm/v1/worker/gpu_model_runner.py", line 1500, in capture_model
+    (EngineCore_0 pid=9) ERROR 03-20 02:29:07 [core.py:340] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB.
+"""
+
+
+def test_advice_moves_from_the_users_values():
+    run = run_of(diag(GRAPHS_078))
+    assert run.kind == "WARMUP"
+    util = [a for a in run.advice if a["setting"] == "memory_fraction"]
+    assert util and util[0]["value"] < 0.78 and util[0]["current"] == 0.78
+    assert "0.85" not in flags(run)
+
+
+def test_no_advice_already_in_use():
+    # an AWQ model with an fp8 cache and 10 GiB offloaded, out of memory loading the weights
+    text = GRAPHS_078.split("(EngineCore_0 pid=9) INFO 03-20 02:28")[0] + """
+    (EngineCore_0 pid=9) ERROR 03-20 02:28:07 [core.py:340]   File "/v/vllm/model_executor/model_loader/loader.py", line 400, in load_model
+    (EngineCore_0 pid=9) ERROR 03-20 02:28:07 [core.py:340] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB.
+    """
+    run = run_of(diag(text))
+    assert run.kind == "WEIGHTS"
+    assert not any(a["setting"] == "quantization" for a in run.advice), run.advice  # already 4-bit (AWQ)
+    off = [a for a in run.advice if a["setting"] == "cpu_offload"]
+    assert off and off[0]["value"] > 10 and off[0]["current"] == 10
+
+
+def test_no_8bit_cache_advice_to_an_8bit_cache():
+    run = run_of(diag("""
+        (APIServer pid=1) INFO 03-20 02:20:00 [cli_args.py:300] non-default args: {'model': 'm', 'kv_cache_dtype': 'fp8', 'max_model_len': 131072}
+        (EngineCore_0 pid=9) ERROR 03-20 02:29:07 [core.py:340] ValueError: To serve at least one request with the models's max seq len (131072), (8.00 GiB KV cache is needed, which is larger than the available KV cache memory (4.00 GiB). Based on the available memory, the estimated maximum model length is 65536. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+    """))
+    assert run.kind == "KV_CAPACITY"
+    assert not any(a["setting"] == "kv_cache_dtype" for a in run.advice)
+    assert run.advice[0]["flags"] == "--max-model-len 65536"
+
+
+def test_kv_already_in_system_memory_is_not_moved_there():
+    text = """
+        llama_new_context_with_model: n_ctx      = 163840
+        llama_kv_cache_init:  CUDA_Host KV buffer size = 750.00 MiB
+        load_tensors:        CUDA0 model buffer size =  4403.49 MiB
+        ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size 805306368032
+        llama_kv_cache_init: failed to allocate buffer for kv cache
+    """
+    run = run_of(diag(text))
+    assert run.kind == "KV_CAPACITY"
+    assert not any(a["setting"] == "kv_offload" for a in run.advice), run.advice
+
+
+def test_llamacpp_context_from_the_memory_shown_never_blind_halving():
+    base = """
+        llama_context: n_ctx         = 163840
+        load_tensors:        CUDA0 model buffer size = 20480.00 MiB
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 768000.00 MiB on device 0: cudaMalloc failed: out of memory
+        llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache
+    """
+    run = run_of(diag(base))
+    ctx = [a for a in run.advice if a["setting"] == "max_model_len"][0]
+    assert ctx["value"] is None and "81920" not in ctx["flags"]  # 750 GiB halved still needs 375 GiB
+    assert "-c 4,096 needs" in ctx["why"]
+    shown = run_of(diag("llama_model_load_from_file_impl: using device CUDA0 (NVIDIA A100-SXM4-80GB) - 81000 MiB free\n"
+                        + textwrap.dedent(base)))
+    ctx = [a for a in shown.advice if a["setting"] == "max_model_len"][0]
+    per = 768000 * 2**20 / 163840
+    assert ctx["value"] * per <= (81000 - 20480) * 2**20  # fits what was free, beside the weights
+    assert ctx["value"] > 8192
+
+
+def test_sampler_warmup_lowers_the_sequences_it_printed():
+    run = run_of(diag((__import__("pathlib").Path(__file__).parent / "data/logs/case-034.log").read_text()))
+    seqs = [a for a in run.advice if a["setting"] == "max_num_seqs"]
+    assert seqs and seqs[0]["current"] == 1024 and seqs[0]["value"] < 1024
+
+
+def test_defaults_are_used_only_when_the_full_arguments_are_printed():
+    printed = """
+        (APIServer pid=1) INFO 09-01 12:00:00 [api_server.py:1800] vLLM API server version 0.10.1.1
+        (APIServer pid=1) INFO 09-01 12:00:00 [utils.py:326] non-default args: {'model': 'Qwen/Qwen2.5-7B'}
+        (EngineCore_DP0 pid=2) INFO 09-01 12:00:05 [gpu_model_runner.py:2007] Model loading took 14.2488 GiB and 5.1 seconds
+        (EngineCore_DP0 pid=2) INFO 09-01 12:00:09 [kv_cache_utils.py:849] GPU KV cache size: 93,872 tokens
+        (EngineCore_DP0 pid=2) ERROR 09-01 12:00:15 [core.py:700]   File "/v/vllm/v1/worker/gpu_model_runner.py", line 3200, in capture_model
+        (EngineCore_DP0 pid=2) ERROR 09-01 12:00:15 [core.py:700] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB.
+    """
+    util = [a for a in run_of(diag(printed)).advice if a["setting"] == "memory_fraction"][0]
+    assert util["current"] == 0.9 and util["value"] < 0.9  # vLLM 0.10's default, since the args leave it out
+    newer = printed.replace("version 0.10.1.1", "version 0.22.0")
+    assert [a for a in run_of(diag(newer)).advice if a["setting"] == "memory_fraction"][0]["current"] == 0.92
+    bare = "\n".join(line for line in textwrap.dedent(printed).splitlines() if "non-default" not in line)
+    util = [a for a in run_of(diag(bare)).advice if a["setting"] == "memory_fraction"][0]
+    assert util["value"] is None and "lower value than now" in util["flags"]
+
+
+# --- 8. figures ------------------------------------------------------------------------------------------------
+
+def test_llamacpp_kv_per_device_and_total():
+    run = run_of(diag("""
+        llama_kv_cache:      CUDA0 KV buffer size =  2048.00 MiB
+        llama_kv_cache:      CUDA1 KV buffer size =  1536.00 MiB
+        llama_kv_cache: size = 3584.00 MiB ( 32768 cells,  56 layers,  1/1 seqs), K (f16): 1792.00 MiB, V (f16): 1792.00 MiB
+        llama_context:      CUDA0 compute buffer size =  4300.00 MiB
+        ggml_gallocr_reserve_n: failed to allocate CUDA1 buffer of size 4508876800
+        llama_init_from_model: failed to initialize the context: failed to allocate compute pp buffers
+    """))
+    assert run.numbers["kv_buffer_bytes_by_device"] == {"CUDA0": 2048 * 2**20, "CUDA1": 1536 * 2**20}
+    assert run.derived["kv_buffer_total_bytes"] == 3584 * 2**20
+    assert run.kind == "WARMUP" and run.code == "compute-buffer-alloc-failed"
+    # the compute buffer dominates the KV cache here: the batch goes down first, not the context
+    assert run.advice[0]["setting"] == "n_ubatch"
+
+
+def test_vllm_free_memory_check_figures_and_message():
+    run = run_of(diag((__import__("pathlib").Path(__file__).parent / "data/logs/case-047.log").read_text()))
+    assert run.kind == "NOT_OOM" and run.code == "gpu-shared-with-other-process"
+    assert "another process" in run.message and "kernel" not in run.message
+    assert run.numbers["gpu_memory_utilization"] == 0.95
+    assert run.numbers["requested_memory_bytes"] == round(22.38 * 2**30)
+    frac = run.advice[0]
+    assert frac["setting"] == "memory_fraction" and frac["value"] < 0.95
+
+
+def test_tgi_prefill_tokens_figure_halved_in_advice():
+    run = run_of(diag((__import__("pathlib").Path(__file__).parent / "data/logs/case-037.log").read_text()))
+    assert run.numbers["prefill_tokens"] == 4096
+    assert run.advice[0]["flags"] == "--max-batch-prefill-tokens 2048"
