@@ -460,3 +460,56 @@ def test_cli_model_check():
     r = _cli(str(LOGS / "case-001.log"), "--model", "Qwen/Qwen2.5-7B-Instruct", "--json")
     notes = json.loads(r.stdout)["runs"][1]["model_check"]
     assert any("vs 57,344 estimated" in n for n in notes), notes
+
+
+# --- files that are not logs, and gzip that is whole ------------------------------------------------------
+
+
+def test_model_files_are_refused_at_once(tmp_path):
+    """A GGUF or safetensors model passed to `logs` is named as such by its first bytes (a 63 MB model was
+    once read as text for minutes and got a diagnosis from a chance 'oOM' in its bytes)."""
+    import struct
+
+    from tinygguf import write_model
+
+    gguf = write_model(tmp_path / "m.gguf")
+    st = tmp_path / "model.safetensors"
+    header = b'{"w":{"dtype":"F16","shape":[2,2],"data_offsets":[0,8]}}'
+    st.write_bytes(struct.pack("<Q", len(header)) + header + b"oOM out of memory" * 100)
+    pkl = tmp_path / "pytorch_model.bin"
+    pkl.write_bytes(b"\x80\x02}q\x00(X\x05\x00\x00\x00out of memory" * 50)
+    zipped = tmp_path / "weights.pt"
+    zipped.write_bytes(b"PK\x03\x04" + b"CUDA out of memory\n" * 100)
+    for path, what in ((gguf, "GGUF model"), (st, "safetensors model"), (pkl, "pickle"), (zipped, "zip")):
+        with pytest.raises(LogInputError, match=what):
+            read_lines(str(path))
+        r = _cli(str(path))
+        assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert "vramdoctor estimate" in _cli(str(gguf)).stderr
+
+
+def test_a_model_inside_gzip_is_refused_too(tmp_path):
+    from tinygguf import write_model
+
+    gz = tmp_path / "m.gguf.gz"
+    gz.write_bytes(gzip.compress(write_model(tmp_path / "m.gguf").read_bytes()))
+    with pytest.raises(LogInputError, match="GGUF"):
+        read_lines(str(gz))
+
+
+def test_whole_gzip_files_never_warn(tmp_path):
+    raw = (LOGS / "case-029.log").read_bytes()
+    one = tmp_path / "one.log.gz"
+    one.write_bytes(gzip.compress(raw))
+    two = tmp_path / "two.log.gz"  # `cat a.gz b.gz`: two members, both whole
+    two.write_bytes(gzip.compress(raw[:500]) + gzip.compress(raw[500:]))
+    for path in (one, two):
+        warnings: list[str] = []
+        lines = list(read_lines(str(path), warnings=warnings))
+        assert warnings == [], path.name
+        assert "\n".join(t for _, t in lines) == raw.decode().rstrip("\n")
+    cut = tmp_path / "cut.log.gz"
+    cut.write_bytes(gzip.compress(raw)[:-30])
+    warnings = []
+    list(read_lines(str(cut), warnings=warnings))
+    assert warnings and "ends early" in warnings[0]

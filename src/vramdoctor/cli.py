@@ -159,19 +159,21 @@ def logs(
             from .engines import get as get_engine_named
 
             engine = get_engine_named(engine).name
-        check = None
+        check, weights = None, None
         if model:
             from .logs.check import model_checker
             from .sources import load_model
 
-            check = model_checker(load_model(model, revision=revision))
+            spec = load_model(model, revision=revision)
+            check, weights = model_checker(spec), spec.weights.total_bytes or None
         use_redact = redact if redact is not None else bool(output)
         fn = redact_fn if use_redact else None
         reports = []
         for p in paths:
             warnings: list[str] = []
             try:
-                rep = diagnose(read_blocks(p, follow=follow, warnings=warnings), engine=engine, model_check=check)
+                rep = diagnose(read_blocks(p, follow=follow, warnings=warnings), engine=engine, model_check=check,
+                               weights_bytes=weights)
             except KeyboardInterrupt:
                 raise typer.Exit(130) from None
             reports.append((p, rep, warnings))

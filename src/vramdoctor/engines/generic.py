@@ -112,7 +112,7 @@ LOG = LogWords(
         fig("other_process_in_use_bytes", r"Process \d+ has " + SIZE + r" memory in use", mode="list"),
         fig("gpu_process_pids", r"Process (\d+) has " + SIZE + r" memory in use", count, mode="list"),
         # the server's own process ids, as log prefixes print them: "(EngineCore_DP0 pid=2)", "(Worker pid=148)"
-        fig("server_pids", r"\((?:[\w=]+ ){0,3}pid=(\d+)\)", count, mode="set"),
+        fig("server_pids", r"\((?:[\w=]+ ){0,3}pid=(\d+)\)", count, mode="set", passive=True),
         # generic key=value settings in argument dumps (Namespace, dicts, config lines)
         fig("max_model_len", r"\b(?:max_model_len|context_len|max_seq_len)['\"]?\s*[=:]\s*" + NUM, count),
         fig("tensor_parallel_size", r"\b(?:tensor_parallel_size|tp_size|num_shard)['\"]?\s*[=:]\s*(?:Some\()?(\d+)",

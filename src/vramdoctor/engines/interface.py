@@ -69,6 +69,7 @@ class Figure:
     pattern: re.Pattern
     read: Callable[[re.Match], object]
     mode: str = "last"
+    passive: bool = False  # read only from lines that matter for another reason (its words are on every line)
 
 
 @dataclass(frozen=True)

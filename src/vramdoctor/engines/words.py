@@ -60,8 +60,8 @@ def mib(m: re.Match, i: int = 1) -> int:
 
 
 def fig(key: str, pattern: str, read: Callable[[re.Match], object] = size, mode: str = "last",
-        flags: int = I) -> Figure:
-    return Figure(key=key, pattern=re.compile(pattern, flags), read=read, mode=mode)
+        flags: int = I, passive: bool = False) -> Figure:
+    return Figure(key=key, pattern=re.compile(pattern, flags), read=read, mode=mode, passive=passive)
 
 
 def msg(pattern: str, kind: str = "oom", phase: str | None = None, code: str = "", flags: int = I) -> Message:

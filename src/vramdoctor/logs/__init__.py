@@ -171,7 +171,9 @@ def diagnose(source: Source, *, engine: str | None = None, model_check=None,
         eng = engine or (detect_engine(r.engine_hits) if r.engine_hits else overall)
         if eng == "unknown":
             eng = overall
-        d = diagnose_run(r, eng, weights_bytes)
+        tp = r.numbers.get("tensor_parallel_size")
+        per_gpu = weights_bytes // tp if weights_bytes and isinstance(tp, int) and tp > 1 else weights_bytes
+        d = diagnose_run(r, eng, per_gpu)
         numbers = _flatten(r.numbers)
         derived = derive(numbers, d.kind)
         figures = {**numbers, **derived, "_progress": tuple(r.progress)}

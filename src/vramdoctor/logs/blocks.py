@@ -19,6 +19,7 @@ from .prefilter import Words
 from .reader import clean
 from .scan import ENGINE_SAMPLE_LINES, WINDOW, RunFacts, Scanner, pieces
 
+TAIL = 256 * 1024  # bytes kept from earlier blocks for the lines before a failure
 # milestones whose words keep mattering after they are passed: a weights line again means a restart
 _KEEP = {"weights_done", "start"}
 
@@ -99,7 +100,8 @@ def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[Run
         buf, carry = data[:cut + 1], data[cut + 1:]
         state["buf"], state["buf_first_line"] = buf, line_no + 1
         line_no = _scan_buffer(buf, line_no, s, search, state, feed)
-        state["prev"], state["prev_last_line"] = buf[-(WINDOW * 512):], line_no
+        # the bytes before the next buffer, for a failure's preceding lines (however small the blocks)
+        state["prev"], state["prev_last_line"] = (state["prev"] + buf)[-TAIL:], line_no
     if carry:
         state["buf"], state["offset"] = carry, 0
         feed(line_no + 1, carry)

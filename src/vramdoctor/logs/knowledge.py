@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from ..engines import all_engines
 from ..engines.interface import Engine, Figure, Message
-from .prefilter import Words, required
+from .prefilter import Words, prefix, required
 
 I = re.IGNORECASE
 
@@ -70,12 +70,15 @@ class Knowledge:
             for phase, p in e.log.frames.items():
                 self.frames.setdefault(phase, []).append(p)
         self.engine = {e.name: e for e in engines}
+        self.passive = [f for f in self.figures if f.passive]
+        #: figure index -> the words its matches start with (a search may begin at the first of them)
+        self.figure_prefix = [prefix(f.pattern) for f in self.figures]
         # every pattern the scanner tries, with the words one of which it needs (None: try always)
         items: list[tuple[str, int, re.Pattern]] = (
             [("start", i, p) for i, p in enumerate(self.run_start)]
             + [("msg", i, m.pattern) for i, (m, _) in enumerate(self.messages)]
             + [("ms", i, p) for i, (_, p) in enumerate(self.milestones)]
-            + [("fig", i, f.pattern) for i, f in enumerate(self.figures)]
+            + [("fig", i, f.pattern) for i, f in enumerate(self.figures) if not f.passive]
             + [("echo", 0, ECHO), ("elision", 0, ELISION), ("frame", 0, PY_FRAME)])
         self.always: dict[str, list[int]] = {}
         by_word: dict[str, list[tuple[str, int]]] = {}
@@ -93,11 +96,15 @@ class Knowledge:
         self.milestone_only = {w for w, uses in by_word.items() if all(c == "ms" for c, _ in uses)}
 
     def candidates(self, low: bytes) -> dict[str, set[int]]:
-        """Category -> indexes of the patterns a lowercased line could match."""
-        out: dict[str, set[int]] = {cat: set(ix) for cat, ix in self.always.items()}
+        """Category -> indexes of the patterns a lowercased line could match (only categories with some)."""
+        out: dict[str, set[int]] = {cat: set(ix) for cat, ix in self.always.items()} if self.always else {}
+        by_id = self.by_id
         for wid in self.words.ids(low):
-            for cat, i in self.by_id[wid]:
-                out.setdefault(cat, set()).add(i)
+            for cat, i in by_id[wid]:
+                if cat in out:
+                    out[cat].add(i)
+                else:
+                    out[cat] = {i}
         return out
 
     def verdict(self, text: str, msg_ix: set[int]) -> Verdict | None:

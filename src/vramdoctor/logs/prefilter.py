@@ -89,6 +89,36 @@ def required(pattern: re.Pattern) -> frozenset[str] | None:
     return _seq(items, bool(pattern.flags & re.IGNORECASE))
 
 
+def prefix(pattern: re.Pattern) -> frozenset[str] | None:
+    """Lowercase words one of which every match of `pattern` starts with (after any `\\b` or `^`), or None:
+    a search can then begin where the word is, instead of scanning the line from its start."""
+    items = [it for it in P.parse(pattern.pattern, pattern.flags) if it[0] is not C.AT]
+    if not items:
+        return None
+    op, av = items[0]
+    if op is C.LITERAL:
+        run = []
+        for op2, av2 in items:
+            if op2 is not C.LITERAL:
+                break
+            run.append(chr(av2).lower())
+        word = "".join(run)
+        return frozenset({word}) if len(word) >= MIN_WORD else None
+    if op is C.BRANCH:
+        words = set()
+        for alt in av[1]:
+            run = []
+            for op2, av2 in alt:
+                if op2 is not C.LITERAL:
+                    break
+                run.append(chr(av2).lower())
+            if len(run) < MIN_WORD:
+                return None
+            words.add("".join(run))
+        return frozenset(words)
+    return None
+
+
 class Words:
     """A set of lowercase words searched for at once in bytes. `ids(text)`: the indexes of the words
     a lowercased text holds (overlapping matches counted, so no word hides another)."""
@@ -96,7 +126,10 @@ class Words:
     def __init__(self, words: Iterable[str]) -> None:
         self.words: list[str] = sorted(set(words))
         self.index = {w: i for i, w in enumerate(self.words)}
-        self._ac = ahocorasick_rs.BytesAhoCorasick([w.encode() for w in self.words]) if self.words else None
+        raw = [w.encode() for w in self.words]
+        self._ac = ahocorasick_rs.BytesAhoCorasick(raw) if raw else None
+        self._scan = None  # built on first use: a leftmost-first DFA, the fastest to scan blocks with
+        self._raw = raw
 
     def ids(self, low: bytes) -> set[int]:
         if self._ac is None:
@@ -105,6 +138,9 @@ class Words:
 
     def first_hits(self, low: bytes) -> list[int]:
         """Start offsets of non-overlapping matches in `low` (enough to find every line holding a word)."""
-        if self._ac is None:
+        if not self._raw:
             return []
-        return [s for _, s, _ in self._ac.find_matches_as_indexes(low)]
+        if self._scan is None:
+            self._scan = ahocorasick_rs.BytesAhoCorasick(self._raw, matchkind=ahocorasick_rs.MatchKind.LeftmostFirst,
+                                                         implementation=ahocorasick_rs.Implementation.DFA)
+        return [s for _, s, _ in self._scan.find_matches_as_indexes(low)]

@@ -107,7 +107,7 @@ def pieces(text: str) -> list[str]:
     code lines and the exception line."""
     if text.count("\\n") >= 2 and not ECHO.search(text):
         return text.split("\\n")
-    if len(PY_FRAME.findall(text)) < 2:
+    if text.count('File "') < 2 or len(PY_FRAME.findall(text)) < 2:
         return [text]
     out: list[str] = []
     for part in _SPLIT_FRAME.split(_CARETS.sub(" ", text)):
@@ -144,7 +144,7 @@ class Scanner:
         self.pending: list[Failure] = []
         self.before_source: Callable[[int], list[tuple[int, str]]] | None = None
         self.wants_every_line_until = 0
-        self._restart = [p for marker, p in self.k.milestones if marker == "weights_done"]
+        self._restart = {i for i, (marker, _) in enumerate(self.k.milestones) if marker == "weights_done"}
 
     def _new_run(self, line_no: int) -> None:
         self.pending = []
@@ -152,58 +152,72 @@ class Scanner:
         self.run = RunFacts(first_line=line_no)
         self.recent.clear()
 
-    def _is_new_start(self, text: str, start: bool) -> bool:
+    def _is_new_start(self, text: str, start: bool, ms: set[int]) -> bool:
         r = self.run
         if start:  # a start line after the run got anywhere (or failed) opens the next run
             return any(k in r.progress for k in ("weights_done", "kv_sized", "kv_done", "warmup_done", "ready",
                                                  "requests")) or bool(r.failures)
         # a weights-loaded line after this run already sized its cache or failed: the server restarted
         if ("kv_sized" in r.progress or "kv_done" in r.progress or r.failures) and "weights_done" in r.progress:
-            return any(p.search(text) for p in self._restart)
+            return any(i in self._restart and self.k.milestones[i][1].search(text) for i in ms)
         return False
 
     def feed(self, line_no: int, text: str) -> None:
-        text = window(text)
-        low = text.lower().encode("utf-8", "replace")
-        c = self.k.candidates(low)
+        if len(text) > MAX_LINE:
+            text = window(text)
+        ascii_text = text.isascii()
+        lowered = text.lower()
+        k = self.k
+        c = k.candidates(lowered.encode() if ascii_text else lowered.encode("utf-8", "replace"))
         r = self.run
-        if 0 in c.get("echo", ()) and ECHO.search(text):  # a logged request: the prompt is the user's text
+        if "echo" in c and ECHO.search(text):  # a logged request: the prompt is the user's text
             r.lines += 1
             r.last_line = line_no
             r.progress.setdefault("requests", line_no)
             self.recent.append((line_no, text))
             return
-        start = any(self.k.run_start[i].search(text) for i in c.get("start", ()))
-        if self._is_new_start(text, start):
+        ms = c.get("ms", ())
+        started = "start" in c and any(k.run_start[i].search(text) for i in c["start"])
+        if self._is_new_start(text, started, ms):
             self._new_run(line_no)
             r = self.run
         r.lines += 1
         r.last_line = line_no
-        if start:
+        if started:
             r.progress.setdefault("start", line_no)
         if line_no <= ENGINE_SAMPLE_LINES or r.failures:
-            for name, pattern in self.k.fingerprints:
+            for name, pattern in k.fingerprints:
                 if pattern.search(text):
                     r.engine_hits[name] = r.engine_hits.get(name, 0) + 1
-        if c.get("elision") and ELISION.match(text):
+        if "elision" in c and ELISION.match(text):
             r.elisions.append(line_no)
-        for i in c.get("ms", ()):
-            marker, pattern = self.k.milestones[i]
+        for i in ms:
+            marker, pattern = k.milestones[i]
             if marker not in r.progress and pattern.search(text):
                 r.progress[marker] = line_no
                 r.progress_text[marker] = text[:500]
         for i in c.get("fig", ()):
-            self._figure(r, i, text, line_no)
-        for f in self.pending:
-            if len(f.after) < AFTER:
-                f.after.append((line_no, text))
-        self.pending = [f for f in self.pending if len(f.after) < AFTER]
-        self._failure(r, line_no, text, c)
+            begin = 0
+            words = k.figure_prefix[i]
+            if words and ascii_text:  # begin where the word that starts every match is (str = byte positions)
+                found = [x for x in (lowered.find(w) for w in words) if x >= 0]
+                if not found:
+                    continue
+                begin = min(found)
+            self._figure(r, k.figures[i], text, line_no, begin)
+        if self.pending:
+            for f in self.pending:
+                if len(f.after) < AFTER:
+                    f.after.append((line_no, text))
+            self.pending = [f for f in self.pending if len(f.after) < AFTER]
+        failed = ("msg" in c or "frame" in c) and self._failure(r, line_no, text, c)
+        if failed or self.wants_every_line_until >= line_no:
+            for f in k.passive:  # process ids: only on failures and the lines around them
+                self._figure(r, f, text, line_no)
         self.recent.append((line_no, text))
 
-    def _figure(self, r: RunFacts, i: int, text: str, line_no: int) -> None:
-        f = self.k.figures[i]
-        for m in f.pattern.finditer(text):
+    def _figure(self, r: RunFacts, f, text: str, line_no: int, start: int = 0) -> None:
+        for m in f.pattern.finditer(text, start):
             try:
                 value = f.read(m)
             except (ValueError, KeyError, IndexError, OverflowError):
@@ -212,21 +226,22 @@ class Scanner:
             if f.mode not in ("list", "set", "map"):
                 break
 
-    def _failure(self, r: RunFacts, line_no: int, text: str, c: dict[str, set[int]]) -> None:
+    def _failure(self, r: RunFacts, line_no: int, text: str, c: dict[str, set[int]]) -> bool:
+        """Record a failure or pressure line; True if the line is one."""
         v = self.k.verdict(text, c.get("msg", set()))
         if v is None and c.get("frame") and PY_FRAME.search(text):
             kind, wrapper = "error", False  # a traceback pasted without its header or exception line
         elif v is None:
-            return
+            return False
         else:
             kind, wrapper = ("error", True) if v.kind == "wrapper" else (v.kind, False)
         if kind == "pressure":
             if len(r.pressure) < MAX_PRESSURE:
                 r.pressure.append(Failure(line_no=line_no, text=text, kind="pressure", code=v.code, phase=v.phase,
                                           engine=v.engine, progress=dict(r.progress)))
-            return
+            return True
         if len(r.failures) >= MAX_FAILURES:
-            return
+            return True
         last = r.failures[-1] if r.failures else None
         joined = bool(last and line_no - max(last.end_line, last.line_no) <= 3)
         if last and joined:  # one failure, many lines: lines that continue the same traceback or message join it
@@ -235,18 +250,18 @@ class Scanner:
                 last.phase, last.deciding = v.phase, (line_no, text)  # the engine's verdict a line or two later
                 last.code = last.code or v.code
             if kind == "error" and last.kind in ("oom", "error", "not_oom"):
-                return
+                return True
             if kind == last.kind == "oom":
                 if v and v.code and not last.code:
                     last.code = v.code
-                return
+                return True
             if kind == "oom" and last.kind == "error":  # the cause arrives a line later
                 last.kind, last.text, last.line_no, last.wrapper = "oom", text, line_no, False
                 last.code = last.code or (v.code if v else "")
                 last.before = self.before_source(line_no) if self.before_source else list(self.recent)
                 last.after = []
                 self.wants_every_line_until = line_no + AFTER
-                return
+                return True
         f = Failure(line_no=line_no, text=text, kind=kind, code=v.code if v else "", phase=v.phase if v else None,
                     engine=v.engine if v else "", wrapper=wrapper, progress=dict(r.progress),
                     before=self.before_source(line_no) if self.before_source else list(self.recent))
@@ -257,6 +272,7 @@ class Scanner:
         r.failures.append(f)
         self.pending.append(f)
         self.wants_every_line_until = line_no + AFTER
+        return True
 
     def finish(self) -> list[RunFacts]:
         self.runs.append(self.run)

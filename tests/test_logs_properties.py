@@ -1,0 +1,123 @@
+"""Properties that hold on every log we have (the shared cases, our own wordings, the fault-kind texts):
+no out-of-memory kind without memory evidence; every advice step moves its setting the way the diagnosis
+needs, from the value the log shows, and never proposes what is in use; the block prefilter gives the same
+report as reading every line; every engine's words can be prefiltered."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+import pytest
+
+import test_logs_faults as faults
+from conftest import DATA
+from vramdoctor.engines import all_engines
+from vramdoctor.engines.interface import SETTINGS
+from vramdoctor.logs import KINDS, diagnose
+from vramdoctor.logs.prefilter import required
+from vramdoctor.logs.reader import read_blocks, read_lines
+from vramdoctor.logs.scan import numbered
+
+OOM_KINDS = ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME")
+FILES = sorted((DATA / "logs").glob("*.log")) + sorted((DATA / "logs_own").glob("*.log"))
+
+
+def _texts() -> dict[str, str]:
+    out = {p.name: p.read_text(errors="replace") for p in FILES}
+    for group in ("NO_OOM_WORDS", "STATED_NOT_MEMORY", "SERVING_OOM", "FLAT"):
+        for name, value in getattr(faults, group).items():
+            out[f"{group}:{name}"] = value[1] if isinstance(value, tuple) else value
+    for name, *_, text in faults.ENGINE_WORDS:
+        out[f"ENGINE_WORDS:{name}"] = text
+    out["ADVISORY"], out["GRAPHS_078"] = faults.ADVISORY, faults.GRAPHS_078
+    return {k: textwrap.dedent(v).strip("\n") + "\n" for k, v in out.items()}
+
+
+TEXTS = _texts()
+REPORTS = {name: diagnose(numbered(text.splitlines())) for name, text in TEXTS.items()}
+
+# memory evidence, as broad as a reader would take it: out-of-memory words, or figures of a shortfall
+EVIDENCE = re.compile(
+    r"out of memory|outofmemory|\boom\b|insufficient|not enough memory|failed to allocate|unable to allocate|"
+    r"no available memory|kv cache is needed|stored in kv cache|kv cache can hold|no free blocks|no enough|"
+    r"max_block_count = 0|blocks: 0\b|cudamalloc failed|memory allocation|^\s*killed\s*$|layers\.offload=\d|"
+    r"offloaded \d+/\d+ layers|per request: 0\.\d+x|profiled value -|cache pool is full|preempted by|"
+    r"failed to find free space|kv cache is full|exceeds the available context|could not be created|"
+    r"requires more system memory|memory slot|cuda out of\b|max batch total tokens|command buffer \d+ failed with status 5", re.I)
+
+
+@pytest.mark.parametrize("name", sorted(TEXTS))
+def test_no_memory_evidence_no_memory_kind(name):
+    lines = TEXTS[name].splitlines()
+    for run in REPORTS[name].runs:
+        text = "\n".join(lines[run.first_line - 1:run.last_line])
+        if not any(EVIDENCE.search(line) for line in text.splitlines()):
+            assert run.kind not in OOM_KINDS, (run.index, run.kind, run.code)
+            assert run.oom is not True
+        assert run.kind in KINDS
+
+
+_UP = {"KV_CAPACITY"}
+_UP_CODES = {"temporary-buffer-exceeds-memory", "kv-pool-full-retracting", "kv-pool-full-preempting",
+             "kv-pool-full-queueing", "kv-blocks-exhausted", "kv-cache-entries-exhausted", "request-slots-exhausted"}
+_DOWN_CODES = {"kv-cache-alloc-failed", "gpu-shared-with-other-process"}
+_8BIT = re.compile(r"fp8|int8|int4|q8|q4|q5|e4m3|e5m2", re.I)
+_LOW_BIT = re.compile(r"awq|gptq|int4|4bit|nf4|w4a16|\bq[234]_|iq[1-4]|mxfp4", re.I)
+
+
+@pytest.mark.parametrize("name", sorted(TEXTS))
+def test_every_advice_step_moves_the_right_way_from_what_is_in_use(name):
+    for run in REPORTS[name].runs:
+        n = run.numbers
+        for a in run.advice:
+            assert a["setting"] in SETTINGS or a["setting"] is None, a
+            value, cur, direction = a["value"], a["current"], a["direction"]
+            if value is not None and cur is not None and isinstance(value, (int, float)):
+                assert value != cur, (run.code, a)
+                if direction == "down":
+                    assert value < cur, (run.code, a)
+                if direction == "up":
+                    assert value > cur, (run.code, a)
+            if a["setting"] == "memory_fraction":
+                if run.code in _DOWN_CODES or run.kind in ("WARMUP", "RUNTIME") and run.code not in _UP_CODES:
+                    assert direction == "down", (run.kind, run.code, a)
+                elif run.kind in _UP or run.code in _UP_CODES:
+                    assert direction == "up", (run.kind, run.code, a)
+                if cur is None and not n.get("args_listing"):
+                    assert value is None, ("a fraction made up from a default", a)
+            if a["setting"] == "kv_cache_dtype":
+                assert not _8BIT.search(str(n.get("kv_cache_dtype") or "")), a
+            if a["setting"] == "quantization":
+                assert not _LOW_BIT.search(str(n.get("model_name") or "") + str(n.get("quantization") or "") +
+                                           str(n.get("file_type") or "")), a
+            if a["setting"] == "kv_offload":
+                assert not (n.get("host_kv_buffer_bytes") and not n.get("gpu_kv_buffer_bytes")), a
+            if run.kind in ("WEIGHTS",):
+                assert a["setting"] != "max_model_len", ("a shorter context never helps the weights", a)
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+def test_the_block_prefilter_reports_what_every_line_reports(path):
+    by_lines = diagnose(read_lines(str(path)))
+    by_blocks = diagnose(read_blocks(str(path)))
+    assert by_lines.to_dict() == by_blocks.to_dict()
+
+
+def test_small_blocks_split_lines_anywhere(tmp_path):
+    """Blocks that end mid-line (a few bytes each) give the same report."""
+    for path in FILES[:12]:
+        whole = diagnose(read_blocks(str(path))).to_dict()
+        assert diagnose(read_blocks(str(path), block=7)).to_dict() == whole, path.name
+
+
+def test_every_engine_pattern_can_be_prefiltered():
+    """The block scanner finds a line only by the words its patterns need: a pattern without such words
+    (in a new engine file, say) would never be seen past the first lines."""
+    for e in all_engines():
+        patterns = list(e.log.run_start) + [m.pattern for m in e.log.messages] + \
+            [p for _, p in e.log.milestones] + [f.pattern for f in e.log.figures]
+        for p in patterns:
+            assert required(p), (e.name, p.pattern)
+        assert set(e.flags) <= set(SETTINGS), (e.name, set(e.flags) - set(SETTINGS))
+        assert e.log.fingerprint is not None or e.name in ("generic",), e.name
