@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"```\n\$ (vramdoctor (?:estimate|logs) [^\n]+)\n(.*?)```", re.S)
 # README names a log by what it shows; the test data holds it under its case number
-FILES = {"vllm-29k.log": "tests/data/logs/case-001.log"}
+FILES = {"vllm-29k.log": "tests/data/logs/case-001.log", "sglang-cut.log": "tests/data/logs/case-045.log"}
 
 
 def examples():

@@ -35,7 +35,7 @@ class SglangRules(RulesBase):
 
     def flags(self) -> dict[str, str]:
         return {"max_model_len": "--context-length", "concurrency": "--max-running-requests",
-                "kv_cache_dtype": "--kv-cache-dtype", "fp8": "fp8_e4m3",
+                "kv_cache_dtype": "--kv-cache-dtype", "fp8": "fp8_e5m2",
                 "utilization": "--mem-fraction-static", "tp": "--tp-size", "quantization": "--quantization"}
 
     def cell_flags(self, s: Settings) -> str:

@@ -95,9 +95,15 @@ def _frames(f: Failure) -> list[tuple[tuple, int, str]]:
     return out
 
 
+_SETTING = re.compile(r"\w+\s*=\s*['\"\w]|'\w+': ")
+
+
 def _is_progress(text: str) -> bool:
+    """A line that reports rather than does: a finished step, periodic statistics, a start line, or a dump of
+    settings (`kv_cache_dtype='auto'` names a setting, not a step under way)."""
     k = knowledge()
-    return bool(STATS.search(text)) or any(p.search(text) for _, p in k.milestones)
+    return (bool(STATS.search(text)) or any(p.search(text) for _, p in k.milestones)
+            or any(p.search(text) for p in k.run_start) or len(_SETTING.findall(text)) >= 3)
 
 
 @dataclass
@@ -185,7 +191,10 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
     quiet = bool(eng and eng.log.quiet)
     if marker is None or (marker == "start" and (quiet or f.elided)):
         cands = _at_least(scope, floor)
-        return Place(None, "nothing: no start-up step before the failure is in the log", (f.line_no, f.text), cands)
+        where = ("nothing: no start-up step before the failure is in the log" if marker is None else
+                 "the start line only: " + ("this engine does not print its start-up steps at its default log level"
+                                            if quiet else "the lines after it are left out of the excerpt"))
+        return Place(None, where, (f.line_no, f.text), cands)
     after_weights = eng.log.after_weights if eng else ("KV",)
     if f.elided or quiet:  # lines left out (or not printed) after the last milestone: anything may have happened
         cands = _at_least(scope, floor)
@@ -344,7 +353,9 @@ def _cause_shown(f: Failure) -> bool:
 
 
 def _missing(f: Failure, place: Place | None) -> str:
-    if f.kind == "error" and not f.after:
+    tail = f.after and all(FRAME.search(t) or t.startswith((" ", "\t")) or not t.strip() or "^^^" in t
+                           for _, t in f.after)
+    if f.kind == "error" and (not f.after or tail):
         return "the error line itself: the log ends inside the traceback, before the line that says what failed"
     if f.kind == "error":
         return "the error that caused this one: this line only reports that something failed elsewhere"
