@@ -550,3 +550,11 @@ def test_tgi_prefill_tokens_figure_halved_in_advice():
     run = run_of(diag((__import__("pathlib").Path(__file__).parent / "data/logs/case-037.log").read_text()))
     assert run.numbers["prefill_tokens"] == 4096
     assert run.advice[0]["flags"] == "--max-batch-prefill-tokens 2048"
+
+
+def test_llamacpp_warmup_advice_follows_the_kv_cache_when_it_dominates():
+    run = run_of(diag((__import__("pathlib").Path(__file__).parent / "data/logs/case-046.log").read_text()))
+    assert run.kind == "WARMUP"
+    steps = [a["setting"] for a in run.advice if a["setting"]]
+    assert steps.index("max_model_len") < steps.index("n_ubatch")  # 11.2 GiB of KV vs 0.3 GiB of compute
+    assert [a for a in run.advice if a["setting"] == "max_model_len"][0]["current"] == 28160

@@ -146,7 +146,7 @@ class LlamaCppRules(RulesBase):
 # `tools/server`: "main: server is listening", "srv  update_slots", "print_timing".
 
 from .interface import Engine, LogWords  # noqa: E402
-from .words import NUM, SIZE, count, fig, msg, rx, size, to_bytes  # noqa: E402
+from .words import NUM, SIZE, count, fig, msg, rx, to_bytes  # noqa: E402
 
 _DEV = r"(?:CUDA|ROCm|Metal|MTL|Vulkan|SYCL|CANN)\d*"
 
@@ -236,7 +236,7 @@ ENGINE = Engine(
     name="llamacpp", label="llama.cpp", log=LOG, rules=LlamaCppRules,
     aliases=("llama", "llama-cpp", "llama-server", "llama-cpp-python", "llamacpp-python", "llama.cpp"),
     flags={"max_model_len": "-c {n}", "max_num_seqs": "-np {n}", "kv_cache_dtype": "-ctk q8_0 -ctv q8_0 -fa on",
-           "n_ubatch": "-ub {n} -b {n}", "flash_attn": "-fa on", "tensor_parallel_size": "--split-mode layer across GPUs",
+           "n_ubatch": "-ub {n}", "flash_attn": "-fa on", "tensor_parallel_size": "--split-mode layer across GPUs",
            "quantization": "a smaller quant (Q4_K_M)", "gpu_layers": "-ngl {n}",
            "kv_offload": "-nkvo (or a lower -ngl)", "overhead": "--fit-target {v} (MiB kept free per GPU)"},
 )

@@ -105,7 +105,7 @@ class VllmRules(RulesBase):
 # requests"), `entrypoints/openai/api_server.py` ("vLLM API server version", "non-default args").
 
 from .interface import Engine, LogWords  # noqa: E402
-from .words import NUM, SIZE, count, fig, fraction, gib, msg, rx, size  # noqa: E402
+from .words import NUM, SIZE, count, fig, fraction, gib, msg, rx  # noqa: E402
 
 _ARG = r"['\"]?\s*[=:]\s*['\"]?"  # key=value in Namespace(...), key: value in dicts and config dumps
 

@@ -342,8 +342,10 @@ class _Advisor:
         shrink_batch = lambda: s.add("smaller physical batch", "n_ubatch", "the compute buffer grows with the batch",
                                      "down", max(64, ub // 2) if isinstance(ub, int) and ub > 64 else None, ub)
         if isinstance(kv, int) and isinstance(comp, int) and kv > comp:
+            ctx = n.get("n_ctx") or n.get("kv_cells")
             s.add("shorter context", "max_model_len", f"the KV cache ({kv / GIB:.2f} GiB) dominates the compute buffer "
-                  f"({comp / GIB:.2f} GiB): a shorter context frees the most", "down", None, n.get("n_ctx"))
+                  f"({comp / GIB:.2f} GiB): a shorter context frees the most", "down", None,
+                  ctx if isinstance(ctx, int) else None)
             self.kv8()
             shrink_batch()
         else:

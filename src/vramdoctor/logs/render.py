@@ -39,7 +39,8 @@ def to_json(report: LogReport, redact: Callable[[str], str] | None = None) -> st
 
 def _fmt(key: str, v: object) -> str:
     if isinstance(v, dict):
-        return "{" + ", ".join(f"{escape(str(name))}: {_fmt(key, x)}" for name, x in list(v.items())[:12]) + "}"
+        unit = "_bytes" if "_bytes" in key else ""
+        return "{" + ", ".join(f"{escape(str(name))}: {_fmt(unit, x)}" for name, x in list(v.items())[:12]) + "}"
     if isinstance(v, str):
         return escape(v)
     if isinstance(v, list):
