@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 
 from ..engines import get
 from ..engines.interface import Engine
+from .settings import current
 
 GIB, MIB = 2**30, 2**20
 GGML = ("llamacpp", "ollama", "koboldcpp")
@@ -29,9 +30,6 @@ PLAIN = {"max_model_len": "the context length per request", "max_num_seqs": "the
          "CPU memory", "gpu_layers": "fewer layers on the GPU", "kv_offload": "the KV cache in system memory",
          "n_ubatch": "a smaller batch", "flash_attn": "flash attention", "prefill_tokens": "the prefill batch size",
          "nccl": "fewer communication buffers", "overhead": "memory kept free outside the engine's estimate"}
-_QUANT_NAME = re.compile(r"awq|gptq|fp8|int4|int8|w4a16|w8a8|4bit|8bit|bnb|nf4|exl2|gguf|\bq[2-8]_|\biq[1-4]|mxfp4|"
-                         r"nvfp4|marlin|squeezellm|hqq|-\d(?:\.\d+)?bpw", re.I)
-_LOW_BIT_GGUF = re.compile(r"^(?:Q[2-4]|IQ[1-4]|TQ)", re.I)
 _KV8 = re.compile(r"fp8|int8|int4|q8|q4|q5|iq4|8bit|q6|e4m3|e5m2", re.I)
 
 
@@ -83,51 +81,6 @@ class _Steps:
 
     def say(self, change: str, why: str) -> None:
         self.out.append(Step(change=change, flags="", why=why))
-
-
-@dataclass
-class Current:
-    """The user's settings as the log shows them (None: not shown). default_*: taken from the engine's
-    defaults because the log prints its full argument list and leaves the setting out."""
-
-    fraction: float | None
-    fraction_default: bool
-    max_num_seqs: int | None
-    kv_dtype: str | None
-    quantized: bool
-    low_bit: bool
-    kv_on_host: bool
-    cpu_offload_gb: float | None
-
-
-def current(n: dict, e: Engine | None) -> Current:
-    listed = n.get("args_listing")
-    defaults = e.defaults_for(n.get("engine_version")) if e and listed else {}
-    frac, frac_default = None, False
-    if e and e.fraction_key:
-        v = n.get(e.fraction_key)
-        v = v[-1] if isinstance(v, list) and v else v
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 1:
-            frac = float(v)
-        elif e.fraction_key in defaults:
-            frac, frac_default = float(defaults[e.fraction_key]), True
-    seqs = n.get("max_num_seqs") or n.get("sampler_dummy_requests") or defaults.get("max_num_seqs")
-    kv = str(n.get("kv_cache_dtype") or defaults.get("kv_cache_dtype") or "") or None
-    quant = str(n.get("quantization") or "")
-    name = " ".join(str(n.get(k) or "") for k in ("model_name", "file_type"))
-    quantized = bool(quant and quant.lower() not in ("none", "null", "false")) or bool(_QUANT_NAME.search(name))
-    ftype = str(n.get("file_type") or "")
-    low_bit = bool(_LOW_BIT_GGUF.match(ftype)) or bool(re.search(r"awq|gptq|int4|4bit|nf4|w4a16|q4|mxfp4", name + quant,
-                                                                 re.I))
-    host = n.get("host_kv_buffer_bytes")
-    gpu_kv = n.get("gpu_kv_buffer_bytes")
-    kv_on_host = bool(host) and not gpu_kv or n.get("kv_offload") is False
-    if n.get("failed_on_host"):
-        kv_on_host = True
-    off = n.get("cpu_offload_gb", defaults.get("cpu_offload_gb"))
-    return Current(fraction=frac, fraction_default=frac_default, max_num_seqs=seqs if isinstance(seqs, int) else None,
-                   kv_dtype=kv, quantized=quantized, low_bit=low_bit, kv_on_host=kv_on_host,
-                   cpu_offload_gb=float(off) if isinstance(off, (int, float)) else None)
 
 
 def _down(u: float | None, to: float | None = None) -> float | None:

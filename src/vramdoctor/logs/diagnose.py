@@ -20,18 +20,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..engines.interface import AFTER_MILESTONE, FLOOR, MILESTONES, PHASES
-from ..engines.words import SIZE, to_bytes
-from .knowledge import FRAME, PY_FRAME, knowledge, phase_words
+from .knowledge import FRAME, knowledge
+from .phase import Place, last_marker, locate
 from .scan import Failure, RunFacts
 
-GIB = 2**30
 KIND_OF_PHASE = {"WEIGHTS": "WEIGHTS", "KV": "KV_CAPACITY", "WARMUP": "WARMUP", "RUNTIME": "RUNTIME"}
 OOM_KINDS = ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME")
-STARTUP = ("WEIGHTS", "KV", "WARMUP")
-#: periodic statistics: progress, never a phase
-STATS = re.compile(r"Avg prompt throughput|#running-req|token usage:|KV cache usage:|Running: \d+ reqs|"
-                   r"Decode batch\.|Prefill batch\.|print_timing|prompt eval time", re.I)
 #: an error line that states what went wrong (an exception and its message, a CUDA/engine error text)
 STATED = re.compile(r"(?:\b(?:\w+\.)*\w+(?:Error|Exception)|\berror|\bCUDA error|\bfailed):?\s+\S.{12,}", re.I)
 _CUT_END = re.compile(r"[.)\]'\"!>:]\s*$")
@@ -65,146 +59,6 @@ def detect_engine(hits: dict[str, int]) -> str:
     wrappers = {n: v for n, v in found.items() if k.engine[n].wraps}
     pool = wrappers or found
     return max(pool, key=lambda n: (pool[n], n))
-
-
-def _last_marker(progress: dict[str, int]) -> str | None:
-    passed = [m for m in MILESTONES if m in progress]
-    return passed[-1] if passed else None
-
-
-def _at_least(phases, floor: str | None) -> list[str]:
-    if floor is None:
-        return list(phases)
-    lo = PHASES.index(floor)
-    return [p for p in phases if PHASES.index(p) >= lo]
-
-
-def _frames(f: Failure) -> list[tuple[tuple, int, str]]:
-    """(order, line, text) of the failure's stack frames and the code line under each, innermost first:
-    a C/C++/CUDA backtrace prints its innermost frame first, a Python traceback last."""
-    out: list[tuple[tuple, int, str]] = []
-    lines = f.before + [(f.line_no, f.text)] + f.after
-    for i, (ln, text) in enumerate(lines):
-        if not FRAME.search(text):
-            continue
-        python = bool(PY_FRAME.search(text))
-        order = (1, -ln, 1) if python else (0, ln, 0)
-        out.append((order, ln, text))
-        if python and i + 1 < len(lines) and not FRAME.search(lines[i + 1][1]):
-            out.append(((1, -ln, 0), lines[i + 1][0], lines[i + 1][1]))  # the code line: inside its frame
-    return out
-
-
-_SETTING = re.compile(r"\w+\s*=\s*['\"\w]|'\w+': ")
-
-
-def _is_progress(text: str) -> bool:
-    """A line that reports rather than does: a finished step, periodic statistics, a start line, or a dump of
-    settings (`kv_cache_dtype='auto'` names a setting, not a step under way)."""
-    k = knowledge()
-    return (bool(STATS.search(text)) or any(p.search(text) for _, p in k.milestones)
-            or any(p.search(text) for p in k.run_start) or len(_SETTING.findall(text)) >= 3)
-
-
-@dataclass
-class Place:
-    """Where a failure happened: phase (None if undetermined), the candidates, the source, the line."""
-
-    phase: str | None
-    source: str
-    deciding: tuple[int, str]
-    candidates: list[str]
-    inferred: bool = False
-
-
-_HELD = re.compile(r"(?:Of the allocated memory |; )" + SIZE + r" (?:is allocated by PyTorch|already allocated)|"
-                   r"this process has " + SIZE + r" memory in use", re.I)
-_TRIED = re.compile(r"Tried to allocate " + SIZE, re.I)
-
-
-def _held(text: str) -> tuple[int | None, int]:
-    """(bytes PyTorch / this process held when it ran out, bytes it tried to add) from an OOM message."""
-    held, tried = None, 0
-    for m in _HELD.finditer(text):
-        g = m.groups()
-        value = to_bytes(g[0], g[1]) if g[0] else to_bytes(g[2], g[3])
-        held = max(held or 0, value)
-    t = _TRIED.search(text)
-    if t:
-        tried = to_bytes(t.group(1), t.group(2))
-    return held, tried
-
-
-def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
-    """Where `f` happened, from the evidence in order; see the module docstring. weights_bytes: the
-    model's weights (printed by the engine, or estimated), held against what PyTorch held when it failed."""
-    k = knowledge()
-    eng = k.engine.get(engine)
-    marker = _last_marker(f.progress)
-    floor = FLOOR[marker] if marker else None
-    held, tried = _held(f.text)
-    if held and weights_bytes and held >= 1.05 * weights_bytes and (floor is None or floor == "WEIGHTS"):
-        floor = "KV"  # more than the weights was resident: they had loaded
-    if f.phase:  # the failure's own words, or the engine's verdict that joined it
-        own = f.deciding is None or f.deciding[0] == f.line_no
-        return Place(f.phase, "the failure message" if own else "the message after the failure",
-                     f.deciding or (f.line_no, f.text), [f.phase])
-    p = phase_words(f.text, engine)
-    if p:
-        return Place(p, "the failure message", (f.line_no, f.text), [p])
-    for ln, text in f.after[:3]:  # an engine's own verdict a line or two later, or the request that failed
-        if FRAME.search(text):
-            continue
-        v = k.verdict(text, k.candidates(text.lower().encode("utf-8", "replace")).get("msg", set()))
-        if v and v.phase and v.kind in ("oom", "error", "wrapper"):
-            return Place(v.phase, "the message after the failure", (ln, text), [v.phase])
-        p = phase_words(text, engine) if not STATS.search(text) else None
-        if p and (not floor or PHASES.index(p) >= PHASES.index(floor)):
-            return Place(p, "the message after the failure", (ln, text), [p])
-    # stack frames: a start-up step anywhere beats a serving step (start-up runs the forward pass too);
-    # among start-up steps the innermost is the most specific
-    found: dict[str, tuple[tuple, int, str]] = {}
-    startup_frame = False
-    for order, ln, text in sorted(_frames(f)):
-        p = phase_words(text, engine)
-        if p and p not in found:
-            found[p] = (order, ln, text)
-        startup_frame = startup_frame or any(x.search(text) for x in k.frames.get("STARTUP", ()))
-    start_phases = [p for p in STARTUP if p in found]
-    if start_phases:
-        p = min(start_phases, key=lambda x: found[x][0])
-        if not floor or PHASES.index(p) >= PHASES.index(floor):
-            return Place(p, "the stack frames", found[p][1:], [p])
-    elif "RUNTIME" in found:
-        return Place("RUNTIME", "the stack frames", found["RUNTIME"][1:], ["RUNTIME"])
-    for ln, text in reversed(f.before[-6:]):  # a step under way just before the failure
-        if FRAME.search(text) or _is_progress(text):
-            continue
-        p = phase_words(text, engine)
-        if p and (not floor or PHASES.index(p) >= PHASES.index(floor)):
-            return Place(p, "the lines before the failure", (ln, text), [p])
-    if held is not None and weights_bytes and held + tried < 0.95 * weights_bytes and marker in (None, "start"):
-        return Place("WEIGHTS", f"the memory held when it failed ({held / GIB:.2f} GiB, less than the "
-                     f"{weights_bytes / GIB:.2f} GiB of weights)", (f.line_no, f.text), ["WEIGHTS"], inferred=True)
-    # the milestones passed
-    scope = STARTUP if startup_frame else PHASES
-    quiet = bool(eng and eng.log.quiet)
-    if marker is None or (marker == "start" and (quiet or f.elided)):
-        cands = _at_least(scope, floor)
-        where = ("nothing: no start-up step before the failure is in the log" if marker is None else
-                 "the start line only: " + ("this engine does not print its start-up steps at its default log level"
-                                            if quiet else "the lines after it are left out of the excerpt"))
-        return Place(None, where, (f.line_no, f.text), cands)
-    after_weights = eng.log.after_weights if eng else ("KV",)
-    if f.elided or quiet:  # lines left out (or not printed) after the last milestone: anything may have happened
-        cands = _at_least(scope, floor)
-    else:
-        cands = list(after_weights if marker == "weights_done" else AFTER_MILESTONE[marker])
-        cands = [c for c in cands if c in scope] or cands
-    where = f"the start-up progress ({marker})"
-    if len(cands) == 1:
-        return Place(cands[0], where, (f.line_no, f.text), cands, inferred=True)
-    return Place(None, where, (f.line_no, f.text), cands)
 
 
 def _code(kind: str, f: Failure, where: str) -> str:
@@ -318,7 +172,7 @@ def _no_failure(run: RunFacts, engine: str) -> Diagnosis:
     d = _offload(run, engine)
     if d:
         return d
-    marker = _last_marker(run.progress)
+    marker = last_marker(run.progress)
     reached = [(run.progress[marker], run.progress_text.get(marker, ""))] if marker else []
     return Diagnosis(kind="NONE", code="no-memory-problem", oom=False, evidence=reached,
                      phase_source=f"the furthest step reached ({marker})" if marker else "",
