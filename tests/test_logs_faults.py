@@ -558,3 +558,156 @@ def test_llamacpp_warmup_advice_follows_the_kv_cache_when_it_dominates():
     steps = [a["setting"] for a in run.advice if a["setting"]]
     assert steps.index("max_model_len") < steps.index("n_ubatch")  # 11.2 GiB of KV vs 0.3 GiB of compute
     assert [a for a in run.advice if a["setting"] == "max_model_len"][0]["current"] == 28160
+
+
+# --- held-out patterns (issue 6, second round): each kind, in our own wordings ----------------------------
+
+def test_a_failure_the_engine_retried_is_not_fatal():
+    retried = """
+        0.41.100.002 E ggml_backend_cuda_buffer_type_alloc_buffer: allocating 30512.00 MiB on device 0: cudaMalloc failed: out of memory
+        0.41.100.009 E graph_reserve: failed to allocate compute buffers
+        0.41.100.020 W sched_reserve: compute buffer allocation failed, retrying without pipeline parallelism
+        0.41.900.500 I srv    load_model: initializing, n_slots = 4, n_ctx_slot = 8192, kv_unified = 'true'
+    """
+    run = run_of(diag(retried))
+    assert run.kind == "NONE" and run.code == "recovered-by-retry" and not run.advice
+    again = retried + """
+        0.42.000.100 E ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 15032385536
+        0.42.000.101 E llama_init_from_model: failed to initialize the context: failed to allocate compute pp buffers
+    """
+    assert run_of(diag(again)).kind == "WARMUP"
+
+
+def test_a_startup_failure_followed_by_serving_was_handled():
+    run = run_of(diag("""
+        [2025-06-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen2.5-7B', mem_fraction_static=0.9)
+        [2025-06-01 10:00:30 TP0] Load weight end. type=Qwen2ForCausalLM, avail mem=60.00 GB, mem usage=15.00 GB.
+        [2025-06-01 10:00:40 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=2.00 GB
+        [2025-06-01 10:00:41 TP0] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB.
+        [2025-06-01 10:00:42 TP0] Disabling cuda graph for batch sizes above 32
+        [2025-06-01 10:01:00] The server is fired up and ready to roll!
+    """))
+    assert run.kind == "NONE" and run.code == "recovered-at-start" and run.oom is True
+
+
+@pytest.mark.parametrize("text,code", [
+    ("ggml_new_object: not enough space in the context's memory pool (needed 805306368, available 268435456)\n"
+     "Segmentation fault (core dumped)\n", "ggml-context-pool-too-small"),
+    ("Processing Prompt (512 / 2048 tokens)\nexception: access violation reading 0x0000000000000010\n",
+     "crash-access-violation"),
+    ("llama-server: line 1: 20341 Segmentation fault      ./llama-server -m m.gguf -c 8192\n", "crash-access-violation"),
+])
+def test_crashes_that_are_not_memory(text, code):
+    run = run_of(diag(text))
+    assert run.kind == "NOT_OOM" and run.code == code
+
+
+def test_vllm_v0_worker_loop_is_serving():
+    run = run_of(diag("""
+        (VllmWorkerProcess pid=2201) ERROR 11-02 08:00:01 [multiproc_worker_utils.py:240] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB. GPU 1 has a total capacity of 44.34 GiB of which 48.00 MiB is free.
+        (VllmWorkerProcess pid=2200) ERROR 11-02 08:00:01 [multiproc_worker_utils.py:240] Exception in worker VllmWorkerProcess while processing method start_worker_execution_loop.
+    """))
+    assert run.kind == "RUNTIME"
+
+
+def test_console_wrapped_python_frames_are_frames():
+    run = run_of(diag("""
+        app-1  | 2025-05-02 09:00:01.100 ERROR:      File
+        app-1  | "/opt/venv/lib/python3.11/site-packages/exllamav2/attn.py", line 301, in load
+        app-1  | 2025-05-02 09:00:01.100 ERROR:        self.q_proj.load()
+        app-1  | 2025-05-02 09:00:01.100 ERROR:    torch.OutOfMemoryError: CUDA out of memory.
+        app-1  | Tried to allocate 112.00 MiB. GPU 0 has a total capacity of 23.65 GiB of which
+    """))
+    assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)
+
+
+def test_exllamav2_model_and_cache_together_is_undetermined_with_cache_advice_first():
+    rep = diag("""
+        Traceback (most recent call last):
+          File "/srv/chat.py", line 40, in <module>
+            model.load_autosplit(cache, progress = True)
+          File "/srv/venv/lib/python3.11/site-packages/exllamav2/model.py", line 410, in load_autosplit_gen
+            raise RuntimeError("Insufficient VRAM for model and cache")
+        RuntimeError: Insufficient VRAM for model and cache
+    """)
+    run = run_of(rep)
+    assert rep.engine == "exllamav2"
+    assert run.kind == "UNDETERMINED" and set(run.candidates) == {"WEIGHTS", "KV_CAPACITY", "WARMUP"}
+    assert run.advice[0]["setting"] == "max_model_len"
+    assert "context length does not matter" not in " ".join(a["why"] for a in run.advice)
+
+
+@pytest.mark.parametrize("line", [
+    "Exception: Capture cuda graph failed: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting",
+    "(RayWorkerWrapper pid=812) ERROR worker.py:420 ConnectionResetError: [Errno 104] Connection reset by peer",
+])
+def test_communication_failures_are_not_memory(line):
+    run = run_of(diag(line + "\n"))
+    assert run.kind == "NOT_OOM" and run.code == "communication-error"
+
+
+def test_a_terminal_wrapped_engine_message_is_read_whole():
+    run = run_of(diag("""
+        (EngineCore_DP0 pid=77) ValueError: Free memory on device cuda:0 (30.12/44.53 Gi
+        B) on startup is less than desired GPU memory utilization (0.85, 37.85 GiB). D
+        ecrease GPU memory utilization or reduce GPU memory used by other processes.
+    """))
+    assert run.code == "gpu-shared-with-other-process"
+    assert run.advice[0]["setting"] == "memory_fraction" and run.advice[0]["value"] < 0.85
+
+
+def test_quoted_lines_are_read_as_log_lines():
+    rep = diag("""
+        > llama_new_context_with_model: n_ctx      = 65536
+        > llama_kv_cache_init:      CUDA0 KV buffer size =  8192.00 MiB
+        > ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4112.00 MiB on device 0: cudaMalloc failed: out of memory
+        > llama_new_context_with_model: failed to allocate compute buffers
+    """)
+    assert rep.engine == "llamacpp" and run_of(rep).kind == "WARMUP"
+
+
+def test_the_only_process_listed_is_this_one():
+    run = run_of(diag("""
+          File "/srv/exllamav2/cache.py", line 92, in create_state_tensors
+            p_key_states = torch.zeros(self.shape_wk, dtype = self.dtype, device = device).contiguous()
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 128.00 MiB. GPU 0 has a total capacity of 23.55 GiB of which 20.12 MiB is free. Process 9911 has 23.52 GiB memory in use. Of the allocated memory 23.01 GiB is allocated by PyTorch, and 120.00 MiB is reserved by PyTorch but unallocated.
+    """))
+    assert run.kind == "KV_CAPACITY"
+    assert not any("process" in a["change"] for a in run.advice), run.advice
+    assert run.advice[0]["setting"] == "max_model_len"
+
+
+def test_a_cap_that_was_hit_is_raised_not_lowered():
+    run = run_of(diag("""
+        2024-02-01T10:00:00.000000Z  INFO text_generation_launcher: Args { model_id: "bigscience/bloom-7b1", max_input_length: 1024, max_total_tokens: 2048, cuda_memory_fraction: 0.5 }
+        2024-02-01T10:01:00.000000Z ERROR warmup{max_input_length=1024 max_prefill_tokens=4096}: text_generation_client: router/client/src/lib.rs:33: Server error: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 39.39 GiB total capacity; 17.80 GiB already allocated; 19.50 GiB free; 19.69 GiB allowed; 18.10 GiB reserved in total by PyTorch)
+    """))
+    frac = [a for a in run.advice if a["setting"] == "memory_fraction"]
+    assert frac and all(a["direction"] == "up" for a in frac) and frac[0]["current"] == 0.5
+    assert "--cuda-graphs" not in flags(run)  # this TGI's Args have no cuda_graphs: the flag did not exist yet
+    assert "--max-input-length" in flags(run) or not any(a["setting"] == "max_model_len" for a in run.advice)
+
+
+def test_ollama_layout_words_and_an_estimate_engine_that_exists():
+    rep = diag("Error: 500 Internal Server Error: memory layout cannot be allocated\n")
+    run = run_of(rep)
+    assert rep.engine == "ollama" and run.kind == "UNDETERMINED" and run.code == "layout-exceeds-memory"
+    assert "--engine llamacpp" in run.advice[0]["why"]
+
+
+def test_more_gpus_counts_the_workers_the_log_shows():
+    run = run_of(diag("""
+        (VllmWorkerProcess pid=501) INFO 08-01 10:00:00 [multiproc_worker_utils.py:200] Worker ready; awaiting tasks
+        (VllmWorker rank=3 pid=504) ERROR 08-01 10:00:10 [worker.py:100]   File "/v/vllm/model_executor/model_loader/loader.py", line 400, in load_model
+        (VllmWorker rank=3 pid=504) ERROR 08-01 10:00:10 [worker.py:100] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.
+    """))
+    tp = [a for a in run.advice if a["setting"] == "tensor_parallel_size"]
+    assert run.kind == "WEIGHTS" and tp and tp[0]["value"] == 8
+
+
+def test_a_hint_naming_a_setting_is_not_the_setting():
+    run = run_of(diag("""
+        INFO 06-11 23:06:45 model_runner.py:889] Capturing the model for CUDA graphs. This may lead to unexpected consequences if the model is not static. To run the model in eager mode, set 'enforce_eager=True' or use '--enforce-eager' in the CLI.
+        ERROR 06-11 23:06:50 worker.py:100] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB.
+    """))
+    assert "enforce_eager" not in run.numbers

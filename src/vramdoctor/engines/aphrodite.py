@@ -20,9 +20,7 @@ from .words import NUM, SIZE, count, fig, fraction, msg, rx
 LOG = LogWords(
     fingerprint=rx(r"aphrodite|Aphrodite Engine|Minimum concurrency: [\d.]+x"),
     run_start=(rx(r"Initializing (?:the )?Aphrodite Engine", 0),),
-    messages=(
-        msg(r"max seq len \(\d+\) is larger than the maximum number of tokens that can be stored in KV cache",
-            "oom", "KV", "max-model-len-exceeds-kv-cache"),
+    messages=(  # (its KV messages are vLLM's words, read from vllm.py)
         msg(r"GPU memory utilization must be less than 1\.0", "not_oom", code="invalid-memory-fraction"),
     ),
     frames=dict(VLLM_LOG.frames),

@@ -19,14 +19,19 @@ LOG = LogWords(
     fingerprint=rx(r"exllamav2|tabbyAPI|exl2\b|ExLlamaV2"),
     run_start=(rx(r"^(?:\S+ \S+ )?(?:INFO:\s+)?Loading model: ", 0),),
     messages=(
-        msg(r"Insufficient VRAM for model and cache", "oom", code="autosplit-insufficient-vram"),
+        # autosplit loads weights, the lazy cache and a forward pass together: the words leave all three open
+        msg(r"Insufficient VRAM for model and cache", "oom", code="autosplit-insufficient-vram",
+            candidates=("WEIGHTS", "KV", "WARMUP")),
         msg(r"Insufficient space in device allocation", "oom", "WEIGHTS", "weights-exceed-gpu-split"),
         msg(r"Job requires \d+ pages \(only \d+ available\)", "oom", "RUNTIME", "max-model-len-exceeds-kv-cache"),
     ),
     frames={
         "KV": rx(r"create_state_tensors|ExLlamaV2Cache|cache\.py\", line \d+, in __init__|create_cache"),
         "WARMUP": rx(r"preprocess_only|load_gen\b.*forward|in warmup\b"),
-        "WEIGHTS": rx(r"load_autosplit|load_gen|load_tp_gen|\bmodule\.load\(|load_multi|load_weight"),
+        "WEIGHTS": rx(r"load_autosplit|load_gen|load_tp_gen|\bmodule\.load\(|load_multi|load_weight|"
+                      r"exllamav2/(?:linear|attn|mlp|moe_mlp|parallel_decoder|embedding|rmsnorm|layernorm|"
+                      r"pos_embedding|head|module)\.py\", line \d+, in load\b|"
+                      r"exllamav2/device\.py\", line \d+|get_device_context"),
         "RUNTIME": rx(r"iterate|generate_gen|stream_generate|_gen_begin"),
     },
     milestones=(

@@ -78,10 +78,16 @@ LOG = LogWords(
             code="cuda-invalid-argument"),
         msg(r"misaligned address|CUBLAS_STATUS_(?!ALLOC)\w+|cuDNN error|unspecified launch failure", "not_oom",
             code="cuda-kernel-error"),
+        # the processes failed to talk to each other (gloo, TCP): a distributed set-up fault, not memory
+        msg(r"\bgloo\b.*(?:Connection|connect|timed? ?out|reset|closed|\bcl$)|Connection (?:closed|reset|refused) by peer|"
+            r"ConnectionResetError|ConnectionRefusedError", "not_oom", code="communication-error"),
+        # a crash by a bad pointer (Windows "exception: access violation", POSIX SIGSEGV): not memory running out
+        msg(r"exception: access violation|Segmentation fault|\bSIGSEGV\b|segfault at ", "not_oom",
+            code="crash-access-violation"),
         msg(OOM_WORDS, "oom"),
         # a fatal error whose cause these words do not say
         msg(r"\b(?:\w+\.)*\w+(?:Error|Exception):|CUDA (?:runtime )?error|Traceback \(most recent call last\)|"
-            r"\bpanic:|Check failed|terminate called|core dumped|Segmentation fault|FATAL EXCEPTION|GGML_ASSERT|"
+            r"\bpanic:|Check failed|terminate called|core dumped|FATAL EXCEPTION|GGML_ASSERT|"
             r"GGML_ABORT|fatal error|Assertion fail|\berror(?: loading [\w ]{1,40})?: \S", "error"),
     ),
     frames={
@@ -109,10 +115,17 @@ LOG = LogWords(
         fig("torch_reserved_unallocated_bytes", r"and " + SIZE + r" is reserved by PyTorch but unallocated"),
         fig("torch_reserved_bytes", SIZE + r" reserved in total by PyTorch"),
         fig("process_in_use_bytes", r"this process has " + SIZE + r" memory in use"),
+        # a cap, not the device, was hit: torch's per-process fraction ("X GiB allowed"), TGI's "Device limit"
+        fig("allowed_bytes", SIZE + r" allowed;"),
+        fig("allowed_bytes", r"Device limit\s*:\s*" + SIZE),
+        fig("allowed_bytes", r"set by user-supplied memory fraction: " + SIZE),
         fig("other_process_in_use_bytes", r"Process \d+ has " + SIZE + r" memory in use", mode="list"),
         fig("gpu_process_pids", r"Process (\d+) has " + SIZE + r" memory in use", count, mode="list"),
         # the server's own process ids, as log prefixes print them: "(EngineCore_DP0 pid=2)", "(Worker pid=148)"
         fig("server_pids", r"\((?:[\w=]+ ){0,3}pid=(\d+)\)", count, mode="set", passive=True),
+        # worker ranks in line prefixes ("VllmWorker rank=3", "Worker_TP1", "TP3]", "[RANK 3]"): at least that many GPUs
+        fig("worker_ranks", r"\brank=(\d+)|Worker_TP(\d+)\b|Worker TP(\d+)\b|\bTP(\d+)\]|\[RANK (\d+)\]",
+            lambda m: int(next(g for g in m.groups() if g)), mode="set", passive=True),
         # generic key=value settings in argument dumps (Namespace, dicts, config lines)
         fig("max_model_len", r"\b(?:max_model_len|context_len|max_seq_len)['\"]?\s*[=:]\s*" + NUM, count),
         fig("tensor_parallel_size", r"\b(?:tensor_parallel_size|tp_size|num_shard)['\"]?\s*[=:]\s*(?:Some\()?(\d+)",

@@ -52,12 +52,16 @@ class Message:
     only reports that something failed elsewhere: its cause is in other lines).
     phase: WEIGHTS / KV / WARMUP / RUNTIME / HOST when the words alone place the failure, else None.
     code: the stable code these words name ("" to let the diagnosis choose one).
+    candidates: the phases the words leave open when they name several at once ("for model and cache"):
+    no frame or milestone then narrows them.
+    kind "retry": the engine retries what just failed (a failure a line or two before it may not be fatal).
     """
 
     pattern: re.Pattern
     kind: str
     phase: str | None = None
     code: str = ""
+    candidates: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -143,6 +147,11 @@ class Engine:
     fraction_key: str | None = None
     defaults: dict[str, object] | Callable[[str | None], dict] = field(default_factory=dict)
     rules: Callable[[], object] | None = None
+    adapt_flags: Callable[[dict, dict], dict] | None = None  # (flags, figures) -> the flags this version has
+
+    def flags_for(self, figures: dict) -> dict[str, str]:
+        """The flags of the version the log shows (an older release may lack a flag or spell it otherwise)."""
+        return self.adapt_flags(dict(self.flags), figures) if self.adapt_flags else self.flags
 
     def defaults_for(self, version: str | None) -> dict:
         """The engine's defaults (for its version, where they changed)."""

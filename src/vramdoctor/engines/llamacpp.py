@@ -159,7 +159,7 @@ def _working_set(m) -> int:
 LOG = LogWords(
     fingerprint=rx(r"llama_model_loader|llm_load_|load_tensors:|llama_new_context_with_model|llama_context:|"
                    r"llama_kv_cache|ggml_backend|ggml_cuda|llama-server|llama_init_from|print_info:|ggml_gallocr|"
-                   r"srv\s+\w+:|main: build|ggml_metal"),
+                   r"srv\s+\w+:|main: build|ggml_metal|update_slots|launch_slot|ggml_new_tensor_impl"),
     run_start=(rx(r"llama_server: initializing|main: build = |build: \d+ \(|system info: n_threads|"
                   r"starting llama server", 0),),
     messages=(
@@ -175,6 +175,10 @@ LOG = LogWords(
             r"KV cache is full - try increasing it", "pressure", "RUNTIME", "kv-cache-full"),
         msg(r"the request exceeds the available context size|exceeds the available context size", "pressure", "KV",
             "request-exceeds-context"),
+        # a failed reservation that llama.cpp retries another way (2026): the failure before it need not be fatal
+        msg(r"retrying without pipeline parallelism", "retry", "WARMUP"),
+        # ggml's own fixed metadata/scratch pool (old builds, KoboldCpp): too small for the batch, not the GPU
+        msg(r"not enough space in the context's memory pool", "not_oom", code="ggml-context-pool-too-small"),
         msg(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|command buffer \d+ failed with status 5", "oom",
             code="metal-command-buffer-oom"),
         # wrappers: their cause is another line ("error loading model: <cause>" states it, so only the bare form)

@@ -16,7 +16,7 @@ from .interface import Engine, LogWords
 from .words import SIZE, count, fig, msg, rx
 
 LOG = LogWords(
-    fingerprint=rx(r"ollama|\[GIN\]|source=(?:server|memory|sched|routes|types|gpu|device)\.go|msg=\"?offload|"
+    fingerprint=rx(r"ollama|\[GIN\]|memory layout cannot be allocated|source=(?:server|memory|sched|routes|types|gpu|device)\.go|msg=\"?offload|"
                    r"runner\.go|llama runner"),
     run_start=(rx(r"msg=\"Listening on |msg=\"starting llama server\"|msg=\"starting runner\"", 0),),
     messages=(
@@ -24,8 +24,8 @@ LOG = LogWords(
         msg(r"insufficient VRAM to load", "oom", "WEIGHTS", "weights-exceed-gpu-memory"),
         msg(r"unable to allocate memory from device .* for model weights", "oom", "WEIGHTS", "weights-alloc-failed"),
         # the new engine (v0.11+) lays out weights, cache and graph together: which one did not fit is not said
-        msg(r"insufficient memory - required allocations|failed to allocate memory for model", "oom",
-            code="layout-exceeds-memory"),
+        msg(r"insufficient memory - required allocations|failed to allocate memory for model|"
+            r"memory layout cannot be allocated", "oom", code="layout-exceeds-memory"),
         msg(r"llama runner process has terminated: exit status|error loading llama server|"
             r"llama runner process no longer running", "wrapper"),
     ),
@@ -62,7 +62,8 @@ ENGINE = Engine(
     flags={"max_model_len": "num_ctx {n} (OLLAMA_CONTEXT_LENGTH={n})", "max_num_seqs": "OLLAMA_NUM_PARALLEL={n}",
            "kv_cache_dtype": "OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0", "n_ubatch": "num_batch {n}",
            "flash_attn": "OLLAMA_FLASH_ATTENTION=1", "tensor_parallel_size": "a second GPU (Ollama splits layers)",
-           "quantization": "a smaller quant tag (q4_K_M)", "gpu_layers": "num_gpu {n} (layers on the GPU)",
+           "quantization": "a smaller quant tag than the one in use (most default tags are already q4_K_M or q4_0: "
+                           "q3_K_M, or a smaller model)", "gpu_layers": "num_gpu {n} (layers on the GPU)",
            "kv_offload": "a lower num_gpu (layers, and their KV cache, on the CPU)",
            "overhead": "OLLAMA_GPU_OVERHEAD={v} (bytes kept free on each GPU)"},
 )

@@ -52,11 +52,25 @@ LOG = LogWords(
         fig("quantization", r"quantize:? (?:Some\()?(\w+)", lambda m: m.group(1)),
         fig("model_name", r"model_id:? \"([^\"]{1,300})\"", lambda m: m.group(1)),
         fig("args_listing", r"text_generation_launcher: (Args) \{", lambda m: "full"),
+        # which flags this version has: from the Args dump, on one line or pretty-printed over many
+        fig("tgi_has_cuda_graphs", r"(?:Args \{.*?|^\s*)(cuda_graphs):", lambda m: True),
+        fig("tgi_input_key", r"(?:Args \{.*?|^\s*)\b(max_input_length|max_input_tokens):", lambda m: m.group(1)),
     ),
 )
 
+
+
+def _flags_for(flags: dict, n: dict) -> dict:
+    """TGI before 1.x had no --cuda-graphs; before 2.0 the input limit was --max-input-length."""
+    if n.get("args_listing") and not n.get("tgi_has_cuda_graphs"):
+        flags.pop("cuda_graphs", None)
+    if n.get("tgi_input_key") == "max_input_length":
+        flags["max_model_len"] = "--max-total-tokens {n} --max-input-length {m}"
+    return flags
+
+
 ENGINE = Engine(
-    name="tgi", label="TGI", log=LOG, fraction_key="cuda_memory_fraction", defaults={"cuda_memory_fraction": 1.0},
+    name="tgi", adapt_flags=_flags_for, label="TGI", log=LOG, fraction_key="cuda_memory_fraction", defaults={"cuda_memory_fraction": 1.0},
     aliases=("text-generation-inference", "text_generation_inference", "tgi-server"),
     flags={"max_model_len": "--max-total-tokens {n} --max-input-tokens {m}",
            "max_num_seqs": "--max-concurrent-requests {n}", "memory_fraction": "--cuda-memory-fraction {x}",

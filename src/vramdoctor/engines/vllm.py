@@ -164,7 +164,7 @@ LOG = LogWords(
                      r"Capturing cudagraph|Memory profiling"),
         "WEIGHTS": rx(r"load_model|init_device|Starting to load model|Loading weights"),
         "RUNTIME": rx(r"execute_model|_get_prompt_logprobs_dict|compute_logprobs|sampler\(|\.sample\(|step_async|"
-                      r"_process_model_outputs|engine_step"),
+                      r"_process_model_outputs|engine_step|start_worker_execution_loop|execute_model_spmd"),
         # start-up, the step not named: the engine core or worker being built
         "STARTUP": rx(r"EngineCoreProc\(|engine_core = |in run_engine_core|EngineCore\.__init__|"
                       r"in _init_executor|WorkerProc\.__init__|init_worker|in worker_main"),
@@ -216,7 +216,8 @@ LOG = LogWords(
         fig("kv_cache_dtype", r"\bkv_cache_dtype" + _ARG + r"(\w+)", lambda m: m.group(1)),
         fig("quantization", r"\bquantization" + _ARG + r"(\w+)", lambda m: m.group(1)),
         fig("cpu_offload_gb", r"\bcpu_offload_gb" + _ARG + r"([\d.]+)", fraction),
-        fig("enforce_eager", r"\benforce_eager" + _ARG + r"(True|False)", lambda m: m.group(1) == "True"),
+        # (only in argument dumps: vLLM's own hint "set 'enforce_eager=True'" names the setting without using it)
+        fig("enforce_eager", r"[,({]\s*['\"]?enforce_eager" + _ARG + r"(True|False)", lambda m: m.group(1) == "True"),
         fig("model_name", r"(?:\bmodel=|'model': )['\"]([^'\"]{1,300})['\"]", lambda m: m.group(1)),
         fig("engine_version", r"(?:vLLM (?:API )?server version|LLM engine \(v)\s*v?(\d+\.\d+[\w.+-]*)",
             lambda m: m.group(1)),

@@ -64,8 +64,9 @@ def fig(key: str, pattern: str, read: Callable[[re.Match], object] = size, mode:
     return Figure(key=key, pattern=re.compile(pattern, flags), read=read, mode=mode, passive=passive)
 
 
-def msg(pattern: str, kind: str = "oom", phase: str | None = None, code: str = "", flags: int = I) -> Message:
-    return Message(pattern=re.compile(pattern, flags), kind=kind, phase=phase, code=code)
+def msg(pattern: str, kind: str = "oom", phase: str | None = None, code: str = "", flags: int = I,
+        candidates: tuple[str, ...] = ()) -> Message:
+    return Message(pattern=re.compile(pattern, flags), kind=kind, phase=phase, code=code, candidates=candidates)
 
 
 def rx(pattern: str, flags: int = I) -> re.Pattern:

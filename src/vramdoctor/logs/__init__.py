@@ -95,7 +95,7 @@ def _flatten(n: dict) -> dict:
             out[k] = sum(v)
         elif isinstance(v, list) and len(v) == 1 and k not in (
                 "kv_usage_pct", "running_reqs", "failed_alloc_bytes", "other_process_in_use_bytes", "gpu_process_pids",
-                "server_pids", "preemptions", "queue_reqs", "retracted_reqs"):
+                "server_pids", "worker_ranks", "preemptions", "queue_reqs", "retracted_reqs"):
             out[k] = v[0]
         else:
             out[k] = v
@@ -114,6 +114,7 @@ def _attach_orphans(runs: list[RunFacts]) -> tuple[list[RunFacts], list[str]]:
         pasted = r.failures and not r.progress and all(not f.progress for f in r.failures)
         if pasted and nxt and not nxt.failures and "start" in nxt.progress:
             for f in r.failures + r.pressure:
+                f.pasted = True
                 if not f.progress:
                     f.progress = dict(nxt.progress)
             merged = {**nxt.numbers, **r.numbers}

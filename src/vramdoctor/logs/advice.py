@@ -50,27 +50,33 @@ class Step:
 
 
 class _Steps:
-    def __init__(self, engine: str) -> None:
+    def __init__(self, engine: str, n: dict) -> None:
         try:
             self.engine: Engine | None = get(engine) if engine not in ("unknown", "generic") else None
         except Exception:  # noqa: BLE001 - an engine name we cannot resolve gets plain words
             self.engine = None
         self.name = self.engine.name if self.engine else "unknown"
+        self.flags = self.engine.flags_for(n) if self.engine else {}
+        # an engine not recognised may have no memory fraction: say so only where the log shows one
+        self.plain_fraction = any(n.get(k) for k in ("gpu_memory_utilization", "mem_fraction_static",
+                                                     "cache_max_entry_count", "free_gpu_memory_fraction"))
         self.out: list[Step] = []
 
     def has(self, setting: str) -> bool:
-        return self.engine is None or setting in self.engine.flags
+        return self.engine is None or setting in self.flags
 
     def add(self, change: str, setting: str, why: str, direction: str | None = None, value: object = None,
             current: object = None, **fill: object) -> None:
         """A step moving `setting`; skipped where the engine has no such setting."""
         if self.engine is None:
+            if setting == "memory_fraction" and not self.plain_fraction:
+                return
             text = ""
             why = f"{PLAIN.get(setting, setting)}: {why}"
-        elif setting not in self.engine.flags:
+        elif setting not in self.flags:
             return
         else:
-            text = self.engine.flags[setting]
+            text = self.flags[setting]
             words = {"down": "a lower value than now", "up": "a higher value than now"}.get(direction or "", "")
             shown = value if value is not None else words or "a lower value"
             for key in ("n", "x", "v"):
@@ -98,25 +104,46 @@ def _up(u: float | None) -> float | None:
     return round(min(0.98, u + 0.05), 2) if u < 0.98 else None
 
 
-def _more_gpus(n: dict) -> int:
+def _more_gpus(n: dict) -> int | None:
+    """Twice the GPUs the log shows in use (its tensor-parallel size, or its worker ranks); None if it shows none
+    (then the step says 'more than now')."""
     tp = n.get("tensor_parallel_size")
-    return 2 * tp if isinstance(tp, int) and tp >= 1 else 2
+    ranks = n.get("worker_ranks")
+    seen = max(ranks) + 1 if isinstance(ranks, list) and ranks else None
+    if isinstance(tp, int) and tp >= 1:
+        return 2 * max(tp, seen or 1)
+    return 2 * seen if seen and seen > 1 else (2 if n.get("args_listing") else None)
 
 
 class _Advisor:
     def __init__(self, kind: str, code: str, engine: str, n: dict) -> None:
         self.kind, self.code, self.n = kind, code, n
-        self.s = _Steps(engine)
+        self.s = _Steps(engine, n)
+        self.capped = False
         self.c = current(n, self.s.engine)
 
     # --- moves shared by several diagnoses ---------------------------------------------------------------
-    def fraction_up(self, why: str) -> None:
+    def fraction_up(self, why: str, at_least: float | None = None) -> None:
         c = self.c
         if c.fraction is not None and c.fraction >= 0.98:
             return
-        self.s.add("more memory for the pool", "memory_fraction", why, "up", _up(c.fraction), c.fraction)
+        value = _up(c.fraction)
+        if value is not None and at_least is not None and at_least > value:
+            value = round(min(0.95, at_least), 2)
+        self.s.add("more memory for the pool", "memory_fraction", why, "up", value, c.fraction)
+
+    def _fraction_for_a_pool(self) -> float | None:
+        """The fraction at which the weights the log shows leave a quarter of what was free for a pool
+        (SGLang prints the memory free before the weights load and what they took)."""
+        free, w = self.n.get("free_memory_bytes"), self.n.get("weights_bytes")
+        before = free[0] if isinstance(free, list) and free else free
+        if isinstance(before, int) and isinstance(w, int) and 0 < w < before:
+            return (w + 0.25 * (before - w)) / before
+        return None
 
     def fraction_down(self, why: str, to: float | None = None) -> None:
+        if self.capped:  # the cap itself was hit: lowering it would make it worse
+            return
         self.s.add("more headroom outside the pool", "memory_fraction", why, "down", _down(self.c.fraction, to),
                    self.c.fraction)
 
@@ -153,12 +180,16 @@ class _Advisor:
             return
         own = set(self.n.get("server_pids") or [])
         pairs = list(zip(pids, sizes)) if len(pids) == len(sizes) else [(None, b) for b in sizes]
+        held = self.n.get("process_in_use_bytes") or self.n.get("torch_allocated_bytes")
+        if isinstance(held, int):  # the process whose usage matches what this one holds is this one
+            own |= {p for p, b in pairs if p is not None and abs(b - held) <= 0.05 * b or (p and held <= b and
+                                                                                            len(pairs) == 1)}
         others = [(p, b) for p, b in pairs if p is None or p not in own]
         if own and others:
             listed = ", ".join(f"pid {p}: {b / GIB:.2f} GiB" if p else f"{b / GIB:.2f} GiB" for p, b in others)
             self.s.say("free the GPU", f"other processes hold memory on this GPU ({listed}); stop them or give this "
                        "server its own GPU")
-        elif len(pairs) >= 2 or (not own and pairs):
+        elif len(pairs) >= 2 and not own:
             listed = ", ".join(f"pid {p}: {b / GIB:.2f} GiB" if p else f"{b / GIB:.2f} GiB" for p, b in pairs)
             self.s.say("check the other processes", f"the error lists {len(pairs)} process(es) on this GPU ({listed}); "
                        "any that is not this server takes memory from it")
@@ -167,13 +198,17 @@ class _Advisor:
     def kv(self) -> None:
         s, n, c, code = self.s, self.n, self.c, self.code
         if code == "no-memory-for-kv-cache":
-            self.fraction_up("the weights leave no room for a KV pool in this fraction; no context length helps")
+            # the weights alone fill this fraction: a small step rarely leaves a pool, so at least half the rest
+            u = c.fraction
+            self.fraction_up("the weights leave no room for a KV pool in this fraction; no context length helps",
+                             max(self._fraction_for_a_pool() or 0, u + (1 - u) / 2 if u else 0) or None)
             self.quant("smaller weights leave room for the pool")
             s.add("more GPUs", "tensor_parallel_size", "splits the weights, leaving each GPU room for a pool", "up",
                   _more_gpus(n))
             self.free_gpu()
             return
-        if code == "kv-cache-alloc-failed" and s.name not in GGML:
+        sized_by_fraction = s.engine is not None and "memory_fraction" in s.flags
+        if code == "kv-cache-alloc-failed" and s.name not in GGML and sized_by_fraction:
             # the pool is sized from the fraction, not from the context: allocating it failed because the
             # fraction counted memory that was not free
             tried, free, total = n.get("failed_alloc_bytes"), n.get("free_memory_bytes"), n.get("total_memory_bytes")
@@ -191,6 +226,13 @@ class _Advisor:
             if code in ("kv-cache-alloc-failed", "kv-cache-forces-cpu-offload"):
                 self._ggml_kv()
                 return
+        if code == "kv-cache-alloc-failed":  # an engine that sizes its cache to the context (ExLlamaV2, transformers)
+            s.add("shorter context", "max_model_len", "the cache is allocated for the whole context at once",
+                  "down", None, n.get("max_model_len"))
+            self.kv8()
+            self.seqs_down("each sequence in the batch has its own cache")
+            self.free_gpu()
+            return
         fit, asked = n.get("max_model_len_fit") or n.get("kv_pool_tokens"), n.get("max_model_len")
         if isinstance(fit, int) and isinstance(asked, int) and 0 < fit < asked:
             s.add("shorter context", "max_model_len", f"the pool holds {fit:,} tokens; {asked:,} were asked for",
@@ -242,8 +284,20 @@ class _Advisor:
             s.add("smaller batches", "n_ubatch", "a smaller batch shrinks the compute buffer reserved beside the KV "
                   "cache", "down", 256, ub)
 
+    def cap(self) -> bool:
+        """The error says a cap was hit ("X GiB allowed", "Device limit"), not the device: raise the cap."""
+        allowed = self.n.get("allowed_bytes")
+        if not isinstance(allowed, int):
+            return False
+        self.s.add("a higher memory cap", "memory_fraction", f"the error says the engine's own limit "
+                   f"({allowed / GIB:.2f} GiB) was hit, not the device's: raise the fraction if the GPU has room",
+                   "up", _up(self.c.fraction), self.c.fraction)
+        self.capped = True
+        return True
+
     def warmup(self) -> None:
         s, n, c, code = self.s, self.n, self.c, self.code
+        self.cap()
         if code == "profile-run-oom":
             tokens = n.get("max_num_batched_tokens")
             s.add("fewer tokens per step", "max_num_batched_tokens", "the profiling pass runs one batch of "
@@ -344,6 +398,7 @@ class _Advisor:
 
     def runtime(self) -> None:
         s, n, code = self.s, self.n, self.code
+        self.cap()
         self.free_gpu()
         if code == "host-oom-kill":
             s.say("more host memory", "the operating system killed the server for lack of RAM (CPU offload, "
@@ -389,10 +444,23 @@ class _Advisor:
 
     def undetermined(self, candidates: list[str]) -> None:
         s = self.s
-        s.say("find the phase first", "the ledgers pull opposite ways (a KV shortfall wants a larger pool, a warm-up "
-              "one more headroom outside it): pass the server's whole log from its start line to the end of the "
-              "error, or run `vramdoctor estimate MODEL --engine " + (s.name if s.engine else "vllm") +
-              "` with the server's settings to see which ledger is tight")
+        if self.code == "autosplit-insufficient-vram":  # weights, cache and a forward pass did not fit together
+            s.add("shorter context", "max_model_len", "the cache is sized for max_seq_len (the model's own, often "
+                  "32k-128k, unless set): the usual fix", "down", None, self.n.get("max_model_len"))
+            self.kv8()
+            self.quant("a smaller model leaves more room for the cache")
+            return
+        try:
+            from ..engines import get_engine
+
+            rules = get_engine(s.name).name if s.engine else "generic"
+        except Exception:  # noqa: BLE001 - an engine estimate does not model: its generic rules
+            rules = "generic"
+        pull = ("a KV cache too large for -c wants a smaller -c, a compute buffer a smaller batch" if s.name in GGML
+                else "a KV shortfall wants a larger pool, a warm-up one more headroom outside it")
+        s.say("find the phase first", f"the ledgers pull opposite ways ({pull}): pass the server's whole log from its "
+              f"start line to the end of the error, or run `vramdoctor estimate MODEL --engine {rules}` with the "
+              "server's settings to see which ledger is tight")
         if self.code == "failure-cause-not-shown":
             s.say("find the cause", "the line that says why the run failed is missing; memory may not be the cause")
 

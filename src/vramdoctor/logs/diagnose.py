@@ -206,6 +206,27 @@ def _cause_shown(f: Failure) -> bool:
     return bool(f.after) or bool(_CUT_END.search(f.text))
 
 
+def _recovered(run: RunFacts, f: Failure, place: Place) -> Diagnosis | None:
+    """A start-up failure the engine got past: it said it retries another way, or the run went on to serve."""
+    end = max(f.end_line, f.line_no)
+    worse = any(g is not f and g.kind in ("oom", "not_oom") and g.line_no > end for g in run.failures)
+    if f.retried and not worse:
+        ln, text = f.retried
+        return Diagnosis(kind="NONE", code="recovered-by-retry", oom=True, evidence=[(f.line_no, f.text), (ln, text)],
+                         phase_source="the engine's retry after the failure",
+                         message="An allocation failed at start, and the engine retried another way; no failure "
+                                 "follows in this log. If the server then ran, memory was tight but enough.")
+    later = [ln for m, ln in run.progress.items() if m in ("ready", "requests") and ln > end]
+    if later and not f.pasted and not worse and (place.phase in ("WEIGHTS", "KV", "WARMUP") or place.phase is None):
+        at = min(later)
+        text = next((run.progress_text.get(m, "") for m, ln in run.progress.items() if ln == at), "")
+        return Diagnosis(kind="NONE", code="recovered-at-start", oom=True, evidence=[(f.line_no, f.text), (at, text)],
+                         phase_source="the start-up going on to serve after the failure",
+                         message=f"An allocation failed at start (line {f.line_no}), but the server went on to serve "
+                                 f"(line {min(later)}): the engine handled it (a retry or a fallback).")
+    return None
+
+
 def _missing(f: Failure, place: Place | None) -> str:
     tail = f.after and all(FRAME.search(t) or t.startswith((" ", "\t")) or not t.strip() or "^^^" in t
                            for _, t in f.after)
@@ -253,6 +274,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                  "ran out cannot be told. Missing: " + _missing(f, place) + ". If it was memory, "
                                  "the phase would be " + " or ".join(cands) + ".")
     place = locate(f, engine, weights)
+    recovered = _recovered(run, f, place)
+    if recovered:
+        return recovered
     if place.phase == "HOST":  # the kernel's OOM killer: host RAM, not the GPU
         loaded = "weights_done" in f.progress
         return Diagnosis(kind="RUNTIME" if loaded else "WEIGHTS", code="host-oom-kill" if loaded else

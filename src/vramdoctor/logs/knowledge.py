@@ -31,14 +31,16 @@ LEVEL = re.compile(r"^.{0,80}?(?:\b|\[|level=)(DEBUG|INFO|WARNING|WARN|ERROR|CRI
 ADVISORY = re.compile(r"\b(?:if you (?:are |run |hit |encounter |see )|may (?:cause|lead to|result in)|might |"
                       r"could (?:cause|lead)|can cause|to avoid|avoid(?:ing)? |prevent(?:s|ing)? |risk of|in case of)"
                       r"[^.;]{0,60}?(?:out of memory|\bOOM\b|OutOfMemory)", I)
-#: a Python frame; several on one line are a flattened traceback
-PY_FRAME = re.compile(r'File "[^"]+", line \d+, in [\w<>.]+')
+#: a Python frame (also the second half of one a console wrapped after "File"); several on one line are a
+#: flattened traceback
+PY_FRAME = re.compile(r'File "[^"]+", line \d+, in [\w<>.]+|^\W*"[^"]+\.py", line \d+, in\b')
 #: a frame of any language: Python, a C++ backtrace entry, Go, CUDA source
-FRAME = re.compile(r'File "[^"]+", line \d+, in \w+|^\s*(?:\\n)?\d+\s+(?:0x[0-9a-f]+\s|\S+\s+0x[0-9a-f]+ )|'
+FRAME = re.compile(r'File "[^"]+", line \d+, in \w+|^\W*"[^"]+\.py", line \d+, in\b|'
+                   r'^\s*(?:\\n)?\d+\s+(?:0x[0-9a-f]+\s|\S+\s+0x[0-9a-f]+ )|'
                    r'\.go:\d+|\w+\.cu:\d+|^\s+at \S+\(', I)
 
 #: precedence of what a line says (the highest wins the kind; phases and codes come from the most specific)
-RANK = {("explicit", "not_oom"): 100, ("explicit", "oom"): 90, ("explicit", "pressure"): 85,
+RANK = {("explicit", "not_oom"): 100, ("explicit", "oom"): 90, ("explicit", "pressure"): 85, ("explicit", "retry"): 84,
         ("generic", "not_oom"): 80, ("generic", "oom"): 70, ("explicit", "wrapper"): 20,
         ("generic", "wrapper"): 20, ("explicit", "error"): 10, ("generic", "error"): 10}
 
@@ -53,6 +55,7 @@ class Verdict:
     phase: str | None
     code: str
     engine: str
+    candidates: tuple[str, ...] = ()
 
 
 class Knowledge:
@@ -130,7 +133,11 @@ class Knowledge:
         phase = next((h[1].phase for h in hits if h[1].phase and (h[1].kind == top[1].kind or
                                                                   h[1].kind == "wrapper")), None)
         code = top[1].code or next((h[1].code for h in hits if h[1].code and h[1].kind == top[1].kind), "")
-        return Verdict(kind=top[1].kind, phase=phase, code=code, engine=top[2])
+        return Verdict(kind=top[1].kind, phase=phase, code=code, engine=top[2], candidates=top[1].candidates)
+
+    def explicit_words(self, msg_ix: set[int]) -> bool:
+        """The line holds words of an engine's own message (not only PyTorch's or CUDA's)."""
+        return any(self.messages[i][1] != "generic" for i in msg_ix)
 
 
 _QUIET = ("INFO", "DEBUG", "I", "D", "V")

@@ -96,6 +96,9 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
     held, tried = _held(f.text)
     if held and weights_bytes and held >= 1.05 * weights_bytes and (floor is None or floor == "WEIGHTS"):
         floor = "KV"  # more than the weights was resident: they had loaded
+    if f.candidates and not f.phase:  # the words name several phases at once: nothing narrows them
+        return Place(None, "the failure message, which names several ledgers at once", (f.line_no, f.text),
+                     list(f.candidates))
     if f.phase:  # the failure's own words, or the engine's verdict that joined it
         own = f.deciding is None or f.deciding[0] == f.line_no
         return Place(f.phase, "the failure message" if own else "the message after the failure",

@@ -48,7 +48,7 @@ def _fmt(key: str, v: object) -> str:
     if key.endswith("_bytes") and isinstance(v, (int, float)):
         return f"{v / 2**30:.2f} GiB" if abs(v) >= 2**27 else f"{v / 2**20:.2f} MiB"
     if isinstance(v, int):
-        return f"{v:,}"
+        return str(v) if key.endswith(("pids", "ranks")) else f"{v:,}"
     return str(v)
 
 

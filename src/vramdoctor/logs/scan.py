@@ -42,6 +42,9 @@ class Failure:
     phase: str | None = None
     engine: str = ""
     wrapper: bool = False
+    candidates: tuple[str, ...] = ()  # phases the failure's own words leave open
+    retried: tuple[int, str] | None = None  # the engine's line saying it retries what failed
+    pasted: bool = False  # pasted above the start-up it belongs to (see logs._attach_orphans)
     deciding: tuple[int, str] | None = None
     before: list[tuple[int, str]] = field(default_factory=list)
     after: list[tuple[int, str]] = field(default_factory=list)
@@ -96,6 +99,8 @@ class RunFacts:
         self.number_lines[key] = line_no
 
 
+QUOTE = re.compile(r"^(?:> ?)+")
+_ENDED = re.compile(r"[.!?)\]'\":]\s*$")
 _SPLIT_FRAME = re.compile(r'(?=\bFile "[^"]+", line \d+, in )|(?<=\S)\s+(?=(?:\w+\.)*\w+(?:Error|Exception): )')
 _FRAME_HEAD = re.compile(r'^(File "[^"]+", line \d+, in [\w<>.]+)\s+(\S.*)$')
 _CARETS = re.compile(r"\s*[\^~]{3,}\s*")
@@ -105,6 +110,8 @@ def pieces(text: str) -> list[str]:
     """The lines a line holds: a log pasted from JSON (several literal '\\n') is the lines it encodes;
     a flattened traceback (frames, code and carets joined on one line) is split back into frame lines,
     code lines and the exception line."""
+    if text.startswith(">"):  # a log quoted in an issue or an e-mail ("> line")
+        text = QUOTE.sub("", text)
     if text.count("\\n") >= 2 and not ECHO.search(text):
         return text.split("\\n")
     if text.count('File "') < 2 or len(PY_FRAME.findall(text)) < 2:
@@ -144,6 +151,7 @@ class Scanner:
         self.pending: list[Failure] = []
         self.before_source: Callable[[int], list[tuple[int, str]]] | None = None
         self.wants_every_line_until = 0
+        self.partial: tuple[int, str] | None = None  # a line with an engine's words cut short by a wrap
         self._restart = {i for i, (marker, _) in enumerate(self.k.milestones) if marker == "weights_done"}
 
     def _new_run(self, line_no: int) -> None:
@@ -210,7 +218,15 @@ class Scanner:
                 if len(f.after) < AFTER:
                     f.after.append((line_no, text))
             self.pending = [f for f in self.pending if len(f.after) < AFTER]
-        failed = ("msg" in c or "frame" in c) and self._failure(r, line_no, text, c)
+        joined = self._wrapped(r, line_no, text)
+        failed = not joined and ("msg" in c or "frame" in c) and self._failure(r, line_no, text, c)
+        if "msg" in c and not joined:
+            v = k.verdict(text, c["msg"])
+            # an engine's words that did not match, or an error line cut short: a terminal may have wrapped it
+            if (v is None and k.explicit_words(c["msg"])) or (v is not None and v.engine == "generic"
+                                                               and not _ENDED.search(text)):
+                self.partial = (line_no, text)
+                self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)
         if failed or self.wants_every_line_until >= line_no:
             for f in k.passive:  # process ids: only on failures and the lines around them
                 self._figure(r, f, text, line_no)
@@ -226,6 +242,30 @@ class Scanner:
             if f.mode not in ("list", "set", "map"):
                 break
 
+    def _wrapped(self, r: RunFacts, line_no: int, text: str) -> bool:
+        """A message a terminal wrapped onto this line ("... GiB" / ") on startup is less than desired ..."):
+        joined to the line before it, it may be an engine's own message; if so the failure is upgraded."""
+        if not self.partial or self.partial[0] != line_no - 1:
+            self.partial = None
+            return False
+        first, head = self.partial
+        self.partial = None
+        whole = head + text
+        c = self.k.candidates(whole.lower().encode("utf-8", "replace"))
+        v = self.k.verdict(whole, c.get("msg", set()))
+        if v is None or v.engine == "generic" or v.kind in ("error", "wrapper", "retry"):
+            return False
+        for i in c.get("fig", ()):
+            if self.k.figures[i].mode not in ("list", "set", "map"):
+                self._figure(r, self.k.figures[i], whole, first)
+        f = next((f for f in reversed(r.failures) if f.line_no == first), None)
+        if f is None:
+            return self._failure(r, first, whole, c)
+        f.kind, f.code, f.phase, f.text, f.wrapper = v.kind, v.code, v.phase, whole, False
+        f.engine, f.candidates = v.engine, v.candidates
+        f.deciding = (first, whole) if v.phase else f.deciding
+        return True
+
     def _failure(self, r: RunFacts, line_no: int, text: str, c: dict[str, set[int]]) -> bool:
         """Record a failure or pressure line; True if the line is one."""
         v = self.k.verdict(text, c.get("msg", set()))
@@ -235,6 +275,14 @@ class Scanner:
             return False
         else:
             kind, wrapper = ("error", True) if v.kind == "wrapper" else (v.kind, False)
+        if v and v.engine != "generic" and not self.k.engine[v.engine].wraps:
+            # an engine's own words are evidence of that engine (a wrapper is known by its own fingerprints)
+            r.engine_hits[v.engine] = r.engine_hits.get(v.engine, 0) + 1
+        if kind == "retry":  # the engine retries what failed a line or two before: that one need not be fatal
+            last = r.failures[-1] if r.failures else None
+            if last and line_no - max(last.end_line, last.line_no) <= 3:
+                last.retried, last.end_line = (line_no, text), line_no
+            return True
         if kind == "pressure":
             if len(r.pressure) < MAX_PRESSURE:
                 r.pressure.append(Failure(line_no=line_no, text=text, kind="pressure", code=v.code, phase=v.phase,
@@ -243,7 +291,7 @@ class Scanner:
         if len(r.failures) >= MAX_FAILURES:
             return True
         last = r.failures[-1] if r.failures else None
-        joined = bool(last and line_no - max(last.end_line, last.line_no) <= 3)
+        joined = bool(last and not last.retried and line_no - max(last.end_line, last.line_no) <= 3)
         if last and joined:  # one failure, many lines: lines that continue the same traceback or message join it
             last.end_line = line_no
             if v and v.phase and last.phase is None and kind in ("oom", "error") and last.kind in ("oom", "error"):
@@ -258,12 +306,17 @@ class Scanner:
             if kind == "oom" and last.kind == "error":  # the cause arrives a line later
                 last.kind, last.text, last.line_no, last.wrapper = "oom", text, line_no, False
                 last.code = last.code or (v.code if v else "")
+                if v:
+                    last.candidates = last.candidates or v.candidates
+                    if v.phase and not last.phase:
+                        last.phase, last.deciding = v.phase, (line_no, text)
                 last.before = self.before_source(line_no) if self.before_source else list(self.recent)
                 last.after = []
                 self.wants_every_line_until = line_no + AFTER
                 return True
         f = Failure(line_no=line_no, text=text, kind=kind, code=v.code if v else "", phase=v.phase if v else None,
                     engine=v.engine if v else "", wrapper=wrapper, progress=dict(r.progress),
+                    candidates=v.candidates if v else (),
                     before=self.before_source(line_no) if self.before_source else list(self.recent))
         last_marker = max(r.progress.values(), default=r.first_line)
         f.elided = any(last_marker <= e < line_no for e in r.elisions)
