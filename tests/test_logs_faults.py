@@ -711,3 +711,119 @@ def test_a_hint_naming_a_setting_is_not_the_setting():
         ERROR 06-11 23:06:50 worker.py:100] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB.
     """))
     assert "enforce_eager" not in run.numbers
+
+
+# --- held-out patterns, third round ---------------------------------------------------------------------
+
+def test_weights_frames_as_newer_vllm_writes_them():
+    run = run_of(diag("""
+        (EngineCore_DP0 pid=11) ERROR 02-03 10:00:00 [core.py:900]   File "/v/vllm/model_executor/model_loader/base_loader.py", line 49, in load_model
+        (EngineCore_DP0 pid=11) ERROR 02-03 10:00:00 [core.py:900]     model = initialize_model(vllm_config=vllm_config)
+        (EngineCore_DP0 pid=11) ERROR 02-03 10:00:00 [core.py:900]   File "/v/vllm/model_executor/layers/fused_moe/layer.py", line 300, in create_weights
+        (EngineCore_DP0 pid=11) ERROR 02-03 10:00:00 [core.py:900]     w13_weight = torch.nn.Parameter(torch.empty(num_experts, 2 * n, hidden, dtype=dtype), requires_grad=False)
+        (EngineCore_DP0 pid=11) ERROR 02-03 10:00:00 [core.py:900] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB.
+    """))
+    assert run.kind == "WEIGHTS"
+
+
+@pytest.mark.parametrize("line,code", [
+    ("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 196608, Hardware limit: 166912. "
+     "Reducing block sizes or `num_stages` may help.", "kernel-shared-memory"),
+    ("RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version", "cuda-driver-error"),
+    ("ggml_cuda_init: failed to initialize CUDA: no CUDA-capable device is detected", "cuda-driver-error"),
+])
+def test_limits_and_drivers_are_not_memory_running_out(line, code):
+    run = run_of(diag(line + "\n"))
+    assert run.kind == "NOT_OOM" and run.code == code
+
+
+def test_pinned_host_memory_is_optional():
+    rep = diag("""
+        llama_model_loader: loaded meta data with 33 key-value pairs and 292 tensors from m.gguf (version GGUF V3 (latest))
+        ggml_cuda_host_malloc: failed to allocate 512.00 MiB of pinned memory: out of memory
+        load_tensors:        CUDA0 model buffer size =  4403.49 MiB
+        main: server is listening on http://127.0.0.1:8080 - starting the main loop
+    """)
+    assert rep.diagnosis["kind"] == "NONE"
+
+
+def test_trtllm_pool_smaller_than_one_sequence():
+    run = run_of(diag("[TensorRT-LLM][ERROR] Assertion failed: maxTokensInPagedKvCache (2048) must be large enough to "
+                      "process at least 1 sequence to completion (i.e. must be larger than beam_width (1) * "
+                      "tokensPerBlock (64) * maxBlocksPerSeq (64))\n"))
+    assert run.kind == "KV_CAPACITY" and run.code == "max-model-len-exceeds-kv-cache"
+
+
+@pytest.mark.parametrize("line", [
+    "ValueError: token_to_kv_pool_allocator memory leak detected! max_total_num_tokens=412000, available_size=120, "
+    "evictable_size=410000, protected_size=0",
+    "[2025-05-02 10:00:00 TP0] KV cache pool leak detected! available_size=1000, max_total_num_tokens=9000",
+])
+def test_sglang_leak_check_is_a_leak(line):
+    run = run_of(diag(line + "\n"))
+    assert run.kind == "LEAK" and run.code == "kv-slot-leak"
+
+
+def test_request_slots_are_not_the_kv_pool():
+    run = run_of(diag("""
+        [2025-09-01 10:00:00 TP0] Decode batch. #running-req: 6, #token: 1200, token usage: 0.02, cuda graph: True, gen throughput (token/s): 300.0, #queue-req: 0
+        RuntimeError: alloc_req_slots runs out of memory. Please set a smaller number for `--max-running-requests`. self.req_to_token_pool.available_size()=0, num_reqs=1,
+    """))
+    assert run.kind == "RUNTIME" and [a["setting"] for a in run.advice] == ["max_num_seqs"]
+
+
+def test_a_pool_of_a_few_blocks_is_not_a_context_to_serve():
+    run = run_of(diag("""
+        INFO:     Initializing Aphrodite Engine (v0.6.2) with the following config:
+        INFO:     KV Cache DataType = 'fp8'
+        INFO:     Context Length = 32000
+        ValueError: The model's max seq len (32000) is larger than the maximum number of tokens that can be stored in KV cache (112). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+    """))
+    assert run.kind == "KV_CAPACITY"
+    assert not any(a["setting"] == "max_model_len" for a in run.advice)
+    assert not any(a["setting"] == "kv_cache_dtype" for a in run.advice)  # fp8 already
+
+
+def test_tgi_prefill_never_below_the_longest_input():
+    run = run_of(diag("""
+        2025-04-01T10:00:00.000000Z ERROR warmup{max_input_length=Some(40000) max_prefill_tokens=40050 max_total_tokens=Some(41000) max_batch_size=None}:warmup: text_generation_router_v3::client: backends/v3/src/client/mod.rs:45: Server error: Not enough memory to handle 40050 prefill tokens. You need to decrease `--max-batch-prefill-tokens`
+    """))
+    prefill = [a for a in run.advice if a["setting"] == "prefill_tokens"][0]
+    inputs = [a for a in run.advice if a["setting"] == "max_model_len"][0]
+    assert inputs["value"] < 40000 and prefill["value"] >= inputs["value"]
+
+
+def test_ollama_summary_of_a_failed_runner_does_not_replace_its_cause():
+    rep = diag("""
+        time=2024-05-01T10:00:00.000Z level=INFO source=server.go:300 msg="starting llama server" cmd="/tmp/runners/cuda_v11/ollama_llama_server --model /m --ctx-size 8192 --n-gpu-layers 33"
+        llama_new_context_with_model: KV self size  = 1024.00 MiB, K (f16):  512.00 MiB, V (f16):  512.00 MiB
+        ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 1073741824
+        llama_new_context_with_model: failed to allocate compute buffers
+        time=2024-05-01T10:00:05.000Z level=ERROR source=server.go:290 msg="error starting llama server" error="llama runner process no longer running: 1 error:failed to create context with model '/m'"
+        time=2024-05-01T10:00:05.100Z level=INFO source=server.go:300 msg="starting llama server" cmd="/tmp/runners/cpu_avx2/ollama_llama_server --model /m --ctx-size 8192"
+    """)
+    assert rep.diagnosis["kind"] == "WARMUP"
+
+
+def test_llama_cpp_python_gets_keyword_arguments():
+    rep = diag("""
+        llama_new_context_with_model: n_ctx      = 32768
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4096.00 MiB on device 0: cudaMalloc failed: out of memory
+        llama_kv_cache_init: failed to allocate buffer for kv cache
+          File "/usr/lib/python3/site-packages/llama_cpp/llama.py", line 372, in __init__
+        ValueError: Failed to create llama_context
+    """)
+    run = run_of(rep)
+    assert rep.engine == "llama-cpp-python" and run.kind == "KV_CAPACITY"
+    assert any(a["flags"].startswith("n_ctx=") for a in run.advice), run.advice
+
+
+def test_direction_words_name_the_current_value():
+    run = run_of(diag("""
+        llama_new_context_with_model: n_ctx      = 65536
+        llama_kv_cache_init:      CUDA0 KV buffer size =  8192.00 MiB
+        llama_new_context_with_model:      CUDA0 compute buffer size =  4352.00 MiB
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4352.00 MiB on device 0: cudaMalloc failed: out of memory
+        llama_new_context_with_model: failed to allocate compute buffers
+    """))
+    assert "lower than 65,536" in flags(run)

@@ -35,6 +35,9 @@ LOG = LogWords(
         fig("min_concurrency", r"Minimum concurrency: ([\d.]+)x", fraction),
         fig("kv_pool_tokens", r"Single sequence mode: Allocating \d+ blocks \(" + NUM + r" tokens\)", count),
         fig("gpu_memory_utilization", r"(?:-gmu|gpu_memory_utilization)['\"]?\s*[= :]\s*([\d.]+)", fraction),
+        fig("kv_cache_dtype", r"KV Cache DataType = '?(\w+)", lambda m: m.group(1)),
+        fig("quantization", r"Quantization Format = '?(\w+)", lambda m: m.group(1)),
+        fig("max_model_len", r"Context Length = (\d+)", count),
     ),
     after_weights=("WARMUP", "KV"),
 )

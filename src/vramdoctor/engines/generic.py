@@ -81,6 +81,13 @@ LOG = LogWords(
         # the processes failed to talk to each other (gloo, TCP): a distributed set-up fault, not memory
         msg(r"\bgloo\b.*(?:Connection|connect|timed? ?out|reset|closed|\bcl$)|Connection (?:closed|reset|refused) by peer|"
             r"ConnectionResetError|ConnectionRefusedError", "not_oom", code="communication-error"),
+        # a kernel asked for more on-chip shared memory than the GPU has (Triton): a kernel limit, not GPU memory
+        msg(r"OutOfResources|out of resource: shared memory", "not_oom", code="kernel-shared-memory"),
+        # the driver, not memory: "unsupported display driver / cuda driver combination", "driver version is
+        # insufficient", "no CUDA-capable device"
+        msg(r"unsupported display driver|cuda driver combination|driver version is insufficient|"
+            r"no CUDA-capable device|forward compatibility was attempted|no kernel image is available", "not_oom",
+            code="cuda-driver-error"),
         # a crash by a bad pointer (Windows "exception: access violation", POSIX SIGSEGV): not memory running out
         msg(r"exception: access violation|Segmentation fault|\bSIGSEGV\b|segfault at ", "not_oom",
             code="crash-access-violation"),

@@ -160,8 +160,7 @@ LOG = LogWords(
     fingerprint=rx(r"llama_model_loader|llm_load_|load_tensors:|llama_new_context_with_model|llama_context:|"
                    r"llama_kv_cache|ggml_backend|ggml_cuda|llama-server|llama_init_from|print_info:|ggml_gallocr|"
                    r"srv\s+\w+:|main: build|ggml_metal|update_slots|launch_slot|ggml_new_tensor_impl"),
-    run_start=(rx(r"llama_server: initializing|main: build = |build: \d+ \(|system info: n_threads|"
-                  r"starting llama server", 0),),
+    run_start=(rx(r"llama_server: initializing|main: build = |build: \d+ \(|system info: n_threads", 0),),
     messages=(
         msg(r"failed to allocate buffer for (?:kv|rs) cache|llama_kv_cache_init\(\) failed|"
             r"failed to initialize the KV cache", "oom", "KV", "kv-cache-alloc-failed"),
@@ -179,6 +178,8 @@ LOG = LogWords(
         msg(r"retrying without pipeline parallelism", "retry", "WARMUP"),
         # ggml's own fixed metadata/scratch pool (old builds, KoboldCpp): too small for the batch, not the GPU
         msg(r"not enough space in the context's memory pool", "not_oom", code="ggml-context-pool-too-small"),
+        # pinned host memory is optional: llama.cpp warns and goes on with pageable memory
+        msg(r"failed to allocate [\d.]+ [KMG]iB of pinned memory", "note"),
         msg(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|command buffer \d+ failed with status 5", "oom",
             code="metal-command-buffer-oom"),
         # wrappers: their cause is another line ("error loading model: <cause>" states it, so only the bare form)
@@ -238,9 +239,9 @@ LOG = LogWords(
 
 ENGINE = Engine(
     name="llamacpp", label="llama.cpp", log=LOG, rules=LlamaCppRules,
-    aliases=("llama", "llama-cpp", "llama-server", "llama-cpp-python", "llamacpp-python", "llama.cpp"),
+    aliases=("llama", "llama-cpp", "llama-server", "llama.cpp"),
     flags={"max_model_len": "-c {n}", "max_num_seqs": "-np {n}", "kv_cache_dtype": "-ctk q8_0 -ctv q8_0 -fa on",
-           "n_ubatch": "-ub {n}", "flash_attn": "-fa on", "tensor_parallel_size": "--split-mode layer across GPUs",
+           "n_ubatch": "-ub {n}", "flash_attn": "-fa on (builds before mid-2025: -fa)", "tensor_parallel_size": "--split-mode layer across GPUs",
            "quantization": "a smaller quant (Q4_K_M)", "gpu_layers": "-ngl {n}",
            "kv_offload": "-nkvo (or a lower -ngl)", "overhead": "--fit-target {v} (MiB kept free per GPU)"},
 )

@@ -17,6 +17,9 @@ LOG = LogWords(
         # the engine sums weights and buffers: which ledger broke follows from the figures (see diagnose)
         msg(r"Insufficient GPU memory error: The available single GPU memory", "oom", "WEIGHTS",
             "weights-exceed-gpu-memory"),
+        # relax_vm's static storage, sized when the model was compiled (its context window): overflowed by a longer
+        # input, however much GPU memory is free
+        msg(r"storage allocation failure", "not_oom", code="static-storage-overflow"),
     ),
     milestones=(("ready", rx(r"Serving on http|Uvicorn running")),),
     figures=(

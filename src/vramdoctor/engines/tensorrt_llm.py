@@ -29,7 +29,9 @@ LOG = LogWords(
     run_start=(rx(r"\[TRT-LLM\] \[(?:RANK \d+\] \[)?I\] Starting TensorRT.LLM|trtllm-serve", 0),),
     messages=(
         msg(r"No free blocks left", "oom", "RUNTIME", "kv-blocks-exhausted"),
-        msg(r"tokens the KV cache can hold", "oom", "KV", "max-model-len-exceeds-kv-cache"),
+        msg(r"tokens the KV cache can hold|maxTokensInPagedKvCache(?: \(\d+\))? must be large enough to process at least 1 sequence",
+            "oom", "KV", "max-model-len-exceeds-kv-cache"),
+        msg(r"\[TensorRT-LLM\]\[ERROR\]", "error"),
         msg(_STAGE + r"(?:KV cache|kv_cache|Initial KV cache|_no_capture_init_kv_cache)", "oom", "KV",
             "kv-cache-alloc-failed"),
         msg(_STAGE + r"(?:Model|model|Draft model|draft_model)\s*$", "oom", "WEIGHTS", "weights-alloc-failed"),

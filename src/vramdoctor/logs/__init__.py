@@ -137,7 +137,10 @@ def _attach_orphans(runs: list[RunFacts]) -> tuple[list[RunFacts], list[str]]:
 def decide(reports: list[RunReport]) -> RunReport | None:
     """The run whose verdict stands: the latest run with a finding, unless a later run got further (reached
     serving) without one. A run that stopped short of serving does not clear an earlier failure."""
-    for r in reversed(reports):
+    for i, r in enumerate(reversed(reports)):
+        echo = r.kind == "UNDETERMINED" and r.code == "failure-cause-not-shown" and not r.progress
+        if echo and any(x.kind not in ("NONE", "UNDETERMINED") for x in reports[:len(reports) - 1 - i]):
+            continue  # a wrapper's echo of the earlier run's failure ("error starting llama server: ...")
         if r.kind != "NONE":
             return r
         if any(m in r.progress for m in SERVING):

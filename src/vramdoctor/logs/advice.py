@@ -20,7 +20,7 @@ from ..engines.interface import Engine
 from .settings import current
 
 GIB, MIB = 2**30, 2**20
-GGML = ("llamacpp", "ollama", "koboldcpp")
+GGML = ("llamacpp", "ollama", "koboldcpp", "llama-cpp-python")
 #: settings in plain words, for an engine vramdoctor does not recognise
 PLAIN = {"max_model_len": "the context length per request", "max_num_seqs": "the number of concurrent requests",
          "memory_fraction": "the fraction of GPU memory the engine reserves", "kv_cache_dtype": "an 8-bit KV cache",
@@ -78,6 +78,8 @@ class _Steps:
         else:
             text = self.flags[setting]
             words = {"down": "a lower value than now", "up": "a higher value than now"}.get(direction or "", "")
+            if current is not None and direction in ("down", "up") and isinstance(current, (int, float)):
+                words = f"{'lower' if direction == 'down' else 'higher'} than {current:,}"
             shown = value if value is not None else words or "a lower value"
             for key in ("n", "x", "v"):
                 text = text.replace("{" + key + "}", str(fill.get(key, shown)))
@@ -234,6 +236,17 @@ class _Advisor:
             self.free_gpu()
             return
         fit, asked = n.get("max_model_len_fit") or n.get("kv_pool_tokens"), n.get("max_model_len")
+        if isinstance(fit, int) and isinstance(asked, int) and 0 <= fit < min(2048, asked / 8):
+            # a pool of a few blocks: the weights fill the fraction (or the profile measured wrong), and a
+            # context that short serves nothing
+            s.say("the pool is almost empty", f"it holds {fit:,} tokens of the {asked:,} asked for: what is left "
+                  "after the weights and the profiled peak is next to nothing")
+            self.fraction_up("the weights leave almost no room for a KV pool in this fraction",
+                             (c.fraction + (1 - c.fraction) / 2) if c.fraction else None)
+            self.quant("smaller weights leave room for the pool")
+            s.add("more GPUs", "tensor_parallel_size", "splits the weights, leaving each GPU room for a pool", "up",
+                  _more_gpus(n))
+            return
         if isinstance(fit, int) and isinstance(asked, int) and 0 < fit < asked:
             s.add("shorter context", "max_model_len", f"the pool holds {fit:,} tokens; {asked:,} were asked for",
                   "down", fit, asked, m=max(1, fit - 512))
@@ -314,9 +327,17 @@ class _Advisor:
             self._compute_buffer()
         elif code == "prefill-tokens-exceed-memory":
             tokens = n.get("prefill_tokens") or n.get("max_batch_prefill_tokens")
-            s.add("smaller prefill batches", "prefill_tokens", "TGI's warm-up runs one prefill of "
-                  "--max-batch-prefill-tokens; it must fit beside the weights", "down",
-                  tokens // 2 if isinstance(tokens, int) and tokens > 1 else None, tokens)
+            longest = n.get("max_input_tokens")
+            half = tokens // 2 if isinstance(tokens, int) and tokens > 1 else None
+            if half and isinstance(longest, int) and half < longest:
+                # TGI refuses to start with a prefill batch shorter than the longest input: both go down together
+                s.add("shorter inputs and prefill batches", "max_model_len", f"the warm-up prefill ({tokens:,} tokens) "
+                      f"must hold the longest input ({longest:,}); lower both", "down", half, longest, m=half)
+                s.add("smaller prefill batches", "prefill_tokens", "no shorter than the longest input", "down",
+                      half, tokens)
+            else:
+                s.add("smaller prefill batches", "prefill_tokens", "TGI's warm-up runs one prefill of "
+                      "--max-batch-prefill-tokens; it must fit beside the weights", "down", half, tokens)
             self.quant("leaves more memory for the warm-up")
         elif code == "temporary-buffer-exceeds-memory":
             s.add("smaller prefill chunks", "max_num_batched_tokens", "the temporary buffer is sized for one prefill "
@@ -404,8 +425,11 @@ class _Advisor:
             s.say("more host memory", "the operating system killed the server for lack of RAM (CPU offload, "
                   "swap-space, or pinned buffers): add RAM or offload less")
             return
+        if code == "request-slots-exhausted":  # the request-slot pool, not the KV token pool
+            self.seqs_down("the request slots ran out (the engine's own advice); the KV pool itself may be nearly empty")
+            return
         if code in ("kv-pool-full-retracting", "kv-pool-full-preempting", "kv-pool-full-queueing", "kv-blocks-exhausted",
-                    "kv-cache-entries-exhausted", "kv-cache-full", "request-slots-exhausted"):
+                    "kv-cache-entries-exhausted", "kv-cache-full"):
             self._pool_full()
             return
         if code == "metal-command-buffer-oom":

@@ -28,6 +28,8 @@ KIND_OF_PHASE = {"WEIGHTS": "WEIGHTS", "KV": "KV_CAPACITY", "WARMUP": "WARMUP", 
 OOM_KINDS = ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME")
 #: an error line that states what went wrong (an exception and its message, a CUDA/engine error text)
 STATED = re.compile(r"(?:\b(?:\w+\.)*\w+(?:Error|Exception)|\berror|\bCUDA error|\bfailed):?\s+\S.{12,}", re.I)
+_MEMORYISH = re.compile(r"\b(?:memory|mem|cache|kv|vram|tokens?|blocks?|alloc\w*|buffers?|capacity|gpu_memory\w*)\b",
+                        re.I)
 _CUT_END = re.compile(r"[.)\]'\"!>:]\s*$")
 
 
@@ -83,6 +85,12 @@ def _code(kind: str, f: Failure, where: str) -> str:
 
 
 def _leak(run: RunFacts) -> Diagnosis | None:
+    said = [p for p in run.pressure if p.kind == "leak"]
+    if said:  # the engine's own leak check
+        return Diagnosis(kind="LEAK", code=said[0].code or "leak-detected", oom=None,
+                         evidence=[(p.line_no, p.text) for p in said[:3]], phase_source="the engine's own leak check",
+                         message="The engine's own check found KV cache slots that were not returned to the pool: "
+                                 "capacity shrinks as requests finish, until requests wait or the server stops.")
     usage = [u for u in run.numbers.get("kv_usage_pct", []) if isinstance(u, (int, float))]
     running = run.numbers.get("running_reqs", [])
     if len(usage) >= 3 and usage[-1] - usage[0] >= 10:
@@ -99,12 +107,13 @@ def _leak(run: RunFacts) -> Diagnosis | None:
 
 
 def _pressure(run: RunFacts) -> Diagnosis | None:
-    if not run.pressure:
+    pressure = [p for p in run.pressure if p.kind == "pressure"]
+    if not pressure:
         return None
-    p = run.pressure[0]
+    p = pressure[0]
     kind = KIND_OF_PHASE.get(p.phase or "RUNTIME", "RUNTIME")
-    n = len(run.pressure)
-    return Diagnosis(kind=kind, code=p.code or "kv-pool-full", evidence=[(x.line_no, x.text) for x in run.pressure[:3]],
+    n = len(pressure)
+    return Diagnosis(kind=kind, code=p.code or "kv-pool-full", evidence=[(x.line_no, x.text) for x in pressure[:3]],
                      phase_source="the engine's own warning",
                      message=f"The KV cache pool was full while serving ({n}{'+' if n >= 8 else ''} warning"
                              f"{'s' if n > 1 else ''}): the engine {_COPES.get(p.code, 'coped')}, and no process "
@@ -196,6 +205,15 @@ _NOT_OOM = {
                                      "start.",
     "max-model-len-exceeds-model": "the configured context is longer than the model allows.",
     "invalid-memory-fraction": "the memory fraction given is out of its range.",
+    "static-storage-overflow": "a buffer sized when the model was compiled (for its context window) overflowed: "
+                               "an input longer than the compiled context, however much GPU memory is free.",
+    "kernel-shared-memory": "a kernel asked for more on-chip shared memory than this GPU has (a kernel limit, "
+                            "not GPU memory).",
+    "cuda-driver-error": "the CUDA driver and runtime do not fit together (or no GPU is visible).",
+    "communication-error": "the processes failed to talk to each other (gloo, TCP, NCCL set-up).",
+    "crash-access-violation": "a crash by a bad memory access (a bug), not memory running out.",
+    "ggml-context-pool-too-small": "ggml's own fixed metadata pool (not GPU memory) is too small for this batch: "
+                                   "a smaller batch or a newer build.",
 }
 
 
@@ -253,7 +271,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     w = run.numbers.get("weights_bytes")
     weights = weights_bytes or (w if isinstance(w, int) and w > 0 else None)
     if f.kind == "error":
-        short = _shortfall(run)
+        short = _shortfall(run) or _leak(run)
         if short:
             return short
         usage = run.numbers.get("kv_usage_pct") or []
@@ -263,6 +281,13 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                              message=f"An error while serving with the KV cache {usage[-1]}% used and no out-of-"
                                      "memory message: memory was not exhausted.")
         if _cause_shown(f):
+            words = sorted({m.group(0).lower() for m in _MEMORYISH.finditer(f.text)})
+            if words:  # a stated cause in words about memory that vramdoctor does not know: do not guess
+                return Diagnosis(kind="UNDETERMINED", code="failure-unrecognised", evidence=[(f.line_no, f.text)],
+                                 oom=None, candidates=[], missing="wording vramdoctor knows for this failure",
+                                 message="The run failed with an error vramdoctor does not recognise; it speaks of "
+                                         + ", ".join(words) + ", so it may be about memory. Read it, and run "
+                                         "`vramdoctor estimate` with the server's settings to see which ledger is tight.")
             return Diagnosis(kind="NOT_OOM", code="error-not-memory", evidence=[(f.line_no, f.text)], oom=False,
                              message="The run failed with an error that names its cause, and the cause is not "
                                      "memory: no out-of-memory words and no shortfall figures in this run.")

@@ -40,7 +40,8 @@ FRAME = re.compile(r'File "[^"]+", line \d+, in \w+|^\W*"[^"]+\.py", line \d+, i
                    r'\.go:\d+|\w+\.cu:\d+|^\s+at \S+\(', I)
 
 #: precedence of what a line says (the highest wins the kind; phases and codes come from the most specific)
-RANK = {("explicit", "not_oom"): 100, ("explicit", "oom"): 90, ("explicit", "pressure"): 85, ("explicit", "retry"): 84,
+RANK = {("explicit", "not_oom"): 100, ("explicit", "leak"): 95, ("explicit", "oom"): 90, ("explicit", "pressure"): 85,
+        ("explicit", "retry"): 84, ("explicit", "note"): 75,
         ("generic", "not_oom"): 80, ("generic", "oom"): 70, ("explicit", "wrapper"): 20,
         ("generic", "wrapper"): 20, ("explicit", "error"): 10, ("generic", "error"): 10}
 
@@ -119,10 +120,12 @@ class Knowledge:
                 origin = "generic" if eng == "generic" and not (m.phase or m.code) else "explicit"
                 if eng == "generic" and m.kind == "not_oom":
                     origin = "generic"
-                hits.append((RANK[(origin, m.kind)], m, eng, origin))
+                hits.append((RANK[(origin, m.kind)], m, eng, origin, i))
         if not hits:
             return None
-        hits.sort(key=lambda h: -h[0])
+        # the strongest kind first; among equals the words that name a code, then the order engines list them in
+        # (specific before general)
+        hits.sort(key=lambda h: (-h[0], not h[1].code, h[4]))
         if hits[0][3] == "generic" and hits[0][1].kind == "oom" and _advisory(text):
             hits = [h for h in hits if not (h[3] == "generic" and h[1].kind == "oom")]
         if hits and hits[0][3] == "generic" and hits[0][1].kind == "error" and _level(text) in _QUIET:

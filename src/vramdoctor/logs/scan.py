@@ -184,7 +184,7 @@ class Scanner:
             r.progress.setdefault("requests", line_no)
             self.recent.append((line_no, text))
             return
-        ms = c.get("ms", ())
+        ms = sorted(c.get("ms", ()))
         started = "start" in c and any(k.run_start[i].search(text) for i in c["start"])
         if self._is_new_start(text, started, ms):
             self._new_run(line_no)
@@ -204,7 +204,7 @@ class Scanner:
             if marker not in r.progress and pattern.search(text):
                 r.progress[marker] = line_no
                 r.progress_text[marker] = text[:500]
-        for i in c.get("fig", ()):
+        for i in sorted(c.get("fig", ())):
             begin = 0
             words = k.figure_prefix[i]
             if words and ascii_text:  # begin where the word that starts every match is (str = byte positions)
@@ -283,9 +283,11 @@ class Scanner:
             if last and line_no - max(last.end_line, last.line_no) <= 3:
                 last.retried, last.end_line = (line_no, text), line_no
             return True
-        if kind == "pressure":
+        if kind == "note":  # a warning the engine goes on from (pinned host memory): nothing to record
+            return True
+        if kind in ("pressure", "leak"):
             if len(r.pressure) < MAX_PRESSURE:
-                r.pressure.append(Failure(line_no=line_no, text=text, kind="pressure", code=v.code, phase=v.phase,
+                r.pressure.append(Failure(line_no=line_no, text=text, kind=kind, code=v.code, phase=v.phase,
                                           engine=v.engine, progress=dict(r.progress)))
             return True
         if len(r.failures) >= MAX_FAILURES:
