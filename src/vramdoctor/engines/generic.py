@@ -59,7 +59,7 @@ class GenericRules(RulesBase):
 
 
 #: out-of-memory in the words of PyTorch, CUDA, HIP, Vulkan, Metal and allocators in general
-OOM_WORDS = (r"out of memory|OutOfMemoryError|\bOOM\b|cudaErrorMemoryAllocation|hipErrorOutOfMemory|"
+OOM_WORDS = (r"out of memory|OutOfMemoryError|\bOutOfMemory\b|CUBLAS_STATUS_ALLOC_FAILED|memory is insufficient|\bOOM\b|cudaErrorMemoryAllocation|hipErrorOutOfMemory|"
              r"ErrorOutOfDeviceMemory|CUDA_ERROR_OUT_OF_MEMORY|cudaMalloc failed|memory allocation failed|"
              r"CUDA out of\b|failed to allocate|unable to allocate .*buffer|Insufficient (?:GPU |device )?memory|"
              r"not enough memory|kIOGPUCommandBufferCallbackErrorOutOfMemory")
@@ -88,6 +88,8 @@ LOG = LogWords(
         msg(r"unsupported display driver|cuda driver combination|driver version is insufficient|"
             r"no CUDA-capable device|forward compatibility was attempted|no kernel image is available", "not_oom",
             code="cuda-driver-error"),
+        # an assertion in ggml's code (a shape or type it does not support): a bug or an unsupported model
+        msg(r"GGML_ASSERT\([^)]*\) failed", "not_oom", code="ggml-assert"),
         # a crash by a bad pointer (Windows "exception: access violation", POSIX SIGSEGV): not memory running out
         msg(r"exception: access violation|Segmentation fault|\bSIGSEGV\b|segfault at ", "not_oom",
             code="crash-access-violation"),
@@ -99,7 +101,8 @@ LOG = LogWords(
     ),
     frames={
         "WEIGHTS": rx(r"from_pretrained|_load_state_dict|load_state_dict|load_model|load_weights|weight_loader|"
-                      r"Parameter\(torch\.empty|_load_pretrained_model|dispatch_model|loading model tensors"),
+                      r"Parameter\(torch\.empty|_load_pretrained_model|dispatch_model|loading model tensors|"
+                      r"checkpoint shards:|Loading weights|loading weights|Loading model weights"),
         "KV": rx(r"kv_cache_init|allocate_kv|kv cache|kv_cache|cache blocks"),
         "WARMUP": rx(r"\bcaptur|cuda_graph|CudaGraph|graph_runner|warm(?:ing)?[ _-]?up|\bprofil"),
         "RUNTIME": rx(r"\bin generate\b|\.generate\(|generate_step|greedy_search|beam_search|\bin _sample\b|"

@@ -83,7 +83,8 @@ class LogWords:
     fingerprint: lines that only this engine (or its wrappers) prints.
     run_start: lines a fresh server start prints (case-sensitive where a failure line is similar).
     messages: failures, pressure warnings and wrappers in the engine's words.
-    frames: phase -> function names / steps that place a failure in that phase when they appear
+    frames: phase (or COMPUTE: a graph evaluation, warm-up or serving; STARTUP: some start-up step, which
+    one not said) -> function names / steps that place a failure in that phase when they appear
     in its stack frames or in the lines just before it (only steps in progress, never a line that
     says a step finished).
     milestones: (milestone, pattern) pairs; a line matching marks the milestone passed.

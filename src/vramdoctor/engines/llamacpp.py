@@ -172,8 +172,8 @@ LOG = LogWords(
         # failed the batch ("KV cache is full - try increasing it via the context size")
         msg(r"failed to find free space in the KV cache|failed to find a memory slot for batch|"
             r"KV cache is full - try increasing it", "pressure", "RUNTIME", "kv-cache-full"),
-        msg(r"the request exceeds the available context size|exceeds the available context size", "pressure", "KV",
-            "request-exceeds-context"),
+        # a request longer than a slot's context (-c / -np): refused, the server goes on
+        msg(r"the request exceeds the available context size|exceeds the available context size", "request"),
         # a failed reservation that llama.cpp retries another way (2026): the failure before it need not be fatal
         msg(r"retrying without pipeline parallelism", "retry", "WARMUP"),
         # ggml's own fixed metadata/scratch pool (old builds, KoboldCpp): too small for the batch, not the GPU
@@ -189,9 +189,11 @@ LOG = LogWords(
     ),
     frames={
         "KV": rx(r"llama_kv_cache_init|llama_kv_cache\w*::|init_kv_cache"),
-        # a compute-pool allocation runs in any graph evaluation: the warm-up pass, or a request once serving
         "WARMUP": rx(r"gallocr_reserve|sched_reserve|graph_reserve|warming up the model|warmup|"
-                     r"reserving compute|compute buffers|in function alloc at|ggml_cuda_device_malloc|ggml_cuda_pool"),
+                     r"reserving compute|compute buffers"),
+        # a compute-pool allocation runs in any graph evaluation: the warm-up pass, or a request once serving
+        "COMPUTE": rx(r"in function alloc at|ggml_cuda_device_malloc|ggml_cuda_pool|ggml_backend_cuda_graph_compute|"
+                      r"cudaStreamSynchronize"),
         "WEIGHTS": rx(r"llama_model_load|load_tensors|llm_load_tensors|loading model tensors|"
                       r"ggml_backend_metal_buffer_from_ptr|ggml_metal_buffer_map"),
         "RUNTIME": rx(r"update_slots|launch_slot|slot \d+ |prompt processing|llama_decode|print_timing|n_past ="),

@@ -29,8 +29,6 @@ LOG = LogWords(
         msg(r"llama runner process has terminated: exit status|error loading llama server|"
             r"llama runner process no longer running", "wrapper"),
     ),
-    # Ollama's runner runs no warm-up pass: a compute-pool allocation on the GPU is a request being served
-    frames={"RUNTIME": rx(r"in function alloc at|ggml_cuda_device_malloc|ggml_cuda_pool")},
     milestones=(
         ("ready", rx(r"llama runner started in|llama-server started in")),
         # inference requests only: /api/show, /api/pull and the like come before any model is loaded

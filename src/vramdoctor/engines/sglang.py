@@ -112,6 +112,7 @@ LOG = LogWords(
         msg(r"(?:Prefill|Decode) out of memory\. Try to lower your batch size", "oom", "RUNTIME",
             "kv-blocks-exhausted"),
         msg(r"alloc_req_slots runs out of memory", "oom", "RUNTIME", "request-slots-exhausted"),
+        msg(r"is longer than the model's context length|exceeds the maximum allowed length", "request"),
         # the scheduler's own check: KV slots not returned to the pool (ValueError, or a warning)
         msg(r"memory leak detected!|KV cache pool leak detected|token_to_kv_pool.* leak", "leak", code="kv-slot-leak"),
         msg(r"Initialization failed\. warmup error", "wrapper", "WARMUP"),

@@ -26,7 +26,8 @@ _STAGE = r"The following component could not be created: "
 LOG = LogWords(
     quiet=True,  # default log level WARNING: the INFO lines of loading and sizing are not printed
     fingerprint=rx(r"TensorRT-LLM|tensorrt_llm|TllmRuntime|trtllm|\[TRT-LLM\]"),
-    run_start=(rx(r"\[TRT-LLM\] \[(?:RANK \d+\] \[)?I\] Starting TensorRT.LLM|trtllm-serve", 0),),
+    run_start=(rx(r"\[TRT-LLM\] \[(?:RANK \d+\] \[)?I\] Starting TensorRT.LLM|trtllm-serve|"
+                  r"\[TensorRT-LLM\] TensorRT-LLM version:", 0),),
     messages=(
         msg(r"No free blocks left", "oom", "RUNTIME", "kv-blocks-exhausted"),
         msg(r"tokens the KV cache can hold|maxTokensInPagedKvCache(?: \(\d+\))? must be large enough to process at least 1 sequence",
@@ -37,9 +38,11 @@ LOG = LogWords(
         msg(_STAGE + r"(?:Model|model|Draft model|draft_model)\s*$", "oom", "WEIGHTS", "weights-alloc-failed"),
         msg(_STAGE + r"\S", "oom", "WARMUP"),
         msg(r"Failed to initialize executor on rank|Executor creation failed with", "wrapper"),
+        msg(r"Failed to deserialize cuda engine|Engine deserialization failed", "wrapper", "WEIGHTS"),
     ),
     frames={
-        "WEIGHTS": rx(r"TllmRuntime::TllmRuntime|TllmRuntime\(|PyTorchModelEngine\.__init__|load_weights"),
+        "WEIGHTS": rx(r"TllmRuntime::TllmRuntime|TllmRuntime\(|PyTorchModelEngine\.__init__|load_weights|"
+                      r"deserializeCudaEngine|deserialize cuda engine"),
         "KV": rx(r"KVCacheManager|kvCacheManager|_create_kv_cache_manager|KvCacheCreator|create_kv_cache|"
                  r"calculateMaxNumBlocks"),
         "WARMUP": rx(r"RuntimeBuffers::RuntimeBuffers|RuntimeBuffers::create|_run_dummy|configure_kv_cache_capacity|"

@@ -21,6 +21,7 @@ LOG = LogWords(
     messages=(
         msg(r"Not enough memory to handle .*prefill tokens|decrease `?--max-batch-prefill-tokens", "oom", "WARMUP",
             "prefill-tokens-exceed-memory"),
+        msg(r"Input validation error|`inputs` tokens \+ `max_new_tokens` must be <=", "request"),
         msg(r"Not enough memory to handle `?max_total_tokens=\d+|`max_total_tokens` must be <= `max_batch_total_tokens`",
             "oom", "KV", "max-model-len-exceeds-kv-cache"),
         # graph capture failed at warm-up: TGI goes on without those graphs (v2.0.4+)

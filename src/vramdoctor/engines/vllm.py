@@ -150,6 +150,9 @@ LOG = LogWords(
             code="max-model-len-exceeds-model"),
         msg(r"is preempted by PreemptionMode\.\w+ mode because there is not enough KV cache space", "pressure",
             "RUNTIME", "kv-pool-full-preempting"),
+        # a request refused for its length (entrypoints' validation): the server goes on serving
+        msg(r"maximum context length is \d+ tokens|is longer than the maximum model length|"
+            r"Input prompt \(\d+ tokens\) is too long and exceeds limit of", "request"),
         msg(r"EngineCore hit an exception|Engine core initialization failed|Got fatal signal from worker|"
             r"Exception in worker|WorkerProc hit an exception|WorkerProc failed to start|Error in model execution|"
             r"EngineCore failed to start|EngineCore encountered (?:a fatal error|an issue)|Background loop has errored|"
@@ -173,7 +176,7 @@ LOG = LogWords(
     milestones=(
         ("weights_done", rx(r"Loading model weights took|Model loading took|Model weights loaded")),
         ("kv_sized", rx(r"# (?:GPU|cuda) blocks: [1-9]|\bGPU blocks: [1-9]|KV cache size: [\d,]+ tokens|"
-                        r"Available KV cache memory:")),
+                        r"Available KV cache memory:|Maximum concurrency for [\d,]+ tokens per request")),
         ("warmup_done", rx(r"Graph capturing finished|init engine .* took")),
         ("ready", rx(r"Starting vLLM (?:API )?server|Available routes are")),
         ("requests", rx(r"\"(?:POST|GET) /v1/|Avg prompt throughput|Received request|Added request")),

@@ -57,6 +57,7 @@ class _Steps:
             self.engine = None
         self.name = self.engine.name if self.engine else "unknown"
         self.flags = self.engine.flags_for(n) if self.engine else {}
+        self.n = n
         # an engine not recognised may have no memory fraction: say so only where the log shows one
         self.plain_fraction = any(n.get(k) for k in ("gpu_memory_utilization", "mem_fraction_static",
                                                      "cache_max_entry_count", "free_gpu_memory_fraction"))
@@ -77,6 +78,11 @@ class _Steps:
             return
         else:
             text = self.flags[setting]
+        if current is None and direction in ("down", "up"):
+            current = _shown(setting, self.n)
+        if value is not None and current is not None and value == current:
+            return  # never propose what is in use
+        if text:
             words = {"down": "a lower value than now", "up": "a higher value than now"}.get(direction or "", "")
             if current is not None and direction in ("down", "up") and isinstance(current, (int, float)):
                 words = f"{'lower' if direction == 'down' else 'higher'} than {current:,}"
@@ -106,15 +112,33 @@ def _up(u: float | None) -> float | None:
     return round(min(0.98, u + 0.05), 2) if u < 0.98 else None
 
 
-def _more_gpus(n: dict) -> int | None:
-    """Twice the GPUs the log shows in use (its tensor-parallel size, or its worker ranks); None if it shows none
-    (then the step says 'more than now')."""
+#: setting -> the figures that hold its value in some engine's log, in order of preference
+_SHOWN = {"max_model_len": ("max_model_len", "n_ctx", "kv_cells"), "max_num_seqs": ("max_num_seqs", "n_parallel"),
+          "max_num_batched_tokens": ("max_num_batched_tokens", "chunked_prefill_size", "max_batch_prefill_tokens"),
+          "gpu_layers": ("layers_offloaded",), "n_ubatch": ("n_ubatch", "blas_batch_size"),
+          "cuda_graphs": ("cuda_graph_max_bs",), "prefill_tokens": ("max_batch_prefill_tokens",)}
+
+
+def _shown(setting: str, n: dict) -> int | None:
+    """The value of `setting` the log shows (a count), None if it shows none."""
+    for key in _SHOWN.get(setting, ()):
+        v = n.get(key)
+        v = v[-1] if isinstance(v, list) and v else v
+        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+            return v
+    return None
+
+
+def _tp_now(n: dict) -> int | None:
     tp = n.get("tensor_parallel_size")
-    ranks = n.get("worker_ranks")
-    seen = max(ranks) + 1 if isinstance(ranks, list) and ranks else None
-    if isinstance(tp, int) and tp >= 1:
-        return 2 * max(tp, seen or 1)
-    return 2 * seen if seen and seen > 1 else (2 if n.get("args_listing") else None)
+    return tp if isinstance(tp, int) and tp >= 1 else (1 if n.get("args_listing") else None)
+
+
+def _more_gpus(n: dict) -> int | None:
+    """Twice the tensor-parallel size the log shows (the default 1 where it prints its full arguments); None
+    otherwise: worker ranks count data- and expert-parallel workers too, so the step says 'more than now'."""
+    tp = _tp_now(n)
+    return 2 * tp if tp else None
 
 
 class _Advisor:
@@ -156,6 +180,12 @@ class _Advisor:
 
     def quant(self, why: str) -> None:
         if self.c.low_bit:
+            return
+        if self.c.quantized and self.s.engine is not None and self.s.name not in GGML:
+            # 8-bit already (fp8, int8): only 4-bit is fewer
+            self.s.out.append(Step(change="fewer-bit weights", flags="a 4-bit checkpoint (AWQ, GPTQ)",
+                                   why=why + " (the weights are 8-bit already)", setting="quantization",
+                                   direction="down"))
             return
         self.s.add("fewer-bit weights", "quantization", why + (" (the weights are already quantized: a lower-bit "
                                                                "quant)" if self.c.quantized else ""), "down")
@@ -402,19 +432,26 @@ class _Advisor:
                   "load with mmap / safetensors so they are not copied")
         offl = n.get("layers_offloaded")
         offl = offl[-1] if isinstance(offl, list) and offl else offl
-        if s.name in GGML or s.engine is None and n.get("layers_total"):
-            layers = n.get("layers_total")
+        if (s.name in GGML or s.engine is None and n.get("layers_total")) and n.get("host_alloc_failed"):
+            # the buffer that failed was in host RAM (the layers kept on the CPU): more on the GPU, or more RAM
+            s.say("more host memory", "the weights that stay on the CPU did not fit in RAM: add RAM, or load with mmap")
+            s.add("more layers on the GPU", "gpu_layers", "moves weights from host RAM to the GPU, if it has room",
+                  "up", None, offl if isinstance(offl, int) else None)
+        elif s.name in GGML or s.engine is None and n.get("layers_total"):
+            # a tenth fewer than the layers on the GPU now: the buffer that failed shows it was close
+            value = max(0, offl - max(1, offl // 10)) if isinstance(offl, int) and offl > 0 else None
             s.add("fewer layers on the GPU", "gpu_layers", "keeps part of the model in CPU memory (slower); the "
-                  "weights do not fit whole", "down", offl if isinstance(offl, int) and layers and offl < layers
-                  else None, layers, n=offl if offl else (f"under {layers}" if layers else "fewer"))
+                  "weights do not fit whole", "down", value, offl if isinstance(offl, int) else None)
         self.quant("the weights alone do not fit; context length does not matter here")
-        s.add("more GPUs", "tensor_parallel_size", "splits the weights across GPUs", "up", _more_gpus(n))
-        if s.name not in GGML:
+        s.add("more GPUs", "tensor_parallel_size", "splits the weights across GPUs", "up", _more_gpus(n),
+              _tp_now(n))
+        if s.name not in GGML and s.has("cpu_offload"):
             cur = c.cpu_offload_gb
-            value = math.ceil((cur or 0) + 8)
-            s.add("offload part of the weights", "cpu_offload", "keeps that many GiB of weights in CPU memory "
-                  "(slower); raise it until the load succeeds", "up", value if cur is not None or s.name in
-                  ("vllm", "sglang", "aphrodite") else None, cur)
+            gb = s.name in ("vllm", "sglang", "aphrodite")  # a GiB count to raise until the load succeeds
+            value = math.ceil((cur or 0) + 8) if gb else None
+            s.add("offload part of the weights", "cpu_offload", "keeps part of the weights in CPU memory (slower)"
+                  + ("; raise it until the load succeeds" if gb else ""), "up" if gb else None, value,
+                  cur if gb else None)
         self.free_gpu()
 
     def runtime(self) -> None:

@@ -20,14 +20,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .knowledge import FRAME, knowledge
-from .phase import Place, last_marker, locate
-from .scan import Failure, RunFacts
+from .knowledge import FRAME, knowledge, phase_words
+from .phase import Place, frames, last_marker, locate
+from .scan import Failure, RunFacts, stated
 
 KIND_OF_PHASE = {"WEIGHTS": "WEIGHTS", "KV": "KV_CAPACITY", "WARMUP": "WARMUP", "RUNTIME": "RUNTIME"}
 OOM_KINDS = ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME")
-#: an error line that states what went wrong (an exception and its message, a CUDA/engine error text)
-STATED = re.compile(r"(?:\b(?:\w+\.)*\w+(?:Error|Exception)|\berror|\bCUDA error|\bfailed):?\s+\S.{12,}", re.I)
 _MEMORYISH = re.compile(r"\b(?:memory|mem|cache|kv|vram|tokens?|blocks?|alloc\w*|buffers?|capacity|gpu_memory\w*)\b",
                         re.I)
 _CUT_END = re.compile(r"[.)\]'\"!>:]\s*$")
@@ -67,12 +65,14 @@ def _code(kind: str, f: Failure, where: str) -> str:
     if f.code:
         return f.code
     w = where.lower()
-    if kind == "WARMUP":
+    if kind == "WARMUP":  # graph capture calls _dummy_run too (vLLM V1): capture first, then the sampler
+        if re.search(r"capture_model|_capture_cudagraphs|\bcaptur|cuda_graph|cudagraph", w):
+            return "cuda-graph-capture-oom"
         if "sampler" in w:
             return "sampler-warmup-oom"
         if re.search(r"profile_run|_dummy_run\b|determine_available_memory|determine_num_available_blocks|profil", w):
             return "profile-run-oom"
-        if "captur" in w or "graph" in w:
+        if "graph" in w and "graph_reserve" not in w:
             return "cuda-graph-capture-oom"
         if "gallocr" in w or "compute buffer" in w or "sched_reserve" in w or "graph_reserve" in w:
             return "compute-buffer-alloc-failed"
@@ -80,7 +80,7 @@ def _code(kind: str, f: Failure, where: str) -> str:
     if kind == "RUNTIME":
         if "logprobs" in w:
             return "logprobs-oom"
-        return "prefill-oom" if ("prefill" in w or "prompt" in w) else "serving-oom"
+        return "prefill-oom" if re.search(r"prefill|prompt|forward_extend", w) else "serving-oom"
     return {"WEIGHTS": "weights-alloc-failed", "KV_CAPACITY": "kv-cache-alloc-failed"}[kind]
 
 
@@ -165,12 +165,11 @@ def _offload(run: RunFacts, engine: str) -> Diagnosis | None:
         return Diagnosis(kind="KV_CAPACITY", code="kv-cache-forces-cpu-offload", inferred=True, evidence=[line],
                          message=f"Only {offl} of {total} layers went to the GPU: the KV cache for this context "
                                  f"({kv / 2**30:.1f} GiB) does not fit beside the weights ({weights / 2**30:.1f} GiB).")
-    if "requests" in run.progress:
-        return Diagnosis(kind="RUNTIME", code="partial-offload-near-full", inferred=True, evidence=[line],
-                         message=f"Only {offl} of {total} layers fit on the GPU and the server then took requests: "
-                                 "the GPU is at its limit, and a longer prompt or an image runs it out of memory.")
-    return Diagnosis(kind="WEIGHTS", code="weights-force-cpu-offload", inferred=True, evidence=[line],
-                     message=f"Only {offl} of {total} layers fit on the GPU: the weights do not fit.")
+    return Diagnosis(kind="NONE", code="partial-offload", oom=False, evidence=[line],
+                     phase_source="the engine's own offload decision",
+                     message=f"Only {offl} of {total} layers went to the GPU; the rest run on the CPU (slower). "
+                             "Nothing failed in this log: the GPU is at its limit, so a longer prompt, more parallel "
+                             "requests or an image may run it out of memory.")
 
 
 def _no_failure(run: RunFacts, engine: str) -> Diagnosis:
@@ -183,6 +182,13 @@ def _no_failure(run: RunFacts, engine: str) -> Diagnosis:
         return d
     marker = last_marker(run.progress)
     reached = [(run.progress[marker], run.progress_text.get(marker, ""))] if marker else []
+    if run.refused and run.refused_first:
+        ln, text = run.refused_first
+        return Diagnosis(kind="NONE", code="requests-refused-too-long", oom=False, evidence=[(ln, text)],
+                         phase_source="the server's own refusal",
+                         message=f"{run.refused} request(s) were refused as longer than the context the server "
+                                 "allows (the first at line {ln}); it went on serving. No memory failure: a longer "
+                                 "context needs more KV cache, if memory allows.".replace("{ln}", str(ln)))
     return Diagnosis(kind="NONE", code="no-memory-problem", oom=False, evidence=reached,
                      phase_source=f"the furthest step reached ({marker})" if marker else "",
                      message="No memory failure found in this run" + (f"; it got as far as {_REACHED[marker]}."
@@ -218,10 +224,14 @@ _NOT_OOM = {
 
 
 def _cause_shown(f: Failure) -> bool:
-    """The failure's own words state what went wrong (not a wrapper, not a bare frame or header, not cut)."""
-    if f.wrapper or not STATED.search(f.text) or "traceback (most recent call last)" in f.text.lower():
+    """The failure's own words state what went wrong (not a wrapper, not a bare frame or header, not cut). A last
+    line that may be cut ("CUDA ru") counts only if it ends a sentence or reads whole without CUDA or memory words."""
+    if f.wrapper or not stated(f.text):
         return False
-    return bool(f.after) or bool(_CUT_END.search(f.text))
+    if f.after or _CUT_END.search(f.text):
+        return True
+    tail = f.text.split(":", 1)[-1]
+    return len(tail.split()) >= 3 and not _MEMORYISH.search(tail) and "cuda" not in tail.lower()
 
 
 def _recovered(run: RunFacts, f: Failure, place: Place) -> Diagnosis | None:
@@ -262,6 +272,9 @@ def _missing(f: Failure, place: Place | None) -> str:
 def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -> Diagnosis:
     fatal = [f for f in run.failures if f.kind in ("oom", "not_oom")]
     f = fatal[0] if fatal else (run.failures[0] if run.failures else None)
+    if f is not None and f.kind == "oom" and not f.phase:  # a driver's line first, the engine's verdict soon after
+        said = [g for g in fatal if g.kind == "oom" and g.phase and 0 < g.line_no - f.line_no <= 50]
+        f = said[0] if said else f
     if f is None:
         return _no_failure(run, engine)
     if f.kind == "not_oom":
@@ -304,6 +317,14 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         return recovered
     if place.phase == "HOST":  # the kernel's OOM killer: host RAM, not the GPU
         loaded = "weights_done" in f.progress
+        loading = any(phase_words(t, engine) == "WEIGHTS" for _, t in f.before[-6:])
+        if not loaded and not loading:  # one kernel line, nothing of the run: loading or serving cannot be told
+            return Diagnosis(kind="UNDETERMINED", code="host-oom-kill", evidence=[(f.line_no, f.text)],
+                             candidates=["WEIGHTS", "RUNTIME"], phase_source="the kernel's line alone",
+                             missing="the server's own lines before it was killed",
+                             message="The operating system killed the process for lack of host RAM; the log does "
+                                     "not show whether it was loading the weights (they pass through CPU memory) or "
+                                     "serving.")
         return Diagnosis(kind="RUNTIME" if loaded else "WEIGHTS", code="host-oom-kill" if loaded else
                          "weights-exceed-system-memory", evidence=[(f.line_no, f.text)], phase_source=place.source,
                          message="The operating system killed the process for lack of host RAM"
@@ -326,7 +347,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                  + " or ".join(cands) + ". Missing: " + missing + ".")
     kind = KIND_OF_PHASE[phase]
     evidence = sorted({(f.line_no, f.text), place.deciding})
-    code = _code(kind, f, place.deciding[1] + " " + where)
+    stack = " ".join(t for _, _, t in frames(f)) if kind in ("WARMUP", "RUNTIME") else ""
+    code = _code(kind, f, place.deciding[1] + " " + where + " " + stack)
     return Diagnosis(kind=kind, code=code, evidence=evidence, phase_source=where, inferred=place.inferred,
                      message=_MESSAGES[kind])
 

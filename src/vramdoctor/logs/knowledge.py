@@ -20,7 +20,9 @@ from .prefilter import Words, prefix, required
 I = re.IGNORECASE
 
 #: a logged request: its prompt is the user's text, never the server's failure
-ECHO = re.compile(r"Received request|\bprompt: ['\"]|prompt_token_ids|\bparams: SamplingParams|\"messages\": \[")
+ECHO = re.compile(r"Received request|\bprompt: ['\"]|prompt_token_ids|\bparams: SamplingParams|\"messages\": \[|"
+                  r"(?:Receive|Finish): obj=\w*ReqInput\(|\bout=\{'text'|msg=\"?(?:chat|generate|completion) request|"
+                  r"\bprompt=\"|\"prompt\": ?\"|\binput_text=|\bgenerated_text=")
 #: a line that says lines were left out of an excerpt: what came between is unknown
 ELISION = re.compile(r"^\s*(?:\[\s*(?:\.\.\.|…|snip|truncated|omitted)\s*\]|\.\.\.|…|--|<snip>|\(\.\.\.\)|"
                      r"\.\.\. ?\(?\d+ (?:more )?lines? (?:omitted|skipped|truncated)\)?)\s*$", I)
@@ -41,6 +43,7 @@ FRAME = re.compile(r'File "[^"]+", line \d+, in \w+|^\W*"[^"]+\.py", line \d+, i
 
 #: precedence of what a line says (the highest wins the kind; phases and codes come from the most specific)
 RANK = {("explicit", "not_oom"): 100, ("explicit", "leak"): 95, ("explicit", "oom"): 90, ("explicit", "pressure"): 85,
+        ("explicit", "request"): 86,
         ("explicit", "retry"): 84, ("explicit", "note"): 75,
         ("generic", "not_oom"): 80, ("generic", "oom"): 70, ("explicit", "wrapper"): 20,
         ("generic", "wrapper"): 20, ("explicit", "error"): 10, ("generic", "error"): 10}
@@ -175,7 +178,7 @@ def phase_words(text: str, engine: str | None = None) -> str | None:
     order += ["generic"] + [x.name for x in k.engines if x.name not in order]
     for name in order:
         frames = k.engine[name].log.frames if name in k.engine else {}
-        for phase in ("KV", "WARMUP", "WEIGHTS", "RUNTIME"):
+        for phase in ("KV", "WARMUP", "WEIGHTS", "COMPUTE", "RUNTIME"):
             p = frames.get(phase)
             if p is not None and p.search(text):
                 return phase

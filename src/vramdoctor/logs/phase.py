@@ -30,7 +30,7 @@ def _at_least(phases, floor: str | None) -> list[str]:
     return [p for p in phases if PHASES.index(p) >= lo]
 
 
-def _frames(f: Failure) -> list[tuple[tuple, int, str]]:
+def frames(f: Failure) -> list[tuple[tuple, int, str]]:
     """(order, line, text) of the failure's stack frames and the code line under each, innermost first:
     a C/C++/CUDA backtrace prints its innermost frame first, a Python traceback last."""
     out: list[tuple[tuple, int, str]] = []
@@ -104,7 +104,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
         return Place(f.phase, "the failure message" if own else "the message after the failure",
                      f.deciding or (f.line_no, f.text), [f.phase])
     p = phase_words(f.text, engine)
-    if p:
+    if p in PHASES:
         return Place(p, "the failure message", (f.line_no, f.text), [p])
     for ln, text in f.after[:3]:  # an engine's own verdict a line or two later, or the request that failed
         if FRAME.search(text):
@@ -113,13 +113,13 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
         if v and v.phase and v.kind in ("oom", "error", "wrapper"):
             return Place(v.phase, "the message after the failure", (ln, text), [v.phase])
         p = phase_words(text, engine) if not STATS.search(text) else None
-        if p and (not floor or PHASES.index(p) >= PHASES.index(floor)):
+        if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
             return Place(p, "the message after the failure", (ln, text), [p])
     # stack frames: a start-up step anywhere beats a serving step (start-up runs the forward pass too);
     # among start-up steps the innermost is the most specific
     found: dict[str, tuple[tuple, int, str]] = {}
     startup_frame = False
-    for order, ln, text in sorted(_frames(f)):
+    for order, ln, text in sorted(frames(f)):
         p = phase_words(text, engine)
         if p and p not in found:
             found[p] = (order, ln, text)
@@ -131,11 +131,18 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
             return Place(p, "the stack frames", found[p][1:], [p])
     elif "RUNTIME" in found:
         return Place("RUNTIME", "the stack frames", found["RUNTIME"][1:], ["RUNTIME"])
+    elif "COMPUTE" in found:  # a graph evaluation: the warm-up pass before the server is ready, requests after
+        where = found["COMPUTE"][1:]
+        if floor == "RUNTIME":
+            return Place("RUNTIME", "the stack frames and the server already serving", where, ["RUNTIME"])
+        if marker in ("kv_done", "warmup_done") and not f.elided:
+            return Place("WARMUP", "the stack frames before the server was ready", where, ["WARMUP"])
+        return Place(None, "the stack frames (a graph evaluation: warm-up or serving)", where, ["WARMUP", "RUNTIME"])
     for ln, text in reversed(f.before[-6:]):  # a step under way just before the failure
         if FRAME.search(text) or _is_progress(text):
             continue
         p = phase_words(text, engine)
-        if p and (not floor or PHASES.index(p) >= PHASES.index(floor)):
+        if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
             return Place(p, "the lines before the failure", (ln, text), [p])
     if held is not None and weights_bytes and held + tried < 0.95 * weights_bytes and marker in (None, "start"):
         return Place("WEIGHTS", f"the memory held when it failed ({held / GIB:.2f} GiB, less than the "
@@ -143,11 +150,15 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
     # the milestones passed
     scope = STARTUP if startup_frame else PHASES
     quiet = bool(eng and eng.log.quiet)
-    if marker is None or (marker == "start" and (quiet or f.elided)):
+    if marker is None or marker == "start":
+        # a start line alone does not say the weights were loading: device set-up, another process, a quiet log
         cands = _at_least(scope, floor)
         where = ("nothing: no start-up step before the failure is in the log" if marker is None else
                  "the start line only: " + ("this engine does not print its start-up steps at its default log level"
-                                            if quiet else "the lines after it are left out of the excerpt"))
+                                            if quiet else "the lines after it are left out of the excerpt" if f.elided
+                                            else "no step after it (loading the weights, or setting up the device?)"))
+        if len(cands) == 1:
+            return Place(cands[0], where, (f.line_no, f.text), cands, inferred=True)
         return Place(None, where, (f.line_no, f.text), cands)
     after_weights = eng.log.after_weights if eng else ("KV",)
     if f.elided or quiet:  # lines left out (or not printed) after the last milestone: anything may have happened
@@ -155,6 +166,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
     else:
         cands = list(after_weights if marker == "weights_done" else AFTER_MILESTONE[marker])
         cands = [c for c in cands if c in scope] or cands
+        cands = [c for c in cands if not floor or PHASES.index(c) >= PHASES.index(floor)] or _at_least(scope, floor)
     where = f"the start-up progress ({marker})"
     if len(cands) == 1:
         return Place(cands[0], where, (f.line_no, f.text), cands, inferred=True)

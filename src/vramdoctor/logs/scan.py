@@ -68,6 +68,8 @@ class RunFacts:
     number_lines: dict[str, int] = field(default_factory=dict)
     engine_hits: dict[str, int] = field(default_factory=dict)
     lines: int = 0
+    refused: int = 0  # requests the server refused (longer than its context): not failures of the server
+    refused_first: tuple[int, str] | None = None
 
     def note(self, key: str, value: object, mode: str, line_no: int) -> None:
         if mode == "list":
@@ -100,6 +102,21 @@ class RunFacts:
 
 
 QUOTE = re.compile(r"^(?:> ?)+")
+ECHO_LINES = 64  # lines a prompt logged with its newlines may span
+#: a logged request whose prompt closes on the same line (vLLM's "..., params: SamplingParams(...)", a JSON line)
+_ECHO_CLOSED = re.compile(r"params: SamplingParams|sampling_params|lora_request|['\"\)\}\]],?\s*$")
+#: the start of a line a log writes itself: a timestamp, a level, a process tag, a bracketed source
+LOG_PREFIX = re.compile(r"^\s*(?:\(\w+[\w ]*pid=\d+\)|\[?\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:|time=|level=|"
+                        r"(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|\[[\w.: -]+\]|[A-Z][a-z]{2} +\d+ \d\d:|"
+                        r"\w+(?:_\w+)*: |Traceback |File \"|\d+\.\d+\.\d+\.\d+ [IWE] )")
+#: an error line that says what went wrong: an exception class and its message, "error: ...", a CUDA error text
+STATED = re.compile(r"\b(?:\w+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt):\s+\S.{6,}|\berror: \S.{6,}|"
+                    r"\bCUDA error: \S.{6,}|\bfailed: \S.{6,}|\berror loading [\w ]{1,40}: \S.{6,}")
+
+
+def stated(text: str) -> bool:
+    """The line states a cause (not a traceback header, a frame, or a log level word)."""
+    return bool(STATED.search(text)) and "Traceback (most recent call last)" not in text
 _ENDED = re.compile(r"[.!?)\]'\":]\s*$")
 _SPLIT_FRAME = re.compile(r'(?=\bFile "[^"]+", line \d+, in )|(?<=\S)\s+(?=(?:\w+\.)*\w+(?:Error|Exception): )')
 _FRAME_HEAD = re.compile(r'^(File "[^"]+", line \d+, in [\w<>.]+)\s+(\S.*)$')
@@ -152,6 +169,7 @@ class Scanner:
         self.before_source: Callable[[int], list[tuple[int, str]]] | None = None
         self.wants_every_line_until = 0
         self.partial: tuple[int, str] | None = None  # a line with an engine's words cut short by a wrap
+        self.echo_until = 0  # the last line a multi-line logged prompt may reach
         self._restart = {i for i, (marker, _) in enumerate(self.k.milestones) if marker == "weights_done"}
 
     def _new_run(self, line_no: int) -> None:
@@ -178,7 +196,15 @@ class Scanner:
         k = self.k
         c = k.candidates(lowered.encode() if ascii_text else lowered.encode("utf-8", "replace"))
         r = self.run
-        if "echo" in c and ECHO.search(text):  # a logged request: the prompt is the user's text
+        echo = "echo" in c and bool(ECHO.search(text))
+        if echo and not _ECHO_CLOSED.search(text):  # a prompt logged with its newlines: the next lines are its text
+            self.echo_until = line_no + ECHO_LINES
+            self.wants_every_line_until = max(self.wants_every_line_until, self.echo_until)
+        elif not echo and line_no <= self.echo_until and not LOG_PREFIX.match(text):
+            echo = True  # a line of that prompt (it has no log prefix of its own)
+        elif not echo:
+            self.echo_until = 0
+        if echo:  # a logged request: the prompt is the user's text
             r.lines += 1
             r.last_line = line_no
             r.progress.setdefault("requests", line_no)
@@ -285,13 +311,22 @@ class Scanner:
             return True
         if kind == "note":  # a warning the engine goes on from (pinned host memory): nothing to record
             return True
+        if kind == "request":  # a request refused (longer than the context): the server goes on serving
+            r.refused += 1
+            if r.refused == 1:
+                r.refused_first = (line_no, text)
+            return True
         if kind in ("pressure", "leak"):
             if len(r.pressure) < MAX_PRESSURE:
                 r.pressure.append(Failure(line_no=line_no, text=text, kind=kind, code=v.code, phase=v.phase,
                                           engine=v.engine, progress=dict(r.progress)))
             return True
         if len(r.failures) >= MAX_FAILURES:
-            return True
+            # keep room for a fatal failure: a later out-of-memory must not be lost behind earlier errors
+            weak = [f for f in r.failures if f.kind == "error"]
+            if kind not in ("oom", "not_oom") or not weak:
+                return True
+            r.failures.remove(weak[-1])
         last = r.failures[-1] if r.failures else None
         joined = bool(last and not last.retried and line_no - max(last.end_line, last.line_no) <= 3)
         if last and joined:  # one failure, many lines: lines that continue the same traceback or message join it
@@ -300,6 +335,12 @@ class Scanner:
                 last.phase, last.deciding = v.phase, (line_no, text)  # the engine's verdict a line or two later
                 last.code = last.code or v.code
             if kind == "error" and last.kind in ("oom", "error", "not_oom"):
+                if last.kind == "error" and not stated(last.text) and stated(text):
+                    # a header, a frame or a wrapper, then the exception that says what failed: that is the cause
+                    last.text, last.line_no, last.wrapper, last.after = text, line_no, wrapper, []
+                    if last not in self.pending:
+                        self.pending.append(last)
+                    self.wants_every_line_until = line_no + AFTER
                 return True
             if kind == last.kind == "oom":
                 if v and v.code and not last.code:
