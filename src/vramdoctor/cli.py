@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Iterator, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from .errors import UsageError, VramdoctorError
 
@@ -44,17 +46,17 @@ def _reported(debug: bool) -> Iterator[None]:
     except VramdoctorError as e:
         if debug:
             raise
-        err.print(f"[red]error:[/red] {e}", soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(str(e))}", soft_wrap=True)
         raise typer.Exit(e.exit_code) from None
     except OSError as e:
         if debug:
             raise
-        err.print(f"[red]error:[/red] {e}", soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(str(e))}", soft_wrap=True)
         raise typer.Exit(2) from None
     except Exception as e:  # noqa: BLE001 - the last line of defence: a paragraph, never a traceback
         if debug:
             raise
-        err.print(f"[red]internal error:[/red] {type(e).__name__}: {e}. Re-run with --debug and report it.",
+        err.print(f"[red]internal error:[/red] {type(e).__name__}: {escape(str(e))}. Re-run with --debug and report it.",
                   soft_wrap=True)
         raise typer.Exit(3) from None
 
@@ -168,7 +170,10 @@ def logs(
             check, weights = model_checker(spec), spec.weights.total_bytes or None
         use_redact = redact if redact is not None else bool(output)
         fn = redact_fn if use_redact else None
-        reports = []
+        if output and any(p != "-" and Path(p).resolve() == Path(output).resolve() for p in paths):
+            raise UsageError(f"the report would overwrite the log '{output}'.", option="--output",
+                             hint="Write the report to another file.")
+        reports, failed = [], []
         for p in paths:
             warnings: list[str] = []
             try:
@@ -176,23 +181,35 @@ def logs(
                                weights_bytes=weights)
             except KeyboardInterrupt:
                 raise typer.Exit(130) from None
+            except VramdoctorError as e:  # one unreadable file: say so, and still report the others
+                if len(paths) == 1:
+                    raise
+                err.print(f"[red]error:[/red] {escape(str(e))}", soft_wrap=True)
+                failed.append(p)
+                continue
             reports.append((p, rep, warnings))
+        if not reports:
+            raise typer.Exit(2)
         sink = open(output, "w", encoding="utf-8") if output else None  # noqa: SIM115
         console = (Console(file=sink, highlight=False, soft_wrap=True, no_color=True) if sink
                    else _Out(highlight=False, soft_wrap=True))
         if json_out:
-            dicts = [{"path": p, "warnings": w, **json.loads(log_json(rep, fn))} for p, rep, w in reports]
+            show = fn or (lambda x: x)
+            dicts = [{"path": show(p), "warnings": [show(x) for x in w], **json.loads(log_json(rep, fn))}
+                     for p, rep, w in reports]
             top = {**dicts[-1], "files": dicts} if len(dicts) > 1 else dicts[0]
             text = json.dumps(top, indent=2)
             (sink.write(text + "\n") if sink else print(text))
         else:
             for p, rep, warnings in reports:
-                render_log(rep, console, p, fn)
+                render_log(rep, console, fn(p) if fn else p, fn)
                 for w in warnings:
-                    console.print(f"[yellow]warning:[/] {w}")
+                    console.print(f"[yellow]warning:[/] {escape(fn(w) if fn else w)}")
         if sink:
             sink.close()
-            err.print(f"report written to {output} (redacted: {'yes' if use_redact else 'no'})")
+            err.print(f"report written to {escape(output)} (redacted: {'yes' if use_redact else 'no'})")
+        if failed:
+            raise typer.Exit(2)
 
 
 @app.callback()

@@ -94,10 +94,15 @@ LOG = LogWords(
         msg(r"exception: access violation|Segmentation fault|\bSIGSEGV\b|segfault at ", "not_oom",
             code="crash-access-violation"),
         msg(OOM_WORDS, "oom"),
-        # a fatal error whose cause these words do not say
-        msg(r"\b(?:\w+\.)*\w+(?:Error|Exception):|CUDA (?:runtime )?error|Traceback \(most recent call last\)|"
-            r"\bpanic:|Check failed|terminate called|core dumped|FATAL EXCEPTION|GGML_ASSERT|"
-            r"GGML_ABORT|fatal error|Assertion fail|\berror(?: loading [\w ]{1,40})?: \S", "error"),
+        # a fatal error whose cause these words do not say (one pattern each: a line is tried only against
+        # the patterns whose words it holds)
+        msg(r"\w(?:Error:|Exception:)", "error"),
+        msg(r"CUDA (?:runtime )?error", "error"),
+        msg(r"Traceback \(most recent call last\)", "error"),
+        msg(r"\bpanic:|Check failed|terminate called|core dumped|FATAL EXCEPTION|GGML_ASSERT|GGML_ABORT|"
+            r"fatal error|Assertion fail", "error"),
+        msg(r"\berror: \S", "error"),
+        msg(r"\berror loading [\w ]{1,40}: \S", "error"),
     ),
     frames={
         "WEIGHTS": rx(r"from_pretrained|_load_state_dict|load_state_dict|load_model|load_weights|weight_loader|"

@@ -159,6 +159,10 @@ def diagnose(source: Source, *, engine: str | None = None, model_check=None,
     `--model`'s estimate), held against the memory an out-of-memory error says was in use."""
     runs = scan_blocks(source) if isinstance(source, Blocks) else scan(source)
     runs, notes = _attach_orphans(runs)
+    if runs and runs[0].dropped_after:
+        count, span = runs[0].dropped_after
+        notes.append(f"{count:,} runs (lines {span[0]:,}-{span[1]:,}) were left out: the server restarted over and "
+                     "over; the first and the latest runs are shown." if span else f"{count:,} runs were left out.")
     hits: dict[str, int] = {}
     for r in runs:
         for k, v in r.engine_hits.items():

@@ -19,7 +19,17 @@ from .prefilter import Words
 from .reader import clean
 from .scan import ENGINE_SAMPLE_LINES, WINDOW, RunFacts, Scanner, pieces
 
+WINDOW_BYTES = 256 * 1024  # bytes searched at once within a block
 TAIL = 256 * 1024  # bytes kept from earlier blocks for the lines before a failure
+LONG = 1 << 20  # a line longer than this (a prompt or a dump without newlines) keeps its start and its end
+
+
+def bound(partial: bytes) -> bytes:
+    """A line still without its newline, in bounded memory: its first and last 256 KiB (the scanner then cuts
+    it to 16 KiB around its failure words)."""
+    if len(partial) <= LONG:
+        return partial
+    return partial[:LONG // 4] + b" [...] " + partial[-(LONG // 4):]
 # milestones whose words keep mattering after they are passed: a weights line again means a restart
 _KEEP = {"weights_done", "start"}
 
@@ -95,7 +105,7 @@ def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[Run
         data = carry + chunk
         cut = data.rfind(b"\n")
         if cut < 0:
-            carry = data
+            carry = bound(data)
             continue
         buf, carry = data[:cut + 1], data[cut + 1:]
         state["buf"], state["buf_first_line"] = buf, line_no + 1
@@ -111,6 +121,7 @@ def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[Run
 def _scan_buffer(buf: bytes, line_no: int, s: Scanner, search: _Search, state: dict, feed) -> int:
     """Feed the lines of `buf` (whole lines, ending in '\\n') that matter; return the last line number."""
     low = buf.lower()
+    view = memoryview(low)  # searched from a position without copying the rest of the block
     pos, n = 0, line_no
     size = len(buf)
     while pos < size:
@@ -124,7 +135,12 @@ def _scan_buffer(buf: bytes, line_no: int, s: Scanner, search: _Search, state: d
         words = search.words(s.run.progress)
         marks = (len(s.runs), len(s.run.progress))
         base = pos
-        for hit in words.first_hits(low[base:]):
+        # a window at a time: where the state changes often (a crash loop) the rest of the block is searched
+        # again with other words, so each search stays short
+        stop = min(size, base + WINDOW_BYTES)
+        if stop < size:
+            stop = low.index(b"\n", stop - 1) + 1
+        for hit in words.first_hits(view[base:stop]):
             start = low.rfind(b"\n", 0, base + hit) + 1
             if start < pos:
                 continue  # a second hit on a line already fed
@@ -137,6 +153,6 @@ def _scan_buffer(buf: bytes, line_no: int, s: Scanner, search: _Search, state: d
             if (len(s.runs), len(s.run.progress)) != marks or s.wants_every_line_until > n:
                 break  # the state changed: search the rest with the words it now needs
         else:
-            n += low.count(b"\n", pos)
-            pos = size
+            n += low.count(b"\n", pos, stop)
+            pos = stop
     return n

@@ -20,9 +20,19 @@ from .prefilter import Words, prefix, required
 I = re.IGNORECASE
 
 #: a logged request: its prompt is the user's text, never the server's failure
-ECHO = re.compile(r"Received request|\bprompt: ['\"]|prompt_token_ids|\bparams: SamplingParams|\"messages\": \[|"
-                  r"(?:Receive|Finish): obj=\w*ReqInput\(|\bout=\{'text'|msg=\"?(?:chat|generate|completion) request|"
-                  r"\bprompt=\"|\"prompt\": ?\"|\binput_text=|\bgenerated_text=")
+#: a logged request, one pattern per engine's form (each tried only on lines holding its words): vLLM's
+#: "Received request ... prompt: '...'", SGLang's --log-requests "Receive: obj=GenerateReqInput(" / "Finish: ...
+#: out={'text'", Ollama's debug "chat request ... prompt=", JSON request bodies
+ECHOES = tuple(re.compile(p) for p in (
+    r"Received request", r"\bprompt: ['\"]", r"prompt_token_ids", r"\bparams: SamplingParams", r"\"messages\": \[",
+    r"Receive: obj=\w*ReqInput\(", r"Finish: obj=\w*ReqInput\(", r"\bout=\{'text'", r"msg=\"?chat request",
+    r"msg=\"?generate request", r"msg=\"?completion request", r"\bprompt=\"", r"\"prompt\": ?\"", r"\binput_text=",
+    r"\bgenerated_text="))
+
+
+def is_echo(text: str, which=None) -> bool:
+    """The line logs a request (its prompt or output is the user's text)."""
+    return any(ECHOES[i].search(text) for i in (range(len(ECHOES)) if which is None else which))
 #: a line that says lines were left out of an excerpt: what came between is unknown
 ELISION = re.compile(r"^\s*(?:\[\s*(?:\.\.\.|…|snip|truncated|omitted)\s*\]|\.\.\.|…|--|<snip>|\(\.\.\.\)|"
                      r"\.\.\. ?\(?\d+ (?:more )?lines? (?:omitted|skipped|truncated)\)?)\s*$", I)
@@ -86,7 +96,8 @@ class Knowledge:
             + [("msg", i, m.pattern) for i, (m, _) in enumerate(self.messages)]
             + [("ms", i, p) for i, (_, p) in enumerate(self.milestones)]
             + [("fig", i, f.pattern) for i, f in enumerate(self.figures) if not f.passive]
-            + [("echo", 0, ECHO), ("elision", 0, ELISION), ("frame", 0, PY_FRAME)])
+            + [("echo", i, p) for i, p in enumerate(ECHOES)]
+            + [("elision", 0, ELISION), ("frame", 0, PY_FRAME)])
         self.always: dict[str, list[int]] = {}
         by_word: dict[str, list[tuple[str, int]]] = {}
         self.words_of: dict[tuple[str, int], frozenset[str]] = {}

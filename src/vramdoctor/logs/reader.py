@@ -63,6 +63,7 @@ class _Gunzip(io.RawIOBase):
     def __init__(self, raw: IO[bytes]) -> None:
         self.raw, self.z, self.buf, self.broken, self.done = raw, zlib.decompressobj(31), b"", "", False
         self.member_started = False  # the current decompressor has been given data
+        self.padding = False  # zeros after the last member
 
     def readable(self) -> bool:
         return True
@@ -76,14 +77,18 @@ class _Gunzip(io.RawIOBase):
                     if self.member_started and not self.z.eof:
                         self.broken = "the gzip stream ends early"
                     break
+                if self.padding and not chunk.strip(b"\x00"):
+                    continue  # more zero padding
                 self.member_started = True
                 self.buf = self.z.decompress(chunk)
-                while self.z.eof:  # a next gzip member may follow
+                while self.z.eof:  # a next gzip member may follow (or zero padding, which gzip -t accepts)
                     rest = self.z.unused_data
                     self.z = zlib.decompressobj(31)
-                    self.member_started = bool(rest)
-                    if not rest:
+                    if not rest.strip(b"\x00"):
+                        self.member_started = False
+                        self.padding = True
                         break
+                    self.member_started = True
                     self.buf += self.z.decompress(rest)
             except zlib.error as e:
                 self.broken, self.done = f"the gzip data is corrupt ({e})", True
@@ -94,11 +99,11 @@ class _Gunzip(io.RawIOBase):
 
 
 def _binary(head: bytes) -> bool:
-    """Many control bytes, or bytes that are not UTF-8. NUL bytes alone do not count (a logrotate
-    copytruncate hole is NULs in a text log), unless there is nothing else."""
+    """Many control bytes, or bytes that are not UTF-8. NUL bytes do not count: a logrotate copytruncate hole
+    is NULs before the text of a log, however long (a device of zeros is refused as no regular file)."""
     text = head.replace(b"\x00", b"")
     if not text:
-        return bool(head)
+        return False
     control = sum(1 for c in text if c < 9 or 13 < c < 32 or c == 127)
     bad = text.decode("utf-8", errors="replace").count("\ufffd")
     return control > len(text) * 0.2 or bad > len(text) * 0.1
@@ -119,11 +124,23 @@ def what_binary(head: bytes) -> str | None:
 
 
 def _utf16(head: bytes) -> str | None:
+    """UTF-32 and UTF-16 by their BOM, or by where the zero bytes of ASCII text fall (PowerShell writes UTF-16LE)."""
+    if head.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        return "utf-32"
     if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return "utf-16"
+    body = head.lstrip(b"\x00") if head[:1] == b"\x00" and head[1:2] == b"\x00" else head
+    quads = [body[i::4][:256] for i in range(4)]
+    if len(quads[3]) > 8 and quads[1].count(0) > 0.9 * len(quads[1]) and quads[2].count(0) > 0.9 * len(quads[2]):
+        if quads[3].count(0) > 0.9 * len(quads[3]) and quads[0].count(0) < 0.1 * len(quads[0]):
+            return "utf-32-le"
+        if quads[0].count(0) > 0.9 * len(quads[0]) and quads[3].count(0) < 0.1 * len(quads[3]):
+            return "utf-32-be"
     even, odd = head[0::2][:512], head[1::2][:512]
     if len(odd) > 16 and odd.count(0) > 0.9 * len(odd) and even.count(0) < 0.1 * len(even):
         return "utf-16-le"
+    if len(even) > 16 and even.count(0) > 0.9 * len(even) and odd.count(0) < 0.1 * len(odd):
+        return "utf-16-be"
     return None
 
 
@@ -220,14 +237,26 @@ def read_blocks(path: str, *, follow: bool = False, poll_s: float = 0.5, idle_st
                   warnings=out)
 
 
+class _NoInterrupt:
+    hit = False
+
+    def __enter__(self) -> "_NoInterrupt":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
 def _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, warnings, path, size) -> Iterator[bytes]:
     text = io.TextIOWrapper(stream, encoding=encoding, errors="replace", newline="") if encoding != "utf-8" else None
-    with _Interrupt() as stop:
+    read = 0
+    with (_Interrupt() if follow else _NoInterrupt()) as stop:  # without --follow, Ctrl-C stops the program
         while True:
             while True:
                 chunk = (text.read(size // 2).encode("utf-8") if text else stream.read1(size))  # type: ignore[union-attr]
                 if not chunk:
                     break
+                read += len(chunk)
                 yield chunk
                 if stop.hit:
                     return
@@ -235,6 +264,12 @@ def _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, warnings, path, s
                 break
             idle = 0.0
             while not stream.peek(1) and not stop.hit:
+                if _truncated(stream, gz, read):  # logrotate copytruncate, `: > log`: read it again from its start
+                    stream.seek(0)
+                    read = 0
+                    warnings.append(f"{path}: the file was truncated while followed; read again from its start.")
+                    yield b"\n"
+                    break
                 time.sleep(poll_s)
                 idle += poll_s
                 if idle_stop_s is not None and idle >= idle_stop_s:
@@ -246,13 +281,22 @@ def _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, warnings, path, s
                         "be seen.")
 
 
+def _truncated(stream, gz, read: int) -> bool:
+    try:
+        return gz is None and os.fstat(stream.fileno()).st_size < read
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return False
+
+
 def lines_of(blocks: Iterator[bytes]) -> Iterator[tuple[int, str]]:
     """(line number, text) of every line in a stream of blocks."""
+    from .blocks import bound
+
     n, carry = 0, b""
     for chunk in blocks:
         data = carry + chunk
         parts = data.split(b"\n")
-        carry = parts.pop()
+        carry = bound(parts.pop())
         for raw in parts:
             n += 1
             yield n, clean(raw)

@@ -26,9 +26,25 @@ WHICH_LEDGER = {
 }
 
 
+def _scrub(value, redact: Callable[[str], str]):
+    """Every string in a value (figures, advice, notes), redacted; numbers left alone."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list):
+        return [_scrub(v, redact) for v in value]
+    if isinstance(value, dict):
+        return {k: _scrub(v, redact) for k, v in value.items()}
+    return value
+
+
 def _redacted(report: LogReport, redact: Callable[[str], str]) -> LogReport:
-    runs = [replace(r, evidence=[{"line": e["line"], "text": redact(e["text"])} for e in r.evidence]) for r in report.runs]
-    return replace(report, runs=runs)
+    """The report with every string that came from the log redacted: quoted lines, figures (a model path holds a
+    user name), advice, messages and notes."""
+    runs = [replace(r, evidence=_scrub(r.evidence, redact), numbers=_scrub(r.numbers, redact),
+                    advice=_scrub(r.advice, redact), message=redact(r.message), missing=redact(r.missing),
+                    phase_source=redact(r.phase_source), model_check=_scrub(r.model_check, redact))
+            for r in report.runs]
+    return replace(report, runs=runs, notes=_scrub(report.notes, redact))
 
 
 def to_json(report: LogReport, redact: Callable[[str], str] | None = None) -> str:

@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
-from .knowledge import ECHO, ELISION, PY_FRAME, Knowledge, knowledge
+from .knowledge import ELISION, PY_FRAME, Knowledge, is_echo, knowledge
 
 WINDOW = 80  # lines kept before a failure: the traceback that leads to it
 AFTER = 12  # lines kept after a failure: C++ backtraces and follow-up messages
@@ -23,6 +23,9 @@ MAX_PRESSURE = 8
 MAX_SERIES = 512
 MAX_MAP = 64
 ENGINE_SAMPLE_LINES = 2000
+RUN_SAMPLE_LINES = 200  # fed lines of a later failing run tried against the engines' fingerprints
+MAX_RUNS = 200  # runs kept whole: the first KEEP_FIRST_RUNS and the latest (a crash loop restarts thousands of times)
+KEEP_FIRST_RUNS = 20
 MAX_LINE = 16384  # longer lines (a prompt logged whole, a minified dump) are cut around their failure words
 
 
@@ -68,6 +71,8 @@ class RunFacts:
     number_lines: dict[str, int] = field(default_factory=dict)
     engine_hits: dict[str, int] = field(default_factory=dict)
     lines: int = 0
+    dropped_after: tuple[int, tuple[int, int] | None] | None = None  # (runs left out, their lines), see MAX_RUNS
+    sampled: int = 0  # lines tried against the engines' fingerprints
     refused: int = 0  # requests the server refused (longer than its context): not failures of the server
     refused_first: tuple[int, str] | None = None
 
@@ -129,7 +134,7 @@ def pieces(text: str) -> list[str]:
     code lines and the exception line."""
     if text.startswith(">"):  # a log quoted in an issue or an e-mail ("> line")
         text = QUOTE.sub("", text)
-    if text.count("\\n") >= 2 and not ECHO.search(text):
+    if text.count("\\n") >= 2 and not is_echo(text):
         return text.split("\\n")
     if text.count('File "') < 2 or len(PY_FRAME.findall(text)) < 2:
         return [text]
@@ -170,11 +175,18 @@ class Scanner:
         self.wants_every_line_until = 0
         self.partial: tuple[int, str] | None = None  # a line with an engine's words cut short by a wrap
         self.echo_until = 0  # the last line a multi-line logged prompt may reach
+        self.dropped = 0  # runs left out in the middle of a long crash loop
+        self.dropped_lines: tuple[int, int] | None = None
         self._restart = {i for i, (marker, _) in enumerate(self.k.milestones) if marker == "weights_done"}
 
     def _new_run(self, line_no: int) -> None:
         self.pending = []
         self.runs.append(self.run)
+        if len(self.runs) > MAX_RUNS:  # a server restarting over and over: keep the first and the latest runs
+            gone = self.runs.pop(KEEP_FIRST_RUNS)
+            self.dropped += 1
+            self.dropped_lines = (min(self.dropped_lines[0], gone.first_line) if self.dropped_lines else gone.first_line,
+                                  gone.last_line)
         self.run = RunFacts(first_line=line_no)
         self.recent.clear()
 
@@ -196,7 +208,7 @@ class Scanner:
         k = self.k
         c = k.candidates(lowered.encode() if ascii_text else lowered.encode("utf-8", "replace"))
         r = self.run
-        echo = "echo" in c and bool(ECHO.search(text))
+        echo = "echo" in c and is_echo(text, c["echo"])
         if echo and not _ECHO_CLOSED.search(text):  # a prompt logged with its newlines: the next lines are its text
             self.echo_until = line_no + ECHO_LINES
             self.wants_every_line_until = max(self.wants_every_line_until, self.echo_until)
@@ -219,7 +231,9 @@ class Scanner:
         r.last_line = line_no
         if started:
             r.progress.setdefault("start", line_no)
-        if line_no <= ENGINE_SAMPLE_LINES or r.failures:
+        if line_no <= ENGINE_SAMPLE_LINES or (r.failures and r.sampled < RUN_SAMPLE_LINES
+                                               and sum(r.engine_hits.values()) < 3):
+            r.sampled += 1
             for name, pattern in k.fingerprints:
                 if pattern.search(text):
                     r.engine_hits[name] = r.engine_hits.get(name, 0) + 1
@@ -245,9 +259,9 @@ class Scanner:
                     f.after.append((line_no, text))
             self.pending = [f for f in self.pending if len(f.after) < AFTER]
         joined = self._wrapped(r, line_no, text)
-        failed = not joined and ("msg" in c or "frame" in c) and self._failure(r, line_no, text, c)
+        v = k.verdict(text, c["msg"]) if "msg" in c and not joined else None
+        failed = not joined and ("msg" in c or "frame" in c) and self._failure(r, line_no, text, c, v)
         if "msg" in c and not joined:
-            v = k.verdict(text, c["msg"])
             # an engine's words that did not match, or an error line cut short: a terminal may have wrapped it
             if (v is None and k.explicit_words(c["msg"])) or (v is not None and v.engine == "generic"
                                                                and not _ENDED.search(text)):
@@ -292,9 +306,10 @@ class Scanner:
         f.deciding = (first, whole) if v.phase else f.deciding
         return True
 
-    def _failure(self, r: RunFacts, line_no: int, text: str, c: dict[str, set[int]]) -> bool:
-        """Record a failure or pressure line; True if the line is one."""
-        v = self.k.verdict(text, c.get("msg", set()))
+    def _failure(self, r: RunFacts, line_no: int, text: str, c: dict[str, set[int]], v=None) -> bool:
+        """Record a failure or pressure line (`v`: its verdict, if already known); True if the line is one."""
+        if v is None:
+            v = self.k.verdict(text, c.get("msg", set()))
         if v is None and c.get("frame") and PY_FRAME.search(text):
             kind, wrapper = "error", False  # a traceback pasted without its header or exception line
         elif v is None:
@@ -372,7 +387,10 @@ class Scanner:
 
     def finish(self) -> list[RunFacts]:
         self.runs.append(self.run)
-        return [r for r in self.runs if r.lines]
+        runs = [r for r in self.runs if r.lines]
+        if self.dropped and runs:
+            runs[0].dropped_after = (self.dropped, self.dropped_lines)
+        return runs
 
 
 def scan(lines: Iterable[tuple[int, str]]) -> list[RunFacts]:
