@@ -488,7 +488,7 @@ def test_llamacpp_context_from_the_memory_shown_never_blind_halving():
     run = run_of(diag(base))
     ctx = [a for a in run.advice if a["setting"] == "max_model_len"][0]
     assert ctx["value"] is None and "81920" not in ctx["flags"]  # 750 GiB halved still needs 375 GiB
-    assert "-c 4,096 needs" in ctx["why"]
+    assert "4,096 tokens need 18.75 GiB" in ctx["why"]
     shown = run_of(diag("llama_model_load_from_file_impl: using device CUDA0 (NVIDIA A100-SXM4-80GB) - 81000 MiB free\n"
                         + textwrap.dedent(base)))
     ctx = [a for a in shown.advice if a["setting"] == "max_model_len"][0]
@@ -834,3 +834,145 @@ def test_direction_words_name_the_current_value():
         llama_new_context_with_model: failed to allocate compute buffers
     """))
     assert "lower than 65,536" in flags(run)
+
+
+# --- a new user's review: each finding, as a kind --------------------------------------------------------
+
+def test_refused_requests_are_not_failures_and_never_hide_a_later_oom():
+    refused = "".join(
+        f"        (APIServer pid=1) ERROR 09-01 12:{i:02d}:00 [serving_chat.py:200] Error in preprocessing prompt inputs\n"
+        f"        (APIServer pid=1) ValueError: This model's maximum context length is 32768 tokens. However, you "
+        f"requested {40000 + i} tokens (40000 in the messages, {i} in the completion).\n" for i in range(12))
+    start = """
+        (APIServer pid=1) INFO 09-01 11:00:00 [api_server.py:1800] vLLM API server version 0.10.1.1
+        (APIServer pid=1) INFO:     Application startup complete.
+    """
+    alone = run_of(diag(start + refused))
+    assert alone.kind == "NONE" and alone.code == "requests-refused-too-long"
+    crash = """
+        (EngineCore_DP0 pid=2) ERROR 09-01 13:00:00 [core.py:700]   File "/v/vllm/v1/worker/gpu_model_runner.py", line 1500, in execute_model
+        (EngineCore_DP0 pid=2) ERROR 09-01 13:00:00 [core.py:700] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.
+    """
+    assert run_of(diag(start + refused + crash)).kind == "RUNTIME"
+
+
+def test_llamacpp_request_longer_than_a_slot_asks_for_more_context_per_slot():
+    run = run_of(diag("""
+        llama_context: n_seq_max     = 4
+        llama_context: n_ctx         = 32768
+        main: server is listening on http://127.0.0.1:8080 - starting the main loop
+        slot launch_slot_: id  2 | task 40 | processing task
+        srv    send_error: task id = 40, error: the request exceeds the available context size, try increasing it
+    """))
+    assert run.kind == "NONE" and run.code == "requests-refused-too-long"
+    ctx = [a for a in run.advice if a["setting"] == "max_model_len"][0]
+    assert ctx["direction"] == "up"
+    assert [a for a in run.advice if a["setting"] == "max_num_seqs"][0]["value"] == 2
+
+
+@pytest.mark.parametrize("text", [
+    # SGLang --log-requests: the model's output mentions an error
+    """
+    [2025-06-01 10:01:05] The server is fired up and ready to roll!
+    [2025-06-01 10:02:00] Finish: obj=GenerateReqInput(text='why?', sampling_params={'max_new_tokens': 64}), out={'text': 'The error "Capture cuda graph failed: CUDA out of memory" means the graphs did not fit'}
+    """,
+    # Ollama debug: the prompt
+    """
+    time=2025-03-01T10:00:05.000Z level=INFO source=server.go:594 msg="llama runner started in 5.02 seconds"
+    time=2025-03-01T10:00:09.000Z level=DEBUG source=routes.go:1530 msg="chat request" images=0 prompt="<|user|>I got torch.OutOfMemoryError: CUDA out of memory while loading, why?<|assistant|>"
+    """,
+    # a prompt logged with its own newlines
+    """
+    (APIServer pid=1) INFO:     Application startup complete.
+    (APIServer pid=1) INFO 09-01 12:00:00 [logger.py:40] Received request chatcmpl-1: prompt: 'Fix this log:
+    Traceback (most recent call last):
+    torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB
+    thanks
+    (APIServer pid=1) INFO:     127.0.0.1:50000 - "POST /v1/chat/completions HTTP/1.1" 200 OK
+    """,
+])
+def test_a_logged_prompt_or_output_is_never_a_failure(text):
+    assert diag(text).diagnosis["kind"] == "NONE"
+
+
+def test_vllm_v1_graph_capture_through_dummy_run_is_graph_capture():
+    run = run_of(diag("""
+        (EngineCore_0 pid=9) INFO 04-01 10:00:09 [kv_cache_utils.py:634] GPU KV cache size: 45,136 tokens
+        (EngineCore_0 pid=9) ERROR 04-01 10:00:20 [core.py:340]   File "/v/vllm/v1/worker/gpu_worker.py", line 250, in compile_or_warm_up_model
+        (EngineCore_0 pid=9) ERROR 04-01 10:00:20 [core.py:340]     self.model_runner.capture_model()
+        (EngineCore_0 pid=9) ERROR 04-01 10:00:20 [core.py:340]   File "/v/vllm/v1/worker/gpu_model_runner.py", line 1500, in capture_model
+        (EngineCore_0 pid=9) ERROR 04-01 10:00:20 [core.py:340]     self._dummy_run(num_tokens)
+        (EngineCore_0 pid=9) ERROR 04-01 10:00:20 [core.py:340]   File "/v/vllm/v1/worker/gpu_model_runner.py", line 1400, in _dummy_run
+        (EngineCore_0 pid=9) ERROR 04-01 10:00:20 [core.py:340] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB.
+    """))
+    assert run.kind == "WARMUP" and run.code == "cuda-graph-capture-oom"
+    assert "--enforce-eager" in flags(run)
+
+
+def test_all_layers_on_the_gpu_gives_fewer_than_now():
+    run = run_of(diag("""
+        load_tensors: offloading 64 repeating layers to GPU
+        load_tensors: offloaded 65/65 layers to GPU
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 19438.00 MiB on device 0: cudaMalloc failed: out of memory
+        llama_model_load: error loading model: unable to allocate CUDA0 buffer
+    """))
+    ngl = [a for a in run.advice if a["setting"] == "gpu_layers"][0]
+    assert run.kind == "WEIGHTS" and ngl["current"] == 65 and ngl["value"] < 65
+
+
+def test_a_host_buffer_that_failed_is_host_memory():
+    run = run_of(diag("""
+        load_tensors: offloaded 20/81 layers to GPU
+        ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size 41231686041
+        alloc_tensor_range: failed to allocate CPU buffer of size 41231686041
+        llama_model_load: error loading model: unable to allocate CPU buffer
+    """))
+    assert run.kind == "WEIGHTS"
+    assert not any(a["setting"] == "gpu_layers" and a["direction"] == "down" for a in run.advice), run.advice
+
+
+def test_the_cause_after_a_wrapper_is_the_cause():
+    run = run_of(diag("""
+        (EngineCore_0 pid=9) ERROR 04-01 10:00:20 [core.py:387] EngineCore hit an exception: Traceback (most recent call last):
+        (EngineCore_0 pid=9) ERROR 04-01 10:00:20 [core.py:387]   File "/v/vllm/model_executor/models/qwen3_moe.py", line 400, in load_weights
+        (EngineCore_0 pid=9) ERROR 04-01 10:00:20 [core.py:387] KeyError: 'model.layers.0.mlp.experts.w13_weight'
+        (EngineCore_0 pid=9) ERROR 04-01 10:00:21 [core.py:390] EngineCore failed to start.
+    """))
+    assert run.kind == "NOT_OOM" and "KeyError" in run.evidence[0]["text"]
+
+
+def test_unknown_errors_about_memory_are_undetermined_not_not_oom():
+    run = run_of(diag("RuntimeError: failed to reserve the requested block pool for the attention cache on rank 0\n"
+                      "INFO shutting down\n"))
+    assert run.kind == "UNDETERMINED" and run.code == "failure-unrecognised"
+
+
+def test_a_pool_full_cap_below_what_was_running():
+    run = run_of(diag("""
+        [2025-01-10 10:00:00] server_args=ServerArgs(model_path='m', mem_fraction_static=0.88, max_running_requests=4097)
+        [2025-01-10 10:05:00 TP0] Decode batch. #running-req: 13, #token: 410000, token usage: 0.99, gen throughput (token/s): 900.00, #queue-req: 12
+        [2025-01-10 10:05:01 TP0] KV cache pool is full. Retract requests. #retracted_reqs: 1, #new_token_ratio: 0.3000 -> 0.5100
+    """))
+    seqs = [a for a in run.advice if a["setting"] == "max_num_seqs"][0]
+    assert seqs["value"] < 13
+
+
+def test_flags_by_version():
+    old_llama = run_of(diag("""
+        main: build = 2800 (a1b2c3d)
+        llama_new_context_with_model: n_ctx      = 32768
+        llama_kv_cache_init:      CUDA0 KV buffer size =  4096.00 MiB
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 2100.00 MiB on device 0: cudaMalloc failed: out of memory
+        llama_new_context_with_model: failed to allocate compute buffers
+    """))
+    assert "-fa on" not in flags(old_llama) and "-fa" in flags(old_llama)
+    old_ollama = run_of(diag("""
+        time=2024-03-01T10:00:00.000Z level=INFO source=routes.go:1000 msg="Listening on 127.0.0.1:11434 (version 0.1.28)"
+        time=2024-03-01T10:00:01.000Z level=INFO source=server.go:300 msg="starting llama server" cmd="/tmp/ollama_llama_server --ctx-size 2048"
+        llama_new_context_with_model: n_ctx      = 2048
+        llama_kv_cache_init:      CUDA0 KV buffer size =  1024.00 MiB
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 2100.00 MiB on device 0: cudaMalloc failed: out of memory
+        llama_new_context_with_model: failed to allocate compute buffers
+    """))
+    assert "OLLAMA_CONTEXT_LENGTH" not in flags(old_ollama) and "OLLAMA_NUM_PARALLEL" not in flags(old_ollama)
+    assert "OLLAMA_KV_CACHE_TYPE" not in flags(old_ollama)

@@ -48,10 +48,9 @@ LOG = LogWords(
 )
 
 ENGINE = Engine(
-    name="exllamav2", label="ExLlamaV2", log=LOG, aliases=("exllama", "tabbyapi", "exl2"),
+    name="exllamav2", label="ExLlamaV2", log=LOG, aliases=("exllama", "tabbyapi", "tabby", "exl2"),
     flags={"max_model_len": "max_seq_len {n} (and cache_size)", "max_num_seqs": "max_batch_size {n}",
            "kv_cache_dtype": "cache_mode Q8 (or Q4)", "max_num_batched_tokens": "chunk_size {n}",
            "cuda_graphs": "autosplit_reserve (MiB per GPU) / a gpu_split leaving 1-2 GiB",
-           "tensor_parallel_size": "gpu_split across GPUs", "quantization": "a lower-bpw EXL2 quant",
-           "cpu_offload": "gpu_split with less per GPU"},
+           "tensor_parallel_size": "gpu_split across GPUs", "quantization": "a lower-bpw EXL2 quant"},
 )

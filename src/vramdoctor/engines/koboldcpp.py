@@ -30,7 +30,7 @@ LOG = LogWords(
 )
 
 ENGINE = Engine(
-    name="koboldcpp", label="KoboldCpp", log=LOG, wraps="llamacpp", aliases=("kobold",),
+    name="koboldcpp", label="KoboldCpp", log=LOG, wraps="llamacpp", aliases=("kobold", "koboldcpp-rocm"),
     flags={"max_model_len": "--contextsize {n}", "kv_cache_dtype": "--flashattention --quantkv 1",
            "n_ubatch": "--blasbatchsize {n}", "flash_attn": "--flashattention",
            "tensor_parallel_size": "--tensor_split across GPUs", "quantization": "a smaller quant (Q4_K_M)",

@@ -225,6 +225,9 @@ LOG = LogWords(
         fig("failed_alloc_bytes", r"allocating " + SIZE + r" on device \d+: cudaMalloc failed", mode="list"),
         fig("failed_alloc_bytes", r"failed to allocate (?:\w+ )?buffer(?: of size|, size =)\s*" + NUM + r"(?:\s*([KMGT]i?B))?",
             lambda m: to_bytes(m.group(1), m.group(2) or "B"), mode="list"),
+        # the buffer that failed was host RAM (ggml-cpu.c / llama-model.cpp "unable to allocate CPU buffer")
+        fig("host_alloc_failed", r"cpu_buffer_type_alloc_buffer: failed to allocate|(?:failed|unable) to allocate "
+            r"(?:CPU|CPU_Mapped|CUDA_Host|ROCm_Host) buffer", lambda m: True),
         fig("free_memory_bytes", r"using device \w+ \(.*\) .*?- " + SIZE + r" free"),
         fig("layers_offloaded", r"offloaded (\d+)/\d+ layers", count),
         fig("layers_total", r"offloaded \d+/(\d+) layers", count),
@@ -234,13 +237,33 @@ LOG = LogWords(
         fig("flash_attn", r"\bflash_attn\s*=\s*(\w+)", lambda m: m.group(1)),
         fig("kv_offload", r"llama_kv_cache_init: .*\boffload = ([01])\b", lambda m: m.group(1) == "1"),
         fig("n_ubatch", r"\bn_ubatch\s*=\s*(\d+)", count),
+        fig("llama_build", r"(?:main: build = |\bbuild: )(\d+)", count),
         fig("working_set_bytes", r"recommendedMaxWorkingSetSize( +)=\s*" + NUM + r"\s*MB", _working_set),
         fig("model_name", r"general\.name\s+str\s+=\s+(.{1,200})$", lambda m: m.group(1).strip()),
     ),
 )
 
+
+
+def flags_by_build(flags: dict, n: dict) -> dict:
+    """Flags of the build the log shows: `-fa` took no value before mid-2025 (about b6100; approximate), and
+    `-ctk`/`-ctv` came in December 2023 (about b1600)."""
+    build = n.get("llama_build")
+    if not isinstance(build, int):
+        return flags
+    if build < 6100:
+        for key in ("flash_attn", "kv_cache_dtype"):
+            if key in flags:
+                flags[key] = flags[key].replace("-fa on (builds before mid-2025: -fa)", "-fa").replace("-fa on", "-fa")
+    else:
+        flags["flash_attn"] = "-fa on"
+    if build < 1600:
+        flags.pop("kv_cache_dtype", None)
+    return flags
+
+
 ENGINE = Engine(
-    name="llamacpp", label="llama.cpp", log=LOG, rules=LlamaCppRules,
+    name="llamacpp", label="llama.cpp", log=LOG, rules=LlamaCppRules, adapt_flags=flags_by_build,
     aliases=("llama", "llama-cpp", "llama-server", "llama.cpp"),
     flags={"max_model_len": "-c {n}", "max_num_seqs": "-np {n}", "kv_cache_dtype": "-ctk q8_0 -ctv q8_0 -fa on",
            "n_ubatch": "-ub {n}", "flash_attn": "-fa on (builds before mid-2025: -fa)", "tensor_parallel_size": "--split-mode layer across GPUs",

@@ -52,12 +52,38 @@ LOG = LogWords(
         fig("system_memory_available_bytes", r"than is available \(" + SIZE),
         fig("kv_cache_dtype", r"OLLAMA_KV_CACHE_TYPE[=:](\w+)", lambda m: m.group(1)),
         fig("flash_attn", r"OLLAMA_FLASH_ATTENTION[=:](\w+)", lambda m: m.group(1)),
+        fig("ollama_version", r"\(version (\d+\.\d+\.\d+)|ollama version (?:is )?(\d+\.\d+\.\d+)",
+            lambda m: m.group(1) or m.group(2)),
     ),
 )
 
+
+
+def _version(v: str | None) -> tuple[int, ...] | None:
+    try:
+        return tuple(int(x) for x in str(v).split(".")[:3]) if v else None
+    except ValueError:
+        return None
+
+
+def flags_by_version(flags: dict, n: dict) -> dict:
+    """Settings of the version the log shows: OLLAMA_NUM_PARALLEL from 0.1.33, OLLAMA_KV_CACHE_TYPE from 0.5,
+    OLLAMA_CONTEXT_LENGTH from 0.6 (before it, num_ctx only: in the request's options or a Modelfile)."""
+    v = _version(n.get("ollama_version"))
+    if v is None:
+        return flags
+    if v < (0, 6, 0):
+        flags["max_model_len"] = "num_ctx {n} (in the request's options or a Modelfile)"
+    if v < (0, 5, 0):
+        flags.pop("kv_cache_dtype", None)
+    if v < (0, 1, 33):
+        flags.pop("max_num_seqs", None)
+    return flags
+
+
 ENGINE = Engine(
-    name="ollama", label="Ollama", log=LOG, wraps="llamacpp",
-    flags={"max_model_len": "num_ctx {n} (OLLAMA_CONTEXT_LENGTH={n})", "max_num_seqs": "OLLAMA_NUM_PARALLEL={n}",
+    name="ollama", adapt_flags=flags_by_version, label="Ollama", log=LOG, wraps="llamacpp",
+    flags={"max_model_len": "num_ctx {n} (or OLLAMA_CONTEXT_LENGTH)", "max_num_seqs": "OLLAMA_NUM_PARALLEL={n}",
            "kv_cache_dtype": "OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0", "n_ubatch": "num_batch {n}",
            "flash_attn": "OLLAMA_FLASH_ATTENTION=1", "tensor_parallel_size": "a second GPU (Ollama splits layers)",
            "quantization": "a smaller quant tag than the one in use (most default tags are already q4_K_M or q4_0: "

@@ -155,11 +155,13 @@ LOG = LogWords(
         fig("max_model_len", r"\bcontext_length" + _ARG + r"(\d+)", count),
         fig("max_num_seqs", r"\bmax_running_requests" + _ARG + r"(\d+)", count),
         fig("chunked_prefill_size", r"\bchunked_prefill_size" + _ARG + r"(-?\d+)", count),
+        fig("cuda_graph_max_bs", r"\bcuda_graph_max_bs" + _ARG + r"(\d+)", count),
         fig("kv_cache_dtype", r"\bkv_cache_dtype" + _ARG + r"(\w+)", lambda m: m.group(1)),
         fig("quantization", r"\bquantization" + _ARG + r"(\w+)", lambda m: m.group(1)),
         fig("cpu_offload_gb", r"\bcpu_offload_gb" + _ARG + r"([\d.]+)", fraction),
         fig("model_name", r"\bmodel_path=['\"]([^'\"]{1,300})['\"]", lambda m: m.group(1)),
-        fig("args_listing", r"(server_args)=ServerArgs", lambda m: "full"),
+        # the whole argument list, only when the line is whole (an excerpt may cut it)
+        fig("args_listing", r"(server_args)=ServerArgs\(.*\)\s*$", lambda m: "full"),
     ),
 )
 
@@ -169,7 +171,7 @@ ENGINE = Engine(
     flags={"max_model_len": "--context-length {n}", "max_num_seqs": "--max-running-requests {n}",
            "memory_fraction": "--mem-fraction-static {x}", "kv_cache_dtype": "--kv-cache-dtype fp8_e5m2",
            "max_num_batched_tokens": "--chunked-prefill-size {n}",
-           "cuda_graphs": "--cuda-graph-max-bs 8 (or --disable-cuda-graph)", "tensor_parallel_size": "--tp-size {n}",
+           "cuda_graphs": "--cuda-graph-max-bs {n} (or --disable-cuda-graph)", "tensor_parallel_size": "--tp-size {n}",
            "quantization": "an fp8/AWQ checkpoint (--quantization fp8|awq)", "cpu_offload": "--cpu-offload-gb {n}",
            "nccl": "--disable-custom-all-reduce"},
     aliases=("sgl", "sglang-router"),

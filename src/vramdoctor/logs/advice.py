@@ -299,23 +299,26 @@ class _Advisor:
         s, n = self.s, self.n
         per, ctx = n.get("kv_bytes_per_token"), n.get("n_ctx") or n.get("max_model_len")
         parallel = n.get("n_parallel")
-        if isinstance(parallel, int) and parallel > 1:
+        if s.name == "ollama" and isinstance(parallel, int) and parallel > 1:
+            # Ollama asks the runner for num_ctx x OLLAMA_NUM_PARALLEL cells (llama-server's slots share -c instead)
             s.add("one sequence at a time", "max_num_seqs", f"the KV cache is sized for {parallel} parallel slots "
-                  "(they share -c)", "down", 1, parallel)
+                  "of num_ctx each", "down", 1, parallel)
         free, weights = n.get("free_memory_bytes"), n.get("gpu_model_buffer_bytes")
+        if not isinstance(free, int) and isinstance(n.get("available_memory_bytes"), int):
+            free = n["available_memory_bytes"]  # Ollama's memory.available
         weights = sum(weights) if isinstance(weights, list) else weights
         if isinstance(per, int) and per > 0 and isinstance(ctx, int):
             need = n.get("kv_cache_requested_bytes") or per * ctx
             why = f"the KV cache for {ctx:,} tokens needs {need / GIB:.2f} GiB ({per:,} bytes per token)"
             if isinstance(free, int) and isinstance(weights, int) and free > weights:
                 target = max(256, int((free - weights) * 0.9 / per) // 256 * 256)
-                if isinstance(parallel, int) and parallel > 1:
+                if s.name == "ollama" and isinstance(parallel, int) and parallel > 1:
                     why += f"; at one slot instead of {parallel}"
                 why += f"; {free / GIB:.1f} GiB free minus {weights / GIB:.1f} GiB of weights, with a 10% margin"
                 if target < ctx:
                     s.add("shorter context", "max_model_len", why, "down", target, ctx, m=max(1, target - 512))
             else:
-                examples = ", ".join(f"-c {x:,} needs {x * per / GIB:.2f} GiB" for x in (4096, 16384, 32768) if x < ctx)
+                examples = ", ".join(f"{x:,} tokens need {x * per / GIB:.2f} GiB" for x in (4096, 16384, 32768) if x < ctx)
                 s.add("shorter context", "max_model_len", why + "; the log does not show the memory free, so choose "
                       "the context whose cache fits it" + (f" ({examples})" if examples else ""), "down", None, ctx)
         else:
@@ -382,8 +385,9 @@ class _Advisor:
             self._metal()
         else:
             self.fraction_down("graph capture and warm-up run in what the pool leaves")
+            bs = n.get("cuda_graph_max_bs")
             s.add("smaller CUDA graphs", "cuda_graphs", "graph capture keeps memory for every captured batch size",
-                  "down")
+                  "down", max(1, bs // 2) if isinstance(bs, int) and bs > 1 else None, bs if isinstance(bs, int) else None)
             s.add("smaller batches", "max_num_batched_tokens", "the profiled activation peak scales with tokens per "
                   "step", "down")
             if s.name in GGML:
@@ -496,7 +500,15 @@ class _Advisor:
                   None, self.n.get("n_ctx"))
             self.kv8()
             return
-        self.seqs_down("fewer sequences at once need fewer blocks")
+        running = self.n.get("running_reqs")
+        peak = max(running) if isinstance(running, list) and running else None
+        cur = self.c.max_num_seqs
+        if isinstance(peak, int) and peak > 1 and (cur is None or peak < cur):
+            # the pool filled at `peak` running: a cap below it helps, a cap above it does nothing
+            self.seqs_down(f"the pool filled with {peak} requests running; a cap below that keeps them in the pool",
+                           max(1, peak * 3 // 4))
+        else:
+            self.seqs_down("fewer sequences at once need fewer blocks")
         self.fraction_up("a larger pool holds more sequences at once")
         self.kv8()
         s.add("shorter requests", "max_model_len", "long requests take the most blocks", "down")
@@ -541,6 +553,18 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
         a.runtime()
     elif kind == "UNDETERMINED":
         a.undetermined(candidates or [])
+    elif kind == "NONE" and code == "requests-refused-too-long":
+        ctx = _shown("max_model_len", n)
+        if s.name in GGML:
+            par = n.get("n_parallel")
+            s.add("more context per slot", "max_model_len", "each of the -np slots gets -c / -np tokens; a larger -c "
+                  "(if memory allows)", "up", None, ctx)
+            if isinstance(par, int) and par > 1:
+                s.add("fewer parallel slots", "max_num_seqs", "fewer slots give each a larger share of -c", "down",
+                      max(1, par // 2), par)
+        else:
+            s.add("a longer context", "max_model_len", "if memory allows (`vramdoctor estimate` tells); otherwise "
+                  "the client must send shorter requests", "up", None, ctx)
     elif kind == "LEAK":
         s.say("watch, then restart", "usage that keeps rising with steady load points at memory not being freed: "
               "track the engine's KV usage or free memory against load, report it with this log, and restart")
@@ -550,15 +574,23 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
             x = round(free / total - 0.02, 2) if isinstance(free, int) and isinstance(total, int) and total else None
             if x is not None and a.c.fraction is not None and x >= a.c.fraction:
                 x = None
+            w = n.get("weights_bytes")
+            tight = (isinstance(w, int) and isinstance(total, int) and x is not None and x * total < w * 1.1)
             s.add("a fraction of what is free", "memory_fraction", "the engine takes its fraction of the whole GPU, "
-                  "and another process holds part of it", "down", x, a.c.fraction)
+                  "and another process holds part of it" + ("; at that fraction the weights alone would not fit, so "
+                                                             "freeing the GPU is the real fix" if tight else ""),
+                  "down", x, a.c.fraction)
             s.say("free the GPU", "stop the other process (nvidia-smi lists it) or give this server its own GPU")
         elif code == "max-model-len-exceeds-model":
             m = n.get("max_model_len_model")
             s.add("the model's own context", "max_model_len", "the requested max_model_len exceeds what the model "
                   "was trained for; use its max_position_embeddings, or rope scaling on purpose", "down", m,
                   n.get("max_model_len"))
-        else:
+        elif code in ("illegal-memory-access", "device-side-assert", "cuda-kernel-error", "cuda-invalid-argument",
+                      "nccl-error"):
             s.say("leave memory settings alone", "memory is not the problem: a shorter context or lower utilization "
                   "will not fix it; re-run with CUDA_LAUNCH_BLOCKING=1 (NCCL_DEBUG=INFO for NCCL) and report it")
+        else:
+            s.say("leave memory settings alone", "memory is not the problem: the error names its cause; fix that "
+                  "(the model, the install, the set-up) rather than memory settings")
     return [step.to_dict() for step in s.out]

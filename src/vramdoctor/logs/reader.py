@@ -185,10 +185,12 @@ class _Interrupt:
     def __init__(self) -> None:
         self.hit = False
         self.previous = None
+        self.previous_term = None
 
     def __enter__(self) -> "_Interrupt":
         if threading.current_thread() is threading.main_thread():
             self.previous = signal.signal(signal.SIGINT, self._handle)
+            self.previous_term = signal.signal(signal.SIGTERM, self._handle)  # `kill`, `timeout`: keep what was read
         return self
 
     def _handle(self, *_: object) -> None:
@@ -197,6 +199,7 @@ class _Interrupt:
     def __exit__(self, *exc: object) -> None:
         if self.previous is not None:
             signal.signal(signal.SIGINT, self.previous)
+            signal.signal(signal.SIGTERM, self.previous_term)
 
 
 @dataclass
@@ -224,10 +227,15 @@ def read_blocks(path: str, *, follow: bool = False, poll_s: float = 0.5, idle_st
                             hint="Pass the server's log file, or pipe it in with `... 2>&1 | vramdoctor logs -`.")
     kind = what_binary(head)
     if kind:
-        model = "model" in kind
-        raise LogInputError(f"is {kind}, not a text log.", path=path,
-                            hint=f"To size a model, run `vramdoctor estimate {path}`." if model else
-                            "Pass the text log the server printed (its stdout/stderr).")
+        if gz is not None:
+            hint = "It is compressed: to size the model, decompress it and run `vramdoctor estimate` on it."
+        elif "GGUF" in kind:
+            hint = f"To size the model, run `vramdoctor estimate {path}`."
+        elif "model" in kind or "checkpoint" in kind:
+            hint = "To size the model, run `vramdoctor estimate` on its folder (with its config.json)."
+        else:
+            hint = "Pass the text log the server printed (its stdout/stderr)."
+        raise LogInputError(f"is {kind}, not a text log.", path=path, hint=hint)
     encoding = _utf16(head) or "utf-8"
     if encoding == "utf-8" and _binary(head):
         raise LogInputError("is a binary file, not a text log.", path=path,

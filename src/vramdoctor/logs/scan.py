@@ -110,10 +110,11 @@ QUOTE = re.compile(r"^(?:> ?)+")
 ECHO_LINES = 64  # lines a prompt logged with its newlines may span
 #: a logged request whose prompt closes on the same line (vLLM's "..., params: SamplingParams(...)", a JSON line)
 _ECHO_CLOSED = re.compile(r"params: SamplingParams|sampling_params|lora_request|['\"\)\}\]],?\s*$")
+_ECHO_END = re.compile(r"['\"],\s*(?:params: SamplingParams|sampling_params|lora_request|prompt_token_ids)")
 #: the start of a line a log writes itself: a timestamp, a level, a process tag, a bracketed source
 LOG_PREFIX = re.compile(r"^\s*(?:\(\w+[\w ]*pid=\d+\)|\[?\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:|time=|level=|"
                         r"(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|\[[\w.: -]+\]|[A-Z][a-z]{2} +\d+ \d\d:|"
-                        r"\w+(?:_\w+)*: |Traceback |File \"|\d+\.\d+\.\d+\.\d+ [IWE] )")
+                        r"\w+(?:_\w+)*: |\d+\.\d+\.\d+\.\d+ [IWE] )")
 #: an error line that says what went wrong: an exception class and its message, "error: ...", a CUDA error text
 STATED = re.compile(r"\b(?:\w+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt):\s+\S.{6,}|\berror: \S.{6,}|"
                     r"\bCUDA error: \S.{6,}|\bfailed: \S.{6,}|\berror loading [\w ]{1,40}: \S.{6,}")
@@ -213,7 +214,9 @@ class Scanner:
             self.echo_until = line_no + ECHO_LINES
             self.wants_every_line_until = max(self.wants_every_line_until, self.echo_until)
         elif not echo and line_no <= self.echo_until and not LOG_PREFIX.match(text):
-            echo = True  # a line of that prompt (it has no log prefix of its own)
+            echo = True  # a line of that prompt (it has no log prefix of its own; a pasted traceback is text too)
+            if _ECHO_END.search(text):  # the prompt's closing quote and the engine's own fields after it
+                self.echo_until = line_no
         elif not echo:
             self.echo_until = 0
         if echo:  # a logged request: the prompt is the user's text
