@@ -976,3 +976,42 @@ def test_flags_by_version():
     """))
     assert "OLLAMA_CONTEXT_LENGTH" not in flags(old_ollama) and "OLLAMA_NUM_PARALLEL" not in flags(old_ollama)
     assert "OLLAMA_KV_CACHE_TYPE" not in flags(old_ollama)
+
+
+@pytest.mark.parametrize("line,kind", [
+    # llama.cpp's 2023 form: "CUDA error N at FILE:LINE: TEXT" (ggml-cuda.cu CUDA_CHECK before the 2024 rewrite)
+    ("CUDA error 1 at ggml-cuda.cu:1920: invalid argument", "NOT_OOM"),
+    ("CUDA error 209 at /src/ggml-cuda.cu:6789: no kernel image is available for execution on the device", "NOT_OOM"),
+    ("ROCm error: invalid argument", "NOT_OOM"),
+    ("CUDA error 2 at ggml-cuda.cu:6301: out of memory", "WEIGHTS"),  # still in the model loader
+])
+def test_an_old_ggml_cuda_error_names_its_cause(line, kind):
+    run = run_of(diag(f"""
+        main: build = 678 (0fe5ff2)
+        llama_model_load_internal: n_ctx      = 512
+        {line}
+    """))
+    assert run.kind == kind, run
+    assert (run.oom is True) == ("out of memory" in line)
+
+
+@pytest.mark.parametrize("line", [
+    # TensorRT-LLM's CUDA_CHECK (cudaUtils.h): "CUDA runtime error in CALL: TEXT (FILE:LINE)"
+    "[TensorRT-LLM][ERROR] CUDA runtime error in cudaDeviceGetDefaultMemPool(&memPool, device): operation not "
+    "supported (/app/tensorrt_llm/cpp/tensorrt_llm/runtime/bufferManager.cpp:170)",
+    "[TensorRT-LLM][ERROR] CUDA runtime error in ::cudaStreamCreate(&stream): an illegal instruction was encountered",
+])
+def test_a_trtllm_cuda_runtime_error_names_its_cause(line):
+    run = run_of(diag(f"""
+        [TensorRT-LLM][INFO] Loaded engine size: 7 GiB
+        {line}
+    """))
+    assert run.kind == "NOT_OOM", run
+
+
+def test_a_trtllm_cuda_runtime_oom_is_memory():
+    run = run_of(diag("""
+        [TensorRT-LLM][INFO] Loaded engine size: 7 GiB
+        [TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMallocAsync(ptr, n, mCudaStream->get()): out of memory (/src/tensorrt_llm/runtime/tllmBuffers.h:125)
+    """))
+    assert run.oom is True and run.kind != "NOT_OOM", run

@@ -74,7 +74,7 @@ LOG = LogWords(
         msg(r"NCCL error|ncclUnhandledCudaError|NCCL watchdog|ncclSystemError|ncclInternalError", "not_oom",
             code="nccl-error"),
         msg(r"device-side assert", "not_oom", code="device-side-assert"),
-        msg(r"CUDA (?:runtime )?error:? invalid argument|invalid argument .*\.cu:\d+", "not_oom",
+        msg(r"(?:CUDA|HIP|ROCm) (?:runtime )?error(?: \d+ at \S+)?:? invalid argument|invalid argument .*\.cu:\d+", "not_oom",
             code="cuda-invalid-argument"),
         msg(r"misaligned address|CUBLAS_STATUS_(?!ALLOC)\w+|cuDNN error|unspecified launch failure", "not_oom",
             code="cuda-kernel-error"),

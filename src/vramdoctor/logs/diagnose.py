@@ -230,7 +230,7 @@ def _cause_shown(f: Failure) -> bool:
         return False
     if f.after or _CUT_END.search(f.text):
         return True
-    tail = f.text.split(":", 1)[-1]
+    tail = f.text.rsplit(": ", 1)[-1]  # the words after the last label: "... error in CALL: TEXT"
     return len(tail.split()) >= 3 and not _MEMORYISH.search(tail) and "cuda" not in tail.lower()
 
 

@@ -117,7 +117,7 @@ LOG_PREFIX = re.compile(r"^\s*(?:\(\w+[\w ]*pid=\d+\)|\[?\d{4}-\d\d-\d\d|\d\d-\d
                         r"\w+(?:_\w+)*: |\d+\.\d+\.\d+\.\d+ [IWE] )")
 #: an error line that says what went wrong: an exception class and its message, "error: ...", a CUDA error text
 STATED = re.compile(r"\b(?:\w+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt):\s+\S.{6,}|\berror: \S.{6,}|"
-                    r"\bCUDA error: \S.{6,}|\bfailed: \S.{6,}|\berror loading [\w ]{1,40}: \S.{6,}")
+                    r"\b(?:CUDA|HIP|ROCm) error(?: \d+ at \S+)?: \S.{6,}|\bCUDA runtime error in .{1,200}?\): \S.{6,}|\bfailed: \S.{6,}|\berror loading [\w ]{1,40}: \S.{6,}")
 
 
 def stated(text: str) -> bool:
