@@ -215,3 +215,21 @@ def test_huge_concurrency_gives_sane_advice():
     d = j("Qwen/Qwen2.5-7B-Instruct", "--concurrency", "100000")
     assert not any("15230974976" in a["detail"] for a in d["advice"])
     assert d["overhead_bytes"] < 8 * 2**30  # the sampler warm-up is capped at max_num_batched_tokens rows
+
+
+@pytest.mark.parametrize("name,says", [
+    ("tgi", "no memory rules for TGI"),
+    ("TensorRT-LLM", "no memory rules for TensorRT-LLM"),
+    ("nosuchengine", "unknown engine 'nosuchengine'"),
+])
+def test_estimate_names_what_it_cannot_model(tmp_path, name, says):
+    r = est(cfg_file(tmp_path), "--engine", name, "--gpu-memory", "24GiB")
+    assert r.exit_code == 2
+    assert says in " ".join(r.output.split()) and "ollama (llamacpp's)" in " ".join(r.output.split())
+
+
+@pytest.mark.parametrize("name,rules", [("ollama", "llamacpp"), ("koboldcpp", "llamacpp"), ("aphrodite", "vllm")])
+def test_estimate_runs_an_engine_under_the_rules_it_shares(tmp_path, name, rules):
+    r = est(cfg_file(tmp_path), "--engine", name, "--gpu-memory", "24GiB", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["engine"] == rules

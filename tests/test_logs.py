@@ -526,3 +526,26 @@ def test_whole_gzip_files_never_warn(tmp_path):
     warnings = []
     list(read_lines(str(cut), warnings=warnings))
     assert warnings and "ends early" in warnings[0]
+
+
+def test_archives_of_logs_are_named_with_how_to_unpack(tmp_path):
+    """A tar (plain or gzipped) or a twice-gzipped log once read as text: its tar header became a first line
+    of garbage, or the inner gzip's bytes were refused as an unnamed binary file."""
+    import io
+    import tarfile
+
+    raw = (LOGS / "case-029.log").read_bytes()
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        info = tarfile.TarInfo("server.log")
+        info.size = len(raw)
+        tar.addfile(info, io.BytesIO(raw))
+    tar_path, tgz, twice = tmp_path / "logs.tar", tmp_path / "logs.tar.gz", tmp_path / "server.log.gz.gz"
+    tar_path.write_bytes(buf.getvalue())
+    tgz.write_bytes(gzip.compress(buf.getvalue()))
+    twice.write_bytes(gzip.compress(gzip.compress(raw)))
+    for path, what in ((tar_path, "tar archive"), (tgz, "tar archive"), (twice, "compressed twice")):
+        with pytest.raises(LogInputError, match=what):
+            read_lines(str(path))
+        r = _cli(str(path))
+        assert r.exit_code == 2 and "Unpack it" in r.stderr, r.stderr

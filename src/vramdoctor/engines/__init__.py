@@ -75,8 +75,13 @@ def get_engine(name: str) -> EngineRules:
         e = None
     if e is not None and e.rules is None and e.wraps:
         e = get(e.wraps)
-    if e is None or e.rules is None:
-        raise UsageError(f"unknown engine '{name}'.", option="--engine", hint="Use vllm, sglang, llamacpp or generic.")
+    shared = ", ".join(f"{x.name} ({x.wraps}'s)" for x in all_engines() if x.wraps)
+    hint = f"Use vllm, sglang, llamacpp or generic, or an engine that shares their rules: {shared}."
+    if e is not None and e.rules is None:
+        raise UsageError(f"estimate has no memory rules for {e.label} (`logs` reads its logs).", option="--engine",
+                         hint=hint + " `--engine generic` gives weights and KV cache without an engine's overheads.")
+    if e is None:
+        raise UsageError(f"unknown engine '{name}'.", option="--engine", hint=hint)
     return e.rules()
 
 

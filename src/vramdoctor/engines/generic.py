@@ -139,7 +139,7 @@ LOG = LogWords(
         # the server's own process ids, as log prefixes print them: "(EngineCore_DP0 pid=2)", "(Worker pid=148)"
         fig("server_pids", r"\((?:[\w=]+ ){0,3}pid=(\d+)\)", count, mode="set", passive=True),
         # worker ranks in line prefixes ("VllmWorker rank=3", "Worker_TP1", "TP3]", "[RANK 3]"): at least that many GPUs
-        fig("worker_ranks", r"\brank=(\d+)|Worker_TP(\d+)\b|Worker TP(\d+)\b|\bTP(\d+)\]|\[RANK (\d+)\]",
+        fig("worker_ranks", r"\brank=(\d+)|Worker_TP(\d+)\b|Worker TP(\d+)\b| TP(\d+)\]|\[TP(\d+)\]|\[RANK (\d+)\]",
             lambda m: int(next(g for g in m.groups() if g)), mode="set", passive=True),
         # generic key=value settings in argument dumps (Namespace, dicts, config lines)
         fig("max_model_len", r"\b(?:max_model_len|context_len|max_seq_len)['\"]?\s*[=:]\s*" + NUM, count),

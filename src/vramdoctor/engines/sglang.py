@@ -93,7 +93,7 @@ from .words import NUM, SIZE, count, fig, fraction, msg, rx  # noqa: E402
 _ARG = r"['\"]?\s*[=:]\s*['\"]?"
 
 LOG = LogWords(
-    fingerprint=rx(r"sglang|\bTP\d+\]|KV Cache is allocated|Load weight (?:begin|end)|mem_fraction_static|"
+    fingerprint=rx(r"sglang| TP\d+\]|\[TP\d+\]|KV Cache is allocated|Load weight (?:begin|end)|mem_fraction_static|"
                    r"Capture cuda graph|max_total_num_tokens|Prefill batch\. #new-seq|#running-req"),
     run_start=(rx(r"server_args=ServerArgs", 0),),
     messages=(

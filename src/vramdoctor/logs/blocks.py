@@ -12,7 +12,7 @@ The result is the same as feeding every line (tests hold the two paths equal on 
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 from .knowledge import Knowledge, knowledge
 from .prefilter import Words
@@ -67,29 +67,35 @@ def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[Run
     search = _Search(k)
     state: dict = {"buf": b"", "prev": b"", "prev_last_line": 0, "buf_first_line": 1, "offset": 0, "cur": []}
 
-    def before(line_no: int) -> list[tuple[int, str]]:
-        """The up to WINDOW lines before `line_no`, which starts at state['offset'] of the buffer."""
+    def before(line_no: int) -> Callable[[], list[tuple[int, str]]]:
+        """The up to WINDOW lines before `line_no`, which starts at state['offset'] of the buffer: their bytes
+        are cut out now (a few `rfind`s) and decoded only if the failure is ever read (a crash loop has
+        thousands of failures, most of them in runs that are dropped)."""
         buf, end = state["buf"], state["offset"]
-        out: list[tuple[int, str]] = []
-        n = line_no - 1
-        while len(out) < WINDOW and end > 0:
-            start = buf.rfind(b"\n", 0, end - 1) + 1
-            out.extend((n, t) for t in reversed(pieces(clean(buf[start:end]))))
-            n -= 1
-            end = start
-        if len(out) < WINDOW and state["prev"]:  # the tail of the previous block
+        start, n = end, 0
+        while n < WINDOW and start > 0:
+            start = buf.rfind(b"\n", 0, start - 1) + 1
+            n += 1
+        raw, first = buf[start:end], line_no - n
+        head, head_first = b"", first
+        if n < WINDOW and state["prev"]:  # the tail of the previous block
             prev = state["prev"]
-            end = len(prev)
-            n = state["prev_last_line"]
-            while len(out) < WINDOW and end > 0 and n >= 1:
-                start = prev.rfind(b"\n", 0, end - 1) + 1
-                out.extend((n, t) for t in reversed(pieces(clean(prev[start:end]))))
-                n -= 1
-                end = start
-        out = out[:WINDOW]
-        out.reverse()
-        out += state["cur"]  # the pieces of the current line fed before this one
-        return [(ln, t) for ln, t in out[-WINDOW:] if ln >= 1]
+            pstart, m = len(prev), 0
+            while n + m < WINDOW and pstart > 0 and state["prev_last_line"] - m >= 1:
+                pstart = prev.rfind(b"\n", 0, pstart - 1) + 1
+                m += 1
+            head, head_first = prev[pstart:], state["prev_last_line"] - m + 1
+        cur = list(state["cur"])  # the pieces of the current line fed before this one
+
+        def decode() -> list[tuple[int, str]]:
+            out: list[tuple[int, str]] = []
+            for chunk, ln in ((head, head_first), (raw, first)):
+                for line in chunk.split(b"\n")[:-1] if chunk else ():
+                    out.extend((ln, t) for t in pieces(clean(line)))
+                    ln += 1
+            out += cur
+            return [(ln, t) for ln, t in out[-WINDOW:] if ln >= 1]
+        return decode
 
     s.before_source = before
 

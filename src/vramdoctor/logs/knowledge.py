@@ -88,6 +88,19 @@ class Knowledge:
                 self.frames.setdefault(phase, []).append(p)
         self.engine = {e.name: e for e in engines}
         self.passive = [f for f in self.figures if f.passive]
+        # tried only on some lines (the first lines, a failure's neighbours): fingerprints and passive figures,
+        # behind their own word search (kept out of `words`, which decides which lines are read at all)
+        sampled = [p for _, p in self.fingerprints] + [f.pattern for f in self.passive]
+        self.sample_always: set[int] = set()
+        sample_by_word: dict[str, list[int]] = {}
+        for i, p in enumerate(sampled):
+            words = required(p)
+            if words is None:
+                self.sample_always.add(i)
+            for w in words or ():
+                sample_by_word.setdefault(w, []).append(i)
+        self.sample_words = Words(sample_by_word)
+        self.sample_by_id = [sample_by_word[w] for w in self.sample_words.words]
         #: figure index -> the words its matches start with (a search may begin at the first of them)
         self.figure_prefix = [prefix(f.pattern) for f in self.figures]
         # every pattern the scanner tries, with the words one of which it needs (None: try always)
@@ -124,6 +137,15 @@ class Knowledge:
                 else:
                     out[cat] = {i}
         return out
+
+    def sampled(self, low: bytes) -> tuple[list[int], list[int]]:
+        """The fingerprints (indexes into `fingerprints`) and passive figures (into `passive`) a lowercased
+        line could match."""
+        ix = set(self.sample_always)
+        for wid in self.sample_words.ids(low):
+            ix.update(self.sample_by_id[wid])
+        n = len(self.fingerprints)
+        return sorted(i for i in ix if i < n), sorted(i - n for i in ix if i >= n)
 
     def verdict(self, text: str, msg_ix: set[int]) -> Verdict | None:
         """What a line says about a failure, from the messages whose words it holds."""

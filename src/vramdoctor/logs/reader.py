@@ -45,7 +45,9 @@ MAGIC = [
     (b"%PDF-", "a PDF document"),
     (b"\xcf\xfa\xed\xfe", "a Mach-O executable"),
     (b"MZ", "a Windows executable"),
+    (b"\x1f\x8b", "a gzip file compressed twice"),  # seen only inside a gzip: a plain one is opened as gzip
 ]
+ARCHIVES = ("archive", "compressed twice")
 
 
 class LogInputError(VramdoctorError, OSError):
@@ -118,6 +120,8 @@ def what_binary(head: bytes) -> str | None:
         (n,) = struct.unpack("<Q", head[:8])
         if 2 <= n <= 100 * 2**20 and head[8:10] in (b'{"', b"{ ", b"{\n"):
             return "a safetensors model file"
+    if head[257:262] == b"ustar":  # POSIX tar: the magic of the first member's header
+        return "a tar archive"
     if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
         return "a Python pickle (a PyTorch checkpoint)"
     return None
@@ -227,7 +231,9 @@ def read_blocks(path: str, *, follow: bool = False, poll_s: float = 0.5, idle_st
                             hint="Pass the server's log file, or pipe it in with `... 2>&1 | vramdoctor logs -`.")
     kind = what_binary(head)
     if kind:
-        if gz is not None:
+        if any(a in kind for a in ARCHIVES) and "checkpoint" not in kind:
+            hint = "Unpack it (`tar xf`, `unzip`, `xz -d`, `zstd -d`, `bunzip2`, `gunzip`) and pass the log inside."
+        elif gz is not None:
             hint = "It is compressed: to size the model, decompress it and run `vramdoctor estimate` on it."
         elif "GGUF" in kind:
             hint = f"To size the model, run `vramdoctor estimate {path}`."

@@ -49,11 +49,19 @@ class Failure:
     retried: tuple[int, str] | None = None  # the engine's line saying it retries what failed
     pasted: bool = False  # pasted above the start-up it belongs to (see logs._attach_orphans)
     deciding: tuple[int, str] | None = None
-    before: list[tuple[int, str]] = field(default_factory=list)
     after: list[tuple[int, str]] = field(default_factory=list)
     progress: dict[str, int] = field(default_factory=dict)
     elided: bool = False
     end_line: int = 0  # the last line of the same traceback or message
+    lines_before: list[tuple[int, str]] | Callable[[], list[tuple[int, str]]] = field(default_factory=list,
+                                                                                     repr=False)
+
+    @property
+    def before(self) -> list[tuple[int, str]]:
+        """The lines before the failure (up to WINDOW), decoded when first read."""
+        if callable(self.lines_before):
+            self.lines_before = self.lines_before()
+        return self.lines_before
 
 
 @dataclass
@@ -162,7 +170,7 @@ def window(text: str) -> str:
 class Scanner:
     """Feed (line_no, text) with `feed`, then `finish`: one RunFacts per server start.
 
-    `before_source(line_no)`, when set, returns the lines before `line_no` (the block reader, which
+    `before_source(line_no)`, when set, returns a function giving the lines before `line_no` (the block reader, which
     feeds only the lines that matter, recovers a failure's preceding traceback from its buffer);
     `wants_every_line_until` is the last line a pending failure still wants to see whole."""
 
@@ -172,7 +180,7 @@ class Scanner:
         self.run = RunFacts(first_line=1)
         self.recent: deque[tuple[int, str]] = deque(maxlen=WINDOW)
         self.pending: list[Failure] = []
-        self.before_source: Callable[[int], list[tuple[int, str]]] | None = None
+        self.before_source: Callable[[int], Callable[[], list[tuple[int, str]]]] | None = None
         self.wants_every_line_until = 0
         self.partial: tuple[int, str] | None = None  # a line with an engine's words cut short by a wrap
         self.echo_until = 0  # the last line a multi-line logged prompt may reach
@@ -207,7 +215,9 @@ class Scanner:
         ascii_text = text.isascii()
         lowered = text.lower()
         k = self.k
-        c = k.candidates(lowered.encode() if ascii_text else lowered.encode("utf-8", "replace"))
+        low = lowered.encode() if ascii_text else lowered.encode("utf-8", "replace")
+        c = k.candidates(low)
+        sampled: tuple[list[int], list[int]] | None = None
         r = self.run
         echo = "echo" in c and is_echo(text, c["echo"])
         if echo and not _ECHO_CLOSED.search(text):  # a prompt logged with its newlines: the next lines are its text
@@ -237,7 +247,9 @@ class Scanner:
         if line_no <= ENGINE_SAMPLE_LINES or (r.failures and r.sampled < RUN_SAMPLE_LINES
                                                and sum(r.engine_hits.values()) < 3):
             r.sampled += 1
-            for name, pattern in k.fingerprints:
+            sampled = k.sampled(low)
+            for i in sampled[0]:
+                name, pattern = k.fingerprints[i]
                 if pattern.search(text):
                     r.engine_hits[name] = r.engine_hits.get(name, 0) + 1
         if "elision" in c and ELISION.match(text):
@@ -271,8 +283,8 @@ class Scanner:
                 self.partial = (line_no, text)
                 self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)
         if failed or self.wants_every_line_until >= line_no:
-            for f in k.passive:  # process ids: only on failures and the lines around them
-                self._figure(r, f, text, line_no)
+            for i in (sampled or k.sampled(low))[1]:  # process ids: only on failures and the lines around them
+                self._figure(r, k.passive[i], text, line_no)
         self.recent.append((line_no, text))
 
     def _figure(self, r: RunFacts, f, text: str, line_no: int, start: int = 0) -> None:
@@ -371,14 +383,14 @@ class Scanner:
                     last.candidates = last.candidates or v.candidates
                     if v.phase and not last.phase:
                         last.phase, last.deciding = v.phase, (line_no, text)
-                last.before = self.before_source(line_no) if self.before_source else list(self.recent)
+                last.lines_before = self.before_source(line_no) if self.before_source else list(self.recent)
                 last.after = []
                 self.wants_every_line_until = line_no + AFTER
                 return True
         f = Failure(line_no=line_no, text=text, kind=kind, code=v.code if v else "", phase=v.phase if v else None,
                     engine=v.engine if v else "", wrapper=wrapper, progress=dict(r.progress),
                     candidates=v.candidates if v else (),
-                    before=self.before_source(line_no) if self.before_source else list(self.recent))
+                    lines_before=self.before_source(line_no) if self.before_source else list(self.recent))
         last_marker = max(r.progress.values(), default=r.first_line)
         f.elided = any(last_marker <= e < line_no for e in r.elisions)
         if v and v.phase:
