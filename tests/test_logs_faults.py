@@ -966,6 +966,21 @@ def test_flags_by_version():
         llama_new_context_with_model: failed to allocate compute buffers
     """))
     assert "-fa on" not in flags(old_llama) and "-fa" in flags(old_llama)
+    # no build number: the wording of the lines dates it (llama_kv_cache_init, before mid-2025)
+    undated = run_of(diag("""
+        llama_init_from_model: n_ctx      = 32768
+        llama_kv_cache_init:      CUDA0 KV buffer size =  4096.00 MiB
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 2100.00 MiB on device 0: cudaMalloc failed: out of memory
+        llama_init_from_model: failed to allocate compute buffers
+    """))
+    assert "-fa on" not in flags(undated) and "-fa" in flags(undated)
+    new_llama = run_of(diag("""
+        llama_context: n_ctx         = 32768
+        llama_kv_cache:      CUDA0 KV buffer size =  4096.00 MiB
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 2100.00 MiB on device 0: cudaMalloc failed: out of memory
+        graph_reserve: failed to allocate compute buffers
+    """))
+    assert "-fa on" in flags(new_llama)
     old_ollama = run_of(diag("""
         time=2024-03-01T10:00:00.000Z level=INFO source=routes.go:1000 msg="Listening on 127.0.0.1:11434 (version 0.1.28)"
         time=2024-03-01T10:00:01.000Z level=INFO source=server.go:300 msg="starting llama server" cmd="/tmp/ollama_llama_server --ctx-size 2048"
@@ -1015,3 +1030,242 @@ def test_a_trtllm_cuda_runtime_oom_is_memory():
         [TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMallocAsync(ptr, n, mCudaStream->get()): out of memory (/src/tensorrt_llm/runtime/tllmBuffers.h:125)
     """))
     assert run.oom is True and run.kind != "NOT_OOM", run
+
+
+# --- held-out round 4: the kinds of fault it showed, each in several wordings ------------------------------
+
+@pytest.mark.parametrize("line,code", [
+    # vLLM's CUDACHECK in csrc (custom_all_reduce.cuh, cuda_utils): "Failed: Cuda error FILE:LINE 'TEXT'"
+    ("Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:164 'invalid argument'", "cuda-invalid-argument"),
+    ("Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:368 'peer access is not supported between these "
+     "two devices'", "cuda-error"),
+    # cudaGetErrorString texts under other prefixes: FlashInfer, TensorRT-LLM, ggml, a HIP build
+    ("RuntimeError: CUDA error: operation not permitted when stream is capturing", "cuda-error"),
+    ("[TensorRT-LLM][ERROR] Assertion failed: CUDA error: invalid device ordinal", "cuda-error"),
+    ("CUDA error: too many resources requested for launch", "cuda-error"),
+    ("HIP error: hipErrorNoBinaryForGpu: Unable to find code object for all current devices!", "cuda-no-kernel-image"),
+    ("RuntimeError: CUDA error: no kernel image is available for execution on the device", "cuda-no-kernel-image"),
+])
+def test_a_cuda_error_string_that_is_not_memory_is_not_oom(line, code):
+    run = run_of(diag(f"""
+        (EngineCore_0 pid=9) INFO 05-02 10:00:30 [gpu_model_runner.py:1870] Model loading took 15.2 GiB and 20.1 seconds
+        {line}
+    """))
+    assert run.kind == "NOT_OOM" and run.code == code, run
+
+
+@pytest.mark.parametrize("text", [
+    # KoboldCpp 1.5x on Windows: ggml's old assertion form, glued to a progress line
+    ">Processing Prompt (19 / 19 tokens)GGML_ASSERT: D:\\a\\koboldcpp\\koboldcpp\\llama.cpp:6669: n_tokens <= n_batch",
+    "GGML_ASSERT: /tmp/llama.cpp/ggml.c:4785: view_src == NULL || data_size + view_offs <= ggml_nbytes(view_src)",
+    "/app/ggml/src/ggml-cuda/ggml-cuda.cu:1234: GGML_ASSERT(ggml_nbytes(src0) <= INT_MAX) failed",
+])
+def test_a_ggml_assertion_names_its_cause(text):
+    run = run_of(diag(f"""
+        llama_new_context_with_model: n_ctx      = 2048
+        {text}
+    """))
+    assert run.kind == "NOT_OOM" and run.code == "ggml-assert", run
+
+
+@pytest.mark.parametrize("text", [
+    "GGML_ASSERT: /src/ggml.c:4412: ctx->mem_buffer != NULL",
+    "/src/ggml/src/ggml-backend.c:230: GGML_ASSERT(buf != NULL && \"tensor buffer not set\") failed",
+])
+def test_a_ggml_assertion_about_a_buffer_is_not_called_not_memory(text):
+    run = run_of(diag(f"""
+        llama_new_context_with_model: n_ctx      = 2048
+        {text}
+    """))
+    assert run.kind != "NOT_OOM", run
+
+
+@pytest.mark.parametrize("text,kind", [
+    # KServe's model server (Python logging with its own prefix)
+    ("2024-07-01 07:28:04.488 1 kserve ERROR [__main__.py:<module>():254] Failed to start model server: integer "
+     "division or modulo by zero", "NOT_OOM"),
+    # Tabby's Rust bindings (tracing's format)
+    ("2024-03-11T23:00:58.450411Z ERROR llama_cpp_bindings::llama: crates/llama-cpp-bindings/src/llama.rs:78: "
+     "Failed to step: _Map_base::at\n2024-03-11T23:00:59.000000Z  INFO tabby: next request", "NOT_OOM"),
+    # a glog line from a C++ server
+    ("E0131 11:24:13.739012 604960 engine.cpp:88] Failed to initialize the tokenizer: file tokenizer.json not found",
+     "NOT_OOM"),
+    # JSON-structured log
+    ('{"time":"2025-01-01T00:00:00Z","level":"ERROR","msg":"Unable to start worker: port 8000 already in use"}',
+     "NOT_OOM"),
+])
+def test_an_error_level_failure_that_names_a_cause_is_not_oom(text, kind):
+    text = text.replace("\n", "\n        ")
+    run = run_of(diag(f"""
+        2024-07-01 07:28:00.000 1 server INFO starting
+        {text}
+    """))
+    assert run.kind == kind, run
+
+
+def test_a_one_word_cause_on_the_last_line_may_be_cut():
+    run = run_of(diag("""
+        2024-03-11T23:00:58.450411Z ERROR llama_cpp_bindings::llama: crates/llama-cpp-bindings/src/llama.rs:78: Failed to step: _Map_base::at
+    """))
+    assert run.kind in ("NOT_OOM", "UNDETERMINED") and run.oom is not True, run
+
+
+@pytest.mark.parametrize("text", [
+    "2024-07-01 07:28:04.488 WARNING Failed to import triton: falling back to the slow kernels",
+    "INFO 05-02 10:00:00 [utils.py:12] Failed to load the chat template from the model: using the default",
+    "2024-03-11T23:00:58.450411Z  WARN tabby: Failed to fetch the model registry, using the local copy",
+])
+def test_a_failure_at_info_or_warning_level_is_not_a_failure_of_the_server(text):
+    run = run_of(diag(f"""
+        (APIServer pid=7) INFO 05-02 10:00:00 [api_server.py:1880] vLLM API server version 0.9.2
+        {text}
+        (APIServer pid=7) INFO:     Application startup complete.
+    """))
+    assert run.kind == "NONE", run
+
+
+@pytest.mark.parametrize("cut", ["CUDA e", "CUDA err", "torch.OutOfMem", "Traceback (most re", "RuntimeErr",
+                                 "ggml_cuda_compute_forward: ADD fai", "terminate called after thr"])
+def test_a_log_cut_inside_an_error_word_is_not_healthy(cut):
+    run = run_of(diag(f"""
+        llama_model_load_internal: mem required  = 6612.59 MB (+ 2052.00 MB per state)
+        llama_init_from_file: kv self size  = 1024.00 MB
+        [Fri, 26 May 2023 09:45:06 +0000 - INFO - llama_node_cpp::llama] - tokenized_stop_prompt: None
+        {cut}
+    """))
+    assert run.kind == "UNDETERMINED" and run.code == "failure-cause-not-shown", run
+
+
+@pytest.mark.parametrize("last", ["llama_kv_cache_init:      CUDA0 KV buffer size =   128.00 MiB", "Capturing CUDA",
+                                  "INFO: Uvicorn running on http://0.0.0.0:8000", "Error"])
+def test_a_whole_last_line_is_not_a_cut_error(last):
+    rep = diag(f"""
+        llama_new_context_with_model: n_ctx      = 512
+        {last}
+    """)
+    assert run_of(rep).code != "failure-cause-not-shown" or last == "Error", run_of(rep)
+
+
+@pytest.mark.parametrize("text,kinds", [
+    # xLLM (glog): the scheduler cannot fit one sequence in the KV blocks it has
+    ("E20260131 11:24:13.739012 604960 prefill_only_scheduler.cpp:222] Request prompt is too long, no enough memory "
+     "to schedule a single sequence.", {"RUNTIME"}),
+    ("E0131 11:24:13.739012 604960 scheduler.cpp:301] not enough KV cache memory to schedule the request",
+     {"RUNTIME"}),
+])
+def test_memory_words_of_unknown_engines_are_memory(text, kinds):
+    run = run_of(diag(f"""
+        I20260131 11:20:00.000000 604935 server.cpp:50] Started HTTP server on 0.0.0.0:8000
+        I20260131 11:24:13.700000 604935 request.cpp:111] request_id: chatcmpl-1, max_tokens: 4096, prompt_tokens: 11
+        {text}
+    """))
+    assert run.kind in kinds and run.oom is True, run
+
+
+def test_the_request_that_failed_after_the_oom_places_it_while_serving():
+    run = run_of(diag("""
+        E20260131 11:24:13.739012 604960 prefill_only_scheduler.cpp:222] Request prompt is too long, no enough memory to schedule a single sequence.
+        I20260131 11:24:13.739116 604935 request.cpp:111] request_id: chatcmpl-3599756611372098249, max_tokens: 4096, prompt_tokens: 11, status_code : 5
+    """))
+    assert run.kind == "RUNTIME", run
+
+
+@pytest.mark.parametrize("text", [
+    "AssertionError: Cannot estimate KV cache capacity. The model weight size 11219714048.0 may be larger than "
+    "GPU memory 8589934592.0",
+    "AssertionError: Cannot estimate KV cache capacity. The model weight size 11219714048.0 may b",
+])
+def test_mlc_kv_capacity_that_cannot_be_estimated(text):
+    run = run_of(diag(f"""
+        [2024-03-27 10:00:00] INFO auto_device.py:76: Found device: cuda:0
+          File "/mlc_llm/serve/engine.py", line 228, in _estimate_max_total_sequence_length
+            assert max_total_sequence_length > 0, (
+        {text}
+    """))
+    assert run.kind == "KV_CAPACITY" and run.code == "no-memory-for-kv-cache", run
+    assert run.numbers.get("weights_bytes") == 11219714048
+
+
+@pytest.mark.parametrize("wrapper", [
+    "2024-02-20T04:43:32.423773Z ERROR llama_cpp_bindings: crates/llama-cpp-bindings/src/lib.rs:65: Unable to load "
+    "model: /data/models/q8_0.v2.gguf",
+    "llama_load_model_from_file: failed to load model",
+    "common_init_from_params: failed to load model '/models/qwen.gguf'",
+])
+def test_an_alloc_failure_then_the_model_did_not_load_is_weights(wrapper):
+    run = run_of(diag(f"""
+        ggml_init_cublas: found 4 CUDA devices:
+          Device 1: NVIDIA A100 80GB PCIe, compute capability 8.0, VMM: yes
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1640.75 MiB on device 1: cudaMalloc failed: out of memory
+        {wrapper}
+    """))
+    assert run.kind == "WEIGHTS", run
+
+
+def test_an_alloc_failure_then_no_context_is_not_weights():
+    run = run_of(diag("""
+        llama_model_loader: loaded meta data with 30 key-value pairs
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: cudaMalloc failed: out of memory
+        llama_kv_cache_init: failed to allocate buffer for kv cache
+        llama_init_from_model: llama_kv_cache_init() failed for self-attention cache
+        common_init_from_params: failed to create context with model '/models/qwen.gguf'
+        srv    load_model: failed to load model, '/models/qwen.gguf'
+    """))
+    assert run.kind == "KV_CAPACITY", run
+
+
+@pytest.mark.parametrize("serving", [
+    # Ollama's runner (2025): a request is being processed
+    'time=2025-03-06T10:00:00.000Z level=INFO source=cache.go:104 msg="loading cache slot" id=0 cache=0 '
+    'prompt=95938 used=0 remaining=95938',
+    # a request id (UUID) in an engine vramdoctor does not know
+    "2026-03-29 22:51:55,108 [WARNING] sglang_omni.models.runtime: Request speech-1bfc240a-c66a-4876-852c-"
+    "e310c1b589b7 hit max_new_tokens=2048 without im_end",
+    "2026-03-29 22:51:55,108 [INFO] my_server.worker: request_id=5f0c2e8a-77aa-4b1e-9c1d-0a0b0c0d0e0f finished",
+])
+def test_a_request_being_served_before_an_oom_makes_it_runtime(serving):
+    run = run_of(diag(f"""
+        {serving}
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 79.19 GiB of which 49.00 MiB is free.
+    """))
+    assert run.kind == "RUNTIME", run
+
+
+def test_a_model_file_that_cannot_be_opened_is_not_memory():
+    run = run_of(diag("""
+        gguf_init_from_file: failed to open '': 'Invalid argument'
+        {"timestamp":1728130117,"level":"ERROR","function":"LoadModel","line":186,"message":"llama.cpp unable to load model","model":""}
+    """))
+    assert run.kind == "NOT_OOM", run
+
+
+@pytest.mark.parametrize("engine_line,flag", [
+    ("(APIServer pid=1) INFO 09-10 09:30:00 [api_server.py:1800] vLLM API server version 0.10.2",
+     "--disable-custom-all-reduce"),
+    ("[2025-09-10 09:30:00] server_args=ServerArgs(model_path='m', tp_size=2)\n        [2025-09-10 09:30:05 TP0] "
+     "Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=60.21 GB, mem usage=15.02 GB.",
+     "--disable-custom-all-reduce"),
+])
+def test_a_custom_all_reduce_fault_advises_turning_it_off(engine_line, flag):
+    run = run_of(diag(f"""
+        {engine_line}
+        Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:164 'invalid argument'
+    """))
+    assert run.kind == "NOT_OOM" and flag in flags(run), run.advice
+
+
+def test_a_pool_cut_at_start_is_not_said_to_be_full_while_serving():
+    run = run_of(diag("""
+        [TM][WARNING] [SegMgr] prefix caching is enabled
+        [TM][WARNING] `session_len` truncated to 4928 due to limited KV cache memory
+    """))
+    assert run.kind == "KV_CAPACITY" and "while serving" not in run.message and "At start" in run.message
+
+
+def test_v1_preempted_requests_resumed_are_pool_pressure():
+    run = run_of(diag("""
+        (APIServer pid=1) INFO 08-21 07:10:00 [api_server.py:1800] vLLM API server version 0.10.1
+        (APIServer pid=1) INFO:     Application startup complete.
+        (EngineCore_0 pid=3945189) INFO 08-21 07:17:09 [scheduler.py:495] Preempted request cmpl-e5951453df7d471e8aac25957dbc9096-0 has been resumed!
+    """))
+    assert run.kind == "RUNTIME" and run.code == "kv-pool-full-preempting", run

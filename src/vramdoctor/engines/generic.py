@@ -62,7 +62,18 @@ class GenericRules(RulesBase):
 OOM_WORDS = (r"out of memory|OutOfMemoryError|\bOutOfMemory\b|CUBLAS_STATUS_ALLOC_FAILED|memory is insufficient|\bOOM\b|cudaErrorMemoryAllocation|hipErrorOutOfMemory|"
              r"ErrorOutOfDeviceMemory|CUDA_ERROR_OUT_OF_MEMORY|cudaMalloc failed|memory allocation failed|"
              r"CUDA out of\b|failed to allocate|unable to allocate .*buffer|Insufficient (?:GPU |device )?memory|"
-             r"not enough memory|kIOGPUCommandBufferCallbackErrorOutOfMemory")
+             r"not enough memory|kIOGPUCommandBufferCallbackErrorOutOfMemory|\bno enough memory|"
+             r"not enough (?:GPU |device |free |KV cache |cache |CUDA )+memory")
+
+#: CUDA and HIP runtime error strings (cudaGetErrorString, hipGetErrorString) that are not out-of-memory
+CUDA_ERRORS = (r"invalid argument|invalid device ordinal|invalid device function|invalid configuration argument|"
+               r"invalid resource handle|invalid device pointer|initialization error|operation not supported|"
+               r"operation not permitted|too many resources requested|the launch timed out|an illegal instruction|"
+               r"peer access is not supported|peer access is already enabled|devices are busy or unavailable|"
+               r"named symbol not found|unsupported toolchain|cudaError(?!MemoryAllocation)[A-Z]\w+|"
+               r"hipError(?!OutOfMemory)[A-Z]\w+|CUDA_ERROR_(?!OUT_OF_MEMORY)[A-Z_]+")
+#: words in an assertion's condition that may be about memory (a buffer not allocated, a pool too small)
+MEMORY_TERMS = r"mem_buffer|\bbuf\b|buffer|alloc|pool|memory|not enough space"
 
 LOG = LogWords(
     messages=(
@@ -74,7 +85,7 @@ LOG = LogWords(
         msg(r"NCCL error|ncclUnhandledCudaError|NCCL watchdog|ncclSystemError|ncclInternalError", "not_oom",
             code="nccl-error"),
         msg(r"device-side assert", "not_oom", code="device-side-assert"),
-        msg(r"(?:CUDA|HIP|ROCm) (?:runtime )?error(?: \d+ at \S+)?:? invalid argument|invalid argument .*\.cu:\d+", "not_oom",
+        msg(r"(?:CUDA|HIP|ROCm)\w*[ _](?:runtime )?error\b.{0,300}?invalid argument|invalid argument .*\.cu:\d+", "not_oom",
             code="cuda-invalid-argument"),
         msg(r"misaligned address|CUBLAS_STATUS_(?!ALLOC)\w+|cuDNN error|unspecified launch failure", "not_oom",
             code="cuda-kernel-error"),
@@ -86,10 +97,19 @@ LOG = LogWords(
         # the driver, not memory: "unsupported display driver / cuda driver combination", "driver version is
         # insufficient", "no CUDA-capable device"
         msg(r"unsupported display driver|cuda driver combination|driver version is insufficient|"
-            r"no CUDA-capable device|forward compatibility was attempted|no kernel image is available", "not_oom",
-            code="cuda-driver-error"),
-        # an assertion in ggml's code (a shape or type it does not support): a bug or an unsupported model
-        msg(r"GGML_ASSERT\([^)]*\) failed", "not_oom", code="ggml-assert"),
+            r"no CUDA-capable device|forward compatibility was attempted", "not_oom", code="cuda-driver-error"),
+        # the build has no code for this GPU's architecture (CUDA's cudaErrorNoKernelImageForDevice, HIP's
+        # hipErrorNoBinaryForGpu)
+        msg(r"no kernel image is available|hipErrorNoBinaryForGpu|Unable to find code object for all current devices",
+            "not_oom", code="cuda-no-kernel-image"),
+        # any other CUDA/HIP runtime error string (cudaGetErrorString) that is not out-of-memory, under whatever
+        # prefix prints it ("CUDA error: ...", "Failed: Cuda error FILE:LINE '...'", "CUDA runtime error in ...")
+        msg(r"(?:CUDA|HIP|ROCm)\w*[ _](?:runtime |driver )?(?:error|failure)\b.{0,300}?(?:" + CUDA_ERRORS + ")",
+            "not_oom", code="cuda-error"),
+        # an assertion in ggml's code (a shape or type it does not support): a bug or an unsupported model; one
+        # about a buffer or a memory pool may be memory, so it is left to the words around it
+        msg(r"GGML_ASSERT\((?!.*(?:" + MEMORY_TERMS + r")).*\) failed|GGML_ASSERT: \S+:\d+: (?!.*(?:"
+            + MEMORY_TERMS + r"))\S", "not_oom", code="ggml-assert"),
         # a crash by a bad pointer (Windows "exception: access violation", POSIX SIGSEGV): not memory running out
         msg(r"exception: access violation|Segmentation fault|\bSIGSEGV\b|segfault at ", "not_oom",
             code="crash-access-violation"),
@@ -102,6 +122,11 @@ LOG = LogWords(
         msg(r"\bpanic:|Check failed|terminate called|core dumped|FATAL EXCEPTION|GGML_ASSERT|GGML_ABORT|"
             r"fatal error|Assertion fail", "error"),
         msg(r"\berror: \S", "error"),
+        # a line at ERROR or FATAL level (Python logging, glog's "E0131", tracing, JSON, logfmt) saying something
+        # failed: a failure whose cause is what follows ("Failed to start model server: <cause>")
+        msg(r"(?:\b(?:ERROR|FATAL|CRITICAL)\b|\"level\":\s*\"(?:ERROR|error|FATAL|fatal)\"|level=(?:ERROR|error|FATAL|"
+            r"fatal)\b|^\s*[EF]\d{4}(?:\d{4})? \d\d:)"
+            r".{0,300}?\b(?:[Ff]ailed|FAILED|[Uu]nable) to \w", "error", flags=0),
         msg(r"\berror loading [\w ]{1,40}: \S", "error"),
     ),
     frames={
@@ -111,11 +136,15 @@ LOG = LogWords(
         "KV": rx(r"kv_cache_init|allocate_kv|kv cache|kv_cache|cache blocks"),
         "WARMUP": rx(r"\bcaptur|cuda_graph|CudaGraph|graph_runner|warm(?:ing)?[ _-]?up|\bprofil"),
         "RUNTIME": rx(r"\bin generate\b|\.generate\(|generate_step|greedy_search|beam_search|\bin _sample\b|"
-                      r"in _prefill|/v1/(?:chat/)?completions|chat_completion"),
+                      r"in _prefill|/v1/(?:chat/)?completions|chat_completion|\bchatcmpl-|\brequest_id\b|"
+                      r"\bschedule (?:a |the )?(?:single )?(?:sequence|request)"),
     },
     milestones=(
         ("weights_done", rx(r"Loading checkpoint shards: 100%")),
         ("ready", rx(r"Application startup complete|Uvicorn running on")),
+        # a request's own id, in any engine: OpenAI-style ids, "request_id=...", "Request <uuid>"
+        ("requests", rx(r"\b(?:chat)?cmpl-[0-9a-f]{8}|\bchatcmpl-[\w-]{4,}|\brequest[_ ]id\b\W{1,3}[\w-]{4,}|"
+                        r"\bRequest:? [\w.-]*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-")),
     ),
     figures=(
         # torch's OutOfMemoryError (CUDACachingAllocator.cpp): what it tried, what the GPU has, who holds it
@@ -141,6 +170,8 @@ LOG = LogWords(
         # worker ranks in line prefixes ("VllmWorker rank=3", "Worker_TP1", "TP3]", "[RANK 3]"): at least that many GPUs
         fig("worker_ranks", r"\brank=(\d+)|Worker_TP(\d+)\b|Worker TP(\d+)\b| TP(\d+)\]|\[TP(\d+)\]|\[RANK (\d+)\]",
             lambda m: int(next(g for g in m.groups() if g)), mode="set", passive=True),
+        # a failure inside the custom all-reduce kernels (vLLM/SGLang csrc/custom_all_reduce.cuh)
+        fig("_custom_all_reduce_failed", r"custom_all_reduce\w*\.(?:cuh|cu|py)\b", lambda m: True),
         # generic key=value settings in argument dumps (Namespace, dicts, config lines)
         fig("max_model_len", r"\b(?:max_model_len|context_len|max_seq_len)['\"]?\s*[=:]\s*" + NUM, count),
         fig("tensor_parallel_size", r"\b(?:tensor_parallel_size|tp_size|num_shard)['\"]?\s*[=:]\s*(?:Some\()?(\d+)",

@@ -182,7 +182,16 @@ LOG = LogWords(
         msg(r"failed to allocate [\d.]+ [KMG]iB of pinned memory", "note"),
         msg(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|command buffer \d+ failed with status 5", "oom",
             code="metal-command-buffer-oom"),
-        # wrappers: their cause is another line ("error loading model: <cause>" states it, so only the bare form)
+        # the model file itself cannot be opened or parsed (gguf.cpp gguf_init_from_file_impl): not memory
+        msg(r"gguf_init_from_file\w*: (?:failed to open|failed to read|invalid magic|tensor .* has invalid)",
+            "not_oom", code="model-file-error"),
+        # wrappers that only follow a failed load of the weights (llama_model_load_from_file returned NULL:
+        # llama.cpp's common_init_from_params, llama-cpp-python's Llama(), Tabby's bindings "Unable to load model:
+        # PATH"); a failure before them with no phase of its own was loading the weights
+        msg(r"(?:llama_load_model_from_file|llama_model_load_from_file\w*|common_init_from_params): failed to load "
+            r"model|Failed to load model from file|Unable to load model: ", "wrapper", "WEIGHTS"),
+        # wrappers: their cause is another line ("error loading model: <cause>" states it, so only the bare form);
+        # llama-server's "unable to load model" / "failed to load model" also follow a context that failed
         msg(r"failed to create context with model|error loading model\s*$|unable to load model|Failed to create "
             r"llama_context|failed to initialize the context\s*$|failed to load model(?:, '[^']*')?\s*$|"
             r"exiting due to model loading error", "wrapper"),
@@ -226,7 +235,7 @@ LOG = LogWords(
         fig("failed_alloc_bytes", r"failed to allocate (?:\w+ )?buffer(?: of size|, size =)\s*" + NUM + r"(?:\s*([KMGT]i?B))?",
             lambda m: to_bytes(m.group(1), m.group(2) or "B"), mode="list"),
         # the buffer that failed was host RAM (ggml-cpu.c / llama-model.cpp "unable to allocate CPU buffer")
-        fig("host_alloc_failed", r"cpu_buffer_type_alloc_buffer: failed to allocate|(?:failed|unable) to allocate "
+        fig("_host_alloc_failed", r"cpu_buffer_type_alloc_buffer: failed to allocate|(?:failed|unable) to allocate "
             r"(?:CPU|CPU_Mapped|CUDA_Host|ROCm_Host) buffer", lambda m: True),
         fig("free_memory_bytes", r"using device \w+ \(.*\) .*?- " + SIZE + r" free"),
         fig("layers_offloaded", r"offloaded (\d+)/\d+ layers", count),
@@ -238,6 +247,9 @@ LOG = LogWords(
         fig("kv_offload", r"llama_kv_cache_init: .*\boffload = ([01])\b", lambda m: m.group(1) == "1"),
         fig("n_ubatch", r"\bn_ubatch\s*=\s*(\d+)", count),
         fig("llama_build", r"(?:main: build = |\bbuild: )(\d+)", count),
+        # lines only builds before mid-2025 print (renamed to load_tensors / llama_context / llama_kv_cache)
+        fig("_old_wording", r"^\s*(?:llm_load_\w+|llama_new_context_with_model|llama_init_from_model|"
+            r"llama_kv_cache_init):", lambda m: True),
         fig("working_set_bytes", r"recommendedMaxWorkingSetSize( +)=\s*" + NUM + r"\s*MB", _working_set),
         fig("model_name", r"general\.name\s+str\s+=\s+(.{1,200})$", lambda m: m.group(1).strip()),
     ),
@@ -246,15 +258,20 @@ LOG = LogWords(
 
 
 def flags_by_build(flags: dict, n: dict) -> dict:
-    """Flags of the build the log shows: `-fa` took no value before mid-2025 (about b6100; approximate), and
-    `-ctk`/`-ctv` came in December 2023 (about b1600)."""
+    """Flags of the build the log shows: `-fa` took no value before b6343 (August 2025, when `-fa on|off|auto`
+    came), and `-ctk`/`-ctv` came in December 2023 (about b1600). With no build number, a log in the wording of
+    builds before mid-2025 (`llm_load_*`, `llama_new_context_with_model`, `llama_init_from_model`,
+    `llama_kv_cache_init`) gets the older `-fa`."""
     build = n.get("llama_build")
     if not isinstance(build, int):
-        return flags
-    if build < 6100:
+        if n.get("_old_wording"):
+            build = 6342
+        else:
+            return flags
+    if build < 6343:
         for key in ("flash_attn", "kv_cache_dtype"):
             if key in flags:
-                flags[key] = flags[key].replace("-fa on (builds before mid-2025: -fa)", "-fa").replace("-fa on", "-fa")
+                flags[key] = flags[key].replace("-fa on (builds before b6343, Aug 2025: -fa)", "-fa").replace("-fa on", "-fa")
     else:
         flags["flash_attn"] = "-fa on"
     if build < 1600:
@@ -266,7 +283,7 @@ ENGINE = Engine(
     name="llamacpp", label="llama.cpp", log=LOG, rules=LlamaCppRules, adapt_flags=flags_by_build,
     aliases=("llama", "llama-cpp", "llama-server", "llama.cpp"),
     flags={"max_model_len": "-c {n}", "max_num_seqs": "-np {n}", "kv_cache_dtype": "-ctk q8_0 -ctv q8_0 -fa on",
-           "n_ubatch": "-ub {n}", "flash_attn": "-fa on (builds before mid-2025: -fa)", "tensor_parallel_size": "--split-mode layer across GPUs",
+           "n_ubatch": "-ub {n}", "flash_attn": "-fa on (builds before b6343, Aug 2025: -fa)", "tensor_parallel_size": "--split-mode layer across GPUs",
            "quantization": "a smaller quant (Q4_K_M)", "gpu_layers": "-ngl {n}",
            "kv_offload": "-nkvo (or a lower -ngl)", "overhead": "--fit-target {v} (MiB kept free per GPU)"},
 )

@@ -20,11 +20,17 @@ LOG = LogWords(
         # relax_vm's static storage, sized when the model was compiled (its context window): overflowed by a longer
         # input, however much GPU memory is free
         msg(r"storage allocation failure", "not_oom", code="static-storage-overflow"),
+        # serve/engine.py _estimate_max_total_sequence_length: nothing is left for the KV cache after the weights
+        # and temporary buffers ("Cannot estimate KV cache capacity. The model weight size W may be larger than GPU
+        # memory G")
+        msg(r"Cannot estimate KV cache capacity", "oom", "KV", "no-memory-for-kv-cache"),
     ),
     milestones=(("ready", rx(r"Serving on http|Uvicorn running")),),
     figures=(
         fig("available_memory_bytes", r"available single GPU memory is " + SIZE),
         fig("weights_bytes", r"model weight size \(" + SIZE),
+        fig("weights_bytes", r"model weight size (\d+)(?:\.\d+)? may", lambda m: int(m.group(1))),  # bytes
+        fig("total_memory_bytes", r"larger than GPU memory (\d+)(?:\.\d+)?", lambda m: int(m.group(1))),
         fig("temporary_buffer_bytes", r"temporary buffer size \(" + SIZE),
         fig("gpu_memory_utilization", r"gpu_memory_utilization['\"]?\s*[=:]\s*([\d.]+)", fraction),
     ),

@@ -32,7 +32,8 @@ LOG = LogWords(
     milestones=(
         ("ready", rx(r"llama runner started in|llama-server started in")),
         # inference requests only: /api/show, /api/pull and the like come before any model is loaded
-        ("requests", rx(r"POST\s+\"/(?:api/(?:chat|generate|embed\w*)|v1/)|\"POST /v1/")),
+        # ... and the runner taking one up (runner/llamarunner/cache.go "loading cache slot")
+        ("requests", rx(r"POST\s+\"/(?:api/(?:chat|generate|embed\w*)|v1/)|\"POST /v1/|loading cache slot")),
     ),
     figures=(
         fig("kv_required_bytes", r"memory\.required\.kv=\"?" + SIZE),

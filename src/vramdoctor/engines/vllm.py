@@ -150,6 +150,8 @@ LOG = LogWords(
             code="max-model-len-exceeds-model"),
         msg(r"is preempted by PreemptionMode\.\w+ mode because there is not enough KV cache space", "pressure",
             "RUNTIME", "kv-pool-full-preempting"),
+        # V1 schedulers that log a preempted request coming back (v1/core/sched/scheduler.py in some builds)
+        msg(r"\bPreempted request \S+ has been resumed", "pressure", "RUNTIME", "kv-pool-full-preempting"),
         # a request refused for its length (entrypoints' validation): the server goes on serving
         msg(r"maximum context length is \d+ tokens|is longer than the maximum model length|"
             r"Input prompt \(\d+ tokens\) is too long and exceeds limit of", "request"),

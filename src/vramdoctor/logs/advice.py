@@ -436,7 +436,7 @@ class _Advisor:
                   "load with mmap / safetensors so they are not copied")
         offl = n.get("layers_offloaded")
         offl = offl[-1] if isinstance(offl, list) and offl else offl
-        if (s.name in GGML or s.engine is None and n.get("layers_total")) and n.get("host_alloc_failed"):
+        if (s.name in GGML or s.engine is None and n.get("layers_total")) and n.get("_host_alloc_failed"):
             # the buffer that failed was in host RAM (the layers kept on the CPU): more on the GPU, or more RAM
             s.say("more host memory", "the weights that stay on the CPU did not fit in RAM: add RAM, or load with mmap")
             s.add("more layers on the GPU", "gpu_layers", "moves weights from host RAM to the GPU, if it has room",
@@ -586,8 +586,15 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
             s.add("the model's own context", "max_model_len", "the requested max_model_len exceeds what the model "
                   "was trained for; use its max_position_embeddings, or rope scaling on purpose", "down", m,
                   n.get("max_model_len"))
+        elif n.get("_custom_all_reduce_failed") and s.has("nccl"):
+            s.add("no custom all-reduce", "nccl", "the failure is inside the custom all-reduce kernels (peer-to-"
+                  "peer between GPUs); NCCL's all-reduce does the same work without them", "off")
+        elif code == "cuda-no-kernel-image":
+            s.say("a build for this GPU", "memory is not the problem: install a build or wheel compiled for this GPU's "
+                  "compute capability (`nvidia-smi --query-gpu=compute_cap --format=csv`; for a source build set "
+                  "CMAKE_CUDA_ARCHITECTURES or TORCH_CUDA_ARCH_LIST to it)")
         elif code in ("illegal-memory-access", "device-side-assert", "cuda-kernel-error", "cuda-invalid-argument",
-                      "nccl-error"):
+                      "nccl-error", "cuda-error"):
             s.say("leave memory settings alone", "memory is not the problem: a shorter context or lower utilization "
                   "will not fix it; re-run with CUDA_LAUNCH_BLOCKING=1 (NCCL_DEBUG=INFO for NCCL) and report it")
         else:

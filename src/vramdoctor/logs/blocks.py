@@ -107,6 +107,7 @@ def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[Run
 
     line_no = 0  # lines consumed so far
     carry = b""
+    last_raw: tuple[int, bytes] | None = None  # the log's last line, checked for an error cut partway
     for chunk in blocks:
         data = carry + chunk
         cut = data.rfind(b"\n")
@@ -116,12 +117,15 @@ def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[Run
         buf, carry = data[:cut + 1], data[cut + 1:]
         state["buf"], state["buf_first_line"] = buf, line_no + 1
         line_no = _scan_buffer(buf, line_no, s, search, state, feed)
+        last_raw = (line_no, buf[buf.rfind(b"\n", 0, len(buf) - 1) + 1:])
         # the bytes before the next buffer, for a failure's preceding lines (however small the blocks)
         state["prev"], state["prev_last_line"] = (state["prev"] + buf)[-TAIL:], line_no
     if carry:
         state["buf"], state["offset"] = carry, 0
         feed(line_no + 1, carry)
-    return s.finish()
+        last_raw = (line_no + 1, carry)
+    parts = pieces(clean(last_raw[1])) if last_raw else []
+    return s.finish((last_raw[0], parts[-1]) if parts else None)
 
 
 def _scan_buffer(buf: bytes, line_no: int, s: Scanner, search: _Search, state: dict, feed) -> int:

@@ -113,11 +113,15 @@ def _pressure(run: RunFacts) -> Diagnosis | None:
     p = pressure[0]
     kind = KIND_OF_PHASE.get(p.phase or "RUNTIME", "RUNTIME")
     n = len(pressure)
+    count = f"{n}{'+' if n >= 8 else ''} warning{'s' if n > 1 else ''}"
+    if kind == "KV_CAPACITY":  # at start: the pool came out smaller than the settings ask for
+        message = (f"At start the KV cache pool came out smaller than the settings ask for ({count}): the engine "
+                   f"{_COPES.get(p.code, 'coped')} and went on. Longer requests than it holds will fail or wait.")
+    else:
+        message = (f"The KV cache pool was full while serving ({count}): the engine {_COPES.get(p.code, 'coped')}, "
+                   "and no process crashed. Requests wait or are recomputed: the pool is too small for this load.")
     return Diagnosis(kind=kind, code=p.code or "kv-pool-full", evidence=[(x.line_no, x.text) for x in pressure[:3]],
-                     phase_source="the engine's own warning",
-                     message=f"The KV cache pool was full while serving ({n}{'+' if n >= 8 else ''} warning"
-                             f"{'s' if n > 1 else ''}): the engine {_COPES.get(p.code, 'coped')}, and no process "
-                             "crashed. Requests wait or are recomputed: the pool is too small for this load.")
+                     phase_source="the engine's own warning", message=message)
 
 
 _COPES = {"kv-pool-full-retracting": "retracted running requests and queued them again",
@@ -216,6 +220,13 @@ _NOT_OOM = {
     "kernel-shared-memory": "a kernel asked for more on-chip shared memory than this GPU has (a kernel limit, "
                             "not GPU memory).",
     "cuda-driver-error": "the CUDA driver and runtime do not fit together (or no GPU is visible).",
+    "cuda-no-kernel-image": "this build has no GPU code for this GPU's architecture (compute capability): a build "
+                            "or wheel made for other GPUs.",
+    "cuda-error": "a CUDA (or HIP) call failed with an error that is not out of memory.",
+    "ggml-assert": "an assertion in ggml failed (a shape, type or setting it does not support): a bug or an "
+                   "unsupported model or option.",
+    "model-file-error": "the model file could not be opened or read (a wrong path, a partial download, a format "
+                        "this build does not know).",
     "communication-error": "the processes failed to talk to each other (gloo, TCP, NCCL set-up).",
     "crash-access-violation": "a crash by a bad memory access (a bug), not memory running out.",
     "ggml-context-pool-too-small": "ggml's own fixed metadata pool (not GPU memory) is too small for this batch: "
@@ -258,6 +269,8 @@ def _recovered(run: RunFacts, f: Failure, place: Place) -> Diagnosis | None:
 def _missing(f: Failure, place: Place | None) -> str:
     tail = f.after and all(FRAME.search(t) or t.startswith((" ", "\t")) or not t.strip() or "^^^" in t
                            for _, t in f.after)
+    if f.cut:
+        return f"the rest of the error line: the log ends partway into it ('{f.text.strip()[-60:]}')"
     if f.kind == "error" and (not f.after or tail):
         return "the error line itself: the log ends inside the traceback, before the line that says what failed"
     if f.kind == "error":

@@ -103,8 +103,8 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
         own = f.deciding is None or f.deciding[0] == f.line_no
         return Place(f.phase, "the failure message" if own else "the message after the failure",
                      f.deciding or (f.line_no, f.text), [f.phase])
-    p = phase_words(f.text, engine)
-    if p in PHASES:
+    p = phase_words(f.text, engine)  # words of a step, not an engine's verdict: never before the progress made
+    if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
         return Place(p, "the failure message", (f.line_no, f.text), [p])
     for ln, text in f.after[:3]:  # an engine's own verdict a line or two later, or the request that failed
         if FRAME.search(text):

@@ -53,6 +53,7 @@ class Failure:
     progress: dict[str, int] = field(default_factory=dict)
     elided: bool = False
     end_line: int = 0  # the last line of the same traceback or message
+    cut: bool = False  # the log ends partway into this line's first error words ("CUDA e")
     lines_before: list[tuple[int, str]] | Callable[[], list[tuple[int, str]]] = field(default_factory=list,
                                                                                      repr=False)
 
@@ -125,7 +126,7 @@ LOG_PREFIX = re.compile(r"^\s*(?:\(\w+[\w ]*pid=\d+\)|\[?\d{4}-\d\d-\d\d|\d\d-\d
                         r"\w+(?:_\w+)*: |\d+\.\d+\.\d+\.\d+ [IWE] )")
 #: an error line that says what went wrong: an exception class and its message, "error: ...", a CUDA error text
 STATED = re.compile(r"\b(?:\w+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt):\s+\S.{6,}|\berror: \S.{6,}|"
-                    r"\b(?:CUDA|HIP|ROCm) error(?: \d+ at \S+)?: \S.{6,}|\bCUDA runtime error in .{1,200}?\): \S.{6,}|\bfailed: \S.{6,}|\berror loading [\w ]{1,40}: \S.{6,}")
+                    r"\b(?:CUDA|HIP|ROCm) error(?: \d+ at \S+)?: \S.{6,}|\bCUDA runtime error in .{1,200}?\): \S.{6,}|\b(?:[Ff]ailed|FAILED|[Uu]nable) to [\w ]{1,60}: (?![/~.'\x22]|\w:\\|\S+\.(?:gguf|bin|safetensors|pt)\b)\S.{5,}|\bfailed: \S.{6,}|\berror loading [\w ]{1,40}: \S.{6,}")
 
 
 def stated(text: str) -> bool:
@@ -400,7 +401,14 @@ class Scanner:
         self.wants_every_line_until = line_no + AFTER
         return True
 
-    def finish(self) -> list[RunFacts]:
+    def finish(self, last: tuple[int, str] | None = None) -> list[RunFacts]:
+        """The runs. last: the log's last line (number, text), checked for an error cut partway ("CUDA e")."""
+        r = self.run
+        if last and cut_error(last[1]) and last[0] > self.echo_until and not any(
+                last[0] in (f.line_no, f.end_line) for f in r.failures):
+            r.failures.append(Failure(line_no=last[0], text=last[1], kind="error", progress=dict(r.progress),
+                                      lines_before=list(self.recent), cut=True))
+            r.lines, r.last_line = max(r.lines, 1), max(r.last_line, last[0])
         self.runs.append(self.run)
         runs = [r for r in self.runs if r.lines]
         if self.dropped and runs:
@@ -411,10 +419,34 @@ class Scanner:
 def scan(lines: Iterable[tuple[int, str]]) -> list[RunFacts]:
     """Scan numbered lines, every one of them (see `blocks.scan_blocks` for the fast path)."""
     s = Scanner()
+    last = None
     for line_no, text in lines:
         for part in pieces(text):
             s.feed(line_no, part)
-    return s.finish()
+            last = (line_no, part)
+    return s.finish(last)
+
+
+#: the first words of error lines (an exception, a CUDA error, an abort); a log whose last line ends partway
+#: into one of them ("CUDA e", "torch.OutOfMem") was cut inside its error
+ERROR_HEADS = ("CUDA error", "CUDA out of memory", "CUDA runtime error", "HIP error", "out of memory",
+               "Traceback (most recent call last)", "RuntimeError", "OutOfMemoryError", "torch.OutOfMemoryError",
+               "torch.cuda.OutOfMemoryError", "terminate called after throwing", "Segmentation fault", "GGML_ASSERT",
+               "GGML_ABORT", "cudaMalloc failed", "failed", "error", "Error", "ERROR", "Exception", "exception",
+               "Assertion", "what():", "panic:", "FATAL", "Fatal")
+
+
+def cut_error(text: str) -> bool:
+    """The line ends partway into a word of an error's first words (at least 3 characters of them, the cut
+    inside a word, the words starting a word of the line): "CUDA e", "RuntimeErr", "... ADD fai"."""
+    t = text.rstrip()
+    for head in ERROR_HEADS:
+        for k in range(min(len(head) - 1, len(t)), 2, -1):
+            part = head[:k]
+            if (head[k].isalnum() and part[-1].isalnum() and t.endswith(part)
+                    and (len(t) == k or not t[-k - 1].isalnum())):
+                return True
+    return False
 
 
 def numbered(texts: Iterable[str]) -> Iterator[tuple[int, str]]:
