@@ -192,7 +192,8 @@ def test_not_oom_says_memory_is_not_the_problem():
 
 OWN = [
     ("vllm-v1-kv-needed.log", "KV_CAPACITY", "max-model-len-exceeds-kv-cache", {"max_model_len_fit": 205728}),
-    ("vllm-v1-no-blocks.log", "KV_CAPACITY", "no-memory-for-kv-cache", {"kv_pool_bytes": int(-1.05 * GIB)}),
+    ("vllm-v1-no-blocks.log", "KV_CAPACITY", "no-memory-for-kv-cache",
+     {"kv_pool_bytes": 0, "kv_pool_shortfall_bytes": int(1.05 * GIB)}),  # no byte count is negative
     ("vllm-v1-graph-capture.log", "WARMUP", "cuda-graph-capture-oom", {"kv_pool_tokens": 93872}),
     ("sglang-not-enough-memory.log", "KV_CAPACITY", "no-memory-for-kv-cache", {"weights_bytes": int(15.54 * GIB)}),
     ("llamacpp-new-kv.log", "KV_CAPACITY", "kv-cache-alloc-failed", {"n_ctx": 131072}),
@@ -549,3 +550,19 @@ def test_archives_of_logs_are_named_with_how_to_unpack(tmp_path):
             read_lines(str(path))
         r = _cli(str(path))
         assert r.exit_code == 2 and "Unpack it" in r.stderr, r.stderr
+
+
+def test_a_hard_wrapped_log_is_joined_with_a_note_and_its_line_numbers(tmp_path):
+    raw = (LOGS / "case-029.log").read_text()
+    folded = "\n".join(line[i:i + 80] for line in raw.splitlines() for i in range(0, max(len(line), 1), 80)) + "\n"
+    path = tmp_path / "folded.log"
+    path.write_text(folded)
+    warnings: list[str] = []
+    lines = list(read_lines(str(path), warnings=warnings))
+    assert warnings and "wrapped at 80 columns" in warnings[0]
+    assert len(lines) == folded.count("\n")  # numbered as grep -n numbers the file
+    longest = max(raw.splitlines(), key=len)
+    assert any(t == longest for _, t in lines)
+    plain: list[str] = []
+    list(read_lines(str(LOGS / "case-029.log"), warnings=plain))
+    assert plain == []

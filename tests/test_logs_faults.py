@@ -1269,3 +1269,153 @@ def test_v1_preempted_requests_resumed_are_pool_pressure():
         (EngineCore_0 pid=3945189) INFO 08-21 07:17:09 [scheduler.py:495] Preempted request cmpl-e5951453df7d471e8aac25957dbc9096-0 has been resumed!
     """))
     assert run.kind == "RUNTIME" and run.code == "kv-pool-full-preempting", run
+
+
+@pytest.mark.parametrize("after", [
+    '[GIN] 2025/05/01 - 10:01:05 | 500 |  5.01s |       127.0.0.1 | POST     "/api/chat"',
+    # Ollama's front server answering from another model it has loaded: not this runner recovering
+    '[GIN] 2025/05/01 - 10:01:09 | 200 |  1.01s |       127.0.0.1 | POST     "/api/chat"',
+])
+def test_ollama_front_server_lines_after_a_load_failure_are_not_recovery(after):
+    run = run_of(diag(f"""
+        time=2025-05-01T10:01:00.000Z level=INFO source=server.go:405 msg="starting llama server" cmd="/usr/bin/ollama runner --ctx-size 16384 --parallel 2"
+        llama_context: n_ctx         = 16384
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 3072.00 MiB on device 0: cudaMalloc failed: out of memory
+        llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache
+        panic: unable to create llama context
+        time=2025-05-01T10:01:05.000Z level=ERROR source=sched.go:457 msg="error loading llama server" error="llama runner process has terminated: cudaMalloc failed: out of memory"
+        {after}
+    """))
+    assert run.kind == "KV_CAPACITY", run
+
+
+@pytest.mark.parametrize("after", [
+    '(APIServer pid=1) INFO:     127.0.0.1:50000 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error',
+    "2025-05-01T10:01:09Z INFO request finished status_code=503",
+])
+def test_a_failed_request_after_a_startup_failure_is_not_recovery(after):
+    run = run_of(diag(f"""
+        (EngineCore_0 pid=9) INFO 05-02 10:00:30 [gpu_model_runner.py:1870] Model loading took 15.2 GiB and 20.1 seconds
+        (EngineCore_0 pid=9) ERROR 05-02 10:00:35 [core.py:586] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.55 GiB of which 1.10 GiB is free.
+        {after}
+    """))
+    assert run.code != "recovered-at-start", run
+
+
+# --- held-out round 5 ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    # PyTorch's ProcessGroupNCCL watchdog (TGI shards, vLLM/SGLang workers): a collective that hung
+    "2023-12-28T13:17:07.318704498Z [E ProcessGroupNCCL.cpp:828] [Rank 0] Watchdog caught collective operation "
+    "timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, Timeout(ms)=60000) ran for 69662 milliseconds before timing out.",
+    "[rank1]:[E1128 10:00:00.000000 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation timeout: "
+    "WorkNCCL(SeqNum=5, OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600009 milliseconds",
+    "[E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out. Due to the asynchronous nature of "
+    "CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.",
+])
+def test_an_nccl_watchdog_timeout_is_not_memory(text):
+    run = run_of(diag(f"""
+        2023-12-28T13:16:00.000000Z  INFO text_generation_launcher: Starting shard rank=0
+        {text}
+    """))
+    assert run.kind == "NOT_OOM" and run.code == "nccl-error", run
+
+
+@pytest.mark.parametrize("frames", [
+    # vLLM building a layer: its weight tensors are allocated in __init__
+    '''  File "/venv/lib/python3.10/site-packages/vllm/model_executor/layers/vocab_parallel_embedding.py", line 76, in __init__
+            torch.empty(self.num_embeddings_per_partition,''',
+    # SGLang's layers
+    '''  File "/sgl-workspace/sglang/python/sglang/srt/layers/linear.py", line 310, in __init__
+            self.weight = Parameter(''',
+    # transformers/accelerate moving the model to the GPU: nn.Module.cuda() runs _apply over every tensor
+    '''  File "/venv/lib/python3.10/site-packages/torch/nn/modules/module.py", line 918, in cuda
+            return self._apply(lambda t: t.cuda(device))''',
+])
+def test_frames_that_build_or_move_the_model_are_weights(frames):
+    run = run_of(diag(f"""
+        Traceback (most recent call last):
+          {frames}
+        torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 508.00 MiB. GPU 0 has a total capacity of 23.53 GiB of which 329.44 MiB is free.
+    """))
+    assert run.kind == "WEIGHTS", run
+
+
+@pytest.mark.parametrize("stats,code", [
+    ("[2026-05-24 03:51:44 TP0] Decode batch, #running-req: 4, #full token: 2642688, full token usage: 1.00, #swa "
+     "token: 14592, swa token usage: 0.06, cuda graph: True, gen throughput (token/s): 429.34, #queue-req: 3",
+     "kv-pool-full-queueing"),
+    ("[2025-06-01 10:05:00 TP0] Decode batch. #running-req: 13, #token: 410000, token usage: 0.99, gen throughput "
+     "(token/s): 900.00, #queue-req: 12", "kv-pool-full-queueing"),
+    ("(APIServer pid=1) INFO 09-01 13:00:48 [loggers.py:123] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg "
+     "generation throughput: 834.0 tokens/s, Running: 7 reqs, Waiting: 3 reqs, GPU KV cache usage: 100.0%, Prefix "
+     "cache hit rate: 42.4%", "kv-pool-full-queueing"),
+    ("INFO 05-01 10:00:00 metrics.py:455] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 90.1 "
+     "tokens/s, Running: 8 reqs, Swapped: 0 reqs, Pending: 2 reqs, GPU KV cache usage: 99.6%, CPU KV cache usage: 0.0%.",
+     "kv-pool-full-queueing"),
+    # DeepSpeed-MII / FastGen
+    ("Deadlock detected. Resetting KV cache and recomputing requests. Consider limiting number of concurrent requests "
+     "or decreasing max lengths of prompts/generations.", "kv-pool-full-recomputing"),
+])
+def test_a_full_pool_with_requests_waiting_is_runtime_pressure(stats, code):
+    run = run_of(diag(stats + "\n"))
+    assert run.kind == "RUNTIME" and run.code == code, run
+
+
+@pytest.mark.parametrize("stats", [
+    ("[2026-05-24 03:51:44 TP0] Decode batch, #running-req: 4, #full token: 2642, full token usage: 0.40, #swa "
+     "token: 14592, swa token usage: 1.00, cuda graph: True, gen throughput (token/s): 429.34, #queue-req: 3"),
+    ("(APIServer pid=1) INFO 09-01 13:00:48 [loggers.py:123] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg "
+     "generation throughput: 834.0 tokens/s, Running: 7 reqs, Waiting: 0 reqs, GPU KV cache usage: 100.0%, Prefix "
+     "cache hit rate: 42.4%"),
+])
+def test_a_full_pool_with_nothing_waiting_or_a_full_window_pool_is_not_pressure(stats):
+    assert run_of(diag(stats + "\n")).kind == "NONE"
+
+
+@pytest.mark.parametrize("line", [
+    "(EngineCore_DP0 pid=563) INFO 12-23 23:34:23 [gpu_worker.py:298] Available KV cache memory: -2.77 GiB",
+    "INFO 02-26 09:54:05 worker.py:267] model weights take 5.20GiB; non_torch_memory takes 0.03GiB; PyTorch "
+    "activation peak memory takes 1.42GiB; the rest of the memory reserved for KV Cache is -1.05GiB.",
+])
+def test_a_negative_kv_budget_is_no_pool_and_no_negative_bytes(line):
+    run = run_of(diag(line + "\n"))
+    assert run.kind == "KV_CAPACITY" and run.code == "no-memory-for-kv-cache", run
+    assert all(v >= 0 for k, v in run.numbers.items() if k.endswith("_bytes") and isinstance(v, int))
+    assert run.numbers["kv_pool_shortfall_bytes"] > 0
+
+
+@pytest.mark.parametrize("frame", ["common_speculative_state_mtp::draft", "llama_decode",
+                                   "server_context::update_slots()"])
+def test_llamacpp_graph_capture_while_decoding_is_not_warmup(frame):
+    run = run_of(diag(f"""
+        main: server is listening on http://127.0.0.1:8080 - starting the main loop
+        /src/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:97: CUDA error
+          CUDA error: out of memory
+          current device: 0, in function ggml_cuda_graph_evaluate_and_capture
+        {frame}
+    """))
+    assert run.kind == "RUNTIME", run
+
+
+def test_koboldcpp_is_known_by_its_loader_lines():
+    rep = diag("""
+        llama_context: n_ctx         = 16384
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 12710.31 MiB on device 0: cudaMalloc failed: out of memory
+        graph_reserve: failed to allocate compute buffers
+        llama_init_from_model: failed to initialize the context: failed to allocate compute pp buffers
+        gpttype_load_model: error: failed to load model 'E:\\AI\\LLM\\model-Q8_0.gguf'
+        Load Text Model OK: False
+    """)
+    run = run_of(rep)
+    assert run.engine == "koboldcpp" and "--blasbatchsize" in flags(run) and "-ub" not in flags(run), run
+
+
+def test_lmdeploy_pool_tokens_use_its_block_length():
+    run = run_of(diag("""
+        [TM][INFO] [BlockManager] block_size = 0.844 MB
+        [TM][INFO] [BlockManager] max_block_count = 1740
+        [TM][WARNING] No enough blocks for `session_len` (131072), `session_len` truncated to 111360.
+    """))
+    assert run.numbers.get("block_size") is None and run.numbers["block_bytes"] == int(0.844 * 2**20)
+    assert run.derived["kv_pool_tokens"] == 1740 * 64

@@ -121,3 +121,27 @@ def test_every_engine_pattern_can_be_prefiltered():
             assert required(p), (e.name, p.pattern)
         assert set(e.flags) <= set(SETTINGS), (e.name, set(e.flags) - set(SETTINGS))
         assert e.log.fingerprint is not None or e.name in ("generic",), e.name
+
+
+def _hard_wrap(text: str, width: int) -> str:
+    """`fold -w width`: every line cut into pieces exactly `width` characters wide (a console copied as text)."""
+    out = []
+    for line in text.splitlines():
+        out += [line[i:i + width] for i in range(0, len(line), width)] or [""]
+    return "\n".join(out) + "\n"
+
+
+WRAPPED = [(n, t) for n, t in TEXTS.items()
+           if sum(len(line) > 100 for line in t.splitlines()) >= 3 and not n.startswith("FLAT")]
+
+
+@pytest.mark.parametrize("name,width", [(n, w) for n, t in WRAPPED for w in (80, 120)
+                                        if sum(len(line) > w for line in t.splitlines()) >= 3])
+def test_a_log_hard_wrapped_at_a_console_width_reads_the_same(tmp_path, name, width):
+    """At least three lines wrapped (fewer cannot be told from lines of equal length by chance)."""
+    text = TEXTS[name]
+    path = tmp_path / "wrapped.log"
+    path.write_text(_hard_wrap(text, width))
+    whole = REPORTS[name].diagnosis
+    wrapped = diagnose(read_blocks(str(path)))
+    assert (wrapped.diagnosis["kind"], wrapped.diagnosis["code"]) == (whole["kind"], whole["code"]), name

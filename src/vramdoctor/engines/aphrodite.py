@@ -43,7 +43,7 @@ LOG = LogWords(
 )
 
 ENGINE = Engine(
-    name="aphrodite", label="Aphrodite", log=LOG, wraps="vllm", rules=VllmRules,
+    name="aphrodite", kv_block_tokens=16, label="Aphrodite", log=LOG, wraps="vllm", rules=VllmRules,
     fraction_key="gpu_memory_utilization", aliases=("aphrodite-engine",),
     defaults={"gpu_memory_utilization": 0.9, "max_num_seqs": 256, "kv_cache_dtype": "auto"},
     flags={"max_model_len": "--max-model-len {n}", "max_num_seqs": "--max-num-seqs {n}",

@@ -82,7 +82,8 @@ LOG = LogWords(
         # NCCL's own buffers (not the KV pool): NCCL WARN Cuda failure 'out of memory'
         msg(r"NCCL.*(?:out of memory|Cuda failure)", "oom", "WARMUP", "nccl-buffers-oom"),
         msg(r"illegal memory access|illegal address", "not_oom", code="illegal-memory-access"),
-        msg(r"NCCL error|ncclUnhandledCudaError|NCCL watchdog|ncclSystemError|ncclInternalError", "not_oom",
+        msg(r"NCCL error|ncclUnhandledCudaError|NCCL watchdog|ncclSystemError|ncclInternalError|"
+            r"Watchdog caught collective operation timeout|NCCL operations have failed or timed out", "not_oom",
             code="nccl-error"),
         msg(r"device-side assert", "not_oom", code="device-side-assert"),
         msg(r"(?:CUDA|HIP|ROCm)\w*[ _](?:runtime )?error\b.{0,300}?invalid argument|invalid argument .*\.cu:\d+", "not_oom",
@@ -113,6 +114,9 @@ LOG = LogWords(
         # a crash by a bad pointer (Windows "exception: access violation", POSIX SIGSEGV): not memory running out
         msg(r"exception: access violation|Segmentation fault|\bSIGSEGV\b|segfault at ", "not_oom",
             code="crash-access-violation"),
+        # DeepSpeed-MII / FastGen: its KV blocks ran out mid-generation; it frees them all and recomputes
+        msg(r"Deadlock detected\. Resetting KV cache and recomputing requests", "pressure", "RUNTIME",
+            "kv-pool-full-recomputing"),
         msg(OOM_WORDS, "oom"),
         # a fatal error whose cause these words do not say (one pattern each: a line is tried only against
         # the patterns whose words it holds)
@@ -130,7 +134,10 @@ LOG = LogWords(
         msg(r"\berror loading [\w ]{1,40}: \S", "error"),
     ),
     frames={
+        # building the model's layers (their weights allocated in __init__: torch.empty in a layer) or moving it
+        # to the GPU (nn.Module.cuda/.to run _apply over every tensor)
         "WEIGHTS": rx(r"from_pretrained|_load_state_dict|load_state_dict|load_model|load_weights|weight_loader|"
+                      r"(?:layers|models)/\w+\.py\W+line \d+, in __init__|self\._apply\(|\bin _apply\b|"
                       r"Parameter\(torch\.empty|_load_pretrained_model|dispatch_model|loading model tensors|"
                       r"checkpoint shards:|Loading weights|loading weights|Loading model weights"),
         "KV": rx(r"kv_cache_init|allocate_kv|kv cache|kv_cache|cache blocks"),
@@ -176,7 +183,7 @@ LOG = LogWords(
         fig("max_model_len", r"\b(?:max_model_len|context_len|max_seq_len)['\"]?\s*[=:]\s*" + NUM, count),
         fig("tensor_parallel_size", r"\b(?:tensor_parallel_size|tp_size|num_shard)['\"]?\s*[=:]\s*(?:Some\()?(\d+)",
             count),
-        fig("block_size", r"\bblock_size['\"]?\s*[=:]\s*" + NUM, count),
+        fig("block_size", r"\bblock_size['\"]?\s*[=:]\s*(\d+)\b(?![.,\d]|\s*[KMGT]?i?B\b)", count),  # tokens
     ),
 )
 

@@ -149,6 +149,7 @@ class Engine:
     defaults: dict[str, object] | Callable[[str | None], dict] = field(default_factory=dict)
     rules: Callable[[], object] | None = None
     adapt_flags: Callable[[dict, dict], dict] | None = None  # (flags, figures) -> the flags this version has
+    kv_block_tokens: int | None = None  # tokens per KV block when the log does not print it (None: not known)
 
     def flags_for(self, figures: dict) -> dict[str, str]:
         """The flags of the version the log shows (an older release may lack a flag or spell it otherwise)."""

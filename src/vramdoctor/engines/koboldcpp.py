@@ -13,7 +13,7 @@ from .words import count, fig, rx
 
 LOG = LogWords(
     fingerprint=rx(r"koboldcpp|\[Context Shifting|Processing Prompt(?: \[BLAS\])? \(\d+ / \d+ tokens\)|"
-                   r"Welcome to KoboldCpp"),
+                   r"Welcome to KoboldCpp|gpttype_load_model|gpttype_adapter|Load Text Model OK"),
     run_start=(rx(r"Welcome to KoboldCpp", 0),),
     frames={"RUNTIME": rx(r"Processing Prompt|Generating \(\d+ / \d+ tokens\)")},
     milestones=(

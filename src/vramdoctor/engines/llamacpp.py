@@ -201,11 +201,14 @@ LOG = LogWords(
         "WARMUP": rx(r"gallocr_reserve|sched_reserve|graph_reserve|warming up the model|warmup|"
                      r"reserving compute|compute buffers"),
         # a compute-pool allocation runs in any graph evaluation: the warm-up pass, or a request once serving
+        # (CUDA graphs are captured as graphs are evaluated, by the warm-up pass or by any request: not a warm-up
+        # step of their own as in vLLM)
         "COMPUTE": rx(r"in function alloc at|ggml_cuda_device_malloc|ggml_cuda_pool|ggml_backend_cuda_graph_compute|"
-                      r"cudaStreamSynchronize"),
+                      r"cudaStreamSynchronize|ggml_cuda_graph_\w+|evaluate_and_capture"),
         "WEIGHTS": rx(r"llama_model_load|load_tensors|llm_load_tensors|loading model tensors|"
                       r"ggml_backend_metal_buffer_from_ptr|ggml_metal_buffer_map"),
-        "RUNTIME": rx(r"update_slots|launch_slot|slot \d+ |prompt processing|llama_decode|print_timing|n_past ="),
+        "RUNTIME": rx(r"update_slots|launch_slot|slot \d+ |prompt processing|llama_decode|print_timing|n_past =|"
+                      r"common_speculative\w*|::draft\b"),
     },
     milestones=(
         ("weights_done", rx(r"model buffer size =|" + _DEV + r"\w* buffer size =|CPU buffer size =|"

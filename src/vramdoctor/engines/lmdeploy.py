@@ -14,7 +14,7 @@ a fraction of the memory free after the weights from v0.2.2 (default 0.8).
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import count, fig, fraction, msg, rx
+from .words import SIZE, count, fig, fraction, msg, rx
 
 LOG = LogWords(
     quiet=True,  # default log level WARNING: the INFO lines of loading and sizing are not printed
@@ -46,6 +46,8 @@ LOG = LogWords(
         fig("max_entry_count", r"\bmax_entry_count = ([\d.]+)", fraction),
         fig("cache_max_entry_count", r"cache_max_entry_count['\"]?\s*[=:]\s*([\d.]+)", fraction, mode="list"),
         fig("num_gpu_blocks", r"max_block_count = (\d+)", count),
+        fig("block_size", r"cache_block_seq_len['\"]?\s*[=:]\s*(\d+)", count),  # tokens per block (default 64)
+        fig("block_bytes", r"\[BlockManager\] block_size = " + SIZE),
         fig("max_model_len", r"\bsession_len['\"]?\s*[=:]\s*(\d+)", count),
         fig("max_num_seqs", r"\bmax_batch_size['\"]?\s*[=:]\s*(\d+)", count),
         fig("kv_cache_dtype", r"\bquant_policy['\"]?\s*[=:]\s*([48])\b", lambda m: "int" + m.group(1)),
@@ -54,7 +56,7 @@ LOG = LogWords(
 )
 
 ENGINE = Engine(
-    name="lmdeploy", label="LMDeploy", log=LOG, fraction_key="cache_max_entry_count", aliases=("turbomind",),
+    name="lmdeploy", kv_block_tokens=64, label="LMDeploy", log=LOG, fraction_key="cache_max_entry_count", aliases=("turbomind",),
     flags={"max_model_len": "--session-len {n}", "max_num_seqs": "--max-batch-size {n}",
            "memory_fraction": "--cache-max-entry-count {x}", "kv_cache_dtype": "--quant-policy 8",
            "max_num_batched_tokens": "--max-prefill-token-num {n}", "tensor_parallel_size": "--tp {n}",

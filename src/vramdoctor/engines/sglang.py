@@ -106,6 +106,9 @@ LOG = LogWords(
             "cuda-graph-capture-oom"),
         # the pool is full while serving: <= 0.4.6 "Decode out of memory happened", >= 0.4.10 "KV cache pool is full.
         # Retract requests." (requests are retracted and re-queued; the server keeps running)
+        # the periodic batch line with the pool full and requests waiting for it (scheduler.py log_decode_stats)
+        msg(r"(?<!swa )token usage: (?:0\.99|1\.00)\b.*#queue-req: [1-9]", "pressure", "RUNTIME",
+            "kv-pool-full-queueing"),
         msg(r"(?:Decode|Prefill) out of memory happened|KV cache pool is full\. Retract requests", "pressure",
             "RUNTIME", "kv-pool-full-retracting"),
         # the pool had no room for a batch's tokens: fatal (schedule_batch.py / mem_cache/allocation.py)
@@ -143,7 +146,8 @@ LOG = LogWords(
         fig("kv_pool_tokens", r"#tokens: " + NUM, count),
         fig("kv_pool_tokens", r"max_total_num_tokens=" + NUM, count),
         fig("free_memory_bytes", r"avail mem=" + SIZE, mode="list"),
-        fig("kv_usage_pct", r"token usage: ([\d.]+)", lambda m: round(float(m.group(1)) * 100, 2), mode="list"),
+        fig("kv_usage_pct", r"(?<!swa )token usage: ([\d.]+)", lambda m: round(float(m.group(1)) * 100, 2),
+            mode="list"),  # the full-attention pool ("full token usage"; not the sliding-window one)
         fig("running_reqs", r"#running-req: (\d+)", count, mode="list"),
         fig("queue_reqs", r"#queue-req: (\d+)", count, mode="list"),
         fig("prefill_batch_tokens", r"#new-token: " + NUM, count),

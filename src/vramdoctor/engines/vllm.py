@@ -152,6 +152,9 @@ LOG = LogWords(
             "RUNTIME", "kv-pool-full-preempting"),
         # V1 schedulers that log a preempted request coming back (v1/core/sched/scheduler.py in some builds)
         msg(r"\bPreempted request \S+ has been resumed", "pressure", "RUNTIME", "kv-pool-full-preempting"),
+        # the periodic stats line with the pool full and requests waiting for it (metrics / v1 loggers.py)
+        msg(r"(?:Waiting|Pending): [1-9]\d* reqs.*GPU KV cache usage: (?:99\.\d|100\.0)%", "pressure", "RUNTIME",
+            "kv-pool-full-queueing"),
         # a request refused for its length (entrypoints' validation): the server goes on serving
         msg(r"maximum context length is \d+ tokens|is longer than the maximum model length|"
             r"Input prompt \(\d+ tokens\) is too long and exceeds limit of", "request"),
@@ -233,7 +236,7 @@ LOG = LogWords(
 )
 
 ENGINE = Engine(
-    name="vllm", label="vLLM", log=LOG, rules=VllmRules, fraction_key="gpu_memory_utilization",
+    name="vllm", kv_block_tokens=16, label="vLLM", log=LOG, rules=VllmRules, fraction_key="gpu_memory_utilization",
     defaults=_defaults,
     flags={"max_model_len": "--max-model-len {n}", "max_num_seqs": "--max-num-seqs {n}",
            "memory_fraction": "--gpu-memory-utilization {x}", "kv_cache_dtype": "--kv-cache-dtype fp8",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Iterable, Union
 
+from ..engines import all_engines
 from .advice import advise
 from .blocks import scan_blocks
 from .diagnose import OOM_KINDS, detect_engine, diagnose_run
@@ -59,7 +60,7 @@ class LogReport:
         return asdict(self)
 
 
-def derive(n: dict, kind: str = "") -> dict:
+def derive(n: dict, kind: str = "", block_tokens: int | None = None) -> dict:
     """KV bytes per token from a pool's bytes and its tokens or blocks; the largest context it holds.
     For a KV cache that failed to allocate for n_ctx (llama.cpp), the bytes per token it asked for."""
     out: dict = {}
@@ -74,11 +75,14 @@ def derive(n: dict, kind: str = "") -> dict:
         pool = n["kv_k_bytes"] + n["kv_v_bytes"]
         out["kv_pool_bytes"] = pool
     tokens = n.get("kv_pool_tokens")
-    if not tokens and n.get("num_gpu_blocks"):
-        tokens = n["num_gpu_blocks"] * (n.get("block_size") or 16)
+    block = n.get("block_size") or block_tokens  # printed, or the engine's default
+    if not tokens and n.get("num_gpu_blocks") and block:
+        tokens = n["num_gpu_blocks"] * block
         out["kv_pool_tokens"] = tokens
     if pool and tokens and pool > 0 and tokens > 0:
         out["kv_bytes_per_token"] = round(pool / tokens)
+    elif n.get("block_bytes") and block:  # LMDeploy prints one block's bytes
+        out["kv_bytes_per_token"] = round(n["block_bytes"] / block)
     if tokens and tokens > 0:
         out["largest_context_in_pool"] = tokens
     by_dev = n.get("kv_buffer_bytes_by_device")
@@ -183,7 +187,8 @@ def diagnose(source: Source, *, engine: str | None = None, model_check=None,
         per_gpu = weights_bytes // tp if weights_bytes and isinstance(tp, int) and tp > 1 else weights_bytes
         d = diagnose_run(r, eng, per_gpu)
         numbers = _flatten(r.numbers)
-        derived = derive(numbers, d.kind)
+        block_tokens = next((e.kv_block_tokens for e in all_engines() if e.name == eng), None)
+        derived = derive(numbers, d.kind, block_tokens)
         figures = {**numbers, **derived, "_progress": tuple(r.progress)}
         reports.append(RunReport(
             index=i, first_line=r.first_line, last_line=r.last_line, engine=eng, kind=d.kind, code=d.code,

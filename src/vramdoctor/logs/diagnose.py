@@ -130,6 +130,7 @@ _COPES = {"kv-pool-full-retracting": "retracted running requests and queued them
           "request-exceeds-kv-pool": "refused a request longer than its whole pool",
           "request-exceeds-context": "refused a request longer than a slot's context",
           "session-len-truncated": "cut session_len to what the pool holds",
+          "kv-pool-full-recomputing": "dropped the whole KV cache and recomputed the running requests",
           "cuda-graph-warmup-skipped": "went on without the CUDA graphs it could not capture"}
 
 
@@ -142,6 +143,13 @@ def _shortfall(run: RunFacts) -> Diagnosis | None:
                          evidence=[(run.number_lines["max_concurrency"], f"Maximum concurrency {conc}x")],
                          message=f"The KV pool holds {conc:.2f} of one full-length request: the server cannot serve "
                                  "one sequence at max_model_len (the engine refuses to start, or the log stops here).")
+    short = n.get("kv_pool_shortfall_bytes")
+    if isinstance(short, int) and short > 0:
+        return Diagnosis(kind="KV_CAPACITY", code="no-memory-for-kv-cache", inferred=True,
+                         evidence=[(run.number_lines["kv_pool_shortfall_bytes"],
+                                    f"KV cache memory {-short / 2**30:.2f} GiB")],
+                         message=f"The memory profile left {short / 2**30:.2f} GiB less than nothing for the KV "
+                                 "cache: the weights and the activation peak already exceed the memory fraction.")
     blocks = n.get("num_gpu_blocks")
     if blocks == 0:
         return Diagnosis(kind="KV_CAPACITY", code="no-memory-for-kv-cache", inferred=True,
@@ -245,7 +253,11 @@ def _cause_shown(f: Failure) -> bool:
     return len(tail.split()) >= 3 and not _MEMORYISH.search(tail) and "cuda" not in tail.lower()
 
 
-def _recovered(run: RunFacts, f: Failure, place: Place) -> Diagnosis | None:
+#: a request line with a server-error status (Gin's "| 500 |", an access log's '" 500', "status_code=500")
+_FAILED_REQUEST = re.compile(r"\|\s*5\d\d\s*\||\" 5\d\d\b|\bstatus(?:_code)?\s*[=:]\s*5\d\d\b")
+
+
+def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Diagnosis | None:
     """A start-up failure the engine got past: it said it retries another way, or the run went on to serve."""
     end = max(f.end_line, f.line_no)
     worse = any(g is not f and g.kind in ("oom", "not_oom") and g.line_no > end for g in run.failures)
@@ -255,7 +267,10 @@ def _recovered(run: RunFacts, f: Failure, place: Place) -> Diagnosis | None:
                          phase_source="the engine's retry after the failure",
                          message="An allocation failed at start, and the engine retried another way; no failure "
                                  "follows in this log. If the server then ran, memory was tight but enough.")
-    later = [ln for m, ln in run.progress.items() if m in ("ready", "requests") and ln > end]
+    # serving after the failure: the engine's ready line, or a request it answered (not one it failed: a 5xx
+    # status; and not Ollama's front server, which answers for whichever runner is loaded, or for none)
+    later = [ln for m, ln in run.progress.items() if ln > end and (m == "ready" or m == "requests" and not (
+        _FAILED_REQUEST.search(run.progress_text.get(m, "")) or engine == "ollama"))]
     if later and not f.pasted and not worse and (place.phase in ("WEIGHTS", "KV", "WARMUP") or place.phase is None):
         at = min(later)
         text = next((run.progress_text.get(m, "") for m, ln in run.progress.items() if ln == at), "")
@@ -325,7 +340,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                  "ran out cannot be told. Missing: " + _missing(f, place) + ". If it was memory, "
                                  "the phase would be " + " or ".join(cands) + ".")
     place = locate(f, engine, weights)
-    recovered = _recovered(run, f, place)
+    recovered = _recovered(run, f, place, engine)
     if recovered:
         return recovered
     if place.phase == "HOST":  # the kernel's OOM killer: host RAM, not the GPU

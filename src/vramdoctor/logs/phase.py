@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..engines.interface import AFTER_MILESTONE, FLOOR, MILESTONES, PHASES
 from ..engines.words import SIZE, to_bytes
 from .knowledge import FRAME, PY_FRAME, knowledge, phase_words
-from .scan import Failure
+from .scan import LOG_PREFIX, Failure
 
 GIB = 2**30
 STARTUP = ("WEIGHTS", "KV", "WARMUP")
@@ -34,7 +34,7 @@ def frames(f: Failure) -> list[tuple[tuple, int, str]]:
     """(order, line, text) of the failure's stack frames and the code line under each, innermost first:
     a C/C++/CUDA backtrace prints its innermost frame first, a Python traceback last."""
     out: list[tuple[tuple, int, str]] = []
-    lines = f.before + [(f.line_no, f.text)] + f.after
+    lines = _unwrapped(f.before + [(f.line_no, f.text)] + f.after)
     for i, (ln, text) in enumerate(lines):
         if not FRAME.search(text):
             continue
@@ -43,6 +43,34 @@ def frames(f: Failure) -> list[tuple[tuple, int, str]]:
         out.append((order, ln, text))
         if python and i + 1 < len(lines) and not FRAME.search(lines[i + 1][1]):
             out.append(((1, -ln, 0), lines[i + 1][0], lines[i + 1][1]))  # the code line: inside its frame
+    return out
+
+
+_OPEN_FRAME = re.compile(r'\bFile\s*$|File "[^"]*$|File "[^"]*",?\s*$|File "[^"]*", line \d*$|'
+                         r'File "[^"]*", line \d+, i?n?$')
+_EXCEPTION = re.compile(r"^(?:\w+\.)*\w*(?:Error|Exception|Interrupt|Exit)\b")
+
+
+def _unwrapped(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """A Python frame a terminal wrapped (`File "/usr/lib/python3/dist-packag` / `es/vllm/...py", line 9, in f`)
+    joined back to one line: the next line has no log prefix of its own, and either the frame is open (its
+    file or line not closed) or the next line starts at column 0 (a code line under a frame is indented) and is
+    not the exception."""
+    # a hard wrap (a terminal, `fold -w`) leaves every wrapped line exactly as long as the widest
+    widths = [len(t) for _, t in lines]
+    width = max(widths, default=0)
+    hard = width >= 40 and widths.count(width) >= 3
+    out: list[tuple[int, str]] = []
+    last, last_len = 0, 0  # the last line joined into out[-1], and its length
+    for ln, text in lines:
+        prev = out[-1][1] if out else ""
+        if out and ln == last + 1 and text and not LOG_PREFIX.match(text) and (
+                hard and last_len == width or _OPEN_FRAME.search(prev)
+                or PY_FRAME.search(prev) and not text[0].isspace() and not _EXCEPTION.match(text)):
+            out[-1] = (out[-1][0], prev + text)
+        else:
+            out.append((ln, text))
+        last, last_len = ln, len(text)
     return out
 
 

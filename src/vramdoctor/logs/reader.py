@@ -247,8 +247,10 @@ def read_blocks(path: str, *, follow: bool = False, poll_s: float = 0.5, idle_st
         raise LogInputError("is a binary file, not a text log.", path=path,
                             hint="Pass the text log the server printed (stdout/stderr), not a model or core file.")
     out = warnings if warnings is not None else []
-    return Blocks(source=_blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, out, path, block), path=path,
-                  warnings=out)
+    from .unwrap import unwrap
+
+    source = _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, out, path, block)
+    return Blocks(source=unwrap(source, out, path, follow), path=path, warnings=out)
 
 
 class _NoInterrupt:

@@ -86,6 +86,11 @@ class RunFacts:
     refused_first: tuple[int, str] | None = None
 
     def note(self, key: str, value: object, mode: str, line_no: int) -> None:
+        if key.endswith("_bytes") and isinstance(value, int) and value < 0:
+            # an engine's negative budget ("Available KV cache memory: -2.77 GiB"): no byte count is negative, so
+            # the budget is 0 and what it lacks is its own figure
+            self.note(key[:-len("_bytes")] + "_shortfall_bytes", -value, mode, line_no)
+            value = 0
         if mode == "list":
             series = self.numbers.setdefault(key, [])
             assert isinstance(series, list)
@@ -116,14 +121,18 @@ class RunFacts:
 
 
 QUOTE = re.compile(r"^(?:> ?)+")
+WRAP_LINES = 8  # lines one message wrapped at a terminal's width may span
 ECHO_LINES = 64  # lines a prompt logged with its newlines may span
 #: a logged request whose prompt closes on the same line (vLLM's "..., params: SamplingParams(...)", a JSON line)
 _ECHO_CLOSED = re.compile(r"params: SamplingParams|sampling_params|lora_request|['\"\)\}\]],?\s*$")
 _ECHO_END = re.compile(r"['\"],\s*(?:params: SamplingParams|sampling_params|lora_request|prompt_token_ids)")
 #: the start of a line a log writes itself: a timestamp, a level, a process tag, a bracketed source
-LOG_PREFIX = re.compile(r"^\s*(?:\(\w+[\w ]*pid=\d+\)|\[?\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:|time=|level=|"
-                        r"(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|\[[\w.: -]+\]|[A-Z][a-z]{2} +\d+ \d\d:|"
-                        r"\w+(?:_\w+)*: |\d+\.\d+\.\d+\.\d+ [IWE] )")
+_STRONG = (r"^\s*(?:\(\w+[\w ]*pid=\d+\)|\[?\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:|time=|level=|"
+           r"(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|\[[\w.: -]+\]|[A-Z][a-z]{2} +\d+ \d\d:|"
+           r"\d+\.\d+\.\d+\.\d+ [IWE] ")
+LOG_PREFIX = re.compile(_STRONG + r"|\w+(?:_\w+)*: )")
+#: a prefix no wrapped text starts with by chance (a timestamp, a level, a process tag; not "word: ")
+STRONG_PREFIX = re.compile(_STRONG + ")")
 #: an error line that says what went wrong: an exception class and its message, "error: ...", a CUDA error text
 STATED = re.compile(r"\b(?:\w+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt):\s+\S.{6,}|\berror: \S.{6,}|"
                     r"\b(?:CUDA|HIP|ROCm) error(?: \d+ at \S+)?: \S.{6,}|\bCUDA runtime error in .{1,200}?\): \S.{6,}|\b(?:[Ff]ailed|FAILED|[Uu]nable) to [\w ]{1,60}: (?![/~.'\x22]|\w:\\|\S+\.(?:gguf|bin|safetensors|pt)\b)\S.{5,}|\bfailed: \S.{6,}|\berror loading [\w ]{1,40}: \S.{6,}")
@@ -183,7 +192,9 @@ class Scanner:
         self.pending: list[Failure] = []
         self.before_source: Callable[[int], Callable[[], list[tuple[int, str]]]] | None = None
         self.wants_every_line_until = 0
-        self.partial: tuple[int, str] | None = None  # a line with an engine's words cut short by a wrap
+        # a line with an engine's words cut short by a wrap: (its line, the text so far, the last line joined,
+        # lines joined)
+        self.partial: tuple[int, str, int, int] | None = None
         self.echo_until = 0  # the last line a multi-line logged prompt may reach
         self.dropped = 0  # runs left out in the middle of a long crash loop
         self.dropped_lines: tuple[int, int] | None = None
@@ -277,11 +288,11 @@ class Scanner:
         joined = self._wrapped(r, line_no, text)
         v = k.verdict(text, c["msg"]) if "msg" in c and not joined else None
         failed = not joined and ("msg" in c or "frame" in c) and self._failure(r, line_no, text, c, v)
-        if "msg" in c and not joined:
+        if "msg" in c and not joined and not (self.partial and self.partial[2] == line_no):
             # an engine's words that did not match, or an error line cut short: a terminal may have wrapped it
             if (v is None and k.explicit_words(c["msg"])) or (v is not None and v.engine == "generic"
                                                                and not _ENDED.search(text)):
-                self.partial = (line_no, text)
+                self.partial = (line_no, text, line_no, 0)
                 self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)
         if failed or self.wants_every_line_until >= line_no:
             for i in (sampled or k.sampled(low))[1]:  # process ids: only on failures and the lines around them
@@ -299,17 +310,21 @@ class Scanner:
                 break
 
     def _wrapped(self, r: RunFacts, line_no: int, text: str) -> bool:
-        """A message a terminal wrapped onto this line ("... GiB" / ") on startup is less than desired ..."):
-        joined to the line before it, it may be an engine's own message; if so the failure is upgraded."""
-        if not self.partial or self.partial[0] != line_no - 1:
+        """A message a terminal (or `fold`) wrapped onto this line and the ones after ("... GiB" / ") on startup
+        is less than desired ..."): joined to the line it began on, up to WRAP_LINES lines without a log prefix of
+        their own, it may be an engine's own message; if so the failure is upgraded."""
+        if not self.partial or self.partial[2] != line_no - 1 or LOG_PREFIX.match(text):
             self.partial = None
             return False
-        first, head = self.partial
+        first, head, _, count = self.partial
         self.partial = None
         whole = head + text
         c = self.k.candidates(whole.lower().encode("utf-8", "replace"))
         v = self.k.verdict(whole, c.get("msg", set()))
         if v is None or v.engine == "generic" or v.kind in ("error", "wrapper", "retry"):
+            if count + 1 < WRAP_LINES and len(whole) < MAX_LINE:  # the message may go on over the next line
+                self.partial = (first, whole, line_no, count + 1)
+                self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)
             return False
         for i in c.get("fig", ()):
             if self.k.figures[i].mode not in ("list", "set", "map"):

@@ -1,0 +1,109 @@
+"""Logs hard-wrapped at a terminal's width (a console window copied as text, `fold -w`, a pager's capture).
+
+Every line the wrap cut is exactly as wide as the window, and its continuation has no log prefix of its own.
+A log where many of its widest lines are followed by such a line is read with each of those lines joined to
+the lines that continue it; the continuation lines become empty, so line numbers stay as `grep -n` counts
+them. Word wraps (`fold -s`, editors) leave lines of uneven width and are left to the scanner, which joins a
+message cut short over the lines after it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Iterable, Iterator
+
+from .scan import LOG_PREFIX, STRONG_PREFIX
+
+SAMPLE = 256 * 1024  # bytes read before deciding (the first block only, when following a live log)
+MIN_WIDTH = 50  # narrower "widths" are short logs, not a terminal
+MIN_WRAPPED = 3  # lines at that width, at the least (two of equal length are too common by chance)
+CONTINUED = 0.6  # of the lines at that width, the share followed by a line with no log prefix
+
+
+def _width(raw: bytes) -> int:
+    return len(raw.rstrip(b"\r").decode("utf-8", "replace"))
+
+
+def continues(prev: bytes, raw: bytes) -> bool:
+    """`raw` continues a line the wrap cut (`prev`): it has no log prefix of its own, or only one a cut word can
+    look like ("al_tokens: 8192" after "...max_tot") and the cut falls inside a word."""
+    text = raw.decode("utf-8", "replace")
+    if not text.strip() or STRONG_PREFIX.match(text):
+        return False
+    if not LOG_PREFIX.match(text):
+        return True
+    return bool(prev) and (prev[-1:].isalnum() or prev[-1:] == b"_") and (raw[:1].isalnum() or raw[:1] == b"_")
+
+
+def wrap_width(sample: bytes) -> int | None:
+    """The width (characters) a log was hard-wrapped at, from its whole lines in `sample`; None if it was not."""
+    lines = sample.split(b"\n")[:-1]
+    widths = [_width(raw) for raw in lines]
+    filled = [w for w in widths if w]
+    if len(filled) < MIN_WRAPPED + 1:
+        return None
+    width = max(filled)
+    at = [i for i, w in enumerate(widths) if w == width]
+    if width < MIN_WIDTH or len(at) < MIN_WRAPPED or len(at) < 0.02 * len(filled):
+        return None
+    continued = sum(1 for i in at if i + 1 < len(lines) and continues(lines[i].rstrip(b"\r"), lines[i + 1]))
+    return width if continued >= CONTINUED * len(at) else None
+
+
+def unwrap(blocks: Iterable[bytes], warnings: list[str], path: str, follow: bool = False) -> Iterator[bytes]:
+    """The blocks of a log, with hard-wrapped lines joined (see the module docstring); unchanged if the start
+    of the log shows no wrap. A note for the user goes to `warnings`."""
+    it = iter(blocks)
+    head = b""
+    for chunk in it:
+        head += chunk
+        if follow or len(head) >= SAMPLE:
+            break
+    width = wrap_width(head)
+    if width is None:
+        if head:
+            yield head
+        yield from it
+        return
+    warnings.append(f"{path}: the log is wrapped at {width} columns; each line exactly {width} characters wide was "
+                    "read joined to the lines that continue it (line numbers are unchanged).")
+    yield from _joined(itertools.chain([head], it), width)
+
+
+def _joined(blocks: Iterable[bytes], width: int) -> Iterator[bytes]:
+    state: list = [None, 0]  # a wrapped line and its continuations so far; continuation lines taken into it
+
+    def take(lines: list[bytes]) -> list[bytes]:
+        out: list[bytes] = []
+        for raw in lines:
+            acc, empties = state
+            if acc is not None:
+                state[0] = None
+                if continues(acc, raw):
+                    acc += raw.rstrip(b"\r")
+                    if len(raw) >= width and _width(raw) == width:
+                        state[:] = [acc, empties + 1]  # wrapped again
+                    else:
+                        out.append(acc)
+                        out.extend([b""] * (empties + 1))
+                    continue
+                out.append(acc)
+                out.extend([b""] * empties)
+            if len(raw) >= width and _width(raw) == width:
+                state[:] = [raw.rstrip(b"\r"), 0]
+            else:
+                out.append(raw)
+        return out
+
+    carry = b""
+    for chunk in blocks:
+        parts = (carry + chunk).split(b"\n")
+        carry = parts.pop()
+        out = take(parts)
+        if out:
+            yield b"\n".join(out) + b"\n"
+    out = take([carry]) if carry else []
+    if state[0] is not None:
+        out += [state[0]] + [b""] * state[1]
+    if out:
+        yield b"\n".join(out) + (b"" if carry else b"\n")
