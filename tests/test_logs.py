@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -566,3 +568,68 @@ def test_a_hard_wrapped_log_is_joined_with_a_note_and_its_line_numbers(tmp_path)
     plain: list[str] = []
     list(read_lines(str(LOGS / "case-029.log"), warnings=plain))
     assert plain == []
+
+
+def test_follow_goes_on_in_the_new_file_after_a_rotation(tmp_path):
+    """logrotate's default: the log is renamed and the server writes a new one at the same path."""
+    import threading
+    import time
+
+    p = tmp_path / "server.log"
+    p.write_text("INFO starting\n")
+
+    def rotate():
+        time.sleep(0.3)
+        p.rename(tmp_path / "server.log.1")
+        p.write_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB\n")
+
+    threading.Thread(target=rotate).start()
+    warnings: list[str] = []
+    lines = list(read_lines(str(p), follow=True, poll_s=0.05, idle_stop_s=1.5, warnings=warnings))
+    assert any("out of memory" in t for _, t in lines)
+    assert any("rotated" in w for w in warnings)
+
+
+def test_follow_on_a_pipe_ends_with_the_pipe():
+    log = (LOGS / "case-029.log").read_bytes()
+    r = subprocess.run([sys.executable, "-m", "vramdoctor", "logs", "-f", "-"], input=log, capture_output=True,
+                       timeout=60)
+    assert r.returncode == 0 and b"diagnosis" in r.stdout, r.stderr
+
+
+def test_closed_stdin_is_a_clear_error():
+    r = subprocess.run([sys.executable, "-m", "vramdoctor", "logs", "-"], stdin=subprocess.DEVNULL, capture_output=True,
+                       timeout=60)
+    assert r.returncode == 2  # empty
+    r = subprocess.run(f"{sys.executable} -m vramdoctor logs - <&-", shell=True, capture_output=True, timeout=60)
+    assert r.returncode == 2 and b"standard input is closed" in r.stderr and b"Traceback" not in r.stderr
+
+
+def test_the_report_never_overwrites_the_log_behind_stdin(tmp_path):
+    p = tmp_path / "x.log"
+    p.write_bytes((LOGS / "case-029.log").read_bytes())
+    before = p.read_bytes()
+    with p.open("rb") as f:
+        r = subprocess.run([sys.executable, "-m", "vramdoctor", "logs", "-", "-o", str(p)], stdin=f,
+                           capture_output=True, timeout=60)
+    assert r.returncode == 2 and p.read_bytes() == before, r.stderr
+
+
+def test_follow_takes_one_log():
+    r = _cli("-f", str(LOGS / "case-029.log"), str(LOGS / "case-010.log"))
+    assert r.exit_code == 2 and "one log at a time" in r.output
+
+
+def test_json_lists_a_file_that_could_not_be_read(tmp_path):
+    missing = str(tmp_path / "missing.log")
+    r = _cli(str(LOGS / "case-029.log"), missing, "--json")
+    assert r.exit_code == 2
+    files = json.loads(r.stdout)["files"]
+    assert [f["path"] for f in files] == [str(LOGS / "case-029.log"), missing] and "error" in files[1]
+
+
+def test_an_unset_setting_is_not_a_value_named_none():
+    rep = diagnose(numbered(["INFO 05-12 10:00:03 [api_server.py:1044] args: Namespace(model_tag='m', "
+                             "quantization=None, enforce_eager=False, max_model_len=4096)"]))
+    n = rep.runs[0].numbers
+    assert "quantization" not in n and n.get("max_model_len") == 4096

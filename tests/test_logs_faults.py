@@ -795,9 +795,15 @@ def test_tgi_prefill_never_below_the_longest_input():
     run = run_of(diag("""
         2025-04-01T10:00:00.000000Z ERROR warmup{max_input_length=Some(40000) max_prefill_tokens=40050 max_total_tokens=Some(41000) max_batch_size=None}:warmup: text_generation_router_v3::client: backends/v3/src/client/mod.rs:45: Server error: Not enough memory to handle 40050 prefill tokens. You need to decrease `--max-batch-prefill-tokens`
     """))
-    prefill = [a for a in run.advice if a["setting"] == "prefill_tokens"][0]
-    inputs = [a for a in run.advice if a["setting"] == "max_model_len"][0]
-    assert inputs["value"] < 40000 and prefill["value"] >= inputs["value"]
+    # TGI's launcher: max_input_tokens < max_total_tokens and max_batch_prefill_tokens >= max_input_tokens; one
+    # step moves all three (a prefill step alone would be refused at 40,000 input tokens)
+    step = [a for a in run.advice if a["setting"] == "max_model_len"][0]
+    import re
+    total = int(re.search(r"--max-total-tokens (\d+)", step["flags"]).group(1))
+    inputs = int(re.search(r"--max-input-(?:tokens|length) (\d+)", step["flags"]).group(1))
+    prefill = int(re.search(r"--max-batch-prefill-tokens (\d+)", step["flags"]).group(1))
+    assert inputs < 40000 and prefill >= inputs and total > inputs and total - inputs == 1000
+    assert not [a for a in run.advice if a["setting"] == "prefill_tokens"]
 
 
 def test_ollama_summary_of_a_failed_runner_does_not_replace_its_cause():
@@ -917,7 +923,20 @@ def test_all_layers_on_the_gpu_gives_fewer_than_now():
         llama_model_load: error loading model: unable to allocate CUDA0 buffer
     """))
     ngl = [a for a in run.advice if a["setting"] == "gpu_layers"][0]
-    assert run.kind == "WEIGHTS" and ngl["current"] == 65 and ngl["value"] < 65
+    # no free memory in the log: the direction from what is in use, no blind number
+    assert run.kind == "WEIGHTS" and ngl["current"] == 65 and ngl["direction"] == "down" and ngl["value"] is None
+    assert ngl["flags"] == "-ngl lower than 65"
+
+
+def test_fewer_layers_sized_from_the_memory_the_log_shows():
+    run = run_of(diag("""
+        llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4080) - 11243 MiB free
+        load_tensors: offloaded 49/49 layers to GPU
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 14551.00 MiB on device 0: cudaMalloc failed: out of memory
+        llama_model_load: error loading model: unable to allocate CUDA0 buffer
+    """))
+    ngl = [a for a in run.advice if a["setting"] == "gpu_layers"][0]
+    assert ngl["value"] == int(49 * 11243 * 0.9 / 14551) == 34, ngl  # not a blind tenth fewer (44)
 
 
 def test_a_host_buffer_that_failed_is_host_memory():
@@ -1419,3 +1438,62 @@ def test_lmdeploy_pool_tokens_use_its_block_length():
     """))
     assert run.numbers.get("block_size") is None and run.numbers["block_bytes"] == int(0.844 * 2**20)
     assert run.derived["kv_pool_tokens"] == 1740 * 64
+
+
+OLLAMA_KV = """
+    time=2025-05-01T10:01:00.000Z level=INFO source=server.go:405 msg="starting llama server" cmd="/usr/bin/ollama runner --ctx-size 16384 --batch-size 512 --n-gpu-layers 49 --parallel 2"
+    time=2025-05-01T10:01:00.000Z level=INFO source=server.go:135 msg=system memory.available="[11.0 GiB]" memory.weights.total="7.9 GiB"
+    load_tensors:        CUDA0 model buffer size =  8148.38 MiB
+    llama_context: n_seq_max     = 2
+    llama_context: n_ctx         = 16384
+    ggml_backend_cuda_buffer_type_alloc_buffer: allocating 3072.00 MiB on device 0: cudaMalloc failed: out of memory
+    llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache
+"""
+
+
+def test_ollama_num_ctx_is_a_slots_share_of_the_runner_context():
+    run = run_of(diag(OLLAMA_KV))
+    assert run.kind == "KV_CAPACITY"
+    seqs = [a for a in run.advice if a["setting"] == "max_num_seqs"]
+    assert seqs and seqs[0]["value"] == 1
+    # num_ctx is 8,192 (16,384 cells / 2 slots): never advised "shorter" to a value above it
+    for a in run.advice:
+        if a["setting"] == "max_model_len":
+            assert a["current"] == 8192 and (a["value"] is None or a["value"] < 8192), a
+
+
+def test_one_slot_is_never_told_to_use_fewer():
+    run = run_of(diag("""
+        llama_context: n_seq_max     = 1
+        llama_context: n_ctx         = 8192
+        srv  update_slots: all slots are idle
+        slot launch_slot_: id  0 | task 0 | processing task
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 2100.00 MiB on device 0: cudaMalloc failed: out of memory
+        CUDA error: out of memory
+          current device: 0, in function ggml_cuda_graph_evaluate_and_capture
+    """))
+    assert run.kind == "RUNTIME"
+    assert not [a for a in run.advice if a["setting"] == "max_num_seqs"], run.advice
+
+
+def test_an_error_pasted_above_a_startup_that_ends_in_its_first_lines_is_one_run():
+    rep = diag("""
+        ERROR 05-12 10:00:33 [core.py:396] EngineCore failed to start.
+        ERROR 05-12 10:00:33 [core.py:396] Traceback (most recent call last):
+        ERROR 05-12 10:00:33 [core.py:396]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/core/kv_cache_utils.py", line 528, in check_enough_kv_cache_memory
+        ERROR 05-12 10:00:33 [core.py:396] ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (4.38 GiB). Based on the available memory, the estimated maximum model length is 35856. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+        INFO 05-12 10:00:03 [api_server.py:1043] vLLM API server version 0.8.5
+        INFO 05-12 10:00:18 [gpu_model_runner.py:1347] Model loading took 14.9889 GiB and 4.50 seconds
+        ERROR 05-12 10:00:33 [core.py:396] EngineCore failed to start.
+        ERROR 05-12 10:00:33 [core.py:396] Traceback (most recent call last):
+    """)
+    assert rep.diagnosis["kind"] == "KV_CAPACITY" and len(rep.runs) == 1, rep.diagnosis
+    assert rep.notes and "pasted after them" in rep.notes[0]
+
+
+def test_a_run_that_only_started_quotes_its_start_line():
+    run = run_of(diag("""
+        INFO 05-12 10:00:03 [api_server.py:1043] vLLM API server version 0.8.5
+        INFO 05-12 10:00:10 [config.py:717] This model supports multiple tasks
+    """))
+    assert run.kind == "NONE" and all(e["text"].strip() for e in run.evidence), run.evidence

@@ -4,6 +4,7 @@ paragraph and exit code 2 here, and only here; --debug shows the traceback."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -170,9 +171,12 @@ def logs(
             check, weights = model_checker(spec), spec.weights.total_bytes or None
         use_redact = redact if redact is not None else bool(output)
         fn = redact_fn if use_redact else None
-        if output and any(p != "-" and Path(p).resolve() == Path(output).resolve() for p in paths):
+        if output and any(_same_file(p, output) for p in paths):
             raise UsageError(f"the report would overwrite the log '{output}'.", option="--output",
                              hint="Write the report to another file.")
+        if follow and len(paths) > 1:
+            raise UsageError("--follow reads one log at a time.", option="--follow",
+                             hint="Run one `vramdoctor logs -f` per log, or diagnose them together without -f.")
         reports, failed = [], []
         for p in paths:
             warnings: list[str] = []
@@ -185,7 +189,7 @@ def logs(
                 if len(paths) == 1:
                     raise
                 err.print(f"[red]error:[/red] {escape(str(e))}", soft_wrap=True)
-                failed.append(p)
+                failed.append((p, str(e)))
                 continue
             reports.append((p, rep, warnings))
         if not reports:
@@ -197,7 +201,8 @@ def logs(
             show = fn or (lambda x: x)
             dicts = [{"path": show(p), "warnings": [show(x) for x in w], **json.loads(log_json(rep, fn))}
                      for p, rep, w in reports]
-            top = {**dicts[-1], "files": dicts} if len(dicts) > 1 else dicts[0]
+            unread = [{"path": show(p), "error": show(e)} for p, e in failed]
+            top = {**dicts[-1], "files": dicts + unread} if len(dicts) + len(unread) > 1 else dicts[0]
             text = json.dumps(top, indent=2)
             (sink.write(text + "\n") if sink else print(text))
         else:
@@ -210,6 +215,19 @@ def logs(
             err.print(f"report written to {escape(output)} (redacted: {'yes' if use_redact else 'no'})")
         if failed:
             raise typer.Exit(2)
+
+
+def _same_file(log: str, output: str) -> bool:
+    """The report path is the log itself (by path, or the same file behind standard input or a link)."""
+    try:
+        out = os.stat(output)
+    except OSError:
+        return log != "-" and Path(log).resolve() == Path(output).resolve()
+    try:
+        st = os.fstat(sys.stdin.fileno()) if log == "-" else os.stat(log)
+    except (OSError, AttributeError, ValueError):
+        return False
+    return (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino)
 
 
 @app.callback()

@@ -57,7 +57,12 @@ LOG = LogWords(
         fig("args_listing", r"text_generation_launcher: (Args) \{", lambda m: "full"),
         # which flags this version has: from the Args dump, on one line or pretty-printed over many
         fig("tgi_has_cuda_graphs", r"(?:Args \{.*?|^\s*)(cuda_graphs):", lambda m: True),
-        fig("tgi_input_key", r"(?:Args \{.*?|^\s*)\b(max_input_length|max_input_tokens):", lambda m: m.group(1)),
+        # 2.x prints both keys (max_input_length as a deprecated alias): max_input_tokens anywhere means 2.x
+        fig("tgi_input_key", r"(?:Args \{.*?|^\s*)\b(max_input_length|max_input_tokens):", lambda m: m.group(1),
+            mode="set"),
+        # the warm-up's own span: "warmup{max_input_length=30000 max_prefill_tokens=30000 max_total_tokens=32000"
+        fig("max_input_tokens", r"warmup\{max_input_(?:length|tokens)=(?:Some\()?(\d+)", count),
+        fig("max_model_len", r"warmup\{.*?max_total_tokens=(?:Some\()?(\d+)", count),
     ),
 )
 
@@ -67,7 +72,8 @@ def _flags_for(flags: dict, n: dict) -> dict:
     """TGI before 1.x had no --cuda-graphs; before 2.0 the input limit was --max-input-length."""
     if n.get("args_listing") and not n.get("tgi_has_cuda_graphs"):
         flags.pop("cuda_graphs", None)
-    if n.get("tgi_input_key") == "max_input_length":
+    keys = n.get("tgi_input_key") or []
+    if "max_input_length" in keys and "max_input_tokens" not in keys:
         flags["max_model_len"] = "--max-total-tokens {n} --max-input-length {m}"
     return flags
 

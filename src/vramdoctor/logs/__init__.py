@@ -116,7 +116,8 @@ def _attach_orphans(runs: list[RunFacts]) -> tuple[list[RunFacts], list[str]]:
         r = runs[i]
         nxt = runs[i + 1] if i + 1 < len(runs) else None
         pasted = r.failures and not r.progress and all(not f.progress for f in r.failures)
-        if pasted and nxt and not nxt.failures and "start" in nxt.progress:
+        if pasted and nxt and "start" in nxt.progress and (not nxt.failures or _same_error(r, nxt)):
+            nxt.failures = []  # the start-up's own copy of the pasted error (cut after its first lines)
             for f in r.failures + r.pressure:
                 f.pasted = True
                 if not f.progress:
@@ -136,6 +137,13 @@ def _attach_orphans(runs: list[RunFacts]) -> tuple[list[RunFacts], list[str]]:
         out.append(r)
         i += 1
     return out, notes
+
+
+def _same_error(pasted: RunFacts, startup: RunFacts) -> bool:
+    """The start-up ends in the first lines of the error pasted above it: its failures state no cause and each
+    line of them is a line of the pasted error's (`EngineCore failed to start.`, `Traceback ...`)."""
+    seen = {t.strip() for f in pasted.failures for _, t in f.before + [(f.line_no, f.text)] + f.after}
+    return all(f.kind == "error" and f.text.strip() in seen for f in startup.failures)
 
 
 def decide(reports: list[RunReport]) -> RunReport | None:

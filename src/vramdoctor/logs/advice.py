@@ -113,7 +113,8 @@ def _up(u: float | None) -> float | None:
 
 
 #: setting -> the figures that hold its value in some engine's log, in order of preference
-_SHOWN = {"max_model_len": ("max_model_len", "n_ctx", "kv_cells"), "max_num_seqs": ("max_num_seqs", "n_parallel"),
+_SHOWN = {"max_model_len": ("ollama_num_ctx", "max_model_len", "n_ctx", "kv_cells"),
+          "max_num_seqs": ("max_num_seqs", "n_parallel"),
           "max_num_batched_tokens": ("max_num_batched_tokens", "chunked_prefill_size", "max_batch_prefill_tokens"),
           "gpu_layers": ("layers_offloaded",), "n_ubatch": ("n_ubatch", "blas_batch_size"),
           "cuda_graphs": ("cuda_graph_max_bs",), "prefill_tokens": ("max_batch_prefill_tokens",)}
@@ -312,10 +313,16 @@ class _Advisor:
             why = f"the KV cache for {ctx:,} tokens needs {need / GIB:.2f} GiB ({per:,} bytes per token)"
             if isinstance(free, int) and isinstance(weights, int) and free > weights:
                 target = max(256, int((free - weights) * 0.9 / per) // 256 * 256)
-                if s.name == "ollama" and isinstance(parallel, int) and parallel > 1:
-                    why += f"; at one slot instead of {parallel}"
                 why += f"; {free / GIB:.1f} GiB free minus {weights / GIB:.1f} GiB of weights, with a 10% margin"
-                if target < ctx:
+                slot = n.get("ollama_num_ctx")
+                if isinstance(slot, int):  # with one slot (the step above), num_ctx may be as large as what fits
+                    if target < slot:
+                        s.add("shorter context", "max_model_len", why + f"; with one slot, num_ctx {target} fits",
+                              "down", target, slot)
+                    elif s.out and s.out[-1].setting == "max_num_seqs":
+                        s.out[-1].why += (f"; with one slot your num_ctx of {slot:,} needs {slot * per / GIB:.2f} "
+                                          f"GiB, which fits ({target:,} tokens would)")
+                elif target < ctx:
                     s.add("shorter context", "max_model_len", why, "down", target, ctx, m=max(1, target - 512))
             else:
                 examples = ", ".join(f"{x:,} tokens need {x * per / GIB:.2f} GiB" for x in (4096, 16384, 32768) if x < ctx)
@@ -363,11 +370,16 @@ class _Advisor:
             longest = n.get("max_input_tokens")
             half = tokens // 2 if isinstance(tokens, int) and tokens > 1 else None
             if half and isinstance(longest, int) and half < longest:
-                # TGI refuses to start with a prefill batch shorter than the longest input: both go down together
+                # TGI refuses to start unless max_input_tokens < max_total_tokens and max_batch_prefill_tokens >=
+                # max_input_tokens (launcher/src/main.rs): all three go down together, keeping the room for output
+                total = n.get("max_model_len")
+                room = total - longest if isinstance(total, int) and total > longest else 1
                 s.add("shorter inputs and prefill batches", "max_model_len", f"the warm-up prefill ({tokens:,} tokens) "
-                      f"must hold the longest input ({longest:,}); lower both", "down", half, longest, m=half)
-                s.add("smaller prefill batches", "prefill_tokens", "no shorter than the longest input", "down",
-                      half, tokens)
+                      f"must hold the longest input ({longest:,}): the three limits go down together (TGI refuses a "
+                      f"prefill batch below the input limit), keeping {room:,} tokens for the output", "down",
+                      half + room, total if isinstance(total, int) else None, m=half)
+                if s.out and s.out[-1].setting == "max_model_len" and s.out[-1].flags:
+                    s.out[-1].flags += f" --max-batch-prefill-tokens {half}"
             else:
                 s.add("smaller prefill batches", "prefill_tokens", "TGI's warm-up runs one prefill of "
                       "--max-batch-prefill-tokens; it must fit beside the weights", "down", half, tokens)
@@ -442,10 +454,17 @@ class _Advisor:
             s.add("more layers on the GPU", "gpu_layers", "moves weights from host RAM to the GPU, if it has room",
                   "up", None, offl if isinstance(offl, int) else None)
         elif s.name in GGML or s.engine is None and n.get("layers_total"):
-            # a tenth fewer than the layers on the GPU now: the buffer that failed shows it was close
-            value = max(0, offl - max(1, offl // 10)) if isinstance(offl, int) and offl > 0 else None
-            s.add("fewer layers on the GPU", "gpu_layers", "keeps part of the model in CPU memory (slower); the "
-                  "weights do not fit whole", "down", value, offl if isinstance(offl, int) else None)
+            # the layers whose share of the buffer that failed fits in the memory free, less a tenth for the KV
+            # cache and compute buffers that come after the weights
+            failed, free = n.get("failed_alloc_bytes"), n.get("free_memory_bytes")
+            failed = max(failed) if isinstance(failed, list) and failed else failed
+            value, why = None, "keeps part of the model in CPU memory (slower); the weights do not fit whole"
+            if isinstance(offl, int) and offl > 0 and isinstance(failed, int) and isinstance(free, int) and failed > 0:
+                value = min(offl - 1, int(offl * free * 0.9 / failed))
+                why += (f"; {offl} layers asked for {failed / GIB:.2f} GiB with {free / GIB:.2f} GiB free: about "
+                        f"{value} fit, leaving a tenth for the KV cache and compute buffers")
+            s.add("fewer layers on the GPU", "gpu_layers", why, "down", max(0, value) if value is not None else None,
+                  offl if isinstance(offl, int) else None)
         self.quant("the weights alone do not fit; context length does not matter here")
         s.add("more GPUs", "tensor_parallel_size", "splits the weights across GPUs", "up", _more_gpus(n),
               _tp_now(n))
@@ -541,6 +560,10 @@ class _Advisor:
 def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str] | None = None) -> list[dict]:
     """Steps for `kind` (and its `code`), in the order to try them, each a dict: change, flags, why,
     setting, direction, value, current."""
+    par, ctx = n.get("n_parallel"), n.get("n_ctx")
+    if engine == "ollama" and isinstance(par, int) and par > 1 and isinstance(ctx, int):
+        # Ollama's runner gets --ctx-size num_ctx x OLLAMA_NUM_PARALLEL: the user's num_ctx is a slot's share
+        n = {**n, "ollama_num_ctx": ctx // par}
     a = _Advisor(kind, code, engine, n)
     s = a.s
     if kind == "KV_CAPACITY":

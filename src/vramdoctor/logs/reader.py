@@ -150,6 +150,9 @@ def _utf16(head: bytes) -> str | None:
 
 def _open(path: str) -> tuple[io.BufferedReader, _Gunzip | None]:
     if path == "-":
+        if sys.stdin is None or sys.stdin.closed:
+            raise LogInputError("standard input is closed.", path="-",
+                                hint="Pipe the log in (`... 2>&1 | vramdoctor logs -`) or pass its path.")
         raw: IO[bytes] = sys.stdin.buffer
     else:
         try:
@@ -266,6 +269,8 @@ class _NoInterrupt:
 def _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, warnings, path, size) -> Iterator[bytes]:
     text = io.TextIOWrapper(stream, encoding=encoding, errors="replace", newline="") if encoding != "utf-8" else None
     read = 0
+    regular = _regular(stream)  # a pipe ends at its writer's end; a file may grow, be truncated or be rotated
+    gone = False
     with (_Interrupt() if follow else _NoInterrupt()) as stop:  # without --follow, Ctrl-C stops the program
         while True:
             while True:
@@ -276,7 +281,7 @@ def _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, warnings, path, s
                 yield chunk
                 if stop.hit:
                     return
-            if not follow or stop.hit:
+            if not follow or stop.hit or not regular:
                 break
             idle = 0.0
             while not stream.peek(1) and not stop.hit:
@@ -286,6 +291,19 @@ def _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, warnings, path, s
                     warnings.append(f"{path}: the file was truncated while followed; read again from its start.")
                     yield b"\n"
                     break
+                state = _replaced(stream, path) if gz is None and text is None and path != "-" else None
+                if state == "replaced":  # logrotate's default (rename, new file): go on in the new file
+                    stream = _reopen(stream, path)
+                    read = 0
+                    warnings.append(f"{path}: the file was replaced (rotated) while followed; the new file was "
+                                    "read after the old one.")
+                    yield b"\n"
+                    break
+                if state == "gone" and not gone:
+                    gone = True
+                    sys.stderr.write(f"vramdoctor: {path} was deleted or moved; waiting for it to come back "
+                                     "(Ctrl-C ends and diagnoses what was read)\n")
+                    warnings.append(f"{path}: the file was deleted or moved while followed.")
                 time.sleep(poll_s)
                 idle += poll_s
                 if idle_stop_s is not None and idle >= idle_stop_s:
@@ -295,6 +313,36 @@ def _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, warnings, path, s
     if gz and gz.broken:
         warnings.append(f"{path}: {gz.broken}; the lines before were diagnosed, and a failure past the cut cannot "
                         "be seen.")
+
+
+def _regular(stream) -> bool:
+    try:
+        return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return False
+
+
+def _replaced(stream, path: str) -> str | None:
+    """'replaced' when `path` now names another file than the one open, 'gone' when it names none."""
+    try:
+        now = os.stat(path)
+    except OSError:
+        return "gone"
+    try:
+        mine = os.fstat(stream.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return None
+    return "replaced" if (now.st_dev, now.st_ino) != (mine.st_dev, mine.st_ino) and stat.S_ISREG(now.st_mode) else None
+
+
+def _reopen(stream, path: str):
+    """The rest of the old file is read already (peek found nothing); the new one is read from its start."""
+    try:
+        new = open(path, "rb")  # noqa: SIM115 - closed with the stream
+    except OSError:
+        return stream
+    stream.close()
+    return io.BufferedReader(new) if not isinstance(new, io.BufferedReader) else new
 
 
 def _truncated(stream, gz, read: int) -> bool:

@@ -4,6 +4,7 @@ Computes nothing beyond formatting; `redact` is applied to every quoted line whe
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from typing import Callable
 
@@ -57,6 +58,8 @@ def _fmt(key: str, v: object) -> str:
     if isinstance(v, dict):
         unit = "_bytes" if "_bytes" in key else ""
         return "{" + ", ".join(f"{escape(str(name))}: {_fmt(unit, x)}" for name, x in list(v.items())[:12]) + "}"
+    if isinstance(v, bool):
+        return "true" if v else "false"
     if isinstance(v, str):
         return escape(v)
     if isinstance(v, list):
@@ -66,6 +69,20 @@ def _fmt(key: str, v: object) -> str:
     if isinstance(v, int):
         return str(v) if key.endswith(("pids", "ranks")) else f"{v:,}"
     return str(v)
+
+
+_FAILURE_WORDS = re.compile(r"out of memory|outofmemory|error|fail|alloc|insufficient|not enough", re.I)
+
+
+def _quote(text: str, width: int = 220) -> str:
+    """A quoted line cut to `width` characters, around its first failure words when they lie past the start."""
+    if len(text) <= width:
+        return text
+    m = _FAILURE_WORDS.search(text)
+    if not m or m.end() <= width:
+        return text[:width]
+    start = max(0, m.start() - width // 4)
+    return "[...] " + text[start:start + width]
 
 
 def _run(console: Console, r: RunReport, total: int, detailed: bool) -> None:
@@ -83,7 +100,7 @@ def _run(console: Console, r: RunReport, total: int, detailed: bool) -> None:
     if r.missing:
         console.print(f"  [yellow]missing from the log:[/] {escape(r.missing)}")
     for e in r.evidence:
-        console.print(f"  [bold {style}]{e['line']:>6} |[/] {escape(e['text'][:220])}")
+        console.print(f"  [bold {style}]{e['line']:>6} |[/] {escape(_quote(e['text']))}")
     shown = {k: v for k, v in r.numbers.items() if k not in ("kv_usage_pct", "running_reqs", "queue_reqs")
              and not k.startswith("_")}
     for key in ("kv_usage_pct", "running_reqs"):

@@ -86,6 +86,8 @@ class RunFacts:
     refused_first: tuple[int, str] | None = None
 
     def note(self, key: str, value: object, mode: str, line_no: int) -> None:
+        if isinstance(value, str) and value.strip("'\"").lower() in ("none", "null", ""):
+            return  # an argument dump's "quantization=None": the setting is not set, not a value named None
         if key.endswith("_bytes") and isinstance(value, int) and value < 0:
             # an engine's negative budget ("Available KV cache memory: -2.77 GiB"): no byte count is negative, so
             # the budget is 0 and what it lacks is its own figure
@@ -254,8 +256,9 @@ class Scanner:
             r = self.run
         r.lines += 1
         r.last_line = line_no
-        if started:
-            r.progress.setdefault("start", line_no)
+        if started and "start" not in r.progress:
+            r.progress["start"] = line_no
+            r.progress_text["start"] = text[:500]
         if line_no <= ENGINE_SAMPLE_LINES or (r.failures and r.sampled < RUN_SAMPLE_LINES
                                                and sum(r.engine_hits.values()) < 3):
             r.sampled += 1

@@ -42,7 +42,8 @@ def current(n: dict, e: Engine | None) -> Current:
             frac = float(v)
         elif e.fraction_key in defaults:
             frac, frac_default = float(defaults[e.fraction_key]), True
-    seqs = n.get("max_num_seqs") or n.get("sampler_dummy_requests") or defaults.get("max_num_seqs")
+    seqs = (n.get("max_num_seqs") or n.get("n_parallel") or n.get("sampler_dummy_requests")
+            or defaults.get("max_num_seqs"))
     kv = str(n.get("kv_cache_dtype") or defaults.get("kv_cache_dtype") or "") or None
     quant = str(n.get("quantization") or "")
     name = " ".join(str(n.get(k) or "") for k in ("model_name", "file_type"))
