@@ -1497,3 +1497,47 @@ def test_a_run_that_only_started_quotes_its_start_line():
         INFO 05-12 10:00:10 [config.py:717] This model supports multiple tasks
     """))
     assert run.kind == "NONE" and all(e["text"].strip() for e in run.evidence), run.evidence
+
+
+@pytest.mark.parametrize("last,kinds", [
+    # vLLM V0: capture starts, then its advisory, and the paste ends
+    ("INFO 08-19 07:51:12 model_runner.py:1028] CUDA graphs can take additional 1~3 GiB memory per GPU. If you are "
+     "running out of memory, consider decreasing `gpu_memory_utilization` or enforcing eager mode.", "WARMUP"),
+    # llama.cpp, cut inside the KV cache line
+    ("llama_kv_cache_init:      CUDA0 KV buffe", "KV_CAPACITY"),
+    # SGLang: capture begun
+    ("[2025-06-01 10:00:05 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=9.31 GB",
+     "WARMUP"),
+])
+def test_a_log_that_ends_while_a_step_is_under_way_is_undetermined(last, kinds):
+    run = run_of(diag(f"""
+        INFO 08-19 07:51:03 model_runner.py:732] Loading model weights took 2.3463 GB
+        {last}
+    """))
+    assert run.kind == "UNDETERMINED" and run.code == "log-ends-during-step" and run.candidates[0] == kinds, run
+
+
+@pytest.mark.parametrize("last", [
+    "(EngineCore_0 pid=9) INFO 05-12 10:00:31 [monitor.py:33] torch.compile takes 11.2 s in total",
+    "[TensorRT-LLM][INFO] Using 132608 tokens in paged KV cache.",
+    "INFO 05-12 10:00:18 [loader.py:458] Loading weights took 3.70 seconds",
+    "INFO 01-28 16:08:46 [kv_cache_utils.py:1305] GPU KV cache size: 175,856 tokens",
+    "bruce-AI-Server:105927:106732 [0] NCCL INFO comm 0x4630a9c0 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0",
+])
+def test_a_log_that_ends_on_a_finished_step_is_none(last):
+    run = run_of(diag(f"""
+        INFO 08-19 07:51:03 model_runner.py:732] Loading model weights took 2.3463 GB
+        {last}
+    """))
+    assert run.kind == "NONE", run
+
+
+def test_an_unfinished_restart_does_not_hide_the_failure_before_it():
+    rep = diag("""
+        INFO 05-12 10:00:03 [api_server.py:1043] vLLM API server version 0.8.5
+        INFO 05-12 10:00:18 [gpu_model_runner.py:1347] Model loading took 14.9889 GiB and 4.50 seconds
+        ERROR 05-12 10:00:45 [core.py:396] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.55 GiB of which 1.10 GiB is free.
+        INFO 05-12 10:01:03 [api_server.py:1043] vLLM API server version 0.8.5
+        INFO 05-12 10:01:13 [gpu_model_runner.py:1329] Starting to load model meta-llama/Llama-3.1-8B-Instruct...
+    """)
+    assert rep.diagnosis["run"] == 1 and rep.diagnosis["code"] != "log-ends-during-step", rep.diagnosis

@@ -141,7 +141,8 @@ LOG = LogWords(
                       r"Parameter\(torch\.empty|_load_pretrained_model|dispatch_model|loading model tensors|"
                       r"checkpoint shards:|Loading weights|loading weights|Loading model weights"),
         "KV": rx(r"kv_cache_init|allocate_kv|kv cache|kv_cache|cache blocks"),
-        "WARMUP": rx(r"\bcaptur|cuda_graph|CudaGraph|graph_runner|warm(?:ing)?[ _-]?up|\bprofil"),
+        "WARMUP": rx(r"\bcaptur|cuda_graph|CudaGraph|CUDA graphs can take|graph_runner|warm(?:ing)?[ _-]?up|\bprofil|"
+                     r"torch_compile_cache"),
         "RUNTIME": rx(r"\bin generate\b|\.generate\(|generate_step|greedy_search|beam_search|\bin _sample\b|"
                       r"in _prefill|/v1/(?:chat/)?completions|chat_completion|\bchatcmpl-|\brequest_id\b|"
                       r"\bschedule (?:a |the )?(?:single )?(?:sequence|request)"),

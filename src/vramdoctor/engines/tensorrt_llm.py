@@ -51,7 +51,9 @@ LOG = LogWords(
     },
     milestones=(
         ("weights_done", rx(r"Loaded engine size|Use [\d.]+ GB for model weights|Model init total")),
-        ("kv_sized", rx(r"for max tokens in paged KV cache|Estimated max (?:tokens|memory) in KV cache")),
+        # (2024 builds: "Allocate N bytes for k/v cache." then "Using N tokens in paged KV cache.")
+        ("kv_sized", rx(r"for max tokens in paged KV cache|Estimated max (?:tokens|memory) in KV cache|"
+                        r"Using \d+ tokens in paged KV cache|Allocate \d+ bytes for k/v cache")),
         ("ready", rx(r"Executor instance created|Setting PyTorch memory fraction")),
     ),
     figures=(
@@ -59,6 +61,8 @@ LOG = LogWords(
         fig("weights_bytes", r"Use " + NUM + r" GB for model weights", gib),
         fig("kv_pool_bytes", r"Allocated " + SIZE + r" for max tokens in paged KV cache"),
         fig("kv_pool_tokens", r"for max tokens in paged KV cache \(" + NUM + r"\)", count),
+        fig("kv_pool_tokens", r"Using (\d+) tokens in paged KV cache", count),
+        fig("kv_pool_bytes", r"Allocate (\d+) bytes for k/v cache", count),
         fig("kv_pool_tokens", r"tokens the KV cache can hold \(" + NUM + r"\)", count),
         fig("kv_pool_tokens", r"Estimated max tokens in KV cache\s*:\s*" + NUM, count),
         fig("max_model_len", r"number of tokens requested \(" + NUM + r"\)", count),

@@ -151,7 +151,10 @@ def decide(reports: list[RunReport]) -> RunReport | None:
     serving) without one. A run that stopped short of serving does not clear an earlier failure."""
     for i, r in enumerate(reversed(reports)):
         echo = r.kind == "UNDETERMINED" and r.code == "failure-cause-not-shown" and not r.progress
-        if echo and any(x.kind not in ("NONE", "UNDETERMINED") for x in reports[:len(reports) - 1 - i]):
+        cut = r.code == "log-ends-during-step"  # a start-up the log leaves unfinished clears nothing either
+        earlier = reports[:len(reports) - 1 - i]
+        if (echo and any(x.kind not in ("NONE", "UNDETERMINED") for x in earlier)
+                or cut and any(x.kind != "NONE" and x.code != "log-ends-during-step" for x in earlier)):
             continue  # a wrapper's echo of the earlier run's failure ("error starting llama server: ...")
         if r.kind != "NONE":
             return r

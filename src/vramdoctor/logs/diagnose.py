@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from .knowledge import FRAME, knowledge, phase_words
-from .phase import Place, frames, last_marker, locate
+from .phase import Place, _is_progress, frames, last_marker, locate
 from .scan import Failure, RunFacts, stated
 
 KIND_OF_PHASE = {"WEIGHTS": "WEIGHTS", "KV": "KV_CAPACITY", "WARMUP": "WARMUP", "RUNTIME": "RUNTIME"}
@@ -184,6 +184,28 @@ def _offload(run: RunFacts, engine: str) -> Diagnosis | None:
                              "requests or an image may run it out of memory.")
 
 
+def _step_under_way(run: RunFacts, engine: str) -> tuple[int, str, str] | None:
+    """The log's last line, when it names a start-up step under way ("Capturing the model for CUDA graphs",
+    "llama_kv_cache_init: CUDA0 KV buffe") rather than one finished or a figure: (line, text, phase)."""
+    if not run.tail:
+        return None
+    ln, text = run.tail
+    p = phase_words(text, engine)
+    if p not in ("WEIGHTS", "KV", "WARMUP") or _is_progress(text) or FRAME.search(text) or _DONE.search(text):
+        return None
+    if not _BEGINS.search(text) and any(f.pattern.search(text) for f in knowledge().figures
+                                        if not f.passive and not f.key.startswith("_")):
+        return None  # it reports a figure, and no step beginning: a step done
+    return ln, text, p
+
+
+#: words of a step beginning ("Capture cuda graph begin. ... avail mem=9.31 GB")
+_BEGINS = re.compile(r"\b(?:begins?|beginning|start(?:s|ing)?|capturing|loading|allocating|initiali[sz]ing|"
+                     r"compiling|profiling)\b", re.I)
+#: words of a step finished ("torch.compile takes 11.2 s in total", "Loading weights took 3.70 seconds")
+_DONE = re.compile(r"\b(?:took|takes|taken|finished|completed?|done|loaded|allocated|succeeded|ready)\b", re.I)
+
+
 def _no_failure(run: RunFacts, engine: str) -> Diagnosis:
     for rule in (_leak, _pressure, _shortfall):
         d = rule(run)
@@ -201,10 +223,24 @@ def _no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          message=f"{run.refused} request(s) were refused as longer than the context the server "
                                  "allows (the first at line {ln}); it went on serving. No memory failure: a longer "
                                  "context needs more KV cache, if memory allows.".replace("{ln}", str(ln)))
+    unfinished = marker is not None and marker not in ("ready", "requests")
+    step = _step_under_way(run, engine) if marker not in ("ready", "requests") else None
+    if step:
+        ln, text, phase = step
+        order = list(KIND_OF_PHASE)  # the step under way, or a later one the log did not reach
+        cands = [KIND_OF_PHASE[p] for p in order[order.index(phase):]]
+        return Diagnosis(kind="UNDETERMINED", code="log-ends-during-step", oom=None, evidence=[(ln, text)],
+                         candidates=cands, phase_source="the log's last line, a step under way",
+                         missing="the lines after this step: whether it finished, and how",
+                         message="The log ends while a start-up step was under way, with nothing after it: whether "
+                                 "that step ran out of memory cannot be told from this log. If it did, the phase "
+                                 "would be " + " or ".join(cands) + ".")
     return Diagnosis(kind="NONE", code="no-memory-problem", oom=False, evidence=reached,
                      phase_source=f"the furthest step reached ({marker})" if marker else "",
                      message="No memory failure found in this run" + (f"; it got as far as {_REACHED[marker]}."
-                                                                       if marker else "."))
+                                                                       if marker else ".")
+                     + (" The run ends there, before the server said it was ready: if it failed after this, the "
+                        "lines that show it are not in this log." if unfinished else ""))
 
 
 _REACHED = {"start": "starting", "weights_done": "loading the weights", "kv_sized": "sizing the KV cache",

@@ -71,6 +71,7 @@ class RunFacts:
 
     first_line: int
     last_line: int = 0
+    tail: tuple[int, str] | None = None  # the log's last line, in the log's last run
     progress: dict[str, int] = field(default_factory=dict)  # marker -> first line number
     progress_text: dict[str, str] = field(default_factory=dict)  # marker -> that line
     failures: list[Failure] = field(default_factory=list)
@@ -427,6 +428,8 @@ class Scanner:
             r.failures.append(Failure(line_no=last[0], text=last[1], kind="error", progress=dict(r.progress),
                                       lines_before=list(self.recent), cut=True))
             r.lines, r.last_line = max(r.lines, 1), max(r.last_line, last[0])
+        if last and r.lines:
+            r.tail = last
         self.runs.append(self.run)
         runs = [r for r in self.runs if r.lines]
         if self.dropped and runs:
