@@ -20,6 +20,7 @@ from .reader import clean
 from .scan import ENGINE_SAMPLE_LINES, WINDOW, RunFacts, Scanner, pieces
 
 WINDOW_BYTES = 256 * 1024  # bytes searched at once within a block
+MIN_WINDOW = 4 * 1024  # the least, while the state changes every few lines (a crash loop, a partial line)
 TAIL = 256 * 1024  # bytes kept from earlier blocks for the lines before a failure
 LONG = 1 << 20  # a line longer than this (a prompt or a dump without newlines) keeps its start and its end
 
@@ -134,6 +135,7 @@ def _scan_buffer(buf: bytes, line_no: int, s: Scanner, search: _Search, state: d
     view = memoryview(low)  # searched from a position without copying the rest of the block
     pos, n = 0, line_no
     size = len(buf)
+    window = state.get("window", WINDOW_BYTES)  # shrinks while searches are cut short, grows back when not
     while pos < size:
         if n + 1 <= ENGINE_SAMPLE_LINES or s.wants_every_line_until > n:
             end = buf.index(b"\n", pos)
@@ -147,7 +149,7 @@ def _scan_buffer(buf: bytes, line_no: int, s: Scanner, search: _Search, state: d
         base = pos
         # a window at a time: where the state changes often (a crash loop) the rest of the block is searched
         # again with other words, so each search stays short
-        stop = min(size, base + WINDOW_BYTES)
+        stop = min(size, base + window)
         if stop < size:
             stop = low.index(b"\n", stop - 1) + 1
         for hit in words.first_hits(view[base:stop]):
@@ -161,8 +163,11 @@ def _scan_buffer(buf: bytes, line_no: int, s: Scanner, search: _Search, state: d
             feed(n, buf[start:end])
             pos = end + 1
             if (len(s.runs), len(s.run.progress)) != marks or s.wants_every_line_until > n:
+                window = max(MIN_WINDOW, window // 2)  # the rest of this window was searched for nothing
                 break  # the state changed: search the rest with the words it now needs
         else:
             n += low.count(b"\n", pos, stop)
             pos = stop
+            window = min(WINDOW_BYTES, window * 2)
+    state["window"] = window
     return n

@@ -144,7 +144,7 @@ STATED = re.compile(r"\b(?:\w+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt):\s+
 def stated(text: str) -> bool:
     """The line states a cause (not a traceback header, a frame, or a log level word)."""
     return bool(STATED.search(text)) and "Traceback (most recent call last)" not in text
-_ENDED = re.compile(r"[.!?)\]'\":]\s*$")
+_ENDED = re.compile(r"[.!?)\]'\":%]\s*$")
 _SPLIT_FRAME = re.compile(r'(?=\bFile "[^"]+", line \d+, in )|(?<=\S)\s+(?=(?:\w+\.)*\w+(?:Error|Exception): )')
 _FRAME_HEAD = re.compile(r'^(File "[^"]+", line \d+, in [\w<>.]+)\s+(\S.*)$')
 _CARETS = re.compile(r"\s*[\^~]{3,}\s*")
@@ -294,8 +294,8 @@ class Scanner:
         failed = not joined and ("msg" in c or "frame" in c) and self._failure(r, line_no, text, c, v)
         if "msg" in c and not joined and not (self.partial and self.partial[2] == line_no):
             # an engine's words that did not match, or an error line cut short: a terminal may have wrapped it
-            if (v is None and k.explicit_words(c["msg"])) or (v is not None and v.engine == "generic"
-                                                               and not _ENDED.search(text)):
+            if not _ENDED.search(text) and ((v is None and k.explicit_words(c["msg"]))
+                                            or (v is not None and v.engine == "generic")):
                 self.partial = (line_no, text, line_no, 0)
                 self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)
         if failed or self.wants_every_line_until >= line_no:
