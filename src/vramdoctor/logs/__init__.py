@@ -13,9 +13,11 @@ from typing import Iterable, Union
 from ..engines import all_engines
 from .advice import advise
 from .blocks import scan_blocks
-from .diagnose import OOM_KINDS, detect_engine, diagnose_run
+from .diagnose import detect_engine, diagnose_run
 from .reader import Blocks
-from .scan import RunFacts, scan
+from .facts import RunFacts
+from .scan import scan
+from .verdict import OOM_KINDS
 
 KINDS = ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME", "UNDETERMINED", "LEAK", "NOT_OOM", "NONE")
 SERVING = ("ready", "requests")

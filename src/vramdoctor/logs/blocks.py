@@ -17,7 +17,9 @@ from typing import Callable, Iterable
 from .knowledge import Knowledge, knowledge
 from .prefilter import Words
 from .reader import clean
-from .scan import ENGINE_SAMPLE_LINES, WINDOW, RunFacts, Scanner, pieces
+from .lines import pieces
+from .facts import RunFacts
+from .scan import ENGINE_SAMPLE_LINES, WINDOW, Scanner
 
 WINDOW_BYTES = 256 * 1024  # bytes searched at once within a block
 MIN_WINDOW = 4 * 1024  # the least, while the state changes every few lines (a crash loop, a partial line)

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from ..engines.interface import AFTER_MILESTONE, FLOOR, MILESTONES, PHASES
 from ..engines.words import SIZE, to_bytes
 from .knowledge import FRAME, PY_FRAME, knowledge, phase_words
-from .scan import LOG_PREFIX, Failure
+from .lines import LOG_PREFIX
+from .facts import Failure
 
 GIB = 2**30
 STARTUP = ("WEIGHTS", "KV", "WARMUP")
@@ -77,7 +78,7 @@ def _unwrapped(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
 _SETTING = re.compile(r"\w+\s*=\s*['\"\w]|'\w+': ")
 
 
-def _is_progress(text: str) -> bool:
+def is_progress(text: str) -> bool:
     """A line that reports rather than does: a finished step, periodic statistics, a start line, or a dump of
     settings (`kv_cache_dtype='auto'` names a setting, not a step under way)."""
     k = knowledge()
@@ -167,7 +168,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
             return Place("WARMUP", "the stack frames before the server was ready", where, ["WARMUP"])
         return Place(None, "the stack frames (a graph evaluation: warm-up or serving)", where, ["WARMUP", "RUNTIME"])
     for ln, text in reversed(f.before[-6:]):  # a step under way just before the failure
-        if FRAME.search(text) or _is_progress(text):
+        if FRAME.search(text) or is_progress(text):
             continue
         p = phase_words(text, engine)
         if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):

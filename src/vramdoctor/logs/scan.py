@@ -9,175 +9,22 @@ line; `blocks.scan_blocks` feeds it only the lines that can matter.
 
 from __future__ import annotations
 
-import re
 from collections import deque
-from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
+from .facts import Failure, RunFacts
 from .knowledge import ELISION, PY_FRAME, Knowledge, is_echo, knowledge
+from .lines import (ECHO_CLOSED, ECHO_END, ECHO_LINES, ENDED, LOG_PREFIX, MAX_LINE, WRAP_LINES, cut_error, pieces,
+                    stated, window)
 
 WINDOW = 80  # lines kept before a failure: the traceback that leads to it
 AFTER = 12  # lines kept after a failure: C++ backtraces and follow-up messages
 MAX_FAILURES = 8
 MAX_PRESSURE = 8
-MAX_SERIES = 512
-MAX_MAP = 64
 ENGINE_SAMPLE_LINES = 2000
 RUN_SAMPLE_LINES = 200  # fed lines of a later failing run tried against the engines' fingerprints
 MAX_RUNS = 200  # runs kept whole: the first KEEP_FIRST_RUNS and the latest (a crash loop restarts thousands of times)
 KEEP_FIRST_RUNS = 20
-MAX_LINE = 16384  # longer lines (a prompt logged whole, a minified dump) are cut around their failure words
-
-
-@dataclass
-class Failure:
-    """One failure (or pressure warning) with the lines around it.
-
-    kind: 'oom', 'not_oom', 'error' (its cause not in these words) or 'pressure'; wrapper: the
-    words only report a failure elsewhere; phase/code: what the engine's own words say (None/'');
-    deciding: the line those came from; progress: milestones passed before it (marker -> line);
-    elided: an excerpt gap lies between the last milestone and this line."""
-
-    line_no: int
-    text: str
-    kind: str
-    code: str = ""
-    phase: str | None = None
-    engine: str = ""
-    wrapper: bool = False
-    candidates: tuple[str, ...] = ()  # phases the failure's own words leave open
-    retried: tuple[int, str] | None = None  # the engine's line saying it retries what failed
-    pasted: bool = False  # pasted above the start-up it belongs to (see logs._attach_orphans)
-    deciding: tuple[int, str] | None = None
-    after: list[tuple[int, str]] = field(default_factory=list)
-    progress: dict[str, int] = field(default_factory=dict)
-    elided: bool = False
-    end_line: int = 0  # the last line of the same traceback or message
-    cut: bool = False  # the log ends partway into this line's first error words ("CUDA e")
-    lines_before: list[tuple[int, str]] | Callable[[], list[tuple[int, str]]] = field(default_factory=list,
-                                                                                     repr=False)
-
-    @property
-    def before(self) -> list[tuple[int, str]]:
-        """The lines before the failure (up to WINDOW), decoded when first read."""
-        if callable(self.lines_before):
-            self.lines_before = self.lines_before()
-        return self.lines_before
-
-
-@dataclass
-class RunFacts:
-    """What one server start left in the log."""
-
-    first_line: int
-    last_line: int = 0
-    tail: tuple[int, str] | None = None  # the log's last line, in the log's last run
-    progress: dict[str, int] = field(default_factory=dict)  # marker -> first line number
-    progress_text: dict[str, str] = field(default_factory=dict)  # marker -> that line
-    failures: list[Failure] = field(default_factory=list)
-    pressure: list[Failure] = field(default_factory=list)
-    elisions: list[int] = field(default_factory=list)
-    numbers: dict[str, object] = field(default_factory=dict)
-    number_lines: dict[str, int] = field(default_factory=dict)
-    engine_hits: dict[str, int] = field(default_factory=dict)
-    lines: int = 0
-    dropped_after: tuple[int, tuple[int, int] | None] | None = None  # (runs left out, their lines), see MAX_RUNS
-    sampled: int = 0  # lines tried against the engines' fingerprints
-    refused: int = 0  # requests the server refused (longer than its context): not failures of the server
-    refused_first: tuple[int, str] | None = None
-
-    def note(self, key: str, value: object, mode: str, line_no: int) -> None:
-        if isinstance(value, str) and value.strip("'\"").lower() in ("none", "null", ""):
-            return  # an argument dump's "quantization=None": the setting is not set, not a value named None
-        if key.endswith("_bytes") and isinstance(value, int) and value < 0:
-            # an engine's negative budget ("Available KV cache memory: -2.77 GiB"): no byte count is negative, so
-            # the budget is 0 and what it lacks is its own figure
-            self.note(key[:-len("_bytes")] + "_shortfall_bytes", -value, mode, line_no)
-            value = 0
-        if mode == "list":
-            series = self.numbers.setdefault(key, [])
-            assert isinstance(series, list)
-            if key == "failed_alloc_bytes" and series and abs(series[-1] - value) <= 0.001 * max(abs(series[-1]), 1):
-                series[-1] = value  # the same buffer, in MiB then in exact bytes: keep the exact one
-                return
-            if len(series) < MAX_SERIES:
-                series.append(value)
-            else:  # keep the shape of a long series: every other sample, then append
-                del series[::2]
-                series.append(value)
-        elif mode == "set":
-            series = self.numbers.setdefault(key, [])
-            assert isinstance(series, list)
-            if value not in series and len(series) < MAX_MAP:
-                series.append(value)
-        elif mode == "map":
-            name, v = value  # type: ignore[misc]
-            table = self.numbers.setdefault(key, {})
-            assert isinstance(table, dict)
-            if name in table or len(table) < MAX_MAP:
-                table[name] = table.get(name, 0) + v if key.endswith("_bytes_by_device") and name in table else v
-        elif mode == "first" and key in self.numbers:
-            return
-        else:
-            self.numbers[key] = value
-        self.number_lines[key] = line_no
-
-
-QUOTE = re.compile(r"^(?:> ?)+")
-WRAP_LINES = 8  # lines one message wrapped at a terminal's width may span
-ECHO_LINES = 64  # lines a prompt logged with its newlines may span
-#: a logged request whose prompt closes on the same line (vLLM's "..., params: SamplingParams(...)", a JSON line)
-_ECHO_CLOSED = re.compile(r"params: SamplingParams|sampling_params|lora_request|['\"\)\}\]],?\s*$")
-_ECHO_END = re.compile(r"['\"],\s*(?:params: SamplingParams|sampling_params|lora_request|prompt_token_ids)")
-#: the start of a line a log writes itself: a timestamp, a level, a process tag, a bracketed source
-_STRONG = (r"^\s*(?:\(\w+[\w ]*pid=\d+\)|\[?\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:|time=|level=|"
-           r"(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|\[[\w.: -]+\]|[A-Z][a-z]{2} +\d+ \d\d:|"
-           r"\d+\.\d+\.\d+\.\d+ [IWE] ")
-LOG_PREFIX = re.compile(_STRONG + r"|\w+(?:_\w+)*: )")
-#: a prefix no wrapped text starts with by chance (a timestamp, a level, a process tag; not "word: ")
-STRONG_PREFIX = re.compile(_STRONG + ")")
-#: an error line that says what went wrong: an exception class and its message, "error: ...", a CUDA error text
-STATED = re.compile(r"\b(?:\w+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt):\s+\S.{6,}|\berror: \S.{6,}|"
-                    r"\b(?:CUDA|HIP|ROCm) error(?: \d+ at \S+)?: \S.{6,}|\bCUDA runtime error in .{1,200}?\): \S.{6,}|\b(?:[Ff]ailed|FAILED|[Uu]nable) to [\w ]{1,60}: (?![/~.'\x22]|\w:\\|\S+\.(?:gguf|bin|safetensors|pt)\b)\S.{5,}|\bfailed: \S.{6,}|\berror loading [\w ]{1,40}: \S.{6,}")
-
-
-def stated(text: str) -> bool:
-    """The line states a cause (not a traceback header, a frame, or a log level word)."""
-    return bool(STATED.search(text)) and "Traceback (most recent call last)" not in text
-_ENDED = re.compile(r"[.!?)\]'\":%]\s*$")
-_SPLIT_FRAME = re.compile(r'(?=\bFile "[^"]+", line \d+, in )|(?<=\S)\s+(?=(?:\w+\.)*\w+(?:Error|Exception): )')
-_FRAME_HEAD = re.compile(r'^(File "[^"]+", line \d+, in [\w<>.]+)\s+(\S.*)$')
-_CARETS = re.compile(r"\s*[\^~]{3,}\s*")
-
-
-def pieces(text: str) -> list[str]:
-    """The lines a line holds: a log pasted from JSON (several literal '\\n') is the lines it encodes;
-    a flattened traceback (frames, code and carets joined on one line) is split back into frame lines,
-    code lines and the exception line."""
-    if text.startswith(">"):  # a log quoted in an issue or an e-mail ("> line")
-        text = QUOTE.sub("", text)
-    if text.count("\\n") >= 2 and not is_echo(text):
-        return text.split("\\n")
-    if text.count('File "') < 2 or len(PY_FRAME.findall(text)) < 2:
-        return [text]
-    out: list[str] = []
-    for part in _SPLIT_FRAME.split(_CARETS.sub(" ", text)):
-        part = part.strip()
-        m = _FRAME_HEAD.match(part)
-        out.extend(["  " + m.group(1), "    " + m.group(2)] if m else [part] if part else [])
-    return out
-
-
-def window(text: str) -> str:
-    """The part of an over-long line that matters: around its first failure word, else its start."""
-    if len(text) <= MAX_LINE:
-        return text
-    low = text.lower()
-    hits = [i for i in (low.find(w) for w in ("out of memory", "outofmemory", "error", "fail", "alloc")) if i >= 0]
-    if not hits:
-        return text[:MAX_LINE] + " [...]"
-    start = max(0, min(hits) - MAX_LINE // 4)
-    return ("[...] " if start else "") + text[start:start + MAX_LINE] + " [...]"
 
 
 class Scanner:
@@ -235,12 +82,12 @@ class Scanner:
         sampled: tuple[list[int], list[int]] | None = None
         r = self.run
         echo = "echo" in c and is_echo(text, c["echo"])
-        if echo and not _ECHO_CLOSED.search(text):  # a prompt logged with its newlines: the next lines are its text
+        if echo and not ECHO_CLOSED.search(text):  # a prompt logged with its newlines: the next lines are its text
             self.echo_until = line_no + ECHO_LINES
             self.wants_every_line_until = max(self.wants_every_line_until, self.echo_until)
         elif not echo and line_no <= self.echo_until and not LOG_PREFIX.match(text):
             echo = True  # a line of that prompt (it has no log prefix of its own; a pasted traceback is text too)
-            if _ECHO_END.search(text):  # the prompt's closing quote and the engine's own fields after it
+            if ECHO_END.search(text):  # the prompt's closing quote and the engine's own fields after it
                 self.echo_until = line_no
         elif not echo:
             self.echo_until = 0
@@ -294,7 +141,7 @@ class Scanner:
         failed = not joined and ("msg" in c or "frame" in c) and self._failure(r, line_no, text, c, v)
         if "msg" in c and not joined and not (self.partial and self.partial[2] == line_no):
             # an engine's words that did not match, or an error line cut short: a terminal may have wrapped it
-            if not _ENDED.search(text) and ((v is None and k.explicit_words(c["msg"]))
+            if not ENDED.search(text) and ((v is None and k.explicit_words(c["msg"]))
                                             or (v is not None and v.engine == "generic")):
                 self.partial = (line_no, text, line_no, 0)
                 self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)
@@ -446,28 +293,6 @@ def scan(lines: Iterable[tuple[int, str]]) -> list[RunFacts]:
             s.feed(line_no, part)
             last = (line_no, part)
     return s.finish(last)
-
-
-#: the first words of error lines (an exception, a CUDA error, an abort); a log whose last line ends partway
-#: into one of them ("CUDA e", "torch.OutOfMem") was cut inside its error
-ERROR_HEADS = ("CUDA error", "CUDA out of memory", "CUDA runtime error", "HIP error", "out of memory",
-               "Traceback (most recent call last)", "RuntimeError", "OutOfMemoryError", "torch.OutOfMemoryError",
-               "torch.cuda.OutOfMemoryError", "terminate called after throwing", "Segmentation fault", "GGML_ASSERT",
-               "GGML_ABORT", "cudaMalloc failed", "failed", "error", "Error", "ERROR", "Exception", "exception",
-               "Assertion", "what():", "panic:", "FATAL", "Fatal")
-
-
-def cut_error(text: str) -> bool:
-    """The line ends partway into a word of an error's first words (at least 3 characters of them, the cut
-    inside a word, the words starting a word of the line): "CUDA e", "RuntimeErr", "... ADD fai"."""
-    t = text.rstrip()
-    for head in ERROR_HEADS:
-        for k in range(min(len(head) - 1, len(t)), 2, -1):
-            part = head[:k]
-            if (head[k].isalnum() and part[-1].isalnum() and t.endswith(part)
-                    and (len(t) == k or not t[-k - 1].isalnum())):
-                return True
-    return False
 
 
 def numbered(texts: Iterable[str]) -> Iterator[tuple[int, str]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from typing import Iterable, Iterator
 
-from .scan import LOG_PREFIX, STRONG_PREFIX
+from .lines import LOG_PREFIX, STRONG_PREFIX
 
 SAMPLE = 256 * 1024  # bytes read before deciding (the first block only, when following a live log)
 MIN_WIDTH = 50  # narrower "widths" are short logs, not a terminal

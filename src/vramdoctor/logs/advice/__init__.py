@@ -1,0 +1,92 @@
+"""What to change, in the engine's own flags, moved from the user's own settings as the log shows them.
+Pure: (diagnosis, engine, figures) in, a list of steps out, in the order a careful engineer tries them.
+
+Each step says which setting it moves (`setting`, one of engines.interface.SETTINGS), which way
+(`direction`: down, up, on, off), to what (`value`, None when the log does not show the current value:
+then the step names the direction, never an absolute number taken from a default), and from what
+(`current`). A step never proposes what the log shows in use (an 8-bit cache to an 8-bit cache, 4-bit
+weights to an AWQ model, moving a KV cache off the GPU that is already off it), never moves a setting
+the wrong way, and never gives a flag the engine lacks: an engine not recognised gets plain words.
+"""
+
+from __future__ import annotations
+
+from .base import Base
+from .kv import KvSteps
+from .load import LoadSteps
+from .serving import ServingSteps
+from .steps import GGML, _shown
+
+
+class _Advisor(KvSteps, LoadSteps, ServingSteps, Base):
+    """The steps for one diagnosis: the shared moves (Base) and one group per ledger."""
+
+
+def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str] | None = None) -> list[dict]:
+    """Steps for `kind` (and its `code`), in the order to try them, each a dict: change, flags, why,
+    setting, direction, value, current."""
+    par, ctx = n.get("n_parallel"), n.get("n_ctx")
+    if engine == "ollama" and isinstance(par, int) and par > 1 and isinstance(ctx, int):
+        # Ollama's runner gets --ctx-size num_ctx x OLLAMA_NUM_PARALLEL: the user's num_ctx is a slot's share
+        n = {**n, "ollama_num_ctx": ctx // par}
+    a = _Advisor(kind, code, engine, n)
+    s = a.s
+    if kind == "KV_CAPACITY":
+        a.runtime() if code.startswith("kv-pool-full") else a.kv()
+    elif kind == "WEIGHTS":
+        a.weights()
+    elif kind == "WARMUP":
+        a.warmup()
+    elif kind == "RUNTIME":
+        a.runtime()
+    elif kind == "UNDETERMINED":
+        a.undetermined(candidates or [])
+    elif kind == "NONE" and code == "requests-refused-too-long":
+        ctx = _shown("max_model_len", n)
+        if s.name in GGML:
+            par = n.get("n_parallel")
+            s.add("more context per slot", "max_model_len", "each of the -np slots gets -c / -np tokens; a larger -c "
+                  "(if memory allows)", "up", None, ctx)
+            if isinstance(par, int) and par > 1:
+                s.add("fewer parallel slots", "max_num_seqs", "fewer slots give each a larger share of -c", "down",
+                      max(1, par // 2), par)
+        else:
+            s.add("a longer context", "max_model_len", "if memory allows (`vramdoctor estimate` tells); otherwise "
+                  "the client must send shorter requests", "up", None, ctx)
+    elif kind == "LEAK":
+        s.say("watch, then restart", "usage that keeps rising with steady load points at memory not being freed: "
+              "track the engine's KV usage or free memory against load, report it with this log, and restart")
+    elif kind == "NOT_OOM":
+        if code == "gpu-shared-with-other-process":
+            free, total = n.get("free_memory_bytes"), n.get("total_memory_bytes")
+            x = round(free / total - 0.02, 2) if isinstance(free, int) and isinstance(total, int) and total else None
+            if x is not None and a.c.fraction is not None and x >= a.c.fraction:
+                x = None
+            w = n.get("weights_bytes")
+            tight = (isinstance(w, int) and isinstance(total, int) and x is not None and x * total < w * 1.1)
+            s.add("a fraction of what is free", "memory_fraction", "the engine takes its fraction of the whole GPU, "
+                  "and another process holds part of it" + ("; at that fraction the weights alone would not fit, so "
+                                                             "freeing the GPU is the real fix" if tight else ""),
+                  "down", x, a.c.fraction)
+            s.say("free the GPU", "stop the other process (nvidia-smi lists it) or give this server its own GPU")
+        elif code == "max-model-len-exceeds-model":
+            m = n.get("max_model_len_model")
+            s.add("the model's own context", "max_model_len", "the requested max_model_len exceeds what the model "
+                  "was trained for; use its max_position_embeddings, or rope scaling on purpose", "down", m,
+                  n.get("max_model_len"))
+        elif n.get("_custom_all_reduce_failed") and s.has("nccl"):
+            s.add("no custom all-reduce", "nccl", "the failure is inside the custom all-reduce kernels (peer-to-"
+                  "peer between GPUs); NCCL's all-reduce does the same work without them", "off")
+        elif code == "cuda-no-kernel-image":
+            s.say("a build for this GPU", "memory is not the problem: install a build or wheel compiled for this GPU's "
+                  "compute capability (`nvidia-smi --query-gpu=compute_cap --format=csv`; for a source build set "
+                  "CMAKE_CUDA_ARCHITECTURES or TORCH_CUDA_ARCH_LIST to it)")
+        elif code in ("illegal-memory-access", "device-side-assert", "cuda-kernel-error", "cuda-invalid-argument",
+                      "nccl-error", "cuda-error"):
+            s.say("leave memory settings alone", "memory is not the problem: a shorter context or lower utilization "
+                  "will not fix it; re-run with CUDA_LAUNCH_BLOCKING=1 (NCCL_DEBUG=INFO for NCCL) and report it")
+        else:
+            s.say("leave memory settings alone", "memory is not the problem: the error names its cause; fix that "
+                  "(the model, the install, the set-up) rather than memory settings")
+    return [step.to_dict() for step in s.out]
+

@@ -1,0 +1,108 @@
+"""Moves several diagnoses share: the memory fraction, an 8-bit cache, fewer-bit weights, fewer sequences, the
+KV cache off the GPU, other processes on the GPU, a cap that was hit."""
+
+from __future__ import annotations
+
+
+from .steps import GGML, GIB, _KV8, Step, _down, _up
+from ..settings import current
+from .steps import _Steps
+
+
+class Base:
+    def __init__(self, kind: str, code: str, engine: str, n: dict) -> None:
+        self.kind, self.code, self.n = kind, code, n
+        self.s = _Steps(engine, n)
+        self.capped = False
+        self.c = current(n, self.s.engine)
+
+    # --- moves shared by several diagnoses ---------------------------------------------------------------
+    def fraction_up(self, why: str, at_least: float | None = None) -> None:
+        c = self.c
+        if c.fraction is not None and c.fraction >= 0.98:
+            return
+        value = _up(c.fraction)
+        if value is not None and at_least is not None and at_least > value:
+            value = round(min(0.95, at_least), 2)
+        self.s.add("more memory for the pool", "memory_fraction", why, "up", value, c.fraction)
+
+    def _fraction_for_a_pool(self) -> float | None:
+        """The fraction at which the weights the log shows leave a quarter of what was free for a pool
+        (SGLang prints the memory free before the weights load and what they took)."""
+        free, w = self.n.get("free_memory_bytes"), self.n.get("weights_bytes")
+        before = free[0] if isinstance(free, list) and free else free
+        if isinstance(before, int) and isinstance(w, int) and 0 < w < before:
+            return (w + 0.25 * (before - w)) / before
+        return None
+
+    def fraction_down(self, why: str, to: float | None = None) -> None:
+        if self.capped:  # the cap itself was hit: lowering it would make it worse
+            return
+        self.s.add("more headroom outside the pool", "memory_fraction", why, "down", _down(self.c.fraction, to),
+                   self.c.fraction)
+
+    def kv8(self) -> None:
+        if self.c.kv_dtype and _KV8.search(self.c.kv_dtype):
+            return
+        self.s.add("8-bit KV cache", "kv_cache_dtype", "halves the bytes per token", "on", current=self.c.kv_dtype)
+
+    def quant(self, why: str) -> None:
+        if self.c.low_bit:
+            return
+        if self.c.quantized and self.s.engine is not None and self.s.name not in GGML:
+            # 8-bit already (fp8, int8): only 4-bit is fewer
+            self.s.out.append(Step(change="fewer-bit weights", flags="a 4-bit checkpoint (AWQ, GPTQ)",
+                                   why=why + " (the weights are 8-bit already)", setting="quantization",
+                                   direction="down"))
+            return
+        self.s.add("fewer-bit weights", "quantization", why + (" (the weights are already quantized: a lower-bit "
+                                                               "quant)" if self.c.quantized else ""), "down")
+
+    def seqs_down(self, why: str, to: int | None = None) -> None:
+        cur = self.c.max_num_seqs
+        value = to if to is not None else (max(1, cur // 2) if cur and cur > 1 else None)
+        if cur is not None and value is not None and value >= cur:
+            return
+        if cur == 1:
+            return
+        self.s.add("fewer concurrent sequences", "max_num_seqs", why, "down", value, cur)
+
+    def kv_off(self) -> None:
+        if self.c.kv_on_host:
+            return
+        self.s.add("KV cache off the GPU", "kv_offload", "the KV cache lives beside the offloaded layers; keeping it "
+                   "(or some layers) in system memory frees the GPU at some speed", "off")
+
+    def free_gpu(self) -> None:
+        """Other processes the error names as holding memory on this GPU (the server's own pids left out)."""
+        sizes, pids = self.n.get("other_process_in_use_bytes") or [], self.n.get("gpu_process_pids") or []
+        if not isinstance(sizes, list) or not sizes:
+            return
+        own = set(self.n.get("server_pids") or [])
+        pairs = list(zip(pids, sizes)) if len(pids) == len(sizes) else [(None, b) for b in sizes]
+        held = self.n.get("process_in_use_bytes") or self.n.get("torch_allocated_bytes")
+        if isinstance(held, int):  # the process whose usage matches what this one holds is this one
+            own |= {p for p, b in pairs if p is not None and abs(b - held) <= 0.05 * b or (p and held <= b and
+                                                                                            len(pairs) == 1)}
+        others = [(p, b) for p, b in pairs if p is None or p not in own]
+        if own and others:
+            listed = ", ".join(f"pid {p}: {b / GIB:.2f} GiB" if p else f"{b / GIB:.2f} GiB" for p, b in others)
+            self.s.say("free the GPU", f"other processes hold memory on this GPU ({listed}); stop them or give this "
+                       "server its own GPU")
+        elif len(pairs) >= 2 and not own:
+            listed = ", ".join(f"pid {p}: {b / GIB:.2f} GiB" if p else f"{b / GIB:.2f} GiB" for p, b in pairs)
+            self.s.say("check the other processes", f"the error lists {len(pairs)} process(es) on this GPU ({listed}); "
+                       "any that is not this server takes memory from it")
+
+    # --- by diagnosis ---------------------------------------------------------------------------------------
+    def cap(self) -> bool:
+        """The error says a cap was hit ("X GiB allowed", "Device limit"), not the device: raise the cap."""
+        allowed = self.n.get("allowed_bytes")
+        if not isinstance(allowed, int):
+            return False
+        self.s.add("a higher memory cap", "memory_fraction", f"the error says the engine's own limit "
+                   f"({allowed / GIB:.2f} GiB) was hit, not the device's: raise the fraction if the GPU has room",
+                   "up", _up(self.c.fraction), self.c.fraction)
+        self.capped = True
+        return True
+

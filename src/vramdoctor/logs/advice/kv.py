@@ -1,0 +1,119 @@
+"""Steps for the KV cache ledger: a pool too small for the context, no pool at all, a pool that failed to
+allocate; llama.cpp and its wrappers size -c from the memory the log shows."""
+
+from __future__ import annotations
+
+
+from .steps import GGML, GIB, _more_gpus
+
+
+class KvSteps:
+    def kv(self) -> None:
+        s, n, c, code = self.s, self.n, self.c, self.code
+        if code == "no-memory-for-kv-cache":
+            # the weights alone fill this fraction: a small step rarely leaves a pool, so at least half the rest
+            u = c.fraction
+            self.fraction_up("the weights leave no room for a KV pool in this fraction; no context length helps",
+                             max(self._fraction_for_a_pool() or 0, u + (1 - u) / 2 if u else 0) or None)
+            self.quant("smaller weights leave room for the pool")
+            s.add("more GPUs", "tensor_parallel_size", "splits the weights, leaving each GPU room for a pool", "up",
+                  _more_gpus(n))
+            self.free_gpu()
+            return
+        sized_by_fraction = s.engine is not None and "memory_fraction" in s.flags
+        if code == "kv-cache-alloc-failed" and s.name not in GGML and sized_by_fraction:
+            # the pool is sized from the fraction, not from the context: allocating it failed because the
+            # fraction counted memory that was not free
+            tried, free, total = n.get("failed_alloc_bytes"), n.get("free_memory_bytes"), n.get("total_memory_bytes")
+            tried = max(tried) if isinstance(tried, list) and tried else tried
+            free = free[-1] if isinstance(free, list) and free else free
+            to = None
+            if c.fraction and all(isinstance(v, int) and v > 0 for v in (tried, free, total)) and tried > free:
+                to = c.fraction - (tried - free) / total - 0.02
+            self.fraction_down("allocating the pool itself failed: it was sized from a fraction of memory that was "
+                               "not free (another process, NCCL buffers, the engine's own buffers); leave more outside "
+                               "it", to)
+            self.free_gpu()
+            return
+        if s.name in GGML or self.s.engine is None and n.get("n_ctx"):
+            if code in ("kv-cache-alloc-failed", "kv-cache-forces-cpu-offload"):
+                self._ggml_kv()
+                return
+        if code == "kv-cache-alloc-failed":  # an engine that sizes its cache to the context (ExLlamaV2, transformers)
+            s.add("shorter context", "max_model_len", "the cache is allocated for the whole context at once",
+                  "down", None, n.get("max_model_len"))
+            self.kv8()
+            self.seqs_down("each sequence in the batch has its own cache")
+            self.free_gpu()
+            return
+        fit, asked = n.get("max_model_len_fit") or n.get("kv_pool_tokens"), n.get("max_model_len")
+        if isinstance(fit, int) and isinstance(asked, int) and 0 <= fit < min(2048, asked / 8):
+            # a pool of a few blocks: the weights fill the fraction (or the profile measured wrong), and a
+            # context that short serves nothing
+            s.say("the pool is almost empty", f"it holds {fit:,} tokens of the {asked:,} asked for: what is left "
+                  "after the weights and the profiled peak is next to nothing")
+            self.fraction_up("the weights leave almost no room for a KV pool in this fraction",
+                             (c.fraction + (1 - c.fraction) / 2) if c.fraction else None)
+            self.quant("smaller weights leave room for the pool")
+            s.add("more GPUs", "tensor_parallel_size", "splits the weights, leaving each GPU room for a pool", "up",
+                  _more_gpus(n))
+            return
+        if isinstance(fit, int) and isinstance(asked, int) and 0 < fit < asked:
+            s.add("shorter context", "max_model_len", f"the pool holds {fit:,} tokens; {asked:,} were asked for",
+                  "down", fit, asked, m=max(1, fit - 512))
+        else:
+            s.add("shorter context", "max_model_len", "the context is what the pool must hold per sequence", "down")
+        if code not in ("max-model-len-exceeds-kv-cache", "request-exceeds-kv-pool", "request-exceeds-context"):
+            conc = n.get("max_concurrency")
+            self.seqs_down("each running sequence holds its own KV cache",
+                           max(1, int(conc)) if isinstance(conc, float) and conc >= 1 else None)
+        self.fraction_up("the pool is what is left of this fraction after the weights")
+        self.kv8()
+        if s.name in ("vllm", "aphrodite"):
+            cur = n.get("max_num_batched_tokens")
+            s.add("chunked prefill", "max_num_batched_tokens", "a smaller step shrinks the activation peak profiled "
+                  "at start, leaving more for the KV pool", "down",
+                  max(512, cur // 4) if isinstance(cur, int) and cur > 512 else None, cur)
+
+    def _ggml_kv(self) -> None:
+        """llama.cpp and its wrappers size the cache to -c: the -c that fits the memory the log shows."""
+        s, n = self.s, self.n
+        per, ctx = n.get("kv_bytes_per_token"), n.get("n_ctx") or n.get("max_model_len")
+        parallel = n.get("n_parallel")
+        if s.name == "ollama" and isinstance(parallel, int) and parallel > 1:
+            # Ollama asks the runner for num_ctx x OLLAMA_NUM_PARALLEL cells (llama-server's slots share -c instead)
+            s.add("one sequence at a time", "max_num_seqs", f"the KV cache is sized for {parallel} parallel slots "
+                  "of num_ctx each", "down", 1, parallel)
+        free, weights = n.get("free_memory_bytes"), n.get("gpu_model_buffer_bytes")
+        if not isinstance(free, int) and isinstance(n.get("available_memory_bytes"), int):
+            free = n["available_memory_bytes"]  # Ollama's memory.available
+        weights = sum(weights) if isinstance(weights, list) else weights
+        if isinstance(per, int) and per > 0 and isinstance(ctx, int):
+            need = n.get("kv_cache_requested_bytes") or per * ctx
+            why = f"the KV cache for {ctx:,} tokens needs {need / GIB:.2f} GiB ({per:,} bytes per token)"
+            if isinstance(free, int) and isinstance(weights, int) and free > weights:
+                target = max(256, int((free - weights) * 0.9 / per) // 256 * 256)
+                why += f"; {free / GIB:.1f} GiB free minus {weights / GIB:.1f} GiB of weights, with a 10% margin"
+                slot = n.get("ollama_num_ctx")
+                if isinstance(slot, int):  # with one slot (the step above), num_ctx may be as large as what fits
+                    if target < slot:
+                        s.add("shorter context", "max_model_len", why + f"; with one slot, num_ctx {target} fits",
+                              "down", target, slot)
+                    elif s.out and s.out[-1].setting == "max_num_seqs":
+                        s.out[-1].why += (f"; with one slot your num_ctx of {slot:,} needs {slot * per / GIB:.2f} "
+                                          f"GiB, which fits ({target:,} tokens would)")
+                elif target < ctx:
+                    s.add("shorter context", "max_model_len", why, "down", target, ctx, m=max(1, target - 512))
+            else:
+                examples = ", ".join(f"{x:,} tokens need {x * per / GIB:.2f} GiB" for x in (4096, 16384, 32768) if x < ctx)
+                s.add("shorter context", "max_model_len", why + "; the log does not show the memory free, so choose "
+                      "the context whose cache fits it" + (f" ({examples})" if examples else ""), "down", None, ctx)
+        else:
+            s.add("shorter context", "max_model_len", "the KV cache grows in proportion to the context", "down")
+        self.kv_off()
+        self.kv8()
+        ub = n.get("n_ubatch")
+        if not (isinstance(ub, int) and ub <= 256):
+            s.add("smaller batches", "n_ubatch", "a smaller batch shrinks the compute buffer reserved beside the KV "
+                  "cache", "down", 256, ub)
+

@@ -1,0 +1,90 @@
+"""Steps while serving: per-request length, concurrency, a larger pool; a pool that is full under load; and what
+to do first when the phase is undetermined."""
+
+from __future__ import annotations
+
+
+from ...engines import get_engine
+from ...errors import UsageError
+from .steps import GGML, _more_gpus
+
+
+class ServingSteps:
+    def runtime(self) -> None:
+        s, n, code = self.s, self.n, self.code
+        self.cap()
+        self.free_gpu()
+        if code == "host-oom-kill":
+            s.say("more host memory", "the operating system killed the server for lack of RAM (CPU offload, "
+                  "swap-space, or pinned buffers): add RAM or offload less")
+            return
+        if code == "request-slots-exhausted":  # the request-slot pool, not the KV token pool
+            self.seqs_down("the request slots ran out (the engine's own advice); the KV pool itself may be nearly empty")
+            return
+        if code in ("kv-pool-full-retracting", "kv-pool-full-preempting", "kv-pool-full-queueing", "kv-blocks-exhausted",
+                    "kv-cache-entries-exhausted", "kv-cache-full"):
+            self._pool_full()
+            return
+        if code == "metal-command-buffer-oom":
+            self._metal_limit()
+        if code == "logprobs-oom":
+            s.say("fewer prompt logprobs", "prompt_logprobs materialise a prompt-length x vocabulary float32 matrix; "
+                  "ask for them on shorter prompts, or not at all")
+        prompt = n.get("prompt_tokens")
+        s.add("shorter requests first", "max_model_len", "one long prompt's prefill is the usual peak; cap "
+              "per-request length", "down", prompt // 2 if isinstance(prompt, int) and prompt > 1 else None,
+              prompt, m="a lower value than now")
+        s.add("smaller prefill chunks", "max_num_batched_tokens", "spreads a long prompt over several steps", "down")
+        if s.name == "koboldcpp":
+            s.add("smaller BLAS batches", "n_ubatch", "each prompt batch's compute buffer grows with it", "down", 256)
+        self.seqs_down("concurrency multiplies the KV cache and activations")
+        self.fraction_down("long prompts' activations live outside the KV pool")
+
+    def _pool_full(self) -> None:
+        """The pool was full under load: more pool, or less asked of it."""
+        s = self.s
+        if s.name in GGML:
+            parallel = self.n.get("n_parallel")
+            if isinstance(parallel, int) and parallel > 1:
+                s.add("fewer parallel slots", "max_num_seqs", "the slots share the cells of -c", "down", parallel // 2,
+                      parallel)
+            s.add("more cells", "max_model_len", "a larger -c holds more tokens at once (if memory allows)", "up",
+                  None, self.n.get("n_ctx"))
+            self.kv8()
+            return
+        running = self.n.get("running_reqs")
+        peak = max(running) if isinstance(running, list) and running else None
+        cur = self.c.max_num_seqs
+        if isinstance(peak, int) and peak > 1 and (cur is None or peak < cur):
+            # the pool filled at `peak` running: a cap below it helps, a cap above it does nothing
+            self.seqs_down(f"the pool filled with {peak} requests running; a cap below that keeps them in the pool",
+                           max(1, peak * 3 // 4))
+        else:
+            self.seqs_down("fewer sequences at once need fewer blocks")
+        self.fraction_up("a larger pool holds more sequences at once")
+        self.kv8()
+        s.add("shorter requests", "max_model_len", "long requests take the most blocks", "down")
+        s.add("more GPUs", "tensor_parallel_size", "splits the KV cache across GPUs: more pool per sequence", "up",
+              _more_gpus(self.n))
+
+    def undetermined(self, candidates: list[str]) -> None:
+        s = self.s
+        if self.code == "autosplit-insufficient-vram":  # weights, cache and a forward pass did not fit together
+            s.add("shorter context", "max_model_len", "the cache is sized for max_seq_len (the model's own, often "
+                  "32k-128k, unless set): the usual fix", "down", None, self.n.get("max_model_len"))
+            self.kv8()
+            self.quant("a smaller model leaves more room for the cache")
+            return
+        try:
+            rules = get_engine(s.name).name if s.engine else "generic"
+        except UsageError:  # an engine estimate does not model: its generic rules
+            rules = "generic"
+        pull = ("a KV cache too large for -c wants a smaller -c, a compute buffer a smaller batch" if s.name in GGML
+                else "a KV shortfall wants a larger pool, a warm-up one more headroom outside it")
+        s.say("find the phase first", f"the ledgers pull opposite ways ({pull}): pass the server's whole log from its "
+              f"start line to the end of the error, or run `vramdoctor estimate MODEL --engine {rules}` with the "
+              "server's settings to see which ledger is tight")
+        if self.code == "failure-cause-not-shown":
+            s.say("find the cause", "the line that says why the run failed is missing; memory may not be the cause")
+
+

@@ -1,0 +1,135 @@
+"""The primitives advice is made of: a step, the list of steps for one engine (its flags, or plain words), and
+the fractions and counts a step moves to."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+from ...engines import get
+from ...engines.interface import Engine
+from ...errors import UsageError
+
+GIB, MIB = 2**30, 2**20
+GGML = ("llamacpp", "ollama", "koboldcpp", "llama-cpp-python")
+#: settings in plain words, for an engine vramdoctor does not recognise
+PLAIN = {"max_model_len": "the context length per request", "max_num_seqs": "the number of concurrent requests",
+         "memory_fraction": "the fraction of GPU memory the engine reserves", "kv_cache_dtype": "an 8-bit KV cache",
+         "max_num_batched_tokens": "the tokens processed per step (prefill chunk)",
+         "cuda_graphs": "CUDA graph capture (fewer batch sizes or none)", "tensor_parallel_size": "more GPUs",
+         "quantization": "fewer-bit weights (a 4-bit or 8-bit checkpoint)", "cpu_offload": "part of the weights in "
+         "CPU memory", "gpu_layers": "fewer layers on the GPU", "kv_offload": "the KV cache in system memory",
+         "n_ubatch": "a smaller batch", "flash_attn": "flash attention", "prefill_tokens": "the prefill batch size",
+         "nccl": "fewer communication buffers", "overhead": "memory kept free outside the engine's estimate"}
+_KV8 = re.compile(r"fp8|int8|int4|q8|q4|q5|iq4|8bit|q6|e4m3|e5m2", re.I)
+
+
+@dataclass
+class Step:
+    """One change. flags: the engine's spelling ('' for a step in plain words)."""
+
+    change: str
+    flags: str
+    why: str
+    setting: str | None = None
+    direction: str | None = None
+    value: object = None
+    current: object = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class _Steps:
+    def __init__(self, engine: str, n: dict) -> None:
+        try:
+            self.engine: Engine | None = get(engine) if engine not in ("unknown", "generic") else None
+        except UsageError:  # an engine name we cannot resolve gets plain words
+            self.engine = None
+        self.name = self.engine.name if self.engine else "unknown"
+        self.flags = self.engine.flags_for(n) if self.engine else {}
+        self.n = n
+        # an engine not recognised may have no memory fraction: say so only where the log shows one
+        self.plain_fraction = any(n.get(k) for k in ("gpu_memory_utilization", "mem_fraction_static",
+                                                     "cache_max_entry_count", "free_gpu_memory_fraction"))
+        self.out: list[Step] = []
+
+    def has(self, setting: str) -> bool:
+        return self.engine is None or setting in self.flags
+
+    def add(self, change: str, setting: str, why: str, direction: str | None = None, value: object = None,
+            current: object = None, **fill: object) -> None:
+        """A step moving `setting`; skipped where the engine has no such setting."""
+        if self.engine is None:
+            if setting == "memory_fraction" and not self.plain_fraction:
+                return
+            text = ""
+            why = f"{PLAIN.get(setting, setting)}: {why}"
+        elif setting not in self.flags:
+            return
+        else:
+            text = self.flags[setting]
+        if current is None and direction in ("down", "up"):
+            current = _shown(setting, self.n)
+        if value is not None and current is not None and value == current:
+            return  # never propose what is in use
+        if text:
+            words = {"down": "a lower value than now", "up": "a higher value than now"}.get(direction or "", "")
+            if current is not None and direction in ("down", "up") and isinstance(current, (int, float)):
+                words = f"{'lower' if direction == 'down' else 'higher'} than {current:,}"
+            shown = value if value is not None else words or "a lower value"
+            for key in ("n", "x", "v"):
+                text = text.replace("{" + key + "}", str(fill.get(key, shown)))
+            text = text.replace("{m}", str(fill.get("m", shown)))
+        self.out.append(Step(change=change, flags=text, why=why, setting=setting, direction=direction, value=value,
+                             current=current))
+
+    def say(self, change: str, why: str) -> None:
+        self.out.append(Step(change=change, flags="", why=why))
+
+
+def _down(u: float | None, to: float | None = None) -> float | None:
+    """A fraction strictly below `u` (to `to` when the log says how much is free); None if unknown."""
+    if not u:
+        return None
+    target = to if to is not None and to < u else u - 0.05
+    return round(max(target, u / 2), 2)
+
+
+def _up(u: float | None) -> float | None:
+    """A fraction strictly above `u`, at most 0.98; None when unknown or it cannot grow (then: 'higher')."""
+    if not u:
+        return None
+    return round(min(0.98, u + 0.05), 2) if u < 0.98 else None
+
+
+#: setting -> the figures that hold its value in some engine's log, in order of preference
+_SHOWN = {"max_model_len": ("ollama_num_ctx", "max_model_len", "n_ctx", "kv_cells"),
+          "max_num_seqs": ("max_num_seqs", "n_parallel"),
+          "max_num_batched_tokens": ("max_num_batched_tokens", "chunked_prefill_size", "max_batch_prefill_tokens"),
+          "gpu_layers": ("layers_offloaded",), "n_ubatch": ("n_ubatch", "blas_batch_size"),
+          "cuda_graphs": ("cuda_graph_max_bs",), "prefill_tokens": ("max_batch_prefill_tokens",)}
+
+
+def _shown(setting: str, n: dict) -> int | None:
+    """The value of `setting` the log shows (a count), None if it shows none."""
+    for key in _SHOWN.get(setting, ()):
+        v = n.get(key)
+        v = v[-1] if isinstance(v, list) and v else v
+        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+            return v
+    return None
+
+
+def _tp_now(n: dict) -> int | None:
+    tp = n.get("tensor_parallel_size")
+    return tp if isinstance(tp, int) and tp >= 1 else (1 if n.get("args_listing") else None)
+
+
+def _more_gpus(n: dict) -> int | None:
+    """Twice the tensor-parallel size the log shows (the default 1 where it prints its full arguments); None
+    otherwise: worker ranks count data- and expert-parallel workers too, so the step says 'more than now'."""
+    tp = _tp_now(n)
+    return 2 * tp if tp else None
+
+

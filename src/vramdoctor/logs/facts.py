@@ -1,0 +1,104 @@
+"""What a scan keeps of one server start: its failures and warnings with the lines around them, the milestones
+it passed, and every figure it printed, each capped (a series keeps its shape in 512 samples)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+MAX_SERIES = 512
+MAX_MAP = 64
+
+
+@dataclass
+class Failure:
+    """One failure (or pressure warning) with the lines around it.
+
+    kind: 'oom', 'not_oom', 'error' (its cause not in these words) or 'pressure'; wrapper: the
+    words only report a failure elsewhere; phase/code: what the engine's own words say (None/'');
+    deciding: the line those came from; progress: milestones passed before it (marker -> line);
+    elided: an excerpt gap lies between the last milestone and this line."""
+
+    line_no: int
+    text: str
+    kind: str
+    code: str = ""
+    phase: str | None = None
+    engine: str = ""
+    wrapper: bool = False
+    candidates: tuple[str, ...] = ()  # phases the failure's own words leave open
+    retried: tuple[int, str] | None = None  # the engine's line saying it retries what failed
+    pasted: bool = False  # pasted above the start-up it belongs to (see logs._attach_orphans)
+    deciding: tuple[int, str] | None = None
+    after: list[tuple[int, str]] = field(default_factory=list)
+    progress: dict[str, int] = field(default_factory=dict)
+    elided: bool = False
+    end_line: int = 0  # the last line of the same traceback or message
+    cut: bool = False  # the log ends partway into this line's first error words ("CUDA e")
+    lines_before: list[tuple[int, str]] | Callable[[], list[tuple[int, str]]] = field(default_factory=list,
+                                                                                     repr=False)
+
+    @property
+    def before(self) -> list[tuple[int, str]]:
+        """The lines before the failure (up to WINDOW), decoded when first read."""
+        if callable(self.lines_before):
+            self.lines_before = self.lines_before()
+        return self.lines_before
+
+
+@dataclass
+class RunFacts:
+    """What one server start left in the log."""
+
+    first_line: int
+    last_line: int = 0
+    tail: tuple[int, str] | None = None  # the log's last line, in the log's last run
+    progress: dict[str, int] = field(default_factory=dict)  # marker -> first line number
+    progress_text: dict[str, str] = field(default_factory=dict)  # marker -> that line
+    failures: list[Failure] = field(default_factory=list)
+    pressure: list[Failure] = field(default_factory=list)
+    elisions: list[int] = field(default_factory=list)
+    numbers: dict[str, object] = field(default_factory=dict)
+    number_lines: dict[str, int] = field(default_factory=dict)
+    engine_hits: dict[str, int] = field(default_factory=dict)
+    lines: int = 0
+    dropped_after: tuple[int, tuple[int, int] | None] | None = None  # (runs left out, their lines), see MAX_RUNS
+    sampled: int = 0  # lines tried against the engines' fingerprints
+    refused: int = 0  # requests the server refused (longer than its context): not failures of the server
+    refused_first: tuple[int, str] | None = None
+
+    def note(self, key: str, value: object, mode: str, line_no: int) -> None:
+        if isinstance(value, str) and value.strip("'\"").lower() in ("none", "null", ""):
+            return  # an argument dump's "quantization=None": the setting is not set, not a value named None
+        if key.endswith("_bytes") and isinstance(value, int) and value < 0:
+            # an engine's negative budget ("Available KV cache memory: -2.77 GiB"): no byte count is negative, so
+            # the budget is 0 and what it lacks is its own figure
+            self.note(key[:-len("_bytes")] + "_shortfall_bytes", -value, mode, line_no)
+            value = 0
+        if mode == "list":
+            series = self.numbers.setdefault(key, [])
+            assert isinstance(series, list)
+            if key == "failed_alloc_bytes" and series and abs(series[-1] - value) <= 0.001 * max(abs(series[-1]), 1):
+                series[-1] = value  # the same buffer, in MiB then in exact bytes: keep the exact one
+                return
+            if len(series) < MAX_SERIES:
+                series.append(value)
+            else:  # keep the shape of a long series: every other sample, then append
+                del series[::2]
+                series.append(value)
+        elif mode == "set":
+            series = self.numbers.setdefault(key, [])
+            assert isinstance(series, list)
+            if value not in series and len(series) < MAX_MAP:
+                series.append(value)
+        elif mode == "map":
+            name, v = value  # type: ignore[misc]
+            table = self.numbers.setdefault(key, {})
+            assert isinstance(table, dict)
+            if name in table or len(table) < MAX_MAP:
+                table[name] = table.get(name, 0) + v if key.endswith("_bytes_by_device") and name in table else v
+        elif mode == "first" and key in self.numbers:
+            return
+        else:
+            self.numbers[key] = value
+        self.number_lines[key] = line_no

@@ -1,0 +1,89 @@
+"""What one line says about itself: whether the log wrote it (a prefix of its own), whether it states a cause,
+the lines a flattened traceback or a JSON-escaped paste holds, the part of an over-long line that matters, and
+whether a log's last line ends partway into an error's first words. Pure: text in, text or a verdict out."""
+
+from __future__ import annotations
+
+import re
+
+from .knowledge import PY_FRAME, is_echo
+
+MAX_LINE = 16384  # longer lines (a prompt logged whole, a minified dump) are cut around their failure words
+
+QUOTE = re.compile(r"^(?:> ?)+")
+WRAP_LINES = 8  # lines one message wrapped at a terminal's width may span
+ECHO_LINES = 64  # lines a prompt logged with its newlines may span
+#: a logged request whose prompt closes on the same line (vLLM's "..., params: SamplingParams(...)", a JSON line)
+ECHO_CLOSED = re.compile(r"params: SamplingParams|sampling_params|lora_request|['\"\)\}\]],?\s*$")
+ECHO_END = re.compile(r"['\"],\s*(?:params: SamplingParams|sampling_params|lora_request|prompt_token_ids)")
+#: the start of a line a log writes itself: a timestamp, a level, a process tag, a bracketed source
+_STRONG = (r"^\s*(?:\(\w+[\w ]*pid=\d+\)|\[?\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:|time=|level=|"
+           r"(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|\[[\w.: -]+\]|[A-Z][a-z]{2} +\d+ \d\d:|"
+           r"\d+\.\d+\.\d+\.\d+ [IWE] ")
+LOG_PREFIX = re.compile(_STRONG + r"|\w+(?:_\w+)*: )")
+#: a prefix no wrapped text starts with by chance (a timestamp, a level, a process tag; not "word: ")
+STRONG_PREFIX = re.compile(_STRONG + ")")
+#: an error line that says what went wrong: an exception class and its message, "error: ...", a CUDA error text
+STATED = re.compile(r"\b(?:\w+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt):\s+\S.{6,}|\berror: \S.{6,}|"
+                    r"\b(?:CUDA|HIP|ROCm) error(?: \d+ at \S+)?: \S.{6,}|\bCUDA runtime error in .{1,200}?\): \S.{6,}|\b(?:[Ff]ailed|FAILED|[Uu]nable) to [\w ]{1,60}: (?![/~.'\x22]|\w:\\|\S+\.(?:gguf|bin|safetensors|pt)\b)\S.{5,}|\bfailed: \S.{6,}|\berror loading [\w ]{1,40}: \S.{6,}")
+
+
+def stated(text: str) -> bool:
+    """The line states a cause (not a traceback header, a frame, or a log level word)."""
+    return bool(STATED.search(text)) and "Traceback (most recent call last)" not in text
+ENDED = re.compile(r"[.!?)\]'\":%]\s*$")
+_SPLIT_FRAME = re.compile(r'(?=\bFile "[^"]+", line \d+, in )|(?<=\S)\s+(?=(?:\w+\.)*\w+(?:Error|Exception): )')
+_FRAME_HEAD = re.compile(r'^(File "[^"]+", line \d+, in [\w<>.]+)\s+(\S.*)$')
+_CARETS = re.compile(r"\s*[\^~]{3,}\s*")
+
+
+def pieces(text: str) -> list[str]:
+    """The lines a line holds: a log pasted from JSON (several literal '\\n') is the lines it encodes;
+    a flattened traceback (frames, code and carets joined on one line) is split back into frame lines,
+    code lines and the exception line."""
+    if text.startswith(">"):  # a log quoted in an issue or an e-mail ("> line")
+        text = QUOTE.sub("", text)
+    if text.count("\\n") >= 2 and not is_echo(text):
+        return text.split("\\n")
+    if text.count('File "') < 2 or len(PY_FRAME.findall(text)) < 2:
+        return [text]
+    out: list[str] = []
+    for part in _SPLIT_FRAME.split(_CARETS.sub(" ", text)):
+        part = part.strip()
+        m = _FRAME_HEAD.match(part)
+        out.extend(["  " + m.group(1), "    " + m.group(2)] if m else [part] if part else [])
+    return out
+
+
+def window(text: str) -> str:
+    """The part of an over-long line that matters: around its first failure word, else its start."""
+    if len(text) <= MAX_LINE:
+        return text
+    low = text.lower()
+    hits = [i for i in (low.find(w) for w in ("out of memory", "outofmemory", "error", "fail", "alloc")) if i >= 0]
+    if not hits:
+        return text[:MAX_LINE] + " [...]"
+    start = max(0, min(hits) - MAX_LINE // 4)
+    return ("[...] " if start else "") + text[start:start + MAX_LINE] + " [...]"
+
+
+#: the first words of error lines (an exception, a CUDA error, an abort); a log whose last line ends partway
+#: into one of them ("CUDA e", "torch.OutOfMem") was cut inside its error
+ERROR_HEADS = ("CUDA error", "CUDA out of memory", "CUDA runtime error", "HIP error", "out of memory",
+               "Traceback (most recent call last)", "RuntimeError", "OutOfMemoryError", "torch.OutOfMemoryError",
+               "torch.cuda.OutOfMemoryError", "terminate called after throwing", "Segmentation fault", "GGML_ASSERT",
+               "GGML_ABORT", "cudaMalloc failed", "failed", "error", "Error", "ERROR", "Exception", "exception",
+               "Assertion", "what():", "panic:", "FATAL", "Fatal")
+
+
+def cut_error(text: str) -> bool:
+    """The line ends partway into a word of an error's first words (at least 3 characters of them, the cut
+    inside a word, the words starting a word of the line): "CUDA e", "RuntimeErr", "... ADD fai"."""
+    t = text.rstrip()
+    for head in ERROR_HEADS:
+        for k in range(min(len(head) - 1, len(t)), 2, -1):
+            part = head[:k]
+            if (head[k].isalnum() and part[-1].isalnum() and t.endswith(part)
+                    and (len(t) == k or not t[-k - 1].isalnum())):
+                return True
+    return False

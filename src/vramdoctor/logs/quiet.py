@@ -1,0 +1,176 @@
+"""Runs with no failure line: what their figures, the engine's own warnings and the log's last line still say.
+A leak check or KV usage creeping up, a pool full under load, a shortfall in the engine's own figures (a
+negative budget, 0 blocks, a concurrency below one request), layers left on the CPU, a log that ends while a
+start-up step is under way; else no memory problem, with how far the run got."""
+
+from __future__ import annotations
+
+import re
+
+from .knowledge import FRAME, knowledge, phase_words
+from .phase import is_progress, last_marker
+from .facts import RunFacts
+from .verdict import KIND_OF_PHASE, Diagnosis
+
+def leak(run: RunFacts) -> Diagnosis | None:
+    said = [p for p in run.pressure if p.kind == "leak"]
+    if said:  # the engine's own leak check
+        return Diagnosis(kind="LEAK", code=said[0].code or "leak-detected", oom=None,
+                         evidence=[(p.line_no, p.text) for p in said[:3]], phase_source="the engine's own leak check",
+                         message="The engine's own check found KV cache slots that were not returned to the pool: "
+                                 "capacity shrinks as requests finish, until requests wait or the server stops.")
+    usage = [u for u in run.numbers.get("kv_usage_pct", []) if isinstance(u, (int, float))]
+    running = run.numbers.get("running_reqs", [])
+    if len(usage) >= 3 and usage[-1] - usage[0] >= 10:
+        ups = sum(1 for a, b in zip(usage, usage[1:]) if b >= a)
+        steady = not running or (max(running) - min(running) <= max(2, 0.2 * max(running)))
+        if ups >= 0.75 * (len(usage) - 1) and steady:
+            return Diagnosis(kind="LEAK", code="kv-cache-usage-creep", oom=None,
+                             message=f"KV cache usage rose from {usage[0]}% to {usage[-1]}% while the running "
+                                     f"requests stayed at {min(running) if running else '?'}-"
+                                     f"{max(running) if running else '?'}: blocks are not coming back as "
+                                     "requests finish.",
+                             evidence=[(run.number_lines.get("kv_usage_pct", 0), f"GPU KV cache usage {usage}")])
+    return None
+
+
+def _pressure(run: RunFacts) -> Diagnosis | None:
+    pressure = [p for p in run.pressure if p.kind == "pressure"]
+    if not pressure:
+        return None
+    p = pressure[0]
+    kind = KIND_OF_PHASE.get(p.phase or "RUNTIME", "RUNTIME")
+    n = len(pressure)
+    count = f"{n}{'+' if n >= 8 else ''} warning{'s' if n > 1 else ''}"
+    if kind == "KV_CAPACITY":  # at start: the pool came out smaller than the settings ask for
+        message = (f"At start the KV cache pool came out smaller than the settings ask for ({count}): the engine "
+                   f"{_COPES.get(p.code, 'coped')} and went on. Longer requests than it holds will fail or wait.")
+    else:
+        message = (f"The KV cache pool was full while serving ({count}): the engine {_COPES.get(p.code, 'coped')}, "
+                   "and no process crashed. Requests wait or are recomputed: the pool is too small for this load.")
+    return Diagnosis(kind=kind, code=p.code or "kv-pool-full", evidence=[(x.line_no, x.text) for x in pressure[:3]],
+                     phase_source="the engine's own warning", message=message)
+
+
+_COPES = {"kv-pool-full-retracting": "retracted running requests and queued them again",
+          "kv-pool-full-preempting": "preempted running sequences (recomputed or swapped later)",
+          "kv-cache-full": "retried with a smaller batch", "kv-pool-full-queueing": "kept requests waiting",
+          "request-exceeds-kv-pool": "refused a request longer than its whole pool",
+          "request-exceeds-context": "refused a request longer than a slot's context",
+          "session-len-truncated": "cut session_len to what the pool holds",
+          "kv-pool-full-recomputing": "dropped the whole KV cache and recomputed the running requests",
+          "cuda-graph-warmup-skipped": "went on without the CUDA graphs it could not capture"}
+
+
+def shortfall(run: RunFacts) -> Diagnosis | None:
+    """Memory evidence without a failure line: the engine's own figures show a shortfall."""
+    n = run.numbers
+    conc = n.get("max_concurrency")
+    if isinstance(conc, float) and conc < 1:
+        return Diagnosis(kind="KV_CAPACITY", code="max-model-len-exceeds-kv-cache", inferred=True,
+                         evidence=[(run.number_lines["max_concurrency"], f"Maximum concurrency {conc}x")],
+                         message=f"The KV pool holds {conc:.2f} of one full-length request: the server cannot serve "
+                                 "one sequence at max_model_len (the engine refuses to start, or the log stops here).")
+    short = n.get("kv_pool_shortfall_bytes")
+    if isinstance(short, int) and short > 0:
+        return Diagnosis(kind="KV_CAPACITY", code="no-memory-for-kv-cache", inferred=True,
+                         evidence=[(run.number_lines["kv_pool_shortfall_bytes"],
+                                    f"KV cache memory {-short / 2**30:.2f} GiB")],
+                         message=f"The memory profile left {short / 2**30:.2f} GiB less than nothing for the KV "
+                                 "cache: the weights and the activation peak already exceed the memory fraction.")
+    blocks = n.get("num_gpu_blocks")
+    if blocks == 0:
+        return Diagnosis(kind="KV_CAPACITY", code="no-memory-for-kv-cache", inferred=True,
+                         evidence=[(run.number_lines["num_gpu_blocks"], "# GPU blocks: 0")],
+                         message="The engine sized its KV pool at 0 blocks: nothing was left for the cache.")
+    return None
+
+
+def _offload(run: RunFacts, engine: str) -> Diagnosis | None:
+    n = run.numbers
+    if engine == "tgi" and "kv_pool_tokens" in n:
+        return Diagnosis(kind="LEAK", code="tgi-kv-pool-fills-free-memory", inferred=True, oom=None,
+                         message=f"TGI sized its KV pool to {n['kv_pool_tokens']:,} tokens from the memory free at "
+                                 "warm-up, over --max-batch-total-tokens: the pool fills as traffic grows, so free "
+                                 "memory keeps falling without a matching load.",
+                         evidence=[(run.number_lines["kv_pool_tokens"], f"max batch total tokens {n['kv_pool_tokens']}")])
+    offl, total = n.get("layers_offloaded"), n.get("layers_total")
+    if isinstance(offl, list):
+        offl = offl[0] if offl else None
+    if offl is None or not total or offl >= total:
+        return None
+    kv, weights = n.get("kv_required_bytes"), n.get("weights_bytes")
+    line = (run.number_lines.get("layers_offloaded", 0), f"{offl}/{total} layers offloaded to the GPU")
+    if kv and weights and kv >= 0.5 * weights:
+        return Diagnosis(kind="KV_CAPACITY", code="kv-cache-forces-cpu-offload", inferred=True, evidence=[line],
+                         message=f"Only {offl} of {total} layers went to the GPU: the KV cache for this context "
+                                 f"({kv / 2**30:.1f} GiB) does not fit beside the weights ({weights / 2**30:.1f} GiB).")
+    return Diagnosis(kind="NONE", code="partial-offload", oom=False, evidence=[line],
+                     phase_source="the engine's own offload decision",
+                     message=f"Only {offl} of {total} layers went to the GPU; the rest run on the CPU (slower). "
+                             "Nothing failed in this log: the GPU is at its limit, so a longer prompt, more parallel "
+                             "requests or an image may run it out of memory.")
+
+
+def _step_under_way(run: RunFacts, engine: str) -> tuple[int, str, str] | None:
+    """The log's last line, when it names a start-up step under way ("Capturing the model for CUDA graphs",
+    "llama_kv_cache_init: CUDA0 KV buffe") rather than one finished or a figure: (line, text, phase)."""
+    if not run.tail:
+        return None
+    ln, text = run.tail
+    p = phase_words(text, engine)
+    if p not in ("WEIGHTS", "KV", "WARMUP") or is_progress(text) or FRAME.search(text) or _DONE.search(text):
+        return None
+    if not _BEGINS.search(text) and any(f.pattern.search(text) for f in knowledge().figures
+                                        if not f.passive and not f.key.startswith("_")):
+        return None  # it reports a figure, and no step beginning: a step done
+    return ln, text, p
+
+
+#: words of a step beginning ("Capture cuda graph begin. ... avail mem=9.31 GB")
+_BEGINS = re.compile(r"\b(?:begins?|beginning|start(?:s|ing)?|capturing|loading|allocating|initiali[sz]ing|"
+                     r"compiling|profiling)\b", re.I)
+#: words of a step finished ("torch.compile takes 11.2 s in total", "Loading weights took 3.70 seconds")
+_DONE = re.compile(r"\b(?:took|takes|taken|finished|completed?|done|loaded|allocated|succeeded|ready)\b", re.I)
+
+
+def no_failure(run: RunFacts, engine: str) -> Diagnosis:
+    for rule in (leak, _pressure, shortfall):
+        d = rule(run)
+        if d:
+            return d
+    d = _offload(run, engine)
+    if d:
+        return d
+    marker = last_marker(run.progress)
+    reached = [(run.progress[marker], run.progress_text.get(marker, ""))] if marker else []
+    if run.refused and run.refused_first:
+        ln, text = run.refused_first
+        return Diagnosis(kind="NONE", code="requests-refused-too-long", oom=False, evidence=[(ln, text)],
+                         phase_source="the server's own refusal",
+                         message=f"{run.refused} request(s) were refused as longer than the context the server "
+                                 "allows (the first at line {ln}); it went on serving. No memory failure: a longer "
+                                 "context needs more KV cache, if memory allows.".replace("{ln}", str(ln)))
+    unfinished = marker is not None and marker not in ("ready", "requests")
+    step = _step_under_way(run, engine) if marker not in ("ready", "requests") else None
+    if step:
+        ln, text, phase = step
+        order = list(KIND_OF_PHASE)  # the step under way, or a later one the log did not reach
+        cands = [KIND_OF_PHASE[p] for p in order[order.index(phase):]]
+        return Diagnosis(kind="UNDETERMINED", code="log-ends-during-step", oom=None, evidence=[(ln, text)],
+                         candidates=cands, phase_source="the log's last line, a step under way",
+                         missing="the lines after this step: whether it finished, and how",
+                         message="The log ends while a start-up step was under way, with nothing after it: whether "
+                                 "that step ran out of memory cannot be told from this log. If it did, the phase "
+                                 "would be " + " or ".join(cands) + ".")
+    return Diagnosis(kind="NONE", code="no-memory-problem", oom=False, evidence=reached,
+                     phase_source=f"the furthest step reached ({marker})" if marker else "",
+                     message="No memory failure found in this run" + (f"; it got as far as {_REACHED[marker]}."
+                                                                       if marker else ".")
+                     + (" The run ends there, before the server said it was ready: if it failed after this, the "
+                        "lines that show it are not in this log." if unfinished else ""))
+
+
+_REACHED = {"start": "starting", "weights_done": "loading the weights", "kv_sized": "sizing the KV cache",
+            "kv_done": "allocating the KV cache", "warmup_done": "warming up", "ready": "accepting requests",
+            "requests": "serving requests"}
