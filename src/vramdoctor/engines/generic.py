@@ -72,6 +72,10 @@ CUDA_ERRORS = (r"invalid argument|invalid device ordinal|invalid device function
                r"operation not permitted|too many resources requested|the launch timed out|an illegal instruction|"
                r"peer access is not supported|peer access is already enabled|devices are busy or unavailable|"
                r"named symbol not found|unsupported toolchain|cudaError(?!MemoryAllocation)[A-Z]\w+|"
+               r"API call is not supported in the installed CUDA driver|driver version is insufficient|"
+               r"no CUDA-capable device|CUDA driver is a stub library|system not yet initialized|\bunknown error\b|"
+               r"PTX JIT compilation failed|device kernel image is invalid|uncorrectable ECC error|"
+               r"uncorrectable NVLink error|context is destroyed|invalid program counter|"
                r"hipError(?!OutOfMemory)[A-Z]\w+|CUDA_ERROR_(?!OUT_OF_MEMORY)[A-Z_]+")
 #: words in an assertion's condition that may be about memory (a buffer not allocated, a pool too small)
 MEMORY_TERMS = r"mem_buffer|\bbuf\b|buffer|alloc|pool|memory|not enough space"
@@ -108,6 +112,10 @@ LOG = LogWords(
         # prefix prints it ("CUDA error: ...", "Failed: Cuda error FILE:LINE '...'", "CUDA runtime error in ...")
         msg(r"(?:CUDA|HIP|ROCm)\w*[ _](?:runtime |driver )?(?:error|failure)\b.{0,300}?(?:" + CUDA_ERRORS + ")",
             "not_oom", code="cuda-error"),
+        # the same strings after a source location: vLLM's CUDACHECK "Failed: Cuda error FILE:LINE 'STRING'", also
+        # re-logged by a wrapper without its prefix ("VLLM: Failed: /workspace/csrc/custom_all_reduce.cuh:368
+        # 'invalid argument'")
+        msg(r"\.(?:cuh?|cpp|cc|hpp?):\d+\W{1,3}(?:" + CUDA_ERRORS + ")", "not_oom", code="cuda-error"),
         # an assertion in ggml's code (a shape or type it does not support): a bug or an unsupported model; one
         # about a buffer or a memory pool may be memory, so it is left to the words around it
         msg(r"GGML_ASSERT\((?!.*(?:" + MEMORY_TERMS + r")).*\) failed|GGML_ASSERT: \S+:\d+: (?!.*(?:"

@@ -9,9 +9,14 @@ the KV cache off the GPU), `gpttype_adapter.cpp` ("Processing Prompt [BLAS] (%d 
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import count, fig, rx
+from .words import count, fig, msg, rx
 
 LOG = LogWords(
+    messages=(
+        # gpttype_adapter.cpp: llama_decode failed for a prompt (its KV cells are full); the request ends
+        msg(r"Failed to predict at token position \d+! Check your context buffer sizes", "pressure", "RUNTIME",
+            "kv-cache-full-request-failed"),
+    ),
     fingerprint=rx(r"koboldcpp|\[Context Shifting|Processing Prompt(?: \[BLAS\])? \(\d+ / \d+ tokens\)|"
                    r"Welcome to KoboldCpp|gpttype_load_model|gpttype_adapter|Load Text Model OK"),
     run_start=(rx(r"Welcome to KoboldCpp", 0),),

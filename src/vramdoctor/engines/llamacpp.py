@@ -159,7 +159,8 @@ def _working_set(m) -> int:
 LOG = LogWords(
     fingerprint=rx(r"llama_model_loader|llm_load_|load_tensors:|llama_new_context_with_model|llama_context:|"
                    r"llama_kv_cache|ggml_backend|ggml_cuda|llama-server|llama_init_from|print_info:|ggml_gallocr|"
-                   r"srv\s+\w+:|main: build|ggml_metal|update_slots|launch_slot|ggml_new_tensor_impl"),
+                   r"srv\s+\w+:|main: build|ggml_metal|update_slots|launch_slot|ggml_new_tensor_impl|"
+                   r"slot print_timing|llama_io_(?:write|read)_"),
     run_start=(rx(r"llama_server: initializing|main: build = |build: \d+ \(|system info: n_threads", 0),),
     messages=(
         msg(r"failed to allocate buffer for (?:kv|rs) cache|llama_kv_cache_init\(\) failed|"
@@ -170,8 +171,13 @@ LOG = LogWords(
             r"failed to load model.*buffer", "oom", "WEIGHTS", "weights-alloc-failed"),
         # the cells are full while serving: the server retries with a smaller batch (not a crash); older builds
         # failed the batch ("KV cache is full - try increasing it via the context size")
+        # (llama_decode returns 1: "could not find a KV slot for the batch (try reducing the size of the batch or
+        # increase the context)" in llama.h, which bindings such as node-llama-cpp print; b3xxx-b5xxx
+        # "decode: failed to find KV cache slot for ubatch of size N")
         msg(r"failed to find free space in the KV cache|failed to find a memory slot for batch|"
-            r"KV cache is full - try increasing it", "pressure", "RUNTIME", "kv-cache-full"),
+            r"KV cache is full - try increasing it|failed to find (?:a )?KV cache slot for u?batch|"
+            r"could not find a KV slot for the batch|llama_decode: failed to decode, ret = 1\b", "pressure",
+            "RUNTIME", "kv-cache-full"),
         # a request longer than a slot's context (-c / -np): refused, the server goes on
         msg(r"the request exceeds the available context size|exceeds the available context size", "request"),
         # a failed reservation that llama.cpp retries another way (2026): the failure before it need not be fatal

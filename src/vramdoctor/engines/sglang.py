@@ -107,7 +107,9 @@ LOG = LogWords(
         # the pool is full while serving: <= 0.4.6 "Decode out of memory happened", >= 0.4.10 "KV cache pool is full.
         # Retract requests." (requests are retracted and re-queued; the server keeps running)
         # the periodic batch line with the pool full and requests waiting for it (scheduler.py log_decode_stats)
-        msg(r"(?<!swa )token usage: (?:0\.99|1\.00)\b.*#queue-req: [1-9]", "pressure", "RUNTIME",
+        # (admission holds back room for the running requests' next tokens, so requests queue well below 1.00:
+        # schedule_policy.py PrefillAdder, rem_total_tokens less new_token_ratio x max_new_tokens per request)
+        msg(r"(?<!swa )token usage: (?:0\.9\d|1\.00)\b.*#queue-req: [1-9]", "pressure", "RUNTIME",
             "kv-pool-full-queueing"),
         msg(r"(?:Decode|Prefill) out of memory happened|KV cache pool is full\. Retract requests", "pressure",
             "RUNTIME", "kv-pool-full-retracting"),
@@ -115,6 +117,9 @@ LOG = LogWords(
         msg(r"(?:Prefill|Decode) out of memory\. Try to lower your batch size", "oom", "RUNTIME",
             "kv-blocks-exhausted"),
         msg(r"alloc_req_slots runs out of memory", "oom", "RUNTIME", "request-slots-exhausted"),
+        # retract_decode's assertion: even with every other request retracted, one running request's next
+        # token has no room in the pool (schedule_batch.py "No space left for only one request")
+        msg(r"No space left for only one request", "oom", "RUNTIME", "kv-blocks-exhausted"),
         msg(r"is longer than the model's context length|exceeds the maximum allowed length", "request"),
         # the scheduler's own check: KV slots not returned to the pool (ValueError, or a warning)
         msg(r"memory leak detected!|KV cache pool leak detected|token_to_kv_pool.* leak", "leak", code="kv-slot-leak"),

@@ -41,7 +41,10 @@ LOG = LogWords(
         msg(r"Failed to deserialize cuda engine|Engine deserialization failed", "wrapper", "WEIGHTS"),
     ),
     frames={
+        # (the PyTorch backend's loader logs each module it fails to place: "Error executing load_single_module
+        # with args ('model.layers.9.mlp.gate_up_proj', ...)")
         "WEIGHTS": rx(r"TllmRuntime::TllmRuntime|TllmRuntime\(|PyTorchModelEngine\.__init__|load_weights|"
+                      r"load_single_module|"
                       r"deserializeCudaEngine|deserialize cuda engine"),
         "KV": rx(r"KVCacheManager|kvCacheManager|_create_kv_cache_manager|KvCacheCreator|create_kv_cache|"
                  r"calculateMaxNumBlocks"),
@@ -68,6 +71,7 @@ LOG = LogWords(
         fig("max_model_len", r"number of tokens requested \(" + NUM + r"\)", count),
         fig("kv_available_bytes", r"calculating max tokens in paged kv cache: total: [\d.]+ GiB, available: " + SIZE),
         fig("total_memory_bytes", r"Total GPU memory \(GiB\): " + NUM, gib),
+        fig("total_memory_bytes", r"calculating max tokens in paged kv cache: total: " + SIZE),
         fig("free_memory_bytes", r"Free GPU memory before component creation attempt \(GiB\): " + NUM, gib),
         fig("weights_bytes", r"^\s*(?:Model|model): ([\d.]+) / ([\d.]+)\s*$",
             lambda m: gib(m, 1) - gib(m, 2)),

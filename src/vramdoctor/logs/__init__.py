@@ -148,15 +148,19 @@ def _same_error(pasted: RunFacts, startup: RunFacts) -> bool:
     return all(f.kind == "error" and f.text.strip() in seen for f in startup.failures)
 
 
+#: verdicts of a log that stops before its run's end: they clear no earlier run's failure
+UNFINISHED = ("log-ends-during-step", "log-cut-off")
+
+
 def decide(reports: list[RunReport]) -> RunReport | None:
     """The run whose verdict stands: the latest run with a finding, unless a later run got further (reached
     serving) without one. A run that stopped short of serving does not clear an earlier failure."""
     for i, r in enumerate(reversed(reports)):
         echo = r.kind == "UNDETERMINED" and r.code == "failure-cause-not-shown" and not r.progress
-        cut = r.code == "log-ends-during-step"  # a start-up the log leaves unfinished clears nothing either
+        cut = r.code in UNFINISHED  # a run the log leaves unfinished clears nothing either
         earlier = reports[:len(reports) - 1 - i]
         if (echo and any(x.kind not in ("NONE", "UNDETERMINED") for x in earlier)
-                or cut and any(x.kind != "NONE" and x.code != "log-ends-during-step" for x in earlier)):
+                or cut and any(x.kind != "NONE" and x.code not in UNFINISHED for x in earlier)):
             continue  # a wrapper's echo of the earlier run's failure ("error starting llama server: ...")
         if r.kind != "NONE":
             return r

@@ -17,7 +17,7 @@ from typing import Callable, Iterable
 from .knowledge import Knowledge, knowledge
 from .prefilter import Words
 from .reader import clean
-from .lines import pieces
+from .lines import CUT_LOOKBACK, cut_mid_line, pieces
 from .facts import RunFacts
 from .scan import ENGINE_SAMPLE_LINES, WINDOW, Scanner
 
@@ -127,8 +127,10 @@ def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[Run
         state["buf"], state["offset"] = carry, 0
         feed(line_no + 1, carry)
         last_raw = (line_no + 1, carry)
+    tail = (state["prev"][-CUT_LOOKBACK * 1024:] + carry).rstrip(b"\n").split(b"\n")[-CUT_LOOKBACK - 1:]
+    cut = len(tail) > 1 and cut_mid_line(clean(tail[-1]), [clean(b) for b in tail[:-1]])
     parts = pieces(clean(last_raw[1])) if last_raw else []
-    return s.finish((last_raw[0], parts[-1]) if parts else None)
+    return s.finish((last_raw[0], parts[-1]) if parts else None, cut_mid_line=cut)
 
 
 def _scan_buffer(buf: bytes, line_no: int, s: Scanner, search: _Search, state: dict, feed) -> int:

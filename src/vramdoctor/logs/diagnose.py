@@ -144,7 +144,9 @@ def _missing(f: Failure, place: Place | None) -> str:
     if f.cut:
         return f"the rest of the error line: the log ends partway into it ('{f.text.strip()[-60:]}')"
     if f.kind == "error" and (not f.after or tail):
-        return "the error line itself: the log ends inside the traceback, before the line that says what failed"
+        if "Traceback" in f.text or any(FRAME.search(t) for _, t in f.after + f.before[-3:]):
+            return "the error line itself: the log ends inside the traceback, before the line that says what failed"
+        return "the cause: this error says that something failed, not why, and no line after it says more"
     if f.kind == "error":
         return "the error that caused this one: this line only reports that something failed elsewhere"
     if f.elided:

@@ -53,6 +53,7 @@ class RunFacts:
     first_line: int
     last_line: int = 0
     tail: tuple[int, str] | None = None  # the log's last line, in the log's last run
+    tail_cut: bool = False  # that line is cut partway (no newline, the start of a line like those before it)
     progress: dict[str, int] = field(default_factory=dict)  # marker -> first line number
     progress_text: dict[str, str] = field(default_factory=dict)  # marker -> that line
     failures: list[Failure] = field(default_factory=list)

@@ -12,6 +12,7 @@ MAX_LINE = 16384  # longer lines (a prompt logged whole, a minified dump) are cu
 
 QUOTE = re.compile(r"^(?:> ?)+")
 WRAP_LINES = 8  # lines one message wrapped at a terminal's width may span
+CUT_LOOKBACK = 64  # lines before a log's unfinished last line searched for one it is the start of
 ECHO_LINES = 64  # lines a prompt logged with its newlines may span
 #: a logged request whose prompt closes on the same line (vLLM's "..., params: SamplingParams(...)", a JSON line)
 ECHO_CLOSED = re.compile(r"params: SamplingParams|sampling_params|lora_request|['\"\)\}\]],?\s*$")
@@ -74,6 +75,18 @@ ERROR_HEADS = ("CUDA error", "CUDA out of memory", "CUDA runtime error", "HIP er
                "torch.cuda.OutOfMemoryError", "terminate called after throwing", "Segmentation fault", "GGML_ASSERT",
                "GGML_ABORT", "cudaMalloc failed", "failed", "error", "Error", "ERROR", "Exception", "exception",
                "Assertion", "what():", "panic:", "FATAL", "Fatal")
+
+
+def cut_mid_line(last: str, before: list[str]) -> bool:
+    """The log's last line is the start of a line like one just before it, cut where that line goes on
+    without a space: the log was cut partway through a line ("de" after "deep-seek-1  | slot ...",
+    "2024-11-02:13:33:" after timestamped lines, "... #to" after "... #token: 1920"), so whatever followed
+    is missing. A line that ends where another goes on after a space ("web-1  |", "Loading model") is
+    whole. before: the lines just before it, oldest first."""
+    if len(last.strip()) < 2 or last[-1:].isspace():
+        return False
+    n = len(last)
+    return any(len(b) > n and b.startswith(last) and not b[n].isspace() for b in before[-CUT_LOOKBACK:])
 
 
 def cut_error(text: str) -> bool:

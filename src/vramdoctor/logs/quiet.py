@@ -11,6 +11,7 @@ from .knowledge import FRAME, knowledge, phase_words
 from .phase import is_progress, last_marker
 from .facts import RunFacts
 from .verdict import KIND_OF_PHASE, Diagnosis
+from ..errors import UsageError
 
 def leak(run: RunFacts) -> Diagnosis | None:
     said = [p for p in run.pressure if p.kind == "leak"]
@@ -46,15 +47,19 @@ def _pressure(run: RunFacts) -> Diagnosis | None:
         message = (f"At start the KV cache pool came out smaller than the settings ask for ({count}): the engine "
                    f"{_COPES.get(p.code, 'coped')} and went on. Longer requests than it holds will fail or wait.")
     else:
+        effect = ("Requests fail or run in smaller batches: the context's KV cells are too few for this load."
+                  if p.code.startswith("kv-cache-full") else
+                  "Requests wait or are recomputed: the pool is too small for this load.")
         message = (f"The KV cache pool was full while serving ({count}): the engine {_COPES.get(p.code, 'coped')}, "
-                   "and no process crashed. Requests wait or are recomputed: the pool is too small for this load.")
+                   f"and no process crashed. {effect}")
     return Diagnosis(kind=kind, code=p.code or "kv-pool-full", evidence=[(x.line_no, x.text) for x in pressure[:3]],
                      phase_source="the engine's own warning", message=message)
 
 
 _COPES = {"kv-pool-full-retracting": "retracted running requests and queued them again",
           "kv-pool-full-preempting": "preempted running sequences (recomputed or swapped later)",
-          "kv-cache-full": "retried with a smaller batch", "kv-pool-full-queueing": "kept requests waiting",
+          "kv-cache-full": "retried with a smaller batch or failed the request",
+          "kv-cache-full-request-failed": "failed the request", "kv-pool-full-queueing": "kept requests waiting",
           "request-exceeds-kv-pool": "refused a request longer than its whole pool",
           "request-exceeds-context": "refused a request longer than a slot's context",
           "session-len-truncated": "cut session_len to what the pool holds",
@@ -84,6 +89,36 @@ def shortfall(run: RunFacts) -> Diagnosis | None:
                          evidence=[(run.number_lines["num_gpu_blocks"], "# GPU blocks: 0")],
                          message="The engine sized its KV pool at 0 blocks: nothing was left for the cache.")
     return None
+
+
+#: a pool carved from free memory that got less than this share of the GPU was starved by what came before it
+STARVED_SHARE = 0.02
+
+
+def _starved(run: RunFacts, engine: str) -> Diagnosis | None:
+    """An engine that sizes its KV pool from the memory left after the weights and buffers (it has a memory
+    fraction: vLLM, SGLang, TensorRT-LLM, LMDeploy, TGI) found almost none left: the pool it made holds few
+    tokens, so long or concurrent requests fail or wait (TensorRT-LLM "available: 0.11 GiB" of 22.19)."""
+    from ..engines import get
+    n = run.numbers
+    pool = n.get("kv_available_bytes", n.get("kv_pool_bytes"))
+    total = n.get("total_memory_bytes")
+    if not (isinstance(pool, int) and isinstance(total, int) and total > 0) or pool >= STARVED_SHARE * total:
+        return None
+    try:
+        if get(engine).fraction_key is None:  # llama.cpp and the like size the cache by -c, not by what is free
+            return None
+    except UsageError:
+        return None
+    key = "kv_available_bytes" if "kv_available_bytes" in n else "kv_pool_bytes"
+    tokens = n.get("kv_pool_tokens")
+    held = f" ({tokens:,} tokens)" if isinstance(tokens, int) else ""
+    return Diagnosis(kind="KV_CAPACITY", code="kv-pool-starved", inferred=True,
+                     evidence=[(run.number_lines.get(key, 0), f"KV cache memory {pool / 2**30:.2f} GiB of "
+                                                              f"{total / 2**30:.2f} GiB")],
+                     message=f"The engine found {pool / 2**30:.2f} GiB of the GPU's {total / 2**30:.2f} GiB left "
+                             f"for the KV cache ({pool / total:.1%}): the pool it made{held} is too small for long "
+                             "or concurrent requests, which fail or wait. The weights and buffers take the rest.")
 
 
 def _offload(run: RunFacts, engine: str) -> Diagnosis | None:
@@ -139,7 +174,7 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
         d = rule(run)
         if d:
             return d
-    d = _offload(run, engine)
+    d = _starved(run, engine) or _offload(run, engine)
     if d:
         return d
     marker = last_marker(run.progress)
@@ -163,6 +198,19 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          message="The log ends while a start-up step was under way, with nothing after it: whether "
                                  "that step ran out of memory cannot be told from this log. If it did, the phase "
                                  "would be " + " or ".join(cands) + ".")
+    if run.tail_cut and run.tail:  # the paste stops partway through a line: what came next is not here
+        ln, text = run.tail
+        order = list(KIND_OF_PHASE)
+        at = {"start": "WEIGHTS", "weights_done": "KV", "kv_sized": "KV", "kv_done": "WARMUP",
+              "warmup_done": "WARMUP"}.get(marker or "start", "RUNTIME")
+        cands = [KIND_OF_PHASE[p] for p in order[order.index(at):]]
+        return Diagnosis(kind="UNDETERMINED", code="log-cut-off", oom=None, evidence=reached + [(ln, text)],
+                         candidates=cands, phase_source="the log's last line, cut partway",
+                         missing="the rest of the log: it stops in the middle of a line",
+                         message="No failure in the lines shown" + (f" (the run got as far as {_REACHED[marker]})"
+                                                                    if marker else "")
+                         + f", but the log stops partway through line {ln}: whatever the server printed next is "
+                           "not here. If it failed, pass the log to its end.")
     return Diagnosis(kind="NONE", code="no-memory-problem", oom=False, evidence=reached,
                      phase_source=f"the furthest step reached ({marker})" if marker else "",
                      message="No memory failure found in this run" + (f"; it got as far as {_REACHED[marker]}."

@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Iterator
 
 from .facts import Failure, RunFacts
 from .knowledge import ELISION, PY_FRAME, Knowledge, is_echo, knowledge
-from .lines import (ECHO_CLOSED, ECHO_END, ECHO_LINES, ENDED, LOG_PREFIX, MAX_LINE, WRAP_LINES, cut_error, pieces,
+from .lines import (CUT_LOOKBACK, cut_mid_line, ECHO_CLOSED, ECHO_END, ECHO_LINES, ENDED, LOG_PREFIX, MAX_LINE, WRAP_LINES, cut_error, pieces,
                     stated, window)
 
 WINDOW = 80  # lines kept before a failure: the traceback that leads to it
@@ -214,6 +214,12 @@ class Scanner:
                 r.refused_first = (line_no, text)
             return True
         if kind in ("pressure", "leak"):
+            last = r.failures[-1] if r.failures else None
+            if (last and last.kind == "error" and not stated(last.text)
+                    and line_no - max(last.end_line, last.line_no) <= 3):
+                r.failures.remove(last)  # a traceback (header, frames) that this warning ends: its exception
+                if last in self.pending:
+                    self.pending.remove(last)
             if len(r.pressure) < MAX_PRESSURE:
                 r.pressure.append(Failure(line_no=line_no, text=text, kind=kind, code=v.code, phase=v.phase,
                                           engine=v.engine, progress=dict(r.progress)))
@@ -267,8 +273,9 @@ class Scanner:
         self.wants_every_line_until = line_no + AFTER
         return True
 
-    def finish(self, last: tuple[int, str] | None = None) -> list[RunFacts]:
-        """The runs. last: the log's last line (number, text), checked for an error cut partway ("CUDA e")."""
+    def finish(self, last: tuple[int, str] | None = None, cut_mid_line: bool = False) -> list[RunFacts]:
+        """The runs. last: the log's last line (number, text), checked for an error cut partway ("CUDA e").
+        cut_mid_line: that line has no newline and is the start of a line like those before it."""
         r = self.run
         if last and cut_error(last[1]) and last[0] > self.echo_until and not any(
                 last[0] in (f.line_no, f.end_line) for f in r.failures):
@@ -276,7 +283,7 @@ class Scanner:
                                       lines_before=list(self.recent), cut=True))
             r.lines, r.last_line = max(r.lines, 1), max(r.last_line, last[0])
         if last and r.lines:
-            r.tail = last
+            r.tail, r.tail_cut = last, cut_mid_line
         self.runs.append(self.run)
         runs = [r for r in self.runs if r.lines]
         if self.dropped and runs:
@@ -288,11 +295,14 @@ def scan(lines: Iterable[tuple[int, str]]) -> list[RunFacts]:
     """Scan numbered lines, every one of them (see `blocks.scan_blocks` for the fast path)."""
     s = Scanner()
     last = None
+    recent: deque[str] = deque(maxlen=CUT_LOOKBACK + 1)
     for line_no, text in lines:
+        recent.append(text)
         for part in pieces(text):
             s.feed(line_no, part)
             last = (line_no, part)
-    return s.finish(last)
+    cut = len(recent) > 1 and cut_mid_line(recent[-1], list(recent)[:-1])
+    return s.finish(last, cut_mid_line=cut)
 
 
 def numbered(texts: Iterable[str]) -> Iterator[tuple[int, str]]:

@@ -80,6 +80,15 @@ class Base:
             return
         own = set(self.n.get("server_pids") or [])
         pairs = list(zip(pids, sizes)) if len(pids) == len(sizes) else [(None, b) for b in sizes]
+        if all(p is not None for p, _ in pairs):  # several ranks' errors list the same processes again
+            pairs = list(dict(pairs).items())
+        ranks = self.n.get("worker_ranks") or []
+        if isinstance(ranks, list) and len(set(ranks)) >= 2:  # the processes may be this server's other ranks
+            listed = ", ".join(f"pid {p}: {b / GIB:.2f} GiB" if p else f"{b / GIB:.2f} GiB" for p, b in pairs)
+            self.s.say("check the other processes", f"the errors of {len(set(ranks))} ranks list {len(pairs)} "
+                       f"process(es) on the GPU ({listed}); any that is not one of this server's ranks takes "
+                       "memory from it")
+            return
         held = self.n.get("process_in_use_bytes") or self.n.get("torch_allocated_bytes")
         if isinstance(held, int):  # the process whose usage matches what this one holds is this one
             own |= {p for p, b in pairs if p is not None and abs(b - held) <= 0.05 * b or (p and held <= b and

@@ -1,0 +1,47 @@
+"""LM Studio: a desktop app and server (`lms`) over llama.cpp (and MLX on Apple silicon).
+
+Sources: the app's load-error dialog and `lms` output, a JSON object ("title": "Error loading model." /
+"Failed to load model", "cause": "(Exit code: N). Some model operation failed. Try a different model
+and/or config.", "data": {"memory": {"ram_capacity", "ram_unused"}, "gpu": {"gpu_names",
+"vram_recommended_capacity", "vram_unused"}, "app": {"version"}}); its server log ("[LM STUDIO SERVER]
+Success! HTTP server listening on port N", "Running chat completion on conversation with N messages").
+Sizes there are "GB" of 2**30 bytes (an 8 GiB card shows "8.00 GB"). Its llama.cpp lines count for it.
+Settings are the model's load settings in the app (or `lms load --context-length N --gpu R`).
+"""
+
+from __future__ import annotations
+
+from .interface import Engine, LogWords
+from .words import SIZE, fig, msg, rx
+
+LOG = LogWords(
+    fingerprint=rx(r"LM STUDIO|lm-studio|lmstudio|\"vram_(?:unused|recommended_capacity)\"|"
+                   r"Some model operation failed"),
+    messages=(
+        # the dialog's title only says the load failed (weights, context or buffers): its cause is the "cause" line
+        msg(r"\"title\":\s*\"(?:Error loading model|Failed to load (?:the )?model)", "wrapper"),
+        # a cause that names nothing: the process exited ("Exit code: N"); no memory words
+        msg(r"Some model operation failed|\(Exit code: -?\d+\)\.", "error"),
+    ),
+    milestones=(
+        ("ready", rx(r"HTTP server listening on port|\[LM STUDIO SERVER\] Success")),
+        ("requests", rx(r"Running chat completion on conversation|\[LM STUDIO SERVER\] Processing queued request")),
+    ),
+    figures=(
+        fig("free_memory_bytes", r"\"vram_unused\":\s*\"" + SIZE),
+        fig("total_memory_bytes", r"\"vram_recommended_capacity\":\s*\"" + SIZE),
+        fig("host_free_memory_bytes", r"\"ram_unused\":\s*\"" + SIZE),
+        fig("engine_version", r"\"app\":\s*\{\s*\"version\":\s*\"([\w.+-]{1,40})\"", lambda m: m.group(1)),
+    ),
+)
+
+ENGINE = Engine(
+    name="lmstudio", label="LM Studio", log=LOG, wraps="llamacpp", aliases=("lm-studio", "lms"),
+    flags={"max_model_len": "Context Length {n} (load settings; lms load --context-length {n})",
+           "gpu_layers": "GPU Offload {n} layers (load settings)",
+           "kv_cache_dtype": "K Cache / V Cache Quantization Type q8_0 (load settings, with Flash Attention)",
+           "flash_attn": "Flash Attention on (load settings)",
+           "kv_offload": "Offload KV Cache to GPU Memory off (load settings)",
+           "n_ubatch": "Evaluation Batch Size {n} (load settings)",
+           "quantization": "a smaller quant of the model (Q4_K_M)"},
+)
