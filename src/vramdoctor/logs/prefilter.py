@@ -26,11 +26,12 @@ Req = "frozenset[str] | None"  # one of these words is in every match; None: no 
 
 
 def _best(options: list[frozenset[str]]) -> frozenset[str] | None:
-    """The most selective requirement: fewest words, then the shortest word longest."""
+    """The most selective requirement: words of 5+ characters first (" to " or "ing" is in most lines), then
+    fewest words, then the shortest word longest."""
     good = [o for o in options if o and all(len(w) >= MIN_WORD for w in o)]
     if not good:
         return None
-    return min(good, key=lambda o: (len(o), -min(len(w) for w in o)))
+    return min(good, key=lambda o: (min(len(w) for w in o) < 5, len(o), -min(len(w) for w in o)))
 
 
 def _seq(items: Sequence, icase: bool) -> frozenset[str] | None:

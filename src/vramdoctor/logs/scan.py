@@ -27,6 +27,9 @@ MAX_RUNS = 200  # runs kept whole: the first KEEP_FIRST_RUNS and the latest (a c
 KEEP_FIRST_RUNS = 20
 
 
+_UNKNOWN = object()  # a verdict not yet read
+
+
 class Scanner:
     """Feed (line_no, text) with `feed`, then `finish`: one RunFacts per server start.
 
@@ -188,9 +191,10 @@ class Scanner:
         f.deciding = (first, whole) if v.phase else f.deciding
         return True
 
-    def _failure(self, r: RunFacts, line_no: int, text: str, c: dict[str, set[int]], v=None) -> bool:
-        """Record a failure or pressure line (`v`: its verdict, if already known); True if the line is one."""
-        if v is None:
+    def _failure(self, r: RunFacts, line_no: int, text: str, c: dict[str, set[int]], v=_UNKNOWN) -> bool:
+        """Record a failure or pressure line (`v`: its verdict, None for none, if already known); True if the
+        line is one."""
+        if v is _UNKNOWN:
             v = self.k.verdict(text, c.get("msg", set()))
         if v is None and c.get("frame") and PY_FRAME.search(text):
             kind, wrapper = "error", False  # a traceback pasted without its header or exception line
