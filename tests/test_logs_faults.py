@@ -1765,3 +1765,21 @@ def test_processes_several_ranks_list_are_named_once_and_may_be_its_own():
     """))
     said = " | ".join(a["why"] for a in run.advice)
     assert said.count("pid 157") == 1 and "ranks" in said, run.advice
+
+
+@pytest.mark.parametrize("banner,has,lacks", [
+    ("INFO 04-10 10:00:00 llm_engine.py:74] Initializing an LLM engine (v0.4.0.post1) with config: model='m'",
+     ["--kv-cache-dtype fp8_e5m2"], ["--cpu-offload-gb"]),
+    ("INFO 07-01 10:00:00 api_server.py:206] vLLM API server version 0.5.0.post1",
+     ["--kv-cache-dtype fp8 ", "--enable-chunked-prefill"], ["--cpu-offload-gb", "fp8_e5m2"]),
+    ("(APIServer pid=1) INFO 09-01 12:00:00 [api_server.py:1800] vLLM API server version 0.10.1.1",
+     ["--kv-cache-dtype fp8 ", "--enable-chunked-prefill"], ["fp8_e5m2"]),
+])
+def test_vllm_advice_uses_the_flags_of_the_release_in_the_log(banner, has, lacks):
+    run = run_of(diag(f"""
+        {banner}
+        ValueError: The model's max seq len (4096) is larger than the maximum number of tokens that can be stored in KV cache (3664). Try increasing gpu_memory_utilization or decreasing max_model_len when initializing the engine.
+    """))
+    said = flags(run) + " "
+    assert run.kind == "KV_CAPACITY"
+    assert all(h in said for h in has) and not any(x in said for x in lacks), said

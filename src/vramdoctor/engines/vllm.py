@@ -13,6 +13,8 @@ groups x block_size; max model length estimate by binary search).
 
 from __future__ import annotations
 
+import re
+
 from ..spec import ModelSpec
 from .base import (Budget, Overhead, RulesBase, Settings, activation_estimate, cdiv, kv_dtype, sampler_estimate,
                    state_bytes_per_seq, weights_per_gpu)
@@ -122,6 +124,33 @@ def _defaults(version: str | None) -> dict:
             return d
         d["gpu_memory_utilization"] = 0.92 if (major, minor) >= (0, 20) else 0.9
     return d
+
+
+def _release(version: object) -> tuple[int, ...] | None:
+    """'0.4.0.post1' -> (0, 4, 0); None when it does not start with numbers."""
+    m = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?", str(version or ""))
+    return tuple(int(x or 0) for x in m.groups()) if m else None
+
+
+def _flags_for(flags: dict, n: dict) -> dict:
+    """The flags of the release the log shows (vLLM's release notes and `engine/arg_utils.py` per tag):
+    `--kv-cache-dtype` from 0.3.0 (fp8_e5m2 only; "fp8", e4m3, from 0.4.1), `--enable-chunked-prefill` from
+    0.4.0 (before it `--max-num-batched-tokens` must cover `--max-model-len`), `--cpu-offload-gb` from
+    0.5.3, `--disable-custom-all-reduce` with the custom all-reduce in 0.3.0."""
+    v = _release(n.get("engine_version"))
+    if v is None:
+        return flags
+    if v < (0, 4, 1):
+        flags["kv_cache_dtype"] = "--kv-cache-dtype fp8_e5m2"
+    if v < (0, 3, 0):
+        for key in ("kv_cache_dtype", "nccl"):
+            flags.pop(key, None)
+    if v < (0, 4, 0):
+        flags["max_num_batched_tokens"] = "--max-num-batched-tokens {n} (no chunked prefill before 0.4.0: it " \
+                                          "must stay at least --max-model-len)"
+    if v < (0, 5, 3):
+        flags.pop("cpu_offload", None)
+    return flags
 
 
 LOG = LogWords(
@@ -238,7 +267,7 @@ LOG = LogWords(
 
 ENGINE = Engine(
     name="vllm", kv_block_tokens=16, label="vLLM", log=LOG, rules=VllmRules, fraction_key="gpu_memory_utilization",
-    defaults=_defaults,
+    defaults=_defaults, adapt_flags=_flags_for,
     flags={"max_model_len": "--max-model-len {n}", "max_num_seqs": "--max-num-seqs {n}",
            "memory_fraction": "--gpu-memory-utilization {x}", "kv_cache_dtype": "--kv-cache-dtype fp8",
            "max_num_batched_tokens": "--enable-chunked-prefill --max-num-batched-tokens {n}",
