@@ -84,6 +84,8 @@ LOG = LogWords(
     messages=(
         # the kernel's OOM killer: host RAM, not the GPU (phase from progress: loading or serving)
         msg(r"^\s*Killed\s*$|Out of memory: Killed process|OOMKilled|oom-kill", "oom", "HOST"),
+        # PyTorch's CPU allocator (c10/core/impl/alloc_cpu.cpp): host RAM, not the GPU
+        msg(r"DefaultCPUAllocator: (?:not enough memory|can't allocate memory)", "oom", "HOST", "host-alloc-failed"),
         # NCCL's own buffers (not the KV pool): NCCL WARN Cuda failure 'out of memory'
         msg(r"NCCL.*(?:out of memory|Cuda failure)", "oom", "WARMUP", "nccl-buffers-oom"),
         msg(r"illegal memory access|illegal address", "not_oom", code="illegal-memory-access"),
@@ -103,7 +105,8 @@ LOG = LogWords(
         # the driver, not memory: "unsupported display driver / cuda driver combination", "driver version is
         # insufficient", "no CUDA-capable device"
         msg(r"unsupported display driver|cuda driver combination|driver version is insufficient|"
-            r"no CUDA-capable device|forward compatibility was attempted", "not_oom", code="cuda-driver-error"),
+            r"no CUDA-capable device|forward compatibility was attempted|Driver/library version mismatch|"
+            r"Failed to initialize NVML", "not_oom", code="cuda-driver-error"),
         # the build has no code for this GPU's architecture (CUDA's cudaErrorNoKernelImageForDevice, HIP's
         # hipErrorNoBinaryForGpu)
         msg(r"no kernel image is available|hipErrorNoBinaryForGpu|Unable to find code object for all current devices",

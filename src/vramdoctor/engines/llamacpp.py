@@ -248,6 +248,9 @@ LOG = LogWords(
             r"(?:CPU|CPU_Mapped|CUDA_Host|ROCm_Host) buffer", lambda m: True),
         fig("free_memory_bytes", r"using device \w+ \(.*\) .*?- " + SIZE + r" free"),
         fig("layers_offloaded", r"offloaded (\d+)/\d+ layers", count),
+        # printed before the buffers are allocated ("offloaded N/M" comes after them, so a failed load lacks it)
+        fig("repeating_layers_offloaded", r"offloading (\d+) repeating layers to GPU", count),
+        fig("_output_layer_offloaded", r"offloading output layer to GPU", lambda m: True),
         fig("layers_total", r"offloaded \d+/(\d+) layers", count),
         fig("file_type", r"file type\s*=\s*(\S+(?: - \w+)?)", lambda m: m.group(1)),
         fig("kv_cache_dtype", r"\bK \((\w+)\):", lambda m: m.group(1)),

@@ -50,6 +50,7 @@ LOG = LogWords(
         fig("block_bytes", r"\[BlockManager\] block_size = " + SIZE),
         fig("max_model_len", r"\bsession_len['\"]?\s*[=:]\s*(\d+)", count),
         fig("max_num_seqs", r"\bmax_batch_size['\"]?\s*[=:]\s*(\d+)", count),
+        fig("max_num_batched_tokens", r"\bmax_prefill_token_num['\"]?\s*[=:]\s*(\d+)", count),
         fig("kv_cache_dtype", r"\bquant_policy['\"]?\s*[=:]\s*([48])\b", lambda m: "int" + m.group(1)),
         fig("model_name", r"model_path['\"]?\s*[=:]\s*['\"]([^'\"]{1,300})['\"]", lambda m: m.group(1)),
     ),

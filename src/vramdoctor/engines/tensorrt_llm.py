@@ -79,6 +79,10 @@ LOG = LogWords(
         fig("free_gpu_memory_fraction", r"(?:free_gpu_memory_fraction|free_gpu_mem_fraction|freeGpuMemoryFraction)"
             r"['\"]?\s*[=:]\s*([\d.]+)", fraction),
         fig("max_num_seqs", r"\bmax_batch_size['\"]?\s*[=:]\s*(\d+)", count),
+        # the C++ runtime's settings table ("maxBatchSize: 64", "maxSequenceLen: 8192", "maxNumTokens: 8192")
+        fig("max_num_seqs", r"\bmaxBatchSize\s*[=:]\s*(\d+)", count),
+        fig("max_model_len", r"\bmaxSequenceLen\s*[=:]\s*(\d+)", count),
+        fig("max_num_batched_tokens", r"\bmaxNumTokens\s*[=:]\s*(\d+)", count),
         fig("max_num_batched_tokens", r"\bmax_num_tokens['\"]?\s*[=:]\s*(\d+)", count),
     ),
 )

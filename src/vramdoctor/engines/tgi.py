@@ -52,6 +52,7 @@ LOG = LogWords(
         fig("max_input_tokens", r"max_input_(?:length|tokens)[:=] ?(?:Some\()?(\d+)", count),
         fig("max_model_len", r"max_total_tokens:? (?:Some\()?(\d+)", count),
         fig("cuda_memory_fraction", r"cuda_memory_fraction:? ([\d.]+)", fraction),
+        fig("max_num_seqs", r"max_concurrent_requests:? (\d+)", count),
         fig("quantization", r"quantize:? (?:Some\()?(\w+)", lambda m: m.group(1)),
         fig("model_name", r"model_id:? \"([^\"]{1,300})\"", lambda m: m.group(1)),
         fig("args_listing", r"text_generation_launcher: (Args) \{", lambda m: "full"),

@@ -106,8 +106,15 @@ def _cause_shown(f: Failure) -> bool:
         return False
     if f.after or _CUT_END.search(f.text):
         return True
+    if _GOES_ON.search(f.text):  # "... one request with", "... (": the sentence goes on past the log's end
+        return False
     tail = f.text.rsplit(": ", 1)[-1]  # the words after the last label: "... error in CALL: TEXT"
     return len(tail.split()) >= 3 and not _MEMORYISH.search(tail) and "cuda" not in tail.lower()
+
+
+#: the end of a line whose sentence must go on: a word that joins to the next one, or an open bracket or comma
+_GOES_ON = re.compile(r"(?:\b(?:with|the|of|a|an|to|for|in|on|at|by|from|and|or|is|are|was|than|as|that|which|"
+                      r"when|while|but|not|no|be|has|have)|[,(\[{:=-])\s*$", re.I)
 
 
 #: a request line with a server-error status (Gin's "| 500 |", an access log's '" 500', "status_code=500")
@@ -141,7 +148,7 @@ def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Dia
 def _missing(f: Failure, place: Place | None) -> str:
     tail = f.after and all(FRAME.search(t) or t.startswith((" ", "\t")) or not t.strip() or "^^^" in t
                            for _, t in f.after)
-    if f.cut:
+    if f.cut or (not f.after and stated(f.text) and _GOES_ON.search(f.text)):
         return f"the rest of the error line: the log ends partway into it ('{f.text.strip()[-60:]}')"
     if f.kind == "error" and (not f.after or tail):
         if "Traceback" in f.text or any(FRAME.search(t) for _, t in f.after + f.before[-3:]):
@@ -159,8 +166,10 @@ def _missing(f: Failure, place: Place | None) -> str:
 def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -> Diagnosis:
     fatal = [f for f in run.failures if f.kind in ("oom", "not_oom")]
     f = fatal[0] if fatal else (run.failures[0] if run.failures else None)
-    if f is not None and f.kind == "oom" and not f.phase:  # a driver's line first, the engine's verdict soon after
-        said = [g for g in fatal if g.kind == "oom" and g.phase and 0 < g.line_no - f.line_no <= 50]
+    if f is not None and f.kind == "oom" and not (f.phase and f.code):
+        # a driver's line first, the engine's verdict (its phase, or its code for the same phase) soon after
+        said = [g for g in fatal if g.kind == "oom" and g.phase and 0 < g.line_no - f.line_no <= 50
+                and (not f.phase or g.phase == f.phase and g.code)]
         f = said[0] if said else f
     if f is None:
         return no_failure(run, engine)
@@ -202,21 +211,24 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     recovered = _recovered(run, f, place, engine)
     if recovered:
         return recovered
-    if place.phase == "HOST":  # the kernel's OOM killer: host RAM, not the GPU
+    if place.phase == "HOST":  # the kernel's OOM killer, or the CPU allocator: host RAM, not the GPU
+        alloc = f.code == "host-alloc-failed"
+        what = ("Host RAM ran out (the CPU allocator failed)" if alloc else
+                "The operating system killed the process for lack of host RAM")
         loaded = "weights_done" in f.progress
-        loading = any(phase_words(t, engine) == "WEIGHTS" for _, t in f.before[-6:])
+        loading = any(phase_words(t, engine) in ("WEIGHTS", "STARTUP") for _, t in f.before[-12:]) or (
+            alloc and any(phase_words(t, engine) == "WEIGHTS" for _, t in f.before + f.after))
         if not loaded and not loading:  # one kernel line, nothing of the run: loading or serving cannot be told
-            return Diagnosis(kind="UNDETERMINED", code="host-oom-kill", evidence=[(f.line_no, f.text)],
-                             candidates=["WEIGHTS", "RUNTIME"], phase_source="the kernel's line alone",
-                             missing="the server's own lines before it was killed",
-                             message="The operating system killed the process for lack of host RAM; the log does "
-                                     "not show whether it was loading the weights (they pass through CPU memory) or "
-                                     "serving.")
+            return Diagnosis(kind="UNDETERMINED", code="host-oom-kill" if not alloc else "host-alloc-failed",
+                             evidence=[(f.line_no, f.text)], candidates=["WEIGHTS", "RUNTIME"],
+                             phase_source="the failure line alone",
+                             missing="the server's own lines before it failed",
+                             message=what + "; the log does not show whether it was loading the weights (they pass "
+                                     "through CPU memory) or serving.")
         return Diagnosis(kind="RUNTIME" if loaded else "WEIGHTS", code="host-oom-kill" if loaded else
                          "weights-exceed-system-memory", evidence=[(f.line_no, f.text)], phase_source=place.source,
-                         message="The operating system killed the process for lack of host RAM"
-                                 + (" while serving." if loaded else " while it loaded the weights (they pass "
-                                    "through CPU memory on the way to the GPU)."))
+                         message=what + (" while serving." if loaded else " while it loaded the weights (they pass "
+                                         "through CPU memory on the way to the GPU)."))
     phase, where = place.phase, place.source
     n = run.numbers
     weights, avail = n.get("weights_bytes"), n.get("available_memory_bytes")

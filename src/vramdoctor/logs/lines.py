@@ -20,7 +20,7 @@ ECHO_END = re.compile(r"['\"],\s*(?:params: SamplingParams|sampling_params|lora_
 #: the start of a line a log writes itself: a timestamp, a level, a process tag, a bracketed source
 _STRONG = (r"^\s*(?:\(\w+[\w ]*pid=\d+\)|\[?\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:|time=|level=|"
            r"(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|\[[\w.: -]+\]|[A-Z][a-z]{2} +\d+ \d\d:|"
-           r"\d+\.\d+\.\d+\.\d+ [IWE] ")
+           r"\d+\.\d+\.\d+\.\d+ [IWE] |[A-Za-z][\w.-]*\s+\| ")  # (the last: docker compose's "svc-1  | ")
 LOG_PREFIX = re.compile(_STRONG + r"|\w+(?:_\w+)*: )")
 #: a prefix no wrapped text starts with by chance (a timestamp, a level, a process tag; not "word: ")
 STRONG_PREFIX = re.compile(_STRONG + ")")

@@ -139,6 +139,8 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
         if FRAME.search(text):
             continue
         v = k.verdict(text, k.candidates(text.lower().encode("utf-8", "replace")).get("msg", set()))
+        if v and v.phase == "HOST" and f.kind == "oom":
+            continue  # the shell's "Killed" after a GPU out-of-memory: the engine killing its own processes
         if v and v.phase and v.kind in ("oom", "error", "wrapper"):
             return Place(v.phase, "the message after the failure", (ln, text), [v.phase])
         p = phase_words(text, engine) if not STATS.search(text) else None

@@ -39,9 +39,12 @@ def _pressure(run: RunFacts) -> Diagnosis | None:
     pressure = [p for p in run.pressure if p.kind == "pressure"]
     if not pressure:
         return None
-    p = pressure[0]
+    # the engine's strongest act names the run (requests retracted beats requests waiting), then the first
+    p = min(pressure, key=lambda x: (x.code == "kv-pool-full-queueing", pressure.index(x)))
     kind = KIND_OF_PHASE.get(p.phase or "RUNTIME", "RUNTIME")
-    n = len(pressure)
+    same = [x for x in pressure if x.code == p.code]
+    pressure = same + [x for x in pressure if x.code != p.code]
+    n = len(same)
     count = f"{n}{'+' if n >= 8 else ''} warning{'s' if n > 1 else ''}"
     if kind == "KV_CAPACITY":  # at start: the pool came out smaller than the settings ask for
         message = (f"At start the KV cache pool came out smaller than the settings ask for ({count}): the engine "

@@ -144,7 +144,7 @@ class Scanner:
         failed = not joined and ("msg" in c or "frame" in c) and self._failure(r, line_no, text, c, v)
         if "msg" in c and not joined and not (self.partial and self.partial[2] == line_no):
             # an engine's words that did not match, or an error line cut short: a terminal may have wrapped it
-            if not ENDED.search(text) and ((v is None and k.explicit_words(c["msg"]))
+            if not ENDED.search(text) and not PY_FRAME.search(text) and ((v is None and k.explicit_words(c["msg"]))
                                             or (v is not None and v.engine == "generic")):
                 self.partial = (line_no, text, line_no, 0)
                 self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)
@@ -238,13 +238,15 @@ class Scanner:
         joined = bool(last and not last.retried and line_no - max(last.end_line, last.line_no) <= 3)
         if last and joined:  # one failure, many lines: lines that continue the same traceback or message join it
             last.end_line = line_no
-            if v and v.phase and last.phase is None and kind in ("oom", "error") and last.kind in ("oom", "error"):
+            if (v and v.phase and last.phase is None and kind in ("oom", "error") and last.kind in ("oom", "error")
+                    and not (v.phase == "HOST" and last.kind == "oom")):  # "Killed" after a GPU OOM: its aftermath
                 last.phase, last.deciding = v.phase, (line_no, text)  # the engine's verdict a line or two later
                 last.code = last.code or v.code
             if kind == "error" and last.kind in ("oom", "error", "not_oom"):
                 if last.kind == "error" and not stated(last.text) and stated(text):
                     # a header, a frame or a wrapper, then the exception that says what failed: that is the cause
                     last.text, last.line_no, last.wrapper, last.after = text, line_no, wrapper, []
+                    last.lines_before = self.before_source(line_no) if self.before_source else list(self.recent)
                     if last not in self.pending:
                         self.pending.append(last)
                     self.wants_every_line_until = line_no + AFTER

@@ -23,7 +23,9 @@ class Base:
             return
         value = _up(c.fraction)
         if value is not None and at_least is not None and at_least > value:
-            value = round(min(0.95, at_least), 2)
+            if at_least > 0.98:  # no fraction leaves the pool it needs: weights or GPUs must change instead
+                return
+            value = round(at_least, 2)
         self.s.add("more memory for the pool", "memory_fraction", why, "up", value, c.fraction)
 
     def _fraction_for_a_pool(self) -> float | None:
@@ -41,10 +43,10 @@ class Base:
         self.s.add("more headroom outside the pool", "memory_fraction", why, "down", _down(self.c.fraction, to),
                    self.c.fraction)
 
-    def kv8(self) -> None:
+    def kv8(self, change: str = "8-bit KV cache", why: str = "halves the bytes per token") -> None:
         if self.c.kv_dtype and _KV8.search(self.c.kv_dtype):
             return
-        self.s.add("8-bit KV cache", "kv_cache_dtype", "halves the bytes per token", "on", current=self.c.kv_dtype)
+        self.s.add(change, "kv_cache_dtype", why, "on", current=self.c.kv_dtype)
 
     def quant(self, why: str) -> None:
         if self.c.low_bit:

@@ -84,8 +84,11 @@ class KvSteps:
             # Ollama asks the runner for num_ctx x OLLAMA_NUM_PARALLEL cells (llama-server's slots share -c instead)
             s.add("one sequence at a time", "max_num_seqs", f"the KV cache is sized for {parallel} parallel slots "
                   "of num_ctx each", "down", 1, parallel)
+        host = bool(n.get("_host_alloc_failed"))  # the buffer that failed was in host RAM, not on a GPU
         free, weights = n.get("free_memory_bytes"), n.get("gpu_model_buffer_bytes")
-        if not isinstance(free, int) and isinstance(n.get("available_memory_bytes"), int):
+        if host:
+            free = None  # the GPU's free memory says nothing of the RAM the cache failed in
+        if not isinstance(free, int) and isinstance(n.get("available_memory_bytes"), int) and not host:
             free = n["available_memory_bytes"]  # Ollama's memory.available
         weights = sum(weights) if isinstance(weights, list) else weights
         if isinstance(per, int) and per > 0 and isinstance(ctx, int):
@@ -106,11 +109,17 @@ class KvSteps:
                     s.add("shorter context", "max_model_len", why, "down", target, ctx, m=max(1, target - 512))
             else:
                 examples = ", ".join(f"{x:,} tokens need {x * per / GIB:.2f} GiB" for x in (4096, 16384, 32768) if x < ctx)
-                s.add("shorter context", "max_model_len", why + "; the log does not show the memory free, so choose "
-                      "the context whose cache fits it" + (f" ({examples})" if examples else ""), "down", None, ctx)
+                where = "the host RAM it failed in" if host else "it"
+                s.add("shorter context", "max_model_len", why + f"; the log does not show the memory free, so choose "
+                      f"the context whose cache fits {where}" + (f" ({examples})" if examples else ""), "down", None,
+                      ctx)
         else:
             s.add("shorter context", "max_model_len", "the KV cache grows in proportion to the context", "down")
-        self.kv_off()
+        if host:  # the cache (or the layers beside it) was already in host RAM: more of it on the GPU, or more RAM
+            s.say("more host memory", "the KV cache buffer that failed was in system RAM (a CPU build, -nkvo, or the "
+                  "layers left on the CPU): add RAM, or put the cache on a GPU that has room")
+        else:
+            self.kv_off()
         self.kv8()
         ub = n.get("n_ubatch")
         if not (isinstance(ub, int) and ub <= 256):

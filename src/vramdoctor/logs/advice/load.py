@@ -104,12 +104,19 @@ class LoadSteps:
 
     def weights(self) -> None:
         s, n, c, code = self.s, self.n, self.c, self.code
-        if code == "weights-exceed-system-memory":
+        host = code == "weights-exceed-system-memory"  # host RAM ran out: nothing may move to the CPU
+        if host:
             s.say("more host memory", "the weights pass through CPU RAM on the way to the GPU: add RAM or swap, or "
                   "load with mmap / safetensors so they are not copied")
         offl = n.get("layers_offloaded")
         offl = offl[-1] if isinstance(offl, list) and offl else offl
-        if (s.name in GGML or s.engine is None and n.get("layers_total")) and n.get("_host_alloc_failed"):
+        rep = n.get("repeating_layers_offloaded")
+        if offl is None and isinstance(rep, int):  # a load that failed before "offloaded N/M layers"
+            offl = rep + (1 if n.get("_output_layer_offloaded") else 0)
+        if host and (s.name in GGML or s.engine is None and n.get("layers_total")):
+            s.add("more layers on the GPU", "gpu_layers", "layers on the GPU do not stay in host RAM, if the GPU has "
+                  "room", "up", None, offl if isinstance(offl, int) else None)
+        elif (s.name in GGML or s.engine is None and n.get("layers_total")) and n.get("_host_alloc_failed"):
             # the buffer that failed was in host RAM (the layers kept on the CPU): more on the GPU, or more RAM
             s.say("more host memory", "the weights that stay on the CPU did not fit in RAM: add RAM, or load with mmap")
             s.add("more layers on the GPU", "gpu_layers", "moves weights from host RAM to the GPU, if it has room",
@@ -129,7 +136,7 @@ class LoadSteps:
         self.quant("the weights alone do not fit; context length does not matter here")
         s.add("more GPUs", "tensor_parallel_size", "splits the weights across GPUs", "up", _more_gpus(n),
               _tp_now(n))
-        if s.name not in GGML and s.has("cpu_offload"):
+        if s.name not in GGML and s.has("cpu_offload") and not host:
             cur = c.cpu_offload_gb
             gb = s.name in ("vllm", "sglang", "aphrodite")  # a GiB count to raise until the load succeeds
             value = math.ceil((cur or 0) + 8) if gb else None

@@ -15,14 +15,14 @@ class ServingSteps:
         self.cap()
         self.free_gpu()
         if code == "host-oom-kill":
-            s.say("more host memory", "the operating system killed the server for lack of RAM (CPU offload, "
-                  "swap-space, or pinned buffers): add RAM or offload less")
+            s.say("more host memory", "the server ran out of system RAM (CPU offload, swap-space, pinned buffers or "
+                  "the prefix cache kept in RAM): add RAM or offload less")
             return
         if code == "request-slots-exhausted":  # the request-slot pool, not the KV token pool
             self.seqs_down("the request slots ran out (the engine's own advice); the KV pool itself may be nearly empty")
             return
         if code in ("kv-pool-full-retracting", "kv-pool-full-preempting", "kv-pool-full-queueing", "kv-blocks-exhausted",
-                    "kv-cache-entries-exhausted", "kv-cache-full"):
+                    "kv-cache-entries-exhausted", "kv-cache-full", "kv-cache-full-request-failed"):
             self._pool_full()
             return
         if code == "metal-command-buffer-oom":
@@ -31,9 +31,12 @@ class ServingSteps:
             s.say("fewer prompt logprobs", "prompt_logprobs materialise a prompt-length x vocabulary float32 matrix; "
                   "ask for them on shorter prompts, or not at all")
         prompt = n.get("prompt_tokens")
+        value = prompt // 2 if isinstance(prompt, int) and prompt > 1 else None
+        inputs = n.get("max_input_tokens")  # TGI: the input limit moves with the total (it must stay below it)
+        m = (min(inputs, value - 1) if value and value > 1 else f"lower than {inputs:,}") if isinstance(inputs, int) \
+            else "a lower value than now"
         s.add("shorter requests first", "max_model_len", "one long prompt's prefill is the usual peak; cap "
-              "per-request length", "down", prompt // 2 if isinstance(prompt, int) and prompt > 1 else None,
-              prompt, m="a lower value than now")
+              "per-request length", "down", value, prompt, m=m)
         s.add("smaller prefill chunks", "max_num_batched_tokens", "spreads a long prompt over several steps", "down")
         if s.name == "koboldcpp":
             s.add("smaller BLAS batches", "n_ubatch", "each prompt batch's compute buffer grows with it", "down", 256)
@@ -50,7 +53,9 @@ class ServingSteps:
                       parallel)
             s.add("more cells", "max_model_len", "a larger -c holds more tokens at once (if memory allows)", "up",
                   None, self.n.get("n_ctx"))
-            self.kv8()
+            # the cache is sized in cells (-c), not bytes: an 8-bit cache alone adds none
+            self.kv8("8-bit KV cache with a larger -c", "halves the bytes per token, so about twice the -c fits "
+                     "in the same memory; on its own it adds no cells")
             return
         running = self.n.get("running_reqs")
         peak = max(running) if isinstance(running, list) and running else None

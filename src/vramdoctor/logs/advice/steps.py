@@ -73,6 +73,9 @@ class _Steps:
             current = _shown(setting, self.n)
         if value is not None and current is not None and value == current:
             return  # never propose what is in use
+        if (isinstance(value, (int, float)) and isinstance(current, (int, float)) and not isinstance(value, bool)
+                and (direction == "up" and value < current or direction == "down" and value > current)):
+            return  # a value on the wrong side of the one in use: the step would move the setting the wrong way
         if text:
             words = {"down": "a lower value than now", "up": "a higher value than now"}.get(direction or "", "")
             if current is not None and direction in ("down", "up") and isinstance(current, (int, float)):
