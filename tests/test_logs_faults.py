@@ -1783,3 +1783,94 @@ def test_vllm_advice_uses_the_flags_of_the_release_in_the_log(banner, has, lacks
     said = flags(run) + " "
     assert run.kind == "KV_CAPACITY"
     assert all(h in said for h in has) and not any(x in said for x in lacks), said
+
+
+# --- round 7 ---------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "Exception: Capture CUDA graph failed: Error building extension 'batch_prefill_with_kv_cache_dtype_q_bf16'",
+    "Exception: Failed to import flashinfer: libcudart.so.12: cannot open shared object file",
+    "Error: model architecture Gemma3nForConditionalGeneration is not supported by this build",
+])
+def test_a_bare_exception_with_a_cause_names_it(line):
+    run = run_of(diag(f"""
+        Traceback (most recent call last):
+          File "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line 309, in __init__
+            raise Exception(
+        {line}
+    """))
+    assert run.kind == "NOT_OOM", run
+
+
+@pytest.mark.parametrize("last", ["ggml_backend_sycl_buffer_", "llama_init_from_model: flash_attn = ",
+                                  "    self.model_runner = ModelRunner("])
+def test_a_log_cut_inside_an_identifier_or_a_call_is_cut(last):
+    run = run_of(diag(f"""
+        llama_kv_cache_init:      SYCL0 KV buffer size =   782.00 MiB
+        llama_init_from_model: pipeline parallelism enabled (n_copies=4)
+        {last}
+    """))
+    assert run.kind == "UNDETERMINED" and run.code in ("log-cut-off", "log-ends-during-step"), run
+
+
+@pytest.mark.parametrize("code_line", [
+    'self.value_buffer = [torch.empty((size, head_num, head_dim), dtype=dtype, device="cuda") for _ in range(n)]',
+    "self.kv_buffer = torch.empty((layer_num, size, 2 * head_num, head_dim), dtype=dtype, device='cuda')",
+    "k_cache = torch.zeros(num_blocks, block_size, num_kv_heads, head_size, dtype=self.dtype, device=device)",
+])
+def test_a_kv_buffer_allocation_just_above_an_oom_is_kv(code_line):
+    run = run_of(diag(f"""
+        {code_line}
+
+        torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.14 GiB (GPU 0; 79.35 GiB total capacity; 77.83 GiB already allocated; 711.19 MiB free; 77.83 GiB reserved in total by PyTorch)
+    """))
+    assert run.kind == "KV_CAPACITY", run
+
+
+@pytest.mark.parametrize("text,code", [
+    ("ERROR phase_continue_prefills::run_standard: Prefill chunk error: KV cache exhausted: no free blocks",
+     "kv-blocks-exhausted"),
+    ("2024-03-11T18:16:28Z [TensorRT-LLM][ERROR] Encountered an error in forward function: [TensorRT-LLM][ERROR] "
+     "Assertion failed: freeBlockIterator.has_value() (/src/tensorrt_llm/batch_manager/kvCacheManager.cpp:195)",
+     "kv-blocks-exhausted"),
+    ("2025-06-01T10:00:00Z ERROR vllm_rs::server: Remaining 1406272 kvcache tokens, but your prompt requires 1717120 "
+     "new tokens, please request later!", "request-exceeds-kv-pool"),
+])
+def test_other_servers_words_for_a_full_pool_are_runtime(text, code):
+    run = run_of(diag(text))
+    assert run.kind == "RUNTIME" and run.code == code, run
+
+
+@pytest.mark.parametrize("line", [
+    "LLM error: Check 'res.m_status == ov::genai::GenerationStatus::FINISHED' failed at src/cpp/src/llm/pipeline.cpp:"
+    "300: Got unfinished GenerationStatus",
+    "[TensorRT-LLM][ERROR] Assertion failed: mNextBlocks.size() == mBlocks.size() (/src/batch_manager/x.cpp:88)",
+    "AssertionError: seq_lens_sum must match",
+])
+def test_an_internal_check_that_failed_does_not_say_it_is_not_memory(line):
+    run = run_of(diag(line))
+    assert run.kind == "UNDETERMINED" and run.oom is None, run
+
+
+@pytest.mark.parametrize("text", [
+    """
+    libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)
+    """,
+    """
+    127.0.0.1 - - [01/Mar/2025 10:00:00] "POST /v1/chat/completions HTTP/1.1" 200 -
+    [METAL] Command buffer execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)
+    """,
+])
+def test_mlx_metal_oom_is_not_llamacpp_and_gets_the_metal_limit(text):
+    rep = diag(text)
+    run = run_of(rep)
+    assert rep.engine == "mlx" and "-c " not in flags(run) and "-ngl" not in flags(run), (rep.engine, run.advice)
+    assert any("Metal" in a["change"] for a in run.advice), run.advice
+
+
+def test_llamacpp_metal_oom_stays_llamacpp():
+    rep = diag("""
+        ggml_metal_graph_compute: command buffer 0 failed with status 5
+        error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)
+    """)
+    assert rep.engine == "llamacpp" and run_of(rep).code == "metal-command-buffer-oom"

@@ -127,6 +127,13 @@ LOG = LogWords(
         msg(r"exception: access violation|Segmentation fault|\bSIGSEGV\b|segfault at ", "not_oom",
             code="crash-access-violation"),
         # DeepSpeed-MII / FastGen: its KV blocks ran out mid-generation; it frees them all and recomputes
+        # Apple's Metal error string: any Metal program's (llama.cpp, MLX, PyTorch MPS), so no engine's evidence
+        msg(r"kIOGPUCommandBufferCallbackErrorOutOfMemory", "oom", code="metal-command-buffer-oom"),
+        # a KV pool that is full while serving, in plain words (servers without an engine module: atlas, ...)
+        msg(r"KV cache (?:is )?exhausted|no free (?:KV )?blocks", "oom", "RUNTIME", "kv-blocks-exhausted"),
+        # a request refused for want of KV room (vllm.rs "Remaining N kvcache tokens, but your prompt requires M")
+        msg(r"Remaining \d+ kv ?cache tokens, but (?:your )?prompt requires", "pressure", "RUNTIME",
+            "request-exceeds-kv-pool"),
         msg(r"Deadlock detected\. Resetting KV cache and recomputing requests", "pressure", "RUNTIME",
             "kv-pool-full-recomputing"),
         # one pattern per wording: a line is tried only against the wordings whose words it holds (one
@@ -135,6 +142,7 @@ LOG = LogWords(
         # a fatal error whose cause these words do not say (one pattern each: a line is tried only against
         # the patterns whose words it holds)
         msg(r"\w(?:Error:|Exception:)", "error"),
+        msg(r"^\W{0,3}(?:Exception|Error): \S", "error"),  # Python's base classes: "Exception: <message>"
         msg(r"CUDA (?:runtime )?error", "error"),
         msg(r"Traceback \(most recent call last\)", "error"),
         msg(r"\bpanic:|Check failed|terminate called|core dumped|FATAL EXCEPTION|GGML_ASSERT|GGML_ABORT|"
@@ -154,7 +162,8 @@ LOG = LogWords(
                       r"(?:layers|models)/\w+\.py\W+line \d+, in __init__|self\._apply\(|\bin _apply\b|"
                       r"Parameter\(torch\.empty|_load_pretrained_model|dispatch_model|loading model tensors|"
                       r"checkpoint shards:|Loading weights|loading weights|Loading model weights"),
-        "KV": rx(r"kv_cache_init|allocate_kv|kv cache|kv_cache|cache blocks"),
+        "KV": rx(r"kv_cache_init|allocate_kv|kv cache|kv_cache|cache blocks|\b(?:kv|key|value|k|v)_(?:buffer|cache)s?"
+                 r"\s*=\s*\[?\s*torch\.(?:empty|zeros)"),
         "WARMUP": rx(r"\bcaptur|cuda_graph|CudaGraph|CUDA graphs can take|graph_runner|warm(?:ing)?[ _-]?up|\bprofil|"
                      r"torch_compile_cache"),
         "RUNTIME": rx(r"\bin generate\b|\.generate\(|generate_step|greedy_search|beam_search|\bin _sample\b|"

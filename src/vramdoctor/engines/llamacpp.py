@@ -186,7 +186,7 @@ LOG = LogWords(
         msg(r"not enough space in the context's memory pool", "not_oom", code="ggml-context-pool-too-small"),
         # pinned host memory is optional: llama.cpp warns and goes on with pageable memory
         msg(r"failed to allocate [\d.]+ [KMG]iB of pinned memory", "note"),
-        msg(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|command buffer \d+ failed with status 5", "oom",
+        msg(r"command buffer \d+ failed with status 5", "oom",
             code="metal-command-buffer-oom"),
         # the model file itself cannot be opened or parsed (gguf.cpp gguf_init_from_file_impl): not memory
         msg(r"gguf_init_from_file\w*: (?:failed to open|failed to read|invalid magic|tensor .* has invalid)",

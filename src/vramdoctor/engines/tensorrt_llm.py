@@ -30,6 +30,8 @@ LOG = LogWords(
                   r"\[TensorRT-LLM\] TensorRT-LLM version:", 0),),
     messages=(
         msg(r"No free blocks left", "oom", "RUNTIME", "kv-blocks-exhausted"),
+        # the block manager's own assertion when it finds no free block (kvCacheManager.cpp getFreeBlock)
+        msg(r"Assertion failed: freeBlockIterator\.has_value\(\)", "oom", "RUNTIME", "kv-blocks-exhausted"),
         msg(r"tokens the KV cache can hold|maxTokensInPagedKvCache(?: \(\d+\))? must be large enough to process at least 1 sequence",
             "oom", "KV", "max-model-len-exceeds-kv-cache"),
         msg(r"\[TensorRT-LLM\]\[ERROR\]", "error"),

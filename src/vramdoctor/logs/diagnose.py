@@ -102,7 +102,7 @@ _NOT_OOM = {
 def _cause_shown(f: Failure) -> bool:
     """The failure's own words state what went wrong (not a wrapper, not a bare frame or header, not cut). A last
     line that may be cut ("CUDA ru") counts only if it ends a sentence or reads whole without CUDA or memory words."""
-    if f.wrapper or not stated(f.text):
+    if f.wrapper or not stated(f.text) or _CHECK.search(f.text):
         return False
     if f.after or _CUT_END.search(f.text):
         return True
@@ -110,6 +110,11 @@ def _cause_shown(f: Failure) -> bool:
         return False
     tail = f.text.rsplit(": ", 1)[-1]  # the words after the last label: "... error in CALL: TEXT"
     return len(tail.split()) >= 3 and not _MEMORYISH.search(tail) and "cuda" not in tail.lower()
+
+
+#: an internal check that failed (OpenVINO's "Check '...' failed", an assertion): it says which invariant broke,
+#: not why; a pool too small for a sequence breaks some engines' checks
+_CHECK = re.compile(r"\bCheck\b.{0,300}\bfailed\b|\bAssertion\b.{0,300}\bfailed\b|\bAssertionError\b")
 
 
 #: the end of a line whose sentence must go on: a word that joins to the next one, or an open bracket or comma
@@ -154,6 +159,8 @@ def _missing(f: Failure, place: Place | None) -> str:
         if "Traceback" in f.text or any(FRAME.search(t) for _, t in f.after + f.before[-3:]):
             return "the error line itself: the log ends inside the traceback, before the line that says what failed"
         return "the cause: this error says that something failed, not why, and no line after it says more"
+    if f.kind == "error" and _CHECK.search(f.text):
+        return "the cause: an internal check failed, which says what was wrong, not why (memory among the causes)"
     if f.kind == "error":
         return "the error that caused this one: this line only reports that something failed elsewhere"
     if f.elided:

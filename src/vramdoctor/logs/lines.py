@@ -25,7 +25,7 @@ LOG_PREFIX = re.compile(_STRONG + r"|\w+(?:_\w+)*: )")
 #: a prefix no wrapped text starts with by chance (a timestamp, a level, a process tag; not "word: ")
 STRONG_PREFIX = re.compile(_STRONG + ")")
 #: an error line that says what went wrong: an exception class and its message, "error: ...", a CUDA error text
-STATED = re.compile(r"\b(?:\w+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt):\s+\S.{6,}|\berror: \S.{6,}|"
+STATED = re.compile(r"\b(?:\w+\.)*(?:[A-Z]\w*)?(?:Error|Exception|Exit|Interrupt):\s+\S.{6,}|\berror: \S.{6,}|"
                     r"\b(?:CUDA|HIP|ROCm) error(?: \d+ at \S+)?: \S.{6,}|\bCUDA runtime error in .{1,200}?\): \S.{6,}|\b(?:[Ff]ailed|FAILED|[Uu]nable) to [\w ]{1,60}: (?![/~.'\x22]|\w:\\|\S+\.(?:gguf|bin|safetensors|pt)\b)\S.{5,}|\bfailed: \S.{6,}|\berror loading [\w ]{1,40}: \S.{6,}")
 
 
@@ -83,7 +83,12 @@ def cut_mid_line(last: str, before: list[str]) -> bool:
     "2024-11-02:13:33:" after timestamped lines, "... #to" after "... #token: 1920"), so whatever followed
     is missing. A line that ends where another goes on after a space ("web-1  |", "Loading model") is
     whole. before: the lines just before it, oldest first."""
-    if len(last.strip()) < 2 or last[-1:].isspace():
+    t = last.rstrip()
+    if len(t.strip()) < 2:
+        return False
+    if t[-1] in "_([{=," and not t.lstrip().startswith(("#", "//")):  # no whole log line ends so
+        return True
+    if last[-1:].isspace():
         return False
     n = len(last)
     return any(len(b) > n and b.startswith(last) and not b[n].isspace() for b in before[-CUT_LOOKBACK:])

@@ -76,6 +76,8 @@ def _unwrapped(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
 
 
 _SETTING = re.compile(r"\w+\s*=\s*['\"\w]|'\w+': ")
+#: a line of code (a traceback's source line), whose keyword arguments are not a dump of settings
+_CODE = re.compile(r"^\s*(?:self\.)?\w+(?:\[\w+\])?\s*=\s*\[?\s*(?:torch|np|self)\.\w+")
 
 
 def is_progress(text: str) -> bool:
@@ -83,7 +85,8 @@ def is_progress(text: str) -> bool:
     settings (`kv_cache_dtype='auto'` names a setting, not a step under way)."""
     k = knowledge()
     return (bool(STATS.search(text)) or any(p.search(text) for _, p in k.milestones)
-            or any(p.search(text) for p in k.run_start) or len(_SETTING.findall(text)) >= 3)
+            or any(p.search(text) for p in k.run_start)
+            or len(_SETTING.findall(text)) >= 3 and not _CODE.search(text))
 
 
 @dataclass

@@ -86,9 +86,20 @@ class ServingSteps:
             rules = "generic"
         pull = ("a KV cache too large for -c wants a smaller -c, a compute buffer a smaller batch" if s.name in GGML
                 else "a KV shortfall wants a larger pool, a warm-up one more headroom outside it")
-        s.say("find the phase first", f"the ledgers pull opposite ways ({pull}): pass the server's whole log from its "
-              f"start line to the end of the error, or run `vramdoctor estimate MODEL --engine {rules}` with the "
-              "server's settings to see which ledger is tight")
+        if self.code in ("log-cut-off", "log-ends-during-step"):
+            s.say("read the rest of the log", "the log stops before anything failed or finished: pass it to its end "
+                  "(`docker logs`, `journalctl -u ...`, the whole file), or run `vramdoctor estimate MODEL --engine "
+                  f"{rules}` with the server's settings to see whether they fit")
+        elif len(candidates) == 1:
+            s.say("confirm the phase", f"only {candidates[0]} is left by the progress the log shows, but no line says "
+                  f"so: pass the whole log from its start line, or run `vramdoctor estimate MODEL --engine {rules}` "
+                  "with the server's settings")
+        else:
+            s.say("find the phase first", f"the ledgers pull opposite ways ({pull}): pass the server's whole log from "
+                  f"its start line to the end of the error, or run `vramdoctor estimate MODEL --engine {rules}` with "
+                  "the server's settings to see which ledger is tight")
+        if self.code == "metal-command-buffer-oom":
+            self._metal_limit()
         if self.code == "failure-cause-not-shown":
             s.say("find the cause", "the line that says why the run failed is missing; memory may not be the cause")
 

@@ -1,0 +1,29 @@
+"""MLX LM: `mlx_lm.server` / `mlx_lm.generate` (and mlx-vlm) on Apple silicon.
+
+Sources (ml-explore/mlx, ml-explore/mlx-lm): `mlx/backend/metal/eval.cpp` / `device.cpp` ("[METAL] Command
+buffer execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)", an
+uncaught C++ exception that ends the process), `mlx_lm/server.py` (its access lines and "Starting httpd
+at ..."), `mlx_lm/generate.py` (--max-kv-size: a rotating KV cache of that many tokens). Memory is the
+Metal working set of unified memory: macOS lets the GPU wire only part of it (`iogpu.wired_limit_mb`).
+"""
+
+from __future__ import annotations
+
+from .interface import Engine, LogWords
+from .words import rx
+
+LOG = LogWords(
+    fingerprint=rx(r"mlx_lm|mlx-lm|mlx_vlm|mlx\.core|\[METAL\] Command buffer execution failed|mlx-community/|"
+                   r"Batch eval all weights"),
+    milestones=(
+        ("weights_done", rx(r"Batch eval all weights")),
+        ("ready", rx(r"Starting httpd at")),
+        ("requests", rx(r"\"POST /v1/(?:chat/)?completions")),
+    ),
+)
+
+ENGINE = Engine(
+    name="mlx", label="MLX LM", log=LOG, aliases=("mlx-lm", "mlx_lm", "mlx-vlm"),
+    flags={"max_model_len": "shorter prompts, or --max-kv-size {n} (mlx_lm.generate: a rotating KV cache)",
+           "quantization": "a 4-bit MLX conversion of the model (mlx_lm.convert -q, or an mlx-community -4bit repo)"},
+)
