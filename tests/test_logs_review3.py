@@ -87,3 +87,35 @@ def test_llamacpp_layers_that_fit_come_from_the_offload_lines_before_the_failed_
 def test_an_8bit_cache_for_full_cells_comes_with_a_larger_context():
     text = said(run_of("llamacpp-noslot.log"))
     assert "larger -c" in text, text
+
+
+def test_cli_small_things(tmp_path):
+    import subprocess
+    import sys
+    vd = [sys.executable, "-m", "vramdoctor"]
+    blank = tmp_path / "blank.log"
+    blank.write_text("\n   \n\t\n")
+    r = subprocess.run(vd + ["logs", str(blank)], capture_output=True, text=True)
+    assert r.returncode == 2 and "blank lines" in r.stderr and "Traceback" not in r.stderr
+    r = subprocess.run(vd + ["logs", str(DATA / "nvml-mismatch.log"), "-o", str(tmp_path)], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and "is a folder" in r.stderr
+    r = subprocess.run(vd + ["--version"], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.startswith("vramdoctor ")
+    r = subprocess.run(vd + ["estimate", str(DATA / "nvml-mismatch.log")], capture_output=True, text=True)
+    assert r.returncode == 2 and "vramdoctor logs" in r.stderr
+
+
+@pytest.mark.parametrize("served,model,other", [
+    ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen2.5-7B-Instruct", True),
+    ("/models/Llama-3.1-8B-Instruct-Q4_K_M.gguf", "meta-llama/Llama-3.1-8B-Instruct", False),
+    ("meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct", False),
+])
+def test_the_model_check_says_when_the_log_serves_another_model(served, model, other):
+    from vramdoctor.logs.check import model_checker
+    from vramdoctor.sources import load_model
+    import dataclasses
+    spec = load_model(str(Path(__file__).parent / "data" / "configs" / "Qwen__Qwen2.5-7B-Instruct.config.json"))
+    spec = dataclasses.replace(spec, name=model)
+    notes = model_checker(spec)({"model_name": served}, {}, "vllm")
+    assert any("serves" in n for n in notes) is other, notes

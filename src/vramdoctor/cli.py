@@ -174,6 +174,14 @@ def logs(
         if output and any(_same_file(p, output) for p in paths):
             raise UsageError(f"the report would overwrite the log '{output}'.", option="--output",
                              hint="Write the report to another file.")
+        if output:
+            parent = Path(output).parent
+            if Path(output).is_dir():
+                raise UsageError(f"'{output}' is a folder.", option="--output",
+                                 hint="Give a file name for the report, e.g. `-o report.txt`.")
+            if not parent.is_dir():
+                raise UsageError(f"the folder '{parent}' does not exist.", option="--output",
+                                 hint="Create it first, or write the report elsewhere.")
         if follow and len(paths) > 1:
             raise UsageError("--follow reads one log at a time.", option="--follow",
                              hint="Run one `vramdoctor logs -f` per log, or diagnose them together without -f.")
@@ -208,8 +216,9 @@ def logs(
         else:
             for p, rep, warnings in reports:
                 render_log(rep, console, fn(p) if fn else p, fn)
-                for w in warnings:
-                    console.print(f"[yellow]warning:[/] {escape(fn(w) if fn else w)}")
+                for w in warnings:  # in the report file, or on standard error beside the report on the terminal
+                    (console if sink else err).print(f"[yellow]warning:[/] {escape(fn(w) if fn else w)}",
+                                                     soft_wrap=True)
         if sink:
             sink.close()
             err.print(f"report written to {escape(output)} (redacted: {'yes' if use_redact else 'no'})")
@@ -230,8 +239,20 @@ def _same_file(log: str, output: str) -> bool:
     return (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino)
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            print(f"vramdoctor {version('vramdoctor')}")
+        except PackageNotFoundError:
+            print("vramdoctor (not installed as a package)")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _root() -> None:
+def _root(show_version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                            help="Print the version and exit.")) -> None:
     """vramdoctor: GPU memory of an LLM server, as two ledgers plus overhead."""
 
 

@@ -80,4 +80,4 @@ def gpu_memory(gpu: str | None, gpu_memory_text: str | None) -> tuple[int, str]:
     if gpu_memory_text is not None:
         return parse_bytes(gpu_memory_text, option="--gpu-memory"), gpu_memory_text
     g = find_gpu("H100-80GB" if gpu is None else gpu)
-    return g.memory_bytes, g.name
+    return g.memory_bytes, g.name + (" (assumed: no --gpu or --gpu-memory given)" if gpu is None else "")

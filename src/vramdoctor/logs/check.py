@@ -18,6 +18,10 @@ def model_checker(spec: ModelSpec) -> Callable[[dict, dict, str], list[str]]:
 
     def check(numbers: dict, derived: dict, engine: str) -> list[str]:
         notes = []
+        served = numbers.get("model_name")
+        a, b = (_base(served) if isinstance(served, str) else ""), _base(spec.name)
+        if a and b and a not in b and b not in a:  # ("llama-3.1-8b-instruct-q4_k_m" is that model, quantized)
+            notes.append(f"the log serves {served}, not {spec.name}: the comparisons below are with another model")
         rules = get_engine(engine if engine in ("vllm", "sglang", "llamacpp") else "generic")
         expect = rules.engine_bytes_per_token(spec, Settings())
         seen = derived.get("kv_bytes_per_token")
@@ -42,3 +46,12 @@ def model_checker(spec: ModelSpec) -> Callable[[dict, dict, str], list[str]]:
         return notes
 
     return check
+
+
+def _base(name: str) -> str:
+    """A model's name without its organisation, path, file extension or case ("meta-llama/Llama-3.1-8B-Instruct"
+    and "/models/llama-3.1-8b-instruct" are the same name)."""
+    tail = name.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].lower()
+    for ext in (".gguf", ".safetensors", ".bin"):
+        tail = tail.removesuffix(ext)
+    return "".join(ch for ch in tail if ch.isalnum())

@@ -162,6 +162,9 @@ def read_blocks(path: str, *, follow: bool = False, poll_s: float = 0.5, idle_st
     if not head and not follow:
         raise LogInputError("is empty: there is nothing to diagnose.", path=path,
                             hint="Pass the server's log file, or pipe it in with `... 2>&1 | vramdoctor logs -`.")
+    if not follow and len(head) < SNIFF and not head.strip():
+        raise LogInputError("holds only blank lines or spaces: there is nothing to diagnose.", path=path,
+                            hint="Pass the server's log file, or pipe it in with `... 2>&1 | vramdoctor logs -`.")
     kind = what_binary(head)
     if kind:
         if any(a in kind for a in ARCHIVES) and "checkpoint" not in kind:

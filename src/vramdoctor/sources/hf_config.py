@@ -30,8 +30,11 @@ def load_json(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
+        looks_like_log = not text.lstrip().startswith(("{", "[")) and text.count("\n") >= 2
+        hint = ("It reads like a server's log: to diagnose it, run `vramdoctor logs " + str(path) + "`." if looks_like_log
+                else "Re-download the file or fix the syntax.")
         raise ModelSourceError(f"is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}.",
-                               path=str(path), hint="Re-download the file or fix the syntax.") from None
+                               path=str(path), hint=hint) from None
     if not isinstance(data, dict):
         raise ModelSourceError("must hold a JSON object.", path=str(path))
     return data
