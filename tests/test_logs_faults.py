@@ -1874,3 +1874,19 @@ def test_llamacpp_metal_oom_stays_llamacpp():
         error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)
     """)
     assert rep.engine == "llamacpp" and run_of(rep).code == "metal-command-buffer-oom"
+
+
+@pytest.mark.parametrize("text", [
+    """
+    vllm-1  | ERROR 06-02 09:15:35 [core.py:515] RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)
+    vllm-1  | misc/shmutils.cc:72 NCCL WARN Error: failed to extend /dev/shm/nccl-Abc123 to 9637892 bytes
+    """,
+    """
+    node-0:55:55 [0] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device
+    node-0:55:55 [0] include/shm.h:48 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-1s2V0x (size 9637888)
+    torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, unhandled system error
+    """,
+])
+def test_nccl_out_of_shared_memory_advises_a_larger_dev_shm(text):
+    run = run_of(diag(text))
+    assert run.kind == "NOT_OOM" and any("/dev/shm" in a["change"] for a in run.advice), run

@@ -202,6 +202,9 @@ LOG = LogWords(
         fig("worker_ranks", r"\brank=(\d+)|Worker_TP(\d+)\b|Worker TP(\d+)\b| TP(\d+)\]|\[TP(\d+)\]|\[RANK (\d+)\]",
             lambda m: int(next(g for g in m.groups() if g)), mode="set", passive=True),
         # a failure inside the custom all-reduce kernels (vLLM/SGLang csrc/custom_all_reduce.cuh)
+        # NCCL's shared-memory transport could not grow a file in /dev/shm (a container's small default)
+        fig("_shm_exhausted", r"failed to extend /dev/shm/|/dev/shm/\S+ .*No space left on device|"
+            r"Error while creating shared memory segment", lambda m: True),
         fig("_custom_all_reduce_failed", r"custom_all_reduce\w*\.(?:cuh|cu|py)\b", lambda m: True),
         # generic key=value settings in argument dumps (Namespace, dicts, config lines)
         fig("max_model_len", r"\b(?:max_model_len|context_len|max_seq_len)['\"]?\s*[=:]\s*" + NUM, count),

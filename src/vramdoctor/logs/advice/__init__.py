@@ -77,6 +77,10 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
         elif n.get("_custom_all_reduce_failed") and s.has("nccl"):
             s.add("no custom all-reduce", "nccl", "the failure is inside the custom all-reduce kernels (peer-to-"
                   "peer between GPUs); NCCL's all-reduce does the same work without them", "off")
+        elif n.get("_shm_exhausted"):
+            s.say("a larger /dev/shm", "NCCL could not grow its buffers in /dev/shm (a container's default is 64 MiB): "
+                  "run the container with `--ipc=host` or `--shm-size 16g` (Kubernetes: an emptyDir of medium Memory "
+                  "at /dev/shm); GPU memory is not the problem")
         elif code == "cuda-no-kernel-image":
             s.say("a build for this GPU", "memory is not the problem: install a build or wheel compiled for this GPU's "
                   "compute capability (`nvidia-smi --query-gpu=compute_cap --format=csv`; for a source build set "
