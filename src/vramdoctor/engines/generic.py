@@ -194,7 +194,8 @@ LOG = LogWords(
         fig("allowed_bytes", SIZE + r" allowed;"),
         fig("allowed_bytes", r"Device limit\s*:\s*" + SIZE),
         fig("allowed_bytes", r"set by user-supplied memory fraction: " + SIZE),
-        fig("other_process_in_use_bytes", r"Process \d+ has " + SIZE + r" memory in use", mode="list"),
+        # every process PyTorch's error lists on the GPU: often the server itself (in a container, under its host pid)
+        fig("listed_process_in_use_bytes", r"Process \d+ has " + SIZE + r" memory in use", mode="list"),
         fig("gpu_process_pids", r"Process (\d+) has " + SIZE + r" memory in use", count, mode="list"),
         # the server's own process ids, as log prefixes print them: "(EngineCore_DP0 pid=2)", "(Worker pid=148)"
         fig("server_pids", r"\((?:[\w=]+ ){0,3}pid=(\d+)\)", count, mode="set", passive=True),

@@ -100,7 +100,7 @@ def _flatten(n: dict) -> dict:
         if isinstance(v, list) and k in ("kv_pool_bytes", "kv_cells"):
             out[k] = sum(v)
         elif isinstance(v, list) and len(v) == 1 and k not in (
-                "kv_usage_pct", "running_reqs", "failed_alloc_bytes", "other_process_in_use_bytes", "gpu_process_pids",
+                "kv_usage_pct", "running_reqs", "failed_alloc_bytes", "listed_process_in_use_bytes", "gpu_process_pids",
                 "server_pids", "worker_ranks", "preemptions", "queue_reqs", "retracted_reqs"):
             out[k] = v[0]
         else:

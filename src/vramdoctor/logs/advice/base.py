@@ -77,7 +77,7 @@ class Base:
 
     def free_gpu(self) -> None:
         """Other processes the error names as holding memory on this GPU (the server's own pids left out)."""
-        sizes, pids = self.n.get("other_process_in_use_bytes") or [], self.n.get("gpu_process_pids") or []
+        sizes, pids = self.n.get("listed_process_in_use_bytes") or [], self.n.get("gpu_process_pids") or []
         if not isinstance(sizes, list) or not sizes:
             return
         own = set(self.n.get("server_pids") or [])
