@@ -1890,3 +1890,19 @@ def test_llamacpp_metal_oom_stays_llamacpp():
 def test_nccl_out_of_shared_memory_advises_a_larger_dev_shm(text):
     run = run_of(diag(text))
     assert run.kind == "NOT_OOM" and any("/dev/shm" in a["change"] for a in run.advice), run
+
+
+@pytest.mark.parametrize("frames,kind", [
+    ("""  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 1825, in init_device_graphs
+        self.graph_runner = graph_runners[self.device](self)""", "WARMUP"),
+    ("""  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1283, in run_event_loop
+        dispatch_event_loop(self)
+      File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 3451, in dispatch_event_loop
+        scheduler.event_loop_pp()""", "RUNTIME"),
+])
+def test_sglang_newer_frame_names_place_the_failure(frames, kind):
+    text = ("[2026-04-07 15:08:53 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+            + textwrap.dedent(frames).strip("\n") + "\n"
+            + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n")
+    run = run_of(diag(text))
+    assert run.kind == kind, run

@@ -129,10 +129,11 @@ LOG = LogWords(
     ),
     frames={
         "KV": rx(r"init_memory_pool|TokenToKVPool|_create_buffers|memory_pool\.py|profile_max_num_token"),
-        "WARMUP": rx(r"init_cuda_graphs|CudaGraphRunner|cuda_graph_runner|cuda_graph_setup|Capture .{0,20}"
+        # (init_device_graphs: the name from 0.5 on, for every device's graph runner)
+        "WARMUP": rx(r"init_cuda_graphs|init_device_graphs|CudaGraphRunner|cuda_graph_runner|cuda_graph_setup|Capture .{0,20}"
                      r"(?:cuda|CUDA) graph begin"),
         "RUNTIME": rx(r"forward_batch_generation|forward_extend|forward_decode|run_batch|event_loop_normal|"
-                      r"event_loop_overlap"),
+                      r"event_loop_overlap|event_loop_pp|run_event_loop|dispatch_event_loop|event_loop_\w+"),
         "STARTUP": rx(r"in run_scheduler_process|scheduler = Scheduler\(|TpWorkerClass\(|tp_worker\.py\", line \d+, "
                       r"in __init__|ModelRunner\(|model_runner\.py\", line \d+, in __init__"),
     },

@@ -200,7 +200,7 @@ LOG = LogWords(
         "WARMUP": rx(r"profile_run|_dummy_run|_dummy_sampler_run|determine_available_memory|"
                      r"determine_num_available_blocks|capture_model|compile_or_warm_up_model|Capturing CUDA graph|"
                      r"Capturing cudagraph|Memory profiling"),
-        "WEIGHTS": rx(r"load_model|init_device|Starting to load model|Loading weights|create_weights|"
+        "WEIGHTS": rx(r"load_model|init_device\b|Starting to load model|Loading weights|create_weights|"
                       r"_initialize_model|initialize_model|get_model\(|model_loader"),
         "RUNTIME": rx(r"execute_model|_get_prompt_logprobs_dict|compute_logprobs|sampler\(|\.sample\(|step_async|"
                       r"_process_model_outputs|engine_step|start_worker_execution_loop|execute_model_spmd"),
