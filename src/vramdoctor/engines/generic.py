@@ -130,7 +130,9 @@ LOG = LogWords(
         # Apple's Metal error string: any Metal program's (llama.cpp, MLX, PyTorch MPS), so no engine's evidence
         msg(r"kIOGPUCommandBufferCallbackErrorOutOfMemory", "oom", code="metal-command-buffer-oom"),
         # a KV pool that is full while serving, in plain words (servers without an engine module: atlas, ...)
-        msg(r"KV cache (?:is )?exhausted|no free (?:KV )?blocks", "oom", "RUNTIME", "kv-blocks-exhausted"),
+        # (written so that "exhausted" is the word the prefilter looks for: "KV cache" is on every stats line)
+        msg(r"(?:(?<=KV cache )|(?<=KV cache is ))exhausted", "oom", "RUNTIME", "kv-blocks-exhausted"),
+        msg(r"no free (?:KV )?blocks", "oom", "RUNTIME", "kv-blocks-exhausted"),
         # a request refused for want of KV room (vllm.rs "Remaining N kvcache tokens, but your prompt requires M")
         msg(r"Remaining \d+ kv ?cache tokens, but (?:your )?prompt requires", "pressure", "RUNTIME",
             "request-exceeds-kv-pool"),
