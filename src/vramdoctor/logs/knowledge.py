@@ -72,6 +72,10 @@ class Verdict:
     candidates: tuple[str, ...] = ()
 
 
+_ZEROS = bytes.maketrans(b"123456789", b"000000000")
+SHAPES = 4096  # line shapes whose candidates are kept
+
+
 class Knowledge:
     """All engines' words with their required words, indexed for the scanner."""
 
@@ -125,9 +129,27 @@ class Knowledge:
         self.words = Words(by_word)
         self.by_id = [by_word[w] for w in self.words.words]
         self.milestone_only = {w for w, uses in by_word.items() if all(c == "ms" for c, _ in uses)}
+        # lines that differ only in their digits (periodic statistics, access lines) hold the same words, unless a
+        # word has digits of its own: the candidates of a line are kept by its shape with digits made 0
+        self._shape: dict[bytes, dict[str, set[int]]] = {}
+        self._digit_words = [w.translate(_ZEROS) for w in (x if isinstance(x, bytes) else x.encode()
+                                                            for x in self.words.words)
+                             if any(48 <= ch <= 57 for ch in w)]
 
     def candidates(self, low: bytes) -> dict[str, set[int]]:
-        """Category -> indexes of the patterns a lowercased line could match (only categories with some)."""
+        """Category -> indexes of the patterns a lowercased line could match (only categories with some).
+        The result is shared between lines of one shape: callers must not change it."""
+        shape = low.translate(_ZEROS)
+        if any(w in shape for w in self._digit_words):
+            return self._candidates(low)
+        hit = self._shape.get(shape)
+        if hit is None:
+            if len(self._shape) >= SHAPES:
+                self._shape.clear()
+            hit = self._shape[shape] = self._candidates(low)
+        return hit
+
+    def _candidates(self, low: bytes) -> dict[str, set[int]]:
         out: dict[str, set[int]] = {cat: set(ix) for cat, ix in self.always.items()} if self.always else {}
         by_id = self.by_id
         for wid in self.words.ids(low):
