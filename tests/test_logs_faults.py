@@ -1906,3 +1906,45 @@ def test_sglang_newer_frame_names_place_the_failure(frames, kind):
             + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n")
     run = run_of(diag(text))
     assert run.kind == kind, run
+
+
+# --- round 8: memory readings a user pasted beside the log ------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    """
+    start VmRSS=555 MiB
+    req 2 VmRSS=744 MiB (+126)
+    req 5 VmRSS=1123 MiB (+127)
+    req 10 VmRSS=1753 MiB (+126)
+    """,
+    "Ollama llama-server (llama.cpp) RSS:  5.74 GB -> 14.05 GB  after 6,000 requests  (+8.3 GB, ~1.4 MB/req)",
+    """
+    09:00 VRAM used: 18.2 GiB
+    11:00 VRAM used: 19.9 GiB
+    13:00 VRAM used: 21.6 GiB
+    15:00 VRAM used: 23.1 GiB
+    """,
+    "resident memory went from 2.1G to 7.9G over the night with the same traffic",
+])
+def test_pasted_memory_readings_that_keep_rising_are_a_leak(text):
+    run = run_of(diag(text))
+    assert run.kind == "LEAK" and run.code == "memory-growth-reported", run
+
+
+@pytest.mark.parametrize("text", [
+    """
+    09:00 VRAM used: 23.1 GiB
+    11:00 VRAM used: 21.6 GiB
+    13:00 VRAM used: 23.0 GiB
+    """,
+    """
+    model-00001-of-00004.safetensors:  45%|####5     | 2.24G/4.98G [00:12<00:15, 178MB/s]
+    model-00001-of-00004.safetensors:  90%|######### | 4.48G/4.98G [00:24<00:02, 180MB/s]
+    """,
+    "RSS: 5.74 GB -> 5.80 GB after 6,000 requests",
+    "[2025-05-10 08:00:06 TP0] Load weight begin. avail mem=23.17 GB\n"
+    "[2025-05-10 08:00:40 TP0] Load weight end. type=Qwen2ForCausalLM, avail mem=2.10 GB, mem usage=21.07 GB.",
+])
+def test_readings_that_do_not_rise_or_are_not_memory_in_use_are_no_leak(text):
+    run = run_of(diag(text))
+    assert run.kind != "LEAK", run

@@ -80,6 +80,18 @@ CUDA_ERRORS = (r"invalid argument|invalid device ordinal|invalid device function
 #: words in an assertion's condition that may be about memory (a buffer not allocated, a pool too small)
 MEMORY_TERMS = r"mem_buffer|\bbuf\b|buffer|alloc|pool|memory|not enough space"
 
+#: words a pasted memory reading is named by (ps, top, /proc, nvidia-smi, a user's own notes)
+_MEMWORD = (r"\b(?:VmRSS|RSS|RES|[Rr]esident(?: memory| set)?|VRAM(?: used| usage)?|(?:GPU |[Hh]ost |[Ss]ystem )?"
+            r"[Mm]emory (?:used|usage)|[Uu]sed memory)\b")
+#: a size as people write it: "1123 MiB", "20.5G", "5.74 GB"
+_USIZE = r"(\d[\d,]*(?:\.\d+)?)\s*([KMGT])(?:i?B)?\b"
+_ARROW = r"\s*(?:->|→|=>|\bto\b)\s*"
+
+
+def _usize(m, i: int = 1) -> int:
+    return to_bytes(m.group(i), m.group(i + 1) + "iB")
+
+
 LOG = LogWords(
     messages=(
         # the kernel's OOM killer: host RAM, not the GPU (phase from progress: loading or serving)
@@ -205,6 +217,12 @@ LOG = LogWords(
         fig("worker_ranks", r"\brank=(\d+)|Worker_TP(\d+)\b|Worker TP(\d+)\b| TP(\d+)\]|\[TP(\d+)\]|\[RANK (\d+)\]",
             lambda m: int(next(g for g in m.groups() if g)), mode="set", passive=True),
         # a failure inside the custom all-reduce kernels (vLLM/SGLang csrc/custom_all_reduce.cuh)
+        # memory a user measured and pasted (ps/top/nvidia-smi readings, /proc VmRSS): "req 5 VmRSS=1123 MiB",
+        # "RSS: 5.74 GB -> 14.05 GB after 6,000 requests" (case-sensitive words: "res" alone is too common)
+        fig("reported_memory_bytes", _MEMWORD + r"\s*[=:]?\s*" + _USIZE, _usize, mode="list", flags=0),
+        fig("reported_memory_before_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE, _usize, flags=0),
+        fig("reported_memory_after_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE,
+            lambda m: _usize(m, 3), flags=0),
         # NCCL's shared-memory transport could not grow a file in /dev/shm (a container's small default)
         fig("_shm_exhausted", r"failed to extend /dev/shm/|/dev/shm/\S+ .*No space left on device|"
             r"Error while creating shared memory segment", lambda m: True),

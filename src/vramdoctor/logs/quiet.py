@@ -20,6 +20,9 @@ def leak(run: RunFacts) -> Diagnosis | None:
                          evidence=[(p.line_no, p.text) for p in said[:3]], phase_source="the engine's own leak check",
                          message="The engine's own check found KV cache slots that were not returned to the pool: "
                                  "capacity shrinks as requests finish, until requests wait or the server stops.")
+    grown = _reported_growth(run)
+    if grown:
+        return grown
     usage = [u for u in run.numbers.get("kv_usage_pct", []) if isinstance(u, (int, float))]
     running = run.numbers.get("running_reqs", [])
     if len(usage) >= 3 and usage[-1] - usage[0] >= 10:
@@ -32,6 +35,38 @@ def leak(run: RunFacts) -> Diagnosis | None:
                                      f"{max(running) if running else '?'}: blocks are not coming back as "
                                      "requests finish.",
                              evidence=[(run.number_lines.get("kv_usage_pct", 0), f"GPU KV cache usage {usage}")])
+    return None
+
+
+#: growth in readings a user pasted that counts as memory not given back: a fifth more, over 3+ readings
+GROWTH = 1.2
+
+
+def _reported_growth(run: RunFacts) -> Diagnosis | None:
+    """Memory readings pasted beside the log (ps, top, /proc VmRSS, a user's notes) that keep rising: memory that
+    is not given back, as the user measured it."""
+    n = run.numbers
+    before, after = n.get("reported_memory_before_bytes"), n.get("reported_memory_after_bytes")
+    if isinstance(before, int) and isinstance(after, int) and before > 0 and after >= GROWTH * before:
+        line = run.number_lines.get("reported_memory_after_bytes", 0)
+        return Diagnosis(kind="LEAK", code="memory-growth-reported", oom=None, inferred=True,
+                         evidence=[(line, f"memory {before / 2**30:.2f} GiB -> {after / 2**30:.2f} GiB")],
+                         phase_source="the memory readings in the log",
+                         message=f"The readings in the log show memory rising from {before / 2**30:.2f} GiB to "
+                                 f"{after / 2**30:.2f} GiB: memory that is not given back (a leak, or a cache that "
+                                 "grows without bound) until something runs out.")
+    series = [v for v in n.get("reported_memory_bytes", []) if isinstance(v, int) and v > 0]
+    if len(series) >= 3 and series[-1] >= GROWTH * series[0]:
+        ups = sum(1 for a, b in zip(series, series[1:]) if b >= a)
+        if ups >= 0.75 * (len(series) - 1):
+            line = run.number_lines.get("reported_memory_bytes", 0)
+            return Diagnosis(kind="LEAK", code="memory-growth-reported", oom=None, inferred=True,
+                             evidence=[(line, "memory readings " + ", ".join(f"{v / 2**30:.2f} GiB"
+                                                                             for v in series[:8]))],
+                             phase_source="the memory readings in the log",
+                             message=f"{len(series)} memory readings in the log rise from {series[0] / 2**30:.2f} GiB "
+                                     f"to {series[-1] / 2**30:.2f} GiB: memory that is not given back (a leak, or a "
+                                     "cache that grows without bound) until something runs out.")
     return None
 
 
