@@ -1659,30 +1659,32 @@ def test_only_engines_that_carve_the_pool_from_free_memory_can_starve_it(engine,
     assert (no_failure(run, engine).code == "kv-pool-starved") is starved
 
 
-@pytest.mark.parametrize("text,reached", [
+@pytest.mark.parametrize("text,kind", [
     # docker compose, cut inside the service name
     ("""
      deep-seek-1  | main: server is listening on http://0.0.0.0:8008 - starting the main loop
      deep-seek-1  | slot launch_slot_: id  0 | task 0 | processing task
      deep-seek-1  | slot update_slots: id  0 | task 0 | prompt processing progress, n_past = 72, n_tokens = 72
      de
-     """, True),
+     """, "NONE"),
     # timestamped lines, cut inside the timestamp
     ("""
      2024-11-02:13:32:18,977 INFO     [_internal.py:97] 127.0.0.1 - - "POST /v1/chat/completions HTTP/1.1" 200 -
      2024-11-02:13:33:45,311 WARNING  [attention.py:156] Key value caches are already setup. Skipping.
      2024-11-02:13:33:
-     """, True),
+     """, "NONE"),
     # vLLM, cut inside a start-up line
     ("""
      INFO 05-12 10:00:18 [gpu_model_runner.py:1347] Model loading took 14.9889 GiB and 4.50 seconds
      INFO 05-12 10:00:19 [gpu_model_runner.py:1348] Model loading
      INFO 05-12 10:0
-     """, True),
+     """, "UNDETERMINED"),
 ])
-def test_a_log_cut_partway_through_a_line_is_undetermined(text, reached):
+def test_a_log_cut_partway_through_a_line_says_so(text, kind):
+    """Cut while serving: no failure in the lines shown (NONE), and the message says the rest is missing; cut during
+    start-up: the run never got ready, so UNDETERMINED."""
     run = run_of(diag(text))
-    assert run.kind == "UNDETERMINED" and run.code == "log-cut-off", run
+    assert run.kind == kind and run.code == "log-cut-off", run
     assert "partway through line" in run.message
 
 
@@ -1948,3 +1950,66 @@ def test_pasted_memory_readings_that_keep_rising_are_a_leak(text):
 def test_readings_that_do_not_rise_or_are_not_memory_in_use_are_no_leak(text):
     run = run_of(diag(text))
     assert run.kind != "LEAK", run
+
+
+@pytest.mark.parametrize("text,kind", [
+    # Sophgo BMRT: device memory for the model's net
+    ("""
+     [BMRT][load_bmodel:1573] INFO:Loading bmodel from [../../bmodels/qwen2-7b_int4_1dev.bmodel]. Thanks for your patience...
+     [bmlib_memory][error] bm_alloc_gmem failed, dev_id = 0, size = 0xc0fb4000
+     """, "WEIGHTS"),
+    # XLA on TPU: the device's memory (not gRPC's quota of the same name)
+    ("RESOURCE_EXHAUSTED: Error loading program 'jit__multi_slice': Attempting to reserve 6.14G at the bottom of "
+     "memory. That was not possible. There are 2.11G free.", "UNDETERMINED"),
+    # shortfin: a request that needs more pages than the whole pool has
+    ("""
+     [2025-07-28 15:21:47.187] [error] [base_attention_cache.py:182] FATAL CacheAllocationFailure: Failed to allocate 9 pages from `PagePool`.
+     Required pages: 9, Available pages: 4, Total pages: 4
+     """, "KV_CAPACITY"),
+    ("""
+     [2025-07-28 15:21:47.187] [error] [base_attention_cache.py:182] FATAL CacheAllocationFailure: Failed to allocate 4 pages from `PagePool`.
+     Required pages: 4, Available pages: 1, Total pages: 64
+     """, "RUNTIME"),
+])
+def test_more_runtimes_words_for_device_memory(text, kind):
+    run = run_of(diag(text))
+    assert run.kind == kind and run.oom is not False, run
+
+
+def test_grpc_resource_exhausted_about_message_size_is_not_memory():
+    run = run_of(diag("grpc: received message larger than max (8388608 vs. 4194304): RESOURCE_EXHAUSTED"))
+    assert run.oom is not True, run
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("Processing Prompt [BLAS] (1024 / 1301 tokens)ggml_new_tensor_impl: not enough space in the scratch memory",
+     "NOT_OOM"),
+    # a backend that died under LocalAI's gRPC front end: the cause is in the backend's own log
+    ("api_1  | 8:39AM INF [llama-cpp] Fails: could not load model: rpc error: code = Unavailable desc = error reading "
+     "from server: EOF", "UNDETERMINED"),
+    # pinned host memory is optional: llama.cpp falls back to pageable memory
+    ("""
+     WARNING: failed to allocate 1024.00 MB of pinned memory: out of memory
+     llama_new_context_with_model: n_ctx      = 4096
+     main: server is listening on http://127.0.0.1:8080 - starting the main loop
+     """, "NONE"),
+])
+def test_words_that_look_like_memory_but_decide_nothing(text, kind):
+    run = run_of(diag(text))
+    assert run.kind == kind, run
+
+
+def test_an_insufficient_memory_message_its_own_figures_contradict_is_undetermined():
+    run = run_of(diag("TVMError: Check failed: (output_res.IsOk()) is false: Insufficient GPU memory error: The "
+                      "available single GPU memory is 19314.976 MB, which is less than the sum of model weight size "
+                      "(51.083 MB) and temporary buffer size (106.819 MB)."))
+    assert run.kind == "UNDETERMINED" and run.code == "figures-contradict-message", run
+
+
+def test_a_startup_cut_inside_an_argument_dump_is_cut():
+    run = run_of(diag("""
+        Welcome to KoboldCpp - Version 1.99
+        Detected Available GPU Memory: 23040 MB
+        Namespace(admin=False, admindir='', adminpassword='', autofit=True, batchsize=512, benchmark=None, chatcompletio
+    """))
+    assert run.kind == "UNDETERMINED" and run.code == "log-cut-off", run

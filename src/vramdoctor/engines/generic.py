@@ -59,7 +59,7 @@ class GenericRules(RulesBase):
 
 
 #: out-of-memory in the words of PyTorch, CUDA, HIP, Vulkan, Metal and allocators in general
-OOM_WORDS = (r"out of memory", r"OutOfMemoryError", r"\bOutOfMemory\b", r"CUBLAS_STATUS_ALLOC_FAILED",
+OOM_WORDS = (r"out of memory", r"alloc_?\w*mem\w* failed", r"OutOfMemoryError", r"\bOutOfMemory\b", r"CUBLAS_STATUS_ALLOC_FAILED",
              r"memory is insufficient", r"\bOOM\b", r"cudaErrorMemoryAllocation", r"hipErrorOutOfMemory",
              r"ErrorOutOfDeviceMemory", r"CUDA_ERROR_OUT_OF_MEMORY", r"cudaMalloc failed", r"memory allocation failed",
              r"CUDA out of\b", r"failed to allocate", r"unable to allocate .*buffer",
@@ -145,9 +145,16 @@ LOG = LogWords(
         # (written so that "exhausted" is the word the prefilter looks for: "KV cache" is on every stats line)
         msg(r"(?:(?<=KV cache )|(?<=KV cache is ))exhausted", "oom", "RUNTIME", "kv-blocks-exhausted"),
         msg(r"no free (?:KV )?blocks", "oom", "RUNTIME", "kv-blocks-exhausted"),
+        # a paged KV pool that cannot give a request its pages (shortfin's PagePool "Failed to allocate 6 pages")
+        msg(r"CacheAllocationFailure|Failed to allocate \d+ pages from", "oom", "RUNTIME", "kv-blocks-exhausted"),
+        # XLA (TPU, JAX, PyTorch/XLA): device memory, not gRPC's quota of the same name
+        msg(r"RESOURCE_EXHAUSTED\W.{0,200}?(?:Attempting to (?:reserve|allocate)|[Aa]llocat|\bHBM\b|out of memory)", "oom"),
         # a request refused for want of KV room (vllm.rs "Remaining N kvcache tokens, but your prompt requires M")
         msg(r"Remaining \d+ kv ?cache tokens, but (?:your )?prompt requires", "pressure", "RUNTIME",
             "request-exceeds-kv-pool"),
+        # a backend process that died under its front end (LocalAI's gRPC backends): why is in the backend's log
+        msg(r"rpc error: code = \w+ desc = (?:error reading from server: EOF|connection error|transport is closing)",
+            "wrapper"),
         msg(r"Deadlock detected\. Resetting KV cache and recomputing requests", "pressure", "RUNTIME",
             "kv-pool-full-recomputing"),
         # one pattern per wording: a line is tried only against the wordings whose words it holds (one
@@ -175,7 +182,8 @@ LOG = LogWords(
         "WEIGHTS": rx(r"from_pretrained|_load_state_dict|load_state_dict|load_model|load_weights|weight_loader|"
                       r"(?:layers|models)/\w+\.py\W+line \d+, in __init__|self\._apply\(|\bin _apply\b|"
                       r"Parameter\(torch\.empty|_load_pretrained_model|dispatch_model|loading model tensors|"
-                      r"checkpoint shards:|Loading weights|loading weights|Loading model weights"),
+                      r"checkpoint shards:|Loading weights|loading weights|Loading model weights|load_bmodel|"
+                      r"Loading bmodel"),
         "KV": rx(r"kv_cache_init|allocate_kv|kv cache|kv_cache|cache blocks|\b(?:kv|key|value|k|v)_(?:buffer|cache)s?"
                  r"\s*=\s*\[?\s*torch\.(?:empty|zeros)"),
         "WARMUP": rx(r"\bcaptur|cuda_graph|CudaGraph|CUDA graphs can take|graph_runner|warm(?:ing)?[ _-]?up|\bprofil|"
@@ -224,6 +232,8 @@ LOG = LogWords(
         fig("reported_memory_after_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE,
             lambda m: _usize(m, 3), flags=0),
         # NCCL's shared-memory transport could not grow a file in /dev/shm (a container's small default)
+        fig("required_pages", r"Required pages: (\d+)", count),
+        fig("total_pages", r"Total pages: (\d+)", count),
         fig("_shm_exhausted", r"failed to extend /dev/shm/|/dev/shm/\S+ .*No space left on device|"
             r"Error while creating shared memory segment", lambda m: True),
         fig("_custom_all_reduce_failed", r"custom_all_reduce\w*\.(?:cuh|cu|py)\b", lambda m: True),

@@ -88,6 +88,8 @@ def cut_mid_line(last: str, before: list[str]) -> bool:
         return False
     if t[-1] in "_([{=," and not t.lstrip().startswith(("#", "//")):  # no whole log line ends so
         return True
+    if len(t) >= 40 and any(t.count(a) > t.count(b) for a, b in ("()", "[]", "{}")):
+        return True  # an argument dump or a call whose bracket never closes: "Namespace(admin=False, ... chatcompletio"
     if last[-1:].isspace():
         return False
     n = len(last)

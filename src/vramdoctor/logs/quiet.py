@@ -236,7 +236,15 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          message="The log ends while a start-up step was under way, with nothing after it: whether "
                                  "that step ran out of memory cannot be told from this log. If it did, the phase "
                                  "would be " + " or ".join(cands) + ".")
-    if run.tail_cut and run.tail:  # the paste stops partway through a line: what came next is not here
+    if run.tail_cut and run.tail and marker in ("ready", "requests"):
+        # serving, then the paste stops partway through a line: every log of a healthy server ends somewhere
+        ln, text = run.tail
+        return Diagnosis(kind="NONE", code="log-cut-off", oom=None, evidence=reached + [(ln, text)],
+                         phase_source=f"the furthest step reached ({marker})",
+                         message=f"No memory failure in the lines shown; the run got as far as {_REACHED[marker]}, "
+                                 f"and the log stops partway through line {ln}: if the server failed after this, the "
+                                 "lines that show it are not here.")
+    if run.tail_cut and run.tail:  # the start-up stops partway through a line: what came next is not here
         ln, text = run.tail
         order = list(KIND_OF_PHASE)
         at = {"start": "WEIGHTS", "weights_done": "KV", "kv_sized": "KV", "kv_done": "WARMUP",
