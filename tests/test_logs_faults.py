@@ -2013,3 +2013,23 @@ def test_a_startup_cut_inside_an_argument_dump_is_cut():
         Namespace(admin=False, admindir='', adminpassword='', autofit=True, batchsize=512, benchmark=None, chatcompletio
     """))
     assert run.kind == "UNDETERMINED" and run.code == "log-cut-off", run
+
+
+@pytest.mark.parametrize("command,key,value", [
+    ("$ python -m vllm.entrypoints.openai.api_server --model lmsys/vicuna-7b-v1.3 --gpu-memory-utilization 0.98 "
+     "--dtype half", "gpu_memory_utilization", 0.98),
+    ("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len=32768 --max-num-seqs 64", "max_num_seqs", 64),
+    ("python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --mem-fraction-static 0.8 --tp 2",
+     "tensor_parallel_size", 2),
+])
+def test_settings_on_a_pasted_command_line_are_read(command, key, value):
+    rep = diag(command + "\nINFO 10-14 21:40:24 llm_engine.py:205] # GPU blocks: 0, # CPU blocks: 512\n")
+    assert run_of(rep).numbers.get(key) == value, run_of(rep).numbers
+
+
+def test_a_model_kept_in_lm_studios_folder_does_not_make_a_llamacpp_log_lm_studio():
+    rep = diag("""
+        llama_model_loader: loaded meta data with 35 key-value pairs from /home/u/.lmstudio/models/lmstudio-community/Qwen3-8B-GGUF/Qwen3-8B-Q4_K_M.gguf
+        common_init_from_params: failed to create context with model '/home/u/.lmstudio/models/lmstudio-community/Qwen3-8B-GGUF/Qwen3-8B-Q4_K_M.gguf'
+    """)
+    assert rep.engine == "llamacpp", rep.engine

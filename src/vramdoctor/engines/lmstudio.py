@@ -15,8 +15,10 @@ from .interface import Engine, LogWords
 from .words import SIZE, fig, msg, rx
 
 LOG = LogWords(
-    fingerprint=rx(r"LM STUDIO|lm-studio|lmstudio|\"vram_(?:unused|recommended_capacity)\"|"
-                   r"Some model operation failed"),
+    # (not "lmstudio" alone: llama.cpp users keep models in ~/.lmstudio/models, and lmstudio-community is a
+    # model publisher)
+    fingerprint=rx(r"LM STUDIO SERVER|\bLM Studio\b|\"vram_(?:unused|recommended_capacity)\"|"
+                   r"Some model operation failed|\[LM STUDIO"),
     messages=(
         # the dialog's title only says the load failed (weights, context or buffers): its cause is the "cause" line
         msg(r"\"title\":\s*\"(?:Error loading model|Failed to load (?:the )?model)", "wrapper"),

@@ -88,7 +88,7 @@ class SglangRules(RulesBase):
 # "GB" there is GiB (/ (1 << 30)).
 
 from .interface import Engine, LogWords  # noqa: E402
-from .words import NUM, SIZE, count, fig, fraction, msg, rx  # noqa: E402
+from .words import cli, NUM, SIZE, count, fig, fraction, msg, rx  # noqa: E402
 
 _ARG = r"['\"]?\s*[=:]\s*['\"]?"
 
@@ -159,6 +159,14 @@ LOG = LogWords(
         fig("prefill_batch_tokens", r"#new-token: " + NUM, count),
         fig("retracted_reqs", r"#retracted_reqs: (\d+)", count, mode="list"),
         fig("mem_fraction_static", r"mem[_-]fraction[_-]static" + _ARG + r"([\d.]+)", fraction),
+        # a pasted command line ("python -m sglang.launch_server ... --mem-fraction-static 0.8 --tp 2")
+        cli("mem_fraction_static", "mem-fraction-static", fraction),
+        cli("max_model_len", "context-length", count),
+        cli("max_num_seqs", "max-running-requests", count),
+        cli("chunked_prefill_size", "chunked-prefill-size", count),
+        cli("kv_cache_dtype", "kv-cache-dtype", lambda m: m.group(1)),
+        cli("quantization", "quantization", lambda m: m.group(1)),
+        cli("tensor_parallel_size", "tp-size|tp", count),
         fig("profiled_max_total_tokens", r"larger than the profiled value (-?\d+)", count),
         fig("failed_alloc_tokens", r"Try to allocate (\d+) tokens", count),
         fig("available_tokens", r"Ava(?:ila|lia)ble tokens: (\d+)", count),

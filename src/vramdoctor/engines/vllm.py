@@ -107,7 +107,7 @@ class VllmRules(RulesBase):
 # requests"), `entrypoints/openai/api_server.py` ("vLLM API server version", "non-default args").
 
 from .interface import Engine, LogWords  # noqa: E402
-from .words import NUM, SIZE, count, fig, fraction, gib, msg, rx  # noqa: E402
+from .words import cli, NUM, SIZE, count, fig, fraction, gib, msg, rx  # noqa: E402
 
 _ARG = r"['\"]?\s*[=:]\s*['\"]?"  # key=value in Namespace(...), key: value in dicts and config dumps
 
@@ -248,7 +248,15 @@ LOG = LogWords(
         fig("running_reqs", r"Running: (\d+) reqs", count, mode="list"),
         fig("preemptions", r"Preemptions: (\d+)", count, mode="list"),
         fig("queue_reqs", r"Waiting: (\d+) reqs", count, mode="list"),
-        # settings, from "args: Namespace(...)", "non-default args: {...}" and the engine's config line
+        # settings from a pasted command line ("python -m vllm.entrypoints.openai.api_server ... --gpu-memory-utilization
+        # 0.98"), then from "args: Namespace(...)", "non-default args: {...}" and the engine's config line (later wins)
+        cli("gpu_memory_utilization", "gpu-memory-utilization", fraction),
+        cli("max_model_len", "max-model-len", count),
+        cli("max_num_seqs", "max-num-seqs", count),
+        cli("max_num_batched_tokens", "max-num-batched-tokens", count),
+        cli("kv_cache_dtype", "kv-cache-dtype", lambda m: m.group(1)),
+        cli("quantization", "quantization", lambda m: m.group(1)),
+        cli("tensor_parallel_size", "tensor-parallel-size", count),
         fig("gpu_memory_utilization", r"gpu[_-]memory[_-]utilization['\"]?\s*[=(:]\s*['\"]?\(?([\d.]+)", fraction),
         fig("max_num_seqs", r"\bmax_num_seqs" + _ARG + r"(\d+)", count),
         fig("max_num_batched_tokens", r"\bmax_num_batched_tokens" + _ARG + r"(\d+)", count),

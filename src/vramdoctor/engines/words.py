@@ -64,6 +64,12 @@ def fig(key: str, pattern: str, read: Callable[[re.Match], object] = size, mode:
     return Figure(key=key, pattern=re.compile(pattern, flags), read=read, mode=mode, passive=passive)
 
 
+def cli(key: str, flag: str, read: Callable[[re.Match], object]) -> Figure:
+    """A setting from a pasted command line: `--flag VALUE` or `--flag=VALUE` (flag as the engine spells it,
+    with its alternatives: "tp-size|tp")."""
+    return fig(key, r"(?:^|\s)--(?:" + flag + r")(?:=|\s+)['\"]?([\w.]+)", read, flags=0)
+
+
 def msg(pattern: str, kind: str = "oom", phase: str | None = None, code: str = "", flags: int = I,
         candidates: tuple[str, ...] = ()) -> Message:
     return Message(pattern=re.compile(pattern, flags), kind=kind, phase=phase, code=code, candidates=candidates)
