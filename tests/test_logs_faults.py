@@ -2033,3 +2033,38 @@ def test_a_model_kept_in_lm_studios_folder_does_not_make_a_llamacpp_log_lm_studi
         common_init_from_params: failed to create context with model '/home/u/.lmstudio/models/lmstudio-community/Qwen3-8B-GGUF/Qwen3-8B-Q4_K_M.gguf'
     """)
     assert rep.engine == "llamacpp", rep.engine
+
+
+@pytest.mark.parametrize("serving", [
+    "2026-05-23T18:58:17.607061Z  INFO vllm_rs::server::server: Received completion request with 21 messages",
+    "2025-06-06T22:31:58.342118Z  INFO mistralrs_core::engine::logger: Throughput (T/s) 334.00, Prefix cache hitrate "
+    "0.00%, 1 running, 0 waiting",
+    "INFO: Received chat completion request 7f3a",
+])
+def test_serving_words_of_servers_without_a_module_place_a_later_oom_in_serving(serving):
+    run = run_of(diag(f"""
+        {serving}
+        called `Result::unwrap()` on an `Err` value: DriverError(CUDA_ERROR_OUT_OF_MEMORY, "out of memory")
+    """))
+    assert run.kind == "RUNTIME", run
+
+
+def test_ollamas_go_runner_reserving_its_graph_is_a_compute_buffer_at_warmup():
+    run = run_of(diag("""
+        github.com/ollama/ollama/runner/ollamarunner.(*Server).reserveWorstCaseGraph(0xc00054e000)
+        	C:/a/ollama/ollama/runner/ollamarunner/runner.go:821 +0xac5
+        github.com/ollama/ollama/runner/ollamarunner.(*Server).initModel(0xc00054e000, {0xc0000de000?, 0x0?})
+        	C:/a/ollama/ollama/runner/ollamarunner/runner.go:865 +0x270
+        time=2025-06-05T17:54:37.891-05:00 level=ERROR source=sched.go:489 msg="error loading llama server" error="llama runner process has terminated: cudaMalloc failed: out of memory"
+    """))
+    assert run.kind == "WARMUP" and run.code == "compute-buffer-alloc-failed", run
+
+
+def test_a_trtllm_engine_build_that_ran_out_is_weights():
+    run = run_of(diag("""
+        [TensorRT-LLM] TensorRT-LLM version: 0.12.0
+        [12/01/2024-10:00:00] [TRT] [E] [defaultAllocator.cpp::allocate::31] Error Code 1: Cuda Runtime (out of memory)
+        [12/01/2024-10:00:00] [TRT] [E] [resizingAllocator.cpp::allocate::74] Error Code 2: OutOfMemory (Requested size was 16654532608 bytes.)
+        [12/01/2024-10:00:01] [TRT-LLM] [E] Engine building failed, please check the error log.
+    """))
+    assert run.kind == "WEIGHTS", run

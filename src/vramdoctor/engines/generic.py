@@ -197,7 +197,10 @@ LOG = LogWords(
         ("ready", rx(r"Application startup complete|Uvicorn running on")),
         # a request's own id, in any engine: OpenAI-style ids, "request_id=...", "Request <uuid>"
         ("requests", rx(r"\b(?:chat)?cmpl-[0-9a-f]{8}|\bchatcmpl-[\w-]{4,}|\brequest[_ ]id\b\W{1,3}[\w-]{4,}|"
-                        r"\bRequest:? [\w.-]*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-")),
+                        r"\bRequest:? [\w.-]*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-|"
+                        # servers without a module: vllm.rs "Received completion request with 21 messages",
+                        # mistral.rs "Throughput (T/s) 320.60, ... 1 running, 0 waiting"
+                        r"\bReceived (?:a )?(?:chat )?completions? request|\b[1-9]\d* running, \d+ waiting")),
     ),
     figures=(
         # torch's OutOfMemoryError (CUDACachingAllocator.cpp): what it tried, what the GPU has, who holds it

@@ -29,6 +29,9 @@ LOG = LogWords(
         msg(r"llama runner process has terminated: exit status|error loading llama server|"
             r"llama runner process no longer running", "wrapper"),
     ),
+    # the Go runner (runner/ollamarunner/runner.go): reserving the worst-case compute graph at load is its warm-up
+    frames={"WARMUP": rx(r"reserveWorstCaseGraph|\breserveGraph\b"),
+            "WEIGHTS": rx(r"ollamarunner\.\(\*Server\)\.loadModel|model\.New\(")},
     milestones=(
         ("ready", rx(r"llama runner started in|llama-server started in")),
         # inference requests only: /api/show, /api/pull and the like come before any model is loaded

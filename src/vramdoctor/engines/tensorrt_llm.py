@@ -41,6 +41,9 @@ LOG = LogWords(
         msg(_STAGE + r"\S", "oom", "WARMUP"),
         msg(r"Failed to initialize executor on rank|Executor creation failed with", "wrapper"),
         msg(r"Failed to deserialize cuda engine|Engine deserialization failed", "wrapper", "WEIGHTS"),
+        # trtllm-build: TensorRT could not place the engine's weights while building it ("[TRT] [E] [defaultAllocator]
+        # ... Error Code 2: OutOfMemory (Requested size was N bytes.)", then "Engine building failed")
+        msg(r"Engine building failed", "wrapper", "WEIGHTS"),
     ),
     frames={
         # (the PyTorch backend's loader logs each module it fails to place: "Error executing load_single_module

@@ -55,9 +55,12 @@ def _code(kind: str, f: Failure, where: str) -> str:
             return "sampler-warmup-oom"
         if re.search(r"profile_run|_dummy_run\b|determine_available_memory|determine_num_available_blocks|profil", w):
             return "profile-run-oom"
-        if "graph" in w and "graph_reserve" not in w:
+        # (a compute graph reserved at load, llama.cpp's graph_reserve or Ollama's reserveWorstCaseGraph, is a
+        # compute buffer, not a captured CUDA graph)
+        reserve = re.search(r"graph_reserve|reserve\w*graph", w)
+        if "graph" in w and not reserve:
             return "cuda-graph-capture-oom"
-        if "gallocr" in w or "compute buffer" in w or "sched_reserve" in w or "graph_reserve" in w:
+        if "gallocr" in w or "compute buffer" in w or "sched_reserve" in w or reserve:
             return "compute-buffer-alloc-failed"
         return "warmup-oom"
     if kind == "RUNTIME":

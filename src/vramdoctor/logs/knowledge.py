@@ -49,7 +49,8 @@ PY_FRAME = re.compile(r'File "[^"]+", line \d+, in [\w<>.]+|^\W*"[^"]+\.py", lin
 #: a frame of any language: Python, a C++ backtrace entry, Go, CUDA source
 FRAME = re.compile(r'File "[^"]+", line \d+, in \w+|^\W*"[^"]+\.py", line \d+, in\b|'
                    r'^\s*(?:\\n)?\d+\s+(?:0x[0-9a-f]+\s|\S+\s+0x[0-9a-f]+ )|'
-                   r'\.go:\d+|\w+\.cu:\d+|^\s+at \S+\(', I)
+                   r'\.go:\d+|\w+\.cu:\d+|^\s+at \S+\(|'
+                   r'^\s*(?:[\w.-]+/)+[\w.-]+\.(?:\(\*?\w+\)\.)?\w+\((?:0x|\{|\))', I)  # a Go frame's function line
 
 #: precedence of what a line says (the highest wins the kind; phases and codes come from the most specific)
 RANK = {("explicit", "not_oom"): 100, ("explicit", "leak"): 95, ("explicit", "oom"): 90, ("explicit", "pressure"): 85,
