@@ -2068,3 +2068,12 @@ def test_a_trtllm_engine_build_that_ran_out_is_weights():
         [12/01/2024-10:00:01] [TRT-LLM] [E] Engine building failed, please check the error log.
     """))
     assert run.kind == "WEIGHTS", run
+
+
+def test_llamaedge_is_known_and_advised_in_its_own_flags():
+    rep = diag("""
+        [2024-07-26 23:55:10.212] [info] [WASI-NN] llama.cpp: llama_kv_cache_init:      CUDA0 KV buffer size =  2048.00 MiB
+        [2024-07-26 23:55:10.240] [info] [WASI-NN] llama.cpp: ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 3221225472
+        [2024-07-26 23:55:10.241] [error] [WASI-NN] GGML backend: Error: unable to init model.
+    """)
+    assert rep.engine == "llamaedge" and "--batch-size" in flags(run_of(rep)) and " -c " not in flags(run_of(rep))
