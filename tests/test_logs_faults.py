@@ -2077,3 +2077,54 @@ def test_llamaedge_is_known_and_advised_in_its_own_flags():
         [2024-07-26 23:55:10.241] [error] [WASI-NN] GGML backend: Error: unable to init model.
     """)
     assert rep.engine == "llamaedge" and "--batch-size" in flags(run_of(rep)) and " -c " not in flags(run_of(rep))
+
+
+# --- round 9 ---------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,kind", [
+    # cuBLAS's handle could not be created: CUBLAS_STATUS_ALLOC_FAILED's text, in a warm-up
+    ("""
+     Starting model warm up, please wait a moment...
+     CUDA error: the resource allocation failed
+       current device: 1, in function cublas_handle at D:/a/koboldcpp/koboldcpp/./ggml/src\\ggml-cuda/common.cuh:993
+       cublasCreate_v2(&cublas_handles[device])
+     """, "WARMUP"),
+    # MLX's single-buffer limit while a prompt is processed
+    ("""
+       File "/lib/python3.11/site-packages/mlx_engine/model_kit/batched_vision/batch_generator.py", line 825, in prompt_step
+         mx.eval([c.state for c in self.prompt_cache])
+     RuntimeError: [metal::malloc] Attempting to allocate 48736917632 bytes which is greater than the maximum allowed buffer size of 30150672384 bytes.
+     """, "RUNTIME"),
+    # Vulkan through TVM: the device is out of memory, though the line is a failed check
+    ("  Check failed: (__e == VK_SUCCESS) is false: Vulkan Error, code=-2: VK_ERROR_OUT_OF_DEVICE_MEMORY", None),
+    # ggml's abort after a CUDA out-of-memory, on one line: the CUDA error says what
+    ('[CUDA error: out of memory current device: 0, in function alloc at C:\\a\\ollama\\llm\\llama.cpp\\ggml-cuda.cu:445 '
+     'cudaMalloc((void **) &ptr, look_ahead_size) GGML_ASSERT: C:\\a\\ollama\\llm\\llama.cpp\\ggml-cuda.cu:193: !"CUDA error"]',
+     None),
+])
+def test_more_words_for_device_memory_running_out(text, kind):
+    run = run_of(diag(text))
+    assert run.oom is not False and run.kind != "NOT_OOM" and (kind is None or run.kind == kind), run
+
+
+def test_an_allocation_no_machine_can_satisfy_is_not_advised_more_memory():
+    run = run_of(diag("RuntimeError: [enforce fail at alloc_cpu.cpp:83] err == 0. DefaultCPUAllocator: can't allocate "
+                      "memory: you tried to allocate 4398046511104 bytes. Error code 12 (Cannot allocate memory)"))
+    assert [a["change"] for a in run.advice] == ["check what asked for it"], run.advice
+
+
+def test_lmcache_failing_to_store_is_not_the_engines_pool():
+    run = run_of(diag("""
+        (EngineCore_DP0 pid=9) INFO 09-01 12:00:03 [kv_cache_utils.py:1087] GPU KV cache size: 183,440 tokens
+        [2025-06-30 10:00:00,000] LMCache WARNING: Failed to allocate memory for the KV cache. The KV cache of this request will not be stored. (cache_engine.py:201:lmcache.v1.cache_engine)
+        (APIServer pid=1) INFO:     127.0.0.1:5000 - "POST /v1/completions HTTP/1.1" 200 OK
+    """))
+    assert run.kind == "NONE", run
+
+
+@pytest.mark.parametrize("running", [0, 1])
+def test_kv_usage_rising_under_one_request_is_not_a_leak(running):
+    stats = "\n".join(f"INFO 12-16 00:57:{s:02d} llm_engine.py:649] Avg prompt throughput: 0.0 tokens/s, Avg generation "
+                      f"throughput: 316.4 tokens/s, Running: {running} reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV "
+                      f"cache usage: {u}%, CPU KV cache usage: 0.0%." for s, u in ((1, 40.0), (6, 60.0), (11, 80.0)))
+    assert run_of(diag(stats)).kind != "LEAK"

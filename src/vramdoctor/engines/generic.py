@@ -59,7 +59,8 @@ class GenericRules(RulesBase):
 
 
 #: out-of-memory in the words of PyTorch, CUDA, HIP, Vulkan, Metal and allocators in general
-OOM_WORDS = (r"out of memory", r"alloc_?\w*mem\w* failed", r"OutOfMemoryError", r"\bOutOfMemory\b", r"CUBLAS_STATUS_ALLOC_FAILED",
+OOM_WORDS = (r"out of memory", r"the resource allocation failed", r"VK_ERROR_OUT_OF_DEVICE_MEMORY",
+             r"\[metal::malloc\]", r"greater than the maximum allowed buffer size", r"alloc_?\w*mem\w* failed", r"OutOfMemoryError", r"\bOutOfMemory\b", r"CUBLAS_STATUS_ALLOC_FAILED",
              r"memory is insufficient", r"\bOOM\b", r"cudaErrorMemoryAllocation", r"hipErrorOutOfMemory",
              r"ErrorOutOfDeviceMemory", r"CUDA_ERROR_OUT_OF_MEMORY", r"cudaMalloc failed", r"memory allocation failed",
              r"CUDA out of\b", r"failed to allocate", r"unable to allocate .*buffer",
@@ -78,7 +79,7 @@ CUDA_ERRORS = (r"invalid argument|invalid device ordinal|invalid device function
                r"uncorrectable NVLink error|context is destroyed|invalid program counter|"
                r"hipError(?!OutOfMemory)[A-Z]\w+|CUDA_ERROR_(?!OUT_OF_MEMORY)[A-Z_]+")
 #: words in an assertion's condition that may be about memory (a buffer not allocated, a pool too small)
-MEMORY_TERMS = r"mem_buffer|\bbuf\b|buffer|alloc|pool|memory|not enough space"
+MEMORY_TERMS = r"mem_buffer|\bbuf\b|buffer|alloc|pool|memory|not enough space|CUDA error"
 
 #: words a pasted memory reading is named by (ps, top, /proc, nvidia-smi, a user's own notes)
 _MEMWORD = (r"\b(?:VmRSS|RSS|RES|[Rr]esident(?: memory| set)?|VRAM(?: used| usage)?|(?:GPU |[Hh]ost |[Ss]ystem )?"
@@ -152,6 +153,10 @@ LOG = LogWords(
         # a request refused for want of KV room (vllm.rs "Remaining N kvcache tokens, but your prompt requires M")
         msg(r"Remaining \d+ kv ?cache tokens, but (?:your )?prompt requires", "pressure", "RUNTIME",
             "request-exceeds-kv-pool"),
+        # LMCache (a KV offload layer under vLLM/SGLang): its own buffer is full, the engine's pool is not ("Failed to
+        # allocate memory for the KV cache ... will not be stored"); the engine goes on
+        msg(r"LMCache\b.{0,200}(?:Failed to allocate memory|will not be stored)|will not be stored", "note",
+            code="lmcache-store-full"),
         # a backend process that died under its front end (LocalAI's gRPC backends): why is in the backend's log
         msg(r"rpc error: code = \w+ desc = (?:error reading from server: EOF|connection error|transport is closing)",
             "wrapper"),
@@ -189,6 +194,7 @@ LOG = LogWords(
         "WARMUP": rx(r"\bcaptur|cuda_graph|CudaGraph|CUDA graphs can take|graph_runner|warm(?:ing)?[ _-]?up|\bprofil|"
                      r"torch_compile_cache"),
         "RUNTIME": rx(r"\bin generate\b|\.generate\(|generate_step|greedy_search|beam_search|\bin _sample\b|"
+                      r"\bprompt_step\b|\bstream_generate\b|batch_generator\.py|"
                       r"in _prefill|/v1/(?:chat/)?completions|chat_completion|\bchatcmpl-|\brequest_id\b|"
                       r"\bschedule (?:a |the )?(?:single )?(?:sequence|request)"),
     },
@@ -200,7 +206,9 @@ LOG = LogWords(
                         r"\bRequest:? [\w.-]*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-|"
                         # servers without a module: vllm.rs "Received completion request with 21 messages",
                         # mistral.rs "Throughput (T/s) 320.60, ... 1 running, 0 waiting"
-                        r"\bReceived (?:a )?(?:chat )?completions? request|\b[1-9]\d* running, \d+ waiting")),
+                        r"\bReceived (?:a )?(?:chat )?completions? request|\b[1-9]\d* running, \d+ waiting|"
+                        # a generation that finished (llama.cpp's examples and their forks)
+                        r"\bdecoded \d+ tokens in\b|llama_perf_context_print:|llama_print_timings:")),
     ),
     figures=(
         # torch's OutOfMemoryError (CUDACachingAllocator.cpp): what it tried, what the GPU has, who holds it
@@ -235,6 +243,7 @@ LOG = LogWords(
         fig("reported_memory_after_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE,
             lambda m: _usize(m, 3), flags=0),
         # NCCL's shared-memory transport could not grow a file in /dev/shm (a container's small default)
+        fig("failed_alloc_bytes", r"you tried to allocate (\d+) bytes", count, mode="list"),
         fig("required_pages", r"Required pages: (\d+)", count),
         fig("total_pages", r"Total pages: (\d+)", count),
         fig("_shm_exhausted", r"failed to extend /dev/shm/|/dev/shm/\S+ .*No space left on device|"

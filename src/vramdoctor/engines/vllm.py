@@ -214,7 +214,8 @@ LOG = LogWords(
                         r"Available KV cache memory:|Maximum concurrency for [\d,]+ tokens per request")),
         ("warmup_done", rx(r"Graph capturing finished|init engine .* took")),
         ("ready", rx(r"Starting vLLM (?:API )?server|Available routes are")),
-        ("requests", rx(r"\"(?:POST|GET) /v1/|Avg prompt throughput|Received request|Added request")),
+        # (offline LLM.generate: its "Processed prompts:" progress bar)
+        ("requests", rx(r"Processed prompts:|\"(?:POST|GET) /v1/|Avg prompt throughput|Received request|Added request")),
     ),
     figures=(
         fig("weights_bytes", r"(?:Loading model weights|Model loading) took " + SIZE),

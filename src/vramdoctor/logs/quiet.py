@@ -27,7 +27,8 @@ def leak(run: RunFacts) -> Diagnosis | None:
     running = run.numbers.get("running_reqs", [])
     if len(usage) >= 3 and usage[-1] - usage[0] >= 10:
         ups = sum(1 for a, b in zip(usage, usage[1:]) if b >= a)
-        steady = not running or (max(running) - min(running) <= max(2, 0.2 * max(running)))
+        # (one or no request running: its own sequence grows as it generates, which is no leak)
+        steady = bool(running) and max(running) >= 2 and (max(running) - min(running) <= max(2, 0.2 * max(running)))
         if ups >= 0.75 * (len(usage) - 1) and steady:
             return Diagnosis(kind="LEAK", code="kv-cache-usage-creep", oom=None,
                              message=f"KV cache usage rose from {usage[0]}% to {usage[-1]}% while the running "

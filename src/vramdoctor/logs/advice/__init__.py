@@ -18,6 +18,10 @@ from .serving import ServingSteps
 from .steps import GGML, _shown
 
 
+#: an allocation no machine can satisfy (1 TiB in one piece)
+ABSURD_BYTES = 2**40
+
+
 class _Advisor(KvSteps, LoadSteps, ServingSteps, Base):
     """The steps for one diagnosis: the shared moves (Base) and one group per ledger."""
 
@@ -31,6 +35,15 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
         n = {**n, "ollama_num_ctx": ctx // par}
     a = _Advisor(kind, code, engine, n)
     s = a.s
+    tried = n.get("failed_alloc_bytes")
+    tried = max(tried) if isinstance(tried, list) and tried else tried
+    if kind in ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME", "UNDETERMINED") and isinstance(tried, int) \
+            and tried >= ABSURD_BYTES:
+        # no machine has this much: a wrong length, shape or setting asked for it, not a shortage of memory
+        s.say("check what asked for it", f"the allocation that failed asked for {tried / 2**30:,.0f} GiB, more than "
+              "any GPU or host has: a bug, a corrupt file or an absurd setting (a context or batch far too large), "
+              "not a shortage; more memory will not fix it")
+        return [step.to_dict() for step in s.out]
     if kind == "KV_CAPACITY":
         a.runtime() if code.startswith("kv-pool-full") else a.kv()
     elif kind == "WEIGHTS":
