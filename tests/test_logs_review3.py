@@ -119,3 +119,79 @@ def test_the_model_check_says_when_the_log_serves_another_model(served, model, o
     spec = dataclasses.replace(spec, name=model)
     notes = model_checker(spec)({"model_name": served}, {}, "vllm")
     assert any("serves" in n for n in notes) is other, notes
+
+
+# --- round 4 of the review ------------------------------------------------------------------------------------
+
+def _flags(text: str) -> tuple:
+    import textwrap
+    from vramdoctor.logs.scan import numbered
+    rep = diagnose(numbered(textwrap.dedent(text).strip("\n").splitlines()))
+    run = rep.runs[rep.diagnosis["run"] - 1]
+    return run, " | ".join(a["flags"] for a in run.advice)
+
+
+def test_an_8bit_cache_on_llamacpps_command_line_is_not_proposed_again():
+    run, text = _flags("""
+        main: build = 6500 (abcdef0)
+        system info: n_threads = 16
+        llama-server -m /m/Qwen3-32B-Q4_K_M.gguf -c 131072 -ngl 99 -ctk q8_0 -ctv q8_0 -fa on
+        llama_kv_cache_init: failed to allocate buffer for kv cache
+    """)
+    assert "q8_0" not in text, text
+
+
+def test_ollama_num_ctx_is_the_runners_context_over_its_slots():
+    run, text = _flags("""
+        time=2025-03-01T10:00:00.000Z level=INFO source=server.go:405 msg="starting llama server" cmd="/usr/bin/ollama runner --model /m --ctx-size 131072 --batch-size 512 --n-gpu-layers 33 --parallel 4 --port 4000"
+        time=2025-03-01T10:00:05.000Z level=INFO source=server.go:594 msg="llama runner started in 5.02 seconds"
+        [GIN] 2025/03/01 - 10:00:20 | 200 |  2.1s |  127.0.0.1 | POST     "/api/chat"
+        CUDA error: out of memory
+    """)
+    assert "32,768" in text and "131,072" not in text, text
+
+
+def test_proc_status_readings_in_kb_are_read():
+    run, _ = _flags("""
+        VmRSS:	18234120 kB
+        VmRSS:	31234120 kB
+        VmRSS:	52234120 kB
+    """)
+    assert run.kind == "LEAK", run
+
+
+def test_a_running_count_below_the_cap_sets_the_cap_advised():
+    run, text = _flags("""
+        [2025-05-10 08:00:01] server_args=ServerArgs(model_path='m', max_running_requests=4096, mem_fraction_static=0.8)
+        [2025-05-10 08:05:00 TP0] Decode batch, #running-req: 40, #token: 97000, token usage: 0.50, cuda graph: True, gen throughput (token/s): 610.44, #queue-req: 0,
+        [2025-05-10 08:05:02 TP0] Scheduler hit an exception: Traceback (most recent call last):
+          File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1283, in event_loop_overlap
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.
+    """)
+    assert "--max-running-requests 30" in text, text
+
+
+def test_fraction_of_free_memory_engines_get_no_fraction_step_when_nothing_is_free():
+    run, text = _flags("""
+        [TM][INFO] [BlockManager] block_size = 64 MB
+        [TM][INFO] [BlockManager] max_block_count = 0
+        cache_max_entry_count=0.95
+    """)
+    assert run.code == "no-memory-for-kv-cache" and "--cache-max-entry-count" not in text, (run.code, text)
+
+
+def test_trtllm_cutting_max_sequence_len_to_its_pool_is_kv_capacity():
+    run, text = _flags("""
+        [TensorRT-LLM][INFO] maxSequenceLen: 32768
+        [TensorRT-LLM][WARNING] maxAttentionWindow and maxSequenceLen are too large for at least one sequence to fit in kvCache. they are reduced to 5376
+    """)
+    assert run.kind == "KV_CAPACITY" and "5376" in text, (run, text)
+
+
+def test_a_periodic_line_cut_partway_after_the_server_got_ready_is_said_to_be_cut():
+    run, _ = _flags("""
+        INFO:     Application startup complete.
+        INFO 06-02 10:00:00 [loggers.py:118] Engine 000: Avg prompt throughput: 2000.0 tokens/s, Avg generation throughput: 300.1 tokens/s, Running: 12 reqs, Waiting: 0 reqs, GPU KV cache usage: 45.1%
+        INFO 06-02 10:00:10 [loggers.py:118] Engine 000: Avg prompt throughput: 2000.0 tokens/s, Avg generation thr
+    """)
+    assert (run.kind, run.code) == ("NONE", "log-cut-off"), run

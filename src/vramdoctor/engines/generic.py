@@ -85,12 +85,12 @@ MEMORY_TERMS = r"mem_buffer|\bbuf\b|buffer|alloc|pool|memory|not enough space|CU
 _MEMWORD = (r"\b(?:VmRSS|RSS|RES|[Rr]esident(?: memory| set)?|VRAM(?: used| usage)?|(?:GPU |[Hh]ost |[Ss]ystem )?"
             r"[Mm]emory (?:used|usage)|[Uu]sed memory)\b")
 #: a size as people write it: "1123 MiB", "20.5G", "5.74 GB"
-_USIZE = r"(\d[\d,]*(?:\.\d+)?)\s*([KMGT])(?:i?B)?\b"
+_USIZE = r"(\d[\d,]*(?:\.\d+)?)\s*([kKMGT])(?:i?B)?\b"
 _ARROW = r"\s*(?:->|→|=>|\bto\b)\s*"
 
 
 def _usize(m, i: int = 1) -> int:
-    return to_bytes(m.group(i), m.group(i + 1) + "iB")
+    return to_bytes(m.group(i), m.group(i + 1).upper() + "iB")
 
 
 LOG = LogWords(

@@ -240,6 +240,9 @@ LOG = LogWords(
         fig("compute_buffer_bytes", r"compute buffer size =\s*" + SIZE, mode="list"),
         fig("gpu_compute_buffer_bytes", _DEV + r" compute buffer size =\s*" + SIZE, mode="list"),
         fig("n_ctx", r"\bn_ctx\s*=\s*" + NUM, count),
+        # a pasted command line ("llama-server -m m.gguf -c 131072 -ctk q8_0 -ctv q8_0 -ngl 99 -ub 512")
+        fig("kv_cache_dtype", r"(?:^|\s)(?:-ctk|--cache-type-k)(?:=|\s+)(\w+)", lambda m: m.group(1), flags=0),
+        fig("n_ubatch", r"(?:-ub |--ubatch-size[= ])\s*(\d+)", count, flags=0),
         fig("n_parallel", r"(?:--parallel|-np|n_seq_max\s*=)\s*(\d+)", count),
         fig("failed_alloc_bytes", r"allocating " + SIZE + r" on device \d+: cudaMalloc failed", mode="list"),
         fig("failed_alloc_bytes", r"failed to allocate (?:\w+ )?buffer(?: of size|, size =)\s*" + NUM + r"(?:\s*([KMGT]i?B))?",

@@ -12,7 +12,7 @@ Settings are the model's load settings in the app (or `lms load --context-length
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import SIZE, fig, msg, rx
+from .words import SIZE, count, fig, msg, rx
 
 LOG = LogWords(
     # (not "lmstudio" alone: llama.cpp users keep models in ~/.lmstudio/models, and lmstudio-community is a
@@ -32,6 +32,7 @@ LOG = LogWords(
     figures=(
         fig("free_memory_bytes", r"\"vram_unused\":\s*\"" + SIZE),
         fig("total_memory_bytes", r"\"vram_recommended_capacity\":\s*\"" + SIZE),
+        fig("n_ctx", r"\"n_ctx\":\s*(\d+)", count),
         fig("host_free_memory_bytes", r"\"ram_unused\":\s*\"" + SIZE),
         fig("engine_version", r"\"app\":\s*\{\s*\"version\":\s*\"([\w.+-]{1,40})\"", lambda m: m.group(1)),
     ),

@@ -94,7 +94,7 @@ _ARG = r"['\"]?\s*[=:]\s*['\"]?"
 
 LOG = LogWords(
     fingerprint=rx(r"sglang| TP\d+\]|\[TP\d+\]|KV Cache is allocated|Load weight (?:begin|end)|mem_fraction_static|"
-                   r"Capture cuda graph|max_total_num_tokens|Prefill batch\. #new-seq|#running-req"),
+                   r"Capture cuda graph|max_total_num_tokens|Prefill batch[.,] #new-seq|#running-req"),
     run_start=(rx(r"server_args=ServerArgs", 0),),
     messages=(
         msg(r"Not enough memory\. Please try to increase --mem-fraction-static", "oom", "KV",
@@ -142,7 +142,8 @@ LOG = LogWords(
         ("kv_done", rx(r"KV Cache is allocated|Memory pool end|max_total_num_tokens=")),
         ("warmup_done", rx(r"Capture .{0,20}(?:cuda|CUDA) graph end")),
         ("ready", rx(r"The server is fired up")),
-        ("requests", rx(r"Prefill batch\.|Decode batch\.|POST /generate")),
+        # ("Decode batch." up to 0.4, "Decode batch," from 0.5)
+        ("requests", rx(r"Prefill batch[.,]|Decode batch[.,]|POST /generate")),
     ),
     figures=(
         fig("weights_bytes", r"Load weight end\..*?mem usage=" + SIZE),

@@ -30,6 +30,9 @@ LOG = LogWords(
                   r"\[TensorRT-LLM\] TensorRT-LLM version:", 0),),
     messages=(
         msg(r"No free blocks left", "oom", "RUNTIME", "kv-blocks-exhausted"),
+        # the pool holds less than one sequence of maxSequenceLen: the engine cuts it ("... are too large for at least
+        # one sequence to fit in kvCache. they are reduced to 5376"); longer requests fail
+        msg(r"too large for at least one sequence to fit in kvCache", "pressure", "KV", "max-model-len-exceeds-kv-cache"),
         # the block manager's own assertion when it finds no free block (kvCacheManager.cpp getFreeBlock)
         msg(r"Assertion failed: freeBlockIterator\.has_value\(\)", "oom", "RUNTIME", "kv-blocks-exhausted"),
         msg(r"tokens the KV cache can hold|maxTokensInPagedKvCache(?: \(\d+\))? must be large enough to process at least 1 sequence",
@@ -80,6 +83,7 @@ LOG = LogWords(
         fig("free_memory_bytes", r"Free GPU memory before component creation attempt \(GiB\): " + NUM, gib),
         fig("weights_bytes", r"^\s*(?:Model|model): ([\d.]+) / ([\d.]+)\s*$",
             lambda m: gib(m, 1) - gib(m, 2)),
+        fig("kv_pool_tokens", r"to fit in kvCache\. they are reduced to (\d+)", count),
         fig("failed_component", _STAGE + r"(.{1,120})$", lambda m: m.group(1).strip()),
         fig("free_gpu_memory_fraction", r"(?:free_gpu_memory_fraction|free_gpu_mem_fraction|freeGpuMemoryFraction)"
             r"['\"]?\s*[=:]\s*([\d.]+)", fraction),

@@ -93,7 +93,20 @@ def cut_mid_line(last: str, before: list[str]) -> bool:
     if last[-1:].isspace():
         return False
     n = len(last)
-    return any(len(b) > n and b.startswith(last) and not b[n].isspace() for b in before[-CUT_LOOKBACK:])
+    if any(len(b) > n and b.startswith(last) and not b[n].isspace() for b in before[-CUT_LOOKBACK:]):
+        return True
+    # the same with every number made 0: a periodic line cut partway has other times and figures than the last one
+    shape = _DIGITS.sub("0", last)
+    k = len(shape)
+    for b in before[-CUT_LOOKBACK:]:
+        other = _DIGITS.sub("0", b)
+        if len(other) > k and other.startswith(shape) and not other[k].isspace() and not (
+                shape[-1:] == "0" and other[k:k + 1].isdigit()):
+            return True
+    return False
+
+
+_DIGITS = re.compile(r"\d+")
 
 
 def cut_error(text: str) -> bool:

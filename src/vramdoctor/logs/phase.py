@@ -16,7 +16,7 @@ GIB = 2**30
 STARTUP = ("WEIGHTS", "KV", "WARMUP")
 #: periodic statistics: progress, never a phase
 STATS = re.compile(r"Avg prompt throughput|#running-req|token usage:|KV cache usage:|Running: \d+ reqs|"
-                   r"Decode batch\.|Prefill batch\.|print_timing|prompt eval time", re.I)
+                   r"Decode batch[.,]|Prefill batch[.,]|print_timing|prompt eval time", re.I)
 
 
 def last_marker(progress: dict[str, int]) -> str | None:
@@ -75,6 +75,9 @@ def _unwrapped(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
     return out
 
 
+#: a line saying a step finished, in any engine's words (a time taken, "loaded", "prepared", "done")
+_FINISHED = re.compile(r"\b(?:took|finished|done|loaded|prepared|succeeded)\b|\bin [\d.]+ ?(?:s|ms|sec|seconds)\b",
+                       re.I)  # (not "Completed": progress bars say "40% Completed")
 _SETTING = re.compile(r"\w+\s*=\s*['\"\w]|'\w+': ")
 #: a line of code (a traceback's source line), whose keyword arguments are not a dump of settings
 _CODE = re.compile(r"^\s*(?:self\.)?\w+(?:\[\w+\])?\s*=\s*\[?\s*(?:torch|np|self)\.\w+")
@@ -175,6 +178,8 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
     for ln, text in reversed(f.before[-6:]):  # a step under way just before the failure
         if FRAME.search(text) or is_progress(text):
             continue
+        if _FINISHED.search(text):
+            break  # a step that finished ("prepared 80.76 GiB ... in 26.8s"): what came before it is not under way
         p = phase_words(text, engine)
         if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
             return Place(p, "the lines before the failure", (ln, text), [p])

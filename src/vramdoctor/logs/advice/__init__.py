@@ -29,7 +29,7 @@ class _Advisor(KvSteps, LoadSteps, ServingSteps, Base):
 def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str] | None = None) -> list[dict]:
     """Steps for `kind` (and its `code`), in the order to try them, each a dict: change, flags, why,
     setting, direction, value, current."""
-    par, ctx = n.get("n_parallel"), n.get("n_ctx")
+    par, ctx = n.get("n_parallel"), n.get("n_ctx") or (n.get("max_model_len") if engine == "ollama" else None)
     if engine == "ollama" and isinstance(par, int) and par > 1 and isinstance(ctx, int):
         # Ollama's runner gets --ctx-size num_ctx x OLLAMA_NUM_PARALLEL: the user's num_ctx is a slot's share
         n = {**n, "ollama_num_ctx": ctx // par}

@@ -62,6 +62,11 @@ class Base:
 
     def seqs_down(self, why: str, to: int | None = None) -> None:
         cur = self.c.max_num_seqs
+        running = self.n.get("running_reqs")
+        peak = max(running) if isinstance(running, list) and running else None
+        if to is None and isinstance(peak, int) and peak > 1 and (cur is None or peak < cur // 2):
+            to = max(1, peak * 3 // 4)  # the cap was never reached: below what ran is what changes anything
+            why += f" (at most {peak} were running: a cap above that changes nothing)"
         value = to if to is not None else (max(1, cur // 2) if cur and cur > 1 else None)
         if cur is not None and value is not None and value >= cur:
             return

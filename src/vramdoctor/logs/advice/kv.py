@@ -7,14 +7,20 @@ from __future__ import annotations
 from .steps import GGML, GIB, _more_gpus
 
 
+#: engines whose memory fraction is of the memory left after the weights and buffers (LMDeploy's
+#: cache_max_entry_count, TensorRT-LLM's free_gpu_memory_fraction), not of the whole GPU
+FRACTION_OF_FREE = ("lmdeploy", "tensorrt-llm")
+
+
 class KvSteps:
     def kv(self) -> None:
         s, n, c, code = self.s, self.n, self.c, self.code
         if code == "no-memory-for-kv-cache":
             # the weights alone fill this fraction: a small step rarely leaves a pool, so at least half the rest
             u = c.fraction
-            self.fraction_up("the weights leave no room for a KV pool in this fraction; no context length helps",
-                             max(self._fraction_for_a_pool() or 0, u + (1 - u) / 2 if u else 0) or None)
+            if s.name not in FRACTION_OF_FREE:  # (a fraction of what the weights left: of nothing, nothing)
+                self.fraction_up("the weights leave no room for a KV pool in this fraction; no context length helps",
+                                 max(self._fraction_for_a_pool() or 0, u + (1 - u) / 2 if u else 0) or None)
             self.quant("smaller weights leave room for the pool")
             s.add("more GPUs", "tensor_parallel_size", "splits the weights, leaving each GPU room for a pool", "up",
                   _more_gpus(n))

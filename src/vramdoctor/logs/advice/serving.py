@@ -37,7 +37,8 @@ class ServingSteps:
             else "a lower value than now"
         s.add("shorter requests first", "max_model_len", "one long prompt's prefill is the usual peak; cap "
               "per-request length", "down", value, prompt, m=m)
-        s.add("smaller prefill chunks", "max_num_batched_tokens", "spreads a long prompt over several steps", "down")
+        if s.name != "tgi":  # (TGI refuses --max-batch-prefill-tokens below --max-input-tokens: the step above covers it)
+            s.add("smaller prefill chunks", "max_num_batched_tokens", "spreads a long prompt over several steps", "down")
         if s.name == "koboldcpp":
             s.add("smaller BLAS batches", "n_ubatch", "each prompt batch's compute buffer grows with it", "down", 256)
         self.seqs_down("concurrency multiplies the KV cache and activations")
