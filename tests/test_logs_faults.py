@@ -2128,3 +2128,44 @@ def test_kv_usage_rising_under_one_request_is_not_a_leak(running):
                       f"throughput: 316.4 tokens/s, Running: {running} reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV "
                       f"cache usage: {u}%, CPU KV cache usage: 0.0%." for s, u in ((1, 40.0), (6, 60.0), (11, 80.0)))
     assert run_of(diag(stats)).kind != "LEAK"
+
+
+# --- round 10 --------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,kind", [
+    ("[2026-03-01 10:00:00 TP0] RuntimeError: Loaded weights leave no GPU memory for the KV cache.", "KV_CAPACITY"),
+    ("[GPU] Exceeded max size of memory allocation: Required 4294967296 bytes, already occupied : 3221225472 bytes, "
+     "but available memory size is 7516192768 bytes", None),
+    ("ggml_new_object: not enough space in the buffer (needed 88064, available 16)", "NOT_OOM"),
+])
+def test_round10_wordings(text, kind):
+    run = run_of(diag(text))
+    assert (kind is None and run.oom is not False and run.kind != "NOT_OOM") or run.kind == kind, run
+
+
+def test_a_cut_last_line_that_repeats_an_earlier_warning_does_not_hide_it():
+    run = run_of(diag("""
+        main: server is listening on http://0.0.0.0:8080 - starting the main loop
+        decode: failed to find a memory slot for batch of size 512
+        srv  update_slots: failed to find free space in the KV cache, retrying with smaller batch size
+        decode: fail
+    """))
+    assert run.kind == "RUNTIME", run
+
+
+def test_no_layers_on_a_gpu_is_not_a_gpu_at_its_limit():
+    run = run_of(diag("""
+        time=2025-03-01T10:00:00.000Z level=INFO source=server.go:139 msg=offload library=cpu layers.requested=0 layers.model=33 layers.offload=0 layers.split="" memory.available="[60.2 GiB]" memory.required.full="5.8 GiB" memory.weights.total="4.9 GiB"
+        time=2025-03-01T10:00:05.000Z level=INFO source=server.go:594 msg="llama runner started in 5.02 seconds"
+    """))
+    assert run.code == "no-gpu-offload" and "at its limit" not in run.message, run
+
+
+def test_a_step_that_finished_is_not_the_step_under_way():
+    run = run_of(diag("""
+        ds4: CUDA loading model tensors into device cache: 80.04 GiB
+        ds4: CUDA startup model cache prepared 80.76 GiB of tensor spans in 26.804s
+        ds4: cuda backend initialized for graph diagnostics
+        ds4: CUDA q8 fp16 cache alloc failed (64.00 MiB): out of memory
+    """))
+    assert run.kind != "WEIGHTS", run

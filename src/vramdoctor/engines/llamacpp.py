@@ -183,7 +183,7 @@ LOG = LogWords(
         # a failed reservation that llama.cpp retries another way (2026): the failure before it need not be fatal
         msg(r"retrying without pipeline parallelism", "retry", "WARMUP"),
         # ggml's own fixed metadata/scratch pool (old builds, KoboldCpp): too small for the batch, not the GPU
-        msg(r"not enough space in the (?:context's memory pool|scratch memory)", "not_oom",
+        msg(r"not enough space in the (?:context's memory pool|scratch memory|buffer)", "not_oom",
             code="ggml-context-pool-too-small"),
         # pinned host memory is optional: llama.cpp warns and goes on with pageable memory
         msg(r"failed to allocate [\d.]+ [KMG]i?B of pinned memory|\bof pinned memory: out\b", "note"),

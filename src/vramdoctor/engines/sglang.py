@@ -102,6 +102,7 @@ LOG = LogWords(
         # "max_total_tokens=X is larger than the profiled value Y": a warning, unless Y leaves no pool
         msg(r"larger than the profiled value (?:-\d+|0)\b", "oom", "KV", "no-memory-for-kv-cache"),
         msg(r"SWA pool cap .* leaves no room for the full KV pool", "oom", "KV", "no-memory-for-kv-cache"),
+        msg(r"Loaded weights leave no GPU memory for the KV cache", "oom", "KV", "no-memory-for-kv-cache"),
         msg(r"Capture (?:prefill |target \w+ )?cuda graph failed.*(?:out of memory|OutOfMemory)", "oom", "WARMUP",
             "cuda-graph-capture-oom"),
         # the pool is full while serving: <= 0.4.6 "Decode out of memory happened", >= 0.4.10 "KV cache pool is full.

@@ -179,6 +179,15 @@ def _offload(run: RunFacts, engine: str) -> Diagnosis | None:
         return Diagnosis(kind="KV_CAPACITY", code="kv-cache-forces-cpu-offload", inferred=True, evidence=[line],
                          message=f"Only {offl} of {total} layers went to the GPU: the KV cache for this context "
                                  f"({kv / 2**30:.1f} GiB) does not fit beside the weights ({weights / 2**30:.1f} GiB).")
+    free = n.get("free_memory_bytes", n.get("available_memory_bytes"))
+    free = free[0] if isinstance(free, list) and free else free
+    if offl == 0 and isinstance(free, int) and isinstance(weights, int) and free > weights:
+        # nothing went to a GPU that had room for the weights: a CPU build, -ngl 0 / num_gpu 0, or no usable GPU
+        return Diagnosis(kind="NONE", code="no-gpu-offload", oom=False, evidence=[line],
+                         phase_source="the engine's own offload decision",
+                         message=f"None of the {total} layers went to a GPU, though it had {free / 2**30:.1f} GiB free "
+                                 f"for {weights / 2**30:.1f} GiB of weights (a CPU-only build, -ngl 0 / num_gpu 0, or "
+                                 "no usable GPU): GPU memory is not what limits this run.")
     return Diagnosis(kind="NONE", code="partial-offload", oom=False, evidence=[line],
                      phase_source="the engine's own offload decision",
                      message=f"Only {offl} of {total} layers went to the GPU; the rest run on the CPU (slower). "

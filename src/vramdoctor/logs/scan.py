@@ -284,7 +284,8 @@ class Scanner:
         cut_mid_line: that line has no newline and is the start of a line like those before it."""
         r = self.run
         if last and cut_error(last[1]) and last[0] > self.echo_until and not any(
-                last[0] in (f.line_no, f.end_line) for f in r.failures):
+                last[0] in (f.line_no, f.end_line) for f in r.failures) and not any(
+                last[1].strip() and last[1].strip() in p.text for p in r.pressure):  # the warning before, again
             r.failures.append(Failure(line_no=last[0], text=last[1], kind="error", progress=dict(r.progress),
                                       lines_before=list(self.recent), cut=True))
             r.lines, r.last_line = max(r.lines, 1), max(r.last_line, last[0])
