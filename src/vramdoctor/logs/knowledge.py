@@ -133,15 +133,15 @@ class Knowledge:
         # lines that differ only in their digits (periodic statistics, access lines) hold the same words, unless a
         # word has digits of its own: the candidates of a line are kept by its shape with digits made 0
         self._shape: dict[bytes, dict[str, set[int]]] = {}
-        self._digit_words = [w.translate(_ZEROS) for w in (x if isinstance(x, bytes) else x.encode()
-                                                            for x in self.words.words)
-                             if any(48 <= ch <= 57 for ch in w)]
+        digit_words = [w.translate(_ZEROS) for w in (x if isinstance(x, bytes) else x.encode()
+                                                      for x in self.words.words) if any(48 <= ch <= 57 for ch in w)]
+        self._digit_words = Words([w.decode() for w in digit_words])
 
     def candidates(self, low: bytes) -> dict[str, set[int]]:
         """Category -> indexes of the patterns a lowercased line could match (only categories with some).
         The result is shared between lines of one shape: callers must not change it."""
         shape = low.translate(_ZEROS)
-        if any(w in shape for w in self._digit_words):
+        if self._digit_words.ids(shape):
             return self._candidates(low)
         hit = self._shape.get(shape)
         if hit is None:
