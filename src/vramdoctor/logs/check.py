@@ -21,7 +21,9 @@ def model_checker(spec: ModelSpec) -> Callable[[dict, dict, str], list[str]]:
         served = numbers.get("model_name")
         a, b = (_base(served) if isinstance(served, str) else ""), _base(spec.name)
         if a and b and a not in b and b not in a:  # ("llama-3.1-8b-instruct-q4_k_m" is that model, quantized)
-            notes.append(f"the log serves {served}, not {spec.name}: the comparisons below are with another model")
+            notes.append(f"the log serves {served}, not {spec.name}: its figures are not compared with another "
+                         "model's estimate (pass the model the log serves)")
+            return notes
         rules = get_engine(engine if engine in ("vllm", "sglang", "llamacpp") else "generic")
         expect = rules.engine_bytes_per_token(spec, Settings())
         seen = derived.get("kv_bytes_per_token")
