@@ -195,3 +195,8 @@ def test_a_periodic_line_cut_partway_after_the_server_got_ready_is_said_to_be_cu
         INFO 06-02 10:00:10 [loggers.py:118] Engine 000: Avg prompt throughput: 2000.0 tokens/s, Avg generation thr
     """)
     assert (run.kind, run.code) == ("NONE", "log-cut-off"), run
+
+
+def test_an_8bit_cache_that_alone_cannot_hold_the_context_says_so():
+    steps = [a for a in run_of("vllm1-kv-maxlen-095.log").advice if a["setting"] == "kv_cache_dtype"]
+    assert steps and "shorter context" in steps[0]["change"], steps

@@ -74,7 +74,12 @@ class KvSteps:
             self.seqs_down("each running sequence holds its own KV cache",
                            max(1, int(conc)) if isinstance(conc, float) and conc >= 1 else None)
         self.fraction_up("the pool is what is left of this fraction after the weights")
-        self.kv8()
+        if isinstance(fit, int) and isinstance(asked, int) and 0 < fit < asked / 2:
+            # half the bytes per token doubles the pool's tokens: still short of what was asked for
+            self.kv8("8-bit KV cache, with a shorter context", f"halves the bytes per token: the pool would hold about "
+                     f"{2 * fit:,} tokens, still short of {asked:,}, so only together with a shorter context")
+        else:
+            self.kv8()
         if s.name in ("vllm", "aphrodite"):
             cur = n.get("max_num_batched_tokens")
             s.add("chunked prefill", "max_num_batched_tokens", "a smaller step shrinks the activation peak profiled "
