@@ -100,6 +100,9 @@ def test_cli_small_things(tmp_path):
     r = subprocess.run(vd + ["logs", str(DATA / "nvml-mismatch.log"), "-o", str(tmp_path)], capture_output=True,
                        text=True)
     assert r.returncode == 2 and "is a folder" in r.stderr
+    r = subprocess.run(vd + ["logs", str(blank), "--json"], capture_output=True, text=True)
+    import json
+    assert r.returncode == 2 and "blank lines" in json.loads(r.stdout)["error"]
     r = subprocess.run(vd + ["--version"], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.startswith("vramdoctor ")
     r = subprocess.run(vd + ["estimate", str(DATA / "nvml-mismatch.log")], capture_output=True, text=True)

@@ -195,6 +195,8 @@ def logs(
                 raise typer.Exit(130) from None
             except VramdoctorError as e:  # one unreadable file: say so, and still report the others
                 if len(paths) == 1:
+                    if json_out and not output:  # a JSON reader gets a document too, with the error in it
+                        print(json.dumps({"path": p, "error": str(e)}, indent=2))
                     raise
                 err.print(f"[red]error:[/red] {escape(str(e))}", soft_wrap=True)
                 failed.append((p, str(e)))
