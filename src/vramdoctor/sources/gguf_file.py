@@ -57,7 +57,9 @@ def spec_from_gguf_fields(kv: dict[str, Any], tensor_bytes: int, *, path: str) -
     `general.alignment`, as the file and llama.cpp's model buffer lay them out). Pure."""
     arch = kv.get("general.architecture")
     if not arch:
-        raise ModelSourceError("has no general.architecture key.", path=path, field="general.architecture")
+        raise ModelSourceError("has no general.architecture key.", path=path, field="general.architecture",
+                               hint="The file is not a complete GGUF model (a vocabulary-only file, an adapter, or a "
+                                    "cut download): pass the model's GGUF, or its first shard.")
     g = lambda k, d=None: kv.get(f"{arch}.{k}", d)  # noqa: E731
     n_layer = g("block_count")
     n_embd = g("embedding_length")
