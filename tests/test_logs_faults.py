@@ -2169,3 +2169,33 @@ def test_a_step_that_finished_is_not_the_step_under_way():
         ds4: CUDA q8 fp16 cache alloc failed (64.00 MiB): out of memory
     """))
     assert run.kind != "WEIGHTS", run
+
+
+# --- round 11 --------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,kind,code", [
+    ('time=2025-04-05T10:00:00.000Z level=WARN source=causal.go:256 msg="unable to find a kv cache slot" cache=1',
+     "RUNTIME", "kv-cache-full"),
+    ("CtxLimit:4096/8192, Amt:100/512, Init:0.01s, Process:1.20s (3.2ms/T), Generate:2.00s (20.0ms/T)double free or "
+     "corruption (!prev)", "NOT_OOM", "heap-corruption"),
+    ("malloc(): corrupted top size\nAborted (core dumped)", "NOT_OOM", "heap-corruption"),
+])
+def test_round11_wordings(text, kind, code):
+    run = run_of(diag(text))
+    assert (run.kind, run.code) == (kind, code), run
+
+
+def test_mlx_malloc_or_wait_is_memory():
+    run = run_of(diag("libc++abi: terminating due to uncaught exception of type std::runtime_error: [malloc_or_wait] "
+                      "Unable to allocate 124367104 bytes."))
+    assert run.oom is not False and run.kind != "NOT_OOM", run
+
+
+def test_a_full_pool_then_a_failure_whose_cause_is_cut_is_runtime():
+    run = run_of(diag("""
+        WARNING 07-03 10:00:00 scheduler.py:1089] Sequence group 91 is preempted by PreemptionMode.RECOMPUTE mode because there is not enough KV cache space. This can affect the end-to-end performance. Increase gpu_memory_utilization or tensor_parallel_size to provide more KV cache memory. total_num_cumulative_preemption=1
+        ERROR 07-03 10:00:05 async_llm_engine.py:52] Engine background task failed
+        ERROR 07-03 10:00:05 async_llm_engine.py:52] Traceback (most recent call last):
+        ERROR 07-03 10:00:05 async_llm_engine.py:52]   File "/usr/local/lib/python3.10/dist-packages/vllm/engine/async_llm_engine.py", line 42, in _log_task_completion
+    """))
+    assert run.kind == "RUNTIME" and run.inferred, run

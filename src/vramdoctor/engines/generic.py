@@ -59,7 +59,7 @@ class GenericRules(RulesBase):
 
 
 #: out-of-memory in the words of PyTorch, CUDA, HIP, Vulkan, Metal and allocators in general
-OOM_WORDS = (r"out of memory", r"Exceeded max size of memory allocation", r"the resource allocation failed", r"VK_ERROR_OUT_OF_DEVICE_MEMORY",
+OOM_WORDS = (r"out of memory", r"\[malloc_or_wait\] Unable to allocate", r"Exceeded max size of memory allocation", r"the resource allocation failed", r"VK_ERROR_OUT_OF_DEVICE_MEMORY",
              r"\[metal::malloc\]", r"greater than the maximum allowed buffer size", r"alloc_?\w*mem\w* failed", r"OutOfMemoryError", r"\bOutOfMemory\b", r"CUBLAS_STATUS_ALLOC_FAILED",
              r"memory is insufficient", r"\bOOM\b", r"cudaErrorMemoryAllocation", r"hipErrorOutOfMemory",
              r"ErrorOutOfDeviceMemory", r"CUDA_ERROR_OUT_OF_MEMORY", r"cudaMalloc failed", r"memory allocation failed",
@@ -106,6 +106,9 @@ LOG = LogWords(
             r"Watchdog caught collective operation timeout|NCCL operations have failed or timed out", "not_oom",
             code="nccl-error"),
         msg(r"device-side assert", "not_oom", code="device-side-assert"),
+        # glibc's heap checks: memory corrupted by a bug, not memory running out
+        msg(r"double free or corruption|free\(\): invalid pointer|malloc\(\): corrupted|corrupted size vs\. prev_size|"
+            r"malloc_consolidate\(\): invalid", "not_oom", code="heap-corruption"),
         msg(r"(?:CUDA|HIP|ROCm)\w*[ _](?:runtime )?error\b.{0,300}?invalid argument|invalid argument .*\.cu:\d+", "not_oom",
             code="cuda-invalid-argument"),
         msg(r"misaligned address|CUBLAS_STATUS_(?!ALLOC)\w+|cuDNN error|unspecified launch failure", "not_oom",
@@ -180,6 +183,8 @@ LOG = LogWords(
             r"fatal)\b|^\s*[EF]\d{4}(?:\d{4})? \d\d:)"
             r".{0,300}?\b(?:[Ff]ailed|FAILED|[Uu]nable) to \w", "error", flags=0),
         msg(r"\berror loading [\w ]{1,40}: \S", "error"),
+        # a server's own words for a failed request or graph run, whose cause is elsewhere (OVMS, Triton)
+        msg(r"\b(?:[Ee]xecution|[Rr]equest processing|[Ii]nference) failed\b", "error", flags=0),
     ),
     frames={
         # building the model's layers (their weights allocated in __init__: torch.empty in a layer) or moving it

@@ -15,6 +15,8 @@ from .words import rx
 LOG = LogWords(
     fingerprint=rx(r"mlx_lm|mlx-lm|mlx_vlm|mlx\.core|\[METAL\] Command buffer execution failed|mlx-community/|"
                    r"Batch eval all weights"),
+    # no KV pool is made at start: after the weights come kernel compilation and requests
+    after_weights=("WARMUP", "RUNTIME"),
     milestones=(
         ("weights_done", rx(r"Batch eval all weights")),
         ("ready", rx(r"Starting httpd at")),

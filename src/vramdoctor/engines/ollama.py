@@ -16,12 +16,14 @@ from .interface import Engine, LogWords
 from .words import SIZE, count, fig, msg, rx
 
 LOG = LogWords(
-    fingerprint=rx(r"ollama|\[GIN\]|memory layout cannot be allocated|source=(?:server|memory|sched|routes|types|gpu|device)\.go|msg=\"?offload|"
+    fingerprint=rx(r"ollama|\[GIN\]|memory layout cannot be allocated|source=(?:server|memory|sched|routes|types|gpu|device|causal|runner|ggml)\.go|msg=\"?offload|"
                    r"runner\.go|llama runner"),
     run_start=(rx(r"msg=\"Listening on |msg=\"starting llama server\"|msg=\"starting runner\"", 0),),
     messages=(
         msg(r"requires more system memory|model request too large", "oom", "WEIGHTS", "weights-exceed-system-memory"),
         msg(r"insufficient VRAM to load", "oom", "WEIGHTS", "weights-exceed-gpu-memory"),
+        # the Go runner's KV cache (kvcache/causal.go): no cells for a batch while serving
+        msg(r"unable to find a kv cache slot", "pressure", "RUNTIME", "kv-cache-full"),
         msg(r"unable to allocate memory from device .* for model weights", "oom", "WEIGHTS", "weights-alloc-failed"),
         # the new engine (v0.11+) lays out weights, cache and graph together: which one did not fit is not said
         msg(r"insufficient memory - required allocations|failed to allocate memory for model|"

@@ -22,7 +22,7 @@ import re
 from .knowledge import FRAME, knowledge, phase_words
 from .phase import Place, frames, locate
 from .lines import stated
-from .quiet import leak, no_failure, shortfall
+from .quiet import leak, no_failure, pressure, shortfall
 from .facts import Failure, RunFacts
 from .verdict import KIND_OF_PHASE, Diagnosis
 
@@ -76,6 +76,8 @@ _NOT_OOM = {
     "illegal-memory-access": "a kernel touched memory it does not own (a bug in a kernel, the engine or the driver).",
     "nccl-error": "the GPUs failed to talk to each other (NCCL).",
     "device-side-assert": "a kernel assertion failed (bad token ids or shapes).",
+    "heap-corruption": "the C library found its heap corrupted (a double free or a write past a buffer): a bug in the "
+                       "engine or a native library, not memory running out.",
     "cuda-invalid-argument": "a CUDA call got an invalid argument.",
     "cuda-kernel-error": "a CUDA kernel or library call failed.",
     "gpu-shared-with-other-process": "at start the GPU had less free memory than the configured fraction asks "
@@ -153,6 +155,16 @@ def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Dia
     return None
 
 
+def _full_while_serving(run: RunFacts) -> Diagnosis | None:
+    """The pool was full under load before a failure whose cause the log does not show: that is the evidence."""
+    d = pressure(run)
+    if d is None or d.kind != "RUNTIME":
+        return None
+    d.inferred = True
+    d.message += " A failure follows whose cause the log does not show; the full pool is the evidence there is."
+    return d
+
+
 def _missing(f: Failure, place: Place | None) -> str:
     tail = f.after and all(FRAME.search(t) or t.startswith((" ", "\t")) or not t.strip() or "^^^" in t
                            for _, t in f.after)
@@ -190,7 +202,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     w = run.numbers.get("weights_bytes")
     weights = weights_bytes or (w if isinstance(w, int) and w > 0 else None)
     if f.kind == "error":
-        short = shortfall(run) or leak(run)
+        short = shortfall(run) or leak(run) or (_full_while_serving(run) if not _cause_shown(f) else None)
         if short:
             return short
         usage = run.numbers.get("kv_usage_pct") or []

@@ -71,7 +71,9 @@ def _reported_growth(run: RunFacts) -> Diagnosis | None:
     return None
 
 
-def _pressure(run: RunFacts) -> Diagnosis | None:
+def pressure(run: RunFacts) -> Diagnosis | None:
+    """The engine's own warnings that its KV pool was full and it coped (preempted, retracted, queued, failed a
+    request): RUNTIME while serving, KV_CAPACITY at start; None without such warnings."""
     pressure = [p for p in run.pressure if p.kind == "pressure"]
     if not pressure:
         return None
@@ -218,7 +220,7 @@ _DONE = re.compile(r"\b(?:took|takes|taken|finished|completed?|done|loaded|alloc
 
 
 def no_failure(run: RunFacts, engine: str) -> Diagnosis:
-    for rule in (leak, _pressure, shortfall):
+    for rule in (leak, pressure, shortfall):
         d = rule(run)
         if d:
             return d
