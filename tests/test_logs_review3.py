@@ -203,3 +203,17 @@ def test_a_periodic_line_cut_partway_after_the_server_got_ready_is_said_to_be_cu
 def test_an_8bit_cache_that_alone_cannot_hold_the_context_says_so():
     steps = [a for a in run_of("vllm1-kv-maxlen-095.log").advice if a["setting"] == "kv_cache_dtype"]
     assert steps and "shorter context" in steps[0]["change"], steps
+
+
+def test_a_fraction_step_up_leaves_the_cuda_graphs_their_memory():
+    base = """
+        INFO 06-02 09:15:08 [core.py:70] Initializing a V1 LLM engine (v0.9.1) with config: model='m', gpu_memory_utilization=0.95
+        INFO 06-02 09:15:20 [gpu_worker.py:280] Free memory on device (23.2/23.55 GiB) on startup.
+        INFO 06-02 09:15:48 [gpu_model_runner.py:2048] Graph capturing finished in 16 secs, took {g} GiB
+        WARNING 06-02 09:21:00 [scheduler.py:1754] Sequence group cmpl-1 is preempted by PreemptionMode.RECOMPUTE mode because there is not enough KV cache space. total_num_cumulative_preemption=1
+    """
+    for graphs in ("0.52", "1.50"):
+        run, _ = _flags(base.replace("{g}", graphs))
+        for a in run.advice:
+            if a["setting"] == "memory_fraction" and a["direction"] == "up":
+                assert (1 - a["value"]) * 23.55 >= float(graphs), a

@@ -26,6 +26,15 @@ class Base:
             if at_least > 0.98:  # no fraction leaves the pool it needs: weights or GPUs must change instead
                 return
             value = round(at_least, 2)
+        graphs, total = self.n.get("graph_memory_bytes"), self.n.get("total_memory_bytes")
+        if value is not None and isinstance(graphs, int) and isinstance(total, int) and total > 0:
+            # what the log shows outside the pool (CUDA graphs) and half a GiB for the rest must stay outside it
+            room = int((1 - (graphs + 2**29) / total) * 100) / 100
+            if room <= (c.fraction or 0):
+                return  # no higher fraction leaves the graphs their memory
+            value = min(value, room)
+        elif value is not None and isinstance(graphs, int):
+            why += f"; leave room outside it for the {graphs / 2**30:.2f} GiB of CUDA graphs the log shows"
         self.s.add("more memory for the pool", "memory_fraction", why, "up", value, c.fraction)
 
     def _fraction_for_a_pool(self) -> float | None:
