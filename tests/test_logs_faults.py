@@ -2199,3 +2199,43 @@ def test_a_full_pool_then_a_failure_whose_cause_is_cut_is_runtime():
         ERROR 07-03 10:00:05 async_llm_engine.py:52]   File "/usr/local/lib/python3.10/dist-packages/vllm/engine/async_llm_engine.py", line 42, in _log_task_completion
     """))
     assert run.kind == "RUNTIME" and run.inferred, run
+
+
+@pytest.mark.parametrize("text,leak", [
+    ("""
+     req  resident   delta
+       0    20.5G    +0.0G
+      10    22.0G    +1.5G
+      20    23.3G    +2.8G
+      30    24.9G    +4.4G
+     """, True),
+    ("""
+     time   VRAM(MiB)  util
+     09:00  18200      40%
+     10:00  21900      41%
+     11:00  25100      39%
+     """, True),
+    # a list of processes, not a series over time
+    ("""
+     USER   PID   RSS   COMMAND
+     root   101   2.1G  python
+     root   202   4.8G  python
+     root   303   9.9G  python
+     """, False),
+    # bare numbers: their unit is not known
+    ("""
+     step  used
+     1     1000
+     2     2000
+     3     3000
+     """, False),
+    ("""
+     req  resident
+       0    24.9G
+      10    22.0G
+      20    20.5G
+     """, False),
+])
+def test_memory_readings_pasted_as_a_table(text, leak):
+    run = run_of(diag(text))
+    assert (run.kind == "LEAK") is leak, run

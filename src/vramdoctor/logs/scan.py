@@ -9,10 +9,12 @@ line; `blocks.scan_blocks` feeds it only the lines that can matter.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from typing import Callable, Iterable, Iterator
 
 from .facts import Failure, RunFacts
+from .table import header_column, row_value
 from .knowledge import ELISION, PY_FRAME, Knowledge, is_echo, knowledge
 from .lines import (CUT_LOOKBACK, cut_mid_line, ECHO_CLOSED, ECHO_END, ECHO_LINES, ENDED, LOG_PREFIX, MAX_LINE, WRAP_LINES, cut_error, pieces,
                     stated, window)
@@ -28,6 +30,12 @@ KEEP_FIRST_RUNS = 20
 
 
 _UNKNOWN = object()  # a verdict not yet read
+_TABLE_WORDS = ("resident", "rss", "res", "vram", "mem", "used")
+
+
+def _step_key(step: str) -> tuple[float, ...]:
+    """A row's step or time as numbers to compare ("09:30" -> (9, 30), "10" -> (10,))."""
+    return tuple(float(x) for x in re.findall(r"\d+(?:\.\d+)?", step)) or (0.0,)
 
 
 class Scanner:
@@ -52,6 +60,7 @@ class Scanner:
         self.dropped = 0  # runs left out in the middle of a long crash loop
         self.dropped_lines: tuple[int, int] | None = None
         self._restart = {i for i, (marker, _) in enumerate(self.k.milestones) if marker == "weights_done"}
+        self.table: tuple[int, str | None, str | None] | None = None  # a memory table: column, unit, last step
 
     def _new_run(self, line_no: int) -> None:
         self.pending = []
@@ -151,7 +160,25 @@ class Scanner:
         if failed or self.wants_every_line_until >= line_no:
             for i in (sampled or k.sampled(low))[1]:  # process ids: only on failures and the lines around them
                 self._figure(r, k.passive[i], text, line_no)
+        self._table(r, line_no, text, lowered)
         self.recent.append((line_no, text))
+
+    def _table(self, r: RunFacts, line_no: int, text: str, lowered: str) -> None:
+        """Memory readings pasted as a table (see `table`): the header's column, then each row's bytes."""
+        if self.table is not None:
+            col, unit, last = self.table
+            row = row_value(text, col, unit)
+            if row is not None and (last is None or _step_key(row[0]) >= _step_key(last)):
+                r.note("reported_memory_bytes", row[1], "list", line_no)
+                self.table = (col, unit, row[0])
+                self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)
+                return
+            self.table = None
+        if any(w in lowered for w in _TABLE_WORDS):
+            head = header_column(text)
+            if head is not None:
+                self.table = (head[0], head[1], None)
+                self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)
 
     def _figure(self, r: RunFacts, f, text: str, line_no: int, start: int = 0) -> None:
         for m in f.pattern.finditer(text, start):
