@@ -2239,3 +2239,18 @@ def test_a_full_pool_then_a_failure_whose_cause_is_cut_is_runtime():
 def test_memory_readings_pasted_as_a_table(text, leak):
     run = run_of(diag(text))
     assert (run.kind == "LEAK") is leak, run
+
+
+@pytest.mark.parametrize("last,cut", [
+    ("0.03.661.696 I", True),  # a timestamp and a level, nothing after
+    ("harbor.mistralrs  | 2024-09-04T13:38:41Z  INFO mistralrs_server: Sampling method: penalties -> topk -> topp -",
+     True),
+    ("--------------------------------------------------", False),  # a rule of dashes is a whole line
+])
+def test_more_ways_a_startup_paste_stops_partway(last, cut):
+    run = run_of(diag(f"""
+        0.03.657.736 I sched_reserve: reserving ...
+        0.03.661.567 I sched_reserve: resolving fused Gated Delta Net support:
+        {last}
+    """))
+    assert (run.code == "log-cut-off") is cut, run

@@ -86,8 +86,10 @@ def cut_mid_line(last: str, before: list[str]) -> bool:
     t = last.rstrip()
     if len(t.strip()) < 2:
         return False
-    if t[-1] in "_([{=," and not t.lstrip().startswith(("#", "//")):  # no whole log line ends so
-        return True
+    if t[-1] in "_([{=,-" and not t.lstrip().startswith(("#", "//")) and not _RULE.fullmatch(t.strip()):
+        return True  # no whole log line ends so ("... topk -> topp -"), unless it is a rule of dashes
+    if _STAMP_ONLY.fullmatch(t) and before:
+        return True  # a timestamp (and a level letter) with nothing after it: "0.03.661.696 I"
     if len(t) >= 40 and any(t.count(a) > t.count(b) for a, b in ("()", "[]", "{}")):
         return True  # an argument dump or a call whose bracket never closes: "Namespace(admin=False, ... chatcompletio"
     if last[-1:].isspace():
@@ -107,6 +109,8 @@ def cut_mid_line(last: str, before: list[str]) -> bool:
 
 
 _DIGITS = re.compile(r"\d+")
+_RULE = re.compile(r"[\W_]+")
+_STAMP_ONLY = re.compile(r"\s*\d[\d.:/T -]*\d(?:\s+[A-Z])?\s*")
 
 
 def cut_error(text: str) -> bool:
