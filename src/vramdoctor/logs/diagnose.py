@@ -261,16 +261,15 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     # an engine whose own message sums weights and buffers (MLC): the weights ledger broke only if they alone exceed
     temp = n.get("temporary_buffer_bytes")
     if (phase == "WEIGHTS" and "temporary buffer" in f.text.lower() and isinstance(weights, int)
-            and isinstance(avail, int) and isinstance(temp, int) and weights + temp < avail):
-        return Diagnosis(kind="UNDETERMINED", code="figures-contradict-message", evidence=[(f.line_no, f.text)],
-                         oom=None, candidates=[], phase_source="the engine's own figures",
-                         missing="why the engine's check failed with memory to spare",
-                         message=f"The engine says GPU memory is insufficient, but its own figures show "
-                                 f"{(weights + temp) / 2**20:,.0f} MiB needed and {avail / 2**20:,.0f} MiB available: "
-                                 "the check failed for another reason (a wrong reading of the device's memory: the "
-                                 "driver, MIG or sharing, or another GPU than the one meant).")
-    if (phase == "WEIGHTS" and "temporary buffer" in f.text.lower() and isinstance(weights, int)
             and isinstance(avail, int) and weights < avail):
+        if isinstance(temp, int) and weights + temp < avail:
+            return Diagnosis(kind="UNDETERMINED", code="figures-contradict-message", evidence=[(f.line_no, f.text)],
+                             oom=None, candidates=[], phase_source="the engine's own figures",
+                             missing="why the engine's check failed with memory to spare",
+                             message=f"The engine says GPU memory is insufficient, but its own figures show "
+                                     f"{(weights + temp) / 2**20:,.0f} MiB needed and {avail / 2**20:,.0f} MiB "
+                                     "available: the check failed for another reason (a wrong reading of the device's "
+                                     "memory: the driver, MIG or sharing, or another GPU than the one meant).")
         phase, where = "WARMUP", "the figures printed: the weights fit, what comes beside them does not"
         f.code = "temporary-buffer-exceeds-memory"
     if phase is None:
