@@ -13,7 +13,7 @@ OLLAMA_FLASH_ATTENTION=1), num_gpu (layers on the GPU), OLLAMA_GPU_OVERHEAD.
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import SIZE, count, fig, msg, rx
+from .words import SIZE, count, fig, msg, release, rx
 
 LOG = LogWords(
     fingerprint=rx(r"ollama|\[GIN\]|memory layout cannot be allocated|source=(?:server|memory|sched|routes|types|gpu|device|causal|runner|ggml)\.go|msg=\"?offload|"
@@ -65,17 +65,10 @@ LOG = LogWords(
 
 
 
-def _version(v: str | None) -> tuple[int, ...] | None:
-    try:
-        return tuple(int(x) for x in str(v).split(".")[:3]) if v else None
-    except ValueError:
-        return None
-
-
 def flags_by_version(flags: dict, n: dict) -> dict:
     """Settings of the version the log shows: OLLAMA_NUM_PARALLEL from 0.1.33, OLLAMA_KV_CACHE_TYPE from 0.5,
     OLLAMA_CONTEXT_LENGTH from 0.6 (before it, num_ctx only: in the request's options or a Modelfile)."""
-    v = _version(n.get("ollama_version"))
+    v = release(n.get("ollama_version"))
     if v is None:
         return flags
     if v < (0, 6, 0):

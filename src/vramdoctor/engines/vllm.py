@@ -13,8 +13,6 @@ groups x block_size; max model length estimate by binary search).
 
 from __future__ import annotations
 
-import re
-
 from ..spec import ModelSpec
 from .base import (Budget, Overhead, RulesBase, Settings, activation_estimate, cdiv, kv_dtype, sampler_estimate,
                    state_bytes_per_seq, weights_per_gpu)
@@ -107,7 +105,7 @@ class VllmRules(RulesBase):
 # requests"), `entrypoints/openai/api_server.py` ("vLLM API server version", "non-default args").
 
 from .interface import Engine, LogWords  # noqa: E402
-from .words import cli, NUM, SIZE, count, fig, fraction, gib, msg, rx  # noqa: E402
+from .words import cli, release, NUM, SIZE, count, fig, fraction, gib, msg, rx  # noqa: E402
 
 _ARG = r"['\"]?\s*[=:]\s*['\"]?"  # key=value in Namespace(...), key: value in dicts and config dumps
 
@@ -117,19 +115,10 @@ def _defaults(version: str | None) -> dict:
     """vLLM's defaults for the settings its "non-default args" leaves out (`engine/arg_utils.py`):
     gpu_memory_utilization 0.90 up to 0.19 and 0.92 from 0.20; max_num_seqs depends on the GPU in V1."""
     d: dict = {"kv_cache_dtype": "auto", "cpu_offload_gb": 0.0, "enforce_eager": False, "quantization": None}
-    if version:
-        try:
-            major, minor = (int(x) for x in version.split(".")[:2])
-        except ValueError:
-            return d
-        d["gpu_memory_utilization"] = 0.92 if (major, minor) >= (0, 20) else 0.9
+    v = release(version)
+    if v is not None:
+        d["gpu_memory_utilization"] = 0.92 if v >= (0, 20, 0) else 0.9
     return d
-
-
-def _release(version: object) -> tuple[int, ...] | None:
-    """'0.4.0.post1' -> (0, 4, 0); None when it does not start with numbers."""
-    m = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?", str(version or ""))
-    return tuple(int(x or 0) for x in m.groups()) if m else None
 
 
 def _flags_for(flags: dict, n: dict) -> dict:
@@ -137,7 +126,7 @@ def _flags_for(flags: dict, n: dict) -> dict:
     `--kv-cache-dtype` from 0.3.0 (fp8_e5m2 only; "fp8", e4m3, from 0.4.1), `--enable-chunked-prefill` from
     0.4.0 (before it `--max-num-batched-tokens` must cover `--max-model-len`), `--cpu-offload-gb` from
     0.5.3, `--disable-custom-all-reduce` with the custom all-reduce in 0.3.0."""
-    v = _release(n.get("engine_version"))
+    v = release(n.get("engine_version"))
     if v is None:
         return flags
     if v < (0, 4, 1):

@@ -30,6 +30,13 @@ def to_bytes(value: str, unit: str) -> int:
     return n
 
 
+def release(version: object) -> tuple[int, int, int] | None:
+    """An engine's version as numbers to compare: '0.4.0.post1' -> (0, 4, 0), '0.6' -> (0, 6, 0); None when it
+    does not start with numbers."""
+    m = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?", str(version or ""))
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) if m else None
+
+
 def count(m: re.Match, i: int = 1) -> int:
     """An integer figure from group i ('1,234' -> 1234)."""
     n = int(float(m.group(i).replace(",", "")))
