@@ -115,14 +115,18 @@ def test_vllm_capacity_from_the_printed_profile(rid):
         assert e.kv_pool_tokens == pytest.approx(printed, rel=0.02)
 
 
+A100_0_10 = dict(device_name="NVIDIA A100-SXM4-80GB", engine_version="0.10.1.1")
 ESTIMATED = {
     # V0 engines profile max(max_model_len, 2048) tokens when chunked prefill is off
     "R01": ("meta-llama__Llama-3.1-8B-Instruct.json", 14.9888, 23.58, dict(max_model_len=20000, max_num_batched_tokens=20000), 31232),
     "R02": ("meta-llama__Llama-3.1-8B-Instruct.json", 14.9888, 23.58, dict(max_model_len=29000, max_num_batched_tokens=29000), 23648),
-    "R13": ("Qwen__Qwen2-7B-Instruct.json", 14.2488, 79.15, dict(gpu_memory_utilization=0.25, max_model_len=16384), 93872),
-    "R14": ("Qwen__Qwen2-7B-Instruct.json", 14.2488, 79.15, dict(gpu_memory_utilization=0.5, max_model_len=16384), 464848),
+    # vLLM 0.10.1.1 on A100s: 2048 tokens per step and 256 sequences (not the H100 defaults)
+    "R13": ("Qwen__Qwen2-7B-Instruct.json", 14.2488, 79.15, dict(gpu_memory_utilization=0.25, max_model_len=16384,
+                                                                  **A100_0_10), 93872),
+    "R14": ("Qwen__Qwen2-7B-Instruct.json", 14.2488, 79.15, dict(gpu_memory_utilization=0.5, max_model_len=16384,
+                                                                  **A100_0_10), 464848),
     "R15": ("Qwen__Qwen2-7B-Instruct.json", 7.1217 * 2, 79.15,
-            dict(gpu_memory_utilization=0.25, max_model_len=16384, tensor_parallel_size=2), 450192),
+            dict(gpu_memory_utilization=0.25, max_model_len=16384, tensor_parallel_size=2, **A100_0_10), 450192),
 }
 
 

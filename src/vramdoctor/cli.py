@@ -88,7 +88,10 @@ def estimate(
     mem_fraction_static: Optional[float] = typer.Option(None, help="SGLang's fraction (default: SGLang's own)."),
     tensor_parallel_size: int = typer.Option(1, "--tensor-parallel-size", "-tp", help="GPUs sharing the model."),
     block_size: int = typer.Option(16, help="vLLM block size, tokens."),
-    max_num_batched_tokens: int = typer.Option(2048, help="vLLM tokens per step."),
+    max_num_batched_tokens: Optional[int] = typer.Option(
+        None, help="vLLM tokens per step (default: vLLM's for the version and GPU)."),
+    engine_version: Optional[str] = typer.Option(
+        None, help="The engine release whose rules apply, e.g. 0.6.4 (default: the newest modelled)."),
     n_ubatch: int = typer.Option(512, help="llama.cpp physical batch."),
     kv_unified: bool = typer.Option(True, help="llama.cpp unified KV cache across slots."),
     grid: str = typer.Option("4096x1,32768x1,32768x8", help="Cells MAX_MODEL_LENxCONCURRENCY."),
@@ -128,7 +131,8 @@ def estimate(
                      gpu_memory_utilization=gpu_memory_utilization, mem_fraction_static=mem_fraction_static,
                      tensor_parallel_size=tensor_parallel_size, block_size=block_size,
                      max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=concurrency,
-                     n_ubatch=n_ubatch, kv_unified=kv_unified)
+                     n_ubatch=n_ubatch, kv_unified=kv_unified, engine_version=engine_version,
+                     device_name=gpu_label if gpu else "")
         result = run(spec, engine=engine, settings=s, gpu_bytes=gpu_bytes, gpu_name=gpu_label, grid=cells)
         if json_out:
             print(to_json(result))

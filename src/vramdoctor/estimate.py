@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 from .engines import KV_DTYPES_BY_ENGINE, EngineRules, Settings, get_engine
+from .engines.words import release
 from .engines.base import kv_dtype, state_bytes_per_seq, weights_per_gpu
 from .errors import UsageError
 from .spec import ModelSpec
@@ -75,6 +76,7 @@ class Estimate:
     grid: tuple[Cell, ...]
     advice: tuple[Advice, ...]
     layer_counts: dict[str, int]
+    engine_rules: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     def to_dict(self) -> dict:
@@ -259,11 +261,15 @@ def estimate(
     grid: (max_model_len, concurrency) cells to tabulate; the selected cell is
     (settings.max_model_len, settings.concurrency). Raises UsageError for bad settings.
     """
-    s = settings or Settings()
     rules = get_engine(engine)
-    _check(s, model, rules, grid or [])
     if gpu_bytes <= 0:
         raise UsageError("must be more than 0 bytes.", option="--gpu-memory")
+    given = settings or Settings()
+    if given.engine_version is not None and release(given.engine_version) is None:
+        raise UsageError(f"cannot read '{given.engine_version}' as a release.", option="--engine-version",
+                         hint="Give the version the engine prints, e.g. 0.6.4 or 0.10.1.1.")
+    s = rules.resolve(model, given, gpu_bytes)
+    _check(s, model, rules, grid or [])
     led = _Ledger(model, rules, s, gpu_bytes)
     kv = kv_dtype(model, s)
     tp = s.tensor_parallel_size
@@ -300,5 +306,5 @@ def estimate(
         max_concurrency_fit=led.max_seqs(s.max_model_len),
         grid=tuple(cells), advice=tuple(_advice(model, rules, s, gpu_bytes, led)),
         layer_counts={k: model.count(k) for k in ("full", "sliding", "mla", "state") if model.count(k)},
-        notes=tuple(notes),
+        engine_rules=rules.rules_used(s), notes=tuple(notes),
     )

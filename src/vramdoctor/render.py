@@ -27,6 +27,8 @@ def render(e: Estimate, console: Console) -> None:
                   f"tensor_parallel_size={s.tensor_parallel_size}, kv_cache_dtype={s.kv_cache_dtype}")
     layers = ", ".join(f"{n} {k}" for k, n in e.layer_counts.items())
     console.print(f"layers: {layers}; the selected cell is [bold]{e.cell_flags}[/bold]")
+    if e.engine_rules:
+        console.print(f"rules: {e.engine_rules}")
     t = Table(title="Ledger per GPU (GiB = 2^30 bytes)", show_lines=False)
     t.add_column("item")
     t.add_column("value", justify="right")

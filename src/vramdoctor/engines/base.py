@@ -19,8 +19,11 @@ class Settings:
     kv_cache_dtype: `auto` or a dtypes name. tensor_parallel_size: GPUs sharing the model.
     gpu_memory_utilization: vLLM's fraction of total memory (0-1].
     mem_fraction_static: SGLang's fraction (None: SGLang's default for the GPU size).
-    block_size: vLLM page size in tokens. max_num_batched_tokens: vLLM tokens per step (profile size).
-    max_num_seqs: vLLM sequences the sampler is profiled for.
+    block_size: vLLM page size in tokens. max_num_batched_tokens: vLLM tokens per step (profile size);
+    None: the engine's default for the version and device (see `RulesBase.resolve`).
+    max_num_seqs: vLLM sequences the sampler is profiled for; None: the engine's default.
+    engine_version: the engine release whose rules apply ("0.6.4"); None: the newest modelled.
+    device_name: the GPU's name as the runtime reports it (vLLM's defaults look at it: "a100").
     n_ubatch / kv_unified / swa_full / flash_attn: llama.cpp context parameters.
     activation_bytes / non_torch_bytes / cuda_graph_bytes: measured overheads that replace
     the estimates (from an engine's log), None to estimate.
@@ -33,8 +36,10 @@ class Settings:
     gpu_memory_utilization: float = 0.9
     mem_fraction_static: float | None = None
     block_size: int = 16
-    max_num_batched_tokens: int = 2048
-    max_num_seqs: int = 256
+    max_num_batched_tokens: int | None = None
+    max_num_seqs: int | None = None
+    engine_version: str | None = None
+    device_name: str = ""
     n_ubatch: int = 512
     kv_unified: bool = True
     swa_full: bool = False
@@ -103,12 +108,26 @@ class EngineRules(Protocol):
     def growing_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
         """Per GPU, bytes per token of the layers that grow with every token (RulesBase)."""
 
+    def resolve(self, model: ModelSpec, s: Settings, gpu_bytes: int) -> Settings:
+        """The settings with the engine's defaults for this version and device filled in (RulesBase)."""
+
+    def rules_used(self, s: Settings) -> str:
+        """The version rules a resolved Settings selects, in words (RulesBase)."""
+
     def allocation(self, model: ModelSpec, s: Settings) -> tuple[int, int] | None:
         """The KV cache an engine sized to the request allocates, or None (RulesBase)."""
 
 
 class RulesBase:
     """Defaults the engines share; an engine overrides what it does differently."""
+
+    def resolve(self, model: ModelSpec, s: Settings, gpu_bytes: int) -> Settings:
+        """The settings with every engine default filled in (tokens per step, sequences)."""
+        return s.with_(max_num_batched_tokens=step_tokens(s), max_num_seqs=s.max_num_seqs or DEFAULT_MAX_NUM_SEQS)
+
+    def rules_used(self, s: Settings) -> str:
+        """Which version's rules an estimate was taken under, in words."""
+        return "no version differences modelled"
 
     def growing_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
         """Per GPU, the bytes per token of the layers whose cache grows with every token (full, MLA),
@@ -120,6 +139,15 @@ class RulesBase:
         """(bytes, tokens) of the KV cache an engine that sizes it to the request allocates; None for
         engines that reserve a pool from a memory fraction (see Budget.kv_pool_bytes)."""
         return None
+
+
+DEFAULT_STEP_TOKENS = 2048
+DEFAULT_MAX_NUM_SEQS = 256
+
+
+def step_tokens(s: Settings) -> int:
+    """Tokens per engine step (profile size): the setting, else 2048."""
+    return s.max_num_batched_tokens or DEFAULT_STEP_TOKENS
 
 
 def kv_dtype(model: ModelSpec, s: Settings) -> KvDtype:
@@ -157,6 +185,15 @@ def activation_estimate(model: ModelSpec, tokens: int, tp: int) -> int:
     return tokens * (3 * inter // tp + 3 * hidden) * 2
 
 
+#: Bytes per logit (one request x one vocabulary entry) the profile's sampler run adds to the peak:
+#: the fp32 logits (`v1/worker/gpu_model_runner.py` `_dummy_sampler_run`). The top-k/top-p sort path
+#: would hold about 28 (sorted values, int64 indices, softmax, masks, scatter), but vLLM notes that
+#: the profile "may skip top_k, top_p", and the A100 records R13-R15 (0.10.1.1, 256 requests x 152,064)
+#: leave no room for more than about 5 bytes.
+SAMPLER_BYTES_PER_LOGIT = 4
+
+
 def sampler_estimate(model: ModelSpec, max_num_seqs: int) -> int:
-    """The sampler warm-up's logits: max_num_seqs x vocab_size x fp32 (vLLM `_dummy_sampler_run`)."""
-    return max_num_seqs * (model.vocab_size or 32000) * 4
+    """Peak of the sampler warm-up over `max_num_seqs` requests, bytes: requests x vocab_size x
+    SAMPLER_BYTES_PER_LOGIT (the logits are gathered whole on every tensor-parallel rank)."""
+    return max_num_seqs * (model.vocab_size or 32000) * SAMPLER_BYTES_PER_LOGIT

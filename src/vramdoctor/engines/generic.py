@@ -6,7 +6,8 @@ failure`, the kernel's OOM killer)."""
 from __future__ import annotations
 
 from ..spec import ModelSpec
-from .base import Budget, Overhead, RulesBase, Settings, activation_estimate, kv_dtype, state_bytes_per_seq
+from .base import (Budget, Overhead, RulesBase, Settings, activation_estimate, kv_dtype, state_bytes_per_seq,
+                   step_tokens)
 from .interface import Engine, LogWords
 from .words import NUM, SIZE, count, fig, msg, rx, to_bytes
 
@@ -48,11 +49,11 @@ class GenericRules(RulesBase):
 
     def budget(self, model: ModelSpec, s: Settings, gpu_bytes: int) -> Budget:
         act = s.activation_bytes if s.activation_bytes is not None else activation_estimate(
-            model, s.max_num_batched_tokens, s.tensor_parallel_size)
+            model, step_tokens(s), s.tensor_parallel_size)
         ctx = s.non_torch_bytes if s.non_torch_bytes is not None else GIB // 2
         return Budget(budget_bytes=gpu_bytes, kv_pool_bytes=None, overheads=(
             Overhead(name="activation peak", bytes=act, estimated=s.activation_bytes is None,
-                     assumption=f"one forward pass of {s.max_num_batched_tokens} tokens"),
+                     assumption=f"one forward pass of {step_tokens(s)} tokens"),
             Overhead(name="CUDA context", bytes=ctx, estimated=s.non_torch_bytes is None,
                      assumption="driver context and library workspaces"),
         ))

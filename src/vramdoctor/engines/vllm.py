@@ -1,4 +1,4 @@
-"""vLLM (V1 engine) memory rules.
+"""vLLM memory rules, by release.
 
 Sources (vLLM main, 2025): `vllm/v1/worker/gpu_worker.py` (determine_available_memory:
 requested = total x gpu_memory_utilization; KV = requested - weights - peak
@@ -9,21 +9,76 @@ cdiv(min(window - 1 + max_num_batched_tokens, max_model_len), block_size) + 1
 blocks), `vllm/v1/core/kv_cache_utils.py` (num_blocks = available //
 (page_size x layers per group); "GPU KV cache size: N tokens" = num_blocks //
 groups x block_size; max model length estimate by binary search).
+
+What changes with the release (`engine/arg_utils.py` and `config.py` per tag):
+- V0 (before 0.8.0) profiles one step of `max_num_batched_tokens`, which is
+  max(max_model_len, 2048) unless chunked prefill is on; from 0.5.1 it is on by default for
+  max_model_len > 32000 (no sliding window, no recurrent layers), with 512 tokens per step, 2048
+  from 0.6.5 (PR #10544). V0 keeps Mamba state outside the pool in a cache of
+  max_num_seqs sequences that the profile counts (`mamba_cache.py`).
+- V1 (0.8.0 on) serving defaults (`_set_default_args_v1`): 8192 tokens per step and 1024
+  sequences on large GPUs, else 2048 and 256. "Large": the name says H100/H200 before 0.8.5
+  (PR #12369), at least 70 GiB from 0.8.5 (PR #17073), and not an A100 from 0.9.0 (PR #17885);
+  before 0.8.4 V1 took 1024 sequences on every GPU (PR #16158).
 """
 
 from __future__ import annotations
 
 from ..spec import ModelSpec
 from .base import (Budget, Overhead, RulesBase, Settings, activation_estimate, cdiv, kv_dtype, sampler_estimate,
-                   state_bytes_per_seq, weights_per_gpu)
+                   state_bytes_per_seq, step_tokens, weights_per_gpu)
 
 GIB = 2**30
 NON_TORCH_TP1 = int(0.35 * GIB)  # vLLM logs: 0.35 GiB on one RTX 3090 (R01); NCCL adds more under TP
 NON_TORCH_TP = int(0.50 * GIB)
+NEWEST = "0.11.0"  # the newest release whose rules are modelled; --engine-version selects older ones
+V1 = (0, 8, 0)
+
+
+def _release(s: Settings) -> tuple[int, int, int]:
+    return release(s.engine_version) or release(NEWEST)  # type: ignore[return-value]
+
+
+def _large_gpu(v: tuple[int, int, int], gpu_bytes: int, name: str) -> bool:
+    """vLLM's test for the larger serving defaults (see the module docstring)."""
+    name = name.lower()
+    if v < (0, 8, 5):
+        return "h100" in name or "h200" in name
+    return gpu_bytes >= 70 * GIB and (v < (0, 9, 0) or "a100" not in name)
+
+
+def _chunked_by_default(v: tuple[int, int, int], model: ModelSpec, max_model_len: int) -> bool:
+    """V0 turns chunked prefill on for long contexts (`arg_utils.py`, "enabled by default for models with
+    max_model_len > 32K"), except with sliding windows or recurrent layers."""
+    plain = not any(layer.kind in ("sliding", "state") for layer in model.layers)
+    return v >= (0, 5, 1) and max_model_len > 32000 and plain
 
 
 class VllmRules(RulesBase):
     name = "vllm"
+
+    def resolve(self, model: ModelSpec, s: Settings, gpu_bytes: int) -> Settings:
+        """Fill in vLLM's defaults for `max_num_batched_tokens` and `max_num_seqs` for the release in
+        `engine_version` (default NEWEST) and the device (its memory and `device_name`)."""
+        v = _release(s)
+        large = _large_gpu(v, gpu_bytes, s.device_name)
+        if v < V1:
+            seqs = s.max_num_seqs or 256
+            step = s.max_num_batched_tokens or (
+                (2048 if v >= (0, 6, 5) else 512) if _chunked_by_default(v, model, s.max_model_len)
+                else max(s.max_model_len, 2048))
+        else:
+            seqs = s.max_num_seqs or (1024 if large or v < (0, 8, 4) else 256)
+            step = s.max_num_batched_tokens or (8192 if large else 2048)
+        return s.with_(max_num_seqs=seqs, max_num_batched_tokens=step)
+
+    def rules_used(self, s: Settings) -> str:
+        v = _release(s)
+        engine = "V1" if v >= V1 else "V0"
+        given = "" if s.engine_version else " (the newest modelled; --engine-version selects another)"
+        seqs = f"{s.max_num_seqs} sequence" + ("s" if s.max_num_seqs != 1 else "")
+        return (f"vLLM {'.'.join(map(str, v))} rules{given}, {engine} engine: {s.max_num_batched_tokens} tokens "
+                f"per step and {seqs} profiled")
 
     def flags(self) -> dict[str, str]:
         return {"max_model_len": "--max-model-len", "concurrency": "--max-num-seqs",
@@ -35,11 +90,16 @@ class VllmRules(RulesBase):
         return (f"--max-model-len {s.max_model_len} --max-num-seqs {s.concurrency} --kv-cache-dtype {s.kv_cache_dtype} "
                 f"--gpu-memory-utilization {s.gpu_memory_utilization} --tensor-parallel-size {s.tensor_parallel_size}")
 
+    @staticmethod
+    def _state_in_pool(s: Settings) -> bool:
+        """V1 pages recurrent state in the KV pool; V0 keeps it in a separate Mamba cache."""
+        return _release(s) >= V1
+
     def _tokens_for_layer(self, layer, s: Settings, max_model_len: int) -> int:
         """Tokens one sequence occupies in a layer's pages, rounded to whole blocks."""
         b = s.block_size
         if layer.kind == "sliding":
-            need = min(layer.window - 1 + s.max_num_batched_tokens, max_model_len)
+            need = min(layer.window - 1 + step_tokens(s), max_model_len)
             return (cdiv(need, b) + 1) * b
         return cdiv(max_model_len, b) * b
 
@@ -47,7 +107,8 @@ class VllmRules(RulesBase):
         kv, tp = kv_dtype(model, s), s.tensor_parallel_size
         per_seq = sum(self._tokens_for_layer(layer, s, max_model_len) * layer.bytes_per_token(kv, tp)
                       for layer in model.layers if layer.kind != "state")
-        return seqs * (per_seq + state_bytes_per_seq(model, s))
+        state = state_bytes_per_seq(model, s) if self._state_in_pool(s) else 0
+        return seqs * (per_seq + state)
 
     def engine_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
         """Bytes per token of pool capacity: every attention layer, sliding ones included, as
@@ -62,6 +123,21 @@ class VllmRules(RulesBase):
         blocks = pool_bytes // (per_token * s.block_size)
         return blocks * s.block_size
 
+    def _profile_peak(self, model: ModelSpec, s: Settings) -> Overhead:
+        """The profile run's peak beside the weights: the larger of one forward step of
+        max_num_batched_tokens and the sampler over min(max_num_seqs, max_num_batched_tokens) requests,
+        plus, in V0, the Mamba cache of max_num_seqs sequences (padded to 8, the CUDA-graph batch
+        sizes) that the first forward pass allocates."""
+        tp, step = s.tensor_parallel_size, step_tokens(s)
+        reqs = min(s.max_num_seqs or 256, step)
+        peak = max(activation_estimate(model, step, tp), sampler_estimate(model, reqs))
+        what = f"larger of a {step}-token forward pass and the sampler over {reqs} requests"
+        if not self._state_in_pool(s) and model.count("state"):
+            cache = cdiv(s.max_num_seqs or 256, 8) * 8 * state_bytes_per_seq(model, s)
+            peak += cache
+            what += f", plus V0's Mamba cache for {cdiv(s.max_num_seqs or 256, 8) * 8} sequences"
+        return Overhead(name="activation peak", bytes=peak, estimated=True, assumption=what)
+
     def budget(self, model: ModelSpec, s: Settings, gpu_bytes: int) -> Budget:
         tp = s.tensor_parallel_size
         requested = int(gpu_bytes * s.gpu_memory_utilization)
@@ -70,12 +146,7 @@ class VllmRules(RulesBase):
             overheads.append(Overhead(name="activation peak", bytes=s.activation_bytes, estimated=False,
                                       assumption="given"))
         else:
-            act = max(activation_estimate(model, s.max_num_batched_tokens, tp),
-                      sampler_estimate(model, min(s.max_num_seqs, s.max_num_batched_tokens)))
-            overheads.append(Overhead(
-                name="activation peak", bytes=act, estimated=True,
-                assumption=f"larger of a {s.max_num_batched_tokens}-token forward pass and "
-                           f"{min(s.max_num_seqs, s.max_num_batched_tokens)} x vocab fp32 logits"))
+            overheads.append(self._profile_peak(model, s))
         nt = s.non_torch_bytes if s.non_torch_bytes is not None else (NON_TORCH_TP1 if tp == 1 else NON_TORCH_TP)
         overheads.append(Overhead(name="non-torch memory", bytes=nt, estimated=s.non_torch_bytes is None,
                                   assumption="cuBLAS/NCCL workspaces, as vLLM logs show them"))
