@@ -5,7 +5,8 @@ error against what the engine printed. Used by tests/test_pool_table.py and benc
 Each case in data/ground_truth/pool_table.json names the config, the engine and its version, the
 GPU (catalog name, or its memory in GiB), the settings, and one printed figure: capacity in tokens
 ("GPU KV cache size", "#tokens", blocks x block_size), the pool in GiB ("Available KV cache
-memory"), or llama.cpp's KV buffers in MiB. `not_modelled` gives the reason a record is outside
+memory", negative where the engine printed so), or llama.cpp's KV buffers in MiB. `quantization`
+is vramdoctor's `--quantization` where the record served a quantized variant of the config's model. `not_modelled` gives the reason a record is outside
 the model; `no_prediction` marks one that cannot be predicted at all.
 """
 
@@ -20,6 +21,7 @@ from conftest import load_config
 from vramdoctor.engines import Settings
 from vramdoctor.estimate import estimate
 from vramdoctor.gpus import find_gpu
+from vramdoctor.quantize import with_quantization
 from vramdoctor.sources.hf_config import spec_from_config
 
 GIB, MIB = 2**30, 2**20
@@ -40,7 +42,7 @@ class Row:
     def error(self) -> float | None:
         if self.printed is None or self.predicted is None:
             return None
-        return (self.predicted - self.printed) / self.printed
+        return (self.predicted - self.printed) / abs(self.printed)
 
 
 def cases() -> list[dict]:
@@ -50,7 +52,7 @@ def cases() -> list[dict]:
 def row(c: dict) -> Row:
     if c.get("no_prediction"):
         return Row(c["id"], "-", "-", "-", None, None, c["not_modelled"])
-    model = spec_from_config(load_config(c["config"]), name=c["config"])
+    model = with_quantization(spec_from_config(load_config(c["config"]), name=c["config"]), c.get("quantization"))
     if "gpu" in c:
         g = find_gpu(c["gpu"])
         gpu_bytes, name = g.memory_bytes, g.name

@@ -90,6 +90,9 @@ def estimate(
     block_size: int = typer.Option(16, help="vLLM block size, tokens."),
     max_num_batched_tokens: Optional[int] = typer.Option(
         None, help="vLLM tokens per step (default: vLLM's for the version and GPU)."),
+    quantization: Optional[str] = typer.Option(
+        None, "--quantization", "-q", help="Serve the weights quantized: awq, gptq, bitsandbytes, fp8, nvfp4 "
+        "(vLLM's spelling); a quantized checkpoint keeps its own."),
     engine_version: Optional[str] = typer.Option(
         None, help="The engine release whose rules apply, e.g. 0.6.4 (default: the newest modelled)."),
     n_ubatch: int = typer.Option(512, help="llama.cpp physical batch."),
@@ -127,6 +130,14 @@ def estimate(
         gpu_bytes, gpu_label = resolve_gpu(gpu, gpu_memory)
         cells = _grid(grid)
         spec = load_model(model, revision=revision)
+        if quantization:
+            from .quantize import with_quantization
+
+            if engine in ("llamacpp", "ollama", "koboldcpp", "llama-cpp-python"):
+                raise UsageError("is for engines that quantize safetensors checkpoints (vllm, sglang); llama.cpp "
+                                 "serves a GGUF file in its own format.", option="--quantization",
+                                 hint="Pass the GGUF file of the quantization you plan to run.")
+            spec = with_quantization(spec, quantization)
         s = Settings(max_model_len=max_model_len, concurrency=concurrency, kv_cache_dtype=kv_cache_dtype,
                      gpu_memory_utilization=gpu_memory_utilization, mem_fraction_static=mem_fraction_static,
                      tensor_parallel_size=tensor_parallel_size, block_size=block_size,

@@ -202,10 +202,10 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
             out.append(Advice(change="more memory for the pool", flags=f"{f['utilization']} 0.95",
                               detail="leaves 5% for CUDA graphs and other processes"))
     if verdict == "weights_exceed" or led.room() <= 0 or not out:  # no pool at all: the weights must shrink
-        bits_now = 8 * model.weights.total_bytes / model.weights.num_params if model.weights.num_params else 16
         for bits, label in ((8, "8-bit (fp8 / int8)"), (4, "4-bit (AWQ / GPTQ / Q4_K_M)")):
             scaled = _scaled_weights(model, bits)
-            if bits_now > bits + 0.5 and scaled and fits_with(scaled):
+            smaller = scaled is not None and scaled.weights.total_bytes < 0.9 * model.weights.total_bytes
+            if smaller and fits_with(scaled):
                 flag = (f"a GGUF at {'Q8_0' if bits == 8 else 'Q4_K_M'}" if llama else
                         f"{f['quantization']} {'fp8' if bits == 8 else 'awq'} (an {bits}-bit checkpoint)"
                         if bits == 8 else f"{f['quantization']} awq (a 4-bit checkpoint)")
@@ -238,12 +238,17 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
 
 
 def _scaled_weights(model: ModelSpec, bits: int) -> ModelSpec | None:
+    """The model with weights at `bits` per parameter (+3% for scales), embeddings kept in the model dtype."""
     from dataclasses import replace
+
+    from .dtypes import dtype_bytes
 
     if not model.weights.num_params and not model.weights.total_bytes:
         return None
     params = model.weights.num_params or model.weights.total_bytes // 2
-    new = replace(model.weights, total_bytes=int(params * (bits / 8 + 0.03)), exact=False)
+    emb = min(model.weights.embedding_params or 0, params)  # embeddings and LM head stay in the model dtype
+    total = int((params - emb) * (bits / 8 + 0.03) + emb * dtype_bytes(model.dtype))
+    new = replace(model.weights, total_bytes=total, exact=False)
     return replace(model, weights=new)
 
 

@@ -132,6 +132,8 @@ class WeightsInfo:
     num_params: parameter count when known.
     replicated_bytes: bytes every GPU holds under tensor parallelism (embeddings
     vocab-parallel are split, so this is norms and similar; 0 when unknown).
+    embedding_params: parameters of the input embedding and the LM head (one table when tied),
+    which every quantization method leaves in the compute dtype; None when unknown.
     """
 
     total_bytes: int
@@ -139,6 +141,7 @@ class WeightsInfo:
     source: str
     num_params: int | None = None
     replicated_bytes: int = 0
+    embedding_params: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

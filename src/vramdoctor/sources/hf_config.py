@@ -90,7 +90,9 @@ def spec_from_config(
                                            missing=missing or ["hidden_size"])
         weights = estimated
     elif weights.num_params is None:
-        weights = replace(weights, num_params=estimated.num_params)
+        weights = replace(weights, num_params=estimated.num_params, embedding_params=estimated.embedding_params)
+    elif weights.embedding_params is None:
+        weights = replace(weights, embedding_params=estimated.embedding_params)
     notes = []
     if isinstance(cfg.get("text_config"), dict) and not weights.exact:
         notes.append("vision tower not counted: config.json alone does not size it")
@@ -124,7 +126,7 @@ def estimate_weights(tc: dict[str, Any], layers, dtype: str, quant: dict[str, An
     else:
         quantized = n_params - unquantized if quant else 0
     total = int(quantized * bpp + (n_params - quantized) * width)
-    return WeightsInfo(total_bytes=total, exact=False, num_params=n_params,
+    return WeightsInfo(total_bytes=total, exact=False, num_params=n_params, embedding_params=unquantized,
                        source=f"estimated: {n_params / 1e9:.2f}B parameters x {label}")
 
 

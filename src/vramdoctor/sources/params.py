@@ -79,7 +79,8 @@ def bytes_per_param(quant: dict[str, Any] | None, dtype_bytes: int) -> tuple[flo
     """(bytes per quantized parameter, label) for a `quantization_config`.
 
     GPTQ/AWQ: bits/8 plus an fp16 scale and a packed zero per group.
-    bitsandbytes: 1 byte (8-bit) or 0.5 + an fp32 absmax per 64 (nf4).
+    bitsandbytes: 1 byte (8-bit) or 0.5 + an fp32 absmax per 64 (nf4); with double quantization the
+    absmax is one byte per 64 plus an fp32 scale per 256 blocks (bitsandbytes `quantize_4bit`, `compress_statistics`).
     fp8: 1 byte plus fp32 block scales. mxfp4: 4 bits + one e8m0 scale per 32.
     NVFP4: 4 bits + one fp8 scale per 16. compressed-tensors: `num_bits` of its first group.
     """
@@ -92,6 +93,8 @@ def bytes_per_param(quant: dict[str, Any] | None, dtype_bytes: int) -> tuple[flo
         group = group if group and group > 0 else 4096
         return bits / 8 + (2 + bits / 8) / group, f"{method} {bits}-bit, group {group}"
     if method == "bitsandbytes":
+        if quant.get("load_in_4bit") and quant.get("bnb_4bit_use_double_quant"):
+            return 0.5 + 1 / 64 + 4 / (64 * 256), "bitsandbytes 4-bit, double quantization"
         if quant.get("load_in_4bit"):
             return 0.5 + 4 / 64, "bitsandbytes 4-bit"
         return 1.0, "bitsandbytes 8-bit"
