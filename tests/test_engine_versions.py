@@ -102,3 +102,46 @@ def test_cli_engine_version_changes_the_pool():
     assert old["kv_pool_tokens"] == pytest.approx(23648, rel=0.02)  # what 0.6.4 printed (R02)
     assert new["kv_pool_tokens"] > old["kv_pool_tokens"] * 1.5
     assert old["engine_rules"].startswith("vLLM 0.6.4 rules")
+
+
+# --- SGLang's default mem_fraction_static ------------------------------------------------------------
+
+MIB = 2**20
+
+
+@pytest.mark.parametrize("gpu_mib,tp,expected", [
+    (24564, 1, 0.847),   # RTX 4090: 512 + 1.5 x 2048 + 2 x 24 + 128 = 3760 MiB reserved
+    (81559, 1, 0.835),   # H100: 512 + 1.5 x 8192 + 2 x 256 + 128 = 13440
+    (81559, 8, 0.818),   # H100, TP 8: cuda_graph_max_bs 512, 1024 for the parallel size
+    (15360, 1, 0.757),   # T4: 512 + 3072 + 16 + 128
+    (183359, 8, 0.852),  # B200: 512 + 1.5 x 16384 + 2 x 512 + 1024 = 27136
+])
+def test_sglang_default_fraction_from_reserved_memory(gpu_mib, tp, expected):
+    from vramdoctor.engines.sglang import default_mem_fraction_static
+
+    assert default_mem_fraction_static(gpu_mib * MIB, tp, (0, 5, 3)) == expected
+
+
+def test_sglang_reserve_is_at_least_10_gib_on_large_gpus():
+    from vramdoctor.engines.sglang import default_mem_fraction_static
+
+    # a 2048-token chunked prefill reserves 4224 MiB on an H100; the floor makes it 10240
+    assert default_mem_fraction_static(81559 * MIB, 1, (0, 5, 3), chunked_prefill_size=2048) == \
+        round((81559 - 10240) / 81559, 3)
+
+
+def test_sglang_fraction_before_0_5_3_is_the_table():
+    from vramdoctor.engines.sglang import default_mem_fraction_static
+
+    assert default_mem_fraction_static(81559 * MIB, 1, (0, 4, 9)) == 0.85
+    assert default_mem_fraction_static(81559 * MIB, 4, (0, 4, 9)) == 0.87
+
+
+def test_sglang_estimate_uses_the_versions_fraction():
+    model = spec_from_config(load_config(LLAMA), name="l")
+    new = estimate(model, engine="sglang", settings=Settings(), gpu_bytes=81559 * MIB)
+    old = estimate(model, engine="sglang", settings=Settings(engine_version="0.4.9"), gpu_bytes=81559 * MIB)
+    assert new.kv_pool_bytes < old.kv_pool_bytes
+    assert "reserves" in new.engine_rules and "by GPU size" in old.engine_rules
+    given = estimate(model, engine="sglang", settings=Settings(mem_fraction_static=0.9), gpu_bytes=81559 * MIB)
+    assert "given" in given.engine_rules

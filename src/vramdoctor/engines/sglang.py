@@ -13,13 +13,53 @@ from __future__ import annotations
 
 from ..spec import ModelSpec
 from .base import Budget, Overhead, RulesBase, Settings, kv_dtype, state_bytes_per_seq, weights_per_gpu
+from .words import release
 
 GIB = 2**30
 CUDA_CONTEXT = int(0.45 * GIB)  # memory in use before weights load (CUDA context, NCCL): R23 shows ~0.4-0.9 GiB
 
 
-def default_mem_fraction_static(gpu_bytes: int, tp: int) -> float:
-    """SGLang's default mem_fraction_static by GPU size and TP (server_args.py, 2025)."""
+NEWEST = "0.5.3"  # the newest release whose rules are modelled
+RESERVED_RULE = (0, 5, 3)  # PR #10975 (2025-09-27): the fraction from the memory SGLang reserves
+
+
+def _release(s: Settings) -> tuple[int, int, int]:
+    return release(s.engine_version) or release(NEWEST)  # type: ignore[return-value]
+
+
+def _tiers(gpu_mib: float, tp: int) -> tuple[int, int]:
+    """(chunked_prefill_size, cuda_graph_max_bs) SGLang picks by the GPU's memory in MiB
+    (`server_args.py` `_handle_gpu_memory_settings`)."""
+    if gpu_mib < 20 * 1024:
+        return 2048, 8
+    if gpu_mib < 35 * 1024:
+        return 2048, 24 if tp < 4 else 80
+    if gpu_mib < 60 * 1024:
+        return 4096, 32 if tp < 4 else 160
+    if gpu_mib < 160 * 1024:
+        return 8192, 256 if tp < 4 else 512
+    return 16384, 512
+
+
+def default_mem_fraction_static(gpu_bytes: int, tp: int, version: tuple[int, int, int] | None = None,
+                                chunked_prefill_size: int | None = None) -> float:
+    """SGLang's default mem_fraction_static for a GPU of `gpu_bytes`, `tp` GPUs and a release.
+
+    From 0.5.3 (`server_args.py` `_handle_gpu_memory_settings`, PR #10975): reserved MiB = 512 +
+    1.5 x max(chunked_prefill_size, 2048) + 2 x cuda_graph_max_bs + tp x 1024 / 8, at least 10 GiB on
+    GPUs over 60 GiB; fraction = round((gpu MiB - reserved) / gpu MiB, 3). SGLang reads the GPU's
+    memory from nvidia-smi, a little above the runtime's total used here. Before 0.5.3 a table by GPU
+    size and TP (`server_args.py`, 2025). chunked_prefill_size: the flag when given (else the tier's).
+    """
+    v = version or release(NEWEST)
+    mib = gpu_bytes / 2**20
+    if v >= RESERVED_RULE:
+        chunk, max_bs = _tiers(mib, tp)
+        chunk = chunked_prefill_size or chunk
+        reserved = 512 + 1.5 * max(chunk, 2048) + 2 * max_bs + tp * 1024 / 8
+        if mib > 60 * 1024:
+            reserved = max(reserved, 10 * 1024)
+        return round((mib - reserved) / mib, 3)
     gib = gpu_bytes / GIB
     if gib < 20:
         return 0.79 if tp < 4 else 0.81
@@ -57,7 +97,22 @@ class SglangRules(RulesBase):
         return max(0, pool_bytes // cell) if cell else 0
 
     def fraction(self, s: Settings, gpu_bytes: int) -> float:
-        return s.mem_fraction_static or default_mem_fraction_static(gpu_bytes, s.tensor_parallel_size)
+        return s.mem_fraction_static or default_mem_fraction_static(gpu_bytes, s.tensor_parallel_size, _release(s),
+                                                                    s.max_num_batched_tokens)
+
+    def resolve(self, model: ModelSpec, s: Settings, gpu_bytes: int) -> Settings:
+        """`max_num_batched_tokens` is SGLang's `--chunked-prefill-size`: the one given, else the one SGLang
+        picks for the GPU's memory."""
+        chunk = s.max_num_batched_tokens or _tiers(gpu_bytes / 2**20, s.tensor_parallel_size)[0]
+        return s.with_(max_num_batched_tokens=chunk, max_num_seqs=s.max_num_seqs or 256)
+
+    def rules_used(self, s: Settings) -> str:
+        v = ".".join(map(str, _release(s)))
+        given = "" if s.engine_version else " (the newest modelled; --engine-version selects another)"
+        how = ("given" if s.mem_fraction_static else
+               "SGLang's default from the memory it reserves" if _release(s) >= RESERVED_RULE else
+               "SGLang's default by GPU size and TP")
+        return f"SGLang {v} rules{given}, mem_fraction_static {how}"
 
     def budget(self, model: ModelSpec, s: Settings, gpu_bytes: int) -> Budget:
         """budget_bytes is SGLang's static memory (weights + KV pool): mem_fraction_static of what is
