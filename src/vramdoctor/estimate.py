@@ -26,6 +26,8 @@ class Cell:
     kv_cache_bytes: int
     total_bytes: int
     verdict: Verdict
+    starts: bool = True
+    concurrent: int = 0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -48,6 +50,14 @@ class Estimate:
     SGLang count sliding layers too).
     kv_pool_bytes / kv_pool_tokens: the pool the engine would allocate and the capacity it
     would print; for llama.cpp the KV buffer it allocates for -c and its cells (n_ctx); None for generic.
+    verdict: whether the selected cell (max_model_len x concurrency) fits at once.
+    starts: whether the engine starts with these settings: vLLM needs one sequence of max_model_len in
+    its pool (`check_enough_kv_cache_memory`), SGLang a pool of at least one token, llama.cpp and
+    generic the whole -c cache beside the weights; an engine with a pool then queues what does not fit.
+    max_concurrency: sequences of max_model_len the engine runs at once, as it prints it (vLLM's
+    "Maximum concurrency for N tokens per request: X", SGLang's #tokens / context length, llama.cpp's
+    -np slots); None when it does not start.
+    answer: the one-line answer (starts or not, and what limits it).
     """
 
     model: str
@@ -71,6 +81,9 @@ class Estimate:
     kv_pool_bytes: int | None
     kv_pool_tokens: int | None
     verdict: Verdict
+    starts: bool
+    max_concurrency: float | None
+    answer: str
     max_model_len_fit: int
     max_concurrency_fit: int
     grid: tuple[Cell, ...]
@@ -148,6 +161,16 @@ class _Ledger:
         if self.weights_exceed():
             return "weights_exceed"
         return "fits" if self.kv(max_model_len, seqs) <= self.room() else "kv_exceeds"
+
+    def starts(self, max_model_len: int, seqs: int) -> bool:
+        """Whether the engine starts (see Estimate.starts)."""
+        if self.weights_exceed():
+            return False
+        if self.budget.kv_pool_bytes is None:
+            return self.verdict(max_model_len, seqs) == "fits"
+        if self.rules.name == "vllm":
+            return self.kv(max_model_len, 1) <= self.budget.kv_pool_bytes
+        return self.rules.pool_tokens(self.model, self.s, self.budget.kv_pool_bytes) >= 1
 
     def _largest(self, fits, hi: int) -> int:
         if not fits(1):
@@ -252,6 +275,39 @@ def _scaled_weights(model: ModelSpec, bits: int) -> ModelSpec | None:
     return replace(model, weights=new)
 
 
+def _engine_concurrency(model: ModelSpec, rules: EngineRules, s: Settings, led: _Ledger,
+                        pool_tokens: int | None) -> float:
+    """Sequences of max_model_len at once, as the engine prints it (see Estimate.max_concurrency)."""
+    if rules.name == "vllm":
+        return round(rules.max_concurrency(model, s, led.budget.kv_pool_bytes), 2)
+    if rules.name == "sglang" and pool_tokens is not None:
+        return round(pool_tokens / s.max_model_len, 2)
+    return float(s.concurrency)
+
+
+def _answer(rules: EngineRules, s: Settings, led: _Ledger, starts: bool, concurrency: float | None,
+            pool_tokens: int | None) -> str:
+    """The one-line answer: does the engine start, and what limits it."""
+    gib = 2**30
+    n, c = s.max_model_len, s.concurrency
+    if led.weights_exceed():
+        return (f"Does not start: weights {led.weights / gib:.2f} GiB per GPU exceed the "
+                f"{led.budget.budget_bytes / gib:.2f} GiB budget.")
+    pool = led.budget.kv_pool_bytes
+    if pool is None:  # llama.cpp, generic: the whole cache is allocated at start
+        need = led.weights + led.kv(n, c) + led.budget.overhead_bytes
+        verb = "Starts" if starts else "Does not start"
+        return f"{verb}: {n:,} x {c} needs {need / gib:.2f} GiB of {led.budget.budget_bytes / gib:.2f} GiB."
+    if pool <= 0 or not starts and rules.name != "vllm":
+        return f"Does not start: weights and overheads leave no KV pool ({pool / gib:.2f} GiB)."
+    if not starts:
+        return (f"Does not start: a {n:,}-token sequence needs {led.kv(n, 1) / gib:.1f} GiB of KV; "
+                f"pool {pool / gib:.1f} GiB.")
+    run = min(c, led.max_seqs(n))
+    tail = f"all {c} run at once" if run >= c else f"{run} of {c} run at once"
+    return f"Starts: {concurrency:,.2f} sequences of {n:,} tokens fit the pool; {tail}."
+
+
 def estimate(
     model: ModelSpec,
     *,
@@ -285,13 +341,17 @@ def estimate(
     cells = []
     for n, c in grid or []:
         kv_c = led.kv(n, c)
+        starts = led.starts(n, c)
         cells.append(Cell(max_model_len=n, concurrency=c, kv_cache_bytes=kv_c,
-                          total_bytes=led.weights + kv_c + led.budget.overhead_bytes, verdict=led.verdict(n, c)))
+                          total_bytes=led.weights + kv_c + led.budget.overhead_bytes, verdict=led.verdict(n, c),
+                          starts=starts, concurrent=min(c, led.max_seqs(n)) if starts else 0))
     pool = led.budget.kv_pool_bytes
     pool_tokens = rules.pool_tokens(model, s, pool) if pool is not None else None
     allocated = rules.allocation(model, s) if pool is None else None
     if allocated:  # engines that size the cache to the request (llama.cpp)
         pool, pool_tokens = allocated
+    starts = led.starts(s.max_model_len, s.concurrency)
+    concurrency = _engine_concurrency(model, rules, s, led, pool_tokens) if starts else None
     notes = list(model.notes)
     if s.max_model_len > (model.max_position_embeddings or MAX_SEARCH_LEN):
         notes.append(f"max_model_len {s.max_model_len} exceeds the model's max_position_embeddings "
@@ -306,7 +366,8 @@ def estimate(
         kv_cache_bytes=kv_sel, overhead_bytes=led.budget.overhead_bytes, overheads=led.budget.overheads,
         total_bytes=led.weights + kv_sel + led.budget.overhead_bytes,
         kv_pool_bytes=pool, kv_pool_tokens=pool_tokens,
-        verdict=led.verdict(s.max_model_len, s.concurrency),
+        verdict=led.verdict(s.max_model_len, s.concurrency), starts=starts, max_concurrency=concurrency,
+        answer=_answer(rules, s, led, starts, concurrency, pool_tokens),
         max_model_len_fit=led.max_len(s.concurrency),
         max_concurrency_fit=led.max_seqs(s.max_model_len),
         grid=tuple(cells), advice=tuple(_advice(model, rules, s, gpu_bytes, led)),

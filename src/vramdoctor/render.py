@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .estimate import Estimate
@@ -21,8 +22,19 @@ def to_json(e: Estimate) -> str:
     return json.dumps(e.to_dict(), indent=2, default=str)
 
 
+def _cell_text(verdict: str, starts: bool, concurrent: int, concurrency: int, pooled: bool) -> str:
+    """A grid cell's verdict: with a pool, a cell that does not fit at once still starts and queues."""
+    if verdict == "kv_exceeds" and starts and pooled:
+        return f"[yellow]starts; {concurrent} of {concurrency} at once[/yellow]"
+    if verdict == "kv_exceeds" and not starts:
+        return "[red]does not start: " + ("one sequence exceeds the pool" if pooled else
+                                          "the KV cache exceeds what is left") + "[/red]"
+    return VERDICT_TEXT[verdict]
+
+
 def render(e: Estimate, console: Console) -> None:
     s = e.settings
+    console.print(f"[bold]{escape(e.answer)}[/bold]")
     console.print(f"[bold]{e.model}[/bold] on {e.gpu} ({gib(e.gpu_memory_bytes)}), engine [bold]{e.engine}[/bold], "
                   f"tensor_parallel_size={s.tensor_parallel_size}, kv_cache_dtype={s.kv_cache_dtype}")
     layers = ", ".join(f"{n} {k}" for k, n in e.layer_counts.items())
@@ -56,9 +68,12 @@ def render(e: Estimate, console: Console) -> None:
             g.add_column(col, justify="right" if col != "verdict" else "left")
         for c in e.grid:
             g.add_row(str(c.max_model_len), str(c.concurrency), gib(c.kv_cache_bytes), gib(c.total_bytes),
-                      VERDICT_TEXT[c.verdict])
+                      _cell_text(c.verdict, c.starts, c.concurrent, c.concurrency, e.kv_pool_bytes is not None
+                                 and e.engine != "llamacpp"))
         console.print(g)
-    console.print(f"verdict for {s.max_model_len} x {s.concurrency}: {VERDICT_TEXT[e.verdict]}")
+    run = min(s.concurrency, e.max_concurrency_fit)
+    console.print(f"verdict for {s.max_model_len} x {s.concurrency}: "
+                  f"{_cell_text(e.verdict, e.starts, run, s.concurrency, e.kv_pool_bytes is not None and e.engine != 'llamacpp')}")
     console.print(f"largest max_model_len at concurrency {s.concurrency}: {e.max_model_len_fit:,}; "
                   f"most concurrent sequences at {s.max_model_len} tokens: {e.max_concurrency_fit:,}")
     for a in e.advice:
