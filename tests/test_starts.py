@@ -69,3 +69,45 @@ def test_the_answer_fits_80_columns(engine, n, c, gpu):
     for m in (qwen(), model):
         e = estimate(m, engine=engine, settings=Settings(max_model_len=n, concurrency=c), gpu_bytes=gpu)
         assert len(e.answer) <= 80, e.answer
+
+
+# --- what is not modelled is said, and can make the answer undetermined --------------------------------
+
+def gpt_oss():
+    return spec_from_config(load_config("openai__gpt-oss-120b.config.json"), name="gpt-oss-120b")
+
+
+def marlin_padding(tp):
+    """Marlin's mxfp4 layout: the expert intermediate size per GPU to a multiple of 128, the hidden to 256."""
+    per = 2880 // tp
+    padded = -(-per // 128) * 128 * 3072
+    return int(36 * 128 * 3 * per * 2880 * (0.5 + 1 / 32) * (padded / (per * 2880) - 1))
+
+
+def test_gpt_oss_on_one_h100_is_undetermined_not_a_confident_start():
+    """vllm#27508 (R21): --gpu-memory-utilization 0.95 --max-num-batched-tokens 1024 at 131,072 tokens failed
+    on one H100; the config alone cannot tell, because the sampler's profile at 1024 requests and the
+    mxfp4 kernel's padding are not modelled. The answer must say so, not "Starts"."""
+    s = Settings(max_model_len=131072, gpu_memory_utilization=0.95, max_num_batched_tokens=1024,
+                 device_name="NVIDIA H100 80GB HBM3")
+    e = estimate(gpt_oss(), settings=s, gpu_bytes=int(79.15 * GIB))
+    assert e.starts is None
+    assert e.answer.startswith("Undetermined: starts unless up to 11.3 GiB")
+    by_name = {o.name: o.bytes for o in e.uncertain}
+    assert by_name["mxfp4 expert padding"] == marlin_padding(1)
+    assert by_name["sampler profile"] == 1024 * 201088 * 32
+    assert e.kv_pool_bytes_low == e.kv_pool_bytes - sum(by_name.values())
+
+
+def test_mxfp4_padding_accounts_for_the_weights_vllm_printed():
+    """In-memory weights of gpt-oss-120b under Marlin: 65.97 GiB on one H100 (vllm#23278), 17.22 GiB per GPU
+    under TP 4 on A100s (R18); the checkpoint's size plus the padding is within 1.5% of both."""
+    m = gpt_oss()
+    assert (m.weights.total_bytes + marlin_padding(1)) / GIB == pytest.approx(65.97, rel=0.015)
+    assert (m.weights.total_bytes / 4 + marlin_padding(4)) / GIB == pytest.approx(17.22, rel=0.015)
+
+
+def test_dense_models_carry_no_expert_padding():
+    e = estimate(qwen(), settings=Settings(max_model_len=32768, concurrency=8), gpu_bytes=RTX4090)
+    assert [o.name for o in e.uncertain] == ["sampler profile"]
+    assert e.starts is True

@@ -54,6 +54,9 @@ class Estimate:
     starts: whether the engine starts with these settings: vLLM needs one sequence of max_model_len in
     its pool (`check_enough_kv_cache_memory`), SGLang a pool of at least one token, llama.cpp and
     generic the whole -c cache beside the weights; an engine with a pool then queues what does not fit.
+    None (undetermined) when charges the engine may take but that are not modelled (`uncertain`) would
+    turn a start into a failure.
+    uncertain: those charges, each with the most it could take; kv_pool_bytes_low: the pool if all apply.
     max_concurrency: sequences of max_model_len the engine runs at once, as it prints it (vLLM's
     "Maximum concurrency for N tokens per request: X", SGLang's #tokens / context length, llama.cpp's
     -np slots); None when it does not start.
@@ -81,7 +84,7 @@ class Estimate:
     kv_pool_bytes: int | None
     kv_pool_tokens: int | None
     verdict: Verdict
-    starts: bool
+    starts: bool | None
     max_concurrency: float | None
     answer: str
     max_model_len_fit: int
@@ -89,6 +92,8 @@ class Estimate:
     grid: tuple[Cell, ...]
     advice: tuple[Advice, ...]
     layer_counts: dict[str, int]
+    uncertain: tuple = ()
+    kv_pool_bytes_low: int | None = None
     engine_rules: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
 
@@ -162,15 +167,16 @@ class _Ledger:
             return "weights_exceed"
         return "fits" if self.kv(max_model_len, seqs) <= self.room() else "kv_exceeds"
 
-    def starts(self, max_model_len: int, seqs: int) -> bool:
-        """Whether the engine starts (see Estimate.starts)."""
+    def starts(self, max_model_len: int, seqs: int, less: int = 0) -> bool:
+        """Whether the engine starts (see Estimate.starts), with a pool smaller by `less` bytes."""
         if self.weights_exceed():
             return False
         if self.budget.kv_pool_bytes is None:
             return self.verdict(max_model_len, seqs) == "fits"
+        pool = self.budget.kv_pool_bytes - less
         if self.rules.name == "vllm":
-            return self.kv(max_model_len, 1) <= self.budget.kv_pool_bytes
-        return self.rules.pool_tokens(self.model, self.s, self.budget.kv_pool_bytes) >= 1
+            return pool > 0 and self.kv(max_model_len, 1) <= pool
+        return self.rules.pool_tokens(self.model, self.s, pool) >= 1
 
     def _largest(self, fits, hi: int) -> int:
         if not fits(1):
@@ -285,7 +291,7 @@ def _engine_concurrency(model: ModelSpec, rules: EngineRules, s: Settings, led: 
     return float(s.concurrency)
 
 
-def _answer(rules: EngineRules, s: Settings, led: _Ledger, starts: bool, concurrency: float | None,
+def _answer(rules: EngineRules, s: Settings, led: _Ledger, starts: bool | None, concurrency: float | None,
             pool_tokens: int | None) -> str:
     """The one-line answer: does the engine start, and what limits it."""
     gib = 2**30
@@ -298,6 +304,9 @@ def _answer(rules: EngineRules, s: Settings, led: _Ledger, starts: bool, concurr
         need = led.weights + led.kv(n, c) + led.budget.overhead_bytes
         verb = "Starts" if starts else "Does not start"
         return f"{verb}: {n:,} x {c} needs {need / gib:.2f} GiB of {led.budget.budget_bytes / gib:.2f} GiB."
+    if starts is None:
+        return (f"Undetermined: starts unless up to {led.budget.uncertain_bytes / gib:.1f} GiB of unmodelled "
+                "overhead applies.")
     if pool <= 0 or not starts and rules.name != "vllm":
         return f"Does not start: weights and overheads leave no KV pool ({pool / gib:.2f} GiB)."
     if not starts:
@@ -350,8 +359,11 @@ def estimate(
     allocated = rules.allocation(model, s) if pool is None else None
     if allocated:  # engines that size the cache to the request (llama.cpp)
         pool, pool_tokens = allocated
-    starts = led.starts(s.max_model_len, s.concurrency)
+    starts: bool | None = led.starts(s.max_model_len, s.concurrency)
     concurrency = _engine_concurrency(model, rules, s, led, pool_tokens) if starts else None
+    unsure = led.budget.uncertain_bytes
+    if starts and unsure and not led.starts(s.max_model_len, s.concurrency, less=unsure):
+        starts = None
     notes = list(model.notes)
     if s.max_model_len > (model.max_position_embeddings or MAX_SEARCH_LEN):
         notes.append(f"max_model_len {s.max_model_len} exceeds the model's max_position_embeddings "
@@ -368,6 +380,8 @@ def estimate(
         kv_pool_bytes=pool, kv_pool_tokens=pool_tokens,
         verdict=led.verdict(s.max_model_len, s.concurrency), starts=starts, max_concurrency=concurrency,
         answer=_answer(rules, s, led, starts, concurrency, pool_tokens),
+        uncertain=led.budget.uncertain,
+        kv_pool_bytes_low=(led.budget.kv_pool_bytes - unsure) if led.budget.kv_pool_bytes is not None else None,
         max_model_len_fit=led.max_len(s.concurrency),
         max_concurrency_fit=led.max_seqs(s.max_model_len),
         grid=tuple(cells), advice=tuple(_advice(model, rules, s, gpu_bytes, led)),

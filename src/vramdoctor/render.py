@@ -78,5 +78,9 @@ def render(e: Estimate, console: Console) -> None:
                   f"most concurrent sequences at {s.max_model_len} tokens: {e.max_concurrency_fit:,}")
     for a in e.advice:
         console.print(f"  -> {a.change}: [bold]{a.flags}[/bold] ({a.detail})")
+    for o in e.uncertain:
+        if e.starts is not None and o.bytes < 0.01 * e.budget_bytes:
+            continue  # too small to change anything here (it stays in the JSON)
+        console.print(f"[dim]not modelled: {o.name}, up to {human(o.bytes)}: {o.assumption}[/dim]")
     for n in e.notes:
         console.print(f"[dim]note: {n}[/dim]")

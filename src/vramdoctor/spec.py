@@ -152,6 +152,10 @@ class ModelSpec:
     dtype: compute dtype short name (fp32/fp16/bf16), config `torch_dtype`.
     quantization: weight quantization method (config `quantization_config.quant_method`, GGUF file type) or None.
     max_position_embeddings: trained context (config key, GGUF `{arch}.context_length`).
+    num_experts / moe_intermediate_size / num_moe_layers: routed experts per MoE layer (config
+    `num_local_experts`, `num_experts` or `n_routed_experts`), each expert's intermediate size
+    (`moe_intermediate_size`, else `intermediate_size`), and how many layers are MoE; None / 0 for
+    dense models.
     """
 
     name: str
@@ -165,6 +169,9 @@ class ModelSpec:
     hidden_size: int | None = None
     intermediate_size: int | None = None
     num_attention_heads: int | None = None
+    num_experts: int | None = None
+    moe_intermediate_size: int | None = None
+    num_moe_layers: int = 0
     source: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
 

@@ -71,11 +71,18 @@ class Budget:
     overheads: charges besides weights and KV that come out of the budget.
     kv_pool_bytes: the KV pool the engine would allocate at start (None where it sizes the
     cache to the request instead, as llama.cpp does).
+    uncertain: charges the engine may take that are not modelled, each with its reason and the most
+    it could take (bytes); the pool may be smaller by their sum.
     """
 
     budget_bytes: int
     overheads: tuple[Overhead, ...]
     kv_pool_bytes: int | None
+    uncertain: tuple[Overhead, ...] = ()
+
+    @property
+    def uncertain_bytes(self) -> int:
+        return sum(o.bytes for o in self.uncertain)
 
     @property
     def overhead_bytes(self) -> int:
@@ -191,6 +198,9 @@ def activation_estimate(model: ModelSpec, tokens: int, tp: int) -> int:
 #: the profile "may skip top_k, top_p", and the A100 records R13-R15 (0.10.1.1, 256 requests x 152,064)
 #: leave no room for more than about 5 bytes.
 SAMPLER_BYTES_PER_LOGIT = 4
+#: ... and what the full top-k/top-p path would hold (the 28 above, plus the random sampling's
+#: probabilities and exponential noise, 4 + 4): the upper bound used for the uncertainty.
+SAMPLER_SORT_BYTES_PER_LOGIT = 36
 
 
 def sampler_estimate(model: ModelSpec, max_num_seqs: int) -> int:

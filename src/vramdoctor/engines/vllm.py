@@ -25,8 +25,9 @@ What changes with the release (`engine/arg_utils.py` and `config.py` per tag):
 from __future__ import annotations
 
 from ..spec import ModelSpec
-from .base import (Budget, Overhead, RulesBase, Settings, activation_estimate, cdiv, kv_dtype, sampler_estimate,
-                   state_bytes_per_seq, step_tokens, weights_per_gpu)
+from .base import (SAMPLER_BYTES_PER_LOGIT, SAMPLER_SORT_BYTES_PER_LOGIT, Budget, Overhead, RulesBase, Settings,
+                   activation_estimate, cdiv, kv_dtype, sampler_estimate, state_bytes_per_seq, step_tokens,
+                   weights_per_gpu)
 
 GIB = 2**30
 NON_TORCH_TP1 = int(0.35 * GIB)  # vLLM logs: 0.35 GiB on one RTX 3090 (R01); NCCL adds more under TP
@@ -156,7 +157,37 @@ class VllmRules(RulesBase):
                 name="CUDA graphs", bytes=cg, estimated=s.cuda_graph_bytes is None,
                 assumption="captured after the pool is sized; 0.5-1.9 GiB of the headroom"))
         pool = requested - weights_per_gpu(model, tp) - sum(o.bytes for o in overheads)
-        return Budget(budget_bytes=requested, overheads=tuple(overheads), kv_pool_bytes=pool)
+        return Budget(budget_bytes=requested, overheads=tuple(overheads), kv_pool_bytes=pool,
+                      uncertain=self._uncertain(model, s))
+
+    def _uncertain(self, model: ModelSpec, s: Settings) -> tuple[Overhead, ...]:
+        """What vLLM may take beyond the model, by evidence that does not yet settle it.
+
+        - The sampler's profile: public logs show about 4 bytes per logit on A100s with 256 requests
+          (R13-R15) and about 38 with 1024 on H100s (gpt-oss-120b: 7.4 GiB beside the weights in
+          vllm#23278 and #27508), as the top-k/top-p sort path would hold; the difference up to
+          SAMPLER_SORT_BYTES_PER_LOGIT is uncertain.
+        - mxfp4 experts (gpt-oss): the MoE kernel pads them in memory by its own layout (Marlin: the
+          intermediate size per GPU to 128, the hidden size to 256, `quantization/mxfp4.py`), which
+          the checkpoint's size does not show; 65.97 GiB in memory for 60.7 GiB of file (vllm#23278).
+        """
+        out = []
+        if s.activation_bytes is None:
+            reqs = min(s.max_num_seqs or 256, step_tokens(s))
+            extra = reqs * (model.vocab_size or 32000) * (SAMPLER_SORT_BYTES_PER_LOGIT - SAMPLER_BYTES_PER_LOGIT)
+            out.append(Overhead(name="sampler profile", bytes=extra, estimated=True,
+                                assumption=f"the top-k/top-p sort path over {reqs} requests, which some releases "
+                                           "and GPUs profile"))
+        if model.quantization == "mxfp4" and model.num_experts and model.moe_intermediate_size and model.hidden_size:
+            tp, inter, hidden = s.tensor_parallel_size, model.moe_intermediate_size, model.hidden_size
+            per = max(1, inter // tp)
+            padded = cdiv(per, 128) * 128 * cdiv(hidden, 256) * 256
+            experts = model.num_moe_layers * model.num_experts * 3 * per * hidden * (0.5 + 1 / 32)
+            extra = int(experts * (padded / (per * hidden) - 1))
+            if extra > 0:
+                out.append(Overhead(name="mxfp4 expert padding", bytes=extra, estimated=True,
+                                    assumption="the MoE kernel's padded layout (Marlin's: 128 x 256)"))
+        return tuple(out)
 
     def max_concurrency(self, model: ModelSpec, s: Settings, pool_bytes: int) -> float:
         """vLLM's "Maximum concurrency for N tokens per request": pool / one request's pages."""

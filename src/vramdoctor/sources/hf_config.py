@@ -108,9 +108,27 @@ def spec_from_config(
         hidden_size=tc.get("hidden_size"),
         intermediate_size=tc.get("intermediate_size"),
         num_attention_heads=tc.get("num_attention_heads"),
+        **_moe_shape(tc, len(layers)),
         source=path or name,
         notes=tuple(notes),
     )
+
+
+def _moe_shape(tc: dict[str, Any], n_layers: int) -> dict[str, Any]:
+    """The routed experts' shape (see ModelSpec): config `num_local_experts` / `num_experts` /
+    `n_routed_experts`, `moe_intermediate_size` (else `intermediate_size`), and the MoE layers: all but
+    the first `first_k_dense_replace` and those in `mlp_only_layers`."""
+    experts = tc.get("num_local_experts") or tc.get("num_experts") or tc.get("n_routed_experts")
+    if not isinstance(experts, int) or isinstance(experts, bool) or experts <= 1:
+        return {}
+    inter = tc.get("moe_intermediate_size") or tc.get("intermediate_size")
+    if not isinstance(inter, int) or isinstance(inter, bool) or inter <= 0:
+        return {}
+    dense = tc.get("first_k_dense_replace") or 0
+    only = tc.get("mlp_only_layers") or []
+    moe_layers = sum(1 for i in range(n_layers)
+                     if i >= (dense if isinstance(dense, int) else 0) and i not in (only if isinstance(only, list) else []))
+    return {"num_experts": experts, "moe_intermediate_size": inter, "num_moe_layers": moe_layers}
 
 
 def estimate_weights(tc: dict[str, Any], layers, dtype: str, quant: dict[str, Any] | None) -> WeightsInfo:
