@@ -97,6 +97,8 @@ def estimate(
         None, help="The engine release whose rules apply, e.g. 0.6.4 (default: the newest modelled)."),
     n_ubatch: int = typer.Option(512, help="llama.cpp physical batch."),
     kv_unified: bool = typer.Option(True, help="llama.cpp unified KV cache across slots."),
+    n_gpu_layers: Optional[int] = typer.Option(
+        None, "--n-gpu-layers", "-ngl", help="llama.cpp layers on the GPU (default: all)."),
     grid: str = typer.Option("4096x1,32768x1,32768x8", help="Cells MAX_MODEL_LENxCONCURRENCY."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     list_models: bool = typer.Option(False, "--list-models", help="List the bundled offline catalog."),
@@ -142,7 +144,7 @@ def estimate(
                      gpu_memory_utilization=gpu_memory_utilization, mem_fraction_static=mem_fraction_static,
                      tensor_parallel_size=tensor_parallel_size, block_size=block_size,
                      max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=concurrency,
-                     n_ubatch=n_ubatch, kv_unified=kv_unified, engine_version=engine_version,
+                     n_ubatch=n_ubatch, kv_unified=kv_unified, engine_version=engine_version, n_gpu_layers=n_gpu_layers,
                      device_name=gpu_label if gpu else "")
         result = run(spec, engine=engine, settings=s, gpu_bytes=gpu_bytes, gpu_name=gpu_label, grid=cells)
         if json_out:

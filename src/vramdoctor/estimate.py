@@ -8,7 +8,7 @@ from typing import Literal
 
 from .engines import KV_DTYPES_BY_ENGINE, EngineRules, Settings, get_engine
 from .engines.words import release
-from .engines.base import kv_dtype, state_bytes_per_seq, weights_per_gpu
+from .engines.base import kv_dtype, state_bytes_per_seq
 from .errors import UsageError
 from .spec import ModelSpec
 
@@ -57,6 +57,9 @@ class Estimate:
     None (undetermined) when charges the engine may take but that are not modelled (`uncertain`) would
     turn a start into a failure.
     uncertain: those charges, each with the most it could take; kv_pool_bytes_low: the pool if all apply.
+    max_n_gpu_layers_fit: llama.cpp only, the largest -ngl with which the selected cell fits (the
+    layer count + 1 when all of it fits, 0 when not even the CPU-only configuration fits the GPU part).
+    host_weights_bytes / host_kv_cache_bytes: llama.cpp only, what stays in host memory under -ngl.
     max_concurrency: sequences of max_model_len the engine runs at once, as it prints it (vLLM's
     "Maximum concurrency for N tokens per request: X", SGLang's #tokens / context length, llama.cpp's
     -np slots); None when it does not start.
@@ -94,6 +97,9 @@ class Estimate:
     layer_counts: dict[str, int]
     uncertain: tuple = ()
     kv_pool_bytes_low: int | None = None
+    max_n_gpu_layers_fit: int | None = None
+    host_weights_bytes: int | None = None
+    host_kv_cache_bytes: int | None = None
     engine_rules: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
 
@@ -144,7 +150,7 @@ class _Ledger:
     def __init__(self, model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int) -> None:
         self.model, self.rules, self.s, self.gpu_bytes = model, rules, s, gpu_bytes
         self.budget = rules.budget(model, s, gpu_bytes)
-        self.weights = weights_per_gpu(model, s.tensor_parallel_size)
+        self.weights = rules.weights_bytes(model, s)
         # a context beyond the trained one is the user's own (rope scaling): then it is no cap
         mpe = model.max_position_embeddings
         self.cap = mpe if mpe and s.max_model_len <= mpe else None
@@ -263,6 +269,13 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
                 out.append(Advice(change="much more memory", flags="-",
                                   detail=f"the weights alone ({model.weights.total_bytes / 2**30:.1f} GiB) need at "
                                          f"least {need} GPUs of this size before any KV cache"))
+    if llama:
+        n = len(model.layers)
+        k = _max_ngl(model, rules, s, gpu_bytes)
+        if 1 <= k <= n and (s.n_gpu_layers is None or s.n_gpu_layers > k):
+            out.append(Advice(change="partial offload", flags=f"-ngl {k}",
+                              detail=f"{k} of {n + 1} layers (the output layer and the last {k - 1}) and their KV "
+                                     "cache on the GPU, the rest in host memory and on the CPU (slower)"))
     return out
 
 
@@ -279,6 +292,22 @@ def _scaled_weights(model: ModelSpec, bits: int) -> ModelSpec | None:
     total = int((params - emb) * (bits / 8 + 0.03) + emb * dtype_bytes(model.dtype))
     new = replace(model.weights, total_bytes=total, exact=False)
     return replace(model, weights=new)
+
+
+def _max_ngl(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int) -> int:
+    """The largest llama.cpp -ngl (0 .. layers + 1) with which the selected cell fits the GPU (the GPU part
+    only grows with -ngl, so the search is a bisection)."""
+    def fits(ngl: int) -> bool:
+        s2 = s.with_(n_gpu_layers=ngl)
+        return _Ledger(model, rules, s2, gpu_bytes).verdict(s2.max_model_len, s2.concurrency) == "fits"
+
+    lo, hi = 0, len(model.layers) + 1
+    if not fits(lo):
+        return 0
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
+    return lo
 
 
 def _engine_concurrency(model: ModelSpec, rules: EngineRules, s: Settings, led: _Ledger,
@@ -359,6 +388,10 @@ def estimate(
     allocated = rules.allocation(model, s) if pool is None else None
     if allocated:  # engines that size the cache to the request (llama.cpp)
         pool, pool_tokens = allocated
+    max_ngl = host_w = host_kv = None
+    if rules.name == "llamacpp":
+        max_ngl = _max_ngl(model, rules, s, gpu_bytes)
+        host_w, host_kv = rules.host_bytes(model, s, s.max_model_len, s.concurrency)  # type: ignore[attr-defined]
     starts: bool | None = led.starts(s.max_model_len, s.concurrency)
     concurrency = _engine_concurrency(model, rules, s, led, pool_tokens) if starts else None
     unsure = led.budget.uncertain_bytes
@@ -380,7 +413,8 @@ def estimate(
         kv_pool_bytes=pool, kv_pool_tokens=pool_tokens,
         verdict=led.verdict(s.max_model_len, s.concurrency), starts=starts, max_concurrency=concurrency,
         answer=_answer(rules, s, led, starts, concurrency, pool_tokens),
-        uncertain=led.budget.uncertain,
+        uncertain=led.budget.uncertain, max_n_gpu_layers_fit=max_ngl, host_weights_bytes=host_w,
+        host_kv_cache_bytes=host_kv,
         kv_pool_bytes_low=(led.budget.kv_pool_bytes - unsure) if led.budget.kv_pool_bytes is not None else None,
         max_model_len_fit=led.max_len(s.concurrency),
         max_concurrency_fit=led.max_seqs(s.max_model_len),

@@ -134,6 +134,9 @@ class WeightsInfo:
     vocab-parallel are split, so this is norms and similar; 0 when unknown).
     embedding_params: parameters of the input embedding and the LM head (one table when tied),
     which every quantization method leaves in the compute dtype; None when unknown.
+    layer_bytes / input_bytes / output_bytes: where the bytes are, when the source tells (GGUF tensor
+    infos): per repeating block (`blk.N.*`), the input embedding (`token_embd.*`, which llama.cpp keeps
+    on the host), and the output head and final norm (`output*`); empty / None when unknown.
     """
 
     total_bytes: int
@@ -142,6 +145,9 @@ class WeightsInfo:
     num_params: int | None = None
     replicated_bytes: int = 0
     embedding_params: int | None = None
+    layer_bytes: tuple[int, ...] = ()
+    input_bytes: int | None = None
+    output_bytes: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

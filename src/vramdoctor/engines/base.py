@@ -24,6 +24,8 @@ class Settings:
     max_num_seqs: vLLM sequences the sampler is profiled for; None: the engine's default.
     engine_version: the engine release whose rules apply ("0.6.4"); None: the newest modelled.
     device_name: the GPU's name as the runtime reports it (vLLM's defaults look at it: "a100").
+    n_gpu_layers: llama.cpp's -ngl, the repeating layers (and, past their count, the output layer) put
+    on the GPU; None: all of them.
     n_ubatch / kv_unified / swa_full / flash_attn: llama.cpp context parameters.
     activation_bytes / non_torch_bytes / cuda_graph_bytes: measured overheads that replace
     the estimates (from an engine's log), None to estimate.
@@ -40,6 +42,7 @@ class Settings:
     max_num_seqs: int | None = None
     engine_version: str | None = None
     device_name: str = ""
+    n_gpu_layers: int | None = None
     n_ubatch: int = 512
     kv_unified: bool = True
     swa_full: bool = False
@@ -121,6 +124,9 @@ class EngineRules(Protocol):
     def rules_used(self, s: Settings) -> str:
         """The version rules a resolved Settings selects, in words (RulesBase)."""
 
+    def weights_bytes(self, model: ModelSpec, s: Settings) -> int:
+        """Weights on one GPU under these settings (RulesBase: total / tensor_parallel_size)."""
+
     def allocation(self, model: ModelSpec, s: Settings) -> tuple[int, int] | None:
         """The KV cache an engine sized to the request allocates, or None (RulesBase)."""
 
@@ -135,6 +141,10 @@ class RulesBase:
     def rules_used(self, s: Settings) -> str:
         """Which version's rules an estimate was taken under, in words."""
         return "no version differences modelled"
+
+    def weights_bytes(self, model: ModelSpec, s: Settings) -> int:
+        """Weights on one GPU (see `weights_per_gpu`)."""
+        return weights_per_gpu(model, s.tensor_parallel_size)
 
     def growing_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
         """Per GPU, the bytes per token of the layers whose cache grows with every token (full, MLA),

@@ -14,6 +14,8 @@ In a llama-server the context `-c` is shared by the `-np` slots, so the grid cel
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..spec import ModelSpec
 from .base import Budget, Overhead, RulesBase, Settings, cdiv, kv_dtype
 
@@ -35,8 +37,65 @@ def pad(n: int, to: int = PAD) -> int:
     return cdiv(n, to) * to
 
 
+def weight_split(model: ModelSpec) -> tuple[list[int], int, int]:
+    """(bytes per repeating layer, input layer bytes, output layer bytes) as llama.cpp places them: from the
+    GGUF tensor infos where known; else the input embedding and the head at the weights' mean width per
+    parameter (a tied head is duplicated on its device, `TENSOR_DUPLICATED` in `llama-model.cpp`) and the
+    rest split evenly over the layers."""
+    w, n = model.weights, len(model.layers)
+    if len(w.layer_bytes) == n and w.input_bytes is not None and w.output_bytes is not None:
+        return list(w.layer_bytes), w.input_bytes, w.output_bytes
+    per_param = w.total_bytes / w.num_params if w.num_params else 2.0
+    single = int((model.vocab_size or 0) * (model.hidden_size or 0) * per_param)
+    tables = min(w.embedding_params or 2 * single / max(per_param, 1e-9), 2 * single / max(per_param, 1e-9))
+    stored = int(tables * per_param)  # one table when tied, two when not
+    rest = max(0, w.total_bytes - stored)
+    return [rest // n] * n, single, single
+
+
+def gpu_start(n_layers: int, s: Settings) -> int:
+    """The first repeating layer on the GPU: llama.cpp offloads the last -ngl of the n_layer + 1 layers,
+    the output layer (index n_layer) counting as the last (`i_gpu_start = max(n_layer + 1 - n_gpu_layers, 0)`,
+    `dev_output = get_layer_buft_list(n_layer)` in `llama-model.cpp`): -ngl 1 is the output layer alone."""
+    ngl = n_layers + 1 if s.n_gpu_layers is None else s.n_gpu_layers
+    return max(n_layers + 1 - ngl, 0)
+
+
+def _head_on_gpu(s: Settings) -> bool:
+    return s.n_gpu_layers is None or s.n_gpu_layers >= 1
+
+
+def offloaded(model: ModelSpec, s: Settings) -> ModelSpec | None:
+    """The part of the model whose KV cache llama.cpp keeps on the GPU (each layer's cache lives with it);
+    None when no layer is offloaded."""
+    start = gpu_start(len(model.layers), s)
+    if start == 0:
+        return model
+    if start >= len(model.layers):
+        return None
+    return replace(model, layers=model.layers[start:])
+
+
 class LlamaCppRules(RulesBase):
     name = "llamacpp"
+
+    def weights_bytes(self, model: ModelSpec, s: Settings) -> int:
+        """Weights on the GPU: the offloaded layers, the output layer among them from -ngl 1; the input
+        embedding stays on the host (`dev_input` is the CPU). Split evenly by layers over
+        tensor_parallel_size GPUs (`--split-mode layer`)."""
+        layers, _, out = weight_split(model)
+        n = len(layers)
+        gpu = sum(layers[gpu_start(n, s):]) + (out if _head_on_gpu(s) else 0)
+        return cdiv(gpu, s.tensor_parallel_size)
+
+    def host_bytes(self, model: ModelSpec, s: Settings, max_model_len: int, seqs: int) -> tuple[int, int]:
+        """(weights, KV cache) bytes llama.cpp keeps in host memory: the layers not offloaded, the input
+        embedding, the output layer unless offloaded, and those layers' caches."""
+        layers, inp, out = weight_split(model)
+        start = gpu_start(len(layers), s)
+        weights = inp + sum(layers[:start]) + (0 if _head_on_gpu(s) else out)
+        every = sum(self.layer_bytes(model, s, max_model_len * seqs, seqs).values())
+        return weights, every - self.kv_cache_bytes(model, s, max_model_len, seqs) * s.tensor_parallel_size
 
     def flags(self) -> dict[str, str]:
         return {"max_model_len": "-c", "concurrency": "-np", "kv_cache_dtype": "-ctk/-ctv", "fp8": "q8_0",
@@ -45,7 +104,9 @@ class LlamaCppRules(RulesBase):
     def cell_flags(self, s: Settings) -> str:
         t = {"auto": "f16", "fp16": "f16", "fp32": "f32"}.get(s.kv_cache_dtype, s.kv_cache_dtype)
         unified = " -kvu" if s.kv_unified and s.concurrency > 1 else ""
-        return f"-c {s.max_model_len * s.concurrency} -np {s.concurrency} -ctk {t} -ctv {t} -ub {s.n_ubatch}{unified}"
+        ngl = f" -ngl {s.n_gpu_layers}" if s.n_gpu_layers is not None else ""
+        return (f"-c {s.max_model_len * s.concurrency} -np {s.concurrency} -ctk {t} -ctv {t} -ub {s.n_ubatch}"
+                f"{unified}{ngl}")
 
     def cells(self, s: Settings, n_ctx: int, n_seq: int) -> tuple[int, int]:
         """(cells per stream, streams) of the non-SWA cache for context `n_ctx` over `n_seq` sequences."""
@@ -81,9 +142,13 @@ class LlamaCppRules(RulesBase):
         return out
 
     def kv_cache_bytes(self, model: ModelSpec, s: Settings, max_model_len: int, seqs: int) -> int:
-        """Per GPU: llama.cpp has no tensor parallelism; `--split-mode layer` over tensor_parallel_size
-        GPUs gives each an even share of the layers, and so of the cache."""
-        return cdiv(sum(self.layer_bytes(model, s, max_model_len * seqs, seqs).values()), s.tensor_parallel_size)
+        """Per GPU: the offloaded layers' caches (all layers by default). llama.cpp has no tensor
+        parallelism; `--split-mode layer` over tensor_parallel_size GPUs gives each an even share of the
+        layers, and so of the cache."""
+        part = offloaded(model, s)
+        if part is None:
+            return 0
+        return cdiv(sum(self.layer_bytes(part, s, max_model_len * seqs, seqs).values()), s.tensor_parallel_size)
 
     def growing_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
         """Per GPU, the layers that grow with every token, split by layers across GPUs."""

@@ -10,6 +10,7 @@ layers use the sliding window follows llama.cpp's per-architecture patterns
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -148,6 +149,30 @@ def _tensor_bytes(reader, kv: dict[str, Any]) -> int:
     return sum(-(-int(t.n_bytes) // align) * align for t in reader.tensors)
 
 
+_BLOCK = re.compile(r"^blk\.(\d+)\.")
+
+
+def _placement(reader, kv: dict[str, Any], into: dict[str, Any]) -> None:
+    """Add each tensor's padded bytes to where llama.cpp puts it (`llama-model.cpp`): its repeating block
+    (`blk.N.`), the input layer (`token_embd.*`, kept on the host) or the output layer (the rest:
+    `output.weight`, `output_norm.weight`, rope factors)."""
+    align = int(kv.get("general.alignment") or 32)
+    for t in reader.tensors:
+        size = -(-int(t.n_bytes) // align) * align
+        m = _BLOCK.match(str(t.name))
+        if m:
+            i = int(m.group(1))
+            into["layers"][i] = into["layers"].get(i, 0) + size
+        elif str(t.name).startswith("token_embd"):
+            into["input"] += size
+        else:
+            into["output"] += size
+        if str(t.name) == "output.weight":
+            into["has_output"] = True
+        if str(t.name) == "token_embd.weight":
+            into["embd"] = size
+
+
 SPLIT = re.compile(r"^(?P<stem>.*)-(?P<i>\d{5})-of-(?P<n>\d{5})\.gguf$")
 
 
@@ -158,6 +183,8 @@ def read_gguf(path: Path) -> ModelSpec:
     reader = _open_reader(path)
     kv = _fields(reader)
     total = _tensor_bytes(reader, kv)
+    where: dict[str, Any] = {"layers": {}, "input": 0, "output": 0, "has_output": False, "embd": 0}
+    _placement(reader, kv, where)
     parts = int(kv.get("split.count") or 1)
     if parts > 1:
         m = SPLIT.match(path.name)
@@ -165,6 +192,7 @@ def read_gguf(path: Path) -> ModelSpec:
             raise ModelSourceError(f"is part of a {parts}-file split GGUF whose name does not follow "
                                    "NAME-00001-of-0000N.gguf.", path=str(path), field="split.count")
         total = 0
+        where = {"layers": {}, "input": 0, "output": 0, "has_output": False, "embd": 0}
         for i in range(1, parts + 1):
             part = path.with_name(f"{m['stem']}-{i:05d}-of-{parts:05d}.gguf")
             if not part.exists():
@@ -172,6 +200,14 @@ def read_gguf(path: Path) -> ModelSpec:
                                        field="split.count", hint="Download every part into the same folder.")
             r = reader if part == path else _open_reader(part)
             total += _tensor_bytes(r, kv)
+            _placement(r, kv, where)
         if int(kv.get("split.no") or 0) != 0:  # metadata lives in the first part
             kv = _fields(_open_reader(path.with_name(f"{m['stem']}-00001-of-{parts:05d}.gguf")))
-    return spec_from_gguf_fields(kv, total, path=str(path))
+    spec = spec_from_gguf_fields(kv, total, path=str(path))
+    n = len(spec.layers)
+    if set(where["layers"]) <= set(range(n)):
+        # a model without output.weight reads the embedding as its head: llama.cpp duplicates it there
+        output = where["output"] + (0 if where["has_output"] else where["embd"])
+        spec = replace(spec, weights=replace(spec.weights, layer_bytes=tuple(where["layers"].get(i, 0) for i in range(n)),
+                                             input_bytes=where["input"], output_bytes=output))
+    return spec

@@ -1,0 +1,82 @@
+"""llama.cpp's partial offload (`-ngl`): where the weights and the KV cache of each layer go, and the
+largest -ngl that fits. Rules from llama.cpp `src/llama-model.cpp` (i_gpu_start = n_layer + 1 - ngl over the
+n_layer + 1 layers, the output layer the last of them; the input embedding on the host; a tied head
+duplicated on the output's device) and `llama-kv-cache.cpp` (each layer's cache on its layer's device)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tinygguf import write_model
+from vramdoctor.engines import Settings, get_engine
+from vramdoctor.estimate import estimate
+from vramdoctor.sources.gguf_file import read_gguf
+
+MIB = 2**20
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    path = write_model(tmp_path_factory.mktemp("ngl") / "tiny.gguf", n_layer=8, n_embd=256, n_head=4, n_head_kv=2,
+                       n_ff=512, extra_vocab=2000)
+    return read_gguf(path)
+
+
+def test_gguf_tensors_are_placed_by_block(tiny):
+    w = tiny.weights
+    assert len(w.layer_bytes) == 8 and len(set(w.layer_bytes)) == 1
+    assert sum(w.layer_bytes) + w.input_bytes + w.output_bytes == w.total_bytes
+    assert w.input_bytes > 0 and w.output_bytes > 0
+
+
+@pytest.mark.parametrize("ngl,layers,head", [(None, 8, True), (99, 8, True), (9, 8, True), (8, 7, True),
+                                              (3, 2, True), (1, 0, True), (0, 0, False)])
+def test_weights_and_cache_on_the_gpu_by_ngl(tiny, ngl, layers, head):
+    rules = get_engine("llamacpp")
+    w = tiny.weights
+    s = Settings(n_gpu_layers=ngl, max_model_len=4096)
+    assert rules.weights_bytes(tiny, s) == layers * w.layer_bytes[0] + (w.output_bytes if head else 0)
+    every = rules.kv_cache_bytes(tiny, Settings(max_model_len=4096), 4096, 1)
+    assert rules.kv_cache_bytes(tiny, s, 4096, 1) == every * layers // 8
+    host_w, host_kv = rules.host_bytes(tiny, s, 4096, 1)
+    assert host_w == w.total_bytes - rules.weights_bytes(tiny, s)
+    assert host_kv == every - every * layers // 8
+
+
+def test_largest_ngl_is_the_last_that_fits(tiny):
+    """Brute force over every -ngl on a GPU that holds some of the layers only."""
+    s = Settings(max_model_len=65536)
+    full = estimate(tiny, engine="llamacpp", settings=s, gpu_bytes=1 << 40)
+    gpu = full.total_bytes - full.kv_cache_bytes // 2  # about half the cache does not fit
+    fits = [k for k in range(10)
+            if estimate(tiny, engine="llamacpp", settings=s.with_(n_gpu_layers=k), gpu_bytes=gpu).verdict == "fits"]
+    e = estimate(tiny, engine="llamacpp", settings=s, gpu_bytes=gpu)
+    assert e.verdict != "fits"
+    assert e.max_n_gpu_layers_fit == max(fits) and 0 < max(fits) < 8
+    assert any(a.flags == f"-ngl {max(fits)}" for a in e.advice)
+
+
+def test_config_only_models_keep_the_input_embedding_on_the_host():
+    from conftest import load_config
+    from vramdoctor.sources.hf_config import spec_from_config
+
+    cfg = load_config("Qwen__Qwen2.5-7B-Instruct.config.json")
+    m = spec_from_config(cfg, name="q")
+    table = cfg["vocab_size"] * cfg["hidden_size"] * 2  # bf16, untied: the head is a second table
+    rules = get_engine("llamacpp")
+    assert rules.weights_bytes(m, Settings()) == pytest.approx(m.weights.total_bytes - table, rel=1e-6)
+    assert rules.host_bytes(m, Settings(), 4096, 1)[0] == pytest.approx(table, rel=1e-6)
+
+
+def test_cli_ngl(tmp_path):
+    path = write_model(tmp_path / "t.gguf", n_layer=4)
+    r = subprocess.run([sys.executable, "-m", "vramdoctor", "estimate", str(path), "--engine", "llamacpp",
+                        "-ngl", "2", "--json"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    import json
+
+    j = json.loads(r.stdout)
+    assert "-ngl 2" in j["cell_flags"] and j["host_weights_bytes"] > 0
