@@ -63,14 +63,20 @@ def _reported(debug: bool) -> Iterator[None]:
 
 
 def _grid(text: str) -> list[tuple[int, int]]:
+    import re
+
+    from .units import parse_tokens
+
     cells = []
     for part in text.split(","):
+        pieces = re.split(r"[xX]", part.strip())
         try:
-            n, c = part.lower().strip().split("x")
-            cells.append((int(n), int(c)))
-        except ValueError:
+            if len(pieces) != 2:
+                raise ValueError
+            cells.append((parse_tokens(pieces[0], option="--grid"), int(pieces[1])))
+        except (ValueError, UsageError):
             raise UsageError(f"cannot read '{part}'.", option="--grid",
-                             hint="Write cells as MAX_MODEL_LENxCONCURRENCY, comma-separated: 4096x1,32768x8.") from None
+                             hint="Write cells as MAX_MODEL_LENxCONCURRENCY, comma-separated: 4096x1,32Kx8.") from None
     return cells
 
 
@@ -80,7 +86,8 @@ def estimate(
     engine: str = typer.Option("vllm", help="vllm, sglang, llamacpp or generic."),
     gpu: Optional[str] = typer.Option(None, help="Device name, e.g. RTX-4090, H100-80GB (default H100-80GB)."),
     gpu_memory: Optional[str] = typer.Option(None, help="Device memory, e.g. 24GiB; overrides --gpu."),
-    max_model_len: int = typer.Option(4096, help="Context per sequence, tokens (llama.cpp: -c is this x concurrency)."),
+    max_model_len: str = typer.Option("4096", help="Context per sequence, tokens: 32768, 32K (32,768) or 32k "
+                                      "(32,000), as vLLM reads them (llama.cpp: -c is this x concurrency)."),
     concurrency: int = typer.Option(1, help="Concurrent sequences (vLLM max_num_seqs, llama.cpp -np)."),
     kv_cache_dtype: str = typer.Option("auto", help="vllm: auto, bf16, fp8, fp8_e4m3, fp8_e5m2; sglang: auto, bf16, "
                                        "fp8_e4m3, fp8_e5m2; llamacpp: f16, bf16, f32, q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl."),
@@ -88,8 +95,8 @@ def estimate(
     mem_fraction_static: Optional[float] = typer.Option(None, help="SGLang's fraction (default: SGLang's own)."),
     tensor_parallel_size: int = typer.Option(1, "--tensor-parallel-size", "-tp", help="GPUs sharing the model."),
     block_size: int = typer.Option(16, help="vLLM block size, tokens."),
-    max_num_batched_tokens: Optional[int] = typer.Option(
-        None, help="vLLM tokens per step (default: vLLM's for the version and GPU)."),
+    max_num_batched_tokens: Optional[str] = typer.Option(
+        None, help="vLLM tokens per step, e.g. 8192 or 8K (default: vLLM's for the version and GPU)."),
     quantization: Optional[str] = typer.Option(
         None, "--quantization", "-q", help="Serve the weights quantized: awq, gptq, bitsandbytes, fp8, nvfp4 "
         "(vLLM's spelling); a quantized checkpoint keeps its own."),
@@ -129,7 +136,14 @@ def estimate(
         from .render import render, to_json
         from .sources import load_model
 
+        from .units import gb_meant_as_gib, parse_tokens
+
         gpu_bytes, gpu_label = resolve_gpu(gpu, gpu_memory)
+        warning = gb_meant_as_gib(gpu_memory) if gpu_memory else None
+        if warning:
+            err.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
+        max_model_len_n = parse_tokens(max_model_len, option="--max-model-len")
+        step = parse_tokens(max_num_batched_tokens, option="--max-num-batched-tokens") if max_num_batched_tokens else None
         cells = _grid(grid)
         spec = load_model(model, revision=revision)
         if quantization:
@@ -140,10 +154,10 @@ def estimate(
                                  "serves a GGUF file in its own format.", option="--quantization",
                                  hint="Pass the GGUF file of the quantization you plan to run.")
             spec = with_quantization(spec, quantization)
-        s = Settings(max_model_len=max_model_len, concurrency=concurrency, kv_cache_dtype=kv_cache_dtype,
+        s = Settings(max_model_len=max_model_len_n, concurrency=concurrency, kv_cache_dtype=kv_cache_dtype,
                      gpu_memory_utilization=gpu_memory_utilization, mem_fraction_static=mem_fraction_static,
                      tensor_parallel_size=tensor_parallel_size, block_size=block_size,
-                     max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=concurrency,
+                     max_num_batched_tokens=step, max_num_seqs=concurrency,
                      n_ubatch=n_ubatch, kv_unified=kv_unified, engine_version=engine_version, n_gpu_layers=n_gpu_layers,
                      device_name=gpu_label if gpu else "")
         result = run(spec, engine=engine, settings=s, gpu_bytes=gpu_bytes, gpu_name=gpu_label, grid=cells)

@@ -72,6 +72,12 @@ def find_gpu(name: str) -> Gpu:
     if partial:
         raise UsageError(f"'{name}' matches several devices: {', '.join(g.name for g in partial)}.",
                          option="--gpu", hint=hint)
+    import difflib
+
+    near = difflib.get_close_matches(key, {_norm(g.name): g.name for g in GPUS}, n=3, cutoff=0.6)
+    names = {_norm(g.name): g.name for g in GPUS}
+    if near:
+        hint = "Did you mean " + " or ".join(names[k] for k in near) + "? " + hint
     raise UsageError(f"unknown device '{name}'.", option="--gpu", hint=hint)
 
 

@@ -49,3 +49,43 @@ def human(n: int | None) -> str:
     if abs(n) < GIB // 10:
         return f"{n / MIB:.1f} MiB"
     return gib(n)
+
+
+_TOKENS = re.compile(r"^\s*(\d+(?:\.\d+)?)([kKmM]?)\s*$")
+
+
+def parse_tokens(text: str, *, option: str) -> int:
+    """A token count as vLLM reads one (`human_readable_int` in vLLM's `arg_utils.py`): a lowercase
+    suffix is decimal ('32k' -> 32,000), an uppercase one binary ('32K' -> 32,768, no decimals).
+    Raises UsageError."""
+    m = _TOKENS.match(str(text))
+    if not m:
+        raise UsageError(f"cannot read '{text}' as a token count.", option=option,
+                         hint="Write it like 32768, 32K (32,768) or 32k (32,000), as vLLM reads them.")
+    number, suffix = m.groups()
+    if suffix in ("k", "m"):
+        value = int(float(number) * (10**3 if suffix == "k" else 10**6))
+    elif "." in number:
+        raise UsageError(f"'{text}': decimals go with a decimal suffix (k, m) only.", option=option,
+                         hint=f"Write {number}k or a whole number of K.")
+    else:
+        value = int(number) * {"": 1, "K": 2**10, "M": 2**20}[suffix]
+    if value > 2**40:
+        raise UsageError(f"'{text}' is more tokens than any model takes.", option=option)
+    return value
+
+
+#: memory sizes GPUs are sold with, in GB, which are GiB in fact (a "24 GB" RTX 4090 has 24 GiB)
+_GIB_SIZES = (4, 6, 8, 10, 11, 12, 16, 20, 24, 32, 40, 48, 64, 80, 94, 96, 128, 141, 180, 192, 256, 288)
+
+
+def gb_meant_as_gib(text: str) -> str | None:
+    """A warning when a size in GB (10**9) is a GPU size that is really in GiB: '24GB' -> '24GiB'."""
+    m = _RE.match(text)
+    if not m or m.group(2).lower() not in ("g", "gb"):
+        return None
+    number = float(m.group(1))
+    if number not in _GIB_SIZES:
+        return None
+    return (f"--gpu-memory {text} is {number * 10**9 / GIB:.2f} GiB (GB = 10^9 bytes); a GPU sold as "
+            f"{number:g} GB has {number:g} GiB: write {number:g}GiB if that is what you mean.")

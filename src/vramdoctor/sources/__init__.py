@@ -44,7 +44,8 @@ def load_model(arg: str, *, revision: str | None = None) -> ModelSpec:
 
         return read_hub(arg, revision=revision, local_parent_exists=path.parent.is_dir() and str(path.parent) != ".")
     raise ModelSourceError(
-        "is neither an existing file or folder, a catalog model, nor a Hub id (owner/name).",
+        "is neither an existing file or folder, a catalog model, nor a Hub id (owner/name)."
+        + catalog.did_you_mean(arg),
         path=arg,
         hint="Check the path, or run `vramdoctor estimate --list-models` for the models bundled offline.",
     )

@@ -32,6 +32,30 @@ def find(model_id: str) -> str | None:
     return None
 
 
+def nearest(model_id: str, n: int = 3) -> list[str]:
+    """Catalog ids close to a mistyped `model_id` (by the whole id, or by the name after the owner)."""
+    import difflib
+
+    ids = model_ids()
+    low = {k.lower(): k for k in ids}
+    hits = difflib.get_close_matches(model_id.strip().lower(), low, n=n, cutoff=0.75)
+    by_name = {k.split("/")[-1].lower(): k for k in ids}
+    name = model_id.strip().split("/")[-1].lower()
+    hits += [by_name[h] if h in by_name else h for h in difflib.get_close_matches(name, by_name, n=n, cutoff=0.8)]
+    out: list[str] = []
+    for h in hits:
+        k = low.get(h, h)
+        if k in ids and k not in out:
+            out.append(k)
+    return out[:n]
+
+
+def did_you_mean(model_id: str) -> str:
+    """' Did you mean A or B (in the offline catalog)?' for a mistyped id, or ''."""
+    near = nearest(model_id)
+    return f" Did you mean {' or '.join(near)} (in the offline catalog)?" if near else ""
+
+
 def read_catalog(model_id: str) -> ModelSpec:
     """The ModelSpec of a catalog model. `model_id` must be a key `find` returned."""
     entry = _entries()[model_id]

@@ -66,8 +66,11 @@ def read_hub(repo_id: str, revision: str | None = None, *, local_parent_exists: 
     """
     from huggingface_hub import constants, hf_hub_download
 
+    from .catalog import did_you_mean
+
     online = not constants.HF_HUB_OFFLINE and reachable(constants.ENDPOINT)
     also = f" There is no local folder or file named '{repo_id}' either." if local_parent_exists else ""
+    also += did_you_mean(repo_id)
     try:
         with _quiet():
             cfg_path = hf_hub_download(repo_id, "config.json", revision=revision, local_files_only=not online)
