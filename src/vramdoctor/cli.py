@@ -93,7 +93,9 @@ def estimate(
                                        "fp8_e4m3, fp8_e5m2; llamacpp: f16, bf16, f32, q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl."),
     gpu_memory_utilization: float = typer.Option(0.9, help="vLLM's fraction of GPU memory."),
     mem_fraction_static: Optional[float] = typer.Option(None, help="SGLang's fraction (default: SGLang's own)."),
-    tensor_parallel_size: int = typer.Option(1, "--tensor-parallel-size", "-tp", help="GPUs sharing the model."),
+    tensor_parallel_size: int = typer.Option(1, "--tensor-parallel-size", "-tp", help="GPUs sharing each layer."),
+    pipeline_parallel_size: int = typer.Option(
+        1, "--pipeline-parallel-size", "-pp", help="Pipeline stages of consecutive layers (vllm, sglang)."),
     block_size: int = typer.Option(16, help="vLLM block size, tokens."),
     max_num_batched_tokens: Optional[str] = typer.Option(
         None, help="vLLM tokens per step, e.g. 8192 or 8K (default: vLLM's for the version and GPU)."),
@@ -156,7 +158,8 @@ def estimate(
             spec = with_quantization(spec, quantization)
         s = Settings(max_model_len=max_model_len_n, concurrency=concurrency, kv_cache_dtype=kv_cache_dtype,
                      gpu_memory_utilization=gpu_memory_utilization, mem_fraction_static=mem_fraction_static,
-                     tensor_parallel_size=tensor_parallel_size, block_size=block_size,
+                     tensor_parallel_size=tensor_parallel_size, pipeline_parallel_size=pipeline_parallel_size,
+                     block_size=block_size,
                      max_num_batched_tokens=step, max_num_seqs=concurrency,
                      n_ubatch=n_ubatch, kv_unified=kv_unified, engine_version=engine_version, n_gpu_layers=n_gpu_layers,
                      device_name=gpu_label if gpu else "")

@@ -10,6 +10,7 @@ from .engines import KV_DTYPES_BY_ENGINE, EngineRules, Settings, get_engine
 from .engines.words import release
 from .engines.base import kv_dtype, state_bytes_per_seq
 from .errors import UsageError
+from .parallel import stages
 from .spec import ModelSpec
 
 Verdict = Literal["fits", "weights_exceed", "kv_exceeds"]
@@ -60,6 +61,9 @@ class Estimate:
     max_n_gpu_layers_fit: llama.cpp only, the largest -ngl with which the selected cell fits (the
     layer count + 1 when all of it fits, 0 when not even the CPU-only configuration fits the GPU part).
     host_weights_bytes / host_kv_cache_bytes: llama.cpp only, what stays in host memory under -ngl.
+    pipeline_stages: with pipeline_parallel_size > 1, per stage {stage, layers, weights_bytes,
+    kv_pool_bytes, kv_pool_tokens}; every other figure is the stage that decides the pool (the one with
+    the fewest tokens of room), which `notes` names.
     max_concurrency: sequences of max_model_len the engine runs at once, as it prints it (vLLM's
     "Maximum concurrency for N tokens per request: X", SGLang's #tokens / context length, llama.cpp's
     -np slots); None when it does not start.
@@ -98,6 +102,7 @@ class Estimate:
     uncertain: tuple = ()
     kv_pool_bytes_low: int | None = None
     max_n_gpu_layers_fit: int | None = None
+    pipeline_stages: tuple = ()
     host_weights_bytes: int | None = None
     host_kv_cache_bytes: int | None = None
     engine_rules: str = ""
@@ -110,7 +115,15 @@ class Estimate:
 
 
 def _check(s: Settings, model: ModelSpec, rules: EngineRules, grid: list[tuple[int, int]]) -> None:
+    pp = s.pipeline_parallel_size
+    if pp > 1 and rules.name not in ("vllm", "sglang"):
+        raise UsageError(f"is for vllm and sglang; {rules.name} splits layers with --tensor-parallel-size "
+                         "(llama.cpp's --split-mode layer).", option="--pipeline-parallel-size")
+    if pp > len(model.layers):
+        raise UsageError(f"{pp} stages for {len(model.layers)} layers: every stage needs a layer.",
+                         option="--pipeline-parallel-size")
     for name, value, low in (("--max-model-len", s.max_model_len, 1), ("--concurrency", s.concurrency, 1),
+                             ("--pipeline-parallel-size", s.pipeline_parallel_size, 1),
                              ("--tensor-parallel-size", s.tensor_parallel_size, 1), ("--block-size", s.block_size, 1),
                              ("--max-num-batched-tokens", s.max_num_batched_tokens, 1), ("--n-ubatch", s.n_ubatch, 1),
                              ("--max-num-seqs", s.max_num_seqs, 1)):
@@ -294,6 +307,29 @@ def _scaled_weights(model: ModelSpec, bits: int) -> ModelSpec | None:
     return replace(model, weights=new)
 
 
+def _decisive_stage(model: ModelSpec, rules: EngineRules, s: Settings,
+                    gpu_bytes: int) -> tuple[ModelSpec, tuple, str | None]:
+    """With pipeline parallelism, the stage whose pool holds the fewest tokens (the engine sizes one pool
+    for all from it, see `parallel`); its ModelSpec, a row per stage, and a note naming it."""
+    pp = s.pipeline_parallel_size
+    if pp <= 1:
+        return model, (), None
+    parts = stages(model, pp, rules.name)
+    rows, start = [], 0
+    for k, part in enumerate(parts):
+        pool = rules.budget(part, s, gpu_bytes).kv_pool_bytes or 0
+        rows.append({"stage": k + 1, "layers": f"{start}-{start + len(part.layers) - 1}",
+                     "weights_bytes": rules.weights_bytes(part, s), "kv_pool_bytes": pool,
+                     "kv_pool_tokens": rules.pool_tokens(part, s, pool)})
+        start += len(part.layers)
+    k = min(range(pp), key=lambda i: (rows[i]["kv_pool_tokens"], rows[i]["kv_pool_bytes"]))
+    each = ", ".join(format(r["kv_pool_tokens"], ",") for r in rows)
+    note = (f"pipeline stage {k + 1} of {pp} (layers {rows[k]['layers']}) decides the pool: its "
+            f"{rows[k]['kv_pool_tokens']:,} tokens of room are the fewest of the stages ({each}); the figures "
+            "above are that stage's")
+    return parts[k], tuple(rows), note
+
+
 def _max_ngl(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int) -> int:
     """The largest llama.cpp -ngl (0 .. layers + 1) with which the selected cell fits the GPU (the GPU part
     only grows with -ngl, so the search is a bisection)."""
@@ -369,6 +405,7 @@ def estimate(
                          hint="Give the version the engine prints, e.g. 0.6.4 or 0.10.1.1.")
     s = rules.resolve(model, given, gpu_bytes)
     _check(s, model, rules, grid or [])
+    model, stage_rows, stage_note = _decisive_stage(model, rules, s, gpu_bytes)
     led = _Ledger(model, rules, s, gpu_bytes)
     kv = kv_dtype(model, s)
     tp = s.tensor_parallel_size
@@ -397,7 +434,7 @@ def estimate(
     unsure = led.budget.uncertain_bytes
     if starts and unsure and not led.starts(s.max_model_len, s.concurrency, less=unsure):
         starts = None
-    notes = list(model.notes)
+    notes = list(model.notes) + ([stage_note] if stage_note else [])
     if s.max_model_len > (model.max_position_embeddings or MAX_SEARCH_LEN):
         notes.append(f"max_model_len {s.max_model_len} exceeds the model's max_position_embeddings "
                      f"{model.max_position_embeddings}; engines refuse it unless told otherwise")
@@ -414,7 +451,7 @@ def estimate(
         verdict=led.verdict(s.max_model_len, s.concurrency), starts=starts, max_concurrency=concurrency,
         answer=_answer(rules, s, led, starts, concurrency, pool_tokens),
         uncertain=led.budget.uncertain, max_n_gpu_layers_fit=max_ngl, host_weights_bytes=host_w,
-        host_kv_cache_bytes=host_kv,
+        host_kv_cache_bytes=host_kv, pipeline_stages=stage_rows,
         kv_pool_bytes_low=(led.budget.kv_pool_bytes - unsure) if led.budget.kv_pool_bytes is not None else None,
         max_model_len_fit=led.max_len(s.concurrency),
         max_concurrency_fit=led.max_seqs(s.max_model_len),

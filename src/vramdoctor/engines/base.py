@@ -16,7 +16,9 @@ class Settings:
     """The knobs an estimate is taken under. Names are the engines' own.
 
     max_model_len: context per sequence, tokens. concurrency: sequences at once.
-    kv_cache_dtype: `auto` or a dtypes name. tensor_parallel_size: GPUs sharing the model.
+    kv_cache_dtype: `auto` or a dtypes name. tensor_parallel_size: GPUs sharing each layer.
+    pipeline_parallel_size: stages of consecutive layers (vLLM, SGLang); each stage has
+    tensor_parallel_size GPUs.
     gpu_memory_utilization: vLLM's fraction of total memory (0-1].
     mem_fraction_static: SGLang's fraction (None: SGLang's default for the GPU size).
     block_size: vLLM page size in tokens. max_num_batched_tokens: vLLM tokens per step (profile size);
@@ -35,6 +37,7 @@ class Settings:
     concurrency: int = 1
     kv_cache_dtype: str = "auto"
     tensor_parallel_size: int = 1
+    pipeline_parallel_size: int = 1
     gpu_memory_utilization: float = 0.9
     mem_fraction_static: float | None = None
     block_size: int = 16

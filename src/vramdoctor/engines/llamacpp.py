@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..parallel import weight_split
 from ..spec import ModelSpec
 from .base import Budget, Overhead, RulesBase, Settings, cdiv, kv_dtype
 
@@ -35,22 +36,6 @@ def swa_supported(model: ModelSpec) -> bool:
 
 def pad(n: int, to: int = PAD) -> int:
     return cdiv(n, to) * to
-
-
-def weight_split(model: ModelSpec) -> tuple[list[int], int, int]:
-    """(bytes per repeating layer, input layer bytes, output layer bytes) as llama.cpp places them: from the
-    GGUF tensor infos where known; else the input embedding and the head at the weights' mean width per
-    parameter (a tied head is duplicated on its device, `TENSOR_DUPLICATED` in `llama-model.cpp`) and the
-    rest split evenly over the layers."""
-    w, n = model.weights, len(model.layers)
-    if len(w.layer_bytes) == n and w.input_bytes is not None and w.output_bytes is not None:
-        return list(w.layer_bytes), w.input_bytes, w.output_bytes
-    per_param = w.total_bytes / w.num_params if w.num_params else 2.0
-    single = int((model.vocab_size or 0) * (model.hidden_size or 0) * per_param)
-    tables = min(w.embedding_params or 2 * single / max(per_param, 1e-9), 2 * single / max(per_param, 1e-9))
-    stored = int(tables * per_param)  # one table when tied, two when not
-    rest = max(0, w.total_bytes - stored)
-    return [rest // n] * n, single, single
 
 
 def gpu_start(n_layers: int, s: Settings) -> int:

@@ -81,7 +81,8 @@ class SglangRules(RulesBase):
     def cell_flags(self, s: Settings) -> str:
         frac = f" --mem-fraction-static {s.mem_fraction_static}" if s.mem_fraction_static else ""
         return (f"--context-length {s.max_model_len} --max-running-requests {s.concurrency} "
-                f"--kv-cache-dtype {s.kv_cache_dtype} --tp-size {s.tensor_parallel_size}{frac}")
+                f"--kv-cache-dtype {s.kv_cache_dtype} --tp-size {s.tensor_parallel_size}{frac}"
+                + (f" --pp-size {s.pipeline_parallel_size}" if s.pipeline_parallel_size > 1 else ""))
 
     def engine_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
         """cell_size: every attention layer at every token (sliding layers included: the hybrid

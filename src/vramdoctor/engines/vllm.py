@@ -89,7 +89,8 @@ class VllmRules(RulesBase):
 
     def cell_flags(self, s: Settings) -> str:
         return (f"--max-model-len {s.max_model_len} --max-num-seqs {s.concurrency} --kv-cache-dtype {s.kv_cache_dtype} "
-                f"--gpu-memory-utilization {s.gpu_memory_utilization} --tensor-parallel-size {s.tensor_parallel_size}")
+                f"--gpu-memory-utilization {s.gpu_memory_utilization} --tensor-parallel-size {s.tensor_parallel_size}"
+                + (f" --pipeline-parallel-size {s.pipeline_parallel_size}" if s.pipeline_parallel_size > 1 else ""))
 
     @staticmethod
     def _state_in_pool(s: Settings) -> bool:
