@@ -2254,3 +2254,93 @@ def test_more_ways_a_startup_paste_stops_partway(last, cut):
         {last}
     """))
     assert (run.code == "log-cut-off") is cut, run
+
+
+# --- round 12: a routine re-reservation, a lost device, pools with no memory in other words, compile-time
+# scratch memory, a load failure by its own prefix, a request failing while serving --------------------------
+
+@pytest.mark.parametrize("text", [
+    # llama-server, Ollama's runner and KoboldCpp print ggml's scheduler re-reserving after a change of backends
+    "llama_new_context_with_model: graph splits = 202\nggml_backend_sched_alloc_splits: failed to allocate graph, "
+    "reserving (backend_ids_changed = 1)\nslot launch_slot_: id  0 | task 0 | processing task",
+    'time=2025-01-02T10:00:00.000Z level=INFO source=server.go:619 msg="llama runner started in 3.2 seconds"\n'
+    "ggml_backend_sched_alloc_splits: failed to allocate graph, reserving (backend_ids_changed = 1)",
+    "Load Text Model OK: True\nggml_backend_sched_alloc_splits: failed to allocate graph, reserving\n"
+    "Processing Prompt (12 / 12 tokens)",
+])
+def test_a_routine_reservation_is_not_a_failure(text):
+    run = run_of(diag(text))
+    assert run.kind == "NONE", run
+
+
+@pytest.mark.parametrize("text", [
+    "error loading model: vk::PhysicalDevice::createDevice: ErrorDeviceLost",
+    "ggml_vulkan: Device memory allocation of size 4096 succeeded\nterminate called after throwing an instance of "
+    "'vk::DeviceLostError'\n  what():  vk::Device::waitForFences: ErrorDeviceLost",
+    "ggml_vulkan: vkQueueSubmit failed: VK_ERROR_DEVICE_LOST",
+    "D3D12 error: DXGI_ERROR_DEVICE_REMOVED (0x887A0005) during ExecuteCommandLists",
+    "NVRM: Xid (PCI:0000:01:00): 79, pid=1234, GPU has fallen off the bus.",
+])
+def test_a_lost_device_is_named_and_not_memory(text):
+    run = run_of(diag(text))
+    assert (run.kind, run.code) == ("NOT_OOM", "gpu-device-lost"), run
+
+
+@pytest.mark.parametrize("text", [
+    "ValueError: Paged attention: not enough Metal memory for KV cache.\nmetal_limit=40.20GB, fraction=0.92, "
+    "usable_metal=36.98GB,\nmodel_memory=13.76GB, overhead=37.86GB, kv_budget=-14.63GB.",
+    "RuntimeError: insufficient GPU memory to allocate the KV cache (need 2.0 GiB, have 0.5 GiB)",
+    "ERROR engine.py:88 Not enough device memory for the KV cache after loading the model",
+])
+def test_a_pool_with_no_memory_in_other_words(text):
+    run = run_of(diag(text))
+    assert run.kind == "KV_CAPACITY", run
+
+
+@pytest.mark.parametrize("text", [
+    # vLLM on TPU: the innermost code line assigns to `kv_caches`, but the call is the compilation of the model
+    """
+    (EngineCore pid=9) ERROR 06-03 07:41:11 [core.py:1184]   File "/root/tpu-inference/tpu_inference/runner/compilation_manager.py", line 102, in _run_compilation
+    (EngineCore pid=9) ERROR 06-03 07:41:11 [core.py:1184]     result = fn(*args, **call_kwargs)
+    (EngineCore pid=9) ERROR 06-03 07:41:11 [core.py:1184]   File "/root/tpu-inference/tpu_inference/runner/compilation_manager.py", line 300, in model_fn_wrapper
+    (EngineCore pid=9) ERROR 06-03 07:41:11 [core.py:1184]     kv_caches, hidden_states, *_ = self.runner.model_fn(
+    (EngineCore pid=9) ERROR 06-03 07:41:11 [core.py:1184] jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem. Used 76.58M of 64.00M vmem.
+    """,
+    # the same through PyTorch/XLA's precompilation, the message naming the compile
+    """
+    INFO 05-01 10:00:00 tpu_model_runner.py:1500] Precompiling the model with 16 shapes
+    jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 17.2G of 15.75G hbm.
+    """,
+])
+def test_compiling_the_model_at_start_is_warm_up(text):
+    run = run_of(diag(text))
+    assert run.kind == "WARMUP", run
+
+
+def test_an_assignment_target_in_a_code_line_names_no_phase():
+    from vramdoctor.logs.phase import _callee
+
+    assert _callee("    kv_caches, hidden_states, *_ = self.runner.model_fn(") == "self.runner.model_fn("
+    assert _callee("    self.k_cache = torch.empty(shape)") == "    self.k_cache = torch.empty(shape)"
+    assert _callee("    if a == b:") == "    if a == b:"
+
+
+@pytest.mark.parametrize("text", [
+    "load model error: CUDA out of memory. Tried to allocate 938.00 MiB (GPU 0; 31.75 GiB total capacity; 30.87 GiB "
+    "already allocated; 97.94 MiB free; 30.87 GiB reserved in total by PyTorch)",
+    "Error while loading the model: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+])
+def test_a_load_failure_by_its_own_prefix_is_the_weights(text):
+    run = run_of(diag(text))
+    assert run.kind == "WEIGHTS", run
+
+
+@pytest.mark.parametrize("text", [
+    "2025-12-01 10:00:00 - omlx.scheduler - ERROR - Prefill failed for 946d44ac: [METAL] Command buffer execution "
+    "failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)",
+    "Error during chat streaming: [metal::malloc] Attempting to allocate 9876543210 bytes which is greater than the "
+    "maximum allowed buffer size",
+])
+def test_a_request_failing_for_memory_is_serving(text):
+    run = run_of(diag(text))
+    assert run.kind == "RUNTIME", run

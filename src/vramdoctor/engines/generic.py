@@ -117,6 +117,14 @@ LOG = LogWords(
         # the processes failed to talk to each other (gloo, TCP): a distributed set-up fault, not memory
         msg(r"\bgloo\b.*(?:Connection|connect|timed? ?out|reset|closed|\bcl$)|Connection (?:closed|reset|refused) by peer|"
             r"ConnectionResetError|ConnectionRefusedError", "not_oom", code="communication-error"),
+        # the GPU stopped answering (a hang, a driver reset, a reset by the OS watchdog): a named cause, not memory
+        # (Vulkan VK_ERROR_DEVICE_LOST and its C++ name, D3D12's device removal, NVIDIA's Xid 79 text)
+        msg(r"ErrorDeviceLost|VK_ERROR_DEVICE_LOST|\bDevice lost\b|DXGI_ERROR_DEVICE_(?:REMOVED|HUNG|RESET)|"
+            r"GPU has fallen off the bus", "not_oom", code="gpu-device-lost"),
+        # a pool that got no memory at all, in other engines' words (vllm-metal "Paged attention: not enough Metal
+        # memory for KV cache ... kv_budget=-14.63GB", "insufficient GPU memory for the KV cache")
+        msg(r"(?:not enough|insufficient) (?:\w+ )?memory (?:for|to allocate) (?:the )?KV ?cache|\bkv_budget=-",
+            "oom", "KV", "no-memory-for-kv-cache"),
         # a kernel asked for more on-chip shared memory than the GPU has (Triton): a kernel limit, not GPU memory
         msg(r"OutOfResources|out of resource: shared memory", "not_oom", code="kernel-shared-memory"),
         # the driver, not memory: "unsupported display driver / cuda driver combination", "driver version is
@@ -194,15 +202,18 @@ LOG = LogWords(
                       r"(?:layers|models)/\w+\.py\W+line \d+, in __init__|self\._apply\(|\bin _apply\b|"
                       r"Parameter\(torch\.empty|_load_pretrained_model|dispatch_model|loading model tensors|"
                       r"checkpoint shards:|Loading weights|loading weights|Loading model weights|load_bmodel|"
-                      r"Loading bmodel"),
+                      r"Loading bmodel|\bload model error\b|error (?:while )?loading (?:the )?model\b"),
         "KV": rx(r"kv_cache_init|allocate_kv|kv cache|kv_cache|cache blocks|\b(?:kv|key|value|k|v)_(?:buffer|cache)s?"
                  r"\s*=\s*\[?\s*torch\.(?:empty|zeros)"),
+        # (ahead-of-time compilation of the model's programs at start: XLA/JAX on TPUs, torch.compile)
         "WARMUP": rx(r"\bcaptur|cuda_graph|CudaGraph|CUDA graphs can take|graph_runner|warm(?:ing)?[ _-]?up|\bprofil|"
-                     r"torch_compile_cache"),
+                     r"torch_compile_cache|_run_compilation|compilation_manager|precompil|compile_or_warm|"
+                     r"XLA:\w+ compile\b|\bcompile permanent error"),
         "RUNTIME": rx(r"\bin generate\b|\.generate\(|generate_step|greedy_search|beam_search|\bin _sample\b|"
                       r"\bprompt_step\b|\bstream_generate\b|batch_generator\.py|"
                       r"in _prefill|/v1/(?:chat/)?completions|chat_completion|\bchatcmpl-|\brequest_id\b|"
-                      r"\bschedule (?:a |the )?(?:single )?(?:sequence|request)"),
+                      r"\bschedule (?:a |the )?(?:single )?(?:sequence|request)|\bPrefill failed for\b|"
+                      r"Error during (?:chat )?streaming"),
     },
     milestones=(
         ("weights_done", rx(r"Loading checkpoint shards: 100%")),

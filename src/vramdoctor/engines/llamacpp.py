@@ -237,6 +237,9 @@ LOG = LogWords(
             code="ggml-context-pool-too-small"),
         # pinned host memory is optional: llama.cpp warns and goes on with pageable memory
         msg(r"failed to allocate [\d.]+ [KMG]i?B of pinned memory|\bof pinned memory: out\b", "note"),
+        # the scheduler re-reserving its graph when the backends of a split change (ggml-backend.cpp
+        # ggml_backend_sched_alloc_splits): routine, and it goes on
+        msg(r"failed to allocate graph, reserving", "note"),
         msg(r"command buffer \d+ failed with status 5", "oom",
             code="metal-command-buffer-oom"),
         # the model file itself cannot be opened or parsed (gguf.cpp gguf_init_from_file_impl): not memory

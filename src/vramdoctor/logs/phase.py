@@ -47,6 +47,23 @@ def frames(f: Failure) -> list[tuple[tuple, int, str]]:
     return out
 
 
+_ASSIGN = re.compile(r"^\s*[\w.,*\[\]() ]+?(?<![=!<>])=(?!=)")
+_ALLOC = re.compile(r"^\s*torch\.(?:empty|zeros)")
+
+
+def _callee(text: str) -> str:
+    """A code line under a frame without the names it assigns to: `kv_caches, h = self.runner.model_fn(` names
+    the call, not the variables it fills (an allocation `k_cache = torch.empty(...)` keeps them)."""
+    if FRAME.search(text):
+        return text
+    cut = max((m.end() for m in re.finditer(r"\s{2,}(?=\S)", text)), default=0)  # the code after its indent
+    code = text[cut:]
+    m = _ASSIGN.match(code)
+    if not m or _ALLOC.match(code[m.end():]):
+        return text
+    return code[m.end():].lstrip()
+
+
 _OPEN_FRAME = re.compile(r'\bFile\s*$|File "[^"]*$|File "[^"]*",?\s*$|File "[^"]*", line \d*$|'
                          r'File "[^"]*", line \d+, i?n?$')
 _EXCEPTION = re.compile(r"^(?:\w+\.)*\w*(?:Error|Exception|Interrupt|Exit)\b")
@@ -157,7 +174,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
     found: dict[str, tuple[tuple, int, str]] = {}
     startup_frame = False
     for order, ln, text in sorted(frames(f)):
-        p = phase_words(text, engine)
+        p = phase_words(_callee(text), engine)
         if p and p not in found:
             found[p] = (order, ln, text)
         startup_frame = startup_frame or any(x.search(text) for x in k.frames.get("STARTUP", ()))
