@@ -63,3 +63,22 @@ def test_sglang_pipeline_stage_flag():
 def test_refused(engine, pp, match):
     with pytest.raises(UsageError, match=match):
         estimate(llama8b(), engine=engine, settings=Settings(pipeline_parallel_size=pp), gpu_bytes=80 * GIB)
+
+
+def test_a_split_never_separates_a_parallel_hybrid_layer():
+    """Falcon-H1 holds an attention and a Mamba2 state in every layer: a pipeline stage and llama.cpp's -ngl
+    count decoder layers, and keep each pair together."""
+    from vramdoctor.engines import get_engine
+    from vramdoctor.engines.llamacpp import offloaded
+
+    m = spec_from_config(load_config("reconstructed__tiiuae__Falcon-H1-0.5B-Instruct.json"), name="falcon")
+    assert m.num_decoder_layers * 2 == len(m.layers)
+    for part in stages(m, 5, "vllm"):
+        kinds = [layer.kind for layer in part.layers]
+        assert kinds == ["full", "state"] * part.num_decoder_layers
+    assert sum(p.num_decoder_layers for p in stages(m, 5, "vllm")) == m.num_decoder_layers
+    part = offloaded(m, Settings(n_gpu_layers=11))
+    assert part.num_decoder_layers == 10 and [x.kind for x in part.layers] == ["full", "state"] * 10
+    e = estimate(m, engine="llamacpp", settings=Settings(), gpu_bytes=1 << 40)
+    assert e.max_n_gpu_layers_fit == m.num_decoder_layers + 1
+    assert get_engine("llamacpp").weights_bytes(m, Settings(n_gpu_layers=0)) == 0

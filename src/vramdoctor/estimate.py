@@ -99,6 +99,7 @@ class Estimate:
     grid: tuple[Cell, ...]
     advice: tuple[Advice, ...]
     layer_counts: dict[str, int]
+    num_decoder_layers: int = 0
     uncertain: tuple = ()
     kv_pool_bytes_low: int | None = None
     max_n_gpu_layers_fit: int | None = None
@@ -119,8 +120,8 @@ def _check(s: Settings, model: ModelSpec, rules: EngineRules, grid: list[tuple[i
     if pp > 1 and rules.name not in ("vllm", "sglang"):
         raise UsageError(f"is for vllm and sglang; {rules.name} splits layers with --tensor-parallel-size "
                          "(llama.cpp's --split-mode layer).", option="--pipeline-parallel-size")
-    if pp > len(model.layers):
-        raise UsageError(f"{pp} stages for {len(model.layers)} layers: every stage needs a layer.",
+    if pp > model.num_decoder_layers:
+        raise UsageError(f"{pp} stages for {model.num_decoder_layers} layers: every stage needs a layer.",
                          option="--pipeline-parallel-size")
     for name, value, low in (("--max-model-len", s.max_model_len, 1), ("--concurrency", s.concurrency, 1),
                              ("--pipeline-parallel-size", s.pipeline_parallel_size, 1),
@@ -283,7 +284,7 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
                                   detail=f"the weights alone ({model.weights.total_bytes / 2**30:.1f} GiB) need at "
                                          f"least {need} GPUs of this size before any KV cache"))
     if llama:
-        n = len(model.layers)
+        n = model.num_decoder_layers
         k = _max_ngl(model, rules, s, gpu_bytes)
         if 1 <= k <= n and (s.n_gpu_layers is None or s.n_gpu_layers > k):
             out.append(Advice(change="partial offload", flags=f"-ngl {k}",
@@ -318,10 +319,10 @@ def _decisive_stage(model: ModelSpec, rules: EngineRules, s: Settings,
     rows, start = [], 0
     for k, part in enumerate(parts):
         pool = rules.budget(part, s, gpu_bytes).kv_pool_bytes or 0
-        rows.append({"stage": k + 1, "layers": f"{start}-{start + len(part.layers) - 1}",
+        rows.append({"stage": k + 1, "layers": f"{start}-{start + part.num_decoder_layers - 1}",
                      "weights_bytes": rules.weights_bytes(part, s), "kv_pool_bytes": pool,
                      "kv_pool_tokens": rules.pool_tokens(part, s, pool)})
-        start += len(part.layers)
+        start += part.num_decoder_layers
     k = min(range(pp), key=lambda i: (rows[i]["kv_pool_tokens"], rows[i]["kv_pool_bytes"]))
     each = ", ".join(format(r["kv_pool_tokens"], ",") for r in rows)
     note = (f"pipeline stage {k + 1} of {pp} (layers {rows[k]['layers']}) decides the pool: its "
@@ -337,7 +338,7 @@ def _max_ngl(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int) 
         s2 = s.with_(n_gpu_layers=ngl)
         return _Ledger(model, rules, s2, gpu_bytes).verdict(s2.max_model_len, s2.concurrency) == "fits"
 
-    lo, hi = 0, len(model.layers) + 1
+    lo, hi = 0, model.num_decoder_layers + 1
     if not fits(lo):
         return 0
     while lo < hi:
@@ -456,6 +457,7 @@ def estimate(
         max_model_len_fit=led.max_len(s.concurrency),
         max_concurrency_fit=led.max_seqs(s.max_model_len),
         grid=tuple(cells), advice=tuple(_advice(model, rules, s, gpu_bytes, led)),
-        layer_counts={k: model.count(k) for k in ("full", "sliding", "mla", "state") if model.count(k)},
+        layer_counts={k: model.count(k) for k in ("full", "sliding", "mla", "state", "shared") if model.count(k)},
+        num_decoder_layers=model.num_decoder_layers,
         engine_rules=rules.rules_used(s), notes=tuple(notes),
     )

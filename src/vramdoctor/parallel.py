@@ -14,7 +14,24 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .spec import ModelSpec
+from .spec import LayerSpec, ModelSpec
+
+
+def decoder_layers(model: ModelSpec) -> list[tuple[LayerSpec, ...]]:
+    """The model's entries grouped by decoder layer: a parallel state (Falcon-H1) joins the attention entry
+    before it, so a split never separates them."""
+    groups: list[list[LayerSpec]] = []
+    for layer in model.layers:
+        if getattr(layer, "parallel", False) and groups:
+            groups[-1].append(layer)
+        else:
+            groups.append([layer])
+    return [tuple(g) for g in groups]
+
+
+def with_layers(model: ModelSpec, groups: list[tuple[LayerSpec, ...]]) -> ModelSpec:
+    """`model` holding only the decoder layers in `groups`."""
+    return replace(model, layers=tuple(entry for g in groups for entry in g))
 
 
 def partitions(n_layers: int, pp: int, engine: str) -> list[int]:
@@ -35,7 +52,7 @@ def weight_split(model: ModelSpec) -> tuple[list[int], int, int]:
     (GGUF tensor infos), else the embedding tables at the weights' mean width per parameter and the rest
     spread evenly over the layers. A tied head is counted again as the head (engines load it on the
     device of the output layer)."""
-    w, n = model.weights, len(model.layers)
+    w, n = model.weights, model.num_decoder_layers
     if len(w.layer_bytes) == n and w.input_bytes is not None and w.output_bytes is not None:
         return list(w.layer_bytes), w.input_bytes, w.output_bytes
     per_param = w.total_bytes / w.num_params if w.num_params else 2.0
@@ -52,7 +69,8 @@ def stages(model: ModelSpec, pp: int, engine: str) -> list[ModelSpec]:
     if pp <= 1:
         return [model]
     layers, inp, out = weight_split(model)
-    parts = partitions(len(model.layers), pp, engine)
+    groups = decoder_layers(model)
+    parts = partitions(len(groups), pp, engine)
     result, start = [], 0
     for k, count in enumerate(parts):
         end = start + count
@@ -60,6 +78,6 @@ def stages(model: ModelSpec, pp: int, engine: str) -> list[ModelSpec]:
         w = replace(model.weights, total_bytes=total, layer_bytes=(), input_bytes=None, output_bytes=None,
                     source=f"{model.weights.source}; pipeline stage {k + 1} of {pp}: layers {start}-{end - 1}"
                     + (" and the input embedding" if k == 0 else "") + (" and the LM head" if k == pp - 1 else ""))
-        result.append(replace(model, layers=model.layers[start:end], weights=w))
+        result.append(replace(with_layers(model, groups[start:end]), weights=w))
         start = end
     return result

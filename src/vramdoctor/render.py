@@ -77,7 +77,7 @@ def render(e: Estimate, console: Console) -> None:
     console.print(f"largest max_model_len at concurrency {s.concurrency}: {e.max_model_len_fit:,}; "
                   f"most concurrent sequences at {s.max_model_len} tokens: {e.max_concurrency_fit:,}")
     if e.max_n_gpu_layers_fit is not None:
-        n = e.layer_counts and sum(e.layer_counts.values())
+        n = e.num_decoder_layers
         console.print(f"largest -ngl that fits: {e.max_n_gpu_layers_fit} of {n + 1} (the output layer counts); "
                       f"host memory: {gib(e.host_weights_bytes or 0)} of weights, "
                       f"{gib(e.host_kv_cache_bytes or 0)} of KV cache")

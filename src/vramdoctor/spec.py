@@ -103,6 +103,12 @@ class RecurrentState:
 
     conv_elems: elements of the convolution state (conv_dim x (d_conv - 1)), divided by tp.
     ssm_elems: elements of the recurrent / SSM state, divided by tp.
+    family: "mamba", "mamba2", "gated_deltanet", or "lightning" (MiniMax-Text-01's lightning
+    attention: no conv state, one num_attention_heads x head_dim x head_dim matrix,
+    `MambaStateShapeCalculator.linear_attention_state_shape`).
+    parallel: the state sits beside the attention of the same decoder layer (Falcon-H1's parallel
+    hybrid: every layer holds a KV cache and a Mamba2 state), so this entry follows its layer's
+    attention entry in `ModelSpec.layers` and is not a decoder layer of its own.
     Sources: vLLM `MambaSpec` shapes (`mamba_utils.MambaStateShapeCalculator`).
     """
 
@@ -110,6 +116,7 @@ class RecurrentState:
     family: str
     conv_elems: int
     ssm_elems: int
+    parallel: bool = False
 
     def bytes_per_token(self, kv: KvDtype, tp: int) -> int:
         return 0
@@ -119,7 +126,47 @@ class RecurrentState:
         return (self.conv_elems // tp + self.ssm_elems // tp) * state_bytes_per_elem
 
 
-LayerSpec = Union[FullAttention, SlidingWindow, LatentAttention, RecurrentState]
+@dataclass(frozen=True, kw_only=True)
+class SharedKV:
+    """An attention layer that reads an earlier layer's K/V cache and keeps none of its own.
+
+    Cross-layer KV sharing (Gemma 3n, config `num_kv_shared_layers`): the last N decoder layers
+    attend over the cache of the last earlier layer of the same attention type. vLLM gives such a
+    layer `kv_sharing_target_layer_name` (`model_executor/models/gemma3n.py`) and its
+    `get_kv_cache_spec` skips it (`v1/worker/gpu_model_runner.py`, `shared_kv_cache_layers`): it
+    owns no pages, so every cache size here is 0.
+    target_layer: index of the decoder layer whose cache it reads. target_kind: that layer's kind
+    ('full' or 'sliding').
+    num_kv_heads / head_dim_k / head_dim_v: the shape of its own K/V projections, which the
+    checkpoint still holds (parameter counts only).
+    """
+
+    kind: Literal["shared"] = "shared"
+    target_layer: int
+    target_kind: str
+    num_kv_heads: int
+    head_dim_k: int
+    head_dim_v: int
+
+    def __post_init__(self) -> None:
+        if self.target_kind not in ("full", "sliding") or self.target_layer < 0:
+            raise ValueError(f"a shared-KV layer reads an earlier full or sliding layer, "
+                             f"not {self.target_kind} layer {self.target_layer}")
+
+    def k_elems(self, tp: int) -> int:
+        return 0
+
+    def v_elems(self, tp: int) -> int:
+        return 0
+
+    def bytes_per_token(self, kv: KvDtype, tp: int) -> int:
+        return 0
+
+    def bytes_per_seq(self, state_bytes_per_elem: int, tp: int) -> int:
+        return 0
+
+
+LayerSpec = Union[FullAttention, SlidingWindow, LatentAttention, RecurrentState, SharedKV]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -154,7 +201,9 @@ class WeightsInfo:
 class ModelSpec:
     """A model as far as memory is concerned.
 
-    layers: one entry per decoder layer, in order.
+    layers: one entry per decoder layer, in order; a parallel hybrid layer (Falcon-H1) has two, its
+    attention then its state (`RecurrentState.parallel`), and a layer that reads another's cache
+    has a `SharedKV` entry.
     dtype: compute dtype short name (fp32/fp16/bf16), config `torch_dtype`.
     quantization: weight quantization method (config `quantization_config.quant_method`, GGUF file type) or None.
     max_position_embeddings: trained context (config key, GGUF `{arch}.context_length`).
@@ -191,3 +240,9 @@ class ModelSpec:
     @property
     def attention_layers(self) -> tuple[LayerSpec, ...]:
         return tuple(layer for layer in self.layers if layer.kind != "state")
+
+    @property
+    def num_decoder_layers(self) -> int:
+        """Decoder layers the entries describe: a parallel state (Falcon-H1) shares its layer with
+        the attention entry before it. MLP-only blocks (Nemotron-H '-') have no entry."""
+        return sum(1 for layer in self.layers if not getattr(layer, "parallel", False))

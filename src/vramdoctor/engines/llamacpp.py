@@ -14,29 +14,23 @@ In a llama-server the context `-c` is shared by the `-np` slots, so the grid cel
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from ..parallel import weight_split
+from ..parallel import decoder_layers, weight_split, with_layers
 from ..spec import ModelSpec
 from .base import Budget, Overhead, RulesBase, Settings, cdiv, kv_dtype
 
 MIB = 2**20
 PAD = 256
 
-
 # architectures whose sliding windows llama.cpp honours (src/models/*.cpp load_swa_pattern); for the rest
 # (Mistral v0.1 as `llama`, Phi-3: "Phi SWA is currently disabled") every layer keeps the full context
 _SWA_ARCHS = ("gemma2", "gemma3", "gptoss", "gpt-oss", "cohere2", "exaone4", "olmo2", "smallthinker", "llama4")
-
 
 def swa_supported(model: ModelSpec) -> bool:
     arch = model.architecture.lower().replace("_", "")
     return any(a.replace("-", "") in arch.replace("-", "") for a in _SWA_ARCHS)
 
-
 def pad(n: int, to: int = PAD) -> int:
     return cdiv(n, to) * to
-
 
 def gpu_start(n_layers: int, s: Settings) -> int:
     """The first repeating layer on the GPU: llama.cpp offloads the last -ngl of the n_layer + 1 layers,
@@ -45,21 +39,19 @@ def gpu_start(n_layers: int, s: Settings) -> int:
     ngl = n_layers + 1 if s.n_gpu_layers is None else s.n_gpu_layers
     return max(n_layers + 1 - ngl, 0)
 
-
 def _head_on_gpu(s: Settings) -> bool:
     return s.n_gpu_layers is None or s.n_gpu_layers >= 1
-
 
 def offloaded(model: ModelSpec, s: Settings) -> ModelSpec | None:
     """The part of the model whose KV cache llama.cpp keeps on the GPU (each layer's cache lives with it);
     None when no layer is offloaded."""
-    start = gpu_start(len(model.layers), s)
+    groups = decoder_layers(model)
+    start = gpu_start(len(groups), s)
     if start == 0:
         return model
-    if start >= len(model.layers):
+    if start >= len(groups):
         return None
-    return replace(model, layers=model.layers[start:])
-
+    return with_layers(model, groups[start:])
 
 class LlamaCppRules(RulesBase):
     name = "llamacpp"
@@ -182,7 +174,6 @@ class LlamaCppRules(RulesBase):
         )
         return Budget(budget_bytes=gpu_bytes, overheads=overheads, kv_pool_bytes=None)
 
-
 # --- the log ------------------------------------------------------------------------------------
 # Sources (llama.cpp 2024 -> 2026; the prefix before ':' is the C function and changes by version):
 # old `llm_load_tensors: CUDA0 buffer size`, `llama_kv_cache_init`, `llama_new_context_with_model:
@@ -200,11 +191,9 @@ from .words import NUM, SIZE, count, fig, msg, rx, to_bytes  # noqa: E402
 
 _DEV = r"(?:CUDA|ROCm|Metal|MTL|Vulkan|SYCL|CANN)\d*"
 
-
 def _working_set(m) -> int:
     """recommendedMaxWorkingSetSize: MiB in 2023 builds (one space before '='), decimal MB since 2024."""
     return to_bytes(m.group(2), "MiB") if len(m.group(1)) == 1 else round(float(m.group(2)) * 10**6)
-
 
 LOG = LogWords(
     fingerprint=rx(r"llama_model_loader|llm_load_|load_tensors:|llama_new_context_with_model|llama_context:|"
@@ -324,8 +313,6 @@ LOG = LogWords(
     ),
 )
 
-
-
 def flags_by_build(flags: dict, n: dict) -> dict:
     """Flags of the build the log shows: `-fa` took no value before b6343 (August 2025, when `-fa on|off|auto`
     came), and `-ctk`/`-ctv` came in December 2023 (about b1600). With no build number, a log in the wording of
@@ -346,7 +333,6 @@ def flags_by_build(flags: dict, n: dict) -> dict:
     if build < 1600:
         flags.pop("kv_cache_dtype", None)
     return flags
-
 
 ENGINE = Engine(
     name="llamacpp", label="llama.cpp", log=LOG, rules=LlamaCppRules, adapt_flags=flags_by_build,

@@ -204,7 +204,7 @@ def read_gguf(path: Path) -> ModelSpec:
         if int(kv.get("split.no") or 0) != 0:  # metadata lives in the first part
             kv = _fields(_open_reader(path.with_name(f"{m['stem']}-00001-of-{parts:05d}.gguf")))
     spec = spec_from_gguf_fields(kv, total, path=str(path))
-    n = len(spec.layers)
+    n = spec.num_decoder_layers
     if set(where["layers"]) <= set(range(n)):
         # a model without output.weight reads the embedding as its head: llama.cpp duplicates it there
         output = where["output"] + (0 if where["has_output"] else where["embd"])

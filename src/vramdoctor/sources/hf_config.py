@@ -108,7 +108,7 @@ def spec_from_config(
         hidden_size=tc.get("hidden_size"),
         intermediate_size=tc.get("intermediate_size"),
         num_attention_heads=tc.get("num_attention_heads"),
-        **_moe_shape(tc, len(layers)),
+        **_moe_shape(tc, sum(1 for layer in layers if not getattr(layer, "parallel", False))),
         source=path or name,
         notes=tuple(notes),
     )

@@ -6,10 +6,11 @@ omit are the `transformers` config-class defaults for that `model_type`.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable
 
 from ..errors import ModelSourceError, UnknownArchitectureError
-from ..spec import FullAttention, LatentAttention, LayerSpec, RecurrentState, SlidingWindow
+from ..spec import FullAttention, LatentAttention, LayerSpec, RecurrentState, SharedKV, SlidingWindow
 
 #: transformers config-class defaults for keys that real configs omit.
 MODEL_TYPE_DEFAULTS: dict[str, dict[str, Any]] = {
@@ -24,6 +25,20 @@ MODEL_TYPE_DEFAULTS: dict[str, dict[str, Any]] = {
     # transformers Gemma2Config
     "gemma2": {"sliding_window": 4096, "head_dim": 256, "tie_word_embeddings": True},
     "gemma": {"tie_word_embeddings": True},
+    # transformers Gemma3nTextConfig; its default layer_types (every 5th layer full) is the
+    # sliding_window_pattern rule below with 5
+    "gemma3n_text": {
+        "vocab_size": 262400, "hidden_size": 2048, "intermediate_size": 16384,
+        "num_hidden_layers": 35, "num_attention_heads": 8, "num_key_value_heads": 2,
+        "head_dim": 256, "sliding_window": 512, "sliding_window_pattern": 5,
+        "num_kv_shared_layers": 15, "max_position_embeddings": 32768, "tie_word_embeddings": True,
+    },
+    "gemma3n": {"tie_word_embeddings": True},
+    # transformers FalconH1Config (mamba_d_head "auto" is mamba_d_ssm / mamba_n_heads)
+    "falcon_h1": {
+        "mamba_d_ssm": 1024, "mamba_n_heads": 128, "mamba_n_groups": 1, "mamba_d_state": 256,
+        "mamba_d_conv": 4, "mamba_expand": 2,
+    },
 }
 
 _FULL = ("full_attention", "attention", "global", "global_attention", "full")
@@ -51,10 +66,74 @@ def _int(cfg: dict[str, Any], key: str, path: str | None) -> int:
     return value
 
 
-def layer_kinds(cfg: dict[str, Any], path: str | None) -> list[str]:
-    """One of 'full', 'sliding', 'mla', 'state' per layer.
+def _norm(name: Any) -> str:
+    return str(name or "").lower().replace("_", "").replace("-", "")
 
-    Precedence: `layer_types`; hybrid layouts (`attn_layer_indices`,
+
+def _arch(cfg: dict[str, Any]) -> str:
+    return str((cfg.get("architectures") or [""])[0])
+
+
+def _is_parallel_hybrid(cfg: dict[str, Any]) -> bool:
+    """Falcon-H1: every decoder layer runs attention and a Mamba2 mixer side by side (vLLM
+    `falcon_h1.py` FalconH1ParallelHybrid), so each keeps a KV cache and a state."""
+    return _norm(cfg.get("model_type")) == "falconh1" or _arch(cfg).startswith("FalconH1")
+
+
+def _is_lightning(cfg: dict[str, Any]) -> bool:
+    """MiniMax-Text-01 / MiniMax-M1 (and transformers' `minimax`): linear layers are lightning attention."""
+    return ("attn_type_list" in cfg or "decoder_attention_types" in cfg
+            or _norm(cfg.get("model_type")) in ("minimaxtext01", "minimaxm1", "minimax")
+            or _arch(cfg).startswith(("MiniMaxText01", "MiniMaxM1", "MiniMaxForCausalLM")))
+
+
+def layer_kinds(cfg: dict[str, Any], path: str | None) -> list[str]:
+    """One of 'full', 'sliding', 'mla', 'state', 'parallel' (attention beside a state in the same
+    layer, Falcon-H1), 'shared' (reads an earlier layer's cache, `num_kv_shared_layers`) or 'none'
+    (an MLP-only block) per layer. Precedence as `_base_kinds`; then the last
+    `num_kv_shared_layers` layers become 'shared'."""
+    kinds = _base_kinds(cfg, path)
+    for i in _shared_targets(cfg, path, kinds):
+        kinds[i] = "shared"
+    return kinds
+
+
+def _shared_targets(cfg: dict[str, Any], path: str | None, kinds: list[str]) -> dict[int, int]:
+    """{layer: the layer whose cache it reads} for cross-layer KV sharing (Gemma 3n).
+
+    The last `num_kv_shared_layers` layers keep no cache; each reads the last earlier layer of its own
+    attention type (transformers `Gemma3nTextAttention.kv_shared_layer_index`; vLLM `gemma3n.py` names the
+    same layers: 1 before the first shared layer for full attention, 2 before it for sliding).
+    """
+    shared = cfg.get("num_kv_shared_layers")
+    if not shared:
+        return {}
+    k, n = _int(cfg, "num_kv_shared_layers", path), len(kinds)
+    first = n - k
+    if first < 1:
+        raise ModelSourceError(f"is {k} but the model has {n} layers: no layer would own a KV cache.",
+                               path=path, field="num_kv_shared_layers",
+                               hint="It must be smaller than num_hidden_layers.")
+    out = {}
+    for i in range(first, n):
+        if kinds[i] not in ("full", "sliding"):
+            raise ModelSourceError(f"makes layer {i} ('{kinds[i]}') read another layer's KV cache; only full and "
+                                   "sliding-window attention layers share one.", path=path,
+                                   field="num_kv_shared_layers", hint="Check layer_types and num_kv_shared_layers.")
+        same = [j for j in range(first) if kinds[j] == kinds[i]]
+        if not same:
+            raise ModelSourceError(f"makes layer {i} read the cache of an earlier {kinds[i]} layer, and there is "
+                                   f"none among the first {first}.", path=path, field="num_kv_shared_layers",
+                                   hint="Check layer_types and num_kv_shared_layers.")
+        out[i] = same[-1]
+    return out
+
+
+def _base_kinds(cfg: dict[str, Any], path: str | None) -> list[str]:
+    """One of 'full', 'sliding', 'mla', 'state', 'parallel', 'none' per layer, before KV sharing.
+
+    Precedence: `layer_types`; MiniMax's `attn_type_list` (0 lightning attention, 1 softmax
+    attention); Falcon-H1 (every layer 'parallel'); hybrid layouts (`attn_layer_indices`,
     `full_attention_interval`, `attn_layer_period`/`attn_layer_offset`,
     `hybrid_override_pattern`, `layers_block_type`); Mamba models; interleaved
     sliding windows (`sliding_window_pattern`, Gemma 2's alternation, Qwen2's
@@ -84,6 +163,18 @@ def layer_kinds(cfg: dict[str, Any], path: str | None) -> list[str]:
                     hint="Known: full_attention, sliding_attention, linear_attention, mamba.",
                 )
         return out
+    key = "attn_type_list" if "attn_type_list" in cfg else "decoder_attention_types"
+    if isinstance(cfg.get(key), list):  # MiniMax-Text-01 / M1 (vLLM minimax_text_01.py reads both keys)
+        atl = cfg[key]
+        odd = [t for t in atl if isinstance(t, bool) or t not in (0, 1)]
+        if len(atl) != n or odd:
+            found = f"found {odd[0]!r}" if odd else f"found {len(atl)} entries"
+            raise ModelSourceError(
+                f"must list 0 (lightning attention) or 1 (softmax attention) for each of the {n} layers; "
+                f"{found}.", path=path, field=key, hint="Fix the list in config.json.")
+        return ["full" if t == 1 else "state" for t in atl]
+    if _is_parallel_hybrid(cfg):
+        return ["parallel"] * n
     if isinstance(cfg.get("attn_layer_indices"), list):  # Bamba, GraniteMoeHybrid
         idx = set(cfg["attn_layer_indices"])
         return ["full" if i in idx else "state" for i in range(n)]
@@ -165,13 +256,22 @@ def _state(cfg: dict[str, Any], path: str | None) -> RecurrentState:
             conv_elems=(2 * key_dim + value_dim) * (g("linear_conv_kernel_dim") - 1),
             ssm_elems=g("linear_num_value_heads") * g("linear_key_head_dim") * g("linear_value_head_dim"),
         )
-    if g("mamba_n_heads") or g("mamba_num_heads"):  # Mamba2 (Bamba, Nemotron-H, Granite hybrid)
+    if _is_lightning(cfg):  # MiniMax lightning attention: one head_dim x head_dim matrix per head, no conv
+        _need(cfg, path, "num_attention_heads")
+        heads = _int(cfg, "num_attention_heads", path)
+        hd = _int(cfg, "head_dim", path) if g("head_dim") else (g("hidden_size") or 0) // max(heads, 1)
+        _need({"head_dim": hd or None}, path, "head_dim")
+        # vLLM MambaStateShapeCalculator.linear_attention_state_shape: (num_heads // tp, head_dim, head_dim)
+        return RecurrentState(family="lightning", conv_elems=0, ssm_elems=heads * hd * hd)
+    if g("mamba_n_heads") or g("mamba_num_heads"):  # Mamba2 (Bamba, Nemotron-H, Granite hybrid, Falcon-H1)
         heads = g("mamba_n_heads") or g("mamba_num_heads")
         d_head = g("mamba_d_head") or g("mamba_head_dim")
         _need({"mamba_d_head": d_head, "mamba_d_state": g("mamba_d_state") or g("ssm_state_size")},
               path, "mamba_d_head", "mamba_d_state")
         d_state = g("mamba_d_state") or g("ssm_state_size")
         d_inner = heads * d_head
+        if "mamba_d_ssm" in cfg:  # Falcon-H1 states the mixer width; null means mamba_expand x hidden_size
+            d_inner = g("mamba_d_ssm") or int(g("mamba_expand") or 2) * int(g("hidden_size") or 0) or d_inner
         conv_dim = d_inner + 2 * int(g("mamba_n_groups") or g("n_groups") or 1) * d_state
         d_conv = int(g("mamba_d_conv") or g("conv_kernel") or 4)
         return RecurrentState(family="mamba2", conv_elems=conv_dim * (d_conv - 1),
@@ -193,23 +293,40 @@ def _state(cfg: dict[str, Any], path: str | None) -> RecurrentState:
 
 
 def parse_layers(cfg: dict[str, Any], path: str | None) -> tuple[LayerSpec, ...]:
-    """Per-layer cache specs of a (text) config. Raises UnknownArchitectureError."""
+    """Per-layer cache specs of a (text) config. Raises UnknownArchitectureError.
+
+    A 'parallel' layer (Falcon-H1) gives two entries, its attention and then its state marked
+    `parallel`; a layer that reads an earlier layer's cache gives a `SharedKV` entry."""
     _need(cfg, path, "num_hidden_layers")
-    kinds = layer_kinds(cfg, path)
+    kinds = _base_kinds(cfg, path)
+    targets = _shared_targets(cfg, path, kinds)
     built: dict[str, Callable[[], LayerSpec]] = {
         "full": lambda: _attention(cfg, path, "full"),
         "sliding": lambda: _attention(cfg, path, "sliding"),
         "mla": lambda: _attention(cfg, path, "mla"),
         "state": lambda: _state(cfg, path),
+        "parallel state": lambda: replace(_state(cfg, path), parallel=True),
     }
     cache: dict[str, LayerSpec] = {}
-    out = []
-    for kind in kinds:
-        if kind == "none":  # an MLP-only block keeps no cache
-            continue
+
+    def get(kind: str) -> LayerSpec:
         if kind not in cache:
             cache[kind] = built[kind]()
-        out.append(cache[kind])
+        return cache[kind]
+
+    out = []
+    for i, kind in enumerate(kinds):
+        if kind == "none":  # an MLP-only block keeps no cache
+            continue
+        if i in targets:
+            own = get(kind)
+            out.append(SharedKV(target_layer=targets[i], target_kind=kinds[targets[i]],
+                                num_kv_heads=own.num_kv_heads, head_dim_k=own.head_dim_k,  # type: ignore[union-attr]
+                                head_dim_v=own.head_dim_v))  # type: ignore[union-attr]
+        elif kind == "parallel":
+            out.extend((get("full"), get("parallel state")))
+        else:
+            out.append(get(kind))
     if not out:
         raise ModelSourceError("describes no layer that attends or keeps state.", path=path,
                                field="hybrid_override_pattern" if "hybrid_override_pattern" in cfg else "layer_types",

@@ -24,6 +24,12 @@ def _attn_params(cfg: dict[str, Any], layer: LayerSpec, hidden: int) -> int:
         kv_b = layer.kv_lora_rank * heads * ((g("qk_nope_head_dim") or 128) + v_head)  # type: ignore[union-attr]
         o = heads * v_head * hidden
         return q + kv_a + kv_b + o
+    if layer.kind == "state" and layer.family == "lightning":  # type: ignore[union-attr]
+        # MiniMax lightning attention: qkv (3 x inner), output gate and out_proj, RMSNorm over inner,
+        # inner = num_attention_heads x head_dim (vLLM minimax_text_01.py MiniMaxText01LinearAttention)
+        heads = g("num_attention_heads") or 0
+        inner = heads * (g("head_dim") or hidden // max(heads, 1))
+        return 5 * hidden * inner + inner
     if layer.kind == "state":
         conv = layer.conv_elems  # type: ignore[union-attr]
         inner = int(g("intermediate_size") if layer.family == "mamba" else 0) or 2 * hidden  # type: ignore[union-attr]
@@ -38,11 +44,27 @@ def _attn_params(cfg: dict[str, Any], layer: LayerSpec, hidden: int) -> int:
     return hidden * heads * hd + hidden * kv + heads * hd * hidden
 
 
+def _parallel_mixer_params(cfg: dict[str, Any], hidden: int) -> int:
+    """The Mamba2 mixer beside the attention of a Falcon-H1 layer (transformers FalconH1Mixer, vLLM
+    MambaMixer2): in_proj to gate + conv channels + one dt per head, the depthwise conv (with bias),
+    A_log, D and dt_bias per head, an optional gated RMSNorm, out_proj."""
+    g = cfg.get
+    heads, d_state, groups = g("mamba_n_heads") or 0, g("mamba_d_state") or 0, g("mamba_n_groups") or 1
+    d_ssm = g("mamba_d_ssm") or int(g("mamba_expand") or 2) * hidden
+    conv_dim = d_ssm + 2 * groups * d_state
+    d_conv = g("mamba_d_conv") or 4
+    conv = conv_dim * d_conv + (conv_dim if g("mamba_conv_bias", True) else 0)
+    norm = d_ssm if g("mamba_rms_norm") else 0
+    return hidden * (d_ssm + conv_dim + heads) + conv + 3 * heads + norm + d_ssm * hidden
+
+
 def _mlp_params(cfg: dict[str, Any], hidden: int, layer_idx: int) -> int:
     g = cfg.get
     experts = g("num_local_experts") or g("n_routed_experts") or g("num_experts") or 0
     dense_first = g("first_k_dense_replace") or 0
-    inter = g("intermediate_size") or 4 * hidden
+    per_layer = g("intermediate_size_per_layer")
+    inter = (per_layer[layer_idx] if isinstance(per_layer, list) and layer_idx < len(per_layer)
+             else g("intermediate_size")) or 4 * hidden
     gated = 3 if g("hidden_act", "silu") != "gelu" or g("model_type") not in ("gpt2", "opt") else 2
     if not experts or layer_idx < dense_first or layer_idx in (g("mlp_only_layers") or []):
         return gated * hidden * inter
@@ -66,7 +88,12 @@ def count_params(cfg: dict[str, Any], layers: tuple[LayerSpec, ...]) -> tuple[in
     emb = vocab * hidden
     total = emb if g("tie_word_embeddings") else 2 * emb
     experts_total = 0
-    for i, layer in enumerate(layers):
+    i = -1  # the decoder layer: a parallel state (Falcon-H1) shares it with the attention entry before it
+    for layer in layers:
+        if getattr(layer, "parallel", False):
+            total += _parallel_mixer_params(cfg, hidden)
+            continue
+        i += 1
         total += _attn_params(cfg, layer, hidden) + 2 * hidden
         mlp = _mlp_params(cfg, hidden, i)
         total += mlp

@@ -54,7 +54,18 @@ def _check(d: dict[str, Any], bounds: dict[str, tuple[int, int]], path: str | No
 
 
 def checked_config(tc: dict[str, Any], path: str | None) -> dict[str, Any]:
-    """`tc` with its sizing fields verified (and integral floats made ints). Raises ModelSourceError."""
+    """`tc` with its sizing fields verified (and integral floats made ints). Raises ModelSourceError.
+
+    A per-layer `intermediate_size` list (Gemma 3n's `Gemma3nTextConfig`) is checked element by element and
+    kept as `intermediate_size_per_layer`, with `intermediate_size` its largest value."""
+    inter = tc.get("intermediate_size")
+    if isinstance(inter, list):
+        lo, hi = BOUNDS["intermediate_size"]
+        sizes = [_check({"intermediate_size": v}, {"intermediate_size": (lo, hi)}, path)["intermediate_size"]
+                 for v in inter]
+        if not sizes:
+            raise ModelSourceError("is an empty list.", path=path, field="intermediate_size")
+        tc = {**tc, "intermediate_size": max(sizes), "intermediate_size_per_layer": sizes}
     out = _check(tc, BOUNDS, path)
     arch = out.get("architectures")
     if arch is not None and not (isinstance(arch, list) and all(isinstance(a, str) for a in arch)):
