@@ -2,6 +2,11 @@
 
 Each entry: the real config.json, the exact checkpoint bytes where the source
 gave them (`*.index_total_size.txt`), and where both came from.
+
+Entries marked `"curated": true` were added by hand from other public copies
+(vendored configs in mlc-llm, tt-metal, aiconfigurator, ...; `source` and
+`source_notes` say which and how each was checked). They are not in the shared
+folder, so a rebuild keeps them as they are in the current models.json.
 """
 
 import json
@@ -42,5 +47,9 @@ for line in (src / "index.jsonl").read_text().splitlines():
         "hf_quant_config": json.loads(quant.read_text()) if quant.exists() else None,
         "source": f"{rec['source_repo']}@{rec['commit'][:12]}:{rec['source_path']}",
     }
+if out.exists():  # keep the hand-sourced entries (see the docstring)
+    for model_id, entry in json.loads(out.read_text())["models"].items():
+        if entry.get("curated") and model_id not in models:
+            models[model_id] = entry
 out.write_text(json.dumps({"models": dict(sorted(models.items()))}, indent=1, sort_keys=False) + "\n")
 print(f"{len(models)} models -> {out}")

@@ -169,3 +169,12 @@ def test_kv_heads_replicated_beyond_tp():
 def test_kv_dtypes_block_sizes(dtype, expected):
     layer = SlidingWindow(num_kv_heads=8, head_dim_k=128, head_dim_v=128, window=1)
     assert layer.bytes_per_token(resolve_kv_dtype(dtype, "bf16"), 1) == expected
+
+
+def test_a_pure_mamba_model_counts_its_mixers_only():
+    """Mamba blocks hold the mixer alone (no MLP) and the head is tied by default: mamba-2.8b has 2.77B
+    parameters (its float32 checkpoint is 11,073,382,400 bytes = 2.768B x 4)."""
+    from vramdoctor.sources.catalog import read_catalog
+
+    m = read_catalog("derivative/mamba-2.8b-ov")
+    assert m.weights.num_params == pytest.approx(11_073_382_400 / 4, rel=0.005)

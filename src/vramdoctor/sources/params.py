@@ -37,7 +37,12 @@ def _attn_params(cfg: dict[str, Any], layer: LayerSpec, hidden: int) -> int:
             kd = g("linear_num_key_heads") * g("linear_key_head_dim")
             vd = g("linear_num_value_heads") * g("linear_value_head_dim")
             return hidden * (2 * kd + 2 * vd + 2 * g("linear_num_value_heads")) + vd * hidden + conv
-        return hidden * inner * 3 + conv + layer.ssm_elems  # type: ignore[union-attr]
+        extra = 0
+        if layer.family == "mamba":  # type: ignore[union-attr]  # Mamba1: x_proj to (dt_rank + 2 x state), dt_proj
+            state = g("state_size") or 16
+            dt_rank = g("time_step_rank") if isinstance(g("time_step_rank"), int) else -(-hidden // 16)
+            extra = inner * (dt_rank + 2 * state) + dt_rank * inner + 2 * inner
+        return hidden * inner * 3 + conv + layer.ssm_elems + extra  # type: ignore[union-attr]
     heads = g("num_attention_heads") or 0
     hd = layer.head_dim_k  # type: ignore[union-attr]
     kv = layer.num_kv_heads * (layer.head_dim_k + layer.head_dim_v)  # type: ignore[union-attr]
@@ -86,7 +91,13 @@ def count_params(cfg: dict[str, Any], layers: tuple[LayerSpec, ...]) -> tuple[in
     hidden = g("hidden_size") or 0
     vocab = g("vocab_size") or 0
     emb = vocab * hidden
-    total = emb if g("tie_word_embeddings") else 2 * emb
+    # a Mamba model's block is its mixer alone (transformers MambaBlock / Mamba2Block: no MLP), and its
+    # config classes tie the head by default (MambaConfig, Mamba2Config: tie_word_embeddings=True)
+    arch = str((g("architectures") or [""])[0])
+    pure_mamba = bool(layers) and all(layer.kind == "state" for layer in layers) and (
+        "mamba" in str(g("model_type") or "").lower() or arch.startswith(("Mamba", "FalconMamba")))
+    tied = g("tie_word_embeddings") if "tie_word_embeddings" in cfg else g("tie_embeddings", pure_mamba)
+    total = emb if tied else 2 * emb
     experts_total = 0
     i = -1  # the decoder layer: a parallel state (Falcon-H1) shares it with the attention entry before it
     for layer in layers:
@@ -94,8 +105,8 @@ def count_params(cfg: dict[str, Any], layers: tuple[LayerSpec, ...]) -> tuple[in
             total += _parallel_mixer_params(cfg, hidden)
             continue
         i += 1
-        total += _attn_params(cfg, layer, hidden) + 2 * hidden
-        mlp = _mlp_params(cfg, hidden, i)
+        total += _attn_params(cfg, layer, hidden) + (hidden if pure_mamba else 2 * hidden)
+        mlp = 0 if pure_mamba else _mlp_params(cfg, hidden, i)
         total += mlp
         if (g("num_local_experts") or g("n_routed_experts") or g("num_experts")) and i >= (g("first_k_dense_replace") or 0):
             experts_total += mlp
