@@ -99,6 +99,9 @@ def estimate(
     block_size: int = typer.Option(16, help="vLLM block size, tokens."),
     max_num_batched_tokens: Optional[str] = typer.Option(
         None, help="vLLM tokens per step, e.g. 8192 or 8K (default: vLLM's for the version and GPU)."),
+    weights: Optional[str] = typer.Option(
+        None, "--weights", help="What if the weights were in FORMAT: a llama.cpp file type (q4_k_m, q8_0, iq4_xs, "
+        "f16, ...) or a checkpoint method (awq, gptq, fp8, bitsandbytes, nvfp4)."),
     quantization: Optional[str] = typer.Option(
         None, "--quantization", "-q", help="Serve the weights quantized: awq, gptq, bitsandbytes, fp8, nvfp4 "
         "(vLLM's spelling); a quantized checkpoint keeps its own."),
@@ -156,6 +159,10 @@ def estimate(
                                  "serves a GGUF file in its own format.", option="--quantization",
                                  hint="Pass the GGUF file of the quantization you plan to run.")
             spec = with_quantization(spec, quantization)
+        if weights:
+            from .whatif import with_weights_format
+
+            spec = with_weights_format(spec, weights)
         s = Settings(max_model_len=max_model_len_n, concurrency=concurrency, kv_cache_dtype=kv_cache_dtype,
                      gpu_memory_utilization=gpu_memory_utilization, mem_fraction_static=mem_fraction_static,
                      tensor_parallel_size=tensor_parallel_size, pipeline_parallel_size=pipeline_parallel_size,

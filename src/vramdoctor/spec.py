@@ -184,6 +184,8 @@ class WeightsInfo:
     layer_bytes / input_bytes / output_bytes: where the bytes are, when the source tells (GGUF tensor
     infos): per repeating block (`blk.N.*`), the input embedding (`token_embd.*`, which llama.cpp keeps
     on the host), and the output head and final norm (`output*`); empty / None when unknown.
+    tensors: (name, shape in ggml order, ggml type name) of a GGUF file's tensors, for the what-if of
+    another llama.cpp file type; empty for other sources.
     """
 
     total_bytes: int
@@ -195,6 +197,7 @@ class WeightsInfo:
     layer_bytes: tuple[int, ...] = ()
     input_bytes: int | None = None
     output_bytes: int | None = None
+    tensors: tuple[tuple[str, tuple[int, ...], str], ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

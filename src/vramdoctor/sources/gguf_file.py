@@ -158,6 +158,7 @@ def _placement(reader, kv: dict[str, Any], into: dict[str, Any]) -> None:
     `output.weight`, `output_norm.weight`, rope factors)."""
     align = int(kv.get("general.alignment") or 32)
     for t in reader.tensors:
+        into["tensors"].append((str(t.name), tuple(int(x) for x in t.shape), str(t.tensor_type.name)))
         size = -(-int(t.n_bytes) // align) * align
         m = _BLOCK.match(str(t.name))
         if m:
@@ -183,7 +184,7 @@ def read_gguf(path: Path) -> ModelSpec:
     reader = _open_reader(path)
     kv = _fields(reader)
     total = _tensor_bytes(reader, kv)
-    where: dict[str, Any] = {"layers": {}, "input": 0, "output": 0, "has_output": False, "embd": 0}
+    where: dict[str, Any] = {"layers": {}, "input": 0, "output": 0, "has_output": False, "embd": 0, "tensors": []}
     _placement(reader, kv, where)
     parts = int(kv.get("split.count") or 1)
     if parts > 1:
@@ -192,7 +193,7 @@ def read_gguf(path: Path) -> ModelSpec:
             raise ModelSourceError(f"is part of a {parts}-file split GGUF whose name does not follow "
                                    "NAME-00001-of-0000N.gguf.", path=str(path), field="split.count")
         total = 0
-        where = {"layers": {}, "input": 0, "output": 0, "has_output": False, "embd": 0}
+        where = {"layers": {}, "input": 0, "output": 0, "has_output": False, "embd": 0, "tensors": []}
         for i in range(1, parts + 1):
             part = path.with_name(f"{m['stem']}-{i:05d}-of-{parts:05d}.gguf")
             if not part.exists():
@@ -209,5 +210,6 @@ def read_gguf(path: Path) -> ModelSpec:
         # a model without output.weight reads the embedding as its head: llama.cpp duplicates it there
         output = where["output"] + (0 if where["has_output"] else where["embd"])
         spec = replace(spec, weights=replace(spec.weights, layer_bytes=tuple(where["layers"].get(i, 0) for i in range(n)),
-                                             input_bytes=where["input"], output_bytes=output))
+                                             input_bytes=where["input"], output_bytes=output,
+                                             tensors=tuple(where["tensors"])))
     return spec

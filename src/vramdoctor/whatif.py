@@ -1,0 +1,83 @@
+"""`--weights FORMAT`: the model's weights in another format, the question llama.cpp and Ollama users ask
+("what if I take the Q4_K_M file instead of Q8_0"). Pure: a ModelSpec in, one out.
+
+llama.cpp file types (Q4_K_M, Q8_0, IQ4_XS, F16, ...) give each tensor the type llama-quantize would
+(`gguf_formats`, from llama.cpp's `llama-quant.cpp`), over the GGUF file's own tensors when the model
+came from one, else over the tensors a plain llama-style decoder of the config's shape has. The
+formats of safetensors checkpoints (awq, gptq, fp8, bitsandbytes, nvfp4) go to `quantize`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from .errors import UsageError
+from .gguf_formats import decoder_tensors, ftype_names, tensor_types_for_ftype
+from .quantize import METHODS, with_quantization
+from .spec import ModelSpec
+
+_BLOCK = re.compile(r"^blk\.(\d+)\.")
+
+
+def format_names() -> list[str]:
+    """Every FORMAT `--weights` takes: llama.cpp file types, then checkpoint methods."""
+    return [n.lower() for n in ftype_names()] + list(METHODS)
+
+
+def _config_tensors(model: ModelSpec) -> list[tuple[str, tuple[int, ...]]]:
+    kinds = {layer.kind for layer in model.layers}
+    if not kinds <= {"full", "sliding"} or not (model.hidden_size and model.num_attention_heads and model.vocab_size):
+        raise UsageError("needs the model's GGUF file for this layout (latent attention, recurrent or shared "
+                         "layers), or a config with hidden_size, num_attention_heads and vocab_size.",
+                         option="--weights", hint="Pass the .gguf file you have; its own tensors are requantized.")
+    first = model.layers[0]
+    single = model.vocab_size * model.hidden_size
+    tied = model.weights.embedding_params == single
+    return decoder_tensors(
+        n_layers=model.num_decoder_layers, hidden=model.hidden_size, n_heads=model.num_attention_heads,
+        n_kv_heads=first.num_kv_heads, head_dim=first.head_dim_k,  # type: ignore[union-attr]
+        intermediate=model.intermediate_size or 4 * model.hidden_size, vocab=model.vocab_size, tied=tied,
+        n_experts=model.num_experts or 0, expert_intermediate=model.moe_intermediate_size)
+
+
+def with_weights_format(model: ModelSpec, fmt: str | None) -> ModelSpec:
+    """The model with its weights in `fmt` (None: unchanged). Raises UsageError for an unknown format or a
+    model whose tensors cannot be known."""
+    if not fmt:
+        return model
+    key = fmt.strip().lower()
+    if key in METHODS:
+        return with_quantization(model, key)
+    if key.upper() not in {n.upper() for n in ftype_names()}:
+        raise UsageError(f"'{fmt}' is not a format modelled here.", option="--weights",
+                         hint="llama.cpp: " + ", ".join(n.lower() for n in ftype_names()) + "; checkpoints: "
+                              + ", ".join(METHODS) + ".")
+    given = model.weights.tensors
+    tensors = list(given) if given else _config_tensors(model)
+    arch = model.architecture.lower() if given else "llama"
+    planned = tensor_types_for_ftype(tensors, key, arch=arch)
+    align = 32
+    layers: dict[int, int] = {}
+    inp = out = 0
+    has_output = any(p.name == "output.weight" for p in planned)
+    for p in planned:
+        size = -(-p.nbytes // align) * align
+        m = _BLOCK.match(p.name)
+        if m:
+            layers[int(m.group(1))] = layers.get(int(m.group(1)), 0) + size
+        elif p.name.startswith("token_embd"):
+            inp += size
+            if p.name == "token_embd.weight" and not has_output:
+                out += size  # the tied head: llama.cpp duplicates it on the output's device
+        else:
+            out += size
+    n = model.num_decoder_layers
+    total = sum(layers.values()) + inp + out - (0 if has_output else next(
+        (-(-p.nbytes // align) * align for p in planned if p.name == "token_embd.weight"), 0))
+    where = "the GGUF file's own tensors" if given else "the tensors of a llama-style decoder of the config's shape"
+    w = replace(model.weights, total_bytes=total, exact=False, tensors=(),
+                layer_bytes=tuple(layers.get(i, 0) for i in range(n)) if set(layers) <= set(range(n)) else (),
+                input_bytes=inp, output_bytes=out,
+                source=f"what-if: {key.upper()} by llama.cpp's rules (llama-quant.cpp) over {where}")
+    return replace(model, weights=w, quantization=key.upper())
