@@ -27,3 +27,12 @@ def test_median_of_modelled_records_within_2_percent():
 @pytest.mark.parametrize("case", [c for c in cases() if c.get("not_modelled")], ids=lambda c: c["id"])
 def test_not_modelled_record_gives_its_reason(case):
     assert len(case["not_modelled"]) > 40
+
+
+def test_the_readme_shows_the_table_as_it_is():
+    from pathlib import Path
+
+    from pool_table import markdown
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    assert markdown(table()) in readme
