@@ -80,3 +80,32 @@ def test_cli_ngl(tmp_path):
 
     j = json.loads(r.stdout)
     assert "-ngl 2" in j["cell_flags"] and j["host_weights_bytes"] > 0
+
+
+def _deepseek_kv(converted_with_mla: bool) -> dict:
+    kv = {"general.architecture": "deepseek2", "deepseek2.block_count": 61, "deepseek2.embedding_length": 7168,
+          "deepseek2.attention.head_count": 128, "deepseek2.attention.kv_lora_rank": 512,
+          "deepseek2.rope.dimension_count": 64, "deepseek2.vocab_size": 129280, "deepseek2.context_length": 163840}
+    if converted_with_mla:  # convert_hf_to_gguf.py after llama.cpp PR #12801: the latent is the cached "head"
+        kv.update({"deepseek2.attention.head_count_kv": 1, "deepseek2.attention.key_length": 576,
+                   "deepseek2.attention.value_length": 512, "deepseek2.attention.key_length_mla": 192,
+                   "deepseek2.attention.value_length_mla": 128})
+    else:  # older conversions: every head's K (qk_nope 128 + rope 64) and V (128)
+        kv.update({"deepseek2.attention.head_count_kv": 128, "deepseek2.attention.key_length": 192,
+                   "deepseek2.attention.value_length": 128})
+    return kv
+
+
+def test_an_old_deepseek_gguf_caches_every_head_as_llama_cpp_does():
+    """A DeepSeek GGUF converted before llama.cpp's MLA cache has no key_length_mla: llama.cpp caches K of
+    128 x 192 and V of 128 x 128 per token and layer (n_embd_k_gqa 24576, n_embd_v_gqa 16384 in its log),
+    71x the 576-wide latent a newer conversion caches."""
+    from vramdoctor.sources.gguf_file import spec_from_gguf_fields
+
+    rules = get_engine("llamacpp")
+    old = spec_from_gguf_fields(_deepseek_kv(False), 1 << 30, path="old.gguf")
+    new = spec_from_gguf_fields(_deepseek_kv(True), 1 << 30, path="new.gguf")
+    s = Settings()
+    assert rules.engine_bytes_per_token(old, s) == 61 * (24576 + 16384) * 2
+    assert rules.engine_bytes_per_token(new, s) == 61 * 576 * 2
+    assert rules.engine_bytes_per_token(old, s) / rules.engine_bytes_per_token(new, s) == pytest.approx(71.1, abs=0.1)

@@ -79,9 +79,15 @@ def spec_from_gguf_fields(kv: dict[str, Any], tensor_bytes: int, *, path: str) -
     swa = swa_layers(arch, kv, n_layer)
     layers: list[LayerSpec] = []
     for il in range(n_layer):
-        if g("attention.kv_lora_rank"):
+        if g("attention.kv_lora_rank") and g("attention.key_length_mla") is not None:
             layers.append(LatentAttention(kv_lora_rank=int(g("attention.kv_lora_rank")),
                                           qk_rope_head_dim=int(g("rope.dimension_count", 64))))
+        elif g("attention.kv_lora_rank"):
+            # converted before llama.cpp's MLA cache (PR #12801, April 2025: no `key_length_mla`, no wk_b/wv_b):
+            # llama.cpp runs it as plain attention and caches every head's K (key_length = qk_nope + rope)
+            # and V (value_length), as `llama_hparams::n_embd_k_gqa` sizes them: 71x the latent for DeepSeek-V3
+            layers.append(FullAttention(num_kv_heads=kv_heads[il], head_dim_k=int(g("attention.key_length", 192)),
+                                        head_dim_v=int(g("attention.value_length", 128))))
         elif kv_heads[il] == 0 or (heads[il] == 0 and g("ssm.state_size")):
             d_conv, d_inner = int(g("ssm.conv_kernel", 4)), int(g("ssm.inner_size", 0))
             d_state, groups = int(g("ssm.state_size", 0)), int(g("ssm.group_count", 0))
