@@ -2344,3 +2344,71 @@ def test_a_load_failure_by_its_own_prefix_is_the_weights(text):
 def test_a_request_failing_for_memory_is_serving(text):
     run = run_of(diag(text))
     assert run.kind == "RUNTIME", run
+
+
+# --- round 13: tensors created while loading, Rust panics, a taken port, a request answered with a server error,
+# KV usage rising while prompts are read in ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    'time=2025-04-16T11:08:12.742+02:00 level=DEBUG source=ggml.go:220 msg="created tensor" name=token_embd.weight '
+    'shape="[5120 131072]" dtype=14 buffer_type=CPU\nggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate '
+    "buffer of size 15478476800",
+    'time=2025-06-01T10:00:00.000Z level=DEBUG source=ggml.go:220 msg="created tensor" name=blk.3.ffn_up.weight '
+    'shape="[4096 14336]" dtype=12 buffer_type=CUDA0\nggml_backend_cuda_buffer_type_alloc_buffer: allocating '
+    "4300.00 MiB on device 0: cudaMalloc failed: out of memory",
+])
+def test_tensors_being_created_are_the_weights_loading(text):
+    run = run_of(diag(text))
+    assert run.kind == "WEIGHTS", run
+
+
+@pytest.mark.parametrize("text", [
+    "thread '<unnamed>' panicked at mistralrs-core/src/pipeline/llama.rs:420:17:\nModel failed with error `matmul "
+    "is only supported for contiguous tensors lstride: [159744, 1] rstride: [1, 4096] mnk: (1, 32000, 4096)`. "
+    "Please raise an issue.",
+    "thread 'main' panicked at router/src/main.rs:120:10:\ncalled `Result::unwrap()` on an `Err` value: "
+    "Os { code: 2, kind: NotFound, message: \"No such file or directory\" }",
+])
+def test_a_rust_panic_with_a_cause_that_is_not_memory(text):
+    run = run_of(diag(text))
+    assert run.kind == "NOT_OOM", run
+
+
+@pytest.mark.parametrize("text", [
+    "ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 20001): address already in use",
+    "Error: listen tcp 127.0.0.1:11434: bind: Only one usage of each socket address (protocol/network "
+    "address/port) is normally permitted.",
+    "OSError: [Errno 98] EADDRINUSE: port 8000",
+])
+def test_a_taken_port_is_named(text):
+    run = run_of(diag(text))
+    assert (run.kind, run.code) == ("NOT_OOM", "port-in-use"), run
+
+
+@pytest.mark.parametrize("text", [
+    '[GIN] 2025/02/10 - 11:20:45 | 500 | 51.787708541s |       127.0.0.1 | POST     "/api/chat"',
+    'INFO:     127.0.0.1:51234 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error',
+])
+def test_a_request_answered_with_a_server_error_is_a_failure_whose_cause_is_elsewhere(text):
+    run = run_of(diag(text))
+    assert run.kind == "UNDETERMINED" and run.code == "failure-cause-not-shown", run
+    assert "RUNTIME" in run.candidates, run
+
+
+def _stats(usages, prompt, gen, running=9):
+    return "\n".join(
+        f"INFO 06-01 10:00:{10 * i:02d} [loggers.py:123] Engine 000: Avg prompt throughput: {p} tokens/s, Avg generation "
+        f"throughput: {g} tokens/s, Running: {running} reqs, Waiting: 0 reqs, GPU KV cache usage: {u}%, Prefix cache "
+        "hit rate: 0.0%" for i, (u, p, g) in enumerate(zip(usages, prompt, gen)))
+
+
+def test_usage_rising_while_prompts_are_read_in_is_no_leak():
+    run = run_of(diag(_stats([62.8, 68.1, 73.5, 77.9, 82.0], [6335.3, 4100.2, 2400.7, 3900.1, 5200.0],
+                             [4.8, 5.1, 6.0, 5.5, 4.9])))
+    assert run.kind != "LEAK", run
+
+
+def test_usage_rising_while_decoding_steadily_is_still_a_leak():
+    run = run_of(diag(_stats([40.0, 47.5, 55.2, 61.0, 68.4], [12.0, 0.0, 8.5, 0.0, 10.1],
+                             [480.2, 495.0, 470.3, 488.8, 476.1])))
+    assert run.kind == "LEAK", run

@@ -125,6 +125,9 @@ LOG = LogWords(
         # memory for KV cache ... kv_budget=-14.63GB", "insufficient GPU memory for the KV cache")
         msg(r"(?:not enough|insufficient) (?:\w+ )?memory (?:for|to allocate) (?:the )?KV ?cache|\bkv_budget=-",
             "oom", "KV", "no-memory-for-kv-cache"),
+        # the server's port is taken by another process: a named cause, not memory
+        msg(r"address already in use|\bEADDRINUSE\b|Only one usage of each socket address|port is already allocated",
+            "not_oom", code="port-in-use"),
         # a kernel asked for more on-chip shared memory than the GPU has (Triton): a kernel limit, not GPU memory
         msg(r"OutOfResources|out of resource: shared memory", "not_oom", code="kernel-shared-memory"),
         # the driver, not memory: "unsupported display driver / cuda driver combination", "driver version is
@@ -194,6 +197,12 @@ LOG = LogWords(
         msg(r"\berror loading [\w ]{1,40}: \S", "error"),
         # a server's own words for a failed request or graph run, whose cause is elsewhere (OVMS, Triton)
         msg(r"\b(?:[Ee]xecution|[Rr]equest processing|[Ii]nference) failed\b", "error", flags=0),
+        # a Rust panic (mistral.rs, TGI's router, candle): the cause is its message, on the same or next line
+        msg(r"thread '[^']*' panicked at|\bfailed with error `|called `Result::(?:unwrap|expect)\(\)` on an `Err` "
+            r"value: ", "error", flags=0),
+        # a request answered with a server error (an access log: uvicorn's `"POST /v1/... HTTP/1.1" 500`, Gin's
+        # `| 500 |`): a request failed while serving, its cause elsewhere
+        msg(r"\x22(?:POST|GET) /[^\x22]*\x22 50[0-3]\b|\[GIN\][^|]*\|\s*50[0-3]\s*\|", "error", "RUNTIME"),
     ),
     frames={
         # building the model's layers (their weights allocated in __init__: torch.empty in a layer) or moving it
@@ -202,7 +211,8 @@ LOG = LogWords(
                       r"(?:layers|models)/\w+\.py\W+line \d+, in __init__|self\._apply\(|\bin _apply\b|"
                       r"Parameter\(torch\.empty|_load_pretrained_model|dispatch_model|loading model tensors|"
                       r"checkpoint shards:|Loading weights|loading weights|Loading model weights|load_bmodel|"
-                      r"Loading bmodel|\bload model error\b|error (?:while )?loading (?:the )?model\b"),
+                      r"Loading bmodel|\bload model error\b|error (?:while )?loading (?:the )?model\b|"
+                      r"\bcreated tensor\b"),
         "KV": rx(r"kv_cache_init|allocate_kv|kv cache|kv_cache|cache blocks|\b(?:kv|key|value|k|v)_(?:buffer|cache)s?"
                  r"\s*=\s*\[?\s*torch\.(?:empty|zeros)"),
         # (ahead-of-time compilation of the model's programs at start: XLA/JAX on TPUs, torch.compile)

@@ -339,6 +339,8 @@ LOG = LogWords(
         fig("sampler_dummy_requests", r"warming up sampler with (\d+) dummy requests", count),
         fig("kv_usage_pct", r"GPU KV cache usage: ([\d.]+)%", fraction, mode="list"),
         fig("running_reqs", r"Running: (\d+) reqs", count, mode="list"),
+        fig("prompt_tps", r"Avg prompt throughput: ([\d.]+) tokens/s", fraction, mode="list"),
+        fig("generation_tps", r"Avg generation throughput: ([\d.]+) tokens/s", fraction, mode="list"),
         fig("preemptions", r"Preemptions: (\d+)", count, mode="list"),
         fig("queue_reqs", r"Waiting: (\d+) reqs", count, mode="list"),
         # settings from a pasted command line ("python -m vllm.entrypoints.openai.api_server ... --gpu-memory-utilization

@@ -29,7 +29,14 @@ def leak(run: RunFacts) -> Diagnosis | None:
         ups = sum(1 for a, b in zip(usage, usage[1:]) if b >= a)
         # (one or no request running: its own sequence grows as it generates, which is no leak)
         steady = bool(running) and max(running) >= 2 and (max(running) - min(running) <= max(2, 0.2 * max(running)))
-        if ups >= 0.75 * (len(usage) - 1) and steady:
+        # (prompts read in ten times faster than tokens come out: the running sequences are still filling with
+        # their prompts, which raises the usage without any block going astray; a server in steady decoding
+        # reads prompts at about its decode rate, FILLING below)
+        prompt = [v for v in run.numbers.get("prompt_tps", []) if isinstance(v, (int, float))]
+        gen = [v for v in run.numbers.get("generation_tps", []) if isinstance(v, (int, float))]
+        # (both read from every stats line, or the pair is not trusted: a wrapped line can lose one of them)
+        filling = bool(prompt) and len(prompt) == len(gen) == len(usage) and sum(prompt) >= FILLING * max(sum(gen), 1e-9)
+        if ups >= 0.75 * (len(usage) - 1) and steady and not filling:
             return Diagnosis(kind="LEAK", code="kv-cache-usage-creep", oom=None,
                              message=f"KV cache usage rose from {usage[0]}% to {usage[-1]}% while the running "
                                      f"requests stayed at {min(running) if running else '?'}-"
@@ -37,6 +44,10 @@ def leak(run: RunFacts) -> Diagnosis | None:
                                      "requests finish.",
                              evidence=[(run.number_lines.get("kv_usage_pct", 0), f"GPU KV cache usage {usage}")])
     return None
+
+
+#: prompt throughput over generation throughput at which the running batch is taken to be still filling
+FILLING = 10
 
 
 #: growth in readings a user pasted that counts as memory not given back: a fifth more, over 3+ readings
