@@ -2412,3 +2412,48 @@ def test_usage_rising_while_decoding_steadily_is_still_a_leak():
     run = run_of(diag(_stats([40.0, 47.5, 55.2, 61.0, 68.4], [12.0, 0.0, 8.5, 0.0, 10.1],
                              [480.2, 495.0, 470.3, 488.8, 476.1])))
     assert run.kind == "LEAK", run
+
+
+# --- round 14: a failed health check, a library that did not load, V1's input dump after a crash, ggml's Vulkan
+# allocation failing on its own ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "1758 -- Didn't receive health check response for replica Replica(id='rut1591v', deployment='vLLM:Qwen--Qwen3-32B', "
+    "app='RayServeApp') after 10.0s, marking it unhealthy.",
+    "Warning  Unhealthy  2m (x12 over 6m)  kubelet  Liveness probe failed: Get \"http://10.0.0.5:8000/health\": "
+    "context deadline exceeded",
+    "ERROR 2025-03-01 10:00:00 supervisor: health check timed out for model server on port 8000, restarting",
+])
+def test_a_failed_health_check_is_named(text):
+    run = run_of(diag(text))
+    assert (run.kind, run.code) == ("NOT_OOM", "health-check-failed"), run
+
+
+@pytest.mark.parametrize("text", [
+    "WARNING 09-02 06:44:03 [_custom_ops.py:20] Failed to import from vllm._C with ImportError('libcuda.so.1: cannot "
+    "open shared object file: No such file or directory')",
+    "LoadLibraryExW failed: load native runtime meshllm-native-runtime-windows-x86_64-vulkan from",
+    "ggml_backend_load_best: dlopen(/opt/llama/libggml-cuda.so) failed: libcublas.so.12: version mismatch",
+])
+def test_a_library_that_did_not_load_is_named(text):
+    run = run_of(diag(text))
+    assert (run.kind, run.code) == ("NOT_OOM", "library-load-failed"), run
+
+
+def test_v1s_input_dump_after_a_crash_is_a_serving_failure_whose_cause_is_cut():
+    run = run_of(diag("""
+        (APIServer pid=1) INFO 06-28 08:50:01 [loggers.py:271] Engine 000: Avg prompt throughput: 220.7 tokens/s, Avg generation throughput: 97.1 tokens/s, Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 3.1%, Prefix cache hit rate: 0.0%
+        (EngineCore pid=222) ERROR 06-28 08:50:03 [dump_input.py:72] Dumping input data for V1 LLM engine (v0.22.1) with config: model='/models/Qwen3', speculative_config=None
+    """))
+    assert run.kind == "UNDETERMINED", run
+    assert "RUNTIME" in run.candidates, run
+
+
+@pytest.mark.parametrize("text", [
+    "llama_model_load_from_file_impl: using device Vulkan1 (AMD Radeon RX 7600) - 8176 MiB free\n"
+    "ggml_vulkan: Device memory allocation of size 1073741824 failed.",
+    "$ llama-bench -m model.gguf -ngl 100\nggml_vulkan: Device memory allocation of size 268435456 failed.",
+])
+def test_ggml_vulkan_allocation_failing_is_memory(text):
+    run = run_of(diag(text))
+    assert run.oom is not False and run.kind not in ("NONE", "NOT_OOM"), run

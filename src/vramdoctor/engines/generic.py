@@ -125,6 +125,14 @@ LOG = LogWords(
         # memory for KV cache ... kv_budget=-14.63GB", "insufficient GPU memory for the KV cache")
         msg(r"(?:not enough|insufficient) (?:\w+ )?memory (?:for|to allocate) (?:the )?KV ?cache|\bkv_budget=-",
             "oom", "KV", "no-memory-for-kv-cache"),
+        # a library the server needs could not be loaded (the CUDA driver library missing in a container, a native
+        # runtime that failed to load): a named cause, not memory
+        msg(r"cannot open shared object file|\bLoadLibrary\w* failed|\bdlopen\b.{0,120}\bfailed|Library not loaded:",
+            "not_oom", code="library-load-failed"),
+        # a supervisor (Ray Serve, KServe, Kubernetes) gave up on a replica that stopped answering its health
+        # check: the server hung or was too busy to answer, which by itself is not memory running out
+        msg(r"Didn't receive health check response|marking it unhealthy|[Ll]iveness probe failed|"
+            r"health check (?:failed|timed out)", "not_oom", code="health-check-failed"),
         # the server's port is taken by another process: a named cause, not memory
         msg(r"address already in use|\bEADDRINUSE\b|Only one usage of each socket address|port is already allocated",
             "not_oom", code="port-in-use"),

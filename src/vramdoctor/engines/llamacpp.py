@@ -208,6 +208,9 @@ LOG = LogWords(
             r"failed to allocate output buffer", "oom", "WARMUP", "compute-buffer-alloc-failed"),
         msg(r"unable to allocate (?:backend|\w+) buffer|failed to allocate buffer for model|"
             r"failed to load model.*buffer", "oom", "WEIGHTS", "weights-alloc-failed"),
+        # ggml's Vulkan backend on its own (`ggml-vulkan.cpp` ggml_vk_create_buffer): device memory it could not get,
+        # also printed by llama-bench, before or without vk's ErrorOutOfDeviceMemory
+        msg(r"ggml_vulkan: Device memory allocation of size \d+ failed", "oom"),
         # the cells are full while serving: the server retries with a smaller batch (not a crash); older builds
         # failed the batch ("KV cache is full - try increasing it via the context size")
         # (llama_decode returns 1: "could not find a KV slot for the batch (try reducing the size of the batch or

@@ -254,6 +254,9 @@ LOG = LogWords(
                   r"args: Namespace\(", 0),),
     messages=(
         msg(r"No available memory for the cache blocks", "oom", "KV", "no-memory-for-kv-cache"),
+        # V1 dumps the batch it was running after its engine core crashed (`v1/engine/core.py` ->
+        # `dump_input.py`): a failure while serving, its cause in the lines after the dump
+        msg(r"Dumping input data for V1 LLM engine", "error", "RUNTIME"),
         msg(r"Failed to load model - not enough GPU memory|Failed to create unquantized linear weights|"
             r"Failed to initialize q/k/v range constants", "oom", "WEIGHTS", "weights-alloc-failed"),
         msg(r"max seq len \(\d+\) is larger than the maximum number of tokens that can be stored in KV cache",

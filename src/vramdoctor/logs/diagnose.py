@@ -206,7 +206,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         if short:
             return short
         usage = run.numbers.get("kv_usage_pct") or []
-        if usage and usage[-1] < 50 and "requests" in f.progress:
+        # (only where the log goes on after the error: a paste that stops at it may have cut the out-of-memory
+        # line that would have followed)
+        if usage and usage[-1] < 50 and "requests" in f.progress and len(f.after) >= 3:
             return Diagnosis(kind="NOT_OOM", code="serving-error-kv-mostly-free", evidence=[(f.line_no, f.text)],
                              oom=False, inferred=True,
                              message=f"An error while serving with the KV cache {usage[-1]}% used and no out-of-"
