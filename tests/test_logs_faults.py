@@ -2457,3 +2457,12 @@ def test_v1s_input_dump_after_a_crash_is_a_serving_failure_whose_cause_is_cut():
 def test_ggml_vulkan_allocation_failing_is_memory(text):
     run = run_of(diag(text))
     assert run.oom is not False and run.kind not in ("NONE", "NOT_OOM"), run
+
+
+def test_v1s_earlier_dump_wordings_are_the_same_failure():
+    """vLLM 0.9's dump_input.py, without the EngineCore prefix: the scheduler output and stats it dumps after a crash."""
+    run = run_of(diag("""
+        ERROR 07-07 02:22:12 [dump_input.py:76] Dumping scheduler output for model execution: SchedulerOutput(scheduled_new_reqs=[NewRequestData(req_id=chatcmpl-18b5,prompt_token_ids_len=13)])
+        ERROR 07-07 02:22:12 [dump_input.py:79] Dumping scheduler stats: SchedulerStats(num_running_reqs=1, num_waiting_reqs=0, kv_cache_usage=0.0012
+    """))
+    assert run.kind == "UNDETERMINED" and "RUNTIME" in run.candidates, run

@@ -151,6 +151,17 @@ def estimate(
         step = parse_tokens(max_num_batched_tokens, option="--max-num-batched-tokens") if max_num_batched_tokens else None
         cells = _grid(grid)
         spec = load_model(model, revision=revision)
+        if quantization and weights:
+            raise UsageError("give one of --quantization and --weights.", option="--weights",
+                             hint="--weights takes the checkpoint methods too: --weights awq is --quantization awq.")
+        if n_gpu_layers == -1:
+            n_gpu_layers = None  # llama.cpp's -1: every layer
+        if weights and engine in ("llamacpp", "ollama", "koboldcpp", "llama-cpp-python"):
+            from .quantize import METHODS
+
+            if weights.lower() in METHODS:
+                raise UsageError(f"'{weights}' is a checkpoint method; llama.cpp serves GGUF files.", option="--weights",
+                                 hint="Give a llama.cpp file type: q4_k_m, q8_0, iq4_xs, f16, ...")
         if quantization:
             from .quantize import with_quantization
 

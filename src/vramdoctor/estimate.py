@@ -58,8 +58,10 @@ class Estimate:
     None (undetermined) when charges the engine may take but that are not modelled (`uncertain`) would
     turn a start into a failure.
     uncertain: those charges, each with the most it could take; kv_pool_bytes_low: the pool if all apply.
+    kv_pool_shortfall_bytes: how far the weights and overheads overshoot the budget when no pool is left
+    (kv_pool_bytes is then 0: no byte count is negative).
     max_n_gpu_layers_fit: llama.cpp only, the largest -ngl with which the selected cell fits (the
-    layer count + 1 when all of it fits, 0 when not even the CPU-only configuration fits the GPU part).
+    layer count + 1 when all of it fits); None for other engines, and when not even -ngl 0 fits.
     host_weights_bytes / host_kv_cache_bytes: llama.cpp only, what stays in host memory under -ngl.
     pipeline_stages: with pipeline_parallel_size > 1, per stage {stage, layers, weights_bytes,
     kv_pool_bytes, kv_pool_tokens}; every other figure is the stage that decides the pool (the one with
@@ -102,6 +104,7 @@ class Estimate:
     num_decoder_layers: int = 0
     uncertain: tuple = ()
     kv_pool_bytes_low: int | None = None
+    kv_pool_shortfall_bytes: int = 0
     max_n_gpu_layers_fit: int | None = None
     pipeline_stages: tuple = ()
     host_weights_bytes: int | None = None
@@ -118,8 +121,14 @@ class Estimate:
 def _check(s: Settings, model: ModelSpec, rules: EngineRules, grid: list[tuple[int, int]]) -> None:
     pp = s.pipeline_parallel_size
     if pp > 1 and rules.name not in ("vllm", "sglang"):
-        raise UsageError(f"is for vllm and sglang; {rules.name} splits layers with --tensor-parallel-size "
-                         "(llama.cpp's --split-mode layer).", option="--pipeline-parallel-size")
+        raise UsageError(f"is for vllm and sglang; {rules.name} is not split into stages here"
+                         + (" (llama.cpp splits layers with --split-mode layer: --tensor-parallel-size)."
+                            if rules.name == "llamacpp" else "."), option="--pipeline-parallel-size")
+    if s.n_gpu_layers is not None and rules.name != "llamacpp":
+        raise UsageError(f"is llama.cpp's; {rules.name} keeps every layer on the GPU.", option="--n-gpu-layers")
+    if s.n_gpu_layers is not None and s.n_gpu_layers < 0:
+        raise UsageError(f"must be 0 or more (-1 means all, as llama.cpp takes it), got {s.n_gpu_layers}.",
+                         option="--n-gpu-layers")
     if pp > model.num_decoder_layers:
         raise UsageError(f"{pp} stages for {model.num_decoder_layers} layers: every stage needs a layer.",
                          option="--pipeline-parallel-size")
@@ -138,7 +147,8 @@ def _check(s: Settings, model: ModelSpec, rules: EngineRules, grid: list[tuple[i
                          option="--block-size")
     if s.mem_fraction_static is not None and rules.name != "sglang":
         raise UsageError(f"is SGLang's; {rules.name} does not read it.", option="--mem-fraction-static",
-                         hint="For vLLM use --gpu-memory-utilization.")
+                         hint="For vLLM use --gpu-memory-utilization." if rules.name == "vllm" else
+                         "llama.cpp allocates what -c and -ngl ask for." if rules.name == "llamacpp" else "")
     allowed = KV_DTYPES_BY_ENGINE.get(rules.name)
     if allowed is not None and s.kv_cache_dtype not in allowed:
         raise UsageError(f"{rules.name} does not take '{s.kv_cache_dtype}'.", option="--kv-cache-dtype",
@@ -156,6 +166,17 @@ def _check(s: Settings, model: ModelSpec, rules: EngineRules, grid: list[tuple[i
         raise UsageError(f"must be in (0, 1], got {s.gpu_memory_utilization}.", option="--gpu-memory-utilization")
     if s.mem_fraction_static is not None and not 0 < s.mem_fraction_static <= 1:
         raise UsageError(f"must be in (0, 1], got {s.mem_fraction_static}.", option="--mem-fraction-static")
+
+
+def _check_given(s: Settings, rules: EngineRules) -> None:
+    """Settings the user gave (before the engine's defaults fill the rest) that the engine refuses."""
+    if rules.name == "vllm" and s.max_num_batched_tokens is not None and s.max_num_seqs is not None:
+        from .engines.words import release as _release
+
+        v = _release(s.engine_version) or (1, 0, 0)
+        if v >= (0, 8, 0) and s.max_num_batched_tokens < s.max_num_seqs:
+            raise UsageError(f"{s.max_num_batched_tokens} is below --max-num-seqs {s.max_num_seqs}; vLLM refuses it "
+                             "(each step schedules at least one token per sequence).", option="--max-num-batched-tokens")
 
 
 class _Ledger:
@@ -195,6 +216,8 @@ class _Ledger:
             return self.verdict(max_model_len, seqs) == "fits"
         pool = self.budget.kv_pool_bytes - less
         if self.rules.name == "vllm":
+            return pool > 0 and self.kv(max_model_len, 1) <= pool
+        if self.rules.engine_bytes_per_token(self.model, self.s) == 0:  # state only (Mamba): room for one sequence
             return pool > 0 and self.kv(max_model_len, 1) <= pool
         return self.rules.pool_tokens(self.model, self.s, pool) >= 1
 
@@ -252,12 +275,13 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
                               detail="leaves 5% for CUDA graphs and other processes"))
     if verdict == "weights_exceed" or led.room() <= 0 or not out:  # no pool at all: the weights must shrink
         for bits, label in ((8, "8-bit (fp8 / int8)"), (4, "4-bit (AWQ / GPTQ / Q4_K_M)")):
-            scaled = _scaled_weights(model, bits)
+            scaled = _llama_format(model, bits) if llama else None
+            scaled = scaled or _scaled_weights(model, bits)
             smaller = scaled is not None and scaled.weights.total_bytes < 0.9 * model.weights.total_bytes
             if smaller and fits_with(scaled):
                 flag = (f"a GGUF at {'Q8_0' if bits == 8 else 'Q4_K_M'}" if llama else
-                        f"{f['quantization']} {'fp8' if bits == 8 else 'awq'} (an {bits}-bit checkpoint)"
-                        if bits == 8 else f"{f['quantization']} awq (a 4-bit checkpoint)")
+                        f"an {'FP8' if bits == 8 else 'AWQ or GPTQ'} checkpoint of this model" if model.quantization
+                        else f"{f['quantization']} {'fp8' if bits == 8 else 'awq'} (an {bits}-bit checkpoint)")
                 out.append(Advice(change=f"{label} weights", flags=flag,
                                   detail=f"weights about {scaled.weights.total_bytes / 2**30:.1f} GiB in all"))
                 break
@@ -270,14 +294,18 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
                 continue
             if fits_with(tensor_parallel_size=tp):
                 flag = f"{f['tp']} {tp}" if not llama else f"--split-mode layer over {tp} GPUs"
-                out.append(Advice(change=f"{tp} GPUs of this size", flags=flag,
-                                  detail="the smallest count that fits; weights and KV heads split across them"))
+                pp = s.pipeline_parallel_size
+                total = f" per stage, {tp * pp} in all with {pp} pipeline stages" if pp > 1 else ""
+                out.append(Advice(change=f"{tp * pp} GPUs of this size", flags=flag,
+                                  detail=f"the smallest count that fits{total}; weights and KV heads split across "
+                                         "them"))
                 break
         else:
             usable = led.budget.budget_bytes - led.budget.overhead_bytes
             if usable <= 0:
-                out.append(Advice(change="fewer concurrent sequences", flags=f"{f['concurrency']} 256",
-                                  detail="the overheads at this concurrency alone exceed the budget"))
+                out.append(Advice(change="a larger GPU", flags="-",
+                                  detail=f"the engine's own overheads ({led.budget.overhead_bytes / 2**30:.2f} GiB) "
+                                         "exceed its whole budget here: no setting of the model fits"))
             else:
                 need = -(-model.weights.total_bytes // usable)
                 out.append(Advice(change="much more memory", flags="-",
@@ -291,6 +319,17 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
                               detail=f"{k} of {n + 1} layers (the output layer and the last {k - 1}) and their KV "
                                      "cache on the GPU, the rest in host memory and on the CPU (slower)"))
     return out
+
+
+def _llama_format(model: ModelSpec, bits: int) -> ModelSpec | None:
+    """The model as a Q8_0 or Q4_K_M GGUF by llama-quantize's rules (`whatif`), None where its tensors cannot be
+    known; the weights and their placement then agree with `--weights`."""
+    from .whatif import with_weights_format
+
+    try:
+        return with_weights_format(model, "q8_0" if bits == 8 else "q4_k_m")
+    except (UsageError, ValueError):
+        return None
 
 
 def _scaled_weights(model: ModelSpec, bits: int) -> ModelSpec | None:
@@ -320,10 +359,12 @@ def _decisive_stage(model: ModelSpec, rules: EngineRules, s: Settings,
     for k, part in enumerate(parts):
         pool = rules.budget(part, s, gpu_bytes).kv_pool_bytes or 0
         rows.append({"stage": k + 1, "layers": f"{start}-{start + part.num_decoder_layers - 1}",
-                     "weights_bytes": rules.weights_bytes(part, s), "kv_pool_bytes": pool,
+                     "weights_bytes": rules.weights_bytes(part, s), "kv_pool_bytes": max(0, pool),
+                     "kv_pool_shortfall_bytes": max(0, -pool),
                      "kv_pool_tokens": rules.pool_tokens(part, s, pool)})
         start += part.num_decoder_layers
-    k = min(range(pp), key=lambda i: (rows[i]["kv_pool_tokens"], rows[i]["kv_pool_bytes"]))
+    k = min(range(pp), key=lambda i: (rows[i]["kv_pool_tokens"], rows[i]["kv_pool_bytes"],
+                                      -rows[i]["kv_pool_shortfall_bytes"]))
     each = ", ".join(format(r["kv_pool_tokens"], ",") for r in rows)
     note = (f"pipeline stage {k + 1} of {pp} (layers {rows[k]['layers']}) decides the pool: its "
             f"{rows[k]['kv_pool_tokens']:,} tokens of room are the fewest of the stages ({each}); the figures "
@@ -333,14 +374,15 @@ def _decisive_stage(model: ModelSpec, rules: EngineRules, s: Settings,
 
 def _max_ngl(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int) -> int:
     """The largest llama.cpp -ngl (0 .. layers + 1) with which the selected cell fits the GPU (the GPU part
-    only grows with -ngl, so the search is a bisection)."""
+    only grows with -ngl, so the search is a bisection); -1 when not even -ngl 0 fits (the compute buffer
+    and context alone)."""
     def fits(ngl: int) -> bool:
         s2 = s.with_(n_gpu_layers=ngl)
         return _Ledger(model, rules, s2, gpu_bytes).verdict(s2.max_model_len, s2.concurrency) == "fits"
 
     lo, hi = 0, model.num_decoder_layers + 1
     if not fits(lo):
-        return 0
+        return -1
     while lo < hi:
         mid = (lo + hi + 1) // 2
         lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
@@ -352,6 +394,9 @@ def _engine_concurrency(model: ModelSpec, rules: EngineRules, s: Settings, led: 
     """Sequences of max_model_len at once, as the engine prints it (see Estimate.max_concurrency)."""
     if rules.name == "vllm":
         return round(rules.max_concurrency(model, s, led.budget.kv_pool_bytes), 2)
+    if rules.name == "sglang" and rules.engine_bytes_per_token(model, s) == 0:  # state only: sequences of state
+        one = led.kv(s.max_model_len, 1)
+        return round(led.budget.kv_pool_bytes / one, 2) if one else float(s.concurrency)
     if rules.name == "sglang" and pool_tokens is not None:
         return round(pool_tokens / s.max_model_len, 2)
     return float(s.concurrency)
@@ -364,7 +409,7 @@ def _answer(rules: EngineRules, s: Settings, led: _Ledger, starts: bool | None, 
     n, c = s.max_model_len, s.concurrency
     if led.weights_exceed():
         return (f"Does not start: weights {led.weights / gib:.2f} GiB per GPU exceed the "
-                f"{led.budget.budget_bytes / gib:.2f} GiB budget.")
+                f"{max(0, led.budget.budget_bytes) / gib:.2f} GiB budget.")
     pool = led.budget.kv_pool_bytes
     if pool is None:  # llama.cpp, generic: the whole cache is allocated at start
         need = led.weights + led.kv(n, c) + led.budget.overhead_bytes
@@ -374,7 +419,8 @@ def _answer(rules: EngineRules, s: Settings, led: _Ledger, starts: bool | None, 
         return (f"Undetermined: starts unless up to {led.budget.uncertain_bytes / gib:.1f} GiB of unmodelled "
                 "overhead applies.")
     if pool <= 0 or not starts and rules.name != "vllm":
-        return f"Does not start: weights and overheads leave no KV pool ({pool / gib:.2f} GiB)."
+        return f"Does not start: weights and overheads leave no KV pool ({-pool / gib:.2f} GiB short)." if pool < 0 \
+            else "Does not start: weights and overheads leave no KV pool."
     if not starts:
         return (f"Does not start: a {n:,}-token sequence needs {led.kv(n, 1) / gib:.1f} GiB of KV; "
                 f"pool {pool / gib:.1f} GiB.")
@@ -404,6 +450,7 @@ def estimate(
     if given.engine_version is not None and release(given.engine_version) is None:
         raise UsageError(f"cannot read '{given.engine_version}' as a release.", option="--engine-version",
                          hint="Give the version the engine prints, e.g. 0.6.4 or 0.10.1.1.")
+    _check_given(given, rules)
     s = rules.resolve(model, given, gpu_bytes)
     _check(s, model, rules, grid or [])
     model, stage_rows, stage_note = _decisive_stage(model, rules, s, gpu_bytes)
@@ -429,6 +476,7 @@ def estimate(
     max_ngl = host_w = host_kv = None
     if rules.name == "llamacpp":
         max_ngl = _max_ngl(model, rules, s, gpu_bytes)
+        max_ngl = None if max_ngl < 0 else max_ngl
         host_w, host_kv = rules.host_bytes(model, s, s.max_model_len, s.concurrency)  # type: ignore[attr-defined]
     starts: bool | None = led.starts(s.max_model_len, s.concurrency)
     concurrency = _engine_concurrency(model, rules, s, led, pool_tokens) if starts else None
@@ -441,19 +489,20 @@ def estimate(
                      f"{model.max_position_embeddings}; engines refuse it unless told otherwise")
     return Estimate(
         model=model.name, engine=rules.name, gpu=gpu_name, gpu_memory_bytes=gpu_bytes,
-        budget_bytes=led.budget.budget_bytes, settings=s, cell_flags=rules.cell_flags(s),
+        budget_bytes=max(0, led.budget.budget_bytes), settings=s, cell_flags=rules.cell_flags(s),
         weights_bytes=led.weights, weights_exact=model.weights.exact, weights_source=model.weights.source,
         kv_bytes_per_token=per_token, kv_window_bytes_per_seq=window,
         state_bytes_per_seq=state_bytes_per_seq(model, s),
         engine_kv_bytes_per_token=rules.engine_bytes_per_token(model, s),
         kv_cache_bytes=kv_sel, overhead_bytes=led.budget.overhead_bytes, overheads=led.budget.overheads,
         total_bytes=led.weights + kv_sel + led.budget.overhead_bytes,
-        kv_pool_bytes=pool, kv_pool_tokens=pool_tokens,
+        kv_pool_bytes=None if pool is None else max(0, pool), kv_pool_tokens=pool_tokens,
+        kv_pool_shortfall_bytes=max(0, -pool) if pool is not None else 0,
         verdict=led.verdict(s.max_model_len, s.concurrency), starts=starts, max_concurrency=concurrency,
         answer=_answer(rules, s, led, starts, concurrency, pool_tokens),
         uncertain=led.budget.uncertain, max_n_gpu_layers_fit=max_ngl, host_weights_bytes=host_w,
         host_kv_cache_bytes=host_kv, pipeline_stages=stage_rows,
-        kv_pool_bytes_low=(led.budget.kv_pool_bytes - unsure) if led.budget.kv_pool_bytes is not None else None,
+        kv_pool_bytes_low=max(0, led.budget.kv_pool_bytes - unsure) if led.budget.kv_pool_bytes is not None else None,
         max_model_len_fit=led.max_len(s.concurrency),
         max_concurrency_fit=led.max_seqs(s.max_model_len),
         grid=tuple(cells), advice=tuple(_advice(model, rules, s, gpu_bytes, led)),

@@ -38,7 +38,7 @@ GPUS: tuple[Gpu, ...] = (
     _g("RTX-4060-Ti-16GB", 15.70), _g("RTX-4070", 11.72), _g("RTX-4080", 15.70), _g("RTX-4090", 23.64),
     _g("RTX-5090", 31.36), _g("RTX-A6000", 47.53), _g("RTX-6000-Ada", 47.50), _g("A10", 22.06),
     _g("A10G", 22.19), _g("L4", 22.05), _g("L40S", 44.39), _g("A100-40GB", 39.39),
-    _g("A100-80GB", 79.15), _g("H100-80GB", 79.15), _g("H100-NVL", 93.10), _g("H20", 95.00),
+    _g("A100-80GB", 79.15), _g("H100-80GB", 79.15), _g("H100-PCIe", 79.15), _g("H100-NVL", 93.10), _g("H20", 95.00),
     _g("H200", 139.80), _g("B200", 178.35), _g("MI210", 63.98, "amd"), _g("MI250X", 63.98, "amd"),
     _g("MI300X", 191.98, "amd"), _g("MI325X", 255.98, "amd"), _g("RX-7900-XTX", 23.98, "amd"),
     _g("M1-Max-64GB", 48.0, "apple"), _g("M2-Ultra-192GB", 144.0, "apple"), _g("M3-Max-128GB", 96.0, "apple"),
@@ -56,8 +56,12 @@ def find_gpu(name: str) -> Gpu:
     Raises UsageError listing the known names.
     """
     key = _norm(name)
-    for noise in ("nvidia", "geforce", "tesla", "quadro", "amd", "radeon", "instinct", "apple",
-                  "hbm3e", "hbm3", "hbm2e", "pcie", "sxm5", "sxm4", "sxm", "nvl"):
+    for vendor in ("nvidia", "geforce", "tesla", "quadro", "amd", "radeon", "instinct", "apple"):
+        key = key.replace(vendor, "") if key != vendor else key
+    exact = [g for g in GPUS if _norm(g.name) == key]  # before the form factor goes: "H100 PCIe" is its own card
+    if exact:
+        return exact[0]
+    for noise in ("hbm3e", "hbm3", "hbm2e", "pcie", "sxm5", "sxm4", "sxm3", "sxm2", "sxm", "nvl"):
         key = key.replace(noise, "") if key != noise else key
     if not key:
         raise UsageError(f"'{name}' names no device.", option="--gpu",

@@ -32,7 +32,9 @@ METHODS: dict[str, dict] = {
 
 
 def _family(method: str) -> str:
-    return method.lower().replace("_marlin", "").replace("-", "_")
+    """One name per format: the Marlin kernels of AWQ/GPTQ, and ModelOpt's FP4 under its names."""
+    m = method.lower().replace("_marlin", "").replace("-", "_")
+    return "modelopt" if m in ("modelopt_fp4", "nvfp4", "modelopt") else m
 
 
 def with_quantization(model: ModelSpec, method: str | None) -> ModelSpec:
@@ -47,6 +49,9 @@ def with_quantization(model: ModelSpec, method: str | None) -> ModelSpec:
     if key not in METHODS:
         raise UsageError(f"'{method}' is not a method modelled here.", option="--quantization",
                          hint="Known: " + ", ".join(METHODS) + ".")
+    if model.weights.tensors:  # a GGUF file: llama.cpp's formats, not a checkpoint method
+        raise UsageError(f"'{method}' is a checkpoint method; a GGUF file is in llama.cpp's formats.",
+                         option="--quantization", hint="Give a llama.cpp file type with --weights: q4_k_m, q8_0, ...")
     if model.quantization:
         own = _family(model.quantization)
         if own == _family(METHODS[key]["quant_method"]) or own == _family(key):

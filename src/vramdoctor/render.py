@@ -22,8 +22,12 @@ def to_json(e: Estimate) -> str:
     return json.dumps(e.to_dict(), indent=2, default=str)
 
 
-def _cell_text(verdict: str, starts: bool, concurrent: int, concurrency: int, pooled: bool) -> str:
-    """A grid cell's verdict: with a pool, a cell that does not fit at once still starts and queues."""
+def _cell_text(verdict: str, starts: bool | None, concurrent: int, concurrency: int, pooled: bool) -> str:
+    """A grid cell's verdict: with a pool, a cell that does not fit at once still starts and queues; None is
+    undetermined (what is not modelled decides it)."""
+    if starts is None:
+        return (f"[yellow]undetermined: {concurrent} of {concurrency} at once if it starts[/yellow]"
+                if verdict == "kv_exceeds" else "[yellow]undetermined: it fits if it starts[/yellow]")
     if verdict == "kv_exceeds" and starts and pooled:
         return f"[yellow]starts; {concurrent} of {concurrency} at once[/yellow]"
     if verdict == "kv_exceeds" and not starts:
@@ -60,6 +64,7 @@ def render(e: Estimate, console: Console) -> None:
               f"budget {gib(e.budget_bytes)}")
     if e.kv_pool_bytes is not None:
         t.add_row("KV pool the engine allocates", gib(e.kv_pool_bytes),
+                  f"none: the rest is {gib(e.kv_pool_shortfall_bytes)} short" if e.kv_pool_shortfall_bytes else
                   f"{e.kv_pool_tokens:,} tokens of capacity" if e.kv_pool_tokens is not None else "")
     console.print(t)
     if e.grid:
@@ -74,9 +79,14 @@ def render(e: Estimate, console: Console) -> None:
     run = min(s.concurrency, e.max_concurrency_fit)
     console.print(f"verdict for {s.max_model_len} x {s.concurrency}: "
                   f"{_cell_text(e.verdict, e.starts, run, s.concurrency, e.kv_pool_bytes is not None and e.engine != 'llamacpp')}")
-    console.print(f"largest max_model_len at concurrency {s.concurrency}: {e.max_model_len_fit:,}; "
-                  f"most concurrent sequences at {s.max_model_len} tokens: {e.max_concurrency_fit:,}")
-    if e.max_n_gpu_layers_fit is not None:
+    if e.kv_cache_bytes == 0 and e.engine == "llamacpp":
+        console.print("no KV cache on the GPU at this -ngl: the context does not change what the GPU holds")
+    else:
+        console.print(f"largest max_model_len at concurrency {s.concurrency}: {e.max_model_len_fit:,}; "
+                      f"most concurrent sequences at {s.max_model_len} tokens: {e.max_concurrency_fit:,}")
+    if e.engine == "llamacpp" and e.max_n_gpu_layers_fit is None:
+        console.print("no -ngl fits: the compute buffer and context alone exceed the GPU")
+    elif e.max_n_gpu_layers_fit is not None:
         n = e.num_decoder_layers
         console.print(f"largest -ngl that fits: {e.max_n_gpu_layers_fit} of {n + 1} (the output layer counts); "
                       f"host memory: {gib(e.host_weights_bytes or 0)} of weights, "

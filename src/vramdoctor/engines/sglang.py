@@ -24,7 +24,8 @@ RESERVED_RULE = (0, 5, 3)  # PR #10975 (2025-09-27): the fraction from the memor
 
 
 def _release(s: Settings) -> tuple[int, int, int]:
-    return release(s.engine_version) or release(NEWEST)  # type: ignore[return-value]
+    newest = release(NEWEST)
+    return min(release(s.engine_version) or newest, newest)  # type: ignore[type-var]  # type: ignore[return-value]
 
 
 def _tiers(gpu_mib: float, tp: int) -> tuple[int, int]:
@@ -109,7 +110,9 @@ class SglangRules(RulesBase):
 
     def rules_used(self, s: Settings) -> str:
         v = ".".join(map(str, _release(s)))
-        given = "" if s.engine_version else " (the newest modelled; --engine-version selects another)"
+        asked = release(s.engine_version)
+        given = (" (the newest modelled; --engine-version selects another)" if not s.engine_version else
+                 f" (the newest modelled: {s.engine_version} is newer)" if asked and asked > _release(s) else "")
         how = ("given" if s.mem_fraction_static else
                "SGLang's default from the memory it reserves" if _release(s) >= RESERVED_RULE else
                "SGLang's default by GPU size and TP")
@@ -120,14 +123,14 @@ class SglangRules(RulesBase):
         available at start; the rest is left to activations and CUDA graphs."""
         frac = self.fraction(s, gpu_bytes)
         ctx = s.non_torch_bytes if s.non_torch_bytes is not None else CUDA_CONTEXT
-        avail_before = gpu_bytes - ctx
+        avail_before = max(0, gpu_bytes - ctx)
         static = int(avail_before * frac)
         reserved = avail_before - static
         overheads = (
             Overhead(name="CUDA context", bytes=ctx, estimated=s.non_torch_bytes is None,
                      assumption="memory in use before the weights load"),
             Overhead(name="activations + CUDA graphs", bytes=reserved, estimated=False,
-                     assumption=f"(1 - mem_fraction_static={frac:.2f}) of the memory available at start"),
+                     assumption=f"(1 - mem_fraction_static={frac:.3f}) of the memory available at start"),
         )
         pool = static - weights_per_gpu(model, s.tensor_parallel_size)
         return Budget(budget_bytes=static, overheads=overheads, kv_pool_bytes=pool)

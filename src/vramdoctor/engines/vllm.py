@@ -37,7 +37,8 @@ V1 = (0, 8, 0)
 
 
 def _release(s: Settings) -> tuple[int, int, int]:
-    return release(s.engine_version) or release(NEWEST)  # type: ignore[return-value]
+    newest = release(NEWEST)
+    return min(release(s.engine_version) or newest, newest)  # type: ignore[type-var]
 
 
 def _large_gpu(v: tuple[int, int, int], gpu_bytes: int, name: str) -> bool:
@@ -76,7 +77,9 @@ class VllmRules(RulesBase):
     def rules_used(self, s: Settings) -> str:
         v = _release(s)
         engine = "V1" if v >= V1 else "V0"
-        given = "" if s.engine_version else " (the newest modelled; --engine-version selects another)"
+        asked = release(s.engine_version)
+        given = (" (the newest modelled; --engine-version selects another)" if not s.engine_version else
+                 f" (the newest modelled: {s.engine_version} is newer)" if asked and asked > _release(s) else "")
         seqs = f"{s.max_num_seqs} sequence" + ("s" if s.max_num_seqs != 1 else "")
         return (f"vLLM {'.'.join(map(str, v))} rules{given}, {engine} engine: {s.max_num_batched_tokens} tokens "
                 f"per step and {seqs} profiled")
@@ -255,8 +258,10 @@ LOG = LogWords(
     messages=(
         msg(r"No available memory for the cache blocks", "oom", "KV", "no-memory-for-kv-cache"),
         # V1 dumps the batch it was running after its engine core crashed (`v1/engine/core.py` ->
-        # `dump_input.py`): a failure while serving, its cause in the lines after the dump
-        msg(r"Dumping input data for V1 LLM engine", "error", "RUNTIME"),
+        # `dump_input.py`: "Dumping input data for V1 LLM engine", earlier "Dumping scheduler output for model
+        # execution" and "Dumping scheduler stats"): a failure while serving, its cause in the lines after the dump
+        msg(r"Dumping (?:input data for V1 LLM engine|scheduler output for model execution|scheduler stats:)", "error",
+            "RUNTIME"),
         msg(r"Failed to load model - not enough GPU memory|Failed to create unquantized linear weights|"
             r"Failed to initialize q/k/v range constants", "oom", "WEIGHTS", "weights-alloc-failed"),
         msg(r"max seq len \(\d+\) is larger than the maximum number of tokens that can be stored in KV cache",
