@@ -109,3 +109,12 @@ def test_an_old_deepseek_gguf_caches_every_head_as_llama_cpp_does():
     assert rules.engine_bytes_per_token(old, s) == 61 * (24576 + 16384) * 2
     assert rules.engine_bytes_per_token(new, s) == 61 * 576 * 2
     assert rules.engine_bytes_per_token(old, s) / rules.engine_bytes_per_token(new, s) == pytest.approx(71.1, abs=0.1)
+
+
+def test_a_tied_head_on_the_host_is_not_counted_twice():
+    """Llama-3.2-1B ties its head to the embedding: with -ngl 0 the host holds the file's tensors once."""
+    from vramdoctor.sources.catalog import read_catalog
+
+    m = read_catalog("meta-llama/Llama-3.2-1B-Instruct")
+    host_w, _ = get_engine("llamacpp").host_bytes(m, Settings(n_gpu_layers=0), 4096, 1)
+    assert host_w == pytest.approx(m.weights.total_bytes, rel=1e-6)

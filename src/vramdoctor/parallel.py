@@ -47,6 +47,16 @@ def partitions(n_layers: int, pp: int, engine: str) -> list[int]:
     return parts
 
 
+def tied_head(model: ModelSpec) -> bool:
+    """Whether the LM head is the input embedding itself: a GGUF without `output.weight`, or a config whose
+    embedding parameters are one table."""
+    w = model.weights
+    if w.tensors:
+        return not any(t[0] == "output.weight" for t in w.tensors)
+    single = (model.vocab_size or 0) * (model.hidden_size or 0)
+    return bool(single) and w.embedding_params == single
+
+
 def weight_split(model: ModelSpec) -> tuple[list[int], int, int]:
     """(bytes per layer, input embedding bytes, LM head bytes): from the source's placement where known
     (GGUF tensor infos), else the embedding tables at the weights' mean width per parameter and the rest

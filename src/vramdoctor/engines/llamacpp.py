@@ -14,7 +14,7 @@ In a llama-server the context `-c` is shared by the `-np` slots, so the grid cel
 
 from __future__ import annotations
 
-from ..parallel import decoder_layers, weight_split, with_layers
+from ..parallel import decoder_layers, tied_head, weight_split, with_layers
 from ..spec import ModelSpec
 from .base import Budget, Overhead, RulesBase, Settings, cdiv, kv_dtype
 
@@ -70,7 +70,8 @@ class LlamaCppRules(RulesBase):
         embedding, the output layer unless offloaded, and those layers' caches."""
         layers, inp, out = weight_split(model)
         start = gpu_start(len(layers), s)
-        weights = inp + sum(layers[:start]) + (0 if _head_on_gpu(s) else out)
+        # (a tied head left on the host reads the embedding itself: no second copy)
+        weights = inp + sum(layers[:start]) + (0 if _head_on_gpu(s) or tied_head(model) else out)
         every = sum(self.layer_bytes(model, s, max_model_len * seqs, seqs).values())
         return weights, every - self.kv_cache_bytes(model, s, max_model_len, seqs) * s.tensor_parallel_size
 
