@@ -267,3 +267,15 @@ def test_a_per_layer_intermediate_size_list_is_read():
 
     with pytest.raises(ModelSourceError, match="intermediate_size"):
         spec_from_config(bad, name="g")
+
+
+def test_gemma_3n_counts_its_per_layer_embeddings():
+    """embed_tokens_per_layer: 262144 x (35 x 256) parameters beside the main embedding (transformers
+    Gemma3nTextModel), about 2.35B of gemma-3n-E4B's 6.8B."""
+    cfg = load_config("reconstructed__google__gemma-3n-E4B-it.json")
+    with_table = spec_from_config(cfg, name="g").weights.num_params
+    import copy
+
+    without = copy.deepcopy(cfg)
+    del without["text_config"]["vocab_size_per_layer_input"]
+    assert with_table - spec_from_config(without, name="g").weights.num_params == 262144 * 35 * 256

@@ -98,6 +98,12 @@ def count_params(cfg: dict[str, Any], layers: tuple[LayerSpec, ...]) -> tuple[in
         "mamba" in str(g("model_type") or "").lower() or arch.startswith(("Mamba", "FalconMamba")))
     tied = g("tie_word_embeddings") if "tie_word_embeddings" in cfg else g("tie_embeddings", pure_mamba)
     total = emb if tied else 2 * emb
+    # Gemma 3n's per-layer embeddings: one table of vocab_size_per_layer_input x (layers x
+    # hidden_size_per_layer_input), beside the main one (transformers Gemma3nTextModel.embed_tokens_per_layer)
+    per_layer_vocab, per_layer_hidden = g("vocab_size_per_layer_input"), g("hidden_size_per_layer_input")
+    if isinstance(per_layer_vocab, int) and isinstance(per_layer_hidden, int) and per_layer_vocab > 0:
+        n_dec = sum(1 for layer in layers if not getattr(layer, "parallel", False))
+        total += per_layer_vocab * n_dec * per_layer_hidden
     experts_total = 0
     i = -1  # the decoder layer: a parallel state (Falcon-H1) shares it with the attention entry before it
     for layer in layers:
