@@ -171,9 +171,7 @@ def _check(s: Settings, model: ModelSpec, rules: EngineRules, grid: list[tuple[i
 def _check_given(s: Settings, rules: EngineRules) -> None:
     """Settings the user gave (before the engine's defaults fill the rest) that the engine refuses."""
     if rules.name == "vllm" and s.max_num_batched_tokens is not None and s.max_num_seqs is not None:
-        from .engines.words import release as _release
-
-        v = _release(s.engine_version) or (1, 0, 0)
+        v = release(s.engine_version) or (1, 0, 0)
         if v >= (0, 8, 0) and s.max_num_batched_tokens < s.max_num_seqs:
             raise UsageError(f"{s.max_num_batched_tokens} is below --max-num-seqs {s.max_num_seqs}; vLLM refuses it "
                              "(each step schedules at least one token per sequence).", option="--max-num-batched-tokens")

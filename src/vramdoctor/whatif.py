@@ -9,16 +9,13 @@ formats of safetensors checkpoints (awq, gptq, fp8, bitsandbytes, nvfp4) go to `
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from .errors import UsageError
 from .gguf_formats import decoder_tensors, ftype_names, tensor_types_for_ftype
 from .quantize import METHODS, with_quantization
+from .sources.gguf_file import place
 from .spec import ModelSpec
-
-_BLOCK = re.compile(r"^blk\.(\d+)\.")
-
 
 def format_names() -> list[str]:
     """Every FORMAT `--weights` takes: llama.cpp file types, then checkpoint methods."""
@@ -57,24 +54,10 @@ def with_weights_format(model: ModelSpec, fmt: str | None) -> ModelSpec:
     tensors = list(given) if given else _config_tensors(model)
     arch = model.architecture.lower() if given else "llama"
     planned = tensor_types_for_ftype(tensors, key, arch=arch)
-    align = 32
-    layers: dict[int, int] = {}
-    inp = out = 0
-    has_output = any(p.name == "output.weight" for p in planned)
-    for p in planned:
-        size = -(-p.nbytes // align) * align
-        m = _BLOCK.match(p.name)
-        if m:
-            layers[int(m.group(1))] = layers.get(int(m.group(1)), 0) + size
-        elif p.name.startswith("token_embd"):
-            inp += size
-            if p.name == "token_embd.weight" and not has_output:
-                out += size  # the tied head: llama.cpp duplicates it on the output's device
-        else:
-            out += size
+    sizes = [(p.name, -(-p.nbytes // 32) * 32) for p in planned]  # padded to GGUF's default alignment
+    layers, inp, out = place(sizes)
     n = model.num_decoder_layers
-    total = sum(layers.values()) + inp + out - (0 if has_output else next(
-        (-(-p.nbytes // align) * align for p in planned if p.name == "token_embd.weight"), 0))
+    total = sum(size for _, size in sizes)
     where = "the GGUF file's own tensors" if given else "the tensors of a llama-style decoder of the config's shape"
     w = replace(model.weights, total_bytes=total, exact=False, tensors=(),
                 layer_bytes=tuple(layers.get(i, 0) for i in range(n)) if set(layers) <= set(range(n)) else (),

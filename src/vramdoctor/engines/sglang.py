@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..spec import ModelSpec
 from .base import Budget, Overhead, RulesBase, Settings, kv_dtype, state_bytes_per_seq, weights_per_gpu
-from .words import release
+from .words import modelled, release, rules_note
 
 GIB = 2**30
 CUDA_CONTEXT = int(0.45 * GIB)  # memory in use before weights load (CUDA context, NCCL): R23 shows ~0.4-0.9 GiB
@@ -24,8 +24,7 @@ RESERVED_RULE = (0, 5, 3)  # PR #10975 (2025-09-27): the fraction from the memor
 
 
 def _release(s: Settings) -> tuple[int, int, int]:
-    newest = release(NEWEST)
-    return min(release(s.engine_version) or newest, newest)  # type: ignore[type-var]  # type: ignore[return-value]
+    return modelled(s.engine_version, NEWEST)
 
 
 def _tiers(gpu_mib: float, tp: int) -> tuple[int, int]:
@@ -110,9 +109,7 @@ class SglangRules(RulesBase):
 
     def rules_used(self, s: Settings) -> str:
         v = ".".join(map(str, _release(s)))
-        asked = release(s.engine_version)
-        given = (" (the newest modelled; --engine-version selects another)" if not s.engine_version else
-                 f" (the newest modelled: {s.engine_version} is newer)" if asked and asked > _release(s) else "")
+        given = rules_note(s.engine_version, _release(s))
         how = ("given" if s.mem_fraction_static else
                "SGLang's default from the memory it reserves" if _release(s) >= RESERVED_RULE else
                "SGLang's default by GPU size and TP")

@@ -37,8 +37,7 @@ V1 = (0, 8, 0)
 
 
 def _release(s: Settings) -> tuple[int, int, int]:
-    newest = release(NEWEST)
-    return min(release(s.engine_version) or newest, newest)  # type: ignore[type-var]
+    return modelled(s.engine_version, NEWEST)
 
 
 def _large_gpu(v: tuple[int, int, int], gpu_bytes: int, name: str) -> bool:
@@ -77,9 +76,7 @@ class VllmRules(RulesBase):
     def rules_used(self, s: Settings) -> str:
         v = _release(s)
         engine = "V1" if v >= V1 else "V0"
-        asked = release(s.engine_version)
-        given = (" (the newest modelled; --engine-version selects another)" if not s.engine_version else
-                 f" (the newest modelled: {s.engine_version} is newer)" if asked and asked > _release(s) else "")
+        given = rules_note(s.engine_version, _release(s))
         seqs = f"{s.max_num_seqs} sequence" + ("s" if s.max_num_seqs != 1 else "")
         return (f"vLLM {'.'.join(map(str, v))} rules{given}, {engine} engine: {s.max_num_batched_tokens} tokens "
                 f"per step and {seqs} profiled")
@@ -211,7 +208,7 @@ class VllmRules(RulesBase):
 # requests"), `entrypoints/openai/api_server.py` ("vLLM API server version", "non-default args").
 
 from .interface import Engine, LogWords  # noqa: E402
-from .words import cli, release, NUM, SIZE, count, fig, fraction, gib, msg, rx  # noqa: E402
+from .words import cli, modelled, release, rules_note, NUM, SIZE, count, fig, fraction, gib, msg, rx  # noqa: E402
 
 _ARG = r"['\"]?\s*[=:]\s*['\"]?"  # key=value in Namespace(...), key: value in dicts and config dumps
 

@@ -37,6 +37,20 @@ def release(version: object) -> tuple[int, int, int] | None:
     return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) if m else None
 
 
+def modelled(version: object, newest: str) -> tuple[int, int, int]:
+    """The release whose rules apply: `version`, or `newest` when it is not given or is newer than that."""
+    top = release(newest)
+    return min(release(version) or top, top)  # type: ignore[type-var, return-value]
+
+
+def rules_note(version: object, applied: tuple[int, int, int]) -> str:
+    """How `applied` was chosen, for the output's rules line: '' when it is the version given."""
+    if not version:
+        return " (the newest modelled; --engine-version selects another)"
+    asked = release(version)
+    return f" (the newest modelled: {version} is newer)" if asked and asked > applied else ""
+
+
 def count(m: re.Match, i: int = 1) -> int:
     """An integer figure from group i ('1,234' -> 1234)."""
     n = int(float(m.group(i).replace(",", "")))

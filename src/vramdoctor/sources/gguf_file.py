@@ -158,26 +158,32 @@ def _tensor_bytes(reader, kv: dict[str, Any]) -> int:
 _BLOCK = re.compile(r"^blk\.(\d+)\.")
 
 
-def _placement(reader, kv: dict[str, Any], into: dict[str, Any]) -> None:
-    """Add each tensor's padded bytes to where llama.cpp puts it (`llama-model.cpp`): its repeating block
-    (`blk.N.`), the input layer (`token_embd.*`, kept on the host) or the output layer (the rest:
-    `output.weight`, `output_norm.weight`, rope factors)."""
-    align = int(kv.get("general.alignment") or 32)
-    for t in reader.tensors:
-        into["tensors"].append((str(t.name), tuple(int(x) for x in t.shape), str(t.tensor_type.name)))
-        size = -(-int(t.n_bytes) // align) * align
-        m = _BLOCK.match(str(t.name))
+def place(sizes) -> tuple[dict[int, int], int, int]:
+    """(bytes per repeating block, input layer bytes, output layer bytes) of (tensor name, padded bytes) pairs, as
+    llama.cpp places them (`llama-model.cpp`): its block (`blk.N.`), the input layer (`token_embd.*`, kept on the
+    host) or the output layer (the rest: `output.weight`, `output_norm.weight`, rope factors). Without
+    `output.weight` the head is the embedding, which llama.cpp duplicates on the output's device. Pure."""
+    layers: dict[int, int] = {}
+    inp = out = embd = 0
+    has_output = False
+    for name, size in sizes:
+        m = _BLOCK.match(name)
         if m:
-            i = int(m.group(1))
-            into["layers"][i] = into["layers"].get(i, 0) + size
-        elif str(t.name).startswith("token_embd"):
-            into["input"] += size
+            layers[int(m.group(1))] = layers.get(int(m.group(1)), 0) + size
+        elif name.startswith("token_embd"):
+            inp += size
         else:
-            into["output"] += size
-        if str(t.name) == "output.weight":
-            into["has_output"] = True
-        if str(t.name) == "token_embd.weight":
-            into["embd"] = size
+            out += size
+        has_output = has_output or name == "output.weight"
+        embd = size if name == "token_embd.weight" else embd
+    return layers, inp, out + (0 if has_output else embd)
+
+
+def _tensors(reader, kv: dict[str, Any]) -> list[tuple[str, tuple[int, ...], str, int]]:
+    """(name, shape in ggml order, ggml type, bytes padded to `general.alignment`) of each tensor."""
+    align = int(kv.get("general.alignment") or 32)
+    return [(str(t.name), tuple(int(x) for x in t.shape), str(t.tensor_type.name), -(-int(t.n_bytes) // align) * align)
+            for t in reader.tensors]
 
 
 SPLIT = re.compile(r"^(?P<stem>.*)-(?P<i>\d{5})-of-(?P<n>\d{5})\.gguf$")
@@ -190,8 +196,7 @@ def read_gguf(path: Path) -> ModelSpec:
     reader = _open_reader(path)
     kv = _fields(reader)
     total = _tensor_bytes(reader, kv)
-    where: dict[str, Any] = {"layers": {}, "input": 0, "output": 0, "has_output": False, "embd": 0, "tensors": []}
-    _placement(reader, kv, where)
+    tensors = _tensors(reader, kv)
     parts = int(kv.get("split.count") or 1)
     if parts > 1:
         m = SPLIT.match(path.name)
@@ -199,7 +204,7 @@ def read_gguf(path: Path) -> ModelSpec:
             raise ModelSourceError(f"is part of a {parts}-file split GGUF whose name does not follow "
                                    "NAME-00001-of-0000N.gguf.", path=str(path), field="split.count")
         total = 0
-        where = {"layers": {}, "input": 0, "output": 0, "has_output": False, "embd": 0, "tensors": []}
+        tensors = []
         for i in range(1, parts + 1):
             part = path.with_name(f"{m['stem']}-{i:05d}-of-{parts:05d}.gguf")
             if not part.exists():
@@ -207,15 +212,14 @@ def read_gguf(path: Path) -> ModelSpec:
                                        field="split.count", hint="Download every part into the same folder.")
             r = reader if part == path else _open_reader(part)
             total += _tensor_bytes(r, kv)
-            _placement(r, kv, where)
+            tensors += _tensors(r, kv)
         if int(kv.get("split.no") or 0) != 0:  # metadata lives in the first part
             kv = _fields(_open_reader(path.with_name(f"{m['stem']}-00001-of-{parts:05d}.gguf")))
     spec = spec_from_gguf_fields(kv, total, path=str(path))
     n = spec.num_decoder_layers
-    if set(where["layers"]) <= set(range(n)):
-        # a model without output.weight reads the embedding as its head: llama.cpp duplicates it there
-        output = where["output"] + (0 if where["has_output"] else where["embd"])
-        spec = replace(spec, weights=replace(spec.weights, layer_bytes=tuple(where["layers"].get(i, 0) for i in range(n)),
-                                             input_bytes=where["input"], output_bytes=output,
-                                             tensors=tuple(where["tensors"])))
+    layers, inp, out = place((name, size) for name, _, _, size in tensors)
+    if set(layers) <= set(range(n)):
+        spec = replace(spec, weights=replace(spec.weights, layer_bytes=tuple(layers.get(i, 0) for i in range(n)),
+                                             input_bytes=inp, output_bytes=out,
+                                             tensors=tuple((name, shape, kind) for name, shape, kind, _ in tensors)))
     return spec
