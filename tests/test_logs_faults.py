@@ -2466,3 +2466,56 @@ def test_v1s_earlier_dump_wordings_are_the_same_failure():
         ERROR 07-07 02:22:12 [dump_input.py:79] Dumping scheduler stats: SchedulerStats(num_running_reqs=1, num_waiting_reqs=0, kv_cache_usage=0.0012
     """))
     assert run.kind == "UNDETERMINED" and "RUNTIME" in run.candidates, run
+
+
+@pytest.mark.parametrize("text", [
+    '2024-06-01T10:00:00.000Z [CORTEX]::Error: Could not load engine: Could not load library '
+    '"C:\\Users\\me\\jan\\engines\\cortex.llamacpp\\engine.dll"',
+    'ERROR Could not load engine: Could not load library "/home/u/.local/share/jan/engines/llamacpp/libengine.so"',
+    "llama-server: error while loading shared libraries: libcudart.so.12: cannot open shared object file",
+    "RuntimeError: Failed to load shared library '/venv/lib/python3.11/site-packages/llama_cpp/lib/libllama.so'",
+])
+def test_a_library_that_did_not_load_in_other_words(text):
+    run = run_of(diag(text))
+    assert (run.kind, run.code) == ("NOT_OOM", "library-load-failed"), run
+
+
+@pytest.mark.parametrize("text", [
+    "Unexpected error talking to Ollama server: llama runner process has te",
+    "Error: llama runner process has",
+    'time=2025-02-01T10:00:00.000Z level=ERROR source=server.go:456 msg="post predict" error="POST predict: Post '
+    '\\"http://127.0.0.1:41235/completion\\": EOF"',
+    'error: POST predict: Post "http://127.0.0.1:41235/completion": EOF (status code: 500)',
+])
+def test_ollamas_runner_dying_with_its_cause_not_shown_is_undetermined(text):
+    """The runner died (its own lines, which say why, are not in the paste): out of memory is one possibility."""
+    run = run_of(diag(text))
+    assert run.kind == "UNDETERMINED", run
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("ggml_metal_add_buffer: allocated 'data            ' buffer, size =  3616.55 MB, ( 3617.18 / 10922.67)\n"
+     "ggml_metal_add_buffer: buffer 'data' size 18300000000 is larger than buffer maximum of 17179869184\n"
+     "llama_new_context_with_model: failed to add buffer", "WEIGHTS"),
+    ("ggml_metal_add_buffer: error: buffer 'data' size 20971520000 is larger than buffer maximum of 17179869184",
+     "WEIGHTS"),
+    ("ggml_metal_add_buffer: buffer 'kv' size 8589934592 is larger than buffer maximum of 5726623744\n"
+     "llama_new_context_with_model: failed to initialize Metal backend", "KV_CAPACITY"),
+    ("ggml_metal_add_buffer: buffer 'eval' size 6442450944 is larger than buffer maximum of 5726623744", "WARMUP"),
+])
+def test_an_old_metal_buffer_beyond_the_largest_is_its_ledger(text, kind):
+    """ggml-metal.m (2023): the buffer's name says which ledger: 'data' the weights, 'kv' the cache, the rest compute."""
+    run = run_of(diag(text))
+    assert run.kind == kind, run
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("ERROR: Prefill context too large for available memory (needs 12.5 GB, 4.1 GB free)", "RUNTIME"),
+    ("RuntimeError: Prompt too large for available memory: 65536 tokens need 9.8 GiB", "RUNTIME"),
+    ("ValueError: Model too large for available memory (24.1 GiB needed, 16.0 GiB free)", None),
+])
+def test_too_large_for_available_memory_is_memory(text, kind):
+    run = run_of(diag(text))
+    assert run.oom is not False and run.kind not in ("NONE", "NOT_OOM"), run
+    if kind:
+        assert run.kind == kind, run

@@ -66,7 +66,7 @@ OOM_WORDS = (r"out of memory", r"\[malloc_or_wait\] Unable to allocate", r"Excee
              r"ErrorOutOfDeviceMemory", r"CUDA_ERROR_OUT_OF_MEMORY", r"cudaMalloc failed", r"memory allocation failed",
              r"CUDA out of\b", r"failed to allocate", r"unable to allocate .*buffer",
              r"Insufficient (?:GPU |device )?memory", r"not enough memory", r"kIOGPUCommandBufferCallbackErrorOutOfMemory",
-             r"\bno enough memory", r"not enough (?:GPU |device |free |KV cache |cache |CUDA )+memory")
+             r"\bno enough memory", r"too large for (?:the )?available memory", r"not enough (?:GPU |device |free |KV cache |cache |CUDA )+memory")
 
 #: CUDA and HIP runtime error strings (cudaGetErrorString, hipGetErrorString) that are not out-of-memory
 CUDA_ERRORS = (r"invalid argument|invalid device ordinal|invalid device function|invalid configuration argument|"
@@ -127,7 +127,11 @@ LOG = LogWords(
             "oom", "KV", "no-memory-for-kv-cache"),
         # a library the server needs could not be loaded (the CUDA driver library missing in a container, a native
         # runtime that failed to load): a named cause, not memory
-        msg(r"cannot open shared object file|\bLoadLibrary\w* failed|\bdlopen\b.{0,120}\bfailed|Library not loaded:",
+        # (Jan/cortex "Could not load engine: Could not load library \"...engine.dll\"", the loader's "error while
+        # loading shared libraries", "Failed to load shared library")
+        msg(r"cannot open shared object file|\bLoadLibrary\w* failed|\bdlopen\b.{0,120}\bfailed|Library not loaded:|"
+            r"(?:[Cc]ould not|[Cc]ouldn't|[Ff]ailed to|[Uu]nable to) load (?:the )?(?:shared |dynamic |native )?library\b|"
+            r"error while loading shared libraries",
             "not_oom", code="library-load-failed"),
         # a supervisor (Ray Serve, KServe, Kubernetes) gave up on a replica that stopped answering its health
         # check: the server hung or was too busy to answer, which by itself is not memory running out
@@ -183,6 +187,10 @@ LOG = LogWords(
         # a backend process that died under its front end (LocalAI's gRPC backends): why is in the backend's log
         msg(r"rpc error: code = \w+ desc = (?:error reading from server: EOF|connection error|transport is closing)",
             "wrapper"),
+        # a request whose prompt would need more memory than is free (oMLX "Prefill context too large for available
+        # memory"): refused while serving
+        msg(r"(?:[Pp]refill|[Pp]rompt|[Rr]equest)\b.{0,40}\btoo large for (?:the )?available memory", "oom", "RUNTIME",
+            "request-exceeds-memory"),
         msg(r"Deadlock detected\. Resetting KV cache and recomputing requests", "pressure", "RUNTIME",
             "kv-pool-full-recomputing"),
         # one pattern per wording: a line is tried only against the wordings whose words it holds (one

@@ -233,6 +233,12 @@ LOG = LogWords(
         # the scheduler re-reserving its graph when the backends of a split change (ggml-backend.cpp
         # ggml_backend_sched_alloc_splits): routine, and it goes on
         msg(r"failed to allocate graph, reserving", "note"),
+        # Metal builds of 2023 (ggml-metal.m ggml_metal_add_buffer): one buffer beyond the device's largest
+        # (maxBufferLength): 'data' holds the weights, 'kv' the cache, the others ('eval', 'alloc', 'scr0') compute
+        msg(r"buffer 'data\s*' size \d+ is larger than buffer maximum", "oom", "WEIGHTS", "metal-buffer-exceeds-max"),
+        msg(r"buffer 'kv\s*' size \d+ is larger than buffer maximum", "oom", "KV", "metal-buffer-exceeds-max"),
+        msg(r"buffer '(?!data|kv)\w+\s*' size \d+ is larger than buffer maximum", "oom", "WARMUP",
+            "metal-buffer-exceeds-max"),
         msg(r"command buffer \d+ failed with status 5", "oom",
             code="metal-command-buffer-oom"),
         # the model file itself cannot be opened or parsed (gguf.cpp gguf_init_from_file_impl): not memory

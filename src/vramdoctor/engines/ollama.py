@@ -28,8 +28,12 @@ LOG = LogWords(
         # the new engine (v0.11+) lays out weights, cache and graph together: which one did not fit is not said
         msg(r"insufficient memory - required allocations|failed to allocate memory for model|"
             r"memory layout cannot be allocated", "oom", code="layout-exceeds-memory"),
+        # the runner died, in the server's words and a client's (a paste cut at "llama runner process has te"),
+        # and the server's request to it that got no answer (llm/server.go "POST predict: %v" ... EOF): why it died
+        # is in the runner's own lines
         msg(r"llama runner process has terminated: exit status|error loading llama server|"
-            r"llama runner process no longer running", "wrapper"),
+            r"llama runner process no longer running|llama runner process has t?e?r?$|"
+            r"(?:POST predict|do load request|completion request): .{0,200}\bEOF\b", "wrapper"),
     ),
     # the Go runner (runner/ollamarunner/runner.go): reserving the worst-case compute graph at load is its warm-up
     frames={"WARMUP": rx(r"reserveWorstCaseGraph|\breserveGraph\b"),
