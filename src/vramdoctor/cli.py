@@ -12,9 +12,9 @@ from typing import Iterator, Optional
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from .errors import UsageError, VramdoctorError
+from .safe import printable
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Which GPU memory ledger broke (weights or KV cache), and what to change.")
@@ -47,17 +47,17 @@ def _reported(debug: bool) -> Iterator[None]:
     except VramdoctorError as e:
         if debug:
             raise
-        err.print(f"[red]error:[/red] {escape(str(e))}", soft_wrap=True)
+        err.print(f"[red]error:[/red] {printable(str(e))}", soft_wrap=True)
         raise typer.Exit(e.exit_code) from None
     except OSError as e:
         if debug:
             raise
-        err.print(f"[red]error:[/red] {escape(str(e))}", soft_wrap=True)
+        err.print(f"[red]error:[/red] {printable(str(e))}", soft_wrap=True)
         raise typer.Exit(2) from None
     except Exception as e:  # noqa: BLE001 - the last line of defence: a paragraph, never a traceback
         if debug:
             raise
-        err.print(f"[red]internal error:[/red] {type(e).__name__}: {escape(str(e))}. Re-run with --debug and report it.",
+        err.print(f"[red]internal error:[/red] {type(e).__name__}: {printable(str(e))}. Re-run with --debug and report it.",
                   soft_wrap=True)
         raise typer.Exit(3) from None
 
@@ -140,13 +140,12 @@ def estimate(
         from .gpus import gpu_memory as resolve_gpu
         from .render import render, to_json
         from .sources import load_model
-
         from .units import gb_meant_as_gib, parse_tokens
 
         gpu_bytes, gpu_label = resolve_gpu(gpu, gpu_memory)
         warning = gb_meant_as_gib(gpu_memory) if gpu_memory else None
         if warning:
-            err.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
+            err.print(f"[yellow]warning:[/yellow] {printable(warning)}", soft_wrap=True)
         max_model_len_n = parse_tokens(max_model_len, option="--max-model-len")
         step = parse_tokens(max_num_batched_tokens, option="--max-num-batched-tokens") if max_num_batched_tokens else None
         cells = _grid(grid)
@@ -250,7 +249,7 @@ def logs(
                     if json_out and not output:  # a JSON reader gets a document too, with the error in it
                         print(json.dumps({"path": p, "error": str(e)}, indent=2))
                     raise
-                err.print(f"[red]error:[/red] {escape(str(e))}", soft_wrap=True)
+                err.print(f"[red]error:[/red] {printable(str(e))}", soft_wrap=True)
                 failed.append((p, str(e)))
                 continue
             reports.append((p, rep, warnings))
@@ -271,11 +270,11 @@ def logs(
             for p, rep, warnings in reports:
                 render_log(rep, console, fn(p) if fn else p, fn)
                 for w in warnings:  # in the report file, or on standard error beside the report on the terminal
-                    (console if sink else err).print(f"[yellow]warning:[/] {escape(fn(w) if fn else w)}",
+                    (console if sink else err).print(f"[yellow]warning:[/] {printable(fn(w) if fn else w)}",
                                                      soft_wrap=True)
         if sink:
             sink.close()
-            err.print(f"report written to {escape(output)} (redacted: {'yes' if use_redact else 'no'})")
+            err.print(f"report written to {printable(output)} (redacted: {'yes' if use_redact else 'no'})")
         if failed:
             raise typer.Exit(2)
 

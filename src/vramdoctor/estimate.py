@@ -118,6 +118,10 @@ class Estimate:
         return d
 
 
+#: the largest count of sequences, GPUs or batch tokens taken as a setting (vLLM's max_num_seqs tops out far below)
+MAX_COUNT = 1 << 20
+
+
 def _check(s: Settings, model: ModelSpec, rules: EngineRules, grid: list[tuple[int, int]]) -> None:
     pp = s.pipeline_parallel_size
     if pp > 1 and rules.name not in ("vllm", "sglang"):
@@ -139,9 +143,17 @@ def _check(s: Settings, model: ModelSpec, rules: EngineRules, grid: list[tuple[i
                              ("--max-num-seqs", s.max_num_seqs, 1)):
         if value < low:
             raise UsageError(f"must be at least {low}, got {value}.", option=name)
+    for name, value in (("--concurrency", s.concurrency), ("--max-num-seqs", s.max_num_seqs),
+                        ("--pipeline-parallel-size", s.pipeline_parallel_size),
+                        ("--tensor-parallel-size", s.tensor_parallel_size), ("--n-ubatch", s.n_ubatch),
+                        ("--block-size", s.block_size)):
+        if value > MAX_COUNT:
+            raise UsageError(f"{value:,} is beyond any server's ({MAX_COUNT:,}).", option=name)
     for n, c in grid:
         if n < 1 or c < 1:
             raise UsageError(f"cell {n}x{c}: both numbers must be at least 1.", option="--grid")
+        if c > MAX_COUNT:
+            raise UsageError(f"cell {n}x{c}: {c:,} sequences is beyond any server's ({MAX_COUNT:,}).", option="--grid")
     if rules.name == "vllm" and s.block_size not in (1, 8, 16, 32, 64, 128, 256):
         raise UsageError(f"vLLM takes block sizes 1, 8, 16, 32, 64, 128 or 256, not {s.block_size}.",
                          option="--block-size")

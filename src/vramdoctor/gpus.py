@@ -85,9 +85,17 @@ def find_gpu(name: str) -> Gpu:
     raise UsageError(f"unknown device '{name}'.", option="--gpu", hint=hint)
 
 
+#: the most memory taken as one device's (the largest today hold a few hundred GiB)
+MAX_DEVICE_BYTES = 64 << 40
+
+
 def gpu_memory(gpu: str | None, gpu_memory_text: str | None) -> tuple[int, str]:
     """(bytes, label) from --gpu or --gpu-memory; --gpu-memory wins. Defaults to an 80 GB H100."""
     if gpu_memory_text is not None:
-        return parse_bytes(gpu_memory_text, option="--gpu-memory"), gpu_memory_text
+        n = parse_bytes(gpu_memory_text, option="--gpu-memory")
+        if n > MAX_DEVICE_BYTES:
+            raise UsageError(f"'{gpu_memory_text}' is more than any one device holds (limit 64 TiB).",
+                             option="--gpu-memory", hint="Give one GPU's memory, e.g. 80GiB.")
+        return n, gpu_memory_text
     g = find_gpu("H100-80GB" if gpu is None else gpu)
     return g.memory_bytes, g.name + (" (assumed: no --gpu or --gpu-memory given)" if gpu is None else "")

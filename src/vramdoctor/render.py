@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from .estimate import Estimate
+from .safe import printable
 from .units import gib, human
 
 VERDICT_TEXT = {
@@ -38,28 +38,28 @@ def _cell_text(verdict: str, starts: bool | None, concurrent: int, concurrency: 
 
 def render(e: Estimate, console: Console) -> None:
     s = e.settings
-    console.print(f"[bold]{escape(e.answer)}[/bold]")
-    console.print(f"[bold]{e.model}[/bold] on {e.gpu} ({gib(e.gpu_memory_bytes)}), engine [bold]{e.engine}[/bold], "
-                  f"tensor_parallel_size={s.tensor_parallel_size}, kv_cache_dtype={s.kv_cache_dtype}")
-    layers = ", ".join(f"{n} {k}" for k, n in e.layer_counts.items())
-    console.print(f"layers: {layers}; the selected cell is [bold]{e.cell_flags}[/bold]")
+    console.print(f"[bold]{printable(e.answer)}[/bold]")
+    console.print(f"[bold]{printable(e.model)}[/bold] on {printable(e.gpu)} ({gib(e.gpu_memory_bytes)}), engine [bold]{printable(e.engine)}[/bold], "
+                  f"tensor_parallel_size={s.tensor_parallel_size}, kv_cache_dtype={printable(s.kv_cache_dtype)}")
+    layers = printable(", ".join(f"{n} {k}" for k, n in e.layer_counts.items()))
+    console.print(f"layers: {layers}; the selected cell is [bold]{printable(e.cell_flags)}[/bold]")
     if e.engine_rules:
-        console.print(f"rules: {e.engine_rules}")
+        console.print(f"rules: {printable(e.engine_rules)}")
     t = Table(title="Ledger per GPU (GiB = 2^30 bytes)", show_lines=False)
     t.add_column("item")
     t.add_column("value", justify="right")
     t.add_column("note")
-    t.add_row("weights", gib(e.weights_bytes), ("exact: " if e.weights_exact else "") + e.weights_source)
+    t.add_row("weights", gib(e.weights_bytes), printable(("exact: " if e.weights_exact else "") + e.weights_source))
     t.add_row("KV per token", f"{e.kv_bytes_per_token:,} B", "layers that grow with every token")
     if e.kv_window_bytes_per_seq:
         t.add_row("sliding-window KV / seq", human(e.kv_window_bytes_per_seq), "bounded by the window")
     if e.state_bytes_per_seq:
         t.add_row("recurrent state / seq", human(e.state_bytes_per_seq), "fixed size, linear-attention / Mamba")
     if e.engine_kv_bytes_per_token != e.kv_bytes_per_token:
-        t.add_row(f"{e.engine} bytes per pool token", f"{e.engine_kv_bytes_per_token:,} B", "as the engine divides its pool")
+        t.add_row(f"{printable(e.engine)} bytes per pool token", f"{e.engine_kv_bytes_per_token:,} B", "as the engine divides its pool")
     t.add_row(f"KV cache ({s.max_model_len} x {s.concurrency})", gib(e.kv_cache_bytes), "selected cell")
     for o in e.overheads:
-        t.add_row(o.name, human(o.bytes), ("estimate: " if o.estimated else "") + o.assumption)
+        t.add_row(printable(o.name), human(o.bytes), printable(("estimate: " if o.estimated else "") + o.assumption))
     t.add_row("[bold]total[/bold]", f"[bold]{gib(e.total_bytes)}[/bold]",
               f"budget {gib(e.budget_bytes)}")
     if e.kv_pool_bytes is not None:
@@ -92,10 +92,10 @@ def render(e: Estimate, console: Console) -> None:
                       f"host memory: {gib(e.host_weights_bytes or 0)} of weights, "
                       f"{gib(e.host_kv_cache_bytes or 0)} of KV cache")
     for a in e.advice:
-        console.print(f"  -> {a.change}: [bold]{a.flags}[/bold] ({a.detail})")
+        console.print(f"  -> {printable(a.change)}: [bold]{printable(a.flags)}[/bold] ({printable(a.detail)})")
     for o in e.uncertain:
         if e.starts is not None and o.bytes < 0.01 * e.budget_bytes:
             continue  # too small to change anything here (it stays in the JSON)
-        console.print(f"[dim]not modelled: {o.name}, up to {human(o.bytes)}: {o.assumption}[/dim]")
+        console.print(f"[dim]not modelled: {printable(o.name)}, up to {human(o.bytes)}: {printable(o.assumption)}[/dim]")
     for n in e.notes:
-        console.print(f"[dim]note: {n}[/dim]")
+        console.print(f"[dim]note: {printable(n)}[/dim]")

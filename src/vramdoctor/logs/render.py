@@ -9,8 +9,8 @@ from dataclasses import replace
 from typing import Callable
 
 from rich.console import Console
-from rich.markup import escape
 
+from ..safe import printable
 from . import LogReport, RunReport
 
 KIND_STYLE = {"WEIGHTS": "red", "KV_CAPACITY": "yellow", "WARMUP": "magenta", "RUNTIME": "cyan", "LEAK": "blue",
@@ -57,11 +57,11 @@ def to_json(report: LogReport, redact: Callable[[str], str] | None = None) -> st
 def _fmt(key: str, v: object) -> str:
     if isinstance(v, dict):
         unit = "_bytes" if "_bytes" in key else ""
-        return "{" + ", ".join(f"{escape(str(name))}: {_fmt(unit, x)}" for name, x in list(v.items())[:12]) + "}"
+        return "{" + ", ".join(f"{printable(str(name))}: {_fmt(unit, x)}" for name, x in list(v.items())[:12]) + "}"
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, str):
-        return escape(v)
+        return printable(v)
     if isinstance(v, list):
         return "[" + ", ".join(_fmt(key, x) for x in v[:12]) + (", ..." if len(v) > 12 else "") + "]"
     if key.endswith("_bytes") and isinstance(v, (int, float)):
@@ -92,40 +92,40 @@ def _run(console: Console, r: RunReport, total: int, detailed: bool) -> None:
                   + (" [dim](inferred)[/]" if r.inferred else ""))
     if not detailed:
         return
-    console.print(f"  {escape(r.message)}")
+    console.print(f"  {printable(r.message)}")
     if r.phase_source:
-        console.print(f"  [dim]phase read from {escape(r.phase_source)}[/]")
+        console.print(f"  [dim]phase read from {printable(r.phase_source)}[/]")
     if r.candidates:
         console.print(f"  could be: {', '.join(r.candidates)}")
     if r.missing:
-        console.print(f"  [yellow]missing from the log:[/] {escape(r.missing)}")
+        console.print(f"  [yellow]missing from the log:[/] {printable(r.missing)}")
     for e in r.evidence:
-        console.print(f"  [bold {style}]{e['line']:>6} |[/] {escape(_quote(e['text']))}")
+        console.print(f"  [bold {style}]{e['line']:>6} |[/] {printable(_quote(e['text']))}")
     shown = {k: v for k, v in r.numbers.items() if k not in ("kv_usage_pct", "running_reqs", "queue_reqs")
              and not k.startswith("_")}
     for key in ("kv_usage_pct", "running_reqs"):
         if key in r.numbers:
             shown[key] = r.numbers[key]
     if shown:
-        console.print("  figures printed: " + "; ".join(f"{k}={_fmt(k, v)}" for k, v in shown.items()))
+        console.print("  figures printed: " + printable("; ".join(f"{k}={_fmt(k, v)}" for k, v in shown.items())))
     if r.derived:
-        console.print("  follows from them: " + "; ".join(f"{k}={_fmt(k, v)}" for k, v in r.derived.items()))
+        console.print("  follows from them: " + printable("; ".join(f"{k}={_fmt(k, v)}" for k, v in r.derived.items())))
     for note in r.model_check:
-        console.print(f"  [yellow]model check:[/] {escape(note)}")
+        console.print(f"  [yellow]model check:[/] {printable(note)}")
     for i, a in enumerate(r.advice, 1):
-        flags = f"[bold]{escape(a['flags'])}[/] - " if a["flags"] else ""
-        console.print(f"  {i}. {escape(a['change'])}: {flags}{escape(a['why'])}")
+        flags = f"[bold]{printable(a['flags'])}[/] - " if a["flags"] else ""
+        console.print(f"  {i}. {printable(a['change'])}: {flags}{printable(a['why'])}")
 
 
 def render(report: LogReport, console: Console, path: str, redact: Callable[[str], str] | None = None) -> None:
     if redact:
         report = _redacted(report, redact)
-    console.print(f"[bold]{escape(path)}[/]: {report.lines:,} lines, engine [bold]{report.engine}[/], "
+    console.print(f"[bold]{printable(path)}[/]: {report.lines:,} lines, engine [bold]{report.engine}[/], "
                   f"{len(report.runs)} run(s)")
     for r in report.runs:
         _run(console, r, len(report.runs), detailed=(r is report.runs[-1] or r.kind not in ("NONE",)))
     for note in report.notes:
-        console.print(f"[yellow]note:[/] {escape(note)}")
+        console.print(f"[yellow]note:[/] {printable(note)}")
     d = report.diagnosis
     which = f"run {d['run']}" if d.get("run") else "no run"
     console.print(f"diagnosis ({which}): [bold {KIND_STYLE.get(d['kind'], 'white')}]{d['kind']}[/] {d['code']}")

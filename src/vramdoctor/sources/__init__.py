@@ -13,10 +13,14 @@ _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
 
 
 def _magic(path: Path) -> bytes:
+    """The first 4 bytes of a regular file (b"" when it cannot be read)."""
+    from .files import open_regular
+
     try:
-        with path.open("rb") as f:
+        f, _ = open_regular(path)
+        with f:
             return f.read(4)
-    except OSError:
+    except (OSError, ModelSourceError):
         return b""
 
 
@@ -36,6 +40,10 @@ def load_model(arg: str, *, revision: str | None = None) -> ModelSpec:
         from .local import read_config_file
 
         return read_config_file(path)
+    if path.exists():  # a pipe, a device or a socket: refused with what it is
+        from .files import open_regular
+
+        open_regular(path, what="config.json, folder or .gguf file")
     key = catalog.find(arg)
     if key:
         return catalog.read_catalog(key)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -12,29 +11,28 @@ from ..errors import ModelSourceError, UnknownArchitectureError
 from ..spec import ModelSpec, WeightsInfo
 from .layers import MODEL_TYPE_DEFAULTS, parse_layers
 from .params import bytes_per_param, count_params
+from .files import CONFIG_MAX_BYTES, parse_json, read_capped
 from .validate import checked_config
 
 
-def load_json(path: Path) -> dict[str, Any]:
-    """Read a JSON object from `path`. Raises ModelSourceError on unreadable, non-UTF-8 or malformed JSON."""
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise ModelSourceError(f"cannot be read ({e.strerror}).", path=str(path),
-                               hint="Check the path and its permissions.") from None
+def load_json(path: Path, *, limit: int = CONFIG_MAX_BYTES, what: str = "config.json") -> dict[str, Any]:
+    """Read a JSON object from the regular file `path` of at most `limit` bytes (sources/files.py). Raises
+    ModelSourceError on a file that is not regular, too large, unreadable, not UTF-8 or malformed JSON."""
+    raw = read_capped(path, limit, what=what)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ModelSourceError(f"is not UTF-8 text (byte {e.start}).", path=str(path),
                                hint="Pass the model's config.json, not a binary file.") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
+        data = parse_json(text, path=str(path))
+    except ModelSourceError:
         looks_like_log = not text.lstrip().startswith(("{", "[")) and text.count("\n") >= 2
-        hint = ("It reads like a server's log: to diagnose it, run `vramdoctor logs " + str(path) + "`." if looks_like_log
-                else "Re-download the file or fix the syntax.")
-        raise ModelSourceError(f"is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}.",
-                               path=str(path), hint=hint) from None
+        if not looks_like_log:
+            raise
+        raise ModelSourceError("is not valid JSON.", path=str(path),
+                               hint="It reads like a server's log: to diagnose it, run `vramdoctor logs "
+                                    + str(path) + "`.") from None
     if not isinstance(data, dict):
         raise ModelSourceError("must hold a JSON object.", path=str(path))
     return data

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ..errors import ModelSourceError
 from ..spec import ModelSpec, WeightsInfo
+from .files import INDEX_MAX_BYTES
 from .hf_config import load_json, spec_from_config
 from .safetensors_header import read_local
 
@@ -16,12 +17,12 @@ def _shards(folder: Path) -> tuple[list[Path], WeightsInfo | None]:
     ships both layouts in one repo). When the index names shards that are absent, its total_size."""
     index = folder / "model.safetensors.index.json"
     if index.exists():
-        data = load_json(index)
-        files = sorted(set((data.get("weight_map") or {}).values()))
+        data = _index(index)
+        files = sorted(set(data["weight_map"].values()))
         missing = [f for f in files if not (folder / f).exists()]
         if missing:
-            size = (data.get("metadata") or {}).get("total_size")
-            if isinstance(size, int) and size > 0:
+            size = data["total_size"]
+            if size:
                 return [], WeightsInfo(total_bytes=size, exact=True,
                                        source=f"{index.name} metadata.total_size ({len(missing)} shard(s) not downloaded)")
             raise ModelSourceError(f"names {len(missing)} shard(s) that are not in the folder: {', '.join(missing[:3])}.",
@@ -31,6 +32,31 @@ def _shards(folder: Path) -> tuple[list[Path], WeightsInfo | None]:
     shards = sorted(folder.glob("*.safetensors"))
     hf_style = [s for s in shards if not s.name.startswith("consolidated")]
     return (hf_style or shards), None
+
+
+def _index(path: Path) -> dict:
+    """A safetensors/PyTorch index file: `weight_map` (tensor name -> shard file name, names without a folder
+    part) and `metadata.total_size` (bytes, or None when absent). Raises ModelSourceError on another shape."""
+    data = load_json(path, limit=INDEX_MAX_BYTES, what="index file")
+    wm = data.get("weight_map") or {}
+    if not isinstance(wm, dict) or not all(isinstance(v, str) for v in wm.values()):
+        raise ModelSourceError("expected an object of tensor name -> shard file name.", path=str(path),
+                               field="weight_map", hint="Re-download the index file.")
+    bad = [v for v in wm.values() if not v or "/" in v or "\\" in v or v in (".", "..")]
+    if bad:
+        raise ModelSourceError(f"names a shard outside the folder: {bad[0]!r}.", path=str(path), field="weight_map",
+                               hint="Re-download the index file.")
+    meta = data.get("metadata") or {}
+    if not isinstance(meta, dict):
+        raise ModelSourceError("expected an object.", path=str(path), field="metadata",
+                               hint="Re-download the index file.")
+    size = meta.get("total_size")
+    if isinstance(size, float) and size.is_integer():
+        size = int(size)
+    if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 0):
+        raise ModelSourceError(f"expected a byte count, found {size!r}.", path=str(path), field="metadata.total_size",
+                               hint="Re-download the index file.")
+    return {"weight_map": wm, "total_size": size or None}
 
 
 def exact_weights_from_folder(folder: Path) -> WeightsInfo | None:
@@ -52,9 +78,8 @@ def exact_weights_from_folder(folder: Path) -> WeightsInfo | None:
     for name in ("model.safetensors.index.json", "pytorch_model.bin.index.json"):
         index = folder / name
         if index.exists():
-            data = load_json(index)
-            size = (data.get("metadata") or {}).get("total_size")
-            if isinstance(size, int) and size > 0:
+            size = _index(index)["total_size"]
+            if size:
                 return WeightsInfo(total_bytes=size, exact=True, source=f"{name} metadata.total_size")
     return None
 
@@ -64,8 +89,15 @@ def _hf_quant_config(folder: Path) -> dict | None:
     p = folder / "hf_quant_config.json"
     if not p.exists():
         return None
-    q = load_json(p).get("quantization") or {}
-    algo = str(q.get("quant_algo", "")).lower()
+    q = load_json(p, what="hf_quant_config.json").get("quantization") or {}
+    if not isinstance(q, dict):
+        raise ModelSourceError(f"expected an object, found {type(q).__name__}.", path=str(p), field="quantization",
+                               hint="Re-download hf_quant_config.json.")
+    algo = q.get("quant_algo") or ""
+    if not isinstance(algo, str):
+        raise ModelSourceError(f"expected a name such as FP8, found {algo!r}.", path=str(p),
+                               field="quantization.quant_algo", hint="Re-download hf_quant_config.json.")
+    algo = algo.lower()
     return {"quant_method": "modelopt", "quant_algo": algo} if algo else None
 
 

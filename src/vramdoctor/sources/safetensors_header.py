@@ -7,11 +7,11 @@ plus an optional "__metadata__" entry. A tensor's bytes are end - begin.
 
 from __future__ import annotations
 
-import json
 import struct
 from pathlib import Path
 
 from ..errors import ModelSourceError
+from .files import open_regular, parse_json
 
 #: the safetensors reference implementation refuses headers above 100 MB.
 MAX_HEADER_BYTES = 100_000_000
@@ -32,48 +32,49 @@ def header_length(prefix: bytes, *, path: str, file_size: int | None) -> int:
     return n
 
 
-def tensor_bytes(header: bytes, *, path: str) -> dict[str, int]:
-    """Map tensor name -> bytes from the JSON header. Raises ModelSourceError when malformed."""
+def _tensors(header: bytes, *, path: str) -> dict[str, tuple[int, int]]:
+    """Tensor name -> (begin, end) byte offsets from the JSON header. Raises ModelSourceError when malformed."""
     try:
-        data = json.loads(header.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ModelSourceError(f"has a malformed header ({e}).", path=path,
-                               hint="Re-download the shard.") from None
+        data = parse_json(header.decode("utf-8"), path=path)
+    except UnicodeDecodeError as e:
+        raise ModelSourceError(f"has a malformed header ({e}).", path=path, hint="Re-download the shard.") from None
     if not isinstance(data, dict):
         raise ModelSourceError("has a header that is not a JSON object.", path=path)
-    out: dict[str, int] = {}
+    out: dict[str, tuple[int, int]] = {}
     for name, info in data.items():
         if name == "__metadata__":
             continue
-        try:
-            begin, end = info["data_offsets"]
-            out[name] = int(end) - int(begin)
-        except (TypeError, KeyError, ValueError):
+        offsets = info.get("data_offsets") if isinstance(info, dict) else None
+        if not (isinstance(offsets, list) and len(offsets) == 2
+                and all(isinstance(o, int) and not isinstance(o, bool) and o >= 0 for o in offsets)):
             raise ModelSourceError(f"tensor '{name}' has no valid data_offsets.", path=path,
-                                   field="data_offsets", hint="Re-download the shard.") from None
-        if out[name] < 0:
+                                   field="data_offsets", hint="Re-download the shard.")
+        begin, end = offsets
+        if end < begin:
             raise ModelSourceError(f"tensor '{name}' has negative size.", path=path, field="data_offsets")
+        out[name] = (begin, end)
     return out
+
+
+def tensor_bytes(header: bytes, *, path: str) -> dict[str, int]:
+    """Map tensor name -> bytes (end - begin of `data_offsets`) from the JSON header. Raises ModelSourceError
+    when malformed."""
+    return {name: end - begin for name, (begin, end) in _tensors(header, path=path).items()}
 
 
 def read_local(path: Path) -> dict[str, int]:
     """Tensor name -> bytes of one local .safetensors file, reading only its header."""
     p = str(path)
+    f, size = open_regular(path, what="safetensors shard")
     try:
-        size = path.stat().st_size
-        with path.open("rb") as f:
+        with f:
             n = header_length(f.read(8), path=p, file_size=size)
             header = f.read(n)
     except OSError as e:
         raise ModelSourceError(f"cannot be read ({e.strerror}).", path=p) from None
-    sizes = tensor_bytes(header, path=p)
-    data_end = 8 + n + _data_end(header)
+    offsets = _tensors(header, path=p)
+    data_end = 8 + n + max((end for _, end in offsets.values()), default=0)
     if data_end > size:
         raise ModelSourceError(f"is truncated: its tensors end at byte {data_end}, the file has {size}.", path=p,
                                hint="Re-download the shard; the download stopped early.")
-    return sizes
-
-
-def _data_end(header: bytes) -> int:
-    data = json.loads(header.decode("utf-8"))
-    return max((int(v["data_offsets"][1]) for k, v in data.items() if k != "__metadata__"), default=0)
+    return {name: end - begin for name, (begin, end) in offsets.items()}

@@ -29,8 +29,18 @@ BOUNDS: dict[str, tuple[int, int]] = {
     "mamba_d_head": (1, 16 * K), "mamba_head_dim": (1, 16 * K), "mamba_d_state": (1, 16 * K),
     "mamba_d_conv": (1, 1 * K), "mamba_n_groups": (1, 16 * K), "mamba_expand": (1, 64), "state_size": (1, 16 * K),
     "conv_kernel": (1, 1 * K), "ssm_state_size": (1, 16 * K), "n_groups": (1, 16 * K), "expand": (1, 64),
-    "num_heads": (1, 16 * K),
+    "num_heads": (1, 16 * K), "seq_length": (1, 1 << 28), "attention_chunk_size": (1, 1 << 28),
+    "num_kv_shared_layers": (0, 4 * K), "hidden_size_per_layer_input": (0, 1 << 20),
+    "vocab_size_per_layer_input": (0, 1 << 24), "mamba_d_ssm": (1, 1 << 20), "time_step_rank": (1, 1 << 20),
 }
+#: fields read as lists of layer indices (Qwen MoE `mlp_only_layers`, Bamba/GraniteMoeHybrid `attn_layer_indices`)
+INDEX_LISTS = ("mlp_only_layers", "attn_layer_indices")
+#: fields read as lists of names, one per layer
+NAME_LISTS = ("layer_types", "layers_block_type")
+#: fields read as names or patterns
+STRINGS = ("model_type", "hidden_act", "torch_dtype", "dtype", "hybrid_override_pattern")
+#: fields read as objects
+OBJECTS = ("quantization_config", "compression_config")
 QUANT_BOUNDS = {"bits": (1, 32), "w_bit": (1, 32), "weight_bits": (1, 32), "group_size": (-1, 1 << 20),
                 "q_group_size": (-1, 1 << 20)}
 
@@ -70,14 +80,37 @@ def checked_config(tc: dict[str, Any], path: str | None) -> dict[str, Any]:
     arch = out.get("architectures")
     if arch is not None and not (isinstance(arch, list) and all(isinstance(a, str) for a in arch)):
         raise ModelSourceError(f"expected a list of class names, found {arch!r}.", path=path, field="architectures")
-    lt = out.get("layer_types")
-    if lt is not None and not isinstance(lt, list):
-        raise ModelSourceError(f"expected a list with one type per layer, found {type(lt).__name__}.", path=path,
-                               field="layer_types")
+    for key in NAME_LISTS:
+        v = out.get(key)
+        if v is not None and not (isinstance(v, list) and all(isinstance(t, str) for t in v)):
+            raise ModelSourceError(f"expected a list with one type name per layer, found {_shown(v)}.", path=path,
+                                   field=key, hint="Fix the list in the file.")
+    for key in INDEX_LISTS:
+        v = out.get(key)
+        if v is not None and not (isinstance(v, list) and all(isinstance(i, int) and not isinstance(i, bool)
+                                                              and 0 <= i < 4 * K for i in v)):
+            raise ModelSourceError(f"expected a list of layer indices, found {_shown(v)}.", path=path, field=key,
+                                   hint="Fix the list in the file.")
+    for key in STRINGS:
+        v = out.get(key)
+        if v is not None and not isinstance(v, str):
+            raise ModelSourceError(f"expected a name, found {_shown(v)}.", path=path, field=key,
+                                   hint="Fix the value in the file.")
+    for key in OBJECTS:
+        v = out.get(key)
+        if v is not None and not isinstance(v, dict):
+            raise ModelSourceError(f"expected an object, found {_shown(v)}.", path=path, field=key,
+                                   hint="Fix the value in the file, or remove it.")
     q = out.get("quantization_config")
     if isinstance(q, dict):
         out["quantization_config"] = _check(q, QUANT_BOUNDS, path, "quantization_config.")
     return out
+
+
+def _shown(v: Any) -> str:
+    """A value as an error names it: its repr, cut to 60 characters."""
+    r = repr(v)
+    return r if len(r) <= 60 else r[:57] + "..."
 
 
 def checked_int(value: Any, field: str, path: str, lo: int, hi: int) -> int:
