@@ -1,30 +1,34 @@
 """gguf_header, our GGUF parser: against gguf-py's GGUFReader (the reference) on every GGUF the tests write
 and on files holding every value type, big string arrays and nested arrays; then on malformed input
-(every prefix of a file, absurd counts and lengths, unknown types), which must give a ModelSourceError
-naming the file, the key or tensor and the offset, never a hang."""
+(every prefix of a file, absurd counts and lengths, unknown types, a FIFO or a folder given as the file),
+which must give a ModelSourceError naming the file, the key or tensor and the offset, never a hang."""
 
 from __future__ import annotations
 
+import os
+import signal
 import struct
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
-from gguf import GGMLQuantizationType, GGUFEndian, GGUFReader, GGUFValueType, GGUFWriter
+from gguf import GGMLQuantizationType, GGUFEndian, GGUFReader, GGUFValueType, GGUFWriter, LlamaFileType
+from typer.testing import CliRunner
 
 from test_gguf_formats import _write as write_planned
 from tinygguf import write_model
-from vramdoctor.errors import GGUFFormatError
+from vramdoctor.cli import app
+from vramdoctor.errors import GGUFFormatError, ModelSourceError
 from vramdoctor.gguf_formats import GGML_TYPES, decoder_tensors, tensor_types_for_ftype
+from vramdoctor.sources import load_model
+from vramdoctor.sources.gguf_file import _file_type_name, read_header
 from vramdoctor.sources.gguf_header import MAX_ARRAY_DEPTH, MAX_ARRAY_ITEMS, SkippedArray, parse_header
 
 V = GGUFValueType
 CAP = MAX_ARRAY_ITEMS
-
-
-def read_header(path: Path):
-    return parse_header(path.read_bytes(), path=str(path))
 
 
 # --- files written with gguf's GGUFWriter ---------------------------------------------------------
@@ -213,7 +217,21 @@ def test_two_million_strings_are_stepped_over(record_property):
     assert released[0][0] == kv["tokenizer.ggml.tokens"].offset + 12
 
 
+@pytest.mark.parametrize("member", list(LlamaFileType), ids=lambda m: m.name)
+def test_file_type_names_as_gguf_names_them(member):
+    assert _file_type_name(member.value) == member.name.removeprefix("MOSTLY_")
 
+
+def test_file_type_names_of_removed_or_bad_ids():
+    assert [_file_type_name(v) for v in (4, -1, "x", None)] == ["file_type 4", "file_type -1", "file_type x", None]
+
+
+def test_the_gguf_path_does_not_import_gguf_or_numpy(tmp_path):
+    path = write_model(tmp_path / "m.gguf")
+    code = ("import sys; from vramdoctor.sources import load_model; load_model(sys.argv[1]); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('gguf', 'numpy')))")
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "[]", out.stderr
 
 
 # --- malformed input ------------------------------------------------------------------------------
@@ -291,6 +309,27 @@ def test_malformed_gives_a_clear_error(case):
     assert str(e.value).startswith("x.gguf: ") and e.value.hint and 0 <= e.value.offset <= max(len(data), 8)
 
 
+def test_malformed_files_exit_2_naming_file_field_and_offset(tmp_path):
+    path = tmp_path / "evil.gguf"
+    path.write_bytes(MALFORMED["uint32 array count"][0])
+    r = CliRunner().invoke(app, ["estimate", str(path)])
+    assert r.exit_code == 2
+    # the count: after the magic, version, counts (24), the key (8 + 1), value type and item type (4 + 4)
+    assert str(path) in r.stderr and "field 'x'" in r.stderr and "at byte 41" in r.stderr
+
+
+def test_a_19kb_file_whose_array_claims_2_62_elements(tmp_path):
+    """The issue's file: a real model whose scores array claims 2**62 floats. GGUFReader looped until memory ran
+    out; our reader stops at the count."""
+    path = write_model(tmp_path / "m.gguf", extra_vocab=10)
+    for key in (b"tokenizer.ggml.scores", b"tokenizer.ggml.tokens"):
+        data = bytearray(path.read_bytes())
+        at = data.index(key) + len(key) + 8  # value type, item type
+        data[at:at + 8] = struct.pack("<Q", BIG)
+        path.write_bytes(bytes(data))
+        with pytest.raises(ModelSourceError, match="truncated or corrupt") as e:
+            load_model(str(path))
+        assert e.value.field == key.decode()
 
 
 def _prefixes_give_errors_or_results(data: bytes, lengths) -> int:
@@ -321,3 +360,48 @@ def test_every_prefix_of_a_model_header(tmp_path):
     assert _prefixes_give_errors_or_results(data, range(head.data_offset, len(data), 997)) == 0
 
 
+@pytest.mark.parametrize("n", [CAP - 1, CAP, CAP + 1])
+def test_per_layer_arrays_too_long_to_read_are_named(tmp_path, n):
+    path = tmp_path / "m.gguf"
+    w = GGUFWriter(str(path), "llama")
+    w.add_block_count(2)
+    w.add_head_count(4)
+    w.add_key_value("llama.attention.head_count_kv", [2] * n, V.ARRAY, sub_type=V.UINT32)
+    w.add_tensor("x", np.zeros(4, dtype=np.float32))
+    _finish(w)
+    if n <= CAP:
+        assert [layer.num_kv_heads for layer in load_model(str(path)).layers] == [2, 2]
+    else:
+        with pytest.raises(ModelSourceError, match=f"array of {n:,} uint32 values") as e:
+            load_model(str(path))
+        assert e.value.field == "llama.attention.head_count_kv"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / "m.gguf")
+
+    def hung(*_):
+        raise AssertionError("reading a FIFO blocked")
+
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(10)
+    try:
+        with pytest.raises(ModelSourceError, match="not a regular file"):
+            read_header(tmp_path / "m.gguf")
+        with pytest.raises(ModelSourceError, match="not a regular file"):
+            load_model(str(tmp_path))  # a folder whose only .gguf is the FIFO
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_a_folder_or_a_missing_file_is_refused(tmp_path):
+    (tmp_path / "d.gguf").mkdir()
+    with pytest.raises(ModelSourceError, match="not a regular file"):
+        read_header(tmp_path / "d.gguf")
+    with pytest.raises(ModelSourceError, match="cannot be read"):
+        read_header(tmp_path / "missing.gguf")
+    (tmp_path / "empty.gguf").write_bytes(b"")
+    with pytest.raises(ModelSourceError, match="not a GGUF file"):
+        read_header(tmp_path / "empty.gguf")
