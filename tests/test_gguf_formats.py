@@ -36,12 +36,26 @@ GiB, MiB = 2**30, 2**20
 
 # --- (a) block layouts --------------------------------------------------------------------------
 
+#: gguf-py 0.19.0 keeps Q8_1 as (32, 4 + 4 + 32), the float d and s of 2023; ggml-common.h has
+#: `static_assert(sizeof(block_q8_1) == 2*sizeof(ggml_half) + QK8_1)`, 36 bytes, and ggml sizes the file.
+GGUF_PY_DIFFERS = {"Q8_1": ((32, 40), (32, 36))}
+
+
 @pytest.mark.parametrize("key", sorted(GGML_TYPES))
 def test_block_layout_matches_gguf_table(key):
     t = GGML_TYPES[key]
     q = GGMLQuantizationType(t.type_id)
     assert q.name == key
-    assert GGML_QUANT_SIZES[q] == (t.block_elems, t.block_bytes)
+    if key in GGUF_PY_DIFFERS:
+        assert (GGML_QUANT_SIZES[q], (t.block_elems, t.block_bytes)) == GGUF_PY_DIFFERS[key]
+    else:
+        assert GGML_QUANT_SIZES[q] == (t.block_elems, t.block_bytes)
+
+
+def test_every_ggml_type_gguf_knows_is_in_the_table():
+    """A GGUF tensor of any type gguf-py knows gets its size from our table (ggml.h's enum ggml_type)."""
+    ours = {t.type_id: key for key, t in GGML_TYPES.items()}
+    assert {q.value: q.name for q in GGMLQuantizationType}.items() <= ours.items()
 
 
 def test_brief_types_are_all_defined():

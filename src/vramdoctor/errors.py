@@ -43,6 +43,25 @@ class ModelSourceError(VramdoctorError, ValueError):
         self.field = field
 
 
+class GGUFFormatError(ModelSourceError):
+    """A GGUF file breaks its format (ggml docs/gguf.md) or is cut short.
+
+    `field` names the key or tensor being read, `offset` the byte of the file where reading stopped.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None,
+        offset: int,
+        field: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, path=path, field=field, hint=hint)
+        self.offset = offset
+
+
 class UnknownArchitectureError(ModelSourceError):
     """The layer layout cannot be determined; `missing` lists the fields needed."""
 

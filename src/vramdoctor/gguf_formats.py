@@ -50,6 +50,7 @@ class GgmlType:
         return self.block_bytes * (ne0 // self.block_elems)
 
 
+#: Every type a GGUF tensor can have (enum ggml_type in ggml.h; ids 4, 5 and 31-33 were removed from ggml).
 #: QK_K = 256 super-blocks; the struct sizes are the sums of ggml-common.h's fields.
 GGML_TYPES: dict[str, GgmlType] = {t.name.upper(): t for t in (
     GgmlType("f32", 0, 1, 4), GgmlType("f16", 1, 1, 2), GgmlType("bf16", 30, 1, 2),
@@ -58,11 +59,13 @@ GGML_TYPES: dict[str, GgmlType] = {t.name.upper(): t for t in (
     GgmlType("q5_0", 6, 32, 22),       # d + qh[4] + qs[16]
     GgmlType("q5_1", 7, 32, 24),       # d, m + qh[4] + qs[16]
     GgmlType("q8_0", 8, 32, 34),       # d + qs[32]
+    GgmlType("q8_1", 9, 32, 36),       # d, s (ggml_half) + qs[32]; gguf-py says 40 (its float d, s of 2023)
     GgmlType("q2_K", 10, 256, 84),     # scales[16] + qs[64] + d, dmin
     GgmlType("q3_K", 11, 256, 110),    # hmask[32] + qs[64] + scales[12] + d
     GgmlType("q4_K", 12, 256, 144),    # d, dmin + scales[12] + qs[128]
     GgmlType("q5_K", 13, 256, 176),    # d, dmin + scales[12] + qh[32] + qs[128]
     GgmlType("q6_K", 14, 256, 210),    # ql[128] + qh[64] + scales[16] + d
+    GgmlType("q8_K", 15, 256, 292),    # d (float) + qs[256] + bsums[16] (int16)
     GgmlType("iq2_xxs", 16, 256, 66),  # d + qs[32] (uint16)
     GgmlType("iq2_xs", 17, 256, 74),   # d + qs[32] (uint16) + scales[8]
     GgmlType("iq3_xxs", 18, 256, 98),  # d + qs[96]
@@ -71,6 +74,8 @@ GGML_TYPES: dict[str, GgmlType] = {t.name.upper(): t for t in (
     GgmlType("iq3_s", 21, 256, 110),   # d + qs[64] + qh[8] + signs[32] + scales[4]
     GgmlType("iq2_s", 22, 256, 82),    # d + qs[64] + qh[8] + scales[8]
     GgmlType("iq4_xs", 23, 256, 136),  # d + scales_h + scales_l[4] + qs[128]
+    GgmlType("i8", 24, 1, 1), GgmlType("i16", 25, 1, 2), GgmlType("i32", 26, 1, 4), GgmlType("i64", 27, 1, 8),
+    GgmlType("f64", 28, 1, 8),
     GgmlType("iq1_m", 29, 256, 56),    # qs[32] + qh[16] + scales[8]
     GgmlType("tq1_0", 34, 256, 54),    # qs[48] + qh[4] + d
     GgmlType("tq2_0", 35, 256, 66),    # qs[64] + d

@@ -1,5 +1,6 @@
-"""A GGUF file -> `ModelSpec`, through the `gguf` package (metadata and tensor infos only;
-tensor data is memory-mapped and never read).
+"""A GGUF file -> `ModelSpec`, through our header parser (`gguf_header`: metadata and tensor infos only;
+the file is memory-mapped and its tensor data never read). The `gguf` package is not imported: reading a
+real tokenizer through its `GGUFReader` took 15-25 s and 400-700 MiB.
 
 Keys are llama.cpp's (gguf-py `gguf/constants.py` Keys): `{arch}.block_count`,
 `{arch}.attention.head_count_kv`, `{arch}.attention.key_length`, ... Which
@@ -9,13 +10,18 @@ layers use the sliding window follows llama.cpp's per-architecture patterns
 
 from __future__ import annotations
 
+import mmap
+import os
 import re
+import stat
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..errors import ModelSourceError, UnknownArchitectureError
+from ..gguf_formats import file_type
 from ..spec import FullAttention, LatentAttention, LayerSpec, ModelSpec, RecurrentState, SlidingWindow, WeightsInfo
+from .gguf_header import GGUFHeader, SkippedArray, parse_header
 from .validate import checked_int
 
 #: llama.cpp's SWA pattern per architecture: layer il is SWA when il % n < n - 1.
@@ -25,28 +31,22 @@ SWA_PATTERN = {"gemma2": 2, "gemma3": 6, "gpt-oss": 2, "cohere2": 4, "exaone4": 
 SWA_IGNORED = {"phi3"}
 
 
-def _fields(reader: Any) -> dict[str, Any]:
-    out = {}
-    for name, f in reader.fields.items():
-        try:
-            out[name] = f.contents()
-        except Exception:  # noqa: BLE001 - an unreadable value is simply absent
-            continue
-    return out
-
-
 def _per_layer(value: Any, n: int) -> list[int]:
     if isinstance(value, list):
         return [int(v) for v in value[:n]]
     return [int(value)] * n
 
 
-def swa_layers(arch: str, kv: dict[str, Any], n_layer: int) -> list[bool]:
+def swa_layers(arch: str, kv: dict[str, Any], n_layer: int, *, path: str | None = None) -> list[bool]:
     """Which layers llama.cpp treats as sliding-window for this GGUF."""
     window = kv.get(f"{arch}.attention.sliding_window")
     if not window or arch in SWA_IGNORED:
         return [False] * n_layer
     pat = kv.get(f"{arch}.attention.sliding_window_pattern")
+    if isinstance(pat, SkippedArray):
+        raise ModelSourceError(f"is an array of {pat.count:,} {pat.item_type} values, not one per layer.", path=path,
+                               field=f"{arch}.attention.sliding_window_pattern",
+                               hint="The file is corrupt; re-download or re-convert it.")
     if isinstance(pat, list):
         return [bool(x) for x in pat[:n_layer]]
     n = int(pat) if pat else SWA_PATTERN.get(arch, 0)
@@ -61,7 +61,14 @@ def spec_from_gguf_fields(kv: dict[str, Any], tensor_bytes: int, *, path: str) -
         raise ModelSourceError("has no general.architecture key.", path=path, field="general.architecture",
                                hint="The file is not a complete GGUF model (a vocabulary-only file, an adapter, or a "
                                     "cut download): pass the model's GGUF, or its first shard.")
-    g = lambda k, d=None: kv.get(f"{arch}.{k}", d)  # noqa: E731
+    def g(k: str, d: Any = None) -> Any:
+        value = kv.get(f"{arch}.{k}", d)
+        if isinstance(value, SkippedArray):  # more than gguf_header.MAX_ARRAY_ITEMS values, or strings
+            raise ModelSourceError(f"is an array of {value.count:,} {value.item_type} values, not a size or one "
+                                   "per layer.", path=path, field=f"{arch}.{k}",
+                                   hint="The file is corrupt; re-download or re-convert it.")
+        return value
+
     n_layer = g("block_count")
     n_embd = g("embedding_length")
     n_head = g("attention.head_count")
@@ -76,7 +83,7 @@ def spec_from_gguf_fields(kv: dict[str, Any], tensor_bytes: int, *, path: str) -
     heads = [checked_int(h, f"{arch}.attention.head_count", path, 0, 16384) for h in _per_layer(n_head or 0, n_layer)]
     kv_heads = [checked_int(h, f"{arch}.attention.head_count_kv", path, 0, 16384)
                 for h in _per_layer(g("attention.head_count_kv", n_head or 0), n_layer)]
-    swa = swa_layers(arch, kv, n_layer)
+    swa = swa_layers(arch, kv, n_layer, path=path)
     layers: list[LayerSpec] = []
     for il in range(n_layer):
         if g("attention.kv_lora_rank") and g("attention.key_length_mla") is not None:
@@ -121,38 +128,54 @@ def spec_from_gguf_fields(kv: dict[str, Any], tensor_bytes: int, *, path: str) -
 
 
 def _file_type_name(ftype: Any) -> str | None:
+    """`general.file_type` (enum llama_ftype) as gguf-py's LlamaFileType names it, less MOSTLY_."""
     if ftype is None:
         return None
     try:
-        from gguf import LlamaFileType
-
-        return LlamaFileType(int(ftype)).name.removeprefix("MOSTLY_")
-    except (ValueError, ImportError):
+        n = int(ftype)
+        return {0: "ALL_F32", 1024: "GUESSED"}.get(n) or file_type(n).name
+    except (TypeError, ValueError):  # UsageError is a ValueError
         return f"file_type {ftype}"
 
 
-def _open_reader(path: Path):
-    from gguf import GGUFReader
+def _dropper(buf: mmap.mmap):
+    """A function that drops bytes [start, end) of a read-only mapping from this process's memory (they are
+    read again from the page cache if touched); None where madvise is missing."""
+    advice = getattr(mmap, "MADV_DONTNEED", None)
+    if advice is None or not hasattr(buf, "madvise"):
+        return None
 
+    def drop(start: int, end: int) -> None:
+        start -= start % mmap.PAGESIZE
+        buf.madvise(advice, start, end - start)
+
+    return drop
+
+
+def read_header(path: Path) -> GGUFHeader:
+    """The header of the GGUF file at `path`, memory-mapped (the pages of the header are read, never the tensor
+    data). Only regular files are opened: a folder, FIFO or device is refused before it can block or hang.
+    Raises ModelSourceError (GGUFFormatError for a malformed or truncated file)."""
     p = str(path)
+    not_regular = ModelSourceError("is not a regular file (a folder, FIFO or device).", path=p,
+                                   hint="Pass the .gguf model file itself.")
     try:
-        with path.open("rb") as f:
-            magic = f.read(4)
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise not_regular
+        # O_NONBLOCK: a FIFO swapped in after the stat cannot block the open; fstat refuses it
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise not_regular
+            if st.st_size == 0:
+                return parse_header(b"", path=p)
+            with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as buf:
+                return parse_header(buf, path=p, release=_dropper(buf))
+        finally:
+            os.close(fd)
     except OSError as e:
-        raise ModelSourceError(f"cannot be read ({e.strerror}).", path=p) from None
-    if magic != b"GGUF":
-        raise ModelSourceError(f"is not a GGUF file (starts with {magic!r}, expected b'GGUF').", path=p,
-                               hint="Pass a .gguf model file.")
-    try:
-        return GGUFReader(p, "r")
-    except Exception as e:  # noqa: BLE001 - gguf raises ValueError, struct.error, IndexError, ...
-        raise ModelSourceError(f"has a truncated or corrupt GGUF header ({type(e).__name__}: {e}).", path=p,
-                               hint="Re-download the file; its size or header does not match.") from None
-
-
-def _tensor_bytes(reader, kv: dict[str, Any]) -> int:
-    align = int(kv.get("general.alignment") or 32)
-    return sum(-(-int(t.n_bytes) // align) * align for t in reader.tensors)
+        raise ModelSourceError(f"cannot be read ({e.strerror or e}).", path=p) from None
 
 
 _BLOCK = re.compile(r"^blk\.(\d+)\.")
@@ -179,11 +202,10 @@ def place(sizes) -> tuple[dict[int, int], int, int]:
     return layers, inp, out + (0 if has_output else embd)
 
 
-def _tensors(reader, kv: dict[str, Any]) -> list[tuple[str, tuple[int, ...], str, int]]:
-    """(name, shape in ggml order, ggml type, bytes padded to `general.alignment`) of each tensor."""
-    align = int(kv.get("general.alignment") or 32)
-    return [(str(t.name), tuple(int(x) for x in t.shape), str(t.tensor_type.name), -(-int(t.n_bytes) // align) * align)
-            for t in reader.tensors]
+def _tensors(head: GGUFHeader) -> list[tuple[str, tuple[int, ...], str, int]]:
+    """(name, shape in ggml order, ggml type as gguf-py names it ("Q4_K"), bytes padded to the file's
+    `general.alignment`) of each tensor."""
+    return [(t.name, t.shape, t.ggml_type.name.upper(), t.padded_bytes(head.alignment)) for t in head.tensors]
 
 
 SPLIT = re.compile(r"^(?P<stem>.*)-(?P<i>\d{5})-of-(?P<n>\d{5})\.gguf$")
@@ -193,11 +215,11 @@ def read_gguf(path: Path) -> ModelSpec:
     """Parse a GGUF file's metadata and tensor infos; for a split model (`split.count` > 1, files
     NAME-0000i-of-0000N.gguf) the tensors of every part. Raises ModelSourceError for truncated,
     invalid or incomplete files."""
-    reader = _open_reader(path)
-    kv = _fields(reader)
-    total = _tensor_bytes(reader, kv)
-    tensors = _tensors(reader, kv)
-    parts = int(kv.get("split.count") or 1)
+    head = read_header(path)
+    kv = head.kv
+    tensors = _tensors(head)
+    total = sum(size for *_, size in tensors)
+    parts = checked_int(kv.get("split.count") or 1, "split.count", str(path), 1, 99999)
     if parts > 1:
         m = SPLIT.match(path.name)
         if not m:
@@ -210,11 +232,11 @@ def read_gguf(path: Path) -> ModelSpec:
             if not part.exists():
                 raise ModelSourceError(f"is split in {parts} files and {part.name} is missing.", path=str(path),
                                        field="split.count", hint="Download every part into the same folder.")
-            r = reader if part == path else _open_reader(part)
-            total += _tensor_bytes(r, kv)
-            tensors += _tensors(r, kv)
-        if int(kv.get("split.no") or 0) != 0:  # metadata lives in the first part
-            kv = _fields(_open_reader(path.with_name(f"{m['stem']}-00001-of-{parts:05d}.gguf")))
+            part_tensors = _tensors(head if part == path else read_header(part))
+            total += sum(size for *_, size in part_tensors)
+            tensors += part_tensors
+        if checked_int(kv.get("split.no") or 0, "split.no", str(path), 0, parts - 1) != 0:  # metadata: first part
+            kv = read_header(path.with_name(f"{m['stem']}-00001-of-{parts:05d}.gguf")).kv
     spec = spec_from_gguf_fields(kv, total, path=str(path))
     n = spec.num_decoder_layers
     layers, inp, out = place((name, size) for name, _, _, size in tensors)
