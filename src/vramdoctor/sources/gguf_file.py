@@ -11,9 +11,7 @@ layers use the sliding window follows llama.cpp's per-architecture patterns
 from __future__ import annotations
 
 import mmap
-import os
 import re
-import stat
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from ..errors import ModelSourceError, UnknownArchitectureError
 from ..gguf_formats import file_type
 from ..spec import FullAttention, LatentAttention, LayerSpec, ModelSpec, RecurrentState, SlidingWindow, WeightsInfo
 from .gguf_header import GGUFHeader, SkippedArray, parse_header
+from .files import open_regular
 from .validate import checked_int
 
 #: llama.cpp's SWA pattern per architecture: layer il is SWA when il % n < n - 1.
@@ -157,23 +156,13 @@ def read_header(path: Path) -> GGUFHeader:
     data). Only regular files are opened: a folder, FIFO or device is refused before it can block or hang.
     Raises ModelSourceError (GGUFFormatError for a malformed or truncated file)."""
     p = str(path)
-    not_regular = ModelSourceError("is not a regular file (a folder, FIFO or device).", path=p,
-                                   hint="Pass the .gguf model file itself.")
+    f, size = open_regular(path, what=".gguf model file")
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise not_regular
-        # O_NONBLOCK: a FIFO swapped in after the stat cannot block the open; fstat refuses it
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise not_regular
-            if st.st_size == 0:
+        with f:
+            if size == 0:
                 return parse_header(b"", path=p)
-            with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as buf:
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as buf:
                 return parse_header(buf, path=p, release=_dropper(buf))
-        finally:
-            os.close(fd)
     except OSError as e:
         raise ModelSourceError(f"cannot be read ({e.strerror or e}).", path=p) from None
 
