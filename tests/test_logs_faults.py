@@ -2519,3 +2519,39 @@ def test_too_large_for_available_memory_is_memory(text, kind):
     assert run.oom is not False and run.kind not in ("NONE", "NOT_OOM"), run
     if kind:
         assert run.kind == kind, run
+
+
+_OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 960.00 MiB. GPU 0 has a total capacity of 79.14 "
+        "GiB of which 712.75 MiB is free.")
+
+
+@pytest.mark.parametrize("text", [
+    # v0.11: EngineCore_DP0, the loop the core runs once it is built
+    "(EngineCore_DP0 pid=8402) ERROR 10-24 01:26:57 [core.py:710] Traceback (most recent call last):\n"
+    "(EngineCore_DP0 pid=8402) ERROR 10-24 01:26:57 [core.py:710]   File \"/usr/lib/vllm/v1/engine/core.py\", line 701,"
+    " in run_engine_core\n"
+    "(EngineCore_DP0 pid=8402) ERROR 10-24 01:26:57 [core.py:710]     engine_core.run_busy_loop()\n"
+    f"(EngineCore_DP0 pid=8402) ERROR 10-24 01:26:57 [core.py:710] {_OOM}",
+    # v0.8: the step inside the loop, the pipeline-parallel variant
+    "ERROR 04-01 10:00:00 [core.py:340] EngineCore hit an exception: Traceback (most recent call last):\n"
+    '  File "/vllm/v1/engine/core.py", line 333, in run_engine_core\n    engine_core.run_busy_loop()\n'
+    '  File "/vllm/v1/engine/core.py", line 367, in run_busy_loop\n    outputs = step_fn()\n'
+    '  File "/vllm/v1/engine/core.py", line 250, in step_with_batch_queue\n' + _OOM,
+    # v0.10: the loop's own step
+    '  File "/vllm/v1/engine/core.py", line 780, in _process_engine_step\n    outputs, model_executed = '
+    "self.step_fn()\n" + _OOM,
+])
+def test_vllms_engine_loop_on_the_stack_is_serving(text):
+    run = run_of(diag(text, "vllm"))
+    assert run.kind == "RUNTIME", run
+
+
+@pytest.mark.parametrize("text,engine", [
+    ('  File "/vllm/v1/engine/core.py", line 701, in run_engine_core\n' + _OOM, "vllm"),
+    ('  File "/sglang/srt/managers/scheduler.py", line 2400, in run_scheduler_process\n' + _OOM, "sglang"),
+])
+def test_a_frame_common_to_start_up_and_serving_leaves_serving_open(text, engine):
+    """run_engine_core builds the core and then runs its loop; run_scheduler_process builds the scheduler and then
+    runs its event loop: either alone names no phase."""
+    run = run_of(diag(text, engine))
+    assert run.kind == "UNDETERMINED" and "RUNTIME" in run.candidates, run

@@ -191,7 +191,8 @@ LOG = LogWords(
                      r"(?:cuda|CUDA) graph begin"),
         "RUNTIME": rx(r"forward_batch_generation|forward_extend|forward_decode|run_batch|event_loop_normal|"
                       r"event_loop_overlap|event_loop_pp|run_event_loop|dispatch_event_loop|event_loop_\w+"),
-        "STARTUP": rx(r"in run_scheduler_process|scheduler = Scheduler\(|TpWorkerClass\(|tp_worker\.py\", line \d+, "
+        # (not `run_scheduler_process` itself: it builds the scheduler, then runs its event loop)
+        "STARTUP": rx(r"scheduler = Scheduler\(|TpWorkerClass\(|tp_worker\.py\", line \d+, "
                       r"in __init__|ModelRunner\(|model_runner\.py\", line \d+, in __init__"),
     },
     milestones=(

@@ -300,9 +300,12 @@ LOG = LogWords(
         "WEIGHTS": rx(r"load_model|init_device\b|Starting to load model|Loading weights|create_weights|"
                       r"_initialize_model|initialize_model|get_model\(|model_loader"),
         "RUNTIME": rx(r"execute_model|_get_prompt_logprobs_dict|compute_logprobs|sampler\(|\.sample\(|step_async|"
-                      r"_process_model_outputs|engine_step|start_worker_execution_loop|execute_model_spmd"),
-        # start-up, the step not named: the engine core or worker being built
-        "STARTUP": rx(r"EngineCoreProc\(|engine_core = |in run_engine_core|EngineCore\.__init__|"
+                      r"_process_model_outputs|engine_step|start_worker_execution_loop|execute_model_spmd|"
+                      # V1's engine core loop (v1/engine/core.py): entered once start-up is done
+                      r"run_busy_loop|_process_engine_step|step_with_batch_queue"),
+        # start-up, the step not named: the engine core or worker being built (not `run_engine_core` itself: it
+        # builds the core, then runs its busy loop, so it is on the stack in both)
+        "STARTUP": rx(r"EngineCoreProc\(|engine_core = |EngineCore\.__init__|"
                       r"in _init_executor|WorkerProc\.__init__|init_worker|in worker_main"),
     },
     milestones=(
