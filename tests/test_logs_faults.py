@@ -2555,3 +2555,45 @@ def test_a_frame_common_to_start_up_and_serving_leaves_serving_open(text, engine
     runs its event loop: either alone names no phase."""
     run = run_of(diag(text, engine))
     assert run.kind == "UNDETERMINED" and "RUNTIME" in run.candidates, run
+
+
+@pytest.mark.parametrize("text,code", [
+    ("ERROR vllm_rs::utils::kvcache_allocator: KVCache allocation failed: Insufficient GPU memory for KVCache "
+     "allocation.\nAvailable: 29353.63 MB, Required: 131072.00 MB, Reserved: 512.00 MB.\nTips: Try reducing "
+     "--max-model-len or --max-num-seqs, or free GPU resources.", "max-model-len-exceeds-kv-cache"),
+    ("RuntimeError: insufficient GPU memory to allocate the KV cache (need 2.0 GiB, have 0.5 GiB)",
+     "max-model-len-exceeds-kv-cache"),
+    ("RuntimeError: insufficient GPU memory to allocate the KV cache (need 2.0 GiB, have 0.0 GiB)",
+     "no-memory-for-kv-cache"),
+    ("ValueError: Paged attention: not enough Metal memory for KV cache.\nmetal_limit=40.20GB, fraction=0.92, "
+     "usable_metal=36.98GB,\nmodel_memory=13.76GB, overhead=37.86GB, kv_budget=-14.63GB.", "no-memory-for-kv-cache"),
+])
+def test_a_pool_smaller_than_needed_is_not_no_pool(text, code):
+    """With memory for a pool but less than the context needs, a shorter context helps; with none, it does not."""
+    run = run_of(diag(text))
+    assert (run.kind, run.code) == ("KV_CAPACITY", code), run
+
+
+@pytest.mark.parametrize("cause", ["llama runner process has terminated: signal: killed",
+                                   "llama runner process has terminated: exit status 2",
+                                   "llama runner process has terminated: error:fault"])
+def test_ollamas_failed_load_then_the_request_that_started_it_is_not_serving(cause):
+    """Ollama loads a model for the request that asks for it; Gin prints the request's line when it ends (500, minutes
+    later): that line says the load failed, not that the server was serving."""
+    run = run_of(diag(f"""
+        time=2025-03-12T12:11:39.337Z level=INFO source=ggml.go:289 msg="model weights" buffer=CUDA0 size="16.2 GiB"
+        time=2025-03-12T12:14:15.838Z level=INFO source=server.go:619 msg="waiting for server to become available" status="llm server not responding"
+        time=2025-03-12T12:14:22.015Z level=ERROR source=sched.go:456 msg="error loading llama server" error="{cause}"
+        [GIN] 2025/03/12 - 12:14:22 | 500 |         2m48s |       127.0.0.1 | POST     "/api/generate"
+    """))
+    assert run.kind == "UNDETERMINED" and "RUNTIME" not in run.candidates, run
+
+
+def test_a_failed_request_in_a_server_that_was_serving_is_still_serving():
+    run = run_of(diag("""
+        INFO:     Application startup complete.
+        INFO:     127.0.0.1:5000 - "POST /v1/completions HTTP/1.1" 200 OK
+        ERROR:    Exception in ASGI application
+        INFO:     127.0.0.1:5000 - "POST /v1/completions HTTP/1.1" 500 Internal Server Error
+    """))
+    assert run.kind in ("UNDETERMINED", "NOT_OOM") and (run.kind == "NOT_OOM" or "RUNTIME" in run.candidates), run

@@ -216,9 +216,10 @@ LOG = LogWords(
         # a Rust panic (mistral.rs, TGI's router, candle): the cause is its message, on the same or next line
         msg(r"thread '[^']*' panicked at|\bfailed with error `|called `Result::(?:unwrap|expect)\(\)` on an `Err` "
             r"value: ", "error", flags=0),
-        # a request answered with a server error (an access log: uvicorn's `"POST /v1/... HTTP/1.1" 500`, Gin's
-        # `| 500 |`): a request failed while serving, its cause elsewhere
-        msg(r"\x22(?:POST|GET) /[^\x22]*\x22 50[0-3]\b|\[GIN\][^|]*\|\s*50[0-3]\s*\|", "error", "RUNTIME"),
+        # a request answered with a server error (an access log: uvicorn's `"POST /v1/... HTTP/1.1" 500`): a
+        # request failed while serving, its cause elsewhere (Gin's `| 500 |` is Ollama's, whose requests load the
+        # model first: engines/ollama.py)
+        msg(r"\x22(?:POST|GET) /[^\x22]*\x22 50[0-3]\b", "error", "RUNTIME"),
     ),
     frames={
         # building the model's layers (their weights allocated in __init__: torch.empty in a layer) or moving it
@@ -254,6 +255,12 @@ LOG = LogWords(
                         r"\bdecoded \d+ tokens in\b|llama_perf_context_print:|llama_print_timings:")),
     ),
     figures=(
+        # a KV cache that got less memory than the configured context needs, in the engine's words (vllm.rs
+        # kvcache_allocator "Available: 29353.63 MB, Required: 131072.00 MB"; "(need 2.0 GiB, have 0.5 GiB)")
+        fig("kv_available_bytes", r"\bAvailable: " + SIZE + r", Required: "),
+        fig("kv_required_bytes", r"\bAvailable: [-\d.,]+\s*[KMGT]i?B, Required: " + SIZE),
+        fig("kv_required_bytes", r"\(need " + SIZE + r", have "),
+        fig("kv_available_bytes", r"\(need [-\d.,]+\s*[KMGT]i?B, have " + SIZE),
         # torch's OutOfMemoryError (CUDACachingAllocator.cpp): what it tried, what the GPU has, who holds it
         fig("failed_alloc_bytes", r"Tried to allocate " + SIZE, mode="list"),
         fig("failed_alloc_bytes", r"attempted to allocate " + SIZE, mode="list"),

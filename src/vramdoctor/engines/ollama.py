@@ -31,7 +31,13 @@ LOG = LogWords(
         # the runner died, in the server's words and a client's (a paste cut at "llama runner process has te"),
         # and the server's request to it that got no answer (llm/server.go "POST predict: %v" ... EOF): why it died
         # is in the runner's own lines
-        msg(r"llama runner process has terminated: exit status|error loading llama server|"
+        # a request answered with a server error: in Ollama a request loads its model first (Gin prints the line
+        # when the request ends), so it names no phase: the load it started may be what failed
+        msg(r"\[GIN\][^|]*\|\s*50[0-3]\s*\|", "error"),
+        # the scheduler's verdict that the runner failed to start: loading the weights, sizing the cache or
+        # reserving the graph, never serving (server/sched.go "error loading llama server")
+        msg(r"error loading llama server", "wrapper", candidates=("WEIGHTS", "KV", "WARMUP")),
+        msg(r"llama runner process has terminated: exit status|"
             r"llama runner process no longer running|llama runner process has t?e?r?$|"
             r"(?:POST predict|do load request|completion request): .{0,200}\bEOF\b", "wrapper"),
     ),

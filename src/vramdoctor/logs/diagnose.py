@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from .knowledge import FRAME, knowledge, phase_words
-from .phase import Place, frames, locate
+from .phase import FAILED_REQUEST, Place, frames, locate
 from .lines import stated
 from .quiet import leak, no_failure, pressure, shortfall
 from .facts import Failure, RunFacts
@@ -127,8 +127,6 @@ _GOES_ON = re.compile(r"(?:\b(?:with|the|of|a|an|to|for|in|on|at|by|from|and|or|
                       r"when|while|but|not|no|be|has|have)|[,(\[{:=-])\s*$", re.I)
 
 
-#: a request line with a server-error status (Gin's "| 500 |", an access log's '" 500', "status_code=500")
-_FAILED_REQUEST = re.compile(r"\|\s*5\d\d\s*\||\" 5\d\d\b|\bstatus(?:_code)?\s*[=:]\s*5\d\d\b")
 
 
 def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Diagnosis | None:
@@ -144,7 +142,7 @@ def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Dia
     # serving after the failure: the engine's ready line, or a request it answered (not one it failed: a 5xx
     # status; and not Ollama's front server, which answers for whichever runner is loaded, or for none)
     later = [ln for m, ln in run.progress.items() if ln > end and (m == "ready" or m == "requests" and not (
-        _FAILED_REQUEST.search(run.progress_text.get(m, "")) or engine == "ollama"))]
+        FAILED_REQUEST.search(run.progress_text.get(m, "")) or engine == "ollama"))]
     if later and not f.pasted and not worse and (place.phase in ("WEIGHTS", "KV", "WARMUP") or place.phase is None):
         at = min(later)
         text = next((run.progress_text.get(m, "") for m, ln in run.progress.items() if ln == at), "")
@@ -258,6 +256,12 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     need, whole = n.get("required_pages"), n.get("total_pages")
     if isinstance(need, int) and isinstance(whole, int) and need > whole:  # more than the whole pool: its size
         phase, where = "KV", f"the engine's own figures: {need} pages needed, {whole} in the whole pool"
+        f.code = "max-model-len-exceeds-kv-cache"
+    got, wanted = n.get("kv_available_bytes"), n.get("kv_required_bytes")
+    if (f.code == "no-memory-for-kv-cache" and isinstance(got, int) and isinstance(wanted, int)
+            and 0 < got < wanted):  # a pool smaller than the context needs, not no pool at all
+        phase, where = "KV", (f"the engine's own figures: {got / 2**30:.2f} GiB for the KV cache, "
+                              f"{wanted / 2**30:.2f} GiB needed")
         f.code = "max-model-len-exceeds-kv-cache"
     weights, avail = n.get("weights_bytes"), n.get("available_memory_bytes")
     # an engine whose own message sums weights and buffers (MLC): the weights ledger broke only if they alone exceed

@@ -14,6 +14,8 @@ from .facts import Failure
 
 GIB = 2**30
 STARTUP = ("WEIGHTS", "KV", "WARMUP")
+#: a request line with a server-error status (Gin's "| 500 |", an access log's '" 500', "status_code=500")
+FAILED_REQUEST = re.compile(r"\|\s*5\d\d\s*\||\" 5\d\d\b|\bstatus(?:_code)?\s*[=:]\s*5\d\d\b")
 #: periodic statistics: progress, never a phase
 STATS = re.compile(r"Avg prompt throughput|#running-req|token usage:|KV cache usage:|Running: \d+ reqs|"
                    r"Decode batch[.,]|Prefill batch[.,]|print_timing|prompt eval time", re.I)
@@ -159,8 +161,8 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
     if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
         return Place(p, "the failure message", (f.line_no, f.text), [p])
     for ln, text in f.after[:3]:  # an engine's own verdict a line or two later, or the request that failed
-        if FRAME.search(text):
-            continue
+        if FRAME.search(text) or FAILED_REQUEST.search(text):
+            continue  # (an access line is printed when its request ends: one failed by this failure says no phase)
         v = k.verdict(text, k.candidates(text.lower().encode("utf-8", "replace")).get("msg", set()))
         if v and v.phase == "HOST" and f.kind == "oom":
             continue  # the shell's "Killed" after a GPU out-of-memory: the engine killing its own processes
