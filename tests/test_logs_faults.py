@@ -2597,3 +2597,32 @@ def test_a_failed_request_in_a_server_that_was_serving_is_still_serving():
         INFO:     127.0.0.1:5000 - "POST /v1/completions HTTP/1.1" 500 Internal Server Error
     """))
     assert run.kind in ("UNDETERMINED", "NOT_OOM") and (run.kind == "NOT_OOM" or "RUNTIME" in run.candidates), run
+
+
+@pytest.mark.parametrize("text", [
+    "common_init_result: fitting params to device memory\n"
+    "llama_init_from_model: K cache type turbo4 with block size 128 does not divide n_embd_head_k=576\n"
+    "llama_params_fit: encountered an error while trying to fit params to free device memory: failed to create "
+    "llama_context from model\nllama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3080) - 19830 MiB free",
+    "llama_init_from_model: V cache type q4_0 with block size 32 does not divide n_embd_head_v=80\n"
+    "common_init_from_params: failed to create context with model 'phi.gguf'",
+    "llama_new_context_with_model: V cache quantization requires flash_attn\n"
+    "common_init_from_params: failed to create context with model '/models/llama.gguf'",
+    "llama_init_from_model: quantized V cache was requested, but this requires Flash Attention\n"
+    "main: error: unable to load model",
+])
+def test_a_kv_cache_type_the_model_cannot_take_is_a_setting(text):
+    run = run_of(diag(text, "llamacpp"))
+    assert (run.kind, run.code) == ("NOT_OOM", "kv-cache-type-unsupported"), run
+
+
+def test_a_failed_fit_is_not_the_runs_failure():
+    """llama_params_fit failing leaves the settings as given and loading goes on: the run is judged by what follows."""
+    run = run_of(diag("""
+        llama_params_fit: encountered an error while trying to fit params to free device memory: failed to create llama_context from model
+        llama_params_fit: fitting params to free memory took 1.71 seconds
+        load_tensors: offloaded 49/49 layers to GPU
+        llama_context: KV self size  = 1024.00 MiB
+        main: server is listening on http://127.0.0.1:8080
+    """, "llamacpp"))
+    assert run.kind == "NONE", run

@@ -225,6 +225,13 @@ LOG = LogWords(
         msg(r"the request exceeds the available context size|exceeds the available context size", "request"),
         # a failed reservation that llama.cpp retries another way (2026): the failure before it need not be fatal
         msg(r"retrying without pipeline parallelism", "retry", "WARMUP"),
+        # the fitting of -c / -ngl to free memory (2026, llama_params_fit) failed: llama.cpp goes on loading with the
+        # settings as given, so what failed the fit is told by what follows
+        msg(r"llama_params_fit: encountered an error while trying to fit", "note"),
+        # a KV cache type this model or these settings cannot take (llama-context.cpp): a setting, not memory
+        msg(r"[KV] cache type \w+ with block size \d+ does not divide n_embd_head|V cache quantization requires "
+            r"flash.?attn|quantized V cache was requested, but this requires Flash Attention", "not_oom",
+            code="kv-cache-type-unsupported"),
         # ggml's own fixed metadata/scratch pool (old builds, KoboldCpp): too small for the batch, not the GPU
         msg(r"not enough space in the (?:context's memory pool|scratch memory|buffer)", "not_oom",
             code="ggml-context-pool-too-small"),

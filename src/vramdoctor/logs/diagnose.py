@@ -93,6 +93,9 @@ _NOT_OOM = {
     "cuda-no-kernel-image": "this build has no GPU code for this GPU's architecture (compute capability): a build "
                             "or wheel made for other GPUs.",
     "cuda-error": "a CUDA (or HIP) call failed with an error that is not out of memory.",
+    "kv-cache-type-unsupported": "the KV cache type asked for (-ctk/-ctv) does not work with this model or these "
+                                 "settings (its block size does not divide the head size, or a quantized V cache "
+                                 "without flash attention): choose another cache type or turn flash attention on",
     "ggml-assert": "an assertion in ggml failed (a shape, type or setting it does not support): a bug or an "
                    "unsupported model or option.",
     "model-file-error": "the model file could not be opened or read (a wrong path, a partial download, a format "
