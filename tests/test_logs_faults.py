@@ -2626,3 +2626,13 @@ def test_a_failed_fit_is_not_the_runs_failure():
         main: server is listening on http://127.0.0.1:8080
     """, "llamacpp"))
     assert run.kind == "NONE", run
+
+
+@pytest.mark.parametrize("free,kind", [(3189424, "NOT_OOM"), (3100000, "LEAK")])
+def test_sglangs_leak_check_with_more_free_than_the_pool_is_an_accounting_bug(free, kind):
+    run = run_of(diag(f"""
+        [2025-06-06 01:50:00] Scheduler hit an exception: Traceback (most recent call last):
+        ValueError: token_to_kv_pool_allocator memory leak detected! available_size={free}, protected_size=0, self.max_total_num_tokens=3185200
+        self.token_to_kv_pool_allocator.available_size()=2864304
+    """, "sglang"))
+    assert run.kind == kind, run

@@ -210,6 +210,8 @@ LOG = LogWords(
         fig("kv_v_bytes", r"KV Cache is allocated\..*?V size: " + SIZE),
         fig("kv_pool_tokens", r"#tokens: " + NUM, count),
         fig("kv_pool_tokens", r"max_total_num_tokens=" + NUM, count),
+        # the leak check's own count of free slots (scheduler check_memory "memory leak detected! available_size=")
+        fig("leak_check_available_tokens", r"leak detected!.{0,40}?\bavailable_size=" + NUM, count),
         fig("free_memory_bytes", r"avail mem=" + SIZE, mode="list"),
         fig("kv_usage_pct", r"(?<!swa )token usage: ([\d.]+)", lambda m: round(float(m.group(1)) * 100, 2),
             mode="list"),  # the full-attention pool ("full token usage"; not the sliding-window one)

@@ -15,6 +15,16 @@ from ..errors import UsageError
 
 def leak(run: RunFacts) -> Diagnosis | None:
     said = [p for p in run.pressure if p.kind == "leak"]
+    free, total = run.numbers.get("leak_check_available_tokens"), run.numbers.get("kv_pool_tokens")
+    if said and isinstance(free, int) and isinstance(total, int) and free > total:
+        # SGLang's check (scheduler check_memory) fires on any mismatch: more free than the pool holds is slots
+        # given back twice, an accounting bug, not memory held
+        return Diagnosis(kind="NOT_OOM", code="kv-accounting-error", oom=False,
+                         evidence=[(p.line_no, p.text) for p in said[:3]], phase_source="the engine's own leak check",
+                         message=f"The engine's own check found {free:,} KV cache slots free in a pool of {total:,}: "
+                                 "more free than the pool holds, so slots were given back twice. That is a bug in "
+                                 "the engine's accounting, not memory running out or leaking; report it with the "
+                                 "settings in use (page size, chunked prefill, radix cache).")
     if said:  # the engine's own leak check
         return Diagnosis(kind="LEAK", code=said[0].code or "leak-detected", oom=None,
                          evidence=[(p.line_no, p.text) for p in said[:3]], phase_source="the engine's own leak check",
