@@ -9,11 +9,11 @@ import sys
 import numpy as np
 import pytest
 from safetensors.numpy import save_file
-from typer.testing import CliRunner
+from clirun import CliRunner
 
 from test_sources import TINY_CFG, folder
 from tinygguf import write_model
-from vramdoctor.cli import app
+from vramdoctor.cli import run as app
 from vramdoctor.errors import ModelSourceError
 from vramdoctor.sources import load_model
 

@@ -7,10 +7,10 @@ import json
 import os
 
 import pytest
-from typer.testing import CliRunner
+from clirun import CliRunner
 
 from test_sources import TINY_CFG, folder
-from vramdoctor.cli import app
+from vramdoctor.cli import run as app
 from vramdoctor.safe import printable, visible
 
 runner = CliRunner()

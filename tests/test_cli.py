@@ -8,10 +8,10 @@ import subprocess
 import sys
 
 import pytest
-from typer.testing import CliRunner
+from clirun import CliRunner
 
 from conftest import DATA
-from vramdoctor.cli import app
+from vramdoctor.cli import run as app
 
 runner = CliRunner()
 TOP_KEYS = {"weights_bytes", "kv_bytes_per_token", "kv_cache_bytes", "overhead_bytes", "total_bytes",

@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from gguf import GGMLQuantizationType, GGUFEndian, GGUFReader, GGUFValueType, GGUFWriter, LlamaFileType
-from typer.testing import CliRunner
+from clirun import CliRunner
 
 from test_gguf_formats import _write as write_planned
 from tinygguf import write_model
-from vramdoctor.cli import app
+from vramdoctor.cli import run as app
 from vramdoctor.errors import GGUFFormatError, ModelSourceError
 from vramdoctor.gguf_formats import GGML_TYPES, decoder_tensors, tensor_types_for_ftype
 from vramdoctor.sources import load_model

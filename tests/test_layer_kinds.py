@@ -17,10 +17,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
+from clirun import CliRunner
 
 from conftest import DATA, load_config
-from vramdoctor.cli import app
+from vramdoctor.cli import run as app
 from vramdoctor.engines import Settings
 from vramdoctor.errors import ModelSourceError
 from vramdoctor.estimate import estimate

@@ -412,9 +412,9 @@ def test_numbered_strips_newlines():
 
 
 def _cli(*args, input=None):
-    from typer.testing import CliRunner
+    from clirun import CliRunner
 
-    from vramdoctor.cli import app
+    from vramdoctor.cli import run as app
 
     return CliRunner().invoke(app, ["logs", *args], input=input)
 

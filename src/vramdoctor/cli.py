@@ -3,6 +3,7 @@ paragraph and exit code 2 here, and only here; --debug shows the traceback."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -10,25 +11,39 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Optional
 
-import typer
-from rich.console import Console
 
 from .errors import UsageError, VramdoctorError
 from .safe import printable
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="Which GPU memory ledger broke (weights or KV cache), and what to change.")
-err = Console(stderr=True, highlight=False)
+
+class _Err:
+    """Standard error through rich, which is imported only when something is printed there (`--json` and a
+    quiet run never import it: start-up time)."""
+
+    _console = None
+
+    def print(self, *args, **kwargs) -> None:
+        if _Err._console is None:
+            from rich.console import Console
+
+            _Err._console = Console(stderr=True, highlight=False)
+        _Err._console.print(*args, **kwargs)
 
 
-class _Out(Console):
-    """Standard output. A reader that leaves (`| head`) ends the program quietly with 0, not rich's 1."""
+err = _Err()
 
-    def on_broken_pipe(self) -> None:
-        import os
 
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        raise SystemExit(0)
+def _out(**kwargs):
+    """Standard output as a rich Console. A reader that leaves (`| head`) ends the program quietly with 0, not
+    rich's 1."""
+    from rich.console import Console
+
+    class _Out(Console):
+        def on_broken_pipe(self) -> None:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise SystemExit(0)
+
+    return _Out(**kwargs)
 
 
 @contextmanager
@@ -36,30 +51,30 @@ def _reported(debug: bool) -> Iterator[None]:
     """Every error becomes one paragraph and an exit code (2 for bad input, 3 for a bug); --debug re-raises."""
     try:
         yield
-        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not in click's (which exits 1)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler
     except BrokenPipeError:  # `vramdoctor ... | head`: the reader left, which is no error
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        raise typer.Exit(0) from None
-    except (typer.Exit, KeyboardInterrupt):
+        raise SystemExit(0) from None
+    except (SystemExit, KeyboardInterrupt):
         raise
     except VramdoctorError as e:
         if debug:
             raise
         err.print(f"[red]error:[/red] {printable(str(e))}", soft_wrap=True)
-        raise typer.Exit(e.exit_code) from None
+        raise SystemExit(e.exit_code) from None
     except OSError as e:
         if debug:
             raise
         err.print(f"[red]error:[/red] {printable(str(e))}", soft_wrap=True)
-        raise typer.Exit(2) from None
+        raise SystemExit(2) from None
     except Exception as e:  # noqa: BLE001 - the last line of defence: a paragraph, never a traceback
         if debug:
             raise
         err.print(f"[red]internal error:[/red] {type(e).__name__}: {printable(str(e))}. Re-run with --debug and report it.",
                   soft_wrap=True)
-        raise typer.Exit(3) from None
+        raise SystemExit(3) from None
 
 
 def _grid(text: str) -> list[tuple[int, int]]:
@@ -80,46 +95,14 @@ def _grid(text: str) -> list[tuple[int, int]]:
     return cells
 
 
-@app.command()
-def estimate(
-    model: Optional[str] = typer.Argument(None, help="Local folder, config.json, .gguf file, catalog id or Hub id."),
-    engine: str = typer.Option("vllm", help="vllm, sglang, llamacpp or generic."),
-    gpu: Optional[str] = typer.Option(None, help="Device name, e.g. RTX-4090, H100-80GB (default H100-80GB)."),
-    gpu_memory: Optional[str] = typer.Option(None, help="Device memory, e.g. 24GiB; overrides --gpu."),
-    max_model_len: str = typer.Option("4096", help="Context per sequence, tokens: 32768, 32K (32,768) or 32k "
-                                      "(32,000), as vLLM reads them (llama.cpp: -c is this x concurrency)."),
-    concurrency: int = typer.Option(1, help="Concurrent sequences (vLLM max_num_seqs, llama.cpp -np)."),
-    kv_cache_dtype: str = typer.Option("auto", help="vllm: auto, bf16, fp8, fp8_e4m3, fp8_e5m2; sglang: auto, bf16, "
-                                       "fp8_e4m3, fp8_e5m2; llamacpp: f16, bf16, f32, q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl."),
-    gpu_memory_utilization: float = typer.Option(0.9, help="vLLM's fraction of GPU memory."),
-    mem_fraction_static: Optional[float] = typer.Option(None, help="SGLang's fraction (default: SGLang's own)."),
-    tensor_parallel_size: int = typer.Option(1, "--tensor-parallel-size", "-tp", help="GPUs sharing each layer."),
-    pipeline_parallel_size: int = typer.Option(
-        1, "--pipeline-parallel-size", "-pp", help="Pipeline stages of consecutive layers (vllm, sglang)."),
-    block_size: int = typer.Option(16, help="vLLM block size, tokens."),
-    max_num_batched_tokens: Optional[str] = typer.Option(
-        None, help="vLLM tokens per step, e.g. 8192 or 8K (default: vLLM's for the version and GPU)."),
-    weights: Optional[str] = typer.Option(
-        None, "--weights", help="What if the weights were in FORMAT: a llama.cpp file type (q4_k_m, q8_0, iq4_xs, "
-        "f16, ...) or a checkpoint method (awq, gptq, fp8, bitsandbytes, nvfp4)."),
-    quantization: Optional[str] = typer.Option(
-        None, "--quantization", "-q", help="Serve the weights quantized: awq, gptq, bitsandbytes, fp8, nvfp4 "
-        "(vLLM's spelling); a quantized checkpoint keeps its own."),
-    engine_version: Optional[str] = typer.Option(
-        None, help="The engine release whose rules apply, e.g. 0.6.4 (default: the newest modelled)."),
-    n_ubatch: int = typer.Option(512, help="llama.cpp physical batch."),
-    kv_unified: bool = typer.Option(True, help="llama.cpp unified KV cache across slots."),
-    n_gpu_layers: Optional[int] = typer.Option(
-        None, "--n-gpu-layers", "-ngl", help="llama.cpp layers on the GPU (default: all)."),
-    grid: str = typer.Option("4096x1,32768x1,32768x8", help="Cells MAX_MODEL_LENxCONCURRENCY."),
-    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
-    list_models: bool = typer.Option(False, "--list-models", help="List the bundled offline catalog."),
-    list_gpus: bool = typer.Option(False, "--list-gpus", help="List the known devices."),
-    revision: Optional[str] = typer.Option(None, help="Hub revision."),
-    debug: bool = typer.Option(False, help="Show tracebacks."),
-) -> None:
+def estimate(model: Optional[str], engine: str, gpu: Optional[str], gpu_memory: Optional[str], max_model_len: str,
+             concurrency: int, kv_cache_dtype: str, gpu_memory_utilization: float, mem_fraction_static: Optional[float],
+             tensor_parallel_size: int, pipeline_parallel_size: int, block_size: int,
+             max_num_batched_tokens: Optional[str], weights: Optional[str], quantization: Optional[str],
+             engine_version: Optional[str], n_ubatch: int, kv_unified: bool, n_gpu_layers: Optional[int], grid: str,
+             json_out: bool, list_models: bool, list_gpus: bool, revision: Optional[str], debug: bool) -> None:
     """Both memory ledgers of MODEL, the verdict and the smallest change that fits."""
-    out = _Out(highlight=False, soft_wrap=False)
+    out = None if json_out else _out(highlight=False, soft_wrap=False)
     with _reported(debug):
         if list_models:
             from .sources.catalog import model_ids
@@ -187,20 +170,8 @@ def estimate(
             render(result, out)
 
 
-@app.command()
-def logs(
-    paths: list[str] = typer.Argument(..., help="Log files (plain or gzip), or - for standard input."),
-    engine: Optional[str] = typer.Option(None, help="Force the engine instead of detecting it."),
-    json_out: bool = typer.Option(False, "--json", help="Print the report as JSON."),
-    follow: bool = typer.Option(False, "--follow", "-f", help="Keep reading a log still being written (Ctrl-C ends)."),
-    model: Optional[str] = typer.Option(None, help="Hold the log's figures against this model's estimate."),
-    output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the report to this file (redacted)."),
-    redact: Optional[bool] = typer.Option(None, "--redact/--no-redact",
-                                          help="Replace user names, hosts, IPs and tokens in quoted lines "
-                                               "(default: on with --output, off otherwise)."),
-    revision: Optional[str] = typer.Option(None, help="Hub revision for --model."),
-    debug: bool = typer.Option(False, help="Show tracebacks."),
-) -> None:
+def logs(paths: list[str], engine: Optional[str], json_out: bool, follow: bool, model: Optional[str],
+         output: Optional[str], redact: Optional[bool], revision: Optional[str], debug: bool) -> None:
     """Which phase failed and which ledger broke, from the server's own log, with the fix in its flags."""
     with _reported(debug):
         from .logs import diagnose
@@ -243,7 +214,7 @@ def logs(
                 rep = diagnose(read_blocks(p, follow=follow, warnings=warnings), engine=engine, model_check=check,
                                weights_bytes=weights)
             except KeyboardInterrupt:
-                raise typer.Exit(130) from None
+                raise SystemExit(130) from None
             except VramdoctorError as e:  # one unreadable file: say so, and still report the others
                 if len(paths) == 1:
                     if json_out and not output:  # a JSON reader gets a document too, with the error in it
@@ -254,10 +225,12 @@ def logs(
                 continue
             reports.append((p, rep, warnings))
         if not reports:
-            raise typer.Exit(2)
+            raise SystemExit(2)
         sink = open(output, "w", encoding="utf-8") if output else None  # noqa: SIM115
+        from rich.console import Console
+
         console = (Console(file=sink, highlight=False, soft_wrap=True, no_color=True) if sink
-                   else _Out(highlight=False, soft_wrap=True))
+                   else _out(highlight=False, soft_wrap=True))
         if json_out:
             show = fn or (lambda x: x)
             dicts = [{"path": show(p), "warnings": [show(x) for x in w], **json.loads(log_json(rep, fn))}
@@ -276,7 +249,7 @@ def logs(
             sink.close()
             err.print(f"report written to {printable(output)} (redacted: {'yes' if use_redact else 'no'})")
         if failed:
-            raise typer.Exit(2)
+            raise SystemExit(2)
 
 
 def _same_file(log: str, output: str) -> bool:
@@ -292,28 +265,143 @@ def _same_file(log: str, output: str) -> bool:
     return (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino)
 
 
-def _version(value: bool) -> None:
-    if value:
-        from importlib.metadata import PackageNotFoundError, version
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors printed with control characters made visible (a value typed by the user is
+    outside text), exit code 2."""
 
-        try:
-            print(f"vramdoctor {version('vramdoctor')}")
-        except PackageNotFoundError:
-            print("vramdoctor (not installed as a package)")
-        raise typer.Exit(0)
+    def error(self, message: str):  # type: ignore[override]
+        from .safe import visible
+
+        sys.stderr.write(f"error: {self.prog}: {visible(message)}\nTry '{self.prog} --help'.\n")
+        raise SystemExit(2)
 
 
-@app.callback()
-def _root(show_version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                            help="Print the version and exit.")) -> None:
-    """vramdoctor: GPU memory of an LLM server, as two ledgers plus overhead."""
+class _Help(argparse.HelpFormatter):
+    """Help with each option's default where it has one (not None or a flag's False) and the text does not say it."""
+
+    def __init__(self, prog: str, **kwargs) -> None:
+        if kwargs.get("width") is None:  # the terminal's width as shutil would give it, without importing shutil
+            try:
+                columns = int(os.environ.get("COLUMNS", "")) or os.get_terminal_size(sys.__stdout__.fileno()).columns
+            except (ValueError, OSError, AttributeError):
+                columns = 80
+            kwargs["width"] = max(columns - 2, 40)
+        super().__init__(prog, **kwargs)
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if action.default not in (None, False, argparse.SUPPRESS) and "default" not in text:
+            text += " (default: %(default)s)"
+        return text
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"vramdoctor {version('vramdoctor')}"
+    except PackageNotFoundError:
+        return "vramdoctor (not installed as a package)"
+
+
+class _VersionAction(argparse.Action):
+    """--version: the installed package's version, read only when asked (importlib.metadata is slow to import)."""
+
+    def __init__(self, option_strings, dest, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="Print the version and exit.")
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        print(_version())
+        raise SystemExit(0)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line: `estimate` and `logs`. argparse (the standard library's) rather than click or typer: it
+    adds the least to start-up, which `bench/estimate_speed` measures."""
+    root = _Parser(prog="vramdoctor", allow_abbrev=False, formatter_class=_Help,
+                   description="vramdoctor: which GPU memory ledger of an LLM server broke (weights or KV cache), "
+                               "and what to change.")
+    root.add_argument("--version", action=_VersionAction)
+    sub = root.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    e = sub.add_parser("estimate", allow_abbrev=False, usage="%(prog)s [MODEL] [options]", help="Both memory ledgers of a model, the verdict and the "
+                       "smallest change that fits.", description="Both memory ledgers of MODEL, the verdict and the "
+                       "smallest change that fits.", formatter_class=_Help)
+    e.add_argument("model", nargs="?", help="Local folder, config.json, .gguf file, catalog id or Hub id.")
+    e.add_argument("--engine", default="vllm", help="vllm, sglang, llamacpp or generic.")
+    e.add_argument("--gpu", help="Device name, e.g. RTX-4090, H100-80GB (default H100-80GB).")
+    e.add_argument("--gpu-memory", help="Device memory, e.g. 24GiB; overrides --gpu.")
+    e.add_argument("--max-model-len", default="4096", help="Context per sequence, tokens: 32768, 32K (32,768) or "
+                   "32k (32,000), as vLLM reads them (llama.cpp: -c is this x concurrency).")
+    e.add_argument("--concurrency", type=int, default=1, help="Concurrent sequences (vLLM max_num_seqs, llama.cpp -np).")
+    e.add_argument("--kv-cache-dtype", default="auto", help="vllm: auto, bf16, fp8, fp8_e4m3, fp8_e5m2; sglang: auto, "
+                   "bf16, fp8_e4m3, fp8_e5m2; llamacpp: f16, bf16, f32, q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl.")
+    e.add_argument("--gpu-memory-utilization", type=float, default=0.9, help="vLLM's fraction of GPU memory.")
+    e.add_argument("--mem-fraction-static", type=float, help="SGLang's fraction (default: SGLang's own).")
+    e.add_argument("--tensor-parallel-size", "-tp", type=int, default=1, help="GPUs sharing each layer.")
+    e.add_argument("--pipeline-parallel-size", "-pp", type=int, default=1,
+                   help="Pipeline stages of consecutive layers (vllm, sglang).")
+    e.add_argument("--block-size", type=int, default=16, help="vLLM block size, tokens.")
+    e.add_argument("--max-num-batched-tokens",
+                   help="vLLM tokens per step, e.g. 8192 or 8K (default: vLLM's for the version and GPU).")
+    e.add_argument("--weights", help="What if the weights were in FORMAT: a llama.cpp file type (q4_k_m, q8_0, "
+                   "iq4_xs, f16, ...) or a checkpoint method (awq, gptq, fp8, bitsandbytes, nvfp4).")
+    e.add_argument("--quantization", "-q", help="Serve the weights quantized: awq, gptq, bitsandbytes, fp8, nvfp4 "
+                   "(vLLM's spelling); a quantized checkpoint keeps its own.")
+    e.add_argument("--engine-version", help="The engine release whose rules apply, e.g. 0.6.4 (default: the newest "
+                   "modelled).")
+    e.add_argument("--n-ubatch", type=int, default=512, help="llama.cpp physical batch.")
+    e.add_argument("--kv-unified", action=argparse.BooleanOptionalAction, default=True,
+                   help="llama.cpp unified KV cache across slots.")
+    e.add_argument("--n-gpu-layers", "-ngl", type=int, help="llama.cpp layers on the GPU (default: all).")
+    e.add_argument("--grid", default="4096x1,32768x1,32768x8", help="Cells MAX_MODEL_LENxCONCURRENCY.")
+    e.add_argument("--json", dest="json_out", action="store_true", help="Print the result as JSON.")
+    e.add_argument("--list-models", action="store_true", help="List the bundled offline catalog.")
+    e.add_argument("--list-gpus", action="store_true", help="List the known devices.")
+    e.add_argument("--revision", help="Hub revision.")
+    e.add_argument("--debug", action="store_true", help="Show tracebacks.")
+    e.set_defaults(run=estimate)
+
+    g = sub.add_parser("logs", allow_abbrev=False, usage="%(prog)s PATH [PATH ...] [options]", formatter_class=_Help, help="Which phase failed and which ledger broke, from the "
+                       "server's own log.", description="Which phase failed and which ledger broke, from the "
+                       "server's own log, with the fix in its flags.")
+    g.add_argument("paths", nargs="+", metavar="PATH", help="Log files (plain or gzip), or - for standard input.")
+    g.add_argument("--engine", help="Force the engine instead of detecting it.")
+    g.add_argument("--json", dest="json_out", action="store_true", help="Print the report as JSON.")
+    g.add_argument("--follow", "-f", action="store_true", help="Keep reading a log still being written (Ctrl-C ends).")
+    g.add_argument("--model", help="Hold the log's figures against this model's estimate.")
+    g.add_argument("--output", "-o", help="Write the report to this file (redacted).")
+    g.add_argument("--redact", action=argparse.BooleanOptionalAction, default=None,
+                   help="Replace user names, hosts, IPs and tokens in quoted lines (default: on with --output, off "
+                        "otherwise).")
+    g.add_argument("--revision", help="Hub revision for --model.")
+    g.add_argument("--debug", action="store_true", help="Show tracebacks.")
+    g.set_defaults(run=logs)
+    return root
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Parse `argv` (default: the process's) and run the command. Returns the exit code: 0, 2 for bad input or
+    usage, 3 for an internal error, 130 for Ctrl-C."""
+    p = parser()
+    try:
+        args = vars(p.parse_args(argv))
+        command = args.pop("run", None)
+        args.pop("command", None)
+        if command is None:
+            p.print_help(sys.stderr)
+            return 2
+        command(**args)
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    return 0
 
 
 def main() -> None:
     try:
-        app()
+        code = run()
+        sys.stdout.flush()
     except BrokenPipeError:  # `vramdoctor ... | head`: the reader left; not an error
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(0)
+        code = 0
+    sys.exit(code)

@@ -7,8 +7,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 from .engines import KV_DTYPES_BY_ENGINE, EngineRules, Settings, get_engine
-from .engines.words import release
 from .engines.base import kv_dtype, state_bytes_per_seq
+from .engines.words import release
 from .errors import UsageError
 from .parallel import stages
 from .spec import ModelSpec

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING
 
 from .estimate import Estimate
 from .safe import printable
 from .units import gib, human
+
+if TYPE_CHECKING:  # rich is imported by render() alone: `--json` never needs it
+    from rich.console import Console
 
 VERDICT_TEXT = {
     "fits": "[green]fits[/green]",
@@ -36,7 +37,9 @@ def _cell_text(verdict: str, starts: bool | None, concurrent: int, concurrency: 
     return VERDICT_TEXT[verdict]
 
 
-def render(e: Estimate, console: Console) -> None:
+def render(e: Estimate, console: "Console") -> None:
+    from rich.table import Table
+
     s = e.settings
     console.print(f"[bold]{printable(e.answer)}[/bold]")
     console.print(f"[bold]{printable(e.model)}[/bold] on {printable(e.gpu)} ({gib(e.gpu_memory_bytes)}), engine [bold]{printable(e.engine)}[/bold], "

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import re
 
-from rich.markup import escape
-
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -22,4 +20,6 @@ def visible(text: object) -> str:
 
 def printable(text: object) -> str:
     """`text` ready to be embedded in rich markup: control characters visible, `[` escaped."""
+    from rich.markup import escape  # (here, not at the top: printing is when rich is needed)
+
     return escape(visible(text))

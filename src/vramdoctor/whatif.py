@@ -17,6 +17,7 @@ from .quantize import METHODS, with_quantization
 from .sources.gguf_file import place
 from .spec import ModelSpec
 
+
 def format_names() -> list[str]:
     """Every FORMAT `--weights` takes: llama.cpp file types, then checkpoint methods."""
     return [n.lower() for n in ftype_names()] + list(METHODS)

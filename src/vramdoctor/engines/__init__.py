@@ -14,8 +14,16 @@ from functools import lru_cache
 
 from ..errors import UsageError
 from ..spec import ModelSpec
-from .base import (Budget, EngineRules, Overhead, RulesBase, Settings, activation_estimate, kv_dtype,
-                   state_bytes_per_seq)
+from .base import (
+    Budget,
+    EngineRules,
+    Overhead,
+    RulesBase,
+    Settings,
+    activation_estimate,
+    kv_dtype,
+    state_bytes_per_seq,
+)
 from .interface import Engine
 
 _NOT_ENGINES = {"base", "interface", "words"}
@@ -75,14 +83,15 @@ def get_engine(name: str) -> EngineRules:
         e = None
     if e is not None and e.rules is None and e.wraps:
         e = get(e.wraps)
+    if e is not None and e.rules is not None:
+        return e.rules()
+    # (only now every engine is loaded, to name those that share rules: estimate on one engine imports one module)
     shared = ", ".join(f"{x.name} ({x.wraps}'s)" for x in all_engines() if x.wraps)
     hint = f"Use vllm, sglang, llamacpp or generic, or an engine that shares their rules: {shared}."
-    if e is not None and e.rules is None:
+    if e is not None:
         raise UsageError(f"estimate has no memory rules for {e.label} (`logs` reads its logs).", option="--engine",
                          hint=hint + " `--engine generic` gives weights and KV cache without an engine's overheads.")
-    if e is None:
-        raise UsageError(f"unknown engine '{name}'.", option="--engine", hint=hint)
-    return e.rules()
+    raise UsageError(f"unknown engine '{name}'.", option="--engine", hint=hint)
 
 
 __all__ = ["KV_DTYPES_BY_ENGINE", "Budget", "Engine", "EngineRules", "Overhead", "RulesBase", "Settings",

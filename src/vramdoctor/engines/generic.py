@@ -6,8 +6,16 @@ failure`, the kernel's OOM killer)."""
 from __future__ import annotations
 
 from ..spec import ModelSpec
-from .base import (Budget, Overhead, RulesBase, Settings, activation_estimate, kv_dtype, state_bytes_per_seq,
-                   step_tokens)
+from .base import (
+    Budget,
+    Overhead,
+    RulesBase,
+    Settings,
+    activation_estimate,
+    kv_dtype,
+    state_bytes_per_seq,
+    step_tokens,
+)
 from .interface import Engine, LogWords
 from .words import NUM, SIZE, count, fig, msg, rx, to_bytes
 

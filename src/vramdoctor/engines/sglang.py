@@ -12,7 +12,15 @@ K size: x GB, V size: y GB" in GiB.
 from __future__ import annotations
 
 from ..spec import ModelSpec
-from .base import Budget, Overhead, RulesBase, Settings, kv_dtype, state_bytes_per_seq, weights_per_gpu
+from .base import (
+    Budget,
+    Overhead,
+    RulesBase,
+    Settings,
+    kv_dtype,
+    state_bytes_per_seq,
+    weights_per_gpu,
+)
 from .words import modelled, release, rules_note
 
 GIB = 2**30
@@ -144,7 +152,7 @@ class SglangRules(RulesBase):
 # "GB" there is GiB (/ (1 << 30)).
 
 from .interface import Engine, LogWords  # noqa: E402
-from .words import cli, NUM, SIZE, count, fig, fraction, msg, rx  # noqa: E402
+from .words import NUM, SIZE, cli, count, fig, fraction, msg, rx  # noqa: E402
 
 _ARG = r"['\"]?\s*[=:]\s*['\"]?"
 

@@ -25,9 +25,21 @@ What changes with the release (`engine/arg_utils.py` and `config.py` per tag):
 from __future__ import annotations
 
 from ..spec import ModelSpec
-from .base import (SAMPLER_BYTES_PER_LOGIT, SAMPLER_SORT_BYTES_PER_LOGIT, Budget, Overhead, RulesBase, Settings,
-                   activation_estimate, cdiv, kv_dtype, sampler_estimate, state_bytes_per_seq, step_tokens,
-                   weights_per_gpu)
+from .base import (
+    SAMPLER_BYTES_PER_LOGIT,
+    SAMPLER_SORT_BYTES_PER_LOGIT,
+    Budget,
+    Overhead,
+    RulesBase,
+    Settings,
+    activation_estimate,
+    cdiv,
+    kv_dtype,
+    sampler_estimate,
+    state_bytes_per_seq,
+    step_tokens,
+    weights_per_gpu,
+)
 
 GIB = 2**30
 NON_TORCH_TP1 = int(0.35 * GIB)  # vLLM logs: 0.35 GiB on one RTX 3090 (R01); NCCL adds more under TP
@@ -208,7 +220,20 @@ class VllmRules(RulesBase):
 # requests"), `entrypoints/openai/api_server.py` ("vLLM API server version", "non-default args").
 
 from .interface import Engine, LogWords  # noqa: E402
-from .words import cli, modelled, release, rules_note, NUM, SIZE, count, fig, fraction, gib, msg, rx  # noqa: E402
+from .words import (  # noqa: E402
+    NUM,
+    SIZE,
+    cli,
+    count,
+    fig,
+    fraction,
+    gib,
+    modelled,
+    msg,
+    release,
+    rules_note,
+    rx,
+)
 
 _ARG = r"['\"]?\s*[=:]\s*['\"]?"  # key=value in Namespace(...), key: value in dicts and config dumps
 

@@ -82,7 +82,7 @@ def mib(m: re.Match, i: int = 1) -> int:
 
 def fig(key: str, pattern: str, read: Callable[[re.Match], object] = size, mode: str = "last",
         flags: int = I, passive: bool = False) -> Figure:
-    return Figure(key=key, pattern=re.compile(pattern, flags), read=read, mode=mode, passive=passive)
+    return Figure(key=key, pattern=lazy(pattern, flags), read=read, mode=mode, passive=passive)
 
 
 def cli(key: str, flag: str, read: Callable[[re.Match], object]) -> Figure:
@@ -93,8 +93,35 @@ def cli(key: str, flag: str, read: Callable[[re.Match], object]) -> Figure:
 
 def msg(pattern: str, kind: str = "oom", phase: str | None = None, code: str = "", flags: int = I,
         candidates: tuple[str, ...] = ()) -> Message:
-    return Message(pattern=re.compile(pattern, flags), kind=kind, phase=phase, code=code, candidates=candidates)
+    return Message(pattern=lazy(pattern, flags), kind=kind, phase=phase, code=code, candidates=candidates)
 
 
 def rx(pattern: str, flags: int = I) -> re.Pattern:
-    return re.compile(pattern, flags)
+    return lazy(pattern, flags)
+
+
+class _Lazy:
+    """A regex compiled on first use. Every engine module holds hundreds of log patterns that `estimate` never
+    uses; compiling them at import cost more than the estimate itself. On first use the compiled pattern's
+    methods become this object's own attributes, so later calls cost what a compiled pattern's do."""
+
+    _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split", "flags", "groups",
+                "groupindex")
+
+    def __init__(self, pattern: str, flags: int) -> None:
+        self.pattern = pattern
+        self._flags = flags
+
+    def __getattr__(self, name: str):
+        compiled = re.compile(self.pattern, self._flags)
+        for attr in self._METHODS:
+            setattr(self, attr, getattr(compiled, attr))
+        return getattr(compiled, name)
+
+    def __repr__(self) -> str:
+        return f"lazy({self.pattern!r})"
+
+
+def lazy(pattern: str, flags: int = I) -> re.Pattern:
+    """`re.compile(pattern, flags)`, done when the pattern is first used (see `_Lazy`)."""
+    return _Lazy(pattern, flags)  # type: ignore[return-value]

@@ -14,8 +14,8 @@ from ..engines import all_engines
 from .advice import advise
 from .blocks import scan_blocks
 from .diagnose import detect_engine, diagnose_run
-from .reader import Blocks
 from .facts import RunFacts
+from .reader import Blocks
 from .scan import scan
 from .verdict import OOM_KINDS
 

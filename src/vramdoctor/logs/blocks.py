@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
+from .facts import RunFacts
 from .knowledge import Knowledge, knowledge
+from .lines import CUT_LOOKBACK, cut_mid_line, pieces
 from .prefilter import Words
 from .reader import clean
-from .lines import CUT_LOOKBACK, cut_mid_line, pieces
-from .facts import RunFacts
 from .scan import ENGINE_SAMPLE_LINES, WINDOW, Scanner
 
 WINDOW_BYTES = 256 * 1024  # bytes searched at once within a block

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import re
 
-from .knowledge import FRAME, knowledge, phase_words
-from .phase import FAILED_REQUEST, Place, frames, locate
-from .lines import stated
-from .quiet import leak, no_failure, pressure, shortfall
 from .facts import Failure, RunFacts
+from .knowledge import FRAME, knowledge, phase_words
+from .lines import stated
+from .phase import FAILED_REQUEST, Place, frames, locate
+from .quiet import leak, no_failure, pressure, shortfall
 from .verdict import KIND_OF_PHASE, Diagnosis
 
 _MEMORYISH = re.compile(r"\b(?:memory|mem|cache|kv|vram|tokens?|blocks?|alloc\w*|buffers?|capacity|gpu_memory\w*)\b",

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from ..engines.interface import AFTER_MILESTONE, FLOOR, MILESTONES, PHASES
 from ..engines.words import SIZE, to_bytes
+from .facts import Failure
 from .knowledge import FRAME, PY_FRAME, knowledge, phase_words
 from .lines import LOG_PREFIX
-from .facts import Failure
 
 GIB = 2**30
 STARTUP = ("WEIGHTS", "KV", "WARMUP")

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import re
 
+from ..errors import UsageError
+from .facts import RunFacts
 from .knowledge import FRAME, knowledge, phase_words
 from .phase import is_progress, last_marker
-from .facts import RunFacts
 from .verdict import KIND_OF_PHASE, Diagnosis
-from ..errors import UsageError
+
 
 def leak(run: RunFacts) -> Diagnosis | None:
     said = [p for p in run.pressure if p.kind == "leak"]

@@ -14,10 +14,23 @@ from collections import deque
 from typing import Callable, Iterable, Iterator
 
 from .facts import Failure, RunFacts
-from .table import header_column, row_value
 from .knowledge import ELISION, PY_FRAME, Knowledge, is_echo, knowledge
-from .lines import (CUT_LOOKBACK, cut_mid_line, ECHO_CLOSED, ECHO_END, ECHO_LINES, ENDED, LOG_PREFIX, MAX_LINE, WRAP_LINES, cut_error, pieces,
-                    stated, window)
+from .lines import (
+    CUT_LOOKBACK,
+    ECHO_CLOSED,
+    ECHO_END,
+    ECHO_LINES,
+    ENDED,
+    LOG_PREFIX,
+    MAX_LINE,
+    WRAP_LINES,
+    cut_error,
+    cut_mid_line,
+    pieces,
+    stated,
+    window,
+)
+from .table import header_column, row_value
 
 WINDOW = 80  # lines kept before a failure: the traceback that leads to it
 AFTER = 12  # lines kept after a failure: C++ backtraces and follow-up messages

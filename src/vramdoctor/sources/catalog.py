@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 from ..spec import ModelSpec, WeightsInfo
@@ -14,6 +13,8 @@ from .hf_config import spec_from_config
 
 @lru_cache(maxsize=1)
 def _entries() -> dict[str, dict[str, Any]]:
+    from importlib import resources  # (here: it imports tempfile and shutil, which a local model never needs)
+
     text = resources.files("vramdoctor").joinpath("catalog/models.json").read_text(encoding="utf-8")
     return json.loads(text)["models"]
 

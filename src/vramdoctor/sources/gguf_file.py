@@ -18,9 +18,17 @@ from typing import Any
 
 from ..errors import ModelSourceError, UnknownArchitectureError
 from ..gguf_formats import file_type
-from ..spec import FullAttention, LatentAttention, LayerSpec, ModelSpec, RecurrentState, SlidingWindow, WeightsInfo
-from .gguf_header import GGUFHeader, SkippedArray, parse_header
+from ..spec import (
+    FullAttention,
+    LatentAttention,
+    LayerSpec,
+    ModelSpec,
+    RecurrentState,
+    SlidingWindow,
+    WeightsInfo,
+)
 from .files import open_regular
+from .gguf_header import GGUFHeader, SkippedArray, parse_header
 from .validate import checked_int
 
 #: llama.cpp's SWA pattern per architecture: layer il is SWA when il % n < n - 1.

@@ -9,9 +9,9 @@ from typing import Any
 from ..dtypes import dtype_bytes, model_dtype_name
 from ..errors import ModelSourceError, UnknownArchitectureError
 from ..spec import ModelSpec, WeightsInfo
+from .files import CONFIG_MAX_BYTES, parse_json, read_capped
 from .layers import MODEL_TYPE_DEFAULTS, parse_layers
 from .params import bytes_per_param, count_params
-from .files import CONFIG_MAX_BYTES, parse_json, read_capped
 from .validate import checked_config
 
 

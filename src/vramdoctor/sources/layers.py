@@ -10,7 +10,14 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from ..errors import ModelSourceError, UnknownArchitectureError
-from ..spec import FullAttention, LatentAttention, LayerSpec, RecurrentState, SharedKV, SlidingWindow
+from ..spec import (
+    FullAttention,
+    LatentAttention,
+    LayerSpec,
+    RecurrentState,
+    SharedKV,
+    SlidingWindow,
+)
 
 #: transformers config-class defaults for keys that real configs omit.
 MODEL_TYPE_DEFAULTS: dict[str, dict[str, Any]] = {

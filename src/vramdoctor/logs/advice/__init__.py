@@ -17,7 +17,6 @@ from .load import LoadSteps
 from .serving import ServingSteps
 from .steps import GGML, _shown
 
-
 #: an allocation no machine can satisfy (1 TiB in one piece)
 ABSURD_BYTES = 2**40
 

@@ -3,10 +3,8 @@ KV cache off the GPU, other processes on the GPU, a cap that was hit."""
 
 from __future__ import annotations
 
-
-from .steps import GGML, GIB, _KV8, Step, _down, _up
 from ..settings import current
-from .steps import _Steps
+from .steps import _KV8, GGML, GIB, Step, _down, _Steps, _up
 
 
 class Base:

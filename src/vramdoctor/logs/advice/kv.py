@@ -3,9 +3,7 @@ allocate; llama.cpp and its wrappers size -c from the memory the log shows."""
 
 from __future__ import annotations
 
-
 from .steps import GGML, GIB, _more_gpus
-
 
 #: engines whose memory fraction is of the memory left after the weights and buffers (LMDeploy's
 #: cache_max_entry_count, TensorRT-LLM's free_gpu_memory_fraction), not of the whole GPU

@@ -3,7 +3,6 @@ to do first when the phase is undetermined."""
 
 from __future__ import annotations
 
-
 from ...engines import get_engine
 from ...errors import UsageError
 from .steps import GGML, _more_gpus
