@@ -2636,3 +2636,61 @@ def test_sglangs_leak_check_with_more_free_than_the_pool_is_an_accounting_bug(fr
         self.token_to_kv_pool_allocator.available_size()=2864304
     """, "sglang"))
     assert run.kind == kind, run
+
+
+@pytest.mark.parametrize("text", [
+    "site-packages/flashinfer/data/include/flashinfer/allocator.h:49: Buffer overflow when allocating memory for "
+    "batch_prefill_tmp_v with size 283115520 and alignment 16, but only 268435456 bytes available in AlignedAllocator. "
+    "Increase the workspace buffer size.",
+    "RuntimeError: Failed to allocate memory for batch_prefill_tmp_s with size 1048576 and alignment 16 in "
+    "AlignedAllocator",
+    "(EngineCore_DP0 pid=9) ERROR [core.py:700] RuntimeError: Error in function 'aligned_alloc' at "
+    "/flashinfer/allocator.h:49: Buffer overflow when allocating memory for tmp_v with size 99 and alignment 16",
+])
+def test_a_fixed_workspace_too_small_is_not_the_gpu_full(text):
+    run = run_of(diag(text, "vllm"))
+    assert (run.kind, run.code) == ("NOT_OOM", "workspace-buffer-too-small"), run
+
+
+@pytest.mark.parametrize("text", [
+    "/src/ggml/ggml-backend.cpp:1720: failed to create the compute graph",
+    "engine/decoder.cu:311:5: fatal: cannot map the weights",
+    "csrc/attention.cpp:88: Aborting: mismatched head sizes",
+])
+def test_a_c_style_error_line_is_a_failure(text):
+    """A source location, then the failure, with no error word of the usual kind: never a clean run."""
+    run = run_of(diag(text))
+    assert run.kind != "NONE", run
+
+
+@pytest.mark.parametrize("frames", [
+    "Exception in callback _log_task_completion(error_callback=<bound method...>)(<Task finishe...>) at "
+    "/venv/vllm/engine/async_llm_engine.py:48",
+    '  File "/vllm/v1/engine/async_llm.py", line 655, in output_handler\n    outputs = await engine_core.get_output_async()',
+    '  File "/vllm/engine/async_llm_engine.py", line 860, in run_engine_loop\n    result = task.result()',
+])
+def test_vllms_async_front_end_loops_are_serving(frames):
+    run = run_of(diag(frames + "\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 318.00 MiB.", "vllm"))
+    assert run.kind == "RUNTIME", run
+
+
+@pytest.mark.parametrize("frame", ["gptq_marlin_repack", "awq_marlin_repack", "process_weights_after_loading"])
+def test_repacking_quantized_weights_is_loading_them(frame):
+    run = run_of(diag(f'(EngineCore pid=77)   File "/vllm/_custom_ops.py", line 1279, in {frame}\n'
+                      "(EngineCore pid=77) torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 70.00 MiB.",
+                      "vllm"))
+    assert run.kind == "WEIGHTS", run
+
+
+@pytest.mark.parametrize("flag", ["-cq4", "-cq8", "--cache_q6", "-c8", "--cache_8bit"])
+def test_exllamas_quantized_cache_flags_are_the_cache_type_in_use(flag):
+    """A cache already at 4 to 8 bits gets no "8-bit KV cache" advice."""
+    report = diag(f"""
+        !python examples/chat.py -m /models/QwQ-32B-exl2-3_0 -mode llama {flag} -nfa
+         -- Loading model...
+          File "/content/exllamav2/exllamav2/cache.py", line 92, in create_state_tensors
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB.
+    """, "exllamav2")
+    run = run_of(report)
+    assert run.kind == "KV_CAPACITY", run
+    assert not any(a["setting"] == "kv_cache_dtype" for a in run.advice), run.advice

@@ -44,6 +44,12 @@ LOG = LogWords(
         fig("max_model_len", r"\bmax_seq_len['\"]?\s*[=:]\s*(\d+)", count),
         fig("cache_size_tokens", r"\bcache_size['\"]?\s*[=:]\s*(\d+)", count),
         fig("kv_cache_dtype", r"\bcache_mode['\"]?\s*[=:]\s*['\"]?(\w+)", lambda m: m.group(1)),
+        # the example scripts' and model_init's flags: -cq4 / --cache_q4, -cq6, -cq8, -c8 / --cache_8bit
+        # (one pattern per spelling: the prefilter needs a literal of 3+ characters in each)
+        fig("kv_cache_dtype", r"(?<!\S)-cq([468])\b", lambda m: "Q" + m.group(1), flags=0),
+        fig("kv_cache_dtype", r"(?<!\S)--cache_q([468])\b", lambda m: "Q" + m.group(1), flags=0),
+        fig("kv_cache_dtype", r"(?<!\S)-c8\b", lambda m: "Q8", flags=0),
+        fig("kv_cache_dtype", r"(?<!\S)--cache_8bit\b", lambda m: "Q8", flags=0),
     ),
 )
 

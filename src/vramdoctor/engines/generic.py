@@ -195,6 +195,14 @@ LOG = LogWords(
         # a backend process that died under its front end (LocalAI's gRPC backends): why is in the backend's log
         msg(r"rpc error: code = \w+ desc = (?:error reading from server: EOF|connection error|transport is closing)",
             "wrapper"),
+        # FlashInfer's workspace (flashinfer/allocator.h AlignedAllocator): a fixed buffer (VLLM_FLASHINFER_WORKSPACE
+        # _BUFFER_SIZE, SGLang's flashinfer_workspace_size) too small for a batch's temporaries, not the GPU full
+        msg(r"(?:Buffer overflow|Failed to allocate memory) (?:when allocating memory )?for \w+ with size \d+ and "
+            r"alignment \d+|in AlignedAllocator|Increase the workspace buffer size", "not_oom",
+            code="workspace-buffer-too-small"),
+        # an error in C or C++ style, a source location then the failure, with no error word of its own
+        msg(r"\.(?:h|hh|hpp|c|cc|cpp|cxx|cu|cuh):\d+:(?:\d+:)?\s+(?:[Ee]rror\b|[Ff]atal\b|.{0,120}\b(?:[Ff]ailed|"
+            r"[Oo]verflow|[Cc]annot|[Uu]nable to|[Aa]bort(?:ed|ing)?)\b)", "error", flags=0),
         # a request whose prompt would need more memory than is free (oMLX "Prefill context too large for available
         # memory"): refused while serving
         msg(r"(?:[Pp]refill|[Pp]rompt|[Rr]equest)\b.{0,40}\btoo large for (?:the )?available memory", "oom", "RUNTIME",

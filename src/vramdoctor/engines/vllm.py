@@ -322,12 +322,18 @@ LOG = LogWords(
         "WARMUP": rx(r"profile_run|_dummy_run|_dummy_sampler_run|determine_available_memory|"
                      r"determine_num_available_blocks|capture_model|compile_or_warm_up_model|Capturing CUDA graph|"
                      r"Capturing cudagraph|Memory profiling"),
+        # (the quantization methods' repacking after the weights are read: process_weights_after_loading,
+        # gptq_marlin_repack, awq_marlin_repack)
         "WEIGHTS": rx(r"load_model|init_device\b|Starting to load model|Loading weights|create_weights|"
+                      r"process_weights_after_loading|\w+_marlin_repack|"
                       r"_initialize_model|initialize_model|get_model\(|model_loader"),
         "RUNTIME": rx(r"execute_model|_get_prompt_logprobs_dict|compute_logprobs|sampler\(|\.sample\(|step_async|"
                       r"_process_model_outputs|engine_step|start_worker_execution_loop|execute_model_spmd|"
                       # V1's engine core loop (v1/engine/core.py): entered once start-up is done
-                      r"run_busy_loop|_process_engine_step|step_with_batch_queue"),
+                      r"run_busy_loop|_process_engine_step|step_with_batch_queue|"
+                      # the async front ends' loops, which run only once requests arrive (V0 AsyncLLMEngine's
+                      # background loop and its completion callback, V1 AsyncLLM's output handler)
+                      r"_log_task_completion|run_engine_loop|\boutput_handler\b"),
         # start-up, the step not named: the engine core or worker being built (not `run_engine_core` itself: it
         # builds the core, then runs its busy loop, so it is on the stack in both)
         "STARTUP": rx(r"EngineCoreProc\(|engine_core = |EngineCore\.__init__|"

@@ -93,6 +93,10 @@ _NOT_OOM = {
     "cuda-no-kernel-image": "this build has no GPU code for this GPU's architecture (compute capability): a build "
                             "or wheel made for other GPUs.",
     "cuda-error": "a CUDA (or HIP) call failed with an error that is not out of memory.",
+    "workspace-buffer-too-small": "a fixed-size attention workspace (FlashInfer's) is too small for this batch's "
+                                  "temporaries, not the GPU out of memory: raise it (vLLM "
+                                  "VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE, SGLang --flashinfer-workspace-size), take "
+                                  "fewer tokens per step (--max-num-batched-tokens) or another attention backend",
     "kv-cache-type-unsupported": "the KV cache type asked for (-ctk/-ctv) does not work with this model or these "
                                  "settings (its block size does not divide the head size, or a quantized V cache "
                                  "without flash attention): choose another cache type or turn flash attention on",
