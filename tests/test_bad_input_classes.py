@@ -217,3 +217,29 @@ def test_a_safetensors_header_of_the_wrong_shape_is_named(tmp_path, header):
 def test_cli_numbers_beyond_any_device_or_server_are_refused(args, option):
     r = run("estimate", "Qwen/Qwen2.5-7B-Instruct", *args)
     assert is_clean_error(r) and option in r.stderr, r.output
+
+
+@pytest.mark.parametrize("key,value", [
+    ("llama.attention.head_count", "abc"), ("llama.attention.head_count_kv", "x"),
+    ("llama.context_length", "4096"), ("llama.embedding_length", "64"), ("llama.attention.head_count_kv", [2]),
+    ("llama.attention.head_count_kv", [2.5, 1.0]), ("llama.attention.sliding_window", "abc"),
+    ("llama.attention.key_length", "16"), ("llama.attention.key_length", 16.5), ("llama.feed_forward_length", "128"),
+])
+def test_a_gguf_key_of_the_wrong_type_or_length_is_named(tmp_path, key, value):
+    """A string where a number belongs, a fraction, a per-layer array of another length than block_count (llama.cpp's
+    get_key_or_arr refuses it too)."""
+    from tinygguf import write_model
+
+    p = write_model(tmp_path / "m.gguf", extra_kv={key: value})
+    r = run("estimate", str(p), "--engine", "llamacpp")
+    assert is_clean_error(r) and key in r.stderr, r.output
+
+
+def test_a_gguf_name_is_printed_as_written(tmp_path):
+    from tinygguf import write_model
+
+    name = "[link=file:///etc/passwd]x[/link][/x]\x1b]8;;x"
+    p = write_model(tmp_path / "m.gguf", extra_kv={"general.name": name})
+    r = run("estimate", str(p), "--engine", "llamacpp")
+    assert r.exit_code == 0, r.output
+    assert "\x1b" not in r.stdout and visible(name) in r.stdout.replace("\n", "")

@@ -63,8 +63,15 @@ def write_model(
         w.add_sliding_window(sliding_window or 32)
         w.add_attn_logit_softcapping(50.0)
         w.add_final_logit_softcapping(30.0)
-    for key, value in (extra_kv or {}).items():
-        w.add_uint16(key, value) if key.startswith("split.") else w.add_uint32(key, value)
+    for key, value in (extra_kv or {}).items():  # integers as uint32 (split.* as uint16), anything else as itself
+        if isinstance(value, int):
+            w.add_uint16(key, value) if key.startswith("split.") else w.add_uint32(key, value)
+        elif isinstance(value, str):
+            w.add_string(key, value)
+        elif isinstance(value, float):
+            w.add_float32(key, value)
+        else:
+            w.add_array(key, value)
     w.add_tokenizer_model("llama")
     w.add_token_list(tokens)
     w.add_token_scores(scores)

@@ -251,6 +251,10 @@ LOG = LogWords(
         # the model file itself cannot be opened or parsed (gguf.cpp gguf_init_from_file_impl): not memory
         msg(r"gguf_init_from_file\w*: (?:failed to open|failed to read|invalid magic|tensor .* has invalid)",
             "not_oom", code="model-file-error"),
+        # a file this build cannot read (converted by a newer or older convert_hf_to_gguf.py, or another engine's
+        # conversion): llama-model-loader's "key %s has wrong array length", an architecture it does not know
+        msg(r"has wrong array length; expected \d+, got \d+|unknown model architecture: '|error loading model "
+            r"(?:hyperparameters|architecture|vocabulary)", "not_oom", code="model-file-error"),
         # wrappers that only follow a failed load of the weights (llama_model_load_from_file returned NULL:
         # llama.cpp's common_init_from_params, llama-cpp-python's Llama(), Tabby's bindings "Unable to load model:
         # PATH"); a failure before them with no phase of its own was loading the weights

@@ -118,11 +118,21 @@ class VllmRules(RulesBase):
         return cdiv(max_model_len, b) * b
 
     def kv_cache_bytes(self, model: ModelSpec, s: Settings, max_model_len: int, seqs: int) -> int:
-        kv, tp = kv_dtype(model, s), s.tensor_parallel_size
-        per_seq = sum(self._tokens_for_layer(layer, s, max_model_len) * layer.bytes_per_token(kv, tp)
-                      for layer in model.layers if layer.kind != "state")
+        per_seq = sum(self._tokens_for_layer(layer, s, max_model_len) * per_token
+                      for layer, per_token in self._paged_layers(model, s))
         state = state_bytes_per_seq(model, s) if self._state_in_pool(s) else 0
         return seqs * (per_seq + state)
+
+    def _paged_layers(self, model: ModelSpec, s: Settings) -> list:
+        """(layer, bytes per token) of every layer with pages, kept for the model and settings last asked about:
+        the searches for the largest context and concurrency ask hundreds of times (start-up time)."""
+        kv, tp = kv_dtype(model, s), s.tensor_parallel_size
+        key = (model, kv, tp)
+        memo = getattr(self, "_paged_memo", None)
+        if memo is None or memo[0][0] is not model or memo[0][1:] != key[1:]:
+            memo = (key, [(layer, layer.bytes_per_token(kv, tp)) for layer in model.layers if layer.kind != "state"])
+            self._paged_memo = memo
+        return memo[1]
 
     def engine_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
         """Bytes per token of pool capacity: every attention layer, sliding ones included, as

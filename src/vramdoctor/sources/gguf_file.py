@@ -38,12 +38,6 @@ SWA_PATTERN = {"gemma2": 2, "gemma3": 6, "gpt-oss": 2, "cohere2": 4, "exaone4": 
 SWA_IGNORED = {"phi3"}
 
 
-def _per_layer(value: Any, n: int) -> list[int]:
-    if isinstance(value, list):
-        return [int(v) for v in value[:n]]
-    return [int(value)] * n
-
-
 def swa_layers(arch: str, kv: dict[str, Any], n_layer: int, *, path: str | None = None) -> list[bool]:
     """Which layers llama.cpp treats as sliding-window for this GGUF."""
     window = kv.get(f"{arch}.attention.sliding_window")
@@ -56,7 +50,7 @@ def swa_layers(arch: str, kv: dict[str, Any], n_layer: int, *, path: str | None 
                                hint="The file is corrupt; re-download or re-convert it.")
     if isinstance(pat, list):
         return [bool(x) for x in pat[:n_layer]]
-    n = int(pat) if pat else SWA_PATTERN.get(arch, 0)
+    n = checked_int(pat, f"{arch}.attention.sliding_window_pattern", path, 0, 4096) if pat else SWA_PATTERN.get(arch, 0)
     return [n == 0 or (il % n < n - 1) for il in range(n_layer)]
 
 
@@ -76,44 +70,59 @@ def spec_from_gguf_fields(kv: dict[str, Any], tensor_bytes: int, *, path: str) -
                                    hint="The file is corrupt; re-download or re-convert it.")
         return value
 
+    def num(k: str, default: Any = None, lo: int = 0, hi: int = 1 << 28) -> Any:
+        """A scalar integer key, checked (a string, a fraction or an array where a number belongs is named)."""
+        value = g(k, default)
+        return None if value is None else checked_int(value, f"{arch}.{k}", path, lo, hi)
+
+    def per_layer(k: str, default: Any, n: int, hi: int = 16384) -> list[int]:
+        """A key llama.cpp reads as one value or one per layer (llama-model-loader `get_key_or_arr`, which
+        refuses an array of another length than block_count)."""
+        value = g(k, default)
+        if isinstance(value, list):
+            if len(value) != n:
+                raise ModelSourceError(f"has {len(value)} values; llama.cpp needs one per layer ({n}).", path=path,
+                                       field=f"{arch}.{k}", hint="The file is corrupt; re-download or re-convert it.")
+            return [checked_int(v, f"{arch}.{k}", path, 0, hi) for v in value]
+        return [checked_int(value, f"{arch}.{k}", path, 0, hi)] * n
+
     n_layer = g("block_count")
-    n_embd = g("embedding_length")
     n_head = g("attention.head_count")
     if n_layer is None or (n_head is None and g("ssm.state_size") is None):
         missing = [k for k in ("block_count", "attention.head_count") if g(k) is None]
         raise UnknownArchitectureError(f"GGUF architecture '{arch}' lacks layout keys.", path=path,
                                        missing=[f"{arch}.{k}" for k in missing])
     n_layer = checked_int(n_layer, f"{arch}.block_count", path, 1, 4096)
+    n_embd = num("embedding_length", lo=1, hi=1 << 20)
     if tensor_bytes <= 0:
         raise ModelSourceError("has no tensors (a vocabulary-only GGUF?).", path=path,
                                hint="Pass the model GGUF itself.")
-    heads = [checked_int(h, f"{arch}.attention.head_count", path, 0, 16384) for h in _per_layer(n_head or 0, n_layer)]
-    kv_heads = [checked_int(h, f"{arch}.attention.head_count_kv", path, 0, 16384)
-                for h in _per_layer(g("attention.head_count_kv", n_head or 0), n_layer)]
+    heads = per_layer("attention.head_count", n_head or 0, n_layer)
+    kv_heads = per_layer("attention.head_count_kv", g("attention.head_count_kv", n_head or 0), n_layer)
     swa = swa_layers(arch, kv, n_layer, path=path)
     layers: list[LayerSpec] = []
     for il in range(n_layer):
         if g("attention.kv_lora_rank") and g("attention.key_length_mla") is not None:
-            layers.append(LatentAttention(kv_lora_rank=int(g("attention.kv_lora_rank")),
-                                          qk_rope_head_dim=int(g("rope.dimension_count", 64))))
+            layers.append(LatentAttention(kv_lora_rank=num("attention.kv_lora_rank", lo=1, hi=1 << 16),
+                                          qk_rope_head_dim=num("rope.dimension_count", 64, hi=1 << 16)))
         elif g("attention.kv_lora_rank"):
             # converted before llama.cpp's MLA cache (PR #12801, April 2025: no `key_length_mla`, no wk_b/wv_b):
             # llama.cpp runs it as plain attention and caches every head's K (key_length = qk_nope + rope)
             # and V (value_length), as `llama_hparams::n_embd_k_gqa` sizes them: 71x the latent for DeepSeek-V3
-            layers.append(FullAttention(num_kv_heads=kv_heads[il], head_dim_k=int(g("attention.key_length", 192)),
-                                        head_dim_v=int(g("attention.value_length", 128))))
+            layers.append(FullAttention(num_kv_heads=kv_heads[il], head_dim_k=num("attention.key_length", 192, hi=1 << 16),
+                                        head_dim_v=num("attention.value_length", 128, hi=1 << 16)))
         elif kv_heads[il] == 0 or (heads[il] == 0 and g("ssm.state_size")):
-            d_conv, d_inner = int(g("ssm.conv_kernel", 4)), int(g("ssm.inner_size", 0))
-            d_state, groups = int(g("ssm.state_size", 0)), int(g("ssm.group_count", 0))
+            d_conv, d_inner = num("ssm.conv_kernel", 4, hi=1 << 10), num("ssm.inner_size", 0, hi=1 << 20)
+            d_state, groups = num("ssm.state_size", 0, hi=1 << 16), num("ssm.group_count", 0, hi=1 << 16)
             layers.append(RecurrentState(family="mamba2" if groups else "mamba",
                                          conv_elems=(d_conv - 1) * (d_inner + 2 * groups * d_state),
                                          ssm_elems=d_state * d_inner))
         else:
-            hd_k = int(g("attention.key_length", (n_embd or 0) // max(heads[il], 1)))
-            hd_v = int(g("attention.value_length", hd_k))
+            hd_k = num("attention.key_length", (n_embd or 0) // max(heads[il], 1), hi=1 << 16)
+            hd_v = num("attention.value_length", hd_k, hi=1 << 16)
             if swa[il]:
                 layers.append(SlidingWindow(num_kv_heads=kv_heads[il], head_dim_k=hd_k, head_dim_v=hd_v,
-                                            window=int(g("attention.sliding_window"))))
+                                            window=num("attention.sliding_window", lo=1)))
             else:
                 layers.append(FullAttention(num_kv_heads=kv_heads[il], head_dim_k=hd_k, head_dim_v=hd_v))
     ftype = kv.get("general.file_type")
@@ -125,10 +134,10 @@ def spec_from_gguf_fields(kv: dict[str, Any], tensor_bytes: int, *, path: str) -
         dtype="fp16",
         weights=WeightsInfo(total_bytes=tensor_bytes, exact=True, source="GGUF tensor infos"),
         quantization=qname,
-        max_position_embeddings=g("context_length"),
-        vocab_size=g("vocab_size"),
+        max_position_embeddings=num("context_length", lo=1),
+        vocab_size=num("vocab_size", lo=1, hi=1 << 24),
         hidden_size=n_embd,
-        intermediate_size=(_per_layer(g("feed_forward_length"), 1) or [None])[0] if g("feed_forward_length") else None,
+        intermediate_size=max(per_layer("feed_forward_length", 0, n_layer, 1 << 22)) if g("feed_forward_length") else None,
         num_attention_heads=heads[0] if heads else None,
         source=path,
     )
