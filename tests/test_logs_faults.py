@@ -2708,3 +2708,20 @@ def test_exllamas_quantized_cache_flags_are_the_cache_type_in_use(flag):
 def test_a_file_this_build_cannot_read_is_the_model_file(text):
     run = run_of(diag(text, "llamacpp"))
     assert (run.kind, run.code) == ("NOT_OOM", "model-file-error"), run
+
+
+@pytest.mark.parametrize("prefix", ["(VllmWorker rank=3 pid=1090) ERROR 06-05 06:18:13 [multiproc_executor.py:470] ",
+                                    "(EngineCore_DP0 pid=8402) ERROR 10-24 01:26:57 [core.py:710] ",
+                                    "8:02AM DBG GRPC(5c7cd-127.0.0.1:39595): stderr "])
+def test_a_line_with_the_logs_own_prefix_is_never_a_continuation(prefix):
+    """A frame or message followed by a line of the log's own (a vLLM process tag, LocalAI's clock and level) is two
+    lines: the quoted evidence holds one of them, never both glued."""
+    report = diag(f"""
+        {prefix}  File "/usr/lib/python3/torch/cuda/graphs.py", line 84, in capture_end
+        {prefix}    super().capture_end()
+        {prefix}RuntimeError: CUDA error: out of memory
+    """, "vllm")
+    run = run_of(report)
+    assert run.evidence
+    for e in run.evidence:
+        assert e["text"].count(prefix.strip()[:12]) == 1, e

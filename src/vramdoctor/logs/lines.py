@@ -18,9 +18,11 @@ ECHO_LINES = 64  # lines a prompt logged with its newlines may span
 ECHO_CLOSED = re.compile(r"params: SamplingParams|sampling_params|lora_request|['\"\)\}\]],?\s*$")
 ECHO_END = re.compile(r"['\"],\s*(?:params: SamplingParams|sampling_params|lora_request|prompt_token_ids)")
 #: the start of a line a log writes itself: a timestamp, a level, a process tag, a bracketed source
-_STRONG = (r"^\s*(?:\(\w+[\w ]*pid=\d+\)|\[?\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:|time=|level=|"
+_STRONG = (r"^\s*(?:\(\w+[\w =]*pid=\d+\)|\[?\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:|time=|level=|"
            r"(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|\[[\w.: -]+\]|[A-Z][a-z]{2} +\d+ \d\d:|"
-           r"\d+\.\d+\.\d+\.\d+ [IWE] |[A-Za-z][\w.-]*\s+\| ")  # (the last: docker compose's "svc-1  | ")
+           r"\d+\.\d+\.\d+\.\d+ [IWE] |\d{1,2}:\d\d(?::\d\d)?[AP]M [A-Z]{3} |[A-Za-z][\w.-]*\s+\| ")
+# (the last: docker compose's "svc-1  | "; before it LocalAI's zerolog "8:02AM DBG "; the first: vLLM's process
+# tags "(APIServer pid=1)", "(VllmWorker rank=3 pid=1090)")
 LOG_PREFIX = re.compile(_STRONG + r"|\w+(?:_\w+)*: )")
 #: a prefix no wrapped text starts with by chance (a timestamp, a level, a process tag; not "word: ")
 STRONG_PREFIX = re.compile(_STRONG + ")")
