@@ -252,6 +252,82 @@ def logs(paths: list[str], engine: Optional[str], json_out: bool, follow: bool, 
             raise SystemExit(2)
 
 
+def _counts(text: str | None, option: str) -> tuple[int, ...]:
+    from .units import parse_tokens
+
+    if not text:
+        raise UsageError("give at least one value.", option=option)
+    return tuple(parse_tokens(part.strip(), option=option) for part in text.split(",") if part.strip())
+
+
+def probe(url: str, log: Optional[str], rest: float, tiers: str, output_tiers: str, model: Optional[str],
+          serve: Optional[str], pid: Optional[int], source: str, json_out: bool, plot: Optional[str], interval: float,
+          api_key: Optional[str], served_model: Optional[str], engine: Optional[str], ready_timeout: float,
+          request_timeout: float, devices: Optional[str], dcgm_url: Optional[str], limit: Optional[str],
+          results_dir: Optional[str], memory_limit: Optional[str], debug: bool) -> None:
+    """Measure a live server: baseline, the engine's pool, one request per tier, the rest; against the estimate."""
+    with _reported(debug):
+        from .probing import ProbeOptions
+        from .probing import probe as run_probe
+        from .probing.render import render, to_json
+        from .server.launch import terminate_on_signals
+        from .units import parse_bytes
+
+        if plot:
+            parent = Path(plot).parent
+            if not parent.is_dir():
+                raise UsageError(f"the folder '{parent}' does not exist.", option="--plot")
+            from .probing.plot import available
+
+            available()  # before measuring: a missing matplotlib must not cost the measurements
+        opts = ProbeOptions(
+            url=url, log=log, rest_s=rest, tiers=_counts(tiers, "--tiers"), output_tiers=_counts(output_tiers,
+            "--output-tiers"), model=model, serve=serve, pid=pid, source=source, interval_s=interval,
+            api_key=api_key or os.environ.get("VRAMDOCTOR_API_KEY"), served_model=served_model, engine=engine,
+            ready_timeout_s=ready_timeout, request_timeout_s=request_timeout,
+            devices=[int(d) for d in devices.split(",")] if devices else None,
+            dcgm_urls=[u.strip() for u in dcgm_url.split(",") if u.strip()] if dcgm_url else [],
+            limit_bytes=parse_bytes(limit, option="--limit") if limit else None, results_dir=results_dir,
+            memory_limit_bytes=parse_bytes(memory_limit, option="--memory-limit") if memory_limit else None)
+        restore_signals = terminate_on_signals()
+        status = None
+        if not json_out and sys.stderr.isatty():
+            from rich.console import Console
+
+            status = Console(stderr=True).status("probing")
+            status.start()
+
+        def progress(text: str) -> None:
+            if status is not None:
+                status.update(printable(text))
+
+        interrupted = False
+        try:
+            result = run_probe(opts, progress=progress)
+        except KeyboardInterrupt as e:
+            result = getattr(e, "result", None)
+            interrupted = True
+            if result is None:
+                raise SystemExit(130) from None
+        finally:
+            if status is not None:
+                status.stop()
+            restore_signals()
+        if json_out:
+            print(to_json(result))
+        else:
+            render(result, _out(highlight=False, soft_wrap=True))
+        if plot:  # after the report: whatever happens to the picture, the numbers are out
+            from .probing.plot import plot as draw
+
+            draw(result, plot)
+            err.print(f"plot written to {printable(plot)}")
+        if interrupted:
+            raise SystemExit(130)
+        if result.error:
+            raise SystemExit(2)
+
+
 def _same_file(log: str, output: str) -> bool:
     """The report path is the log itself (by path, or the same file behind standard input or a link)."""
     try:
@@ -377,6 +453,39 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--revision", help="Hub revision for --model.")
     g.add_argument("--debug", action="store_true", help="Show tracebacks.")
     g.set_defaults(run=logs)
+
+    from .measure import SOURCES
+
+    p = sub.add_parser("probe", allow_abbrev=False, usage="%(prog)s --url URL [options]", formatter_class=_Help,
+                       help="Measure a live server: baseline, the engine's pool, the increment per request.",
+                       description="Measure a live OpenAI-compatible server: memory once loaded (B), the engine's "
+                                   "own KV pool, one request per tier with its peak, the rest; against the estimate.")
+    p.add_argument("--url", required=True, help="The server's base URL, e.g. http://127.0.0.1:8000.")
+    p.add_argument("--log", help="The server's log (the engine's pool and settings where its endpoints lack them).")
+    p.add_argument("--rest", type=float, default=30.0, help="Seconds of rest before the last reading (D).")
+    p.add_argument("--tiers", default="128,2048,8192", help="Prompt lengths, tokens (each with the first output tier).")
+    p.add_argument("--output-tiers", default="64,256,1024",
+                   help="max_tokens values (the first goes with every prompt tier, the others with the shortest).")
+    p.add_argument("--model", help="The model to estimate (default: the file the server names, if local).")
+    p.add_argument("--serve", help="Start the server with this command (split like a shell, never run by one; "
+                                   "{port} is the URL's port) and stop it afterwards.")
+    p.add_argument("--pid", type=int, help="The server's PID (default: the process listening on the URL's port).")
+    p.add_argument("--source", default="auto", choices=SOURCES, help="Where memory is read.")
+    p.add_argument("--json", dest="json_out", action="store_true", help="Print the result as JSON.")
+    p.add_argument("--plot", help="Write the memory timeline to this PNG (needs matplotlib).")
+    p.add_argument("--interval", type=float, default=0.02, help="Seconds between readings.")
+    p.add_argument("--api-key", help="Bearer token for the server (default: $VRAMDOCTOR_API_KEY).")
+    p.add_argument("--served-model", help="Which of the server's models to send requests to.")
+    p.add_argument("--engine", help="The engine, when its endpoints do not tell (vllm, sglang, llamacpp, ...).")
+    p.add_argument("--ready-timeout", type=float, default=600.0, help="Seconds to wait for the server to load.")
+    p.add_argument("--request-timeout", type=float, default=600.0, help="Seconds a request may take.")
+    p.add_argument("--devices", help="GPU indices to read, e.g. 0,1 (default: all).")
+    p.add_argument("--dcgm-url", help="A DCGM exporter's /metrics URL (or several, comma-separated).")
+    p.add_argument("--limit", help="Hold readings against this much memory, e.g. 24GiB (default: the devices').")
+    p.add_argument("--results-dir", help="Where --serve keeps the server's log (default: here).")
+    p.add_argument("--memory-limit", help="With --serve: cap the server's address space (RLIMIT_AS), e.g. 8GiB.")
+    p.add_argument("--debug", action="store_true", help="Show tracebacks.")
+    p.set_defaults(run=probe)
     return root
 
 

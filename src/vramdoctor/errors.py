@@ -88,3 +88,31 @@ class UsageError(VramdoctorError, ValueError):
     def __init__(self, message: str, *, option: str, hint: str | None = None) -> None:
         super().__init__(f"{option}: {message}", hint=hint)
         self.option = option
+
+
+class SourceUnavailable(VramdoctorError, OSError):
+    """A memory source cannot be read at all (`source` names it: nvml, nvidia-smi, amdsmi, psutil, dcgm,
+    torch); `reason` says why, in the words of the library or tool that failed."""
+
+    def __init__(self, source: str, reason: str, *, hint: str | None = None) -> None:
+        super().__init__(f"memory source '{source}' is unavailable: {reason}", hint=hint)
+        self.source = source
+        self.reason = reason
+
+
+class ServerError(VramdoctorError, OSError):
+    """An inference server could not be reached, did not become ready, died, or answered something unusable.
+    `url` is the server's base URL; `phase` what vramdoctor was doing (waiting, request, reading)."""
+
+    def __init__(self, message: str, *, url: str, phase: str = "", hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.url = url
+        self.phase = phase
+
+
+class LaunchError(VramdoctorError, OSError):
+    """A server command could not be started (`command` is its argument list)."""
+
+    def __init__(self, message: str, *, command: list[str], hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.command = command

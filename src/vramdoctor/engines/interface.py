@@ -125,6 +125,122 @@ SETTINGS = (
 )
 
 
+#: a reply as the engine modules see it: (HTTP status, body text); None where the path did not answer
+Answer = tuple[int, str]
+
+
+@dataclass(frozen=True, kw_only=True)
+class KvView:
+    """The engine's own view of its KV pool, from its live endpoints.
+
+    tokens: tokens the pool holds (vLLM `kv_cache_size_tokens` or `num_gpu_blocks` x `block_size`, SGLang
+    `max_total_num_tokens`, llama.cpp's cells where the endpoint settles them, TGI `tgi_batch_max_total_tokens`);
+    None where the endpoint does not settle it (`note` says why and what would). bytes_: bytes where the engine
+    states them. figures: everything read (num_gpu_blocks, block_size, cache_dtype, slots, n_ctx_per_slot,
+    usage, ...). source: the endpoint and field read. candidates: the token counts the endpoint leaves open.
+    """
+
+    tokens: int | None = None
+    bytes_: int | None = None
+    figures: dict = field(default_factory=dict)
+    source: str = ""
+    note: str = ""
+    candidates: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Tokenizer:
+    """A tokenize endpoint: POST `path` with `body(text, model)`; `read(json)` -> token ids or None. detok_path /
+    detok_body(ids, model) / detok_read(json) -> text or None turn ids back into text."""
+
+    path: str
+    body: Callable[[str, str], dict]
+    read: Callable[[object], "list[int] | None"]
+    detok_path: str = ""
+    detok_body: Callable[[list, str], dict] | None = None
+    detok_read: Callable[[object], "str | None"] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Endpoints:
+    """How a live server of this engine answers (pure: the probe fetches, these functions read).
+
+    identify: GET paths whose replies tell this engine apart; recognise(answers) -> the engine's version
+    ("" when recognised without one) or None when the answers are not this engine's (answers: path -> Answer
+    or None). ready: the path that answers 200 once the model is loaded (None: only /v1/models tells).
+    kv_paths / kv_view(answers) -> KvView: the engine's own view of its pool. tokenizers: its tokenize
+    endpoints, tried in order. completion_extras: fields this engine takes in a completion request beyond
+    OpenAI's (`ignore_eos` for an exact output length). pre_reserves: the engine allocates its whole KV pool
+    at start (vLLM, SGLang, llama.cpp), so a request's increment holds activations and workspaces, not its
+    cache. kept_after_request: memory the engine keeps by design once a request ends (llama-server's prompt cache
+    in host RAM), said when memory does not return to the baseline. Sources: ../shared/ENGINES.md and each engine's server code, cited where each is defined.
+    """
+
+    identify: tuple[str, ...]
+    recognise: Callable[[dict], "str | None"]
+    ready: str | None = "/health"
+    kv_paths: tuple[str, ...] = ()
+    kv_view: Callable[[dict], KvView] | None = None
+    tokenizers: tuple[Tokenizer, ...] = ()
+    completion_extras: dict = field(default_factory=dict)
+    pre_reserves: bool = True
+    kept_after_request: str = ""  # what the engine keeps by design once a request ends (a prompt cache), in words
+
+
+def answer_json(answers: dict, path: str):
+    """The JSON of a 200 answer at `path`, or None (missing, another status, not JSON)."""
+    import json
+
+    a = answers.get(path)
+    if not a or a[0] != 200:
+        return None
+    try:
+        return json.loads(a[1])
+    except (ValueError, RecursionError):
+        return None
+
+
+def token_ids(j) -> list[int] | None:
+    """The `tokens` list of a tokenize reply ({"tokens": [1, 2, ...]}: llama-server, vLLM, SGLang, llama-cpp-python),
+    or None when the reply is not of that shape."""
+    toks = j.get("tokens") if isinstance(j, dict) else None
+    return [int(t) for t in toks] if isinstance(toks, list) and all(
+        isinstance(t, int) and not isinstance(t, bool) for t in toks) else None
+
+
+def prom_samples(answers: dict, path: str, names: tuple[str, ...]) -> list[tuple[str, dict, float]]:
+    """(name, labels, value) of every sample called one of `names` on a Prometheus text page answered 200 at
+    `path` (parsed with prometheus-client's parser); [] when the page is missing or not Prometheus text."""
+    a = answers.get(path)
+    if not a or a[0] != 200:
+        return []
+    from prometheus_client.parser import text_string_to_metric_families
+
+    out = []
+    try:
+        for family in text_string_to_metric_families(a[1]):
+            for sample in family.samples:
+                if sample.name in names:
+                    out.append((sample.name, dict(sample.labels), float(sample.value)))
+    except (ValueError, TypeError, IndexError):
+        return []
+    return out
+
+
+def as_count(value, cap: int = 1 << 40) -> int | None:
+    """A non-negative integer from a JSON or label value ("1024", 1024, 1024.0), or None (absent, "None",
+    negative, beyond `cap`, not a number)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        n = float(value)
+    except (TypeError, ValueError):
+        return None
+    if n != n or n < 0 or n > cap or n != int(n):
+        return None
+    return int(n)
+
+
 @dataclass(frozen=True)
 class Engine:
     """One engine. name: canonical; label: as its users write it; aliases: other spellings users
@@ -150,6 +266,7 @@ class Engine:
     rules: Callable[[], object] | None = None
     adapt_flags: Callable[[dict, dict], dict] | None = None  # (flags, figures) -> the flags this version has
     kv_block_tokens: int | None = None  # tokens per KV block when the log does not print it (None: not known)
+    endpoints: Endpoints | None = None  # its live server's endpoints (probe); None: it serves no HTTP we read
 
     def flags_for(self, figures: dict) -> dict[str, str]:
         """The flags of the version the log shows (an older release may lack a flag or spell it otherwise)."""

@@ -9,7 +9,7 @@ default 2048 in the server).
 
 from __future__ import annotations
 
-from .interface import Engine, LogWords
+from .interface import Endpoints, Engine, KvView, LogWords, Tokenizer, answer_json, token_ids
 from .words import msg, rx
 
 LOG = LogWords(
@@ -21,7 +21,30 @@ LOG = LogWords(
     ),
 )
 
+
+# --- the live server (probe): ../shared/ENGINES.md §4 (llama_cpp/server/app.py) ----------------------------------
+
+
+def _recognise(answers: dict) -> str | None:
+    """FastAPI's /openapi.json titled "🦙 llama.cpp Python API", versioned llama_cpp.__version__."""
+    j = answer_json(answers, "/openapi.json")
+    info = j.get("info") if isinstance(j, dict) else None
+    if isinstance(info, dict) and "llama.cpp Python API" in str(info.get("title", "")):
+        return str(info.get("version") or "")
+    return None
+
+
+ENDPOINTS = Endpoints(
+    identify=("/openapi.json",), recognise=_recognise, ready=None,  # no /health: /v1/models answers once loaded
+    kv_view=lambda answers: KvView(source="", note="llama-cpp-python's server has no endpoint with its KV cache: "
+                                                  "give its log (--log), which holds llama.cpp's KV lines"),
+    tokenizers=(Tokenizer(path="/extras/tokenize", body=lambda text, model: {"input": text}, read=token_ids,
+                          detok_path="/extras/detokenize", detok_body=lambda ids, model: {"tokens": ids},
+                          detok_read=lambda j: j.get("text") if isinstance(j, dict) else None),),
+)
+
 ENGINE = Engine(
+    endpoints=ENDPOINTS,
     name="llama-cpp-python", label="llama-cpp-python", log=LOG, wraps="llamacpp",
     aliases=("llama_cpp_python", "llamacpp-python", "llama-cpp-py"),
     flags={"max_model_len": "n_ctx={n} (server: --n_ctx {n})", "n_ubatch": "n_batch={n} / n_ubatch={n}",

@@ -187,7 +187,7 @@ class LlamaCppRules(RulesBase):
 # with status 5`, then Apple's "Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)";
 # `tools/server`: "main: server is listening", "srv  update_slots", "print_timing".
 
-from .interface import Engine, LogWords  # noqa: E402
+from .interface import Endpoints, Engine, KvView, LogWords, Tokenizer, answer_json, as_count, token_ids  # noqa: E402
 from .words import NUM, SIZE, count, fig, msg, rx, to_bytes  # noqa: E402
 
 _DEV = r"(?:CUDA|ROCm|Metal|MTL|Vulkan|SYCL|CANN)\d*"
@@ -296,6 +296,16 @@ LOG = LogWords(
         fig("kv_pool_bytes", r"KV self size\s*=\s*" + SIZE),
         fig("kv_pool_bytes", r"llama_kv_cache(?:_unified|_iswa)?: size =\s*" + SIZE, mode="list"),
         fig("kv_cells", r"llama_kv_cache(?:_unified|_iswa)?: size =.*?\(\s*" + NUM + r" cells", count, mode="list"),
+        # tools/server `load_model`: "initializing, n_slots = 4, n_ctx_slot = 16384, kv_unified = 'true'" (printed at
+        # the default verbosity, where the KV lines are not, from late 2025)
+        fig("n_slots", r"\bn_slots = (\d+), n_ctx_slot = \d+", count, mode="first"),
+        fig("n_ctx_slot", r"\bn_slots = \d+, n_ctx_slot = (\d+)", count, mode="first"),
+        fig("kv_unified", r"\bn_ctx_slot = \d+, kv_unified = '(true|false)'", lambda m: m.group(1) == "true",
+            mode="first"),
+        # "(%6u cells, %3d layers, %2u/%u seqs)": the cells are per stream, and a cache that is not unified has
+        # one stream per sequence (llama-kv-cache.cpp), so its cells in all are cells x streams
+        fig("kv_cells_in_all", r"llama_kv_cache(?:_unified)?: size =.*?\(\s*(\d+) cells,\s*\d+ layers,\s*(\d+)/\d+ seqs",
+            lambda m: int(m.group(1)) * int(m.group(2)), mode="first"),
         fig("gpu_kv_buffer_bytes", _DEV + r" KV buffer size =\s*" + SIZE, mode="list"),
         fig("kv_buffer_bytes_by_device", r"\b(" + _DEV + r"|CPU|CUDA_Host|CPU_Mapped) KV buffer size =\s*" + SIZE,
             lambda m: (m.group(1), to_bytes(m.group(2), m.group(3))), mode="map"),
@@ -355,7 +365,58 @@ def flags_by_build(flags: dict, n: dict) -> dict:
         flags.pop("kv_cache_dtype", None)
     return flags
 
+
+# --- the live server (probe): ../shared/ENGINES.md §3.1 (tools/server/server-context.cpp) -----------------------
+
+
+def _recognise(answers: dict) -> str | None:
+    """llama-server: /props has default_generation_settings and total_slots; build_info names the build."""
+    j = answer_json(answers, "/props")
+    if isinstance(j, dict) and "default_generation_settings" in j and "total_slots" in j:
+        return str(j.get("build_info") or "")
+    return None
+
+
+def _kv_view(answers: dict) -> KvView:
+    """/props: total_slots and the context per slot (default_generation_settings.n_ctx). The cells are the
+    per-slot context x slots without a unified cache, and the per-slot context with one (-kvu, the default
+    when -np is not given): /props does not say which, so two slots or more leave two candidates, which the
+    log's `llama_kv_cache: size = ... (N cells, ...)` line settles."""
+    j = answer_json(answers, "/props")
+    if not isinstance(j, dict):
+        return KvView(source="GET /props", note="/props did not answer")
+    slots = as_count(j.get("total_slots"), 1 << 16)
+    dgs = j.get("default_generation_settings")
+    per_slot = as_count(dgs.get("n_ctx")) if isinstance(dgs, dict) else None
+    figures = {k: v for k, v in (("slots", slots), ("n_ctx_per_slot", per_slot)) if v is not None}
+    if isinstance(j.get("model_path"), str):
+        figures["model_path"] = j["model_path"]
+    if slots is None or per_slot is None:
+        return KvView(figures=figures, source="GET /props", note="/props gives no total_slots or n_ctx")
+    if slots == 1:
+        return KvView(tokens=per_slot, figures=figures, source="GET /props n_ctx (one slot)")
+    return KvView(figures=figures, source="GET /props n_ctx x total_slots", candidates=(per_slot * slots, per_slot),
+                  note=f"{slots} slots of {per_slot} tokens: {per_slot * slots} cells without a unified cache, "
+                       f"{per_slot} with one (-kvu); the server's log says which")
+
+
+ENDPOINTS = Endpoints(
+    identify=("/props", "/v1/models"), recognise=_recognise, ready="/health",
+    kv_paths=("/props", "/slots"), kv_view=_kv_view,
+    tokenizers=(Tokenizer(path="/tokenize", body=lambda text, model: {"content": text, "add_special": False},
+                          read=token_ids, detok_path="/detokenize", detok_body=lambda ids, model: {"tokens": ids},
+                          detok_read=lambda j: j.get("content") if isinstance(j, dict) else None),),
+    # server-task.cpp params_from_json: ignore_eos; cache_prompt off so that no tier reuses another's prefix
+    completion_extras={"ignore_eos": True, "cache_prompt": False},
+    # common/arg.cpp: -cram, --cache-ram N, "set the maximum cache size in MiB (default: 8192 ...)"; a slot's
+    # prompt is saved there when another request takes the slot's place
+    kept_after_request=("llama-server keeps the prompts of finished requests in host memory (its prompt cache, "
+                        "-cram/--cache-ram, 8192 MiB at most by default in builds from late 2025): memory kept after a "
+                        "request is that cache, not a leak; start it with --cache-ram 0 to measure without it"),
+)
+
 ENGINE = Engine(
+    endpoints=ENDPOINTS,
     name="llamacpp", label="llama.cpp", log=LOG, rules=LlamaCppRules, adapt_flags=flags_by_build,
     aliases=("llama", "llama-cpp", "llama-server", "llama.cpp"),
     flags={"max_model_len": "-c {n}", "max_num_seqs": "-np {n}", "kv_cache_dtype": "-ctk q8_0 -ctv q8_0 -fa on",

@@ -12,7 +12,7 @@ OLLAMA_FLASH_ATTENTION=1), num_gpu (layers on the GPU), OLLAMA_GPU_OVERHEAD.
 
 from __future__ import annotations
 
-from .interface import Engine, LogWords
+from .interface import Endpoints, Engine, KvView, LogWords, answer_json, as_count
 from .words import SIZE, count, fig, msg, release, rx
 
 LOG = LogWords(
@@ -90,7 +90,40 @@ def flags_by_version(flags: dict, n: dict) -> dict:
     return flags
 
 
+
+# --- the live server (probe): ../shared/ENGINES.md §5.1 (api/types.go ProcessModelResponse) ----------------------
+
+
+def _recognise(answers: dict) -> str | None:
+    j = answer_json(answers, "/api/version")
+    if isinstance(j, dict) and isinstance(j.get("version"), str) and len(j) <= 3:
+        return j["version"]
+    return None
+
+
+def _kv_view(answers: dict) -> KvView:
+    """/api/ps: each loaded model's size, size_vram and (from v0.9.7) context_length. Ollama reports the model's
+    whole memory, not its KV cache, so the pool's bytes come from the log or the estimate."""
+    j = answer_json(answers, "/api/ps")
+    models = j.get("models") if isinstance(j, dict) else None
+    if not isinstance(models, list) or not models:
+        return KvView(source="GET /api/ps", note="no model is loaded (/api/ps lists none)")
+    m = models[0] if isinstance(models[0], dict) else {}
+    figures = {k: v for k, v in (("size_bytes", as_count(m.get("size"))), ("size_vram_bytes", as_count(m.get("size_vram"))),
+                                 ("context_length", as_count(m.get("context_length"))), ("model", m.get("name")))
+               if v is not None}
+    return KvView(figures=figures, source="GET /api/ps",
+                  note="Ollama gives the model's whole size in memory, not its KV cache; its log's "
+                       "`llama_kv_cache: size = ...` line gives the pool")
+
+
+ENDPOINTS = Endpoints(
+    identify=("/api/version", "/api/ps"), recognise=_recognise, ready="/api/version",
+    kv_paths=("/api/ps",), kv_view=_kv_view,
+)
+
 ENGINE = Engine(
+    endpoints=ENDPOINTS,
     name="ollama", adapt_flags=flags_by_version, label="Ollama", log=LOG, wraps="llamacpp",
     flags={"max_model_len": "num_ctx {n} (or OLLAMA_CONTEXT_LENGTH)", "max_num_seqs": "OLLAMA_NUM_PARALLEL={n}",
            "kv_cache_dtype": "OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0", "n_ubatch": "num_batch {n}",

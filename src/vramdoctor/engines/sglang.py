@@ -151,7 +151,7 @@ class SglangRules(RulesBase):
 # ("Capture cuda graph failed: ..."), `srt/entrypoints/http_server.py` ("The server is fired up").
 # "GB" there is GiB (/ (1 << 30)).
 
-from .interface import Engine, LogWords  # noqa: E402
+from .interface import Endpoints, Engine, KvView, LogWords, Tokenizer, answer_json, as_count, token_ids  # noqa: E402
 from .words import NUM, SIZE, cli, count, fig, fraction, msg, rx  # noqa: E402
 
 _ARG = r"['\"]?\s*[=:]\s*['\"]?"
@@ -252,7 +252,64 @@ LOG = LogWords(
     ),
 )
 
+
+# --- the live server (probe): ../shared/ENGINES.md §2.1 ---------------------------------------------------------
+
+
+def _info(answers: dict):
+    """/server_info (0.5+) or /get_server_info (0.4, a deprecated alias later): server args and scheduler info."""
+    for path in ("/server_info", "/get_server_info"):
+        j = answer_json(answers, path)
+        if isinstance(j, dict):
+            return j, path
+    return None, ""
+
+
+def _max_total(j: dict):
+    """max_total_num_tokens: top-level (scheduler_info merged in) or in the per-DP internal_states."""
+    if "max_total_num_tokens" in j:
+        return as_count(j["max_total_num_tokens"])
+    states = j.get("internal_states")
+    if isinstance(states, list):
+        vals = [as_count(s.get("max_total_num_tokens")) for s in states if isinstance(s, dict)]
+        vals = [v for v in vals if v is not None]
+        return sum(vals) if vals else None
+    return None
+
+
+def _recognise(answers: dict) -> str | None:
+    j, _ = _info(answers)
+    if isinstance(j, dict) and ("max_total_num_tokens" in j or "mem_fraction_static" in j):
+        return str(j.get("version") or "")
+    models = answer_json(answers, "/v1/models")
+    if isinstance(models, dict) and any(isinstance(m, dict) and m.get("owned_by") == "sglang"
+                                        for m in models.get("data") or []):
+        return ""
+    return None
+
+
+def _kv_view(answers: dict) -> KvView:
+    """`max_total_num_tokens` of the server info (`Scheduler.get_init_info`, managers/scheduler.py)."""
+    j, path = _info(answers)
+    if not isinstance(j, dict):
+        return KvView(source="GET /server_info", note="neither /server_info nor /get_server_info answered")
+    figures = {k: j[k] for k in ("mem_fraction_static", "context_length", "page_size", "kv_cache_dtype",
+                                 "max_running_requests", "chunked_prefill_size", "tp_size") if k in j}
+    tokens = _max_total(j)
+    return KvView(tokens=tokens, figures=figures, source=f"GET {path} max_total_num_tokens",
+                  note="" if tokens is not None else "the server info has no max_total_num_tokens")
+
+
+ENDPOINTS = Endpoints(
+    identify=("/server_info", "/get_server_info", "/v1/models"), recognise=_recognise, ready="/health",
+    kv_paths=("/server_info", "/get_server_info"), kv_view=_kv_view,
+    tokenizers=(Tokenizer(path="/v1/tokenize", body=lambda text, model: {"model": model, "prompt": text,
+                                                                         "add_special_tokens": False}, read=token_ids),),
+    completion_extras={"ignore_eos": True},
+)
+
 ENGINE = Engine(
+    endpoints=ENDPOINTS,
     name="sglang", label="SGLang", log=LOG, rules=SglangRules, fraction_key="mem_fraction_static",
     defaults={"kv_cache_dtype": "auto", "cpu_offload_gb": 0.0},
     flags={"max_model_len": "--context-length {n}", "max_num_seqs": "--max-running-requests {n}",

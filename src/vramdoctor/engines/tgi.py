@@ -11,7 +11,7 @@ Flags: --cuda-memory-fraction (default 1.0), --max-batch-prefill-tokens, --max-t
 
 from __future__ import annotations
 
-from .interface import Engine, LogWords
+from .interface import Endpoints, Engine, KvView, LogWords, Tokenizer, answer_json, as_count, prom_samples
 from .words import NUM, count, fig, fraction, msg, rx
 
 LOG = LogWords(
@@ -79,7 +79,39 @@ def _flags_for(flags: dict, n: dict) -> dict:
     return flags
 
 
+
+# --- the live server (probe): ../shared/ENGINES.md §6 (router/src/lib.rs Info, backends/v3/src/lib.rs) -----------
+
+
+def _recognise(answers: dict) -> str | None:
+    j = answer_json(answers, "/info")
+    if isinstance(j, dict) and "model_id" in j and ("max_total_tokens" in j or "max_input_tokens" in j):
+        return str(j.get("version") or "")
+    return None
+
+
+def _kv_view(answers: dict) -> KvView:
+    """`tgi_batch_max_total_tokens` on /metrics: the tokens a batch may hold, which TGI sizes to its KV cache
+    ("Setting max batch total tokens to N"); /info lost max_batch_total_tokens in v2.3.0."""
+    samples = prom_samples(answers, "/metrics", ("tgi_batch_max_total_tokens",))
+    info = answer_json(answers, "/info")
+    figures = {k: info[k] for k in ("max_total_tokens", "max_input_tokens", "max_concurrent_requests",
+                                    "max_batch_total_tokens") if isinstance(info, dict) and k in info}
+    tokens = as_count(samples[-1][2]) if samples else as_count(figures.get("max_batch_total_tokens"))
+    return KvView(tokens=tokens, figures=figures,
+                  source="GET /metrics tgi_batch_max_total_tokens" if samples else "GET /info",
+                  note="" if tokens is not None else "neither /metrics nor /info gives the batch's token budget")
+
+
+ENDPOINTS = Endpoints(
+    identify=("/info",), recognise=_recognise, ready="/health", kv_paths=("/metrics", "/info"), kv_view=_kv_view,
+    tokenizers=(Tokenizer(path="/tokenize", body=lambda text, model: {"inputs": text},
+                          read=lambda j: [int(t["id"]) for t in j] if isinstance(j, list) and all(
+                              isinstance(t, dict) and isinstance(t.get("id"), int) for t in j) else None),),
+)
+
 ENGINE = Engine(
+    endpoints=ENDPOINTS,
     name="tgi", adapt_flags=_flags_for, label="TGI", log=LOG, fraction_key="cuda_memory_fraction", defaults={"cuda_memory_fraction": 1.0},
     aliases=("text-generation-inference", "text_generation_inference", "tgi-server"),
     flags={"max_model_len": "--max-total-tokens {n} --max-input-tokens {m}",

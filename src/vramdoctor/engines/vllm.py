@@ -25,6 +25,7 @@ What changes with the release (`engine/arg_utils.py` and `config.py` per tag):
 from __future__ import annotations
 
 from ..spec import ModelSpec
+from .interface import Endpoints, KvView, Tokenizer, answer_json, as_count, prom_samples, token_ids
 from .base import (
     SAMPLER_BYTES_PER_LOGIT,
     SAMPLER_SORT_BYTES_PER_LOGIT,
@@ -417,7 +418,81 @@ LOG = LogWords(
     after_weights=("WARMUP", "KV"),  # the profiling pass runs before the pool is sized
 )
 
+
+# --- the live server (probe): ../shared/ENGINES.md §1.1, §1.5 ---------------------------------------------------
+#: vLLM's cache_config_info labels are CacheConfig's fields (`CacheConfig.metrics_info()`, config/cache.py):
+#: num_gpu_blocks and block_size in every release, kv_cache_size_tokens from 0.25 (per DP engine, group-aware:
+#: preferred, since num_gpu_blocks x block_size is wrong for hybrid models)
+_USAGE = ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc")  # 0.9.2+ / up to 0.11 (hidden from 0.11)
+
+
+def _recognise(answers: dict) -> str | None:
+    """vLLM: /version answers {"version": ...} and /v1/models says owned_by "vllm" or /metrics has vllm:
+    series (`entrypoints/openai/api_server.py`)."""
+    models = answer_json(answers, "/v1/models")
+    owned = isinstance(models, dict) and any(isinstance(m, dict) and m.get("owned_by") == "vllm"
+                                             for m in models.get("data") or [])
+    metrics = answers.get("/metrics")
+    series = bool(metrics and metrics[0] == 200 and "vllm:" in metrics[1][:4 * 2**20])
+    if not (owned or series):
+        return None
+    v = answer_json(answers, "/version")
+    return v["version"] if isinstance(v, dict) and isinstance(v.get("version"), str) else ""
+
+
+def _kv_view(answers: dict) -> KvView:
+    """`vllm:cache_config_info` on /metrics (emitted once the pool is sized; absent with --disable-log-stats)."""
+    info = prom_samples(answers, "/metrics", ("vllm:cache_config_info",))
+    usage = prom_samples(answers, "/metrics", _USAGE)
+    figures: dict = {}
+    if usage:
+        figures["kv_cache_usage"] = max(v for _, _, v in usage)
+    if not info:
+        return KvView(figures=figures, source="GET /metrics",
+                      note="/metrics has no vllm:cache_config_info (stats logging off: --disable-log-stats?)")
+    tokens_total, blocks_total, dp = 0, 0, 0
+    exact = True
+    for _, labels, _v in info:
+        blocks, block = as_count(labels.get("num_gpu_blocks")), as_count(labels.get("block_size"), 1 << 20)
+        size_tokens = as_count(labels.get("kv_cache_size_tokens"))
+        dp += 1
+        figures.update({k: labels[k] for k in ("cache_dtype", "gpu_memory_utilization", "kv_cache_memory_bytes",
+                                                "enable_prefix_caching") if k in labels})
+        if blocks is not None:
+            blocks_total += blocks
+            figures["num_gpu_blocks"] = blocks_total
+        if block is not None:
+            figures["block_size"] = block
+        if size_tokens is not None:
+            tokens_total += size_tokens
+        elif blocks is not None and block is not None:
+            tokens_total += blocks * block
+        else:
+            exact = False
+    if dp > 1:
+        figures["data_parallel_engines"] = dp
+    pool_bytes = as_count(figures.get("kv_cache_memory_bytes"))
+    source = "GET /metrics vllm:cache_config_info" + (" kv_cache_size_tokens" if any(
+        "kv_cache_size_tokens" in lab and as_count(lab["kv_cache_size_tokens"]) is not None for _, lab, _ in info)
+        else " num_gpu_blocks x block_size")
+    return KvView(tokens=tokens_total if exact and tokens_total else None, bytes_=pool_bytes, figures=figures,
+                  source=source, note="" if exact else "num_gpu_blocks or block_size is not filled in")
+
+
+ENDPOINTS = Endpoints(
+    identify=("/version", "/v1/models", "/metrics"), recognise=_recognise, ready="/health",
+    kv_paths=("/metrics",), kv_view=_kv_view,
+    # entrypoints/openai/protocol.py TokenizeCompletionRequest / DetokenizeRequest (0.9.2; serve/tokenize in 0.33)
+    tokenizers=(Tokenizer(path="/tokenize", body=lambda text, model: {"model": model, "prompt": text,
+                                                                      "add_special_tokens": False},
+                          read=token_ids, detok_path="/detokenize",
+                          detok_body=lambda ids, model: {"model": model, "tokens": ids},
+                          detok_read=lambda j: j.get("prompt") if isinstance(j, dict) else None),),
+    completion_extras={"ignore_eos": True},  # SamplingParams.ignore_eos, accepted as an extra field
+)
+
 ENGINE = Engine(
+    endpoints=ENDPOINTS,
     name="vllm", kv_block_tokens=16, label="vLLM", log=LOG, rules=VllmRules, fraction_key="gpu_memory_utilization",
     defaults=_defaults, adapt_flags=_flags_for,
     flags={"max_model_len": "--max-model-len {n}", "max_num_seqs": "--max-num-seqs {n}",

@@ -1,0 +1,155 @@
+"""The host's processes through psutil: the only module that imports it.
+
+`ProcessTree` follows a server's process and its descendants (vLLM's EngineCore and TP workers, SGLang's
+scheduler and detokenizer, Ollama's runner are children of the process you start); `HostSource` measures the
+tree's resident memory (the sum of each process's RSS, `psutil.Process.memory_info().rss`, what `ps -o rss`
+shows), which is the memory of a server that runs on the CPU or on unified memory (Apple silicon,
+integrated GPUs); `listening_pid(port)` finds the process that listens on a local port.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ..errors import SourceUnavailable
+from .reading import DeviceReading, PidsFn, Reading, SourceInfo
+
+#: how often the tree's membership is looked up again (children(recursive=True) walks /proc: ~1 ms a process)
+TREE_REFRESH_S = 0.5
+
+
+def _psutil():
+    try:
+        import psutil
+    except ImportError as e:  # a dependency of vramdoctor: only a broken install lacks it
+        raise SourceUnavailable("psutil", f"the psutil package cannot be imported ({e})",
+                                hint="Reinstall vramdoctor: pip install vramdoctor") from None
+    return psutil
+
+
+class ProcessTree:
+    """A process and its descendants, looked up again at most every TREE_REFRESH_S seconds.
+
+    Raises SourceUnavailable when `pid` does not exist at the start. `alive()` is False once the root has
+    exited (the tree's last members are still reported until then)."""
+
+    def __init__(self, pid: int) -> None:
+        psutil = _psutil()
+        self.pid = pid
+        try:
+            self._root = psutil.Process(pid)
+            self._root.memory_info()
+        except psutil.NoSuchProcess:
+            raise SourceUnavailable("psutil", f"no process has PID {pid}",
+                                    hint="Give the PID of the running server (--pid), or let vramdoctor start "
+                                         "it (--serve).") from None
+        except psutil.AccessDenied:
+            raise SourceUnavailable("psutil", f"the process with PID {pid} cannot be read by this user",
+                                    hint="Run vramdoctor as the server's user.") from None
+        self._procs: dict[int, object] = {pid: self._root}
+        self._at = 0.0
+
+    def alive(self) -> bool:
+        psutil = _psutil()
+        try:
+            return self._root.is_running() and self._root.status() != psutil.STATUS_ZOMBIE
+        except psutil.Error:
+            return False
+
+    def processes(self) -> list:
+        """The psutil.Process objects of the tree (the root first)."""
+        psutil = _psutil()
+        now = time.monotonic()
+        if now - self._at >= TREE_REFRESH_S:
+            self._at = now
+            try:
+                kids = self._root.children(recursive=True)
+            except psutil.Error:
+                kids = []
+            procs = {self.pid: self._root}
+            for k in kids:
+                procs[k.pid] = self._procs.get(k.pid, k)  # keep the object: psutil caches per object
+            self._procs = procs
+        return list(self._procs.values())
+
+    def pids(self) -> set[int]:
+        return {p.pid for p in self.processes()}
+
+
+def tree_rss_bytes(tree: ProcessTree) -> int:
+    """The sum of the RSS of every process of the tree still running (bytes). Shared pages (a forked worker's,
+    a memory-mapped model file read by two processes) count once per process, as `ps` counts them. Raises
+    SourceUnavailable once every process of the tree has exited (never a reading of 0)."""
+    psutil = _psutil()
+    total, seen = 0, 0
+    for p in tree.processes():
+        try:
+            total += p.memory_info().rss
+            seen += 1
+        except psutil.Error:  # exited between the lookup and the reading
+            continue
+    if not seen:
+        raise SourceUnavailable("psutil", f"the process {tree.pid} and its children have exited")
+    return total
+
+
+def host_memory_total_bytes() -> int:
+    """The host's physical memory (psutil.virtual_memory().total)."""
+    return int(_psutil().virtual_memory().total)
+
+
+class HostSource:
+    """Resident memory of a process tree (the server's memory when it runs on the CPU or on unified memory).
+
+    `tree` is the watched ProcessTree; readings have one device, "host", whose total is the host's RAM and
+    whose process_bytes is the tree's RSS. Raises SourceUnavailable when there is no process to watch."""
+
+    def __init__(self, tree: ProcessTree | None) -> None:
+        if tree is None:
+            raise SourceUnavailable("psutil", "it measures a process tree and no process is known",
+                                    hint="Give --pid, or a local --url whose listening process vramdoctor can "
+                                         "find, or start the server with --serve.")
+        self.tree = tree
+        self.info = SourceInfo(name="psutil", basis="process",
+                               notes=("resident memory (RSS) of the server's process tree, summed over its "
+                                      "processes",))
+        self._total = host_memory_total_bytes()
+
+    def read(self) -> Reading:
+        rss = tree_rss_bytes(self.tree)
+        dev = DeviceReading(index=0, name="host", total_bytes=self._total, used_bytes=None, process_bytes=rss)
+        return Reading(t_s=time.monotonic(), devices=(dev,), basis="process")
+
+    def close(self) -> None:
+        return None
+
+
+def listening_pid(port: int) -> tuple[int | None, str]:
+    """The PID of the process listening on local TCP `port`, and a reason when it cannot be told (another
+    user's process, a platform where psutil needs root for this, nothing listening)."""
+    psutil = _psutil()
+    try:
+        conns = psutil.net_connections(kind="tcp")
+    except (psutil.AccessDenied, PermissionError):
+        return None, "listing sockets needs more rights on this platform (run as root, or give --pid)"
+    pids = {c.pid for c in conns
+            if c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port == port and c.pid}
+    if not pids:
+        return None, f"no process of this user is seen listening on port {port} (give --pid)"
+    if len(pids) > 1:  # a server and its forks share the socket: the oldest is the parent
+        ordered = sorted(pids, key=lambda p: _create_time(p))
+        return ordered[0], ""
+    return pids.pop(), ""
+
+
+def _create_time(pid: int) -> float:
+    psutil = _psutil()
+    try:
+        return psutil.Process(pid).create_time()
+    except psutil.Error:
+        return float("inf")
+
+
+def pids_fn(tree: ProcessTree | None) -> PidsFn:
+    """A callable giving the tree's PIDs at each reading (None when no tree is watched)."""
+    return (lambda: tree.pids()) if tree is not None else (lambda: None)

@@ -1,0 +1,181 @@
+"""Launching a server: the only module that starts processes.
+
+A command is an argument list (a string is split with shlex, never given to a shell). The server runs in a
+session of its own, so its whole process group (vLLM's EngineCore and workers, SGLang's scheduler, Ollama's
+runner) is stopped together: SIGTERM to the group, then SIGKILL to what remains after a grace period. Every
+server started here is stopped when vramdoctor exits, also after Ctrl-C, SIGTERM or an error of its own.
+`memory_limit_bytes` caps the server's address space (RLIMIT_AS, as `ulimit -v` does), so that an
+allocation fails on a CPU machine as it would on a full GPU.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+from ..errors import LaunchError
+
+#: seconds between SIGTERM and SIGKILL
+DEFAULT_GRACE_S = 10.0
+
+_live: set["Launched"] = set()
+_lock = threading.Lock()
+
+
+def split_command(command: str | list[str]) -> list[str]:
+    """The argument list of `command` (shlex rules for a string). Raises LaunchError for an empty or unbalanced
+    command."""
+    if isinstance(command, list):
+        args = [str(a) for a in command]
+    else:
+        try:
+            args = shlex.split(command)
+        except ValueError as e:
+            raise LaunchError(f"cannot split the command ({e}).", command=[command],
+                              hint="Check its quotes: the command is split as a POSIX shell would, but never run "
+                                   "through one.") from None
+    if not args:
+        raise LaunchError("the command is empty.", command=[], hint="Give the server's command line.")
+    return args
+
+
+def _preexec(memory_limit_bytes: int | None):
+    def apply() -> None:
+        os.setsid()
+        if memory_limit_bytes is not None:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_AS, (memory_limit_bytes, memory_limit_bytes))
+
+    return apply
+
+
+class Launched:
+    """A running server started by `launch()`. pid: the group leader's; log_path: its stdout and stderr."""
+
+    def __init__(self, args: list[str], log_path: Path, *, env: dict | None = None,
+                 memory_limit_bytes: int | None = None, cwd: str | None = None) -> None:
+        self.args = args
+        self.log_path = log_path
+        self.started_s = time.monotonic()
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._log = open(log_path, "wb")  # noqa: SIM115 - closed in stop()
+        try:
+            self.proc = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                         env={**os.environ, **(env or {})}, cwd=cwd,
+                                         preexec_fn=_preexec(memory_limit_bytes), close_fds=True)
+        except FileNotFoundError:
+            self._drop_log()
+            raise LaunchError(f"'{args[0]}' is not a program on PATH.", command=args,
+                              hint="Give the server's full path, or activate its environment first.") from None
+        except PermissionError:
+            self._drop_log()
+            raise LaunchError(f"'{args[0]}' cannot be executed (permission denied).", command=args) from None
+        except OSError as e:
+            self._drop_log()
+            raise LaunchError(f"'{args[0]}' could not be started ({e.strerror}).", command=args) from None
+        self.pid = self.proc.pid
+        self.returncode: int | None = None
+        with _lock:
+            _live.add(self)
+
+    def _drop_log(self) -> None:
+        """The log of a server that never started is empty: close and remove it."""
+        self._log.close()
+        try:
+            self.log_path.unlink()
+        except OSError:
+            pass
+
+    def alive(self) -> bool:
+        if self.returncode is not None:
+            return False
+        rc = self.proc.poll()
+        if rc is not None:
+            self.returncode = rc
+            return False
+        return True
+
+    def stop(self, grace_s: float = DEFAULT_GRACE_S) -> int | None:
+        """Stop the whole process group: SIGTERM, then SIGKILL after `grace_s`. Returns the leader's exit code
+        (negative: the signal that ended it). Safe to call twice."""
+        try:
+            if self.proc.poll() is None:
+                _signal_group(self.pid, signal.SIGTERM)
+                try:
+                    self.proc.wait(timeout=grace_s)
+                except subprocess.TimeoutExpired:
+                    pass
+            _signal_group(self.pid, signal.SIGKILL)  # whatever of the group is left (workers ignoring SIGTERM)
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+            self.returncode = self.proc.poll()
+        finally:
+            if not self._log.closed:
+                self._log.close()
+            with _lock:
+                _live.discard(self)
+        return self.returncode
+
+    def __enter__(self) -> "Launched":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def launch(command: str | list[str], log_path: Path, *, env: dict | None = None,
+           memory_limit_bytes: int | None = None, cwd: str | None = None) -> Launched:
+    """Start `command` (an argument list, or a string split by shlex) with its output in `log_path`, in a
+    process group of its own. Raises LaunchError when it cannot start."""
+    return Launched(split_command(command), Path(log_path), env=env, memory_limit_bytes=memory_limit_bytes, cwd=cwd)
+
+
+def stop_all() -> None:
+    """Stop every server this process started and has not stopped (atexit, signal handlers)."""
+    with _lock:
+        live = list(_live)
+    for s in live:
+        s.stop(grace_s=5.0)
+
+
+atexit.register(stop_all)
+
+
+def terminate_on_signals():
+    """Turn SIGTERM and SIGHUP into KeyboardInterrupt in the main thread, so that `finally` blocks stop the
+    servers as after Ctrl-C (from the CLI). Returns a function that puts the previous handlers back."""
+
+    def handler(signum, frame):  # noqa: ARG001
+        raise KeyboardInterrupt
+
+    previous = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            previous[sig] = signal.signal(sig, handler)
+        except (ValueError, OSError):  # not the main thread, or a platform without it
+            pass
+
+    def restore() -> None:
+        for sig, h in previous.items():
+            try:
+                signal.signal(sig, h)
+            except (ValueError, OSError):
+                pass
+
+    return restore

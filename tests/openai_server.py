@@ -1,0 +1,143 @@
+"""A small OpenAI-compatible server for the probe's tests, run as a real process (`python openai_server.py`).
+
+It holds `--weights-mib` of memory from the start (its "weights"), answers /health, /v1/models, /tokenize
+(one token per byte, llama-server's shape) and /v1/completions (streamed, one chunk per token, usage in the
+last chunk), and misbehaves on purpose by `--mode`:
+  normal   as above; each request holds `--per-token-kib` KiB per prompt token while it runs, then frees it
+  leak     as normal, and after each request keeps allocating `--leak-mib` MiB a second, never freed
+  hang     accepts connections and never answers
+  die      exits in the middle of a completion
+  garbage  answers /v1/models with text that is not JSON
+  error    answers every completion with HTTP 500
+  loading  answers 503 "Loading model" for `--load-s` seconds first (llama-server's way)
+Standard library only, so that it starts in a fraction of a second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+PAGE = 4096
+held: list[bytearray] = []
+
+
+def touch(n: int) -> bytearray:
+    """n bytes, every page written (so that they are resident)."""
+    b = bytearray(n)
+    for i in range(0, n, PAGE):
+        b[i] = 1
+    return b
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--mode", default="normal")
+    ap.add_argument("--weights-mib", type=int, default=64)
+    ap.add_argument("--per-token-kib", type=int, default=0)
+    ap.add_argument("--leak-mib", type=int, default=8)
+    ap.add_argument("--load-s", type=float, default=1.0)
+    ap.add_argument("--n-ctx", type=int, default=32768)
+    a = ap.parse_args()
+    started = time.monotonic()
+    held.append(touch(a.weights_mib * 2**20))
+
+    def leak_forever() -> None:
+        while True:
+            held.append(touch(a.leak_mib * 2**20))
+            time.sleep(1.0)
+
+    class H(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args) -> None:  # quiet
+            pass
+
+        def _send(self, status: int, body: bytes, ctype: str = "application/json") -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _json(self, status: int, obj) -> None:
+            self._send(status, json.dumps(obj).encode())
+
+        def _loading(self) -> bool:
+            if a.mode == "loading" and time.monotonic() - started < a.load_s:
+                self._json(503, {"error": {"message": "Loading model", "type": "unavailable_error", "code": 503}})
+                return True
+            return False
+
+        def do_GET(self) -> None:
+            if a.mode == "hang":
+                time.sleep(3600)
+            if self._loading():
+                return
+            if self.path == "/health":
+                self._json(200, {"status": "ok"})
+            elif self.path == "/v1/models":
+                if a.mode == "garbage":
+                    self._send(200, b"<html>not a model list</html>", "text/html")
+                else:
+                    self._json(200, {"object": "list", "data": [{"id": "tiny-test", "object": "model",
+                                                                 "owned_by": "tests", "max_model_len": a.n_ctx}]})
+            else:
+                self._json(404, {"error": "not found"})
+
+        def do_POST(self) -> None:
+            if a.mode == "hang":
+                time.sleep(3600)
+            length = int(self.headers.get("Content-Length", 0))
+            body = json.loads(self.rfile.read(length) or b"{}")
+            if self.path == "/tokenize":
+                self._json(200, {"tokens": list(body.get("content", "").encode())})
+                return
+            if self.path != "/v1/completions":
+                self._json(404, {"error": "not found"})
+                return
+            if a.mode == "error":
+                self._json(500, {"error": {"message": "internal failure on purpose", "code": 500}})
+                return
+            prompt = body.get("prompt", "")
+            n_prompt = len(prompt.encode())
+            n_out = int(body.get("max_tokens", 16))
+            work = touch(n_prompt * a.per_token_kib * 1024) if a.per_token_kib else None
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            time.sleep(0.3)  # the prefill: the request's memory is held meanwhile
+            for i in range(n_out):
+                if a.mode == "die" and i == n_out // 2:
+                    os._exit(3)
+                chunk = {"choices": [{"index": 0, "text": " w", "finish_reason": None}]}
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.flush()
+                time.sleep(0.002)
+            last = {"choices": [{"index": 0, "text": "", "finish_reason": "length"}],
+                    "usage": {"prompt_tokens": n_prompt, "completion_tokens": n_out, "total_tokens": n_prompt + n_out}}
+            self.wfile.write(f"data: {json.dumps(last)}\n\ndata: [DONE]\n\n".encode())
+            self.wfile.flush()
+            del work
+            if a.mode == "leak":
+                threading.Thread(target=leak_forever, daemon=True).start()
+            self.close_connection = True
+
+    server = ThreadingHTTPServer(("127.0.0.1", a.port), H)
+    print(f"listening on {a.port}", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

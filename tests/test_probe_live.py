@@ -1,0 +1,136 @@
+"""`vramdoctor probe` against real server processes: the tests' own small OpenAI-compatible server
+(tests/openai_server.py), measured through psutil. Each misbehaviour gets a clear message, the readings so far
+kept, and a non-zero exit; a real leak is found, and no leak where there is none. Marked `live`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from clirun import CliRunner
+from engine_harness import free_port
+from vramdoctor.cli import run as cli_run
+
+pytestmark = pytest.mark.live
+
+SERVER = str(Path(__file__).parent / "openai_server.py")
+
+
+class _Res:
+    def __init__(self, r) -> None:
+        self.code, self.out, self.err = r.exit_code, r.stdout, r.stderr
+        if r.exception is not None:
+            raise r.exception
+
+
+def run(argv: list[str]) -> _Res:
+    return _Res(CliRunner().invoke(cli_run, argv))
+MIB = 2**20
+
+
+def serve(mode: str = "normal", **kw) -> str:
+    args = [sys.executable, SERVER, "--port", "{port}", "--mode", mode]
+    for k, v in kw.items():
+        args += [f"--{k.replace('_', '-')}", str(v)]
+    return " ".join(args)
+
+
+def probe(tmp_path, command: str | None, *extra: str, port: int | None = None):
+    port = port or free_port()
+    argv = ["probe", "--url", f"http://127.0.0.1:{port}", "--json", "--rest", "2", "--tiers", "128,1024",
+            "--output-tiers", "16", "--results-dir", str(tmp_path), "--ready-timeout", "20", *extra]
+    if command:
+        argv += ["--serve", command]
+    res = run(argv)
+    return res, (json.loads(res.out) if res.out.strip() else None)
+
+
+def test_a_normal_server_gives_every_reading(tmp_path):
+    res, r = probe(tmp_path, serve(weights_mib=96, per_token_kib=64), "--tiers", "128,1024,4096")
+    assert res.code == 0, res.err
+    assert r["complete"] and r["error"] is None and r["source"] == "psutil" and r["basis"] == "process"
+    assert r["baseline_bytes"] >= 96 * MIB  # its "weights" are resident
+    t = r["tiers"]
+    assert [x["prompt_tokens"] for x in t] == [128, 1024, 4096]  # exact, through /tokenize
+    assert all(x["ttft_s"] and x["finish_reason"] == "length" and x["completion_tokens"] == 16 for x in t)
+    # 64 KiB a prompt token held during the request: the increments follow, within the sampler's noise
+    assert t[2]["increment_bytes"] == pytest.approx(4096 * 64 * 1024, rel=0.15)
+    assert r["increments_grow"] and r["increment_slope_bytes_per_token"] == pytest.approx(64 * 1024, rel=0.15)
+    assert r["returns_to_baseline"] and r["leak_suspected"] is False
+    assert r["devices"][0]["name"] == "host" and r["rest_bytes"] is not None
+    assert r["estimate"] is None and "give --model" in r["estimate_reason"]
+    assert Path(r["log_path"]).is_file()
+
+
+def test_a_leaking_server_is_found(tmp_path):
+    res, r = probe(tmp_path, serve("leak", weights_mib=32, leak_mib=8), "--rest", "4")
+    assert res.code == 0, res.err
+    assert r["leak_suspected"] is True and "rose" in r["leak_reason"]
+    assert r["returns_to_baseline"] is False
+
+
+def test_a_server_that_is_not_running(tmp_path):
+    res, r = probe(tmp_path, None)
+    assert res.code == 2 and r["error"] and "nothing answers" in r["error"]
+    assert "Traceback" not in res.err + res.out
+    res2 = run(["probe", "--url", f"http://127.0.0.1:{free_port()}"])  # the human report
+    assert res2.code == 2 and "nothing answers" in res2.out + res2.err and "Traceback" not in res2.err
+
+
+def test_a_server_that_never_answers(tmp_path):
+    res, r = probe(tmp_path, serve("hang"), "--ready-timeout", "3")
+    assert res.code == 2 and "not ready after 3 s" in r["error"]
+
+
+def test_a_server_that_dies_during_a_request_keeps_the_readings(tmp_path):
+    res, r = probe(tmp_path, serve("die", weights_mib=48))
+    assert res.code == 2 and "died during request 1" in r["error"]
+    assert r["baseline_bytes"] >= 48 * MIB and r["tiers"][0]["peak_bytes"] is not None  # measured, not lost
+    assert r["timeline"] and not r["complete"]
+
+
+def test_a_server_that_answers_garbage_or_an_http_error(tmp_path):
+    res, r = probe(tmp_path, serve("garbage"))
+    assert res.code == 2 and "not with a model list" in r["error"]
+    res, r = probe(tmp_path, serve("error"))
+    assert res.code == 0 and r["tiers"][0]["error"].startswith("HTTP 500")  # the server lives: all tiers tried
+    assert "internal failure on purpose" in r["tiers"][0]["error"] and r["rest_bytes"] is not None
+
+
+def test_a_loading_server_is_waited_for(tmp_path):
+    res, r = probe(tmp_path, serve("loading", load_s=2))
+    assert res.code == 0, res.err
+    assert any("answered after" in n for n in r["notes"])
+
+
+def test_an_already_running_server_found_by_its_port(tmp_path):
+    from vramdoctor.server.launch import launch
+
+    port = free_port()
+    with launch(serve(weights_mib=40).replace("{port}", str(port)), tmp_path / "own.log") as server:
+        res, r = probe(tmp_path, None, port=port)
+        assert res.code == 0, res.err
+        assert r["pid"] == server.pid and r["baseline_bytes"] >= 40 * MIB
+        res, r = probe(tmp_path, None, "--pid", str(server.pid), port=port)
+        assert res.code == 0 and r["pid"] == server.pid
+
+
+def test_the_plot_and_the_text_report(tmp_path):
+    port = free_port()
+    png = tmp_path / "timeline.png"
+    res = run(["probe", "--url", f"http://127.0.0.1:{port}", "--serve", serve(per_token_kib=16), "--rest", "1",
+               "--tiers", "128,512", "--output-tiers", "8", "--results-dir", str(tmp_path), "--plot", str(png)])
+    assert res.code == 0, res.err
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "B  baseline" in res.out and "D  after 1 s of rest" in res.out and "bottleneck" in res.out
+
+
+def test_no_server_is_left_behind(tmp_path):
+    import psutil
+
+    res, r = probe(tmp_path, serve(weights_mib=16))
+    assert res.code == 0
+    assert not psutil.pid_exists(r["pid"]) or psutil.Process(r["pid"]).status() == psutil.STATUS_ZOMBIE
