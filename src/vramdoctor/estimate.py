@@ -354,7 +354,7 @@ def _scaled_weights(model: ModelSpec, bits: int) -> ModelSpec | None:
     emb = min(model.weights.embedding_params or 0, params)  # embeddings and LM head stay in the model dtype
     total = int((params - emb) * (bits / 8 + 0.03) + emb * dtype_bytes(model.dtype))
     new = replace(model.weights, total_bytes=total, exact=False)
-    return replace(model, weights=new)
+    return replace(model, weights=new, layout=None)  # (the layout is the checkpoint's tensors, not these)
 
 
 def _decisive_stage(model: ModelSpec, rules: EngineRules, s: Settings,
@@ -500,7 +500,8 @@ def estimate(
     return Estimate(
         model=model.name, engine=rules.name, gpu=gpu_name, gpu_memory_bytes=gpu_bytes,
         budget_bytes=max(0, led.budget.budget_bytes), settings=s, cell_flags=rules.cell_flags(s),
-        weights_bytes=led.weights, weights_exact=model.weights.exact, weights_source=model.weights.source,
+        weights_bytes=led.weights, weights_exact=model.weights.exact,
+        weights_source=model.weights.source + rules.weights_note(model, s),
         kv_bytes_per_token=per_token, kv_window_bytes_per_seq=window,
         state_bytes_per_seq=state_bytes_per_seq(model, s),
         engine_kv_bytes_per_token=rules.engine_bytes_per_token(model, s),

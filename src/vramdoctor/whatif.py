@@ -64,4 +64,4 @@ def with_weights_format(model: ModelSpec, fmt: str | None) -> ModelSpec:
                 layer_bytes=tuple(layers.get(i, 0) for i in range(n)) if set(layers) <= set(range(n)) else (),
                 input_bytes=inp, output_bytes=out,
                 source=f"what-if: {key.upper()} by llama.cpp's rules (llama-quant.cpp) over {where}")
-    return replace(model, weights=w, quantization=key.upper())
+    return replace(model, weights=w, quantization=key.upper(), layout=None)
