@@ -141,3 +141,35 @@ def test_the_advice_weighs_a_smaller_checkpoint_by_its_own_bytes_not_the_layout(
     e = estimate(m, engine="sglang", settings=Settings(), gpu_bytes=find_gpu("RTX-4090").memory_bytes)
     assert e.verdict == "weights_exceed"
     assert any("4-bit" in a.change for a in e.advice)
+@pytest.mark.parametrize("rid, config, tp", [
+    ("R01", "meta-llama__Llama-3.1-8B-Instruct.json", 1),  # V0 0.6.4: "Loading model weights took 14.9888 GB"
+    ("R13", "Qwen__Qwen2-7B-Instruct.json", 1),  # V1 0.10.1.1: "Model loading took 14.2488 GiB"
+    ("R15", "Qwen__Qwen2-7B-Instruct.json", 2),  # "Model loading took 7.1217 GiB"
+])
+def test_vllm_counts_the_allocators_blocks_and_a_rope_cache_in_the_model_dtype(gt, rid, config, tp):
+    """vLLM's weights figure is `torch.cuda.max_memory_allocated` after loading: the blocks, not the segments, so
+    only the tails the allocator keeps with a tensor count (Qwen2-7B's gate_up_proj of 259 MiB in a 260 MiB segment
+    keeps its 1 MiB), and the RoPE cache is in bf16. It is what vLLM printed to within 0.2 MiB: the rest is the
+    attention layers' fp32 scalars (k/v/q/prob scales and, in newer releases, q/k/v ranges), a 512-byte block each,
+    which the layout leaves out."""
+    import re
+
+    from vramdoctor.engines.vllm import VllmRules
+
+    line = next(p for p in gt[rid]["printed"] if "took" in p and "Graph" not in p)
+    printed = float(re.search(r"took ([\d.]+) G", line).group(1))
+    w = VllmRules().weights_bytes(spec(config), Settings(tensor_parallel_size=tp))
+    assert 0 <= printed * GIB - w < 0.2 * MIB
+    # the checkpoint's bytes alone (no RoPE cache, no kept tails) fall 30-65 MiB short
+    assert printed * GIB - spec(config).weights.total_bytes / tp > 25 * MIB
+
+
+def test_vllm_and_sglang_differ_by_what_their_figures_read():
+    """The same tensors: vLLM reads allocated blocks with a bf16 RoPE cache, SGLang reserved segments with an fp32
+    one; both hold more than the checkpoint's bytes per GPU."""
+    from vramdoctor.engines.vllm import VllmRules
+
+    m, s = spec("Qwen__QwQ-32B.json"), Settings(tensor_parallel_size=4)
+    vllm, sglang, params = VllmRules().weights_bytes(m, s), SglangRules().weights_bytes(m, s), m.weights.total_bytes // 4
+    assert params < vllm < sglang
+    assert sglang - vllm > 131072 * 128 * 2  # at least the fp32 cache's second half
