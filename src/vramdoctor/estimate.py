@@ -457,9 +457,8 @@ def estimate(
     if gpu_bytes <= 0:
         raise UsageError("must be more than 0 bytes.", option="--gpu-memory")
     given = settings or Settings()
-    if given.engine_version is not None and release(given.engine_version) is None:
-        raise UsageError(f"cannot read '{given.engine_version}' as a release.", option="--engine-version",
-                         hint="Give the version the engine prints, e.g. 0.6.4 or 0.10.1.1.")
+    if given.engine_version is not None:
+        rules.check_version(given.engine_version)
     _check_given(given, rules)
     s = rules.resolve(model, given, gpu_bytes)
     _check(s, model, rules, grid or [])

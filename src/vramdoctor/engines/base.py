@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import Protocol
 
 from ..dtypes import KvDtype, dtype_bytes, resolve_kv_dtype
+from ..errors import UsageError
 from ..layout import DecoderLayout, load_events
 from ..spec import ModelSpec
 from ..torch_alloc import AllocatorTotals, caching_allocator
@@ -130,6 +131,9 @@ class EngineRules(Protocol):
     def rules_used(self, s: Settings) -> str:
         """The version rules a resolved Settings selects, in words (RulesBase)."""
 
+    def check_version(self, version: str) -> None:
+        """Raise UsageError when `--engine-version` cannot be read as this engine's version (RulesBase)."""
+
     def weights_bytes(self, model: ModelSpec, s: Settings) -> int:
         """Weights on one GPU under these settings (RulesBase: total / tensor_parallel_size)."""
 
@@ -150,6 +154,14 @@ class RulesBase:
     def rules_used(self, s: Settings) -> str:
         """Which version's rules an estimate was taken under, in words."""
         return "no version differences modelled"
+
+    def check_version(self, version: str) -> None:
+        """A release as vLLM and SGLang print it (0.6.4, 0.10.1.1, 0.4.3.post4)."""
+        from .words import release
+
+        if release(version) is None:
+            raise UsageError(f"cannot read '{version}' as a release.", option="--engine-version",
+                             hint="Give the version the engine prints, e.g. 0.6.4 or 0.10.1.1.")
 
     def weights_bytes(self, model: ModelSpec, s: Settings) -> int:
         """Weights on one GPU (see `weights_per_gpu`)."""
