@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from gguf import GGUFWriter, LlamaFileType, TokenType
+from gguf import GGMLQuantizationType, GGUFWriter, LlamaFileType, TokenType, quants
 
 
 def _vocab(extra: int) -> tuple[list[bytes], list[float], list[int]]:
@@ -36,11 +36,17 @@ def write_model(
     dtype=np.float16,
     seed: int = 0,
     extra_kv: dict | None = None,
+    weight_type: str | None = None,
+    n_expert: int = 0,
+    expert_type: str | None = None,
 ) -> Path:
     """Write a tiny `arch` model ("llama" or "gemma2") to `path` and return it.
 
     Shapes follow llama.cpp's tensor names (token_embd, blk.N.attn_q, ...); the
     vocabulary is 259 byte/control tokens plus `extra_vocab` words.
+    weight_type: a ggml quantization type ("Q8_0") for the matrices of the blocks, quantized by gguf-py.
+    n_expert / expert_type: a MoE FFN (ffn_gate_inp and ffn_gate/up/down_exps of `n_ff`) instead of the dense
+    one, its experts in `expert_type` ("MXFP4", as gpt-oss's GGUFs hold them) when given.
     """
     rng = np.random.default_rng(seed)
     tokens, scores, types = _vocab(extra_vocab)
@@ -80,9 +86,17 @@ def write_model(
     w.add_eos_token_id(2)
     w.add_unk_token_id(0)
 
-    def t(name: str, *shape: int, norm: bool = False) -> None:
+    if n_expert:
+        w.add_expert_count(n_expert)
+        w.add_expert_used_count(min(2, n_expert))
+
+    def t(name: str, *shape: int, norm: bool = False, qtype: str | None = None) -> None:
         data = (np.ones(shape) if norm else rng.standard_normal(shape) * 0.02).astype(np.float32 if norm else dtype)
-        w.add_tensor(name, data)
+        if qtype and not norm:
+            kind = GGMLQuantizationType[qtype]
+            w.add_tensor(name, quants.quantize(data.astype(np.float32), kind), raw_dtype=kind)
+        else:
+            w.add_tensor(name, data)
 
     t("token_embd.weight", n_vocab, n_embd)
     t("output_norm.weight", n_embd, norm=True)
@@ -91,14 +105,20 @@ def write_model(
     for i in range(n_layer):
         b = f"blk.{i}."
         t(b + "attn_norm.weight", n_embd, norm=True)
-        t(b + "attn_q.weight", n_head * hd, n_embd)
-        t(b + "attn_k.weight", n_head_kv * hd, n_embd)
-        t(b + "attn_v.weight", n_head_kv * hd, n_embd)
-        t(b + "attn_output.weight", n_embd, n_head * hd)
+        t(b + "attn_q.weight", n_head * hd, n_embd, qtype=weight_type)
+        t(b + "attn_k.weight", n_head_kv * hd, n_embd, qtype=weight_type)
+        t(b + "attn_v.weight", n_head_kv * hd, n_embd, qtype=weight_type)
+        t(b + "attn_output.weight", n_embd, n_head * hd, qtype=weight_type)
         t(b + "ffn_norm.weight", n_embd, norm=True)
-        t(b + "ffn_gate.weight", n_ff, n_embd)
-        t(b + "ffn_up.weight", n_ff, n_embd)
-        t(b + "ffn_down.weight", n_embd, n_ff)
+        if n_expert:
+            t(b + "ffn_gate_inp.weight", n_expert, n_embd, norm=True)
+            t(b + "ffn_gate_exps.weight", n_expert, n_ff, n_embd, qtype=expert_type or weight_type)
+            t(b + "ffn_up_exps.weight", n_expert, n_ff, n_embd, qtype=expert_type or weight_type)
+            t(b + "ffn_down_exps.weight", n_expert, n_embd, n_ff, qtype=expert_type or weight_type)
+        else:
+            t(b + "ffn_gate.weight", n_ff, n_embd, qtype=weight_type)
+            t(b + "ffn_up.weight", n_ff, n_embd, qtype=weight_type)
+            t(b + "ffn_down.weight", n_embd, n_ff, qtype=weight_type)
         if arch == "gemma2":
             t(b + "post_attention_norm.weight", n_embd, norm=True)
             t(b + "post_ffw_norm.weight", n_embd, norm=True)
