@@ -152,9 +152,10 @@ class SglangRules(RulesBase):
                 "segments and one fp32 RoPE cache")
 
     def expert_tables_bytes(self, model: ModelSpec, s: Settings) -> int:
-        """The expert-location tables of a MoE model from SGLang 0.4.7 (`eplb/expert_location.py`): the
-        largest is `logical_to_all_physical_map`, about MoE layers x experts x experts int64 (12 MiB for
-        Qwen3-235B-A22B's 94 x 128 x 128); 0 before 0.4.7 and for dense models."""
+        """The expert-location tables of a MoE model from SGLang 0.4.7 (`eplb/expert_location.py`
+        `ExpertLocationMetadata`, read in 0.4.9.post2): about MoE layers x experts x experts int64 in all, an
+        approximation of their sizes (12 MiB for Qwen3-235B-A22B's 94 x 128 x 128); 0 before 0.4.7 and for dense
+        models."""
         if _release(s) < EPLB_TABLES or not model.num_experts or not model.num_moe_layers:
             return 0
         return model.num_moe_layers * model.num_experts * model.num_experts * 8
