@@ -21,13 +21,13 @@ def qwen():
 
 def test_vllm_starts_and_queues_what_the_pool_cannot_hold():
     """32768 x 8 on a 4090: the cell does not fit at once, but vLLM starts (one sequence fits its pool)
-    and prints "Maximum concurrency for 32,768 tokens per request: 3.70x"."""
+    and would print "Maximum concurrency for 32,768 tokens per request: 3.67x"."""
     e = estimate(qwen(), settings=Settings(max_model_len=32768, concurrency=8), gpu_bytes=RTX4090)
     assert e.verdict == "kv_exceeds"
     assert e.starts is True
     assert e.max_concurrency == pytest.approx(e.kv_pool_bytes / e.kv_cache_bytes * 8, abs=0.01)
-    assert e.max_concurrency == 3.70
-    assert e.answer == "Starts: 3.70 sequences of 32,768 tokens fit the pool; 3 of 8 run at once."
+    assert e.max_concurrency == 3.67
+    assert e.answer == "Starts: 3.67 sequences of 32,768 tokens fit the pool; 3 of 8 run at once."
     cell = estimate(qwen(), settings=Settings(max_model_len=32768, concurrency=8), gpu_bytes=RTX4090,
                     grid=[(32768, 8)]).grid[0]
     assert cell.starts and cell.concurrent == 3
@@ -36,13 +36,13 @@ def test_vllm_starts_and_queues_what_the_pool_cannot_hold():
 def test_vllm_does_not_start_when_one_sequence_exceeds_the_pool():
     e = estimate(qwen(), settings=Settings(max_model_len=131072), gpu_bytes=RTX4090)
     assert e.starts is False and e.max_concurrency is None
-    assert e.answer == "Does not start: a 131,072-token sequence needs 7.0 GiB of KV; pool 6.5 GiB."
+    assert e.answer == "Does not start: a 131,072-token sequence needs 7.0 GiB of KV; pool 6.4 GiB."
 
 
 def test_weights_that_exceed_the_budget():
     e = estimate(qwen(), settings=Settings(), gpu_bytes=8 * GIB)
     assert e.starts is False
-    assert e.answer.startswith("Does not start: weights 14.18 GiB per GPU exceed")
+    assert e.answer.startswith("Does not start: weights 14.25 GiB per GPU exceed")
 
 
 def test_sglang_concurrency_is_its_token_pool_over_the_context():

@@ -75,3 +75,40 @@ def test_cli_weights_what_if():
     q4 = json.loads(subprocess.run(args + ["--weights", "q4_k_m"], capture_output=True, text=True, check=True).stdout)
     assert q8["starts"] is False and q4["starts"] is True
     assert q4["weights_bytes"] < q8["weights_bytes"]
+
+
+def test_gpt_oss_q4_k_m_is_the_allow_requantize_result_and_says_so():
+    """gpt-oss's experts are MXFP4 in its checkpoint and in the GGUF converted from it: llama-quantize Q4_K_M stops
+    with "requantizing from type mxfp4 is disabled" unless given --allow-requantize. The types planned are that
+    result (the 2880-wide rows fall back: Q4_K to Q5_0, Q6_K to Q8_0), and the estimate says so."""
+    from conftest import load_config
+    from vramdoctor.sources.hf_config import spec_from_config
+
+    m = spec_from_config(load_config("openai__gpt-oss-20b.config.json"), name="gpt-oss-20b")
+    assert m.quantization == "mxfp4"
+    q4 = with_weights_format(m, "q4_k_m")
+    note = next(n for n in q4.notes if "--allow-requantize" in n)
+    assert "72 tensors are mxfp4 already" in note and "requantizing from type mxfp4 is disabled" in note
+    assert "(q5_0, q8_0)" in note and "--tensor-type exps=mxfp4" in note
+    # the file type that keeps them MXFP4 needs no requantizing and says nothing
+    assert not any("requantize" in n for n in with_weights_format(m, "mxfp4_moe").notes)
+    # the note reaches the estimate
+    from vramdoctor.estimate import estimate
+
+    e = estimate(q4, engine="llamacpp", settings=Settings(), gpu_bytes=24 * 2**30)
+    assert note in e.notes
+
+
+def test_a_quantized_gguf_is_requantized_only_with_allow_requantize(tmp_path):
+    """A GGUF whose matrices are Q8_0 and experts MXFP4: asked as Q4_K_M, llama-quantize stops at the first
+    quantized tensor in its order (a Q8_0 attention weight); as MXFP4_MOE nothing quantized changes type."""
+    path = write_model(tmp_path / "moe.gguf", n_layer=2, n_embd=256, n_head=4, n_head_kv=2, n_ff=256,
+                       weight_type="Q8_0", n_expert=4, expert_type="MXFP4")
+    m = read_gguf(path)
+    assert {t[2] for t in m.weights.tensors if "_exps." in t[0]} == {"MXFP4"}
+    note = next(n for n in with_weights_format(m, "q4_k_m").notes if "--allow-requantize" in n)
+    assert note.startswith("14 tensors are mxfp4 / q8_0 already:")
+    assert "requantizing from type q8_0 is disabled" in note and "exps=mxfp4" in note
+    assert with_weights_format(m, "mxfp4_moe").notes == m.notes
+    f16 = read_gguf(write_model(tmp_path / "f16.gguf"))
+    assert with_weights_format(f16, "q4_k_m").notes == f16.notes  # F16 sources need no flag

@@ -424,8 +424,8 @@ def parser() -> argparse.ArgumentParser:
                    "iq4_xs, f16, ...) or a checkpoint method (awq, gptq, fp8, bitsandbytes, nvfp4).")
     e.add_argument("--quantization", "-q", help="Serve the weights quantized: awq, gptq, bitsandbytes, fp8, nvfp4 "
                    "(vLLM's spelling); a quantized checkpoint keeps its own.")
-    e.add_argument("--engine-version", help="The engine release whose rules apply, e.g. 0.6.4 (default: the newest "
-                   "modelled).")
+    e.add_argument("--engine-version", help="The engine release whose rules apply, e.g. 0.6.4 (vLLM, SGLang) or "
+                   "llama.cpp's build as it prints it, b7812 (default: the newest modelled).")
     e.add_argument("--n-ubatch", type=int, default=512, help="llama.cpp physical batch.")
     e.add_argument("--kv-unified", action=argparse.BooleanOptionalAction, default=True,
                    help="llama.cpp unified KV cache across slots.")

@@ -354,7 +354,7 @@ def _scaled_weights(model: ModelSpec, bits: int) -> ModelSpec | None:
     emb = min(model.weights.embedding_params or 0, params)  # embeddings and LM head stay in the model dtype
     total = int((params - emb) * (bits / 8 + 0.03) + emb * dtype_bytes(model.dtype))
     new = replace(model.weights, total_bytes=total, exact=False)
-    return replace(model, weights=new)
+    return replace(model, weights=new, layout=None)  # (the layout is the checkpoint's tensors, not these)
 
 
 def _decisive_stage(model: ModelSpec, rules: EngineRules, s: Settings,
@@ -457,9 +457,8 @@ def estimate(
     if gpu_bytes <= 0:
         raise UsageError("must be more than 0 bytes.", option="--gpu-memory")
     given = settings or Settings()
-    if given.engine_version is not None and release(given.engine_version) is None:
-        raise UsageError(f"cannot read '{given.engine_version}' as a release.", option="--engine-version",
-                         hint="Give the version the engine prints, e.g. 0.6.4 or 0.10.1.1.")
+    if given.engine_version is not None:
+        rules.check_version(given.engine_version)
     _check_given(given, rules)
     s = rules.resolve(model, given, gpu_bytes)
     _check(s, model, rules, grid or [])
@@ -500,7 +499,8 @@ def estimate(
     return Estimate(
         model=model.name, engine=rules.name, gpu=gpu_name, gpu_memory_bytes=gpu_bytes,
         budget_bytes=max(0, led.budget.budget_bytes), settings=s, cell_flags=rules.cell_flags(s),
-        weights_bytes=led.weights, weights_exact=model.weights.exact, weights_source=model.weights.source,
+        weights_bytes=led.weights, weights_exact=model.weights.exact,
+        weights_source=model.weights.source + rules.weights_note(model, s),
         kv_bytes_per_token=per_token, kv_window_bytes_per_seq=window,
         state_bytes_per_seq=state_bytes_per_seq(model, s),
         engine_kv_bytes_per_token=rules.engine_bytes_per_token(model, s),

@@ -88,6 +88,7 @@ def stages(model: ModelSpec, pp: int, engine: str) -> list[ModelSpec]:
         w = replace(model.weights, total_bytes=total, layer_bytes=(), input_bytes=None, output_bytes=None,
                     source=f"{model.weights.source}; pipeline stage {k + 1} of {pp}: layers {start}-{end - 1}"
                     + (" and the input embedding" if k == 0 else "") + (" and the LM head" if k == pp - 1 else ""))
-        result.append(replace(with_layers(model, groups[start:end]), weights=w))
+        layout = model.layout and model.layout.stage(start, end, embed=k == 0, head=k == pp - 1)
+        result.append(replace(with_layers(model, groups[start:end]), weights=w, layout=layout))
         start = end
     return result

@@ -70,4 +70,5 @@ def with_quantization(model: ModelSpec, method: str | None) -> ModelSpec:
     weights = replace(w, total_bytes=total, exact=False,
                       source=f"estimated: {w.num_params / 1e9:.2f}B parameters as --quantization {key} ({label}; "
                              "embeddings in the model dtype)")
-    return replace(model, weights=weights, quantization=key)
+    # (the layout is of the checkpoint's own tensors: the engines' quantized ones are not modelled)
+    return replace(model, weights=weights, quantization=key, layout=None)

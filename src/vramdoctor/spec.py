@@ -11,9 +11,12 @@ Units: bytes are ints, tokens are ints, `tp` is the tensor-parallel size.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Union
+from typing import TYPE_CHECKING, Literal, Union
 
 from .dtypes import KvDtype
+
+if TYPE_CHECKING:
+    from .layout import DecoderLayout
 
 
 def kv_heads_per_gpu(num_kv_heads: int, tp: int) -> int:
@@ -214,6 +217,9 @@ class ModelSpec:
     `num_local_experts`, `num_experts` or `n_routed_experts`), each expert's intermediate size
     (`moe_intermediate_size`, else `intermediate_size`), and how many layers are MoE; None / 0 for
     dense models.
+    layout: the parameters vLLM and SGLang create per GPU (`layout.DecoderLayout`), for the llama-style
+    decoders whose module layout is known (from config.json); None otherwise (GGUF files, other families,
+    quantization methods other than fp8 block scales).
     """
 
     name: str
@@ -230,6 +236,7 @@ class ModelSpec:
     num_experts: int | None = None
     moe_intermediate_size: int | None = None
     num_moe_layers: int = 0
+    layout: "DecoderLayout | None" = None
     source: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
 

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Protocol
 
 from ..dtypes import KvDtype, dtype_bytes, resolve_kv_dtype
+from ..errors import UsageError
+from ..layout import DecoderLayout, load_events
 from ..spec import ModelSpec
+from ..torch_alloc import AllocatorTotals, caching_allocator
 
 GIB = 2**30
 
@@ -127,8 +131,14 @@ class EngineRules(Protocol):
     def rules_used(self, s: Settings) -> str:
         """The version rules a resolved Settings selects, in words (RulesBase)."""
 
+    def check_version(self, version: str) -> None:
+        """Raise UsageError when `--engine-version` cannot be read as this engine's version (RulesBase)."""
+
     def weights_bytes(self, model: ModelSpec, s: Settings) -> int:
         """Weights on one GPU under these settings (RulesBase: total / tensor_parallel_size)."""
+
+    def weights_note(self, model: ModelSpec, s: Settings) -> str:
+        """How the engine's weights figure differs from the checkpoint's bytes, in words ('' when it does not)."""
 
     def allocation(self, model: ModelSpec, s: Settings) -> tuple[int, int] | None:
         """The KV cache an engine sized to the request allocates, or None (RulesBase)."""
@@ -145,9 +155,20 @@ class RulesBase:
         """Which version's rules an estimate was taken under, in words."""
         return "no version differences modelled"
 
+    def check_version(self, version: str) -> None:
+        """A release as vLLM and SGLang print it (0.6.4, 0.10.1.1, 0.4.3.post4)."""
+        from .words import release
+
+        if release(version) is None:
+            raise UsageError(f"cannot read '{version}' as a release.", option="--engine-version",
+                             hint="Give the version the engine prints, e.g. 0.6.4 or 0.10.1.1.")
+
     def weights_bytes(self, model: ModelSpec, s: Settings) -> int:
         """Weights on one GPU (see `weights_per_gpu`)."""
         return weights_per_gpu(model, s.tensor_parallel_size)
+
+    def weights_note(self, model: ModelSpec, s: Settings) -> str:
+        return ""
 
     def growing_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
         """Per GPU, the bytes per token of the layers whose cache grows with every token (full, MLA),
@@ -179,6 +200,13 @@ def weights_per_gpu(model: ModelSpec, tp: int) -> int:
     vocab-parallel and experts are sharded in vLLM and SGLang, so the split is near even."""
     share = (model.weights.total_bytes - model.weights.replicated_bytes) // tp
     return share + model.weights.replicated_bytes
+
+
+@lru_cache(maxsize=64)
+def weights_loaded(layout: DecoderLayout, tp: int, rope_kept_bytes: int) -> AllocatorTotals:
+    """The allocator's statistics once one GPU of `tp` has built the model of `layout` (its parameters and RoPE
+    cache, created one tensor at a time: `layout.load_events` through `torch_alloc.caching_allocator`)."""
+    return caching_allocator(load_events(layout, tp, rope_kept_bytes))
 
 
 def state_bytes_per_seq(model: ModelSpec, s: Settings, elem_bytes: int | None = None) -> int:

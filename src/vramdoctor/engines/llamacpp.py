@@ -4,9 +4,24 @@ Sources (llama.cpp, 2026): `src/llama-context.cpp` (n_ctx = GGML_PAD(n_ctx, 256)
 without a unified cache each of n_seq_max streams gets n_ctx_seq =
 GGML_PAD(n_ctx / n_seq_max, 256) cells), `src/llama-kv-cache.cpp` (per layer a K
 tensor of ggml_row_size(type_k, n_embd_k_gqa) x cells x streams and the same for V;
-MLA layers keep K only), `src/llama-kv-cache-iswa.cpp` (the SWA cache has
+MLA layers: by build, below), `src/llama-kv-cache-iswa.cpp` (the SWA cache has
 GGML_PAD(min(cells, n_swa x (unified ? n_seq_max : 1) + n_ubatch), 256) cells unless
 --swa-full), recurrent state in f32 for max(1, n_seq_max) sequences.
+
+What changes with the build (`--engine-version`: the build number llama.cpp prints, `b7812`, `7812` or
+`build: 7812 (hash)`; `git rev-list --count HEAD` of upstream, `cmake/build-info.cmake`): the cache of
+multi-head latent attention (DeepSeek-V2/V3 GGUFs converted with `attention.key_length_mla`):
+- b5137 (daa42288, PR #12801, "llama : DeepSeek V2/V3 MLA implementation") to b7831: the K cache holds
+  the latent and the rope part, kv_lora_rank + qk_rope_head_dim per token and layer (`Kcur = concat(k_pe,
+  kv_cmpr)`), and the V cache the latent again, kv_lora_rank (`Vcur = kv_cmpr`), both through the normal
+  K/V cache (`llama-kv-cache.cpp`). b7812 (PR #18986) reads V as a view of K but still allocates and writes
+  the V cache.
+- b7832 (d9c6ce46, PR #19067, "kv-cache : support V-less cache") on: `has_v = !is_mla`, no V cache; still
+  so at b10573, the newest build checked.
+- before b5137 there is no MLA cache: such a build cannot read a GGUF converted with the MLA keys (it has
+  `attn_k_b`/`attn_v_b` where the build wants `attn_kv_b`), and is refused for one.
+A GGUF converted before PR #12801 (no `key_length_mla`) caches every head's K and V in every build (plain
+attention, `sources/gguf_file.py`).
 
 In a llama-server the context `-c` is shared by the `-np` slots, so the grid cell
 "max_model_len x concurrency" is `-c (max_model_len x concurrency) -np concurrency`.
@@ -14,12 +29,28 @@ In a llama-server the context `-c` is shared by the `-np` slots, so the grid cel
 
 from __future__ import annotations
 
+from ..errors import UsageError
 from ..parallel import decoder_layers, tied_head, weight_split, with_layers
 from ..spec import ModelSpec
 from .base import Budget, Overhead, RulesBase, Settings, cdiv, kv_dtype
+from .words import build_number, modelled, rules_note
 
 MIB = 2**20
 PAD = 256
+NEWEST = "b10573"  # the newest build whose rules were checked
+MLA_CACHE = 5137  # PR #12801: the latent MLA cache, K and a V of kv_lora_rank
+MLA_NO_V = 7832  # PR #19067: no V cache for MLA layers
+
+
+def build(s: Settings) -> int:
+    """The llama.cpp build whose rules apply: the one given, or the newest checked."""
+    return modelled(s.engine_version, NEWEST, parse=build_number)
+
+
+def mla_k_v(layer, kv, s: Settings) -> tuple[int, int]:
+    """(K, V) bytes per cell of an MLA layer under build(s) (see the module docstring)."""
+    k = kv.row_bytes(layer.kv_lora_rank + layer.qk_rope_head_dim)
+    return k, (kv.row_bytes(layer.kv_lora_rank) if build(s) < MLA_NO_V else 0)
 
 # architectures whose sliding windows llama.cpp honours (src/models/*.cpp load_swa_pattern); for the rest
 # (Mistral v0.1 as `llama`, Phi-3: "Phi SWA is currently disabled") every layer keeps the full context
@@ -55,6 +86,27 @@ def offloaded(model: ModelSpec, s: Settings) -> ModelSpec | None:
 
 class LlamaCppRules(RulesBase):
     name = "llamacpp"
+
+    def check_version(self, version: str) -> None:
+        if build_number(version) is None:
+            raise UsageError(f"cannot read '{version}' as a llama.cpp build.", option="--engine-version",
+                             hint="Give the build number llama.cpp prints: b7812, 7812 or 'build: 7812 (hash)'.")
+
+    def resolve(self, model: ModelSpec, s: Settings, gpu_bytes: int) -> Settings:
+        """The settings with the defaults filled in. Raises UsageError for a build before b5137 and a model with
+        MLA layers: such a build has no MLA cache and cannot read a GGUF converted with one."""
+        if model.count("mla") and build(s) < MLA_CACHE:
+            raise UsageError(f"llama.cpp b{build(s)} predates its MLA cache (b5137, PR #12801) and cannot read a "
+                             "GGUF converted with it (attention.key_length_mla).", option="--engine-version",
+                             hint="Pass the GGUF that build converted (no key_length_mla: it caches every head's K and "
+                                  "V), or a build from b5137.")
+        return super().resolve(model, s, gpu_bytes)
+
+    def rules_used(self, s: Settings) -> str:
+        b = build(s)
+        mla = ("MLA layers cache K only (from b7832, PR #19067)" if b >= MLA_NO_V else
+               "MLA layers cache K and a kv_lora_rank-wide V (b5137-b7831)")
+        return f"llama.cpp b{b} rules{rules_note(s.engine_version, b, parse=build_number)}, {mla}"
 
     def weights_bytes(self, model: ModelSpec, s: Settings) -> int:
         """Weights on the GPU: the offloaded layers, the output layer among them from -ngl 1; the input
@@ -109,7 +161,9 @@ class LlamaCppRules(RulesBase):
             if layer.kind == "state":
                 out["state"] += layer.bytes_per_seq(4, 1) * max(1, n_seq)
             elif layer.kind == "mla":
-                out["k"] += kv.row_bytes(layer.kv_lora_rank + layer.qk_rope_head_dim) * base * streams
+                k, v = mla_k_v(layer, kv, s)
+                out["k"] += k * base * streams
+                out["v"] += v * base * streams
             elif layer.kind == "sliding" and swa:
                 cells = self.swa_cells(s, layer.window, base, n_seq)
                 out["k_swa"] += kv.row_bytes(layer.k_elems(1)) * cells * streams
@@ -138,7 +192,7 @@ class LlamaCppRules(RulesBase):
         total, swa = 0, swa_supported(model)
         for layer in model.layers:
             if layer.kind == "mla":
-                total += kv.row_bytes(layer.kv_lora_rank + layer.qk_rope_head_dim)
+                total += sum(mla_k_v(layer, kv, s))
             elif layer.kind == "full" or (layer.kind == "sliding" and not swa):
                 total += layer.bytes_per_token(kv, 1)
         return total

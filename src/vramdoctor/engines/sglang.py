@@ -7,6 +7,17 @@ max_total_num_tokens = rest // cell_size with cell_size = kv_heads/tp x head_dim
 x 2 (K and V) x dtype for MHA, (kv_lora_rank + qk_rope_head_dim) x layers x dtype for MLA
 (`MLATokenToKVPool`). Pages are one token. It prints "KV Cache is allocated. #tokens: N,
 K size: x GB, V size: y GB" in GiB.
+
+The weights in that formula are what loading took from the GPU's free memory ("Load weight end. ...
+mem usage=X GB", `get_available_gpu_memory` before and after `get_model`, which calls
+`torch.cuda.empty_cache()` then `torch.cuda.mem_get_info()`): the segments PyTorch's caching allocator
+reserved for the parameters, created one tensor at a time (`model_loader/loader.py`
+`DefaultModelLoader.load_model`), plus the one fp32 RoPE cos/sin cache `get_rope` builds for all layers
+(`layers/rotary_embedding.py` `RotaryEmbedding.__init__`, 0.4.3.post4 and 0.4.9.post2). `layout` builds the
+tensors, `torch_alloc` places them; QwQ-32B under TP 4 (R23, SGLang 0.4.3.post4) gets 15.54 GiB, as its log
+prints. From 0.4.7 the MoE models' expert-location tables (`eplb/expert_location.py`
+`ExpertLocationMetadata`, built on the GPU in `ModelRunner.initialize` after the memory at start was read
+and before the weights) come out of the pool too.
 """
 
 from __future__ import annotations
@@ -19,6 +30,7 @@ from .base import (
     Settings,
     kv_dtype,
     state_bytes_per_seq,
+    weights_loaded,
     weights_per_gpu,
 )
 from .words import modelled, release, rules_note
@@ -29,6 +41,7 @@ CUDA_CONTEXT = int(0.45 * GIB)  # memory in use before weights load (CUDA contex
 
 NEWEST = "0.5.3"  # the newest release whose rules are modelled
 RESERVED_RULE = (0, 5, 3)  # PR #10975 (2025-09-27): the fraction from the memory SGLang reserves
+EPLB_TABLES = (0, 4, 7)  # the expert-location metadata is built on the GPU before the weights load
 
 
 def _release(s: Settings) -> tuple[int, int, int]:
@@ -123,22 +136,51 @@ class SglangRules(RulesBase):
                "SGLang's default by GPU size and TP")
         return f"SGLang {v} rules{given}, mem_fraction_static {how}"
 
+    def weights_bytes(self, model: ModelSpec, s: Settings) -> int:
+        """The weights as SGLang holds them on one GPU ("Load weight end ... mem usage"): the segments PyTorch's
+        caching allocator reserved for the parameters and the fp32 RoPE cache, where the model's layout is known
+        (`model.layout`); else the checkpoint's bytes per GPU."""
+        if model.layout is None:
+            return weights_per_gpu(model, s.tensor_parallel_size)
+        return weights_loaded(model.layout, s.tensor_parallel_size, 4).reserved_bytes
+
+    def weights_note(self, model: ModelSpec, s: Settings) -> str:
+        if model.layout is None:
+            return ""
+        more = self.weights_bytes(model, s) - weights_per_gpu(model, s.tensor_parallel_size)
+        return (f"; as SGLang holds them ({more / GIB:+.2f} GiB): its per-GPU parameters in PyTorch's allocator "
+                "segments and one fp32 RoPE cache")
+
+    def expert_tables_bytes(self, model: ModelSpec, s: Settings) -> int:
+        """The expert-location tables of a MoE model from SGLang 0.4.7 (`eplb/expert_location.py`
+        `ExpertLocationMetadata`, read in 0.4.9.post2): about MoE layers x experts x experts int64 in all, an
+        approximation of their sizes (12 MiB for Qwen3-235B-A22B's 94 x 128 x 128); 0 before 0.4.7 and for dense
+        models."""
+        if _release(s) < EPLB_TABLES or not model.num_experts or not model.num_moe_layers:
+            return 0
+        return model.num_moe_layers * model.num_experts * model.num_experts * 8
+
     def budget(self, model: ModelSpec, s: Settings, gpu_bytes: int) -> Budget:
         """budget_bytes is SGLang's static memory (weights + KV pool): mem_fraction_static of what is
-        available at start; the rest is left to activations and CUDA graphs."""
+        available at start; the rest is left to activations and CUDA graphs. What is allocated after the
+        memory at start was read and before the weights (the expert-location tables) comes out of the pool."""
         frac = self.fraction(s, gpu_bytes)
         ctx = s.non_torch_bytes if s.non_torch_bytes is not None else CUDA_CONTEXT
         avail_before = max(0, gpu_bytes - ctx)
         static = int(avail_before * frac)
         reserved = avail_before - static
-        overheads = (
+        overheads = [
             Overhead(name="CUDA context", bytes=ctx, estimated=s.non_torch_bytes is None,
                      assumption="memory in use before the weights load"),
             Overhead(name="activations + CUDA graphs", bytes=reserved, estimated=False,
                      assumption=f"(1 - mem_fraction_static={frac:.3f}) of the memory available at start"),
-        )
-        pool = static - weights_per_gpu(model, s.tensor_parallel_size)
-        return Budget(budget_bytes=static, overheads=overheads, kv_pool_bytes=pool)
+        ]
+        tables = self.expert_tables_bytes(model, s)
+        if tables:
+            overheads.append(Overhead(name="expert-location tables", bytes=tables, estimated=True,
+                                      assumption="EPLB metadata, MoE layers x experts^2 int64, out of the pool"))
+        pool = static - self.weights_bytes(model, s) - tables
+        return Budget(budget_bytes=static, overheads=tuple(overheads), kv_pool_bytes=pool)
 
 
 # --- the log ------------------------------------------------------------------------------------

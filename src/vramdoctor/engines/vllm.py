@@ -20,6 +20,18 @@ What changes with the release (`engine/arg_utils.py` and `config.py` per tag):
   sequences on large GPUs, else 2048 and 256. "Large": the name says H100/H200 before 0.8.5
   (PR #12369), at least 70 GiB from 0.8.5 (PR #17073), and not an A100 from 0.9.0 (PR #17885);
   before 0.8.4 V1 took 1024 sequences on every GPU (PR #16158).
+
+The weights in the pool formula are vLLM's own reading of them ("Model loading took X GiB", V1
+`v1/worker/gpu_model_runner.py` `load_model`; "Loading model weights took X GB", V0
+`worker/model_runner.py`): the memory PyTorch has allocated once the model is built
+(`DeviceMemoryProfiler` / V0 `CudaMemoryProfiler`, through `platforms/cuda.py`
+`get_current_memory_usage`: `torch.cuda.max_memory_allocated` after `reset_peak_memory_stats`), passed
+to `memory_profiling` as `weights_memory`. Allocated, not reserved: the caching allocator's blocks, so a
+tensor keeps the tail of its block when the allocator does not split it off (1 MiB or less in the large
+pool), but the tails it splits off and the segments' free rest do not count. Plus the RoPE cos/sin
+cache, computed in fp32 and kept in the model dtype (`layers/rotary_embedding.py`, `cache.to(dtype)`).
+`layout` builds the tensors and `torch_alloc` places them: Llama-3.1-8B gets 14.9888 GiB, Qwen2-7B
+14.2488 under TP 1 and 7.1217 under TP 2, each what vLLM printed (R01, R13, R15).
 """
 
 from __future__ import annotations
@@ -39,6 +51,7 @@ from .base import (
     sampler_estimate,
     state_bytes_per_seq,
     step_tokens,
+    weights_loaded,
     weights_per_gpu,
 )
 
@@ -104,6 +117,21 @@ class VllmRules(RulesBase):
         return (f"--max-model-len {s.max_model_len} --max-num-seqs {s.concurrency} --kv-cache-dtype {s.kv_cache_dtype} "
                 f"--gpu-memory-utilization {s.gpu_memory_utilization} --tensor-parallel-size {s.tensor_parallel_size}"
                 + (f" --pipeline-parallel-size {s.pipeline_parallel_size}" if s.pipeline_parallel_size > 1 else ""))
+
+    def weights_bytes(self, model: ModelSpec, s: Settings) -> int:
+        """The weights as vLLM counts them on one GPU (see the module docstring): the allocator's blocks for the
+        parameters and the RoPE cache in the model dtype, where the model's layout is known (`model.layout`);
+        else the checkpoint's bytes per GPU."""
+        if model.layout is None:
+            return weights_per_gpu(model, s.tensor_parallel_size)
+        return weights_loaded(model.layout, s.tensor_parallel_size, model.layout.dtype_bytes).allocated_bytes
+
+    def weights_note(self, model: ModelSpec, s: Settings) -> str:
+        if model.layout is None:
+            return ""
+        more = self.weights_bytes(model, s) - weights_per_gpu(model, s.tensor_parallel_size)
+        return (f"; as vLLM counts them ({more / GIB:+.2f} GiB): its per-GPU parameters in PyTorch's allocator "
+                "blocks and the RoPE cache in the model dtype")
 
     @staticmethod
     def _state_in_pool(s: Settings) -> bool:
@@ -180,7 +208,7 @@ class VllmRules(RulesBase):
             overheads.append(Overhead(
                 name="CUDA graphs", bytes=cg, estimated=s.cuda_graph_bytes is None,
                 assumption="captured after the pool is sized; 0.5-1.9 GiB of the headroom"))
-        pool = requested - weights_per_gpu(model, tp) - sum(o.bytes for o in overheads)
+        pool = requested - self.weights_bytes(model, s) - sum(o.bytes for o in overheads)
         return Budget(budget_bytes=requested, overheads=tuple(overheads), kv_pool_bytes=pool,
                       uncertain=self._uncertain(model, s))
 

@@ -37,17 +37,26 @@ def release(version: object) -> tuple[int, int, int] | None:
     return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) if m else None
 
 
-def modelled(version: object, newest: str) -> tuple[int, int, int]:
-    """The release whose rules apply: `version`, or `newest` when it is not given or is newer than that."""
-    top = release(newest)
-    return min(release(version) or top, top)  # type: ignore[type-var, return-value]
+def build_number(version: object) -> int | None:
+    """A llama.cpp build as llama.cpp prints it: 'b7812' (its release tags), '7812', 'build: 7812 (a5eaa1d6)' or
+    'build = 7812' (its log's first lines); None for anything else. The number is `git rev-list --count HEAD` of
+    the commit built (`cmake/build-info.cmake`), so a fork or a shallow clone prints another."""
+    m = re.fullmatch(r"\s*(?:build\s*[:=]\s*|b)?(\d{1,7})(?:\s*\([0-9a-f]{4,40}\))?\s*", str(version or ""), re.I)
+    return int(m.group(1)) if m else None
 
 
-def rules_note(version: object, applied: tuple[int, int, int]) -> str:
+def modelled(version: object, newest: str, parse: Callable = release):
+    """The release whose rules apply: `version`, or `newest` when it is not given or is newer than that. parse:
+    how a version reads (`release` for x.y.z, `build_number` for llama.cpp's builds)."""
+    top = parse(newest)
+    return min(parse(version) or top, top)
+
+
+def rules_note(version: object, applied, parse: Callable = release) -> str:
     """How `applied` was chosen, for the output's rules line: '' when it is the version given."""
     if not version:
         return " (the newest modelled; --engine-version selects another)"
-    asked = release(version)
+    asked = parse(version)
     return f" (the newest modelled: {version} is newer)" if asked and asked > applied else ""
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..dtypes import dtype_bytes, model_dtype_name
 from ..errors import ModelSourceError, UnknownArchitectureError
+from ..layout import layout_from_config, param_bytes
 from ..spec import ModelSpec, WeightsInfo
 from .files import CONFIG_MAX_BYTES, parse_json, read_capped
 from .layers import MODEL_TYPE_DEFAULTS, parse_layers
@@ -91,6 +92,9 @@ def spec_from_config(
         weights = replace(weights, num_params=estimated.num_params, embedding_params=estimated.embedding_params)
     elif weights.embedding_params is None:
         weights = replace(weights, embedding_params=estimated.embedding_params)
+    layout = layout_from_config(tc, layers, dtype_bytes(dtype), quant)
+    if layout and weights.exact and abs(param_bytes(layout) - weights.total_bytes) > 0.01 * weights.total_bytes:
+        layout = None  # the checkpoint holds more (or other) tensors than the layout names
     notes = []
     if isinstance(cfg.get("text_config"), dict) and not weights.exact:
         notes.append("vision tower not counted: config.json alone does not size it")
@@ -107,6 +111,7 @@ def spec_from_config(
         intermediate_size=tc.get("intermediate_size"),
         num_attention_heads=tc.get("num_attention_heads"),
         **_moe_shape(tc, sum(1 for layer in layers if not getattr(layer, "parallel", False))),
+        layout=layout,
         source=path or name,
         notes=tuple(notes),
     )
