@@ -1,5 +1,5 @@
 """The weights as the engines hold them on one GPU: the parameters vLLM and SGLang create (`layout`), one tensor
-at a time through PyTorch's caching allocator (`torch_alloc`), plus the RoPE cache; against the figures the
+at a time through PyTorch's caching allocator (`caching_allocator`), plus the RoPE cache; against the figures the
 engines printed."""
 
 from __future__ import annotations

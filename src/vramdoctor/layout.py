@@ -1,6 +1,6 @@
 """The parameters vLLM and SGLang create on one GPU for a llama-style decoder, in the order they create them.
 Pure: config fields in, tensor sizes out. The one place where the per-GPU tensors of a checkpoint served by
-those engines are built, for `torch_alloc` to place (their weights in memory, see `engines.sglang`).
+those engines are built, for `caching_allocator` to place (their weights in memory, see `engines.sglang`).
 
 Sources (vLLM `model_executor/models/llama.py`, `qwen2.py`, `qwen3.py`, `qwen3_moe.py`, and SGLang's copies
 under `srt/models/`, which keep vLLM's module order; `layers/linear.py`, `layers/vocab_parallel_embedding.py`,
@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .torch_alloc import Alloc, Free
+from .caching_allocator import Alloc, Free
 
 #: model types whose module layout is the one above
 FAMILIES = ("llama", "mistral", "qwen2", "qwen3", "qwen3_moe")

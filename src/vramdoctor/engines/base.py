@@ -10,7 +10,7 @@ from ..dtypes import KvDtype, dtype_bytes, resolve_kv_dtype
 from ..errors import UsageError
 from ..layout import DecoderLayout, load_events
 from ..spec import ModelSpec
-from ..torch_alloc import AllocatorTotals, caching_allocator
+from ..caching_allocator import AllocatorTotals, caching_allocator
 
 GIB = 2**30
 
@@ -205,7 +205,7 @@ def weights_per_gpu(model: ModelSpec, tp: int) -> int:
 @lru_cache(maxsize=64)
 def weights_loaded(layout: DecoderLayout, tp: int, rope_kept_bytes: int) -> AllocatorTotals:
     """The allocator's statistics once one GPU of `tp` has built the model of `layout` (its parameters and RoPE
-    cache, created one tensor at a time: `layout.load_events` through `torch_alloc.caching_allocator`)."""
+    cache, created one tensor at a time: `layout.load_events` through `caching_allocator.caching_allocator`)."""
     return caching_allocator(load_events(layout, tp, rope_kept_bytes))
 
 

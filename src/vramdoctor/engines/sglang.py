@@ -14,7 +14,7 @@ mem usage=X GB", `get_available_gpu_memory` before and after `get_model`, which 
 reserved for the parameters, created one tensor at a time (`model_loader/loader.py`
 `DefaultModelLoader.load_model`), plus the one fp32 RoPE cos/sin cache `get_rope` builds for all layers
 (`layers/rotary_embedding.py` `RotaryEmbedding.__init__`, 0.4.3.post4 and 0.4.9.post2). `layout` builds the
-tensors, `torch_alloc` places them; QwQ-32B under TP 4 (R23, SGLang 0.4.3.post4) gets 15.54 GiB, as its log
+tensors, `caching_allocator` places them; QwQ-32B under TP 4 (R23, SGLang 0.4.3.post4) gets 15.54 GiB, as its log
 prints. From 0.4.7 the MoE models' expert-location tables (`eplb/expert_location.py`
 `ExpertLocationMetadata`, built on the GPU in `ModelRunner.initialize` after the memory at start was read
 and before the weights) come out of the pool too.

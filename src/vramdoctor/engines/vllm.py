@@ -30,7 +30,7 @@ to `memory_profiling` as `weights_memory`. Allocated, not reserved: the caching 
 tensor keeps the tail of its block when the allocator does not split it off (1 MiB or less in the large
 pool), but the tails it splits off and the segments' free rest do not count. Plus the RoPE cos/sin
 cache, computed in fp32 and kept in the model dtype (`layers/rotary_embedding.py`, `cache.to(dtype)`).
-`layout` builds the tensors and `torch_alloc` places them: Llama-3.1-8B gets 14.9888 GiB, Qwen2-7B
+`layout` builds the tensors and `caching_allocator` places them: Llama-3.1-8B gets 14.9888 GiB, Qwen2-7B
 14.2488 under TP 1 and 7.1217 under TP 2, each what vLLM printed (R01, R13, R15).
 """
 

@@ -1,4 +1,4 @@
-"""PyTorch's caching allocator (`vramdoctor.torch_alloc`) at its boundaries: N-1, N and N+1 bytes of the small-pool
+"""PyTorch's caching allocator (`vramdoctor.caching_allocator`) at its boundaries: N-1, N and N+1 bytes of the small-pool
 limit (kSmallSize, 1 MiB), the shared-segment limit (kMinLargeAlloc, 10 MiB) and the large-segment rounding
 (kRoundLarge, 2 MiB), checked by hand against CUDACachingAllocator.cpp's rules."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from vramdoctor.torch_alloc import (
+from vramdoctor.caching_allocator import (
     K_LARGE_BUFFER,
     K_MIN_LARGE_ALLOC,
     K_ROUND_LARGE,
