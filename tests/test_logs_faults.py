@@ -2725,3 +2725,127 @@ def test_a_line_with_the_logs_own_prefix_is_never_a_continuation(prefix):
     assert run.evidence
     for e in run.evidence:
         assert e["text"].count(prefix.strip()[:12]) == 1, e
+
+
+# --- round 19: a start-up step still under way at the log's end (each engine's words, a progress bar, the lines a
+# step prints while it runs, a last line cut down to its bare prefix) ------------------------------------------------
+
+BLANK = "\f"  # a blank last line (see diag_raw): diag strips blank lines at the end
+
+
+def diag_raw(text: str, engine: str | None = None):
+    """`diag` keeping blank lines at the end (each BLANK becomes one)."""
+    text = textwrap.dedent(text).strip("\n") + "\n"
+    text = text.replace(BLANK + "\n", "\n").replace(BLANK, "\n")
+    by_lines = diagnose(numbered(text.splitlines()), engine=engine)
+    by_blocks = diagnose(Blocks(source=iter([text.encode()]), path="t"), engine=engine)
+    assert by_lines.to_dict() == by_blocks.to_dict()
+    return by_lines
+
+
+STEP_UNDER_WAY = {
+    # SGLang: capture begun, its progress bar short of 100%, nothing after
+    "sglang-bar": ("""
+        [2025-11-02 09:14:10 TP0] Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=61.02 GB, mem usage=15.27 GB.
+        [2025-11-02 09:14:11 TP0] KV Cache is allocated. #tokens: 402155, K size: 21.48 GB, V size: 21.48 GB
+        [2025-11-02 09:14:11 TP0] Memory pool end. avail mem=17.20 GB
+        [2025-11-02 09:14:12 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=16.88 GB
+        Capturing batches (bs=160 avail_mem=16.41 GB):  37%|███▋      | 13/35 [00:03<00:05,  4.12it/s]
+    """, "sglang"),
+    # SGLang nightly (cuda_graph_setup.py): the capture's custom all-reduce registering its buffers on each rank, then
+    # a last line that is only the next rank's prefix
+    "sglang-nightly-registering": ("""
+        [2026-01-12 10:22:30 TP0] Load weight end. elapsed=8.01 s, type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=60.02 GB, mem usage=16.41 GB.
+        [2026-01-12 10:22:31 TP0] Capture target decode CUDA graph begin. backend=full, num_tokens_per_req=1, bs=[1, 2, 4, 8], avail mem=8.12 GB
+        [2026-01-12 10:22:41 TP0] Registering 4 cuda graph addresses
+        [2026-01-12 10:22:41 TP2] Registering 4 cuda graph addresses
+        [2026-01-12 10:22:41 TP1] Registering 4 cuda graph addresses
+        [2026-01-12 10:22:41 TP3]
+    """, "sglang"),
+    # vLLM V1 (0.10+): the capture bar of the engine process, then that process's bare tag
+    "vllm-v1-bar-bare-tag": ("""
+        (EngineCore_DP0 pid=312) INFO 09-14 11:02:10 [gpu_model_runner.py:2007] Model loading took 15.2 GiB and 20.1 seconds
+        (EngineCore_DP0 pid=312) INFO 09-14 11:02:31 [gpu_worker.py:276] Available KV cache memory: 51.31 GiB
+        (EngineCore_DP0 pid=312) INFO 09-14 11:02:31 [kv_cache_utils.py:849] GPU KV cache size: 960,736 tokens
+        (EngineCore_DP0 pid=312) Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  45%|████▌     | 30/67 [00:05<00:06,  5.91it/s]
+        (EngineCore_DP0 pid=312)
+    """, "vllm"),
+    # vLLM V1 0.8: the older bar, and a blank line after it
+    "vllm-08-bar-blank": ("""
+        INFO 04-02 08:10:02 [gpu_model_runner.py:1329] Model loading took 7.1 GiB and 3.9 seconds
+        INFO 04-02 08:10:19 [kv_cache_utils.py:537] GPU KV cache size: 301,312 tokens
+        Capturing CUDA graph shapes:  97%|█████████▋| 65/67 [00:21<00:00,  3.10it/s]
+    """ + BLANK, "vllm"),
+    # TensorRT-LLM's PyTorch backend: CUDA graph warm-up under way, then the next line's bare prefix
+    "trtllm-graph-warmup": ("""
+        [12/20/2025-04:21:30] [TRT-LLM] [I] Use 46.47 GB for model weights.
+        [12/20/2025-04:21:37] [TRT-LLM] [I] Creating CUDA graph instances for 11 batch sizes.
+        [12/20/2025-04:21:37] [TRT-LLM] [I] Run generation only CUDA graph warmup for batch size=64, draft_len=0
+        [12/20/2025-04:21:47] [TRT-LLM] [I]
+    """, "tensorrt-llm"),
+    # LMDeploy's PyTorch engine (model_agent warmup, 2026), and a blank line after it
+    "lmdeploy-warmup": ("""
+        2026-06-10 10:11:40,120 - lmdeploy - INFO - builder.py:64 - matching vision model: InternVL3VisionModel
+        2026-06-10 10:12:01,120 - lmdeploy - INFO - agent.py:455 - Starting engine warmup. This may take a while...
+    """ + BLANK, "lmdeploy"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STEP_UNDER_WAY))
+def test_a_startup_step_under_way_at_the_end_is_undetermined(name):
+    text, engine = STEP_UNDER_WAY[name]
+    rep = diag_raw(text)
+    run = run_of(rep)
+    assert rep.engine == engine, rep.engine
+    assert (run.kind, run.code) == ("UNDETERMINED", "log-ends-during-step"), run
+    assert "WARMUP" in run.candidates and "WEIGHTS" not in run.candidates, run
+
+
+@pytest.mark.parametrize("bar", [
+    "Capturing batches (bs=1 avail_mem=15.20 GB): 100%|██████████| 35/35 [00:08<00:00,  4.21it/s]",
+    "(EngineCore_DP0 pid=312) Capturing CUDA graphs (decode, FULL): 100%|██████████| 35/35 [00:02<00:00, 14.2it/s]",
+])
+def test_a_progress_bar_at_its_end_is_a_step_finished(bar):
+    run = run_of(diag(f"""
+        INFO 04-02 08:10:02 [gpu_model_runner.py:1329] Model loading took 7.1 GiB and 3.9 seconds
+        INFO 04-02 08:10:19 [kv_cache_utils.py:537] GPU KV cache size: 301,312 tokens
+        {bar}
+    """))
+    assert run.code != "log-ends-during-step", run
+
+
+@pytest.mark.parametrize("text", [
+    # SGLang: weights loaded, then a rank's bare prefix
+    """
+    [2025-10-06 20:05:10 DP0 TP0] Load weight end. type=DeepseekV3ForCausalLM, dtype=torch.bfloat16, avail mem=20.11 GB, mem usage=52.12 GB.
+    [2025-10-06 20:05:11 DP1 TP1] Load weight end. type=DeepseekV3ForCausalLM, dtype=torch.bfloat16, avail mem=20.11 GB, mem usage=52.12 GB.
+    [2025-10-06 20:05:27 DP5 TP5]
+    """,
+    # vLLM: a level, a time and a source, nothing after
+    """
+    INFO 10-06 20:05:03 [api_server.py:1880] vLLM API server version 0.10.1
+    INFO 10-06 20:05:26 [gpu_model_runner.py:1953] Model loading took 14.99 GiB and 9.41 seconds
+    INFO 10-06 20:05:27 [gpu_worker.py:1]
+    """,
+    # vLLM V1's process tag, nothing after
+    """
+    (APIServer pid=1) INFO 10-06 20:05:03 [api_server.py:1880] vLLM API server version 0.10.1
+    (EngineCore_DP0 pid=77) INFO 10-06 20:05:26 [gpu_model_runner.py:1953] Model loading took 14.99 GiB and 9.41 seconds
+    (EngineCore_DP0 pid=77)
+    """,
+])
+def test_a_last_line_cut_down_to_its_bare_prefix_is_cut(text):
+    run = run_of(diag(text))
+    assert (run.kind, run.code) == ("UNDETERMINED", "log-cut-off"), run
+
+
+def test_a_bare_prefix_the_log_prints_as_a_line_of_its_own_is_whole():
+    """llama.cpp's old log.h stamps an empty message too ('[1704891429] '): where the log has such lines, the last
+    one is whole."""
+    run = run_of(diag("""
+        [1704891420] llm_load_tensors: offloaded 33/33 layers to GPU
+        [1704891421]
+        [1704891421] llama_new_context_with_model: n_ctx      = 4096
+        [1704891422]
+    """))
+    assert run.code != "log-cut-off", run

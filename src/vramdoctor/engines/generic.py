@@ -251,7 +251,10 @@ LOG = LogWords(
         # (ahead-of-time compilation of the model's programs at start: XLA/JAX on TPUs, torch.compile)
         "WARMUP": rx(r"\bcaptur|cuda_graph|CudaGraph|CUDA graphs can take|graph_runner|warm(?:ing)?[ _-]?up|\bprofil|"
                      r"torch_compile_cache|_run_compilation|compilation_manager|precompil|compile_or_warm|"
-                     r"XLA:\w+ compile\b|\bcompile permanent error"),
+                     r"XLA:\w+ compile\b|\bcompile permanent error|"
+                     # the custom all-reduce registering the buffers a capture used, as the capture ends (vLLM's and
+                     # SGLang's custom_all_reduce.py register_graph_buffers): the capture is still under way
+                     r"Registering \d+ cuda graph addresses"),
         "RUNTIME": rx(r"\bin generate\b|\.generate\(|generate_step|greedy_search|beam_search|\bin _sample\b|"
                       r"\bprompt_step\b|\bstream_generate\b|batch_generator\.py|"
                       r"in _prefill|/v1/(?:chat/)?completions|chat_completion|\bchatcmpl-|\brequest_id\b|"

@@ -93,6 +93,12 @@ def cut_mid_line(last: str, before: list[str]) -> bool:
         return True  # no whole log line ends so ("... topk -> topp -"), unless it is a rule of dashes
     if _STAMP_ONLY.fullmatch(t) and before:
         return True  # a timestamp (and a level letter) with nothing after it: "0.03.661.696 I"
+    if bare_prefix(t):
+        # the log's own prefix with nothing after it ("[2025-10-06 20:05:27 DP5 TP5]", "(EngineCore_DP0 pid=1)"): cut
+        # where the message begins, unless this log prints such a prefix as a line of its own (llama.cpp's old log.h
+        # stamps an empty message: "[1704891429] ")
+        prefixed = [b for b in before[-CUT_LOOKBACK:] if STRONG_PREFIX.match(b)]
+        return bool(prefixed) and not any(bare_prefix(b.rstrip()) for b in prefixed)
     if len(t) >= 40 and any(t.count(a) > t.count(b) for a, b in ("()", "[]", "{}")):
         return True  # an argument dump or a call whose bracket never closes: "Namespace(admin=False, ... chatcompletio"
     if last[-1:].isspace():
@@ -109,6 +115,24 @@ def cut_mid_line(last: str, before: list[str]) -> bool:
                 shape[-1:] == "0" and other[k:k + 1].isdigit()):
             return True
     return False
+
+
+#: one field of a log's own prefix: a process tag, a bracketed field, a date, a time, a level, a separator
+_FIELD = (r"(?:\(\w+[\w =]*pid=\d+\)|\[[^\]\n]{1,80}\]|\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?Z?)?|"
+          r"\d\d-\d\d|\d\d:\d\d:\d\d(?:[.,]\d+)?|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|TRACE)\b:?|"
+          r"time=\S+|level=\S+|-)")
+_BARE = re.compile(r"\s*" + _FIELD + r"(?:\s*" + _FIELD + r")*\s*")
+#: a field that only a logger writes: a timestamp, a level, a process tag (not a bracketed word, not a docker
+#: compose service's "web-1  |", which also prefixes the empty lines of whatever runs in the container)
+_STAMPED = re.compile(r"\(\w+[\w =]*pid=\d+\)|\d\d:\d\d|\d{4}-\d\d-\d\d|\b\d{10}\b|"
+                      r"\b(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|TRACE)\b")
+
+
+def bare_prefix(text: str) -> bool:
+    """The line is only a log's own prefix, with no message: "[2025-10-06 20:05:27 DP5 TP5]",
+    "INFO 10-06 20:05:27 [gpu_worker.py:1]", "(EngineCore_DP0 pid=1)", "[12/20/2025-04:21:47] [TRT-LLM] [I]"."""
+    t = text.strip()
+    return bool(t) and len(t) <= 200 and bool(_BARE.fullmatch(t)) and bool(_STAMPED.search(t))
 
 
 _DIGITS = re.compile(r"\d+")

@@ -40,6 +40,7 @@ ENGINE_SAMPLE_LINES = 2000
 RUN_SAMPLE_LINES = 200  # fed lines of a later failing run tried against the engines' fingerprints
 MAX_RUNS = 200  # runs kept whole: the first KEEP_FIRST_RUNS and the latest (a crash loop restarts thousands of times)
 KEEP_FIRST_RUNS = 20
+TAIL_LINES = 16  # the log's last lines kept with its last run: a step under way is looked for among them
 
 
 _UNKNOWN = object()  # a verdict not yet read
@@ -319,9 +320,11 @@ class Scanner:
         self.wants_every_line_until = line_no + AFTER
         return True
 
-    def finish(self, last: tuple[int, str] | None = None, cut_mid_line: bool = False) -> list[RunFacts]:
+    def finish(self, last: tuple[int, str] | None = None, cut_mid_line: bool = False,
+               tail: list[tuple[int, str]] | None = None) -> list[RunFacts]:
         """The runs. last: the log's last line (number, text), checked for an error cut partway ("CUDA e").
-        cut_mid_line: that line has no newline and is the start of a line like those before it."""
+        cut_mid_line: that line has no newline and is the start of a line like those before it. tail: the log's
+        last lines (number, text), oldest first, ending with `last`'s line."""
         r = self.run
         if last and cut_error(last[1]) and last[0] > self.echo_until and not any(
                 last[0] in (f.line_no, f.end_line) for f in r.failures) and not any(
@@ -331,6 +334,8 @@ class Scanner:
             r.lines, r.last_line = max(r.lines, 1), max(r.last_line, last[0])
         if last and r.lines:
             r.tail, r.tail_cut = last, cut_mid_line
+            lines = [(ln, t) for ln, t in (tail or []) if r.first_line <= ln < last[0] and ln > self.echo_until]
+            r.tail_lines = lines[-TAIL_LINES:] + [last]
         self.runs.append(self.run)
         runs = [r for r in self.runs if r.lines]
         if self.dropped and runs:
@@ -342,14 +347,15 @@ def scan(lines: Iterable[tuple[int, str]]) -> list[RunFacts]:
     """Scan numbered lines, every one of them (see `blocks.scan_blocks` for the fast path)."""
     s = Scanner()
     last = None
-    recent: deque[str] = deque(maxlen=CUT_LOOKBACK + 1)
+    recent: deque[tuple[int, str]] = deque(maxlen=CUT_LOOKBACK + 1)
     for line_no, text in lines:
-        recent.append(text)
+        recent.append((line_no, text))
         for part in pieces(text):
             s.feed(line_no, part)
             last = (line_no, part)
-    cut = len(recent) > 1 and cut_mid_line(recent[-1], list(recent)[:-1])
-    return s.finish(last, cut_mid_line=cut)
+    texts = [t for _, t in recent]
+    cut = len(texts) > 1 and cut_mid_line(texts[-1], texts[:-1])
+    return s.finish(last, cut_mid_line=cut, tail=list(recent))
 
 
 def numbered(texts: Iterable[str]) -> Iterator[tuple[int, str]]:
