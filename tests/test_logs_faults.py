@@ -2849,3 +2849,82 @@ def test_a_bare_prefix_the_log_prints_as_a_line_of_its_own_is_whole():
         [1704891422]
     """))
     assert run.code != "log-cut-off", run
+
+
+# --- round 19: words in a pasted command line or shell prompt place no phase; the serving loops' own words ------------
+
+_OOM_ONLY = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+             "79.19 GiB of which 1.02 GiB is free.")
+
+
+@pytest.mark.parametrize("command", [
+    # a benchmark run with the torch profiler on ("profile" is not vLLM's memory profiling)
+    "$ python benchmarks/benchmark_serving.py --backend vllm --model Qwen/Qwen2.5-7B --dataset-name sharegpt --profile",
+    # SGLang's custom warm-up functions, on a prompt with a conda env and user@host
+    "(sglang) ubuntu@gpu01:~/work$ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct "
+    "--warmups voice_chat --port 30000",
+    # a docker command continued over lines, one of them naming a profiler folder
+    "docker run --gpus all --shm-size 16g \\\n    -e VLLM_TORCH_PROFILER_DIR=/workspace/profiles \\\n"
+    "    vllm/vllm-openai:v0.9.2 --model Qwen/Qwen2.5-7B --max-model-len 32768",
+    # a notebook cell
+    "!CUDA_VISIBLE_DEVICES=0 python run_warmup_bench.py --model /models/llama-3-8b",
+])
+def test_words_in_a_pasted_command_line_place_no_phase(command):
+    run = run_of(diag(command + "\n" + _OOM_ONLY))
+    assert run.kind == "UNDETERMINED", run
+    assert not any("profil" in e["text"] or "warmup" in e["text"] for e in run.evidence), run.evidence
+
+
+@pytest.mark.parametrize("text", [
+    # LMDeploy v0.4-0.6 (request.py _raise_exception_on_finish): the engine loop's task died, the cause on the line
+    """
+    2024-09-02 11:20:14,512 - lmdeploy - WARNING - Maybe cache is full, free gpu cache blocks
+    2024-09-02 11:20:15,360 - lmdeploy - ERROR - Engine loop failed with error: CUDA out of memory. Tried to allocate 1.95 GiB. GPU 0 has a total capacty of 79.15 GiB of which 1.10 GiB is free.
+    Traceback (most recent call last):
+      File "/opt/conda/lib/python3.10/site-packages/lmdeploy/pytorch/engine/request.py", line 17, in _raise_exception_on_finish
+        task.result()
+    """,
+    # the same, with only the traceback's frame and the exception after it
+    """
+    2024-05-20 09:01:11,004 - lmdeploy - ERROR - Engine loop failed with error: CUDA out of memory. Tried to allocate 512.00 MiB.
+    """,
+    # LMDeploy 2025+ (engine.py async_loop): "Engine main loop failed." and the loop's frames
+    """
+    2025-08-14 17:42:03,881 - lmdeploy - ERROR - engine.py:625 - Engine main loop failed.
+    Traceback (most recent call last):
+      File "/usr/local/lib/python3.10/dist-packages/lmdeploy/pytorch/engine/engine_loop.py", line 512, in main_loop
+        forward_inputs, next_running = await self._main_loop_get_outputs(
+    torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.50 GiB. GPU 0 has a total capacity of 79.25 GiB of which 2.18 GiB is free.
+    """,
+])
+def test_lmdeploys_serving_loop_is_serving(text):
+    run = run_of(diag(text))
+    assert run.kind == "RUNTIME", run
+
+
+@pytest.mark.parametrize("text,engine", [
+    # vLLM V1: the front end's output handler fails after the engine core died while serving
+    ("""
+     (APIServer pid=1) INFO:     10.0.0.7:51210 - "POST /v1/chat/completions HTTP/1.1" 200 OK
+     (EngineCore_DP0 pid=312) ERROR 09-14 12:10:03 [core.py:710] EngineCore encountered a fatal error.
+     (EngineCore_DP0 pid=312) ERROR 09-14 12:10:03 [core.py:710] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB.
+     (APIServer pid=1) ERROR 09-14 12:10:03 [async_llm.py:480] AsyncLLM output_handler failed.
+     """, "vllm"),
+    # SGLang: the scheduler's exception while it was decoding
+    ("""
+     [2025-06-01 10:00:41 TP0] Decode batch. #running-req: 64, #token: 90000, token usage: 0.55, gen throughput (token/s): 2100.3, #queue-req: 0
+     [2025-06-01 10:00:42 TP0] Scheduler hit an exception: Traceback (most recent call last):
+       File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2400, in run_scheduler_process
+         scheduler.event_loop_overlap()
+     torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.20 GiB.
+     """, "sglang"),
+    # TGI: the router's "Server error" from a decode step
+    ("""
+     2024-05-01T10:00:00.000000Z  INFO text_generation_router::server: router/src/server.rs:1740: Connected
+     2024-05-01T10:05:00.000000Z ERROR batch{batch_size=4}:decode:decode{size=4}:decode{size=4}: text_generation_client: router/client/src/lib.rs:33: Server error: CUDA out of memory. Tried to allocate 2.00 GiB
+     """, "tgi"),
+])
+def test_other_servers_serving_loop_failures_after_serving_are_serving(text, engine):
+    rep = diag(text)
+    assert rep.engine == engine, rep.engine
+    assert run_of(rep).kind == "RUNTIME", run_of(rep)
