@@ -2928,3 +2928,70 @@ def test_other_servers_serving_loop_failures_after_serving_are_serving(text, eng
     rep = diag(text)
     assert rep.engine == engine, rep.engine
     assert run_of(rep).kind == "RUNTIME", run_of(rep)
+
+
+# --- round 19: settings a log shows (a pasted command line, keyword arguments, a YAML config) are the current values
+# advice moves from ----------------------------------------------------------------------------------------------------
+
+SETTINGS_SHOWN = {
+    # LMDeploy's command line, then its serving loop failing
+    "lmdeploy-cli": ("""
+        CUDA_VISIBLE_DEVICES=0,1 lmdeploy serve api_server internlm/internlm2_5-20b-chat --tp 2 --cache-max-entry-count 0.65 --session-len 32768 --max-batch-size 128 --max-prefill-token-num 8192
+        2024-09-02 11:20:15,360 - lmdeploy - ERROR - Engine loop failed with error: CUDA out of memory. Tried to allocate 1.95 GiB. GPU 0 has a total capacty of 79.15 GiB of which 1.10 GiB is free.
+    """, {"memory_fraction": 0.65, "max_num_seqs": 128, "max_model_len": 32768, "max_num_batched_tokens": 8192}),
+    # LMDeploy's Python API: the engine config's keyword arguments
+    "lmdeploy-kwargs": ("""
+        pipe = pipeline('OpenGVLab/InternVL2-8B', backend_config=TurbomindEngineConfig(cache_max_entry_count=0.65, session_len=16384, max_batch_size=64))
+        2025-01-10 08:00:03,112 - lmdeploy - ERROR - Engine loop failed with error: CUDA out of memory. Tried to allocate 700.00 MiB.
+    """, {"memory_fraction": 0.65, "max_num_seqs": 64, "max_model_len": 16384}),
+    # TensorRT-LLM's trtllm-serve command line and its extra options in YAML (a nested cuda_graph_config and
+    # kv_cache_config: the graph's max_batch_size is not the executor's)
+    "trtllm-cli-yaml": ("""
+        trtllm-serve serve /models/llama-3.3-70b \\
+                --backend pytorch \\
+                --tp_size 4 \\
+                --max_num_tokens 16384 \\
+                --max_batch_size 256 \\
+                --extra_llm_api_options /config/extra.yml
+        # extra.yml
+        cuda_graph_config:
+          enable_padding: true
+          max_batch_size: 64
+        kv_cache_config:
+          free_gpu_memory_fraction: 0.85
+        RuntimeError: Executor creation failed due to insufficient GPU memory.
+        The following component could not be created: Additional executor resources
+        Total GPU memory (GiB): 79.11
+        Free GPU memory before component creation attempt (GiB): 3.95
+    """, {"memory_fraction": 0.85, "cuda_graphs": 64, "max_num_batched_tokens": 16384}),
+    # TensorRT-LLM 0.20's flat PyTorch-backend keys, and the fraction on the command line
+    "trtllm-flat-yaml": ("""
+        trtllm-serve /models/qwen3-32b --backend pytorch --max_num_tokens 8192 --kv_cache_free_gpu_memory_fraction 0.9 --extra_llm_api_options extra.yml
+        use_cuda_graph: true
+        cuda_graph_max_batch_size: 128
+        cuda_graph_padding_enabled: true
+        RuntimeError: Executor creation failed due to insufficient GPU memory.
+        The following component could not be created: Additional executor resources
+    """, {"memory_fraction": 0.9, "cuda_graphs": 128, "max_num_batched_tokens": 8192}),
+    # SGLang's command line, then graph capture failing
+    "sglang-cli": ("""
+        python -m sglang.launch_server --model-path Qwen/Qwen2.5-32B-Instruct --tp 2 --mem-fraction-static 0.85 --cuda-graph-max-bs 256 --chunked-prefill-size 8192
+        [2025-06-01 10:00:12 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=3.10 GB
+        [2025-06-01 10:00:20 TP0] Capture cuda graph failed: CUDA out of memory. Tried to allocate 512.00 MiB.
+    """, {"memory_fraction": 0.85, "cuda_graphs": 256}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SETTINGS_SHOWN))
+def test_settings_the_log_shows_are_the_values_advice_moves_from(name):
+    text, shown = SETTINGS_SHOWN[name]
+    run = run_of(diag(text))
+    assert run.kind in OOM, run
+    steps = {a["setting"]: a for a in run.advice if a["setting"]}
+    for setting, value in shown.items():
+        if setting not in steps:
+            continue  # (a step this diagnosis does not take)
+        a = steps[setting]
+        assert a["current"] == value, (setting, a)
+        assert a["value"] != value and str(value) not in a["flags"].split("than")[0], (setting, a)
+    assert any(s in steps for s in shown), run.advice

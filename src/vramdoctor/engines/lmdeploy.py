@@ -16,7 +16,7 @@ a fraction of the memory free after the weights from v0.2.2 (default 0.8).
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import SIZE, count, fig, fraction, msg, rx
+from .words import SIZE, cli, count, count_outside, fig, fraction, msg, rx
 
 LOG = LogWords(
     quiet=True,  # default log level WARNING: the INFO lines of loading and sizing are not printed
@@ -58,10 +58,17 @@ LOG = LogWords(
         fig("block_size", r"cache_block_seq_len['\"]?\s*[=:]\s*(\d+)", count),  # tokens per block (default 64)
         fig("block_bytes", r"\[BlockManager\] block_size = " + SIZE),
         fig("max_model_len", r"\bsession_len['\"]?\s*[=:]\s*(\d+)", count),
-        fig("max_num_seqs", r"\bmax_batch_size['\"]?\s*[=:]\s*(\d+)", count),
+        fig("max_num_seqs", r"\bmax_batch_size['\"]?\s*[=:]\s*(\d+)", count_outside("cuda_graph_config")),
         fig("max_num_batched_tokens", r"\bmax_prefill_token_num['\"]?\s*[=:]\s*(\d+)", count),
         fig("kv_cache_dtype", r"\bquant_policy['\"]?\s*[=:]\s*([48])\b", lambda m: "int" + m.group(1)),
         fig("model_name", r"model_path['\"]?\s*[=:]\s*['\"]([^'\"]{1,300})['\"]", lambda m: m.group(1)),
+        # the command line (`lmdeploy serve api_server MODEL --cache-max-entry-count 0.65 ...`)
+        cli("cache_max_entry_count", "cache-max-entry-count", fraction, mode="list"),
+        cli("max_model_len", "session-len", count),
+        cli("max_num_seqs", "max-batch-size", count),
+        cli("max_num_batched_tokens", "max-prefill-token-num", count),
+        cli("tensor_parallel_size", "tp", count),
+        cli("kv_cache_dtype", "quant-policy", lambda m: {"4": "int4", "8": "int8"}.get(m.group(1), "")),
     ),
 )
 
