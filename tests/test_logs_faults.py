@@ -2995,3 +2995,83 @@ def test_settings_the_log_shows_are_the_values_advice_moves_from(name):
         assert a["current"] == value, (setting, a)
         assert a["value"] != value and str(value) not in a["flags"].split("than")[0], (setting, a)
     assert any(s in steps for s in shown), run.advice
+
+
+# --- round 19: a wrapper of llama.cpp is told apart from plain llama.cpp by its own lines, and gets its own settings;
+# llama.cpp's flags follow the build the log's wording (or its date) shows ------------------------------------------
+
+WRAPPED_LLAMACPP = {
+    # Ollama's ext_server (llm/ext_server/ext_server.cpp, early 2024): llama.cpp's server inside Ollama, stamped by
+    # llama.cpp's old log.h, with Ollama's own loop messages
+    "ollama-ext-server": ("""
+        [1705312001] llama server main loop starting
+        [1705312230] update_slots : failed to find free space in the KV cache, retrying with smaller n_batch = 128
+        [1705312230] update_slots : failed to find free space in the KV cache, retrying with smaller n_batch = 64
+        [1705312230] update_slots : failed to decode the batch, n_batch = 1, ret = 1
+        [1705312230] unexpected error in llama server update_slots - exiting main loop
+    """, "ollama", ("num_ctx",), ("-c ", "-fa", "OLLAMA_FLASH_ATTENTION", "OLLAMA_KV_CACHE_TYPE")),
+    # Ollama's dynamic ext_server (v0.1.2x), its Go log lines by their slog source, no "ollama" in them
+    "ollama-dyn-ext-server": ("""
+        time=2024-03-02T10:00:00.000+08:00 level=INFO source=dyn_ext_server.go:90 msg="Loading Dynamic llm server: /tmp/tmp.x9/runners/cuda_v11/libext_server.so"
+        time=2024-03-02T10:00:00.010+08:00 level=INFO source=dyn_ext_server.go:150 msg="Initializing llama server"
+        llm_load_tensors: offloaded 33/33 layers to GPU
+        llama_kv_cache_init:      CUDA0 KV buffer size =  4096.00 MiB
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1600.00 MiB on device 0: cudaMalloc failed: out of memory
+        ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 1677721600
+        llama_new_context_with_model: failed to allocate compute buffers
+    """, "ollama", ("num_batch", "num_ctx"), ("-ub", "-c ", "-fa")),
+    # llama-cpp-python through langchain's LlamaCpp: pydantic v2 hides the frames below langchain's validator
+    "langchain-llamacpp-pydantic2": ("""
+        llama_kv_cache_init:      CUDA0 KV buffer size =  8192.00 MiB
+        llama_new_context_with_model: KV self size  = 8192.00 MiB, K (f16): 4096.00 MiB, V (f16): 4096.00 MiB
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 2304.00 MiB on device 0: cudaMalloc failed: out of memory
+        ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 2415919104
+        llama_new_context_with_model: failed to allocate compute buffers
+        Traceback (most recent call last):
+          File "/home/me/rag/app.py", line 12, in <module>
+            llm = LlamaCpp(model_path="/models/mixtral.Q4_K_M.gguf", n_gpu_layers=-1, n_ctx=65536)
+        pydantic_core._pydantic_core.ValidationError: 1 validation error for LlamaCpp
+          Value error, Could not load Llama model from path: /models/mixtral.Q4_K_M.gguf. Received error Failed to create llama_context
+    """, "llama-cpp-python", ("n_ubatch=", "n_ctx="), ("-ub", "-ngl", "-fa")),
+    # the same in 2023's langchain and pydantic v1
+    "langchain-llamacpp-pydantic1": ("""
+        llama_new_context_with_model: kv self size  = 6400.00 MB
+        llama_new_context_with_model: compute buffer total size = 1411.32 MB
+        ggml_cuda_pool_malloc: failed to allocate 1400.00 MiB of CUDA memory
+        pydantic.error_wrappers.ValidationError: 1 validation error for LlamaCpp
+        __root__
+          Could not load Llama model from path: ./models/llama-2-13b-chat.Q5_K_M.gguf. Received error  (type=value_error)
+    """, "llama-cpp-python", (), ("-ub", "-ngl", "-c ", "-fa")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRAPPED_LLAMACPP))
+def test_a_wrapper_of_llamacpp_is_its_own_engine_with_its_own_settings(name):
+    text, engine, wanted, unwanted = WRAPPED_LLAMACPP[name]
+    rep = diag(text)
+    assert rep.engine == engine, rep.engine
+    said = flags(run_of(rep))
+    for w in wanted:
+        assert w in said, (w, said)
+    for w in unwanted:
+        assert w not in said, (w, said)
+
+
+@pytest.mark.parametrize("text,fa", [
+    # llama-server before its 2024 logging rewrite: "update_slots : ..." stamped by log.h (May 2024: -fa existed)
+    ("[1716200000] update_slots : failed to find free space in the KV cache, retrying with smaller n_batch = 256",
+     "-fa"),
+    # the same wording stamped January 2024: before flash attention came to llama.cpp (PR 5021, 2024-04-30)
+    ("[1705312230] update_slots : failed to find free space in the KV cache, retrying with smaller n_batch = 256",
+     None),
+    # a build number from after -fa took a value
+    ("build: 6500 (abcdef12) with cc (GCC) 13.2.0\n"
+     "decode: failed to find a memory slot for batch of size 512", "-fa on"),
+])
+def test_llamacpps_flash_attention_flag_follows_the_build_the_log_shows(text, fa):
+    run = run_of(diag(text, "llamacpp"))
+    said = flags(run)
+    if fa is None:
+        assert "-fa" not in said and "-ctv" not in said, said
+    else:
+        assert fa in said and (fa == "-fa on" or "-fa on" not in said), said
