@@ -3075,3 +3075,105 @@ def test_llamacpps_flash_attention_flag_follows_the_build_the_log_shows(text, fa
         assert "-fa" not in said and "-ctv" not in said, said
     else:
         assert fa in said and (fa == "-fa on" or "-fa on" not in said), said
+
+
+# --- round 19: a paste inside box borders, one allocation larger than the device, a split already in use -------------
+
+@pytest.mark.parametrize("text,engine,kind", [
+    # k9s: vLLM 0.6's own format ("LEVEL MM-DD HH:MM:SS file.py:N]") inside a pane's borders
+    ("""
+     │ ERROR 09-27 06:46:46 engine.py:157] RuntimeError: CUDA error: an illegal memory access was encountered       │
+     │ ERROR 09-27 06:46:46 engine.py:157] For debugging consider passing CUDA_LAUNCH_BLOCKING=1                    │
+     """, "vllm", "NOT_OOM"),
+    # vLLM V1 in a pane with heavy borders
+    ("""
+     ┃ (EngineCore_DP0 pid=1) INFO 10-02 08:00:10 [gpu_model_runner.py:2007] Model loading took 15.2 GiB and 20.1 seconds ┃
+     ┃ (EngineCore_DP0 pid=1) ERROR 10-02 08:00:31 [core.py:700] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. ┃
+     """, "vllm", None),
+    # SGLang in a double-bordered box
+    ("""
+     ║ [2025-06-01 10:00:05 TP0] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=20.11 GB, mem usage=14.50 GB. ║
+     ║ [2025-06-01 10:00:06 TP0] RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.           ║
+     """, "sglang", "KV_CAPACITY"),
+    # vLLM 0.6's own format alone, no other vLLM word
+    ("""
+     INFO 09-27 06:40:01 api_server.py:527] args: Namespace(host=None, port=8000)
+     ERROR 09-27 06:46:46 engine.py:157] RuntimeError: CUDA error: an illegal memory access was encountered
+     """, "vllm", "NOT_OOM"),
+])
+def test_a_paste_in_box_borders_or_in_vllms_own_format_is_its_engine(text, engine, kind):
+    rep = diag(text)
+    assert rep.engine == engine, rep.engine
+    if kind:
+        assert run_of(rep).kind == kind, run_of(rep)
+
+
+@pytest.mark.parametrize("text,engine", [
+    # ik_llama.cpp: one compute buffer of 294 GiB on one CUDA device (more than any GPU made, 288 GB)
+    ("""
+     llama_kv_cache_init:      CUDA0 KV buffer size =   379.23 MiB
+     ggml_backend_cuda_buffer_type_alloc_buffer: allocating 301234.00 MiB on device 0: cudaMalloc failed: out of memory
+     ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 315868889088
+     llama_new_context_with_model: failed to allocate compute buffers
+     """, "llamacpp"),
+    # vLLM: one tensor larger than the whole GPU the error names
+    ("""
+     INFO 05-12 10:00:18 [gpu_model_runner.py:1347] Model loading took 14.9889 GiB and 4.50 seconds
+     ERROR 05-12 10:00:33 [core.py:396]   File "/vllm/v1/worker/gpu_model_runner.py", line 1800, in profile_run
+     ERROR 05-12 10:00:33 [core.py:396] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 96.00 GiB. GPU 0 has a total capacity of 79.14 GiB of which 60.10 GiB is free.
+     """, "vllm"),
+    # ROCm: past the largest card's 256 GB
+    ("""
+     (EngineCore_DP0 pid=9) ERROR 06-01 10:00:33 [core.py:700]   File "/vllm/v1/worker/gpu_model_runner.py", line 2900, in capture_model
+     (EngineCore_DP0 pid=9) ERROR 06-01 10:00:33 [core.py:700] torch.OutOfMemoryError: HIP out of memory. Tried to allocate 300.00 GiB. GPU 0 has a total capacity of 255.98 GiB of which 190.00 GiB is free.
+     """, "vllm"),
+])
+def test_one_allocation_larger_than_the_device_first_asks_what_asked_for_it(text, engine):
+    run = run_of(diag(text, engine))
+    assert run.advice and run.advice[0]["change"] == "check what asked for it", run.advice
+
+
+@pytest.mark.parametrize("text", [
+    # an allocation the GPU could hold
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 0 has a total capacity of 79.14 GiB "
+    "of which 10.10 GiB is free.",
+    # a host buffer: a machine may have 300 GB of RAM to give
+    "llama_model_load: error loading model: unable to allocate CPU buffer\n"
+    "ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size 300000000000",
+])
+def test_an_allocation_a_device_could_hold_gets_the_ordinary_steps(text):
+    run = run_of(diag(text))
+    assert not run.advice or run.advice[0]["change"] != "check what asked for it", run.advice
+
+
+@pytest.mark.parametrize("text,engine,split", [
+    # tabbyAPI/ExLlamaV2: loading failed on the second GPU of a split
+    ('  File "/usr/local/lib/python3.10/dist-packages/exllamav2/linear.py", line 138, in load\n'
+     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 260.00 MiB. GPU 1 has a total capacity of 23.53 GiB "
+     "of which 190.50 MiB is free.", "exllamav2", "gpu_split"),
+    # llama.cpp: the weights of the third device
+    ("llm_load_tensors: offloading 80 repeating layers to GPU\n"
+     "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 20480.00 MiB on device 2: cudaMalloc failed: out of memory\n"
+     "llama_model_load: error loading model: unable to allocate CUDA2 buffer", "llamacpp", "--split-mode"),
+    # Ollama: weights on its second GPU
+    ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9000.00 MiB on device 1: cudaMalloc failed: out of memory\n"
+     "llama_model_load: error loading model: unable to allocate CUDA1 buffer", "ollama", "a second GPU"),
+])
+def test_no_split_across_gpus_is_proposed_when_the_error_is_on_a_later_gpu(text, engine, split):
+    run = run_of(diag(text, engine))
+    assert run.kind in OOM, run
+    assert split not in flags(run), flags(run)
+    # the same failure on the first GPU still gets it
+    first = run_of(diag(text.replace("GPU 1 ", "GPU 0 ").replace("CUDA2", "CUDA0").replace("device 2", "device 0")
+                        .replace("device 1", "device 0").replace("CUDA1", "CUDA0"), engine))
+    assert split in flags(first), flags(first)
+
+
+def test_a_pane_padding_every_line_to_one_width_is_not_a_wrapped_log():
+    from vramdoctor.logs.unwrap import wrap_width
+    inner = ["ERROR 09-27 06:46:46 engine.py:157] RuntimeError: CUDA error: an illegal memory access was encountered",
+             "ERROR 09-27 06:46:46 engine.py:157] CUDA kernel errors might be asynchronously reported at some other API",
+             "ERROR 09-27 06:46:46 engine.py:157] For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
+             "ERROR 09-27 06:46:46 engine.py:157] Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions."]
+    box = "".join(f"│ {line:<120} │\n" for line in inner)
+    assert wrap_width(box.encode()) is None

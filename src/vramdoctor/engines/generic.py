@@ -282,6 +282,9 @@ LOG = LogWords(
         fig("kv_available_bytes", r"\(need [-\d.,]+\s*[KMGT]i?B, have " + SIZE),
         # torch's OutOfMemoryError (CUDACachingAllocator.cpp): what it tried, what the GPU has, who holds it
         fig("failed_alloc_bytes", r"Tried to allocate " + SIZE, mode="list"),
+        # the same on a GPU, and the GPU's index (PyTorch's caching allocator: "GPU 1 has a total capacity of ...")
+        fig("_gpu_alloc_bytes", r"(?:CUDA|HIP|XPU) out of memory\. Tried to allocate " + SIZE, mode="list"),
+        fig("_gpu_index", r"\bGPU (\d+) has a total capacity", count, mode="list"),
         fig("failed_alloc_bytes", r"attempted to allocate " + SIZE, mode="list"),
         fig("total_memory_bytes", r"total capac\w* of " + NUM + r"(?:\s*([KMGT]i?B))?",
             lambda m: to_bytes(m.group(1), m.group(2) or "GiB")),  # torch prints GiB; excerpts cut the unit

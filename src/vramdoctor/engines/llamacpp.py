@@ -308,6 +308,12 @@ LOG = LogWords(
         fig("n_ubatch", r"(?:-ub |--ubatch-size[= ])\s*(\d+)", count, flags=0),
         fig("n_parallel", r"(?:--parallel|-np|n_seq_max\s*=)\s*(\d+)", count),
         fig("failed_alloc_bytes", r"allocating " + SIZE + r" on device \d+: cudaMalloc failed", mode="list"),
+        # a buffer on a GPU (not host RAM), and that GPU's index
+        fig("_gpu_alloc_bytes", r"allocating " + SIZE + r" on device \d+: cudaMalloc failed", mode="list"),
+        fig("_gpu_alloc_bytes", r"failed to allocate (?:CUDA|ROCm|Vulkan|SYCL|MUSA|CANN)\d+ buffer of size (\d+)",
+            count, mode="list"),
+        fig("_gpu_index", r"on device (\d+): cudaMalloc failed|(?:failed|unable) to allocate "
+            r"(?:CUDA|ROCm|Vulkan|SYCL|MUSA|CANN)(\d+) buffer", lambda m: int(m.group(1) or m.group(2)), mode="list"),
         fig("failed_alloc_bytes", r"failed to allocate (?:\w+ )?buffer(?: of size|, size =)\s*" + NUM + r"(?:\s*([KMGT]i?B))?",
             lambda m: to_bytes(m.group(1), m.group(2) or "B"), mode="list"),
         # the buffer that failed was host RAM (ggml-cpu.c / llama-model.cpp "unable to allocate CPU buffer")

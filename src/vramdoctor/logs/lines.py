@@ -41,12 +41,23 @@ _FRAME_HEAD = re.compile(r'^(File "[^"]+", line \d+, in [\w<>.]+)\s+(\S.*)$')
 _CARETS = re.compile(r"\s*[\^~]{3,}\s*")
 
 
+BOX = "│┃║"  # the vertical borders of a terminal pane or box
+_BOX = re.compile(r"^[│┃║] ?|\s*[│┃║]\s*$")
+
+
+def unbox(text: str) -> str:
+    """A line without the pane's borders around it (and the padding before the right one)."""
+    return _BOX.sub("", text) if text[:1] in BOX else text
+
+
 def pieces(text: str) -> list[str]:
     """The lines a line holds: a log pasted from JSON (several literal '\\n') is the lines it encodes;
     a flattened traceback (frames, code and carets joined on one line) is split back into frame lines,
     code lines and the exception line."""
     if text.startswith(">"):  # a log quoted in an issue or an e-mail ("> line")
         text = QUOTE.sub("", text)
+    if text[:1] in BOX:  # a pane's borders (k9s, tmux, a TUI): "│ INFO ... │"
+        text = unbox(text)
     if text.count("\\n") >= 2 and not is_echo(text):
         return text.split("\\n")
     if text.count('File "') < 2 or len(PY_FRAME.findall(text)) < 2:
@@ -86,6 +97,8 @@ def cut_mid_line(last: str, before: list[str]) -> bool:
     "2024-11-02:13:33:" after timestamped lines, "... #to" after "... #token: 1920"), so whatever followed
     is missing. A line that ends where another goes on after a space ("web-1  |", "Loading model") is
     whole. before: the lines just before it, oldest first."""
+    if last[:1] in BOX:
+        last, before = unbox(last), [unbox(b) for b in before]
     t = last.rstrip()
     if len(t.strip()) < 2:
         return False
@@ -118,7 +131,7 @@ def cut_mid_line(last: str, before: list[str]) -> bool:
 
 
 #: one field of a log's own prefix: a process tag, a bracketed field, a date, a time, a level, a separator
-_FIELD = (r"(?:\(\w+[\w =]*pid=\d+\)|\[[^\]\n]{1,80}\]|\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?Z?)?|"
+_FIELD = (r"(?:\(\w+[\w =]*pid=\d+\)|\[[^\]\n]{1,80}\]|[\w.]+\.py:\d+\]|\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?Z?)?|"
           r"\d\d-\d\d|\d\d:\d\d:\d\d(?:[.,]\d+)?|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|TRACE)\b:?|"
           r"time=\S+|level=\S+|-)")
 _BARE = re.compile(r"\s*" + _FIELD + r"(?:\s*" + _FIELD + r")*\s*")

@@ -28,6 +28,7 @@ from .lines import (
     cut_mid_line,
     pieces,
     stated,
+    unbox,
     window,
 )
 from .table import header_column, row_value
@@ -370,7 +371,7 @@ class Scanner:
             r.lines, r.last_line = max(r.lines, 1), max(r.last_line, last[0])
         if last and r.lines:
             r.tail, r.tail_cut = last, cut_mid_line
-            lines = [(ln, t) for ln, t in (tail or []) if r.first_line <= ln < last[0] and ln > self.echo_until]
+            lines = [(ln, unbox(t)) for ln, t in (tail or []) if r.first_line <= ln < last[0] and ln > self.echo_until]
             r.tail_lines = lines[-TAIL_LINES:] + [last]
         self.runs.append(self.run)
         runs = [r for r in self.runs if r.lines]
