@@ -2973,6 +2973,13 @@ SETTINGS_SHOWN = {
         RuntimeError: Executor creation failed due to insufficient GPU memory.
         The following component could not be created: Additional executor resources
     """, {"memory_fraction": 0.9, "cuda_graphs": 128, "max_num_batched_tokens": 8192}),
+    # the YAML block inline: its max_batch_size is the graphs', the command line's the executor's
+    "trtllm-inline-yaml": ("""
+        cuda_graph_config: {enable_padding: true, max_batch_size: 96}
+        trtllm-serve /models/m --backend pytorch --max_batch_size 256
+        RuntimeError: Executor creation failed due to insufficient GPU memory.
+        The following component could not be created: Additional executor resources
+    """, {"cuda_graphs": 96, "max_num_seqs": 256}),
     # SGLang's command line, then graph capture failing
     "sglang-cli": ("""
         python -m sglang.launch_server --model-path Qwen/Qwen2.5-32B-Instruct --tp 2 --mem-fraction-static 0.85 --cuda-graph-max-bs 256 --chunked-prefill-size 8192
