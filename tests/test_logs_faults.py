@@ -2725,3 +2725,462 @@ def test_a_line_with_the_logs_own_prefix_is_never_a_continuation(prefix):
     assert run.evidence
     for e in run.evidence:
         assert e["text"].count(prefix.strip()[:12]) == 1, e
+
+
+# --- round 19: a start-up step still under way at the log's end (each engine's words, a progress bar, the lines a
+# step prints while it runs, a last line cut down to its bare prefix) ------------------------------------------------
+
+BLANK = "\f"  # a blank last line (see diag_raw): diag strips blank lines at the end
+
+
+def diag_raw(text: str, engine: str | None = None):
+    """`diag` keeping blank lines at the end (each BLANK becomes one)."""
+    text = textwrap.dedent(text).strip("\n") + "\n"
+    text = text.replace(BLANK + "\n", "\n").replace(BLANK, "\n")
+    by_lines = diagnose(numbered(text.splitlines()), engine=engine)
+    by_blocks = diagnose(Blocks(source=iter([text.encode()]), path="t"), engine=engine)
+    assert by_lines.to_dict() == by_blocks.to_dict()
+    return by_lines
+
+
+STEP_UNDER_WAY = {
+    # SGLang: capture begun, its progress bar short of 100%, nothing after
+    "sglang-bar": ("""
+        [2025-11-02 09:14:10 TP0] Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=61.02 GB, mem usage=15.27 GB.
+        [2025-11-02 09:14:11 TP0] KV Cache is allocated. #tokens: 402155, K size: 21.48 GB, V size: 21.48 GB
+        [2025-11-02 09:14:11 TP0] Memory pool end. avail mem=17.20 GB
+        [2025-11-02 09:14:12 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=16.88 GB
+        Capturing batches (bs=160 avail_mem=16.41 GB):  37%|███▋      | 13/35 [00:03<00:05,  4.12it/s]
+    """, "sglang"),
+    # SGLang nightly (cuda_graph_setup.py): the capture's custom all-reduce registering its buffers on each rank, then
+    # a last line that is only the next rank's prefix
+    "sglang-nightly-registering": ("""
+        [2026-01-12 10:22:30 TP0] Load weight end. elapsed=8.01 s, type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=60.02 GB, mem usage=16.41 GB.
+        [2026-01-12 10:22:31 TP0] Capture target decode CUDA graph begin. backend=full, num_tokens_per_req=1, bs=[1, 2, 4, 8], avail mem=8.12 GB
+        [2026-01-12 10:22:41 TP0] Registering 4 cuda graph addresses
+        [2026-01-12 10:22:41 TP2] Registering 4 cuda graph addresses
+        [2026-01-12 10:22:41 TP1] Registering 4 cuda graph addresses
+        [2026-01-12 10:22:41 TP3]
+    """, "sglang"),
+    # vLLM V1 (0.10+): the capture bar of the engine process, then that process's bare tag
+    "vllm-v1-bar-bare-tag": ("""
+        (EngineCore_DP0 pid=312) INFO 09-14 11:02:10 [gpu_model_runner.py:2007] Model loading took 15.2 GiB and 20.1 seconds
+        (EngineCore_DP0 pid=312) INFO 09-14 11:02:31 [gpu_worker.py:276] Available KV cache memory: 51.31 GiB
+        (EngineCore_DP0 pid=312) INFO 09-14 11:02:31 [kv_cache_utils.py:849] GPU KV cache size: 960,736 tokens
+        (EngineCore_DP0 pid=312) Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  45%|████▌     | 30/67 [00:05<00:06,  5.91it/s]
+        (EngineCore_DP0 pid=312)
+    """, "vllm"),
+    # vLLM V1 0.8: the older bar, and a blank line after it
+    "vllm-08-bar-blank": ("""
+        INFO 04-02 08:10:02 [gpu_model_runner.py:1329] Model loading took 7.1 GiB and 3.9 seconds
+        INFO 04-02 08:10:19 [kv_cache_utils.py:537] GPU KV cache size: 301,312 tokens
+        Capturing CUDA graph shapes:  97%|█████████▋| 65/67 [00:21<00:00,  3.10it/s]
+    """ + BLANK, "vllm"),
+    # TensorRT-LLM's PyTorch backend: CUDA graph warm-up under way, then the next line's bare prefix
+    "trtllm-graph-warmup": ("""
+        [12/20/2025-04:21:30] [TRT-LLM] [I] Use 46.47 GB for model weights.
+        [12/20/2025-04:21:37] [TRT-LLM] [I] Creating CUDA graph instances for 11 batch sizes.
+        [12/20/2025-04:21:37] [TRT-LLM] [I] Run generation only CUDA graph warmup for batch size=64, draft_len=0
+        [12/20/2025-04:21:47] [TRT-LLM] [I]
+    """, "tensorrt-llm"),
+    # LMDeploy's PyTorch engine (model_agent warmup, 2026), and a blank line after it
+    "lmdeploy-warmup": ("""
+        2026-06-10 10:11:40,120 - lmdeploy - INFO - builder.py:64 - matching vision model: InternVL3VisionModel
+        2026-06-10 10:12:01,120 - lmdeploy - INFO - agent.py:455 - Starting engine warmup. This may take a while...
+    """ + BLANK, "lmdeploy"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STEP_UNDER_WAY))
+def test_a_startup_step_under_way_at_the_end_is_undetermined(name):
+    text, engine = STEP_UNDER_WAY[name]
+    rep = diag_raw(text)
+    run = run_of(rep)
+    assert rep.engine == engine, rep.engine
+    assert (run.kind, run.code) == ("UNDETERMINED", "log-ends-during-step"), run
+    assert "WARMUP" in run.candidates and "WEIGHTS" not in run.candidates, run
+
+
+@pytest.mark.parametrize("bar", [
+    "Capturing batches (bs=1 avail_mem=15.20 GB): 100%|██████████| 35/35 [00:08<00:00,  4.21it/s]",
+    "(EngineCore_DP0 pid=312) Capturing CUDA graphs (decode, FULL): 100%|██████████| 35/35 [00:02<00:00, 14.2it/s]",
+])
+def test_a_progress_bar_at_its_end_is_a_step_finished(bar):
+    run = run_of(diag(f"""
+        INFO 04-02 08:10:02 [gpu_model_runner.py:1329] Model loading took 7.1 GiB and 3.9 seconds
+        INFO 04-02 08:10:19 [kv_cache_utils.py:537] GPU KV cache size: 301,312 tokens
+        {bar}
+    """))
+    assert run.code != "log-ends-during-step", run
+
+
+@pytest.mark.parametrize("text", [
+    # SGLang: weights loaded, then a rank's bare prefix
+    """
+    [2025-10-06 20:05:10 DP0 TP0] Load weight end. type=DeepseekV3ForCausalLM, dtype=torch.bfloat16, avail mem=20.11 GB, mem usage=52.12 GB.
+    [2025-10-06 20:05:11 DP1 TP1] Load weight end. type=DeepseekV3ForCausalLM, dtype=torch.bfloat16, avail mem=20.11 GB, mem usage=52.12 GB.
+    [2025-10-06 20:05:27 DP5 TP5]
+    """,
+    # vLLM: a level, a time and a source, nothing after
+    """
+    INFO 10-06 20:05:03 [api_server.py:1880] vLLM API server version 0.10.1
+    INFO 10-06 20:05:26 [gpu_model_runner.py:1953] Model loading took 14.99 GiB and 9.41 seconds
+    INFO 10-06 20:05:27 [gpu_worker.py:1]
+    """,
+    # vLLM V1's process tag, nothing after
+    """
+    (APIServer pid=1) INFO 10-06 20:05:03 [api_server.py:1880] vLLM API server version 0.10.1
+    (EngineCore_DP0 pid=77) INFO 10-06 20:05:26 [gpu_model_runner.py:1953] Model loading took 14.99 GiB and 9.41 seconds
+    (EngineCore_DP0 pid=77)
+    """,
+])
+def test_a_last_line_cut_down_to_its_bare_prefix_is_cut(text):
+    run = run_of(diag(text))
+    assert (run.kind, run.code) == ("UNDETERMINED", "log-cut-off"), run
+
+
+def test_a_bare_prefix_the_log_prints_as_a_line_of_its_own_is_whole():
+    """llama.cpp's old log.h stamps an empty message too ('[1704891429] '): where the log has such lines, the last
+    one is whole."""
+    run = run_of(diag("""
+        [1704891420] llm_load_tensors: offloaded 33/33 layers to GPU
+        [1704891421]
+        [1704891421] llama_new_context_with_model: n_ctx      = 4096
+        [1704891422]
+    """))
+    assert run.code != "log-cut-off", run
+
+
+# --- round 19: words in a pasted command line or shell prompt place no phase; the serving loops' own words ------------
+
+_OOM_ONLY = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+             "79.19 GiB of which 1.02 GiB is free.")
+
+
+@pytest.mark.parametrize("command", [
+    # a benchmark run with the torch profiler on ("profile" is not vLLM's memory profiling)
+    "$ python benchmarks/benchmark_serving.py --backend vllm --model Qwen/Qwen2.5-7B --dataset-name sharegpt --profile",
+    # SGLang's custom warm-up functions, on a prompt with a conda env and user@host
+    "(sglang) ubuntu@gpu01:~/work$ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct "
+    "--warmups voice_chat --port 30000",
+    # a docker command continued over lines, one of them naming a profiler folder
+    "docker run --gpus all --shm-size 16g \\\n    -e VLLM_TORCH_PROFILER_DIR=/workspace/profiles \\\n"
+    "    vllm/vllm-openai:v0.9.2 --model Qwen/Qwen2.5-7B --max-model-len 32768",
+    # a notebook cell
+    "!CUDA_VISIBLE_DEVICES=0 python run_warmup_bench.py --model /models/llama-3-8b",
+])
+def test_words_in_a_pasted_command_line_place_no_phase(command):
+    run = run_of(diag(command + "\n" + _OOM_ONLY))
+    assert run.kind == "UNDETERMINED", run
+    assert not any("profil" in e["text"] or "warmup" in e["text"] for e in run.evidence), run.evidence
+
+
+@pytest.mark.parametrize("text", [
+    # LMDeploy v0.4-0.6 (request.py _raise_exception_on_finish): the engine loop's task died, the cause on the line
+    """
+    2024-09-02 11:20:14,512 - lmdeploy - WARNING - Maybe cache is full, free gpu cache blocks
+    2024-09-02 11:20:15,360 - lmdeploy - ERROR - Engine loop failed with error: CUDA out of memory. Tried to allocate 1.95 GiB. GPU 0 has a total capacty of 79.15 GiB of which 1.10 GiB is free.
+    Traceback (most recent call last):
+      File "/opt/conda/lib/python3.10/site-packages/lmdeploy/pytorch/engine/request.py", line 17, in _raise_exception_on_finish
+        task.result()
+    """,
+    # the same, with only the traceback's frame and the exception after it
+    """
+    2024-05-20 09:01:11,004 - lmdeploy - ERROR - Engine loop failed with error: CUDA out of memory. Tried to allocate 512.00 MiB.
+    """,
+    # LMDeploy 2025+ (engine.py async_loop): "Engine main loop failed." and the loop's frames
+    """
+    2025-08-14 17:42:03,881 - lmdeploy - ERROR - engine.py:625 - Engine main loop failed.
+    Traceback (most recent call last):
+      File "/usr/local/lib/python3.10/dist-packages/lmdeploy/pytorch/engine/engine_loop.py", line 512, in main_loop
+        forward_inputs, next_running = await self._main_loop_get_outputs(
+    torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.50 GiB. GPU 0 has a total capacity of 79.25 GiB of which 2.18 GiB is free.
+    """,
+])
+def test_lmdeploys_serving_loop_is_serving(text):
+    run = run_of(diag(text))
+    assert run.kind == "RUNTIME", run
+
+
+@pytest.mark.parametrize("text,engine", [
+    # vLLM V1: the front end's output handler fails after the engine core died while serving
+    ("""
+     (APIServer pid=1) INFO:     10.0.0.7:51210 - "POST /v1/chat/completions HTTP/1.1" 200 OK
+     (EngineCore_DP0 pid=312) ERROR 09-14 12:10:03 [core.py:710] EngineCore encountered a fatal error.
+     (EngineCore_DP0 pid=312) ERROR 09-14 12:10:03 [core.py:710] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB.
+     (APIServer pid=1) ERROR 09-14 12:10:03 [async_llm.py:480] AsyncLLM output_handler failed.
+     """, "vllm"),
+    # SGLang: the scheduler's exception while it was decoding
+    ("""
+     [2025-06-01 10:00:41 TP0] Decode batch. #running-req: 64, #token: 90000, token usage: 0.55, gen throughput (token/s): 2100.3, #queue-req: 0
+     [2025-06-01 10:00:42 TP0] Scheduler hit an exception: Traceback (most recent call last):
+       File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2400, in run_scheduler_process
+         scheduler.event_loop_overlap()
+     torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.20 GiB.
+     """, "sglang"),
+    # TGI: the router's "Server error" from a decode step
+    ("""
+     2024-05-01T10:00:00.000000Z  INFO text_generation_router::server: router/src/server.rs:1740: Connected
+     2024-05-01T10:05:00.000000Z ERROR batch{batch_size=4}:decode:decode{size=4}:decode{size=4}: text_generation_client: router/client/src/lib.rs:33: Server error: CUDA out of memory. Tried to allocate 2.00 GiB
+     """, "tgi"),
+])
+def test_other_servers_serving_loop_failures_after_serving_are_serving(text, engine):
+    rep = diag(text)
+    assert rep.engine == engine, rep.engine
+    assert run_of(rep).kind == "RUNTIME", run_of(rep)
+
+
+# --- round 19: settings a log shows (a pasted command line, keyword arguments, a YAML config) are the current values
+# advice moves from ----------------------------------------------------------------------------------------------------
+
+SETTINGS_SHOWN = {
+    # LMDeploy's command line, then its serving loop failing
+    "lmdeploy-cli": ("""
+        CUDA_VISIBLE_DEVICES=0,1 lmdeploy serve api_server internlm/internlm2_5-20b-chat --tp 2 --cache-max-entry-count 0.65 --session-len 32768 --max-batch-size 128 --max-prefill-token-num 8192
+        2024-09-02 11:20:15,360 - lmdeploy - ERROR - Engine loop failed with error: CUDA out of memory. Tried to allocate 1.95 GiB. GPU 0 has a total capacty of 79.15 GiB of which 1.10 GiB is free.
+    """, {"memory_fraction": 0.65, "max_num_seqs": 128, "max_model_len": 32768, "max_num_batched_tokens": 8192}),
+    # LMDeploy's Python API: the engine config's keyword arguments
+    "lmdeploy-kwargs": ("""
+        pipe = pipeline('OpenGVLab/InternVL2-8B', backend_config=TurbomindEngineConfig(cache_max_entry_count=0.65, session_len=16384, max_batch_size=64))
+        2025-01-10 08:00:03,112 - lmdeploy - ERROR - Engine loop failed with error: CUDA out of memory. Tried to allocate 700.00 MiB.
+    """, {"memory_fraction": 0.65, "max_num_seqs": 64, "max_model_len": 16384}),
+    # TensorRT-LLM's trtllm-serve command line and its extra options in YAML (a nested cuda_graph_config and
+    # kv_cache_config: the graph's max_batch_size is not the executor's)
+    "trtllm-cli-yaml": ("""
+        trtllm-serve serve /models/llama-3.3-70b \\
+                --backend pytorch \\
+                --tp_size 4 \\
+                --max_num_tokens 16384 \\
+                --max_batch_size 256 \\
+                --extra_llm_api_options /config/extra.yml
+        # extra.yml
+        cuda_graph_config:
+          enable_padding: true
+          max_batch_size: 64
+        kv_cache_config:
+          free_gpu_memory_fraction: 0.85
+        RuntimeError: Executor creation failed due to insufficient GPU memory.
+        The following component could not be created: Additional executor resources
+        Total GPU memory (GiB): 79.11
+        Free GPU memory before component creation attempt (GiB): 3.95
+    """, {"memory_fraction": 0.85, "cuda_graphs": 64, "max_num_batched_tokens": 16384}),
+    # TensorRT-LLM 0.20's flat PyTorch-backend keys, and the fraction on the command line
+    "trtllm-flat-yaml": ("""
+        trtllm-serve /models/qwen3-32b --backend pytorch --max_num_tokens 8192 --kv_cache_free_gpu_memory_fraction 0.9 --extra_llm_api_options extra.yml
+        use_cuda_graph: true
+        cuda_graph_max_batch_size: 128
+        cuda_graph_padding_enabled: true
+        RuntimeError: Executor creation failed due to insufficient GPU memory.
+        The following component could not be created: Additional executor resources
+    """, {"memory_fraction": 0.9, "cuda_graphs": 128, "max_num_batched_tokens": 8192}),
+    # the YAML block inline: its max_batch_size is the graphs', the command line's the executor's
+    "trtllm-inline-yaml": ("""
+        cuda_graph_config: {enable_padding: true, max_batch_size: 96}
+        trtllm-serve /models/m --backend pytorch --max_batch_size 256
+        RuntimeError: Executor creation failed due to insufficient GPU memory.
+        The following component could not be created: Additional executor resources
+    """, {"cuda_graphs": 96, "max_num_seqs": 256}),
+    # SGLang's command line, then graph capture failing
+    "sglang-cli": ("""
+        python -m sglang.launch_server --model-path Qwen/Qwen2.5-32B-Instruct --tp 2 --mem-fraction-static 0.85 --cuda-graph-max-bs 256 --chunked-prefill-size 8192
+        [2025-06-01 10:00:12 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=3.10 GB
+        [2025-06-01 10:00:20 TP0] Capture cuda graph failed: CUDA out of memory. Tried to allocate 512.00 MiB.
+    """, {"memory_fraction": 0.85, "cuda_graphs": 256}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SETTINGS_SHOWN))
+def test_settings_the_log_shows_are_the_values_advice_moves_from(name):
+    text, shown = SETTINGS_SHOWN[name]
+    run = run_of(diag(text))
+    assert run.kind in OOM, run
+    steps = {a["setting"]: a for a in run.advice if a["setting"]}
+    for setting, value in shown.items():
+        if setting not in steps:
+            continue  # (a step this diagnosis does not take)
+        a = steps[setting]
+        assert a["current"] == value, (setting, a)
+        assert a["value"] != value and str(value) not in a["flags"].split("than")[0], (setting, a)
+    assert any(s in steps for s in shown), run.advice
+
+
+# --- round 19: a wrapper of llama.cpp is told apart from plain llama.cpp by its own lines, and gets its own settings;
+# llama.cpp's flags follow the build the log's wording (or its date) shows ------------------------------------------
+
+WRAPPED_LLAMACPP = {
+    # Ollama's ext_server (llm/ext_server/ext_server.cpp, early 2024): llama.cpp's server inside Ollama, stamped by
+    # llama.cpp's old log.h, with Ollama's own loop messages
+    "ollama-ext-server": ("""
+        [1705312001] llama server main loop starting
+        [1705312230] update_slots : failed to find free space in the KV cache, retrying with smaller n_batch = 128
+        [1705312230] update_slots : failed to find free space in the KV cache, retrying with smaller n_batch = 64
+        [1705312230] update_slots : failed to decode the batch, n_batch = 1, ret = 1
+        [1705312230] unexpected error in llama server update_slots - exiting main loop
+    """, "ollama", ("num_ctx",), ("-c ", "-fa", "OLLAMA_FLASH_ATTENTION", "OLLAMA_KV_CACHE_TYPE")),
+    # Ollama's dynamic ext_server (v0.1.2x), its Go log lines by their slog source, no "ollama" in them
+    "ollama-dyn-ext-server": ("""
+        time=2024-03-02T10:00:00.000+08:00 level=INFO source=dyn_ext_server.go:90 msg="Loading Dynamic llm server: /tmp/tmp.x9/runners/cuda_v11/libext_server.so"
+        time=2024-03-02T10:00:00.010+08:00 level=INFO source=dyn_ext_server.go:150 msg="Initializing llama server"
+        llm_load_tensors: offloaded 33/33 layers to GPU
+        llama_kv_cache_init:      CUDA0 KV buffer size =  4096.00 MiB
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1600.00 MiB on device 0: cudaMalloc failed: out of memory
+        ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 1677721600
+        llama_new_context_with_model: failed to allocate compute buffers
+    """, "ollama", ("num_batch", "num_ctx"), ("-ub", "-c ", "-fa")),
+    # llama-cpp-python through langchain's LlamaCpp: pydantic v2 hides the frames below langchain's validator
+    "langchain-llamacpp-pydantic2": ("""
+        llama_kv_cache_init:      CUDA0 KV buffer size =  8192.00 MiB
+        llama_new_context_with_model: KV self size  = 8192.00 MiB, K (f16): 4096.00 MiB, V (f16): 4096.00 MiB
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 2304.00 MiB on device 0: cudaMalloc failed: out of memory
+        ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 2415919104
+        llama_new_context_with_model: failed to allocate compute buffers
+        Traceback (most recent call last):
+          File "/home/me/rag/app.py", line 12, in <module>
+            llm = LlamaCpp(model_path="/models/mixtral.Q4_K_M.gguf", n_gpu_layers=-1, n_ctx=65536)
+        pydantic_core._pydantic_core.ValidationError: 1 validation error for LlamaCpp
+          Value error, Could not load Llama model from path: /models/mixtral.Q4_K_M.gguf. Received error Failed to create llama_context
+    """, "llama-cpp-python", ("n_ubatch=", "n_ctx="), ("-ub", "-ngl", "-fa")),
+    # the same in 2023's langchain and pydantic v1
+    "langchain-llamacpp-pydantic1": ("""
+        llama_new_context_with_model: kv self size  = 6400.00 MB
+        llama_new_context_with_model: compute buffer total size = 1411.32 MB
+        ggml_cuda_pool_malloc: failed to allocate 1400.00 MiB of CUDA memory
+        pydantic.error_wrappers.ValidationError: 1 validation error for LlamaCpp
+        __root__
+          Could not load Llama model from path: ./models/llama-2-13b-chat.Q5_K_M.gguf. Received error  (type=value_error)
+    """, "llama-cpp-python", (), ("-ub", "-ngl", "-c ", "-fa")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRAPPED_LLAMACPP))
+def test_a_wrapper_of_llamacpp_is_its_own_engine_with_its_own_settings(name):
+    text, engine, wanted, unwanted = WRAPPED_LLAMACPP[name]
+    rep = diag(text)
+    assert rep.engine == engine, rep.engine
+    said = flags(run_of(rep))
+    for w in wanted:
+        assert w in said, (w, said)
+    for w in unwanted:
+        assert w not in said, (w, said)
+
+
+@pytest.mark.parametrize("text,fa", [
+    # llama-server before its 2024 logging rewrite: "update_slots : ..." stamped by log.h (May 2024: -fa existed)
+    ("[1716200000] update_slots : failed to find free space in the KV cache, retrying with smaller n_batch = 256",
+     "-fa"),
+    # the same wording stamped January 2024: before flash attention came to llama.cpp (PR 5021, 2024-04-30)
+    ("[1705312230] update_slots : failed to find free space in the KV cache, retrying with smaller n_batch = 256",
+     None),
+    # a build number from after -fa took a value
+    ("build: 6500 (abcdef12) with cc (GCC) 13.2.0\n"
+     "decode: failed to find a memory slot for batch of size 512", "-fa on"),
+])
+def test_llamacpps_flash_attention_flag_follows_the_build_the_log_shows(text, fa):
+    run = run_of(diag(text, "llamacpp"))
+    said = flags(run)
+    if fa is None:
+        assert "-fa" not in said and "-ctv" not in said, said
+    else:
+        assert fa in said and (fa == "-fa on" or "-fa on" not in said), said
+
+
+# --- round 19: a paste inside box borders, one allocation larger than the device, a split already in use -------------
+
+@pytest.mark.parametrize("text,engine,kind", [
+    # k9s: vLLM 0.6's own format ("LEVEL MM-DD HH:MM:SS file.py:N]") inside a pane's borders
+    ("""
+     │ ERROR 09-27 06:46:46 engine.py:157] RuntimeError: CUDA error: an illegal memory access was encountered       │
+     │ ERROR 09-27 06:46:46 engine.py:157] For debugging consider passing CUDA_LAUNCH_BLOCKING=1                    │
+     """, "vllm", "NOT_OOM"),
+    # vLLM V1 in a pane with heavy borders
+    ("""
+     ┃ (EngineCore_DP0 pid=1) INFO 10-02 08:00:10 [gpu_model_runner.py:2007] Model loading took 15.2 GiB and 20.1 seconds ┃
+     ┃ (EngineCore_DP0 pid=1) ERROR 10-02 08:00:31 [core.py:700] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. ┃
+     """, "vllm", None),
+    # SGLang in a double-bordered box
+    ("""
+     ║ [2025-06-01 10:00:05 TP0] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=20.11 GB, mem usage=14.50 GB. ║
+     ║ [2025-06-01 10:00:06 TP0] RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.           ║
+     """, "sglang", "KV_CAPACITY"),
+    # vLLM 0.6's own format alone, no other vLLM word
+    ("""
+     INFO 09-27 06:40:01 api_server.py:527] args: Namespace(host=None, port=8000)
+     ERROR 09-27 06:46:46 engine.py:157] RuntimeError: CUDA error: an illegal memory access was encountered
+     """, "vllm", "NOT_OOM"),
+])
+def test_a_paste_in_box_borders_or_in_vllms_own_format_is_its_engine(text, engine, kind):
+    rep = diag(text)
+    assert rep.engine == engine, rep.engine
+    if kind:
+        assert run_of(rep).kind == kind, run_of(rep)
+
+
+@pytest.mark.parametrize("text,engine", [
+    # ik_llama.cpp: one compute buffer of 294 GiB on one CUDA device (more than any GPU made, 288 GB)
+    ("""
+     llama_kv_cache_init:      CUDA0 KV buffer size =   379.23 MiB
+     ggml_backend_cuda_buffer_type_alloc_buffer: allocating 301234.00 MiB on device 0: cudaMalloc failed: out of memory
+     ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 315868889088
+     llama_new_context_with_model: failed to allocate compute buffers
+     """, "llamacpp"),
+    # vLLM: one tensor larger than the whole GPU the error names
+    ("""
+     INFO 05-12 10:00:18 [gpu_model_runner.py:1347] Model loading took 14.9889 GiB and 4.50 seconds
+     ERROR 05-12 10:00:33 [core.py:396]   File "/vllm/v1/worker/gpu_model_runner.py", line 1800, in profile_run
+     ERROR 05-12 10:00:33 [core.py:396] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 96.00 GiB. GPU 0 has a total capacity of 79.14 GiB of which 60.10 GiB is free.
+     """, "vllm"),
+    # ROCm: past the largest card's 256 GB
+    ("""
+     (EngineCore_DP0 pid=9) ERROR 06-01 10:00:33 [core.py:700]   File "/vllm/v1/worker/gpu_model_runner.py", line 2900, in capture_model
+     (EngineCore_DP0 pid=9) ERROR 06-01 10:00:33 [core.py:700] torch.OutOfMemoryError: HIP out of memory. Tried to allocate 300.00 GiB. GPU 0 has a total capacity of 255.98 GiB of which 190.00 GiB is free.
+     """, "vllm"),
+])
+def test_one_allocation_larger_than_the_device_first_asks_what_asked_for_it(text, engine):
+    run = run_of(diag(text, engine))
+    assert run.advice and run.advice[0]["change"] == "check what asked for it", run.advice
+
+
+@pytest.mark.parametrize("text", [
+    # an allocation the GPU could hold
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 0 has a total capacity of 79.14 GiB "
+    "of which 10.10 GiB is free.",
+    # a host buffer: a machine may have 300 GB of RAM to give
+    "llama_model_load: error loading model: unable to allocate CPU buffer\n"
+    "ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size 300000000000",
+])
+def test_an_allocation_a_device_could_hold_gets_the_ordinary_steps(text):
+    run = run_of(diag(text))
+    assert not run.advice or run.advice[0]["change"] != "check what asked for it", run.advice
+
+
+@pytest.mark.parametrize("text,engine,split", [
+    # tabbyAPI/ExLlamaV2: loading failed on the second GPU of a split
+    ('  File "/usr/local/lib/python3.10/dist-packages/exllamav2/linear.py", line 138, in load\n'
+     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 260.00 MiB. GPU 1 has a total capacity of 23.53 GiB "
+     "of which 190.50 MiB is free.", "exllamav2", "gpu_split"),
+    # llama.cpp: the weights of the third device
+    ("llm_load_tensors: offloading 80 repeating layers to GPU\n"
+     "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 20480.00 MiB on device 2: cudaMalloc failed: out of memory\n"
+     "llama_model_load: error loading model: unable to allocate CUDA2 buffer", "llamacpp", "--split-mode"),
+    # Ollama: weights on its second GPU
+    ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9000.00 MiB on device 1: cudaMalloc failed: out of memory\n"
+     "llama_model_load: error loading model: unable to allocate CUDA1 buffer", "ollama", "a second GPU"),
+])
+def test_no_split_across_gpus_is_proposed_when_the_error_is_on_a_later_gpu(text, engine, split):
+    run = run_of(diag(text, engine))
+    assert run.kind in OOM, run
+    assert split not in flags(run), flags(run)
+    # the same failure on the first GPU still gets it
+    first = run_of(diag(text.replace("GPU 1 ", "GPU 0 ").replace("CUDA2", "CUDA0").replace("device 2", "device 0")
+                        .replace("device 1", "device 0").replace("CUDA1", "CUDA0"), engine))
+    assert split in flags(first), flags(first)
+
+
+def test_a_pane_padding_every_line_to_one_width_is_not_a_wrapped_log():
+    from vramdoctor.logs.unwrap import wrap_width
+    inner = ["ERROR 09-27 06:46:46 engine.py:157] RuntimeError: CUDA error: an illegal memory access was encountered",
+             "ERROR 09-27 06:46:46 engine.py:157] CUDA kernel errors might be asynchronously reported at some other API",
+             "ERROR 09-27 06:46:46 engine.py:157] For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
+             "ERROR 09-27 06:46:46 engine.py:157] Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions."]
+    box = "".join(f"│ {line:<120} │\n" for line in inner)
+    assert wrap_width(box.encode()) is None

@@ -12,8 +12,9 @@ import pytest
 
 import test_logs_faults as faults
 from conftest import DATA
-from vramdoctor.engines import all_engines
+from vramdoctor.engines import all_engines, get
 from vramdoctor.engines.interface import SETTINGS
+from vramdoctor.errors import UsageError
 from vramdoctor.logs import KINDS, diagnose
 from vramdoctor.logs.prefilter import required
 from vramdoctor.logs.reader import read_blocks, read_lines
@@ -31,6 +32,9 @@ def _texts() -> dict[str, str]:
     for name, *_, text in faults.ENGINE_WORDS:
         out[f"ENGINE_WORDS:{name}"] = text
     out["ADVISORY"], out["GRAPHS_078"] = faults.ADVISORY, faults.GRAPHS_078
+    for group in ("SETTINGS_SHOWN", "STEP_UNDER_WAY"):  # (text, what it shows)
+        for name, (text, _) in getattr(faults, group).items():
+            out[f"{group}:{name}"] = text.replace(faults.BLANK, "")
     return {k: textwrap.dedent(v).strip("\n") + "\n" for k, v in out.items()}
 
 
@@ -66,6 +70,32 @@ _8BIT = re.compile(r"fp8|int8|int4|q8|q4|q5|e4m3|e5m2", re.I)
 _LOW_BIT = re.compile(r"awq|gptq|int4|4bit|nf4|w4a16|\bq[234]_|iq[1-4]|mxfp4", re.I)
 
 
+# settings as a reader would find them in a pasted command line or config, by setting (one value in the text: the
+# current value a step on that setting must move from)
+SHOWN = {
+    "memory_fraction": re.compile(r"(?:--gpu-memory-utilization|--mem-fraction-static|--cache-max-entry-count|"
+                                  r"--kv_cache_free_gpu_memory_fraction|cache_max_entry_count\s*=|"
+                                  r"^\s+free_gpu_memory_fraction:)\s*(\d*\.?\d+)", re.M),
+    "cuda_graphs": re.compile(r"(?:--cuda-graph-max-bs|cuda_graph_max_batch_size:|"
+                              r"cuda_graph_config:\s*\n(?:\s+\w+: .*\n)*?\s+max_batch_size:)\s*(\d+)"),
+    "max_num_batched_tokens": re.compile(r"(?:--max-num-batched-tokens|--max_num_tokens|--max-prefill-token-num)"
+                                         r"[ =](\d+)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TEXTS))
+def test_a_setting_the_log_shows_is_the_value_advice_moves_from(name):
+    for setting, pattern in SHOWN.items():
+        values = {float(v) for v in pattern.findall(TEXTS[name])}
+        if len(values) != 1:
+            continue
+        (shown,) = values
+        for run in REPORTS[name].runs:
+            for a in run.advice:
+                if a["setting"] == setting and a["direction"] in ("up", "down"):
+                    assert a["current"] == shown, (setting, shown, a)
+
+
 @pytest.mark.parametrize("name", sorted(TEXTS))
 def test_every_advice_step_moves_the_right_way_from_what_is_in_use(name):
     for run in REPORTS[name].runs:
@@ -80,6 +110,9 @@ def test_every_advice_step_moves_the_right_way_from_what_is_in_use(name):
                 if direction == "up":
                     assert value > cur, (run.code, a)
             if a["setting"] == "memory_fraction":
+                shown = _fraction_shown(run)
+                if shown is not None:  # the fraction the log shows is the one the step moves from
+                    assert cur == shown, ("the fraction in use not read", shown, a)
                 if run.code in _DOWN_CODES or run.kind in ("WARMUP", "RUNTIME") and run.code not in _UP_CODES:
                     assert direction == "down", (run.kind, run.code, a)
                 elif run.kind in _UP or run.code in _UP_CODES:
@@ -95,6 +128,17 @@ def test_every_advice_step_moves_the_right_way_from_what_is_in_use(name):
                 assert not (n.get("host_kv_buffer_bytes") and not n.get("gpu_kv_buffer_bytes")), a
             if run.kind in ("WEIGHTS",):
                 assert a["setting"] != "max_model_len", ("a shorter context never helps the weights", a)
+
+
+def _fraction_shown(run) -> float | None:
+    """The memory fraction the log printed, in the run's engine's own setting (None: not shown)."""
+    try:
+        key = get(run.engine).fraction_key
+    except UsageError:
+        return None
+    v = run.numbers.get(key) if key else None
+    v = v[-1] if isinstance(v, list) and v else v
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 1 else None
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])

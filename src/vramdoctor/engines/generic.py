@@ -251,7 +251,10 @@ LOG = LogWords(
         # (ahead-of-time compilation of the model's programs at start: XLA/JAX on TPUs, torch.compile)
         "WARMUP": rx(r"\bcaptur|cuda_graph|CudaGraph|CUDA graphs can take|graph_runner|warm(?:ing)?[ _-]?up|\bprofil|"
                      r"torch_compile_cache|_run_compilation|compilation_manager|precompil|compile_or_warm|"
-                     r"XLA:\w+ compile\b|\bcompile permanent error"),
+                     r"XLA:\w+ compile\b|\bcompile permanent error|"
+                     # the custom all-reduce registering the buffers a capture used, as the capture ends (vLLM's and
+                     # SGLang's custom_all_reduce.py register_graph_buffers): the capture is still under way
+                     r"Registering \d+ cuda graph addresses"),
         "RUNTIME": rx(r"\bin generate\b|\.generate\(|generate_step|greedy_search|beam_search|\bin _sample\b|"
                       r"\bprompt_step\b|\bstream_generate\b|batch_generator\.py|"
                       r"in _prefill|/v1/(?:chat/)?completions|chat_completion|\bchatcmpl-|\brequest_id\b|"
@@ -279,6 +282,9 @@ LOG = LogWords(
         fig("kv_available_bytes", r"\(need [-\d.,]+\s*[KMGT]i?B, have " + SIZE),
         # torch's OutOfMemoryError (CUDACachingAllocator.cpp): what it tried, what the GPU has, who holds it
         fig("failed_alloc_bytes", r"Tried to allocate " + SIZE, mode="list"),
+        # the same on a GPU, and the GPU's index (PyTorch's caching allocator: "GPU 1 has a total capacity of ...")
+        fig("_gpu_alloc_bytes", r"(?:CUDA|HIP|XPU) out of memory\. Tried to allocate " + SIZE, mode="list"),
+        fig("_gpu_index", r"\bGPU (\d+) has a total capacity", count, mode="list"),
         fig("failed_alloc_bytes", r"attempted to allocate " + SIZE, mode="list"),
         fig("total_memory_bytes", r"total capac\w* of " + NUM + r"(?:\s*([KMGT]i?B))?",
             lambda m: to_bytes(m.group(1), m.group(2) or "GiB")),  # torch prints GiB; excerpts cut the unit

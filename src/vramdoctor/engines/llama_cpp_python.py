@@ -4,7 +4,8 @@ llama.cpp's own lines (they count for it), its settings are keyword arguments.
 Sources (abetlen/llama-cpp-python 0.2 -> 0.3.36): `llama_cpp/llama.py` (`Llama(model_path, n_ctx=512,
 n_batch=512, n_ubatch, n_gpu_layers=0, offload_kqv=True, flash_attn=False, type_k, type_v, tensor_split)`;
 "Failed to create llama_context"), `llama_cpp/_internals.py` ("llama_decode returned N"), `llama_cpp/server/settings.py` (the same names as `--n_ctx` etc., n_ctx
-default 2048 in the server).
+default 2048 in the server); langchain's `LlamaCpp` wrapper (`langchain_community/llms/llamacpp.py` validate_environment:
+"Could not load Llama model from path: %s. Received error %s").
 """
 
 from __future__ import annotations
@@ -14,7 +15,11 @@ from .words import msg, rx
 
 LOG = LogWords(
     fingerprint=rx(r"llama_cpp/|llama_cpp\.(?:server|llama|_internals)|llama-cpp-python|from llama_cpp|"
-                   r"Llama\(model_path"),
+                   r"Llama\(model_path|"
+                   # through langchain's LlamaCpp (langchain_community/llms/llamacpp.py, 2023's langchain/llms/) and
+                   # llama-index's LlamaCPP: their validator's words, and the class being built
+                   r"\bLlamaCpp\(|validation error for LlamaCpp|Could not load Llama model from path|"
+                   r"langchain(?:_community)?[/.]llms[/.]llamacpp|\bLlamaCPP\("),
     messages=(
         # _internals.py LlamaContext.decode raises on llama_decode's 1: no KV cells for the batch (the request fails)
         msg(r"llama_decode returned 1\b", "pressure", "RUNTIME", "kv-cache-full-request-failed"),

@@ -372,6 +372,12 @@ LOG = LogWords(
         fig("n_ubatch", r"(?:-ub |--ubatch-size[= ])\s*(\d+)", count, flags=0),
         fig("n_parallel", r"(?:--parallel|-np|n_seq_max\s*=)\s*(\d+)", count),
         fig("failed_alloc_bytes", r"allocating " + SIZE + r" on device \d+: cudaMalloc failed", mode="list"),
+        # a buffer on a GPU (not host RAM), and that GPU's index
+        fig("_gpu_alloc_bytes", r"allocating " + SIZE + r" on device \d+: cudaMalloc failed", mode="list"),
+        fig("_gpu_alloc_bytes", r"failed to allocate (?:CUDA|ROCm|Vulkan|SYCL|MUSA|CANN)\d+ buffer of size (\d+)",
+            count, mode="list"),
+        fig("_gpu_index", r"on device (\d+): cudaMalloc failed|(?:failed|unable) to allocate "
+            r"(?:CUDA|ROCm|Vulkan|SYCL|MUSA|CANN)(\d+) buffer", lambda m: int(m.group(1) or m.group(2)), mode="list"),
         fig("failed_alloc_bytes", r"failed to allocate (?:\w+ )?buffer(?: of size|, size =)\s*" + NUM + r"(?:\s*([KMGT]i?B))?",
             lambda m: to_bytes(m.group(1), m.group(2) or "B"), mode="list"),
         # the buffer that failed was host RAM (ggml-cpu.c / llama-model.cpp "unable to allocate CPU buffer")
@@ -393,19 +399,42 @@ LOG = LogWords(
         # lines only builds before mid-2025 print (renamed to load_tensors / llama_context / llama_kv_cache)
         fig("_old_wording", r"^\s*(?:llm_load_\w+|llama_new_context_with_model|llama_init_from_model|"
             r"llama_kv_cache_init):", lambda m: True),
+        # the old server's "update_slots : ..." (examples/server before its 2024 logging rewrite)
+        fig("_old_wording", r"^(?:\[\d+\] )?(?:update_slots|launch_slot_with_data|process_single_task) : ",
+            lambda m: True),
+        # the day a line was written, from common/log.h's stamps (before its September 2024 rewrite) or the old
+        # server's JSON lines: the build in use is no newer
+        fig("_log_epoch", r"^\[(1[67]\d{8})\] (?=\S)(?:update_slots|llm_load|llama|ggml|slot|main|server|system_info|"
+            r"sampled|load|build|log|print_info)", count, mode="first"),
+        fig("_log_epoch", r"\"timestamp\":\s*(1[67]\d{8})\b", count, mode="first"),
         fig("working_set_bytes", r"recommendedMaxWorkingSetSize( +)=\s*" + NUM + r"\s*MB", _working_set),
         fig("model_name", r"general\.name\s+str\s+=\s+(.{1,200})$", lambda m: m.group(1).strip()),
     ),
 )
 
+FLASH_ATTN_EPOCH = 1714435200  # 2024-04-30 00:00 UTC
+CACHE_TYPE_EPOCH = 1701907200  # 2023-12-07 00:00 UTC
+
+
 def flags_by_build(flags: dict, n: dict) -> dict:
     """Flags of the build the log shows: `-fa` took no value before b6343 (August 2025, when `-fa on|off|auto`
     came), and `-ctk`/`-ctv` came in December 2023 (about b1600). With no build number, a log in the wording of
     builds before mid-2025 (`llm_load_*`, `llama_new_context_with_model`, `llama_init_from_model`,
-    `llama_kv_cache_init`) gets the older `-fa`."""
+    `llama_kv_cache_init`, the old server's `update_slots : `, log.h's `[1705312230]` stamps) gets the older `-fa`,
+    and one dated before flash attention came (2024-04-30) none."""
     build = n.get("llama_build")
+    epoch = n.get("_log_epoch")
+    if isinstance(epoch, int) and epoch < FLASH_ATTN_EPOCH and not isinstance(build, int):
+        # written before flash attention came (PR 5021, merged 2024-04-30): no -fa, and no quantized V cache (it needs
+        # flash attention); quantized K from -ctk, December 2023 (PR 4312)
+        flags.pop("flash_attn", None)
+        if epoch < CACHE_TYPE_EPOCH:
+            flags.pop("kv_cache_dtype", None)
+        elif "kv_cache_dtype" in flags:
+            flags["kv_cache_dtype"] = "-ctk q8_0"
+        return flags
     if not isinstance(build, int):
-        if n.get("_old_wording"):
+        if n.get("_old_wording") or isinstance(epoch, int):
             build = 6342
         else:
             return flags

@@ -6,7 +6,9 @@ block_size = %lu MB", "max_block_count = %d"), `LlamaCacheManager.cc` ("No enoug
 `LlamaBatch.cc` ("No enough blocks.", "`session_len` truncated to %d"), `turbomind.py` (weights in
 `_create_weight` / `create_shared_weights`; the KV blocks in `create_model_instance` (v0.1-v0.5),
 `create_engine` (v0.6-v0.11), `engine.cc` (v0.12+)); PyTorch engine `pytorch/engine/executor/base.py`
-("No enough gpu memory for kv cache.", "No enough gpu memory for runtime.").
+("No enough gpu memory for kv cache.", "No enough gpu memory for runtime."), its serving loop
+(`pytorch/engine/request.py` "Engine loop failed with error: %s" v0.3-v0.6, `engine.py` "Engine main loop failed."
+v0.7+), its warm-up (`model_agent` "Starting engine warmup. This may take a while...").
 `cache_max_entry_count`: whole-sequence entries up to v0.0.14, a fraction of total memory in v0.1-v0.2.1,
 a fraction of the memory free after the weights from v0.2.2 (default 0.8).
 """
@@ -14,7 +16,7 @@ a fraction of the memory free after the weights from v0.2.2 (default 0.8).
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import SIZE, count, fig, fraction, msg, rx
+from .words import SIZE, cli, count, count_outside, fig, fraction, msg, rx
 
 LOG = LogWords(
     quiet=True,  # default log level WARNING: the INFO lines of loading and sizing are not printed
@@ -30,12 +32,19 @@ LOG = LogWords(
         msg(r"No enough blocks for `session_len`|`session_len` truncated to \d+", "pressure", "KV",
             "session-len-truncated"),
         msg(r"Maybe cache is full, free gpu cache blocks", "pressure", "RUNTIME", "kv-pool-full-queueing"),
+        # the PyTorch engine's serving loop died (it runs the model only for requests it scheduled): v0.3-v0.6
+        # request.py _raise_exception_on_finish "Engine loop failed with error: {e}", v0.7+ engine.py async_loop
+        # "Engine main loop failed."
+        msg(r"Engine loop failed with error|Engine main loop failed", "wrapper", "RUNTIME"),
     ),
     frames={
         "KV": rx(r"create_model_instance|_create_model_instance|createModelInstance|create_engine|_create_engine|"
                  r"LlamaCacheManager|BlockManager|SequenceManager|max_entry_count|CacheEngine|_update_cache_config"),
         "WEIGHTS": rx(r"_create_weight|create_shared_weights|createSharedWeights|_load_weights|export_weights"),
-        "RUNTIME": rx(r"LlamaBatch::(?:Forward|InitializeSampling)|_forward_thread|stream_infer|async_stream_infer"),
+        "RUNTIME": rx(r"LlamaBatch::(?:Forward|InitializeSampling)|_forward_thread|stream_infer|async_stream_infer|"
+                      # the PyTorch engine's serving loop (request.py, engine.py, engine_loop.py)
+                      r"_raise_exception_on_finish|_async_loop_background|_async_step_background|"
+                      r"_main_loop_get_outputs|_main_loop_try_send_next_inputs|engine/engine_loop\.py"),
     },
     milestones=(
         ("weights_done", rx(r"get \d+ model params|model params loaded")),
@@ -49,10 +58,17 @@ LOG = LogWords(
         fig("block_size", r"cache_block_seq_len['\"]?\s*[=:]\s*(\d+)", count),  # tokens per block (default 64)
         fig("block_bytes", r"\[BlockManager\] block_size = " + SIZE),
         fig("max_model_len", r"\bsession_len['\"]?\s*[=:]\s*(\d+)", count),
-        fig("max_num_seqs", r"\bmax_batch_size['\"]?\s*[=:]\s*(\d+)", count),
+        fig("max_num_seqs", r"\bmax_batch_size['\"]?\s*[=:]\s*(\d+)", count_outside("cuda_graph_config")),
         fig("max_num_batched_tokens", r"\bmax_prefill_token_num['\"]?\s*[=:]\s*(\d+)", count),
         fig("kv_cache_dtype", r"\bquant_policy['\"]?\s*[=:]\s*([48])\b", lambda m: "int" + m.group(1)),
         fig("model_name", r"model_path['\"]?\s*[=:]\s*['\"]([^'\"]{1,300})['\"]", lambda m: m.group(1)),
+        # the command line (`lmdeploy serve api_server MODEL --cache-max-entry-count 0.65 ...`)
+        cli("cache_max_entry_count", "cache-max-entry-count", fraction, mode="list"),
+        cli("max_model_len", "session-len", count),
+        cli("max_num_seqs", "max-batch-size", count),
+        cli("max_num_batched_tokens", "max-prefill-token-num", count),
+        cli("tensor_parallel_size", "tp", count),
+        cli("kv_cache_dtype", "quant-policy", lambda m: {"4": "int4", "8": "int8"}.get(m.group(1), "")),
     ),
 )
 

@@ -12,12 +12,18 @@ OLLAMA_FLASH_ATTENTION=1), num_gpu (layers on the GPU), OLLAMA_GPU_OVERHEAD.
 
 from __future__ import annotations
 
+import time
+
 from .interface import Endpoints, Engine, KvView, LogWords, answer_json, as_count
 from .words import SIZE, count, fig, msg, release, rx
 
 LOG = LogWords(
     fingerprint=rx(r"ollama|\[GIN\]|memory layout cannot be allocated|source=(?:server|memory|sched|routes|types|gpu|device|causal|runner|ggml)\.go|msg=\"?offload|"
-                   r"runner\.go|llama runner"),
+                   r"runner\.go|llama runner|starting llama server|"
+                   # any of its Go sources in its slog lines ("level=INFO source=dyn_ext_server.go:90"); llama.cpp's
+                   # server built into it, early 2024 (llm/ext_server/ext_server.cpp)
+                   r"level=\w+ source=[\w.-]+\.go:\d+|llama server main loop starting|"
+                   r"exception in llama server main loop|error in llama server update_slots|llama server shutting down"),
     run_start=(rx(r"msg=\"Listening on |msg=\"starting llama server\"|msg=\"starting runner\"", 0),),
     messages=(
         msg(r"requires more system memory|model request too large", "oom", "WEIGHTS", "weights-exceed-system-memory"),
@@ -70,21 +76,44 @@ LOG = LogWords(
         fig("flash_attn", r"OLLAMA_FLASH_ATTENTION[=:](\w+)", lambda m: m.group(1)),
         fig("ollama_version", r"\(version (\d+\.\d+\.\d+)|ollama version (?:is )?(\d+\.\d+\.\d+)",
             lambda m: m.group(1) or m.group(2)),
+        # the day of its first slog line (the release in use is no newer)
+        fig("_log_date", r"^time=(20\d\d-\d\d-\d\d)T\S* level=", lambda m: m.group(1), mode="first"),
     ),
 )
 
 
 
+#: (first day of the release, the release before it): a log dated before a release's day ran an older Ollama
+#: (the tagged commits' dates in ollama/ollama)
+_RELEASES = (("2024-05-02", (0, 1, 32)), ("2024-05-28", (0, 1, 38)), ("2024-12-04", (0, 4, 99)),
+             ("2025-03-11", (0, 5, 99)))
+
+
+def _released_before(n: dict) -> tuple[int, int, int] | None:
+    """With no version in the log, the newest release its date allows (a server never runs a release made after
+    the log was written): its slog stamps (time=2024-03-02T...) or llama.cpp's log.h stamps ([1705312230])."""
+    day = n.get("_log_date")
+    epoch = n.get("_log_epoch")
+    if not isinstance(day, str) and isinstance(epoch, int):
+        day = time.strftime("%Y-%m-%d", time.gmtime(epoch))
+    if not isinstance(day, str):
+        return None
+    return next((before for first, before in _RELEASES if day < first), None)
+
+
 def flags_by_version(flags: dict, n: dict) -> dict:
-    """Settings of the version the log shows: OLLAMA_NUM_PARALLEL from 0.1.33, OLLAMA_KV_CACHE_TYPE from 0.5,
-    OLLAMA_CONTEXT_LENGTH from 0.6 (before it, num_ctx only: in the request's options or a Modelfile)."""
-    v = release(n.get("ollama_version"))
+    """Settings of the version the log shows (or the newest its date allows): OLLAMA_NUM_PARALLEL from 0.1.33,
+    OLLAMA_FLASH_ATTENTION from 0.1.39, OLLAMA_KV_CACHE_TYPE from 0.5, OLLAMA_CONTEXT_LENGTH from 0.6 (before it,
+    num_ctx only: in the request's options or a Modelfile)."""
+    v = release(n.get("ollama_version")) or _released_before(n)
     if v is None:
         return flags
     if v < (0, 6, 0):
         flags["max_model_len"] = "num_ctx {n} (in the request's options or a Modelfile)"
     if v < (0, 5, 0):
         flags.pop("kv_cache_dtype", None)
+    if v < (0, 1, 39):
+        flags.pop("flash_attn", None)
     if v < (0, 1, 33):
         flags.pop("max_num_seqs", None)
     return flags

@@ -278,6 +278,7 @@ LOG = LogWords(
         cli("kv_cache_dtype", "kv-cache-dtype", lambda m: m.group(1)),
         cli("quantization", "quantization", lambda m: m.group(1)),
         cli("tensor_parallel_size", "tp-size|tp", count),
+        cli("cuda_graph_max_bs", "cuda-graph-max-bs", count),
         fig("profiled_max_total_tokens", r"larger than the profiled value (-?\d+)", count),
         fig("failed_alloc_tokens", r"Try to allocate (\d+) tokens", count),
         fig("available_tokens", r"Ava(?:ila|lia)ble tokens: (\d+)", count),

@@ -19,7 +19,7 @@ free memory after weights and buffers), --max_batch_size (2048), --max_num_token
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import NUM, SIZE, count, fig, fraction, gib, msg, rx
+from .words import NUM, SIZE, cli, count, count_outside, fig, fraction, gib, msg, rx
 
 _STAGE = r"The following component could not be created: "
 
@@ -87,7 +87,18 @@ LOG = LogWords(
         fig("failed_component", _STAGE + r"(.{1,120})$", lambda m: m.group(1).strip()),
         fig("free_gpu_memory_fraction", r"(?:free_gpu_memory_fraction|free_gpu_mem_fraction|freeGpuMemoryFraction)"
             r"['\"]?\s*[=:]\s*([\d.]+)", fraction),
-        fig("max_num_seqs", r"\bmax_batch_size['\"]?\s*[=:]\s*(\d+)", count),
+        fig("max_num_seqs", r"\bmax_batch_size['\"]?\s*[=:]\s*(\d+)", count_outside("cuda_graph_config")),
+        # the command line (trtllm-serve / trtllm-llmapi-launch spell flags with underscores)
+        cli("max_num_seqs", "max_batch_size", count),
+        cli("max_num_batched_tokens", "max_num_tokens", count),
+        cli("max_model_len", "max_seq_len", count),
+        cli("tensor_parallel_size", "tp_size", count),
+        cli("free_gpu_memory_fraction", "kv_cache_free_gpu_memory_fraction", fraction),
+        # the CUDA graphs' largest batch: extra_llm_api_options' cuda_graph_config.max_batch_size (1.0+, nested or
+        # inline), the PyTorch backend's flat cuda_graph_max_batch_size before it (0.19-0.20)
+        fig("cuda_graph_max_bs", r"cuda_graph_config(?:\.|['\"]?\s*[=:]\s*(?:\w+\()?\{?[^)}]{0,200}?\b)"
+            r"max_batch_size['\"]?\s*[=:]\s*(\d+)", count),
+        fig("cuda_graph_max_bs", r"\bcuda_graph_max_batch_size['\"]?\s*[=:]\s*(\d+)", count),
         # the C++ runtime's settings table ("maxBatchSize: 64", "maxSequenceLen: 8192", "maxNumTokens: 8192")
         fig("max_num_seqs", r"\bmaxBatchSize\s*[=:]\s*(\d+)", count),
         fig("max_model_len", r"\bmaxSequenceLen\s*[=:]\s*(\d+)", count),
@@ -102,6 +113,6 @@ ENGINE = Engine(
     flags={"max_model_len": "--max_seq_len {n}", "max_num_seqs": "--max_batch_size {n}",
            "memory_fraction": "--kv_cache_free_gpu_memory_fraction {x} (kv_cache_config.free_gpu_memory_fraction)",
            "kv_cache_dtype": "kv_cache_config.dtype: fp8", "max_num_batched_tokens": "--max_num_tokens {n}",
-           "cuda_graphs": "a smaller cuda_graph_config.max_batch_size (or no CUDA graphs)",
+           "cuda_graphs": "cuda_graph_config.max_batch_size: {n} (or no cuda_graph_config: no CUDA graphs)",
            "tensor_parallel_size": "--tp_size {n}", "quantization": "an fp8 or int4-AWQ checkpoint"},
 )

@@ -313,7 +313,10 @@ LOG = LogWords(
     fingerprint=rx(r"\bvllm\b|VllmWorker|EngineCore|gpu_model_runner\.py|kv_cache_utils\.py|gpu_worker\.py|"
                    r"# (?:GPU|cuda) blocks|GPU KV cache size|Loading model weights took|Memory profiling results|"
                    r"async_llm_engine\.py|llm_engine\.py|model_runner\.py:\d+\]|APIServer pid=|\[loggers\.py:\d+\]|"
-                   r"Avg prompt throughput"),
+                   r"Avg prompt throughput|"
+                   # its own line format up to 0.7 ("ERROR 09-27 06:46:46 engine.py:157] ..."), also inside a pane's
+                   # borders (k9s, tmux)
+                   r"^\W{0,3}(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d [\w.]+\.py:\d+\] "),
     run_start=(rx(r"vLLM API server version|Initializing an? (?:V1 )?LLM engine|non-default args:|"
                   r"args: Namespace\(", 0),),
     messages=(

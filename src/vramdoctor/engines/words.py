@@ -68,6 +68,22 @@ def count(m: re.Match, i: int = 1) -> int:
     return n
 
 
+def count_outside(*blocks: str) -> Callable[[re.Match], int]:
+    """`count`, but not for a match inside one of `blocks`: a key of a nested config (`cuda_graph_config:` /
+    `  max_batch_size: 64`, which the scanner reads as `cuda_graph_config.max_batch_size: 64`, or
+    `cuda_graph_config: {max_batch_size: 64}`) is that block's setting, not the top-level one of the same name."""
+    def read(m: re.Match) -> int:
+        before = m.string[:m.start()]
+        for b in blocks:
+            at = before.rfind(b)
+            if at >= 0:
+                rest = before[at + len(b):]
+                if rest == "." or sum(rest.count(c) for c in "({[") > sum(rest.count(c) for c in ")}]"):
+                    raise ValueError(f"inside {b}")
+        return count(m)
+    return read
+
+
 def size(m: re.Match, i: int = 1) -> int:
     """Bytes from groups i (number) and i+1 (unit)."""
     return to_bytes(m.group(i), m.group(i + 1))
@@ -94,10 +110,10 @@ def fig(key: str, pattern: str, read: Callable[[re.Match], object] = size, mode:
     return Figure(key=key, pattern=lazy(pattern, flags), read=read, mode=mode, passive=passive)
 
 
-def cli(key: str, flag: str, read: Callable[[re.Match], object]) -> Figure:
+def cli(key: str, flag: str, read: Callable[[re.Match], object], mode: str = "last") -> Figure:
     """A setting from a pasted command line: `--flag VALUE` or `--flag=VALUE` (flag as the engine spells it,
     with its alternatives: "tp-size|tp")."""
-    return fig(key, r"(?:^|\s)--(?:" + flag + r")(?:=|\s+)['\"]?([\w.]+)", read, flags=0)
+    return fig(key, r"(?:^|\s)--(?:" + flag + r")(?:=|\s+)['\"]?([\w.]+)", read, mode=mode, flags=0)
 
 
 def msg(pattern: str, kind: str = "oom", phase: str | None = None, code: str = "", flags: int = I,

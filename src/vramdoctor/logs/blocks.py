@@ -19,7 +19,7 @@ from .knowledge import Knowledge, knowledge
 from .lines import CUT_LOOKBACK, cut_mid_line, pieces
 from .prefilter import Words
 from .reader import clean
-from .scan import ENGINE_SAMPLE_LINES, WINDOW, Scanner
+from .scan import ENGINE_SAMPLE_LINES, TAIL_LINES, WINDOW, Scanner
 
 WINDOW_BYTES = 256 * 1024  # bytes searched at once within a block
 MIN_WINDOW = 4 * 1024  # the least, while the state changes every few lines (a crash loop, a partial line)
@@ -68,7 +68,7 @@ def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[Run
     k = k or knowledge()
     s = Scanner(k)
     search = _Search(k)
-    state: dict = {"buf": b"", "prev": b"", "prev_last_line": 0, "buf_first_line": 1, "offset": 0, "cur": []}
+    state: dict = {"buf": b"", "prev": b"", "prev_last_line": 0, "buf_first_line": 1, "offset": 0, "cur": [], "read": 0}
 
     def before(line_no: int) -> Callable[[], list[tuple[int, str]]]:
         """The up to WINDOW lines before `line_no`, which starts at state['offset'] of the buffer: their bytes
@@ -123,14 +123,24 @@ def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[Run
         last_raw = (line_no, buf[buf.rfind(b"\n", 0, len(buf) - 1) + 1:])
         # the bytes before the next buffer, for a failure's preceding lines (however small the blocks)
         state["prev"], state["prev_last_line"] = (state["prev"] + buf)[-TAIL:], line_no
+        state["read"] += len(buf)
     if carry:
         state["buf"], state["offset"] = carry, 0
         feed(line_no + 1, carry)
         last_raw = (line_no + 1, carry)
-    tail = (state["prev"][-CUT_LOOKBACK * 1024:] + carry).rstrip(b"\n").split(b"\n")[-CUT_LOOKBACK - 1:]
+    data = state["prev"][-CUT_LOOKBACK * 1024:] + carry
+    tail = data.rstrip(b"\n").split(b"\n")[-CUT_LOOKBACK - 1:]
     cut = len(tail) > 1 and cut_mid_line(clean(tail[-1]), [clean(b) for b in tail[:-1]])
     parts = pieces(clean(last_raw[1])) if last_raw else []
-    return s.finish((last_raw[0], parts[-1]) if parts else None, cut_mid_line=cut)
+    # the last lines, numbered back from the last one (the first piece is left out where the bytes kept begin
+    # partway into a line)
+    kept = state["prev"] + carry
+    raw = (kept if carry else kept[:-1]).split(b"\n") if last_raw else []
+    if state["read"] > len(state["prev"]):
+        raw = raw[1:]
+    raw = raw[-TAIL_LINES - 1:]
+    numbered_tail = [(last_raw[0] - len(raw) + 1 + i, clean(b)) for i, b in enumerate(raw)] if last_raw else []
+    return s.finish((last_raw[0], parts[-1]) if parts else None, cut_mid_line=cut, tail=numbered_tail)
 
 
 def _scan_buffer(buf: bytes, line_no: int, s: Scanner, search: _Search, state: dict, feed) -> int:

@@ -54,6 +54,7 @@ class RunFacts:
     last_line: int = 0
     tail: tuple[int, str] | None = None  # the log's last line, in the log's last run
     tail_cut: bool = False  # that line is cut partway (no newline, the start of a line like those before it)
+    tail_lines: list[tuple[int, str]] = field(default_factory=list)  # the log's last lines in this run, `tail` last
     progress: dict[str, int] = field(default_factory=dict)  # marker -> first line number
     progress_text: dict[str, str] = field(default_factory=dict)  # marker -> that line
     failures: list[Failure] = field(default_factory=list)

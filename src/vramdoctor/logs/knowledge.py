@@ -220,12 +220,27 @@ def knowledge() -> Knowledge:
     return Knowledge(all_engines())
 
 
+#: a command line or shell prompt pasted with the log (`$ vllm serve ...`, `user@host:~$ python bench.py --profile`,
+#: `docker run ... \\`, a notebook's `!python ...`, a continued line of options): its words name the user's command,
+#: never a step the engine is in ("profile_restful_api.py" is a benchmark, not a memory profile)
+COMMAND = re.compile(
+    r"^\s*(?:\(\w[\w.-]*\)\s+)?(?:[\w.-]+@[\w.-]+:\S*\s*[$#]\s+\S|\$\s+\S|>>>\s|PS [A-Za-z]:\\[^>]{0,120}>\s*\S)|"
+    r"^\s*(?:[$#%!]\s*)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:sudo\s+(?:-\S+\s+)*)?(?:nohup\s+|exec\s+|time\s+)?"
+    r"(?:python[\d.]*|uv\s+run|pip3?|vllm|docker|podman|nerdctl|kubectl|helm|lmdeploy|trtllm-serve|trtllm-build|"
+    r"torchrun|accelerate|deepspeed|text-generation-launcher|llama-server|llama-cli|llama-bench|ollama|aphrodite|"
+    r"mlx_lm\.\w+|mlc_llm|koboldcpp\S*|srun|bash|sh|\.?/\S+\.(?:py|sh)|\./\S+)(?=[ \t]+\S)|"
+    r"^\s*--?[A-Za-z][\w-]*(?:[ =]['\x22]?[^\s\\]+['\x22]?)?(?:\s+--?[A-Za-z][\w-]*(?:[ =]['\x22]?[^\s\\]+['\x22]?)?)*"
+    r"\s*\\?\s*$")
+
+
 def phase_words(text: str, engine: str | None = None) -> str | None:
     """The phase a frame or an in-progress line names, None if it names none. The run's engine is asked
     first (then the engine it wraps, then the generic words, then every other engine): the same step
     can mean different phases in different engines (a compute-pool allocation is warm-up or serving in
     llama-server, serving only in Ollama's runner, which runs no warm-up). Within one engine KV comes
     first: allocation frames sit inside the warm-up and load frames that call them."""
+    if COMMAND.match(text):
+        return None
     k = knowledge()
     order: list[str] = []
     e = k.engine.get(engine or "")

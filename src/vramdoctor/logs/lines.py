@@ -41,12 +41,23 @@ _FRAME_HEAD = re.compile(r'^(File "[^"]+", line \d+, in [\w<>.]+)\s+(\S.*)$')
 _CARETS = re.compile(r"\s*[\^~]{3,}\s*")
 
 
+BOX = "│┃║"  # the vertical borders of a terminal pane or box
+_BOX = re.compile(r"^[│┃║] ?|\s*[│┃║]\s*$")
+
+
+def unbox(text: str) -> str:
+    """A line without the pane's borders around it (and the padding before the right one)."""
+    return _BOX.sub("", text) if text[:1] in BOX else text
+
+
 def pieces(text: str) -> list[str]:
     """The lines a line holds: a log pasted from JSON (several literal '\\n') is the lines it encodes;
     a flattened traceback (frames, code and carets joined on one line) is split back into frame lines,
     code lines and the exception line."""
     if text.startswith(">"):  # a log quoted in an issue or an e-mail ("> line")
         text = QUOTE.sub("", text)
+    if text[:1] in BOX:  # a pane's borders (k9s, tmux, a TUI): "│ INFO ... │"
+        text = unbox(text)
     if text.count("\\n") >= 2 and not is_echo(text):
         return text.split("\\n")
     if text.count('File "') < 2 or len(PY_FRAME.findall(text)) < 2:
@@ -86,6 +97,8 @@ def cut_mid_line(last: str, before: list[str]) -> bool:
     "2024-11-02:13:33:" after timestamped lines, "... #to" after "... #token: 1920"), so whatever followed
     is missing. A line that ends where another goes on after a space ("web-1  |", "Loading model") is
     whole. before: the lines just before it, oldest first."""
+    if last[:1] in BOX:
+        last, before = unbox(last), [unbox(b) for b in before]
     t = last.rstrip()
     if len(t.strip()) < 2:
         return False
@@ -93,6 +106,12 @@ def cut_mid_line(last: str, before: list[str]) -> bool:
         return True  # no whole log line ends so ("... topk -> topp -"), unless it is a rule of dashes
     if _STAMP_ONLY.fullmatch(t) and before:
         return True  # a timestamp (and a level letter) with nothing after it: "0.03.661.696 I"
+    if bare_prefix(t):
+        # the log's own prefix with nothing after it ("[2025-10-06 20:05:27 DP5 TP5]", "(EngineCore_DP0 pid=1)"): cut
+        # where the message begins, unless this log prints such a prefix as a line of its own (llama.cpp's old log.h
+        # stamps an empty message: "[1704891429] ")
+        prefixed = [b for b in before[-CUT_LOOKBACK:] if STRONG_PREFIX.match(b)]
+        return bool(prefixed) and not any(bare_prefix(b.rstrip()) for b in prefixed)
     if len(t) >= 40 and any(t.count(a) > t.count(b) for a, b in ("()", "[]", "{}")):
         return True  # an argument dump or a call whose bracket never closes: "Namespace(admin=False, ... chatcompletio"
     if last[-1:].isspace():
@@ -109,6 +128,24 @@ def cut_mid_line(last: str, before: list[str]) -> bool:
                 shape[-1:] == "0" and other[k:k + 1].isdigit()):
             return True
     return False
+
+
+#: one field of a log's own prefix: a process tag, a bracketed field, a date, a time, a level, a separator
+_FIELD = (r"(?:\(\w+[\w =]*pid=\d+\)|\[[^\]\n]{1,80}\]|[\w.]+\.py:\d+\]|\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?Z?)?|"
+          r"\d\d-\d\d|\d\d:\d\d:\d\d(?:[.,]\d+)?|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|TRACE)\b:?|"
+          r"time=\S+|level=\S+|-)")
+_BARE = re.compile(r"\s*" + _FIELD + r"(?:\s*" + _FIELD + r")*\s*")
+#: a field that only a logger writes: a timestamp, a level, a process tag (not a bracketed word, not a docker
+#: compose service's "web-1  |", which also prefixes the empty lines of whatever runs in the container)
+_STAMPED = re.compile(r"\(\w+[\w =]*pid=\d+\)|\d\d:\d\d|\d{4}-\d\d-\d\d|\b\d{10}\b|"
+                      r"\b(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|TRACE)\b")
+
+
+def bare_prefix(text: str) -> bool:
+    """The line is only a log's own prefix, with no message: "[2025-10-06 20:05:27 DP5 TP5]",
+    "INFO 10-06 20:05:27 [gpu_worker.py:1]", "(EngineCore_DP0 pid=1)", "[12/20/2025-04:21:47] [TRT-LLM] [I]"."""
+    t = text.strip()
+    return bool(t) and len(t) <= 200 and bool(_BARE.fullmatch(t)) and bool(_STAMPED.search(t))
 
 
 _DIGITS = re.compile(r"\d+")

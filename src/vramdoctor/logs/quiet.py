@@ -10,6 +10,7 @@ import re
 from ..errors import UsageError
 from .facts import RunFacts
 from .knowledge import FRAME, knowledge, phase_words
+from .lines import bare_prefix
 from .phase import is_progress, last_marker
 from .verdict import KIND_OF_PHASE, Diagnosis
 
@@ -220,11 +221,25 @@ def _offload(run: RunFacts, engine: str) -> Diagnosis | None:
 
 
 def _step_under_way(run: RunFacts, engine: str) -> tuple[int, str, str] | None:
-    """The log's last line, when it names a start-up step under way ("Capturing the model for CUDA graphs",
-    "llama_kv_cache_init: CUDA0 KV buffe") rather than one finished or a figure: (line, text, phase)."""
-    if not run.tail:
-        return None
-    ln, text = run.tail
+    """The log's last line that says anything (blank lines and a bare log prefix, "[... TP5]", say nothing), when it
+    names a start-up step under way ("Capturing the model for CUDA graphs", "llama_kv_cache_init: CUDA0 KV buffe",
+    a capture's progress bar short of its end, the capture registering its buffers) rather than one finished or a
+    figure: (line, text, phase)."""
+    lines = run.tail_lines or ([run.tail] if run.tail else [])
+    for ln, text in reversed(lines):
+        if text.strip() and not bare_prefix(text):
+            return _under_way(ln, text, engine)
+    return None
+
+
+#: a progress bar (tqdm): its percentage and its count done of all
+_BAR = re.compile(r"(\d{1,3})%\|[^|]*\|\s*(\d+)/(\d+)\b")
+
+
+def _under_way(ln: int, text: str, engine: str) -> tuple[int, str, str] | None:
+    bar = _BAR.search(text)
+    if bar and (int(bar.group(1)) >= 100 or bar.group(2) == bar.group(3)):
+        return None  # a bar at its end: that step finished
     p = phase_words(text, engine)
     if p not in ("WEIGHTS", "KV", "WARMUP") or is_progress(text) or FRAME.search(text) or _DONE.search(text):
         return None
@@ -265,7 +280,7 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
         order = list(KIND_OF_PHASE)  # the step under way, or a later one the log did not reach
         cands = [KIND_OF_PHASE[p] for p in order[order.index(phase):]]
         return Diagnosis(kind="UNDETERMINED", code="log-ends-during-step", oom=None, evidence=[(ln, text)],
-                         candidates=cands, phase_source="the log's last line, a step under way",
+                         candidates=cands, phase_source="the log's last line that says anything, a step under way",
                          missing="the lines after this step: whether it finished, and how",
                          message="The log ends while a start-up step was under way, with nothing after it: whether "
                                  "that step ran out of memory cannot be told from this log. If it did, the phase "

@@ -28,6 +28,7 @@ from .lines import (
     cut_mid_line,
     pieces,
     stated,
+    unbox,
     window,
 )
 from .table import header_column, row_value
@@ -40,9 +41,13 @@ ENGINE_SAMPLE_LINES = 2000
 RUN_SAMPLE_LINES = 200  # fed lines of a later failing run tried against the engines' fingerprints
 MAX_RUNS = 200  # runs kept whole: the first KEEP_FIRST_RUNS and the latest (a crash loop restarts thousands of times)
 KEEP_FIRST_RUNS = 20
+TAIL_LINES = 16  # the log's last lines kept with its last run: a step under way is looked for among them
 
 
 _UNKNOWN = object()  # a verdict not yet read
+#: a YAML key that opens a block (nothing after its colon), and a key with a value
+_YAML_KEY = re.compile(r"^(\s*)([A-Za-z_][\w.-]*):\s*$")
+_YAML_CHILD = re.compile(r"^(\s*)([A-Za-z_][\w-]*):\s+(\S.{0,200})$")
 _TABLE_WORDS = ("resident", "rss", "res", "vram", "mem", "used")
 
 
@@ -74,6 +79,7 @@ class Scanner:
         self.dropped_lines: tuple[int, int] | None = None
         self._restart = {i for i, (marker, _) in enumerate(self.k.milestones) if marker == "weights_done"}
         self.table: tuple[int, str | None, str | None] | None = None  # a memory table: column, unit, last step
+        self.yaml_block: tuple[int, str] | None = None  # a YAML block pasted with the log: its key's indent, its key
 
     def _new_run(self, line_no: int) -> None:
         self.pending = []
@@ -147,15 +153,26 @@ class Scanner:
             if marker not in r.progress and pattern.search(text):
                 r.progress[marker] = line_no
                 r.progress_text[marker] = text[:500]
-        for i in sorted(c.get("fig", ())):
-            begin = 0
-            words = k.figure_prefix[i]
-            if words and ascii_text:  # begin where the word that starts every match is (str = byte positions)
-                found = [x for x in (lowered.find(w) for w in words) if x >= 0]
-                if not found:
+        # a key of a YAML block pasted with the log is read as "parent.key: value" (a figure that does not match that
+        # is read from the line as it is); only in the first lines, every one of which both paths feed
+        nested = self._nested(text) if line_no <= ENGINE_SAMPLE_LINES else None
+        texts = [(text, lowered, c)]
+        if nested is not None:
+            texts.insert(0, (nested, nested.lower(), k.candidates(nested.lower().encode("utf-8", "replace"))))
+        done: set[int] = set()
+        for fig_text, fig_low, fig_c in texts:
+            for i in sorted(fig_c.get("fig", ())):
+                if i in done:
                     continue
-                begin = min(found)
-            self._figure(r, k.figures[i], text, line_no, begin)
+                begin = 0
+                words = k.figure_prefix[i]
+                if words and fig_text.isascii():  # begin where the word that starts every match is (str = bytes)
+                    found = [x for x in (fig_low.find(w) for w in words) if x >= 0]
+                    if not found:
+                        continue
+                    begin = min(found)
+                if self._figure(r, k.figures[i], fig_text, line_no, begin):
+                    done.add(i)
         if self.pending:
             for f in self.pending:
                 if len(f.after) < AFTER:
@@ -176,6 +193,23 @@ class Scanner:
         self._table(r, line_no, text, lowered)
         self.recent.append((line_no, text))
 
+    def _nested(self, text: str) -> str | None:
+        """A config pasted as YAML: a key that opens a block (`cuda_graph_config:`) is remembered, and a key indented
+        under it (`  max_batch_size: 64`) is read as `cuda_graph_config.max_batch_size: 64`; None for other lines."""
+        m = _YAML_KEY.match(text)
+        if m:
+            self.yaml_block = (len(m.group(1)), m.group(2))
+            return None
+        if self.yaml_block is None or not text.strip():
+            return None
+        indent, parent = self.yaml_block
+        child = _YAML_CHILD.match(text)
+        if child and len(child.group(1)) > indent:
+            return f"{child.group(1)}{parent}.{child.group(2)}: {child.group(3)}"
+        if not child or len(child.group(1)) <= indent:
+            self.yaml_block = None  # a line at the block's level or left of it ends the block
+        return None
+
     def _table(self, r: RunFacts, line_no: int, text: str, lowered: str) -> None:
         """Memory readings pasted as a table (see `table`): the header's column, then each row's bytes."""
         if self.table is not None:
@@ -193,8 +227,11 @@ class Scanner:
                 self.table = (head[0], head[1], None)
                 self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)
 
-    def _figure(self, r: RunFacts, f, text: str, line_no: int, start: int = 0) -> None:
+    def _figure(self, r: RunFacts, f, text: str, line_no: int, start: int = 0) -> bool:
+        """Read figure `f` from `text`; True if its pattern matched (whether or not a value was taken)."""
+        matched = False
         for m in f.pattern.finditer(text, start):
+            matched = True
             try:
                 value = f.read(m)
             except (ValueError, KeyError, IndexError, OverflowError):
@@ -202,6 +239,7 @@ class Scanner:
             r.note(f.key, value, f.mode, line_no)
             if f.mode not in ("list", "set", "map"):
                 break
+        return matched
 
     def _wrapped(self, r: RunFacts, line_no: int, text: str) -> bool:
         """A message a terminal (or `fold`) wrapped onto this line and the ones after ("... GiB" / ") on startup
@@ -319,9 +357,11 @@ class Scanner:
         self.wants_every_line_until = line_no + AFTER
         return True
 
-    def finish(self, last: tuple[int, str] | None = None, cut_mid_line: bool = False) -> list[RunFacts]:
+    def finish(self, last: tuple[int, str] | None = None, cut_mid_line: bool = False,
+               tail: list[tuple[int, str]] | None = None) -> list[RunFacts]:
         """The runs. last: the log's last line (number, text), checked for an error cut partway ("CUDA e").
-        cut_mid_line: that line has no newline and is the start of a line like those before it."""
+        cut_mid_line: that line has no newline and is the start of a line like those before it. tail: the log's
+        last lines (number, text), oldest first, ending with `last`'s line."""
         r = self.run
         if last and cut_error(last[1]) and last[0] > self.echo_until and not any(
                 last[0] in (f.line_no, f.end_line) for f in r.failures) and not any(
@@ -331,6 +371,8 @@ class Scanner:
             r.lines, r.last_line = max(r.lines, 1), max(r.last_line, last[0])
         if last and r.lines:
             r.tail, r.tail_cut = last, cut_mid_line
+            lines = [(ln, unbox(t)) for ln, t in (tail or []) if r.first_line <= ln < last[0] and ln > self.echo_until]
+            r.tail_lines = lines[-TAIL_LINES:] + [last]
         self.runs.append(self.run)
         runs = [r for r in self.runs if r.lines]
         if self.dropped and runs:
@@ -342,14 +384,15 @@ def scan(lines: Iterable[tuple[int, str]]) -> list[RunFacts]:
     """Scan numbered lines, every one of them (see `blocks.scan_blocks` for the fast path)."""
     s = Scanner()
     last = None
-    recent: deque[str] = deque(maxlen=CUT_LOOKBACK + 1)
+    recent: deque[tuple[int, str]] = deque(maxlen=CUT_LOOKBACK + 1)
     for line_no, text in lines:
-        recent.append(text)
+        recent.append((line_no, text))
         for part in pieces(text):
             s.feed(line_no, part)
             last = (line_no, part)
-    cut = len(recent) > 1 and cut_mid_line(recent[-1], list(recent)[:-1])
-    return s.finish(last, cut_mid_line=cut)
+    texts = [t for _, t in recent]
+    cut = len(texts) > 1 and cut_mid_line(texts[-1], texts[:-1])
+    return s.finish(last, cut_mid_line=cut, tail=list(recent))
 
 
 def numbered(texts: Iterable[str]) -> Iterator[tuple[int, str]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from typing import Iterable, Iterator
 
-from .lines import LOG_PREFIX, STRONG_PREFIX
+from .lines import LOG_PREFIX, STRONG_PREFIX, unbox
 
 SAMPLE = 256 * 1024  # bytes read before deciding (the first block only, when following a live log)
 MIN_WIDTH = 50  # narrower "widths" are short logs, not a terminal
@@ -27,7 +27,7 @@ def _width(raw: bytes) -> int:
 def continues(prev: bytes, raw: bytes) -> bool:
     """`raw` continues a line the wrap cut (`prev`): it has no log prefix of its own, or only one a cut word can
     look like ("al_tokens: 8192" after "...max_tot") and the cut falls inside a word."""
-    text = raw.decode("utf-8", "replace")
+    text = unbox(raw.decode("utf-8", "replace"))  # (a pane's borders pad every line to one width: not a wrap)
     if not text.strip() or STRONG_PREFIX.match(text):
         return False
     if not LOG_PREFIX.match(text):

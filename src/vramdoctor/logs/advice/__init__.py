@@ -19,6 +19,9 @@ from .steps import GGML, _shown
 
 #: an allocation no machine can satisfy (1 TiB in one piece)
 ABSURD_BYTES = 2**40
+#: the most memory one GPU holds (NVIDIA B300 and AMD MI355X, 288 GB of HBM3E, 2025): one allocation on a GPU larger
+#: than this, or than the GPU the log names, cannot succeed on any card
+LARGEST_GPU_BYTES = 288 * 10**9
 
 
 class _Advisor(KvSteps, LoadSteps, ServingSteps, Base):
@@ -43,6 +46,17 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
               "any GPU or host has: a bug, a corrupt file or an absurd setting (a context or batch far too large), "
               "not a shortage; more memory will not fix it")
         return [step.to_dict() for step in s.out]
+    on_gpu = n.get("_gpu_alloc_bytes")
+    on_gpu = max(on_gpu) if isinstance(on_gpu, list) and on_gpu else on_gpu
+    total = n.get("total_memory_bytes")
+    device = total if isinstance(total, int) and 0 < total < LARGEST_GPU_BYTES else None
+    if kind in ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME", "UNDETERMINED") and isinstance(on_gpu, int) \
+            and on_gpu > (device or LARGEST_GPU_BYTES):
+        held = (f"this GPU's {device / 2**30:,.1f} GiB" if device else
+                f"any GPU holds ({LARGEST_GPU_BYTES // 10**9} GB, {LARGEST_GPU_BYTES / 2**30:,.1f} GiB)")
+        s.say("check what asked for it", f"one allocation on the GPU asked for {on_gpu / 2**30:,.1f} GiB, more than "
+              f"{held}: a setting far too large for this model (a context or batch), a bug or a corrupt file asked for "
+              "it, and no memory setting makes it fit; the steps after this one shrink its usual causes")
     if kind == "KV_CAPACITY":
         a.runtime() if code.startswith("kv-pool-full") else a.kv()
     elif kind == "WEIGHTS":

@@ -69,6 +69,10 @@ class _Steps:
             return
         else:
             text = self.flags[setting]
+        index = self.n.get("_gpu_index")
+        index = max(index) if isinstance(index, list) and index else index
+        if setting == "tensor_parallel_size" and "{n}" not in text and isinstance(index, int) and index > 0:
+            return  # the error is on a GPU after the first: a split across GPUs is probably in use already
         if current is None and direction in ("down", "up"):
             current = _shown(setting, self.n)
         if value is not None and current is not None and value == current:
