@@ -33,6 +33,11 @@ NEAR_LIMIT = 0.9
 R2_MIN = 0.9
 
 
+def _size(n: float) -> str:
+    """Bytes in words: GiB from 1 GiB, else MiB (both labelled)."""
+    return f"{n / 2**30:.2f} GiB" if abs(n) >= 2**30 else f"{n / MIB:.1f} MiB"
+
+
 def tolerance(baseline_bytes: int | None) -> int:
     """The smallest difference that counts, bytes: max(16 MiB, 1% of the baseline)."""
     return max(TOLERANCE_MIN_BYTES, int(TOLERANCE_FRACTION * (baseline_bytes or 0)))
@@ -102,7 +107,6 @@ def bottleneck(*, baseline_bytes: int | None, peak_bytes: int | None, limit_byte
         return Verdict(bottleneck="undetermined", reason="the memory readings needed (B and the peaks) are missing")
     if not limit_bytes:
         return Verdict(bottleneck="undetermined", reason="the memory limit is not known (give --limit)")
-    gib = 2**30
     share = peak_bytes / limit_bytes
     near = share >= NEAR_LIMIT
     grows = fit is not None and fit.grows
@@ -110,9 +114,9 @@ def bottleneck(*, baseline_bytes: int | None, peak_bytes: int | None, limit_byte
     if pool_bytes is not None and pool_bytes <= baseline_bytes:
         weights = baseline_bytes - pool_bytes
         kv = pool_bytes + (inc if grows else 0)
-        parts = (f"weights and overhead {weights / gib:.2f} GiB, KV cache {kv / gib:.2f} GiB"
+        parts = (f"weights and overhead {_size(weights)}, KV cache {_size(kv)}"
                  + (" (its pool and the growth per request)" if grows else " (the pool the engine reserved)")
-                 + f"; peak {peak_bytes / gib:.2f} of {limit_bytes / gib:.2f} GiB")
+                 + f"; peak {_size(peak_bytes)} of {_size(limit_bytes)}")
         if not near:
             return Verdict(bottleneck="undetermined",
                            reason=f"neither ledger is at the limit: {parts} ({share:.0%})")
@@ -127,7 +131,7 @@ def bottleneck(*, baseline_bytes: int | None, peak_bytes: int | None, limit_byte
             projected = baseline_bytes + fit.intercept_bytes + per_token * context_tokens
             text = (f"each request's memory grows with its tokens ({per_token / 1024:.1f} KiB per token, "
                     f"R^2 {fit.r2:.2f}); at the server's context of {context_tokens:,} tokens that projects to "
-                    f"{projected / gib:.2f} of {limit_bytes / gib:.2f} GiB")
+                    f"{_size(projected)} of {_size(limit_bytes)}")
             if projected >= NEAR_LIMIT * limit_bytes or near:
                 return Verdict(bottleneck="kv_cache", reason=text, first_step="max_model_len")
             return Verdict(bottleneck="undetermined", reason=text + ": nothing is at the limit")
@@ -139,12 +143,12 @@ def bottleneck(*, baseline_bytes: int | None, peak_bytes: int | None, limit_byte
         what = "the pool is not known, so weights and cache cannot be split" if pre_reserves else ""
         if pre_reserves:
             return Verdict(bottleneck="undetermined",
-                           reason=f"the baseline {baseline_bytes / gib:.2f} GiB is near the limit "
-                                  f"{limit_bytes / gib:.2f} GiB, but {what}: give --log or --model")
+                           reason=f"the baseline {_size(baseline_bytes)} is near the limit "
+                                  f"{_size(limit_bytes)}, but {what}: give --log or --model")
         return Verdict(bottleneck="weights",
-                       reason=f"the increments stay small (at most {inc / 2**20:.0f} MiB) while the baseline "
-                              f"{baseline_bytes / gib:.2f} GiB already sits near the limit {limit_bytes / gib:.2f} GiB",
+                       reason=f"the increments stay small (at most {_size(inc)}) while the baseline "
+                              f"{_size(baseline_bytes)} already sits near the limit {_size(limit_bytes)}",
                        first_step="quantization")
     return Verdict(bottleneck="undetermined",
-                   reason=f"nothing is near the limit: the peak is {share:.0%} of {limit_bytes / gib:.2f} GiB"
+                   reason=f"nothing is near the limit: the peak is {share:.0%} of {_size(limit_bytes)}"
                           + ("" if pool_bytes is not None else ", and the KV pool is not known"))

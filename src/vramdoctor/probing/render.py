@@ -34,6 +34,13 @@ def render(r: ProbeResult, console) -> None:
     if r.served_model:
         head += f", model {printable(r.served_model)}"
     p(head)
+    if not r.samples and r.baseline_bytes is None:  # nothing was measured: say why, nothing else
+        for n in r.notes:
+            p(f"note: {printable(n)}")
+        if r.log_path:
+            p(f"server log: {printable(r.log_path)}")
+        p(f"[red]error:[/red] {printable(r.error or 'nothing was measured')}")
+        return
     verdict = {"weights": "the WEIGHTS ledger is the bottleneck", "kv_cache": "the KV CACHE ledger is the bottleneck",
                "undetermined": "bottleneck undetermined"}.get(r.bottleneck, r.bottleneck)
     p(f"[bold]{verdict}[/bold]: {printable(r.bottleneck_reason)}" if r.bottleneck_reason else f"[bold]{verdict}[/bold]")
