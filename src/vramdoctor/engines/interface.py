@@ -187,6 +187,29 @@ class Endpoints:
     kept_after_request: str = ""  # what the engine keeps by design once a request ends (a prompt cache), in words
 
 
+@dataclass(frozen=True, kw_only=True)
+class Preset:
+    """How `sweep` starts this engine's server for one experiment (one home per engine).
+
+    command: the argument template; `{name}` placeholders are filled per run: {server_bin} / {server_python}
+    (the program), {model}, {port}, {max_model_len}, {n_ctx} (max_model_len x max_num_seqs: llama-server's -c,
+    shared by its -np slots), {max_num_seqs}, {n_gpu_layers}, and any the user sets. optional: setting ->
+    the arguments added only when that setting has a value (a knob the engine would otherwise choose itself).
+    defaults: the value each placeholder takes when the sweep does not vary it. env: environment for the server.
+    needs_help: flags kept only when the server's --help lists them (llama-server's --fit, from build 7407).
+    knobs: the concurrency stage's settings and the values tried by default. context_key: the setting the
+    context stage varies. program: the default for the program placeholder (a command on PATH).
+    """
+
+    command: tuple[str, ...]
+    optional: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    defaults: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    needs_help: tuple[tuple[str, ...], ...] = ()
+    knobs: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    program: str = ""
+
+
 def answer_json(answers: dict, path: str):
     """The JSON of a 200 answer at `path`, or None (missing, another status, not JSON)."""
     import json
@@ -267,6 +290,7 @@ class Engine:
     adapt_flags: Callable[[dict, dict], dict] | None = None  # (flags, figures) -> the flags this version has
     kv_block_tokens: int | None = None  # tokens per KV block when the log does not print it (None: not known)
     endpoints: Endpoints | None = None  # its live server's endpoints (probe); None: it serves no HTTP we read
+    preset: Preset | None = None  # how `sweep` launches it; None: give --command
 
     def flags_for(self, figures: dict) -> dict[str, str]:
         """The flags of the version the log shows (an older release may lack a flag or spell it otherwise)."""

@@ -10,7 +10,7 @@ default 2048 in the server); langchain's `LlamaCpp` wrapper (`langchain_communit
 
 from __future__ import annotations
 
-from .interface import Endpoints, Engine, KvView, LogWords, Tokenizer, answer_json, token_ids
+from .interface import Endpoints, Engine, KvView, LogWords, Preset, Tokenizer, answer_json, token_ids
 from .words import msg, rx
 
 LOG = LogWords(
@@ -48,8 +48,18 @@ ENDPOINTS = Endpoints(
                           detok_read=lambda j: j.get("text") if isinstance(j, dict) else None),),
 )
 
+# --- sweep's launch preset: ../shared/ENGINES.md §4 (llama_cpp/server/settings.py: underscores, n_ctx default
+# 2048, n_gpu_layers 0; -1 = all; verbose prints llama.cpp's KV lines, which give the pool)
+PRESET = Preset(
+    command=("{server_python}", "-m", "llama_cpp.server", "--model", "{model}", "--host", "127.0.0.1", "--port",
+             "{port}", "--n_ctx", "{max_model_len}", "--n_gpu_layers", "{n_gpu_layers}", "--verbose", "true"),
+    optional={"n_batch": ("--n_batch", "{n_batch}"), "threads": ("--n_threads", "{threads}")},
+    defaults={"n_gpu_layers": "-1"},
+    knobs={"n_batch": ("128", "512")},
+)
+
 ENGINE = Engine(
-    endpoints=ENDPOINTS,
+    endpoints=ENDPOINTS, preset=PRESET,
     name="llama-cpp-python", label="llama-cpp-python", log=LOG, wraps="llamacpp",
     aliases=("llama_cpp_python", "llamacpp-python", "llama-cpp-py"),
     flags={"max_model_len": "n_ctx={n} (server: --n_ctx {n})", "n_ubatch": "n_batch={n} / n_ubatch={n}",

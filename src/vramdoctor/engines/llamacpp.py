@@ -241,7 +241,8 @@ class LlamaCppRules(RulesBase):
 # with status 5`, then Apple's "Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)";
 # `tools/server`: "main: server is listening", "srv  update_slots", "print_timing".
 
-from .interface import Endpoints, Engine, KvView, LogWords, Tokenizer, answer_json, as_count, token_ids  # noqa: E402
+from .interface import (Endpoints, Engine, KvView, LogWords, Preset, Tokenizer, answer_json,  # noqa: E402
+                        as_count, token_ids)
 from .words import NUM, SIZE, count, fig, msg, rx, to_bytes  # noqa: E402
 
 _DEV = r"(?:CUDA|ROCm|Metal|MTL|Vulkan|SYCL|CANN)\d*"
@@ -498,8 +499,24 @@ ENDPOINTS = Endpoints(
                         "request is that cache, not a leak; start it with --cache-ram 0 to measure without it"),
 )
 
+# --- sweep's launch preset: ../shared/ENGINES.md §3.4 (common/arg.cpp) ----------------------------------------
+# Explicit -c, -np and -ngl, and --fit off where the build has it: otherwise llama_params_fit shrinks the context or
+# the offload to the free memory by itself and the experiment measures nothing. With an explicit -np the cache is
+# not unified, so each slot gets -c / -np cells: -c is max_model_len x max_num_seqs. --cache-ram 0 (where the build
+# has it) keeps finished prompts out of host memory, so that each run's peak is its own.
+PRESET = Preset(
+    command=("{server_bin}", "-m", "{model}", "--host", "127.0.0.1", "--port", "{port}", "-c", "{n_ctx}",
+             "-np", "{max_num_seqs}", "-ngl", "{n_gpu_layers}"),
+    optional={"kv_cache_dtype": ("-ctk", "{kv_cache_dtype}", "-ctv", "{kv_cache_dtype}"),
+              "n_ubatch": ("-ub", "{n_ubatch}"), "threads": ("-t", "{threads}")},
+    defaults={"max_num_seqs": "1", "n_gpu_layers": "999"},
+    needs_help=(("--fit", "off"), ("--cache-ram", "0")),
+    knobs={"max_num_seqs": ("1", "2", "4", "8"), "n_ubatch": ("128", "512")},
+    program="llama-server",
+)
+
 ENGINE = Engine(
-    endpoints=ENDPOINTS,
+    endpoints=ENDPOINTS, preset=PRESET,
     name="llamacpp", label="llama.cpp", log=LOG, rules=LlamaCppRules, adapt_flags=flags_by_build,
     aliases=("llama", "llama-cpp", "llama-server", "llama.cpp"),
     flags={"max_model_len": "-c {n}", "max_num_seqs": "-np {n}", "kv_cache_dtype": "-ctk q8_0 -ctv q8_0 -fa on",

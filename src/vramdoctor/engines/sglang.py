@@ -193,7 +193,8 @@ class SglangRules(RulesBase):
 # ("Capture cuda graph failed: ..."), `srt/entrypoints/http_server.py` ("The server is fired up").
 # "GB" there is GiB (/ (1 << 30)).
 
-from .interface import Endpoints, Engine, KvView, LogWords, Tokenizer, answer_json, as_count, token_ids  # noqa: E402
+from .interface import (Endpoints, Engine, KvView, LogWords, Preset, Tokenizer, answer_json,  # noqa: E402
+                        as_count, token_ids)
 from .words import NUM, SIZE, cli, count, fig, fraction, msg, rx  # noqa: E402
 
 _ARG = r"['\"]?\s*[=:]\s*['\"]?"
@@ -351,8 +352,20 @@ ENDPOINTS = Endpoints(
     completion_extras={"ignore_eos": True},
 )
 
+# --- sweep's launch preset: ../shared/ENGINES.md §2 (server args) ---------------------------------------------
+PRESET = Preset(
+    command=("{server_python}", "-m", "sglang.launch_server", "--model-path", "{model}", "--host", "127.0.0.1",
+             "--port", "{port}", "--context-length", "{max_model_len}"),
+    optional={"mem_fraction_static": ("--mem-fraction-static", "{mem_fraction_static}"),
+              "max_num_seqs": ("--max-running-requests", "{max_num_seqs}"),
+              "max_num_batched_tokens": ("--chunked-prefill-size", "{max_num_batched_tokens}"),
+              "kv_cache_dtype": ("--kv-cache-dtype", "{kv_cache_dtype}"),
+              "tensor_parallel_size": ("--tp-size", "{tensor_parallel_size}")},
+    knobs={"max_num_seqs": ("16", "64", "256"), "mem_fraction_static": ("0.8", "0.85", "0.9")},
+)
+
 ENGINE = Engine(
-    endpoints=ENDPOINTS,
+    endpoints=ENDPOINTS, preset=PRESET,
     name="sglang", label="SGLang", log=LOG, rules=SglangRules, fraction_key="mem_fraction_static",
     defaults={"kv_cache_dtype": "auto", "cpu_offload_gb": 0.0},
     flags={"max_model_len": "--context-length {n}", "max_num_seqs": "--max-running-requests {n}",

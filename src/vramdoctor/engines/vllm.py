@@ -37,7 +37,7 @@ cache, computed in fp32 and kept in the model dtype (`layers/rotary_embedding.py
 from __future__ import annotations
 
 from ..spec import ModelSpec
-from .interface import Endpoints, KvView, Tokenizer, answer_json, as_count, prom_samples, token_ids
+from .interface import Endpoints, KvView, Preset, Tokenizer, answer_json, as_count, prom_samples, token_ids
 from .base import (
     SAMPLER_BYTES_PER_LOGIT,
     SAMPLER_SORT_BYTES_PER_LOGIT,
@@ -522,8 +522,25 @@ ENDPOINTS = Endpoints(
     completion_extras={"ignore_eos": True},  # SamplingParams.ignore_eos, accepted as an extra field
 )
 
+# --- sweep's launch preset: ../shared/ENGINES.md §1.3-1.5 ----------------------------------------------------
+# `python -m vllm.entrypoints.openai.api_server` is the server in every release (`vllm serve` from 0.5); the
+# startup plan of 0.33 (VLLM_ENABLE_STARTUP_PLAN=1 reuses a profiled KV size across boots) is kept off, so that
+# every run profiles its own settings.
+PRESET = Preset(
+    command=("{server_python}", "-m", "vllm.entrypoints.openai.api_server", "--model", "{model}", "--host",
+             "127.0.0.1", "--port", "{port}", "--max-model-len", "{max_model_len}"),
+    optional={"gpu_memory_utilization": ("--gpu-memory-utilization", "{gpu_memory_utilization}"),
+              "max_num_seqs": ("--max-num-seqs", "{max_num_seqs}"),
+              "max_num_batched_tokens": ("--max-num-batched-tokens", "{max_num_batched_tokens}"),
+              "kv_cache_dtype": ("--kv-cache-dtype", "{kv_cache_dtype}"),
+              "tensor_parallel_size": ("--tensor-parallel-size", "{tensor_parallel_size}")},
+    env={"VLLM_ENABLE_STARTUP_PLAN": "0"},
+    knobs={"max_num_seqs": ("16", "64", "256"), "max_num_batched_tokens": ("2048", "8192"),
+           "gpu_memory_utilization": ("0.85", "0.9", "0.95")},
+)
+
 ENGINE = Engine(
-    endpoints=ENDPOINTS,
+    endpoints=ENDPOINTS, preset=PRESET,
     name="vllm", kv_block_tokens=16, label="vLLM", log=LOG, rules=VllmRules, fraction_key="gpu_memory_utilization",
     defaults=_defaults, adapt_flags=_flags_for,
     flags={"max_model_len": "--max-model-len {n}", "max_num_seqs": "--max-num-seqs {n}",

@@ -153,3 +153,19 @@ def _create_time(pid: int) -> float:
 def pids_fn(tree: ProcessTree | None) -> PidsFn:
     """A callable giving the tree's PIDs at each reading (None when no tree is watched)."""
     return (lambda: tree.pids()) if tree is not None else (lambda: None)
+
+
+def is_same_process(pid: int, started_at: float, program: str) -> bool:
+    """Whether `pid` is still the process vramdoctor started at `started_at` (time.time()) running `program` (its
+    argv[0]'s name): a PID reused since by another process is not."""
+    psutil = _psutil()
+    import os
+
+    try:
+        p = psutil.Process(pid)
+        created = p.create_time()
+        argv = p.cmdline()
+    except psutil.Error:
+        return False
+    name = os.path.basename(program)
+    return abs(created - started_at) < 30 and bool(argv) and (os.path.basename(argv[0]) == name or name in argv[:3])

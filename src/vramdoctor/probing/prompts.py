@@ -69,16 +69,24 @@ def build(n: int, count: Callable[[str], "int | None"] | None, *, salt: int = 0)
         full = count(text)
         if full is None:
             return build(n, None, salt=salt)
-    lo, hi, best = 1, len(text), (0, 0)  # the longest prefix with count <= n
+    cut = longest_prefix(text, n, count)
+    if cut is None:
+        return build(n, None, salt=salt)
+    return Prompt(text=cut[0], target_tokens=n, counted_tokens=cut[1], exact=True)
+
+
+def longest_prefix(text: str, n: int, count: Callable[[str], "int | None"]) -> tuple[str, int] | None:
+    """The longest prefix of `text` whose token count is at most n, and that count (bisection over characters);
+    None when the tokenizer stops answering."""
+    lo, hi, best = 1, len(text), ("", 0)
     while lo <= hi:
         mid = (lo + hi) // 2
         c = count(text[:mid])
         if c is None:
-            return build(n, None, salt=salt)
+            return None
         if c <= n:
-            best = (mid, c)
+            best = (text[:mid], c)
             lo = mid + 1
         else:
             hi = mid - 1
-    length, counted = best
-    return Prompt(text=text[:length], target_tokens=n, counted_tokens=counted, exact=True)
+    return best

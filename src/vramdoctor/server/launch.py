@@ -5,7 +5,10 @@ session of its own, so its whole process group (vLLM's EngineCore and workers, S
 runner) is stopped together: SIGTERM to the group, then SIGKILL to what remains after a grace period. Every
 server started here is stopped when vramdoctor exits, also after Ctrl-C, SIGTERM or an error of its own.
 `memory_limit_bytes` caps the server's address space (RLIMIT_AS, as `ulimit -v` does), so that an
-allocation fails on a CPU machine as it would on a full GPU.
+allocation fails on a CPU machine as it would on a full GPU. On Linux the server is also killed when the thread
+that started it ends (PR_SET_PDEATHSIG): a vramdoctor killed with SIGKILL takes its server with it; its
+workers (vLLM's, SGLang's) end with it as they do when their parent dies. Start servers from a thread that
+lives as long as they do.
 """
 
 from __future__ import annotations
@@ -45,9 +48,23 @@ def split_command(command: str | list[str]) -> list[str]:
     return args
 
 
-def _preexec(memory_limit_bytes: int | None):
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this process when the thread that started it ends (prctl PR_SET_PDEATHSIG), so that a
+    vramdoctor killed with SIGKILL (no atexit, no finally) leaves no server behind. Elsewhere: nothing."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        pass
+
+
+def _preexec(memory_limit_bytes: int | None, die_with_parent: bool = True):
     def apply() -> None:
         os.setsid()
+        if die_with_parent:
+            _die_with_parent()
         if memory_limit_bytes is not None:
             import resource
 

@@ -1,0 +1,207 @@
+"""`vramdoctor sweep` against real llama.cpp servers on the CPU under an address-space limit (--memory-limit,
+RLIMIT_AS), which makes a large KV cache or large weights fail to allocate as they would on a full GPU. The limit
+is calibrated from the servers' own peak virtual memory (/proc/PID/status VmPeak), so that the boundary falls
+inside the range on any machine. Marked `engine`."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import psutil
+import pytest
+
+from clirun import CliRunner
+from engine_harness import free_port, llama_server_binary
+from tinygguf import write_model
+from vramdoctor.cli import run as cli_run
+
+pytestmark = pytest.mark.engine
+MIB = 2**20
+LO, HI, G = 1024, 16384, 1024
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    d = tmp_path_factory.mktemp("sweep-models")
+    small = write_model(d / "ctx.gguf", n_layer=4, n_embd=512, n_head=8, n_head_kv=8, n_ff=1024, n_ctx_train=65536,
+                        dtype=np.float32)  # 8 KiB of f16 KV a token
+    f16 = write_model(d / "big-f16.gguf", n_layer=4, n_embd=1024, n_head=16, n_head_kv=16, n_ff=2816,
+                      n_ctx_train=65536, dtype=np.float16)
+    q8 = write_model(d / "big-q8_0.gguf", n_layer=4, n_embd=1024, n_head=16, n_head_kv=16, n_ff=2816,
+                     n_ctx_train=65536, dtype=np.float16, weight_type="Q8_0")
+    return {"ctx": small, "f16": f16, "q8_0": q8}
+
+
+def serves(model: Path, n_ctx: int, limit: int, tmp: Path) -> bool:
+    """Whether llama-server loads `model` at -c n_ctx under an address-space limit and serves its requests, as a
+    sweep run judges it."""
+    from vramdoctor.sweeping.run import Config, Sweep, SweepOptions, _help_text
+
+    s = Sweep(SweepOptions(model=str(model), engine="llamacpp", memory_limit_bytes=limit, results=str(tmp),
+                           sets={"threads": "2"}, ready_timeout_s=60))
+    s.help = _help_text(llama_server_binary())
+    return bool(s._run(Config(stage="context", variant="", max_model_len=n_ctx), None)["serves"])
+
+
+def smallest_limit(model: Path, n_ctx: int, tmp: Path) -> int:
+    """The smallest address-space limit (to 4 MiB) at which `model` serves at -c n_ctx: the calibration that puts
+    a boundary inside a range on any machine (the peak virtual size overstates it: glibc reserves arenas that it
+    does without under a limit)."""
+    lo, hi = 16 * MIB, 4096 * MIB
+    assert serves(model, n_ctx, hi, tmp)
+    while hi - lo > 4 * MIB:
+        mid = (lo + hi) // 2
+        if serves(model, n_ctx, mid, tmp):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def sweep(tmp: Path, model: Path, *extra: str, name: str = "r") -> dict:
+    res = CliRunner().invoke(cli_run, ["sweep", str(model), "--engine", "llamacpp", "--results", str(tmp / name),
+                                       "--json", "--set", "threads=2", "--ready-timeout", "60", *extra])
+    if res.exception is not None:
+        raise res.exception
+    assert res.exit_code == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    return json.loads(res.stdout)
+
+
+def llama_servers() -> list[int]:
+    binary = os.path.basename(llama_server_binary())
+    out = []
+    for p in psutil.process_iter(["name", "cmdline"]):
+        try:
+            if p.info["cmdline"] and os.path.basename(p.info["cmdline"][0]) == binary:
+                out.append(p.pid)
+        except psutil.Error:
+            continue
+    return out
+
+
+@pytest.fixture(scope="module")
+def limit(models, tmp_path_factory) -> int:
+    """An address-space limit 64 MiB above what -c LO needs: the KV cache grows 8 MiB a step of 1024 tokens, so
+    the boundary falls about eight steps in, well inside LO:HI."""
+    return smallest_limit(models["ctx"], LO, tmp_path_factory.mktemp("calibrate")) + 64 * MIB
+
+
+def test_bisection_finds_the_boundary_in_few_restarts(models, tmp_path, limit):
+    r = sweep(tmp_path, models["ctx"], "--context", f"{LO}:{HI}", "--granularity", str(G), "--memory-limit",
+              f"{limit}B", "--stages", "context")
+    found = r["max_model_len_found"]
+    assert LO <= found < HI
+    # the true boundary, found independently: every step tried, one after another, the same way
+    from vramdoctor.sweeping.run import Config, Sweep, SweepOptions, _help_text
+
+    s = Sweep(SweepOptions(model=str(models["ctx"]), engine="llamacpp", memory_limit_bytes=limit,
+                           results=str(tmp_path / "every"), sets={"threads": "2"}, ready_timeout_s=60))
+    s.help = _help_text(llama_server_binary())
+    serving = [c for c in range(LO, HI + 1, G) if s._run(Config(stage="context", variant="", max_model_len=c),
+                                                          None)["serves"]]
+    truth = max(serving)
+    assert abs(found - truth) <= G, (found, truth, serving)
+    assert r["restarts"] <= math.ceil(math.log2((HI - LO) / G)) + 2
+    assert r["bottleneck"] == "kv_cache" and f"-c {r['max_model_len_working']}" in r["recommendation"]
+    assert "--fit off" in r["recommendation"] and "-ngl" in r["recommendation"]
+    failed = [x for x in r["runs"] if not x["serves"]]  # did not load, or died on its first requests
+    assert failed and all(x["failure_kind"] in ("KV_CAPACITY", "WARMUP", "WEIGHTS", "RUNTIME", "UNDETERMINED")
+                          and x["failure_message"] for x in failed), failed
+    assert all(Path(x["log_path"]).is_file() for x in r["runs"])
+    assert not llama_servers()
+
+
+def test_two_devices_take_fewer_rounds(models, tmp_path, limit):
+    r = sweep(tmp_path, models["ctx"], "--context", f"{LO}:{HI}", "--granularity", str(G), "--memory-limit",
+              f"{limit}B", "--stages", "context", "--devices", "0,1")
+    one = sweep(tmp_path, models["ctx"], "--context", f"{LO}:{HI}", "--granularity", str(G), "--memory-limit",
+                f"{limit}B", "--stages", "context", name="one")
+    rounds = lambda res: len({round(x["started_at"], 0) for x in res["runs"]})  # noqa: E731 - runs started together
+    assert {x["device"] for x in r["runs"]} == {0, 1}
+    assert abs(r["max_model_len_found"] - one["max_model_len_found"]) <= G
+    assert len(r["runs"]) >= 2 and rounds(r) < len(one["runs"])
+
+
+def test_quantization_stage_shows_the_weights(models, tmp_path):
+    need_q8 = smallest_limit(models["q8_0"], LO, tmp_path / "cal-q8")
+    need_f16 = smallest_limit(models["f16"], LO, tmp_path / "cal-f16")
+    assert need_f16 > need_q8 + 32 * MIB  # 100 MiB of f16 weights against 53 MiB of q8_0
+    lim = need_q8 + (need_f16 - need_q8) // 3  # q8_0's weights fit with room, f16's do not
+    r = sweep(tmp_path, models["f16"], "--context", f"{LO}:{LO}", "--memory-limit", f"{lim}B",
+              "--variants", str(models["q8_0"]), "--stages", "context,quantization")
+    assert r["max_model_len_found"] is None  # f16 does not load, not even at the smallest context
+    q = [x for x in r["runs"] if x["stage"] == "quantization"]
+    assert q[0]["loaded"] and q[0]["settings"]["variant"] == str(models["q8_0"])
+    assert r["bottleneck"] == "weights" and str(models["q8_0"]) in r["recommendation"]
+
+
+def test_killed_and_resumed(models, tmp_path, limit):
+    """SIGKILL in the middle: the servers die with it, the finished runs stay, --resume completes."""
+    results = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "vramdoctor", "sweep", str(models["ctx"]), "--engine", "llamacpp", "--context",
+           f"{LO}:{HI}", "--memory-limit", f"{limit}B", "--stages", "context", "--results", str(results),
+           "--set", "threads=2", "--json"]
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    db = results / "sweep.sqlite"
+    deadline = time.monotonic() + 120
+    done = 0
+    while time.monotonic() < deadline:
+        if db.exists():
+            try:
+                done = sqlite3.connect(db).execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+            except sqlite3.Error:
+                done = 0
+        if done >= 2:
+            break
+        time.sleep(0.2)
+    assert done >= 2
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    time.sleep(1.0)
+    assert not llama_servers()  # the server in progress died with vramdoctor
+    first = sqlite3.connect(db).execute("SELECT key FROM runs").fetchall()
+    r = sweep(tmp_path, models["ctx"], "--context", f"{LO}:{HI}", "--memory-limit", f"{limit}B", "--stages",
+              "context", "--resume", name="killed")
+    keys = {json.dumps(x["settings"], sort_keys=True, separators=(",", ":")) for x in r["runs"]}
+    assert {k for (k,) in first} <= keys  # every finished run is still there
+    assert r["restarts_this_session"] == r["restarts"] - len(first)  # none repeated
+    assert r["max_model_len_found"] is not None
+    assert not llama_servers()
+
+
+def test_failing_commands_are_recorded_and_the_sweep_goes_on(models, tmp_path, monkeypatch):
+    r = sweep(tmp_path, models["ctx"], "--command", "/nonexistent/llama-server -m {model} -c {n_ctx} --port {port}",
+              "--context", "1024:2048", "--stages", "context", name="missing")
+    assert all(x["failure_code"] == "launch-failed" for x in r["runs"]) and r["max_model_len_found"] is None
+    quick = f"{sys.executable} -c 'import sys; sys.exit(3)' {{port}} {{n_ctx}}"
+    r = sweep(tmp_path, models["ctx"], "--command", quick, "--context", "1024:2048", "--stages", "context", name="exit")
+    assert r["runs"] and all(not x["loaded"] and "code 3" in (x["failure_message"] or "") for x in r["runs"])
+    never = f"{sys.executable} -c 'import time; time.sleep(60)' {{port}} {{n_ctx}}"  # alive, never listening
+    r = sweep(tmp_path, models["ctx"], "--command", never, "--context", "1024:1024", "--stages", "context",
+              "--ready-timeout", "3", name="never")
+    assert r["runs"] and not r["runs"][0]["loaded"] and "not ready" in r["runs"][0]["error"]
+    import socket
+
+    from vramdoctor.sweeping import run as sweep_run
+
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    held.listen()
+    port = held.getsockname()[1]
+    monkeypatch.setattr(sweep_run, "_free_port", lambda: port)  # the port vramdoctor picks is taken meanwhile
+    try:
+        r = sweep(tmp_path, models["ctx"], "--context", "1024:2048", "--stages", "context", "--ready-timeout", "20",
+                  name="taken")
+    finally:
+        held.close()
+    assert r["runs"] and not r["runs"][0]["loaded"]
+    assert not llama_servers()

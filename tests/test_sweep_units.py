@@ -1,0 +1,193 @@
+"""sweep's pure parts: the context search (its bound on restarts, fewer rounds with more devices, the largest
+loadable value exactly), command templates, the stability recheck on answers the tests build, the conclusion in
+each case of the issue, and the results database across an interruption."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from vramdoctor.engines import get
+from vramdoctor.errors import UsageError
+from vramdoctor.probing.prompts import fixed_text
+from vramdoctor.sweeping import template as tpl
+from vramdoctor.sweeping.conclude import Outcome, conclude
+from vramdoctor.sweeping.plan import Bisection, linear_restarts
+from vramdoctor.sweeping.stability import Answer, check, repetition
+from vramdoctor.sweeping.store import Store, run_key
+
+
+def search(lo, hi, g, boundary, *, parallel=1, seed=None):
+    b = Bisection(lo, hi, g, parallel=parallel, seed=seed)
+    starts = rounds = 0
+    while not b.done:
+        pts = b.next_points()
+        assert pts and len(pts) <= parallel
+        rounds += 1
+        for p in pts:
+            starts += 1
+            b.record(p, boundary is not None and p <= boundary)
+    return b, starts, rounds
+
+
+@pytest.mark.parametrize("lo,hi,g", [(1024, 65536, 1024), (512, 131072, 1024), (1000, 9000, 1000), (2048, 2048, 1024),
+                                     (1024, 4096, 1024), (1, 100, 7)])
+def test_bisection_finds_the_largest_loadable_value_within_its_bound(lo, hi, g):
+    bound = math.ceil(math.log2(max(1, (hi - lo) / g))) + 2
+    for boundary in [None, lo - 1, *range(lo, hi + 1, max(1, (hi - lo) // 53))]:
+        for seed in (None, lo, hi, (lo + hi) // 2, boundary):
+            b, starts, _ = search(lo, hi, g, boundary, seed=seed)
+            truth = None if boundary is None or boundary < lo else max(c for c in b.candidates if c <= boundary)
+            assert b.result == truth
+            assert starts <= bound, (boundary, seed, starts, bound)
+
+
+def test_more_devices_take_fewer_rounds():
+    worst = {}
+    for par in (1, 2, 4):
+        worst[par] = max(search(1024, 65536, 1024, boundary, parallel=par)[2]
+                         for boundary in range(1024, 65537, 1024))
+    assert worst[1] > worst[2] > worst[4]
+    assert worst[1] == math.ceil(math.log2(64 + 1))
+
+
+def test_an_engine_hint_is_tried_next_and_a_flaky_failure_below_a_load_is_overruled():
+    b = Bisection(1024, 32768, 1024)
+    b.record(32768, False)
+    b.hint(20000)  # vLLM: "estimated maximum model length is 20000"
+    assert b.next_points() == [19456]
+    b = Bisection(1024, 8192, 1024)
+    b.record(4096, False)
+    b.record(6144, True)  # a larger context loaded: the failure at 4096 was not memory
+    assert b.good is not None and b.candidates[b.good] == 6144 and 4096 not in b.next_points()
+
+
+def test_linear_step_down_counts():
+    assert linear_restarts(1024, 8192, 1024, 8192) == 1
+    assert linear_restarts(1024, 8192, 1024, 1024) == 8
+    assert linear_restarts(1024, 8192, 1024, None) == 8
+
+
+# --- templates --------------------------------------------------------------------------------------------
+
+def test_templates_fill_and_refuse_unknown_placeholders():
+    args = tpl.split("llama-server -m '{model}' -c {n_ctx} --port {port}")
+    assert tpl.placeholders(args) == {"model", "n_ctx", "port"}
+    assert tpl.fill(args, {"model": "/m/a b.gguf", "n_ctx": "4096", "port": "8080"}) == [
+        "llama-server", "-m", "/m/a b.gguf", "-c", "4096", "--port", "8080"]
+    with pytest.raises(UsageError, match=r"\{threads\}"):
+        tpl.fill(tpl.split("x -t {threads} {port}"), {"port": "1"})
+    with pytest.raises(UsageError, match="quotes"):
+        tpl.split("x 'unbalanced")
+    assert tpl.quoted(["a", "b c"]) == "a 'b c'"
+
+
+def test_presets_pass_what_each_engine_needs():
+    ll = get("llamacpp").preset
+    help_new = "  -fit, --fit [on|off]   fit ...\n  -cram, --cache-ram N  ...\n"
+    args = tpl.from_preset(ll, {"kv_cache_dtype": "q8_0"}, help_new)
+    assert ["-c", "{n_ctx}"] == args[args.index("-c"):args.index("-c") + 2] and "-ngl" in args
+    assert args[-4:] == ["--fit", "off", "--cache-ram", "0"] and "-ctk" in args
+    old = tpl.from_preset(ll, {}, "  -c, --ctx-size N\n")  # a build before --fit: not passed
+    assert "--fit" not in old and "-ctk" not in old
+    vllm = get("vllm").preset
+    assert vllm.env == {"VLLM_ENABLE_STARTUP_PLAN": "0"} and "--max-model-len" in vllm.command
+    assert "--context-length" in get("sglang").preset.command
+    assert "--n_ctx" in get("llama-cpp-python").preset.command
+
+
+# --- the stability recheck ----------------------------------------------------------------------------------
+
+SOURCE = fixed_text()
+
+
+def normal(text: str = SOURCE[:1500]) -> Answer:
+    return Answer(text=text, completion_tokens=300, finish_reason="length")
+
+
+def test_stability_passes_a_normal_answer_and_flags_a_truncated_and_a_repeating_one():
+    ref = normal()
+    assert check(ref, None, SOURCE).ok  # the first is the reference
+    assert check(normal(), ref, SOURCE).ok
+    cut = Answer(text=SOURCE[:200], completion_tokens=40, finish_reason=None)
+    r = check(cut, ref, SOURCE)
+    assert not r.ok and {"cut_off", "shorter", "numbers_altered"} <= set(r.flags)
+    loop = Answer(text="the harbour town of " * 80, completion_tokens=300, finish_reason="length")
+    r = check(loop, ref, SOURCE)
+    assert not r.ok and "repeating" in r.flags and repetition(loop.text) > 0.9
+
+
+def test_stability_flags_altered_numbers_and_code_and_new_errors():
+    ref = normal(SOURCE)
+    changed = normal(SOURCE.replace("9,400", "9,480").replace("rate=650.0", "rate=65.0"))
+    r = check(changed, ref, SOURCE)
+    assert "numbers_altered" in r.flags and "9400" in r.flags["numbers_altered"]
+    assert "code_altered" in r.flags
+    err = Answer(text=SOURCE, completion_tokens=300, finish_reason="length",
+                 new_error_lines=("ERROR 12-01 [engine.py:1] CUDA error: an illegal memory access",))
+    assert "error" in check(err, ref, SOURCE).flags
+    gone = Answer(text="", completion_tokens=None, finish_reason=None, error="the stream broke off",
+                  alive_after=False)
+    assert {"error", "exited"} <= set(check(gone, ref, SOURCE).flags)
+
+
+# --- the conclusion ---------------------------------------------------------------------------------------
+
+def test_conclusions_in_the_issues_terms():
+    both_ctx = conclude(Outcome(wanted_len=32768, wanted_ok=False, found=28672, model_bits=16.0,
+                                variants=(("m-q4.gguf", 4.5, True, True),)))
+    assert both_ctx.bottleneck == "both" and both_ctx.change == "context"  # keeps 88% of the context, 28% of bits
+    both_q = conclude(Outcome(wanted_len=32768, wanted_ok=False, found=4096, model_bits=16.0,
+                              variants=(("m-q8.gguf", 8.5, True, True),)))
+    assert both_q.bottleneck == "both" and both_q.change == "variant:m-q8.gguf"
+    w = conclude(Outcome(wanted_len=32768, wanted_ok=False, found=None, model_bits=16.0,
+                         variants=(("m-q8.gguf", 8.5, True, True), ("m-q4.gguf", 4.5, True, True))))
+    assert w.bottleneck == "weights" and w.change == "variant:m-q8.gguf"  # the least compressed that works
+    kv = conclude(Outcome(wanted_len=32768, wanted_ok=False, found=8192, model_bits=16.0,
+                          variants=(("m-q8.gguf", 8.5, True, False),)))
+    assert kv.bottleneck == "kv_cache" and kv.max_model_len == 8192
+    ok = conclude(Outcome(wanted_len=32768, wanted_ok=True, found=32768, model_bits=16.0))
+    assert ok.bottleneck == "undetermined" and ok.change == "as-is"
+    small_only = conclude(Outcome(wanted_len=32768, wanted_ok=False, found=None, model_bits=16.0, small_len=1024,
+                                  variants=(("m-q8.gguf", 8.5, True, False),)))
+    assert small_only.bottleneck == "weights" and small_only.max_model_len == 1024
+    none = conclude(Outcome(wanted_len=32768, wanted_ok=False, found=None, model_bits=None,
+                            variants=(("m-q4.gguf", None, False, None),)))
+    assert none.bottleneck == "undetermined" and not none.change
+
+
+# --- the results database ---------------------------------------------------------------------------------
+
+def test_store_keeps_finished_runs_across_a_reopen(tmp_path):
+    s = Store(tmp_path)
+    s.save(run_key({"max_model_len": 1024, "variant": ""}), "context", {"loaded": True})
+    s.running(999999, "k", '["/bin/true"]')
+    s.close()
+    again = Store(tmp_path)
+    assert list(again.finished().values()) == [{"loaded": True}]
+    assert again.stop_leftovers() == []  # PID 999999 is no process of ours: nothing is signalled
+    assert again.db.execute("SELECT COUNT(*) FROM running").fetchone()[0] == 0
+    assert run_key({"b": 1, "a": 2}) == run_key({"a": 2, "b": 1})
+
+
+def test_sweep_usage_errors(tmp_path):
+    from clirun import CliRunner
+    from vramdoctor.cli import run
+
+    cases = [
+        (["m.gguf", "--engine", "tgi"], "no preset"),
+        (["m.gguf", "--engine", "llamacpp", "--context", "9:3"], "above"),
+        (["m.gguf", "--engine", "llamacpp", "--context", "1024"], "MIN:MAX"),
+        (["m.gguf", "--engine", "llamacpp", "--command", "llama-server -m {model} -c {n_ctx}"], "{port}"),
+        (["m.gguf", "--engine", "llamacpp", "--command", "llama-server -m {model} --port {port}"], "context"),
+        (["m.gguf", "--engine", "llamacpp", "--command", "s -c {n_ctx} --port {port} -t {threads}"], "{threads}"),
+        (["m.gguf", "--engine", "llamacpp", "--stages", "context,speed"], "unknown stage"),
+        (["m.gguf", "--engine", "llamacpp", "--devices", "a,b"], "--devices"),
+        (["m.gguf", "--engine", "llamacpp", "--set", "novalue"], "NAME=VALUE"),
+        (["m.gguf", "--engine", "llamacpp", "--knobs", "max_num_seqs="], "--knobs"),
+    ]
+    for argv, words in cases:
+        res = CliRunner().invoke(run, ["sweep", *argv, "--results", str(tmp_path / "r")])
+        assert res.exception is None and res.exit_code == 2, (argv, res.stdout, res.stderr)
+        assert words in res.stdout + res.stderr, (argv, res.stderr)
