@@ -205,3 +205,18 @@ def test_failing_commands_are_recorded_and_the_sweep_goes_on(models, tmp_path, m
         held.close()
     assert r["runs"] and not r["runs"][0]["loaded"]
     assert not llama_servers()
+
+
+def test_llama_cpp_python_preset(models, tmp_path):
+    """The llama-cpp-python preset (`python -m llama_cpp.server --n_ctx ...`) with no limit: it loads and serves
+    at the top of the range, so there is nothing to change."""
+    r = CliRunner().invoke(cli_run, ["sweep", str(models["ctx"]), "--engine", "llama-cpp-python", "--context",
+                                     "1024:2048", "--stages", "context", "--results", str(tmp_path / "lcp"), "--json",
+                                     "--set", "threads=2", "--server-python", sys.executable])
+    assert r.exception is None and r.exit_code == 0, r.stderr[-2000:]
+    res = json.loads(r.stdout)
+    assert res["max_model_len_found"] == 2048 and res["bottleneck"] == "undetermined"
+    top = [x for x in res["runs"] if x["settings"]["max_model_len"] == 2048][0]
+    assert top["command"][1:3] == ["-m", "llama_cpp.server"] and "--n_ctx" in top["command"]
+    assert top["kv_pool_bytes"] == 2048 * 8 * 1024  # from its log's llama.cpp KV lines (verbose)
+    assert "--n_ctx 2048" in res["recommendation"]
