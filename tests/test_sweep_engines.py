@@ -32,6 +32,7 @@ LO, HI, G = 1024, 16384, 1024
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
     d = tmp_path_factory.mktemp("sweep-models")
+    MODELS_DIR.append(str(d))
     small = write_model(d / "ctx.gguf", n_layer=4, n_embd=512, n_head=8, n_head_kv=8, n_ff=1024, n_ctx_train=65536,
                         dtype=np.float32)  # 8 KiB of f16 KV a token
     f16 = write_model(d / "big-f16.gguf", n_layer=4, n_embd=1024, n_head=16, n_head_kv=16, n_ff=2816,
@@ -76,12 +77,17 @@ def sweep(tmp: Path, model: Path, *extra: str, name: str = "r") -> dict:
     return json.loads(res.stdout)
 
 
+MODELS_DIR: list[str] = []  # this session's model folder: servers of other users of the machine are not ours
+
+
 def llama_servers() -> list[int]:
+    """The llama-servers serving one of this test session's models (orphans of a killed sweep included)."""
     binary = os.path.basename(llama_server_binary())
     out = []
-    for p in psutil.process_iter(["name", "cmdline"]):
+    for p in psutil.process_iter(["cmdline"]):
         try:
-            if p.info["cmdline"] and os.path.basename(p.info["cmdline"][0]) == binary:
+            argv = p.info["cmdline"] or []
+            if argv and os.path.basename(argv[0]) == binary and any(d in a for d in MODELS_DIR for a in argv):
                 out.append(p.pid)
         except psutil.Error:
             continue
