@@ -124,5 +124,5 @@ def test_llama_cpp_quantization_advice_agrees_with_weights():
 
 
 def test_a_step_below_max_num_seqs_is_refused_as_vllm_refuses_it():
-    r = run("Qwen/Qwen2.5-7B-Instruct", "--max-num-batched-tokens", "4", "--concurrency", "8")
+    r = run("Qwen/Qwen2.5-7B-Instruct", "--max-num-batched-tokens", "4", "--max-num-seqs", "8")
     assert r.returncode == 2 and "below --max-num-seqs" in r.stderr

@@ -180,13 +180,20 @@ def _check(s: Settings, model: ModelSpec, rules: EngineRules, grid: list[tuple[i
         raise UsageError(f"must be in (0, 1], got {s.mem_fraction_static}.", option="--mem-fraction-static")
 
 
-def _check_given(s: Settings, rules: EngineRules) -> None:
-    """Settings the user gave (before the engine's defaults fill the rest) that the engine refuses."""
-    if rules.name == "vllm" and s.max_num_batched_tokens is not None and s.max_num_seqs is not None:
-        v = release(s.engine_version) or (1, 0, 0)
-        if v >= (0, 8, 0) and s.max_num_batched_tokens < s.max_num_seqs:
-            raise UsageError(f"{s.max_num_batched_tokens} is below --max-num-seqs {s.max_num_seqs}; vLLM refuses it "
-                             "(each step schedules at least one token per sequence).", option="--max-num-batched-tokens")
+def _check_resolved(given: Settings, s: Settings, rules: EngineRules) -> None:
+    """Settings vLLM refuses once its defaults are filled in: a step of fewer tokens than sequences
+    (`config/scheduler.py` `SchedulerConfig.verify_args`, 0.11.0: "max_num_batched_tokens ... must be greater than
+    or equal to max_num_seqs", checked after `arg_utils.py` fills max_num_seqs in)."""
+    if rules.name != "vllm" or s.max_num_batched_tokens is None or s.max_num_seqs is None:
+        return
+    v = release(s.engine_version) or (1, 0, 0)
+    if v >= (0, 8, 0) and s.max_num_batched_tokens < s.max_num_seqs:
+        seqs = (f"--max-num-seqs {s.max_num_seqs}" if given.max_num_seqs is not None else
+                f"max_num_seqs {s.max_num_seqs} (vLLM's default for this release and GPU)")
+        raise UsageError(f"{s.max_num_batched_tokens} is below {seqs}; vLLM refuses it (each step schedules at "
+                         "least one token per sequence).", option="--max-num-batched-tokens",
+                         hint=f"Give at least {s.max_num_seqs}, or a --max-num-seqs of at most "
+                              f"{s.max_num_batched_tokens}.")
 
 
 class _Ledger:
@@ -412,6 +419,11 @@ def _engine_concurrency(model: ModelSpec, rules: EngineRules, s: Settings, led: 
     return float(s.concurrency)
 
 
+def _seq_cap(rules: EngineRules, s: Settings) -> int:
+    """The most sequences the engine runs at once whatever its pool holds: vLLM's max_num_seqs; else no cap."""
+    return s.max_num_seqs if rules.name == "vllm" and s.max_num_seqs else MAX_SEARCH_SEQS
+
+
 def _answer(rules: EngineRules, s: Settings, led: _Ledger, starts: bool | None, concurrency: float | None,
             pool_tokens: int | None) -> str:
     """The one-line answer: does the engine start, and what limits it."""
@@ -434,7 +446,7 @@ def _answer(rules: EngineRules, s: Settings, led: _Ledger, starts: bool | None, 
     if not starts:
         return (f"Does not start: a {n:,}-token sequence needs {led.kv(n, 1) / gib:.1f} GiB of KV; "
                 f"pool {pool / gib:.1f} GiB.")
-    run = min(c, led.max_seqs(n))
+    run = min(c, led.max_seqs(n), _seq_cap(rules, s))
     tail = f"all {c} run at once" if run >= c else f"{run} of {c} run at once"
     return f"Starts: {concurrency:,.2f} sequences of {n:,} tokens fit the pool; {tail}."
 
@@ -459,8 +471,8 @@ def estimate(
     given = settings or Settings()
     if given.engine_version is not None:
         rules.check_version(given.engine_version)
-    _check_given(given, rules)
     s = rules.resolve(model, given, gpu_bytes)
+    _check_resolved(given, s, rules)
     _check(s, model, rules, grid or [])
     model, stage_rows, stage_note = _decisive_stage(model, rules, s, gpu_bytes)
     led = _Ledger(model, rules, s, gpu_bytes)
@@ -476,7 +488,7 @@ def estimate(
         starts = led.starts(n, c)
         cells.append(Cell(max_model_len=n, concurrency=c, kv_cache_bytes=kv_c,
                           total_bytes=led.weights + kv_c + led.budget.overhead_bytes, verdict=led.verdict(n, c),
-                          starts=starts, concurrent=min(c, led.max_seqs(n)) if starts else 0))
+                          starts=starts, concurrent=min(c, led.max_seqs(n), _seq_cap(rules, s)) if starts else 0))
     pool = led.budget.kv_pool_bytes
     pool_tokens = rules.pool_tokens(model, s, pool) if pool is not None else None
     allocated = rules.allocation(model, s) if pool is None else None

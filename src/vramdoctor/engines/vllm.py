@@ -114,7 +114,8 @@ class VllmRules(RulesBase):
                 "quantization": "--quantization"}
 
     def cell_flags(self, s: Settings) -> str:
-        return (f"--max-model-len {s.max_model_len} --max-num-seqs {s.concurrency} --kv-cache-dtype {s.kv_cache_dtype} "
+        return (f"--max-model-len {s.max_model_len} --max-num-seqs {s.max_num_seqs or s.concurrency} "
+                f"--kv-cache-dtype {s.kv_cache_dtype} "
                 f"--gpu-memory-utilization {s.gpu_memory_utilization} --tensor-parallel-size {s.tensor_parallel_size}"
                 + (f" --pipeline-parallel-size {s.pipeline_parallel_size}" if s.pipeline_parallel_size > 1 else ""))
 
