@@ -98,7 +98,7 @@ def _grid(text: str) -> list[tuple[int, int]]:
 def estimate(model: Optional[str], engine: str, gpu: Optional[str], gpu_memory: Optional[str], max_model_len: str,
              concurrency: int, kv_cache_dtype: str, gpu_memory_utilization: float, mem_fraction_static: Optional[float],
              tensor_parallel_size: int, pipeline_parallel_size: int, block_size: int,
-             max_num_batched_tokens: Optional[str], max_num_seqs: Optional[int], weights: Optional[str], quantization: Optional[str],
+             max_num_batched_tokens: Optional[str], max_num_seqs: Optional[int], sampler: Optional[str], weights: Optional[str], quantization: Optional[str],
              engine_version: Optional[str], n_ubatch: int, kv_unified: bool, n_gpu_layers: Optional[int], grid: str,
              json_out: bool, list_models: bool, list_gpus: bool, revision: Optional[str], debug: bool) -> None:
     """Both memory ledgers of MODEL, the verdict and the smallest change that fits."""
@@ -160,7 +160,7 @@ def estimate(model: Optional[str], engine: str, gpu: Optional[str], gpu_memory: 
                      gpu_memory_utilization=gpu_memory_utilization, mem_fraction_static=mem_fraction_static,
                      tensor_parallel_size=tensor_parallel_size, pipeline_parallel_size=pipeline_parallel_size,
                      block_size=block_size,
-                     max_num_batched_tokens=step, max_num_seqs=max_num_seqs,
+                     max_num_batched_tokens=step, max_num_seqs=max_num_seqs, sampler=sampler,
                      n_ubatch=n_ubatch, kv_unified=kv_unified, engine_version=engine_version, n_gpu_layers=n_gpu_layers,
                      device_name=gpu_label if gpu else "")
         result = run(spec, engine=engine, settings=s, gpu_bytes=gpu_bytes, gpu_name=gpu_label, grid=cells)
@@ -423,6 +423,10 @@ def parser() -> argparse.ArgumentParser:
                    help="vLLM tokens per step, e.g. 8192 or 8K (default: vLLM's for the version and GPU).")
     e.add_argument("--max-num-seqs", type=int, help="vLLM's --max-num-seqs: the most sequences it runs at once and "
                    "profiles the sampler for (default: vLLM's for the version and GPU, 256 or 1024).")
+    e.add_argument("--sampler", choices=("flashinfer", "pytorch"), help="vLLM's top-k/top-p sampler, which sizes its "
+                   "profile: flashinfer when its log says 'Using FlashInfer for top-p & top-k sampling' "
+                   "(VLLM_USE_FLASHINFER_SAMPLER=1 with FlashInfer installed), pytorch otherwise "
+                   "(VLLM_USE_FLASHINFER_SAMPLER=0, or no FlashInfer) (default: by release and GPU, else undetermined).")
     e.add_argument("--weights", help="What if the weights were in FORMAT: a llama.cpp file type (q4_k_m, q8_0, "
                    "iq4_xs, f16, ...) or a checkpoint method (awq, gptq, fp8, bitsandbytes, nvfp4).")
     e.add_argument("--quantization", "-q", help="Serve the weights quantized: awq, gptq, bitsandbytes, fp8, nvfp4 "
