@@ -69,3 +69,34 @@ def test_a_step_smaller_than_max_num_seqs_is_refused_as_vllm_refuses_it(args, sa
     r = run("Qwen/Qwen2.5-7B-Instruct", *args)
     assert r.returncode == 2 and "--max-num-batched-tokens" in r.stderr and says in r.stderr
     assert "Traceback" not in r.stderr
+
+
+# --- 2. a refused tensor-parallel size suggests only sizes the engine accepts ------------------------------------
+
+@pytest.mark.parametrize("model,tp,accepted", [
+    ("microsoft/phi-4", 4, [2, 5, 10, 20, 40]),  # 40 heads, 10 KV heads
+    ("meta-llama/Llama-3.1-8B-Instruct", 5, [2, 4, 8, 16, 32]),  # 32 heads, 8 KV heads (16, 32: KV heads replicated)
+    ("Qwen/Qwen2.5-7B-Instruct", 3, [2, 4, 28]),  # 28 heads, 4 KV heads: 7 and 14 split neither way
+])
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_a_refused_tp_lists_only_sizes_that_are_accepted(model, tp, accepted, engine):
+    r = run(model, "--engine", engine, "-tp", tp)
+    assert r.returncode == 2 and "--tensor-parallel-size" in r.stderr
+    listed = r.stderr.split("Use one of: ")[1].split(".")[0]
+    assert [int(x) for x in listed.split(", ")] == accepted
+    for n in accepted:
+        assert run(model, "--engine", engine, "-tp", n, "--json").returncode == 0, n
+
+
+def test_tp_5_is_accepted_where_vllm_accepts_it_and_refused_where_it_refuses_it():
+    assert run("microsoft/phi-4", "-tp", 5).returncode == 0  # 40 % 5 == 0 and 10 % 5 == 0
+    assert run("meta-llama/Llama-3.1-8B-Instruct", "-tp", 5).returncode == 2  # 32 % 5 != 0
+
+
+@pytest.mark.parametrize("model", ["microsoft/phi-4", "Qwen/Qwen2.5-7B-Instruct"])
+def test_more_gpus_are_advised_only_in_sizes_the_engine_accepts(model):
+    d = j(model, "--gpu", "RTX-4060")
+    for a in d["advice"]:
+        if "GPUs of this size" in a["change"]:
+            n = int(a["flags"].split()[-1])
+            assert run(model, "--gpu", "RTX-4060", "-tp", n, "--json").returncode == 0

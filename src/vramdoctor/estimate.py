@@ -166,18 +166,40 @@ def _check(s: Settings, model: ModelSpec, rules: EngineRules, grid: list[tuple[i
         raise UsageError(f"{rules.name} does not take '{s.kv_cache_dtype}'.", option="--kv-cache-dtype",
                          hint=f"{rules.name} takes: {', '.join(allowed)}.")
     tp, heads = s.tensor_parallel_size, model.num_attention_heads
-    if rules.name in ("vllm", "sglang") and tp > 1 and heads:
-        kv = {layer.num_kv_heads for layer in model.layers if layer.kind in ("full", "sliding")}
-        bad_kv = [k for k in kv if k % tp and tp % k]
-        if heads % tp or bad_kv:
-            raise UsageError(f"{tp} does not divide the model's {heads} attention heads"
-                             + (f" or its {bad_kv[0]} KV heads" if bad_kv else "") + f"; {rules.name} refuses it.",
-                             option="--tensor-parallel-size",
-                             hint="Use a divisor: " + ", ".join(str(d) for d in (2, 4, 8, 16) if heads % d == 0) + ".")
+    if rules.name in ("vllm", "sglang") and tp > 1 and heads and not tp_accepted(model, tp):
+        bad_kv = [k for k in _kv_heads(model) if k % tp and tp % k]
+        sizes = tp_sizes(model)
+        why = (f"{tp} does not divide the model's {heads} attention heads" if heads % tp else
+               f"{tp} and the model's {bad_kv[0]} KV heads do not divide each other (the KV heads can be neither split "
+               "nor replicated evenly)")
+        raise UsageError(f"{why}; {rules.name} refuses it.", option="--tensor-parallel-size",
+                         hint=("Use one of: " + ", ".join(map(str, sizes)) + "." if sizes else
+                               "No size above 1 splits these heads: serve it on one GPU."))
     if not 0 < s.gpu_memory_utilization <= 1:
         raise UsageError(f"must be in (0, 1], got {s.gpu_memory_utilization}.", option="--gpu-memory-utilization")
     if s.mem_fraction_static is not None and not 0 < s.mem_fraction_static <= 1:
         raise UsageError(f"must be in (0, 1], got {s.mem_fraction_static}.", option="--mem-fraction-static")
+
+
+def _kv_heads(model: ModelSpec) -> set[int]:
+    return {layer.num_kv_heads for layer in model.layers if layer.kind in ("full", "sliding")}
+
+
+def tp_accepted(model: ModelSpec, tp: int) -> bool:
+    """Whether vLLM (and SGLang, modelled the same) splits this model's heads over `tp` GPUs: the attention heads
+    divide by it (vLLM `config/model.py` `ModelConfig.verify_with_parallel_config`, 0.11.0), and each layer's KV heads
+    divide by it or it by them, the KV heads then replicated (`model_executor/layers/linear.py`
+    `QKVParallelLinear.__init__`: `divide(total_num_kv_heads, tp_size)` or `divide(tp_size, total_num_kv_heads)`)."""
+    heads = model.num_attention_heads
+    if tp <= 1 or not heads:
+        return True
+    return not heads % tp and all(not k % tp or not tp % k for k in _kv_heads(model))
+
+
+def tp_sizes(model: ModelSpec, limit: int = MAX_COUNT) -> list[int]:
+    """Every tensor-parallel size above 1 that `tp_accepted` takes, up to `limit`: divisors of the attention heads."""
+    heads = model.num_attention_heads or 0
+    return [d for d in range(2, min(heads, limit) + 1) if tp_accepted(model, d)]
 
 
 def _check_resolved(given: Settings, s: Settings, rules: EngineRules) -> None:
@@ -302,13 +324,7 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
                 out.append(Advice(change=f"{label} weights", flags=flag,
                                   detail=f"weights about {scaled.weights.total_bytes / 2**30:.1f} GiB in all"))
                 break
-        for tp in (2, 4, 8, 16, 32, 64):
-            if tp <= s.tensor_parallel_size:
-                continue
-            try:
-                _check(s.with_(tensor_parallel_size=tp), model, rules, [])
-            except UsageError:
-                continue
+        for tp in _gpu_counts(model, rules, s):
             if fits_with(tensor_parallel_size=tp):
                 flag = f"{f['tp']} {tp}" if not llama else f"--split-mode layer over {tp} GPUs"
                 pp = s.pipeline_parallel_size
@@ -336,6 +352,13 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
                               detail=f"{k} of {n + 1} layers (the output layer and the last {k - 1}) and their KV "
                                      "cache on the GPU, the rest in host memory and on the CPU (slower)"))
     return out
+
+
+def _gpu_counts(model: ModelSpec, rules: EngineRules, s: Settings, limit: int = 64) -> list[int]:
+    """GPU counts above the current one to try, smallest first, up to `limit`: for vLLM and SGLang the sizes whose
+    heads they split (`tp_sizes`)."""
+    sizes = tp_sizes(model, limit) if rules.name in ("vllm", "sglang") else [2, 4, 8, 16, 32, 64]
+    return [n for n in sizes if n > s.tensor_parallel_size]
 
 
 def _llama_format(model: ModelSpec, bits: int) -> ModelSpec | None:
