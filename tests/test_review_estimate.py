@@ -100,3 +100,67 @@ def test_more_gpus_are_advised_only_in_sizes_the_engine_accepts(model):
         if "GPUs of this size" in a["change"]:
             n = int(a["flags"].split()[-1])
             assert run(model, "--gpu", "RTX-4060", "-tp", n, "--json").returncode == 0
+
+
+# --- 3. llama.cpp splits whole layers across GPUs (--split-mode layer), the smallest count that fits ---------------
+
+from conftest import load_config  # noqa: E402
+from vramdoctor.engines import Settings, get_engine  # noqa: E402
+from vramdoctor.engines.llamacpp_split import device_layers  # noqa: E402
+from vramdoctor.estimate import estimate  # noqa: E402
+from vramdoctor.sources.hf_config import spec_from_config  # noqa: E402
+
+
+@pytest.mark.parametrize("n_layer,gpus,ngl,counts", [
+    (32, 1, None, [33]),
+    (32, 2, None, [17, 16]),  # splits 0.5, 1.0: layers 0-16 (x < 0.5) on the first
+    (32, 4, None, [9, 8, 8, 8]),
+    (32, 5, None, [7, 7, 6, 7, 6]),  # the last holds 5 layers and the output layer
+    (39, 5, None, [8, 8, 8, 8, 8]),  # x = 8/40 = 0.2 is not below the first split: upper_bound
+    (32, 4, 9, [3, 2, 2, 2]),  # -ngl 9: layers 24-31 and the output layer, split among the GPUs
+])
+def test_layers_go_to_gpus_by_llama_cpps_split_points(n_layer, gpus, ngl, counts):
+    devices = device_layers(n_layer, gpus, ngl)
+    assert [len(d) for d in devices] == counts
+    assert devices[-1][-1] == n_layer  # the output layer is on the last GPU
+    flat = [i for d in devices for i in d]
+    assert flat == sorted(flat) and len(set(flat)) == len(flat)
+
+
+def llama8b():
+    return spec_from_config(load_config("meta-llama__Llama-3.1-8B-Instruct.json"), name="Llama-3.1-8B-Instruct")
+
+
+@pytest.mark.parametrize("gpu_gib,n,c", [(8.0, 32768, 4), (8.0, 8192, 1), (12.0, 65536, 2), (6.0, 4096, 1)])
+def test_the_advised_gpu_count_is_the_smallest_that_fits(gpu_gib, n, c):
+    """The count llama.cpp's layer split needs is any integer: the advice names the smallest that fits, and one
+    GPU fewer does not."""
+    gpu = int(gpu_gib * GIB)
+    s = Settings(max_model_len=n, concurrency=c)
+    e = estimate(llama8b(), engine="llamacpp", settings=s, gpu_bytes=gpu)
+    advice = [a for a in e.advice if "GPUs of this size" in a.change]
+    assert advice, e.advice
+    k = int(advice[0].change.split()[0])
+    assert "whole layers" in advice[0].detail and "heads" not in advice[0].detail
+    fits = lambda m: estimate(llama8b(), engine="llamacpp", settings=s.with_(tensor_parallel_size=m),  # noqa: E731
+                              gpu_bytes=gpu).verdict == "fits"
+    assert fits(k) and not fits(k - 1)
+
+
+def test_the_review_case_advises_five_gpus_not_eight():
+    d = j("meta-llama/Llama-3.1-8B-Instruct", "--engine", "llamacpp", "--gpu", "RTX-4060", "--max-model-len", "32K",
+          "--concurrency", "4")
+    split = [a for a in d["advice"] if "GPUs of this size" in a["change"]]
+    assert split[0]["change"].startswith("5 GPUs") and "--split-mode layer" in split[0]["flags"]
+
+
+def test_the_gpu_with_the_most_layers_decides():
+    """Llama-3.1-8B over 5 GPUs: the first holds 7 layers and their cache, the last 6 with the output layer; the
+    figures per GPU are the fullest one's, not a fifth of the model."""
+    rules = get_engine("llamacpp")
+    s = Settings(max_model_len=32768, concurrency=4, tensor_parallel_size=5)
+    m = llama8b()
+    e = estimate(m, engine="llamacpp", settings=s, gpu_bytes=8 * GIB)
+    every = sum(rules.layer_bytes(m, s.with_(tensor_parallel_size=1), 32768 * 4, 4).values())
+    assert e.kv_cache_bytes == every * 7 // 32
+    assert e.weights_bytes + e.kv_cache_bytes > (m.weights.total_bytes + every) // 5

@@ -329,9 +329,10 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
                 flag = f"{f['tp']} {tp}" if not llama else f"--split-mode layer over {tp} GPUs"
                 pp = s.pipeline_parallel_size
                 total = f" per stage, {tp * pp} in all with {pp} pipeline stages" if pp > 1 else ""
+                split = ("whole layers and their KV cache on each, the output layer on the last" if llama else
+                         "each layer's weights and KV heads split across them")
                 out.append(Advice(change=f"{tp * pp} GPUs of this size", flags=flag,
-                                  detail=f"the smallest count that fits{total}; weights and KV heads split across "
-                                         "them"))
+                                  detail=f"the smallest count that fits{total}; {split}"))
                 break
         else:
             usable = led.budget.budget_bytes - led.budget.overhead_bytes
@@ -356,7 +357,10 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
 
 def _gpu_counts(model: ModelSpec, rules: EngineRules, s: Settings, limit: int = 64) -> list[int]:
     """GPU counts above the current one to try, smallest first, up to `limit`: for vLLM and SGLang the sizes whose
-    heads they split (`tp_sizes`)."""
+    heads they split (`tp_sizes`); llama.cpp splits whole layers (--split-mode layer), so any count up to one GPU per
+    layer (the output layer counting)."""
+    if rules.name == "llamacpp":
+        return list(range(s.tensor_parallel_size + 1, min(limit, model.num_decoder_layers + 1) + 1))
     sizes = tp_sizes(model, limit) if rules.name in ("vllm", "sglang") else [2, 4, 8, 16, 32, 64]
     return [n for n in sizes if n > s.tensor_parallel_size]
 

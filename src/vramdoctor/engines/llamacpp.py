@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from ..errors import UsageError
 from ..parallel import decoder_layers, tied_head, weight_split, with_layers
+from .llamacpp_split import device_layers
 from ..spec import ModelSpec
 from .base import Budget, Overhead, RulesBase, Settings, cdiv, kv_dtype
 from .words import build_number, modelled, rules_note
@@ -108,14 +109,40 @@ class LlamaCppRules(RulesBase):
                "MLA layers cache K and a kv_lora_rank-wide V (b5137-b7831)")
         return f"llama.cpp b{b} rules{rules_note(s.engine_version, b, parse=build_number)}, {mla}"
 
-    def weights_bytes(self, model: ModelSpec, s: Settings) -> int:
-        """Weights on the GPU: the offloaded layers, the output layer among them from -ngl 1; the input
-        embedding stays on the host (`dev_input` is the CPU). Split evenly by layers over
-        tensor_parallel_size GPUs (`--split-mode layer`)."""
+    def _per_gpu(self, model: ModelSpec, s: Settings, max_model_len: int, seqs: int) -> list[tuple[int, int]]:
+        """(weights, KV cache) on each GPU for `seqs` sequences of `max_model_len`: the layers `device_layers` puts on
+        it (whole layers, `--split-mode layer` over tensor_parallel_size GPUs), each with its cache, the output layer
+        on the last; the input embedding stays on the host (`dev_input` is the CPU)."""
+        memo = getattr(self, "_per_gpu_memo", None)
+        if memo is None or memo[0] is not model or len(memo[1]) > 256:  # the model last asked about (searches)
+            memo = self._per_gpu_memo = (model, {})
+        key = (s, max_model_len, seqs)
+        if key in memo[1]:
+            return memo[1][key]
         layers, _, out = weight_split(model)
-        n = len(layers)
-        gpu = sum(layers[gpu_start(n, s):]) + (out if _head_on_gpu(s) else 0)
-        return cdiv(gpu, s.tensor_parallel_size)
+        groups = decoder_layers(model)
+        n = len(groups)
+        one = s.with_(tensor_parallel_size=1, n_gpu_layers=None)
+        result = []
+        for idx in device_layers(n, s.tensor_parallel_size, s.n_gpu_layers):
+            own = [i for i in idx if i < n]
+            w = sum(layers[i] for i in own) + (out if n in idx else 0)
+            kv = sum(self.layer_bytes(with_layers(model, [groups[i] for i in own]), one, max_model_len * seqs,
+                                      seqs).values()) if own else 0
+            result.append((w, kv))
+        memo[1][key] = result
+        return result
+
+    def _decisive(self, model: ModelSpec, s: Settings) -> int:
+        """The GPU with the most to hold (weights and KV cache) at the selected cell: its figures are the per-GPU
+        ones (the first such GPU where several tie)."""
+        per = self._per_gpu(model, s, s.max_model_len, s.concurrency)
+        return max(range(len(per)), key=lambda k: (per[k][0] + per[k][1], -k))
+
+    def weights_bytes(self, model: ModelSpec, s: Settings) -> int:
+        """Weights on the GPU that decides (`_decisive`): its offloaded layers, and the output layer on the last GPU
+        from -ngl 1."""
+        return self._per_gpu(model, s, s.max_model_len, s.concurrency)[self._decisive(model, s)][0]
 
     def host_bytes(self, model: ModelSpec, s: Settings, max_model_len: int, seqs: int) -> tuple[int, int]:
         """(weights, KV cache) bytes llama.cpp keeps in host memory: the layers not offloaded, the input
@@ -124,8 +151,9 @@ class LlamaCppRules(RulesBase):
         start = gpu_start(len(layers), s)
         # (a tied head left on the host reads the embedding itself: no second copy)
         weights = inp + sum(layers[:start]) + (0 if _head_on_gpu(s) or tied_head(model) else out)
-        every = sum(self.layer_bytes(model, s, max_model_len * seqs, seqs).values())
-        return weights, every - self.kv_cache_bytes(model, s, max_model_len, seqs) * s.tensor_parallel_size
+        every = sum(self.layer_bytes(model, s.with_(tensor_parallel_size=1, n_gpu_layers=None), max_model_len * seqs,
+                                     seqs).values())
+        return weights, every - sum(kv for _, kv in self._per_gpu(model, s, max_model_len, seqs))
 
     def flags(self) -> dict[str, str]:
         return {"max_model_len": "-c", "concurrency": "-np", "kv_cache_dtype": "-ctk/-ctv", "fp8": "q8_0",
@@ -174,17 +202,22 @@ class LlamaCppRules(RulesBase):
         return out
 
     def kv_cache_bytes(self, model: ModelSpec, s: Settings, max_model_len: int, seqs: int) -> int:
-        """Per GPU: the offloaded layers' caches (all layers by default). llama.cpp has no tensor
-        parallelism; `--split-mode layer` over tensor_parallel_size GPUs gives each an even share of the
-        layers, and so of the cache."""
-        part = offloaded(model, s)
-        if part is None:
-            return 0
-        return cdiv(sum(self.layer_bytes(part, s, max_model_len * seqs, seqs).values()), s.tensor_parallel_size)
+        """Per GPU: the KV cache of the layers on the GPU that decides (all layers on one GPU by default). At the
+        selected cell that is its own cache; at another, the most any GPU needs beyond the decisive GPU's weights
+        (max over GPUs of weights + cache, less those weights), so weights + KV cache is the fullest GPU's at
+        every cell the searches try."""
+        per = self._per_gpu(model, s, max_model_len, seqs)
+        w = self.weights_bytes(model, s)
+        return max(0, max(wk + kv for wk, kv in per) - w)
 
     def growing_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
-        """Per GPU, the layers that grow with every token, split by layers across GPUs."""
-        return cdiv(self.engine_bytes_per_token(model, s), s.tensor_parallel_size)
+        """Per GPU, the layers that grow with every token on the GPU that decides."""
+        if s.tensor_parallel_size == 1:
+            return self.engine_bytes_per_token(model, s)
+        groups = decoder_layers(model)
+        n = len(groups)
+        own = [i for i in device_layers(n, s.tensor_parallel_size, s.n_gpu_layers)[self._decisive(model, s)] if i < n]
+        return self.engine_bytes_per_token(with_layers(model, [groups[i] for i in own]), s) if own else 0
 
     def engine_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
         """Bytes per cell of the non-SWA cache (the part that grows with -c)."""
