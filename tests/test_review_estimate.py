@@ -54,7 +54,7 @@ def test_the_default_max_num_seqs_is_the_releases_for_the_gpu(gpu, version, seqs
 def test_max_num_seqs_given_is_profiled_and_caps_what_runs_at_once():
     d = j("Qwen/Qwen2.5-7B-Instruct", "--gpu", "H100-80GB", "--max-num-seqs", "8", "--concurrency", "64")
     assert d["settings"]["max_num_seqs"] == 8 and "8 sequences profiled" in d["engine_rules"]
-    assert "8 of 64 run at once" in d["answer"]
+    assert "8 of 64 at once" in d["answer"]
     small = j("Qwen/Qwen2.5-7B-Instruct", "--gpu", "H100-80GB", "--max-num-seqs", "8")
     big = j("Qwen/Qwen2.5-7B-Instruct", "--gpu", "H100-80GB", "--max-num-seqs", "1024")
     assert small["kv_pool_bytes"] >= big["kv_pool_bytes"]  # fewer sampler rows profiled, never a smaller pool
@@ -164,3 +164,88 @@ def test_the_gpu_with_the_most_layers_decides():
     every = sum(rules.layer_bytes(m, s.with_(tensor_parallel_size=1), 32768 * 4, 4).values())
     assert e.kv_cache_bytes == every * 7 // 32
     assert e.weights_bytes + e.kv_cache_bytes > (m.weights.total_bytes + every) // 5
+
+
+# --- 4. the first line stays within 80 columns for every legal input ----------------------------------------------
+
+import random  # noqa: E402
+
+from vramdoctor.estimate import MAX_COUNT  # noqa: E402
+from vramdoctor.gpus import MAX_DEVICE_BYTES  # noqa: E402
+from vramdoctor.sources.catalog import read_catalog  # noqa: E402
+from vramdoctor.units import compact, compact_gib  # noqa: E402
+
+MODELS = ("meta-llama/Llama-3.2-1B", "Qwen/Qwen2.5-7B-Instruct", "deepseek-ai/DeepSeek-V3", "openai/gpt-oss-120b",
+          "google/gemma-3-27b-it", "derivative/mamba-2.8b-ov")
+LENS = (1, 4096, 131072, 1 << 20, 1 << 30, 1 << 40)  # parse_tokens takes up to 2^40
+SEQS = (1, 7, 999, 1024, 100000, MAX_COUNT)
+GPUS = (1, 2**20, 8 * GIB, int(79.15 * GIB), 256 * GIB, MAX_DEVICE_BYTES)
+
+
+def _answer(model, engine, n, c, gpu, **more):
+    from vramdoctor.errors import UsageError
+
+    try:
+        e = estimate(read_catalog(model), engine=engine, gpu_bytes=gpu,
+                     settings=Settings(max_model_len=n, concurrency=c, **more))
+    except UsageError:
+        return None  # a setting the engine refuses: no first line to measure
+    return e.answer
+
+
+def test_the_first_line_fits_80_columns_at_the_extremes():
+    """The review's case (81) and the larger legal values (86-88): MI325X, fp8, 1M tokens, 1024 and 100,000
+    sequences, 64 TiB of GPU memory."""
+    cases = [("meta-llama/Llama-3.2-1B", "vllm", 1 << 20, 1024, int(255.98 * GIB), {"kv_cache_dtype": "fp8"}),
+             ("meta-llama/Llama-3.2-1B", "vllm", 1 << 20, 100000, MAX_DEVICE_BYTES, {"kv_cache_dtype": "fp8"}),
+             ("meta-llama/Llama-3.2-1B", "sglang", 1 << 20, 100000, MAX_DEVICE_BYTES, {}),
+             ("meta-llama/Llama-3.2-1B", "llamacpp", 1 << 40, MAX_COUNT, MAX_DEVICE_BYTES, {})]
+    for model, engine, n, c, gpu, more in cases:
+        a = _answer(model, engine, n, c, gpu, **more)
+        assert a is not None and len(a) <= 80, a
+
+
+def test_the_first_line_fits_80_columns_for_a_seeded_sweep_of_legal_values():
+    rng = random.Random(int(os.environ.get("VRAMDOCTOR_FUZZ_SEED", "7")))
+    seen = 0
+    for _ in range(160):
+        model, engine = rng.choice(MODELS), rng.choice(("vllm", "sglang", "llamacpp", "generic"))
+        n, c, gpu = rng.choice(LENS), rng.choice(SEQS), rng.choice(GPUS)
+        more = {"gpu_memory_utilization": rng.choice((0.01, 0.9, 1.0))} if engine == "vllm" else {}
+        a = _answer(model, engine, n, c, gpu, **more)
+        if a is not None:
+            seen += 1
+            assert len(a) <= 80, (model, engine, n, c, gpu, a)
+    assert seen > 100
+
+
+@pytest.mark.parametrize("x,width", [(0, 5), (9999, 5), (10000, 5), (999499, 5), (999500, 5), (1 << 40, 5),
+                                     (3.6934, 6), (999.99, 6), (1000.0, 6), (123456.7, 6), (10**30, 7)])
+def test_compact_numbers_never_pass_their_width(x, width):
+    assert len(compact(x, width)) <= width
+
+
+@pytest.mark.parametrize("n", [0, 1, GIB // 3, 999 * GIB, 1000 * GIB, 2**50, 2**60, 2**80, 2**90, 2**200])
+def test_compact_gib_is_at_most_ten_characters(n):
+    assert len(compact_gib(n)) <= 10
+
+
+# --- 9. the answer's wording: one request, a pool short of one sequence --------------------------------------------
+
+@pytest.mark.parametrize("args", [("Qwen/Qwen2.5-7B-Instruct",), ("Qwen/Qwen2.5-7B-Instruct", "--engine", "sglang"),
+                                  ("meta-llama/Llama-3.2-1B", "--gpu", "RTX-4090", "--max-model-len", "8192")])
+def test_one_request_is_not_all_1(args):
+    a = j(*args)["answer"]
+    assert a.startswith("Starts") and "all 1 " not in a and " of 1 " not in a
+
+
+def test_a_pool_short_of_one_sequence_is_not_zero_of_n_at_once():
+    """SGLang starts on a pool of any size: 0.29 sequences of 32,768 tokens is not '0 of 8 run at once'."""
+    hits = 0
+    for gpu, n in (("RTX-4090", "131072"), ("RTX-4060", "32768"), ("L4", "131072")):
+        d = j("Qwen/Qwen2.5-7B-Instruct", "--engine", "sglang", "--gpu", gpu, "--max-model-len", n,
+              "--concurrency", "8")
+        if d["starts"] and d["max_concurrency"] < 1:
+            hits += 1
+            assert d["answer"].startswith("Starts, but its pool holds only") and " 0 of " not in d["answer"]
+    assert hits >= 2

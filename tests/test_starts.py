@@ -27,7 +27,7 @@ def test_vllm_starts_and_queues_what_the_pool_cannot_hold():
     assert e.starts is True
     assert e.max_concurrency == pytest.approx(e.kv_pool_bytes / e.kv_cache_bytes * 8, abs=0.01)
     assert e.max_concurrency == 3.69
-    assert e.answer == "Starts: 3.69 sequences of 32,768 tokens fit the pool; 3 of 8 run at once."
+    assert e.answer == "Starts: 3.69 sequences of 32,768 tokens fit the pool; 3 of 8 at once."
     cell = estimate(qwen(), settings=Settings(max_model_len=32768, concurrency=8), gpu_bytes=RTX4090,
                     grid=[(32768, 8)]).grid[0]
     assert cell.starts and cell.concurrent == 3

@@ -10,6 +10,7 @@ from .engines import KV_DTYPES_BY_ENGINE, EngineRules, Settings, get_engine
 from .engines.base import kv_dtype, state_bytes_per_seq
 from .engines.words import release
 from .errors import UsageError
+from .units import compact, compact_gib
 from .parallel import stages
 from .spec import ModelSpec
 
@@ -453,29 +454,35 @@ def _seq_cap(rules: EngineRules, s: Settings) -> int:
 
 def _answer(rules: EngineRules, s: Settings, led: _Ledger, starts: bool | None, concurrency: float | None,
             pool_tokens: int | None) -> str:
-    """The one-line answer: does the engine start, and what limits it."""
-    gib = 2**30
-    n, c = s.max_model_len, s.concurrency
+    """The one-line answer: does the engine start, and what limits it. At most 80 characters for any legal input:
+    counts go through `compact` (tokens 7 characters, sequences 6, requests 5) and bytes through `compact_gib` (10,
+    9 with one decimal), and the longest template with the widest values is 80 (tests/test_review_estimate.py)."""
+    n, c = compact(s.max_model_len, 7), compact(s.concurrency, 5)
     if led.weights_exceed():
-        return (f"Does not start: weights {led.weights / gib:.2f} GiB per GPU exceed the "
-                f"{max(0, led.budget.budget_bytes) / gib:.2f} GiB budget.")
+        return (f"Does not start: weights {compact_gib(led.weights)} per GPU exceed the "
+                f"{compact_gib(max(0, led.budget.budget_bytes))} budget.")
     pool = led.budget.kv_pool_bytes
     if pool is None:  # llama.cpp, generic: the whole cache is allocated at start
-        need = led.weights + led.kv(n, c) + led.budget.overhead_bytes
+        need = led.weights + led.kv(s.max_model_len, s.concurrency) + led.budget.overhead_bytes
         verb = "Starts" if starts else "Does not start"
-        return f"{verb}: {n:,} x {c} needs {need / gib:.2f} GiB of {led.budget.budget_bytes / gib:.2f} GiB."
+        return f"{verb}: {n} x {c} needs {compact_gib(need)} of {compact_gib(led.budget.budget_bytes)}."
     if starts is None:
-        return (f"Undetermined: starts unless up to {led.budget.uncertain_bytes / gib:.1f} GiB of unmodelled "
+        return (f"Undetermined: starts unless up to {compact_gib(led.budget.uncertain_bytes, 1)} of unmodelled "
                 "overhead applies.")
     if pool <= 0 or not starts and rules.name != "vllm":
-        return f"Does not start: weights and overheads leave no KV pool ({-pool / gib:.2f} GiB short)." if pool < 0 \
-            else "Does not start: weights and overheads leave no KV pool."
+        return (f"Does not start: weights and overheads leave no KV pool ({compact_gib(-pool)} short)." if pool < 0
+                else "Does not start: weights and overheads leave no KV pool.")
     if not starts:
-        return (f"Does not start: a {n:,}-token sequence needs {led.kv(n, 1) / gib:.1f} GiB of KV; "
-                f"pool {pool / gib:.1f} GiB.")
-    run = min(c, led.max_seqs(n), _seq_cap(rules, s))
-    tail = f"all {c} run at once" if run >= c else f"{run} of {c} run at once"
-    return f"Starts: {concurrency:,.2f} sequences of {n:,} tokens fit the pool; {tail}."
+        return (f"Does not start: a {n}-token sequence needs {compact_gib(led.kv(s.max_model_len, 1), 1)} of KV; "
+                f"pool {compact_gib(pool, 1)}.")
+    run = min(s.concurrency, led.max_seqs(s.max_model_len), _seq_cap(rules, s))
+    seqs = "<0.01" if concurrency is not None and concurrency < 0.01 else compact(concurrency or 0, 6)
+    if run == 0:  # a pool of some tokens but not one whole sequence (SGLang)
+        return f"Starts, but its pool holds only {seqs} of one {n}-token sequence."
+    head = f"Starts: {seqs} sequences of {n} tokens fit the pool"
+    if s.concurrency == 1:
+        return head + "."
+    return head + (f"; all {c} run at once." if run >= s.concurrency else f"; {compact(run, 5)} of {c} at once.")
 
 
 def estimate(
