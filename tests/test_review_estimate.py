@@ -249,3 +249,107 @@ def test_a_pool_short_of_one_sequence_is_not_zero_of_n_at_once():
             hits += 1
             assert d["answer"].startswith("Starts, but its pool holds only") and " 0 of " not in d["answer"]
     assert hits >= 2
+
+
+# --- 5. config keys missing or impossible: transformers' class default with a note, else refused -------------------
+
+import copy  # noqa: E402
+
+from vramdoctor.errors import ModelSourceError  # noqa: E402
+
+
+def cfg_without(name, *keys, **changes):
+    c = copy.deepcopy(load_config(name))
+    for k in keys:
+        c.pop(k)
+    c.update(changes)
+    return c
+
+
+def spec_of(cfg):
+    return spec_from_config(cfg, name="m", path="config.json")
+
+
+@pytest.mark.parametrize("name,key,default,cls", [
+    ("deepseek-ai__DeepSeek-V3.config.json", "kv_lora_rank", 512, "DeepseekV3Config"),
+    ("deepseek-ai__DeepSeek-V3.config.json", "qk_rope_head_dim", 64, "DeepseekV3Config"),
+    ("deepseek-ai__DeepSeek-V2-Lite.config.json", "kv_lora_rank", 512, "DeepseekV2Config"),
+    ("mistralai__Mixtral-8x7B-v0.1.config.json", "num_local_experts", 8, "MixtralConfig"),
+    ("meta-llama__Meta-Llama-3.1-8B.config.json", "vocab_size", 32000, "LlamaConfig"),
+    ("meta-llama__Meta-Llama-3.1-8B.config.json", "intermediate_size", 11008, "LlamaConfig"),
+    ("Qwen__Qwen3-Next-80B-A3B-Thinking.config.json", "full_attention_interval", 4, "Qwen3NextConfig"),
+])
+def test_a_missing_key_takes_transformers_class_default_and_says_so(name, key, default, cls):
+    full, cut = spec_of(load_config(name)), spec_of(cfg_without(name, key))
+    note = " ".join(cut.notes)
+    assert key in note and str(default) in note and cls in note
+    if load_config(name)[key] == default:  # the real value is the default: the same model
+        assert cut.layers == full.layers and cut.weights.total_bytes == full.weights.total_bytes
+    assert not full.notes or key not in " ".join(full.notes)
+
+
+def test_deepseek_v3_without_kv_lora_rank_is_latent_attention():
+    cut = spec_of(cfg_without("deepseek-ai__DeepSeek-V3.config.json", "kv_lora_rank"))
+    assert {layer.kind for layer in cut.layers} == {"mla"}
+
+
+def test_gpt_oss_without_layer_types_alternates_as_its_config_class_does():
+    for name in ("openai__gpt-oss-20b.config.json", "openai__gpt-oss-120b.config.json"):
+        full, cut = spec_of(load_config(name)), spec_of(cfg_without(name, "layer_types"))
+        assert [layer.kind for layer in cut.layers] == [layer.kind for layer in full.layers]
+        assert "layer_types" in " ".join(cut.notes) and "GptOssConfig" in " ".join(cut.notes)
+
+
+def test_qwen3_next_without_its_interval_is_hybrid():
+    cut = spec_of(cfg_without("Qwen__Qwen3-Next-80B-A3B-Thinking.config.json", "full_attention_interval"))
+    assert cut.count("full") == 12 and cut.count("state") == 36
+
+
+def test_mixtral_without_experts_is_not_dense():
+    full = spec_of(load_config("mistralai__Mixtral-8x7B-v0.1.config.json"))
+    cut = spec_of(cfg_without("mistralai__Mixtral-8x7B-v0.1.config.json", "num_local_experts"))
+    assert cut.num_experts == 8 and cut.weights.total_bytes == full.weights.total_bytes
+
+
+@pytest.mark.parametrize("name,keys,field", [
+    ("microsoft__phi-4.config.json", ("vocab_size",), "vocab_size"),  # phi3: no class default read
+    ("microsoft__phi-4.config.json", ("intermediate_size",), "intermediate_size"),
+    ("meta-llama__Meta-Llama-3.1-8B.config.json", ("vocab_size", "model_type"), "vocab_size"),
+    ("Qwen__Qwen2.5-7B.config.json", ("hidden_size",), "hidden_size"),
+])
+def test_a_missing_key_with_no_class_default_is_refused_with_the_field(name, keys, field):
+    with pytest.raises(ModelSourceError) as e:
+        spec_of(cfg_without(name, *keys))
+    assert field in str(e.value)
+
+
+@pytest.mark.parametrize("name,changes,field", [
+    ("deepseek-ai__DeepSeek-V3.config.json", {"kv_lora_rank": None}, "kv_lora_rank"),
+    ("deepseek-ai__DeepSeek-V3.config.json", {"qk_rope_head_dim": None}, "qk_rope_head_dim"),
+    ("meta-llama__Meta-Llama-3.1-8B.config.json", {"torch_dtype": "int4"}, "torch_dtype"),
+    ("meta-llama__Meta-Llama-3.1-8B.config.json", {"torch_dtype": "uint8"}, "torch_dtype"),
+    ("meta-llama__Meta-Llama-3.1-8B.config.json", {"num_key_value_heads": 3}, "num_key_value_heads"),
+    ("meta-llama__Meta-Llama-3.1-8B.config.json", {"num_key_value_heads": 64}, "num_key_value_heads"),
+    ("Qwen__Qwen2.5-7B.config.json", {"num_key_value_heads": 5}, "num_key_value_heads"),
+    ("meta-llama__Meta-Llama-3.1-8B.config.json", {"vocab_size": None}, "vocab_size"),
+])
+def test_an_impossible_value_is_refused_with_the_field(name, changes, field):
+    with pytest.raises(ModelSourceError) as e:
+        spec_of(cfg_without(name, **changes))
+    assert field in str(e.value)
+
+
+def test_the_cli_refuses_with_the_field_and_exit_2(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps(cfg_without("meta-llama__Meta-Llama-3.1-8B.config.json",
+                                                                 torch_dtype="int4")))
+    r = run(tmp_path / "config.json")
+    assert r.returncode == 2 and "torch_dtype" in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("dtype,width", [("float16", 2), ("bfloat16", 2), ("float32", 4), ("float8_e4m3fn", 2)])
+def test_dtypes_a_model_computes_in_are_read(dtype, width):
+    from vramdoctor.dtypes import dtype_bytes
+
+    m = spec_of(cfg_without("meta-llama__Meta-Llama-3.1-8B.config.json", torch_dtype=dtype))
+    assert dtype_bytes(m.dtype) == width
