@@ -353,3 +353,40 @@ def test_dtypes_a_model_computes_in_are_read(dtype, width):
 
     m = spec_of(cfg_without("meta-llama__Meta-Llama-3.1-8B.config.json", torch_dtype=dtype))
     assert dtype_bytes(m.dtype) == width
+
+
+# --- 6. past the model's trained context: each engine's own rule, and advice that never passes the limit -------------
+
+from tinygguf import write_model  # noqa: E402
+
+
+@pytest.mark.parametrize("engine,says,not_says", [
+    ("vllm", "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1", "only warns"),
+    ("sglang", "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1", "only warns"),
+    ("llamacpp", "only warns", "refuse"),
+])
+def test_past_max_position_embeddings_each_engine_says_what_it_does(engine, says, not_says):
+    d = j("Qwen/Qwen2.5-7B-Instruct", "--engine", engine, "--max-model-len", "64K", "--gpu-memory", "512GiB")
+    note = [n for n in d["notes"] if "max_position_embeddings" in n]
+    assert note and says in note[0] and not_says not in note[0]
+
+
+def test_a_gguf_past_its_training_context_under_llamacpp_is_a_warning(tmp_path):
+    gguf = write_model(tmp_path / "t.gguf")
+    d = j(gguf, "--engine", "llamacpp", "--max-model-len", "1M")
+    note = [n for n in d["notes"] if "context" in n]
+    assert note and "only warns" in note[0] and "refuse" not in note[0]
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "llamacpp"])
+@pytest.mark.parametrize("model,gpu,n", [("Qwen/Qwen2.5-7B-Instruct", "RTX-4090", "128K"),
+                                         ("meta-llama/Llama-3.1-8B-Instruct", "RTX-4090", "1M"),
+                                         ("Qwen/Qwen2.5-7B-Instruct", "H100-80GB", "256K")])
+def test_advice_never_passes_the_models_limit_without_naming_the_override(engine, model, gpu, n):
+    d = j(model, "--engine", engine, "--gpu", gpu, "--max-model-len", n, "--concurrency", "2")
+    limit = {"Qwen/Qwen2.5-7B-Instruct": 32768, "meta-llama/Llama-3.1-8B-Instruct": 131072}[model]
+    for a in d["advice"]:
+        if a["change"] == "shorter context":
+            words = a["flags"].split()
+            per_seq = int(words[1]) // (int(words[3]) if words[0] == "-c" else 1)
+            assert per_seq <= limit, a

@@ -297,11 +297,15 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
         return _Ledger(m, rules, s2, gpu_bytes).verdict(s2.max_model_len, s2.concurrency) == "fits"
 
     if verdict == "kv_exceeds":
-        n = led.max_len(s.concurrency)
+        fit = led.max_len(s.concurrency)
+        mpe = model.max_position_embeddings
+        n = min(fit, mpe) if mpe else fit  # advice never passes the model's trained context
         if n >= 1:
             flag = f"-c {n * s.concurrency} -np {s.concurrency}" if llama else f"{f['max_model_len']} {n}"
+            beyond = (f"; that is the model's max_position_embeddings: {fit:,} would fit with "
+                      f"{rules.past_context_override}" if n < fit else "")
             out.append(Advice(change="shorter context", flags=flag,
-                              detail=f"{n} tokens per sequence fit at {s.concurrency} concurrent"))
+                              detail=f"{n} tokens per sequence fit at {s.concurrency} concurrent{beyond}"))
         k = led.max_seqs(s.max_model_len)
         if k >= 1 and s.concurrency > 1:
             flag = f"-c {s.max_model_len * k} -np {k}" if llama else f"{f['concurrency']} {k}"
@@ -541,7 +545,7 @@ def estimate(
     notes = list(model.notes) + ([stage_note] if stage_note else [])
     if s.max_model_len > (model.max_position_embeddings or MAX_SEARCH_LEN):
         notes.append(f"max_model_len {s.max_model_len} exceeds the model's max_position_embeddings "
-                     f"{model.max_position_embeddings}; engines refuse it unless told otherwise")
+                     f"{model.max_position_embeddings}; {rules.past_context}")
     return Estimate(
         model=model.name, engine=rules.name, gpu=gpu_name, gpu_memory_bytes=gpu_bytes,
         budget_bytes=max(0, led.budget.budget_bytes), settings=s, cell_flags=rules.cell_flags(s),

@@ -189,6 +189,10 @@ class RulesBase:
         engines that reserve a pool from a memory fraction (see Budget.kv_pool_bytes)."""
         return None
 
+    #: what the engine does with a context past the model's max_position_embeddings, and what lets it run one
+    past_context = "engines refuse it or warn, each by its own rule"
+    past_context_override = "the engine's override for a longer context"
+
 
 DEFAULT_STEP_TOKENS = 2048
 DEFAULT_MAX_NUM_SEQS = 256

@@ -87,6 +87,11 @@ def offloaded(model: ModelSpec, s: Settings) -> ModelSpec | None:
 
 class LlamaCppRules(RulesBase):
     name = "llamacpp"
+    # `src/llama-context.cpp` (b10587): "n_ctx_seq (%u) > n_ctx_train (%u) -- possible training context overflow" is
+    # a warning; the context is allocated and served
+    past_context = ("llama.cpp only warns (n_ctx_seq > n_ctx_train: possible training context overflow) and runs it; "
+                    "output past the trained context may degrade without rope scaling (--rope-scaling yarn)")
+    past_context_override = "llama.cpp, which only warns past it (rope scaling: --rope-scaling yarn)"
 
     def check_version(self, version: str) -> None:
         if build_number(version) is None:

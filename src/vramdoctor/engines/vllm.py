@@ -85,6 +85,11 @@ def _chunked_by_default(v: tuple[int, int, int], model: ModelSpec, max_model_len
 
 class VllmRules(RulesBase):
     name = "vllm"
+    # `config/model.py` `_get_and_verify_max_len` (0.11.0): a max_model_len above the derived one (the config's
+    # max_position_embeddings, times a rope_scaling factor) raises unless VLLM_ALLOW_LONG_MAX_MODEL_LEN is set
+    past_context = ("vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set (or rope scaling in the config "
+                    "raises the limit)")
+    past_context_override = "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 or rope scaling"
 
     def resolve(self, model: ModelSpec, s: Settings, gpu_bytes: int) -> Settings:
         """Fill in vLLM's defaults for `max_num_batched_tokens` and `max_num_seqs` for the release in
