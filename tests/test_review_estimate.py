@@ -390,3 +390,42 @@ def test_advice_never_passes_the_models_limit_without_naming_the_override(engine
             words = a["flags"].split()
             per_seq = int(words[1]) // (int(words[3]) if words[0] == "-c" else 1)
             assert per_seq <= limit, a
+
+
+# --- 7. Ollama, KoboldCpp and llama-cpp-python answer in their own settings ---------------------------------------
+
+LLAMA_FLAGS = ("-c ", "-np ", "-ngl ", "-ctk", "-ub ", "--split-mode")
+FRONT = {"ollama": ("num_ctx 32768 OLLAMA_NUM_PARALLEL=4", "num_gpu ", "OLLAMA_KV_CACHE_TYPE"),
+         "koboldcpp": ("--contextsize 131072", "--gpulayers ", "--quantkv"),
+         "llama-cpp-python": ("n_ctx=131072", "n_gpu_layers=", "type_k=")}
+
+
+@pytest.mark.parametrize("front", sorted(FRONT))
+@pytest.mark.parametrize("gpu", ["RTX-4060", "RTX-4090"])
+def test_a_front_end_gets_its_own_flags_not_llama_cpps(front, gpu):
+    ctx, layers, kv = FRONT[front]
+    d = j("meta-llama/Llama-3.1-8B-Instruct", "--engine", front, "--gpu", gpu, "--weights", "q4_k_m",
+          "--max-model-len", "32K", "--concurrency", "4")
+    assert d["front_end"] == front and d["engine"] == "llamacpp"
+    assert d["cell_flags"].startswith(ctx)
+    for a in d["advice"]:
+        assert not any(f in a["flags"] for f in LLAMA_FLAGS), a
+        if a["change"] == "partial offload":
+            assert a["flags"].startswith(layers)
+        if a["change"] == "8-bit KV cache":
+            assert kv in a["flags"]
+    text = run("meta-llama/Llama-3.1-8B-Instruct", "--engine", front, "--gpu", gpu, "--weights", "q4_k_m",
+               "--max-model-len", "32K", "--concurrency", "4").stdout
+    assert f"engine {front} (llama.cpp's rules)" in text and "-ngl" not in text
+
+
+def test_llamacpp_keeps_its_own_flags():
+    d = j("meta-llama/Llama-3.1-8B-Instruct", "--engine", "llamacpp", "--gpu", "RTX-4060", "--max-model-len", "32K",
+          "--concurrency", "4")
+    assert d["cell_flags"].startswith("-c 131072 -np 4") and any(a["flags"].startswith("-ngl") for a in d["advice"])
+
+
+@pytest.mark.parametrize("front,dtype", [("ollama", "q5_0"), ("ollama", "bf16"), ("koboldcpp", "iq4_nl")])
+def test_a_kv_type_the_front_end_has_no_setting_for_is_refused(front, dtype):
+    r = run("meta-llama/Llama-3.1-8B-Instruct", "--engine", front, "--kv-cache-dtype", dtype)
+    assert r.returncode == 2 and "--kv-cache-dtype" in r.stderr and "takes: f16, q8_0" in r.stderr

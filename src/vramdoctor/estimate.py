@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-from .engines import KV_DTYPES_BY_ENGINE, EngineRules, Settings, get_engine
+from .engines import KV_DTYPES_BY_ENGINE, EngineRules, Settings, get, get_engine
+from .engines.interface import Spelling
 from .engines.base import kv_dtype, state_bytes_per_seq
 from .engines.words import release
 from .errors import UsageError
@@ -71,6 +72,8 @@ class Estimate:
     "Maximum concurrency for N tokens per request: X", SGLang's #tokens / context length, llama.cpp's
     -np slots); None when it does not start.
     answer: the one-line answer (starts or not, and what limits it).
+    front_end: the engine asked for (Ollama, KoboldCpp and llama-cpp-python run llama.cpp's rules, `engine`, in
+    their own settings: `cell_flags` and `advice` are in them); gpu_layers_flag: its spelling of -ngl.
     """
 
     model: str
@@ -112,6 +115,8 @@ class Estimate:
     host_kv_cache_bytes: int | None = None
     engine_rules: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    front_end: str = ""
+    gpu_layers_flag: str = "-ngl"
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -283,8 +288,10 @@ class _Ledger:
         return self._largest(lambda n: self.kv(max_model_len, n) <= room, MAX_SEARCH_SEQS)
 
 
-def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, led: _Ledger) -> list[Advice]:
-    """The smallest changes that make the selected cell fit, cheapest first, each checked by re-estimating."""
+def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, led: _Ledger,
+            sp: Spelling | None = None) -> list[Advice]:
+    """The smallest changes that make the selected cell fit, cheapest first, each checked by re-estimating; for
+    llama.cpp in the spelling `sp` of the front end asked for (Ollama, KoboldCpp, llama-cpp-python)."""
     f = rules.flags()
     out: list[Advice] = []
     verdict = led.verdict(s.max_model_len, s.concurrency)
@@ -301,18 +308,20 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
         mpe = model.max_position_embeddings
         n = min(fit, mpe) if mpe else fit  # advice never passes the model's trained context
         if n >= 1:
-            flag = f"-c {n * s.concurrency} -np {s.concurrency}" if llama else f"{f['max_model_len']} {n}"
+            flag = (sp.context.format(n=n, ctx=n * s.concurrency, c=s.concurrency) if llama and sp else
+                    f"{f['max_model_len']} {n}")
             beyond = (f"; that is the model's max_position_embeddings: {fit:,} would fit with "
                       f"{rules.past_context_override}" if n < fit else "")
             out.append(Advice(change="shorter context", flags=flag,
                               detail=f"{n} tokens per sequence fit at {s.concurrency} concurrent{beyond}"))
         k = led.max_seqs(s.max_model_len)
         if k >= 1 and s.concurrency > 1:
-            flag = f"-c {s.max_model_len * k} -np {k}" if llama else f"{f['concurrency']} {k}"
+            flag = (sp.context.format(n=s.max_model_len, ctx=s.max_model_len * k, c=k) if llama and sp else
+                    f"{f['concurrency']} {k}")
             out.append(Advice(change="fewer concurrent sequences", flags=flag,
                               detail=f"{k} sequences of {s.max_model_len} tokens fit"))
         if kv_dtype(model, s).block_bytes > 1 and fits_with(kv_cache_dtype=f["fp8"]):
-            flag = "-ctk q8_0 -ctv q8_0 -fa on" if llama else f"{f['kv_cache_dtype']} {f['fp8']}"
+            flag = sp.kv8 if llama and sp else f"{f['kv_cache_dtype']} {f['fp8']}"
             out.append(Advice(change="8-bit KV cache", flags=flag, detail="halves the KV bytes per token"))
         if rules.name == "vllm" and s.gpu_memory_utilization < 0.95 and fits_with(gpu_memory_utilization=0.95):
             out.append(Advice(change="more memory for the pool", flags=f"{f['utilization']} 0.95",
@@ -331,7 +340,7 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
                 break
         for tp in _gpu_counts(model, rules, s):
             if fits_with(tensor_parallel_size=tp):
-                flag = f"{f['tp']} {tp}" if not llama else f"--split-mode layer over {tp} GPUs"
+                flag = sp.split.format(g=tp) if llama and sp else f"{f['tp']} {tp}"
                 pp = s.pipeline_parallel_size
                 total = f" per stage, {tp * pp} in all with {pp} pipeline stages" if pp > 1 else ""
                 split = ("whole layers and their KV cache on each, the output layer on the last" if llama else
@@ -354,7 +363,7 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
         n = model.num_decoder_layers
         k = _max_ngl(model, rules, s, gpu_bytes)
         if 1 <= k <= n and (s.n_gpu_layers is None or s.n_gpu_layers > k):
-            out.append(Advice(change="partial offload", flags=f"-ngl {k}",
+            out.append(Advice(change="partial offload", flags=sp.gpu_layers.format(k=k) if sp else f"-ngl {k}",
                               detail=f"{k} of {n + 1} layers (the output layer and the last {k - 1}) and their KV "
                                      "cache on the GPU, the rest in host memory and on the CPU (slower)"))
     return out
@@ -489,6 +498,35 @@ def _answer(rules: EngineRules, s: Settings, led: _Ledger, starts: bool | None, 
     return head + (f"; all {c} run at once." if run >= s.concurrency else f"; {compact(run, 5)} of {c} at once.")
 
 
+def _front_end(engine: str, rules: EngineRules) -> tuple[str, Spelling | None]:
+    """(the engine's name as `estimate` reports it, its spelling of llama.cpp's settings): Ollama, KoboldCpp and
+    llama-cpp-python run llama.cpp's rules in their own settings; every other engine spells its own flags."""
+    try:
+        e = get(engine)
+    except UsageError:
+        return rules.name, None
+    if rules.name != "llamacpp":
+        return e.name if e.rules is None else rules.name, None
+    return e.name, e.spelling or get("llamacpp").spelling
+
+
+def _spelled_cell(sp: Spelling, s: Settings) -> str:
+    from .engines.llamacpp import spelled_cell  # (llama.cpp's module only where its rules run: start-up time)
+
+    return spelled_cell(sp, s)
+
+
+def _check_spelled(s: Settings, front: str, sp: Spelling | None) -> None:
+    """A KV cache type the front end has no setting for is refused (Ollama: f16, q8_0, q4_0; KoboldCpp: f16 and
+    --quantkv 1 / 2)."""
+    if sp is None:
+        return
+    t = {"auto": "f16", "fp16": "f16", "fp32": "f32"}.get(s.kv_cache_dtype, s.kv_cache_dtype)
+    if t not in sp.kv_types:
+        raise UsageError(f"{sp.label} has no setting for a {t} KV cache.", option="--kv-cache-dtype",
+                         hint=f"{sp.label} takes: {', '.join(sp.kv_types)}.")
+
+
 def estimate(
     model: ModelSpec,
     *,
@@ -504,6 +542,7 @@ def estimate(
     (settings.max_model_len, settings.concurrency). Raises UsageError for bad settings.
     """
     rules = get_engine(engine)
+    front, sp = _front_end(engine, rules)
     if gpu_bytes <= 0:
         raise UsageError("must be more than 0 bytes.", option="--gpu-memory")
     given = settings or Settings()
@@ -512,6 +551,7 @@ def estimate(
     s = rules.resolve(model, given, gpu_bytes)
     _check_resolved(given, s, rules)
     _check(s, model, rules, grid or [])
+    _check_spelled(s, front, sp)
     model, stage_rows, stage_note = _decisive_stage(model, rules, s, gpu_bytes)
     led = _Ledger(model, rules, s, gpu_bytes)
     kv = kv_dtype(model, s)
@@ -543,12 +583,17 @@ def estimate(
     if starts and unsure and not led.starts(s.max_model_len, s.concurrency, less=unsure):
         starts = None
     notes = list(model.notes) + ([stage_note] if stage_note else [])
+    if sp and "{c}" not in sp.context and s.concurrency > 1:
+        notes.append(f"{sp.label} has no parallel-slots setting: the figures are one context of "
+                     f"{s.max_model_len * s.concurrency:,} tokens ({s.max_model_len:,} x {s.concurrency})")
     if s.max_model_len > (model.max_position_embeddings or MAX_SEARCH_LEN):
         notes.append(f"max_model_len {s.max_model_len} exceeds the model's max_position_embeddings "
                      f"{model.max_position_embeddings}; {rules.past_context}")
     return Estimate(
-        model=model.name, engine=rules.name, gpu=gpu_name, gpu_memory_bytes=gpu_bytes,
-        budget_bytes=max(0, led.budget.budget_bytes), settings=s, cell_flags=rules.cell_flags(s),
+        model=model.name, engine=rules.name, front_end=front, gpu=gpu_name, gpu_memory_bytes=gpu_bytes,
+        budget_bytes=max(0, led.budget.budget_bytes), settings=s,
+        cell_flags=_spelled_cell(sp, s) if sp else rules.cell_flags(s),
+        gpu_layers_flag=sp.gpu_layers_name() if sp else "-ngl",
         weights_bytes=led.weights, weights_exact=model.weights.exact,
         weights_source=model.weights.source + rules.weights_note(model, s),
         kv_bytes_per_token=per_token, kv_window_bytes_per_seq=window,
@@ -565,7 +610,7 @@ def estimate(
         kv_pool_bytes_low=max(0, led.budget.kv_pool_bytes - unsure) if led.budget.kv_pool_bytes is not None else None,
         max_model_len_fit=led.max_len(s.concurrency),
         max_concurrency_fit=led.max_seqs(s.max_model_len),
-        grid=tuple(cells), advice=tuple(_advice(model, rules, s, gpu_bytes, led)),
+        grid=tuple(cells), advice=tuple(_advice(model, rules, s, gpu_bytes, led, sp)),
         layer_counts={k: model.count(k) for k in ("full", "sliding", "mla", "state", "shared") if model.count(k)},
         num_decoder_layers=model.num_decoder_layers,
         engine_rules=rules.rules_used(s), notes=tuple(notes),

@@ -165,11 +165,7 @@ class LlamaCppRules(RulesBase):
                 "utilization": "-ngl", "tp": "--split-mode layer", "quantization": "a smaller GGUF quant"}
 
     def cell_flags(self, s: Settings) -> str:
-        t = {"auto": "f16", "fp16": "f16", "fp32": "f32"}.get(s.kv_cache_dtype, s.kv_cache_dtype)
-        unified = " -kvu" if s.kv_unified and s.concurrency > 1 else ""
-        ngl = f" -ngl {s.n_gpu_layers}" if s.n_gpu_layers is not None else ""
-        return (f"-c {s.max_model_len * s.concurrency} -np {s.concurrency} -ctk {t} -ctv {t} -ub {s.n_ubatch}"
-                f"{unified}{ngl}")
+        return spelled_cell(SPELLING, s)
 
     def cells(self, s: Settings, n_ctx: int, n_seq: int) -> tuple[int, int]:
         """(cells per stream, streams) of the non-SWA cache for context `n_ctx` over `n_seq` sequences."""
@@ -279,7 +275,7 @@ class LlamaCppRules(RulesBase):
 # with status 5`, then Apple's "Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)";
 # `tools/server`: "main: server is listening", "srv  update_slots", "print_timing".
 
-from .interface import Endpoints, Engine, KvView, LogWords, Tokenizer, answer_json, as_count, token_ids  # noqa: E402
+from .interface import Endpoints, Engine, KvView, LogWords, Spelling, Tokenizer, answer_json, as_count, token_ids  # noqa: E402,E501
 from .words import NUM, SIZE, count, fig, msg, rx, to_bytes  # noqa: E402
 
 _DEV = r"(?:CUDA|ROCm|Metal|MTL|Vulkan|SYCL|CANN)\d*"
@@ -536,8 +532,29 @@ ENDPOINTS = Endpoints(
                         "request is that cache, not a leak; start it with --cache-ram 0 to measure without it"),
 )
 
+#: llama-server's flags (tools/server, common/arg.cpp): -c is shared by the -np slots
+SPELLING = Spelling(label="llama.cpp", context="-c {ctx} -np {c}", kv_cache="-ctk {t} -ctv {t}",
+                    kv8="-ctk q8_0 -ctv q8_0 -fa on", ubatch="-ub {u}", gpu_layers="-ngl {k}",
+                    split="--split-mode layer over {g} GPUs", unified="-kvu",
+                    kv_types={t: t for t in ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl")})
+
+
+def spelled_cell(sp: Spelling, s: Settings) -> str:
+    """The selected cell in a llama.cpp front end's flags: the context for max_model_len x concurrency, the KV cache
+    type, the physical batch, the unified cache with several slots, and -ngl where given."""
+    t = {"auto": "f16", "fp16": "f16", "fp32": "f32"}.get(s.kv_cache_dtype, s.kv_cache_dtype)
+    n, c = s.max_model_len, s.concurrency
+    parts = [sp.context.format(n=n, ctx=n * c, c=c), sp.kv_cache.format(t=sp.kv_types.get(t, t)),
+             sp.ubatch.format(u=s.n_ubatch)]
+    if sp.unified and s.kv_unified and c > 1:
+        parts.append(sp.unified)
+    if s.n_gpu_layers is not None:
+        parts.append(sp.gpu_layers.format(k=s.n_gpu_layers))
+    return " ".join(p for p in parts if p)
+
+
 ENGINE = Engine(
-    endpoints=ENDPOINTS,
+    endpoints=ENDPOINTS, spelling=SPELLING,
     name="llamacpp", label="llama.cpp", log=LOG, rules=LlamaCppRules, adapt_flags=flags_by_build,
     aliases=("llama", "llama-cpp", "llama-server", "llama.cpp"),
     flags={"max_model_len": "-c {n}", "max_num_seqs": "-np {n}", "kv_cache_dtype": "-ctk q8_0 -ctv q8_0 -fa on",
