@@ -429,3 +429,53 @@ def test_llamacpp_keeps_its_own_flags():
 def test_a_kv_type_the_front_end_has_no_setting_for_is_refused(front, dtype):
     r = run("meta-llama/Llama-3.1-8B-Instruct", "--engine", front, "--kv-cache-dtype", dtype)
     assert r.returncode == 2 and "--kv-cache-dtype" in r.stderr and "takes: f16, q8_0" in r.stderr
+
+
+# --- 8. options the chosen engine does not read: a warning on stderr, or refused where the engine cannot -----------
+
+@pytest.mark.parametrize("engine,args,says", [
+    ("sglang", ("--block-size", "7"), "--block-size"),
+    ("llamacpp", ("--block-size", "32"), "--block-size"),
+    ("llamacpp", ("--max-num-batched-tokens", "1"), "--max-num-batched-tokens"),
+    ("ollama", ("--max-num-seqs", "8"), "--max-num-seqs"),
+    ("sglang", ("--max-num-seqs", "8"), "--max-num-seqs"),
+    ("vllm", ("--n-ubatch", "1024"), "--n-ubatch"),
+    ("sglang", ("--no-kv-unified",), "--kv-unified"),
+    ("llamacpp", ("--sampler", "pytorch"), "--sampler"),
+    ("vllm@0.8.5", ("--sampler", "pytorch"), "--sampler"),
+])
+def test_an_option_the_engine_does_not_read_is_warned_about_and_ignored(engine, args, says):
+    engine, _, version = engine.partition("@")
+    base = ("Qwen/Qwen2.5-7B-Instruct", "--engine", engine, "--json", *(("--engine-version", version) if version else ()))
+    r, plain = run(*base, *args), run(*base)
+    assert r.returncode == 0 and "warning:" in r.stderr and says in r.stderr, r.stderr
+    assert json.loads(r.stdout)["kv_pool_bytes"] == json.loads(plain.stdout)["kv_pool_bytes"]
+    assert "warning:" not in plain.stderr
+
+
+@pytest.mark.parametrize("engine,args,option", [
+    ("sglang", ("--gpu-memory-utilization", "0.01"), "--gpu-memory-utilization"),
+    ("llamacpp", ("--gpu-memory-utilization", "0.5"), "--gpu-memory-utilization"),
+    ("vllm", ("--mem-fraction-static", "0.8"), "--mem-fraction-static"),
+    ("llamacpp", ("--engine-version", "0.1.0"), "--engine-version"),
+    ("ollama", ("--engine-version", "0.5.7"), "--engine-version"),
+    ("vllm", ("--weights", "tq1_0"), "--weights"),
+])
+def test_an_option_the_engine_cannot_take_is_refused(engine, args, option):
+    r = run("Qwen/Qwen2.5-7B-Instruct", "--engine", engine, *args)
+    assert r.returncode == 2 and option in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("engine,fmt", [("vllm", "iq2_xxs"), ("vllm", "q4_k_m"), ("sglang", "q4_k_m")])
+def test_a_gguf_file_type_with_a_safetensors_engine_says_what_the_figures_are(engine, fmt):
+    r = run("Qwen/Qwen2.5-7B-Instruct", "--engine", engine, "--weights", fmt, "--json")
+    assert r.returncode == 0 and "warning:" in r.stderr and "GGUF" in r.stderr
+
+
+def test_the_options_that_apply_are_not_warned_about():
+    for args in (("--engine", "vllm", "--block-size", "32", "--max-num-seqs", "8", "--sampler", "flashinfer"),
+                 ("--engine", "sglang", "--mem-fraction-static", "0.8", "--max-num-batched-tokens", "4096"),
+                 ("--engine", "llamacpp", "--n-ubatch", "1024", "--no-kv-unified", "--engine-version", "b7000"),
+                 ("--engine", "vllm", "--weights", "awq")):
+        r = run("Qwen/Qwen2.5-7B-Instruct", *args, "--json")
+        assert r.returncode == 0 and "warning:" not in r.stderr, (args, r.stderr)

@@ -498,6 +498,67 @@ def _answer(rules: EngineRules, s: Settings, led: _Ledger, starts: bool | None, 
     return head + (f"; all {c} run at once." if run >= s.concurrency else f"; {compact(run, 5)} of {c} at once.")
 
 
+#: the options `estimate` takes that only some engines read: option -> (the rules that read it, what the others do)
+READ_BY: dict[str, tuple[tuple[str, ...], str]] = {
+    "--block-size": (("vllm",), "SGLang's pages and llama.cpp's cells hold one token each"),
+    "--max-num-batched-tokens": (("vllm", "sglang", "generic"), "llama.cpp's batch is -b / -ub, --n-ubatch here"),
+    "--max-num-seqs": (("vllm",), "--concurrency gives the sequences it serves at once"),
+    "--n-ubatch": (("llamacpp",), "it is llama.cpp's physical batch"),
+    "--kv-unified": (("llamacpp",), "it is llama.cpp's cache layout across slots"),
+    "--sampler": (("vllm",), "it is vLLM's top-k/top-p sampler backend"),
+}
+
+
+def ignored_options(engine: str, given: dict[str, object]) -> list[str]:
+    """Warnings for options in `given` (those the user typed, option -> value) that `engine` does not read; they are
+    ignored. Raises UsageError for one the engine cannot take: another engine's memory fraction (as
+    --mem-fraction-static is for vLLM), a version that is not the engine's, a GGUF file type vLLM's GGUF loader
+    has no kernel for."""
+    rules = get_engine(engine)
+    name, front = rules.name, _front_end(engine, rules)[0]
+    out = []
+    if "--gpu-memory-utilization" in given and name != "vllm":
+        raise UsageError(f"is vLLM's; {front} does not read it.", option="--gpu-memory-utilization",
+                         hint="For SGLang use --mem-fraction-static." if name == "sglang" else
+                         "llama.cpp allocates what -c and -ngl ask for." if name == "llamacpp" else
+                         "The generic estimate takes the whole GPU.")
+    for option, (readers, why) in READ_BY.items():
+        if option in given and name not in readers:
+            out.append(f"{option} is ignored: {front} does not read it; {why}.")
+    v = release(given.get("--engine-version")) or release(NEWEST_VLLM)
+    if "--sampler" in given and name == "vllm" and v < (0, 9, 2):
+        out.append(f"--sampler is ignored for vLLM {given.get('--engine-version')}: the sampler's backends are "
+                   "modelled from 0.9.2, where its profile's accounting was read.")
+    fmt = str(given.get("--weights") or "").lower()
+    if fmt and name in ("vllm", "sglang"):
+        from .gguf_formats import ftype_names
+
+        if fmt.upper() in {n.upper() for n in ftype_names()}:
+            out.append(_gguf_on(name, fmt, given.get("_types") or set()))
+    return out
+
+
+#: the GGUF tensor types vLLM's GGUF loader dequantizes or multiplies (`model_executor/layers/quantization/gguf.py`,
+#: 0.11.0: UNQUANTIZED_TYPES | STANDARD_QUANT_TYPES | KQUANT_TYPES | IMATRIX_QUANT_TYPES)
+VLLM_GGUF_TYPES = {"F32", "F16", "BF16", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q8_1", "Q2_K", "Q3_K", "Q4_K", "Q5_K",
+                   "Q6_K", "IQ1_M", "IQ1_S", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_S", "IQ4_XS", "IQ4_NL"}
+NEWEST_VLLM = "0.11.0"
+
+
+def _gguf_on(name: str, fmt: str, types: set[str]) -> str:
+    if name == "vllm":
+        bad = sorted(t for t in types if t.upper() not in VLLM_GGUF_TYPES)
+        if bad:
+            raise UsageError(f"'{fmt}' gives {', '.join(bad)} tensors, which vLLM's GGUF loader has no kernel for "
+                             "(model_executor/layers/quantization/gguf.py).", option="--weights",
+                             hint="Pick a file type of Q*_0, Q*_K or IQ* tensors, or --engine llamacpp.")
+        return (f"--weights {fmt} is a GGUF file type: vLLM loads such a file (experimentally) and keeps its blocks as "
+                "they are, so the figures are the file's tensors; its CUDA-graph and kernel choices for GGUF are not "
+                "modelled.")
+    return (f"--weights {fmt} is a GGUF file type: SGLang's GGUF loading is not modelled, so the figures are the "
+            "file's tensors placed as the checkpoint's would be.")
+
+
 def _front_end(engine: str, rules: EngineRules) -> tuple[str, Spelling | None]:
     """(the engine's name as `estimate` reports it, its spelling of llama.cpp's settings): Ollama, KoboldCpp and
     llama-cpp-python run llama.cpp's rules in their own settings; every other engine spells its own flags."""
