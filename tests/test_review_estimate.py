@@ -479,3 +479,26 @@ def test_the_options_that_apply_are_not_warned_about():
                  ("--engine", "vllm", "--weights", "awq")):
         r = run("Qwen/Qwen2.5-7B-Instruct", *args, "--json")
         assert r.returncode == 0 and "warning:" not in r.stderr, (args, r.stderr)
+
+
+# --- 9. advice flags can be pasted: flags only, the prose in the detail -------------------------------------------
+
+import re  # noqa: E402
+
+PROSE = re.compile(r"\b(a|an|of|over|the|than|now|checkpoint|GPUs)\b|\(")
+
+
+@pytest.mark.parametrize("args", [
+    ("Qwen/Qwen2.5-72B-Instruct", "--gpu", "RTX-4090"),
+    ("Qwen/Qwen3-32B-FP8", "--gpu", "RTX-4090"),
+    ("meta-llama/Llama-3.1-8B-Instruct", "--engine", "llamacpp", "--gpu", "RTX-4060", "--max-model-len", "32K"),
+    ("meta-llama/Llama-3.1-8B-Instruct", "--engine", "koboldcpp", "--gpu", "RTX-4060", "--max-model-len", "32K"),
+    ("meta-llama/Llama-3.1-8B-Instruct", "--engine", "ollama", "--gpu", "RTX-4060", "--max-model-len", "32K"),
+    ("deepseek-ai/DeepSeek-V3", "--gpu", "RTX-4060"),
+    ("Qwen/Qwen2.5-7B-Instruct", "--engine", "sglang", "--gpu-memory", "0.5GB"),
+])
+def test_every_advised_flag_string_can_be_pasted(args):
+    d = j(*args)
+    assert d["advice"]
+    for a in d["advice"]:
+        assert not PROSE.search(a["flags"]), a

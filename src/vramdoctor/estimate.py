@@ -35,7 +35,8 @@ class Cell:
 
 @dataclass(frozen=True, kw_only=True)
 class Advice:
-    """One change that makes the selected cell fit, in the engine's own flags."""
+    """One change that makes the selected cell fit. flags: the engine's own flags for it, ready to paste ('' where the
+    change is not a flag: another checkpoint, more memory); detail: what it gives, in words."""
 
     change: str
     flags: str
@@ -332,31 +333,40 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
             scaled = scaled or _scaled_weights(model, bits)
             smaller = scaled is not None and scaled.weights.total_bytes < 0.9 * model.weights.total_bytes
             if smaller and fits_with(scaled):
-                flag = (f"a GGUF at {'Q8_0' if bits == 8 else 'Q4_K_M'}" if llama else
-                        f"an {'FP8' if bits == 8 else 'AWQ or GPTQ'} checkpoint of this model" if model.quantization
-                        else f"{f['quantization']} {'fp8' if bits == 8 else 'awq'} (an {bits}-bit checkpoint)")
-                out.append(Advice(change=f"{label} weights", flags=flag,
-                                  detail=f"weights about {scaled.weights.total_bytes / 2**30:.1f} GiB in all"))
+                size = f"weights about {scaled.weights.total_bytes / 2**30:.1f} GiB in all"
+                if llama:
+                    flag, what = "", f"a GGUF at {'Q8_0' if bits == 8 else 'Q4_K_M'}: {size}"
+                elif model.quantization:
+                    flag, what = "", f"an {'FP8' if bits == 8 else 'AWQ or GPTQ'} checkpoint of this model: {size}"
+                elif bits == 8:  # vLLM and SGLang quantize an unquantized checkpoint to fp8 as they load it
+                    flag, what = f"{f['quantization']} fp8", f"quantized to fp8 as the engine loads it: {size}"
+                else:  # no engine quantizes to AWQ or GPTQ while loading: the checkpoint must be one
+                    flag, what = "", (f"an AWQ or GPTQ checkpoint of this model ({f['quantization']} awq or gptq "
+                                      f"reads it): {size}")
+                out.append(Advice(change=f"{label} weights", flags=flag, detail=what))
                 break
         for tp in _gpu_counts(model, rules, s):
             if fits_with(tensor_parallel_size=tp):
-                flag = sp.split.format(g=tp) if llama and sp else f"{f['tp']} {tp}"
+                flag = (sp.split.format(g=tp, ts=",".join("1" * tp), tss=" ".join("1" * tp),
+                                        tsl=", ".join("1" * tp)) if llama and sp else f"{f['tp']} {tp}")
                 pp = s.pipeline_parallel_size
                 total = f" per stage, {tp * pp} in all with {pp} pipeline stages" if pp > 1 else ""
                 split = ("whole layers and their KV cache on each, the output layer on the last" if llama else
                          "each layer's weights and KV heads split across them")
+                if llama and not flag:
+                    split += f"; {sp.label if sp else 'the engine'} splits the layers over the GPUs it sees"
                 out.append(Advice(change=f"{tp * pp} GPUs of this size", flags=flag,
                                   detail=f"the smallest count that fits{total}; {split}"))
                 break
         else:
             usable = led.budget.budget_bytes - led.budget.overhead_bytes
             if usable <= 0:
-                out.append(Advice(change="a larger GPU", flags="-",
+                out.append(Advice(change="a larger GPU", flags="",
                                   detail=f"the engine's own overheads ({led.budget.overhead_bytes / 2**30:.2f} GiB) "
                                          "exceed its whole budget here: no setting of the model fits"))
             else:
                 need = -(-model.weights.total_bytes // usable)
-                out.append(Advice(change="much more memory", flags="-",
+                out.append(Advice(change="much more memory", flags="",
                                   detail=f"the weights alone ({model.weights.total_bytes / 2**30:.1f} GiB) need at "
                                          f"least {need} GPUs of this size before any KV cache"))
     if llama:

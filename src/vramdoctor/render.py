@@ -99,7 +99,10 @@ def render(e: Estimate, console: "Console") -> None:
                       f"host memory: {gib(e.host_weights_bytes or 0)} of weights, "
                       f"{gib(e.host_kv_cache_bytes or 0)} of KV cache")
     for a in e.advice:
-        console.print(f"  -> {printable(a.change)}: [bold]{printable(a.flags)}[/bold] ({printable(a.detail)})")
+        if a.flags:
+            console.print(f"  -> {printable(a.change)}: [bold]{printable(a.flags)}[/bold] ({printable(a.detail)})")
+        else:
+            console.print(f"  -> {printable(a.change)}: {printable(a.detail)}")
     for o in e.uncertain:
         if e.starts is not None and o.bytes < 0.01 * e.budget_bytes:
             continue  # too small to change anything here (it stays in the JSON)

@@ -245,7 +245,9 @@ def as_count(value, cap: int = 1 << 40) -> int | None:
 class Spelling:
     """How llama.cpp or a front end over it (Ollama, KoboldCpp, llama-cpp-python) spells what `estimate` says, for
     pasting. Templates take {n} (tokens per sequence), {ctx} (tokens in all), {c} (sequences), {t} (a KV cache type
-    in this spelling), {u} (the physical batch), {k} (layers on the GPU), {g} (GPUs).
+    in this spelling), {u} (the physical batch), {k} (layers on the GPU), {g} (GPUs), {ts} / {tss} / {tsl} (an even
+    split over the GPUs, '1,1', '1 1', '1, 1'); '' where the front end has no such setting (Ollama splits the layers
+    over the GPUs it sees by itself).
 
     kv_types: llama.cpp's KV cache type name -> this front end's value; a type it lacks is absent (refused).
     unified: the flag for llama.cpp's unified cache with several slots ('' where the front end has none).

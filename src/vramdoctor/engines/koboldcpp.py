@@ -38,7 +38,7 @@ LOG = LogWords(
 #: 1 (q8_0) or 2 (q4_0) with --flashattention, --gpulayers, --blasbatchsize
 SPELLING = Spelling(label="KoboldCpp", context="--contextsize {ctx}", kv_cache="{t}",
                     kv8="--flashattention --quantkv 1", ubatch="--blasbatchsize {u}", gpu_layers="--gpulayers {k}",
-                    split="{g} GPUs with --tensor_split", kv_types={"f16": "", "q8_0": "--flashattention --quantkv 1",
+                    split="--tensor_split {tss}", kv_types={"f16": "", "q8_0": "--flashattention --quantkv 1",
                                                                   "q4_0": "--flashattention --quantkv 2"})
 
 ENGINE = Engine(

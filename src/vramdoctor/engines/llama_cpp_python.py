@@ -53,7 +53,7 @@ ENDPOINTS = Endpoints(
 #: IQ4_NL 20, BF16 30; quantized V needs flash_attn=True), n_gpu_layers, n_ubatch, tensor_split
 SPELLING = Spelling(label="llama-cpp-python", context="n_ctx={ctx}", kv_cache="type_k={t} type_v={t}",
                     kv8="type_k=8, type_v=8 (q8_0) with flash_attn=True", ubatch="n_ubatch={u}",
-                    gpu_layers="n_gpu_layers={k}", split="{g} GPUs with tensor_split=[...]",
+                    gpu_layers="n_gpu_layers={k}", split="tensor_split=[{tsl}]",
                     kv_types={"f32": "0", "f16": "1", "q4_0": "2", "q4_1": "3", "q5_0": "6", "q5_1": "7",
                               "q8_0": "8", "iq4_nl": "20", "bf16": "30"})
 

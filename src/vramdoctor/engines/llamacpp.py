@@ -535,7 +535,7 @@ ENDPOINTS = Endpoints(
 #: llama-server's flags (tools/server, common/arg.cpp): -c is shared by the -np slots
 SPELLING = Spelling(label="llama.cpp", context="-c {ctx} -np {c}", kv_cache="-ctk {t} -ctv {t}",
                     kv8="-ctk q8_0 -ctv q8_0 -fa on", ubatch="-ub {u}", gpu_layers="-ngl {k}",
-                    split="--split-mode layer over {g} GPUs", unified="-kvu",
+                    split="--split-mode layer --tensor-split {ts}", unified="-kvu",
                     kv_types={t: t for t in ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl")})
 
 

@@ -157,7 +157,7 @@ ENDPOINTS = Endpoints(
 #: the GPU and num_batch the batch (api/types.go Options)
 SPELLING = Spelling(label="Ollama", context="num_ctx {n} OLLAMA_NUM_PARALLEL={c}", kv_cache="OLLAMA_KV_CACHE_TYPE={t}",
                     kv8="OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0", ubatch="num_batch {u}",
-                    gpu_layers="num_gpu {k}", split="{g} GPUs (Ollama splits the layers across them)",
+                    gpu_layers="num_gpu {k}", split="",
                     kv_types={"f16": "f16", "q8_0": "q8_0", "q4_0": "q4_0"})
 
 ENGINE = Engine(

@@ -293,7 +293,9 @@ def _flags_for(flags: dict, n: dict) -> dict:
     """The flags of the release the log shows (vLLM's release notes and `engine/arg_utils.py` per tag):
     `--kv-cache-dtype` from 0.3.0 (fp8_e5m2 only; "fp8", e4m3, from 0.4.1), `--enable-chunked-prefill` from
     0.4.0 (before it `--max-num-batched-tokens` must cover `--max-model-len`), `--cpu-offload-gb` from
-    0.5.3, `--disable-custom-all-reduce` with the custom all-reduce in 0.3.0."""
+    0.5.3, `--disable-custom-all-reduce` with the custom all-reduce in 0.3.0; from 0.8.0 the V1 engine, which always
+    chunks its prefill (`v1/core/sched/scheduler.py` schedules a step of max_num_batched_tokens), so no
+    `--enable-chunked-prefill` unless the log shows the V0 engine ("Initializing a V0 LLM engine")."""
     v = release(n.get("engine_version"))
     if v is None:
         return flags
@@ -305,6 +307,8 @@ def _flags_for(flags: dict, n: dict) -> dict:
     if v < (0, 4, 0):
         flags["max_num_batched_tokens"] = "--max-num-batched-tokens {n} (no chunked prefill before 0.4.0: it " \
                                           "must stay at least --max-model-len)"
+    if v >= V1 and not n.get("_v0_engine"):  # V1 always chunks its prefill: --enable-chunked-prefill changes nothing
+        flags["max_num_batched_tokens"] = "--max-num-batched-tokens {n}"
     if v < (0, 5, 3):
         flags.pop("cpu_offload", None)
     return flags
@@ -446,6 +450,8 @@ LOG = LogWords(
         fig("engine_version", r"(?:vLLM (?:API )?server version|LLM engine \(v)\s*v?(\d+\.\d+[\w.+-]*)",
             lambda m: m.group(1)),
         fig("args_listing", r"(non-default args:|args: Namespace\()", lambda m: m.group(1).split(":")[0]),
+        # 0.8 - 0.10 fall back to the V0 engine for what V1 lacks, or with VLLM_USE_V1=0
+        fig("_v0_engine", r"Initializing an? V0 LLM engine|VLLM_USE_V1=0", lambda m: True),
     ),
     after_weights=("WARMUP", "KV"),  # the profiling pass runs before the pool is sized
 )
