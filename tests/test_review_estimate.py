@@ -15,8 +15,19 @@ GIB = 2**30
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "vramdoctor", "estimate", *map(str, args)], capture_output=True,
-                          text=True, env=ENV, timeout=120)
+    """`vramdoctor estimate ARGS` in this process (tests/clirun.py: its streams captured, as a user sees them)."""
+    from clirun import CliRunner
+
+    from vramdoctor.cli import run as cli
+
+    saved = {k: os.environ.get(k) for k in ("HF_HUB_OFFLINE", "COLUMNS")}
+    os.environ.update(HF_HUB_OFFLINE="1", COLUMNS="200")
+    try:
+        r = CliRunner().invoke(cli, ["estimate", *map(str, args)])
+    finally:
+        for k, v in saved.items():
+            os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+    return subprocess.CompletedProcess(args, r.exit_code, r.stdout, r.stderr)
 
 
 def j(*args):
