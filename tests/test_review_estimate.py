@@ -6,11 +6,9 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
-ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": "200"}
 GIB = 2**30
 
 
