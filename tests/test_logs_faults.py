@@ -3184,3 +3184,93 @@ def test_a_pane_padding_every_line_to_one_width_is_not_a_wrapped_log():
              "ERROR 09-27 06:46:46 engine.py:157] Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions."]
     box = "".join(f"│ {line:<120} │\n" for line in inner)
     assert wrap_width(box.encode()) is None
+
+
+# --- round 20 (a new user's review): an error line whose own words stop before they name the cause is never read as
+# a cause that is not memory, however the log was cut (`head -c` partway into the line, `cut -c` on every line, a line
+# over 16 KiB cut by the reader); each engine's memory sentences as its source formats them ------------------------
+
+# (prefix of the log's own, the line before the error, the error as the engine writes it whole)
+CUT_SENTENCES = {
+    # vLLM V1 0.8-0.10 (v1/core/kv_cache_utils.py check_enough_kv_cache_memory)
+    "vllm-v1-kv-check": (
+        "(EngineCore_0 pid=12400) ERROR 08-12 10:02:00 [core.py:700] ",
+        "(EngineCore_0 pid=12400) INFO 08-12 10:02:00 [gpu_worker.py:276] Available KV cache memory: 4.98 GiB",
+        "ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is "
+        "needed, which is larger than the available KV cache memory (4.98 GiB). Based on the available memory, the "
+        "estimated maximum model length is 40784. Try increasing `gpu_memory_utilization` or decreasing "
+        "`max_model_len` when initializing the engine."),
+    # vLLM V1 from 0.11 (format_gib, and a link to the docs at the end)
+    "vllm-v1-kv-check-0.11": (
+        "(EngineCore_DP0 pid=77) ERROR 11-02 09:00:01 [core.py:843] ",
+        "(EngineCore_DP0 pid=77) INFO 11-02 09:00:01 [gpu_worker.py:298] Available KV cache memory: 2.1 GiB",
+        "ValueError: To serve at least one request with the models's max seq len (262144), (24.0 GiB KV cache is "
+        "needed, which is larger than the available KV cache memory (2.1 GiB). Based on the available memory, the "
+        "estimated maximum model length is 22912. Try increasing `gpu_memory_utilization` or decreasing "
+        "`max_model_len` when initializing the engine. See https://docs.vllm.ai/en/latest/configuration/"
+        "conserving_memory/ for more details."),
+    # vLLM V0 (worker/worker.py raise_if_cache_size_invalid)
+    "vllm-v0-kv-check": (
+        "ERROR 06-11 23:06:43 engine.py:366] ",
+        "INFO 06-11 23:06:42 gpu_executor.py:83] # GPU blocks: 1478, # CPU blocks: 2048",
+        "ValueError: The model's max seq len (29000) is larger than the maximum number of tokens that can be stored "
+        "in KV cache (23648). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+        "initializing the engine."),
+    # TensorRT-LLM's PyTorch backend (_torch/pyexecutor/py_executor_creator.py, _ExecutorMemoryMonitor)
+    "trtllm-executor": (
+        "[12/20/2025-04:21:40] [TRT-LLM] [E] ",
+        "[12/20/2025-04:21:30] [TRT-LLM] [I] Use 46.47 GB for model weights.",
+        "RuntimeError: Executor creation failed due to insufficient GPU memory."),
+    # Ollama's client, as a user pastes it (server/routes.go)
+    "ollama-system-memory": (
+        "",
+        'time=2025-05-01T10:01:00.000Z level=INFO source=server.go:405 msg="starting llama server" cmd="/usr/bin/ollama runner"',
+        "Error: model requires more system memory (12.3 GiB) than is available (8.1 GiB)"),
+}
+
+
+def _cut_at(name: str, k: int, after: bool) -> str:
+    prefix, before, error = CUT_SENTENCES[name]
+    text = before + "\n" + prefix + error[:k]
+    if after:  # `cut -c`: every line cut to one width, the lines after the error still there
+        text += "\n" + (prefix or "") + "Process EngineCore_0:"
+    return text
+
+
+@pytest.mark.parametrize("after", [False, True], ids=["head-c", "cut-c"])
+@pytest.mark.parametrize("name", sorted(CUT_SENTENCES))
+def test_an_error_line_cut_before_its_cause_is_never_a_cause_that_is_not_memory(name, after):
+    error = CUT_SENTENCES[name][2]
+    label = error.index(": ") + 2
+    for k in range(label + 1, len(error)):
+        text = _cut_at(name, k, after)
+        # (every cut by reading every line; every tenth also by the block prefilter, which must agree)
+        run = run_of(diag(text) if k % 10 == 0 else diagnose(numbered(text.splitlines())))
+        assert run.kind != "NOT_OOM", (k, error[:k], run.kind, run.code)
+        if run.kind == "UNDETERMINED" and run.code.startswith("failure"):
+            assert run.code == "failure-cause-not-shown", (k, error[:k], run.code)
+    whole = run_of(diag(_cut_at(name, len(error), after)))  # the whole sentence: memory, in the engine's words
+    assert whole.oom is True and (whole.kind in OOM or whole.code == "oom-phase-not-shown"), whole
+
+
+@pytest.mark.parametrize("pad", [16_300, 40_000])
+@pytest.mark.parametrize("line,kind", [
+    # vLLM V1: the process tag and level in front, the failure words past the first 16 KiB
+    ("(EngineCore_0 pid=12400) ERROR 08-12 10:02:00 [core.py:700] {pad} ValueError: To serve at least one request "
+     "with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV "
+     "cache memory (4.98 GiB). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+     "initializing the engine.", "KV_CAPACITY"),
+    # SGLang: a rank's prefix, the scheduler's verdict at the end
+    ("[2025-06-01 10:00:06 TP0] {pad} RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.",
+     "KV_CAPACITY"),
+    # an early 'error' in the text (a logged value), the out-of-memory words past 16 KiB of it
+    ("(EngineCore_0 pid=1) ERROR 08-12 10:02:00 [core.py:700] error_budget=0 {pad} torch.OutOfMemoryError: CUDA out "
+     "of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.55 GiB of which 1.10 GiB is free.",
+     "UNDETERMINED"),
+])
+def test_a_line_over_16_kib_keeps_its_failure_words(line, kind, pad):
+    run = run_of(diag("(EngineCore_0 pid=1) INFO 08-12 10:01:41 [gpu_model_runner.py:2007] Model loading took 14.99 "
+                      "GiB and 15.0 seconds\n" + line.replace("{pad}", "x" * pad)))
+    assert run.kind == kind and run.kind != "NOT_OOM", run
+    if kind == "UNDETERMINED":
+        assert run.oom is True, run  # memory ran out; only the phase is not shown

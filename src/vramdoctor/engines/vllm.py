@@ -367,7 +367,7 @@ LOG = LogWords(
         # (the quantization methods' repacking after the weights are read: process_weights_after_loading,
         # gptq_marlin_repack, awq_marlin_repack)
         "WEIGHTS": rx(r"load_model|init_device\b|Starting to load model|Loading weights|create_weights|"
-                      r"process_weights_after_loading|\w+_marlin_repack|"
+                      r"process_weights_after_loading|\b\w+_marlin_repack|"
                       r"_initialize_model|initialize_model|get_model\(|model_loader"),
         "RUNTIME": rx(r"execute_model|_get_prompt_logprobs_dict|compute_logprobs|sampler\(|\.sample\(|step_async|"
                       r"_process_model_outputs|engine_step|start_worker_execution_loop|execute_model_spmd|"
@@ -447,6 +447,21 @@ LOG = LogWords(
         fig("args_listing", r"(non-default args:|args: Namespace\()", lambda m: m.group(1).split(":")[0]),
     ),
     after_weights=("WARMUP", "KV"),  # the profiling pass runs before the pool is sized
+    sentences=(
+        # V1 0.8-0.10 (v1/core/kv_cache_utils.py check_enough_kv_cache_memory; estimated_msg is "" or "Based on the
+        # available memory, the estimated maximum model length is N.")
+        "To serve at least one request with the models's max seq len ({}), ({} GiB KV cache is needed, which is "
+        "larger than the available KV cache memory ({} GiB). {*} Try increasing `gpu_memory_utilization` or "
+        "decreasing `max_model_len` when initializing the engine.",
+        # V1 from 0.11 (format_gib, the estimate's own trailing space, a link)
+        "To serve at least one request with the models's max seq len ({}), ({} GiB KV cache is needed, which is "
+        "larger than the available KV cache memory ({} GiB). {*}Try increasing `gpu_memory_utilization` or "
+        "decreasing `max_model_len` when initializing the engine. See https://docs.vllm.ai/en/latest/"
+        "configuration/conserving_memory/ for more details.",
+        # V0 (worker/worker.py raise_if_cache_size_invalid; also V1's first gpu_worker.py, 0.7)
+        "The model's max seq len ({}) is larger than the maximum number of tokens that can be stored in KV cache "
+        "({}). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+    ),
 )
 
 
