@@ -3274,3 +3274,46 @@ def test_a_line_over_16_kib_keeps_its_failure_words(line, kind, pad):
     assert run.kind == kind and run.kind != "NOT_OOM", run
     if kind == "UNDETERMINED":
         assert run.oom is True, run  # memory ran out; only the phase is not shown
+
+
+# --- round 20: the phases left after a milestone follow the engine's own order of steps; a step's line printed before
+# a later milestone is a step done, not the step under way -----------------------------------------------------------
+
+AFTER_A_MILESTONE = {
+    # vLLM V1 0.10: torch.compile runs in the profiling pass, before "Available KV cache memory"; the KV-capacity check
+    # (check_enough_kv_cache_memory) and the pool's allocation come after that line, graph capture after them
+    "vllm-v1-after-available-kv": ("""
+        (EngineCore_0 pid=12400) INFO 08-12 10:01:41 [gpu_model_runner.py:2007] Model loading took 14.9889 GiB and 15.012345 seconds
+        (EngineCore_0 pid=12400) INFO 08-12 10:01:50 [backends.py:548] Using cache directory: /root/.cache/vllm/torch_compile_cache/abc/rank_0_0/backbone for vLLM's torch.compile
+        (EngineCore_0 pid=12400) INFO 08-12 10:01:58 [monitor.py:34] torch.compile takes 12.3 s in total
+        (EngineCore_0 pid=12400) INFO 08-12 10:02:00 [gpu_worker.py:276] Available KV cache memory: 4.98 GiB
+        (EngineCore_0 pid=12400) ERROR 08-12 10:02:00 [core.py:700] EngineCore failed to start.
+    """, {"KV_CAPACITY", "WARMUP"}),
+    # vLLM V0 0.6: the memory profile's results, then "# GPU blocks" (determine_num_available_blocks), then
+    # initialize_cache (the KV check, the allocation) and graph capture; V0's front end only says its engine died
+    "vllm-v0-after-gpu-blocks": ("""
+        INFO 10-20 10:00:00 llm_engine.py:237] Initializing an LLM engine (v0.6.3.post1) with config: model='m', max_seq_len=32768
+        INFO 10-20 10:00:30 model_runner.py:1067] Loading model weights took 14.9888 GB
+        INFO 10-20 10:00:33 worker.py:262] Memory profiling results: duration=2.31 seconds, total_gpu_memory=23.65GiB, initial_memory_usage=15.4GiB, peak_torch_memory=16.9GiB, memory_usage_post_profile=15.6GiB, non_torch_memory=0.5GiB, kv_cache_size=3.8GiB, gpu_memory_utilization=0.90
+        INFO 10-20 10:00:33 gpu_executor.py:122] # GPU blocks: 1945, # CPU blocks: 2048
+        INFO 10-20 10:00:33 gpu_executor.py:126] Maximum concurrency for 32768 tokens per request: 1.90x
+        ERROR 10-20 10:00:34 engine.py:160] RuntimeError: Engine process failed to start. See stack trace for the root cause.
+    """, {"KV_CAPACITY", "WARMUP"}),
+    # SGLang: the capture's begin line, then its end: after it come the server's warm-up request and serving
+    "sglang-after-capture-end": ("""
+        [2025-06-01 10:00:05 TP0] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=20.11 GB, mem usage=14.50 GB.
+        [2025-06-01 10:00:06 TP0] KV Cache is allocated. #tokens: 102155, K size: 2.48 GB, V size: 2.48 GB
+        [2025-06-01 10:00:06 TP0] Memory pool end. avail mem=10.20 GB
+        [2025-06-01 10:00:07 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=9.88 GB
+        [2025-06-01 10:00:19 TP0] Capture cuda graph end. Time elapsed: 12.31 s. mem usage=1.21 GB. avail mem=8.67 GB.
+        [2025-06-01 10:00:20 TP0] Scheduler hit an exception: Traceback (most recent call last):
+    """, {"WARMUP", "RUNTIME"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AFTER_A_MILESTONE))
+def test_the_phases_after_a_milestone_follow_the_engines_order(name):
+    text, left = AFTER_A_MILESTONE[name]
+    run = run_of(diag(text))
+    assert run.kind == "UNDETERMINED" and run.code == "failure-cause-not-shown", run
+    assert set(run.candidates) == left, (run.candidates, run.phase_source)

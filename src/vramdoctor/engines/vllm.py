@@ -355,7 +355,9 @@ LOG = LogWords(
         msg(r"EngineCore hit an exception|Engine core initialization failed|Got fatal signal from worker|"
             r"Exception in worker|WorkerProc hit an exception|WorkerProc failed to start|Error in model execution|"
             r"EngineCore failed to start|EngineCore encountered (?:a fatal error|an issue)|Background loop has errored|"
-            r"EngineDeadError|AsyncEngineDeadError", "wrapper"),
+            r"EngineDeadError|AsyncEngineDeadError|"
+            # V0's front end (entrypoints/openai/api_server.py, 0.6-0.10): its engine process died, the cause above
+            r"Engine process failed to start", "wrapper"),
     ),
     frames={
         "KV": rx(r"initialize_kv_cache|_initialize_kv_caches|_allocate_kv_cache|kv_cache_utils|"
