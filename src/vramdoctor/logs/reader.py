@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import IO, Iterator
 
 from ..errors import VramdoctorError
-from .sniff import ARCHIVES, is_binary, text_encoding, what_binary
+from .sniff import ARCHIVES, is_binary, text_encoding, what_binary, what_json
 
 SNIFF = 8192
 BLOCK = 1 << 22  # 4 MiB
@@ -165,9 +165,11 @@ def read_blocks(path: str, *, follow: bool = False, poll_s: float = 0.5, idle_st
     if not follow and len(head) < SNIFF and not head.strip():
         raise LogInputError("holds only blank lines or spaces: there is nothing to diagnose.", path=path,
                             hint="Pass the server's log file, or pipe it in with `... 2>&1 | vramdoctor logs -`.")
-    kind = what_binary(head)
+    kind = what_binary(head) or (what_json(head) if gz is None else None)
     if kind:
-        if any(a in kind for a in ARCHIVES) and "checkpoint" not in kind:
+        if "config.json" in kind:
+            hint = f"To size the model, run `vramdoctor estimate {path}`."
+        elif any(a in kind for a in ARCHIVES) and "checkpoint" not in kind:
             hint = "Unpack it (`tar xf`, `unzip`, `xz -d`, `zstd -d`, `bunzip2`, `gunzip`) and pass the log inside."
         elif gz is not None:
             hint = "It is compressed: to size the model, decompress it and run `vramdoctor estimate` on it."
