@@ -633,3 +633,52 @@ def test_an_unset_setting_is_not_a_value_named_none():
                              "quantization=None, enforce_eager=False, max_model_len=4096)"]))
     n = rep.runs[0].numbers
     assert "quantization" not in n and n.get("max_model_len") == 4096
+
+
+# --- round 20: --follow on input that stays empty is empty input (exit 2), as without it --------------------------
+
+def test_follow_on_a_file_that_stays_empty_is_empty_input(tmp_path):
+    p = tmp_path / "empty.log"
+    p.write_text("")
+    with pytest.raises(LogInputError, match="is empty"):
+        list(read_lines(str(p), follow=True, poll_s=0.05, idle_stop_s=0.3))
+
+
+def test_follow_on_a_file_that_only_ever_gets_blank_lines_is_empty_input(tmp_path):
+    import threading
+    import time
+
+    p = tmp_path / "blank.log"
+    p.write_text("")
+
+    def later():
+        time.sleep(0.1)
+        p.write_text("\n  \n\n")
+
+    threading.Thread(target=later).start()
+    with pytest.raises(LogInputError, match="only blank lines"):
+        list(read_lines(str(p), follow=True, poll_s=0.05, idle_stop_s=0.6))
+
+
+@pytest.mark.parametrize("json_out", [False, True])
+def test_follow_stopped_on_an_empty_file_exits_2(tmp_path, json_out):
+    import signal
+    import time
+
+    p = tmp_path / "empty.log"
+    p.write_text("")
+    proc = subprocess.Popen([sys.executable, "-m", "vramdoctor", "logs", "-f", str(p)] + (["--json"] if json_out else []),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, (out, err)
+    assert b"is empty" in err and b"NONE" not in out, (out, err)
+    if json_out:
+        assert "error" in json.loads(out) and json.loads(out)["path"] == str(p)
+
+
+def test_follow_on_a_pipe_that_closes_empty_exits_2():
+    r = subprocess.run([sys.executable, "-m", "vramdoctor", "logs", "-f", "-"], stdin=subprocess.DEVNULL,
+                       capture_output=True, timeout=60)
+    assert r.returncode == 2 and b"is empty" in r.stderr and b"NONE" not in r.stdout, (r.stdout, r.stderr)
