@@ -238,14 +238,15 @@ FIRST_STEP = {
     "vllm-config-maxlen.log": "--max-model-len 32768",
     "sglang-not-enough-memory.log": "--mem-fraction-static",  # more for the pool; the context cannot help
     # graphs live outside the pool: lower the fraction; the log does not show it, so no number is made up
-    "vllm-v1-graph-capture.log": "--gpu-memory-utilization a lower value than now",
+    "vllm-v1-graph-capture.log": "--gpu-memory-utilization X",  # X: below the user's value (the step's why says so)
     "ollama-kv-parallel.log": "OLLAMA_NUM_PARALLEL=1",
     "llamacpp-free.log": "-c 53248",  # (11813 MiB free - 4403 MiB weights) x 0.9 / 131072 bytes per token
     "trtllm-kv-tokens.log": "--max_seq_len 11392",
     "transformers-generate.log": "a shorter input",
     "mlc-temp-buffer.log": "--prefill-chunk-size",
     "vllm-free-mem.log": "--gpu-memory-utilization 0.58",  # 14.3 of 23.64 GiB free, less a margin
-    "vllm-profile-oom.log": "--enable-chunked-prefill --max-num-batched-tokens 16384",  # a quarter of the 65536
+    # a quarter of the 65536; a V1 log (0.10.1): its prefill is always chunked, so no --enable-chunked-prefill
+    "vllm-profile-oom.log": "--max-num-batched-tokens 16384",
     "vllm-v1-kv-alloc.log": "--gpu-memory-utilization 0.8",  # lower: the pool could not be allocated
 }
 

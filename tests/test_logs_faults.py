@@ -520,7 +520,8 @@ def test_defaults_are_used_only_when_the_full_arguments_are_printed():
     assert [a for a in run_of(diag(newer)).advice if a["setting"] == "memory_fraction"][0]["current"] == 0.92
     bare = "\n".join(line for line in textwrap.dedent(printed).splitlines() if "non-default" not in line)
     util = [a for a in run_of(diag(bare)).advice if a["setting"] == "memory_fraction"][0]
-    assert util["value"] is None and "lower value than now" in util["flags"]
+    assert util["value"] is None and "--gpu-memory-utilization X" in util["flags"]
+    assert "X: below your current value" in util["why"], util
 
 
 # --- 8. figures ------------------------------------------------------------------------------------------------
@@ -708,7 +709,8 @@ def test_more_gpus_from_the_tensor_parallel_size_never_from_worker_ranks():
         (VllmWorker rank=3 pid=504) ERROR 08-01 10:00:10 [worker.py:100] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.
     """
     tp = [a for a in run_of(diag(oom)).advice if a["setting"] == "tensor_parallel_size"][0]
-    assert tp["value"] is None and "higher value than now" in tp["flags"]
+    assert tp["value"] is None and "--tensor-parallel-size N" in tp["flags"]
+    assert "N: above your current value" in tp["why"], tp
     args = "        INFO 08-01 10:00:00 [utils.py:326] non-default args: {'model': 'm', 'tensor_parallel_size': 4}\n"
     tp = [a for a in run_of(diag(args + oom)).advice if a["setting"] == "tensor_parallel_size"][0]
     assert tp["value"] == 8 and tp["current"] == 4
@@ -3317,3 +3319,64 @@ def test_the_phases_after_a_milestone_follow_the_engines_order(name):
     run = run_of(diag(text))
     assert run.kind == "UNDETERMINED" and run.code == "failure-cause-not-shown", run
     assert set(run.candidates) == left, (run.candidates, run.phase_source)
+
+
+# --- round 20: advice flags that can be pasted; vLLM V1 always chunks its prefill -------------------------------------
+
+@pytest.mark.parametrize("text,engine,flag", [
+    # vLLM: the profiling pass failed and the log does not show the tokens per step
+    ("""
+     (EngineCore_0 pid=9) INFO 09-05 10:00:20 [gpu_model_runner.py:1843] Model loading took 14.2 GiB and 8.0 seconds
+     (EngineCore_0 pid=9) ERROR 09-05 10:00:25 [core.py:700]   File "/v/vllm/v1/worker/gpu_model_runner.py", line 2400, in profile_run
+     (EngineCore_0 pid=9) ERROR 09-05 10:00:25 [core.py:700] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 9.28 GiB.
+     """, "vllm", "--max-num-batched-tokens N"),
+    # SGLang: graph capture failed, the graphs' largest batch not shown
+    ("""
+     [2025-06-01 10:00:12 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=3.10 GB
+     [2025-06-01 10:00:20 TP0] Capture cuda graph failed: CUDA out of memory. Tried to allocate 512.00 MiB.
+     """, "sglang", "--cuda-graph-max-bs N"),
+    # TensorRT-LLM: a warm-up component could not be created, the token budget not shown
+    ("""
+     RuntimeError: Executor creation failed due to insufficient GPU memory.
+     The following component could not be created: Additional executor resources
+     """, "tensorrt-llm", "--max_num_tokens N"),
+])
+def test_a_flag_whose_value_is_not_shown_is_written_with_a_placeholder(text, engine, flag):
+    rep = diag(text)
+    run = run_of(rep)
+    assert rep.engine == engine, rep.engine
+    step = next(a for a in run.advice if flag.split()[0] in a["flags"])
+    assert flag in step["flags"] and "than now" not in step["flags"], step
+    assert ("below" if step["direction"] == "down" else "above") + " your current value" in step["why"], step
+
+
+_V1_KV = """
+    (APIServer pid=1) INFO 08-12 10:01:05 [api_server.py:1805] vLLM API server version {version}
+    (EngineCore_0 pid=9) INFO 08-12 10:01:41 [gpu_model_runner.py:2007] Model loading took 14.9889 GiB and 15.0 seconds
+    (EngineCore_0 pid=9) ERROR 08-12 10:02:00 [core.py:700] ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (4.98 GiB). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+"""
+_V0_KV = """
+    INFO 10-20 10:00:00 llm_engine.py:237] Initializing an LLM engine (v{version}) with config: model='m', max_seq_len=32768
+    INFO 10-20 10:00:30 model_runner.py:1067] Loading model weights took 14.9888 GB
+    {extra}
+    ERROR 10-20 10:00:34 engine.py:160] ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (23648). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+"""
+
+
+@pytest.mark.parametrize("text,chunk_flag", [
+    (_V1_KV.format(version="0.10.1.1"), False),  # V1: chunked prefill is always on
+    (_V1_KV.format(version="0.8.5"), False),
+    (_V1_KV.replace("    (APIServer pid=1) INFO 08-12 10:01:05 [api_server.py:1805] vLLM API server version {version}\n",
+                    ""), False),  # no version: V1's own lines
+    (_V0_KV.format(version="0.6.3.post1", extra=""), True),  # V0: off unless turned on
+    (_V0_KV.format(version="0.5.4", extra=""), True),
+    # V0 that turned it on by itself (max_model_len > 32K) and says so
+    (_V0_KV.format(version="0.6.3.post1", extra="INFO 10-20 10:00:01 config.py:1020] Chunked prefill is enabled with "
+                   "max_num_batched_tokens=512."), False),
+])
+def test_chunked_prefill_is_offered_only_where_it_is_off(text, chunk_flag):
+    run = run_of(diag(text))
+    assert run.kind == "KV_CAPACITY", run
+    said = flags(run)
+    assert ("--enable-chunked-prefill" in said) == chunk_flag, said
+    assert "--max-num-batched-tokens" in said, said

@@ -288,12 +288,26 @@ def _defaults(version: str | None) -> dict:
     return d
 
 
+def _v1(n: dict, v: tuple[int, int, int] | None) -> bool:
+    """The log is V1's: its own lines (`Initializing a V1 LLM engine`, the engine core's process tag, "Model loading
+    took", "Available KV cache memory", "GPU KV cache size: N tokens", its KV-capacity check), else not V0's own
+    (`Initializing an LLM engine`, "Loading model weights took", "# GPU blocks: N, # CPU blocks", V0's KV check) and
+    a release from 0.8.0, or none printed (the newest's)."""
+    if n.get("_vllm_v1"):
+        return True
+    return not n.get("_vllm_v0") and (v is None or v >= V1)
+
+
 def _flags_for(flags: dict, n: dict) -> dict:
     """The flags of the release the log shows (vLLM's release notes and `engine/arg_utils.py` per tag):
     `--kv-cache-dtype` from 0.3.0 (fp8_e5m2 only; "fp8", e4m3, from 0.4.1), `--enable-chunked-prefill` from
     0.4.0 (before it `--max-num-batched-tokens` must cover `--max-model-len`), `--cpu-offload-gb` from
-    0.5.3, `--disable-custom-all-reduce` with the custom all-reduce in 0.3.0."""
+    0.5.3, `--disable-custom-all-reduce` with the custom all-reduce in 0.3.0. V1 (the default from 0.8.0, the
+    only engine from 0.11) always chunks its prefill, so its step is `--max-num-batched-tokens` alone, as it is
+    for a V0 log that says chunked prefill is on."""
     v = release(n.get("engine_version"))
+    if _v1(n, v) or n.get("_chunked_prefill_on"):
+        flags["max_num_batched_tokens"] = "--max-num-batched-tokens {n}"
     if v is None:
         return flags
     if v < (0, 4, 1):
@@ -447,6 +461,16 @@ LOG = LogWords(
         fig("engine_version", r"(?:vLLM (?:API )?server version|LLM engine \(v)\s*v?(\d+\.\d+[\w.+-]*)",
             lambda m: m.group(1)),
         fig("args_listing", r"(non-default args:|args: Namespace\()", lambda m: m.group(1).split(":")[0]),
+        # which engine printed the log: V1's own lines, V0's own lines (see _v1), and chunked prefill said to be on
+        fig("_vllm_v1", r"\bV1 LLM engine\b|\(EngineCore\w* pid=\d+\)|\bModel loading took\b|"
+            r"\bAvailable KV cache memory: |\bGPU KV cache size: [\d,]+ tokens|To serve at least one request with the "
+            r"model", lambda m: True, passive=True),
+        fig("_vllm_v0", r"Initializing an LLM engine \(v|\bLoading model weights took\b|# (?:GPU|cuda) blocks: [\d,]+, "
+            r"# CPU blocks|is larger than the maximum number of tokens that can be stored in KV cache",
+            lambda m: True, passive=True),
+        fig("_chunked_prefill_on", r"Chunked prefill is enabled with max_num_batched_tokens|"
+            r"enable[_-]chunked[_-]prefill['\"]?\s*[=:]\s*['\"]?True\b|--enable-chunked-prefill\b(?! false)",
+            lambda m: True),
     ),
     after_weights=("WARMUP", "KV"),  # the profiling pass runs before the pool is sized
     sentences=(

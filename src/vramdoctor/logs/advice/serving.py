@@ -33,7 +33,7 @@ class ServingSteps:
         value = prompt // 2 if isinstance(prompt, int) and prompt > 1 else None
         inputs = n.get("max_input_tokens")  # TGI: the input limit moves with the total (it must stay below it)
         m = (min(inputs, value - 1) if value and value > 1 else f"lower than {inputs:,}") if isinstance(inputs, int) \
-            else "a lower value than now"
+            else None
         s.add("shorter requests first", "max_model_len", "one long prompt's prefill is the usual peak; cap "
               "per-request length", "down", value, prompt, m=m)
         if s.name != "tgi":  # (TGI refuses --max-batch-prefill-tokens below --max-input-tokens: the step above covers it)
