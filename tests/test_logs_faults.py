@@ -454,7 +454,9 @@ def test_no_advice_already_in_use():
     assert run.kind == "WEIGHTS"
     assert not any(a["setting"] == "quantization" for a in run.advice), run.advice  # already 4-bit (AWQ)
     off = [a for a in run.advice if a["setting"] == "cpu_offload"]
-    assert off and off[0]["value"] > 10 and off[0]["current"] == 10
+    # up from the 10 GiB in use; by how much, the log does not show (no GPU memory, no weights): no size made up
+    assert off and off[0]["current"] == 10 and off[0]["direction"] == "up"
+    assert off[0]["value"] is None and "--cpu-offload-gb higher than 10" in off[0]["flags"], off
 
 
 def test_no_8bit_cache_advice_to_an_8bit_cache():
@@ -3380,3 +3382,120 @@ def test_chunked_prefill_is_offered_only_where_it_is_off(text, chunk_flag):
     said = flags(run)
     assert ("--enable-chunked-prefill" in said) == chunk_flag, said
     assert "--max-num-batched-tokens" in said, said
+
+
+# --- round 20: advice sizes come from the memory the log (or --model) shows: the GPUs the weights need, the offload
+# that holds the rest, a fraction only where it closes the pool's shortfall --------------------------------------------
+
+GIB = 2**30
+_WEIGHTS_OOM = {
+    # vLLM V1 0.10: loading a 72B model on one 24 GB GPU (PyTorch's total capacity: 23.55 GiB); its full arguments printed
+    "vllm": ("""
+        INFO 08-12 10:01:05 [api_server.py:1805] vLLM API server version 0.10.1.1
+        INFO 08-12 10:01:05 [utils.py:326] non-default args: {'model': 'Qwen/Qwen2.5-72B-Instruct', 'max_model_len': 8192}
+        ERROR 08-12 10:01:40 [core.py:700]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py", line 213, in load_model
+        ERROR 08-12 10:01:40 [core.py:700] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 270.00 MiB. GPU 0 has a total capacity of 23.55 GiB of which 98.81 MiB is free. Including non-PyTorch memory, this process has 23.43 GiB memory in use. Of the allocated memory 22.98 GiB is allocated by PyTorch, and 16.52 MiB is reserved by PyTorch but unallocated.
+    """, "--tensor-parallel-size", "--cpu-offload-gb"),
+    # SGLang: the same model, its server_args with tp_size 1 and its fraction
+    "sglang": ("""
+        [2025-06-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen2.5-72B-Instruct', tp_size=1, mem_fraction_static=0.88, cpu_offload_gb=0)
+        [2025-06-01 10:00:30 TP0] Scheduler hit an exception: Traceback (most recent call last):
+          File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 300, in load_model
+            self.model = get_model(
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 260.00 MiB. GPU 0 has a total capacity of 23.55 GiB of which 90.00 MiB is free. Of the allocated memory 22.90 GiB is allocated by PyTorch, and 20.00 MiB is reserved by PyTorch but unallocated.
+    """, "--tp-size", "--cpu-offload-gb"),
+    # TGI: its shard loading the weights (no CPU offload in TGI)
+    "tgi": ("""
+        2024-05-01T10:00:00.000000Z  INFO text_generation_launcher: Args { model_id: "Qwen/Qwen2.5-72B-Instruct", num_shard: Some(1), cuda_memory_fraction: 1.0 }
+        2024-05-01T10:00:30.000000Z ERROR text_generation_launcher: Error when initializing model
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 260.00 MiB. GPU 0 has a total capacity of 23.55 GiB of which 90.00 MiB is free. Of the allocated memory 22.90 GiB is allocated by PyTorch, and 20.00 MiB is reserved by PyTorch but unallocated.
+    """, "--num-shard", None),
+}
+_72B = (int(135.43 * GIB), (64, (8,)))  # Qwen2.5-72B's weights by the estimate, its attention and KV heads
+
+
+def _sized(text, model=True):
+    text = textwrap.dedent(text).strip("\n") + "\n"
+    w, heads = _72B if model else (None, None)
+    rep = diagnose(numbered(text.splitlines()), weights_bytes=w, heads=heads)
+    run = run_of(rep)
+    return run, {a["setting"]: a for a in run.advice if a["setting"]}
+
+
+@pytest.mark.parametrize("engine", sorted(_WEIGHTS_OOM))
+def test_gpus_and_offload_for_the_weights_come_from_their_size(engine):
+    text, tp_flag, offload_flag = _WEIGHTS_OOM[engine]
+    run, steps = _sized(text)
+    assert run.kind == "WEIGHTS", run
+    usable = 23.55 * GIB * 0.9  # each GPU's memory less a tenth for the KV cache and activations, at most
+    tp = steps["tensor_parallel_size"]
+    assert tp["flags"].startswith(tp_flag) and tp["value"] * usable >= 135.43 * GIB, tp  # enough GPUs to hold them
+    assert 64 % tp["value"] == 0 and (8 % tp["value"] == 0 or tp["value"] % 8 == 0), tp  # a size the heads allow
+    if offload_flag:
+        off = steps["cpu_offload"]
+        assert off["flags"].startswith(offload_flag) and off["value"] >= (135.43 - 23.55) and off["value"] < 136, off
+    quant = steps["quantization"]
+    assert "more GPUs" in quant["why"] or "more GPUs" in quant["change"], quant  # 4 bits alone do not fit 24 GB
+
+
+@pytest.mark.parametrize("engine", sorted(_WEIGHTS_OOM))
+def test_without_the_weights_size_more_gpus_is_a_least_count_and_offload_has_no_made_up_size(engine):
+    text, tp_flag, offload_flag = _WEIGHTS_OOM[engine]
+    run, steps = _sized(text, model=False)  # (TGI's log alone does not say the weights were loading: no steps then)
+    assert run.kind in ("WEIGHTS", "UNDETERMINED"), run
+    if "tensor_parallel_size" in steps or run.kind == "WEIGHTS":
+        tp = steps["tensor_parallel_size"]
+        assert "at least" in tp["why"] and "--model" in tp["why"], tp
+    if offload_flag and run.kind == "WEIGHTS":
+        off = steps["cpu_offload"]
+        assert off["value"] is None and f"{offload_flag} N" in off["flags"], off
+
+
+@pytest.mark.parametrize("text,fraction", [
+    # vLLM V1: 16.00 GiB needed, 4.98 available: no fraction up to 0.98 gives 11 GiB on this GPU
+    ("""
+     (APIServer pid=1) INFO 08-12 10:01:05 [utils.py:326] non-default args: {'model': 'meta-llama/Llama-3.1-8B-Instruct', 'max_model_len': 131072, 'gpu_memory_utilization': 0.9}
+     (EngineCore_0 pid=9) INFO 08-12 10:01:41 [gpu_model_runner.py:2007] Model loading took 14.9889 GiB and 15.0 seconds
+     (EngineCore_0 pid=9) INFO 08-12 10:02:00 [gpu_worker.py:276] Available KV cache memory: 4.98 GiB
+     (EngineCore_0 pid=9) ERROR 08-12 10:02:00 [core.py:700] ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (4.98 GiB). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+     """, None),
+    # the same with 5.50 GiB needed: half a GiB more does it
+    ("""
+     (APIServer pid=1) INFO 08-12 10:01:05 [utils.py:326] non-default args: {'model': 'meta-llama/Llama-3.1-8B-Instruct', 'max_model_len': 45000, 'gpu_memory_utilization': 0.9}
+     (EngineCore_0 pid=9) INFO 08-12 10:01:41 [gpu_model_runner.py:2007] Model loading took 14.9889 GiB and 15.0 seconds
+     (EngineCore_0 pid=9) INFO 08-12 10:02:00 [gpu_worker.py:276] Available KV cache memory: 4.98 GiB
+     (EngineCore_0 pid=9) ERROR 08-12 10:02:00 [core.py:700] ValueError: To serve at least one request with the models's max seq len (45000), (5.50 GiB KV cache is needed, which is larger than the available KV cache memory (4.98 GiB). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+     """, 0.95),
+    # vLLM V0: the pool holds 23,648 tokens of 131,072 (13 GiB short on a 23.58 GiB GPU)
+    ("""
+     INFO 06-11 23:06:40 model_runner.py:160] Loading model weights took 14.9888 GB
+     INFO 06-11 23:06:41 worker.py:262] Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB peak_torch_memory=17.98GiB memory_usage_post_profile=15.35GiB non_torch_memory=0.35GiB kv_cache_size=2.89GiB gpu_memory_utilization=0.90
+     INFO 06-11 23:06:42 gpu_executor.py:83] # GPU blocks: 1478, # CPU blocks: 2048
+     ERROR 06-11 23:06:43 engine.py:366] ValueError: The model's max seq len (131072) is larger than the maximum number of tokens that can be stored in KV cache (23648). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+     """, None),
+])
+def test_a_fraction_step_is_offered_only_where_it_closes_the_pools_shortfall(text, fraction):
+    run = run_of(diag(text))
+    assert run.kind == "KV_CAPACITY", run
+    steps = [a for a in run.advice if a["setting"] == "memory_fraction"]
+    if fraction is None:
+        assert not steps, steps
+        assert run.advice[0]["setting"] == "max_model_len", run.advice  # a shorter context still closes it
+    else:
+        assert steps and steps[0]["value"] >= fraction, steps
+
+
+def test_logs_with_model_sizes_the_advice_from_its_weights_and_says_so(tmp_path):
+    import json
+
+    from clirun import CliRunner
+
+    from vramdoctor.cli import run as app
+    p = tmp_path / "vllm-72b.log"
+    p.write_text(textwrap.dedent(_WEIGHTS_OOM["vllm"][0]).strip("\n") + "\n")
+    r = CliRunner().invoke(app, ["logs", str(p), "--model", "Qwen/Qwen2.5-72B-Instruct", "--json"])
+    assert r.exit_code == 0, r.output
+    run = json.loads(r.stdout)["runs"][0]
+    steps = {a["setting"]: a for a in run["advice"] if a["setting"]}
+    assert steps["tensor_parallel_size"]["value"] == 8 and steps["cpu_offload"]["value"] >= 112, steps
+    assert any("no weights" in note and "135.4" in note for note in run["model_check"]), run["model_check"]

@@ -173,11 +173,13 @@ Source = Union[Blocks, Iterable[tuple[int, str]]]
 
 
 def diagnose(source: Source, *, engine: str | None = None, model_check=None,
-             weights_bytes: int | None = None) -> LogReport:
+             weights_bytes: int | None = None, heads: tuple[int, tuple[int, ...]] | None = None) -> LogReport:
     """Diagnose every run in `source` (a `reader.Blocks`, or (line number, text) pairs). engine: force an
     engine (its canonical name) instead of detecting it. model_check: optional callable(numbers, derived,
-    engine) -> list of notes (see `logs.check`). weights_bytes: the model's weights per GPU (from
-    `--model`'s estimate), held against the memory an out-of-memory error says was in use."""
+    engine) -> list of notes (see `logs.check`). weights_bytes: the model's weights in all (from `--model`'s
+    estimate), held per GPU against the memory an out-of-memory error says was in use, and the size advice gives
+    GPUs and offload from. heads: the model's attention heads and its KV heads per layer kind (the tensor-parallel
+    sizes it allows)."""
     runs = scan_blocks(source) if isinstance(source, Blocks) else scan(source)
     runs, notes = _attach_orphans(runs)
     if runs and runs[0].dropped_after:
@@ -207,6 +209,10 @@ def diagnose(source: Source, *, engine: str | None = None, model_check=None,
         block_tokens = next((e.kv_block_tokens for e in all_engines() if e.name == eng), None)
         derived = derive(numbers, d.kind, block_tokens)
         figures = {**numbers, **derived, "_progress": tuple(r.progress)}
+        if weights_bytes:
+            figures["_model_weights_bytes"] = weights_bytes
+        if heads:
+            figures["_model_heads"] = heads
         reports.append(RunReport(
             index=i, first_line=r.first_line, last_line=r.last_line, engine=eng, kind=d.kind, code=d.code,
             message=d.message, inferred=d.inferred, phase_source=d.phase_source,

@@ -3,6 +3,9 @@ allocate; llama.cpp and its wrappers size -c from the memory the log shows."""
 
 from __future__ import annotations
 
+import math
+
+from .sizes import kv_shortfall
 from .steps import GGML, GIB, _more_gpus
 
 #: engines whose memory fraction is of the memory left after the weights and buffers (LMDeploy's
@@ -71,7 +74,7 @@ class KvSteps:
             conc = n.get("max_concurrency")
             self.seqs_down("each running sequence holds its own KV cache",
                            max(1, int(conc)) if isinstance(conc, float) and conc >= 1 else None)
-        self.fraction_up("the pool is what is left of this fraction after the weights")
+        self._fraction_for_the_shortfall()
         if isinstance(fit, int) and isinstance(asked, int) and 0 < fit < asked / 2:
             # half the bytes per token doubles the pool's tokens: still short of what was asked for
             self.kv8("8-bit KV cache, with a shorter context", f"halves the bytes per token: the pool would hold about "
@@ -83,6 +86,21 @@ class KvSteps:
             s.add("chunked prefill", "max_num_batched_tokens", "a smaller step shrinks the activation peak profiled "
                   "at start, leaving more for the KV pool", "down",
                   max(512, cur // 4) if isinstance(cur, int) and cur > 512 else None, cur)
+
+    def _fraction_for_the_shortfall(self) -> None:
+        """A larger fraction, as large as the pool's shortfall needs; none where no fraction up to 0.98 gives it
+        (a shorter context and an 8-bit cache still do)."""
+        c = self.c
+        why = "the pool is what is left of this fraction after the weights"
+        gap, total, printed = kv_shortfall(self.n, c.fraction)
+        if not (gap and total and c.fraction) or self.s.name in FRACTION_OF_FREE:
+            self.fraction_up(why)
+            return
+        need = c.fraction + gap / total
+        if need > 0.98:
+            return  # (0.98 of this GPU adds less than the pool lacks)
+        on = f"the GPU's {total / GIB:.2f} GiB" if printed else f"a GPU of at least {total / GIB:.2f} GiB"
+        self.fraction_up(f"{why}; it lacks {gap / GIB:.2f} GiB, {gap / total:.3f} of {on}", math.ceil(need * 100) / 100)
 
     def _ggml_kv(self) -> None:
         """llama.cpp and its wrappers size the cache to -c: the -c that fits the memory the log shows."""

@@ -101,7 +101,7 @@ def _filled(text: str, why: str, direction: str | None, value: object, current: 
     said = None
     if value is not None:
         said = value
-    elif current is not None and direction in ("down", "up") and isinstance(current, (int, float)):
+    elif current and direction in ("down", "up") and isinstance(current, (int, float)):  # ("higher than 0" says nothing)
         said = f"{'lower' if direction == 'down' else 'higher'} than {current:,}"
     used = []
     for key, letter in PLACEHOLDERS.items():
