@@ -3499,3 +3499,43 @@ def test_logs_with_model_sizes_the_advice_from_its_weights_and_says_so(tmp_path)
     steps = {a["setting"]: a for a in run["advice"] if a["setting"]}
     assert steps["tensor_parallel_size"]["value"] == 8 and steps["cpu_offload"]["value"] >= 112, steps
     assert any("no weights" in note and "135.4" in note for note in run["model_check"]), run["model_check"]
+
+
+# --- round 20: advice moves from the value the user set, not the engine's padded figure for it ----------------------
+
+_KOBOLD = """
+    Welcome to KoboldCpp - Version 1.80
+    Namespace(model_param='/models/Mistral-Nemo-Instruct-2407-Q6_K.gguf', contextsize=65536, blasbatchsize=512, gpulayers=99, threads=8, usecublas=['normal'], flashattention=False, quantkv=0)
+    {free}
+    llm_load_tensors: offloaded 41/41 layers to GPU
+    llm_load_tensors:        CUDA0 buffer size =  9510.33 MiB
+    llama_new_context_with_model: n_ctx      = 65632
+    ggml_backend_cuda_buffer_type_alloc_buffer: allocating 10255.00 MiB on device 0: cudaMalloc failed: out of memory
+    llama_kv_cache_init: failed to allocate buffer for kv cache
+    gpttype_load_model: error: failed to load model '/models/Mistral-Nemo-Instruct-2407-Q6_K.gguf'
+"""
+
+
+@pytest.mark.parametrize("text,engine,flag,user", [
+    # KoboldCpp pads --contextsize (65,536 -> n_ctx 65,632); the free memory not shown
+    (_KOBOLD.replace("{free}", ""), "koboldcpp", "--contextsize lower than 65,536", 65536),
+    # the same with the GPU's free memory: a size, below the user's 65,536
+    (_KOBOLD.replace("{free}", "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4090) "
+                               "(0000:01:00.0) - 16000 MiB free"), "koboldcpp", "--contextsize ", 65536),
+    # llama-server's -c 5000, padded by llama.cpp to n_ctx 5120
+    ("""
+     $ llama-server -m /models/qwen2.5-32b-instruct-q4_k_m.gguf -c 5000 -ngl 99
+     load_tensors:        CUDA0 model buffer size = 18926.01 MiB
+     llama_context: n_ctx         = 5120
+     ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1280.00 MiB on device 0: cudaMalloc failed: out of memory
+     llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache
+     """, "llamacpp", "-c lower than 5,000", 5000),
+])
+def test_advice_moves_from_the_value_the_user_set(text, engine, flag, user):
+    rep = diag(text)
+    run = run_of(rep)
+    assert rep.engine == engine and run.kind == "KV_CAPACITY", run
+    ctx = next(a for a in run.advice if a["setting"] == "max_model_len")
+    assert ctx["current"] == user and flag in ctx["flags"], ctx
+    if ctx["value"] is not None:
+        assert ctx["value"] < user, ctx

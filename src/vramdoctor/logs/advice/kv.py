@@ -106,6 +106,10 @@ class KvSteps:
         """llama.cpp and its wrappers size the cache to -c: the -c that fits the memory the log shows."""
         s, n = self.s, self.n
         per, ctx = n.get("kv_bytes_per_token"), n.get("n_ctx") or n.get("max_model_len")
+        # the context the user set (KoboldCpp's --contextsize, llama.cpp's -c), which the engine pads to its cells
+        # (65,536 -> n_ctx 65,632): the value a step moves from; the cells it printed are what the cache was sized for
+        user = n.get("max_model_len") if s.name != "ollama" else None
+        user = user if isinstance(user, int) and user > 0 and isinstance(ctx, int) and user <= ctx else ctx
         parallel = n.get("n_parallel")
         if s.name == "ollama" and isinstance(parallel, int) and parallel > 1:
             # Ollama asks the runner for num_ctx x OLLAMA_NUM_PARALLEL cells (llama-server's slots share -c instead)
@@ -132,14 +136,14 @@ class KvSteps:
                     elif s.out and s.out[-1].setting == "max_num_seqs":
                         s.out[-1].why += (f"; with one slot your num_ctx of {slot:,} needs {slot * per / GIB:.2f} "
                                           f"GiB, which fits ({target:,} tokens would)")
-                elif target < ctx:
-                    s.add("shorter context", "max_model_len", why, "down", target, ctx, m=max(1, target - 512))
+                elif target < user:
+                    s.add("shorter context", "max_model_len", why, "down", target, user, m=max(1, target - 512))
             else:
                 examples = ", ".join(f"{x:,} tokens need {x * per / GIB:.2f} GiB" for x in (4096, 16384, 32768) if x < ctx)
                 where = "the host RAM it failed in" if host else "it"
                 s.add("shorter context", "max_model_len", why + f"; the log does not show the memory free, so choose "
                       f"the context whose cache fits {where}" + (f" ({examples})" if examples else ""), "down", None,
-                      ctx)
+                      user)
         else:
             s.add("shorter context", "max_model_len", "the KV cache grows in proportion to the context", "down")
         if host:  # the cache (or the layers beside it) was already in host RAM: more of it on the GPU, or more RAM

@@ -89,6 +89,8 @@ class LoadSteps:
                                      "down", max(64, ub // 2) if isinstance(ub, int) and ub > 64 else None, ub)
         if isinstance(kv, int) and isinstance(comp, int) and kv > comp:
             ctx = n.get("n_ctx") or n.get("kv_cells")
+            user = n.get("max_model_len") if s.name != "ollama" else None  # (the -c the user set, before padding)
+            ctx = user if isinstance(user, int) and isinstance(ctx, int) and 0 < user <= ctx else ctx
             s.add("shorter context", "max_model_len", f"the KV cache ({kv / GIB:.2f} GiB) dominates the compute buffer "
                   f"({comp / GIB:.2f} GiB): a shorter context frees the most", "down", None,
                   ctx if isinstance(ctx, int) else None)
