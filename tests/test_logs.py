@@ -683,3 +683,27 @@ def test_follow_on_a_pipe_that_closes_empty_exits_2():
     r = subprocess.run([sys.executable, "-m", "vramdoctor", "logs", "-f", "-"], stdin=subprocess.DEVNULL,
                        capture_output=True, timeout=60)
     assert r.returncode == 2 and b"is empty" in r.stderr and b"NONE" not in r.stdout, (r.stdout, r.stderr)
+
+
+# --- round 20: with several files, --json's top level is the last file that could be read -------------------------
+
+@pytest.mark.parametrize("order", [("a", "missing"), ("missing", "a"), ("a", "missing", "b"), ("b", "missing", "a")])
+def test_json_top_level_is_the_last_readable_file(tmp_path, order):
+    paths = {"a": str(LOGS / "case-029.log"), "b": str(LOGS / "case-010.log"), "missing": str(tmp_path / "missing.log")}
+    r = _cli(*[paths[x] for x in order], "--json")
+    assert r.exit_code == 2
+    doc = json.loads(r.stdout)
+    last = [x for x in order if x != "missing"][-1]
+    assert doc["path"] == paths[last], doc["path"]
+    mine = next(f for f in doc["files"] if f["path"] == paths[last])
+    assert doc["diagnosis"] == mine["diagnosis"] and [f["path"] for f in doc["files"]] == [paths[x] for x in order
+                                                                                           if x != "missing"] + \
+        [paths["missing"]]
+
+
+def test_json_with_no_readable_file_is_still_a_document(tmp_path):
+    r = _cli(str(tmp_path / "one.log"), str(tmp_path / "two.log"), "--json")
+    assert r.exit_code == 2
+    doc = json.loads(r.stdout)
+    assert [f["path"] for f in doc["files"]] == [str(tmp_path / "one.log"), str(tmp_path / "two.log")]
+    assert all("error" in f for f in doc["files"]) and "diagnosis" not in doc

@@ -227,6 +227,8 @@ def logs(paths: list[str], engine: Optional[str], json_out: bool, follow: bool, 
                 continue
             reports.append((p, rep, warnings))
         if not reports:
+            if json_out and not output:  # (a JSON reader gets a document: each file with its error)
+                print(json.dumps({"files": [{"path": p, "error": e} for p, e in failed]}, indent=2))
             raise SystemExit(2)
         sink = open(output, "w", encoding="utf-8") if output else None  # noqa: SIM115
         from rich.console import Console
