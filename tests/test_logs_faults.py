@@ -3539,3 +3539,73 @@ def test_advice_moves_from_the_value_the_user_set(text, engine, flag, user):
     assert ctx["current"] == user and flag in ctx["flags"], ctx
     if ctx["value"] is not None:
         assert ctx["value"] < user, ctx
+
+
+# --- round 20: a paste whose lines are out of order (shuffled, reversed): its runs are pieces of one start-up; the
+# failure an engine's own words state decides, with a note -----------------------------------------------------------
+
+_V1_WHOLE = """
+INFO 08-12 10:01:02 [__init__.py:241] Automatically detected platform cuda.
+(APIServer pid=12345) INFO 08-12 10:01:05 [api_server.py:1805] vLLM API server version 0.10.1.1
+(APIServer pid=12345) INFO 08-12 10:01:05 [utils.py:326] non-default args: {'model': 'meta-llama/Llama-3.1-8B-Instruct', 'max_model_len': 131072, 'gpu_memory_utilization': 0.9}
+(APIServer pid=12345) INFO 08-12 10:01:12 [__init__.py:1750] Using max model len 131072
+(EngineCore_0 pid=12400) INFO 08-12 10:01:20 [core.py:74] Initializing a V1 LLM engine (v0.10.1.1) with config: model='meta-llama/Llama-3.1-8B-Instruct', max_seq_len=131072, tensor_parallel_size=1, kv_cache_dtype=auto
+(EngineCore_0 pid=12400) INFO 08-12 10:01:25 [gpu_model_runner.py:1953] Starting to load model meta-llama/Llama-3.1-8B-Instruct...
+(EngineCore_0 pid=12400) INFO 08-12 10:01:40 [default_loader.py:262] Loading weights took 14.21 seconds
+(EngineCore_0 pid=12400) INFO 08-12 10:01:41 [gpu_model_runner.py:2007] Model loading took 14.9889 GiB and 15.012345 seconds
+(EngineCore_0 pid=12400) INFO 08-12 10:01:58 [monitor.py:34] torch.compile takes 12.3 s in total
+(EngineCore_0 pid=12400) INFO 08-12 10:02:00 [gpu_worker.py:276] Available KV cache memory: 4.98 GiB
+(EngineCore_0 pid=12400) ERROR 08-12 10:02:00 [core.py:700] EngineCore failed to start.
+(EngineCore_0 pid=12400) ERROR 08-12 10:02:00 [core.py:700] Traceback (most recent call last):
+(EngineCore_0 pid=12400) ERROR 08-12 10:02:00 [core.py:700]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 89, in __init__
+(EngineCore_0 pid=12400) ERROR 08-12 10:02:00 [core.py:700]     self._initialize_kv_caches(vllm_config)
+(EngineCore_0 pid=12400) ERROR 08-12 10:02:00 [core.py:700]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/core/kv_cache_utils.py", line 691, in check_enough_kv_cache_memory
+(EngineCore_0 pid=12400) ERROR 08-12 10:02:00 [core.py:700]     raise ValueError(
+(EngineCore_0 pid=12400) ERROR 08-12 10:02:00 [core.py:700] ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (4.98 GiB). Based on the available memory, the estimated maximum model length is 40784. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+(EngineCore_0 pid=12400) Process EngineCore_0:
+(APIServer pid=12345) ERROR 08-12 10:02:01 [core_client.py:100] RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}
+"""
+_SGLANG_WHOLE = """
+[2025-06-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen2.5-32B-Instruct', mem_fraction_static=0.6, tp_size=1)
+[2025-06-01 10:00:02 TP0] Init torch distributed begin.
+[2025-06-01 10:00:04 TP0] Load weight begin. avail mem=78.50 GB
+[2025-06-01 10:00:40 TP0] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=17.20 GB, mem usage=61.30 GB.
+[2025-06-01 10:00:41 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 900, in init_memory_pool
+    raise RuntimeError(
+[2025-06-01 10:00:41 TP0] RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.
+[2025-06-01 10:00:42] Received sigquit from a child process. It usually means the child failed.
+"""
+
+
+def _shuffled(text: str, seed: int | None) -> str:
+    import random
+
+    lines = textwrap.dedent(text).strip("\n").splitlines()
+    if seed is None:
+        lines.reverse()  # (`tac`)
+    else:
+        random.Random(seed).shuffle(lines)
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("whole,kind", [(_V1_WHOLE, "KV_CAPACITY"), (_SGLANG_WHOLE, "KV_CAPACITY")], ids=["vllm", "sglang"])
+@pytest.mark.parametrize("seed", [None, 1, 2, 3, 4, 5])
+def test_a_paste_out_of_order_is_decided_by_the_failure_its_engine_states(whole, kind, seed):
+    rep = diag(_shuffled(whole, seed))
+    assert rep.diagnosis["kind"] == kind, [(r.kind, r.code) for r in rep.runs]
+    assert any("out of order" in note for note in rep.notes), rep.notes
+
+
+def test_lines_a_little_out_of_order_between_processes_are_in_order():
+    """Two processes writing one log interleave within a second or two: that is not a paste out of order."""
+    rep = diag("""
+        (APIServer pid=1) INFO 08-12 10:01:05 [api_server.py:1805] vLLM API server version 0.10.1.1
+        (EngineCore_0 pid=9) INFO 08-12 10:01:41 [gpu_model_runner.py:2007] Model loading took 14.9889 GiB and 15.0 seconds
+        (APIServer pid=1) INFO 08-12 10:01:40 [launcher.py:1] waiting for the engine
+        (EngineCore_0 pid=9) INFO 08-12 10:02:00 [gpu_worker.py:276] Available KV cache memory: 4.98 GiB
+        (APIServer pid=1) INFO 08-12 10:01:59 [launcher.py:1] waiting for the engine
+        (EngineCore_0 pid=9) INFO 08-12 10:02:03 [kv_cache_utils.py:849] GPU KV cache size: 93,872 tokens
+        (APIServer pid=1) INFO 08-12 10:02:02 [launcher.py:1] waiting for the engine
+    """)
+    assert not any("out of order" in note for note in rep.notes), rep.notes
