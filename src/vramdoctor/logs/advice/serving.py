@@ -91,8 +91,8 @@ class ServingSteps:
                   "(`docker logs`, `journalctl -u ...`, the whole file), or run `vramdoctor estimate MODEL --engine "
                   f"{rules}` with the server's settings to see whether they fit")
         elif len(candidates) == 1:
-            s.say("confirm the phase", f"only {candidates[0]} is left by the progress the log shows, but no line says "
-                  f"so: pass the whole log from its start line, or run `vramdoctor estimate MODEL --engine {rules}` "
+            s.say("confirm the phase", f"only {candidates[0]} fits what the log shows (its progress or its stack frames), "
+                  f"but no line states it: pass the whole log from its start line, or run `vramdoctor estimate MODEL --engine {rules}` "
                   "with the server's settings")
         else:
             s.say("find the phase first", f"the ledgers pull opposite ways ({pull}): pass the server's whole log from "
