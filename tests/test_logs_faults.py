@@ -3410,6 +3410,11 @@ _WEIGHTS_OOM = {
         2024-05-01T10:00:30.000000Z ERROR text_generation_launcher: Error when initializing model
         torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 260.00 MiB. GPU 0 has a total capacity of 23.55 GiB of which 90.00 MiB is free. Of the allocated memory 22.90 GiB is allocated by PyTorch, and 20.00 MiB is reserved by PyTorch but unallocated.
     """, "--num-shard", None),
+    # TensorRT-LLM's PyTorch backend: its fraction is the KV cache's share of what the weights leave, not of the GPU
+    "tensorrt-llm": ("""
+        trtllm-serve /models/Qwen2.5-72B-Instruct --backend pytorch --tp_size 1 --kv_cache_free_gpu_memory_fraction 0.5
+        [TRT-LLM] [RANK 0] [E] Error executing load_single_module with args ('model.layers.9.mlp.gate_up_proj', Linear()): CUDA out of memory. Tried to allocate 40.00 MiB. GPU 0 has a total capacity of 23.55 GiB of which 20.62 MiB is free. Of the allocated memory 22.90 GiB is allocated by PyTorch
+    """, "--tp_size", None),
 }
 _72B = (int(135.43 * GIB), (64, (8,)))  # Qwen2.5-72B's weights by the estimate, its attention and KV heads
 
@@ -3431,6 +3436,7 @@ def test_gpus_and_offload_for_the_weights_come_from_their_size(engine):
     tp = steps["tensor_parallel_size"]
     assert tp["flags"].startswith(tp_flag) and tp["value"] * usable >= 135.43 * GIB, tp  # enough GPUs to hold them
     assert 64 % tp["value"] == 0 and (8 % tp["value"] == 0 or tp["value"] % 8 == 0), tp  # a size the heads allow
+    assert tp["value"] == 8, tp  # the least of those: 135.43 GiB over at most 23.55 x 0.9 x 0.9 GiB is 7.1
     if offload_flag:
         off = steps["cpu_offload"]
         assert off["flags"].startswith(offload_flag) and off["value"] >= (135.43 - 23.55) and off["value"] < 136, off

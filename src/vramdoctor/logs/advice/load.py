@@ -16,6 +16,7 @@ from .sizes import (
     tp_sizes_allowed,
     weights_in_all,
 )
+from .kv import FRACTION_OF_FREE
 from .steps import GGML, GIB, _more_gpus, _tp_now
 
 
@@ -153,7 +154,10 @@ class LoadSteps:
             self.free_gpu()
             return
         tp = _tp_now(n)
-        per_gpu = for_weights(n, c.fraction)  # what one GPU holds for weights
+        # what one GPU holds for weights (the fraction of LMDeploy and TensorRT-LLM is the KV cache's share of what the
+        # weights leave: not a bound on them)
+        whole = c.fraction if s.name not in FRACTION_OF_FREE else None
+        per_gpu = for_weights(n, whole)
         weights, source = weights_in_all(n, tp)
         self._fewer_bits(weights, per_gpu, tp)
         self._gpus_for_weights(weights, source, per_gpu, tp)
@@ -163,7 +167,7 @@ class LoadSteps:
 
     def _room(self, per_gpu: int) -> str:
         """What one GPU holds for weights, and how that follows from the log."""
-        total, frac = device_bytes(self.n), self.c.fraction
+        total, frac = device_bytes(self.n), self.c.fraction if self.s.name not in FRACTION_OF_FREE else None
         return (f"about {per_gpu / GIB:.1f} GiB ({total / GIB:.2f} GiB x "
                 + (f"the fraction {frac:g}" if frac else f"{FRACTION_UNSHOWN:g}, no fraction shown")
                 + ", less a tenth for the KV cache and activations)")
