@@ -10,6 +10,15 @@ last chunk), and misbehaves on purpose by `--mode`:
   garbage  answers /v1/models with text that is not JSON
   error    answers every completion with HTTP 500
   loading  answers 503 "Loading model" for `--load-s` seconds first (llama-server's way)
+  trickle  streams its completion one byte a second, with no newline, for ever
+  trickle-health  answers /health one byte a second, for ever
+  undercount  its /tokenize counts one token per 1,000 bytes (a tokenizer whose counts cannot be true)
+  notopenai  answers 404 to everything (a web server that is not an inference server)
+  chatty   writes a line to its output every millisecond
+  stubborn ignores SIGTERM (only SIGKILL stops it)
+  setsid-child  starts a child in a session of its own that holds `--weights-mib` too
+  keep     as normal, and keeps `--leak-mib` MiB after each request, for good
+--model-id sets the id /v1/models gives (any text: long, with newlines).
 Standard library only, so that it starts in a fraction of a second.
 """
 
@@ -44,9 +53,29 @@ def main() -> None:
     ap.add_argument("--leak-mib", type=int, default=8)
     ap.add_argument("--load-s", type=float, default=1.0)
     ap.add_argument("--n-ctx", type=int, default=32768)
+    ap.add_argument("--model-id", default="tiny-test")
     a = ap.parse_args()
     started = time.monotonic()
     held.append(touch(a.weights_mib * 2**20))
+    if a.mode == "stubborn":
+        import signal
+
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if a.mode == "setsid-child":
+        import subprocess
+
+        subprocess.Popen([sys.executable, "-c", f"import time; b = bytearray({a.weights_mib} * 2**20); "
+                          "[b.__setitem__(i, 1) for i in range(0, len(b), 4096)]; time.sleep(3600)"],
+                         start_new_session=True)
+    if a.mode == "chatty":
+        def chat() -> None:
+            i = 0
+            while True:
+                print(f"INFO request log line {i} " + "x" * 200, flush=True)
+                i += 1
+                time.sleep(0.001)
+
+        threading.Thread(target=chat, daemon=True).start()
 
     def leak_forever() -> None:
         while True:
@@ -75,18 +104,32 @@ def main() -> None:
                 return True
             return False
 
+        def _trickle(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            while True:
+                self.wfile.write(b"d")
+                self.wfile.flush()
+                time.sleep(1.0)
+
         def do_GET(self) -> None:
             if a.mode == "hang":
                 time.sleep(3600)
             if self._loading():
                 return
+            if a.mode == "notopenai":
+                self._send(404, b"<html>Not Found</html>", "text/html")
+                return
+            if a.mode == "trickle-health" and self.path == "/health":
+                self._trickle()
             if self.path == "/health":
                 self._json(200, {"status": "ok"})
             elif self.path == "/v1/models":
                 if a.mode == "garbage":
                     self._send(200, b"<html>not a model list</html>", "text/html")
                 else:
-                    self._json(200, {"object": "list", "data": [{"id": "tiny-test", "object": "model",
+                    self._json(200, {"object": "list", "data": [{"id": a.model_id, "object": "model",
                                                                  "owned_by": "tests", "max_model_len": a.n_ctx}]})
             else:
                 self._json(404, {"error": "not found"})
@@ -97,7 +140,11 @@ def main() -> None:
             length = int(self.headers.get("Content-Length", 0))
             body = json.loads(self.rfile.read(length) or b"{}")
             if self.path == "/tokenize":
-                self._json(200, {"tokens": list(body.get("content", "").encode())})
+                data = body.get("content", "").encode()
+                self._json(200, {"tokens": list(data[::1000] if a.mode == "undercount" else data)})
+                return
+            if a.mode == "notopenai":
+                self._send(404, b"<html>Not Found</html>", "text/html")
                 return
             if self.path != "/v1/completions":
                 self._json(404, {"error": "not found"})
@@ -109,6 +156,8 @@ def main() -> None:
             n_prompt = len(prompt.encode())
             n_out = int(body.get("max_tokens", 16))
             work = touch(n_prompt * a.per_token_kib * 1024) if a.per_token_kib else None
+            if a.mode == "trickle":
+                self._trickle()
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Connection", "close")
@@ -126,6 +175,8 @@ def main() -> None:
             self.wfile.write(f"data: {json.dumps(last)}\n\ndata: [DONE]\n\n".encode())
             self.wfile.flush()
             del work
+            if a.mode == "keep":
+                held.append(touch(a.leak_mib * 2**20))
             if a.mode == "leak":
                 threading.Thread(target=leak_forever, daemon=True).start()
             self.close_connection = True

@@ -100,3 +100,37 @@ def test_llama_cpp_python_server_through_its_log(model, tmp_path):
     assert r["engine_kv_pool_bytes"] == kv_bytes(model, 4096)  # only its log has the pool
     assert "log" in r["engine_kv_pool_source"]
     assert r["tiers"][0]["error"] is None
+
+
+def test_an_8_bit_cache_is_sized_as_one(model, tmp_path):
+    """-ctk q8_0 -ctv q8_0: the pool's bytes follow the cache type the command sets (not f16's)."""
+    r = probe(tmp_path, llama_server_cmd(model, 4096) + " -ctk q8_0 -ctv q8_0 -fa on", "--tiers", "64")
+    spec = load_model(str(model))
+    s = Settings(max_model_len=4096, concurrency=1, kv_cache_dtype="q8_0", kv_unified=False)
+    want = get_engine("llamacpp").allocation(spec, s)[0]
+    assert r["engine_kv_pool_bytes"] == want and want < kv_bytes(model, 4096)  # 17 MiB, not 32
+
+
+def test_a_server_of_its_own_by_url_with_a_relative_model_path(model, tmp_path):
+    """A llama-server the user started in the model's folder with `-m probe-llama.gguf`: the path the server names
+    is resolved in the server's folder, so the estimate is of the right file; with no log, the cache type is
+    not shown, so no pool bytes are guessed, and the pool is not held against the estimate."""
+    import subprocess
+
+    from vramdoctor.server.launch import launch
+
+    port = free_port()
+    cmd = [llama_server_binary(), "-m", model.name, "--port", str(port), "--host", "127.0.0.1", "-c", "2048",
+           "-np", "1", "--fit", "off", "-t", "2"]
+    with launch(cmd, tmp_path / "own.log", cwd=str(model.parent)):
+        res = CliRunner().invoke(cli_run, ["probe", "--url", f"http://127.0.0.1:{port}", "--json", "--rest", "1",
+                                           "--tiers", "64", "--output-tiers", "8"])
+    assert res.exit_code == 0, res.stderr
+    r = json.loads(res.stdout)
+    total = load_model(str(model)).weights.total_bytes  # (the estimate leaves the input embedding on the host)
+    assert r["estimate"] is not None and abs(r["estimate"]["weights_bytes"] - total) < 0.02 * total
+    assert r["engine_kv_pool_tokens"] == 2048 and r["engine_kv_pool_bytes"] is None
+    assert "type is not shown" in r["engine_kv_pool_bytes_reason"]
+    assert not any(c["part"] == "kv_pool" for c in r["comparison"])
+    assert r["process"].startswith(str(r["pid"]))
+    del subprocess

@@ -96,8 +96,9 @@ def test_a_server_that_answers_garbage_or_an_http_error(tmp_path):
     res, r = probe(tmp_path, serve("garbage"))
     assert res.code == 2 and "not with a model list" in r["error"]
     res, r = probe(tmp_path, serve("error"))
-    assert res.code == 0 and r["tiers"][0]["error"].startswith("HTTP 500")  # the server lives: all tiers tried
-    assert "internal failure on purpose" in r["tiers"][0]["error"] and r["rest_bytes"] is not None
+    assert res.code == 2 and r["tiers"][0]["error"].startswith("HTTP 500")  # every tier tried: the server lives
+    assert all(t["error"] for t in r["tiers"]) and r["complete"] and r["rest_bytes"] is not None
+    assert "internal failure on purpose" in r["tiers"][0]["error"] and "requests failed" in r["error"]
 
 
 def test_a_loading_server_is_waited_for(tmp_path):
@@ -134,3 +135,127 @@ def test_no_server_is_left_behind(tmp_path):
     res, r = probe(tmp_path, serve(weights_mib=16))
     assert res.code == 0
     assert not psutil.pid_exists(r["pid"]) or psutil.Process(r["pid"]).status() == psutil.STATUS_ZOMBIE
+
+
+# --- a new user's review: each kind of defect, on a real server process ---------------------------------------
+
+def test_a_stream_that_trickles_is_bounded_by_the_request_timeout(tmp_path):
+    import time
+
+    t0 = time.monotonic()
+    res, r = probe(tmp_path, serve("trickle"), "--request-timeout", "4", "--tiers", "128", "--rest", "0")
+    assert time.monotonic() - t0 < 60 and res.code == 2
+    assert "longer than 4 s" in r["tiers"][0]["error"]
+
+
+def test_a_health_that_trickles_is_bounded_by_the_ready_timeout(tmp_path):
+    import time
+
+    t0 = time.monotonic()
+    res, r = probe(tmp_path, serve("trickle-health"), "--ready-timeout", "5")
+    assert time.monotonic() - t0 < 40 and res.code == 2 and "not ready after 5 s" in r["error"]
+
+
+def test_a_tokenizer_that_cannot_be_true_gives_approximate_prompts(tmp_path):
+    res, r = probe(tmp_path, serve("undercount"), "--tiers", "1024", "--rest", "0")
+    assert res.code == 0, res.err
+    t = r["tiers"][0]
+    assert not t["prompt_exact"] and t["prompt_tokens"] < 100_000  # no endless doubling of the prompt
+
+
+def test_a_url_that_is_not_an_inference_server_fails_at_once(tmp_path):
+    import time
+
+    t0 = time.monotonic()
+    res, r = probe(tmp_path, serve("notopenai"), "--ready-timeout", "120")
+    assert res.code == 2 and time.monotonic() - t0 < 30 and "not an OpenAI-compatible server" in r["error"]
+
+
+def test_an_openai_base_url_is_taken_for_the_server(tmp_path):
+    port = free_port()
+    res, r = probe(tmp_path, serve(), "--tiers", "128", "--rest", "0", port=port)
+    argv = ["probe", "--url", f"http://127.0.0.1:{port}/v1", "--json", "--rest", "0", "--tiers", "128",
+            "--output-tiers", "8", "--results-dir", str(tmp_path), "--serve", serve()]
+    r2 = json.loads(run(argv).out)
+    assert r2["error"] is None and any("base_url" in n for n in r2["notes"])
+
+
+def test_a_chatty_server_does_not_stall_the_probe(tmp_path):
+    import time
+
+    t0 = time.monotonic()
+    res, r = probe(tmp_path, serve("chatty"), "--tiers", "128", "--rest", "1")
+    assert res.code == 0, res.err
+    assert time.monotonic() - t0 < 60
+
+
+def test_another_server_on_the_port_is_never_measured_as_ours(tmp_path):
+    from vramdoctor.server.launch import launch
+
+    port = free_port()
+    with launch(serve(weights_mib=24).replace("{port}", str(port)), tmp_path / "other.log"):
+        import time
+
+        time.sleep(1.0)
+        res, r = probe(tmp_path, serve(weights_mib=16), port=port)
+    assert res.code == 2 and ("another server holds the port" in r["error"] or "another process" in r["error"])
+    assert r["baseline_bytes"] is None or r["baseline_bytes"] > 0  # never a dead server's 0
+
+
+def test_memory_kept_after_every_request_is_a_suspected_leak(tmp_path):
+    res, r = probe(tmp_path, serve("keep", weights_mib=16, leak_mib=40), "--tiers", "128,256,512", "--rest", "2")
+    assert res.code == 0, res.err
+    assert r["leak_suspected"] is True and "each request left memory behind" in r["leak_reason"]
+
+
+def test_server_text_cannot_forge_a_line_of_the_report(tmp_path):
+    forged = "tiny\nnote: FAKE LINE bottleneck weights"
+    long_id = "m" * 300
+    import shlex
+
+    for ident in (forged, long_id):
+        port = free_port()
+        cmd = shlex.join([sys.executable, SERVER, "--port", "{port}", "--model-id", ident])
+        res = run(["probe", "--url", f"http://127.0.0.1:{port}", "--rest", "0", "--tiers", "128", "--output-tiers",
+                   "8", "--results-dir", str(tmp_path), "--serve", cmd])
+        assert res.code == 0, res.err
+        assert "\nnote: FAKE LINE" not in res.out and "Traceback" not in res.err
+
+
+def test_a_server_that_ignores_sigterm_and_its_setsid_child_are_stopped(tmp_path):
+    import psutil
+
+    for mode in ("stubborn", "setsid-child"):
+        res, r = probe(tmp_path, serve(mode, weights_mib=16), "--tiers", "128", "--rest", "0")
+        assert res.code == 0, res.err
+        alive = [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] and
+                 any("bytearray(16 * 2**20)" in a for a in p.info["cmdline"])]
+        assert not alive, alive
+        assert not psutil.pid_exists(r["pid"]) or psutil.Process(r["pid"]).status() == psutil.STATUS_ZOMBIE
+
+
+def test_a_second_ctrl_c_still_stops_the_server_and_prints_the_report(tmp_path):
+    """SIGINT twice while the server ignores SIGTERM: no grace left, but the group is killed and the partial
+    report printed; exit 130."""
+    import signal
+    import subprocess
+    import time
+
+    import psutil
+
+    port = free_port()
+    p = subprocess.Popen([sys.executable, "-m", "vramdoctor", "probe", "--url", f"http://127.0.0.1:{port}", "--serve",
+                          serve("stubborn", weights_mib=16), "--rest", "30", "--tiers", "128", "--output-tiers", "8",
+                          "--results-dir", str(tmp_path), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    time.sleep(6)
+    kids = [c.pid for c in psutil.Process(p.pid).children(recursive=True)]
+    p.send_signal(signal.SIGINT)
+    time.sleep(1)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    r = json.loads(out)
+    assert r["baseline_bytes"] and "interrupted" in r["error"]
+    time.sleep(0.5)
+    assert not [k for k in kids if psutil.pid_exists(k) and psutil.Process(k).status() != psutil.STATUS_ZOMBIE]

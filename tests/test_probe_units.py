@@ -106,8 +106,15 @@ def test_prompts_have_the_exact_token_count_the_tokenizer_gives():
 
 
 def test_prompts_grow_the_text_for_a_tokenizer_with_long_tokens():
-    p = build(50, lambda t: len(t) // 200)  # 200 characters a token: the text must be repeated further
-    assert p.counted_tokens == 50
+    p = build(50, lambda t: len(t) // 40)  # 40 characters a token: the text must be repeated further
+    assert p.exact and p.counted_tokens == 50
+
+
+def test_a_tokenizer_whose_counts_are_not_credible_gives_an_approximate_prompt():
+    under = build(50, lambda t: len(t) // 1000)  # a token per 1,000 characters: no tokenizer; no endless doubling
+    assert not under.exact and len(under.text) == 200
+    over = build(50, lambda t: len(t) * 10)  # ten tokens a character: the prefix would be empty
+    assert not over.exact and over.text
 
 
 # --- engines' endpoints -----------------------------------------------------------------------------------
@@ -406,7 +413,13 @@ def test_auto_source_says_what_it_passed_over(monkeypatch):
     (["--url", "http://127.0.0.1:1", "--source", "dcgm"], "--dcgm-url"),
     (["--url", "http://127.0.0.1:1", "--limit", "24"], "has no unit"),
     (["--url", "http://127.0.0.1:1", "--serve", "'unbalanced"], "quotes"),
-    (["--url", "http://127.0.0.1:1", "--serve", "/nonexistent/llama-server -m x"], "not a program"),
+    (["--url", "http://127.0.0.1:1", "--serve", "/nonexistent/llama-server -m x --port {port}"], "not a program"),
+    (["--url", "http://127.0.0.1:1", "--serve", "llama-server -m x"], "does not listen on the URL's port"),
+    (["--url", "http://127.0.0.1:1", "--output-tiers", "0"], "--output-tiers"),
+    (["--url", "http://127.0.0.1:1", "--pid", "-5"], "not a process ID"),
+    (["--url", "http://127.0.0.1:1", "--devices", "a"], "--devices"),
+    (["--url", "http://127.0.0.1:1", "--log", "/nonexistent.log"], "--log"),
+    (["--url", "http://127.0.0.1:1", "--plot", "/tmp"], "a folder"),
 ])
 def test_probe_usage_errors(argv, words, tmp_path):
     from clirun import CliRunner

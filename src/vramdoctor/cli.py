@@ -282,6 +282,18 @@ def _counts(text: str | None, option: str) -> tuple[int, ...]:
     return tuple(parse_tokens(part.strip(), option=option) for part in text.split(",") if part.strip())
 
 
+def _check_plot(plot: str) -> None:
+    """--plot names a file in a folder that exists, with matplotlib there to draw it: checked before measuring."""
+    if Path(plot).is_dir():
+        raise UsageError(f"'{plot}' is a folder.", option="--plot", hint="Give a file name, e.g. memory.png.")
+    parent = Path(plot).parent
+    if not parent.is_dir():
+        raise UsageError(f"the folder '{parent}' does not exist.", option="--plot")
+    from .probing.plot import available
+
+    available()  # before measuring: a missing matplotlib must not cost the measurements
+
+
 def probe(url: str, log: Optional[str], rest: float, tiers: str, output_tiers: str, model: Optional[str],
           serve: Optional[str], pid: Optional[int], source: str, json_out: bool, plot: Optional[str], interval: float,
           api_key: Optional[str], served_model: Optional[str], engine: Optional[str], ready_timeout: float,
@@ -296,18 +308,17 @@ def probe(url: str, log: Optional[str], rest: float, tiers: str, output_tiers: s
         from .units import parse_bytes
 
         if plot:
-            parent = Path(plot).parent
-            if not parent.is_dir():
-                raise UsageError(f"the folder '{parent}' does not exist.", option="--plot")
-            from .probing.plot import available
-
-            available()  # before measuring: a missing matplotlib must not cost the measurements
+            _check_plot(plot)
+        try:
+            device_list = [int(d) for d in devices.split(",")] if devices else None
+        except ValueError:
+            raise UsageError(f"cannot read '{devices}'.", option="--devices", hint="Write indices: 0,1.") from None
         opts = ProbeOptions(
             url=url, log=log, rest_s=rest, tiers=_counts(tiers, "--tiers"), output_tiers=_counts(output_tiers,
             "--output-tiers"), model=model, serve=serve, pid=pid, source=source, interval_s=interval,
             api_key=api_key or os.environ.get("VRAMDOCTOR_API_KEY"), served_model=served_model, engine=engine,
             ready_timeout_s=ready_timeout, request_timeout_s=request_timeout,
-            devices=[int(d) for d in devices.split(",")] if devices else None,
+            devices=device_list,
             dcgm_urls=[u.strip() for u in dcgm_url.split(",") if u.strip()] if dcgm_url else [],
             limit_bytes=parse_bytes(limit, option="--limit") if limit else None, results_dir=results_dir,
             memory_limit_bytes=parse_bytes(memory_limit, option="--memory-limit") if memory_limit else None)
@@ -342,7 +353,11 @@ def probe(url: str, log: Optional[str], rest: float, tiers: str, output_tiers: s
         if plot:  # after the report: whatever happens to the picture, the numbers are out
             from .probing.plot import plot as draw
 
-            draw(result, plot)
+            try:
+                draw(result, plot)
+            except OSError as e:
+                raise UsageError(f"cannot write '{plot}' ({e.strerror or e}).", option="--plot",
+                                 hint="The report above is complete; give another path for the picture.") from None
             err.print(f"plot written to {printable(plot)}")
         if interrupted:
             raise SystemExit(130)
@@ -394,11 +409,7 @@ def sweep(model: str, engine: str, command_template: Optional[str], server_pytho
         from .units import parse_bytes
 
         if plot:
-            from .probing.plot import available
-
-            if not Path(plot).parent.is_dir():
-                raise UsageError(f"the folder '{Path(plot).parent}' does not exist.", option="--plot")
-            available()
+            _check_plot(plot)
         sets = {}
         for item in set_values or []:
             k, eq, v = item.partition("=")

@@ -23,3 +23,14 @@ def printable(text: object) -> str:
     from rich.markup import escape  # (here, not at the top: printing is when rich is needed)
 
     return escape(visible(text))
+
+
+_CONTROL_ALL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def printable_line(text: object) -> str:
+    """`text` for one line of a report: every control character visible (a newline too, so that a server's
+    reply cannot forge a line of the report), rich markup escaped."""
+    from rich.markup import escape
+
+    return escape(_CONTROL_ALL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text)))

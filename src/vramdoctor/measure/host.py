@@ -81,9 +81,13 @@ def tree_rss_bytes(tree: ProcessTree) -> int:
     a memory-mapped model file read by two processes) count once per process, as `ps` counts them. Raises
     SourceUnavailable once every process of the tree has exited (never a reading of 0)."""
     psutil = _psutil()
+    if not tree.alive():  # a dead or zombie server holds nothing: that is no reading, not a 0
+        raise SourceUnavailable("psutil", f"the process {tree.pid} has exited")
     total, seen = 0, 0
     for p in tree.processes():
         try:
+            if p.status() == psutil.STATUS_ZOMBIE:
+                continue
             total += p.memory_info().rss
             seen += 1
         except psutil.Error:  # exited between the lookup and the reading
@@ -169,3 +173,52 @@ def is_same_process(pid: int, started_at: float, program: str) -> bool:
         return False
     name = os.path.basename(program)
     return abs(created - started_at) < 30 and bool(argv) and (os.path.basename(argv[0]) == name or name in argv[:3])
+
+
+def descendants(pid: int) -> list[int]:
+    """The PIDs of every living descendant of `pid` (also those that left its process group with setsid)."""
+    psutil = _psutil()
+    try:
+        return [p.pid for p in psutil.Process(pid).children(recursive=True)]
+    except psutil.Error:
+        return []
+
+
+def describe(pid: int) -> str:
+    """`PID name (command line)` of a process, cut to 200 characters; `PID` alone when it cannot be read."""
+    psutil = _psutil()
+    try:
+        p = psutil.Process(pid)
+        cmd = " ".join(p.cmdline())[:200]
+        return f"{pid} {p.name()}" + (f" ({cmd})" if cmd else "")
+    except psutil.Error:
+        return str(pid)
+
+
+def process_cwd(pid: int) -> str | None:
+    """The working folder of `pid` (to resolve the relative paths it was given), or None."""
+    psutil = _psutil()
+    try:
+        return psutil.Process(pid).cwd()
+    except psutil.Error:
+        return None
+
+
+#: programs that listen on a port for another process: what they hold is not the server's memory
+PROXIES = ("docker-proxy", "nginx", "haproxy", "envoy", "socat", "sshd", "ssh", "kubectl", "traefik", "caddy",
+           "rootlesskit", "slirp4netns", "pasta", "gvproxy", "vpnkit", "conmon", "litellm")
+
+
+def is_proxy(pid: int) -> str | None:
+    """The proxy's name when `pid` is one of PROXIES, else None."""
+    psutil = _psutil()
+    try:
+        name = psutil.Process(pid).name()
+    except psutil.Error:
+        return None
+    return name if any(name == p or name.startswith(p + "-") for p in PROXIES) else None
+
+
+def in_tree(root: int, pid: int) -> bool:
+    """Whether `pid` is `root` or one of its descendants."""
+    return pid == root or pid in descendants(root)

@@ -69,17 +69,20 @@ def _row(part: str, measured: int | None, estimated: int | None, tol: int, note:
 
 
 def compare(est, *, basis: str, baseline_bytes: int | None, pool_bytes: int | None, pre_reserves: bool,
-            tiers: list, on_gpu: bool) -> list[Comparison]:
+            tiers: list, on_gpu: bool, pool_settled: bool = True, pool_measured: bool = True) -> list[Comparison]:
     """Rows of measured against estimated. est: an estimate.Estimate for the server's settings (per GPU:
-    multiplied by the devices read where the server spreads over several is the caller's business)."""
+    multiplied by the devices read where the server spreads over several is the caller's business).
+    pool_settled: False when the server's settings leave the estimate's pool open (llama.cpp's cells, unified or
+    not): then only the increments are compared. pool_measured: False when the pool's bytes are the engine's
+    tokens at the estimate's bytes per token: then the pool is not held against the estimate (it is the estimate)."""
     rows = []
-    est_pool = est.kv_pool_bytes
-    if pool_bytes is not None and est_pool is not None:
+    est_pool = est.kv_pool_bytes if pool_settled else None
+    if pool_bytes is not None and est_pool is not None and pool_measured:  # never the estimate against itself
         rows.append(_row("kv_pool", pool_bytes, est_pool, max(2 * MIB, int(0.01 * est_pool)),
                          "the engine's pool against the estimate's"))
     overhead = sum(o.bytes for o in est.overheads if on_gpu or "CUDA" not in o.name)
     weights_overhead = est.weights_bytes + overhead
-    if baseline_bytes is not None and pool_bytes is not None and pool_bytes <= baseline_bytes:
+    if pool_settled and baseline_bytes is not None and pool_bytes is not None and pool_bytes <= baseline_bytes:
         measured = baseline_bytes - pool_bytes
         rows.append(_row("weights_plus_overhead", measured, weights_overhead,
                          max(64 * MIB, int(0.10 * weights_overhead)),

@@ -10,8 +10,10 @@ The rules (README, "How probe decides"):
   cache and activations are what costs, at `slope` bytes per token.
 - returns to baseline: the reading after the rest D is within TOLERANCE of B.
 - leak suspected: while the server is idle after the last request, memory keeps rising (the last third of the
-  rest above the first third by more than TOLERANCE, and D above the reading right after the last request);
-  memory held but flat (a prompt cache, the allocator's cache) is not a leak.
+  rest above the first third by more than TOLERANCE, and D above the reading right after the last request); or
+  every request leaves memory behind (each reading after a request above the one before by more than TOLERANCE,
+  over three requests or more) that the rest does not give back, unless the engine keeps it by design (its
+  `kept_after_request`); memory held once and flat (the allocator's cache) is not a leak.
 - bottleneck, against the limit L (the devices' memory, or --limit): near the limit means the peak is at least
   NEAR_LIMIT of L. With P known and near the limit: the larger of W and P (+ the increments when the cache
   grows per request); with P unknown: "kv_cache" when the increments grow with tokens and their projection to
@@ -87,6 +89,20 @@ def creeping(rest: list[tuple[float, int]], after_last_bytes: int | None, rest_b
         return True, (f"while idle after the last request, memory rose by {rise / MIB:.1f} MiB "
                       f"(the last third of the rest against its first third)")
     return False, f"flat while idle (within {tol / MIB:.0f} MiB)"
+
+
+def kept_per_request(afters: list[int], baseline_bytes: int | None, rest_bytes: int | None, tol: int
+                     ) -> tuple[bool, str]:
+    """Whether each request leaves memory behind that the rest does not give back: over three requests or more,
+    the reading after each is above the one after the request before by more than `tol`, and the reading after
+    the rest is still at the last of them."""
+    if len(afters) < 3 or baseline_bytes is None or rest_bytes is None:
+        return False, ""
+    steps = [b - a for a, b in zip([baseline_bytes] + afters[:-1], afters)]
+    if all(d > tol for d in steps) and rest_bytes >= afters[-1] - tol:
+        return True, (f"each request left memory behind that the rest did not give back: "
+                      f"+{_size(sum(steps) / len(steps))} a request on average over {len(steps)} requests")
+    return False, ""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -66,9 +66,11 @@ def _log_pool(numbers: dict, derived: dict) -> tuple[int | None, int | None, str
 
 
 def pool(engine: Engine | None, view: KvView | None, log_numbers: dict | None, log_derived: dict | None,
-         bytes_per_token: int | None) -> Pool:
+         bytes_per_token: int | None, *, dtype_known: bool = True) -> Pool:
     """The pool from the engine's endpoint view, the log's figures, and (for bytes) the estimate's bytes per
-    token of the engine's pool, in that order of trust."""
+    token of the engine's pool, in that order of trust. A log whose pool is not the live server's size is another
+    run's and is not used. dtype_known: the KV cache's type is shown (the log, the endpoint, the command the
+    probe started): else tokens x bytes per token would be a guess at the type, and no bytes are given."""
     p = Pool()
     if view is not None:
         p.figures = dict(view.figures)
@@ -76,6 +78,16 @@ def pool(engine: Engine | None, view: KvView | None, log_numbers: dict | None, l
         p.bytes_ = view.bytes_
         p.source = view.source
     lb, lt, lsource = _log_pool(log_numbers or {}, log_derived or {})
+    if lt is not None and view is not None and (view.tokens is not None or view.candidates) \
+            and lt != view.tokens and lt not in view.candidates:
+        # the log's pool is another size than the live server's: another run's log (a restart, another -c)
+        p.reason = (f"the log's KV pool ({lt:,} tokens) is not the live server's "
+                    f"({view.tokens or ' or '.join(f'{c:,}' for c in view.candidates)} tokens): it is another run's log")
+        lb = lt = None
+        log_numbers = {}
+        stale = True
+    else:
+        stale = False
     unified = (log_numbers or {}).get("kv_unified")
     if p.tokens is None and view is not None and len(view.candidates) == 2 and isinstance(unified, bool):
         p.tokens = view.candidates[1] if unified else view.candidates[0]  # (cells x slots, cells): llama.cpp's
@@ -87,20 +99,44 @@ def pool(engine: Engine | None, view: KvView | None, log_numbers: dict | None, l
     if p.bytes_ is None and lb is not None:
         p.bytes_ = lb
         p.source = (p.source + "; " if p.source else "") + f"bytes from {lsource}"
-    if p.bytes_ is None and p.tokens is not None and bytes_per_token:
+    if p.bytes_ is None and p.tokens is not None and bytes_per_token and not dtype_known:
+        p.reason = ("the KV cache's type is not shown (an 8-bit cache is half the bytes): give the server's log "
+                    "(--log) of a run that prints its KV lines, or let the probe start it (--serve)")
+    if p.bytes_ is None and p.tokens is not None and bytes_per_token and dtype_known:
         p.bytes_ = p.tokens * bytes_per_token
         p.source = (p.source + "; " if p.source else "") + "bytes = the engine's tokens x the estimate's bytes per token"
     if p.bytes_ is None:
-        why = []
-        if view is not None and view.note:
+        why = [p.reason] if p.reason else []
+        if view is not None and view.note and (p.tokens is None or not view.candidates):
             why.append(view.note)
         if engine is None:
             why.append("the engine is not recognised")
         if log_numbers is None:
             why.append("no log was given (--log FILE)")
-        elif lb is None:
+        elif lb is None and not stale:
             why.append("the log has no KV pool line")
         if p.tokens is not None and not bytes_per_token:
             why.append("its bytes per token are not known (give --model)")
         p.reason = "; ".join(why) or "the engine does not state its pool"
     return p
+
+
+def setting_from_args(engine: Engine, key: str, args: list[str]) -> str | None:
+    """A setting (`kv_cache_dtype`, ...) from the command line that started the server, read with the engine's own
+    log figures for pasted command lines (one home per engine); None when the command does not set it."""
+    from ..engines import get
+
+    line = " " + " ".join(args)
+    engines = [engine] + ([get(engine.wraps)] if engine.wraps else [])
+    for e in engines:
+        for f in e.log.figures:
+            if f.key == key:
+                m = f.pattern.search(line)
+                if m:
+                    try:
+                        v = f.read(m)
+                    except (ValueError, IndexError):
+                        continue
+                    if isinstance(v, str) and v:
+                        return v
+    return None

@@ -5,7 +5,9 @@ small table, some code, some numbers), the same for every probe and every engine
 own tokenizer) is at most n, by bisection over its length in characters: the prompt has n tokens, or n - 1
 where one character makes two. Each tier starts at another paragraph (`salt`), so that no tier's prompt is a
 prefix of another's and no engine's prefix cache serves one from another. Without a tokenizer the length is
-taken at CHARS_PER_TOKEN and marked approximate. Pure: the tokenizer is passed in.
+taken at CHARS_PER_TOKEN and marked approximate, as it is where the tokenizer's counts are not credible (more
+than MAX_CHARS_PER_TOKEN characters a token, or fewer than one character for MAX_TOKENS_PER_CHAR tokens). Pure:
+the tokenizer is passed in.
 """
 
 from __future__ import annotations
@@ -17,6 +19,10 @@ from typing import Callable
 
 #: characters per token where the server has no tokenize endpoint (English text, BPE tokenizers: ~4)
 CHARS_PER_TOKEN = 4
+#: no tokenizer packs more characters into a token than this (the longest BPE merges are a few dozen bytes)
+MAX_CHARS_PER_TOKEN = 64
+#: nor splits a character of this text into more tokens than this (byte-level fallback: 4 bytes a character)
+MAX_TOKENS_PER_CHAR = 4
 #: the longest prompt built (tokens)
 MAX_PROMPT_TOKENS = 1 << 21
 
@@ -64,14 +70,16 @@ def build(n: int, count: Callable[[str], "int | None"] | None, *, salt: int = 0)
     full = count(text)
     if full is None:
         return build(n, None, salt=salt)
-    while full < n:  # a tokenizer with many characters per token: more text
+    while full < n:  # a tokenizer with many characters per token: more text, up to what any tokenizer needs
+        if len(text) > n * MAX_CHARS_PER_TOKEN:
+            return build(n, None, salt=salt)  # its counts are not credible
         text = source_text(salt, len(text) * 2)
         full = count(text)
         if full is None:
             return build(n, None, salt=salt)
     cut = longest_prefix(text, n, count)
-    if cut is None:
-        return build(n, None, salt=salt)
+    if cut is None or cut[1] < n // 2 or len(cut[0]) < n // MAX_TOKENS_PER_CHAR:
+        return build(n, None, salt=salt)  # a tokenizer that over-counts: not a prompt of n tokens
     return Prompt(text=cut[0], target_tokens=n, counted_tokens=cut[1], exact=True)
 
 

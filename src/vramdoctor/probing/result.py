@@ -80,6 +80,7 @@ class ProbeResult:
     served_model: str | None = None
     max_model_len: int | None = None
     pid: int | None = None
+    process: str = ""
     reading_a_bytes: int | None = None
     baseline_bytes: int | None = None
     devices: list[DeviceSummary] = field(default_factory=list)

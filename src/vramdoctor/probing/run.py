@@ -22,6 +22,8 @@ from .result import DeviceSummary, ProbeResult, Tier
 
 DEFAULT_TIERS = (128, 2048, 8192)
 DEFAULT_OUTPUT_TIERS = (64, 256, 1024)
+#: the most of a server's log read for its pool and settings (its start-up is at its head)
+LOG_HEAD_BYTES = 16 * 2**20
 #: the most points of the timeline kept in the result (the plot's resolution)
 TIMELINE_POINTS = 2000
 
@@ -60,15 +62,48 @@ class ProbeOptions:
     memory_limit_bytes: int | None = None
 
 
-def _check(o: ProbeOptions) -> None:
-    parts = urlsplit(o.url)
+def _check(o: ProbeOptions) -> list[str]:
+    """Refuse bad options before anything starts (UsageError); return notes on what was adjusted."""
+    notes = []
+    try:
+        parts = urlsplit(o.url)
+        port = parts.port
+    except ValueError:
+        raise UsageError(f"'{o.url}' is not an http(s) URL.", option="--url", hint="Give e.g. http://127.0.0.1:8000.") \
+            from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(f"'{o.url}' is not an http(s) URL.", option="--url", hint="Give e.g. http://127.0.0.1:8000.")
-    for t in (*o.tiers, *o.output_tiers):
-        if not 1 <= t <= 1 << 21:
-            raise UsageError(f"a tier of {t} tokens is out of range (1 to 2,097,152).", option="--tiers")
-    if not o.output_tiers or not o.tiers:
-        raise UsageError("at least one tier is needed.", option="--tiers")
+    path = parts.path.rstrip("/")
+    if path.endswith("/v1"):  # an OpenAI base_url: the server's own paths are below the part before /v1
+        o.url = o.url.split("?")[0].rstrip("/")[: -len("/v1")]
+        notes.append("--url ended in /v1 (an OpenAI client's base_url): the server's base URL is the part before it")
+    for name, tiers in (("--tiers", o.tiers), ("--output-tiers", o.output_tiers)):
+        if not tiers:
+            raise UsageError("at least one value is needed.", option=name)
+        for t in tiers:
+            if not 1 <= t <= 1 << 21:
+                raise UsageError(f"{t} tokens is out of range (1 to 2,097,152).", option=name)
+    if o.pid is not None and o.pid <= 0:
+        raise UsageError(f"{o.pid} is not a process ID.", option="--pid")
+    if o.devices is not None and any(d < 0 for d in o.devices):
+        raise UsageError("device indices are 0 or more.", option="--devices")
+    if o.serve:
+        from ..server.launch import split_command
+
+        args = split_command(o.serve)
+        if not any("{port}" in a for a in args) and not any(str(port or "") and str(port) in a for a in args):
+            raise UsageError("the server command does not listen on the URL's port.", option="--serve",
+                             hint="Put {port} where the server's port goes (it becomes the URL's port).")
+    if o.log:
+        from ..errors import ModelSourceError
+        from ..sources.files import open_regular
+
+        try:
+            f, _size = open_regular(Path(o.log), what="log")
+            f.close()
+        except ModelSourceError as e:
+            raise UsageError(f"cannot read the log: {e.message}", option="--log",
+                             hint="Give the server's log file.") from None
     if not 0 <= o.rest_s <= 86400:
         raise UsageError("must be between 0 and 86400 seconds.", option="--rest")
     if not 0.001 <= o.interval_s <= 60:
@@ -80,6 +115,28 @@ def _check(o: ProbeOptions) -> None:
 
     if o.source not in SOURCES:
         raise UsageError(f"unknown source '{o.source}'.", option="--source", hint="Use one of: " + ", ".join(SOURCES))
+    if o.source in ("nvml", "nvidia-smi", "amdsmi"):  # a named GPU source: known to work before a server starts
+        from ..measure import open_source
+
+        src, _ = open_source(o.source, tree=None, devices=o.devices)
+        src.close()
+    if o.model:
+        from ..sources import load_model
+
+        try:
+            load_model(o.model)
+        except VramdoctorError as e:
+            raise UsageError(f"cannot read the model: {e}", option="--model") from None
+    return notes
+
+
+def _shown_url(url: str) -> str:
+    """The URL without a password in it (`http://user:secret@host` is shown as `http://user:***@host`)."""
+    parts = urlsplit(url.rstrip("/"))
+    if parts.password:
+        netloc = parts.netloc.replace(":" + parts.password + "@", ":***@")
+        return parts._replace(netloc=netloc).geturl()
+    return url.rstrip("/")
 
 
 def _local(url: str) -> bool:
@@ -116,9 +173,9 @@ def probe(options: ProbeOptions, *, progress: Callable[[str], None] | None = Non
     """Run the probe. Returns the result; `result.error` says what failed if something did (the readings taken
     up to then are kept). Raises UsageError for bad options, KeyboardInterrupt after stopping everything (the
     partial result is on the exception's `result` attribute)."""
-    _check(options)
+    notes = _check(options)
     say = Progress(progress)
-    r = ProbeResult(url=options.url.rstrip("/"), interval_s=options.interval_s)
+    r = ProbeResult(url=_shown_url(options.url), interval_s=options.interval_s, notes=notes)
     from ..server.client import Client
 
     client = Client(options.url, api_key=options.api_key, request_timeout_s=options.request_timeout_s)
@@ -134,9 +191,16 @@ def probe(options: ProbeOptions, *, progress: Callable[[str], None] | None = Non
         r.error = str(e)
     except VramdoctorError as e:
         r.error = str(e)
+    except (OSError, ValueError, RuntimeError) as e:  # the last line of defence: the readings are kept
+        r.error = f"internal error ({type(e).__name__}: {e}); the readings so far are kept. Re-run with --debug."
     finally:
         state.finish()
         client.close()
+    if r.error is None:
+        failed = [t for t in r.tiers if t.error]
+        if failed:
+            r.error = (f"{len(failed)} of {len([t for t in r.tiers if not t.skipped])} requests failed; the first: "
+                       f"{failed[0].error}")
     return r
 
 
@@ -192,7 +256,18 @@ class _State:
 
         args = [a.replace("{port}", str(_port(self.o.url))) for a in split_command(self.o.serve)]
         folder = Path(self.o.results_dir or ".")
-        log_path = folder / f"probe-server-{time.strftime('%Y%m%d-%H%M%S')}.log"
+        if folder.exists() and not folder.is_dir():
+            raise UsageError(f"'{folder}' is not a folder.", option="--results-dir")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UsageError(f"cannot create the folder '{folder}' ({e.strerror}).", option="--results-dir") from None
+        # one name per probe, never reused: two probes started in the same second must not share a log
+        log_path = folder / f"probe-server-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{_port(self.o.url)}.log"
+        n = 1
+        while log_path.exists():
+            n += 1
+            log_path = log_path.with_name(f"{log_path.stem.rsplit('.', 1)[0]}.{n}.log")
         self.say(f"starting the server: {' '.join(args)[:120]}")
         self.launched = launch(args, log_path, memory_limit_bytes=self.o.memory_limit_bytes)
         self.r.log_path = str(log_path)
@@ -222,6 +297,12 @@ class _State:
         self.client.wait_ready(timeout_s=self.o.ready_timeout_s, ready_path=ready or "/health", alive=alive,
                                on_wait=waiting, refused_grace_s=1.0)
         self.r.notes.append(f"the server answered after {time.monotonic() - start:.1f} s")
+        if self.launched is not None:
+            time.sleep(0.2)
+            if not self.launched.alive():  # another process answered at the URL while ours died
+                raise ServerError(f"the server vramdoctor started exited ({self.launched.returncode}), yet something "
+                                  f"answers at {self.r.url}: another server holds the port.", url=self.r.url,
+                                  phase="waiting", hint="Stop the other server, or probe another port.")
 
     def _watch(self) -> None:
         """The process tree (launched, --pid, or the listener of a local port), the source, and the sampler."""
@@ -229,12 +310,15 @@ class _State:
         from ..measure.host import ProcessTree, listening_pid
         from ..measure.sampler import Sampler
 
+        from ..measure.host import describe, in_tree, is_proxy
+
+        listener = None
+        if _local(self.o.url):
+            listener, why = listening_pid(_port(self.o.url))
         if self.tree is None:
-            pid = self.launched.pid if self.launched is not None else None
+            pid = self.launched.pid if self.launched is not None else listener
             if pid is None and _local(self.o.url):
-                pid, why = listening_pid(_port(self.o.url))
-                if pid is None:
-                    self.r.notes.append(f"the server's process is not known: {why}")
+                self.r.notes.append(f"the server's process is not known: {why}")
             if pid is not None:
                 try:
                     self.tree = ProcessTree(pid)
@@ -243,6 +327,19 @@ class _State:
                     self.r.notes.append(e.reason)
         elif not _local(self.o.url):
             self.r.notes.append("--pid names a process on this machine but --url is remote: is it the same server?")
+        if self.r.pid is not None:
+            self.r.process = describe(self.r.pid)
+            proxy = is_proxy(self.r.pid)
+            if proxy:
+                self.r.notes.append(f"the process listening on the port is {proxy}, a proxy: its memory is not the "
+                                    "server's; give --pid of the server itself, or a device source (--source nvml)")
+            if listener is not None and not in_tree(self.r.pid, listener):
+                if self.launched is not None:
+                    raise ServerError(f"another process ({describe(listener)}) listens on the URL's port, not the "
+                                      "server vramdoctor started.", url=self.r.url, phase="waiting",
+                                      hint="Stop the other server, or probe another port.")
+                self.r.notes.append(f"PID {self.r.pid} is not the process listening on the URL's port (that is "
+                                    f"{describe(listener)}): the memory measured may be another server's")
         self.source, notes = open_source(self.o.source, tree=self.tree, devices=self.o.devices,
                                          dcgm_urls=self.o.dcgm_urls or None, http_get=self._get)
         self.r.source = self.source.info.name
@@ -288,7 +385,7 @@ class _State:
         self.say("reading the baseline")
         s = self.sampler
         deadline = time.monotonic() + max(self.o.settle_s, 0.2) * 5
-        while True:
+        while self.o.interval_s < self.o.settle_s:  # (readings slower than the settling time: no settling to see)
             time.sleep(max(self.o.settle_s, 0.2))
             tl = [(t, b) for t, b in s.timeline(self._basis()) if t >= time.monotonic() - self.o.settle_s]
             if len(tl) >= 2 and max(b for _, b in tl) - min(b for _, b in tl) <= analysis.tolerance(tl[-1][1]):
@@ -335,9 +432,12 @@ class _State:
         if e is not None and e.endpoints is not None and e.endpoints.kv_view is not None:
             view = e.endpoints.kv_view(self.client.answers(e.endpoints.kv_paths))
         self._read_log()
-        self.estimate = self._estimate(view)
+        dtype = self._kv_dtype(view)
+        self.estimate = self._estimate(view, dtype)
         per_token = self.estimate.engine_kv_bytes_per_token if self.estimate is not None else None
-        p = pool(e, view, self.log_numbers, self.log_derived, per_token)
+        p = pool(e, view, self.log_numbers, self.log_derived, per_token, dtype_known=dtype is not None)
+        self.cells_settled = not (view is not None and view.candidates and p.tokens is None)
+        self.pool_measured = "estimate" not in p.source
         self.r.engine_kv_pool_bytes = p.bytes_
         self.r.engine_kv_pool_tokens = p.tokens
         self.r.engine_kv_pool_source = p.source
@@ -350,16 +450,37 @@ class _State:
                 self.r.notes.append("the engine's pool is larger than the baseline measured: the source does not "
                                     "see all of the server's memory (another device, or a basis that leaves it out)")
 
+    def _kv_dtype(self, view) -> str | None:
+        """The KV cache's type as shown: the log, the engine's endpoint, the command the probe started (where a
+        flag it does not carry means the engine's default); None when nothing shows it."""
+        n = self.log_numbers or {}
+        for v in (n.get("kv_cache_dtype"), n.get("cache_type_k"), (view.figures if view else {}).get("cache_dtype"),
+                  (view.figures if view else {}).get("kv_cache_dtype")):
+            if isinstance(v, str) and v:
+                return v.lower()
+        if self.launched is not None and self.engine is not None:
+            from .engine_view import setting_from_args
+
+            return (setting_from_args(self.engine, "kv_cache_dtype", self.launched.args) or "auto").lower()
+        return None
+
     def _read_log(self) -> None:
         path = self.o.log or self.r.log_path
         if not path:
             return
         from ..logs import diagnose
-        from ..logs.reader import read_blocks
+        from ..logs.scan import numbered
 
-        try:
-            rep = diagnose(read_blocks(path))
-        except VramdoctorError as e:
+        try:  # the start-up lines are at its head: a server that logs every request must not stall the probe
+            with open(path, "rb") as f:
+                head = f.read(LOG_HEAD_BYTES)
+            cut = len(head) == LOG_HEAD_BYTES
+            lines = head.decode("utf-8", errors="replace").splitlines()
+            if cut and lines:
+                lines.pop()  # a line cut by the limit
+                self.r.notes.append(f"the log's first {LOG_HEAD_BYTES // 2**20} MiB were read for the pool and settings")
+            rep = diagnose(numbered(lines))
+        except (OSError, VramdoctorError) as e:
             self.r.notes.append(f"the log could not be read: {e}")
             return
         if not rep.runs:
@@ -378,16 +499,14 @@ class _State:
         if not self.r.engine_version and self.log_numbers.get("engine_version"):
             self.r.engine_version = str(self.log_numbers["engine_version"])
 
-    def _estimate(self, view):
+    def _estimate(self, view, dtype: str | None):
         """The estimate for the server's settings, or None with `estimate_reason`."""
         from .against import settings_for
 
         ref = self.o.model
         figures = dict(view.figures) if view is not None else {}
         if ref is None:
-            local = figures.get("model_path") or self.r.served_model
-            if local and Path(str(local)).exists():
-                ref = str(local)
+            ref = self._server_model_file(figures.get("model_path") or self.r.served_model)
         if ref is None:
             self.r.estimate_reason = ("the model is not known here: give --model (a folder, config.json, .gguf "
                                       "or Hub id)")
@@ -397,8 +516,11 @@ class _State:
             from ..sources import load_model
 
             spec = load_model(ref)
+            numbers = dict(self.log_numbers or {})
+            if dtype and dtype != "auto":
+                numbers.setdefault("kv_cache_dtype", dtype)
             s, rules = settings_for(self.r.engine or "generic", max_model_len=self.r.max_model_len, figures=figures,
-                                    log_numbers=self.log_numbers or {})
+                                    log_numbers=numbers)
             total = self.baseline_reading.total_bytes or (80 * 2**30)
             n_dev = max(1, len(self.baseline_reading.devices))
             est = estimate(spec, engine=rules, settings=s, gpu_bytes=max(1, total // n_dev), gpu_name=self.r.source)
@@ -407,6 +529,24 @@ class _State:
             return None
         self.r.estimate = est.to_dict()
         return est
+
+    def _server_model_file(self, named) -> str | None:
+        """The model file the server names, where it is on this machine: a relative path is the server's, so it
+        is resolved in the server's own folder (its cwd), never in vramdoctor's."""
+        if not isinstance(named, str) or not named or len(named) > 4096:
+            return None
+        path = Path(named)
+        if not path.is_absolute():
+            from ..measure.host import process_cwd
+
+            cwd = process_cwd(self.r.pid) if self.r.pid is not None and _local(self.o.url) else None
+            if cwd is None:
+                return None
+            path = Path(cwd) / path
+        try:
+            return str(path) if path.exists() else None
+        except (OSError, ValueError):  # a name too long for a path, a NUL in it
+            return None
 
     def _tiers(self) -> None:
         from .prompts import build
@@ -426,8 +566,8 @@ class _State:
 
         if self.client.tokenize("probe", model, eps) is None:
             tokenizer[0] = None
-            self.r.notes.append("the server has no tokenize endpoint: prompt lengths are approximate "
-                                f"({4} characters a token); the counts shown are the server's own")
+            self.r.notes.append("the server has no tokenize endpoint that answers in a known shape: prompt lengths "
+                                "are approximate (4 characters a token); the counts shown are the server's own")
             counter = None
         else:
             counter = count
@@ -451,6 +591,7 @@ class _State:
                 self.torch.reset_peak()
             with self.sampler.window(f"request {i + 1}") as w:
                 c = self.client.complete(model, prompt.text, max_tokens, extras=extras)
+                time.sleep(0.5)  # what the request leaves in its wake belongs to it (a cache written at its end)
             basis = self.r.basis
             counted_peak = None
             if self.torch is not None and before is not None:
@@ -472,7 +613,11 @@ class _State:
                 tier.increment_bytes = max(0, tier.peak_bytes - start)
             if tier.peak_bytes is not None and self.r.baseline_bytes is not None:
                 tier.above_baseline_bytes = max(0, tier.peak_bytes - self.r.baseline_bytes)
-            time.sleep(0.5)
+            if c.error is None and tier.completion_tokens is not None and tier.completion_tokens < max_tokens:
+                self.r.notes.append(f"request {i + 1} stopped at {tier.completion_tokens} of {max_tokens} tokens "
+                                    f"({c.finish_reason or 'no reason given'}): "
+                                    + ("the engine does not take ignore_eos, so" if not extras.get("ignore_eos") else
+                                       "so") + " its output tier is shorter than asked")
             try:
                 tier.after_bytes = self.sampler.read_now().measured(basis, self._devices())
             except SourceUnavailable as e:
@@ -577,6 +722,12 @@ class _State:
             if not r.returns_to_baseline and kept:
                 r.notes.append(kept)
             leak, why = analysis.creeping(self.rest_points, self.after_last, r.rest_bytes, tol)
+            kept, kept_why = analysis.kept_per_request([t.after_bytes for t in r.tiers if t.after_bytes is not None
+                                                        and not t.error], r.baseline_bytes, r.rest_bytes, tol)
+            by_design = bool(self.engine and self.engine.endpoints and self.engine.endpoints.kept_after_request)
+            if kept and not leak:
+                leak, why = (False, kept_why + " (what the engine keeps by design: see the note)") if by_design \
+                    else (True, kept_why)
             r.leak_suspected, r.leak_reason = leak, why
         pre = bool(self.engine and self.engine.endpoints and self.engine.endpoints.pre_reserves)
         context = None
@@ -591,9 +742,14 @@ class _State:
         if est is not None:
             from .against import compare
 
+            settled = getattr(self, "cells_settled", True)
+            if not settled:
+                r.notes.append("the estimate's pool is not compared: the server's cache may be unified or not, and "
+                               "nothing shown says which (give --log of a run that prints it, or --serve)")
             r.comparison = compare(est, basis=r.basis, baseline_bytes=r.baseline_bytes,
                                    pool_bytes=r.engine_kv_pool_bytes, pre_reserves=pre, tiers=r.tiers,
-                                   on_gpu=r.source not in ("psutil", ""))
+                                   on_gpu=r.source not in ("psutil", ""), pool_settled=settled,
+                                   pool_measured=getattr(self, "pool_measured", True))
 
 
 def _sum(by_device: dict[int, int], devices: set[int]) -> int | None:
@@ -606,9 +762,13 @@ def _advice(engine, first_step: str, r: ProbeResult) -> list[str]:
     if not first_step:
         return []
     flags = engine.flags if engine is not None else {}
+    shared = engine is not None and (engine.name == "llamacpp" or engine.wraps == "llamacpp")
     if first_step == "max_model_len":
-        steps = [("max_model_len", "a shorter context per sequence"), ("max_num_seqs", "fewer sequences at once"),
+        steps = [("max_model_len", "a shorter context" + (" (the cache is sized to -c, whatever the slots)"
+                                                          if shared else " per sequence")),
                  ("kv_cache_dtype", "an 8-bit KV cache")]
+        if not shared:  # llama.cpp's slots share the -c cells: fewer of them shrink nothing
+            steps.insert(1, ("max_num_seqs", "fewer sequences at once"))
     else:
         steps = [("quantization", "fewer-bit weights"), ("tensor_parallel_size", "more GPUs"),
                  ("cpu_offload", "part of the weights in CPU memory")]

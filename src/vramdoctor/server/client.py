@@ -74,6 +74,7 @@ class Client:
         self.base = base_url.rstrip("/")
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self.http = Http(timeout_s=timeout_s, headers=headers)
+        self.has_key = bool(api_key)
         self.request_timeout_s = request_timeout_s
 
     def close(self) -> None:
@@ -106,8 +107,8 @@ class Client:
         """The served models (/v1/models). Raises ServerError when it is missing or not the OpenAI shape."""
         r = self.get("/v1/models")
         if r.status == 401 or r.status == 403:
-            raise ServerError(f"{self.base}/v1/models answered HTTP {r.status}: the server wants an API key.",
-                              url=self.base, phase="reading", hint="Give it with --api-key (or VRAMDOCTOR_API_KEY).")
+            raise ServerError(f"{self.base}/v1/models answered HTTP {r.status}: " + self._key_words(), url=self.base,
+                              phase="reading", hint=self._key_hint())
         if r.status != 200:
             raise ServerError(f"{self.base}/v1/models answered HTTP {r.status} ({_short(r.text, 160)!r}).",
                               url=self.base, phase="reading",
@@ -160,8 +161,13 @@ class Client:
                     paths = ["/v1/models"]
                     continue
                 elif r.status in (401, 403):
-                    raise ServerError(f"{self.base}{paths[0]} answered HTTP {r.status}: the server wants an API key.",
-                                      url=self.base, phase="waiting", hint="Give it with --api-key.")
+                    raise ServerError(f"{self.base}{paths[0]} answered HTTP {r.status}: " + self._key_words(),
+                                      url=self.base, phase="waiting", hint=self._key_hint())
+                elif r.status in (404, 405) and paths[0] == "/v1/models":  # no model list here: not a loading server
+                    raise ServerError(f"{self.base}/v1/models answered HTTP {r.status}: this is not an OpenAI-"
+                                      "compatible server's base URL.", url=self.base, phase="waiting",
+                                      hint="Give the part before /v1 (http://HOST:PORT), of the inference server "
+                                           "itself.")
                 else:
                     last = f"HTTP {r.status} {_short(r.text, 80)}".strip()
             except Unreachable as e:
@@ -175,6 +181,13 @@ class Client:
             if on_wait:
                 on_wait(last, now - start)
             time.sleep(0.25)
+
+    def _key_words(self) -> str:
+        return "it refused the API key given." if self.has_key else "the server wants an API key."
+
+    def _key_hint(self) -> str:
+        return ("Check the key (--api-key, or VRAMDOCTOR_API_KEY)." if self.has_key else
+                "Give it with --api-key (or VRAMDOCTOR_API_KEY).")
 
     # -- tokens -------------------------------------------------------------------------------------------
     def tokenize(self, text: str, model: str, endpoints: Endpoints | None) -> tuple[list[int], Tokenizer] | None:

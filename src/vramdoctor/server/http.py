@@ -84,7 +84,7 @@ class Http:
     def close(self) -> None:
         self._client.close()
 
-    def _read(self, response) -> Reply:
+    def _read(self, response, deadline: float) -> Reply:
         chunks, size, cut = [], 0, False
         for chunk in response.iter_bytes():
             chunks.append(chunk)
@@ -92,6 +92,8 @@ class Http:
             if size > MAX_REPLY_BYTES:
                 cut = True
                 break
+            if time.monotonic() > deadline:  # a reply that trickles in: each read is quick, the whole is not
+                raise Unreachable("it did not finish its reply in time (it trickles)", "timeout")
         body = b"".join(chunks)[:MAX_REPLY_BYTES]
         headers = {k.lower(): v for k, v in response.headers.items()}
         return Reply(status=response.status_code, text=body.decode("utf-8", errors="replace"), headers=headers,
@@ -100,18 +102,20 @@ class Http:
     def get(self, url: str, *, timeout_s: float | None = None) -> Reply:
         """GET `url`. Raises Unreachable."""
         httpx = _httpx()
+        t = timeout_s or self.timeout_s
         try:
-            with self._client.stream("GET", url, timeout=timeout_s or self.timeout_s) as r:
-                return self._read(r)
+            with self._client.stream("GET", url, timeout=t) as r:
+                return self._read(r, time.monotonic() + t)
         except httpx.HTTPError as e:
             raise _reason(e) from None
 
     def post(self, url: str, body: dict, *, timeout_s: float | None = None) -> Reply:
         """POST `body` as JSON. Raises Unreachable."""
         httpx = _httpx()
+        t = timeout_s or self.timeout_s
         try:
-            with self._client.stream("POST", url, json=body, timeout=timeout_s or self.timeout_s) as r:
-                return self._read(r)
+            with self._client.stream("POST", url, json=body, timeout=t) as r:
+                return self._read(r, time.monotonic() + t)
         except httpx.HTTPError as e:
             raise _reason(e) from None
 
@@ -126,13 +130,21 @@ class Http:
         try:
             with self._client.stream("POST", url, json=body, timeout=httpx.Timeout(per_read)) as r:
                 size = 0
-                for line in r.iter_lines():
+                pending = b""
+                for chunk in r.iter_bytes():  # lines split here: a line without end must not fill memory
                     now = time.monotonic()
-                    size += len(line)
+                    size += len(chunk)
                     if now > deadline:
                         raise Unreachable(f"the reply took longer than {timeout_s:.0f} s", "timeout")
                     if size > MAX_STREAM_BYTES:
                         raise Unreachable("the reply is longer than a completion can be", "protocol")
-                    yield now, r.status_code, line[:MAX_LINE_BYTES]
+                    pending += chunk
+                    *lines, pending = pending.split(b"\n")
+                    if len(pending) > MAX_LINE_BYTES:
+                        raise Unreachable(f"it sent a line of more than {MAX_LINE_BYTES // 2**20} MiB", "protocol")
+                    for line in lines:
+                        yield now, r.status_code, line.rstrip(b"\r").decode("utf-8", errors="replace")
+                if pending:
+                    yield time.monotonic(), r.status_code, pending.decode("utf-8", errors="replace")
         except httpx.HTTPError as e:
             raise _reason(e) from None

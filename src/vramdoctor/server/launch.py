@@ -122,6 +122,7 @@ class Launched:
     def stop(self, grace_s: float = DEFAULT_GRACE_S) -> int | None:
         """Stop the whole process group: SIGTERM, then SIGKILL after `grace_s`. Returns the leader's exit code
         (negative: the signal that ended it). Safe to call twice."""
+        strays = _descendants(self.pid)  # also those that left the group (setsid): looked up while they have a parent
         try:
             if self.proc.poll() is None:
                 _signal_group(self.pid, signal.SIGTERM)
@@ -129,10 +130,14 @@ class Launched:
                     self.proc.wait(timeout=grace_s)
                 except subprocess.TimeoutExpired:
                     pass
+                except KeyboardInterrupt:  # a second Ctrl-C while waiting: no grace, but still stop everything
+                    pass
             _signal_group(self.pid, signal.SIGKILL)  # whatever of the group is left (workers ignoring SIGTERM)
+            for pid in strays:
+                _kill(pid)
             try:
                 self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
+            except (subprocess.TimeoutExpired, KeyboardInterrupt):
                 pass
             self.returncode = self.proc.poll()
         finally:
@@ -147,6 +152,21 @@ class Launched:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def _descendants(pid: int) -> list[int]:
+    try:
+        from ..measure.host import descendants
+    except ImportError:  # pragma: no cover - psutil is a dependency
+        return []
+    return descendants(pid)
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def _signal_group(pid: int, sig: int) -> None:

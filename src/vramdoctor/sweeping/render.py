@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ..safe import printable
+from ..safe import printable_line as printable
 
 MIB = 2**20
 
