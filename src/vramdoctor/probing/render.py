@@ -50,6 +50,8 @@ def render(r: ProbeResult, console) -> None:
     if r.achieved_interval_s:
         src += f", a reading every {r.achieved_interval_s * 1000:.0f} ms ({r.samples} readings)"
     p(src)
+    if r.process:
+        p(f"  process {printable(r.process)}")
     for d in r.devices:
         p(f"  device {d.index} {printable(d.name)}: total {size(d.total_bytes)}, baseline {size(d.baseline_bytes)}, "
           f"peak {size(d.peak_bytes)}")
