@@ -54,12 +54,12 @@ def serves(model: Path, n_ctx: int, limit: int, tmp: Path) -> bool:
 
 
 def smallest_limit(model: Path, n_ctx: int, tmp: Path) -> int:
-    """The smallest address-space limit (to 4 MiB) at which `model` serves at -c n_ctx: the calibration that puts
+    """The smallest address-space limit (to 8 MiB) at which `model` serves at -c n_ctx: the calibration that puts
     a boundary inside a range on any machine (the peak virtual size overstates it: glibc reserves arenas that it
     does without under a limit)."""
-    lo, hi = 16 * MIB, 4096 * MIB
+    lo, hi = 64 * MIB, 1024 * MIB
     assert serves(model, n_ctx, hi, tmp)
-    while hi - lo > 4 * MIB:
+    while hi - lo > 8 * MIB:
         mid = (lo + hi) // 2
         if serves(model, n_ctx, mid, tmp):
             hi = mid
@@ -138,16 +138,16 @@ def test_two_devices_take_fewer_rounds(models, tmp_path, limit):
 
 
 def test_quantization_stage_shows_the_weights(models, tmp_path):
-    need_q8 = smallest_limit(models["q8_0"], LO, tmp_path / "cal-q8")
-    need_f16 = smallest_limit(models["f16"], LO, tmp_path / "cal-f16")
-    assert need_f16 > need_q8 + 32 * MIB  # 100 MiB of f16 weights against 53 MiB of q8_0
-    lim = need_q8 + (need_f16 - need_q8) // 3  # q8_0's weights fit with room, f16's do not
+    lim = smallest_limit(models["q8_0"], LO, tmp_path / "cal-q8") + 16 * MIB  # q8_0's 53 MiB fit with room;
+    # f16's weights are 47 MiB more, past the 16 of room
     r = sweep(tmp_path, models["f16"], "--context", f"{LO}:{LO}", "--memory-limit", f"{lim}B",
               "--variants", str(models["q8_0"]), "--stages", "context,quantization")
-    assert r["max_model_len_found"] is None  # f16 does not load, not even at the smallest context
+    seen = [(x["stage"], x["settings"], x["loaded"], x.get("serves"), x["failure_code"], x.get("stability"))
+            for x in r["runs"]]
+    assert r["max_model_len_found"] is None, seen  # f16 does not load, not even at the smallest context
     q = [x for x in r["runs"] if x["stage"] == "quantization"]
-    assert q[0]["loaded"] and q[0]["settings"]["variant"] == str(models["q8_0"])
-    assert r["bottleneck"] == "weights" and str(models["q8_0"]) in r["recommendation"]
+    assert q[0]["serves"] and q[0]["settings"]["variant"] == str(models["q8_0"]), seen
+    assert r["bottleneck"] == "weights" and str(models["q8_0"]) in r["recommendation"], (r["conclusion"], seen)
 
 
 def test_killed_and_resumed(models, tmp_path, limit):
