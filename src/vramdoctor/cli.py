@@ -101,7 +101,7 @@ def estimate(model: Optional[str], engine: str, gpu: Optional[str], gpu_memory: 
              block_size: Optional[int],
              max_num_batched_tokens: Optional[str], max_num_seqs: Optional[int], sampler: Optional[str], weights: Optional[str], quantization: Optional[str],
              engine_version: Optional[str], n_ubatch: Optional[int], kv_unified: Optional[bool],
-             n_gpu_layers: Optional[int], grid: str,
+             n_gpu_layers: Optional[int], grid: str, gpu_used: Optional[str],
              json_out: bool, list_models: bool, list_gpus: bool, revision: Optional[str], debug: bool) -> None:
     """Both memory ledgers of MODEL, the verdict and the smallest change that fits."""
     out = None if json_out else _out(highlight=False, soft_wrap=False)
@@ -134,6 +134,9 @@ def estimate(model: Optional[str], engine: str, gpu: Optional[str], gpu_memory: 
         max_model_len_n = parse_tokens(max_model_len, option="--max-model-len")
         step = parse_tokens(max_num_batched_tokens, option="--max-num-batched-tokens") if max_num_batched_tokens else None
         cells = _grid(grid)
+        from .ranks import parse_gpu_used
+
+        used = parse_gpu_used(gpu_used) if gpu_used is not None else ()
         spec = load_model(model, revision=revision)
         if quantization and weights:
             raise UsageError("give one of --quantization and --weights.", option="--weights",
@@ -179,7 +182,7 @@ def estimate(model: Optional[str], engine: str, gpu: Optional[str], gpu_memory: 
                      block_size=16 if block_size is None else block_size,
                      max_num_batched_tokens=step, max_num_seqs=max_num_seqs, sampler=sampler,
                      n_ubatch=512 if n_ubatch is None else n_ubatch, kv_unified=True if kv_unified is None else kv_unified,
-                     engine_version=engine_version, n_gpu_layers=n_gpu_layers,
+                     engine_version=engine_version, n_gpu_layers=n_gpu_layers, gpu_used=used,
                      device_name=gpu_label if gpu else "")
         result = run(spec, engine=engine, settings=s, gpu_bytes=gpu_bytes, gpu_name=gpu_label, grid=cells)
         if json_out:
@@ -570,6 +573,9 @@ def parser() -> argparse.ArgumentParser:
                    help="llama.cpp unified KV cache across slots (default: unified, what -np auto gives).")
     e.add_argument("--n-gpu-layers", "-ngl", type=int, help="llama.cpp layers on the GPU (default: all).")
     e.add_argument("--grid", default="4096x1,32768x1,32768x8", help="Cells MAX_MODEL_LENxCONCURRENCY.")
+    e.add_argument("--gpu-used", metavar="RANK:SIZE[,RANK:SIZE...]",
+                   help="Memory other processes already hold on some of the server's GPUs, e.g. 0:2GiB,3:1.5GiB; "
+                        "ranks are the -tp x -pp GPUs, 0-based, stage by stage.")
     e.add_argument("--json", dest="json_out", action="store_true", help="Print the result as JSON.")
     e.add_argument("--list-models", action="store_true", help="List the bundled offline catalog.")
     e.add_argument("--list-gpus", action="store_true", help="List the known devices.")

@@ -50,6 +50,7 @@ from .base import (
     weights_loaded,
     weights_per_gpu,
 )
+from . import vllm_ranks
 from .vllm_profile import (
     accounted,
     marlin_padding_bytes,
@@ -223,9 +224,17 @@ class VllmRules(RulesBase):
             overheads.append(Overhead(
                 name="CUDA graphs", bytes=cg, estimated=s.cuda_graph_bytes is None,
                 assumption="captured after the pool is sized; 0.5-1.9 GiB of the headroom"))
+        others = vllm_ranks.charged_bytes(v, s)
+        if others:
+            overheads.append(Overhead(
+                name=f"other processes (GPU {s.rank})", bytes=others, estimated=False,
+                assumption=f"given (--gpu-used); vLLM {'.'.join(map(str, v))} counts what is in use on the GPU, theirs "
+                           "too, as its profile's (total - free)"))
         pool = requested - self.weights_bytes(model, s) - sum(o.bytes for o in overheads)
+        activation = next((o.bytes for o in overheads if o.name == "activation peak"), 0)
         return Budget(budget_bytes=requested, overheads=tuple(overheads), kv_pool_bytes=pool,
-                      uncertain=tuple(unsure) + self._uncertain(model, s))
+                      uncertain=tuple(unsure) + self._uncertain(model, s),
+                      refusal=vllm_ranks.refusal(v, s, gpu_bytes, activation))
 
     def _uncertain(self, model: ModelSpec, s: Settings) -> tuple[Overhead, ...]:
         """What vLLM may take beyond the model that the release, GPU and settings do not settle (besides the
