@@ -101,7 +101,7 @@ def estimate(model: Optional[str], engine: str, gpu: Optional[str], gpu_memory: 
              block_size: Optional[int],
              max_num_batched_tokens: Optional[str], max_num_seqs: Optional[int], sampler: Optional[str], weights: Optional[str], quantization: Optional[str],
              engine_version: Optional[str], n_ubatch: Optional[int], kv_unified: Optional[bool],
-             n_gpu_layers: Optional[int], grid: str, gpu_used: Optional[str],
+             n_gpu_layers: Optional[int], grid: str, gpu_used: Optional[str], enforce_eager: bool,
              json_out: bool, list_models: bool, list_gpus: bool, revision: Optional[str], debug: bool) -> None:
     """Both memory ledgers of MODEL, the verdict and the smallest change that fits."""
     out = None if json_out else _out(highlight=False, soft_wrap=False)
@@ -161,7 +161,8 @@ def estimate(model: Optional[str], engine: str, gpu: Optional[str], gpu_memory: 
                                    ("--max-num-batched-tokens", max_num_batched_tokens),
                                    ("--max-num-seqs", max_num_seqs), ("--n-ubatch", n_ubatch),
                                    ("--kv-unified", kv_unified), ("--sampler", sampler),
-                                   ("--engine-version", engine_version), ("--weights", weights)) if v is not None}
+                                   ("--engine-version", engine_version), ("--weights", weights),
+                                   ("--enforce-eager", enforce_eager or None)) if v is not None}
         if weights:
             from .whatif import planned_types, with_weights_format
 
@@ -175,8 +176,15 @@ def estimate(model: Optional[str], engine: str, gpu: Optional[str], gpu_memory: 
             get_engine(engine).check_version(engine_version)
         for w in ignored_options(engine, given):
             err.print(f"[yellow]warning:[/yellow] {printable(w)}", soft_wrap=True)
+        if gpu_memory_utilization is None:  # vLLM's default for the release (0.92 from 0.20); the others do not read it
+            from .engines import get_engine
+
+            vllm_rules = get_engine(engine).name == "vllm"
+            if vllm_rules:
+                from .engines.vllm import default_utilization
+            gpu_memory_utilization = default_utilization(engine_version) if vllm_rules else 0.9
         s = Settings(max_model_len=max_model_len_n, concurrency=concurrency, kv_cache_dtype=kv_cache_dtype,
-                     gpu_memory_utilization=0.9 if gpu_memory_utilization is None else gpu_memory_utilization,
+                     gpu_memory_utilization=gpu_memory_utilization, enforce_eager=enforce_eager,
                      mem_fraction_static=mem_fraction_static,
                      tensor_parallel_size=tensor_parallel_size, pipeline_parallel_size=pipeline_parallel_size,
                      block_size=16 if block_size is None else block_size,
@@ -548,7 +556,10 @@ def parser() -> argparse.ArgumentParser:
                    "(llama.cpp -np); vLLM's own cap is --max-num-seqs.")
     e.add_argument("--kv-cache-dtype", default="auto", help="vllm: auto, bf16, fp8, fp8_e4m3, fp8_e5m2; sglang: auto, "
                    "bf16, fp8_e4m3, fp8_e5m2; llamacpp: f16, bf16, f32, q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl.")
-    e.add_argument("--gpu-memory-utilization", type=float, help="vLLM's fraction of GPU memory (default: 0.9).")
+    e.add_argument("--gpu-memory-utilization", type=float, help="vLLM's fraction of GPU memory (default: vLLM's for "
+                   "the release, 0.9 up to 0.19 and 0.92 from 0.20).")
+    e.add_argument("--enforce-eager", action="store_true", help="vLLM without CUDA graphs (from 0.21 they come out of "
+                   "its KV budget).")
     e.add_argument("--mem-fraction-static", type=float, help="SGLang's fraction (default: SGLang's own).")
     e.add_argument("--tensor-parallel-size", "-tp", type=int, default=1, help="GPUs sharing each layer.")
     e.add_argument("--pipeline-parallel-size", "-pp", type=int, default=1,

@@ -532,6 +532,8 @@ READ_BY: dict[str, tuple[tuple[str, ...], str]] = {
     "--n-ubatch": (("llamacpp",), "it is llama.cpp's physical batch"),
     "--kv-unified": (("llamacpp",), "it is llama.cpp's cache layout across slots"),
     "--sampler": (("vllm",), "it is vLLM's top-k/top-p sampler backend"),
+    "--enforce-eager": (("vllm",), "it is vLLM's switch for CUDA graphs (SGLang's graphs are in the headroom its "
+                                   "--mem-fraction-static leaves, --disable-cuda-graph; llama.cpp sizes no graphs)"),
 }
 
 
@@ -676,6 +678,8 @@ def estimate(
     if starts and refusal is not None and not refusal.certain:
         starts = None
     notes = list(model.notes) + ([stage_note] if stage_note else []) + ([decision.note] if decision.note else [])
+    if refusal is not None and not decision.note:  # (a check failed with no other process named: its rule)
+        notes.append(refusal.why)
     if sp and "{c}" not in sp.context and s.concurrency > 1:
         notes.append(f"{sp.label} has no parallel-slots setting: the figures are one context of "
                      f"{s.max_model_len * s.concurrency:,} tokens ({s.max_model_len:,} x {s.concurrency})")
