@@ -102,6 +102,7 @@ def estimate(model: Optional[str], engine: str, gpu: Optional[str], gpu_memory: 
              max_num_batched_tokens: Optional[str], max_num_seqs: Optional[int], sampler: Optional[str], weights: Optional[str], quantization: Optional[str],
              engine_version: Optional[str], n_ubatch: Optional[int], kv_unified: Optional[bool],
              n_gpu_layers: Optional[int], grid: str, gpu_used: Optional[str], enforce_eager: bool,
+             nnodes: Optional[int],
              json_out: bool, list_models: bool, list_gpus: bool, revision: Optional[str], debug: bool) -> None:
     """Both memory ledgers of MODEL, the verdict and the smallest change that fits."""
     out = None if json_out else _out(highlight=False, soft_wrap=False)
@@ -162,7 +163,8 @@ def estimate(model: Optional[str], engine: str, gpu: Optional[str], gpu_memory: 
                                    ("--max-num-seqs", max_num_seqs), ("--n-ubatch", n_ubatch),
                                    ("--kv-unified", kv_unified), ("--sampler", sampler),
                                    ("--engine-version", engine_version), ("--weights", weights),
-                                   ("--enforce-eager", enforce_eager or None)) if v is not None}
+                                   ("--enforce-eager", enforce_eager or None), ("--nnodes", nnodes))
+                 if v is not None}
         if weights:
             from .whatif import planned_types, with_weights_format
 
@@ -176,9 +178,9 @@ def estimate(model: Optional[str], engine: str, gpu: Optional[str], gpu_memory: 
             get_engine(engine).check_version(engine_version)
         for w in ignored_options(engine, given):
             err.print(f"[yellow]warning:[/yellow] {printable(w)}", soft_wrap=True)
-        if gpu_memory_utilization is None:  # vLLM's default for the release (0.92 from 0.20); the others do not read it
-            from .engines import get_engine
+        from .engines import get_engine
 
+        if gpu_memory_utilization is None:  # vLLM's default for the release (0.92 from 0.20); the others do not read it
             vllm_rules = get_engine(engine).name == "vllm"
             if vllm_rules:
                 from .engines.vllm import default_utilization
@@ -191,6 +193,7 @@ def estimate(model: Optional[str], engine: str, gpu: Optional[str], gpu_memory: 
                      max_num_batched_tokens=step, max_num_seqs=max_num_seqs, sampler=sampler,
                      n_ubatch=512 if n_ubatch is None else n_ubatch, kv_unified=True if kv_unified is None else kv_unified,
                      engine_version=engine_version, n_gpu_layers=n_gpu_layers, gpu_used=used,
+                     nnodes=1 if nnodes is None or get_engine(engine).name == "generic" else nnodes,
                      device_name=gpu_label if gpu else "")
         result = run(spec, engine=engine, settings=s, gpu_bytes=gpu_bytes, gpu_name=gpu_label, grid=cells)
         if json_out:
@@ -584,6 +587,8 @@ def parser() -> argparse.ArgumentParser:
                    help="llama.cpp unified KV cache across slots (default: unified, what -np auto gives).")
     e.add_argument("--n-gpu-layers", "-ngl", type=int, help="llama.cpp layers on the GPU (default: all).")
     e.add_argument("--grid", default="4096x1,32768x1,32768x8", help="Cells MAX_MODEL_LENxCONCURRENCY.")
+    e.add_argument("--nnodes", type=int, help="Nodes the -tp x -pp GPUs span, split evenly in rank order (vllm, "
+                   "sglang): NCCL's buffers between nodes (default: 1).")
     e.add_argument("--gpu-used", metavar="RANK:SIZE[,RANK:SIZE...]",
                    help="Memory other processes already hold on some of the server's GPUs, e.g. 0:2GiB,3:1.5GiB; "
                         "ranks are the -tp x -pp GPUs, 0-based, stage by stage.")

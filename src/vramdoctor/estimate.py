@@ -12,6 +12,7 @@ from .engines.base import kv_dtype, state_bytes_per_seq
 from .engines.words import release
 from .errors import UsageError
 from .units import compact, compact_gib
+from .nccl import check_nnodes
 from .ranks import check_gpu_used, decide, refusal_advice
 from .spec import ModelSpec
 
@@ -532,6 +533,7 @@ READ_BY: dict[str, tuple[tuple[str, ...], str]] = {
     "--n-ubatch": (("llamacpp",), "it is llama.cpp's physical batch"),
     "--kv-unified": (("llamacpp",), "it is llama.cpp's cache layout across slots"),
     "--sampler": (("vllm",), "it is vLLM's top-k/top-p sampler backend"),
+    "--nnodes": (("vllm", "sglang", "llamacpp"), "the generic estimate has no communication buffers"),
     "--enforce-eager": (("vllm",), "it is vLLM's switch for CUDA graphs (SGLang's graphs are in the headroom its "
                                    "--mem-fraction-static leaves, --disable-cuda-graph; llama.cpp sizes no graphs)"),
 }
@@ -642,6 +644,7 @@ def estimate(
     _check(s, model, rules, grid or [])
     _check_spelled(s, front, sp)
     check_gpu_used(s, gpu_bytes)
+    check_nnodes(s, rules.name)
     decision = decide(model, rules, s, gpu_bytes)
     model, s = decision.model, decision.settings
     stage_rows, stage_note = decision.stage_rows, decision.stage_note

@@ -22,6 +22,7 @@ and before the weights) come out of the pool too.
 
 from __future__ import annotations
 
+from ..nccl import internode_charge
 from ..spec import ModelSpec
 from .base import (
     Budget,
@@ -199,8 +200,9 @@ class SglangRules(RulesBase):
             overheads.append(Overhead(name="expert-location tables", bytes=tables, estimated=True,
                                       assumption="EPLB metadata, MoE layers x experts^2 int64, out of the pool"))
         pool = static - self.weights_bytes(model, s) - tables
+        nccl = internode_charge(s)  # several nodes: NCCL's network buffers, a bound (nccl.py)
         return Budget(budget_bytes=static, overheads=tuple(overheads), kv_pool_bytes=pool,
-                      refusal=self.imbalance(s, gpu_bytes, ctx))
+                      uncertain=(nccl,) if nccl else (), refusal=self.imbalance(s, gpu_bytes, ctx))
 
     def imbalance(self, s: Settings, gpu_bytes: int, ctx: int) -> Refusal | None:
         """SGLang's refusal of very unbalanced GPUs (`model_runner.py` `init_torch_distributed`, read in several

@@ -36,6 +36,7 @@ cache, computed in fp32 and kept in the model dtype (`layers/rotary_embedding.py
 
 from __future__ import annotations
 
+from ..nccl import internode_charge
 from ..spec import ModelSpec
 from .interface import Endpoints, KvView, Preset, Tokenizer, answer_json, as_count, prom_samples, token_ids
 from .base import (
@@ -230,6 +231,8 @@ class VllmRules(RulesBase):
             overheads.append(Overhead(
                 name="CUDA graphs", bytes=cg, estimated=s.cuda_graph_bytes is None,
                 assumption="captured after the pool is sized; 0.5-1.9 GiB of the headroom"))
+        nccl = internode_charge(s)  # several nodes: NCCL's network buffers, a bound (nccl.py)
+        unsure += [nccl] if nccl else []
         others = vllm_ranks.charged_bytes(v, s)
         if others:
             overheads.append(Overhead(
