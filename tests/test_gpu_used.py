@@ -196,7 +196,8 @@ def test_cli_reads_ranks_and_sizes_and_reports_them():
 
 @pytest.mark.parametrize("value,why", [
     ("0-2GiB", "RANK:SIZE"), ("x:2GiB", "RANK:SIZE"), ("0:2", "no unit"), ("4:1GiB", "ranks 0-3"),
-    ("1:1GiB,1:2GiB", "twice"), ("0:80GiB", "at least"), ("", "RANK:SIZE"),
+    ("1:1GiB,1:2GiB", "twice"), ("0:80GiB", "at least"), ("", "RANK:SIZE"), ("0:1GiB,", "RANK:SIZE"),
+    ("9" * 5000 + ":1GiB", "any server's"), ("0:1GiB:2", "memory size"),
 ])
 def test_cli_refuses_bad_gpu_used(value, why):
     r = cli("--gpu", "H100-80GB", "-tp", "4", "--gpu-used", value)

@@ -29,8 +29,12 @@ def parse_gpu_used(text: str) -> tuple[tuple[int, int], ...]:
     out: dict[int, int] = {}
     for part in (text or "").split(","):
         rank, colon, size = part.strip().partition(":")
+        shown = part.strip() if len(part.strip()) <= 40 else part.strip()[:40] + "..."
         if not colon or not rank.strip().isdigit():
-            raise UsageError(f"cannot read '{part.strip()}' as RANK:SIZE.", option="--gpu-used", hint=hint)
+            raise UsageError(f"cannot read '{shown}' as RANK:SIZE.", option="--gpu-used", hint=hint)
+        if len(rank.strip()) > 9:  # (int() of a very long string is slow or refused; no server has 10^9 GPUs)
+            raise UsageError(f"GPU '{shown.split(':')[0]}' is not one of any server's GPUs.", option="--gpu-used",
+                             hint=hint)
         r = int(rank)
         if r in out:
             raise UsageError(f"GPU {r} is given twice.", option="--gpu-used", hint="Give each GPU once.")
