@@ -101,7 +101,8 @@ def estimate(model: Optional[str], engine: str, gpu: Optional[str], gpu_memory: 
              block_size: Optional[int],
              max_num_batched_tokens: Optional[str], max_num_seqs: Optional[int], sampler: Optional[str], weights: Optional[str], quantization: Optional[str],
              engine_version: Optional[str], n_ubatch: Optional[int], kv_unified: Optional[bool],
-             n_gpu_layers: Optional[int], grid: str,
+             n_gpu_layers: Optional[int], grid: str, gpu_used: Optional[str], enforce_eager: bool,
+             nnodes: Optional[int],
              json_out: bool, list_models: bool, list_gpus: bool, revision: Optional[str], debug: bool) -> None:
     """Both memory ledgers of MODEL, the verdict and the smallest change that fits."""
     out = None if json_out else _out(highlight=False, soft_wrap=False)
@@ -134,6 +135,9 @@ def estimate(model: Optional[str], engine: str, gpu: Optional[str], gpu_memory: 
         max_model_len_n = parse_tokens(max_model_len, option="--max-model-len")
         step = parse_tokens(max_num_batched_tokens, option="--max-num-batched-tokens") if max_num_batched_tokens else None
         cells = _grid(grid)
+        from .ranks import parse_gpu_used
+
+        used = parse_gpu_used(gpu_used) if gpu_used is not None else ()
         spec = load_model(model, revision=revision)
         if quantization and weights:
             raise UsageError("give one of --quantization and --weights.", option="--weights",
@@ -158,7 +162,9 @@ def estimate(model: Optional[str], engine: str, gpu: Optional[str], gpu_memory: 
                                    ("--max-num-batched-tokens", max_num_batched_tokens),
                                    ("--max-num-seqs", max_num_seqs), ("--n-ubatch", n_ubatch),
                                    ("--kv-unified", kv_unified), ("--sampler", sampler),
-                                   ("--engine-version", engine_version), ("--weights", weights)) if v is not None}
+                                   ("--engine-version", engine_version), ("--weights", weights),
+                                   ("--enforce-eager", enforce_eager or None), ("--nnodes", nnodes))
+                 if v is not None}
         if weights:
             from .whatif import planned_types, with_weights_format
 
@@ -172,14 +178,22 @@ def estimate(model: Optional[str], engine: str, gpu: Optional[str], gpu_memory: 
             get_engine(engine).check_version(engine_version)
         for w in ignored_options(engine, given):
             err.print(f"[yellow]warning:[/yellow] {printable(w)}", soft_wrap=True)
+        from .engines import get_engine
+
+        if gpu_memory_utilization is None:  # vLLM's default for the release (0.92 from 0.20); the others do not read it
+            vllm_rules = get_engine(engine).name == "vllm"
+            if vllm_rules:
+                from .engines.vllm import default_utilization
+            gpu_memory_utilization = default_utilization(engine_version) if vllm_rules else 0.9
         s = Settings(max_model_len=max_model_len_n, concurrency=concurrency, kv_cache_dtype=kv_cache_dtype,
-                     gpu_memory_utilization=0.9 if gpu_memory_utilization is None else gpu_memory_utilization,
+                     gpu_memory_utilization=gpu_memory_utilization, enforce_eager=enforce_eager,
                      mem_fraction_static=mem_fraction_static,
                      tensor_parallel_size=tensor_parallel_size, pipeline_parallel_size=pipeline_parallel_size,
                      block_size=16 if block_size is None else block_size,
                      max_num_batched_tokens=step, max_num_seqs=max_num_seqs, sampler=sampler,
                      n_ubatch=512 if n_ubatch is None else n_ubatch, kv_unified=True if kv_unified is None else kv_unified,
-                     engine_version=engine_version, n_gpu_layers=n_gpu_layers,
+                     engine_version=engine_version, n_gpu_layers=n_gpu_layers, gpu_used=used,
+                     nnodes=1 if nnodes is None or get_engine(engine).name == "generic" else nnodes,
                      device_name=gpu_label if gpu else "")
         result = run(spec, engine=engine, settings=s, gpu_bytes=gpu_bytes, gpu_name=gpu_label, grid=cells)
         if json_out:
@@ -545,7 +559,10 @@ def parser() -> argparse.ArgumentParser:
                    "(llama.cpp -np); vLLM's own cap is --max-num-seqs.")
     e.add_argument("--kv-cache-dtype", default="auto", help="vllm: auto, bf16, fp8, fp8_e4m3, fp8_e5m2; sglang: auto, "
                    "bf16, fp8_e4m3, fp8_e5m2; llamacpp: f16, bf16, f32, q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl.")
-    e.add_argument("--gpu-memory-utilization", type=float, help="vLLM's fraction of GPU memory (default: 0.9).")
+    e.add_argument("--gpu-memory-utilization", type=float, help="vLLM's fraction of GPU memory (default: vLLM's for "
+                   "the release, 0.9 up to 0.19 and 0.92 from 0.20).")
+    e.add_argument("--enforce-eager", action="store_true", help="vLLM without CUDA graphs (from 0.21 they come out of "
+                   "its KV budget).")
     e.add_argument("--mem-fraction-static", type=float, help="SGLang's fraction (default: SGLang's own).")
     e.add_argument("--tensor-parallel-size", "-tp", type=int, default=1, help="GPUs sharing each layer.")
     e.add_argument("--pipeline-parallel-size", "-pp", type=int, default=1,
@@ -570,6 +587,11 @@ def parser() -> argparse.ArgumentParser:
                    help="llama.cpp unified KV cache across slots (default: unified, what -np auto gives).")
     e.add_argument("--n-gpu-layers", "-ngl", type=int, help="llama.cpp layers on the GPU (default: all).")
     e.add_argument("--grid", default="4096x1,32768x1,32768x8", help="Cells MAX_MODEL_LENxCONCURRENCY.")
+    e.add_argument("--nnodes", type=int, help="Nodes the -tp x -pp GPUs span, split evenly in rank order (vllm, "
+                   "sglang): NCCL's buffers between nodes (default: 1).")
+    e.add_argument("--gpu-used", metavar="RANK:SIZE[,RANK:SIZE...]",
+                   help="Memory other processes already hold on some of the server's GPUs, e.g. 0:2GiB,3:1.5GiB; "
+                        "ranks are the -tp x -pp GPUs, 0-based, stage by stage.")
     e.add_argument("--json", dest="json_out", action="store_true", help="Print the result as JSON.")
     e.add_argument("--list-models", action="store_true", help="List the bundled offline catalog.")
     e.add_argument("--list-gpus", action="store_true", help="List the known devices.")

@@ -12,7 +12,8 @@ from .engines.base import kv_dtype, state_bytes_per_seq
 from .engines.words import release
 from .errors import UsageError
 from .units import compact, compact_gib
-from .parallel import stages
+from .nccl import check_nnodes
+from .ranks import check_gpu_used, decide, refusal_advice
 from .spec import ModelSpec
 
 Verdict = Literal["fits", "weights_exceed", "kv_exceeds"]
@@ -69,6 +70,13 @@ class Estimate:
     pipeline_stages: with pipeline_parallel_size > 1, per stage {stage, layers, weights_bytes,
     kv_pool_bytes, kv_pool_tokens}; every other figure is the stage that decides the pool (the one with
     the fewest tokens of room), which `notes` names.
+    deciding_rank: where other processes hold memory on some GPUs (`settings.gpu_used`), the GPU (rank) whose free
+    memory decides the answer under the engine's rule: the smallest pool, the fullest GPU (llama.cpp), or a start
+    check it fails; None where the others' memory changes nothing. Every other figure is that GPU's.
+    ranks: then, every GPU's figures: {rank, stage, used_bytes, free_bytes, kv_pool_bytes, kv_pool_tokens, starts}
+    (llama.cpp: {rank, layers, weights_bytes, kv_cache_bytes, used_bytes, free_bytes}); () without --gpu-used.
+    refusal: where the engine refuses (or may refuse) to start at a check of its own whatever its pool holds, that
+    check in a few words ('' where it passes).
     max_concurrency: sequences of max_model_len the engine runs at once, as it prints it (vLLM's
     "Maximum concurrency for N tokens per request: X", SGLang's #tokens / context length, llama.cpp's
     -np slots); None when it does not start.
@@ -112,6 +120,9 @@ class Estimate:
     kv_pool_shortfall_bytes: int = 0
     max_n_gpu_layers_fit: int | None = None
     pipeline_stages: tuple = ()
+    deciding_rank: int | None = None
+    ranks: tuple = ()
+    refusal: str = ""
     host_weights_bytes: int | None = None
     host_kv_cache_bytes: int | None = None
     engine_rules: str = ""
@@ -239,6 +250,10 @@ class _Ledger:
     def kv(self, max_model_len: int, seqs: int) -> int:
         return self.rules.kv_cache_bytes(self.model, self.s, max_model_len, seqs)
 
+    def with_settings(self, s: Settings) -> "_Ledger":
+        """The same model, engine and GPU under other settings."""
+        return _Ledger(self.model, self.rules, s, self.gpu_bytes)
+
     def room(self) -> int:
         """Bytes the KV cache may take: the engine's pool, or what is left of the budget."""
         if self.budget.kv_pool_bytes is not None:
@@ -256,6 +271,9 @@ class _Ledger:
 
     def starts(self, max_model_len: int, seqs: int, less: int = 0) -> bool:
         """Whether the engine starts (see Estimate.starts), with a pool smaller by `less` bytes."""
+        ref = self.budget.refusal
+        if ref is not None and ref.certain:
+            return False
         if self.weights_exceed():
             return False
         if self.budget.kv_pool_bytes is None:
@@ -294,7 +312,7 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
     """The smallest changes that make the selected cell fit, cheapest first, each checked by re-estimating; for
     llama.cpp in the spelling `sp` of the front end asked for (Ollama, KoboldCpp, llama-cpp-python)."""
     f = rules.flags()
-    out: list[Advice] = []
+    out: list[Advice] = [Advice(change=c, flags=fl, detail=d) for c, fl, d in refusal_advice(rules, s, gpu_bytes, led)]
     verdict = led.verdict(s.max_model_len, s.concurrency)
     if verdict == "fits":
         return out
@@ -324,7 +342,8 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
         if kv_dtype(model, s).block_bytes > 1 and fits_with(kv_cache_dtype=f["fp8"]):
             flag = sp.kv8 if llama and sp else f"{f['kv_cache_dtype']} {f['fp8']}"
             out.append(Advice(change="8-bit KV cache", flags=flag, detail="halves the KV bytes per token"))
-        if rules.name == "vllm" and s.gpu_memory_utilization < 0.95 and fits_with(gpu_memory_utilization=0.95):
+        if (rules.name == "vllm" and s.gpu_memory_utilization < 0.95 and fits_with(gpu_memory_utilization=0.95)
+                and _Ledger(model, rules, s.with_(gpu_memory_utilization=0.95), gpu_bytes).budget.refusal is None):
             out.append(Advice(change="more memory for the pool", flags=f"{f['utilization']} 0.95",
                               detail="leaves 5% for CUDA graphs and other processes"))
     if verdict == "weights_exceed" or led.room() <= 0 or not out:  # no pool at all: the weights must shrink
@@ -415,31 +434,6 @@ def _scaled_weights(model: ModelSpec, bits: int) -> ModelSpec | None:
     return replace(model, weights=new, layout=None)  # (the layout is the checkpoint's tensors, not these)
 
 
-def _decisive_stage(model: ModelSpec, rules: EngineRules, s: Settings,
-                    gpu_bytes: int) -> tuple[ModelSpec, tuple, str | None]:
-    """With pipeline parallelism, the stage whose pool holds the fewest tokens (the engine sizes one pool
-    for all from it, see `parallel`); its ModelSpec, a row per stage, and a note naming it."""
-    pp = s.pipeline_parallel_size
-    if pp <= 1:
-        return model, (), None
-    parts = stages(model, pp, rules.name)
-    rows, start = [], 0
-    for k, part in enumerate(parts):
-        pool = rules.budget(part, s, gpu_bytes).kv_pool_bytes or 0
-        rows.append({"stage": k + 1, "layers": f"{start}-{start + part.num_decoder_layers - 1}",
-                     "weights_bytes": rules.weights_bytes(part, s), "kv_pool_bytes": max(0, pool),
-                     "kv_pool_shortfall_bytes": max(0, -pool),
-                     "kv_pool_tokens": rules.pool_tokens(part, s, pool)})
-        start += part.num_decoder_layers
-    k = min(range(pp), key=lambda i: (rows[i]["kv_pool_tokens"], rows[i]["kv_pool_bytes"],
-                                      -rows[i]["kv_pool_shortfall_bytes"]))
-    each = ", ".join(format(r["kv_pool_tokens"], ",") for r in rows)
-    note = (f"pipeline stage {k + 1} of {pp} (layers {rows[k]['layers']}) decides the pool: its "
-            f"{rows[k]['kv_pool_tokens']:,} tokens of room are the fewest of the stages ({each}); the figures "
-            "above are that stage's")
-    return parts[k], tuple(rows), note
-
-
 def _max_ngl(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int) -> int:
     """The largest llama.cpp -ngl (0 .. layers + 1) with which the selected cell fits the GPU (the GPU part
     only grows with -ngl, so the search is a bisection); -1 when not even -ngl 0 fits (the compute buffer
@@ -475,12 +469,35 @@ def _seq_cap(rules: EngineRules, s: Settings) -> int:
     return s.max_num_seqs if rules.name == "vllm" and s.max_num_seqs else MAX_SEARCH_SEQS
 
 
+#: the answer's words for the pool or budget, and the same naming the GPU that decides (see `_answer`)
+_RANKED = (("fit the pool", "fit GPU {r}'s pool"), ("leave no KV pool", "leave GPU {r} no KV pool"),
+           ("; pool ", "; GPU {r}'s pool "), ("its pool holds", "GPU {r}'s pool holds"))
+
+
 def _answer(rules: EngineRules, s: Settings, led: _Ledger, starts: bool | None, concurrency: float | None,
-            pool_tokens: int | None) -> str:
+            pool_tokens: int | None, rank: int | None = None) -> str:
+    """The one-line answer, naming the GPU that decides (`rank`, where other processes' memory decides it) where
+    the line stays within 80 columns: its pool ('fit GPU 3's pool'), or its memory for llama.cpp ('of GPU 0's'); a
+    start check it fails names it itself."""
+    text = _plain_answer(rules, s, led, starts, concurrency, pool_tokens)
+    if rank is None or f"GPU {rank}" in text:
+        return text
+    for plain, ranked in _RANKED + ((" of ", " of GPU {r}'s ") if led.budget.kv_pool_bytes is None else ("", ""),):
+        if plain and plain in text:
+            named = text.replace(plain, ranked.format(r=rank), 1)
+            return named if len(named) <= 80 else text
+    return text
+
+
+def _plain_answer(rules: EngineRules, s: Settings, led: _Ledger, starts: bool | None, concurrency: float | None,
+                  pool_tokens: int | None) -> str:
     """The one-line answer: does the engine start, and what limits it. At most 80 characters for any legal input:
     counts go through `compact` (tokens 7 characters, sequences 6, requests 5) and bytes through `compact_gib` (10,
     9 with one decimal), and the longest template with the widest values is 80 (tests/test_review_estimate.py)."""
     n, c = compact(s.max_model_len, 7), compact(s.concurrency, 5)
+    ref = led.budget.refusal
+    if ref is not None and (ref.certain or starts is None):
+        return ref.answer
     if led.weights_exceed():
         return (f"Does not start: weights {compact_gib(led.weights)} per GPU exceed the "
                 f"{compact_gib(max(0, led.budget.budget_bytes))} budget.")
@@ -516,6 +533,9 @@ READ_BY: dict[str, tuple[tuple[str, ...], str]] = {
     "--n-ubatch": (("llamacpp",), "it is llama.cpp's physical batch"),
     "--kv-unified": (("llamacpp",), "it is llama.cpp's cache layout across slots"),
     "--sampler": (("vllm",), "it is vLLM's top-k/top-p sampler backend"),
+    "--nnodes": (("vllm", "sglang", "llamacpp"), "the generic estimate has no communication buffers"),
+    "--enforce-eager": (("vllm",), "it is vLLM's switch for CUDA graphs (SGLang's graphs are in the headroom its "
+                                   "--mem-fraction-static leaves, --disable-cuda-graph; llama.cpp sizes no graphs)"),
 }
 
 
@@ -619,11 +639,15 @@ def estimate(
     given = settings or Settings()
     if given.engine_version is not None:
         rules.check_version(given.engine_version)
-    s = rules.resolve(model, given, gpu_bytes)
+    s = rules.resolve(model, given, gpu_bytes).with_(gpu_memory_bytes=gpu_bytes)
     _check_resolved(given, s, rules)
     _check(s, model, rules, grid or [])
     _check_spelled(s, front, sp)
-    model, stage_rows, stage_note = _decisive_stage(model, rules, s, gpu_bytes)
+    check_gpu_used(s, gpu_bytes)
+    check_nnodes(s, rules.name)
+    decision = decide(model, rules, s, gpu_bytes)
+    model, s = decision.model, decision.settings
+    stage_rows, stage_note = decision.stage_rows, decision.stage_note
     led = _Ledger(model, rules, s, gpu_bytes)
     kv = kv_dtype(model, s)
     tp = s.tensor_parallel_size
@@ -653,7 +677,12 @@ def estimate(
     unsure = led.budget.uncertain_bytes
     if starts and unsure and not led.starts(s.max_model_len, s.concurrency, less=unsure):
         starts = None
-    notes = list(model.notes) + ([stage_note] if stage_note else [])
+    refusal = led.budget.refusal
+    if starts and refusal is not None and not refusal.certain:
+        starts = None
+    notes = list(model.notes) + ([stage_note] if stage_note else []) + ([decision.note] if decision.note else [])
+    if refusal is not None and not decision.note:  # (a check failed with no other process named: its rule)
+        notes.append(refusal.why)
     if sp and "{c}" not in sp.context and s.concurrency > 1:
         notes.append(f"{sp.label} has no parallel-slots setting: the figures are one context of "
                      f"{s.max_model_len * s.concurrency:,} tokens ({s.max_model_len:,} x {s.concurrency})")
@@ -675,9 +704,10 @@ def estimate(
         kv_pool_bytes=None if pool is None else max(0, pool), kv_pool_tokens=pool_tokens,
         kv_pool_shortfall_bytes=max(0, -pool) if pool is not None else 0,
         verdict=led.verdict(s.max_model_len, s.concurrency), starts=starts, max_concurrency=concurrency,
-        answer=_answer(rules, s, led, starts, concurrency, pool_tokens),
+        answer=_answer(rules, s, led, starts, concurrency, pool_tokens, decision.deciding_rank),
         uncertain=led.budget.uncertain, max_n_gpu_layers_fit=max_ngl, host_weights_bytes=host_w,
-        host_kv_cache_bytes=host_kv, pipeline_stages=stage_rows,
+        host_kv_cache_bytes=host_kv, pipeline_stages=stage_rows, deciding_rank=decision.deciding_rank,
+        ranks=decision.rows, refusal=refusal.short if refusal is not None and starts is not True else "",
         kv_pool_bytes_low=max(0, led.budget.kv_pool_bytes - unsure) if led.budget.kv_pool_bytes is not None else None,
         max_model_len_fit=led.max_len(s.concurrency),
         max_concurrency_fit=led.max_seqs(s.max_model_len),

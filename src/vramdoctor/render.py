@@ -23,9 +23,15 @@ def to_json(e: Estimate) -> str:
     return json.dumps(e.to_dict(), indent=2, default=str)
 
 
-def _cell_text(verdict: str, starts: bool | None, concurrent: int, concurrency: int, pooled: bool) -> str:
+def _cell_text(verdict: str, starts: bool | None, concurrent: int, concurrency: int, pooled: bool,
+               refusal: str = "") -> str:
     """A grid cell's verdict: with a pool, a cell that does not fit at once still starts and queues; None is
-    undetermined (what is not modelled decides it)."""
+    undetermined (what is not modelled decides it); a start check the engine fails whatever the cell (`refusal`)
+    is said as such."""
+    if refusal and starts is False:
+        return f"[red]does not start: {printable(refusal)}[/red]"
+    if refusal and starts is None:
+        return f"[yellow]undetermined: {printable(refusal)}?[/yellow]"
     if starts is None:
         return (f"[yellow]undetermined: {concurrent} of {concurrency} at once if it starts[/yellow]"
                 if verdict == "kv_exceeds" else "[yellow]undetermined: it fits if it starts[/yellow]")
@@ -79,11 +85,11 @@ def render(e: Estimate, console: "Console") -> None:
         for c in e.grid:
             g.add_row(str(c.max_model_len), str(c.concurrency), gib(c.kv_cache_bytes), gib(c.total_bytes),
                       _cell_text(c.verdict, c.starts, c.concurrent, c.concurrency, e.kv_pool_bytes is not None
-                                 and e.engine != "llamacpp"))
+                                 and e.engine != "llamacpp", e.refusal if e.starts is not True else ""))
         console.print(g)
     run = min(s.concurrency, e.max_concurrency_fit)
     console.print(f"verdict for {s.max_model_len} x {s.concurrency}: "
-                  f"{_cell_text(e.verdict, e.starts, run, s.concurrency, e.kv_pool_bytes is not None and e.engine != 'llamacpp')}")
+                  f"{_cell_text(e.verdict, e.starts, run, s.concurrency, e.kv_pool_bytes is not None and e.engine != 'llamacpp', e.refusal)}")
     if e.kv_cache_bytes == 0 and e.engine == "llamacpp":
         console.print(f"no KV cache on the GPU at this {printable(e.gpu_layers_flag)}: the context does not change what "
                       "the GPU holds")

@@ -41,6 +41,13 @@ class Settings:
     n_ubatch / kv_unified / swa_full / flash_attn: llama.cpp context parameters.
     activation_bytes / non_torch_bytes / cuda_graph_bytes: measured overheads that replace
     the estimates (from an engine's log), None to estimate.
+    gpu_used: memory other processes already hold on some of the server's GPUs, ((rank, bytes), ...) in rank order
+    (`--gpu-used`); a rank is a GPU of the server's tensor_parallel_size x pipeline_parallel_size, 0-based, stage x
+    tensor_parallel_size + tensor rank (vLLM's and SGLang's global rank; llama.cpp's device index). Ranks not given
+    hold nothing else. rank: the GPU whose ledger this is (None: one no other process uses); `estimate` sets it to
+    the rank that decides. gpu_memory_bytes: each GPU's memory, set by `estimate` for the rules that need it outside
+    `budget` (llama.cpp's split by free memory); 0 when not set.
+    nnodes: the nodes the server's GPUs span (`--nnodes`), the GPUs split evenly over them in rank order.
     """
 
     max_model_len: int = 4096
@@ -66,9 +73,27 @@ class Settings:
     activation_bytes: int | None = None
     non_torch_bytes: int | None = None
     cuda_graph_bytes: int | None = None
+    gpu_used: tuple[tuple[int, int], ...] = ()
+    rank: int | None = None
+    gpu_memory_bytes: int = 0
+    nnodes: int = 1
 
     def with_(self, **changes) -> "Settings":
         return replace(self, **changes)
+
+    @property
+    def world_size(self) -> int:
+        """The server's GPUs: tensor_parallel_size x pipeline_parallel_size."""
+        return self.tensor_parallel_size * self.pipeline_parallel_size
+
+    def used_on(self, rank: int | None) -> int:
+        """Bytes other processes hold on GPU `rank` (0 for a rank not given, and for None)."""
+        return dict(self.gpu_used).get(rank, 0) if rank is not None else 0
+
+    @property
+    def used_most(self) -> int:
+        """The most other processes hold on any of the server's GPUs."""
+        return max((b for _, b in self.gpu_used), default=0)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -82,6 +107,20 @@ class Overhead:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Refusal:
+    """A check the engine makes at start that refuses these settings whatever its pool would hold (vLLM's free
+    memory against its request, SGLang's balance of free memory over the ranks). certain: False when what is not
+    modelled decides it (the start is then undetermined). rank: the GPU that fails it. answer: the one-line answer
+    (80 columns at most). why: the engine's rule, in words, with its source. short: a few words for a grid cell."""
+
+    certain: bool
+    rank: int | None
+    answer: str
+    why: str
+    short: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class Budget:
     """How an engine divides one GPU.
 
@@ -91,12 +130,14 @@ class Budget:
     cache to the request instead, as llama.cpp does).
     uncertain: charges the engine may take that are not modelled, each with its reason and the most
     it could take (bytes); the pool may be smaller by their sum.
+    refusal: a start check these settings fail (or may fail) on this GPU, None when they pass it.
     """
 
     budget_bytes: int
     overheads: tuple[Overhead, ...]
     kv_pool_bytes: int | None
     uncertain: tuple[Overhead, ...] = ()
+    refusal: Refusal | None = None
 
     @property
     def uncertain_bytes(self) -> int:

@@ -59,12 +59,15 @@ class GenericRules(RulesBase):
         act = s.activation_bytes if s.activation_bytes is not None else activation_estimate(
             model, step_tokens(s), s.tensor_parallel_size)
         ctx = s.non_torch_bytes if s.non_torch_bytes is not None else GIB // 2
+        others = (Overhead(name=f"other processes (GPU {s.rank})", bytes=s.used_on(s.rank), estimated=False,
+                           assumption="given (--gpu-used): what the GPU holds beside this server"),) \
+            if s.used_on(s.rank) else ()
         return Budget(budget_bytes=gpu_bytes, kv_pool_bytes=None, overheads=(
             Overhead(name="activation peak", bytes=act, estimated=s.activation_bytes is None,
                      assumption=f"one forward pass of {step_tokens(s)} tokens"),
             Overhead(name="CUDA context", bytes=ctx, estimated=s.non_torch_bytes is None,
                      assumption="driver context and library workspaces"),
-        ))
+        ) + others)
 
 
 #: out-of-memory in the words of PyTorch, CUDA, HIP, Vulkan, Metal and allocators in general

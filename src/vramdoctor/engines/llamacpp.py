@@ -129,7 +129,7 @@ class LlamaCppRules(RulesBase):
         n = len(groups)
         one = s.with_(tensor_parallel_size=1, n_gpu_layers=None)
         result = []
-        for idx in device_layers(n, s.tensor_parallel_size, s.n_gpu_layers):
+        for idx in device_layers(n, s.tensor_parallel_size, s.n_gpu_layers, self.free(s)):
             own = [i for i in idx if i < n]
             w = sum(layers[i] for i in own) + (out if n in idx else 0)
             kv = sum(self.layer_bytes(with_layers(model, [groups[i] for i in own]), one, max_model_len * seqs,
@@ -138,11 +138,29 @@ class LlamaCppRules(RulesBase):
         memo[1][key] = result
         return result
 
+    @staticmethod
+    def free(s: Settings) -> list[int] | None:
+        """Each GPU's free memory at load, the split's weights (`llamacpp_split`): the GPU's memory less what other
+        processes hold; None where none is given (equal free memory)."""
+        if not s.gpu_used or not s.gpu_memory_bytes:
+            return None
+        return [max(0, s.gpu_memory_bytes - s.used_on(k)) for k in range(s.tensor_parallel_size)]
+
     def _decisive(self, model: ModelSpec, s: Settings) -> int:
-        """The GPU with the most to hold (weights and KV cache) at the selected cell: its figures are the per-GPU
-        ones (the first such GPU where several tie)."""
+        """The GPU with the least room left (its weights, KV cache and the others' memory on it, against the same
+        memory on each) at the selected cell: its figures are the per-GPU ones (the first such GPU where several
+        tie). Without other processes, the GPU with the most to hold."""
         per = self._per_gpu(model, s, s.max_model_len, s.concurrency)
-        return max(range(len(per)), key=lambda k: (per[k][0] + per[k][1], -k))
+        return max(range(len(per)), key=lambda k: (per[k][0] + per[k][1] + s.used_on(k), -k))
+
+    def devices(self, model: ModelSpec, s: Settings) -> list[dict]:
+        """Each GPU at the selected cell: its layers (n_layer is the output layer), weights, KV cache, and the memory
+        other processes hold on it."""
+        n = len(decoder_layers(model))
+        idx = device_layers(n, s.tensor_parallel_size, s.n_gpu_layers, self.free(s))
+        per = self._per_gpu(model, s, s.max_model_len, s.concurrency)
+        return [{"rank": k, "layers": idx[k], "weights_bytes": w, "kv_cache_bytes": kv, "used_bytes": s.used_on(k)}
+                for k, (w, kv) in enumerate(per)]
 
     def weights_bytes(self, model: ModelSpec, s: Settings) -> int:
         """Weights on the GPU that decides (`_decisive`): its offloaded layers, and the output layer on the last GPU
@@ -206,10 +224,11 @@ class LlamaCppRules(RulesBase):
         """Per GPU: the KV cache of the layers on the GPU that decides (all layers on one GPU by default). At the
         selected cell that is its own cache; at another, the most any GPU needs beyond the decisive GPU's weights
         (max over GPUs of weights + cache, less those weights), so weights + KV cache is the fullest GPU's at
-        every cell the searches try."""
+        every cell the searches try. Where other processes hold memory, the others' memory of each GPU counts with it
+        (against the decisive GPU's, which its budget carries), so the fullest GPU is the one with the least room."""
         per = self._per_gpu(model, s, max_model_len, seqs)
-        w = self.weights_bytes(model, s)
-        return max(0, max(wk + kv for wk, kv in per) - w)
+        fullest = max(wk + kv + s.used_on(k) for k, (wk, kv) in enumerate(per))
+        return max(0, fullest - s.used_on(self._decisive(model, s)) - self.weights_bytes(model, s))
 
     def growing_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
         """Per GPU, the layers that grow with every token on the GPU that decides."""
@@ -261,6 +280,12 @@ class LlamaCppRules(RulesBase):
             Overhead(name="CUDA context", bytes=s.non_torch_bytes if s.non_torch_bytes is not None else 300 * MIB,
                      estimated=s.non_torch_bytes is None, assumption="driver context and cuBLAS workspace"),
         )
+        if s.gpu_used:
+            k = self._decisive(model, s)
+            if s.used_on(k):
+                overheads += (Overhead(name=f"other processes (GPU {k})", bytes=s.used_on(k), estimated=False,
+                                       assumption="given (--gpu-used); llama.cpp splits the layers by each GPU's free "
+                                                  "memory (llama-model.cpp load_tensors)"),)
         return Budget(budget_bytes=gpu_bytes, overheads=overheads, kv_pool_bytes=None)
 
 # --- the log ------------------------------------------------------------------------------------

@@ -9,8 +9,9 @@ n_layer + 1)` are offloaded from `i_gpu_start = max(n_layer + 1 - n_gpu_layers, 
 (`dev_input`), the output layer goes where index n_layer does (`dev_output`), the last GPU. Each layer's KV cache
 lives with the layer (`llama-kv-cache.cpp`, a buffer per device). Whole layers move, never heads.
 
-Modelled for GPUs of equal free memory (the split points at k / N); where a layer falls exactly on a split point,
-a few bytes' difference in the GPUs' free memory can put it on either side.
+The free memory of each GPU is what `ggml_backend_dev_memory` reports at load: the GPU's memory less what other
+processes hold (`--gpu-used`); without it, equal free memory (the split points at k / N). Where a layer falls exactly
+on a split point, a few bytes' difference in the GPUs' free memory can put it on either side.
 """
 
 from __future__ import annotations
@@ -24,14 +25,23 @@ def _f32(x: float) -> float:
     return struct.unpack("f", struct.pack("f", x))[0]
 
 
-def device_layers(n_layer: int, gpus: int, n_gpu_layers: int | None = None) -> list[list[int]]:
+def device_layers(n_layer: int, gpus: int, n_gpu_layers: int | None = None,
+                  free: list[int] | tuple[int, ...] | None = None) -> list[list[int]]:
     """The layer indices (0 .. n_layer, n_layer being the output layer) each of `gpus` GPUs holds, in order; the
-    layers before the offloaded ones stay on the CPU and are in no list. n_gpu_layers None: every layer (-ngl all)."""
+    layers before the offloaded ones stay on the CPU and are in no list. n_gpu_layers None: every layer (-ngl all).
+    free: each GPU's free memory (any unit), the split's weights; None: equal."""
     gpus = max(1, gpus)
     ngl = n_layer + 1 if n_gpu_layers is None else max(0, n_gpu_layers)
     start = max(n_layer + 1 - ngl, 0)
     act = min(ngl, n_layer + 1)
-    splits = [_f32((k + 1) / gpus) for k in range(gpus)]
+    if free is None or len(free) != gpus or sum(free) <= 0:
+        splits = [_f32((k + 1) / gpus) for k in range(gpus)]
+    else:  # (each free memory as a float, summed in order in float, each sum divided by the last: load_tensors)
+        run, sums = 0.0, []
+        for f in free:
+            run = _f32(run + _f32(f))
+            sums.append(run)
+        splits = [_f32(x / run) for x in sums]
     out: list[list[int]] = [[] for _ in range(gpus)]
     for il in range(start, start + act):
         dev = bisect_right(splits, _f32((il - start) / act))

@@ -22,10 +22,12 @@ and before the weights) come out of the pool too.
 
 from __future__ import annotations
 
+from ..nccl import internode_charge
 from ..spec import ModelSpec
 from .base import (
     Budget,
     Overhead,
+    Refusal,
     RulesBase,
     Settings,
     kv_dtype,
@@ -167,24 +169,64 @@ class SglangRules(RulesBase):
     def budget(self, model: ModelSpec, s: Settings, gpu_bytes: int) -> Budget:
         """budget_bytes is SGLang's static memory (weights + KV pool): mem_fraction_static of what is
         available at start; the rest is left to activations and CUDA graphs. What is allocated after the
-        memory at start was read and before the weights (the expert-location tables) comes out of the pool."""
+        memory at start was read and before the weights (the expert-location tables) comes out of the pool.
+
+        Other processes' memory (`s.gpu_used`): the memory at start is the least free over the ranks
+        (`model_runner.py` `init_torch_distributed`: `get_available_gpu_memory(..., distributed=world_size > 1)`, a
+        minimum over the world group), and so is the memory after the weights that `profile_max_num_token` reads,
+        so every rank's rest is (total - context - U) x mem_fraction_static - weights, U the most any rank's others
+        hold: the rank with the least free memory decides for all. (With pipeline stages each stage is modelled with
+        its own weights, as without other processes.) SGLang's default fraction is from the GPU's total memory,
+        which the others do not change."""
         frac = self.fraction(s, gpu_bytes)
         ctx = s.non_torch_bytes if s.non_torch_bytes is not None else CUDA_CONTEXT
-        avail_before = max(0, gpu_bytes - ctx)
+        most = s.used_most
+        avail_before = max(0, gpu_bytes - ctx - most)
         static = int(avail_before * frac)
         reserved = avail_before - static
         overheads = [
             Overhead(name="CUDA context", bytes=ctx, estimated=s.non_torch_bytes is None,
                      assumption="memory in use before the weights load"),
-            Overhead(name="activations + CUDA graphs", bytes=reserved, estimated=False,
-                     assumption=f"(1 - mem_fraction_static={frac:.3f}) of the memory available at start"),
         ]
+        if most:
+            who = [r for r, b in s.gpu_used if b == most][0]
+            overheads.append(Overhead(name=f"other processes (GPU {who})", bytes=most, estimated=False,
+                                      assumption="given (--gpu-used); SGLang sizes every rank from the least free "
+                                                 "memory over the ranks"))
+        overheads.append(Overhead(name="activations + CUDA graphs", bytes=reserved, estimated=False,
+                                  assumption=f"(1 - mem_fraction_static={frac:.3f}) of the memory available at start"))
         tables = self.expert_tables_bytes(model, s)
         if tables:
             overheads.append(Overhead(name="expert-location tables", bytes=tables, estimated=True,
                                       assumption="EPLB metadata, MoE layers x experts^2 int64, out of the pool"))
         pool = static - self.weights_bytes(model, s) - tables
-        return Budget(budget_bytes=static, overheads=tuple(overheads), kv_pool_bytes=pool)
+        nccl = internode_charge(s)  # several nodes: NCCL's network buffers, a bound (nccl.py)
+        return Budget(budget_bytes=static, overheads=tuple(overheads), kv_pool_bytes=pool,
+                      uncertain=(nccl,) if nccl else (), refusal=self.imbalance(s, gpu_bytes, ctx))
+
+    def imbalance(self, s: Settings, gpu_bytes: int, ctx: int) -> Refusal | None:
+        """SGLang's refusal of very unbalanced GPUs (`model_runner.py` `init_torch_distributed`, read in several
+        releases): with tp_size > 1 every rank compares the least free memory over the ranks with its own and raises
+        "The memory capacity is unbalanced. Some GPUs may be occupied by other processes." when the least is below
+        0.9 of its own, so the server refuses when min free < 0.9 x max free. Newer releases raise only while
+        SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK is on (`environ.py`: EnvBool(True), the default) and warn otherwise;
+        older ones skip it with SGL_DISABLE_TP_MEMORY_INBALANCE_CHECK=1, the oldest always raise (which release
+        changed the switch is not checked). Free memory as SGLang reads it: total - its context - the others'."""
+        if s.tensor_parallel_size <= 1 or not s.gpu_used:
+            return None
+        frees = {r: gpu_bytes - ctx - b for r, b in s.gpu_used}
+        idle = next((r for r in range(s.world_size) if r not in frees), None)  # (a GPU no other process uses)
+        if idle is not None:
+            frees[idle] = gpu_bytes - ctx
+        low, high = min(frees.values()), max(frees.values())
+        if low >= 0.9 * high:
+            return None
+        r = min(frees, key=lambda k: (frees[k], k))
+        answer = f"Does not start: GPU {r}'s free memory is under 0.9 of the fullest's."
+        why = (f"SGLang refuses GPUs this unbalanced ('The memory capacity is unbalanced', model_runner.py "
+               f"init_torch_distributed): GPU {r} has {low / GIB:.2f} GiB free as SGLang reads it, under 0.9 x the "
+               f"{high / GIB:.2f} GiB of the GPU with the most")
+        return Refusal(certain=True, rank=r, answer=answer, why=why, short=f"GPU {r}'s free memory is unbalanced")
 
 
 # --- the log ------------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ cache, computed in fp32 and kept in the model dtype (`layers/rotary_embedding.py
 
 from __future__ import annotations
 
+from ..nccl import internode_charge
 from ..spec import ModelSpec
 from .interface import Endpoints, KvView, Preset, Tokenizer, answer_json, as_count, prom_samples, token_ids
 from .base import (
@@ -50,6 +51,7 @@ from .base import (
     weights_loaded,
     weights_per_gpu,
 )
+from . import vllm_graphs, vllm_ranks
 from .vllm_profile import (
     accounted,
     marlin_padding_bytes,
@@ -115,8 +117,10 @@ class VllmRules(RulesBase):
         if v >= V1 and accounted(v):
             backend = sampler_backend(v, s)
             sampler = f", sampler {'FlashInfer' if backend == 'flashinfer' else 'PyTorch' if backend else 'undetermined'}"
+        graphs = (", CUDA graphs profiled into the budget (from 0.21)"
+                  if vllm_graphs.profiled(release(s.engine_version), s) else "")
         return (f"vLLM {'.'.join(map(str, v))} rules{given}, {engine} engine: {s.max_num_batched_tokens} tokens "
-                f"per step and {seqs} profiled{sampler}")
+                f"per step and {seqs} profiled{sampler}{graphs}")
 
     def flags(self) -> dict[str, str]:
         return {"max_model_len": "--max-model-len", "concurrency": "--max-num-seqs",
@@ -218,14 +222,28 @@ class VllmRules(RulesBase):
                                   assumption=("NCCL, custom all-reduce and cuBLAS after the CUDA context, as vLLM "
                                               "0.9.2+ profiles it" if accounted(v) else
                                               "cuBLAS/NCCL workspaces, as vLLM logs show them")))
-        if not s.enforce_eager:
+        if vllm_graphs.profiled(release(s.engine_version), s):  # from 0.21: out of the pool (vllm_graphs)
+            floor, rest = vllm_graphs.charge(model, s)
+            overheads.append(floor)
+            unsure.append(rest)
+        elif not s.enforce_eager:
             cg = s.cuda_graph_bytes if s.cuda_graph_bytes is not None else 0
             overheads.append(Overhead(
                 name="CUDA graphs", bytes=cg, estimated=s.cuda_graph_bytes is None,
                 assumption="captured after the pool is sized; 0.5-1.9 GiB of the headroom"))
+        nccl = internode_charge(s)  # several nodes: NCCL's network buffers, a bound (nccl.py)
+        unsure += [nccl] if nccl else []
+        others = vllm_ranks.charged_bytes(v, s)
+        if others:
+            overheads.append(Overhead(
+                name=f"other processes (GPU {s.rank})", bytes=others, estimated=False,
+                assumption=f"given (--gpu-used); vLLM {'.'.join(map(str, v))} counts what is in use on the GPU, theirs "
+                           "too, as its profile's (total - free)"))
         pool = requested - self.weights_bytes(model, s) - sum(o.bytes for o in overheads)
+        activation = next((o.bytes for o in overheads if o.name == "activation peak"), 0)
         return Budget(budget_bytes=requested, overheads=tuple(overheads), kv_pool_bytes=pool,
-                      uncertain=tuple(unsure) + self._uncertain(model, s))
+                      uncertain=tuple(unsure) + self._uncertain(model, s),
+                      refusal=vllm_ranks.refusal(v, s, gpu_bytes, activation))
 
     def _uncertain(self, model: ModelSpec, s: Settings) -> tuple[Overhead, ...]:
         """What vLLM may take beyond the model that the release, GPU and settings do not settle (besides the
@@ -277,6 +295,12 @@ from .words import (  # noqa: E402
 
 _ARG = r"['\"]?\s*[=:]\s*['\"]?"  # key=value in Namespace(...), key: value in dicts and config dumps
 
+
+
+def default_utilization(version: str | None) -> float:
+    """vLLM's default --gpu-memory-utilization for a release (`_defaults`): 0.9 up to 0.19 and for no release given
+    (the newest modelled, 0.11.0), 0.92 from 0.20."""
+    return _defaults(version or NEWEST).get("gpu_memory_utilization", 0.9)
 
 
 def _defaults(version: str | None) -> dict:
