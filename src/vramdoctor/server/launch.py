@@ -69,6 +69,9 @@ def _preexec(memory_limit_bytes: int | None, die_with_parent: bool = True):
             import resource
 
             resource.setrlimit(resource.RLIMIT_AS, (memory_limit_bytes, memory_limit_bytes))
+            # a server that fails under the limit may abort and dump core (ggml attaches gdb, which can crash
+            # too): no core files of an experiment in the user's folder
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
     return apply
 
