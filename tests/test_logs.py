@@ -245,7 +245,7 @@ FIRST_STEP = {
     "transformers-generate.log": "a shorter input",
     "mlc-temp-buffer.log": "--prefill-chunk-size",
     "vllm-free-mem.log": "--gpu-memory-utilization 0.58",  # 14.3 of 23.64 GiB free, less a margin
-    "vllm-profile-oom.log": "--enable-chunked-prefill --max-num-batched-tokens 16384",  # a quarter of the 65536
+    "vllm-profile-oom.log": "--max-num-batched-tokens 16384",  # a quarter of the 65536 (V1: always chunked)
     "vllm-v1-kv-alloc.log": "--gpu-memory-utilization 0.8",  # lower: the pool could not be allocated
 }
 

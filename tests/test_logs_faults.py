@@ -1776,8 +1776,13 @@ def test_processes_several_ranks_list_are_named_once_and_may_be_its_own():
      ["--kv-cache-dtype fp8_e5m2"], ["--cpu-offload-gb"]),
     ("INFO 07-01 10:00:00 api_server.py:206] vLLM API server version 0.5.0.post1",
      ["--kv-cache-dtype fp8 ", "--enable-chunked-prefill"], ["--cpu-offload-gb", "fp8_e5m2"]),
+    # V1 (0.8 on) always chunks its prefill: the step alone, no --enable-chunked-prefill (round-7 review)
     ("(APIServer pid=1) INFO 09-01 12:00:00 [api_server.py:1800] vLLM API server version 0.10.1.1",
+     ["--kv-cache-dtype fp8 ", "--max-num-batched-tokens"], ["fp8_e5m2", "--enable-chunked-prefill"]),
+    ("INFO 09-01 12:00:00 [llm_engine.py:240] Initializing a V0 LLM engine (v0.9.1) with config: model='m'",
      ["--kv-cache-dtype fp8 ", "--enable-chunked-prefill"], ["fp8_e5m2"]),
+    ("(APIServer pid=1) INFO 10-01 12:00:00 [api_server.py:1800] vLLM API server version 0.11.0",
+     ["--max-num-batched-tokens"], ["--enable-chunked-prefill"]),
 ])
 def test_vllm_advice_uses_the_flags_of_the_release_in_the_log(banner, has, lacks):
     run = run_of(diag(f"""

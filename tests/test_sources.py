@@ -108,8 +108,10 @@ def test_non_utf8_json(tmp_path):
 
 
 def test_missing_layout_fields_are_named(tmp_path):
+    """A model type with no transformers default known here (llama's LlamaConfig defaults are taken, with a note:
+    tests/test_review_estimate.py)."""
     p = tmp_path / "config.json"
-    p.write_text(json.dumps({"model_type": "llama", "num_hidden_layers": 4}))
+    p.write_text(json.dumps({"model_type": "qwen2", "num_hidden_layers": 4}))
     with pytest.raises(UnknownArchitectureError) as e:
         load_model(str(p))
     assert e.value.missing == ["num_attention_heads"]

@@ -96,10 +96,12 @@ def _grid(text: str) -> list[tuple[int, int]]:
 
 
 def estimate(model: Optional[str], engine: str, gpu: Optional[str], gpu_memory: Optional[str], max_model_len: str,
-             concurrency: int, kv_cache_dtype: str, gpu_memory_utilization: float, mem_fraction_static: Optional[float],
-             tensor_parallel_size: int, pipeline_parallel_size: int, block_size: int,
-             max_num_batched_tokens: Optional[str], weights: Optional[str], quantization: Optional[str],
-             engine_version: Optional[str], n_ubatch: int, kv_unified: bool, n_gpu_layers: Optional[int], grid: str,
+             concurrency: int, kv_cache_dtype: str, gpu_memory_utilization: Optional[float],
+             mem_fraction_static: Optional[float], tensor_parallel_size: int, pipeline_parallel_size: int,
+             block_size: Optional[int],
+             max_num_batched_tokens: Optional[str], max_num_seqs: Optional[int], sampler: Optional[str], weights: Optional[str], quantization: Optional[str],
+             engine_version: Optional[str], n_ubatch: Optional[int], kv_unified: Optional[bool],
+             n_gpu_layers: Optional[int], grid: str,
              json_out: bool, list_models: bool, list_gpus: bool, revision: Optional[str], debug: bool) -> None:
     """Both memory ledgers of MODEL, the verdict and the smallest change that fits."""
     out = None if json_out else _out(highlight=False, soft_wrap=False)
@@ -152,16 +154,32 @@ def estimate(model: Optional[str], engine: str, gpu: Optional[str], gpu_memory: 
                                  "serves a GGUF file in its own format.", option="--quantization",
                                  hint="Pass the GGUF file of the quantization you plan to run.")
             spec = with_quantization(spec, quantization)
+        given = {k: v for k, v in (("--gpu-memory-utilization", gpu_memory_utilization), ("--block-size", block_size),
+                                   ("--max-num-batched-tokens", max_num_batched_tokens),
+                                   ("--max-num-seqs", max_num_seqs), ("--n-ubatch", n_ubatch),
+                                   ("--kv-unified", kv_unified), ("--sampler", sampler),
+                                   ("--engine-version", engine_version), ("--weights", weights)) if v is not None}
         if weights:
-            from .whatif import with_weights_format
+            from .whatif import planned_types, with_weights_format
 
+            given["_types"] = planned_types(spec, weights)
             spec = with_weights_format(spec, weights)
+        from .estimate import ignored_options
+
+        if engine_version is not None:  # (a version the engine cannot read is refused before anything is ignored)
+            from .engines import get_engine
+
+            get_engine(engine).check_version(engine_version)
+        for w in ignored_options(engine, given):
+            err.print(f"[yellow]warning:[/yellow] {printable(w)}", soft_wrap=True)
         s = Settings(max_model_len=max_model_len_n, concurrency=concurrency, kv_cache_dtype=kv_cache_dtype,
-                     gpu_memory_utilization=gpu_memory_utilization, mem_fraction_static=mem_fraction_static,
+                     gpu_memory_utilization=0.9 if gpu_memory_utilization is None else gpu_memory_utilization,
+                     mem_fraction_static=mem_fraction_static,
                      tensor_parallel_size=tensor_parallel_size, pipeline_parallel_size=pipeline_parallel_size,
-                     block_size=block_size,
-                     max_num_batched_tokens=step, max_num_seqs=concurrency,
-                     n_ubatch=n_ubatch, kv_unified=kv_unified, engine_version=engine_version, n_gpu_layers=n_gpu_layers,
+                     block_size=16 if block_size is None else block_size,
+                     max_num_batched_tokens=step, max_num_seqs=max_num_seqs, sampler=sampler,
+                     n_ubatch=512 if n_ubatch is None else n_ubatch, kv_unified=True if kv_unified is None else kv_unified,
+                     engine_version=engine_version, n_gpu_layers=n_gpu_layers,
                      device_name=gpu_label if gpu else "")
         result = run(spec, engine=engine, settings=s, gpu_bytes=gpu_bytes, gpu_name=gpu_label, grid=cells)
         if json_out:
@@ -508,26 +526,33 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--gpu-memory", help="Device memory, e.g. 24GiB; overrides --gpu.")
     e.add_argument("--max-model-len", default="4096", help="Context per sequence, tokens: 32768, 32K (32,768) or "
                    "32k (32,000), as vLLM reads them (llama.cpp: -c is this x concurrency).")
-    e.add_argument("--concurrency", type=int, default=1, help="Concurrent sequences (vLLM max_num_seqs, llama.cpp -np).")
+    e.add_argument("--concurrency", type=int, default=1, help="Requests served at once, each of --max-model-len "
+                   "(llama.cpp -np); vLLM's own cap is --max-num-seqs.")
     e.add_argument("--kv-cache-dtype", default="auto", help="vllm: auto, bf16, fp8, fp8_e4m3, fp8_e5m2; sglang: auto, "
                    "bf16, fp8_e4m3, fp8_e5m2; llamacpp: f16, bf16, f32, q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl.")
-    e.add_argument("--gpu-memory-utilization", type=float, default=0.9, help="vLLM's fraction of GPU memory.")
+    e.add_argument("--gpu-memory-utilization", type=float, help="vLLM's fraction of GPU memory (default: 0.9).")
     e.add_argument("--mem-fraction-static", type=float, help="SGLang's fraction (default: SGLang's own).")
     e.add_argument("--tensor-parallel-size", "-tp", type=int, default=1, help="GPUs sharing each layer.")
     e.add_argument("--pipeline-parallel-size", "-pp", type=int, default=1,
                    help="Pipeline stages of consecutive layers (vllm, sglang).")
-    e.add_argument("--block-size", type=int, default=16, help="vLLM block size, tokens.")
+    e.add_argument("--block-size", type=int, help="vLLM block size, tokens (default: 16).")
     e.add_argument("--max-num-batched-tokens",
                    help="vLLM tokens per step, e.g. 8192 or 8K (default: vLLM's for the version and GPU).")
+    e.add_argument("--max-num-seqs", type=int, help="vLLM's --max-num-seqs: the most sequences it runs at once and "
+                   "profiles the sampler for (default: vLLM's for the version and GPU, 256 or 1024).")
+    e.add_argument("--sampler", choices=("flashinfer", "pytorch"), help="vLLM's top-k/top-p sampler, which sizes its "
+                   "profile: flashinfer when its log says 'Using FlashInfer for top-p & top-k sampling' "
+                   "(VLLM_USE_FLASHINFER_SAMPLER=1 with FlashInfer installed), pytorch otherwise "
+                   "(VLLM_USE_FLASHINFER_SAMPLER=0, or no FlashInfer) (default: by release and GPU, else undetermined).")
     e.add_argument("--weights", help="What if the weights were in FORMAT: a llama.cpp file type (q4_k_m, q8_0, "
                    "iq4_xs, f16, ...) or a checkpoint method (awq, gptq, fp8, bitsandbytes, nvfp4).")
     e.add_argument("--quantization", "-q", help="Serve the weights quantized: awq, gptq, bitsandbytes, fp8, nvfp4 "
                    "(vLLM's spelling); a quantized checkpoint keeps its own.")
     e.add_argument("--engine-version", help="The engine release whose rules apply, e.g. 0.6.4 (vLLM, SGLang) or "
                    "llama.cpp's build as it prints it, b7812 (default: the newest modelled).")
-    e.add_argument("--n-ubatch", type=int, default=512, help="llama.cpp physical batch.")
-    e.add_argument("--kv-unified", action=argparse.BooleanOptionalAction, default=True,
-                   help="llama.cpp unified KV cache across slots.")
+    e.add_argument("--n-ubatch", type=int, help="llama.cpp physical batch (default: 512).")
+    e.add_argument("--kv-unified", action=argparse.BooleanOptionalAction, default=None,
+                   help="llama.cpp unified KV cache across slots (default: unified, what -np auto gives).")
     e.add_argument("--n-gpu-layers", "-ngl", type=int, help="llama.cpp layers on the GPU (default: all).")
     e.add_argument("--grid", default="4096x1,32768x1,32768x8", help="Cells MAX_MODEL_LENxCONCURRENCY.")
     e.add_argument("--json", dest="json_out", action="store_true", help="Print the result as JSON.")

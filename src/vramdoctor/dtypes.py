@@ -97,6 +97,13 @@ def resolve_kv_dtype(name: str, model_dtype: str) -> KvDtype:
     return _KV_TYPES[key]
 
 
+def is_model_dtype(torch_dtype: str) -> bool:
+    """Whether a config's `torch_dtype` names a dtype a model computes or stores its unquantized tensors in: the
+    float widths torch and vLLM take (`float32`/`float`, `float16`/`half`, `bfloat16`, fp8), not an integer type."""
+    key = _ALIASES.get(torch_dtype.lower(), torch_dtype.lower())
+    return key in ("fp32", "fp16", "bf16", "float") or key.startswith("fp8")
+
+
 def model_dtype_name(torch_dtype: str | None) -> str:
     """Canonical short name (fp32/fp16/bf16) of a config's `torch_dtype`; bf16 when absent."""
     if not torch_dtype:

@@ -6,10 +6,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-from .engines import KV_DTYPES_BY_ENGINE, EngineRules, Settings, get_engine
+from .engines import KV_DTYPES_BY_ENGINE, EngineRules, Settings, get, get_engine
+from .engines.interface import Spelling
 from .engines.base import kv_dtype, state_bytes_per_seq
 from .engines.words import release
 from .errors import UsageError
+from .units import compact, compact_gib
 from .parallel import stages
 from .spec import ModelSpec
 
@@ -33,7 +35,8 @@ class Cell:
 
 @dataclass(frozen=True, kw_only=True)
 class Advice:
-    """One change that makes the selected cell fit, in the engine's own flags."""
+    """One change that makes the selected cell fit. flags: the engine's own flags for it, ready to paste ('' where the
+    change is not a flag: another checkpoint, more memory); detail: what it gives, in words."""
 
     change: str
     flags: str
@@ -70,6 +73,8 @@ class Estimate:
     "Maximum concurrency for N tokens per request: X", SGLang's #tokens / context length, llama.cpp's
     -np slots); None when it does not start.
     answer: the one-line answer (starts or not, and what limits it).
+    front_end: the engine asked for (Ollama, KoboldCpp and llama-cpp-python run llama.cpp's rules, `engine`, in
+    their own settings: `cell_flags` and `advice` are in them); gpu_layers_flag: its spelling of -ngl.
     """
 
     model: str
@@ -111,6 +116,8 @@ class Estimate:
     host_kv_cache_bytes: int | None = None
     engine_rules: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    front_end: str = ""
+    gpu_layers_flag: str = "-ngl"
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -166,27 +173,56 @@ def _check(s: Settings, model: ModelSpec, rules: EngineRules, grid: list[tuple[i
         raise UsageError(f"{rules.name} does not take '{s.kv_cache_dtype}'.", option="--kv-cache-dtype",
                          hint=f"{rules.name} takes: {', '.join(allowed)}.")
     tp, heads = s.tensor_parallel_size, model.num_attention_heads
-    if rules.name in ("vllm", "sglang") and tp > 1 and heads:
-        kv = {layer.num_kv_heads for layer in model.layers if layer.kind in ("full", "sliding")}
-        bad_kv = [k for k in kv if k % tp and tp % k]
-        if heads % tp or bad_kv:
-            raise UsageError(f"{tp} does not divide the model's {heads} attention heads"
-                             + (f" or its {bad_kv[0]} KV heads" if bad_kv else "") + f"; {rules.name} refuses it.",
-                             option="--tensor-parallel-size",
-                             hint="Use a divisor: " + ", ".join(str(d) for d in (2, 4, 8, 16) if heads % d == 0) + ".")
+    if rules.name in ("vllm", "sglang") and tp > 1 and heads and not tp_accepted(model, tp):
+        bad_kv = [k for k in _kv_heads(model) if k % tp and tp % k]
+        sizes = tp_sizes(model)
+        why = (f"{tp} does not divide the model's {heads} attention heads" if heads % tp else
+               f"{tp} and the model's {bad_kv[0]} KV heads do not divide each other (the KV heads can be neither split "
+               "nor replicated evenly)")
+        raise UsageError(f"{why}; {rules.name} refuses it.", option="--tensor-parallel-size",
+                         hint=("Use one of: " + ", ".join(map(str, sizes)) + "." if sizes else
+                               "No size above 1 splits these heads: serve it on one GPU."))
     if not 0 < s.gpu_memory_utilization <= 1:
         raise UsageError(f"must be in (0, 1], got {s.gpu_memory_utilization}.", option="--gpu-memory-utilization")
     if s.mem_fraction_static is not None and not 0 < s.mem_fraction_static <= 1:
         raise UsageError(f"must be in (0, 1], got {s.mem_fraction_static}.", option="--mem-fraction-static")
 
 
-def _check_given(s: Settings, rules: EngineRules) -> None:
-    """Settings the user gave (before the engine's defaults fill the rest) that the engine refuses."""
-    if rules.name == "vllm" and s.max_num_batched_tokens is not None and s.max_num_seqs is not None:
-        v = release(s.engine_version) or (1, 0, 0)
-        if v >= (0, 8, 0) and s.max_num_batched_tokens < s.max_num_seqs:
-            raise UsageError(f"{s.max_num_batched_tokens} is below --max-num-seqs {s.max_num_seqs}; vLLM refuses it "
-                             "(each step schedules at least one token per sequence).", option="--max-num-batched-tokens")
+def _kv_heads(model: ModelSpec) -> set[int]:
+    return {layer.num_kv_heads for layer in model.layers if layer.kind in ("full", "sliding")}
+
+
+def tp_accepted(model: ModelSpec, tp: int) -> bool:
+    """Whether vLLM (and SGLang, modelled the same) splits this model's heads over `tp` GPUs: the attention heads
+    divide by it (vLLM `config/model.py` `ModelConfig.verify_with_parallel_config`, 0.11.0), and each layer's KV heads
+    divide by it or it by them, the KV heads then replicated (`model_executor/layers/linear.py`
+    `QKVParallelLinear.__init__`: `divide(total_num_kv_heads, tp_size)` or `divide(tp_size, total_num_kv_heads)`)."""
+    heads = model.num_attention_heads
+    if tp <= 1 or not heads:
+        return True
+    return not heads % tp and all(not k % tp or not tp % k for k in _kv_heads(model))
+
+
+def tp_sizes(model: ModelSpec, limit: int = MAX_COUNT) -> list[int]:
+    """Every tensor-parallel size above 1 that `tp_accepted` takes, up to `limit`: divisors of the attention heads."""
+    heads = model.num_attention_heads or 0
+    return [d for d in range(2, min(heads, limit) + 1) if tp_accepted(model, d)]
+
+
+def _check_resolved(given: Settings, s: Settings, rules: EngineRules) -> None:
+    """Settings vLLM refuses once its defaults are filled in: a step of fewer tokens than sequences
+    (`config/scheduler.py` `SchedulerConfig.verify_args`, 0.11.0: "max_num_batched_tokens ... must be greater than
+    or equal to max_num_seqs", checked after `arg_utils.py` fills max_num_seqs in)."""
+    if rules.name != "vllm" or s.max_num_batched_tokens is None or s.max_num_seqs is None:
+        return
+    v = release(s.engine_version) or (1, 0, 0)
+    if v >= (0, 8, 0) and s.max_num_batched_tokens < s.max_num_seqs:
+        seqs = (f"--max-num-seqs {s.max_num_seqs}" if given.max_num_seqs is not None else
+                f"max_num_seqs {s.max_num_seqs} (vLLM's default for this release and GPU)")
+        raise UsageError(f"{s.max_num_batched_tokens} is below {seqs}; vLLM refuses it (each step schedules at "
+                         "least one token per sequence).", option="--max-num-batched-tokens",
+                         hint=f"Give at least {s.max_num_seqs}, or a --max-num-seqs of at most "
+                              f"{s.max_num_batched_tokens}.")
 
 
 class _Ledger:
@@ -253,8 +289,10 @@ class _Ledger:
         return self._largest(lambda n: self.kv(max_model_len, n) <= room, MAX_SEARCH_SEQS)
 
 
-def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, led: _Ledger) -> list[Advice]:
-    """The smallest changes that make the selected cell fit, cheapest first, each checked by re-estimating."""
+def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, led: _Ledger,
+            sp: Spelling | None = None) -> list[Advice]:
+    """The smallest changes that make the selected cell fit, cheapest first, each checked by re-estimating; for
+    llama.cpp in the spelling `sp` of the front end asked for (Ollama, KoboldCpp, llama-cpp-python)."""
     f = rules.flags()
     out: list[Advice] = []
     verdict = led.verdict(s.max_model_len, s.concurrency)
@@ -267,18 +305,24 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
         return _Ledger(m, rules, s2, gpu_bytes).verdict(s2.max_model_len, s2.concurrency) == "fits"
 
     if verdict == "kv_exceeds":
-        n = led.max_len(s.concurrency)
+        fit = led.max_len(s.concurrency)
+        mpe = model.max_position_embeddings
+        n = min(fit, mpe) if mpe else fit  # advice never passes the model's trained context
         if n >= 1:
-            flag = f"-c {n * s.concurrency} -np {s.concurrency}" if llama else f"{f['max_model_len']} {n}"
+            flag = (sp.context.format(n=n, ctx=n * s.concurrency, c=s.concurrency) if llama and sp else
+                    f"{f['max_model_len']} {n}")
+            beyond = (f"; that is the model's max_position_embeddings: {fit:,} would fit with "
+                      f"{rules.past_context_override}" if n < fit else "")
             out.append(Advice(change="shorter context", flags=flag,
-                              detail=f"{n} tokens per sequence fit at {s.concurrency} concurrent"))
+                              detail=f"{n} tokens per sequence fit at {s.concurrency} concurrent{beyond}"))
         k = led.max_seqs(s.max_model_len)
         if k >= 1 and s.concurrency > 1:
-            flag = f"-c {s.max_model_len * k} -np {k}" if llama else f"{f['concurrency']} {k}"
+            flag = (sp.context.format(n=s.max_model_len, ctx=s.max_model_len * k, c=k) if llama and sp else
+                    f"{f['concurrency']} {k}")
             out.append(Advice(change="fewer concurrent sequences", flags=flag,
                               detail=f"{k} sequences of {s.max_model_len} tokens fit"))
         if kv_dtype(model, s).block_bytes > 1 and fits_with(kv_cache_dtype=f["fp8"]):
-            flag = "-ctk q8_0 -ctv q8_0 -fa on" if llama else f"{f['kv_cache_dtype']} {f['fp8']}"
+            flag = sp.kv8 if llama and sp else f"{f['kv_cache_dtype']} {f['fp8']}"
             out.append(Advice(change="8-bit KV cache", flags=flag, detail="halves the KV bytes per token"))
         if rules.name == "vllm" and s.gpu_memory_utilization < 0.95 and fits_with(gpu_memory_utilization=0.95):
             out.append(Advice(change="more memory for the pool", flags=f"{f['utilization']} 0.95",
@@ -289,46 +333,60 @@ def _advice(model: ModelSpec, rules: EngineRules, s: Settings, gpu_bytes: int, l
             scaled = scaled or _scaled_weights(model, bits)
             smaller = scaled is not None and scaled.weights.total_bytes < 0.9 * model.weights.total_bytes
             if smaller and fits_with(scaled):
-                flag = (f"a GGUF at {'Q8_0' if bits == 8 else 'Q4_K_M'}" if llama else
-                        f"an {'FP8' if bits == 8 else 'AWQ or GPTQ'} checkpoint of this model" if model.quantization
-                        else f"{f['quantization']} {'fp8' if bits == 8 else 'awq'} (an {bits}-bit checkpoint)")
-                out.append(Advice(change=f"{label} weights", flags=flag,
-                                  detail=f"weights about {scaled.weights.total_bytes / 2**30:.1f} GiB in all"))
+                size = f"weights about {scaled.weights.total_bytes / 2**30:.1f} GiB in all"
+                if llama:
+                    flag, what = "", f"a GGUF at {'Q8_0' if bits == 8 else 'Q4_K_M'}: {size}"
+                elif model.quantization:
+                    flag, what = "", f"an {'FP8' if bits == 8 else 'AWQ or GPTQ'} checkpoint of this model: {size}"
+                elif bits == 8:  # vLLM and SGLang quantize an unquantized checkpoint to fp8 as they load it
+                    flag, what = f"{f['quantization']} fp8", f"quantized to fp8 as the engine loads it: {size}"
+                else:  # no engine quantizes to AWQ or GPTQ while loading: the checkpoint must be one
+                    flag, what = "", (f"an AWQ or GPTQ checkpoint of this model ({f['quantization']} awq or gptq "
+                                      f"reads it): {size}")
+                out.append(Advice(change=f"{label} weights", flags=flag, detail=what))
                 break
-        for tp in (2, 4, 8, 16, 32, 64):
-            if tp <= s.tensor_parallel_size:
-                continue
-            try:
-                _check(s.with_(tensor_parallel_size=tp), model, rules, [])
-            except UsageError:
-                continue
+        for tp in _gpu_counts(model, rules, s):
             if fits_with(tensor_parallel_size=tp):
-                flag = f"{f['tp']} {tp}" if not llama else f"--split-mode layer over {tp} GPUs"
+                flag = (sp.split.format(g=tp, ts=",".join("1" * tp), tss=" ".join("1" * tp),
+                                        tsl=", ".join("1" * tp)) if llama and sp else f"{f['tp']} {tp}")
                 pp = s.pipeline_parallel_size
                 total = f" per stage, {tp * pp} in all with {pp} pipeline stages" if pp > 1 else ""
+                split = ("whole layers and their KV cache on each, the output layer on the last" if llama else
+                         "each layer's weights and KV heads split across them")
+                if llama and not flag:
+                    split += f"; {sp.label if sp else 'the engine'} splits the layers over the GPUs it sees"
                 out.append(Advice(change=f"{tp * pp} GPUs of this size", flags=flag,
-                                  detail=f"the smallest count that fits{total}; weights and KV heads split across "
-                                         "them"))
+                                  detail=f"the smallest count that fits{total}; {split}"))
                 break
         else:
             usable = led.budget.budget_bytes - led.budget.overhead_bytes
             if usable <= 0:
-                out.append(Advice(change="a larger GPU", flags="-",
+                out.append(Advice(change="a larger GPU", flags="",
                                   detail=f"the engine's own overheads ({led.budget.overhead_bytes / 2**30:.2f} GiB) "
                                          "exceed its whole budget here: no setting of the model fits"))
             else:
                 need = -(-model.weights.total_bytes // usable)
-                out.append(Advice(change="much more memory", flags="-",
+                out.append(Advice(change="much more memory", flags="",
                                   detail=f"the weights alone ({model.weights.total_bytes / 2**30:.1f} GiB) need at "
                                          f"least {need} GPUs of this size before any KV cache"))
     if llama:
         n = model.num_decoder_layers
         k = _max_ngl(model, rules, s, gpu_bytes)
         if 1 <= k <= n and (s.n_gpu_layers is None or s.n_gpu_layers > k):
-            out.append(Advice(change="partial offload", flags=f"-ngl {k}",
+            out.append(Advice(change="partial offload", flags=sp.gpu_layers.format(k=k) if sp else f"-ngl {k}",
                               detail=f"{k} of {n + 1} layers (the output layer and the last {k - 1}) and their KV "
                                      "cache on the GPU, the rest in host memory and on the CPU (slower)"))
     return out
+
+
+def _gpu_counts(model: ModelSpec, rules: EngineRules, s: Settings, limit: int = 64) -> list[int]:
+    """GPU counts above the current one to try, smallest first, up to `limit`: for vLLM and SGLang the sizes whose
+    heads they split (`tp_sizes`); llama.cpp splits whole layers (--split-mode layer), so any count up to one GPU per
+    layer (the output layer counting)."""
+    if rules.name == "llamacpp":
+        return list(range(s.tensor_parallel_size + 1, min(limit, model.num_decoder_layers + 1) + 1))
+    sizes = tp_sizes(model, limit) if rules.name in ("vllm", "sglang") else [2, 4, 8, 16, 32, 64]
+    return [n for n in sizes if n > s.tensor_parallel_size]
 
 
 def _llama_format(model: ModelSpec, bits: int) -> ModelSpec | None:
@@ -412,31 +470,132 @@ def _engine_concurrency(model: ModelSpec, rules: EngineRules, s: Settings, led: 
     return float(s.concurrency)
 
 
+def _seq_cap(rules: EngineRules, s: Settings) -> int:
+    """The most sequences the engine runs at once whatever its pool holds: vLLM's max_num_seqs; else no cap."""
+    return s.max_num_seqs if rules.name == "vllm" and s.max_num_seqs else MAX_SEARCH_SEQS
+
+
 def _answer(rules: EngineRules, s: Settings, led: _Ledger, starts: bool | None, concurrency: float | None,
             pool_tokens: int | None) -> str:
-    """The one-line answer: does the engine start, and what limits it."""
-    gib = 2**30
-    n, c = s.max_model_len, s.concurrency
+    """The one-line answer: does the engine start, and what limits it. At most 80 characters for any legal input:
+    counts go through `compact` (tokens 7 characters, sequences 6, requests 5) and bytes through `compact_gib` (10,
+    9 with one decimal), and the longest template with the widest values is 80 (tests/test_review_estimate.py)."""
+    n, c = compact(s.max_model_len, 7), compact(s.concurrency, 5)
     if led.weights_exceed():
-        return (f"Does not start: weights {led.weights / gib:.2f} GiB per GPU exceed the "
-                f"{max(0, led.budget.budget_bytes) / gib:.2f} GiB budget.")
+        return (f"Does not start: weights {compact_gib(led.weights)} per GPU exceed the "
+                f"{compact_gib(max(0, led.budget.budget_bytes))} budget.")
     pool = led.budget.kv_pool_bytes
     if pool is None:  # llama.cpp, generic: the whole cache is allocated at start
-        need = led.weights + led.kv(n, c) + led.budget.overhead_bytes
+        need = led.weights + led.kv(s.max_model_len, s.concurrency) + led.budget.overhead_bytes
         verb = "Starts" if starts else "Does not start"
-        return f"{verb}: {n:,} x {c} needs {need / gib:.2f} GiB of {led.budget.budget_bytes / gib:.2f} GiB."
+        return f"{verb}: {n} x {c} needs {compact_gib(need)} of {compact_gib(led.budget.budget_bytes)}."
     if starts is None:
-        return (f"Undetermined: starts unless up to {led.budget.uncertain_bytes / gib:.1f} GiB of unmodelled "
+        return (f"Undetermined: starts unless up to {compact_gib(led.budget.uncertain_bytes, 1)} of unmodelled "
                 "overhead applies.")
     if pool <= 0 or not starts and rules.name != "vllm":
-        return f"Does not start: weights and overheads leave no KV pool ({-pool / gib:.2f} GiB short)." if pool < 0 \
-            else "Does not start: weights and overheads leave no KV pool."
+        return (f"Does not start: weights and overheads leave no KV pool ({compact_gib(-pool)} short)." if pool < 0
+                else "Does not start: weights and overheads leave no KV pool.")
     if not starts:
-        return (f"Does not start: a {n:,}-token sequence needs {led.kv(n, 1) / gib:.1f} GiB of KV; "
-                f"pool {pool / gib:.1f} GiB.")
-    run = min(c, led.max_seqs(n))
-    tail = f"all {c} run at once" if run >= c else f"{run} of {c} run at once"
-    return f"Starts: {concurrency:,.2f} sequences of {n:,} tokens fit the pool; {tail}."
+        return (f"Does not start: a {n}-token sequence needs {compact_gib(led.kv(s.max_model_len, 1), 1)} of KV; "
+                f"pool {compact_gib(pool, 1)}.")
+    run = min(s.concurrency, led.max_seqs(s.max_model_len), _seq_cap(rules, s))
+    seqs = "<0.01" if concurrency is not None and concurrency < 0.01 else compact(concurrency or 0, 6)
+    if run == 0:  # a pool of some tokens but not one whole sequence (SGLang)
+        return f"Starts, but its pool holds only {seqs} of one {n}-token sequence."
+    head = f"Starts: {seqs} sequences of {n} tokens fit the pool"
+    if s.concurrency == 1:
+        return head + "."
+    return head + (f"; all {c} run at once." if run >= s.concurrency else f"; {compact(run, 5)} of {c} at once.")
+
+
+#: the options `estimate` takes that only some engines read: option -> (the rules that read it, what the others do)
+READ_BY: dict[str, tuple[tuple[str, ...], str]] = {
+    "--block-size": (("vllm",), "SGLang's pages and llama.cpp's cells hold one token each"),
+    "--max-num-batched-tokens": (("vllm", "sglang", "generic"), "llama.cpp's batch is -b / -ub, --n-ubatch here"),
+    "--max-num-seqs": (("vllm",), "--concurrency gives the sequences it serves at once"),
+    "--n-ubatch": (("llamacpp",), "it is llama.cpp's physical batch"),
+    "--kv-unified": (("llamacpp",), "it is llama.cpp's cache layout across slots"),
+    "--sampler": (("vllm",), "it is vLLM's top-k/top-p sampler backend"),
+}
+
+
+def ignored_options(engine: str, given: dict[str, object]) -> list[str]:
+    """Warnings for options in `given` (those the user typed, option -> value) that `engine` does not read; they are
+    ignored. Raises UsageError for one the engine cannot take: another engine's memory fraction (as
+    --mem-fraction-static is for vLLM), a version that is not the engine's, a GGUF file type vLLM's GGUF loader
+    has no kernel for."""
+    rules = get_engine(engine)
+    name, front = rules.name, _front_end(engine, rules)[0]
+    out = []
+    if "--gpu-memory-utilization" in given and name != "vllm":
+        raise UsageError(f"is vLLM's; {front} does not read it.", option="--gpu-memory-utilization",
+                         hint="For SGLang use --mem-fraction-static." if name == "sglang" else
+                         "llama.cpp allocates what -c and -ngl ask for." if name == "llamacpp" else
+                         "The generic estimate takes the whole GPU.")
+    for option, (readers, why) in READ_BY.items():
+        if option in given and name not in readers:
+            out.append(f"{option} is ignored: {front} does not read it; {why}.")
+    v = release(given.get("--engine-version")) or release(NEWEST_VLLM)
+    if "--sampler" in given and name == "vllm" and v < (0, 9, 2):
+        out.append(f"--sampler is ignored for vLLM {given.get('--engine-version')}: the sampler's backends are "
+                   "modelled from 0.9.2, where its profile's accounting was read.")
+    fmt = str(given.get("--weights") or "").lower()
+    if fmt and name in ("vllm", "sglang"):
+        from .gguf_formats import ftype_names
+
+        if fmt.upper() in {n.upper() for n in ftype_names()}:
+            out.append(_gguf_on(name, fmt, given.get("_types") or set()))
+    return out
+
+
+#: the GGUF tensor types vLLM's GGUF loader dequantizes or multiplies (`model_executor/layers/quantization/gguf.py`,
+#: 0.11.0: UNQUANTIZED_TYPES | STANDARD_QUANT_TYPES | KQUANT_TYPES | IMATRIX_QUANT_TYPES)
+VLLM_GGUF_TYPES = {"F32", "F16", "BF16", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q8_1", "Q2_K", "Q3_K", "Q4_K", "Q5_K",
+                   "Q6_K", "IQ1_M", "IQ1_S", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_S", "IQ4_XS", "IQ4_NL"}
+NEWEST_VLLM = "0.11.0"
+
+
+def _gguf_on(name: str, fmt: str, types: set[str]) -> str:
+    if name == "vllm":
+        bad = sorted(t for t in types if t.upper() not in VLLM_GGUF_TYPES)
+        if bad:
+            raise UsageError(f"'{fmt}' gives {', '.join(bad)} tensors, which vLLM's GGUF loader has no kernel for "
+                             "(model_executor/layers/quantization/gguf.py).", option="--weights",
+                             hint="Pick a file type of Q*_0, Q*_K or IQ* tensors, or --engine llamacpp.")
+        return (f"--weights {fmt} is a GGUF file type: vLLM loads such a file (experimentally) and keeps its blocks as "
+                "they are, so the figures are the file's tensors; its CUDA-graph and kernel choices for GGUF are not "
+                "modelled.")
+    return (f"--weights {fmt} is a GGUF file type: SGLang's GGUF loading is not modelled, so the figures are the "
+            "file's tensors placed as the checkpoint's would be.")
+
+
+def _front_end(engine: str, rules: EngineRules) -> tuple[str, Spelling | None]:
+    """(the engine's name as `estimate` reports it, its spelling of llama.cpp's settings): Ollama, KoboldCpp and
+    llama-cpp-python run llama.cpp's rules in their own settings; every other engine spells its own flags."""
+    try:
+        e = get(engine)
+    except UsageError:
+        return rules.name, None
+    if rules.name != "llamacpp":
+        return e.name if e.rules is None else rules.name, None
+    return e.name, e.spelling or get("llamacpp").spelling
+
+
+def _spelled_cell(sp: Spelling, s: Settings) -> str:
+    from .engines.llamacpp import spelled_cell  # (llama.cpp's module only where its rules run: start-up time)
+
+    return spelled_cell(sp, s)
+
+
+def _check_spelled(s: Settings, front: str, sp: Spelling | None) -> None:
+    """A KV cache type the front end has no setting for is refused (Ollama: f16, q8_0, q4_0; KoboldCpp: f16 and
+    --quantkv 1 / 2)."""
+    if sp is None:
+        return
+    t = {"auto": "f16", "fp16": "f16", "fp32": "f32"}.get(s.kv_cache_dtype, s.kv_cache_dtype)
+    if t not in sp.kv_types:
+        raise UsageError(f"{sp.label} has no setting for a {t} KV cache.", option="--kv-cache-dtype",
+                         hint=f"{sp.label} takes: {', '.join(sp.kv_types)}.")
 
 
 def estimate(
@@ -454,14 +613,16 @@ def estimate(
     (settings.max_model_len, settings.concurrency). Raises UsageError for bad settings.
     """
     rules = get_engine(engine)
+    front, sp = _front_end(engine, rules)
     if gpu_bytes <= 0:
         raise UsageError("must be more than 0 bytes.", option="--gpu-memory")
     given = settings or Settings()
     if given.engine_version is not None:
         rules.check_version(given.engine_version)
-    _check_given(given, rules)
     s = rules.resolve(model, given, gpu_bytes)
+    _check_resolved(given, s, rules)
     _check(s, model, rules, grid or [])
+    _check_spelled(s, front, sp)
     model, stage_rows, stage_note = _decisive_stage(model, rules, s, gpu_bytes)
     led = _Ledger(model, rules, s, gpu_bytes)
     kv = kv_dtype(model, s)
@@ -476,7 +637,7 @@ def estimate(
         starts = led.starts(n, c)
         cells.append(Cell(max_model_len=n, concurrency=c, kv_cache_bytes=kv_c,
                           total_bytes=led.weights + kv_c + led.budget.overhead_bytes, verdict=led.verdict(n, c),
-                          starts=starts, concurrent=min(c, led.max_seqs(n)) if starts else 0))
+                          starts=starts, concurrent=min(c, led.max_seqs(n), _seq_cap(rules, s)) if starts else 0))
     pool = led.budget.kv_pool_bytes
     pool_tokens = rules.pool_tokens(model, s, pool) if pool is not None else None
     allocated = rules.allocation(model, s) if pool is None else None
@@ -493,12 +654,17 @@ def estimate(
     if starts and unsure and not led.starts(s.max_model_len, s.concurrency, less=unsure):
         starts = None
     notes = list(model.notes) + ([stage_note] if stage_note else [])
+    if sp and "{c}" not in sp.context and s.concurrency > 1:
+        notes.append(f"{sp.label} has no parallel-slots setting: the figures are one context of "
+                     f"{s.max_model_len * s.concurrency:,} tokens ({s.max_model_len:,} x {s.concurrency})")
     if s.max_model_len > (model.max_position_embeddings or MAX_SEARCH_LEN):
         notes.append(f"max_model_len {s.max_model_len} exceeds the model's max_position_embeddings "
-                     f"{model.max_position_embeddings}; engines refuse it unless told otherwise")
+                     f"{model.max_position_embeddings}; {rules.past_context}")
     return Estimate(
-        model=model.name, engine=rules.name, gpu=gpu_name, gpu_memory_bytes=gpu_bytes,
-        budget_bytes=max(0, led.budget.budget_bytes), settings=s, cell_flags=rules.cell_flags(s),
+        model=model.name, engine=rules.name, front_end=front, gpu=gpu_name, gpu_memory_bytes=gpu_bytes,
+        budget_bytes=max(0, led.budget.budget_bytes), settings=s,
+        cell_flags=_spelled_cell(sp, s) if sp else rules.cell_flags(s),
+        gpu_layers_flag=sp.gpu_layers_name() if sp else "-ngl",
         weights_bytes=led.weights, weights_exact=model.weights.exact,
         weights_source=model.weights.source + rules.weights_note(model, s),
         kv_bytes_per_token=per_token, kv_window_bytes_per_seq=window,
@@ -515,7 +681,7 @@ def estimate(
         kv_pool_bytes_low=max(0, led.budget.kv_pool_bytes - unsure) if led.budget.kv_pool_bytes is not None else None,
         max_model_len_fit=led.max_len(s.concurrency),
         max_concurrency_fit=led.max_seqs(s.max_model_len),
-        grid=tuple(cells), advice=tuple(_advice(model, rules, s, gpu_bytes, led)),
+        grid=tuple(cells), advice=tuple(_advice(model, rules, s, gpu_bytes, led, sp)),
         layer_counts={k: model.count(k) for k in ("full", "sliding", "mla", "state", "shared") if model.count(k)},
         num_decoder_layers=model.num_decoder_layers,
         engine_rules=rules.rules_used(s), notes=tuple(notes),

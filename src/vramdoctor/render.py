@@ -42,7 +42,9 @@ def render(e: Estimate, console: "Console") -> None:
 
     s = e.settings
     console.print(f"[bold]{printable(e.answer)}[/bold]")
-    console.print(f"[bold]{printable(e.model)}[/bold] on {printable(e.gpu)} ({gib(e.gpu_memory_bytes)}), engine [bold]{printable(e.engine)}[/bold], "
+    rules = {"llamacpp": "llama.cpp", "vllm": "vLLM", "sglang": "SGLang"}.get(e.engine, e.engine)
+    engine = f"{e.front_end} ({rules}'s rules)" if e.front_end and e.front_end != e.engine else e.engine
+    console.print(f"[bold]{printable(e.model)}[/bold] on {printable(e.gpu)} ({gib(e.gpu_memory_bytes)}), engine [bold]{printable(engine)}[/bold], "
                   f"tensor_parallel_size={s.tensor_parallel_size}, kv_cache_dtype={printable(s.kv_cache_dtype)}")
     layers = printable(", ".join(f"{n} {k}" for k, n in e.layer_counts.items()))
     console.print(f"layers: {layers}; the selected cell is [bold]{printable(e.cell_flags)}[/bold]")
@@ -83,19 +85,24 @@ def render(e: Estimate, console: "Console") -> None:
     console.print(f"verdict for {s.max_model_len} x {s.concurrency}: "
                   f"{_cell_text(e.verdict, e.starts, run, s.concurrency, e.kv_pool_bytes is not None and e.engine != 'llamacpp')}")
     if e.kv_cache_bytes == 0 and e.engine == "llamacpp":
-        console.print("no KV cache on the GPU at this -ngl: the context does not change what the GPU holds")
+        console.print(f"no KV cache on the GPU at this {printable(e.gpu_layers_flag)}: the context does not change what "
+                      "the GPU holds")
     else:
         console.print(f"largest max_model_len at concurrency {s.concurrency}: {e.max_model_len_fit:,}; "
                       f"most concurrent sequences at {s.max_model_len} tokens: {e.max_concurrency_fit:,}")
     if e.engine == "llamacpp" and e.max_n_gpu_layers_fit is None:
-        console.print("no -ngl fits: the compute buffer and context alone exceed the GPU")
+        console.print(f"no {printable(e.gpu_layers_flag)} fits: the compute buffer and context alone exceed the GPU")
     elif e.max_n_gpu_layers_fit is not None:
         n = e.num_decoder_layers
-        console.print(f"largest -ngl that fits: {e.max_n_gpu_layers_fit} of {n + 1} (the output layer counts); "
+        console.print(f"largest {printable(e.gpu_layers_flag)} that fits: {e.max_n_gpu_layers_fit} of {n + 1} (the output "
+                      "layer counts); "
                       f"host memory: {gib(e.host_weights_bytes or 0)} of weights, "
                       f"{gib(e.host_kv_cache_bytes or 0)} of KV cache")
     for a in e.advice:
-        console.print(f"  -> {printable(a.change)}: [bold]{printable(a.flags)}[/bold] ({printable(a.detail)})")
+        if a.flags:
+            console.print(f"  -> {printable(a.change)}: [bold]{printable(a.flags)}[/bold] ({printable(a.detail)})")
+        else:
+            console.print(f"  -> {printable(a.change)}: {printable(a.detail)}")
     for o in e.uncertain:
         if e.starts is not None and o.bytes < 0.01 * e.budget_bytes:
             continue  # too small to change anything here (it stays in the JSON)

@@ -36,10 +36,10 @@ def parse_bytes(text: str, *, option: str) -> int:
 
 
 def gib(n: int | None) -> str:
-    """Bytes as 'x.xx GiB' for display; '-' for None."""
+    """Bytes as 'x.xx GiB' for display, with thousands separators; '-' for None."""
     if n is None:
         return "-"
-    return f"{n / GIB:.2f} GiB"
+    return f"{n / GIB:,.2f} GiB"
 
 
 def human(n: int | None) -> str:
@@ -47,8 +47,42 @@ def human(n: int | None) -> str:
     if n is None:
         return "-"
     if abs(n) < GIB // 10:
-        return f"{n / MIB:.1f} MiB"
+        return f"{n / MIB:,.1f} MiB"
     return gib(n)
+
+
+_DECIMAL = (("k", 10**3), ("m", 10**6), ("g", 10**9), ("t", 10**12), ("p", 10**15), ("e", 10**18))
+
+
+def compact(x: float, width: int) -> str:
+    """A count for a line that must stay short (the answer): exact with thousands separators (2 decimals for a
+    fraction) when that takes at most `width` characters, else 3 significant digits with a decimal suffix as vLLM
+    reads them (k = 10^3, m = 10^6, g = 10^9, ...: 1,048,576 -> '1.05m'). At most `width` characters for width >= 5
+    and any x >= 0."""
+    exact = f"{x:,.0f}" if float(x).is_integer() else f"{x:,.2f}"
+    if len(exact) <= width:
+        return exact
+    for unit, scale in _DECIMAL:
+        v = x / scale
+        if v < 999.5:
+            short = f"{v:.3g}" if v >= 1 else f"{v:.2f}"
+            if len(short) + 1 <= width and "e" not in short:
+                return short + unit
+    return f"{x:.0e}".replace("+", "")[:width]
+
+
+_BINARY = ("GiB", "TiB", "PiB", "EiB", "ZiB", "YiB")
+
+
+def compact_gib(n: int, decimals: int = 2) -> str:
+    """Bytes in GiB for a line that must stay short, the unit growing with them (TiB, PiB, ... YiB, all 2^10 apart)
+    so that it takes at most 10 characters ('999.99 GiB', '5.08 EiB'); beyond YiB in powers of ten of YiB."""
+    v = n / GIB
+    for unit in _BINARY:
+        if round(v, decimals) < 1000:
+            return f"{v:.{decimals}f} {unit}"
+        v /= 1024
+    return f"{v:.0e} YiB".replace("+", "")
 
 
 _TOKENS = re.compile(r"^\s*(\d+(?:\.\d+)?)([kKmM]?)\s*$")

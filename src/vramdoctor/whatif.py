@@ -46,6 +46,17 @@ def _config_tensors(model: ModelSpec) -> list[tuple[str, tuple[int, ...]]]:
         n_experts=model.num_experts or 0, expert_intermediate=model.moe_intermediate_size)
 
 
+def planned_types(model: ModelSpec, fmt: str) -> set[str]:
+    """The ggml types llama-quantize would give the model's tensors for the file type `fmt` (see `with_weights_format`);
+    empty for a checkpoint method or a format not modelled."""
+    key = fmt.strip().lower()
+    if key in METHODS or key.upper() not in {n.upper() for n in ftype_names()}:
+        return set()
+    given = model.weights.tensors
+    tensors = list(given) if given else _config_tensors(model)
+    return {p.type.name for p in tensor_types_for_ftype(tensors, key, arch=model.architecture.lower() if given else "llama")}
+
+
 def with_weights_format(model: ModelSpec, fmt: str | None) -> ModelSpec:
     """The model with its weights in `fmt` (None: unchanged). Raises UsageError for an unknown format or a
     model whose tensors cannot be known."""

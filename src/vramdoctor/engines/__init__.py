@@ -26,7 +26,7 @@ from .base import (
 )
 from .interface import Engine
 
-_NOT_ENGINES = {"base", "interface", "words"}
+_NOT_ENGINES = {"base", "interface", "words", "vllm_profile", "llamacpp_split"}
 
 #: the --kv-cache-dtype values each engine accepts (vLLM `CacheDType`, SGLang `--kv-cache-dtype` choices,
 #: llama.cpp `-ctk/-ctv` types); vramdoctor's names, printed in the engine's spelling by cell_flags

@@ -27,7 +27,13 @@ class Settings:
     mem_fraction_static: SGLang's fraction (None: SGLang's default for the GPU size).
     block_size: vLLM page size in tokens. max_num_batched_tokens: vLLM tokens per step (profile size);
     None: the engine's default for the version and device (see `RulesBase.resolve`).
-    max_num_seqs: vLLM sequences the sampler is profiled for; None: the engine's default.
+    max_num_seqs: vLLM's --max-num-seqs, the sequences it runs at once at most and profiles the sampler for; None:
+    the engine's default for the release and GPU (not `concurrency`, which is the requests the user sends at once).
+    sampler: vLLM's top-k/top-p sampler backend, "flashinfer" or "pytorch" (VLLM_USE_FLASHINFER_SAMPLER; its log
+    says "Using FlashInfer for top-p & top-k sampling" for the first); None: by the release and GPU, where they
+    settle it, else undetermined between the two (`engines/vllm.py` `sampler_backend`).
+    mxfp4_backend: vLLM's MoE kernel for mxfp4 experts, "marlin" (its log: "Using Marlin backend"); None: by the
+    release and GPU where they settle it, else undetermined (`engines/vllm.py` `mxfp4_backend`).
     engine_version: the engine release whose rules apply ("0.6.4"); None: the newest modelled.
     device_name: the GPU's name as the runtime reports it (vLLM's defaults look at it: "a100").
     n_gpu_layers: llama.cpp's -ngl, the repeating layers (and, past their count, the output layer) put
@@ -47,6 +53,8 @@ class Settings:
     block_size: int = 16
     max_num_batched_tokens: int | None = None
     max_num_seqs: int | None = None
+    sampler: str | None = None
+    mxfp4_backend: str | None = None
     engine_version: str | None = None
     device_name: str = ""
     n_gpu_layers: int | None = None
@@ -181,6 +189,10 @@ class RulesBase:
         engines that reserve a pool from a memory fraction (see Budget.kv_pool_bytes)."""
         return None
 
+    #: what the engine does with a context past the model's max_position_embeddings, and what lets it run one
+    past_context = "engines refuse it or warn, each by its own rule"
+    past_context_override = "the engine's override for a longer context"
+
 
 DEFAULT_STEP_TOKENS = 2048
 DEFAULT_MAX_NUM_SEQS = 256
@@ -231,20 +243,3 @@ def activation_estimate(model: ModelSpec, tokens: int, tp: int) -> int:
     hidden = model.hidden_size or 4096
     inter = model.intermediate_size or 4 * hidden
     return tokens * (3 * inter // tp + 3 * hidden) * 2
-
-
-#: Bytes per logit (one request x one vocabulary entry) the profile's sampler run adds to the peak:
-#: the fp32 logits (`v1/worker/gpu_model_runner.py` `_dummy_sampler_run`). The top-k/top-p sort path
-#: would hold about 28 (sorted values, int64 indices, softmax, masks, scatter), but vLLM notes that
-#: the profile "may skip top_k, top_p", and the A100 records R13-R15 (0.10.1.1, 256 requests x 152,064)
-#: leave no room for more than about 5 bytes.
-SAMPLER_BYTES_PER_LOGIT = 4
-#: ... and what the full top-k/top-p path would hold (the 28 above, plus the random sampling's
-#: probabilities and exponential noise, 4 + 4): the upper bound used for the uncertainty.
-SAMPLER_SORT_BYTES_PER_LOGIT = 36
-
-
-def sampler_estimate(model: ModelSpec, max_num_seqs: int) -> int:
-    """Peak of the sampler warm-up over `max_num_seqs` requests, bytes: requests x vocab_size x
-    SAMPLER_BYTES_PER_LOGIT (the logits are gathered whole on every tensor-parallel rank)."""
-    return max_num_seqs * (model.vocab_size or 32000) * SAMPLER_BYTES_PER_LOGIT

@@ -265,6 +265,33 @@ def as_count(value, cap: int = 1 << 40) -> int | None:
 
 
 @dataclass(frozen=True)
+class Spelling:
+    """How llama.cpp or a front end over it (Ollama, KoboldCpp, llama-cpp-python) spells what `estimate` says, for
+    pasting. Templates take {n} (tokens per sequence), {ctx} (tokens in all), {c} (sequences), {t} (a KV cache type
+    in this spelling), {u} (the physical batch), {k} (layers on the GPU), {g} (GPUs), {ts} / {tss} / {tsl} (an even
+    split over the GPUs, '1,1', '1 1', '1, 1'); '' where the front end has no such setting (Ollama splits the layers
+    over the GPUs it sees by itself).
+
+    kv_types: llama.cpp's KV cache type name -> this front end's value; a type it lacks is absent (refused).
+    unified: the flag for llama.cpp's unified cache with several slots ('' where the front end has none).
+    """
+
+    label: str
+    context: str
+    kv_cache: str
+    kv8: str
+    ubatch: str
+    gpu_layers: str
+    split: str
+    kv_types: dict[str, str]
+    unified: str = ""
+
+    def gpu_layers_name(self) -> str:
+        """The layers setting's name alone ('-ngl', 'num_gpu')."""
+        return self.gpu_layers.split("{")[0].strip().rstrip("=").strip()
+
+
+@dataclass(frozen=True)
 class Engine:
     """One engine. name: canonical; label: as its users write it; aliases: other spellings users
     type (`--engine`); wraps: the engine whose log lines this one embeds (Ollama and KoboldCpp
@@ -291,6 +318,7 @@ class Engine:
     kv_block_tokens: int | None = None  # tokens per KV block when the log does not print it (None: not known)
     endpoints: Endpoints | None = None  # its live server's endpoints (probe); None: it serves no HTTP we read
     preset: Preset | None = None  # how `sweep` launches it; None: give --command
+    spelling: Spelling | None = None  # llama.cpp and its front ends: how `estimate` spells their settings
 
     def flags_for(self, figures: dict) -> dict[str, str]:
         """The flags of the version the log shows (an older release may lack a flag or spell it otherwise)."""

@@ -8,7 +8,7 @@ the KV cache off the GPU), `gpttype_adapter.cpp` ("Processing Prompt [BLAS] (%d 
 
 from __future__ import annotations
 
-from .interface import Engine, LogWords
+from .interface import Engine, LogWords, Spelling
 from .words import count, fig, msg, rx
 
 LOG = LogWords(
@@ -34,7 +34,15 @@ LOG = LogWords(
     ),
 )
 
+#: KoboldCpp's flags for what `estimate` says (koboldcpp.py): one --contextsize (it has no parallel slots), --quantkv
+#: 1 (q8_0) or 2 (q4_0) with --flashattention, --gpulayers, --blasbatchsize
+SPELLING = Spelling(label="KoboldCpp", context="--contextsize {ctx}", kv_cache="{t}",
+                    kv8="--flashattention --quantkv 1", ubatch="--blasbatchsize {u}", gpu_layers="--gpulayers {k}",
+                    split="--tensor_split {tss}", kv_types={"f16": "", "q8_0": "--flashattention --quantkv 1",
+                                                                  "q4_0": "--flashattention --quantkv 2"})
+
 ENGINE = Engine(
+    spelling=SPELLING,
     name="koboldcpp", label="KoboldCpp", log=LOG, wraps="llamacpp", aliases=("kobold", "koboldcpp-rocm"),
     flags={"max_model_len": "--contextsize {n}", "kv_cache_dtype": "--flashattention --quantkv 1",
            "n_ubatch": "--blasbatchsize {n}", "flash_attn": "--flashattention",

@@ -10,7 +10,7 @@ default 2048 in the server); langchain's `LlamaCpp` wrapper (`langchain_communit
 
 from __future__ import annotations
 
-from .interface import Endpoints, Engine, KvView, LogWords, Preset, Tokenizer, answer_json, token_ids
+from .interface import Endpoints, Engine, KvView, LogWords, Preset, Spelling, Tokenizer, answer_json, token_ids
 from .words import msg, rx
 
 LOG = LogWords(
@@ -58,8 +58,17 @@ PRESET = Preset(
     knobs={"n_batch": ("128", "512")},
 )
 
+#: llama-cpp-python's keyword arguments for what `estimate` says (`llama_cpp/llama.py` Llama): one n_ctx (no
+#: parallel slots), type_k / type_v as ggml_type numbers (ggml.h: F32 0, F16 1, Q4_0 2, Q4_1 3, Q5_0 6, Q5_1 7, Q8_0 8,
+#: IQ4_NL 20, BF16 30; quantized V needs flash_attn=True), n_gpu_layers, n_ubatch, tensor_split
+SPELLING = Spelling(label="llama-cpp-python", context="n_ctx={ctx}", kv_cache="type_k={t} type_v={t}",
+                    kv8="type_k=8, type_v=8 (q8_0) with flash_attn=True", ubatch="n_ubatch={u}",
+                    gpu_layers="n_gpu_layers={k}", split="tensor_split=[{tsl}]",
+                    kv_types={"f32": "0", "f16": "1", "q4_0": "2", "q4_1": "3", "q5_0": "6", "q5_1": "7",
+                              "q8_0": "8", "iq4_nl": "20", "bf16": "30"})
+
 ENGINE = Engine(
-    endpoints=ENDPOINTS, preset=PRESET,
+    endpoints=ENDPOINTS, preset=PRESET, spelling=SPELLING,
     name="llama-cpp-python", label="llama-cpp-python", log=LOG, wraps="llamacpp",
     aliases=("llama_cpp_python", "llamacpp-python", "llama-cpp-py"),
     flags={"max_model_len": "n_ctx={n} (server: --n_ctx {n})", "n_ubatch": "n_batch={n} / n_ubatch={n}",

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from ..errors import UsageError
 from ..parallel import decoder_layers, tied_head, weight_split, with_layers
+from .llamacpp_split import device_layers
 from ..spec import ModelSpec
 from .base import Budget, Overhead, RulesBase, Settings, cdiv, kv_dtype
 from .words import build_number, modelled, rules_note
@@ -86,6 +87,11 @@ def offloaded(model: ModelSpec, s: Settings) -> ModelSpec | None:
 
 class LlamaCppRules(RulesBase):
     name = "llamacpp"
+    # `src/llama-context.cpp` (b10587): "n_ctx_seq (%u) > n_ctx_train (%u) -- possible training context overflow" is
+    # a warning; the context is allocated and served
+    past_context = ("llama.cpp only warns (n_ctx_seq > n_ctx_train: possible training context overflow) and runs it; "
+                    "output past the trained context may degrade without rope scaling (--rope-scaling yarn)")
+    past_context_override = "llama.cpp, which only warns past it (rope scaling: --rope-scaling yarn)"
 
     def check_version(self, version: str) -> None:
         if build_number(version) is None:
@@ -108,14 +114,40 @@ class LlamaCppRules(RulesBase):
                "MLA layers cache K and a kv_lora_rank-wide V (b5137-b7831)")
         return f"llama.cpp b{b} rules{rules_note(s.engine_version, b, parse=build_number)}, {mla}"
 
-    def weights_bytes(self, model: ModelSpec, s: Settings) -> int:
-        """Weights on the GPU: the offloaded layers, the output layer among them from -ngl 1; the input
-        embedding stays on the host (`dev_input` is the CPU). Split evenly by layers over
-        tensor_parallel_size GPUs (`--split-mode layer`)."""
+    def _per_gpu(self, model: ModelSpec, s: Settings, max_model_len: int, seqs: int) -> list[tuple[int, int]]:
+        """(weights, KV cache) on each GPU for `seqs` sequences of `max_model_len`: the layers `device_layers` puts on
+        it (whole layers, `--split-mode layer` over tensor_parallel_size GPUs), each with its cache, the output layer
+        on the last; the input embedding stays on the host (`dev_input` is the CPU)."""
+        memo = getattr(self, "_per_gpu_memo", None)
+        if memo is None or memo[0] is not model or len(memo[1]) > 256:  # the model last asked about (searches)
+            memo = self._per_gpu_memo = (model, {})
+        key = (s, max_model_len, seqs)
+        if key in memo[1]:
+            return memo[1][key]
         layers, _, out = weight_split(model)
-        n = len(layers)
-        gpu = sum(layers[gpu_start(n, s):]) + (out if _head_on_gpu(s) else 0)
-        return cdiv(gpu, s.tensor_parallel_size)
+        groups = decoder_layers(model)
+        n = len(groups)
+        one = s.with_(tensor_parallel_size=1, n_gpu_layers=None)
+        result = []
+        for idx in device_layers(n, s.tensor_parallel_size, s.n_gpu_layers):
+            own = [i for i in idx if i < n]
+            w = sum(layers[i] for i in own) + (out if n in idx else 0)
+            kv = sum(self.layer_bytes(with_layers(model, [groups[i] for i in own]), one, max_model_len * seqs,
+                                      seqs).values()) if own else 0
+            result.append((w, kv))
+        memo[1][key] = result
+        return result
+
+    def _decisive(self, model: ModelSpec, s: Settings) -> int:
+        """The GPU with the most to hold (weights and KV cache) at the selected cell: its figures are the per-GPU
+        ones (the first such GPU where several tie)."""
+        per = self._per_gpu(model, s, s.max_model_len, s.concurrency)
+        return max(range(len(per)), key=lambda k: (per[k][0] + per[k][1], -k))
+
+    def weights_bytes(self, model: ModelSpec, s: Settings) -> int:
+        """Weights on the GPU that decides (`_decisive`): its offloaded layers, and the output layer on the last GPU
+        from -ngl 1."""
+        return self._per_gpu(model, s, s.max_model_len, s.concurrency)[self._decisive(model, s)][0]
 
     def host_bytes(self, model: ModelSpec, s: Settings, max_model_len: int, seqs: int) -> tuple[int, int]:
         """(weights, KV cache) bytes llama.cpp keeps in host memory: the layers not offloaded, the input
@@ -124,19 +156,16 @@ class LlamaCppRules(RulesBase):
         start = gpu_start(len(layers), s)
         # (a tied head left on the host reads the embedding itself: no second copy)
         weights = inp + sum(layers[:start]) + (0 if _head_on_gpu(s) or tied_head(model) else out)
-        every = sum(self.layer_bytes(model, s, max_model_len * seqs, seqs).values())
-        return weights, every - self.kv_cache_bytes(model, s, max_model_len, seqs) * s.tensor_parallel_size
+        every = sum(self.layer_bytes(model, s.with_(tensor_parallel_size=1, n_gpu_layers=None), max_model_len * seqs,
+                                     seqs).values())
+        return weights, every - sum(kv for _, kv in self._per_gpu(model, s, max_model_len, seqs))
 
     def flags(self) -> dict[str, str]:
         return {"max_model_len": "-c", "concurrency": "-np", "kv_cache_dtype": "-ctk/-ctv", "fp8": "q8_0",
                 "utilization": "-ngl", "tp": "--split-mode layer", "quantization": "a smaller GGUF quant"}
 
     def cell_flags(self, s: Settings) -> str:
-        t = {"auto": "f16", "fp16": "f16", "fp32": "f32"}.get(s.kv_cache_dtype, s.kv_cache_dtype)
-        unified = " -kvu" if s.kv_unified and s.concurrency > 1 else ""
-        ngl = f" -ngl {s.n_gpu_layers}" if s.n_gpu_layers is not None else ""
-        return (f"-c {s.max_model_len * s.concurrency} -np {s.concurrency} -ctk {t} -ctv {t} -ub {s.n_ubatch}"
-                f"{unified}{ngl}")
+        return spelled_cell(SPELLING, s)
 
     def cells(self, s: Settings, n_ctx: int, n_seq: int) -> tuple[int, int]:
         """(cells per stream, streams) of the non-SWA cache for context `n_ctx` over `n_seq` sequences."""
@@ -174,17 +203,22 @@ class LlamaCppRules(RulesBase):
         return out
 
     def kv_cache_bytes(self, model: ModelSpec, s: Settings, max_model_len: int, seqs: int) -> int:
-        """Per GPU: the offloaded layers' caches (all layers by default). llama.cpp has no tensor
-        parallelism; `--split-mode layer` over tensor_parallel_size GPUs gives each an even share of the
-        layers, and so of the cache."""
-        part = offloaded(model, s)
-        if part is None:
-            return 0
-        return cdiv(sum(self.layer_bytes(part, s, max_model_len * seqs, seqs).values()), s.tensor_parallel_size)
+        """Per GPU: the KV cache of the layers on the GPU that decides (all layers on one GPU by default). At the
+        selected cell that is its own cache; at another, the most any GPU needs beyond the decisive GPU's weights
+        (max over GPUs of weights + cache, less those weights), so weights + KV cache is the fullest GPU's at
+        every cell the searches try."""
+        per = self._per_gpu(model, s, max_model_len, seqs)
+        w = self.weights_bytes(model, s)
+        return max(0, max(wk + kv for wk, kv in per) - w)
 
     def growing_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
-        """Per GPU, the layers that grow with every token, split by layers across GPUs."""
-        return cdiv(self.engine_bytes_per_token(model, s), s.tensor_parallel_size)
+        """Per GPU, the layers that grow with every token on the GPU that decides."""
+        if s.tensor_parallel_size == 1:
+            return self.engine_bytes_per_token(model, s)
+        groups = decoder_layers(model)
+        n = len(groups)
+        own = [i for i in device_layers(n, s.tensor_parallel_size, s.n_gpu_layers)[self._decisive(model, s)] if i < n]
+        return self.engine_bytes_per_token(with_layers(model, [groups[i] for i in own]), s) if own else 0
 
     def engine_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
         """Bytes per cell of the non-SWA cache (the part that grows with -c)."""
@@ -241,8 +275,8 @@ class LlamaCppRules(RulesBase):
 # with status 5`, then Apple's "Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)";
 # `tools/server`: "main: server is listening", "srv  update_slots", "print_timing".
 
-from .interface import (Endpoints, Engine, KvView, LogWords, Preset, Tokenizer, answer_json,  # noqa: E402
-                        as_count, token_ids)
+from .interface import (Endpoints, Engine, KvView, LogWords, Preset, Spelling, Tokenizer,  # noqa: E402
+                        answer_json, as_count, token_ids)
 from .words import NUM, SIZE, count, fig, msg, rx, to_bytes  # noqa: E402
 
 _DEV = r"(?:CUDA|ROCm|Metal|MTL|Vulkan|SYCL|CANN)\d*"
@@ -515,8 +549,29 @@ PRESET = Preset(
     program="llama-server",
 )
 
+#: llama-server's flags (tools/server, common/arg.cpp): -c is shared by the -np slots
+SPELLING = Spelling(label="llama.cpp", context="-c {ctx} -np {c}", kv_cache="-ctk {t} -ctv {t}",
+                    kv8="-ctk q8_0 -ctv q8_0 -fa on", ubatch="-ub {u}", gpu_layers="-ngl {k}",
+                    split="--split-mode layer --tensor-split {ts}", unified="-kvu",
+                    kv_types={t: t for t in ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl")})
+
+
+def spelled_cell(sp: Spelling, s: Settings) -> str:
+    """The selected cell in a llama.cpp front end's flags: the context for max_model_len x concurrency, the KV cache
+    type, the physical batch, the unified cache with several slots, and -ngl where given."""
+    t = {"auto": "f16", "fp16": "f16", "fp32": "f32"}.get(s.kv_cache_dtype, s.kv_cache_dtype)
+    n, c = s.max_model_len, s.concurrency
+    parts = [sp.context.format(n=n, ctx=n * c, c=c), sp.kv_cache.format(t=sp.kv_types.get(t, t)),
+             sp.ubatch.format(u=s.n_ubatch)]
+    if sp.unified and s.kv_unified and c > 1:
+        parts.append(sp.unified)
+    if s.n_gpu_layers is not None:
+        parts.append(sp.gpu_layers.format(k=s.n_gpu_layers))
+    return " ".join(p for p in parts if p)
+
+
 ENGINE = Engine(
-    endpoints=ENDPOINTS, preset=PRESET,
+    endpoints=ENDPOINTS, preset=PRESET, spelling=SPELLING,
     name="llamacpp", label="llama.cpp", log=LOG, rules=LlamaCppRules, adapt_flags=flags_by_build,
     aliases=("llama", "llama-cpp", "llama-server", "llama.cpp"),
     flags={"max_model_len": "-c {n}", "max_num_seqs": "-np {n}", "kv_cache_dtype": "-ctk q8_0 -ctv q8_0 -fa on",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-from .interface import Endpoints, Engine, KvView, LogWords, answer_json, as_count
+from .interface import Endpoints, Engine, KvView, LogWords, Spelling, answer_json, as_count
 from .words import SIZE, count, fig, msg, release, rx
 
 LOG = LogWords(
@@ -151,8 +151,17 @@ ENDPOINTS = Endpoints(
     kv_paths=("/api/ps",), kv_view=_kv_view,
 )
 
+#: Ollama's settings for what `estimate` says: num_ctx is each sequence's context, the runner's -c being num_ctx x
+#: OLLAMA_NUM_PARALLEL (server/sched.go effectiveLlamaServerContext); OLLAMA_KV_CACHE_TYPE takes f16, q8_0 and q4_0
+#: (fs/ggml/ggml.go SupportsKVCacheType; quantized types need OLLAMA_FLASH_ATTENTION=1); num_gpu is the layers on
+#: the GPU and num_batch the batch (api/types.go Options)
+SPELLING = Spelling(label="Ollama", context="num_ctx {n} OLLAMA_NUM_PARALLEL={c}", kv_cache="OLLAMA_KV_CACHE_TYPE={t}",
+                    kv8="OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0", ubatch="num_batch {u}",
+                    gpu_layers="num_gpu {k}", split="",
+                    kv_types={"f16": "f16", "q8_0": "q8_0", "q4_0": "q4_0"})
+
 ENGINE = Engine(
-    endpoints=ENDPOINTS,
+    endpoints=ENDPOINTS, spelling=SPELLING,
     name="ollama", adapt_flags=flags_by_version, label="Ollama", log=LOG, wraps="llamacpp",
     flags={"max_model_len": "num_ctx {n} (or OLLAMA_CONTEXT_LENGTH)", "max_num_seqs": "OLLAMA_NUM_PARALLEL={n}",
            "kv_cache_dtype": "OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0", "n_ubatch": "num_batch {n}",

@@ -93,6 +93,10 @@ def default_mem_fraction_static(gpu_bytes: int, tp: int, version: tuple[int, int
 
 class SglangRules(RulesBase):
     name = "sglang"
+    # `srt/configs/model_config.py`: a --context-length above the derived one raises unless
+    # SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN is set
+    past_context = "SGLang refuses it unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 is set"
+    past_context_override = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"
 
     def flags(self) -> dict[str, str]:
         return {"max_model_len": "--context-length", "concurrency": "--max-running-requests",

@@ -39,25 +39,27 @@ from __future__ import annotations
 from ..spec import ModelSpec
 from .interface import Endpoints, KvView, Preset, Tokenizer, answer_json, as_count, prom_samples, token_ids
 from .base import (
-    SAMPLER_BYTES_PER_LOGIT,
-    SAMPLER_SORT_BYTES_PER_LOGIT,
     Budget,
     Overhead,
     RulesBase,
     Settings,
-    activation_estimate,
     cdiv,
     kv_dtype,
-    sampler_estimate,
     state_bytes_per_seq,
     step_tokens,
     weights_loaded,
     weights_per_gpu,
 )
+from .vllm_profile import (
+    accounted,
+    marlin_padding_bytes,
+    mxfp4_backend,
+    non_torch_bytes,
+    profile_peak,
+    sampler_backend,
+)
 
 GIB = 2**30
-NON_TORCH_TP1 = int(0.35 * GIB)  # vLLM logs: 0.35 GiB on one RTX 3090 (R01); NCCL adds more under TP
-NON_TORCH_TP = int(0.50 * GIB)
 NEWEST = "0.11.0"  # the newest release whose rules are modelled; --engine-version selects older ones
 V1 = (0, 8, 0)
 
@@ -83,6 +85,11 @@ def _chunked_by_default(v: tuple[int, int, int], model: ModelSpec, max_model_len
 
 class VllmRules(RulesBase):
     name = "vllm"
+    # `config/model.py` `_get_and_verify_max_len` (0.11.0): a max_model_len above the derived one (the config's
+    # max_position_embeddings, times a rope_scaling factor) raises unless VLLM_ALLOW_LONG_MAX_MODEL_LEN is set
+    past_context = ("vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set (or rope scaling in the config "
+                    "raises the limit)")
+    past_context_override = "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 or rope scaling"
 
     def resolve(self, model: ModelSpec, s: Settings, gpu_bytes: int) -> Settings:
         """Fill in vLLM's defaults for `max_num_batched_tokens` and `max_num_seqs` for the release in
@@ -104,8 +111,12 @@ class VllmRules(RulesBase):
         engine = "V1" if v >= V1 else "V0"
         given = rules_note(s.engine_version, _release(s))
         seqs = f"{s.max_num_seqs} sequence" + ("s" if s.max_num_seqs != 1 else "")
+        sampler = ""
+        if v >= V1 and accounted(v):
+            backend = sampler_backend(v, s)
+            sampler = f", sampler {'FlashInfer' if backend == 'flashinfer' else 'PyTorch' if backend else 'undetermined'}"
         return (f"vLLM {'.'.join(map(str, v))} rules{given}, {engine} engine: {s.max_num_batched_tokens} tokens "
-                f"per step and {seqs} profiled")
+                f"per step and {seqs} profiled{sampler}")
 
     def flags(self) -> dict[str, str]:
         return {"max_model_len": "--max-model-len", "concurrency": "--max-num-seqs",
@@ -114,24 +125,37 @@ class VllmRules(RulesBase):
                 "quantization": "--quantization"}
 
     def cell_flags(self, s: Settings) -> str:
-        return (f"--max-model-len {s.max_model_len} --max-num-seqs {s.concurrency} --kv-cache-dtype {s.kv_cache_dtype} "
+        return (f"--max-model-len {s.max_model_len} --max-num-seqs {s.max_num_seqs or s.concurrency} "
+                f"--kv-cache-dtype {s.kv_cache_dtype} "
                 f"--gpu-memory-utilization {s.gpu_memory_utilization} --tensor-parallel-size {s.tensor_parallel_size}"
                 + (f" --pipeline-parallel-size {s.pipeline_parallel_size}" if s.pipeline_parallel_size > 1 else ""))
 
     def weights_bytes(self, model: ModelSpec, s: Settings) -> int:
         """The weights as vLLM counts them on one GPU (see the module docstring): the allocator's blocks for the
         parameters and the RoPE cache in the model dtype, where the model's layout is known (`model.layout`);
-        else the checkpoint's bytes per GPU."""
+        else the checkpoint's bytes per GPU; mxfp4 experts in Marlin's padded layout where that kernel runs
+        (`vllm_profile.mxfp4_backend`)."""
+        tp = s.tensor_parallel_size
         if model.layout is None:
-            return weights_per_gpu(model, s.tensor_parallel_size)
-        return weights_loaded(model.layout, s.tensor_parallel_size, model.layout.dtype_bytes).allocated_bytes
+            base = weights_per_gpu(model, tp)
+        else:
+            base = weights_loaded(model.layout, tp, model.layout.dtype_bytes).allocated_bytes
+        if mxfp4_backend(_release(s), s) == "marlin":
+            base += marlin_padding_bytes(model, tp)
+        return base
 
     def weights_note(self, model: ModelSpec, s: Settings) -> str:
-        if model.layout is None:
-            return ""
-        more = self.weights_bytes(model, s) - weights_per_gpu(model, s.tensor_parallel_size)
-        return (f"; as vLLM counts them ({more / GIB:+.2f} GiB): its per-GPU parameters in PyTorch's allocator "
-                "blocks and the RoPE cache in the model dtype")
+        tp = s.tensor_parallel_size
+        marlin = marlin_padding_bytes(model, tp) if mxfp4_backend(_release(s), s) == "marlin" else 0
+        note = ""
+        if model.layout is not None:
+            more = self.weights_bytes(model, s) - marlin - weights_per_gpu(model, tp)
+            note = (f"; as vLLM counts them ({more / GIB:+.2f} GiB): its per-GPU parameters in PyTorch's allocator "
+                    "blocks and the RoPE cache in the model dtype")
+        if marlin:
+            note += (f"; mxfp4 experts in Marlin's layout (+{marlin / GIB:.2f} GiB: intermediate size per GPU "
+                     "padded to 128, hidden size to 256)")
+        return note
 
     @staticmethod
     def _state_in_pool(s: Settings) -> bool:
@@ -176,33 +200,24 @@ class VllmRules(RulesBase):
         blocks = pool_bytes // (per_token * s.block_size)
         return blocks * s.block_size
 
-    def _profile_peak(self, model: ModelSpec, s: Settings) -> Overhead:
-        """The profile run's peak beside the weights: the larger of one forward step of
-        max_num_batched_tokens and the sampler over min(max_num_seqs, max_num_batched_tokens) requests,
-        plus, in V0, the Mamba cache of max_num_seqs sequences (padded to 8, the CUDA-graph batch
-        sizes) that the first forward pass allocates."""
-        tp, step = s.tensor_parallel_size, step_tokens(s)
-        reqs = min(s.max_num_seqs or 256, step)
-        peak = max(activation_estimate(model, step, tp), sampler_estimate(model, reqs))
-        what = f"larger of a {step}-token forward pass and the sampler over {reqs} requests"
-        if not self._state_in_pool(s) and model.count("state"):
-            cache = cdiv(s.max_num_seqs or 256, 8) * 8 * state_bytes_per_seq(model, s)
-            peak += cache
-            what += f", plus V0's Mamba cache for {cdiv(s.max_num_seqs or 256, 8) * 8} sequences"
-        return Overhead(name="activation peak", bytes=peak, estimated=True, assumption=what)
-
     def budget(self, model: ModelSpec, s: Settings, gpu_bytes: int) -> Budget:
         tp = s.tensor_parallel_size
         requested = int(gpu_bytes * s.gpu_memory_utilization)
         overheads = []
+        v = _release(s)
+        unsure = []
         if s.activation_bytes is not None:
             overheads.append(Overhead(name="activation peak", bytes=s.activation_bytes, estimated=False,
                                       assumption="given"))
         else:
-            overheads.append(self._profile_peak(model, s))
-        nt = s.non_torch_bytes if s.non_torch_bytes is not None else (NON_TORCH_TP1 if tp == 1 else NON_TORCH_TP)
+            peak, open_part = profile_peak(v, model, s)
+            overheads.append(peak)
+            unsure += [open_part] if open_part else []
+        nt = s.non_torch_bytes if s.non_torch_bytes is not None else non_torch_bytes(v, tp)
         overheads.append(Overhead(name="non-torch memory", bytes=nt, estimated=s.non_torch_bytes is None,
-                                  assumption="cuBLAS/NCCL workspaces, as vLLM logs show them"))
+                                  assumption=("NCCL, custom all-reduce and cuBLAS after the CUDA context, as vLLM "
+                                              "0.9.2+ profiles it" if accounted(v) else
+                                              "cuBLAS/NCCL workspaces, as vLLM logs show them")))
         if not s.enforce_eager:
             cg = s.cuda_graph_bytes if s.cuda_graph_bytes is not None else 0
             overheads.append(Overhead(
@@ -210,36 +225,22 @@ class VllmRules(RulesBase):
                 assumption="captured after the pool is sized; 0.5-1.9 GiB of the headroom"))
         pool = requested - self.weights_bytes(model, s) - sum(o.bytes for o in overheads)
         return Budget(budget_bytes=requested, overheads=tuple(overheads), kv_pool_bytes=pool,
-                      uncertain=self._uncertain(model, s))
+                      uncertain=tuple(unsure) + self._uncertain(model, s))
 
     def _uncertain(self, model: ModelSpec, s: Settings) -> tuple[Overhead, ...]:
-        """What vLLM may take beyond the model, by evidence that does not yet settle it.
-
-        - The sampler's profile: public logs show about 4 bytes per logit on A100s with 256 requests
-          (R13-R15) and about 38 with 1024 on H100s (gpt-oss-120b: 7.4 GiB beside the weights in
-          vllm#23278 and #27508), as the top-k/top-p sort path would hold; the difference up to
-          SAMPLER_SORT_BYTES_PER_LOGIT is uncertain.
-        - mxfp4 experts (gpt-oss): the MoE kernel pads them in memory by its own layout (Marlin: the
-          intermediate size per GPU to 128, the hidden size to 256, `quantization/mxfp4.py`), which
-          the checkpoint's size does not show; 65.97 GiB in memory for 60.7 GiB of file (vllm#23278).
-        """
-        out = []
-        if s.activation_bytes is None:
-            reqs = min(s.max_num_seqs or 256, step_tokens(s))
-            extra = reqs * (model.vocab_size or 32000) * (SAMPLER_SORT_BYTES_PER_LOGIT - SAMPLER_BYTES_PER_LOGIT)
-            out.append(Overhead(name="sampler profile", bytes=extra, estimated=True,
-                                assumption=f"the top-k/top-p sort path over {reqs} requests, which some releases "
-                                           "and GPUs profile"))
-        if model.quantization == "mxfp4" and model.num_experts and model.moe_intermediate_size and model.hidden_size:
-            tp, inter, hidden = s.tensor_parallel_size, model.moe_intermediate_size, model.hidden_size
-            per = max(1, inter // tp)
-            padded = cdiv(per, 128) * 128 * cdiv(hidden, 256) * 256
-            experts = model.num_moe_layers * model.num_experts * 3 * per * hidden * (0.5 + 1 / 32)
-            extra = int(experts * (padded / (per * hidden) - 1))
-            if extra > 0:
-                out.append(Overhead(name="mxfp4 expert padding", bytes=extra, estimated=True,
-                                    assumption="the MoE kernel's padded layout (Marlin's: 128 x 256)"))
-        return tuple(out)
+        """What vLLM may take beyond the model that the release, GPU and settings do not settle (besides the
+        sampler's backend, `vllm_profile.profile_peak`): mxfp4 experts (gpt-oss) where the MoE kernel is not known.
+        Marlin pads them in memory (intermediate size per GPU to 128, hidden size to 256, `quantization/mxfp4.py`),
+        which the checkpoint's size does not show: 65.97 GiB in memory for 60.7 GiB of file (vllm#23278); the
+        Triton and FlashInfer kernels pad less."""
+        if mxfp4_backend(_release(s), s) is not None:
+            return ()
+        extra = marlin_padding_bytes(model, s.tensor_parallel_size)
+        if not extra:
+            return ()
+        return (Overhead(name="mxfp4 expert padding", bytes=extra, estimated=True,
+                         assumption="the MoE kernel's padded layout (Marlin's: 128 x 256), which vLLM uses without "
+                                    "FlashInfer's MoE and triton_kernels; its log says 'Using Marlin backend'"),)
 
     def max_concurrency(self, model: ModelSpec, s: Settings, pool_bytes: int) -> float:
         """vLLM's "Maximum concurrency for N tokens per request": pool / one request's pages."""
@@ -292,7 +293,9 @@ def _flags_for(flags: dict, n: dict) -> dict:
     """The flags of the release the log shows (vLLM's release notes and `engine/arg_utils.py` per tag):
     `--kv-cache-dtype` from 0.3.0 (fp8_e5m2 only; "fp8", e4m3, from 0.4.1), `--enable-chunked-prefill` from
     0.4.0 (before it `--max-num-batched-tokens` must cover `--max-model-len`), `--cpu-offload-gb` from
-    0.5.3, `--disable-custom-all-reduce` with the custom all-reduce in 0.3.0."""
+    0.5.3, `--disable-custom-all-reduce` with the custom all-reduce in 0.3.0; from 0.8.0 the V1 engine, which always
+    chunks its prefill (`v1/core/sched/scheduler.py` schedules a step of max_num_batched_tokens), so no
+    `--enable-chunked-prefill` unless the log shows the V0 engine ("Initializing a V0 LLM engine")."""
     v = release(n.get("engine_version"))
     if v is None:
         return flags
@@ -304,6 +307,8 @@ def _flags_for(flags: dict, n: dict) -> dict:
     if v < (0, 4, 0):
         flags["max_num_batched_tokens"] = "--max-num-batched-tokens {n} (no chunked prefill before 0.4.0: it " \
                                           "must stay at least --max-model-len)"
+    if v >= V1 and not n.get("_v0_engine"):  # V1 always chunks its prefill: --enable-chunked-prefill changes nothing
+        flags["max_num_batched_tokens"] = "--max-num-batched-tokens {n}"
     if v < (0, 5, 3):
         flags.pop("cpu_offload", None)
     return flags
@@ -445,6 +450,8 @@ LOG = LogWords(
         fig("engine_version", r"(?:vLLM (?:API )?server version|LLM engine \(v)\s*v?(\d+\.\d+[\w.+-]*)",
             lambda m: m.group(1)),
         fig("args_listing", r"(non-default args:|args: Namespace\()", lambda m: m.group(1).split(":")[0]),
+        # 0.8 - 0.10 fall back to the V0 engine for what V1 lacks, or with VLLM_USE_V1=0
+        fig("_v0_engine", r"Initializing an? V0 LLM engine|VLLM_USE_V1=0", lambda m: True),
     ),
     after_weights=("WARMUP", "KV"),  # the profiling pass runs before the pool is sized
 )

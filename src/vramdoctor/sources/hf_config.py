@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..dtypes import dtype_bytes, model_dtype_name
+from ..dtypes import dtype_bytes, is_model_dtype, model_dtype_name
 from ..errors import ModelSourceError, UnknownArchitectureError
 from ..layout import layout_from_config, param_bytes
 from ..spec import ModelSpec, WeightsInfo
 from .files import CONFIG_MAX_BYTES, parse_json, read_capped
-from .layers import MODEL_TYPE_DEFAULTS, parse_layers
+from .layers import MLA_TYPES, MODEL_TYPE_CLASS, MODEL_TYPE_DEFAULTS, parse_layers
 from .params import bytes_per_param, count_params
 from .validate import checked_config
 
@@ -39,9 +40,14 @@ def load_json(path: Path, *, limit: int = CONFIG_MAX_BYTES, what: str = "config.
     return data
 
 
+#: the key `text_config` files the defaults it took under: [(key, value as shown, config class)]
+DEFAULTS_TAKEN = "_defaults_taken"
+
+
 def text_config(cfg: dict[str, Any]) -> dict[str, Any]:
     """The language-model part of a config: nested `text_config` / `llm_config` merged over the
-    top level (multimodal models), with transformers' defaults for keys it omits."""
+    top level (multimodal models), with transformers' config-class defaults for keys it omits
+    (`layers.MODEL_TYPE_DEFAULTS`), each listed under DEFAULTS_TAKEN for the notes."""
     inner = cfg.get("text_config") or cfg.get("llm_config") or cfg.get("language_config")
     merged = dict(cfg)
     if isinstance(inner, dict):
@@ -50,12 +56,67 @@ def text_config(cfg: dict[str, Any]) -> dict[str, Any]:
             merged[k] = v
         if "torch_dtype" not in inner and "dtype" not in inner:
             merged["torch_dtype"] = cfg.get("torch_dtype") or cfg.get("dtype")
-    for key in (merged.get("model_type"), cfg.get("model_type")):
-        for k, v in MODEL_TYPE_DEFAULTS.get(str(key), {}).items():
-            merged.setdefault(k, v)
     if merged.get("n_layer") and not merged.get("num_hidden_layers"):
         merged["num_hidden_layers"] = merged["n_layer"]
+    taken: list[tuple[str, str, str]] = []
+    for key in (merged.get("model_type"), cfg.get("model_type")):
+        cls = MODEL_TYPE_CLASS.get(str(key), "")
+        for k, v in MODEL_TYPE_DEFAULTS.get(str(key), {}).items():
+            if k not in merged:
+                merged[k] = v
+                taken.append((k, str(v).lower() if isinstance(v, bool) else str(v), cls))
+    n = merged.get("num_hidden_layers")
+    if merged.get("model_type") == "gpt_oss" and "layer_types" not in merged and isinstance(n, int) and n > 0:
+        # GptOssConfig.__post_init__: "sliding_attention" if (i + 1) % 2 else "full_attention"
+        merged["layer_types"] = ["sliding_attention" if (i + 1) % 2 else "full_attention" for i in range(min(n, 4096))]
+        taken.append(("layer_types", "sliding and full attention alternating, sliding first", "GptOssConfig"))
+    merged[DEFAULTS_TAKEN] = taken
     return merged
+
+
+#: keys that size the weights and the cache: missing (or null) with no class default, they are refused
+SIZING = ("hidden_size", "vocab_size")
+
+
+def _check_sizing(tc: dict[str, Any], layers, path: str | None) -> None:
+    """Refuse what transformers itself could not build: a sizing key missing or null with no config-class default
+    (`SIZING`; `intermediate_size` where a dense MLP uses it), a latent-attention model type with a null rank, and a
+    torch_dtype no model computes in. Raises UnknownArchitectureError / ModelSourceError naming the field."""
+    mt = str(tc.get("model_type") or "")
+    for key in ("kv_lora_rank", "qk_rope_head_dim"):
+        if mt in MLA_TYPES and not tc.get(key):
+            raise ModelSourceError(f"is {json.dumps(tc.get(key))}; {mt}'s attention is multi-head latent attention, built from "
+                                   "it (kv_a_proj_with_mqa is kv_lora_rank + qk_rope_head_dim wide).", path=path,
+                                   field=key, hint="Give the checkpoint's value (DeepSeek-V2/V3: 512 and 64).")
+    missing = [k for k in SIZING if tc.get(k) is None]
+    experts = tc.get("num_local_experts") or tc.get("n_routed_experts") or tc.get("num_experts")
+    pure_state = bool(layers) and all(layer.kind == "state" for layer in layers)
+    dense = (not experts or tc.get("first_k_dense_replace") or tc.get("mlp_only_layers")) and not pure_state
+    if dense and tc.get("intermediate_size") is None:
+        missing.append("intermediate_size")
+    if any(layer.kind == "mla" for layer in layers):
+        missing += [k for k in ("qk_nope_head_dim", "v_head_dim") if tc.get(k) is None]
+    if missing:
+        raise UnknownArchitectureError(
+            f"cannot size the model: model_type '{mt or '?'}' has no transformers default this tool knows for what "
+            "config.json leaves out.", path=path, missing=missing)
+    name = tc.get("torch_dtype") or tc.get("dtype")
+    if name is not None and not is_model_dtype(str(name)):
+        raise ModelSourceError(f"'{name}' is not a dtype a model computes in; torch_dtype names the width of the "
+                               "unquantized tensors (bfloat16, float16, float32), and a quantized checkpoint gives its "
+                               "bits in quantization_config.", path=path, field="torch_dtype",
+                               hint="Fix the value in config.json.")
+
+
+def _defaults_note(tc: dict[str, Any]) -> str | None:
+    taken = tc.get(DEFAULTS_TAKEN) or []
+    if not taken:
+        return None
+    by_cls: dict[str, list[str]] = {}
+    for key, shown, cls in taken:
+        by_cls.setdefault(cls or "its config class", []).append(f"{key} {shown}")
+    return "config.json omits " + "; ".join(f"{', '.join(keys)} (transformers' {cls} default, taken)"
+                                           for cls, keys in by_cls.items())
 
 
 def quantization_of(cfg: dict[str, Any]) -> dict[str, Any] | None:
@@ -78,6 +139,7 @@ def spec_from_config(
     """
     tc = checked_config(text_config(cfg), path)
     layers = parse_layers(tc, path)
+    _check_sizing(tc, layers, path)
     dtype = model_dtype_name(tc.get("torch_dtype") or tc.get("dtype"))
     quant = quantization_of(tc) or quantization_of(cfg)
     qlabel = str(quant.get("quant_method")) if quant else None
@@ -95,7 +157,7 @@ def spec_from_config(
     layout = layout_from_config(tc, layers, dtype_bytes(dtype), quant)
     if layout and weights.exact and abs(param_bytes(layout) - weights.total_bytes) > 0.01 * weights.total_bytes:
         layout = None  # the checkpoint holds more (or other) tensors than the layout names
-    notes = []
+    notes = [n for n in (_defaults_note(tc),) if n]
     if isinstance(cfg.get("text_config"), dict) and not weights.exact:
         notes.append("vision tower not counted: config.json alone does not size it")
     return ModelSpec(

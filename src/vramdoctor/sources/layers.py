@@ -19,7 +19,11 @@ from ..spec import (
     SlidingWindow,
 )
 
-#: transformers config-class defaults for keys that real configs omit.
+#: transformers config-class defaults for keys that real configs omit, by model_type (`configuration_<type>.py`,
+#: each class's `__init__` or dataclass defaults, transformers main of 2026: `LlamaConfig`, `MixtralConfig`,
+#: `GptOssConfig`, `Qwen3NextConfig`, `DeepseekV2Config`, `DeepseekV3Config` read there); a key taken from here is
+#: named in the estimate's notes (`sources/hf_config.py`). A model type not listed gets no default: a sizing key it
+#: omits is refused with the field named.
 MODEL_TYPE_DEFAULTS: dict[str, dict[str, Any]] = {
     # transformers Gemma3TextConfig
     "gemma3_text": {
@@ -46,7 +50,46 @@ MODEL_TYPE_DEFAULTS: dict[str, dict[str, Any]] = {
         "mamba_d_ssm": 1024, "mamba_n_heads": 128, "mamba_n_groups": 1, "mamba_d_state": 256,
         "mamba_d_conv": 4, "mamba_expand": 2,
     },
+    # transformers LlamaConfig (num_key_value_heads None: as many as the attention heads)
+    "llama": {"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+              "num_attention_heads": 32, "max_position_embeddings": 2048},
+    # transformers MixtralConfig
+    "mixtral": {"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+                "num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 4096 * 32,
+                "num_local_experts": 8},
+    # transformers GptOssConfig (its layer_types default, sliding and full alternating, is in `text_config`)
+    "gpt_oss": {"num_hidden_layers": 36, "num_local_experts": 128, "vocab_size": 201088, "hidden_size": 2880,
+                "intermediate_size": 2880, "head_dim": 64, "num_attention_heads": 64, "num_key_value_heads": 8,
+                "sliding_window": 128, "max_position_embeddings": 131072},
+    # transformers Qwen3NextConfig (its layer_types default is every full_attention_interval-th layer full, 4)
+    "qwen3_next": {"vocab_size": 151936, "hidden_size": 2048, "intermediate_size": 5632, "num_hidden_layers": 48,
+                   "num_attention_heads": 16, "num_key_value_heads": 2, "max_position_embeddings": 32768,
+                   "head_dim": 256, "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128,
+                   "linear_value_head_dim": 128, "linear_num_key_heads": 16, "linear_num_value_heads": 32,
+                   "moe_intermediate_size": 512, "shared_expert_intermediate_size": 512, "num_experts": 512,
+                   "full_attention_interval": 4},
+    # transformers DeepseekV2Config
+    "deepseek_v2": {"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+                    "num_attention_heads": 32, "max_position_embeddings": 2048, "first_k_dense_replace": 0,
+                    "kv_lora_rank": 512, "q_lora_rank": 1536, "n_routed_experts": 64, "n_shared_experts": 2,
+                    "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+                    "moe_intermediate_size": 1407},
+    # transformers DeepseekV3Config
+    "deepseek_v3": {"vocab_size": 129280, "hidden_size": 7168, "intermediate_size": 18432,
+                    "moe_intermediate_size": 2048, "num_hidden_layers": 61, "num_attention_heads": 128,
+                    "num_key_value_heads": 128, "n_shared_experts": 1, "n_routed_experts": 256, "kv_lora_rank": 512,
+                    "q_lora_rank": 1536, "qk_rope_head_dim": 64, "v_head_dim": 128, "qk_nope_head_dim": 128,
+                    "first_k_dense_replace": 3, "max_position_embeddings": 4096},
 }
+#: the transformers config class of each model type above, named in the note when its default is taken
+MODEL_TYPE_CLASS = {"gemma3_text": "Gemma3TextConfig", "gemma3": "Gemma3Config", "gemma2": "Gemma2Config",
+                    "gemma": "GemmaConfig", "gemma3n_text": "Gemma3nTextConfig", "gemma3n": "Gemma3nConfig",
+                    "falcon_h1": "FalconH1Config", "llama": "LlamaConfig", "mixtral": "MixtralConfig",
+                    "gpt_oss": "GptOssConfig", "qwen3_next": "Qwen3NextConfig", "deepseek_v2": "DeepseekV2Config",
+                    "deepseek_v3": "DeepseekV3Config"}
+#: model types whose attention is multi-head latent attention whatever the config says (their modeling files build
+#: kv_a_proj_with_mqa from kv_lora_rank + qk_rope_head_dim): a null rank is a broken file, not another layout
+MLA_TYPES = ("deepseek_v2", "deepseek_v3")
 
 _FULL = ("full_attention", "attention", "global", "global_attention", "full")
 _SLIDING = ("sliding_attention", "sliding", "local", "local_attention", "chunked_attention")
@@ -243,6 +286,11 @@ def _attention(cfg: dict[str, Any], path: str | None, kind: str) -> LayerSpec:
     hd_v = int(cfg.get("v_head_dim") or hd)
     if kv_heads == 0:
         raise ModelSourceError("must be at least 1.", path=path, field="num_key_value_heads")
+    if heads and heads % kv_heads:
+        raise ModelSourceError(
+            f"{kv_heads} does not divide num_attention_heads {heads}: grouped-query attention gives every KV head "
+            "the same number of query heads (transformers `repeat_kv`, vLLM's num_heads // num_kv_heads).",
+            path=path, field="num_key_value_heads", hint="Fix the value in config.json.")
     if kind == "sliding":
         window = cfg.get("sliding_window") or cfg.get("attention_chunk_size")
         _need({"sliding_window": window}, path, "sliding_window")
