@@ -243,3 +243,47 @@ def test_a_gguf_name_is_printed_as_written(tmp_path):
     r = run("estimate", str(p), "--engine", "llamacpp")
     assert r.exit_code == 0, r.output
     assert "\x1b" not in r.stdout and visible(name) in r.stdout.replace("\n", "")
+
+
+# -- a model's JSON description with a UTF-8 BOM (Windows editors write one), and given to `logs` -----------------
+
+@pytest.mark.parametrize("variant", ["bom", "bom-crlf", "bom-minified"])
+def test_a_config_with_a_bom_is_the_same_config(tmp_path, variant):
+    plain = tmp_path / "plain" / "config.json"
+    plain.parent.mkdir()
+    plain.write_text(json.dumps(TINY_CFG, indent=2))
+    text = json.dumps(TINY_CFG, indent=None if variant == "bom-minified" else 2)
+    if variant == "bom-crlf":
+        text = text.replace("\n", "\r\n")
+    marked = tmp_path / "bom" / "config.json"
+    marked.parent.mkdir()
+    marked.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    a, b = run("estimate", str(plain), "--gpu-memory", "24GiB"), run("estimate", str(marked), "--gpu-memory", "24GiB")
+    assert b.exit_code == 0 and "server's log" not in b.output, b.output
+    assert a.stdout.replace(str(plain), "P") == b.stdout.replace(str(marked), "P")
+
+
+@pytest.mark.parametrize("name,raw", [
+    ("config.json", json.dumps(TINY_CFG, indent=2).encode()),
+    ("config.json", b"\xef\xbb\xbf" + json.dumps(TINY_CFG, indent=2).encode()),
+    ("config.json", json.dumps(TINY_CFG).encode()),  # minified, one line
+    ("model.safetensors.index.json", json.dumps({"metadata": {"total_size": 1000},
+                                                 "weight_map": {"lm_head.weight": "model.safetensors"}},
+                                                indent=2).encode()),
+])
+def test_logs_refuses_a_models_json_description(tmp_path, name, raw):
+    p = tmp_path / name
+    p.write_bytes(raw)
+    r = run("logs", str(p))
+    assert is_clean_error(r), r.output
+    assert "not a text log" in r.stderr and "vramdoctor estimate" in r.stderr, r.stderr
+
+
+def test_a_json_lines_log_naming_a_model_type_is_still_a_log(tmp_path):
+    p = tmp_path / "server.log"
+    p.write_text('{"time": "2025-01-01T00:00:00Z", "level": "INFO", "msg": "loading", "model_type": "llama", '
+                 '"architectures": ["LlamaForCausalLM"]}\n'
+                 '{"time": "2025-01-01T00:00:05Z", "level": "ERROR", "msg": "torch.OutOfMemoryError: CUDA out of '
+                 'memory. Tried to allocate 2.00 GiB."}\n')
+    r = run("logs", str(p))
+    assert r.exit_code == 0, r.output

@@ -238,14 +238,15 @@ FIRST_STEP = {
     "vllm-config-maxlen.log": "--max-model-len 32768",
     "sglang-not-enough-memory.log": "--mem-fraction-static",  # more for the pool; the context cannot help
     # graphs live outside the pool: lower the fraction; the log does not show it, so no number is made up
-    "vllm-v1-graph-capture.log": "--gpu-memory-utilization a lower value than now",
+    "vllm-v1-graph-capture.log": "--gpu-memory-utilization X",  # X: below the user's value (the step's why says so)
     "ollama-kv-parallel.log": "OLLAMA_NUM_PARALLEL=1",
     "llamacpp-free.log": "-c 53248",  # (11813 MiB free - 4403 MiB weights) x 0.9 / 131072 bytes per token
     "trtllm-kv-tokens.log": "--max_seq_len 11392",
     "transformers-generate.log": "a shorter input",
     "mlc-temp-buffer.log": "--prefill-chunk-size",
     "vllm-free-mem.log": "--gpu-memory-utilization 0.58",  # 14.3 of 23.64 GiB free, less a margin
-    "vllm-profile-oom.log": "--max-num-batched-tokens 16384",  # a quarter of the 65536 (V1: always chunked)
+    # a quarter of the 65536; a V1 log (0.10.1): its prefill is always chunked, so no --enable-chunked-prefill
+    "vllm-profile-oom.log": "--max-num-batched-tokens 16384",
     "vllm-v1-kv-alloc.log": "--gpu-memory-utilization 0.8",  # lower: the pool could not be allocated
 }
 
@@ -633,3 +634,76 @@ def test_an_unset_setting_is_not_a_value_named_none():
                              "quantization=None, enforce_eager=False, max_model_len=4096)"]))
     n = rep.runs[0].numbers
     assert "quantization" not in n and n.get("max_model_len") == 4096
+
+
+# --- round 20: --follow on input that stays empty is empty input (exit 2), as without it --------------------------
+
+def test_follow_on_a_file_that_stays_empty_is_empty_input(tmp_path):
+    p = tmp_path / "empty.log"
+    p.write_text("")
+    with pytest.raises(LogInputError, match="is empty"):
+        list(read_lines(str(p), follow=True, poll_s=0.05, idle_stop_s=0.3))
+
+
+def test_follow_on_a_file_that_only_ever_gets_blank_lines_is_empty_input(tmp_path):
+    import threading
+    import time
+
+    p = tmp_path / "blank.log"
+    p.write_text("")
+
+    def later():
+        time.sleep(0.1)
+        p.write_text("\n  \n\n")
+
+    threading.Thread(target=later).start()
+    with pytest.raises(LogInputError, match="only blank lines"):
+        list(read_lines(str(p), follow=True, poll_s=0.05, idle_stop_s=0.6))
+
+
+@pytest.mark.parametrize("json_out", [False, True])
+def test_follow_stopped_on_an_empty_file_exits_2(tmp_path, json_out):
+    import signal
+    import time
+
+    p = tmp_path / "empty.log"
+    p.write_text("")
+    proc = subprocess.Popen([sys.executable, "-m", "vramdoctor", "logs", "-f", str(p)] + (["--json"] if json_out else []),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, (out, err)
+    assert b"is empty" in err and b"NONE" not in out, (out, err)
+    if json_out:
+        assert "error" in json.loads(out) and json.loads(out)["path"] == str(p)
+
+
+def test_follow_on_a_pipe_that_closes_empty_exits_2():
+    r = subprocess.run([sys.executable, "-m", "vramdoctor", "logs", "-f", "-"], stdin=subprocess.DEVNULL,
+                       capture_output=True, timeout=60)
+    assert r.returncode == 2 and b"is empty" in r.stderr and b"NONE" not in r.stdout, (r.stdout, r.stderr)
+
+
+# --- round 20: with several files, --json's top level is the last file that could be read -------------------------
+
+@pytest.mark.parametrize("order", [("a", "missing"), ("missing", "a"), ("a", "missing", "b"), ("b", "missing", "a")])
+def test_json_top_level_is_the_last_readable_file(tmp_path, order):
+    paths = {"a": str(LOGS / "case-029.log"), "b": str(LOGS / "case-010.log"), "missing": str(tmp_path / "missing.log")}
+    r = _cli(*[paths[x] for x in order], "--json")
+    assert r.exit_code == 2
+    doc = json.loads(r.stdout)
+    last = [x for x in order if x != "missing"][-1]
+    assert doc["path"] == paths[last], doc["path"]
+    mine = next(f for f in doc["files"] if f["path"] == paths[last])
+    assert doc["diagnosis"] == mine["diagnosis"] and [f["path"] for f in doc["files"]] == [paths[x] for x in order
+                                                                                           if x != "missing"] + \
+        [paths["missing"]]
+
+
+def test_json_with_no_readable_file_is_still_a_document(tmp_path):
+    r = _cli(str(tmp_path / "one.log"), str(tmp_path / "two.log"), "--json")
+    assert r.exit_code == 2
+    doc = json.loads(r.stdout)
+    assert [f["path"] for f in doc["files"]] == [str(tmp_path / "one.log"), str(tmp_path / "two.log")]
+    assert all("error" in f for f in doc["files"]) and "diagnosis" not in doc

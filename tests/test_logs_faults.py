@@ -454,7 +454,9 @@ def test_no_advice_already_in_use():
     assert run.kind == "WEIGHTS"
     assert not any(a["setting"] == "quantization" for a in run.advice), run.advice  # already 4-bit (AWQ)
     off = [a for a in run.advice if a["setting"] == "cpu_offload"]
-    assert off and off[0]["value"] > 10 and off[0]["current"] == 10
+    # up from the 10 GiB in use; by how much, the log does not show (no GPU memory, no weights): no size made up
+    assert off and off[0]["current"] == 10 and off[0]["direction"] == "up"
+    assert off[0]["value"] is None and "--cpu-offload-gb higher than 10" in off[0]["flags"], off
 
 
 def test_no_8bit_cache_advice_to_an_8bit_cache():
@@ -520,7 +522,8 @@ def test_defaults_are_used_only_when_the_full_arguments_are_printed():
     assert [a for a in run_of(diag(newer)).advice if a["setting"] == "memory_fraction"][0]["current"] == 0.92
     bare = "\n".join(line for line in textwrap.dedent(printed).splitlines() if "non-default" not in line)
     util = [a for a in run_of(diag(bare)).advice if a["setting"] == "memory_fraction"][0]
-    assert util["value"] is None and "lower value than now" in util["flags"]
+    assert util["value"] is None and "--gpu-memory-utilization X" in util["flags"]
+    assert "X: below your current value" in util["why"], util
 
 
 # --- 8. figures ------------------------------------------------------------------------------------------------
@@ -708,7 +711,8 @@ def test_more_gpus_from_the_tensor_parallel_size_never_from_worker_ranks():
         (VllmWorker rank=3 pid=504) ERROR 08-01 10:00:10 [worker.py:100] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.
     """
     tp = [a for a in run_of(diag(oom)).advice if a["setting"] == "tensor_parallel_size"][0]
-    assert tp["value"] is None and "higher value than now" in tp["flags"]
+    assert tp["value"] is None and "--tensor-parallel-size N" in tp["flags"]
+    assert "N: above your current value" in tp["why"], tp
     args = "        INFO 08-01 10:00:00 [utils.py:326] non-default args: {'model': 'm', 'tensor_parallel_size': 4}\n"
     tp = [a for a in run_of(diag(args + oom)).advice if a["setting"] == "tensor_parallel_size"][0]
     assert tp["value"] == 8 and tp["current"] == 4
@@ -1785,9 +1789,18 @@ def test_processes_several_ranks_list_are_named_once_and_may_be_its_own():
      ["--max-num-batched-tokens"], ["--enable-chunked-prefill"]),
 ])
 def test_vllm_advice_uses_the_flags_of_the_release_in_the_log(banner, has, lacks):
+    # each engine's own KV check: V0's `raise_if_cache_size_invalid` (worker.py), V1's `check_enough_kv_cache_memory`
+    v1 = "(APIServer" in banner
+    error = ("ValueError: To serve at least one request with the models's max seq len (4096), (0.50 GiB KV cache is "
+             "needed, which is larger than the available KV cache memory (0.45 GiB). Based on the available memory, "
+             "the estimated maximum model length is 3664. Try increasing `gpu_memory_utilization` or decreasing "
+             "`max_model_len` when initializing the engine." if v1 else
+             "ValueError: The model's max seq len (4096) is larger than the maximum number of tokens that can be "
+             "stored in KV cache (3664). Try increasing gpu_memory_utilization or decreasing max_model_len when "
+             "initializing the engine.")
     run = run_of(diag(f"""
         {banner}
-        ValueError: The model's max seq len (4096) is larger than the maximum number of tokens that can be stored in KV cache (3664). Try increasing gpu_memory_utilization or decreasing max_model_len when initializing the engine.
+        {error}
     """))
     said = flags(run) + " "
     assert run.kind == "KV_CAPACITY"
@@ -3189,3 +3202,430 @@ def test_a_pane_padding_every_line_to_one_width_is_not_a_wrapped_log():
              "ERROR 09-27 06:46:46 engine.py:157] Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions."]
     box = "".join(f"│ {line:<120} │\n" for line in inner)
     assert wrap_width(box.encode()) is None
+
+
+# --- round 20 (a new user's review): an error line whose own words stop before they name the cause is never read as
+# a cause that is not memory, however the log was cut (`head -c` partway into the line, `cut -c` on every line, a line
+# over 16 KiB cut by the reader); each engine's memory sentences as its source formats them ------------------------
+
+# (prefix of the log's own, the line before the error, the error as the engine writes it whole)
+CUT_SENTENCES = {
+    # vLLM V1 0.8-0.10 (v1/core/kv_cache_utils.py check_enough_kv_cache_memory)
+    "vllm-v1-kv-check": (
+        "(EngineCore_0 pid=12400) ERROR 08-12 10:02:00 [core.py:700] ",
+        "(EngineCore_0 pid=12400) INFO 08-12 10:02:00 [gpu_worker.py:276] Available KV cache memory: 4.98 GiB",
+        "ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is "
+        "needed, which is larger than the available KV cache memory (4.98 GiB). Based on the available memory, the "
+        "estimated maximum model length is 40784. Try increasing `gpu_memory_utilization` or decreasing "
+        "`max_model_len` when initializing the engine."),
+    # vLLM V1 from 0.11 (format_gib, and a link to the docs at the end)
+    "vllm-v1-kv-check-0.11": (
+        "(EngineCore_DP0 pid=77) ERROR 11-02 09:00:01 [core.py:843] ",
+        "(EngineCore_DP0 pid=77) INFO 11-02 09:00:01 [gpu_worker.py:298] Available KV cache memory: 2.1 GiB",
+        "ValueError: To serve at least one request with the models's max seq len (262144), (24.0 GiB KV cache is "
+        "needed, which is larger than the available KV cache memory (2.1 GiB). Based on the available memory, the "
+        "estimated maximum model length is 22912. Try increasing `gpu_memory_utilization` or decreasing "
+        "`max_model_len` when initializing the engine. See https://docs.vllm.ai/en/latest/configuration/"
+        "conserving_memory/ for more details."),
+    # vLLM V0 (worker/worker.py raise_if_cache_size_invalid)
+    "vllm-v0-kv-check": (
+        "ERROR 06-11 23:06:43 engine.py:366] ",
+        "INFO 06-11 23:06:42 gpu_executor.py:83] # GPU blocks: 1478, # CPU blocks: 2048",
+        "ValueError: The model's max seq len (29000) is larger than the maximum number of tokens that can be stored "
+        "in KV cache (23648). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+        "initializing the engine."),
+    # TensorRT-LLM's PyTorch backend (_torch/pyexecutor/py_executor_creator.py, _ExecutorMemoryMonitor)
+    "trtllm-executor": (
+        "[12/20/2025-04:21:40] [TRT-LLM] [E] ",
+        "[12/20/2025-04:21:30] [TRT-LLM] [I] Use 46.47 GB for model weights.",
+        "RuntimeError: Executor creation failed due to insufficient GPU memory."),
+    # Ollama's client, as a user pastes it (server/routes.go)
+    "ollama-system-memory": (
+        "",
+        'time=2025-05-01T10:01:00.000Z level=INFO source=server.go:405 msg="starting llama server" cmd="/usr/bin/ollama runner"',
+        "Error: model requires more system memory (12.3 GiB) than is available (8.1 GiB)"),
+}
+
+
+def _cut_at(name: str, k: int, after: bool) -> str:
+    prefix, before, error = CUT_SENTENCES[name]
+    text = before + "\n" + prefix + error[:k]
+    if after:  # `cut -c`: every line cut to one width, the lines after the error still there
+        text += "\n" + (prefix or "") + "Process EngineCore_0:"
+    return text
+
+
+@pytest.mark.parametrize("after", [False, True], ids=["head-c", "cut-c"])
+@pytest.mark.parametrize("name", sorted(CUT_SENTENCES))
+def test_an_error_line_cut_before_its_cause_is_never_a_cause_that_is_not_memory(name, after):
+    error = CUT_SENTENCES[name][2]
+    label = error.index(": ") + 2
+    for k in range(label + 1, len(error)):
+        text = _cut_at(name, k, after)
+        # (every cut by reading every line; every tenth also by the block prefilter, which must agree)
+        run = run_of(diag(text) if k % 10 == 0 else diagnose(numbered(text.splitlines())))
+        assert run.kind != "NOT_OOM", (k, error[:k], run.kind, run.code)
+        if run.kind == "UNDETERMINED" and run.code.startswith("failure"):
+            assert run.code == "failure-cause-not-shown", (k, error[:k], run.code)
+    whole = run_of(diag(_cut_at(name, len(error), after)))  # the whole sentence: memory, in the engine's words
+    assert whole.oom is True and (whole.kind in OOM or whole.code == "oom-phase-not-shown"), whole
+
+
+@pytest.mark.parametrize("pad", [16_300, 40_000])
+@pytest.mark.parametrize("line,kind", [
+    # vLLM V1: the process tag and level in front, the failure words past the first 16 KiB
+    ("(EngineCore_0 pid=12400) ERROR 08-12 10:02:00 [core.py:700] {pad} ValueError: To serve at least one request "
+     "with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV "
+     "cache memory (4.98 GiB). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+     "initializing the engine.", "KV_CAPACITY"),
+    # SGLang: a rank's prefix, the scheduler's verdict at the end
+    ("[2025-06-01 10:00:06 TP0] {pad} RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.",
+     "KV_CAPACITY"),
+    # an early 'error' in the text (a logged value), the out-of-memory words past 16 KiB of it
+    ("(EngineCore_0 pid=1) ERROR 08-12 10:02:00 [core.py:700] error_budget=0 {pad} torch.OutOfMemoryError: CUDA out "
+     "of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.55 GiB of which 1.10 GiB is free.",
+     "UNDETERMINED"),
+])
+def test_a_line_over_16_kib_keeps_its_failure_words(line, kind, pad):
+    run = run_of(diag("(EngineCore_0 pid=1) INFO 08-12 10:01:41 [gpu_model_runner.py:2007] Model loading took 14.99 "
+                      "GiB and 15.0 seconds\n" + line.replace("{pad}", "x" * pad)))
+    assert run.kind == kind and run.kind != "NOT_OOM", run
+    if kind == "UNDETERMINED":
+        assert run.oom is True, run  # memory ran out; only the phase is not shown
+
+
+# --- round 20: the phases left after a milestone follow the engine's own order of steps; a step's line printed before
+# a later milestone is a step done, not the step under way -----------------------------------------------------------
+
+AFTER_A_MILESTONE = {
+    # vLLM V1 0.10: torch.compile runs in the profiling pass, before "Available KV cache memory"; the KV-capacity check
+    # (check_enough_kv_cache_memory) and the pool's allocation come after that line, graph capture after them
+    "vllm-v1-after-available-kv": ("""
+        (EngineCore_0 pid=12400) INFO 08-12 10:01:41 [gpu_model_runner.py:2007] Model loading took 14.9889 GiB and 15.012345 seconds
+        (EngineCore_0 pid=12400) INFO 08-12 10:01:50 [backends.py:548] Using cache directory: /root/.cache/vllm/torch_compile_cache/abc/rank_0_0/backbone for vLLM's torch.compile
+        (EngineCore_0 pid=12400) INFO 08-12 10:01:58 [monitor.py:34] torch.compile takes 12.3 s in total
+        (EngineCore_0 pid=12400) INFO 08-12 10:02:00 [gpu_worker.py:276] Available KV cache memory: 4.98 GiB
+        (EngineCore_0 pid=12400) ERROR 08-12 10:02:00 [core.py:700] EngineCore failed to start.
+    """, {"KV_CAPACITY", "WARMUP"}),
+    # vLLM V0 0.6: the memory profile's results, then "# GPU blocks" (determine_num_available_blocks), then
+    # initialize_cache (the KV check, the allocation) and graph capture; V0's front end only says its engine died
+    "vllm-v0-after-gpu-blocks": ("""
+        INFO 10-20 10:00:00 llm_engine.py:237] Initializing an LLM engine (v0.6.3.post1) with config: model='m', max_seq_len=32768
+        INFO 10-20 10:00:30 model_runner.py:1067] Loading model weights took 14.9888 GB
+        INFO 10-20 10:00:33 worker.py:262] Memory profiling results: duration=2.31 seconds, total_gpu_memory=23.65GiB, initial_memory_usage=15.4GiB, peak_torch_memory=16.9GiB, memory_usage_post_profile=15.6GiB, non_torch_memory=0.5GiB, kv_cache_size=3.8GiB, gpu_memory_utilization=0.90
+        INFO 10-20 10:00:33 gpu_executor.py:122] # GPU blocks: 1945, # CPU blocks: 2048
+        INFO 10-20 10:00:33 gpu_executor.py:126] Maximum concurrency for 32768 tokens per request: 1.90x
+        ERROR 10-20 10:00:34 engine.py:160] RuntimeError: Engine process failed to start. See stack trace for the root cause.
+    """, {"KV_CAPACITY", "WARMUP"}),
+    # SGLang: the capture's begin line, then its end: after it come the server's warm-up request and serving
+    "sglang-after-capture-end": ("""
+        [2025-06-01 10:00:05 TP0] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=20.11 GB, mem usage=14.50 GB.
+        [2025-06-01 10:00:06 TP0] KV Cache is allocated. #tokens: 102155, K size: 2.48 GB, V size: 2.48 GB
+        [2025-06-01 10:00:06 TP0] Memory pool end. avail mem=10.20 GB
+        [2025-06-01 10:00:07 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=9.88 GB
+        [2025-06-01 10:00:19 TP0] Capture cuda graph end. Time elapsed: 12.31 s. mem usage=1.21 GB. avail mem=8.67 GB.
+        [2025-06-01 10:00:20 TP0] Scheduler hit an exception: Traceback (most recent call last):
+    """, {"WARMUP", "RUNTIME"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AFTER_A_MILESTONE))
+def test_the_phases_after_a_milestone_follow_the_engines_order(name):
+    text, left = AFTER_A_MILESTONE[name]
+    run = run_of(diag(text))
+    assert run.kind == "UNDETERMINED" and run.code == "failure-cause-not-shown", run
+    assert set(run.candidates) == left, (run.candidates, run.phase_source)
+
+
+# --- round 20: advice flags that can be pasted; vLLM V1 always chunks its prefill -------------------------------------
+
+@pytest.mark.parametrize("text,engine,flag", [
+    # vLLM: the profiling pass failed and the log does not show the tokens per step
+    ("""
+     (EngineCore_0 pid=9) INFO 09-05 10:00:20 [gpu_model_runner.py:1843] Model loading took 14.2 GiB and 8.0 seconds
+     (EngineCore_0 pid=9) ERROR 09-05 10:00:25 [core.py:700]   File "/v/vllm/v1/worker/gpu_model_runner.py", line 2400, in profile_run
+     (EngineCore_0 pid=9) ERROR 09-05 10:00:25 [core.py:700] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 9.28 GiB.
+     """, "vllm", "--max-num-batched-tokens N"),
+    # SGLang: graph capture failed, the graphs' largest batch not shown
+    ("""
+     [2025-06-01 10:00:12 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=3.10 GB
+     [2025-06-01 10:00:20 TP0] Capture cuda graph failed: CUDA out of memory. Tried to allocate 512.00 MiB.
+     """, "sglang", "--cuda-graph-max-bs N"),
+    # TensorRT-LLM: a warm-up component could not be created, the token budget not shown
+    ("""
+     RuntimeError: Executor creation failed due to insufficient GPU memory.
+     The following component could not be created: Additional executor resources
+     """, "tensorrt-llm", "--max_num_tokens N"),
+])
+def test_a_flag_whose_value_is_not_shown_is_written_with_a_placeholder(text, engine, flag):
+    rep = diag(text)
+    run = run_of(rep)
+    assert rep.engine == engine, rep.engine
+    step = next(a for a in run.advice if flag.split()[0] in a["flags"])
+    assert flag in step["flags"] and "than now" not in step["flags"], step
+    assert ("below" if step["direction"] == "down" else "above") + " your current value" in step["why"], step
+
+
+_V1_KV = """
+    (APIServer pid=1) INFO 08-12 10:01:05 [api_server.py:1805] vLLM API server version {version}
+    (EngineCore_0 pid=9) INFO 08-12 10:01:41 [gpu_model_runner.py:2007] Model loading took 14.9889 GiB and 15.0 seconds
+    (EngineCore_0 pid=9) ERROR 08-12 10:02:00 [core.py:700] ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (4.98 GiB). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+"""
+_V0_KV = """
+    INFO 10-20 10:00:00 llm_engine.py:237] Initializing an LLM engine (v{version}) with config: model='m', max_seq_len=32768
+    INFO 10-20 10:00:30 model_runner.py:1067] Loading model weights took 14.9888 GB
+    {extra}
+    ERROR 10-20 10:00:34 engine.py:160] ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (23648). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+"""
+
+
+@pytest.mark.parametrize("text,chunk_flag", [
+    (_V1_KV.format(version="0.10.1.1"), False),  # V1: chunked prefill is always on
+    (_V1_KV.format(version="0.8.5"), False),
+    (_V1_KV.replace("    (APIServer pid=1) INFO 08-12 10:01:05 [api_server.py:1805] vLLM API server version {version}\n",
+                    ""), False),  # no version: V1's own lines
+    (_V0_KV.format(version="0.6.3.post1", extra=""), True),  # V0: off unless turned on
+    (_V0_KV.format(version="0.5.4", extra=""), True),
+    # V0 that turned it on by itself (max_model_len > 32K) and says so
+    (_V0_KV.format(version="0.6.3.post1", extra="INFO 10-20 10:00:01 config.py:1020] Chunked prefill is enabled with "
+                   "max_num_batched_tokens=512."), False),
+])
+def test_chunked_prefill_is_offered_only_where_it_is_off(text, chunk_flag):
+    run = run_of(diag(text))
+    assert run.kind == "KV_CAPACITY", run
+    said = flags(run)
+    assert ("--enable-chunked-prefill" in said) == chunk_flag, said
+    assert "--max-num-batched-tokens" in said, said
+
+
+# --- round 20: advice sizes come from the memory the log (or --model) shows: the GPUs the weights need, the offload
+# that holds the rest, a fraction only where it closes the pool's shortfall --------------------------------------------
+
+GIB = 2**30
+_WEIGHTS_OOM = {
+    # vLLM V1 0.10: loading a 72B model on one 24 GB GPU (PyTorch's total capacity: 23.55 GiB); its full arguments printed
+    "vllm": ("""
+        INFO 08-12 10:01:05 [api_server.py:1805] vLLM API server version 0.10.1.1
+        INFO 08-12 10:01:05 [utils.py:326] non-default args: {'model': 'Qwen/Qwen2.5-72B-Instruct', 'max_model_len': 8192}
+        ERROR 08-12 10:01:40 [core.py:700]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py", line 213, in load_model
+        ERROR 08-12 10:01:40 [core.py:700] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 270.00 MiB. GPU 0 has a total capacity of 23.55 GiB of which 98.81 MiB is free. Including non-PyTorch memory, this process has 23.43 GiB memory in use. Of the allocated memory 22.98 GiB is allocated by PyTorch, and 16.52 MiB is reserved by PyTorch but unallocated.
+    """, "--tensor-parallel-size", "--cpu-offload-gb"),
+    # SGLang: the same model, its server_args with tp_size 1 and its fraction
+    "sglang": ("""
+        [2025-06-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen2.5-72B-Instruct', tp_size=1, mem_fraction_static=0.88, cpu_offload_gb=0)
+        [2025-06-01 10:00:30 TP0] Scheduler hit an exception: Traceback (most recent call last):
+          File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 300, in load_model
+            self.model = get_model(
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 260.00 MiB. GPU 0 has a total capacity of 23.55 GiB of which 90.00 MiB is free. Of the allocated memory 22.90 GiB is allocated by PyTorch, and 20.00 MiB is reserved by PyTorch but unallocated.
+    """, "--tp-size", "--cpu-offload-gb"),
+    # TGI: its shard loading the weights (no CPU offload in TGI)
+    "tgi": ("""
+        2024-05-01T10:00:00.000000Z  INFO text_generation_launcher: Args { model_id: "Qwen/Qwen2.5-72B-Instruct", num_shard: Some(1), cuda_memory_fraction: 1.0 }
+        2024-05-01T10:00:30.000000Z ERROR text_generation_launcher: Error when initializing model
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 260.00 MiB. GPU 0 has a total capacity of 23.55 GiB of which 90.00 MiB is free. Of the allocated memory 22.90 GiB is allocated by PyTorch, and 20.00 MiB is reserved by PyTorch but unallocated.
+    """, "--num-shard", None),
+    # TensorRT-LLM's PyTorch backend: its fraction is the KV cache's share of what the weights leave, not of the GPU
+    "tensorrt-llm": ("""
+        trtllm-serve /models/Qwen2.5-72B-Instruct --backend pytorch --tp_size 1 --kv_cache_free_gpu_memory_fraction 0.5
+        [TRT-LLM] [RANK 0] [E] Error executing load_single_module with args ('model.layers.9.mlp.gate_up_proj', Linear()): CUDA out of memory. Tried to allocate 40.00 MiB. GPU 0 has a total capacity of 23.55 GiB of which 20.62 MiB is free. Of the allocated memory 22.90 GiB is allocated by PyTorch
+    """, "--tp_size", None),
+}
+_72B = (int(135.43 * GIB), (64, (8,)))  # Qwen2.5-72B's weights by the estimate, its attention and KV heads
+
+
+def _sized(text, model=True):
+    text = textwrap.dedent(text).strip("\n") + "\n"
+    w, heads = _72B if model else (None, None)
+    rep = diagnose(numbered(text.splitlines()), weights_bytes=w, heads=heads)
+    run = run_of(rep)
+    return run, {a["setting"]: a for a in run.advice if a["setting"]}
+
+
+@pytest.mark.parametrize("engine", sorted(_WEIGHTS_OOM))
+def test_gpus_and_offload_for_the_weights_come_from_their_size(engine):
+    text, tp_flag, offload_flag = _WEIGHTS_OOM[engine]
+    run, steps = _sized(text)
+    assert run.kind == "WEIGHTS", run
+    usable = 23.55 * GIB * 0.9  # each GPU's memory less a tenth for the KV cache and activations, at most
+    tp = steps["tensor_parallel_size"]
+    assert tp["flags"].startswith(tp_flag) and tp["value"] * usable >= 135.43 * GIB, tp  # enough GPUs to hold them
+    assert 64 % tp["value"] == 0 and (8 % tp["value"] == 0 or tp["value"] % 8 == 0), tp  # a size the heads allow
+    assert tp["value"] == 8, tp  # the least of those: 135.43 GiB over at most 23.55 x 0.9 x 0.9 GiB is 7.1
+    if offload_flag:
+        off = steps["cpu_offload"]
+        assert off["flags"].startswith(offload_flag) and off["value"] >= (135.43 - 23.55) and off["value"] < 136, off
+    quant = steps["quantization"]
+    assert "more GPUs" in quant["why"] or "more GPUs" in quant["change"], quant  # 4 bits alone do not fit 24 GB
+
+
+@pytest.mark.parametrize("engine", sorted(_WEIGHTS_OOM))
+def test_without_the_weights_size_more_gpus_is_a_least_count_and_offload_has_no_made_up_size(engine):
+    text, tp_flag, offload_flag = _WEIGHTS_OOM[engine]
+    run, steps = _sized(text, model=False)  # (TGI's log alone does not say the weights were loading: no steps then)
+    assert run.kind in ("WEIGHTS", "UNDETERMINED"), run
+    if "tensor_parallel_size" in steps or run.kind == "WEIGHTS":
+        tp = steps["tensor_parallel_size"]
+        assert "at least" in tp["why"] and "--model" in tp["why"], tp
+    if offload_flag and run.kind == "WEIGHTS":
+        off = steps["cpu_offload"]
+        assert off["value"] is None and f"{offload_flag} N" in off["flags"], off
+
+
+@pytest.mark.parametrize("text,fraction", [
+    # vLLM V1: 16.00 GiB needed, 4.98 available: no fraction up to 0.98 gives 11 GiB on this GPU
+    ("""
+     (APIServer pid=1) INFO 08-12 10:01:05 [utils.py:326] non-default args: {'model': 'meta-llama/Llama-3.1-8B-Instruct', 'max_model_len': 131072, 'gpu_memory_utilization': 0.9}
+     (EngineCore_0 pid=9) INFO 08-12 10:01:41 [gpu_model_runner.py:2007] Model loading took 14.9889 GiB and 15.0 seconds
+     (EngineCore_0 pid=9) INFO 08-12 10:02:00 [gpu_worker.py:276] Available KV cache memory: 4.98 GiB
+     (EngineCore_0 pid=9) ERROR 08-12 10:02:00 [core.py:700] ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (4.98 GiB). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+     """, None),
+    # the same with 5.50 GiB needed: half a GiB more does it
+    ("""
+     (APIServer pid=1) INFO 08-12 10:01:05 [utils.py:326] non-default args: {'model': 'meta-llama/Llama-3.1-8B-Instruct', 'max_model_len': 45000, 'gpu_memory_utilization': 0.9}
+     (EngineCore_0 pid=9) INFO 08-12 10:01:41 [gpu_model_runner.py:2007] Model loading took 14.9889 GiB and 15.0 seconds
+     (EngineCore_0 pid=9) INFO 08-12 10:02:00 [gpu_worker.py:276] Available KV cache memory: 4.98 GiB
+     (EngineCore_0 pid=9) ERROR 08-12 10:02:00 [core.py:700] ValueError: To serve at least one request with the models's max seq len (45000), (5.50 GiB KV cache is needed, which is larger than the available KV cache memory (4.98 GiB). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+     """, 0.95),
+    # vLLM V0: the pool holds 23,648 tokens of 131,072 (13 GiB short on a 23.58 GiB GPU)
+    ("""
+     INFO 06-11 23:06:40 model_runner.py:160] Loading model weights took 14.9888 GB
+     INFO 06-11 23:06:41 worker.py:262] Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB peak_torch_memory=17.98GiB memory_usage_post_profile=15.35GiB non_torch_memory=0.35GiB kv_cache_size=2.89GiB gpu_memory_utilization=0.90
+     INFO 06-11 23:06:42 gpu_executor.py:83] # GPU blocks: 1478, # CPU blocks: 2048
+     ERROR 06-11 23:06:43 engine.py:366] ValueError: The model's max seq len (131072) is larger than the maximum number of tokens that can be stored in KV cache (23648). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+     """, None),
+])
+def test_a_fraction_step_is_offered_only_where_it_closes_the_pools_shortfall(text, fraction):
+    run = run_of(diag(text))
+    assert run.kind == "KV_CAPACITY", run
+    steps = [a for a in run.advice if a["setting"] == "memory_fraction"]
+    if fraction is None:
+        assert not steps, steps
+        assert run.advice[0]["setting"] == "max_model_len", run.advice  # a shorter context still closes it
+    else:
+        assert steps and steps[0]["value"] >= fraction, steps
+
+
+def test_logs_with_model_sizes_the_advice_from_its_weights_and_says_so(tmp_path):
+    import json
+
+    from clirun import CliRunner
+
+    from vramdoctor.cli import run as app
+    p = tmp_path / "vllm-72b.log"
+    p.write_text(textwrap.dedent(_WEIGHTS_OOM["vllm"][0]).strip("\n") + "\n")
+    r = CliRunner().invoke(app, ["logs", str(p), "--model", "Qwen/Qwen2.5-72B-Instruct", "--json"])
+    assert r.exit_code == 0, r.output
+    run = json.loads(r.stdout)["runs"][0]
+    steps = {a["setting"]: a for a in run["advice"] if a["setting"]}
+    assert steps["tensor_parallel_size"]["value"] == 8 and steps["cpu_offload"]["value"] >= 112, steps
+    assert any("no weights" in note and "135.4" in note for note in run["model_check"]), run["model_check"]
+
+
+# --- round 20: advice moves from the value the user set, not the engine's padded figure for it ----------------------
+
+_KOBOLD = """
+    Welcome to KoboldCpp - Version 1.80
+    Namespace(model_param='/models/Mistral-Nemo-Instruct-2407-Q6_K.gguf', contextsize=65536, blasbatchsize=512, gpulayers=99, threads=8, usecublas=['normal'], flashattention=False, quantkv=0)
+    {free}
+    llm_load_tensors: offloaded 41/41 layers to GPU
+    llm_load_tensors:        CUDA0 buffer size =  9510.33 MiB
+    llama_new_context_with_model: n_ctx      = 65632
+    ggml_backend_cuda_buffer_type_alloc_buffer: allocating 10255.00 MiB on device 0: cudaMalloc failed: out of memory
+    llama_kv_cache_init: failed to allocate buffer for kv cache
+    gpttype_load_model: error: failed to load model '/models/Mistral-Nemo-Instruct-2407-Q6_K.gguf'
+"""
+
+
+@pytest.mark.parametrize("text,engine,flag,user", [
+    # KoboldCpp pads --contextsize (65,536 -> n_ctx 65,632); the free memory not shown
+    (_KOBOLD.replace("{free}", ""), "koboldcpp", "--contextsize lower than 65,536", 65536),
+    # the same with the GPU's free memory: a size, below the user's 65,536
+    (_KOBOLD.replace("{free}", "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4090) "
+                               "(0000:01:00.0) - 16000 MiB free"), "koboldcpp", "--contextsize ", 65536),
+    # llama-server's -c 5000, padded by llama.cpp to n_ctx 5120
+    ("""
+     $ llama-server -m /models/qwen2.5-32b-instruct-q4_k_m.gguf -c 5000 -ngl 99
+     load_tensors:        CUDA0 model buffer size = 18926.01 MiB
+     llama_context: n_ctx         = 5120
+     ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1280.00 MiB on device 0: cudaMalloc failed: out of memory
+     llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache
+     """, "llamacpp", "-c lower than 5,000", 5000),
+])
+def test_advice_moves_from_the_value_the_user_set(text, engine, flag, user):
+    rep = diag(text)
+    run = run_of(rep)
+    assert rep.engine == engine and run.kind == "KV_CAPACITY", run
+    ctx = next(a for a in run.advice if a["setting"] == "max_model_len")
+    assert ctx["current"] == user and flag in ctx["flags"], ctx
+    if ctx["value"] is not None:
+        assert ctx["value"] < user, ctx
+
+
+# --- round 20: a paste whose lines are out of order (shuffled, reversed): its runs are pieces of one start-up; the
+# failure an engine's own words state decides, with a note -----------------------------------------------------------
+
+_V1_WHOLE = """
+INFO 08-12 10:01:02 [__init__.py:241] Automatically detected platform cuda.
+(APIServer pid=12345) INFO 08-12 10:01:05 [api_server.py:1805] vLLM API server version 0.10.1.1
+(APIServer pid=12345) INFO 08-12 10:01:05 [utils.py:326] non-default args: {'model': 'meta-llama/Llama-3.1-8B-Instruct', 'max_model_len': 131072, 'gpu_memory_utilization': 0.9}
+(APIServer pid=12345) INFO 08-12 10:01:12 [__init__.py:1750] Using max model len 131072
+(EngineCore_0 pid=12400) INFO 08-12 10:01:20 [core.py:74] Initializing a V1 LLM engine (v0.10.1.1) with config: model='meta-llama/Llama-3.1-8B-Instruct', max_seq_len=131072, tensor_parallel_size=1, kv_cache_dtype=auto
+(EngineCore_0 pid=12400) INFO 08-12 10:01:25 [gpu_model_runner.py:1953] Starting to load model meta-llama/Llama-3.1-8B-Instruct...
+(EngineCore_0 pid=12400) INFO 08-12 10:01:40 [default_loader.py:262] Loading weights took 14.21 seconds
+(EngineCore_0 pid=12400) INFO 08-12 10:01:41 [gpu_model_runner.py:2007] Model loading took 14.9889 GiB and 15.012345 seconds
+(EngineCore_0 pid=12400) INFO 08-12 10:01:58 [monitor.py:34] torch.compile takes 12.3 s in total
+(EngineCore_0 pid=12400) INFO 08-12 10:02:00 [gpu_worker.py:276] Available KV cache memory: 4.98 GiB
+(EngineCore_0 pid=12400) ERROR 08-12 10:02:00 [core.py:700] EngineCore failed to start.
+(EngineCore_0 pid=12400) ERROR 08-12 10:02:00 [core.py:700] Traceback (most recent call last):
+(EngineCore_0 pid=12400) ERROR 08-12 10:02:00 [core.py:700]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 89, in __init__
+(EngineCore_0 pid=12400) ERROR 08-12 10:02:00 [core.py:700]     self._initialize_kv_caches(vllm_config)
+(EngineCore_0 pid=12400) ERROR 08-12 10:02:00 [core.py:700]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/core/kv_cache_utils.py", line 691, in check_enough_kv_cache_memory
+(EngineCore_0 pid=12400) ERROR 08-12 10:02:00 [core.py:700]     raise ValueError(
+(EngineCore_0 pid=12400) ERROR 08-12 10:02:00 [core.py:700] ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (4.98 GiB). Based on the available memory, the estimated maximum model length is 40784. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+(EngineCore_0 pid=12400) Process EngineCore_0:
+(APIServer pid=12345) ERROR 08-12 10:02:01 [core_client.py:100] RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}
+"""
+_SGLANG_WHOLE = """
+[2025-06-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen2.5-32B-Instruct', mem_fraction_static=0.6, tp_size=1)
+[2025-06-01 10:00:02 TP0] Init torch distributed begin.
+[2025-06-01 10:00:04 TP0] Load weight begin. avail mem=78.50 GB
+[2025-06-01 10:00:40 TP0] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=17.20 GB, mem usage=61.30 GB.
+[2025-06-01 10:00:41 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 900, in init_memory_pool
+    raise RuntimeError(
+[2025-06-01 10:00:41 TP0] RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.
+[2025-06-01 10:00:42] Received sigquit from a child process. It usually means the child failed.
+"""
+
+
+def _shuffled(text: str, seed: int | None) -> str:
+    import random
+
+    lines = textwrap.dedent(text).strip("\n").splitlines()
+    if seed is None:
+        lines.reverse()  # (`tac`)
+    else:
+        random.Random(seed).shuffle(lines)
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("whole,kind", [(_V1_WHOLE, "KV_CAPACITY"), (_SGLANG_WHOLE, "KV_CAPACITY")], ids=["vllm", "sglang"])
+@pytest.mark.parametrize("seed", [None, 1, 2, 3, 4, 5])
+def test_a_paste_out_of_order_is_decided_by_the_failure_its_engine_states(whole, kind, seed):
+    rep = diag(_shuffled(whole, seed))
+    assert rep.diagnosis["kind"] == kind, [(r.kind, r.code) for r in rep.runs]
+    assert any("out of order" in note for note in rep.notes), rep.notes
+
+
+def test_lines_a_little_out_of_order_between_processes_are_in_order():
+    """Two processes writing one log interleave within a second or two: that is not a paste out of order."""
+    rep = diag("""
+        (APIServer pid=1) INFO 08-12 10:01:05 [api_server.py:1805] vLLM API server version 0.10.1.1
+        (EngineCore_0 pid=9) INFO 08-12 10:01:41 [gpu_model_runner.py:2007] Model loading took 14.9889 GiB and 15.0 seconds
+        (APIServer pid=1) INFO 08-12 10:01:40 [launcher.py:1] waiting for the engine
+        (EngineCore_0 pid=9) INFO 08-12 10:02:00 [gpu_worker.py:276] Available KV cache memory: 4.98 GiB
+        (APIServer pid=1) INFO 08-12 10:01:59 [launcher.py:1] waiting for the engine
+        (EngineCore_0 pid=9) INFO 08-12 10:02:03 [kv_cache_utils.py:849] GPU KV cache size: 93,872 tokens
+        (APIServer pid=1) INFO 08-12 10:02:02 [launcher.py:1] waiting for the engine
+    """)
+    assert not any("out of order" in note for note in rep.notes), rep.notes

@@ -189,3 +189,20 @@ def test_a_log_hard_wrapped_at_a_console_width_reads_the_same(tmp_path, name, wi
     whole = REPORTS[name].diagnosis
     wrapped = diagnose(read_blocks(str(path)))
     assert (wrapped.diagnosis["kind"], wrapped.diagnosis["code"]) == (whole["kind"], whole["code"]), name
+
+
+_PLACEHOLDER = re.compile(r"(?<![\w-])[NXVM](?![\w-])")
+_WORDS_IN_FLAGS = re.compile(r"value than now|\ba (?:lower|higher) value\b")
+
+
+@pytest.mark.parametrize("name", sorted(TEXTS))
+def test_a_flag_whose_value_the_log_does_not_show_has_a_placeholder(name):
+    """Flags can be pasted: where neither the value to set nor the one in use is shown, the flag holds a placeholder
+    (`--max-num-batched-tokens N`) and `why` says which way it goes from the user's value."""
+    for run in REPORTS[name].runs:
+        for a in run.advice:
+            assert not _WORDS_IN_FLAGS.search(a["flags"]), a
+            if a["value"] is None and a["current"] is None and a["direction"] in ("up", "down") \
+                    and _PLACEHOLDER.search(a["flags"]):
+                way = "below" if a["direction"] == "down" else "above"
+                assert f"{way} your current value" in a["why"], a

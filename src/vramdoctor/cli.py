@@ -202,13 +202,15 @@ def logs(paths: list[str], engine: Optional[str], json_out: bool, follow: bool, 
             from .engines import get as get_engine_named
 
             engine = get_engine_named(engine).name
-        check, weights = None, None
+        check, weights, heads = None, None, None
         if model:
             from .logs.check import model_checker
             from .sources import load_model
 
             spec = load_model(model, revision=revision)
             check, weights = model_checker(spec), spec.weights.total_bytes or None
+            kv = tuple(sorted({layer.num_kv_heads for layer in spec.layers if layer.kind in ("full", "sliding")}))
+            heads = (spec.num_attention_heads, kv) if spec.num_attention_heads and kv else None
         use_redact = redact if redact is not None else bool(output)
         fn = redact_fn if use_redact else None
         if output and any(_same_file(p, output) for p in paths):
@@ -230,7 +232,7 @@ def logs(paths: list[str], engine: Optional[str], json_out: bool, follow: bool, 
             warnings: list[str] = []
             try:
                 rep = diagnose(read_blocks(p, follow=follow, warnings=warnings), engine=engine, model_check=check,
-                               weights_bytes=weights)
+                               weights_bytes=weights, heads=heads)
             except KeyboardInterrupt:
                 raise SystemExit(130) from None
             except VramdoctorError as e:  # one unreadable file: say so, and still report the others
@@ -243,6 +245,8 @@ def logs(paths: list[str], engine: Optional[str], json_out: bool, follow: bool, 
                 continue
             reports.append((p, rep, warnings))
         if not reports:
+            if json_out and not output:  # (a JSON reader gets a document: each file with its error)
+                print(json.dumps({"files": [{"path": p, "error": e} for p, e in failed]}, indent=2))
             raise SystemExit(2)
         sink = open(output, "w", encoding="utf-8") if output else None  # noqa: SIM115
         from rich.console import Console

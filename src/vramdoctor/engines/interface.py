@@ -92,6 +92,11 @@ class LogWords:
     after_weights: the phases that can follow `weights_done` in this engine's start-up.
     quiet: the engine's start-up milestones are not printed at its default log level, so their absence
     says nothing about how far it got.
+    sentences: memory messages in full, as the engine's source formats them (`{}` where it puts a value without
+    spaces, `{*}` where it puts free text), for
+    those whose first words do not yet speak of memory ("To serve at least one request with the models's max seq
+    len (...), (... GiB KV cache is needed, ..."): a line that stops partway into one was cut before it named its
+    cause, and is never read as a cause that is not memory.
     """
 
     fingerprint: re.Pattern | None = None
@@ -102,6 +107,7 @@ class LogWords:
     figures: tuple[Figure, ...] = ()
     after_weights: tuple[str, ...] = ("KV",)
     quiet: bool = False
+    sentences: tuple[str, ...] = ()
 
 
 #: the settings advice moves, in vramdoctor's names; each engine spells the ones it has

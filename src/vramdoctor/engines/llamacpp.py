@@ -405,6 +405,10 @@ LOG = LogWords(
         # a pasted command line ("llama-server -m m.gguf -c 131072 -ctk q8_0 -ctv q8_0 -ngl 99 -ub 512")
         fig("kv_cache_dtype", r"(?:^|\s)(?:-ctk|--cache-type-k)(?:=|\s+)(\w+)", lambda m: m.group(1), flags=0),
         fig("n_ubatch", r"(?:-ub |--ubatch-size[= ])\s*(\d+)", count, flags=0),
+        # the context the user set on a pasted command line (llama.cpp pads it to its cells: -c 5000 prints n_ctx =
+        # 5120); "-c" only after the program's name ("-c" alone is too short a word to search a log for)
+        fig("max_model_len", r"(?:^|\s)--ctx-size(?:=|\s+)(\d+)\b", count, flags=0),
+        fig("max_model_len", r"\bllama-(?:server|cli)\b.*?\s-c(?:=|\s+)(\d+)\b", count, flags=0),
         fig("n_parallel", r"(?:--parallel|-np|n_seq_max\s*=)\s*(\d+)", count),
         fig("failed_alloc_bytes", r"allocating " + SIZE + r" on device \d+: cudaMalloc failed", mode="list"),
         # a buffer on a GPU (not host RAM), and that GPU's index

@@ -79,6 +79,8 @@ LOG = LogWords(
         # the day of its first slog line (the release in use is no newer)
         fig("_log_date", r"^time=(20\d\d-\d\d-\d\d)T\S* level=", lambda m: m.group(1), mode="first"),
     ),
+    # server/routes.go, as the client prints it ("Error: model requires more system memory ...")
+    sentences=("model requires more system memory ({} {}) than is available ({} {})",),
 )
 
 

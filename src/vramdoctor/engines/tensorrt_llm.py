@@ -105,6 +105,8 @@ LOG = LogWords(
         fig("max_num_batched_tokens", r"\bmaxNumTokens\s*[=:]\s*(\d+)", count),
         fig("max_num_batched_tokens", r"\bmax_num_tokens['\"]?\s*[=:]\s*(\d+)", count),
     ),
+    # _torch/pyexecutor/py_executor_creator.py (_ExecutorMemoryMonitor): its memory words come last
+    sentences=("Executor creation failed due to insufficient GPU memory.",),
 )
 
 ENGINE = Engine(

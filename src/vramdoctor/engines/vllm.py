@@ -289,14 +289,26 @@ def _defaults(version: str | None) -> dict:
     return d
 
 
+def _v1(n: dict, v: tuple[int, int, int] | None) -> bool:
+    """The log is V1's: its own lines (`Initializing a V1 LLM engine`, the engine core's process tag, "Model loading
+    took", "Available KV cache memory", "GPU KV cache size: N tokens", its KV-capacity check), else not V0's own
+    (`Initializing an LLM engine`, "Loading model weights took", "# GPU blocks: N, # CPU blocks", V0's KV check) and
+    a release from 0.8.0, or none printed (the newest's)."""
+    if n.get("_vllm_v1"):
+        return True
+    return not n.get("_vllm_v0") and (v is None or v >= V1)
+
+
 def _flags_for(flags: dict, n: dict) -> dict:
     """The flags of the release the log shows (vLLM's release notes and `engine/arg_utils.py` per tag):
     `--kv-cache-dtype` from 0.3.0 (fp8_e5m2 only; "fp8", e4m3, from 0.4.1), `--enable-chunked-prefill` from
     0.4.0 (before it `--max-num-batched-tokens` must cover `--max-model-len`), `--cpu-offload-gb` from
-    0.5.3, `--disable-custom-all-reduce` with the custom all-reduce in 0.3.0; from 0.8.0 the V1 engine, which always
-    chunks its prefill (`v1/core/sched/scheduler.py` schedules a step of max_num_batched_tokens), so no
-    `--enable-chunked-prefill` unless the log shows the V0 engine ("Initializing a V0 LLM engine")."""
+    0.5.3, `--disable-custom-all-reduce` with the custom all-reduce in 0.3.0. V1 (the default from 0.8.0, the
+    only engine from 0.11) always chunks its prefill, so its step is `--max-num-batched-tokens` alone, as it is
+    for a V0 log that says chunked prefill is on."""
     v = release(n.get("engine_version"))
+    if _v1(n, v) or n.get("_chunked_prefill_on"):
+        flags["max_num_batched_tokens"] = "--max-num-batched-tokens {n}"
     if v is None:
         return flags
     if v < (0, 4, 1):
@@ -307,8 +319,6 @@ def _flags_for(flags: dict, n: dict) -> dict:
     if v < (0, 4, 0):
         flags["max_num_batched_tokens"] = "--max-num-batched-tokens {n} (no chunked prefill before 0.4.0: it " \
                                           "must stay at least --max-model-len)"
-    if v >= V1 and not n.get("_v0_engine"):  # V1 always chunks its prefill: --enable-chunked-prefill changes nothing
-        flags["max_num_batched_tokens"] = "--max-num-batched-tokens {n}"
     if v < (0, 5, 3):
         flags.pop("cpu_offload", None)
     return flags
@@ -360,7 +370,9 @@ LOG = LogWords(
         msg(r"EngineCore hit an exception|Engine core initialization failed|Got fatal signal from worker|"
             r"Exception in worker|WorkerProc hit an exception|WorkerProc failed to start|Error in model execution|"
             r"EngineCore failed to start|EngineCore encountered (?:a fatal error|an issue)|Background loop has errored|"
-            r"EngineDeadError|AsyncEngineDeadError", "wrapper"),
+            r"EngineDeadError|AsyncEngineDeadError|"
+            # V0's front end (entrypoints/openai/api_server.py, 0.6-0.10): its engine process died, the cause above
+            r"Engine process failed to start", "wrapper"),
     ),
     frames={
         "KV": rx(r"initialize_kv_cache|_initialize_kv_caches|_allocate_kv_cache|kv_cache_utils|"
@@ -372,7 +384,7 @@ LOG = LogWords(
         # (the quantization methods' repacking after the weights are read: process_weights_after_loading,
         # gptq_marlin_repack, awq_marlin_repack)
         "WEIGHTS": rx(r"load_model|init_device\b|Starting to load model|Loading weights|create_weights|"
-                      r"process_weights_after_loading|\w+_marlin_repack|"
+                      r"process_weights_after_loading|\b\w+_marlin_repack|"
                       r"_initialize_model|initialize_model|get_model\(|model_loader"),
         "RUNTIME": rx(r"execute_model|_get_prompt_logprobs_dict|compute_logprobs|sampler\(|\.sample\(|step_async|"
                       r"_process_model_outputs|engine_step|start_worker_execution_loop|execute_model_spmd|"
@@ -450,10 +462,33 @@ LOG = LogWords(
         fig("engine_version", r"(?:vLLM (?:API )?server version|LLM engine \(v)\s*v?(\d+\.\d+[\w.+-]*)",
             lambda m: m.group(1)),
         fig("args_listing", r"(non-default args:|args: Namespace\()", lambda m: m.group(1).split(":")[0]),
-        # 0.8 - 0.10 fall back to the V0 engine for what V1 lacks, or with VLLM_USE_V1=0
-        fig("_v0_engine", r"Initializing an? V0 LLM engine|VLLM_USE_V1=0", lambda m: True),
+        # which engine printed the log: V1's own lines, V0's own lines (see _v1), and chunked prefill said to be on
+        fig("_vllm_v1", r"\bV1 LLM engine\b|\(EngineCore\w* pid=\d+\)|\bModel loading took\b|"
+            r"\bAvailable KV cache memory: |\bGPU KV cache size: [\d,]+ tokens|To serve at least one request with the "
+            r"model", lambda m: True, passive=True),
+        fig("_vllm_v0", r"Initializing an LLM engine \(v|\bLoading model weights took\b|# (?:GPU|cuda) blocks: [\d,]+, "
+            r"# CPU blocks|is larger than the maximum number of tokens that can be stored in KV cache",
+            lambda m: True, passive=True),
+        fig("_chunked_prefill_on", r"Chunked prefill is enabled with max_num_batched_tokens|"
+            r"enable[_-]chunked[_-]prefill['\"]?\s*[=:]\s*['\"]?True\b|--enable-chunked-prefill\b(?! false)",
+            lambda m: True),
     ),
     after_weights=("WARMUP", "KV"),  # the profiling pass runs before the pool is sized
+    sentences=(
+        # V1 0.8-0.10 (v1/core/kv_cache_utils.py check_enough_kv_cache_memory; estimated_msg is "" or "Based on the
+        # available memory, the estimated maximum model length is N.")
+        "To serve at least one request with the models's max seq len ({}), ({} GiB KV cache is needed, which is "
+        "larger than the available KV cache memory ({} GiB). {*} Try increasing `gpu_memory_utilization` or "
+        "decreasing `max_model_len` when initializing the engine.",
+        # V1 from 0.11 (format_gib, the estimate's own trailing space, a link)
+        "To serve at least one request with the models's max seq len ({}), ({} GiB KV cache is needed, which is "
+        "larger than the available KV cache memory ({} GiB). {*}Try increasing `gpu_memory_utilization` or "
+        "decreasing `max_model_len` when initializing the engine. See https://docs.vllm.ai/en/latest/"
+        "configuration/conserving_memory/ for more details.",
+        # V0 (worker/worker.py raise_if_cache_size_invalid; also V1's first gpu_worker.py, 0.7)
+        "The model's max seq len ({}) is larger than the maximum number of tokens that can be stored in KV cache "
+        "({}). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+    ),
 )
 
 

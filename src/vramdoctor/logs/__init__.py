@@ -152,9 +152,15 @@ def _same_error(pasted: RunFacts, startup: RunFacts) -> bool:
 UNFINISHED = ("log-ends-during-step", "log-cut-off")
 
 
-def decide(reports: list[RunReport]) -> RunReport | None:
+def decide(reports: list[RunReport], out_of_order: bool = False) -> RunReport | None:
     """The run whose verdict stands: the latest run with a finding, unless a later run got further (reached
-    serving) without one. A run that stopped short of serving does not clear an earlier failure."""
+    serving) without one. A run that stopped short of serving does not clear an earlier failure. In a log whose
+    lines are out of order the runs are pieces, with no latest: where the engine's own words state one kind of
+    failure (not inferred, not undetermined) in them, that piece decides."""
+    if out_of_order:
+        stated = [r for r in reports if r.kind not in ("NONE", "UNDETERMINED") and not r.inferred]
+        if stated and len({r.kind for r in stated}) == 1:
+            return stated[-1]
     for i, r in enumerate(reversed(reports)):
         echo = r.kind == "UNDETERMINED" and r.code == "failure-cause-not-shown" and not r.progress
         cut = r.code in UNFINISHED  # a run the log leaves unfinished clears nothing either
@@ -173,17 +179,24 @@ Source = Union[Blocks, Iterable[tuple[int, str]]]
 
 
 def diagnose(source: Source, *, engine: str | None = None, model_check=None,
-             weights_bytes: int | None = None) -> LogReport:
+             weights_bytes: int | None = None, heads: tuple[int, tuple[int, ...]] | None = None) -> LogReport:
     """Diagnose every run in `source` (a `reader.Blocks`, or (line number, text) pairs). engine: force an
     engine (its canonical name) instead of detecting it. model_check: optional callable(numbers, derived,
-    engine) -> list of notes (see `logs.check`). weights_bytes: the model's weights per GPU (from
-    `--model`'s estimate), held against the memory an out-of-memory error says was in use."""
+    engine) -> list of notes (see `logs.check`). weights_bytes: the model's weights in all (from `--model`'s
+    estimate), held per GPU against the memory an out-of-memory error says was in use, and the size advice gives
+    GPUs and offload from. heads: the model's attention heads and its KV heads per layer kind (the tensor-parallel
+    sizes it allows)."""
     runs = scan_blocks(source) if isinstance(source, Blocks) else scan(source)
     runs, notes = _attach_orphans(runs)
     if runs and runs[0].dropped_after:
         count, span = runs[0].dropped_after
         notes.append(f"{count:,} runs (lines {span[0]:,}-{span[1]:,}) were left out: the server restarted over and "
                      "over; the first and the latest runs are shown." if span else f"{count:,} runs were left out.")
+    shuffled = bool(runs and runs[0].out_of_order)
+    if shuffled:
+        notes.append(f"the log's times step back {runs[0].out_of_order} times: its lines are out of order (a shuffled, "
+                     "reversed or reassembled paste), so its runs are pieces of it and the steps before a failure may "
+                     "not be its own; paste the log in the order it was written (or sort it by time).")
     hits: dict[str, int] = {}
     for r in runs:
         for k, v in r.engine_hits.items():
@@ -207,6 +220,10 @@ def diagnose(source: Source, *, engine: str | None = None, model_check=None,
         block_tokens = next((e.kv_block_tokens for e in all_engines() if e.name == eng), None)
         derived = derive(numbers, d.kind, block_tokens)
         figures = {**numbers, **derived, "_progress": tuple(r.progress)}
+        if weights_bytes:
+            figures["_model_weights_bytes"] = weights_bytes
+        if heads:
+            figures["_model_heads"] = heads
         reports.append(RunReport(
             index=i, first_line=r.first_line, last_line=r.last_line, engine=eng, kind=d.kind, code=d.code,
             message=d.message, inferred=d.inferred, phase_source=d.phase_source,
@@ -216,7 +233,7 @@ def diagnose(source: Source, *, engine: str | None = None, model_check=None,
             missing=d.missing, progress=dict(r.progress),
             model_check=model_check(numbers, derived, eng) if model_check else [],
         ))
-    chosen = decide(reports)
+    chosen = decide(reports, shuffled)
     total = runs[-1].last_line if runs else 0
     diagnosis = ({"kind": chosen.kind, "code": chosen.code, "run": chosen.index + 1} if chosen
                  else {"kind": "NONE", "code": "empty", "run": 0})

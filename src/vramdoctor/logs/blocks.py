@@ -89,6 +89,7 @@ def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[Run
                 m += 1
             head, head_first = prev[pstart:], state["prev_last_line"] - m + 1
         cur = list(state["cur"])  # the pieces of the current line fed before this one
+        run_first = s.run.first_line  # (a run's lines only, as the line-by-line scanner keeps them)
 
         def decode() -> list[tuple[int, str]]:
             out: list[tuple[int, str]] = []
@@ -97,7 +98,7 @@ def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[Run
                     out.extend((ln, t) for t in pieces(clean(line)))
                     ln += 1
             out += cur
-            return [(ln, t) for ln, t in out[-WINDOW:] if ln >= 1]
+            return [(ln, t) for ln, t in out[-WINDOW:] if ln >= max(1, run_first)]
         return decode
 
     s.before_source = before

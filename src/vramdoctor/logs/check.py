@@ -45,6 +45,10 @@ def model_checker(spec: ModelSpec) -> Callable[[dict, dict, str], list[str]]:
                              f"for {spec.name} (ratio {r:.2f}: {why})")
             else:
                 notes.append(f"weights {w / GIB:.2f} GiB match the estimate for {spec.name}.")
+        elif spec.weights.total_bytes:
+            notes.append(f"the log prints no weights figure; {spec.name}'s weights are "
+                         f"{spec.weights.total_bytes / GIB:.1f} GiB by the estimate: the GPUs and the offload advised "
+                         "are sized from them")
         return notes
 
     return check

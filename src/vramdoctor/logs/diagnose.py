@@ -21,7 +21,7 @@ import re
 
 from .facts import Failure, RunFacts
 from .knowledge import FRAME, knowledge, phase_words
-from .lines import stated
+from .lines import stated, stops_inside
 from .phase import FAILED_REQUEST, Place, frames, locate
 from .quiet import leak, no_failure, pressure, shortfall
 from .verdict import KIND_OF_PHASE, Diagnosis
@@ -111,15 +111,28 @@ _NOT_OOM = {
 }
 
 
+def _stops_short(f: Failure) -> bool:
+    """The error line stops before its sentence does: the log ends partway into its first error words ("CUDA e"),
+    it stops partway into an engine's memory sentence (`head -c` or `cut -c` through "To serve at least one request
+    with the models's max seq len (1310"), or, as the log's last line, it ends on a word that joins to the next, on
+    a space, or inside a bracket it opened."""
+    t = f.text
+    if f.cut or stops_inside(t, knowledge().sentences):
+        return True
+    if f.after:
+        return False
+    if _GOES_ON.search(t) and stated(t) or t[-1:].isspace():  # (a line the log wrote ends on a word, not a space)
+        return True
+    return any(t.count(a) > t.count(b) for a, b in ("()", "[]", "{}"))
+
+
 def _cause_shown(f: Failure) -> bool:
     """The failure's own words state what went wrong (not a wrapper, not a bare frame or header, not cut). A last
     line that may be cut ("CUDA ru") counts only if it ends a sentence or reads whole without CUDA or memory words."""
-    if f.wrapper or not stated(f.text) or _CHECK.search(f.text):
+    if f.wrapper or not stated(f.text) or _CHECK.search(f.text) or _stops_short(f):
         return False
     if f.after or _CUT_END.search(f.text):
         return True
-    if _GOES_ON.search(f.text):  # "... one request with", "... (": the sentence goes on past the log's end
-        return False
     tail = f.text.rsplit(": ", 1)[-1]  # the words after the last label: "... error in CALL: TEXT"
     return len(tail.split()) >= 3 and not _MEMORYISH.search(tail) and "cuda" not in tail.lower()
 
@@ -173,8 +186,9 @@ def _full_while_serving(run: RunFacts) -> Diagnosis | None:
 def _missing(f: Failure, place: Place | None) -> str:
     tail = f.after and all(FRAME.search(t) or t.startswith((" ", "\t")) or not t.strip() or "^^^" in t
                            for _, t in f.after)
-    if f.cut or (not f.after and stated(f.text) and _GOES_ON.search(f.text)):
-        return f"the rest of the error line: the log ends partway into it ('{f.text.strip()[-60:]}')"
+    if f.cut or (not f.after and stated(f.text) and _GOES_ON.search(f.text)) or f.kind == "error" and _stops_short(f):
+        where = "the line stops" if f.after else "the log ends"
+        return f"the rest of the error line: {where} partway into it ('{f.text.strip()[-60:]}')"
     if f.kind == "error" and (not f.after or tail):
         if "Traceback" in f.text or any(FRAME.search(t) for _, t in f.after + f.before[-3:]):
             return "the error line itself: the log ends inside the traceback, before the line that says what failed"

@@ -65,6 +65,7 @@ class RunFacts:
     engine_hits: dict[str, int] = field(default_factory=dict)
     lines: int = 0
     dropped_after: tuple[int, tuple[int, int] | None] | None = None  # (runs left out, their lines), see MAX_RUNS
+    out_of_order: int = 0  # (the first run) the log's steps back in time: its lines are out of order, see Scanner
     sampled: int = 0  # lines tried against the engines' fingerprints
     refused: int = 0  # requests the server refused (longer than its context): not failures of the server
     refused_first: tuple[int, str] | None = None

@@ -49,7 +49,7 @@ PY_FRAME = re.compile(r'File "[^"]+", line \d+, in [\w<>.]+|^\W*"[^"]+\.py", lin
 #: a frame of any language: Python, a C++ backtrace entry, Go, CUDA source
 FRAME = re.compile(r'File "[^"]+", line \d+, in \w+|^\W*"[^"]+\.py", line \d+, in\b|'
                    r'^\s*(?:\\n)?\d+\s+(?:0x[0-9a-f]+\s|\S+\s+0x[0-9a-f]+ )|'
-                   r'\.go:\d+|\w+\.cu:\d+|^\s+at \S+\(|'
+                   r'\.go:\d+|\b\w+\.cu:\d+|^\s+at \S+\(|'
                    r'^\s*(?:[\w.-]+/)+[\w.-]+\.(?:\(\*?\w+\)\.)?\w+\((?:0x|\{|\))', I)  # a Go frame's function line
 
 #: precedence of what a line says (the highest wins the kind; phases and codes come from the most specific)
@@ -92,6 +92,8 @@ class Knowledge:
             for phase, p in e.log.frames.items():
                 self.frames.setdefault(phase, []).append(p)
         self.engine = {e.name: e for e in engines}
+        #: every engine's memory sentences in full (a line cut partway into one is cut before its cause)
+        self.sentences = tuple(x for e in engines for x in e.log.sentences)
         self.passive = [f for f in self.figures if f.passive]
         # tried only on some lines (the first lines, a failure's neighbours): fingerprints and passive figures,
         # behind their own word search (kept out of `words`, which decides which lines are read at all)

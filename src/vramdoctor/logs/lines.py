@@ -70,16 +70,72 @@ def pieces(text: str) -> list[str]:
     return out
 
 
+#: words of a failure, looked for in a line over MAX_LINE to choose what of it to keep
+_FAILURE_WORDS = ("out of memory", "outofmemory", "error", "fail", "alloc")
+
+
 def window(text: str) -> str:
-    """The part of an over-long line that matters: around its first failure word, else its start."""
+    """The part of an over-long line that matters: the log's own prefix (a process tag, a time, a level, a source),
+    then the text around its first failure word after that prefix and, where that is far from the last one, around
+    the last one too (an exception's message after a long value); with no failure word, its start."""
     if len(text) <= MAX_LINE:
         return text
+    m = _BARE.match(text)
+    head = m.end() if m and _STAMPED.search(m.group(0)) and m.end() <= 300 else 0
     low = text.lower()
-    hits = [i for i in (low.find(w) for w in ("out of memory", "outofmemory", "error", "fail", "alloc")) if i >= 0]
+    hits = [i for w in _FAILURE_WORDS for i in (low.find(w, head), low.rfind(w)) if i >= head]
     if not hits:
         return text[:MAX_LINE] + " [...]"
-    start = max(0, min(hits) - MAX_LINE // 4)
-    return ("[...] " if start else "") + text[start:start + MAX_LINE] + " [...]"
+    first, last = min(hits), max(hits)
+    quarter = MAX_LINE // 4
+    if last - first <= MAX_LINE - 2 * quarter:  # one window holds both
+        start = max(head, first - quarter)
+        return text[:head] + ("[...] " if start > head else "") + text[start:start + MAX_LINE] + " [...]"
+    a = max(head, first - quarter // 2)
+    b = max(a + 2 * quarter, last - quarter)
+    return (text[:head] + ("[...] " if a > head else "") + text[a:a + 2 * quarter] + " [...] "
+            + text[b:b + 2 * quarter] + " [...]")
+
+
+def stops_inside(text: str, sentences: tuple[str, ...]) -> bool:
+    """The line ends partway into one of `sentences` (an engine's message in full: `{}` where it puts a value without
+    spaces, `{*}` where it puts free text): it holds the sentence's start, at least 6 characters of it, and nothing
+    after the point where it stops ("ValueError: To serve at least one request with the models's max seq len (1310").
+    A line that holds a whole sentence, or goes on past one or away from it with other words, does not stop inside
+    it."""
+    for sentence in sentences:
+        parts = re.split(r"(\{\*?\})", sentence)  # literal, value, literal, value, ..., literal
+        head = parts[0][:6]
+        if len(head) < 6:
+            continue
+        at = text.find(head)
+        while at >= 0:
+            if _ends_in(text, at, parts, 0):
+                return True
+            at = text.find(head, at + 1)
+    return False
+
+
+def _ends_in(text: str, i: int, parts: list[str], k: int) -> bool:
+    """text[i:] is the start of parts[k:] (parts[k] a literal), stopping before the whole sentence ends."""
+    lit, rest = parts[k], text[i:]
+    if len(rest) <= len(lit):
+        return lit.startswith(rest) and not (k == len(parts) - 1 and len(rest) == len(lit))
+    if not rest.startswith(lit) or k == len(parts) - 1:
+        return False  # other words, or the whole sentence with more after it
+    start, free = i + len(lit), parts[k + 1] == "{*}"
+    j = start
+    while j <= len(text) and j - start <= (160 if free else 40):
+        if j == len(text):
+            return True  # the line stops inside the value
+        if _ends_in(text, j, parts, k + 2):
+            return True
+        if free and text.startswith(parts[k + 2], j):
+            return False  # free text ends where the words after it begin
+        if not free and text[j].isspace():
+            return False  # a value has no spaces
+        j += 1
+    return False
 
 
 #: the first words of error lines (an exception, a CUDA error, an abort); a log whose last line ends partway

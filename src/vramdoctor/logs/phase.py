@@ -195,6 +195,8 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
             return Place("WARMUP", "the stack frames before the server was ready", where, ["WARMUP"])
         return Place(None, "the stack frames (a graph evaluation: warm-up or serving)", where, ["WARMUP", "RUNTIME"])
     for ln, text in reversed(f.before[-6:]):  # a step under way just before the failure
+        if any(p.search(text) for _, p in k.milestones):
+            break  # a milestone passed after it: the steps before it are done ("torch.compile" before V1 sized its pool)
         if FRAME.search(text) or is_progress(text):
             continue
         if _FINISHED.search(text):

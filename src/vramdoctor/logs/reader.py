@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import IO, Iterator
 
 from ..errors import VramdoctorError
-from .sniff import ARCHIVES, is_binary, text_encoding, what_binary
+from .sniff import ARCHIVES, is_binary, text_encoding, what_binary, what_json
 
 SNIFF = 8192
 BLOCK = 1 << 22  # 4 MiB
@@ -160,14 +160,15 @@ def read_blocks(path: str, *, follow: bool = False, poll_s: float = 0.5, idle_st
     stream, gz = _open(path)
     head = stream.peek(SNIFF)[:SNIFF]
     if not head and not follow:
-        raise LogInputError("is empty: there is nothing to diagnose.", path=path,
-                            hint="Pass the server's log file, or pipe it in with `... 2>&1 | vramdoctor logs -`.")
+        raise LogInputError("is empty: there is nothing to diagnose.", path=path, hint=_EMPTY_HINT)
     if not follow and len(head) < SNIFF and not head.strip():
         raise LogInputError("holds only blank lines or spaces: there is nothing to diagnose.", path=path,
-                            hint="Pass the server's log file, or pipe it in with `... 2>&1 | vramdoctor logs -`.")
-    kind = what_binary(head)
+                            hint=_EMPTY_HINT)
+    kind = what_binary(head) or (what_json(head) if gz is None else None)
     if kind:
-        if any(a in kind for a in ARCHIVES) and "checkpoint" not in kind:
+        if "config.json" in kind:
+            hint = f"To size the model, run `vramdoctor estimate {path}`."
+        elif any(a in kind for a in ARCHIVES) and "checkpoint" not in kind:
             hint = "Unpack it (`tar xf`, `unzip`, `xz -d`, `zstd -d`, `bunzip2`, `gunzip`) and pass the log inside."
         elif gz is not None:
             hint = "It is compressed: to size the model, decompress it and run `vramdoctor estimate` on it."
@@ -199,9 +200,13 @@ class _NoInterrupt:
         return None
 
 
+_EMPTY_HINT = "Pass the server's log file, or pipe it in with `... 2>&1 | vramdoctor logs -`."
+
+
 def _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, warnings, path, size) -> Iterator[bytes]:
     text = io.TextIOWrapper(stream, encoding=encoding, errors="replace", newline="") if encoding != "utf-8" else None
     read = 0
+    ever, said = 0, False  # bytes read in all (a truncation starts `read` again), and whether any was not blank
     regular = _regular(stream)  # a pipe ends at its writer's end; a file may grow, be truncated or be rotated
     gone = False
     with (_Interrupt() if follow else _NoInterrupt()) as stop:  # without --follow, Ctrl-C stops the program
@@ -211,6 +216,8 @@ def _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, warnings, path, s
                 if not chunk:
                     break
                 read += len(chunk)
+                ever += len(chunk)
+                said = said or bool(chunk.strip())
                 yield chunk
                 if stop.hit:
                     return
@@ -246,6 +253,12 @@ def _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, warnings, path, s
     if gz and gz.broken:
         warnings.append(f"{path}: {gz.broken}; the lines before were diagnosed, and a failure past the cut cannot "
                         "be seen.")
+    if follow and not said:  # followed and nothing came: empty input, as without --follow
+        if not ever:
+            raise LogInputError("is empty: nothing was written to it while it was followed, so there is nothing to "
+                                "diagnose.", path=path, hint=_EMPTY_HINT)
+        raise LogInputError("holds only blank lines or spaces: there is nothing to diagnose.", path=path,
+                            hint=_EMPTY_HINT)
 
 
 def _regular(stream) -> bool:

@@ -45,6 +45,8 @@ TAIL_LINES = 16  # the log's last lines kept with its last run: a step under way
 
 
 _UNKNOWN = object()  # a verdict not yet read
+#: a time of day near a line's start (vLLM's "08-12 10:01:05", SGLang's "[2025-06-01 10:00:00", ISO "T10:00:00")
+_CLOCK = re.compile(r"(?<![\d:])([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?![\d:])")
 #: a YAML key that opens a block (nothing after its colon), and a key with a value
 _YAML_KEY = re.compile(r"^(\s*)([A-Za-z_][\w.-]*):\s*$")
 _YAML_CHILD = re.compile(r"^(\s*)([A-Za-z_][\w-]*):\s+(\S.{0,200})$")
@@ -80,6 +82,9 @@ class Scanner:
         self._restart = {i for i, (marker, _) in enumerate(self.k.milestones) if marker == "weights_done"}
         self.table: tuple[int, str | None, str | None] | None = None  # a memory table: column, unit, last step
         self.yaml_block: tuple[int, str] | None = None  # a YAML block pasted with the log: its key's indent, its key
+        # times of day in the log's first lines: (seconds of the last, the earliest, the latest, steps back, seconds
+        # gone back in all, the last line counted); a paste whose lines are out of order goes back again and again
+        self.clock: tuple = (None, None, None, 0, 0, 0)
 
     def _new_run(self, line_no: int) -> None:
         self.pending = []
@@ -102,9 +107,32 @@ class Scanner:
             return any(i in self._restart and self.k.milestones[i][1].search(text) for i in ms)
         return False
 
+    def _tick(self, line_no: int, text: str) -> None:
+        """Count the log's steps back in time (in its first lines, which both paths read whole)."""
+        last, low, high, back, gone, seen = self.clock
+        if line_no == seen or line_no > ENGINE_SAMPLE_LINES:
+            return
+        m = _CLOCK.search(text[:80])
+        if not m:
+            return
+        now = int(m.group(1)) * 3600 + int(m.group(2)) * 60 + int(m.group(3))
+        if last is not None and 0 < last - now < 12 * 3600:  # (not midnight: a day's rollover)
+            back, gone = back + 1, gone + last - now
+        low, high = min(now, low if low is not None else now), max(now, high if high is not None else now)
+        self.clock = (now, low, high, back, gone, line_no)
+
+    def out_of_order(self) -> int:
+        """Steps back in time, where the log goes back by a third of the time it spans or more (processes writing
+        one log interleave by a second or two, a tiny part of it); 0 otherwise. One step back is a splice, not a
+        shuffle."""
+        _, low, high, back, gone, _ = self.clock
+        span = (high - low) if low is not None else 0
+        return back if back >= 2 and span >= 3 and gone >= span / 3 else 0
+
     def feed(self, line_no: int, text: str) -> None:
         if len(text) > MAX_LINE:
             text = window(text)
+        self._tick(line_no, text)
         ascii_text = text.isascii()
         lowered = text.lower()
         k = self.k
@@ -377,6 +405,8 @@ class Scanner:
         runs = [r for r in self.runs if r.lines]
         if self.dropped and runs:
             runs[0].dropped_after = (self.dropped, self.dropped_lines)
+        if runs:
+            runs[0].out_of_order = self.out_of_order()
         return runs
 
 

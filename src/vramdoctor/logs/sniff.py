@@ -4,6 +4,7 @@ UTF-16 or UTF-32. Pure: bytes in, a name or an encoding out."""
 from __future__ import annotations
 
 import codecs
+import re
 import struct
 
 #: first bytes of files that are not logs, and what they are
@@ -52,6 +53,26 @@ def what_binary(head: bytes) -> str | None:
     if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
         return "a Python pickle (a PyTorch checkpoint)"
     return None
+
+
+#: keys of a model's JSON description (config.json, a safetensors index), as JSON writes them
+_MODEL_KEYS = re.compile(rb'"(architectures|model_type|num_hidden_layers|hidden_size|num_attention_heads|torch_dtype|'
+                         rb'n_layer|n_embd|weight_map)"\s*:')
+
+
+def what_json(head: bytes) -> str | None:
+    """A model's JSON description from its first bytes (a BOM allowed): one JSON document opening with `{` that names
+    at least two of a config's keys, or a safetensors index's `weight_map`. A JSON-lines log (every line an object of
+    its own, some naming a model's type) is not one."""
+    body = head[3:] if head.startswith(codecs.BOM_UTF8) else head
+    if not body.lstrip().startswith(b"{"):
+        return None
+    if sum(1 for line in body.split(b"\n") if line.startswith(b"{")) >= 2:
+        return None  # one object per line: a structured log
+    keys = set(_MODEL_KEYS.findall(body))
+    if b"weight_map" in keys:
+        return "a safetensors index (a model's JSON description)"
+    return "a model's config.json (a JSON description of the model)" if len(keys) >= 2 else None
 
 
 def text_encoding(head: bytes) -> str | None:

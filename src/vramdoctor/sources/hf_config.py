@@ -18,11 +18,12 @@ from .validate import checked_config
 
 
 def load_json(path: Path, *, limit: int = CONFIG_MAX_BYTES, what: str = "config.json") -> dict[str, Any]:
-    """Read a JSON object from the regular file `path` of at most `limit` bytes (sources/files.py). Raises
-    ModelSourceError on a file that is not regular, too large, unreadable, not UTF-8 or malformed JSON."""
+    """Read a JSON object from the regular file `path` of at most `limit` bytes (sources/files.py), in UTF-8 with or
+    without a BOM. Raises ModelSourceError on a file that is not regular, too large, unreadable, not UTF-8 or
+    malformed JSON."""
     raw = read_capped(path, limit, what=what)
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # (a BOM first, as Windows editors write one, is not part of the JSON)
     except UnicodeDecodeError as e:
         raise ModelSourceError(f"is not UTF-8 text (byte {e.start}).", path=str(path),
                                hint="Pass the model's config.json, not a binary file.") from None

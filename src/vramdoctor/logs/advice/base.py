@@ -55,17 +55,17 @@ class Base:
             return
         self.s.add(change, "kv_cache_dtype", why, "on", current=self.c.kv_dtype)
 
-    def quant(self, why: str) -> None:
+    def quant(self, why: str, change: str = "fewer-bit weights") -> None:
         if self.c.low_bit:
             return
         if self.c.quantized and self.s.engine is not None and self.s.name not in GGML:
             # 8-bit already (fp8, int8): only 4-bit is fewer
-            self.s.out.append(Step(change="fewer-bit weights", flags="a 4-bit checkpoint (AWQ, GPTQ)",
+            self.s.out.append(Step(change=change, flags="a 4-bit checkpoint (AWQ, GPTQ)",
                                    why=why + " (the weights are 8-bit already)", setting="quantization",
                                    direction="down"))
             return
-        self.s.add("fewer-bit weights", "quantization", why + (" (the weights are already quantized: a lower-bit "
-                                                               "quant)" if self.c.quantized else ""), "down")
+        self.s.add(change, "quantization", why + (" (the weights are already quantized: a lower-bit "
+                                                  "quant)" if self.c.quantized else ""), "down")
 
     def seqs_down(self, why: str, to: int | None = None) -> None:
         cur = self.c.max_num_seqs

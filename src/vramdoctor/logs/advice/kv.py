@@ -3,6 +3,9 @@ allocate; llama.cpp and its wrappers size -c from the memory the log shows."""
 
 from __future__ import annotations
 
+import math
+
+from .sizes import kv_shortfall
 from .steps import GGML, GIB, _more_gpus
 
 #: engines whose memory fraction is of the memory left after the weights and buffers (LMDeploy's
@@ -71,7 +74,7 @@ class KvSteps:
             conc = n.get("max_concurrency")
             self.seqs_down("each running sequence holds its own KV cache",
                            max(1, int(conc)) if isinstance(conc, float) and conc >= 1 else None)
-        self.fraction_up("the pool is what is left of this fraction after the weights")
+        self._fraction_for_the_shortfall()
         if isinstance(fit, int) and isinstance(asked, int) and 0 < fit < asked / 2:
             # half the bytes per token doubles the pool's tokens: still short of what was asked for
             self.kv8("8-bit KV cache, with a shorter context", f"halves the bytes per token: the pool would hold about "
@@ -84,10 +87,29 @@ class KvSteps:
                   "at start, leaving more for the KV pool", "down",
                   max(512, cur // 4) if isinstance(cur, int) and cur > 512 else None, cur)
 
+    def _fraction_for_the_shortfall(self) -> None:
+        """A larger fraction, as large as the pool's shortfall needs; none where no fraction up to 0.98 gives it
+        (a shorter context and an 8-bit cache still do)."""
+        c = self.c
+        why = "the pool is what is left of this fraction after the weights"
+        gap, total, printed = kv_shortfall(self.n, c.fraction)
+        if not (gap and total and c.fraction) or self.s.name in FRACTION_OF_FREE:
+            self.fraction_up(why)
+            return
+        need = c.fraction + gap / total
+        if need > 0.98:
+            return  # (0.98 of this GPU adds less than the pool lacks)
+        on = f"the GPU's {total / GIB:.2f} GiB" if printed else f"a GPU of at least {total / GIB:.2f} GiB"
+        self.fraction_up(f"{why}; it lacks {gap / GIB:.2f} GiB, {gap / total:.3f} of {on}", math.ceil(need * 100) / 100)
+
     def _ggml_kv(self) -> None:
         """llama.cpp and its wrappers size the cache to -c: the -c that fits the memory the log shows."""
         s, n = self.s, self.n
         per, ctx = n.get("kv_bytes_per_token"), n.get("n_ctx") or n.get("max_model_len")
+        # the context the user set (KoboldCpp's --contextsize, llama.cpp's -c), which the engine pads to its cells
+        # (65,536 -> n_ctx 65,632): the value a step moves from; the cells it printed are what the cache was sized for
+        user = n.get("max_model_len") if s.name != "ollama" else None
+        user = user if isinstance(user, int) and user > 0 and isinstance(ctx, int) and user <= ctx else ctx
         parallel = n.get("n_parallel")
         if s.name == "ollama" and isinstance(parallel, int) and parallel > 1:
             # Ollama asks the runner for num_ctx x OLLAMA_NUM_PARALLEL cells (llama-server's slots share -c instead)
@@ -114,14 +136,14 @@ class KvSteps:
                     elif s.out and s.out[-1].setting == "max_num_seqs":
                         s.out[-1].why += (f"; with one slot your num_ctx of {slot:,} needs {slot * per / GIB:.2f} "
                                           f"GiB, which fits ({target:,} tokens would)")
-                elif target < ctx:
-                    s.add("shorter context", "max_model_len", why, "down", target, ctx, m=max(1, target - 512))
+                elif target < user:
+                    s.add("shorter context", "max_model_len", why, "down", target, user, m=max(1, target - 512))
             else:
                 examples = ", ".join(f"{x:,} tokens need {x * per / GIB:.2f} GiB" for x in (4096, 16384, 32768) if x < ctx)
                 where = "the host RAM it failed in" if host else "it"
                 s.add("shorter context", "max_model_len", why + f"; the log does not show the memory free, so choose "
                       f"the context whose cache fits {where}" + (f" ({examples})" if examples else ""), "down", None,
-                      ctx)
+                      user)
         else:
             s.add("shorter context", "max_model_len", "the KV cache grows in proportion to the context", "down")
         if host:  # the cache (or the layers beside it) was already in host RAM: more of it on the GPU, or more RAM

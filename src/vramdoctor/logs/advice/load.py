@@ -5,6 +5,18 @@ from __future__ import annotations
 
 import math
 
+from .sizes import (
+    AT_4_BITS,
+    AT_8_BITS,
+    FRACTION_UNSHOWN,
+    device_bytes,
+    for_weights,
+    gpus_needed,
+    loaded_when_it_failed,
+    tp_sizes_allowed,
+    weights_in_all,
+)
+from .kv import FRACTION_OF_FREE
 from .steps import GGML, GIB, _more_gpus, _tp_now
 
 
@@ -78,6 +90,8 @@ class LoadSteps:
                                      "down", max(64, ub // 2) if isinstance(ub, int) and ub > 64 else None, ub)
         if isinstance(kv, int) and isinstance(comp, int) and kv > comp:
             ctx = n.get("n_ctx") or n.get("kv_cells")
+            user = n.get("max_model_len") if s.name != "ollama" else None  # (the -c the user set, before padding)
+            ctx = user if isinstance(user, int) and isinstance(ctx, int) and 0 < user <= ctx else ctx
             s.add("shorter context", "max_model_len", f"the KV cache ({kv / GIB:.2f} GiB) dominates the compute buffer "
                   f"({comp / GIB:.2f} GiB): a shorter context frees the most", "down", None,
                   ctx if isinstance(ctx, int) else None)
@@ -133,15 +147,101 @@ class LoadSteps:
                         f"{value} fit, leaving a tenth for the KV cache and compute buffers")
             s.add("fewer layers on the GPU", "gpu_layers", why, "down", max(0, value) if value is not None else None,
                   offl if isinstance(offl, int) else None)
-        self.quant("the weights alone do not fit; context length does not matter here")
-        s.add("more GPUs", "tensor_parallel_size", "splits the weights across GPUs", "up", _more_gpus(n),
-              _tp_now(n))
-        if s.name not in GGML and s.has("cpu_offload") and not host:
-            cur = c.cpu_offload_gb
-            gb = s.name in ("vllm", "sglang", "aphrodite")  # a GiB count to raise until the load succeeds
-            value = math.ceil((cur or 0) + 8) if gb else None
-            s.add("offload part of the weights", "cpu_offload", "keeps part of the weights in CPU memory (slower)"
-                  + ("; raise it until the load succeeds" if gb else ""), "up" if gb else None, value,
-                  cur if gb else None)
+        if s.name in GGML:  # (their GPUs are layers' homes, sized above by -ngl, not a tensor-parallel size)
+            self.quant("the weights alone do not fit; context length does not matter here")
+            s.add("more GPUs", "tensor_parallel_size", "splits the weights across GPUs", "up", _more_gpus(n),
+                  _tp_now(n))
+            self.free_gpu()
+            return
+        tp = _tp_now(n)
+        # what one GPU holds for weights (the fraction of LMDeploy and TensorRT-LLM is the KV cache's share of what the
+        # weights leave: not a bound on them)
+        whole = c.fraction if s.name not in FRACTION_OF_FREE else None
+        per_gpu = for_weights(n, whole)
+        weights, source = weights_in_all(n, tp)
+        self._fewer_bits(weights, per_gpu, tp)
+        self._gpus_for_weights(weights, source, per_gpu, tp)
+        if s.has("cpu_offload") and not host:
+            self._offload(weights, per_gpu, tp)
         self.free_gpu()
+
+    def _room(self, per_gpu: int) -> str:
+        """What one GPU holds for weights, and how that follows from the log."""
+        total, frac = device_bytes(self.n), self.c.fraction if self.s.name not in FRACTION_OF_FREE else None
+        return (f"about {per_gpu / GIB:.1f} GiB ({total / GIB:.2f} GiB x "
+                + (f"the fraction {frac:g}" if frac else f"{FRACTION_UNSHOWN:g}, no fraction shown")
+                + ", less a tenth for the KV cache and activations)")
+
+    def _fewer_bits(self, weights: int | None, per_gpu: int | None, tp: int | None) -> None:
+        """Fewer-bit weights, said to be too few where even 4 bits leave them larger than a GPU holds."""
+        why, change = "the weights alone do not fit; context length does not matter here", "fewer-bit weights"
+        if weights and per_gpu and not self.c.quantized:
+            per = weights / (tp or 1)
+            at4, at8 = per * AT_4_BITS, per * AT_8_BITS
+            if at4 > per_gpu:
+                change = "fewer-bit weights, with more GPUs"
+                why += (f"; at 4 bits they would still be about {at4 / GIB:.1f} GiB per GPU, more than the "
+                        f"{self._room(per_gpu)} one holds: only together with more GPUs")
+            elif at8 > per_gpu:
+                why += (f"; at 4 bits about {at4 / GIB:.1f} GiB per GPU fits in the {self._room(per_gpu)} one "
+                        f"holds; fp8's {at8 / GIB:.1f} GiB does not")
+        self.quant(why, change)
+
+    def _gpus_for_weights(self, weights: int | None, source: str, per_gpu: int | None, tp: int | None) -> None:
+        """More GPUs, as many as hold the weights (their size over what one GPU holds for them), at a size the model's
+        heads allow; with their size not shown, the least count the log allows, said to be a least."""
+        s, n = self.s, self.n
+        heads = n.get("_model_heads")
+        above = (tp or 1) + 1
+        if weights and per_gpu:
+            need = gpus_needed(weights, per_gpu)
+            size = tp_sizes_allowed(max(need, above), heads)
+            if size is None:
+                s.say("more GPUs than the model splits across", f"{weights / GIB:.1f} GiB of weights ({source}) need "
+                      f"{need} GPUs of this size, more than its {heads[0]} attention heads split across: fewer-bit "
+                      "weights, or GPUs with more memory")
+                return
+            why = (f"splits the weights: {weights / GIB:.1f} GiB of them ({source}) need {need} GPU"
+                   f"{'s' if need > 1 else ''} of this size, each holding {self._room(per_gpu)}")
+            if need <= (tp or 1):
+                why += f"; they did not fit on {tp or 1} all the same (see what else holds memory)"
+            if size != max(need, above):
+                why += (f"; {size}, the next size its {heads[0]} attention heads allow" if heads else
+                        f"; {size}, the next power of two (the sizes a model's heads allow)")
+            s.add("more GPUs", "tensor_parallel_size", why, "up", size, tp)
+            return
+        if tp is None:
+            s.add("more GPUs", "tensor_parallel_size", "splits the weights across GPUs", "up", None, None)
+            return
+        held = loaded_when_it_failed(n)
+        least = above
+        if held and per_gpu:
+            least = max(above, gpus_needed(held * tp, per_gpu))
+        size = tp_sizes_allowed(least, heads)
+        why = (f"splits the weights across GPUs: at least {size}, since they did not fit on {tp}"
+               + (f" (they are more than the {held * tp / GIB:.1f} GiB loaded when it failed)" if held else "")
+               + "; how many they need is their size over what one GPU holds for them: pass --model to size it")
+        s.add("more GPUs", "tensor_parallel_size", why, "up", size, tp)
+
+    def _offload(self, weights: int | None, per_gpu: int | None, tp: int | None) -> None:
+        """The part of each GPU's weights that does not fit, kept in CPU memory (a GiB count in vLLM and SGLang)."""
+        s, cur = self.s, self.c.cpu_offload_gb
+        if s.name not in ("vllm", "sglang", "aphrodite"):
+            s.add("offload part of the weights", "cpu_offload", "keeps part of the weights in CPU memory (slower)")
+            return
+        why, value = "keeps part of each GPU's weights in CPU memory (slower: they cross PCIe at every step)", None
+        if weights and per_gpu and weights / (tp or 1) > per_gpu:
+            per = weights / (tp or 1)
+            rest = per - per_gpu
+            value = math.ceil((cur or 0) + rest / GIB)
+            why += (f": {per / GIB:.1f} GiB of weights per GPU, of which one holds {self._room(per_gpu)}; the host "
+                    "needs that much free RAM" + ("; it is most of the model, much slower than more GPUs or fewer-bit "
+                                                  "weights" if rest > per / 2 else ""))
+        else:
+            held = loaded_when_it_failed(self.n)
+            why += "; raise it until the load succeeds"
+            if held and per_gpu and held > per_gpu:
+                why += (f" (at least {math.ceil((held - per_gpu) / GIB)} GiB: {held / GIB:.1f} GiB had loaded when it "
+                        f"failed, and one GPU holds {self._room(per_gpu)}; --model sizes it)")
+        s.add("offload part of the weights", "cpu_offload", why, "up", value, cur)
 

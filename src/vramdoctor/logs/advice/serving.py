@@ -33,7 +33,7 @@ class ServingSteps:
         value = prompt // 2 if isinstance(prompt, int) and prompt > 1 else None
         inputs = n.get("max_input_tokens")  # TGI: the input limit moves with the total (it must stay below it)
         m = (min(inputs, value - 1) if value and value > 1 else f"lower than {inputs:,}") if isinstance(inputs, int) \
-            else "a lower value than now"
+            else None
         s.add("shorter requests first", "max_model_len", "one long prompt's prefill is the usual peak; cap "
               "per-request length", "down", value, prompt, m=m)
         if s.name != "tgi":  # (TGI refuses --max-batch-prefill-tokens below --max-input-tokens: the step above covers it)
@@ -91,8 +91,8 @@ class ServingSteps:
                   "(`docker logs`, `journalctl -u ...`, the whole file), or run `vramdoctor estimate MODEL --engine "
                   f"{rules}` with the server's settings to see whether they fit")
         elif len(candidates) == 1:
-            s.say("confirm the phase", f"only {candidates[0]} is left by the progress the log shows, but no line says "
-                  f"so: pass the whole log from its start line, or run `vramdoctor estimate MODEL --engine {rules}` "
+            s.say("confirm the phase", f"only {candidates[0]} fits what the log shows (its progress or its stack frames), "
+                  f"but no line states it: pass the whole log from its start line, or run `vramdoctor estimate MODEL --engine {rules}` "
                   "with the server's settings")
         else:
             s.say("find the phase first", f"the ledgers pull opposite ways ({pull}): pass the server's whole log from "

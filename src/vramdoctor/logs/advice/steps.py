@@ -81,18 +81,42 @@ class _Steps:
                 and (direction == "up" and value < current or direction == "down" and value > current)):
             return  # a value on the wrong side of the one in use: the step would move the setting the wrong way
         if text:
-            words = {"down": "a lower value than now", "up": "a higher value than now"}.get(direction or "", "")
-            if current is not None and direction in ("down", "up") and isinstance(current, (int, float)):
-                words = f"{'lower' if direction == 'down' else 'higher'} than {current:,}"
-            shown = value if value is not None else words or "a lower value"
-            for key in ("n", "x", "v"):
-                text = text.replace("{" + key + "}", str(fill.get(key, shown)))
-            text = text.replace("{m}", str(fill.get("m", shown)))
+            text, why = _filled(text, why, direction, value, current, fill)
         self.out.append(Step(change=change, flags=text, why=why, setting=setting, direction=direction, value=value,
                              current=current))
 
     def say(self, change: str, why: str) -> None:
         self.out.append(Step(change=change, flags="", why=why))
+
+
+#: the placeholder a flag holds where neither the value to set nor the one in use is shown ({n} a count, {x} a
+#: fraction, {v} a value, {m} a second count)
+PLACEHOLDERS = {"n": "N", "x": "X", "v": "V", "m": "M"}
+
+
+def _filled(text: str, why: str, direction: str | None, value: object, current: object,
+            fill: dict) -> tuple[str, str]:
+    """The flag with its value in, and `why`. Where neither the value nor the one in use is known, the flag holds a
+    placeholder the user replaces (`--max-num-batched-tokens N`) and `why` says which way it goes from theirs."""
+    said = None
+    if value is not None:
+        said = value
+    elif current and direction in ("down", "up") and isinstance(current, (int, float)):  # ("higher than 0" says nothing)
+        said = f"{'lower' if direction == 'down' else 'higher'} than {current:,}"
+    used = []
+    for key, letter in PLACEHOLDERS.items():
+        if "{" + key + "}" not in text:
+            continue
+        given = fill.get(key)
+        if given is None and (said is None or key == "m"):  # ({m} is a second setting: never the first one's value)
+            used.append(letter)
+            given = letter
+        text = text.replace("{" + key + "}", str(given if given is not None else said))
+    if used:
+        way = {"down": "below your current value", "up": "above your current value"}.get(direction or "",
+                                                                                             "the value to set")
+        why += f" ({', '.join(used)}: {way}, which the log does not show)"
+    return text, why
 
 
 def _down(u: float | None, to: float | None = None) -> float | None:
