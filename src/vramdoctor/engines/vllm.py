@@ -329,6 +329,9 @@ LOG = LogWords(
                    r"# (?:GPU|cuda) blocks|GPU KV cache size|Loading model weights took|Memory profiling results|"
                    r"async_llm_engine\.py|llm_engine\.py|model_runner\.py:\d+\]|APIServer pid=|\[loggers\.py:\d+\]|"
                    r"Avg prompt throughput|"
+                   # its Ray workers' process names (0.2's engine/ray_utils.py RayWorkerVllm, 0.4+ executor/ray_utils.py
+                   # RayWorkerWrapper), as `ps` lists them
+                   r"\bray::RayWorker(?:Vllm|Wrapper)\b|"
                    # its own line format up to 0.7 ("ERROR 09-27 06:46:46 engine.py:157] ..."), also inside a pane's
                    # borders (k9s, tmux)
                    r"^\W{0,3}(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d [\w.]+\.py:\d+\] "),

@@ -79,6 +79,9 @@ def _reported_growth(run: RunFacts) -> Diagnosis | None:
                          message=f"The readings in the log show memory rising from {before / 2**30:.2f} GiB to "
                                  f"{after / 2**30:.2f} GiB: memory that is not given back (a leak, or a cache that "
                                  "grows without bound) until something runs out.")
+    grown = _process_growth(run)
+    if grown:
+        return grown
     series = [v for v in n.get("reported_memory_bytes", []) if isinstance(v, int) and v > 0]
     if len(series) >= 3 and series[-1] >= GROWTH * series[0]:
         ups = sum(1 for a, b in zip(series, series[1:]) if b >= a)
@@ -92,6 +95,38 @@ def _reported_growth(run: RunFacts) -> Diagnosis | None:
                                      f"to {series[-1] / 2**30:.2f} GiB: memory that is not given back (a leak, or a "
                                      "cache that grows without bound) until something runs out.")
     return None
+
+
+def _rising(series: list[int]) -> bool:
+    """3+ readings, the last a fifth or more above the first, mostly rising from one to the next."""
+    if len(series) < 3 or series[0] <= 0 or series[-1] < GROWTH * series[0]:
+        return False
+    return sum(1 for a, b in zip(series, series[1:]) if b >= a) >= 0.75 * (len(series) - 1)
+
+
+def _process_growth(run: RunFacts) -> Diagnosis | None:
+    """The same process in 3+ snapshots of a pasted listing (ps, top), its resident memory rising: the process that
+    grew most names the run. One snapshot of many processes gives each one reading, which is no series."""
+    grown = []
+    for key, readings in run.process_series.items():
+        sizes = [b for _, b, _, _ in readings]
+        if _rising(sizes):
+            grown.append((sizes[-1] - sizes[0], key, readings))
+    if not grown:
+        return None
+    _, key, readings = max(grown)
+    sizes = [b for _, b, _, _ in readings]
+    name = run.process_names.get(key, "")
+    who = f"process {key}" + (f" ({name})" if name else "")
+    steady = len(run.process_series) - len(grown)
+    return Diagnosis(kind="LEAK", code="memory-growth-reported", oom=None, inferred=True,
+                     evidence=[(ln, text) for _, _, ln, text in readings[:8]],
+                     phase_source="the process listings pasted in the log, one snapshot after another",
+                     message=f"{len(sizes)} snapshots of the same {who} show its resident memory rising from "
+                             f"{sizes[0] / 2**30:.2f} GiB to {sizes[-1] / 2**30:.2f} GiB"
+                             + (f", while {steady} other process(es) listed beside it did not" if steady else "")
+                             + ": memory that is not given back (a leak, or a cache that grows without bound) until "
+                               "something runs out.")
 
 
 def pressure(run: RunFacts) -> Diagnosis | None:

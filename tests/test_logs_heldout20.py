@@ -1,0 +1,123 @@
+"""`vramdoctor logs` on the kinds of fault the held-out round 20 found (../heldout20/REPORT.md), each with logs of
+our own in other engines, versions and wordings (none of the held-out logs' own lines). The engines' lines follow
+their sources (named in `vramdoctor/engines/<engine>.py` and beside each case)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from vramdoctor.logs import diagnose
+from vramdoctor.logs.reader import Blocks
+from vramdoctor.logs.scan import numbered
+
+OOM = ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME")
+
+
+def diag(text: str, engine: str | None = None, strip: bool = True):
+    """Diagnose `text` by both paths (every line, and the block prefilter) and check they agree."""
+    text = textwrap.dedent(text).strip("\n") + "\n" if strip else textwrap.dedent(text).lstrip("\n")
+    by_lines = diagnose(numbered(text.splitlines()), engine=engine)
+    by_blocks = diagnose(Blocks(source=iter([text.encode()]), path="t"), engine=engine)
+    assert by_lines.to_dict() == by_blocks.to_dict()
+    return by_lines
+
+
+def run_of(rep):
+    return rep.runs[rep.diagnosis["run"] - 1]
+
+
+def flags(run) -> str:
+    return " | ".join(a["flags"] for a in run.advice)
+
+
+# --- 1. process listings pasted over time: the same process in several snapshots is a series ------------------------
+
+SNAPSHOTS = {
+    # `ps aux` at three times (vLLM 0.4's Ray workers, vllm/executor/ray_utils.py RayWorkerWrapper), with the user's
+    # notes between them
+    "ps-aux-ray": ("""
+        memory of the workers keeps growing, v0.4.2
+        $ ps aux | head -1; ps aux | grep ray::
+        USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND
+        ubuntu      2210  1.1  1.2 41287340 9933120 ?    Sl   09:12   1:02 ray::RayWorkerWrapper.execute_method
+        ubuntu      2211  0.2  0.1 17729200 812300 ?     Sl   09:12   0:05 ray::IDLE
+        after 90 minutes:
+        USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND
+        ubuntu      2210  1.3  1.5 43021888 11630040 ?   Sl   09:12  58:40 ray::RayWorkerWrapper.execute_method
+        ubuntu      2211  0.2  0.1 17729200 812300 ?     Sl   09:12   0:19 ray::IDLE
+        after 3 hours:
+        USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND
+        ubuntu      2210  1.3  1.7 44420100 13288812 ?   Sl   09:12 121:03 ray::RayWorkerWrapper.execute_method
+        ubuntu      2211  0.2  0.1 17729200 812300 ?     Sl   09:12   0:33 ray::IDLE
+    """, True, "vllm"),
+    # `top -b -n 1 -p PID` every hour on a llama-server: RES scaled by top itself (g)
+    "top-batch-llamacpp": ("""
+        top - 10:00:01 up 12 days,  3:01,  1 user,  load average: 3.10, 3.02, 2.98
+            PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND
+          41877 llama     20   0   36.1g   9.8g   8.9g S 310.0   7.8 912:33.02 llama-server
+        top - 11:00:01 up 12 days,  4:01,  1 user,  load average: 3.00, 3.01, 2.99
+            PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND
+          41877 llama     20   0   37.4g  11.2g   8.9g S 305.2   8.9  1094:10 llama-server
+        top - 12:00:01 up 12 days,  5:01,  1 user,  load average: 3.04, 3.00, 2.99
+            PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND
+          41877 llama     20   0   38.9g  12.9g   8.9g S 299.7  10.3  1275:44 llama-server
+    """, True, None),
+    # `ps -o pid,rss,vsz,cmd` in a watch loop, and `ps aux | grep` rows without their header
+    "ps-o-and-grep-rows": ("""
+        $ while sleep 1800; do date; ps -o pid,rss,vsz,cmd -p 7731; done
+        Mon Mar  3 14:00:00 UTC 2025
+            PID   RSS    VSZ CMD
+           7731 2104332 12887340 python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct
+        Mon Mar  3 14:30:00 UTC 2025
+            PID   RSS    VSZ CMD
+           7731 2451960 12990112 python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct
+        Mon Mar  3 15:00:00 UTC 2025
+            PID   RSS    VSZ CMD
+           7731 2789544 13101640 python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct
+    """, True, None),
+    "grep-rows-no-header": ("""
+        ps aux | grep text-generation-server, once an hour:
+        root       118  2.0  3.1 31231404 3881020 ?    Sl   Feb02  40:01 /opt/conda/bin/python /opt/conda/bin/text-generation-server serve
+        root       118  2.1  3.6 31500100 4470112 ?    Sl   Feb02  88:13 /opt/conda/bin/python /opt/conda/bin/text-generation-server serve
+        root       118  2.1  4.2 31900000 5204880 ?    Sl   Feb02 135:51 /opt/conda/bin/python /opt/conda/bin/text-generation-server serve
+    """, True, None),
+    # one snapshot of many processes, rising from one to the next: a list, not a series
+    "one-snapshot-many": ("""
+        USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND
+        root         101  0.4  0.0 28963612 417336 ?     SNl  17:36   0:02 python worker.py
+        root         202  6.2  0.5 68235476 5179612 ?    RNl  17:36   0:36 python worker.py
+        root         303  3.4  0.6 69346516 6284616 ?    SNl  17:36   4:57 python worker.py
+        root         404  3.4  0.6 69987220 9919976 ?    SNl  17:36   7:27 python worker.py
+    """, False, None),
+    # the same process in three snapshots, steady: no growth
+    "steady": ("""
+            PID   RSS CMD
+           7731 2104332 python3 -m sglang.launch_server
+            PID   RSS CMD
+           7731 2109960 python3 -m sglang.launch_server
+            PID   RSS CMD
+           7731 2101544 python3 -m sglang.launch_server
+    """, False, None),
+    # growth in two snapshots only: not enough readings
+    "two-snapshots": ("""
+            PID   RSS CMD
+           7731 2104332 python3 -m sglang.launch_server
+            PID   RSS CMD
+           7731 3789544 python3 -m sglang.launch_server
+    """, False, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SNAPSHOTS))
+def test_the_same_process_in_several_snapshots_is_a_series(name):
+    text, leak, engine = SNAPSHOTS[name]
+    rep = diag(text)
+    run = run_of(rep)
+    if leak:
+        assert (run.kind, run.code) == ("LEAK", "memory-growth-reported"), run
+    else:
+        assert run.kind != "LEAK", run
+    if engine:
+        assert rep.engine == engine, rep.engine
