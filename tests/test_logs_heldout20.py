@@ -121,3 +121,62 @@ def test_the_same_process_in_several_snapshots_is_a_series(name):
         assert run.kind != "LEAK", run
     if engine:
         assert rep.engine == engine, rep.engine
+
+
+# --- 2. a start-up log that stops at a whole word of a step under way: it never got ready -----------------------------
+
+STUB_AT_END = {
+    # vLLM 0.6 (V0, worker/model_runner.py capture_model: "Capturing the model for CUDA graphs. This may lead to
+    # unexpected consequences ..."), the line cut after its first word
+    "vllm-v0-capturing": ("""
+        INFO 10-02 12:00:00 api_server.py:527] vLLM API server version 0.6.2
+        INFO 10-02 12:00:41 model_runner.py:1025] Loading model weights took 14.9888 GB
+        INFO 10-02 12:00:47 gpu_executor.py:122] # GPU blocks: 2891, # CPU blocks: 2048
+        INFO 10-02 12:00:49 model_runner.py:1329] Capturing
+    """, ("WARMUP",), "vllm"),
+    # SGLang with a draft model (speculative decoding): the target's weights loaded, then the draft's shard bar has
+    # only its title
+    "sglang-draft-shards-title": ("""
+        [2025-07-01 08:00:10 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=61.02 GB, mem usage=15.27 GB.
+        [2025-07-01 08:00:11 TP0] KV Cache is allocated. #tokens: 402155, K size: 21.48 GB, V size: 21.48 GB
+        Loading safetensors checkpoint shards:
+    """, ("WEIGHTS", "WARMUP"), "sglang"),
+    # vLLM V1 (0.11, DEBUG), a bare word after the shard bar finished (what was loading next is cut)
+    "vllm-v1-bare-word": ("""
+        (EngineCore_DP0 pid=88) INFO 11-03 02:10:11 [gpu_model_runner.py:2602] Starting to load model Qwen/Qwen2-VL-7B-Instruct...
+        (EngineCore_DP0 pid=88) DEBUG 11-03 02:10:12 [model_executor/model_loader/base_loader.py:53] Loading weights on cuda ...
+        Loading safetensors checkpoint shards:   0% Completed | 0/5 [00:00<?, ?it/s]
+        Loading safetensors checkpoint shards: 100% Completed | 5/5 [00:04<00:00,  1.12it/s]
+        Loading
+    """, ("WEIGHTS",), "vllm"),
+    # TGI's shard after its weights: the warm-up's first word, with the shard's prefix
+    "tgi-warming": ("""
+        2024-06-01T10:00:00.000000Z  INFO text_generation_launcher: Args { model_id: "mistralai/Mistral-7B-v0.1", max_total_tokens: 4096 }
+        2024-06-01T10:00:30.000000Z  INFO shard-manager: text_generation_launcher: Shard ready in 30.1s rank=0
+        2024-06-01T10:00:31.000000Z  INFO text_generation_launcher: Warming
+    """, ("WARMUP",), "tgi"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STUB_AT_END))
+def test_a_startup_log_stopping_at_a_step_word_is_undetermined(name):
+    text, phases, engine = STUB_AT_END[name]
+    rep = diag(text)
+    run = run_of(rep)
+    assert rep.engine == engine, rep.engine
+    assert run.kind == "UNDETERMINED" and run.code in ("log-ends-during-step", "log-cut-off"), run
+    assert all(p in run.candidates for p in phases), run.candidates
+
+
+@pytest.mark.parametrize("last", [
+    "Loading",  # a bare word once the server was ready: no failure in the lines shown
+    "INFO:     Application startup complete.",
+])
+def test_a_step_word_after_the_server_got_ready_clears_nothing_and_fails_nothing(last):
+    run = run_of(diag(f"""
+        INFO 10-02 12:00:41 model_runner.py:1025] Loading model weights took 14.9888 GB
+        INFO 10-02 12:00:47 gpu_executor.py:122] # GPU blocks: 2891, # CPU blocks: 2048
+        INFO 10-02 12:01:03 api_server.py:1] Starting vLLM API server on http://0.0.0.0:8000
+        {last}
+    """))
+    assert run.kind == "NONE", run

@@ -204,6 +204,17 @@ def bare_prefix(text: str) -> bool:
     return bool(t) and len(t) <= 200 and bool(_BARE.fullmatch(t)) and bool(_STAMPED.search(t))
 
 
+def message(text: str) -> str:
+    """The line without the log's own prefix (its time, level, process tag, source, and a logger's or function's
+    name before a colon: `text_generation_launcher: `, `llama_context: `): what it says."""
+    m = _BARE.match(text)
+    said = text[m.end():] if m and _STAMPED.search(m.group(0)) else text.strip()
+    return _TARGET.sub("", said, count=1)
+
+
+_TARGET = re.compile(r"^[A-Za-z_]\w*(?:(?:::|\.)\w+)*:\s+(?=\S)")
+
+
 _DIGITS = re.compile(r"\d+")
 _RULE = re.compile(r"[\W_]+")
 _STAMP_ONLY = re.compile(r"\s*\d[\d.:/T -]*\d(?:\s+[A-Z])?\s*")

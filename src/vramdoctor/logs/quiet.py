@@ -10,7 +10,7 @@ import re
 from ..errors import UsageError
 from .facts import RunFacts
 from .knowledge import FRAME, knowledge, phase_words
-from .lines import bare_prefix
+from .lines import bare_prefix, message
 from .phase import is_progress, last_marker
 from .verdict import KIND_OF_PHASE, Diagnosis
 
@@ -261,9 +261,10 @@ def _step_under_way(run: RunFacts, engine: str) -> tuple[int, str, str] | None:
     a capture's progress bar short of its end, the capture registering its buffers) rather than one finished or a
     figure: (line, text, phase)."""
     lines = run.tail_lines or ([run.tail] if run.tail else [])
-    for ln, text in reversed(lines):
+    for i in range(len(lines) - 1, -1, -1):
+        ln, text = lines[i]
         if text.strip() and not bare_prefix(text):
-            return _under_way(ln, text, engine)
+            return _under_way(ln, text, engine) or _stub(ln, text, lines[:i], engine)
     return None
 
 
@@ -282,6 +283,32 @@ def _under_way(ln: int, text: str, engine: str) -> tuple[int, str, str] | None:
                                         if not f.passive and not f.key.startswith("_")):
         return None  # it reports a figure, and no step beginning: a step done
     return ln, text, p
+
+
+#: a line that is only the first words of a step's line: the step's word alone ("Loading", "Capturing", "Warming"),
+#: or with the words of a progress bar's title and no bar ("Loading safetensors checkpoint shards:")
+_STUB = re.compile(r"^(loading|capturing|warming(?: up)?|compiling|profiling|reserving|allocating)\b"
+                   r"(?:[^.!?%|=]{0,80}:)?\s*$", re.I)
+#: the phase such a word begins, where the line it starts is not in the log (None: any from the milestone reached on)
+_STUB_PHASE = {"loading": "WEIGHTS", "capturing": "WARMUP", "warming": "WARMUP", "compiling": "WARMUP",
+               "profiling": "WARMUP", "reserving": "WARMUP"}
+
+
+def _stub(ln: int, text: str, before: list[tuple[int, str]], engine: str) -> tuple[int, str, str | None] | None:
+    """The log's last line is only the first words of a step's line (its line cut as the step began): (line, text,
+    phase), the phase from the line before it that it is the start of ("Loading" after "Loading safetensors
+    checkpoint shards: 100%"), else from its word."""
+    said = message(text).strip()
+    m = _STUB.match(said)
+    if not m:
+        return None
+    for _, b in reversed(before):
+        if message(b).startswith(said) and len(message(b)) > len(said):
+            p = phase_words(b, engine)
+            if p in ("WEIGHTS", "KV", "WARMUP"):
+                return ln, text, p
+    p = phase_words(said, engine)
+    return ln, text, p if p in ("WEIGHTS", "KV", "WARMUP") else _STUB_PHASE.get(m.group(1).split()[0].lower())
 
 
 #: words of a step beginning ("Capture cuda graph begin. ... avail mem=9.31 GB")
@@ -313,6 +340,9 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
     if step:
         ln, text, phase = step
         order = list(KIND_OF_PHASE)  # the step under way, or a later one the log did not reach
+        if phase is None:  # a step's first word that names no phase: from the milestone reached on
+            phase = {"start": "WEIGHTS", "weights_done": "KV", "kv_sized": "KV", "kv_done": "WARMUP",
+                     "warmup_done": "WARMUP"}.get(marker or "start", "WEIGHTS")
         cands = [KIND_OF_PHASE[p] for p in order[order.index(phase):]]
         return Diagnosis(kind="UNDETERMINED", code="log-ends-during-step", oom=None, evidence=[(ln, text)],
                          candidates=cands, phase_source="the log's last line that says anything, a step under way",
