@@ -180,3 +180,71 @@ def test_a_step_word_after_the_server_got_ready_clears_nothing_and_fails_nothing
         {last}
     """))
     assert run.kind == "NONE", run
+
+
+# --- 3. vLLM's words for a dead engine, and PyTorch's NCCL watchdog: the run failed; the kind is its cause's ---------
+
+_V0_SERVING = """
+    INFO 12-01 12:59:10 metrics.py:449] Avg prompt throughput: 812.3 tokens/s, Avg generation throughput: 301.2 tokens/s, Running: 14 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 31.2%, CPU KV cache usage: 0.0%.
+    INFO:     10.42.0.118:60598 - "POST /v1/completions HTTP/1.1" 200 OK
+"""
+
+DEAD_ENGINE = {
+    # V0's multiprocessing front end (engine/multiprocessing/client.py run_heartbeat_loop, 0.6-0.10): its engine
+    # process died; entrypoints/launcher.py then stops the server. Nothing says why.
+    "v0-mq-died-no-cause": (_V0_SERVING + """
+        ERROR 12-01 13:05:02 client.py:250] RuntimeError('Engine process (pid 76) died.')
+        ERROR 12-01 13:05:02 client.py:250] NoneType: None
+        CRITICAL 12-01 13:05:02 launcher.py:99] MQLLMEngine is already dead, terminating server process
+    """, ("UNDETERMINED", "failure-cause-not-shown")),
+    # the same with the NCCL watchdog's c10 frames above it (the watchdog's message itself is above the excerpt)
+    "v0-mq-died-after-watchdog": (_V0_SERVING + """
+        frame #3: <unknown function> + 0x94ac3 (0x7f1d2c8bdac3 in /usr/lib/x86_64-linux-gnu/libc.so.6)
+
+        Exception raised from checkTimeout at /pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:632 (most recent call first):
+        frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f1d2b06c446 in /usr/local/lib/python3.12/dist-packages/torch/lib/libc10.so)
+
+        ERROR 02-11 04:40:12 client.py:300] RuntimeError('Engine process (pid 812) died.')
+        CRITICAL 02-11 04:40:15 launcher.py:116] MQLLMEngine is already dead, terminating server process
+    """, ("NOT_OOM", "nccl-error")),
+    # V0's async engine (0.5): its background loop died on the watchdog's exception
+    "v0-async-watchdog": ("""
+        INFO 07-30 10:00:01 metrics.py:295] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 88.1 tokens/s, Running: 3 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 4.1%, CPU KV cache usage: 0.0%.
+        [rank1]:[E730 10:10:03.118241 ProcessGroupNCCL.cpp:1414] [PG 2 Rank 1] Process group watchdog thread terminated with exception: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=88123, OpType=ALLREDUCE, NumelIn=40960, NumelOut=40960, Timeout(ms)=600000) ran for 600084 milliseconds before timing out.
+        ERROR 07-30 10:10:05 async_llm_engine.py:56] Engine background task failed
+        vllm.engine.async_llm_engine.AsyncEngineDeadError: Task finished unexpectedly. This should never happen! Please open an issue on Github.
+    """, ("NOT_OOM", "nccl-error")),
+    # V1 (0.10): the API server's output handler after the engine core died, the cause not in the excerpt
+    "v1-engine-dead-no-cause": ("""
+        (APIServer pid=1) INFO 09-14 12:00:03 [loggers.py:123] Engine 000: Avg prompt throughput: 410.2 tokens/s, Avg generation throughput: 88.0 tokens/s, Running: 6 reqs, Waiting: 0 reqs, GPU KV cache usage: 12.4%, Prefix cache hit rate: 0.0%
+        (APIServer pid=1) ERROR 09-14 12:10:03 [async_llm.py:480] AsyncLLM output_handler failed.
+        (APIServer pid=1) ERROR 09-14 12:10:03 [async_llm.py:480] vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.
+    """, ("UNDETERMINED", "failure-cause-not-shown")),
+    # a dead engine whose cause follows it: memory while serving
+    "v0-mq-dead-then-oom": (_V0_SERVING + """
+        INFO 02-10 18:06:30 engine.py:275] Added request cmpl-30aaf466904d4d148c2e17a584f448e0-0.
+        CRITICAL 02-10 18:06:30 launcher.py:101] MQLLMEngine is already dead, terminating server process
+        INFO:     10.25.164.34:57224 - "POST /v1/completions HTTP/1.1" 500 Internal Server Error
+        ERROR 02-10 18:06:30 engine.py:139] OutOfMemoryError('CUDA out of memory. Tried to allocate 1.27 GiB. GPU 0 has a total capacity of 79.33 GiB of which 109.81 MiB is free.')
+    """, ("RUNTIME", None)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DEAD_ENGINE))
+def test_a_dead_engine_is_a_failure_of_its_causes_kind(name):
+    text, (kind, code) = DEAD_ENGINE[name]
+    rep = diag(text)
+    run = run_of(rep)
+    assert rep.engine == "vllm", rep.engine
+    assert run.kind == kind and (code is None or run.code == code), run
+
+
+def test_pytorchs_shutdown_warning_about_a_process_group_is_no_failure():
+    """PyTorch 2.4+ warns at every exit that did not destroy its process group: not a failure."""
+    run = run_of(diag("""
+        INFO 05-02 10:00:41 model_runner.py:1025] Loading model weights took 7.1 GB
+        INFO 05-02 10:01:03 api_server.py:1] Starting vLLM API server on http://0.0.0.0:8000
+        INFO:     127.0.0.1:51210 - "POST /v1/chat/completions HTTP/1.1" 200 OK
+        [rank0]:[W502 10:30:00.123456 ProcessGroupNCCL.cpp:1250] Warning: WARNING: process group has NOT been destroyed before we destruct ProcessGroupNCCL. On normal program exit, the application should call destroy_process_group to ensure that any pending NCCL operations have finished in this process.
+    """))
+    assert run.kind == "NONE", run

@@ -114,6 +114,14 @@ LOG = LogWords(
         msg(r"NCCL error|ncclUnhandledCudaError|NCCL watchdog|ncclSystemError|ncclInternalError|"
             r"Watchdog caught collective operation timeout|NCCL operations have failed or timed out", "not_oom",
             code="nccl-error"),
+        # PyTorch's NCCL watchdog (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp): a collective that timed out or
+        # failed, or a CUDA error it caught (the c10 exception's "Exception raised from ncclCommWatchdog / checkTimeout
+        # at .../ProcessGroupNCCL.cpp:N", its "Process group watchdog thread terminated with exception: <cause>", a
+        # hung watchdog); not memory unless its own cause says so. (Its shutdown warning "process group has NOT been
+        # destroyed before we destruct ProcessGroupNCCL" is none of these.)
+        msg(r"Exception raised from (?:ncclCommWatchdog|checkTimeout|watchdogHandler|workCleanupLoop|heartbeatMonitor)"
+            r" at \S*ProcessGroupNCCL\.cpp|watchdog thread terminated with exception: (?!.*out of memory)|"
+            r"ProcessGroupNCCL's watchdog got stuck|Heartbeat monitor timed out", "not_oom", code="nccl-error"),
         msg(r"device-side assert", "not_oom", code="device-side-assert"),
         # glibc's heap checks: memory corrupted by a bug, not memory running out
         msg(r"double free or corruption|free\(\): invalid pointer|malloc\(\): corrupted|corrupted size vs\. prev_size|"

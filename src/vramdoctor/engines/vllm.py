@@ -375,7 +375,11 @@ LOG = LogWords(
             r"EngineCore failed to start|EngineCore encountered (?:a fatal error|an issue)|Background loop has errored|"
             r"EngineDeadError|AsyncEngineDeadError|"
             # V0's front end (entrypoints/openai/api_server.py, 0.6-0.10): its engine process died, the cause above
-            r"Engine process failed to start", "wrapper"),
+            r"Engine process failed to start|"
+            # ... or while serving (engine/multiprocessing/client.py run_heartbeat_loop: "Engine process (pid N) died.";
+            # entrypoints/launcher.py, 0.5-0.10: the server stops once its engine is dead)
+            r"Engine process \(pid \d+\) died|(?:MQLLMEngine|AsyncLLMEngine) (?:is already dead|has failed), "
+            r"terminating server process", "wrapper"),
     ),
     frames={
         "KV": rx(r"initialize_kv_cache|_initialize_kv_caches|_allocate_kv_cache|kv_cache_utils|"
