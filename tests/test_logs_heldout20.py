@@ -248,3 +248,47 @@ def test_pytorchs_shutdown_warning_about_a_process_group_is_no_failure():
         [rank0]:[W502 10:30:00.123456 ProcessGroupNCCL.cpp:1250] Warning: WARNING: process group has NOT been destroyed before we destruct ProcessGroupNCCL. On normal program exit, the application should call destroy_process_group to ensure that any pending NCCL operations have finished in this process.
     """))
     assert run.kind == "NONE", run
+
+
+# --- 4. a traceback in docker compose's format, without its header, its frames split over prefixed lines -----------
+
+COMPOSE_TRACEBACKS = {
+    # tabbyAPI / ExLlamaV2 (its loguru lines under compose's prefix), a frame's file on the line after "File", the
+    # excerpt ending before the exception
+    "tabby-split-frames": """
+        tabby-1  | 2025-06-11 09:02:44.120 INFO:     Loading model: /app/models/Mistral-Large-Instruct-2411-exl2
+        tabby-1  | 2025-06-11 09:02:51.630 ERROR:      File
+        tabby-1  | "/opt/venv/lib/python3.12/site-packages/exllamav2/model.py", line 341, in
+        tabby-1  | load_autosplit_gen
+        tabby-1  | 2025-06-11 09:02:51.630 ERROR:        for item in f:
+        tabby-1  | 2025-06-11 09:02:51.630 ERROR:      File
+        tabby-1  | "/opt/venv/lib/python3.12/site-packages/exllamav2/attn.py", line 270, in load
+        tabby-1  | 2025-06-11 09:02:51.630 ERROR:        self.q_proj.load(device_context =
+        tabby-1  | device_context)
+    """,
+    # vLLM in compose, whole frames, the header and the exception above and below the excerpt
+    "vllm-whole-frames": """
+        vllm-1  | INFO 06-02 09:15:01 [gpu_model_runner.py:1870] Starting to load model Qwen/Qwen3-8B...
+        vllm-1  |   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 77, in __init__
+        vllm-1  |     self.model_executor = executor_class(vllm_config)
+        vllm-1  |   File "/usr/local/lib/python3.12/dist-packages/vllm/executor/executor_base.py", line 53, in __init__
+        vllm-1  |     self._init_executor()
+    """,
+    # SGLang in compose, a frame wrapped after its line number ("in" on the next line)
+    "sglang-wrapped-after-line": """
+        sglang-1  | [2025-08-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen2.5-72B-Instruct', tp_size=4)
+        sglang-1  |   File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py",
+        sglang-1  | line 230, in initialize
+        sglang-1  |     self.init_memory_pool(
+        sglang-1  |   File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 1101,
+        sglang-1  | in init_memory_pool
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSE_TRACEBACKS))
+def test_a_compose_traceback_without_its_header_is_a_failure_whose_cause_is_cut(name):
+    run = run_of(diag(COMPOSE_TRACEBACKS[name]))
+    assert (run.kind, run.code) == ("UNDETERMINED", "failure-cause-not-shown"), run
+    assert run.oom is None and run.candidates, run
+    assert "traceback" in run.missing, run.missing

@@ -21,7 +21,7 @@ import re
 
 from .facts import Failure, RunFacts
 from .knowledge import FRAME, knowledge, phase_words
-from .lines import stated, stops_inside
+from .lines import stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, Place, frames, locate
 from .quiet import leak, no_failure, pressure, shortfall
 from .verdict import KIND_OF_PHASE, Diagnosis
@@ -184,8 +184,7 @@ def _full_while_serving(run: RunFacts) -> Diagnosis | None:
 
 
 def _missing(f: Failure, place: Place | None) -> str:
-    tail = f.after and all(FRAME.search(t) or t.startswith((" ", "\t")) or not t.strip() or "^^^" in t
-                           for _, t in f.after)
+    tail = f.after and all(traceback_line(t) for _, t in f.after)
     if f.cut or (not f.after and stated(f.text) and _GOES_ON.search(f.text)) or f.kind == "error" and _stops_short(f):
         where = "the line stops" if f.after else "the log ends"
         return f"the rest of the error line: {where} partway into it ('{f.text.strip()[-60:]}')"
