@@ -292,3 +292,55 @@ def test_a_compose_traceback_without_its_header_is_a_failure_whose_cause_is_cut(
     assert (run.kind, run.code) == ("UNDETERMINED", "failure-cause-not-shown"), run
     assert run.oom is None and run.candidates, run
     assert "traceback" in run.missing, run.missing
+
+
+# --- 5. serving shown by an access line or in prose is a milestone: a failure after it is serving ------------------
+
+_METAL_OOM = ("libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer "
+              "execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)")
+
+SERVING_SHOWN = {
+    # mlx_lm.server (http.server's access line): a health check answered, then Metal ran out
+    "mlx-health-access-line": ("""
+        Fetching 9 files: 100%|██████████| 9/9 [00:00<00:00, 41231.36it/s]
+        Batch eval all weights: 2311ms
+        127.0.0.1 - - [03/Sep/2025 10:00:01] "GET /health HTTP/1.1" 200 -
+    """ + _METAL_OOM, "mlx"),
+    # a user's report around a llama.cpp Metal log: a request in flight and a health check that still answered
+    "llamacpp-metal-prose": ("""
+        load_tensors: offloaded 49/49 layers to GPU
+        load_tensors: Metal_Mapped model buffer size = 17845.52 MiB
+        The crash happens while a request is in flight (a 30k-token prompt); `/health` returned 200 just before.
+        ggml_metal_graph_compute: command buffer 0 failed with status 5
+        error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)
+    """, "llamacpp"),
+    # llama-server's own request line for a health check answered 200 (server.cpp log_server_r)
+    "llamacpp-health-request": ("""
+        load_tensors: offloaded 33/33 layers to GPU
+        load_tensors:        CUDA0 model buffer size =  4403.49 MiB
+        llama_kv_cache:      CUDA0 KV buffer size =  1024.00 MiB
+        srv  log_server_r: request: GET /health 127.0.0.1 200
+        ggml_metal_graph_compute: command buffer 0 failed with status 5
+    """, "llamacpp"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SERVING_SHOWN))
+def test_serving_shown_by_an_access_line_or_in_prose_is_a_milestone(name):
+    text, engine = SERVING_SHOWN[name]
+    rep = diag(text)
+    run = run_of(rep)
+    assert rep.engine == engine, rep.engine
+    assert run.kind == "RUNTIME", run
+
+
+def test_a_health_check_answered_503_while_loading_is_not_serving():
+    """llama-server answers /health with 503 until the model is loaded: that request line is no milestone."""
+    run = run_of(diag("""
+        srv  log_server_r: request: GET /health 127.0.0.1 503
+        load_tensors: offloaded 33/33 layers to GPU
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4403.49 MiB on device 0: cudaMalloc failed: out of memory
+        alloc_tensor_range: failed to allocate CUDA0 buffer of size 4617398272
+        llama_model_load: error loading model: unable to allocate CUDA0 buffer
+    """))
+    assert run.kind == "WEIGHTS", run

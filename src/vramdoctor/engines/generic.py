@@ -271,13 +271,23 @@ LOG = LogWords(
     },
     milestones=(
         ("weights_done", rx(r"Loading checkpoint shards: 100%")),
-        ("ready", rx(r"Application startup complete|Uvicorn running on")),
+        # (and a health check answered 200, in any server's access line or a user's words: "GET /health HTTP/1.1" 200,
+        # "`/health` still returned 200"; servers answer it 200 only once the model is loaded, 503 before)
+        ("ready", rx(r"Application startup complete|Uvicorn running on|"
+                     r"/health\b[^\n]{0,60}?(?<![\d.])200\b(?! ?(?:ms|s\b|sec|bytes|tokens))")),
         # a request's own id, in any engine: OpenAI-style ids, "request_id=...", "Request <uuid>"
         ("requests", rx(r"\b(?:chat)?cmpl-[0-9a-f]{8}|\bchatcmpl-[\w-]{4,}|\brequest[_ ]id\b\W{1,3}[\w-]{4,}|"
                         r"\bRequest:? [\w.-]*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-|"
                         # servers without a module: vllm.rs "Received completion request with 21 messages",
                         # mistral.rs "Throughput (T/s) 320.60, ... 1 running, 0 waiting"
                         r"\bReceived (?:a )?(?:chat )?completions? request|\b[1-9]\d* running, \d+ waiting|"
+                        # a request being served, in a user's words ("while a request is in flight", "while
+                        # processing a request"), or an inference request's access line answered (not with a 5xx)
+                        r"\brequests? (?:is |was |were |are )?(?:still )?(?:in flight|in progress|being (?:served|"
+                        r"processed|generated))|\bwhile (?:serving|processing|generating|handling) (?:a |the |\d+ )?"
+                        r"(?:requests?|prompts?|completions?)\b|"
+                        r"\b(?:POST|GET) /(?:v1/(?:chat/)?completions|generate|completions?|api/(?:chat|generate))\b"
+                        r"[^\n]{0,40}?\x22? [1-4]\d\d\b|"
                         # a generation that finished (llama.cpp's examples and their forks)
                         r"\bdecoded \d+ tokens in\b|llama_perf_context_print:|llama_print_timings:")),
     ),
