@@ -344,3 +344,79 @@ def test_a_health_check_answered_503_while_loading_is_not_serving():
         llama_model_load: error loading model: unable to allocate CUDA0 buffer
     """))
     assert run.kind == "WEIGHTS", run
+
+
+# --- 7a. the gdb backtrace ggml prints on abort (ggml.c ggml_print_backtrace): its frames place the failure ------------
+
+_GDB_HEAD = """
+        [New LWP 18458]
+        [New LWP 18459]
+        [New LWP 18460]
+        [New LWP 18461]
+        [New LWP 18462]
+        [New LWP 18463]
+        [New LWP 18464]
+        [New LWP 18465]
+        [Thread debugging using libthread_db enabled]
+        Using host libthread_db library "/lib/x86_64-linux-gnu/libthread_db.so.1".
+        0x00007f3a9d2f1c17 in __GI___wait4 (pid=18468, stat_loc=0x0, options=0, usage=0x0) at ../sysdeps/unix/sysv/linux/wait4.c:30
+        30	../sysdeps/unix/sysv/linux/wait4.c: No such file or directory.
+        #0  0x00007f3a9d2f1c17 in __GI___wait4 (pid=18468, stat_loc=0x0, options=0, usage=0x0) at ../sysdeps/unix/sysv/linux/wait4.c:30
+        30	in ../sysdeps/unix/sysv/linux/wait4.c
+        #1  0x00007f3a9cf416fb in ggml_print_backtrace () from /opt/llama/lib/libggml-base.so
+        #2  0x00007f3a9cf4184e in ggml_abort () from /opt/llama/lib/libggml-base.so
+    """
+
+
+
+def _with_gdb(before: str, frames: str) -> str:
+    """A log's lines, then gdb's lines before the backtrace and its first frames, then the rest of its frames."""
+    return "\n".join(textwrap.dedent(x).strip("\n") for x in (before, _GDB_HEAD, frames))
+
+
+GDB_BACKTRACES = {
+    # the compute graph's reservation (llama-context.cpp sched_reserve -> graph_reserve): the compute buffer
+    "graph-reserve": (_with_gdb("""
+        0.00.005.072 I srv    load_model: loading model 'models/qwen3-4b-q4_k_m.gguf'
+        /src/llama.cpp/ggml/src/ggml.c:1644: GGML_ASSERT(ctx->mem_buffer != NULL) failed
+        0.00.076.658 E ggml_aligned_malloc: insufficient memory (attempted to allocate  24.50 MB)
+    """, """
+        #3  0x00007f3a9cf43a37 in ggml_init () from /opt/llama/lib/libggml-base.so
+        #4  0x00007f3a9cf5b799 in ggml_backend_sched_split_graph () from /opt/llama/lib/libggml-base.so
+        #5  0x00007f3a9c7efb67 in llama_context::graph_reserve(unsigned int, unsigned int, unsigned int, llama_memory_context_i const*, bool, unsigned long*) () from /opt/llama/lib/libllama.so
+        #6  0x00007f3a9c7f1030 in llama_context::sched_reserve() () from /opt/llama/lib/libllama.so
+        #7  0x00007f3a9c7f2d9a in llama_context::llama_context(llama_model const&, llama_context_params) () from /opt/llama/lib/libllama.so
+        #8  0x00007f3a9c7f40e4 in llama_init_from_model () from /opt/llama/lib/libllama.so
+    """), "WARMUP"),
+    # the KV cache's constructor (llama-kv-cache.cpp): the cache
+    "kv-cache-constructor": (_with_gdb("""
+        llama_context: n_ctx         = 131072
+        ggml_aligned_malloc: insufficient memory (attempted to allocate 16384.00 MB)
+        /src/llama.cpp/ggml/src/ggml-backend.cpp:1980: GGML_ASSERT(buffer) failed
+    """, """
+        #3  0x00007f3a9cf61d20 in ggml_backend_alloc_ctx_tensors_from_buft () from /opt/llama/lib/libggml-base.so
+        #4  0x00007f3a9c80a1b4 in llama_kv_cache::llama_kv_cache(llama_model const&, ggml_type, ggml_type, bool, bool, bool, unsigned int, unsigned int, unsigned int, unsigned int, llama_swa_type, std::function<bool (int)> const&, std::function<bool (int, llama_model const&)> const&) () from /opt/llama/lib/libllama.so
+        #5  0x00007f3a9c7d9a02 in llama_model::create_memory(llama_memory_params const&, llama_cparams const&) const () from /opt/llama/lib/libllama.so
+        #6  0x00007f3a9c7f2b11 in llama_context::llama_context(llama_model const&, llama_context_params) () from /opt/llama/lib/libllama.so
+    """), "KV_CAPACITY"),
+    # the weights (llama-model.cpp load_tensors, llama.cpp llama_model_load)
+    "load-tensors": (_with_gdb("""
+        llama_model_loader: loaded meta data with 35 key-value pairs and 579 tensors from models/gemma-3-12b-it-Q8_0.gguf (version GGUF V3 (latest))
+        ggml_aligned_malloc: insufficient memory (attempted to allocate 12014.77 MB)
+        /src/llama.cpp/ggml/src/ggml-backend.cpp:2054: GGML_ASSERT(buf) failed
+    """, """
+        #3  0x00007f3a9cf5f1e2 in ggml_backend_cpu_buffer_type_alloc_buffer () from /opt/llama/lib/libggml-cpu.so
+        #4  0x00007f3a9c79c3f1 in llama_model::load_tensors(llama_model_loader&) () from /opt/llama/lib/libllama.so
+        #5  0x00007f3a9c70b8d5 in llama_model_load(std::string const&, std::vector<std::string, std::allocator<std::string> >&, llama_model&, llama_model_params&) () from /opt/llama/lib/libllama.so
+    """), "WEIGHTS"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GDB_BACKTRACES))
+def test_the_frames_of_ggmls_gdb_backtrace_place_the_failure(name):
+    text, kind = GDB_BACKTRACES[name]
+    run = run_of(diag(text))
+    assert run.kind == kind, run
+    assert run.phase_source == "the stack frames", run.phase_source
+    # (ggml_aligned_malloc is ggml's host allocator: no layers move off a GPU to host RAM that ran out)
+    assert "-ngl" not in flags(run) or run.kind == "WEIGHTS", flags(run)

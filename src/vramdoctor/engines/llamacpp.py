@@ -419,9 +419,10 @@ LOG = LogWords(
             r"(?:CUDA|ROCm|Vulkan|SYCL|MUSA|CANN)(\d+) buffer", lambda m: int(m.group(1) or m.group(2)), mode="list"),
         fig("failed_alloc_bytes", r"failed to allocate (?:\w+ )?buffer(?: of size|, size =)\s*" + NUM + r"(?:\s*([KMGT]i?B))?",
             lambda m: to_bytes(m.group(1), m.group(2) or "B"), mode="list"),
-        # the buffer that failed was host RAM (ggml-cpu.c / llama-model.cpp "unable to allocate CPU buffer")
+        # the buffer that failed was host RAM (ggml-cpu.c / llama-model.cpp "unable to allocate CPU buffer"; ggml.c's own
+        # host allocator, ggml_aligned_malloc, for a context's memory)
         fig("_host_alloc_failed", r"cpu_buffer_type_alloc_buffer: failed to allocate|(?:failed|unable) to allocate "
-            r"(?:CPU|CPU_Mapped|CUDA_Host|ROCm_Host) buffer", lambda m: True),
+            r"(?:CPU|CPU_Mapped|CUDA_Host|ROCm_Host) buffer|ggml_aligned_malloc: insufficient memory", lambda m: True),
         fig("free_memory_bytes", r"using device \w+ \(.*\) .*?- " + SIZE + r" free"),
         fig("layers_offloaded", r"offloaded (\d+)/\d+ layers", count),
         # printed before the buffers are allocated ("offloaded N/M" comes after them, so a failed load lacks it)

@@ -14,7 +14,7 @@ from collections import deque
 from typing import Callable, Iterable, Iterator
 
 from .facts import Failure, RunFacts
-from .knowledge import ELISION, PY_FRAME, Knowledge, is_echo, knowledge
+from .knowledge import ELISION, GDB_CHATTER, PY_FRAME, Knowledge, is_echo, knowledge
 from .lines import (
     CUT_LOOKBACK,
     ECHO_CLOSED,
@@ -206,7 +206,11 @@ class Scanner:
                     begin = min(found)
                 if self._figure(r, k.figures[i], fig_text, line_no, begin):
                     done.add(i)
-        if self.pending:
+        if self.pending and GDB_CHATTER.match(text):
+            # (gdb's chatter before a backtrace: the frames after it are kept, and read whole on both paths)
+            self.wants_every_line_until = max(self.wants_every_line_until,
+                                              line_no + max(AFTER - len(f.after) for f in self.pending))
+        elif self.pending:
             for f in self.pending:
                 if len(f.after) < AFTER:
                     f.after.append((line_no, text))

@@ -103,6 +103,10 @@ class LoadSteps:
                 s.add("flash attention", "flash_attn", "without it the compute buffer holds an n_ctx x n_ubatch "
                       "attention matrix", "on", current=n.get("flash_attn"))
             s.add("shorter context", "max_model_len", "the compute buffer grows with the context too", "down")
+        if n.get("_host_alloc_failed"):  # (host RAM failed: layers moved off the GPU would need more of it)
+            s.say("more host memory", "the allocation that failed was in system RAM (ggml's host allocator, a CPU "
+                  "buffer): free RAM, raise the process's memory limits (`ulimit -v`, a container's), or add RAM")
+            return
         s.add("fewer layers on the GPU", "gpu_layers", "frees room for the buffers", "down")
 
     def _metal(self) -> None:
