@@ -420,3 +420,52 @@ def test_the_frames_of_ggmls_gdb_backtrace_place_the_failure(name):
     assert run.phase_source == "the stack frames", run.phase_source
     # (ggml_aligned_malloc is ggml's host allocator: no layers move off a GPU to host RAM that ran out)
     assert "-ngl" not in flags(run) or run.kind == "WEIGHTS", flags(run)
+
+
+# --- 7b. a thread that could not be created (pthread_create's EAGAIN): a failure, its limit not shown ----------------
+
+THREAD_FAILED = {
+    # GNU OpenMP (libgomp team.c gomp_fatal "Thread creation failed: %s") under llama-server's threadpool
+    "libgomp": """
+        main: build = 7520 (a1b2c3d4)
+        0.00.003.078 I srv    load_model: loading model 'models/phi-4-mini-Q4_K_M.gguf'
+        0.00.094.206 I cmn          init: llama threadpool init, n_threads = 16
+        libgomp: Thread creation failed: Resource temporarily unavailable
+    """,
+    # std::thread in llama-server's queue (server_queue::start_loop): libstdc++'s std::system_error, after serving began
+    "std-system-error": """
+        0.00.592.297 I srv  llama_server: model loaded
+        0.00.595.267 I srv  llama_server: listening on http://127.0.0.1:8080
+        terminate called after throwing an instance of 'std::system_error'
+          what():  Resource temporarily unavailable
+        Aborted (core dumped)
+    """,
+    # OpenBLAS's thread pool (driver/others/blas_server.c) in a transformers process
+    "openblas": """
+        Loading checkpoint shards: 100%|██████████| 4/4 [00:03<00:00,  1.21it/s]
+        OpenBLAS blas_thread_init: pthread_create failed for thread 31 of 64: Resource temporarily unavailable
+        OpenBLAS blas_thread_init: RLIMIT_NPROC 4096 current, 4096 max
+    """,
+    # CPython's threading module in vLLM's front end
+    "python-thread": """
+        INFO 05-02 10:00:41 model_runner.py:1025] Loading model weights took 7.1 GB
+        ERROR 05-02 10:00:50 engine.py:160] RuntimeError: can't start new thread
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(THREAD_FAILED))
+def test_a_thread_that_could_not_be_created_is_undetermined_with_its_own_code(name):
+    run = run_of(diag(THREAD_FAILED[name]))
+    assert (run.kind, run.code) == ("UNDETERMINED", "thread-creation-failed"), run
+    assert run.oom is None, run
+    said = run.message + " " + " ".join(a["why"] for a in run.advice)
+    assert "ulimit -v" in said and "ulimit -u" in said, said
+
+
+def test_a_non_blocking_call_that_would_block_is_not_a_thread_that_failed():
+    run = run_of(diag("""
+        INFO 05-02 10:00:41 model_runner.py:1025] Loading model weights took 7.1 GB
+        BlockingIOError: [Errno 11] Resource temporarily unavailable
+    """))
+    assert run.code != "thread-creation-failed", run

@@ -123,6 +123,13 @@ LOG = LogWords(
             r" at \S*ProcessGroupNCCL\.cpp|watchdog thread terminated with exception: (?!.*out of memory)|"
             r"ProcessGroupNCCL's watchdog got stuck|Heartbeat monitor timed out", "not_oom", code="nccl-error"),
         msg(r"device-side assert", "not_oom", code="device-side-assert"),
+        # a thread that could not be created (pthread_create's EAGAIN, "Resource temporarily unavailable"): the address
+        # space had no room for its stack (ulimit -v), or the threads limit was reached (ulimit -u, a pids cgroup).
+        # libgomp (team.c "Thread creation failed: %s"), libstdc++'s std::thread (std::system_error), OpenBLAS
+        # (blas_server.c "pthread_create failed for thread %d of %d: %s"), Go's runtime/cgo, CPython, Rust's std
+        # (its diagnosis is undetermined: see diagnose.diagnose_run)
+        msg(r"Thread creation failed: |\bpthread_create failed\b|can't start new thread|failed to spawn thread|"
+            r"what\(\):\s+Resource temporarily unavailable\s*$", "not_oom", code="thread-creation-failed"),
         # glibc's heap checks: memory corrupted by a bug, not memory running out
         msg(r"double free or corruption|free\(\): invalid pointer|malloc\(\): corrupted|corrupted size vs\. prev_size|"
             r"malloc_consolidate\(\): invalid", "not_oom", code="heap-corruption"),

@@ -213,6 +213,17 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         f = said[0] if said else f
     if f is None:
         return no_failure(run, engine)
+    if f.kind == "not_oom" and f.code == "thread-creation-failed":
+        return Diagnosis(kind="UNDETERMINED", code=f.code, evidence=[(f.line_no, f.text)], oom=None, candidates=[],
+                         phase_source="the failure message", missing="which limit refused the thread",
+                         message="A thread could not be created (pthread_create's EAGAIN, 'Resource temporarily "
+                                 "unavailable'). Two limits give it: the process's address space had no room left for "
+                                 "the thread's stack (a virtual-memory limit, `ulimit -v` / RLIMIT_AS, which GPU "
+                                 "mappings and big weights files fill, or memory exhausted), or the number of threads "
+                                 "allowed was reached (`ulimit -u` / RLIMIT_NPROC, a container's pids limit, "
+                                 "kernel.threads-max). Tell them apart in the server's environment: `ulimit -v` and "
+                                 "`ulimit -u`, its threads now (`ls /proc/PID/task | wc -l`) against "
+                                 "/sys/fs/cgroup/pids.max.")
     if f.kind == "not_oom":
         return Diagnosis(kind="NOT_OOM", code=f.code, evidence=[(f.line_no, f.text)], oom=False,
                          message="This is not memory running out: " + _NOT_OOM.get(f.code, "a failure that is not "

@@ -74,6 +74,12 @@ class ServingSteps:
 
     def undetermined(self, candidates: list[str]) -> None:
         s = self.s
+        if self.code == "thread-creation-failed":  # a process limit, not a ledger: which one is the question
+            s.say("check the process limits", "run `ulimit -a` where the server starts: with a virtual-memory limit "
+                  "(`ulimit -v`), each thread's stack needs address space under it: raise or remove it, or run fewer "
+                  "threads (OMP_NUM_THREADS, llama.cpp -t) or smaller stacks (`ulimit -s`); with the threads limit "
+                  "(`ulimit -u`, a container's pids limit) reached, raise it or run fewer threads")
+            return
         if self.code == "autosplit-insufficient-vram":  # weights, cache and a forward pass did not fit together
             s.add("shorter context", "max_model_len", "the cache is sized for max_seq_len (the model's own, often "
                   "32k-128k, unless set): the usual fix", "down", None, self.n.get("max_model_len"))
