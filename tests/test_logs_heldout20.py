@@ -469,3 +469,30 @@ def test_a_non_blocking_call_that_would_block_is_not_a_thread_that_failed():
         BlockingIOError: [Errno 11] Resource temporarily unavailable
     """))
     assert run.code != "thread-creation-failed", run
+
+
+# --- 6. advice: nothing already in use, nothing already tried, flags of the engine and build the log shows ------------
+
+_V0_KV_SHORT = ("ERROR 11-02 10:00:10 engine.py:387] ValueError: The model's max seq len (131072) is larger than the "
+                "maximum number of tokens that can be stored in KV cache (48512). Try increasing "
+                "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.")
+
+
+@pytest.mark.parametrize("shown", [
+    # a Kubernetes manifest's args list
+    "        args:\n          - --model=meta-llama/Llama-3.1-8B-Instruct\n          - --enable-chunked-prefill\n"
+    "          - --gpu-memory-utilization=0.9",
+    # V0's argument dump
+    "INFO 11-02 10:00:00 api_server.py:585] args: Namespace(model='meta-llama/Llama-3.1-8B-Instruct', "
+    "enable_chunked_prefill=True, max_num_batched_tokens=None, gpu_memory_utilization=0.9)",
+    # a docker command with the flag's value form
+    "docker run --gpus all vllm/vllm-openai:v0.6.3 --model meta-llama/Llama-3.1-8B-Instruct --enable-chunked-prefill=true",
+])
+def test_chunked_prefill_is_not_proposed_where_the_log_shows_it_on(shown):
+    run = run_of(diag("INFO 11-02 09:59:00 api_server.py:1] vLLM API server version 0.6.3\n" + shown + "\n"
+                      + _V0_KV_SHORT, "vllm"))
+    assert run.kind == "KV_CAPACITY", run
+    said = flags(run)
+    assert "--enable-chunked-prefill" not in said, said
+    step = next((a for a in run.advice if a["setting"] == "max_num_batched_tokens"), None)
+    assert step is None or "chunked prefill" not in step["change"] or "smaller" in step["change"], step
