@@ -496,3 +496,25 @@ def test_chunked_prefill_is_not_proposed_where_the_log_shows_it_on(shown):
     assert "--enable-chunked-prefill" not in said, said
     step = next((a for a in run.advice if a["setting"] == "max_num_batched_tokens"), None)
     assert step is None or "chunked prefill" not in step["change"] or "smaller" in step["change"], step
+
+
+@pytest.mark.parametrize("text,engine", [
+    # the model named only on vLLM's command line, 8-bit by its name (llm-compressor's w8a8)
+    ("vllm serve RedHatAI/Meta-Llama-3.1-70B-Instruct-quantized.w8a8 --tensor-parallel-size 2 --max-model-len 8192\n"
+     "(EngineCore_DP0 pid=71) ERROR 06-01 10:00:01 [core.py:700] ValueError: No available memory for the cache blocks. "
+     "Try increasing `gpu_memory_utilization` when initializing the engine.", "vllm"),
+    # SGLang's --model-path, an fp8 checkpoint
+    ("python3 -m sglang.launch_server --model-path neuralmagic/Qwen2-72B-Instruct-FP8 --tp 2 --mem-fraction-static 0.85\n"
+     "[2025-06-01 10:00:40 TP0] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=1.02 GB, mem usage=37.10 GB.\n"
+     "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.", "sglang"),
+    # vLLM's --model= form, an INT8 weight-only checkpoint
+    ("python -m vllm.entrypoints.openai.api_server --model=/models/Mistral-Large-Instruct-2411-INT8-W8A16 --tensor-parallel-size 4\n"
+     "ERROR 03-01 10:00:01 engine.py:387] ValueError: No available memory for the cache blocks. Try increasing "
+     "`gpu_memory_utilization` when initializing the engine.", "vllm"),
+])
+def test_an_8_bit_model_is_offered_only_fewer_bits(text, engine):
+    rep = diag(text)
+    run = run_of(rep)
+    assert rep.engine == engine and run.kind == "KV_CAPACITY", run
+    step = next(a for a in run.advice if a["setting"] == "quantization")
+    assert "fp8" not in step["flags"].lower() and "4-bit" in step["flags"], step

@@ -295,6 +295,7 @@ LOG = LogWords(
         fig("quantization", r"\bquantization" + _ARG + r"(\w+)", lambda m: m.group(1)),
         fig("cpu_offload_gb", r"\bcpu_offload_gb" + _ARG + r"([\d.]+)", fraction),
         fig("model_name", r"\bmodel_path=['\"]([^'\"]{1,300})['\"]", lambda m: m.group(1)),
+        fig("model_name", r"(?:^|\s)--model-path(?:=|\s+)['\"]?([^\s'\"\\]{1,300})", lambda m: m.group(1), flags=0),
         # the whole argument list, only when the line is whole (an excerpt may cut it)
         fig("args_listing", r"(server_args)=ServerArgs\(.*\)\s*$", lambda m: "full"),
     ),

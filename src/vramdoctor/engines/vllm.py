@@ -466,6 +466,9 @@ LOG = LogWords(
         # (only in argument dumps: vLLM's own hint "set 'enforce_eager=True'" names the setting without using it)
         fig("enforce_eager", r"[,({]\s*['\"]?enforce_eager" + _ARG + r"(True|False)", lambda m: m.group(1) == "True"),
         fig("model_name", r"(?:\bmodel=|'model': )['\"]([^'\"]{1,300})['\"]", lambda m: m.group(1)),
+        # ... and from a pasted command line: `vllm serve MODEL`, `--model MODEL` / `--model=MODEL`
+        fig("model_name", r"\bvllm serve\s+['\"]?([^\s'\"\\-][^\s'\"\\]{0,299})", lambda m: m.group(1), flags=0),
+        fig("model_name", r"(?:^|\s)--model(?:=|\s+)['\"]?([^\s'\"\\]{1,300})", lambda m: m.group(1), flags=0),
         fig("engine_version", r"(?:vLLM (?:API )?server version|LLM engine \(v)\s*v?(\d+\.\d+[\w.+-]*)",
             lambda m: m.group(1)),
         fig("args_listing", r"(non-default args:|args: Namespace\()", lambda m: m.group(1).split(":")[0]),
