@@ -518,3 +518,47 @@ def test_an_8_bit_model_is_offered_only_fewer_bits(text, engine):
     assert rep.engine == engine and run.kind == "KV_CAPACITY", run
     step = next(a for a in run.advice if a["setting"] == "quantization")
     assert "fp8" not in step["flags"].lower() and "4-bit" in step["flags"], step
+
+
+TRIED = {
+    # SGLang's request slots, with 1 already tried (the steps would otherwise propose 3, below the 4 running)
+    "sglang-slots-tried-1": ("""
+        I have already tried `--max-running-requests 1`, but the scheduler still crashes the same way.
+        [2025-09-13 09:09:15 TP0] Decode batch. #running-req: 4, #token: 9071, token usage: 0.01, gen throughput (token/s): 112.41, #queue-req: 0
+        RuntimeError: alloc_req_slots runs out of memory. Please set a smaller number for `--max-running-requests`. self.req_to_token_pool.available_size()=1, len(reqs)=2,
+    """, "--max-running-requests", 1, "down"),
+    # vLLM's context: the pool holds 23,648 tokens, and 16384 was tried and failed the same way
+    "vllm-context-tried": ("""
+        even with --max-model-len 16384 it fails with the same error:
+        INFO 07-03 10:00:00 api_server.py:1] vLLM API server version 0.6.3
+        ERROR 07-03 10:00:10 engine.py:387] ValueError: The model's max seq len (29000) is larger than the maximum number of tokens that can be stored in KV cache (23648). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+    """, "--max-model-len", 16384, "down"),
+    # vLLM V1's sampler warm-up: 64 sequences were tried too
+    "vllm-seqs-tried": ("""
+        (APIServer pid=1) INFO 09-14 11:00:00 [utils.py:326] non-default args: {'model': 'Qwen/Qwen3-32B', 'max_num_seqs': 256}
+        I also tried --max-num-seqs=64; still OOM.
+        (EngineCore_DP0 pid=9) ERROR 09-14 11:02:40 [core.py:710] RuntimeError: CUDA out of memory occurred when warming up sampler with 256 dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.
+    """, "--max-num-seqs", 64, "down"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRIED))
+def test_a_value_the_log_says_was_tried_and_failed_is_not_proposed(name):
+    text, flag, tried, way = TRIED[name]
+    run = run_of(diag(text))
+    assert run.kind in OOM, run
+    for a in run.advice:
+        if a["flags"].startswith(flag) or f" {flag}" in a["flags"]:
+            assert isinstance(a["value"], (int, float)) and (a["value"] < tried if way == "down" else a["value"] > tried), a
+    if tried == 1:  # nothing below 1: the step says so instead
+        assert any("tried" in a["why"] for a in run.advice), run.advice
+
+
+def test_a_value_tried_that_worked_is_no_failed_try():
+    run = run_of(diag("""
+        I tried --max-model-len 16384 and that works, but I need 29000:
+        INFO 07-03 10:00:00 api_server.py:1] vLLM API server version 0.6.3
+        ERROR 07-03 10:00:10 engine.py:387] ValueError: The model's max seq len (29000) is larger than the maximum number of tokens that can be stored in KV cache (23648). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+    """))
+    step = next(a for a in run.advice if a["setting"] == "max_model_len")
+    assert step["value"] == 23648, step

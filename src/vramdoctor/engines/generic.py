@@ -17,7 +17,7 @@ from .base import (
     step_tokens,
 )
 from .interface import Engine, LogWords
-from .words import NUM, SIZE, count, fig, msg, rx, to_bytes
+from .words import NUM, SIZE, TRIED, count, fig, msg, rx, to_bytes, tried
 
 GIB = 2**30
 
@@ -335,6 +335,8 @@ LOG = LogWords(
         # a failure inside the custom all-reduce kernels (vLLM/SGLang csrc/custom_all_reduce.cuh)
         # memory a user measured and pasted (ps/top/nvidia-smi readings, /proc VmRSS): "req 5 VmRSS=1123 MiB",
         # "RSS: 5.74 GB -> 14.05 GB after 6,000 requests" (case-sensitive words: "res" alone is too common)
+        # a flag's value the user says was tried and still failed: advice goes past it, never back to it
+        fig("_tried", TRIED, tried, mode="map"),
         fig("reported_memory_bytes", _MEMWORD + r"\s*[=:]?\s*" + _USIZE, _usize, mode="list", flags=0),
         fig("reported_memory_before_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE, _usize, flags=0),
         fig("reported_memory_after_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE,

@@ -74,6 +74,7 @@ class Figure:
     read: Callable[[re.Match], object]
     mode: str = "last"
     passive: bool = False  # read only from lines that matter for another reason (its words are on every line)
+    command: bool = False  # a setting from a pasted command line (never read from a line saying a value was tried)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import re
 from collections import deque
 from typing import Callable, Iterable, Iterator
 
+from ..engines.words import TRIED
 from .facts import Failure, RunFacts
 from .knowledge import ELISION, GDB_CHATTER, PY_FRAME, Knowledge, is_echo, knowledge
 from .lines import (
@@ -51,6 +52,7 @@ _CLOCK = re.compile(r"(?<![\d:])([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?![\d:])")
 #: a YAML key that opens a block (nothing after its colon), and a key with a value
 _YAML_KEY = re.compile(r"^(\s*)([A-Za-z_][\w.-]*):\s*$")
 _YAML_CHILD = re.compile(r"^(\s*)([A-Za-z_][\w-]*):\s+(\S.{0,200})$")
+_TRIED = re.compile(TRIED, re.I)
 _TABLE_WORDS = ("resident", "rss", "res", "vram", "mem", "used")
 
 
@@ -193,10 +195,16 @@ class Scanner:
         if nested is not None:
             texts.insert(0, (nested, nested.lower(), k.candidates(nested.lower().encode("utf-8", "replace"))))
         done: set[int] = set()
+        tried_here = None  # the line says a value was tried: its flags are not the settings in use
         for fig_text, fig_low, fig_c in texts:
             for i in sorted(fig_c.get("fig", ())):
                 if i in done:
                     continue
+                if k.figures[i].command:
+                    if tried_here is None:
+                        tried_here = bool(_TRIED.search(text))
+                    if tried_here:
+                        continue
                 begin = 0
                 words = k.figure_prefix[i]
                 if words and fig_text.isascii():  # begin where the word that starts every match is (str = bytes)
