@@ -562,3 +562,48 @@ def test_a_value_tried_that_worked_is_no_failed_try():
     """))
     step = next(a for a in run.advice if a["setting"] == "max_model_len")
     assert step["value"] == 23648, step
+
+
+FA_BY_WORDING = {
+    # Vulkan, late 2025 (common's common_init_result class, ggml-alloc's ggml_gallocr_reserve_n_impl): -fa on|off|auto
+    "vulkan-late-2025": ("""
+        ggml_vulkan: Device memory allocation of size 6442450944 failed.
+        ggml_gallocr_reserve_n_impl: failed to allocate Vulkan0 buffer of size 6442450944
+        graph_reserve: failed to allocate compute buffers
+        llama_init_from_model: failed to initialize the context: failed to allocate compute pp buffers
+        common_init_result: failed to create context with model 'models/gemma-3-27b-it-Q4_K_M.gguf'
+    """, "-fa on"),
+    # CUDA, autumn 2025: llama_context's "flash_attn = auto" (the value -fa took from b6343)
+    "cuda-fa-auto": ("""
+        llama_context: n_ctx         = 65536
+        llama_context: flash_attn    = auto
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9216.00 MiB on device 0: cudaMalloc failed: out of memory
+        ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 9663676416
+        graph_reserve: failed to allocate compute buffers
+        llama_init_from_model: failed to initialize the context: failed to allocate compute pp buffers
+    """, "-fa on"),
+    # early 2025 (b4500-b4900): llama_init_from_model printed the context's settings; -fa took no value
+    "early-2025": ("""
+        llama_init_from_model: n_ctx         = 32768
+        llama_init_from_model: flash_attn    = 0
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9216.00 MiB on device 0: cudaMalloc failed: out of memory
+        ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 9663676416
+        llama_init_from_model: failed to allocate compute buffers
+    """, "-fa"),
+    # a 2026 build's own line: "common_params_print_info: build 9592 (ac4cddeb0) with ..."
+    "build-2026": ("""
+        0.00.314.265 I common_params_print_info: build 9592 (ac4cddeb0) with GNU 13.3.0 for Linux x86_64
+        0.03.657.736 I sched_reserve: reserving ...
+        0.03.670.001 E ggml_backend_cuda_buffer_type_alloc_buffer: allocating 3072.00 MiB on device 0: cudaMalloc failed: out of memory
+        0.03.670.010 E graph_reserve: failed to allocate compute buffers
+    """, "-fa on"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FA_BY_WORDING))
+def test_llamacpps_flash_attention_flag_follows_the_wording_that_dates_the_build(name):
+    text, fa = FA_BY_WORDING[name]
+    run = run_of(diag(text))
+    assert run.kind == "WARMUP", run
+    step = next(a for a in run.advice if a["setting"] == "flash_attn")
+    assert step["flags"] == fa or step["flags"].startswith(fa + " ") and fa == "-fa on", step
