@@ -607,3 +607,32 @@ def test_llamacpps_flash_attention_flag_follows_the_wording_that_dates_the_build
     assert run.kind == "WARMUP", run
     step = next(a for a in run.advice if a["setting"] == "flash_attn")
     assert step["flags"] == fa or step["flags"].startswith(fa + " ") and fa == "-fa on", step
+
+
+KOBOLD = {
+    # KoboldCpp on Metal (gpttype_adapter.cpp: "Failed to predict at %d! Check your context buffer sizes!"): a request
+    # ran Metal out of memory
+    "metal": """
+        ggml_metal_graph_compute: command buffer 1 failed with status 5
+        error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)
+        llama_decode: failed to decode, ret = -3
+
+        Failed to predict at 311! Check your context buffer sizes!
+    """,
+    # KoboldCpp on CUDA, the compute pool while generating
+    "cuda": """
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1536.00 MiB on device 0: cudaMalloc failed: out of memory
+        ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 1610612736
+        llama_decode: failed to decode, ret = -3
+        Failed to predict at 2048! Check your context buffer sizes!
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(KOBOLD))
+def test_koboldcpps_own_words_make_it_koboldcpp_with_its_own_flags(name):
+    rep = diag(KOBOLD[name])
+    run = run_of(rep)
+    assert rep.engine == "koboldcpp", rep.engine
+    said = flags(run)
+    assert "-np" not in said and "-c " not in said and "-ub" not in said, said
