@@ -636,3 +636,40 @@ def test_koboldcpps_own_words_make_it_koboldcpp_with_its_own_flags(name):
     assert rep.engine == "koboldcpp", rep.engine
     said = flags(run)
     assert "-np" not in said and "-c " not in said and "-ub" not in said, said
+
+
+SAMPLER_SHOWN = {
+    # a pasted error wrapped at spaces (its number on one line, "dummy requests" on the next), and the fraction in
+    # the = form of a pasted command
+    "wrapped-number": ("""
+        vllm serve Qwen/Qwen3-14B --tensor-parallel-size 2 --gpu-memory-utilization=0.93
+        RuntimeError: CUDA out of memory occurred when warming up sampler with 512
+        dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization`
+        when initializing the engine.
+    """, 0.93, 512),
+    # a Helm values file's fraction, the message on one line
+    "helm-values": ("""
+        vllm:
+          gpu_memory_utilization: 0.95
+        (EngineCore_DP0 pid=281) RuntimeError: CUDA out of memory occurred when warming up sampler with 256 dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.
+    """, 0.95, 256),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLER_SHOWN))
+def test_the_sampler_warmup_moves_from_the_fraction_and_sequences_the_log_shows(name):
+    text, fraction, seqs = SAMPLER_SHOWN[name]
+    run = run_of(diag(text))
+    assert (run.kind, run.code) == ("WARMUP", "sampler-warmup-oom"), run
+    steps = {a["setting"]: a for a in run.advice}
+    assert steps["max_num_seqs"]["current"] == seqs and steps["max_num_seqs"]["value"] < seqs, steps
+    assert steps["memory_fraction"]["current"] == fraction and steps["memory_fraction"]["value"] < fraction, steps
+
+
+def test_the_sampler_in_the_profiling_pass_gets_no_fraction_step():
+    """Loaded, pool not yet sized: V1's profile_run runs the sampler too, where the fraction does not matter."""
+    run = run_of(diag("""
+        (EngineCore_DP0 pid=9) INFO 09-14 11:02:10 [gpu_model_runner.py:2007] Model loading took 27.5 GiB and 20.1 seconds
+        (EngineCore_DP0 pid=9) ERROR 09-14 11:02:40 [core.py:710] RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.
+    """))
+    assert run.code == "sampler-warmup-oom" and "memory_fraction" not in {a["setting"] for a in run.advice}, run.advice

@@ -441,7 +441,7 @@ LOG = LogWords(
         fig("activation_peak_bytes", r"activation peak memory takes " + SIZE),
         fig("non_torch_memory_bytes", r"non_torch_memory(?:=| takes )" + SIZE),
         fig("graph_memory_bytes", r"Graph capturing finished in [\d.]+ secs?, took " + SIZE),
-        fig("sampler_dummy_requests", r"warming up sampler with (\d+) dummy requests", count),
+        fig("sampler_dummy_requests", r"warming up sampler with (\d+)(?: dummy requests|\s*$)", count),  # (or wrapped)
         fig("kv_usage_pct", r"GPU KV cache usage: ([\d.]+)%", fraction, mode="list"),
         fig("running_reqs", r"Running: (\d+) reqs", count, mode="list"),
         fig("prompt_tps", r"Avg prompt throughput: ([\d.]+) tokens/s", fraction, mode="list"),

@@ -34,8 +34,12 @@ class LoadSteps:
             cur = c.max_num_seqs
             self.seqs_down("the sampler warm-up allocates logits for max_num_seqs sequences at once",
                            max(1, cur // 4) if cur and cur > 1 else None)
-            if "kv_sized" in n.get("_progress", ()):  # the warm-up after the pool was made: the pool crowds it
+            progress = n.get("_progress", ())
+            if "kv_sized" in progress:  # the warm-up after the pool was made: the pool crowds it
                 self.fraction_down("the warm-up after the pool was allocated runs in what the fraction leaves")
+            elif "weights_done" not in progress:  # (loaded, pool not sized: the profiling pass, which no fraction bounds)
+                self.fraction_down("if the warm-up came after the pool was allocated (the log does not show which: the "
+                                   "profiling pass before it runs the sampler too), it runs in what the fraction leaves")
         elif code == "compute-buffer-alloc-failed":
             self._compute_buffer()
         elif code == "prefill-tokens-exceed-memory":
