@@ -673,3 +673,53 @@ def test_the_sampler_in_the_profiling_pass_gets_no_fraction_step():
         (EngineCore_DP0 pid=9) ERROR 09-14 11:02:40 [core.py:710] RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.
     """))
     assert run.code == "sampler-warmup-oom" and "memory_fraction" not in {a["setting"] for a in run.advice}, run.advice
+
+
+PAGED = {
+    # SGLang 0.4 (schedule_batch.py alloc_paged_token_slots_decode): "Try to allocate N tokens" counts the running
+    # requests, but each may need a whole new page of --page-size tokens (the allocator's own over-estimate)
+    "page-size-cli": ("""
+        python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-32B-Instruct --tp 4 --page-size 32 --mem-fraction-static 0.88
+        [2025-04-01 10:10:00 TP0] Decode batch. #running-req: 96, #token: 70210, token usage: 0.97, gen throughput (token/s): 2200.10, #queue-req: 0
+        RuntimeError: Decode out of memory. Try to lower your batch size.
+        Try to allocate 96 tokens.
+        Avaliable tokens: 1024
+    """, 32),
+    # the page size from server_args
+    "page-size-server-args": ("""
+        [2025-05-02 08:00:00] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8, page_size=64, mem_fraction_static=0.9)
+        RuntimeError: Decode out of memory. Try to lower your batch size.
+        Try to allocate 40 tokens.
+        Avaliable tokens: 1536
+    """, 64),
+    # the page size not shown: the figures alone say the allocator works in pages
+    "page-size-not-shown": ("""
+        [2025-05-02 08:00:00 TP0] Decode batch. #running-req: 40, #token: 90210, token usage: 0.98, gen throughput (token/s): 1200.10, #queue-req: 0
+        RuntimeError: Decode out of memory. Try to lower your batch size.
+        Try to allocate 40 tokens.
+        Avaliable tokens: 1536
+    """, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAGED))
+def test_more_tokens_free_than_asked_for_points_at_the_page_size(name):
+    text, page = PAGED[name]
+    rep = diag(text)
+    run = run_of(rep)
+    assert rep.engine == "sglang" and run.kind == "RUNTIME", run
+    first = run.advice[0]
+    assert "--page-size" in first["flags"], run.advice
+    if page:
+        seqs = next(a for a in run.advice if a["setting"] == "max_num_seqs")
+        free = run.numbers["available_tokens"]
+        assert seqs["value"] is not None and seqs["value"] <= free // page, seqs
+
+
+def test_fewer_tokens_free_than_asked_for_is_the_pool_itself():
+    run = run_of(diag("""
+        RuntimeError: Decode out of memory. Try to lower your batch size.
+        Try to allocate 96 tokens.
+        Avaliable tokens: 12
+    """))
+    assert run.kind == "RUNTIME" and not any("--page-size" in a["flags"] for a in run.advice), run.advice

@@ -129,6 +129,7 @@ SETTINGS = (
     "prefill_tokens",  # TGI: --max-batch-prefill-tokens
     "nccl",  # fewer communication buffers
     "overhead",  # memory an engine keeps free outside its estimate (Ollama OLLAMA_GPU_OVERHEAD)
+    "page_size",  # tokens per KV page where a request takes whole pages (SGLang --page-size)
 )
 
 

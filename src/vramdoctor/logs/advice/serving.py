@@ -46,6 +46,8 @@ class ServingSteps:
     def _pool_full(self) -> None:
         """The pool was full under load: more pool, or less asked of it."""
         s = self.s
+        if self._paged():
+            return
         if s.name in GGML:
             parallel = self.n.get("n_parallel")
             if isinstance(parallel, int) and parallel > 1:
@@ -71,6 +73,31 @@ class ServingSteps:
         s.add("shorter requests", "max_model_len", "long requests take the most blocks", "down")
         s.add("more GPUs", "tensor_parallel_size", "splits the KV cache across GPUs: more pool per sequence", "up",
               _more_gpus(self.n))
+
+    def _paged(self) -> bool:
+        """SGLang's decode allocation failing with more tokens free than it asked for ("Try to allocate 148 tokens.
+        Avaliable tokens: 2048"): the count is the running requests' next tokens, but the paged allocator gives each
+        request that crosses a page boundary a whole page of --page-size tokens (schedule_batch.py
+        alloc_paged_token_slots_decode: "assume each request needs a new page"), so the pages ran out, not the
+        tokens. The page size first, then the requests one pool of pages holds; then the ordinary steps."""
+        s, n = self.s, self.n
+        asked, free, page = n.get("failed_alloc_tokens"), n.get("available_tokens"), n.get("page_size")
+        if s.name != "sglang" or not (isinstance(asked, int) and isinstance(free, int)) or free < asked or asked < 1:
+            return False
+        if isinstance(page, int) and page > 1:
+            why = (f"{asked} running requests asked for a token each, but each that starts a new page takes a whole page "
+                   f"of {page} tokens ({asked * page:,} tokens for all of them) and {free:,} were free: smaller pages "
+                   "waste less (1 where the attention backend allows it; FlashMLA needs 64)")
+            s.add("smaller KV pages", "page_size", why, "down", None, page)
+            self.seqs_down(f"{free:,} free tokens hold {free // page} pages of {page}: no more requests than that can "
+                           "each start a page at once", max(1, free // page))
+        else:
+            s.add("smaller KV pages", "page_size", f"{asked} tokens were asked for and {free:,} were free: the "
+                  "allocator hands out whole pages (a --page-size above 1), one per request that starts a new page, "
+                  "so the pages ran out, not the tokens; smaller pages waste less", "down")
+            self.seqs_down("fewer requests at once start fewer pages")
+        self.fraction_up("a larger pool holds more pages")
+        return True
 
     def undetermined(self, candidates: list[str]) -> None:
         s = self.s
