@@ -723,3 +723,24 @@ def test_fewer_tokens_free_than_asked_for_is_the_pool_itself():
         Avaliable tokens: 12
     """))
     assert run.kind == "RUNTIME" and not any("--page-size" in a["flags"] for a in run.advice), run.advice
+
+
+@pytest.mark.parametrize("text", [
+    # MLX LM: the weights evaluated, then Metal ran out with nothing saying whether a request was running
+    """
+    Batch eval all weights: 1840ms
+    libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)
+    """,
+    # mlx_lm.generate stopping during its start-up
+    """
+    Fetching 7 files: 100%|██████████| 7/7 [00:00<00:00, 22310.13it/s]
+    Batch eval all weights: 2210ms
+    Loading
+    """,
+])
+def test_an_engine_estimate_does_not_model_is_told_so_plainly(text):
+    rep = diag(text)
+    run = run_of(rep)
+    assert rep.engine == "mlx" and run.kind == "UNDETERMINED", run
+    said = " ".join(a["why"] for a in run.advice)
+    assert "--engine generic" not in said and "does not model" in said, said

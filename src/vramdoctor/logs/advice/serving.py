@@ -74,6 +74,25 @@ class ServingSteps:
         s.add("more GPUs", "tensor_parallel_size", "splits the KV cache across GPUs: more pool per sequence", "up",
               _more_gpus(self.n))
 
+    def _estimate_hint(self, purpose: str = "") -> str:
+        """What `estimate` can add, in words for an undetermined step (purpose: "to see whether they fit", ...): its
+        command with the rules of the run's engine; for an engine it does not model, said so plainly (on Apple's unified
+        memory, where its CUDA rules do not apply, with what to compare instead)."""
+        s = self.s
+        try:
+            rules = get_engine(s.name).name if s.engine else "generic"
+        except UsageError:
+            rules = None
+        more = f" {purpose}" if purpose else ""
+        if rules:
+            return f"or run `vramdoctor estimate MODEL --engine {rules}` with the server's settings{more}"
+        label = s.engine.label if s.engine else s.name
+        if s.name == "mlx" or self.code.startswith("metal"):
+            return (f"or hold the model's weights and the KV cache its context needs against the Metal working-set limit "
+                    f"(`sysctl iogpu.wired_limit_mb`){more}; `vramdoctor estimate` does not model {label}")
+        return (f"or run `vramdoctor estimate MODEL --engine generic` with the server's settings{more} (estimate does not "
+                f"model {label}: its generic rules give the weights and the KV cache only)")
+
     def _paged(self) -> bool:
         """SGLang's decode allocation failing with more tokens free than it asked for ("Try to allocate 148 tokens.
         Avaliable tokens: 2048"): the count is the running requests' next tokens, but the paged allocator gives each
@@ -113,24 +132,17 @@ class ServingSteps:
             self.kv8()
             self.quant("a smaller model leaves more room for the cache")
             return
-        try:
-            rules = get_engine(s.name).name if s.engine else "generic"
-        except UsageError:  # an engine estimate does not model: its generic rules
-            rules = "generic"
         pull = ("a KV cache too large for -c wants a smaller -c, a compute buffer a smaller batch" if s.name in GGML
                 else "a KV shortfall wants a larger pool, a warm-up one more headroom outside it")
         if self.code in ("log-cut-off", "log-ends-during-step"):
             s.say("read the rest of the log", "the log stops before anything failed or finished: pass it to its end "
-                  "(`docker logs`, `journalctl -u ...`, the whole file), or run `vramdoctor estimate MODEL --engine "
-                  f"{rules}` with the server's settings to see whether they fit")
+                  f"(`docker logs`, `journalctl -u ...`, the whole file), {self._estimate_hint('to see whether they fit')}")
         elif len(candidates) == 1:
             s.say("confirm the phase", f"only {candidates[0]} fits what the log shows (its progress or its stack frames), "
-                  f"but no line states it: pass the whole log from its start line, or run `vramdoctor estimate MODEL --engine {rules}` "
-                  "with the server's settings")
+                  f"but no line states it: pass the whole log from its start line, {self._estimate_hint()}")
         else:
             s.say("find the phase first", f"the ledgers pull opposite ways ({pull}): pass the server's whole log from "
-                  f"its start line to the end of the error, or run `vramdoctor estimate MODEL --engine {rules}` with "
-                  "the server's settings to see which ledger is tight")
+                  f"its start line to the end of the error, {self._estimate_hint('to see which ledger is tight')}")
         if self.code == "metal-command-buffer-oom":
             self._metal_limit()
         if self.code == "failure-cause-not-shown":
