@@ -11,6 +11,7 @@ import textwrap
 import pytest
 
 import test_logs_faults as faults
+import test_logs_heldout20 as heldout20
 from conftest import DATA
 from vramdoctor.engines import all_engines, get
 from vramdoctor.engines.interface import SETTINGS
@@ -35,6 +36,10 @@ def _texts() -> dict[str, str]:
     for group in ("SETTINGS_SHOWN", "STEP_UNDER_WAY"):  # (text, what it shows)
         for name, (text, _) in getattr(faults, group).items():
             out[f"{group}:{name}"] = text.replace(faults.BLANK, "")
+    for group in ("SNAPSHOTS", "STUB_AT_END", "DEAD_ENGINE", "COMPOSE_TRACEBACKS", "SERVING_SHOWN", "GDB_BACKTRACES",
+                  "THREAD_FAILED", "TRIED", "KOBOLD", "SAMPLER_SHOWN", "PAGED", "FA_BY_WORDING"):  # (held-out round 20)
+        for name, value in getattr(heldout20, group).items():
+            out[f"{group}:{name}"] = value[0] if isinstance(value, tuple) else value
     return {k: textwrap.dedent(v).strip("\n") + "\n" for k, v in out.items()}
 
 

@@ -17,7 +17,7 @@ from .base import (
     step_tokens,
 )
 from .interface import Engine, LogWords
-from .words import NUM, SIZE, count, fig, msg, rx, to_bytes
+from .words import NUM, SIZE, TRIED, count, fig, msg, rx, to_bytes, tried
 
 GIB = 2**30
 
@@ -117,7 +117,22 @@ LOG = LogWords(
         msg(r"NCCL error|ncclUnhandledCudaError|NCCL watchdog|ncclSystemError|ncclInternalError|"
             r"Watchdog caught collective operation timeout|NCCL operations have failed or timed out", "not_oom",
             code="nccl-error"),
+        # PyTorch's NCCL watchdog (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp): a collective that timed out or
+        # failed, or a CUDA error it caught (the c10 exception's "Exception raised from ncclCommWatchdog / checkTimeout
+        # at .../ProcessGroupNCCL.cpp:N", its "Process group watchdog thread terminated with exception: <cause>", a
+        # hung watchdog); not memory unless its own cause says so. (Its shutdown warning "process group has NOT been
+        # destroyed before we destruct ProcessGroupNCCL" is none of these.)
+        msg(r"Exception raised from (?:ncclCommWatchdog|checkTimeout|watchdogHandler|workCleanupLoop|heartbeatMonitor)"
+            r" at \S*ProcessGroupNCCL\.cpp|watchdog thread terminated with exception: (?!.*out of memory)|"
+            r"ProcessGroupNCCL's watchdog got stuck|Heartbeat monitor timed out", "not_oom", code="nccl-error"),
         msg(r"device-side assert", "not_oom", code="device-side-assert"),
+        # a thread that could not be created (pthread_create's EAGAIN, "Resource temporarily unavailable"): the address
+        # space had no room for its stack (ulimit -v), or the threads limit was reached (ulimit -u, a pids cgroup).
+        # libgomp (team.c "Thread creation failed: %s"), libstdc++'s std::thread (std::system_error), OpenBLAS
+        # (blas_server.c "pthread_create failed for thread %d of %d: %s"), Go's runtime/cgo, CPython, Rust's std
+        # (its diagnosis is undetermined: see diagnose.diagnose_run)
+        msg(r"Thread creation failed: |\bpthread_create failed\b|can't start new thread|failed to spawn thread|"
+            r"what\(\):\s+Resource temporarily unavailable\s*$", "not_oom", code="thread-creation-failed"),
         # glibc's heap checks: memory corrupted by a bug, not memory running out
         msg(r"double free or corruption|free\(\): invalid pointer|malloc\(\): corrupted|corrupted size vs\. prev_size|"
             r"malloc_consolidate\(\): invalid", "not_oom", code="heap-corruption"),
@@ -266,13 +281,23 @@ LOG = LogWords(
     },
     milestones=(
         ("weights_done", rx(r"Loading checkpoint shards: 100%")),
-        ("ready", rx(r"Application startup complete|Uvicorn running on")),
+        # (and a health check answered 200, in any server's access line or a user's words: "GET /health HTTP/1.1" 200,
+        # "`/health` still returned 200"; servers answer it 200 only once the model is loaded, 503 before)
+        ("ready", rx(r"Application startup complete|Uvicorn running on|"
+                     r"/health\b[^\n]{0,60}?(?<![\d.])200\b(?! ?(?:ms|s\b|sec|bytes|tokens))")),
         # a request's own id, in any engine: OpenAI-style ids, "request_id=...", "Request <uuid>"
         ("requests", rx(r"\b(?:chat)?cmpl-[0-9a-f]{8}|\bchatcmpl-[\w-]{4,}|\brequest[_ ]id\b\W{1,3}[\w-]{4,}|"
                         r"\bRequest:? [\w.-]*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-|"
                         # servers without a module: vllm.rs "Received completion request with 21 messages",
                         # mistral.rs "Throughput (T/s) 320.60, ... 1 running, 0 waiting"
                         r"\bReceived (?:a )?(?:chat )?completions? request|\b[1-9]\d* running, \d+ waiting|"
+                        # a request being served, in a user's words ("while a request is in flight", "while
+                        # processing a request"), or an inference request's access line answered (not with a 5xx)
+                        r"\brequests? (?:is |was |were |are )?(?:still )?(?:in flight|in progress|being (?:served|"
+                        r"processed|generated))|\bwhile (?:serving|processing|generating|handling) (?:a |the |\d+ )?"
+                        r"(?:requests?|prompts?|completions?)\b|"
+                        r"\b(?:POST|GET) /(?:v1/(?:chat/)?completions|generate|completions?|api/(?:chat|generate))\b"
+                        r"[^\n]{0,40}?\x22? [1-4]\d\d\b|"
                         # a generation that finished (llama.cpp's examples and their forks)
                         r"\bdecoded \d+ tokens in\b|llama_perf_context_print:|llama_print_timings:")),
     ),
@@ -313,6 +338,8 @@ LOG = LogWords(
         # a failure inside the custom all-reduce kernels (vLLM/SGLang csrc/custom_all_reduce.cuh)
         # memory a user measured and pasted (ps/top/nvidia-smi readings, /proc VmRSS): "req 5 VmRSS=1123 MiB",
         # "RSS: 5.74 GB -> 14.05 GB after 6,000 requests" (case-sensitive words: "res" alone is too common)
+        # a flag's value the user says was tried and still failed: advice goes past it, never back to it
+        fig("_tried", TRIED, tried, mode="map"),
         fig("reported_memory_bytes", _MEMWORD + r"\s*[=:]?\s*" + _USIZE, _usize, mode="list", flags=0),
         fig("reported_memory_before_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE, _usize, flags=0),
         fig("reported_memory_after_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE,

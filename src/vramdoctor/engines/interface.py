@@ -74,6 +74,7 @@ class Figure:
     read: Callable[[re.Match], object]
     mode: str = "last"
     passive: bool = False  # read only from lines that matter for another reason (its words are on every line)
+    command: bool = False  # a setting from a pasted command line (never read from a line saying a value was tried)
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,7 @@ SETTINGS = (
     "prefill_tokens",  # TGI: --max-batch-prefill-tokens
     "nccl",  # fewer communication buffers
     "overhead",  # memory an engine keeps free outside its estimate (Ollama OLLAMA_GPU_OVERHEAD)
+    "page_size",  # tokens per KV page where a request takes whole pages (SGLang --page-size)
 )
 
 

@@ -16,8 +16,12 @@ LOG = LogWords(
         # gpttype_adapter.cpp: llama_decode failed for a prompt (its KV cells are full); the request ends
         msg(r"Failed to predict at token position \d+! Check your context buffer sizes", "pressure", "RUNTIME",
             "kv-cache-full-request-failed"),
+        # ... and in its generation loop ("Failed to predict at %d! Check your context buffer sizes!", n_past): the
+        # evaluation failed, for the reason the lines before it give
+        msg(r"Failed to predict at \d+! Check your context buffer sizes", "wrapper", "RUNTIME"),
     ),
     fingerprint=rx(r"koboldcpp|\[Context Shifting|Processing Prompt(?: \[BLAS\])? \(\d+ / \d+ tokens\)|"
+                   r"Check your context buffer sizes|"
                    r"Welcome to KoboldCpp|gpttype_load_model|gpttype_adapter|Load Text Model OK"),
     run_start=(rx(r"Welcome to KoboldCpp", 0),),
     frames={"RUNTIME": rx(r"Processing Prompt|Generating \(\d+ / \d+ tokens\)")},

@@ -444,9 +444,10 @@ LOG = LogWords(
             r"(?:CUDA|ROCm|Vulkan|SYCL|MUSA|CANN)(\d+) buffer", lambda m: int(m.group(1) or m.group(2)), mode="list"),
         fig("failed_alloc_bytes", r"failed to allocate (?:\w+ )?buffer(?: of size|, size =)\s*" + NUM + r"(?:\s*([KMGT]i?B))?",
             lambda m: to_bytes(m.group(1), m.group(2) or "B"), mode="list"),
-        # the buffer that failed was host RAM (ggml-cpu.c / llama-model.cpp "unable to allocate CPU buffer")
+        # the buffer that failed was host RAM (ggml-cpu.c / llama-model.cpp "unable to allocate CPU buffer"; ggml.c's own
+        # host allocator, ggml_aligned_malloc, for a context's memory)
         fig("_host_alloc_failed", r"cpu_buffer_type_alloc_buffer: failed to allocate|(?:failed|unable) to allocate "
-            r"(?:CPU|CPU_Mapped|CUDA_Host|ROCm_Host) buffer", lambda m: True),
+            r"(?:CPU|CPU_Mapped|CUDA_Host|ROCm_Host) buffer|ggml_aligned_malloc: insufficient memory", lambda m: True),
         fig("free_memory_bytes", r"using device \w+ \(.*\) .*?- " + SIZE + r" free"),
         fig("layers_offloaded", r"offloaded (\d+)/\d+ layers", count),
         # printed before the buffers are allocated ("offloaded N/M" comes after them, so a failed load lacks it)
@@ -460,9 +461,19 @@ LOG = LogWords(
         fig("kv_offload", r"llama_kv_cache_init: .*\boffload = ([01])\b", lambda m: m.group(1) == "1"),
         fig("n_ubatch", r"\bn_ubatch\s*=\s*(\d+)", count),
         fig("llama_build", r"(?:main: build = |\bbuild: )(\d+)", count),
-        # lines only builds before mid-2025 print (renamed to load_tensors / llama_context / llama_kv_cache)
-        fig("_old_wording", r"^\s*(?:llm_load_\w+|llama_new_context_with_model|llama_init_from_model|"
-            r"llama_kv_cache_init):", lambda m: True),
+        # (2026: "common_params_print_info: build 9592 (ac4cddeb0) with GNU 13.3.0")
+        fig("llama_build", r"\bcommon_params_print_info: build (\d+) \(", count),
+        # lines only builds before mid-2025 print (renamed to load_tensors / llama_context / llama_kv_cache); not
+        # llama_init_from_model's own error, "failed to initialize the context", which builds still print
+        fig("_old_wording", r"^\s*(?:llm_load_\w+|llama_new_context_with_model|llama_kv_cache_init):|"
+            r"^\s*llama_init_from_model: (?!failed to initialize the context)", lambda m: True),
+        # names only builds from b6343 (-fa on|off|auto, August 2025) on print: llama_context's "flash_attn = auto",
+        # llama_memory_breakdown_print (September 2025), the pipeline-parallel retry (October 2025, PR 16748),
+        # common_init_result and ggml_gallocr_reserve_n_impl (late 2025), sched_reserve and common_params_print_info
+        # (2026)
+        fig("_new_wording", r"\b(?:common_init_result|ggml_gallocr_reserve_n_impl|llama_memory_breakdown_print|"
+            r"common_params_print_info)\b|\bsched_reserve:|llama_context: flash_attn\s+= (?:auto|enabled|disabled)\b|"
+            r"compute buffer allocation failed, retrying without pipeline", lambda m: True),
         # the old server's "update_slots : ..." (examples/server before its 2024 logging rewrite)
         fig("_old_wording", r"^(?:\[\d+\] )?(?:update_slots|launch_slot_with_data|process_single_task) : ",
             lambda m: True),
@@ -483,9 +494,11 @@ CACHE_TYPE_EPOCH = 1701907200  # 2023-12-07 00:00 UTC
 def flags_by_build(flags: dict, n: dict) -> dict:
     """Flags of the build the log shows: `-fa` took no value before b6343 (August 2025, when `-fa on|off|auto`
     came), and `-ctk`/`-ctv` came in December 2023 (about b1600). With no build number, a log in the wording of
-    builds before mid-2025 (`llm_load_*`, `llama_new_context_with_model`, `llama_init_from_model`,
-    `llama_kv_cache_init`, the old server's `update_slots : `, log.h's `[1705312230]` stamps) gets the older `-fa`,
-    and one dated before flash attention came (2024-04-30) none."""
+    builds from b6343 (`flash_attn = auto`, `common_init_result`, `ggml_gallocr_reserve_n_impl`, ...) gets `-fa on`;
+    one in the wording of builds before mid-2025 (`llm_load_*`, `llama_new_context_with_model`, the context lines of
+    `llama_init_from_model` (not its error, which builds still print), `llama_kv_cache_init`, the old server's
+    `update_slots : `, log.h's `[1705312230]` stamps) the older `-fa`, and one dated before flash attention came
+    (2024-04-30) none."""
     build = n.get("llama_build")
     epoch = n.get("_log_epoch")
     if isinstance(epoch, int) and epoch < FLASH_ATTN_EPOCH and not isinstance(build, int):
@@ -498,7 +511,9 @@ def flags_by_build(flags: dict, n: dict) -> dict:
             flags["kv_cache_dtype"] = "-ctk q8_0"
         return flags
     if not isinstance(build, int):
-        if n.get("_old_wording") or isinstance(epoch, int):
+        if n.get("_new_wording"):
+            build = 6343
+        elif n.get("_old_wording") or isinstance(epoch, int):
             build = 6342
         else:
             return flags

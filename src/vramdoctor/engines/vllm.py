@@ -353,6 +353,9 @@ LOG = LogWords(
                    r"# (?:GPU|cuda) blocks|GPU KV cache size|Loading model weights took|Memory profiling results|"
                    r"async_llm_engine\.py|llm_engine\.py|model_runner\.py:\d+\]|APIServer pid=|\[loggers\.py:\d+\]|"
                    r"Avg prompt throughput|"
+                   # its Ray workers' process names (0.2's engine/ray_utils.py RayWorkerVllm, 0.4+ executor/ray_utils.py
+                   # RayWorkerWrapper), as `ps` lists them
+                   r"\bray::RayWorker(?:Vllm|Wrapper)\b|"
                    # its own line format up to 0.7 ("ERROR 09-27 06:46:46 engine.py:157] ..."), also inside a pane's
                    # borders (k9s, tmux)
                    r"^\W{0,3}(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d [\w.]+\.py:\d+\] "),
@@ -396,7 +399,11 @@ LOG = LogWords(
             r"EngineCore failed to start|EngineCore encountered (?:a fatal error|an issue)|Background loop has errored|"
             r"EngineDeadError|AsyncEngineDeadError|"
             # V0's front end (entrypoints/openai/api_server.py, 0.6-0.10): its engine process died, the cause above
-            r"Engine process failed to start", "wrapper"),
+            r"Engine process failed to start|"
+            # ... or while serving (engine/multiprocessing/client.py run_heartbeat_loop: "Engine process (pid N) died.";
+            # entrypoints/launcher.py, 0.5-0.10: the server stops once its engine is dead)
+            r"Engine process \(pid \d+\) died|(?:MQLLMEngine|AsyncLLMEngine) (?:is already dead|has failed), "
+            r"terminating server process", "wrapper"),
     ),
     frames={
         "KV": rx(r"initialize_kv_cache|_initialize_kv_caches|_allocate_kv_cache|kv_cache_utils|"
@@ -458,7 +465,7 @@ LOG = LogWords(
         fig("activation_peak_bytes", r"activation peak memory takes " + SIZE),
         fig("non_torch_memory_bytes", r"non_torch_memory(?:=| takes )" + SIZE),
         fig("graph_memory_bytes", r"Graph capturing finished in [\d.]+ secs?, took " + SIZE),
-        fig("sampler_dummy_requests", r"warming up sampler with (\d+) dummy requests", count),
+        fig("sampler_dummy_requests", r"warming up sampler with (\d+)(?: dummy requests|\s*$)", count),  # (or wrapped)
         fig("kv_usage_pct", r"GPU KV cache usage: ([\d.]+)%", fraction, mode="list"),
         fig("running_reqs", r"Running: (\d+) reqs", count, mode="list"),
         fig("prompt_tps", r"Avg prompt throughput: ([\d.]+) tokens/s", fraction, mode="list"),
@@ -483,6 +490,9 @@ LOG = LogWords(
         # (only in argument dumps: vLLM's own hint "set 'enforce_eager=True'" names the setting without using it)
         fig("enforce_eager", r"[,({]\s*['\"]?enforce_eager" + _ARG + r"(True|False)", lambda m: m.group(1) == "True"),
         fig("model_name", r"(?:\bmodel=|'model': )['\"]([^'\"]{1,300})['\"]", lambda m: m.group(1)),
+        # ... and from a pasted command line: `vllm serve MODEL`, `--model MODEL` / `--model=MODEL`
+        fig("model_name", r"\bvllm serve\s+['\"]?([^\s'\"\\-][^\s'\"\\]{0,299})", lambda m: m.group(1), flags=0),
+        fig("model_name", r"(?:^|\s)--model(?:=|\s+)['\"]?([^\s'\"\\]{1,300})", lambda m: m.group(1), flags=0),
         fig("engine_version", r"(?:vLLM (?:API )?server version|LLM engine \(v)\s*v?(\d+\.\d+[\w.+-]*)",
             lambda m: m.group(1)),
         fig("args_listing", r"(non-default args:|args: Namespace\()", lambda m: m.group(1).split(":")[0]),

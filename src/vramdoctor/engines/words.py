@@ -113,7 +113,30 @@ def fig(key: str, pattern: str, read: Callable[[re.Match], object] = size, mode:
 def cli(key: str, flag: str, read: Callable[[re.Match], object], mode: str = "last") -> Figure:
     """A setting from a pasted command line: `--flag VALUE` or `--flag=VALUE` (flag as the engine spells it,
     with its alternatives: "tp-size|tp")."""
-    return fig(key, r"(?:^|\s)--(?:" + flag + r")(?:=|\s+)['\"]?([\w.]+)", read, mode=mode, flags=0)
+    return Figure(key=key, pattern=lazy(r"(?:^|\s)--(?:" + flag + r")(?:=|\s+)['\"]?([\w.]+)", 0), read=read, mode=mode,
+                  command=True)
+
+
+#: a user's words that a flag's value was tried and the run still failed ("I have tried setting `--max-running-requests`
+#: to 1 but it still fails", "even with --max-model-len 16384 it fails", "also tried -c 4096, same OOM"): the flag, the
+#: value; the failure said after it on the same line (not "... and that works")
+TRIED = (r"\b(?:(?:I |we )?(?:have |had )?(?:already |also )?(?:tried|tested|attempted)\b(?P<t>[^.;\n]{0,40}?)|even with )"
+         r"`?(?P<flag>--?[a-z][\w-]*)`?(?:\s*(?:=|to|of|at|as)\s*|\s+)`?(?P<value>\d+(?:\.\d+)?)\b`?"
+         r"(?P<after>[^\n]{0,120})")
+_FAILED = re.compile(r"\b(?:still|same|fail\w*|error|crash\w*|oom|out of memory|doesn'?t|does not|didn'?t|did not|"
+                     r"no luck|no effect|no difference|(?:not|no) help\w*|won'?t|hang\w*)\b", re.I)
+_WORKED = re.compile(r"\b(?:works?|worked|working|fine|succeed\w*|success\w*|runs|ran|starts|started|okay|ok)\b", re.I)
+
+
+def tried(m: re.Match) -> tuple[str, float | int]:
+    """(flag, value) from a `TRIED` match, when the same line says it still failed ("even with" says so itself), and
+    not that it worked first ("... and that works, but I need 29000")."""
+    after = m.group("after")
+    failed, worked = _FAILED.search(after), _WORKED.search(after)
+    if not m.group(0).lower().startswith("even with") and (not failed or worked and worked.start() < failed.start()):
+        raise ValueError("a value tried that worked")
+    v = m.group("value")
+    return m.group("flag"), float(v) if "." in v else int(v)
 
 
 def msg(pattern: str, kind: str = "oom", phase: str | None = None, code: str = "", flags: int = I,

@@ -21,7 +21,7 @@ import re
 
 from .facts import Failure, RunFacts
 from .knowledge import FRAME, knowledge, phase_words
-from .lines import stated, stops_inside
+from .lines import stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, Place, frames, locate
 from .quiet import leak, no_failure, pressure, shortfall
 from .verdict import KIND_OF_PHASE, Diagnosis
@@ -184,8 +184,7 @@ def _full_while_serving(run: RunFacts) -> Diagnosis | None:
 
 
 def _missing(f: Failure, place: Place | None) -> str:
-    tail = f.after and all(FRAME.search(t) or t.startswith((" ", "\t")) or not t.strip() or "^^^" in t
-                           for _, t in f.after)
+    tail = f.after and all(traceback_line(t) for _, t in f.after)
     if f.cut or (not f.after and stated(f.text) and _GOES_ON.search(f.text)) or f.kind == "error" and _stops_short(f):
         where = "the line stops" if f.after else "the log ends"
         return f"the rest of the error line: {where} partway into it ('{f.text.strip()[-60:]}')"
@@ -214,6 +213,17 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         f = said[0] if said else f
     if f is None:
         return no_failure(run, engine)
+    if f.kind == "not_oom" and f.code == "thread-creation-failed":
+        return Diagnosis(kind="UNDETERMINED", code=f.code, evidence=[(f.line_no, f.text)], oom=None, candidates=[],
+                         phase_source="the failure message", missing="which limit refused the thread",
+                         message="A thread could not be created (pthread_create's EAGAIN, 'Resource temporarily "
+                                 "unavailable'). Two limits give it: the process's address space had no room left for "
+                                 "the thread's stack (a virtual-memory limit, `ulimit -v` / RLIMIT_AS, which GPU "
+                                 "mappings and big weights files fill, or memory exhausted), or the number of threads "
+                                 "allowed was reached (`ulimit -u` / RLIMIT_NPROC, a container's pids limit, "
+                                 "kernel.threads-max). Tell them apart in the server's environment: `ulimit -v` and "
+                                 "`ulimit -u`, its threads now (`ls /proc/PID/task | wc -l`) against "
+                                 "/sys/fs/cgroup/pids.max.")
     if f.kind == "not_oom":
         return Diagnosis(kind="NOT_OOM", code=f.code, evidence=[(f.line_no, f.text)], oom=False,
                          message="This is not memory running out: " + _NOT_OOM.get(f.code, "a failure that is not "

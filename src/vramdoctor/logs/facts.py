@@ -69,6 +69,24 @@ class RunFacts:
     sampled: int = 0  # lines tried against the engines' fingerprints
     refused: int = 0  # requests the server refused (longer than its context): not failures of the server
     refused_first: tuple[int, str] | None = None
+    #: process listings pasted beside the log (`processes`): process key -> (snapshot, resident bytes, line, its text)
+    #: in the order read, and its command; one snapshot of many processes gives each one reading
+    process_series: dict[str, list[tuple[int, int, int, str]]] = field(default_factory=dict)
+    process_names: dict[str, str] = field(default_factory=dict)
+
+    def note_process(self, key: str, snapshot: int, size: int, line_no: int, command: str, text: str) -> None:
+        """One process's memory in one snapshot of a listing (capped like the other series)."""
+        series = self.process_series.get(key)
+        if series is None:
+            if len(self.process_series) >= MAX_MAP:
+                return
+            series = self.process_series[key] = []
+            self.process_names[key] = command
+        if series and series[-1][0] == snapshot:
+            return  # (a process listed twice in one snapshot: its first reading stands)
+        if len(series) >= MAX_SERIES:
+            del series[1::2]
+        series.append((snapshot, size, line_no, text[:300]))
 
     def note(self, key: str, value: object, mode: str, line_no: int) -> None:
         if isinstance(value, str) and value.strip("'\"").lower() in ("none", "null", ""):

@@ -43,14 +43,26 @@ LEVEL = re.compile(r"^.{0,80}?(?:\b|\[|level=)(DEBUG|INFO|WARNING|WARN|ERROR|CRI
 ADVISORY = re.compile(r"\b(?:if you (?:are |run |hit |encounter |see )|may (?:cause|lead to|result in)|might |"
                       r"could (?:cause|lead)|can cause|to avoid|avoid(?:ing)? |prevent(?:s|ing)? |risk of|in case of)"
                       r"[^.;]{0,60}?(?:out of memory|\bOOM\b|OutOfMemory)", I)
-#: a Python frame (also the second half of one a console wrapped after "File"); several on one line are a
-#: flattened traceback
-PY_FRAME = re.compile(r'File "[^"]+", line \d+, in [\w<>.]+|^\W*"[^"]+\.py", line \d+, in\b')
+#: docker compose's prefix of a service's line ("tabbyapi-1  | ")
+COMPOSE_PREFIX = r"[A-Za-z][\w.-]*\s+\|\s?"
+#: a Python frame, also one a console or docker compose wrapped: its second half after "File" (under compose's prefix,
+#: its function name on the next line: '"/x/linear.py", line 129,'), or its first half ('File "/x/runner.py",');
+#: several on one line are a flattened traceback
+PY_FRAME = re.compile(r'File "[^"]+", line \d+, in [\w<>.]+|^(?:' + COMPOSE_PREFIX + r')?\W*"[^"]+\.py", line \d+,?'
+                      r'(?:\s+in\b|\s*$)|File "[^"]+\.py",(?: line \d+,?)?\s*$')
 #: a frame of any language: Python, a C++ backtrace entry, Go, CUDA source
-FRAME = re.compile(r'File "[^"]+", line \d+, in \w+|^\W*"[^"]+\.py", line \d+, in\b|'
+FRAME = re.compile(r'File "[^"]+", line \d+, in \w+|^(?:' + COMPOSE_PREFIX + r')?\W*"[^"]+\.py", line \d+,?(?:\s+in\b|\s*$)|'
+                   r'File "[^"]+\.py",(?: line \d+,?)?\s*$|'
+                   r'^#\d+\s+0x[0-9a-f]+ in \S|'  # gdb's backtrace (ggml_print_backtrace: "#5  0x00007efc... in f () from x.so")
                    r'^\s*(?:\\n)?\d+\s+(?:0x[0-9a-f]+\s|\S+\s+0x[0-9a-f]+ )|'
                    r'\.go:\d+|\b\w+\.cu:\d+|^\s+at \S+\(|'
                    r'^\s*(?:[\w.-]+/)+[\w.-]+\.(?:\(\*?\w+\)\.)?\w+\((?:0x|\{|\))', I)  # a Go frame's function line
+
+#: what gdb prints around a backtrace besides its frames (ggml_print_backtrace attaches gdb): new threads, its
+#: thread library, the source lines it cannot find, the frame it stopped in; not counted among a failure's lines after
+GDB_CHATTER = re.compile(r"^\[(?:New (?:LWP|Thread) [^\]]*|Thread debugging using libthread_db enabled|"
+                         r"Inferior \d+ \(process \d+\) detached)\]\s*$|^Using host libthread_db library |"
+                         r"^\d+\t(?:in )?\S+(?:: No such file or directory\.)?\s*$|^0x[0-9a-f]+ in \S+ \(.*\) at \S+:\d+\s*$")
 
 #: precedence of what a line says (the highest wins the kind; phases and codes come from the most specific)
 RANK = {("explicit", "not_oom"): 100, ("explicit", "leak"): 95, ("explicit", "oom"): 90, ("explicit", "pressure"): 85,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .knowledge import PY_FRAME, is_echo
+from .knowledge import COMPOSE_PREFIX, FRAME, PY_FRAME, is_echo
 
 MAX_LINE = 16384  # longer lines (a prompt logged whole, a minified dump) are cut around their failure words
 
@@ -191,6 +191,7 @@ _FIELD = (r"(?:\(\w+[\w =]*pid=\d+\)|\[[^\]\n]{1,80}\]|[\w.]+\.py:\d+\]|\d{4}-\d
           r"\d\d-\d\d|\d\d:\d\d:\d\d(?:[.,]\d+)?|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|TRACE)\b:?|"
           r"time=\S+|level=\S+|-)")
 _BARE = re.compile(r"\s*" + _FIELD + r"(?:\s*" + _FIELD + r")*\s*")
+_BARE_HEAD = re.compile(r"\s*" + _FIELD + r"(?:\s*" + _FIELD + r")*")  # (the same, without the space after it)
 #: a field that only a logger writes: a timestamp, a level, a process tag (not a bracketed word, not a docker
 #: compose service's "web-1  |", which also prefixes the empty lines of whatever runs in the container)
 _STAMPED = re.compile(r"\(\w+[\w =]*pid=\d+\)|\d\d:\d\d|\d{4}-\d\d-\d\d|\b\d{10}\b|"
@@ -202,6 +203,34 @@ def bare_prefix(text: str) -> bool:
     "INFO 10-06 20:05:27 [gpu_worker.py:1]", "(EngineCore_DP0 pid=1)", "[12/20/2025-04:21:47] [TRT-LLM] [I]"."""
     t = text.strip()
     return bool(t) and len(t) <= 200 and bool(_BARE.fullmatch(t)) and bool(_STAMPED.search(t))
+
+
+def message(text: str) -> str:
+    """The line without the log's own prefix (its time, level, process tag, source, and a logger's or function's
+    name before a colon: `text_generation_launcher: `, `llama_context: `): what it says."""
+    m = _BARE.match(text)
+    said = text[m.end():] if m and _STAMPED.search(m.group(0)) else text.strip()
+    return _TARGET.sub("", said, count=1)
+
+
+def traceback_line(text: str) -> bool:
+    """The line is still part of a traceback: a frame, a code line under one (indented, also after the log's or docker
+    compose's prefix), carets, a blank, or the rest of a wrapped line (a compose line with no stamp of its own)."""
+    if not text.strip() or "^^^" in text or text.startswith((" ", "\t")) or FRAME.search(text):
+        return True
+    m = _COMPOSE.match(text)
+    if not m:
+        return False
+    body = text[m.end():]
+    stamp = _BARE_HEAD.match(body)
+    if not stamp or not _STAMPED.search(stamp.group(0)):
+        return not STRONG_PREFIX.match(body)  # a wrapped line's rest ("device_context)")
+    rest = body[stamp.end():]
+    return not rest.strip() or rest[:2].isspace() and len(rest) - len(rest.lstrip()) >= 2
+
+
+_COMPOSE = re.compile(COMPOSE_PREFIX)
+_TARGET = re.compile(r"^[A-Za-z_]\w*(?:(?:::|\.)\w+)*:\s+(?=\S)")
 
 
 _DIGITS = re.compile(r"\d+")

@@ -10,7 +10,7 @@ import re
 from ..errors import UsageError
 from .facts import RunFacts
 from .knowledge import FRAME, knowledge, phase_words
-from .lines import bare_prefix
+from .lines import bare_prefix, message
 from .phase import is_progress, last_marker
 from .verdict import KIND_OF_PHASE, Diagnosis
 
@@ -79,6 +79,9 @@ def _reported_growth(run: RunFacts) -> Diagnosis | None:
                          message=f"The readings in the log show memory rising from {before / 2**30:.2f} GiB to "
                                  f"{after / 2**30:.2f} GiB: memory that is not given back (a leak, or a cache that "
                                  "grows without bound) until something runs out.")
+    grown = _process_growth(run)
+    if grown:
+        return grown
     series = [v for v in n.get("reported_memory_bytes", []) if isinstance(v, int) and v > 0]
     if len(series) >= 3 and series[-1] >= GROWTH * series[0]:
         ups = sum(1 for a, b in zip(series, series[1:]) if b >= a)
@@ -92,6 +95,38 @@ def _reported_growth(run: RunFacts) -> Diagnosis | None:
                                      f"to {series[-1] / 2**30:.2f} GiB: memory that is not given back (a leak, or a "
                                      "cache that grows without bound) until something runs out.")
     return None
+
+
+def _rising(series: list[int]) -> bool:
+    """3+ readings, the last a fifth or more above the first, mostly rising from one to the next."""
+    if len(series) < 3 or series[0] <= 0 or series[-1] < GROWTH * series[0]:
+        return False
+    return sum(1 for a, b in zip(series, series[1:]) if b >= a) >= 0.75 * (len(series) - 1)
+
+
+def _process_growth(run: RunFacts) -> Diagnosis | None:
+    """The same process in 3+ snapshots of a pasted listing (ps, top), its resident memory rising: the process that
+    grew most names the run. One snapshot of many processes gives each one reading, which is no series."""
+    grown = []
+    for key, readings in run.process_series.items():
+        sizes = [b for _, b, _, _ in readings]
+        if _rising(sizes):
+            grown.append((sizes[-1] - sizes[0], key, readings))
+    if not grown:
+        return None
+    _, key, readings = max(grown)
+    sizes = [b for _, b, _, _ in readings]
+    name = run.process_names.get(key, "")
+    who = f"process {key}" + (f" ({name})" if name else "")
+    steady = len(run.process_series) - len(grown)
+    return Diagnosis(kind="LEAK", code="memory-growth-reported", oom=None, inferred=True,
+                     evidence=[(ln, text) for _, _, ln, text in readings[:8]],
+                     phase_source="the process listings pasted in the log, one snapshot after another",
+                     message=f"{len(sizes)} snapshots of the same {who} show its resident memory rising from "
+                             f"{sizes[0] / 2**30:.2f} GiB to {sizes[-1] / 2**30:.2f} GiB"
+                             + (f", while {steady} other process(es) listed beside it did not" if steady else "")
+                             + ": memory that is not given back (a leak, or a cache that grows without bound) until "
+                               "something runs out.")
 
 
 def pressure(run: RunFacts) -> Diagnosis | None:
@@ -226,9 +261,10 @@ def _step_under_way(run: RunFacts, engine: str) -> tuple[int, str, str] | None:
     a capture's progress bar short of its end, the capture registering its buffers) rather than one finished or a
     figure: (line, text, phase)."""
     lines = run.tail_lines or ([run.tail] if run.tail else [])
-    for ln, text in reversed(lines):
+    for i in range(len(lines) - 1, -1, -1):
+        ln, text = lines[i]
         if text.strip() and not bare_prefix(text):
-            return _under_way(ln, text, engine)
+            return _under_way(ln, text, engine) or _stub(ln, text, lines[:i], engine)
     return None
 
 
@@ -247,6 +283,32 @@ def _under_way(ln: int, text: str, engine: str) -> tuple[int, str, str] | None:
                                         if not f.passive and not f.key.startswith("_")):
         return None  # it reports a figure, and no step beginning: a step done
     return ln, text, p
+
+
+#: a line that is only the first words of a step's line: the step's word alone ("Loading", "Capturing", "Warming"),
+#: or with the words of a progress bar's title and no bar ("Loading safetensors checkpoint shards:")
+_STUB = re.compile(r"^(loading|capturing|warming(?: up)?|compiling|profiling|reserving|allocating)\b"
+                   r"(?:[^.!?%|=]{0,80}:)?\s*$", re.I)
+#: the phase such a word begins, where the line it starts is not in the log (None: any from the milestone reached on)
+_STUB_PHASE = {"loading": "WEIGHTS", "capturing": "WARMUP", "warming": "WARMUP", "compiling": "WARMUP",
+               "profiling": "WARMUP", "reserving": "WARMUP"}
+
+
+def _stub(ln: int, text: str, before: list[tuple[int, str]], engine: str) -> tuple[int, str, str | None] | None:
+    """The log's last line is only the first words of a step's line (its line cut as the step began): (line, text,
+    phase), the phase from the line before it that it is the start of ("Loading" after "Loading safetensors
+    checkpoint shards: 100%"), else from its word."""
+    said = message(text).strip()
+    m = _STUB.match(said)
+    if not m:
+        return None
+    for _, b in reversed(before):
+        if message(b).startswith(said) and len(message(b)) > len(said):
+            p = phase_words(b, engine)
+            if p in ("WEIGHTS", "KV", "WARMUP"):
+                return ln, text, p
+    p = phase_words(said, engine)
+    return ln, text, p if p in ("WEIGHTS", "KV", "WARMUP") else _STUB_PHASE.get(m.group(1).split()[0].lower())
 
 
 #: words of a step beginning ("Capture cuda graph begin. ... avail mem=9.31 GB")
@@ -278,6 +340,9 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
     if step:
         ln, text, phase = step
         order = list(KIND_OF_PHASE)  # the step under way, or a later one the log did not reach
+        if phase is None:  # a step's first word that names no phase: from the milestone reached on
+            phase = {"start": "WEIGHTS", "weights_done": "KV", "kv_sized": "KV", "kv_done": "WARMUP",
+                     "warmup_done": "WARMUP"}.get(marker or "start", "WEIGHTS")
         cands = [KIND_OF_PHASE[p] for p in order[order.index(phase):]]
         return Diagnosis(kind="UNDETERMINED", code="log-ends-during-step", oom=None, evidence=[(ln, text)],
                          candidates=cands, phase_source="the log's last line that says anything, a step under way",

@@ -13,8 +13,9 @@ import re
 from collections import deque
 from typing import Callable, Iterable, Iterator
 
+from ..engines.words import TRIED
 from .facts import Failure, RunFacts
-from .knowledge import ELISION, PY_FRAME, Knowledge, is_echo, knowledge
+from .knowledge import ELISION, GDB_CHATTER, PY_FRAME, Knowledge, is_echo, knowledge
 from .lines import (
     CUT_LOOKBACK,
     ECHO_CLOSED,
@@ -31,6 +32,7 @@ from .lines import (
     unbox,
     window,
 )
+from . import processes
 from .table import header_column, row_value
 
 WINDOW = 80  # lines kept before a failure: the traceback that leads to it
@@ -50,6 +52,7 @@ _CLOCK = re.compile(r"(?<![\d:])([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?![\d:])")
 #: a YAML key that opens a block (nothing after its colon), and a key with a value
 _YAML_KEY = re.compile(r"^(\s*)([A-Za-z_][\w.-]*):\s*$")
 _YAML_CHILD = re.compile(r"^(\s*)([A-Za-z_][\w-]*):\s+(\S.{0,200})$")
+_TRIED = re.compile(TRIED, re.I)
 _TABLE_WORDS = ("resident", "rss", "res", "vram", "mem", "used")
 
 
@@ -81,6 +84,10 @@ class Scanner:
         self.dropped_lines: tuple[int, int] | None = None
         self._restart = {i for i, (marker, _) in enumerate(self.k.milestones) if marker == "weights_done"}
         self.table: tuple[int, str | None, str | None] | None = None  # a memory table: column, unit, last step
+        # a process listing (ps, top): its header (None for `ps aux` rows without one), the snapshot being read and
+        # the processes read in it
+        self.listing: tuple[processes.Header | None, set[str]] | None = None
+        self.snapshots = 0
         self.yaml_block: tuple[int, str] | None = None  # a YAML block pasted with the log: its key's indent, its key
         # times of day in the log's first lines: (seconds of the last, the earliest, the latest, steps back, seconds
         # gone back in all, the last line counted); a paste whose lines are out of order goes back again and again
@@ -188,10 +195,16 @@ class Scanner:
         if nested is not None:
             texts.insert(0, (nested, nested.lower(), k.candidates(nested.lower().encode("utf-8", "replace"))))
         done: set[int] = set()
+        tried_here = None  # the line says a value was tried: its flags are not the settings in use
         for fig_text, fig_low, fig_c in texts:
             for i in sorted(fig_c.get("fig", ())):
                 if i in done:
                     continue
+                if k.figures[i].command:
+                    if tried_here is None:
+                        tried_here = bool(_TRIED.search(text))
+                    if tried_here:
+                        continue
                 begin = 0
                 words = k.figure_prefix[i]
                 if words and fig_text.isascii():  # begin where the word that starts every match is (str = bytes)
@@ -201,7 +214,11 @@ class Scanner:
                     begin = min(found)
                 if self._figure(r, k.figures[i], fig_text, line_no, begin):
                     done.add(i)
-        if self.pending:
+        if self.pending and GDB_CHATTER.match(text):
+            # (gdb's chatter before a backtrace: the frames after it are kept, and read whole on both paths)
+            self.wants_every_line_until = max(self.wants_every_line_until,
+                                              line_no + max(AFTER - len(f.after) for f in self.pending))
+        elif self.pending:
             for f in self.pending:
                 if len(f.after) < AFTER:
                     f.after.append((line_no, text))
@@ -219,6 +236,7 @@ class Scanner:
             for i in (sampled or k.sampled(low))[1]:  # process ids: only on failures and the lines around them
                 self._figure(r, k.passive[i], text, line_no)
         self._table(r, line_no, text, lowered)
+        self._processes(r, line_no, text)
         self.recent.append((line_no, text))
 
     def _nested(self, text: str) -> str | None:
@@ -254,6 +272,32 @@ class Scanner:
             if head is not None:
                 self.table = (head[0], head[1], None)
                 self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)
+
+    def _processes(self, r: RunFacts, line_no: int, text: str) -> None:
+        """A process listing (see `processes`): each header opens a snapshot, each row is one process's memory in it;
+        `ps aux` rows without a header are read in the log's first lines only (which both paths read whole), a new
+        snapshot starting where a process comes again."""
+        h = processes.header(text) if "PID" in text else None
+        if h is not None:
+            self.snapshots += 1
+            self.listing = (h, set())
+            self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)
+            return
+        listing = self.listing
+        got = processes.row(text, listing[0]) if listing and listing[0] else None
+        if got is None and (listing is None or listing[0] is None) and line_no <= ENGINE_SAMPLE_LINES:
+            got = processes.aux_row(text)
+            if got is not None and (listing is None or got[0] in listing[1]):
+                self.snapshots += 1  # rows without a header: a process seen again starts the next snapshot
+                listing = self.listing = (None, set())
+        if got is None:
+            self.listing = None
+            return
+        key, size, command = got
+        assert listing is not None
+        listing[1].add(key)
+        r.note_process(key, self.snapshots, size, line_no, command, text)
+        self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)
 
     def _figure(self, r: RunFacts, f, text: str, line_no: int, start: int = 0) -> bool:
         """Read figure `f` from `text`; True if its pattern matched (whether or not a value was taken)."""

@@ -83,8 +83,10 @@ class KvSteps:
             self.kv8()
         if s.name in ("vllm", "aphrodite"):
             cur = n.get("max_num_batched_tokens")
-            s.add("chunked prefill", "max_num_batched_tokens", "a smaller step shrinks the activation peak profiled "
-                  "at start, leaving more for the KV pool", "down",
+            # (where chunked prefill is on already, V1 or a V0 log that shows it, the step is only a smaller chunk)
+            on = "--enable-chunked-prefill" not in s.flags.get("max_num_batched_tokens", "")
+            s.add("smaller prefill chunks" if on else "chunked prefill", "max_num_batched_tokens", "a smaller step "
+                  "shrinks the activation peak profiled at start, leaving more for the KV pool", "down",
                   max(512, cur // 4) if isinstance(cur, int) and cur > 512 else None, cur)
 
     def _fraction_for_the_shortfall(self) -> None:

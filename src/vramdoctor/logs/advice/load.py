@@ -34,8 +34,12 @@ class LoadSteps:
             cur = c.max_num_seqs
             self.seqs_down("the sampler warm-up allocates logits for max_num_seqs sequences at once",
                            max(1, cur // 4) if cur and cur > 1 else None)
-            if "kv_sized" in n.get("_progress", ()):  # the warm-up after the pool was made: the pool crowds it
+            progress = n.get("_progress", ())
+            if "kv_sized" in progress:  # the warm-up after the pool was made: the pool crowds it
                 self.fraction_down("the warm-up after the pool was allocated runs in what the fraction leaves")
+            elif "weights_done" not in progress:  # (loaded, pool not sized: the profiling pass, which no fraction bounds)
+                self.fraction_down("if the warm-up came after the pool was allocated (the log does not show which: the "
+                                   "profiling pass before it runs the sampler too), it runs in what the fraction leaves")
         elif code == "compute-buffer-alloc-failed":
             self._compute_buffer()
         elif code == "prefill-tokens-exceed-memory":
@@ -103,6 +107,10 @@ class LoadSteps:
                 s.add("flash attention", "flash_attn", "without it the compute buffer holds an n_ctx x n_ubatch "
                       "attention matrix", "on", current=n.get("flash_attn"))
             s.add("shorter context", "max_model_len", "the compute buffer grows with the context too", "down")
+        if n.get("_host_alloc_failed"):  # (host RAM failed: layers moved off the GPU would need more of it)
+            s.say("more host memory", "the allocation that failed was in system RAM (ggml's host allocator, a CPU "
+                  "buffer): free RAM, raise the process's memory limits (`ulimit -v`, a container's), or add RAM")
+            return
         s.add("fewer layers on the GPU", "gpu_layers", "frees room for the buffers", "down")
 
     def _metal(self) -> None:

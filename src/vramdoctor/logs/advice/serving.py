@@ -46,6 +46,8 @@ class ServingSteps:
     def _pool_full(self) -> None:
         """The pool was full under load: more pool, or less asked of it."""
         s = self.s
+        if self._paged():
+            return
         if s.name in GGML:
             parallel = self.n.get("n_parallel")
             if isinstance(parallel, int) and parallel > 1:
@@ -72,32 +74,75 @@ class ServingSteps:
         s.add("more GPUs", "tensor_parallel_size", "splits the KV cache across GPUs: more pool per sequence", "up",
               _more_gpus(self.n))
 
+    def _estimate_hint(self, purpose: str = "") -> str:
+        """What `estimate` can add, in words for an undetermined step (purpose: "to see whether they fit", ...): its
+        command with the rules of the run's engine; for an engine it does not model, said so plainly (on Apple's unified
+        memory, where its CUDA rules do not apply, with what to compare instead)."""
+        s = self.s
+        try:
+            rules = get_engine(s.name).name if s.engine else "generic"
+        except UsageError:
+            rules = None
+        more = f" {purpose}" if purpose else ""
+        if rules:
+            return f"or run `vramdoctor estimate MODEL --engine {rules}` with the server's settings{more}"
+        label = s.engine.label if s.engine else s.name
+        if s.name == "mlx" or self.code.startswith("metal"):
+            return (f"or hold the model's weights and the KV cache its context needs against the Metal working-set limit "
+                    f"(`sysctl iogpu.wired_limit_mb`){more}; `vramdoctor estimate` does not model {label}")
+        return (f"or run `vramdoctor estimate MODEL --engine generic` with the server's settings{more} (estimate does not "
+                f"model {label}: its generic rules give the weights and the KV cache only)")
+
+    def _paged(self) -> bool:
+        """SGLang's decode allocation failing with more tokens free than it asked for ("Try to allocate 148 tokens.
+        Avaliable tokens: 2048"): the count is the running requests' next tokens, but the paged allocator gives each
+        request that crosses a page boundary a whole page of --page-size tokens (schedule_batch.py
+        alloc_paged_token_slots_decode: "assume each request needs a new page"), so the pages ran out, not the
+        tokens. The page size first, then the requests one pool of pages holds; then the ordinary steps."""
+        s, n = self.s, self.n
+        asked, free, page = n.get("failed_alloc_tokens"), n.get("available_tokens"), n.get("page_size")
+        if s.name != "sglang" or not (isinstance(asked, int) and isinstance(free, int)) or free < asked or asked < 1:
+            return False
+        if isinstance(page, int) and page > 1:
+            why = (f"{asked} running requests asked for a token each, but each that starts a new page takes a whole page "
+                   f"of {page} tokens ({asked * page:,} tokens for all of them) and {free:,} were free: smaller pages "
+                   "waste less (1 where the attention backend allows it; FlashMLA needs 64)")
+            s.add("smaller KV pages", "page_size", why, "down", None, page)
+            self.seqs_down(f"{free:,} free tokens hold {free // page} pages of {page}: no more requests than that can "
+                           "each start a page at once", max(1, free // page))
+        else:
+            s.add("smaller KV pages", "page_size", f"{asked} tokens were asked for and {free:,} were free: the "
+                  "allocator hands out whole pages (a --page-size above 1), one per request that starts a new page, "
+                  "so the pages ran out, not the tokens; smaller pages waste less", "down")
+            self.seqs_down("fewer requests at once start fewer pages")
+        self.fraction_up("a larger pool holds more pages")
+        return True
+
     def undetermined(self, candidates: list[str]) -> None:
         s = self.s
+        if self.code == "thread-creation-failed":  # a process limit, not a ledger: which one is the question
+            s.say("check the process limits", "run `ulimit -a` where the server starts: with a virtual-memory limit "
+                  "(`ulimit -v`), each thread's stack needs address space under it: raise or remove it, or run fewer "
+                  "threads (OMP_NUM_THREADS, llama.cpp -t) or smaller stacks (`ulimit -s`); with the threads limit "
+                  "(`ulimit -u`, a container's pids limit) reached, raise it or run fewer threads")
+            return
         if self.code == "autosplit-insufficient-vram":  # weights, cache and a forward pass did not fit together
             s.add("shorter context", "max_model_len", "the cache is sized for max_seq_len (the model's own, often "
                   "32k-128k, unless set): the usual fix", "down", None, self.n.get("max_model_len"))
             self.kv8()
             self.quant("a smaller model leaves more room for the cache")
             return
-        try:
-            rules = get_engine(s.name).name if s.engine else "generic"
-        except UsageError:  # an engine estimate does not model: its generic rules
-            rules = "generic"
         pull = ("a KV cache too large for -c wants a smaller -c, a compute buffer a smaller batch" if s.name in GGML
                 else "a KV shortfall wants a larger pool, a warm-up one more headroom outside it")
         if self.code in ("log-cut-off", "log-ends-during-step"):
             s.say("read the rest of the log", "the log stops before anything failed or finished: pass it to its end "
-                  "(`docker logs`, `journalctl -u ...`, the whole file), or run `vramdoctor estimate MODEL --engine "
-                  f"{rules}` with the server's settings to see whether they fit")
+                  f"(`docker logs`, `journalctl -u ...`, the whole file), {self._estimate_hint('to see whether they fit')}")
         elif len(candidates) == 1:
             s.say("confirm the phase", f"only {candidates[0]} fits what the log shows (its progress or its stack frames), "
-                  f"but no line states it: pass the whole log from its start line, or run `vramdoctor estimate MODEL --engine {rules}` "
-                  "with the server's settings")
+                  f"but no line states it: pass the whole log from its start line, {self._estimate_hint()}")
         else:
             s.say("find the phase first", f"the ledgers pull opposite ways ({pull}): pass the server's whole log from "
-                  f"its start line to the end of the error, or run `vramdoctor estimate MODEL --engine {rules}` with "
-                  "the server's settings to see which ledger is tight")
+                  f"its start line to the end of the error, {self._estimate_hint('to see which ledger is tight')}")
         if self.code == "metal-command-buffer-oom":
             self._metal_limit()
         if self.code == "failure-cause-not-shown":

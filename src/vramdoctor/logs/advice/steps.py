@@ -75,6 +75,12 @@ class _Steps:
             return  # the error is on a GPU after the first: a split across GPUs is probably in use already
         if current is None and direction in ("down", "up"):
             current = _shown(setting, self.n)
+        if text and direction in ("down", "up"):
+            past = self._past_tried(change, setting, text, direction, value)
+            if past is False:
+                return
+            if past is not None:
+                value, why = past
         if value is not None and current is not None and value == current:
             return  # never propose what is in use
         if (isinstance(value, (int, float)) and isinstance(current, (int, float)) and not isinstance(value, bool)
@@ -84,6 +90,26 @@ class _Steps:
             text, why = _filled(text, why, direction, value, current, fill)
         self.out.append(Step(change=change, flags=text, why=why, setting=setting, direction=direction, value=value,
                              current=current))
+
+    def _past_tried(self, change: str, setting: str, text: str, direction: str, value: object):
+        """A value the log says was tried and still failed (`_tried`: flag -> value) bounds the step: it goes past it.
+        None: no such value, or the step's value is past it already; (value, why) to propose instead; False when the
+        setting cannot go past it (then a step says so)."""
+        m = _BOUND.search(text)
+        tried = self.n.get("_tried")
+        t = tried.get(m.group(1)) if m and isinstance(tried, dict) else None
+        if not isinstance(t, (int, float)):
+            return None
+        down = direction == "down"
+        if isinstance(value, (int, float)) and (value < t if down else value > t):
+            return None
+        past = _past(t, down)
+        said = f"{m.group(1)} {t:g} was tried and still failed (the log says)"
+        if past is None:
+            self.say(change + ": tried already", f"{said}, and it cannot go {'lower' if down else 'higher'}: "
+                     f"{PLAIN.get(setting, setting)} is not what limits this run")
+            return False
+        return past, f"{said}: past it"
 
     def say(self, change: str, why: str) -> None:
         self.out.append(Step(change=change, flags="", why=why))
@@ -117,6 +143,20 @@ def _filled(text: str, why: str, direction: str | None, value: object, current: 
                                                                                              "the value to set")
         why += f" ({', '.join(used)}: {way}, which the log does not show)"
     return text, why
+
+
+#: the flag a step's value goes with ("--max-num-seqs {n}" -> --max-num-seqs, "-c {n}" -> -c)
+_BOUND = re.compile(r"(-{1,2}[A-Za-z][\w-]*)[ =]\{[nxv]\}")
+
+
+def _past(t: float, down: bool) -> float | int | None:
+    """A value past one that was tried: half a count (twice, going up), a fraction 0.05 lower (0.02 higher, at most
+    0.98); None where there is none (a count of 1 going down)."""
+    if isinstance(t, int):
+        return (t // 2 if t >= 2 else None) if down else 2 * t
+    if down:
+        return round(t - 0.05, 2) if t > 0.1 else None
+    return round(min(0.98, t + 0.02), 2) if t < 0.98 else None
 
 
 def _down(u: float | None, to: float | None = None) -> float | None:

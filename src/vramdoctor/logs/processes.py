@@ -1,0 +1,90 @@
+"""Process listings a user pasted beside a log (`ps`, `top`), read as snapshots: the resident memory of each process
+in each snapshot. One snapshot of many processes is a list, not a series; the same process in several snapshots
+(a `ps` run now, two hours later, three hours later) is a series over time, which `quiet.leak` reads.
+
+The columns are named by the listing's own header: `ps` (procps: USER PID %CPU %MEM VSZ RSS TTY STAT START TIME
+COMMAND, or the columns of `ps -o`), `top` (PID USER PR NI VIRT RES SHR S %CPU %MEM TIME+ COMMAND). Their units are
+the tools' own: ps prints RSS and VSZ in KiB (ps(1): "resident set size ... in kilobytes"), top prints RES and VIRT
+in KiB unless a value carries its scale (`5.1g`, `812.4m`). `ps aux` rows pasted without their header (`ps aux |
+grep vllm`) are read by the shape of ps's BSD listing. Pure: text in, a header or a row out."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: the column names of ps (procps) and top headers
+_NAMES = {"USER", "UID", "PID", "PPID", "PGID", "SID", "LWP", "SPID", "TID", "NLWP", "%CPU", "%MEM", "CPU", "MEM",
+          "VSZ", "VSIZE", "VIRT", "RSS", "RSZ", "RES", "SHR", "SZ", "TTY", "TT", "STAT", "S", "START", "STARTED",
+          "STIME", "TIME", "TIME+", "ELAPSED", "ETIME", "COMMAND", "CMD", "ARGS", "COMM", "PR", "PRI", "NI", "F", "C",
+          "WCHAN", "ADDR", "PSR", "SWAP", "DATA", "CODE", "USED"}
+#: resident memory first; the address space only where a listing has no resident column
+_RESIDENT = ("RSS", "RSZ", "RES")
+_VIRTUAL = ("VSZ", "VSIZE", "VIRT")
+_VALUE = re.compile(r"^(\d+(?:\.\d+)?)([kKmMgGtTpP]?)$")
+_SCALE = {"": 1, "k": 1, "m": 2**10, "g": 2**20, "t": 2**30, "p": 2**40}  # in KiB
+#: a row of `ps aux` (BSD form) without its header: USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND
+_AUX_ROW = re.compile(r"^\s*[\w.+-]{1,32}\s+(\d+)\s+\d+(?:\.\d+)?\s+\d+(?:\.\d+)?\s+(\d+)\s+(\d+)\s+\S+\s+\S+\s+"
+                      r"[\w:]+\s+[\d:.]+\s+(\S.*)$")
+
+
+@dataclass(frozen=True)
+class Header:
+    """A listing's header: the columns of the process id, the memory read (resident if shown), the thread id (a
+    listing of threads), the command; `memory` names the column read (RSS, RES, VSZ, ...)."""
+
+    columns: int
+    pid: int
+    mem: int
+    memory: str
+    lwp: int | None = None
+    command: int | None = None
+
+
+def header(text: str) -> Header | None:
+    """The header of a ps or top listing, else None: every cell a column name those tools print, a PID column and
+    a memory column."""
+    cells = text.split()
+    if not 2 <= len(cells) <= 24 or not all(c in _NAMES for c in cells) or "PID" not in cells:
+        return None
+    mem = next((c for c in _RESIDENT if c in cells), None) or next((c for c in _VIRTUAL if c in cells), None)
+    if mem is None:
+        return None
+    lwp = next((cells.index(c) for c in ("LWP", "SPID", "TID") if c in cells), None)
+    command = next((cells.index(c) for c in ("COMMAND", "CMD", "ARGS", "COMM") if c in cells), None)
+    return Header(columns=len(cells), pid=cells.index("PID"), mem=cells.index(mem), memory=mem, lwp=lwp,
+                  command=command)
+
+
+def kib_to_bytes(value: str) -> int | None:
+    """A ps or top memory cell in bytes ("6284616" KiB, "5.1g"); None for a cell that is no size (a bare decimal
+    is top scaled by `-e`, whose unit the row does not say)."""
+    m = _VALUE.match(value)
+    if not m or "." in m.group(1) and not m.group(2):
+        return None
+    return int(float(m.group(1)) * _SCALE[m.group(2).lower()] * 1024)
+
+
+def row(text: str, h: Header) -> tuple[str, int, str] | None:
+    """(the process's key: its pid, with the thread id in a listing of threads; its memory in bytes; its command)
+    for a row under header `h`, else None (the listing ended)."""
+    cells = text.split(None, h.columns - 1)
+    if len(cells) < h.columns - (1 if h.command == h.columns - 1 else 0):
+        return None
+    pid = cells[h.pid] if h.pid < len(cells) else ""
+    if not pid.isdigit() or h.mem >= len(cells):
+        return None
+    size = kib_to_bytes(cells[h.mem])
+    if size is None:
+        return None
+    key = pid if h.lwp is None or h.lwp >= len(cells) else f"{pid}/{cells[h.lwp]}"
+    command = cells[h.command] if h.command is not None and h.command < len(cells) else ""
+    return key, size, command[:80]
+
+
+def aux_row(text: str) -> tuple[str, int, str] | None:
+    """(pid, resident bytes, command) of a `ps aux` row pasted without its header, else None."""
+    m = _AUX_ROW.match(text)
+    if not m:
+        return None
+    return m.group(1), int(m.group(3)) * 1024, m.group(4)[:80]
