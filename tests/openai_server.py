@@ -18,6 +18,9 @@ last chunk), and misbehaves on purpose by `--mode`:
   stubborn ignores SIGTERM (only SIGKILL stops it)
   setsid-child  starts a child in a session of its own that holds `--weights-mib` too
   keep     as normal, and keeps `--leak-mib` MiB after each request, for good
+  copy     answers a prompt by copying what follows its first blank line (the sweep's recheck asks for a copy),
+           a word a chunk, up to max_tokens words; with --corrupt-above N, a server whose --n-ctx is above N
+           changes every digit it copies (a configuration that loads but answers wrong)
 --model-id sets the id /v1/models gives (any text: long, with newlines).
 Standard library only, so that it starts in a fraction of a second.
 """
@@ -54,6 +57,7 @@ def main() -> None:
     ap.add_argument("--load-s", type=float, default=1.0)
     ap.add_argument("--n-ctx", type=int, default=32768)
     ap.add_argument("--model-id", default="tiny-test")
+    ap.add_argument("--corrupt-above", type=int, default=None)
     a = ap.parse_args()
     started = time.monotonic()
     held.append(touch(a.weights_mib * 2**20))
@@ -163,6 +167,21 @@ def main() -> None:
             self.send_header("Connection", "close")
             self.end_headers()
             time.sleep(0.3)  # the prefill: the request's memory is held meanwhile
+            if a.mode == "copy":
+                text = prompt.split("\n\n", 1)[-1]
+                if a.corrupt_above is not None and a.n_ctx > a.corrupt_above:
+                    text = "".join(str((int(c) + 1) % 10) if c.isdigit() else c for c in text)
+                words = text.split(" ")[:n_out]
+                for i, w in enumerate(words):
+                    chunk = {"choices": [{"index": 0, "text": (" " if i else "") + w, "finish_reason": None}]}
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                last = {"choices": [{"index": 0, "text": "", "finish_reason": "length" if len(words) == n_out
+                                     else "stop"}],
+                        "usage": {"prompt_tokens": n_prompt, "completion_tokens": len(words)}}
+                self.wfile.write(f"data: {json.dumps(last)}\n\ndata: [DONE]\n\n".encode())
+                self.wfile.flush()
+                self.close_connection = True
+                return
             for i in range(n_out):
                 if a.mode == "die" and i == n_out // 2:
                     os._exit(3)

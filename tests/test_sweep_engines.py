@@ -68,12 +68,12 @@ def smallest_limit(model: Path, n_ctx: int, tmp: Path) -> int:
     return hi
 
 
-def sweep(tmp: Path, model: Path, *extra: str, name: str = "r") -> dict:
+def sweep(tmp: Path, model: Path, *extra: str, name: str = "r", code: int = 0) -> dict:
     res = CliRunner().invoke(cli_run, ["sweep", str(model), "--engine", "llamacpp", "--results", str(tmp / name),
                                        "--json", "--set", "threads=2", "--ready-timeout", "60", *extra])
     if res.exception is not None:
         raise res.exception
-    assert res.exit_code == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    assert res.exit_code == code, res.stdout[-2000:] + res.stderr[-2000:]
     return json.loads(res.stdout)
 
 
@@ -186,15 +186,17 @@ def test_killed_and_resumed(models, tmp_path, limit):
 
 def test_failing_commands_are_recorded_and_the_sweep_goes_on(models, tmp_path, monkeypatch):
     r = sweep(tmp_path, models["ctx"], "--command", "/nonexistent/llama-server -m {model} -c {n_ctx} --port {port}",
-              "--context", "1024:2048", "--stages", "context", name="missing")
+              "--context", "1024:2048", "--stages", "context", name="missing", code=2)  # no run could start
     assert all(x["failure_code"] == "launch-failed" for x in r["runs"]) and r["max_model_len_found"] is None
+    assert "could not run" in r["error"]
     quick = f"{sys.executable} -c 'import sys; sys.exit(3)' {{port}} {{n_ctx}}"
     r = sweep(tmp_path, models["ctx"], "--command", quick, "--context", "1024:2048", "--stages", "context", name="exit")
     assert r["runs"] and all(not x["loaded"] and "code 3" in (x["failure_message"] or "") for x in r["runs"])
     never = f"{sys.executable} -c 'import time; time.sleep(60)' {{port}} {{n_ctx}}"  # alive, never listening
     r = sweep(tmp_path, models["ctx"], "--command", never, "--context", "1024:1024", "--stages", "context",
-              "--ready-timeout", "3", name="never")
+              "--ready-timeout", "3", name="never", code=2)
     assert r["runs"] and not r["runs"][0]["loaded"] and "not ready" in r["runs"][0]["error"]
+    assert r["runs"][0]["failure_code"] == "not-ready-in-time"
     import socket
 
     from vramdoctor.sweeping import run as sweep_run
@@ -205,8 +207,10 @@ def test_failing_commands_are_recorded_and_the_sweep_goes_on(models, tmp_path, m
     port = held.getsockname()[1]
     monkeypatch.setattr(sweep_run, "_free_port", lambda: port)  # the port vramdoctor picks is taken meanwhile
     try:
-        r = sweep(tmp_path, models["ctx"], "--context", "1024:2048", "--stages", "context", "--ready-timeout", "20",
-                  name="taken")
+        res = CliRunner().invoke(cli_run, ["sweep", str(models["ctx"]), "--engine", "llamacpp", "--results",
+                                           str(tmp_path / "taken"), "--json", "--set", "threads=2", "--ready-timeout",
+                                           "20", "--context", "1024:2048", "--stages", "context"])
+        r = json.loads(res.stdout)
     finally:
         held.close()
     assert r["runs"] and not r["runs"][0]["loaded"]
@@ -226,3 +230,14 @@ def test_llama_cpp_python_preset(models, tmp_path):
     assert top["command"][1:3] == ["-m", "llama_cpp.server"] and "--n_ctx" in top["command"]
     assert top["kv_pool_bytes"] == 2048 * 8 * 1024  # from its log's llama.cpp KV lines (verbose)
     assert "--n_ctx 2048" in res["recommendation"]
+
+
+def test_a_context_beyond_the_trained_one_is_not_taken_for_served(tmp_path):
+    """llama-server caps each slot at the model's trained context (n_ctx_train 4096 here) by itself: a run asked
+    for more loads, but does not serve what was asked, so it does not count."""
+    short = write_model(tmp_path / "short.gguf", n_layer=2, n_embd=256, n_head=4, n_head_kv=4, n_ff=512,
+                        n_ctx_train=4096, dtype=np.float32)
+    r = sweep(tmp_path, short, "--context", "1024:8192", "--granularity", "1024", "--stages", "context")
+    capped = [x for x in r["runs"] if x["settings"]["max_model_len"] > 4096]
+    assert capped and all(x["failure_code"] == "context-capped" and x["loaded"] and not x["serves"] for x in capped)
+    assert r["max_model_len_found"] == 4096 and "-c 4096" in r["recommendation"]

@@ -152,6 +152,16 @@ def test_conclusions_in_the_issues_terms():
     small_only = conclude(Outcome(wanted_len=32768, wanted_ok=False, found=None, model_bits=16.0, small_len=1024,
                                   variants=(("m-q8.gguf", 8.5, True, False),)))
     assert small_only.bottleneck == "weights" and small_only.max_model_len == 1024
+    kv = conclude(Outcome(wanted_len=32768, wanted_ok=False, found=8192, model_bits=16.0,
+                          variants=(("-ctk q8_0 -ctv q8_0 -fa on", None, True, True, "kv_cache"),)))
+    assert kv.bottleneck == "kv_cache" and kv.change == "variant:-ctk q8_0 -ctv q8_0 -fa on"
+    assert kv.max_model_len == 32768  # the 8-bit cache keeps the whole context
+    untried = conclude(Outcome(wanted_len=32768, wanted_ok=None, found=None, model_bits=16.0, tried_base=False,
+                               variants=(("m-q8.gguf", 8.5, True, True),), served=[{"variant": "m-q8.gguf",
+                                                                                     "max_model_len": 1024}]))
+    assert untried.bottleneck == "undetermined" and "not tried" in untried.reason and not untried.change
+    recheck = conclude(Outcome(wanted_len=32768, wanted_ok=False, wanted_loaded=True, found=8192, model_bits=16.0))
+    assert recheck.bottleneck == "kv_cache" and "fails the stability recheck" in recheck.reason
     none = conclude(Outcome(wanted_len=32768, wanted_ok=False, found=None, model_bits=None,
                             variants=(("m-q4.gguf", None, False, None),)))
     assert none.bottleneck == "undetermined" and not none.change
@@ -186,6 +196,19 @@ def test_sweep_usage_errors(tmp_path):
         (["m.gguf", "--engine", "llamacpp", "--devices", "a,b"], "--devices"),
         (["m.gguf", "--engine", "llamacpp", "--set", "novalue"], "NAME=VALUE"),
         (["m.gguf", "--engine", "llamacpp", "--knobs", "max_num_seqs="], "--knobs"),
+        (["m.gguf", "--engine", "llamacpp", "--context", "0:2048"], "no range of contexts"),
+        (["m.gguf", "--engine", "llamacpp", "--knobs", "max_num_seqs=abc"], "whole number"),
+        (["m.gguf", "--engine", "llamacpp", "--knobs", "max_num_seqs=1.5"], "whole number"),
+        (["m.gguf", "--engine", "vllm", "--knobs", "gpu_memory_utilization=1.5"], "fraction"),
+        (["m.gguf", "--engine", "llamacpp", "--knobs", "foo=1,2"], "does not use 'foo'"),
+        (["m.gguf", "--engine", "llama-cpp-python", "--knobs", "max_num_seqs=1,2"], "does not use 'max_num_seqs'"),
+        (["m.gguf", "--engine", "llamacpp", "--set", "port=abc"], "vramdoctor's to fill"),
+        (["m.gguf", "--engine", "llamacpp", "--set", "max_num_seqs=-1"], "whole number"),
+        (["m.gguf", "--engine", "llamacpp", "--ready-timeout", "-1"], "--ready-timeout"),
+        (["m.gguf", "--engine", "llamacpp", "--plot", "x.txt"], "picture"),
+        (["m.gguf", "--engine", "llamacpp", "--variants", "/nonexistent.gguf"], "no such model file"),
+        (["m.gguf", "--engine", "llamacpp", "--command", "s -c {n_ctx} --port {port}", "--variants", "q8.gguf"],
+         "does not take the model"),
     ]
     for argv, words in cases:
         res = CliRunner().invoke(run, ["sweep", *argv, "--results", str(tmp_path / "r")])

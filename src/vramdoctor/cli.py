@@ -300,6 +300,9 @@ def _check_plot(plot: str) -> None:
     """--plot names a file in a folder that exists, with matplotlib there to draw it: checked before measuring."""
     if Path(plot).is_dir():
         raise UsageError(f"'{plot}' is a folder.", option="--plot", hint="Give a file name, e.g. memory.png.")
+    if Path(plot).suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise UsageError(f"'{plot}' is not a picture's name.", option="--plot",
+                         hint="End it in .png (or .svg, .pdf).")
     parent = Path(plot).parent
     if not parent.is_dir():
         raise UsageError(f"the folder '{parent}' does not exist.", option="--plot")
@@ -470,8 +473,14 @@ def sweep(model: str, engine: str, command_template: Optional[str], server_pytho
         else:
             render(result, _out(highlight=False, soft_wrap=True))
         if plot:
-            draw(result, plot)
+            try:
+                draw(result, plot)
+            except OSError as e:
+                raise UsageError(f"cannot write '{plot}' ({e.strerror or e}).", option="--plot",
+                                 hint="The report above is complete; give another path for the picture.") from None
             err.print(f"plot written to {printable(plot)}")
+        if result.get("error"):
+            raise SystemExit(2)
 
 
 def _same_file(log: str, output: str) -> bool:

@@ -88,7 +88,10 @@ def tree_rss_bytes(tree: ProcessTree) -> int:
         try:
             if p.status() == psutil.STATUS_ZOMBIE:
                 continue
-            total += p.memory_info().rss
+            rss = p.memory_info().rss
+            if rss == 0:  # a process that is exiting has handed its pages back: no reading, not a 0
+                continue
+            total += rss
             seen += 1
         except psutil.Error:  # exited between the lookup and the reading
             continue
@@ -220,5 +223,24 @@ def is_proxy(pid: int) -> str | None:
 
 
 def in_tree(root: int, pid: int) -> bool:
-    """Whether `pid` is `root` or one of its descendants."""
+    """Whether `pid` is `root` or one of its descendants (init, PID 1, is every process's ancestor: only itself)."""
+    if root == 1:
+        return pid == 1
     return pid == root or pid in descendants(root)
+
+
+def group_members(pgid: int, started_at: float) -> list[int]:
+    """The living processes of process group `pgid` started at or after `started_at` (time.time(), less a
+    second): what is left of a server a killed vramdoctor started, its leader dead or not."""
+    import os
+
+    psutil = _psutil()
+    out = []
+    for p in psutil.process_iter(["create_time"]):
+        try:
+            if os.getpgid(p.pid) == pgid and p.info["create_time"] >= started_at - 1.0 \
+                    and p.status() != psutil.STATUS_ZOMBIE:
+                out.append(p.pid)
+        except (ProcessLookupError, PermissionError, psutil.Error):
+            continue
+    return out

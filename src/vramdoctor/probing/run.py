@@ -87,9 +87,11 @@ def _check(o: ProbeOptions) -> list[str]:
         raise UsageError(f"{o.pid} is not a process ID.", option="--pid")
     if o.devices is not None and any(d < 0 for d in o.devices):
         raise UsageError("device indices are 0 or more.", option="--devices")
-    if o.serve:
+    if o.serve is not None:
         from ..server.launch import split_command
 
+        if not str(o.serve).strip():
+            raise UsageError("the server command is empty.", option="--serve", hint="Give the server's command line.")
         args = split_command(o.serve)
         if not any("{port}" in a for a in args) and not any(str(port or "") and str(port) in a for a in args):
             raise UsageError("the server command does not listen on the URL's port.", option="--serve",
@@ -223,7 +225,7 @@ class _State:
     # -- steps ----------------------------------------------------------------------------------------
     def run(self) -> None:
         o, r = self.o, self.r
-        if o.serve:
+        if o.serve is not None:
             self._reading_a()
             self._launch()
         self._wait()

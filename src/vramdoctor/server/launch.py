@@ -26,6 +26,9 @@ from ..errors import LaunchError
 
 #: seconds between SIGTERM and SIGKILL
 DEFAULT_GRACE_S = 10.0
+#: a server's log keeps its first LOG_HEAD_BYTES and its last LOG_TAIL_BYTES of output
+LOG_HEAD_BYTES = 64 * 2**20
+LOG_TAIL_BYTES = 16 * 2**20
 
 _live: set["Launched"] = set()
 _lock = threading.Lock()
@@ -84,12 +87,19 @@ class Launched:
         self.args = args
         self.log_path = log_path
         self.started_s = time.monotonic()
+        self.started_at = time.time()
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        self._log = open(log_path, "wb")  # noqa: SIM115 - closed in stop()
         try:
-            self.proc = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         env={**os.environ, **(env or {})}, cwd=cwd,
-                                         preexec_fn=_preexec(memory_limit_bytes), close_fds=True)
+            self._log = open(log_path, "xb")  # noqa: SIM115 - closed by the drain; "x": never another run's log
+        except FileExistsError:
+            raise LaunchError(f"the log '{log_path}' exists already: it is another run's.", command=args) from None
+        except OSError as e:
+            raise LaunchError(f"cannot write the server's log '{log_path}' ({e.strerror}).", command=args,
+                              hint="Give a folder you can write to.") from None
+        try:
+            self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})}, cwd=cwd,
+                                         preexec_fn=_preexec(memory_limit_bytes), close_fds=True, bufsize=0)
         except FileNotFoundError:
             self._drop_log()
             raise LaunchError(f"'{args[0]}' is not a program on PATH.", command=args,
@@ -102,8 +112,49 @@ class Launched:
             raise LaunchError(f"'{args[0]}' could not be started ({e.strerror}).", command=args) from None
         self.pid = self.proc.pid
         self.returncode: int | None = None
+        self.left_out_bytes = 0
+        self._drain = threading.Thread(target=self._copy_output, name=f"vramdoctor-log-{self.pid}", daemon=True)
+        self._drain.start()
         with _lock:
             _live.add(self)
+
+    def _copy_output(self) -> None:
+        """The server's output into its log: the first LOG_HEAD_BYTES (its start-up), then only the latest
+        LOG_TAIL_BYTES (its end), with a line saying how much was left out between: a server that logs every
+        request for a week must not fill the disk, and its start and its failure are what a diagnosis reads."""
+        import collections
+
+        src, out = self.proc.stdout, self._log
+        written, tail, tail_bytes = 0, collections.deque(), 0
+        try:
+            while True:
+                chunk = src.read(1 << 16)
+                if not chunk:
+                    break
+                if written < LOG_HEAD_BYTES:
+                    keep = chunk[: LOG_HEAD_BYTES - written]
+                    out.write(keep)
+                    out.flush()
+                    written += len(keep)
+                    chunk = chunk[len(keep):]
+                if chunk:
+                    tail.append(chunk)
+                    tail_bytes += len(chunk)
+                    while tail_bytes - len(tail[0]) >= LOG_TAIL_BYTES:
+                        self.left_out_bytes += len(tail[0])
+                        tail_bytes -= len(tail.popleft())
+        except (OSError, ValueError):  # the pipe closed under us (stop())
+            pass
+        finally:
+            try:
+                if self.left_out_bytes:
+                    out.write(f"\n[vramdoctor: {self.left_out_bytes:,} bytes of the server's output left out here]\n"
+                              .encode())
+                for c in tail:
+                    out.write(c)
+                out.close()
+            except (OSError, ValueError):
+                pass
 
     def _drop_log(self) -> None:
         """The log of a server that never started is empty: close and remove it."""
@@ -144,8 +195,13 @@ class Launched:
                 pass
             self.returncode = self.proc.poll()
         finally:
-            if not self._log.closed:
-                self._log.close()
+            self._drain.join(timeout=5.0)
+            if self._drain.is_alive():  # a stray still holds the pipe open: stop reading it
+                try:
+                    self.proc.stdout.close()
+                except OSError:
+                    pass
+                self._drain.join(timeout=2.0)
             with _lock:
                 _live.discard(self)
         return self.returncode

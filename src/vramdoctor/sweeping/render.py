@@ -34,7 +34,7 @@ def render(result: dict, console) -> None:
     lo, hi = result["context_range"]
     p(f"[bold]sweep[/bold] {printable(result['model'])} ({printable(result['engine'])}), context {lo:,}:{hi:,} by "
       f"{result['granularity']:,}; results in {printable(result['results'])}")
-    p(f"{'#':>3}  {'stage':<12} {'settings':<44} {'loaded':<6} {'failure':<34} {'ready':>7} {'ttft':>7} "
+    p(f"{'#':>3}  {'stage':<12} {'settings':<44} {'loaded':<6} {'failure':<40} {'ready':>7} {'ttft':>7} "
       f"{'peak':>10} {'KV pool':>10}  stability")
     for i, r in enumerate(result["runs"], 1):
         fail = " ".join(x for x in (r.get("failure_kind"), r.get("failure_code")) if x) or "-"
@@ -44,7 +44,7 @@ def render(result: dict, console) -> None:
         ttft = f"{r['ttft_s']:.3f}" if r.get("ttft_s") is not None else "-"
         loaded = "yes" if r.get("serves", r["loaded"]) else ("died" if r["loaded"] else "no")
         p(f"{i:>3}  {r['stage']:<12} {printable(_settings(r))[:44]:<44} {loaded:<6} "
-          f"{printable(fail)[:34]:<34} {ready:>7} {ttft:>7} {_size(r.get('peak_bytes')):>10} "
+          f"{printable(fail)[:40]:<40} {ready:>7} {ttft:>7} {_size(r.get('peak_bytes')):>10} "
           f"{_size(r.get('kv_pool_bytes')):>10}  {printable(stab)}")
     found = result.get("max_model_len_found")
     if found is not None or "context" in [r["stage"] for r in result["runs"]]:

@@ -10,6 +10,7 @@ import json
 import os
 import signal
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -36,63 +37,97 @@ class Store:
     """The results folder's database. Raises OSError (sqlite3.Error as OSError) when it cannot be opened."""
 
     def __init__(self, folder: Path) -> None:
+        if folder.exists() and not folder.is_dir():
+            raise OSError(f"{folder}: is a file, not a results folder")
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / "sweep.sqlite"
+        self.lock = threading.RLock()  # one connection, shared by the runs of several devices
+        self._lockfile = None
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
             self.db.executescript(SCHEMA)
         except sqlite3.Error as e:
             raise OSError(f"{self.path}: cannot open the results database ({e})") from None
 
+    def take(self) -> None:
+        """Hold the folder for this sweep (an advisory lock on DIR/.lock, released when the process ends, even
+        by SIGKILL). Raises OSError when another live sweep holds it."""
+        import fcntl
+
+        f = open(self.path.parent / ".lock", "a+")  # noqa: SIM115 - held for the sweep's life
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.seek(0)
+            who = f.read().strip()[:40]
+            f.close()
+            raise OSError(f"{self.path.parent}: another sweep is running in this folder"
+                          + (f" (process {who})" if who else "") + "; wait for it, or give another --results folder")
+        f.seek(0)
+        f.truncate()
+        f.write(str(os.getpid()))
+        f.flush()
+        self._lockfile = f
+
     def close(self) -> None:
-        self.db.close()
+        with self.lock:
+            self.db.close()
+        if self._lockfile is not None:
+            self._lockfile.close()
 
     def meta(self, key: str) -> str | None:
-        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        with self.lock:
+            row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
     def set_meta(self, key: str, value: str) -> None:
-        with self.db:
+        with self.lock, self.db:
             self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
     def finished(self) -> dict[str, dict]:
         """key -> record of every finished run, in the order they finished."""
-        rows = self.db.execute("SELECT key, record FROM runs ORDER BY n").fetchall()
+        with self.lock:
+            rows = self.db.execute("SELECT key, record FROM runs ORDER BY n").fetchall()
         return {k: json.loads(r) for k, r in rows}
 
     def save(self, key: str, stage: str, record: dict) -> None:
         """One finished run, in one transaction."""
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            self.db.execute("INSERT OR REPLACE INTO runs (key, stage, finished_at, record) VALUES (?, ?, ?, ?)",
-                            (key, stage, time.time(), json.dumps(record, default=str)))
-            self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
+        with self.lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.execute("INSERT OR REPLACE INTO runs (key, stage, finished_at, record) VALUES (?, ?, ?, ?)",
+                                (key, stage, time.time(), json.dumps(record, default=str)))
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
 
     def running(self, pgid: int, key: str, command: str) -> None:
-        with self.db:
+        with self.lock, self.db:
             self.db.execute("INSERT OR REPLACE INTO running (pgid, key, command, started_at) VALUES (?, ?, ?, ?)",
                             (pgid, key, command, time.time()))
 
     def stopped(self, pgid: int) -> None:
-        with self.db:
+        with self.lock, self.db:
             self.db.execute("DELETE FROM running WHERE pgid = ?", (pgid,))
 
     def stop_leftovers(self) -> list[int]:
         """Stop the process groups a killed sweep left running (SIGKILL to each group still alive); returns them."""
-        from ..measure.host import is_same_process
+        from ..measure.host import group_members
 
-        rows = self.db.execute("SELECT pgid, command, started_at FROM running").fetchall()
+        with self.lock:
+            rows = self.db.execute("SELECT pgid, command, started_at FROM running").fetchall()
         stopped = []
-        for pgid, command, started_at in rows:
-            program = (json.loads(command) or [""])[0]
-            if is_same_process(pgid, started_at, program):  # never a PID reused by another process since
+        for pgid, _command, started_at in rows:
+            # the group's members started since the run began (a wrapper's server outlives its dead leader;
+            # a PID reused by another process since is older than nothing of ours, and its group is not ours)
+            members = group_members(pgid, started_at)
+            for pid in members:
                 try:
-                    os.killpg(pgid, signal.SIGKILL)
-                    stopped.append(pgid)
+                    os.kill(pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
-                    pass
+                    continue
+            if members:
+                stopped.append(pgid)
             self.stopped(pgid)
         return stopped
