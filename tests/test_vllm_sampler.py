@@ -14,6 +14,7 @@ import pytest
 from conftest import load_config
 from pool_table import cases, row
 from vramdoctor.engines import Settings
+from vramdoctor.engines.base import moe_activation_estimate
 from vramdoctor.estimate import estimate
 from vramdoctor.gpus import find_gpu
 from vramdoctor.sources.hf_config import spec_from_config
@@ -163,3 +164,25 @@ def test_r07_names_what_stays_unexplained_and_the_run_that_would_settle_it():
     c = next(c for c in cases() if c["id"] == "R07")
     for words in ("2.5 GiB", "LMCache", "TP 4", "profiling run", "--max-num-seqs 256", "sampler"):
         assert words in c["not_modelled"]
+
+
+def qwen3_moe():
+    return spec_from_config(load_config("Qwen__Qwen3-235B-A22B.config.json"), name="Qwen3-235B-A22B")
+
+
+def test_the_fused_moe_buffers_are_the_forward_peak_where_they_outweigh_the_sampler():
+    """Qwen3-235B-A22B at TP 4 (top-k 8, expert I 1536, H 4096): the fused-MoE caches of a 32,768-token step are
+    32768 x 8 x (max(768, 4096) + 384) x 2 bytes beside the 3 x H residual stream (fused_experts_impl); with one
+    sequence the sampler is tiny, so they are the profile's peak; with 8,192 tokens they are 0.50 + 0.05 GiB."""
+    m = qwen3_moe()
+    assert m.num_experts_per_tok == 8
+    s, gpu = on("H100-80GB", engine_version="0.10.1.1", tensor_parallel_size=4, max_model_len=32768,
+                max_num_batched_tokens=32768, max_num_seqs=1, sampler="flashinfer")
+    e = estimate(m, settings=s, gpu_bytes=gpu)
+    moe = 32768 * 8 * (4096 + 384) * 2 + 32768 * 3 * 4096 * 2
+    assert peak(e).bytes == moe
+    small = moe_activation_estimate(m, 8192, 4) - 8192 * 3 * 4096 * 2
+    assert round(8192 * 8 * 4096 * 2 / GIB, 2) == 0.5 and small == 8192 * 8 * (4096 + 384) * 2
+    # a dense model has no such term, and a step past the chunk size is taken in chunks
+    assert moe_activation_estimate(qwen2(), 8192, 1) == 0
+    assert moe_activation_estimate(m, 65536, 4) == 32768 * 8 * (4096 + 384) * 2 + 65536 * 3 * 4096 * 2

@@ -216,7 +216,8 @@ class ModelSpec:
     num_experts / moe_intermediate_size / num_moe_layers: routed experts per MoE layer (config
     `num_local_experts`, `num_experts` or `n_routed_experts`), each expert's intermediate size
     (`moe_intermediate_size`, else `intermediate_size`), and how many layers are MoE; None / 0 for
-    dense models.
+    dense models. num_experts_per_tok: the experts each token is routed to (config `num_experts_per_tok`),
+    None where the config does not say.
     layout: the parameters vLLM and SGLang create per GPU (`layout.DecoderLayout`), for the llama-style
     decoders whose module layout is known (from config.json); None otherwise (GGUF files, other families,
     quantization methods other than fp8 block scales).
@@ -236,6 +237,7 @@ class ModelSpec:
     num_experts: int | None = None
     moe_intermediate_size: int | None = None
     num_moe_layers: int = 0
+    num_experts_per_tok: int | None = None
     layout: "DecoderLayout | None" = None
     source: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)

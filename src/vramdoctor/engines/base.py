@@ -284,3 +284,27 @@ def activation_estimate(model: ModelSpec, tokens: int, tp: int) -> int:
     hidden = model.hidden_size or 4096
     inter = model.intermediate_size or 4 * hidden
     return tokens * (3 * inter // tp + 3 * hidden) * 2
+
+
+#: the tokens vLLM's fused-MoE kernel takes at once (`VLLM_FUSED_MOE_CHUNK_SIZE`, vllm/envs.py: 32768 at runtime;
+#: the 64 * 1024 beside it is only the type stub's)
+FUSED_MOE_CHUNK = 32768
+
+
+def moe_activation_estimate(model: ModelSpec, tokens: int, tp: int) -> int:
+    """Peak activation of one forward pass over `tokens` tokens through a routed-expert layer, bytes; 0 for a
+    dense model or one whose config does not give the experts per token.
+
+    vLLM's Triton fused-MoE path (`fused_moe.py fused_experts_impl`, 0.6 to today) works on chunks of
+    M = min(tokens, FUSED_MOE_CHUNK) tokens and allocates, in the activations' dtype (2 bytes): `cache13` of
+    M x top_k x max(2 x I / tp, H) (the gate+up output, reused for the down projection's output) and `cache2` of
+    M x top_k x I / tp (the activation), I the expert's intermediate size (`moe_intermediate_size`), H the hidden
+    size; beside them the residual stream of all `tokens` (3 x H x 2 bytes a token, as in `activation_estimate`).
+    Transient: freed before the sampler runs.
+    """
+    k, inter, hidden = model.num_experts_per_tok, model.moe_intermediate_size, model.hidden_size
+    if not (model.num_experts and k and inter and hidden) or tokens <= 0:
+        return 0
+    m = min(tokens, FUSED_MOE_CHUNK)
+    per = inter // tp
+    return m * k * (max(2 * per, hidden) + per) * 2 + tokens * 3 * hidden * 2

@@ -41,7 +41,8 @@ from __future__ import annotations
 from ..dtypes import dtype_bytes
 from ..gpus import device
 from ..spec import ModelSpec
-from .base import Overhead, Settings, activation_estimate, cdiv, state_bytes_per_seq, step_tokens
+from .base import (Overhead, Settings, activation_estimate, cdiv, moe_activation_estimate, state_bytes_per_seq,
+                   step_tokens)
 
 GIB = 2**30
 PROFILE_ACCOUNTING = (0, 9, 2)  # the first release whose profile accounting and sampler paths were read
@@ -99,7 +100,8 @@ def profile_peak(v: tuple[int, int, int], model: ModelSpec, s: Settings) -> tupl
     sequences (padded to 8) that the first forward pass allocates."""
     tp, step = s.tensor_parallel_size, step_tokens(s)
     reqs = sampler_rows(s)
-    forward = activation_estimate(model, step, tp)
+    # (a routed-expert layer's fused-MoE buffers, where larger than the dense MLP's activations)
+    forward = max(activation_estimate(model, step, tp), moe_activation_estimate(model, step, tp))
     if accounted(v):
         backend = sampler_backend(v, s)
         low = max(forward, _sampler_peak(model, s, SAMPLER_BYTES[backend or "flashinfer"]))

@@ -182,8 +182,9 @@ def spec_from_config(
 
 def _moe_shape(tc: dict[str, Any], n_layers: int) -> dict[str, Any]:
     """The routed experts' shape (see ModelSpec): config `num_local_experts` / `num_experts` /
-    `n_routed_experts`, `moe_intermediate_size` (else `intermediate_size`), and the MoE layers: all but
-    the first `first_k_dense_replace` and those in `mlp_only_layers`."""
+    `n_routed_experts`, `moe_intermediate_size` (else `intermediate_size`), the MoE layers: all but
+    the first `first_k_dense_replace` and those in `mlp_only_layers`, and the experts each token is routed to
+    (`num_experts_per_tok`, gpt-oss's `experts_per_token`, Hunyuan's `moe_topk`; None where absent)."""
     experts = tc.get("num_local_experts") or tc.get("num_experts") or tc.get("n_routed_experts")
     if not isinstance(experts, int) or isinstance(experts, bool) or experts <= 1:
         return {}
@@ -194,7 +195,13 @@ def _moe_shape(tc: dict[str, Any], n_layers: int) -> dict[str, Any]:
     only = tc.get("mlp_only_layers") or []
     moe_layers = sum(1 for i in range(n_layers)
                      if i >= (dense if isinstance(dense, int) else 0) and i not in (only if isinstance(only, list) else []))
-    return {"num_experts": experts, "moe_intermediate_size": inter, "num_moe_layers": moe_layers}
+    top = next((v for v in (tc.get(k) for k in ("num_experts_per_tok", "experts_per_token", "moe_topk",
+                                                   "num_experts_per_token")) if v is not None), None)
+    if isinstance(top, list) and top:  # (Hunyuan's moe_topk is a list per layer)
+        top = max(top) if all(isinstance(t, int) and not isinstance(t, bool) for t in top) else None
+    top = top if isinstance(top, int) and not isinstance(top, bool) and 0 < top <= experts else None
+    return {"num_experts": experts, "moe_intermediate_size": inter, "num_moe_layers": moe_layers,
+            "num_experts_per_tok": top}
 
 
 def estimate_weights(tc: dict[str, Any], layers, dtype: str, quant: dict[str, Any] | None) -> WeightsInfo:
