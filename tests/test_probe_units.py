@@ -5,6 +5,7 @@ shaped as ENGINES.md documents them (per version), the sampler's peak and bounde
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -429,3 +430,25 @@ def test_probe_usage_errors(argv, words, tmp_path):
     assert res.exception is None and res.exit_code == 2, (res.stdout, res.stderr)
     assert words in res.stdout + res.stderr and "Traceback" not in res.stderr
     assert not list(tmp_path.iterdir())  # no empty log of a server that never started
+
+
+def test_nothing_measured_writes_no_plot_and_no_python_warning(tmp_path):
+    """A server that is not there: the error paragraph, and no empty picture with matplotlib's legend warning."""
+    pytest.importorskip("matplotlib")
+    from clirun import CliRunner
+    from vramdoctor.cli import run
+
+    png = tmp_path / "x.png"
+    res = CliRunner().invoke(run, ["probe", "--url", "http://127.0.0.1:1", "--source", "psutil", "--pid",
+                                   str(os.getpid()), "--plot", str(png), "--ready-timeout", "0.5", "--results-dir", str(tmp_path)])
+    assert res.exit_code == 2, (res.stdout, res.stderr)
+    assert not png.exists() and "no plot written: nothing was measured" in res.stderr
+    assert "Warning" not in res.stderr and "Traceback" not in res.stderr
+
+
+def test_an_error_and_its_hint_are_two_sentences():
+    from vramdoctor.errors import VramdoctorError
+
+    assert str(VramdoctorError("no process has PID 9", hint="Give --pid.")) == "no process has PID 9. Give --pid."
+    assert str(VramdoctorError("needs matplotlib.", hint="pip install x")) == "needs matplotlib. pip install x"
+    assert str(VramdoctorError("bad:", hint="x")) == "bad: x"

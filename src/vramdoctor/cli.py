@@ -367,7 +367,9 @@ def probe(url: str, log: Optional[str], rest: float, tiers: str, output_tiers: s
             print(to_json(result))
         else:
             render(result, _out(highlight=False, soft_wrap=True))
-        if plot:  # after the report: whatever happens to the picture, the numbers are out
+        if plot and not result.timeline and result.baseline_bytes is None and result.reading_a_bytes is None:
+            err.print("no plot written: nothing was measured")
+        elif plot:  # after the report: whatever happens to the picture, the numbers are out
             from .probing.plot import plot as draw
 
             try:

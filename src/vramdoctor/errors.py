@@ -19,7 +19,10 @@ class VramdoctorError(Exception):
         self.hint = hint
 
     def __str__(self) -> str:
-        return self.message if not self.hint else f"{self.message} {self.hint}"
+        if not self.hint:
+            return self.message
+        stop = "" if self.message.rstrip().endswith((".", "!", "?", ":")) else "."
+        return f"{self.message.rstrip()}{stop} {self.hint}"
 
 
 class ModelSourceError(VramdoctorError, ValueError):

@@ -47,7 +47,8 @@ def plot(r: ProbeResult, path: str) -> None:
     ax.set_ylabel(f"{unit} ({'server process tree' if r.basis == 'process' else 'whole devices'}, {r.source})")
     limit = f", limit {r.limit_bytes / 2**30:.1f} GiB" if r.limit_bytes and not shown_limit else ""
     ax.set_title(f"vramdoctor probe {r.url}: bottleneck {r.bottleneck}{limit}", fontsize=10)
-    ax.legend(fontsize=7, loc="lower right")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -64,7 +64,8 @@ def render(r: ProbeResult, console) -> None:
         if r.weights_plus_overhead_bytes is not None:
             p(f"   weights + overhead (B minus the pool): {size(r.weights_plus_overhead_bytes)}")
     else:
-        p(f"   the engine's KV pool: not known ({printable(r.engine_kv_pool_bytes_reason)})")
+        why = r.engine_kv_pool_bytes_reason or "the engine's endpoints and log gave no pool figure"
+        p(f"   the engine's KV pool: not known ({printable(why)})")
     if r.tiers:
         p("   request (prompt + max_tokens)       ttft        peak   increment       after")
     for i, t in enumerate(r.tiers, 1):
