@@ -113,6 +113,11 @@ def test_cli_small_things(tmp_path):
     ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen2.5-7B-Instruct", True),
     ("/models/Llama-3.1-8B-Instruct-Q4_K_M.gguf", "meta-llama/Llama-3.1-8B-Instruct", False),
     ("meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct", False),
+    # a quantized file's own name, its tags taken off: the same model, or another one
+    ("/models/llama-3.1-8b-Q4_K_M.gguf", "meta-llama/Llama-3.1-8B-Instruct", False),
+    ("qwen2.5-7b-instruct-iq4_xs.gguf", "Qwen/Qwen2.5-7B-Instruct", False),
+    ("/models/llama-3.1-8b-Q4_K_M.gguf", "Qwen/Qwen2.5-7B-Instruct", True),
+    ("Mistral-7B-Instruct-v0.3.Q8_0.gguf", "meta-llama/Llama-3.1-8B-Instruct", True),
 ])
 def test_the_model_check_says_when_the_log_serves_another_model(served, model, other):
     from vramdoctor.logs.check import model_checker
@@ -217,3 +222,36 @@ def test_a_fraction_step_up_leaves_the_cuda_graphs_their_memory():
         for a in run.advice:
             if a["setting"] == "memory_fraction" and a["direction"] == "up":
                 assert (1 - a["value"]) * 23.55 >= float(graphs), a
+
+
+_LLAMACPP_KV_FAILED = """
+    llama_model_loader: loaded meta data with 29 key-value pairs and 292 tensors from /m/qwen2.5-7b-instruct-q4_k_m.gguf (version GGUF V3 (latest))
+    load_tensors: offloaded 29/29 layers to GPU
+    load_tensors:        CUDA0 model buffer size =  4168.09 MiB
+    load_tensors:   CPU_Mapped model buffer size =   292.36 MiB
+    llama_context: n_ctx         = 131072
+    ggml_backend_cuda_buffer_type_alloc_buffer: allocating 7168.00 MiB on device 0: cudaMalloc failed: out of memory
+    llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache
+    srv    load_model: failed to load model, '/m/qwen2.5-7b-instruct-q4_k_m.gguf'
+"""
+
+
+def test_llamacpps_model_buffers_are_the_logs_weights_figure(tmp_path):
+    """llama.cpp prints its weights as model buffers per device: the model check holds their sum against the
+    estimate (never "the log prints no weights figure"), and the log's own figure sizes the advice."""
+    import textwrap
+    from vramdoctor.logs.check import model_checker
+    from vramdoctor.logs.scan import numbered
+    from vramdoctor.sources import load_model
+
+    spec = load_model(str(Path(__file__).parent / "data" / "configs" / "Qwen__Qwen2.5-7B-Instruct.config.json"))
+    rep = diagnose(numbered(textwrap.dedent(_LLAMACPP_KV_FAILED).strip("\n").splitlines()),
+                   model_check=model_checker(spec), weights_bytes=spec.weights.total_bytes)
+    run = rep.runs[rep.diagnosis["run"] - 1]
+    notes = " ".join(run.model_check)
+    assert "prints no weights figure" not in notes and "serves" not in notes, notes
+    assert "model buffers) 4.36 GiB" in notes, notes
+    from vramdoctor.logs.advice.sizes import weights_in_all
+    assert weights_in_all({"gpu_model_buffer_bytes": 4168 << 20, "cpu_model_buffer_bytes": 292 << 20,
+                           "_model_weights_bytes": 15 << 30}, 1) == (4460 << 20, "as the log prints them (its "
+                                                                                  "model buffers)")

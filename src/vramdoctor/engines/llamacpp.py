@@ -483,6 +483,11 @@ LOG = LogWords(
             r"sampled|load|build|log|print_info)", count, mode="first"),
         fig("_log_epoch", r"\"timestamp\":\s*(1[67]\d{8})\b", count, mode="first"),
         fig("working_set_bytes", r"recommendedMaxWorkingSetSize( +)=\s*" + NUM + r"\s*MB", _working_set),
+        # the file served (llama-model-loader.cpp: "loaded meta data with N key-value pairs and M tensors from PATH";
+        # the server's load_model), then the name inside it (general.name), printed after
+        fig("model_name", r"loaded meta data with \d+ key-value pairs and \d+ tensors from (\S{1,400}?\.gguf)\b",
+            lambda m: m.group(1)),
+        fig("model_name", r"load_model: (?:loading|failed to load) model,? '([^']{1,400}\.gguf)'", lambda m: m.group(1)),
         fig("model_name", r"general\.name\s+str\s+=\s+(.{1,200})$", lambda m: m.group(1).strip()),
     ),
 )

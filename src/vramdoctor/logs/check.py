@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 from ..engines import Settings, get_engine
 from ..spec import ModelSpec
+from .advice.sizes import model_buffers
 
 GIB = 2**30
 # the ratio of the log's KV bytes per token to the estimate's, and what most often explains it
@@ -35,13 +37,15 @@ def model_checker(spec: ModelSpec) -> Callable[[dict, dict, str], list[str]]:
                              f"(ratio {ratio:.2f}: {why}?)")
             else:
                 notes.append(f"KV bytes per token {seen:,} match the estimate for {spec.name} ({expect:,}).")
-        w = numbers.get("weights_bytes")
+        w, what = numbers.get("weights_bytes"), "weights in the log"
+        if not (isinstance(w, int) and w > 0):
+            w, what = model_buffers(numbers), "weights in the log (its model buffers)"
         if w and spec.weights.total_bytes:
             r = w / spec.weights.total_bytes
             if abs(r - 1) > 0.1:
                 why = ("tensor parallelism or quantized weights?" if r < 1 else
                        "another model, a wider dtype, or weights not quantized as the estimate assumes?")
-                notes.append(f"weights in the log {w / GIB:.2f} GiB vs {spec.weights.total_bytes / GIB:.2f} GiB "
+                notes.append(f"{what} {w / GIB:.2f} GiB vs {spec.weights.total_bytes / GIB:.2f} GiB "
                              f"for {spec.name} (ratio {r:.2f}: {why})")
             else:
                 notes.append(f"weights {w / GIB:.2f} GiB match the estimate for {spec.name}.")
@@ -60,4 +64,10 @@ def _base(name: str) -> str:
     tail = name.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].lower()
     for ext in (".gguf", ".safetensors", ".bin"):
         tail = tail.removesuffix(ext)
+    tail = _QUANT_TAG.sub("", tail)  # the same model quantized ("llama-3.1-8b-Q4_K_M" is Llama-3.1-8B's)
     return "".join(ch for ch in tail if ch.isalnum())
+
+
+#: a quantization's tag in a file or repository name: GGUF types (Q4_K_M, IQ4_XS, Q8_0, F16, BF16), methods
+_QUANT_TAG = re.compile(r"[-_.](?:i?q\d(?:_[a-z0-9]+)*|f16|bf16|f32|fp16|fp8|awq|gptq|int4|int8|w4a16|w8a8|mxfp4|"
+                        r"gguf|ud)(?=$|[-_.])")

@@ -27,15 +27,28 @@ def device_bytes(n: dict) -> int | None:
     return _int(n, "total_memory_bytes")
 
 
+def model_buffers(n: dict) -> int | None:
+    """The weights as llama.cpp prints them: the sum of its model buffers, one line per device and the CPU's
+    (`load_tensors: CUDA0 model buffer size = ...`, `CPU_Mapped model buffer size = ...`); None where none is shown."""
+    parts = [v for key in ("gpu_model_buffer_bytes", "cpu_model_buffer_bytes")
+             for v in (n.get(key) if isinstance(n.get(key), list) else [n.get(key)])
+             if isinstance(v, int) and not isinstance(v, bool) and v > 0]
+    return sum(parts) or None
+
+
 def weights_in_all(n: dict, tp: int | None) -> tuple[int | None, str]:
-    """The model's weights over all GPUs and where that figure comes from: `--model`'s estimate, or the weights one
-    GPU printed times the tensor-parallel size; (None, '') when neither is shown."""
-    model = _int(n, "_model_weights_bytes")
-    if model:
-        return model, "by the estimate for --model"
+    """The model's weights over all GPUs and where that figure comes from: what the log prints (llama.cpp's model
+    buffers, or the weights one GPU printed times the tensor-parallel size), else `--model`'s estimate (which
+    assumes the checkpoint's own dtype: the file served may be quantized); (None, '') when neither is shown."""
+    buffers = model_buffers(n)
+    if buffers:
+        return buffers, "as the log prints them (its model buffers)"
     printed = _int(n, "weights_bytes")
     if printed and tp:
         return printed * tp, "as the log prints them"
+    model = _int(n, "_model_weights_bytes")
+    if model:
+        return model, "by the estimate for --model"
     return None, ""
 
 
