@@ -392,7 +392,10 @@ LOG = LogWords(
         "WEIGHTS": rx(r"llama_model_load|load_tensors|llm_load_tensors|loading model tensors|"
                       r"ggml_backend_metal_buffer_from_ptr|ggml_metal_buffer_map"),
         "RUNTIME": rx(r"update_slots|launch_slot|slot \d+ |prompt processing|llama_decode|print_timing|n_past =|"
-                      r"common_speculative\w*|::draft\b"),
+                      r"common_speculative\w*|::draft\b|"
+                      # tools/server's request handlers (server.cpp handle_completions_impl, handle_chat_completions,
+                      # ...): they run only for a request
+                      r"\bhandle_(?:completions|chat_completions|completions_impl|infill|embeddings\w*|rerank)\b"),
     },
     milestones=(
         ("weights_done", rx(r"model buffer size =|" + _DEV + r"\w* buffer size =|CPU buffer size =|"

@@ -32,7 +32,11 @@ LOG = LogWords(
     ),
     frames={
         "WARMUP": rx(r"in warmup\b|\bwarmup\{|Method Warmup|Warming up model"),
-        "RUNTIME": rx(r"prefill\{|decode\{|Request failed during generation|generate_token|in Prefill\b|in Decode\b"),
+        # (and the router's request spans, router/src/server.rs chat_completions / completions / compat_generate /
+        # generate_stream, and its infer module, router/src/infer: they run only for a request)
+        "RUNTIME": rx(r"prefill\{|decode\{|Request failed during generation|generate_token|in Prefill\b|in Decode\b|"
+                      r"\b(?:chat_completions|completions|compat_generate|generate_stream)\{|router/src/infer\b|"
+                      r":infer:send_error\b"),
     },
     milestones=(
         ("weights_done", rx(r"Shard ready in|Server started at unix")),

@@ -1,0 +1,99 @@
+"""`vramdoctor logs` on the kinds of fault the held-out round 21 found (../heldout21/REPORT.md), each with logs of
+our own in other engines, versions and wordings (none of the held-out logs' own lines). The engines' lines follow
+their sources (named in `vramdoctor/engines/<engine>.py` and beside each case)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from vramdoctor.logs import diagnose
+from vramdoctor.logs.knowledge import phase_words
+from vramdoctor.logs.reader import Blocks
+from vramdoctor.logs.scan import numbered
+
+OOM = ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME")
+
+
+def diag(text: str, engine: str | None = None):
+    """Diagnose `text` by both paths (every line, and the block prefilter) and check they agree."""
+    text = textwrap.dedent(text).strip("\n") + "\n"
+    by_lines = diagnose(numbered(text.splitlines()), engine=engine)
+    by_blocks = diagnose(Blocks(source=iter([text.encode()]), path="t"), engine=engine)
+    assert by_lines.to_dict() == by_blocks.to_dict()
+    return by_lines
+
+
+def run_of(rep):
+    return rep.runs[rep.diagnosis["run"] - 1]
+
+
+def flags(run) -> str:
+    return " | ".join(a["flags"] for a in run.advice)
+
+
+# --- 1. a failure raised in (or logged by) a request handler happens while serving, start-up lines or not ----------
+
+_TORCH_OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.95 GiB. GPU 0 has a total capacity of "
+              "44.35 GiB of which 1.21 GiB is free. Process 2231 has 43.13 GiB memory in use. Of the allocated memory "
+              "40.52 GiB is allocated by PyTorch, and 1.87 GiB is reserved by PyTorch but unallocated.")
+
+IN_A_HANDLER = {
+    # vLLM V0 with the engine in the API server's process (--disable-frontend-multiprocessing): uvicorn's traceback
+    # through the completions route (entrypoints/openai/api_server.py create_completion) into serving_completion.py
+    "vllm-v0-completion-route": ("""
+        ERROR:    Exception in ASGI application
+        Traceback (most recent call last):
+          File "/usr/local/lib/python3.10/dist-packages/uvicorn/protocols/http/httptools_impl.py", line 401, in run_asgi
+            result = await app(  # type: ignore[func-returns-value]
+          File "/usr/local/lib/python3.10/dist-packages/vllm/entrypoints/openai/api_server.py", line 315, in create_completion
+            generator = await completion(raw_request).create_completion(
+          File "/usr/local/lib/python3.10/dist-packages/vllm/entrypoints/openai/serving_completion.py", line 189, in create_completion
+            async for i, res in result_generator:
+          File "/usr/local/lib/python3.10/dist-packages/vllm/utils.py", line 452, in merge_async_iterators
+            item = await d
+    """ + _TORCH_OOM, "vllm"),
+    # vLLM V1: the engine core's out-of-memory line (its frames cut off), then the API server's chat handler logging
+    # the failure of its stream (serving_chat.py: "Error in chat completion stream generator.")
+    "vllm-v1-chat-handler-after": ("""
+        (EngineCore_DP0 pid=311) ERROR 10-21 09:14:03 [core.py:710] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.12 GiB. GPU 0 has a total capacity of 79.19 GiB of which 2.05 GiB is free. Including non-PyTorch memory, this process has 77.12 GiB memory in use. Of the allocated memory 74.40 GiB is allocated by PyTorch, and 1.31 GiB is reserved by PyTorch but unallocated.
+        (APIServer pid=1) ERROR 10-21 09:14:03 [serving_chat.py:1150] Error in chat completion stream generator.
+        (APIServer pid=1) ERROR 10-21 09:14:03 [serving_chat.py:1150] Traceback (most recent call last):
+    """, "vllm"),
+    # SGLang's HTTP server process: the native /generate route (entrypoints/http_server.py generate_request) into the
+    # tokenizer manager's request path, where a multimodal processor ran out on the GPU
+    "sglang-tokenizer-manager": ("""
+        [2025-05-12 03:22:41] ERROR:    Exception in ASGI application
+        Traceback (most recent call last):
+          File "/usr/local/lib/python3.10/dist-packages/sglang/srt/entrypoints/http_server.py", line 268, in generate_request
+            ret = await _global_state.tokenizer_manager.generate_request(obj, request).__anext__()
+          File "/usr/local/lib/python3.10/dist-packages/sglang/srt/managers/tokenizer_manager.py", line 401, in generate_request
+            tokenized_obj = await self._tokenize_one_request(obj)
+          File "/usr/local/lib/python3.10/dist-packages/sglang/srt/managers/tokenizer_manager.py", line 447, in _tokenize_one_request
+            image_inputs = await self.mm_processor.process_mm_data_async(
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.50 GiB. GPU 0 has a total capacity of 79.10 GiB of which 3.12 GiB is free.
+    """, "sglang"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(IN_A_HANDLER))
+def test_a_failure_in_a_request_handler_is_serving(name):
+    text, engine = IN_A_HANDLER[name]
+    rep = diag(text)
+    run = run_of(rep)
+    assert rep.engine == engine, rep.engine
+    assert run.kind == "RUNTIME", run
+
+
+@pytest.mark.parametrize("line,engine", [
+    # llama-server's handlers in a gdb backtrace (tools/server/server.cpp handle_completions_impl)
+    ("#9  0x00005581c2a4f1d3 in server_routes::handle_completions_impl(server_task_type, json const&) ()", "llamacpp"),
+    # TGI's router spans around a failed request (router/src/server.rs chat_completions, router/src/infer)
+    ("2024-10-01T10:00:00.000000Z ERROR chat_completions{total_time=1.2s}:generate_stream{parameters=..}:infer:"
+     "send_error: text_generation_router::infer: router/src/infer/mod.rs:866: Server error", "tgi"),
+    # SGLang's OpenAI adapter (openai_api/adapter.py v1_chat_completions)
+    ('  File "/sgl/python/sglang/srt/openai_api/adapter.py", line 1301, in v1_chat_completions', "sglang"),
+])
+def test_request_handlers_name_the_serving_phase(line, engine):
+    assert phase_words(line, engine) == "RUNTIME"
