@@ -97,3 +97,77 @@ def test_a_failure_in_a_request_handler_is_serving(name):
 ])
 def test_request_handlers_name_the_serving_phase(line, engine):
     assert phase_words(line, engine) == "RUNTIME"
+
+
+# --- 3. a user's sentence that supposes or expects an out-of-memory is no failure; the phase never goes back before a
+# milestone the log shows passed ----------------------------------------------------------------------------------
+
+SUPPOSED = {
+    # vLLM V1 ready, then a user's expectation in words: nothing failed in the lines shown
+    "vllm-should-not": ("""
+        (EngineCore_DP0 pid=88) INFO 11-03 02:10:41 [gpu_model_runner.py:2653] Model loading took 15.2 GiB and 20.1 seconds
+        (EngineCore_DP0 pid=88) INFO 11-03 02:10:58 [gpu_worker.py:298] Available KV cache memory: 40.31 GiB
+        (APIServer pid=1) INFO 11-03 02:11:20 [api_server.py:1971] Starting vLLM API server 0 on http://0.0.0.0:8000
+        With --max-num-seqs 64 the server should not OOM, since the pool is sized when it starts.
+    """, "vllm"),
+    # SGLang after its CUDA graphs: what the user would expect, and a negated out-of-memory
+    "sglang-expected-none": ("""
+        [2025-07-01 08:00:10 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=61.02 GB, mem usage=15.27 GB.
+        [2025-07-01 08:00:11 TP0] KV Cache is allocated. #tokens: 402155, K size: 21.48 GB, V size: 21.48 GB
+        [2025-07-01 08:00:30 TP0] Capture cuda graph end. Time elapsed: 18.92 s. mem usage=2.10 GB. avail mem=15.90 GB.
+        We expected to see no out of memory errors once the graphs were captured, and indeed there were none.
+    """, "sglang"),
+    # llama-server ready: a sentence about what would happen with a larger context, and one that says it did not
+    "llamacpp-would-and-did-not": ("""
+        load_tensors:        CUDA0 model buffer size =  4403.49 MiB
+        llama_kv_cache:      CUDA0 KV buffer size =  1024.00 MiB
+        main: server is listening on http://127.0.0.1:8080 - starting the main loop
+        At -c 65536 it would not run out of memory either; it never OOMs at 32k.
+    """, "llamacpp"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SUPPOSED))
+def test_a_supposed_or_expected_out_of_memory_is_no_failure(name):
+    text, engine = SUPPOSED[name]
+    rep = diag(text)
+    run = run_of(rep)
+    assert rep.engine == engine, rep.engine
+    assert run.kind == "NONE", run
+
+
+_TGI_WARMED = """
+    2024-11-20T09:00:00.000000Z  INFO text_generation_launcher: Args { model_id: "meta-llama/Llama-3.1-8B-Instruct", max_total_tokens: 8192 }
+    2024-11-20T09:00:40.000000Z  INFO text_generation_launcher: Shard ready in 38.2s rank=0
+    2024-11-20T09:00:41.000000Z  INFO text_generation_router_v3: backends/v3/src/lib.rs:125: Warming up model
+    2024-11-20T09:01:02.000000Z  INFO text_generation_router_v3: backends/v3/src/lib.rs:137: Setting max batch total tokens to 52048
+"""
+
+AFTER_A_MILESTONE = {
+    # TGI's router prints "Setting max batch total tokens" once the shards' warm-up returned (backends/v3/src/lib.rs
+    # and router/src/main.rs: "Warming up model", warmup(...), then that line, then "Connected"): nothing of the
+    # start-up is left, so a later out-of-memory is serving
+    "tgi-oom-after-warmup": (_TGI_WARMED + """
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.10 GiB is free.
+        2024-11-20T10:14:09.000000Z ERROR text_generation_launcher: Shard 0 crashed
+    """, "tgi"),
+    # the same start-up, then a user's report in words whose other sentence names the warm-up
+    "tgi-prose-after-warmup": (_TGI_WARMED + """
+        The warmup succeeded and the budgets were set. But after an hour of traffic the shard dies with CUDA out of memory.
+    """, "tgi"),
+    # a user's supposition naming the warm-up, then a real failure line without frames
+    "tgi-expectation-then-oom": (_TGI_WARMED + """
+        I would expect no OOM at all once warmup has passed.
+        2024-11-20T10:14:09.000000Z ERROR shard-manager: text_generation_launcher: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. rank=0
+    """, "tgi"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AFTER_A_MILESTONE))
+def test_the_phase_never_goes_back_before_a_milestone_passed(name):
+    text, engine = AFTER_A_MILESTONE[name]
+    rep = diag(text)
+    run = run_of(rep)
+    assert rep.engine == engine, rep.engine
+    assert run.kind == "RUNTIME", run
+    assert all(e["line"] != 6 or "expect" not in e["text"] for e in run.evidence), run.evidence

@@ -41,7 +41,9 @@ LOG = LogWords(
     milestones=(
         ("weights_done", rx(r"Shard ready in|Server started at unix")),
         ("kv_sized", rx(r"KV-cache blocks: [1-9]")),
-        ("kv_done", rx(r"(?:Setting|Inferred) max batch total tokens")),
+        # printed once the shards' warmup() returned (backends/v3/src/lib.rs; router/src/main.rs before v2): the pool,
+        # the prefill pass and the CUDA graphs are behind it, and the router starts serving next
+        ("ready", rx(r"(?:Setting|Inferred) max batch total tokens")),
         ("ready", rx(r"text_generation_router.*Connected|Invalid hostname, defaulting to|Starting HTTP server")),
         ("requests", rx(r"generate\{|generate_stream\{|\"POST /(?:generate|v1/)|Success$")),
     ),

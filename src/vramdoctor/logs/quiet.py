@@ -9,9 +9,10 @@ import re
 
 from ..errors import UsageError
 from .facts import RunFacts
-from .knowledge import FRAME, knowledge, phase_words
+from .knowledge import FRAME, LEVEL, knowledge, phase_words
 from .lines import bare_prefix, message
 from .phase import is_progress, last_marker
+from .prose import supposed
 from .verdict import KIND_OF_PHASE, Diagnosis
 
 
@@ -276,6 +277,8 @@ def _under_way(ln: int, text: str, engine: str) -> tuple[int, str, str] | None:
     bar = _BAR.search(text)
     if bar and (int(bar.group(1)) >= 100 or bar.group(2) == bar.group(3)):
         return None  # a bar at its end: that step finished
+    if supposed(text) and not LEVEL.match(text):
+        return None  # a user's sentence (no log level) that supposes or denies an out-of-memory: no engine's step
     p = phase_words(text, engine)
     if p not in ("WEIGHTS", "KV", "WARMUP") or is_progress(text) or FRAME.search(text) or _DONE.search(text):
         return None
@@ -315,7 +318,8 @@ def _stub(ln: int, text: str, before: list[tuple[int, str]], engine: str) -> tup
 _BEGINS = re.compile(r"\b(?:begins?|beginning|start(?:s|ing)?|capturing|loading|allocating|initiali[sz]ing|"
                      r"compiling|profiling)\b", re.I)
 #: words of a step finished ("torch.compile takes 11.2 s in total", "Loading weights took 3.70 seconds")
-_DONE = re.compile(r"\b(?:took|takes|taken|finished|completed?|done|loaded|allocated|succeeded|ready)\b", re.I)
+_DONE = re.compile(r"\b(?:took|takes|taken|finished|completed?|done|loaded|allocated|captured|succeeded|passed|"
+                   r"ready)\b", re.I)
 
 
 def no_failure(run: RunFacts, engine: str) -> Diagnosis:
