@@ -171,3 +171,78 @@ def test_the_phase_never_goes_back_before_a_milestone_passed(name):
     assert rep.engine == engine, rep.engine
     assert run.kind == "RUNTIME", run
     assert all(e["line"] != 6 or "expect" not in e["text"] for e in run.evidence), run.evidence
+
+
+# --- 2. memory growth stated in words, or as two readings with their difference, is LEAK; a pod or the OS killing a
+# process for memory is the host's ledger, never the GPU's -------------------------------------------------------
+
+GROWTH = {
+    # vLLM in Kubernetes: the growth in words, the pod's limit, the kubelet's kill (no readings)
+    "vllm-pod-words": ("""
+        (APIServer pid=1) INFO 09-02 11:00:02 [api_server.py:1971] Starting vLLM API server 0 on http://0.0.0.0:8000
+        (APIServer pid=1) INFO 09-02 11:00:05 [loggers.py:123] Engine 000: Avg prompt throughput: 812.4 tokens/s, Avg generation throughput: 95.1 tokens/s, Running: 6 reqs, Waiting: 0 reqs, GPU KV cache usage: 12.3%, Prefix cache hit rate: 40.1%
+        Under steady traffic the API server's resident memory keeps climbing, about 3 GiB an hour.
+        After a day the container is OOMKilled by the kubelet and restarted.
+    """, "vllm", "memory-growth-stated"),
+    # Ollama: a user's words about the runner, then the kernel's own line
+    "ollama-kernel": ("""
+        time=2025-03-01T10:00:00.000Z level=INFO source=server.go:619 msg="llama runner started in 3.52 seconds"
+        The ollama runner leaks host memory: RSS grows with every request.
+        [90211.118231] Out of memory: Killed process 4412 (ollama_llama_se) total-vm:61234112kB, anon-rss:30412333kB
+    """, "ollama", "memory-growth-stated"),
+    # llama-server with readings a user took and the difference between them written out
+    "llamacpp-delta": ("""
+        main: server is listening on http://127.0.0.1:8080 - starting the main loop
+        09:00 llama-server RSS = 6.20 GiB
+        17:00 llama-server RSS = 9.45 GiB
+        increase: +3.25 GiB over 8 hours at the same request rate
+    """, "llamacpp", "memory-growth-reported"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GROWTH))
+def test_memory_growth_stated_or_measured_is_a_leak(name):
+    text, engine, code = GROWTH[name]
+    run = run_of(diag(text))
+    assert run.engine == engine, run.engine
+    assert (run.kind, run.code) == ("LEAK", code), run
+    assert "--gpu-memory-utilization" not in flags(run) and "-c " not in flags(run), run.advice
+
+
+NOT_GROWTH = {
+    # the words denied, asked about, or supposed: no growth reported, and no failure in the lines shown
+    "denied": "We checked for hours: there is no memory leak, and RSS does not keep growing.",
+    "asked": "Does the scheduler's memory keep growing with each request? Is that a memory leak?",
+    "supposed": "If RSS keeps growing over time, restart the server; to see whether memory increases, use ps.",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_GROWTH))
+def test_growth_words_denied_asked_or_supposed_are_no_leak(name):
+    text = ("INFO 09-02 11:00:02 [api_server.py:1971] Starting vLLM API server 0 on http://0.0.0.0:8000\n"
+            + NOT_GROWTH[name])
+    run = run_of(diag(text))
+    assert run.kind != "LEAK", run
+
+
+def test_two_readings_without_a_stated_difference_are_no_leak():
+    # two readings a fifth apart are not yet a series, and no difference is stated beside them
+    run = run_of(diag("""
+        main: server is listening on http://127.0.0.1:8080 - starting the main loop
+        RSS: 6.20 GiB
+        RSS: 6.90 GiB
+    """))
+    assert run.kind != "LEAK", run
+
+
+@pytest.mark.parametrize("line", [
+    "The pod was OOMKilled twice last night.",
+    "The container exceeded its memory limit and was restarted.",
+    "It was killed by the OOM killer after a few hours.",
+])
+def test_a_host_kill_in_words_is_the_host_ledger(line):
+    run = run_of(diag("""
+        (APIServer pid=1) INFO 09-02 11:00:02 [api_server.py:1971] Starting vLLM API server 0 on http://0.0.0.0:8000
+    """ + "    " + line + "\n"))
+    assert run.code in ("host-oom-kill",), run
+    assert run.kind in ("RUNTIME", "UNDETERMINED"), run

@@ -5,6 +5,8 @@ failure`, the kernel's OOM killer)."""
 
 from __future__ import annotations
 
+import re
+
 from ..spec import ModelSpec
 from .base import (
     Budget,
@@ -105,10 +107,43 @@ def _usize(m, i: int = 1) -> int:
     return to_bytes(m.group(i), m.group(i + 1).upper() + "iB")
 
 
+#: memory growth a user states in words: "RSS memory usage grows continuously with each request", "memory usage
+#: continuously increases until it reaches the allocated 64 GiB limit", "VRAM keeps climbing", "a memory leak in
+#: the scheduler", "it leaks host memory"
+_GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:keeps?|kept|continu\w*|steadily|"
+           r"gradually|constantly|slowly)\s+(?:to\s+)?(?:grow|increas|ris|climb|go(?:es|ing)? up|creep)\w*|"
+           r"(?:grow|grew|increas|ris|climb|creep)\w*\s+(?:continuously|steadily|constantly|gradually|linearly|"
+           r"over time|without (?:bound|limit)|indefinitely|(?:with|after|on) (?:each|every) (?:request|call|batch|"
+           r"iteration|step|inference)|until\b))|\bmemory[- ]leak(?:s|ing|age)?\b|"
+           r"\bleak(?:s|ing|ed)? (?:host |CPU |GPU |system |device )?memory\b")
+#: a denial or doubt before the words in their clause ("no memory leak", "memory does not keep growing")
+_DENIED = re.compile(r"\b(?:no|not|never|without|nor|rule[sd]? out|ruled out|instead of)\b|n't\b", re.I)
+#: a clause that supposes rather than reports ("if memory keeps growing", "to check whether RSS increases")
+_SUPPOSED_GROWTH = re.compile(r"\b(?:if|whether|would|could|might|may|should|to see|in case|expect\w*|hop\w*)\b",
+                              re.I)
+
+
+def _growth(m: re.Match) -> str:
+    """The clause of the line that states the growth; ValueError where it is denied, doubted or asked."""
+    text, at = m.string, m.start()
+    begin = max(text.rfind(c, 0, at) for c in ".;!?") + 1
+    ends = [i for i in (text.find(c, m.end()) for c in ".;!?") if i >= 0]
+    end = min(ends) if ends else len(text)
+    if _DENIED.search(text, begin, at) or text[end:end + 1] == "?" or _SUPPOSED_GROWTH.search(text, begin, at):
+        raise ValueError("not stated")
+    return text[begin:end + 1].strip()[:300]
+
+
+
 LOG = LogWords(
     messages=(
         # the kernel's OOM killer: host RAM, not the GPU (phase from progress: loading or serving)
         msg(r"^\s*Killed\s*$|Out of memory: Killed process|OOMKilled|oom-kill", "oom", "HOST"),
+        # the same in a user's words: a pod or container past its memory limit, the OS's OOM killer
+        msg(r"\bkilled by the (?:OS|kernel|system|OOM[- ]killer)\b|\bOOM[- ]killer\b|\bOOM event\b|"
+            r"\b(?:pod|container|cgroup)s?\b[^.;]{0,60}?\b(?:OOM|out of memory|memory limits?)\b|"
+            r"\bexceed\w* (?:the |its |their )?(?:pod'?s? |container'?s? |cgroup'?s? |host'?s? )memory limits?",
+            "oom", "HOST"),
         # PyTorch's CPU allocator (c10/core/impl/alloc_cpu.cpp): host RAM, not the GPU
         msg(r"DefaultCPUAllocator: (?:not enough memory|can't allocate memory)", "oom", "HOST", "host-alloc-failed"),
         # NCCL's own buffers (not the KV pool): NCCL WARN Cuda failure 'out of memory'
@@ -340,7 +375,11 @@ LOG = LogWords(
         # "RSS: 5.74 GB -> 14.05 GB after 6,000 requests" (case-sensitive words: "res" alone is too common)
         # a flag's value the user says was tried and still failed: advice goes past it, never back to it
         fig("_tried", TRIED, tried, mode="map"),
-        fig("reported_memory_bytes", _MEMWORD + r"\s*[=:]?\s*" + _USIZE, _usize, mode="list", flags=0),
+        fig("reported_memory_bytes", _MEMWORD + r"\s*(?:~=|≈|~|[=:])?\s*~?" + _USIZE, _usize, mode="list", flags=0),
+        # growth a user measured and states as a difference: "Delta: +32.911 GiB", "increase: +4 GB"
+        fig("reported_memory_delta_bytes", r"\b(?:delta|diff|difference|growth|increase|grew(?: by)?)\s*[:=]?\s*\+\s?"
+            + _USIZE, _usize, mode="list"),
+        fig("_growth_stated", _GROWTH, _growth, mode="first"),
         fig("reported_memory_before_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE, _usize, flags=0),
         fig("reported_memory_after_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE,
             lambda m: _usize(m, 3), flags=0),

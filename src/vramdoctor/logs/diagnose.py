@@ -18,6 +18,7 @@ The rules, in the order they are applied:
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from .facts import Failure, RunFacts
 from .knowledge import FRAME, knowledge, phase_words
@@ -265,6 +266,12 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     if recovered:
         return recovered
     if place.phase == "HOST":  # the kernel's OOM killer, or the CPU allocator: host RAM, not the GPU
+        grown = leak(run)
+        if grown and grown.code.startswith("memory-growth"):  # the host ran out because memory kept growing
+            kill = [(f.line_no, f.text)] if all(ln != f.line_no for ln, _ in grown.evidence) else []
+            return replace(grown, evidence=grown.evidence + kill,
+                           message=grown.message + " Here it grew until the host's (or the container's) memory "
+                                                   "limit ended the process: host RAM, not the GPU.")
         alloc = f.code == "host-alloc-failed"
         what = ("Host RAM ran out (the CPU allocator failed)" if alloc else
                 "The operating system killed the process for lack of host RAM")

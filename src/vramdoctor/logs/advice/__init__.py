@@ -79,6 +79,12 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
         else:
             s.add("a longer context", "max_model_len", "if memory allows (`vramdoctor estimate` tells); otherwise "
                   "the client must send shorter requests", "up", None, ctx)
+    elif kind == "LEAK" and code.startswith("memory-growth"):  # readings or words about a process's memory
+        s.say("measure, then report", "read the server's memory (host RSS of each of its processes, and the GPU's) "
+              "at the same load several times over hours; steady growth with steady load is memory not freed: "
+              "report it to the engine with those readings and this log")
+        s.say("until fixed", "restart the server before it reaches its memory limit; a higher memory limit only "
+              "delays the kill")
     elif kind == "LEAK":
         s.say("watch, then restart", "usage that keeps rising with steady load points at memory not being freed: "
               "track the engine's KV usage or free memory against load, report it with this log, and restart")
