@@ -246,3 +246,55 @@ def test_a_host_kill_in_words_is_the_host_ledger(line):
     """ + "    " + line + "\n"))
     assert run.code in ("host-oom-kill",), run
     assert run.kind in ("RUNTIME", "UNDETERMINED"), run
+
+
+# --- 4. llama.cpp's -c from the context the log shows (n_ctx_seq, the cells a cache was created with) and from the
+# KV allocation that failed for them; never "below your current value, which the log does not show" -----------------
+
+CONTEXT_SHOWN = {
+    # 2024's llama_kv_cache_init (src/llama.cpp: "kv_size = %u, offload = %d, type_k = '%s'"), no "n_ctx = N" line in
+    # the excerpt, the free memory from llama_model_load_from_file ("using device CUDA0 (...) - %zu MiB free")
+    "cuda-kv-size": ("""
+        llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3060) - 11230 MiB free
+        load_tensors:        CUDA0 model buffer size =  4403.49 MiB
+        llama_kv_cache_init: kv_size = 65536, offload = 1, type_k = 'f16', type_v = 'f16', n_layer = 32, can_shift = 1
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: cudaMalloc failed: out of memory
+        llama_kv_cache_init: failed to allocate buffer for kv cache
+        llama_init_from_model: llama_kv_cache_init() failed for self-attention cache
+    """, 65536, True),
+    # 2026's Vulkan build: only n_ctx_seq, one sequence (llama-context.cpp "n_ctx_seq (%u) < n_ctx_train (%u)")
+    "vulkan-n-ctx-seq": ("""
+        llama_context: n_ctx_seq (98304) < n_ctx_train (131072) -- the full capacity of the model will not be utilized
+        ggml_vulkan: Device memory allocation of size 6442450944 failed.
+        alloc_tensor_range: failed to allocate Vulkan0 buffer of size 6442450944
+        llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache
+    """, 98304, False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONTEXT_SHOWN))
+def test_llamacpp_context_from_the_lines_that_show_it(name):
+    text, ctx, sized = CONTEXT_SHOWN[name]
+    r = run_of(diag(text, "llamacpp"))
+    assert r.kind == "KV_CAPACITY"
+    step = next(a for a in r.advice if a["setting"] == "max_model_len")
+    assert step["current"] == ctx and step["direction"] == "down"
+    assert "which the log does not show" not in step["why"] and "-c N" not in step["flags"]
+    assert r.derived["kv_bytes_per_token"] > 0
+    if sized:  # the free memory less the weights, a tenth kept: the -c whose cache fits
+        assert isinstance(step["value"], int) and 0 < step["value"] < ctx
+        assert step["value"] * r.derived["kv_bytes_per_token"] < (11230 - 4403.49) * 2**20
+    else:  # no free memory shown: what each context needs
+        assert "tokens need" in step["why"]
+
+
+def test_n_ctx_seq_of_several_slots_is_not_taken_for_the_context():
+    # four slots and no word on a unified cache: n_ctx_seq may be n_ctx / 4, so -c is not read from it
+    r = run_of(diag("""
+        llama_context: n_seq_max     = 4
+        llama_context: n_ctx_seq (16384) < n_ctx_train (131072) -- the full capacity of the model will not be utilized
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: cudaMalloc failed: out of memory
+        llama_kv_cache_init: failed to allocate buffer for kv cache
+    """, "llamacpp"))
+    assert "n_ctx" not in r.derived
+    assert all(a["current"] != 16384 for a in r.advice if a["setting"] == "max_model_len")

@@ -430,6 +430,13 @@ LOG = LogWords(
         fig("compute_buffer_bytes", r"compute buffer size =\s*" + SIZE, mode="list"),
         fig("gpu_compute_buffer_bytes", _DEV + r" compute buffer size =\s*" + SIZE, mode="list"),
         fig("n_ctx", r"\bn_ctx\s*=\s*" + NUM, count),
+        # the context where a log shows no "n_ctx = N" (llama-context.cpp: "n_ctx_seq (%u) < n_ctx_train (%u)", 2025's
+        # "n_ctx_per_seq = %u"; n_ctx_seq is n_ctx / n_seq_max, or n_ctx itself with a unified cache), and the cells of
+        # the cache (llama-kv-cache-iswa.cpp "creating non-SWA KV cache, size = %u cells", the old llama_kv_cache_init
+        # "kv_size = %u"): the cells a -c asked for
+        fig("n_ctx_seq", r"\bn_ctx_(?:per_)?seq\s*(?:=\s*|\(\s*)(\d+)", count),
+        fig("kv_size_cells", r"creating non-SWA KV cache, size = (\d+) cells|\bkv_size = (\d+)",
+            lambda m: int(m.group(1) or m.group(2))),
         # a pasted command line ("llama-server -m m.gguf -c 131072 -ctk q8_0 -ctv q8_0 -ngl 99 -ub 512")
         fig("kv_cache_dtype", r"(?:^|\s)(?:-ctk|--cache-type-k)(?:=|\s+)(\w+)", lambda m: m.group(1), flags=0),
         fig("n_ubatch", r"(?:-ub |--ubatch-size[= ])\s*(\d+)", count, flags=0),
