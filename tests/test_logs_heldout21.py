@@ -298,3 +298,49 @@ def test_n_ctx_seq_of_several_slots_is_not_taken_for_the_context():
     """, "llamacpp"))
     assert "n_ctx" not in r.derived
     assert all(a["current"] != 16384 for a in r.advice if a["setting"] == "max_model_len")
+
+
+# --- 5. the GPU layers from a pasted command or keyword arguments; below 1 only 0; one Apple GPU has nothing to split
+# over; the Metal limits the log shows are named ---------------------------------------------------------------------
+
+GPU_LAYERS = {
+    # llama-cpp-python's keyword arguments (llama_cpp/llama.py Llama) on a 2023 Metal build whose single buffer is
+    # capped (ggml-metal.m ggml_metal_add_buffer: "buffer '%s' size %zu is larger than buffer maximum of %zu")
+    "python-kwargs-metal-max": ("""
+        >>> llm = Llama(model_path="./models/llama-2-70b.Q4_0.gguf", n_gpu_layers=1, n_ctx=2048)
+        ggml_metal_init: recommendedMaxWorkingSetSize = 49152.00 MB
+        ggml_metal_add_buffer: buffer 'data' size 38872735744 is larger than buffer maximum of 28991029248
+        llama_new_context_with_model: failed to add buffer
+    """, "llama-cpp-python", 1, 0, "maxBufferLength"),
+    # llama.cpp's own main on Metal, -ngl 1, the buffer beyond the working set (2023: MiB, one space before '=')
+    "llamacpp-ngl-metal-working-set": ("""
+        $ ./main -m models/mixtral-8x7b.Q8_0.gguf -ngl 1 -c 4096 -p "hi"
+        ggml_metal_init: recommendedMaxWorkingSetSize = 21845.34 MB
+        ggml_metal_add_buffer: error: failed to allocate 'data            ' buffer, size = 47000.00 MiB
+        llama_load_model_from_file: failed to load model
+    """, "llamacpp", 1, 0, "iogpu.wired_limit_mb"),
+    # the server's settings on CUDA: 35 layers asked for, no sizes printed: below 35, and a split over GPUs is open
+    "python-server-cuda": ("""
+        python3 -m llama_cpp.server --model ./q.gguf --n_gpu_layers 35 --n_ctx 8192
+        llm_load_tensors: offloading 35 repeating layers to GPU
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9000.00 MiB on device 0: cudaMalloc failed: out of memory
+        llama_model_load: error loading model: unable to allocate backend buffer
+    """, "llama-cpp-python", 35, None, ""),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GPU_LAYERS))
+def test_gpu_layers_read_from_the_command_and_metal_is_one_gpu(name):
+    text, engine, cur, to, named = GPU_LAYERS[name]
+    rep = diag(text)
+    r = run_of(rep)
+    assert rep.engine == engine and r.kind == "WEIGHTS"
+    step = next(a for a in r.advice if a["setting"] == "gpu_layers")
+    assert step["current"] == cur and step["direction"] == "down"
+    assert "which the log does not show" not in step["why"]
+    if to is not None:
+        assert step["value"] == to
+    metal = "metal" in text.lower()
+    assert any(a["setting"] == "tensor_parallel_size" for a in r.advice) is not metal
+    if named:
+        assert named in " ".join(a["why"] for a in r.advice)

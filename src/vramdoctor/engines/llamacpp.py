@@ -308,6 +308,8 @@ _DEV = r"(?:CUDA|ROCm|Metal|MTL|Vulkan|SYCL|CANN)\d*"
 
 def _working_set(m) -> int:
     """recommendedMaxWorkingSetSize: MiB in 2023 builds (one space before '='), decimal MB since 2024."""
+    if m.group(3) == "MiB":  # (a build that names the unit)
+        return to_bytes(m.group(2), "MiB")
     return to_bytes(m.group(2), "MiB") if len(m.group(1)) == 1 else round(float(m.group(2)) * 10**6)
 
 LOG = LogWords(
@@ -445,6 +447,12 @@ LOG = LogWords(
         fig("max_model_len", r"(?:^|\s)--ctx-size(?:=|\s+)(\d+)\b", count, flags=0),
         fig("max_model_len", r"\bllama-(?:server|cli)\b.*?\s-c(?:=|\s+)(\d+)\b", count, flags=0),
         fig("n_parallel", r"(?:--parallel|-np|n_seq_max\s*=)\s*(\d+)", count),
+        # the layers on the GPU as set on a pasted command line (-1 or a number above the model's layers: all)
+        fig("n_gpu_layers", r"(?:^|\s)(?:-ngl|--n-gpu-layers|--gpu-layers)(?:=|\s+)(-?\d+)\b", lambda m: int(m.group(1)),
+            flags=0),
+        # an Apple GPU (ggml-metal: one device, whose memory is the Mac's own): no split across GPUs
+        fig("_metal", r"\bggml_metal_\w+:|\bMetal\d? (?:model |KV |compute )?buffer size|\bMTL\d (?:model |KV |compute )?"
+            r"buffer|recommendedMaxWorkingSetSize|kIOGPUCommandBuffer", lambda m: True),
         fig("failed_alloc_bytes", r"allocating " + SIZE + r" on device \d+: cudaMalloc failed", mode="list"),
         # a buffer on a GPU (not host RAM), and that GPU's index
         fig("_gpu_alloc_bytes", r"allocating " + SIZE + r" on device \d+: cudaMalloc failed", mode="list"),
@@ -452,7 +460,7 @@ LOG = LogWords(
             count, mode="list"),
         fig("_gpu_index", r"on device (\d+): cudaMalloc failed|(?:failed|unable) to allocate "
             r"(?:CUDA|ROCm|Vulkan|SYCL|MUSA|CANN)(\d+) buffer", lambda m: int(m.group(1) or m.group(2)), mode="list"),
-        fig("failed_alloc_bytes", r"failed to allocate (?:\w+ )?buffer(?: of size|, size =)\s*" + NUM + r"(?:\s*([KMGT]i?B))?",
+        fig("failed_alloc_bytes", r"failed to allocate (?:\w+ |'[\w ]+' )?buffer(?: of size|, size =)\s*" + NUM + r"(?:\s*([KMGT]i?B))?",
             lambda m: to_bytes(m.group(1), m.group(2) or "B"), mode="list"),
         # the buffer that failed was host RAM (ggml-cpu.c / llama-model.cpp "unable to allocate CPU buffer"; ggml.c's own
         # host allocator, ggml_aligned_malloc, for a context's memory)
@@ -492,7 +500,7 @@ LOG = LogWords(
         fig("_log_epoch", r"^\[(1[67]\d{8})\] (?=\S)(?:update_slots|llm_load|llama|ggml|slot|main|server|system_info|"
             r"sampled|load|build|log|print_info)", count, mode="first"),
         fig("_log_epoch", r"\"timestamp\":\s*(1[67]\d{8})\b", count, mode="first"),
-        fig("working_set_bytes", r"recommendedMaxWorkingSetSize( +)=\s*" + NUM + r"\s*MB", _working_set),
+        fig("working_set_bytes", r"recommendedMaxWorkingSetSize( +)=\s*" + NUM + r"\s*(MiB|MB)", _working_set),
         fig("model_name", r"general\.name\s+str\s+=\s+(.{1,200})$", lambda m: m.group(1).strip()),
     ),
 )

@@ -73,6 +73,8 @@ class _Steps:
         index = max(index) if isinstance(index, list) and index else index
         if setting == "tensor_parallel_size" and "{n}" not in text and isinstance(index, int) and index > 0:
             return  # the error is on a GPU after the first: a split across GPUs is probably in use already
+        if setting == "tensor_parallel_size" and self.n.get("_metal"):
+            return  # an Apple GPU: a Mac has one, whose memory is the machine's own, so there is nothing to split over
         if current is None and direction in ("down", "up"):
             current = _shown(setting, self.n)
         if text and direction in ("down", "up"):
@@ -178,7 +180,7 @@ def _up(u: float | None) -> float | None:
 _SHOWN = {"max_model_len": ("ollama_num_ctx", "max_model_len", "n_ctx", "kv_cells"),
           "max_num_seqs": ("max_num_seqs", "n_parallel"),
           "max_num_batched_tokens": ("max_num_batched_tokens", "chunked_prefill_size", "max_batch_prefill_tokens"),
-          "gpu_layers": ("layers_offloaded",), "n_ubatch": ("n_ubatch", "blas_batch_size"),
+          "gpu_layers": ("layers_offloaded", "n_gpu_layers"), "n_ubatch": ("n_ubatch", "blas_batch_size"),
           "cuda_graphs": ("cuda_graph_max_bs",), "prefill_tokens": ("max_batch_prefill_tokens",)}
 
 
