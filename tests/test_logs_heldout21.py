@@ -344,3 +344,77 @@ def test_gpu_layers_read_from_the_command_and_metal_is_one_gpu(name):
     assert any(a["setting"] == "tensor_parallel_size" for a in r.advice) is not metal
     if named:
         assert named in " ".join(a["why"] for a in r.advice)
+
+
+# --- 6. TGI's prefill budget from the launcher's defaults and its Args; a serving failure gets serving knobs ---------
+
+TGI_SERVING = {
+    # TGI 2.x: the launcher's defaults (launcher/src/main.rs "Default `max_batch_prefill_tokens` to {}"), then a request
+    # that failed in the router's generate span
+    "launcher-defaults": ("""
+        2024-09-02T10:01:11.201Z  INFO text_generation_launcher: Default `max_input_tokens` to 4095
+        2024-09-02T10:01:11.201Z  INFO text_generation_launcher: Default `max_total_tokens` to 4096
+        2024-09-02T10:01:11.201Z  INFO text_generation_launcher: Default `max_batch_prefill_tokens` to 4145
+        2024-09-02T10:02:40.118Z  INFO text_generation_router::server: router/src/server.rs:1893: Setting max batch total tokens to 120000
+        2024-09-02T10:02:40.530Z  INFO text_generation_router::server: router/src/server.rs:2311: Connected
+        2024-09-02T11:15:07.918Z ERROR generate_stream{parameters=GenerateParameters { max_new_tokens: Some(512) }}:async_stream:generate_stream:infer:send_error: text_generation_router::infer: router/src/infer/mod.rs:865: Request failed during generation: Server error: CUDA out of memory. Tried to allocate 1.20 GiB. GPU 0 has a total capacity of 79.15 GiB of which 0.98 GiB is free.
+    """, 4145, None, 4096),
+    # TGI 1.x: the Args dump pretty-printed over lines, a decode that failed once serving
+    "args-dump": ("""
+        2023-11-20T08:00:01.000Z  INFO text_generation_launcher: Args { model_id: "meta-llama/Llama-2-13b-chat-hf", max_input_length: 1024, max_total_tokens: 2048, max_batch_prefill_tokens: 8192, cuda_memory_fraction: 1.0 }
+        2023-11-20T08:01:30.000Z  INFO text_generation_router: router/src/main.rs:372: Setting max batch total tokens to 40000
+        2023-11-20T08:01:30.100Z  INFO text_generation_router: router/src/main.rs:373: Connected
+        2023-11-20T09:12:44.000Z ERROR text_generation_launcher: Method Decode encountered an error.
+        torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of 39.39 GiB of which 300.00 MiB is free.
+    """, 8192, 4096, 2048),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TGI_SERVING))
+def test_tgi_serving_reads_its_prefill_budget_and_gets_serving_knobs(name):
+    text, prefill, half, total = TGI_SERVING[name]
+    r = run_of(diag(text))
+    assert r.engine == "tgi" and r.kind == "RUNTIME"
+    assert r.numbers["max_batch_prefill_tokens"] == prefill
+    assert not any(a["setting"] == "cuda_graphs" for a in r.advice)  # (a warm-up knob)
+    steps = [a for a in r.advice if a["setting"] == "prefill_tokens"]
+    if half is None:  # half the budget would fall below the input limit: the shorter-requests step moves all three
+        assert not steps
+    else:
+        assert steps[0]["value"] == half and steps[0]["current"] == prefill
+    assert next(a for a in r.advice if a["setting"] == "max_model_len")["current"] == total
+    assert "which the log does not show" not in " ".join(a["why"] for a in r.advice if a["setting"] == "prefill_tokens")
+
+
+# --- 7. a raise of the memory fraction only where the cap was hit, not where the device itself was full --------------
+
+_ALLOWED = ("torch.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)\n"
+            "Currently allocated     : {alloc}\nRequested               : 3.50 GiB\n"
+            "Device limit            : 79.15 GiB\nFree (according to CUDA): {free}\n"
+            "PyTorch limit (set by user-supplied memory fraction)\n                        : {cap}")
+
+DEVICE_OR_CAP = {
+    # TGI's warm-up, the caching allocator's message over several lines: the device full (19 MiB free, cap = device)
+    "tgi-warmup-device-full": ("2024-05-01T10:00:00Z ERROR text_generation_launcher: Method Warmup encountered an error.\n"
+                               + _ALLOWED.format(alloc="75.10 GiB", free="19.31 MiB", cap="79.15 GiB"), "tgi", False),
+    # the same with --cuda-memory-fraction 0.5: the cap was hit with 38 GiB free on the device
+    "tgi-warmup-cap-hit": ("2024-05-01T10:00:00Z ERROR text_generation_launcher: Method Warmup encountered an error.\n"
+                           + _ALLOWED.format(alloc="36.40 GiB", free="38.02 GiB", cap="39.57 GiB"), "tgi", True),
+    # PyTorch's older one-line form with a per-process fraction set ("X allowed"), the GPU itself out of room (vLLM V0)
+    "vllm-old-torch-allowed": ("INFO 03-02 10:00:00 llm_engine.py:73] Initializing an LLM engine with config: model='m'\n"
+                               "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 96.00 MiB (GPU 0; "
+                               "23.65 GiB total capacity; 21.10 GiB already allocated; 5.06 MiB free; 21.50 GiB allowed; "
+                               "21.90 GiB reserved in total by PyTorch)", "vllm", False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DEVICE_OR_CAP))
+def test_a_fraction_is_raised_only_where_the_cap_not_the_device_was_full(name):
+    text, engine, raise_ = DEVICE_OR_CAP[name]
+    r = run_of(diag(text, engine))
+    assert r.kind in OOM + ("UNDETERMINED",)
+    up = [a for a in r.advice if a["setting"] == "memory_fraction" and a["direction"] == "up"]
+    assert bool(up) is raise_
+    if not raise_ and r.kind == "WARMUP":  # headroom instead: a lower fraction or fewer prefill tokens
+        assert any(a["direction"] == "down" and a["setting"] in ("memory_fraction", "max_num_batched_tokens",
+                                                                  "prefill_tokens") for a in r.advice)

@@ -358,10 +358,17 @@ LOG = LogWords(
         fig("torch_reserved_unallocated_bytes", r"and " + SIZE + r" is reserved by PyTorch but unallocated"),
         fig("torch_reserved_bytes", SIZE + r" reserved in total by PyTorch"),
         fig("process_in_use_bytes", r"this process has " + SIZE + r" memory in use"),
-        # a cap, not the device, was hit: torch's per-process fraction ("X GiB allowed"), TGI's "Device limit"
+        # a cap, not the device, may have been hit: torch's per-process fraction ("X GiB allowed"); with a fraction set,
+        # its caching allocator's "Allocation on device N would exceed allowed memory" (CUDACachingAllocator.cpp, as TGI
+        # prints it) gives the device's total ("Device limit"), what CUDA had free, what was asked, and the cap itself
+        # ("PyTorch limit (set by user-supplied memory fraction)\n : X", on one line where a log kept the "\n")
         fig("allowed_bytes", SIZE + r" allowed;"),
-        fig("allowed_bytes", r"Device limit\s*:\s*" + SIZE),
-        fig("allowed_bytes", r"set by user-supplied memory fraction: " + SIZE),
+        fig("total_memory_bytes", r"Device limit\s*:\s*" + SIZE),
+        fig("free_memory_bytes", r"Free \(according to CUDA\)\s*:\s*" + SIZE),
+        fig("failed_alloc_bytes", r"would exceed allowed memory.*?Requested\s*:\s*" + SIZE, mode="list"),
+        fig("failed_alloc_bytes", r"^\s*Requested\s*:\s*" + SIZE, mode="list"),
+        fig("allowed_bytes", r"set by user-supplied memory fraction\)?(?:\\n|\s)*:\s*" + SIZE),
+        fig("_exceeds_allowed", r"would exceed allowed memory", lambda m: True),
         # every process PyTorch's error lists on the GPU: often the server itself (in a container, under its host pid)
         fig("listed_process_in_use_bytes", r"Process \d+ has " + SIZE + r" memory in use", mode="list"),
         fig("gpu_process_pids", r"Process (\d+) has " + SIZE + r" memory in use", count, mode="list"),

@@ -55,6 +55,11 @@ LOG = LogWords(
         fig("max_model_len", r"handle `?max_total_tokens=(\d+)", count),
         fig("max_batch_prefill_tokens", r"max_batch_prefill_tokens[:=] ?(?:Some\()?(\d+)", count),
         fig("max_batch_prefill_tokens", r"warmup\{.*?max_prefill_tokens=(\d+)", count),
+        # the launcher's defaults where the user set none (launcher/src/main.rs: "Default `max_batch_prefill_tokens` to
+        # {}", likewise `max_input_tokens` and `max_total_tokens`): the values in use
+        fig("max_batch_prefill_tokens", r"Default `?max_batch_prefill_tokens`? to (\d+)", count),
+        fig("max_input_tokens", r"Default `?max_input_(?:tokens|length)`? to (\d+)", count),
+        fig("max_model_len", r"Default `?max_total_tokens`? to (\d+)", count),
         fig("max_input_tokens", r"max_input_(?:length|tokens)[:=] ?(?:Some\()?(\d+)", count),
         fig("max_model_len", r"max_total_tokens:? (?:Some\()?(\d+)", count),
         fig("cuda_memory_fraction", r"cuda_memory_fraction:? ([\d.]+)", fraction),
