@@ -418,3 +418,50 @@ def test_a_fraction_is_raised_only_where_the_cap_not_the_device_was_full(name):
     if not raise_ and r.kind == "WARMUP":  # headroom instead: a lower fraction or fewer prefill tokens
         assert any(a["direction"] == "down" and a["setting"] in ("memory_fraction", "max_num_batched_tokens",
                                                                   "prefill_tokens") for a in r.advice)
+
+
+# --- 8. the engine whose frames a traceback is: SGLang's frames calling vLLM's modules are SGLang's; Ollama's Go
+# runner panicking on a batch it could not decode is Ollama, with advice in its own settings ------------------------
+
+ENGINE_OF = {
+    # SGLang 0.3 loading through vLLM's model loader (sglang/srt/model_executor/model_runner.py imported vllm's
+    # get_model): two vLLM frames under one SGLang frame
+    "sglang-through-vllm-loader": ("""
+        Traceback (most recent call last):
+          File "/opt/conda/lib/python3.10/site-packages/sglang/srt/model_executor/model_runner.py", line 212, in load_model
+            self.model = get_model(
+          File "/opt/conda/lib/python3.10/site-packages/vllm/model_executor/model_loader/__init__.py", line 19, in get_model
+            return loader.load_model(model_config=model_config,
+          File "/opt/conda/lib/python3.10/site-packages/vllm/model_executor/model_loader/loader.py", line 344, in load_model
+            model = _initialize_model(model_config, self.load_config,
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 MiB. GPU 0 has a total capacity of 23.64 GiB of which 301.44 MiB is free.
+    """, "sglang", ("--mem-fraction-static", "--tp"), ("--gpu-memory-utilization", "--tensor-parallel-size")),
+    # Ollama's Go runner on Metal (runner/llamarunner/runner.go: panic on processBatch's "failed to decode batch")
+    "ollama-runner-metal": ("""
+        ggml_metal_synchronize: error: command buffer 0 failed with status 5
+        error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)
+        decode: failed to decode, ret = -3
+        panic: failed to decode batch: llama_decode failed with code -3
+
+        goroutine 21 [running]:
+    """, "ollama", ("num_ctx", "OLLAMA_NUM_PARALLEL"), ("-c ", "-np ")),
+    # the same runner on CUDA, the panic after ggml-cuda's own out-of-memory
+    "ollama-runner-cuda": ("""
+        CUDA error: out of memory
+          current device: 0, in function alloc at /go/src/github.com/ollama/ollama/ml/backend/ggml/ggml/src/ggml-cuda/ggml-cuda.cu:410
+        llama_decode failed with code -1
+        panic: failed to decode batch: llama_decode failed with code -1
+    """, "ollama", ("num_ctx",), ("-c ", "-np ")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ENGINE_OF))
+def test_the_engine_is_the_one_whose_code_ran(name):
+    text, engine, own, others = ENGINE_OF[name]
+    rep = diag(text)
+    r = run_of(rep)
+    assert rep.engine == engine and r.engine == engine
+    assert r.kind in OOM + ("UNDETERMINED",)
+    said = flags(r)
+    assert any(f in said for f in own)
+    assert not any(f in said for f in others)

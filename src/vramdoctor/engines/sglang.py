@@ -421,7 +421,7 @@ PRESET = Preset(
 
 ENGINE = Engine(
     endpoints=ENDPOINTS, preset=PRESET,
-    name="sglang", label="SGLang", log=LOG, rules=SglangRules, fraction_key="mem_fraction_static",
+    name="sglang", label="SGLang", log=LOG, rules=SglangRules, fraction_key="mem_fraction_static", imports=("vllm",),
     defaults={"kv_cache_dtype": "auto", "cpu_offload_gb": 0.0},
     flags={"max_model_len": "--context-length {n}", "max_num_seqs": "--max-running-requests {n}",
            "memory_fraction": "--mem-fraction-static {x}", "kv_cache_dtype": "--kv-cache-dtype fp8_e5m2",

@@ -42,6 +42,10 @@ def detect_engine(hits: dict[str, int]) -> str:
         return "unknown"
     wrappers = {n: v for n, v in found.items() if k.engine[n].wraps}
     pool = wrappers or found
+    # an engine whose code imports another's modules (SGLang imports vLLM's) wins over it: the other's frames in its
+    # traceback are libraries it called
+    imported = {i for n in pool for i in k.engine[n].imports}
+    pool = {n: v for n, v in pool.items() if n not in imported} or pool
     return max(pool, key=lambda n: (pool[n], n))
 
 
