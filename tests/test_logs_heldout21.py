@@ -465,3 +465,46 @@ def test_the_engine_is_the_one_whose_code_ran(name):
     said = flags(r)
     assert any(f in said for f in own)
     assert not any(f in said for f in others)
+
+
+# --- 9. a setting the user's own words show in use is never proposed again (an 8-bit KV cache named in prose) --------
+
+KV_IN_PROSE = {
+    # vLLM V1's KV-capacity check (vllm/v1/core/kv_cache_utils.py), the dtype only in the user's sentence
+    "vllm-using-an-fp8-cache": ("""
+        I am using an fp8 KV cache on one L40S and still cannot reach 131072 tokens:
+        (EngineCore_DP0 pid=88) ERROR 11-02 14:20:11 [core.py:708] ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (9.50 GiB). Based on the available memory, the estimated maximum model length is 77824. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+    """, "vllm"),
+    # SGLang's pool too small for the context (model_runner.py), the dtype set "to" a value in prose
+    "sglang-set-to": ("""
+        Setting kv_cache_dtype to fp8_e5m2 did not give me the 128k context I expected.
+        [2025-04-01 10:00:00 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=30.12 GB, mem usage=44.20 GB.
+        [2025-04-01 10:00:02 TP0] Scheduler hit an exception: Traceback (most recent call last):
+        RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.
+    """, "sglang"),
+    # llama.cpp's cache that failed to allocate, its type only in prose ("KV cache in q8_0")
+    "llamacpp-cache-in-q8": ("""
+        Same with the KV cache in q8_0, it fails at start:
+        llama_kv_cache_init: kv_size = 131072, offload = 1, n_layer = 40, can_shift = 1
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 10240.00 MiB on device 0: cudaMalloc failed: out of memory
+        llama_kv_cache_init: failed to allocate buffer for kv cache
+    """, "llamacpp"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KV_IN_PROSE))
+def test_a_kv_cache_dtype_in_the_users_words_is_not_proposed_again(name):
+    text, engine = KV_IN_PROSE[name]
+    r = run_of(diag(text, engine))
+    assert r.kind in OOM
+    assert r.numbers.get("kv_cache_dtype")
+    assert not any(a["setting"] == "kv_cache_dtype" for a in r.advice)
+
+
+def test_a_kv_cache_dtype_without_or_asked_about_is_not_in_use():
+    r = run_of(diag("""
+        It runs without kv-cache-dtype fp8 at 32k; is an fp8 KV cache worth trying?
+        ValueError: To serve at least one request with the models's max seq len (65536), (8.00 GiB KV cache is needed, which is larger than the available KV cache memory (5.00 GiB). Based on the available memory, the estimated maximum model length is 40960. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+    """, "vllm"))
+    assert not r.numbers.get("kv_cache_dtype")
+    assert any(a["setting"] == "kv_cache_dtype" for a in r.advice)

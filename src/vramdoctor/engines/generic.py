@@ -382,6 +382,15 @@ LOG = LogWords(
         # "RSS: 5.74 GB -> 14.05 GB after 6,000 requests" (case-sensitive words: "res" alone is too common)
         # a flag's value the user says was tried and still failed: advice goes past it, never back to it
         fig("_tried", TRIED, tried, mode="map"),
+        # a KV cache dtype the user's own words say is in use ("with kv-cache-dtype fp8", "using an fp8 KV cache",
+        # "KV cache in q8_0"): an 8-bit cache is then never proposed again
+        fig("kv_cache_dtype", r"\b(?:with|using|use|set|setting|enabled?|turned on)\s+(?:the\s+)?`?(?:--)?"
+            r"kv[-_ ]cache[-_ ]dtype`?(?:\s*(?:=|to|as|:)\s*|\s+)`?(fp8(?:_e4m3|_e5m2)?|int8|int4|q8_0|q4_0|fp16|bf16|"
+            r"auto)\b", lambda m: m.group(1).lower()),
+        fig("kv_cache_dtype", r"\b(?:with|using|enabled?)\s+(?:an?\s+|the\s+)?`?(fp8(?:_e4m3|_e5m2)?|int8|8-bit|"
+            r"q8_0|q4_0)`?\s+(?:quantized\s+)?KV[- ]?cache\b", lambda m: m.group(1).lower().replace("8-bit", "int8")),
+        fig("kv_cache_dtype", r"\bKV[- ]?cache (?:in|as|at|quantized to)\s+`?(fp8(?:_e4m3|_e5m2)?|int8|8-bit|q8_0|q4_0)\b",
+            lambda m: m.group(1).lower().replace("8-bit", "int8")),
         fig("reported_memory_bytes", _MEMWORD + r"\s*(?:~=|≈|~|[=:])?\s*~?" + _USIZE, _usize, mode="list", flags=0),
         # growth a user measured and states as a difference: "Delta: +32.911 GiB", "increase: +4 GB"
         fig("reported_memory_delta_bytes", r"\b(?:delta|diff|difference|growth|increase|grew(?: by)?)\s*[:=]?\s*\+\s?"
