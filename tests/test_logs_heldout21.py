@@ -508,3 +508,63 @@ def test_a_kv_cache_dtype_without_or_asked_about_is_not_in_use():
     """, "vllm"))
     assert not r.numbers.get("kv_cache_dtype")
     assert any(a["setting"] == "kv_cache_dtype" for a in r.advice)
+
+
+# --- 10. values a user lists as tried and failed are never proposed again; every one failing with memory free points
+# away from memory ------------------------------------------------------------------------------------------------
+
+TRIED_LISTED = {
+    # llama-server: a list under a line saying all of it fails (llama.cpp's KV allocation, b4xxx wording)
+    "llamacpp-list": ("""
+        All of these fail with the same out of memory:
+        - `-c 32768`
+        - `-c 16384` / `8192`, with `-ngl 99`
+        llama_kv_cache_init: kv_size = 8192, offload = 1, type_k = 'f16', type_v = 'f16', n_layer = 80, can_shift = 1
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 2560.00 MiB on device 0: cudaMalloc failed: out of memory
+        llama_kv_cache_init: failed to allocate buffer for kv cache
+    """, "llamacpp", False, (32768, 16384, 8192)),
+    # llama-cpp-python's server, numbered items, and the same on the CPU with RAM free: not memory
+    "python-list-memory-free": ("""
+        Every attempt below fails:
+        1. `python -m llama_cpp.server --model q.gguf --n_ctx 4096`
+        2. the same with `--n_ctx 2048` / `1024`
+        Same error on the CPU-only build, even with 50 GB RAM free.
+        llama_kv_cache_init: failed to allocate buffer for kv cache
+        ValueError: Failed to create llama_context
+    """, "llama-cpp-python", True, (4096, 2048, 1024)),
+    # KoboldCpp (its own --contextsize), dashes under "none of these help", with VRAM to spare
+    "koboldcpp-list-memory-free": ("""
+        None of these help, it crashes at load:
+        * --contextsize 8192
+        * --contextsize 4096 --blasbatchsize 128
+        Identical crash on a second machine with 22 GB of VRAM free.
+        llama_kv_cache_init: failed to allocate buffer for kv cache
+    """, "koboldcpp", True, (8192, 4096)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRIED_LISTED))
+def test_listed_failed_values_are_not_proposed_and_memory_free_points_away(name):
+    text, engine, away, tried = TRIED_LISTED[name]
+    r = run_of(diag(text, engine))
+    assert r.kind in OOM + ("UNDETERMINED",)
+    for a in r.advice:
+        assert a["value"] not in tried
+    if away:
+        assert len(r.advice) == 1 and "points away from memory" in r.advice[0]["why"]
+        assert all(str(v) in r.advice[0]["why"] for v in tried)
+    else:
+        ctx = next(a for a in r.advice if a["setting"] == "max_model_len")
+        assert ctx["value"] is None or ctx["value"] < min(tried)
+
+
+def test_a_list_of_attempts_that_worked_is_no_tried_list():
+    r = run_of(diag("""
+        All of these fail except the last one:
+        - `-c 4096` works
+        Notes: with the settings below it loads:
+        - `-c 2048`
+        llama_kv_cache_init: kv_size = 8192, offload = 1, type_k = 'f16', type_v = 'f16', n_layer = 80, can_shift = 1
+        llama_kv_cache_init: failed to allocate buffer for kv cache
+    """, "llamacpp"))
+    assert not any("points away" in a["why"] or "was tried" in a["why"] for a in r.advice)

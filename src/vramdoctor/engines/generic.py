@@ -382,6 +382,11 @@ LOG = LogWords(
         # "RSS: 5.74 GB -> 14.05 GB after 6,000 requests" (case-sensitive words: "res" alone is too common)
         # a flag's value the user says was tried and still failed: advice goes past it, never back to it
         fig("_tried", TRIED, tried, mode="map"),
+        # the user's words that it failed the same way with memory to spare ("including pure CPU with 36 GB RAM free",
+        # "same error even with 40 GB of VRAM free", "still fails with plenty of free memory")
+        fig("_failed_with_memory_free", r"\b(?:identical|same|including|even|still)\b[^\n]{0,120}?(?:\b\d+(?:\.\d+)?\s*"
+            r"[GT]i?B\s+(?:of\s+)?(?:RAM\s+|VRAM\s+|(?:system\s+|GPU\s+)?memory\s+)?free\b|\b(?:plenty|lots) of "
+            r"(?:free )?(?:RAM|VRAM|memory)\b)", lambda m: True),
         # a KV cache dtype the user's own words say is in use ("with kv-cache-dtype fp8", "using an fp8 KV cache",
         # "KV cache in q8_0"): an 8-bit cache is then never proposed again
         fig("kv_cache_dtype", r"\b(?:with|using|use|set|setting|enabled?|turned on)\s+(?:the\s+)?`?(?:--)?"
