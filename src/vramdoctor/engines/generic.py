@@ -5,6 +5,8 @@ failure`, the kernel's OOM killer)."""
 
 from __future__ import annotations
 
+import re
+
 from ..spec import ModelSpec
 from .base import (
     Budget,
@@ -105,10 +107,43 @@ def _usize(m, i: int = 1) -> int:
     return to_bytes(m.group(i), m.group(i + 1).upper() + "iB")
 
 
+#: memory growth a user states in words: "RSS memory usage grows continuously with each request", "memory usage
+#: continuously increases until it reaches the allocated 64 GiB limit", "VRAM keeps climbing", "a memory leak in
+#: the scheduler", "it leaks host memory"
+_GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:keeps?|kept|continu\w*|steadily|"
+           r"gradually|constantly|slowly)\s+(?:to\s+)?(?:grow|increas|ris|climb|go(?:es|ing)? up|creep)\w*|"
+           r"(?:grow|grew|increas|ris|climb|creep)\w*\s+(?:continuously|steadily|constantly|gradually|linearly|"
+           r"over time|without (?:bound|limit)|indefinitely|(?:with|after|on) (?:each|every) (?:request|call|batch|"
+           r"iteration|step|inference)|until\b))|\bmemory[- ]leak(?:s|ing|age)?\b|"
+           r"\bleak(?:s|ing|ed)? (?:host |CPU |GPU |system |device )?memory\b")
+#: a denial or doubt before the words in their clause ("no memory leak", "memory does not keep growing")
+_DENIED = re.compile(r"\b(?:no|not|never|without|nor|rule[sd]? out|ruled out|instead of)\b|n't\b", re.I)
+#: a clause that supposes rather than reports ("if memory keeps growing", "to check whether RSS increases")
+_SUPPOSED_GROWTH = re.compile(r"\b(?:if|whether|would|could|might|may|should|to see|in case|expect\w*|hop\w*)\b",
+                              re.I)
+
+
+def _growth(m: re.Match) -> str:
+    """The clause of the line that states the growth; ValueError where it is denied, doubted or asked."""
+    text, at = m.string, m.start()
+    begin = max(text.rfind(c, 0, at) for c in ".;!?") + 1
+    ends = [i for i in (text.find(c, m.end()) for c in ".;!?") if i >= 0]
+    end = min(ends) if ends else len(text)
+    if _DENIED.search(text, begin, at) or text[end:end + 1] == "?" or _SUPPOSED_GROWTH.search(text, begin, at):
+        raise ValueError("not stated")
+    return text[begin:end + 1].strip()[:300]
+
+
+
 LOG = LogWords(
     messages=(
         # the kernel's OOM killer: host RAM, not the GPU (phase from progress: loading or serving)
         msg(r"^\s*Killed\s*$|Out of memory: Killed process|OOMKilled|oom-kill", "oom", "HOST"),
+        # the same in a user's words: a pod or container past its memory limit, the OS's OOM killer
+        msg(r"\bkilled by the (?:OS|kernel|system|OOM[- ]killer)\b|\bOOM[- ]killer\b|\bOOM event\b|"
+            r"\b(?:pod|container|cgroup)s?\b[^.;]{0,60}?\b(?:OOM|out of memory|memory limits?)\b|"
+            r"\bexceed\w* (?:the |its |their )?(?:pod'?s? |container'?s? |cgroup'?s? |host'?s? )memory limits?",
+            "oom", "HOST"),
         # PyTorch's CPU allocator (c10/core/impl/alloc_cpu.cpp): host RAM, not the GPU
         msg(r"DefaultCPUAllocator: (?:not enough memory|can't allocate memory)", "oom", "HOST", "host-alloc-failed"),
         # NCCL's own buffers (not the KV pool): NCCL WARN Cuda failure 'out of memory'
@@ -323,10 +358,17 @@ LOG = LogWords(
         fig("torch_reserved_unallocated_bytes", r"and " + SIZE + r" is reserved by PyTorch but unallocated"),
         fig("torch_reserved_bytes", SIZE + r" reserved in total by PyTorch"),
         fig("process_in_use_bytes", r"this process has " + SIZE + r" memory in use"),
-        # a cap, not the device, was hit: torch's per-process fraction ("X GiB allowed"), TGI's "Device limit"
+        # a cap, not the device, may have been hit: torch's per-process fraction ("X GiB allowed"); with a fraction set,
+        # its caching allocator's "Allocation on device N would exceed allowed memory" (CUDACachingAllocator.cpp, as TGI
+        # prints it) gives the device's total ("Device limit"), what CUDA had free, what was asked, and the cap itself
+        # ("PyTorch limit (set by user-supplied memory fraction)\n : X", on one line where a log kept the "\n")
         fig("allowed_bytes", SIZE + r" allowed;"),
-        fig("allowed_bytes", r"Device limit\s*:\s*" + SIZE),
-        fig("allowed_bytes", r"set by user-supplied memory fraction: " + SIZE),
+        fig("total_memory_bytes", r"Device limit\s*:\s*" + SIZE),
+        fig("free_memory_bytes", r"Free \(according to CUDA\)\s*:\s*" + SIZE),
+        fig("failed_alloc_bytes", r"would exceed allowed memory.*?Requested\s*:\s*" + SIZE, mode="list"),
+        fig("failed_alloc_bytes", r"^\s*Requested\s*:\s*" + SIZE, mode="list"),
+        fig("allowed_bytes", r"set by user-supplied memory fraction\)?(?:\\n|\s)*:\s*" + SIZE),
+        fig("_exceeds_allowed", r"would exceed allowed memory", lambda m: True),
         # every process PyTorch's error lists on the GPU: often the server itself (in a container, under its host pid)
         fig("listed_process_in_use_bytes", r"Process \d+ has " + SIZE + r" memory in use", mode="list"),
         fig("gpu_process_pids", r"Process (\d+) has " + SIZE + r" memory in use", count, mode="list"),
@@ -340,7 +382,25 @@ LOG = LogWords(
         # "RSS: 5.74 GB -> 14.05 GB after 6,000 requests" (case-sensitive words: "res" alone is too common)
         # a flag's value the user says was tried and still failed: advice goes past it, never back to it
         fig("_tried", TRIED, tried, mode="map"),
-        fig("reported_memory_bytes", _MEMWORD + r"\s*[=:]?\s*" + _USIZE, _usize, mode="list", flags=0),
+        # the user's words that it failed the same way with memory to spare ("including pure CPU with 36 GB RAM free",
+        # "same error even with 40 GB of VRAM free", "still fails with plenty of free memory")
+        fig("_failed_with_memory_free", r"\b(?:identical|same|including|even|still)\b[^\n]{0,120}?(?:\b\d+(?:\.\d+)?\s*"
+            r"[GT]i?B\s+(?:of\s+)?(?:RAM\s+|VRAM\s+|(?:system\s+|GPU\s+)?memory\s+)?free\b|\b(?:plenty|lots) of "
+            r"(?:free )?(?:RAM|VRAM|memory)\b)", lambda m: True),
+        # a KV cache dtype the user's own words say is in use ("with kv-cache-dtype fp8", "using an fp8 KV cache",
+        # "KV cache in q8_0"): an 8-bit cache is then never proposed again
+        fig("kv_cache_dtype", r"\b(?:with|using|use|set|setting|enabled?|turned on)\s+(?:the\s+)?`?(?:--)?"
+            r"kv[-_ ]cache[-_ ]dtype`?(?:\s*(?:=|to|as|:)\s*|\s+)`?(fp8(?:_e4m3|_e5m2)?|int8|int4|q8_0|q4_0|fp16|bf16|"
+            r"auto)\b", lambda m: m.group(1).lower()),
+        fig("kv_cache_dtype", r"\b(?:with|using|enabled?)\s+(?:an?\s+|the\s+)?`?(fp8(?:_e4m3|_e5m2)?|int8|8-bit|"
+            r"q8_0|q4_0)`?\s+(?:quantized\s+)?KV[- ]?cache\b", lambda m: m.group(1).lower().replace("8-bit", "int8")),
+        fig("kv_cache_dtype", r"\bKV[- ]?cache (?:in|as|at|quantized to)\s+`?(fp8(?:_e4m3|_e5m2)?|int8|8-bit|q8_0|q4_0)\b",
+            lambda m: m.group(1).lower().replace("8-bit", "int8")),
+        fig("reported_memory_bytes", _MEMWORD + r"\s*(?:~=|≈|~|[=:])?\s*~?" + _USIZE, _usize, mode="list", flags=0),
+        # growth a user measured and states as a difference: "Delta: +32.911 GiB", "increase: +4 GB"
+        fig("reported_memory_delta_bytes", r"\b(?:delta|diff|difference|growth|increase|grew(?: by)?)\s*[:=]?\s*\+\s?"
+            + _USIZE, _usize, mode="list"),
+        fig("_growth_stated", _GROWTH, _growth, mode="first"),
         fig("reported_memory_before_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE, _usize, flags=0),
         fig("reported_memory_after_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE,
             lambda m: _usize(m, 3), flags=0),

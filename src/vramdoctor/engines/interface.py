@@ -319,6 +319,9 @@ class Engine:
     flags: dict[str, str] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
     wraps: str | None = None
+    #: engines whose Python modules this one's code imports, so that their frames show in its tracebacks (SGLang's
+    #: layers and patches import vLLM's: `vllm/utils.py`, `vllm/model_executor/...`); seen at all, it wins over them
+    imports: tuple[str, ...] = ()
     fraction_key: str | None = None
     defaults: dict[str, object] | Callable[[str | None], dict] = field(default_factory=dict)
     rules: Callable[[], object] | None = None

@@ -11,7 +11,7 @@ default 2048 in the server); langchain's `LlamaCpp` wrapper (`langchain_communit
 from __future__ import annotations
 
 from .interface import Endpoints, Engine, KvView, LogWords, Preset, Spelling, Tokenizer, answer_json, token_ids
-from .words import msg, rx
+from .words import fig, msg, rx
 
 LOG = LogWords(
     fingerprint=rx(r"llama_cpp/|llama_cpp\.(?:server|llama|_internals)|llama-cpp-python|from llama_cpp|"
@@ -20,6 +20,11 @@ LOG = LogWords(
                    # llama-index's LlamaCPP: their validator's words, and the class being built
                    r"\bLlamaCpp\(|validation error for LlamaCpp|Could not load Llama model from path|"
                    r"langchain(?:_community)?[/.]llms[/.]llamacpp|\bLlamaCPP\("),
+    figures=(
+        # the layers on the GPU as the user set them, in a pasted server command (`--n_gpu_layers 1`) or the class's
+        # keyword arguments (`n_gpu_layers=35`, `n_gpu_layers: 35` in a settings dump); -1 is all of them
+        fig("n_gpu_layers", r"(?:--n_gpu_layers(?:=|\s+)|\bn_gpu_layers\s*[=:]\s*)(-?\d+)\b", lambda m: int(m.group(1))),
+    ),
     messages=(
         # _internals.py LlamaContext.decode raises on llama_decode's 1: no KV cells for the batch (the request fails)
         msg(r"llama_decode returned 1\b", "pressure", "RUNTIME", "kv-cache-full-request-failed"),

@@ -308,6 +308,8 @@ _DEV = r"(?:CUDA|ROCm|Metal|MTL|Vulkan|SYCL|CANN)\d*"
 
 def _working_set(m) -> int:
     """recommendedMaxWorkingSetSize: MiB in 2023 builds (one space before '='), decimal MB since 2024."""
+    if m.group(3) == "MiB":  # (a build that names the unit)
+        return to_bytes(m.group(2), "MiB")
     return to_bytes(m.group(2), "MiB") if len(m.group(1)) == 1 else round(float(m.group(2)) * 10**6)
 
 LOG = LogWords(
@@ -392,7 +394,10 @@ LOG = LogWords(
         "WEIGHTS": rx(r"llama_model_load|load_tensors|llm_load_tensors|loading model tensors|"
                       r"ggml_backend_metal_buffer_from_ptr|ggml_metal_buffer_map"),
         "RUNTIME": rx(r"update_slots|launch_slot|slot \d+ |prompt processing|llama_decode|print_timing|n_past =|"
-                      r"common_speculative\w*|::draft\b"),
+                      r"common_speculative\w*|::draft\b|"
+                      # tools/server's request handlers (server.cpp handle_completions_impl, handle_chat_completions,
+                      # ...): they run only for a request
+                      r"\bhandle_(?:completions|chat_completions|completions_impl|infill|embeddings\w*|rerank)\b"),
     },
     milestones=(
         ("weights_done", rx(r"model buffer size =|" + _DEV + r"\w* buffer size =|CPU buffer size =|"
@@ -427,6 +432,13 @@ LOG = LogWords(
         fig("compute_buffer_bytes", r"compute buffer size =\s*" + SIZE, mode="list"),
         fig("gpu_compute_buffer_bytes", _DEV + r" compute buffer size =\s*" + SIZE, mode="list"),
         fig("n_ctx", r"\bn_ctx\s*=\s*" + NUM, count),
+        # the context where a log shows no "n_ctx = N" (llama-context.cpp: "n_ctx_seq (%u) < n_ctx_train (%u)", 2025's
+        # "n_ctx_per_seq = %u"; n_ctx_seq is n_ctx / n_seq_max, or n_ctx itself with a unified cache), and the cells of
+        # the cache (llama-kv-cache-iswa.cpp "creating non-SWA KV cache, size = %u cells", the old llama_kv_cache_init
+        # "kv_size = %u"): the cells a -c asked for
+        fig("n_ctx_seq", r"\bn_ctx_(?:per_)?seq\s*(?:=\s*|\(\s*)(\d+)", count),
+        fig("kv_size_cells", r"creating non-SWA KV cache, size = (\d+) cells|\bkv_size = (\d+)",
+            lambda m: int(m.group(1) or m.group(2))),
         # a pasted command line ("llama-server -m m.gguf -c 131072 -ctk q8_0 -ctv q8_0 -ngl 99 -ub 512")
         fig("kv_cache_dtype", r"(?:^|\s)(?:-ctk|--cache-type-k)(?:=|\s+)(\w+)", lambda m: m.group(1), flags=0),
         fig("n_ubatch", r"(?:-ub |--ubatch-size[= ])\s*(\d+)", count, flags=0),
@@ -435,6 +447,12 @@ LOG = LogWords(
         fig("max_model_len", r"(?:^|\s)--ctx-size(?:=|\s+)(\d+)\b", count, flags=0),
         fig("max_model_len", r"\bllama-(?:server|cli)\b.*?\s-c(?:=|\s+)(\d+)\b", count, flags=0),
         fig("n_parallel", r"(?:--parallel|-np|n_seq_max\s*=)\s*(\d+)", count),
+        # the layers on the GPU as set on a pasted command line (-1 or a number above the model's layers: all)
+        fig("n_gpu_layers", r"(?:^|\s)(?:-ngl|--n-gpu-layers|--gpu-layers)(?:=|\s+)(-?\d+)\b", lambda m: int(m.group(1)),
+            flags=0),
+        # an Apple GPU (ggml-metal: one device, whose memory is the Mac's own): no split across GPUs
+        fig("_metal", r"\bggml_metal_\w+:|\bMetal\d? (?:model |KV |compute )?buffer size|\bMTL\d (?:model |KV |compute )?"
+            r"buffer|recommendedMaxWorkingSetSize|kIOGPUCommandBuffer", lambda m: True),
         fig("failed_alloc_bytes", r"allocating " + SIZE + r" on device \d+: cudaMalloc failed", mode="list"),
         # a buffer on a GPU (not host RAM), and that GPU's index
         fig("_gpu_alloc_bytes", r"allocating " + SIZE + r" on device \d+: cudaMalloc failed", mode="list"),
@@ -442,7 +460,7 @@ LOG = LogWords(
             count, mode="list"),
         fig("_gpu_index", r"on device (\d+): cudaMalloc failed|(?:failed|unable) to allocate "
             r"(?:CUDA|ROCm|Vulkan|SYCL|MUSA|CANN)(\d+) buffer", lambda m: int(m.group(1) or m.group(2)), mode="list"),
-        fig("failed_alloc_bytes", r"failed to allocate (?:\w+ )?buffer(?: of size|, size =)\s*" + NUM + r"(?:\s*([KMGT]i?B))?",
+        fig("failed_alloc_bytes", r"failed to allocate (?:\w+ |'[\w ]+' )?buffer(?: of size|, size =)\s*" + NUM + r"(?:\s*([KMGT]i?B))?",
             lambda m: to_bytes(m.group(1), m.group(2) or "B"), mode="list"),
         # the buffer that failed was host RAM (ggml-cpu.c / llama-model.cpp "unable to allocate CPU buffer"; ggml.c's own
         # host allocator, ggml_aligned_malloc, for a context's memory)
@@ -482,7 +500,7 @@ LOG = LogWords(
         fig("_log_epoch", r"^\[(1[67]\d{8})\] (?=\S)(?:update_slots|llm_load|llama|ggml|slot|main|server|system_info|"
             r"sampled|load|build|log|print_info)", count, mode="first"),
         fig("_log_epoch", r"\"timestamp\":\s*(1[67]\d{8})\b", count, mode="first"),
-        fig("working_set_bytes", r"recommendedMaxWorkingSetSize( +)=\s*" + NUM + r"\s*MB", _working_set),
+        fig("working_set_bytes", r"recommendedMaxWorkingSetSize( +)=\s*" + NUM + r"\s*(MiB|MB)", _working_set),
         # the file served (llama-model-loader.cpp: "loaded meta data with N key-value pairs and M tensors from PATH";
         # the server's load_model), then the name inside it (general.name), printed after
         fig("model_name", r"loaded meta data with \d+ key-value pairs and \d+ tensors from (\S{1,400}?\.gguf)\b",

@@ -20,6 +20,9 @@ from .words import SIZE, count, fig, msg, release, rx
 LOG = LogWords(
     fingerprint=rx(r"ollama|\[GIN\]|memory layout cannot be allocated|source=(?:server|memory|sched|routes|types|gpu|device|causal|runner|ggml)\.go|msg=\"?offload|"
                    r"runner\.go|llama runner|starting llama server|"
+                   # its Go runner's errors (runner/llamarunner/runner.go panics on processBatch's "failed to decode
+                   # batch: %w"; llama/llama.go Decode: "llama_decode failed with code %d")
+                   r"^panic: failed to (?:decode batch|sample token)|llama_decode failed with code -?\d|"
                    # any of its Go sources in its slog lines ("level=INFO source=dyn_ext_server.go:90"); llama.cpp's
                    # server built into it, early 2024 (llm/ext_server/ext_server.cpp)
                    r"level=\w+ source=[\w.-]+\.go:\d+|llama server main loop starting|"

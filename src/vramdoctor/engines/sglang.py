@@ -287,7 +287,13 @@ LOG = LogWords(
         "WARMUP": rx(r"init_cuda_graphs|init_device_graphs|CudaGraphRunner|cuda_graph_runner|cuda_graph_setup|Capture .{0,20}"
                      r"(?:cuda|CUDA) graph begin"),
         "RUNTIME": rx(r"forward_batch_generation|forward_extend|forward_decode|run_batch|event_loop_normal|"
-                      r"event_loop_overlap|event_loop_pp|run_event_loop|dispatch_event_loop|event_loop_\w+"),
+                      r"event_loop_overlap|event_loop_pp|run_event_loop|dispatch_event_loop|event_loop_\w+|"
+                      # the overlap scheduler's forward thread (managers/tp_worker_overlap_thread.py), which runs the
+                      # batches the scheduler hands it; the HTTP server's handlers and the tokenizer manager's request
+                      # path (managers/tokenizer_manager.py generate_request), which run only for a request
+                      r"forward_thread_func|tokenizer_manager\.py\W+line \d+, in (?:generate_request|_tokenize_one_request|"
+                      r"_wait_one_response|_handle_batch_request)|http_server\.py\W+line \d+, in (?:generate_request|"
+                      r"openai_v1_\w+|v1_\w+)|\bin v1_(?:chat_)?completions\b"),
         # (not `run_scheduler_process` itself: it builds the scheduler, then runs its event loop)
         "STARTUP": rx(r"scheduler = Scheduler\(|TpWorkerClass\(|tp_worker\.py\", line \d+, "
                       r"in __init__|ModelRunner\(|model_runner\.py\", line \d+, in __init__"),
@@ -415,7 +421,7 @@ PRESET = Preset(
 
 ENGINE = Engine(
     endpoints=ENDPOINTS, preset=PRESET,
-    name="sglang", label="SGLang", log=LOG, rules=SglangRules, fraction_key="mem_fraction_static",
+    name="sglang", label="SGLang", log=LOG, rules=SglangRules, fraction_key="mem_fraction_static", imports=("vllm",),
     defaults={"kv_cache_dtype": "auto", "cpu_offload_gb": 0.0},
     flags={"max_model_len": "--context-length {n}", "max_num_seqs": "--max-running-requests {n}",
            "memory_fraction": "--mem-fraction-static {x}", "kv_cache_dtype": "--kv-cache-dtype fp8_e5m2",

@@ -32,12 +32,18 @@ LOG = LogWords(
     ),
     frames={
         "WARMUP": rx(r"in warmup\b|\bwarmup\{|Method Warmup|Warming up model"),
-        "RUNTIME": rx(r"prefill\{|decode\{|Request failed during generation|generate_token|in Prefill\b|in Decode\b"),
+        # (and the router's request spans, router/src/server.rs chat_completions / completions / compat_generate /
+        # generate_stream, and its infer module, router/src/infer: they run only for a request)
+        "RUNTIME": rx(r"prefill\{|decode\{|Request failed during generation|generate_token|in Prefill\b|in Decode\b|"
+                      r"\b(?:chat_completions|completions|compat_generate|generate_stream)\{|router/src/infer\b|"
+                      r":infer:send_error\b"),
     },
     milestones=(
         ("weights_done", rx(r"Shard ready in|Server started at unix")),
         ("kv_sized", rx(r"KV-cache blocks: [1-9]")),
-        ("kv_done", rx(r"(?:Setting|Inferred) max batch total tokens")),
+        # printed once the shards' warmup() returned (backends/v3/src/lib.rs; router/src/main.rs before v2): the pool,
+        # the prefill pass and the CUDA graphs are behind it, and the router starts serving next
+        ("ready", rx(r"(?:Setting|Inferred) max batch total tokens")),
         ("ready", rx(r"text_generation_router.*Connected|Invalid hostname, defaulting to|Starting HTTP server")),
         ("requests", rx(r"generate\{|generate_stream\{|\"POST /(?:generate|v1/)|Success$")),
     ),
@@ -49,6 +55,11 @@ LOG = LogWords(
         fig("max_model_len", r"handle `?max_total_tokens=(\d+)", count),
         fig("max_batch_prefill_tokens", r"max_batch_prefill_tokens[:=] ?(?:Some\()?(\d+)", count),
         fig("max_batch_prefill_tokens", r"warmup\{.*?max_prefill_tokens=(\d+)", count),
+        # the launcher's defaults where the user set none (launcher/src/main.rs: "Default `max_batch_prefill_tokens` to
+        # {}", likewise `max_input_tokens` and `max_total_tokens`): the values in use
+        fig("max_batch_prefill_tokens", r"Default `?max_batch_prefill_tokens`? to (\d+)", count),
+        fig("max_input_tokens", r"Default `?max_input_(?:tokens|length)`? to (\d+)", count),
+        fig("max_model_len", r"Default `?max_total_tokens`? to (\d+)", count),
         fig("max_input_tokens", r"max_input_(?:length|tokens)[:=] ?(?:Some\()?(\d+)", count),
         fig("max_model_len", r"max_total_tokens:? (?:Some\()?(\d+)", count),
         fig("cuda_memory_fraction", r"cuda_memory_fraction:? ([\d.]+)", fraction),

@@ -423,7 +423,14 @@ LOG = LogWords(
                       r"run_busy_loop|_process_engine_step|step_with_batch_queue|"
                       # the async front ends' loops, which run only once requests arrive (V0 AsyncLLMEngine's
                       # background loop and its completion callback, V1 AsyncLLM's output handler)
-                      r"_log_task_completion|run_engine_loop|\boutput_handler\b"),
+                      r"_log_task_completion|run_engine_loop|\boutput_handler\b|"
+                      # the OpenAI server's request handlers (entrypoints/openai/serving_chat.py, serving_completion.py,
+                      # api_server.py's routes): they run only for a request, so a failure they log or raise through is
+                      # serving ("[serving_chat.py:883] Error in chat completion stream generator.")
+                      r"\[serving_(?:chat|completion|engine|responses|embedding)\.py:\d+\]|"
+                      r"serving_(?:chat|completion|responses)\.py\W+line \d+, in \w+|"
+                      r"\bin (?:create_chat_completion|create_completion|chat_completion_(?:stream|full)_generator|"
+                      r"completion_(?:stream|full)_generator)\b"),
         # start-up, the step not named: the engine core or worker being built (not `run_engine_core` itself: it
         # builds the core, then runs its busy loop, so it is on the stack in both)
         "STARTUP": rx(r"EngineCoreProc\(|engine_core = |EngineCore\.__init__|"

@@ -67,6 +67,19 @@ def derive(n: dict, kind: str = "", block_tokens: int | None = None) -> dict:
     For a KV cache that failed to allocate for n_ctx (llama.cpp), the bytes per token it asked for."""
     out: dict = {}
     failed = n.get("failed_alloc_bytes")
+    if not n.get("n_ctx") and (n.get("kv_size_cells") or n.get("n_ctx_seq")):
+        # llama.cpp's context where it printed no "n_ctx = N": the cells its cache was created with, else n_ctx_seq,
+        # which is n_ctx itself for one sequence or a unified cache (n_ctx / n_seq_max otherwise)
+        par, unified = n.get("n_parallel"), n.get("kv_unified")
+        seq = n.get("n_ctx_seq")
+        if isinstance(n.get("kv_size_cells"), int) and (not isinstance(par, int) or par <= 1 or unified):
+            out["n_ctx"] = n["kv_size_cells"]
+        elif isinstance(seq, int) and (not isinstance(par, int) or par <= 1 or unified):
+            out["n_ctx"] = seq
+        elif isinstance(seq, int) and isinstance(par, int) and unified is False:
+            out["n_ctx"] = seq * par
+        if out.get("n_ctx"):
+            n = {**n, "n_ctx": out["n_ctx"]}
     if kind == "KV_CAPACITY" and n.get("n_ctx") and failed and not n.get("kv_pool_bytes"):
         out["kv_bytes_per_token"] = round(max(failed) / n["n_ctx"])
         out["kv_cache_requested_bytes"] = max(failed)

@@ -18,6 +18,7 @@ The rules, in the order they are applied:
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from .facts import Failure, RunFacts
 from .knowledge import FRAME, knowledge, phase_words
@@ -41,6 +42,10 @@ def detect_engine(hits: dict[str, int]) -> str:
         return "unknown"
     wrappers = {n: v for n, v in found.items() if k.engine[n].wraps}
     pool = wrappers or found
+    # an engine whose code imports another's modules (SGLang imports vLLM's) wins over it: the other's frames in its
+    # traceback are libraries it called
+    imported = {i for n in pool for i in k.engine[n].imports}
+    pool = {n: v for n, v in pool.items() if n not in imported} or pool
     return max(pool, key=lambda n: (pool[n], n))
 
 
@@ -265,6 +270,12 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     if recovered:
         return recovered
     if place.phase == "HOST":  # the kernel's OOM killer, or the CPU allocator: host RAM, not the GPU
+        grown = leak(run)
+        if grown and grown.code.startswith("memory-growth"):  # the host ran out because memory kept growing
+            kill = [(f.line_no, f.text)] if all(ln != f.line_no for ln, _ in grown.evidence) else []
+            return replace(grown, evidence=grown.evidence + kill,
+                           message=grown.message + " Here it grew until the host's (or the container's) memory "
+                                                   "limit ended the process: host RAM, not the GPU.")
         alloc = f.code == "host-alloc-failed"
         what = ("Host RAM ran out (the CPU allocator failed)" if alloc else
                 "The operating system killed the process for lack of host RAM")

@@ -116,7 +116,10 @@ class RunFacts:
             name, v = value  # type: ignore[misc]
             table = self.numbers.setdefault(key, {})
             assert isinstance(table, dict)
-            if name in table or len(table) < MAX_MAP:
+            if key == "_tried" and name in table:  # every value tried of one flag: a step goes past them all
+                was = table[name]
+                table[name] = sorted({*(was if isinstance(was, list) else [was]), v})[:MAX_MAP]
+            elif name in table or len(table) < MAX_MAP:
                 table[name] = table.get(name, 0) + v if key.endswith("_bytes_by_device") and name in table else v
         elif mode == "first" and key in self.numbers:
             return

@@ -16,6 +16,7 @@ from functools import lru_cache
 from ..engines import all_engines
 from ..engines.interface import Engine, Figure, Message
 from .prefilter import Words, prefix, required
+from .prose import supposed
 
 I = re.IGNORECASE
 
@@ -39,10 +40,6 @@ ELISION = re.compile(r"^\s*(?:\[\s*(?:\.\.\.|…|snip|truncated|omitted)\s*\]|\.
 #: a log level near the start of a line
 LEVEL = re.compile(r"^.{0,80}?(?:\b|\[|level=)(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b|"
                    r"\[TRT-LLM\] (?:\[RANK \d+\] )?\[([IWEFDV])\]")
-#: out-of-memory words used as advice ("if you are running out of memory, ...", "may cause OOM")
-ADVISORY = re.compile(r"\b(?:if you (?:are |run |hit |encounter |see )|may (?:cause|lead to|result in)|might |"
-                      r"could (?:cause|lead)|can cause|to avoid|avoid(?:ing)? |prevent(?:s|ing)? |risk of|in case of)"
-                      r"[^.;]{0,60}?(?:out of memory|\bOOM\b|OutOfMemory)", I)
 #: docker compose's prefix of a service's line ("tabbyapi-1  | ")
 COMPOSE_PREFIX = r"[A-Za-z][\w.-]*\s+\|\s?"
 #: a Python frame, also one a console or docker compose wrapped: its second half after "File" (under compose's prefix,
@@ -225,8 +222,9 @@ def _level(text: str) -> str:
 
 
 def _advisory(text: str) -> bool:
-    """Out-of-memory words at INFO/DEBUG level, or only as advice: not a failure."""
-    return _level(text) in _QUIET or bool(ADVISORY.search(text))
+    """Out-of-memory words at INFO/DEBUG level, or only in clauses that advise, suppose, expect or deny one
+    (`prose.supposed`): not a failure."""
+    return _level(text) in _QUIET or supposed(text)
 
 
 @lru_cache(maxsize=1)

@@ -9,9 +9,10 @@ import re
 
 from ..errors import UsageError
 from .facts import RunFacts
-from .knowledge import FRAME, knowledge, phase_words
+from .knowledge import FRAME, LEVEL, knowledge, phase_words
 from .lines import bare_prefix, message
 from .phase import is_progress, last_marker
+from .prose import supposed
 from .verdict import KIND_OF_PHASE, Diagnosis
 
 
@@ -64,6 +65,9 @@ FILLING = 10
 
 #: growth in readings a user pasted that counts as memory not given back: a fifth more, over 3+ readings
 GROWTH = 1.2
+#: a difference a user states between two readings ("Delta: +32.9 GiB") that counts as growth: page-size noise and
+#: allocator rounding are below it
+DELTA_BYTES = 1 << 30
 
 
 def _reported_growth(run: RunFacts) -> Diagnosis | None:
@@ -83,6 +87,27 @@ def _reported_growth(run: RunFacts) -> Diagnosis | None:
     if grown:
         return grown
     series = [v for v in n.get("reported_memory_bytes", []) if isinstance(v, int) and v > 0]
+    deltas = [v for v in n.get("reported_memory_delta_bytes", []) if isinstance(v, int) and v >= DELTA_BYTES]
+    if deltas and series:  # readings pasted with the growth between them stated: the user measured it rise
+        line = run.number_lines.get("reported_memory_delta_bytes", 0)
+        return Diagnosis(kind="LEAK", code="memory-growth-reported", oom=None, inferred=True,
+                         evidence=[(line, "memory readings " + ", ".join(f"{v / 2**30:.2f} GiB" for v in series[:8])
+                                    + "; growth stated " + ", ".join(f"+{v / 2**30:.2f} GiB" for v in deltas[:4]))],
+                         phase_source="the memory readings in the log and the growth stated between them",
+                         message=f"The readings in the log rise by {max(deltas) / 2**30:.2f} GiB between one and "
+                                 "the next, as stated beside them: memory that is not given back (a leak, or a cache "
+                                 "that grows to a bound not yet reached). Two readings cannot tell the two apart: "
+                                 "take more under the same load over a longer time (`vramdoctor probe` reads the "
+                                 "server before, during and after requests and says whether memory creeps).")
+    stated = n.get("_growth_stated")
+    if isinstance(stated, str):
+        line = run.number_lines.get("_growth_stated", 0)
+        return Diagnosis(kind="LEAK", code="memory-growth-stated", oom=None, inferred=True,
+                         evidence=[(line, stated)], phase_source="the report's own words",
+                         message="The report states in words that memory keeps growing (no readings of it are in "
+                                 "the log): memory that is not given back, a leak or a cache without bound, until "
+                                 "something runs out. Confirm it with readings over time under the same load "
+                                 "(`vramdoctor probe` says whether memory creeps after requests, and by how much).")
     if len(series) >= 3 and series[-1] >= GROWTH * series[0]:
         ups = sum(1 for a, b in zip(series, series[1:]) if b >= a)
         if ups >= 0.75 * (len(series) - 1):
@@ -276,6 +301,8 @@ def _under_way(ln: int, text: str, engine: str) -> tuple[int, str, str] | None:
     bar = _BAR.search(text)
     if bar and (int(bar.group(1)) >= 100 or bar.group(2) == bar.group(3)):
         return None  # a bar at its end: that step finished
+    if supposed(text) and not LEVEL.match(text):
+        return None  # a user's sentence (no log level) that supposes or denies an out-of-memory: no engine's step
     p = phase_words(text, engine)
     if p not in ("WEIGHTS", "KV", "WARMUP") or is_progress(text) or FRAME.search(text) or _DONE.search(text):
         return None
@@ -315,7 +342,8 @@ def _stub(ln: int, text: str, before: list[tuple[int, str]], engine: str) -> tup
 _BEGINS = re.compile(r"\b(?:begins?|beginning|start(?:s|ing)?|capturing|loading|allocating|initiali[sz]ing|"
                      r"compiling|profiling)\b", re.I)
 #: words of a step finished ("torch.compile takes 11.2 s in total", "Loading weights took 3.70 seconds")
-_DONE = re.compile(r"\b(?:took|takes|taken|finished|completed?|done|loaded|allocated|succeeded|ready)\b", re.I)
+_DONE = re.compile(r"\b(?:took|takes|taken|finished|completed?|done|loaded|allocated|captured|succeeded|passed|"
+                   r"ready)\b", re.I)
 
 
 def no_failure(run: RunFacts, engine: str) -> Diagnosis:

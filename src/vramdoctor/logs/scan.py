@@ -13,7 +13,7 @@ import re
 from collections import deque
 from typing import Callable, Iterable, Iterator
 
-from ..engines.words import TRIED
+from ..engines.words import _WORKED as _WORKED_WORDS, TRIED
 from .facts import Failure, RunFacts
 from .knowledge import ELISION, GDB_CHATTER, PY_FRAME, Knowledge, is_echo, knowledge
 from .lines import (
@@ -53,6 +53,14 @@ _CLOCK = re.compile(r"(?<![\d:])([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?![\d:])")
 _YAML_KEY = re.compile(r"^(\s*)([A-Za-z_][\w.-]*):\s*$")
 _YAML_CHILD = re.compile(r"^(\s*)([A-Za-z_][\w-]*):\s+(\S.{0,200})$")
 _TRIED = re.compile(TRIED, re.I)
+#: a user's line that says every (or each, all) way they tried failed, and lists them below it ("Every load path fails
+#: with `...`:"), and the list's items: each `-flag value` in them (values after a "/" go with the flag before them) was
+#: tried and failed, as TRIED's are
+_FAILS_LIST = re.compile(r"\b(?:every|all|each|none of)\b[^.]*?\b(?:fail(?:s|ed)?|crash(?:es|ed)?|OOMs?|"
+                         r"(?:does not|doesn'?t|did not|didn'?t) (?:work|help))\b[^\n]*:\s*$", re.I)
+_BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
+_LISTED = re.compile(r"`?(?<![\w-])(--?[a-z][\w-]*)`?(?:=|\s+)`?(\d+(?:\.\d+)?)\b`?((?:\s*/\s*`?\d+(?:\.\d+)?\b`?)*)",
+                     re.I)
 _TABLE_WORDS = ("resident", "rss", "res", "vram", "mem", "used")
 
 
@@ -92,6 +100,7 @@ class Scanner:
         # times of day in the log's first lines: (seconds of the last, the earliest, the latest, steps back, seconds
         # gone back in all, the last line counted); a paste whose lines are out of order goes back again and again
         self.clock: tuple = (None, None, None, 0, 0, 0)
+        self.failing_list = (0, 0)  # (the line that says the items below it all failed, the last line seen)
 
     def _new_run(self, line_no: int) -> None:
         self.pending = []
@@ -136,10 +145,29 @@ class Scanner:
         span = (high - low) if low is not None else 0
         return back if back >= 2 and span >= 3 and gone >= span / 3 else 0
 
+    def _failing_items(self, line_no: int, text: str) -> None:
+        """The values a user's list of failed attempts names (in the log's first lines, which both paths read whole)."""
+        head, seen = self.failing_list
+        if line_no == seen or line_no > ENGINE_SAMPLE_LINES:
+            return
+        if _FAILS_LIST.search(text):
+            self.failing_list = (line_no, line_no)
+            return
+        if not head or not _BULLET.match(text):
+            self.failing_list = (0, line_no) if text.strip() else (head, line_no)
+            return
+        self.failing_list = (head, line_no)
+        if _WORKED_WORDS.search(text):  # an item the user says worked ("-c 4096 works"): not a failed attempt
+            return
+        for m in _LISTED.finditer(text):
+            for v in [m.group(2)] + re.findall(r"\d+(?:\.\d+)?", m.group(3) or ""):
+                self.run.note("_tried", (m.group(1), float(v) if "." in v else int(v)), "map", line_no)
+
     def feed(self, line_no: int, text: str) -> None:
         if len(text) > MAX_LINE:
             text = window(text)
         self._tick(line_no, text)
+        self._failing_items(line_no, text)
         ascii_text = text.isascii()
         lowered = text.lower()
         k = self.k

@@ -46,6 +46,18 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
               "any GPU or host has: a bug, a corrupt file or an absurd setting (a context or batch far too large), "
               "not a shortage; more memory will not fix it")
         return [step.to_dict() for step in s.out]
+    tried_all = n.get("_tried")
+    if kind in ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME", "UNDETERMINED") and tried_all and \
+            n.get("_failed_with_memory_free"):
+        # every value the user tried failed, and it failed the same way with memory to spare: smaller settings are not
+        # what is missing
+        listed = "; ".join(f"{f} " + ", ".join(f"{x:g}" for x in (v if isinstance(v, list) else [v]))
+                           for f, v in list(tried_all.items())[:6])
+        s.say("look past memory", f"the log says it failed at every value tried ({listed}) and the same way with memory "
+              "free: the evidence points away from memory, to the loader (its runtime or build, the model file's "
+              "support in it): try another runtime version or the engine's own build, and report it with this log; "
+              "lowering the settings further is not the fix")
+        return [step.to_dict() for step in s.out]
     on_gpu = n.get("_gpu_alloc_bytes")
     on_gpu = max(on_gpu) if isinstance(on_gpu, list) and on_gpu else on_gpu
     total = n.get("total_memory_bytes")
@@ -79,6 +91,12 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
         else:
             s.add("a longer context", "max_model_len", "if memory allows (`vramdoctor estimate` tells); otherwise "
                   "the client must send shorter requests", "up", None, ctx)
+    elif kind == "LEAK" and code.startswith("memory-growth"):  # readings or words about a process's memory
+        s.say("measure, then report", "read the server's memory (host RSS of each of its processes, and the GPU's) "
+              "at the same load several times over hours; steady growth with steady load is memory not freed: "
+              "report it to the engine with those readings and this log")
+        s.say("until fixed", "restart the server before it reaches its memory limit; a higher memory limit only "
+              "delays the kill")
     elif kind == "LEAK":
         s.say("watch, then restart", "usage that keeps rising with steady load points at memory not being freed: "
               "track the engine's KV usage or free memory against load, report it with this log, and restart")

@@ -121,10 +121,21 @@ class Base:
     def cap(self) -> bool:
         """The error says a cap was hit ("X GiB allowed", "Device limit"), not the device: raise the cap."""
         allowed = self.n.get("allowed_bytes")
-        if not isinstance(allowed, int):
+        if not isinstance(allowed, int) and not self.n.get("_exceeds_allowed"):
             return False
-        self.s.add("a higher memory cap", "memory_fraction", f"the error says the engine's own limit "
-                   f"({allowed / GIB:.2f} GiB) was hit, not the device's: raise the fraction if the GPU has room",
+        total, free, asked = self.n.get("total_memory_bytes"), self.n.get("free_memory_bytes"), \
+            self.n.get("failed_alloc_bytes")
+        free = free[-1] if isinstance(free, list) and free else free
+        asked = max(asked) if isinstance(asked, list) and asked else asked
+        if isinstance(free, int) and isinstance(asked, int) and free < asked or \
+                isinstance(total, int) and isinstance(allowed, int) and allowed >= 0.98 * total:
+            # the device itself was full (CUDA had less free than was asked), or the cap is the whole device: a higher
+            # fraction finds no more memory
+            return False
+        limit = f" ({allowed / GIB:.2f} GiB)" if isinstance(allowed, int) else ""
+        room = (f" ({free / GIB:.2f} GiB free)" if isinstance(free, int) else "")
+        self.s.add("a higher memory cap", "memory_fraction", f"the error says the engine's own limit{limit} was hit, "
+                   f"not the device's: raise the fraction if the GPU has room{room}",
                    "up", _up(self.c.fraction), self.c.fraction)
         self.capped = True
         return True

@@ -124,6 +124,29 @@ class LoadSteps:
                    "; raise it with `sudo sysctl iogpu.wired_limit_mb=N` (macOS 14+, until reboot), leaving the "
                    "system some memory")
 
+    def _metal_weights(self) -> None:
+        """Weights that failed in an Apple GPU's buffer, held against the Metal limit the log shows: its working-set
+        limit (recommendedMaxWorkingSetSize; `sudo sysctl iogpu.wired_limit_mb` raises it), and in 2023 builds the
+        largest single buffer, maxBufferLength ("buffer 'data' size N is larger than buffer maximum of M",
+        metal-buffer-exceeds-max), under which a buffer within the working set can still fail."""
+        n = self.n
+        ws, failed = n.get("working_set_bytes"), n.get("failed_alloc_bytes")
+        failed = max(failed) if isinstance(failed, list) and failed else failed
+        if not isinstance(ws, int):
+            return
+        if self.code == "metal-buffer-exceeds-max":
+            self.s.say("a buffer within Metal's maximum", "the buffer is larger than the largest one this Apple GPU "
+                       "allocates (maxBufferLength, below its working set): fewer layers on the GPU or a smaller "
+                       "quant; newer llama.cpp builds split the weights over several buffers")
+        elif isinstance(failed, int) and failed > ws:
+            self._metal_limit()
+        elif isinstance(failed, int):
+            self.s.say("the Metal limits", f"the buffer that failed ({failed / GIB:.1f} GiB) is within the working-set "
+                       f"limit the log shows ({ws / GIB:.1f} GiB, recommendedMaxWorkingSetSize): what refused it is the "
+                       "memory other programs hold, or the largest single buffer the GPU allows (maxBufferLength; 2023 "
+                       "builds say `buffer 'data' size N is larger than buffer maximum`, metal-buffer-exceeds-max); "
+                       "raising `iogpu.wired_limit_mb` alone may not help")
+
     def weights(self) -> None:
         s, n, c, code = self.s, self.n, self.c, self.code
         host = code == "weights-exceed-system-memory"  # host RAM ran out: nothing may move to the CPU
@@ -135,6 +158,9 @@ class LoadSteps:
         rep = n.get("repeating_layers_offloaded")
         if offl is None and isinstance(rep, int):  # a load that failed before "offloaded N/M layers"
             offl = rep + (1 if n.get("_output_layer_offloaded") else 0)
+        ngl = n.get("n_gpu_layers")
+        if offl is None and isinstance(ngl, int) and not isinstance(ngl, bool) and ngl >= 0:
+            offl = ngl  # the layers the user asked for (-ngl, n_gpu_layers), where the log prints none offloaded
         if host and (s.name in GGML or s.engine is None and n.get("layers_total")):
             s.add("more layers on the GPU", "gpu_layers", "layers on the GPU do not stay in host RAM, if the GPU has "
                   "room", "up", None, offl if isinstance(offl, int) else None)
@@ -153,8 +179,16 @@ class LoadSteps:
                 value = min(offl - 1, int(offl * free * 0.9 / failed))
                 why += (f"; {offl} layers asked for {failed / GIB:.2f} GiB with {free / GIB:.2f} GiB free: about "
                         f"{value} fit, leaving a tenth for the KV cache and compute buffers")
-            s.add("fewer layers on the GPU", "gpu_layers", why, "down", max(0, value) if value is not None else None,
-                  offl if isinstance(offl, int) else None)
+            if offl == 1:  # below one layer there is only none: the CPU alone
+                value, why = 0, "one layer was on the GPU and still the load failed: below 1 the only step is 0, " \
+                                "the model on the CPU alone (slower)"
+            if offl == 0:
+                s.say("the GPU holds no layers already", "no layer was asked for on the GPU: what failed is not a "
+                      "layer's weights (a buffer the backend maps whole, or host RAM)")
+            else:
+                s.add("fewer layers on the GPU", "gpu_layers", why, "down",
+                      max(0, value) if value is not None else None, offl if isinstance(offl, int) else None)
+            self._metal_weights()
         if s.name in GGML:  # (their GPUs are layers' homes, sized above by -ngl, not a tensor-parallel size)
             self.quant("the weights alone do not fit; context length does not matter here")
             s.add("more GPUs", "tensor_parallel_size", "splits the weights across GPUs", "up", _more_gpus(n),

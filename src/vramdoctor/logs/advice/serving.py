@@ -38,6 +38,18 @@ class ServingSteps:
               "per-request length", "down", value, prompt, m=m)
         if s.name != "tgi":  # (TGI refuses --max-batch-prefill-tokens below --max-input-tokens: the step above covers it)
             s.add("smaller prefill chunks", "max_num_batched_tokens", "spreads a long prompt over several steps", "down")
+        else:
+            # the router batches waiting prefills up to --max-batch-prefill-tokens while serving (a serving knob, as well
+            # as the warm-up's); it must stay at or above --max-input-tokens (launcher/src/main.rs)
+            tokens, inputs = n.get("max_batch_prefill_tokens"), n.get("max_input_tokens")
+            if isinstance(tokens, int) and tokens > 1:
+                half = tokens // 2
+                floor = f"; it may not go below --max-input-tokens ({inputs:,})" if isinstance(inputs, int) else \
+                    "; it may not go below --max-input-tokens, so lower that with it (the step above)"
+                if not (isinstance(inputs, int) and half < inputs):
+                    s.add("smaller prefill batches", "prefill_tokens", f"the router batches prefills up to "
+                          f"{tokens:,} tokens while serving; a smaller budget lowers a prefill batch's peak" + floor,
+                          "down", half, tokens)
         if s.name == "koboldcpp":
             s.add("smaller BLAS batches", "n_ubatch", "each prompt batch's compute buffer grows with it", "down", 256)
         self.seqs_down("concurrency multiplies the KV cache and activations")

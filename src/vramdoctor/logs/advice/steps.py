@@ -73,6 +73,8 @@ class _Steps:
         index = max(index) if isinstance(index, list) and index else index
         if setting == "tensor_parallel_size" and "{n}" not in text and isinstance(index, int) and index > 0:
             return  # the error is on a GPU after the first: a split across GPUs is probably in use already
+        if setting == "tensor_parallel_size" and self.n.get("_metal"):
+            return  # an Apple GPU: a Mac has one, whose memory is the machine's own, so there is nothing to split over
         if current is None and direction in ("down", "up"):
             current = _shown(setting, self.n)
         if text and direction in ("down", "up"):
@@ -97,14 +99,20 @@ class _Steps:
         setting cannot go past it (then a step says so)."""
         m = _BOUND.search(text)
         tried = self.n.get("_tried")
-        t = tried.get(m.group(1)) if m and isinstance(tried, dict) else None
-        if not isinstance(t, (int, float)):
-            return None
+        flag = m.group(1) if m else None
+        t = tried.get(flag) if flag and isinstance(tried, dict) else None
+        if t is None and isinstance(tried, dict):  # the same setting in the spelling of the engine a front end runs
+            flag = next((f for f in TRIED_ALIASES.get(setting, ()) if f in tried), None)
+            t = tried.get(flag) if flag else None
         down = direction == "down"
+        if isinstance(t, list):  # several values tried: the step goes past the furthest of them
+            t = (min(t) if down else max(t)) if t else None
+        if not isinstance(t, (int, float)) or flag is None:
+            return None
         if isinstance(value, (int, float)) and (value < t if down else value > t):
             return None
         past = _past(t, down)
-        said = f"{m.group(1)} {t:g} was tried and still failed (the log says)"
+        said = f"{flag} {t:g} was tried and still failed (the log says)"
         if past is None:
             self.say(change + ": tried already", f"{said}, and it cannot go {'lower' if down else 'higher'}: "
                      f"{PLAIN.get(setting, setting)} is not what limits this run")
@@ -145,6 +153,13 @@ def _filled(text: str, why: str, direction: str | None, value: object, current: 
     return text, why
 
 
+#: setting -> the flags a user may name for it where the step's own flag is another's: a front end over llama.cpp (LM
+#: Studio, Ollama, llama-cpp-python, KoboldCpp) whose users try llama.cpp's own flags, or the reverse
+TRIED_ALIASES = {"max_model_len": ("-c", "--ctx-size", "--context-length", "--contextsize", "--n_ctx", "--n-ctx"),
+                 "gpu_layers": ("-ngl", "--n-gpu-layers", "--gpu-layers", "--gpulayers", "--n_gpu_layers"),
+                 "max_num_seqs": ("-np", "--parallel"),
+                 "n_ubatch": ("-ub", "--ubatch-size", "-b", "--batch-size", "--blasbatchsize")}
+
 #: the flag a step's value goes with ("--max-num-seqs {n}" -> --max-num-seqs, "-c {n}" -> -c)
 _BOUND = re.compile(r"(-{1,2}[A-Za-z][\w-]*)[ =]\{[nxv]\}")
 
@@ -178,7 +193,7 @@ def _up(u: float | None) -> float | None:
 _SHOWN = {"max_model_len": ("ollama_num_ctx", "max_model_len", "n_ctx", "kv_cells"),
           "max_num_seqs": ("max_num_seqs", "n_parallel"),
           "max_num_batched_tokens": ("max_num_batched_tokens", "chunked_prefill_size", "max_batch_prefill_tokens"),
-          "gpu_layers": ("layers_offloaded",), "n_ubatch": ("n_ubatch", "blas_batch_size"),
+          "gpu_layers": ("layers_offloaded", "n_gpu_layers"), "n_ubatch": ("n_ubatch", "blas_batch_size"),
           "cuda_graphs": ("cuda_graph_max_bs",), "prefill_tokens": ("max_batch_prefill_tokens",)}
 
 

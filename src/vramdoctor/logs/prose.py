@@ -1,0 +1,53 @@
+"""A user's own sentences pasted around a log: which of them suppose, expect or deny an out-of-memory rather than
+report one. Pure.
+
+Only out-of-memory words that no engine owns (PyTorch's, CUDA's, a bare "OOM") are read this way: an engine's own
+message is never a supposition. A line is split into clauses (sentences, and the parts of one joined by "but",
+"however", ...): "It should fit in 24 GB, but I get CUDA out of memory" reports one, "an OOM should never occur" and
+"I expect to see no out of memory errors" do not.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..engines.generic import OOM_WORDS
+
+I = re.IGNORECASE
+
+#: any out-of-memory word no engine owns
+OOM_ANY = re.compile("|".join(f"(?:{w})" for w in OOM_WORDS), I)
+#: where a line splits into clauses: after a sentence's end, or before a word that turns it ("but", "however")
+_CLAUSE = re.compile(r"(?<=[.!?;])\s+|,?\s+\b(?:but|however|yet|although|though|whereas|while)\b,?\s+", I)
+_OOM_NAME = r"(?:OOMs?\b|OOM-?ing|out[- ]of[- ]memory|OutOfMemory|run(?:s|ning)? out of (?:\w+ )?memory)"
+#: a clause that supposes, expects or denies: what the user expects or hopes, what should (not) happen, the
+#: out-of-memory itself denied ("no OOM", "never runs out of memory", "would not OOM", "didn't run out of memory"),
+#: and advice before it ("if you hit OOM", "to avoid OOM", "may cause OOM")
+_SUPPOSED = re.compile(
+    r"\b(?:expects?|(?<!as )expected|expecting|expectations?|hop(?:e|es|ed|ing)|suppos(?:e|ed|edly)|assum(?:e|ed|ing)|"
+    r"in theory|theoretically|ideally|should(?:n't)?)\b|"
+    r"(?:\b(?:no|never|without|nor|zero|no longer)|\b(?:would|could|will|might|may|can|does|did|do|is|was|were|are)"
+    r"(?:\s+not|n't|\s+never))\s+(?:\w+\s+){0,2}?" + _OOM_NAME + "|"
+    r"(?:\bif you (?:are |run |hit |encounter |see |get )|\bmay (?:cause|lead to|result in)|\bmight |"
+    r"\bcould (?:cause|lead)|\bcan cause|\bto avoid|\bavoid(?:ing|s)? |\bprevent(?:s|ing|ed)? |\brisk of|\bin case of)"
+    r"[^.;]{0,60}?" + _OOM_NAME,
+    I)
+
+
+def clauses(text: str) -> list[str]:
+    return [c for c in _CLAUSE.split(text) if c and c.strip()]
+
+
+def supposed(text: str) -> bool:
+    """Every clause of the line that holds out-of-memory words supposes, expects or denies one (and at least one
+    does): the line reports no failure."""
+    held = [c for c in clauses(text) if OOM_ANY.search(c)]
+    return bool(held) and all(_SUPPOSED.search(c) for c in held)
+
+
+def stated(text: str) -> str:
+    """The line without its clauses that suppose, expect or deny an out-of-memory (the words in them name no step
+    the server was in); the line itself where none does."""
+    parts = clauses(text)
+    kept = [c for c in parts if not (OOM_ANY.search(c) and _SUPPOSED.search(c))]
+    return text if len(kept) == len(parts) else " ".join(kept)
