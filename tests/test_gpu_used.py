@@ -13,7 +13,7 @@ import pytest
 from clirun import CliRunner
 from conftest import load_config
 from vramdoctor.cli import run
-from vramdoctor.engines import Settings
+from vramdoctor.engines import Settings, get_engine
 from vramdoctor.engines import vllm_ranks
 from vramdoctor.engines.llamacpp_split import device_layers
 from vramdoctor.engines.sglang import CUDA_CONTEXT as SGLANG_CONTEXT
@@ -176,6 +176,21 @@ def test_llamacpp_fewer_layers_on_the_gpu_another_process_uses_and_every_gpu_mus
     assert e.deciding_rank == max(margins, key=lambda k: (margins[k], -k))
     assert (e.verdict == "fits") == all(m <= 0 for m in margins.values())
     assert plain.deciding_rank is None and plain.ranks == ()
+
+
+@pytest.mark.parametrize("rank", [0, 1])
+def test_llamacpp_kv_per_token_is_the_deciding_gpus_own_layers(rank):
+    """Review 3, defect 2: with the split by free memory the KV per token is that of the layers the deciding GPU holds
+    (the figure its KV cache row is made of), not of the layers an equal split would give it."""
+    rules = get_engine("llamacpp")
+    m = llama8b()
+    e = est("llamacpp", tensor_parallel_size=2, max_model_len=4096, used=[(rank, 10 * GIB)])
+    k = e.deciding_rank
+    own = [i for i in e.ranks[k]["layers"] if i < m.num_decoder_layers]
+    assert own != [i for i in device_layers(32, 2, None)[k] if i < m.num_decoder_layers]
+    one_layer = rules.engine_bytes_per_token(m, Settings()) // m.num_decoder_layers
+    assert e.kv_bytes_per_token == len(own) * one_layer
+    assert e.kv_bytes_per_token * 4096 == e.kv_cache_bytes == e.ranks[k]["kv_cache_bytes"]
 
 
 # --- the command line ---------------------------------------------------------------------------------------------
