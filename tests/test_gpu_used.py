@@ -98,6 +98,28 @@ def test_vllm_checks_each_gpus_free_memory_against_the_request(version):
     assert len(e.ranks) == 4
 
 
+@pytest.mark.parametrize("engine,used", [("vllm", 10 * GIB), ("sglang", 10 * GIB)])
+def test_a_start_check_that_refuses_is_a_refused_verdict_with_no_capacity_claimed(engine, used):
+    """Review 3, defect 4: vLLM's free-memory check and SGLang's balance check refuse whatever the pool holds, so the
+    JSON verdict is 'refused' as the text says "does not start", every grid cell too, and no context or concurrency is
+    said to fit; the text says why instead."""
+    kw = dict(tensor_parallel_size=2, used=[(0, used)])
+    e = estimate(qwen(), engine=engine, settings=Settings(gpu_used=((0, used),), tensor_parallel_size=2,
+                                                          max_model_len=8192), gpu_bytes=H100,
+                 grid=[(4096, 1), (32768, 8)])
+    assert e.starts is False and e.refusal and e.verdict == "refused"
+    assert all(c.verdict == "refused" and not c.starts for c in e.grid)
+    assert e.max_model_len_fit == 0 and e.max_concurrency_fit == 0
+    alone = est(engine, tensor_parallel_size=2)
+    assert alone.verdict == "fits" and alone.max_model_len_fit > 0 and est(engine, **kw).verdict == "refused"
+    r = cli("--engine", engine, "-tp", "2", "--gpu-used", f"0:{used // GIB}GiB")
+    assert r.exit_code == 0 and "does not start" in r.stdout
+    assert "largest max_model_len at" not in r.stdout and "most concurrent sequences at" not in r.stdout
+    assert "none: the server does not start" in " ".join(r.stdout.split())
+    d = json.loads(cli("--engine", engine, "-tp", "2", "--gpu-used", f"0:{used // GIB}GiB", "--json").stdout)
+    assert d["verdict"] == "refused" and d["starts"] is False
+
+
 def test_vllm_advises_the_utilization_that_starts_and_it_does():
     requested = int(H100 * 0.9)
     used = H100 - requested + 5 * GIB

@@ -16,7 +16,7 @@ from .nccl import check_nnodes
 from .ranks import check_gpu_used, decide, refusal_advice
 from .spec import ModelSpec
 
-Verdict = Literal["fits", "weights_exceed", "kv_exceeds"]
+Verdict = Literal["fits", "weights_exceed", "kv_exceeds", "refused"]
 MAX_SEARCH_LEN = 1 << 24
 MAX_SEARCH_SEQS = 1 << 24
 
@@ -55,7 +55,8 @@ class Estimate:
     SGLang count sliding layers too).
     kv_pool_bytes / kv_pool_tokens: the pool the engine would allocate and the capacity it
     would print; for llama.cpp the KV buffer it allocates for -c and its cells (n_ctx); None for generic.
-    verdict: whether the selected cell (max_model_len x concurrency) fits at once.
+    verdict: whether the selected cell (max_model_len x concurrency) fits at once; "refused" where a start check of the
+    engine's own refuses these settings whatever the pool holds (`refusal` says which): it does not start.
     starts: whether the engine starts with these settings: vLLM needs one sequence of max_model_len in
     its pool (`check_enough_kv_cache_memory`), SGLang a pool of at least one token, llama.cpp and
     generic the whole -c cache beside the weights; an engine with a pool then queues what does not fit.
@@ -77,6 +78,8 @@ class Estimate:
     (llama.cpp: {rank, layers, weights_bytes, kv_cache_bytes, used_bytes, free_bytes}); () without --gpu-used.
     refusal: where the engine refuses (or may refuse) to start at a check of its own whatever its pool holds, that
     check in a few words ('' where it passes).
+    max_model_len_fit / max_concurrency_fit: the largest context at `concurrency`, the most sequences of max_model_len
+    that fit; 0 where none does (the weights exceed the budget, or the engine refuses to start: `refusal`).
     max_concurrency: sequences of max_model_len the engine runs at once, as it prints it (vLLM's
     "Maximum concurrency for N tokens per request: X", SGLang's #tokens / context length, llama.cpp's
     -np slots); None when it does not start.
@@ -655,12 +658,17 @@ def estimate(
     window = sum(min(layer.window, s.max_model_len) * layer.bytes_per_token(kv, tp)
                  for layer in model.layers if layer.kind == "sliding")
     kv_sel = led.kv(s.max_model_len, s.concurrency)
+    refused = led.budget.refusal is not None and led.budget.refusal.certain  # (whatever the cell: no capacity)
+
+    def verdict(n: int, c: int) -> Verdict:
+        return "refused" if refused else led.verdict(n, c)
+
     cells = []
     for n, c in grid or []:
         kv_c = led.kv(n, c)
         starts = led.starts(n, c)
         cells.append(Cell(max_model_len=n, concurrency=c, kv_cache_bytes=kv_c,
-                          total_bytes=led.weights + kv_c + led.budget.overhead_bytes, verdict=led.verdict(n, c),
+                          total_bytes=led.weights + kv_c + led.budget.overhead_bytes, verdict=verdict(n, c),
                           starts=starts, concurrent=min(c, led.max_seqs(n), _seq_cap(rules, s)) if starts else 0))
     pool = led.budget.kv_pool_bytes
     pool_tokens = rules.pool_tokens(model, s, pool) if pool is not None else None
@@ -703,14 +711,14 @@ def estimate(
         total_bytes=led.weights + kv_sel + led.budget.overhead_bytes,
         kv_pool_bytes=None if pool is None else max(0, pool), kv_pool_tokens=pool_tokens,
         kv_pool_shortfall_bytes=max(0, -pool) if pool is not None else 0,
-        verdict=led.verdict(s.max_model_len, s.concurrency), starts=starts, max_concurrency=concurrency,
+        verdict=verdict(s.max_model_len, s.concurrency), starts=starts, max_concurrency=concurrency,
         answer=_answer(rules, s, led, starts, concurrency, pool_tokens, decision.deciding_rank),
         uncertain=led.budget.uncertain, max_n_gpu_layers_fit=max_ngl, host_weights_bytes=host_w,
         host_kv_cache_bytes=host_kv, pipeline_stages=stage_rows, deciding_rank=decision.deciding_rank,
         ranks=decision.rows, refusal=refusal.short if refusal is not None and starts is not True else "",
         kv_pool_bytes_low=max(0, led.budget.kv_pool_bytes - unsure) if led.budget.kv_pool_bytes is not None else None,
-        max_model_len_fit=led.max_len(s.concurrency),
-        max_concurrency_fit=led.max_seqs(s.max_model_len),
+        max_model_len_fit=0 if refused else led.max_len(s.concurrency),
+        max_concurrency_fit=0 if refused else led.max_seqs(s.max_model_len),
         grid=tuple(cells), advice=tuple(_advice(model, rules, s, gpu_bytes, led, sp)),
         layer_counts={k: model.count(k) for k in ("full", "sliding", "mla", "state", "shared") if model.count(k)},
         num_decoder_layers=model.num_decoder_layers,

@@ -16,6 +16,7 @@ VERDICT_TEXT = {
     "fits": "[green]fits[/green]",
     "weights_exceed": "[red]the weights alone exceed the budget[/red]",
     "kv_exceeds": "[yellow]the KV cache exceeds what is left[/yellow]",
+    "refused": "[red]does not start[/red]",
 }
 
 
@@ -90,7 +91,10 @@ def render(e: Estimate, console: "Console") -> None:
     run = min(s.concurrency, e.max_concurrency_fit)
     console.print(f"verdict for {s.max_model_len} x {s.concurrency}: "
                   f"{_cell_text(e.verdict, e.starts, run, s.concurrency, e.kv_pool_bytes is not None and e.engine != 'llamacpp', e.refusal)}")
-    if e.kv_cache_bytes == 0 and e.engine == "llamacpp":
+    if e.verdict == "refused":
+        console.print(f"largest max_model_len and most concurrent sequences: none: the server does not start "
+                      f"whatever the context ({printable(e.refusal)}); the advice below is what starts it")
+    elif e.kv_cache_bytes == 0 and e.engine == "llamacpp":
         console.print(f"no KV cache on the GPU at this {printable(e.gpu_layers_flag)}: the context does not change what "
                       "the GPU holds")
     else:
