@@ -642,6 +642,8 @@ def estimate(
     given = settings or Settings()
     if given.engine_version is not None:
         rules.check_version(given.engine_version)
+        if rules.name != "llamacpp" and given.engine_version[:1] in ("v", "V"):  # a git tag (v0.10.1): the release
+            given = given.with_(engine_version=given.engine_version[1:])
     s = rules.resolve(model, given, gpu_bytes).with_(gpu_memory_bytes=gpu_bytes)
     _check_resolved(given, s, rules)
     _check(s, model, rules, grid or [])

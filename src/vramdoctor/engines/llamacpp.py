@@ -111,7 +111,8 @@ class LlamaCppRules(RulesBase):
     def rules_used(self, s: Settings) -> str:
         b = build(s)
         mla = ("MLA layers cache K only (from b7832, PR #19067)" if b >= MLA_NO_V else
-               "MLA layers cache K and a kv_lora_rank-wide V (b5137-b7831)")
+               "MLA layers cache K and a kv_lora_rank-wide V (b5137-b7831)" if b >= MLA_CACHE else
+               "no MLA cache (before b5137, PR #12801: a GGUF converted with MLA needs a later build)")
         return f"llama.cpp b{b} rules{rules_note(s.engine_version, b, parse=build_number)}, {mla}"
 
     def _per_gpu(self, model: ModelSpec, s: Settings, max_model_len: int, seqs: int) -> list[tuple[int, int]]:
