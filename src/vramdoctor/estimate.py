@@ -90,7 +90,7 @@ class Estimate:
     (slower). Ollama's rule: `llm/server.go` (v0.11.10) `case s.options.NumGPU < 0 && s.estimate.Layers > 0:
     s.options.NumGPU = s.estimate.Layers` and `s.estimate.Layers == 0: gpus = discover.GetCPUInfo()`, the layers from
     `llm/memory.go` `estimateGPULayers` (whole layers with their KV cache, the output layer last, until the free
-    memory is spent); from v0.13 `llm/llama_server.go` passes no -ngl ("NumGPU == -1 (default): don't pass -ngl, let
+    memory is spent); from v0.30 `llm/llama_server.go` passes no -ngl ("NumGPU == -1 (default): don't pass -ngl, let
     llama-server auto-detect"). Ollama's own estimate of the layer count is approximated by this one. It fails only
     where host memory is short ("model requires more system memory"), which is not modelled. None otherwise (num_gpu
     set, another engine, or all fits).
@@ -724,7 +724,7 @@ def estimate(
         notes.append(refusal.why)
     if auto_sel is not None:
         notes.append(f"num_gpu is unset, so Ollama puts on the GPU the layers its own estimate fits (llm/server.go: "
-                     f"num_gpu = estimate.Layers, the CPU where none fits; from v0.13 llama-server's own fit) and runs "
+                     f"num_gpu = estimate.Layers, the CPU where none fits; from v0.30 llama-server's own fit) and runs "
                      f"the rest on the CPU: about {auto_sel} of {model.num_decoder_layers + 1} here; the ledger above "
                      "is every layer on the GPU, which the advice makes fit; with num_gpu set, Ollama does not start "
                      "where it does not fit")
