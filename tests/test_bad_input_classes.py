@@ -162,6 +162,30 @@ def test_a_mistyped_field_is_named(tmp_path, key, value):
     assert is_clean_error(r) and key in r.stderr, r.output
 
 
+@pytest.mark.parametrize("value", ["qwen2\x1b[31m[link=http://x]", "llama x", "", "qwen2\n"])
+def test_a_model_type_that_is_no_plain_name_is_refused_with_the_field(tmp_path, value):
+    """Review 3, 9: a model_type holding an escape code or markup was read as qwen2 with no word said."""
+    r = run("estimate", config(tmp_path, model_type=value))
+    assert is_clean_error(r) and "model_type" in r.stderr and "plain name" in r.stderr, r.output
+    assert "\x1b" not in r.stderr
+
+
+@pytest.mark.parametrize("value", ["llama", "gpt_oss", "xlm-roberta", "gemma3_text"])
+def test_a_model_type_of_transformers_spelling_is_taken(tmp_path, value):
+    r = run("estimate", config(tmp_path, model_type=value), "--json")
+    assert r.exit_code == 0, r.output
+
+
+def test_a_config_json_in_a_folder_is_named_by_the_folder(tmp_path):
+    """Review 3, 9: `estimate models/<name>/config.json` was labelled 'config'; another file keeps its own name."""
+    d = tmp_path / "Tiny-Model-7B"
+    d.mkdir()
+    (d / "config.json").write_text(json.dumps(TINY_CFG))
+    (d / "other.json").write_text(json.dumps(TINY_CFG))
+    assert json.loads(run("estimate", str(d / "config.json"), "--json").stdout)["model"] == "Tiny-Model-7B"
+    assert json.loads(run("estimate", str(d / "other.json"), "--json").stdout)["model"] == "other"
+
+
 @pytest.mark.parametrize("value", ["x", -5, True, 2.5, [1, "a"], [10**9]])
 def test_mlp_only_layers_of_the_wrong_type_is_named(tmp_path, value):
     cfg = json.loads(open(QWEN_MOE).read())
@@ -260,7 +284,9 @@ def test_a_config_with_a_bom_is_the_same_config(tmp_path, variant):
     marked.write_bytes(b"\xef\xbb\xbf" + text.encode())
     a, b = run("estimate", str(plain), "--gpu-memory", "24GiB"), run("estimate", str(marked), "--gpu-memory", "24GiB")
     assert b.exit_code == 0 and "server's log" not in b.output, b.output
-    assert a.stdout.replace(str(plain), "P") == b.stdout.replace(str(marked), "P")
+    # (each is named by its folder: "plain", "bom")
+    assert a.stdout.replace(str(plain), "P").replace("plain on", "M on") == \
+        b.stdout.replace(str(marked), "P").replace("bom on", "M on")
 
 
 @pytest.mark.parametrize("name,raw", [

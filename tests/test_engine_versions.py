@@ -89,6 +89,28 @@ def test_an_unreadable_version_is_refused():
         estimate(model, engine="vllm", settings=Settings(engine_version="latest"), gpu_bytes=RTX4090[0])
 
 
+@pytest.mark.parametrize("version", ["0.1.0", "0.2.7", "v0.2.7"])
+def test_a_release_older_than_the_oldest_modelled_is_refused_naming_it(version):
+    """Review 3, defect 7: vLLM 0.1.0 got '0.1.0 rules' it has none of; the oldest release whose rules are modelled is
+    named instead."""
+    from vramdoctor.engines.vllm import OLDEST
+
+    model = spec_from_config(load_config(LLAMA), name="l")
+    with pytest.raises(UsageError, match=f"oldest release whose memory rules are modelled \\({OLDEST}\\)"):
+        estimate(model, engine="vllm", settings=Settings(engine_version=version), gpu_bytes=RTX4090[0])
+    assert estimate(model, engine="vllm", settings=Settings(engine_version=OLDEST), gpu_bytes=RTX4090[0]).starts
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_a_git_tag_with_its_v_is_the_release(engine):
+    """Review 3, defect 9: vLLM's and SGLang's git tags carry a 'v' (v0.10.1): the same release as without it."""
+    model = spec_from_config(load_config(LLAMA), name="l")
+    tagged = estimate(model, engine=engine, settings=Settings(engine_version="v0.4.6"), gpu_bytes=RTX4090[0])
+    plain = estimate(model, engine=engine, settings=Settings(engine_version="0.4.6"), gpu_bytes=RTX4090[0])
+    assert tagged.engine_rules == plain.engine_rules and tagged.kv_pool_bytes == plain.kv_pool_bytes
+    assert tagged.settings.engine_version == "0.4.6"
+
+
 def test_cli_engine_version_changes_the_pool():
     """R02 from the config alone: 0.6.4 profiles the 29,000-token step, the newest release 2048 tokens."""
     config = Path(__file__).parent / "data" / "ground_truth" / "configs" / LLAMA

@@ -13,7 +13,7 @@ import pytest
 from clirun import CliRunner
 from conftest import load_config
 from vramdoctor.cli import run
-from vramdoctor.engines import Settings
+from vramdoctor.engines import Settings, get_engine
 from vramdoctor.engines import vllm_ranks
 from vramdoctor.engines.llamacpp_split import device_layers
 from vramdoctor.engines.sglang import CUDA_CONTEXT as SGLANG_CONTEXT
@@ -98,6 +98,28 @@ def test_vllm_checks_each_gpus_free_memory_against_the_request(version):
     assert len(e.ranks) == 4
 
 
+@pytest.mark.parametrize("engine,used", [("vllm", 10 * GIB), ("sglang", 10 * GIB)])
+def test_a_start_check_that_refuses_is_a_refused_verdict_with_no_capacity_claimed(engine, used):
+    """Review 3, defect 4: vLLM's free-memory check and SGLang's balance check refuse whatever the pool holds, so the
+    JSON verdict is 'refused' as the text says "does not start", every grid cell too, and no context or concurrency is
+    said to fit; the text says why instead."""
+    kw = dict(tensor_parallel_size=2, used=[(0, used)])
+    e = estimate(qwen(), engine=engine, settings=Settings(gpu_used=((0, used),), tensor_parallel_size=2,
+                                                          max_model_len=8192), gpu_bytes=H100,
+                 grid=[(4096, 1), (32768, 8)])
+    assert e.starts is False and e.refusal and e.verdict == "refused"
+    assert all(c.verdict == "refused" and not c.starts for c in e.grid)
+    assert e.max_model_len_fit == 0 and e.max_concurrency_fit == 0
+    alone = est(engine, tensor_parallel_size=2)
+    assert alone.verdict == "fits" and alone.max_model_len_fit > 0 and est(engine, **kw).verdict == "refused"
+    r = cli("--engine", engine, "-tp", "2", "--gpu-used", f"0:{used // GIB}GiB")
+    assert r.exit_code == 0 and "does not start" in r.stdout
+    assert "largest max_model_len at" not in r.stdout and "most concurrent sequences at" not in r.stdout
+    assert "none: the server does not start" in " ".join(r.stdout.split())
+    d = json.loads(cli("--engine", engine, "-tp", "2", "--gpu-used", f"0:{used // GIB}GiB", "--json").stdout)
+    assert d["verdict"] == "refused" and d["starts"] is False
+
+
 def test_vllm_advises_the_utilization_that_starts_and_it_does():
     requested = int(H100 * 0.9)
     used = H100 - requested + 5 * GIB
@@ -176,6 +198,21 @@ def test_llamacpp_fewer_layers_on_the_gpu_another_process_uses_and_every_gpu_mus
     assert e.deciding_rank == max(margins, key=lambda k: (margins[k], -k))
     assert (e.verdict == "fits") == all(m <= 0 for m in margins.values())
     assert plain.deciding_rank is None and plain.ranks == ()
+
+
+@pytest.mark.parametrize("rank", [0, 1])
+def test_llamacpp_kv_per_token_is_the_deciding_gpus_own_layers(rank):
+    """Review 3, defect 2: with the split by free memory the KV per token is that of the layers the deciding GPU holds
+    (the figure its KV cache row is made of), not of the layers an equal split would give it."""
+    rules = get_engine("llamacpp")
+    m = llama8b()
+    e = est("llamacpp", tensor_parallel_size=2, max_model_len=4096, used=[(rank, 10 * GIB)])
+    k = e.deciding_rank
+    own = [i for i in e.ranks[k]["layers"] if i < m.num_decoder_layers]
+    assert own != [i for i in device_layers(32, 2, None)[k] if i < m.num_decoder_layers]
+    one_layer = rules.engine_bytes_per_token(m, Settings()) // m.num_decoder_layers
+    assert e.kv_bytes_per_token == len(own) * one_layer
+    assert e.kv_bytes_per_token * 4096 == e.kv_cache_bytes == e.ranks[k]["kv_cache_bytes"]
 
 
 # --- the command line ---------------------------------------------------------------------------------------------

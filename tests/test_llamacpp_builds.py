@@ -84,6 +84,25 @@ def test_the_estimate_allocates_the_builds_cache_and_says_whose_rules(ggufs):
     assert "(the newest modelled: b20000 is newer)" in newer.engine_rules and newer.kv_pool_bytes == K_MLA
 
 
+@pytest.mark.parametrize("version", ["b1", "b5000", "b5136", "b5137", "b7831", "b7832", "b10573"])
+def test_the_rules_line_names_the_range_that_holds_the_build(version):
+    """Review 3, defect 7: b5000 was said to follow the b5137-b7831 rule. The range the line names (from-to, 'from N'
+    or 'before N') holds the build asked for, for a model without MLA layers too."""
+    import re
+
+    from conftest import load_config
+    from vramdoctor.sources.hf_config import spec_from_config
+
+    llama = spec_from_config(load_config("meta-llama__Llama-3.1-8B-Instruct.json"), name="llama")
+    line = estimate(llama, engine="llamacpp", settings=Settings(engine_version=version), gpu_bytes=24 * GIB).engine_rules
+    b = build_number(version)
+    m = re.search(r"\((?:b(\d+)-b(\d+)|from b(\d+)|before b(\d+))[,:)]", line)
+    assert m, line
+    lo, hi, since, before = (int(x) if x else None for x in m.groups())
+    assert (lo is not None and lo <= b <= hi) or (since is not None and b >= since) or (before is not None
+                                                                                       and b < before), line
+
+
 def test_cli_takes_the_build_as_the_log_prints_it(tmp_path):
     path = write_deepseek2(tmp_path / "ds.gguf")
     run = [sys.executable, "-m", "vramdoctor", "estimate", str(path), "--engine", "llamacpp", "--max-model-len", "4096"]

@@ -46,6 +46,16 @@ def test_weights_and_cache_on_the_gpu_by_ngl(tiny, ngl, layers, head):
     assert host_kv == every - every * layers // 8
 
 
+@pytest.mark.parametrize("ngl,layers", [(None, 8), (9, 8), (5, 4), (1, 0), (0, 0)])
+def test_kv_per_token_counts_the_offloaded_layers_only(tiny, ngl, layers):
+    """Review 3, defect 2: -ngl N keeps the cache of the layers left on the host there, so the KV per token of the GPU
+    is that of its N - 1 repeating layers (the output layer has none), as its KV cache row is."""
+    every = estimate(tiny, engine="llamacpp", settings=Settings(max_model_len=4096), gpu_bytes=1 << 40)
+    e = estimate(tiny, engine="llamacpp", settings=Settings(max_model_len=4096, n_gpu_layers=ngl), gpu_bytes=1 << 40)
+    assert e.kv_bytes_per_token == every.kv_bytes_per_token * layers // 8
+    assert e.kv_bytes_per_token * 4096 == e.kv_cache_bytes
+
+
 def test_largest_ngl_is_the_last_that_fits(tiny):
     """Brute force over every -ngl on a GPU that holds some of the layers only."""
     s = Settings(max_model_len=65536)

@@ -428,6 +428,28 @@ def test_a_front_end_gets_its_own_flags_not_llama_cpps(front, gpu):
     assert f"engine {front} (llama.cpp's rules)" in text and "-ngl" not in text
 
 
+def test_ollama_with_num_gpu_unset_starts_with_the_layers_that_fit():
+    """Review 3, defect 5: Ollama's default num_gpu (-1) offloads the layers its estimate fits and runs the rest on the
+    CPU (llm/server.go `s.options.NumGPU = s.estimate.Layers`): it starts where llama-server with every layer does
+    not. num_gpu set by hand (-ngl here) is llama.cpp's case again."""
+    args = ("meta-llama/Llama-3.1-8B-Instruct", "--gpu", "RTX-4060", "--weights", "q4_k_m", "--max-model-len", "8K",
+            "--concurrency", "4", "--grid", "4096x1,32768x8")
+    llama, d = j(*args, "--engine", "llamacpp"), j(*args, "--engine", "ollama")
+    assert llama["starts"] is False and llama["auto_gpu_layers"] is None
+    assert d["starts"] is True and d["verdict"] == llama["verdict"] == "kv_exceeds"
+    assert 0 < d["auto_gpu_layers"] == d["max_n_gpu_layers_fit"] < d["num_decoder_layers"] + 1
+    assert d["answer"].startswith("Starts") and len(d["answer"]) <= 80
+    assert d["grid"][0]["auto_gpu_layers"] is None and d["grid"][0]["verdict"] == "fits"
+    assert d["grid"][1]["starts"] and d["grid"][1]["auto_gpu_layers"] < d["auto_gpu_layers"]
+    text = " ".join(run(*args, "--engine", "ollama").stdout.split())
+    assert "Does not start" not in text and "does not start" not in text.split("note:")[0]
+    assert f"starts with {d['auto_gpu_layers']} of 33 layers on the GPU" in text
+    forced = j(*args, "--engine", "ollama", "-ngl", "33")
+    assert forced["starts"] is False and forced["auto_gpu_layers"] is None
+    fits = j("meta-llama/Llama-3.1-8B-Instruct", "--engine", "ollama", "--gpu", "RTX-4090", "--weights", "q4_k_m")
+    assert fits["starts"] is True and fits["auto_gpu_layers"] is None
+
+
 def test_llamacpp_keeps_its_own_flags():
     d = j("meta-llama/Llama-3.1-8B-Instruct", "--engine", "llamacpp", "--gpu", "RTX-4060", "--max-model-len", "32K",
           "--concurrency", "4")

@@ -16,7 +16,7 @@ from .nccl import check_nnodes
 from .ranks import check_gpu_used, decide, refusal_advice
 from .spec import ModelSpec
 
-Verdict = Literal["fits", "weights_exceed", "kv_exceeds"]
+Verdict = Literal["fits", "weights_exceed", "kv_exceeds", "refused"]
 MAX_SEARCH_LEN = 1 << 24
 MAX_SEARCH_SEQS = 1 << 24
 
@@ -32,6 +32,7 @@ class Cell:
     verdict: Verdict
     starts: bool = True
     concurrent: int = 0
+    auto_gpu_layers: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,7 +56,8 @@ class Estimate:
     SGLang count sliding layers too).
     kv_pool_bytes / kv_pool_tokens: the pool the engine would allocate and the capacity it
     would print; for llama.cpp the KV buffer it allocates for -c and its cells (n_ctx); None for generic.
-    verdict: whether the selected cell (max_model_len x concurrency) fits at once.
+    verdict: whether the selected cell (max_model_len x concurrency) fits at once; "refused" where a start check of the
+    engine's own refuses these settings whatever the pool holds (`refusal` says which): it does not start.
     starts: whether the engine starts with these settings: vLLM needs one sequence of max_model_len in
     its pool (`check_enough_kv_cache_memory`), SGLang a pool of at least one token, llama.cpp and
     generic the whole -c cache beside the weights; an engine with a pool then queues what does not fit.
@@ -77,10 +79,21 @@ class Estimate:
     (llama.cpp: {rank, layers, weights_bytes, kv_cache_bytes, used_bytes, free_bytes}); () without --gpu-used.
     refusal: where the engine refuses (or may refuse) to start at a check of its own whatever its pool holds, that
     check in a few words ('' where it passes).
+    max_model_len_fit / max_concurrency_fit: the largest context at `concurrency`, the most sequences of max_model_len
+    that fit; 0 where none does (the weights exceed the budget, or the engine refuses to start: `refusal`).
     max_concurrency: sequences of max_model_len the engine runs at once, as it prints it (vLLM's
     "Maximum concurrency for N tokens per request: X", SGLang's #tokens / context length, llama.cpp's
     -np slots); None when it does not start.
     answer: the one-line answer (starts or not, and what limits it).
+    auto_gpu_layers: Ollama with num_gpu unset, where the whole model and cache do not fit: the layers it puts on the
+    GPU by itself (`max_n_gpu_layers_fit`, 0 for none: it then runs on the CPU), the rest on the CPU, so it starts
+    (slower). Ollama's rule: `llm/server.go` (v0.11.10) `case s.options.NumGPU < 0 && s.estimate.Layers > 0:
+    s.options.NumGPU = s.estimate.Layers` and `s.estimate.Layers == 0: gpus = discover.GetCPUInfo()`, the layers from
+    `llm/memory.go` `estimateGPULayers` (whole layers with their KV cache, the output layer last, until the free
+    memory is spent); from v0.30 `llm/llama_server.go` passes no -ngl ("NumGPU == -1 (default): don't pass -ngl, let
+    llama-server auto-detect"). Ollama's own estimate of the layer count is approximated by this one. It fails only
+    where host memory is short ("model requires more system memory"), which is not modelled. None otherwise (num_gpu
+    set, another engine, or all fits).
     front_end: the engine asked for (Ollama, KoboldCpp and llama-cpp-python run llama.cpp's rules, `engine`, in
     their own settings: `cell_flags` and `advice` are in them); gpu_layers_flag: its spelling of -ngl.
     """
@@ -129,6 +142,7 @@ class Estimate:
     notes: tuple[str, ...] = field(default_factory=tuple)
     front_end: str = ""
     gpu_layers_flag: str = "-ngl"
+    auto_gpu_layers: int | None = None
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -489,6 +503,14 @@ def _answer(rules: EngineRules, s: Settings, led: _Ledger, starts: bool | None, 
     return text
 
 
+def _auto_answer(layers: int, of: int) -> str:
+    """The answer for Ollama with num_gpu unset where not all fits: it starts with the layers that fit (at most 80
+    characters: the layer counts through `compact`)."""
+    if layers == 0:
+        return "Starts on the CPU: no layer fits the GPU, and Ollama's num_gpu is unset."
+    return f"Starts: Ollama puts {compact(layers, 5)} of {compact(of, 5)} layers on the GPU (num_gpu unset; slower)."
+
+
 def _plain_answer(rules: EngineRules, s: Settings, led: _Ledger, starts: bool | None, concurrency: float | None,
                   pool_tokens: int | None) -> str:
     """The one-line answer: does the engine start, and what limits it. At most 80 characters for any legal input:
@@ -639,6 +661,8 @@ def estimate(
     given = settings or Settings()
     if given.engine_version is not None:
         rules.check_version(given.engine_version)
+        if rules.name != "llamacpp" and given.engine_version[:1] in ("v", "V"):  # a git tag (v0.10.1): the release
+            given = given.with_(engine_version=given.engine_version[1:])
     s = rules.resolve(model, given, gpu_bytes).with_(gpu_memory_bytes=gpu_bytes)
     _check_resolved(given, s, rules)
     _check(s, model, rules, grid or [])
@@ -655,13 +679,27 @@ def estimate(
     window = sum(min(layer.window, s.max_model_len) * layer.bytes_per_token(kv, tp)
                  for layer in model.layers if layer.kind == "sliding")
     kv_sel = led.kv(s.max_model_len, s.concurrency)
+    refused = led.budget.refusal is not None and led.budget.refusal.certain  # (whatever the cell: no capacity)
+
+    def verdict(n: int, c: int) -> Verdict:
+        return "refused" if refused else led.verdict(n, c)
+
+    auto = front == "ollama" and s.n_gpu_layers is None  # Ollama offloads what fits (see Estimate.auto_gpu_layers)
+
+    def auto_layers(n: int, c: int) -> int | None:
+        if not auto or led.verdict(n, c) == "fits":
+            return None
+        return max(0, _max_ngl(model, rules, s.with_(max_model_len=n, concurrency=c), gpu_bytes))
+
     cells = []
     for n, c in grid or []:
         kv_c = led.kv(n, c)
-        starts = led.starts(n, c)
+        layers = auto_layers(n, c)
+        starts = led.starts(n, c) or layers is not None
         cells.append(Cell(max_model_len=n, concurrency=c, kv_cache_bytes=kv_c,
-                          total_bytes=led.weights + kv_c + led.budget.overhead_bytes, verdict=led.verdict(n, c),
-                          starts=starts, concurrent=min(c, led.max_seqs(n), _seq_cap(rules, s)) if starts else 0))
+                          total_bytes=led.weights + kv_c + led.budget.overhead_bytes, verdict=verdict(n, c),
+                          starts=starts, concurrent=min(c, led.max_seqs(n), _seq_cap(rules, s)) if starts else 0,
+                          auto_gpu_layers=layers))
     pool = led.budget.kv_pool_bytes
     pool_tokens = rules.pool_tokens(model, s, pool) if pool is not None else None
     allocated = rules.allocation(model, s) if pool is None else None
@@ -672,7 +710,8 @@ def estimate(
         max_ngl = _max_ngl(model, rules, s, gpu_bytes)
         max_ngl = None if max_ngl < 0 else max_ngl
         host_w, host_kv = rules.host_bytes(model, s, s.max_model_len, s.concurrency)  # type: ignore[attr-defined]
-    starts: bool | None = led.starts(s.max_model_len, s.concurrency)
+    auto_sel = auto_layers(s.max_model_len, s.concurrency)
+    starts: bool | None = led.starts(s.max_model_len, s.concurrency) or auto_sel is not None
     concurrency = _engine_concurrency(model, rules, s, led, pool_tokens) if starts else None
     unsure = led.budget.uncertain_bytes
     if starts and unsure and not led.starts(s.max_model_len, s.concurrency, less=unsure):
@@ -683,6 +722,12 @@ def estimate(
     notes = list(model.notes) + ([stage_note] if stage_note else []) + ([decision.note] if decision.note else [])
     if refusal is not None and not decision.note:  # (a check failed with no other process named: its rule)
         notes.append(refusal.why)
+    if auto_sel is not None:
+        notes.append(f"num_gpu is unset, so Ollama puts on the GPU the layers its own estimate fits (llm/server.go: "
+                     f"num_gpu = estimate.Layers, the CPU where none fits; from v0.30 llama-server's own fit) and runs "
+                     f"the rest on the CPU: about {auto_sel} of {model.num_decoder_layers + 1} here; the ledger above "
+                     "is every layer on the GPU, which the advice makes fit; with num_gpu set, Ollama does not start "
+                     "where it does not fit")
     if sp and "{c}" not in sp.context and s.concurrency > 1:
         notes.append(f"{sp.label} has no parallel-slots setting: the figures are one context of "
                      f"{s.max_model_len * s.concurrency:,} tokens ({s.max_model_len:,} x {s.concurrency})")
@@ -703,14 +748,16 @@ def estimate(
         total_bytes=led.weights + kv_sel + led.budget.overhead_bytes,
         kv_pool_bytes=None if pool is None else max(0, pool), kv_pool_tokens=pool_tokens,
         kv_pool_shortfall_bytes=max(0, -pool) if pool is not None else 0,
-        verdict=led.verdict(s.max_model_len, s.concurrency), starts=starts, max_concurrency=concurrency,
-        answer=_answer(rules, s, led, starts, concurrency, pool_tokens, decision.deciding_rank),
+        verdict=verdict(s.max_model_len, s.concurrency), starts=starts, max_concurrency=concurrency,
+        answer=(_auto_answer(auto_sel, model.num_decoder_layers + 1) if auto_sel is not None else
+                _answer(rules, s, led, starts, concurrency, pool_tokens, decision.deciding_rank)),
+        auto_gpu_layers=auto_sel,
         uncertain=led.budget.uncertain, max_n_gpu_layers_fit=max_ngl, host_weights_bytes=host_w,
         host_kv_cache_bytes=host_kv, pipeline_stages=stage_rows, deciding_rank=decision.deciding_rank,
         ranks=decision.rows, refusal=refusal.short if refusal is not None and starts is not True else "",
         kv_pool_bytes_low=max(0, led.budget.kv_pool_bytes - unsure) if led.budget.kv_pool_bytes is not None else None,
-        max_model_len_fit=led.max_len(s.concurrency),
-        max_concurrency_fit=led.max_seqs(s.max_model_len),
+        max_model_len_fit=0 if refused else led.max_len(s.concurrency),
+        max_concurrency_fit=0 if refused else led.max_seqs(s.max_model_len),
         grid=tuple(cells), advice=tuple(_advice(model, rules, s, gpu_bytes, led, sp)),
         layer_counts={k: model.count(k) for k in ("full", "sliding", "mla", "state", "shared") if model.count(k)},
         num_decoder_layers=model.num_decoder_layers,

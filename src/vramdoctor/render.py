@@ -16,6 +16,7 @@ VERDICT_TEXT = {
     "fits": "[green]fits[/green]",
     "weights_exceed": "[red]the weights alone exceed the budget[/red]",
     "kv_exceeds": "[yellow]the KV cache exceeds what is left[/yellow]",
+    "refused": "[red]does not start[/red]",
 }
 
 
@@ -24,10 +25,14 @@ def to_json(e: Estimate) -> str:
 
 
 def _cell_text(verdict: str, starts: bool | None, concurrent: int, concurrency: int, pooled: bool,
-               refusal: str = "") -> str:
+               refusal: str = "", auto: tuple[int | None, int] = (None, 0)) -> str:
     """A grid cell's verdict: with a pool, a cell that does not fit at once still starts and queues; None is
     undetermined (what is not modelled decides it); a start check the engine fails whatever the cell (`refusal`)
-    is said as such."""
+    is said as such; Ollama with num_gpu unset starts with the layers that fit (`auto`: those layers, of how many)."""
+    if auto[0] is not None:
+        return (f"[yellow]starts with {auto[0]} of {auto[1]} layers on the GPU (num_gpu unset); all on the GPU: "
+                + ("the weights alone exceed it" if verdict == "weights_exceed" else "the KV cache exceeds what is "
+                   "left") + "[/yellow]")
     if refusal and starts is False:
         return f"[red]does not start: {printable(refusal)}[/red]"
     if refusal and starts is None:
@@ -85,12 +90,16 @@ def render(e: Estimate, console: "Console") -> None:
         for c in e.grid:
             g.add_row(str(c.max_model_len), str(c.concurrency), gib(c.kv_cache_bytes), gib(c.total_bytes),
                       _cell_text(c.verdict, c.starts, c.concurrent, c.concurrency, e.kv_pool_bytes is not None
-                                 and e.engine != "llamacpp", e.refusal if e.starts is not True else ""))
+                                 and e.engine != "llamacpp", e.refusal if e.starts is not True else "",
+                                 (c.auto_gpu_layers, e.num_decoder_layers + 1)))
         console.print(g)
     run = min(s.concurrency, e.max_concurrency_fit)
     console.print(f"verdict for {s.max_model_len} x {s.concurrency}: "
-                  f"{_cell_text(e.verdict, e.starts, run, s.concurrency, e.kv_pool_bytes is not None and e.engine != 'llamacpp', e.refusal)}")
-    if e.kv_cache_bytes == 0 and e.engine == "llamacpp":
+                  f"{_cell_text(e.verdict, e.starts, run, s.concurrency, e.kv_pool_bytes is not None and e.engine != 'llamacpp', e.refusal, (e.auto_gpu_layers, e.num_decoder_layers + 1))}")
+    if e.verdict == "refused":
+        console.print(f"largest max_model_len and most concurrent sequences: none: the server does not start "
+                      f"whatever the context ({printable(e.refusal)}); the advice below is what starts it")
+    elif e.kv_cache_bytes == 0 and e.engine == "llamacpp":
         console.print(f"no KV cache on the GPU at this {printable(e.gpu_layers_flag)}: the context does not change what "
                       "the GPU holds")
     else:

@@ -210,7 +210,8 @@ class RulesBase:
 
         if release(version) is None:
             raise UsageError(f"cannot read '{version}' as a release.", option="--engine-version",
-                             hint="Give the version the engine prints, e.g. 0.6.4 or 0.10.1.1.")
+                             hint="Give the version the engine prints, e.g. 0.6.4 or 0.10.1.1 (or its git tag, "
+                                  "v0.6.4).")
 
     def weights_bytes(self, model: ModelSpec, s: Settings) -> int:
         """Weights on one GPU (see `weights_per_gpu`)."""

@@ -111,7 +111,8 @@ class LlamaCppRules(RulesBase):
     def rules_used(self, s: Settings) -> str:
         b = build(s)
         mla = ("MLA layers cache K only (from b7832, PR #19067)" if b >= MLA_NO_V else
-               "MLA layers cache K and a kv_lora_rank-wide V (b5137-b7831)")
+               "MLA layers cache K and a kv_lora_rank-wide V (b5137-b7831)" if b >= MLA_CACHE else
+               "no MLA cache (before b5137, PR #12801: a GGUF converted with MLA needs a later build)")
         return f"llama.cpp b{b} rules{rules_note(s.engine_version, b, parse=build_number)}, {mla}"
 
     def _per_gpu(self, model: ModelSpec, s: Settings, max_model_len: int, seqs: int) -> list[tuple[int, int]]:
@@ -231,12 +232,15 @@ class LlamaCppRules(RulesBase):
         return max(0, fullest - s.used_on(self._decisive(model, s)) - self.weights_bytes(model, s))
 
     def growing_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:
-        """Per GPU, the layers that grow with every token on the GPU that decides."""
-        if s.tensor_parallel_size == 1:
-            return self.engine_bytes_per_token(model, s)
+        """Per GPU, the layers that grow with every token on the GPU that decides: the decoder layers `device_layers`
+        puts there (split by each GPU's free memory, `free`, and only the last -ngl offloaded), as its KV cache row
+        counts them; the layers left on the host keep their cache there."""
         groups = decoder_layers(model)
         n = len(groups)
-        own = [i for i in device_layers(n, s.tensor_parallel_size, s.n_gpu_layers)[self._decisive(model, s)] if i < n]
+        idx = device_layers(n, s.tensor_parallel_size, s.n_gpu_layers, self.free(s))[self._decisive(model, s)]
+        own = [i for i in idx if i < n]
+        if len(own) == n:
+            return self.engine_bytes_per_token(model, s)
         return self.engine_bytes_per_token(with_layers(model, [groups[i] for i in own]), s) if own else 0
 
     def engine_bytes_per_token(self, model: ModelSpec, s: Settings) -> int:

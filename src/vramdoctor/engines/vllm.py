@@ -36,6 +36,7 @@ cache, computed in fp32 and kept in the model dtype (`layers/rotary_embedding.py
 
 from __future__ import annotations
 
+from ..errors import UsageError
 from ..nccl import internode_charge
 from ..spec import ModelSpec
 from .interface import Endpoints, KvView, Preset, Tokenizer, answer_json, as_count, prom_samples, token_ids
@@ -63,6 +64,9 @@ from .vllm_profile import (
 
 GIB = 2**30
 NEWEST = "0.11.0"  # the newest release whose rules are modelled; --engine-version selects older ones
+#: the oldest release whose rules are modelled: V0's `profile_num_available_blocks` as 0.3.0 has it (`vllm_ranks`),
+#: `--kv-cache-dtype` from 0.3.0 (`_flags_for`); an older one is refused rather than given these rules
+OLDEST = "0.3.0"
 V1 = (0, 8, 0)
 
 
@@ -92,6 +96,14 @@ class VllmRules(RulesBase):
     past_context = ("vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set (or rope scaling in the config "
                     "raises the limit)")
     past_context_override = "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 or rope scaling"
+
+    def check_version(self, version: str) -> None:
+        """A release vLLM prints or tags (0.6.4, v0.10.1), from OLDEST: an older one's rules are not modelled."""
+        super().check_version(version)
+        if release(version) < release(OLDEST):
+            raise UsageError(f"vLLM {version} is older than the oldest release whose memory rules are modelled "
+                             f"({OLDEST}).", option="--engine-version",
+                             hint=f"Give a release from {OLDEST} to {NEWEST}; a newer one gets {NEWEST}'s rules.")
 
     def resolve(self, model: ModelSpec, s: Settings, gpu_bytes: int) -> Settings:
         """Fill in vLLM's defaults for `max_num_batched_tokens` and `max_num_seqs` for the release in

@@ -31,9 +31,9 @@ def to_bytes(value: str, unit: str) -> int:
 
 
 def release(version: object) -> tuple[int, int, int] | None:
-    """An engine's version as numbers to compare: '0.4.0.post1' -> (0, 4, 0), '0.6' -> (0, 6, 0); None when it
-    does not start with numbers."""
-    m = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?", str(version or ""))
+    """An engine's version as numbers to compare: '0.4.0.post1' -> (0, 4, 0), '0.6' -> (0, 6, 0), 'v0.10.1' (a git
+    tag) -> (0, 10, 1); None when it does not start with numbers."""
+    m = re.match(r"[vV]?(\d+)\.(\d+)(?:\.(\d+))?", str(version or ""))
     return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) if m else None
 
 

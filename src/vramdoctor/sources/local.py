@@ -122,6 +122,8 @@ def read_folder(folder: Path) -> ModelSpec:
 
 
 def read_config_file(path: Path) -> ModelSpec:
-    """A bare config.json (weights estimated from parameters)."""
+    """A bare config.json (weights estimated from parameters), named by its folder where it is called config.json
+    (`~/models/Qwen2.5-7B/config.json` is Qwen2.5-7B), else by the file's own name."""
     cfg = load_json(path)
-    return spec_from_config(cfg, name=path.stem, path=str(path))
+    folder = path.resolve().parent.name
+    return spec_from_config(cfg, name=folder if path.stem == "config" and folder else path.stem, path=str(path))

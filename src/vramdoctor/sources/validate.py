@@ -7,6 +7,7 @@ byte count. The bounds are far beyond any real model (the largest have ~200 laye
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..errors import ModelSourceError
@@ -39,6 +40,10 @@ INDEX_LISTS = ("mlp_only_layers", "attn_layer_indices")
 NAME_LISTS = ("layer_types", "layers_block_type")
 #: fields read as names or patterns
 STRINGS = ("model_type", "hidden_act", "torch_dtype", "dtype", "hybrid_override_pattern")
+#: of those, the ones that are identifiers (transformers' model types 'qwen2', 'gpt_oss', 'xlm-roberta'; activations;
+#: dtypes): anything else, a terminal escape or markup, is no model's
+IDENTIFIERS = ("model_type", "hidden_act", "torch_dtype", "dtype")
+_IDENTIFIER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 #: fields read as objects
 OBJECTS = ("quantization_config", "compression_config")
 QUANT_BOUNDS = {"bits": (1, 32), "w_bit": (1, 32), "weight_bits": (1, 32), "group_size": (-1, 1 << 20),
@@ -96,6 +101,10 @@ def checked_config(tc: dict[str, Any], path: str | None) -> dict[str, Any]:
         if v is not None and not isinstance(v, str):
             raise ModelSourceError(f"expected a name, found {_shown(v)}.", path=path, field=key,
                                    hint="Fix the value in the file.")
+        if v is not None and key in IDENTIFIERS and not _IDENTIFIER.fullmatch(v):
+            cut = v if len(v) <= 60 else v[:57] + "..."  # (as written: the renderer shows control characters)
+            raise ModelSourceError(f"expected a plain name (letters, digits, '_', '-', '.'), found '{cut}'.",
+                                   path=path, field=key, hint="Fix the value in the file.")
     for key in OBJECTS:
         v = out.get(key)
         if v is not None and not isinstance(v, dict):
