@@ -351,10 +351,11 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
         d = rule(run)
         if d:
             return d
-    d = _starved(run, engine) or _offload(run, engine)
-    if d:
-        return d
     marker = last_marker(run.progress)
+    d = _starved(run, engine) or _offload(run, engine)
+    # (a clean bill from the offload decision waits for the start-up to end: one cut partway through a line is cut)
+    if d and not (d.kind == "NONE" and run.tail_cut and run.tail and marker not in ("ready", "requests")):
+        return d
     reached = [(run.progress[marker], run.progress_text.get(marker, ""))] if marker else []
     if run.refused and run.refused_first:
         ln, text = run.refused_first

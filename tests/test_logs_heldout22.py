@@ -1,0 +1,122 @@
+"""`vramdoctor logs` on the kinds of fault the held-out round 22 found (../heldout22/REPORT.md), each with logs of
+our own in other engines, versions and wordings (none of the held-out logs' own lines). The engines' lines follow
+their sources (named in `vramdoctor/engines/<engine>.py` and beside each case)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from vramdoctor.logs import diagnose
+from vramdoctor.logs.reader import Blocks
+from vramdoctor.logs.scan import numbered
+
+
+def diag(text: str, engine: str | None = None):
+    """Diagnose `text` by both paths (every line, and the block prefilter) and check they agree."""
+    text = textwrap.dedent(text).strip("\n") + "\n"
+    by_lines = diagnose(numbered(text.splitlines()), engine=engine)
+    by_blocks = diagnose(Blocks(source=iter([text.encode()]), path="t"), engine=engine)
+    assert by_lines.to_dict() == by_blocks.to_dict()
+    return by_lines
+
+
+def run_of(rep):
+    return rep.runs[rep.diagnosis["run"] - 1]
+
+
+# --- 10/11. a warning the engine goes on from is no failure, and the start-up lines after it are the same load -----
+
+WENT_ON = {
+    # llama-server on Vulkan, a 2024 build: ggml-vulkan's host buffer (ggml_backend_vk_host_buffer_type_alloc_buffer)
+    # printed the warning, then the exception's what() on its own line, and fell back to a CPU buffer
+    "vulkan-two-lines-ready": ("""
+        llm_load_tensors: ggml ctx size =    0.27 MiB
+        ggml_vulkan: Failed to allocate pinned memory.
+        ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfHostMemory
+        llm_load_tensors: offloading 32 repeating layers to GPU
+        llm_load_tensors: offloaded 33/33 layers to GPU
+        llm_load_tensors:    Vulkan0 buffer size =  4155.99 MiB
+        llm_load_tensors:        CPU buffer size =   281.81 MiB
+        llama_kv_cache_init:    Vulkan0 KV buffer size =   512.00 MiB
+        main: server is listening on http://127.0.0.1:8080 - starting the main loop
+    """, "NONE"),
+    # a 2025 build prints the cause on the same line; the excerpt stops partway into the context's lines
+    "vulkan-one-line-cut": ("""
+        load_tensors: loading model tensors, this can take a while... (mmap = true)
+        ggml_vulkan: Failed to allocate pinned memory (vk::Device::allocateMemory: ErrorOutOfDeviceMemory)
+        load_tensors: offloaded 29/29 layers to GPU
+        load_tensors:   CPU_Mapped model buffer size =   308.23 MiB
+        load_tensors:      Vulkan0 model buffer size =  1918.35 MiB
+        llama_context: constructing llama_context
+        llama_context: n_ctx         = 8192
+        llama_context: n_ctx_per_seq (8192) < n_ctx_train (1310
+    """, "UNDETERMINED"),
+    # CUDA: ggml_cuda_host_malloc's warning (ggml-cuda.cu), then the rest of the load
+    "cuda-pinned-then-ready": ("""
+        llm_load_tensors: offloading 40 repeating layers to GPU
+        WARNING: failed to allocate 1024.00 MB of pinned memory: out of memory
+        llm_load_tensors:        CPU buffer size =   417.66 MiB
+        llm_load_tensors:      CUDA0 buffer size =  7023.90 MiB
+        llama_new_context_with_model: n_ctx      = 4096
+        main: server is listening on http://0.0.0.0:8080 - starting the main loop
+    """, "NONE"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WENT_ON))
+def test_a_warning_the_load_goes_on_from_is_no_failure(name):
+    text, kind = WENT_ON[name]
+    rep = diag(text)
+    assert len(rep.runs) == 1, [(r.first_line, r.kind) for r in rep.runs]
+    run = run_of(rep)
+    assert run.kind == kind, run
+    assert run.kind != "WEIGHTS", run
+
+
+def test_a_device_buffer_that_failed_on_vulkan_is_still_weights():
+    # ggml_backend_vk_buffer_type_alloc_buffer: a device buffer, not a host one, and the load stops
+    run = run_of(diag("""
+        llm_load_tensors: offloading 32 repeating layers to GPU
+        ggml_vulkan: Device memory allocation of size 4357881856 failed.
+        ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory
+        llama_model_load: error loading model: unable to allocate Vulkan0 buffer
+        llama_load_model_from_file: failed to load model
+    """))
+    assert run.kind == "WEIGHTS", run
+
+
+def test_the_load_going_on_after_a_failure_line_is_one_run_and_a_cut_start_up_no_clean_bill():
+    # a line that failed before any weights buffer was printed, then the buffers on two devices: the load went on
+    # (one run, not a restart at the second buffer), and a start-up cut partway through a line clears nothing, even
+    # with a partial offload printed
+    rep = diag("""
+        llm_load_tensors: ggml ctx size =    0.30 MiB
+        WARNING: failed to allocate 256.00 MB of pinned memory: invalid argument
+        ggml_vulkan: Failed to allocate pinned memory.
+        ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfHostMemory
+        llm_load_tensors: offloaded 18/41 layers to GPU
+        llm_load_tensors:        CPU buffer size =  3840.11 MiB
+        llm_load_tensors:    Vulkan0 buffer size =  3011.52 MiB
+        llama_new_context_with_model: n_ctx      = 4096
+        llama_new_context_with_model: freq_base  = 1000000.0 (of n_ctx_train (3276
+    """)
+    assert len(rep.runs) == 1, [(r.first_line, r.kind) for r in rep.runs]
+    run = run_of(rep)
+    assert (run.kind, run.code) == ("UNDETERMINED", "log-cut-off"), run
+
+
+def test_a_failure_before_the_weights_then_their_buffers_is_one_run():
+    # CUDA not initialised, then the weights go on loading into CPU buffers (two buffer lines): one load, not a
+    # restart at the second buffer line
+    rep = diag("""
+        ggml_cuda_init: failed to initialize CUDA: no CUDA-capable device is detected
+        llm_load_tensors: ggml ctx size =    0.14 MiB
+        llm_load_tensors:        CPU buffer size =  4165.37 MiB
+        llm_load_tensors:        CPU buffer size =   281.81 MiB
+        llama_new_context_with_model: n_ctx      = 2048
+        llama_kv_cache_init:        CPU KV buffer size =   256.00 MiB
+    """)
+    assert len(rep.runs) == 1, [(r.first_line, r.kind) for r in rep.runs]
+    assert run_of(rep).kind == "NOT_OOM"
