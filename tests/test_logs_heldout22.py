@@ -120,3 +120,40 @@ def test_a_failure_before_the_weights_then_their_buffers_is_one_run():
     """)
     assert len(rep.runs) == 1, [(r.first_line, r.kind) for r in rep.runs]
     assert run_of(rep).kind == "NOT_OOM"
+
+
+# --- 9. oneAPI's Unified Runtime results: out of device or host memory is memory, the others are not ---------------
+
+_SYCL_LOAD = """
+    llm_load_tensors: offloaded 33/33 layers to GPU
+    llm_load_tensors:      SYCL0 buffer size =  4403.49 MiB
+    llama_kv_cache_init:      SYCL0 KV buffer size =  1024.00 MiB
+"""
+
+
+@pytest.mark.parametrize("result,oom", [
+    # ggml-sycl's SYCL_CHECK on a call that threw (ggml-sycl/common.hpp: "Native API returns: N (NAME)")
+    ("39 (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)", True),
+    ("38 (UR_RESULT_ERROR_OUT_OF_HOST_MEMORY)", True),
+    ("40 (UR_RESULT_ERROR_OUT_OF_RESOURCES)", False),
+    ("20 (UR_RESULT_ERROR_DEVICE_LOST)", False),
+])
+def test_unified_runtime_results_are_memory_only_when_they_say_so(result, oom):
+    run = run_of(diag(_SYCL_LOAD + f"""
+        Native API failed. Native API returns: {result}
+        Exception caught at file:/src/llama.cpp/ggml/src/ggml-sycl/ggml-sycl.cpp, line:3004, func:operator()
+        SYCL error: CHECK_TRY_ERROR(op(ctx, src0, src1, dst)): Exception caught in this line of code.
+    """))
+    if oom:
+        assert run.kind in ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME", "UNDETERMINED") and run.oom is not False, run
+        assert run.kind != "NOT_OOM"
+    else:
+        assert (run.kind, run.code) == ("NOT_OOM", "sycl-runtime-error"), run
+
+
+def test_a_level_zero_result_in_a_users_words_is_memory():
+    # IPEX on an Arc GPU: the Level Zero loader's name for the same result, in a user's sentence
+    run = run_of(diag("""
+        Loading the 14B model with ipex-llm on the A770 fails right away with ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY.
+    """))
+    assert run.kind not in ("NONE", "NOT_OOM"), run

@@ -79,7 +79,7 @@ OOM_WORDS = (r"out of memory", r"\[malloc_or_wait\] Unable to allocate", r"Excee
              r"ErrorOutOfDeviceMemory", r"CUDA_ERROR_OUT_OF_MEMORY", r"cudaMalloc failed", r"memory allocation failed",
              r"CUDA out of\b", r"failed to allocate", r"unable to allocate .*buffer",
              r"Insufficient (?:GPU |device )?memory", r"not enough memory", r"kIOGPUCommandBufferCallbackErrorOutOfMemory",
-             r"\bno enough memory", r"too large for (?:the )?available memory", r"not enough (?:GPU |device |free |KV cache |cache |CUDA )+memory")
+             r"\bno enough memory", r"\b(?:UR|ZE)_RESULT_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY\b", r"too large for (?:the )?available memory", r"not enough (?:GPU |device |free |KV cache |cache |CUDA )+memory")
 
 #: CUDA and HIP runtime error strings (cudaGetErrorString, hipGetErrorString) that are not out-of-memory
 CUDA_ERRORS = (r"invalid argument|invalid device ordinal|invalid device function|invalid configuration argument|"
@@ -201,6 +201,12 @@ LOG = LogWords(
         # the server's port is taken by another process: a named cause, not memory
         msg(r"address already in use|\bEADDRINUSE\b|Only one usage of each socket address|port is already allocated",
             "not_oom", code="port-in-use"),
+        # oneAPI's Unified Runtime (SYCL on Intel GPUs: llama.cpp's ggml-sycl, IPEX) names its results ur_result_t
+        # (unified-runtime include/ur_api.h): only UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY and ..._OUT_OF_HOST_MEMORY are
+        # memory running out (OOM_WORDS); the others (..._OUT_OF_RESOURCES, ..._INVALID_*, ..._DEVICE_LOST, ...) name a
+        # cause that is not
+        msg(r"\bUR_RESULT_ERROR_(?!OUT_OF_(?:DEVICE|HOST)_MEMORY\b)[A-Z_]+", "not_oom", code="sycl-runtime-error",
+            flags=0),
         # a kernel asked for more on-chip shared memory than the GPU has (Triton): a kernel limit, not GPU memory
         msg(r"OutOfResources|out of resource: shared memory", "not_oom", code="kernel-shared-memory"),
         # the driver, not memory: "unsupported display driver / cuda driver combination", "driver version is

@@ -94,6 +94,9 @@ _NOT_OOM = {
     "cuda-no-kernel-image": "this build has no GPU code for this GPU's architecture (compute capability): a build "
                             "or wheel made for other GPUs.",
     "cuda-error": "a CUDA (or HIP) call failed with an error that is not out of memory.",
+    "sycl-runtime-error": "a SYCL / Level Zero call failed with a Unified Runtime error that is not out of memory "
+                          "(UR_RESULT_ERROR_OUT_OF_RESOURCES and the like: a driver or kernel resource, not device "
+                          "memory).",
     "workspace-buffer-too-small": "a fixed-size attention workspace (FlashInfer's) is too small for this batch's "
                                   "temporaries, not the GPU out of memory: raise it (vLLM "
                                   "VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE, SGLang --flashinfer-workspace-size), take "
