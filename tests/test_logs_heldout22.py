@@ -157,3 +157,50 @@ def test_a_level_zero_result_in_a_users_words_is_memory():
         Loading the 14B model with ipex-llm on the A770 fails right away with ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY.
     """))
     assert run.kind not in ("NONE", "NOT_OOM"), run
+
+
+# --- 1/3. growth in more words: an onset over time or requests, memory not given back, a count creeping up --------
+
+GROWTH = {
+    # vLLM V1 serving, then the onset in a user's words and a kernel kill: a leak of host memory
+    "vllm-onset-kill": ("""
+        (APIServer pid=1) INFO 03-02 10:00:02 [api_server.py:1971] Starting vLLM API server 0 on http://0.0.0.0:8000
+        (APIServer pid=1) INFO:     10.0.0.7:51234 - "POST /v1/completions HTTP/1.1" 200 OK
+        After a few hundred requests the API server begins to swap, and the box slows to a crawl.
+        [81234.551212] Out of memory: Killed process 3121 (python3) total-vm:80123456kB, anon-rss:60123456kB
+    """, "vllm"),
+    # llama-server: memory a user says is not given back between requests
+    "llamacpp-not-released": ("""
+        main: server is listening on http://127.0.0.1:8080 - starting the main loop
+        srv  update_slots: all slots are idle
+        Host memory is not released when a request finishes; the resident memory remains elevated afterwards.
+    """, "llamacpp"),
+    # SGLang: the pool's usage creeping up in words, beside one stats line
+    "sglang-usage-climbs": ("""
+        [2025-09-01 10:00:00 TP0] Decode batch. #running-req: 12, #token: 40312, token usage: 0.41, gen throughput (token/s): 900.12, #queue-req: 0
+        With the same 12 clients the token usage keeps climbing hour after hour, though every request completes.
+    """, "sglang"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GROWTH))
+def test_growth_in_more_words_is_a_leak(name):
+    text, engine = GROWTH[name]
+    run = run_of(diag(text))
+    assert run.engine == engine, run.engine
+    assert (run.kind, run.code) == ("LEAK", "memory-growth-stated"), run
+
+
+NOT_GROWTH = {
+    "released": "Memory is released properly after each request, and RSS goes back to 6 GiB.",
+    "supposed": "If the KV cache is not freed after a request, the pool would fill up over time.",
+    "asked": "Why does the host memory not get released after a request finishes?",
+    "denied-onset": "After 2,000 requests it does not start swapping; resident memory stays flat.",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_GROWTH))
+def test_more_growth_words_denied_asked_or_supposed_are_no_leak(name):
+    run = run_of(diag("main: server is listening on http://127.0.0.1:8080 - starting the main loop\n"
+                      + NOT_GROWTH[name]))
+    assert run.kind != "LEAK", run

@@ -115,7 +115,23 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:k
            r"(?:grow|grew|increas|ris|climb|creep)\w*\s+(?:continuously|steadily|constantly|gradually|linearly|"
            r"over time|without (?:bound|limit)|indefinitely|(?:with|after|on) (?:each|every) (?:request|call|batch|"
            r"iteration|step|inference)|until\b))|\bmemory[- ]leak(?:s|ing|age)?\b|"
-           r"\bleak(?:s|ing|ed)? (?:host |CPU |GPU |system |device )?memory\b")
+           r"\bleak(?:s|ing|ed)? (?:host |CPU |GPU |system |device )?memory\b|"
+           # usage or a count creeping up ("the #token count steadily increasing", "KV cache usage keeps rising")
+           r"\b(?:usage|token count|count of tokens)\b[^.;!?\n]{0,20}?\b(?:keeps?|kept|steadily|continuously|"
+           r"constantly|gradually)\s+(?:to\s+)?(?:grow|increas|ris|climb|creep)\w*|"
+           # memory not given back ("CPU memory does not return", "memory is not released", "do not properly release
+           # KV cache memory", "RSS stays high")
+           r"\b(?:memory|RSS|VRAM|KV ?cache)\b[^.;!?\n]{0,30}?\b(?:is|was|are|were|does|do|did|gets?)\s*(?:not|n't|never)"
+           r"\s+(?:being\s+|getting\s+)?(?:properly\s+|fully\s+)?(?:returned|released|freed|reclaimed|given back|return|"
+           r"released?|free|go(?:es)? (?:back )?down|come(?:s)? back)\b|"
+           r"\b(?:do|does|did)\s*(?:not|n't)\s+(?:properly\s+|fully\s+)?(?:release|free|return|give back)\s+"
+           r"(?:\w+\s+){0,3}?(?:memory|KV ?cache|blocks|RSS)\b|"
+           r"\b(?:RSS|resident memory|(?:host|CPU|system) (?:memory|RAM))\s+(?:stays|remains|stayed|remained)\s+"
+           r"(?:high|elevated|at (?:its )?peak)\b|"
+           # an onset over time or requests ("after some time the runner starts swapping", "after ~50 prompts it
+           # begins to swap")
+           r"\b(?:after|over)\b(?:(?!\b(?:not|never)\b|n't\b)[^.;!?\n]){0,60}?\b(?:starts?|begins?|started|began)\s+(?:\w+ly\s+)?(?:swapping|"
+           r"to swap|to grow|growing|leaking|to leak)\b")
 #: a denial or doubt before the words in their clause ("no memory leak", "memory does not keep growing")
 _DENIED = re.compile(r"\b(?:no|not|never|without|nor|rule[sd]? out|ruled out|instead of)\b|n't\b", re.I)
 #: a clause that supposes rather than reports ("if memory keeps growing", "to check whether RSS increases")
