@@ -204,3 +204,44 @@ def test_more_growth_words_denied_asked_or_supposed_are_no_leak(name):
     run = run_of(diag("main: server is listening on http://127.0.0.1:8080 - starting the main loop\n"
                       + NOT_GROWTH[name]))
     assert run.kind != "LEAK", run
+
+
+# --- 5. a failure the text states and no rule places is UNDETERMINED, never a clean bill -------------------------
+
+STATED_FAILURE = {
+    # vLLM V0's start-up lines, then the user's words: the crash itself is not in the excerpt
+    "vllm-crashes": ("""
+        INFO 04-11 08:12:40 llm_engine.py:98] Initializing an LLM engine (v0.4.0) with config: model='mistralai/Mistral-7B-v0.1'
+        INFO 04-11 08:13:02 model_runner.py:104] Loading model weights took 13.4966 GB
+        The server crashes as soon as a second client connects; nothing more is printed.
+    """, "vllm"),
+    # TGI's launcher arguments, then a version regression in words
+    "tgi-fails-to-start": ("""
+        2024-06-02T10:00:00.000000Z  INFO text_generation_launcher: Args { model_id: "tiiuae/falcon-7b", num_shard: Some(1) }
+        Since 2.0.4 the launcher fails to start with this model on our L4s; 1.4 still works.
+    """, "tgi"),
+    # no log at all, only a report
+    "prose-only": ("""
+        With the 8B at 32k context it can't even run on two 4090s any more, and the same command worked last week.
+    """, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATED_FAILURE))
+def test_a_stated_failure_no_rule_places_is_undetermined(name):
+    text, engine = STATED_FAILURE[name]
+    rep = diag(text)
+    run = run_of(rep)
+    if engine:
+        assert rep.engine == engine, rep.engine
+    assert (run.kind, run.code) == ("UNDETERMINED", "failure-cause-not-shown"), run
+
+
+@pytest.mark.parametrize("line", [
+    "It has been up for three days and never crashes.",
+    "If it fails again I will attach the whole log.",
+    "Does it hang for anyone else with this flag?",
+])
+def test_a_failure_denied_supposed_or_asked_is_no_failure(line):
+    run = run_of(diag("main: server is listening on http://127.0.0.1:8080 - starting the main loop\n" + line))
+    assert run.kind == "NONE", run

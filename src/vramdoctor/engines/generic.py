@@ -151,6 +151,24 @@ def _growth(m: re.Match) -> str:
 
 
 
+#: a failure a user states in words, that no rule places ("the server crashes when the second client connects",
+#: "since 0.4 it fails to load this model", "it can't even run the 7B")
+_FAILS = (r"\b(?:fails?|failed|failing|crash(?:es|ed|ing)?|hangs|hung|freez(?:es|ing)|froze|dies|died|"
+          r"(?:can'?t|cannot|could ?n[o']t|unable to|won'?t) (?:even )?(?:run|start|load|serve)|"
+          r"does(?: not|n't) work|stop(?:s|ped)? responding|not working|errors? out)\b")
+#: the start of a line a program wrote, not a user ("llama_model_load: ", "[...]", a time, a level)
+_WRITTEN = re.compile(r"^\s*(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
+
+
+def _failure_stated(m: re.Match) -> str:
+    """The clause of a user's line that states a failure; ValueError where the line is a program's, or the failure
+    is denied, doubted, asked about or supposed."""
+    text = m.string
+    if _WRITTEN.match(text):
+        raise ValueError("a program's line")
+    return _growth(m)
+
+
 LOG = LogWords(
     messages=(
         # the kernel's OOM killer: host RAM, not the GPU (phase from progress: loading or serving)
@@ -402,6 +420,7 @@ LOG = LogWords(
         fig("reported_memory_delta_bytes", r"\b(?:delta|diff|difference|growth|increase|grew(?: by)?)\s*[:=]?\s*\+\s?"
             + _USIZE, _usize, mode="list"),
         fig("_growth_stated", _GROWTH, _growth, mode="first"),
+        fig("_failure_stated", _FAILS, _failure_stated, mode="first"),
         fig("reported_memory_before_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE, _usize, flags=0),
         fig("reported_memory_after_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE,
             lambda m: _usize(m, 3), flags=0),
