@@ -245,3 +245,14 @@ def test_a_stated_failure_no_rule_places_is_undetermined(name):
 def test_a_failure_denied_supposed_or_asked_is_no_failure(line):
     run = run_of(diag("main: server is listening on http://127.0.0.1:8080 - starting the main loop\n" + line))
     assert run.kind == "NONE", run
+
+
+# --- 2. serving stated in words is progress: a host kill then is serving, never the weights ------------------------
+
+@pytest.mark.parametrize("text", [
+    "It had been serving requests for six hours when the kernel OOM killer took it down.",
+    "The server was handling production traffic all afternoon; then the pod was OOMKilled.",
+])
+def test_serving_stated_in_words_makes_a_host_kill_serving(text):
+    run = run_of(diag(text))
+    assert run.kind == "RUNTIME" and run.code == "host-oom-kill", run

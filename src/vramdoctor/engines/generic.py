@@ -371,6 +371,9 @@ LOG = LogWords(
                         r"\brequests? (?:is |was |were |are )?(?:still )?(?:in flight|in progress|being (?:served|"
                         r"processed|generated))|\bwhile (?:serving|processing|generating|handling) (?:a |the |\d+ )?"
                         r"(?:requests?|prompts?|completions?)\b|"
+                        # serving stated as past ("it had been serving requests for hours", "was handling traffic")
+                        r"\b(?:was|were|had been|has been|have been) (?:serving|handling|processing|answering) "
+                        r"(?:\w+ )?(?:requests|traffic|users|clients|prompts)\b|"
                         r"\b(?:POST|GET) /(?:v1/(?:chat/)?completions|generate|completions?|api/(?:chat|generate))\b"
                         r"[^\n]{0,40}?\x22? [1-4]\d\d\b|"
                         # a generation that finished (llama.cpp's examples and their forks)

@@ -278,7 +278,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         alloc = f.code == "host-alloc-failed"
         what = ("Host RAM ran out (the CPU allocator failed)" if alloc else
                 "The operating system killed the process for lack of host RAM")
-        loaded = "weights_done" in f.progress
+        loaded = any(m in f.progress for m in ("weights_done", "ready", "requests"))  # (serving: loaded)
         loading = any(phase_words(t, engine) in ("WEIGHTS", "STARTUP") for _, t in f.before[-12:]) or (
             alloc and any(phase_words(t, engine) == "WEIGHTS" for _, t in f.before + f.after))
         if not loaded and not loading:  # one kernel line, nothing of the run: loading or serving cannot be told
