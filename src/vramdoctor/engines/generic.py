@@ -79,7 +79,7 @@ OOM_WORDS = (r"out of memory", r"\[malloc_or_wait\] Unable to allocate", r"Excee
              r"ErrorOutOfDeviceMemory", r"CUDA_ERROR_OUT_OF_MEMORY", r"cudaMalloc failed", r"memory allocation failed",
              r"CUDA out of\b", r"failed to allocate", r"unable to allocate .*buffer",
              r"Insufficient (?:GPU |device )?memory", r"not enough memory", r"kIOGPUCommandBufferCallbackErrorOutOfMemory",
-             r"\bno enough memory", r"too large for (?:the )?available memory", r"not enough (?:GPU |device |free |KV cache |cache |CUDA )+memory")
+             r"\bno enough memory", r"\b(?:UR|ZE)_RESULT_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY\b", r"too large for (?:the )?available memory", r"not enough (?:GPU |device |free |KV cache |cache |CUDA )+memory")
 
 #: CUDA and HIP runtime error strings (cudaGetErrorString, hipGetErrorString) that are not out-of-memory
 CUDA_ERRORS = (r"invalid argument|invalid device ordinal|invalid device function|invalid configuration argument|"
@@ -115,7 +115,23 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:k
            r"(?:grow|grew|increas|ris|climb|creep)\w*\s+(?:continuously|steadily|constantly|gradually|linearly|"
            r"over time|without (?:bound|limit)|indefinitely|(?:with|after|on) (?:each|every) (?:request|call|batch|"
            r"iteration|step|inference)|until\b))|\bmemory[- ]leak(?:s|ing|age)?\b|"
-           r"\bleak(?:s|ing|ed)? (?:host |CPU |GPU |system |device )?memory\b")
+           r"\bleak(?:s|ing|ed)? (?:host |CPU |GPU |system |device )?memory\b|"
+           # usage or a count creeping up ("the #token count steadily increasing", "KV cache usage keeps rising")
+           r"\b(?:usage|token count|count of tokens)\b[^.;!?\n]{0,20}?\b(?:keeps?|kept|steadily|continuously|"
+           r"constantly|gradually)\s+(?:to\s+)?(?:grow|increas|ris|climb|creep)\w*|"
+           # memory not given back ("CPU memory does not return", "memory is not released", "do not properly release
+           # KV cache memory", "RSS stays high")
+           r"\b(?:memory|RSS|VRAM|KV ?cache)\b[^.;!?\n]{0,30}?\b(?:is|was|are|were|does|do|did|gets?)\s*(?:not|n't|never)"
+           r"\s+(?:being\s+|getting\s+)?(?:properly\s+|fully\s+)?(?:returned|released|freed|reclaimed|given back|return|"
+           r"released?|free|go(?:es)? (?:back )?down|come(?:s)? back)\b|"
+           r"\b(?:do|does|did)\s*(?:not|n't)\s+(?:properly\s+|fully\s+)?(?:release|free|return|give back)\s+"
+           r"(?:\w+\s+){0,3}?(?:memory|KV ?cache|blocks|RSS)\b|"
+           r"\b(?:RSS|resident memory|(?:host|CPU|system) (?:memory|RAM))\s+(?:stays|remains|stayed|remained)\s+"
+           r"(?:high|elevated|at (?:its )?peak)\b|"
+           # an onset over time or requests ("after some time the runner starts swapping", "after ~50 prompts it
+           # begins to swap")
+           r"\b(?:after|over)\b(?:(?!\b(?:not|never)\b|n't\b)[^.;!?\n]){0,60}?\b(?:starts?|begins?|started|began)\s+(?:\w+ly\s+)?(?:swapping|"
+           r"to swap|to grow|growing|leaking|to leak)\b")
 #: a denial or doubt before the words in their clause ("no memory leak", "memory does not keep growing")
 _DENIED = re.compile(r"\b(?:no|not|never|without|nor|rule[sd]? out|ruled out|instead of)\b|n't\b", re.I)
 #: a clause that supposes rather than reports ("if memory keeps growing", "to check whether RSS increases")
@@ -133,6 +149,24 @@ def _growth(m: re.Match) -> str:
         raise ValueError("not stated")
     return text[begin:end + 1].strip()[:300]
 
+
+
+#: a failure a user states in words, that no rule places ("the server crashes when the second client connects",
+#: "since 0.4 it fails to load this model", "it can't even run the 7B")
+_FAILS = (r"\b(?:fails?|failed|failing|crash(?:es|ed|ing)?|hangs|hung|freez(?:es|ing)|froze|dies|died|"
+          r"(?:can'?t|cannot|could ?n[o']t|unable to|won'?t) (?:even )?(?:run|start|load|serve)|"
+          r"does(?: not|n't) work|stop(?:s|ped)? responding|not working|errors? out)\b")
+#: the start of a line a program wrote, not a user ("llama_model_load: ", "[...]", a time, a level)
+_WRITTEN = re.compile(r"^\s*(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
+
+
+def _failure_stated(m: re.Match) -> str:
+    """The clause of a user's line that states a failure; ValueError where the line is a program's, or the failure
+    is denied, doubted, asked about or supposed."""
+    text = m.string
+    if _WRITTEN.match(text):
+        raise ValueError("a program's line")
+    return _growth(m)
 
 
 LOG = LogWords(
@@ -201,6 +235,12 @@ LOG = LogWords(
         # the server's port is taken by another process: a named cause, not memory
         msg(r"address already in use|\bEADDRINUSE\b|Only one usage of each socket address|port is already allocated",
             "not_oom", code="port-in-use"),
+        # oneAPI's Unified Runtime (SYCL on Intel GPUs: llama.cpp's ggml-sycl, IPEX) names its results ur_result_t
+        # (unified-runtime include/ur_api.h): only UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY and ..._OUT_OF_HOST_MEMORY are
+        # memory running out (OOM_WORDS); the others (..._OUT_OF_RESOURCES, ..._INVALID_*, ..._DEVICE_LOST, ...) name a
+        # cause that is not
+        msg(r"\bUR_RESULT_ERROR_(?!OUT_OF_(?:DEVICE|HOST)_MEMORY\b)[A-Z_]+", "not_oom", code="sycl-runtime-error",
+            flags=0),
         # a kernel asked for more on-chip shared memory than the GPU has (Triton): a kernel limit, not GPU memory
         msg(r"OutOfResources|out of resource: shared memory", "not_oom", code="kernel-shared-memory"),
         # the driver, not memory: "unsupported display driver / cuda driver combination", "driver version is
@@ -331,6 +371,9 @@ LOG = LogWords(
                         r"\brequests? (?:is |was |were |are )?(?:still )?(?:in flight|in progress|being (?:served|"
                         r"processed|generated))|\bwhile (?:serving|processing|generating|handling) (?:a |the |\d+ )?"
                         r"(?:requests?|prompts?|completions?)\b|"
+                        # serving stated as past ("it had been serving requests for hours", "was handling traffic")
+                        r"\b(?:was|were|had been|has been|have been) (?:serving|handling|processing|answering) "
+                        r"(?:\w+ )?(?:requests|traffic|users|clients|prompts)\b|"
                         r"\b(?:POST|GET) /(?:v1/(?:chat/)?completions|generate|completions?|api/(?:chat|generate))\b"
                         r"[^\n]{0,40}?\x22? [1-4]\d\d\b|"
                         # a generation that finished (llama.cpp's examples and their forks)
@@ -401,6 +444,7 @@ LOG = LogWords(
         fig("reported_memory_delta_bytes", r"\b(?:delta|diff|difference|growth|increase|grew(?: by)?)\s*[:=]?\s*\+\s?"
             + _USIZE, _usize, mode="list"),
         fig("_growth_stated", _GROWTH, _growth, mode="first"),
+        fig("_failure_stated", _FAILS, _failure_stated, mode="first"),
         fig("reported_memory_before_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE, _usize, flags=0),
         fig("reported_memory_after_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE,
             lambda m: _usize(m, 3), flags=0),

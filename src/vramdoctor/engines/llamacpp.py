@@ -355,8 +355,12 @@ LOG = LogWords(
         # ggml's own fixed metadata/scratch pool (old builds, KoboldCpp): too small for the batch, not the GPU
         msg(r"not enough space in the (?:context's memory pool|scratch memory|buffer)", "not_oom",
             code="ggml-context-pool-too-small"),
-        # pinned host memory is optional: llama.cpp warns and goes on with pageable memory
-        msg(r"failed to allocate [\d.]+ [KMG]i?B of pinned memory|\bof pinned memory: out\b", "note"),
+        # pinned host memory is optional: llama.cpp warns and goes on with pageable memory (ggml-cuda.cu
+        # ggml_cuda_host_malloc "WARNING: failed to allocate %.2f MB of pinned memory: %s"; ggml-vulkan.cpp
+        # ggml_backend_vk_host_buffer_type_alloc_buffer "ggml_vulkan: Failed to allocate pinned memory (%s)", in older
+        # builds that line then the exception's what() on the next, and a CPU buffer instead)
+        msg(r"failed to allocate [\d.]+ [KMG]i?B of pinned memory|\bof pinned memory: out\b|"
+            r"ggml_vulkan: Failed to allocate pinned memory\b", "note"),
         # the scheduler re-reserving its graph when the backends of a split change (ggml-backend.cpp
         # ggml_backend_sched_alloc_splits): routine, and it goes on
         msg(r"failed to allocate graph, reserving", "note"),

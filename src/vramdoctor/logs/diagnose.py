@@ -98,6 +98,9 @@ _NOT_OOM = {
     "cuda-no-kernel-image": "this build has no GPU code for this GPU's architecture (compute capability): a build "
                             "or wheel made for other GPUs.",
     "cuda-error": "a CUDA (or HIP) call failed with an error that is not out of memory.",
+    "sycl-runtime-error": "a SYCL / Level Zero call failed with a Unified Runtime error that is not out of memory "
+                          "(UR_RESULT_ERROR_OUT_OF_RESOURCES and the like: a driver or kernel resource, not device "
+                          "memory).",
     "workspace-buffer-too-small": "a fixed-size attention workspace (FlashInfer's) is too small for this batch's "
                                   "temporaries, not the GPU out of memory: raise it (vLLM "
                                   "VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE, SGLang --flashinfer-workspace-size), take "
@@ -279,7 +282,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         alloc = f.code == "host-alloc-failed"
         what = ("Host RAM ran out (the CPU allocator failed)" if alloc else
                 "The operating system killed the process for lack of host RAM")
-        loaded = "weights_done" in f.progress
+        loaded = any(m in f.progress for m in ("weights_done", "ready", "requests"))  # (serving: loaded)
         loading = any(phase_words(t, engine) in ("WEIGHTS", "STARTUP") for _, t in f.before[-12:]) or (
             alloc and any(phase_words(t, engine) == "WEIGHTS" for _, t in f.before + f.after))
         if not loaded and not loading:  # one kernel line, nothing of the run: loading or serving cannot be told

@@ -351,10 +351,11 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
         d = rule(run)
         if d:
             return d
-    d = _starved(run, engine) or _offload(run, engine)
-    if d:
-        return d
     marker = last_marker(run.progress)
+    d = _starved(run, engine) or _offload(run, engine)
+    # (a clean bill from the offload decision waits for the start-up to end: one cut partway through a line is cut)
+    if d and not (d.kind == "NONE" and run.tail_cut and run.tail and marker not in ("ready", "requests")):
+        return d
     reached = [(run.progress[marker], run.progress_text.get(marker, ""))] if marker else []
     if run.refused and run.refused_first:
         ln, text = run.refused_first
@@ -399,6 +400,19 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                                                     if marker else "")
                          + f", but the log stops partway through line {ln}: whatever the server printed next is "
                            "not here. If it failed, pass the log to its end.")
+    said = run.numbers.get("_failure_stated")
+    if isinstance(said, str):  # the text says it failed, and nothing in the log places or names that failure
+        ln = run.number_lines.get("_failure_stated", 0)
+        order = list(KIND_OF_PHASE)
+        at = {"weights_done": "KV", "kv_sized": "KV", "kv_done": "WARMUP", "warmup_done": "WARMUP", "ready": "RUNTIME",
+              "requests": "RUNTIME"}.get(marker or "start", "WEIGHTS")
+        cands = [KIND_OF_PHASE[p] for p in order[order.index(at):]]
+        return Diagnosis(kind="UNDETERMINED", code="failure-cause-not-shown", oom=None, evidence=reached + [(ln, said)],
+                         candidates=cands, phase_source="the report's own words",
+                         missing="the server's own lines of the failure the report states",
+                         message="The report says the run failed (line " + str(ln) + "), but no line of the log "
+                                 "shows the failure, so whether memory ran out cannot be told. If it was memory, the "
+                                 "phase would be " + " or ".join(cands) + ".")
     return Diagnosis(kind="NONE", code="no-memory-problem", oom=False, evidence=reached,
                      phase_source=f"the furthest step reached ({marker})" if marker else "",
                      message="No memory failure found in this run" + (f"; it got as far as {_REACHED[marker]}."

@@ -69,6 +69,12 @@ def _step_key(step: str) -> tuple[float, ...]:
     return tuple(float(x) for x in re.findall(r"\d+(?:\.\d+)?", step)) or (0.0,)
 
 
+#: a line's "source: " prefix (llama.cpp's "ggml_vulkan: ", "load_tensors: ")
+_SOURCE = re.compile(r"^\s*[A-Za-z_]\w*: ")
+#: an exception's bare text, a call and its error code ("vk::Device::allocateMemory: ErrorOutOfDeviceMemory")
+_DETAIL = re.compile(r"^\s*(?:\w+::)+\w+: \w+\s*$")
+
+
 class Scanner:
     """Feed (line_no, text) with `feed`, then `finish`: one RunFacts per server start.
 
@@ -101,6 +107,7 @@ class Scanner:
         # gone back in all, the last line counted); a paste whose lines are out of order goes back again and again
         self.clock: tuple = (None, None, None, 0, 0, 0)
         self.failing_list = (0, 0)  # (the line that says the items below it all failed, the last line seen)
+        self.note = (0, "")  # the last warning the engine goes on from: (its line, its "source: " prefix)
 
     def _new_run(self, line_no: int) -> None:
         self.pending = []
@@ -118,8 +125,12 @@ class Scanner:
         if start:  # a start line after the run got anywhere (or failed) opens the next run
             return any(k in r.progress for k in ("weights_done", "kv_sized", "kv_done", "warmup_done", "ready",
                                                  "requests")) or bool(r.failures)
-        # a weights-loaded line after this run already sized its cache or failed: the server restarted
-        if ("kv_sized" in r.progress or "kv_done" in r.progress or r.failures) and "weights_done" in r.progress:
+        # a weights-loaded line after this run already sized its cache, or failed once its weights were loaded: the
+        # server restarted (a failure before the weights were done, then more of them loading, is the same load
+        # going on past it)
+        done = r.progress.get("weights_done")
+        if done is not None and ("kv_sized" in r.progress or "kv_done" in r.progress
+                                 or any(f.line_no > done for f in r.failures)):
             return any(i in self._restart and self.k.milestones[i][1].search(text) for i in ms)
         return False
 
@@ -389,6 +400,12 @@ class Scanner:
                 last.retried, last.end_line = (line_no, text), line_no
             return True
         if kind == "note":  # a warning the engine goes on from (pinned host memory): nothing to record
+            self.note = (line_no, _SOURCE.match(text).group(0) if _SOURCE.match(text) else "")
+            return True
+        if line_no == self.note[0] + 1 and _DETAIL.match(text[len(self.note[1]):]) and text.startswith(self.note[1]):
+            # the warning's own detail on the next line, under its prefix (ggml-vulkan's "Failed to allocate pinned
+            # memory." then the exception's what(): "vk::Device::allocateMemory: ErrorOutOfDeviceMemory")
+            self.note = (line_no, self.note[1])
             return True
         if kind == "request":  # a request refused (longer than the context): the server goes on serving
             r.refused += 1
