@@ -8,28 +8,9 @@ import textwrap
 
 import pytest
 
-from vramdoctor.logs import diagnose
-from vramdoctor.logs.reader import Blocks
-from vramdoctor.logs.scan import numbered
+from logcase import diag, flags, run_of
 
 OOM = ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME")
-
-
-def diag(text: str, engine: str | None = None, strip: bool = True):
-    """Diagnose `text` by both paths (every line, and the block prefilter) and check they agree."""
-    text = textwrap.dedent(text).strip("\n") + "\n" if strip else textwrap.dedent(text).lstrip("\n")
-    by_lines = diagnose(numbered(text.splitlines()), engine=engine)
-    by_blocks = diagnose(Blocks(source=iter([text.encode()]), path="t"), engine=engine)
-    assert by_lines.to_dict() == by_blocks.to_dict()
-    return by_lines
-
-
-def run_of(rep):
-    return rep.runs[rep.diagnosis["run"] - 1]
-
-
-def flags(run) -> str:
-    return " | ".join(a["flags"] for a in run.advice)
 
 
 # --- 1. process listings pasted over time: the same process in several snapshots is a series ------------------------
@@ -366,7 +347,6 @@ _GDB_HEAD = """
         #1  0x00007f3a9cf416fb in ggml_print_backtrace () from /opt/llama/lib/libggml-base.so
         #2  0x00007f3a9cf4184e in ggml_abort () from /opt/llama/lib/libggml-base.so
     """
-
 
 
 def _with_gdb(before: str, frames: str) -> str:

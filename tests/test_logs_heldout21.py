@@ -4,33 +4,12 @@ their sources (named in `vramdoctor/engines/<engine>.py` and beside each case)."
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
-from vramdoctor.logs import diagnose
 from vramdoctor.logs.knowledge import phase_words
-from vramdoctor.logs.reader import Blocks
-from vramdoctor.logs.scan import numbered
+from logcase import diag, flags, run_of
 
 OOM = ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME")
-
-
-def diag(text: str, engine: str | None = None):
-    """Diagnose `text` by both paths (every line, and the block prefilter) and check they agree."""
-    text = textwrap.dedent(text).strip("\n") + "\n"
-    by_lines = diagnose(numbered(text.splitlines()), engine=engine)
-    by_blocks = diagnose(Blocks(source=iter([text.encode()]), path="t"), engine=engine)
-    assert by_lines.to_dict() == by_blocks.to_dict()
-    return by_lines
-
-
-def run_of(rep):
-    return rep.runs[rep.diagnosis["run"] - 1]
-
-
-def flags(run) -> str:
-    return " | ".join(a["flags"] for a in run.advice)
 
 
 # --- 1. a failure raised in (or logged by) a request handler happens while serving, start-up lines or not ----------

@@ -4,26 +4,9 @@ their sources (named in `vramdoctor/engines/<engine>.py` and beside each case)."
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
-from vramdoctor.logs import diagnose
-from vramdoctor.logs.reader import Blocks
-from vramdoctor.logs.scan import numbered
-
-
-def diag(text: str, engine: str | None = None):
-    """Diagnose `text` by both paths (every line, and the block prefilter) and check they agree."""
-    text = textwrap.dedent(text).strip("\n") + "\n"
-    by_lines = diagnose(numbered(text.splitlines()), engine=engine)
-    by_blocks = diagnose(Blocks(source=iter([text.encode()]), path="t"), engine=engine)
-    assert by_lines.to_dict() == by_blocks.to_dict()
-    return by_lines
-
-
-def run_of(rep):
-    return rep.runs[rep.diagnosis["run"] - 1]
+from logcase import diag, run_of
 
 
 # --- 10/11. a warning the engine goes on from is no failure, and the start-up lines after it are the same load -----

@@ -1,0 +1,30 @@
+"""Helpers the `logs` tests share: diagnose a log written in a test by both reading paths, and pick its deciding
+run and its advice's flags."""
+
+from __future__ import annotations
+
+import textwrap
+
+from vramdoctor.logs import diagnose
+from vramdoctor.logs.reader import Blocks
+from vramdoctor.logs.scan import numbered
+
+
+def diag(text: str, engine: str | None = None, strip: bool = True):
+    """Diagnose `text` (dedented; `strip`: without its blank first and last lines) by both paths, every line and the
+    block prefilter, and check they agree."""
+    text = textwrap.dedent(text).strip("\n") + "\n" if strip else textwrap.dedent(text).lstrip("\n")
+    by_lines = diagnose(numbered(text.splitlines()), engine=engine)
+    by_blocks = diagnose(Blocks(source=iter([text.encode()]), path="t"), engine=engine)
+    assert by_lines.to_dict() == by_blocks.to_dict()
+    return by_lines
+
+
+def run_of(rep):
+    """The run the report's diagnosis is about."""
+    return rep.runs[rep.diagnosis["run"] - 1]
+
+
+def flags(run) -> str:
+    """All of a run's advised flags, joined."""
+    return " | ".join(a["flags"] for a in run.advice)
