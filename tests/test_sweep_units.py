@@ -214,3 +214,32 @@ def test_sweep_usage_errors(tmp_path):
         res = CliRunner().invoke(run, ["sweep", *argv, "--results", str(tmp_path / "r")])
         assert res.exception is None and res.exit_code == 2, (argv, res.stdout, res.stderr)
         assert words in res.stdout + res.stderr, (argv, res.stderr)
+
+
+# --- the recheck's prompt ----------------------------------------------------------------------------------
+
+def test_a_recheck_cut_that_could_not_be_measured_is_never_kept(tmp_path):
+    """Review round 3, defect 1: a server that died while counting (count -> None) left the uncut text cached,
+    longer than the smallest context, for every later run. Now that run gets a cut of the budget in UTF-8 bytes
+    (no tokenizer makes more than one token of a byte), and the next live server measures and keeps the cut."""
+    from vramdoctor.sweeping.run import Sweep, SweepOptions
+    from vramdoctor.sweeping.stability import INSTRUCTION
+
+    s = Sweep(SweepOptions(model="m.gguf", engine="llamacpp", results=str(tmp_path / "r")))
+    s._lo = 1024
+    budget = s._recheck_budget()
+    assert budget == 1024 - 128 - 16
+    full = INSTRUCTION + fixed_text()
+    per_byte = lambda t: len(t.encode())  # noqa: E731 - the tests' server: one token a byte
+    for dead in (None, lambda t: None, lambda t: None if len(t) < len(full) else per_byte(t)):
+        text = s._recheck_text(dead)
+        assert s._recheck is None and full.startswith(text) and len(text.encode()) == budget
+    calls = []
+    live = lambda t: calls.append(t) or per_byte(t)  # noqa: E731
+    text = s._recheck_text(live)
+    assert s._recheck == text and per_byte(text) == budget and calls
+    n = len(calls)
+    assert s._recheck_text(lambda t: None) == text and len(calls) == n  # kept: measured once
+    fits = Sweep(SweepOptions(model="m.gguf", engine="llamacpp", results=str(tmp_path / "r2")))
+    fits._lo = 65536
+    assert fits._recheck_text(per_byte) == full  # the whole text where it fits

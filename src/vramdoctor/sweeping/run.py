@@ -14,7 +14,7 @@ import re
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -103,6 +103,11 @@ def _exit_words(rc, stopped_by_us: bool = False) -> str:
         except ValueError:
             return f"signal {-rc}"
     return f"code {rc}"
+
+
+def _bytes_prefix(text: str, n_bytes: int) -> str:
+    """The longest prefix of `text` of at most n_bytes in UTF-8 (never a character cut in two)."""
+    return text.encode("utf-8")[:n_bytes].decode("utf-8", "ignore")
 
 
 def _free_port() -> int:
@@ -470,23 +475,50 @@ class Sweep:
         return max(16, min(self.o.stability_max_tokens, self._lo // 4))
 
     def _recheck_text(self, count) -> str:
-        """The recheck's input: the instruction and the bundled text, cut (once, the same for every run) to fit
-        the sweep's smallest context with the answer's max_tokens; the full text where it fits."""
-        with self._lock:
-            if self._recheck is None:
-                from ..probing.prompts import CHARS_PER_TOKEN, longest_prefix
+        """The recheck's input: the instruction and the bundled text, cut to fit the sweep's smallest context with
+        the answer's max_tokens (the full text where it fits). The cut is measured with a live server's tokenizer
+        once, kept (in the results database too, so that a resumed sweep sends the same text) and the same for
+        every later run. A cut that could not be measured (no tokenizer, or the server died while counting) is
+        never kept: that run gets the text cut to the budget in UTF-8 bytes (no tokenizer makes more than one
+        token of a byte), and the next live server measures it."""
+        from ..probing.prompts import longest_prefix
 
-                full = INSTRUCTION + fixed_text()
-                budget = max(8, self._lo - self._recheck_max_tokens() - 16)
-                if count is None:
-                    full = full[: budget * CHARS_PER_TOKEN // 2]  # no tokenizer: well inside the budget
-                else:
-                    n = count(full)
-                    if n is not None and n > budget:
-                        cut = longest_prefix(full, budget, count)
-                        full = cut[0] if cut else full[: budget * CHARS_PER_TOKEN // 2]
-                self._recheck = full
-            return self._recheck
+        with self._lock:
+            if self._recheck is not None:
+                return self._recheck
+            full = INSTRUCTION + fixed_text()
+            budget = self._recheck_budget()
+            measured = None
+            if count is not None:
+                n = count(full)
+                if n is not None and n <= budget:
+                    measured = full
+                elif n is not None:
+                    cut = longest_prefix(full, budget, count)
+                    measured = cut[0] if cut and cut[0] else None
+            if measured is None:
+                return _bytes_prefix(full, budget)
+            self._recheck = measured
+            if self.store:
+                self.store.set_meta("recheck", json.dumps({"budget": budget, "text": measured}))
+            return measured
+
+    def _recheck_budget(self) -> int:
+        """The recheck prompt's most tokens: the smallest context, less the answer's max_tokens and some room."""
+        return max(8, self._lo - self._recheck_max_tokens() - 16)
+
+    def _resume_recheck(self) -> None:
+        """A resumed sweep's recheck text and reference answer, as the interrupted one measured and kept them."""
+        kept = self.store.meta("recheck") if self.store else None
+        if kept:
+            d = json.loads(kept)
+            if d.get("budget") == self._recheck_budget() and isinstance(d.get("text"), str):
+                self._recheck = d["text"]
+        ref = self.store.meta("reference") if self.store else None
+        if ref:
+            d = json.loads(ref)
+            d["new_error_lines"] = tuple(d.get("new_error_lines") or ())
+            self.reference = Answer(**d)
 
     def _bytes_per_token(self, dtype: str) -> int | None:
         """The engine's pool bytes per token by the estimate, for the run's KV cache type."""
@@ -592,6 +624,8 @@ class Sweep:
             self.records[k] = rec
         if self.store:
             self.store.save(k, cfg.stage, rec)
+            if rec.get("reference") and self.reference is not None:  # kept for a resume: the same yardstick
+                self.store.set_meta("reference", json.dumps(asdict(self.reference)))
         return rec
 
     def _range(self) -> tuple[int, int]:
@@ -659,6 +693,8 @@ class Sweep:
                              hint="Give --resume to continue it, or another --results folder.")
         if not stored or not o.resume:
             self.store.set_meta("options", json.dumps(wanted, default=str, sort_keys=True))
+        if not o.resume:  # an earlier sweep's recheck text and reference are not this one's
+            self.store.drop_meta("recheck", "reference")
         return left
 
     def run(self) -> dict:
@@ -676,6 +712,8 @@ class Sweep:
         lo, hi = self._range()
         small = o.small_context or lo
         self._lo = min(lo, small)
+        if o.resume:
+            self._resume_recheck()
         steps = max(1, (hi - lo) // o.granularity)
         self.planned = (math.ceil(math.log2(steps + 1)) + 2 if "context" in o.stages else 0) \
             + 2 * len(o.variants) * ("quantization" in o.stages) \
