@@ -177,3 +177,14 @@ def test_a_server_that_dies_counting_the_recheck_leaves_later_runs_a_prompt_that
     assert runs(resumed) == runs(whole)
     assert (resumed["bottleneck"], resumed["conclusion"], resumed["recommendation"]) == \
         (whole["bottleneck"], whole["conclusion"], whole["recommendation"])
+
+
+def test_the_concurrency_stage_is_skipped_when_nothing_serves_at_the_smallest_context(tmp_path):
+    """Review round 3, defect 6: with nothing served at MIN the knob values were run at MIN all the same."""
+    r = sweep(tmp_path, command("error") + " --leak-mib {threads}", "--context", "1024:2048", "--knobs",
+              "threads=2,3", "--set", "threads=1", code=2)
+    assert r["max_model_len_found"] is None and not [x for x in r["runs"] if x["stage"] == "concurrency"]
+    assert "; the concurrency stage was skipped" in r["conclusion"] and "1,024 tokens" in r["conclusion"]
+    one = sweep(tmp_path, command() + " --leak-mib {threads}", "--context", "1024:1024", "--knobs", "threads=2",
+                "--set", "threads=1", name="ok")
+    assert [x for x in one["runs"] if x["stage"] == "concurrency"] and "skipped" not in one["conclusion"]

