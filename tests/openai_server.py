@@ -21,6 +21,9 @@ last chunk), and misbehaves on purpose by `--mode`:
   copy     answers a prompt by copying what follows its first blank line (the sweep's recheck asks for a copy),
            a word a chunk, up to max_tokens words; with --corrupt-above N, a server whose --n-ctx is above N
            changes every digit it copies (a configuration that loads but answers wrong)
+--strict-ctx: a completion whose prompt has --n-ctx tokens or more is answered HTTP 400, as llama-server does.
+--die-counting-above N: a server whose --n-ctx is above N exits when asked to count the tokens of a text that
+starts as the sweep's stability recheck does ("Copy the following"): a server that dies during that count.
 --model-id sets the id /v1/models gives (any text: long, with newlines).
 Standard library only, so that it starts in a fraction of a second.
 """
@@ -58,6 +61,8 @@ def main() -> None:
     ap.add_argument("--n-ctx", type=int, default=32768)
     ap.add_argument("--model-id", default="tiny-test")
     ap.add_argument("--corrupt-above", type=int, default=None)
+    ap.add_argument("--strict-ctx", action="store_true")
+    ap.add_argument("--die-counting-above", type=int, default=None)
     a = ap.parse_args()
     started = time.monotonic()
     held.append(touch(a.weights_mib * 2**20))
@@ -145,6 +150,9 @@ def main() -> None:
             body = json.loads(self.rfile.read(length) or b"{}")
             if self.path == "/tokenize":
                 data = body.get("content", "").encode()
+                if a.die_counting_above is not None and a.n_ctx > a.die_counting_above \
+                        and data.startswith(b"Copy the following"):
+                    os._exit(3)
                 self._json(200, {"tokens": list(data[::1000] if a.mode == "undercount" else data)})
                 return
             if a.mode == "notopenai":
@@ -159,6 +167,11 @@ def main() -> None:
             prompt = body.get("prompt", "")
             n_prompt = len(prompt.encode())
             n_out = int(body.get("max_tokens", 16))
+            if a.strict_ctx and n_prompt >= a.n_ctx:
+                self._json(400, {"error": {"code": 400, "type": "exceed_context_size_error",
+                                           "message": f"the request exceeds the available context size, try "
+                                                      f"increasing it ({n_prompt} tokens, {a.n_ctx} available)"}})
+                return
             work = touch(n_prompt * a.per_token_kib * 1024) if a.per_token_kib else None
             if a.mode == "trickle":
                 self._trickle()

