@@ -28,3 +28,10 @@ def run_of(rep):
 def flags(run) -> str:
     """All of a run's advised flags, joined."""
     return " | ".join(a["flags"] for a in run.advice)
+
+
+def run_in(text: str, engine: str):
+    """The deciding run of `text`, whose engine must be read as `engine`."""
+    rep = diag(text)
+    assert rep.engine == engine, rep.engine
+    return run_of(rep)

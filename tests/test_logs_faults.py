@@ -11,7 +11,7 @@ import pytest
 from vramdoctor.logs import diagnose
 from vramdoctor.logs.reader import Blocks
 from vramdoctor.logs.scan import numbered
-from logcase import diag, flags, run_of
+from logcase import diag, flags, run_in, run_of
 
 OOM = ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME")
 
@@ -3341,9 +3341,7 @@ def test_the_phases_after_a_milestone_follow_the_engines_order(name):
      """, "tensorrt-llm", "--max_num_tokens N"),
 ])
 def test_a_flag_whose_value_is_not_shown_is_written_with_a_placeholder(text, engine, flag):
-    rep = diag(text)
-    run = run_of(rep)
-    assert rep.engine == engine, rep.engine
+    run = run_in(text, engine)
     step = next(a for a in run.advice if flag.split()[0] in a["flags"])
     assert flag in step["flags"] and "than now" not in step["flags"], step
     assert ("below" if step["direction"] == "down" else "above") + " your current value" in step["why"], step

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from logcase import diag, flags, run_of
+from logcase import diag, flags, run_in, run_of
 
 OOM = ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME")
 
@@ -142,9 +142,7 @@ STUB_AT_END = {
 @pytest.mark.parametrize("name", sorted(STUB_AT_END))
 def test_a_startup_log_stopping_at_a_step_word_is_undetermined(name):
     text, phases, engine = STUB_AT_END[name]
-    rep = diag(text)
-    run = run_of(rep)
-    assert rep.engine == engine, rep.engine
+    run = run_in(text, engine)
     assert run.kind == "UNDETERMINED" and run.code in ("log-ends-during-step", "log-cut-off"), run
     assert all(p in run.candidates for p in phases), run.candidates
 
@@ -309,9 +307,7 @@ SERVING_SHOWN = {
 @pytest.mark.parametrize("name", sorted(SERVING_SHOWN))
 def test_serving_shown_by_an_access_line_or_in_prose_is_a_milestone(name):
     text, engine = SERVING_SHOWN[name]
-    rep = diag(text)
-    run = run_of(rep)
-    assert rep.engine == engine, rep.engine
+    run = run_in(text, engine)
     assert run.kind == "RUNTIME", run
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from vramdoctor.logs.knowledge import phase_words
-from logcase import diag, flags, run_of
+from logcase import diag, flags, run_in, run_of
 
 OOM = ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME")
 
@@ -59,9 +59,7 @@ IN_A_HANDLER = {
 @pytest.mark.parametrize("name", sorted(IN_A_HANDLER))
 def test_a_failure_in_a_request_handler_is_serving(name):
     text, engine = IN_A_HANDLER[name]
-    rep = diag(text)
-    run = run_of(rep)
-    assert rep.engine == engine, rep.engine
+    run = run_in(text, engine)
     assert run.kind == "RUNTIME", run
 
 
@@ -109,9 +107,7 @@ SUPPOSED = {
 @pytest.mark.parametrize("name", sorted(SUPPOSED))
 def test_a_supposed_or_expected_out_of_memory_is_no_failure(name):
     text, engine = SUPPOSED[name]
-    rep = diag(text)
-    run = run_of(rep)
-    assert rep.engine == engine, rep.engine
+    run = run_in(text, engine)
     assert run.kind == "NONE", run
 
 
@@ -145,9 +141,7 @@ AFTER_A_MILESTONE = {
 @pytest.mark.parametrize("name", sorted(AFTER_A_MILESTONE))
 def test_the_phase_never_goes_back_before_a_milestone_passed(name):
     text, engine = AFTER_A_MILESTONE[name]
-    rep = diag(text)
-    run = run_of(rep)
-    assert rep.engine == engine, rep.engine
+    run = run_in(text, engine)
     assert run.kind == "RUNTIME", run
     assert all(e["line"] != 6 or "expect" not in e["text"] for e in run.evidence), run.evidence
 
