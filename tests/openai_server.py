@@ -7,6 +7,8 @@ last chunk), and misbehaves on purpose by `--mode`:
   leak     as normal, and after each request keeps allocating `--leak-mib` MiB a second, never freed
   hang     accepts connections and never answers
   die      exits in the middle of a completion
+  die-slowly  drops the connection of its first completion unanswered, then takes 1.5 s to exit (an abort that
+           prints its backtrace through gdb first, as ggml does)
   garbage  answers /v1/models with text that is not JSON
   error    answers every completion with HTTP 500
   loading  answers 503 "Loading model" for `--load-s` seconds first (llama-server's way)
@@ -33,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import socket
 import sys
 import threading
 import time
@@ -130,6 +133,11 @@ def main() -> None:
             if a.mode == "notopenai":
                 self._send(404, b"<html>Not Found</html>", "text/html")
                 return
+            if a.mode == "die-slowly" and self.path.endswith("completions"):
+                self.connection.shutdown(socket.SHUT_RDWR)
+                print("terminate called after throwing an instance of 'std::system_error'", flush=True)
+                time.sleep(1.5)
+                os._exit(134)
             if a.mode == "trickle-health" and self.path == "/health":
                 self._trickle()
             if self.path == "/health":
@@ -158,6 +166,11 @@ def main() -> None:
             if a.mode == "notopenai":
                 self._send(404, b"<html>Not Found</html>", "text/html")
                 return
+            if a.mode == "die-slowly" and self.path.endswith("completions"):
+                self.connection.shutdown(socket.SHUT_RDWR)
+                print("terminate called after throwing an instance of 'std::system_error'", flush=True)
+                time.sleep(1.5)
+                os._exit(134)
             if self.path != "/v1/completions":
                 self._json(404, {"error": "not found"})
                 return

@@ -92,6 +92,14 @@ def test_a_server_that_dies_during_a_request_keeps_the_readings(tmp_path):
     assert r["timeline"] and not r["complete"]
 
 
+def test_a_server_that_drops_the_connection_on_its_way_down_died(tmp_path):
+    """The connection dropped unanswered and the process exits 1.5 s later (an abort printing its backtrace): the
+    server died during the request, not "its requests failed" while it lived."""
+    res, r = probe(tmp_path, serve("die-slowly", weights_mib=48))
+    assert res.code == 2 and "died during request 1" in r["error"], r["error"]
+    assert r["baseline_bytes"] >= 48 * MIB
+
+
 def test_a_server_that_answers_garbage_or_an_http_error(tmp_path):
     res, r = probe(tmp_path, serve("garbage"))
     assert res.code == 2 and "not with a model list" in r["error"]

@@ -188,3 +188,12 @@ def test_the_concurrency_stage_is_skipped_when_nothing_serves_at_the_smallest_co
     one = sweep(tmp_path, command() + " --leak-mib {threads}", "--context", "1024:1024", "--knobs", "threads=2",
                 "--set", "threads=1", name="ok")
     assert [x for x in one["runs"] if x["stage"] == "concurrency"] and "skipped" not in one["conclusion"]
+
+
+def test_a_server_that_drops_the_connection_on_its_way_down_died_serving(tmp_path):
+    """Every server drops its first completion unanswered and exits 1.5 s later: each run died serving and is
+    diagnosed from its log, never recorded as a live server whose requests failed."""
+    r = sweep(tmp_path, command("die-slowly"), "--context", "1024:2048", "--stages", "context")
+    runs = [x for x in r["runs"] if x["stage"] == "context"]
+    assert runs and all(not x["serves"] and x["failure_code"] != "requests-failed" for x in runs), runs
+    assert all(x["exit_code"] not in (None, 0) and not x["stopped_by_vramdoctor"] for x in runs), runs

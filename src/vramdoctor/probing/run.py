@@ -625,14 +625,15 @@ class _State:
             except SourceUnavailable as e:
                 tier.error = (tier.error + "; " if tier.error else "") + f"no reading after it: {e.reason}"
             self.after_last = tier.after_bytes
-            if c.error and not self._server_alive():
+            if c.error and not self._server_alive(grace=True):
                 raise ServerError(f"the server died during request {i + 1} ({c.error}).", url=self.r.url,
                                   phase="request", hint="Its log says why: `vramdoctor logs "
                                   + (self.r.log_path or "SERVER.log") + "`.")
 
-    def _server_alive(self) -> bool:
+    def _server_alive(self, grace: bool = False) -> bool:
+        """grace: after a failed request, give a server vramdoctor launched a few seconds to finish exiting."""
         if self.launched is not None:
-            return self.launched.alive()
+            return self.launched.alive_after() if grace else self.launched.alive()
         if self.tree is not None:
             return self.tree.alive()
         try:

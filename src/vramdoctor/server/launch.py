@@ -173,6 +173,17 @@ class Launched:
             return False
         return True
 
+    def alive_after(self, grace_s: float = 5.0) -> bool:
+        """Whether the server still runs `grace_s` seconds on (returning as soon as it has exited): asked after a
+        request failed, since a server that broke the connection is often on its way down (an abort prints its
+        backtrace through gdb before the process ends)."""
+        deadline = time.monotonic() + grace_s
+        while self.alive():
+            if time.monotonic() >= deadline:
+                return True
+            time.sleep(0.05)
+        return False
+
     def stop(self, grace_s: float = DEFAULT_GRACE_S) -> int | None:
         """Stop the whole process group: SIGTERM, then SIGKILL after `grace_s`. Returns the leader's exit code
         (negative: the signal that ended it). Safe to call twice."""

@@ -485,7 +485,7 @@ class Sweep:
             max_tokens = self._recheck_max_tokens()
             s = client.complete(model, self._recheck_text(count if has_tok else None), max_tokens, extras=stab_extras)
             new_errors = self._new_error_lines(log_path, before)
-            alive = server.alive()
+            alive = server.alive_after() if (s.error or c.error) else server.alive()
             if not alive:
                 rec["died_serving"] = True
             elif c.error and s.error:
@@ -505,7 +505,7 @@ class Sweep:
                                 "reference": result.reference}
         except (ServerError, VramdoctorError) as e:
             rec["error"] = e.message
-            if server.alive():
+            if server.alive_after():  # (a server that broke the connection may be on its way down)
                 rec["requests_failed"] = True
             else:
                 rec["died_serving"] = True
