@@ -133,11 +133,6 @@ def main() -> None:
             if a.mode == "notopenai":
                 self._send(404, b"<html>Not Found</html>", "text/html")
                 return
-            if a.mode == "die-slowly" and self.path.endswith("completions"):
-                self.connection.shutdown(socket.SHUT_RDWR)
-                print("terminate called after throwing an instance of 'std::system_error'", flush=True)
-                time.sleep(1.5)
-                os._exit(134)
             if a.mode == "trickle-health" and self.path == "/health":
                 self._trickle()
             if self.path == "/health":
