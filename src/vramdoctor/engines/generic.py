@@ -121,7 +121,8 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:k
            r"constantly|gradually)\s+(?:to\s+)?(?:grow|increas|ris|climb|creep)\w*|"
            # memory not given back ("CPU memory does not return", "memory is not released", "do not properly release
            # KV cache memory", "RSS stays high")
-           r"\b(?:memory|RSS|VRAM|KV ?cache)\b[^.;!?\n]{0,30}?\b(?:is|was|are|were|does|do|did|gets?)\s*(?:not|n't|never)"
+           r"\b(?:memory|RSS|VRAM|KV ?cache)\b[^.;!?\n]{0,30}?(?:\b(?:is|was|are|were|does|do|did|gets?)\s*(?:not|n't|never)|"
+           r"\bnever)"
            r"\s+(?:being\s+|getting\s+)?(?:properly\s+|fully\s+)?(?:returned|released|freed|reclaimed|given back|return|"
            r"released?|free|go(?:es)? (?:back )?down|come(?:s)? back)\b|"
            r"\b(?:do|does|did)\s*(?:not|n't)\s+(?:properly\s+|fully\s+)?(?:release|free|return|give back)\s+"
@@ -132,20 +133,49 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:k
            # begins to swap")
            r"\b(?:after|over)\b(?:(?!\b(?:not|never)\b|n't\b)[^.;!?\n]){0,60}?\b(?:starts?|begins?|started|began)\s+(?:\w+ly\s+)?(?:swapping|"
            r"to swap|to grow|growing|leaking|to leak)\b")
-#: a denial or doubt before the words in their clause ("no memory leak", "memory does not keep growing")
+#: a denial or doubt in the words' own clause ("no memory leak", "memory does not keep growing")
 _DENIED = re.compile(r"\b(?:no|not|never|without|nor|rule[sd]? out|ruled out|instead of)\b|n't\b", re.I)
-#: a clause that supposes rather than reports ("if memory keeps growing", "to check whether RSS increases")
-_SUPPOSED_GROWTH = re.compile(r"\b(?:if|whether|would|could|might|may|should|to see|in case|expect\w*|hop\w*)\b",
-                              re.I)
+#: growth stated by saying memory is not given back: its negation is the report itself ("is never released")
+_NOT_GIVEN_BACK = re.compile(r"\b(?:not|n't|never)\s+(?:being\s+|getting\s+)?(?:properly\s+|fully\s+)?"
+                             r"(?:returned|released?|freed|free|reclaimed|given back|return|give back|go(?:es)? "
+                             r"(?:back )?down|come(?:s)? back)\b", re.I)
+#: a clause that supposes rather than reports ("memory would keep growing", "to check whether RSS increases", "I
+#: expect memory to grow")
+_SUPPOSED_GROWTH = re.compile(r"\b(?:would|could|should|to see|to check|expect\w*|hop\w*|wonder\w*|suspect\w*|"
+                              r"maybe|perhaps|possibly)\b", re.I)
+#: a hedge that supposes, unless a condition stated before it says when it happens ("if the client aborts, RSS may
+#: keep growing" describes a reproduction; "memory may be leaking" supposes)
+_HEDGE = re.compile(r"\b(?:may|might)\b", re.I)
+#: a condition: the words inside it are supposed ("if memory keeps growing, restart"); once its comma closes it, the
+#: clause after it says what happens then
+_CONDITION = re.compile(r"\b(?:if|whether|in case|unless)\b", re.I)
 
 
-def _growth(m: re.Match) -> str:
+def _supposed(text: str, begin: int, at: int, end: int, inside: bool = True) -> bool:
+    """Whether the words at `text[at:end]`, in the sentence that starts at `begin`, are denied, doubted, asked about or
+    supposed rather than stated: judged in their own clause (after the sentence's last comma before them), so a
+    condition before them ("if the client does not close the stream, RSS keeps growing") states what happens then.
+    inside: the words themselves may deny ("RSS doesn't keep growing"); False where they are a failure's own words,
+    whose negation is the report ("can't even run")."""
+    head = text[begin:at]
+    own = text[begin + max(head.rfind(","), head.rfind(":")) + 1:at]  # the words' own clause, up to them
+    words = text[at:end]
+    inside = "" if not inside or _NOT_GIVEN_BACK.search(words) else words
+    if _DENIED.search(own) or _DENIED.search(inside) or _SUPPOSED_GROWTH.search(head) or _SUPPOSED_GROWTH.search(words):
+        return True
+    condition = [m for m in _CONDITION.finditer(head)]
+    if condition and not re.search(r",|\bthen\b", head[condition[-1].end():]):
+        return True  # inside the condition itself
+    return not condition and bool(_HEDGE.search(own) or _HEDGE.search(words))
+
+
+def _growth(m: re.Match, inside: bool = True) -> str:
     """The clause of the line that states the growth; ValueError where it is denied, doubted or asked."""
     text, at = m.string, m.start()
     begin = max(text.rfind(c, 0, at) for c in ".;!?") + 1
     ends = [i for i in (text.find(c, m.end()) for c in ".;!?") if i >= 0]
     end = min(ends) if ends else len(text)
-    if _DENIED.search(text, begin, at) or text[end:end + 1] == "?" or _SUPPOSED_GROWTH.search(text, begin, at):
+    if text[end:end + 1] == "?" or _supposed(text, begin, at, m.end(), inside):
         raise ValueError("not stated")
     return text[begin:end + 1].strip()[:300]
 
@@ -166,7 +196,7 @@ def _failure_stated(m: re.Match) -> str:
     text = m.string
     if _WRITTEN.match(text):
         raise ValueError("a program's line")
-    return _growth(m)
+    return _growth(m, inside=False)
 
 
 LOG = LogWords(
