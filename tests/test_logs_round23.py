@@ -52,3 +52,50 @@ def test_growth_under_a_stated_condition_is_reported(engine, sentence):
 def test_a_failure_under_a_stated_condition_is_reported(sentence, kind):
     run = run_of(diag(READY["vllm"] + "\n" + sentence))
     assert run.kind == kind, (run.kind, run.code)
+
+
+# --- a failure named only by a quoted fragment of the engine's own words (without its figures) ----------------------
+
+QUOTED = {
+    # vLLM V0 (core/scheduler.py's check in worker.py raise_if_cache_size_invalid), quoted without "max seq len (N)"
+    'vLLM 0.6.3 stops with "...is larger than the maximum number of tokens that can be stored in KV cache" when I '
+    'set max-model-len 32768.': ("vllm", "KV_CAPACITY"),
+    # the block manager's refusal (core/block_manager.py), quoted without "Input prompt (N tokens)"
+    "Every long request gets `is too long and exceeds the capacity of block_manager` back on 0.5.4.":
+        ("vllm", "KV_CAPACITY"),
+    # TGI's launcher check (router/src/main.rs), quoted without "=N"
+    "The router refuses to start: 'Not enough memory to handle max_total_tokens' on one A10G.": ("tgi", "KV_CAPACITY"),
+}
+
+
+@pytest.mark.parametrize("text", sorted(QUOTED))
+def test_a_failure_named_by_a_quoted_fragment_is_read(text):
+    engine, kind = QUOTED[text]
+    rep = diag(text)
+    run = run_of(rep)
+    assert run.kind == kind, (run.kind, run.code)
+
+
+# --- a user's sentence about a step, last in the paste, is no step under way ----------------------------------------
+
+V1_SIZED = """
+INFO 03-02 10:11:12 [gpu_model_runner.py:1500] Model loading took 14.99 GiB and 9.1 seconds
+INFO 03-02 10:11:30 [gpu_worker.py:227] Available KV cache memory: 4.20 GiB
+INFO 03-02 10:11:30 [kv_cache_utils.py:716] GPU KV cache size: 34,400 tokens
+"""
+
+
+@pytest.mark.parametrize("tail,kind,code", [
+    # the user's words, cut at the excerpt's end: no step line of the engine's
+    ("We tried loading it with --enforce-eager and it still stops at the same pla", "UNDETERMINED",
+     "failure-cause-not-shown"),
+    ('SGLang dies with the "Capture cuda graph failed" error every time', "UNDETERMINED", "failure-cause-not-shown"),
+    ("I am capturing the logs with --log-level debug, attached below", "NONE", "no-memory-problem"),
+    # the engine's own step lines (a prefix of its own, or a bar) still are
+    ("Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  42%|####      | 28/67 [00:03<00:04,  9.10it/s]",
+     "UNDETERMINED", "log-ends-during-step"),
+    ("INFO 03-02 10:11:31 [gpu_model_runner.py:2000] Capturing CUDA graphs", "UNDETERMINED", "log-ends-during-step"),
+])
+def test_a_users_sentence_about_a_step_is_no_step_under_way(tail, kind, code):
+    run = run_of(diag(V1_SIZED + tail))
+    assert (run.kind, run.code) == (kind, code), run

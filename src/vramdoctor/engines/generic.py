@@ -185,7 +185,8 @@ def _growth(m: re.Match, inside: bool = True) -> str:
 #: "since 0.4 it fails to load this model", "it can't even run the 7B")
 _FAILS = (r"\b(?:fails?|failed|failing|crash(?:es|ed|ing)?|hangs|hung|freez(?:es|ing)|froze|dies|died|"
           r"(?:can'?t|cannot|could ?n[o']t|unable to|won'?t) (?:even )?(?:run|start|load|serve)|"
-          r"does(?: not|n't) work|stop(?:s|ped)? responding|not working|errors? out)\b")
+          r"does(?: not|n't) work|stop(?:s|ped)? (?:responding|at|during|while|when)|not working|errors? out|"
+          r"(?:gets?|got|is|was|stays?|remains?) stuck)\b")
 #: the start of a line a program wrote, not a user ("llama_model_load: ", "[...]", a time, a level)
 _WRITTEN = re.compile(r"^\s*(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
 

@@ -382,7 +382,8 @@ LOG = LogWords(
             "RUNTIME"),
         msg(r"Failed to load model - not enough GPU memory|Failed to create unquantized linear weights|"
             r"Failed to initialize q/k/v range constants", "oom", "WEIGHTS", "weights-alloc-failed"),
-        msg(r"max seq len \(\d+\) is larger than the maximum number of tokens that can be stored in KV cache",
+        # (a user may quote only its words, without the figures: "... is larger than the maximum number of tokens ...")
+        msg(r"is larger than the maximum number of tokens that can be stored in KV cache",
             "oom", "KV", "max-model-len-exceeds-kv-cache"),
         msg(r"KV cache is needed, which is larger than the available KV cache memory", "oom", "KV",
             "max-model-len-exceeds-kv-cache"),
@@ -390,8 +391,7 @@ LOG = LogWords(
             "sampler-warmup-oom"),
         msg(r"Free memory on device .* is less than desired GPU memory utilization|Error in memory profiling\. "
             r"(?:Initial free memory|This happens when)", "not_oom", code="gpu-shared-with-other-process"),
-        msg(r"Input prompt \(\d+ tokens\)(?: \+ lookahead slots \(\d+\))? is too long and exceeds the capacity of "
-            r"block_manager|not enough kv cache blocks to run the entire sequence", "pressure", "KV",
+        msg(r"is too long and exceeds the capacity of block_manager|not enough kv cache blocks to run the entire sequence", "pressure", "KV",
             "request-exceeds-kv-pool"),
         msg(r"greater than the derived max_model_len|max_model_len.*exceeds? the model's", "not_oom",
             code="max-model-len-exceeds-model"),

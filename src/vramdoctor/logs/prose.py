@@ -34,6 +34,19 @@ _SUPPOSED = re.compile(
     I)
 
 
+#: a user's own words: the first person, or an engine's words quoted ("it dies with the \"Capture cuda graph
+#: failed\" error", `...`)
+_USER = re.compile(r"(?<![\w'\[(<])(?:I|I'm|I've|I'd|[Mm]y|[Ww]e|[Oo]ur|[Mm]e)(?![\w'\])>])|"
+                   r"[\"\u201c`]\s*\S+(?:\s+\S+)+?\s*[\"\u201d`]")
+
+
+def written_by_user(text: str, prefixed: bool) -> bool:
+    """The line is a user's sentence, not a program's: it has no log prefix (`prefixed`: whether it has one) and
+    speaks in the first person or quotes an engine's words. Its step words ("Loading", "Capturing") then name no step
+    the engine was in."""
+    return not prefixed and bool(_USER.search(text))
+
+
 def clauses(text: str) -> list[str]:
     return [c for c in _CLAUSE.split(text) if c and c.strip()]
 

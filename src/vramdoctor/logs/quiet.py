@@ -10,9 +10,9 @@ import re
 from ..errors import UsageError
 from .facts import RunFacts
 from .knowledge import FRAME, LEVEL, knowledge, phase_words
-from .lines import bare_prefix, message
+from .lines import LOG_PREFIX, bare_prefix, message
 from .phase import is_progress, last_marker
-from .prose import supposed
+from .prose import supposed, written_by_user
 from .verdict import KIND_OF_PHASE, Diagnosis
 
 
@@ -303,6 +303,8 @@ def _under_way(ln: int, text: str, engine: str) -> tuple[int, str, str] | None:
         return None  # a bar at its end: that step finished
     if supposed(text) and not LEVEL.match(text):
         return None  # a user's sentence (no log level) that supposes or denies an out-of-memory: no engine's step
+    if written_by_user(text, bool(LOG_PREFIX.match(text))):
+        return None  # a user's sentence (or one cut at the excerpt's end) about a step: the report's words, not a step
     p = phase_words(text, engine)
     if p not in ("WEIGHTS", "KV", "WARMUP") or is_progress(text) or FRAME.search(text) or _DONE.search(text):
         return None
