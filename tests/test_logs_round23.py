@@ -99,3 +99,70 @@ INFO 03-02 10:11:30 [kv_cache_utils.py:716] GPU KV cache size: 34,400 tokens
 def test_a_users_sentence_about_a_step_is_no_step_under_way(tail, kind, code):
     run = run_of(diag(V1_SIZED + tail))
     assert (run.kind, run.code) == (kind, code), run
+
+
+# --- an engine's verdict that a worker could not start places the failure before warm-up ----------------------------
+
+def test_tgi_shard_that_failed_to_start_was_loading_its_weights():
+    # TGI 2.x: the shard's own OutOfMemoryError while building the model, then the launcher's verdict (main.rs)
+    run = run_of(diag("""
+        2024-05-02T08:00:01.100Z  INFO text_generation_launcher: Starting shard rank=1
+        2024-05-02T08:00:09.210Z ERROR text_generation_launcher: Error when initializing model
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 224.00 MiB. GPU 1 has a total capacity of 22.05 GiB of which 101.12 MiB is free.
+        2024-05-02T08:00:10.001Z ERROR text_generation_launcher: Shard 1 failed to start
+        2024-05-02T08:00:10.001Z  INFO text_generation_launcher: Shutting down shards
+    """))
+    assert (run.kind, run.phase_source) == ("WEIGHTS", "the message after the failure"), run
+
+
+def test_tgi_shard_that_failed_to_start_without_its_cause_is_not_memory_yet():
+    run = run_of(diag("""
+        2025-01-09T11:00:00.000Z  INFO text_generation_launcher: Starting shard rank=0
+        Error: ShardCannotStart
+    """))
+    assert run.kind == "UNDETERMINED" and run.code == "failure-cause-not-shown", run
+
+
+def test_tgi_shard_that_crashed_while_serving_is_not_weights():
+    run = run_of(diag("""
+        2024-05-02T08:01:00.000Z  INFO text_generation_router: router/src/main.rs:450: Connected
+        2024-05-02T09:12:00.000Z ERROR text_generation_launcher: Method Decode encountered an error.
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.02 GiB. GPU 0 has a total capacity of 79.15 GiB of which 12.62 MiB is free.
+        2024-05-02T09:12:01.000Z ERROR text_generation_launcher: Shard 0 crashed
+    """))
+    assert run.kind == "RUNTIME", run
+
+
+# --- a markdown heading is the user's words ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("heading,ready", [
+    ("#### Timeline of KV cache usage before the crash", READY["vllm"]),
+    ("## Last lines before it crashed", READY["llama-server"]),
+    ("### What it prints right before it dies", READY["ollama"]),
+])
+def test_a_markdown_heading_that_states_a_failure_is_read(heading, ready):
+    run = run_of(diag(heading + "\n" + ready))
+    assert run.kind == "UNDETERMINED", (run.kind, run.code)
+
+
+# --- a traceback pasted from its middle: the innermost start-up frame decides, not the first line ---------------------
+
+@pytest.mark.parametrize("text,kind", [
+    # vLLM V0 (worker/worker.py initialize_cache -> _warm_up_model -> model_runner.capture_model), cut before its error
+    ("""
+    (VllmWorkerProcess pid=201) ERROR 08-19 07:51:27 multiproc_worker_utils.py:226]   File "/usr/lib/python3/site-packages/vllm/worker/worker.py", line 222, in initialize_cache
+    (VllmWorkerProcess pid=201) ERROR 08-19 07:51:27 multiproc_worker_utils.py:226]     self._warm_up_model()
+    (VllmWorkerProcess pid=201) ERROR 08-19 07:51:27 multiproc_worker_utils.py:226]   File "/usr/lib/python3/site-packages/vllm/worker/worker.py", line 238, in _warm_up_model
+    (VllmWorkerProcess pid=201) ERROR 08-19 07:51:27 multiproc_worker_utils.py:226]     self.model_runner.capture_model(self.gpu_cache)
+    """, "WARMUP"),
+    # vLLM V1 (v1/engine/core.py _initialize_kv_caches -> gpu_worker.compile_or_warm_up_model)
+    ("""
+      File "/opt/venv/lib/python3.12/site-packages/vllm/v1/engine/core.py", line 190, in _initialize_kv_caches
+        self.model_executor.initialize_from_config(kv_cache_configs)
+      File "/opt/venv/lib/python3.12/site-packages/vllm/v1/worker/gpu_worker.py", line 288, in compile_or_warm_up_model
+        self.model_runner.capture_model()
+    """, "WARMUP"),
+])
+def test_a_headless_traceback_is_placed_by_its_innermost_frame(text, kind):
+    run = run_of(diag(text))
+    assert run.kind == "UNDETERMINED" and run.candidates == [kind], (run.kind, run.code, run.candidates)

@@ -187,8 +187,9 @@ _FAILS = (r"\b(?:fails?|failed|failing|crash(?:es|ed|ing)?|hangs|hung|freez(?:es
           r"(?:can'?t|cannot|could ?n[o']t|unable to|won'?t) (?:even )?(?:run|start|load|serve)|"
           r"does(?: not|n't) work|stop(?:s|ped)? (?:responding|at|during|while|when)|not working|errors? out|"
           r"(?:gets?|got|is|was|stays?|remains?) stuck)\b")
-#: the start of a line a program wrote, not a user ("llama_model_load: ", "[...]", a time, a level)
-_WRITTEN = re.compile(r"^\s*(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
+#: the start of a line a program wrote, not a user ("llama_model_load: ", "[...]", a time, a level; a markdown heading,
+#: "#### Timeline before the crash", is the user's)
+_WRITTEN = re.compile(r"^\s*(?!#{1,6} +[A-Za-z])(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
 
 
 def _failure_stated(m: re.Match) -> str:

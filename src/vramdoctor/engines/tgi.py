@@ -28,7 +28,11 @@ LOG = LogWords(
         msg(r"Decode cuda graph warmup failed", "pressure", "WARMUP", "cuda-graph-warmup-skipped"),
         msg(r"Method Warmup encountered an error|Unable to warmup the Python model shards", "wrapper", "WARMUP"),
         msg(r"Method (?:Prefill|Decode) encountered an error", "wrapper", "RUNTIME"),
-        msg(r"Shard \d+ failed to start|Shard \d+ crashed|Shard complete standard error output", "wrapper"),
+        # a shard that exits before it says "Server started at unix://..." (launcher/src/main.rs shard_manager:
+        # ShardCannotStart): it was building the model and loading its weights; the router's warm-up comes only once
+        # every shard is up, so the failure is in the weights phase
+        msg(r"Shard \d+ failed to start|\bShardCannotStart\b", "wrapper", "WEIGHTS"),
+        msg(r"Shard \d+ crashed|Shard complete standard error output", "wrapper"),
     ),
     frames={
         "WARMUP": rx(r"in warmup\b|\bwarmup\{|Method Warmup|Warming up model"),

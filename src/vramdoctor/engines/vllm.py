@@ -422,7 +422,7 @@ LOG = LogWords(
                  r"check_enough_kv_cache_memory|get_kv_cache_config|CacheEngine|init_cache_engine|_initialize_kv|"
                  r"initialize_from_config|_reshape_kv_cache|initialize_cache|raise_if_cache_size_invalid"),
         "WARMUP": rx(r"profile_run|_dummy_run|_dummy_sampler_run|determine_available_memory|"
-                     r"determine_num_available_blocks|capture_model|compile_or_warm_up_model|Capturing CUDA graph|"
+                     r"determine_num_available_blocks|capture_model|compile_or_warm_up_model|_warm_up_model|Capturing CUDA graph|"
                      r"Capturing cudagraph|Memory profiling"),
         # (the quantization methods' repacking after the weights are read: process_weights_after_loading,
         # gptq_marlin_repack, awq_marlin_repack)

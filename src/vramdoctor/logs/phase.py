@@ -157,10 +157,13 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
         own = f.deciding is None or f.deciding[0] == f.line_no
         return Place(f.phase, "the failure message" if own else "the message after the failure",
                      f.deciding or (f.line_no, f.text), [f.phase])
-    p = phase_words(f.text, engine)  # words of a step, not an engine's verdict: never before the progress made
+    # words of a step, not an engine's verdict: never before the progress made (a failure that is itself a stack frame,
+    # a traceback pasted without its header or its error, is placed with the other frames: the innermost decides)
+    headless = bool(FRAME.search(f.text))
+    p = phase_words(f.text, engine) if not headless else None
     if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
         return Place(p, "the failure message", (f.line_no, f.text), [p])
-    for ln, text in f.after[:3]:  # an engine's own verdict a line or two later, or the request that failed
+    for ln, text in f.after[:3] if not headless else ():  # (the lines after a frame are more of its traceback)  # an engine's own verdict a line or two later, or the request that failed
         if FRAME.search(text) or FAILED_REQUEST.search(text):
             continue  # (an access line is printed when its request ends: one failed by this failure says no phase)
         v = k.verdict(text, k.candidates(text.lower().encode("utf-8", "replace")).get("msg", set()))
