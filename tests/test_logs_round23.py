@@ -166,3 +166,34 @@ def test_a_markdown_heading_that_states_a_failure_is_read(heading, ready):
 def test_a_headless_traceback_is_placed_by_its_innermost_frame(text, kind):
     run = run_of(diag(text))
     assert run.kind == "UNDETERMINED" and run.candidates == [kind], (run.kind, run.code, run.candidates)
+
+
+# --- a failure the run went on from to serve, then again while serving: the one after serving began decides ----------
+
+METAL_FAIL = ("ggml_metal_graph_compute: command buffer 0 failed with status 5\n"
+              "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)")
+
+
+@pytest.mark.parametrize("text,kind", [
+    # llama-server on Metal (2025): the warm-up run's command buffer failed, the server started, then decode failed
+    ("llama_context:      Metal compute buffer size =   304.00 MiB\n" + METAL_FAIL + "\n"
+     "main: server is listening on http://127.0.0.1:8080 - starting the main loop\n"
+     "srv  log_server_r: request: POST /completion 127.0.0.1 200\n" + METAL_FAIL + "\n" + METAL_FAIL, "RUNTIME"),
+    # llama-cpp-python's server on Metal: the same before and after uvicorn's ready line
+    ("llama_new_context_with_model:      Metal compute buffer size =   164.00 MiB\n" + METAL_FAIL + "\n"
+     "INFO:     Uvicorn running on http://localhost:8000 (Press CTRL+C to quit)\n"
+     'INFO:     127.0.0.1:50322 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n' + METAL_FAIL, "RUNTIME"),
+    # the warm-up failure alone, the server then serving: handled at start, no failure after
+    ("llama_context:      Metal compute buffer size =   304.00 MiB\n" + METAL_FAIL + "\n"
+     "main: server is listening on http://127.0.0.1:8080 - starting the main loop\n"
+     "srv  log_server_r: request: POST /completion 127.0.0.1 200", "NONE"),
+    # another failure after serving began: that one decides
+    ("llama_context:      Metal compute buffer size =   304.00 MiB\n" + METAL_FAIL + "\n"
+     "main: server is listening on http://127.0.0.1:8080 - starting the main loop\n"
+     "srv  log_server_r: request: POST /completion 127.0.0.1 200\n"
+     "ggml_metal_graph_compute: command buffer 0 failed with status 3\n"
+     "error: Caused GPU Timeout Error (00000002:kIOAccelCommandBufferCallbackErrorTimeout)", "NOT_OOM"),
+])
+def test_a_failure_again_after_serving_began_decides(text, kind):
+    run = run_of(diag(text))
+    assert run.kind == kind, (run.kind, run.code)

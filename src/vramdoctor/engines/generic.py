@@ -302,6 +302,11 @@ LOG = LogWords(
         # DeepSpeed-MII / FastGen: its KV blocks ran out mid-generation; it frees them all and recomputes
         # Apple's Metal error string: any Metal program's (llama.cpp, MLX, PyTorch MPS), so no engine's evidence
         msg(r"kIOGPUCommandBufferCallbackErrorOutOfMemory", "oom", code="metal-command-buffer-oom"),
+        # ... and its other command-buffer errors (a GPU timeout, a hang, an address fault, a buffer discarded when another
+        # program's work reset the GPU, the system stopping work that froze the screen): not memory
+        msg(r"kIO(?:Accel|GPU)CommandBufferCallbackError(?:Timeout|Hang|PageFault|InnocentVictim|ImpactingInteractivity|"
+            r"SubmissionsIgnored)|Caused GPU (?:Timeout|Hang|Address Fault) Error", "not_oom",
+            code="metal-command-buffer-error"),
         # a KV pool that is full while serving, in plain words (servers without an engine module: atlas, ...)
         # (written so that "exhausted" is the word the prefilter looks for: "KV cache" is on every stats line)
         msg(r"(?:(?<=KV cache )|(?<=KV cache is ))exhausted", "oom", "RUNTIME", "kv-blocks-exhausted"),

@@ -98,6 +98,9 @@ _NOT_OOM = {
     "cuda-no-kernel-image": "this build has no GPU code for this GPU's architecture (compute capability): a build "
                             "or wheel made for other GPUs.",
     "cuda-error": "a CUDA (or HIP) call failed with an error that is not out of memory.",
+    "metal-command-buffer-error": "the Metal GPU stopped a command buffer for another reason than memory (a timeout "
+                                  "of a long kernel, a hang, an address fault, or work discarded when the GPU was "
+                                  "reset for another program).",
     "sycl-runtime-error": "a SYCL / Level Zero call failed with a Unified Runtime error that is not out of memory "
                           "(UR_RESULT_ERROR_OUT_OF_RESOURCES and the like: a driver or kernel resource, not device "
                           "memory).",
@@ -181,6 +184,19 @@ def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Dia
     return None
 
 
+def _latest_survived(run: RunFacts, f: Failure, fatal: list[Failure], engine: str) -> Failure:
+    """A failure the run went on from to serve (a Metal command buffer that failed during the warm-up pass, then the
+    server ready and the same failure while serving): the first failure after the serving began decides, since the
+    phase never goes back before a milestone the run has passed."""
+    end = max(f.end_line, f.line_no)
+    served = [ln for m, ln in run.progress.items() if ln > end and (m == "ready" or m == "requests" and not (
+        FAILED_REQUEST.search(run.progress_text.get(m, "")) or engine == "ollama"))]
+    if not served:
+        return f
+    after = [g for g in fatal if g.line_no > min(served)]
+    return after[0] if after else f
+
+
 def _full_while_serving(run: RunFacts) -> Diagnosis | None:
     """The pool was full under load before a failure whose cause the log does not show: that is the evidence."""
     d = pressure(run)
@@ -214,6 +230,8 @@ def _missing(f: Failure, place: Place | None) -> str:
 def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -> Diagnosis:
     fatal = [f for f in run.failures if f.kind in ("oom", "not_oom")]
     f = fatal[0] if fatal else (run.failures[0] if run.failures else None)
+    if f is not None and f.kind in ("oom", "not_oom"):
+        f = _latest_survived(run, f, fatal, engine)
     if f is not None and f.kind == "oom" and not (f.phase and f.code):
         # a driver's line first, the engine's verdict (its phase, or its code for the same phase) soon after
         said = [g for g in fatal if g.kind == "oom" and g.phase and 0 < g.line_no - f.line_no <= 50

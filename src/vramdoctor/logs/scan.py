@@ -430,7 +430,9 @@ class Scanner:
                 return True
             r.failures.remove(weak[-1])
         last = r.failures[-1] if r.failures else None
-        joined = bool(last and not last.retried and line_no - max(last.end_line, last.line_no) <= 3)
+        # (not across a milestone passed since: the run went on after it, and this is a failure of its own)
+        joined = bool(last and not last.retried and line_no - max(last.end_line, last.line_no) <= 3
+                      and max(r.progress.values(), default=0) <= max(last.end_line, last.line_no))
         if last and joined:  # one failure, many lines: lines that continue the same traceback or message join it
             last.end_line = line_no
             if (v and v.phase and last.phase is None and kind in ("oom", "error") and last.kind in ("oom", "error")
