@@ -197,3 +197,34 @@ METAL_FAIL = ("ggml_metal_graph_compute: command buffer 0 failed with status 5\n
 def test_a_failure_again_after_serving_began_decides(text, kind):
     run = run_of(diag(text))
     assert run.kind == kind, (run.kind, run.code)
+
+
+# --- a count the log shows at none is never advised lower -------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    # llama-server on ROCm, pasted with its command: -ngl 0, and still the compute buffer on the GPU failed
+    """
+    $ ./llama-server -m models/qwen2.5-32b-q4_k_m.gguf -ngl 0 -c 65536
+    ggml_gallocr_reserve_n: failed to allocate ROCm0 buffer of size 9663676416
+    llama_init_from_model: failed to allocate compute buffers
+    """,
+    # llama-cpp-python with n_gpu_layers=0 in its keyword arguments (CUDA build)
+    """
+    llm = Llama(model_path="./mistral-7b.Q5_K_M.gguf", n_gpu_layers=0, n_ctx=32768)
+    ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4352.00 MiB on device 0: cudaMalloc failed: out of memory
+    ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 4563402752
+    llama_new_context_with_model: failed to allocate compute buffers
+    """,
+    # the load printing none offloaded (offloaded 0/41 layers), then the compute buffer on Vulkan
+    """
+    llm_load_tensors: offloaded 0/41 layers to GPU
+    llm_load_tensors:        CPU buffer size =  7165.44 MiB
+    llama_new_context_with_model: n_ctx      = 32768
+    ggml_gallocr_reserve_n: failed to allocate Vulkan0 buffer of size 2281701376
+    llama_new_context_with_model: failed to allocate compute buffers
+    """,
+])
+def test_layers_already_off_the_gpu_are_not_advised_fewer(text):
+    run = run_of(diag(text))
+    assert run.kind == "WARMUP", run
+    assert not [a for a in run.advice if a.get("setting") == "gpu_layers" and a.get("direction") == "down"], run.advice

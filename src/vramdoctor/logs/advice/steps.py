@@ -85,6 +85,8 @@ class _Steps:
                 value, why = past
         if value is not None and current is not None and value == current:
             return  # never propose what is in use
+        if direction == "down" and isinstance(current, (int, float)) and not isinstance(current, bool) and current == 0:
+            return  # a count already at none (-ngl 0): it cannot go lower
         if (isinstance(value, (int, float)) and isinstance(current, (int, float)) and not isinstance(value, bool)
                 and (direction == "up" and value < current or direction == "down" and value > current)):
             return  # a value on the wrong side of the one in use: the step would move the setting the wrong way
@@ -202,9 +204,13 @@ def _shown(setting: str, n: dict) -> int | None:
     for key in _SHOWN.get(setting, ()):
         v = n.get(key)
         v = v[-1] if isinstance(v, list) and v else v
-        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+        if isinstance(v, int) and not isinstance(v, bool) and (v > 0 or v == 0 and setting in _ZERO_IS_SET):
             return v
     return None
+
+
+#: settings whose 0 is a value the user set (-ngl 0: no layer on the GPU), not an unset or automatic one
+_ZERO_IS_SET = ("gpu_layers",)
 
 
 def _tp_now(n: dict) -> int | None:
