@@ -228,3 +228,44 @@ def test_layers_already_off_the_gpu_are_not_advised_fewer(text):
     run = run_of(diag(text))
     assert run.kind == "WARMUP", run
     assert not [a for a in run.advice if a.get("setting") == "gpu_layers" and a.get("direction") == "down"], run.advice
+
+
+# --- one buffer past the device's single-allocation limit (ggml-vulkan ggml_vk_create_buffer) -------------------------
+
+@pytest.mark.parametrize("text", [
+    # a 2025 build on RADV: maxMemoryAllocationSize
+    """
+    llama_context:    Vulkan0 KV buffer size =  6144.00 MiB
+    ggml_vulkan: Device memory allocation of size 5368709120 failed.
+    ggml_vulkan: Requested buffer size exceeds device memory allocation limit: ErrorOutOfDeviceMemory
+    ggml_gallocr_reserve_n: failed to allocate Vulkan0 buffer of size 5368709120
+    llama_init_from_model: failed to initialize the context: failed to allocate compute pp buffers
+    """,
+    # a 2026 build: maxBufferSize, with -ub in the pasted command
+    """
+    $ llama-server -m qwen3-30b-a3b-q8_0.gguf -c 131072 -ub 2048 -ngl 99
+    ggml_vulkan: Requested buffer size exceeds device buffer size limit: ErrorOutOfDeviceMemory
+    ggml_gallocr_reserve_n_impl: failed to allocate Vulkan0 buffer of size 6509559808
+    graph_reserve: failed to allocate compute buffers
+    """,
+])
+def test_a_buffer_past_the_single_allocation_limit_wants_a_smaller_buffer(text):
+    run = run_of(diag(text))
+    assert (run.kind, run.code) == ("WARMUP", "buffer-exceeds-allocation-limit"), run
+    settings = [(a.get("setting"), a.get("direction")) for a in run.advice]
+    assert ("n_ubatch", "down") in settings and ("gpu_layers", "down") not in settings, run.advice
+    if "-ub 2048" in text:
+        assert any(a.get("setting") == "n_ubatch" and a.get("value") == 1024 for a in run.advice), run.advice
+
+
+def test_pinned_memory_past_the_limit_is_a_warning_the_load_goes_on_from():
+    # ggml_backend_vk_host_buffer_type_alloc_buffer: the pinned host buffer past the limit, then a CPU buffer instead
+    run = run_of(diag("""
+        llama_kv_cache_unified:        CPU KV buffer size = 48000.00 MiB
+        ggml_vulkan: Failed to allocate pinned memory.
+        ggml_vulkan: Requested buffer size exceeds device memory allocation limit: ErrorOutOfDeviceMemory
+        llama_context:    Vulkan0 compute buffer size =   616.06 MiB
+        llama_context: Vulkan_Host compute buffer size = 21014.01 MiB
+        main: server is listening on http://127.0.0.1:8080 - starting the main loop
+    """))
+    assert run.kind == "NONE", run

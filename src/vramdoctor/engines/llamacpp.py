@@ -332,6 +332,12 @@ LOG = LogWords(
         # ggml's Vulkan backend on its own (`ggml-vulkan.cpp` ggml_vk_create_buffer): device memory it could not get,
         # also printed by llama-bench, before or without vk's ErrorOutOfDeviceMemory
         msg(r"ggml_vulkan: Device memory allocation of size \d+ failed", "oom"),
+        # ... or one buffer larger than the device allows in a single allocation (ggml_vk_create_buffer: size above
+        # maxMemoryAllocationSize, "memory allocation limit", or above maxBufferSize / maxStorageBufferRange, "buffer
+        # size limit"; about 4 GiB on many drivers): no amount of free memory takes it, only a smaller buffer (the phase
+        # is the buffer's: the compute buffer's "failed to allocate compute buffers" after it, most often)
+        msg(r"Requested buffer size exceeds device (?:memory allocation|buffer size) limit", "oom",
+            code="buffer-exceeds-allocation-limit"),
         # the cells are full while serving: the server retries with a smaller batch (not a crash); older builds
         # failed the batch ("KV cache is full - try increasing it via the context size")
         # (llama_decode returns 1: "could not find a KV slot for the batch (try reducing the size of the batch or

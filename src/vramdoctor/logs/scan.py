@@ -72,7 +72,7 @@ def _step_key(step: str) -> tuple[float, ...]:
 #: a line's "source: " prefix (llama.cpp's "ggml_vulkan: ", "load_tensors: ")
 _SOURCE = re.compile(r"^\s*[A-Za-z_]\w*: ")
 #: an exception's bare text, a call and its error code ("vk::Device::allocateMemory: ErrorOutOfDeviceMemory")
-_DETAIL = re.compile(r"^\s*(?:\w+::)+\w+: \w+\s*$")
+_DETAIL = re.compile(r"^\s*(?:\w+::)+\w+: \w+\s*$|^\s*Requested buffer size exceeds device [\w ]{1,40} limit: \w+\s*$")
 
 
 class Scanner:

@@ -42,6 +42,8 @@ class LoadSteps:
                                    "profiling pass before it runs the sampler too), it runs in what the fraction leaves")
         elif code == "compute-buffer-alloc-failed":
             self._compute_buffer()
+        elif code == "buffer-exceeds-allocation-limit":
+            self._allocation_limit()
         elif code == "prefill-tokens-exceed-memory":
             tokens = n.get("prefill_tokens") or n.get("max_batch_prefill_tokens")
             longest = n.get("max_input_tokens")
@@ -112,6 +114,25 @@ class LoadSteps:
                   "buffer): free RAM, raise the process's memory limits (`ulimit -v`, a container's), or add RAM")
             return
         s.add("fewer layers on the GPU", "gpu_layers", "frees room for the buffers", "down")
+
+    def _allocation_limit(self) -> None:
+        """One buffer (the compute buffer, most often) larger than the device allows in a single allocation (Vulkan's
+        maxMemoryAllocationSize or maxBufferSize): only a smaller buffer helps. Fewer layers on the GPU or more free
+        memory do not shrink it."""
+        s, n = self.s, self.n
+        failed = n.get("failed_alloc_bytes")
+        failed = max(failed) if isinstance(failed, list) and failed else failed
+        size = f" ({failed / GIB:.2f} GiB)" if isinstance(failed, int) else ""
+        s.say("a buffer within the device's single-allocation limit", f"the buffer{size} is larger than this GPU's "
+              "driver allows in one allocation (Vulkan's maxMemoryAllocationSize or maxBufferSize, about 4 GiB on many "
+              "drivers), however much memory is free: make the buffer smaller; fewer layers on the GPU do not")
+        ub = n.get("n_ubatch")
+        s.add("smaller physical batch", "n_ubatch", "the compute buffer grows with the batch", "down",
+              max(64, ub // 2) if isinstance(ub, int) and ub > 64 else None, ub)
+        if str(n.get("flash_attn", "")).lower() not in ("1", "true", "on", "enabled"):
+            s.add("flash attention", "flash_attn", "without it the compute buffer holds an n_ctx x n_ubatch "
+                  "attention matrix", "on", current=n.get("flash_attn"))
+        s.add("shorter context", "max_model_len", "the compute buffer grows with the context too", "down")
 
     def _metal(self) -> None:
         self._metal_limit()
