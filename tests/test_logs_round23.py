@@ -269,3 +269,20 @@ def test_pinned_memory_past_the_limit_is_a_warning_the_load_goes_on_from():
         main: server is listening on http://127.0.0.1:8080 - starting the main loop
     """))
     assert run.kind == "NONE", run
+
+
+# --- a model file cut short is model-file-error, however the front end words it ----------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "llama_model_load: error loading model: tensor 'blk.17.ffn_gate.weight' data is not within the file bounds, "
+    "model is corrupted or incomplete\nllama_load_model_from_file: failed to load model",
+    'time=2025-02-01T10:00:00.000Z level=ERROR source=server.go:421 msg="llama runner terminated" error="exit '
+    'status 2"\nllama_model_load: error loading model: done_getting_tensors: wrong number of tensors; expected 724, '
+    'got 723',
+    "ValueError: Failed to load model from file: /models/llama-3-8b.Q4_K_M.gguf\n"
+    "llama_model_load: error loading model: tensor 'output.weight' data is not within the file bounds, model is "
+    "corrupted or incomplete",
+])
+def test_a_model_file_cut_short_is_a_model_file_error(text):
+    run = run_of(diag(text))
+    assert (run.kind, run.code) == ("NOT_OOM", "model-file-error"), run

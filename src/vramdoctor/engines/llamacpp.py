@@ -385,6 +385,10 @@ LOG = LogWords(
         # conversion): llama-model-loader's "key %s has wrong array length", an architecture it does not know
         msg(r"has wrong array length; expected \d+, got \d+|unknown model architecture: '|error loading model "
             r"(?:hyperparameters|architecture|vocabulary)", "not_oom", code="model-file-error"),
+        # a file cut short (a partial download, a split GGUF's first part alone): llama-model-loader's "tensor '%s' data
+        # is not within the file bounds, model is corrupted or incomplete", and a tensor count it cannot find
+        msg(r"data is not within the file bounds|model is corrupted or incomplete|wrong number of tensors; expected "
+            r"\d+, got \d+|done_getting_tensors: wrong number of tensors", "not_oom", code="model-file-error"),
         # wrappers that only follow a failed load of the weights (llama_model_load_from_file returned NULL:
         # llama.cpp's common_init_from_params, llama-cpp-python's Llama(), Tabby's bindings "Unable to load model:
         # PATH"); a failure before them with no phase of its own was loading the weights
