@@ -286,3 +286,16 @@ def test_pinned_memory_past_the_limit_is_a_warning_the_load_goes_on_from():
 def test_a_model_file_cut_short_is_a_model_file_error(text):
     run = run_of(diag(text))
     assert (run.kind, run.code) == ("NOT_OOM", "model-file-error"), run
+
+
+# --- LM Studio's error dialog copied as text; a blank line ends a message ---------------------------------------------
+
+@pytest.mark.parametrize("cause,kind", [
+    ("error loading model: unknown model architecture: 'qwen3next'", "NOT_OOM"),
+    ("llama_model_load: error loading model: unable to allocate CUDA0 buffer", "WEIGHTS"),
+])
+def test_lm_studio_dialog_is_lm_studio_and_its_lines_stay_apart(cause, kind):
+    rep = diag("\U0001F972 Failed to load the model\n\nFailed to load model\n\n" + cause, strip=False)
+    run = run_of(rep)
+    assert rep.engine == "lmstudio" and run.kind == kind, (rep.engine, run.kind, run.code)
+    assert all("modelFailed" not in e["text"] and "modelerror" not in e["text"] for e in run.evidence)

@@ -18,7 +18,9 @@ LOG = LogWords(
     # (not "lmstudio" alone: llama.cpp users keep models in ~/.lmstudio/models, and lmstudio-community is a
     # model publisher)
     fingerprint=rx(r"LM STUDIO SERVER|\bLM Studio\b|\"vram_(?:unused|recommended_capacity)\"|"
-                   r"Some model operation failed|\[LM STUDIO"),
+                   r"Some model operation failed|\[LM STUDIO|"
+                   # the app's error dialog copied as text: "🥲 Failed to load the model", the title above its cause
+                   r"\U0001F972 Failed to load the model"),
     messages=(
         # the dialog's title only says the load failed (weights, context or buffers): its cause is the "cause" line
         msg(r"\"title\":\s*\"(?:Error loading model|Failed to load (?:the )?model)", "wrapper"),

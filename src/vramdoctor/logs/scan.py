@@ -356,7 +356,8 @@ class Scanner:
         """A message a terminal (or `fold`) wrapped onto this line and the ones after ("... GiB" / ") on startup
         is less than desired ..."): joined to the line it began on, up to WRAP_LINES lines without a log prefix of
         their own, it may be an engine's own message; if so the failure is upgraded."""
-        if not self.partial or self.partial[2] != line_no - 1 or LOG_PREFIX.match(text):
+        if not self.partial or self.partial[2] != line_no - 1 or LOG_PREFIX.match(text) or not text.strip():
+            # (a wrap leaves no empty line: a blank line ends the message)
             self.partial = None
             return False
         first, head, _, count = self.partial
