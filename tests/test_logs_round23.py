@@ -299,3 +299,21 @@ def test_lm_studio_dialog_is_lm_studio_and_its_lines_stay_apart(cause, kind):
     run = run_of(rep)
     assert rep.engine == "lmstudio" and run.kind == kind, (rep.engine, run.kind, run.code)
     assert all("modelFailed" not in e["text"] and "modelerror" not in e["text"] for e in run.evidence)
+
+
+# --- 2023's first load line starts a run (llama.cpp llama_model_load "llama.cpp: loading model from PATH") ------------
+
+def test_a_2023_load_printed_twice_is_two_runs():
+    load = """llama.cpp: loading model from /models/wizard-13b.ggmlv3.q5_1.bin
+llama_model_load_internal: format     = ggjt v3 (latest)
+llama_model_load_internal: n_layer    = 40
+llama_model_load_internal: using CUDA for GPU acceleration
+llama_model_load_internal: mem required  = 2135.99 MB (+ 1608.00 MB per state)
+llama_model_load_internal: offloading {ngl} repeating layers to GPU
+"""
+    text = (load.format(ngl=40) + "CUDA error 2 at ggml-cuda.cu:6301: out of memory\n"
+            + load.format(ngl=30) + "llama_model_load_internal: total VRAM used: 7812 MB\n"
+            "llama_init_from_file: kv self size  =  400.00 MB\n")
+    rep = diag(text)
+    assert len(rep.runs) == 2, [(r.first_line, r.kind) for r in rep.runs]
+    assert rep.runs[0].kind == "WEIGHTS", rep.runs[0]

@@ -321,7 +321,10 @@ LOG = LogWords(
                    r"llama_kv_cache|ggml_backend|ggml_cuda|llama-server|llama_init_from|print_info:|ggml_gallocr|"
                    r"srv\s+\w+:|main: build|ggml_metal|update_slots|launch_slot|ggml_new_tensor_impl|"
                    r"slot print_timing|llama_io_(?:write|read)_"),
-    run_start=(rx(r"llama_server: initializing|main: build = |build: \d+ \(|system info: n_threads", 0),),
+    # (and the first line of a model's load where no program line comes before it: 2023's "llama.cpp: loading model
+    # from PATH" (llama.cpp llama_model_load), as llama-cpp-python and other bindings print it)
+    run_start=(rx(r"llama_server: initializing|main: build = |build: \d+ \(|system info: n_threads|"
+                  r"^llama\.cpp: loading model from ", 0),),
     messages=(
         msg(r"failed to allocate buffer for (?:kv|rs) cache|llama_kv_cache_init\(\) failed|"
             r"failed to initialize the KV cache", "oom", "KV", "kv-cache-alloc-failed"),
