@@ -317,3 +317,31 @@ llama_model_load_internal: offloading {ngl} repeating layers to GPU
     rep = diag(text)
     assert len(rep.runs) == 2, [(r.first_line, r.kind) for r in rep.runs]
     assert rep.runs[0].kind == "WEIGHTS", rep.runs[0]
+
+
+# --- Triton's TensorRT-LLM backend: TensorRT-LLM's lines, Triton's settings ------------------------------------------
+
+def test_triton_trtllm_backend_is_advised_in_its_own_settings():
+    # the backend's C++ runtime sized the pool, then Triton's model instance failed (inflight_batcher_llm)
+    rep = diag("""
+        I0412 09:12:01.100000 88 model_lifecycle.cc:469] loading: tensorrt_llm:1
+        [TensorRT-LLM][INFO] Allocate 1073741824 bytes for k/v cache.
+        [TensorRT-LLM][INFO] Using 32768 total tokens in paged KV cache, and 512 blocks per sequence
+        E0412 09:12:09.300000 88 backend_model.cc:692] ERROR: Failed to create instance: unexpected error when creating modelInstanceState: maxTokensInPagedKvCache (32768) must be large enough to process at least 1 sequence to completion (i.e. must be larger than beam_width (1) * tokensPerBlock (64) * maxBlocksPerSeq (1024))
+    """)
+    run = run_of(rep)
+    assert rep.engine == "triton-trtllm" and run.kind == "KV_CAPACITY", (rep.engine, run.kind)
+    flags = " | ".join(a["flags"] for a in run.advice)
+    assert "kv_cache_free_gpu_mem_fraction" in flags and "max_attention_window_size" in flags, flags
+    assert "--kv_cache_free_gpu_memory_fraction" not in flags and "kv_cache_config" not in flags, flags
+
+
+def test_triton_with_another_backend_is_not_trtllm():
+    # Triton's core lines are every backend's: its vLLM backend is vLLM
+    rep = diag("""
+        I0412 09:12:01.100000 88 model_lifecycle.cc:469] loading: vllm_model:1
+        INFO 04-12 09:12:05 llm_engine.py:100] Initializing an LLM engine (v0.5.3) with config: model='/models/llama3'
+        INFO 04-12 09:12:30 model_runner.py:300] Loading model weights took 14.9595 GB
+        ERROR 04-12 09:12:40 worker.py:200] ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.
+    """)
+    assert rep.engine == "vllm", rep.engine
