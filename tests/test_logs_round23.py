@@ -345,3 +345,27 @@ def test_triton_with_another_backend_is_not_trtllm():
         ERROR 04-12 09:12:40 worker.py:200] ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.
     """)
     assert rep.engine == "vllm", rep.engine
+
+
+# --- a value printed under its label, on a line of its own -------------------------------------------------------------
+
+ALLOWED = """torch.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)
+Currently allocated     : 17.50 GiB
+Requested               : 1.00 GiB
+Device limit            : 23.64 GiB
+Free (according to CUDA): 5.20 GiB
+PyTorch limit (set by user-supplied memory fraction)
+                        : 18.00 GiB"""
+
+
+@pytest.mark.parametrize("before", [
+    # TGI while serving
+    "2024-06-01T10:00:00.000Z  INFO text_generation_router: router/src/main.rs:450: Connected\n"
+    "2024-06-01T10:05:00.000Z ERROR text_generation_launcher: Method Prefill encountered an error.\n",
+    # a transformers pipeline behind FastAPI
+    "INFO:     Application startup complete.\n",
+])
+def test_a_value_under_its_label_is_read(before):
+    run = run_of(diag(before + ALLOWED))
+    assert run.numbers.get("allowed_bytes") == 18 * 2**30, run.numbers
+    assert run.numbers.get("total_memory_bytes") == int(23.64 * 2**30), run.numbers

@@ -61,6 +61,8 @@ _FAILS_LIST = re.compile(r"\b(?:every|all|each|none of)\b[^.]*?\b(?:fail(?:s|ed)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
 _LISTED = re.compile(r"`?(?<![\w-])(--?[a-z][\w-]*)`?(?:=|\s+)`?(\d+(?:\.\d+)?)\b`?((?:\s*/\s*`?\d+(?:\.\d+)?\b`?)*)",
                      re.I)
+#: a line that is only a value for the label on the line before it (": 18.00 GiB")
+_VALUE_ONLY = re.compile(r"^\s*:\s*[-\d.,]+\s*[KMGT]i?B\s*$")
 _TABLE_WORDS = ("resident", "rss", "res", "vram", "mem", "used")
 
 
@@ -231,6 +233,11 @@ class Scanner:
         # is read from the line as it is); only in the first lines, every one of which both paths feed
         nested = self._nested(text) if line_no <= ENGINE_SAMPLE_LINES else None
         texts = [(text, lowered, c)]
+        if _VALUE_ONLY.match(text) and self.recent and self.recent[-1][0] == line_no - 1:
+            # a value printed under its label ("PyTorch limit (set by user-supplied memory fraction)" / "   : 18.00
+            # GiB", torch's allowed-memory error): read with the label before it
+            joined = self.recent[-1][1].rstrip() + " " + text.strip()
+            texts.append((joined, joined.lower(), k.candidates(joined.lower().encode("utf-8", "replace"))))
         if nested is not None:
             texts.insert(0, (nested, nested.lower(), k.candidates(nested.lower().encode("utf-8", "replace"))))
         done: set[int] = set()
