@@ -211,3 +211,32 @@ def test_a_flag_whose_value_the_log_does_not_show_has_a_placeholder(name):
                     and _PLACEHOLDER.search(a["flags"]):
                 way = "below" if a["direction"] == "down" else "above"
                 assert f"{way} your current value" in a["why"], a
+
+
+# the lines a serving log prints per request or per second: once the server is serving, the block search must not
+# stop on them (a word every such line holds, "server" in "APIServer", "serve", "info", "engine", made the scan read
+# every line: 250x slower than grep). The statistics lines that carry figures (kv usage, running requests) are read.
+PER_REQUEST = [
+    '(APIServer pid=1) INFO:     127.0.0.1:40034 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+    'INFO:     10.0.0.5:51234 - "GET /health HTTP/1.1" 200 OK',
+    'INFO:     10.0.0.5:51234 - "GET /metrics HTTP/1.1" 200 OK',
+    '[2025-03-01 10:00:00] INFO:     127.0.0.1:33322 - "POST /generate HTTP/1.1" 200 OK',
+    "INFO 09-01 13:01:48 [async_llm.py:200] Added request chatcmpl-abc123.",
+    "INFO 09-01 13:01:49 [async_llm.py:300] Finished request chatcmpl-abc123.",
+    "srv  log_server_r: request: POST /completion 127.0.0.1 200",
+    "slot launch_slot_: id  0 | task 1234 | processing task",
+    "slot      release: id  0 | task 1234 | stop processing: n_past = 700, truncated = 0",
+    "srv  update_slots: all slots are idle",
+    "2024-06-01T10:00:00.123456Z  INFO generate_stream{parameters=GenerateParameters { best_of: None }}: "
+    "text_generation_router::server: router/src/server.rs:500: Success",
+]
+
+
+@pytest.mark.parametrize("line", PER_REQUEST)
+def test_a_serving_logs_per_request_lines_are_skipped_by_the_block_search(line):
+    from vramdoctor.logs.blocks import _Search
+    from vramdoctor.logs.knowledge import knowledge
+    k = knowledge()
+    words = _Search(k).words({"start", "weights_done", "kv_sized", "kv_done", "warmup_done", "ready", "requests"})
+    hits = [words.words[i] for i in words.ids(line.lower().encode())]
+    assert not hits, hits

@@ -125,7 +125,8 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:k
            r"\bnever)"
            r"\s+(?:being\s+|getting\s+)?(?:properly\s+|fully\s+)?(?:returned|released|freed|reclaimed|given back|return|"
            r"released?|free|go(?:es)? (?:back )?down|come(?:s)? back)\b|"
-           r"\b(?:do|does|did)\s*(?:not|n't)\s+(?:properly\s+|fully\s+)?(?:release|free|return|give back)\s+"
+           r"\b(?:don't|doesn't|didn't|do not|does not|did not|dont|doesnt|didnt)\s+(?:properly\s+|fully\s+)?"
+           r"(?:release|free|return|give back)\s+"
            r"(?:\w+\s+){0,3}?(?:memory|KV ?cache|blocks|RSS)\b|"
            r"\b(?:RSS|resident memory|(?:host|CPU|system) (?:memory|RAM))\s+(?:stays|remains|stayed|remained)\s+"
            r"(?:high|elevated|at (?:its )?peak)\b|"
@@ -185,7 +186,7 @@ def _growth(m: re.Match, inside: bool = True) -> str:
 #: "since 0.4 it fails to load this model", "it can't even run the 7B")
 _FAILS = (r"\b(?:fails?|failed|failing|crash(?:es|ed|ing)?|hangs|hung|freez(?:es|ing)|froze|dies|died|"
           r"(?:can'?t|cannot|could ?n[o']t|unable to|won'?t) (?:even )?(?:run|start|load|serve)|"
-          r"does(?: not|n't) work|stop(?:s|ped)? (?:responding|at|during|while|when)|not working|errors? out|"
+          r"does(?: not|n't) work|stop(?:s|ped)? responding|not working|errors? out|"
           r"(?:gets?|got|is|was|stays?|remains?) stuck)\b")
 #: the start of a line a program wrote, not a user ("llama_model_load: ", "[...]", a time, a level; a markdown heading,
 #: "#### Timeline before the crash", is the user's)
@@ -466,22 +467,23 @@ LOG = LogWords(
         # "same error even with 40 GB of VRAM free", "still fails with plenty of free memory")
         fig("_failed_with_memory_free", r"\b(?:identical|same|including|even|still)\b[^\n]{0,120}?(?:\b\d+(?:\.\d+)?\s*"
             r"[GT]i?B\s+(?:of\s+)?(?:RAM\s+|VRAM\s+|(?:system\s+|GPU\s+)?memory\s+)?free\b|\b(?:plenty|lots) of "
-            r"(?:free )?(?:RAM|VRAM|memory)\b)", lambda m: True),
+            r"(?:free )?(?:RAM|VRAM|memory)\b)", lambda m: True, prose=True),
         # a KV cache dtype the user's own words say is in use ("with kv-cache-dtype fp8", "using an fp8 KV cache",
         # "KV cache in q8_0"): an 8-bit cache is then never proposed again
         fig("kv_cache_dtype", r"\b(?:with|using|use|set|setting|enabled?|turned on)\s+(?:the\s+)?`?(?:--)?"
             r"kv[-_ ]cache[-_ ]dtype`?(?:\s*(?:=|to|as|:)\s*|\s+)`?(fp8(?:_e4m3|_e5m2)?|int8|int4|q8_0|q4_0|fp16|bf16|"
-            r"auto)\b", lambda m: m.group(1).lower()),
+            r"auto)\b", lambda m: m.group(1).lower(), prose=True),
         fig("kv_cache_dtype", r"\b(?:with|using|enabled?)\s+(?:an?\s+|the\s+)?`?(fp8(?:_e4m3|_e5m2)?|int8|8-bit|"
-            r"q8_0|q4_0)`?\s+(?:quantized\s+)?KV[- ]?cache\b", lambda m: m.group(1).lower().replace("8-bit", "int8")),
+            r"q8_0|q4_0)`?\s+(?:quantized\s+)?KV[- ]?cache\b", lambda m: m.group(1).lower().replace("8-bit", "int8"),
+            prose=True),
         fig("kv_cache_dtype", r"\bKV[- ]?cache (?:in|as|at|quantized to)\s+`?(fp8(?:_e4m3|_e5m2)?|int8|8-bit|q8_0|q4_0)\b",
-            lambda m: m.group(1).lower().replace("8-bit", "int8")),
+            lambda m: m.group(1).lower().replace("8-bit", "int8"), prose=True),
         fig("reported_memory_bytes", _MEMWORD + r"\s*(?:~=|≈|~|[=:])?\s*~?" + _USIZE, _usize, mode="list", flags=0),
         # growth a user measured and states as a difference: "Delta: +32.911 GiB", "increase: +4 GB"
         fig("reported_memory_delta_bytes", r"\b(?:delta|diff|difference|growth|increase|grew(?: by)?)\s*[:=]?\s*\+\s?"
             + _USIZE, _usize, mode="list"),
-        fig("_growth_stated", _GROWTH, _growth, mode="first"),
-        fig("_failure_stated", _FAILS, _failure_stated, mode="first"),
+        fig("_growth_stated", _GROWTH, _growth, mode="first", prose=True),
+        fig("_failure_stated", _FAILS, _failure_stated, mode="first", prose=True),
         fig("reported_memory_before_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE, _usize, flags=0),
         fig("reported_memory_after_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE,
             lambda m: _usize(m, 3), flags=0),

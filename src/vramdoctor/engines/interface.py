@@ -75,6 +75,7 @@ class Figure:
     mode: str = "last"
     passive: bool = False  # read only from lines that matter for another reason (its words are on every line)
     command: bool = False  # a setting from a pasted command line (never read from a line saying a value was tried)
+    prose: bool = False  # a user's words: never read from a line a program wrote (a time, a level, a process tag)
 
 
 @dataclass(frozen=True)

@@ -514,12 +514,15 @@ LOG = LogWords(
             r"common_params_print_info)\b|\bsched_reserve:|llama_context: flash_attn\s+= (?:auto|enabled|disabled)\b|"
             r"compute buffer allocation failed, retrying without pipeline", lambda m: True),
         # the old server's "update_slots : ..." (examples/server before its 2024 logging rewrite)
-        fig("_old_wording", r"^(?:\[\d+\] )?(?:update_slots|launch_slot_with_data|process_single_task) : ",
+        # (each name with its " : " in one literal: newer builds print "update_slots: " on every request)
+        fig("_old_wording", r"^(?:\[\d+\] )?(?:update_slots : |launch_slot_with_data : |process_single_task : )",
             lambda m: True),
         # the day a line was written, from common/log.h's stamps (before its September 2024 rewrite) or the old
         # server's JSON lines: the build in use is no newer
-        fig("_log_epoch", r"^\[(1[67]\d{8})\] (?=\S)(?:update_slots|llm_load|llama|ggml|slot|main|server|system_info|"
-            r"sampled|load|build|log|print_info)", count, mode="first"),
+        # (the names after the stamp are start-up functions that print them, in full: "server" or "log" alone, or
+        # newer builds' per-request "update_slots" / "slot ", would make every line of a serving log a candidate)
+        fig("_log_epoch", r"^\[(1[67]\d{8})\] (?=\S)(?:update_slots : |llm_load_|llama_|ggml_|main: (?:build|seed)|system_info|"
+            r"sampled|build: |print_info)", count, mode="first"),
         fig("_log_epoch", r"\"timestamp\":\s*(1[67]\d{8})\b", count, mode="first"),
         fig("working_set_bytes", r"recommendedMaxWorkingSetSize( +)=\s*" + NUM + r"\s*(MiB|MB)", _working_set),
         # the file served (llama-model-loader.cpp: "loaded meta data with N key-value pairs and M tensors from PATH";

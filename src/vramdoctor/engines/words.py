@@ -106,8 +106,8 @@ def mib(m: re.Match, i: int = 1) -> int:
 
 
 def fig(key: str, pattern: str, read: Callable[[re.Match], object] = size, mode: str = "last",
-        flags: int = I, passive: bool = False) -> Figure:
-    return Figure(key=key, pattern=lazy(pattern, flags), read=read, mode=mode, passive=passive)
+        flags: int = I, passive: bool = False, prose: bool = False) -> Figure:
+    return Figure(key=key, pattern=lazy(pattern, flags), read=read, mode=mode, passive=passive, prose=prose)
 
 
 def cli(key: str, flag: str, read: Callable[[re.Match], object], mode: str = "last") -> Figure:

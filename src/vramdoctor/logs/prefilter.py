@@ -25,13 +25,21 @@ MIN_WORD = 3
 Req = "frozenset[str] | None"  # one of these words is in every match; None: no such set
 
 
+#: words that most lines of a serving log hold ("APIServer", "Running: 31 reqs", "GET /metrics", "Loading", vLLM's
+#: "Engine 000: ... GPU KV cache usage", llama-server's "slot release: ... stop processing"): a
+#: requirement with one of them is taken only where no other is
+COMMON = frozenset({"serve", "server", "run", "runn", "running", "load", "loading", "start", "get", "post", "info",
+                    "log", "main", "request", "http", "model", "token", "tokens", "engine", "cache", "usage", "stop", "release"})
+
+
 def _best(options: list[frozenset[str]]) -> frozenset[str] | None:
-    """The most selective requirement: words of 5+ characters first (" to " or "ing" is in most lines), then
-    fewest words, then the shortest word longest."""
+    """The most selective requirement: none of the words most log lines hold (COMMON), then words of 5+ characters
+    (" to " or "ing" is in most lines), then fewest words, then the shortest word longest."""
     good = [o for o in options if o and all(len(w) >= MIN_WORD for w in o)]
     if not good:
         return None
-    return min(good, key=lambda o: (min(len(w) for w in o) < 5, len(o), -min(len(w) for w in o)))
+    return min(good, key=lambda o: (any(w.strip() in COMMON for w in o), min(len(w) for w in o) < 5, len(o),
+                                    -min(len(w) for w in o)))
 
 
 def _seq(items: Sequence, icase: bool) -> frozenset[str] | None:

@@ -18,6 +18,7 @@ from .facts import Failure, RunFacts
 from .knowledge import ELISION, GDB_CHATTER, PY_FRAME, Knowledge, is_echo, knowledge
 from .lines import (
     CUT_LOOKBACK,
+    STRONG_PREFIX,
     ECHO_CLOSED,
     ECHO_END,
     ECHO_LINES,
@@ -242,10 +243,16 @@ class Scanner:
             texts.insert(0, (nested, nested.lower(), k.candidates(nested.lower().encode("utf-8", "replace"))))
         done: set[int] = set()
         tried_here = None  # the line says a value was tried: its flags are not the settings in use
+        written = None  # the line has a program's own prefix: a user's words are not read from it
         for fig_text, fig_low, fig_c in texts:
             for i in sorted(fig_c.get("fig", ())):
                 if i in done:
                     continue
+                if k.figures[i].prose:
+                    if written is None:
+                        written = bool(STRONG_PREFIX.match(text))
+                    if written:
+                        continue
                 if k.figures[i].command:
                     if tried_here is None:
                         tried_here = bool(_TRIED.search(text))
