@@ -369,3 +369,32 @@ def test_a_value_under_its_label_is_read(before):
     run = run_of(diag(before + ALLOWED))
     assert run.numbers.get("allowed_bytes") == 18 * 2**30, run.numbers
     assert run.numbers.get("total_memory_bytes") == int(23.64 * 2**30), run.numbers
+
+
+# --- an issue's title or a heading is the user's summary, not a line of the log ---------------------------------------
+
+@pytest.mark.parametrize("text,kind", [
+    # llama-server: the title names the client's error; the engine's own lines say the cells were full while serving
+    ("""# llama-server error: "Server error: failed to decode"
+        slot update_slots: id  0 | task 88 | new prompt, n_ctx_slot = 4096, n_keep = 0, n_prompt_tokens = 3900
+        update_slots: failed to find free space in the KV cache, retrying with smaller batch size, i = -8, n_batch = 8
+        llama_decode: failed to decode, ret = 1""", "RUNTIME"),
+    # a title saying out of memory above an engine's warm-up failure (a vendor server's own words)
+    ("""## Deploying Qwen2.5-7B on two cards fails: out of memory
+        2025-11-25 10:00:01 INFO Loading weights done
+        2025-11-25 10:00:09 ERROR Warmup failed, because of NPU out of memory""", "WARMUP"),
+    # a question quoting a warning the engine goes on from, then the server listening
+    ("""### question: Is this expected? WARNING: failed to allocate 17088.03 MB of pinned memory: out of memory
+        llm_load_tensors: offloaded 33/33 layers to GPU
+        WARNING: failed to allocate 17088.03 MB of pinned memory: out of memory
+        main: server is listening on http://127.0.0.1:8080 - starting the main loop""", "NONE"),
+])
+def test_a_heading_is_the_users_summary_not_a_log_line(text, kind):
+    run = run_of(diag(text))
+    assert run.kind == kind, (run.kind, run.code, run.evidence)
+
+
+def test_a_number_with_a_decimal_point_does_not_end_the_users_sentence():
+    # "v0.6.3" and "17.5 GB" are no sentence ends: the denial before them still governs the words after
+    run = run_of(diag(READY["vllm"] + "\nWith v0.6.3 at 17.5 GB RSS there is no memory leak, it is flat."))
+    assert run.kind == "NONE", (run.kind, run.code)

@@ -173,9 +173,10 @@ def _supposed(text: str, begin: int, at: int, end: int, inside: bool = True) -> 
 def _growth(m: re.Match, inside: bool = True) -> str:
     """The clause of the line that states the growth; ValueError where it is denied, doubted or asked."""
     text, at = m.string, m.start()
-    begin = max(text.rfind(c, 0, at) for c in ".;!?") + 1
-    ends = [i for i in (text.find(c, m.end()) for c in ".;!?") if i >= 0]
-    end = min(ends) if ends else len(text)
+    # (a sentence ends at a stop followed by a space or the line's end: not inside "17088.03 MB" or "v0.6.3")
+    begin = max((b.end() for b in _SENTENCE_END.finditer(text, 0, at)), default=0)
+    after = _SENTENCE_END.search(text, m.end())
+    end = after.start() if after else len(text)
     if text[end:end + 1] == "?" or _supposed(text, begin, at, m.end(), inside):
         raise ValueError("not stated")
     return text[begin:end + 1].strip()[:300]
@@ -194,12 +195,22 @@ _WRITTEN = re.compile(r"^\s*(?!#{1,6} +[A-Za-z])(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:
 
 
 def _failure_stated(m: re.Match) -> str:
-    """The clause of a user's line that states a failure; ValueError where the line is a program's, or the failure
+    """The clause of a user's line that states a failure; ValueError where the line is a program's, the words are a
+    program's quoted in it ("Is this expected? WARNING: failed to allocate 17088.03 MB of pinned memory"), or the failure
     is denied, doubted, asked about or supposed."""
     text = m.string
     if _WRITTEN.match(text):
         raise ValueError("a program's line")
+    clause = text[max((b.end() for b in _SENTENCE_END.finditer(text, 0, m.start())), default=0):m.start()]
+    if _QUOTED_LEVEL.search(clause):
+        raise ValueError("a program's words, quoted")
     return _growth(m, inside=False)
+
+
+#: the end of a sentence: a stop, then a space or the end of the line (the stop is kept in the match)
+_SENTENCE_END = re.compile(r"[.;!?](?=\s|$)")
+#: a log level before the words in their clause: a program's line quoted in the user's sentence
+_QUOTED_LEVEL = re.compile(r"\b(?:WARNING|WARN|ERROR|INFO|DEBUG|FATAL|CRITICAL)\b:?|\[[IWE]\]")
 
 
 LOG = LogWords(

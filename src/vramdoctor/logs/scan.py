@@ -62,6 +62,8 @@ _FAILS_LIST = re.compile(r"\b(?:every|all|each|none of)\b[^.]*?\b(?:fail(?:s|ed)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
 _LISTED = re.compile(r"`?(?<![\w-])(--?[a-z][\w-]*)`?(?:=|\s+)`?(\d+(?:\.\d+)?)\b`?((?:\s*/\s*`?\d+(?:\.\d+)?\b`?)*)",
                      re.I)
+#: a markdown heading (not gdb's "#0  0x..." frames)
+_HEADING = re.compile(r"^\s{0,3}#{1,6} +[^\W\d]")
 #: a line that is only a value for the label on the line before it (": 18.00 GiB")
 _VALUE_ONLY = re.compile(r"^\s*:\s*[-\d.,]+\s*[KMGT]i?B\s*$")
 _TABLE_WORDS = ("resident", "rss", "res", "vram", "mem", "used")
@@ -277,8 +279,11 @@ class Scanner:
                     f.after.append((line_no, text))
             self.pending = [f for f in self.pending if len(f.after) < AFTER]
         joined = self._wrapped(r, line_no, text)
-        v = k.verdict(text, c["msg"]) if "msg" in c and not joined else None
-        failed = not joined and ("msg" in c or "frame" in c) and self._failure(r, line_no, text, c, v)
+        # a markdown heading is the user's summary ("# llama-box error: \"Server error: failed to decode\"", an issue's
+        # title): its words may state a failure (read in prose, `_failure_stated`), but it is no line of the log
+        heading = "msg" in c and bool(_HEADING.match(text))
+        v = k.verdict(text, c["msg"]) if "msg" in c and not joined and not heading else None
+        failed = not joined and not heading and ("msg" in c or "frame" in c) and self._failure(r, line_no, text, c, v)
         if "msg" in c and not joined and not (self.partial and self.partial[2] == line_no):
             # an engine's words that did not match, or an error line cut short: a terminal may have wrapped it
             if not ENDED.search(text) and not PY_FRAME.search(text) and ((v is None and k.explicit_words(c["msg"]))
