@@ -398,3 +398,23 @@ def test_a_number_with_a_decimal_point_does_not_end_the_users_sentence():
     # "v0.6.3" and "17.5 GB" are no sentence ends: the denial before them still governs the words after
     run = run_of(diag(READY["vllm"] + "\nWith v0.6.3 at 17.5 GB RSS there is no memory leak, it is flat."))
     assert run.kind == "NONE", (run.kind, run.code)
+
+
+# --- SIGKILL as the parent reports it is the host's OOM killer, like the shell's "Killed" -------------------------------
+
+@pytest.mark.parametrize("text,kind", [
+    # Ollama's scheduler, the runner killed while it loaded
+    ('time=2025-01-24T15:54:16.769-08:00 level=ERROR source=sched.go:455 msg="error loading llama server" '
+     'error="llama runner process has terminated: signal: killed"', "WEIGHTS"),
+    # a container that exited with 137 (128 + SIGKILL) after the server had been serving
+    ("INFO:     Application startup complete.\n"
+     'INFO:     10.0.0.2:40000 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n'
+     "vllm-1 exited with code 137", "RUNTIME"),
+    # macOS's shell after memory pressure ended llama-server while it served
+    ("main: server is listening on http://127.0.0.1:8080 - starting the main loop\n"
+     "srv  log_server_r: request: POST /completion 127.0.0.1 200\n"
+     "zsh: Killed: 9    ./llama-server -m qwen2.5-32b-q8_0.gguf -c 32768", "RUNTIME"),
+])
+def test_a_sigkill_reported_by_the_parent_is_the_hosts_oom_killer(text, kind):
+    run = run_of(diag(text))
+    assert run.kind == kind and run.code in ("host-oom-kill", "weights-exceed-system-memory"), (run.kind, run.code)

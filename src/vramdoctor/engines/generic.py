@@ -217,6 +217,11 @@ LOG = LogWords(
     messages=(
         # the kernel's OOM killer: host RAM, not the GPU (phase from progress: loading or serving)
         msg(r"^\s*Killed\s*$|Out of memory: Killed process|OOMKilled|oom-kill", "oom", "HOST"),
+        # the same SIGKILL as its parent reports it (what the shell prints as "Killed"): Go's os/exec "signal: killed"
+        # (Ollama's "llama runner process has terminated: signal: killed"), macOS's "Killed: 9" (memory pressure ends
+        # it), Python's "<Signals.SIGKILL: 9>", a container's exit code 137 (128 + 9)
+        msg(r"process has terminated: signal: killed|\bKilled: 9\b|<Signals\.SIGKILL: 9>|"
+            r"exit(?:ed)?(?: with)? (?:status|code)[ :]*137\b", "oom", "HOST"),
         # the same in a user's words: a pod or container past its memory limit, the OS's OOM killer
         msg(r"\bkilled by the (?:OS|kernel|system|OOM[- ]killer)\b|\bOOM[- ]killer\b|\bOOM event\b|"
             r"\b(?:pod|container|cgroup)s?\b[^.;]{0,60}?\b(?:OOM|out of memory|memory limits?)\b|"

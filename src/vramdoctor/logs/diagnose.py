@@ -184,6 +184,10 @@ def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Dia
     return None
 
 
+#: a failure reported as a load that failed: the server was starting, not serving
+_LOAD_FAILED = re.compile(r"\berror loading (?:llama server|the model|model)\b|\bfailed to load (?:the )?model\b", re.I)
+
+
 def _latest_survived(run: RunFacts, f: Failure, fatal: list[Failure], engine: str) -> Failure:
     """A failure the run went on from to serve (a Metal command buffer that failed during the warm-up pass, then the
     server ready and the same failure while serving): the first failure after the serving began decides, since the
@@ -302,7 +306,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                 "The operating system killed the process for lack of host RAM")
         loaded = any(m in f.progress for m in ("weights_done", "ready", "requests"))  # (serving: loaded)
         loading = any(phase_words(t, engine) in ("WEIGHTS", "STARTUP") for _, t in f.before[-12:]) or (
-            alloc and any(phase_words(t, engine) == "WEIGHTS" for _, t in f.before + f.after))
+            alloc and any(phase_words(t, engine) == "WEIGHTS" for _, t in f.before + f.after)) or bool(
+            _LOAD_FAILED.search(f.text))  # the kill reported as a failed load (Ollama's "error loading llama server")
         if not loaded and not loading:  # one kernel line, nothing of the run: loading or serving cannot be told
             return Diagnosis(kind="UNDETERMINED", code="host-oom-kill" if not alloc else "host-alloc-failed",
                              evidence=[(f.line_no, f.text)], candidates=["WEIGHTS", "RUNTIME"],
