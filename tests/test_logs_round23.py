@@ -418,3 +418,53 @@ def test_a_number_with_a_decimal_point_does_not_end_the_users_sentence():
 def test_a_sigkill_reported_by_the_parent_is_the_hosts_oom_killer(text, kind):
     run = run_of(diag(text))
     assert run.kind == kind and run.code in ("host-oom-kill", "weights-exceed-system-memory"), (run.kind, run.code)
+
+
+# --- an engine named only in the user's words counts only where no program's line names one -------------------------
+
+LLAMA_SERVER_KV_FAIL = """llama_kv_cache_unified:      CUDA0 KV buffer size =  4608.00 MiB
+llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache"""
+
+
+@pytest.mark.parametrize("text,engine", [
+    # a list item of the report naming the model's source
+    ("4. model: Ollama GGUF blob of qwen3:8b (4.9 GB)\n" + LLAMA_SERVER_KV_FAIL, "llamacpp"),
+    # the first person comparing with another engine
+    ("I run the same GGUF in Ollama and it works, but llama-server fails:\n" + LLAMA_SERVER_KV_FAIL, "llamacpp"),
+    # a directory named after the other engine, in the command pasted
+    ("./server -t 32 -ngl 999 -m /opt/models/mixtral_ollama/mixtral-8x7b.Q5_K_M.gguf -c 131072 --parallel 512\n"
+     + LLAMA_SERVER_KV_FAIL, "llamacpp"),
+    # KoboldCpp's own banner names the API it emulates
+    ("Welcome to KoboldCpp - Version 1.98\nNote: For third party Ollama API Emulation, you should set the port to "
+     "11434.\nStarting Kobold API on port 5001 at http://localhost:5001/api/", "koboldcpp"),
+    # only the user's words name an engine: theirs
+    ("I'm on Ollama 0.5.7 and every chat ends with this:\nCUDA error: out of memory", "ollama"),
+])
+def test_an_engine_in_the_users_words_yields_to_the_logs_own(text, engine):
+    rep = diag(text)
+    assert rep.engine == engine, rep.engine
+
+
+# --- llama-server's own lines for a request are serving ---------------------------------------------------------------
+
+def test_llama_servers_request_lines_before_its_slot_runs_are_serving():
+    run = run_of(diag("""
+        srv  params_from_: Chat format: Hermes 2 Pro
+        slot get_availabl: id  0 | task -1 | selected slot by LRU, t_last = 71783813801
+        srv   prompt_save:  - saving prompt with length 28960, total state size = 3462.850 MiB
+        A process of this unit has been killed by the OOM killer.
+    """))
+    assert (run.kind, run.code) == ("RUNTIME", "host-oom-kill"), run
+
+
+# --- growth stated, then memory ran out: the growth is the cause -------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "We stress test with 30 users and the memory is not released when they stop. At some point we have OOM.",
+    "INFO:     Application startup complete.\nVRAM keeps growing with every request, then:\n"
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.55 GiB "
+    "of which 1.10 GiB is free.",
+])
+def test_stated_growth_then_out_of_memory_is_a_leak(text):
+    run = run_of(diag(text))
+    assert run.kind == "LEAK", (run.kind, run.code)

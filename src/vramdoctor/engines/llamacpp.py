@@ -317,7 +317,9 @@ def _working_set(m) -> int:
     return to_bytes(m.group(2), "MiB") if len(m.group(1)) == 1 else round(float(m.group(2)) * 10**6)
 
 LOG = LogWords(
+    # (and its own programs on a pasted command line, before 2024's llama- names: "./server ... -ngl 999", "./main -m")
     fingerprint=rx(r"llama_model_loader|llm_load_|load_tensors:|llama_new_context_with_model|llama_context:|"
+                   r"(?:^|\s)\./(?:server|main)\s(?=[^\n]*\s-(?:ngl|m|c|np)\s)|"
                    r"llama_kv_cache|ggml_backend|ggml_cuda|llama-server|llama_init_from|print_info:|ggml_gallocr|"
                    r"srv\s+\w+:|main: build|ggml_metal|update_slots|launch_slot|ggml_new_tensor_impl|"
                    r"slot print_timing|llama_io_(?:write|read)_"),
@@ -427,8 +429,12 @@ LOG = LogWords(
                        r"compute buffer size =")),
         ("ready", rx(r"server is listening on|main: model loaded|srv\s+main: listening on|starting the main loop|"
                      r"all slots are idle")),
+        # (and the lines a request prints before its slot runs, tools/server 2025-2026: "srv  params_from_: Chat format:
+        # ...", "slot get_availabl: id 0 | task -1 | selected slot by LRU", "updating prompt cache", "prompt_save:  -
+        # saving prompt with length N", "new prompt, n_ctx_slot = N")
         ("requests", rx(r"launch_slot_|print_timing|POST /completion|\"POST /v1/|log_server_r: request|"
-                        r"prompt eval time|processing task")),
+                        r"prompt eval time|processing task|selected slot by|params_from_: |updating prompt cache|"
+                        r"prompt_save: |new prompt, n_ctx_slot")),
     ),
     figures=(
         fig("gpu_model_buffer_bytes", _DEV + r" (?:model )?buffer size =\s*" + SIZE, mode="list"),

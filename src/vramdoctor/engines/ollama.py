@@ -18,7 +18,9 @@ from .interface import Endpoints, Engine, KvView, LogWords, Spelling, answer_jso
 from .words import SIZE, count, fig, msg, release, rx
 
 LOG = LogWords(
-    fingerprint=rx(r"ollama|\[GIN\]|memory layout cannot be allocated|source=(?:server|memory|sched|routes|types|gpu|device|causal|runner|ggml)\.go|msg=\"?offload|"
+    # (the name alone, not inside another: "/models/mixtral_ollama/", and not a front end that emulates its API,
+    # KoboldCpp's "For third party Ollama API Emulation")
+    fingerprint=rx(r"(?<![A-Za-z0-9_])ollama(?![A-Za-z0-9_]|\s+API\s+Emulation)|\[GIN\]|memory layout cannot be allocated|source=(?:server|memory|sched|routes|types|gpu|device|causal|runner|ggml)\.go|msg=\"?offload|"
                    r"runner\.go|llama runner|starting llama server|"
                    # its Go runner's errors (runner/llamarunner/runner.go panics on processBatch's "failed to decode
                    # batch: %w"; llama/llama.go Decode: "llama_decode failed with code %d")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .facts import Failure, RunFacts
+from .facts import PROSE_HIT, Failure, RunFacts
 from .knowledge import FRAME, knowledge, phase_words
 from .lines import stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, Place, frames, locate
@@ -35,9 +35,12 @@ _CUT_END = re.compile(r"[.)\]'\"!>:]\s*$")
 
 def detect_engine(hits: dict[str, int]) -> str:
     """The engine with the most fingerprint lines; an engine that wraps another (Ollama embeds llama.cpp's
-    lines, Aphrodite is a vLLM fork) wins over the one it wraps whenever it is seen at all."""
+    lines, Aphrodite is a vLLM fork) wins over the one it wraps whenever it is seen at all. Hits from a user's words
+    (marked PROSE_HIT) count only where no program's line names an engine."""
     k = knowledge()
-    found = {n: v for n, v in hits.items() if v}
+    found = {n: v for n, v in hits.items() if v and not n.startswith(PROSE_HIT)}
+    if not found:  # only the user's words name an engine ("I run it in Ollama"): theirs, then
+        found = {n[len(PROSE_HIT):]: v for n, v in hits.items() if v and n.startswith(PROSE_HIT)}
     if not found:
         return "unknown"
     wrappers = {n: v for n, v in found.items() if k.engine[n].wraps}
@@ -294,6 +297,13 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     recovered = _recovered(run, f, place, engine)
     if recovered:
         return recovered
+    if place.phase in (None, "RUNTIME") and f.kind == "oom":
+        # memory that kept growing while serving, then ran out: the growth is the cause, the failure its end
+        grown = leak(run)
+        if grown and grown.code.startswith("memory-growth"):
+            kill = [(f.line_no, f.text)] if all(ln != f.line_no for ln, _ in grown.evidence) else []
+            return replace(grown, evidence=grown.evidence + kill,
+                           message=grown.message + " Here it grew until memory ran out (line " + str(f.line_no) + ").")
     if place.phase == "HOST":  # the kernel's OOM killer, or the CPU allocator: host RAM, not the GPU
         grown = leak(run)
         if grown and grown.code.startswith("memory-growth"):  # the host ran out because memory kept growing

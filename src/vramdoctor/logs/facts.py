@@ -10,6 +10,10 @@ MAX_SERIES = 512
 MAX_MAP = 64
 
 
+#: the mark on an engine's fingerprint hits from a user's words ("I run it in Ollama", "4. model: Ollama GGUF blob"):
+#: they name the engine only where no line a program wrote does
+PROSE_HIT = "~"
+
 @dataclass
 class Failure:
     """One failure (or pressure warning) with the lines around it.

@@ -14,7 +14,7 @@ from collections import deque
 from typing import Callable, Iterable, Iterator
 
 from ..engines.words import _WORKED as _WORKED_WORDS, TRIED
-from .facts import Failure, RunFacts
+from .facts import PROSE_HIT, Failure, RunFacts
 from .knowledge import ELISION, GDB_CHATTER, PY_FRAME, Knowledge, is_echo, knowledge
 from .lines import (
     CUT_LOOKBACK,
@@ -35,6 +35,7 @@ from .lines import (
 )
 from . import processes
 from .table import header_column, row_value
+from .prose import written_by_user
 
 WINDOW = 80  # lines kept before a failure: the traceback that leads to it
 AFTER = 12  # lines kept after a failure: C++ backtraces and follow-up messages
@@ -62,6 +63,17 @@ _FAILS_LIST = re.compile(r"\b(?:every|all|each|none of)\b[^.]*?\b(?:fail(?:s|ed)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
 _LISTED = re.compile(r"`?(?<![\w-])(--?[a-z][\w-]*)`?(?:=|\s+)`?(\d+(?:\.\d+)?)\b`?((?:\s*/\s*`?\d+(?:\.\d+)?\b`?)*)",
                      re.I)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+\S")
+
+
+def user_words(text: str) -> bool:
+    """The line is a user's words, not a program's: no log prefix, and in the first person, quoting, a list item or a
+    markdown heading."""
+    if LOG_PREFIX.match(text) and not _HEADING.match(text):
+        return False
+    return bool(_HEADING.match(text) or _LIST_ITEM.match(text) or written_by_user(text, False))
+
+
 #: a markdown heading (not gdb's "#0  0x..." frames)
 _HEADING = re.compile(r"^\s{0,3}#{1,6} +[^\W\d]")
 #: a line that is only a value for the label on the line before it (": 18.00 GiB")
@@ -221,10 +233,15 @@ class Scanner:
                                                and sum(r.engine_hits.values()) < 3):
             r.sampled += 1
             sampled = k.sampled(low)
+            prosey = None
             for i in sampled[0]:
                 name, pattern = k.fingerprints[i]
                 if pattern.search(text):
-                    r.engine_hits[name] = r.engine_hits.get(name, 0) + 1
+                    if prosey is None:
+                        prosey = user_words(text)
+                    # (an engine named in the user's words counts only where no line of a program names one)
+                    key = PROSE_HIT + name if prosey else name
+                    r.engine_hits[key] = r.engine_hits.get(key, 0) + 1
         if "elision" in c and ELISION.match(text):
             r.elisions.append(line_no)
         for i in ms:
