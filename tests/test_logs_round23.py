@@ -468,3 +468,27 @@ def test_llama_servers_request_lines_before_its_slot_runs_are_serving():
 def test_stated_growth_then_out_of_memory_is_a_leak(text):
     run = run_of(diag(text))
     assert run.kind == "LEAK", (run.kind, run.code)
+
+
+# --- serving stated in the user's words with more words between; a task on the device that timed out ---------------
+
+def test_serving_stated_with_words_between_is_serving():
+    run = run_of(diag("""
+        `mlx_lm.server` crashed twice while serving OpenAI-compatible chat completion requests for a 4B model.
+        libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)
+    """))
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("text", [
+    # vllm-ascend 0.10 (CANN's runtime through torch_npu)
+    "(VllmWorker TP1 pid=961) ERROR 09-07 01:11:09 [multiproc_executor.py:596] [Error]: The execution of the internal "
+    "task times out.\n(VllmWorker TP1 pid=961) ERROR 09-07 01:11:09 [multiproc_executor.py:596]         "
+    "rtStreamSynchronizeWithTimeout execute failed, reason=[fftsplus timeout][FUNC:FuncErrorReason]",
+    # MindIE's own log of the same runtime error
+    "[2025-10-01 10:00:00] [ERROR] EH9999: Inner Error! rtStreamSynchronizeWithTimeout execute failed, "
+    "reason=[fftsplus timeout]",
+])
+def test_a_device_task_that_timed_out_is_not_memory(text):
+    run = run_of(diag(text))
+    assert (run.kind, run.code) == ("NOT_OOM", "device-task-timeout"), (run.kind, run.code)

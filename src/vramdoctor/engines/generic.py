@@ -318,6 +318,12 @@ LOG = LogWords(
             code="crash-access-violation"),
         # DeepSpeed-MII / FastGen: its KV blocks ran out mid-generation; it frees them all and recomputes
         # Apple's Metal error string: any Metal program's (llama.cpp, MLX, PyTorch MPS), so no engine's evidence
+        # Ascend's runtime (CANN, as vllm-ascend and MindIE print it): a task on the NPU that did not finish in time
+        # ("The execution of the internal task times out", rtStreamSynchronizeWithTimeout's "fftsplus timeout"): a hang
+        # or a kernel's fault, not memory (CUDA's own kernel watchdog, cudaErrorLaunchTimeout, is a cuda-error)
+        msg(r"The execution of the internal task times out|reason=\[fftsplus timeout\]|"
+            r"rtStreamSynchronizeWithTimeout execute failed", "not_oom",
+            code="device-task-timeout"),
         msg(r"kIOGPUCommandBufferCallbackErrorOutOfMemory", "oom", code="metal-command-buffer-oom"),
         # ... and its other command-buffer errors (a GPU timeout, a hang, an address fault, a buffer discarded when another
         # program's work reset the GPU, the system stopping work that froze the screen): not memory
@@ -424,7 +430,7 @@ LOG = LogWords(
                         # processing a request"), or an inference request's access line answered (not with a 5xx)
                         r"\brequests? (?:is |was |were |are )?(?:still )?(?:in flight|in progress|being (?:served|"
                         r"processed|generated))|\bwhile (?:serving|processing|generating|handling) (?:a |the |\d+ )?"
-                        r"(?:requests?|prompts?|completions?)\b|"
+                        r"(?:[\w-]+ ){0,3}?(?:requests?|prompts?|completions?)\b|"
                         # serving stated as past ("it had been serving requests for hours", "was handling traffic")
                         r"\b(?:was|were|had been|has been|have been) (?:serving|handling|processing|answering) "
                         r"(?:\w+ )?(?:requests|traffic|users|clients|prompts)\b|"

@@ -101,6 +101,9 @@ _NOT_OOM = {
     "cuda-no-kernel-image": "this build has no GPU code for this GPU's architecture (compute capability): a build "
                             "or wheel made for other GPUs.",
     "cuda-error": "a CUDA (or HIP) call failed with an error that is not out of memory.",
+    "device-task-timeout": "a task on the accelerator did not finish in time (Ascend's stream-synchronize "
+                           "timeout): a hang, a kernel's fault or a collective waiting on another "
+                           "device, not memory running out.",
     "metal-command-buffer-error": "the Metal GPU stopped a command buffer for another reason than memory (a timeout "
                                   "of a long kernel, a hang, an address fault, or work discarded when the GPU was "
                                   "reset for another program).",
