@@ -492,3 +492,26 @@ def test_serving_stated_with_words_between_is_serving():
 def test_a_device_task_that_timed_out_is_not_memory(text):
     run = run_of(diag(text))
     assert (run.kind, run.code) == ("NOT_OOM", "device-task-timeout"), (run.kind, run.code)
+
+
+# --- a heading that names a failure in an engine's words stands where the log's own lines show none --------------------
+
+@pytest.mark.parametrize("text,kind", [
+    # Ollama's runner (kvcache/causal.go ErrKvCacheFull) in the title, the body only the load
+    ("""# panic: failed to decode batch: could not find a kv cache slot (length: 6656)
+        time=2025-05-26T19:05:56.817Z level=INFO source=ggml.go:351 msg="model weights" buffer=CUDA0 size="16.2 GiB"
+        time=2025-05-26T19:05:57.087Z level=INFO source=ggml.go:638 msg="compute graph" backend=CUDA0 size="1.1 GiB\"""",
+     "RUNTIME"),
+    # vLLM's pool check in a heading above the start-up lines only
+    ("""## ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization`
+        INFO 05-01 10:00:00 model_runner.py:1000] Loading model weights took 13.4 GiB""", "KV_CAPACITY"),
+])
+def test_a_heading_naming_a_failure_stands_where_the_log_shows_none(text, kind):
+    run = run_of(diag(text))
+    assert run.kind == kind, (run.kind, run.code)
+
+
+def test_ollamas_runner_panicking_on_a_full_cache_is_a_failure_while_serving():
+    run = run_of(diag("time=2025-05-26T19:10:01.000Z level=INFO source=server.go:800 msg=\"llama runner started in 3.1 "
+                      "seconds\"\npanic: failed to decode batch: could not find a kv cache slot (length: 6656)"))
+    assert (run.kind, run.code, run.oom) == ("RUNTIME", "kv-cache-full", True), run

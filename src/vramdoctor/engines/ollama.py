@@ -34,7 +34,10 @@ LOG = LogWords(
         msg(r"requires more system memory|model request too large", "oom", "WEIGHTS", "weights-exceed-system-memory"),
         msg(r"insufficient VRAM to load", "oom", "WEIGHTS", "weights-exceed-gpu-memory"),
         # the Go runner's KV cache (kvcache/causal.go): no cells for a batch while serving
-        msg(r"unable to find a kv cache slot", "pressure", "RUNTIME", "kv-cache-full"),
+        # (ErrKvCacheFull, "could not find a kv cache slot" in later releases); the runner panics on it in processBatch
+        # ("panic: failed to decode batch: could not find a kv cache slot"): a failure, not pressure
+        msg(r"(?:unable to|could not) find a kv cache slot", "pressure", "RUNTIME", "kv-cache-full"),
+        msg(r"failed to decode batch: (?:unable to|could not) find a kv cache slot", "oom", "RUNTIME", "kv-cache-full"),
         msg(r"unable to allocate memory from device .* for model weights", "oom", "WEIGHTS", "weights-alloc-failed"),
         # the new engine (v0.11+) lays out weights, cache and graph together: which one did not fit is not said
         msg(r"insufficient memory - required allocations|failed to allocate memory for model|"

@@ -72,6 +72,7 @@ class RunFacts:
     out_of_order: int = 0  # (the first run) the log's steps back in time: its lines are out of order, see Scanner
     sampled: int = 0  # lines tried against the engines' fingerprints
     refused: int = 0  # requests the server refused (longer than its context): not failures of the server
+    heading: tuple[int, str] | None = None  # a markdown heading that names a failure in an engine's words (a fallback)
     refused_first: tuple[int, str] | None = None
     #: process listings pasted beside the log (`processes`): process key -> (snapshot, resident bytes, line, its text)
     #: in the order read, and its command; one snapshot of many processes gives each one reading

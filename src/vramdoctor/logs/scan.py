@@ -299,6 +299,10 @@ class Scanner:
         # a markdown heading is the user's summary ("# llama-box error: \"Server error: failed to decode\"", an issue's
         # title): its words may state a failure (read in prose, `_failure_stated`), but it is no line of the log
         heading = "msg" in c and bool(_HEADING.match(text))
+        if heading and r.heading is None:
+            hv = k.verdict(text, c["msg"])
+            if hv is not None and hv.kind in ("oom", "not_oom", "pressure"):
+                r.heading = (line_no, text)  # read as the failure only where no line of the log shows one
         v = k.verdict(text, c["msg"]) if "msg" in c and not joined and not heading else None
         failed = not joined and not heading and ("msg" in c or "frame" in c) and self._failure(r, line_no, text, c, v)
         if "msg" in c and not joined and not (self.partial and self.partial[2] == line_no):
@@ -530,6 +534,10 @@ class Scanner:
             lines = [(ln, unbox(t)) for ln, t in (tail or []) if r.first_line <= ln < last[0] and ln > self.echo_until]
             r.tail_lines = lines[-TAIL_LINES:] + [last]
         self.runs.append(self.run)
+        for run in self.runs:  # a heading that names a failure, where the log's own lines show none or any pressure
+            if run.heading and not run.failures and not run.pressure:
+                ln, text = run.heading
+                self._failure(run, ln, text, self.k.candidates(text.lower().encode("utf-8", "replace")))
         runs = [r for r in self.runs if r.lines]
         if self.dropped and runs:
             runs[0].dropped_after = (self.dropped, self.dropped_lines)
