@@ -515,3 +515,14 @@ def test_ollamas_runner_panicking_on_a_full_cache_is_a_failure_while_serving():
     run = run_of(diag("time=2025-05-26T19:10:01.000Z level=INFO source=server.go:800 msg=\"llama runner started in 3.1 "
                       "seconds\"\npanic: failed to decode batch: could not find a kv cache slot (length: 6656)"))
     assert (run.kind, run.code, run.oom) == ("RUNTIME", "kv-cache-full", True), run
+
+
+@pytest.mark.parametrize("words", [
+    "Cuda out of memory while inference for a 30B model on two L40S",
+    "The server crashes with CUDA OOM error with 30 concurrent requests",
+    "OOM during inference after the first few users",
+])
+def test_inference_or_a_load_of_requests_named_is_serving(words):
+    run = run_of(diag(words + "\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a "
+                              "total capacity of 44.39 GiB of which 1.20 GiB is free."))
+    assert run.kind == "RUNTIME", (run.kind, run.code)

@@ -431,6 +431,9 @@ LOG = LogWords(
                         r"\brequests? (?:is |was |were |are )?(?:still )?(?:in flight|in progress|being (?:served|"
                         r"processed|generated))|\bwhile (?:serving|processing|generating|handling) (?:a |the |\d+ )?"
                         r"(?:[\w-]+ ){0,3}?(?:requests?|prompts?|completions?)\b|"
+                        # inference or a load of requests named ("OOM while inference", "with 30 concurrent requests")
+                        r"\b(?:during|while|at) (?:doing |running )?inference\b|"
+                        r"\b\d+ (?:concurrent|parallel|simultaneous) (?:requests|users|clients|streams)\b|"
                         # serving stated as past ("it had been serving requests for hours", "was handling traffic")
                         r"\b(?:was|were|had been|has been|have been) (?:serving|handling|processing|answering) "
                         r"(?:\w+ )?(?:requests|traffic|users|clients|prompts)\b|"
