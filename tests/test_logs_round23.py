@@ -526,3 +526,17 @@ def test_inference_or_a_load_of_requests_named_is_serving(words):
     run = run_of(diag(words + "\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a "
                               "total capacity of 44.39 GiB of which 1.20 GiB is free."))
     assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+# --- the platform's own debugging switch --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,switch", [
+    ("RuntimeError: HIP error: an illegal memory access was encountered\nSearch for `hipErrorIllegalAddress' in "
+     "https://rocm.docs.amd.com/projects/HIP/en/latest/index.html for more information.", "AMD_SERIALIZE_KERNEL=3"),
+    ("RuntimeError: CUDA error: an illegal memory access was encountered", "CUDA_LAUNCH_BLOCKING=1"),
+])
+def test_a_kernel_error_is_rerun_with_its_platforms_switch(text, switch):
+    run = run_of(diag(text))
+    assert run.kind == "NOT_OOM", run
+    why = " ".join(a["why"] for a in run.advice)
+    assert switch in why and ("CUDA_LAUNCH_BLOCKING=1" not in why or switch == "CUDA_LAUNCH_BLOCKING=1"), why

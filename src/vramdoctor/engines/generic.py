@@ -519,6 +519,9 @@ LOG = LogWords(
         fig("_shm_exhausted", r"failed to extend /dev/shm/|/dev/shm/\S+ .*No space left on device|"
             r"Error while creating shared memory segment", lambda m: True),
         fig("_custom_all_reduce_failed", r"custom_all_reduce\w*\.(?:cuh|cu|py)\b", lambda m: True),
+        # an AMD GPU under ROCm/HIP: its debugging switches are HIP's, not CUDA's
+        fig("_rocm", r"\bhip(?:Error\w+|Malloc\w*|Memcpy\w*)|\bHIP error\b|\bROCm\d?\b|\bRCCL\b|/opt/rocm\b|"
+            r"\bgfx9[0-9a-f]{2}\b|\bgfx1[01]\d\d\b", lambda m: True),
         # generic key=value settings in argument dumps (Namespace, dicts, config lines)
         fig("max_model_len", r"\b(?:max_model_len|context_len|max_seq_len)['\"]?\s*[=:]\s*" + NUM, count),
         fig("tensor_parallel_size", r"\b(?:tensor_parallel_size|tp_size|num_shard)['\"]?\s*[=:]\s*(?:Some\()?(\d+)",

@@ -131,8 +131,10 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
                   "CMAKE_CUDA_ARCHITECTURES or TORCH_CUDA_ARCH_LIST to it)")
         elif code in ("illegal-memory-access", "device-side-assert", "cuda-kernel-error", "cuda-invalid-argument",
                       "nccl-error", "cuda-error"):
+            rerun = ("AMD_SERIALIZE_KERNEL=3 (HIP's CUDA_LAUNCH_BLOCKING; NCCL_DEBUG=INFO for RCCL)" if n.get("_rocm")
+                     else "CUDA_LAUNCH_BLOCKING=1 (NCCL_DEBUG=INFO for NCCL)")
             s.say("leave memory settings alone", "memory is not the problem: a shorter context or lower utilization "
-                  "will not fix it; re-run with CUDA_LAUNCH_BLOCKING=1 (NCCL_DEBUG=INFO for NCCL) and report it")
+                  f"will not fix it; re-run with {rerun} and report it")
         else:
             s.say("leave memory settings alone", "memory is not the problem: the error names its cause; fix that "
                   "(the model, the install, the set-up) rather than memory settings")
