@@ -540,3 +540,27 @@ def test_a_kernel_error_is_rerun_with_its_platforms_switch(text, switch):
     assert run.kind == "NOT_OOM", run
     why = " ".join(a["why"] for a in run.advice)
     assert switch in why and ("CUDA_LAUNCH_BLOCKING=1" not in why or switch == "CUDA_LAUNCH_BLOCKING=1"), why
+
+
+# --- a setting the user says they moved to a value, and it still failed ------------------------------------------------
+
+@pytest.mark.parametrize("text,bound", [
+    # vLLM V1 graph capture, the flag lowered in words
+    ("I lowered --gpu-memory-utilization to 0.7 and still get the same OOM.\n"
+     "INFO 05-01 10:00:00 [gpu_model_runner.py:2000] Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  10%\n"
+     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of 79.19 "
+     "GiB of which 300.00 MiB is free.", 0.7),
+    # SGLang's capture, the config key lowered
+    ("we reduced mem_fraction_static to 0.6, still crashes here:\n"
+     "[2025-03-01 10:00:00 TP0] Capture cuda graph failed: CUDA out of memory. Tried to allocate 448.00 MiB.", 0.6),
+    # TensorRT-LLM's PyTorch backend: a harness's config key, down to ".10"
+    ("We reduced the kvcache_free_gpu_mem_frac flag in the config file all the way down to .10 and still see this "
+     "error.\nRuntimeError: Executor creation failed due to insufficient GPU memory.\n"
+     "The following component could not be created: KV cache", 0.1),
+])
+def test_a_fraction_moved_in_words_is_never_proposed_again(text, bound):
+    run = run_of(diag(text))
+    fractions = [a for a in run.advice if a.get("setting") == "memory_fraction"]
+    for a in fractions:
+        assert a.get("value") is None or a["value"] < bound, a
+    assert any(str(bound).lstrip("0") in a["why"] for a in run.advice), run.advice

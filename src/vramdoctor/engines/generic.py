@@ -19,7 +19,7 @@ from .base import (
     step_tokens,
 )
 from .interface import Engine, LogWords
-from .words import NUM, SIZE, TRIED, count, fig, msg, rx, to_bytes, tried
+from .words import NUM, SIZE, TRIED, TRIED_TO, count, fig, msg, rx, to_bytes, tried
 
 GIB = 2**30
 
@@ -488,6 +488,7 @@ LOG = LogWords(
         # "RSS: 5.74 GB -> 14.05 GB after 6,000 requests" (case-sensitive words: "res" alone is too common)
         # a flag's value the user says was tried and still failed: advice goes past it, never back to it
         fig("_tried", TRIED, tried, mode="map"),
+        fig("_tried", TRIED_TO, tried, mode="map", prose=True),
         # the user's words that it failed the same way with memory to spare ("including pure CPU with 36 GB RAM free",
         # "same error even with 40 GB of VRAM free", "still fails with plenty of free memory")
         fig("_failed_with_memory_free", r"\b(?:identical|same|including|even|still)\b[^\n]{0,120}?(?:\b\d+(?:\.\d+)?\s*"

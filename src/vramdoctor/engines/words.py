@@ -123,6 +123,13 @@ def cli(key: str, flag: str, read: Callable[[re.Match], object], mode: str = "la
 TRIED = (r"\b(?:(?:I |we )?(?:have |had )?(?:already |also )?(?:tried|tested|attempted)\b(?P<t>[^.;\n]{0,40}?)|even with )"
          r"`?(?P<flag>--?[a-z][\w-]*)`?(?:\s*(?:=|to|of|at|as)\s*|\s+)`?(?P<value>\d+(?:\.\d+)?)\b`?"
          r"(?P<after>[^\n]{0,120})")
+#: ... or a setting the user says they moved to a value, and it still failed ("We reduced the
+#: kvcache_free_gpu_mem_frac flag in the config file all the way down to .10 and still see this error", "lowered
+#: --gpu-memory-utilization to 0.7, same OOM"): a flag or a config key, the value after "to"
+TRIED_TO = (r"\b(?:reduced|lowered|decreased|dropped|raised|increased|bumped|changed|set)\s+(?:the\s+)?`?"
+            r"(?P<flag>--?[a-z][\w-]*|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)`?(?:\s+(?:flag|setting|option|parameter|value))?"
+            r"(?:\s+in\s+(?:the\s+|our\s+|my\s+)?[\w.-]+(?:\s+file)?)?\s+(?:all\s+the\s+way\s+)?(?:down\s+|up\s+)?"
+            r"to\s+`?(?P<value>\d*\.?\d+)\b`?(?P<after>[^\n]{0,120})")
 _FAILED = re.compile(r"\b(?:still|same|fail\w*|error|crash\w*|oom|out of memory|doesn'?t|does not|didn'?t|did not|"
                      r"no luck|no effect|no difference|(?:not|no) help\w*|won'?t|hang\w*)\b", re.I)
 _WORKED = re.compile(r"\b(?:works?|worked|working|fine|succeed\w*|success\w*|runs|ran|starts|started|okay|ok)\b", re.I)
@@ -136,7 +143,7 @@ def tried(m: re.Match) -> tuple[str, float | int]:
     if not m.group(0).lower().startswith("even with") and (not failed or worked and worked.start() < failed.start()):
         raise ValueError("a value tried that worked")
     v = m.group("value")
-    return m.group("flag"), float(v) if "." in v else int(v)
+    return m.group("flag"), float(v) if "." in v else int(v)  # (".10" is 0.1)
 
 
 def msg(pattern: str, kind: str = "oom", phase: str | None = None, code: str = "", flags: int = I,

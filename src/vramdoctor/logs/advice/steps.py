@@ -160,7 +160,15 @@ def _filled(text: str, why: str, direction: str | None, value: object, current: 
 TRIED_ALIASES = {"max_model_len": ("-c", "--ctx-size", "--context-length", "--contextsize", "--n_ctx", "--n-ctx"),
                  "gpu_layers": ("-ngl", "--n-gpu-layers", "--gpu-layers", "--gpulayers", "--n_gpu_layers"),
                  "max_num_seqs": ("-np", "--parallel"),
-                 "n_ubatch": ("-ub", "--ubatch-size", "-b", "--batch-size", "--blasbatchsize")}
+                 "n_ubatch": ("-ub", "--ubatch-size", "-b", "--batch-size", "--blasbatchsize"),
+                 # the memory fraction as a config key or another spelling (TensorRT-LLM's kv_cache_config key, a
+                 # harness's "kvcache_free_gpu_mem_frac", Triton's parameter)
+                 "memory_fraction": ("free_gpu_memory_fraction", "kv_cache_free_gpu_memory_fraction",
+                                     "kv_cache_free_gpu_mem_fraction", "kvcache_free_gpu_mem_frac",
+                                     "--kv_cache_free_gpu_memory_fraction", "gpu_memory_utilization",
+                                     "--gpu-memory-utilization", "mem_fraction_static", "--mem-fraction-static",
+                                     "cache_max_entry_count", "--cache-max-entry-count", "cuda_memory_fraction",
+                                     "--cuda-memory-fraction")}
 
 #: the flag a step's value goes with ("--max-num-seqs {n}" -> --max-num-seqs, "-c {n}" -> -c)
 _BOUND = re.compile(r"(-{1,2}[A-Za-z][\w-]*)[ =]\{[nxv]\}")
