@@ -564,3 +564,18 @@ def test_a_fraction_moved_in_words_is_never_proposed_again(text, bound):
     for a in fractions:
         assert a.get("value") is None or a["value"] < bound, a
     assert any(str(bound).lstrip("0") in a["why"] for a in run.advice), run.advice
+
+
+# --- vLLM V0 told by its own code in a traceback ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("frames", [
+    '  File "/envs/x/lib/python3.10/site-packages/vllm/engine/async_llm_engine.py", line 70, in _log_task_completion\n'
+    "vllm.engine.async_llm_engine.AsyncEngineDeadError: Task finished unexpectedly.",
+    '  File "/usr/local/lib/python3.10/dist-packages/vllm/worker/model_runner.py", line 1700, in execute_model',
+])
+def test_vllm_v0_code_in_a_traceback_gets_v0s_chunked_prefill_flag(frames):
+    run = run_of(diag("Traceback (most recent call last):\n" + frames + "\ntorch.OutOfMemoryError: CUDA out of memory. "
+                      "Tried to allocate 318.00 MiB. GPU 0 has a total capacity of 23.53 GiB of which 315.44 MiB is free.",
+                      engine="vllm"))
+    chunk = [a["flags"] for a in run.advice if a.get("setting") == "max_num_batched_tokens"]
+    assert chunk and all("--enable-chunked-prefill" in f for f in chunk), run.advice

@@ -519,9 +519,12 @@ LOG = LogWords(
         fig("_vllm_v1", r"\bV1 LLM engine\b|\(EngineCore\w* pid=\d+\)|\bModel loading took\b|"
             r"\bAvailable KV cache memory: |\bGPU KV cache size: [\d,]+ tokens|To serve at least one request with the "
             r"model", lambda m: True, passive=True),
+        # (and V0's own code in a traceback: V1 runs vllm/v1/..., and from 0.8 the old engine modules hand over to it, so a
+        # frame in them, or V0's dead-engine error, is V0's)
         fig("_vllm_v0", r"Initializing an LLM engine \(v|\bLoading model weights took\b|# (?:GPU|cuda) blocks: [\d,]+, "
-            r"# CPU blocks|is larger than the maximum number of tokens that can be stored in KV cache",
-            lambda m: True, passive=True),
+            r"# CPU blocks|is larger than the maximum number of tokens that can be stored in KV cache|"
+            r"vllm/engine/(?:async_)?llm_engine\.py|vllm/worker/(?:worker|model_runner|cache_engine)\.py|"
+            r"\bAsyncEngineDeadError\b|\bMQLLMEngine", lambda m: True, passive=True),
         fig("_chunked_prefill_on", r"Chunked prefill is enabled with max_num_batched_tokens|"
             r"enable[_-]chunked[_-]prefill['\"]?\s*[=:]\s*['\"]?True\b|--enable-chunked-prefill\b(?! false)",
             lambda m: True),
