@@ -579,3 +579,17 @@ def test_vllm_v0_code_in_a_traceback_gets_v0s_chunked_prefill_flag(frames):
                       engine="vllm"))
     chunk = [a["flags"] for a in run.advice if a.get("setting") == "max_num_batched_tokens"]
     assert chunk and all("--enable-chunked-prefill" in f for f in chunk), run.advice
+
+
+def test_weights_past_the_single_allocation_limit_want_a_smaller_buffer_not_more_gpus():
+    run = run_of(diag("""
+        load_tensors: loading model tensors, this can take a while... (mmap = true)
+        ggml_vulkan: Device memory allocation of size 4697620480 failed.
+        ggml_vulkan: Requested buffer size exceeds device memory allocation limit: ErrorOutOfDeviceMemory
+        alloc_tensor_range: failed to allocate Vulkan0 buffer of size 4697620480
+        llama_model_load: error loading model: unable to allocate Vulkan0 buffer
+    """))
+    assert (run.kind, run.code) == ("WEIGHTS", "buffer-exceeds-allocation-limit"), run
+    settings = [(a.get("setting"), a.get("direction")) for a in run.advice]
+    assert ("gpu_layers", "down") in settings, settings
+    assert not any(s in ("tensor_parallel_size", "quantization") for s, _ in settings), settings

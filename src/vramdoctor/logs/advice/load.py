@@ -134,6 +134,22 @@ class LoadSteps:
                   "attention matrix", "on", current=n.get("flash_attn"))
         s.add("shorter context", "max_model_len", "the compute buffer grows with the context too", "down")
 
+    def _weights_past_the_limit(self) -> None:
+        """The weights' buffer on the GPU larger than one allocation may be (ggml-vulkan's maxMemoryAllocationSize):
+        the GPU may have the memory; the buffer must be smaller, so fewer layers in it, or a build that splits the
+        weights over several buffers. More GPUs or fewer-bit weights are not what this says."""
+        s, n = self.s, self.n
+        failed = n.get("failed_alloc_bytes")
+        failed = max(failed) if isinstance(failed, list) and failed else failed
+        size = f" ({failed / GIB:.2f} GiB)" if isinstance(failed, int) else ""
+        s.say("a buffer within the device's single-allocation limit", f"the weights' buffer{size} is larger than this "
+              "GPU's driver allows in one allocation (Vulkan's maxMemoryAllocationSize, about 4 GiB on many drivers), "
+              "however much memory is free")
+        s.add("fewer layers on the GPU", "gpu_layers", "the layers on the GPU share that one buffer: fewer make it "
+              "smaller than the limit", "down")
+        s.say("a newer build", "newer llama.cpp builds split the weights over several buffers, each within the "
+              "device's limit")
+
     def _metal(self) -> None:
         self._metal_limit()
         self._compute_buffer()
@@ -170,6 +186,9 @@ class LoadSteps:
 
     def weights(self) -> None:
         s, n, c, code = self.s, self.n, self.c, self.code
+        if code == "buffer-exceeds-allocation-limit":
+            self._weights_past_the_limit()
+            return
         host = code == "weights-exceed-system-memory"  # host RAM ran out: nothing may move to the CPU
         if host:
             s.say("more host memory", "the weights pass through CPU RAM on the way to the GPU: add RAM or swap, or "
