@@ -593,3 +593,13 @@ def test_weights_past_the_single_allocation_limit_want_a_smaller_buffer_not_more
     settings = [(a.get("setting"), a.get("direction")) for a in run.advice]
     assert ("gpu_layers", "down") in settings, settings
     assert not any(s in ("tensor_parallel_size", "quantization") for s, _ in settings), settings
+
+
+@pytest.mark.parametrize("sentence", [
+    "While the error seems to suggest running out of memory, radeontop shows plenty of free VRAM.",
+    "It looks like an OOM at first sight but nvidia-smi says 20 GB are free.",
+    "The message suggests out of memory, yet only 6 of 24 GB are in use.",
+])
+def test_a_hedged_inference_of_out_of_memory_is_no_failure(sentence):
+    run = run_of(diag(READY["llama-server"] + "\n" + sentence))
+    assert run.kind == "NONE", (run.kind, run.code)

@@ -29,6 +29,9 @@ _SUPPOSED = re.compile(
     r"(?:\b(?:no|never|without|nor|zero|no longer)|\b(?:would|could|will|might|may|can|does|did|do|is|was|were|are)"
     r"(?:\s+not|n't|\s+never))\s+(?:\w+\s+){0,2}?" + _OOM_NAME + "|"
     r"(?:\bif you (?:are |run |hit |encounter |see |get )|\bmay (?:cause|lead to|result in)|\bmight |"
+    # an inference hedged ("the error seems to suggest running out of memory", "looks like an OOM", "suggests OOM")
+    r"\b(?:seems?|seemed|appears?|appeared|looks?|looked)\s+(?:to\s+(?:suggest|indicate|be|point to)|like)\b|"
+    r"\b(?:suggests?|suggesting|indicates?|implies)\b|"
     r"\bcould (?:cause|lead)|\bcan cause|\bto avoid|\bavoid(?:ing|s)? |\bprevent(?:s|ing|ed)? |\brisk of|\bin case of)"
     r"[^.;]{0,60}?" + _OOM_NAME,
     I)
