@@ -603,3 +603,15 @@ def test_weights_past_the_single_allocation_limit_want_a_smaller_buffer_not_more
 def test_a_hedged_inference_of_out_of_memory_is_no_failure(sentence):
     run = run_of(diag(READY["llama-server"] + "\n" + sentence))
     assert run.kind == "NONE", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line,value", [
+    ("I loaded it with --quantize option, it occupies 15G", None),
+    ('2024-05-02T08:00:00Z  INFO text_generation_launcher: Args { quantize: Some(BitsandbytesNF4), num_shard: None }',
+     "BitsandbytesNF4"),
+    ("text-generation-launcher --model-id x --quantize gptq --num-shard 2", "gptq"),
+])
+def test_tgis_quantize_setting_is_one_of_its_methods(line, value):
+    run = run_of(diag(line + "\n2024-05-02T08:00:01Z ERROR text_generation_launcher: Method Warmup encountered an error."
+                      "\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.", engine="tgi"))
+    assert run.numbers.get("quantization") == value, run.numbers.get("quantization")
