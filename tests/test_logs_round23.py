@@ -615,3 +615,13 @@ def test_tgis_quantize_setting_is_one_of_its_methods(line, value):
     run = run_of(diag(line + "\n2024-05-02T08:00:01Z ERROR text_generation_launcher: Method Warmup encountered an error."
                       "\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.", engine="tgi"))
     assert run.numbers.get("quantization") == value, run.numbers.get("quantization")
+
+
+@pytest.mark.parametrize("line,version", [
+    ('time=2024-04-20T10:00:00.000Z level=INFO source=routes.go:1143 msg="Listening on 127.0.0.1:11434 (version 0.1.32)"',
+     "0.1.32"),
+    ("LM Studio (version 0.2.27) fails to load the model file on my machine", None),
+])
+def test_ollamas_version_is_read_from_its_own_lines_only(line, version):
+    rep = diag(line + "\nllama_model_load: error loading model: unable to allocate CUDA0 buffer")
+    assert run_of(rep).numbers.get("ollama_version") == version

@@ -82,7 +82,9 @@ LOG = LogWords(
         fig("system_memory_available_bytes", r"than is available \(" + SIZE),
         fig("kv_cache_dtype", r"OLLAMA_KV_CACHE_TYPE[=:](\w+)", lambda m: m.group(1)),
         fig("flash_attn", r"OLLAMA_FLASH_ATTENTION[=:](\w+)", lambda m: m.group(1)),
-        fig("ollama_version", r"\(version (\d+\.\d+\.\d+)|ollama version (?:is )?(\d+\.\d+\.\d+)",
+        # (routes.go's "Listening on 127.0.0.1:11434 (version 0.5.7)", the client's "ollama version is 0.5.7": not
+        # another program's "(version 0.2.27)")
+        fig("ollama_version", r"Listening on [^\s\"]+ \(version (\d+\.\d+\.\d+)|ollama version (?:is )?(\d+\.\d+\.\d+)",
             lambda m: m.group(1) or m.group(2)),
         # the day of its first slog line (the release in use is no newer)
         fig("_log_date", r"^time=(20\d\d-\d\d-\d\d)T\S* level=", lambda m: m.group(1), mode="first"),
