@@ -625,3 +625,19 @@ def test_tgis_quantize_setting_is_one_of_its_methods(line, value):
 def test_ollamas_version_is_read_from_its_own_lines_only(line, version):
     rep = diag(line + "\nllama_model_load: error loading model: unable to allocate CUDA0 buffer")
     assert run_of(rep).numbers.get("ollama_version") == version
+
+
+# --- LocalAI: llama.cpp under its own prefix, advised in its model YAML ------------------------------------------------
+
+def test_localai_is_advised_in_its_model_yaml():
+    rep = diag("""
+        8:02AM INF Loading model 'mixtral' with backend llama-cpp
+        8:02AM DBG GRPC(mixtral-127.0.0.1:39595): stderr llm_load_tensors: offloading 33 repeating layers to GPU
+        8:02AM DBG GRPC(mixtral-127.0.0.1:39595): stderr ggml_backend_cuda_buffer_type_alloc_buffer: allocating 5563.66 MiB on device 0: cudaMalloc failed: out of memory
+        8:02AM DBG GRPC(mixtral-127.0.0.1:39595): stderr llama_model_load: error loading model: unable to allocate backend buffer
+        8:02AM INF [llama-cpp] Fails: could not load model: rpc error: code = Canceled desc =
+    """)
+    run = run_of(rep)
+    assert rep.engine == "localai" and run.kind == "WEIGHTS", (rep.engine, run.kind)
+    flags = " | ".join(a["flags"] for a in run.advice)
+    assert "gpu_layers: " in flags and "-ngl" not in flags and "--split-mode" not in flags, flags

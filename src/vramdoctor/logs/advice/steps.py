@@ -6,12 +6,13 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-from ...engines import get
+from ...engines import all_engines, get
 from ...engines.interface import Engine
 from ...errors import UsageError
 
 GIB, MIB = 2**30, 2**20
-GGML = ("llamacpp", "ollama", "koboldcpp", "llama-cpp-python")
+#: llama.cpp and the engines that run it (their weights are layers placed on the GPU, their buffers ggml's)
+GGML = tuple(["llamacpp"] + sorted(e.name for e in all_engines() if e.wraps == "llamacpp"))
 #: settings in plain words, for an engine vramdoctor does not recognise
 PLAIN = {"max_model_len": "the context length per request", "max_num_seqs": "the number of concurrent requests",
          "memory_fraction": "the fraction of GPU memory the engine reserves", "kv_cache_dtype": "an 8-bit KV cache",

@@ -1,0 +1,39 @@
+"""LocalAI: an OpenAI-compatible server that runs llama.cpp (and other backends) as gRPC child processes, whose output
+it logs under its own prefix, so their llama.cpp lines count for LocalAI.
+
+Sources (mudler/LocalAI): `pkg/model/initializers.go` ("Loading model '%s' with backend %s", "[%s] Attempting to
+load", "[%s] Fails: %s", a child's output as "GRPC(%s): stderr %s" / "stdout %s" under zerolog's "8:02AM DBG "),
+`core/http` ("LocalAI API is listening! Please connect to the endpoint for API documentation"). Settings are the
+model's YAML file (`core/config`, LLMConfig): `context_size`, `gpu_layers`, `f16`, `mmap`, `low_vram`,
+`tensor_split`, `main_gpu`, `flash_attention`, `cache_type_k` / `cache_type_v`, `batch`.
+"""
+
+from __future__ import annotations
+
+from .interface import Engine, LogWords
+from .words import count, fig, rx
+
+LOG = LogWords(
+    fingerprint=rx(r"\bGRPC\([\w.:-]{1,120}\): std(?:err|out) |LocalAI API is listening|\blocal-ai\b|"
+                   r"\bwith backend [\w.-]+$|\] Attempting to load$|\] Fails: could not load model"),
+    milestones=(
+        ("ready", rx(r"LocalAI API is listening")),
+    ),
+    figures=(
+        fig("max_model_len", r"^\s*context_size:\s*(\d+)\s*$", count),
+        fig("n_gpu_layers", r"^\s*gpu_layers:\s*(-?\d+)\s*$", count),
+    ),
+)
+
+#: where each setting lives: the model's YAML file
+ENGINE = Engine(
+    name="localai", label="LocalAI", log=LOG, wraps="llamacpp", aliases=("local-ai",),
+    flags={"max_model_len": "context_size: {n} (the model's YAML)",
+           "gpu_layers": "gpu_layers: {n} (the model's YAML)",
+           "kv_cache_dtype": "cache_type_k: q8_0 and cache_type_v: q8_0, with flash_attention: true (the model's YAML)",
+           "flash_attn": "flash_attention: true (the model's YAML)",
+           "kv_offload": "low_vram: true (the model's YAML: the KV cache in system memory)",
+           "n_ubatch": "batch: {n} (the model's YAML)",
+           "tensor_parallel_size": "tensor_split across GPUs (the model's YAML)",
+           "quantization": "a smaller quant of the model (Q4_K_M)"},
+)
