@@ -641,3 +641,27 @@ def test_localai_is_advised_in_its_model_yaml():
     assert rep.engine == "localai" and run.kind == "WEIGHTS", (rep.engine, run.kind)
     flags = " | ".join(a["flags"] for a in run.advice)
     assert "gpu_layers: " in flags and "-ngl" not in flags and "--split-mode" not in flags, flags
+
+
+# --- the user's sentence yields to the engine's own line; a start-up line after the failure says it was starting --------
+
+def test_a_users_sentence_yields_to_the_engines_line_and_start_up_after_it_rules_out_serving():
+    run = run_of(diag("""
+        I was able to reproduce it: llama-server answers /health after a fatal OOM Metal during init.
+        ## Captured logs:
+        0.26.672.359 E ggml_metal_synchronize: error: command buffer 0 failed with status 5
+        0.26.673.527 E error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)
+        0.26.675.720 W srv  load_model: the slot context (262144) exceeds the training context of the model (40960)- capping
+    """))
+    assert run.kind == "UNDETERMINED", run
+    assert "RUNTIME" not in run.candidates and run.evidence[0]["line"] == 3, (run.candidates, run.evidence)
+
+
+@pytest.mark.parametrize("after", [
+    # vLLM V1's weights milestone printed after a failure line (a retry, a second worker): still starting
+    "INFO 05-01 10:00:09 [gpu_model_runner.py:1500] Model loading took 14.99 GiB and 9.1 seconds",
+    "0.01.000.000 I srv  load_model: initializing slots, n_slots = 1",
+])
+def test_a_start_up_line_after_the_failure_rules_out_serving(after):
+    run = run_of(diag("CUDA error: out of memory\n" + after))
+    assert "RUNTIME" not in run.candidates, (run.kind, run.candidates)

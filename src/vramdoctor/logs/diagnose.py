@@ -25,6 +25,7 @@ from .knowledge import FRAME, knowledge, phase_words
 from .lines import stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, Place, frames, locate
 from .quiet import leak, no_failure, pressure, shortfall
+from .authorship import user_words
 from .verdict import KIND_OF_PHASE, Diagnosis
 
 _MEMORYISH = re.compile(r"\b(?:memory|mem|cache|kv|vram|tokens?|blocks?|alloc\w*|buffers?|capacity|gpu_memory\w*)\b",
@@ -242,6 +243,11 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     f = fatal[0] if fatal else (run.failures[0] if run.failures else None)
     if f is not None and f.kind in ("oom", "not_oom"):
         f = _latest_survived(run, f, fatal, engine)
+    if f is not None and f.kind in ("oom", "not_oom") and user_words(f.text):
+        # a user's sentence that names the failure ("I was able to reproduce it: ... after a fatal OOM"): the engine's
+        # own line of it, where the log has one, decides
+        own = [g for g in fatal if g.kind in ("oom", "not_oom") and not user_words(g.text)]
+        f = own[0] if own else f
     if f is not None and f.kind == "oom" and not (f.phase and f.code):
         # a driver's line first, the engine's verdict (its phase, or its code for the same phase) soon after
         said = [g for g in fatal if g.kind == "oom" and g.phase and 0 < g.line_no - f.line_no <= 50

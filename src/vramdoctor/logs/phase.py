@@ -10,6 +10,7 @@ from ..engines.interface import AFTER_MILESTONE, FLOOR, MILESTONES, PHASES
 from ..engines.words import SIZE, to_bytes
 from .facts import Failure
 from .knowledge import FRAME, PY_FRAME, knowledge, phase_words
+from .authorship import user_words
 from .lines import LOG_PREFIX
 
 GIB = 2**30
@@ -140,6 +141,14 @@ def _held(text: str) -> tuple[int | None, int]:
     return held, tried
 
 
+#: llama-server's prefix naming the function that printed a line ("0.26.675.720 W srv load_model: ", "slot update_slots: ")
+_FUNCTION_TAG = re.compile(r"^(?:\d+\.\d+\.\d+\.\d+ [IWEDT] )?(?:srv|slot|cmn|que|res|log)\s+\w+:\s")
+
+
+#: a line of a start-up still under way, in llama-server's own prefix (tools/server: load_model does the whole start-up)
+_STARTING = re.compile(r"^(?:\d+\.\d+\.\d+\.\d+ [IWEDT] )?srv\s+load_model: ")
+
+
 def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
     """Where `f` happened, from the evidence in order; see the module docstring. weights_bytes: the
     model's weights (printed by the engine, or estimated), held against what PyTorch held when it failed."""
@@ -164,14 +173,16 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
     if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
         return Place(p, "the failure message", (f.line_no, f.text), [p])
     for ln, text in f.after[:3] if not headless else ():  # (the lines after a frame are more of its traceback)  # an engine's own verdict a line or two later, or the request that failed
-        if FRAME.search(text) or FAILED_REQUEST.search(text):
+        if FRAME.search(text) or FAILED_REQUEST.search(text) or user_words(text):
             continue  # (an access line is printed when its request ends: one failed by this failure says no phase)
         v = k.verdict(text, k.candidates(text.lower().encode("utf-8", "replace")).get("msg", set()))
         if v and v.phase == "HOST" and f.kind == "oom":
             continue  # the shell's "Killed" after a GPU out-of-memory: the engine killing its own processes
         if v and v.phase and v.kind in ("oom", "error", "wrapper"):
             return Place(v.phase, "the message after the failure", (ln, text), [v.phase])
-        p = phase_words(text, engine) if not STATS.search(text) else None
+        # (words of a step, not the function a line's prefix names: llama-server's "srv load_model: the slot context
+        # ... capping" is a warning from the function that does the whole start-up)
+        p = phase_words(_FUNCTION_TAG.sub("", text), engine) if not STATS.search(text) else None
         if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
             return Place(p, "the message after the failure", (ln, text), [p])
     # stack frames: a start-up step anywhere beats a serving step (start-up runs the forward pass too);
@@ -200,8 +211,8 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
     for ln, text in reversed(f.before[-6:]):  # a step under way just before the failure
         if any(p.search(text) for _, p in k.milestones):
             break  # a milestone passed after it: the steps before it are done ("torch.compile" before V1 sized its pool)
-        if FRAME.search(text) or is_progress(text):
-            continue
+        if FRAME.search(text) or is_progress(text) or user_words(text):
+            continue  # (a user's heading, "## Captured logs:", names no step)
         if _FINISHED.search(text):
             break  # a step that finished ("prepared 80.76 GiB ... in 26.8s"): what came before it is not under way
         p = phase_words(text, engine)
@@ -210,8 +221,11 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
     if held is not None and weights_bytes and held + tried < 0.95 * weights_bytes and marker in (None, "start"):
         return Place("WEIGHTS", f"the memory held when it failed ({held / GIB:.2f} GiB, less than the "
                      f"{weights_bytes / GIB:.2f} GiB of weights)", (f.line_no, f.text), ["WEIGHTS"], inferred=True)
-    # the milestones passed
-    scope = STARTUP if startup_frame else PHASES
+    # the milestones passed (and a start-up step printed after the failure, llama-server's "srv load_model: ..." or a
+    # start-up milestone: the server was still starting when it failed, so it was not serving)
+    starting_after = any(_STARTING.search(t) or any(m not in ("ready", "requests") and p.search(t)
+                                                      for m, p in k.milestones) for _, t in f.after)
+    scope = STARTUP if startup_frame or starting_after else PHASES
     quiet = bool(eng and eng.log.quiet)
     if marker is None or marker == "start":
         # a start line alone does not say the weights were loading: device set-up, another process, a quiet log

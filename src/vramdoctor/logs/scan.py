@@ -35,7 +35,7 @@ from .lines import (
 )
 from . import processes
 from .table import header_column, row_value
-from .prose import written_by_user
+from .authorship import HEADING, user_words
 
 WINDOW = 80  # lines kept before a failure: the traceback that leads to it
 AFTER = 12  # lines kept after a failure: C++ backtraces and follow-up messages
@@ -63,19 +63,6 @@ _FAILS_LIST = re.compile(r"\b(?:every|all|each|none of)\b[^.]*?\b(?:fail(?:s|ed)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
 _LISTED = re.compile(r"`?(?<![\w-])(--?[a-z][\w-]*)`?(?:=|\s+)`?(\d+(?:\.\d+)?)\b`?((?:\s*/\s*`?\d+(?:\.\d+)?\b`?)*)",
                      re.I)
-_LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+\S")
-
-
-def user_words(text: str) -> bool:
-    """The line is a user's words, not a program's: no log prefix, and in the first person, quoting, a list item or a
-    markdown heading."""
-    if LOG_PREFIX.match(text) and not _HEADING.match(text):
-        return False
-    return bool(_HEADING.match(text) or _LIST_ITEM.match(text) or written_by_user(text, False))
-
-
-#: a markdown heading (not gdb's "#0  0x..." frames)
-_HEADING = re.compile(r"^\s{0,3}#{1,6} +[^\W\d]")
 #: a line that is only a value for the label on the line before it (": 18.00 GiB")
 _VALUE_ONLY = re.compile(r"^\s*:\s*[-\d.,]+\s*[KMGT]i?B\s*$")
 _TABLE_WORDS = ("resident", "rss", "res", "vram", "mem", "used")
@@ -298,7 +285,7 @@ class Scanner:
         joined = self._wrapped(r, line_no, text)
         # a markdown heading is the user's summary ("# llama-box error: \"Server error: failed to decode\"", an issue's
         # title): its words may state a failure (read in prose, `_failure_stated`), but it is no line of the log
-        heading = "msg" in c and bool(_HEADING.match(text))
+        heading = "msg" in c and bool(HEADING.match(text))
         if heading and r.heading is None:
             hv = k.verdict(text, c["msg"])
             if hv is not None and hv.kind in ("oom", "not_oom", "pressure"):
@@ -488,6 +475,18 @@ class Scanner:
                     if last not in self.pending:
                         self.pending.append(last)
                     self.wants_every_line_until = line_no + AFTER
+                return True
+            if kind in ("oom", "not_oom") and user_words(last.text) and not user_words(text):
+                # a user's sentence that named the failure, then the engine's own line of it: the engine's decides
+                last.kind, last.text, last.line_no, last.wrapper = kind, text, line_no, False
+                last.code = v.code if v else ""
+                last.phase, last.candidates = (v.phase, v.candidates) if v else (None, ())
+                last.deciding = (line_no, text) if v and v.phase else None
+                last.lines_before = self.before_source(line_no) if self.before_source else list(self.recent)
+                last.after = []
+                if last not in self.pending:
+                    self.pending.append(last)
+                self.wants_every_line_until = line_no + AFTER
                 return True
             if kind == last.kind == "oom":
                 if v and v.code and not last.code:
