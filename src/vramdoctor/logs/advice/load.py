@@ -120,12 +120,7 @@ class LoadSteps:
         maxMemoryAllocationSize or maxBufferSize): only a smaller buffer helps. Fewer layers on the GPU or more free
         memory do not shrink it."""
         s, n = self.s, self.n
-        failed = n.get("failed_alloc_bytes")
-        failed = max(failed) if isinstance(failed, list) and failed else failed
-        size = f" ({failed / GIB:.2f} GiB)" if isinstance(failed, int) else ""
-        s.say("a buffer within the device's single-allocation limit", f"the buffer{size} is larger than this GPU's "
-              "driver allows in one allocation (Vulkan's maxMemoryAllocationSize or maxBufferSize, about 4 GiB on many "
-              "drivers), however much memory is free: make the buffer smaller; fewer layers on the GPU do not")
+        self._the_limit("buffer", ": make the buffer smaller; fewer layers on the GPU do not")
         ub = n.get("n_ubatch")
         s.add("smaller physical batch", "n_ubatch", "the compute buffer grows with the batch", "down",
               max(64, ub // 2) if isinstance(ub, int) and ub > 64 else None, ub)
@@ -134,17 +129,21 @@ class LoadSteps:
                   "attention matrix", "on", current=n.get("flash_attn"))
         s.add("shorter context", "max_model_len", "the compute buffer grows with the context too", "down")
 
+    def _the_limit(self, what: str, then: str) -> None:
+        """Says which buffer (`what`) went past the device's single-allocation limit, with its size where shown."""
+        failed = self.n.get("failed_alloc_bytes")
+        failed = max(failed) if isinstance(failed, list) and failed else failed
+        size = f" ({failed / GIB:.2f} GiB)" if isinstance(failed, int) else ""
+        self.s.say("a buffer within the device's single-allocation limit", f"the {what}{size} is larger than this "
+                   "GPU's driver allows in one allocation (Vulkan's maxMemoryAllocationSize or maxBufferSize, about 4 "
+                   f"GiB on many drivers), however much memory is free{then}")
+
     def _weights_past_the_limit(self) -> None:
         """The weights' buffer on the GPU larger than one allocation may be (ggml-vulkan's maxMemoryAllocationSize):
         the GPU may have the memory; the buffer must be smaller, so fewer layers in it, or a build that splits the
         weights over several buffers. More GPUs or fewer-bit weights are not what this says."""
-        s, n = self.s, self.n
-        failed = n.get("failed_alloc_bytes")
-        failed = max(failed) if isinstance(failed, list) and failed else failed
-        size = f" ({failed / GIB:.2f} GiB)" if isinstance(failed, int) else ""
-        s.say("a buffer within the device's single-allocation limit", f"the weights' buffer{size} is larger than this "
-              "GPU's driver allows in one allocation (Vulkan's maxMemoryAllocationSize, about 4 GiB on many drivers), "
-              "however much memory is free")
+        s = self.s
+        self._the_limit("weights' buffer", "")
         s.add("fewer layers on the GPU", "gpu_layers", "the layers on the GPU share that one buffer: fewer make it "
               "smaller than the limit", "down")
         s.say("a newer build", "newer llama.cpp builds split the weights over several buffers, each within the "
