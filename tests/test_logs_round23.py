@@ -665,3 +665,28 @@ def test_a_users_sentence_yields_to_the_engines_line_and_start_up_after_it_rules
 def test_a_start_up_line_after_the_failure_rules_out_serving(after):
     run = run_of(diag("CUDA error: out of memory\n" + after))
     assert "RUNTIME" not in run.candidates, (run.kind, run.candidates)
+
+
+@pytest.mark.parametrize("sentence,kind", [
+    ("Came back to use the WebUI again, and met with an error.", "UNDETERMINED"),
+    ("Every time I send the second prompt I get this error and the runner restarts.", "UNDETERMINED"),
+    ("I don't get an error, it just answers slowly.", "NONE"),
+])
+def test_an_error_met_in_the_users_words_is_a_stated_failure(sentence, kind):
+    run = run_of(diag(sentence + "\n" + READY["ollama"]))
+    assert run.kind == kind, (run.kind, run.code)
+
+
+def test_a_glog_or_trantor_stamp_starts_a_line_of_its_own():
+    # Jan's cortex (trantor: "20250430 21:55:01.443740 UTC") puts its source on the next line; the next record is
+    # a line of its own, never joined to the one before
+    run = run_of(diag("""
+        20250430 21:55:01.443740 UTC 8354 ERROR ggml_backend_cuda_buffer_type_alloc_buffer: allocating 7203.17 MiB on device 0: cudaMalloc failed: out of memory
+         - llama_engine.cc:533
+        20250430 21:55:01.443769 UTC 8354 ERROR alloc_tensor_range: failed to allocate CUDA0 buffer of size 7553073280
+         - llama_engine.cc:533
+        20250430 21:55:01.597022 UTC 8354 ERROR llama_model_load: error loading model: unable to allocate CUDA0 buffer
+         - llama_engine.cc:533
+    """))
+    assert run.kind == "WEIGHTS", run
+    assert all("UTC 8354" not in e["text"][40:] for e in run.evidence), run.evidence

@@ -188,7 +188,10 @@ def _growth(m: re.Match, inside: bool = True) -> str:
 _FAILS = (r"\b(?:fails?|failed|failing|crash(?:es|ed|ing)?|hangs|hung|freez(?:es|ing)|froze|dies|died|"
           r"(?:can'?t|cannot|could ?n[o']t|unable to|won'?t) (?:even )?(?:run|start|load|serve)|"
           r"does(?: not|n't) work|stop(?:s|ped)? responding|not working|errors? out|"
-          r"(?:gets?|got|is|was|stays?|remains?) stuck)\b")
+          r"(?:gets?|got|is|was|stays?|remains?) stuck|"
+          # an error met ("came back and met with an error", "I get this error", "it throws an exception")
+          r"(?:met with|got|get|gets|getting|hit|hits|throws?|threw|raises?|raised) (?:an |the |this |that |a )?"
+          r"(?:error|exception)s?)\b")
 #: the start of a line a program wrote, not a user ("llama_model_load: ", "[...]", a time, a level; a markdown heading,
 #: "#### Timeline before the crash", is the user's)
 _WRITTEN = re.compile(r"^\s*(?!#{1,6} +[A-Za-z])(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")

@@ -19,6 +19,8 @@ ECHO_CLOSED = re.compile(r"params: SamplingParams|sampling_params|lora_request|[
 ECHO_END = re.compile(r"['\"],\s*(?:params: SamplingParams|sampling_params|lora_request|prompt_token_ids)")
 #: the start of a line a log writes itself: a timestamp, a level, a process tag, a bracketed source
 _STRONG = (r"^\s*(?:\(\w+[\w =]*pid=\d+\)|\[?\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:|time=|level=|"
+           # trantor's "20250430 21:55:01.443740 UTC" (Jan's cortex), glog's "E0306 16:40:07.708802" (Triton)
+           r"\d{8} \d\d:\d\d:\d\d\.\d+ |[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ |"
            r"(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|\[[\w.: -]+\]|[A-Z][a-z]{2} +\d+ \d\d:|"
            r"\d+\.\d+\.\d+\.\d+ [IWE] |\d{1,2}:\d\d(?::\d\d)?[AP]M [A-Z]{3} |[A-Za-z][\w.-]*\s+\| ")
 # (the last: docker compose's "svc-1  | "; before it LocalAI's zerolog "8:02AM DBG "; the first: vLLM's process
