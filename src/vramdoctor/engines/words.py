@@ -126,7 +126,8 @@ TRIED = (r"\b(?:(?:I |we )?(?:have |had )?(?:already |also )?(?:tried|tested|att
 #: ... or a setting the user says they moved to a value, and it still failed ("We reduced the
 #: kvcache_free_gpu_mem_frac flag in the config file all the way down to .10 and still see this error", "lowered
 #: --gpu-memory-utilization to 0.7, same OOM"): a flag or a config key, the value after "to"
-TRIED_TO = (r"\b(?:reduced|lowered|decreased|dropped|raised|increased|bumped|changed|set)\s+(?:the\s+)?`?"
+TRIED_TO = (r"\b(?:reduced|reducing|lowered|lowering|decreased|decreasing|dropped|raised|raising|increased|increasing|"
+            r"bumped|changed|set|setting)\s+(?:the\s+)?`?"
             r"(?P<flag>--?[a-z][\w-]*|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)`?(?:\s+(?:flag|setting|option|parameter|value))?"
             r"(?:\s+in\s+(?:the\s+|our\s+|my\s+)?[\w.-]+(?:\s+file)?)?\s+(?:all\s+the\s+way\s+)?(?:down\s+|up\s+)?"
             r"to\s+`?(?P<value>\d*\.?\d+)\b`?(?P<after>[^\n]{0,120})")
