@@ -124,7 +124,7 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:k
            r"\b(?:memory|RSS|VRAM|KV ?cache)\b[^.;!?\n]{0,30}?(?:\b(?:is|was|are|were|does|do|did|gets?)\s*(?:not|n't|never)|"
            r"\bnever)"
            r"\s+(?:being\s+|getting\s+)?(?:properly\s+|fully\s+)?(?:returned|released|freed|reclaimed|given back|return|"
-           r"released?|free|go(?:es)? (?:back )?down|come(?:s)? back)\b|"
+           r"free|go(?:es)? (?:back )?down|come(?:s)? back)\b|"
            r"\b(?:don't|doesn't|didn't|do not|does not|did not|dont|doesnt|didnt)\s+(?:properly\s+|fully\s+)?"
            r"(?:release|free|return|give back)\s+"
            r"(?:\w+\s+){0,3}?(?:memory|KV ?cache|blocks|RSS)\b|"
