@@ -20,12 +20,12 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from .authorship import user_words
 from .facts import PROSE_HIT, Failure, RunFacts
 from .knowledge import FRAME, knowledge, phase_words
 from .lines import stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, Place, frames, locate
 from .quiet import leak, no_failure, pressure, shortfall
-from .authorship import user_words
 from .verdict import KIND_OF_PHASE, Diagnosis
 
 _MEMORYISH = re.compile(r"\b(?:memory|mem|cache|kv|vram|tokens?|blocks?|alloc\w*|buffers?|capacity|gpu_memory\w*)\b",
@@ -191,6 +191,16 @@ def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Dia
     return None
 
 
+def _grew_until(run: RunFacts, f: Failure, how: str) -> Diagnosis | None:
+    """The run's memory growth (reported or stated) as the cause of failure `f`, which ended it (`how` says so); None
+    where the run shows no growth."""
+    grown = leak(run)
+    if not (grown and grown.code.startswith("memory-growth")):
+        return None
+    kill = [(f.line_no, f.text)] if all(ln != f.line_no for ln, _ in grown.evidence) else []
+    return replace(grown, evidence=grown.evidence + kill, message=grown.message + how)
+
+
 #: a failure reported as a load that failed: the server was starting, not serving
 _LOAD_FAILED = re.compile(r"\berror loading (?:llama server|the model|model)\b|\bfailed to load (?:the )?model\b", re.I)
 
@@ -308,18 +318,14 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         return recovered
     if place.phase in (None, "RUNTIME") and f.kind == "oom":
         # memory that kept growing while serving, then ran out: the growth is the cause, the failure its end
-        grown = leak(run)
-        if grown and grown.code.startswith("memory-growth"):
-            kill = [(f.line_no, f.text)] if all(ln != f.line_no for ln, _ in grown.evidence) else []
-            return replace(grown, evidence=grown.evidence + kill,
-                           message=grown.message + " Here it grew until memory ran out (line " + str(f.line_no) + ").")
+        grown = _grew_until(run, f, f" Here it grew until memory ran out (line {f.line_no}).")
+        if grown:
+            return grown
     if place.phase == "HOST":  # the kernel's OOM killer, or the CPU allocator: host RAM, not the GPU
-        grown = leak(run)
-        if grown and grown.code.startswith("memory-growth"):  # the host ran out because memory kept growing
-            kill = [(f.line_no, f.text)] if all(ln != f.line_no for ln, _ in grown.evidence) else []
-            return replace(grown, evidence=grown.evidence + kill,
-                           message=grown.message + " Here it grew until the host's (or the container's) memory "
-                                                   "limit ended the process: host RAM, not the GPU.")
+        grown = _grew_until(run, f, " Here it grew until the host's (or the container's) memory limit ended the "
+                                    "process: host RAM, not the GPU.")
+        if grown:  # the host ran out because memory kept growing
+            return grown
         alloc = f.code == "host-alloc-failed"
         what = ("Host RAM ran out (the CPU allocator failed)" if alloc else
                 "The operating system killed the process for lack of host RAM")

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from ..engines.interface import AFTER_MILESTONE, FLOOR, MILESTONES, PHASES
 from ..engines.words import SIZE, to_bytes
 from .facts import Failure
-from .knowledge import FRAME, PY_FRAME, knowledge, phase_words
 from .authorship import user_words
+from .knowledge import FRAME, PY_FRAME, knowledge, phase_words
 from .lines import LOG_PREFIX
 
 GIB = 2**30
@@ -141,12 +141,12 @@ def _held(text: str) -> tuple[int | None, int]:
     return held, tried
 
 
+#: llama-server's time and level before a line ("0.26.675.720 W ")
+_STAMP = r"^(?:\d+\.\d+\.\d+\.\d+ [IWEDT] )?"
 #: llama-server's prefix naming the function that printed a line ("0.26.675.720 W srv load_model: ", "slot update_slots: ")
-_FUNCTION_TAG = re.compile(r"^(?:\d+\.\d+\.\d+\.\d+ [IWEDT] )?(?:srv|slot|cmn|que|res|log)\s+\w+:\s")
-
-
+_FUNCTION_TAG = re.compile(_STAMP + r"(?:srv|slot|cmn|que|res|log)\s+\w+:\s")
 #: a line of a start-up still under way, in llama-server's own prefix (tools/server: load_model does the whole start-up)
-_STARTING = re.compile(r"^(?:\d+\.\d+\.\d+\.\d+ [IWEDT] )?srv\s+load_model: ")
+_STARTING = re.compile(_STAMP + r"srv\s+load_model: ")
 
 
 def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
@@ -172,7 +172,9 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
     p = phase_words(f.text, engine) if not headless else None
     if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
         return Place(p, "the failure message", (f.line_no, f.text), [p])
-    for ln, text in f.after[:3] if not headless else ():  # (the lines after a frame are more of its traceback)  # an engine's own verdict a line or two later, or the request that failed
+    # an engine's own verdict a line or two later, or the request that failed (the lines after a frame are more of
+    # its traceback)
+    for ln, text in f.after[:3] if not headless else ():
         if FRAME.search(text) or FAILED_REQUEST.search(text) or user_words(text):
             continue  # (an access line is printed when its request ends: one failed by this failure says no phase)
         v = k.verdict(text, k.candidates(text.lower().encode("utf-8", "replace")).get("msg", set()))

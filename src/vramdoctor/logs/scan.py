@@ -18,13 +18,13 @@ from .facts import PROSE_HIT, Failure, RunFacts
 from .knowledge import ELISION, GDB_CHATTER, PY_FRAME, Knowledge, is_echo, knowledge
 from .lines import (
     CUT_LOOKBACK,
-    STRONG_PREFIX,
     ECHO_CLOSED,
     ECHO_END,
     ECHO_LINES,
     ENDED,
     LOG_PREFIX,
     MAX_LINE,
+    STRONG_PREFIX,
     WRAP_LINES,
     cut_error,
     cut_mid_line,
@@ -34,8 +34,8 @@ from .lines import (
     window,
 )
 from . import processes
-from .table import header_column, row_value
 from .authorship import HEADING, user_words
+from .table import header_column, row_value
 
 WINDOW = 80  # lines kept before a failure: the traceback that leads to it
 AFTER = 12  # lines kept after a failure: C++ backtraces and follow-up messages

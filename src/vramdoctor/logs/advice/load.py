@@ -91,9 +91,6 @@ class LoadSteps:
         comp = n.get("gpu_compute_buffer_bytes") or n.get("compute_buffer_bytes")
         kv = sum(kv) if isinstance(kv, list) else kv
         comp = sum(comp) if isinstance(comp, list) else comp
-        ub = n.get("n_ubatch")
-        shrink_batch = lambda: s.add("smaller physical batch", "n_ubatch", "the compute buffer grows with the batch",
-                                     "down", max(64, ub // 2) if isinstance(ub, int) and ub > 64 else None, ub)
         if isinstance(kv, int) and isinstance(comp, int) and kv > comp:
             ctx = n.get("n_ctx") or n.get("kv_cells")
             user = n.get("max_model_len") if s.name != "ollama" else None  # (the -c the user set, before padding)
@@ -102,32 +99,36 @@ class LoadSteps:
                   f"({comp / GIB:.2f} GiB): a shorter context frees the most", "down", None,
                   ctx if isinstance(ctx, int) else None)
             self.kv8()
-            shrink_batch()
+            self._smaller_batch()
         else:
-            shrink_batch()
-            if str(n.get("flash_attn", "")).lower() not in ("1", "true", "on", "enabled"):
-                s.add("flash attention", "flash_attn", "without it the compute buffer holds an n_ctx x n_ubatch "
-                      "attention matrix", "on", current=n.get("flash_attn"))
-            s.add("shorter context", "max_model_len", "the compute buffer grows with the context too", "down")
+            self._smaller_compute_buffer()
         if n.get("_host_alloc_failed"):  # (host RAM failed: layers moved off the GPU would need more of it)
             s.say("more host memory", "the allocation that failed was in system RAM (ggml's host allocator, a CPU "
                   "buffer): free RAM, raise the process's memory limits (`ulimit -v`, a container's), or add RAM")
             return
         s.add("fewer layers on the GPU", "gpu_layers", "frees room for the buffers", "down")
 
-    def _allocation_limit(self) -> None:
-        """One buffer (the compute buffer, most often) larger than the device allows in a single allocation (Vulkan's
-        maxMemoryAllocationSize or maxBufferSize): only a smaller buffer helps. Fewer layers on the GPU or more free
-        memory do not shrink it."""
+    def _smaller_batch(self) -> None:
+        ub = self.n.get("n_ubatch")
+        self.s.add("smaller physical batch", "n_ubatch", "the compute buffer grows with the batch", "down",
+                   max(64, ub // 2) if isinstance(ub, int) and ub > 64 else None, ub)
+
+    def _smaller_compute_buffer(self) -> None:
+        """The steps that shrink llama.cpp's compute buffer: a smaller physical batch, flash attention (unless on),
+        a shorter context."""
         s, n = self.s, self.n
-        self._the_limit("buffer", ": make the buffer smaller; fewer layers on the GPU do not")
-        ub = n.get("n_ubatch")
-        s.add("smaller physical batch", "n_ubatch", "the compute buffer grows with the batch", "down",
-              max(64, ub // 2) if isinstance(ub, int) and ub > 64 else None, ub)
+        self._smaller_batch()
         if str(n.get("flash_attn", "")).lower() not in ("1", "true", "on", "enabled"):
             s.add("flash attention", "flash_attn", "without it the compute buffer holds an n_ctx x n_ubatch "
                   "attention matrix", "on", current=n.get("flash_attn"))
         s.add("shorter context", "max_model_len", "the compute buffer grows with the context too", "down")
+
+    def _allocation_limit(self) -> None:
+        """One buffer (the compute buffer, most often) larger than the device allows in a single allocation (Vulkan's
+        maxMemoryAllocationSize or maxBufferSize): only a smaller buffer helps. Fewer layers on the GPU or more free
+        memory do not shrink it."""
+        self._the_limit("buffer", ": make the buffer smaller; fewer layers on the GPU do not")
+        self._smaller_compute_buffer()
 
     def _the_limit(self, what: str, then: str) -> None:
         """Says which buffer (`what`) went past the device's single-allocation limit, with its size where shown."""
