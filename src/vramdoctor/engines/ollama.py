@@ -57,7 +57,11 @@ LOG = LogWords(
     ),
     # the Go runner (runner/ollamarunner/runner.go): reserving the worst-case compute graph at load is its warm-up
     frames={"WARMUP": rx(r"reserveWorstCaseGraph|\breserveGraph\b"),
-            "WEIGHTS": rx(r"ollamarunner\.\(\*Server\)\.loadModel|model\.New\(")},
+            "WEIGHTS": rx(r"ollamarunner\.\(\*Server\)\.loadModel|model\.New\("),
+            # the server polling its runner while the runner loads the model, sizes its cache and reserves its
+            # graph (llm/server.go WaitUntilRunning: ServerStatusLoadingModel -> "llm server loading model"):
+            # some start-up step, which one not said
+            "STARTUP": rx(r"status=\"?llm server loading model")},
     milestones=(
         ("ready", rx(r"llama runner started in|llama-server started in")),
         # inference requests only: /api/show, /api/pull and the like come before any model is loaded

@@ -9,7 +9,7 @@ import re
 
 from ..errors import UsageError
 from .facts import RunFacts
-from .knowledge import FRAME, LEVEL, knowledge, phase_words
+from .knowledge import FRAME, LEVEL, PY_FRAME, knowledge, phase_words
 from .lines import LOG_PREFIX, bare_prefix, message
 from .phase import is_progress, last_marker
 from .prose import supposed, written_by_user
@@ -306,12 +306,24 @@ def _under_way(ln: int, text: str, engine: str) -> tuple[int, str, str] | None:
     if written_by_user(text, bool(LOG_PREFIX.match(text))):
         return None  # a user's sentence (or one cut at the excerpt's end) about a step: the report's words, not a step
     p = phase_words(text, engine)
+    if p is None and _loading(text, engine):
+        return ln, text, None  # the engine's word that its start-up is under way, which step not said
     if p not in ("WEIGHTS", "KV", "WARMUP") or is_progress(text) or FRAME.search(text) or _DONE.search(text):
         return None
     if not _BEGINS.search(text) and any(f.pattern.search(text) for f in knowledge().figures
                                         if not f.passive and not f.key.startswith("_")):
         return None  # it reports a figure, and no step beginning: a step done
     return ln, text, p
+
+
+def _loading(text: str, engine: str) -> bool:
+    """A line the run's engine prints while some start-up step is under way, which one not said (its `STARTUP`
+    steps: Ollama's server polling a runner still loading, `status="llm server loading model"`)."""
+    e = knowledge().engine.get(engine)
+    names = [engine] + ([e.wraps] if e and e.wraps else [])
+    return not PY_FRAME.search(text) and any(
+        knowledge().engine[n].log.frames["STARTUP"].search(text) for n in names
+        if n in knowledge().engine and "STARTUP" in knowledge().engine[n].log.frames)
 
 
 #: a line that is only the first words of a step's line: the step's word alone ("Loading", "Capturing", "Warming"),
