@@ -46,3 +46,34 @@ def test_a_user_quoting_the_loading_status_is_not_a_step():
     text = OLLAMA_START + '\nIt just sits on status="llm server loading model" forever, I waited 20 minutes.'
     run = run_of(diag(text))
     assert run.code != "log-ends-during-step" or run.evidence[0][1].startswith("time=")
+
+
+@pytest.mark.parametrize("lines", [
+    # TGI's launcher polling a shard still starting (launcher/src/main.rs)
+    ['2024-08-14T10:02:11.512017Z  INFO text_generation_launcher: Args { model_id: "mistralai/Mixtral-8x7B-v0.1", '
+     'num_shard: Some(2), max_total_tokens: Some(8192) }',
+     "2024-08-14T10:02:15.100900Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0",
+     "2024-08-14T10:02:25.120000Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... "
+     "rank=0",
+     "2024-08-14T10:02:35.130000Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... "
+     "rank=1"],
+    # vLLM's shard bar short of its end: "45% Completed" is the bar's label, not the step's end
+    ["INFO 05-20 11:02:06 [api_server.py:1043] vLLM API server version 0.8.5",
+     "INFO 05-20 11:02:17 [gpu_model_runner.py:1329] Starting to load model Qwen/Qwen2.5-72B-Instruct-AWQ...",
+     "Loading safetensors checkpoint shards:  45% Completed | 5/11 [00:21<00:26,  4.35s/it]"],
+    # llama-server reading the device's free memory as its load begins (llama.cpp src/llama.cpp
+    # llama_model_load_from_file_impl): a reading, not a step's result
+    ["main: HTTP server is listening, hostname: 0.0.0.0, port: 8080, http threads: 31",
+     "srv    load_model: loading model '/models/Qwen2.5-32B-Instruct-Q4_K_M.gguf'",
+     "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4090) - 23200 MiB free"],
+])
+def test_other_engines_still_loading_at_the_end_is_a_step_under_way(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("UNDETERMINED", "log-ends-during-step")
+    assert "WEIGHTS" in run.candidates
+
+
+def test_a_finished_shard_bar_is_a_step_done():
+    run = run_of(diag("INFO 05-20 11:02:06 [api_server.py:1043] vLLM API server version 0.8.5\n"
+                      "Loading safetensors checkpoint shards: 100% Completed | 11/11 [00:48<00:00,  4.35s/it]"))
+    assert run.code != "log-ends-during-step"

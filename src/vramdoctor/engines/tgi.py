@@ -41,6 +41,9 @@ LOG = LogWords(
         "RUNTIME": rx(r"prefill\{|decode\{|Request failed during generation|generate_token|in Prefill\b|in Decode\b|"
                       r"\b(?:chat_completions|completions|compat_generate|generate_stream)\{|router/src/infer\b|"
                       r":infer:send_error\b"),
+        # the launcher polling a shard that is still starting (launcher/src/main.rs shard_manager: "Waiting for
+        # shard to be ready..." every 10 s until the shard's server answers): the shard loads its weights then
+        "STARTUP": rx(r"Waiting for shard to be ready"),
     },
     milestones=(
         ("weights_done", rx(r"Shard ready in|Server started at unix")),

@@ -293,8 +293,12 @@ def _step_under_way(run: RunFacts, engine: str) -> tuple[int, str, str] | None:
     return None
 
 
-#: a progress bar (tqdm): its percentage and its count done of all
-_BAR = re.compile(r"(\d{1,3})%\|[^|]*\|\s*(\d+)/(\d+)\b")
+#: a progress bar (tqdm, or vLLM's own "45% Completed | 5/11"): its percentage and its count done of all
+_BAR = re.compile(r"(\d{1,3})%(?:\|[^|]*| Completed )\|\s*(\d+)/(\d+)\b")
+#: a bar's label of its percentage (vLLM's "Loading safetensors checkpoint shards:  45% Completed | 5/11")
+_BAR_DONE = re.compile(r"\d{1,3}% Completed\b")
+#: figures that read the device as a step begins, not a step's result ("using device CUDA0 (...) - 23200 MiB free")
+_READINGS = frozenset({"free_memory_bytes", "total_memory_bytes", "host_free_memory_bytes", "model_name"})
 
 
 def _under_way(ln: int, text: str, engine: str) -> tuple[int, str, str] | None:
@@ -308,10 +312,11 @@ def _under_way(ln: int, text: str, engine: str) -> tuple[int, str, str] | None:
     p = phase_words(text, engine)
     if p is None and _loading(text, engine):
         return ln, text, None  # the engine's word that its start-up is under way, which step not said
-    if p not in ("WEIGHTS", "KV", "WARMUP") or is_progress(text) or FRAME.search(text) or _DONE.search(text):
+    said = _BAR_DONE.sub("", text)  # a bar's own label ("45% Completed") says nothing of the step's end
+    if p not in ("WEIGHTS", "KV", "WARMUP") or is_progress(text) or FRAME.search(text) or _DONE.search(said):
         return None
     if not _BEGINS.search(text) and any(f.pattern.search(text) for f in knowledge().figures
-                                        if not f.passive and not f.key.startswith("_")):
+                                        if not f.passive and not f.key.startswith("_") and f.key not in _READINGS):
         return None  # it reports a figure, and no step beginning: a step done
     return ln, text, p
 
