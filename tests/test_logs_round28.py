@@ -77,3 +77,58 @@ def test_a_finished_shard_bar_is_a_step_done():
     run = run_of(diag("INFO 05-20 11:02:06 [api_server.py:1043] vLLM API server version 0.8.5\n"
                       "Loading safetensors checkpoint shards: 100% Completed | 11/11 [00:48<00:00,  4.35s/it]"))
     assert run.code != "log-ends-during-step"
+
+
+# --- serving told by the report, not the server: a user's words, a client's call -------------------------------------
+
+SERVING_TOLD = [
+    # a user's sentence that introduces the request lines after it: they are where it failed, not a recovery
+    "llama_model_loader: - type q8_0:  281 tensors\n"
+    "Both models load without trouble. As soon as the first prompt is sent, it aborts with a CUDA out of memory "
+    "error:\nsrv  params_from_: Chat format: Hermes 2 Pro\nslot launch_slot_: id  3 | task 0 | processing task",
+    # a user sending prompts, before the engine's line
+    "Short questions get answered. When I ask it a longer question it gives:\nCUDA error: out of memory\n"
+    "  current device: 0, in function ggml_cuda_pool_malloc at /src/ggml/src/ggml-cuda/ggml-cuda.cu:411",
+    # a reproduction script after the failure: the client's call to the server
+    "libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer execution "
+    "failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)\n"
+    "To reproduce:\nfrom openai import OpenAI\n"
+    'client = OpenAI(base_url="http://127.0.0.1:8080/v1", api_key="x")\n'
+    'client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x" * 400000}])',
+    # a conversation growing, in one sentence with the engine's words
+    "Chatting works normally at first, but once the conversation reaches about 8K tokens it throws "
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.20 GiB.",
+    # the server's API in the user's words
+    "Calling the model through the API from three users at once crashes it: RuntimeError: CUDA error: out of memory",
+    "It is fine until we submit two images, then CUDA out of memory.",
+]
+
+
+@pytest.mark.parametrize("text", SERVING_TOLD)
+def test_serving_told_by_the_report_places_an_out_of_memory(text):
+    run = run_of(diag(text))
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("text", [
+    "Before I send a request, it dies with CUDA out of memory.",
+    "I didn't send any prompt yet and it already says CUDA out of memory.",
+    "Without a single request being sent, torch.OutOfMemoryError: CUDA out of memory.",
+    "The OOM happens before the first request is received.",
+])
+def test_serving_denied_by_the_report_does_not_place_it(text):
+    run = run_of(diag(text))
+    assert run.kind == "UNDETERMINED", (run.kind, run.code)
+
+
+def test_a_reproduction_after_a_load_failure_is_no_recovery():
+    """A client's call placed after the engine's own load failure is the report's, not the server going on."""
+    text = ("llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3060) - 11802 MiB free\n"
+            "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 18432.00 MiB on device 0: cudaMalloc failed: "
+            "out of memory\n"
+            "llama_model_load: error loading model: unable to allocate CUDA0 buffer\n"
+            "To reproduce, start the server and run:\n"
+            "curl http://localhost:8080/v1/chat/completions -d '{\"messages\": [{\"role\": \"user\", \"content\": "
+            "\"hi\"}]}'")
+    run = run_of(diag(text))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)

@@ -216,6 +216,17 @@ _SENTENCE_END = re.compile(r"[.;!?](?=\s|$)")
 _QUOTED_LEVEL = re.compile(r"\b(?:WARNING|WARN|ERROR|INFO|DEBUG|FATAL|CRITICAL)\b:?|\[[IWE]\]")
 
 
+#: a user sending a request, as subject and verb ("I send", "we submitted", "users asked", "I can give"; written out,
+#: without `s?`, so that every one is a word the prefilter can search for)
+_SENDS = "|".join(f"{who} {how}{verb}" for who in ("I", "we", "user", "users", "client", "clients")
+                  for how in ("", "then ", "just ", "can ", "tried to ")
+                  for verb in ("send", "sent", "sending", "submit", "submits", "submitted", "give", "gave", "ask",
+                               "asks", "asked", "feed", "fed", "execute", "executed", "run", "ran", "paste",
+                               "pasted"))
+#: a conversation or chat growing ("once the conversation reaches 8K tokens")
+_GROWS = r"(?:reaches|reached|passes|passed|grows|grew|gets to|got to|exceeds|exceeded|hits)\b"
+
+
 LOG = LogWords(
     messages=(
         # the kernel's OOM killer: host RAM, not the GPU (phase from progress: loading or serving)
@@ -440,6 +451,30 @@ LOG = LogWords(
                         # serving stated as past ("it had been serving requests for hours", "was handling traffic")
                         r"\b(?:was|were|had been|has been|have been) (?:serving|handling|processing|answering) "
                         r"(?:\w+ )?(?:requests|traffic|users|clients|prompts)\b|"
+                        # a request arriving, in a user's words ("when the first request is received", "as soon as
+                        # a prompt is sent", "each time a message comes in")
+                        r"\b(?:when(?:ever)?|once|as soon as|after|each time|every time)\s+(?:the |a |an |my |our |"
+                        r"any |one )?(?:\w+ ){0,2}?(?:request|prompt|question|query|message|image|input)s? "
+                        r"(?:is |are |was |were |gets? |got |has been |have been )?(?:received|sent|submitted|arrives?|"
+                        r"arrived|comes? in|came in|processed|given)\b|"
+                        # a user sending one ("I send it a longer prompt", "we submitted 3 images", "when I give
+                        # some relatively complex questions"; not before any is sent: "before I send a request, it
+                        # already runs out of memory"); the subject and verb written out, so that the words searched
+                        # for are these pairs, not the nouns every serving line holds
+                        r"(?<!before )(?<!without )\b(?:" + _SENDS + r") (?:it |the model |the server |him )?"
+                        r"(?:a |an |the |some |my |this |that |these |\d+ |two |three |several |multiple |many |more |"
+                        r"another |second |first |same |new |few |long |longer |large |larger |big |bigger |complex |"
+                        r"relatively |simple |short )*(?:[\w-]+ )?(?:requests?|prompts?|questions?|query|queries|"
+                        r"messages?|images?|conversations?|chats?)\b|"
+                        # through the server's API or chat ("accessing the models through api", "in the chat tab",
+                        # "once the conversation reaches 8K tokens")
+                        r"\bthrough (?:the |its |an? |their )?(?:API|OpenAI[- ]compatible (?:API|endpoint)|endpoint)\b|"
+                        r"\bin the chat (?:tab|window|UI|interface)\b|"
+                        r"\bconversation " + _GROWS + r"|\bchat " + _GROWS + r"|"
+                        # a client's call to the server ("client.chat.completions.create(", a base URL given to a
+                        # client, curl to the completions endpoint)
+                        r"\bclient\.(?:chat\.)?completions\.create\(|\bbase_url\s*=\s*[\x22']https?://|"
+                        r"--base-url\s+https?://|\bcurl\b[^\n]{0,200}?/v1/(?:chat/)?completions\b|"
                         r"\b(?:POST|GET) /(?:v1/(?:chat/)?completions|generate|completions?|api/(?:chat|generate))\b"
                         r"[^\n]{0,40}?\x22? [1-4]\d\d\b|"
                         # a generation that finished (llama.cpp's examples and their forks)

@@ -23,7 +23,7 @@ from dataclasses import replace
 from .authorship import user_words
 from .facts import PROSE_HIT, Failure, RunFacts
 from .knowledge import FRAME, knowledge, phase_words
-from .lines import stated, stops_inside, traceback_line
+from .lines import LOG_PREFIX, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, Place, frames, locate
 from .quiet import leak, no_failure, pressure, shortfall
 from .verdict import KIND_OF_PHASE, Diagnosis
@@ -177,10 +177,7 @@ def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Dia
                          phase_source="the engine's retry after the failure",
                          message="An allocation failed at start, and the engine retried another way; no failure "
                                  "follows in this log. If the server then ran, memory was tight but enough.")
-    # serving after the failure: the engine's ready line, or a request it answered (not one it failed: a 5xx
-    # status; and not Ollama's front server, which answers for whichever runner is loaded, or for none)
-    later = [ln for m, ln in run.progress.items() if ln > end and (m == "ready" or m == "requests" and not (
-        FAILED_REQUEST.search(run.progress_text.get(m, "")) or engine == "ollama"))]
+    later = _served_after(run, end, engine)
     if later and not f.pasted and not worse and (place.phase in ("WEIGHTS", "KV", "WARMUP") or place.phase is None):
         at = min(later)
         text = next((run.progress_text.get(m, "") for m, ln in run.progress.items() if ln == at), "")
@@ -189,6 +186,35 @@ def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Dia
                          message=f"An allocation failed at start (line {f.line_no}), but the server went on to serve "
                                  f"(line {min(later)}): the engine handled it (a retry or a fallback).")
     return None
+
+
+def _served_after(run: RunFacts, end: int, engine: str) -> list[int]:
+    """The lines after line `end` where the server shows it served: its ready line, or a request it answered (not
+    one it failed: a 5xx status; not Ollama's front server, which answers for whichever runner is loaded, or for
+    none). Only the server's own lines: a user's words or a client's call placed after the failure ("when the first
+    request is received, it runs out of memory:", a reproduction script) say when it failed, not that it went on."""
+    out = []
+    for m, ln in run.progress.items():
+        text = run.progress_text.get(m, "")
+        if ln > end and LOG_PREFIX.match(text) and not user_words(text) and (
+                m == "ready" or m == "requests" and not (FAILED_REQUEST.search(text) or engine == "ollama")):
+            out.append(ln)
+    return out
+
+
+def _serving_told(run: RunFacts, f: Failure) -> tuple[int, str] | None:
+    """Where the report, not the server, says the run was serving when failure `f` came: a user's words or a
+    client's call to the server ("when I give it longer questions", a reproduction script's
+    `client.chat.completions.create(`), before the failure or after it; None where it says not, or where a
+    start-up line of the server's own follows the failure (the report's serving is then another run's)."""
+    ln = run.progress.get("requests")
+    text = run.progress_text.get("requests", "")
+    if ln is None or LOG_PREFIX.match(text) and not user_words(text):
+        return None
+    end = max(f.end_line, f.line_no)
+    if any(m != "requests" and at > end for m, at in run.progress.items()):
+        return None
+    return ln, text
 
 
 def _grew_until(run: RunFacts, f: Failure, how: str) -> Diagnosis | None:
@@ -209,9 +235,7 @@ def _latest_survived(run: RunFacts, f: Failure, fatal: list[Failure], engine: st
     """A failure the run went on from to serve (a Metal command buffer that failed during the warm-up pass, then the
     server ready and the same failure while serving): the first failure after the serving began decides, since the
     phase never goes back before a milestone the run has passed."""
-    end = max(f.end_line, f.line_no)
-    served = [ln for m, ln in run.progress.items() if ln > end and (m == "ready" or m == "requests" and not (
-        FAILED_REQUEST.search(run.progress_text.get(m, "")) or engine == "ollama"))]
+    served = _served_after(run, max(f.end_line, f.line_no), engine)
     if not served:
         return f
     after = [g for g in fatal if g.line_no > min(served)]
@@ -371,6 +395,11 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                      "memory: the driver, MIG or sharing, or another GPU than the one meant).")
         phase, where = "WARMUP", "the figures printed: the weights fit, what comes beside them does not"
         f.code = "temporary-buffer-exceeds-memory"
+    if phase is None and "RUNTIME" in place.candidates and f.kind == "oom":
+        told = _serving_told(run, f)
+        if told:
+            phase, where = "RUNTIME", f"the report's words: it failed while serving (line {told[0]})"
+            place = replace(place, deciding=told, inferred=True)
     if phase is None:
         cands = [KIND_OF_PHASE[p] for p in place.candidates]
         missing = _missing(f, place)
