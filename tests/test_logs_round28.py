@@ -132,3 +132,15 @@ def test_a_reproduction_after_a_load_failure_is_no_recovery():
             "\"hi\"}]}'")
     run = run_of(diag(text))
     assert run.kind == "WEIGHTS", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("slot", [
+    "slot update_slots: id  1 | task 4417 | prompt processing progress, n_past = 6144, n_tokens = 2048, progress = 0.75",
+    "slot update_slots: id  0 | task 12 | kv cache rm [1024, end)",
+    "slot update_slots: id  2 | task 10391 | promp",  # cut: the slot and its task are enough
+])
+def test_llama_server_slot_at_work_on_a_task_is_serving(slot):
+    """tools/server/server.cpp update_slots logs a slot with its task id only while it works on a request."""
+    run = run_of(diag(slot + "\nCUDA error: out of memory\n  current device: 0, in function ggml_backend_cuda_buffer_"
+                             "type_alloc_buffer at /src/ggml/src/ggml-cuda/ggml-cuda.cu:622"))
+    assert run.kind == "RUNTIME", (run.kind, run.code)

@@ -434,7 +434,10 @@ LOG = LogWords(
         # saving prompt with length N", "new prompt, n_ctx_slot = N")
         ("requests", rx(r"launch_slot_|print_timing|POST /completion|\"POST /v1/|log_server_r: request|"
                         r"prompt eval time|processing task|selected slot by|params_from_: |updating prompt cache|"
-                        r"prompt_save: |new prompt, n_ctx_slot")),
+                        r"prompt_save: |new prompt, n_ctx_slot|"
+                        # a slot at work on a task (tools/server/server.cpp update_slots: "slot update_slots: id  2 |
+                        # task 10391 | prompt processing progress ..."): tasks are requests, the warm-up takes none
+                        r"update_slots: id +\d+ \| task \d+")),
     ),
     figures=(
         fig("gpu_model_buffer_bytes", _DEV + r" (?:model )?buffer size =\s*" + SIZE, mode="list"),
