@@ -144,3 +144,64 @@ def test_llama_server_slot_at_work_on_a_task_is_serving(slot):
     run = run_of(diag(slot + "\nCUDA error: out of memory\n  current device: 0, in function ggml_backend_cuda_buffer_"
                              "type_alloc_buffer at /src/ggml/src/ggml-cuda/ggml-cuda.cu:622"))
     assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+# --- settings on a pasted command's continued lines, and CUDA graphs already off ------------------------------------
+
+from logcase import flags  # noqa: E402
+
+TGI_WARMUP_FAIL = (
+    "2024-05-02T08:11:40.101010Z ERROR text_generation_launcher: Method Warmup encountered an error.\n"
+    "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.10 GiB. GPU 0 has a total capacity of "
+    "79.15 GiB of which 1.20 GiB is free.")
+
+
+def test_tgi_flags_on_a_docker_commands_continued_lines_are_the_settings_in_use():
+    """launcher/src/main.rs: --cuda-graphs 0 turns graphs off (never propose capturing some); the fraction, the prefill
+    budget and the input limit in use are read, and the three limits go down together."""
+    text = ("docker run --gpus all --shm-size 1g -p 8080:80 \\\n  ghcr.io/huggingface/text-generation-inference:2.1 \\\n"
+            "  --model-id meta-llama/Meta-Llama-3-70B-Instruct \\\n  --num-shard 4 \\\n"
+            "  --max-input-tokens 16000 \\\n  --max-total-tokens 16384 \\\n  --max-batch-prefill-tokens 16000 \\\n"
+            "  --cuda-memory-fraction 0.95 \\\n  --cuda-graphs 0\n" + TGI_WARMUP_FAIL)
+    run = run_of(diag(text))
+    assert run.kind == "WARMUP"
+    f = flags(run)
+    assert "--cuda-graphs" not in f, f
+    assert "--cuda-memory-fraction 0.9" in f  # below the 0.95 in use
+    assert "--max-input-tokens 8000" in f and "--max-batch-prefill-tokens 8000" in f, f
+
+
+def test_tgi_args_dump_with_graphs_off_gets_no_graph_step():
+    text = ('2024-05-02T08:10:01.000000Z  INFO text_generation_launcher: Args { model_id: "bigscience/bloom-560m", '
+            'max_input_tokens: Some(4000), max_total_tokens: Some(4096), max_batch_prefill_tokens: Some(4096), '
+            "cuda_graphs: Some([0]), cuda_memory_fraction: 0.9 }\n" + TGI_WARMUP_FAIL)
+    assert "--cuda-graphs" not in flags(run_of(diag(text)))
+
+
+@pytest.mark.parametrize("command,fail", [
+    # vLLM: --enforce-eager (no graphs to capture); its warm-up ran out
+    ("vllm serve Qwen/Qwen2.5-32B-Instruct --enforce-eager --gpu-memory-utilization 0.9",
+     "INFO 06-01 10:00:00 [gpu_model_runner.py:1344] Model loading took 61.0 GiB and 40.1 seconds\n"
+     'ERROR 06-01 10:00:09 [core.py:396]   File "/usr/lib/python3/dist-packages/vllm/v1/worker/gpu_worker.py", '
+     "line 300, in compile_or_warm_up_model\n"
+     "ERROR 06-01 10:00:09 [core.py:396] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB."),
+    # SGLang: --disable-cuda-graph
+    ("python -m sglang.launch_server --model-path Qwen/Qwen2.5-32B-Instruct --disable-cuda-graph "
+     "--mem-fraction-static 0.9",
+     "[2025-02-01 10:00:00 TP0] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=17.10 GB\n"
+     "[2025-02-01 10:00:05 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+     '  File "/sgl/python/sglang/srt/model_executor/model_runner.py", line 900, in init_cuda_graphs\n'
+     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB."),
+])
+def test_graphs_already_off_are_never_proposed(command, fail):
+    run = run_of(diag(command + "\n" + fail))
+    f = flags(run)
+    assert "--enforce-eager" not in f and "--disable-cuda-graph" not in f and "cuda-graph-max-bs" not in f, f
+
+
+@pytest.mark.parametrize("command,off", [("vllm serve m --enforce-eager=False", None),
+                                         ("vllm serve m --enforce-eager 0", None),
+                                         ("vllm serve m --enforce-eager --max-model-len 8192", True)])
+def test_a_switch_set_false_is_not_in_use(command, off):
+    run = run_of(diag(command + "\n" + TGI_WARMUP_FAIL))
+    assert run.numbers.get("cuda_graphs_off") is off

@@ -16,7 +16,7 @@ a fraction of the memory free after the weights from v0.2.2 (default 0.8).
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import SIZE, cli, count, count_outside, fig, fraction, msg, rx
+from .words import SIZE, cli, count, count_outside, fig, fraction, msg, rx, switch
 
 LOG = LogWords(
     quiet=True,  # default log level WARNING: the INFO lines of loading and sizing are not printed
@@ -52,6 +52,9 @@ LOG = LogWords(
         ("ready", rx(r"Uvicorn running|HINT:\s+Please open")),
     ),
     figures=(
+        # the PyTorch engine without CUDA graphs (cli/utils.py --eager-mode; PytorchEngineConfig(eager_mode=True))
+        switch("cuda_graphs_off", "eager-mode"),
+        fig("cuda_graphs_off", r"\beager_mode\s*=\s*True\b", lambda m: True),
         fig("max_entry_count", r"\bmax_entry_count = ([\d.]+)", fraction),
         fig("cache_max_entry_count", r"cache_max_entry_count['\"]?\s*[=:]\s*([\d.]+)", fraction, mode="list"),
         fig("num_gpu_blocks", r"max_block_count = (\d+)", count),

@@ -241,7 +241,7 @@ class SglangRules(RulesBase):
 
 from .interface import (Endpoints, Engine, KvView, LogWords, Preset, Tokenizer, answer_json,  # noqa: E402
                         as_count, token_ids)
-from .words import NUM, SIZE, cli, count, fig, fraction, msg, rx  # noqa: E402
+from .words import NUM, SIZE, cli, count, fig, fraction, msg, rx, switch  # noqa: E402
 
 _ARG = r"['\"]?\s*[=:]\s*['\"]?"
 
@@ -333,6 +333,9 @@ LOG = LogWords(
         cli("tensor_parallel_size", "tp-size|tp", count),
         cli("cuda_graph_max_bs", "cuda-graph-max-bs", count),
         cli("page_size", "page-size", count),
+        # no CUDA graphs (server_args.py --disable-cuda-graph, disable_cuda_graph=True in its ServerArgs dump)
+        switch("cuda_graphs_off", "disable-cuda-graph"),
+        fig("cuda_graphs_off", r"\bdisable_cuda_graph" + _ARG + r"True\b", lambda m: True),
         fig("profiled_max_total_tokens", r"larger than the profiled value (-?\d+)", count),
         fig("failed_alloc_tokens", r"Try to allocate (\d+) tokens", count),
         fig("available_tokens", r"Ava(?:ila|lia)ble tokens: (\d+)", count),

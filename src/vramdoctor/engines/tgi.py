@@ -12,7 +12,7 @@ Flags: --cuda-memory-fraction (default 1.0), --max-batch-prefill-tokens, --max-t
 from __future__ import annotations
 
 from .interface import Endpoints, Engine, KvView, LogWords, Tokenizer, answer_json, as_count, prom_samples
-from .words import NUM, count, fig, fraction, msg, rx
+from .words import NUM, cli, count, fig, fraction, msg, rx
 
 LOG = LogWords(
     fingerprint=rx(r"text[-_]generation[-_](?:inference|router|launcher|server|client)|router/src|"
@@ -85,6 +85,17 @@ LOG = LogWords(
         # the warm-up's own span: "warmup{max_input_length=30000 max_prefill_tokens=30000 max_total_tokens=32000"
         fig("max_input_tokens", r"warmup\{max_input_(?:length|tokens)=(?:Some\()?(\d+)", count),
         fig("max_model_len", r"warmup\{.*?max_total_tokens=(?:Some\()?(\d+)", count),
+        # the launcher's flags on a pasted command line (`docker run ... \` and its continued option lines;
+        # launcher/src/main.rs Args, clap's kebab-case)
+        cli("cuda_memory_fraction", "cuda-memory-fraction", fraction),
+        cli("max_batch_prefill_tokens", "max-batch-prefill-tokens", count),
+        cli("max_input_tokens", "max-input-tokens|max-input-length", count),
+        cli("max_model_len", "max-total-tokens", count),
+        cli("max_num_seqs", "max-concurrent-requests", count),
+        cli("tensor_parallel_size", "num-shard", count),
+        # no CUDA graphs: `--cuda-graphs 0`, and the Args dump's `cuda_graphs: Some([0])`
+        fig("cuda_graphs_off", r"(?:^|\s)--cuda-graphs(?:=|\s+)['\"]?0(?![\d,.])|\bcuda_graphs: Some\(\[0\]\)",
+            lambda m: True),
     ),
 )
 

@@ -303,6 +303,7 @@ from .words import (  # noqa: E402
     release,
     rules_note,
     rx,
+    switch,
 )
 
 _ARG = r"['\"]?\s*[=:]\s*['\"]?"  # key=value in Namespace(...), key: value in dicts and config dumps
@@ -500,6 +501,8 @@ LOG = LogWords(
         cli("kv_cache_dtype", "kv-cache-dtype", lambda m: m.group(1)),
         cli("quantization", "quantization", lambda m: m.group(1)),
         cli("tensor_parallel_size", "tensor-parallel-size", count),
+        # no CUDA graphs: --enforce-eager (engine/arg_utils.py; Aphrodite's too)
+        switch("cuda_graphs_off", "enforce-eager"),
         fig("gpu_memory_utilization", r"gpu[_-]memory[_-]utilization['\"]?\s*[=(:]\s*['\"]?\(?([\d.]+)", fraction),
         fig("max_num_seqs", r"\bmax_num_seqs" + _ARG + r"(\d+)", count),
         fig("max_num_batched_tokens", r"\bmax_num_batched_tokens" + _ARG + r"(\d+)", count),

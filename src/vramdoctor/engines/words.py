@@ -117,6 +117,13 @@ def cli(key: str, flag: str, read: Callable[[re.Match], object], mode: str = "la
                   command=True)
 
 
+def switch(key: str, flag: str) -> Figure:
+    """A flag that takes no value, on a pasted command line (`--enforce-eager`, `--disable-cuda-graph`): True where
+    it is given (not `--flag=False` / `--flag 0`)."""
+    return Figure(key=key, pattern=lazy(r"(?:^|\s)--(?:" + flag + r")(?![\w-])(?!\s*=?\s*(?:False|false|0)\b)", 0),
+                  read=lambda m: True, mode="last", command=True)
+
+
 #: a user's words that a flag's value was tried and the run still failed ("I have tried setting `--max-running-requests`
 #: to 1 but it still fails", "even with --max-model-len 16384 it fails", "also tried -c 4096, same OOM"): the flag, the
 #: value; the failure said after it on the same line (not "... and that works")

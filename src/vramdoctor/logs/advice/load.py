@@ -45,23 +45,7 @@ class LoadSteps:
         elif code == "buffer-exceeds-allocation-limit":
             self._allocation_limit()
         elif code == "prefill-tokens-exceed-memory":
-            tokens = n.get("prefill_tokens") or n.get("max_batch_prefill_tokens")
-            longest = n.get("max_input_tokens")
-            half = tokens // 2 if isinstance(tokens, int) and tokens > 1 else None
-            if half and isinstance(longest, int) and half < longest:
-                # TGI refuses to start unless max_input_tokens < max_total_tokens and max_batch_prefill_tokens >=
-                # max_input_tokens (launcher/src/main.rs): all three go down together, keeping the room for output
-                total = n.get("max_model_len")
-                room = total - longest if isinstance(total, int) and total > longest else 1
-                s.add("shorter inputs and prefill batches", "max_model_len", f"the warm-up prefill ({tokens:,} tokens) "
-                      f"must hold the longest input ({longest:,}): the three limits go down together (TGI refuses a "
-                      f"prefill batch below the input limit), keeping {room:,} tokens for the output", "down",
-                      half + room, total if isinstance(total, int) else None, m=half)
-                if s.out and s.out[-1].setting == "max_model_len" and s.out[-1].flags:
-                    s.out[-1].flags += f" --max-batch-prefill-tokens {half}"
-            else:
-                s.add("smaller prefill batches", "prefill_tokens", "TGI's warm-up runs one prefill of "
-                      "--max-batch-prefill-tokens; it must fit beside the weights", "down", half, tokens)
+            self._prefill_limits()
             self.quant("leaves more memory for the warm-up")
         elif code == "temporary-buffer-exceeds-memory":
             s.add("smaller prefill chunks", "max_num_batched_tokens", "the temporary buffer is sized for one prefill "
@@ -79,10 +63,35 @@ class LoadSteps:
             bs = n.get("cuda_graph_max_bs")
             s.add("smaller CUDA graphs", "cuda_graphs", "graph capture keeps memory for every captured batch size",
                   "down", max(1, bs // 2) if isinstance(bs, int) and bs > 1 else None, bs if isinstance(bs, int) else None)
-            s.add("smaller batches", "max_num_batched_tokens", "the profiled activation peak scales with tokens per "
-                  "step", "down")
+            if s.name == "tgi":  # its warm-up is one prefill of --max-batch-prefill-tokens, bound to the input limit
+                self._prefill_limits()
+            else:
+                s.add("smaller batches", "max_num_batched_tokens", "the profiled activation peak scales with tokens "
+                      "per step", "down")
             if s.name in GGML:
                 self._compute_buffer()
+
+    def _prefill_limits(self) -> None:
+        """TGI: a smaller warm-up prefill (--max-batch-prefill-tokens), with the input and total limits where the
+        prefill would go below the input limit."""
+        s, n = self.s, self.n
+        tokens = n.get("prefill_tokens") or n.get("max_batch_prefill_tokens")
+        longest = n.get("max_input_tokens")
+        half = tokens // 2 if isinstance(tokens, int) and tokens > 1 else None
+        if half and isinstance(longest, int) and half < longest:
+            # TGI refuses to start unless max_input_tokens < max_total_tokens and max_batch_prefill_tokens >=
+            # max_input_tokens (launcher/src/main.rs): all three go down together, keeping the room for output
+            total = n.get("max_model_len")
+            room = total - longest if isinstance(total, int) and total > longest else 1
+            s.add("shorter inputs and prefill batches", "max_model_len", f"the warm-up prefill ({tokens:,} tokens) "
+                  f"must hold the longest input ({longest:,}): the three limits go down together (TGI refuses a "
+                  f"prefill batch below the input limit), keeping {room:,} tokens for the output", "down",
+                  half + room, total if isinstance(total, int) else None, m=half)
+            if s.out and s.out[-1].setting == "max_model_len" and s.out[-1].flags:
+                s.out[-1].flags += f" --max-batch-prefill-tokens {half}"
+        else:
+            s.add("smaller prefill batches", "prefill_tokens", "TGI's warm-up runs one prefill of "
+                  "--max-batch-prefill-tokens; it must fit beside the weights", "down", half, tokens)
 
     def _compute_buffer(self) -> None:
         """llama.cpp family: advice follows the buffer that dominates, KV cache or compute."""

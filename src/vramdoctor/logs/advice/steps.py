@@ -74,6 +74,8 @@ class _Steps:
         index = max(index) if isinstance(index, list) and index else index
         if setting == "tensor_parallel_size" and "{n}" not in text and isinstance(index, int) and index > 0:
             return  # the error is on a GPU after the first: a split across GPUs is probably in use already
+        if setting == "cuda_graphs" and (self.n.get("cuda_graphs_off") is True or self.n.get("enforce_eager") is True):
+            return  # CUDA graphs are off already (--enforce-eager, --disable-cuda-graph, --cuda-graphs 0)
         if setting == "tensor_parallel_size" and self.n.get("_metal"):
             return  # an Apple GPU: a Mac has one, whose memory is the machine's own, so there is nothing to split over
         if current is None and direction in ("down", "up"):
