@@ -205,3 +205,23 @@ def test_graphs_already_off_are_never_proposed(command, fail):
 def test_a_switch_set_false_is_not_in_use(command, off):
     run = run_of(diag(command + "\n" + TGI_WARMUP_FAIL))
     assert run.numbers.get("cuda_graphs_off") is off
+
+
+# --- weights already at 4 bits or fewer: no fewer-bit step -----------------------------------------------------------
+
+LLAMA_WEIGHTS_OOM = ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 7823.00 MiB on device 0: cudaMalloc failed: "
+                     "out of memory\nllama_model_load: error loading model: unable to allocate CUDA0 buffer")
+
+
+@pytest.mark.parametrize("line,low", [
+    ("llm_load_print_meta: model ftype      = Q4_K - Medium", True),  # llama.cpp 2024's wording
+    ("print_info: file type   = IQ3_XXS - 3.0625 bpw", True),
+    ("llama_model_loader: loaded meta data with 25 key-value pairs and 995 tensors from "
+     "/models/Mixtral-8x7B-Instruct-v0.1.IQ2_XS.gguf (version GGUF V3 (latest))", True),
+    ("llama.cpp: loading model from models/llama-2-13b-chat.ggmlv3.q3_K_S.bin", True),  # 2023's GGML files
+    ("print_info: file type   = Q8_0", False),  # 8-bit: a 4-bit quant is still fewer bits
+])
+def test_weights_at_four_bits_or_fewer_get_no_fewer_bit_step(line, low):
+    run = run_of(diag(line + "\n" + LLAMA_WEIGHTS_OOM))
+    assert run.kind == "WEIGHTS"
+    assert any(a["setting"] == "quantization" for a in run.advice) is not low, run.advice

@@ -502,7 +502,8 @@ LOG = LogWords(
         fig("repeating_layers_offloaded", r"offloading (\d+) repeating layers to GPU", count),
         fig("_output_layer_offloaded", r"offloading output layer to GPU", lambda m: True),
         fig("layers_total", r"offloaded \d+/(\d+) layers", count),
-        fig("file_type", r"file type\s*=\s*(\S+(?: - \w+)?)", lambda m: m.group(1)),
+        # (print_info / llm_load_print_meta: "file type   = Q4_K - Medium"; older builds "model ftype      = Q4_K - Medium")
+        fig("file_type", r"(?:file type|model ftype)\s*=\s*(\S+(?: - \w+)?)", lambda m: m.group(1)),
         fig("kv_cache_dtype", r"\bK \((\w+)\):", lambda m: m.group(1)),
         fig("kv_cache_dtype", r"\btype_k\s*=\s*'?(\w+)", lambda m: m.group(1)),
         fig("flash_attn", r"\bflash_attn\s*=\s*(\w+)", lambda m: m.group(1)),
@@ -540,6 +541,9 @@ LOG = LogWords(
             lambda m: m.group(1)),
         fig("model_name", r"load_model: (?:loading|failed to load) model,? '([^']{1,400}\.gguf)'", lambda m: m.group(1)),
         fig("model_name", r"general\.name\s+str\s+=\s+(.{1,200})$", lambda m: m.group(1).strip()),
+        # the 2023 builds' load line ("llama.cpp: loading model from ./models/7B/ggml-model-q4_0.bin",
+        # "llama_model_load: loading model from 'models/7B/ggml-model-q4_0.bin' - please wait ...")
+        fig("model_name", r"\bloading model from '?(\S{1,400}?\.(?:gguf|bin))\b", lambda m: m.group(1)),
     ),
 )
 

@@ -14,6 +14,10 @@ from ..engines.interface import Engine
 _QUANT_NAME = re.compile(r"awq|gptq|fp8|int4|int8|w4a16|w8a8|4bit|8bit|bnb|nf4|exl2|gguf|\bq[2-8]_|\biq[1-4]|mxfp4|"
                          r"nvfp4|marlin|squeezellm|hqq|-\d(?:\.\d+)?bpw", re.I)
 _LOW_BIT_GGUF = re.compile(r"^(?:Q[2-4]|IQ[1-4]|TQ)", re.I)
+#: a model name or quantization of 4 bits or fewer: 4-bit methods, GGUF/GGML quants of 1-4 bits (`q2_K`, `IQ3_XXS`,
+#: `TQ1_0`), MLX's `-3bit`, EXL2 at 4 bpw or fewer
+_LOW_BIT_NAME = re.compile(r"awq|gptq|int4|[234]bit|nf4|w4a16|q4|\bq[23]_|\bi?q[1-4]_|\biq[1-4]\b|\btq[12]_|mxfp4|"
+                           r"nvfp4|-[234](?:\.\d+)?bpw", re.I)
 
 
 @dataclass
@@ -49,8 +53,7 @@ def current(n: dict, e: Engine | None) -> Current:
     name = " ".join(str(n.get(k) or "") for k in ("model_name", "file_type"))
     quantized = bool(quant and quant.lower() not in ("none", "null", "false")) or bool(_QUANT_NAME.search(name))
     ftype = str(n.get("file_type") or "")
-    low_bit = bool(_LOW_BIT_GGUF.match(ftype)) or bool(re.search(r"awq|gptq|int4|4bit|nf4|w4a16|q4|mxfp4", name + quant,
-                                                                 re.I))
+    low_bit = bool(_LOW_BIT_GGUF.match(ftype)) or bool(_LOW_BIT_NAME.search(name + " " + quant))
     host = n.get("host_kv_buffer_bytes")
     gpu_kv = n.get("gpu_kv_buffer_bytes")
     kv_on_host = bool(host) and not gpu_kv or n.get("kv_offload") is False
