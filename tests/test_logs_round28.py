@@ -225,3 +225,23 @@ def test_weights_at_four_bits_or_fewer_get_no_fewer_bit_step(line, low):
     run = run_of(diag(line + "\n" + LLAMA_WEIGHTS_OOM))
     assert run.kind == "WEIGHTS"
     assert any(a["setting"] == "quantization" for a in run.advice) is not low, run.advice
+
+
+# --- contractions written without their apostrophe, or with a typographic one ----------------------------------------
+
+@pytest.mark.parametrize("text,kind", [
+    ("With logprobs off at the same concurrency it wouldnt run into OOM.", "NONE"),
+    ("At 0.95 it didn\u2019t run out of memory.", "NONE"),
+    ("Since the upgrade I dont get OOM anymore.", "NONE"),
+    ("I reduced the fraction from 0.9 to 0.3 and it didnt work.", "UNDETERMINED"),  # the failure goes on
+    ("That didn\u2019t work either, same thing.", "UNDETERMINED"),
+    ("It doesnt OOM on the 7B, but the 70B gives CUDA out of memory.", "UNDETERMINED"),  # the denial is the 7B's
+])
+def test_contractions_without_apostrophe_deny_as_with_one(text, kind):
+    run = run_of(diag(text))
+    assert run.kind == kind, (run.kind, run.code)
+
+
+def test_a_fix_that_did_not_achieve_its_purpose_is_no_failure():
+    run = run_of(diag("I tried to lower the context window, but it did not work to reduce the memory taken."))
+    assert run.kind == "NONE", (run.kind, run.code)

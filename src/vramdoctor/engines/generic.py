@@ -121,7 +121,7 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:k
            r"constantly|gradually)\s+(?:to\s+)?(?:grow|increas|ris|climb|creep)\w*|"
            # memory not given back ("CPU memory does not return", "memory is not released", "do not properly release
            # KV cache memory", "RSS stays high")
-           r"\b(?:memory|RSS|VRAM|KV ?cache)\b[^.;!?\n]{0,30}?(?:\b(?:is|was|are|were|does|do|did|gets?)\s*(?:not|n't|never)|"
+           r"\b(?:memory|RSS|VRAM|KV ?cache)\b[^.;!?\n]{0,30}?(?:\b(?:is|was|are|were|does|do|did|gets?)\s*(?:not|n['\u2019]?t|never)|"
            r"\bnever)"
            r"\s+(?:being\s+|getting\s+)?(?:properly\s+|fully\s+)?(?:returned|released|freed|reclaimed|given back|return|"
            r"free|go(?:es)? (?:back )?down|come(?:s)? back)\b|"
@@ -135,7 +135,9 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:k
            r"\b(?:after|over)\b(?:(?!\b(?:not|never)\b|n't\b)[^.;!?\n]){0,60}?\b(?:starts?|begins?|started|began)\s+(?:\w+ly\s+)?(?:swapping|"
            r"to swap|to grow|growing|leaking|to leak)\b")
 #: a denial or doubt in the words' own clause ("no memory leak", "memory does not keep growing")
-_DENIED = re.compile(r"\b(?:no|not|never|without|nor|rule[sd]? out|ruled out|instead of)\b|n't\b", re.I)
+#: (also a contraction without its apostrophe or with a typographic one: "it wouldnt run into OOM", "didn\u2019t")
+_DENIED = re.compile(r"\b(?:no|not|never|without|nor|rule[sd]? out|ruled out|instead of)\b|n['\u2019]t\b|"
+                     r"\b(?:do|does|did|would|could|should|is|was|are|were|wo|ca|has|have|had|need)nt\b", re.I)
 #: growth stated by saying memory is not given back: its negation is the report itself ("is never released")
 _NOT_GIVEN_BACK = re.compile(r"\b(?:not|n't|never)\s+(?:being\s+|getting\s+)?(?:properly\s+|fully\s+)?"
                              r"(?:returned|released?|freed|free|reclaimed|given back|return|give back|go(?:es)? "
@@ -187,7 +189,10 @@ def _growth(m: re.Match, inside: bool = True) -> str:
 #: "since 0.4 it fails to load this model", "it can't even run the 7B")
 _FAILS = (r"\b(?:fails?|failed|failing|crash(?:es|ed|ing)?|hangs|hung|freez(?:es|ing)|froze|dies|died|"
           r"(?:can'?t|cannot|could ?n[o']t|unable to|won'?t) (?:even )?(?:run|start|load|serve)|"
-          r"does(?: not|n't) work|stop(?:s|ped)? responding|not working|errors? out|"
+          # (a fix that "did not work" states the failure went on; not one that "did not work to reduce the memory
+          # taken": the purpose it failed, not a failure of the run)
+          r"(?:does|did|do)(?: not|n['\u2019]?t) (?:even )?work(?! to \w)|stop(?:s|ped)? responding|not working|"
+          r"errors? out|"
           r"(?:gets?|got|is|was|stays?|remains?) stuck|"
           # an error met ("came back and met with an error", "I get this error", "it throws an exception")
           r"(?:met with|got|get|gets|getting|hit|hits|throws?|threw|raises?|raised) (?:an |the |this |that |a )?"

@@ -26,8 +26,9 @@ _OOM_NAME = r"(?:OOMs?\b|OOM-?ing|out[- ]of[- ]memory|OutOfMemory|run(?:s|ning)?
 _SUPPOSED = re.compile(
     r"\b(?:expects?|(?<!as )expected|expecting|expectations?|hop(?:e|es|ed|ing)|suppos(?:e|ed|edly)|assum(?:e|ed|ing)|"
     r"in theory|theoretically|ideally|should(?:n't)?)\b|"
-    r"(?:\b(?:no|never|without|nor|zero|no longer)|\b(?:would|could|will|might|may|can|does|did|do|is|was|were|are)"
-    r"(?:\s+not|n't|\s+never))\s+(?:\w+\s+){0,2}?" + _OOM_NAME + "|"
+    r"(?:\b(?:no|never|without|nor|zero|no longer)|\b(?:would|could|will|might|may|can|does|did|do|is|was|were|are|"
+    r"wo|ca)"
+    r"(?:\s+not|n['\u2019]?t|\s+never))\s+(?:\w+\s+){0,2}?" + _OOM_NAME + "|"
     r"(?:\bif you (?:are |run |hit |encounter |see |get )|\bmay (?:cause|lead to|result in)|\bmight |"
     # an inference hedged ("the error seems to suggest running out of memory", "looks like an OOM", "suggests OOM")
     r"\b(?:seems?|seemed|appears?|appeared|looks?|looked)\s+(?:to\s+(?:suggest|indicate|be|point to)|like)\b|"
