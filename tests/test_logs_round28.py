@@ -245,3 +245,48 @@ def test_contractions_without_apostrophe_deny_as_with_one(text, kind):
 def test_a_fix_that_did_not_achieve_its_purpose_is_no_failure():
     run = run_of(diag("I tried to lower the context window, but it did not work to reduce the memory taken."))
     assert run.kind == "NONE", (run.kind, run.code)
+
+
+# --- the user's words give the cause, the engine's cut traceback the place ---------------------------------------------
+
+CUT_AFTER_REQUEST = (
+    "2024-09-03 10:12:40,101 - lmdeploy - INFO - session_id=7, history_tokens=0, input_tokens=5120, "
+    "max_new_tokens=1024, seq_start=True, seq_end=True, step=0, prep=True\n"
+    "Traceback (most recent call last):\n"
+    '  File "/opt/conda/lib/python3.10/site-packages/lmdeploy/pytorch/engine/engine.py", line 700, in _async_loop\n'
+    "    await self._async_step()\n"
+    '  File "/opt/conda/lib/python3.10/site-packages/lmdeploy/pytorch/engine/model_agent.py", line 300, in forward\n')
+
+
+@pytest.mark.parametrize("said", [
+    'After a few requests it fails with "out of GPU memory" on our 2x A10.',
+    "We keep hitting CUDA out of memory with the 72B model, log below:",
+])
+def test_a_users_cause_above_a_cut_traceback_is_placed_by_the_engines_lines(said):
+    run = run_of(diag(said + "\n" + CUT_AFTER_REQUEST))
+    assert (run.kind, run.oom) == ("RUNTIME", True), (run.kind, run.code)
+    assert run.evidence[0]["line"] == 1  # the words that give the cause
+
+
+def test_a_users_cause_is_never_recovered_by_the_engines_later_lines():
+    text = ("I now get out of GPU memory with the new release.\n"
+            "INFO:     Uvicorn running on http://0.0.0.0:23333 (Press CTRL+C to quit)\n"
+            '2024-09-03 10:12:40,101 - lmdeploy - INFO - session_id=1, history_tokens=0, input_tokens=80, '
+            "max_new_tokens=512, seq_start=True, seq_end=True, step=0, prep=True")
+    run = run_of(diag(text))
+    assert run.kind != "NONE", (run.kind, run.code)
+
+
+def test_a_traceback_cut_inside_the_load_is_a_floor_not_the_step():
+    """text-generation-webui's load_model allocates exllamav2's cache after the weights: a traceback cut at
+    Exllamav2HF(config) shows the load, not which allocation failed."""
+    text = ("When I load the 6.0bpw model with the 8-bit cache at 16384 context it says out of memory.\n"
+            "Traceback (most recent call last):\n"
+            '  File "/ooba/modules/ui_model_menu.py", line 245, in load_model_wrapper\n'
+            "    shared.model, shared.tokenizer = load_model(selected_model, loader)\n"
+            '  File "/ooba/modules/models.py", line 87, in load_model\n'
+            "    output = load_func_map[loader](model_name)\n"
+            '  File "/ooba/modules/exllamav2_hf.py", line 181, in from_pretrained\n'
+            "    return Exllamav2HF(config)\n")
+    run = run_of(diag(text))
+    assert run.kind == "UNDETERMINED" and {"WEIGHTS", "KV_CAPACITY"} <= set(run.candidates), (run.kind, run.candidates)

@@ -50,6 +50,9 @@ LOG = LogWords(
         ("weights_done", rx(r"get \d+ model params|model params loaded")),
         ("kv_done", rx(r"max_block_count = [1-9]|max cached tokens: [1-9]|Object cache budget")),
         ("ready", rx(r"Uvicorn running|HINT:\s+Please open")),
+        # a request taken up (serve/async_engine.py generate: "session_id=1, history_tokens=0, input_tokens=2408,
+        # max_new_tokens=2048, ..."; later "session=1, adapter_name=None, input_tokens=...")
+        ("requests", rx(r"\bsession(?:_id)?=\d+, (?:history_tokens=\d+|adapter_name=\S+), input_tokens=\d+")),
     ),
     figures=(
         # the PyTorch engine without CUDA graphs (cli/utils.py --eager-mode; PytorchEngineConfig(eager_mode=True))

@@ -178,7 +178,8 @@ def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Dia
                          message="An allocation failed at start, and the engine retried another way; no failure "
                                  "follows in this log. If the server then ran, memory was tight but enough.")
     later = _served_after(run, end, engine)
-    if later and not f.pasted and not worse and (place.phase in ("WEIGHTS", "KV", "WARMUP") or place.phase is None):
+    # (a user's sentence that names the failure is no step of the run: the engine's lines after it are no recovery)
+    if later and not user_words(f.text) and not f.pasted and not worse and (place.phase in ("WEIGHTS", "KV", "WARMUP") or place.phase is None):
         at = min(later)
         text = next((run.progress_text.get(m, "") for m, ln in run.progress.items() if ln == at), "")
         return Diagnosis(kind="NONE", code="recovered-at-start", oom=True, evidence=[(f.line_no, f.text), (at, text)],
@@ -186,6 +187,11 @@ def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Dia
                          message=f"An allocation failed at start (line {f.line_no}), but the server went on to serve "
                                  f"(line {min(later)}): the engine handled it (a retry or a fallback).")
     return None
+
+
+def _ends(f: Failure) -> bool:
+    """The lines after failure `f` reach an error line (the traceback they show is whole)."""
+    return any(stated(t) for _, t in f.after)
 
 
 def _served_after(run: RunFacts, end: int, engine: str) -> list[int]:
@@ -265,6 +271,8 @@ def _missing(f: Failure, place: Place | None) -> str:
         return "the cause: an internal check failed, which says what was wrong, not why (memory among the causes)"
     if f.kind == "error":
         return "the error that caused this one: this line only reports that something failed elsewhere"
+    if place is not None and place.source.endswith("cut before its innermost frames"):
+        return "the rest of the traceback: its innermost frames and the error line, which the log stops before"
     if f.elided:
         return "the lines between the last start-up step and the failure (an excerpt mark '[...]' cuts them)"
     if not f.progress:
@@ -273,6 +281,7 @@ def _missing(f: Failure, place: Place | None) -> str:
 
 
 def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -> Diagnosis:
+    told: tuple[int, str] | None = None  # a user's sentence that gave the cause of the failure the log shows cut
     fatal = [f for f in run.failures if f.kind in ("oom", "not_oom")]
     f = fatal[0] if fatal else (run.failures[0] if run.failures else None)
     if f is not None and f.kind in ("oom", "not_oom"):
@@ -281,7 +290,14 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         # a user's sentence that names the failure ("I was able to reproduce it: ... after a fatal OOM"): the engine's
         # own line of it, where the log has one, decides
         own = [g for g in fatal if g.kind in ("oom", "not_oom") and not user_words(g.text)]
-        f = own[0] if own else f
+        cut = [g for g in run.failures if g.kind == "error" and g.line_no > f.line_no and not user_words(g.text)]
+        if own:
+            f = own[0]
+        elif f.kind == "oom" and cut:
+            # ... or its error cut short before its cause ("now I have a new "out of GPU memory" problem" above a
+            # traceback that stops before its last line): the user's words give the cause, the engine's lines the place
+            told = (f.line_no, f.text)
+            f = replace(cut[0], kind="oom", code="", wrapper=False)
     if f is not None and f.kind == "oom" and not (f.phase and f.code):
         # a driver's line first, the engine's verdict (its phase, or its code for the same phase) soon after
         said = [g for g in fatal if g.kind == "oom" and g.phase and 0 < g.line_no - f.line_no <= 50
@@ -337,6 +353,14 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                  "ran out cannot be told. Missing: " + _missing(f, place) + ". If it was memory, "
                                  "the phase would be " + " or ".join(cands) + ".")
     place = locate(f, engine, weights)
+    if ((told or user_words(f.text)) and place.phase in ("WEIGHTS", "KV", "WARMUP") and not _ends(f)
+            and place.source.startswith(("the stack frames", "the message after"))):
+        # a user's words of the failure over a traceback cut before its last frames: the innermost frame shown is a
+        # floor, not the step that failed (text-generation-webui's load_model allocates exllamav2's cache after its
+        # weights)
+        later = ["WEIGHTS", "KV", "WARMUP"][["WEIGHTS", "KV", "WARMUP"].index(place.phase):]
+        place = replace(place, phase=None, candidates=later,
+                        source=place.source + ", cut before its innermost frames")
     recovered = _recovered(run, f, place, engine)
     if recovered:
         return recovered
@@ -408,7 +432,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                          message="Memory ran out, but this log does not show in which phase: it could be "
                                  + " or ".join(cands) + ". Missing: " + missing + ".")
     kind = KIND_OF_PHASE[phase]
-    evidence = sorted({(f.line_no, f.text), place.deciding})
+    evidence = sorted({(f.line_no, f.text), place.deciding} | ({told} if told else set()))
     stack = " ".join(t for _, _, t in frames(f)) if kind in ("WARMUP", "RUNTIME") else ""
     code = _code(kind, f, place.deciding[1] + " " + where + " " + stack)
     return Diagnosis(kind=kind, code=code, evidence=evidence, phase_source=where, inferred=place.inferred,
