@@ -290,3 +290,20 @@ def test_a_traceback_cut_inside_the_load_is_a_floor_not_the_step():
             "    return Exllamav2HF(config)\n")
     run = run_of(diag(text))
     assert run.kind == "UNDETERMINED" and {"WEIGHTS", "KV_CAPACITY"} <= set(run.candidates), (run.kind, run.candidates)
+
+
+# --- a failure stated in Chinese --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,kind", [
+    ("我们在A100上启动了服务，发送两张大图片的时候出现了这个错误。", "UNDETERMINED"),  # "when sending ... this error appeared"
+    ("把 cache-max-entry-count 调到 0.5 也崩了，很奇怪。", "UNDETERMINED"),  # "also crashed at 0.5"
+    ("服务启动后一直报错，截图如下", "UNDETERMINED"),
+    ("推理的时候显存不足", "RUNTIME"),  # "insufficient VRAM while inferring"
+    ("高并发时报错 torch.OutOfMemoryError: CUDA out of memory.", "RUNTIME"),
+    ("数据量再大一点的话肯定崩", "NONE"),  # a prediction ("surely crashes if the data is bigger")
+    ("没有报错，运行正常。", "NONE"),  # denied: "no error, runs normally"
+    ("如果显存不够会不会崩？", "NONE"),  # a question
+])
+def test_a_failure_stated_in_chinese(text, kind):
+    run = run_of(diag(text))
+    assert run.kind == kind, (run.kind, run.code)

@@ -73,7 +73,7 @@ class GenericRules(RulesBase):
 
 
 #: out-of-memory in the words of PyTorch, CUDA, HIP, Vulkan, Metal and allocators in general
-OOM_WORDS = (r"out of memory", r"\bout of (?:GPU|CUDA|device|video|graphics|VRAM) memory\b", r"\[malloc_or_wait\] Unable to allocate", r"Exceeded max size of memory allocation", r"the resource allocation failed", r"VK_ERROR_OUT_OF_DEVICE_MEMORY",
+OOM_WORDS = (r"out of memory", r"显存(?:不足|不够|溢出|爆了?)|爆显存", r"\bout of (?:GPU|CUDA|device|video|graphics|VRAM) memory\b", r"\[malloc_or_wait\] Unable to allocate", r"Exceeded max size of memory allocation", r"the resource allocation failed", r"VK_ERROR_OUT_OF_DEVICE_MEMORY",
              r"\[metal::malloc\]", r"greater than the maximum allowed buffer size", r"alloc_?\w*mem\w* failed", r"OutOfMemoryError", r"\bOutOfMemory\b", r"CUBLAS_STATUS_ALLOC_FAILED",
              r"memory is insufficient", r"\bOOM\b", r"cudaErrorMemoryAllocation", r"hipErrorOutOfMemory",
              r"ErrorOutOfDeviceMemory", r"CUDA_ERROR_OUT_OF_MEMORY", r"cudaMalloc failed", r"memory allocation failed",
@@ -191,12 +191,37 @@ _FAILS = (r"\b(?:fails?|failed|failing|crash(?:es|ed|ing)?|hangs|hung|freez(?:es
           r"(?:can'?t|cannot|could ?n[o']t|unable to|won'?t) (?:even )?(?:run|start|load|serve)|"
           # (a fix that "did not work" states the failure went on; not one that "did not work to reduce the memory
           # taken": the purpose it failed, not a failure of the run)
-          r"(?:does|did|do)(?: not|n['\u2019]?t) (?:even )?work(?! to \w)|stop(?:s|ped)? responding|not working|"
+          r"(?:does|did|do)(?: not|n['\u2019]?t)(?: even)? work(?! to \w)|stop(?:s|ped)? responding|not working|"
           r"errors? out|"
           r"(?:gets?|got|is|was|stays?|remains?) stuck|"
           # an error met ("came back and met with an error", "I get this error", "it throws an exception")
           r"(?:met with|got|get|gets|getting|hit|hits|throws?|threw|raises?|raised) (?:an |the |this |that |a )?"
           r"(?:error|exception)s?)\b")
+#: ... in Chinese, the language of many reports to vLLM, SGLang, LMDeploy and Qwen: an error reported or met (报错,
+#: 出错, 出现了这个错误), a crash (崩溃, 崩了, 挂了), a failure (失败); not denied just before (不/没/没有/未/无)
+_FAILS_ZH = (r"(?<![不没未无])(?<!没有)(?:报错|出错|崩溃|崩了|挂了|卡死|失败|出现了?[^，。,.！？!?]{0,6}?(?:错误|报错|异常))|"
+             r"(?<![不没未无会要能])崩(?!溃)")
+#: a Chinese clause that supposes, predicts, asks or conditions: if (如果/要是), maybe (可能/也许), should (应该),
+#: will surely (肯定/一定会), whether (是否), a question (吗, ？)
+_HEDGE_ZH = re.compile(r"如果|要是|假如|可能|也许|应该|肯定|一定会|是否|会不会|吗|？|\?")
+#: the end of a Chinese clause
+_CLAUSE_ZH = re.compile(r"[，。！？；,.!?;]")
+
+
+def _failure_stated_zh(m: re.Match) -> str:
+    """The Chinese clause of a user's line that states a failure; ValueError where the line is a program's, or the
+    clause supposes, predicts or asks (`_HEDGE_ZH`)."""
+    text = m.string
+    if _WRITTEN.match(text):
+        raise ValueError("a program's line")
+    begin = max((b.end() for b in _CLAUSE_ZH.finditer(text, 0, m.start())), default=0)
+    after = _CLAUSE_ZH.search(text, m.end())
+    clause = text[begin:after.end() if after else len(text)]
+    if _HEDGE_ZH.search(clause):
+        raise ValueError("supposed")
+    return clause.strip()[:300]
+
+
 #: the start of a line a program wrote, not a user ("llama_model_load: ", "[...]", a time, a level; a markdown heading,
 #: "#### Timeline before the crash", is the user's)
 _WRITTEN = re.compile(r"^\s*(?!#{1,6} +[A-Za-z])(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
@@ -476,6 +501,9 @@ LOG = LogWords(
                         r"\bthrough (?:the |its |an? |their )?(?:API|OpenAI[- ]compatible (?:API|endpoint)|endpoint)\b|"
                         r"\bin the chat (?:tab|window|UI|interface)\b|"
                         r"\bconversation " + _GROWS + r"|\bchat " + _GROWS + r"|"
+                        # ... in Chinese: while inferring, generating, chatting, or when a request or input is sent
+                        # (推理时, 当我们输入三张图像时, 发送请求的时候), or under concurrency (并发)
+                        r"(?:推理|生成|对话|请求|输入|发送)[^，。,.！？]{0,16}?(?:时|的时候|过程中)|高?并发|"
                         # a client's call to the server ("client.chat.completions.create(", a base URL given to a
                         # client, curl to the completions endpoint)
                         r"\bclient\.(?:chat\.)?completions\.create\(|\bbase_url\s*=\s*[\x22']https?://|"
@@ -553,6 +581,7 @@ LOG = LogWords(
             + _USIZE, _usize, mode="list"),
         fig("_growth_stated", _GROWTH, _growth, mode="first", prose=True),
         fig("_failure_stated", _FAILS, _failure_stated, mode="first", prose=True),
+        fig("_failure_stated", _FAILS_ZH, _failure_stated_zh, mode="first", prose=True, flags=0),
         fig("reported_memory_before_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE, _usize, flags=0),
         fig("reported_memory_after_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE,
             lambda m: _usize(m, 3), flags=0),

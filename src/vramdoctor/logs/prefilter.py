@@ -21,7 +21,7 @@ except ImportError:  # Python 3.10
     import sre_constants as C  # type: ignore[no-redef]
     import sre_parse as P  # type: ignore[no-redef]
 
-MIN_WORD = 3
+MIN_WORD = 3  # bytes (UTF-8): the automaton searches bytes, so one CJK character (3 bytes) is as selective as "abc"
 Req = "frozenset[str] | None"  # one of these words is in every match; None: no such set
 
 
@@ -35,7 +35,7 @@ COMMON = frozenset({"serve", "server", "run", "runn", "running", "load", "loadin
 def _best(options: list[frozenset[str]]) -> frozenset[str] | None:
     """The most selective requirement: none of the words most log lines hold (COMMON), then words of 5+ characters
     (" to " or "ing" is in most lines), then fewest words, then the shortest word longest."""
-    good = [o for o in options if o and all(len(w) >= MIN_WORD for w in o)]
+    good = [o for o in options if o and all(len(w.encode()) >= MIN_WORD for w in o)]
     if not good:
         return None
     return min(good, key=lambda o: (any(w.strip() in COMMON for w in o), min(len(w) for w in o) < 5, len(o),
@@ -112,7 +112,7 @@ def prefix(pattern: re.Pattern) -> frozenset[str] | None:
                 break
             run.append(chr(av2).lower())
         word = "".join(run)
-        return frozenset({word}) if len(word) >= MIN_WORD else None
+        return frozenset({word}) if len(word.encode()) >= MIN_WORD else None
     if op is C.BRANCH:
         words = set()
         for alt in av[1]:
@@ -121,7 +121,7 @@ def prefix(pattern: re.Pattern) -> frozenset[str] | None:
                 if op2 is not C.LITERAL:
                     break
                 run.append(chr(av2).lower())
-            if len(run) < MIN_WORD:
+            if len("".join(run).encode()) < MIN_WORD:
                 return None
             words.add("".join(run))
         return frozenset(words)

@@ -18,7 +18,8 @@ I = re.IGNORECASE
 #: any out-of-memory word no engine owns
 OOM_ANY = re.compile("|".join(f"(?:{w})" for w in OOM_WORDS), I)
 #: where a line splits into clauses: after a sentence's end, or before a word that turns it ("but", "however")
-_CLAUSE = re.compile(r"(?<=[.!?;])\s+|,?\s+\b(?:but|however|yet|although|though|whereas|while)\b,?\s+", I)
+_CLAUSE = re.compile(r"(?<=[.!?;])\s+|,?\s+\b(?:but|however|yet|although|though|whereas|while)\b,?\s+|"
+                     r"(?<=[。！？；，])|但是|不过", I)
 _OOM_NAME = r"(?:OOMs?\b|OOM-?ing|out[- ]of[- ]memory|OutOfMemory|run(?:s|ning)? out of (?:\w+ )?memory)"
 #: a clause that supposes, expects or denies: what the user expects or hopes, what should (not) happen, the
 #: out-of-memory itself denied ("no OOM", "never runs out of memory", "would not OOM", "didn't run out of memory"),
@@ -34,7 +35,10 @@ _SUPPOSED = re.compile(
     r"\b(?:seems?|seemed|appears?|appeared|looks?|looked)\s+(?:to\s+(?:suggest|indicate|be|point to)|like)\b|"
     r"\b(?:suggests?|suggesting|indicates?|implies)\b|"
     r"\bcould (?:cause|lead)|\bcan cause|\bto avoid|\bavoid(?:ing|s)? |\bprevent(?:s|ing|ed)? |\brisk of|\bin case of)"
-    r"[^.;]{0,60}?" + _OOM_NAME,
+    r"[^.;]{0,60}?" + _OOM_NAME + "|"
+    # a Chinese clause that conditions, supposes, predicts, asks or denies (如果 if, 可能 maybe, 应该 should, 肯定
+    # surely, 是否/会不会/吗 whether, 不/没 not)
+    r"如果|要是|假如|可能|也许|应该|肯定|是否|会不会|吗|？|[不没未无](?:会|是|再)?(?=显存|爆显存)",
     I)
 
 
