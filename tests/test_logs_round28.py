@@ -307,3 +307,37 @@ def test_a_traceback_cut_inside_the_load_is_a_floor_not_the_step():
 def test_a_failure_stated_in_chinese(text, kind):
     run = run_of(diag(text))
     assert run.kind == kind, (run.kind, run.code)
+
+
+# --- host RAM for the weights: mmap in use, the CPU's repacked copy, a count a user grouped ----------------------------
+
+HOST_FAIL = ("ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size 41231686656\n"
+             "llama_model_load: error loading model: unable to allocate CPU buffer")
+
+
+@pytest.mark.parametrize("line,mmap", [
+    ("load_tensors: loading model tensors, this can take a while... (mmap = true)", False),
+    ("python koboldcpp.py --model big.gguf --usemmap --gpulayers 10", False),
+    ("llama-server -m big.gguf --no-mmap -ngl 10", True),
+    ("load_tensors: loading model tensors, this can take a while... (mmap = false)", True),
+])
+def test_mmap_is_proposed_only_where_it_is_not_in_use(line, mmap):
+    run = run_of(diag(line + "\n" + HOST_FAIL))
+    said = " ".join(a["why"] for a in run.advice)
+    assert ("load with mmap" in said) is mmap, said
+
+
+def test_the_cpus_repacked_copy_is_turned_off_not_mmapped():
+    """ggml-cpu repacks weights for its kernels into a CPU_REPACK buffer of its own, in RAM even with mmap."""
+    text = ("load_tensors: loading model tensors, this can take a while... (mmap = true)\n"
+            "alloc_tensor_range: failed to allocate CPU_REPACK buffer of size 38654705664\n"
+            "llama_model_load: error loading model: unable to allocate CPU_REPACK buffer")
+    run = run_of(diag(text))
+    said = " ".join(a["why"] + a["flags"] for a in run.advice)
+    assert "--no-repack" in said and "load with mmap" not in said, said
+
+
+def test_a_byte_count_grouped_by_a_user_is_not_read_as_its_first_group():
+    text = "alloc_tensor_range: failed to allocate CPU_REPACK buffer of size 108 000 000 000\n" + HOST_FAIL
+    run = run_of(diag(text))
+    assert all(b > 10**9 for b in run.numbers.get("failed_alloc_bytes", [])), run.numbers.get("failed_alloc_bytes")

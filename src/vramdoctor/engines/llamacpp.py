@@ -490,13 +490,23 @@ LOG = LogWords(
             count, mode="list"),
         fig("_gpu_index", r"on device (\d+): cudaMalloc failed|(?:failed|unable) to allocate "
             r"(?:CUDA|ROCm|Vulkan|SYCL|MUSA|CANN)(\d+) buffer", lambda m: int(m.group(1) or m.group(2)), mode="list"),
-        fig("failed_alloc_bytes", r"failed to allocate (?:\w+ |'[\w ]+' )?buffer(?: of size|, size =)\s*" + NUM + r"(?:\s*([KMGT]i?B))?",
-            lambda m: to_bytes(m.group(1), m.group(2) or "B"), mode="list"),
+        # (not a count a user grouped by thousands, "of size 108 000 000 000": ggml prints %zu)
+        fig("failed_alloc_bytes", r"failed to allocate (?:\w+ |'[\w ]+' )?buffer(?: of size|, size =)\s*" + NUM +
+            r"(?![\d.,])(?! \d{3}\b)(?:\s*([KMGT]i?B))?", lambda m: to_bytes(m.group(1), m.group(2) or "B"), mode="list"),
         # the buffer that failed was host RAM (ggml-cpu.c / llama-model.cpp "unable to allocate CPU buffer"; ggml.c's own
         # host allocator, ggml_aligned_malloc, for a context's memory)
         fig("_host_alloc_failed", r"cpu_buffer_type_alloc_buffer: failed to allocate|(?:failed|unable) to allocate "
-            r"(?:CPU|CPU_Mapped|CUDA_Host|ROCm_Host) buffer|ggml_aligned_malloc: insufficient memory", lambda m: True),
+            r"(?:CPU|CPU_Mapped|CPU_REPACK|CPU_AARCH64|CUDA_Host|ROCm_Host) buffer|ggml_aligned_malloc: insufficient memory",
+            lambda m: True),
         fig("free_memory_bytes", r"using device \w+ \(.*\) .*?- " + SIZE + r" free"),
+        # whether the weights are memory-mapped (load_tensors "... (mmap = true)", llama-cpp-python's use_mmap, a pasted
+        # --no-mmap; KoboldCpp's --usemmap): then they are not copied into RAM, and mmap is no step to propose
+        fig("mmap_in_use", r"\(mmap = (true|false)\)|\buse_mmap\s*[=:]\s*(True|False|true|false)\b",
+            lambda m: (m.group(1) or m.group(2)).lower() == "true"),
+        fig("mmap_in_use", r"(?:^|\s)--(no-mmap|usemmap)\b", lambda m: m.group(1) == "usemmap", flags=0),
+        # the CPU's repacked copy of the weights (ggml-cpu's extra buffer type, "CPU_REPACK"): made in RAM even with mmap
+        # (named CPU_AARCH64 before 2025)
+        fig("_repack_failed", r"(?:failed|unable) to allocate CPU_(?:REPACK|AARCH64) buffer", lambda m: True),
         fig("layers_offloaded", r"offloaded (\d+)/\d+ layers", count),
         # printed before the buffers are allocated ("offloaded N/M" comes after them, so a failed load lacks it)
         fig("repeating_layers_offloaded", r"offloading (\d+) repeating layers to GPU", count),

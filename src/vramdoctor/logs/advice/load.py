@@ -200,8 +200,8 @@ class LoadSteps:
             return
         host = code == "weights-exceed-system-memory"  # host RAM ran out: nothing may move to the CPU
         if host:
-            s.say("more host memory", "the weights pass through CPU RAM on the way to the GPU: add RAM or swap, or "
-                  "load with mmap / safetensors so they are not copied")
+            s.say("more host memory", "the weights pass through CPU RAM on the way to the GPU: add RAM or swap" + (
+                  "" if n.get("mmap_in_use") is True else ", or load with mmap / safetensors so they are not copied"))
         offl = n.get("layers_offloaded")
         offl = offl[-1] if isinstance(offl, list) and offl else offl
         rep = n.get("repeating_layers_offloaded")
@@ -215,7 +215,17 @@ class LoadSteps:
                   "room", "up", None, offl if isinstance(offl, int) else None)
         elif (s.name in GGML or s.engine is None and n.get("layers_total")) and n.get("_host_alloc_failed"):
             # the buffer that failed was in host RAM (the layers kept on the CPU): more on the GPU, or more RAM
-            s.say("more host memory", "the weights that stay on the CPU did not fit in RAM: add RAM, or load with mmap")
+            if n.get("_repack_failed"):
+                # ggml-cpu repacks weights for its kernels into a buffer of its own: a copy in RAM, mmap or not
+                s.say("no weight repacking", "the CPU's repacked copy of the weights (CPU_REPACK) did not fit in RAM; "
+                      "it is made even from memory-mapped weights: turn repacking off (llama.cpp `--no-repack`), or "
+                      "add RAM")
+            elif n.get("mmap_in_use") is True:
+                s.say("more host memory", "the weights that stay on the CPU did not fit in RAM, memory-mapped already: "
+                      "add RAM, or keep fewer layers on the CPU")
+            else:
+                s.say("more host memory", "the weights that stay on the CPU did not fit in RAM: add RAM, or load with "
+                      "mmap")
             s.add("more layers on the GPU", "gpu_layers", "moves weights from host RAM to the GPU, if it has room",
                   "up", None, offl if isinstance(offl, int) else None)
         elif s.name in GGML or s.engine is None and n.get("layers_total"):
