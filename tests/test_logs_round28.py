@@ -341,3 +341,19 @@ def test_a_byte_count_grouped_by_a_user_is_not_read_as_its_first_group():
     text = "alloc_tensor_range: failed to allocate CPU_REPACK buffer of size 108 000 000 000\n" + HOST_FAIL
     run = run_of(diag(text))
     assert all(b > 10**9 for b in run.numbers.get("failed_alloc_bytes", [])), run.numbers.get("failed_alloc_bytes")
+
+
+def test_a_pool_far_below_none_at_a_high_fraction_puts_the_fraction_last():
+    """SGLang (model_runner.py profile_max_num_token): a negative profiled value at --mem-fraction-static 0.93 leaves
+    at most 0.05 of the GPU to add, which may not cover it; the TP ranks in the prefix bound the GPUs in use."""
+    lines = ["python -m sglang.launch_server --model-path Qwen/Qwen2.5-72B-Instruct --mem-fraction-static 0.93"]
+    lines += [f"[2025-03-01 09:00:0{r} TP{r}] max_total_tokens=65536 is larger than the profiled value -90211. "
+              "Use the profiled value instead." for r in range(4)]
+    lines += ["[2025-03-01 09:00:05 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+              "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "KV_CAPACITY", (run.kind, run.code)
+    settings = [a["setting"] for a in run.advice]
+    assert settings.index("memory_fraction") > settings.index("tensor_parallel_size"), settings
+    gpus = next(a for a in run.advice if a["setting"] == "tensor_parallel_size")
+    assert "at least 4" in gpus["why"], gpus

@@ -335,6 +335,10 @@ LOG = LogWords(
         cli("page_size", "page-size", count),
         # no CUDA graphs (server_args.py --disable-cuda-graph, disable_cuda_graph=True in its ServerArgs dump)
         switch("cuda_graphs_off", "disable-cuda-graph"),
+        # the tensor-parallel rank in its log prefix ("[2025-07-02 07:41:59 DP7 TP7]"; utils.py configure_logger):
+        # TP ranks run 0..tp_size-1, so the highest seen bounds the size from below
+        fig("_tp_ranks_seen", r"^\[\d{4}-\d\d-\d\d[^\]]{0,40}?(?:\d\d:\d\d|DP\d+|PP\d+) TP(\d+)(?: EP\d+)?\]", count,
+            mode="list", passive=True),
         fig("cuda_graphs_off", r"\bdisable_cuda_graph" + _ARG + r"True\b", lambda m: True),
         fig("profiled_max_total_tokens", r"larger than the profiled value (-?\d+)", count),
         fig("failed_alloc_tokens", r"Try to allocate (\d+) tokens", count),

@@ -19,12 +19,24 @@ class KvSteps:
         if code == "no-memory-for-kv-cache":
             # the weights alone fill this fraction: a small step rarely leaves a pool, so at least half the rest
             u = c.fraction
-            if s.name not in FRACTION_OF_FREE:  # (a fraction of what the weights left: of nothing, nothing)
-                self.fraction_up("the weights leave no room for a KV pool in this fraction; no context length helps",
-                                 max(self._fraction_for_a_pool() or 0, u + (1 - u) / 2 if u else 0) or None)
+            short = n.get("profiled_max_total_tokens")
+            deep = isinstance(short, int) and short < 0 and u is not None and u >= 0.9
+            fraction = (lambda: self.fraction_up(
+                "the weights leave no room for a KV pool in this fraction; no context length helps" + (
+                    f" (the profile came out {-short:,} tokens below none: the little the fraction can still rise may "
+                    "not cover that; if it does not, the weights per GPU must shrink)" if deep else ""),
+                max(self._fraction_for_a_pool() or 0, u + (1 - u) / 2 if u else 0) or None))
+            if s.name not in FRACTION_OF_FREE and not deep:  # (a fraction of what the weights left: of nothing, nothing)
+                fraction()
             self.quant("smaller weights leave room for the pool")
-            s.add("more GPUs", "tensor_parallel_size", "splits the weights, leaving each GPU room for a pool", "up",
+            ranks = n.get("_tp_ranks_seen")
+            ranks = ranks if isinstance(ranks, list) else [ranks] if isinstance(ranks, int) else []
+            seen = max(ranks) + 1 if ranks and _more_gpus(n) is None else None
+            s.add("more GPUs", "tensor_parallel_size", "splits the weights, leaving each GPU room for a pool" + (
+                f"; ranks TP0-TP{seen - 1} print, so at least {seen} now" if seen and seen > 1 else ""), "up",
                   _more_gpus(n))
+            if s.name not in FRACTION_OF_FREE and deep:  # a fraction near its top, far short: the last step
+                fraction()
             self.free_gpu()
             return
         sized_by_fraction = s.engine is not None and "memory_fraction" in s.flags
