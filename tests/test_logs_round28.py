@@ -357,3 +357,13 @@ def test_a_pool_far_below_none_at_a_high_fraction_puts_the_fraction_last():
     assert settings.index("memory_fraction") > settings.index("tensor_parallel_size"), settings
     gpus = next(a for a in run.advice if a["setting"] == "tensor_parallel_size")
     assert "at least 4" in gpus["why"], gpus
+
+
+@pytest.mark.parametrize("line", [
+    "4. disable CUDA graph by --disable-cuda-graph. (Not recommended. Huge performance loss)",  # SGLang's own hint
+    "You can try --enforce-eager to save some memory.",
+    "Consider adding the flag, e.g. set --disable-cuda-graph if the capture fails.",
+])
+def test_a_switch_proposed_by_a_hint_is_not_in_use(line):
+    run = run_of(diag(line + "\n" + TGI_WARMUP_FAIL))
+    assert run.numbers.get("cuda_graphs_off") is None, line
