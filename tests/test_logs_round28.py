@@ -367,3 +367,27 @@ def test_a_pool_far_below_none_at_a_high_fraction_puts_the_fraction_last():
 def test_a_switch_proposed_by_a_hint_is_not_in_use(line):
     run = run_of(diag(line + "\n" + TGI_WARMUP_FAIL))
     assert run.numbers.get("cuda_graphs_off") is None, line
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("跑了几个请求以后都炸显存了", "RUNTIME"),  # "after a few requests, VRAM blew up" (炸显存, a variant of 爆显存)
+    ("运行一段时间后显存爆炸了，日志如下", "UNDETERMINED"),  # "VRAM exploded after a while"
+    ("运行一段时间后OOM退出", "UNDETERMINED"),  # OOM written against Chinese characters
+    ("持续运行时显存一直缓慢增长直到oom", "LEAK"),  # "VRAM keeps slowly growing until oom"
+    ("显存不释放，跑一晚上就满了", "LEAK"),  # "VRAM is not released; full after a night"
+    ("显存没有一直增长，很稳定", "NONE"),  # denied: "VRAM did not keep growing, stable"
+    ("如果显存一直增长会不会oom？", "NONE"),  # asked
+    ("Metal active memory climbs monotonically across requests and is never reclaimed at idle.", "LEAK"),
+    ("RSS grows across requests until the container is OOM-killed.", "LEAK"),
+])
+def test_out_of_memory_and_growth_in_other_wordings(text, kind):
+    run = run_of(diag(text))
+    assert run.kind == kind, (run.kind, run.code)
+
+
+def test_a_setting_named_in_a_users_sentence_is_no_step():
+    """LMDeploy's `cache_max_entry_count` holds TurboMind's `max_entry_count` (a step in its cache manager's lines),
+    but a user naming the setting says which value was used, not which step failed."""
+    run = run_of(diag("lmdeploy serve api_server internlm/internlm2-chat-7b --tp 2\n"
+                      "Even with cache_max_entry_count=0.05 I still get OOM, so the setting seems to do nothing."))
+    assert run.kind == "UNDETERMINED", (run.kind, run.code)

@@ -73,9 +73,9 @@ class GenericRules(RulesBase):
 
 
 #: out-of-memory in the words of PyTorch, CUDA, HIP, Vulkan, Metal and allocators in general
-OOM_WORDS = (r"out of memory", r"显存(?:不足|不够|溢出|爆了?)|爆显存", r"\bout of (?:GPU|CUDA|device|video|graphics|VRAM) memory\b", r"\[malloc_or_wait\] Unable to allocate", r"Exceeded max size of memory allocation", r"the resource allocation failed", r"VK_ERROR_OUT_OF_DEVICE_MEMORY",
-             r"\[metal::malloc\]", r"greater than the maximum allowed buffer size", r"alloc_?\w*mem\w* failed", r"OutOfMemoryError", r"\bOutOfMemory\b", r"CUBLAS_STATUS_ALLOC_FAILED",
-             r"memory is insufficient", r"\bOOM\b", r"cudaErrorMemoryAllocation", r"hipErrorOutOfMemory",
+OOM_WORDS = (r"out of memory", r"显存(?:不足|不够|溢出|爆了?|炸了?|爆炸)|[爆炸]显存|内存溢出", r"\bout of (?:GPU|CUDA|device|video|graphics|VRAM) memory\b", r"\[malloc_or_wait\] Unable to allocate", r"Exceeded max size of memory allocation", r"the resource allocation failed", r"VK_ERROR_OUT_OF_DEVICE_MEMORY",
+             r"\[metal::malloc\]", r"greater than the maximum allowed buffer size", r"alloc_?\w*mem\w* failed", r"OutOfMemoryError", r"(?<![A-Za-z0-9_])OutOfMemory(?![A-Za-z0-9_])", r"CUBLAS_STATUS_ALLOC_FAILED",
+             r"memory is insufficient", r"(?<![A-Za-z0-9_])OOM(?![A-Za-z0-9_])", r"cudaErrorMemoryAllocation", r"hipErrorOutOfMemory",
              r"ErrorOutOfDeviceMemory", r"CUDA_ERROR_OUT_OF_MEMORY", r"cudaMalloc failed", r"memory allocation failed",
              r"CUDA out of\b", r"failed to allocate", r"unable to allocate .*buffer",
              r"Insufficient (?:GPU |device )?memory", r"not enough memory", r"kIOGPUCommandBufferCallbackErrorOutOfMemory",
@@ -113,6 +113,7 @@ def _usize(m, i: int = 1) -> int:
 _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:keeps?|kept|continu\w*|steadily|"
            r"gradually|constantly|slowly)\s+(?:to\s+)?(?:grow|increas|ris|climb|go(?:es|ing)? up|creep)\w*|"
            r"(?:grow|grew|increas|ris|climb|creep)\w*\s+(?:continuously|steadily|constantly|gradually|linearly|"
+           r"monotonically|across (?:requests|calls|runs|generations|batches)|"
            r"over time|without (?:bound|limit)|indefinitely|(?:with|after|on) (?:each|every) (?:request|call|batch|"
            r"iteration|step|inference)|until\b))|\bmemory[- ]leak(?:s|ing|age)?\b|"
            r"\bleak(?:s|ing|ed)? (?:host |CPU |GPU |system |device )?memory\b|"
@@ -134,6 +135,27 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:k
            # begins to swap")
            r"\b(?:after|over)\b(?:(?!\b(?:not|never)\b|n't\b)[^.;!?\n]){0,60}?\b(?:starts?|begins?|started|began)\s+(?:\w+ly\s+)?(?:swapping|"
            r"to swap|to grow|growing|leaking|to leak)\b")
+#: ... in Chinese: memory that keeps rising (显存一直缓慢增长, 内存持续上涨), memory not given back (显存不释放), a leak
+#: (内存泄漏)
+_GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM)[^，。,.；;！？]{0,12}?(?:一直|持续|不断|缓慢|逐渐|慢慢|越来越|逐步)"
+              r"[^，。,.；;！？]{0,6}?(?:增长|增加|上涨|上升|变大|升高|涨|多)|"
+              r"(?:显存|内存)[^，。,.；;！？]{0,8}?(?:不|没有?|未)(?:被)?(?:释放|回收)|(?:显存|内存)泄[漏露]")
+
+
+def _growth_zh(m: re.Match) -> str:
+    """The Chinese clause of a user's line that states growth; ValueError where it supposes, asks or denies the
+    growth (显存没有一直增长: "did not keep growing"; not 不释放, "not released", which is the report)."""
+    clause = _failure_stated_zh(m)
+    if _DENIED_GROWTH_ZH.search(clause):
+        raise ValueError("denied")
+    return clause
+
+
+#: a negation right before the Chinese growth words
+_DENIED_GROWTH_ZH = re.compile(r"(?:没有?|不|未|无|并没有?)(?:再|会|是|在)?(?:一直|持续|不断|缓慢|逐渐|慢慢|越来越|逐步|增长|"
+                               r"增加|上涨|上升|变大|升高|涨)")
+
+
 #: a denial or doubt in the words' own clause ("no memory leak", "memory does not keep growing")
 #: (also a contraction without its apostrophe or with a typographic one: "it wouldnt run into OOM", "didn\u2019t")
 _DENIED = re.compile(r"\b(?:no|not|never|without|nor|rule[sd]? out|ruled out|instead of)\b|n['\u2019]t\b|"
@@ -503,7 +525,7 @@ LOG = LogWords(
                         r"\bconversation " + _GROWS + r"|\bchat " + _GROWS + r"|"
                         # ... in Chinese: while inferring, generating, chatting, or when a request or input is sent
                         # (推理时, 当我们输入三张图像时, 发送请求的时候), or under concurrency (并发)
-                        r"(?:推理|生成|对话|请求|输入|发送)[^，。,.！？]{0,16}?(?:时|的时候|过程中)|高?并发|"
+                        r"(?:推理|生成|对话|请求|输入|发送)[^，。,.！？]{0,16}?(?:时|的时候|过程中|以后|之后)|高?并发|"
                         # a client's call to the server ("client.chat.completions.create(", a base URL given to a
                         # client, curl to the completions endpoint)
                         r"\bclient\.(?:chat\.)?completions\.create\(|\bbase_url\s*=\s*[\x22']https?://|"
@@ -580,6 +602,7 @@ LOG = LogWords(
         fig("reported_memory_delta_bytes", r"\b(?:delta|diff|difference|growth|increase|grew(?: by)?)\s*[:=]?\s*\+\s?"
             + _USIZE, _usize, mode="list"),
         fig("_growth_stated", _GROWTH, _growth, mode="first", prose=True),
+        fig("_growth_stated", _GROWTH_ZH, _growth_zh, mode="first", prose=True, flags=0),
         fig("_failure_stated", _FAILS, _failure_stated, mode="first", prose=True),
         fig("_failure_stated", _FAILS_ZH, _failure_stated_zh, mode="first", prose=True, flags=0),
         fig("reported_memory_before_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE, _usize, flags=0),

@@ -39,7 +39,7 @@ LOG = LogWords(
     ),
     frames={
         "KV": rx(r"create_model_instance|_create_model_instance|createModelInstance|create_engine|_create_engine|"
-                 r"LlamaCacheManager|BlockManager|SequenceManager|max_entry_count|CacheEngine|_update_cache_config"),
+                 r"LlamaCacheManager|BlockManager|SequenceManager|(?<!cache_)max_entry_count|CacheEngine|_update_cache_config"),
         "WEIGHTS": rx(r"_create_weight|create_shared_weights|createSharedWeights|_load_weights|export_weights"),
         "RUNTIME": rx(r"LlamaBatch::(?:Forward|InitializeSampling)|_forward_thread|stream_infer|async_stream_infer|"
                       # the PyTorch engine's serving loop (request.py, engine.py, engine_loop.py)

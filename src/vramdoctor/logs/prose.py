@@ -20,7 +20,7 @@ OOM_ANY = re.compile("|".join(f"(?:{w})" for w in OOM_WORDS), I)
 #: where a line splits into clauses: after a sentence's end, or before a word that turns it ("but", "however")
 _CLAUSE = re.compile(r"(?<=[.!?;])\s+|,?\s+\b(?:but|however|yet|although|though|whereas|while)\b,?\s+|"
                      r"(?<=[。！？；，])|但是|不过", I)
-_OOM_NAME = r"(?:OOMs?\b|OOM-?ing|out[- ]of[- ]memory|OutOfMemory|run(?:s|ning)? out of (?:\w+ )?memory)"
+_OOM_NAME = r"(?:OOMs?(?![A-Za-z0-9_])|OOM-?ing|out[- ]of[- ]memory|OutOfMemory|run(?:s|ning)? out of (?:\w+ )?memory)"
 #: a clause that supposes, expects or denies: what the user expects or hopes, what should (not) happen, the
 #: out-of-memory itself denied ("no OOM", "never runs out of memory", "would not OOM", "didn't run out of memory"),
 #: and advice before it ("if you hit OOM", "to avoid OOM", "may cause OOM")
