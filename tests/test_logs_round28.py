@@ -391,25 +391,3 @@ def test_a_setting_named_in_a_users_sentence_is_no_step():
     run = run_of(diag("lmdeploy serve api_server internlm/internlm2-chat-7b --tp 2\n"
                       "Even with cache_max_entry_count=0.05 I still get OOM, so the setting seems to do nothing."))
     assert run.kind == "UNDETERMINED", (run.kind, run.code)
-
-
-SGLANG_SERVING = ("[2025-02-09 20:33:34] The server is fired up and ready to roll!\n"
-                  "[2025-02-09 20:33:56 TP0] Prefill batch. #new-seq: 1, #new-token: 12, #cached-token: 0, "
-                  "token usage: 0.01, #running-req: 0, #queue-req: 0\n"
-                  "[2025-02-09 20:33:56 TP0] TpModelWorkerClient hit an exception: Traceback (most recent call last):\n"
-                  '  File "/sgl/python/sglang/srt/managers/tp_worker_overlap_thread.py", line 109, in forward_thread_func\n'
-                  "    self.forward_thread_func_()\n"
-                  '  File "/sgl/python/sglang/srt/model_executor/model_runner.py", line 750, in forward_extend\n'
-                  "    return self.model.forward(\n")
-
-
-def test_an_error_cut_inside_its_traceback_is_not_cleared_by_a_free_pool():
-    """The pool was almost empty, but the log ends before the error's last line, which may be the out of memory."""
-    run = run_of(diag(SGLANG_SERVING))
-    assert (run.kind, run.code) == ("UNDETERMINED", "failure-cause-not-shown"), (run.kind, run.code)
-
-
-def test_an_error_whose_traceback_ends_with_a_free_pool_is_not_memory():
-    run = run_of(diag(SGLANG_SERVING + "RuntimeError: shape '[1, 12, 32, 128]' is invalid for input of size 4096\n"
-                      "[2025-02-09 20:33:57] Received sigquit from a child process. It usually means the child failed."))
-    assert run.kind == "NOT_OOM", (run.kind, run.code)

@@ -329,10 +329,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         usage = run.numbers.get("kv_usage_pct") or []
         # (only where the log goes on after the error: a paste that stops at it may have cut the out-of-memory
         # line that would have followed)
-        # (and not where the log ends inside the error's traceback: its last line, which may be the out of memory,
-        # is cut)
-        if (usage and usage[-1] < 50 and "requests" in f.progress and len(f.after) >= 3
-                and not all(traceback_line(t) for _, t in f.after)):
+        if usage and usage[-1] < 50 and "requests" in f.progress and len(f.after) >= 3:
             return Diagnosis(kind="NOT_OOM", code="serving-error-kv-mostly-free", evidence=[(f.line_no, f.text)],
                              oom=False, inferred=True,
                              message=f"An error while serving with the KV cache {usage[-1]}% used and no out-of-"
