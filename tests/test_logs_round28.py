@@ -391,3 +391,17 @@ def test_a_setting_named_in_a_users_sentence_is_no_step():
     run = run_of(diag("lmdeploy serve api_server internlm/internlm2-chat-7b --tp 2\n"
                       "Even with cache_max_entry_count=0.05 I still get OOM, so the setting seems to do nothing."))
     assert run.kind == "UNDETERMINED", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("text,kind", [
+    # the memory words are the user's, around the error the sentence quotes
+    ("vLLM fails at start with a `RuntimeError: CUDA error: invalid argument` in the all-reduce. It happens even with "
+     "a low memory fraction.", "NOT_OOM"),
+    ("The server dies with `ValueError: Unsupported head size 72` right away, no matter how much memory is free.",
+     "NOT_OOM"),
+    # the error's own words speak of memory: not cleared
+    ("It fails with `RuntimeError: failed to reserve the memory pool` during start-up.", "UNDETERMINED"),
+])
+def test_the_memory_words_around_a_quoted_error_are_the_users(text, kind):
+    run = run_of(diag(text))
+    assert run.kind == kind, (run.kind, run.code)

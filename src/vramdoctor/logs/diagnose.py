@@ -23,7 +23,7 @@ from dataclasses import replace
 from .authorship import user_words
 from .facts import PROSE_HIT, Failure, RunFacts
 from .knowledge import FRAME, knowledge, phase_words
-from .lines import LOG_PREFIX, stated, stops_inside, traceback_line
+from .lines import LOG_PREFIX, STATED, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, Place, frames, locate
 from .quiet import leak, no_failure, pressure, shortfall
 from .verdict import KIND_OF_PHASE, Diagnosis
@@ -153,6 +153,25 @@ def _cause_shown(f: Failure) -> bool:
         return True
     tail = f.text.rsplit(": ", 1)[-1]  # the words after the last label: "... error in CALL: TEXT"
     return len(tail.split()) >= 3 and not _MEMORYISH.search(tail) and "cuda" not in tail.lower()
+
+
+def _error_words(text: str) -> str:
+    """The error's own words in a line: in a user's sentence, the error quoted in it and the rest of its clause ("fails
+    with a `RuntimeError: invalid argument` in the custom all-reduce kernel. This occurs even with conservative memory
+    settings" -> "RuntimeError: invalid argument` in the custom all-reduce kernel."), not the user's words around it;
+    a program's line whole."""
+    if not user_words(text):
+        return text
+    m = STATED.search(text)
+    if not m:
+        return text
+    opened = text[:m.start()].rstrip()[-1:]
+    if opened in "`'\"\u201c" and opened:  # quoted: the error ends where its quote closes
+        close = text.find({"\u201c": "\u201d"}.get(opened, opened), m.start())
+        if close > 0:
+            return text[m.start():close]
+    end = re.search(r"[.;!?](?:\s|$)", text[m.start():])
+    return text[m.start():m.start() + end.end()] if end else text[m.start():]
 
 
 #: an internal check that failed (OpenVINO's "Check '...' failed", an assertion): it says which invariant broke,
@@ -335,7 +354,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                              message=f"An error while serving with the KV cache {usage[-1]}% used and no out-of-"
                                      "memory message: memory was not exhausted.")
         if _cause_shown(f):
-            words = sorted({m.group(0).lower() for m in _MEMORYISH.finditer(f.text)})
+            words = sorted({m.group(0).lower() for m in _MEMORYISH.finditer(_error_words(f.text))})
             if words:  # a stated cause in words about memory that vramdoctor does not know: do not guess
                 return Diagnosis(kind="UNDETERMINED", code="failure-unrecognised", evidence=[(f.line_no, f.text)],
                                  oom=None, candidates=[], missing="wording vramdoctor knows for this failure",
