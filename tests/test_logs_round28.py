@@ -405,3 +405,15 @@ def test_a_setting_named_in_a_users_sentence_is_no_step():
 def test_the_memory_words_around_a_quoted_error_are_the_users(text, kind):
     run = run_of(diag(text))
     assert run.kind == kind, (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line", [
+    "2026-07-06 23:18:23,723 - WARNING - autotuner.py:1315 - flashinfer.jit: [Autotuner]: OOM detected, falling back "
+    "to default tactic",
+    "WARNING: CUDA out of memory while tuning the kernel, falling back to the reference implementation",
+])
+def test_an_out_of_memory_the_program_went_on_from_is_no_failure(line):
+    text = ("INFO 07-06 23:18:20 [gpu_model_runner.py:1890] Model loading took 14.2 GiB and 9.8 seconds\n"
+            + line)
+    run = run_of(diag(text))
+    assert run.kind == "NONE" and run.oom is not True, (run.kind, run.code)

@@ -411,6 +411,10 @@ LOG = LogWords(
         # allocate memory for the KV cache ... will not be stored"); the engine goes on
         msg(r"LMCache\b.{0,200}(?:Failed to allocate memory|will not be stored)|will not be stored", "note",
             code="lmcache-store-full"),
+        # an out of memory the program caught and went on from another way (FlashInfer's autotuner: "[Autotuner]: OOM
+        # detected, falling back to default tactic"; "out of memory, falling back to CPU"): a warning, no failure
+        msg(r"(?:\bOOM\b|out of memory)[^\n]{0,60}?\b(?:falling back|fall(?:s|ing)? back|fallback) to\b", "note",
+            code="oom-fallback"),
         # a backend process that died under its front end (LocalAI's gRPC backends): why is in the backend's log
         msg(r"rpc error: code = \w+ desc = (?:error reading from server: EOF|connection error|transport is closing)",
             "wrapper"),
