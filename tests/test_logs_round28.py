@@ -417,3 +417,42 @@ def test_an_out_of_memory_the_program_went_on_from_is_no_failure(line):
             + line)
     run = run_of(diag(text))
     assert run.kind == "NONE" and run.oom is not True, (run.kind, run.code)
+
+
+@pytest.mark.parametrize("text,out,kept", [
+    ("When I try to load large models it fails with CUDA out of memory.", "RUNTIME", "WEIGHTS"),
+    ("Model initialization fails with torch.OutOfMemoryError: CUDA out of memory.", "RUNTIME", "KV_CAPACITY"),
+    ("CUDA out of memory during model loading", "RUNTIME", "WEIGHTS"),
+    ("After the model is loaded, I get CUDA out of memory.", "WEIGHTS", "RUNTIME"),
+    ("It is not at startup: CUDA out of memory comes hours later.", None, "RUNTIME"),
+])
+def test_a_reports_words_of_when_narrow_the_candidates(text, out, kept):
+    run = run_of(diag(text))
+    assert run.kind == "UNDETERMINED" and kept in run.candidates and out not in run.candidates, run.candidates
+
+
+@pytest.mark.parametrize("title", ["# [Bug] Insufficient memory problem when vLLM starts",
+                                   "## [Usage]: CUDA out of memory on startup", "### `OOM` at start"])
+def test_an_issue_title_with_a_tag_is_the_users_heading(title):
+    """vLLM's issue templates title with a tag ("[Bug]", "[Usage]:"): the title is the user's summary, and the engine's
+    own verdict below it decides."""
+    text = (title + "\n"
+            '  File "/opt/vllm/vllm/v1/worker/gpu_worker.py", line 145, in init_device\n'
+            "    raise ValueError(\n"
+            "ValueError: Free memory on device (41.10/79.15 GiB) on startup is less than desired GPU memory "
+            "utilization (0.9, 71.24 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.")
+    run = run_of(diag(text))
+    assert (run.kind, run.code) == ("NOT_OOM", "gpu-shared-with-other-process"), (run.kind, run.code)
+
+
+def test_a_healthy_tgi_run_that_sized_its_pool_is_no_leak():
+    """TGI sizes its pool from free memory on every start ("Setting max batch total tokens to N"); only a user's
+    --max-batch-total-tokens overridden by it ("Inferred max batch total tokens") is the pool growing past the request."""
+    text = ("2025-02-11T09:00:25.140Z  INFO text_generation_router_v3: backends/v3/src/lib.rs:125: Warming up model\n"
+            "2025-02-11T09:00:29.870Z  INFO text_generation_router_v3: backends/v3/src/lib.rs:137: Setting max batch "
+            "total tokens to 164256\n"
+            "2025-02-11T09:00:29.911Z  INFO text_generation_router::server: router/src/server.rs:2220: Connected\n"
+            '2025-02-11T09:01:04.551Z  INFO generate{parameters=GenerateParameters { max_new_tokens: Some(512) } '
+            'total_time="3.2s"}: text_generation_router::server: router/src/server.rs:402: Success')
+    run = run_of(diag(text))
+    assert run.kind == "NONE", (run.kind, run.code)

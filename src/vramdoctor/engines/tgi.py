@@ -56,6 +56,9 @@ LOG = LogWords(
     ),
     figures=(
         fig("kv_pool_tokens", r"(?:Inferred|Setting) max batch total tokens(?: to)?:? " + NUM, count),
+        # the router overriding the user's --max-batch-total-tokens with the pool it sized from free memory (router
+        # main.rs, flash models: a warning "Inferred max batch total tokens: N", printed only where the user set one)
+        fig("_tgi_pool_overrode", r"Inferred max batch total tokens:? " + NUM, count),
         fig("prefill_tokens", r"Not enough memory to handle (\d+) prefill tokens", count),
         fig("num_gpu_blocks", r"KV-cache blocks: (\d+)", count),
         fig("block_size", r"KV-cache blocks: \d+, size: (\d+)", count),

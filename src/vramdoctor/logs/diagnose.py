@@ -155,6 +155,32 @@ def _cause_shown(f: Failure) -> bool:
     return len(tail.split()) >= 3 and not _MEMORYISH.search(tail) and "cuda" not in tail.lower()
 
 
+#: a report's words that the failure came while the server was starting ("when I try to load large models", "model
+#: initialization fails", "during model loading", "at startup"), or after its weights had loaded ("after the model is
+#: loaded", "the model loads fine")
+_STARTING_WORDS = re.compile(r"\b(?:load(?:s|ing)?|initiali[sz](?:e|es|ing|ation)|start(?:ing|s)?[- ]?up|at start|"
+                             r"launch(?:es|ing)?)\b(?:\s+(?:the |a |my |large |big |bigger )?(?:\w+ )?models?\b)?|"
+                             r"\bmodel (?:load(?:ing)?|initiali[sz]ation)\b", re.I)
+_LOADED_WORDS = re.compile(r"\b(?:after|once) (?:the )?(?:\w+ )?models? (?:is |was |has been |had been )?loaded\b|"
+                           r"\bmodels? loads? (?:fine|ok|okay|successfully|without (?:issue|problem|error)s?)\b", re.I)
+#: a report's words of a step that is over or never began, before the words that name it ("not at startup",
+#: "before loading")
+_NOT_THEN = re.compile(r"\b(?:not|never|before|without)\s+(?:\w+\s+){0,2}$", re.I)
+
+
+def _narrowed(phases: list[str], said: list[str]) -> list[str]:
+    """The candidate phases a report's words leave: loading or starting words rule serving out, "after the model is
+    loaded" the weights (only narrowing: where the words would leave none, all stay)."""
+    keep = list(phases)
+    for text in said:
+        if _LOADED_WORDS.search(text):
+            keep = [p for p in keep if p != "WEIGHTS"] or keep
+        m = _STARTING_WORDS.search(text)
+        if m and not _LOADED_WORDS.search(text) and not _NOT_THEN.search(text[:m.start()]):
+            keep = [p for p in keep if p != "RUNTIME"] or keep
+    return keep
+
+
 def _error_words(text: str) -> str:
     """The error's own words in a line: in a user's sentence, the error quoted in it and the rest of its clause ("fails
     with a `RuntimeError: invalid argument` in the custom all-reduce kernel. This occurs even with conservative memory
@@ -444,7 +470,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             phase, where = "RUNTIME", f"the report's words: it failed while serving (line {told[0]})"
             place = replace(place, deciding=told, inferred=True)
     if phase is None:
-        cands = [KIND_OF_PHASE[p] for p in place.candidates]
+        said = [t for t in ((told or (0, ""))[1], f.text) if t and (user_words(t) or not LOG_PREFIX.match(t))]
+        cands = [KIND_OF_PHASE[p] for p in _narrowed(place.candidates, said)]
         missing = _missing(f, place)
         return Diagnosis(kind="UNDETERMINED", code=f.code or "oom-phase-not-shown", evidence=[(f.line_no, f.text)],
                          candidates=cands, phase_source=where, missing=missing,

@@ -247,7 +247,7 @@ def _starved(run: RunFacts, engine: str) -> Diagnosis | None:
 
 def _offload(run: RunFacts, engine: str) -> Diagnosis | None:
     n = run.numbers
-    if engine == "tgi" and "kv_pool_tokens" in n:
+    if engine == "tgi" and "kv_pool_tokens" in n and "_tgi_pool_overrode" in n:  # (the user's smaller value overridden)
         return Diagnosis(kind="LEAK", code="tgi-kv-pool-fills-free-memory", inferred=True, oom=None,
                          message=f"TGI sized its KV pool to {n['kv_pool_tokens']:,} tokens from the memory free at "
                                  "warm-up, over --max-batch-total-tokens: the pool fills as traffic grows, so free "
