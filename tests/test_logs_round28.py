@@ -456,3 +456,27 @@ def test_a_healthy_tgi_run_that_sized_its_pool_is_no_leak():
             'total_time="3.2s"}: text_generation_router::server: router/src/server.rs:402: Success')
     run = run_of(diag(text))
     assert run.kind == "NONE", (run.kind, run.code)
+
+
+def test_a_start_up_steps_words_after_the_server_served_are_serving():
+    """llama-server re-reserves its compute buffer for a longer prompt (ggml_gallocr_reserve_n) while serving: after its
+    own lines showed a request, the phase never goes back to the warm-up."""
+    text = ("llama_context:      CUDA0 compute buffer size =   307.00 MiB\n"
+            "main: server is listening on http://0.0.0.0:8080 - starting the main loop\n"
+            "srv  params_from_: Chat format: Content-only\n"
+            "slot launch_slot_: id  1 | task 12 | processing task\n"
+            "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1210.50 MiB on device 0: cudaMalloc failed: out of "
+            "memory\n"
+            "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 1269301760\n"
+            "llama_decode: failed to decode, ret = -3")
+    run = run_of(diag(text))
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+def test_a_users_words_of_serving_do_not_move_an_engines_start_up_phase():
+    text = ("When I send the first request, Ollama loads the model and fails:\n"
+            "llama_model_load: error loading model: unable to allocate CUDA0 buffer\n"
+            "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 18432.00 MiB on device 0: cudaMalloc failed: out of "
+            "memory")
+    run = run_of(diag(text))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)

@@ -239,6 +239,18 @@ def _ends(f: Failure) -> bool:
     return any(stated(t) for _, t in f.after)
 
 
+def _serving_before(run: RunFacts, f: Failure, engine: str) -> bool:
+    """The server's own lines (its ready line, a request it took) came before failure `f` in its run: not a user's
+    words of serving, nor Ollama's front server (which loads a model for a request)."""
+    if engine == "ollama":
+        return False
+    for m in ("ready", "requests"):
+        ln, text = f.progress.get(m), run.progress_text.get(m, "")
+        if ln is not None and ln < f.line_no and LOG_PREFIX.match(text) and not user_words(text):
+            return True
+    return False
+
+
 def _served_after(run: RunFacts, end: int, engine: str) -> list[int]:
     """The lines after line `end` where the server shows it served: its ready line, or a request it answered (not
     one it failed: a 5xx status; not Ollama's front server, which answers for whichever runner is loaded, or for
@@ -406,6 +418,12 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         later = ["WEIGHTS", "KV", "WARMUP"][["WEIGHTS", "KV", "WARMUP"].index(place.phase):]
         place = replace(place, phase=None, candidates=later,
                         source=place.source + ", cut before its innermost frames")
+    if place.phase in ("WEIGHTS", "KV", "WARMUP") and _serving_before(run, f, engine):
+        # a start-up step's words after the server's own lines showed it serving (llama-server's compute buffer
+        # re-reserved for a longer prompt, ggml_gallocr_reserve_n, on task 12): the phase never goes back
+        place = replace(place, phase="RUNTIME", candidates=["RUNTIME"],
+                        source=place.source + ", after the server was serving")
+        f = replace(f, code="")
     recovered = _recovered(run, f, place, engine)
     if recovered:
         return recovered
