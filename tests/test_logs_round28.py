@@ -480,3 +480,22 @@ def test_a_users_words_of_serving_do_not_move_an_engines_start_up_phase():
             "memory")
     run = run_of(diag(text))
     assert run.kind == "WEIGHTS", (run.kind, run.code)
+
+
+def test_a_value_tried_in_chinese_is_gone_past():
+    text = ("lmdeploy serve api_server Qwen/Qwen2.5-32B-Instruct-AWQ --model-format awq --cache-max-entry-count 0.8\n"
+            "服务可以正常启动，但是高并发请求以后显存不足，服务直接崩了。\n"
+            "已经把 --cache-max-entry-count 降到 0.5 还是一样爆显存。")  # "lowered to 0.5, the same OOM"
+    run = run_of(diag(text))
+    step = next(a for a in run.advice if a["setting"] == "memory_fraction")
+    assert step["value"] < 0.5, step
+
+
+@pytest.mark.parametrize("text", [
+    "The server starts fine, but after many concurrent requests it crashes with CUDA out of memory.",
+    "Under high concurrency the engine dies: torch.OutOfMemoryError: CUDA out of memory.",
+    "With hundreds of users it runs out of memory (CUDA out of memory) within an hour.",
+])
+def test_a_load_named_without_a_number_is_serving(text):
+    run = run_of(diag(text))
+    assert run.kind == "RUNTIME", (run.kind, run.code)

@@ -19,7 +19,7 @@ from .base import (
     step_tokens,
 )
 from .interface import Engine, LogWords
-from .words import NUM, SIZE, TRIED, TRIED_TO, count, fig, msg, rx, to_bytes, tried
+from .words import NUM, SIZE, TRIED, TRIED_TO, TRIED_TO_ZH, count, fig, msg, rx, to_bytes, tried, tried_zh
 
 GIB = 2**30
 
@@ -504,6 +504,11 @@ LOG = LogWords(
                         # inference or a load of requests named ("OOM while inference", "with 30 concurrent requests")
                         r"\b(?:during|while|at) (?:doing |running )?inference\b|"
                         r"\b\d+ (?:concurrent|parallel|simultaneous) (?:requests|users|clients|streams)\b|"
+                        # ... or a load named without a number ("after many concurrent requests", "under high
+                        # concurrency", "with hundreds of users")
+                        r"\b(?:many|several|multiple|lots of|hundreds of|thousands of|dozens of) (?:concurrent |parallel |"
+                        r"simultaneous )?(?:requests|users|clients)\b|\bhigh (?:concurrency|load|traffic)\b|"
+                        r"\bheavy (?:concurrency|load|traffic)\b|"
                         # serving stated as past ("it had been serving requests for hours", "was handling traffic")
                         r"\b(?:was|were|had been|has been|have been) (?:serving|handling|processing|answering) "
                         r"(?:\w+ )?(?:requests|traffic|users|clients|prompts)\b|"
@@ -586,6 +591,7 @@ LOG = LogWords(
         # a flag's value the user says was tried and still failed: advice goes past it, never back to it
         fig("_tried", TRIED, tried, mode="map"),
         fig("_tried", TRIED_TO, tried, mode="map", prose=True),
+        fig("_tried", TRIED_TO_ZH, tried_zh, mode="map", prose=True),
         # the user's words that it failed the same way with memory to spare ("including pure CPU with 36 GB RAM free",
         # "same error even with 40 GB of VRAM free", "still fails with plenty of free memory")
         fig("_failed_with_memory_free", r"\b(?:identical|same|including|even|still)\b[^\n]{0,120}?(?:\b\d+(?:\.\d+)?\s*"

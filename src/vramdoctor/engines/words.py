@@ -141,6 +141,26 @@ TRIED_TO = (r"\b(?:reduced|reducing|lowered|lowering|decreased|decreasing|droppe
             r"(?P<flag>--?[a-z][\w-]*|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)`?(?:\s+(?:flag|setting|option|parameter|value))?"
             r"(?:\s+in\s+(?:the\s+|our\s+|my\s+)?[\w.-]+(?:\s+file)?)?\s+(?:all\s+the\s+way\s+)?(?:down\s+|up\s+)?"
             r"to\s+`?(?P<value>\d*\.?\d+)\b`?(?P<after>[^\n]{0,120})")
+#: ... in Chinese: "已经把 --cache-max-entry-count 降到 0.5 还是一样爆显存" (lowered to 0.5, the same OOM); the flag or key,
+#: a verb of moving it (降到, 调到, 改成, 设置为, ...), the value
+TRIED_TO_ZH = (r"`?(?P<flag>--?[a-z][\w-]*|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)`?\s*(?:参数|的值)?\s*(?:从\s*[\d.]+\s*)?"
+               r"(?:降到|降低到|降为|降至|调到|调成|调整到|调整为|调低到|调小到|改成|改为|改到|设置为|设置成|设为|设成|设到|"
+               r"减少到|减小到|提高到|增加到|增大到|调高到)\s*`?(?P<value>\d*\.?\d+)`?(?P<after>[^\n]{0,120})")
+_FAILED_ZH = re.compile(r"还是|仍然|依然|照样|一样|同样|报错|崩|爆显存|炸显存|显存不足|不行|没用|无效|(?<![A-Za-z])oom|OOM")
+_WORKED_ZH = re.compile(r"可以了|成功|正常了|解决了|就好了|没问题")
+
+
+def tried_zh(m: re.Match) -> tuple[str, float | int]:
+    """(flag, value) from a `TRIED_TO_ZH` match, when the words after it say it still failed and not first that it
+    worked."""
+    after = m.group("after")
+    failed, worked = _FAILED_ZH.search(after), _WORKED_ZH.search(after)
+    if not failed or worked and worked.start() < failed.start():
+        raise ValueError("a value tried that worked")
+    v = m.group("value")
+    return m.group("flag"), float(v) if "." in v else int(v)
+
+
 _FAILED = re.compile(r"\b(?:still|same|fail\w*|error|crash\w*|oom|out of memory|doesn'?t|does not|didn'?t|did not|"
                      r"no luck|no effect|no difference|(?:not|no) help\w*|won'?t|hang\w*)\b", re.I)
 _WORKED = re.compile(r"\b(?:works?|worked|working|fine|succeed\w*|success\w*|runs|ran|starts|started|okay|ok)\b", re.I)
