@@ -499,3 +499,12 @@ def test_a_value_tried_in_chinese_is_gone_past():
 def test_a_load_named_without_a_number_is_serving(text):
     run = run_of(diag(text))
     assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+def test_tgi_out_of_cache_blocks_while_serving():
+    """server/text_generation_server/models/cache_manager.py: the shard had fewer free blocks than the batch the router
+    admitted."""
+    text = ("2024-03-02T10:11:12.000000Z ERROR batch{batch_size=2}:prefill:prefill{id=12 size=2}: text_generation_client: "
+            "router/client/src/lib.rs:33: Server error: Out of available cache blocks: asked 212, only 40 free blocks")
+    run = run_of(diag(text))
+    assert (run.kind, run.code) == ("RUNTIME", "kv-blocks-exhausted"), (run.kind, run.code)

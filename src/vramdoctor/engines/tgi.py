@@ -19,6 +19,10 @@ LOG = LogWords(
                    r"max[-_]batch[-_](?:total[-_])?tokens|--max-total-tokens|warmup\{|prefill\{|--num-shard"),
     run_start=(rx(r"text_generation_launcher: Args", 0),),
     messages=(
+        # the shard's block allocator out of KV blocks for a batch the router admitted (server/text_generation_server/
+        # models/cache_manager.py allocate: "Out of available cache blocks: asked {n}, only {m} free blocks"): the
+        # request fails while serving
+        msg(r"Out of available cache blocks: asked \d+, only \d+ free blocks", "oom", "RUNTIME", "kv-blocks-exhausted"),
         msg(r"Not enough memory to handle .*prefill tokens|decrease `?--max-batch-prefill-tokens", "oom", "WARMUP",
             "prefill-tokens-exceed-memory"),
         msg(r"Input validation error|`inputs` tokens \+ `max_new_tokens` must be <=", "request"),
