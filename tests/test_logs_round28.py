@@ -508,3 +508,15 @@ def test_tgi_out_of_cache_blocks_while_serving():
             "router/client/src/lib.rs:33: Server error: Out of available cache blocks: asked 212, only 40 free blocks")
     run = run_of(diag(text))
     assert (run.kind, run.code) == ("RUNTIME", "kv-blocks-exhausted"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("Slow progressive memory usage increase on the Ollama server.", "LEAK"),
+    ("RAM is continuing to rise after every request.", "LEAK"),
+    ("Memory grows well beyond the weights plus the cache limit over the course of a day.", "LEAK"),
+    ("There is no gradual memory increase, it stays at 30GB.", "NONE"),
+    ("I want to check for a slow memory increase over a day.", "NONE"),
+])
+def test_growth_named_as_a_noun_or_still_going_on(text, kind):
+    run = run_of(diag(text))
+    assert run.kind == kind, (run.kind, run.code)

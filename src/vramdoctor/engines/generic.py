@@ -117,6 +117,15 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:k
            r"over time|without (?:bound|limit)|indefinitely|(?:with|after|on) (?:each|every) (?:request|call|batch|"
            r"iteration|step|inference)|until\b))|\bmemory[- ]leak(?:s|ing|age)?\b|"
            r"\bleak(?:s|ing|ed)? (?:host |CPU |GPU |system |device )?memory\b|"
+           # growth named as a noun ("slow progressive memory usage increase", "a gradual RAM growth"), memory still
+           # "continuing to rise", or growing past what it should hold over time ("memory grows well beyond the
+           # model's own footprint ..., over the course of normal use")
+           r"\b(?:progressive|gradual|steady|continuous|constant|linear)\w*\s+(?:\w+\s+){0,2}?"
+           r"(?:memory|RAM|VRAM|RSS)\b(?:\s+(?:usage|use|consumption|footprint))?\s+(?:increase|growth|rise|creep|leak)\w*|"
+           r"\b(?:memory|RAM|VRAM|RSS|usage|it)\b[^.;!?\n]{0,30}?\b(?:is |keeps? |kept )?continu(?:es|ing|ed) to "
+           r"(?:rise|grow|increase|climb)\b|"
+           r"\b(?:memory|RAM|VRAM|RSS)\b[^.;!?\n]{0,30}?\b(?:grow|grew|increas|ris|climb|creep)\w*\s+(?:well\s+|far\s+)?"
+           r"(?:beyond|past|above)\b[^.;!?\n]{0,100}?\bover (?:the course of|time\b|hours|days)|"
            # usage or a count creeping up ("the #token count steadily increasing", "KV cache usage keeps rising")
            r"\b(?:usage|token count|count of tokens)\b[^.;!?\n]{0,20}?\b(?:keeps?|kept|steadily|continuously|"
            r"constantly|gradually)\s+(?:to\s+)?(?:grow|increas|ris|climb|creep)\w*|"
