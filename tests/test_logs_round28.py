@@ -110,15 +110,13 @@ def test_serving_told_by_the_report_places_an_out_of_memory(text):
     assert run.kind == "RUNTIME", (run.kind, run.code)
 
 
-@pytest.mark.parametrize("text", [
+#: serving denied by the report does not place it (UNDETERMINED)
+SERVING_DENIED_BY_THE_REPORT_DOES_NOT_PLACE_IT = [
     "Before I send a request, it dies with CUDA out of memory.",
     "I didn't send any prompt yet and it already says CUDA out of memory.",
     "Without a single request being sent, torch.OutOfMemoryError: CUDA out of memory.",
     "The OOM happens before the first request is received.",
-])
-def test_serving_denied_by_the_report_does_not_place_it(text):
-    run = run_of(diag(text))
-    assert run.kind == "UNDETERMINED", (run.kind, run.code)
+]
 
 
 def test_a_reproduction_after_a_load_failure_is_no_recovery():
@@ -229,17 +227,15 @@ def test_weights_at_four_bits_or_fewer_get_no_fewer_bit_step(line, low):
 
 # --- contractions written without their apostrophe, or with a typographic one ----------------------------------------
 
-@pytest.mark.parametrize("text,kind", [
+#: contractions without apostrophe deny as with one
+CONTRACTIONS_WITHOUT_APOSTROPHE_DENY_AS_WITH_ONE = [
     ("With logprobs off at the same concurrency it wouldnt run into OOM.", "NONE"),
     ("At 0.95 it didn\u2019t run out of memory.", "NONE"),
     ("Since the upgrade I dont get OOM anymore.", "NONE"),
     ("I reduced the fraction from 0.9 to 0.3 and it didnt work.", "UNDETERMINED"),  # the failure goes on
     ("That didn\u2019t work either, same thing.", "UNDETERMINED"),
     ("It doesnt OOM on the 7B, but the 70B gives CUDA out of memory.", "UNDETERMINED"),  # the denial is the 7B's
-])
-def test_contractions_without_apostrophe_deny_as_with_one(text, kind):
-    run = run_of(diag(text))
-    assert run.kind == kind, (run.kind, run.code)
+]
 
 
 def test_a_fix_that_did_not_achieve_its_purpose_is_no_failure():
@@ -294,7 +290,8 @@ def test_a_traceback_cut_inside_the_load_is_a_floor_not_the_step():
 
 # --- a failure stated in Chinese --------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text,kind", [
+#: a failure stated in chinese
+A_FAILURE_STATED_IN_CHINESE = [
     ("我们在A100上启动了服务，发送两张大图片的时候出现了这个错误。", "UNDETERMINED"),  # "when sending ... this error appeared"
     ("把 cache-max-entry-count 调到 0.5 也崩了，很奇怪。", "UNDETERMINED"),  # "also crashed at 0.5"
     ("服务启动后一直报错，截图如下", "UNDETERMINED"),
@@ -303,10 +300,7 @@ def test_a_traceback_cut_inside_the_load_is_a_floor_not_the_step():
     ("数据量再大一点的话肯定崩", "NONE"),  # a prediction ("surely crashes if the data is bigger")
     ("没有报错，运行正常。", "NONE"),  # denied: "no error, runs normally"
     ("如果显存不够会不会崩？", "NONE"),  # a question
-])
-def test_a_failure_stated_in_chinese(text, kind):
-    run = run_of(diag(text))
-    assert run.kind == kind, (run.kind, run.code)
+]
 
 
 # --- host RAM for the weights: mmap in use, the CPU's repacked copy, a count a user grouped ----------------------------
@@ -369,7 +363,8 @@ def test_a_switch_proposed_by_a_hint_is_not_in_use(line):
     assert run.numbers.get("cuda_graphs_off") is None, line
 
 
-@pytest.mark.parametrize("text,kind", [
+#: out of memory and growth in other wordings
+OUT_OF_MEMORY_AND_GROWTH_IN_OTHER_WORDINGS = [
     ("跑了几个请求以后都炸显存了", "RUNTIME"),  # "after a few requests, VRAM blew up" (炸显存, a variant of 爆显存)
     ("运行一段时间后显存爆炸了，日志如下", "UNDETERMINED"),  # "VRAM exploded after a while"
     ("运行一段时间后OOM退出", "UNDETERMINED"),  # OOM written against Chinese characters
@@ -379,10 +374,7 @@ def test_a_switch_proposed_by_a_hint_is_not_in_use(line):
     ("如果显存一直增长会不会oom？", "NONE"),  # asked
     ("Metal active memory climbs monotonically across requests and is never reclaimed at idle.", "LEAK"),
     ("RSS grows across requests until the container is OOM-killed.", "LEAK"),
-])
-def test_out_of_memory_and_growth_in_other_wordings(text, kind):
-    run = run_of(diag(text))
-    assert run.kind == kind, (run.kind, run.code)
+]
 
 
 def test_a_setting_named_in_a_users_sentence_is_no_step():
@@ -393,7 +385,8 @@ def test_a_setting_named_in_a_users_sentence_is_no_step():
     assert run.kind == "UNDETERMINED", (run.kind, run.code)
 
 
-@pytest.mark.parametrize("text,kind", [
+#: the memory words around a quoted error are the users
+THE_MEMORY_WORDS_AROUND_A_QUOTED_ERROR_ARE_THE_USERS = [
     # the memory words are the user's, around the error the sentence quotes
     ("vLLM fails at start with a `RuntimeError: CUDA error: invalid argument` in the all-reduce. It happens even with "
      "a low memory fraction.", "NOT_OOM"),
@@ -401,10 +394,7 @@ def test_a_setting_named_in_a_users_sentence_is_no_step():
      "NOT_OOM"),
     # the error's own words speak of memory: not cleared
     ("It fails with `RuntimeError: failed to reserve the memory pool` during start-up.", "UNDETERMINED"),
-])
-def test_the_memory_words_around_a_quoted_error_are_the_users(text, kind):
-    run = run_of(diag(text))
-    assert run.kind == kind, (run.kind, run.code)
+]
 
 
 @pytest.mark.parametrize("line", [
@@ -491,14 +481,12 @@ def test_a_value_tried_in_chinese_is_gone_past():
     assert step["value"] < 0.5, step
 
 
-@pytest.mark.parametrize("text", [
+#: a load named without a number is serving (RUNTIME)
+A_LOAD_NAMED_WITHOUT_A_NUMBER_IS_SERVING = [
     "The server starts fine, but after many concurrent requests it crashes with CUDA out of memory.",
     "Under high concurrency the engine dies: torch.OutOfMemoryError: CUDA out of memory.",
     "With hundreds of users it runs out of memory (CUDA out of memory) within an hour.",
-])
-def test_a_load_named_without_a_number_is_serving(text):
-    run = run_of(diag(text))
-    assert run.kind == "RUNTIME", (run.kind, run.code)
+]
 
 
 def test_tgi_out_of_cache_blocks_while_serving():
@@ -510,13 +498,31 @@ def test_tgi_out_of_cache_blocks_while_serving():
     assert (run.kind, run.code) == ("RUNTIME", "kv-blocks-exhausted"), (run.kind, run.code)
 
 
-@pytest.mark.parametrize("text,kind", [
+#: growth named as a noun or still going on
+GROWTH_NAMED_AS_A_NOUN_OR_STILL_GOING_ON = [
     ("Slow progressive memory usage increase on the Ollama server.", "LEAK"),
     ("RAM is continuing to rise after every request.", "LEAK"),
     ("Memory grows well beyond the weights plus the cache limit over the course of a day.", "LEAK"),
     ("There is no gradual memory increase, it stays at 30GB.", "NONE"),
     ("I want to check for a slow memory increase over a day.", "NONE"),
-])
-def test_growth_named_as_a_noun_or_still_going_on(text, kind):
+]
+
+
+#: each kind of fault above, with the kind a report of it gets (one test over all the tables)
+KIND_OF_REPORT = [(name, text, kind) for name, table in (
+    ("contractions_without_apostrophe_deny_as_with_one", CONTRACTIONS_WITHOUT_APOSTROPHE_DENY_AS_WITH_ONE),
+    ("a_failure_stated_in_chinese", A_FAILURE_STATED_IN_CHINESE),
+    ("out_of_memory_and_growth_in_other_wordings", OUT_OF_MEMORY_AND_GROWTH_IN_OTHER_WORDINGS),
+    ("the_memory_words_around_a_quoted_error_are_the_users", THE_MEMORY_WORDS_AROUND_A_QUOTED_ERROR_ARE_THE_USERS),
+    ("growth_named_as_a_noun_or_still_going_on", GROWTH_NAMED_AS_A_NOUN_OR_STILL_GOING_ON),
+) for text, kind in table] + [(name, text, kind) for name, table, kind in (
+    ("serving_denied_by_the_report_does_not_place_it", SERVING_DENIED_BY_THE_REPORT_DOES_NOT_PLACE_IT, "UNDETERMINED"),
+    ("a_load_named_without_a_number_is_serving", A_LOAD_NAMED_WITHOUT_A_NUMBER_IS_SERVING, "RUNTIME"),
+) for text in table]
+
+
+@pytest.mark.parametrize("fault,text,kind", KIND_OF_REPORT, ids=[f"{f}-{i}" for i, (f, _, _) in
+                                                                enumerate(KIND_OF_REPORT)])
+def test_the_kind_a_report_gets(fault, text, kind):
     run = run_of(diag(text))
-    assert run.kind == kind, (run.kind, run.code)
+    assert run.kind == kind, (fault, run.kind, run.code)
