@@ -508,6 +508,14 @@ GROWTH_NAMED_AS_A_NOUN_OR_STILL_GOING_ON = [
 ]
 
 
+#: a process killed, stated in a user's words (by whom not said): a failure, never NONE
+A_KILL_STATED = [
+    ("It was killed all ten times on the first request.", "UNDETERMINED"),
+    ("Memory use hits about 300GB and then the server gets killed.", "UNDETERMINED"),
+    ("I killed it with Ctrl-C after a minute, no error.", "NONE"),  # the user stopped it
+]
+
+
 #: each kind of fault above, with the kind a report of it gets (one test over all the tables)
 KIND_OF_REPORT = [(name, text, kind) for name, table in (
     ("contractions_without_apostrophe_deny_as_with_one", CONTRACTIONS_WITHOUT_APOSTROPHE_DENY_AS_WITH_ONE),
@@ -515,6 +523,7 @@ KIND_OF_REPORT = [(name, text, kind) for name, table in (
     ("out_of_memory_and_growth_in_other_wordings", OUT_OF_MEMORY_AND_GROWTH_IN_OTHER_WORDINGS),
     ("the_memory_words_around_a_quoted_error_are_the_users", THE_MEMORY_WORDS_AROUND_A_QUOTED_ERROR_ARE_THE_USERS),
     ("growth_named_as_a_noun_or_still_going_on", GROWTH_NAMED_AS_A_NOUN_OR_STILL_GOING_ON),
+    ("a_kill_stated", A_KILL_STATED),
 ) for text, kind in table] + [(name, text, kind) for name, table, kind in (
     ("serving_denied_by_the_report_does_not_place_it", SERVING_DENIED_BY_THE_REPORT_DOES_NOT_PLACE_IT, "UNDETERMINED"),
     ("a_load_named_without_a_number_is_serving", A_LOAD_NAMED_WITHOUT_A_NUMBER_IS_SERVING, "RUNTIME"),

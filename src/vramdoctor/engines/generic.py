@@ -224,7 +224,7 @@ _FAILS = (r"\b(?:fails?|failed|failing|crash(?:es|ed|ing)?|hangs|hung|freez(?:es
           # taken": the purpose it failed, not a failure of the run)
           r"(?:does|did|do)(?: not|n['\u2019]?t)(?: even)? work(?! to \w)|stop(?:s|ped)? responding|not working|"
           r"errors? out|"
-          r"(?:gets?|got|is|was|stays?|remains?) stuck|"
+          r"(?:gets?|got|is|was|stays?|remains?) stuck|(?:gets?|got|is|was|being) killed|"
           # an error met ("came back and met with an error", "I get this error", "it throws an exception")
           r"(?:met with|got|get|gets|getting|hit|hits|throws?|threw|raises?|raised) (?:an |the |this |that |a )?"
           r"(?:error|exception)s?)\b")
