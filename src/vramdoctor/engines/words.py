@@ -153,12 +153,7 @@ _WORKED_ZH = re.compile(r"可以了|成功|正常了|解决了|就好了|没问�
 def tried_zh(m: re.Match) -> tuple[str, float | int]:
     """(flag, value) from a `TRIED_TO_ZH` match, when the words after it say it still failed and not first that it
     worked."""
-    after = m.group("after")
-    failed, worked = _FAILED_ZH.search(after), _WORKED_ZH.search(after)
-    if not failed or worked and worked.start() < failed.start():
-        raise ValueError("a value tried that worked")
-    v = m.group("value")
-    return m.group("flag"), float(v) if "." in v else int(v)
+    return _still_failed(m, _FAILED_ZH, _WORKED_ZH)
 
 
 _FAILED = re.compile(r"\b(?:still|same|fail\w*|error|crash\w*|oom|out of memory|doesn'?t|does not|didn'?t|did not|"
@@ -169,9 +164,16 @@ _WORKED = re.compile(r"\b(?:works?|worked|working|fine|succeed\w*|success\w*|run
 def tried(m: re.Match) -> tuple[str, float | int]:
     """(flag, value) from a `TRIED` match, when the same line says it still failed ("even with" says so itself), and
     not that it worked first ("... and that works, but I need 29000")."""
+    return _still_failed(m, _FAILED, _WORKED, said=m.group(0).lower().startswith("even with"))
+
+
+def _still_failed(m: re.Match, failed_words: re.Pattern, worked_words: re.Pattern,
+                  said: bool = False) -> tuple[str, float | int]:
+    """(flag, value) of a value tried, where the words after it (`failed_words`) say it still failed, not first that it
+    worked (`worked_words`); `said`: the match's own words say so. ValueError otherwise."""
     after = m.group("after")
-    failed, worked = _FAILED.search(after), _WORKED.search(after)
-    if not m.group(0).lower().startswith("even with") and (not failed or worked and worked.start() < failed.start()):
+    failed, worked = failed_words.search(after), worked_words.search(after)
+    if not said and (not failed or worked and worked.start() < failed.start()):
         raise ValueError("a value tried that worked")
     v = m.group("value")
     return m.group("flag"), float(v) if "." in v else int(v)  # (".10" is 0.1)

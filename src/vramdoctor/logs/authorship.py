@@ -20,3 +20,8 @@ def user_words(text: str) -> bool:
     if LOG_PREFIX.match(text) and not HEADING.match(text):
         return False
     return bool(HEADING.match(text) or _LIST_ITEM.match(text) or written_by_user(text, False))
+
+
+def program_line(text: str) -> bool:
+    """The line is a program's own: it has a log prefix, and is not a user's words (a heading) beside it."""
+    return bool(LOG_PREFIX.match(text)) and not user_words(text)

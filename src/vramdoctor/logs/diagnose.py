@@ -20,11 +20,11 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .authorship import user_words
+from .authorship import program_line, user_words
 from .facts import PROSE_HIT, Failure, RunFacts
 from .knowledge import FRAME, knowledge, phase_words
-from .lines import LOG_PREFIX, STATED, stated, stops_inside, traceback_line
-from .phase import FAILED_REQUEST, Place, frames, locate
+from .lines import STATED, stated, stops_inside, traceback_line
+from .phase import FAILED_REQUEST, STARTUP, Place, frames, locate
 from .quiet import leak, no_failure, pressure, shortfall
 from .verdict import KIND_OF_PHASE, Diagnosis
 
@@ -192,7 +192,7 @@ def _error_words(text: str) -> str:
     if not m:
         return text
     opened = text[:m.start()].rstrip()[-1:]
-    if opened in "`'\"\u201c" and opened:  # quoted: the error ends where its quote closes
+    if opened and opened in "`'\"\u201c":  # quoted: the error ends where its quote closes
         close = text.find({"\u201c": "\u201d"}.get(opened, opened), m.start())
         if close > 0:
             return text[m.start():close]
@@ -224,7 +224,7 @@ def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Dia
                                  "follows in this log. If the server then ran, memory was tight but enough.")
     later = _served_after(run, end, engine)
     # (a user's sentence that names the failure is no step of the run: the engine's lines after it are no recovery)
-    if later and not user_words(f.text) and not f.pasted and not worse and (place.phase in ("WEIGHTS", "KV", "WARMUP") or place.phase is None):
+    if later and not user_words(f.text) and not f.pasted and not worse and (place.phase in STARTUP or place.phase is None):
         at = min(later)
         text = next((run.progress_text.get(m, "") for m, ln in run.progress.items() if ln == at), "")
         return Diagnosis(kind="NONE", code="recovered-at-start", oom=True, evidence=[(f.line_no, f.text), (at, text)],
@@ -246,7 +246,7 @@ def _serving_before(run: RunFacts, f: Failure, engine: str) -> bool:
         return False
     for m in ("ready", "requests"):
         ln, text = f.progress.get(m), run.progress_text.get(m, "")
-        if ln is not None and ln < f.line_no and LOG_PREFIX.match(text) and not user_words(text):
+        if ln is not None and ln < f.line_no and program_line(text):
             return True
     return False
 
@@ -259,7 +259,7 @@ def _served_after(run: RunFacts, end: int, engine: str) -> list[int]:
     out = []
     for m, ln in run.progress.items():
         text = run.progress_text.get(m, "")
-        if ln > end and LOG_PREFIX.match(text) and not user_words(text) and (
+        if ln > end and program_line(text) and (
                 m == "ready" or m == "requests" and not (FAILED_REQUEST.search(text) or engine == "ollama")):
             out.append(ln)
     return out
@@ -272,7 +272,7 @@ def _serving_told(run: RunFacts, f: Failure) -> tuple[int, str] | None:
     start-up line of the server's own follows the failure (the report's serving is then another run's)."""
     ln = run.progress.get("requests")
     text = run.progress_text.get("requests", "")
-    if ln is None or LOG_PREFIX.match(text) and not user_words(text):
+    if ln is None or program_line(text):
         return None
     end = max(f.end_line, f.line_no)
     if any(m != "requests" and at > end for m, at in run.progress.items()):
@@ -410,15 +410,15 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                  "ran out cannot be told. Missing: " + _missing(f, place) + ". If it was memory, "
                                  "the phase would be " + " or ".join(cands) + ".")
     place = locate(f, engine, weights)
-    if ((told or user_words(f.text)) and place.phase in ("WEIGHTS", "KV", "WARMUP") and not _ends(f)
+    if ((told or user_words(f.text)) and place.phase in STARTUP and not _ends(f)
             and place.source.startswith(("the stack frames", "the message after"))):
         # a user's words of the failure over a traceback cut before its last frames: the innermost frame shown is a
         # floor, not the step that failed (text-generation-webui's load_model allocates exllamav2's cache after its
         # weights)
-        later = ["WEIGHTS", "KV", "WARMUP"][["WEIGHTS", "KV", "WARMUP"].index(place.phase):]
+        later = list(STARTUP[STARTUP.index(place.phase):])
         place = replace(place, phase=None, candidates=later,
                         source=place.source + ", cut before its innermost frames")
-    if place.phase in ("WEIGHTS", "KV", "WARMUP") and _serving_before(run, f, engine):
+    if place.phase in STARTUP and _serving_before(run, f, engine):
         # a start-up step's words after the server's own lines showed it serving (llama-server's compute buffer
         # re-reserved for a longer prompt, ggml_gallocr_reserve_n, on task 12): the phase never goes back
         place = replace(place, phase="RUNTIME", candidates=["RUNTIME"],
@@ -488,7 +488,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             phase, where = "RUNTIME", f"the report's words: it failed while serving (line {told[0]})"
             place = replace(place, deciding=told, inferred=True)
     if phase is None:
-        said = [t for t in ((told or (0, ""))[1], f.text) if t and (user_words(t) or not LOG_PREFIX.match(t))]
+        said = [t for t in ((told or (0, ""))[1], f.text) if t and not program_line(t)]
         cands = [KIND_OF_PHASE[p] for p in _narrowed(place.candidates, said)]
         missing = _missing(f, place)
         return Diagnosis(kind="UNDETERMINED", code=f.code or "oom-phase-not-shown", evidence=[(f.line_no, f.text)],

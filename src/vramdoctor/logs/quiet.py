@@ -324,11 +324,10 @@ def _under_way(ln: int, text: str, engine: str) -> tuple[int, str, str] | None:
 def _loading(text: str, engine: str) -> bool:
     """A line the run's engine prints while some start-up step is under way, which one not said (its `STARTUP`
     steps: Ollama's server polling a runner still loading, `status="llm server loading model"`)."""
-    e = knowledge().engine.get(engine)
-    names = [engine] + ([e.wraps] if e and e.wraps else [])
-    return not PY_FRAME.search(text) and any(
-        knowledge().engine[n].log.frames["STARTUP"].search(text) for n in names
-        if n in knowledge().engine and "STARTUP" in knowledge().engine[n].log.frames)
+    engines = knowledge().engine
+    e = engines.get(engine)
+    steps = [engines[n].log.frames.get("STARTUP") for n in (engine, e.wraps if e else None) if n in engines]
+    return not PY_FRAME.search(text) and any(p is not None and p.search(text) for p in steps)
 
 
 #: a line that is only the first words of a step's line: the step's word alone ("Loading", "Capturing", "Warming"),
