@@ -45,7 +45,7 @@ def test_ollama_loading_then_started_is_no_step_under_way():
 def test_a_user_quoting_the_loading_status_is_not_a_step():
     text = OLLAMA_START + '\nIt just sits on status="llm server loading model" forever, I waited 20 minutes.'
     run = run_of(diag(text))
-    assert run.code != "log-ends-during-step" or run.evidence[0][1].startswith("time=")
+    assert run.code != "log-ends-during-step" or run.evidence[0]["text"].startswith("time=")
 
 
 @pytest.mark.parametrize("lines", [

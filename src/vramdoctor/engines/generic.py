@@ -277,6 +277,20 @@ _SENTENCE_END = re.compile(r"[.;!?](?=\s|$)")
 _QUOTED_LEVEL = re.compile(r"\b(?:WARNING|WARN|ERROR|INFO|DEBUG|FATAL|CRITICAL)\b:?|\[[IWE]\]")
 
 
+#: a character of a user's clause that neither denies nor supposes (no "not", "never", "n't", "if", "would")
+_PLAIN = r"(?:(?!\b(?:not|never|no|if|would|could|might|without)\b|n['\u2019]?t\b)[^.;!?])"
+_KILL = r"\b(?:killed|crash(?:es|ed)?|dies|died)\b"
+#: a kill or crash in a user's words, with the memory rising to a size before it ("memory usage climbs to 120GB and
+#: then the process gets killed", "RAM goes up to 62 GB before it is killed", "killed once RAM hits 60 GB"): the
+#: memory is the cause, the kind of memory not said (host RAM, or the unified memory of a Mac)
+_ROSE_TO_KILL = (r"(?<!\bif )\b(?:memory|RAM|consumption|usage)\b" + _PLAIN + r"{0,30}?\b(?:climbs?|climbed|goes|went|rises|"
+                 r"rose|grows|grew|hits|reach(?:es|ed)|spikes?|spiked|balloons?|ballooned|jumps?|jumped)\b(?: up)?"
+                 r"(?: to)?\s*(?:~|about |around |over |almost |nearly )?\d[\d.,]*\s*[GT]i?B\b" + _PLAIN +
+                 r"{0,40}?" + _KILL + "|" + _KILL + _PLAIN + r"{0,40}?\b(?:when|once|after|as)\b" + _PLAIN +
+                 r"{0,20}?\b(?:memory|RAM|usage)\b" + _PLAIN + r"{0,20}?\b(?:hits|reach(?:es|ed)|climbs? to|goes up to|"
+                 r"went up to)\s*(?:~|about |around |over )?\d[\d.,]*\s*[GT]i?B\b")
+
+
 #: a user sending a request, as subject and verb ("I send", "we submitted", "users asked", "I can give"; written out,
 #: without `s?`, so that every one is a word the prefilter can search for)
 _SENDS = "|".join(f"{who} {how}{verb}" for who in ("I", "we", "user", "users", "client", "clients")
@@ -302,6 +316,10 @@ LOG = LogWords(
             r"\b(?:pod|container|cgroup)s?\b[^.;]{0,60}?\b(?:OOM|out of memory|memory limits?)\b|"
             r"\bexceed\w* (?:the |its |their )?(?:pod'?s? |container'?s? |cgroup'?s? |host'?s? )memory limits?",
             "oom", "HOST"),
+        # a kill or crash in a user's words, with the memory rising to a size before it ("memory usage climbs to 120GB
+        # and then the process gets killed", "RAM goes up to 62 GB before it is killed", "killed once RAM hits 60 GB"):
+        # the memory is the cause, the kind of memory not said (a host RAM or unified-memory kill)
+        msg(_ROSE_TO_KILL, "oom", "HOST"),
         # PyTorch's CPU allocator (c10/core/impl/alloc_cpu.cpp): host RAM, not the GPU
         msg(r"DefaultCPUAllocator: (?:not enough memory|can't allocate memory)", "oom", "HOST", "host-alloc-failed"),
         # NCCL's own buffers (not the KV pool): NCCL WARN Cuda failure 'out of memory'
@@ -536,6 +554,11 @@ LOG = LogWords(
                         r"another |second |first |same |new |few |long |longer |large |larger |big |bigger |complex |"
                         r"relatively |simple |short )*(?:[\w-]+ )?(?:requests?|prompts?|questions?|query|queries|"
                         r"messages?|images?|conversations?|chats?)\b|"
+                        # a request named by its order or as the API's ("exclusively the first request after
+                        # starting", "with the same API request", "on the second prompt"; not "before the first")
+                        r"(?<!before )(?<!until )(?<!without )\bthe (?:very )?(?:first|second|next|same) (?:API |HTTP |"
+                        r"chat |completions? |inference )?(?:request|prompt|query|call)s?\b|"
+                        r"\b(?:an?|the|same|every|each) API (?:request|call)s?\b|"
                         # through the server's API or chat ("accessing the models through api", "in the chat tab",
                         # "once the conversation reaches 8K tokens")
                         r"\bthrough (?:the |its |an? |their )?(?:API|OpenAI[- ]compatible (?:API|endpoint)|endpoint)\b|"

@@ -280,6 +280,20 @@ def _serving_told(run: RunFacts, f: Failure) -> tuple[int, str] | None:
     return ln, text
 
 
+def _titled_cause(run: RunFacts):
+    """The error the report's title names (a markdown heading: "# [Bug] RuntimeError: NCCL error: unhandled system
+    error"), as (Verdict, (line, text)), where its words are an out-of-memory's or another failure's that the engines'
+    words know; None where there is no such title, or it asks ("... out of memory?")."""
+    if not run.heading:
+        return None
+    ln, text = run.heading
+    if text.rstrip().endswith("?"):
+        return None
+    k = knowledge()
+    v = k.verdict(text, k.candidates(text.lower().encode("utf-8", "replace")).get("msg", set()))
+    return (v, run.heading) if v is not None and v.kind in ("oom", "not_oom") else None
+
+
 def _grew_until(run: RunFacts, f: Failure, how: str) -> Diagnosis | None:
     """The run's memory growth (reported or stated) as the cause of failure `f`, which ended it (`how` says so); None
     where the run shows no growth."""
@@ -383,6 +397,18 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         short = shortfall(run) or leak(run) or (_full_while_serving(run) if not _cause_shown(f) else None)
         if short:
             return short
+        titled = None if _cause_shown(f) else _titled_cause(run)
+        if titled and titled[0].kind == "not_oom":
+            v, (ln, text) = titled
+            return Diagnosis(kind="NOT_OOM", code=v.code, evidence=[(ln, text), (f.line_no, f.text)], oom=False,
+                             inferred=True, phase_source=f"the report's title (line {ln})",
+                             message="This is not memory running out: the report's title names the error, which the "
+                                     "log's own lines stop short of: " + _NOT_OOM.get(v.code, "a failure that is not "
+                                                                                     "memory exhaustion."))
+        if titled:  # an out-of-memory named by the title: its words give the cause, the log's lines the place
+            v, told = titled
+            f = replace(f, kind="oom", code=v.code, phase=v.phase, candidates=v.candidates, wrapper=False)
+    if f.kind == "error":
         usage = run.numbers.get("kv_usage_pct") or []
         # (only where the log goes on after the error: a paste that stops at it may have cut the out-of-memory
         # line that would have followed)
@@ -444,6 +470,12 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         loading = any(phase_words(t, engine) in ("WEIGHTS", "STARTUP") for _, t in f.before[-12:]) or (
             alloc and any(phase_words(t, engine) == "WEIGHTS" for _, t in f.before + f.after)) or bool(
             _LOAD_FAILED.search(f.text))  # the kill reported as a failed load (Ollama's "error loading llama server")
+        told = None if loaded or loading else _serving_told(run, f)
+        if told:  # the report says it was serving ("killed on the first request"): the server's lines do not
+            return Diagnosis(kind="RUNTIME", code="host-oom-kill", evidence=[(f.line_no, f.text), told],
+                             phase_source=f"the report's words (line {told[0]}), inferred",
+                             message=what + " while serving, as the report says; the server's own lines of the "
+                                            "serving are not in the log.")
         if not loaded and not loading:  # one kernel line, nothing of the run: loading or serving cannot be told
             return Diagnosis(kind="UNDETERMINED", code="host-oom-kill" if not alloc else "host-alloc-failed",
                              evidence=[(f.line_no, f.text)], candidates=["WEIGHTS", "RUNTIME"],
@@ -489,7 +521,12 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             place = replace(place, deciding=told, inferred=True)
     if phase is None:
         said = [t for t in ((told or (0, ""))[1], f.text) if t and not program_line(t)]
-        cands = [KIND_OF_PHASE[p] for p in _narrowed(place.candidates, said)]
+        left = _narrowed(place.candidates, said)
+        if len(left) == 1:  # every other phase ruled out (by the frames' floor, the report's words): the one left
+            phase, where = left[0], where + "; the only phase left"
+            place = replace(place, inferred=True)
+    if phase is None:
+        cands = [KIND_OF_PHASE[p] for p in left]
         missing = _missing(f, place)
         return Diagnosis(kind="UNDETERMINED", code=f.code or "oom-phase-not-shown", evidence=[(f.line_no, f.text)],
                          candidates=cands, phase_source=where, missing=missing,
