@@ -115,6 +115,7 @@ def test_every_advice_step_moves_the_right_way_from_what_is_in_use(name):
                 if direction == "up":
                     assert value > cur, (run.code, a)
             if a["setting"] == "memory_fraction":
+                assert value is None or 0 < value <= 1, ("a fraction no engine takes", a)
                 shown = _fraction_shown(run)
                 if shown is not None:  # the fraction the log shows is the one the step moves from
                     assert cur == shown, ("the fraction in use not read", shown, a)

@@ -110,3 +110,60 @@ def test_the_logs_own_error_line_outranks_the_titles():
     run = run_of(diag("\n".join(["# NCCL error: unhandled cuda error", "", *TGI_CUT[:-1],
                                  "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"])))
     assert run.kind != "NOT_OOM"
+
+
+# --- a container's own words that deny an OOM kill, and a crash's exit status ----------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    [*LLAMA_SERVING, 'docker inspect says "OOMKilled": false, "ExitCode": 139 after the long prompt.'],
+    [*OLLAMA_STARTED, "    Last State:     Terminated", "      Reason:       Error", "      Exit Code:    139"],
+    ["INFO 05-20 11:02:06 [api_server.py:1043] vLLM API server version 0.9.1",
+     "The container exited with code 139, OOMKilled=false, restart count 0 -> 1"],
+])
+def test_a_segfaults_exit_status_with_no_oom_kill_is_no_memory(lines):
+    """139 is 128 + SIGSEGV (11): a crash by a bad pointer; `OOMKilled=false` denies the kernel's kill."""
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "crash-access-violation")
+
+
+@pytest.mark.parametrize("line", ['State: {"OOMKilled": true, "ExitCode": 137}', "Reason: OOMKilled"])
+def test_an_oom_kill_the_container_states_is_still_one(line):
+    run = run_of(diag("\n".join([*OLLAMA_STARTED, line])))
+    assert run.code == "host-oom-kill"
+
+
+# --- a GPU held by another process: a fraction of what is free only where something is free ---------------------------
+
+@pytest.mark.parametrize("free,total,step", [
+    ("0.49", "79.32", False), ("0.30", "23.52", False), ("1.10", "44.42", False),  # (all but a sliver held)
+    ("30.11", "79.32", True), ("12.00", "23.52", True)])
+def test_a_fraction_of_what_is_free_only_where_enough_is_free(free, total, step):
+    """vLLM's worker refuses to start (v1/worker/utils.py request_memory): a fraction below a few hundredths of the
+    GPU (or a negative one) is no setting; only freeing the GPU helps."""
+    line = (f"ValueError: Free memory on device cuda:0 ({free}/{total} GiB) on startup is less than desired GPU memory "
+            f"utilization (0.9, {float(total) * 0.9:.2f} GiB). Decrease GPU memory utilization or reduce GPU memory "
+            "used by other processes.")
+    run = run_of(diag("\n".join(["INFO 05-20 11:02:06 [api_server.py:1043] vLLM API server version 0.11.0", line])))
+    assert run.code == "gpu-shared-with-other-process"
+    fractions = [a for a in run.advice if a["setting"] == "memory_fraction"]
+    assert bool(fractions) == step
+    assert all(0 < a["value"] < 0.9 for a in fractions if a["value"] is not None)
+    assert any(a["change"] == "free the GPU" for a in run.advice)
+
+
+# --- TGI's quantization on a command line, quoted or with `=` ---------------------------------------------------------
+
+TGI_WARMUP = ('2024-07-01T09:00:00.000Z ERROR warmup{max_input_length=4095 max_prefill_tokens=4096 '
+              'max_total_tokens=4096}: text_generation_client: router/client/src/lib.rs:33: Server error: Not enough '
+              'memory to handle 4096 prefill tokens. You need to decrease `--max-batch-prefill-tokens`')
+
+
+@pytest.mark.parametrize("command", [
+    'docker run --gpus all ghcr.io/huggingface/text-generation-inference:2.0 --model-id $model --quantize "gptq"',
+    "text-generation-launcher --model-id TheBloke/Llama-2-70B-AWQ --quantize=awq --num-shard 2",
+    "text-generation-launcher --model-id m --quantize 'bitsandbytes-nf4'",
+])
+def test_tgi_quantization_on_a_command_line_is_in_use(command):
+    run = run_of(diag("\n".join([command, TGI_WARMUP])))
+    assert run.kind == "WARMUP"
+    assert all(a["setting"] != "quantization" for a in run.advice), run.advice

@@ -305,7 +305,8 @@ _GROWS = r"(?:reaches|reached|passes|passed|grows|grew|gets to|got to|exceeds|ex
 LOG = LogWords(
     messages=(
         # the kernel's OOM killer: host RAM, not the GPU (phase from progress: loading or serving)
-        msg(r"^\s*Killed\s*$|Out of memory: Killed process|OOMKilled|oom-kill", "oom", "HOST"),
+        msg(r"^\s*Killed\s*$|Out of memory: Killed process|OOMKilled(?![\x22':= ]*(?:false|0)\b)|oom-kill", "oom",
+            "HOST"),
         # the same SIGKILL as its parent reports it (what the shell prints as "Killed"): Go's os/exec "signal: killed"
         # (Ollama's "llama runner process has terminated: signal: killed"), macOS's "Killed: 9" (memory pressure ends
         # it), Python's "<Signals.SIGKILL: 9>", a container's exit code 137 (128 + 9)
@@ -407,7 +408,9 @@ LOG = LogWords(
         msg(r"GGML_ASSERT\((?!.*(?:" + MEMORY_TERMS + r")).*\) failed|GGML_ASSERT: \S+:\d+: (?!.*(?:"
             + MEMORY_TERMS + r"))\S", "not_oom", code="ggml-assert"),
         # a crash by a bad pointer (Windows "exception: access violation", POSIX SIGSEGV): not memory running out
-        msg(r"exception: access violation|Segmentation fault|\bSIGSEGV\b|segfault at ", "not_oom",
+        # (the shell's and a container's exit status 139 is 128 + SIGSEGV's 11)
+        msg(r"exception: access violation|Segmentation fault|\bSIGSEGV\b|segfault at |"
+            r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*139\b", "not_oom",
             code="crash-access-violation"),
         # DeepSpeed-MII / FastGen: its KV blocks ran out mid-generation; it frees them all and recomputes
         # Apple's Metal error string: any Metal program's (llama.cpp, MLX, PyTorch MPS), so no engine's evidence

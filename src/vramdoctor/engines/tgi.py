@@ -80,7 +80,7 @@ LOG = LogWords(
         fig("max_num_seqs", r"max_concurrent_requests:? (\d+)", count),
         # (its Quantize enum, launcher/src/main.rs, as the Args dump or a command line prints it: never a user's "with the
         # --quantize option")
-        fig("quantization", r"quantize:? (?:Some\()?(awq|eetq|exl2|gptq|marlin|bitsandbytes(?:[-_]?(?:nf4|fp4))?|fp8|"
+        fig("quantization", r"quantize(?::? |=)[\x22']?(?:Some\()?(awq|eetq|exl2|gptq|marlin|bitsandbytes(?:[-_]?(?:nf4|fp4))?|fp8|"
             r"compressed[-_]?tensors)\b", lambda m: m.group(1)),
         fig("model_name", r"model_id:? \"([^\"]{1,300})\"", lambda m: m.group(1)),
         fig("args_listing", r"text_generation_launcher: (Args) \{", lambda m: "full"),
