@@ -167,3 +167,30 @@ def test_tgi_quantization_on_a_command_line_is_in_use(command):
     run = run_of(diag("\n".join([command, TGI_WARMUP])))
     assert run.kind == "WARMUP"
     assert all(a["setting"] != "quantization" for a in run.advice), run.advice
+
+
+# --- a syslog or journald prefix whose month is in the machine's own language ------------------------------------------
+
+@pytest.mark.parametrize("month", ["jun", "déc.", "Mär", "okt"])
+def test_a_journald_prefix_in_another_language_is_a_programs_line(month):
+    """Ollama's load error quotes its words (msg="..."): with the journald prefix read, the line is the server's, not
+    a user's quoting; the 500 its request got is that failure's answer, not serving; the load failed, so not RUNTIME."""
+    lines = [f'{month} 18 13:23:19 gpu-box ollama[2256]: time=2024-06-18T13:23:19.008+02:00 level=ERROR '
+             'source=sched.go:388 msg="error loading llama server" error="llama runner process has terminated: '
+             'signal: aborted (core dumped) cudaMalloc failed: out of memory"',
+             f'{month} 18 13:23:19 gpu-box ollama[2256]: [GIN] 2024/06/18 - 13:23:19 | 500 |  3.1684s |       '
+             '127.0.0.1 | POST     "/api/chat"']
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("UNDETERMINED", "oom-phase-not-shown")
+    assert "RUNTIME" not in run.candidates
+    assert run.evidence[0]["line"] == 1
+
+
+@pytest.mark.parametrize("error", ["error loading llama server", "failed to load model"])
+def test_a_failure_reported_as_a_failed_load_is_no_serving_failure(error):
+    lines = ["time=2025-01-10T08:00:00.000Z level=INFO source=routes.go:1259 msg=\"Listening on 127.0.0.1:11434 "
+             "(version 0.5.7)\"",
+             f'time=2025-01-10T08:01:00.000Z level=ERROR source=sched.go:455 msg="{error}" error="cudaMalloc '
+             'failed: out of memory"']
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind in ("UNDETERMINED", "WEIGHTS", "KV_CAPACITY", "WARMUP") and "RUNTIME" not in run.candidates

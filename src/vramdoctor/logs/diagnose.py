@@ -522,6 +522,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     if phase is None:
         said = [t for t in ((told or (0, ""))[1], f.text) if t and not program_line(t)]
         left = _narrowed(place.candidates, said)
+        if _LOAD_FAILED.search(f.text):  # the failure reported as a load that failed: a start-up step, not serving
+            left = [p for p in left if p in STARTUP] or left
         if len(left) == 1:  # every other phase ruled out (by the frames' floor, the report's words): the one left
             phase, where = left[0], where + "; the only phase left"
             place = replace(place, inferred=True)
