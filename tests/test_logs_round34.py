@@ -194,3 +194,21 @@ def test_a_failure_reported_as_a_failed_load_is_no_serving_failure(error):
              'failed: out of memory"']
     run = run_of(diag("\n".join(lines)))
     assert run.kind in ("UNDETERMINED", "WEIGHTS", "KV_CAPACITY", "WARMUP") and "RUNTIME" not in run.candidates
+
+
+# --- a title with more than one tag is the user's heading, not the failure's place --------------------------------------
+
+@pytest.mark.parametrize("title,said,error", [
+    ("# [FT][ERROR] CUDA runtime error: out of memory allocator.h:220", "but when I post a request the server throws:",
+     "  what():  [FT][ERROR] CUDA runtime error: out of memory allocator.h:220"),
+    ("## [Bug][Model]: torch.OutOfMemoryError: CUDA out of memory", "Then we posted 4 requests and it died:",
+     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB."),
+    ("# [Question] [Usage] CUDA out of memory after startup", "Once I made a few requests it crashed with",
+     "RuntimeError: CUDA error: out of memory"),
+])
+def test_a_title_with_several_tags_is_the_users_heading(title, said, error):
+    """The title copies the error; the log's own copy, after the server was up and a request was sent, decides."""
+    lines = [title, "", "The server starts fine and the health check says ready.", said, error]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "RUNTIME"
+    assert all(e["line"] != 1 for e in run.evidence)

@@ -255,7 +255,7 @@ def _failure_stated_zh(m: re.Match) -> str:
 
 #: the start of a line a program wrote, not a user ("llama_model_load: ", "[...]", a time, a level; a markdown heading,
 #: "#### Timeline before the crash", is the user's)
-_WRITTEN = re.compile(r"^\s*(?!#{1,6} +(?:\[[^\]\n]{1,30}\]:? *)?[A-Za-z])(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
+_WRITTEN = re.compile(r"^\s*(?!#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[A-Za-z])(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
 
 
 def _failure_stated(m: re.Match) -> str:
@@ -297,7 +297,7 @@ _SENDS = "|".join(f"{who} {how}{verb}" for who in ("I", "we", "user", "users", "
                   for how in ("", "then ", "just ", "can ", "tried to ")
                   for verb in ("send", "sent", "sending", "submit", "submits", "submitted", "give", "gave", "ask",
                                "asks", "asked", "feed", "fed", "execute", "executed", "run", "ran", "paste",
-                               "pasted"))
+                               "pasted", "post", "posted", "make", "made", "call", "called"))
 #: a conversation or chat growing ("once the conversation reaches 8K tokens")
 _GROWS = r"(?:reaches|reached|passes|passed|grows|grew|gets to|got to|exceeds|exceeded|hits)\b"
 

@@ -9,7 +9,7 @@ from .lines import LOG_PREFIX
 from .prose import written_by_user
 
 #: a markdown heading (not gdb's "#0  0x..." frames)
-HEADING = re.compile(r"^\s{0,3}#{1,6} +(?:\[[^\]\n]{1,30}\]:? *)?[`*_\"']*[^\W\d]")  # (also "# [Bug] Insufficient ...")
+HEADING = re.compile(r"^\s{0,3}#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[`*_\"']*[^\W\d]")  # (also "# [Bug] Insufficient ...")
 #: an item of a list the user wrote ("- tried -c 4096", "4. model: ...")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+\S")
 
