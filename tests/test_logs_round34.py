@@ -212,3 +212,28 @@ def test_a_title_with_several_tags_is_the_users_heading(title, said, error):
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "RUNTIME"
     assert all(e["line"] != 1 for e in run.evidence)
+
+
+# --- growth stated as a size left by each step, or as memory a step does not free --------------------------------------
+
+@pytest.mark.parametrize("said", [
+    "Each iteration of the loop starts with about 300MB more GPU memory used than the one before.",
+    "VRAM goes up by ~200 MB with every request and never comes down.",
+    "I see 400 MB more memory left after each reload of the model.",
+    "# Unloading a model doesn't free all GPU memory on ROCm",
+    "Stopping the generation doesn\u2019t release the VRAM it took.",
+    "Unloading the model doesnt free the memory.",
+])
+def test_growth_by_a_size_per_step_or_memory_not_freed_is_growth(said):
+    run = run_of(diag("\n".join([*OLLAMA_STARTED, said])))
+    assert (run.kind, run.code) == ("LEAK", "memory-growth-stated")
+
+
+@pytest.mark.parametrize("said", [
+    "Each request with a 32k context uses 2 GB more memory, as expected.",
+    "It doesn't matter how long I wait, memory is freed fine after unloading.",
+    "A request leaves 300MB more in the cache, then it is evicted.",
+])
+def test_what_one_step_uses_is_no_growth(said):
+    run = run_of(diag("\n".join([*OLLAMA_STARTED, said])))
+    assert run.kind == "NONE"

@@ -135,11 +135,25 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:k
            r"\bnever)"
            r"\s+(?:being\s+|getting\s+)?(?:properly\s+|fully\s+)?(?:returned|released|freed|reclaimed|given back|return|"
            r"free|go(?:es)? (?:back )?down|come(?:s)? back)\b|"
-           r"\b(?:don't|doesn't|didn't|do not|does not|did not|dont|doesnt|didnt)\s+(?:properly\s+|fully\s+)?"
+           r"\b(?:don't|doesn't|didn't|don\u2019t|doesn\u2019t|didn\u2019t|do not|does not|did not|dont|doesnt|didnt)\s+"
+           r"(?:properly\s+|fully\s+)?"
            r"(?:release|free|return|give back)\s+"
-           r"(?:\w+\s+){0,3}?(?:memory|KV ?cache|blocks|RSS)\b|"
+           r"(?:\w+\s+){0,3}?(?:memory|KV ?cache|blocks|RSS|V?RAM)\b|"
            r"\b(?:RSS|resident memory|(?:host|CPU|system) (?:memory|RAM))\s+(?:stays|remains|stayed|remained)\s+"
            r"(?:high|elevated|at (?:its )?peak)\b|"
+           # growth by a size left by each step ("each iteration of the loop starts with about 300MB more GPU memory",
+           # "VRAM goes up by ~200 MB with every request", "400 MB more memory left after each reload"; not what one
+           # request uses: "each request uses 2 GB more")
+           r"\b(?:each|every)\s+(?:\w+\s+){0,3}?(?:iteration|loop|request|call|run|generation|inference|load|reload|"
+           r"cycle|restart|unload)s?\b(?:\s+\w+){0,3}?\s+(?:starts?|begins?|leaves?|ends?)(?:\s+with)?\s+(?:about |around |"
+           r"roughly |~)?\d[\d.,]*\s*[KMG]i?B\s+more\b|"
+           r"\d[\d.,]*\s*[KMG]i?B\s+more\s+(?:\w+\s+){0,2}?(?:memory|VRAM)\b[^.;!?\n]{0,30}?\b(?:left |remaining |held )?"
+           r"(?:after|following)\s+(?:each|every)\s+(?:\w+\s+){0,3}?(?:iteration|loop|request|call|run|generation|"
+           r"inference|load|reload|cycle|restart|unload)s?\b|"
+           r"\b(?:memory|VRAM)\b[^.;!?\n]{0,30}?\b(?:grows?|grew|goes up|went up|increases?|increased|rises|"
+           r"rose|climbs?|climbed)\s+by\s+(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B\s+(?:with |after |on |for )?"
+           r"(?:each|every)\s+(?:\w+\s+){0,3}?(?:iteration|loop|request|call|run|generation|inference|load|reload|"
+           r"cycle|restart|unload)s?\b|"
            # an onset over time or requests ("after some time the runner starts swapping", "after ~50 prompts it
            # begins to swap")
            r"\b(?:after|over)\b(?:(?!\b(?:not|never)\b|n't\b)[^.;!?\n]){0,60}?\b(?:starts?|begins?|started|began)\s+(?:\w+ly\s+)?(?:swapping|"
@@ -170,7 +184,7 @@ _DENIED_GROWTH_ZH = re.compile(r"(?:没有?|不|未|无|并没有?)(?:再|会|�
 _DENIED = re.compile(r"\b(?:no|not|never|without|nor|rule[sd]? out|ruled out|instead of)\b|n['\u2019]t\b|"
                      r"\b(?:do|does|did|would|could|should|is|was|are|were|wo|ca|has|have|had|need)nt\b", re.I)
 #: growth stated by saying memory is not given back: its negation is the report itself ("is never released")
-_NOT_GIVEN_BACK = re.compile(r"\b(?:not|n't|never)\s+(?:being\s+|getting\s+)?(?:properly\s+|fully\s+)?"
+_NOT_GIVEN_BACK = re.compile(r"(?:\b(?:not|never)|n['\u2019]?t)\s+(?:being\s+|getting\s+)?(?:properly\s+|fully\s+)?"
                              r"(?:returned|released?|freed|free|reclaimed|given back|return|give back|go(?:es)? "
                              r"(?:back )?down|come(?:s)? back)\b", re.I)
 #: a clause that supposes rather than reports ("memory would keep growing", "to check whether RSS increases", "I
