@@ -237,3 +237,54 @@ def test_growth_by_a_size_per_step_or_memory_not_freed_is_growth(said):
 def test_what_one_step_uses_is_no_growth(said):
     run = run_of(diag("\n".join([*OLLAMA_STARTED, said])))
     assert run.kind == "NONE"
+
+
+# --- vLLM V0's profiling result is the pool sized, not a KV step under way ---------------------------------------------
+
+@pytest.mark.parametrize("prefix", ["INFO 02-10 08:00:00 worker.py:267] ",
+                                    "(RayWorkerWrapper pid=4411, ip=10.0.0.7) INFO 03-27 10:29:01 [worker.py:267] "])
+def test_vllm_v0s_profiling_result_is_the_pool_sized(prefix):
+    """worker.py determine_num_available_blocks (0.6.4-0.8) prints what is left for the KV cache: the pool is sized;
+    an out-of-memory after it (no step named) is allocating that pool or capturing graphs, not sizing it."""
+    lines = ["INFO 02-10 07:59:00 model_runner.py:1115] Loading model weights took 14.9935 GB",
+             prefix + "Memory profiling takes 5.10 seconds",
+             prefix + "the current vLLM instance can use total_gpu_memory (79.10GiB) x gpu_memory_utilization (0.90) "
+                      "= 71.19GiB",
+             prefix + "model weights take 14.99GiB; non_torch_memory takes 0.20GiB; PyTorch activation peak memory "
+                      "takes 4.40GiB; the rest of the memory reserved for KV Cache is 51.60GiB.",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total capacity of "
+             "79.10 GiB of which 1.02 GiB is free."]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "UNDETERMINED" and set(run.candidates) == {"KV_CAPACITY", "WARMUP"}
+    lines[3] = lines[3].replace("is 51.60GiB", "is -3.20GiB")
+    assert "WEIGHTS" not in run_of(diag("\n".join(lines))).candidates
+
+
+# --- another program's line pasted last is no cut in this run's log ----------------------------------------------------
+
+SGLANG_WARM = ["[2025-07-29 18:14:20 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=40.10 GB",
+               "[2025-07-29 18:14:24 TP0] KV Cache is allocated. #tokens: 800000, K size: 11.5 GB, V size: 11.5 GB",
+               "[2025-07-29 18:14:43 TP0] Capture cuda graph end. Time elapsed: 19.50 s. mem usage=6.19 GB. "
+               "avail mem=5.24 GB."]
+TGI_READY = ["2024-08-14T10:02:11.512017Z  INFO text_generation_launcher: Args { model_id: \"m\", num_shard: Some(1) }",
+             "2024-08-14T10:02:15.100900Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0",
+             "2024-08-14T10:03:35.100900Z  INFO shard-manager: text_generation_launcher: Shard ready in 80.0s rank=0",
+             "2024-08-14T10:03:40.100900Z  INFO text_generation_router: router/src/main.rs:300: Connected"]
+
+
+@pytest.mark.parametrize("lines,other", [
+    (SGLANG_WARM, "(VllmWorker rank=0 pid=401) INFO 07-29 11:31:40"),
+    (SGLANG_WARM, "(EngineCore_DP0 pid=77) INFO 10-02 09:12:01 [gpu_model_runner.py:34"),
+    (TGI_READY, "INFO 07-29 11:31:40 [gpu_model_runner.py:2"),
+])
+def test_another_engines_line_pasted_last_is_no_cut(lines, other):
+    """The report pastes a line of another engine for comparison, cut: this run's own log is not cut there."""
+    rep = diag("\n".join([*lines, "", "For comparison, vLLM only takes 1.40GiB:", other]), strip=False)
+    run = run_of(rep)
+    assert run.code != "log-cut-off"
+
+
+def test_a_line_in_the_imported_engines_words_without_its_process_tag_is_still_this_runs():
+    """SGLang imports vLLM's code, whose lines it prints in vLLM's words: a cut one is this run's cut."""
+    rep = diag("\n".join([*SGLANG_WARM, "INFO 07-29 18:14:44 [custom_all_reduce.py:2"]), strip=False)
+    assert run_of(rep).code == "log-cut-off"

@@ -452,7 +452,10 @@ LOG = LogWords(
     milestones=(
         ("weights_done", rx(r"Loading model weights took|Model loading took|Model weights loaded")),
         ("kv_sized", rx(r"# (?:GPU|cuda) blocks: [1-9]|\bGPU blocks: [1-9]|KV cache size: [\d,]+ tokens|"
-                        r"Available KV cache memory:|Maximum concurrency for [\d,]+ tokens per request")),
+                        r"Available KV cache memory:|Maximum concurrency for [\d,]+ tokens per request|"
+                        # V0's profiling result (worker/worker.py determine_num_available_blocks, 0.6.4-0.8): the pool
+                        # sized, when what is left is more than nothing
+                        r"the rest of the memory reserved for KV Cache is (?:[1-9]|0\.\d*[1-9])")),
         ("warmup_done", rx(r"Graph capturing finished|init engine .* took")),
         ("ready", rx(r"Starting vLLM (?:API )?server|Available routes are")),
         # (offline LLM.generate: its "Processed prompts:" progress bar)

@@ -397,7 +397,9 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          message="The log ends while a start-up step was under way, with nothing after it: whether "
                                  "that step ran out of memory cannot be told from this log. If it did, the phase "
                                  "would be " + " or ".join(cands) + ".")
-    if run.tail_cut and run.tail and marker in ("ready", "requests"):
+    if run.tail_cut and run.tail and _others_line(run.tail[1], engine):
+        pass  # another program's line pasted last ("for comparison, vLLM prints: ..."): this run's log is not cut
+    elif run.tail_cut and run.tail and marker in ("ready", "requests"):
         # serving, then the paste stops partway through a line: every log of a healthy server ends somewhere
         ln, text = run.tail
         return Diagnosis(kind="NONE", code="log-cut-off", oom=None, evidence=reached + [(ln, text)],
@@ -405,7 +407,7 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          message=f"No memory failure in the lines shown; the run got as far as {_REACHED[marker]}, "
                                  f"and the log stops partway through line {ln}: if the server failed after this, the "
                                  "lines that show it are not here.")
-    if run.tail_cut and run.tail:  # the start-up stops partway through a line: what came next is not here
+    elif run.tail_cut and run.tail:  # the start-up stops partway through a line: what came next is not here
         ln, text = run.tail
         order = list(KIND_OF_PHASE)
         at = {"start": "WEIGHTS", "weights_done": "KV", "kv_sized": "KV", "kv_done": "WARMUP",
@@ -437,6 +439,31 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                                                        if marker else ".")
                      + (" The run ends there, before the server said it was ready: if it failed after this, the "
                         "lines that show it are not in this log." if unfinished else ""))
+
+
+#: a process tag at a line's start ("(VllmWorker rank=0 pid=401) ", "(EngineCore_DP0 pid=94) "): the process that
+#: printed it, whatever code it ran
+_PROCESS_TAG = re.compile(r"^\s*\(\w+[\w =,.]*pid=\d+[\w =,.]*\)")
+
+
+def _others_line(text: str, engine: str) -> bool:
+    """The line is another engine's than the run's (`engine`): its fingerprint is another's and not the run's, nor one
+    the run's engine wraps or is wrapped by. An engine whose code the run's imports (SGLang imports vLLM's) prints
+    lines in that one's words, so for it only a process tag at the line's start tells (vLLM's processes)."""
+    k = knowledge()
+    own = k.engine.get(engine)
+    if own is None or own.log.fingerprint is None:
+        return False
+    tag = _PROCESS_TAG.match(text)
+    for name, e in k.engine.items():
+        if name == engine or name == own.wraps or e.wraps == engine or e.log.fingerprint is None or \
+                not e.log.fingerprint.search(text):
+            continue
+        if name in own.imports and not (tag and e.log.fingerprint.search(tag.group(0))):
+            continue
+        if not own.log.fingerprint.search(text):
+            return True
+    return False
 
 
 _REACHED = {"start": "starting", "weights_done": "loading the weights", "kv_sized": "sizing the KV cache",
