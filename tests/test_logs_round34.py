@@ -288,3 +288,29 @@ def test_a_line_in_the_imported_engines_words_without_its_process_tag_is_still_t
     """SGLang imports vLLM's code, whose lines it prints in vLLM's words: a cut one is this run's cut."""
     rep = diag("\n".join([*SGLANG_WARM, "INFO 07-29 18:14:44 [custom_all_reduce.py:2"]), strip=False)
     assert run_of(rep).code == "log-cut-off"
+
+
+# --- the settings of a server that served, pasted again and cut, are no new run that decides ---------------------------
+
+VLLM_SERVING = ["INFO 05-11 08:10:00 api_server.py:212] vLLM API server version 0.4.2",
+                "INFO 05-11 08:12:00 metrics.py:334] Avg prompt throughput: 102.2 tokens/s, Avg generation throughput: "
+                "2.2 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.8%, CPU KV "
+                "cache usage: 0.0%"]
+SGLANG_SERVING = ["[2025-01-02 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen2.5-7B', mem_fraction_static=0.8)",
+                  "[2025-01-02 10:02:00 TP0] Decode batch. #running-req: 3, #token: 2211, token usage: 0.02, "
+                  "gen throughput (token/s): 150.1, #queue-req: 0"]
+
+
+@pytest.mark.parametrize("lines,settings", [
+    (VLLM_SERVING, "INFO 05-11 08:10:00 api_server.py:151] args: Namespace(host='0.0.0.0', port=8000, model='/data/m"),
+    (SGLANG_SERVING, "[2025-01-02 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen2.5-7B', tokenizer_path='Q"),
+])
+def test_a_served_servers_settings_pasted_again_and_cut_do_not_decide(lines, settings):
+    rep = diag("\n".join([*lines, "", "This is my config:", settings]), strip=False)
+    assert rep.diagnosis["kind"] == "NONE"
+
+
+def test_a_cut_settings_line_alone_is_still_a_cut_log():
+    rep = diag(VLLM_SERVING[0] + "\nINFO 05-11 08:10:00 api_server.py:151] args: Namespace(host='0.0.0.0', port=8000, "
+               "model='/data/m", strip=False)
+    assert rep.diagnosis["kind"] == "UNDETERMINED"

@@ -178,8 +178,12 @@ def decide(reports: list[RunReport], out_of_order: bool = False) -> RunReport | 
         echo = r.kind == "UNDETERMINED" and r.code == "failure-cause-not-shown" and not r.progress
         cut = r.code in UNFINISHED  # a run the log leaves unfinished clears nothing either
         earlier = reports[:len(reports) - 1 - i]
+        # (a run that is only its start line, cut: the settings of a server pasted again, "This is my config:
+        # args: Namespace(...", after it served)
+        settings = cut and r.first_line == r.last_line and set(r.progress) <= {"start"}
         if (echo and any(x.kind not in ("NONE", "UNDETERMINED") for x in earlier)
-                or cut and any(x.kind != "NONE" and x.code not in UNFINISHED for x in earlier)):
+                or cut and any(x.kind != "NONE" and x.code not in UNFINISHED for x in earlier)
+                or settings and any(m in x.progress for x in earlier for m in SERVING)):
             continue  # a wrapper's echo of the earlier run's failure ("error starting llama server: ...")
         if r.kind != "NONE":
             return r
