@@ -314,3 +314,32 @@ def test_a_cut_settings_line_alone_is_still_a_cut_log():
     rep = diag(VLLM_SERVING[0] + "\nINFO 05-11 08:10:00 api_server.py:151] args: Namespace(host='0.0.0.0', port=8000, "
                "model='/data/m", strip=False)
     assert rep.diagnosis["kind"] == "UNDETERMINED"
+
+
+# --- a wrapper the user names, over the wrapped engine's lines only ---------------------------------------------------
+
+LLAMA_COMPUTE_OOM = ["llama_model_loader: loaded meta data with 33 key-value pairs and 292 tensors from /m/q.gguf (version GGUF V3 (latest))",
+                     "load_tensors: offloaded 33/33 layers to GPU",
+                     "llama_kv_cache: size = 4096.00 MiB ( 32768 cells,  32 layers,  1/1 seqs), K (f16): 2048.00 MiB, "
+                     "V (f16): 2048.00 MiB",
+                     "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9658.12 MiB on device 0: cudaMalloc "
+                     "failed: out of memory",
+                     "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 10127212544"]
+
+
+@pytest.mark.parametrize("said,engine,flag", [
+    ("# Since KoboldCpp 1.93 this model no longer starts", "koboldcpp", "--blasbatchsize"),
+    ("I updated KoboldCpp to 1.93 and my model no longer starts:", "koboldcpp", "--blasbatchsize"),
+    ("My LM Studio 0.3.15 fails to load the model, the developer log shows:", "lmstudio", None),
+])
+def test_a_wrapper_the_user_names_owns_the_wrapped_engines_lines(said, engine, flag):
+    rep = diag("\n".join([said, *LLAMA_COMPUTE_OOM]))
+    assert rep.engine == engine
+    run = run_of(rep)
+    flags = " ".join(a["flags"] for a in run.advice)
+    assert "-ub " not in flags and (flag is None or flag in flags)
+
+
+def test_the_wrapped_engine_named_too_keeps_its_own_lines():
+    rep = diag("\n".join(["I tried Ollama too and it works there, but my llama-server fails:", *LLAMA_COMPUTE_OOM]))
+    assert rep.engine == "llamacpp"

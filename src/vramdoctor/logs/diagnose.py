@@ -40,10 +40,19 @@ def detect_engine(hits: dict[str, int]) -> str:
     (marked PROSE_HIT) count only where no program's line names an engine."""
     k = knowledge()
     found = {n: v for n, v in hits.items() if v and not n.startswith(PROSE_HIT)}
+    said = {n[1:]: v for n, v in hits.items() if v and n.startswith(PROSE_HIT) and n[1:2] != PROSE_HIT}
     if not found:  # only the user's words name an engine ("I run it in Ollama"): theirs, then
-        found = {n[len(PROSE_HIT):]: v for n, v in hits.items() if v and n.startswith(PROSE_HIT)}
+        found = dict(said)
     if not found:
         return "unknown"
+    # a wrapper the report is about (its title, or named with its version: "KoboldCpp 1.93 does not ...") over the
+    # lines of the engine it wraps, where no line of its own is pasted: llama.cpp's lines under KoboldCpp, Ollama, LM
+    # Studio are theirs (not where the user names the wrapped engine too: "it works in Ollama, but llama-server fails")
+    theirs = {n[2:]: v for n, v in hits.items() if v and n.startswith(PROSE_HIT * 2)}
+    for n, v in theirs.items():
+        wrapped = k.engine[n].wraps if n in k.engine else None
+        if n not in found and wrapped in found and wrapped not in said:
+            found[n] = v
     wrappers = {n: v for n, v in found.items() if k.engine[n].wraps}
     pool = wrappers or found
     # an engine whose code imports another's modules (SGLang imports vLLM's) wins over it: the other's frames in its

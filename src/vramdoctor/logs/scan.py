@@ -229,6 +229,10 @@ class Scanner:
                     # (an engine named in the user's words counts only where no line of a program names one)
                     key = PROSE_HIT + name if prosey else name
                     r.engine_hits[key] = r.engine_hits.get(key, 0) + 1
+                    if prosey and (HEADING.match(text) or _versioned(pattern, text)):
+                        # ... and named as the one the report is about: in its title, or with its version
+                        # ("KoboldCpp 1.93", "I'm on Ollama v0.5.7"), not as a model's source ("an Ollama GGUF blob")
+                        r.engine_hits[PROSE_HIT * 2 + name] = r.engine_hits.get(PROSE_HIT * 2 + name, 0) + 1
         if "elision" in c and ELISION.match(text):
             r.elisions.append(line_no)
         for i in ms:
@@ -543,6 +547,14 @@ class Scanner:
         if runs:
             runs[0].out_of_order = self.out_of_order()
         return runs
+
+
+def _versioned(pattern, text: str) -> bool:
+    """An engine's name (its fingerprint `pattern`) followed by a version ("KoboldCpp 1.93", "Ollama v0.5.7")."""
+    return any(_VERSION.match(text, m.end()) for m in pattern.finditer(text))
+
+
+_VERSION = re.compile(r"[\s:-]{0,3}(?:to\s+)?(?:v|version\s*)?\d+\.\d+", re.I)
 
 
 def scan(lines: Iterable[tuple[int, str]]) -> list[RunFacts]:
