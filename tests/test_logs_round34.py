@@ -343,3 +343,30 @@ def test_a_wrapper_the_user_names_owns_the_wrapped_engines_lines(said, engine, f
 def test_the_wrapped_engine_named_too_keeps_its_own_lines():
     rep = diag("\n".join(["I tried Ollama too and it works there, but my llama-server fails:", *LLAMA_COMPUTE_OOM]))
     assert rep.engine == "llamacpp"
+
+
+# --- a traceback cut in the engine's check of the pool's size: too small, not an allocation that failed ----------------
+
+V0_CHECK = ["ERROR 04-28 15:55:45 worker_base.py:157] Error executing method initialize_cache. This might cause deadlock "
+            "in distributed execution.",
+            "ERROR 04-28 15:55:45 worker_base.py:157] Traceback (most recent call last):",
+            'ERROR 04-28 15:55:45 worker_base.py:157]   File "/usr/lib/python3.10/site-packages/vllm/worker/worker.py", '
+            "line 171, in initialize_cache",
+            "ERROR 04-28 15:55:45 worker_base.py:157]     raise_if_cache_size_invalid(num_gpu_blocks,"]
+V1_CHECK = ["(EngineCore_0 pid=212) ERROR 08-01 10:00:00 [core.py:700] EngineCore failed to start.",
+            "(EngineCore_0 pid=212) ERROR 08-01 10:00:00 [core.py:700] Traceback (most recent call last):",
+            '(EngineCore_0 pid=212) ERROR 08-01 10:00:00 [core.py:700]   File "/usr/lib/python3.12/site-packages/vllm/v1/'
+            'core/kv_cache_utils.py", line 1101, in get_kv_cache_config',
+            "(EngineCore_0 pid=212) ERROR 08-01 10:00:00 [core.py:700]     check_enough_kv_cache_memory(vllm_config, "
+            "kv_cache_spec, available_memory)"]
+
+
+@pytest.mark.parametrize("said", ["Not enough memory when I start it on two L40 GPUs.",
+                                  "# [Usage]: Not enough memory for Qwen2.5-32B on 2 x L40"])
+@pytest.mark.parametrize("lines", [V0_CHECK, V1_CHECK])
+def test_a_traceback_cut_in_the_pools_size_check_is_a_pool_too_small(said, lines):
+    run = run_of(diag("\n".join([said, *lines])))
+    assert (run.kind, run.code) == ("KV_CAPACITY", "kv-cache-too-small")
+    fractions = [a for a in run.advice if a["setting"] == "memory_fraction"]
+    assert fractions and all(a["direction"] == "up" for a in fractions)
+    assert all(a["setting"] != "max_num_seqs" for a in run.advice)

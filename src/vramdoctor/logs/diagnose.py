@@ -85,7 +85,16 @@ def _code(kind: str, f: Failure, where: str) -> str:
         if "logprobs" in w:
             return "logprobs-oom"
         return "prefill-oom" if re.search(r"prefill|prompt|forward_extend", w) else "serving-oom"
+    if kind == "KV_CAPACITY" and _SIZE_CHECK.search(w):
+        # the innermost frame is the engine's check of the pool's size, not its allocation (vLLM V0 worker.py
+        # raise_if_cache_size_invalid: no blocks, or fewer than the context; V1 kv_cache_utils.py
+        # check_enough_kv_cache_memory): the pool is too small, and a smaller fraction would shrink it more
+        return "kv-cache-too-small"
     return {"WEIGHTS": "weights-alloc-failed", "KV_CAPACITY": "kv-cache-alloc-failed"}[kind]
+
+
+#: an engine's check that its KV pool holds the context (its frame, on a traceback cut before the check's message)
+_SIZE_CHECK = re.compile(r"raise_if_cache_size_invalid|check_enough_kv_cache_memory|_check_enough_kv_cache_memory")
 
 
 
@@ -446,7 +455,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                  "the phase would be " + " or ".join(cands) + ".")
     place = locate(f, engine, weights)
     if ((told or user_words(f.text)) and place.phase in STARTUP and not _ends(f)
-            and place.source.startswith(("the stack frames", "the message after"))):
+            and place.source.startswith(("the stack frames", "the message after"))
+            and not any(_SIZE_CHECK.search(t) for _, _, t in frames(f))):  # (a check raises: it is the step)
         # a user's words of the failure over a traceback cut before its last frames: the innermost frame shown is a
         # floor, not the step that failed (text-generation-webui's load_model allocates exllamav2's cache after its
         # weights)
@@ -545,7 +555,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                  + " or ".join(cands) + ". Missing: " + missing + ".")
     kind = KIND_OF_PHASE[phase]
     evidence = sorted({(f.line_no, f.text), place.deciding} | ({told} if told else set()))
-    stack = " ".join(t for _, _, t in frames(f)) if kind in ("WARMUP", "RUNTIME") else ""
+    stack = " ".join(t for _, _, t in frames(f)) if kind in ("WARMUP", "RUNTIME", "KV_CAPACITY") else ""
     code = _code(kind, f, place.deciding[1] + " " + where + " " + stack)
     return Diagnosis(kind=kind, code=code, evidence=evidence, phase_source=where, inferred=place.inferred,
                      message=_MESSAGES[kind])

@@ -82,7 +82,8 @@ class KvSteps:
                   "down", fit, asked, m=max(1, fit - 512))
         else:
             s.add("shorter context", "max_model_len", "the context is what the pool must hold per sequence", "down")
-        if code not in ("max-model-len-exceeds-kv-cache", "request-exceeds-kv-pool", "request-exceeds-context"):
+        if code not in ("max-model-len-exceeds-kv-cache", "request-exceeds-kv-pool", "request-exceeds-context",
+                        "kv-cache-too-small"):
             conc = n.get("max_concurrency")
             self.seqs_down("each running sequence holds its own KV cache",
                            max(1, int(conc)) if isinstance(conc, float) and conc >= 1 else None)
