@@ -370,3 +370,21 @@ def test_a_traceback_cut_in_the_pools_size_check_is_a_pool_too_small(said, lines
     fractions = [a for a in run.advice if a["setting"] == "memory_fraction"]
     assert fractions and all(a["direction"] == "up" for a in fractions)
     assert all(a["setting"] != "max_num_seqs" for a in run.advice)
+
+
+# --- the kernel's ENOMEM (errno 12) is host memory, not the GPU --------------------------------------------------------
+
+@pytest.mark.parametrize("lines,mmap", [
+    (["INFO 06-02 09:38:00 [gpu_model_runner.py:1329] Starting to load model Qwen/Qwen3-30B-A3B-GPTQ-Int4...",
+      "ERROR 06-02 09:39:03 [core.py:396] RuntimeError: unable to mmap 16933256392 bytes from file </root/.cache/"
+      "huggingface/hub/models--Qwen--Qwen3-30B-A3B-GPTQ-Int4/snapshots/9b53/model.safetensors>: Cannot allocate "
+      "memory (12)"], True),
+    (["[2025-03-01 10:00:00 TP0] Load weight begin. avail mem=78.50 GB",
+      "OSError: [Errno 12] Cannot allocate memory"], False),
+])
+def test_the_kernels_enomem_while_loading_is_host_memory(lines, mmap):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("WEIGHTS", "weights-exceed-system-memory")
+    assert (run.numbers.get("mmap_in_use") is True) == mmap
+    assert not any("load with mmap" in a["why"] for a in run.advice) or not mmap
+    assert all(a["setting"] != "quantization" for a in run.advice) or not mmap  # (a 4-bit model already)

@@ -337,6 +337,11 @@ LOG = LogWords(
         msg(_ROSE_TO_KILL, "oom", "HOST"),
         # PyTorch's CPU allocator (c10/core/impl/alloc_cpu.cpp): host RAM, not the GPU
         msg(r"DefaultCPUAllocator: (?:not enough memory|can't allocate memory)", "oom", "HOST", "host-alloc-failed"),
+        # the kernel's ENOMEM (errno 12, strerror "Cannot allocate memory"): an mmap of a weights file (PyTorch's
+        # MapAllocator "unable to mmap N bytes from file <...>: Cannot allocate memory (12)"), a fork, a host buffer;
+        # host memory or the address space (overcommit, ulimit -v), not the GPU
+        msg(r"Cannot allocate memory \(12\)|\[Errno 12\] Cannot allocate memory|\bENOMEM\b", "oom", "HOST",
+            "host-alloc-failed"),
         # NCCL's own buffers (not the KV pool): NCCL WARN Cuda failure 'out of memory'
         msg(r"NCCL.*(?:out of memory|Cuda failure)", "oom", "WARMUP", "nccl-buffers-oom"),
         msg(r"illegal memory access|illegal address", "not_oom", code="illegal-memory-access"),
@@ -594,6 +599,12 @@ LOG = LogWords(
                         r"\bdecoded \d+ tokens in\b|llama_perf_context_print:|llama_print_timings:")),
     ),
     figures=(
+        # a weights file mapped (PyTorch's MapAllocator names the mmap it failed): mmap is in use
+        fig("mmap_in_use", r"unable to mmap \d+ bytes from file", lambda m: True),
+        # the model in Hugging Face's cache path ("models--Qwen--Qwen3-30B-A3B-GPTQ-Int4/snapshots/"): its name, and so
+        # its quantization, where the log prints no model name of its own
+        fig("model_name", r"\bmodels--([\w.-]{1,100})--([\w.-]{1,200})/snapshots/",
+            lambda m: f"{m.group(1)}/{m.group(2)}"),
         # a KV cache that got less memory than the configured context needs, in the engine's words (vllm.rs
         # kvcache_allocator "Available: 29353.63 MB, Required: 131072.00 MB"; "(need 2.0 GiB, have 0.5 GiB)")
         fig("kv_available_bytes", r"\bAvailable: " + SIZE + r", Required: "),

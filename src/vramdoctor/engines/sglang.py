@@ -282,6 +282,8 @@ LOG = LogWords(
             r"Initialization failed\. Please see the error messages above", "wrapper"),
     ),
     frames={
+        # (model_executor/model_runner.py load_model logs "Load weight begin" before it loads, "Load weight end" after)
+        "WEIGHTS": rx(r"Load weight begin\b"),
         "KV": rx(r"init_memory_pool|TokenToKVPool|_create_buffers|memory_pool\.py|profile_max_num_token"),
         # (init_device_graphs: the name from 0.5 on, for every device's graph runner)
         "WARMUP": rx(r"init_cuda_graphs|init_device_graphs|CudaGraphRunner|cuda_graph_runner|cuda_graph_setup|Capture .{0,20}"
