@@ -388,3 +388,20 @@ def test_the_kernels_enomem_while_loading_is_host_memory(lines, mmap):
     assert (run.numbers.get("mmap_in_use") is True) == mmap
     assert not any("load with mmap" in a["why"] for a in run.advice) or not mmap
     assert all(a["setting"] != "quantization" for a in run.advice) or not mmap  # (a 4-bit model already)
+
+
+# --- an NCCL error whose own detail says the CUDA call it made ran out of memory ---------------------------------------
+
+@pytest.mark.parametrize("prefix,detail,oom", [
+    ("(VllmWorker rank=3 pid=880) ", "Cuda failure 'out of memory'", True),
+    ("[2025-02-01 08:00:00 TP1] ", "Cuda failure 'out of memory'", True),
+    ("(VllmWorker rank=3 pid=880) ", "Cuda failure 'invalid device ordinal'", False),
+])
+def test_an_nccl_errors_own_detail_names_its_cause(prefix, detail, oom):
+    lines = [prefix + "torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/"
+                      "NCCLUtils.cpp:77, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5",
+             prefix + "ncclUnhandledCudaError: Call to CUDA function failed.",
+             prefix + "Last error:",
+             prefix + detail]
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind != "NOT_OOM") == oom, (run.kind, run.code)

@@ -373,6 +373,11 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     told: tuple[int, str] | None = None  # a user's sentence that gave the cause of the failure the log shows cut
     fatal = [f for f in run.failures if f.kind in ("oom", "not_oom")]
     f = fatal[0] if fatal else (run.failures[0] if run.failures else None)
+    if f is not None and f.kind == "not_oom" and f.code == "nccl-error":
+        # NCCL's own detail of the error, a few lines on ("ncclUnhandledCudaError: Call to CUDA function failed. /
+        # Last error: / Cuda failure 'out of memory'"): the CUDA call it names ran out of memory
+        detail = [g for g in fatal if g.kind == "oom" and 0 < g.line_no - f.line_no <= 4]
+        f = detail[0] if detail else f
     if f is not None and f.kind in ("oom", "not_oom"):
         f = _latest_survived(run, f, fatal, engine)
     if f is not None and f.kind in ("oom", "not_oom") and user_words(f.text):
