@@ -405,3 +405,25 @@ def test_an_nccl_errors_own_detail_names_its_cause(prefix, detail, oom):
              prefix + detail]
     run = run_of(diag("\n".join(lines)))
     assert (run.kind != "NOT_OOM") == oom, (run.kind, run.code)
+
+
+# --- a title quoting the engine's error with its step, over a user's words of an out-of-memory with none ---------------
+
+@pytest.mark.parametrize("title,kind", [
+    ("# llama_model_load: error loading model: unable to allocate backend buffer", "WEIGHTS"),
+    ("# [Bug]: ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization`",
+     "KV_CAPACITY"),
+    ("# [Bug] RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.", "KV_CAPACITY"),
+])
+def test_a_titles_error_with_its_step_places_a_users_out_of_memory(title, kind):
+    body = ["", "I get a CUDA out of memory error every time, even on a fresh machine with 128G of RAM.",
+            "The model loads fine in transformers."]
+    run = run_of(diag("\n".join([title, *body])))
+    assert run.kind == kind
+    assert run.evidence[0]["line"] == 1
+
+
+def test_a_title_that_names_no_step_leaves_the_users_out_of_memory_unplaced():
+    body = ["", "I get a CUDA out of memory error every time, even on a fresh machine with 128G of RAM."]
+    run = run_of(diag("\n".join(["# CUDA out of memory with Qwen2.5-72B", *body])))
+    assert run.kind == "UNDETERMINED"

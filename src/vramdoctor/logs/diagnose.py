@@ -392,6 +392,13 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             # traceback that stops before its last line): the user's words give the cause, the engine's lines the place
             told = (f.line_no, f.text)
             f = replace(cut[0], kind="oom", code="", wrapper=False)
+    if f is not None and f.kind == "oom" and not f.phase and user_words(f.text):
+        # a user's words of an out-of-memory that name no step, below a title that quotes the engine's own error with
+        # its step ("# llama_model_load: error loading model: unable to allocate backend buffer"): the title's step
+        titled = _titled_cause(run)
+        if titled and titled[0].kind == "oom" and titled[0].phase:
+            v, told = titled
+            f = replace(f, phase=v.phase, code=v.code, deciding=told)
     if f is not None and f.kind == "oom" and not (f.phase and f.code):
         # a driver's line first, the engine's verdict (its phase, or its code for the same phase) soon after
         said = [g for g in fatal if g.kind == "oom" and g.phase and 0 < g.line_no - f.line_no <= 50
@@ -459,6 +466,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                  "ran out cannot be told. Missing: " + _missing(f, place) + ". If it was memory, "
                                  "the phase would be " + " or ".join(cands) + ".")
     place = locate(f, engine, weights)
+    if run.heading and f.deciding == run.heading and place.deciding == run.heading:
+        place = replace(place, source="the engine's error the report's title quotes")
     if ((told or user_words(f.text)) and place.phase in STARTUP and not _ends(f)
             and place.source.startswith(("the stack frames", "the message after"))
             and not any(_SIZE_CHECK.search(t) for _, _, t in frames(f))):  # (a check raises: it is the step)
