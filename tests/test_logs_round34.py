@@ -427,3 +427,17 @@ def test_a_title_that_names_no_step_leaves_the_users_out_of_memory_unplaced():
     body = ["", "I get a CUDA out of memory error every time, even on a fresh machine with 128G of RAM."]
     run = run_of(diag("\n".join(["# CUDA out of memory with Qwen2.5-72B", *body])))
     assert run.kind == "UNDETERMINED"
+
+
+# --- a wrapper named in a plain sentence never takes over another engine's log ----------------------------------------
+
+@pytest.mark.parametrize("lines,said,engine", [
+    (VLLM_SERVING, "For what it's worth, the same model runs fine in Ollama.", "vllm"),
+    (VLLM_SERVING, "The same model runs fine in LM Studio, but vLLM crashes:", "vllm"),
+    (SGLANG_SERVING, "Ollama runs this model fine.", "sglang"),
+    (LLAMA_COMPUTE_OOM, "Ollama works fine with this model.", "llamacpp"),
+    (LLAMA_COMPUTE_OOM, "KoboldCpp handles it fine on the same card.", "llamacpp"),
+])
+def test_a_wrapper_named_in_a_sentence_does_not_take_over_the_log(lines, said, engine):
+    assert diag("\n".join([said, *lines])).engine == engine
+    assert diag("\n".join([*lines, said])).engine == engine

@@ -53,8 +53,9 @@ def detect_engine(hits: dict[str, int]) -> str:
         wrapped = k.engine[n].wraps if n in k.engine else None
         if n not in found and wrapped in found and wrapped not in said:
             found[n] = v
-    wrappers = {n: v for n, v in found.items() if k.engine[n].wraps}
-    pool = wrappers or found
+    # (over the engine it wraps only: Ollama over llama.cpp's lines, never over a vLLM log)
+    wrapped = {k.engine[n].wraps for n in found if k.engine[n].wraps}
+    pool = {n: v for n, v in found.items() if n not in wrapped} or found
     # an engine whose code imports another's modules (SGLang imports vLLM's) wins over it: the other's frames in its
     # traceback are libraries it called
     imported = {i for n in pool for i in k.engine[n].imports}

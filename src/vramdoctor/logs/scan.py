@@ -224,8 +224,8 @@ class Scanner:
             for i in sampled[0]:
                 name, pattern = k.fingerprints[i]
                 if pattern.search(text):
-                    if prosey is None:
-                        prosey = user_words(text)
+                    if prosey is None:  # (also a plain sentence: "The same model runs fine in Ollama.")
+                        prosey = user_words(text) or bool(_SENTENCE.match(text) and not LOG_PREFIX.match(text))
                     # (an engine named in the user's words counts only where no line of a program names one)
                     key = PROSE_HIT + name if prosey else name
                     r.engine_hits[key] = r.engine_hits.get(key, 0) + 1
@@ -547,6 +547,11 @@ class Scanner:
         if runs:
             runs[0].out_of_order = self.out_of_order()
         return runs
+
+
+#: a sentence: a capitalised word, four or more words with no program's marks in them (no "=", brackets, paths,
+#: pipes), ended by a stop
+_SENTENCE = re.compile(r"^\s*[A-Z][\w'\u2019-]*,?(?: +[\w'\u2019,.-]+){3,60}[.!?:]\s*$")
 
 
 def _versioned(pattern, text: str) -> bool:
