@@ -441,3 +441,24 @@ def test_a_title_that_names_no_step_leaves_the_users_out_of_memory_unplaced():
 def test_a_wrapper_named_in_a_sentence_does_not_take_over_the_log(lines, said, engine):
     assert diag("\n".join([said, *lines])).engine == engine
     assert diag("\n".join([*lines, said])).engine == engine
+
+
+# --- an OOM kill, or an out-of-memory, denied, doubted or asked about -------------------------------------------------
+
+@pytest.mark.parametrize("said", [
+    "It was not killed by the OOM killer.", "It wasn't OOM-killed.", "The container was not OOMKilled.",
+    "exit status 137 (OOMKilled=false)", "It exits with code 137 but dmesg shows no oom-killer.",
+    "# [Bug]: Crash during CUDA graph capture (not OOM)", "## Could a 128k context cause an OOM later?",
+    "I don't think it ran out of memory.", "# [Usage]: Will this config run out of memory with 32 users?",
+])
+def test_a_denied_or_asked_out_of_memory_is_none(said):
+    run = run_of(diag("\n".join([*OLLAMA_STARTED, said])))
+    assert run.kind not in ("RUNTIME", "WEIGHTS", "KV_CAPACITY", "WARMUP"), (run.kind, run.code)
+    assert run.code != "host-oom-kill"
+
+
+@pytest.mark.parametrize("said", ["It was killed by the OOM killer.", "dmesg: Out of memory: Killed process 4242 (ollama)",
+                                  "I'm not sure why, but I get CUDA out of memory on every request."])
+def test_a_stated_out_of_memory_beside_a_doubt_is_still_one(said):
+    run = run_of(diag("\n".join([*OLLAMA_STARTED, said])))
+    assert run.kind == "RUNTIME"

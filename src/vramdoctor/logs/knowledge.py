@@ -196,7 +196,11 @@ class Knowledge:
         # the strongest kind first; among equals the words that name a code, then the order engines list them in
         # (specific before general)
         hits.sort(key=lambda h: (-h[0], not h[1].code, h[4]))
-        if hits[0][3] == "generic" and hits[0][1].kind == "oom" and _advisory(text):
+        if any(h[1].phase == "HOST" for h in hits) and _KILL_DENIED.search(text):
+            # a kill the same line says was not the OOM killer's ("exit code 137 (OOMKilled=false)", "It was not
+            # killed by the OOM killer", "dmesg shows no oom-killer")
+            hits = [h for h in hits if h[1].phase != "HOST"]
+        if hits and hits[0][3] == "generic" and hits[0][1].kind == "oom" and _advisory(text):
             hits = [h for h in hits if not (h[3] == "generic" and h[1].kind == "oom")]
         if hits and hits[0][3] == "generic" and hits[0][1].kind == "error" and _level(text) in _QUIET:
             hits = []  # an INFO line that mentions an error ("retrying after error: ...") is not a failure
@@ -214,6 +218,13 @@ class Knowledge:
 
 
 _QUIET = ("INFO", "DEBUG", "I", "D", "V")
+#: an OOM kill denied: by the container's flag, or in words ("not killed by the OOM killer", "wasn't OOM-killed",
+#: "was not OOMKilled", "no oom-killer", "nothing gets killed")
+_KILL_DENIED = re.compile(
+    r"OOMKilled[\x22':= ]*(?:false|0)\b|\bno (?:sign of (?:the |an? )?)?oom[- ]?kill|"
+    r"\b(?:not|never|wasn['\u2019]?t|isn['\u2019]?t|weren['\u2019]?t|didn['\u2019]?t get)\s+(?:\w+\s+){0,3}?"
+    r"(?:oom[- ]?kill\w*|killed)|\bnothing (?:gets|got|was|is) killed|\bno (?:process|one) (?:gets|got|was) killed",
+    re.I)
 
 
 def _level(text: str) -> str:

@@ -27,9 +27,11 @@ _OOM_NAME = r"(?:OOMs?(?![A-Za-z0-9_])|OOM-?ing|out[- ]of[- ]memory|OutOfMemory|
 _SUPPOSED = re.compile(
     r"\b(?:expects?|(?<!as )expected|expecting|expectations?|hop(?:e|es|ed|ing)|suppos(?:e|ed|edly)|assum(?:e|ed|ing)|"
     r"in theory|theoretically|ideally|should(?:n't)?)\b|"
-    r"(?:\b(?:no|never|without|nor|zero|no longer)|\b(?:would|could|will|might|may|can|does|did|do|is|was|were|are|"
+    r"(?:\b(?:no|not|never|without|nor|zero|no longer)|\b(?:would|could|will|might|may|can|does|did|do|is|was|were|are|"
     r"wo|ca)"
-    r"(?:\s+not|n['\u2019]?t|\s+never))\s+(?:\w+\s+){0,2}?" + _OOM_NAME + "|"
+    r"(?:\s+not|n['\u2019]?t|\s+never))\s+(?:\w+\s+){0,3}?" + _OOM_NAME + "|"
+    # a doubt in the first person ("I don't think it ran out of memory")
+    r"\b(?:don['\u2019]?t|do not|doesn['\u2019]?t|does not) (?:think|believe)\b|"
     r"(?:\bif you (?:are |run |hit |encounter |see |get )|\bmay (?:cause|lead to|result in)|\bmight |"
     # an inference hedged ("the error seems to suggest running out of memory", "looks like an OOM", "suggests OOM")
     r"\b(?:seems?|seemed|appears?|appeared|looks?|looked)\s+(?:to\s+(?:suggest|indicate|be|point to)|like)\b|"
@@ -63,7 +65,8 @@ def supposed(text: str) -> bool:
     """Every clause of the line that holds out-of-memory words supposes, expects or denies one (and at least one
     does): the line reports no failure."""
     held = [c for c in clauses(text) if OOM_ANY.search(c)]
-    return bool(held) and all(_SUPPOSED.search(c) for c in held)
+    # (a clause that asks: "Could a 128k context cause an OOM later?")
+    return bool(held) and all(_SUPPOSED.search(c) or c.rstrip().endswith("?") for c in held)
 
 
 def stated(text: str) -> str:
