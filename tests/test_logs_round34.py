@@ -462,3 +462,25 @@ def test_a_denied_or_asked_out_of_memory_is_none(said):
 def test_a_stated_out_of_memory_beside_a_doubt_is_still_one(said):
     run = run_of(diag("\n".join([*OLLAMA_STARTED, said])))
     assert run.kind == "RUNTIME"
+
+
+# --- host memory that ran out after the weights' buffers, before serving, is no serving failure -----------------------
+
+def test_a_kill_after_the_weights_before_serving_is_not_serving():
+    lines = ["INFO 05-01 10:00:00 api_server.py:586] args: Namespace(model='m', swap_space=64)",
+             "INFO 05-01 10:00:10 model_runner.py:1060] Loading model weights took 14.9888 GB",
+             "INFO 05-01 10:00:15 gpu_executor.py:122] # GPU blocks: 1952, # CPU blocks: 32768",
+             "Killed"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "UNDETERMINED" and "RUNTIME" not in run.candidates
+
+
+@pytest.mark.parametrize("error", ["llama_model_load: error loading model: mmap failed: Cannot allocate memory (12)",
+                                   "llama_model_load: error loading model: mmap failed: Cannot allocate memory"])
+def test_a_load_that_failed_for_host_memory_is_the_weights(error):
+    lines = ["llm_load_tensors: offloaded 20/81 layers to GPU",
+             "llm_load_tensors:   CPU_Mapped model buffer size = 30543.11 MiB", error,
+             "llama_load_model_from_file: failed to load model"]
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("WEIGHTS", "weights-exceed-system-memory")
+    assert not any("load with mmap" in a["why"] for a in run.advice)

@@ -340,7 +340,8 @@ LOG = LogWords(
         # the kernel's ENOMEM (errno 12, strerror "Cannot allocate memory"): an mmap of a weights file (PyTorch's
         # MapAllocator "unable to mmap N bytes from file <...>: Cannot allocate memory (12)"), a fork, a host buffer;
         # host memory or the address space (overcommit, ulimit -v), not the GPU
-        msg(r"Cannot allocate memory \(12\)|\[Errno 12\] Cannot allocate memory|\bENOMEM\b", "oom", "HOST",
+        msg(r"Cannot allocate memory \(12\)|\[Errno 12\] Cannot allocate memory|\bENOMEM\b|"
+            r"\bmmap failed: Cannot allocate memory", "oom", "HOST",
             "host-alloc-failed"),
         # NCCL's own buffers (not the KV pool): NCCL WARN Cuda failure 'out of memory'
         msg(r"NCCL.*(?:out of memory|Cuda failure)", "oom", "WARMUP", "nccl-buffers-oom"),
@@ -600,7 +601,7 @@ LOG = LogWords(
     ),
     figures=(
         # a weights file mapped (PyTorch's MapAllocator names the mmap it failed): mmap is in use
-        fig("mmap_in_use", r"unable to mmap \d+ bytes from file", lambda m: True),
+        fig("mmap_in_use", r"unable to mmap \d+ bytes from file|\bmmap failed\b", lambda m: True),
         # the model in Hugging Face's cache path ("models--Qwen--Qwen3-30B-A3B-GPTQ-Int4/snapshots/"): its name, and so
         # its quantization, where the log prints no model name of its own
         fig("model_name", r"\bmodels--([\w.-]{1,100})--([\w.-]{1,200})/snapshots/",

@@ -500,10 +500,22 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         alloc = f.code == "host-alloc-failed"
         what = ("Host RAM ran out (the CPU allocator failed)" if alloc else
                 "The operating system killed the process for lack of host RAM")
-        loaded = any(m in f.progress for m in ("weights_done", "ready", "requests"))  # (serving: loaded)
-        loading = any(phase_words(t, engine) in ("WEIGHTS", "STARTUP") for _, t in f.before[-12:]) or (
-            alloc and any(phase_words(t, engine) == "WEIGHTS" for _, t in f.before + f.after)) or bool(
-            _LOAD_FAILED.search(f.text))  # the kill reported as a failed load (Ollama's "error loading llama server")
+        failed_load = bool(_LOAD_FAILED.search(f.text))  # reported as a failed load ("error loading llama server")
+        loaded = not failed_load and any(m in f.progress for m in ("ready", "requests"))  # serving
+        loading = failed_load or any(phase_words(t, engine) in ("WEIGHTS", "STARTUP") for _, t in f.before[-12:]) or (
+            alloc and any(phase_words(t, engine) == "WEIGHTS" for _, t in f.before + f.after))
+        if not loaded and not failed_load and "weights_done" in f.progress:
+            # after the weights' buffers, before serving: the weights still paging in (mmap), or the host buffers
+            # the engine makes next (CPU swap space, pinned memory, a KV cache or compute buffer in RAM)
+            return Diagnosis(kind="UNDETERMINED", code="host-oom-kill" if not alloc else "host-alloc-failed",
+                             evidence=[(f.line_no, f.text), (f.progress["weights_done"],
+                                                            run.progress_text.get("weights_done", ""))],
+                             candidates=["WEIGHTS", "KV_CAPACITY", "WARMUP"],
+                             phase_source="the start-up progress (weights_done), before serving",
+                             missing="the line of the step under way when host memory ran out",
+                             message=what + " after the weights' buffers were made and before the server was "
+                                     "serving: the weights still being read in, or the host buffers made next (CPU "
+                                     "swap space, pinned memory, a KV cache or compute buffer in RAM).")
         told = None if loaded or loading else _serving_told(run, f)
         if told:  # the report says it was serving ("killed on the first request"): the server's lines do not
             return Diagnosis(kind="RUNTIME", code="host-oom-kill", evidence=[(f.line_no, f.text), told],
