@@ -484,3 +484,20 @@ def test_a_load_that_failed_for_host_memory_is_the_weights(error):
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("WEIGHTS", "weights-exceed-system-memory")
     assert not any("load with mmap" in a["why"] for a in run.advice)
+
+
+@pytest.mark.parametrize("line", ["vllm-1   Exited (139) 2 minutes ago",
+                                  "ollama.service: Main process exited, code=killed, status=11/SEGV"])
+def test_a_segfault_as_docker_and_systemd_print_it_is_no_memory(line):
+    run = run_of(diag("\n".join([*OLLAMA_STARTED, line])))
+    assert (run.kind, run.code) == ("NOT_OOM", "crash-access-violation")
+
+
+@pytest.mark.parametrize("said,leak", [
+    ("22 GB used even when idle; it doesn't free the VRAM, which is expected since vLLM preallocates the pool.", False),
+    ("It doesn't release the VRAM after unloading, as expected for a preallocated pool.", False),
+    ("It doesn't free the VRAM after each request, so usage keeps growing.", True),
+])
+def test_memory_not_freed_that_the_user_calls_expected_is_no_growth(said, leak):
+    run = run_of(diag("\n".join([*OLLAMA_STARTED, said])))
+    assert (run.kind == "LEAK") == leak

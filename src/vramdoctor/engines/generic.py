@@ -224,10 +224,17 @@ def _growth(m: re.Match, inside: bool = True) -> str:
     begin = max((b.end() for b in _SENTENCE_END.finditer(text, 0, at)), default=0)
     after = _SENTENCE_END.search(text, m.end())
     end = after.start() if after else len(text)
-    if text[end:end + 1] == "?" or _supposed(text, begin, at, m.end(), inside):
+    if text[end:end + 1] == "?" or _supposed(text, begin, at, m.end(), inside) or (
+            inside and _EXPECTED.search(text, m.end(), end + 1)):
         raise ValueError("not stated")
     return text[begin:end + 1].strip()[:300]
 
+
+
+#: the rest of the sentence calls what it describes expected ("it doesn't free the VRAM, which is expected since vLLM
+#: preallocates"): the engine's design, not growth
+_EXPECTED = re.compile(r"\b(?:which|that|this) (?:is|was|'s) (?:\w+ )?expected\b|\bas (?:is )?expected\b|"
+                       r"\bexpected behaviou?r\b|\bby design\b", re.I)
 
 
 #: a failure a user states in words, that no rule places ("the server crashes when the second client connects",
@@ -430,7 +437,8 @@ LOG = LogWords(
         # a crash by a bad pointer (Windows "exception: access violation", POSIX SIGSEGV): not memory running out
         # (the shell's and a container's exit status 139 is 128 + SIGSEGV's 11)
         msg(r"exception: access violation|Segmentation fault|\bSIGSEGV\b|segfault at |"
-            r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*139\b", "not_oom",
+            r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*139\b|\bExited \(139\)|"
+            r"\bstatus=11/SEGV\b", "not_oom",
             code="crash-access-violation"),
         # DeepSpeed-MII / FastGen: its KV blocks ran out mid-generation; it frees them all and recomputes
         # Apple's Metal error string: any Metal program's (llama.cpp, MLX, PyTorch MPS), so no engine's evidence
