@@ -21,7 +21,7 @@ import re
 from dataclasses import replace
 
 from .authorship import program_line, user_words
-from .facts import PROSE_HIT, Failure, RunFacts
+from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts
 from .knowledge import FRAME, knowledge, phase_words
 from .lines import STATED, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, STARTUP, Place, frames, locate
@@ -40,7 +40,8 @@ def detect_engine(hits: dict[str, int]) -> str:
     (marked PROSE_HIT) count only where no program's line names an engine."""
     k = knowledge()
     found = {n: v for n, v in hits.items() if v and not n.startswith(PROSE_HIT)}
-    said = {n[1:]: v for n, v in hits.items() if v and n.startswith(PROSE_HIT) and n[1:2] != PROSE_HIT}
+    said = {n[len(PROSE_HIT):]: v for n, v in hits.items() if v and n.startswith(PROSE_HIT)
+            and not n.startswith(NAMED_HIT)}
     if not found:  # only the user's words name an engine ("I run it in Ollama"): theirs, then
         found = dict(said)
     if not found:
@@ -48,9 +49,9 @@ def detect_engine(hits: dict[str, int]) -> str:
     # a wrapper the report is about (its title, or named with its version: "KoboldCpp 1.93 does not ...") over the
     # lines of the engine it wraps, where no line of its own is pasted: llama.cpp's lines under KoboldCpp, Ollama, LM
     # Studio are theirs (not where the user names the wrapped engine too: "it works in Ollama, but llama-server fails")
-    theirs = {n[2:]: v for n, v in hits.items() if v and n.startswith(PROSE_HIT * 2)}
+    theirs = {n[len(NAMED_HIT):]: v for n, v in hits.items() if v and n.startswith(NAMED_HIT)}
     for n, v in theirs.items():
-        wrapped = k.engine[n].wraps if n in k.engine else None
+        wrapped = k.engine[n].wraps
         if n not in found and wrapped in found and wrapped not in said:
             found[n] = v
     # (over the engine it wraps only: Ollama over llama.cpp's lines, never over a vLLM log)
@@ -370,18 +371,22 @@ def _missing(f: Failure, place: Place | None) -> str:
     return "a line that names the step under way (frames, a warm-up or allocation message)"
 
 
-def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -> Diagnosis:
+def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, str] | None]:
+    """The failure that decides run `run` (None: the run shows none), and the line of the report's own words that gave
+    its cause where the log's lines do not (a user's sentence, or the title; None where they do)."""
     told: tuple[int, str] | None = None  # a user's sentence that gave the cause of the failure the log shows cut
     fatal = [f for f in run.failures if f.kind in ("oom", "not_oom")]
     f = fatal[0] if fatal else (run.failures[0] if run.failures else None)
-    if f is not None and f.kind == "not_oom" and f.code == "nccl-error":
+    if f is None:
+        return None, None
+    if f.kind == "not_oom" and f.code == "nccl-error":
         # NCCL's own detail of the error, a few lines on ("ncclUnhandledCudaError: Call to CUDA function failed. /
         # Last error: / Cuda failure 'out of memory'"): the CUDA call it names ran out of memory
         detail = [g for g in fatal if g.kind == "oom" and 0 < g.line_no - f.line_no <= 4]
         f = detail[0] if detail else f
-    if f is not None and f.kind in ("oom", "not_oom"):
+    if f.kind in ("oom", "not_oom"):
         f = _latest_survived(run, f, fatal, engine)
-    if f is not None and f.kind in ("oom", "not_oom") and user_words(f.text):
+    if f.kind in ("oom", "not_oom") and user_words(f.text):
         # a user's sentence that names the failure ("I was able to reproduce it: ... after a fatal OOM"): the engine's
         # own line of it, where the log has one, decides
         own = [g for g in fatal if g.kind in ("oom", "not_oom") and not user_words(g.text)]
@@ -393,18 +398,23 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             # traceback that stops before its last line): the user's words give the cause, the engine's lines the place
             told = (f.line_no, f.text)
             f = replace(cut[0], kind="oom", code="", wrapper=False)
-    if f is not None and f.kind == "oom" and not f.phase and user_words(f.text):
+    if f.kind == "oom" and not f.phase and user_words(f.text):
         # a user's words of an out-of-memory that name no step, below a title that quotes the engine's own error with
         # its step ("# llama_model_load: error loading model: unable to allocate backend buffer"): the title's step
         titled = _titled_cause(run)
         if titled and titled[0].kind == "oom" and titled[0].phase:
             v, told = titled
             f = replace(f, phase=v.phase, code=v.code, deciding=told)
-    if f is not None and f.kind == "oom" and not (f.phase and f.code):
+    if f.kind == "oom" and not (f.phase and f.code):
         # a driver's line first, the engine's verdict (its phase, or its code for the same phase) soon after
         said = [g for g in fatal if g.kind == "oom" and g.phase and 0 < g.line_no - f.line_no <= 50
                 and (not f.phase or g.phase == f.phase and g.code)]
         f = said[0] if said else f
+    return f, told
+
+
+def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -> Diagnosis:
+    f, told = _deciding(run, engine)
     if f is None:
         return no_failure(run, engine)
     if f.kind == "not_oom" and f.code == "thread-creation-failed":

@@ -13,6 +13,9 @@ MAX_MAP = 64
 #: the mark on an engine's fingerprint hits from a user's words ("I run it in Ollama", "4. model: Ollama GGUF blob"):
 #: they name the engine only where no line a program wrote does
 PROSE_HIT = "~"
+#: ... and the mark on those that name the engine as the one the report is about (its title, or with its version:
+#: "KoboldCpp 1.93"), counted beside the PROSE_HIT ones
+NAMED_HIT = PROSE_HIT * 2
 
 @dataclass
 class Failure:

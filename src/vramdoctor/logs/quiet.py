@@ -397,9 +397,9 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          message="The log ends while a start-up step was under way, with nothing after it: whether "
                                  "that step ran out of memory cannot be told from this log. If it did, the phase "
                                  "would be " + " or ".join(cands) + ".")
-    if run.tail_cut and run.tail and _others_line(run.tail[1], engine):
-        pass  # another program's line pasted last ("for comparison, vLLM prints: ..."): this run's log is not cut
-    elif run.tail_cut and run.tail and marker in ("ready", "requests"):
+    # (not where the cut line is another program's, pasted last: "for comparison, vLLM prints: ...")
+    cut = bool(run.tail_cut and run.tail) and not _others_line(run.tail[1], engine)
+    if cut and marker in ("ready", "requests"):
         # serving, then the paste stops partway through a line: every log of a healthy server ends somewhere
         ln, text = run.tail
         return Diagnosis(kind="NONE", code="log-cut-off", oom=None, evidence=reached + [(ln, text)],
@@ -407,7 +407,7 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          message=f"No memory failure in the lines shown; the run got as far as {_REACHED[marker]}, "
                                  f"and the log stops partway through line {ln}: if the server failed after this, the "
                                  "lines that show it are not here.")
-    elif run.tail_cut and run.tail:  # the start-up stops partway through a line: what came next is not here
+    if cut:  # the start-up stops partway through a line: what came next is not here
         ln, text = run.tail
         order = list(KIND_OF_PHASE)
         at = {"start": "WEIGHTS", "weights_done": "KV", "kv_sized": "KV", "kv_done": "WARMUP",

@@ -14,7 +14,7 @@ from collections import deque
 from typing import Callable, Iterable, Iterator
 
 from ..engines.words import _WORKED as _WORKED_WORDS, TRIED
-from .facts import PROSE_HIT, Failure, RunFacts
+from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts
 from .knowledge import ELISION, GDB_CHATTER, PY_FRAME, Knowledge, is_echo, knowledge
 from .lines import (
     CUT_LOOKBACK,
@@ -232,7 +232,7 @@ class Scanner:
                     if prosey and (HEADING.match(text) or _versioned(pattern, text)):
                         # ... and named as the one the report is about: in its title, or with its version
                         # ("KoboldCpp 1.93", "I'm on Ollama v0.5.7"), not as a model's source ("an Ollama GGUF blob")
-                        r.engine_hits[PROSE_HIT * 2 + name] = r.engine_hits.get(PROSE_HIT * 2 + name, 0) + 1
+                        r.engine_hits[NAMED_HIT + name] = r.engine_hits.get(NAMED_HIT + name, 0) + 1
         if "elision" in c and ELISION.match(text):
             r.elisions.append(line_no)
         for i in ms:

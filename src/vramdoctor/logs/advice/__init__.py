@@ -111,12 +111,12 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
             if x is not None and x < 0.05:  # (all but a sliver held by others: no fraction of it serves a model)
                 s.say("free the GPU", f"only {free / 2**30:.2f} GiB of {total / 2**30:.2f} GiB is free, so no fraction "
                       "fits: stop the other process (nvidia-smi lists it) or give this server its own GPU")
-                return [step.to_dict() for step in s.out]
-            s.add("a fraction of what is free", "memory_fraction", "the engine takes its fraction of the whole GPU, "
-                  "and another process holds part of it" + ("; at that fraction the weights alone would not fit, so "
-                                                             "freeing the GPU is the real fix" if tight else ""),
-                  "down", x, a.c.fraction)
-            s.say("free the GPU", "stop the other process (nvidia-smi lists it) or give this server its own GPU")
+            else:
+                s.add("a fraction of what is free", "memory_fraction", "the engine takes its fraction of the whole GPU, "
+                      "and another process holds part of it" + ("; at that fraction the weights alone would not fit, "
+                                                                 "so freeing the GPU is the real fix" if tight else ""),
+                      "down", x, a.c.fraction)
+                s.say("free the GPU", "stop the other process (nvidia-smi lists it) or give this server its own GPU")
         elif code == "max-model-len-exceeds-model":
             m = n.get("max_model_len_model")
             s.add("the model's own context", "max_model_len", "the requested max_model_len exceeds what the model "
