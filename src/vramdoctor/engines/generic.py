@@ -312,6 +312,15 @@ _ROSE_TO_KILL = (r"(?<!\bif )\b(?:memory|RAM|consumption|usage)\b" + _PLAIN + r"
                  r"went up to)\s*(?:~|about |around |over )?\d[\d.,]*\s*[GT]i?B\b")
 
 
+#: a SIGKILL as its parent reports it (what the shell prints as "Killed"): Go's os/exec "signal: killed" (Ollama's "llama
+#: runner process has terminated: signal: killed"), macOS's "Killed: 9" (memory pressure ends it), Python's
+#: "<Signals.SIGKILL: 9>", a container's exit code 137 (128 + 9: docker compose's "exited with code 137", kubectl's
+#: "Exit Code:    137", docker inspect's "ExitCode": 137). The OOM killer sends most of them, not all: a failed
+#: liveness probe, a stop timeout or a `kill -9` end a process the same way
+SIGKILL = (r"process has terminated: signal: killed|\bKilled: 9\b|<Signals\.SIGKILL: 9>|"
+           r"exit(?:s|ed)?(?: with)? (?:status|code)[ :]*137\b|\bExitCode\W{0,3}137\b")
+
+
 #: a user sending a request, as subject and verb ("I send", "we submitted", "users asked", "I can give"; written out,
 #: without `s?`, so that every one is a word the prefilter can search for)
 _SENDS = "|".join(f"{who} {how}{verb}" for who in ("I", "we", "user", "users", "client", "clients")
@@ -328,11 +337,9 @@ LOG = LogWords(
         # the kernel's OOM killer: host RAM, not the GPU (phase from progress: loading or serving)
         msg(r"^\s*Killed\s*$|Out of memory: Killed process|OOMKilled(?![\x22':= ]*(?:false|0)\b)|oom-kill", "oom",
             "HOST"),
-        # the same SIGKILL as its parent reports it (what the shell prints as "Killed"): Go's os/exec "signal: killed"
-        # (Ollama's "llama runner process has terminated: signal: killed"), macOS's "Killed: 9" (memory pressure ends
-        # it), Python's "<Signals.SIGKILL: 9>", a container's exit code 137 (128 + 9)
-        msg(r"process has terminated: signal: killed|\bKilled: 9\b|<Signals\.SIGKILL: 9>|"
-            r"exit(?:ed)?(?: with)? (?:status|code)[ :]*137\b", "oom", "HOST"),
+        # the same SIGKILL as its parent reports it (SIGKILL above): the OOM killer's unless the log says it was not
+        # (`Reason: Error`, `OOMKilled: false`, a failed liveness probe: diagnose's `process-killed`)
+        msg(SIGKILL, "oom", "HOST"),
         # the same in a user's words: a pod or container past its memory limit, the OS's OOM killer
         msg(r"\bkilled by the (?:OS|kernel|system|OOM[- ]killer)\b|\bOOM[- ]killer\b|\bOOM event\b|"
             r"\b(?:pod|container|cgroup)s?\b[^.;]{0,60}?\b(?:OOM|out of memory|memory limits?)\b|"

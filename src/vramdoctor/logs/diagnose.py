@@ -22,7 +22,7 @@ from dataclasses import replace
 
 from .authorship import program_line, user_words
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts
-from .knowledge import FRAME, knowledge, phase_words
+from .knowledge import FRAME, SIGKILL_RX, knowledge, phase_words
 from .lines import STATED, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, STARTUP, Place, frames, locate
 from .quiet import leak, no_failure, pressure, shortfall
@@ -102,6 +102,8 @@ _SIZE_CHECK = re.compile(r"raise_if_cache_size_invalid|check_enough_kv_cache_mem
 
 
 _NOT_OOM = {
+    "health-check-failed": "a supervisor (Kubernetes, Ray Serve, KServe) gave up on a server that did not answer its "
+                           "health check: it hung, was too busy, or was still loading.",
     "illegal-memory-access": "a kernel touched memory it does not own (a bug in a kernel, the engine or the driver).",
     "nccl-error": "the GPUs failed to talk to each other (NCCL).",
     "device-side-assert": "a kernel assertion failed (bad token ids or shapes).",
@@ -413,10 +415,47 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     return f, told
 
 
+#: a container's state that says its SIGKILL was not the OOM killer's: kubectl's `Reason: Error` (Kubernetes says
+#: `OOMKilled` for the OOM killer's), docker inspect's `"OOMKilled": false`
+_NOT_OOM_KILLER = re.compile(r"^\s*Reason:\s+Error\s*$|\bOOMKilled\W{0,3}(?:false|0)\b", re.I)
+_KILLED = ("The process was killed (SIGKILL: exit code 137 is 128 + 9), and not by the OOM killer, as the log says. "
+           "Other senders of SIGKILL: a failed liveness probe (a server still loading its weights past the probe's "
+           "initialDelaySeconds), a stop that timed out (docker stop, a pod's terminationGracePeriodSeconds), a "
+           "`kill -9`. Read the pod's events (`kubectl describe pod`, `kubectl get events`) or the supervisor's log; "
+           "`journalctl -k | grep -i oom` tells whether the kernel killed anything.")
+
+
+def _killed_not_oom(run: RunFacts, f: Failure) -> Diagnosis | None:
+    """A SIGKILL (exit 137) the log says was not the OOM killer's: UNDETERMINED (`process-killed`), its sender not
+    shown. (A failed liveness probe in the same log is that sender: the probe's line decides, NOT_OOM.)"""
+    if f.code == "process-killed":
+        return Diagnosis(kind="UNDETERMINED", code="process-killed", evidence=[(f.line_no, f.text)], oom=None,
+                         phase_source="the failure line", missing="what sent the SIGKILL", message=_KILLED)
+    if f.phase != "HOST" or not SIGKILL_RX.search(f.text):
+        return None
+    probe = [g for g in run.failures if g.kind == "not_oom" and g.code == "health-check-failed"]
+    if probe:  # the supervisor killed a server that did not answer its health check
+        return Diagnosis(kind="NOT_OOM", code="health-check-failed", evidence=[(probe[0].line_no, probe[0].text),
+                                                                              (f.line_no, f.text)], oom=False,
+                         message="This is not memory running out: " + _NOT_OOM["health-check-failed"] + " The SIGKILL "
+                                 "(exit 137) is the supervisor restarting it after the failed probe, not the OOM "
+                                 "killer; a server that loads for longer than the probe waits needs a longer "
+                                 "initialDelaySeconds (or a startupProbe).")
+    said = [(n, t) for n, t in f.before[-8:] + f.after[:8] if _NOT_OOM_KILLER.search(t)]
+    if not said:
+        return None
+    return Diagnosis(kind="UNDETERMINED", code="process-killed", evidence=sorted({(f.line_no, f.text), said[0]}),
+                     oom=None, phase_source=f"the container's state (line {said[0][0]})",
+                     missing="what sent the SIGKILL", message=_KILLED)
+
+
 def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -> Diagnosis:
     f, told = _deciding(run, engine)
     if f is None:
         return no_failure(run, engine)
+    killed = _killed_not_oom(run, f)
+    if killed:
+        return killed
     if f.kind == "not_oom" and f.code == "thread-creation-failed":
         return Diagnosis(kind="UNDETERMINED", code=f.code, evidence=[(f.line_no, f.text)], oom=None, candidates=[],
                          phase_source="the failure message", missing="which limit refused the thread",

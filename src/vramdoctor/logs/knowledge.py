@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..engines import all_engines
+from ..engines.generic import SIGKILL
 from ..engines.interface import Engine, Figure, Message
 from .prefilter import Words, prefix, required
 from .prose import supposed
@@ -198,8 +199,11 @@ class Knowledge:
         hits.sort(key=lambda h: (-h[0], not h[1].code, h[4]))
         if any(h[1].phase == "HOST" for h in hits) and _KILL_DENIED.search(text):
             # a kill the same line says was not the OOM killer's ("exit code 137 (OOMKilled=false)", "It was not
-            # killed by the OOM killer", "dmesg shows no oom-killer")
-            hits = [h for h in hits if h[1].phase != "HOST"]
+            # killed by the OOM killer", "dmesg shows no oom-killer"); a SIGKILL it names is one of unknown cause
+            # (and the bare "OOM" of the denial's own words)
+            hits = [h for h in hits if h[1].phase != "HOST" and not (h[3] == "generic" and h[1].kind == "oom")]
+            if not hits and SIGKILL_RX.search(text):
+                return Verdict(kind="error", phase=None, code="process-killed", engine="generic")
         if hits and hits[0][3] == "generic" and hits[0][1].kind == "oom" and _advisory(text):
             hits = [h for h in hits if not (h[3] == "generic" and h[1].kind == "oom")]
         if hits and hits[0][3] == "generic" and hits[0][1].kind == "error" and _level(text) in _QUIET:
@@ -218,6 +222,7 @@ class Knowledge:
 
 
 _QUIET = ("INFO", "DEBUG", "I", "D", "V")
+SIGKILL_RX = re.compile(SIGKILL, re.I)  # (see engines.generic.SIGKILL)
 #: an OOM kill denied: by the container's flag, or in words ("not killed by the OOM killer", "wasn't OOM-killed",
 #: "was not OOMKilled", "no oom-killer", "nothing gets killed")
 _KILL_DENIED = re.compile(
