@@ -59,3 +59,32 @@ def test_a_sigkill_after_a_failed_liveness_probe_is_the_probe():
              "  Normal   Killing    3m               kubelet  Container vllm failed liveness probe, will be restarted"]
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("NOT_OOM", "health-check-failed"), (run.kind, run.code)
+
+
+# --- host RAM that ran out at load: the weights never reached the GPUs, so no GPU-side step ----------------------------
+
+@pytest.mark.parametrize("lines", [
+    # vLLM, two workers, the kernel killed it while the shards loaded
+    ["INFO 06-02 10:00:01 [api_server.py:1043] args: Namespace(model='Qwen/Qwen2.5-72B-Instruct', "
+     "tensor_parallel_size=2, swap_space=4)",
+     "INFO 06-02 10:00:40 [gpu_model_runner.py:1595] Starting to load model Qwen/Qwen2.5-72B-Instruct...",
+     "Loading safetensors checkpoint shards:  35% Completed | 13/37 [01:02<01:55,  4.80s/it]",
+     "Killed"],
+    # transformers / text-generation-webui, PyTorch's CPU allocator while it loaded
+    ["Loading checkpoint shards:  40%|####      | 6/15 [00:31<00:47,  5.3s/it]",
+     "RuntimeError: [enforce fail at alloc_cpu.cpp:83] data. DefaultCPUAllocator: not enough memory: you tried to "
+     "allocate 1073741824 bytes."],
+    # SGLang, killed while it loaded
+    ["[2025-06-02 10:00:02 TP0] Load weight begin. avail mem=78.50 GB",
+     "Loading safetensors checkpoint shards:  20% Completed | 3/15 [00:21<01:30,  7.51s/it]",
+     "dmesg: Out of memory: Killed process 4242 (python3) total-vm:182000000kB, anon-rss:120000000kB"],
+])
+def test_host_ram_at_load_gets_no_gpu_side_step(lines):
+    """The weights pass through host RAM: more GPUs (more workers, each loading its shard) or a device_map do not
+    lower it, and what is free on the GPU does not matter."""
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("WEIGHTS", "weights-exceed-system-memory"), (run.kind, run.code)
+    assert any(a["change"] == "more host memory" for a in run.advice), run.advice
+    bad = [a for a in run.advice if a["setting"] in ("tensor_parallel_size", "memory_fraction", "gpu_layers")
+           and a["direction"] != "up" or a["setting"] == "tensor_parallel_size"]
+    assert not bad, bad

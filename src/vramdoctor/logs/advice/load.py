@@ -248,6 +248,11 @@ class LoadSteps:
                 s.add("fewer layers on the GPU", "gpu_layers", why, "down",
                       max(0, value) if value is not None else None, offl if isinstance(offl, int) else None)
             self._metal_weights()
+        if host:
+            # the weights never reached the GPUs: more GPUs (more workers, each loading its shard through RAM), a
+            # device_map or what is free on a GPU do not lower the host's peak; fewer-bit weights do
+            self.quant("fewer bytes of weights to pass through host RAM; context length does not matter here")
+            return
         if s.name in GGML:  # (their GPUs are layers' homes, sized above by -ngl, not a tensor-parallel size)
             self.quant("the weights alone do not fit; context length does not matter here")
             s.add("more GPUs", "tensor_parallel_size", "splits the weights across GPUs", "up", _more_gpus(n),
@@ -262,7 +267,7 @@ class LoadSteps:
         weights, source = weights_in_all(n, tp)
         self._fewer_bits(weights, per_gpu, tp)
         self._gpus_for_weights(weights, source, per_gpu, tp)
-        if s.has("cpu_offload") and not host:
+        if s.has("cpu_offload"):
             self._offload(weights, per_gpu, tp)
         self.free_gpu()
 
