@@ -88,3 +88,60 @@ def test_host_ram_at_load_gets_no_gpu_side_step(lines):
     bad = [a for a in run.advice if a["setting"] in ("tensor_parallel_size", "memory_fraction", "gpu_layers")
            and a["direction"] != "up" or a["setting"] == "tensor_parallel_size"]
     assert not bad, bad
+
+
+# --- growth stated in words: a size left per step or per time, memory kept from the OS, "more and more" ---------------
+
+LLAMA_SERVING = ["main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+                 "srv  update_slots: all slots are idle"]
+OLLAMA_STARTED = [
+    'time=2025-03-01T10:00:09.000Z level=INFO source=server.go:626 msg="llama runner started in 8.01 seconds"',
+    '[GIN] 2025/03/01 - 10:00:12 | 200 |  2.10s |       127.0.0.1 | POST     "/api/chat"']
+
+
+@pytest.mark.parametrize("said", [
+    "After every request, about 150MB stays allocated.",
+    "Roughly 80 MB remains in use after each completion, and it adds up.",
+    "RSS grows by ~1 GB per hour under a steady load.",
+    "VRAM increases by about 300 MiB an hour even when idle.",
+    "The freed buffers are never returned to the OS, so RSS only goes up.",
+    "Every model swap strands more and more wired memory.",
+    "It eats more and more RAM the longer it runs.",
+    "At each request, the RAM usage increases.",
+    "With every new chat the VRAM use goes up a little.",
+    "On each call, memory climbs and stays there.",
+    "RSS reaches ~9 GB after 2,000 generated tokens, from a ~1.5 GB base.",
+    "Resident memory went from 1.2 GB to 14 GB over two days of light traffic.",
+    "VRAM climbed to 22 GiB after 500 requests, from 16 GiB at start.",
+])
+def test_growth_in_other_words_is_a_leak(said):
+    for start in (LLAMA_SERVING, OLLAMA_STARTED, VLLM_SERVING):
+        run = run_of(diag("\n".join([*start, said])))
+        assert run.kind == "LEAK" and run.code in ("memory-growth-stated", "memory-growth-reported"), (
+            said, run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", [
+    "Memory goes up by 2 GB per request while it runs, then drops back.",
+    "During each request about 150MB is allocated and freed again afterwards.",
+    "We send more and more requests per second and latency grows.",
+    "Does RSS grow by 1 GB per hour for anyone else?",
+    "Loading took memory from 1 GB to 14 GB, then it served fine for two days.",
+    "VRAM went from 16 GiB to 15.8 GiB after 500 requests.",
+])
+def test_memory_that_comes_back_or_a_question_is_no_growth(said):
+    run = run_of(diag("\n".join([*LLAMA_SERVING, said])))
+    assert run.kind == "NONE", (said, run.kind, run.code)
+
+
+# --- a request's prompt that closes on its own line does not swallow the lines after it -----------------------------
+
+@pytest.mark.parametrize("command", [
+    """    -d '{"prompt":"Write 200 words about tries.","n_predict":200}' -o /dev/null""",
+    """curl localhost:8000/v1/completions -d '{"model": "m", "prompt": "Say hi.", "max_tokens": 8}' | jq .""",
+    """python bench.py --body '{"prompt": "Tell me a story.", "stream": false}' --n 100""",
+])
+def test_a_prompt_closed_on_its_line_is_not_a_multiline_prompt(command):
+    said = "Resident memory reaches 9.5 GB after 400 requests, from a 1.5 GB base."
+    run = run_of(diag("\n".join([*LLAMA_SERVING, command, "done", said])))
+    assert run.kind == "LEAK", (run.kind, run.code)

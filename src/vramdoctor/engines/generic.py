@@ -110,6 +110,9 @@ def _usize(m, i: int = 1) -> int:
 #: memory growth a user states in words: "RSS memory usage grows continuously with each request", "memory usage
 #: continuously increases until it reaches the allocated 64 GiB limit", "VRAM keeps climbing", "a memory leak in
 #: the scheduler", "it leaks host memory"
+#: one step of a server's work that memory may be left behind by ("after every request", "per completion")
+_STEP = (r"(?:iteration|loop|request|call|run|generation|inference|load|reload|cycle|restart|unload|completion|prompt|"
+         r"chat|query|message|conversation|swap)s?\b")
 _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:keeps?|kept|continu\w*|steadily|"
            r"gradually|constantly|slowly)\s+(?:to\s+)?(?:grow|increas|ris|climb|go(?:es|ing)? up|creep)\w*|"
            r"(?:grow|grew|increas|ris|climb|creep)\w*\s+(?:continuously|steadily|constantly|gradually|linearly|"
@@ -154,6 +157,27 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:k
            r"rose|climbs?|climbed)\s+by\s+(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B\s+(?:with |after |on |for )?"
            r"(?:each|every)\s+(?:\w+\s+){0,3}?(?:iteration|loop|request|call|run|generation|inference|load|reload|"
            r"cycle|restart|unload)s?\b|"
+           # a size that stays after each step ("after every request, about 150MB stays allocated", "80 MB remains
+           # in use after each completion"), or growth by a size per time or step ("RSS grows by ~1 GB per hour")
+           r"\b(?:after|following)\s+(?:each|every)\s+(?:\w+\s+){0,2}?" + _STEP + r",?\s+(?:about |around |roughly |~)?"
+           r"\d[\d.,]*\s*[KMG]i?B\s+(?:stays?|remains?|is (?:left|kept|still (?:allocated|in use|held)))\b|"
+           r"\d[\d.,]*\s*[KMG]i?B\s+(?:stays?|remains?|is left|is kept)\s+(?:allocated |in use |held |reserved |resident )?"
+           r"(?:after|following)\s+(?:each|every)\s+(?:\w+\s+){0,2}?" + _STEP + "|"
+           r"\b(?:memory|RAM|VRAM|RSS|usage)\b[^.;!?\n]{0,30}?\b(?:grows?|grew|goes up|went up|increases?|increased|"
+           r"rises|rose|climbs?|climbed)\s+by\s+(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B\s+(?:per|an?|each|every)"
+           r"\s+(?:hour|minute|day|" + _STEP[3:] + r"\b|"
+           # growth after each step, the step first ("at each request, the RAM usage increases", "on each call,
+           # memory climbs")
+           r"\b(?:at|with|on|after|for|in) (?:each|every) (?:new |single )?" + _STEP + r",?\s+(?:the\s+)?(?:\w+\s+){0,2}?"
+           r"(?:memory|RAM|VRAM|RSS)\b(?:\s+(?:usage|use|consumption|footprint))?\s+(?:increases|grows|goes up|rises|"
+           r"climbs|creeps up)\b|"
+           # memory that only goes one way, or is kept from the OS ("RSS only goes up", "buffers never returned to
+           # the OS"), or "more and more" of it ("strands more and more wired memory", "memory use gets more and more")
+           r"\b(?:memory|RAM|VRAM|RSS|usage)\b[^.;!?\n]{0,20}?\b(?:only|ever) (?:goes up|grows|increases|rises|climbs)\b|"
+           r"\b(?:never|not)\s+(?:being\s+)?(?:returned|released|given back)\s+to\s+(?:the\s+)?(?:OS|system|operating "
+           r"system|kernel)\b|"
+           r"\bmore and more\s+(?:\w+\s+){0,2}?(?:memory|RAM|VRAM)\b|"
+           r"\b(?:memory|RAM|VRAM|RSS)\b[^.;!?\n]{0,20}?\bmore and more\b|"
            # an onset over time or requests ("after some time the runner starts swapping", "after ~50 prompts it
            # begins to swap")
            r"\b(?:after|over)\b(?:(?!\b(?:not|never)\b|n't\b)[^.;!?\n]){0,60}?\b(?:starts?|begins?|started|began)\s+(?:\w+ly\s+)?(?:swapping|"
@@ -163,6 +187,26 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:k
 _GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM)[^，。,.；;！？]{0,12}?(?:一直|持续|不断|缓慢|逐渐|慢慢|越来越|逐步)"
               r"[^，。,.；;！？]{0,6}?(?:增长|增加|上涨|上升|变大|升高|涨|多)|"
               r"(?:显存|内存)[^，。,.；;！？]{0,8}?(?:不|没有?|未)(?:被)?(?:释放|回收)|(?:显存|内存)泄[漏露]")
+
+
+#: a reading a user states with the one it rose from after it, over a span of work or time ("RSS reaches ~9 GB after
+#: 2,000 generated tokens, from a ~1.5 GB base", "VRAM climbed to 22 GiB after 500 requests, from 16 GiB at start"):
+#: checked by _growth_to_from (a memory word, a span, a fifth more)
+_TO_FROM = (r"\b(?:reach(?:es|ed)?|(?:climb(?:s|ed)?|grows?|grew|rises|rose|goes up|went up) to|ends? (?:up )?at)\s+"
+            r"(?:~|about |around |over )?" + _USIZE + r"[^.;!?\n]{0,80}?\bfrom (?:a |the )?(?:~|about |around )?" + _USIZE)
+_SPAN = re.compile(r"\b(?:after|over|within)\s+(?:\S+\s+){0,3}?(?:tokens|requests|hours?|minutes|days?|weeks?|rounds|"
+                   r"iterations|prompts|generations|calls|runs|chats|completions)\b", re.I)
+_MEM_IN = re.compile(r"\b(?:RSS|RAM|VRAM|memory|resident)\b", re.I)
+
+
+def _growth_to_from(m: re.Match) -> str:
+    """The clause of a reading stated with the one it rose from (`_TO_FROM`); ValueError where it is no growth: no
+    memory word or span of work or time in the clause, or less than a fifth more."""
+    clause = _growth(m)
+    to, start = _usize(m, 1), _usize(m, 3)
+    if not (_MEM_IN.search(clause) and _SPAN.search(clause)) or start <= 0 or to < 1.2 * start:
+        raise ValueError("no growth")
+    return clause
 
 
 def _growth_zh(m: re.Match) -> str:
@@ -225,12 +269,16 @@ def _growth(m: re.Match, inside: bool = True) -> str:
     after = _SENTENCE_END.search(text, m.end())
     end = after.start() if after else len(text)
     if text[end:end + 1] == "?" or _supposed(text, begin, at, m.end(), inside) or (
-            inside and _EXPECTED.search(text, m.end(), end + 1)):
+            inside and (_EXPECTED.search(text, m.end(), end + 1) or _COMES_BACK.search(text, m.end(), end + 1))):
         raise ValueError("not stated")
     return text[begin:end + 1].strip()[:300]
 
 
 
+#: the rest of the sentence says the memory comes back ("goes up by 2 GB per request, then drops back", "and is freed
+#: again"): use while a step runs, not growth
+_COMES_BACK = re.compile(r"\b(?:then|and|but)\s+(?:it\s+)?(?:drops?|goes|comes?|falls?|returns?)\s+(?:back|down)\b|"
+                         r"\b(?:then|and)\s+(?:is\s+|gets\s+)?(?:freed|released)\s+(?:again|afterwards|after)\b", re.I)
 #: the rest of the sentence calls what it describes expected ("it doesn't free the VRAM, which is expected since vLLM
 #: preallocates"): the engine's design, not growth
 _EXPECTED = re.compile(r"\b(?:which|that|this) (?:is|was|'s) (?:\w+ )?expected\b|\bas (?:is )?expected\b|"
@@ -689,6 +737,7 @@ LOG = LogWords(
             + _USIZE, _usize, mode="list"),
         fig("_growth_stated", _GROWTH, _growth, mode="first", prose=True),
         fig("_growth_stated", _GROWTH_ZH, _growth_zh, mode="first", prose=True, flags=0),
+        fig("_growth_stated", _TO_FROM, _growth_to_from, mode="first", prose=True),
         fig("_failure_stated", _FAILS, _failure_stated, mode="first", prose=True),
         fig("_failure_stated", _FAILS_ZH, _failure_stated_zh, mode="first", prose=True, flags=0),
         fig("reported_memory_before_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE, _usize, flags=0),

@@ -16,6 +16,25 @@ CUT_LOOKBACK = 64  # lines before a log's unfinished last line searched for one 
 ECHO_LINES = 64  # lines a prompt logged with its newlines may span
 #: a logged request whose prompt closes on the same line (vLLM's "..., params: SamplingParams(...)", a JSON line)
 ECHO_CLOSED = re.compile(r"params: SamplingParams|sampling_params|lora_request|['\"\)\}\]],?\s*$")
+#: a prompt's quoted string as a request line opens it (vLLM's "prompt: '", a JSON body's '"prompt": "')
+_PROMPT_OPENS = re.compile(r"(?:\bprompt: |\bprompt=|\x22prompt\x22: ?|\binput_text=|\bgenerated_text=)(['\x22])")
+
+
+def prompt_closes(text: str) -> bool:
+    """The prompt string a request line opens ends on the same line (an unescaped closing quote after it: a curl
+    command's JSON body, `-d '{"prompt":"Say hi.","n_predict":8}' -o /dev/null`): its text does not run on into the
+    next lines."""
+    m = _PROMPT_OPENS.search(text)
+    if not m:
+        return False
+    i = m.end()
+    while (j := text.find(m.group(1), i)) >= 0:
+        if (j - len(text[:j].rstrip("\\"))) % 2 == 0:  # (an even run of backslashes before it: not escaped)
+            return True
+        i = j + 1
+    return False
+
+
 ECHO_END = re.compile(r"['\"],\s*(?:params: SamplingParams|sampling_params|lora_request|prompt_token_ids)")
 #: the start of a line a log writes itself: a timestamp, a level, a process tag, a bracketed source
 _STRONG = (r"^\s*(?:\(\w+[\w =]*pid=\d+\)|\[?\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:|time=|level=|"

@@ -29,6 +29,7 @@ from .lines import (
     cut_error,
     cut_mid_line,
     pieces,
+    prompt_closes,
     stated,
     unbox,
     window,
@@ -191,7 +192,7 @@ class Scanner:
         sampled: tuple[list[int], list[int]] | None = None
         r = self.run
         echo = "echo" in c and is_echo(text, c["echo"])
-        if echo and not ECHO_CLOSED.search(text):  # a prompt logged with its newlines: the next lines are its text
+        if echo and not ECHO_CLOSED.search(text) and not prompt_closes(text):  # a prompt logged with its newlines: the next lines are its text
             self.echo_until = line_no + ECHO_LINES
             self.wants_every_line_until = max(self.wants_every_line_until, self.echo_until)
         elif not echo and line_no <= self.echo_until and not LOG_PREFIX.match(text):
