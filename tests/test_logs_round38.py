@@ -145,3 +145,32 @@ def test_a_prompt_closed_on_its_line_is_not_a_multiline_prompt(command):
     said = "Resident memory reaches 9.5 GB after 400 requests, from a 1.5 GB base."
     run = run_of(diag("\n".join([*LLAMA_SERVING, command, "done", said])))
     assert run.kind == "LEAK", (run.kind, run.code)
+
+
+# --- an engine's leak check names no step under way; early SGLang's serving frames -----------------------------------
+
+SGLANG_OLD_SERVING_TB = [
+    "Exception in ModelRpcClient:", "Traceback (most recent call last):",
+    '  File "/usr/lib/python3.10/site-packages/sglang/srt/managers/router/model_rpc.py", line 140, in exposed_step',
+    "    self.forward_step()",
+    '  File "/usr/lib/python3.10/site-packages/sglang/srt/managers/router/model_rpc.py", line 160, in forward_step',
+    "    self.forward_fill_batch(new_batch)",
+    '  File "/usr/lib/python3.10/site-packages/sglang/srt/managers/router/model_rpc.py", line 344, in '
+    "forward_fill_batch"]
+
+
+@pytest.mark.parametrize("check", [
+    "KV cache pool leak detected!",
+    "[2025-02-01 10:00:00] ValueError: token_to_kv_pool_allocator memory leak detected! available_size=1000, "
+    "max_total_num_tokens=2000",
+])
+def test_a_leak_check_is_no_kv_step_under_way(check):
+    lines = [check, "", "Then with more sequences it runs out of memory:", *SGLANG_OLD_SERVING_TB]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind in ("LEAK", "RUNTIME"), (run.kind, run.code, run.phase_source)
+
+
+def test_early_sglang_frames_of_a_step_are_serving():
+    lines = ["Memory ran out with 38 sequences:", *SGLANG_OLD_SERVING_TB]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)

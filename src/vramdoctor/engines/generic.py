@@ -79,7 +79,8 @@ OOM_WORDS = (r"out of memory", r"显存(?:不足|不够|溢出|爆了?|炸了?|�
              r"ErrorOutOfDeviceMemory", r"CUDA_ERROR_OUT_OF_MEMORY", r"cudaMalloc failed", r"memory allocation failed",
              r"CUDA out of\b", r"failed to allocate", r"unable to allocate .*buffer",
              r"Insufficient (?:GPU |device )?memory", r"not enough memory", r"kIOGPUCommandBufferCallbackErrorOutOfMemory",
-             r"\bno enough memory", r"\b(?:UR|ZE)_RESULT_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY\b", r"too large for (?:the )?available memory", r"not enough (?:GPU |device |free |KV cache |cache |CUDA )+memory")
+             r"\bno enough memory", r"\b(?:UR|ZE)_RESULT_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY\b", r"too large for (?:the )?available memory", r"not enough (?:GPU |device |free |KV cache |cache |CUDA )+memory",
+             r"\b(?:memory|VRAM) (?:ran|runs|running) out\b")
 
 #: CUDA and HIP runtime error strings (cudaGetErrorString, hipGetErrorString) that are not out-of-memory
 CUDA_ERRORS = (r"invalid argument|invalid device ordinal|invalid device function|invalid configuration argument|"

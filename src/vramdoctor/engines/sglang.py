@@ -290,6 +290,9 @@ LOG = LogWords(
                      r"(?:cuda|CUDA) graph begin"),
         "RUNTIME": rx(r"forward_batch_generation|forward_extend|forward_decode|run_batch|event_loop_normal|"
                       r"event_loop_overlap|event_loop_pp|run_event_loop|dispatch_event_loop|event_loop_\w+|"
+                      # 0.1.x's router (managers/router/model_rpc.py: ModelRpcServer.exposed_step runs each step)
+                      r"model_rpc\.py\W+line \d+, in (?:exposed_step|forward_step|forward_fill_batch|"
+                      r"forward_decode_batch)\b|"
                       # the overlap scheduler's forward thread (managers/tp_worker_overlap_thread.py), which runs the
                       # batches the scheduler hands it; the HTTP server's handlers and the tokenizer manager's request
                       # path (managers/tokenizer_manager.py generate_request), which run only for a request
@@ -304,7 +307,8 @@ LOG = LogWords(
         ("weights_done", rx(r"Load weight end")),
         ("kv_done", rx(r"KV Cache is allocated|Memory pool end|max_total_num_tokens=")),
         ("warmup_done", rx(r"Capture .{0,20}(?:cuda|CUDA) graph end")),
-        ("ready", rx(r"The server is fired up")),
+        # (also the scheduler's own leak check, check_memory: it runs in the event loop when idle, after start-up)
+        ("ready", rx(r"The server is fired up|leak detected!")),
         # ("Decode batch." up to 0.4, "Decode batch," from 0.5)
         ("requests", rx(r"Prefill batch[.,]|Decode batch[.,]|POST /generate")),
     ),

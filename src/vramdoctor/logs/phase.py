@@ -22,6 +22,9 @@ STATS = re.compile(r"Avg prompt throughput|#running-req|token usage:|KV cache us
                    r"Decode batch[.,]|Prefill batch[.,]|print_timing|prompt eval time", re.I)
 
 
+#: a leak check's report ("KV cache pool leak detected!"): memory counted, no step under way
+_LEAK = re.compile(r"\bleak(?:s|ed|age)? (?:detected|found)\b", re.I)
+
 def last_marker(progress: dict[str, int]) -> str | None:
     passed = [m for m in MILESTONES if m in progress]
     return passed[-1] if passed else None
@@ -213,8 +216,8 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
     for ln, text in reversed(f.before[-6:]):  # a step under way just before the failure
         if any(p.search(text) for _, p in k.milestones):
             break  # a milestone passed after it: the steps before it are done ("torch.compile" before V1 sized its pool)
-        if FRAME.search(text) or is_progress(text) or user_words(text):
-            continue  # (a user's heading, "## Captured logs:", names no step)
+        if FRAME.search(text) or is_progress(text) or user_words(text) or _LEAK.search(text):
+            continue  # (a user's heading, "## Captured logs:", names no step; nor does a leak check's report)
         if _FINISHED.search(text):
             break  # a step that finished ("prepared 80.76 GiB ... in 26.8s"): what came before it is not under way
         p = phase_words(text, engine)
