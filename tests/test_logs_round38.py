@@ -113,6 +113,10 @@ OLLAMA_STARTED = [
     "RSS reaches ~9 GB after 2,000 generated tokens, from a ~1.5 GB base.",
     "Resident memory went from 1.2 GB to 14 GB over two days of light traffic.",
     "VRAM climbed to 22 GiB after 500 requests, from 16 GiB at start.",
+    "VRAM usage increased by 12 GB over three days of traffic.",
+    "RAM grew by 8GB after running for 48 hours.",
+    "GPU memory is slowly accumulating under a steady load.",
+    "The profiler shows many small allocations that never get freed.",
 ])
 def test_growth_in_other_words_is_a_leak(said):
     for start in (LLAMA_SERVING, OLLAMA_STARTED, VLLM_SERVING):
@@ -128,6 +132,8 @@ def test_growth_in_other_words_is_a_leak(said):
     "Does RSS grow by 1 GB per hour for anyone else?",
     "Loading took memory from 1 GB to 14 GB, then it served fine for two days.",
     "VRAM went from 16 GiB to 15.8 GiB after 500 requests.",
+    "Memory increases by 2 GB when I raise max_model_len.",
+    "VRAM increased by 10 GB after loading the second model.",
 ])
 def test_memory_that_comes_back_or_a_question_is_no_growth(said):
     run = run_of(diag("\n".join([*LLAMA_SERVING, said])))

@@ -178,6 +178,12 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:k
            r"\b(?:never|not)\s+(?:being\s+)?(?:returned|released|given back)\s+to\s+(?:the\s+)?(?:OS|system|operating "
            r"system|kernel)\b|"
            r"\bmore and more\s+(?:\w+\s+){0,2}?(?:memory|RAM|VRAM)\b|"
+           # memory accumulating ("GPU memory slowly accumulating"), allocations never given back ("small
+           # allocations which do not get deallocated ever")
+           r"\b(?:memory|RAM|VRAM)\b[^.;!?\n]{0,20}?\b(?:slowly |gradually |steadily )?accumulat(?:es|ing|ed)\b|"
+           r"\baccumulat(?:es|ing|ed) (?:\w+ )?(?:GPU |host |CPU )?(?:memory|RAM|VRAM)\b|"
+           r"\ballocations?\b[^.;!?\n]{0,60}?(?:\b(?:never|not)|n['\u2019]t)\s+(?:get\s+|being\s+)?(?:de-?allocated|freed|"
+           r"released|returned)\b|"
            r"\b(?:memory|RAM|VRAM|RSS)\b[^.;!?\n]{0,20}?\bmore and more\b|"
            # an onset over time or requests ("after some time the runner starts swapping", "after ~50 prompts it
            # begins to swap")
@@ -195,8 +201,12 @@ _GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM)[^，。,.；;！？]{0,12}?(?:
 #: checked by _growth_to_from (a memory word, a span, a fifth more)
 _TO_FROM = (r"\b(?:reach(?:es|ed)?|(?:climb(?:s|ed)?|grows?|grew|rises|rose|goes up|went up) to|ends? (?:up )?at)\s+"
             r"(?:~|about |around |over )?" + _USIZE + r"[^.;!?\n]{0,80}?\bfrom (?:a |the )?(?:~|about |around )?" + _USIZE)
-_SPAN = re.compile(r"\b(?:after|over|within)\s+(?:\S+\s+){0,3}?(?:tokens|requests|hours?|minutes|days?|weeks?|rounds|"
+_SPAN = re.compile(r"\b(?:after|over|within|for)\s+(?:\S+\s+){0,3}?(?:tokens|requests|hours?|minutes|days?|weeks?|rounds|"
                    r"iterations|prompts|generations|calls|runs|chats|completions)\b", re.I)
+#: growth by a size a user states, checked by _growth_over_span for a span of work or time in its clause ("GPU memory
+#: increases by 20GB ... when left running for 7 days", "VRAM usage increased by 12 GB over three days")
+_BY_SIZE = (r"\b(?:memory|RAM|VRAM|RSS|usage)\b[^.;!?\n]{0,30}?\b(?:increases?|increased|grows?|grew|goes up|went up|"
+            r"rises|rose|climbs?|climbed)\s+by\s+(?:about |around |roughly |~|over |almost |nearly )?" + _USIZE)
 _MEM_IN = re.compile(r"\b(?:RSS|RAM|VRAM|memory|resident)\b", re.I)
 
 
@@ -207,6 +217,15 @@ def _growth_to_from(m: re.Match) -> str:
     to, start = _usize(m, 1), _usize(m, 3)
     if not (_MEM_IN.search(clause) and _SPAN.search(clause)) or start <= 0 or to < 1.2 * start:
         raise ValueError("no growth")
+    return clause
+
+
+def _growth_over_span(m: re.Match) -> str:
+    """The clause of growth by a size (`_BY_SIZE`) over a span of work or time; ValueError where the clause names no
+    span ("increases by 2 GB when I raise max_model_len": a setting, not time)."""
+    clause = _growth(m)
+    if not _SPAN.search(clause):
+        raise ValueError("no span")
     return clause
 
 
@@ -229,8 +248,8 @@ _DENIED_GROWTH_ZH = re.compile(r"(?:没有?|不|未|无|并没有?)(?:再|会|�
 _DENIED = re.compile(r"\b(?:no|not|never|without|nor|rule[sd]? out|ruled out|instead of)\b|n['\u2019]t\b|"
                      r"\b(?:do|does|did|would|could|should|is|was|are|were|wo|ca|has|have|had|need)nt\b", re.I)
 #: growth stated by saying memory is not given back: its negation is the report itself ("is never released")
-_NOT_GIVEN_BACK = re.compile(r"(?:\b(?:not|never)|n['\u2019]?t)\s+(?:being\s+|getting\s+)?(?:properly\s+|fully\s+)?"
-                             r"(?:returned|released?|freed|free|reclaimed|given back|return|give back|go(?:es)? "
+_NOT_GIVEN_BACK = re.compile(r"(?:\b(?:not|never)|n['\u2019]?t)\s+(?:being\s+|getting\s+|gets?\s+)?(?:properly\s+|fully\s+)?"
+                             r"(?:returned|released?|freed|free|de-?allocated|reclaimed|given back|return|give back|go(?:es)? "
                              r"(?:back )?down|come(?:s)? back)\b", re.I)
 #: a clause that supposes rather than reports ("memory would keep growing", "to check whether RSS increases", "I
 #: expect memory to grow")
@@ -739,6 +758,7 @@ LOG = LogWords(
         fig("_growth_stated", _GROWTH, _growth, mode="first", prose=True),
         fig("_growth_stated", _GROWTH_ZH, _growth_zh, mode="first", prose=True, flags=0),
         fig("_growth_stated", _TO_FROM, _growth_to_from, mode="first", prose=True),
+        fig("_growth_stated", _BY_SIZE, _growth_over_span, mode="first", prose=True),
         fig("_failure_stated", _FAILS, _failure_stated, mode="first", prose=True),
         fig("_failure_stated", _FAILS_ZH, _failure_stated_zh, mode="first", prose=True, flags=0),
         fig("reported_memory_before_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE, _usize, flags=0),
