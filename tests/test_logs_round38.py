@@ -180,3 +180,32 @@ def test_early_sglang_frames_of_a_step_are_serving():
     lines = ["Memory ran out with 38 sequences:", *SGLANG_OLD_SERVING_TB]
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+# --- a wrapper line that states its cause after the colon ------------------------------------------------------------
+
+TRT_START = ["[07/18/2025-20:27:50] [TRT-LLM] [I] Starting TensorRT-LLM init."]
+
+
+@pytest.mark.parametrize("line", [
+    "[07/18/2025-20:27:59] [TRT-LLM] [E] Failed to initialize executor on rank 1: Unsupported quantization "
+    "algorithm W4A8_FOO for this checkpoint",
+    "[07/18/2025-20:27:59] [TRT-LLM] [E] Failed to initialize executor on rank 0: The tokenizer config has no "
+    "chat template field",
+    "[2025-06-02 10:00:05] Scheduler hit an exception: Unsupported architectures FooForCausalLM in the config",
+])
+def test_a_wrapper_that_states_its_cause_is_that_cause(line):
+    run = run_of(diag("\n".join([*TRT_START, line, "Traceback (most recent call last):",
+                                 '  File "/code/tensorrt_llm/executor/worker.py", line 738, in worker_main'])))
+    assert run.kind == "NOT_OOM", (run.kind, run.code, run.message)
+
+
+@pytest.mark.parametrize("line", [
+    "[07/18/2025-20:27:59] [TRT-LLM] [E] Failed to initialize executor on rank 0: see the traceback above for details",
+    "[07/18/2025-20:27:59] [TRT-LLM] [E] Failed to initialize executor on rank 0: CUDA error",
+    "[07/18/2025-20:27:59] [TRT-LLM] [E] Failed to initialize executor on rank 0: cannot allocate the cache pool",
+])
+def test_a_wrapper_whose_words_after_the_colon_point_elsewhere_or_speak_of_memory_is_not_decided(line):
+    run = run_of(diag("\n".join([*TRT_START, line, "Traceback (most recent call last):",
+                                 '  File "/code/tensorrt_llm/executor/worker.py", line 738, in worker_main'])))
+    assert run.kind != "NOT_OOM", (run.kind, run.code, run.message)
