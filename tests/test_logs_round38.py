@@ -209,3 +209,93 @@ def test_a_wrapper_whose_words_after_the_colon_point_elsewhere_or_speak_of_memor
     run = run_of(diag("\n".join([*TRT_START, line, "Traceback (most recent call last):",
                                  '  File "/code/tensorrt_llm/executor/worker.py", line 738, in worker_main'])))
     assert run.kind != "NOT_OOM", (run.kind, run.code, run.message)
+
+
+# --- a user's sentence in markdown emphasis is the user's; TensorRT-LLM's loader and KV-pool frames --------------------
+
+from vramdoctor.logs.authorship import user_words  # noqa: E402
+
+
+@pytest.mark.parametrize("text", [
+    "When deploying the **qwen2.5-7B** model on a **3090**, VRAM runs out of memory when using **ModelRunnerCpp**.",
+    "On the **second** request the server runs out of memory and exits.",
+    "Loading the **70B** checkpoint with tensor parallel 2 fails with an out of memory error.",
+])
+def test_a_sentence_with_markdown_emphasis_is_a_users(text):
+    assert user_words(text)
+
+
+@pytest.mark.parametrize("text", [
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",
+    "llama_model_load: error loading model: unable to allocate CUDA0 buffer",
+    "**Error**",
+    '  File "/usr/lib/python3/site-packages/llama_cpp/llama.py", line 372, in __init__ of the class here',
+])
+def test_an_engines_line_is_not_a_users(text):
+    assert not user_words(text)
+
+
+TRT_CPP_KV = [
+    "RuntimeError: ",
+    "[TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMalloc(ptr, n): out of memory",
+    "(/src/tensorrt_llm/cpp/tensorrt_llm/runtime/tllmBuffers.h:92)",
+    "1       0x7f00c4fcd438 void tensorrt_llm::common::check<cudaError>(cudaError, char const*, char const*, int) + 88",
+    "2       0x7f00c528a6e3 tensorrt_llm::runtime::BufferManager::gpuSync(nvinfer1::Dims64, nvinfer1::DataType) + 339",
+    "3       0x7f00c5bae3ab tensorrt_llm::batch_manager::kv_cache_manager::BlockManager::allocatePools(bool) + 635",
+    "4       0x7f00c5baf5bd tensorrt_llm::batch_manager::kv_cache_manager::KVCacheManager::allocatePools(bool) + 61"]
+
+
+def test_a_users_emphasised_sentence_above_the_engines_error_does_not_decide():
+    said = ("With the **1.5B** engine on a **4090**, the GPU runs out of memory as soon as "
+            "**ModelRunnerCpp** loads it, although **ModelRunner** takes only 6 GB.")
+    run = run_of(diag("\n".join([said, "", "the error as follows:", "```", "RuntimeError: ", TRT_CPP_KV[1], "```", "",
+                                 "partly logs as follows:", "```", *TRT_CPP_KV[1:], "```"])))
+    assert run.kind == "KV_CAPACITY", (run.kind, run.code, run.phase_source)
+
+
+def test_tensorrt_llms_loader_names_the_module_it_could_not_place():
+    line = ("Loading weights concurrently:  31%|###       | 410/1310 [00:02<00:06, 139.82it/s][09/01/2025-10:00:06] "
+            "[TRT-LLM] [RANK 0] [E] Error executing load_single_module with args ('model.layers.12.self_attn.qkv_proj', "
+            "Linear()): CUDA out of memory. Tried to allocate 96.00 MiB. GPU 0 has a total capacity of 23.55 GiB of "
+            "which 40.12 MiB is free.")
+    run = run_of(diag("\n".join(["[09/01/2025-10:00:00] [TRT-LLM] [I] Starting TensorRT-LLM init.", line])))
+    assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)
+
+
+# --- a user's sentence in the third person, above the engine's own line of the same failure ---------------------------
+
+from vramdoctor.logs.authorship import sentence_like  # noqa: E402
+
+VLLM_WEIGHTS_OOM = [
+    "INFO 06-02 10:00:40 [gpu_model_runner.py:1595] Starting to load model Qwen/Qwen2.5-72B-Instruct...",
+    "ERROR 06-02 10:01:10 [core.py:700] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.02 GiB. GPU 0 "
+    "has a total capacity of 79.19 GiB of which 512.00 MiB is free."]
+LLAMA_KV_OOM = [
+    "llama_kv_cache_unified:      CUDA0 KV buffer size = 32768.00 MiB",
+    "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 32768.00 MiB on device 0: cudaMalloc failed: out of memory",
+    "llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache"]
+
+
+@pytest.mark.parametrize("said,log,kind", [
+    ("After the upgrade, serving the model with TP=2 fails with OOM errors on every single request.", VLLM_WEIGHTS_OOM,
+     "WEIGHTS"),
+    ("Since the last release the server runs out of memory when it starts answering requests from the UI.",
+     LLAMA_KV_OOM, "KV_CAPACITY"),
+    ("The container crashes with an out of memory error while the weights are still being read from disk.",
+     VLLM_WEIGHTS_OOM, "WEIGHTS"),
+])
+def test_a_third_person_sentence_above_the_engines_line_does_not_decide(said, log, kind):
+    assert sentence_like(said)
+    run = run_of(diag("\n".join([said, "", "```", *log, "```"])))
+    assert run.kind == kind, (run.kind, run.code, run.phase_source)
+
+
+@pytest.mark.parametrize("text", [
+    "Of the allocated memory 20.50 GiB is allocated by PyTorch, and 1.20 GiB is reserved by PyTorch but unallocated.",
+    "If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to "
+    "avoid fragmentation.",
+    "INFO 06-02 10:00:40 [gpu_model_runner.py:1595] Starting to load model Qwen/Qwen2.5-72B-Instruct and more words.",
+    "RuntimeError: The server failed to load the model because the GPU has too little memory for it.",
+])
+def test_a_programs_line_is_not_sentence_like(text):
+    assert not sentence_like(text)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .authorship import program_line, user_words
+from .authorship import program_line, sentence_like, user_words
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts
 from .knowledge import FRAME, SIGKILL_RX, knowledge, phase_words
 from .lines import STATED, stated, stops_inside, traceback_line
@@ -413,10 +413,12 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         f = detail[0] if detail else f
     if f.kind in ("oom", "not_oom"):
         f = _latest_survived(run, f, fatal, engine)
-    if f.kind in ("oom", "not_oom") and user_words(f.text):
-        # a user's sentence that names the failure ("I was able to reproduce it: ... after a fatal OOM"): the engine's
-        # own line of it, where the log has one, decides
-        own = [g for g in fatal if g.kind in ("oom", "not_oom") and not user_words(g.text)]
+    if f.kind in ("oom", "not_oom") and (user_words(f.text) or sentence_like(f.text)):
+        # a user's sentence that names the failure ("I was able to reproduce it: ... after a fatal OOM", "After
+        # upgrading, loading the model fails with OOM errors during model initialization."): the engine's own line of
+        # it, where the log has one, decides
+        own = [g for g in fatal if g.kind in ("oom", "not_oom") and not user_words(g.text)
+               and not sentence_like(g.text)]
         cut = [g for g in run.failures if g.kind == "error" and g.line_no > f.line_no and not user_words(g.text)]
         if own:
             f = own[0]

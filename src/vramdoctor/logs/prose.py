@@ -50,11 +50,15 @@ _USER = re.compile(r"(?<![\w'\[(<])(?:I|I'm|I've|I'd|[Mm]y|[Ww]e|[Oo]ur|[Mm]e)(?
                    r"[\"\u201c`]\s*\S+(?:\s+\S+)+?\s*[\"\u201d`]")
 
 
+#: markdown emphasis a user writes in a sentence ("the **second** request"; not `__x__`, which is Python's `__init__`)
+_EMPHASIS = re.compile(r"\*\*[^*\s][^*]*\*\*")
+
+
 def written_by_user(text: str, prefixed: bool) -> bool:
     """The line is a user's sentence, not a program's: it has no log prefix (`prefixed`: whether it has one) and
-    speaks in the first person or quotes an engine's words. Its step words ("Loading", "Capturing") then name no step
-    the engine was in."""
-    return not prefixed and bool(_USER.search(text))
+    speaks in the first person, quotes an engine's words, or is a sentence (6+ words) with markdown emphasis. Its step
+    words ("Loading", "Capturing") then name no step the engine was in."""
+    return not prefixed and bool(_USER.search(text) or _EMPHASIS.search(text) and len(text.split()) >= 6)
 
 
 def clauses(text: str) -> list[str]:
