@@ -299,3 +299,33 @@ def test_a_third_person_sentence_above_the_engines_line_does_not_decide(said, lo
 ])
 def test_a_programs_line_is_not_sentence_like(text):
     assert not sentence_like(text)
+
+
+# --- a report's title that speaks of serving is no step the run passed: start-up frames place the failure ------------
+
+LMDEPLOY_LOAD_TB = [
+    "Traceback (most recent call last):",
+    '  File "/opt/lmdeploy/lmdeploy/serve/async_engine.py", line 198, in _build_turbomind',
+    "    self.engine = tm.TurboMind.from_pretrained(",
+    '  File "/opt/lmdeploy/lmdeploy/turbomind/turbomind.py", line 226, in _from_hf',
+    "    self._create_weight(model_comm)",
+    '  File "/opt/lmdeploy/lmdeploy/turbomind/turbomind.py", line 152, in _create_weight',
+    "    future.result()"]
+VLLM_LOAD_TB = [
+    "Traceback (most recent call last):",
+    '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 1601, in load_model',
+    "    self.model = model_loader.load_model(",
+    '  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/model_loader/base_loader.py", line 41, in '
+    "load_model",
+    "    model = initialize_model(vllm_config=vllm_config,"]
+
+
+@pytest.mark.parametrize("title,tb", [
+    ("# lmdeploy对70B模型进行api推理时会出现out of memory", LMDEPLOY_LOAD_TB),
+    ("# [Bug]: CUDA out of memory when sending requests through the API", VLLM_LOAD_TB),
+    ("# OOM while serving chat requests with two GPUs", LMDEPLOY_LOAD_TB),
+])
+def test_a_title_of_serving_does_not_outrank_start_up_frames(title, tb):
+    run = run_of(diag("\n".join([title, "", "```", *tb, "```"])))
+    assert run.kind in ("WEIGHTS", "UNDETERMINED"), (run.kind, run.code, run.phase_source)
+    assert run.kind != "UNDETERMINED" or "RUNTIME" not in run.candidates

@@ -236,7 +236,7 @@ class Scanner:
                         r.engine_hits[NAMED_HIT + name] = r.engine_hits.get(NAMED_HIT + name, 0) + 1
         if "elision" in c and ELISION.match(text):
             r.elisions.append(line_no)
-        for i in ms:
+        for i in ms if not HEADING.match(text) else ():  # (a report's title tells, it is no step the run passed)
             marker, pattern = k.milestones[i]
             if marker not in r.progress and pattern.search(text):
                 r.progress[marker] = line_no
