@@ -329,3 +329,14 @@ def test_a_title_of_serving_does_not_outrank_start_up_frames(title, tb):
     run = run_of(diag("\n".join([title, "", "```", *tb, "```"])))
     assert run.kind in ("WEIGHTS", "UNDETERMINED"), (run.kind, run.code, run.phase_source)
     assert run.kind != "UNDETERMINED" or "RUNTIME" not in run.candidates
+
+
+@pytest.mark.parametrize("line", [
+    "[TRT-LLM] [E] Exception CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of 44.35 GiB "
+    "of which 147.88 MiB is free. caught while allocating memory; skipping (8, 2048, 2048)",
+    "[bench] OOM at seq_len=32768, skipping batch size 64",
+    "2025-06-02 10:00:00 WARNING torch.OutOfMemoryError: CUDA out of memory; skipping this config",
+])
+def test_an_oom_a_benchmark_caught_and_skipped_is_no_failure(line):
+    run = run_of(diag("\n".join(["[TRT-LLM] [I] Starting TensorRT-LLM init.", line, "[bench] next config (4, 2048, 2048)"])))
+    assert run.kind == "NONE", (run.kind, run.code)

@@ -548,6 +548,11 @@ LOG = LogWords(
         # detected, falling back to default tactic"; "out of memory, falling back to CPU"): a warning, no failure
         msg(r"(?:\bOOM\b|out of memory)[^\n]{0,60}?\b(?:falling back|fall(?:s|ing)? back|fallback) to\b", "note",
             code="oom-fallback"),
+        # ... or skipped the case it was trying (TensorRT-LLM's benchmarks/python/benchmark.py: "Exception <e> caught
+        # while allocating memory; skipping <config>"; a sweep's "OOM, skipping batch size 64")
+        msg(r"(?:\bOOM\b|out of memory)[^\n]*?(?:\bcaught while allocating memory; skipping\b|"
+            r"[,;:]\s*skipping (?:this |the )?(?:config|configuration|batch size|case|shape|test|run)\b)", "note",
+            code="oom-fallback"),
         # a backend process that died under its front end (LocalAI's gRPC backends): why is in the backend's log
         msg(r"rpc error: code = \w+ desc = (?:error reading from server: EOF|connection error|transport is closing)",
             "wrapper"),
