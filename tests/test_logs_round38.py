@@ -340,3 +340,57 @@ def test_a_title_of_serving_does_not_outrank_start_up_frames(title, tb):
 def test_an_oom_a_benchmark_caught_and_skipped_is_no_failure(line):
     run = run_of(diag("\n".join(["[TRT-LLM] [I] Starting TensorRT-LLM init.", line, "[bench] next config (4, 2048, 2048)"])))
     assert run.kind == "NONE", (run.kind, run.code)
+
+
+# --- a log written newest first (a web console, a log explorer, `journalctl -r`) is read from its end ---------------
+
+VLLM_OLDEST_FIRST = [
+    "INFO 02-03 03:43:01 [llm_engine.py:100] Initializing an LLM engine with config: model='m', max_seq_len=32768",
+    "INFO 02-03 03:43:24 [model_runner.py:120] Loading model weights took 13.48 GB",
+    "INFO 02-03 03:43:48 [llm_engine.py:316] # GPU blocks: 7754, # CPU blocks: 2048",
+    "INFO 02-03 03:43:49 [model_runner.py:625] Capturing the model for CUDA graphs.",
+    "ERROR 02-03 03:44:03 [engine.py:190] Error initializing vLLM engine: CUDA out of memory. Tried to allocate "
+    "112.00 MiB. GPU 0 has a total capacity of 44.35 GiB of which 53.38 MiB is free."]
+
+
+def _console(lines):
+    """A web console's records, newest first: its own stamp (in another time zone), the pod's id, the level, then
+    the line."""
+    out = []
+    for i, line in enumerate(reversed(lines)):
+        out += [f"2024-02-02 21:{44 - i:02d}:{(30 - i * 7) % 60:02d}.976", "[b2k2ml81pl56tl]", "[info]", line]
+    return out
+
+
+@pytest.mark.parametrize("lines", [
+    _console(VLLM_OLDEST_FIRST),
+    [f"2025-06-02 03:4{9 - i}:00.000\t{line}" for i, line in enumerate(reversed(VLLM_OLDEST_FIRST))],
+    list(reversed(VLLM_OLDEST_FIRST)),
+])
+def test_a_log_written_newest_first_is_read_from_its_end(lines):
+    rep = diag("\n".join(lines))
+    run = run_of(rep)
+    assert (run.kind, run.code) == ("WARMUP", "cuda-graph-capture-oom"), (run.kind, run.code, run.phase_source)
+    assert any("newest first" in n for n in rep.notes)
+    oom = next(e for e in run.evidence if "out of memory" in e["text"])
+    assert lines[oom["line"] - 1] == oom["text"]  # (the file's own line number)
+
+
+def test_journalctl_r_is_read_from_its_end():
+    ollama = [
+        'Jun 02 10:00:01 box ollama[812]: time=2025-06-02T10:00:01.000Z level=INFO source=server.go:400 '
+        'msg="starting llama server" cmd="/usr/bin/ollama runner --model /m --ctx-size 32768 --batch-size 512"',
+        "Jun 02 10:00:03 box ollama[812]: llama_kv_cache_unified:      CUDA0 KV buffer size =  4096.00 MiB",
+        "Jun 02 10:00:04 box ollama[812]: ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 2147483648",
+        "Jun 02 10:00:05 box ollama[812]: llama_init_from_model: failed to initialize the context: failed to allocate "
+        "compute buffers",
+        'Jun 02 10:00:06 box ollama[812]: time=2025-06-02T10:00:06.000Z level=ERROR source=sched.go:456 '
+        'msg="error loading llama server" error="llama runner process has terminated: error:failed to create context"']
+    rep = diag("\n".join(reversed(ollama)))
+    assert run_of(rep).kind == "WARMUP", (run_of(rep).kind, run_of(rep).code)
+
+
+def test_a_log_with_one_splice_is_not_read_backwards():
+    lines = [*VLLM_OLDEST_FIRST[:2], VLLM_OLDEST_FIRST[0], *VLLM_OLDEST_FIRST[1:]]
+    rep = diag("\n".join(lines))
+    assert not any("newest first" in n for n in rep.notes)

@@ -204,7 +204,15 @@ def diagnose(source: Source, *, engine: str | None = None, model_check=None,
     GPUs and offload from. heads: the model's attention heads and its KV heads per layer kind (the tensor-parallel
     sizes it allows)."""
     runs = scan_blocks(source) if isinstance(source, Blocks) else scan(source)
+    flip = 0  # the log's last line number, where it was written newest first and is read from its end
+    if runs and runs[0].newest_first:
+        head = runs[0].newest_first
+        flip = head[-1][0]
+        runs = scan([(flip + 1 - ln, text) for ln, text in reversed(head)])
     runs, notes = _attach_orphans(runs)
+    if flip:
+        notes.append("the log is written newest first (its times step back and never on, as a web console or a log "
+                     "explorer lists it): it was read from its last line up; the line numbers are the file's.")
     if runs and runs[0].dropped_after:
         count, span = runs[0].dropped_after
         notes.append(f"{count:,} runs (lines {span[0]:,}-{span[1]:,}) were left out: the server restarted over and "
@@ -241,17 +249,19 @@ def diagnose(source: Source, *, engine: str | None = None, model_check=None,
             figures["_model_weights_bytes"] = weights_bytes
         if heads:
             figures["_model_heads"] = heads
+        back = (lambda ln: flip + 1 - ln) if flip else (lambda ln: ln)  # (a line number in the file)
         reports.append(RunReport(
-            index=i, first_line=r.first_line, last_line=r.last_line, engine=eng, kind=d.kind, code=d.code,
+            index=i, first_line=back(r.last_line if flip else r.first_line),
+            last_line=back(r.first_line if flip else r.last_line), engine=eng, kind=d.kind, code=d.code,
             message=d.message, inferred=d.inferred, phase_source=d.phase_source,
-            evidence=[{"line": ln, "text": t} for ln, t in d.evidence],
+            evidence=[{"line": back(ln), "text": t} for ln, t in d.evidence],
             numbers={k: v for k, v in numbers.items() if not k.startswith("_")}, derived=derived,
             advice=advise(d.kind, eng, figures, d.code, d.candidates), oom=d.oom, candidates=d.candidates,
             missing=d.missing, progress=dict(r.progress),
             model_check=model_check(numbers, derived, eng) if model_check else [],
         ))
     chosen = decide(reports, shuffled)
-    total = runs[-1].last_line if runs else 0
+    total = flip or (runs[-1].last_line if runs else 0)
     diagnosis = ({"kind": chosen.kind, "code": chosen.code, "run": chosen.index + 1} if chosen
                  else {"kind": "NONE", "code": "empty", "run": 0})
     return LogReport(engine=overall, runs=reports, lines=total, notes=notes, diagnosis=diagnosis)

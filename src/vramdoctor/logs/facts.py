@@ -73,6 +73,9 @@ class RunFacts:
     lines: int = 0
     dropped_after: tuple[int, tuple[int, int] | None] | None = None  # (runs left out, their lines), see MAX_RUNS
     out_of_order: int = 0  # (the first run) the log's steps back in time: its lines are out of order, see Scanner
+    #: (the first run) the whole log, where it is short and written newest first (its times step back and never on,
+    #: as web consoles and log explorers list a log): read again from its last line up, see logs.diagnose
+    newest_first: list[tuple[int, str]] = field(default_factory=list)
     sampled: int = 0  # lines tried against the engines' fingerprints
     refused: int = 0  # requests the server refused (longer than its context): not failures of the server
     heading: tuple[int, str] | None = None  # a markdown heading that names a failure in an engine's words (a fallback)

@@ -111,6 +111,9 @@ class Scanner:
         # times of day in the log's first lines: (seconds of the last, the earliest, the latest, steps back, seconds
         # gone back in all, the last line counted); a paste whose lines are out of order goes back again and again
         self.clock: tuple = (None, None, None, 0, 0, 0)
+        self.head: list[tuple[int, str]] = []  # the log's first lines, whole (both paths read them all)
+        self.shape_clock: dict[str, int] = {}  # the last time read after each prefix shape (see _tick)
+        self.steps = [0, 0]  # times that step back, and on, against the last time after the same prefix shape
         self.failing_list = (0, 0)  # (the line that says the items below it all failed, the last line seen)
         self.note = (0, "")  # the last warning the engine goes on from: (its line, its "source: " prefix)
 
@@ -143,11 +146,25 @@ class Scanner:
         """Count the log's steps back in time (in its first lines, which both paths read whole)."""
         last, low, high, back, gone, seen = self.clock
         if line_no == seen or line_no > ENGINE_SAMPLE_LINES:
+            if line_no > ENGINE_SAMPLE_LINES:
+                self.head = []  # (a long log: no newest-first reading)
             return
+        if not self.head or self.head[-1][0] < line_no:
+            self.head.append((line_no, text))
         m = _CLOCK.search(text[:80])
         if not m:
+            self.clock = (last, low, high, back, gone, line_no)
             return
         now = int(m.group(1)) * 3600 + int(m.group(2)) * 60 + int(m.group(3))
+        # (against the last time after a prefix of the same shape: a console's own stamp and the engine's, in another
+        # time zone, on the lines between, are two clocks)
+        shape = re.sub(r"\d", "0", text[:m.start()])[-24:]
+        before = self.shape_clock.get(shape)
+        if before is not None and 0 < before - now < 12 * 3600:
+            self.steps[0] += 1
+        elif before is not None and now > before:
+            self.steps[1] += 1
+        self.shape_clock[shape] = now
         if last is not None and 0 < last - now < 12 * 3600:  # (not midnight: a day's rollover)
             back, gone = back + 1, gone + last - now
         low, high = min(now, low if low is not None else now), max(now, high if high is not None else now)
@@ -547,6 +564,9 @@ class Scanner:
             runs[0].dropped_after = (self.dropped, self.dropped_lines)
         if runs:
             runs[0].out_of_order = self.out_of_order()
+            back, on = self.steps
+            if self.head and back >= 3 and on * 10 <= back:
+                runs[0].newest_first = self.head
         return runs
 
 
