@@ -117,6 +117,10 @@ OLLAMA_STARTED = [
     "RAM grew by 8GB after running for 48 hours.",
     "GPU memory is slowly accumulating under a steady load.",
     "The profiler shows many small allocations that never get freed.",
+    "In the beginning it works fine, but the RAM grows and grows until it hits the limit.",
+    "VRAM climbs and climbs with each prompt.",
+    "The host RSS of the decode workers grows over the service lifetime.",
+    "Resident memory increases over the uptime of the server, about a day.",
 ])
 def test_growth_in_other_words_is_a_leak(said):
     for start in (LLAMA_SERVING, OLLAMA_STARTED, VLLM_SERVING):
@@ -394,3 +398,13 @@ def test_a_log_with_one_splice_is_not_read_backwards():
     lines = [*VLLM_OLDEST_FIRST[:2], VLLM_OLDEST_FIRST[0], *VLLM_OLDEST_FIRST[1:]]
     rep = diag("\n".join(lines))
     assert not any("newest first" in n for n in rep.notes)
+
+
+@pytest.mark.parametrize("line", [
+    "RuntimeError: oneCCL: ze_handle_manager.cpp:226 get_ptr: EXCEPTION: unknown memory type 0",
+    "ValueError: unsupported memory layout channels_last_3d for the input tensor.",
+    "RuntimeError: invalid memory access pattern requested by the kernel launcher config",
+])
+def test_memory_words_that_name_a_kind_not_an_amount_are_not_memory(line):
+    run = run_of(diag("\n".join([*VLLM_SERVING, line])))
+    assert run.kind == "NOT_OOM", (run.kind, run.code)

@@ -118,7 +118,7 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:k
            r"gradually|constantly|slowly)\s+(?:to\s+)?(?:grow|increas|ris|climb|go(?:es|ing)? up|creep)\w*|"
            r"(?:grow|grew|increas|ris|climb|creep)\w*\s+(?:continuously|steadily|constantly|gradually|linearly|"
            r"monotonically|across (?:requests|calls|runs|generations|batches)|"
-           r"over time|without (?:bound|limit)|indefinitely|(?:with|after|on) (?:each|every) (?:request|call|batch|"
+           r"over time|over (?:the )?(?:\w+ ){0,2}?(?:lifetime|uptime)\b|without (?:bound|limit)|indefinitely|(?:with|after|on) (?:each|every) (?:request|call|batch|"
            r"iteration|step|inference)|until\b))|\bmemory[- ]leak(?:s|ing|age)?\b|"
            r"\bleak(?:s|ing|ed)? (?:host |CPU |GPU |system |device )?memory\b|"
            # growth named as a noun ("slow progressive memory usage increase", "a gradual RAM growth"), memory still
@@ -172,6 +172,9 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:k
            r"\b(?:at|with|on|after|for|in) (?:each|every) (?:new |single )?" + _STEP + r",?\s+(?:the\s+)?(?:\w+\s+){0,2}?"
            r"(?:memory|RAM|VRAM|RSS)\b(?:\s+(?:usage|use|consumption|footprint))?\s+(?:increases|grows|goes up|rises|"
            r"climbs|creeps up)\b|"
+           # growth said twice ("the RAM grows and grows", "VRAM climbs and climbs", "goes up and up")
+           r"\b(?:memory|RAM|VRAM|RSS|usage)\b[^.;!?\n]{0,30}?\b(?:grows|climbs|rises|increases|goes up|keeps going up)\s+"
+           r"and\s+(?:grows|climbs|rises|increases|up)\b|"
            # memory that only goes one way, or is kept from the OS ("RSS only goes up", "buffers never returned to
            # the OS"), or "more and more" of it ("strands more and more wired memory", "memory use gets more and more")
            r"\b(?:memory|RAM|VRAM|RSS|usage)\b[^.;!?\n]{0,20}?\b(?:only|ever) (?:goes up|grows|increases|rises|climbs)\b|"

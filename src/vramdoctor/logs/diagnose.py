@@ -28,7 +28,8 @@ from .phase import FAILED_REQUEST, STARTUP, Place, frames, locate
 from .quiet import leak, no_failure, pressure, shortfall
 from .verdict import KIND_OF_PHASE, Diagnosis
 
-_MEMORYISH = re.compile(r"\b(?:memory|mem|cache|kv|vram|tokens?|blocks?|alloc\w*|buffers?|capacity|gpu_memory\w*)\b",
+#: words of memory as an amount (not a kind of it: "unknown memory type", "memory layout")
+_MEMORYISH = re.compile(r"\b(?:memory(?!\s+(?:type|layout|format|access|address|order|model|mapping|alignment)\b)|mem|cache|kv|vram|tokens?|blocks?|alloc\w*|buffers?|capacity|gpu_memory\w*)\b",
                         re.I)
 _CUT_END = re.compile(r"[.)\]'\"!>:]\s*$")
 
