@@ -408,3 +408,20 @@ def test_a_log_with_one_splice_is_not_read_backwards():
 def test_memory_words_that_name_a_kind_not_an_amount_are_not_memory(line):
     run = run_of(diag("\n".join([*VLLM_SERVING, line])))
     assert run.kind == "NOT_OOM", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", ["启动后 使用一段时间 显存越占越大 最后会崩掉", "内存越用越多，只能重启服务", "# 用了一段时间 显存越占越多"])
+def test_chinese_growth_the_more_it_is_used(said):
+    run = run_of(diag("\n".join([*VLLM_SERVING, said])))
+    assert run.kind == "LEAK", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", [
+    "Whenever I make a call using dify, I always encounter the following error:",
+    "When we make completions against it from the app, it dies with this:",
+    "Every time the client calls the model through the gateway it crashes:",
+])
+def test_a_user_who_makes_calls_is_serving(said):
+    lines = [said, "2024-01-18 21:27:53,300 xinference.core.model 35043 ERROR    Model actor is out of memory."]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)

@@ -196,7 +196,9 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:k
 #: (内存泄漏)
 _GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM)[^，。,.；;！？]{0,12}?(?:一直|持续|不断|缓慢|逐渐|慢慢|越来越|逐步)"
               r"[^，。,.；;！？]{0,6}?(?:增长|增加|上涨|上升|变大|升高|涨|多)|"
-              r"(?:显存|内存)[^，。,.；;！？]{0,8}?(?:不|没有?|未)(?:被)?(?:释放|回收)|(?:显存|内存)泄[漏露]")
+              r"(?:显存|内存)[^，。,.；;！？]{0,8}?(?:不|没有?|未)(?:被)?(?:释放|回收)|(?:显存|内存)泄[漏露]|"
+              # "the more it is used, the more it takes" (显存越占越多, 内存越用越大)
+              r"(?:显存|内存|占用)[^，。,.；;！？]{0,6}?越[占用吃涨来]越(?:多|大|高)")
 
 
 #: a reading a user states with the one it rose from after it, over a span of work or time ("RSS reaches ~9 GB after
@@ -346,8 +348,8 @@ def _failure_stated_zh(m: re.Match) -> str:
 
 
 #: the start of a line a program wrote, not a user ("llama_model_load: ", "[...]", a time, a level; a markdown heading,
-#: "#### Timeline before the crash", is the user's)
-_WRITTEN = re.compile(r"^\s*(?!#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[A-Za-z])(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
+#: "#### Timeline before the crash", "# 用了一段时间 显存越占越多", is the user's)
+_WRITTEN = re.compile(r"^\s*(?!#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[^\W\d_])(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
 
 
 def _failure_stated(m: re.Match) -> str:
@@ -667,7 +669,11 @@ LOG = LogWords(
                         r"(?:a |an |the |some |my |this |that |these |\d+ |two |three |several |multiple |many |more |"
                         r"another |second |first |same |new |few |long |longer |large |larger |big |bigger |complex |"
                         r"relatively |simple |short )*(?:[\w-]+ )?(?:requests?|prompts?|questions?|query|queries|"
-                        r"messages?|images?|conversations?|chats?)\b|"
+                        r"messages?|images?|conversations?|chats?|calls?|completions?)\b|"
+                        # a client calling the model ("the client calls the model through the gateway", "our app
+                        # queries the endpoint")
+                        r"\b(?:I|we|users?|clients?|(?:the |our |my )?app)\s+(?:calls?|called|quer(?:y|ies|ied)|hits?)\s+"
+                        r"(?:the |our |my )?(?:model|server|API|endpoint)\b|"
                         # a request named by its order or as the API's ("exclusively the first request after
                         # starting", "with the same API request", "on the second prompt"; not "before the first")
                         r"(?<!before )(?<!until )(?<!without )\bthe (?:very )?(?:first|second|next|same) (?:API |HTTP |"
