@@ -425,3 +425,26 @@ def test_a_user_who_makes_calls_is_serving(said):
     lines = [said, "2024-01-18 21:27:53,300 xinference.core.model 35043 ERROR    Model actor is out of memory."]
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+# --- a log the user calls an error or crash log, cut during start-up, is no clean log -------------------------------
+
+KOBOLD_CUT = ["***", "Welcome to KoboldCpp - Version 1.98.1", "***", "Auto Selected CUDA Backend (flag=0)",
+              "Detected Available GPU Memory: 12288 MB", "Detected Available RAM: 3100 MB",
+              "Initializing dynamic library: koboldcpp_cublas.dll", "=========="]
+LLAMA_CUT = ["build: 6500 (abc1234) with cc (GCC) 13.2.0 for x86_64-linux-gnu",
+             "main: llama backend init", "main: load the model and apply lora adapter, if any",
+             "llama_model_loader: loaded meta data with 40 key-value pairs and 579 tensors from /m/qwen3-32b.gguf"]
+
+
+@pytest.mark.parametrize("said", ["Here is the error log:", "It crashes right after this:", "The crash log:"])
+@pytest.mark.parametrize("log", [KOBOLD_CUT, LLAMA_CUT])
+def test_a_log_called_an_error_log_and_cut_in_start_up_is_undetermined(said, log):
+    run = run_of(diag("\n".join(["# Tried running it with low RAM", "", said, "", *log])))
+    assert run.kind == "UNDETERMINED", (run.kind, run.code, run.message)
+
+
+@pytest.mark.parametrize("said", ["Here is the startup log, it works fine:", "Log of a good run for comparison:"])
+def test_a_log_called_fine_and_cut_in_start_up_is_not_a_failure(said):
+    run = run_of(diag("\n".join([said, "", *LLAMA_CUT])))
+    assert run.kind == "NONE", (run.kind, run.code)

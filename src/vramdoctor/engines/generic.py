@@ -321,7 +321,10 @@ _FAILS = (r"\b(?:fails?|failed|failing|crash(?:es|ed|ing)?|hangs|hung|freez(?:es
           r"(?:gets?|got|is|was|stays?|remains?) stuck|(?:gets?|got|is|was|being) killed|"
           # an error met ("came back and met with an error", "I get this error", "it throws an exception")
           r"(?:met with|got|get|gets|getting|hit|hits|throws?|threw|raises?|raised) (?:an |the |this |that |a )?"
-          r"(?:error|exception)s?)\b")
+          r"(?:error|exception)s?|"
+          # a paste the user calls the log or output of an error or crash ("Here is the error log:", "crash output
+          # below")
+          r"(?:the|my|this|an?|here(?:'s| is)) (?:full )?(?:error|crash) (?:log|output|messages?|trace)s?)\b")
 #: ... in Chinese, the language of many reports to vLLM, SGLang, LMDeploy and Qwen: an error reported or met (报错,
 #: 出错, 出现了这个错误), a crash (崩溃, 崩了, 挂了), a failure (失败); not denied just before (不/没/没有/未/无)
 _FAILS_ZH = (r"(?<![不没未无])(?<!没有)(?:报错|出错|崩溃|崩了|挂了|卡死|失败|出现了?[^，。,.！？!?]{0,6}?(?:错误|报错|异常))|"
