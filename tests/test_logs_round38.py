@@ -448,3 +448,28 @@ def test_a_log_called_an_error_log_and_cut_in_start_up_is_undetermined(said, log
 def test_a_log_called_fine_and_cut_in_start_up_is_not_a_failure(said):
     run = run_of(diag("\n".join([said, "", *LLAMA_CUT])))
     assert run.kind == "NONE", (run.kind, run.code)
+
+
+# --- Ray's memory monitor kills a task for host RAM; an engine named inside another's name ----------------------------
+
+RAY_OOM = [
+    "ERROR 03-21 17:27:44 [core.py:340] ray.exceptions.OutOfMemoryError: Task was killed due to the node running low "
+    "on memory.",
+    "ERROR 03-21 17:27:44 [core.py:340] Memory on the node (IP: 10.0.0.4) where the task was running was 2152.11GB / "
+    "2265.36GB (0.95), which exceeds the memory usage threshold of 0.95."]
+
+
+@pytest.mark.parametrize("before,kind", [
+    (["# [Bug]: workers die when inferencing with a large batch size"], "RUNTIME"),
+    (VLLM_SERVING, "RUNTIME"),
+    (VLLM_LOADING, "WEIGHTS"),
+])
+def test_rays_memory_monitor_kill_is_host_memory(before, kind):
+    run = run_of(diag("\n".join([*before, *RAY_OOM])))
+    assert run.kind == kind and run.code in ("host-oom-kill", "weights-exceed-system-memory"), (run.kind, run.code)
+
+
+def test_an_engine_named_inside_another_engines_name_is_not_it():
+    lines = ["vllm-rs-svc0  | 2025-11-02T10:00:00Z INFO Prefilling 1 seq(s): 20000 total tokens",
+             "vllm-rs-svc0  | 2025-11-02T10:00:09Z ERROR cuGraphLaunch failed: CUDA_ERROR_OUT_OF_MEMORY"]
+    assert diag("\n".join(lines)).engine != "vllm"

@@ -425,6 +425,11 @@ LOG = LogWords(
         # and then the process gets killed", "RAM goes up to 62 GB before it is killed", "killed once RAM hits 60 GB"):
         # the memory is the cause, the kind of memory not said (a host RAM or unified-memory kill)
         msg(_ROSE_TO_KILL, "oom", "HOST"),
+        # Ray's memory monitor (python/ray/_private/memory_monitor.py, the raylet's worker killing policy): a task or
+        # actor killed because the node's host RAM ran low ("ray.exceptions.OutOfMemoryError: Task was killed due to
+        # the node running low on memory.", the raylet's "Workers ... killed due to memory pressure (OOM)")
+        msg(r"ray\.exceptions\.OutOfMemoryError|killed due to the node running low on memory|"
+            r"killed due to memory pressure \(OOM\)", "oom", "HOST"),
         # PyTorch's CPU allocator (c10/core/impl/alloc_cpu.cpp): host RAM, not the GPU
         msg(r"DefaultCPUAllocator: (?:not enough memory|can't allocate memory)", "oom", "HOST", "host-alloc-failed"),
         # the kernel's ENOMEM (errno 12, strerror "Cannot allocate memory"): an mmap of a weights file (PyTorch's
@@ -649,6 +654,8 @@ LOG = LogWords(
                         r"(?:[\w-]+ ){0,3}?(?:requests?|prompts?|completions?)\b|"
                         # inference or a load of requests named ("OOM while inference", "with 30 concurrent requests")
                         r"\b(?:during|while|at) (?:doing |running )?inference\b|"
+                        # ... as a verb ("when inferencing DeepSeekV3 with a large batch size", "while inferring")
+                        r"\b(?:when|while|during) (?:inferencing|inferring)\b|"
                         r"\b\d+ (?:concurrent|parallel|simultaneous) (?:requests|users|clients|streams)\b|"
                         # ... or a load named without a number ("after many concurrent requests", "under high
                         # concurrency", "with hundreds of users")

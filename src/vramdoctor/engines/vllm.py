@@ -362,7 +362,7 @@ def _flags_for(flags: dict, n: dict) -> dict:
 
 
 LOG = LogWords(
-    fingerprint=rx(r"\bvllm\b|VllmWorker|EngineCore|gpu_model_runner\.py|kv_cache_utils\.py|gpu_worker\.py|"
+    fingerprint=rx(r"\bvllm\b(?![-.](?:rs|metal|mlx)\b)|VllmWorker|EngineCore|gpu_model_runner\.py|kv_cache_utils\.py|gpu_worker\.py|"
                    r"# (?:GPU|cuda) blocks|GPU KV cache size|Loading model weights took|Memory profiling results|"
                    r"async_llm_engine\.py|llm_engine\.py|model_runner\.py:\d+\]|APIServer pid=|\[loggers\.py:\d+\]|"
                    r"Avg prompt throughput|"

@@ -320,6 +320,8 @@ def _serving_told(run: RunFacts, f: Failure) -> tuple[int, str] | None:
     start-up line of the server's own follows the failure (the report's serving is then another run's)."""
     ln = run.progress.get("requests")
     text = run.progress_text.get("requests", "")
+    if ln is None and "requests" in run.titled:  # (the report's title: "... when inferencing with a large batch")
+        ln, text = run.titled["requests"]
     if ln is None or program_line(text):
         return None
     end = max(f.end_line, f.line_no)

@@ -64,6 +64,8 @@ class RunFacts:
     tail_lines: list[tuple[int, str]] = field(default_factory=list)  # the log's last lines in this run, `tail` last
     progress: dict[str, int] = field(default_factory=dict)  # marker -> first line number
     progress_text: dict[str, str] = field(default_factory=dict)  # marker -> that line
+    #: the milestones a report's title names (marker -> its line): what the report tells, no step the run passed
+    titled: dict[str, tuple[int, str]] = field(default_factory=dict)
     failures: list[Failure] = field(default_factory=list)
     pressure: list[Failure] = field(default_factory=list)
     elisions: list[int] = field(default_factory=list)

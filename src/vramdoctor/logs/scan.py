@@ -253,9 +253,12 @@ class Scanner:
                         r.engine_hits[NAMED_HIT + name] = r.engine_hits.get(NAMED_HIT + name, 0) + 1
         if "elision" in c and ELISION.match(text):
             r.elisions.append(line_no)
-        for i in ms if not HEADING.match(text) else ():  # (a report's title tells, it is no step the run passed)
+        titled = bool(HEADING.match(text))  # (a report's title tells: it is no step the run passed)
+        for i in ms:
             marker, pattern = k.milestones[i]
-            if marker not in r.progress and pattern.search(text):
+            if titled and marker not in r.titled and pattern.search(text):
+                r.titled[marker] = (line_no, text[:500])
+            elif not titled and marker not in r.progress and pattern.search(text):
                 r.progress[marker] = line_no
                 r.progress_text[marker] = text[:500]
         # a key of a YAML block pasted with the log is read as "parent.key: value" (a figure that does not match that
