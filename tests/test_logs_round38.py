@@ -473,3 +473,31 @@ def test_an_engine_named_inside_another_engines_name_is_not_it():
     lines = ["vllm-rs-svc0  | 2025-11-02T10:00:00Z INFO Prefilling 1 seq(s): 20000 total tokens",
              "vllm-rs-svc0  | 2025-11-02T10:00:09Z ERROR cuGraphLaunch failed: CUDA_ERROR_OUT_OF_MEMORY"]
     assert diag("\n".join(lines)).engine != "vllm"
+
+
+# --- the user's words above a log that begins with its start line are about that log ---------------------------------
+
+VLLM_KV_SIZED = ["INFO 06-02 10:00:01 [api_server.py:1043] vLLM API server version 0.9.1",
+                 "INFO 06-02 10:00:40 [gpu_model_runner.py:1595] Starting to load model m...",
+                 "INFO 06-02 10:01:40 [gpu_model_runner.py:1600] Model loading took 14.99 GiB and 60 seconds",
+                 "INFO 06-02 10:02:00 [kv_cache_utils.py:849] GPU KV cache size: 93,872 tokens", "Killed"]
+OLLAMA_LOADED = [
+    'time=2025-03-01T10:00:01.000Z level=INFO source=server.go:376 msg="starting llama server" '
+    'cmd="/usr/lib/ollama/ollama runner --model /m --ctx-size 8192 --batch-size 512 --port 40001"',
+    "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4090) - 23000 MiB free",
+    "load_tensors: offloaded 33/33 layers to GPU",
+    "load_tensors:        CUDA0 model buffer size =  4403.49 MiB",
+    "Killed"]
+
+
+@pytest.mark.parametrize("said", [
+    "The process gets killed as soon as I send the first request.",
+    "# Server killed on the first chat request\n\nIt dies the moment a prompt comes in; here is the log:",
+    "When our app posts a request to the server it is killed by the kernel. Log:",
+])
+@pytest.mark.parametrize("log", [VLLM_KV_SIZED, OLLAMA_LOADED])
+def test_the_users_words_above_a_log_with_its_start_line_are_about_it(said, log):
+    rep = diag("\n".join([said, "", *log]))
+    assert len(rep.runs) == 1, [(r.first_line, r.kind) for r in rep.runs]
+    run = run_of(rep)
+    assert (run.kind, run.code) == ("RUNTIME", "host-oom-kill"), (run.kind, run.code, run.phase_source)

@@ -399,11 +399,12 @@ SIGKILL = (r"process has terminated: signal: killed|\bKilled: 9\b|<Signals\.SIGK
 
 #: a user sending a request, as subject and verb ("I send", "we submitted", "users asked", "I can give"; written out,
 #: without `s?`, so that every one is a word the prefilter can search for)
-_SENDS = "|".join(f"{who} {how}{verb}" for who in ("I", "we", "user", "users", "client", "clients")
+_SENDS = "|".join(f"{who} {how}{verb}" for who in ("I", "we", "user", "users", "client", "clients", "app", "frontend")
                   for how in ("", "then ", "just ", "can ", "tried to ")
                   for verb in ("send", "sent", "sending", "submit", "submits", "submitted", "give", "gave", "ask",
                                "asks", "asked", "feed", "fed", "execute", "executed", "run", "ran", "paste",
-                               "pasted", "post", "posted", "make", "made", "call", "called"))
+                               "pasted", "post", "posts", "posted", "make", "makes", "made", "call", "calls", "called",
+                               "sends"))
 #: a conversation or chat growing ("once the conversation reaches 8K tokens")
 _GROWS = r"(?:reaches|reached|passes|passed|grows|grew|gets to|got to|exceeds|exceeded|hits)\b"
 

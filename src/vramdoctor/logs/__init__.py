@@ -12,9 +12,10 @@ from typing import Iterable, Union
 
 from ..engines import all_engines
 from .advice import advise
+from .authorship import sentence_like, user_words
 from .blocks import scan_blocks
 from .diagnose import detect_engine, diagnose_run
-from .facts import RunFacts
+from .facts import PROSE_HIT, RunFacts
 from .reader import Blocks
 from .scan import scan
 from .verdict import OOM_KINDS
@@ -130,6 +131,10 @@ def _attach_orphans(runs: list[RunFacts]) -> tuple[list[RunFacts], list[str]]:
     while i < len(runs):
         r = runs[i]
         nxt = runs[i + 1] if i + 1 < len(runs) else None
+        if nxt and "start" in nxt.progress and _words_only(r):
+            _tell(r, nxt)  # the user's words above the log they paste are about it
+            i += 1
+            continue
         pasted = r.failures and not r.progress and all(not f.progress for f in r.failures)
         if pasted and nxt and "start" in nxt.progress and (not nxt.failures or _same_error(r, nxt)):
             nxt.failures = []  # the start-up's own copy of the pasted error (cut after its first lines)
@@ -152,6 +157,34 @@ def _attach_orphans(runs: list[RunFacts]) -> tuple[list[RunFacts], list[str]]:
         out.append(r)
         i += 1
     return out, notes
+
+
+#: the most lines a report's own words above its log may take (a title and a few paragraphs)
+WORDS_LINES = 40
+
+
+def _words_only(r: RunFacts) -> bool:
+    """A run that is only the report's own words (a title, sentences: no start line, no program's failure and no
+    engine named by a program's line), short enough to be what a user writes above the log they paste."""
+    return ("start" not in r.progress and r.lines <= WORDS_LINES and r.last_line - r.first_line < WORDS_LINES
+            and not any(not k.startswith(PROSE_HIT) for k in r.engine_hits)
+            and all(user_words(f.text) or sentence_like(f.text) for f in r.failures + r.pressure))
+
+
+def _tell(words: RunFacts, run: RunFacts) -> None:
+    """Read the report's words `words` with the run pasted under them: its failures, figures and title join the run;
+    the milestones its words name are what the report tells (`titled`), not steps the run passed."""
+    run.first_line = words.first_line
+    run.failures = words.failures + run.failures
+    run.pressure = words.pressure + run.pressure
+    run.numbers = {**words.numbers, **run.numbers}
+    run.number_lines = {**words.number_lines, **run.number_lines}
+    run.heading = run.heading or words.heading
+    run.titled = {**{m: (ln, words.progress_text.get(m, "")) for m, ln in words.progress.items()}, **words.titled,
+                  **run.titled}
+    for k, v in words.engine_hits.items():
+        run.engine_hits[k] = run.engine_hits.get(k, 0) + v
+    run.lines += words.lines
 
 
 def _same_error(pasted: RunFacts, startup: RunFacts) -> bool:

@@ -583,6 +583,12 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         loaded = not failed_load and any(m in f.progress for m in ("ready", "requests"))  # serving
         loading = failed_load or any(phase_words(t, engine) in ("WEIGHTS", "STARTUP") for _, t in f.before[-12:]) or (
             alloc and any(phase_words(t, engine) == "WEIGHTS" for _, t in f.before + f.after))
+        told = None if loaded or failed_load else _serving_told(run, f)
+        if told and "weights_done" in f.progress:  # the weights loaded, and the report says it was serving
+            return Diagnosis(kind="RUNTIME", code="host-oom-kill", evidence=[(f.line_no, f.text), told],
+                             phase_source=f"the report's words (line {told[0]}), inferred, after the weights loaded",
+                             message=what + " while serving, as the report says; the server's own lines of the "
+                                            "serving are not in the log.")
         if not loaded and not failed_load and "weights_done" in f.progress:
             # after the weights' buffers, before serving: the weights still paging in (mmap), or the host buffers
             # the engine makes next (CPU swap space, pinned memory, a KV cache or compute buffer in RAM)
