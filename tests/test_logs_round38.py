@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from logcase import diag, run_of
+from logcase import diag, run_in, run_of
 
 VLLM_LOADING = [
     "INFO 06-02 10:00:01 [api_server.py:1043] vLLM API server version 0.9.1",
@@ -501,3 +501,19 @@ def test_the_users_words_above_a_log_with_its_start_line_are_about_it(said, log)
     assert len(rep.runs) == 1, [(r.first_line, r.kind) for r in rep.runs]
     run = run_of(rep)
     assert (run.kind, run.code) == ("RUNTIME", "host-oom-kill"), (run.kind, run.code, run.phase_source)
+
+
+@pytest.mark.parametrize("where", [
+    'cmd="/usr/bin/ollama runner --model /m --ctx-size 32768 --batch-size 512 --n-gpu-layers 33 --port 40001"',
+    'cmd="/usr/lib/ollama/runners/cuda_v12/ollama_llama_server --model /m --ctx-size 32768 --batch-size=512 --port 1"',
+    'msg=load request="{Operation:commit LoraPath:[] Parallel:1 BatchSize:512 FlashAttention:false KvSize:32768}"',
+])
+def test_ollamas_num_batch_is_read_from_the_runners_command_or_load_request(where):
+    lines = [f'time=2025-06-02T10:00:01.000Z level=INFO source=server.go:400 msg="starting llama server" {where}',
+             "llama_kv_cache_unified:      CUDA0 KV buffer size =  4096.00 MiB",
+             "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 2147483648",
+             "llama_init_from_model: failed to initialize the context: failed to allocate compute buffers"]
+    run = run_in("\n".join(lines), "ollama")
+    batch = next(a for a in run.advice if a["setting"] == "n_ubatch")
+    assert batch["current"] == 512 and "num_batch" in batch["flags"], batch
+    assert batch["value"] is None or batch["value"] < 512

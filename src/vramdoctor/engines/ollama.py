@@ -81,6 +81,9 @@ LOG = LogWords(
         fig("runner_size_bytes", r"runner\.size=\"?" + SIZE),
         fig("runner_vram_bytes", r"runner\.vram=\"?" + SIZE),
         fig("n_parallel", r"(?:--parallel|OLLAMA_NUM_PARALLEL[=:])\s*(\d+)", count),
+        # num_batch: the runner's --batch-size (its cmd line), or the new engine's load request "BatchSize:512"; the
+        # runner sets both n_batch and n_ubatch to it (llama/llama.go NewContextParams), so it is the physical batch
+        fig("n_ubatch", r"(?:--batch-size[= ]|\bBatchSize:)(\d+)", count),
         fig("max_model_len", r"--ctx-size (\d+)", count),
         fig("system_memory_required_bytes", r"requires more system memory \(" + SIZE),
         fig("system_memory_available_bytes", r"than is available \(" + SIZE),
