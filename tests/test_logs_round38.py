@@ -517,3 +517,34 @@ def test_ollamas_num_batch_is_read_from_the_runners_command_or_load_request(wher
     batch = next(a for a in run.advice if a["setting"] == "n_ubatch")
     assert batch["current"] == 512 and "num_batch" in batch["flags"], batch
     assert batch["value"] is None or batch["value"] < 512
+
+
+# --- a figure read in another engine's words is not this run's -------------------------------------------------------
+
+SGLANG_NO_POOL = [
+    "[2025-06-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen2.5-32B-Instruct', mem_fraction_static=0.6, "
+    "tp_size=1, context_length=32768)",
+    "[2025-06-01 10:00:40 TP0] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=17.20 GB, "
+    "mem usage=61.30 GB.",
+    "[2025-06-01 10:00:41 TP0] RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."]
+
+
+@pytest.mark.parametrize("compare", [
+    ["For comparison, vLLM with --gpu-memory-utilization 0.9 starts fine:",
+     "INFO 06-01 11:00:00 [kv_cache_utils.py:849] GPU KV cache size: 93,872 tokens",
+     "INFO 06-01 11:00:00 [gpu_worker.py:276] Available KV cache memory: 12.50 GiB"],
+    ["vllm serve Qwen/Qwen2.5-32B-Instruct --gpu-memory-utilization 0.95 --max-model-len 16384 works on the same box"],
+])
+def test_another_engines_figures_are_not_the_runs(compare):
+    run = run_in("\n".join([*SGLANG_NO_POOL, "", *compare]), "sglang")
+    assert "gpu_memory_utilization" not in run.numbers and "kv_pool_tokens" not in run.numbers, run.numbers
+    assert run.numbers.get("max_model_len") == 32768, run.numbers
+
+
+def test_a_llama_server_batch_is_not_ollamas_num_batch():
+    lines = ["./llama-server -m /m/qwen.gguf -c 32768 --batch-size 2048 -ngl 99",
+             "llama_kv_cache_unified:      CUDA0 KV buffer size =  4096.00 MiB",
+             "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 2147483648",
+             "llama_init_from_model: failed to initialize the context: failed to allocate compute buffers"]
+    run = run_in("\n".join(lines), "llamacpp")
+    assert run.numbers.get("n_ubatch") != 2048, run.numbers

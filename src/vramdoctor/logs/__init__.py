@@ -122,6 +122,25 @@ def _flatten(n: dict) -> dict:
     return out
 
 
+def _own_figures(r: RunFacts, eng: str) -> None:
+    """Leave out of run `r` the figures read only in another engine's words (a vLLM line pasted for comparison under
+    an SGLang run, a llama-server command line beside an Ollama one): not this run's settings or sizes. The generic
+    words and those of the engine `eng` wraps (llama.cpp's lines in Ollama's log) are its own."""
+    e = {x.name: x for x in all_engines()}.get(eng)
+    if e is None:
+        return
+    own = {eng, "generic"} | ({e.wraps} if e.wraps else set())
+    for key, owners in r.figure_owners.items():
+        if owners and not owners & own:
+            r.numbers.pop(key, None)
+            r.number_lines.pop(key, None)
+        elif owners - own and key in r.owned_values:  # (a setting both gave: this run's own words' value)
+            mine = [v for o, v in r.owned_values[key].items() if o in own]
+            if mine:
+                line, value, mode = (max if mine[0][2] == "last" else min)(mine, key=lambda v: v[0])
+                r.numbers[key], r.number_lines[key] = value, line
+
+
 def _attach_orphans(runs: list[RunFacts]) -> tuple[list[RunFacts], list[str]]:
     """An error pasted above the start-up it belongs to: a run with failures and no start line, followed by
     a run without failures, is one run; the failure is judged against how far that start-up got."""
@@ -144,6 +163,10 @@ def _attach_orphans(runs: list[RunFacts]) -> tuple[list[RunFacts], list[str]]:
                     f.progress = dict(nxt.progress)
             merged = {**nxt.numbers, **r.numbers}
             r.numbers, r.number_lines = merged, {**nxt.number_lines, **r.number_lines}
+            for key, owners in nxt.figure_owners.items():
+                r.figure_owners.setdefault(key, set()).update(owners)
+            for key, values in nxt.owned_values.items():
+                r.owned_values[key] = {**values, **r.owned_values.get(key, {})}
             r.progress = {**nxt.progress, **r.progress}
             r.last_line = max(r.last_line, nxt.last_line)
             for k, v in nxt.engine_hits.items():
@@ -179,6 +202,10 @@ def _tell(words: RunFacts, run: RunFacts) -> None:
     run.pressure = words.pressure + run.pressure
     run.numbers = {**words.numbers, **run.numbers}
     run.number_lines = {**words.number_lines, **run.number_lines}
+    for key, owners in words.figure_owners.items():
+        run.figure_owners.setdefault(key, set()).update(owners)
+    for key, values in words.owned_values.items():
+        run.owned_values[key] = {**values, **run.owned_values.get(key, {})}
     run.heading = run.heading or words.heading
     run.titled = {**{m: (ln, words.progress_text.get(m, "")) for m, ln in words.progress.items()}, **words.titled,
                   **run.titled}
@@ -271,6 +298,7 @@ def diagnose(source: Source, *, engine: str | None = None, model_check=None,
         eng = engine or (detect_engine(r.engine_hits) if r.engine_hits else overall)
         if eng == "unknown":
             eng = overall
+        _own_figures(r, eng)
         tp = r.numbers.get("tensor_parallel_size")
         per_gpu = weights_bytes // tp if weights_bytes and isinstance(tp, int) and tp > 1 else weights_bytes
         d = diagnose_run(r, eng, per_gpu)

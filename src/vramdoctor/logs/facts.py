@@ -53,6 +53,11 @@ class Failure:
         return self.lines_before
 
 
+def unset(value: object) -> bool:
+    """A value an argument dump prints for a setting not set ("quantization=None", "null", "")."""
+    return isinstance(value, str) and value.strip("'\"").lower() in ("none", "null", "")
+
+
 @dataclass
 class RunFacts:
     """What one server start left in the log."""
@@ -71,6 +76,10 @@ class RunFacts:
     elisions: list[int] = field(default_factory=list)
     numbers: dict[str, object] = field(default_factory=dict)
     number_lines: dict[str, int] = field(default_factory=dict)
+    #: the engines whose words each figure was read in (`Knowledge.figure_owner`): another engine's are not this run's
+    figure_owners: dict[str, set[str]] = field(default_factory=dict)
+    #: a single-valued figure's value as each engine's words gave it: key -> owner -> (line, value, mode)
+    owned_values: dict[str, dict[str, tuple[int, object, str]]] = field(default_factory=dict)
     engine_hits: dict[str, int] = field(default_factory=dict)
     lines: int = 0
     dropped_after: tuple[int, tuple[int, int] | None] | None = None  # (runs left out, their lines), see MAX_RUNS
@@ -102,7 +111,7 @@ class RunFacts:
         series.append((snapshot, size, line_no, text[:300]))
 
     def note(self, key: str, value: object, mode: str, line_no: int) -> None:
-        if isinstance(value, str) and value.strip("'\"").lower() in ("none", "null", ""):
+        if unset(value):
             return  # an argument dump's "quantization=None": the setting is not set, not a value named None
         if key.endswith("_bytes") and isinstance(value, int) and value < 0:
             # an engine's negative budget ("Available KV cache memory: -2.77 GiB"): no byte count is negative, so

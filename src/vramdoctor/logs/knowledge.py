@@ -97,6 +97,8 @@ class Knowledge:
         self.messages: list[tuple[Message, str]] = [(m, e.name) for e in engines for m in e.log.messages]
         self.milestones = [(marker, p) for e in engines for marker, p in e.log.milestones]
         self.figures: list[Figure] = [f for e in engines for f in e.log.figures]
+        #: the engine whose module holds each figure (by the figure's id): its words are that engine's
+        self.figure_owner: dict[int, str] = {id(f): e.name for e in engines for f in e.log.figures}
         self.frames: dict[str, list[re.Pattern]] = {}
         for e in engines:
             for phase, p in e.log.frames.items():

@@ -14,7 +14,7 @@ from collections import deque
 from typing import Callable, Iterable, Iterator
 
 from ..engines.words import _WORKED as _WORKED_WORDS, TRIED
-from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts
+from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts, unset
 from .knowledge import ELISION, GDB_CHATTER, PY_FRAME, Knowledge, is_echo, knowledge
 from .lines import (
     CUT_LOOKBACK,
@@ -400,6 +400,12 @@ class Scanner:
             except (ValueError, KeyError, IndexError, OverflowError):
                 continue
             r.note(f.key, value, f.mode, line_no)
+            owner = self.k.figure_owner.get(id(f), "generic")
+            r.figure_owners.setdefault(f.key, set()).add(owner)
+            if f.mode in ("last", "first") and not unset(value):  # (each engine's own value, `logs._own_figures`)
+                values = r.owned_values.setdefault(f.key, {})
+                if f.mode == "last" or owner not in values:
+                    values[owner] = (line_no, value, f.mode)
             if f.mode not in ("list", "set", "map"):
                 break
         return matched
