@@ -548,3 +548,15 @@ def test_a_llama_server_batch_is_not_ollamas_num_batch():
              "llama_init_from_model: failed to initialize the context: failed to allocate compute buffers"]
     run = run_in("\n".join(lines), "llamacpp")
     assert run.numbers.get("n_ubatch") != 2048, run.numbers
+
+
+@pytest.mark.parametrize("said", ["这个模型在两张4090上无法加载，日志如下：", "模型跑不起来，日志：", "换了新版本以后启动不了："])
+def test_chinese_words_of_a_model_that_cannot_load_state_a_failure(said):
+    run = run_of(diag("\n".join([said, "", *LLAMA_CUT])))
+    assert run.kind == "UNDETERMINED", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", ["不是无法加载，只是速度慢，日志如下：", "日志如下："])
+def test_chinese_words_without_a_failure_state_none(said):
+    run = run_of(diag("\n".join([said, "", *LLAMA_CUT])))
+    assert run.kind == "NONE", (run.kind, run.code)
