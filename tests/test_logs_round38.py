@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from logcase import diag, run_in, run_of
+from logcase import diag, flags, run_in, run_of
 
 VLLM_LOADING = [
     "INFO 06-02 10:00:01 [api_server.py:1043] vLLM API server version 0.9.1",
@@ -560,3 +560,17 @@ def test_chinese_words_of_a_model_that_cannot_load_state_a_failure(said):
 def test_chinese_words_without_a_failure_state_none(said):
     run = run_of(diag("\n".join([said, "", *LLAMA_CUT])))
     assert run.kind == "NONE", (run.kind, run.code)
+
+
+# --- advice never lowers a count that is one already ------------------------------------------------------------------
+
+def test_a_lower_max_num_seqs_is_not_offered_at_one():
+    lines = ["vllm serve Qwen/Qwen2.5-7B-Instruct --gpu-memory-utilization 0.98 --max-num-seqs 1",
+             "INFO 06-01 10:00:01 [gpu_model_runner.py:2007] Model loading took 14.99 GiB and 15.0 seconds",
+             "INFO 06-01 10:00:05 [gpu_worker.py:276] Available KV cache memory: 4.98 GiB",
+             "INFO 06-01 10:00:06 [gpu_model_runner.py:2500] Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):"
+             "  40%|####      | 4/10 [00:01<00:02, 2.5it/s]",
+             "ERROR 06-01 10:00:07 [core.py:700] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB."]
+    run = run_in("\n".join(lines), "vllm")
+    assert run.kind == "WARMUP", (run.kind, run.code)
+    assert "max-num-seqs" not in flags(run), flags(run)

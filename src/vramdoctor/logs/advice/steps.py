@@ -90,6 +90,10 @@ class _Steps:
             return  # never propose what is in use
         if direction == "down" and isinstance(current, (int, float)) and not isinstance(current, bool) and current == 0:
             return  # a count already at none (-ngl 0): it cannot go lower
+        if direction == "down" and setting in AT_LEAST_ONE and current == 1:
+            return  # a count already at one (--max-num-seqs 1): it cannot go lower
+        if text:
+            text = self._without_spent_alternatives(text)
         if (isinstance(value, (int, float)) and isinstance(current, (int, float)) and not isinstance(value, bool)
                 and (direction == "up" and value < current or direction == "down" and value > current)):
             return  # a value on the wrong side of the one in use: the step would move the setting the wrong way
@@ -97,6 +101,15 @@ class _Steps:
             text, why = _filled(text, why, direction, value, current, fill)
         self.out.append(Step(change=change, flags=text, why=why, setting=setting, direction=direction, value=value,
                              current=current))
+
+    def _without_spent_alternatives(self, text: str) -> str:
+        """A step's flags without an alternative it offers that the log shows spent: "(or a lower --max-num-seqs:
+        ...)" where --max-num-seqs is 1 already."""
+        for m in list(_LOWER_ALTERNATIVE.finditer(text)):
+            setting = next((k for k, v in self.flags.items() if v.split(" ", 1)[0] == m.group(1)), None)
+            if setting in AT_LEAST_ONE and _shown(setting, self.n) == 1:
+                text = text.replace(m.group(0), "")
+        return text
 
     def _past_tried(self, change: str, setting: str, text: str, direction: str, value: object):
         """A value the log says was tried and still failed (`_tried`: flag -> value) bounds the step: it goes past it.
@@ -131,6 +144,12 @@ class _Steps:
 #: the placeholder a flag holds where neither the value to set nor the one in use is shown ({n} a count, {x} a
 #: fraction, {v} a value, {m} a second count)
 PLACEHOLDERS = {"n": "N", "x": "X", "v": "V", "m": "M"}
+
+
+#: counts whose least value is one (one sequence, one GPU, one graph size)
+AT_LEAST_ONE = ("max_num_seqs", "tensor_parallel_size", "cuda_graph_max_bs", "n_parallel")
+#: an alternative a step's flags offer, to lower another setting ("(or a lower --max-num-seqs: fewer graph sizes)")
+_LOWER_ALTERNATIVE = re.compile(r"\s*\(or a lower (--[\w-]+)[^)]*\)")
 
 
 def _filled(text: str, why: str, direction: str | None, value: object, current: object,
