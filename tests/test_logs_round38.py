@@ -574,3 +574,13 @@ def test_a_lower_max_num_seqs_is_not_offered_at_one():
     run = run_in("\n".join(lines), "vllm")
     assert run.kind == "WARMUP", (run.kind, run.code)
     assert "max-num-seqs" not in flags(run), flags(run)
+
+
+def test_a_model_in_text_generation_webuis_folder_run_by_llama_cpp_is_llama_cpp():
+    history = [f" {n}  ./main -m /data/text-generation-webui/models/marx-3b.Q4_1.gguf -n {n % 7}" for n in range(900, 906)]
+    lines = ["(textgen) [root@box bin]# history | tail", *history, "(textgen) [root@box bin]# ./main -m "
+             "/data/text-generation-webui/models/marx-3b.Q4_1.gguf -n 0 -ngl 99",
+             "llama_model_loader: loaded meta data with 19 key-value pairs and 291 tensors from "
+             "/data/text-generation-webui/models/marx-3b.Q4_1.gguf (version GGUF V2)",
+             "ggml_cuda_host_malloc: warning: failed to allocate 2048.00 MB of pinned memory: out of memory"]
+    assert diag("\n".join(lines)).engine == "llamacpp"

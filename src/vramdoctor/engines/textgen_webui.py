@@ -10,8 +10,9 @@ from .interface import Engine, LogWords
 from .words import count, fig, rx
 
 LOG = LogWords(
-    fingerprint=rx(r"text-generation-webui|oobabooga|server\.py --model|Output generated in|--wbits|--pre_layer|"
-                   r"modules/text_generation\.py"),
+    # (not its models folder in a path another program reads: "./main -m /data/text-generation-webui/models/x.gguf")
+    fingerprint=rx(r"text-generation-webui(?![/\\]models[/\\])|oobabooga|server\.py --model|Output generated in|--wbits|"
+                   r"--pre_layer|modules/text_generation\.py"),
     run_start=(rx(r"python server\.py|Starting Text generation web UI|Loading \S+\.\.\.$", 0),),
     frames={"RUNTIME": rx(r"generate_reply|generate_with_streaming|text_generation\.py|Output generated")},
     milestones=(
