@@ -584,3 +584,16 @@ def test_a_model_in_text_generation_webuis_folder_run_by_llama_cpp_is_llama_cpp(
              "/data/text-generation-webui/models/marx-3b.Q4_1.gguf (version GGUF V2)",
              "ggml_cuda_host_malloc: warning: failed to allocate 2048.00 MB of pinned memory: out of memory"]
     assert diag("\n".join(lines)).engine == "llamacpp"
+
+
+@pytest.mark.parametrize("off", ["--no-enable-chunked-prefill", "--enable-chunked-prefill false"])
+def test_a_smaller_prefill_step_turns_chunked_prefill_back_on_where_it_is_off(off):
+    lines = [f"vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 32768 {off}",
+             "INFO 06-01 10:00:00 [api_server.py:1043] vLLM API server version 0.10.1",
+             "INFO:     Application startup complete.",
+             'INFO:     10.0.0.2:40000 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+             "ERROR 06-01 10:10:07 [core.py:700] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.00 GiB."]
+    run = run_in("\n".join(lines), "vllm")
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+    step = [a for a in run.advice if a["setting"] == "max_num_batched_tokens"]
+    assert step and all("--enable-chunked-prefill" in a["flags"] for a in step), run.advice

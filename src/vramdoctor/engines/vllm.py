@@ -346,6 +346,10 @@ def _flags_for(flags: dict, n: dict) -> dict:
     v = release(n.get("engine_version"))
     if _v1(n, v) or n.get("_chunked_prefill_on"):
         flags["max_num_batched_tokens"] = "--max-num-batched-tokens {n}"
+    if n.get("_chunked_prefill_off"):  # turned off on the command line: a smaller step needs it on again
+        flags["max_num_batched_tokens"] = "--enable-chunked-prefill --max-num-batched-tokens {n} (chunked prefill " \
+                                          "is off here, --no-enable-chunked-prefill: off, a step must hold the whole " \
+                                          "--max-model-len)"
     if v is None:
         return flags
     if v < (0, 4, 1):
@@ -531,6 +535,8 @@ LOG = LogWords(
             r"# CPU blocks|is larger than the maximum number of tokens that can be stored in KV cache|"
             r"vllm/engine/(?:async_)?llm_engine\.py|vllm/worker/(?:worker|model_runner|cache_engine)\.py|"
             r"\bAsyncEngineDeadError\b|\bMQLLMEngine", lambda m: True, passive=True),
+        fig("_chunked_prefill_off", r"--no-enable-chunked-prefill\b|enable[_-]chunked[_-]prefill['\"]?\s*[=:]\s*['\"]?"
+            r"False\b|--enable-chunked-prefill[= ]false\b", lambda m: True),
         fig("_chunked_prefill_on", r"Chunked prefill is enabled with max_num_batched_tokens|"
             r"enable[_-]chunked[_-]prefill['\"]?\s*[=:]\s*['\"]?True\b|--enable-chunked-prefill\b(?! false)",
             lambda m: True),
