@@ -597,3 +597,69 @@ def test_a_smaller_prefill_step_turns_chunked_prefill_back_on_where_it_is_off(of
     assert run.kind == "RUNTIME", (run.kind, run.code)
     step = [a for a in run.advice if a["setting"] == "max_num_batched_tokens"]
     assert step and all("--enable-chunked-prefill" in a["flags"] for a in step), run.advice
+
+
+# --- a figure one engine gives as one value and another as a series --------------------------------------------------
+
+def _mixed_mode_keys():
+    from vramdoctor.logs.knowledge import knowledge
+
+    modes: dict[str, set[str]] = {}
+    for f in knowledge().figures:
+        modes.setdefault(f.key, set()).add(f.mode)
+    return sorted(k for k, m in modes.items() if len(m) > 1)
+
+
+def test_some_figures_are_given_both_ways():
+    assert "free_memory_bytes" in _mixed_mode_keys()
+
+
+@pytest.mark.parametrize("key", _mixed_mode_keys())
+def test_a_figure_given_both_ways_in_one_run_is_kept(key):
+    from vramdoctor.logs.facts import RunFacts
+    from vramdoctor.logs.knowledge import knowledge
+
+    modes = sorted({f.mode for f in knowledge().figures if f.key == key})
+    for first, second in [(a, b) for a in modes for b in modes if a != b]:
+        r = RunFacts(first_line=1)
+        r.note(key, ("x", 1) if first == "map" else 1, first, 1)
+        r.note(key, ("x", 2) if second == "map" else 2, second, 2)
+        assert key in r.numbers
+
+
+@pytest.mark.parametrize("lines", [
+    ["torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 160.00 MiB (GPU 0; 79.35 GiB total capacity; "
+     "78.58 GiB already allocated; 145.19 MiB free; 78.58 GiB reserved in total by PyTorch)",
+     "[2025-05-01 10:00:30 TP0] Load weight begin. avail mem=78.50 GB"],
+    ["Old build (works):", "llama_new_context_with_model: n_ctx      = 8192",
+     "llama_new_context_with_model: KV self size  = 1024.00 MiB, K (f16):  512.00 MiB, V (f16):  512.00 MiB",
+     "New build b6000 (fails):", "llama_context: n_ctx         = 8192",
+     "llama_kv_cache:      CUDA0 KV buffer size =  1024.00 MiB",
+     "llama_kv_cache: size = 1024.00 MiB (  8192 cells,  32 layers,  1/1 seqs), K (f16):  512.00 MiB, V (f16):  "
+     "512.00 MiB",
+     "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1200.00 MiB on device 0: cudaMalloc failed: out of memory"],
+])
+def test_pastes_that_give_a_figure_both_ways_are_diagnosed(lines):
+    assert diag("\n".join(lines)).runs
+
+
+def _corpus_lines() -> list[str]:
+    from pathlib import Path
+
+    root = Path(__file__).parent / "data"
+    out = []
+    for p in sorted(list((root / "logs").rglob("*.log")) + list((root / "logs_own").rglob("*.log"))):
+        out += [t for t in p.read_text(encoding="utf-8", errors="replace").splitlines() if t.strip()]
+    return out
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_random_mixes_of_engines_lines_never_crash(seed):
+    """Lines of every engine's logs pasted together in any order (users paste pieces of several): a report, never
+    a traceback of vramdoctor's own."""
+    import random
+
+    lines = _corpus_lines()
+    rng = random.Random(seed)
+    for _ in range(5):
+        assert diag("\n".join(rng.sample(lines, rng.randint(2, 14)))).runs is not None

@@ -118,6 +118,14 @@ class RunFacts:
             # the budget is 0 and what it lacks is its own figure
             self.note(key[:-len("_bytes")] + "_shortfall_bytes", -value, mode, line_no)
             value = 0
+        held = self.numbers.get(key)
+        if held is not None and (mode in ("list", "set")) != isinstance(held, list) and mode != "map":
+            # one engine's words give this figure as one value, another's as a series (a generic "145.19 MiB free"
+            # and SGLang's "avail mem=" readings): a series of them all
+            held = self.numbers[key] = held if isinstance(held, list) else [held]
+            mode = "set" if mode == "set" else "list"
+        if mode == "map" and held is not None and not isinstance(held, dict):
+            return  # (a map's key given as a plain value by another engine's words: the map is not started over)
         if mode == "list":
             series = self.numbers.setdefault(key, [])
             assert isinstance(series, list)
