@@ -663,3 +663,34 @@ def test_random_mixes_of_engines_lines_never_crash(seed):
     rng = random.Random(seed)
     for _ in range(5):
         assert diag("\n".join(rng.sample(lines, rng.randint(2, 14)))).runs is not None
+
+
+# --- a user's sentence or a bare title of serving sets no floor over the engine's start-up frames ---------------------
+
+VLLM_LOAD_OOM = [
+    "ERROR 06-01 10:00:40 [core.py:515] Traceback (most recent call last):",
+    'ERROR 06-01 10:00:40 [core.py:515]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/'
+    'gpu_model_runner.py", line 1340, in load_model',
+    'ERROR 06-01 10:00:40 [core.py:515]   File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/'
+    'linear.py", line 300, in weight_loader',
+    "ERROR 06-01 10:00:40 [core.py:515] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 270.00 MiB."]
+LMDEPLOY_LOAD_OOM = [
+    "Traceback (most recent call last):",
+    '  File "/opt/lmdeploy/lmdeploy/turbomind/turbomind.py", line 300, in _create_weight',
+    "RuntimeError: CUDA out of memory"]
+SGLANG_LOAD_OOM = [
+    "[2025-06-01 10:00:41 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+    '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 600, in load_model',
+    "    self.model = get_model(",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB."]
+
+
+@pytest.mark.parametrize("said", [
+    "We deployed it behind dify and the crash below happens when we send requests.",
+    "[Bug] CUDA OOM during inference (Qwen2.5-72B, 4xA10)",
+    "Title: GPU OOM during inference on long prompts",
+])
+@pytest.mark.parametrize("log", [VLLM_LOAD_OOM, LMDEPLOY_LOAD_OOM, SGLANG_LOAD_OOM])
+def test_words_of_serving_set_no_floor_over_start_up_frames(said, log):
+    run = run_of(diag("\n".join([said, "", *log])))
+    assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)

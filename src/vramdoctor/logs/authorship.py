@@ -14,12 +14,18 @@ HEADING = re.compile(r"^\s{0,3}#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[`*_\"']*[^
 _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+\S")
 
 
+#: an issue's title pasted without its markdown: its tracker's tag ("[Bug] CUDA OOM during inference", "[Usage]: ..."),
+#: or labelled ("Title: GPU OOM during inference")
+TITLE = re.compile(r"^\s*(?:\[(?:Bug|BUG|bug|Usage|Feature|Question|Performance|Misc|RFC|Doc|Docs|Installation|"
+                   r"New Model|Hardware|Help|Issue)\]:?\s+[^\W\d]|Title:\s+\S)")
+
+
 def user_words(text: str) -> bool:
     """The line is a user's words, not a program's: no log prefix, and in the first person, quoting, a list item or a
-    markdown heading."""
-    if LOG_PREFIX.match(text) and not HEADING.match(text):
+    markdown heading; or an issue's title pasted without its markdown (`TITLE`)."""
+    if LOG_PREFIX.match(text) and not HEADING.match(text) and not TITLE.match(text):
         return False
-    return bool(HEADING.match(text) or _LIST_ITEM.match(text) or written_by_user(text, False))
+    return bool(HEADING.match(text) or TITLE.match(text) or _LIST_ITEM.match(text) or written_by_user(text, False))
 
 
 def program_line(text: str) -> bool:

@@ -401,6 +401,11 @@ def _missing(f: Failure, place: Place | None) -> str:
     return "a line that names the step under way (frames, a warm-up or allocation message)"
 
 
+def _told_markers(run: RunFacts) -> frozenset[str]:
+    """The milestones only a user's words gave (no program's line: "the crash below happens when we send requests")."""
+    return frozenset(m for m, t in run.progress_text.items() if not program_line(t))
+
+
 def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, str] | None]:
     """The failure that decides run `run` (None: the run shows none), and the line of the report's own words that gave
     its cause where the log's lines do not (a user's sentence, or the title; None where they do)."""
@@ -538,14 +543,14 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             return Diagnosis(kind="NOT_OOM", code="error-not-memory", evidence=[(f.line_no, f.text)], oom=False,
                              message="The run failed with an error that names its cause, and the cause is not "
                                      "memory: no out-of-memory words and no shortfall figures in this run.")
-        place = locate(f, engine, weights)
+        place = locate(f, engine, weights, _told_markers(run))
         cands = [KIND_OF_PHASE[p] for p in (place.candidates if place.phase is None else [place.phase])]
         return Diagnosis(kind="UNDETERMINED", code="failure-cause-not-shown", evidence=[(f.line_no, f.text)],
                          oom=None, candidates=cands, phase_source=place.source, missing=_missing(f, place),
                          message="The run failed, but the line that says why is not in this log, so whether memory "
                                  "ran out cannot be told. Missing: " + _missing(f, place) + ". If it was memory, "
                                  "the phase would be " + " or ".join(cands) + ".")
-    place = locate(f, engine, weights)
+    place = locate(f, engine, weights, _told_markers(run))
     if run.heading and f.deciding == run.heading and place.deciding == run.heading:
         place = replace(place, source="the engine's error the report's title quotes")
     if ((told or user_words(f.text)) and place.phase in STARTUP and not _ends(f)

@@ -152,13 +152,17 @@ _FUNCTION_TAG = re.compile(_STAMP + r"(?:srv|slot|cmn|que|res|log)\s+\w+:\s")
 _STARTING = re.compile(_STAMP + r"srv\s+load_model: ")
 
 
-def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
+def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: frozenset[str] = frozenset()) -> Place:
     """Where `f` happened, from the evidence in order; see the module docstring. weights_bytes: the
-    model's weights (printed by the engine, or estimated), held against what PyTorch held when it failed."""
+    model's weights (printed by the engine, or estimated), held against what PyTorch held when it failed. told: the
+    milestones only a user's words gave ("the crash happens when we send requests"): a floor for the failure's own
+    words, not over the engine's stack frames."""
     k = knowledge()
     eng = k.engine.get(engine)
     marker = last_marker(f.progress)
     floor = FLOOR[marker] if marker else None
+    shown = last_marker({m: ln for m, ln in f.progress.items() if m not in told})
+    frame_floor = FLOOR[shown] if shown else None
     held, tried = _held(f.text)
     if held and weights_bytes and held >= 1.05 * weights_bytes and (floor is None or floor == "WEIGHTS"):
         floor = "KV"  # more than the weights was resident: they had loaded
@@ -202,7 +206,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None) -> Place:
     start_phases = [p for p in STARTUP if p in found]
     if start_phases:
         p = min(start_phases, key=lambda x: found[x][0])
-        if not floor or PHASES.index(p) >= PHASES.index(floor):
+        if not frame_floor or PHASES.index(p) >= PHASES.index(frame_floor):
             return Place(p, "the stack frames", found[p][1:], [p])
     elif "RUNTIME" in found:
         return Place("RUNTIME", "the stack frames", found["RUNTIME"][1:], ["RUNTIME"])
