@@ -694,3 +694,18 @@ SGLANG_LOAD_OOM = [
 def test_words_of_serving_set_no_floor_over_start_up_frames(said, log):
     run = run_of(diag("\n".join([said, "", *log])))
     assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)
+
+
+@pytest.mark.parametrize("tag", ["(ServeReplica:default:VLLMDeployment pid=5555)", "(ServeReplica:app:VLLMDeployment pid=1)"])
+def test_ray_serves_vllm_deployment_is_vllm(tag):
+    lines = [f"{tag} INFO 06-01 14:00:00 llm_engine.py:100] Initializing an LLM engine (v0.6.3) with config: "
+             "model='m', max_seq_len=131072, tensor_parallel_size=4, gpu_memory_utilization=0.9",
+             f"{tag} ERROR 06-01 14:02:00 serve.py:10] ValueError: The model's max seq len (131072) is larger than the "
+             "maximum number of tokens that can be stored in KV cache (43000). Try increasing `gpu_memory_utilization` "
+             "or decreasing `max_model_len` when initializing the engine.",
+             f"{tag} Traceback (most recent call last):", f'{tag}   File "/app/serve.py", line 40, in __init__',
+             f"{tag}     self.engine = AsyncLLMEngine.from_engine_args(engine_args)",
+             f'{tag}   File "/app/serve.py", line 52, in start']
+    run = run_in("\n".join(lines), "vllm")
+    assert run.kind == "KV_CAPACITY"
+    assert "--gpu-memory-utilization" in flags(run) and "--session-len" not in flags(run), flags(run)

@@ -20,7 +20,8 @@ from .words import SIZE, cli, count, count_outside, fig, fraction, msg, rx, swit
 
 LOG = LogWords(
     quiet=True,  # default log level WARNING: the INFO lines of loading and sizing are not printed
-    fingerprint=rx(r"lmdeploy|turbomind|\[TM\]\[|\[BlockManager\]"),
+    # (a word of its own: not inside Ray Serve's "VLLMDeployment", whose letters hold "LMDeploy")
+    fingerprint=rx(r"(?<![A-Za-z])lmdeploy|turbomind|\[TM\]\[|\[BlockManager\]"),
     run_start=(rx(r"lmdeploy serve api_server|lmdeploy\.serve\.|turbomind model config:", 0),),
     messages=(
         msg(r"No enough cache entries", "oom", "RUNTIME", "kv-cache-entries-exhausted"),
