@@ -709,3 +709,45 @@ def test_ray_serves_vllm_deployment_is_vllm(tag):
     run = run_in("\n".join(lines), "vllm")
     assert run.kind == "KV_CAPACITY"
     assert "--gpu-memory-utilization" in flags(run) and "--session-len" not in flags(run), flags(run)
+
+
+# --- SIGKILL as shells, systemd and TGI's launcher report it; a kill the user says was theirs -------------------------
+
+LLAMA_BUFFERS = ["load_tensors: offloading 40 repeating layers to GPU", "load_tensors: offloaded 40/81 layers to GPU",
+                 "load_tensors:        CUDA0 model buffer size = 19700.00 MiB",
+                 "load_tensors:   CPU_Mapped model buffer size = 20400.00 MiB"]
+
+
+@pytest.mark.parametrize("kill", [
+    "[1]    83712 killed     ./llama-server -m /models/llama-70b.Q4_K_M.gguf -ngl 40 -c 8192 --no-mmap",
+    "zsh: killed     ./llama-server -m /models/llama-70b.Q4_K_M.gguf -ngl 40",
+    "bash: line 1:  4242 Killed                  ./llama-server -m /models/llama-70b.Q4_K_M.gguf",
+    "[1]+  Killed                  ./llama-server -m /models/llama-70b.Q4_K_M.gguf -ngl 40",
+])
+def test_a_shells_kill_while_llama_cpp_reads_its_weights_is_host_memory(kill):
+    run = run_of(diag("\n".join([*LLAMA_BUFFERS, kill])))
+    assert (run.kind, run.code) == ("WEIGHTS", "weights-exceed-system-memory"), (run.kind, run.code)
+    assert run.inferred  # (the shell does not say who killed it)
+
+
+@pytest.mark.parametrize("kill", [
+    "May 02 10:00:00 box systemd[1]: vllm.service: Main process exited, code=killed, status=9/KILL",
+    "2024-06-01T10:03:05.000000Z ERROR shard-manager: text_generation_launcher: Shard process was signaled to shutdown "
+    "with signal 9 rank=0",
+])
+def test_systemd_and_tgi_report_a_sigkill(kill):
+    run = run_of(diag("\n".join([*VLLM_LOADING, kill])))
+    assert run.kind in ("WEIGHTS", "UNDETERMINED") and "host" in run.code or "system-memory" in run.code, (
+        run.kind, run.code)
+
+
+@pytest.mark.parametrize("lines", [
+    ["Container got killed with exit code 137 after I ran `docker stop`, it took more than 10s to shut down.", "",
+     *VLLM_SERVING, "INFO:     Shutting down", "vllm-1 exited with code 137"],
+    [*VLLM_LOADING, "vllm-1 exited with code 137 (no OOM, I ran kill -9 myself)"],
+    [*VLLM_LOADING, "error: container exited with status 137 (OOMKilled=false)"],
+])
+def test_a_kill_the_user_or_container_says_was_not_the_oom_killer(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("UNDETERMINED", "process-killed"), (run.kind, run.code)
+    assert [a["change"] for a in run.advice] == ["find who killed it"], run.advice

@@ -398,7 +398,12 @@ _ROSE_TO_KILL = (r"(?<!\bif )\b(?:memory|RAM|consumption|usage)\b" + _PLAIN + r"
 #: "Exit Code:    137", docker inspect's "ExitCode": 137). The OOM killer sends most of them, not all: a failed
 #: liveness probe, a stop timeout or a `kill -9` end a process the same way
 SIGKILL = (r"process has terminated: signal: killed|\bKilled: 9\b|<Signals\.SIGKILL: 9>|"
-           r"exit(?:s|ed)?(?: with)? (?:status|code)[ :]*137\b|\bExitCode\W{0,3}137\b")
+           r"exit(?:s|ed)?(?: with)? (?:status|code)[ :]*137\b|\bExitCode\W{0,3}137\b|"
+           # a shell's job report ("[1]    83712 killed     ./llama-server ...", "zsh: killed     ./llama-server",
+           # "bash: line 1:  4242 Killed   python serve.py", "[1]+  Killed   python serve.py"), systemd's
+           # "code=killed, status=9/KILL", TGI's launcher ("Shard process was signaled to shutdown with signal 9")
+           r"^\s*(?:zsh: |bash: (?:line \d+:\s+)?|\[\d+\][+-]?\s+)(?:\d+\s+)?[Kk]illed\s+\S|"
+           r"\bstatus=9/KILL\b|\bsignaled to shutdown with signal 9\b")
 
 
 #: a user sending a request, as subject and verb ("I send", "we submitted", "users asked", "I can give"; written out,

@@ -460,6 +460,22 @@ _KILLED = ("The process was killed (SIGKILL: exit code 137 is 128 + 9), and not 
            "`journalctl -k | grep -i oom` tells whether the kernel killed anything.")
 
 
+#: llama.cpp setting up its context, after the weights are read (llama_context, llama_new_context_with_model)
+_GGML_CONTEXT = re.compile(r"\bllama_(?:new_)?context\b|\bllama_init_from_model\b|\bn_ctx\s*=")
+
+
+#: the kernel's OOM killer named (its own line, a container's flag) or Ray's memory monitor
+_OOM_KILLER = re.compile(r"Out of memory: Killed process|OOMKilled|oom-kill|OOM[- ]killer|memory pressure|running low "
+                         r"on memory", re.I)
+_RAY_KILL = re.compile(r"ray\.exceptions\.OutOfMemoryError|node running low on memory", re.I)
+
+
+def _ggml(engine: str) -> bool:
+    """The engine is llama.cpp, or one that embeds its lines (Ollama, KoboldCpp, LM Studio, llama-cpp-python)."""
+    e = knowledge().engine.get(engine)
+    return engine == "llamacpp" or bool(e and e.wraps == "llamacpp")
+
+
 def _killed_not_oom(run: RunFacts, f: Failure) -> Diagnosis | None:
     """A SIGKILL (exit 137) the log says was not the OOM killer's: UNDETERMINED (`process-killed`), its sender not
     shown. (A failed liveness probe in the same log is that sender: the probe's line decides, NOT_OOM.)"""
@@ -477,10 +493,12 @@ def _killed_not_oom(run: RunFacts, f: Failure) -> Diagnosis | None:
                                  "killer; a server that loads for longer than the probe waits needs a longer "
                                  "initialDelaySeconds (or a startupProbe).")
     said = [(n, t) for n, t in f.before[-8:] + f.after[:8] if _NOT_OOM_KILLER.search(t)]
+    # (or the report's own words of this kill: "Container got killed with exit code 137 after I ran `docker stop`")
+    said += [(g.line_no, g.text) for g in run.failures if g.code == "process-killed"]
     if not said:
         return None
     return Diagnosis(kind="UNDETERMINED", code="process-killed", evidence=sorted({(f.line_no, f.text), said[0]}),
-                     oom=None, phase_source=f"the container's state (line {said[0][0]})",
+                     oom=None, phase_source=f"the words of the kill (line {said[0][0]}): not the OOM killer's",
                      missing="what sent the SIGKILL", message=_KILLED)
 
 
@@ -582,7 +600,13 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         if grown:  # the host ran out because memory kept growing
             return grown
         alloc = f.code == "host-alloc-failed"
+        # a SIGKILL whose sender the log does not name (exit 137, a shell's "killed"): most often the OOM killer
+        bare = not alloc and bool(SIGKILL_RX.search(f.text)) and not _OOM_KILLER.search(f.text)
         what = ("Host RAM ran out (the CPU allocator failed)" if alloc else
+                "Ray's memory monitor killed a worker for lack of the node's RAM (not the kernel: dmesg will not show "
+                "it; its threshold is RAY_memory_usage_threshold)" if _RAY_KILL.search(f.text) else
+                "The process was killed (SIGKILL), most likely by the OOM killer for lack of host RAM; the log does not "
+                "name the killer" if bare else
                 "The operating system killed the process for lack of host RAM")
         failed_load = bool(_LOAD_FAILED.search(f.text))  # reported as a failed load ("error loading llama server")
         loaded = not failed_load and any(m in f.progress for m in ("ready", "requests"))  # serving
@@ -594,6 +618,16 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                              phase_source=f"the report's words (line {told[0]}), inferred, after the weights loaded",
                              message=what + " while serving, as the report says; the server's own lines of the "
                                             "serving are not in the log.")
+        done = f.progress.get("weights_done", 0)
+        if (not loaded and not failed_load and done and _ggml(engine) and "kv_done" not in f.progress
+                and not any(ln > done and _GGML_CONTEXT.search(t) for ln, t in f.before)):
+            # llama.cpp prints its weights' buffer sizes before it reads the data into them (llama-model.cpp
+            # load_tensors, then load_all_data): a kill before its context is set up is the weights being read in
+            return Diagnosis(kind="WEIGHTS", code="weights-exceed-system-memory", inferred=True,
+                             evidence=[(f.line_no, f.text), (done, run.progress_text.get("weights_done", ""))],
+                             phase_source="the start-up progress: the weights' buffers made, no context set up yet",
+                             message=what + " while it read the weights into their buffers (llama.cpp prints the "
+                                            "buffers' sizes before it reads the data; its context comes after).")
         if not loaded and not failed_load and "weights_done" in f.progress:
             # after the weights' buffers, before serving: the weights still paging in (mmap), or the host buffers
             # the engine makes next (CPU swap space, pinned memory, a KV cache or compute buffer in RAM)
@@ -621,6 +655,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                      "through CPU memory) or serving.")
         return Diagnosis(kind="RUNTIME" if loaded else "WEIGHTS", code="host-oom-kill" if loaded else
                          "weights-exceed-system-memory", evidence=[(f.line_no, f.text)], phase_source=place.source,
+                         inferred=bare,
                          message=what + (" while serving." if loaded else " while it loaded the weights (they pass "
                                          "through CPU memory on the way to the GPU)."))
     phase, where = place.phase, place.source

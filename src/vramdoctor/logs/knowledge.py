@@ -204,7 +204,7 @@ class Knowledge:
             # killed by the OOM killer", "dmesg shows no oom-killer"); a SIGKILL it names is one of unknown cause
             # (and the bare "OOM" of the denial's own words)
             hits = [h for h in hits if h[1].phase != "HOST" and not (h[3] == "generic" and h[1].kind == "oom")]
-            if not hits and SIGKILL_RX.search(text):
+            if SIGKILL_RX.search(text) and not any(h[1].kind in ("oom", "not_oom") for h in hits):
                 return Verdict(kind="error", phase=None, code="process-killed", engine="generic")
         if hits and hits[0][3] == "generic" and hits[0][1].kind == "oom" and _advisory(text):
             hits = [h for h in hits if not (h[3] == "generic" and h[1].kind == "oom")]
@@ -228,6 +228,8 @@ SIGKILL_RX = re.compile(SIGKILL, re.I)  # (see engines.generic.SIGKILL)
 #: an OOM kill denied: by the container's flag, or in words ("not killed by the OOM killer", "wasn't OOM-killed",
 #: "was not OOMKilled", "no oom-killer", "nothing gets killed")
 _KILL_DENIED = re.compile(
+    # (also a kill the user says was theirs: "after I ran docker stop", "I ran kill -9 myself", "(no OOM, ...)")
+    r"\bdocker (?:stop|kill)\b|\bkill -(?:9|KILL)\b|\bkill(?:ed)? it myself\b|\bI killed\b|\((?:no|not an?) OOM\b|"
     r"OOMKilled[\x22':= ]*(?:false|0)\b|\bno (?:sign of (?:the |an? )?)?oom[- ]?kill|"
     r"\b(?:not|never|wasn['\u2019]?t|isn['\u2019]?t|weren['\u2019]?t|didn['\u2019]?t get)\s+(?:\w+\s+){0,3}?"
     r"(?:oom[- ]?kill\w*|killed)|\bnothing (?:gets|got|was|is) killed|\bno (?:process|one) (?:gets|got|was) killed",

@@ -77,6 +77,16 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
         a.warmup()
     elif kind == "RUNTIME":
         a.runtime()
+    elif kind == "UNDETERMINED" and code == "process-killed":
+        s.say("find who killed it", "a SIGKILL not from the OOM killer: read the pod's events (`kubectl describe pod`: "
+              "a failed liveness probe, an eviction), the supervisor's stop timeout (docker stop, "
+              "terminationGracePeriodSeconds) or a `kill -9`; `journalctl -k | grep -i oom` tells whether the kernel "
+              "killed anything; memory settings are not the fix until then")
+    elif kind == "UNDETERMINED" and code in ("host-oom-kill", "host-alloc-failed"):
+        s.say("more host memory", "host RAM (or the container's memory limit) ran out, not the GPU: add RAM, raise the "
+              "container's or pod's memory limit, or lower what the server keeps in RAM (CPU offload, swap space, "
+              "layers kept on the CPU); the log does not show in which phase, so which of these to lower first is not "
+              "told")
     elif kind == "UNDETERMINED":
         a.undetermined(candidates or [])
     elif kind == "NONE" and code == "requests-refused-too-long":
