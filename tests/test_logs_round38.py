@@ -121,6 +121,10 @@ OLLAMA_STARTED = [
     "VRAM climbs and climbs with each prompt.",
     "The host RSS of the decode workers grows over the service lifetime.",
     "Resident memory increases over the uptime of the server, about a day.",
+    "Memory went from 18 GB to 23 GB over 6 hours of serving, with the same steady traffic.",
+    "RAM climbs from 10 GB to 40 GB over two days.",
+    "After 1000 requests the process is at 30 GB, it started at 12 GB.",
+    "Each request leaks about 20MB of host memory.",
 ])
 def test_growth_in_other_words_is_a_leak(said):
     for start in (LLAMA_SERVING, OLLAMA_STARTED, VLLM_SERVING):
@@ -138,6 +142,11 @@ def test_growth_in_other_words_is_a_leak(said):
     "VRAM went from 16 GiB to 15.8 GiB after 500 requests.",
     "Memory increases by 2 GB when I raise max_model_len.",
     "VRAM increased by 10 GB after loading the second model.",
+    "显存没有越占越多，一直稳定在40G。",
+    "VRAM goes up from 20 GB to 70 GB right after startup because vLLM preallocates the KV cache.",
+    "Token usage keeps increasing as more users join, up to 0.9.",
+    "Someone on the forum said memory grows and grows with this version, but I have not seen that.",
+    "My colleague thinks memory grows and grows but nvidia-smi shows a flat 20GB.",
 ])
 def test_memory_that_comes_back_or_a_question_is_no_growth(said):
     run = run_of(diag("\n".join([*LLAMA_SERVING, said])))

@@ -108,6 +108,19 @@ def _usize(m, i: int = 1) -> int:
     return to_bytes(m.group(i), m.group(i + 1).upper() + "iB")
 
 
+#: a rise a line gives as the start-up's own ("right after startup because vLLM preallocates the KV cache")
+_AT_START = re.compile(r"\bpre-?allocat\w*|\b(?:right |just )?(?:after|at|during|on) (?:start-?up|launch|loading|load)\b|"
+                       r"\bwhen (?:it )?(?:starts|loads|launches)\b", re.I)
+
+
+def _reading(m, i: int) -> int:
+    """A reading of memory a user gives with the one it rose to (`RSS: 5.7 GB -> 14 GB`); ValueError where the line
+    gives the rise as the start-up's own (a pool preallocated, the model loading)."""
+    if _AT_START.search(m.string):
+        raise ValueError("the start-up's own rise")
+    return _usize(m, i)
+
+
 #: memory growth a user states in words: "RSS memory usage grows continuously with each request", "memory usage
 #: continuously increases until it reaches the allocated 64 GiB limit", "VRAM keeps climbing", "a memory leak in
 #: the scheduler", "it leaks host memory"
@@ -120,7 +133,8 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:k
            r"monotonically|across (?:requests|calls|runs|generations|batches)|"
            r"over time|over (?:the )?(?:\w+ ){0,2}?(?:lifetime|uptime)\b|without (?:bound|limit)|indefinitely|(?:with|after|on) (?:each|every) (?:request|call|batch|"
            r"iteration|step|inference)|until\b))|\bmemory[- ]leak(?:s|ing|age)?\b|"
-           r"\bleak(?:s|ing|ed)? (?:host |CPU |GPU |system |device )?memory\b|"
+           r"\bleak(?:s|ing|ed)? (?:(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B (?:of )?)?(?:host |CPU |GPU |system |"
+           r"device )?memory\b|"
            # growth named as a noun ("slow progressive memory usage increase", "a gradual RAM growth"), memory still
            # "continuing to rise", or growing past what it should hold over time ("memory grows well beyond the
            # model's own footprint ..., over the course of normal use")
@@ -215,12 +229,32 @@ _BY_SIZE = (r"\b(?:memory|RAM|VRAM|RSS|usage)\b[^.;!?\n]{0,30}?\b(?:increases?|i
 _MEM_IN = re.compile(r"\b(?:RSS|RAM|VRAM|memory|resident)\b", re.I)
 
 
-def _growth_to_from(m: re.Match) -> str:
-    """The clause of a reading stated with the one it rose from (`_TO_FROM`); ValueError where it is no growth: no
-    memory word or span of work or time in the clause, or less than a fifth more."""
+#: ... the other way round ("Memory went from 18 GB to 23 GB over 6 hours", "RAM climbs from 10 GB to 40 GB over
+#: two days"), and as where it is now and where it started ("after 1000 requests the process is at 30 GB, it started
+#: at 12 GB"), checked by _growth_from_to and _growth_now_then
+_FROM_TO = (r"\b(?:memory|RAM|VRAM|RSS|usage|it)\b[^.;!?\n]{0,30}?\b(?:went|goes|rose|rises|climbs?|climbed|grew|grows|"
+            r"increased|increases|jumped|jumps|crept|creeps)\s+(?:up\s+)?from\s+(?:~|about |around )?" + _USIZE +
+            r"\s+to\s+(?:~|about |around |over )?" + _USIZE)
+_NOW_THEN = (r"\b(?:is|sits|stands) (?:now )?at (?:~|about |around |over )?" + _USIZE + r"[^.;!?\n]{0,40}?\b(?:it |and )?"
+             r"(?:started|began|was) at (?:~|about |around )?" + _USIZE)
+
+
+def _growth_from_to(m: re.Match) -> str:
+    return _growth_to_from(m, start=1, to=3)
+
+
+def _growth_now_then(m: re.Match) -> str:
+    # (its subject may be the process itself: "the process is at 30 GB", a size that is its memory)
+    return _growth_to_from(m, start=3, to=1, word=False)
+
+
+def _growth_to_from(m: re.Match, start: int = 3, to: int = 1, word: bool = True) -> str:
+    """The clause of a reading stated with the one it rose from (`_TO_FROM`: the sizes' groups `to` and `start`);
+    ValueError where it is no growth: no memory word or span of work or time in the clause, or less than a fifth
+    more."""
     clause = _growth(m)
-    to, start = _usize(m, 1), _usize(m, 3)
-    if not (_MEM_IN.search(clause) and _SPAN.search(clause)) or start <= 0 or to < 1.2 * start:
+    to, start = _usize(m, to), _usize(m, start)
+    if not ((_MEM_IN.search(clause) or not word) and _SPAN.search(clause)) or start <= 0 or to < 1.2 * start:
         raise ValueError("no growth")
     return clause
 
@@ -244,7 +278,7 @@ def _growth_zh(m: re.Match) -> str:
 
 
 #: a negation right before the Chinese growth words
-_DENIED_GROWTH_ZH = re.compile(r"(?:没有?|不|未|无|并没有?)(?:再|会|是|在)?(?:一直|持续|不断|缓慢|逐渐|慢慢|越来越|逐步|增长|"
+_DENIED_GROWTH_ZH = re.compile(r"(?:没有?|不|未|无|并没有?)(?:再|会|是|在)?(?:越|一直|持续|不断|缓慢|逐渐|慢慢|越来越|逐步|增长|"
                                r"增加|上涨|上升|变大|升高|涨)")
 
 
@@ -259,7 +293,10 @@ _NOT_GIVEN_BACK = re.compile(r"(?:\b(?:not|never)|n['\u2019]?t)\s+(?:being\s+|ge
 #: a clause that supposes rather than reports ("memory would keep growing", "to check whether RSS increases", "I
 #: expect memory to grow")
 _SUPPOSED_GROWTH = re.compile(r"\b(?:would|could|should|to see|to check|expect\w*|hop\w*|wonder\w*|suspect\w*|"
-                              r"maybe|perhaps|possibly)\b", re.I)
+                              r"maybe|perhaps|possibly|"
+                              # another's word for it ("someone on the forum said", "my colleague thinks")
+                              r"thinks|believes|claims|(?:someone|somebody|people|others|colleague|a user)\b[^.;!?]{0,40}?"
+                              r"\b(?:said|says|reported|thinks?|believes?|claims?))\b", re.I)
 #: a hedge that supposes, unless a condition stated before it says when it happens ("if the client aborts, RSS may
 #: keep growing" describes a reproduction; "memory may be leaking" supposes)
 _HEDGE = re.compile(r"\b(?:may|might)\b", re.I)
@@ -294,12 +331,17 @@ def _growth(m: re.Match, inside: bool = True) -> str:
     after = _SENTENCE_END.search(text, m.end())
     end = after.start() if after else len(text)
     if text[end:end + 1] == "?" or _supposed(text, begin, at, m.end(), inside) or (
-            inside and (_EXPECTED.search(text, m.end(), end + 1) or _COMES_BACK.search(text, m.end(), end + 1))):
+            inside and (_EXPECTED.search(text, m.end(), end + 1) or _COMES_BACK.search(text, m.end(), end + 1)
+                        or _WITH_LOAD.search(text, begin, end + 1))):
         raise ValueError("not stated")
     return text[begin:end + 1].strip()[:300]
 
 
 
+#: growth that follows the load in the same sentence ("token usage keeps increasing as more users join"): no leak
+_WITH_LOAD = re.compile(r"\bas (?:more |the )?(?:users?|requests?|clients?|load|traffic|concurren\w*|sessions?|"
+                        r"conversations?|contexts?|prompts?)\b(?: \w+){0,3}? (?:join|arrive|come|grow|increase|rise|"
+                        r"get longer)\w*|\bwith (?:more|the number of) (?:users|requests|concurrent)", re.I)
 #: the rest of the sentence says the memory comes back ("goes up by 2 GB per request, then drops back", "and is freed
 #: again"): use while a step runs, not growth
 _COMES_BACK = re.compile(r"\b(?:then|and|but)\s+(?:it\s+)?(?:drops?|goes|comes?|falls?|returns?)\s+(?:back|down)\b|"
@@ -792,12 +834,15 @@ LOG = LogWords(
         fig("_growth_stated", _GROWTH, _growth, mode="first", prose=True),
         fig("_growth_stated", _GROWTH_ZH, _growth_zh, mode="first", prose=True, flags=0),
         fig("_growth_stated", _TO_FROM, _growth_to_from, mode="first", prose=True),
+        fig("_growth_stated", _FROM_TO, _growth_from_to, mode="first", prose=True),
+        fig("_growth_stated", _NOW_THEN, _growth_now_then, mode="first", prose=True),
         fig("_growth_stated", _BY_SIZE, _growth_over_span, mode="first", prose=True),
         fig("_failure_stated", _FAILS, _failure_stated, mode="first", prose=True),
         fig("_failure_stated", _FAILS_ZH, _failure_stated_zh, mode="first", prose=True, flags=0),
-        fig("reported_memory_before_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE, _usize, flags=0),
+        fig("reported_memory_before_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE,
+            lambda m: _reading(m, 1), flags=0),
         fig("reported_memory_after_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE,
-            lambda m: _usize(m, 3), flags=0),
+            lambda m: _reading(m, 3), flags=0),
         # NCCL's shared-memory transport could not grow a file in /dev/shm (a container's small default)
         fig("failed_alloc_bytes", r"you tried to allocate (\d+) bytes", count, mode="list"),
         fig("required_pages", r"Required pages: (\d+)", count),
