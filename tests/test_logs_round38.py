@@ -760,3 +760,21 @@ def test_a_kill_the_user_or_container_says_was_not_the_oom_killer(lines):
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("UNDETERMINED", "process-killed"), (run.kind, run.code)
     assert [a["change"] for a in run.advice] == ["find who killed it"], run.advice
+
+
+@pytest.mark.parametrize("said", ["Error log:", "Error logs:", "## Error log", "error log below", "Full error output:",
+                                  "Stack trace / error:"])
+def test_a_heading_that_calls_the_paste_an_error_log_states_a_failure(said):
+    run = run_of(diag("\n".join([said, "", *LLAMA_CUT])))
+    assert run.kind == "UNDETERMINED", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line,kind", [
+    ("terminate called after throwing an instance of 'std::bad_alloc'", "WEIGHTS"),
+    ("[TRT-LLM] [E] Failed to initialize executor on rank 0: std::bad_alloc", "WEIGHTS"),
+    ("RuntimeError: Failed to load model: Unable to allocate 30.5 GiB for an array with shape (32000, 250000) and "
+     "data type float32", "WEIGHTS"),
+])
+def test_host_allocation_words_while_loading_are_host_memory(line, kind):
+    run = run_of(diag("\n".join([*VLLM_LOADING, line])))
+    assert run.kind == kind and run.code == "weights-exceed-system-memory", (run.kind, run.code)

@@ -366,7 +366,10 @@ _FAILS = (r"\b(?:fails?|failed|failing|crash(?:es|ed|ing)?|hangs|hung|freez(?:es
           r"(?:error|exception)s?|"
           # a paste the user calls the log or output of an error or crash ("Here is the error log:", "crash output
           # below")
-          r"(?:the|my|this|an?|here(?:'s| is)) (?:full )?(?:error|crash) (?:log|output|messages?|trace)s?)\b")
+          r"(?:the|my|this|an?|here(?:'s| is)) (?:full )?(?:error|crash) (?:log|output|messages?|trace)s?|"
+          # ... or heads it ("Error log:", "## Error logs", "Full error output:", "error log below", "Stack trace / error:")
+          r"(?:^|(?<=#\s)|(?<=\*\*))(?:full |complete )?(?:error|crash) (?:logs?|output|messages?|trace)\b|"
+          r"\b(?:error|crash) logs? below|(?:^|(?<=#\s))stack ?trace\s*/\s*error)\b")
 #: ... in Chinese, the language of many reports to vLLM, SGLang, LMDeploy and Qwen: an error reported or met (报错,
 #: 出错, 出现了这个错误), a crash (崩溃, 崩了, 挂了), a failure (失败), a model that cannot load or run (无法加载,
 #: 跑不起来); not denied just before (不/没/没有/未/无)
@@ -482,6 +485,11 @@ LOG = LogWords(
         # the node running low on memory.", the raylet's "Workers ... killed due to memory pressure (OOM)")
         msg(r"ray\.exceptions\.OutOfMemoryError|killed due to the node running low on memory|"
             r"killed due to memory pressure \(OOM\)", "oom", "HOST"),
+        # C++'s operator new failing (std::bad_alloc, "terminate called after throwing an instance of
+        # 'std::bad_alloc'"), Python's MemoryError, NumPy's "Unable to allocate 30.5 GiB for an array with shape":
+        # host memory, not the GPU (CUDA's allocators do not throw bad_alloc)
+        msg(r"\bstd::bad_alloc\b|^\s*MemoryError\b|\bUnable to allocate [\d.]+ [KMGT]i?B for an array with shape",
+            "oom", "HOST", "host-alloc-failed"),
         # PyTorch's CPU allocator (c10/core/impl/alloc_cpu.cpp): host RAM, not the GPU
         msg(r"DefaultCPUAllocator: (?:not enough memory|can't allocate memory)", "oom", "HOST", "host-alloc-failed"),
         # the kernel's ENOMEM (errno 12, strerror "Cannot allocate memory"): an mmap of a weights file (PyTorch's
