@@ -778,3 +778,15 @@ def test_a_heading_that_calls_the_paste_an_error_log_states_a_failure(said):
 def test_host_allocation_words_while_loading_are_host_memory(line, kind):
     run = run_of(diag("\n".join([*VLLM_LOADING, line])))
     assert run.kind == kind and run.code == "weights-exceed-system-memory", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("cause", [
+    "Cannot determine model architecture from config",
+    "The engine was built for a different GPU (sm_89) than the one in use (sm_90).",
+    "Invalid model config: num_attention_heads must be divisible by tp_size.",
+    "Permission denied: /models/engine/rank0.engine is not readable by this user",
+])
+def test_a_wrapper_names_its_cause_as_the_last_line_with_brackets_or_its_own_colon(cause):
+    run = run_of(diag("\n".join([*TRT_START, f"[07/18/2025-20:27:59] [TRT-LLM] [E] Failed to initialize executor on "
+                                              f"rank 0: {cause}"])))
+    assert run.kind == "NOT_OOM", (run.kind, run.code)

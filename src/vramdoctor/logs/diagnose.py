@@ -169,31 +169,32 @@ def _stops_short(f: Failure) -> bool:
 
 #: words after a wrapper's colon that point to another line for the cause, or are no cause ("see the traceback above")
 _ELSEWHERE = re.compile(r"\b(?:see|above|below|traceback|stack ?trace|logs?|details|root cause|messages?|exception|"
-                        r"error|errors)\b|[{}()\[\]]", re.I)
+                        r"error|errors)\b", re.I)
 
 
-#: a wrapper's own words of a failure just before its colon ("Failed to initialize executor on rank 0", "hit an
-#: exception")
-_WRAPS_BEFORE = re.compile(r"\b(?:[Ff]ailed to \w+|[Ff]ailure (?:in|of|during|while) \w+|(?:hit|raised|caught) an "
-                           r"exception)\b[^:]*$")
+#: a wrapper's own words of a failure and the colon after them ("Failed to initialize executor on rank 0: ", "hit an
+#: exception: "; not a log prefix's colon: "ERROR text_generation_launcher: Shard 0 failed to start")
+_WRAPS = re.compile(r"\b(?:[Ff]ailed to \w+|[Ff]ailure (?:in|of|during|while) \w+|(?:hit|raised|caught) an "
+                    r"exception)\b[^:]{0,80}?: ")
 
 
 def _wrapper_states_cause(text: str) -> bool:
     """A wrapper's line that names its cause after its last colon, in words of its own (4+ words, none of memory or
     CUDA, none that point elsewhere): TensorRT-LLM's "Failed to initialize executor on rank 0: Cannot determine model
     architecture from config"."""
-    parts = text.rsplit(": ", 1)
-    if len(parts) != 2 or not _WRAPS_BEFORE.search(parts[0].rsplit(": ", 1)[-1]):
-        return False  # (the colon of a log prefix, "ERROR text_generation_launcher: Shard 0 failed to start")
-    tail = parts[1].strip()
-    return (len(tail.split()) >= 4 and not _MEMORYISH.search(tail) and "cuda" not in tail.lower()
-            and not _ELSEWHERE.search(tail))
+    m = _WRAPS.search(text)
+    if not m:
+        return False
+    tail = text[m.end():].strip()  # (all of it: a cause may hold a colon of its own, "Permission denied: /models/...")
+    return (len(re.findall(r"[A-Za-z]{2,}", tail)) >= 4 and not _MEMORYISH.search(tail) and "cuda" not in tail.lower()
+            and not _ELSEWHERE.search(tail) and not tail.startswith(("{", "(", "[")))
 
 
 def _cause_shown(f: Failure) -> bool:
     """The failure's own words state what went wrong (not a wrapper, not a bare frame or header, not cut). A last
     line that may be cut ("CUDA ru") counts only if it ends a sentence or reads whole without CUDA or memory words."""
-    if f.wrapper and _wrapper_states_cause(f.text) and not _stops_short(f) and (f.after or _CUT_END.search(f.text)):
+    if f.wrapper and _wrapper_states_cause(f.text) and not _stops_short(f) and (
+            f.after or _CUT_END.search(f.text) or not _GOES_ON.search(f.text)):
         return True
     if f.wrapper or not stated(f.text) or _CHECK.search(f.text) or _stops_short(f):
         return False
