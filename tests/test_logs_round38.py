@@ -790,3 +790,22 @@ def test_a_wrapper_names_its_cause_as_the_last_line_with_brackets_or_its_own_col
     run = run_of(diag("\n".join([*TRT_START, f"[07/18/2025-20:27:59] [TRT-LLM] [E] Failed to initialize executor on "
                                               f"rank 0: {cause}"])))
     assert run.kind == "NOT_OOM", (run.kind, run.code)
+
+
+# --- a host kill pasted above the server's own lines is read against them ---------------------------------------------
+
+@pytest.mark.parametrize("kill", [
+    ["    Last State:     Terminated", "      Reason:       OOMKilled", "      Exit Code:    137"],
+    ["dmesg:", "[12345.678] Out of memory: Killed process 4242 (python3) total-vm:98765432kB, anon-rss:62000000kB"],
+    ['        "OOMKilled": true,', '        "ExitCode": 137,'],
+])
+@pytest.mark.parametrize("log,kind", [
+    (["INFO 05-12 10:03:20 [gpu_model_runner.py:1329] Starting to load model Qwen/Qwen2.5-72B-Instruct...",
+      "Loading safetensors checkpoint shards:  10% Completed | 4/37 [00:40<05:30, 10.0s/it]"], "WEIGHTS"),
+    (['[2025-05-01 12:29:50] INFO:     127.0.0.1:5555 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+      "[2025-05-01 12:29:58 TP0] Decode batch. #running-req: 12, #token: 40212, token usage: 0.31, gen throughput "
+      "(token/s): 812.33, #queue-req: 0"], "RUNTIME"),
+])
+def test_a_host_kill_pasted_above_the_servers_lines_is_read_against_them(kill, log, kind):
+    run = run_of(diag("\n".join([*kill, "", *log])))
+    assert run.kind == kind, (run.kind, run.code, run.phase_source)

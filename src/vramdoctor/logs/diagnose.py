@@ -613,6 +613,20 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         loaded = not failed_load and any(m in f.progress for m in ("ready", "requests"))  # serving
         loading = failed_load or any(phase_words(t, engine) in ("WEIGHTS", "STARTUP") for _, t in f.before[-12:]) or (
             alloc and any(phase_words(t, engine) == "WEIGHTS" for _, t in f.before + f.after))
+        source = place.source
+        if f.pasted and not loaded:
+            source = "the start-up pasted after it"
+            # pasted above the start-up it ended (a pod's state, dmesg, then the container's log): that start-up's
+            # progress, with no weights loaded yet, is the weights loading
+            loading = loading or "weights_done" not in f.progress
+        if not loaded and not loading and not any(program_line(t) for _, t in f.before):
+            # no server line before it, the server's lines after it (dmesg or a pod's state pasted first): read
+            # against those
+            source = "the server's lines after it"
+            later = {m: ln for m, ln in run.progress.items() if ln > f.line_no and m not in _told_markers(run)}
+            loaded = any(m in later for m in ("ready", "requests"))
+            loading = not loaded and ("weights_done" not in later and (
+                "start" in later or any(phase_words(t, engine) in ("WEIGHTS", "STARTUP") for _, t in f.after[:12])))
         told = None if loaded or failed_load else _serving_told(run, f)
         if told and "weights_done" in f.progress:  # the weights loaded, and the report says it was serving
             return Diagnosis(kind="RUNTIME", code="host-oom-kill", evidence=[(f.line_no, f.text), told],
@@ -655,7 +669,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                              message=what + "; the log does not show whether it was loading the weights (they pass "
                                      "through CPU memory) or serving.")
         return Diagnosis(kind="RUNTIME" if loaded else "WEIGHTS", code="host-oom-kill" if loaded else
-                         "weights-exceed-system-memory", evidence=[(f.line_no, f.text)], phase_source=place.source,
+                         "weights-exceed-system-memory", evidence=[(f.line_no, f.text)], phase_source=source,
                          inferred=bare,
                          message=what + (" while serving." if loaded else " while it loaded the weights (they pass "
                                          "through CPU memory on the way to the GPU)."))
