@@ -809,3 +809,19 @@ def test_a_wrapper_names_its_cause_as_the_last_line_with_brackets_or_its_own_col
 def test_a_host_kill_pasted_above_the_servers_lines_is_read_against_them(kill, log, kind):
     run = run_of(diag("\n".join([*kill, "", *log])))
     assert run.kind == kind, (run.kind, run.code, run.phase_source)
+
+
+def test_aphrodites_short_flags_on_a_command_with_quoted_arguments():
+    lines = ["Running Aphrodite as I normally do:",
+             './runtime.sh python -m aphrodite.endpoints.openai.api_server --model /m/Miqu-70B -q gptq -tp 2 --host '
+             '"192.168.1.6" --max-model-len 16000 -gmu .97 --served-model-name "me/Miqu-70B"',
+             "INFO:     # GPU blocks: 6, # CPU blocks: 1638",
+             "ValueError: The model's max seq len (16000) is larger than the maximum number of tokens that can be "
+             "stored in KV cache (96). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+             "initializing the engine."]
+    rep = diag("\n".join(lines))
+    run = run_of(rep)
+    assert rep.engine == "aphrodite", rep.engine
+    n = run.numbers
+    assert (n.get("gpu_memory_utilization"), n.get("tensor_parallel_size"), n.get("quantization")) == (0.97, 2, "gptq")
+    assert all(a["setting"] != "quantization" for a in run.advice), run.advice

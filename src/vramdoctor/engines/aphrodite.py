@@ -34,7 +34,12 @@ LOG = LogWords(
         fig("weights_bytes", r"Weights memory usage: [\d.]+ GiB x \d+ = " + SIZE),
         fig("min_concurrency", r"Minimum concurrency: ([\d.]+)x", fraction),
         fig("kv_pool_tokens", r"Single sequence mode: Allocating \d+ blocks \(" + NUM + r" tokens\)", count),
-        fig("gpu_memory_utilization", r"(?:-gmu|gpu_memory_utilization)['\"]?\s*[= :]\s*([\d.]+)", fraction),
+        fig("gpu_memory_utilization", r"(?:-gmu|gpu_memory_utilization)['\"]?(?:\s*[=:]\s*|\s+)([\d.]+)", fraction),
+        # its short flags on a pasted command (aphrodite/common/args: -tp, -q)
+        fig("tensor_parallel_size", r"(?:^|\s)-tp(?:=|\s+)(\d+)\b", count, flags=0),
+        fig("quantization", r"(?:^|\s)-q(?:=|\s+)(awq\w*|gptq\w*|fp8\w*|fp6\w*|exl2|gguf|marlin|aqlm|quip\w*|eetq|"
+            r"bitsandbytes|squeezellm|smoothquant|compressed-tensors|fbgemm_fp8|hqq\w*|qqq\w*|deepspeedfp)\b",
+            lambda m: m.group(1), flags=0),
         fig("kv_cache_dtype", r"KV Cache DataType = '?(\w+)", lambda m: m.group(1)),
         fig("quantization", r"Quantization Format = '?(\w+)", lambda m: m.group(1)),
         fig("max_model_len", r"Context Length = (\d+)", count),

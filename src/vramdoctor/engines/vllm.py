@@ -508,6 +508,8 @@ LOG = LogWords(
         cli("kv_cache_dtype", "kv-cache-dtype", lambda m: m.group(1)),
         cli("quantization", "quantization", lambda m: m.group(1)),
         cli("tensor_parallel_size", "tensor-parallel-size", count),
+        # (its short alias, engine/arg_utils.py "--tensor-parallel-size", "-tp")
+        fig("tensor_parallel_size", r"(?:^|\s)-tp(?:=|\s+)(\d+)\b", count, flags=0),
         # no CUDA graphs: --enforce-eager (engine/arg_utils.py; Aphrodite's too)
         switch("cuda_graphs_off", "enforce-eager"),
         fig("gpu_memory_utilization", r"gpu[_-]memory[_-]utilization['\"]?\s*[=(:]\s*['\"]?\(?([\d.]+)", fraction),

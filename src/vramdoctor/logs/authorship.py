@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from .knowledge import COMMAND
 from .lines import LOG_PREFIX
 from .prose import written_by_user
 
@@ -25,6 +26,8 @@ def user_words(text: str) -> bool:
     markdown heading; or an issue's title pasted without its markdown (`TITLE`)."""
     if LOG_PREFIX.match(text) and not HEADING.match(text) and not TITLE.match(text):
         return False
+    if COMMAND.match(text):
+        return False  # a pasted command ("./run.sh python -m aphrodite... --host \"0.0.0.0\" ..."), quotes and all
     return bool(HEADING.match(text) or TITLE.match(text) or _LIST_ITEM.match(text) or written_by_user(text, False))
 
 
