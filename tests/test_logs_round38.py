@@ -825,3 +825,16 @@ def test_aphrodites_short_flags_on_a_command_with_quoted_arguments():
     n = run.numbers
     assert (n.get("gpu_memory_utilization"), n.get("tensor_parallel_size"), n.get("quantization")) == (0.97, 2, "gptq")
     assert all(a["setting"] != "quantization" for a in run.advice), run.advice
+
+
+# --- a Go log line's source is no stack frame; a title's failure has no lines before it -------------------------------
+
+@pytest.mark.parametrize("config", [
+    '  2025/03/21 19:47:08    routes.go:1230: INFO server config env="map[OLLAMA_FLASH_ATTENTION:true '
+    'OLLAMA_KV_CACHE_TYPE:q8_0 OLLAMA_NUM_PARALLEL:0]"',
+    "2025/03/21 19:47:08 routes.go:1231: INFO Listening on 127.0.0.1:11434 (version 0.6.2)",
+    '2024/11/02 08:00:00 sched.go:155: INFO the KV cache type was given: OLLAMA_KV_CACHE_TYPE=q8_0',
+])
+def test_a_title_of_an_oom_over_a_config_line_is_undetermined(config):
+    run = run_of(diag("\n".join(["# ollama v0.6.2 gemma 3 OOM: Killed process", "", "Relevant log output:", config])))
+    assert run.kind == "UNDETERMINED", (run.kind, run.code, run.phase_source)

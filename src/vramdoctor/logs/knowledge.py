@@ -53,7 +53,9 @@ FRAME = re.compile(r'File "[^"]+", line \d+, in \w+|^(?:' + COMPOSE_PREFIX + r')
                    r'File "[^"]+\.py",(?: line \d+,?)?\s*$|'
                    r'^#\d+\s+0x[0-9a-f]+ in \S|'  # gdb's backtrace (ggml_print_backtrace: "#5  0x00007efc... in f () from x.so")
                    r'^\s*(?:\\n)?\d+\s+(?:0x[0-9a-f]+\s|\S+\s+0x[0-9a-f]+ )|'
-                   r'\.go:\d+|\b\w+\.cu:\d+|^\s+at \S+\(|'
+                   # (a Go frame's file line, "\t/go/src/.../llama.go:143 +0x1a5", or a Go source a line names,
+                   # "source=ggml.go:220 msg=..."; not the prefix of Go's standard log, "routes.go:1230: INFO ...")
+                   r'\.go:\d+(?![\d:])|\b\w+\.cu:\d+|^\s+at \S+\(|'
                    r'^\s*(?:[\w.-]+/)+[\w.-]+\.(?:\(\*?\w+\)\.)?\w+\((?:0x|\{|\))', I)  # a Go frame's function line
 
 #: what gdb prints around a backtrace besides its frames (ggml_print_backtrace attaches gdb): new threads, its

@@ -568,6 +568,9 @@ class Scanner:
             if run.heading and not run.failures and not run.pressure:
                 ln, text = run.heading
                 self._failure(run, ln, text, self.k.candidates(text.lower().encode("utf-8", "replace")))
+                for f in run.failures:  # (a title has no lines before it: the scanner's last lines are the log's end)
+                    if f.line_no == ln:
+                        f.lines_before, f.after = [], []
         runs = [r for r in self.runs if r.lines]
         if self.dropped and runs:
             runs[0].dropped_after = (self.dropped, self.dropped_lines)
