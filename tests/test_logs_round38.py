@@ -838,3 +838,20 @@ def test_aphrodites_short_flags_on_a_command_with_quoted_arguments():
 def test_a_title_of_an_oom_over_a_config_line_is_undetermined(config):
     run = run_of(diag("\n".join(["# ollama v0.6.2 gemma 3 OOM: Killed process", "", "Relevant log output:", config])))
     assert run.kind == "UNDETERMINED", (run.kind, run.code, run.phase_source)
+
+
+@pytest.mark.parametrize("error", [
+    ["[2024-12-13 01:47:34] Initialization failed. warmup error: Traceback (most recent call last):",
+     '  File "/home/sglang/python/sglang/srt/server.py", line 621, in _wait_and_warmup',
+     '    assert res.status_code == 200, f"{res=}, {res.text=}"',
+     "AssertionError: res=<Response [502]>, res.text=''"],
+    ["[2024-12-13 01:47:34] Initialization failed. warmup error: Traceback (most recent call last):",
+     "requests.exceptions.ConnectionError: HTTPConnectionPool(host='127.0.0.1', port=30000): Max retries exceeded "
+     "with url: /generate (Caused by ProxyError('Unable to connect to proxy'))"],
+])
+def test_a_bare_kill_after_the_engines_own_error_is_the_engine_ending_itself(error):
+    lines = ["[2024-12-13 01:45:02] INFO:     Application startup complete.", *error, "", "Killed"]
+    run = run_of(diag("\n".join(lines)))
+    # (an assertion says which check broke, not why: undetermined; a connection error names its cause)
+    assert run.kind in ("NOT_OOM", "UNDETERMINED") and run.oom is not True, (run.kind, run.code)
+    assert run.kind == "NOT_OOM" or "AssertionError" in error[-1]

@@ -407,6 +407,10 @@ def _told_markers(run: RunFacts) -> frozenset[str]:
     return frozenset(m for m, t in run.progress_text.items() if not program_line(t))
 
 
+#: a kill that names no killer and no memory: the shell's bare "Killed"
+_BARE_KILL = re.compile(r"^\s*Killed\s*$")
+
+
 def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, str] | None]:
     """The failure that decides run `run` (None: the run shows none), and the line of the report's own words that gave
     its cause where the log's lines do not (a user's sentence, or the title; None where they do)."""
@@ -422,6 +426,15 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         f = detail[0] if detail else f
     if f.kind in ("oom", "not_oom"):
         f = _latest_survived(run, f, fatal, engine)
+    if f.kind == "oom" and f.phase == "HOST" and _BARE_KILL.search(f.text):
+        # a bare "Killed" a few lines after the engine's own error (SGLang ends its process tree after a warm-up
+        # error: "Initialization failed. warmup error: ... AssertionError: res=<Response [502]>" then "Killed"): the
+        # engine ending itself, not the OOM killer; the error decides
+        own = [g for g in run.failures if g.line_no < f.line_no and g.kind in ("error", "not_oom")
+               and f.line_no - max(g.end_line, g.line_no) <= 6 and not user_words(g.text)]
+        if own:
+            stated_ = [g for g in own if not g.wrapper]
+            f = (stated_ or own)[-1]
     if f.kind in ("oom", "not_oom") and (user_words(f.text) or sentence_like(f.text)):
         # a user's sentence that names the failure ("I was able to reproduce it: ... after a fatal OOM", "After
         # upgrading, loading the model fails with OOM errors during model initialization."): the engine's own line of

@@ -523,6 +523,10 @@ class Scanner:
                 if v and v.code and not last.code:
                     last.code = v.code
                 return True
+            if kind == "oom" and last.kind == "error" and v and v.phase == "HOST" and stated(last.text):
+                # a kill after an error that states its cause (SGLang ends its process tree after a warm-up error:
+                # "AssertionError: res=<Response [502]>" then "Killed"): the engine ending itself, its aftermath
+                return True
             if kind == "oom" and last.kind == "error":  # the cause arrives a line later
                 last.kind, last.text, last.line_no, last.wrapper = "oom", text, line_no, False
                 last.code = last.code or (v.code if v else "")
