@@ -855,3 +855,30 @@ def test_a_bare_kill_after_the_engines_own_error_is_the_engine_ending_itself(err
     # (an assertion says which check broke, not why: undetermined; a connection error names its cause)
     assert run.kind in ("NOT_OOM", "UNDETERMINED") and run.oom is not True, (run.kind, run.code)
     assert run.kind == "NOT_OOM" or "AssertionError" in error[-1]
+
+
+@pytest.mark.parametrize("said,kind", [
+    ("With long outputs the GPU KV cache usage reaches 100%, then the model doesn't generate anything.", "RUNTIME"),
+    ("Under load the KV cache usage hits 100% and new requests just wait.", "RUNTIME"),
+    ("What happens when GPU KV cache usage reaching 100%?", "NONE"),
+])
+def test_a_kv_pool_full_in_the_users_words(said, kind):
+    run = run_of(diag("\n".join([*VLLM_SERVING, said])))
+    assert run.kind == kind, (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line,code", [
+    ("[Thu Feb 12 20:35:53 2026] amdgpu 0000:65:00.0: amdgpu: [gfxhub0] retry page fault (src_id:0 ring:0 vmid:3)",
+     "illegal-memory-access"),
+    ("[ 812.1] amdgpu 0000:03:00.0: amdgpu: VM_L2_PROTECTION_FAULT_STATUS:0x00301031", "illegal-memory-access"),
+    ("/home/u/llama.cpp/ggml/src/ggml-cuda/fattn.cu:574: fatal error", "ggml-assert"),
+])
+def test_a_gpu_page_fault_or_ggmls_abort_is_not_memory(line, code):
+    run = run_of(diag("\n".join([*LLAMA_SERVING, line])))
+    assert (run.kind, run.code) == ("NOT_OOM", code), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", ["服务相关进程内存不会释放，最终打爆服务器内存", "存在内存(不是GPU显存)泄漏问题"])
+def test_chinese_words_of_memory_not_released_or_leaking(said):
+    run = run_of(diag("\n".join([*VLLM_SERVING, said])))
+    assert run.kind == "LEAK", (run.kind, run.code)

@@ -210,7 +210,8 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:k
 #: (内存泄漏)
 _GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM)[^，。,.；;！？]{0,12}?(?:一直|持续|不断|缓慢|逐渐|慢慢|越来越|逐步)"
               r"[^，。,.；;！？]{0,6}?(?:增长|增加|上涨|上升|变大|升高|涨|多)|"
-              r"(?:显存|内存)[^，。,.；;！？]{0,8}?(?:不|没有?|未)(?:被)?(?:释放|回收)|(?:显存|内存)泄[漏露]|"
+              r"(?:显存|内存)[^，。,.；;！？]{0,8}?(?:不|没有?|未)(?:会|能)?(?:被)?(?:释放|回收)|"
+              r"(?:显存|内存)[^，。,.；;！？]{0,8}?泄[漏露]|"
               # "the more it is used, the more it takes" (显存越占越多, 内存越用越大)
               r"(?:显存|内存|占用)[^，。,.；;！？]{0,6}?越[占用吃涨来]越(?:多|大|高)")
 
@@ -501,6 +502,13 @@ LOG = LogWords(
         # NCCL's own buffers (not the KV pool): NCCL WARN Cuda failure 'out of memory'
         msg(r"NCCL.*(?:out of memory|Cuda failure)", "oom", "WARMUP", "nccl-buffers-oom"),
         msg(r"illegal memory access|illegal address", "not_oom", code="illegal-memory-access"),
+        # the amdgpu driver's GPU page fault (dmesg: "amdgpu: [gfxhub0] retry page fault ...", "VM_L2_PROTECTION_FAULT
+        # _STATUS"): a kernel touched memory it does not own, AMD's illegal memory access
+        msg(r"amdgpu: \[gfxhub\d*\] (?:retry |no-retry )?page fault|VM_L2_PROTECTION_FAULT", "not_oom",
+            code="illegal-memory-access"),
+        # ggml's GGML_ABORT("fatal error") (an unsupported case in a kernel, "ggml-cuda/fattn.cu:574: fatal error"):
+        # an abort by a check, not memory running out
+        msg(r"\.(?:cu|cpp|c|m):\d+: fatal error\s*$", "not_oom", code="ggml-assert"),
         msg(r"NCCL error|ncclUnhandledCudaError|NCCL watchdog|ncclSystemError|ncclInternalError|"
             r"Watchdog caught collective operation timeout|NCCL operations have failed or timed out", "not_oom",
             code="nccl-error"),
@@ -610,6 +618,10 @@ LOG = LogWords(
         msg(r"CacheAllocationFailure|Failed to allocate \d+ pages from", "oom", "RUNTIME", "kv-blocks-exhausted"),
         # XLA (TPU, JAX, PyTorch/XLA): device memory, not gRPC's quota of the same name
         msg(r"RESOURCE_EXHAUSTED\W.{0,200}?(?:Attempting to (?:reserve|allocate)|[Aa]llocat|\bHBM\b|out of memory)", "oom"),
+        # the KV pool full under load in a user's words ("the GPU KV cache usage keeps increasing and reaches 100%, then
+        # the model generates nothing"): pressure while serving (not where supposed or asked: prose's rules)
+        msg(r"\bKV[- ]?cache usage\b[^.;!?\n]{0,60}?\b(?:reach(?:es|ed|ing)?|hits?|is at|goes to|went to|stays at|"
+            r"stuck at|gets to|got to)\s+100\s?%(?!\?)", "pressure", "RUNTIME", "kv-cache-full"),
         # a request refused for want of KV room (vllm.rs "Remaining N kvcache tokens, but your prompt requires M")
         msg(r"Remaining \d+ kv ?cache tokens, but (?:your )?prompt requires", "pressure", "RUNTIME",
             "request-exceeds-kv-pool"),
