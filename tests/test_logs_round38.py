@@ -882,3 +882,22 @@ def test_a_gpu_page_fault_or_ggmls_abort_is_not_memory(line, code):
 def test_chinese_words_of_memory_not_released_or_leaking(said):
     run = run_of(diag("\n".join([*VLLM_SERVING, said])))
     assert run.kind == "LEAK", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", [
+    "The system RAM (1TB) went all the way to 100% and the whole box froze, then the scheduler died.",
+    "RAM usage climbs to 98% while the shards load and then the process is killed.",
+])
+def test_host_ram_rising_to_a_share_then_a_death_while_loading_is_the_weights(said):
+    lines = ["[2025-06-02 10:00:02 TP0] Load weight begin. avail mem=78.50 GB",
+             "Loading safetensors checkpoint shards:  30% Completed | 9/30 [01:21<03:10,  9.05s/it]", said]
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("WEIGHTS", "weights-exceed-system-memory"), (run.kind, run.code)
+
+
+def test_host_ram_at_load_with_cpu_offload_gets_less_offload():
+    lines = ["$ vllm serve meta-llama/Llama-3.1-70B-Instruct --cpu-offload-gb 60 --max-model-len 4096", *VLLM_LOADING,
+             "Loading safetensors checkpoint shards:  40% Completed | 12/30 [01:00<01:30, 4.0s/it]", "Killed"]
+    run = run_in("\n".join(lines), "vllm")
+    step = [a for a in run.advice if a["setting"] == "cpu_offload"]
+    assert step and step[0]["direction"] == "down" and step[0]["current"] == 60, run.advice

@@ -426,14 +426,14 @@ _QUOTED_LEVEL = re.compile(r"\b(?:WARNING|WARN|ERROR|INFO|DEBUG|FATAL|CRITICAL)\
 
 #: a character of a user's clause that neither denies nor supposes (no "not", "never", "n't", "if", "would")
 _PLAIN = r"(?:(?!\b(?:not|never|no|if|would|could|might|without)\b|n['\u2019]?t\b)[^.;!?])"
-_KILL = r"\b(?:killed|crash(?:es|ed)?|dies|died)\b"
+_KILL = r"\b(?:killed|crash(?:es|ed)?|dies|died|froze|freezes|hangs|hung)\b"
 #: a kill or crash in a user's words, with the memory rising to a size before it ("memory usage climbs to 120GB and
 #: then the process gets killed", "RAM goes up to 62 GB before it is killed", "killed once RAM hits 60 GB"): the
 #: memory is the cause, the kind of memory not said (host RAM, or the unified memory of a Mac)
 _ROSE_TO_KILL = (r"(?<!\bif )\b(?:memory|RAM|consumption|usage)\b" + _PLAIN + r"{0,30}?\b(?:climbs?|climbed|goes|went|rises|"
                  r"rose|grows|grew|hits|reach(?:es|ed)|spikes?|spiked|balloons?|ballooned|jumps?|jumped)\b(?: up)?"
-                 r"(?: to)?\s*(?:~|about |around |over |almost |nearly )?\d[\d.,]*\s*[GT]i?B\b" + _PLAIN +
-                 r"{0,40}?" + _KILL + "|" + _KILL + _PLAIN + r"{0,40}?\b(?:when|once|after|as)\b" + _PLAIN +
+                 r"(?: all the way)?(?: to)?\s*(?:~|about |around |over |almost |nearly )?(?:\d[\d.,]*\s*[GT]i?B\b|"
+                 r"(?:9\d|100)\s?%)" + _PLAIN + r"{0,60}?" + _KILL + "|" + _KILL + _PLAIN + r"{0,40}?\b(?:when|once|after|as)\b" + _PLAIN +
                  r"{0,20}?\b(?:memory|RAM|usage)\b" + _PLAIN + r"{0,20}?\b(?:hits|reach(?:es|ed)|climbs? to|goes up to|"
                  r"went up to)\s*(?:~|about |around |over )?\d[\d.,]*\s*[GT]i?B\b")
 

@@ -518,6 +518,7 @@ LOG = LogWords(
         fig("kv_cache_dtype", r"\bkv_cache_dtype" + _ARG + r"(\w+)", lambda m: m.group(1)),
         fig("quantization", r"\bquantization" + _ARG + r"(\w+)", lambda m: m.group(1)),
         fig("cpu_offload_gb", r"\bcpu_offload_gb" + _ARG + r"([\d.]+)", fraction),
+        cli("cpu_offload_gb", "cpu-offload-gb", fraction),
         # (only in argument dumps: vLLM's own hint "set 'enforce_eager=True'" names the setting without using it)
         fig("enforce_eager", r"[,({]\s*['\"]?enforce_eager" + _ARG + r"(True|False)", lambda m: m.group(1) == "True"),
         fig("model_name", r"(?:\bmodel=|'model': )['\"]([^'\"]{1,300})['\"]", lambda m: m.group(1)),

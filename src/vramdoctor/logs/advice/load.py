@@ -250,7 +250,11 @@ class LoadSteps:
             self._metal_weights()
         if host:
             # the weights never reached the GPUs: more GPUs (more workers, each loading its shard through RAM), a
-            # device_map or what is free on a GPU do not lower the host's peak; fewer-bit weights do
+            # device_map or what is free on a GPU do not lower the host's peak; fewer-bit weights do, and so does
+            # offloading less of them to the CPU, where they stay in RAM
+            if c.cpu_offload_gb and s.has("cpu_offload"):
+                s.add("less CPU offload", "cpu_offload", "the offloaded weights are held in host RAM", "down", None,
+                      c.cpu_offload_gb)
             self.quant("fewer bytes of weights to pass through host RAM; context length does not matter here")
             return
         if s.name in GGML:  # (their GPUs are layers' homes, sized above by -ngl, not a tensor-parallel size)
