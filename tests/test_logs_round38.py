@@ -901,3 +901,11 @@ def test_host_ram_at_load_with_cpu_offload_gets_less_offload():
     run = run_in("\n".join(lines), "vllm")
     step = [a for a in run.advice if a["setting"] == "cpu_offload"]
     assert step and step[0]["direction"] == "down" and step[0]["current"] == 60, run.advice
+
+
+@pytest.mark.parametrize("cut", ["Traceback (most recent", "terminate called after", "torch.OutOfMemoryError"])
+def test_a_log_cut_between_an_errors_first_words_is_cut(cut):
+    lines = ["INFO 05-24 22:18:21 weight_utils.py:177] Using model weights format ['*.safetensors']",
+             "INFO 05-24 22:18:27 model_runner.py:104] Loading model weights took 15.2075 GB", cut]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "UNDETERMINED", (run.kind, run.code)

@@ -262,13 +262,17 @@ _STAMP_ONLY = re.compile(r"\s*\d[\d.:/T -]*\d(?:\s+[A-Z])?\s*")
 
 
 def cut_error(text: str) -> bool:
-    """The line ends partway into a word of an error's first words (at least 3 characters of them, the cut
-    inside a word, the words starting a word of the line): "CUDA e", "RuntimeErr", "... ADD fai"."""
+    """The line ends partway into an error's first words (at least 3 characters of them, the cut inside a word or,
+    10+ characters in, between two of its words; the words starting a word of the line): "CUDA e", "RuntimeErr",
+    "... ADD fai", "Traceback (most recent"."""
     t = text.rstrip()
     for head in ERROR_HEADS:
         for k in range(min(len(head) - 1, len(t)), 2, -1):
             part = head[:k]
-            if (head[k].isalnum() and part[-1].isalnum() and t.endswith(part)
-                    and (len(t) == k or not t[-k - 1].isalnum())):
+            # (inside a word; or, for a head of several words, between two of them after 10+ characters:
+            # "Traceback (most recent", "terminate called after")
+            inside = head[k].isalnum() and part[-1].isalnum()
+            between = head[k] == " " and " " in part and len(part) >= 10 and part[-1].isalnum()
+            if (inside or between) and t.endswith(part) and (len(t) == k or not t[-k - 1].isalnum()):
                 return True
     return False
