@@ -909,3 +909,13 @@ def test_a_log_cut_between_an_errors_first_words_is_cut(cut):
              "INFO 05-24 22:18:27 model_runner.py:104] Loading model weights took 15.2075 GB", cut]
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "UNDETERMINED", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said,kind", [
+    ("随着访问次数的增加，可以看到显存慢慢增大，最终会报OOM错误", "LEAK"),
+    ("一旦对显存的请求过大，服务就会hang住。日志信息表示：Out of memory.", "RUNTIME"),
+    ("负载过高的时候服务会崩溃，日志里是 CUDA out of memory", "RUNTIME"),
+])
+def test_chinese_words_of_growth_and_of_load(said, kind):
+    run = run_of(diag("\n".join([said])))
+    assert run.kind == kind, (run.kind, run.code)

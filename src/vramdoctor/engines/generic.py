@@ -209,7 +209,7 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:k
 #: ... in Chinese: memory that keeps rising (显存一直缓慢增长, 内存持续上涨), memory not given back (显存不释放), a leak
 #: (内存泄漏)
 _GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM)[^，。,.；;！？]{0,12}?(?:一直|持续|不断|缓慢|逐渐|慢慢|越来越|逐步)"
-              r"[^，。,.；;！？]{0,6}?(?:增长|增加|上涨|上升|变大|升高|涨|多)|"
+              r"[^，。,.；;！？]{0,6}?(?:增长|增加|增大|上涨|上升|变大|升高|涨|多)|"
               r"(?:显存|内存)[^，。,.；;！？]{0,8}?(?:不|没有?|未)(?:会|能)?(?:被)?(?:释放|回收)|"
               r"(?:显存|内存)[^，。,.；;！？]{0,8}?泄[漏露]|"
               # "the more it is used, the more it takes" (显存越占越多, 内存越用越大)
@@ -769,6 +769,8 @@ LOG = LogWords(
                         # ... in Chinese: while inferring, generating, chatting, or when a request or input is sent
                         # (推理时, 当我们输入三张图像时, 发送请求的时候), or under concurrency (并发)
                         r"(?:推理|生成|对话|请求|输入|发送)[^，。,.！？]{0,16}?(?:时|的时候|过程中|以后|之后)|高?并发|"
+                        # ... or under a load or requests too large (负载过高, 请求过大)
+                        r"负载过[高大重]|请求(?:量)?(?:过|太)[大多]|"
                         # a client's call to the server ("client.chat.completions.create(", a base URL given to a
                         # client, curl to the completions endpoint)
                         r"\bclient\.(?:chat\.)?completions\.create\(|\bbase_url\s*=\s*[\x22']https?://|"
