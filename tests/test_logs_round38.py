@@ -662,10 +662,10 @@ def _corpus_lines() -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("seed", range(300))
+@pytest.mark.parametrize("seed", range(100))
 def test_random_mixes_of_engines_lines_never_crash(seed):
     """Lines of every engine's logs pasted together in any order (users paste pieces of several): a report, never
-    a traceback of vramdoctor's own."""
+    a traceback of vramdoctor's own. (Seed 78 crashed the code before figures given both ways were kept.)"""
     import random
 
     lines = _corpus_lines()
