@@ -919,3 +919,11 @@ def test_a_log_cut_between_an_errors_first_words_is_cut(cut):
 def test_chinese_words_of_growth_and_of_load(said, kind):
     run = run_of(diag("\n".join([said])))
     assert run.kind == kind, (run.kind, run.code)
+
+
+def test_a_wrapper_over_structured_log_lines_says_no_traceback():
+    lines = ["Error: llama runner process has terminated: error:failed to create context with model '/m/blob'",
+             'time=2024-08-09T14:28:55.092+03:00 level=DEBUG source=gpu.go:359 msg="updating system memory data" '
+             'before.total="31.9 GiB" before.free="17.1 GiB"']
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "UNDETERMINED" and "traceback" not in run.missing, (run.kind, run.missing)

@@ -29,7 +29,8 @@ from .quiet import leak, no_failure, pressure, shortfall
 from .verdict import KIND_OF_PHASE, Diagnosis
 
 #: words of memory as an amount (not a kind of it: "unknown memory type", "memory layout")
-_MEMORYISH = re.compile(r"\b(?:memory(?!\s+(?:type|layout|format|access|address|order|model|mapping|alignment)\b)|mem|cache|kv|vram|tokens?|blocks?|alloc\w*|buffers?|capacity|gpu_memory\w*)\b",
+_MEMORYISH = re.compile(r"\b(?:memory(?!\s+(?:type|layout|format|access|address|order|model|mapping|alignment)\b)|"
+                        r"mem|cache|kv|vram|tokens?|blocks?|alloc\w*|buffers?|capacity|gpu_memory\w*)\b",
                         re.I)
 _CUT_END = re.compile(r"[.)\]'\"!>:]\s*$")
 
@@ -380,13 +381,18 @@ def _full_while_serving(run: RunFacts) -> Diagnosis | None:
     return d
 
 
+#: a structured log line's source field ("source=gpu.go:359"), which names the code that logged it, not a frame
+_LOG_SOURCE = re.compile(r"\bsource=\S+\.go:\d+")
+
+
 def _missing(f: Failure, place: Place | None) -> str:
     tail = f.after and all(traceback_line(t) for _, t in f.after)
     if f.cut or (not f.after and stated(f.text) and _GOES_ON.search(f.text)) or f.kind == "error" and _stops_short(f):
         where = "the line stops" if f.after else "the log ends"
         return f"the rest of the error line: {where} partway into it ('{f.text.strip()[-60:]}')"
     if f.kind == "error" and (not f.after or tail):
-        if "Traceback" in f.text or any(FRAME.search(t) for _, t in f.after + f.before[-3:]):
+        if "Traceback" in f.text or any(FRAME.search(t) and not _LOG_SOURCE.search(t)
+                                        for _, t in f.after + f.before[-3:]):
             return "the error line itself: the log ends inside the traceback, before the line that says what failed"
         return "the cause: this error says that something failed, not why, and no line after it says more"
     if f.kind == "error" and _CHECK.search(f.text):
@@ -619,8 +625,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         what = ("Host RAM ran out (the CPU allocator failed)" if alloc else
                 "Ray's memory monitor killed a worker for lack of the node's RAM (not the kernel: dmesg will not show "
                 "it; its threshold is RAY_memory_usage_threshold)" if _RAY_KILL.search(f.text) else
-                "The process was killed (SIGKILL), most likely by the OOM killer for lack of host RAM; the log does not "
-                "name the killer" if bare else
+                "The process was killed (SIGKILL), most likely by the OOM killer for lack of host RAM; the log does "
+                "not name the killer" if bare else
                 "The operating system killed the process for lack of host RAM")
         failed_load = bool(_LOAD_FAILED.search(f.text))  # reported as a failed load ("error loading llama server")
         loaded = not failed_load and any(m in f.progress for m in ("ready", "requests"))  # serving
