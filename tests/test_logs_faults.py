@@ -3168,7 +3168,7 @@ def test_an_allocation_a_device_could_hold_gets_the_ordinary_steps(text):
      "llama_model_load: error loading model: unable to allocate CUDA2 buffer", "llamacpp", "--split-mode"),
     # Ollama: weights on its second GPU
     ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9000.00 MiB on device 1: cudaMalloc failed: out of memory\n"
-     "llama_model_load: error loading model: unable to allocate CUDA1 buffer", "ollama", "a second GPU"),
+     "llama_model_load: error loading model: unable to allocate CUDA1 buffer", "ollama", "another GPU"),
 ])
 def test_no_split_across_gpus_is_proposed_when_the_error_is_on_a_later_gpu(text, engine, split):
     run = run_of(diag(text, engine))

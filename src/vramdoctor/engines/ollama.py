@@ -184,7 +184,8 @@ ENGINE = Engine(
     name="ollama", adapt_flags=flags_by_version, label="Ollama", log=LOG, wraps="llamacpp",
     flags={"max_model_len": "num_ctx {n} (or OLLAMA_CONTEXT_LENGTH)", "max_num_seqs": "OLLAMA_NUM_PARALLEL={n}",
            "kv_cache_dtype": "OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0", "n_ubatch": "num_batch {n}",
-           "flash_attn": "OLLAMA_FLASH_ATTENTION=1", "tensor_parallel_size": "a second GPU (Ollama splits layers)",
+           "flash_attn": "OLLAMA_FLASH_ATTENTION=1", "tensor_parallel_size":
+               "another GPU (Ollama splits the layers across all it finds)",
            "quantization": "a smaller quant tag than the one in use (most default tags are already q4_K_M or q4_0: "
                            "q3_K_M, or a smaller model)", "gpu_layers": "num_gpu {n} (layers on the GPU)",
            "kv_offload": "a lower num_gpu (layers, and their KV cache, on the CPU)",
