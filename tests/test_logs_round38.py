@@ -927,3 +927,10 @@ def test_a_wrapper_over_structured_log_lines_says_no_traceback():
              'before.total="31.9 GiB" before.free="17.1 GiB"']
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "UNDETERMINED" and "traceback" not in run.missing, (run.kind, run.missing)
+
+
+@pytest.mark.parametrize("said", ["It ran out of memory after handling only 6 conversations.",
+                                  "CUDA out of memory after about 200 requests, every time."])
+def test_a_number_of_requests_handled_is_serving(said):
+    run = run_of(diag("\n".join(["lmdeploy serve api_server /models/internlm2-chat-20b --server-port 23333", said])))
+    assert run.kind in ("RUNTIME", "LEAK"), (run.kind, run.code)

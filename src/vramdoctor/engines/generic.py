@@ -726,6 +726,9 @@ LOG = LogWords(
                         r"(?:[\w-]+ ){0,3}?(?:requests?|prompts?|completions?)\b|"
                         # inference or a load of requests named ("OOM while inference", "with 30 concurrent requests")
                         r"\b(?:during|while|at) (?:doing |running )?inference\b|"
+                        # ... or after a number of them ("after handling only 6 conversations", "after ~200 requests")
+                        r"\bafter (?:handling |serving |processing |answering )?(?:only |just |about |around |~)?\d+ "
+                        r"(?:conversations?|requests?|prompts?|queries|chats?|messages?|completions?)\b|"
                         # ... as a verb ("when inferencing DeepSeekV3 with a large batch size", "while inferring")
                         r"\b(?:when|while|during) (?:inferencing|inferring)\b|"
                         r"\b\d+ (?:concurrent|parallel|simultaneous) (?:requests|users|clients|streams)\b|"
