@@ -934,3 +934,13 @@ def test_a_wrapper_over_structured_log_lines_says_no_traceback():
 def test_a_number_of_requests_handled_is_serving(said):
     run = run_of(diag("\n".join(["lmdeploy serve api_server /models/internlm2-chat-20b --server-port 23333", said])))
     assert run.kind in ("RUNTIME", "LEAK"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", ["按照教程运行，模型加载报错，cuda out of memory,", "モデルの読み込みで cuda out of memory になります",
+                                  "모델을 불러올 때 CUDA out of memory 오류가 납니다"])
+def test_a_users_words_in_cjk_above_a_served_start_are_no_recovered_failure(said):
+    lines = [said, "Init model", "INFO:     Application startup complete.",
+             "INFO:     Uvicorn running on http://0.0.0.0:8090 (Press CTRL+C to quit)",
+             "(Worker pid=1566571) /venv/lib/python3.9/site-packages/vllm/worker/worker.py:218: UserWarning"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.code != "recovered-at-start", (run.kind, run.code)

@@ -262,6 +262,12 @@ _GOES_ON = re.compile(r"(?:\b(?:with|the|of|a|an|to|for|in|on|at|by|from|and|or|
 
 
 
+#: a line in Chinese, Japanese or Korean words with no log prefix: a user's sentence ("模型加载报错，cuda out of
+#: memory"), not an engine's line
+_CJK_PROSE = re.compile(r"^(?![\[(]?\d{4}-\d\d-\d\d|\w+: )(?:[^\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]*"
+                        r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]){4}")
+
+
 def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Diagnosis | None:
     """A start-up failure the engine got past: it said it retries another way, or the run went on to serve."""
     end = max(f.end_line, f.line_no)
@@ -274,7 +280,8 @@ def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Dia
                                  "follows in this log. If the server then ran, memory was tight but enough.")
     later = _served_after(run, end, engine)
     # (a user's sentence that names the failure is no step of the run: the engine's lines after it are no recovery)
-    if later and not user_words(f.text) and not f.pasted and not worse and (place.phase in STARTUP or place.phase is None):
+    if (later and not user_words(f.text) and not _CJK_PROSE.search(f.text) and not f.pasted and not worse
+            and (place.phase in STARTUP or place.phase is None)):
         at = min(later)
         text = next((run.progress_text.get(m, "") for m, ln in run.progress.items() if ln == at), "")
         return Diagnosis(kind="NONE", code="recovered-at-start", oom=True, evidence=[(f.line_no, f.text), (at, text)],
