@@ -16,6 +16,7 @@ from .authorship import sentence_like, user_words
 from .blocks import scan_blocks
 from .diagnose import detect_engine, diagnose_run
 from .facts import PROSE_HIT, RunFacts
+from .knowledge import knowledge
 from .reader import Blocks
 from .scan import scan
 from .verdict import OOM_KINDS
@@ -126,7 +127,7 @@ def _own_figures(r: RunFacts, eng: str) -> None:
     """Leave out of run `r` the figures read only in another engine's words (a vLLM line pasted for comparison under
     an SGLang run, a llama-server command line beside an Ollama one): not this run's settings or sizes. The generic
     words and those of the engine `eng` wraps (llama.cpp's lines in Ollama's log) are its own."""
-    e = {x.name: x for x in all_engines()}.get(eng)
+    e = knowledge().engine.get(eng)
     if e is None:
         return
     own = {eng, "generic"} | ({e.wraps} if e.wraps else set())
@@ -161,12 +162,7 @@ def _attach_orphans(runs: list[RunFacts]) -> tuple[list[RunFacts], list[str]]:
                 f.pasted = True
                 if not f.progress:
                     f.progress = dict(nxt.progress)
-            merged = {**nxt.numbers, **r.numbers}
-            r.numbers, r.number_lines = merged, {**nxt.number_lines, **r.number_lines}
-            for key, owners in nxt.figure_owners.items():
-                r.figure_owners.setdefault(key, set()).update(owners)
-            for key, values in nxt.owned_values.items():
-                r.owned_values[key] = {**values, **r.owned_values.get(key, {})}
+            _take_figures(r, nxt)
             r.progress = {**nxt.progress, **r.progress}
             r.last_line = max(r.last_line, nxt.last_line)
             for k, v in nxt.engine_hits.items():
@@ -200,18 +196,23 @@ def _tell(words: RunFacts, run: RunFacts) -> None:
     run.first_line = words.first_line
     run.failures = words.failures + run.failures
     run.pressure = words.pressure + run.pressure
-    run.numbers = {**words.numbers, **run.numbers}
-    run.number_lines = {**words.number_lines, **run.number_lines}
-    for key, owners in words.figure_owners.items():
-        run.figure_owners.setdefault(key, set()).update(owners)
-    for key, values in words.owned_values.items():
-        run.owned_values[key] = {**values, **run.owned_values.get(key, {})}
+    _take_figures(run, words)
     run.heading = run.heading or words.heading
     run.titled = {**{m: (ln, words.progress_text.get(m, "")) for m, ln in words.progress.items()}, **words.titled,
                   **run.titled}
     for k, v in words.engine_hits.items():
         run.engine_hits[k] = run.engine_hits.get(k, 0) + v
     run.lines += words.lines
+
+
+def _take_figures(run: RunFacts, other: RunFacts) -> None:
+    """Add the figures `other` read to `run`'s (with the engines whose words gave them); `run`'s own win."""
+    run.numbers = {**other.numbers, **run.numbers}
+    run.number_lines = {**other.number_lines, **run.number_lines}
+    for key, owners in other.figure_owners.items():
+        run.figure_owners.setdefault(key, set()).update(owners)
+    for key, values in other.owned_values.items():
+        run.owned_values[key] = {**values, **run.owned_values.get(key, {})}
 
 
 def _same_error(pasted: RunFacts, startup: RunFacts) -> bool:

@@ -420,10 +420,6 @@ def _told_markers(run: RunFacts) -> frozenset[str]:
     return frozenset(m for m, t in run.progress_text.items() if not program_line(t))
 
 
-#: a kill that names no killer and no memory: the shell's bare "Killed"
-_BARE_KILL = re.compile(r"^\s*Killed\s*$")
-
-
 def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, str] | None]:
     """The failure that decides run `run` (None: the run shows none), and the line of the report's own words that gave
     its cause where the log's lines do not (a user's sentence, or the title; None where they do)."""
@@ -439,15 +435,6 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         f = detail[0] if detail else f
     if f.kind in ("oom", "not_oom"):
         f = _latest_survived(run, f, fatal, engine)
-    if f.kind == "oom" and f.phase == "HOST" and _BARE_KILL.search(f.text):
-        # a bare "Killed" a few lines after the engine's own error (SGLang ends its process tree after a warm-up
-        # error: "Initialization failed. warmup error: ... AssertionError: res=<Response [502]>" then "Killed"): the
-        # engine ending itself, not the OOM killer; the error decides
-        own = [g for g in run.failures if g.line_no < f.line_no and g.kind in ("error", "not_oom")
-               and f.line_no - max(g.end_line, g.line_no) <= 6 and not user_words(g.text)]
-        if own:
-            stated_ = [g for g in own if not g.wrapper]
-            f = (stated_ or own)[-1]
     if f.kind in ("oom", "not_oom") and (user_words(f.text) or sentence_like(f.text)):
         # a user's sentence that names the failure ("I was able to reproduce it: ... after a fatal OOM", "After
         # upgrading, loading the model fails with OOM errors during model initialization."): the engine's own line of
@@ -533,6 +520,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     f, told = _deciding(run, engine)
     if f is None:
         return no_failure(run, engine)
+    marks = _told_markers(run)
     killed = _killed_not_oom(run, f)
     if killed:
         return killed
@@ -588,14 +576,14 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             return Diagnosis(kind="NOT_OOM", code="error-not-memory", evidence=[(f.line_no, f.text)], oom=False,
                              message="The run failed with an error that names its cause, and the cause is not "
                                      "memory: no out-of-memory words and no shortfall figures in this run.")
-        place = locate(f, engine, weights, _told_markers(run))
+        place = locate(f, engine, weights, marks)
         cands = [KIND_OF_PHASE[p] for p in (place.candidates if place.phase is None else [place.phase])]
         return Diagnosis(kind="UNDETERMINED", code="failure-cause-not-shown", evidence=[(f.line_no, f.text)],
                          oom=None, candidates=cands, phase_source=place.source, missing=_missing(f, place),
                          message="The run failed, but the line that says why is not in this log, so whether memory "
                                  "ran out cannot be told. Missing: " + _missing(f, place) + ". If it was memory, "
                                  "the phase would be " + " or ".join(cands) + ".")
-    place = locate(f, engine, weights, _told_markers(run))
+    place = locate(f, engine, weights, marks)
     if run.heading and f.deciding == run.heading and place.deciding == run.heading:
         place = replace(place, source="the engine's error the report's title quotes")
     if ((told or user_words(f.text)) and place.phase in STARTUP and not _ends(f)
@@ -649,14 +637,14 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             # no server line before it, the server's lines after it (dmesg or a pod's state pasted first): read
             # against those
             source = "the server's lines after it"
-            later = {m: ln for m, ln in run.progress.items() if ln > f.line_no and m not in _told_markers(run)}
+            later = {m: ln for m, ln in run.progress.items() if ln > f.line_no and m not in marks}
             loaded = any(m in later for m in ("ready", "requests"))
             loading = not loaded and ("weights_done" not in later and (
                 "start" in later or any(phase_words(t, engine) in ("WEIGHTS", "STARTUP") for _, t in f.after[:12])))
-        told = None if loaded or failed_load else _serving_told(run, f)
-        if told and "weights_done" in f.progress:  # the weights loaded, and the report says it was serving
-            return Diagnosis(kind="RUNTIME", code="host-oom-kill", evidence=[(f.line_no, f.text), told],
-                             phase_source=f"the report's words (line {told[0]}), inferred, after the weights loaded",
+        said = None if loaded or failed_load else _serving_told(run, f)  # (the report's words of serving)
+        if said and "weights_done" in f.progress:  # the weights loaded, and the report says it was serving
+            return Diagnosis(kind="RUNTIME", code="host-oom-kill", evidence=[(f.line_no, f.text), said],
+                             phase_source=f"the report's words (line {said[0]}), inferred, after the weights loaded",
                              message=what + " while serving, as the report says; the server's own lines of the "
                                             "serving are not in the log.")
         done = f.progress.get("weights_done", 0)
@@ -681,7 +669,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                              message=what + " after the weights' buffers were made and before the server was "
                                      "serving: the weights still being read in, or the host buffers made next (CPU "
                                      "swap space, pinned memory, a KV cache or compute buffer in RAM).")
-        told = None if loaded or loading else _serving_told(run, f)
+        told = None if loading else said  # (failed_load is loading: `said` holds for the rest)
         if told:  # the report says it was serving ("killed on the first request"): the server's lines do not
             return Diagnosis(kind="RUNTIME", code="host-oom-kill", evidence=[(f.line_no, f.text), told],
                              phase_source=f"the report's words (line {told[0]}), inferred",

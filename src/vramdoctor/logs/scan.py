@@ -209,7 +209,8 @@ class Scanner:
         sampled: tuple[list[int], list[int]] | None = None
         r = self.run
         echo = "echo" in c and is_echo(text, c["echo"])
-        if echo and not ECHO_CLOSED.search(text) and not prompt_closes(text):  # a prompt logged with its newlines: the next lines are its text
+        if echo and not ECHO_CLOSED.search(text) and not prompt_closes(text):
+            # a prompt logged with its newlines: the next lines are its text
             self.echo_until = line_no + ECHO_LINES
             self.wants_every_line_until = max(self.wants_every_line_until, self.echo_until)
         elif not echo and line_no <= self.echo_until and not LOG_PREFIX.match(text):
