@@ -49,8 +49,8 @@ LOG = LogWords(
         # when the request ends), so it names no phase: the load it started may be what failed
         msg(r"\[GIN\][^|]*\|\s*50[0-3]\s*\|", "error"),
         # the scheduler's verdict that the runner failed to start: loading the weights, sizing the cache or
-        # reserving the graph, never serving (server/sched.go "error loading llama server")
-        msg(r"error loading llama server", "wrapper", candidates=("WEIGHTS", "KV", "WARMUP")),
+        # reserving the graph, never serving (server/sched.go "error loading llama server", v0.12+ "Load failed")
+        msg(r"error loading llama server|msg=\"?Load failed\"? model=", "wrapper", candidates=("WEIGHTS", "KV", "WARMUP")),
         msg(r"llama runner process has terminated: exit status|"
             r"llama runner process no longer running|llama runner process has t?e?r?$|"
             r"(?:POST predict|do load request|completion request): .{0,200}\bEOF\b", "wrapper"),
@@ -61,7 +61,10 @@ LOG = LogWords(
             # the server polling its runner while the runner loads the model, sizes its cache and reserves its
             # graph (llm/server.go WaitUntilRunning: ServerStatusLoadingModel -> "llm server loading model"):
             # some start-up step, which one not said
-            "STARTUP": rx(r"status=\"?llm server loading model")},
+            "STARTUP": rx(r"status=\"?llm server loading model|"
+                          # the new engine's runner taking a load request (runner/ollamarunner/runner.go): fit
+                          # measures, alloc allocates weights, cache and graph together, commit reads the weights in
+                          r"msg=\"?load\"? request=\"?\{Operation:")},
     milestones=(
         ("ready", rx(r"llama runner started in|llama-server started in")),
         # inference requests only: /api/show, /api/pull and the like come before any model is loaded
@@ -85,6 +88,21 @@ LOG = LogWords(
         # runner sets both n_batch and n_ubatch to it (llama/llama.go NewContextParams), so it is the physical batch
         fig("n_ubatch", r"(?:--batch-size[= ]|\bBatchSize:)(\d+)", count),
         fig("max_model_len", r"--ctx-size (\d+)", count),
+        # the new engine's load request (runner/ollamarunner/runner.go `msg=load request="{Operation:alloc ...
+        # Parallel:4 BatchSize:512 FlashAttention:false KvSize:131072 KvCacheType:q8_0 ...}"`): KvSize is the runner's
+        # whole context (num_ctx x parallel), as --ctx-size was
+        fig("max_model_len", r"\bKvSize:(\d+)", count),
+        fig("n_parallel", r"\bload request=.*?\bParallel:(\d+)", count),
+        fig("kv_cache_dtype", r"\bKvCacheType:(\w+)", lambda m: m.group(1)),
+        # the layers asked for (server.go `msg="loading model" "model layers"=81 requested=81`, -1: as many as fit;
+        # `memory layout cannot be allocated with num_gpu = 81`)
+        fig("n_gpu_layers", r'"model layers"=\d+ requested=(\d+)|with num_gpu = (\d+)',
+            lambda m: int(m.group(1) or m.group(2))),
+        # the new engine's layout (v0.11+, ml/device.go BackendMemory.Log): what each ledger needs on each device, printed
+        # after every load request, the failed one included (HumanBytes2: one decimal)
+        fig("layout_weights_bytes", r'msg="model weights" device=(?!CPU)\S+ size="?' + SIZE, mode="list"),
+        fig("layout_kv_bytes", r'msg="kv cache" device=(?!CPU)\S+ size="?' + SIZE, mode="list"),
+        fig("layout_graph_bytes", r'msg="compute graph" device=(?!CPU)\S+ size="?' + SIZE, mode="list"),
         fig("system_memory_required_bytes", r"requires more system memory \(" + SIZE),
         fig("system_memory_available_bytes", r"than is available \(" + SIZE),
         fig("kv_cache_dtype", r"OLLAMA_KV_CACHE_TYPE[=:](\w+)", lambda m: m.group(1)),

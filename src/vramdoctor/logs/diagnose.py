@@ -22,6 +22,7 @@ from dataclasses import replace
 
 from .authorship import program_line, sentence_like, user_words
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts
+from ..engines.words import SIZE, to_bytes
 from .knowledge import FRAME, SIGKILL_RX, knowledge, phase_words
 from .lines import STATED, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, STARTUP, Place, frames, locate
@@ -516,6 +517,42 @@ def _killed_not_oom(run: RunFacts, f: Failure) -> Diagnosis | None:
                      missing="what sent the SIGKILL", message=_KILLED)
 
 
+#: the size an allocation that failed asked for, in the failure's words or the allocator's line after it (ggml:
+#: `allocating 8624.00 MiB on device 0: cudaMalloc failed`, `alloc_tensor_range: failed to allocate CUDA0 buffer of
+#: size 9042919424`)
+_TRIED_SIZE = re.compile(r"\ballocating " + SIZE + r" on device|\bfailed to allocate \w+ buffer of size (\d+)\b")
+#: ledger figures an engine prints for what each ledger needs, the failed request included (Ollama's layout)
+_LEDGER_FIGURES = (("WEIGHTS", "layout_weights_bytes", "the model weights"), ("KV", "layout_kv_bytes", "the kv cache"),
+                   ("WARMUP", "layout_graph_bytes", "the compute graph"))
+
+
+def _ledger_by_size(f: Failure, n: dict) -> Place | None:
+    """The ledger whose size, as the engine printed it, is the allocation that failed: Ollama's new engine allocates
+    each device's weights in one buffer (ml/backend/ggml/ggml.go New: ggml_backend_alloc_ctx_tensors_from_buft) and its
+    graph in one (Reserve), and prints every ledger's size after the request that failed (ml/device.go, one decimal:
+    HumanBytes2). None unless exactly one ledger matches within the printed precision (a cache tensor, one layer's,
+    matches none)."""
+    tried = []
+    for _, text in [(f.line_no, f.text)] + f.after[:2]:
+        for m in _TRIED_SIZE.finditer(text):
+            tried.append(to_bytes(m.group(1), m.group(2)) if m.group(1) else int(m.group(3)))
+    if not tried:
+        return None
+    size = tried[0]
+    hits = []
+    for phase, key, words in _LEDGER_FIGURES:
+        v = n.get(key)
+        for value in (v if isinstance(v, list) else [v] if isinstance(v, int) else []):
+            slack = 0.005 * value + (0.05 * 2**30 if value >= 2**30 else 0.05 * 2**20)
+            if value > 0 and abs(size - value) <= slack:
+                hits.append((phase, words, value))
+    if len({h[0] for h in hits}) != 1:
+        return None
+    phase, words, value = hits[0]
+    return Place(phase, f"the size that failed ({size / 2**30:.2f} GiB): the engine's own figure for {words} on a "
+                        f"device ({value / 2**30:.2f} GiB)", (f.line_no, f.text), [phase])
+
+
 def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -> Diagnosis:
     f, told = _deciding(run, engine)
     if f is None:
@@ -584,6 +621,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                  "ran out cannot be told. Missing: " + _missing(f, place) + ". If it was memory, "
                                  "the phase would be " + " or ".join(cands) + ".")
     place = locate(f, engine, weights, marks)
+    if not place.source.startswith(("the failure message", "the message after")):
+        place = _ledger_by_size(f, run.numbers) or place
     if run.heading and f.deciding == run.heading and place.deciding == run.heading:
         place = replace(place, source="the engine's error the report's title quotes")
     if ((told or user_words(f.text)) and place.phase in STARTUP and not _ends(f)

@@ -37,13 +37,18 @@ def _at_least(phases, floor: str | None) -> list[str]:
     return [p for p in phases if PHASES.index(p) >= lo]
 
 
+#: a structured line that reports a ledger's size (Ollama's ml/device.go BackendMemory.Log: `source=device.go:256
+#: msg="kv cache" device=CUDA0 size="20.0 GiB"`): the source it names printed a summary, it is no step under way
+SIZE_REPORT = re.compile(r'\bmsg="?[\w ]{2,40}"? (?:\w+=\S+ )*size="?' + SIZE)
+
+
 def frames(f: Failure) -> list[tuple[tuple, int, str]]:
     """(order, line, text) of the failure's stack frames and the code line under each, innermost first:
     a C/C++/CUDA backtrace prints its innermost frame first, a Python traceback last."""
     out: list[tuple[tuple, int, str]] = []
     lines = _unwrapped(f.before + [(f.line_no, f.text)] + f.after)
     for i, (ln, text) in enumerate(lines):
-        if not FRAME.search(text):
+        if not FRAME.search(text) or SIZE_REPORT.search(text):
             continue
         python = bool(PY_FRAME.search(text))
         order = (1, -ln, 1) if python else (0, ln, 0)
