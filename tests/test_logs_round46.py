@@ -121,3 +121,52 @@ def test_a_size_report_in_another_wording_is_no_frame_either():
                                   'msg="kv cache" device=CUDA0 size="39.0 GiB"')
     run = run_in(text, "ollama")  # two ledgers of the failed size: the size decides nothing
     assert run.kind == "UNDETERMINED" and set(run.candidates) == {"WEIGHTS", "KV_CAPACITY", "WARMUP"}
+
+
+# --- a context that could not be made: after the weights, in the KV cache or the compute buffers -------------------------
+# (llama.cpp common.cpp: the model loads, then llama_init_from_model; "failed to create context with model" is the
+# wrapper; llama-cpp-python: "Failed to create llama_context" after its LlamaModel)
+
+OLLAMA_CONTEXT = """
+    time=2025-03-02T18:20:11.412+08:00 level=INFO source=routes.go:1238 msg="Listening on 127.0.0.1:11434 (version 0.5.12)"
+    time=2025-03-02T18:21:40.001+08:00 level=INFO source=memory.go:356 msg="offload to cuda" layers.requested=-1 layers.model=29 layers.offload=6 layers.split="" memory.available="[5.1 GiB]" memory.gpu_overhead="0 B" memory.required.full="19.8 GiB" memory.required.partial="4.9 GiB" memory.required.kv="14.0 GiB" memory.required.allocations="[4.9 GiB]" memory.weights.total="4.2 GiB" memory.weights.repeating="3.8 GiB" memory.weights.nonrepeating="426.4 MiB" memory.graph.full="1.3 GiB" memory.graph.partial="1.3 GiB"
+    time=2025-03-02T18:21:40.010+08:00 level=INFO source=server.go:376 msg="starting llama server" cmd="/usr/local/bin/ollama runner --model /root/.ollama/models/blobs/sha256-96c4 --ctx-size 131072 --batch-size 512 --n-gpu-layers 6 --threads 8 --parallel 1 --port 39117"
+    time=2025-03-02T18:21:40.300+08:00 level=INFO source=server.go:555 msg="waiting for llama runner to start responding"
+    time=2025-03-02T18:21:40.301+08:00 level=INFO source=server.go:589 msg="waiting for server to become available" status="llm server loading model"
+    time=2025-03-02T18:21:52.870+08:00 level=ERROR source=sched.go:455 msg="error loading llama server" error="llama runner process has terminated: error:failed to create context with model '/root/.ollama/models/blobs/sha256-96c4'"
+    [GIN] 2025/03/02 - 18:21:52 | 500 | 12.89s | 127.0.0.1 | POST "/api/chat"
+"""
+
+
+def test_a_context_that_could_not_be_made_with_the_kv_estimate_over_free_memory_is_the_cache():
+    run = run_in(OLLAMA_CONTEXT, "ollama")
+    assert (run.kind, run.inferred) == ("KV_CAPACITY", True), (run.kind, run.phase_source)
+    assert "14.00 GiB" in run.message and "5.10 GiB" in run.message
+    assert "num_ctx lower than 131,072" in flags(run)
+
+
+def test_a_context_that_could_not_be_made_with_the_estimate_fitting_stays_open():
+    text = OLLAMA_CONTEXT.replace('memory.required.kv="14.0 GiB"', 'memory.required.kv="1.0 GiB"')
+    run = run_in(text, "ollama")
+    assert run.kind == "UNDETERMINED" and set(run.candidates) == {"KV_CAPACITY", "WARMUP"}, (run.kind, run.candidates)
+
+
+@pytest.mark.parametrize("text", [
+    """
+    llama_model_loader: loaded meta data with 30 key-value pairs and 291 tensors from /m/qwen2.5-7b-q4_k_m.gguf (version GGUF V3 (latest))
+    load_tensors: offloaded 29/29 layers to GPU
+    load_tensors:        CUDA0 model buffer size =  4168.09 MiB
+    common_init_from_params: failed to create context with model '/m/qwen2.5-7b-q4_k_m.gguf'
+    main: error: unable to load model
+    """,
+    """
+    >>> llm = Llama(model_path="/models/mistral-7b-instruct.Q5_K_M.gguf", n_ctx=65536, n_gpu_layers=-1)
+    llm_load_tensors: offloaded 33/33 layers to GPU
+    llm_load_tensors:      CUDA0 buffer size =  4893.00 MiB
+    ValueError: Failed to create llama_context
+    """,
+])
+def test_a_context_that_could_not_be_made_is_never_the_weights(text):
+    run = run_of(diag(text))
+    assert run.kind == "UNDETERMINED" and "WEIGHTS" not in run.candidates, (run.kind, run.candidates)
+    assert "KV_CAPACITY" in run.candidates

@@ -401,8 +401,12 @@ LOG = LogWords(
             r"model|Failed to load model from file|Unable to load model: ", "wrapper", "WEIGHTS"),
         # wrappers: their cause is another line ("error loading model: <cause>" states it, so only the bare form);
         # llama-server's "unable to load model" / "failed to load model" also follow a context that failed
-        msg(r"failed to create context with model|error loading model\s*$|unable to load model|Failed to create "
-            r"llama_context|failed to initialize the context\s*$|failed to load model(?:, '[^']*')?\s*$|"
+        # a context that could not be made: the model had loaded (common.cpp common_init_from_params loads the model,
+        # then llama_init_from_model; llama-cpp-python's Llama() makes its LlamaContext after its LlamaModel), and
+        # making the context allocates the KV cache and reserves the compute buffers
+        msg(r"failed to create context with model|Failed to create llama_context|failed to initialize the context\s*$",
+            "wrapper", candidates=("KV", "WARMUP")),
+        msg(r"error loading model\s*$|unable to load model|failed to load model(?:, '[^']*')?\s*$|"
             r"exiting due to model loading error", "wrapper"),
     ),
     frames={

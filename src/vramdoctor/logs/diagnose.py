@@ -553,6 +553,30 @@ def _ledger_by_size(f: Failure, n: dict) -> Place | None:
                         f"device ({value / 2**30:.2f} GiB)", (f.line_no, f.text), [phase])
 
 
+def _kv_over_free(run: RunFacts, f: Failure, cands: list[str]) -> Diagnosis | None:
+    """A context that could not be made (the KV cache or the compute buffers, the weights already loaded) where the
+    engine's own estimate, printed before it, needs more for the KV cache alone than all the memory it found free
+    (Ollama's memory.go `msg=offload` line: memory.required.kv over memory.available): the cache, inferred."""
+    if not cands or set(cands) - {"KV_CAPACITY", "WARMUP"} or "KV_CAPACITY" not in cands:
+        return None
+    n = run.numbers
+    kv, free = n.get("kv_required_bytes"), n.get("available_memory_bytes")
+    free = sum(free) if isinstance(free, list) and all(isinstance(x, int) for x in free) else free
+    if not (isinstance(kv, int) and isinstance(free, int) and 0 < free < kv):
+        return None
+    ln = run.number_lines.get("kv_required_bytes", f.line_no)
+    return Diagnosis(kind="KV_CAPACITY", code="kv-cache-alloc-failed", inferred=True,
+                     evidence=[(f.line_no, f.text), (ln, f"KV cache required {kv / 2**30:.2f} GiB, "
+                                                         f"{free / 2**30:.2f} GiB available")],
+                     phase_source="the engine's own estimate before the failure, inferred: the context (KV cache and "
+                                  "compute buffers) could not be made, and the KV cache alone needs more than the "
+                                  "memory it found free",
+                     message=f"The model loaded, but its context could not be made: the engine's own estimate needs "
+                             f"{kv / 2**30:.2f} GiB for the KV cache at this context length, more than the "
+                             f"{free / 2**30:.2f} GiB of memory it found free. The line that states the allocation "
+                             "that failed is not in this log.")
+
+
 def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -> Diagnosis:
     f, told = _deciding(run, engine)
     if f is None:
@@ -615,6 +639,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                      "memory: no out-of-memory words and no shortfall figures in this run.")
         place = locate(f, engine, weights, marks)
         cands = [KIND_OF_PHASE[p] for p in (place.candidates if place.phase is None else [place.phase])]
+        over = _kv_over_free(run, f, cands)
+        if over:
+            return over
         return Diagnosis(kind="UNDETERMINED", code="failure-cause-not-shown", evidence=[(f.line_no, f.text)],
                          oom=None, candidates=cands, phase_source=place.source, missing=_missing(f, place),
                          message="The run failed, but the line that says why is not in this log, so whether memory "
