@@ -170,3 +170,40 @@ def test_a_context_that_could_not_be_made_is_never_the_weights(text):
     run = run_of(diag(text))
     assert run.kind == "UNDETERMINED" and "WEIGHTS" not in run.candidates, (run.kind, run.candidates)
     assert "KV_CAPACITY" in run.candidates
+
+
+# --- host memory that ran out at a container's own limit: raise the limit ----------------------------------------------
+
+MEMCG = ["[Mon May 12 09:01:10 2025] oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=cri-containerd-3f2a."
+         "scope,mems_allowed=0-1,oom_memcg=/kubepods/burstable/pod7c1e,task_memcg=/kubepods/burstable/pod7c1e/3f2a,"
+         "task=python3,pid=41822,uid=0",
+         "[Mon May 12 09:01:10 2025] Memory cgroup out of memory: Killed process 41822 (python3) total-vm:98123456kB, "
+         "anon-rss:31457280kB, file-rss:102400kB, shmem-rss:0kB, UID:0 pgtables:65000kB oom_score_adj:984"]
+GLOBAL = ["[Mon May 12 09:01:10 2025] oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0-1,"
+          "global_oom,task_memcg=/user.slice,task=python3,pid=41822,uid=1000",
+          "[Mon May 12 09:01:10 2025] Out of memory: Killed process 41822 (python3) total-vm:98123456kB, "
+          "anon-rss:31457280kB, file-rss:102400kB, shmem-rss:0kB, UID:1000 pgtables:65000kB oom_score_adj:0"]
+KUBECTL_OOM = ["    Last State:     Terminated", "      Reason:       OOMKilled", "      Exit Code:    137"]
+DOCKER_OOM = ['        "State": {', '            "Status": "exited",', '            "OOMKilled": true,',
+              '            "ExitCode": 137,']
+
+
+@pytest.mark.parametrize("lines", [
+    ["INFO 05-12 09:00:01 [api_server.py:1043] vLLM API server version 0.8.5",
+     "INFO 05-12 09:00:30 [gpu_model_runner.py:1329] Starting to load model Qwen/Qwen2.5-32B-Instruct...", *MEMCG],
+    [*KUBECTL_OOM, "[2025-05-12 09:00:01] server_args=ServerArgs(model_path='m', mem_fraction_static=0.85)",
+     "[2025-05-12 09:03:00] The server is fired up and ready to roll!",
+     '[2025-05-12 09:04:00] INFO:     10.0.0.9:5000 - "POST /v1/chat/completions HTTP/1.1" 200 OK'],
+    ["llama_model_loader: loaded meta data with 30 key-value pairs and 291 tensors from /m/q.gguf (version GGUF V3 "
+     "(latest))", "load_tensors:          CPU model buffer size = 40103.00 MiB", *DOCKER_OOM],
+])
+def test_a_kill_at_the_containers_limit_says_raise_the_limit(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert run.advice and run.advice[0]["change"] == "raise the container's memory limit", run.advice
+    assert "resources.limits.memory" in run.advice[0]["why"]
+
+
+def test_a_kill_for_the_machines_ram_says_nothing_of_a_container():
+    run = run_of(diag("\n".join(["INFO 05-12 09:00:01 [api_server.py:1043] vLLM API server version 0.8.5",
+                                 "INFO 05-12 09:00:30 [gpu_model_runner.py:1329] Starting to load model m...", *GLOBAL])))
+    assert run.kind == "WEIGHTS" and not any("container" in a["change"] for a in run.advice), run.advice

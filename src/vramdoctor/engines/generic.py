@@ -786,6 +786,11 @@ LOG = LogWords(
     figures=(
         # a weights file mapped (PyTorch's MapAllocator names the mmap it failed): mmap is in use
         fig("mmap_in_use", r"unable to mmap \d+ bytes from file|\bmmap failed\b", lambda m: True),
+        # the OOM killer acting on a container's own limit (the kernel's oom-kill line `constraint=CONSTRAINT_MEMCG`,
+        # mm/memcontrol.c "Memory cgroup out of memory", kubectl's `Reason: OOMKilled`, docker inspect's
+        # `"OOMKilled": true`), not on the machine's RAM
+        fig("container_limit", r"\bCONSTRAINT_MEMCG\b|\bMemory cgroup out of memory\b|\bReason:\s+OOMKilled\b|"
+            r"\"OOMKilled\":\s*true\b", lambda m: True),
         # the model in Hugging Face's cache path ("models--Qwen--Qwen3-30B-A3B-GPTQ-Int4/snapshots/"): its name, and so
         # its quantization, where the log prints no model name of its own
         fig("model_name", r"\bmodels--([\w.-]{1,100})--([\w.-]{1,200})/snapshots/",

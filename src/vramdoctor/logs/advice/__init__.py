@@ -15,7 +15,7 @@ from .base import Base
 from .kv import KvSteps
 from .load import LoadSteps
 from .serving import ServingSteps
-from .steps import GGML, _shown
+from .steps import GGML, Step, _shown
 
 #: an allocation no machine can satisfy (1 TiB in one piece)
 ABSURD_BYTES = 2**40
@@ -152,5 +152,13 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
         else:
             s.say("leave memory settings alone", "memory is not the problem: the error names its cause; fix that "
                   "(the model, the install, the set-up) rather than memory settings")
+    host = [i for i, step in enumerate(s.out) if step.change == "more host memory"]
+    if host and n.get("container_limit"):
+        # the kernel's OOM killer acting on the container's own cgroup limit (CONSTRAINT_MEMCG, "Memory cgroup out of
+        # memory", a pod's OOMKilled): the limit was reached, the machine may have RAM to spare
+        s.out.insert(host[0], Step(change="raise the container's memory limit", flags="", why=(
+            "the process was killed at its container's memory limit (its cgroup), not for lack of the machine's RAM: "
+            "raise the limit (a pod's resources.limits.memory, docker --memory, compose mem_limit) to what the server "
+            "needs in RAM; the machine's free RAM is not the bound")))
     return [step.to_dict() for step in s.out]
 
