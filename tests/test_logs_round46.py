@@ -207,3 +207,22 @@ def test_a_kill_for_the_machines_ram_says_nothing_of_a_container():
     run = run_of(diag("\n".join(["INFO 05-12 09:00:01 [api_server.py:1043] vLLM API server version 0.8.5",
                                  "INFO 05-12 09:00:30 [gpu_model_runner.py:1329] Starting to load model m...", *GLOBAL])))
     assert run.kind == "WEIGHTS" and not any("container" in a["change"] for a in run.advice), run.advice
+
+
+# --- the answer under an issue template's last heading is a field, not a log line cut partway ------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "INFO 06-02 10:00:01 [api_server.py:1043] vLLM API server version 0.8.5\n"
+    "INFO 06-02 10:00:40 [gpu_model_runner.py:1595] Starting to load model m...\n"
+    "INFO 06-02 10:01:40 [gpu_model_runner.py:1600] Model loading took 14.99 GiB and 60.1 seconds\n\n"
+    "### vLLM version\n\n0.8.5",
+    "load_tensors: offloaded 20/33 layers to GPU\nload_tensors:        CUDA0 model buffer size =  2168.09 MiB\n\n"
+    "## Ollama version\n\n0.6.2",
+    "time=2025-03-01T10:00:00.000Z level=INFO source=server.go:376 msg=\"starting llama server\" cmd=\"ollama runner\"\n"
+    "time=2025-03-01T10:00:01.000Z level=INFO source=server.go:555 msg=\"waiting for llama runner to start responding\"\n"
+    "\n### OS\n\nLinux-6.8.0-45",
+])
+def test_a_template_field_last_is_no_cut_log(text):
+    run = run_of(diag(text))
+    assert run.code != "log-cut-off", (run.kind, run.code)

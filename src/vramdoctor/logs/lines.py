@@ -170,6 +170,10 @@ ERROR_HEADS = ("CUDA error", "CUDA out of memory", "CUDA runtime error", "HIP er
                "Assertion", "what():", "panic:", "FATAL", "Fatal")
 
 
+#: a markdown heading of a report (an issue template's "### Ollama version")
+_HEADING = re.compile(r"#{1,6} +[A-Za-z]")
+
+
 def cut_mid_line(last: str, before: list[str]) -> bool:
     """The log's last line is the start of a line like one just before it, cut where that line goes on
     without a space: the log was cut partway through a line ("de" after "deep-seek-1  | slot ...",
@@ -181,6 +185,9 @@ def cut_mid_line(last: str, before: list[str]) -> bool:
     t = last.rstrip()
     if len(t.strip()) < 2:
         return False
+    above = next((b for b in reversed(before) if b.strip()), "")
+    if _HEADING.match(above):
+        return False  # the answer under a report's heading ("### Ollama version" / "0.21.0"): a field, not a log line
     if t[-1] in "_([{=,-" and not t.lstrip().startswith(("#", "//")) and not _RULE.fullmatch(t.strip()):
         return True  # no whole log line ends so ("... topk -> topp -"), unless it is a rule of dashes
     if _STAMP_ONLY.fullmatch(t) and before:
