@@ -226,3 +226,40 @@ def test_a_kill_for_the_machines_ram_says_nothing_of_a_container():
 def test_a_template_field_last_is_no_cut_log(text):
     run = run_of(diag(text))
     assert run.code != "log-cut-off", (run.kind, run.code)
+
+
+# --- a failure only the report's words name, with a backtrace at the report's end: the frames place it -----------------
+
+FILLER = ["", "### Environment", "", "- GPU: 2x RTX 3090", "- driver 550.54", "", "### Steps", "",
+          "1. start the server", "2. send the requests below", "3. wait", "", "### Backtrace", ""]
+
+
+@pytest.mark.parametrize("title, frames, kind", [
+    ("Title: llama-server crashes with out of memory on long chats",
+     ["#12 0x00005581a2c1d3f0 in llama_decode (ctx=0x55d1, batch=...) at src/llama-context.cpp:1012",
+      "#13 0x00005581a2b0c111 in server_context::update_slots (this=0x7ffd) at tools/server/server.cpp:3550",
+      "#14 0x00005581a2b01a2e in server_queue::start_loop (this=0x7ffd) at tools/server/server.cpp:1822"], "RUNTIME"),
+    ("# CUDA out of memory when starting Llama-3-70B",
+     ['  File "/opt/venv/lib/python3.11/site-packages/vllm/worker/worker.py", line 183, in load_model',
+      "    self.model_runner.load_model()",
+      '  File "/opt/venv/lib/python3.11/site-packages/vllm/model_executor/model_loader/loader.py", line 398, in load_model',
+      "    model = _initialize_model(vllm_config=vllm_config)"], "WEIGHTS"),
+])
+def test_frames_at_the_reports_end_place_a_failure_only_its_words_name(title, frames, kind):
+    run = run_of(diag("\n".join([title, *FILLER, *frames])))
+    assert run.kind == kind, (run.kind, run.phase_source)
+
+
+def test_a_traceback_cut_inside_the_model_loader_is_the_weights():
+    """The loader proper (get_model, model_loader) reads weights only: cut inside it, the weights were loading; a front
+    end's load_model, which goes on to make the cache, stays open (test_logs_heldout: text-generation-webui)."""
+    frames = ['[rank0]:   File "/srv/venv/lib/python3.10/site-packages/vllm/worker/worker.py", line 183, in load_model',
+              "[rank0]:     self.model_runner.load_model()",
+              '[rank0]:   File "/srv/venv/lib/python3.10/site-packages/vllm/worker/model_runner.py", line 1112, in '
+              "load_model", "[rank0]:     self.model = get_model(vllm_config=self.vllm_config)"]
+    run = run_of(diag("\n".join(["Title: [Bug]: OOM with Mixtral-8x22B on 4x A100 40GB", "", *frames])))
+    assert run.kind == "WEIGHTS", (run.kind, run.phase_source)
+    front = ['  File "/home/u/text-generation-webui/modules/models.py", line 90, in load_model',
+             "    output = load_func_map[loader](model_name)"]
+    run = run_of(diag("\n".join(["I get CUDA out of memory when I load the model with 32k context.", "", *front])))
+    assert run.kind != "WEIGHTS", (run.kind, run.phase_source)

@@ -100,6 +100,10 @@ def _code(kind: str, f: Failure, where: str) -> str:
 
 #: an engine's check that its KV pool holds the context (its frame, on a traceback cut before the check's message)
 _SIZE_CHECK = re.compile(r"raise_if_cache_size_invalid|check_enough_kv_cache_memory|_check_enough_kv_cache_memory")
+#: frames of a model loader proper, which reads weights and makes nothing else (vLLM's and Aphrodite's
+#: model_executor/model_loader, get_model, a layer's load_weights / weight_loader): a traceback cut inside one was
+#: loading the weights, however it was cut (not a front end's load_model, which may go on to make the cache)
+_LOADER_PROPER = re.compile(r"model_loader[/.]|\bin get_model\b|\bget_model\(|\bload_weights\b|\bweight_loader\b")
 
 
 
@@ -647,6 +651,13 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                          message="The run failed, but the line that says why is not in this log, so whether memory "
                                  "ran out cannot be told. Missing: " + _missing(f, place) + ". If it was memory, "
                                  "the phase would be " + " or ".join(cands) + ".")
+    if user_words(f.text) or not program_line(f.text) or run.heading and f.line_no == run.heading[0]:
+        # a failure only the report's words name (its title, a sentence): a backtrace the report ends with, out of
+        # reach of the lines kept after that sentence, is the failure they name: its frames place it
+        last = f.after[-1][0] if f.after else f.line_no
+        tail = [(ln, t) for ln, t in run.tail_lines if ln > last]
+        if any(FRAME.search(t) for _, t in tail):
+            f = replace(f, after=f.after + tail)
     place = locate(f, engine, weights, marks)
     if not place.source.startswith(("the failure message", "the message after")):
         place = _ledger_by_size(f, run.numbers) or place
@@ -654,7 +665,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         place = replace(place, source="the engine's error the report's title quotes")
     if ((told or user_words(f.text)) and place.phase in STARTUP and not _ends(f)
             and place.source.startswith(("the stack frames", "the message after"))
-            and not any(_SIZE_CHECK.search(t) for _, _, t in frames(f))):  # (a check raises: it is the step)
+            and not any(_SIZE_CHECK.search(t) or place.phase == "WEIGHTS" and _LOADER_PROPER.search(t)
+                        for _, _, t in frames(f))):  # (a check raises: it is the step; a loader only loads)
         # a user's words of the failure over a traceback cut before its last frames: the innermost frame shown is a
         # floor, not the step that failed (text-generation-webui's load_model allocates exllamav2's cache after its
         # weights)
