@@ -263,3 +263,32 @@ def test_a_traceback_cut_inside_the_model_loader_is_the_weights():
              "    output = load_func_map[loader](model_name)"]
     run = run_of(diag("\n".join(["I get CUDA out of memory when I load the model with 32k context.", "", *front])))
     assert run.kind != "WEIGHTS", (run.kind, run.phase_source)
+
+
+# --- a title quoting the engine's own error that names its step, above a traceback cut before that error --------------
+
+VLLM_CUT = ["INFO 05-02 11:00:10 [monitor.py:33] torch.compile takes 9.10 s in total",
+            "ERROR 05-02 11:00:12 [core.py:396] EngineCore failed to start.",
+            "ERROR 05-02 11:00:12 [core.py:396] Traceback (most recent call last):",
+            'ERROR 05-02 11:00:12 [core.py:396]   File "/venv/lib/python3.12/site-packages/vllm/v1/engine/core.py", '
+            "line 387, in run_engine_core",
+            "ERROR 05-02 11:00:12 [core.py:396]     engine_core = EngineCoreProc(*args, **kwargs)"]
+SGLANG_CUT = ["[2025-03-01 10:00:00 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=10.2 GB",
+              "[2025-03-01 10:00:01 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+              '  File "/sgl/python/sglang/srt/managers/scheduler.py", line 1800, in run_scheduler_process',
+              "    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, dp_rank)"]
+
+
+@pytest.mark.parametrize("title, lines", [
+    ("Title: [Bug]: H20 V1 engine ValueError: The model's max seq len (32768) is larger than the maximum number of "
+     "tokens that can be stored in KV cache (12000)", VLLM_CUT),
+    ("[Bug] RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.", SGLANG_CUT),
+])
+def test_a_titles_engine_error_with_its_step_places_a_cut_traceback(title, lines):
+    run = run_of(diag("\n".join([title, "", "### error log", *lines])))
+    assert run.kind == "KV_CAPACITY", (run.kind, run.code, run.phase_source)
+
+
+def test_a_titles_bare_out_of_memory_does_not_place_a_cut_traceback():
+    run = run_of(diag("\n".join(["Title: [Bug]: CUDA out of memory on start with V1", "", *VLLM_CUT])))
+    assert run.kind != "KV_CAPACITY" or run.inferred, (run.kind, run.phase_source)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .authorship import program_line, sentence_like, user_words
+from .authorship import TITLE, program_line, sentence_like, user_words
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts
 from ..engines.words import SIZE, to_bytes
 from .knowledge import FRAME, SIGKILL_RX, knowledge, phase_words
@@ -348,14 +348,17 @@ def _titled_cause(run: RunFacts):
     """The error the report's title names (a markdown heading: "# [Bug] RuntimeError: NCCL error: unhandled system
     error"), as (Verdict, (line, text)), where its words are an out-of-memory's or another failure's that the engines'
     words know; None where there is no such title, or it asks ("... out of memory?")."""
-    if not run.heading:
+    # (or pasted without its markdown, labelled or tagged: "Title: [Bug]: ... ValueError: No available memory for the
+    # cache blocks", which the scanner keeps as a failure of its own)
+    title = run.heading or next(((x.line_no, x.text) for x in run.failures if TITLE.match(x.text)), None)
+    if not title:
         return None
-    ln, text = run.heading
+    ln, text = title
     if text.rstrip().endswith("?"):
         return None
     k = knowledge()
     v = k.verdict(text, k.candidates(text.lower().encode("utf-8", "replace")).get("msg", set()))
-    return (v, run.heading) if v is not None and v.kind in ("oom", "not_oom") else None
+    return (v, title) if v is not None and v.kind in ("oom", "not_oom") else None
 
 
 def _grew_until(run: RunFacts, f: Failure, how: str) -> Diagnosis | None:
@@ -452,8 +455,11 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         elif f.kind == "oom" and cut:
             # ... or its error cut short before its cause ("now I have a new "out of GPU memory" problem" above a
             # traceback that stops before its last line): the user's words give the cause, the engine's lines the place
+            # (where those words are an engine's own message that names its step, "ValueError: No available memory for
+            # the cache blocks" quoted in the title, the step is the engine's verdict: kept)
             told = (f.line_no, f.text)
-            f = replace(cut[0], kind="oom", code="", wrapper=False)
+            f = replace(cut[0], kind="oom", code=f.code if f.phase else "", phase=f.phase, wrapper=False,
+                        deciding=told if f.phase else None)
     if f.kind == "oom" and not f.phase and user_words(f.text):
         # a user's words of an out-of-memory that name no step, below a title that quotes the engine's own error with
         # its step ("# llama_model_load: error loading model: unable to allocate backend buffer"): the title's step
@@ -663,7 +669,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         place = _ledger_by_size(f, run.numbers) or place
     if run.heading and f.deciding == run.heading and place.deciding == run.heading:
         place = replace(place, source="the engine's error the report's title quotes")
-    if ((told or user_words(f.text)) and place.phase in STARTUP and not _ends(f)
+    if ((told or user_words(f.text)) and place.phase in STARTUP and not _ends(f) and not (told and f.deciding == told)
             and place.source.startswith(("the stack frames", "the message after"))
             and not any(_SIZE_CHECK.search(t) or place.phase == "WEIGHTS" and _LOADER_PROPER.search(t)
                         for _, _, t in frames(f))):  # (a check raises: it is the step; a loader only loads)
