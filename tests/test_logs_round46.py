@@ -292,3 +292,27 @@ def test_a_titles_engine_error_with_its_step_places_a_cut_traceback(title, lines
 def test_a_titles_bare_out_of_memory_does_not_place_a_cut_traceback():
     run = run_of(diag("\n".join(["Title: [Bug]: CUDA out of memory on start with V1", "", *VLLM_CUT])))
     assert run.kind != "KV_CAPACITY" or run.inferred, (run.kind, run.phase_source)
+
+
+# --- signals other than SIGKILL: an illegal instruction or a segfault is no memory running out --------------------------
+
+
+@pytest.mark.parametrize("lines, code", [
+    (["2024-05-01T10:00:00.100000Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0",
+      "2024-05-01T10:00:04.200000Z ERROR shard-manager: text_generation_launcher: Shard process was signaled to "
+      "shutdown with signal 4 rank=0", "Error: ShardCannotStart"], "illegal-instruction"),
+    (["main: build = 4501 (a1b2c3d4)", "llama_model_loader: loaded meta data with 26 key-value pairs and 291 tensors "
+      "from /m/llama-3-8b-q4_k_m.gguf (version GGUF V3 (latest))", "Illegal instruction (core dumped)"],
+     "illegal-instruction"),
+    (["May 01 10:00:00 box systemd[1]: Started llama.service - llama-server.",
+      "May 01 10:00:02 box systemd[1]: llama.service: Main process exited, code=dumped, status=4/ILL"],
+     "illegal-instruction"),
+    (["vllm-1  | INFO 05-01 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5",
+      "vllm-1 exited with code 132"], "illegal-instruction"),
+    (["2024-05-01T10:00:00.100000Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0",
+      "2024-05-01T10:00:09.200000Z ERROR shard-manager: text_generation_launcher: Shard process was signaled to "
+      "shutdown with signal 11 rank=0"], "crash-access-violation"),
+])
+def test_an_illegal_instruction_or_a_segfault_is_not_memory(lines, code):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", code), (run.kind, run.code)

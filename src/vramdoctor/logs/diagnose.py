@@ -153,6 +153,9 @@ _NOT_OOM = {
                         "this build does not know).",
     "communication-error": "the processes failed to talk to each other (gloo, TCP, NCCL set-up).",
     "crash-access-violation": "a crash by a bad memory access (a bug), not memory running out.",
+    "illegal-instruction": "the CPU met an instruction it does not have (SIGILL): a build for AVX2 or AVX-512 run on a "
+                           "CPU, or a virtual machine, that lacks them; use a build for this CPU (or pass the CPU's "
+                           "flags through to the VM).",
     "ggml-context-pool-too-small": "ggml's own fixed metadata pool (not GPU memory) is too small for this batch: "
                                    "a smaller batch or a newer build.",
 }
