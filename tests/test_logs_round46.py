@@ -316,3 +316,24 @@ def test_a_titles_bare_out_of_memory_does_not_place_a_cut_traceback():
 def test_an_illegal_instruction_or_a_segfault_is_not_memory(lines, code):
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("NOT_OOM", code), (run.kind, run.code)
+
+
+# --- a step a user's words say the failure came after is passed, not the step that failed -----------------------------
+
+TGI_START = ["2024-08-01T08:00:00.000000Z  INFO text_generation_launcher: Args { model_id: \"meta-llama/Llama-3.1-70B\", "
+             "num_shard: Some(2) }", "2024-08-01T08:00:01.000000Z  INFO shard-manager: text_generation_launcher: "
+                                     "Starting shard rank=0"]
+
+
+@pytest.mark.parametrize("said, kinds", [
+    ("Title: Server dies with CUDA out of memory even after the warm-up phase succeeded", {"RUNTIME"}),
+    ("Our server crashes with CUDA OOM once start-up completed and the users began chatting.", {"RUNTIME"}),
+    ("We hit out of memory after the model has loaded", {"KV_CAPACITY", "WARMUP", "RUNTIME", "UNDETERMINED"}),
+    ("OOM before the warm-up finished", {"WEIGHTS", "KV_CAPACITY", "WARMUP", "UNDETERMINED"}),
+    ("I get out of memory during warmup", {"WARMUP"}),
+])
+def test_a_step_named_as_passed_is_a_floor(said, kinds):
+    run = run_of(diag("\n".join([said, "", *TGI_START])))
+    assert run.kind in kinds, (run.kind, run.phase_source)
+    if "after the model" in said:
+        assert run.kind != "WEIGHTS" and "WEIGHTS" not in run.candidates

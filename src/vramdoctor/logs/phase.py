@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..engines.interface import AFTER_MILESTONE, FLOOR, MILESTONES, PHASES
 from ..engines.words import SIZE, to_bytes
 from .facts import Failure
-from .authorship import user_words
+from .authorship import sentence_like, user_words
 from .knowledge import FRAME, PY_FRAME, knowledge, phase_words
 from .lines import LOG_PREFIX
 
@@ -157,6 +157,32 @@ _FUNCTION_TAG = re.compile(_STAMP + r"(?:srv|slot|cmn|que|res|log)\s+\w+:\s")
 _STARTING = re.compile(_STAMP + r"srv\s+load_model: ")
 
 
+#: a step a user's words say was passed: "even after warmup phase succeeded", "once the model has loaded", "after
+#: start-up completed"; (step words, the phase after it)
+_STEP_WORDS = (
+    (r"(?:the )?(?:model|weights?)(?: (?:loading|load))?|loading(?: the)? (?:model|weights?)", "KV"),
+    (r"(?:the )?(?:kv[- ]cache|cache)(?: (?:allocation|init\w*|profil\w*))?", "WARMUP"),
+    (r"(?:the )?(?:warm[- ]?up|warming up|profil(?:e|ing)(?: run)?|(?:cuda )?graph capture|capturing(?: cuda)? graphs?)"
+     r"(?: (?:phase|step|stage|pass))?", "RUNTIME"),
+    (r"(?:the )?(?:start[- ]?up|initiali[sz]ation|server start)(?: (?:phase|step|stage))?", "RUNTIME"),
+)
+_DONE_WORDS = r"(?:has |had |was |is |were )?(?:succeeded|succeeds|finished|finishes|completed?|done|passed|over|loaded)"
+_PASSED = [(re.compile(r"\b(?:(?:even )?after|once|since)\s+(?:" + w + r")\b(?:\s+" + _DONE_WORDS + r")?|\b(?:" + w +
+                       r")\s+" + _DONE_WORDS + r"\b", re.I), nxt) for w, nxt in _STEP_WORDS]
+
+
+#: words before a step that say it had not passed ("before warm-up finished", "never loaded", "during warmup")
+_NOT_YET = re.compile(r"\b(?:before|until|till|while|during|without|never|not|no|n't)\W+(?:\w+\W+){0,2}$", re.I)
+
+
+def passed_step(text: str) -> str | None:
+    """The lowest phase a user's sentence puts a failure in by naming a step it came after ("CUDA OutOfMemory even
+    after warmup phase succeeded": RUNTIME), None where it names none."""
+    found = [nxt for rx, nxt in _PASSED for m in rx.finditer(text)
+             if not _NOT_YET.search(text[max(0, m.start() - 24):m.start()])]
+    return max(found, key=PHASES.index) if found else None
+
+
 def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: frozenset[str] = frozenset()) -> Place:
     """Where `f` happened, from the evidence in order; see the module docstring. weights_bytes: the
     model's weights (printed by the engine, or estimated), held against what PyTorch held when it failed. told: the
@@ -168,6 +194,9 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     floor = FLOOR[marker] if marker else None
     shown = last_marker({m: ln for m, ln in f.progress.items() if m not in told})
     frame_floor = FLOOR[shown] if shown else None
+    passed = passed_step(f.text) if user_words(f.text) or sentence_like(f.text) else None
+    if passed and (floor is None or PHASES.index(passed) > PHASES.index(floor)):
+        floor = passed  # (the user's words: a floor for the failure's own words, not over the engine's frames)
     held, tried = _held(f.text)
     if held and weights_bytes and held >= 1.05 * weights_bytes and (floor is None or floor == "WEIGHTS"):
         floor = "KV"  # more than the weights was resident: they had loaded
@@ -244,6 +273,10 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     if marker is None or marker == "start":
         # a start line alone does not say the weights were loading: device set-up, another process, a quiet log
         cands = _at_least(scope, floor)
+        if passed and floor == passed:
+            where = "the report's own words, which name a step the failure came after"
+            return Place(cands[0], where, (f.line_no, f.text), cands, inferred=True) if len(cands) == 1 else \
+                Place(None, where, (f.line_no, f.text), cands)
         where = ("nothing: no start-up step before the failure is in the log" if marker is None else
                  "the start line only: " + ("this engine does not print its start-up steps at its default log level"
                                             if quiet else "the lines after it are left out of the excerpt" if f.elided
