@@ -337,3 +337,32 @@ def test_a_step_named_as_passed_is_a_floor(said, kinds):
     assert run.kind in kinds, (run.kind, run.phase_source)
     if "after the model" in said:
         assert run.kind != "WEIGHTS" and "WEIGHTS" not in run.candidates
+
+
+# --- serving in the report's words: a load, concurrent requests, a time serving, a request's own length ---------------
+
+VLLM_OOM_ONLY = ["INFO 06-02 10:00:01 [api_server.py:1043] vLLM API server version 0.9.1",
+                 "ERROR 06-02 13:00:00 [core.py:500] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+                 "2.00 GiB. GPU 0 has a total capacity of 79.19 GiB of which 1.10 GiB is free."]
+
+
+@pytest.mark.parametrize("said", [
+    "The server falls over under sustained load after a while.",
+    "We only see it under production traffic, never in our tests.",
+    "It happens with a handful of concurrent requests from our gateway.",
+    "After running the server for a few hours it dies with the error below.",
+    "After using it for two days we got this crash.",
+    "The crash comes when the actual prompt length goes beyond 20k tokens.",
+])
+def test_serving_in_the_reports_words(said):
+    run = run_of(diag("\n".join([said, "", *VLLM_OOM_ONLY])))
+    assert run.kind == "RUNTIME", (run.kind, run.phase_source)
+
+
+@pytest.mark.parametrize("said", [
+    "I set max concurrent requests to 8 in the config and it fails at start.",
+    "The pod sits behind a load balancer; it fails at start.",
+])
+def test_settings_and_a_load_balancer_are_not_serving(said):
+    run = run_of(diag("\n".join([said, "", *VLLM_OOM_ONLY])))
+    assert run.kind != "RUNTIME", (run.kind, run.phase_source)

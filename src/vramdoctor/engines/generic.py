@@ -743,6 +743,18 @@ LOG = LogWords(
                         r"\b(?:many|several|multiple|lots of|hundreds of|thousands of|dozens of) (?:concurrent |parallel |"
                         r"simultaneous )?(?:requests|users|clients)\b|\bhigh (?:concurrency|load|traffic)\b|"
                         r"\bheavy (?:concurrency|load|traffic)\b|"
+                        # ... under a load ("under sustained load", "under production traffic"), concurrent requests
+                        # named without a count ("under a small number of concurrent requests"; not a setting's name,
+                        # "max concurrent requests")
+                        r"\bunder (?:a |an |the )?(?:\w+ ){0,2}?(?:load|traffic)\b(?! balanc)|"
+                        r"(?<!max )(?<!maximum )\bconcurrent (?:requests|users|clients|calls|sessions)\b|"
+                        # ... after a time serving ("after running the API server for a few minutes", "after using it
+                        # for two days")
+                        r"\bafter (?:running|serving|using) (?:it |the (?:\w+ )?(?:server|service|model|endpoint) )?for "
+                        r"(?:a |an |a few |several |some |about |around |~)?(?:\d+ |\w+ )?(?:minutes?|hours?|days?|mins?)\b|"
+                        # ... a request's own length past a size ("when the real context is larger than 10k")
+                        r"\b(?:real|actual) (?:context|prompt|input)(?: length| size)? (?:is |gets |goes |becomes )?"
+                        r"(?:larger|longer|bigger|more|over|above|beyond|past|exceeds)\b|"
                         # serving stated as past ("it had been serving requests for hours", "was handling traffic")
                         r"\b(?:was|were|had been|has been|have been) (?:serving|handling|processing|answering) "
                         r"(?:\w+ )?(?:requests|traffic|users|clients|prompts)\b|"
