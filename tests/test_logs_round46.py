@@ -366,3 +366,27 @@ def test_serving_in_the_reports_words(said):
 def test_settings_and_a_load_balancer_are_not_serving(said):
     run = run_of(diag("\n".join([said, "", *VLLM_OOM_ONLY])))
     assert run.kind != "RUNTIME", (run.kind, run.phase_source)
+
+
+# --- Chinese growth: rising to a size, and an issue's title pasted as "Title: ..." -----------------------------------
+
+VLLM_STARTED = ["INFO 06-02 10:00:01 [api_server.py:1043] vLLM API server version 0.9.1", "INFO:     Application startup complete."]
+
+
+@pytest.mark.parametrize("said", [
+    "Title: 服务运行几天后，内存会逐渐增加",
+    "启动后显存占用60G，跑了两天以后显存涨到了75G，重启才能恢复",
+    "刚开始内存只有12GB，用了一个周末内存增长到40GB",
+])
+def test_chinese_growth_to_a_size_and_in_a_title(said):
+    run = run_of(diag("\n".join([said, "", *VLLM_STARTED])))
+    assert run.kind == "LEAK", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", [
+    "启动后显存占用达到75G，这是正常的吗",  # a reading that reaches a size: no rise
+    "Title: 显存没有逐渐增加，但是启动失败",  # denied
+])
+def test_chinese_readings_and_denials_are_no_growth(said):
+    run = run_of(diag("\n".join([said, "", *VLLM_STARTED])))
+    assert run.kind != "LEAK", (run.kind, run.code)

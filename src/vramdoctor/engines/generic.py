@@ -213,7 +213,9 @@ _GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM)[^，。,.；;！？]{0,12}?(?:
               r"(?:显存|内存)[^，。,.；;！？]{0,8}?(?:不|没有?|未)(?:会|能)?(?:被)?(?:释放|回收)|"
               r"(?:显存|内存)[^，。,.；;！？]{0,8}?泄[漏露]|"
               # "the more it is used, the more it takes" (显存越占越多, 内存越用越大)
-              r"(?:显存|内存|占用)[^，。,.；;！？]{0,6}?越[占用吃涨来]越(?:多|大|高)")
+              r"(?:显存|内存|占用)[^，。,.；;！？]{0,6}?越[占用吃涨来]越(?:多|大|高)|"
+              # rising to a size (显存会长到78G, 内存涨到了30GB): a verb of rising, not a reading (达到, "reaches")
+              r"(?:显存|内存)[^。.！？;；]{0,40}?(?:长到|涨到|增长到|增加到|升到|上升到)了?\s*\d+(?:\.\d+)?\s*[GM]")
 
 
 #: a reading a user states with the one it rose from after it, over a span of work or time ("RSS reaches ~9 GB after
@@ -401,8 +403,9 @@ def _failure_stated_zh(m: re.Match) -> str:
 
 
 #: the start of a line a program wrote, not a user ("llama_model_load: ", "[...]", a time, a level; a markdown heading,
-#: "#### Timeline before the crash", "# 用了一段时间 显存越占越多", is the user's)
-_WRITTEN = re.compile(r"^\s*(?!#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[^\W\d_])(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
+#: "#### Timeline before the crash", "# 用了一段时间 显存越占越多", is the user's, as is an issue's title pasted as
+#: "Title: ...")
+_WRITTEN = re.compile(r"^\s*(?!#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[^\W\d_]|Title:\s)(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
 
 
 def _failure_stated(m: re.Match) -> str:
