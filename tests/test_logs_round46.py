@@ -390,3 +390,12 @@ def test_chinese_growth_to_a_size_and_in_a_title(said):
 def test_chinese_readings_and_denials_are_no_growth(said):
     run = run_of(diag("\n".join([said, "", *VLLM_STARTED])))
     assert run.kind != "LEAK", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", [
+    "When I fill the context to 30k tokens the server dies with the error below.",
+    "It breaks on a prompt filling 28k, leaving 4k for the answer.",
+])
+def test_a_prompt_filling_the_context_is_serving(said):
+    run = run_of(diag("\n".join([said, "", *VLLM_OOM_ONLY])))
+    assert run.kind == "RUNTIME", (run.kind, run.phase_source)

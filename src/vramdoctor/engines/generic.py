@@ -755,6 +755,11 @@ LOG = LogWords(
                         # for two days")
                         r"\bafter (?:running|serving|using) (?:it |the (?:\w+ )?(?:server|service|model|endpoint) )?for "
                         r"(?:a |an |a few |several |some |about |around |~)?(?:\d+ |\w+ )?(?:minutes?|hours?|days?|mins?)\b|"
+                        # ... a prompt that fills the context to a size, or leaves a share of it for the answer
+                        # ("filling 31k (leaving 1k for output)", "when I fill the context to 30k")
+                        r"\bfill(?:ing|s|ed)? (?:up )?(?:the )?(?:context |window )?(?:with |to |up to )?(?:~|about )?\d+(?:\.\d+)?k\b|"
+                        r"\bleaving (?:~|about )?\d+(?:\.\d+)?k? (?:tokens? )?for (?:the )?(?:output|generation|completion|"
+                        r"answer|response)\b|"
                         # ... a request's own length past a size ("when the real context is larger than 10k")
                         r"\b(?:real|actual) (?:context|prompt|input)(?: length| size)? (?:is |gets |goes |becomes )?"
                         r"(?:larger|longer|bigger|more|over|above|beyond|past|exceeds)\b|"
