@@ -399,3 +399,29 @@ def test_chinese_readings_and_denials_are_no_growth(said):
 def test_a_prompt_filling_the_context_is_serving(said):
     run = run_of(diag("\n".join([said, "", *VLLM_OOM_ONLY])))
     assert run.kind == "RUNTIME", (run.kind, run.phase_source)
+
+
+# --- the model's own forward pass in vLLM's frames: warm-up at start-up, serving after; the report's words of starting --
+
+FORWARD = ['(VllmWorker rank=0 pid=311) ERROR 04-01 09:00:05 [multiproc_executor.py:470]   File "/venv/lib/python3.12/'
+           'site-packages/vllm/compilation/decorators.py", line 245, in __call__',
+           "(VllmWorker rank=0 pid=311) ERROR 04-01 09:00:05 [multiproc_executor.py:470]     output = self.compiled_callable"
+           "(*args, **kwargs)",
+           '(VllmWorker rank=0 pid=311) ERROR 04-01 09:00:05 [multiproc_executor.py:470]   File "/venv/lib/python3.12/'
+           'site-packages/vllm/model_executor/models/qwen2.py", line 358, in forward',
+           "(VllmWorker rank=0 pid=311) ERROR 04-01 09:00:05 [multiproc_executor.py:470]     hidden_states, residual = "
+           "layer(positions, hidden_states, residual)"]
+
+
+@pytest.mark.parametrize("said, kinds", [
+    ("The server fails to start with the error below.", {"WARMUP"}),
+    ("When launching the model with the command above I get this:", {"WARMUP"}),
+    ("It is not at startup: this comes after a few requests.", {"RUNTIME", "UNDETERMINED"}),
+    ("", {"UNDETERMINED"}),
+])
+def test_a_forward_pass_in_vllms_frames_with_the_reports_words(said, kinds):
+    title = "Title: [Bug]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB"
+    run = run_of(diag("\n".join([title, "", said, "", *FORWARD])))
+    assert run.kind in kinds, (run.kind, run.candidates, run.phase_source)
+    if run.kind == "UNDETERMINED":
+        assert set(run.candidates) <= {"WARMUP", "RUNTIME"}, run.candidates

@@ -448,6 +448,10 @@ LOG = LogWords(
                       r"serving_(?:chat|completion|responses)\.py\W+line \d+, in \w+|"
                       r"\bin (?:create_chat_completion|create_completion|chat_completion_(?:stream|full)_generator|"
                       r"completion_(?:stream|full)_generator)\b"),
+        # the model's own forward pass (model_executor/models/<model>.py forward, under the compiled wrapper's
+        # __call__): the profile run or graph capture at start-up, or a request once serving
+        "COMPUTE": rx(r"model_executor/models/\w+\.py\W+line \d+, in forward\b|"
+                      r"compilation/decorators\.py\W+line \d+, in __call__"),
         # start-up, the step not named: the engine core or worker being built (not `run_engine_core` itself: it
         # builds the core, then runs its busy loop, so it is on the stack in both)
         "STARTUP": rx(r"EngineCoreProc\(|engine_core = |EngineCore\.__init__|"

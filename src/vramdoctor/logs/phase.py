@@ -157,6 +157,20 @@ _FUNCTION_TAG = re.compile(_STAMP + r"(?:srv|slot|cmn|que|res|log)\s+\w+:\s")
 _STARTING = re.compile(_STAMP + r"srv\s+load_model: ")
 
 
+#: a user's words that the failure came while starting ("when starting the model", "the server fails to start")
+_STARTING_TOLD = re.compile(
+    r"\b(?:when|while|during|on|at)\s+(?:starting|launching|booting|initiali[sz]ing|bringing up|spinning up|"
+    r"start[- ]?up|startup|launch)\b|\b(?:fails?|failed|failing) to (?:start|launch|boot|come up)\b|"
+    r"\b(?:won't|doesn't|does not|can't|cannot|couldn't|could not) (?:start|launch|boot|come up)\b", re.I)
+def _told_start(text: str) -> bool:
+    """A person's line (no log prefix, no frame) that says the failure came while starting, not denied ("it is not at
+    startup")."""
+    if LOG_PREFIX.match(text) or FRAME.search(text):
+        return False
+    return any(not re.search(r"\b(?:not|never|no)\W+(?:\w+\W+)?$|n't\W+(?:\w+\W+)?$", text[max(0, m.start() - 16):m.start()])
+               for m in _STARTING_TOLD.finditer(text))
+
+
 #: a step a user's words say was passed: "even after warmup phase succeeded", "once the model has loaded", "after
 #: start-up completed"; (step words, the phase after it)
 _STEP_WORDS = (
@@ -228,6 +242,9 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
         p = phase_words(_FUNCTION_TAG.sub("", text), engine) if not STATS.search(text) else None
         if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
             return Place(p, "the message after the failure", (ln, text), [p])
+    # the report's own words that it failed starting ("When starting the model using the following command", "the
+    # server fails to start"): a start-up step, whichever
+    told_start = any(_told_start(t) for _, t in [*f.before, (f.line_no, f.text), *f.after]) and "ready" not in f.progress
     # stack frames: a start-up step anywhere beats a serving step (start-up runs the forward pass too);
     # among start-up steps the innermost is the most specific
     found: dict[str, tuple[tuple, int, str]] = {}
@@ -250,6 +267,9 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
             return Place("RUNTIME", "the stack frames and the server already serving", where, ["RUNTIME"])
         if marker in ("kv_done", "warmup_done") and not f.elided:
             return Place("WARMUP", "the stack frames before the server was ready", where, ["WARMUP"])
+        if told_start and "requests" not in f.progress:  # a forward pass while starting: the profile or warm-up run
+            return Place("WARMUP", "the stack frames (a forward pass) and the report's words that it failed starting",
+                         where, ["WARMUP"], inferred=True)
         return Place(None, "the stack frames (a graph evaluation: warm-up or serving)", where, ["WARMUP", "RUNTIME"])
     for ln, text in reversed(f.before[-6:]):  # a step under way just before the failure
         if any(p.search(text) for _, p in k.milestones):
@@ -268,7 +288,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     # start-up milestone: the server was still starting when it failed, so it was not serving)
     starting_after = any(_STARTING.search(t) or any(m not in ("ready", "requests") and p.search(t)
                                                       for m, p in k.milestones) for _, t in f.after)
-    scope = STARTUP if startup_frame or starting_after else PHASES
+    scope = STARTUP if startup_frame or starting_after or told_start else PHASES
     quiet = bool(eng and eng.log.quiet)
     if marker is None or marker == "start":
         # a start line alone does not say the weights were loading: device set-up, another process, a quiet log
