@@ -425,3 +425,29 @@ def test_a_forward_pass_in_vllms_frames_with_the_reports_words(said, kinds):
     assert run.kind in kinds, (run.kind, run.candidates, run.phase_source)
     if run.kind == "UNDETERMINED":
         assert set(run.candidates) <= {"WARMUP", "RUNTIME"}, run.candidates
+
+
+# --- a KV pool the engine made that holds fewer tokens than one sequence of max_model_len ------------------------------
+
+ARGS_V02 = ("INFO 01-10 10:00:00 llm_engine.py:72] Initializing an LLM engine with config: model='codellama/CodeLlama-13b', "
+            "tokenizer='codellama/CodeLlama-13b', max_seq_len=16384, tensor_parallel_size=2, seed=0)")
+
+
+@pytest.mark.parametrize("lines, kind", [
+    ([ARGS_V02, "INFO 01-10 10:01:00 llm_engine.py:207] # GPU blocks: 96, # CPU blocks: 1310",
+      "Requests over about 1500 tokens fail."], "KV_CAPACITY"),
+    (["[2025-02-01 10:00:00] server_args=ServerArgs(model_path='m', context_length=32768, mem_fraction_static=0.88)",
+      "[2025-02-01 10:00:30 TP0] KV Cache is allocated. #tokens: 3000, K size: 0.17 GB, V size: 0.17 GB",
+      "Long prompts never finish."], "KV_CAPACITY"),
+    # the engine's own count of full-length requests the pool holds: at least one
+    ([ARGS_V02, "INFO 01-10 10:01:00 gpu_executor.py:122] # GPU blocks: 96, # CPU blocks: 1310",
+      "INFO 01-10 10:01:00 gpu_executor.py:126] Maximum concurrency for 16384 tokens per request: 1.20x"], None),
+    # no block size printed and a shortfall a larger block could explain (64 x 400 = 25,600): not claimed
+    ([ARGS_V02, "INFO 01-10 10:01:00 llm_engine.py:207] # GPU blocks: 400, # CPU blocks: 1310"], None),
+])
+def test_a_pool_below_one_full_length_sequence(lines, kind):
+    run = run_of(diag("\n".join(lines)))
+    if kind:
+        assert (run.kind, run.code) == (kind, "max-model-len-exceeds-kv-cache"), (run.kind, run.code)
+    else:
+        assert run.code != "max-model-len-exceeds-kv-cache", (run.kind, run.code)

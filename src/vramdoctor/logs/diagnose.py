@@ -26,7 +26,7 @@ from ..engines.words import SIZE, to_bytes
 from .knowledge import FRAME, SIGKILL_RX, knowledge, phase_words
 from .lines import STATED, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, STARTUP, Place, frames, locate
-from .quiet import leak, no_failure, pressure, shortfall
+from .quiet import leak, no_failure, pool_below_context, pressure, shortfall
 from .verdict import KIND_OF_PHASE, Diagnosis
 
 #: words of memory as an amount (not a kind of it: "unknown memory type", "memory layout")
@@ -616,7 +616,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     w = run.numbers.get("weights_bytes")
     weights = weights_bytes or (w if isinstance(w, int) and w > 0 else None)
     if f.kind == "error":
-        short = shortfall(run) or leak(run) or (_full_while_serving(run) if not _cause_shown(f) else None)
+        short = shortfall(run) or pool_below_context(run, engine) or leak(run) or (
+            _full_while_serving(run) if not _cause_shown(f) else None)
         if short:
             return short
         titled = None if _cause_shown(f) else _titled_cause(run)

@@ -215,6 +215,40 @@ def shortfall(run: RunFacts) -> Diagnosis | None:
     return None
 
 
+def pool_below_context(run: RunFacts, engine: str) -> Diagnosis | None:
+    """An engine that sizes its KV pool from free memory (vLLM, SGLang, TGI...) made one that holds fewer tokens than one
+    sequence of max_model_len: a request longer than the pool cannot be served (vLLM before 0.2.6 did not check it at
+    start, later releases refuse to start: "max seq len ... is larger than the maximum number of tokens that can be
+    stored in KV cache"). Tokens: the pool's own count, or `# GPU blocks` x the block size (printed, or the engine's
+    default)."""
+    from ..engines import all_engines
+    n = run.numbers
+    ctx = n.get("max_model_len")
+    e = next((x for x in all_engines() if x.name == engine), None)
+    if e is None or e.fraction_key is None or not isinstance(ctx, int) or ctx <= 0:
+        return None
+    conc = n.get("max_concurrency")
+    if isinstance(conc, (int, float)) and conc >= 1:  # the engine's own count of full-length requests the pool holds
+        return None
+    tokens = n.get("kv_pool_tokens")
+    blocks, block = n.get("num_gpu_blocks"), n.get("block_size")
+    # (a block size the log does not print is the engine's default, which platforms and attention backends change:
+    # 16 on CUDA, 64 for FlashMLA, 128 on Ascend; the pool then must fall short by more than that can explain)
+    margin = 1 if isinstance(tokens, int) or isinstance(block, int) else 8
+    block = block or e.kv_block_tokens
+    if not isinstance(tokens, int) and isinstance(blocks, int) and blocks > 0 and isinstance(block, int):
+        tokens = blocks * block
+    if not isinstance(tokens, int) or not 0 < tokens * margin < ctx:
+        return None
+    key = "kv_pool_tokens" if "kv_pool_tokens" in n else "num_gpu_blocks"
+    return Diagnosis(kind="KV_CAPACITY", code="max-model-len-exceeds-kv-cache", inferred=True,
+                     evidence=[(run.number_lines.get(key, 0), f"KV pool {tokens:,} tokens, max_model_len {ctx:,}")],
+                     phase_source="the engine's own figures: the pool it made against the context it was given",
+                     message=f"The KV pool the engine made holds {tokens:,} tokens, fewer than one sequence of "
+                             f"max_model_len {ctx:,}: a request longer than the pool cannot be served (it fails or "
+                             "waits forever), whatever memory is left outside the pool.")
+
+
 #: a pool carved from free memory that got less than this share of the GPU was starved by what came before it
 STARVED_SHARE = 0.02
 
@@ -369,6 +403,9 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
         d = rule(run)
         if d:
             return d
+    d = pool_below_context(run, engine)
+    if d:
+        return d
     marker = last_marker(run.progress)
     d = _starved(run, engine) or _offload(run, engine)
     # (a clean bill from the offload decision waits for the start-up to end: one cut partway through a line is cut)
