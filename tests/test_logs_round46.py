@@ -451,3 +451,31 @@ def test_a_pool_below_one_full_length_sequence(lines, kind):
         assert (run.kind, run.code) == (kind, "max-model-len-exceeds-kv-cache"), (run.kind, run.code)
     else:
         assert run.code != "max-model-len-exceeds-kv-cache", (run.kind, run.code)
+
+
+# --- growth asked about with "why" is stated; serving after a number of requests not counted ---------------------------
+
+
+@pytest.mark.parametrize("said", [
+    "Not sure why the memory usage is gradually increasing during serving.",
+    "I have no idea why VRAM keeps climbing overnight.",
+    "We can't figure out why RSS keeps growing with each request.",
+])
+def test_growth_asked_about_with_why_is_stated(said):
+    run = run_of(diag("\n".join([said, "", *VLLM_STARTED])))
+    assert run.kind == "LEAK", (run.kind, run.code)
+
+
+def test_growth_denied_is_still_denied():
+    run = run_of(diag("\n".join(["Memory does not keep growing; it is flat at 70 GB.", "", *VLLM_STARTED])))
+    assert run.kind != "LEAK", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", [
+    "Even after the server is launched, it encounters the OOM after a certain number of requests.",
+    "Our server dies with CUDA OOM after a few dozen prompts from the team.",
+    "The engine was running fine; after a while of requests it fails.",
+])
+def test_serving_after_requests_not_counted(said):
+    run = run_of(diag("\n".join([said, "", *VLLM_OOM_ONLY])))
+    assert run.kind == "RUNTIME", (run.kind, run.phase_source)

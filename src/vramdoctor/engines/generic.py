@@ -308,14 +308,20 @@ _HEDGE = re.compile(r"\b(?:may|might)\b", re.I)
 _CONDITION = re.compile(r"\b(?:if|whether|in case|unless)\b", re.I)
 
 
+#: a question of why, which takes what follows as so ("Not sure why the memory usage is gradually increasing", "no idea
+#: why", "I wonder why", "can't figure out why")
+_WHY = re.compile(r"\b(?:not sure|unsure|no idea|(?:(?:do|does|did)(?: not|n['\u2019]?t)|can['\u2019]?t|cannot|could(?: not|n['\u2019]?t))"
+                  r" (?:know|understand|tell|figure out|see)|unclear|wonder(?:ing)?|curious)\s+(?:why|how come)\b", re.I)
+
+
 def _supposed(text: str, begin: int, at: int, end: int, inside: bool = True) -> bool:
     """Whether the words at `text[at:end]`, in the sentence that starts at `begin`, are denied, doubted, asked about or
     supposed rather than stated: judged in their own clause (after the sentence's last comma before them), so a
     condition before them ("if the client does not close the stream, RSS keeps growing") states what happens then.
     inside: the words themselves may deny ("RSS doesn't keep growing"); False where they are a failure's own words,
     whose negation is the report ("can't even run")."""
-    head = text[begin:at]
-    own = text[begin + max(head.rfind(","), head.rfind(":")) + 1:at]  # the words' own clause, up to them
+    head = _WHY.sub(" ", text[begin:at])  # ("not sure why memory keeps growing" asks why, not whether)
+    own = head[max(head.rfind(","), head.rfind(":")) + 1:]  # the words' own clause, up to them
     words = text[at:end]
     inside = "" if not inside or _NOT_GIVEN_BACK.search(words) else words
     if _DENIED.search(own) or _DENIED.search(inside) or _SUPPOSED_GROWTH.search(head) or _SUPPOSED_GROWTH.search(words):
@@ -738,6 +744,11 @@ LOG = LogWords(
                         # ... or after a number of them ("after handling only 6 conversations", "after ~200 requests")
                         r"\bafter (?:handling |serving |processing |answering )?(?:only |just |about |around |~)?\d+ "
                         r"(?:conversations?|requests?|prompts?|queries|chats?|messages?|completions?)\b|"
+                        # ... or a number of them not counted ("after a certain number of requests", "after a few
+                        # dozen prompts", "after a while of requests")
+                        r"\bafter (?:a |some )?(?:certain |large |small |given )?(?:number|bunch|couple|few|handful|lot|"
+                        r"dozen|while) (?:of |dozen )?(?:\w+ )?(?:conversations|requests|prompts|queries|chats|messages|"
+                        r"completions|calls)\b|"
                         # ... as a verb ("when inferencing DeepSeekV3 with a large batch size", "while inferring")
                         r"\b(?:when|while|during) (?:inferencing|inferring)\b|"
                         r"\b\d+ (?:concurrent|parallel|simultaneous) (?:requests|users|clients|streams)\b|"

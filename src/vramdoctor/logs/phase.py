@@ -179,6 +179,8 @@ _STEP_WORDS = (
     (r"(?:the )?(?:warm[- ]?up|warming up|profil(?:e|ing)(?: run)?|(?:cuda )?graph capture|capturing(?: cuda)? graphs?)"
      r"(?: (?:phase|step|stage|pass))?", "RUNTIME"),
     (r"(?:the )?(?:start[- ]?up|initiali[sz]ation|server start)(?: (?:phase|step|stage))?", "RUNTIME"),
+    (r"(?:the |my |our )?(?:server|service|engine|endpoint) (?:is |was |has been |had been |gets |got )?(?:launched|started|"
+     r"up|running|ready)", "RUNTIME"),
 )
 _DONE_WORDS = r"(?:has |had |was |is |were )?(?:succeeded|succeeds|finished|finishes|completed?|done|passed|over|loaded)"
 _PASSED = [(re.compile(r"\b(?:(?:even )?after|once|since)\s+(?:" + w + r")\b(?:\s+" + _DONE_WORDS + r")?|\b(?:" + w +
