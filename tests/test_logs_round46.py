@@ -479,3 +479,14 @@ def test_growth_denied_is_still_denied():
 def test_serving_after_requests_not_counted(said):
     run = run_of(diag("\n".join([said, "", *VLLM_OOM_ONLY])))
     assert run.kind == "RUNTIME", (run.kind, run.phase_source)
+
+
+def test_a_traceback_cut_at_a_layer_making_its_weights_is_the_weights():
+    frames = ['  File "/opt/conda/lib/python3.11/site-packages/sglang/srt/models/qwen2.py", line 88, in __init__',
+              "    self.qkv_proj = QKVParallelLinear(",
+              '  File "/opt/conda/lib/python3.11/site-packages/sglang/srt/layers/linear.py", line 410, in __init__',
+              "    self.quant_method.create_weights(",
+              '  File "/opt/conda/lib/python3.11/site-packages/sglang/srt/layers/linear.py", line 120, in create_weights',
+              "    weight = Parameter(torch.empty(sum(output_partition_sizes), input_size_per_partition,"]
+    run = run_of(diag("\n".join(["Title: torch.OutOfMemoryError: CUDA out of memory on launch_server", "", *frames])))
+    assert run.kind == "WEIGHTS", (run.kind, run.phase_source)

@@ -100,10 +100,13 @@ def _code(kind: str, f: Failure, where: str) -> str:
 
 #: an engine's check that its KV pool holds the context (its frame, on a traceback cut before the check's message)
 _SIZE_CHECK = re.compile(r"raise_if_cache_size_invalid|check_enough_kv_cache_memory|_check_enough_kv_cache_memory")
-#: frames of a model loader proper, which reads weights and makes nothing else (vLLM's and Aphrodite's
+#: frames of a model loader proper, which reads or makes weights and nothing else (vLLM's and Aphrodite's
 #: model_executor/model_loader, get_model, a layer's load_weights / weight_loader): a traceback cut inside one was
 #: loading the weights, however it was cut (not a front end's load_model, which may go on to make the cache)
-_LOADER_PROPER = re.compile(r"model_loader[/.]|\bin get_model\b|\bget_model\(|\bload_weights\b|\bweight_loader\b")
+_LOADER_PROPER = re.compile(r"model_loader[/.]|\bin get_model\b|\bget_model\(|\bload_weights\b|\bweight_loader\b|"
+                            # ... or a layer making its weights (a quantization method's create_weights, a Parameter of
+                            # torch.empty): the allocation itself, the innermost step
+                            r"\bcreate_weights\b|Parameter\(torch\.(?:empty|zeros)")
 
 
 
