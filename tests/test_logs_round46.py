@@ -490,3 +490,14 @@ def test_a_traceback_cut_at_a_layer_making_its_weights_is_the_weights():
               "    weight = Parameter(torch.empty(sum(output_partition_sizes), input_size_per_partition,"]
     run = run_of(diag("\n".join(["Title: torch.OutOfMemoryError: CUDA out of memory on launch_server", "", *frames])))
     assert run.kind == "WEIGHTS", (run.kind, run.phase_source)
+
+
+@pytest.mark.parametrize("said, serving", [
+    ("Title: CUDA out of memory error once chat gets too long", True),
+    ("After the dialogue gets longer than a few pages, it fails with the error below.", True),
+    ("When the chat history grows past 6k tokens the server dies.", True),
+    ("The context is too long for my GPU, so the server fails at start.", False),
+])
+def test_a_conversation_that_gets_long_is_serving(said, serving):
+    run = run_of(diag("\n".join([said, "", *VLLM_OOM_ONLY])))
+    assert (run.kind == "RUNTIME") == serving, (run.kind, run.phase_source)

@@ -470,7 +470,8 @@ _SENDS = "|".join(f"{who} {how}{verb}" for who in ("I", "we", "user", "users", "
                                "pasted", "post", "posts", "posted", "make", "makes", "made", "call", "calls", "called",
                                "sends"))
 #: a conversation or chat growing ("once the conversation reaches 8K tokens")
-_GROWS = r"(?:reaches|reached|passes|passed|grows|grew|gets to|got to|exceeds|exceeded|hits)\b"
+_GROWS = (r"(?:reaches|reached|passes|passed|grows|grew|gets to|got to|exceeds|exceeded|hits|"
+          r"(?:gets|got|becomes|became|grows) (?:too |very |quite |a bit )?long(?:er)?)\b")
 
 
 LOG = LogWords(
@@ -805,7 +806,7 @@ LOG = LogWords(
                         # "once the conversation reaches 8K tokens")
                         r"\bthrough (?:the |its |an? |their )?(?:API|OpenAI[- ]compatible (?:API|endpoint)|endpoint)\b|"
                         r"\bin the chat (?:tab|window|UI|interface)\b|"
-                        r"\bconversation " + _GROWS + r"|\bchat " + _GROWS + r"|"
+                        r"\b(?:conversation|chat|dialog(?:ue)?|chat history|context) " + _GROWS + r"|"
                         # ... in Chinese: while inferring, generating, chatting, or when a request or input is sent
                         # (推理时, 当我们输入三张图像时, 发送请求的时候), or under concurrency (并发)
                         r"(?:推理|生成|对话|请求|输入|发送)[^，。,.！？]{0,16}?(?:时|的时候|过程中|以后|之后)|高?并发|"
