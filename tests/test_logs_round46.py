@@ -501,3 +501,22 @@ def test_a_traceback_cut_at_a_layer_making_its_weights_is_the_weights():
 def test_a_conversation_that_gets_long_is_serving(said, serving):
     run = run_of(diag("\n".join([said, "", *VLLM_OOM_ONLY])))
     assert (run.kind == "RUNTIME") == serving, (run.kind, run.phase_source)
+
+
+# --- a failure the report calls not fatal: the engine went on ------------------------------------------------------
+
+LLAMA_GRAPH_FAIL = ["load_tensors: offloaded 61/61 layers to GPU",
+                    "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 3076.72 MiB on device 2: cudaMalloc failed: "
+                    "out of memory", "graph_reserve: failed to allocate compute buffers"]
+
+
+@pytest.mark.parametrize("said, recovered", [
+    (["I hit a non-fatal compute buffer allocation failure on one GPU:", *LLAMA_GRAPH_FAIL, "The model still runs."], True),
+    ([*LLAMA_GRAPH_FAIL, "", "It is only a warning for us, the server keeps working and answers requests."], True),
+    ([*LLAMA_GRAPH_FAIL, "", "The server still starts, but then crashes on the first prompt."], False),
+    ([*LLAMA_GRAPH_FAIL, "", "It keeps running out of memory whatever I do."], False),
+    ([*LLAMA_GRAPH_FAIL, "", "Is this non-fatal?"], False),
+])
+def test_a_failure_the_report_calls_not_fatal(said, recovered):
+    run = run_of(diag("\n".join(said)))
+    assert (run.kind == "NONE") == recovered, (run.kind, run.code, run.phase_source)

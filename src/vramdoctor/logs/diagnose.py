@@ -279,6 +279,26 @@ _CJK_PROSE = re.compile(r"^(?![\[(]?\d{4}-\d\d-\d\d|\w+: )(?:[^\u3040-\u30ff\u4e
                         r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]){4}")
 
 
+#: a report's words that a failure was not fatal ("I hit a non-fatal compute-buffer allocation failure", "The model
+#: still runs", "it is only a warning, the server keeps working")
+_NON_FATAL = re.compile(r"\bnon-?fatal\b|\bnot (?:a )?fatal\b|\b(?:the model|the server|it|everything) (?:still|then) "
+                        r"(?:runs|works|loads|serves|starts)\b|\b(?:still|then) (?:runs|works) fine\b|"
+                        r"\bkeeps? (?:working|running|serving)\b", re.I)
+
+
+def _says_non_fatal(text: str) -> bool:
+    """A person's line that says a failure was not fatal, not asked ("is it non-fatal?") and not taken back in the same
+    sentence ("the server still starts, but then crashes", "it keeps running out of memory")."""
+    if program_line(text) or text.rstrip().endswith("?"):
+        return False
+    for m in _NON_FATAL.finditer(text):
+        rest = text[m.end():m.end() + 80]
+        if not re.match(r"\s*(?:out of|into)\b", rest) and not re.search(r"\b(?:but|until|before|then (?:crash|fail|die))",
+                                                                          rest, re.I):
+            return True
+    return False
+
+
 def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Diagnosis | None:
     """A start-up failure the engine got past: it said it retries another way, or the run went on to serve."""
     end = max(f.end_line, f.line_no)
@@ -289,6 +309,14 @@ def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Dia
                          phase_source="the engine's retry after the failure",
                          message="An allocation failed at start, and the engine retried another way; no failure "
                                  "follows in this log. If the server then ran, memory was tight but enough.")
+    said = None if worse or user_words(f.text) else next(
+        ((ln, t) for ln, t in [*f.before[-8:], *f.after] if _says_non_fatal(t)), None)
+    if said:  # the report's own words: the failure was not fatal, the model still ran
+        return Diagnosis(kind="NONE", code="recovered-by-retry", oom=True, inferred=True,
+                         evidence=[(f.line_no, f.text), said], phase_source=f"the report's words (line {said[0]})",
+                         message=f"An allocation failed (line {f.line_no}), but the report says it was not fatal and "
+                                 "the model went on to run: the engine handled it (a retry or a fallback). Memory "
+                                 "was tight; a longer prompt or more parallel requests may not fit.")
     later = _served_after(run, end, engine)
     # (a user's sentence that names the failure is no step of the run: the engine's lines after it are no recovery)
     if (later and not user_words(f.text) and not _CJK_PROSE.search(f.text) and not f.pasted and not worse
