@@ -520,3 +520,22 @@ LLAMA_GRAPH_FAIL = ["load_tensors: offloaded 61/61 layers to GPU",
 def test_a_failure_the_report_calls_not_fatal(said, recovered):
     run = run_of(diag("\n".join(said)))
     assert (run.kind == "NONE") == recovered, (run.kind, run.code, run.phase_source)
+
+
+# --- a program's message that quotes in backticks (Rust) is the program's, not a user's quotation ----------------------
+
+
+def test_a_rust_servers_error_quoting_in_backticks_is_the_programs():
+    lines = ["Title: out of memory with a 7B model on a 24 GB card", "",
+             "Loading model on Cuda(CudaDevice(DeviceId(0)))...", "Model loaded.", "Serving on http://0.0.0.0:8080.",
+             "thread '<unnamed>' panicked at mistralrs-core/src/pipeline/llama.rs:311:9:",
+             'Model failed with error `DriverError(CUDA_ERROR_OUT_OF_MEMORY, "out of memory")`. Please raise an issue.']
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "RUNTIME", (run.kind, run.phase_source)
+
+
+def test_a_users_quotation_in_backticks_is_still_the_users():
+    from vramdoctor.logs.prose import written_by_user
+    assert written_by_user("When loading it fails with error `CUDA out of memory` after a minute", False)
+    assert not written_by_user("Model failed with error `DriverError(CUDA_ERROR_OUT_OF_MEMORY)`. Please raise an issue.",
+                               False)

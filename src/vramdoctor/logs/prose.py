@@ -54,11 +54,23 @@ _USER = re.compile(r"(?<![\w'\[(<])(?:I|I'm|I've|I'd|[Mm]y|[Ww]e|[Oo]ur|[Mm]e)(?
 _EMPHASIS = re.compile(r"\*\*[^*\s][^*]*\*\*")
 
 
+#: a program's own message that quotes a value in backticks, as Rust programs print errors (mistral.rs "Model failed
+#: with error `DriverError(CUDA_ERROR_OUT_OF_MEMORY, ...)`. Please raise an issue.", a panic's "`Result::unwrap()` on
+#: an `Err` value")
+_PROGRAM_QUOTE = re.compile(r"\b(?:failed|error|errored) with (?:error|status) `|\bon an `Err` value\b|\bpanicked at\b")
+
+
 def written_by_user(text: str, prefixed: bool) -> bool:
     """The line is a user's sentence, not a program's: it has no log prefix (`prefixed`: whether it has one) and
     speaks in the first person, quotes an engine's words, or is a sentence (6+ words) with markdown emphasis. Its step
-    words ("Loading", "Capturing") then name no step the engine was in."""
-    return not prefixed and bool(_USER.search(text) or _EMPHASIS.search(text) and len(text.split()) >= 6)
+    words ("Loading", "Capturing") then name no step the engine was in. A program's message that quotes a value in
+    backticks (`_PROGRAM_QUOTE`) is the program's."""
+    if prefixed:
+        return False
+    m = _USER.search(text)
+    if m and m.group(0)[:1] in "\"\u201c`" and _PROGRAM_QUOTE.search(text) and not _USER.search(text.replace(m.group(0), " ")):
+        m = None
+    return bool(m or _EMPHASIS.search(text) and len(text.split()) >= 6)
 
 
 def clauses(text: str) -> list[str]:
