@@ -539,3 +539,13 @@ def test_a_users_quotation_in_backticks_is_still_the_users():
     assert written_by_user("When loading it fails with error `CUDA out of memory` after a minute", False)
     assert not written_by_user("Model failed with error `DriverError(CUDA_ERROR_OUT_OF_MEMORY)`. Please raise an issue.",
                                False)
+
+
+@pytest.mark.parametrize("line", [
+    "[Warning] Scheduler stalled: every running sequence is waiting for free KV-cache blocks.",
+    "WARN engine: cannot schedule request 17: no KV cache blocks are available",
+    "E scheduler.cc:88] no blocks left for decode, batch of 32",
+])
+def test_a_pool_with_no_blocks_left_in_other_engines_words(line):
+    run = run_of(diag("\n".join(["INFO engine started, serving on :8000", line])))
+    assert (run.kind, run.code) == ("RUNTIME", "kv-blocks-exhausted"), (run.kind, run.code)

@@ -630,6 +630,10 @@ LOG = LogWords(
         # (written so that "exhausted" is the word the prefilter looks for: "KV cache" is on every stats line)
         msg(r"(?:(?<=KV cache )|(?<=KV cache is ))exhausted", "oom", "RUNTIME", "kv-blocks-exhausted"),
         msg(r"no free (?:KV )?blocks", "oom", "RUNTIME", "kv-blocks-exhausted"),
+        # ... every sequence waiting on a pool with none free (JetEngine's scheduler "Deadlock detected: ... all
+        # sequences are waiting for KV cache blocks, but no blocks are free"; other engines' "no blocks left/available")
+        msg(r"waiting for (?:free )?KV[- ]cache blocks|\bno (?:KV[- ]cache )?blocks (?:are |were )?(?:free|left|available)\b",
+            "oom", "RUNTIME", "kv-blocks-exhausted"),
         # a paged KV pool that cannot give a request its pages (shortfin's PagePool "Failed to allocate 6 pages")
         msg(r"CacheAllocationFailure|Failed to allocate \d+ pages from", "oom", "RUNTIME", "kv-blocks-exhausted"),
         # XLA (TPU, JAX, PyTorch/XLA): device memory, not gRPC's quota of the same name
