@@ -549,3 +549,18 @@ def test_a_users_quotation_in_backticks_is_still_the_users():
 def test_a_pool_with_no_blocks_left_in_other_engines_words(line):
     run = run_of(diag("\n".join(["INFO engine started, serving on :8000", line])))
     assert (run.kind, run.code) == ("RUNTIME", "kv-blocks-exhausted"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line, kind", [
+    ("2025-07-24 07:59:27,625 - lmdeploy - ERROR - engine.py:1135 - exception happened: <class 'IndexError'> index 9 is "
+     "out of bounds for axis 0 with size 9", "NOT_OOM"),
+    ("2025-07-24 07:59:27,625 - lmdeploy - ERROR - engine.py:1135 - exception happened: <class 'KeyError'> "
+     "'model.layers.0.self_attn.q_proj.weight' not found in checkpoint", "NOT_OOM"),
+    ("2025-07-24 07:59:27,625 - lmdeploy - ERROR - engine.py:1135 - exception happened: <class "
+     "'torch.OutOfMemoryError'> CUDA out of memory. Tried to allocate 2.00 GiB", "RUNTIME"),
+])
+def test_an_exception_logged_by_its_class_states_its_cause(line, kind):
+    start = ["2025-07-24 07:58:00,000 - lmdeploy - INFO - api_server.py:300 - Uvicorn running on http://0.0.0.0:23333",
+             '2025-07-24 07:59:27,000 - lmdeploy - INFO - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+    run = run_of(diag("\n".join([*start, line])))
+    assert run.kind == kind, (run.kind, run.code)

@@ -693,6 +693,8 @@ LOG = LogWords(
             r"fatal)\b|^\s*[EF]\d{4}(?:\d{4})? \d\d:)"
             r".{0,300}?\b(?:[Ff]ailed|FAILED|[Uu]nable) to \w", "error", flags=0),
         msg(r"\berror loading [\w ]{1,40}: \S", "error"),
+        # an exception a server logs and names (LMDeploy's engine loop "exception happened: <class 'IndexError'> ...")
+        msg(r"\bexception (?:happened|occurred|occured|raised|caught)\b", "error"),
         # a server's own words for a failed request or graph run, whose cause is elsewhere (OVMS, Triton)
         msg(r"\b(?:[Ee]xecution|[Rr]equest processing|[Ii]nference) failed\b", "error", flags=0),
         # a Rust panic (mistral.rs, TGI's router, candle): the cause is its message, on the same or next line

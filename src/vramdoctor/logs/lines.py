@@ -52,7 +52,10 @@ STRONG_PREFIX = re.compile(_STRONG + ")")
 #: an error line that says what went wrong: an exception class and its message, "error: ...", a CUDA error text
 STATED = re.compile(r"\b(?:\w+\.)*(?:[A-Z]\w*)?(?:Error|Exception|Exit|Interrupt):\s+\S.{6,}|\berror: \S.{6,}|"
                     r"\b(?:CUDA|HIP|ROCm) error(?: \d+ at \S+)?: \S.{6,}|\bCUDA runtime error in .{1,200}?\): \S.{6,}|\b(?:[Ff]ailed|FAILED|[Uu]nable) to [\w ]{1,60}: (?![/~.'\x22]|\w:\\|\S+\.(?:gguf|bin|safetensors|pt)\b)\S.{5,}|\bfailed: \S.{6,}|\berror loading [\w ]{1,40}: \S.{6,}|\bfailed with error `\S.{6,}|"
-                    r"called `Result::(?:unwrap|expect)\(\)` on an `Err` value: \S.{6,}")
+                    r"called `Result::(?:unwrap|expect)\(\)` on an `Err` value: \S.{6,}|"
+                    # an exception logged by its class object (LMDeploy's engine.py "exception happened: <class
+                    # 'IndexError'> index 17 is out of bounds ...")
+                    r"<class '(?:\w+\.)*\w*(?:Error|Exception)'>:?\s+\S.{6,}")
 
 
 def stated(text: str) -> bool:
