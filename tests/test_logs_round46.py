@@ -564,3 +564,19 @@ def test_an_exception_logged_by_its_class_states_its_cause(line, kind):
              '2025-07-24 07:59:27,000 - lmdeploy - INFO - "POST /v1/chat/completions HTTP/1.1" 200 OK']
     run = run_of(diag("\n".join([*start, line])))
     assert run.kind == kind, (run.kind, run.code)
+
+
+# --- a server's model-management and listing endpoints are no inference requests ---------------------------------------
+
+
+@pytest.mark.parametrize("access", [
+    'INFO:     10.0.0.7:50122 - "GET /v1/models HTTP/1.1" 200 OK',
+    'INFO:     127.0.0.1:65376 - "POST /v1/model/load HTTP/1.1" 200',
+    'INFO:     127.0.0.1:65376 - "POST /v1/model/unload HTTP/1.1" 200',
+])
+def test_model_management_endpoints_are_no_requests(access):
+    lines = ["INFO 06-02 10:00:01 [api_server.py:1043] vLLM API server version 0.9.1", access,
+             "INFO 06-02 10:00:40 [gpu_model_runner.py:1595] Starting to load model meta-llama/Llama-3.1-70B...",
+             "ERROR 06-02 10:01:00 [core.py:500] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB."]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "WEIGHTS", (run.kind, run.phase_source)

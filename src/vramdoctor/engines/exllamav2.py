@@ -37,7 +37,7 @@ LOG = LogWords(
     milestones=(
         ("weights_done", rx(r"Modules\s*\|.*\|\s*(\d+)/\1|Loaded model weights")),
         ("ready", rx(r"Model successfully loaded")),
-        ("requests", rx(r"Received chat completion request|Metrics \(ID:|\"POST /v1/")),
+        ("requests", rx(r"Received chat completion request|Metrics \(ID:|\"POST /v1/(?!models?\b|model/|lora/|token/|auth/|internal/)")),
     ),
     figures=(
         fig("modules_loaded", r"Modules\s*\|.*\|\s*(\d+)/\d+", count),

@@ -69,7 +69,7 @@ LOG = LogWords(
         ("ready", rx(r"llama runner started in|llama-server started in")),
         # inference requests only: /api/show, /api/pull and the like come before any model is loaded
         # ... and the runner taking one up (runner/llamarunner/cache.go "loading cache slot")
-        ("requests", rx(r"POST\s+\"/(?:api/(?:chat|generate|embed\w*)|v1/)|\"POST /v1/|loading cache slot")),
+        ("requests", rx(r"POST\s+\"/(?:api/(?:chat|generate|embed\w*)|v1/)|\"POST /v1/(?!models?\b|model/|lora/|token/|auth/|internal/)|loading cache slot")),
     ),
     figures=(
         fig("kv_required_bytes", r"memory\.required\.kv=\"?" + SIZE),

@@ -18,7 +18,7 @@ LOG = LogWords(
     milestones=(
         ("weights_done", rx(r"Loaded the model in|Successfully loaded")),
         ("ready", rx(r"Running on local URL|Starting API at")),
-        ("requests", rx(r"Output generated in|\"POST /v1/|/api/v1/generate")),
+        ("requests", rx(r"Output generated in|\"POST /v1/(?!models?\b|model/|lora/|token/|auth/|internal/)|/api/v1/generate")),
     ),
     figures=(
         fig("prompt_tokens", r"context (\d+), seed", count),

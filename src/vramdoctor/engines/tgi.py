@@ -56,7 +56,7 @@ LOG = LogWords(
         # the prefill pass and the CUDA graphs are behind it, and the router starts serving next
         ("ready", rx(r"(?:Setting|Inferred) max batch total tokens")),
         ("ready", rx(r"text_generation_router.*Connected|Invalid hostname, defaulting to|Starting HTTP server")),
-        ("requests", rx(r"generate\{|generate_stream\{|\"POST /(?:generate|v1/)|Success$")),
+        ("requests", rx(r"generate\{|generate_stream\{|\"POST /(?:generate|v1/(?!models?\b|model/|lora/|token/|auth/|internal/))|Success$")),
     ),
     figures=(
         fig("kv_pool_tokens", r"(?:Inferred|Setting) max batch total tokens(?: to)?:? " + NUM, count),

@@ -467,7 +467,7 @@ LOG = LogWords(
         ("warmup_done", rx(r"Graph capturing finished|init engine .* took")),
         ("ready", rx(r"Starting vLLM (?:API )?server|Available routes are")),
         # (offline LLM.generate: its "Processed prompts:" progress bar)
-        ("requests", rx(r"Processed prompts:|\"(?:POST|GET) /v1/|Avg prompt throughput|Received request|Added request")),
+        ("requests", rx(r"Processed prompts:|\"(?:POST|GET) /v1/(?!models?\b|model/|lora/|token/|auth/|internal/)|Avg prompt throughput|Received request|Added request")),
     ),
     figures=(
         fig("weights_bytes", r"(?:Loading model weights|Model loading) took " + SIZE),
