@@ -580,3 +580,13 @@ def test_model_management_endpoints_are_no_requests(access):
              "ERROR 06-02 10:01:00 [core.py:500] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB."]
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "WEIGHTS", (run.kind, run.phase_source)
+
+
+@pytest.mark.parametrize("said", [
+    'Title: "python server.py --model mistral-7b --cpu" results in "Killed"',
+    "Every time I load the 13B model the terminal just prints `Killed` and returns.",
+    "On my 16 GB laptop the script ends with \u201cKilled\u201d after loading shards.",
+])
+def test_the_shells_killed_as_a_user_quotes_it(said):
+    run = run_of(diag(said))
+    assert run.code == "host-oom-kill" or run.code == "weights-exceed-system-memory", (run.kind, run.code)

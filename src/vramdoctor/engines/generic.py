@@ -458,7 +458,10 @@ SIGKILL = (r"process has terminated: signal: killed|\bKilled: 9\b|<Signals\.SIGK
            # "bash: line 1:  4242 Killed   python serve.py", "[1]+  Killed   python serve.py"), systemd's
            # "code=killed, status=9/KILL", TGI's launcher ("Shard process was signaled to shutdown with signal 9")
            r"^\s*(?:zsh: |bash: (?:line \d+:\s+)?|\[\d+\][+-]?\s+)(?:\d+\s+)?[Kk]illed\s+\S|"
-           r"\bstatus=9/KILL\b|\bsignaled to shutdown with signal 9\b")
+           r"\bstatus=9/KILL\b|\bsignaled to shutdown with signal 9\b|"
+           # ... and the shell's word as a user quotes it ("python server.py --cpu results in \"Killed\"", "it keeps
+           # saying `Killed`")
+           r"[\x22\u201c`]Killed[\x22\u201d`]")
 
 
 #: a user sending a request, as subject and verb ("I send", "we submitted", "users asked", "I can give"; written out,
