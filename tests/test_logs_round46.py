@@ -590,3 +590,26 @@ def test_model_management_endpoints_are_no_requests(access):
 def test_the_shells_killed_as_a_user_quotes_it(said):
     run = run_of(diag(said))
     assert run.code == "host-oom-kill" or run.code == "weights-exceed-system-memory", (run.kind, run.code)
+
+
+# --- the report's words of where it failed; kernels tuned at start; engines that borrow TensorRT-LLM's kernel names ------
+
+SGL_OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 3 has a total capacity of 184.00 "
+           "GiB of which 2.21 GiB is free.")
+
+
+@pytest.mark.parametrize("where, kind", [
+    ("Error occurs in `prealloc_symmetric_memory_pool` during the kernel autotuning at start.", "WARMUP"),
+    ("It happens during CUDA graph capture, right after the KV cache is allocated.", "WARMUP"),
+    ("The error is raised in `load_weights` of the MoE layer.", "WEIGHTS"),
+])
+def test_the_reports_words_of_where_it_failed(where, kind):
+    run = run_of(diag("\n".join(["Title: decode workers OOM", "", SGL_OOM, "", where])))
+    assert run.kind == kind, (run.kind, run.phase_source)
+
+
+def test_flashinfer_trtllm_back_ends_are_not_tensorrt_llm():
+    lines = ["[2025-09-01 10:00:00] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-R1', "
+             "moe_runner_backend='flashinfer_trtllm', attention_backend='trtllm_mla', mem_fraction_static=0.9)",
+             "[2025-09-01 10:01:00 TP0] Load weight end. type=DeepseekV3ForCausalLM, dtype=torch.bfloat16, avail mem=40 GB"]
+    assert diag("\n".join(lines)).engine == "sglang"

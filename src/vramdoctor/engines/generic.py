@@ -720,7 +720,9 @@ LOG = LogWords(
         "KV": rx(r"kv_cache_init|allocate_kv|kv cache|kv_cache|cache blocks|\b(?:kv|key|value|k|v)_(?:buffer|cache)s?"
                  r"\s*=\s*\[?\s*torch\.(?:empty|zeros)"),
         # (ahead-of-time compilation of the model's programs at start: XLA/JAX on TPUs, torch.compile)
+        # (and kernels tuned at start: FlashInfer's and Triton's autotuners run each kernel's variants once, before serving)
         "WARMUP": rx(r"\bcaptur|cuda_graph|CudaGraph|CUDA graphs can take|graph_runner|warm(?:ing)?[ _-]?up|\bprofil|"
+                     r"\bautotun(?:e|es|ed|ing)\b|"
                      r"torch_compile_cache|_run_compilation|compilation_manager|precompil|compile_or_warm|"
                      r"XLA:\w+ compile\b|\bcompile permanent error|"
                      # the custom all-reduce registering the buffers a capture used, as the capture ends (vLLM's and

@@ -286,8 +286,10 @@ LOG = LogWords(
         "WEIGHTS": rx(r"Load weight begin\b"),
         "KV": rx(r"init_memory_pool|TokenToKVPool|_create_buffers|memory_pool\.py|profile_max_num_token"),
         # (init_device_graphs: the name from 0.5 on, for every device's graph runner)
+        # (and the symmetric-memory pool preallocated for the communication kernels after the KV pool,
+        # model_runner.py prealloc_symmetric_memory_pool, SGLANG_SYMM_MEM_PREALLOC_GB_SIZE)
         "WARMUP": rx(r"init_cuda_graphs|init_device_graphs|CudaGraphRunner|cuda_graph_runner|cuda_graph_setup|Capture .{0,20}"
-                     r"(?:cuda|CUDA) graph begin"),
+                     r"(?:cuda|CUDA) graph begin|prealloc_symmetric_memory_pool|SYMM_MEM_PREALLOC"),
         "RUNTIME": rx(r"forward_batch_generation|forward_extend|forward_decode|run_batch|event_loop_normal|"
                       r"event_loop_overlap|event_loop_pp|run_event_loop|dispatch_event_loop|event_loop_\w+|"
                       # 0.1.x's router (managers/router/model_rpc.py: ModelRpcServer.exposed_step runs each step)

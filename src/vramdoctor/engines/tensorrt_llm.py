@@ -25,7 +25,10 @@ _STAGE = r"The following component could not be created: "
 
 LOG = LogWords(
     quiet=True,  # default log level WARNING: the INFO lines of loading and sizing are not printed
-    fingerprint=rx(r"TensorRT-LLM|tensorrt_llm|TllmRuntime|trtllm|\[TRT-LLM\]"),
+    # (its own programs, trtllm-serve / trtllm-build / trtllm-bench; not the kernels other engines borrow under the name:
+    # SGLang's and vLLM's "flashinfer_trtllm" MoE and GEMM back ends, SGLang's trtllm_mha / trtllm_mla attention)
+    fingerprint=rx(r"TensorRT-LLM|tensorrt_llm|TllmRuntime|(?<![\w-])trtllm-(?:serve|build|bench|eval|llmapi-launch)\b|"
+                   r"\[TRT-LLM\]"),
     run_start=(rx(r"\[TRT-LLM\] \[(?:RANK \d+\] \[)?I\] Starting TensorRT.LLM|trtllm-serve|"
                   r"\[TensorRT-LLM\] TensorRT-LLM version:", 0),),
     messages=(

@@ -162,6 +162,12 @@ _STARTING_TOLD = re.compile(
     r"\b(?:when|while|during|on|at)\s+(?:starting|launching|booting|initiali[sz]ing|bringing up|spinning up|"
     r"start[- ]?up|startup|launch)\b|\b(?:fails?|failed|failing) to (?:start|launch|boot|come up)\b|"
     r"\b(?:won't|doesn't|does not|can't|cannot|couldn't|could not) (?:start|launch|boot|come up)\b", re.I)
+#: a report's words of where the failure was raised ("Error occurs in `prealloc_symmetric_memory_pool` at
+#: `model_runner.py:3420` during FlashInfer FP4 kernel autotuning", "it fails inside capture_model")
+_TOLD_WHERE = re.compile(r"\b(?:occurs?|occurred|happens?|happened|is raised|was raised|is thrown|fails|failed) (?:in|inside|"
+                         r"at|during|while) (?:the )?[`'\x22]?(\w)", re.I)
+
+
 def _told_start(text: str) -> bool:
     """A person's line (no log prefix, no frame) that says the failure came while starting, not denied ("it is not at
     startup")."""
@@ -232,6 +238,13 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     # an engine's own verdict a line or two later, or the request that failed (the lines after a frame are more of
     # its traceback)
     for ln, text in f.after[:3] if not headless else ():
+        told = _TOLD_WHERE.search(text) if not LOG_PREFIX.match(text) else None
+        if told:  # the report's words of where it failed ("Error occurs in `prealloc_symmetric_memory_pool` during
+            # FlashInfer FP4 kernel autotuning"): the step they name
+            p = phase_words(re.split(r"[,;]|\.\s|\s(?:right |just )?(?:after|before|when|once)\s", text[told.start(1):])[0],
+                            engine)
+            if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
+                return Place(p, "the report's words of where it failed", (ln, text), [p], inferred=True)
         if FRAME.search(text) or FAILED_REQUEST.search(text) or user_words(text):
             continue  # (an access line is printed when its request ends: one failed by this failure says no phase)
         v = k.verdict(text, k.candidates(text.lower().encode("utf-8", "replace")).get("msg", set()))
