@@ -613,3 +613,16 @@ def test_flashinfer_trtllm_back_ends_are_not_tensorrt_llm():
              "moe_runner_backend='flashinfer_trtllm', attention_backend='trtllm_mla', mem_fraction_static=0.9)",
              "[2025-09-01 10:01:00 TP0] Load weight end. type=DeepseekV3ForCausalLM, dtype=torch.bfloat16, avail mem=40 GB"]
     assert diag("\n".join(lines)).engine == "sglang"
+
+
+@pytest.mark.parametrize("lines, engine", [
+    (["Title: TGI crashes after one OOM", "", "1. Start the server with the Phi-3 model",
+      "2. Run the benchmark: `text-generation-benchmark -t microsoft/Phi-3-mini-4k-instruct -s 1024`",
+      "3. It runs out of memory on the first batch size."], "tgi"),
+    (["We were running `python benchmarks/benchmark_serving.py --backend vllm --request-rate 20` against the server",
+      "INFO 06-02 10:00:01 [api_server.py:1043] vLLM API server version 0.9.1",
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."], "vllm"),
+])
+def test_a_benchmark_client_run_against_the_server_is_serving(lines, engine):
+    run = run_in("\n".join(lines), engine)
+    assert run.kind == "RUNTIME", (run.kind, run.phase_source)

@@ -756,6 +756,13 @@ LOG = LogWords(
                         # ... or after a number of them ("after handling only 6 conversations", "after ~200 requests")
                         r"\bafter (?:handling |serving |processing |answering )?(?:only |just |about |around |~)?\d+ "
                         r"(?:conversations?|requests?|prompts?|queries|chats?|messages?|completions?)\b|"
+                        # ... or a benchmark client driving the server (TGI's text-generation-benchmark, vLLM's
+                        # benchmark_serving.py / `vllm bench serve`, SGLang's bench_serving, NVIDIA's genai-perf)
+                        # in the report's words ("run BM command: `text-generation-benchmark ...`"; not the command
+                        # pasted alone, whose output may be the client's own)
+                        r"\b(?:run|ran|running|runs|using|with|via|start(?:ed|ing)?)\b[^\n]{0,40}?(?:\btext-generation-"
+                        r"benchmark\b|\bbenchmark_serving\.py\b|\bvllm bench serve\b|\bsglang\.bench_serving\b|"
+                        r"\bgenai-perf\b)|"
                         # ... or a number of them not counted ("after a certain number of requests", "after a few
                         # dozen prompts", "after a while of requests")
                         r"\bafter (?:a |some )?(?:certain |large |small |given )?(?:number|bunch|couple|few|handful|lot|"

@@ -15,7 +15,8 @@ from .interface import Endpoints, Engine, KvView, LogWords, Tokenizer, answer_js
 from .words import NUM, cli, count, fig, fraction, msg, rx
 
 LOG = LogWords(
-    fingerprint=rx(r"text[-_]generation[-_](?:inference|router|launcher|server|client)|router/src|"
+    # (and its name as people write it, "TGI", and its benchmark client, text-generation-benchmark)
+    fingerprint=rx(r"text[-_]generation[-_](?:inference|router|launcher|server|client|benchmark)|router/src|\bTGI\b|"
                    r"max[-_]batch[-_](?:total[-_])?tokens|--max-total-tokens|warmup\{|prefill\{|--num-shard"),
     run_start=(rx(r"text_generation_launcher: Args", 0),),
     messages=(

@@ -35,7 +35,7 @@ from .lines import (
     window,
 )
 from . import processes
-from .authorship import HEADING, user_words
+from .authorship import HEADING, TITLE, user_words
 from .table import header_column, row_value
 
 WINDOW = 80  # lines kept before a failure: the traceback that leads to it
@@ -248,7 +248,7 @@ class Scanner:
                     # (an engine named in the user's words counts only where no line of a program names one)
                     key = PROSE_HIT + name if prosey else name
                     r.engine_hits[key] = r.engine_hits.get(key, 0) + 1
-                    if prosey and (HEADING.match(text) or _versioned(pattern, text)):
+                    if prosey and (HEADING.match(text) or TITLE.match(text) or _versioned(pattern, text)):
                         # ... and named as the one the report is about: in its title, or with its version
                         # ("KoboldCpp 1.93", "I'm on Ollama v0.5.7"), not as a model's source ("an Ollama GGUF blob")
                         r.engine_hits[NAMED_HIT + name] = r.engine_hits.get(NAMED_HIT + name, 0) + 1
