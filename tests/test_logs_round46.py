@@ -626,3 +626,23 @@ def test_flashinfer_trtllm_back_ends_are_not_tensorrt_llm():
 def test_a_benchmark_client_run_against_the_server_is_serving(lines, engine):
     run = run_in("\n".join(lines), engine)
     assert run.kind == "RUNTIME", (run.kind, run.phase_source)
+
+
+# --- LM Studio's load guardrail: a refusal from its estimate, and an estimate of NaN -----------------------------------
+
+GUARD = ("Error: Model loading was stopped due to insufficient system resources. Under the current settings, this model "
+         "requires approximately {} of memory, and continuing to load it would likely overload your system and cause it "
+         "to freeze.")
+
+
+@pytest.mark.parametrize("size, kind, code", [
+    ("NaN undefined", "NOT_OOM", "guardrail-estimate-invalid"),
+    ("NaN GB", "NOT_OOM", "guardrail-estimate-invalid"),
+    ("38.20 GB", "UNDETERMINED", "guardrail-refused-load"),
+])
+def test_lm_studios_guardrail(size, kind, code):
+    rep = diag("I load a 32B model in LM Studio 0.3.20 and get:\n" + GUARD.format(size))
+    run = run_of(rep)
+    assert rep.engine == "lmstudio" and (run.kind, run.code) == (kind, code), (rep.engine, run.kind, run.code)
+    if kind == "UNDETERMINED":
+        assert set(run.candidates) == {"WEIGHTS", "KV_CAPACITY"} and "context length" in run.advice[0]["why"]

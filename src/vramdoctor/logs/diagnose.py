@@ -156,6 +156,10 @@ _NOT_OOM = {
                         "this build does not know).",
     "communication-error": "the processes failed to talk to each other (gloo, TCP, NCCL set-up).",
     "crash-access-violation": "a crash by a bad memory access (a bug), not memory running out.",
+    "guardrail-estimate-invalid": "LM Studio's load guardrail could not size this model (its estimate is NaN: an "
+                                  "architecture or file its estimator does not know) and refused it; nothing was "
+                                  "allocated. Turn the guardrail off (Settings, model loading guardrails) or update LM "
+                                  "Studio; memory settings will not change a NaN.",
     "illegal-instruction": "the CPU met an instruction it does not have (SIGILL): a build for AVX2 or AVX-512 run on a "
                            "CPU, or a virtual machine, that lacks them; use a build for this CPU (or pass the CPU's "
                            "flags through to the VM).",

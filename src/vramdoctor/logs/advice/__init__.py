@@ -82,6 +82,11 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
               "a failed liveness probe, an eviction), the supervisor's stop timeout (docker stop, "
               "terminationGracePeriodSeconds) or a `kill -9`; `journalctl -k | grep -i oom` tells whether the kernel "
               "killed anything; memory settings are not the fix until then")
+    elif kind == "UNDETERMINED" and code == "guardrail-refused-load":
+        s.say("a smaller load", "LM Studio's guardrail refused the load from its own estimate (weights plus the context's "
+              "KV cache): nothing ran out yet. Lower the context length in the model's load settings (the cache "
+              "grows with it), or pick a smaller quant; the guardrail's level (Settings, model loading guardrails) "
+              "only moves the check, not the memory")
     elif kind == "UNDETERMINED" and code in ("host-oom-kill", "host-alloc-failed"):
         s.say("more host memory", "host RAM (or the container's memory limit) ran out, not the GPU: add RAM, raise the "
               "container's or pod's memory limit, or lower what the server keeps in RAM (CPU offload, swap space, "
