@@ -646,3 +646,29 @@ def test_lm_studios_guardrail(size, kind, code):
     assert rep.engine == "lmstudio" and (run.kind, run.code) == (kind, code), (rep.engine, run.kind, run.code)
     if kind == "UNDETERMINED":
         assert set(run.candidates) == {"WEIGHTS", "KV_CAPACITY"} and "context length" in run.advice[0]["why"]
+
+
+# --- a lower-case "i" is a person's; a model moved to the GPU whole is its weights ------------------------------------
+
+TEXTGEN_CUDA = ["INFO:Loading EleutherAI_gpt-neox-20b...",
+                "Loading checkpoint shards: 100%|#####| 5/5 [00:40<00:00,  8.01s/it]",
+                "Traceback (most recent call last):",
+                '  File "/home/u/text-generation-webui/modules/models.py", line 90, in load_model',
+                "    model = model.cuda()",
+                '  File "/home/u/env/lib/python3.10/site-packages/torch/nn/modules/module.py", line 905, in cuda',
+                "    return self._apply(lambda t: t.cuda(device))"]
+
+
+@pytest.mark.parametrize("said", [
+    "i cant load any 20b model, i run out of memory every time",
+    "i tried the one click installer and i get out of memory errors",
+])
+def test_a_lower_case_i_report_above_a_cut_traceback_moving_the_model(said):
+    run = run_of(diag("\n".join(["Title: cuda out of memory on rtx 3090", "", said, "", *TEXTGEN_CUDA])))
+    assert run.kind == "WEIGHTS", (run.kind, run.phase_source)
+
+
+def test_a_loops_i_is_no_person():
+    from vramdoctor.logs.prose import written_by_user
+    assert not written_by_user("    for i in range(n_layers):", False)
+    assert written_by_user("i tried it with 8 GB and it fails", False)

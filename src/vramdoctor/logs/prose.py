@@ -47,6 +47,10 @@ _SUPPOSED = re.compile(
 #: a user's own words: the first person, or an engine's words quoted ("it dies with the \"Capture cuda graph
 #: failed\" error", `...`)
 _USER = re.compile(r"(?<![\w'\[(<])(?:I|I'm|I've|I'd|[Mm]y|[Ww]e|[Oo]ur|[Mm]e)(?![\w'\])>])|"
+                   # (a lower-case "i" as many write it, where a verb follows: not a loop's variable, "for i in")
+                   r"(?<![\w'\[(<.])i(?:'m|'ve|'d| (?:am|was|have|had|can|can't|cannot|could|get|got|run|ran|tried|try|"
+                   r"want|need|think|use|used|see|saw|load|loaded|imagine|must|will|would|don't|didn't|do|start|"
+                   r"started|set|changed|installed|downloaded|followed|also|just|still|only))\b|"
                    r"[\"\u201c`]\s*\S+(?:\s+\S+)+?\s*[\"\u201d`]")
 
 
