@@ -672,3 +672,19 @@ def test_a_loops_i_is_no_person():
     from vramdoctor.logs.prose import written_by_user
     assert not written_by_user("    for i in range(n_layers):", False)
     assert written_by_user("i tried it with 8 GB and it fails", False)
+
+
+# --- a report's line that introduces the paste ("It crashed with OOM:") yields to the engine's line; a finished step after
+# a failure names no step under way -------------------------------------------------------------------------------------
+
+V0_LOADED = ["INFO 10-20 10:00:05 model_runner.py:1060] Loading model weights took 15.5 GB",
+             "INFO 10-20 10:00:10 gpu_executor.py:122] # GPU blocks: 2500, # CPU blocks: 4096",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of "
+             "23.64 GiB of which 12.00 MiB is free."]
+
+
+@pytest.mark.parametrize("intro", ["It crashed with OOM:", "Startup dies with an out of memory error:", "启动时爆显存：",
+                                   "Here is the OOM I get after the weights load:"])
+def test_an_intro_line_yields_to_the_engines_failure(intro):
+    run = run_of(diag("\n".join([intro, *V0_LOADED])))
+    assert run.kind != "WEIGHTS" and "WEIGHTS" not in run.candidates, (run.kind, run.candidates, run.phase_source)

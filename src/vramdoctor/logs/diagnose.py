@@ -468,6 +468,11 @@ def _told_markers(run: RunFacts) -> frozenset[str]:
     return frozenset(m for m, t in run.progress_text.items() if not program_line(t))
 
 
+#: a report's line that introduces the paste below it ("It crashed with OOM:", "模型加载完以后爆显存："): words ending in a
+#: colon, with no log prefix and no exception's class
+_INTRO = re.compile(r"^\s*(?![\w.]*(?:Error|Exception)\b)[A-Za-z\u4e00-\u9fff][^:：\n]{2,120}[:：]\s*$")
+
+
 def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, str] | None]:
     """The failure that decides run `run` (None: the run shows none), and the line of the report's own words that gave
     its cause where the log's lines do not (a user's sentence, or the title; None where they do)."""
@@ -483,12 +488,12 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         f = detail[0] if detail else f
     if f.kind in ("oom", "not_oom"):
         f = _latest_survived(run, f, fatal, engine)
-    if f.kind in ("oom", "not_oom") and (user_words(f.text) or sentence_like(f.text)):
+    if f.kind in ("oom", "not_oom") and (user_words(f.text) or sentence_like(f.text) or _INTRO.match(f.text)):
         # a user's sentence that names the failure ("I was able to reproduce it: ... after a fatal OOM", "After
         # upgrading, loading the model fails with OOM errors during model initialization."): the engine's own line of
         # it, where the log has one, decides
         own = [g for g in fatal if g.kind in ("oom", "not_oom") and not user_words(g.text)
-               and not sentence_like(g.text)]
+               and not sentence_like(g.text) and not _INTRO.match(g.text)]
         cut = [g for g in run.failures if g.kind == "error" and g.line_no > f.line_no and not user_words(g.text)]
         if own:
             f = own[0]
