@@ -688,3 +688,30 @@ V0_LOADED = ["INFO 10-20 10:00:05 model_runner.py:1060] Loading model weights to
 def test_an_intro_line_yields_to_the_engines_failure(intro):
     run = run_of(diag("\n".join([intro, *V0_LOADED])))
     assert run.kind != "WEIGHTS" and "WEIGHTS" not in run.candidates, (run.kind, run.candidates, run.phase_source)
+
+
+# --- memory that ran out while a worker set up its device, before any weights ------------------------------------------
+
+
+@pytest.mark.parametrize("frames, code", [
+    (['  File "/venv/lib/python3.10/site-packages/vllm/worker/worker.py", line 167, in init_device',
+      "    torch.cuda.set_device(self.device)",
+      '  File "/venv/lib/python3.10/site-packages/torch/cuda/__init__.py", line 399, in set_device',
+      "    torch._C._cuda_setDevice(device)", "RuntimeError: CUDA error: out of memory"], "device-setup-oom"),
+    (['  File "/sgl/python/sglang/srt/model_executor/model_runner.py", line 320, in init_torch_distributed',
+      "    init_distributed_environment(",
+      '  File "/sgl/python/sglang/srt/distributed/parallel_state.py", line 1100, in init_distributed_environment',
+      "    _WORLD = init_world_group(ranks, local_rank, backend)",
+      "RuntimeError: NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)",
+      "Last error:", "Cuda failure 'out of memory'"], "device-setup-oom"),
+    (['  File "/venv/lib/python3.10/site-packages/vllm/worker/worker.py", line 183, in load_model',
+      "    self.model_runner.load_model()",
+      '  File "/venv/lib/python3.10/site-packages/vllm/model_executor/model_loader/loader.py", line 398, in load_model',
+      "    model = _initialize_model(vllm_config=vllm_config)",
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB."], "weights-alloc-failed"),
+])
+def test_memory_out_while_setting_up_the_device(frames, code):
+    run = run_of(diag("\n".join(["Traceback (most recent call last):", *frames])))
+    assert run.code == code, (run.kind, run.code, run.phase_source)
+    if code == "device-setup-oom":
+        assert run.kind == "UNDETERMINED" and "nvidia-smi" in run.advice[0]["why"]

@@ -608,6 +608,34 @@ def _ledger_by_size(f: Failure, n: dict) -> Place | None:
                         f"device ({value / 2**30:.2f} GiB)", (f.line_no, f.text), [phase])
 
 
+#: frames of a worker setting up its device before any weights: the CUDA context (torch.cuda.set_device), the
+#: distributed environment and its NCCL communicators (vLLM's gpu_worker.py init_device,
+#: init_worker_distributed_environment; pynccl's ncclCommInitRank)
+_DEVICE_SETUP = re.compile(r"\bin (?:init_device|set_device|_cuda_setDevice|init_worker_distributed_environment|"
+                           r"init_distributed_environment|ensure_model_parallel_initialized|initialize_model_parallel)\b|"
+                           r"\bncclCommInitRank\b|\bpynccl\.py\W+line \d+, in __init__")
+_LOADING_FRAME = re.compile(r"\bin (?:load_model|load_weights|_initialize_model|get_model|initialize_model)\b|model_loader")
+
+
+def _device_setup(run: RunFacts, f: Failure, place: Place) -> Diagnosis | None:
+    """Memory ran out while a worker set up its device (the CUDA context, the NCCL communicators), before any
+    weights: the frames show device set-up and no loading, and the run passed no milestone. The GPU was (nearly) full
+    before the engine began: another process holds it; no model setting changes that."""
+    if f.kind != "oom" or "weights_done" in f.progress or (
+            place.phase is not None and not place.source.startswith("the stack frames")):
+        return None
+    texts = [t for _, _, t in frames(f)]
+    if not any(_DEVICE_SETUP.search(t) for t in texts) or any(_LOADING_FRAME.search(t) for t in texts):
+        return None
+    return Diagnosis(kind="UNDETERMINED", code="device-setup-oom", evidence=[(f.line_no, f.text)], candidates=[],
+                     phase_source="the stack frames: the worker setting up its device, before any weights",
+                     missing="what holds the GPU's memory before the server starts (nvidia-smi)",
+                     message="Memory ran out while the worker set up its device (the CUDA context, the NCCL "
+                             "communicators), before any weights were loaded: the GPU was already (nearly) full when "
+                             "the engine began. Another process, or a server that did not exit, holds it; no model "
+                             "or context setting changes that.")
+
+
 def _kv_over_free(run: RunFacts, f: Failure, cands: list[str]) -> Diagnosis | None:
     """A context that could not be made (the KV cache or the compute buffers, the weights already loaded) where the
     engine's own estimate, printed before it, needs more for the KV cache alone than all the memory it found free
@@ -713,6 +741,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     place = locate(f, engine, weights, marks)
     if not place.source.startswith(("the failure message", "the message after")):
         place = _ledger_by_size(f, run.numbers) or place
+    device = _device_setup(run, f, place)
+    if device:
+        return device
     if run.heading and f.deciding == run.heading and place.deciding == run.heading:
         place = replace(place, source="the engine's error the report's title quotes")
     if ((told or user_words(f.text)) and place.phase in STARTUP and not _ends(f) and not (told and f.deciding == told)

@@ -82,6 +82,10 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
               "a failed liveness probe, an eviction), the supervisor's stop timeout (docker stop, "
               "terminationGracePeriodSeconds) or a `kill -9`; `journalctl -k | grep -i oom` tells whether the kernel "
               "killed anything; memory settings are not the fix until then")
+    elif kind == "UNDETERMINED" and code == "device-setup-oom":
+        s.say("free the GPU first", "the GPU had no room even for the CUDA context or NCCL's buffers: list what holds it "
+              "(`nvidia-smi`, `nvidia-smi --query-compute-apps=pid,used_memory --format=csv`), stop it or a server that "
+              "did not exit, or point the server at a free GPU (CUDA_VISIBLE_DEVICES); then start again")
     elif kind == "UNDETERMINED" and code == "guardrail-refused-load":
         s.say("a smaller load", "LM Studio's guardrail refused the load from its own estimate (weights plus the context's "
               "KV cache): nothing ran out yet. Lower the context length in the model's load settings (the cache "
