@@ -715,3 +715,39 @@ def test_memory_out_while_setting_up_the_device(frames, code):
     assert run.code == code, (run.kind, run.code, run.phase_source)
     if code == "device-setup-oom":
         assert run.kind == "UNDETERMINED" and "nvidia-smi" in run.advice[0]["why"]
+
+
+# --- SGLang's own warm-up request after uvicorn is up; LMDeploy's first line starts a run ------------------------------
+
+SGL_UP = ["[2025-06-01 09:00:00] server_args=ServerArgs(model_path='meta-llama/Llama-3.1-70B', tp_size=2, "
+          "mem_fraction_static=0.9)",
+          "[2025-06-01 09:02:00 TP0] KV Cache is allocated. #tokens: 90000, K size: 10.00 GB, V size: 10.00 GB",
+          "[2025-06-01 09:02:30] INFO:     Uvicorn running on http://0.0.0.0:30000 (Press CTRL+C to quit)",
+          "[2025-06-01 09:02:31 TP0] Prefill batch. #new-seq: 1, #new-token: 6, #cached-token: 0, token usage: 0.00, "
+          "#running-req: 0, #queue-req: 0"]
+
+
+@pytest.mark.parametrize("oom", [
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.50 GiB.",
+    "RuntimeError: CUDA error: out of memory",
+])
+def test_sglangs_warm_up_request_after_uvicorn_is_up_is_warm_up(oom):
+    lines = [*SGL_UP, "[2025-06-01 09:02:32 TP1] Scheduler hit an exception: Traceback (most recent call last):", oom,
+             "[2025-06-01 09:02:33] Initialization failed. warmup error: Traceback (most recent call last):",
+             "AssertionError: res=<Response [502]>, res.text=''"]
+    run = run_in("\n".join(lines), "sglang")
+    assert run.kind == "WARMUP", (run.kind, run.phase_source)
+
+
+@pytest.mark.parametrize("backend", ["pytorch", "turbomind"])
+def test_lmdeploys_first_line_starts_a_run(backend):
+    cfg = "PytorchEngineConfig" if backend == "pytorch" else "TurbomindEngineConfig"
+    lines = [f"2025-01-05 10:00:00,000 - lmdeploy - INFO - async_engine.py:260 - input backend={backend}, "
+             f"backend_config={cfg}(tp=1, session_len=8192)",
+             "INFO:     Uvicorn running on http://0.0.0.0:23333 (Press CTRL+C to quit)",
+             'INFO:     127.0.0.1:50000 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+             f"2025-01-05 11:00:00,000 - lmdeploy - INFO - async_engine.py:260 - input backend={backend}, "
+             f"backend_config={cfg}(tp=1, session_len=32768)",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 260.00 MiB."]
+    rep = diag("\n".join(lines))
+    assert len(rep.runs) == 2 and run_of(rep).kind != "RUNTIME", (len(rep.runs), run_of(rep).kind)

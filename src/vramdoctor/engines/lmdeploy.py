@@ -22,7 +22,9 @@ LOG = LogWords(
     quiet=True,  # default log level WARNING: the INFO lines of loading and sizing are not printed
     # (a word of its own: not inside Ray Serve's "VLLMDeployment", whose letters hold "LMDeploy")
     fingerprint=rx(r"(?<![A-Za-z])lmdeploy|turbomind|\[TM\]\[|\[BlockManager\]"),
-    run_start=(rx(r"lmdeploy serve api_server|lmdeploy\.serve\.|turbomind model config:", 0),),
+    # (and the engine's first line, serve/async_engine.py AsyncEngine.__init__ "input backend=pytorch, backend_config=...")
+    run_start=(rx(r"lmdeploy serve api_server|lmdeploy\.serve\.|turbomind model config:|"
+                  r"\binput backend=\w+, backend_config=", 0),),
     messages=(
         msg(r"No enough cache entries", "oom", "RUNTIME", "kv-cache-entries-exhausted"),
         msg(r"No enough blocks\b(?! for `session_len`)|cache out of memory, no request can be admitted", "oom",

@@ -617,6 +617,17 @@ _DEVICE_SETUP = re.compile(r"\bin (?:init_device|set_device|_cuda_setDevice|init
 _LOADING_FRAME = re.compile(r"\bin (?:load_model|load_weights|_initialize_model|get_model|initialize_model)\b|model_loader")
 
 
+def _engine_says(place: Place) -> bool:
+    """The phase is the engine's own verdict on the failure, a line after it (SGLang's "Initialization failed. warmup
+    error" after an out-of-memory on the warm-up request it sends once uvicorn is up): it stands over the milestones."""
+    if not place.source.startswith("the message after"):
+        return False
+    k = knowledge()
+    text = place.deciding[1]
+    v = k.verdict(text, k.candidates(text.lower().encode("utf-8", "replace")).get("msg", set()))
+    return bool(v and v.kind == "wrapper" and v.phase == place.phase and v.engine != "generic")
+
+
 def _device_setup(run: RunFacts, f: Failure, place: Place) -> Diagnosis | None:
     """Memory ran out while a worker set up its device (the CUDA context, the NCCL communicators), before any
     weights: the frames show device set-up and no loading, and the run passed no milestone. The GPU was (nearly) full
@@ -756,7 +767,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         later = list(STARTUP[STARTUP.index(place.phase):])
         place = replace(place, phase=None, candidates=later,
                         source=place.source + ", cut before its innermost frames")
-    if place.phase in STARTUP and _serving_before(run, f, engine):
+    if place.phase in STARTUP and _serving_before(run, f, engine) and not _engine_says(place):
         # a start-up step's words after the server's own lines showed it serving (llama-server's compute buffer
         # re-reserved for a longer prompt, ggml_gallocr_reserve_n, on task 12): the phase never goes back
         place = replace(place, phase="RUNTIME", candidates=["RUNTIME"],
