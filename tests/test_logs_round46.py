@@ -751,3 +751,23 @@ def test_lmdeploys_first_line_starts_a_run(backend):
              "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 260.00 MiB."]
     rep = diag("\n".join(lines))
     assert len(rep.runs) == 2 and run_of(rep).kind != "RUNTIME", (len(rep.runs), run_of(rep).kind)
+
+
+# --- a request refused as too long ends the traceback before it: no failure of the server --------------------------------
+
+
+@pytest.mark.parametrize("wrapper, refusal", [
+    ("ERROR 06-01 10:05:00 [serving_chat.py:200] Error in preprocessing prompt inputs",
+     "ERROR 06-01 10:05:00 [serving_chat.py:200] ValueError: This model's maximum context length is 8192 tokens. "
+     "However, you requested 9100 tokens (8100 in the messages, 1000 in the completion)."),
+    ("ERROR 06-01 10:05:00 [serving_completion.py:120] Error in preprocessing prompt inputs",
+     "ERROR 06-01 10:05:00 [serving_completion.py:120] ValueError: The decoder prompt (length 40000) is longer than the "
+     "maximum model length of 32768. Make sure that `max_model_len` is no smaller than the number of text tokens."),
+])
+def test_a_refused_request_ends_its_traceback(wrapper, refusal):
+    lines = ["INFO 06-01 10:00:00 [api_server.py:1287] vLLM API server version 0.9.1", "INFO:     Application startup complete.",
+             wrapper, wrapper.split("] ")[0] + "] Traceback (most recent call last):",
+             wrapper.split("] ")[0] + '] File "/venv/vllm/entrypoints/openai/serving_engine.py", line 600, in _validate_input',
+             refusal, 'INFO:     127.0.0.1:40000 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request']
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NONE", "requests-refused-too-long"), (run.kind, run.code)

@@ -468,6 +468,13 @@ class Scanner:
             self.note = (line_no, self.note[1])
             return True
         if kind == "request":  # a request refused (longer than the context): the server goes on serving
+            last = r.failures[-1] if r.failures else None
+            if (last and last.kind == "error" and not stated(last.text)
+                    and line_no - max(last.end_line, last.line_no) <= 3):
+                # the traceback (a wrapper's "Error in preprocessing prompt inputs", frames) that this refusal ends
+                r.failures.remove(last)
+                if last in self.pending:
+                    self.pending.remove(last)
             r.refused += 1
             if r.refused == 1:
                 r.refused_first = (line_no, text)
