@@ -771,3 +771,22 @@ def test_a_refused_request_ends_its_traceback(wrapper, refusal):
              refusal, 'INFO:     127.0.0.1:40000 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request']
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("NONE", "requests-refused-too-long"), (run.kind, run.code)
+
+
+# --- a failure only the title names, above a log that shows how far the run got ---------------------------------------
+
+
+@pytest.mark.parametrize("lines, kinds", [
+    (["Title: [Bug] Decode out of memory with a large page size", "",
+      "[2025-06-18 18:11:03] Decode batch. #running-req: 240, #token: 180000, token usage: 0.97, #queue-req: 30"],
+     {"RUNTIME"}),
+    (["Title: OOM on Llama-3-70B with 2x A100", "",
+      "INFO 06-02 10:00:01 [api_server.py:1043] vLLM API server version 0.9.1",
+      "INFO 06-02 10:00:40 [gpu_model_runner.py:1595] Starting to load model meta-llama/Llama-3-70B..."],
+     {"WEIGHTS", "UNDETERMINED"}),
+])
+def test_a_title_failure_takes_the_runs_progress(lines, kinds):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind in kinds, (run.kind, run.phase_source)
+    if run.kind == "UNDETERMINED":
+        assert "RUNTIME" not in run.candidates

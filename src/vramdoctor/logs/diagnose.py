@@ -742,6 +742,11 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                          message="The run failed, but the line that says why is not in this log, so whether memory "
                                  "ran out cannot be told. Missing: " + _missing(f, place) + ". If it was memory, "
                                  "the phase would be " + " or ".join(cands) + ".")
+    if (not f.progress and run.progress and (user_words(f.text) or TITLE.match(f.text))
+            and not any(g is not f and g.kind in ("oom", "not_oom", "error") for g in run.failures)):
+        # a failure only the report's words name, above the log it pastes (a title, a sentence), where the log shows
+        # no failure of its own: the log is what led up to it, so how far it got is where the failure came
+        f = replace(f, progress=dict(run.progress), lines_before=list(run.tail_lines), after=[])
     if user_words(f.text) or not program_line(f.text) or run.heading and f.line_no == run.heading[0]:
         # a failure only the report's words name (its title, a sentence): a backtrace the report ends with, out of
         # reach of the lines kept after that sentence, is the failure they name: its frames place it
