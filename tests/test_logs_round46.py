@@ -790,3 +790,13 @@ def test_a_title_failure_takes_the_runs_progress(lines, kinds):
     assert run.kind in kinds, (run.kind, run.phase_source)
     if run.kind == "UNDETERMINED":
         assert "RUNTIME" not in run.candidates
+
+
+@pytest.mark.parametrize("line", [
+    "2025-01-01 10:00:00 ERROR | app.routes:generator:105 - openai request error: An error occurred during streaming",
+    "ERROR: chat failed: Something went wrong, please try again",
+    "2025-01-01 10:00:00 ERROR gateway: failed to stream the completion: Internal Server Error",
+])
+def test_an_error_that_only_says_an_error_happened_states_no_cause(line):
+    run = run_of(diag("\n".join(["INFO:     Application startup complete.", line])))
+    assert (run.kind, run.code) == ("UNDETERMINED", "failure-cause-not-shown"), (run.kind, run.code)

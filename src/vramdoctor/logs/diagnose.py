@@ -208,6 +208,13 @@ def _wrapper_states_cause(text: str) -> bool:
             and not _ELSEWHERE.search(tail) and not tail.startswith(("{", "(", "[")))
 
 
+#: words after an error's label that only say an error happened ("openai request error: An error occurred during
+#: streaming", "Something went wrong", "Internal Server Error"): no cause
+_NO_CAUSE = re.compile(r"\s*(?:an? )?(?:unknown |unexpected |internal |unhandled )?(?:error|exception|failure|problem)s? "
+                       r"(?:has |have )?(?:occurred|occured|happened|was raised|was thrown)\b|\s*something went wrong\b|"
+                       r"\s*(?:internal server error|unknown error|unexpected error)\W*$", re.I)
+
+
 def _cause_shown(f: Failure) -> bool:
     """The failure's own words state what went wrong (not a wrapper, not a bare frame or header, not cut). A last
     line that may be cut ("CUDA ru") counts only if it ends a sentence or reads whole without CUDA or memory words."""
@@ -216,10 +223,13 @@ def _cause_shown(f: Failure) -> bool:
         return True
     if f.wrapper or not stated(f.text) or _CHECK.search(f.text) or _stops_short(f):
         return False
+    if _NO_CAUSE.match(f.text.rsplit(": ", 1)[-1]):
+        return False  # the words after the label only say that an error happened
     if f.after or _CUT_END.search(f.text):
         return True
     tail = f.text.rsplit(": ", 1)[-1]  # the words after the last label: "... error in CALL: TEXT"
-    return len(tail.split()) >= 3 and not _MEMORYISH.search(tail) and "cuda" not in tail.lower()
+    return (len(tail.split()) >= 3 and not _MEMORYISH.search(tail) and "cuda" not in tail.lower()
+            and not _NO_CAUSE.match(tail))
 
 
 #: a report's words that the failure came while the server was starting ("when I try to load large models", "model
