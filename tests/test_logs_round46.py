@@ -800,3 +800,14 @@ def test_a_title_failure_takes_the_runs_progress(lines, kinds):
 def test_an_error_that_only_says_an_error_happened_states_no_cause(line):
     run = run_of(diag("\n".join(["INFO:     Application startup complete.", line])))
     assert (run.kind, run.code) == ("UNDETERMINED", "failure-cause-not-shown"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line", [
+    "rocBLAS error: Cannot read /opt/rocm-6.2.0/lib/rocblas/library/TensileLibrary.dat: No such file or directory for "
+    "GPU arch : gfx1031",
+    'time=2025-01-01T10:00:00Z level=INFO source=server.go:400 msg="llama runner stderr" line="rocBLAS error: Cannot read '
+    '/usr/lib/ollama/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx90c"',
+])
+def test_rocblas_without_kernels_for_the_gpu_is_a_build_for_another_gpu(line):
+    run = run_of(diag(line))
+    assert (run.kind, run.code) == ("NOT_OOM", "cuda-no-kernel-image"), (run.kind, run.code)

@@ -567,6 +567,11 @@ LOG = LogWords(
             r"(?:[Cc]ould not|[Cc]ouldn't|[Ff]ailed to|[Uu]nable to) load (?:the )?(?:shared |dynamic |native )?library\b|"
             r"error while loading shared libraries",
             "not_oom", code="library-load-failed"),
+        # rocBLAS without kernels for this GPU's architecture (a ROCm build that left out gfx906 and the like: "rocBLAS
+        # error: Cannot read .../TensileLibrary.dat: No such file or directory for GPU arch : gfx906"): as CUDA's
+        # "no kernel image", a build for another GPU
+        msg(r"rocBLAS error: Cannot read \S*TensileLibrary|No such file or directory for GPU arch\b|"
+            r"rocBLAS error: Could not initialize Tensile host", "not_oom", code="cuda-no-kernel-image"),
         # a supervisor (Ray Serve, KServe, Kubernetes) gave up on a replica that stopped answering its health
         # check: the server hung or was too busy to answer, which by itself is not memory running out
         msg(r"Didn't receive health check response|marking it unhealthy|[Ll]iveness probe failed|"
