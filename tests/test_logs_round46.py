@@ -811,3 +811,27 @@ def test_an_error_that_only_says_an_error_happened_states_no_cause(line):
 def test_rocblas_without_kernels_for_the_gpu_is_a_build_for_another_gpu(line):
     run = run_of(diag(line))
     assert (run.kind, run.code) == ("NOT_OOM", "cuda-no-kernel-image"), (run.kind, run.code)
+
+
+# --- a step the report's words say the failure came during, where only one ledger fits --------------------------------
+
+
+@pytest.mark.parametrize("said, kind", [
+    ("The server runs out of GPU memory while loading the weights on the second rank.", "WEIGHTS"),
+    ("We get CUDA OOM during weight loading with TP=2, every time.", "WEIGHTS"),
+    ("It crashes with CUDA OOM during CUDA graph capture.", "WARMUP"),
+    ("It crashes with CUDA OOM before weight loading even starts.", None),
+])
+def test_the_step_the_reports_words_say_it_failed_during(said, kind):
+    run = run_of(diag("\n".join([said, "", "INFO 06-02 10:00:01 [api_server.py:1043] vLLM API server version 0.9.1"])))
+    if kind:
+        assert run.kind == kind, (run.kind, run.phase_source)
+    else:
+        assert run.kind != "WEIGHTS" or "during" not in run.phase_source, (run.kind, run.phase_source)
+
+
+def test_a_markdown_table_row_is_the_reports_not_the_engines():
+    lines = ["The PyTorch backend runs out of GPU memory during weight load on the **whole** node.", "",
+             "| backend | loader | peak | result |", "|---|---|---|---|", "| pytorch | eager | 141 GB | OOM |"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "WEIGHTS", (run.kind, run.phase_source)

@@ -488,7 +488,11 @@ LOG = LogWords(
         # the same in a user's words: a pod or container past its memory limit, the OS's OOM killer
         msg(r"\bkilled by the (?:OS|kernel|system|OOM[- ]killer)\b|\bOOM[- ]killer\b|\bOOM event\b|"
             r"\b(?:pod|container|cgroup)s?\b[^.;]{0,60}?\b(?:OOM|out of memory|memory limits?)\b|"
-            r"\bexceed\w* (?:the |its |their )?(?:pod'?s? |container'?s? |cgroup'?s? |host'?s? )memory limits?",
+            r"\bexceed\w* (?:the |its |their )?(?:pod'?s? |container'?s? |cgroup'?s? |host'?s? )memory limits?|"
+            # ... host memory exhausted in so many words ("exhausts host RAM", "OOMs host RAM", "runs out of system
+            # memory")
+            r"\b(?:exhaust(?:s|ed|ing)?|OOMs?|OOMed|OOM'd|run(?:s|ning)? out of|ran out of) (?:the |all )?(?:host RAM|"
+            r"host memory|system RAM|system memory|CPU RAM|CPU memory|host's RAM|host's memory)\b",
             "oom", "HOST"),
         # a kill or crash in a user's words, with the memory rising to a size before it ("memory usage climbs to 120GB
         # and then the process gets killed", "RAM goes up to 62 GB before it is killed", "killed once RAM hits 60 GB"):

@@ -25,7 +25,7 @@ from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts
 from ..engines.words import SIZE, to_bytes
 from .knowledge import FRAME, SIGKILL_RX, knowledge, phase_words
 from .lines import STATED, stated, stops_inside, traceback_line
-from .phase import FAILED_REQUEST, STARTUP, Place, frames, locate
+from .phase import FAILED_REQUEST, STARTUP, Place, during_step, frames, locate
 from .quiet import leak, no_failure, pool_below_context, pressure, shortfall
 from .verdict import KIND_OF_PHASE, Diagnosis
 
@@ -483,6 +483,10 @@ def _told_markers(run: RunFacts) -> frozenset[str]:
 _INTRO = re.compile(r"^\s*(?![\w.]*(?:Error|Exception)\b)[A-Za-z\u4e00-\u9fff][^:：\n]{2,120}[:：]\s*$")
 
 
+#: a row of a markdown table the report draws ("| Qwen3.5 PyTorch | accumulates, never frees | ~2,013 GB | OOM |")
+_TABLE_ROW = re.compile(r"^\s*\|[^|\n]*\|")
+
+
 def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, str] | None]:
     """The failure that decides run `run` (None: the run shows none), and the line of the report's own words that gave
     its cause where the log's lines do not (a user's sentence, or the title; None where they do)."""
@@ -503,7 +507,7 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         # upgrading, loading the model fails with OOM errors during model initialization."): the engine's own line of
         # it, where the log has one, decides
         own = [g for g in fatal if g.kind in ("oom", "not_oom") and not user_words(g.text)
-               and not sentence_like(g.text) and not _INTRO.match(g.text)]
+               and not sentence_like(g.text) and not _INTRO.match(g.text) and not _TABLE_ROW.match(g.text)]
         cut = [g for g in run.failures if g.kind == "error" and g.line_no > f.line_no and not user_words(g.text)]
         if own:
             f = own[0]
@@ -812,7 +816,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                 "The operating system killed the process for lack of host RAM")
         failed_load = bool(_LOAD_FAILED.search(f.text))  # reported as a failed load ("error loading llama server")
         loaded = not failed_load and any(m in f.progress for m in ("ready", "requests"))  # serving
-        loading = failed_load or any(phase_words(t, engine) in ("WEIGHTS", "STARTUP") for _, t in f.before[-12:]) or (
+        loading = failed_load or any(during_step(t) == "WEIGHTS" for _, t in [(f.line_no, f.text), *f.before[-16:],
+                                                                             *f.after] if not program_line(t)) or any(
+            phase_words(t, engine) in ("WEIGHTS", "STARTUP") for _, t in f.before[-12:]) or (
             alloc and any(phase_words(t, engine) == "WEIGHTS" for _, t in f.before + f.after))
         source = place.source
         if f.pasted and not loaded:

@@ -197,6 +197,23 @@ _PASSED = [(re.compile(r"\b(?:(?:even )?after|once|since)\s+(?:" + w + r")\b(?:\
 _NOT_YET = re.compile(r"\b(?:before|until|till|while|during|without|never|not|no|n't)\W+(?:\w+\W+){0,2}$", re.I)
 
 
+#: a step the report's words say the failure came during, named so that only one ledger fits ("exhausts host RAM
+#: during weight load", "OOM while loading the weights", "during CUDA graph capture"); not "model loading", which
+#: llama.cpp's users say of the whole start-up
+_DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:weights?|checkpoint) (?:load(?:ing)?|is loading)\b|"
+                       r"\b(?:during|while|when) loading (?:the )?(?:weights|checkpoint|safetensors|shards)\b", re.I),
+            "WEIGHTS"),
+           (re.compile(r"\b(?:during|while|when|in) (?:the )?(?:cuda )?graph captur\w*|\b(?:during|while|when) "
+                       r"capturing (?:the )?(?:cuda )?graphs?\b", re.I), "WARMUP"))
+
+
+def during_step(text: str) -> str | None:
+    """The phase a report's words say the failure came during, where they name one ledger's step; None otherwise."""
+    found = {ph for rx, ph in _DURING for m in rx.finditer(text)
+             if not _NOT_YET.search(text[max(0, m.start() - 24):m.start()])}
+    return found.pop() if len(found) == 1 else None
+
+
 def passed_step(text: str) -> str | None:
     """The lowest phase a user's sentence puts a failure in by naming a step it came after ("CUDA OutOfMemory even
     after warmup phase succeeded": RUNTIME), None where it names none."""
@@ -219,6 +236,10 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     passed = passed_step(f.text) if user_words(f.text) or sentence_like(f.text) else None
     if passed and (floor is None or PHASES.index(passed) > PHASES.index(floor)):
         floor = passed  # (the user's words: a floor for the failure's own words, not over the engine's frames)
+    during = during_step(f.text) if passed is None and (user_words(f.text) or sentence_like(f.text)
+                                                         or not LOG_PREFIX.match(f.text)) else None
+    if during and not f.phase and not f.candidates and (floor is None or PHASES.index(during) >= PHASES.index(floor)):
+        return Place(during, "the report's words of the step under way", (f.line_no, f.text), [during], inferred=True)
     held, tried = _held(f.text)
     if held and weights_bytes and held >= 1.05 * weights_bytes and (floor is None or floor == "WEIGHTS"):
         floor = "KV"  # more than the weights was resident: they had loaded
