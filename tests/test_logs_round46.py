@@ -835,3 +835,44 @@ def test_a_markdown_table_row_is_the_reports_not_the_engines():
              "| backend | loader | peak | result |", "|---|---|---|---|", "| pytorch | eager | 141 GB | OOM |"]
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "WEIGHTS", (run.kind, run.phase_source)
+
+
+# --- advice never proposes what the log shows in use (new-user review) --------------------------------------------------
+
+
+def test_flash_attention_auto_resolved_to_enabled_is_not_proposed():
+    lines = ["main: build = 6600 (abcdef12)", "load_tensors: offloaded 47/47 layers to GPU",
+             "llama_context: n_ctx         = 16384", "llama_context: flash_attn    = auto",
+             "llama_context: Flash Attention was auto, set to enabled",
+             "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 3000.00 MiB on device 0: cudaMalloc failed: out of "
+             "memory", "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 3145728000"]
+    run = run_of(diag("\n".join(lines)))
+    assert not any(a["setting"] == "flash_attn" for a in run.advice), flags(run)
+
+
+def test_an_awq_model_named_when_it_starts_loading_is_not_offered_awq():
+    lines = ["INFO 04-02 10:00:00 [api_server.py:1043] vLLM API server version 0.8.4",
+             "INFO 04-02 10:00:10 [gpu_model_runner.py:1329] Starting to load model /models/Qwen2.5-72B-Instruct-AWQ...",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB."]
+    run = run_of(diag("\n".join(lines)))
+    assert not any(a["setting"] == "quantization" for a in run.advice), flags(run)
+
+
+def test_llama_cpp_weights_in_a_mapped_buffer_are_not_told_to_use_mmap():
+    lines = ["llm_load_tensors: offloading 10 repeating layers to GPU", "llm_load_tensors: offloaded 10/62 layers to GPU",
+             "llm_load_tensors:   CPU_Mapped model buffer size = 180000.00 MiB",
+             "llm_load_tensors:        CUDA0 model buffer size = 22000.00 MiB", "Killed"]
+    run = run_of(diag("\n".join(lines)))
+    assert not any("mmap" in a["why"] and "load with" in a["why"] for a in run.advice), run.advice
+
+
+def test_vllm_v0_above_32k_has_chunked_prefill_on_by_default():
+    lines = ["INFO 01-15 10:10:00 api_server.py:585] vLLM API server version 0.6.4",
+             "INFO 01-15 10:10:00 api_server.py:586] args: Namespace(model='m', max_model_len=65536, "
+             "gpu_memory_utilization=0.9)",
+             "INFO 01-15 10:10:28 gpu_executor.py:57] # GPU blocks: 3000, # CPU blocks: 4681",
+             "ValueError: The model's max seq len (65536) is larger than the maximum number of tokens that can be stored "
+             "in KV cache (48000). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+             "initializing the engine."]
+    run = run_of(diag("\n".join(lines)))
+    assert "--enable-chunked-prefill" not in flags(run) and "--max-num-batched-tokens" in flags(run), flags(run)

@@ -508,6 +508,9 @@ LOG = LogWords(
         fig("mmap_in_use", r"\(mmap = (true|false)\)|\buse_mmap\s*[=:]\s*(True|False|true|false)\b",
             lambda m: (m.group(1) or m.group(2)).lower() == "true"),
         fig("mmap_in_use", r"(?:^|\s)--(no-mmap|usemmap)\b", lambda m: m.group(1) == "usemmap", flags=0),
+        # ... and the weights' buffer on the CPU named as mapped (llama-model.cpp: a host buffer made from the mmap'd
+        # file is "CPU_Mapped", "load_tensors:   CPU_Mapped model buffer size = ..."): mmap in use
+        fig("mmap_in_use", r"\bCPU_Mapped model buffer size\b", lambda m: True, flags=0),
         # the CPU's repacked copy of the weights (ggml-cpu's extra buffer type, "CPU_REPACK"): made in RAM even with mmap
         # (named CPU_AARCH64 before 2025)
         fig("_repack_failed", r"(?:failed|unable) to allocate CPU_(?:REPACK|AARCH64) buffer", lambda m: True),
@@ -521,6 +524,9 @@ LOG = LogWords(
         fig("kv_cache_dtype", r"\bK \((\w+)\):", lambda m: m.group(1)),
         fig("kv_cache_dtype", r"\btype_k\s*=\s*'?(\w+)", lambda m: m.group(1)),
         fig("flash_attn", r"\bflash_attn\s*=\s*(\w+)", lambda m: m.group(1)),
+        # -fa auto resolved (llama-context.cpp, August 2025 on: "Flash Attention was auto, set to enabled"): what it runs
+        fig("flash_attn", r"Flash Attention was auto, set to (enabled|disabled)",
+            lambda m: "on" if m.group(1) == "enabled" else "off"),
         fig("kv_offload", r"llama_kv_cache_init: .*\boffload = ([01])\b", lambda m: m.group(1) == "1"),
         fig("n_ubatch", r"\bn_ubatch\s*=\s*(\d+)", count),
         fig("llama_build", r"(?:main: build = |\bbuild: )(\d+)", count),

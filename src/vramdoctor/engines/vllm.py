@@ -342,9 +342,14 @@ def _flags_for(flags: dict, n: dict) -> dict:
     0.4.0 (before it `--max-num-batched-tokens` must cover `--max-model-len`), `--cpu-offload-gb` from
     0.5.3, `--disable-custom-all-reduce` with the custom all-reduce in 0.3.0. V1 (the default from 0.8.0, the
     only engine from 0.11) always chunks its prefill, so its step is `--max-num-batched-tokens` alone, as it is
-    for a V0 log that says chunked prefill is on."""
+    for a V0 log that says chunked prefill is on, or one from 0.5.1 on above a 32K context (on by default there)."""
     v = release(n.get("engine_version"))
-    if _v1(n, v) or n.get("_chunked_prefill_on"):
+    ctx = n.get("max_model_len")
+    # (V0 from 0.5.1 turns chunked prefill on by itself above a 32K context where the flag is not given:
+    # engine/arg_utils.py create_engine_config, use_long_context = max_model_len > 32K)
+    long_default = (v is not None and v >= (0, 5, 1) and isinstance(ctx, int) and ctx > 32768
+                    and not n.get("_chunked_prefill_off"))
+    if _v1(n, v) or n.get("_chunked_prefill_on") or long_default:
         flags["max_num_batched_tokens"] = "--max-num-batched-tokens {n}"
     if n.get("_chunked_prefill_off"):  # turned off on the command line: a smaller step needs it on again
         flags["max_num_batched_tokens"] = "--enable-chunked-prefill --max-num-batched-tokens {n} (chunked prefill " \
@@ -529,6 +534,8 @@ LOG = LogWords(
         # ... and from a pasted command line: `vllm serve MODEL`, `--model MODEL` / `--model=MODEL`
         fig("model_name", r"\bvllm serve\s+['\"]?([^\s'\"\\-][^\s'\"\\]{0,299})", lambda m: m.group(1), flags=0),
         fig("model_name", r"(?:^|\s)--model(?:=|\s+)['\"]?([^\s'\"\\]{1,300})", lambda m: m.group(1), flags=0),
+        # (the V1 runner's "Starting to load model /models/Llama-3.3-70B-Instruct-AWQ..." names it too)
+        fig("model_name", r"Starting to load model ([^\s'\"]{1,300}?)(?:\.\.\.)?\s*$", lambda m: m.group(1)),
         fig("engine_version", r"(?:vLLM (?:API )?server version|LLM engine \(v)\s*v?(\d+\.\d+[\w.+-]*)",
             lambda m: m.group(1)),
         fig("args_listing", r"(non-default args:|args: Namespace\()", lambda m: m.group(1).split(":")[0]),
