@@ -876,3 +876,20 @@ def test_vllm_v0_above_32k_has_chunked_prefill_on_by_default():
              "initializing the engine."]
     run = run_of(diag("\n".join(lines)))
     assert "--enable-chunked-prefill" not in flags(run) and "--max-num-batched-tokens" in flags(run), flags(run)
+
+
+# --- an out-of-memory told as past and fixed, above a log that serves ---------------------------------------------------
+
+
+@pytest.mark.parametrize("said, fixed", [
+    ("Before, I had `torch.OutOfMemoryError: CUDA out of memory` at startup, but with --max-model-len 8192 it works "
+     "now. The remaining issue is speed.", True),
+    ("It used to OOM on load with the bf16 weights; that was fixed by the AWQ checkpoint.", True),
+    ("Previously we got CUDA out of memory, and it still crashes the same way.", False),
+])
+def test_an_oom_told_as_past_and_fixed(said, fixed):
+    lines = [said, "", "INFO 06-01 10:00:00 [api_server.py:1287] vLLM API server version 0.9.1",
+             "INFO:     Application startup complete.",
+             'INFO:     127.0.0.1:40000 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind == "NONE") == fixed, (run.kind, run.code)

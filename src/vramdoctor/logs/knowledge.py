@@ -17,7 +17,7 @@ from ..engines import all_engines
 from ..engines.generic import SIGKILL
 from ..engines.interface import Engine, Figure, Message
 from .prefilter import Words, prefix, required
-from .prose import supposed
+from .prose import past_fixed, supposed
 
 I = re.IGNORECASE
 
@@ -210,6 +210,8 @@ class Knowledge:
                 return Verdict(kind="error", phase=None, code="process-killed", engine="generic")
         if hits and hits[0][3] == "generic" and hits[0][1].kind == "oom" and _advisory(text):
             hits = [h for h in hits if not (h[3] == "generic" and h[1].kind == "oom")]
+            if past_fixed(text):  # (a failure told as past and fixed: its quoted error is no failure either)
+                hits = [h for h in hits if h[3] != "generic"]
         if hits and hits[0][3] == "generic" and hits[0][1].kind == "error" and _level(text) in _QUIET:
             hits = []  # an INFO line that mentions an error ("retrying after error: ...") is not a failure
         if not hits:

@@ -81,9 +81,24 @@ def clauses(text: str) -> list[str]:
     return [c for c in _CLAUSE.split(text) if c and c.strip()]
 
 
+#: a failure the line tells as past and fixed ("Before, I had `torch.OutOfMemoryError` at startup, but after setting
+#: --max-model-len 8192 it works now", "It used to OOM; that is solved since 0.6")
+_PAST_FIXED = re.compile(r"\b(?:before|previously|earlier|used to|at first|initially|originally)\b(?:(?!\.\s)[^!?]){0,200}?"
+                         r"\b(?:(?:it |this |everything )?works?(?: fine| again)? now|now (?:it )?works|"
+                         r"(?:is|was|got|has been) (?:fixed|solved|resolved|gone)|no longer (?:happens|occurs|OOMs?|crashes))\b",
+                         re.I)
+
+
+def past_fixed(text: str) -> bool:
+    """The line tells an out-of-memory as past and fixed (`_PAST_FIXED`)."""
+    return bool(OOM_ANY.search(text) and _PAST_FIXED.search(text))
+
+
 def supposed(text: str) -> bool:
     """Every clause of the line that holds out-of-memory words supposes, expects or denies one (and at least one
-    does): the line reports no failure."""
+    does), or the line tells the failure as past and fixed (`_PAST_FIXED`): the line reports no failure."""
+    if past_fixed(text):
+        return True
     held = [c for c in clauses(text) if OOM_ANY.search(c)]
     # (a clause that asks: "Could a 128k context cause an OOM later?")
     return bool(held) and all(_SUPPOSED.search(c) or c.rstrip().endswith("?") for c in held)
