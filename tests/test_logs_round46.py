@@ -893,3 +893,14 @@ def test_an_oom_told_as_past_and_fixed(said, fixed):
              'INFO:     127.0.0.1:40000 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
     run = run_of(diag("\n".join(lines)))
     assert (run.kind == "NONE") == fixed, (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", [
+    "Our server's memory usage creeps up by about 500 MB every hour, even idle.",
+    "The RAM of the worker keeps growing until the node starts swapping.",
+    "Host RAM usage doubles every couple of days under the same traffic.",
+    "CPU RAM keeps climbing while the model sits there.",
+])
+def test_more_growth_wordings(said):
+    run = run_of(diag("\n".join([said, "", *VLLM_STARTED])))
+    assert run.kind == "LEAK", (run.kind, run.code)

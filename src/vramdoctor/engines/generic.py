@@ -127,7 +127,8 @@ def _reading(m, i: int) -> int:
 #: one step of a server's work that memory may be left behind by ("after every request", "per completion")
 _STEP = (r"(?:iteration|loop|request|call|run|generation|inference|load|reload|cycle|restart|unload|completion|prompt|"
          r"chat|query|message|conversation|swap)s?\b")
-_GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:keeps?|kept|continu\w*|steadily|"
+_GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|server's) RAM|RAM (?:usage|use|"
+           r"consumption))\b[^.;!?\n]{0,60}?\b(?:(?:keeps?|kept|continu\w*|steadily|"
            r"gradually|constantly|slowly)\s+(?:to\s+)?(?:grow|increas|ris|climb|go(?:es|ing)? up|creep)\w*|"
            r"(?:grow|grew|increas|ris|climb|creep)\w*\s+(?:continuously|steadily|constantly|gradually|linearly|"
            r"monotonically|across (?:requests|calls|runs|generations|batches)|"
@@ -179,13 +180,17 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint)\b[^.;!?\n]{0,60}?\b(?:(?:k
            r"\d[\d.,]*\s*[KMG]i?B\s+(?:stays?|remains?|is left|is kept)\s+(?:allocated |in use |held |reserved |resident )?"
            r"(?:after|following)\s+(?:each|every)\s+(?:\w+\s+){0,2}?" + _STEP + "|"
            r"\b(?:memory|RAM|VRAM|RSS|usage)\b[^.;!?\n]{0,30}?\b(?:grows?|grew|goes up|went up|increases?|increased|"
-           r"rises|rose|climbs?|climbed)\s+by\s+(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B\s+(?:per|an?|each|every)"
+           r"rises|rose|climbs?|climbed|creeps? up|crept up)\s+by\s+(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B\s+"
+           r"(?:per|an?|each|every)"
            r"\s+(?:hour|minute|day|" + _STEP[3:] + r"\b|"
            # growth after each step, the step first ("at each request, the RAM usage increases", "on each call,
            # memory climbs")
            r"\b(?:at|with|on|after|for|in) (?:each|every) (?:new |single )?" + _STEP + r",?\s+(?:the\s+)?(?:\w+\s+){0,2}?"
            r"(?:memory|RAM|VRAM|RSS)\b(?:\s+(?:usage|use|consumption|footprint))?\s+(?:increases|grows|goes up|rises|"
            r"climbs|creeps up)\b|"
+           # doubling over time ("RAM usage doubles every few hours")
+           r"\b(?:memory|RAM|VRAM|RSS|usage)\b[^.;!?\n]{0,30}?\b(?:doubles|doubled|triples|tripled)\s+(?:every|each|over|"
+           r"after|within|in)\b|"
            # growth said twice ("the RAM grows and grows", "VRAM climbs and climbs", "goes up and up")
            r"\b(?:memory|RAM|VRAM|RSS|usage)\b[^.;!?\n]{0,30}?\b(?:grows|climbs|rises|increases|goes up|keeps going up)\s+"
            r"and\s+(?:grows|climbs|rises|increases|up)\b|"
