@@ -904,3 +904,15 @@ def test_an_oom_told_as_past_and_fixed(said, fixed):
 def test_more_growth_wordings(said):
     run = run_of(diag("\n".join([said, "", *VLLM_STARTED])))
     assert run.kind == "LEAK", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("done", [
+    "(VllmWorker rank=0 pid=311) INFO 05-07 19:18:17 [loader.py:458] Loading weights took 3.07 seconds",
+    "INFO 05-07 19:18:17 [default_loader.py:262] Loading weights took 12.40 seconds",
+])
+def test_a_kill_after_a_weights_step_that_finished_is_not_the_weights_loading(done):
+    lines = ["INFO 05-07 19:17:00 [api_server.py:1043] vLLM API server version 0.8.5", done,
+             "CRITICAL 05-07 19:18:17 [core_client.py:359] Got fatal signal from worker processes, shutting down.",
+             "Killed"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind != "WEIGHTS", (run.kind, run.code, run.phase_source)

@@ -25,7 +25,7 @@ from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts
 from ..engines.words import SIZE, to_bytes
 from .knowledge import FRAME, SIGKILL_RX, knowledge, phase_words
 from .lines import STATED, stated, stops_inside, traceback_line
-from .phase import FAILED_REQUEST, STARTUP, Place, during_step, frames, locate
+from .phase import FAILED_REQUEST, STARTUP, Place, during_step, frames, locate, step_done
 from .quiet import leak, no_failure, pool_below_context, pressure, shortfall
 from .verdict import KIND_OF_PHASE, Diagnosis
 
@@ -818,7 +818,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         loaded = not failed_load and any(m in f.progress for m in ("ready", "requests"))  # serving
         loading = failed_load or any(during_step(t) == "WEIGHTS" for _, t in [(f.line_no, f.text), *f.before[-16:],
                                                                              *f.after] if not program_line(t)) or any(
-            phase_words(t, engine) in ("WEIGHTS", "STARTUP") for _, t in f.before[-12:]) or (
+            phase_words(t, engine) in ("WEIGHTS", "STARTUP") and not step_done(t) for _, t in f.before[-12:]) or (
             alloc and any(phase_words(t, engine) == "WEIGHTS" for _, t in f.before + f.after))
         source = place.source
         if f.pasted and not loaded:

@@ -111,6 +111,11 @@ _SETTING = re.compile(r"\w+\s*=\s*['\"\w]|'\w+': ")
 _CODE = re.compile(r"^\s*(?:self\.)?\w+(?:\[\w+\])?\s*=\s*\[?\s*(?:torch|np|self)\.\w+")
 
 
+def step_done(text: str) -> bool:
+    """A line that says a step finished ("Loading weights took 3.07 seconds") or reports progress: no step under way."""
+    return bool(_FINISHED.search(text)) or is_progress(text)
+
+
 def is_progress(text: str) -> bool:
     """A line that reports rather than does: a finished step, periodic statistics, a start line, or a dump of
     settings (`kv_cache_dtype='auto'` names a setting, not a step under way)."""
