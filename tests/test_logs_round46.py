@@ -916,3 +916,16 @@ def test_a_kill_after_a_weights_step_that_finished_is_not_the_weights_loading(do
              "Killed"]
     run = run_of(diag("\n".join(lines)))
     assert run.kind != "WEIGHTS", (run.kind, run.code, run.phase_source)
+
+
+@pytest.mark.parametrize("lines, kind", [
+    (["llama_model_loader: loaded meta data with 40 key-value pairs and 579 tensors from /m/qwq-32b-q8_0.gguf",
+      "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 33000.00 MiB on device 0: cudaMalloc failed: out of memory",
+      "llama_model_load: error loading model:"], "WEIGHTS"),
+    (["llama_model_loader: loaded meta data with 40 key-value pairs and 579 tensors from /m/new-arch.gguf",
+      "llama_model_load: error loading model: error loading model architecture: unknown model architecture: 'qwen9'"],
+     "NOT_OOM"),
+])
+def test_llama_model_loads_own_error_is_the_weights_step(lines, kind):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == kind, (run.kind, run.code, run.phase_source)

@@ -398,7 +398,10 @@ LOG = LogWords(
         # llama.cpp's common_init_from_params, llama-cpp-python's Llama(), Tabby's bindings "Unable to load model:
         # PATH"); a failure before them with no phase of its own was loading the weights
         msg(r"(?:llama_load_model_from_file|llama_model_load_from_file\w*|common_init_from_params): failed to load "
-            r"model|Failed to load model from file|Unable to load model: ", "wrapper", "WEIGHTS"),
+            r"model|Failed to load model from file|Unable to load model: |"
+            # llama_model_load's own catch (src/llama.cpp: "error loading model: %s", the loader's exception: a
+            # tensor buffer it could not allocate, a file it could not read)
+            r"\bllama_model_load: error loading model\b", "wrapper", "WEIGHTS"),
         # wrappers: their cause is another line ("error loading model: <cause>" states it, so only the bare form);
         # llama-server's "unable to load model" / "failed to load model" also follow a context that failed
         # a context that could not be made: the model had loaded (common.cpp common_init_from_params loads the model,
