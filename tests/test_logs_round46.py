@@ -919,7 +919,9 @@ def test_a_kill_after_a_weights_step_that_finished_is_not_the_weights_loading(do
 
 
 @pytest.mark.parametrize("lines, kind", [
-    (["ggml_backend_cuda_buffer_type_alloc_buffer: allocating 33000.00 MiB on device 0: cudaMalloc failed: out of memory",
+    (["When the card is already busy with another model, loading a second GGUF throws an out of memory error.", "",
+      "> AttributeError: 'LlamaCppModel' object has no attribute 'model'", "", "```shell",
+      "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 33000.00 MiB on device 0: cudaMalloc failed: out of memory",
       "llama_model_load: error loading model:"], "WEIGHTS"),
     (["llama_model_loader: loaded meta data with 40 key-value pairs and 579 tensors from /m/new-arch.gguf",
       "llama_model_load: error loading model: error loading model architecture: unknown model architecture: 'qwen9'"],
