@@ -930,3 +930,34 @@ def test_a_kill_after_a_weights_step_that_finished_is_not_the_weights_loading(do
 def test_llama_model_loads_own_error_is_the_weights_step(lines, kind):
     run = run_of(diag("\n".join(lines)))
     assert run.kind == kind, (run.kind, run.code, run.phase_source)
+
+
+# --- prompts by their size, memory not given back, a container killed while the model loads ---------------------------
+
+
+@pytest.mark.parametrize("said", [
+    "It works fine for small prompts. For bigger prompts, it throws OOM.",
+    "Everything is OK until we test with longer documents; then the server dies.",
+])
+def test_prompts_by_their_size_are_serving(said):
+    run = run_of(diag("\n".join([said, "", *VLLM_OOM_ONLY])))
+    assert run.kind == "RUNTIME", (run.kind, run.phase_source)
+
+
+@pytest.mark.parametrize("said", [
+    "After running for a period of time, the server fails to release VRAM, eventually leading to a crash.",
+    "The worker is unable to free memory between batches and keeps more each time.",
+])
+def test_memory_not_given_back_is_growth(said):
+    run = run_of(diag("\n".join([said, "", *VLLM_STARTED])))
+    assert run.kind == "LEAK", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", [
+    "The container is killed by Kubernetes when memory crosses the limit while the model is loading.",
+    "Our pod gets killed by k8s for exceeding its memory limit during model loading.",
+])
+def test_a_container_killed_while_the_model_loads_is_the_weights_in_host_ram(said):
+    lines = [said, "", "INFO 06-02 10:00:01 [api_server.py:1043] vLLM API server version 0.9.1"]
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("WEIGHTS", "weights-exceed-system-memory"), (run.kind, run.code)

@@ -200,6 +200,8 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"\b(?:never|not)\s+(?:being\s+)?(?:returned|released|given back)\s+to\s+(?:the\s+)?(?:OS|system|operating "
            r"system|kernel)\b|"
            r"\bmore and more\s+(?:\w+\s+){0,2}?(?:memory|RAM|VRAM)\b|"
+           # ... or a step that does not give it back ("After running for a period of time, it fails to release VRAM")
+           r"\b(?:fails?|failed|failing|unable) to (?:release|free|reclaim) (?:the |its |GPU |host )?(?:VRAM|memory|RAM)\b|"
            # memory accumulating ("GPU memory slowly accumulating"), allocations never given back ("small
            # allocations which do not get deallocated ever")
            r"\b(?:memory|RAM|VRAM)\b[^.;!?\n]{0,20}?\b(?:slowly |gradually |steadily )?accumulat(?:es|ing|ed)\b|"
@@ -492,6 +494,7 @@ LOG = LogWords(
         msg(SIGKILL, "oom", "HOST"),
         # the same in a user's words: a pod or container past its memory limit, the OS's OOM killer
         msg(r"\bkilled by the (?:OS|kernel|system|OOM[- ]killer)\b|\bOOM[- ]killer\b|\bOOM event\b|"
+            r"\bkilled by (?:Kubernetes|k8s|the kubelet|Docker)\b[^.;]{0,80}?\b(?:memory|limit)|"
             r"\b(?:pod|container|cgroup)s?\b[^.;]{0,60}?\b(?:OOM|out of memory|memory limits?)\b|"
             r"\bexceed\w* (?:the |its |their )?(?:pod'?s? |container'?s? |cgroup'?s? |host'?s? )memory limits?|"
             # ... host memory exhausted in so many words ("exhausts host RAM", "OOMs host RAM", "runs out of system
@@ -799,6 +802,10 @@ LOG = LogWords(
                         # for two days")
                         r"\bafter (?:running|serving|using) (?:it |the (?:\w+ )?(?:server|service|model|endpoint) )?for "
                         r"(?:a |an |a few |several |some |about |around |~)?(?:\d+ |\w+ )?(?:minutes?|hours?|days?|mins?)\b|"
+                        # ... prompts by their size ("works fine for small prompts. For bigger prompts, it throws OOM",
+                        # "with longer inputs")
+                        r"\b(?:for|with|on) (?:the |my |our )?(?:bigger|larger|longer|big|large|long|huge) (?:prompts|inputs|"
+                        r"requests|questions|queries|documents|conversations)\b|"
                         # ... a prompt that fills the context to a size, or leaves a share of it for the answer
                         # ("filling 31k (leaving 1k for output)", "when I fill the context to 30k")
                         r"\bfill(?:ing|s|ed)? (?:up )?(?:the )?(?:context |window )?(?:with |to |up to )?(?:~|about )?\d+(?:\.\d+)?k\b|"

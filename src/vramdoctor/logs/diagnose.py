@@ -661,6 +661,13 @@ def _device_setup(run: RunFacts, f: Failure, place: Place) -> Diagnosis | None:
                              "or context setting changes that.")
 
 
+#: a report's words that host memory ran out while the model loaded ("killed by Kubernetes when memory crosses the
+#: limit while model is loading"): host RAM holds the weights on their way to the GPU (the KV cache and buffers are on
+#: the GPU), so the model loading there is its weights
+_HOST_LOADING = re.compile(r"\b(?:while|when|during) (?:the )?model (?:is |was )?loading\b|\b(?:while|when|during) loading "
+                           r"(?:the |a |my )?(?:\w+ )?model\b|\bduring model load(?:ing)?\b", re.I)
+
+
 def _kv_over_free(run: RunFacts, f: Failure, cands: list[str]) -> Diagnosis | None:
     """A context that could not be made (the KV cache or the compute buffers, the weights already loaded) where the
     engine's own estimate, printed before it, needs more for the KV cache alone than all the memory it found free
@@ -816,8 +823,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                 "The operating system killed the process for lack of host RAM")
         failed_load = bool(_LOAD_FAILED.search(f.text))  # reported as a failed load ("error loading llama server")
         loaded = not failed_load and any(m in f.progress for m in ("ready", "requests"))  # serving
-        loading = failed_load or any(during_step(t) == "WEIGHTS" for _, t in [(f.line_no, f.text), *f.before[-16:],
-                                                                             *f.after] if not program_line(t)) or any(
+        loading = failed_load or any(during_step(t) == "WEIGHTS" or _HOST_LOADING.search(t)
+                                     for _, t in [(f.line_no, f.text), *f.before[-16:], *f.after]
+                                     if not program_line(t)) or any(
             phase_words(t, engine) in ("WEIGHTS", "STARTUP") and not step_done(t) for _, t in f.before[-12:]) or (
             alloc and any(phase_words(t, engine) == "WEIGHTS" for _, t in f.before + f.after))
         source = place.source
