@@ -961,3 +961,20 @@ def test_a_container_killed_while_the_model_loads_is_the_weights_in_host_ram(sai
     lines = [said, "", "INFO 06-02 10:00:01 [api_server.py:1043] vLLM API server version 0.9.1"]
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("WEIGHTS", "weights-exceed-system-memory"), (run.kind, run.code)
+
+
+# --- an engine's warning that supposes a failure during inference is no request; the profiler's quotient is no setting --
+
+PROFILE_WARN = ("WARNING 08-04 16:54:49 [profiling.py:247] The sequence length used for profiling (max_num_batched_tokens / "
+                "max_num_seqs = 4096) is too short to hold the multi-modal embeddings in the worst case. This may cause "
+                "certain multi-modal inputs to fail during inference, even when the input text is short.")
+
+
+def test_a_profilers_warning_is_no_request_and_its_quotient_no_max_num_seqs():
+    lines = ["INFO 08-04 16:54:00 [api_server.py:1043] vLLM API server version 0.9.0", PROFILE_WARN,
+             "ERROR 08-04 16:54:59 [multiproc_worker_utils.py:238] Exception in worker VllmWorkerProcess while processing "
+             "method determine_num_available_blocks.",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.00 GiB."]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "WARMUP", (run.kind, run.phase_source)
+    assert not any(a["setting"] == "max_num_seqs" and a["current"] == 4096 for a in run.advice), run.advice

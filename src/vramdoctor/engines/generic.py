@@ -769,7 +769,9 @@ LOG = LogWords(
                         r"processed|generated))|\bwhile (?:serving|processing|generating|handling) (?:a |the |\d+ )?"
                         r"(?:[\w-]+ ){0,3}?(?:requests?|prompts?|completions?)\b|"
                         # inference or a load of requests named ("OOM while inference", "with 30 concurrent requests")
-                        r"\b(?:during|while|at) (?:doing |running )?inference\b|"
+                        # (not a warning's hypothesis: vLLM's profiler "may cause certain multi-modal inputs to fail
+                        # during inference")
+                        r"(?<!fail )\b(?:during|while|at) (?:doing |running )?inference\b|"
                         # ... or after a number of them ("after handling only 6 conversations", "after ~200 requests")
                         r"\bafter (?:handling |serving |processing |answering )?(?:only |just |about |around |~)?\d+ "
                         r"(?:conversations?|requests?|prompts?|queries|chats?|messages?|completions?)\b|"

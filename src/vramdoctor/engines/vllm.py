@@ -522,7 +522,8 @@ LOG = LogWords(
         # no CUDA graphs: --enforce-eager (engine/arg_utils.py; Aphrodite's too)
         switch("cuda_graphs_off", "enforce-eager"),
         fig("gpu_memory_utilization", r"gpu[_-]memory[_-]utilization['\"]?\s*[=(:]\s*['\"]?\(?([\d.]+)", fraction),
-        fig("max_num_seqs", r"\bmax_num_seqs" + _ARG + r"(\d+)", count),
+        # (not the profiler's quotient, "max_num_batched_tokens / max_num_seqs = 8192", a length per sequence)
+        fig("max_num_seqs", r"(?<!/ )\bmax_num_seqs" + _ARG + r"(\d+)", count),
         fig("max_num_batched_tokens", r"\bmax_num_batched_tokens" + _ARG + r"(\d+)", count),
         fig("kv_cache_dtype", r"\bkv_cache_dtype" + _ARG + r"(\w+)", lambda m: m.group(1)),
         fig("quantization", r"\bquantization" + _ARG + r"(\w+)", lambda m: m.group(1)),
