@@ -978,3 +978,21 @@ def test_a_profilers_warning_is_no_request_and_its_quotient_no_max_num_seqs():
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "WARMUP", (run.kind, run.phase_source)
     assert not any(a["setting"] == "max_num_seqs" and a["current"] == 4096 for a in run.advice), run.advice
+
+
+# --- V0's "Error in model execution": the profile run executes the model too; a dump's file name is no frame -------------
+
+EXEC_OOM = ("[rank0]: torch.OutOfMemoryError: Error in model execution (input dumped to /tmp/err_execute_model_input_"
+            "20250101-101010.pkl): CUDA out of memory. Tried to allocate 2.00 GiB.")
+
+
+@pytest.mark.parametrize("before, kinds", [
+    (["llm = LLM(model='/models/MiniCPM-V-2_6', gpu_memory_utilization=0.9, max_model_len=4096)"], {"UNDETERMINED"}),
+    (["INFO 10-10 15:40:00 api_server.py:585] vLLM API server version 0.6.2", "INFO:     Application startup complete.",
+      'INFO:     127.0.0.1:5000 - "POST /v1/chat/completions HTTP/1.1" 200 OK'], {"RUNTIME"}),
+])
+def test_a_model_execution_error_is_warm_up_or_serving(before, kinds):
+    run = run_of(diag("\n".join([*before, EXEC_OOM])))
+    assert run.kind in kinds, (run.kind, run.phase_source)
+    if run.kind == "UNDETERMINED":
+        assert set(run.candidates) == {"WARMUP", "RUNTIME"}, run.candidates

@@ -439,7 +439,7 @@ LOG = LogWords(
         "WEIGHTS": rx(r"load_model|init_device\b|Starting to load model|Loading weights|create_weights|"
                       r"process_weights_after_loading|\b\w+_marlin_repack|"
                       r"_initialize_model|initialize_model|get_model\(|model_loader"),
-        "RUNTIME": rx(r"execute_model|_get_prompt_logprobs_dict|compute_logprobs|sampler\(|\.sample\(|step_async|"
+        "RUNTIME": rx(r"(?<![\w])execute_model|_get_prompt_logprobs_dict|compute_logprobs|sampler\(|\.sample\(|step_async|"
                       r"_process_model_outputs|engine_step|start_worker_execution_loop|execute_model_spmd|"
                       # V1's engine core loop (v1/engine/core.py): entered once start-up is done
                       r"run_busy_loop|_process_engine_step|step_with_batch_queue|"
@@ -455,7 +455,9 @@ LOG = LogWords(
                       r"completion_(?:stream|full)_generator)\b"),
         # the model's own forward pass (model_executor/models/<model>.py forward, under the compiled wrapper's
         # __call__): the profile run or graph capture at start-up, or a request once serving
-        "COMPUTE": rx(r"model_executor/models/\w+\.py\W+line \d+, in forward\b|"
+        # (and V0's dump of a failed model execution, "Error in model execution (input dumped to
+        # /tmp/err_execute_model_input_...)": the profile run executes the model too)
+        "COMPUTE": rx(r"model_executor/models/\w+\.py\W+line \d+, in forward\b|Error in model execution \(input dumped|"
                       r"compilation/decorators\.py\W+line \d+, in __call__"),
         # start-up, the step not named: the engine core or worker being built (not `run_engine_core` itself: it
         # builds the core, then runs its busy loop, so it is on the stack in both)

@@ -261,6 +261,15 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     p = phase_words(f.text, engine) if not headless else None
     if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
         return Place(p, "the failure message", (f.line_no, f.text), [p])
+    if p == "COMPUTE":  # the failure's own words name a graph evaluation (V0's "Error in model execution")
+        if floor == "RUNTIME":
+            return Place("RUNTIME", "the failure message (a model execution) and the server already serving",
+                         (f.line_no, f.text), ["RUNTIME"])
+        if marker in ("kv_done", "warmup_done"):
+            return Place("WARMUP", "the failure message (a model execution) before the server was ready",
+                         (f.line_no, f.text), ["WARMUP"])
+        return Place(None, "the failure message (a model execution: the profile or warm-up run, or a request)",
+                     (f.line_no, f.text), ["WARMUP", "RUNTIME"])
     # an engine's own verdict a line or two later, or the request that failed (the lines after a frame are more of
     # its traceback)
     for ln, text in f.after[:3] if not headless else ():
