@@ -996,3 +996,13 @@ def test_a_model_execution_error_is_warm_up_or_serving(before, kinds):
     assert run.kind in kinds, (run.kind, run.phase_source)
     if run.kind == "UNDETERMINED":
         assert set(run.candidates) == {"WARMUP", "RUNTIME"}, run.candidates
+
+
+@pytest.mark.parametrize("said", ["Title: 长prompt请求后服务直接挂掉", "Title: 超长输入之后服务挂死了",
+                                  "Title: The whole server crashes after an over-long prompt"])
+def test_a_refusal_in_a_report_that_says_the_server_died_is_no_all_clear(said):
+    lines = [said, "", "INFO:     Application startup complete.",
+             "ERROR 06-01 10:05:00 [serving_chat.py:200] ValueError: This model's maximum context length is 8192 tokens. "
+             "However, you requested 9100 tokens (8100 in the messages, 1000 in the completion)."]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind != "NONE", (run.kind, run.code)

@@ -389,7 +389,7 @@ _FAILS = (r"\b(?:fails?|failed|failing|crash(?:es|ed|ing)?|hangs|hung|freez(?:es
 #: ... in Chinese, the language of many reports to vLLM, SGLang, LMDeploy and Qwen: an error reported or met (报错,
 #: 出错, 出现了这个错误), a crash (崩溃, 崩了, 挂了), a failure (失败), a model that cannot load or run (无法加载,
 #: 跑不起来); not denied just before (不/没/没有/未/无)
-_FAILS_ZH = (r"(?<![不没未无])(?<!没有)(?:报错|出错|崩溃|崩了|挂了|卡死|失败|出现了?[^，。,.！？!?]{0,6}?(?:错误|报错|异常))|"
+_FAILS_ZH = (r"(?<![不没未无])(?<!没有)(?:报错|出错|崩溃|崩了|挂了|挂掉|挂死|宕机|卡死|失败|出现了?[^，。,.！？!?]{0,6}?(?:错误|报错|异常))|"
              # cannot load, start or run it (无法加载, 加载不了, 跑不起来, 启动不了)
              r"(?<![不没])(?<!不是)(?<!并非)(?<!没有)无法(?:加载|启动|运行|推理|部署)|(?<!不是)(?:加载|启动|运行)不了|"
              r"(?<!不是)(?:跑|起)不起来|"

@@ -412,7 +412,8 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
     if d and not (d.kind == "NONE" and run.tail_cut and run.tail and marker not in ("ready", "requests")):
         return d
     reached = [(run.progress[marker], run.progress_text.get(marker, ""))] if marker else []
-    if run.refused and run.refused_first:
+    if run.refused and run.refused_first and not isinstance(run.numbers.get("_failure_stated"), str):
+        # (where the report says the server failed, a refusal in its log is no all-clear: the failure stated decides)
         ln, text = run.refused_first
         return Diagnosis(kind="NONE", code="requests-refused-too-long", oom=False, evidence=[(ln, text)],
                          phase_source="the server's own refusal",
