@@ -1006,3 +1006,13 @@ def test_a_refusal_in_a_report_that_says_the_server_died_is_no_all_clear(said):
              "However, you requested 9100 tokens (8100 in the messages, 1000 in the completion)."]
     run = run_of(diag("\n".join(lines)))
     assert run.kind != "NONE", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", [
+    "Title: OOM when running `bench_serving` against the server",
+    "Title: OutOfMemoryError when the server is handling multiple requests",
+    "Processing an actual ~100k request crashes with the error below, on 4 GPUs.",
+])
+def test_a_benchmark_or_several_requests_or_one_by_size(said):
+    run = run_of(diag("\n".join([said, "", *VLLM_OOM_ONLY])))
+    assert run.kind == "RUNTIME", (run.kind, run.phase_source)

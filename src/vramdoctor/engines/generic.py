@@ -779,9 +779,14 @@ LOG = LogWords(
                         # benchmark_serving.py / `vllm bench serve`, SGLang's bench_serving, NVIDIA's genai-perf)
                         # in the report's words ("run BM command: `text-generation-benchmark ...`"; not the command
                         # pasted alone, whose output may be the client's own)
-                        r"\b(?:run|ran|running|runs|using|with|via|start(?:ed|ing)?)\b[^\n]{0,40}?(?:\btext-generation-"
-                        r"benchmark\b|\bbenchmark_serving\.py\b|\bvllm bench serve\b|\bsglang\.bench_serving\b|"
+                        r"\b(?:run|ran|running|runs|runing|using|with|via|start(?:ed|ing)?)\b[^\n]{0,40}?(?:\btext-"
+                        r"generation-benchmark\b|\bbenchmark_serving(?:\.py)?\b|\bvllm bench serve\b|\bbench_serving\b|"
                         r"\bgenai-perf\b)|"
+                        # ... several requests at once, or one being processed by its size ("when server running multi
+                        # requests", "processing actual ~128k request crashes")
+                        r"\b(?:running|serving|handling|processing) (?:multi|multiple|several|many|concurrent|parallel) "
+                        r"requests\b|\bprocessing (?:(?:an?|the|one|actual|single) ){0,2}~?\d+(?:\.\d+)?[kK]? (?:tokens? )?"
+                        r"(?:request|prompt)s?\b|"
                         # ... or a number of them not counted ("after a certain number of requests", "after a few
                         # dozen prompts", "after a while of requests")
                         r"\bafter (?:a |some )?(?:certain |large |small |given )?(?:number|bunch|couple|few|handful|lot|"
