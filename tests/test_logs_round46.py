@@ -1016,3 +1016,14 @@ def test_a_refusal_in_a_report_that_says_the_server_died_is_no_all_clear(said):
 def test_a_benchmark_or_several_requests_or_one_by_size(said):
     run = run_of(diag("\n".join([said, "", *VLLM_OOM_ONLY])))
     assert run.kind == "RUNTIME", (run.kind, run.phase_source)
+
+
+@pytest.mark.parametrize("title", [
+    "Title: VRAM leak with speculative decoding: draft KV cache grows ~10MB per request until OOM",
+    "Title: GPU memory leak in the scheduler, KV cache usage grows 200 MB per hour until CUDA out of memory",
+    "Title: Host RAM leak: RSS increases 50MB each request until the OOM killer fires",
+])
+def test_a_title_that_says_memory_grew_until_it_ran_out_is_a_leak(title):
+    lines = [title, "", "srv  load_model: loading model '/m/model.gguf'", "main: server is listening on http://0.0.0.0:8080"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "LEAK", (run.kind, run.code)

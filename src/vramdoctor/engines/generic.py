@@ -133,7 +133,10 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"(?:grow|grew|increas|ris|climb|creep)\w*\s+(?:continuously|steadily|constantly|gradually|linearly|"
            r"monotonically|across (?:requests|calls|runs|generations|batches)|"
            r"over time|over (?:the )?(?:\w+ ){0,2}?(?:lifetime|uptime)\b|without (?:bound|limit)|indefinitely|(?:with|after|on) (?:each|every) (?:request|call|batch|"
-           r"iteration|step|inference)|until\b))|\bmemory[- ]leak(?:s|ing|age)?\b|"
+           r"iteration|step|inference)|until\b))|\b(?:memory|VRAM|RAM|GPU memory|host memory)[- ]leak(?:s|ing|age)?\b|"
+           # ... by a size per step, without "by" ("Draft KV cache grows ~10MB per PP+TG cycle until OOM")
+           r"\b(?:memory|VRAM|RAM|RSS|KV ?cache|usage)\b[^.;!?\n]{0,30}?\b(?:grows|increases|rises|climbs|leaks)\s+"
+           r"(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B\s+(?:per|each|every|a|an)\s+\S+|"
            r"\bleak(?:s|ing|ed)? (?:(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B (?:of )?)?(?:host |CPU |GPU |system |"
            r"device )?memory\b|"
            # growth named as a noun ("slow progressive memory usage increase", "a gradual RAM growth"), memory still

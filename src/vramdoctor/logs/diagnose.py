@@ -802,7 +802,10 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     recovered = _recovered(run, f, place, engine)
     if recovered:
         return recovered
-    if place.phase in (None, "RUNTIME") and f.kind == "oom":
+    said_grew = run.number_lines.get("_growth_stated") == f.line_no and not program_line(f.text)
+    if (place.phase in (None, "RUNTIME") or said_grew) and f.kind == "oom":
+        # (or the failure's own sentence says memory grew until it ran out: "VRAM leak ...: Draft KV cache grows ~10MB
+        # per cycle until OOM" names the cache that grew, not a pool too small at start)
         # memory that kept growing while serving, then ran out: the growth is the cause, the failure its end
         grown = _grew_until(run, f, f" Here it grew until memory ran out (line {f.line_no}).")
         if grown:
