@@ -1027,3 +1027,18 @@ def test_a_title_that_says_memory_grew_until_it_ran_out_is_a_leak(title):
     lines = [title, "", "srv  load_model: loading model '/m/model.gguf'", "main: server is listening on http://0.0.0.0:8080"]
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "LEAK", (run.kind, run.code)
+
+
+def test_vllms_old_serving_prefix_without_its_bracket_is_serving():
+    prefix = "vllm  | ERROR 02-11 08:25:49 serving_completion.py:120] "
+    lines = [prefix + '  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/activation.py", '
+                      "line 81, in forward",
+             prefix + "    out = torch.empty(output_shape, dtype=x.dtype, device=x.device)",
+             prefix + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.15 GiB."]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "RUNTIME", (run.kind, run.phase_source)
+
+
+def test_concurrent_long_context_requests_are_serving():
+    run = run_of(diag("\n".join(["Title: crashes with concurrent long-context requests", "", *VLLM_OOM_ONLY])))
+    assert run.kind == "RUNTIME", (run.kind, run.phase_source)

@@ -807,7 +807,8 @@ LOG = LogWords(
                         # named without a count ("under a small number of concurrent requests"; not a setting's name,
                         # "max concurrent requests")
                         r"\bunder (?:a |an |the )?(?:\w+ ){0,2}?(?:load|traffic)\b(?! balanc)|"
-                        r"(?<!max )(?<!maximum )\bconcurrent (?:requests|users|clients|calls|sessions)\b|"
+                        r"(?<!max )(?<!maximum )\bconcurrent (?:long(?:[- ]context)? |large |big )?(?:requests|users|"
+                        r"clients|calls|sessions)\b|"
                         # ... after a time serving ("after running the API server for a few minutes", "after using it
                         # for two days")
                         r"\bafter (?:running|serving|using) (?:it |the (?:\w+ )?(?:server|service|model|endpoint) )?for "

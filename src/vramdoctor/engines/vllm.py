@@ -449,7 +449,8 @@ LOG = LogWords(
                       # the OpenAI server's request handlers (entrypoints/openai/serving_chat.py, serving_completion.py,
                       # api_server.py's routes): they run only for a request, so a failure they log or raise through is
                       # serving ("[serving_chat.py:883] Error in chat completion stream generator.")
-                      r"\[serving_(?:chat|completion|engine|responses|embedding)\.py:\d+\]|"
+                      # (the old prefix without its bracket: "ERROR 02-11 08:25:49 serving_chat.py:661] ...")
+                      r"(?:\[|\s)serving_(?:chat|completion|engine|responses|embedding)\.py:\d+\]|"
                       r"serving_(?:chat|completion|responses)\.py\W+line \d+, in \w+|"
                       r"\bin (?:create_chat_completion|create_completion|chat_completion_(?:stream|full)_generator|"
                       r"completion_(?:stream|full)_generator)\b"),

@@ -264,7 +264,8 @@ COMMAND = re.compile(
     r"^\s*(?:[$#%!]\s*)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:sudo\s+(?:-\S+\s+)*)?(?:nohup\s+|exec\s+|time\s+)?"
     r"(?:python[\d.]*|uv\s+run|pip3?|vllm|docker|podman|nerdctl|kubectl|helm|lmdeploy|trtllm-serve|trtllm-build|"
     r"torchrun|accelerate|deepspeed|text-generation-launcher|llama-server|llama-cli|llama-bench|ollama|aphrodite|"
-    r"mlx_lm\.\w+|mlc_llm|koboldcpp\S*|srun|bash|sh|\.?/\S+\.(?:py|sh)|\./\S+)(?=[ \t]+\S)|"
+    # (not a docker compose service's prefix of the same name, "vllm  | ERROR ...")
+    r"mlx_lm\.\w+|mlc_llm|koboldcpp\S*|srun|bash|sh|\.?/\S+\.(?:py|sh)|\./\S+)(?=[ \t]+\S)(?![ \t]+\|)|"
     r"^\s*--?[A-Za-z][\w-]*(?:[ =]['\x22]?[^\s\\]+['\x22]?)?(?:\s+--?[A-Za-z][\w-]*(?:[ =]['\x22]?[^\s\\]+['\x22]?)?)*"
     r"\s*\\?\s*$")
 
