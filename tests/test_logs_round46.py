@@ -1042,3 +1042,13 @@ def test_vllms_old_serving_prefix_without_its_bracket_is_serving():
 def test_concurrent_long_context_requests_are_serving():
     run = run_of(diag("\n".join(["Title: crashes with concurrent long-context requests", "", *VLLM_OOM_ONLY])))
     assert run.kind == "RUNTIME", (run.kind, run.phase_source)
+
+
+@pytest.mark.parametrize("said, leak", [
+    ("Then the GPU RAM usage slowly rises (3.4, 3.5 GB) and after about a minute it throws the error.", False),
+    ("VRAM keeps growing while it reads the prompt and within a few seconds it fails.", False),
+    ("The GPU RAM usage slowly rises over two days of traffic until it fails.", True),
+])
+def test_a_rise_over_a_minute_is_one_requests_use_not_a_leak(said, leak):
+    run = run_of(diag("\n".join([said, "", *VLLM_STARTED])))
+    assert (run.kind == "LEAK") == leak, (run.kind, run.code)

@@ -353,8 +353,19 @@ def _growth(m: re.Match, inside: bool = True) -> str:
             inside and (_EXPECTED.search(text, m.end(), end + 1) or _COMES_BACK.search(text, m.end(), end + 1)
                         or _WITH_LOAD.search(text, begin, end + 1))):
         raise ValueError("not stated")
+    sentence = text[begin:end + 1]
+    if _SHORT_SPAN.search(sentence) and not _LONG_SPAN.search(sentence):
+        raise ValueError("a rise within one step")  # ("rises (3.4, 3.5GB etc.) and after about a minute it throws")
     return text[begin:end + 1].strip()[:300]
 
+
+
+#: a rise over seconds or minutes, the span of one request's work ("the GPU ram usage slowly rises (3.4, 3.5GB etc.)
+#: and after about a minute it throws the error"): that request's own use, not memory kept; a leak shows over hours,
+#: days or many requests (a rate, "every minute", is not a span)
+_SHORT_SPAN = re.compile(r"\b(?:after|within|in|for) (?:about |around |roughly |~|only |just )?(?:a|one|\d+|a few|few|several|"
+                         r"some) (?:seconds?|secs?|minutes?|mins?)\b", re.I)
+_LONG_SPAN = re.compile(r"\b(?:hours?|days?|weeks?|overnight|requests|prompts|conversations|calls|iterations)\b", re.I)
 
 
 #: growth that follows the load in the same sentence ("token usage keeps increasing as more users join"): no leak
