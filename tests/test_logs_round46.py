@@ -1052,3 +1052,18 @@ def test_concurrent_long_context_requests_are_serving():
 def test_a_rise_over_a_minute_is_one_requests_use_not_a_leak(said, leak):
     run = run_of(diag("\n".join([said, "", *VLLM_STARTED])))
     assert (run.kind == "LEAK") == leak, (run.kind, run.code)
+
+
+@pytest.mark.parametrize("words, kind", [
+    (["Title: OOM in Qwen3 weight loading with remote storage", "", "The loader keeps every shard in memory."], "WEIGHTS"),
+    (["# Crash during CUDA graph capture on H20", "", "Steps: start the server with the defaults."], "WARMUP"),
+    (["Title: OOM in weight loading, and again during CUDA graph capture"], None),  # two steps named: neither decides
+])
+def test_the_reports_words_above_the_engines_line_name_the_step(words, kind):
+    oom = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 5 has a total capacity of "
+           "95.08 GiB of which 1.12 MiB is free.")
+    run = run_of(diag("\n".join([*words, "", "```", oom, "```"])))
+    if kind:
+        assert run.kind == kind, (run.kind, run.phase_source)
+    else:
+        assert "step under way" not in run.phase_source, (run.kind, run.phase_source)

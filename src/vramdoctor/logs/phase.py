@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..engines.interface import AFTER_MILESTONE, FLOOR, MILESTONES, PHASES
 from ..engines.words import SIZE, to_bytes
 from .facts import Failure
-from .authorship import sentence_like, user_words
+from .authorship import program_line, sentence_like, user_words
 from .knowledge import FRAME, PY_FRAME, knowledge, phase_words
 from .lines import LOG_PREFIX
 
@@ -205,7 +205,7 @@ _NOT_YET = re.compile(r"\b(?:before|until|till|while|during|without|never|not|no
 #: a step the report's words say the failure came during, named so that only one ledger fits ("exhausts host RAM
 #: during weight load", "OOM while loading the weights", "during CUDA graph capture"); not "model loading", which
 #: llama.cpp's users say of the whole start-up
-_DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:weights?|checkpoint) (?:load(?:ing)?|is loading)\b|"
+_DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(?:weights?|checkpoint) (?:load(?:ing)?|is loading)\b|"
                        r"\b(?:during|while|when) loading (?:the )?(?:weights|checkpoint|safetensors|shards)\b", re.I),
             "WEIGHTS"),
            (re.compile(r"\b(?:during|while|when|in) (?:the )?(?:cuda )?graph captur\w*|\b(?:during|while|when) "
@@ -243,6 +243,11 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
         floor = passed  # (the user's words: a floor for the failure's own words, not over the engine's frames)
     during = during_step(f.text) if passed is None and (user_words(f.text) or sentence_like(f.text)
                                                          or not LOG_PREFIX.match(f.text)) else None
+    if passed is None and during is None and not f.phase:
+        # ... or the report's words above the engine's own line of it ("Fix OOM in DeepSeek weight loading", "This
+        # causes OOM when loading large models"), where they name one step only
+        told_steps = {during_step(t) for _, t in f.before if not program_line(t) and not FRAME.search(t)} - {None}
+        during = told_steps.pop() if len(told_steps) == 1 else None
     if during and not f.phase and not f.candidates and (floor is None or PHASES.index(during) >= PHASES.index(floor)):
         return Place(during, "the report's words of the step under way", (f.line_no, f.text), [during], inferred=True)
     held, tried = _held(f.text)
