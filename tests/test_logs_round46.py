@@ -1067,3 +1067,13 @@ def test_the_reports_words_above_the_engines_line_name_the_step(words, kind):
         assert run.kind == kind, (run.kind, run.phase_source)
     else:
         assert "step under way" not in run.phase_source, (run.kind, run.phase_source)
+
+
+@pytest.mark.parametrize("said", [
+    "After an OpenCompass batch 16 run against the API it raised the error below.",
+    "It happens while running lm-eval against the endpoint with 8 parallel workers.",
+    "During our locust load test the server died with this:",
+])
+def test_an_evaluation_harness_or_load_test_is_serving(said):
+    run = run_of(diag("\n".join([said, "", *VLLM_OOM_ONLY])))
+    assert run.kind == "RUNTIME", (run.kind, run.phase_source)

@@ -796,6 +796,10 @@ LOG = LogWords(
                         r"\b(?:run|ran|running|runs|runing|using|with|via|start(?:ed|ing)?)\b[^\n]{0,40}?(?:\btext-"
                         r"generation-benchmark\b|\bbenchmark_serving(?:\.py)?\b|\bvllm bench serve\b|\bbench_serving\b|"
                         r"\bgenai-perf\b)|"
+                        # ... or an evaluation harness or load tester driving it ("after OpenCompass batch 8 test", "while
+                        # running lm-eval against the endpoint", "during the locust load test")
+                        r"\b(?:OpenCompass|opencompass|lm-eval|lm_eval|lm-evaluation-harness|evalscope|lighteval|locust|"
+                        r"llmperf|guidellm)\b|\b(?:load|stress|concurrency|pressure) test(?:s|ing)?\b|"
                         # ... several requests at once, or one being processed by its size ("when server running multi
                         # requests", "processing actual ~128k request crashes")
                         r"\b(?:running|serving|handling|processing) (?:multi|multiple|several|many|concurrent|parallel) "
