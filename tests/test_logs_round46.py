@@ -347,19 +347,6 @@ VLLM_OOM_ONLY = ["INFO 06-02 10:00:01 [api_server.py:1043] vLLM API server versi
 
 
 @pytest.mark.parametrize("said", [
-    "The server falls over under sustained load after a while.",
-    "We only see it under production traffic, never in our tests.",
-    "It happens with a handful of concurrent requests from our gateway.",
-    "After running the server for a few hours it dies with the error below.",
-    "After using it for two days we got this crash.",
-    "The crash comes when the actual prompt length goes beyond 20k tokens.",
-])
-def test_serving_in_the_reports_words(said):
-    run = run_of(diag("\n".join([said, "", *VLLM_OOM_ONLY])))
-    assert run.kind == "RUNTIME", (run.kind, run.phase_source)
-
-
-@pytest.mark.parametrize("said", [
     "I set max concurrent requests to 8 in the config and it fails at start.",
     "The pod sits behind a load balancer; it fails at start.",
 ])
@@ -390,15 +377,6 @@ def test_chinese_growth_to_a_size_and_in_a_title(said):
 def test_chinese_readings_and_denials_are_no_growth(said):
     run = run_of(diag("\n".join([said, "", *VLLM_STARTED])))
     assert run.kind != "LEAK", (run.kind, run.code)
-
-
-@pytest.mark.parametrize("said", [
-    "When I fill the context to 30k tokens the server dies with the error below.",
-    "It breaks on a prompt filling 28k, leaving 4k for the answer.",
-])
-def test_a_prompt_filling_the_context_is_serving(said):
-    run = run_of(diag("\n".join([said, "", *VLLM_OOM_ONLY])))
-    assert run.kind == "RUNTIME", (run.kind, run.phase_source)
 
 
 # --- the model's own forward pass in vLLM's frames: warm-up at start-up, serving after; the report's words of starting --
@@ -456,29 +434,9 @@ def test_a_pool_below_one_full_length_sequence(lines, kind):
 # --- growth asked about with "why" is stated; serving after a number of requests not counted ---------------------------
 
 
-@pytest.mark.parametrize("said", [
-    "Not sure why the memory usage is gradually increasing during serving.",
-    "I have no idea why VRAM keeps climbing overnight.",
-    "We can't figure out why RSS keeps growing with each request.",
-])
-def test_growth_asked_about_with_why_is_stated(said):
-    run = run_of(diag("\n".join([said, "", *VLLM_STARTED])))
-    assert run.kind == "LEAK", (run.kind, run.code)
-
-
 def test_growth_denied_is_still_denied():
     run = run_of(diag("\n".join(["Memory does not keep growing; it is flat at 70 GB.", "", *VLLM_STARTED])))
     assert run.kind != "LEAK", (run.kind, run.code)
-
-
-@pytest.mark.parametrize("said", [
-    "Even after the server is launched, it encounters the OOM after a certain number of requests.",
-    "Our server dies with CUDA OOM after a few dozen prompts from the team.",
-    "The engine was running fine; after a while of requests it fails.",
-])
-def test_serving_after_requests_not_counted(said):
-    run = run_of(diag("\n".join([said, "", *VLLM_OOM_ONLY])))
-    assert run.kind == "RUNTIME", (run.kind, run.phase_source)
 
 
 def test_a_traceback_cut_at_a_layer_making_its_weights_is_the_weights():
@@ -895,17 +853,6 @@ def test_an_oom_told_as_past_and_fixed(said, fixed):
     assert (run.kind == "NONE") == fixed, (run.kind, run.code)
 
 
-@pytest.mark.parametrize("said", [
-    "Our server's memory usage creeps up by about 500 MB every hour, even idle.",
-    "The RAM of the worker keeps growing until the node starts swapping.",
-    "Host RAM usage doubles every couple of days under the same traffic.",
-    "CPU RAM keeps climbing while the model sits there.",
-])
-def test_more_growth_wordings(said):
-    run = run_of(diag("\n".join([said, "", *VLLM_STARTED])))
-    assert run.kind == "LEAK", (run.kind, run.code)
-
-
 @pytest.mark.parametrize("done", [
     "(VllmWorker rank=0 pid=311) INFO 05-07 19:18:17 [loader.py:458] Loading weights took 3.07 seconds",
     "INFO 05-07 19:18:17 [default_loader.py:262] Loading weights took 12.40 seconds",
@@ -933,24 +880,6 @@ def test_llama_model_loads_own_error_is_the_weights_step(lines, kind):
 
 
 # --- prompts by their size, memory not given back, a container killed while the model loads ---------------------------
-
-
-@pytest.mark.parametrize("said", [
-    "It works fine for small prompts. For bigger prompts, it throws OOM.",
-    "Everything is OK until we test with longer documents; then the server dies.",
-])
-def test_prompts_by_their_size_are_serving(said):
-    run = run_of(diag("\n".join([said, "", *VLLM_OOM_ONLY])))
-    assert run.kind == "RUNTIME", (run.kind, run.phase_source)
-
-
-@pytest.mark.parametrize("said", [
-    "After running for a period of time, the server fails to release VRAM, eventually leading to a crash.",
-    "The worker is unable to free memory between batches and keeps more each time.",
-])
-def test_memory_not_given_back_is_growth(said):
-    run = run_of(diag("\n".join([said, "", *VLLM_STARTED])))
-    assert run.kind == "LEAK", (run.kind, run.code)
 
 
 @pytest.mark.parametrize("said", [
@@ -1008,16 +937,6 @@ def test_a_refusal_in_a_report_that_says_the_server_died_is_no_all_clear(said):
     assert run.kind != "NONE", (run.kind, run.code)
 
 
-@pytest.mark.parametrize("said", [
-    "Title: OOM when running `bench_serving` against the server",
-    "Title: OutOfMemoryError when the server is handling multiple requests",
-    "Processing an actual ~100k request crashes with the error below, on 4 GPUs.",
-])
-def test_a_benchmark_or_several_requests_or_one_by_size(said):
-    run = run_of(diag("\n".join([said, "", *VLLM_OOM_ONLY])))
-    assert run.kind == "RUNTIME", (run.kind, run.phase_source)
-
-
 @pytest.mark.parametrize("title", [
     "Title: VRAM leak with speculative decoding: draft KV cache grows ~10MB per request until OOM",
     "Title: GPU memory leak in the scheduler, KV cache usage grows 200 MB per hour until CUDA out of memory",
@@ -1036,11 +955,6 @@ def test_vllms_old_serving_prefix_without_its_bracket_is_serving():
              prefix + "    out = torch.empty(output_shape, dtype=x.dtype, device=x.device)",
              prefix + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.15 GiB."]
     run = run_of(diag("\n".join(lines)))
-    assert run.kind == "RUNTIME", (run.kind, run.phase_source)
-
-
-def test_concurrent_long_context_requests_are_serving():
-    run = run_of(diag("\n".join(["Title: crashes with concurrent long-context requests", "", *VLLM_OOM_ONLY])))
     assert run.kind == "RUNTIME", (run.kind, run.phase_source)
 
 
@@ -1069,11 +983,63 @@ def test_the_reports_words_above_the_engines_line_name_the_step(words, kind):
         assert "step under way" not in run.phase_source, (run.kind, run.phase_source)
 
 
-@pytest.mark.parametrize("said", [
+
+
+# --- the report's words of serving, and of growth, in one list each (each wording written before its fix) -------------
+
+SERVING_SAID = [
+    "Title: crashes with concurrent long-context requests",
+    # (serving in the reports words)
+    "The server falls over under sustained load after a while.",
+    "We only see it under production traffic, never in our tests.",
+    "It happens with a handful of concurrent requests from our gateway.",
+    "After running the server for a few hours it dies with the error below.",
+    "After using it for two days we got this crash.",
+    "The crash comes when the actual prompt length goes beyond 20k tokens.",
+    # (a prompt filling the context is serving)
+    "When I fill the context to 30k tokens the server dies with the error below.",
+    "It breaks on a prompt filling 28k, leaving 4k for the answer.",
+    # (serving after requests not counted)
+    "Even after the server is launched, it encounters the OOM after a certain number of requests.",
+    "Our server dies with CUDA OOM after a few dozen prompts from the team.",
+    "The engine was running fine; after a while of requests it fails.",
+    # (prompts by their size are serving)
+    "It works fine for small prompts. For bigger prompts, it throws OOM.",
+    "Everything is OK until we test with longer documents; then the server dies.",
+    # (a benchmark or several requests or one by size)
+    "Title: OOM when running `bench_serving` against the server",
+    "Title: OutOfMemoryError when the server is handling multiple requests",
+    "Processing an actual ~100k request crashes with the error below, on 4 GPUs.",
+    # (an evaluation harness or load test is serving)
     "After an OpenCompass batch 16 run against the API it raised the error below.",
     "It happens while running lm-eval against the endpoint with 8 parallel workers.",
     "During our locust load test the server died with this:",
-])
-def test_an_evaluation_harness_or_load_test_is_serving(said):
+]
+
+
+@pytest.mark.parametrize("said", SERVING_SAID)
+def test_the_reports_words_of_serving(said):
     run = run_of(diag("\n".join([said, "", *VLLM_OOM_ONLY])))
     assert run.kind == "RUNTIME", (run.kind, run.phase_source)
+
+
+GROWTH_SAID = [
+    # (growth asked about with why is stated)
+    "Not sure why the memory usage is gradually increasing during serving.",
+    "I have no idea why VRAM keeps climbing overnight.",
+    "We can't figure out why RSS keeps growing with each request.",
+    # (more growth wordings)
+    "Our server's memory usage creeps up by about 500 MB every hour, even idle.",
+    "The RAM of the worker keeps growing until the node starts swapping.",
+    "Host RAM usage doubles every couple of days under the same traffic.",
+    "CPU RAM keeps climbing while the model sits there.",
+    # (memory not given back is growth)
+    "After running for a period of time, the server fails to release VRAM, eventually leading to a crash.",
+    "The worker is unable to free memory between batches and keeps more each time.",
+]
+
+
+@pytest.mark.parametrize("said", GROWTH_SAID)
+def test_the_reports_words_of_growth(said):
+    run = run_of(diag("\n".join([said, "", *VLLM_STARTED])))
+    assert run.kind == "LEAK", (run.kind, run.code)
