@@ -1043,3 +1043,14 @@ GROWTH_SAID = [
 def test_the_reports_words_of_growth(said):
     run = run_of(diag("\n".join([said, "", *VLLM_STARTED])))
     assert run.kind == "LEAK", (run.kind, run.code)
+
+
+def test_a_traceback_cut_in_exllama_v1_building_its_model_is_the_weights():
+    lines = ["Title: CUDA out of memory loading a 65B GPTQ on 2x 3090 with ExLlama", "",
+             "Traceback (most recent call last):",
+             '  File "/home/u/text-generation-webui/modules/models.py", line 85, in load_model',
+             "    output = load_func_map[loader](model_name)",
+             '  File "/home/u/text-generation-webui/modules/exllama.py", line 41, in from_pretrained',
+             "    model = ExLlama(config)"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "WEIGHTS", (run.kind, run.phase_source)

@@ -108,7 +108,10 @@ _LOADER_PROPER = re.compile(r"model_loader[/.]|\bin get_model\b|\bget_model\(|\b
                             # torch.empty): the allocation itself, the innermost step
                             r"\bcreate_weights\b|Parameter\(torch\.(?:empty|zeros)|"
                             # ... or a model moved to the GPU whole (model.cuda(), nn.Module._apply over its tensors)
-                            r"\bin _apply\b|\bself\._apply\(|\bmodel\s*=\s*model\.(?:cuda|to)\(")
+                            r"\bin _apply\b|\bself\._apply\(|\bmodel\s*=\s*model\.(?:cuda|to)\(|"
+                            # ... or ExLlama (v1) building its model, which reads the weights; its cache is made by
+                            # ExLlamaCache(model) after it returns (exllama/model.py)
+                            r"\bmodel\s*=\s*ExLlama\(config\)")
 
 
 
