@@ -1054,3 +1054,14 @@ def test_a_traceback_cut_in_exllama_v1_building_its_model_is_the_weights():
              "    model = ExLlama(config)"]
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "WEIGHTS", (run.kind, run.phase_source)
+
+
+@pytest.mark.parametrize("lines, ctx", [
+    (['time=2025-03-01T10:00:00.000Z level=INFO source=server.go:376 msg="starting llama server" cmd="ollama runner"',
+      "CUDA error: out of memory"], "num_ctx"),
+    (["main: build = 4501 (a1b2c3d4)", "CUDA error: out of memory"], "-c"),
+])
+def test_the_find_the_phase_step_names_the_engines_own_context_setting(lines, ctx):
+    run = run_of(diag("\n".join(lines)))
+    step = [a for a in run.advice if a["change"] == "find the phase first"]
+    assert step and f"too large for {ctx} wants a smaller {ctx}" in step[0]["why"], run.advice

@@ -144,7 +144,9 @@ class ServingSteps:
             self.kv8()
             self.quant("a smaller model leaves more room for the cache")
             return
-        pull = ("a KV cache too large for -c wants a smaller -c, a compute buffer a smaller batch" if s.name in GGML
+        # (the context setting in the engine's own spelling: Ollama's num_ctx, KoboldCpp's --contextsize, not llama.cpp's -c)
+        ctx = (s.flags.get("max_model_len") or "-c {n}").split(" {")[0].split(" (")[0] if s.engine else "the context"
+        pull = (f"a KV cache too large for {ctx} wants a smaller {ctx}, a compute buffer a smaller batch" if s.name in GGML
                 else "a KV shortfall wants a larger pool, a warm-up one more headroom outside it")
         if self.code in ("log-cut-off", "log-ends-during-step"):
             s.say("read the rest of the log", "the log stops before anything failed or finished: pass it to its end "
