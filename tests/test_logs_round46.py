@@ -1065,3 +1065,13 @@ def test_the_find_the_phase_step_names_the_engines_own_context_setting(lines, ct
     run = run_of(diag("\n".join(lines)))
     step = [a for a in run.advice if a["change"] == "find the phase first"]
     assert step and f"too large for {ctx} wants a smaller {ctx}" in step[0]["why"], run.advice
+
+
+@pytest.mark.parametrize("status, code", [("0xc000001d", "illegal-instruction"), ("0xc0000005", "crash-access-violation")])
+def test_windows_crash_statuses_are_not_memory(status, code):
+    lines = ['time=2025-02-01T10:00:05.000+01:00 level=INFO source=server.go:376 msg="starting llama server" '
+             'cmd="C:\\\\Ollama\\\\ollama_llama_server.exe --model x"',
+             'time=2025-02-01T10:00:06.000+01:00 level=ERROR source=sched.go:455 msg="error loading llama server" '
+             f'error="llama runner process has terminated: exit status {status}"']
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", code), (run.kind, run.code)

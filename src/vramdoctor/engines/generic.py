@@ -638,13 +638,17 @@ LOG = LogWords(
         # (the shell's and a container's exit status 139 is 128 + SIGSEGV's 11)
         msg(r"exception: access violation|Segmentation fault|\bSIGSEGV\b|segfault at |"
             r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*139\b|\bExited \(139\)|"
-            r"\bstatus=11/SEGV\b|\bsignaled to shutdown with signal 11\b", "not_oom",
+            r"\bstatus=11/SEGV\b|\bsignaled to shutdown with signal 11\b|"
+            # (Windows' NTSTATUS for it, as Go's os/exec prints a process's end: "exit status 0xc0000005")
+            r"\bexit status 0xc0000005\b|\bSTATUS_ACCESS_VIOLATION\b", "not_oom",
             code="crash-access-violation"),
         # an instruction the CPU does not have (a build for AVX2 / AVX-512 on a CPU or a VM without it): SIGILL, 4, as
         # the shell ("Illegal instruction (core dumped)"), systemd ("status=4/ILL"), TGI's launcher ("signaled to
         # shutdown with signal 4") and an exit status of 132 (128 + 4) report it
         msg(r"\bIllegal instruction\b|\bSIGILL\b|\bstatus=4/ILL\b|\bsignaled to shutdown with signal 4\b|"
-            r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*132\b|\bExited \(132\)", "not_oom",
+            r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*132\b|\bExited \(132\)|"
+            # (Windows: STATUS_ILLEGAL_INSTRUCTION, "exit status 0xc000001d")
+            r"\bexit status 0xc000001d\b|\bSTATUS_ILLEGAL_INSTRUCTION\b", "not_oom",
             code="illegal-instruction"),
         # DeepSpeed-MII / FastGen: its KV blocks ran out mid-generation; it frees them all and recomputes
         # Apple's Metal error string: any Metal program's (llama.cpp, MLX, PyTorch MPS), so no engine's evidence
