@@ -1075,3 +1075,13 @@ def test_windows_crash_statuses_are_not_memory(status, code):
              f'error="llama runner process has terminated: exit status {status}"']
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("NOT_OOM", code), (run.kind, run.code)
+
+
+def test_a_pods_state_above_its_previous_logs_places_the_kill_by_those_logs():
+    lines = ["$ kubectl describe pod sglang-0", "    State:          Running", "    Last State:     Terminated",
+             "      Reason:       OOMKilled", "      Exit Code:    137", "",
+             "$ kubectl logs sglang-0 --previous | tail -2",
+             "[2025-08-12 14:01:50 TP0] Decode batch. #running-req: 40, #token: 90000, token usage: 0.61, #queue-req: 0",
+             '[2025-08-12 14:01:51] INFO:     10.1.2.3:55012 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("RUNTIME", "host-oom-kill"), (run.kind, run.code)

@@ -23,7 +23,7 @@ from dataclasses import replace
 from .authorship import TITLE, program_line, sentence_like, user_words
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts
 from ..engines.words import SIZE, to_bytes
-from .knowledge import FRAME, SIGKILL_RX, knowledge, phase_words
+from .knowledge import COMMAND, FRAME, SIGKILL_RX, knowledge, phase_words
 from .lines import STATED, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, STARTUP, Place, during_step, frames, locate, step_done
 from .quiet import leak, no_failure, pool_below_context, pressure, shortfall
@@ -671,6 +671,12 @@ _HOST_LOADING = re.compile(r"\b(?:while|when|during) (?:the )?model (?:is |was )
                            r"(?:the |a |my )?(?:\w+ )?model\b|\bduring model load(?:ing)?\b", re.I)
 
 
+#: a field of a pod's or container's state, as kubectl describe prints it ("    State:          Running", "      Exit Code:
+#: 137"): the orchestrator's words about the process, not the server's own lines
+_POD_FIELD = re.compile(r"^\s*(?:State|Last State|Reason|Exit Code|Started|Finished|Ready|Restart Count|Signal|Message|"
+                        r"Image|Image ID|Container ID|Port|Host Port|Limits|Requests|memory|cpu|nvidia\.com/gpu)\s*:")
+
+
 def _kv_over_free(run: RunFacts, f: Failure, cands: list[str]) -> Diagnosis | None:
     """A context that could not be made (the KV cache or the compute buffers, the weights already loaded) where the
     engine's own estimate, printed before it, needs more for the KV cache alone than all the memory it found free
@@ -840,7 +846,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             # pasted above the start-up it ended (a pod's state, dmesg, then the container's log): that start-up's
             # progress, with no weights loaded yet, is the weights loading
             loading = loading or "weights_done" not in f.progress
-        if not loaded and not loading and not any(program_line(t) for _, t in f.before):
+        if not loaded and not loading and not any(program_line(t) and not _POD_FIELD.match(t) and not COMMAND.match(t)
+                                                   for _, t in f.before):
             # no server line before it, the server's lines after it (dmesg or a pod's state pasted first): read
             # against those
             source = "the server's lines after it"
