@@ -1085,3 +1085,17 @@ def test_a_pods_state_above_its_previous_logs_places_the_kill_by_those_logs():
              '[2025-08-12 14:01:51] INFO:     10.1.2.3:55012 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("RUNTIME", "host-oom-kill"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("title", [
+    "Title: ValueError: The model's max seq len (8192) is larger than the maximum number of tokens that can be stored in "
+    "KV cache (5120). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+    "Title: RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.",
+])
+def test_a_title_quoting_the_engines_error_joins_the_log_pasted_under_it(title):
+    lines = [title, "", "I followed the quickstart and got the following error.",
+             "INFO 01-11 15:51:02 llm_engine.py:70] Initializing an LLM engine with config: model='/models/alpaca-2'",
+             "INFO 01-11 15:51:18 llm_engine.py:275] # GPU blocks: 320, # CPU blocks: 512",
+             "Traceback (most recent call last):", '  File "load_llm.py", line 8, in <module>']
+    rep = diag("\n".join(lines))
+    assert len(rep.runs) == 1 and run_of(rep).kind == "KV_CAPACITY", (len(rep.runs), run_of(rep).kind)

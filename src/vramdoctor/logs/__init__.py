@@ -185,8 +185,12 @@ WORDS_LINES = 40
 def _words_only(r: RunFacts) -> bool:
     """A run that is only the report's own words (a title, sentences: no start line, no program's failure and no
     engine named by a program's line), short enough to be what a user writes above the log they paste."""
+    # (an engine's own message quoted in the words, "Title: ValueError: The model's max seq len (4096) is larger than
+    # ...", counts as evidence of that engine once per failure that quotes it: it is still the report's words)
+    own = sum(v for k, v in r.engine_hits.items() if not k.startswith(PROSE_HIT))
+    quoted = sum(1 for f in r.failures + r.pressure if f.engine and f.engine != "generic")
     return ("start" not in r.progress and r.lines <= WORDS_LINES and r.last_line - r.first_line < WORDS_LINES
-            and not any(not k.startswith(PROSE_HIT) for k in r.engine_hits)
+            and own <= quoted
             and all(user_words(f.text) or sentence_like(f.text) for f in r.failures + r.pressure))
 
 
