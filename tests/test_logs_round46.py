@@ -1099,3 +1099,21 @@ def test_a_title_quoting_the_engines_error_joins_the_log_pasted_under_it(title):
              "Traceback (most recent call last):", '  File "load_llm.py", line 8, in <module>']
     rep = diag("\n".join(lines))
     assert len(rep.runs) == 1 and run_of(rep).kind == "KV_CAPACITY", (len(rep.runs), run_of(rep).kind)
+
+
+@pytest.mark.parametrize("said", [
+    "In this part, OOM occurs as the memory continues to increase as it passes forward.",
+    "Memory keeps growing during the forward pass of the vision tower until it fails.",
+])
+def test_memory_rising_within_one_forward_pass_is_no_leak(said):
+    lines = ["INFO 09-20 10:00:00 model_runner.py:1008] Loading model weights took 19.9073 GB",
+             "INFO 09-20 10:00:05 enc_dec_model_runner.py:301] Starting profile run for multi-modal models.", said]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind != "LEAK", (run.kind, run.code)
+
+
+def test_a_missing_dll_on_windows_is_no_memory_problem():
+    line = ('time=2024-09-14T10:00:06.000+08:00 level=ERROR source=sched.go:455 msg="error loading llama server" '
+            'error="llama runner process has terminated: exit status 0xc0000135"')
+    run = run_of(diag(line))
+    assert (run.kind, run.code) == ("NOT_OOM", "library-load-failed"), (run.kind, run.code)

@@ -354,7 +354,7 @@ def _growth(m: re.Match, inside: bool = True) -> str:
                         or _WITH_LOAD.search(text, begin, end + 1))):
         raise ValueError("not stated")
     sentence = text[begin:end + 1]
-    if _SHORT_SPAN.search(sentence) and not _LONG_SPAN.search(sentence):
+    if (_SHORT_SPAN.search(sentence) or _WITHIN_STEP.search(sentence)) and not _LONG_SPAN.search(sentence):
         raise ValueError("a rise within one step")  # ("rises (3.4, 3.5GB etc.) and after about a minute it throws")
     return text[begin:end + 1].strip()[:300]
 
@@ -363,6 +363,10 @@ def _growth(m: re.Match, inside: bool = True) -> str:
 #: a rise over seconds or minutes, the span of one request's work ("the GPU ram usage slowly rises (3.4, 3.5GB etc.)
 #: and after about a minute it throws the error"): that request's own use, not memory kept; a leak shows over hours,
 #: days or many requests (a rate, "every minute", is not a span)
+#: a rise within one step of work ("OOM occurs as the memory continues to increase as it passes forward", "during the
+#: forward pass", "layer by layer"): the step's own activations, not memory kept
+_WITHIN_STEP = re.compile(r"\b(?:passes forward|forward pass(?:es)?|during (?:the )?(?:prefill|forward|profil\w*|warm-?up)|"
+                          r"layer by layer|(?:with )?each layer|per layer)\b", re.I)
 _SHORT_SPAN = re.compile(r"\b(?:after|within|in|for) (?:about |around |roughly |~|only |just )?(?:a|one|\d+|a few|few|several|"
                          r"some) (?:seconds?|secs?|minutes?|mins?)\b", re.I)
 _LONG_SPAN = re.compile(r"\b(?:hours?|days?|weeks?|overnight|requests|prompts|conversations|calls|iterations)\b", re.I)
@@ -591,7 +595,9 @@ LOG = LogWords(
         # loading shared libraries", "Failed to load shared library")
         msg(r"cannot open shared object file|\bLoadLibrary\w* failed|\bdlopen\b.{0,120}\bfailed|Library not loaded:|"
             r"(?:[Cc]ould not|[Cc]ouldn't|[Ff]ailed to|[Uu]nable to) load (?:the )?(?:shared |dynamic |native )?library\b|"
-            r"error while loading shared libraries",
+            r"error while loading shared libraries|"
+            # (Windows' STATUS_DLL_NOT_FOUND as a process's end reports it: "exit status 0xc0000135")
+            r"\bexit status 0xc0000135\b|\bSTATUS_DLL_NOT_FOUND\b",
             "not_oom", code="library-load-failed"),
         # rocBLAS without kernels for this GPU's architecture (a ROCm build that left out gfx906 and the like: "rocBLAS
         # error: Cannot read .../TensileLibrary.dat: No such file or directory for GPU arch : gfx906"): as CUDA's
