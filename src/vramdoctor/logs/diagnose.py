@@ -231,8 +231,7 @@ def _cause_shown(f: Failure) -> bool:
     if f.after or _CUT_END.search(f.text):
         return True
     tail = f.text.rsplit(": ", 1)[-1]  # the words after the last label: "... error in CALL: TEXT"
-    return (len(tail.split()) >= 3 and not _MEMORYISH.search(tail) and "cuda" not in tail.lower()
-            and not _NO_CAUSE.match(tail))
+    return len(tail.split()) >= 3 and not _MEMORYISH.search(tail) and "cuda" not in tail.lower()
 
 
 #: a report's words that the failure came while the server was starting ("when I try to load large models", "model
@@ -604,13 +603,10 @@ def _ledger_by_size(f: Failure, n: dict) -> Place | None:
     graph in one (Reserve), and prints every ledger's size after the request that failed (ml/device.go, one decimal:
     HumanBytes2). None unless exactly one ledger matches within the printed precision (a cache tensor, one layer's,
     matches none)."""
-    tried = []
-    for _, text in [(f.line_no, f.text)] + f.after[:2]:
-        for m in _TRIED_SIZE.finditer(text):
-            tried.append(to_bytes(m.group(1), m.group(2)) if m.group(1) else int(m.group(3)))
-    if not tried:
+    m = next((m for _, text in [(f.line_no, f.text)] + f.after[:2] for m in _TRIED_SIZE.finditer(text)), None)
+    if m is None:
         return None
-    size = tried[0]
+    size = to_bytes(m.group(1), m.group(2)) if m.group(1) else int(m.group(3))
     hits = []
     for phase, key, words in _LEDGER_FIGURES:
         v = n.get(key)
@@ -777,7 +773,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         # a failure only the report's words name, above the log it pastes (a title, a sentence), where the log shows
         # no failure of its own: the log is what led up to it, so how far it got is where the failure came
         f = replace(f, progress=dict(run.progress), lines_before=list(run.tail_lines), after=[])
-    if user_words(f.text) or not program_line(f.text) or run.heading and f.line_no == run.heading[0]:
+    if not program_line(f.text) or run.heading and f.line_no == run.heading[0]:
         # a failure only the report's words name (its title, a sentence): a backtrace the report ends with, out of
         # reach of the lines kept after that sentence, is the failure they name: its frames place it
         last = f.after[-1][0] if f.after else f.line_no

@@ -295,8 +295,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
         # (words of a step, not the function a line's prefix names: llama-server's "srv load_model: the slot context
         # ... capping" is a warning from the function that does the whole start-up)
         # (not a step that finished, "Loading model weights took 15.5 GB", nor a milestone: progress, no step under way)
-        p = phase_words(_FUNCTION_TAG.sub("", text), engine) if not (STATS.search(text) or is_progress(text)
-                                                                       or _FINISHED.search(text)) else None
+        p = phase_words(_FUNCTION_TAG.sub("", text), engine) if not step_done(text) else None
         if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
             return Place(p, "the message after the failure", (ln, text), [p])
     # the report's own words that it failed starting ("When starting the model using the following command", "the

@@ -221,10 +221,9 @@ def pool_below_context(run: RunFacts, engine: str) -> Diagnosis | None:
     start, later releases refuse to start: "max seq len ... is larger than the maximum number of tokens that can be
     stored in KV cache"). Tokens: the pool's own count, or `# GPU blocks` x the block size (printed, or the engine's
     default)."""
-    from ..engines import all_engines
     n = run.numbers
     ctx = n.get("max_model_len")
-    e = next((x for x in all_engines() if x.name == engine), None)
+    e = knowledge().engine.get(engine)
     if e is None or e.fraction_key is None or not isinstance(ctx, int) or ctx <= 0:
         return None
     conc = n.get("max_concurrency")

@@ -440,6 +440,15 @@ class Scanner:
         f.deciding = (first, whole) if v.phase else f.deciding
         return True
 
+    def _drop_traceback_before(self, r: RunFacts, line_no: int) -> None:
+        """Forget the run's last failure where it is a traceback that the line at `line_no` ends (a header, frames, a
+        wrapper, no stated cause, within three lines): the line is that traceback's exception."""
+        last = r.failures[-1] if r.failures else None
+        if last and last.kind == "error" and not stated(last.text) and line_no - max(last.end_line, last.line_no) <= 3:
+            r.failures.remove(last)
+            if last in self.pending:
+                self.pending.remove(last)
+
     def _failure(self, r: RunFacts, line_no: int, text: str, c: dict[str, set[int]], v=_UNKNOWN) -> bool:
         """Record a failure or pressure line (`v`: its verdict, None for none, if already known); True if the
         line is one."""
@@ -468,24 +477,14 @@ class Scanner:
             self.note = (line_no, self.note[1])
             return True
         if kind == "request":  # a request refused (longer than the context): the server goes on serving
-            last = r.failures[-1] if r.failures else None
-            if (last and last.kind == "error" and not stated(last.text)
-                    and line_no - max(last.end_line, last.line_no) <= 3):
-                # the traceback (a wrapper's "Error in preprocessing prompt inputs", frames) that this refusal ends
-                r.failures.remove(last)
-                if last in self.pending:
-                    self.pending.remove(last)
+            # (the traceback it ends, a wrapper's "Error in preprocessing prompt inputs" and its frames, is its own)
+            self._drop_traceback_before(r, line_no)
             r.refused += 1
             if r.refused == 1:
                 r.refused_first = (line_no, text)
             return True
         if kind in ("pressure", "leak"):
-            last = r.failures[-1] if r.failures else None
-            if (last and last.kind == "error" and not stated(last.text)
-                    and line_no - max(last.end_line, last.line_no) <= 3):
-                r.failures.remove(last)  # a traceback (header, frames) that this warning ends: its exception
-                if last in self.pending:
-                    self.pending.remove(last)
+            self._drop_traceback_before(r, line_no)  # a traceback (header, frames) that this warning ends: its exception
             if len(r.pressure) < MAX_PRESSURE:
                 r.pressure.append(Failure(line_no=line_no, text=text, kind=kind, code=v.code, phase=v.phase,
                                           engine=v.engine, progress=dict(r.progress)))
