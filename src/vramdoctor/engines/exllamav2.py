@@ -13,7 +13,7 @@ autosplit_reserve (MiB), chunk_size (default 2048), max_batch_size.
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import count, fig, msg, rx
+from .words import NOT_ADMIN, count, fig, msg, rx
 
 LOG = LogWords(
     fingerprint=rx(r"exllamav2|tabbyAPI|exl2\b|ExLlamaV2"),
@@ -37,7 +37,7 @@ LOG = LogWords(
     milestones=(
         ("weights_done", rx(r"Modules\s*\|.*\|\s*(\d+)/\1|Loaded model weights")),
         ("ready", rx(r"Model successfully loaded")),
-        ("requests", rx(r"Received chat completion request|Metrics \(ID:|\"POST /v1/(?!models?\b|model/|lora/|token/|auth/|internal/)")),
+        ("requests", rx(r"Received chat completion request|Metrics \(ID:|\"POST /v1/" + NOT_ADMIN)),
     ),
     figures=(
         fig("modules_loaded", r"Modules\s*\|.*\|\s*(\d+)/\d+", count),

@@ -306,7 +306,7 @@ class LlamaCppRules(RulesBase):
 
 from .interface import (Endpoints, Engine, KvView, LogWords, Preset, Spelling, Tokenizer,  # noqa: E402
                         answer_json, as_count, token_ids)
-from .words import NUM, SIZE, count, fig, msg, rx, to_bytes  # noqa: E402
+from .words import NOT_ADMIN, NUM, SIZE, count, fig, msg, rx, to_bytes  # noqa: E402
 
 _DEV = r"(?:CUDA|ROCm|Metal|MTL|Vulkan|SYCL|CANN)\d*"
 
@@ -439,7 +439,7 @@ LOG = LogWords(
         # (and the lines a request prints before its slot runs, tools/server 2025-2026: "srv  params_from_: Chat format:
         # ...", "slot get_availabl: id 0 | task -1 | selected slot by LRU", "updating prompt cache", "prompt_save:  -
         # saving prompt with length N", "new prompt, n_ctx_slot = N")
-        ("requests", rx(r"launch_slot_|print_timing|POST /completion|\"POST /v1/(?!models?\b|model/|lora/|token/|auth/|internal/)|log_server_r: request|"
+        ("requests", rx(r"launch_slot_|print_timing|POST /completion|\"POST /v1/" + NOT_ADMIN + r"|log_server_r: request|"
                         r"prompt eval time|processing task|selected slot by|params_from_: |updating prompt cache|"
                         r"prompt_save: |new prompt, n_ctx_slot|"
                         # a slot at work on a task (tools/server/server.cpp update_slots: "slot update_slots: id  2 |

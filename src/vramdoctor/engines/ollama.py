@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 
 from .interface import Endpoints, Engine, KvView, LogWords, Spelling, answer_json, as_count
-from .words import SIZE, count, fig, msg, release, rx
+from .words import NOT_ADMIN, SIZE, count, fig, msg, release, rx
 
 LOG = LogWords(
     # (the name alone, not inside another: "/models/mixtral_ollama/", and not a front end that emulates its API,
@@ -69,7 +69,7 @@ LOG = LogWords(
         ("ready", rx(r"llama runner started in|llama-server started in")),
         # inference requests only: /api/show, /api/pull and the like come before any model is loaded
         # ... and the runner taking one up (runner/llamarunner/cache.go "loading cache slot")
-        ("requests", rx(r"POST\s+\"/(?:api/(?:chat|generate|embed\w*)|v1/)|\"POST /v1/(?!models?\b|model/|lora/|token/|auth/|internal/)|loading cache slot")),
+        ("requests", rx(r"POST\s+\"/(?:api/(?:chat|generate|embed\w*)|v1/)|\"POST /v1/" + NOT_ADMIN + r"|loading cache slot")),
     ),
     figures=(
         fig("kv_required_bytes", r"memory\.required\.kv=\"?" + SIZE),

@@ -7,7 +7,7 @@ Sources (oobabooga/textgen): `server.py` flags (--wbits, --groupsize, --pre_laye
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import count, fig, rx
+from .words import NOT_ADMIN, count, fig, rx
 
 LOG = LogWords(
     # (not its models folder in a path another program reads: "./main -m /data/text-generation-webui/models/x.gguf")
@@ -18,7 +18,7 @@ LOG = LogWords(
     milestones=(
         ("weights_done", rx(r"Loaded the model in|Successfully loaded")),
         ("ready", rx(r"Running on local URL|Starting API at")),
-        ("requests", rx(r"Output generated in|\"POST /v1/(?!models?\b|model/|lora/|token/|auth/|internal/)|/api/v1/generate")),
+        ("requests", rx(r"Output generated in|\"POST /v1/" + NOT_ADMIN + r"|/api/v1/generate")),
     ),
     figures=(
         fig("prompt_tokens", r"context (\d+), seed", count),

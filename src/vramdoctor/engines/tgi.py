@@ -12,7 +12,7 @@ Flags: --cuda-memory-fraction (default 1.0), --max-batch-prefill-tokens, --max-t
 from __future__ import annotations
 
 from .interface import Endpoints, Engine, KvView, LogWords, Tokenizer, answer_json, as_count, prom_samples
-from .words import NUM, cli, count, fig, fraction, msg, rx
+from .words import NOT_ADMIN, NUM, cli, count, fig, fraction, msg, rx
 
 LOG = LogWords(
     # (and its name as people write it, "TGI", and its benchmark client, text-generation-benchmark)
@@ -57,7 +57,7 @@ LOG = LogWords(
         # the prefill pass and the CUDA graphs are behind it, and the router starts serving next
         ("ready", rx(r"(?:Setting|Inferred) max batch total tokens")),
         ("ready", rx(r"text_generation_router.*Connected|Invalid hostname, defaulting to|Starting HTTP server")),
-        ("requests", rx(r"generate\{|generate_stream\{|\"POST /(?:generate|v1/(?!models?\b|model/|lora/|token/|auth/|internal/))|Success$")),
+        ("requests", rx(r"generate\{|generate_stream\{|\"POST /(?:generate|v1/" + NOT_ADMIN + r")|Success$")),
     ),
     figures=(
         fig("kv_pool_tokens", r"(?:Inferred|Setting) max batch total tokens(?: to)?:? " + NUM, count),

@@ -291,6 +291,7 @@ class VllmRules(RulesBase):
 
 from .interface import Engine, LogWords  # noqa: E402
 from .words import (  # noqa: E402
+    NOT_ADMIN,
     NUM,
     SIZE,
     cli,
@@ -475,7 +476,7 @@ LOG = LogWords(
         ("warmup_done", rx(r"Graph capturing finished|init engine .* took")),
         ("ready", rx(r"Starting vLLM (?:API )?server|Available routes are")),
         # (offline LLM.generate: its "Processed prompts:" progress bar)
-        ("requests", rx(r"Processed prompts:|\"(?:POST|GET) /v1/(?!models?\b|model/|lora/|token/|auth/|internal/)|Avg prompt throughput|Received request|Added request")),
+        ("requests", rx(r"Processed prompts:|\"(?:POST|GET) /v1/" + NOT_ADMIN + r"|Avg prompt throughput|Received request|Added request")),
     ),
     figures=(
         fig("weights_bytes", r"(?:Loading model weights|Model loading) took " + SIZE),

@@ -18,6 +18,9 @@ UNIT = {"": 1, "b": 1, "bytes": 1, "kb": 2**10, "kib": 2**10, "mb": 2**20, "mib"
 NUM = r"(-?\d[\d,]*(?:\.\d+)?)"
 #: a size: number and unit
 SIZE = NUM + r"\s*([KMGT]i?B|bytes)\b"
+#: after an OpenAI-style path's "/v1/": not a server's model management or listing (GET /v1/models, tabbyAPI's POST
+#: /v1/model/load and /unload, LoRA and token admin): those are no inference requests
+NOT_ADMIN = r"(?!models?\b|model/|lora/|token/|auth/|internal/)"
 #: the most a figure may be: 2**60 bytes / tokens (no GPU holds more; longer numbers are garbage)
 MAX_FIGURE = 2**60
 
