@@ -212,18 +212,21 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        r"capturing (?:the )?(?:cuda )?graphs?\b", re.I), "WARMUP"))
 
 
+def _said(rx: re.Pattern, text: str) -> bool:
+    """`rx` names a step in `text` that the words just before it do not say had not passed ("before warm-up")."""
+    return any(not _NOT_YET.search(text[max(0, m.start() - 24):m.start()]) for m in rx.finditer(text))
+
+
 def during_step(text: str) -> str | None:
     """The phase a report's words say the failure came during, where they name one ledger's step; None otherwise."""
-    found = {ph for rx, ph in _DURING for m in rx.finditer(text)
-             if not _NOT_YET.search(text[max(0, m.start() - 24):m.start()])}
+    found = {ph for rx, ph in _DURING if _said(rx, text)}
     return found.pop() if len(found) == 1 else None
 
 
 def passed_step(text: str) -> str | None:
     """The lowest phase a user's sentence puts a failure in by naming a step it came after ("CUDA OutOfMemory even
     after warmup phase succeeded": RUNTIME), None where it names none."""
-    found = [nxt for rx, nxt in _PASSED for m in rx.finditer(text)
-             if not _NOT_YET.search(text[max(0, m.start() - 24):m.start()])]
+    found = [nxt for rx, nxt in _PASSED if _said(rx, text)]
     return max(found, key=PHASES.index) if found else None
 
 
