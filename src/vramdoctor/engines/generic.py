@@ -115,9 +115,20 @@ _AT_START = re.compile(r"\bpre-?allocat\w*|\b(?:right |just )?(?:after|at|during
 
 def _reading(m, i: int) -> int:
     """A reading of memory a user gives with the one it rose to (`RSS: 5.7 GB -> 14 GB`); ValueError where the line
-    gives the rise as the start-up's own (a pool preallocated, the model loading)."""
+    gives the rise as the start-up's own (a pool preallocated, the model loading), or where the rise is told in words
+    ("VRAM from 6 GB to 9 GB") without a span of work or time it came over: a setting's or one step's cost ("-c 8192
+    took VRAM from 6 GB to 9 GB"), not memory that is kept."""
     if _AT_START.search(m.string):
         raise ValueError("the start-up's own rise")
+    if re.search(r"\bto\b", m.string[m.end(2):m.start(3)]):
+        _growth(m)  # (stated, not asked or supposed)
+        # the rise's own clause, up to the comma after it: a span past it is another's ("..., then it served fine
+        # for two days")
+        text = m.string
+        begin = max((b.end() for b in _SENTENCE_END.finditer(text, 0, m.start())), default=0)
+        comma = text.find(",", m.end())
+        if not _SPAN.search(text, begin, comma if comma >= 0 else len(text)):
+            raise ValueError("a rise told in words over no span")
     return _usize(m, i)
 
 
@@ -139,6 +150,19 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B\s+(?:per|each|every|a|an)\s+\S+|"
            r"\bleak(?:s|ing|ed)? (?:(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B (?:of )?)?(?:host |CPU |GPU |system |"
            r"device )?memory\b|"
+           # ... with the memory word after its verb or size, the size maybe called fixed ("grows RSS by a fixed ~126
+           # MiB on every request", "leaks a fixed ~64 MiB of RSS per request", "adds ~50 MiB to the resident memory
+           # with each request")
+           # (the verbs written as few stems: the block search then looks for them, not for "ram", in "parameters")
+           r"\b(?:grow|grew|increase|leak)\w*\s+(?:the\s+)?(?:memory|RAM|VRAM|RSS|resident memory)\s+"
+           r"by\s+(?:a\s+)?(?:fixed\s+|constant\s+|steady\s+)?(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B\s+"
+           r"(?:per|on|with|after|for)?\s*(?:each|every|per|a|an)\s+(?:\w+\s+){0,2}?" + _STEP + r"\b|"
+           r"\bleak\w*\s+(?:a\s+)?(?:fixed\s+|constant\s+|steady\s+)?(?:about |around |roughly |~)?\d[\d.,]*\s*"
+           r"[KMG]i?B\s+(?:of\s+)?(?:host |CPU |GPU |system |device )?(?:memory|RAM|VRAM|RSS)\s+"
+           r"(?:per|on|with|after|for)?\s*(?:each|every|per|a|an)\s+(?:\w+\s+){0,2}?" + _STEP + r"\b|"
+           r"\b(?:each|every)\s+(?:\w+\s+){0,2}?" + _STEP + r"\s+(?:adds|leaves)\s+(?:a\s+)?(?:fixed\s+|constant\s+)?"
+           r"(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B\s+(?:to|on|in)\s+(?:the\s+)?(?:\w+\s+){0,2}?"
+           r"(?:memory|RAM|VRAM|RSS)\b|"
            # growth named as a noun ("slow progressive memory usage increase", "a gradual RAM growth"), memory still
            # "continuing to rise", or growing past what it should hold over time ("memory grows well beyond the
            # model's own footprint ..., over the course of normal use")
@@ -234,7 +258,11 @@ _GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM)[^，。,.；;！？]{0,12}?(?:
 _TO_FROM = (r"\b(?:reach(?:es|ed)?|(?:climb(?:s|ed)?|grows?|grew|rises|rose|goes up|went up) to|ends? (?:up )?at)\s+"
             r"(?:~|about |around |over )?" + _USIZE + r"[^.;!?\n]{0,80}?\bfrom (?:a |the )?(?:~|about |around )?" + _USIZE)
 _SPAN = re.compile(r"\b(?:after|over|within|for)\s+(?:\S+\s+){0,3}?(?:tokens|requests|hours?|minutes|days?|weeks?|rounds|"
-                   r"iterations|prompts|generations|calls|runs|chats|completions)\b", re.I)
+                   r"iterations|prompts|generations|calls|runs|chats|completions|nights?|weekends?)\b|\bovernight\b|"
+                   # ... or a count of steps of work, as the subject ("40 consecutive requests took RSS from ..."; not
+                   # of tokens, which is one request's size: "8192 tokens take VRAM from 6 GB to 9 GB")
+                   r"\b\d[\d,]*\s+(?:consecutive\s+|more\s+|further\s+)?(?:requests|rounds|iterations|prompts|generations|"
+                   r"calls|runs|chats|completions|hours|days|weeks)\b", re.I)
 #: growth by a size a user states, checked by _growth_over_span for a span of work or time in its clause ("GPU memory
 #: increases by 20GB ... when left running for 7 days", "VRAM usage increased by 12 GB over three days")
 _BY_SIZE = (r"\b(?:memory|RAM|VRAM|RSS|usage)\b[^.;!?\n]{0,30}?\b(?:increases?|increased|grows?|grew|goes up|went up|"
@@ -245,15 +273,31 @@ _MEM_IN = re.compile(r"\b(?:RSS|RAM|VRAM|memory|resident)\b", re.I)
 #: ... the other way round ("Memory went from 18 GB to 23 GB over 6 hours", "RAM climbs from 10 GB to 40 GB over
 #: two days"), and as where it is now and where it started ("after 1000 requests the process is at 30 GB, it started
 #: at 12 GB"), checked by _growth_from_to and _growth_now_then
-_FROM_TO = (r"\b(?:memory|RAM|VRAM|RSS|usage|it)\b[^.;!?\n]{0,30}?\b(?:went|goes|rose|rises|climbs?|climbed|grew|grows|"
-            r"increased|increases|jumped|jumps|crept|creeps)\s+(?:up\s+)?from\s+(?:~|about |around )?" + _USIZE +
-            r"\s+to\s+(?:~|about |around |over )?" + _USIZE)
+_FROM_TO = (r"(?:\b(?:memory|RAM|VRAM|RSS|usage|it)\b[^.;!?\n]{0,30}?\b(?:went|goes|rose|rises|climbs?|climbed|grew|grows|"
+            r"increased|increases|jumped|jumps|crept|creeps)\s+(?:up\s+)?|"
+            # ... or what took it there, memory after the verb ("40 requests took RSS from 1.3 GiB to 6.4 GiB")
+            r"\b(?:took|takes?|pushed|push(?:es)?|brought|brings?|drove|drives?)\s+(?:the\s+)?(?:\w+\s+)?"
+            r"(?:memory|RAM|VRAM|RSS|usage)\s+(?:up\s+)?)"
+            r"from\s+(?:~|about |around )?" + _USIZE + r"\s+to\s+(?:~|about |around |over )?" + _USIZE)
 _NOW_THEN = (r"\b(?:is|sits|stands) (?:now )?at (?:~|about |around |over )?" + _USIZE + r"[^.;!?\n]{0,40}?\b(?:it |and )?"
              r"(?:started|began|was) at (?:~|about |around )?" + _USIZE)
 
 
+#: the verbs of `_FROM_TO` that name what took memory up, with memory after them
+_TOOK = re.compile(r"(?:took|takes?|pushed|push(?:es)?|brought|brings?|drove|drives?)\b", re.I)
+
+
 def _growth_from_to(m: re.Match) -> str:
-    return _growth_to_from(m, start=1, to=3)
+    """`_FROM_TO`'s clause; where what took memory up is its subject ("40 requests took RSS from ..."), that subject
+    must be a span of work or time: "Loading took memory from 1 GB to 14 GB, then it served for two days" is the
+    load's own rise."""
+    clause = _growth_to_from(m, start=1, to=3)
+    if _TOOK.match(m.group(0)):
+        text = m.string
+        begin = max((b.end() for b in _SENTENCE_END.finditer(text, 0, m.start())), default=0)
+        if not _SPAN.search(text, begin, m.start()):
+            raise ValueError("no span took it there")
+    return clause
 
 
 def _growth_now_then(m: re.Match) -> str:
@@ -596,6 +640,9 @@ LOG = LogWords(
         msg(r"cannot open shared object file|\bLoadLibrary\w* failed|\bdlopen\b.{0,120}\bfailed|Library not loaded:|"
             r"(?:[Cc]ould not|[Cc]ouldn't|[Ff]ailed to|[Uu]nable to) load (?:the )?(?:shared |dynamic |native )?library\b|"
             r"error while loading shared libraries|"
+            # (Windows' ERROR_MOD_NOT_FOUND, 126, as LoadLibrary, Python's ctypes ("[WinError 126]") and Node's dlopen
+            # print it; LM Studio loads its engines as Node modules: "Failed to load LLM engine from path: ...node")
+            r"The specified module could not be found|\[WinError 126\]|Failed to load LLM engine\b|"
             # (Windows' STATUS_DLL_NOT_FOUND as a process's end reports it: "exit status 0xc0000135")
             r"\bexit status 0xc0000135\b|\bSTATUS_DLL_NOT_FOUND\b",
             "not_oom", code="library-load-failed"),
@@ -656,6 +703,19 @@ LOG = LogWords(
             # (Windows: STATUS_ILLEGAL_INSTRUCTION, "exit status 0xc000001d")
             r"\bexit status 0xc000001d\b|\bSTATUS_ILLEGAL_INSTRUCTION\b", "not_oom",
             code="illegal-instruction"),
+        # llama.cpp's K-shift (a slot's context is full and its cache is shifted to go on) on a cache that cannot be
+        # shifted: GGML_ABORT in llama-kv-cache.cpp ("Deepseek2 does not support K-shift" in b3500, "The current
+        # context does not support K-shift", "The current KV cache / model configuration does not support K-shift"):
+        # an unsupported operation, not memory
+        msg(r"\bdoes not support K-shift\b|\bK-shift (?:is )?not supported\b", "not_oom", code="k-shift-unsupported"),
+        # an arithmetic fault (SIGFPE, 8: an integer division by zero, as in a kernel's launch arithmetic past a chunk
+        # or batch size it does not handle): the shell ("Floating point exception (core dumped)"), systemd
+        # ("status=8/FPE"), TGI's launcher ("signal 8") and an exit status of 136 (128 + 8); not memory
+        msg(r"\bFloating point exception\b|\bSIGFPE\b|\bstatus=8/FPE\b|\bsignaled to shutdown with signal 8\b|"
+            r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*136\b|\bExited \(136\)|"
+            # (Windows: STATUS_INTEGER_DIVIDE_BY_ZERO, "exit status 0xc0000094")
+            r"\bexit status 0xc0000094\b|\bSTATUS_INTEGER_DIVIDE_BY_ZERO\b", "not_oom",
+            code="floating-point-exception"),
         # DeepSpeed-MII / FastGen: its KV blocks ran out mid-generation; it frees them all and recomputes
         # Apple's Metal error string: any Metal program's (llama.cpp, MLX, PyTorch MPS), so no engine's evidence
         # Ascend's runtime (CANN, as vllm-ascend and MindIE print it): a task on the NPU that did not finish in time

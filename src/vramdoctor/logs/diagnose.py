@@ -168,6 +168,14 @@ _NOT_OOM = {
     "illegal-instruction": "the CPU met an instruction it does not have (SIGILL): a build for AVX2 or AVX-512 run on a "
                            "CPU, or a virtual machine, that lacks them; use a build for this CPU (or pass the CPU's "
                            "flags through to the VM).",
+    "k-shift-unsupported": "a slot's context filled and llama.cpp tried to shift its KV cache (K-shift), which this "
+                           "model's cache cannot do: keep each request within the context (a smaller n_predict / "
+                           "num_predict, or a larger -c / num_ctx per slot), or turn context shift off "
+                           "(--no-context-shift) so a full slot ends its request instead.",
+    "floating-point-exception": "an arithmetic fault (SIGFPE: an integer division by zero, often a kernel's launch "
+                                "arithmetic at a size it does not handle, such as a prompt past the chunk or batch "
+                                "size): a bug, not memory running out; note the size it starts at and report it to "
+                                "the engine's project, or update it.",
     "ggml-context-pool-too-small": "ggml's own fixed metadata pool (not GPU memory) is too small for this batch: "
                                    "a smaller batch or a newer build.",
 }

@@ -1,0 +1,133 @@
+"""`vramdoctor logs` on the kinds of fault left open by the held-out rounds 46-58 (issue 6's note of stop 21), each
+with logs of our own in other engines, versions and wordings (none of the held-out logs' own lines). The engines' lines
+follow their sources (named in `vramdoctor/engines/<engine>.py` and beside each case)."""
+
+from __future__ import annotations
+
+import pytest
+
+from logcase import diag, run_of
+
+# --- SIGFPE: an arithmetic fault (an integer division by zero in a kernel's launch arithmetic), not memory ----------
+# signal 8: the shell prints "Floating point exception (core dumped)", systemd "status=8/FPE", docker an exit code of
+# 136 (128 + 8), TGI's launcher "signaled to shutdown with signal 8"
+
+
+@pytest.mark.parametrize("lines", [
+    ["main: build = 3120 (b1c2d3e4)", "llama_new_context_with_model: n_ctx      = 8192",
+     "Floating point exception (core dumped)"],
+    ["2024-05-01T10:00:00.100000Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0",
+     "2024-05-01T10:00:04.200000Z ERROR shard-manager: text_generation_launcher: Shard process was signaled to "
+     "shutdown with signal 8 rank=0", "Error: ShardCannotStart"],
+    ["May 01 10:00:00 box systemd[1]: Started tabby.service - TabbyAPI.",
+     "May 01 10:00:09 box systemd[1]: tabby.service: Main process exited, code=dumped, status=8/FPE"],
+    ["vllm-1  | INFO 05-01 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5",
+     "vllm-1 exited with code 136"],
+    ["Title: Floating point exception when the prompt is longer than 2048 tokens", "",
+     "INFO:     ExllamaV2 version: 0.1.5", "INFO:     Loading model: /models/command-r-exl2",
+     "INFO:     Model successfully loaded."],
+    ["Title: SIGFPE in llama-server with -c 16384 after a few turns", "",
+     "main: build = 3120 (b1c2d3e4)", "llama_new_context_with_model: n_ctx      = 16384"],
+])
+def test_a_floating_point_exception_is_not_memory(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "floating-point-exception"), (run.kind, run.code)
+
+
+def test_a_floating_point_exception_asked_about_is_no_verdict():
+    run = run_of(diag("\n".join(["Could this be a floating point exception rather than OOM?", "",
+                                 "main: build = 3120 (b1c2d3e4)", "CUDA error: out of memory"])))
+    assert run.code != "floating-point-exception", run.code
+
+
+# --- a runtime library that could not be loaded: Windows' ERROR_MOD_NOT_FOUND as LoadLibrary, Node's dlopen (LM
+# Studio's engine .node files) and Python's ctypes print it ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["Failed to load the model",
+     r"Failed to load LLM engine from path: D:\lms\extensions\backends\llama.cpp-win-x86_64-nvidia-cuda12-avx2-1.50.2"
+     r"\llm_engine_cuda12.node. The specified module could not be found."],
+    ["llama_cpp\\_ctypes_extensions.py\", line 67, in load_shared_library",
+     r"OSError: [WinError 126] The specified module could not be found. Error loading "
+     r"'C:\venv\Lib\site-packages\llama_cpp\lib\llama.dll' or one of its dependencies."],
+    ["Title: LM Studio 0.3.20: Failed to load LLM engine with Vulkan runtime", "",
+     "Error loading model.", "(Exit code: null). Please check settings and try loading the model again."],
+])
+def test_a_runtime_library_that_could_not_be_loaded_is_not_memory(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "library-load-failed"), (run.kind, run.code)
+
+
+# --- llama.cpp's K-shift abort: a slot's context filled and the cache of this model cannot be shifted (GGML_ABORT in
+# llama-kv-cache.cpp, worded by version: "Deepseek2 does not support K-shift" (b3500), "The current context does not
+# support K-shift", "The current KV cache / model configuration does not support K-shift") ---------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["main: server is listening on http://0.0.0.0:8080 - starting the main loop",
+     "slot launch_slot_: id  1 | task 811 | processing task",
+     "slot update_slots: id  1 | task 811 | slot context shift, n_keep = 0, n_left = 4094, n_discard = 2047",
+     "/app/src/llama-kv-cache.cpp:1016: The current KV cache / model configuration does not support K-shift",
+     "Aborted (core dumped)"],
+    ["time=2024-11-02T10:00:00.000Z level=INFO source=server.go:626 msg=\"llama runner started in 4.51 seconds\"",
+     "[GIN] 2024/11/02 - 10:00:07 | 200 |  5.1s |       127.0.0.1 | POST     \"/api/chat\"",
+     "/go/src/ollama/llama/llama.cpp:18012: The current context does not support K-shift",
+     "SIGABRT: abort"],
+    ["Title: llama-server aborts with 'Deepseek2 does not support K-shift' under load", "",
+     "main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+     "srv  update_slots: all slots are idle"],
+])
+def test_a_k_shift_the_cache_cannot_do_is_not_memory(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "k-shift-unsupported"), (run.kind, run.code)
+
+
+# --- growth per request in other wordings: the subject between the verb and its size, a size called fixed, growth by
+# what each request adds, and a count of requests that took memory from one size to another ---------------------------
+
+LLAMA_SERVING = ["main: server is listening on http://0.0.0.0:8080 - starting the main loop",
+                 "srv  update_slots: all slots are idle"]
+
+
+@pytest.mark.parametrize("said", [
+    "The server grows RSS by a constant 90 MiB on each request and keeps it.",
+    "Title: llama-server leaks a fixed ~64 MiB of RSS per request with hybrid models",
+    "Title: Mamba models leak about 40 MB host memory with every request",
+    "Each request adds a fixed ~50 MiB to the resident memory of the server.",
+    "In my test 30 requests took RSS from 2.1 GiB to 5.9 GiB.",
+    "Running the benchmark, 500 requests pushed VRAM from 18 GB to 23 GB.",
+])
+def test_growth_per_request_in_other_wordings_is_a_leak(said):
+    run = run_of(diag("\n".join([said, "", *LLAMA_SERVING])))
+    assert run.kind == "LEAK", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", [
+    "Each request adds about 50 MiB of KV cache while it runs, which is expected.",
+    "Setting -c 8192 took VRAM from 6 GB to 9 GB.",
+    "Would 30 requests take RSS from 2 GiB to 6 GiB?",
+])
+def test_what_one_request_or_one_setting_uses_is_no_leak(said):
+    run = run_of(diag("\n".join([said, "", *LLAMA_SERVING])))
+    assert run.kind != "LEAK", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", [
+    "Memory increases by 2 GB with 8192 tokens of context.",
+    "A 30000 tokens prompt took VRAM from 20 GB to 23 GB.",
+])
+def test_a_count_of_tokens_is_one_requests_size_not_a_span_of_work(said):
+    run = run_of(diag("\n".join([said, "", *LLAMA_SERVING])))
+    assert run.kind != "LEAK", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said, leak", [
+    ("Loading took VRAM from 1 GB to 14 GB, then it served fine for two days.", False),
+    ("Start-up pushed RSS from 1 GB to 9 GB, and it stayed there for a week.", False),
+    ("VRAM usage went from 14 GB to 22 GB over three days of the same traffic.", True),
+    ("RSS 2.1G to 7.9G overnight, same traffic.", True),
+])
+def test_a_rise_in_words_needs_its_own_span_of_work_or_time(said, leak):
+    run = run_of(diag("\n".join([said, "", *LLAMA_SERVING])))
+    assert (run.kind == "LEAK") == leak, (run.kind, run.code)
