@@ -131,3 +131,53 @@ def test_a_count_of_tokens_is_one_requests_size_not_a_span_of_work(said):
 def test_a_rise_in_words_needs_its_own_span_of_work_or_time(said, leak):
     run = run_of(diag("\n".join([said, "", *LLAMA_SERVING])))
     assert (run.kind == "LEAK") == leak, (run.kind, run.code)
+
+
+# --- ROCm's GPU page fault as the HSA runtime prints it ("Memory access fault by GPU node-N (Agent handle: ...) on
+# address ...", HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION): AMD's illegal memory access, also cut and in words ------
+
+
+@pytest.mark.parametrize("lines", [
+    [*LLAMA_SERVING, "slot update_slots: id  1 | task 220 | prompt processing progress, n_past = 4096",
+     "Memory access fault by GPU node-2 (Agent handle: 0x55d1c0a0) on address 0x7ef100000. Reason: Page not present "
+     "or supervisor privilege.", "Aborted (core dumped)"],
+    [*LLAMA_SERVING, "slot update_slots: id  0 | task 12 | new prompt, n_ctx_slot = 32768",
+     "Memory access fault by GPU node-1 (Ag"],
+    ["time=2025-03-01T10:00:00.000Z level=INFO source=server.go:626 msg=\"llama runner started in 6.02 seconds\"",
+     ":0:rocdevice.cpp            :3006: 1234567890 us: Callback: Queue 0x7f00 aborting with error : "
+     "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory beyond the largest legal "
+     "address. code: 0x29"],
+    ["Title: vLLM on MI210 crashes with a memory access fault after a few prompts", "",
+     "INFO 05-01 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5",
+     "INFO:     Application startup complete."],
+])
+def test_rocms_memory_access_fault_is_not_memory_running_out(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "illegal-memory-access"), (run.kind, run.code)
+
+
+# --- growth in yet other wordings: each step "making" memory bump by a size in words, memory growing "in ~200 MB
+# chunks", "enormous (and increasing) amounts of RAM", an out of memory "over time" ---------------------------------
+
+
+@pytest.mark.parametrize("said", [
+    "Every request makes the server's VRAM usage bump up by a few hundred megabytes.",
+    "Each completion is making RSS jump by 2 GB.",
+    "I can watch the VRAM grow in ~200 MB steps while the benchmark runs.",
+    "The runner uses enormous (and growing) amounts of host memory with prompt caching on.",
+    "Title: vLLM OOM over time with prefix caching",
+    "Title: Out of memory over time on llama-server with -np 4",
+])
+def test_growth_in_yet_other_wordings_is_a_leak(said):
+    run = run_of(diag("\n".join([said, "", *LLAMA_SERVING])))
+    assert run.kind == "LEAK", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", [
+    "Memory grows in 2 GB chunks while the model loads, then stays flat.",
+    "Would VRAM grow in chunks like this with paged attention?",
+    "It does not OOM over time, only with one long prompt.",
+])
+def test_growth_at_start_asked_or_denied_is_no_leak(said):
+    run = run_of(diag("\n".join([said, "", *LLAMA_SERVING])))
+    assert run.kind != "LEAK", (run.kind, run.code)

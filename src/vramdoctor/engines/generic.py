@@ -160,6 +160,18 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"\bleak\w*\s+(?:a\s+)?(?:fixed\s+|constant\s+|steady\s+)?(?:about |around |roughly |~)?\d[\d.,]*\s*"
            r"[KMG]i?B\s+(?:of\s+)?(?:host |CPU |GPU |system |device )?(?:memory|RAM|VRAM|RSS)\s+"
            r"(?:per|on|with|after|for)?\s*(?:each|every|per|a|an)\s+(?:\w+\s+){0,2}?" + _STEP + r"\b|"
+           # ... each step making memory go up by a size, also in words ("Each generation is making llama-server's RAM
+           # consumption bump by several gigabytes")
+           r"\b(?:each|every)\s+(?:\w+\s+){0,2}?" + _STEP + r"\s+(?:is\s+)?(?:mak|caus)\w*\s+(?:\S+\s+){0,3}?"
+           r"(?:memory|RAM|VRAM|RSS)\b(?:\s+(?:usage|use|consumption|footprint))?\s+(?:to\s+)?(?:bump|jump|grow|increase|"
+           r"go up|rise|climb)\w*\s+(?:up\s+)?by\b|"
+           # ... in chunks of a size ("I can observe the memory grow in about 90 MB chunks")
+           r"\b(?:memory|RAM|VRAM|RSS|usage)\b[^.;!?\n]{0,30}?\b(?:grow|grew|increas|ris|rose|climb|go(?:es)? up)\w*\s+in\s+"
+           r"(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B\s+(?:chunks|steps|increments|jumps)\b|"
+           # ... as "increasing amounts" of it ("enormous (and increasing) amounts of RAM")
+           r"(?:\((?:and\s+)?|\bever-?)(?:increasing|growing|rising)\)?\s+amounts?\s+of\s+(?:\w+\s+)?(?:memory|RAM|VRAM)\b|"
+           # ... and an out of memory that came "over time" (a title: "llama-server OOM Over Time")
+           r"\b(?:OOMs?|OOM-?kill\w*|out of memory)\s+over\s+time\b|"
            r"\b(?:each|every)\s+(?:\w+\s+){0,2}?" + _STEP + r"\s+(?:adds|leaves)\s+(?:a\s+)?(?:fixed\s+|constant\s+)?"
            r"(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B\s+(?:to|on|in)\s+(?:the\s+)?(?:\w+\s+){0,2}?"
            r"(?:memory|RAM|VRAM|RSS)\b|"
@@ -410,6 +422,9 @@ def _growth(m: re.Match, inside: bool = True) -> str:
 #: a rise within one step of work ("OOM occurs as the memory continues to increase as it passes forward", "during the
 #: forward pass", "layer by layer"): the step's own activations, not memory kept
 _WITHIN_STEP = re.compile(r"\b(?:passes forward|forward pass(?:es)?|during (?:the )?(?:prefill|forward|profil\w*|warm-?up)|"
+                          # (the load: "grows in 2 GB chunks while the model loads")
+                          r"while (?:the )?(?:model|weights|it) (?:loads|is loading)|while loading|"
+                          r"during (?:the )?(?:model |weights? )?load(?:ing)?|"
                           r"layer by layer|(?:with )?each layer|per layer)\b", re.I)
 _SHORT_SPAN = re.compile(r"\b(?:after|within|in|for) (?:about |around |roughly |~|only |just )?(?:a|one|\d+|a few|few|several|"
                          r"some) (?:seconds?|secs?|minutes?|mins?)\b", re.I)
@@ -592,6 +607,11 @@ LOG = LogWords(
         # the amdgpu driver's GPU page fault (dmesg: "amdgpu: [gfxhub0] retry page fault ...", "VM_L2_PROTECTION_FAULT
         # _STATUS"): a kernel touched memory it does not own, AMD's illegal memory access
         msg(r"amdgpu: \[gfxhub\d*\] (?:retry |no-retry )?page fault|VM_L2_PROTECTION_FAULT", "not_oom",
+            code="illegal-memory-access"),
+        # ... and as ROCm's HSA runtime reports it to the process ("Memory access fault by GPU node-1 (Agent handle:
+        # ...) on address ... Reason: Page not present", also cut after "node-1 (A"; rocdevice.cpp's
+        # HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION / _MEMORY_FAULT), or as a user names it ("a memory access fault")
+        msg(r"\bmemory access fault\b|\bHSA_STATUS_ERROR_MEMORY_(?:APERTURE_VIOLATION|FAULT)\b", "not_oom",
             code="illegal-memory-access"),
         # ggml's GGML_ABORT("fatal error") (an unsupported case in a kernel, "ggml-cuda/fattn.cu:574: fatal error"):
         # an abort by a check, not memory running out
