@@ -181,3 +181,45 @@ def test_growth_in_yet_other_wordings_is_a_leak(said):
 def test_growth_at_start_asked_or_denied_is_no_leak(said):
     run = run_of(diag("\n".join([said, "", *LLAMA_SERVING])))
     assert run.kind != "LEAK", (run.kind, run.code)
+
+
+# --- a report in Chinese above the log it pastes: its sentences (the first person, clauses with full-width marks) are
+# the user's, and join the log; a traceback cut inside TurboMind's weight creation is the weights -------------------
+
+TM_CUT = [
+    "Traceback (most recent call last):",
+    '  File "/usr/local/bin/lmdeploy", line 8, in <module>',
+    "    sys.exit(run())",
+    '  File "/usr/local/lib/python3.10/site-packages/lmdeploy/serve/async_engine.py", line 210, in _build_turbomind',
+    "    self.engine = tm.TurboMind.from_pretrained(",
+    '  File "/usr/local/lib/python3.10/site-packages/lmdeploy/turbomind/turbomind.py", line 118, in __init__',
+    "    self.model_comm = self._from_hf(model_source=model_source,",
+    '  File "/usr/local/lib/python3.10/site-packages/lmdeploy/turbomind/turbomind.py", line 240, in _from_hf',
+    "    self._create_weight(model_comm)",
+    '  File "/usr/local/lib/python3.10/site-packages/lmdeploy/turbomind/turbomind.py", line 160, in _create_weight',
+]
+
+
+@pytest.mark.parametrize("words", [
+    ["Title: 用lmdeploy部署Qwen2-72B，两张A100会出现CUDA out of memory，换成四张卡就正常", "",
+     "我用下面的命令启动服务，加载到一半就报错了。", "",
+     "lmdeploy serve api_server /models/Qwen2-72B-Instruct --backend turbomind --tp 2"],
+    ["Title: OOM with TurboMind on two GPUs for a 70B model", "",
+     "lmdeploy serve api_server /models/Llama-3-70B --backend turbomind --tp 2"],
+])
+def test_a_report_out_of_memory_over_a_traceback_cut_in_turbominds_weights_is_the_weights(words):
+    rep = diag("\n".join([*words, "", *TM_CUT, "    future.result()"]))
+    run = run_of(rep)
+    assert len(rep.runs) == 1, [(r.first_line, r.last_line) for r in rep.runs]
+    assert run.kind == "WEIGHTS", (run.kind, run.code, run.candidates)
+
+
+@pytest.mark.parametrize("line, user", [
+    ("我用两张卡部署70B模型，启动的时候报显存不足。", True),
+    ("部署Qwen2-72B时，服务启动后，一发请求就挂了。", True),
+    ("2024-07-01 10:00:00,123 - lmdeploy - ERROR - 模型加载失败，请检查路径。", False),
+    ("[TM][INFO] 加载权重完成", False),
+])
+def test_chinese_sentences_are_the_users_words(line, user):
+    from vramdoctor.logs.authorship import user_words
+    assert user_words(line) == user

@@ -106,7 +106,8 @@ _SIZE_CHECK = re.compile(r"raise_if_cache_size_invalid|check_enough_kv_cache_mem
 _LOADER_PROPER = re.compile(r"model_loader[/.]|\bin get_model\b|\bget_model\(|\bload_weights\b|\bweight_loader\b|"
                             # ... or a layer making its weights (a quantization method's create_weights, a Parameter of
                             # torch.empty): the allocation itself, the innermost step
-                            r"\bcreate_weights\b|Parameter\(torch\.(?:empty|zeros)|"
+                            # (TurboMind's _create_weight and create_shared_weights, lmdeploy/turbomind/turbomind.py)
+                            r"\b_?create_(?:shared_)?weights?\b|Parameter\(torch\.(?:empty|zeros)|"
                             # ... or a model moved to the GPU whole (model.cuda(), nn.Module._apply over its tensors)
                             r"\bin _apply\b|\bself\._apply\(|\bmodel\s*=\s*model\.(?:cuda|to)\(|"
                             # ... or ExLlama (v1) building its model, which reads the weights; its cache is made by

@@ -51,7 +51,10 @@ _USER = re.compile(r"(?<![\w'\[(<])(?:I|I'm|I've|I'd|[Mm]y|[Ww]e|[Oo]ur|[Mm]e)(?
                    r"(?<![\w'\[(<.])i(?:'m|'ve|'d| (?:am|was|have|had|can|can't|cannot|could|get|got|run|ran|tried|try|"
                    r"want|need|think|use|used|see|saw|load|loaded|imagine|must|will|would|don't|didn't|do|start|"
                    r"started|set|changed|installed|downloaded|followed|also|just|still|only))\b|"
-                   r"[\"\u201c`]\s*\S+(?:\s+\S+)+?\s*[\"\u201d`]")
+                   r"[\"\u201c`]\s*\S+(?:\s+\S+)+?\s*[\"\u201d`]|"
+                   # Chinese: the first person (我, 我们), or a sentence of clauses with full-width marks (two or more
+                   # of ，。；！？), which programs' one-line messages do not print
+                   r"我|(?:[^，。；！？\n]{2,}[，。；！？]){2}")
 
 
 #: markdown emphasis a user writes in a sentence ("the **second** request"; not `__x__`, which is Python's `__init__`)
