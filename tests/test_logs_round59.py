@@ -223,3 +223,34 @@ def test_a_report_out_of_memory_over_a_traceback_cut_in_turbominds_weights_is_th
 def test_chinese_sentences_are_the_users_words(line, user):
     from vramdoctor.logs.authorship import user_words
     assert user_words(line) == user
+
+
+# --- "OOM" as a verb: OOMing, OOMed, OOMs, OOM'd, OOM-ing, and "OOMs at batch size 4" ------------------------------
+
+
+@pytest.mark.parametrize("said", [
+    "Title: [Bug]: server OOMing randomly under load",
+    "It OOMed at the third request with a 16k prompt.",
+    "With batch size 8 it OOMs while serving, 4 is fine.",
+    "The server OOM'd after about twenty requests.",
+])
+def test_oom_as_a_verb_is_out_of_memory(said):
+    run = run_of(diag("\n".join([said, "", "INFO:     Application startup complete."])))
+    assert run.kind not in ("NONE", "NOT_OOM"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", [
+    "How do I avoid OOMs when serving with a long context?",
+    "It never OOMed with 0.5.3.",
+])
+def test_oom_as_a_verb_supposed_or_denied_is_no_failure(said):
+    run = run_of(diag("\n".join([said, "", "INFO:     Application startup complete."])))
+    assert run.kind == "NONE", (run.kind, run.code)
+
+
+def test_serving_the_model_is_no_request():
+    lines = ["It runs out of memory while serving the model with vllm serve.", "",
+             "INFO 05-01 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5",
+             "INFO 05-01 10:00:09 [gpu_model_runner.py:1500] Loading model weights took 14.2 GiB"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind != "RUNTIME", (run.kind, run.code, run.phase_source)

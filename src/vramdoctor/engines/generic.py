@@ -75,7 +75,9 @@ class GenericRules(RulesBase):
 #: out-of-memory in the words of PyTorch, CUDA, HIP, Vulkan, Metal and allocators in general
 OOM_WORDS = (r"out of memory", r"显存(?:不足|不够|溢出|爆了?|炸了?|爆炸)|[爆炸]显存|内存溢出", r"\bout of (?:GPU|CUDA|device|video|graphics|VRAM) memory\b", r"\[malloc_or_wait\] Unable to allocate", r"Exceeded max size of memory allocation", r"the resource allocation failed", r"VK_ERROR_OUT_OF_DEVICE_MEMORY",
              r"\[metal::malloc\]", r"greater than the maximum allowed buffer size", r"alloc_?\w*mem\w* failed", r"OutOfMemoryError", r"(?<![A-Za-z0-9_])OutOfMemory(?![A-Za-z0-9_])", r"CUBLAS_STATUS_ALLOC_FAILED",
-             r"memory is insufficient", r"(?<![A-Za-z0-9_])OOM(?![A-Za-z0-9_])", r"cudaErrorMemoryAllocation", r"hipErrorOutOfMemory",
+             r"memory is insufficient", r"(?<![A-Za-z0-9_])OOM(?![A-Za-z0-9_])",
+             # ("OOM" as a verb: "OOMing unpredictably", "it OOMed", "OOMs at 4", "OOM'd", "OOM-ing")
+             r"(?<![A-Za-z0-9_])OOM(?:s|ed|ing|'d|-ing)(?![A-Za-z0-9_])", r"cudaErrorMemoryAllocation", r"hipErrorOutOfMemory",
              r"ErrorOutOfDeviceMemory", r"CUDA_ERROR_OUT_OF_MEMORY", r"cudaMalloc failed", r"memory allocation failed",
              r"CUDA out of\b", r"failed to allocate", r"unable to allocate .*buffer",
              r"Insufficient (?:GPU |device )?memory", r"not enough memory", r"kIOGPUCommandBufferCallbackErrorOutOfMemory",
@@ -876,8 +878,14 @@ LOG = LogWords(
                         # (not a warning's hypothesis: vLLM's profiler "may cause certain multi-modal inputs to fail
                         # during inference")
                         r"(?<!fail )\b(?:during|while|at) (?:doing |running )?inference\b|"
+                        # ... or prediction, or serving itself ("OOMing unpredictably on prediction", "OOMed at
+                        # prediction-time", "it OOMs while serving"; not "while serving the model", a start)
+                        r"\b(?:during|while|at|on) prediction(?:[- ]time)?\b|"
+                        r"\b(?:while|when|during) serving\b(?! (?:the |a |my |this |our )?(?:model|weights)\b)|"
                         # ... or after a number of them ("after handling only 6 conversations", "after ~200 requests")
-                        r"\bafter (?:handling |serving |processing |answering )?(?:only |just |about |around |~)?\d+ "
+                        r"\bafter (?:handling |serving |processing |answering )?(?:only |just |about |around |~)?"
+                        r"(?:\d+|two|three|four|five|six|seven|eight|nine|ten|a dozen|twenty|thirty|forty|fifty|a hundred|"
+                        r"hundreds of) "
                         r"(?:conversations?|requests?|prompts?|queries|chats?|messages?|completions?)\b|"
                         # ... or a benchmark client driving the server (TGI's text-generation-benchmark, vLLM's
                         # benchmark_serving.py / `vllm bench serve`, SGLang's bench_serving, NVIDIA's genai-perf)
@@ -954,7 +962,8 @@ LOG = LogWords(
                         r"(?:the |our |my )?(?:model|server|API|endpoint)\b|"
                         # a request named by its order or as the API's ("exclusively the first request after
                         # starting", "with the same API request", "on the second prompt"; not "before the first")
-                        r"(?<!before )(?<!until )(?<!without )\bthe (?:very )?(?:first|second|next|same) (?:API |HTTP |"
+                        r"(?<!before )(?<!until )(?<!without )\bthe (?:very )?(?:first|second|third|fourth|fifth|next|same|"
+                        r"\d+(?:st|nd|rd|th)|nth|Nth) (?:API |HTTP |"
                         r"chat |completions? |inference )?(?:request|prompt|query|call)s?\b|"
                         r"\b(?:an?|the|same|every|each) API (?:request|call)s?\b|"
                         # through the server's API or chat ("accessing the models through api", "in the chat tab",
