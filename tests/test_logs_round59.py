@@ -254,3 +254,48 @@ def test_serving_the_model_is_no_request():
              "INFO 05-01 10:00:09 [gpu_model_runner.py:1500] Loading model weights took 14.2 GiB"]
     run = run_of(diag("\n".join(lines)))
     assert run.kind != "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+# --- TensorRT-LLM's KV pool below one sequence, its assertion cut short (in a title, or a line cut by the paste) ----
+
+TRT_POOL = ["[TensorRT-LLM][INFO] Loaded engine size: 7683 MiB",
+            "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 120.00 MiB for execution context memory.",
+            "[TensorRT-LLM][INFO] Max tokens in paged KV cache: 256. Allocating 33554432 bytes."]
+
+
+@pytest.mark.parametrize("lines", [
+    ["Title: 500 on loadmodel: maxTokensInPagedKvCache (256) must be large enough", "", *TRT_POOL,
+     "ERROR Unhandled exception in /inferences/server/loadmodel, what(): [TensorRT-LLM][ERROR] Assertion failed: maxTo"],
+    [*TRT_POOL, "[TensorRT-LLM][ERROR] Assertion failed: maxTokensInPagedKvCache (256) must be large enough"],
+])
+def test_trtllms_pool_below_one_sequence_cut_short_is_the_kv_cache(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "KV_CAPACITY", (run.kind, run.code)
+
+
+# --- a kernel's check on tensor shapes, and a kernel with no build for a shape (FlashInfer's dispatch): not memory ---
+
+SGLANG_CAPTURE = ["[2025-06-01 10:00:00 TP0] Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, "
+                  "avail mem=60.11 GB, mem usage=15.27 GB.",
+                  "[2025-06-01 10:00:02 TP0] Capture cuda graph begin. This can take up to several minutes."]
+
+
+@pytest.mark.parametrize("lines, code", [
+    (["Title: [Bug] Capture cuda graph failed: CHECK_EQ(x.size(1), w.size(0)) failed. 4096 vs 5120", "",
+      *SGLANG_CAPTURE], "shape-mismatch"),
+    ([*SGLANG_CAPTURE, "[2025-06-01 10:00:03 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+      "RuntimeError: CHECK_EQ(q.size(2), k.size(2)) failed. 128 vs 96"], "shape-mismatch"),
+    (["Title: failed to dispatch head_dim 80", "", *SGLANG_CAPTURE], "kernel-config-unsupported"),
+    ([*SGLANG_CAPTURE, "RuntimeError: BatchPrefillWithPagedKVCache failed to dispatch group_size 3"],
+     "kernel-config-unsupported"),
+    ([*SGLANG_CAPTURE, "RuntimeError: Unsupported head_dim: 72"], "kernel-config-unsupported"),
+])
+def test_a_shape_check_or_a_kernel_without_the_shape_is_not_memory(lines, code):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", code), (run.kind, run.code)
+
+
+def test_a_check_on_memory_is_left_to_the_words_around_it():
+    lines = [*SGLANG_CAPTURE, "RuntimeError: CHECK_EQ(workspace.size(0), pool_bytes) failed. 0 vs 1048576"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.code not in ("shape-mismatch", "kernel-config-unsupported"), (run.kind, run.code)

@@ -730,6 +730,17 @@ LOG = LogWords(
         # context does not support K-shift", "The current KV cache / model configuration does not support K-shift"):
         # an unsupported operation, not memory
         msg(r"\bdoes not support K-shift\b|\bK-shift (?:is )?not supported\b", "not_oom", code="k-shift-unsupported"),
+        # a kernel's check on tensor shapes (sgl-kernel's and FlashInfer's TORCH_CHECK / CHECK_EQ: "CHECK_EQ(input.size(0),
+        # residual.size(0)) failed. 8 vs 32"; PyTorch's "shape mismatch: value tensor of shape [...] cannot be
+        # broadcast"): a shape the code does not handle, not memory (a check on a buffer or a pool is left to the words
+        # around it)
+        msg(r"\bCHECK_(?:EQ|NE|LT|LE|GT|GE)\((?![^\n]*(?:" + MEMORY_TERMS + r"|workspace))[^\n]*?\b(?:size|shape|dim|"
+            r"numel|stride)\w*\([^\n]*\) failed|\bshape mismatch: value tensor of shape\b", "not_oom", code="shape-mismatch"),
+        # a kernel with no build for this shape or setting (FlashInfer's dispatch macros: "failed to dispatch head_dim
+        # 96", "... failed to dispatch group_size 3", "Unsupported head_dim: 72"): a model the kernel does not support
+        msg(r"\bfailed to dispatch (?:head_dim|group_size|page_size|pos_encoding_mode|mask_mode|num_qo_heads|"
+            r"num_kv_heads|dtype|data type)\b|\bUnsupported (?:head_dim|group_size|page_size)\b", "not_oom",
+            code="kernel-config-unsupported"),
         # an arithmetic fault (SIGFPE, 8: an integer division by zero, as in a kernel's launch arithmetic past a chunk
         # or batch size it does not handle): the shell ("Floating point exception (core dumped)"), systemd
         # ("status=8/FPE"), TGI's launcher ("signal 8") and an exit status of 136 (128 + 8); not memory

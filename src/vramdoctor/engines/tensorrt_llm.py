@@ -38,7 +38,7 @@ LOG = LogWords(
         msg(r"too large for at least one sequence to fit in kvCache", "pressure", "KV", "max-model-len-exceeds-kv-cache"),
         # the block manager's own assertion when it finds no free block (kvCacheManager.cpp getFreeBlock)
         msg(r"Assertion failed: freeBlockIterator\.has_value\(\)", "oom", "RUNTIME", "kv-blocks-exhausted"),
-        msg(r"tokens the KV cache can hold|maxTokensInPagedKvCache(?: \(\d+\))? must be large enough to process at least 1 sequence",
+        msg(r"tokens the KV cache can hold|maxTokensInPagedKvCache(?: \(\d+\))? must be large enough\b",  # (also cut after "enough")
             "oom", "KV", "max-model-len-exceeds-kv-cache"),
         msg(r"\[TensorRT-LLM\]\[ERROR\]", "error"),
         msg(_STAGE + r"(?:KV cache|kv_cache|Initial KV cache|_no_capture_init_kv_cache)", "oom", "KV",

@@ -173,6 +173,13 @@ _NOT_OOM = {
                            "model's cache cannot do: keep each request within the context (a smaller n_predict / "
                            "num_predict, or a larger -c / num_ctx per slot), or turn context shift off "
                            "(--no-context-shift) so a full slot ends its request instead.",
+    "shape-mismatch": "a kernel's check on tensor shapes failed (a shape it does not handle: a model, a batch size or "
+                      "a mode its kernels do not support, often only in CUDA-graph capture or with one back end): "
+                      "not memory; try without the option that brings in that kernel (for example CUDA graphs, or "
+                      "another attention back end) and report it to the engine.",
+    "kernel-config-unsupported": "the attention kernel has no build for this model's shape (its head size, group "
+                                 "size or page size): not memory; choose another attention back end or a build that "
+                                 "supports it.",
     "floating-point-exception": "an arithmetic fault (SIGFPE: an integer division by zero, often a kernel's launch "
                                 "arithmetic at a size it does not handle, such as a prompt past the chunk or batch "
                                 "size): a bug, not memory running out; note the size it starts at and report it to "
