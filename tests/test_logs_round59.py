@@ -299,3 +299,44 @@ def test_a_check_on_memory_is_left_to_the_words_around_it():
     lines = [*SGLANG_CAPTURE, "RuntimeError: CHECK_EQ(workspace.size(0), pool_bytes) failed. 0 vs 1048576"]
     run = run_of(diag("\n".join(lines)))
     assert run.code not in ("shape-mismatch", "kernel-config-unsupported"), (run.kind, run.code)
+
+
+# --- a person's paragraph: the step is read from the sentence that holds the out of memory, not from another sentence
+# of it; and one request by its prompt, or a long-context prefill, is serving ---------------------------------------
+
+VLLM_UP = ["INFO 05-01 10:00:00 [api_server.py:1043] vLLM API server version 0.11.0"]
+
+
+@pytest.mark.parametrize("said", [
+    "A single chat request whose prompt exceeds ~150K tokens brings down the whole engine (CUDA OOM in the attention "
+    "path). That is far below the max-model-len the KV cache reports as provisioned.",
+    "Title: CUDA OOM during long-context prefill with Qwen3-235B, TP=8",
+    "One completion request with a 200k-token input kills the server with out of memory. The KV cache was sized at "
+    "600,000 tokens at startup.",
+])
+def test_one_long_request_or_its_prefill_is_serving_whatever_another_sentence_names(said):
+    run = run_of(diag("\n".join([said, "", *VLLM_UP])))
+    assert run.kind in ("RUNTIME", "UNDETERMINED"), (run.kind, run.code)
+    assert run.kind == "RUNTIME" or "RUNTIME" in run.candidates, (run.kind, run.candidates)
+
+
+def test_another_sentence_of_the_paragraph_names_no_step():
+    said = ("The engine dies with CUDA out of memory after a while. Loading the weights takes 40 GB and the KV cache "
+            "gets the rest.")
+    run = run_of(diag("\n".join([said, "", *VLLM_UP])))
+    assert run.kind not in ("KV_CAPACITY", "WEIGHTS"), (run.kind, run.code)
+
+
+def test_an_exceptions_own_sentences_stay_one_message():
+    line = ("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+            "initializing the engine.")
+    run = run_of(diag("\n".join([*VLLM_UP, line])))
+    assert run.kind == "KV_CAPACITY", (run.kind, run.code)
+
+
+def test_a_programs_message_of_several_sentences_stays_one():
+    line = ("thread 'main' panicked at 'Unable to warmup model: Generation(\"Allocation on device 0 would exceed allowed "
+            "memory. (out of memory)\\nCurrently allocated     : 20.1 GiB\\nRequested               : 3.2 GiB\")'")
+    run = run_of(diag("\n".join(["2024-01-01T10:00:00.000000Z  INFO text_generation_launcher: Starting shard rank=0",
+                                 line])))
+    assert run.kind == "WARMUP", (run.kind, run.code)

@@ -892,6 +892,10 @@ LOG = LogWords(
                         # ... or prediction, or serving itself ("OOMing unpredictably on prediction", "OOMed at
                         # prediction-time", "it OOMs while serving"; not "while serving the model", a start)
                         r"\b(?:during|while|at|on) prediction(?:[- ]time)?\b|"
+                        # ... one request by its prompt ("a single chat-completion request whose tokenized prompt
+                        # exceeds ~185K tokens"), or a long prompt's prefill ("OOM during long-context prefill")
+                        r"\b(?:a single|one|each|every) (?:[\w-]+ ){0,2}?request (?:whose|with an?) (?:[\w-]+ ){0,3}?"
+                        r"(?:prompt|input|context)\b|\b(?:at|during|in|on) (?:a |the )?long[- ]context prefill\b|"
                         r"\b(?:while|when|during) serving\b(?! (?:the |a |my |this |our )?(?:model|weights)\b)|"
                         # ... or after a number of them ("after handling only 6 conversations", "after ~200 requests")
                         r"\bafter (?:handling |serving |processing |answering )?(?:only |just |about |around |~)?"

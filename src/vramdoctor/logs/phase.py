@@ -11,6 +11,7 @@ from ..engines.words import SIZE, to_bytes
 from .facts import Failure
 from .authorship import program_line, sentence_like, user_words
 from .knowledge import FRAME, PY_FRAME, knowledge, phase_words
+from .prose import OOM_ANY
 from .lines import LOG_PREFIX
 
 GIB = 2**30
@@ -230,6 +231,27 @@ def passed_step(text: str) -> str | None:
     return max(found, key=PHASES.index) if found else None
 
 
+#: where a person's paragraph splits into sentences
+_SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z][a-z])")
+#: a program's message: an exception's line ("ValueError: ...", "torch.OutOfMemoryError: ..."), a panic, a call
+#: quoting a string (TGI's `Generation("Allocation on device 0 would exceed ...`), escaped newlines: its sentences are
+#: one message
+_EXCEPTION = re.compile(r"^\s*[\w.]*(?:Error|Exception)\b|\bpanicked at\b|\w\(\x22|\\n")
+
+
+def _oom_sentence(text: str) -> str:
+    """The sentence of a person's paragraph (no log prefix, no exception's class) that holds its out-of-memory words:
+    a step another sentence names is not where memory ran out ("... kills the engine (CUDA OOM in the prefill path).
+    This is well below the max-model-len ... the KV cache reports as provisioned."). The whole text otherwise."""
+    if LOG_PREFIX.match(text) or _EXCEPTION.search(text):
+        return text
+    parts = _SENTENCES.split(text)
+    if len(parts) < 2:
+        return text
+    held = [t for t in parts if OOM_ANY.search(t)]
+    return " ".join(held) if held else text
+
+
 def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: frozenset[str] = frozenset()) -> Place:
     """Where `f` happened, from the evidence in order; see the module docstring. weights_bytes: the
     model's weights (printed by the engine, or estimated), held against what PyTorch held when it failed. told: the
@@ -266,7 +288,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     # words of a step, not an engine's verdict: never before the progress made (a failure that is itself a stack frame,
     # a traceback pasted without its header or its error, is placed with the other frames: the innermost decides)
     headless = bool(FRAME.search(f.text))
-    p = phase_words(f.text, engine) if not headless else None
+    p = phase_words(_oom_sentence(f.text), engine) if not headless else None
     if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
         return Place(p, "the failure message", (f.line_no, f.text), [p])
     if p == "COMPUTE":  # the failure's own words name a graph evaluation (V0's "Error in model execution")
