@@ -340,3 +340,100 @@ def test_a_programs_message_of_several_sentences_stays_one():
     run = run_of(diag("\n".join(["2024-01-01T10:00:00.000000Z  INFO text_generation_launcher: Starting shard rank=0",
                                  line])))
     assert run.kind == "WARMUP", (run.kind, run.code)
+
+
+# --- pinned host memory llama.cpp could not get is optional (it goes on with pageable memory), also with a comma for
+# the decimal mark as a user types it, and where only the title names it -------------------------------------------
+
+LLAMA_LOAD = ["build: 4100 (a1b2c3d4) with cc (GCC) 13.2.0 for x86_64-linux-gnu",
+              "llm_load_tensors: offloaded 20/41 layers to GPU",
+              "llm_load_tensors:        CUDA0 buffer size =  6120.00 MiB",
+              "main: server is listening on 127.0.0.1:8080 - starting the main loop"]
+
+
+@pytest.mark.parametrize("title", [
+    "Title: Bug: ggml_cuda_host_malloc: failed to allocate 2048,00 MiB of pinned memory: invalid argument",
+    "Title: WARNING: failed to allocate 512,50 MB of pinned memory: out of memory on every start",
+])
+def test_pinned_memory_llama_cpp_could_not_get_is_no_failure(title):
+    run = run_of(diag("\n".join([title, "", *LLAMA_LOAD])))
+    assert run.kind == "NONE", (run.kind, run.code)
+
+
+def test_a_titles_quote_of_a_warning_the_engine_goes_on_from_states_no_failure():
+    title = "Title: Bug: ggml_cuda_host_malloc: failed to allocate 1024,00 MiB of pinned memory: invalid argument"
+    said = "It says this on every start, but the server keeps working fine."
+    run = run_of(diag("\n".join([title, "", said, "", *LLAMA_LOAD])))
+    assert run.kind == "NONE", (run.kind, run.code)
+
+
+# --- a read the disk or file system failed (EIO) is no memory running out -------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    [LLAMA_LOAD[0], "llama_model_load: error loading model: read error: Input/output error",
+     "llama_load_model_from_file: failed to load model"],
+    ["INFO 05-01 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5",
+     "OSError: [Errno 5] Input/output error: '/mnt/nfs/models/model-00003-of-00008.safetensors'"],
+    ["time=2025-01-01T10:00:00.000Z level=INFO source=server.go:626 msg=\"loading model\"",
+     "Error: llama runner process has terminated: error loading model: read error: Input/output error"],
+])
+def test_a_read_the_disk_failed_is_not_memory(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "io-error"), (run.kind, run.code)
+
+
+# --- a server's own memory guard stopping a request ("Memory limit exceeded during prefill", "memory 30.1GB exceeds
+# ceiling 30.0GB"): memory ran out for that request, while serving ---------------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["> Error: Memory limit exceeded during chunked prefill at 30720/41000 tokens: 30.2GB exceeds ceiling 30.0GB"],
+    ["mlxserve.scheduler - WARNING - Prefill force-stopped at 9000 tokens: memory 61.0GB exceeds ceiling 60.0GB",
+     "mlxserve.server - ERROR - Error during chat streaming: Memory limit exceeded during prefill"],
+])
+def test_a_memory_guard_stopping_a_requests_prefill_is_serving(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+# --- a wrapper's verdict of a load in the line of its error ("could not load model (no success): ...OutOfMemoryError")
+
+
+@pytest.mark.parametrize("line", [
+    '{"error":{"code":500,"message":"could not load model (no success): Unexpected err=OutOfMemoryError(\'CUDA out of '
+    'memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of 7.79 GiB of which 12.50 MiB is free.\')"}}',
+    "ERR could not load model: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.02 GiB.",
+])
+def test_a_wrappers_could_not_load_model_with_its_out_of_memory_is_the_weights(line):
+    run = run_of(diag(line))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)
+
+
+# --- running text a person wrote, in any case and ending, is no failure the engine got past at start ---------------
+
+
+@pytest.mark.parametrize("said", [
+    "while sending it a long document to summarise it results in an OOM and the whole server goes down:",
+    "sending the second batch of prompts ends in out of memory on both of the gpus every time",
+])
+def test_a_persons_running_text_of_an_out_of_memory_above_serving_lines_is_no_recovery(said):
+    lines = [said, "", "2025-06-29T05:16:59.546744Z  INFO mistralrs_core::engine::logger: Throughput (T/s) 1007.00, "
+                       "Prefix cache hitrate 90.00%, 1 running, 0 waiting",
+             "2025-06-29T05:17:04.546821Z  INFO mistralrs_core::engine::logger: Throughput (T/s) 8.40, Prefix cache "
+             "hitrate 90.00%, 1 running, 0 waiting"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.code != "recovered-at-start", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line, prose", [
+    ("while submitting a web search result for processing results in an OOM with high prefix cache hit rates:", True),
+    ("Memory access fault by GPU node-1 (Agent handle: 0x5a6b) on address 0x7f00. Reason: Page not present.", False),
+    ("CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total capacity; 14.1 GiB already allocated)",
+     False),
+    ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1024.00 MiB on device 0: cudaMalloc failed: out of memory",
+     False),
+])
+def test_running_text_is_told_from_a_programs_message(line, prose):
+    from vramdoctor.logs.authorship import prose_like
+    assert prose_like(line) == prose

@@ -82,7 +82,10 @@ OOM_WORDS = (r"out of memory", r"显存(?:不足|不够|溢出|爆了?|炸了?|�
              r"CUDA out of\b", r"failed to allocate", r"unable to allocate .*buffer",
              r"Insufficient (?:GPU |device )?memory", r"not enough memory", r"kIOGPUCommandBufferCallbackErrorOutOfMemory",
              r"\bno enough memory", r"\b(?:UR|ZE)_RESULT_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY\b", r"too large for (?:the )?available memory", r"not enough (?:GPU |device |free |KV cache |cache |CUDA )+memory",
-             r"\b(?:memory|VRAM) (?:ran|runs|running) out\b")
+             r"\b(?:memory|VRAM) (?:ran|runs|running) out\b",
+             # a server's own memory guard refusing to go on (oMLX's scheduler: "Memory limit exceeded during
+             # prefill", "memory 42.8GB exceeds ceiling 42.0GB")
+             r"\b[Mm]emory limit exceeded\b", r"\bexceeds (?:the )?(?:memory )?ceiling\b")
 
 #: CUDA and HIP runtime error strings (cudaGetErrorString, hipGetErrorString) that are not out-of-memory
 CUDA_ERRORS = (r"invalid argument|invalid device ordinal|invalid device function|invalid configuration argument|"
@@ -508,7 +511,7 @@ def _failure_stated(m: re.Match) -> str:
     if _WRITTEN.match(text):
         raise ValueError("a program's line")
     clause = text[max((b.end() for b in _SENTENCE_END.finditer(text, 0, m.start())), default=0):m.start()]
-    if _QUOTED_LEVEL.search(clause):
+    if _QUOTED_LEVEL.search(clause) or _QUOTED_SOURCE.search(clause):
         raise ValueError("a program's words, quoted")
     return _growth(m, inside=False)
 
@@ -517,6 +520,11 @@ def _failure_stated(m: re.Match) -> str:
 _SENTENCE_END = re.compile(r"[.;!?](?=\s|$)")
 #: a log level before the words in their clause: a program's line quoted in the user's sentence
 _QUOTED_LEVEL = re.compile(r"\b(?:WARNING|WARN|ERROR|INFO|DEBUG|FATAL|CRITICAL)\b:?|\[[IWE]\]")
+
+
+#: a program's function named just before the words ("Title: Bug: ggml_cuda_host_malloc: failed to allocate ..."): its
+#: message, quoted
+_QUOTED_SOURCE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+:\s*$")
 
 
 #: a character of a user's clause that neither denies nor supposes (no "not", "never", "n't", "if", "would")
@@ -741,6 +749,9 @@ LOG = LogWords(
         msg(r"\bfailed to dispatch (?:head_dim|group_size|page_size|pos_encoding_mode|mask_mode|num_qo_heads|"
             r"num_kv_heads|dtype|data type)\b|\bUnsupported (?:head_dim|group_size|page_size)\b", "not_oom",
             code="kernel-config-unsupported"),
+        # the disk or file system failed a read (EIO, 5: "read error: Input/output error", Python's "[Errno 5]
+        # Input/output error"): a failing disk, a network mount that dropped, not memory
+        msg(r"\bInput/output error\b|\[Errno 5\]|\bEIO\b", "not_oom", code="io-error"),
         # an arithmetic fault (SIGFPE, 8: an integer division by zero, as in a kernel's launch arithmetic past a chunk
         # or batch size it does not handle): the shell ("Floating point exception (core dumped)"), systemd
         # ("status=8/FPE"), TGI's launcher ("signal 8") and an exit status of 136 (128 + 8); not memory
@@ -850,6 +861,9 @@ LOG = LogWords(
                       r"Parameter\(torch\.empty|_load_pretrained_model|dispatch_model|loading model tensors|"
                       r"checkpoint shards:|Loading weights|loading weights|Loading model weights|load_bmodel|"
                       r"Loading bmodel|\bload model error\b|error (?:while )?loading (?:the )?model\b|"
+                      # (a wrapper's verdict of a load in the same line as its error: LocalAI's "could not load model
+                      # (no success): Unexpected err=OutOfMemoryError(...)")
+                      r"\bcould not load (?:the )?model\b|"
                       r"\bcreated tensor\b"),
         "KV": rx(r"kv_cache_init|allocate_kv|kv cache|kv_cache|cache blocks|\b(?:kv|key|value|k|v)_(?:buffer|cache)s?"
                  r"\s*=\s*\[?\s*torch\.(?:empty|zeros)"),
@@ -866,7 +880,10 @@ LOG = LogWords(
                       r"\bprompt_step\b|\bstream_generate\b|batch_generator\.py|"
                       r"in _prefill|/v1/(?:chat/)?completions|chat_completion|\bchatcmpl-|\brequest_id\b|"
                       r"\bschedule (?:a |the )?(?:single )?(?:sequence|request)|\bPrefill failed for\b|"
-                      r"Error during (?:chat )?streaming"),
+                      r"Error during (?:chat )?streaming|"
+                      # a request's prefill by its progress ("during chunked prefill at 51072/53418 tokens", "Prefill
+                      # force-stopped at 1441 tokens")
+                      r"\bduring (?:chunked )?prefill at \d+/\d+ tokens\b|\bPrefill force-stopped at \d+ tokens\b"),
     },
     milestones=(
         ("weights_done", rx(r"Loading checkpoint shards: 100%")),

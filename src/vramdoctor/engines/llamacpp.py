@@ -370,7 +370,8 @@ LOG = LogWords(
         # ggml_cuda_host_malloc "WARNING: failed to allocate %.2f MB of pinned memory: %s"; ggml-vulkan.cpp
         # ggml_backend_vk_host_buffer_type_alloc_buffer "ggml_vulkan: Failed to allocate pinned memory (%s)", in older
         # builds that line then the exception's what() on the next, and a CPU buffer instead)
-        msg(r"failed to allocate [\d.]+ [KMG]i?B of pinned memory|\bof pinned memory: out\b|"
+        # (its size in the locale's own decimal mark where a user types it: "1900,00 MiB")
+        msg(r"failed to allocate [\d.,]+ [KMG]i?B of pinned memory|\bof pinned memory: out\b|"
             r"ggml_vulkan: Failed to allocate pinned memory\b", "note"),
         # the scheduler re-reserving its graph when the backends of a split change (ggml-backend.cpp
         # ggml_backend_sched_alloc_splits): routine, and it goes on

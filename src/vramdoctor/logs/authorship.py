@@ -50,3 +50,18 @@ def sentence_like(text: str) -> bool:
     initialization." is one; "Of the allocated memory 20.5 GiB is allocated by PyTorch, ..." is PyTorch's): where a
     program's line of the same failure follows, that line decides."""
     return (not LOG_PREFIX.match(text) and bool(_SENTENCE.match(text)) and not _PROGRAM_MARKS.search(text))
+
+
+#: a plain lower-case word of running text ("results", "in", "an", "with,"), as most of a person's sentence is
+_PLAIN_WORD = re.compile(r"^[a-z][a-z'\u2019-]*[,.;:]?$")
+
+
+def prose_like(text: str) -> bool:
+    """The line reads as running text a person wrote, whatever its case or stop ("while submitting a web search result
+    for processing results in an OOM with high prefix cache hit rates ...:"): no log prefix, 8+ words, three in four
+    of them plain lower-case words. A program's message holds its figures, names and marks ("Memory access fault by
+    GPU node-1 (Agent handle: 0x5a6b) on address ...": half)."""
+    if LOG_PREFIX.match(text):
+        return False
+    words = text.split()
+    return len(words) >= 8 and sum(1 for w in words if _PLAIN_WORD.match(w)) >= 0.75 * len(words)

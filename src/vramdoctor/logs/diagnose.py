@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .authorship import TITLE, program_line, sentence_like, user_words
+from .authorship import TITLE, program_line, prose_like, sentence_like, user_words
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts
 from ..engines.words import SIZE, to_bytes
 from .knowledge import COMMAND, FRAME, SIGKILL_RX, knowledge, phase_words
@@ -173,6 +173,8 @@ _NOT_OOM = {
                            "model's cache cannot do: keep each request within the context (a smaller n_predict / "
                            "num_predict, or a larger -c / num_ctx per slot), or turn context shift off "
                            "(--no-context-shift) so a full slot ends its request instead.",
+    "io-error": "reading a file failed at the disk or file system (EIO: a failing disk, a network or container "
+                "mount that dropped): not memory; check the disk (dmesg, smartctl) or copy the model to local storage.",
     "shape-mismatch": "a kernel's check on tensor shapes failed (a shape it does not handle: a model, a batch size or "
                       "a mode its kernels do not support, often only in CUDA-graph capture or with one back end): "
                       "not memory; try without the option that brings in that kernel (for example CUDA graphs, or "
@@ -353,7 +355,8 @@ def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Dia
                                  "was tight; a longer prompt or more parallel requests may not fit.")
     later = _served_after(run, end, engine)
     # (a user's sentence that names the failure is no step of the run: the engine's lines after it are no recovery)
-    if (later and not user_words(f.text) and not _CJK_PROSE.search(f.text) and not f.pasted and not worse
+    if (later and not user_words(f.text) and not prose_like(f.text) and not _CJK_PROSE.search(f.text) and not f.pasted
+            and not worse
             and (place.phase in STARTUP or place.phase is None)):
         at = min(later)
         text = next((run.progress_text.get(m, "") for m, ln in run.progress.items() if ln == at), "")
