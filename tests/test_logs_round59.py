@@ -437,3 +437,39 @@ def test_a_persons_running_text_of_an_out_of_memory_above_serving_lines_is_no_re
 def test_running_text_is_told_from_a_programs_message(line, prose):
     from vramdoctor.logs.authorship import prose_like
     assert prose_like(line) == prose
+
+
+# --- SGLang's recurrent-state (Mamba) pool with no slot for an admitted request: a pool full under load, with its own
+# knob; and a kernel that did not build at start-up: not memory ------------------------------------------------------
+
+
+@pytest.mark.parametrize("err", [
+    "AssertionError: Not enough space for mamba ping pong idx, try to increase --mamba-full-memory-ratio.",
+    "RuntimeError: Not enough space for mamba cache, try to increase --max-mamba-cache-size.",
+])
+def test_sglangs_mamba_pool_without_a_slot_is_serving_with_its_own_knob(err):
+    lines = ["[2026-01-01 10:00:00 TP0] Prefill batch, #new-seq: 2, #running-req: 3, #queue-req: 1, mamba usage: 0.91",
+             "[2026-01-01 10:00:01 TP0] Scheduler hit an exception: Traceback (most recent call last):", err]
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("RUNTIME", "mamba-pool-exhausted"), (run.kind, run.code)
+    assert "mamba" in " ".join(a["why"] for a in run.advice)
+
+
+@pytest.mark.parametrize("err", [
+    "(EngineCore_0 pid=1) ERROR 01-01 10:00:00 [core.py:700] subprocess.CalledProcessError: Command '['ninja', '-v', "
+    "'-C', '/root/.cache/flashinfer/90/cached_ops']' returned non-zero exit status 1.",
+    "RuntimeError: Error building extension 'sampling_ops'",
+    "ninja: build stopped: subcommand failed.",
+])
+def test_a_kernel_that_did_not_build_is_not_memory(err):
+    run = run_of(diag("\n".join(["INFO 01-01 10:00:00 [api_server.py:1043] vLLM API server version 0.10.1", err])))
+    assert (run.kind, run.code) == ("NOT_OOM", "kernel-build-failed"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", [
+    "Wired memory rises from under ~60 GB used to ~120 GB+ over a few hours of chat traffic.",
+    "RSS went from about 3 GB resident to over 11 GB after 2,000 requests.",
+])
+def test_a_rise_between_qualified_sizes_over_a_span_is_a_leak(said):
+    run = run_of(diag("\n".join([said, "", *LLAMA_SERVING])))
+    assert run.kind == "LEAK", (run.kind, run.code)

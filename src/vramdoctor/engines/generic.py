@@ -295,7 +295,9 @@ _FROM_TO = (r"(?:\b(?:memory|RAM|VRAM|RSS|usage|it)\b[^.;!?\n]{0,30}?\b(?:went|g
             # ... or what took it there, memory after the verb ("40 requests took RSS from 1.3 GiB to 6.4 GiB")
             r"\b(?:took|takes?|pushed|push(?:es)?|brought|brings?|drove|drives?)\s+(?:the\s+)?(?:\w+\s+)?"
             r"(?:memory|RAM|VRAM|RSS|usage)\s+(?:up\s+)?)"
-            r"from\s+(?:~|about |around )?" + _USIZE + r"\s+to\s+(?:~|about |around |over )?" + _USIZE)
+            # (sizes qualified as people write them: "from under ~100 GB used to ~220 GB+")
+            r"from\s+(?:under |below |less than |over |above |about |around |roughly )?~?" + _USIZE +
+            r"(?:\s+(?:used|in use|RSS|resident))?\s+to\s+(?:~|about |around |over |above |more than )?~?" + _USIZE)
 _NOW_THEN = (r"\b(?:is|sits|stands) (?:now )?at (?:~|about |around |over )?" + _USIZE + r"[^.;!?\n]{0,40}?\b(?:it |and )?"
              r"(?:started|began|was) at (?:~|about |around )?" + _USIZE)
 
@@ -749,6 +751,11 @@ LOG = LogWords(
         msg(r"\bfailed to dispatch (?:head_dim|group_size|page_size|pos_encoding_mode|mask_mode|num_qo_heads|"
             r"num_kv_heads|dtype|data type)\b|\bUnsupported (?:head_dim|group_size|page_size)\b", "not_oom",
             code="kernel-config-unsupported"),
+        # a kernel compiled at start-up that did not build (FlashInfer's and torch's JIT: "CalledProcessError: Command
+        # '['ninja', '-v', ...]' returned non-zero exit status 1", "Error building extension", "ninja: build stopped"):
+        # a toolchain or kernel source problem, not memory
+        msg(r"CalledProcessError: Command '\[?'(?:ninja|nvcc|cmake|make|c\+\+|g\+\+|gcc|hipcc)'|\bError building extension\b|"
+            r"\bninja: build stopped\b", "not_oom", code="kernel-build-failed"),
         # the disk or file system failed a read (EIO, 5: "read error: Input/output error", Python's "[Errno 5]
         # Input/output error"): a failing disk, a network mount that dropped, not memory
         msg(r"\bInput/output error\b|\[Errno 5\]|\bEIO\b", "not_oom", code="io-error"),

@@ -271,6 +271,10 @@ LOG = LogWords(
         msg(r"(?:Prefill|Decode) out of memory\. Try to lower your batch size", "oom", "RUNTIME",
             "kv-blocks-exhausted"),
         msg(r"alloc_req_slots runs out of memory", "oom", "RUNTIME", "request-slots-exhausted"),
+        # the pool of a hybrid model's recurrent (Mamba / linear-attention) state has no free slot for a request it
+        # admits (mem_cache: "Not enough space for mamba cache" / "... for mamba ping pong idx, try to increase
+        # --mamba-full-memory-ratio"): a pool of its own beside the KV pool, full under load
+        msg(r"Not enough space for mamba\b", "oom", "RUNTIME", "mamba-pool-exhausted"),
         # retract_decode's assertion: even with every other request retracted, one running request's next
         # token has no room in the pool (schedule_batch.py "No space left for only one request")
         msg(r"No space left for only one request", "oom", "RUNTIME", "kv-blocks-exhausted"),

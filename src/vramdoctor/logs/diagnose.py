@@ -173,6 +173,10 @@ _NOT_OOM = {
                            "model's cache cannot do: keep each request within the context (a smaller n_predict / "
                            "num_predict, or a larger -c / num_ctx per slot), or turn context shift off "
                            "(--no-context-shift) so a full slot ends its request instead.",
+    "kernel-build-failed": "a kernel compiled at start-up (FlashInfer's or PyTorch's JIT: ninja, nvcc) did not "
+                           "build: a toolchain, CUDA version or kernel source problem, not memory; read the compiler's "
+                           "first error above, or use a prebuilt kernel package (flashinfer-jit-cache, a wheel for "
+                           "this CUDA).",
     "io-error": "reading a file failed at the disk or file system (EIO: a failing disk, a network or container "
                 "mount that dropped): not memory; check the disk (dmesg, smartctl) or copy the model to local storage.",
     "shape-mismatch": "a kernel's check on tensor shapes failed (a shape it does not handle: a model, a batch size or "

@@ -20,6 +20,12 @@ class ServingSteps:
         if code == "request-slots-exhausted":  # the request-slot pool, not the KV token pool
             self.seqs_down("the request slots ran out (the engine's own advice); the KV pool itself may be nearly empty")
             return
+        if code == "mamba-pool-exhausted":  # the recurrent-state pool, not the KV token pool
+            s.say("a larger recurrent-state pool", "the pool of the hybrid model's Mamba / linear-attention state ran "
+                  "out of slots for the requests admitted: give it a larger share (SGLang: --mamba-full-memory-ratio "
+                  "up, or --max-mamba-cache-size)")
+            self.seqs_down("each running request holds its own state slot")
+            return
         if code in ("kv-pool-full-retracting", "kv-pool-full-preempting", "kv-pool-full-queueing", "kv-blocks-exhausted",
                     "kv-cache-entries-exhausted", "kv-cache-full", "kv-cache-full-request-failed"):
             self._pool_full()
