@@ -473,3 +473,12 @@ def test_a_kernel_that_did_not_build_is_not_memory(err):
 def test_a_rise_between_qualified_sizes_over_a_span_is_a_leak(said):
     run = run_of(diag("\n".join([said, "", *LLAMA_SERVING])))
     assert run.kind == "LEAK", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line", [
+    "(Worker_TP3_EP3 pid=4411) ERROR 07-31 12:11:49 [multiproc_executor.py:1018] torch.OutOfMemoryError: CUDA out of "
+    "memory. Tried to allocate 12.00 GiB.",
+    "(Worker_DP1_TP0 pid=991) INFO 07-31 12:10:02 [gpu_model_runner.py:2100] Model loading took 40.1 GiB",
+])
+def test_vllms_workers_named_by_their_parallel_ranks_are_vllm(line):
+    assert diag(line).engine == "vllm"

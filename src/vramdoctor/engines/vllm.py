@@ -376,6 +376,9 @@ LOG = LogWords(
                    r"# (?:GPU|cuda) blocks|GPU KV cache size|Loading model weights took|Memory profiling results|"
                    r"async_llm_engine\.py|llm_engine\.py|model_runner\.py:\d+\]|APIServer pid=|\[loggers\.py:\d+\]|"
                    r"Avg prompt throughput|"
+                   # V1's worker processes by their parallel ranks ("(Worker_TP7_EP7 pid=65033)", "(Worker_DP1_TP0 pid=...)")
+                   # and the executor that runs them
+                   r"\(Worker(?:_[A-Z]{2}\d+)+ pid=\d+\)|multiproc_executor\.py:\d+\]|"
                    # its Ray workers' process names (0.2's engine/ray_utils.py RayWorkerVllm, 0.4+ executor/ray_utils.py
                    # RayWorkerWrapper), as `ps` lists them
                    r"\bray::RayWorker(?:Vllm|Wrapper)\b|"
