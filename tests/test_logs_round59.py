@@ -482,3 +482,26 @@ def test_a_rise_between_qualified_sizes_over_a_span_is_a_leak(said):
 ])
 def test_vllms_workers_named_by_their_parallel_ranks_are_vllm(line):
     assert diag(line).engine == "vllm"
+
+
+# --- host memory that rose until the process died, in Chinese, while the model loaded: the weights in host RAM -------
+
+HF_LOADING = ["loading model.layers.30.mlp.experts.weight to cuda:1", "loading model.layers.31.mlp.experts.weight to cuda:1"]
+
+
+@pytest.mark.parametrize("said", [
+    "加载模型的时候内存一直上涨，到第31层时进程被杀了。",
+    "模型加载过程中内存占用过高，直接崩溃退出。",
+])
+def test_host_memory_that_rose_until_death_while_loading_in_chinese_is_the_weights(said):
+    run = run_of(diag("\n".join([*HF_LOADING, said])))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", [
+    "如果内存占用过高会不会直接崩溃？",
+    "内存占用过高的话，进程会被杀吗？",
+])
+def test_host_memory_death_asked_about_in_chinese_is_no_failure(said):
+    run = run_of(diag("\n".join([*HF_LOADING, said])))
+    assert run.kind not in ("WEIGHTS", "RUNTIME"), (run.kind, run.code)

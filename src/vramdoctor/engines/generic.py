@@ -350,7 +350,13 @@ def _growth_zh(m: re.Match) -> str:
     clause = _failure_stated_zh(m)
     if _DENIED_GROWTH_ZH.search(clause):
         raise ValueError("denied")
+    if _LOADING_ZH.search(m.string):
+        raise ValueError("a rise within the load")  # (加载模型的时候内存一直上涨: the weights coming in, no leak)
     return clause
+
+
+#: the model loading, in Chinese (在加载模型时, 加载权重的时候, 模型加载过程中)
+_LOADING_ZH = re.compile(r"加载(?:模型|权重)(?:时|的时候|过程中|期间)|模型(?:加载|载入)(?:时|的时候|过程中|期间)")
 
 
 #: a negation right before the Chinese growth words
@@ -529,6 +535,14 @@ _QUOTED_LEVEL = re.compile(r"\b(?:WARNING|WARN|ERROR|INFO|DEBUG|FATAL|CRITICAL)\
 _QUOTED_SOURCE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+:\s*$")
 
 
+#: (a character of the clause that neither supposes nor asks: not 如果 "if", 会不会 "would it", 可能 "maybe", 是否
+#: "whether", 吗, 不会 "will not")
+_PLAIN_ZH = r"(?:(?!如果|要是|会不会|可能|是否|吗|不会|没有)[^。！？!?])"
+_ROSE_TO_KILL_ZH = (r"(?<!如果)内存" + _PLAIN_ZH + r"{0,24}?(?:过高|太高|爆满|满了|耗尽|"
+                    r"用完|用光|升高|上涨|涨满|增长)" + _PLAIN_ZH + r"{0,24}?(?:卡掉|卡死|挂掉|挂了|崩溃|崩了|被杀|被kill|killed|"
+                    r"被系统杀|进程(?:退出|没了|被杀)|直接退出)(?![^。！？!?]{0,6}[吗？?])")
+
+
 #: a character of a user's clause that neither denies nor supposes (no "not", "never", "n't", "if", "would")
 _PLAIN = r"(?:(?!\b(?:not|never|no|if|would|could|might|without)\b|n['\u2019]?t\b)[^.;!?])"
 _KILL = r"\b(?:killed|crash(?:es|ed)?|dies|died|froze|freezes|hangs|hung)\b"
@@ -595,6 +609,9 @@ LOG = LogWords(
         # and then the process gets killed", "RAM goes up to 62 GB before it is killed", "killed once RAM hits 60 GB"):
         # the memory is the cause, the kind of memory not said (a host RAM or unified-memory kill)
         msg(_ROSE_TO_KILL, "oom", "HOST"),
+        # ... in Chinese: host memory (内存) rising or too high, then the process died or froze ("内存占用过高，直接卡掉",
+        # "内存一直上涨，然后进程被杀")
+        msg(_ROSE_TO_KILL_ZH, "oom", "HOST", flags=0),
         # Ray's memory monitor (python/ray/_private/memory_monitor.py, the raylet's worker killing policy): a task or
         # actor killed because the node's host RAM ran low ("ray.exceptions.OutOfMemoryError: Task was killed due to
         # the node running low on memory.", the raylet's "Workers ... killed due to memory pressure (OOM)")

@@ -687,7 +687,9 @@ def _device_setup(run: RunFacts, f: Failure, place: Place) -> Diagnosis | None:
 #: limit while model is loading"): host RAM holds the weights on their way to the GPU (the KV cache and buffers are on
 #: the GPU), so the model loading there is its weights
 _HOST_LOADING = re.compile(r"\b(?:while|when|during) (?:the )?model (?:is |was )?loading\b|\b(?:while|when|during) loading "
-                           r"(?:the |a |my )?(?:\w+ )?model\b|\bduring model load(?:ing)?\b", re.I)
+                           r"(?:the |a |my )?(?:\w+ )?model\b|\bduring model load(?:ing)?\b|"
+                           # (in Chinese: 在加载模型时, 加载模型的时候, 模型加载过程中)
+                           r"加载(?:模型|权重)(?:时|的时候|过程中|期间)|模型(?:加载|载入)(?:时|的时候|过程中|期间)", re.I)
 
 
 #: a field of a pod's or container's state, as kubectl describe prints it ("    State:          Running", "      Exit Code:
