@@ -505,3 +505,25 @@ def test_host_memory_that_rose_until_death_while_loading_in_chinese_is_the_weigh
 def test_host_memory_death_asked_about_in_chinese_is_no_failure(said):
     run = run_of(diag("\n".join([*HF_LOADING, said])))
     assert run.kind not in ("WEIGHTS", "RUNTIME"), (run.kind, run.code)
+
+
+# --- out of memory and an illegal memory access as people write them: hyphenated, with a word between, as CUDA's enum
+
+
+@pytest.mark.parametrize("said", [
+    "Loading the 14B with a 32k context ends in an out-of-memory error.",
+    "Title: Out-of-memory on the second request with -np 2",
+])
+def test_a_hyphenated_out_of_memory_is_out_of_memory(said):
+    run = run_of(diag("\n".join([said, "", *LLAMA_LOAD])))
+    assert run.kind not in ("NONE", "NOT_OOM"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", [
+    "Title: Illegal CUDA memory access with an FP8 MoE model under load",
+    "It crashes with cudaErrorIllegalAddress on the first real request after graph capture.",
+    "The engine dies with an illegal GPU memory access in the MoE forward.",
+])
+def test_an_illegal_memory_access_as_people_write_it_is_not_memory(said):
+    run = run_of(diag("\n".join([said, "", *VLLM_UP])))
+    assert (run.kind, run.code) == ("NOT_OOM", "illegal-memory-access"), (run.kind, run.code)
