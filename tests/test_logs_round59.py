@@ -527,3 +527,48 @@ def test_a_hyphenated_out_of_memory_is_out_of_memory(said):
 def test_an_illegal_memory_access_as_people_write_it_is_not_memory(said):
     run = run_of(diag("\n".join([said, "", *VLLM_UP])))
     assert (run.kind, run.code) == ("NOT_OOM", "illegal-memory-access"), (run.kind, run.code)
+
+
+# --- more of the report's words: NCCL timed out, a step the failure came after quoted above the engine's line, a
+# request range, a conversation, a request by its tokens; node-llama-cpp's refusal of a context -------------------
+
+
+@pytest.mark.parametrize("said", [
+    "Requests come in but never return, GPU utilisation sits at 100%, and in the end it is an NCCL timeout.",
+    "Title: Decode hangs, then NCCL timed out on rank 3",
+])
+def test_an_nccl_timeout_in_words_is_not_memory(said):
+    run = run_of(diag("\n".join([said, "", "[2025-01-01 10:00:00 TP0] Decode batch. #running-req: 4, #token: 900, "
+                                               "token usage: 0.01, gen throughput (token/s): 0.00, #queue-req: 0"])))
+    assert (run.kind, run.code) == ("NOT_OOM", "nccl-error"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", [
+    "What happened, about a minute after `API server is ready to serve`, on the first long prompt:",
+    "This comes some seconds after 'Application startup complete' with one user:",
+])
+def test_a_step_the_words_above_the_engines_line_say_it_came_after_is_a_floor(said):
+    lines = [said, "", 'File "engine/kernels/scan.py", line 88, in chunk_fwd', "    y = torch.empty_like(x)",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 180.00 MiB."]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+@pytest.mark.parametrize("said", [
+    "After 10 - 12 responses/prompts in the chat I get CUDA out of memory.",
+    "Title: CUDA out of memory - during a conversation",
+    "With an input of 17,000 tokens into generate() I get this Metal error.",
+])
+def test_serving_in_yet_other_words_places_an_out_of_memory(said):
+    lines = [said, "", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+@pytest.mark.parametrize("line", [
+    "Error: InsufficientMemoryError: A context size of 8192 with 2 sequences is too large for the available VRAM",
+    "Failed to load model: A context size of 32768 is too large for the available VRAM",
+])
+def test_node_llama_cpps_refusal_of_a_context_is_the_kv_cache(line):
+    run = run_of(diag(line))
+    assert run.kind == "KV_CAPACITY", (run.kind, run.code)

@@ -73,7 +73,7 @@ class GenericRules(RulesBase):
 
 
 #: out-of-memory in the words of PyTorch, CUDA, HIP, Vulkan, Metal and allocators in general
-OOM_WORDS = (r"out of memory", r"\bout-of-memory\b", r"显存(?:不足|不够|溢出|爆了?|炸了?|爆炸)|[爆炸]显存|内存溢出", r"\bout of (?:GPU|CUDA|device|video|graphics|VRAM) memory\b", r"\[malloc_or_wait\] Unable to allocate", r"Exceeded max size of memory allocation", r"the resource allocation failed", r"VK_ERROR_OUT_OF_DEVICE_MEMORY",
+OOM_WORDS = (r"out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError\b", r"显存(?:不足|不够|溢出|爆了?|炸了?|爆炸)|[爆炸]显存|内存溢出", r"\bout of (?:GPU|CUDA|device|video|graphics|VRAM) memory\b", r"\[malloc_or_wait\] Unable to allocate", r"Exceeded max size of memory allocation", r"the resource allocation failed", r"VK_ERROR_OUT_OF_DEVICE_MEMORY",
              r"\[metal::malloc\]", r"greater than the maximum allowed buffer size", r"alloc_?\w*mem\w* failed", r"OutOfMemoryError", r"(?<![A-Za-z0-9_])OutOfMemory(?![A-Za-z0-9_])", r"CUBLAS_STATUS_ALLOC_FAILED",
              r"memory is insufficient", r"(?<![A-Za-z0-9_])OOM(?![A-Za-z0-9_])",
              # ("OOM" as a verb: "OOMing unpredictably", "it OOMed", "OOMs at 4", "OOM'd", "OOM-ing")
@@ -648,8 +648,9 @@ LOG = LogWords(
         # an abort by a check, not memory running out
         msg(r"\.(?:cu|cpp|c|m):\d+: fatal error\s*$", "not_oom", code="ggml-assert"),
         msg(r"NCCL error|ncclUnhandledCudaError|NCCL watchdog|ncclSystemError|ncclInternalError|"
-            r"Watchdog caught collective operation timeout|NCCL operations have failed or timed out", "not_oom",
-            code="nccl-error"),
+            r"Watchdog caught collective operation timeout|NCCL operations have failed or timed out|"
+            # (as a user names it: "the final error is nccl timeout", "an NCCL timed out error")
+            r"\bNCCL (?:timeout|timed out)\b", "not_oom", code="nccl-error"),
         # PyTorch's NCCL watchdog (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp): a collective that timed out or
         # failed, or a CUDA error it caught (the c10 exception's "Exception raised from ncclCommWatchdog / checkTimeout
         # at .../ProcessGroupNCCL.cpp:N", its "Process group watchdog thread terminated with exception: <cause>", a
@@ -775,6 +776,10 @@ LOG = LogWords(
         # a toolchain or kernel source problem, not memory
         msg(r"CalledProcessError: Command '\[?'(?:ninja|nvcc|cmake|make|c\+\+|g\+\+|gcc|hipcc)'|\bError building extension\b|"
             r"\bninja: build stopped\b", "not_oom", code="kernel-build-failed"),
+        # a loader's own estimate refusing a context before allocating it (node-llama-cpp's InsufficientMemoryError: "A
+        # context size of 4096 with 4 sequences is too large for the available VRAM"): the KV cache for that context
+        msg(r"\bcontext size of \d+ (?:with \d+ sequences? )?is too large for the available (?:VRAM|RAM|memory)\b", "oom", "KV",
+            "kv-cache-alloc-failed"),
         # the disk or file system failed a read (EIO, 5: "read error: Input/output error", Python's "[Errno 5]
         # Input/output error"): a failing disk, a network mount that dropped, not memory
         msg(r"\bInput/output error\b|\[Errno 5\]|\bEIO\b", "not_oom", code="io-error"),
@@ -935,6 +940,11 @@ LOG = LogWords(
                         # ... or prediction, or serving itself ("OOMing unpredictably on prediction", "OOMed at
                         # prediction-time", "it OOMs while serving"; not "while serving the model", a start)
                         r"\b(?:during|while|at|on) prediction(?:[- ]time)?\b|"
+                        # ... a conversation under way ("CUDA out of memory - during a conversation", "in the middle of a
+                        # chat")
+                        r"\b(?:during|in the middle of|midway through) (?:a |the |my |our )?(?:long )?(?:conversation|chat)\b|"
+                        # ... a request by its size in tokens ("if I put an input of 17,000 tokens into generate")
+                        r"\b(?:an?|the|my) (?:input|prompt|request) of (?:~|about |around |over )?\d[\d,.]*[kK]? tokens\b|"
                         # ... one request by its prompt ("a single chat-completion request whose tokenized prompt
                         # exceeds ~185K tokens"), or a long prompt's prefill ("OOM during long-context prefill")
                         r"\b(?:a single|one|each|every) (?:[\w-]+ ){0,2}?request (?:whose|with an?) (?:[\w-]+ ){0,3}?"
@@ -942,8 +952,8 @@ LOG = LogWords(
                         r"\b(?:while|when|during) serving\b(?! (?:the |a |my |this |our )?(?:model|weights)\b)|"
                         # ... or after a number of them ("after handling only 6 conversations", "after ~200 requests")
                         r"\bafter (?:handling |serving |processing |answering )?(?:only |just |about |around |~)?"
-                        r"(?:\d+|two|three|four|five|six|seven|eight|nine|ten|a dozen|twenty|thirty|forty|fifty|a hundred|"
-                        r"hundreds of) "
+                        r"(?:\d+(?:\s*(?:-|–|to)\s*\d+)?|two|three|four|five|six|seven|eight|nine|ten|a dozen|twenty|"
+                        r"thirty|forty|fifty|a hundred|hundreds of) (?:responses/)?"
                         r"(?:conversations?|requests?|prompts?|queries|chats?|messages?|completions?)\b|"
                         # ... or a benchmark client driving the server (TGI's text-generation-benchmark, vLLM's
                         # benchmark_serving.py / `vllm bench serve`, SGLang's bench_serving, NVIDIA's genai-perf)

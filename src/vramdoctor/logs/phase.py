@@ -191,11 +191,14 @@ _STEP_WORDS = (
     (r"(?:the )?(?:warm[- ]?up|warming up|profil(?:e|ing)(?: run)?|(?:cuda )?graph capture|capturing(?: cuda)? graphs?)"
      r"(?: (?:phase|step|stage|pass))?", "RUNTIME"),
     (r"(?:the )?(?:start[- ]?up|initiali[sz]ation|server start)(?: (?:phase|step|stage))?", "RUNTIME"),
-    (r"(?:the |my |our )?(?:server|service|engine|endpoint) (?:is |was |has been |had been |gets |got )?(?:launched|started|"
-     r"up|running|ready)", "RUNTIME"),
+    (r"(?:the |my |our )?(?:API )?(?:server|service|engine|endpoint) (?:is |was |has been |had been |gets |got )?(?:launched|"
+     r"started|up|running|ready)(?: to serve)?", "RUNTIME"),
+    # (the server's own ready line, quoted: "~20 s after `API server is ready to serve`", "after Application startup
+    # complete")
+    (r"(?:Application startup complete|Uvicorn running on|starting the main loop)", "RUNTIME"),
 )
 _DONE_WORDS = r"(?:has |had |was |is |were )?(?:succeeded|succeeds|finished|finishes|completed?|done|passed|over|loaded)"
-_PASSED = [(re.compile(r"\b(?:(?:even )?after|once|since)\s+(?:" + w + r")\b(?:\s+" + _DONE_WORDS + r")?|\b(?:" + w +
+_PASSED = [(re.compile(r"\b(?:(?:even )?after|once|since)\s+[`'\x22\u201c]?(?:" + w + r")\b(?:\s+" + _DONE_WORDS + r")?|\b(?:" + w +
                        r")\s+" + _DONE_WORDS + r"\b", re.I), nxt) for w, nxt in _STEP_WORDS]
 
 
@@ -264,6 +267,12 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     shown = last_marker({m: ln for m, ln in f.progress.items() if m not in told})
     frame_floor = FLOOR[shown] if shown else None
     passed = passed_step(f.text) if user_words(f.text) or sentence_like(f.text) else None
+    if passed is None and not f.phase:
+        # ... or the report's words above the engine's own line of it ("**What happened**, ~20 s after `API server is
+        # ready to serve`, on the first substantial prompt:")
+        told_after = [p for p in (passed_step(t) for _, t in f.before[-6:] if not program_line(t) and not FRAME.search(t))
+                      if p]
+        passed = max(told_after, key=PHASES.index) if told_after else None
     if passed and (floor is None or PHASES.index(passed) > PHASES.index(floor)):
         floor = passed  # (the user's words: a floor for the failure's own words, not over the engine's frames)
     during = during_step(f.text) if passed is None and (user_words(f.text) or sentence_like(f.text)
