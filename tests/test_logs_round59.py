@@ -572,3 +572,13 @@ def test_serving_in_yet_other_words_places_an_out_of_memory(said):
 def test_node_llama_cpps_refusal_of_a_context_is_the_kv_cache(line):
     run = run_of(diag(line))
     assert run.kind == "KV_CAPACITY", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("heading, value", [("**Ollama version**", "0.3.0"), ("**Which version of LM Studio?**", "0.3.13"),
+                                            ("**llama.cpp build**:", "b4500")])
+def test_a_bold_template_fields_value_as_the_last_line_is_no_cut_log(heading, value):
+    lines = ["Title: The model runs on both CPU and GPU", "", "**What is the issue?**",
+             "I see that only 42/81 layers are offloaded and the replies are slow.", "", "**OS**", "Windows11", "",
+             heading, value]
+    run = run_of(diag("\n".join(lines)))
+    assert run.code != "log-cut-off", (run.kind, run.code)

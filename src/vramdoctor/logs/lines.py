@@ -173,8 +173,9 @@ ERROR_HEADS = ("CUDA error", "CUDA out of memory", "CUDA runtime error", "HIP er
                "Assertion", "what():", "panic:", "FATAL", "Fatal")
 
 
-#: a markdown heading of a report (an issue template's "### Ollama version")
-_HEADING = re.compile(r"#{1,6} +[A-Za-z]")
+#: a markdown heading of a report (an issue template's "### Ollama version", or its bold form, "**Ollama version**",
+#: "**Which version of LM Studio?**")
+_HEADING = re.compile(r"#{1,6} +[A-Za-z]|\*\*[A-Za-z][^*\n]{0,80}\*\*:?\s*$")
 
 
 def cut_mid_line(last: str, before: list[str]) -> bool:
