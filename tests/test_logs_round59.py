@@ -582,3 +582,37 @@ def test_a_bold_template_fields_value_as_the_last_line_is_no_cut_log(heading, va
              heading, value]
     run = run_of(diag("\n".join(lines)))
     assert run.code != "log-cut-off", (run.kind, run.code)
+
+
+# --- the shell's "Killed" after an engine shut itself down is no OOM killer; a bare AssertionError on a condition that
+# is not about memory is no memory running out ------------------------------------------------------------------------
+
+V1_ASSERT = ["ERROR 02-17 20:51:49 [core.py:210]   File \"/x/vllm/v1/attention/backends/flash_attn.py\", line 156, in "
+             "__init__",
+             "ERROR 02-17 20:51:49 [core.py:210]     assert is_fa_version_supported(self.fa_version)",
+             "ERROR 02-17 20:51:49 [core.py:210] AssertionError",
+             "CRITICAL 02-17 20:51:49 [core_client.py:158] Got fatal signal from worker processes, shutting down. See "
+             "stack trace above for root cause issue.", "Killed"]
+SGLANG_ASSERT = ['  File "/x/sglang/srt/layers/attention/sparse_mla.py", line 262, in build_metadata',
+                 "    assert active_topk_width >= cm.max_seq_len // self.compress_ratio", "AssertionError",
+                 "[2025-01-01 10:00:05] Received sigquit from a child process. It usually means the child failed.",
+                 "Killed"]
+
+
+@pytest.mark.parametrize("lines", [V1_ASSERT, SGLANG_ASSERT])
+def test_a_bare_assertion_on_a_condition_not_about_memory_then_the_engines_own_kill_is_not_memory(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "assertion-failed"), (run.kind, run.code)
+
+
+def test_an_assertion_on_the_pools_blocks_is_left_to_the_evidence():
+    lines = ['  File "/x/vllm/worker/worker.py", line 300, in raise_if_cache_size_invalid',
+             "    assert num_gpu_blocks > 0", "AssertionError"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.code != "assertion-failed", (run.kind, run.code)
+
+
+def test_a_kill_the_log_does_not_tie_to_the_engines_shutdown_is_still_a_kill():
+    lines = ["INFO 02-17 20:51:00 [gpu_model_runner.py:1500] Starting to load model /m/Qwen2-72B...", "Killed"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.code in ("host-oom-kill", "weights-exceed-system-memory"), (run.kind, run.code)

@@ -173,6 +173,9 @@ _NOT_OOM = {
                            "model's cache cannot do: keep each request within the context (a smaller n_predict / "
                            "num_predict, or a larger -c / num_ctx per slot), or turn context shift off "
                            "(--no-context-shift) so a full slot ends its request instead.",
+    "assertion-failed": "an assertion in the engine's code failed, on a condition that is not about memory (a GPU, "
+                        "model or setting it does not support, or a bug): read its condition; another attention back "
+                        "end, --enforce-eager or a newer release may avoid it.",
     "kernel-build-failed": "a kernel compiled at start-up (FlashInfer's or PyTorch's JIT: ninja, nvcc) did not "
                            "build: a toolchain, CUDA version or kernel source problem, not memory; read the compiler's "
                            "first error above, or use a prebuilt kernel package (flashinfer-jit-cache, a wheel for "
@@ -516,10 +519,12 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     """The failure that decides run `run` (None: the run shows none), and the line of the report's own words that gave
     its cause where the log's lines do not (a user's sentence, or the title; None where they do)."""
     told: tuple[int, str] | None = None  # a user's sentence that gave the cause of the failure the log shows cut
-    fatal = [f for f in run.failures if f.kind in ("oom", "not_oom")]
+    fatal = [f for f in run.failures if f.kind in ("oom", "not_oom") and not _self_kill(f)]
     f = fatal[0] if fatal else (run.failures[0] if run.failures else None)
     if f is None:
         return None, None
+    if _self_kill(f):  # the engine's own kill after a worker failed: the failure is above it, its cause maybe not shown
+        f = replace(f, kind="error", phase=None, code="")
     if f.kind == "not_oom" and f.code == "nccl-error":
         # NCCL's own detail of the error, a few lines on ("ncclUnhandledCudaError: Call to CUDA function failed. /
         # Last error: / Cuda failure 'out of memory'"): the CUDA call it names ran out of memory
@@ -557,6 +562,48 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
                 and (not f.phase or g.phase == f.phase and g.code)]
         f = said[0] if said else f
     return f, told
+
+
+#: an engine shutting itself down after a worker's failure, which it ends by SIGKILL to its own process tree (vLLM V1's
+#: core_client.py "Got fatal signal from worker processes, shutting down. See stack trace above for root cause issue.",
+#: SGLang's "Received sigquit from a child process. It usually means the child failed."): the shell's "Killed" after it
+#: is that, not the OOM killer
+_SELF_SHUTDOWN = re.compile(r"Got fatal signal from worker processes|See stack trace above for root cause|"
+                            r"Received sigquit from a child process")
+
+
+def _self_kill(f: Failure) -> bool:
+    """`f` is a bare SIGKILL (no killer named) right after the engine's own words that it is shutting itself down."""
+    return (f.phase == "HOST" and bool(SIGKILL_RX.search(f.text) or _SHELL_KILLED.match(f.text))
+            and not _OOM_KILLER.search(f.text) and any(_SELF_SHUTDOWN.search(t) for _, t in f.before[-3:]))
+
+
+#: the shell's word for a job that died of SIGKILL ("Killed", "[1]+  Killed   python -m ...")
+_SHELL_KILLED = re.compile(r"^\s*(?:\[\d+\][+-]?\s+)?Killed\b")
+
+
+#: a bare AssertionError (no message of its own) and the `assert` statement its traceback shows just before it
+_BARE_ASSERTION = re.compile(r"\bAssertionError\s*$")
+_ASSERT_LINE = re.compile(r"(?:^|\]\s|\|\s)\s*assert\s+(\S.*)$")
+#: words in an assertion's condition that may be about memory (a pool, blocks, free bytes, the cache)
+_MEMORY_CONDITION = re.compile(r"mem|alloc|pool|buffer|block|free|cache|kv|bytes|size_in|capacity|budget|avail", re.I)
+
+
+def _assertion(f: Failure) -> tuple[int, str] | None:
+    """The `assert` statement of a bare AssertionError `f` (the last code line of its traceback, within three lines
+    before it), where its condition speaks of nothing memory is made of (`assert is_fa_version_supported(...)`,
+    `assert active_topk_width >= cm.max_seq_len // self.compress_ratio`); None otherwise."""
+    # (the failure may be the traceback's first frame, or the kill that ended it: the assertion is before it)
+    lines = [*f.before[-6:], (f.line_no, f.text), *f.after]
+    hits = [i for i, (ln, t) in enumerate(lines) if _BARE_ASSERTION.search(t)]
+    at = next((i for i in hits if lines[i][0] >= f.line_no), hits[-1] if hits else None)
+    if at is None:
+        return None
+    for ln, t in reversed(lines[max(0, at - 4):at]):
+        m = _ASSERT_LINE.search(t)
+        if m:
+            return None if _MEMORY_CONDITION.search(m.group(1)) else (ln, t.strip())
+    return None
 
 
 #: a container's state that says its SIGKILL was not the OOM killer's: kubectl's `Reason: Error` (Kubernetes says
@@ -752,6 +799,12 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             _full_while_serving(run) if not _cause_shown(f) else None)
         if short:
             return short
+        asserted = _assertion(f)
+        if asserted:
+            ln, cond = asserted
+            return Diagnosis(kind="NOT_OOM", code="assertion-failed", evidence=[(ln, cond), (f.line_no, f.text)],
+                             oom=False, inferred=True, phase_source=f"the assertion that failed (line {ln})",
+                             message="This is not memory running out: " + _NOT_OOM["assertion-failed"])
         titled = None if _cause_shown(f) else _titled_cause(run)
         if titled and titled[0].kind == "not_oom":
             v, (ln, text) = titled
