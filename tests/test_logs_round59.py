@@ -616,3 +616,14 @@ def test_a_kill_the_log_does_not_tie_to_the_engines_shutdown_is_still_a_kill():
     lines = ["INFO 02-17 20:51:00 [gpu_model_runner.py:1500] Starting to load model /m/Qwen2-72B...", "Killed"]
     run = run_of(diag("\n".join(lines)))
     assert run.code in ("host-oom-kill", "weights-exceed-system-memory"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said, leak", [
+    ("Title: [BUG] Server does not release the GPU memory after encountering OOM", False),
+    ("VRAM is not freed after the crash of a request, so the next one fails too.", False),
+    ("VRAM is not freed after each request and keeps growing for days.", True),
+])
+def test_memory_held_after_a_failure_is_no_leak(said, leak):
+    lines = [said, "", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."]
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind == "LEAK") == leak, (run.kind, run.code)

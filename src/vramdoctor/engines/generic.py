@@ -423,6 +423,8 @@ def _growth(m: re.Match, inside: bool = True) -> str:
                         or _WITH_LOAD.search(text, begin, end + 1))):
         raise ValueError("not stated")
     sentence = text[begin:end + 1]
+    if _AFTER_FAILURE.search(text, m.end(), end + 1):
+        raise ValueError("memory held after a failure")  # ("did not release the memory after encountering OOM")
     if (_SHORT_SPAN.search(sentence) or _WITHIN_STEP.search(sentence)) and not _LONG_SPAN.search(sentence):
         raise ValueError("a rise within one step")  # ("rises (3.4, 3.5GB etc.) and after about a minute it throws")
     return text[begin:end + 1].strip()[:300]
@@ -442,6 +444,13 @@ _WITHIN_STEP = re.compile(r"\b(?:passes forward|forward pass(?:es)?|during (?:th
 _SHORT_SPAN = re.compile(r"\b(?:after|within|in|for) (?:about |around |roughly |~|only |just )?(?:a|one|\d+|a few|few|several|"
                          r"some) (?:seconds?|secs?|minutes?|mins?)\b", re.I)
 _LONG_SPAN = re.compile(r"\b(?:hours?|days?|weeks?|overnight|requests|prompts|conversations|calls|iterations)\b", re.I)
+
+
+#: memory not given back after a failure, in the same sentence ("the worker did not release the occupied memory after
+#: encountering OOM", "VRAM is not freed after the crash"): what a failure left behind, not growth that led to one
+_AFTER_FAILURE = re.compile(r"\b(?:after|following|once)\s+(?:it\s+)?(?:encounter(?:ing|ed|s)?\s+|hitting\s+|hits?\s+|"
+                            r"getting\s+|an?\s+|the\s+|that\s+)*(?:OOM|out of memory|CUDA OOM|error|exception|crash|"
+                            r"failure|failed request)s?\b", re.I)
 
 
 #: growth that follows the load in the same sentence ("token usage keeps increasing as more users join"): no leak
