@@ -627,3 +627,35 @@ def test_memory_held_after_a_failure_is_no_leak(said, leak):
     lines = [said, "", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."]
     run = run_of(diag("\n".join(lines)))
     assert (run.kind == "LEAK") == leak, (run.kind, run.code)
+
+
+# --- a code line under a traceback's frame is the frame's (not "the message after the failure"); a closing markdown
+# fence is no line cut partway; growth as "a slow increase in GPU memory usage" ------------------------------------
+
+
+def test_the_code_line_under_a_frame_is_read_with_the_frames():
+    lines = ["Title: [V1] OOM in the sampler warm-up", "",
+             "INFO 03-14 02:45:05 [gpu_model_runner.py:1434] Graph capturing finished in 22 secs, took 0.64 GiB",
+             "ERROR 03-14 02:45:06 [core.py:337] EngineCore hit an exception: Traceback (most recent call last):",
+             'ERROR 03-14 02:45:06 [core.py:337]   File "/x/vllm/v1/worker/gpu_model_runner.py", line 1292, in '
+             "_dummy_sampler_run",
+             "ERROR 03-14 02:45:06 [core.py:337]     sampler_output = self.model.sample("]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "WARMUP", (run.kind, run.code, run.phase_source)
+
+
+def test_a_closing_code_fence_is_no_line_cut_partway():
+    lines = ["Is 19 GB left for the KV cache enough for 128 concurrent requests?", "", "```bash",
+             "python -m sglang.launch_server --model-path /m \\", "    --mem-fraction-static 0.7 \\",
+             "    --cuda-graph-max-bs 128", "```"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.code != "log-cut-off", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", [
+    "The service is experiencing a slow increase in GPU memory usage under steady traffic.",
+    "We see a gradual growth of RSS over the week.",
+])
+def test_growth_named_as_a_noun_before_what_grows_is_a_leak(said):
+    run = run_of(diag("\n".join([said, "", *LLAMA_SERVING])))
+    assert run.kind == "LEAK", (run.kind, run.code)

@@ -183,6 +183,9 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            # growth named as a noun ("slow progressive memory usage increase", "a gradual RAM growth"), memory still
            # "continuing to rise", or growing past what it should hold over time ("memory grows well beyond the
            # model's own footprint ..., over the course of normal use")
+           # ... and the noun before what grows ("a slow increase in GPU memory usage", "gradual growth of RSS")
+           r"\b(?:slow|gradual|steady|continuous|constant|linear|progressive)\w*\s+(?:increase|growth|rise|creep)\s+"
+           r"(?:in|of)\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:memory|RAM|VRAM|RSS)\b|"
            r"\b(?:progressive|gradual|steady|continuous|constant|linear)\w*\s+(?:\w+\s+){0,2}?"
            r"(?:memory|RAM|VRAM|RSS)\b(?:\s+(?:usage|use|consumption|footprint))?\s+(?:increase|growth|rise|creep|leak)\w*|"
            r"\b(?:memory|RAM|VRAM|RSS|usage|it)\b[^.;!?\n]{0,30}?\b(?:is |keeps? |kept )?continu(?:es|ing|ed) to "

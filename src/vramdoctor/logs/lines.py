@@ -190,6 +190,8 @@ def cut_mid_line(last: str, before: list[str]) -> bool:
     if len(t.strip()) < 2:
         return False
     above = next((b for b in reversed(before) if b.strip()), "")
+    if re.fullmatch(r"`{3,}|~{3,}", t.strip()):
+        return False  # a markdown fence that closes a block (not "```bash" that opened one, cut)
     if _HEADING.match(above):
         return False  # the answer under a report's heading ("### Ollama version" / "0.21.0"): a field, not a log line
     if t[-1] in "_([{=,-" and not t.lstrip().startswith(("#", "//")) and not _RULE.fullmatch(t.strip()):

@@ -234,6 +234,12 @@ def passed_step(text: str) -> str | None:
     return max(found, key=PHASES.index) if found else None
 
 
+def _code_of_frame(f: Failure, ln: int) -> bool:
+    """Line `ln` after failure `f` is the code line a traceback prints under a frame: the line before it is a frame."""
+    before = dict([(f.line_no, f.text), *f.after]).get(ln - 1, "")
+    return bool(FRAME.search(before))
+
+
 #: where a person's paragraph splits into sentences
 _SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z][a-z])")
 #: a program's message: an exception's line ("ValueError: ...", "torch.OutOfMemoryError: ..."), a panic, a call
@@ -319,8 +325,9 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
                             engine)
             if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
                 return Place(p, "the report's words of where it failed", (ln, text), [p], inferred=True)
-        if FRAME.search(text) or FAILED_REQUEST.search(text) or user_words(text):
-            continue  # (an access line is printed when its request ends: one failed by this failure says no phase)
+        if FRAME.search(text) or FAILED_REQUEST.search(text) or user_words(text) or _code_of_frame(f, ln):
+            continue  # (an access line is printed when its request ends: one failed by this failure says no phase;
+            # the code line under a frame is the frame's, read with the frames below)
         v = k.verdict(text, k.candidates(text.lower().encode("utf-8", "replace")).get("msg", set()))
         if v and v.phase == "HOST" and f.kind == "oom":
             continue  # the shell's "Killed" after a GPU out-of-memory: the engine killing its own processes
