@@ -659,3 +659,22 @@ def test_a_closing_code_fence_is_no_line_cut_partway():
 def test_growth_named_as_a_noun_before_what_grows_is_a_leak(said):
     run = run_of(diag("\n".join([said, "", *LLAMA_SERVING])))
     assert run.kind == "LEAK", (run.kind, run.code)
+
+
+# --- a command the user pasted above the engine's output is the report's words: the title and sentences above it join
+# the run it starts ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command, start", [
+    ("$ python -m aphrodite.endpoints.openai.api_server --model TheBloke/Llama-2-70B-AWQ -q awq",
+     "INFO 10-06 19:25:44 aphrodite_engine.py:72] Initializing an LLM engine with config: model='TheBloke/Llama-2-70B-AWQ'"),
+    ("$ vllm serve Qwen/Qwen2.5-72B-Instruct-AWQ --max-model-len 32768",
+     "INFO 05-01 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5"),
+])
+def test_the_title_and_a_pasted_command_join_the_engines_run(command, start):
+    lines = ["Title: CUDA illegal memory access when loading a 70B AWQ model with RoPE scaling", "",
+             "It works for the 13B, not for the 70B.", "```", command, start, "Traceback (most recent call last):",
+             '  File "/x/engine/worker.py", line 120, in load_model']
+    rep = diag("\n".join(lines))
+    assert len(rep.runs) == 1, [(r.first_line, r.last_line) for r in rep.runs]
+    assert (run_of(rep).kind, run_of(rep).code) == ("NOT_OOM", "illegal-memory-access")

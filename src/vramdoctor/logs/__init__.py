@@ -167,6 +167,7 @@ def _attach_orphans(runs: list[RunFacts]) -> tuple[list[RunFacts], list[str]]:
             r.last_line = max(r.last_line, nxt.last_line)
             for k, v in nxt.engine_hits.items():
                 r.engine_hits[k] = r.engine_hits.get(k, 0) + v
+            r.command_hits += nxt.command_hits
             notes.append(f"lines {r.first_line}-{nxt.first_line - 1} (a failure without a start line) were read "
                          f"with the start-up pasted after them (lines {nxt.first_line}-{nxt.last_line}): how far that "
                          "start-up got is where the failure happened.")
@@ -187,7 +188,8 @@ def _words_only(r: RunFacts) -> bool:
     engine named by a program's line), short enough to be what a user writes above the log they paste."""
     # (an engine's own message quoted in the words, "Title: ValueError: The model's max seq len (4096) is larger than
     # ...", counts as evidence of that engine once per failure that quotes it: it is still the report's words)
-    own = sum(v for k, v in r.engine_hits.items() if not k.startswith(PROSE_HIT))
+    # (a command the user pasted, "$ python -m aphrodite.endpoints...", is the report's too: the engine's output is not)
+    own = sum(v for k, v in r.engine_hits.items() if not k.startswith(PROSE_HIT)) - r.command_hits
     quoted = sum(1 for f in r.failures + r.pressure if f.engine and f.engine != "generic")
     return ("start" not in r.progress and r.lines <= WORDS_LINES and r.last_line - r.first_line < WORDS_LINES
             and own <= quoted
@@ -206,6 +208,7 @@ def _tell(words: RunFacts, run: RunFacts) -> None:
                   **run.titled}
     for k, v in words.engine_hits.items():
         run.engine_hits[k] = run.engine_hits.get(k, 0) + v
+    run.command_hits += words.command_hits
     run.lines += words.lines
 
 

@@ -81,6 +81,7 @@ class RunFacts:
     #: a single-valued figure's value as each engine's words gave it: key -> owner -> (line, value, mode)
     owned_values: dict[str, dict[str, tuple[int, object, str]]] = field(default_factory=dict)
     engine_hits: dict[str, int] = field(default_factory=dict)
+    command_hits: int = 0  # of engine_hits, those in a command the user pasted ("$ python -m aphrodite...")
     lines: int = 0
     dropped_after: tuple[int, tuple[int, int] | None] | None = None  # (runs left out, their lines), see MAX_RUNS
     out_of_order: int = 0  # (the first run) the log's steps back in time: its lines are out of order, see Scanner

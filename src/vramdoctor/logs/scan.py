@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Iterator
 
 from ..engines.words import _WORKED as _WORKED_WORDS, TRIED
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts, unset
-from .knowledge import ELISION, GDB_CHATTER, PY_FRAME, Knowledge, is_echo, knowledge
+from .knowledge import COMMAND, ELISION, GDB_CHATTER, PY_FRAME, Knowledge, is_echo, knowledge
 from .lines import (
     CUT_LOOKBACK,
     ECHO_CLOSED,
@@ -248,6 +248,8 @@ class Scanner:
                     # (an engine named in the user's words counts only where no line of a program names one)
                     key = PROSE_HIT + name if prosey else name
                     r.engine_hits[key] = r.engine_hits.get(key, 0) + 1
+                    if not prosey and COMMAND.match(text):
+                        r.command_hits += 1
                     if prosey and (HEADING.match(text) or TITLE.match(text) or _versioned(pattern, text)):
                         # ... and named as the one the report is about: in its title, or with its version
                         # ("KoboldCpp 1.93", "I'm on Ollama v0.5.7"), not as a model's source ("an Ollama GGUF blob")
