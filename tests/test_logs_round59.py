@@ -678,3 +678,10 @@ def test_the_title_and_a_pasted_command_join_the_engines_run(command, start):
     rep = diag("\n".join(lines))
     assert len(rep.runs) == 1, [(r.first_line, r.last_line) for r in rep.runs]
     assert (run_of(rep).kind, run_of(rep).code) == ("NOT_OOM", "illegal-memory-access")
+
+
+def test_a_traceback_cut_in_turbominds_process_weight_under_an_out_of_memory_title_is_the_weights():
+    lines = ["Title: [Bug] Qwen2-VL-7B on 2 x 3090, CUDA OOM error", "", *TM_CUT[:8],
+             "[rank0]:     for _ in e.map(self.model_comm.process_weight,"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)
