@@ -685,3 +685,23 @@ def test_a_traceback_cut_in_turbominds_process_weight_under_an_out_of_memory_tit
              "[rank0]:     for _ in e.map(self.model_comm.process_weight,"]
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "WEIGHTS", (run.kind, run.code)
+
+
+# --- a sentence that begins with a program's name is no pasted command ------------------------------------------------
+
+
+@pytest.mark.parametrize("line, command", [
+    ("llama-server just hangs when the draft model's KV cache allocation fails (OOM).", False),
+    ("vllm crashes when the KV cache allocation fails with OOM on the second GPU.", False),
+    ("llama-server -m /m/qwen.gguf -c 50000 -ngl 99", True),
+    ("vllm serve Qwen/Qwen2.5-7B --max-model-len 8192", True),
+])
+def test_a_sentence_that_begins_with_a_programs_name_is_no_command(line, command):
+    from vramdoctor.logs.knowledge import COMMAND
+    assert bool(COMMAND.match(line)) == command
+
+
+def test_the_kv_cache_a_users_sentence_names_with_the_oom_places_it():
+    line = "llama-server just won't answer and hangs when the draft model's KV cache allocation fails (OOM)."
+    run = run_of(diag(line))
+    assert run.kind == "KV_CAPACITY", (run.kind, run.code)

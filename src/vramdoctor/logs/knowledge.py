@@ -265,7 +265,13 @@ COMMAND = re.compile(
     r"(?:python[\d.]*|uv\s+run|pip3?|vllm|docker|podman|nerdctl|kubectl|helm|lmdeploy|trtllm-serve|trtllm-build|"
     r"torchrun|accelerate|deepspeed|text-generation-launcher|llama-server|llama-cli|llama-bench|ollama|aphrodite|"
     # (not a docker compose service's prefix of the same name, "vllm  | ERROR ...")
-    r"mlx_lm\.\w+|mlc_llm|koboldcpp\S*|srun|bash|sh|\.?/\S+\.(?:py|sh)|\./\S+)(?=[ \t]+\S)(?![ \t]+\|)|"
+    r"mlx_lm\.\w+|mlc_llm|koboldcpp\S*|srun|bash|sh|\.?/\S+\.(?:py|sh)|\./\S+)(?=[ \t]+\S)(?![ \t]+\|)"
+    # (not a sentence that begins with the program's name: "llama-server just won't produce anything and hangs ...",
+    # "vllm crashes when ...")
+    r"(?![ \t]+(?:just|is|was|does|did|doesn't|didn't|won't|wouldn't|isn't|wasn't|will|would|can|can't|cannot|could|"
+    r"should|crashes|crashed|hangs|hung|fails|failed|works|worked|runs|ran|seems|keeps|kept|also|then|now|still|only|"
+    r"never|always|gets|got|uses|used|starts|started|loads|loaded|takes|took|returns|shows|showed|prints|printed|says|"
+    r"has|had|and|or|but|with|on|in|itself|server|process)\b)|"
     r"^\s*--?[A-Za-z][\w-]*(?:[ =]['\x22]?[^\s\\]+['\x22]?)?(?:\s+--?[A-Za-z][\w-]*(?:[ =]['\x22]?[^\s\\]+['\x22]?)?)*"
     r"\s*\\?\s*$")
 
