@@ -705,3 +705,63 @@ def test_the_kv_cache_a_users_sentence_names_with_the_oom_places_it():
     line = "llama-server just won't answer and hangs when the draft model's KV cache allocation fails (OOM)."
     run = run_of(diag(line))
     assert run.kind == "KV_CAPACITY", (run.kind, run.code)
+
+
+# --- a user's table of context sizes that ran below some size and ran out of memory from it up: the KV cache ----------
+
+
+@pytest.mark.parametrize("title, rows", [
+    ("Title: Insufficient VRAM in split for model and cache (exllamav3)",
+     ["- 12k context: 21342MiB used", "- 21k context: 23194MiB used", "- 22k context: OOM"]),
+    ("Title: llama-server runs out of memory with a larger -c",
+     ["-c 8192 -> fine, 7.1 GB used", "-c 16384 -> CUDA out of memory"]),
+    ("Title: vLLM OOM depending on max_model_len",
+     ["max_model_len 16384: ok", "max_model_len 32768: fails with out of memory"]),
+])
+def test_a_context_table_that_runs_out_only_from_some_size_up_is_the_kv_cache(title, rows):
+    run = run_of(diag("\n".join([title, "", *rows])))
+    assert run.kind == "KV_CAPACITY", (run.kind, run.code, run.phase_source)
+
+
+def test_a_context_table_that_runs_out_at_every_size_is_not_the_kv_cache():
+    rows = ["- 2k context: OOM", "- 4k context: OOM"]
+    run = run_of(diag("\n".join(["Title: Insufficient VRAM in split for model and cache", "", *rows])))
+    assert run.kind != "KV_CAPACITY", (run.kind, run.code)
+
+
+# --- a start-up that stops partway into an engine's memory sentence is cut before its cause, not a run that did fine --
+
+LLAMA_CTX = ["build: 4404 (0827b2c1) with cc (GCC) 13.2.0 for x86_64-linux-gnu",
+             "llm_load_tensors: offloaded 33/33 layers to GPU",
+             "llm_load_tensors:        CUDA0 model buffer size =  7605.33 MiB",
+             "llama_new_context_with_model: n_ctx         = 131072",
+             "llama_new_context_with_model: flash_attn    = 0"]
+
+
+@pytest.mark.parametrize("last", [
+    "ggml_backend_cuda_buffer_type_",
+    "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 16384.00 MiB on devi",
+    "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 16384.00 MiB on device 0: cudaMalloc fai",
+])
+def test_a_start_up_cut_partway_into_an_allocation_message_is_no_all_clear(last):
+    run = run_of(diag("\n".join([*LLAMA_CTX, last])))
+    assert run.kind != "NONE", (run.kind, run.code)
+
+
+# --- llama.cpp prints "offloaded N/M layers to GPU" before it allocates the weights' buffers: an out of memory right
+# after it is the weights ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["build: 5600 (a1b2c3d4) with cc (GCC) 13.2.0 for x86_64-linux-gnu",
+     "load_tensors: loading model tensors, this can take a while... (mmap = true)",
+     "load_tensors: offloading 80 repeating layers to GPU", "load_tensors: offloaded 81/81 layers to GPU",
+     "CUDA error: out of memory", "  current device: 0, in function ggml_backend_cuda_buffer_set_tensor at "
+     "/app/ggml/src/ggml-cuda/ggml-cuda.cu:612"],
+    ["Welcome to KoboldCpp - Version 1.60", "llm_load_tensors: offloading 40 repeating layers to GPU",
+     "llm_load_tensors: offloaded 40/41 layers to GPU", "CUDA error 2 at ggml-cuda.cu:9120: out of memory",
+     "current device: 0"],
+])
+def test_an_out_of_memory_right_after_the_offload_count_is_the_weights(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)

@@ -555,6 +555,26 @@ _ROSE_TO_KILL_ZH = (r"(?<!如果)内存" + _PLAIN_ZH + r"{0,24}?(?:过高|太高
                     r"被系统杀|进程(?:退出|没了|被杀)|直接退出)(?![^。！？!?]{0,6}[吗？?])")
 
 
+#: one line of a user's table of context sizes: the size (as "22k context", "-c 16384", "num_ctx=8192",
+#: "max_model_len 32768", "ctx 32k"), a separator, and what happened
+_CTX_ITEM = (r"^\s*(?:[-*\u2022]\s*|\|\s*)?(?:(?:--ctx-size|n_ctx|num_ctx|max_model_len|--max-model-len|ctx|context"
+             r"(?: length| size)?)\s*[:=]?\s*(\d[\d,.]*)\s*([kK])?|(\d[\d,.]*)\s*([kK])?\s*(?:tokens? )?(?:context|\bctx)"
+             # ("\bctx": Python's parser would otherwise take "c" out of "context|ctx" as a common prefix, and the block
+             # search could find no word the pattern needs)
+             r"(?: length| size)?)\s*(?:[:=|]|->|\u2192|-)\s*(.{1,60})$")
+#: ... llama.cpp's short flag ("-c 16384 -> CUDA out of memory"), with what happened in words the block search can find
+_CTX_ITEM_C = (r"^\s*(?:[-*\u2022]\s*)?-c\s+(\d+)()()()\s*(?:[:=|]|->|\u2192|-)\s*(.{0,60}?\b(?:OOM|out of memory|works|"
+               r"fine|runs|loads)\b.{0,40})$")
+_CTX_OOM = re.compile(r"\bOOM\b|out of memory|fails?\b|failed|crash", re.I)
+
+
+def _ctx_item(m: re.Match) -> tuple[int, bool]:
+    """(tokens, ran out) of one line of a context-size table (`_CTX_ITEM`)."""
+    number, k = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    tokens = int(float(number.replace(",", "")) * (1000 if k else 1))
+    return tokens, bool(_CTX_OOM.search(m.group(5)))
+
+
 #: a character of a user's clause that neither denies nor supposes (no "not", "never", "n't", "if", "would")
 _PLAIN = r"(?:(?!\b(?:not|never|no|if|would|could|might|without)\b|n['\u2019]?t\b)[^.;!?])"
 _KILL = r"\b(?:killed|crash(?:es|ed)?|dies|died|froze|freezes|hangs|hung)\b"
@@ -1150,6 +1170,10 @@ LOG = LogWords(
         fig("_growth_stated", _NOW_THEN, _growth_now_then, mode="first", prose=True),
         fig("_growth_stated", _BY_SIZE, _growth_over_span, mode="first", prose=True),
         fig("_failure_stated", _FAILS, _failure_stated, mode="first", prose=True),
+        # a user's table of context sizes and what each did ("- 21k context: 23194MiB used", "- 22k context: OOM",
+        # "-c 16384 -> OOM"): (tokens, whether it ran out of memory), read by quiet.context_sweep
+        fig("_context_sweep", _CTX_ITEM, _ctx_item, mode="list", prose=True),
+        fig("_context_sweep", _CTX_ITEM_C, _ctx_item, mode="list", prose=True),
         fig("_failure_stated", _FAILS_ZH, _failure_stated_zh, mode="first", prose=True, flags=0),
         fig("reported_memory_before_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE,
             lambda m: _reading(m, 1), flags=0),

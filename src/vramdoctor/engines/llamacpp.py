@@ -431,8 +431,8 @@ LOG = LogWords(
                       r"\bhandle_(?:completions|chat_completions|completions_impl|infill|embeddings\w*|rerank)\b"),
     },
     milestones=(
-        ("weights_done", rx(r"model buffer size =|" + _DEV + r"\w* buffer size =|CPU buffer size =|"
-                            r"offloaded \d+/\d+ layers")),
+        # (not "offloaded N/M layers to GPU": load_tensors prints it before it allocates the weights' buffers)
+        ("weights_done", rx(r"model buffer size =|" + _DEV + r"\w* buffer size =|CPU buffer size =")),
         ("kv_done", rx(r"KV self size|llama_kv_cache(?:_unified|_iswa)?: size =|KV buffer size =|"
                        r"compute buffer size =")),
         ("ready", rx(r"server is listening on|main: model loaded|srv\s+main: listening on|starting the main loop|"
@@ -568,6 +568,14 @@ LOG = LogWords(
         # the 2023 builds' load line ("llama.cpp: loading model from ./models/7B/ggml-model-q4_0.bin",
         # "llama_model_load: loading model from 'models/7B/ggml-model-q4_0.bin' - please wait ...")
         fig("model_name", r"\bloading model from '?(\S{1,400}?\.(?:gguf|bin))\b", lambda m: m.group(1)),
+    ),
+    sentences=(
+        # ggml-cuda.cu ggml_backend_cuda_buffer_type_alloc_buffer, and ggml-alloc.c / ggml-backend.cpp after it: a
+        # line cut partway into one is cut before its cause ("... allocating 16384.00 MiB on devi")
+        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating {} MiB on device {}: cudaMalloc failed: out of memory",
+        "allocating {} MiB on device {}: cudaMalloc failed: out of memory",
+        "alloc_tensor_range: failed to allocate {} buffer of size {}",
+        "ggml_gallocr_reserve_n: failed to allocate {} buffer of size {}",
     ),
 )
 

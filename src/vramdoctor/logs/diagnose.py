@@ -584,6 +584,19 @@ def _self_kill(f: Failure) -> bool:
 _SHELL_KILLED = re.compile(r"^\s*(?:\[\d+\][+-]?\s+)?Killed\b")
 
 
+def _context_swept(run: RunFacts) -> str | None:
+    """Where the report's table of context sizes ("- 21k context: 23194MiB used", "- 22k context: OOM") shows it ran
+    out of memory only from some context up and ran below it, the words that say so (the KV cache, which grows with
+    the context, is what no longer fits); None otherwise."""
+    rows = [r for r in run.numbers.get("_context_sweep") or [] if isinstance(r, tuple)]
+    failed = [t for t, oom in rows if oom]
+    ran = [t for t, oom in rows if not oom and failed and t < min(failed)]
+    if not failed or not ran:
+        return None
+    return (f"the report's table of context sizes (line {run.number_lines.get('_context_sweep', 0)}): it ran at "
+            f"{max(ran):,} tokens and ran out of memory from {min(failed):,} up")
+
+
 #: a bare AssertionError (no message of its own) and the `assert` statement its traceback shows just before it
 _BARE_ASSERTION = re.compile(r"\bAssertionError\s*$")
 _ASSERT_LINE = re.compile(r"(?:^|\]\s|\|\s)\s*assert\s+(\S.*)$")
@@ -1016,6 +1029,11 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             left = [p for p in left if p in STARTUP] or left
         if len(left) == 1:  # every other phase ruled out (by the frames' floor, the report's words): the one left
             phase, where = left[0], where + "; the only phase left"
+            place = replace(place, inferred=True)
+    if phase is None and "KV" in left:
+        swept = _context_swept(run)
+        if swept:
+            phase, where = "KV", swept
             place = replace(place, inferred=True)
     if phase is None:
         cands = [KIND_OF_PHASE[p] for p in left]

@@ -31,6 +31,7 @@ from .lines import (
     pieces,
     prompt_closes,
     stated,
+    stops_inside,
     unbox,
     window,
 )
@@ -619,7 +620,8 @@ def scan(lines: Iterable[tuple[int, str]]) -> list[RunFacts]:
             s.feed(line_no, part)
             last = (line_no, part)
     texts = [t for _, t in recent]
-    cut = len(texts) > 1 and cut_mid_line(texts[-1], texts[:-1])
+    # (or it stops partway into an engine's memory sentence: "... allocating 16384.00 MiB on devi")
+    cut = len(texts) > 1 and (cut_mid_line(texts[-1], texts[:-1]) or stops_inside(texts[-1], knowledge().sentences))
     return s.finish(last, cut_mid_line=cut, tail=list(recent))
 
 
