@@ -765,3 +765,22 @@ def test_a_start_up_cut_partway_into_an_allocation_message_is_no_all_clear(last)
 def test_an_out_of_memory_right_after_the_offload_count_is_the_weights(lines):
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)
+
+
+# --- llama-server refusing a prompt too big for the KV size is a refusal; "Nothing crashes" states no failure ----------
+
+
+def test_llama_servers_prompt_too_big_for_the_kv_size_is_a_refused_request_not_an_unknown_error():
+    lines = [*LLAMA_SERVING, "decode: failed to find a memory slot for batch of size 512",
+             "srv    send_error: task id = 77, error: Input prompt is too big compared to KV size. Please try increasing "
+             "KV size."]
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("RUNTIME", "kv-cache-full"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", ["Is it normal that it takes almost all VRAM while idle? Nothing crashes.",
+                                  "Memory use is high, but nothing fails and nothing hangs."])
+def test_nothing_failing_states_no_failure(said):
+    lines = [said, "", *VLLM_UP, "INFO:     Application startup complete."]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "NONE", (run.kind, run.code)

@@ -369,7 +369,7 @@ _DENIED_GROWTH_ZH = re.compile(r"(?:没有?|不|未|无|并没有?)(?:再|会|�
 
 #: a denial or doubt in the words' own clause ("no memory leak", "memory does not keep growing")
 #: (also a contraction without its apostrophe or with a typographic one: "it wouldnt run into OOM", "didn\u2019t")
-_DENIED = re.compile(r"\b(?:no|not|never|without|nor|rule[sd]? out|ruled out|instead of)\b|n['\u2019]t\b|"
+_DENIED = re.compile(r"\b(?:no|not|never|nothing|without|nor|rule[sd]? out|ruled out|instead of)\b|n['\u2019]t\b|"
                      r"\b(?:do|does|did|would|could|should|is|was|are|were|wo|ca|has|have|had|need)nt\b", re.I)
 #: growth stated by saying memory is not given back: its negation is the report itself ("is never released")
 _NOT_GIVEN_BACK = re.compile(r"(?:\b(?:not|never)|n['\u2019]?t)\s+(?:being\s+|getting\s+|gets?\s+)?(?:properly\s+|fully\s+)?"

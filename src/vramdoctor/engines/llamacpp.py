@@ -353,7 +353,10 @@ LOG = LogWords(
             r"could not find a KV slot for the batch|llama_decode: failed to decode, ret = 1\b", "pressure",
             "RUNTIME", "kv-cache-full"),
         # a request longer than a slot's context (-c / -np): refused, the server goes on
-        msg(r"the request exceeds the available context size|exceeds the available context size", "request"),
+        msg(r"the request exceeds the available context size|exceeds the available context size|"
+            # (server.cpp, with context shift off: "Input prompt is too big compared to KV size. Please try increasing
+            # KV size.")
+            r"Input prompt is too big compared to KV size", "request"),
         # a failed reservation that llama.cpp retries another way (2026): the failure before it need not be fatal
         msg(r"retrying without pipeline parallelism", "retry", "WARMUP"),
         # the fitting of -c / -ngl to free memory (2026, llama_params_fit) failed: llama.cpp goes on loading with the
