@@ -784,3 +784,27 @@ def test_nothing_failing_states_no_failure(said):
     lines = [said, "", *VLLM_UP, "INFO:     Application startup complete."]
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "NONE", (run.kind, run.code)
+
+
+# --- the cache that failed, where the memory the log shows would have held it: the context is still what to lower ----
+
+
+@pytest.mark.parametrize("lines, flag", [
+    (["build: 4404 (0827b2c1) with cc (GCC) 13.2.0 for x86_64-linux-gnu",
+      "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4090) - 23800 MiB free",
+      "llm_load_tensors: offloaded 33/33 layers to GPU", "llm_load_tensors:        CUDA0 model buffer size =  4403.49 MiB",
+      "llama_new_context_with_model: n_ctx         = 65536",
+      "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: cudaMalloc failed: out of memory",
+      "llama_kv_cache_init: failed to allocate buffer for kv cache"], "-c"),
+    (['time=2024-11-02T08:00:10.001Z level=INFO source=memory.go:343 msg="offload to cuda" layers.requested=-1 '
+      'layers.model=33 layers.offload=33 memory.available="[23.5 GiB]" memory.required.full="20.1 GiB"',
+      'time=2024-11-02T08:00:10.010Z level=INFO source=server.go:388 msg="starting llama server" cmd="/usr/lib/ollama/'
+      'runners/cuda_v12/ollama_llama_server --model /m/blob --ctx-size 65536 --batch-size 512 --n-gpu-layers 33"',
+      "llm_load_tensors:        CUDA0 buffer size =  4403.49 MiB", "llama_new_context_with_model: n_ctx      = 65536",
+      "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: cudaMalloc failed: out of memory",
+      "llama_kv_cache_init: failed to allocate buffer for kv cache"], "num_ctx"),
+])
+def test_a_cache_the_memory_shown_would_hold_that_failed_still_gets_a_shorter_context(lines, flag):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "KV_CAPACITY", (run.kind, run.code)
+    assert any(a["flags"].startswith(flag) for a in run.advice), [a["flags"] for a in run.advice]

@@ -13,6 +13,12 @@ from .steps import GGML, GIB, _more_gpus
 FRACTION_OF_FREE = ("lmdeploy", "tensorrt-llm")
 
 
+
+#: the context whose cache the memory the log shows would hold failed all the same: what the engine reserved beside it
+#: (compute buffers, another GPU's share, another process) took the difference
+_FITS_YET_FAILED = ("; the memory the log shows would hold it, yet its allocation failed: buffers beside it or another "
+                    "process took the rest, so lower it below your current value until it loads")
+
 class KvSteps:
     def kv(self) -> None:
         s, n, c, code = self.s, self.n, self.c, self.code
@@ -151,8 +157,12 @@ class KvSteps:
                     elif s.out and s.out[-1].setting == "max_num_seqs":
                         s.out[-1].why += (f"; with one slot your num_ctx of {slot:,} needs {slot * per / GIB:.2f} "
                                           f"GiB, which fits ({target:,} tokens would)")
+                    else:
+                        s.add("shorter context", "max_model_len", why + _FITS_YET_FAILED, "down", None, slot)
                 elif target < user:
                     s.add("shorter context", "max_model_len", why, "down", target, user, m=max(1, target - 512))
+                else:  # the memory shown would hold it, yet its allocation failed: the context is still what to lower
+                    s.add("shorter context", "max_model_len", why + _FITS_YET_FAILED, "down", None, user)
             else:
                 examples = ", ".join(f"{x:,} tokens need {x * per / GIB:.2f} GiB" for x in (4096, 16384, 32768) if x < ctx)
                 where = "the host RAM it failed in" if host else "it"
