@@ -808,3 +808,16 @@ def test_a_cache_the_memory_shown_would_hold_that_failed_still_gets_a_shorter_co
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "KV_CAPACITY", (run.kind, run.code)
     assert any(a["flags"].startswith(flag) for a in run.advice), [a["flags"] for a in run.advice]
+
+
+# --- TGI's router span of a batch it serves is a request, whatever line the PyTorch error came on -------------------
+
+
+@pytest.mark.parametrize("span", ["batch{batch_size=4}:decode:decode{size=4}",
+                                  "batch{batch_size=1}:prefill:prefill{id=12 size=1}:prefill{id=12 size=1}"])
+def test_tgis_router_batch_span_out_of_memory_is_serving(span):
+    lines = ["torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB.", "",
+             f"2024-03-01T10:00:00.000000Z ERROR {span}: text_generation_client: router/client/src/lib.rs:33: Server "
+             "error: CUDA out of memory. Tried to allocate 64.00 MiB."]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)

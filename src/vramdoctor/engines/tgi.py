@@ -20,6 +20,9 @@ LOG = LogWords(
                    r"max[-_]batch[-_](?:total[-_])?tokens|--max-total-tokens|warmup\{|prefill\{|--num-shard"),
     run_start=(rx(r"text_generation_launcher: Args", 0),),
     messages=(
+        # the router's span of a batch it serves ("batch{batch_size=1}:prefill:prefill{id=7570 size=1}: ... Server error:
+        # CUDA out of memory"): a request's prefill or decode, after start-up (the warm-up runs under its own span)
+        msg(r"\bbatch\{batch_size=\d+\}:(?:prefill|decode)\b.{0,300}?out of memory", "oom", "RUNTIME"),
         # the shard's block allocator out of KV blocks for a batch the router admitted (server/text_generation_server/
         # models/cache_manager.py allocate: "Out of available cache blocks: asked {n}, only {m} free blocks"): the
         # request fails while serving
