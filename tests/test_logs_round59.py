@@ -821,3 +821,36 @@ def test_tgis_router_batch_span_out_of_memory_is_serving(span):
              "error: CUDA out of memory. Tried to allocate 64.00 MiB."]
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+# --- a request's own lines before a compute buffer that failed: a request's image or prompt, not the warm-up ---------
+
+
+@pytest.mark.parametrize("lines", [
+    [*LLAMA_SERVING, "srv  process_chun: processing image...",
+     "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4514.05 MiB on device 0: cudaMalloc failed: out of memory",
+     "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 4733337600"],
+    ['time=2025-05-18T08:36:00.000Z level=INFO source=server.go:630 msg="llama runner started in 6.52 seconds"',
+     'time=2025-05-18T08:36:01.003Z level=DEBUG source=cache.go:136 msg="loading cache slot" id=0 cache=57 prompt=1227 '
+     "used=20 remaining=1207",
+     "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1953.40 MiB on device 1: cudaMalloc failed: out of memory",
+     "ggml_gallocr_reserve_n: failed to allocate CUDA1 buffer of size 2048295936"],
+])
+def test_a_compute_buffer_that_failed_after_a_requests_own_lines_is_serving(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+def test_llama_servers_own_tagged_line_of_a_request_just_before_the_failure_is_serving():
+    lines = ["srv  process_chun: processing image...",
+             "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4514.05 MiB on device 0: cudaMalloc failed: out of memory",
+             "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 4733337600"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+@pytest.mark.parametrize("line", ["srv  update_slots: all slots are idle", "slot launch_slot_: id  0 | task 12 | processing task",
+                                  "que    start_loop: processing new tasks"])
+def test_llama_servers_tagged_lines_are_a_programs(line):
+    from vramdoctor.logs.authorship import program_line
+    assert program_line(line)

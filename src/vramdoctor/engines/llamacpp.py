@@ -443,12 +443,17 @@ LOG = LogWords(
         # (and the lines a request prints before its slot runs, tools/server 2025-2026: "srv  params_from_: Chat format:
         # ...", "slot get_availabl: id 0 | task -1 | selected slot by LRU", "updating prompt cache", "prompt_save:  -
         # saving prompt with length N", "new prompt, n_ctx_slot = N")
-        ("requests", rx(r"launch_slot_|print_timing|POST /completion|\"POST /v1/" + NOT_ADMIN + r"|log_server_r: request|"
+        # (not the server's own endpoints, which answer while it loads: "request: GET /health 127.0.0.1 503")
+        ("requests", rx(r"launch_slot_|print_timing|POST /completion|\"POST /v1/" + NOT_ADMIN + r"|"
+                        r"log_server_r: request: (?!GET /(?:health|metrics|props|slots|v1/models|models)\b)|"
                         r"prompt eval time|processing task|selected slot by|params_from_: |updating prompt cache|"
                         r"prompt_save: |new prompt, n_ctx_slot|"
                         # a slot at work on a task (tools/server/server.cpp update_slots: "slot update_slots: id  2 |
                         # task 10391 | prompt processing progress ..."): tasks are requests, the warm-up takes none
-                        r"update_slots: id +\d+ \| task \d+")),
+                        r"update_slots: id +\d+ \| task \d+|"
+                        # (a request's image or audio chunk encoded, tools/server: "srv  process_chun: processing
+                        # image...")
+                        r"process_chun\w*: processing (?:image|audio)")),
     ),
     figures=(
         fig("gpu_model_buffer_bytes", _DEV + r" (?:model )?buffer size =\s*" + SIZE, mode="list"),

@@ -385,7 +385,10 @@ def _serving_before(run: RunFacts, f: Failure, engine: str) -> bool:
     """The server's own lines (its ready line, a request it took) came before failure `f` in its run: not a user's
     words of serving, nor Ollama's front server (which loads a model for a request)."""
     if engine == "ollama":
-        return False
+        # (its front server loads a model for a request: only the runner's own line of a request it took, "loading
+        # cache slot", is serving, the model loaded)
+        ln = f.progress.get("requests")
+        return ln is not None and ln < f.line_no and "loading cache slot" in run.progress_text.get("requests", "")
     for m in ("ready", "requests"):
         ln, text = f.progress.get(m), run.progress_text.get(m, "")
         if ln is not None and ln < f.line_no and program_line(text):
