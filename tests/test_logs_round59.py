@@ -854,3 +854,17 @@ def test_llama_servers_own_tagged_line_of_a_request_just_before_the_failure_is_s
 def test_llama_servers_tagged_lines_are_a_programs(line):
     from vramdoctor.logs.authorship import program_line
     assert program_line(line)
+
+
+# --- a quantized checkpoint the report names by its suffix is no reason to advise fewer-bit weights -----------------
+
+
+@pytest.mark.parametrize("title", ["Title: Vicuna-13B-v1.5-GPTQ fails with Warmup Not enough memory",
+                                   "Title: OOM at warm-up serving TheBloke/Llama-2-70B-AWQ on 2 x A10G"])
+def test_a_checkpoint_named_quantized_gets_no_fewer_bit_weights(title):
+    lines = [title, "", "2024-01-01T10:00:00.000000Z  INFO text_generation_launcher: Starting shard rank=0",
+             "Error: Warmup(Generation(\"Not enough memory to handle 4096 prefill tokens. You need to decrease "
+             "`--max-batch-prefill-tokens`\"))"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "WARMUP", (run.kind, run.code)
+    assert not any("quantize" in a["flags"] for a in run.advice), [a["flags"] for a in run.advice]

@@ -1095,6 +1095,10 @@ LOG = LogWords(
             r"\"OOMKilled\":\s*true\b", lambda m: True),
         # the model in Hugging Face's cache path ("models--Qwen--Qwen3-30B-A3B-GPTQ-Int4/snapshots/"): its name, and so
         # its quantization, where the log prints no model name of its own
+        # a quantized checkpoint the report names by its suffix, in a title or a sentence ("Vicuna-7B-v1.5-GPTQ fails
+        # with ...", "TheBloke/Llama-2-70B-AWQ"): its weights are already fewer-bit (read by logs.settings)
+        fig("_quantized_name", r"\b[\w.-]{2,80}[-_](?:GPTQ|AWQ|EXL2|GGUF|FP8|INT4|INT8|W4A16|W8A8|bnb-4bit|4bit|NF4|"
+            r"MXFP4|NVFP4)(?:[-_][\w.-]{1,40})?\b", lambda m: m.group(0), mode="first", prose=True, flags=0),
         fig("model_name", r"\bmodels--([\w.-]{1,100})--([\w.-]{1,200})/snapshots/",
             lambda m: f"{m.group(1)}/{m.group(2)}"),
         # a KV cache that got less memory than the configured context needs, in the engine's words (vllm.rs

@@ -50,7 +50,7 @@ def current(n: dict, e: Engine | None) -> Current:
             or defaults.get("max_num_seqs"))
     kv = str(n.get("kv_cache_dtype") or defaults.get("kv_cache_dtype") or "") or None
     quant = str(n.get("quantization") or "")
-    name = " ".join(str(n.get(k) or "") for k in ("model_name", "file_type"))
+    name = " ".join(str(n.get(k) or "") for k in ("model_name", "file_type", "_quantized_name"))
     quantized = bool(quant and quant.lower() not in ("none", "null", "false")) or bool(_QUANT_NAME.search(name))
     ftype = str(n.get("file_type") or "")
     low_bit = bool(_LOW_BIT_GGUF.match(ftype)) or bool(_LOW_BIT_NAME.search(name + " " + quant))
