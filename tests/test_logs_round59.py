@@ -868,3 +868,16 @@ def test_a_checkpoint_named_quantized_gets_no_fewer_bit_weights(title):
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "WARMUP", (run.kind, run.code)
     assert not any("quantize" in a["flags"] for a in run.advice), [a["flags"] for a in run.advice]
+
+
+# --- LMDeploy cutting or refusing a request longer than its session: a refusal, the server goes on --------------------
+
+
+def test_lmdeploys_request_past_session_len_is_a_refusal():
+    lines = ["2025-01-01 10:00:00,000 - lmdeploy - INFO - async_engine.py:600 - input backend=turbomind, "
+             "backend_config=TurbomindEngineConfig(session_len=32768)",
+             "[TM][WARNING] [ProcessInferRequests] [7] total sequence length (31000 + 4096) exceeds session_len (32768), "
+             "max_new_tokens is truncated to 1768",
+             "2025-01-01 10:05:00,000 - lmdeploy - ERROR - async_engine.py:806 - run out of tokens. session=7."]
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NONE", "requests-refused-too-long"), (run.kind, run.code)

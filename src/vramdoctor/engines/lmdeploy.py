@@ -26,6 +26,10 @@ LOG = LogWords(
     run_start=(rx(r"lmdeploy serve api_server|lmdeploy\.serve\.|turbomind model config:|"
                   r"\binput backend=\w+, backend_config=", 0),),
     messages=(
+        # a request longer than the session allows (TurboMind: "total sequence length (62534 + 3002) exceeds session_len
+        # (65536)", then async_engine's "run out of tokens. session=119"; "Truncate max_new_tokens to 128"): the request
+        # is cut or refused, the server goes on
+        msg(r"exceeds session_len|run out of tokens\. session(?:_id)?=\d+", "request"),
         msg(r"No enough cache entries", "oom", "RUNTIME", "kv-cache-entries-exhausted"),
         msg(r"No enough blocks\b(?! for `session_len`)|cache out of memory, no request can be admitted", "oom",
             "RUNTIME", "kv-blocks-exhausted"),
