@@ -881,3 +881,20 @@ def test_lmdeploys_request_past_session_len_is_a_refusal():
              "2025-01-01 10:05:00,000 - lmdeploy - ERROR - async_engine.py:806 - run out of tokens. session=7."]
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("NONE", "requests-refused-too-long"), (run.kind, run.code)
+
+
+# --- a size past what any device holds in PyTorch's message (a driver's garbage figure) is left unread, not a crash ---
+
+
+@pytest.mark.parametrize("line", [
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 44.00 MiB. GPU 1 has a total capacity of 24.00 GiB "
+    "of which 15.41 GiB is free. Process 60 has 17179869184.00 GiB memory in use. Of the allocated memory 7.18 GiB is "
+    "allocated by PyTorch",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 99999999999999.00 GiB. Of the allocated memory "
+    "99999999999999999.00 GiB is allocated by PyTorch",
+    "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 99999999999999999999.00 MiB on device 0: cudaMalloc "
+    "failed: out of memory",
+])
+def test_a_size_past_any_device_in_an_error_is_left_unread(line):
+    run = run_of(diag("\n".join(["INFO 05-01 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5", line])))
+    assert run.kind != "NONE", (run.kind, run.code)

@@ -694,7 +694,10 @@ def _ledger_by_size(f: Failure, n: dict) -> Place | None:
     m = next((m for _, text in [(f.line_no, f.text)] + f.after[:2] for m in _TRIED_SIZE.finditer(text)), None)
     if m is None:
         return None
-    size = to_bytes(m.group(1), m.group(2)) if m.group(1) else int(m.group(3))
+    try:
+        size = to_bytes(m.group(1), m.group(2)) if m.group(1) else int(m.group(3))
+    except ValueError:
+        return None  # a size past what any device holds: garbage, no ledger's
     hits = []
     for phase, key, words in _LEDGER_FIGURES:
         v = n.get(key)

@@ -147,11 +147,17 @@ def _held(text: str) -> tuple[int | None, int]:
     held, tried = None, 0
     for m in _HELD.finditer(text):
         g = m.groups()
-        value = to_bytes(g[0], g[1]) if g[0] else to_bytes(g[2], g[3])
+        try:
+            value = to_bytes(g[0], g[1]) if g[0] else to_bytes(g[2], g[3])
+        except ValueError:
+            continue  # a size no GPU holds (PyTorch's "Process 60 has 17179869184.00 GiB memory in use"): garbage
         held = max(held or 0, value)
     t = _TRIED.search(text)
     if t:
-        tried = to_bytes(t.group(1), t.group(2))
+        try:
+            tried = to_bytes(t.group(1), t.group(2))
+        except ValueError:
+            tried = 0
     return held, tried
 
 
