@@ -898,3 +898,21 @@ def test_lmdeploys_request_past_session_len_is_a_refusal():
 def test_a_size_past_any_device_in_an_error_is_left_unread(line):
     run = run_of(diag("\n".join(["INFO 05-01 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5", line])))
     assert run.kind != "NONE", (run.kind, run.code)
+
+
+def test_an_environment_named_after_another_engine_does_not_name_the_engine():
+    prefix = "(Worker_TP3 pid=150714) ERROR 09-14 07:53:16 [multiproc_executor.py:674] "
+    lines = [prefix + '  File "/home/u/miniforge3/envs/sglang/lib/python3.12/site-packages/torch/cuda/graphs.py", '
+                      "line 88, in capture_end", prefix + "    super().capture_end()",
+             prefix + "torch.AcceleratorError: CUDA error: out of memory"]
+    assert diag("\n".join(lines)).engine == "vllm"
+
+
+@pytest.mark.parametrize("said, kind", [
+    ("Our shipped compose OOM'd in vLLM's **`profile_run`** on his rig:", "WARMUP"),
+    ("It runs out of memory inside `capture_model` on the 4090:", "WARMUP"),
+])
+def test_the_function_a_reports_words_say_it_ran_out_in_places_it(said, kind):
+    lines = [said, "", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."]
+    run = run_of(diag("\n".join(lines), engine="vllm"))
+    assert run.kind == kind, (run.kind, run.code, run.phase_source)

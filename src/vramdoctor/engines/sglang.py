@@ -246,7 +246,8 @@ from .words import NUM, SIZE, cli, count, fig, fraction, msg, rx, switch  # noqa
 _ARG = r"['\"]?\s*[=:]\s*['\"]?"
 
 LOG = LogWords(
-    fingerprint=rx(r"sglang| TP\d+\]|\[TP\d+\]|KV Cache is allocated|Load weight (?:begin|end)|mem_fraction_static|"
+    # ("sglang" anywhere but as the name of a conda or virtual environment a vLLM log runs in: ".../envs/sglang/lib/...")
+    fingerprint=rx(r"(?<!envs/)(?<!venvs/)sglang(?!/lib/python)| TP\d+\]|\[TP\d+\]|KV Cache is allocated|Load weight (?:begin|end)|mem_fraction_static|"
                    r"Capture cuda graph|max_total_num_tokens|Prefill batch[.,] #new-seq|#running-req"),
     run_start=(rx(r"server_args=ServerArgs", 0),),
     messages=(

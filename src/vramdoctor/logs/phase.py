@@ -240,6 +240,20 @@ def passed_step(text: str) -> str | None:
     return max(found, key=PHASES.index) if found else None
 
 
+#: a report's words of the function memory ran out in ("OOM'd in vLLM's **`profile_run`**", "runs out of memory inside
+#: `capture_model`")
+_RAISED_IN = re.compile(r"\b(?:OOM(?:'d|ed|s)?|ran out of memory|runs out of memory|out of memory)\s+(?:in|inside|during)"
+                        r"\s+(?:[\w.-]+'s\s+)?[*_`'\x22]*([A-Za-z_][\w.]*_\w*)", re.I)
+
+
+def _raised_in(text: str, engine: str) -> str | None:
+    """The phase of the function a report's words say memory ran out in (`_RAISED_IN`: a name with an underscore, a
+    function's), None where they name none or one that names no phase."""
+    m = _RAISED_IN.search(text)
+    p = phase_words(m.group(1), engine) if m else None
+    return p if p in PHASES else None
+
+
 def _code_of_frame(f: Failure, ln: int) -> bool:
     """Line `ln` after failure `f` is the code line a traceback prints under a frame: the line before it is a frame."""
     before = dict([(f.line_no, f.text), *f.after]).get(ln - 1, "")
@@ -292,7 +306,8 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     if passed is None and during is None and not f.phase:
         # ... or the report's words above the engine's own line of it ("Fix OOM in DeepSeek weight loading", "This
         # causes OOM when loading large models"), where they name one step only
-        told_steps = {during_step(t) for _, t in f.before if not program_line(t) and not FRAME.search(t)} - {None}
+        told_steps = {during_step(t) or _raised_in(t, engine) for _, t in f.before
+                      if not program_line(t) and not FRAME.search(t)} - {None}
         during = told_steps.pop() if len(told_steps) == 1 else None
     if during and not f.phase and not f.candidates and (floor is None or PHASES.index(during) >= PHASES.index(floor)):
         return Place(during, "the report's words of the step under way", (f.line_no, f.text), [during], inferred=True)
