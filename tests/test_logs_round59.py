@@ -916,3 +916,38 @@ def test_the_function_a_reports_words_say_it_ran_out_in_places_it(said, kind):
     lines = [said, "", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."]
     run = run_of(diag("\n".join(lines), engine="vllm"))
     assert run.kind == kind, (run.kind, run.code, run.phase_source)
+
+
+# --- a title that asks why an out of memory happens says it happens; vLLM's worker load_model only loads the model ----
+
+V1_CAPTURE_CUT = ["(Worker_TP0 pid=9) INFO 09-24 17:49:00 [gpu_model_runner.py:3000] Model loading took 60.1 GiB",
+                  "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  14%|#4        | 9/67",
+                  "(Worker_TP0 pid=9) ERROR 09-24 17:49:13 [multiproc_executor.py:585] WorkerProc hit an exception."]
+
+
+@pytest.mark.parametrize("title", [
+    "Title: [Bug]: Why does the deployment run into OOM errors when I switch from TP4 to TP2 x PP2?",
+    "Title: Why do I get CUDA out of memory while capturing graphs with TP=8?",
+])
+def test_a_title_that_asks_why_an_oom_happens_states_it(title):
+    run = run_of(diag("\n".join([title, "", *V1_CAPTURE_CUT])))
+    assert run.kind == "WARMUP", (run.kind, run.code, run.phase_source)
+
+
+def test_a_title_that_asks_whether_an_oom_would_happen_states_nothing():
+    run = run_of(diag("\n".join(["Title: Would TP2 x PP2 run into OOM errors with a 72B model?", "",
+                                 "INFO 05-01 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5",
+                                 "INFO:     Application startup complete."])))
+    assert run.kind == "NONE", (run.kind, run.code)
+
+
+def test_a_traceback_cut_in_vllms_worker_load_model_under_an_oom_title_is_the_weights():
+    prefix = "(Worker_TP6 pid=395) ERROR 09-24 17:49:13 [multiproc_executor.py:585] "
+    lines = ["Title: 8 x A100 deploy Qwen3-VL-235B cuda OOM", "",
+             prefix + "Traceback (most recent call last):",
+             prefix + '  File "/x/vllm/v1/executor/multiproc_executor.py", line 560, in worker_main',
+             prefix + "    self.worker.load_model()",
+             prefix + '  File "/x/vllm/v1/worker/gpu_worker.py", line 213, in load_model',
+             prefix + "    self.model_runner.load_model(eep_scale_up=eep_scale_up)"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)

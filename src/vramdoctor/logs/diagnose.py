@@ -104,6 +104,9 @@ _SIZE_CHECK = re.compile(r"raise_if_cache_size_invalid|check_enough_kv_cache_mem
 #: model_executor/model_loader, get_model, a layer's load_weights / weight_loader): a traceback cut inside one was
 #: loading the weights, however it was cut (not a front end's load_model, which may go on to make the cache)
 _LOADER_PROPER = re.compile(r"model_loader[/.]|\bin get_model\b|\bget_model\(|\bload_weights\b|\bweight_loader\b|"
+                            # (vLLM's worker and model runner load_model: the model only, its KV cache is made later,
+                            # initialize_kv_cache; not llama-server's load_model, which makes the context too)
+                            r"(?:gpu_worker|worker|gpu_model_runner|model_runner)\.py\W+line \d+, in load_model\b|"
                             # ... or a layer making its weights (a quantization method's create_weights, a Parameter of
                             # torch.empty): the allocation itself, the innermost step
                             # (TurboMind's _create_weight and create_shared_weights, lmdeploy/turbomind/turbomind.py)

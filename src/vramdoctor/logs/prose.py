@@ -103,8 +103,14 @@ def supposed(text: str) -> bool:
     if past_fixed(text):
         return True
     held = [c for c in clauses(text) if OOM_ANY.search(c)]
-    # (a clause that asks: "Could a 128k context cause an OOM later?")
-    return bool(held) and all(_SUPPOSED.search(c) or c.rstrip().endswith("?") for c in held)
+    # (a clause that asks: "Could a 128k context cause an OOM later?"; not one that asks why it happens, which says it
+    # does: "Why does the deployment encounter OOM errors when ...?")
+    return bool(held) and all(_SUPPOSED.search(c) or c.rstrip().endswith("?") and not _WHY_ASKED.search(c)
+                              for c in held)
+
+
+#: a question of why something happens: it takes the thing as so
+_WHY_ASKED = re.compile(r"^\W*(?:Title:\s*)?(?:\[[^\]]{1,30}\]:?\s*)*why\s+(?:does|do|did|is|are|was|am|would)\b", re.I)
 
 
 def stated(text: str) -> str:
