@@ -19,7 +19,7 @@ from .base import (
     step_tokens,
 )
 from .interface import Engine, LogWords
-from .words import NUM, SIZE, TRIED, TRIED_TO, TRIED_TO_ZH, count, fig, msg, rx, to_bytes, tried, tried_zh
+from .words import LOADING_ZH, NUM, SIZE, TRIED, TRIED_TO, TRIED_TO_ZH, count, fig, msg, rx, to_bytes, tried, tried_zh
 
 GIB = 2**30
 
@@ -130,7 +130,7 @@ def _reading(m, i: int) -> int:
         # the rise's own clause, up to the comma after it: a span past it is another's ("..., then it served fine
         # for two days")
         text = m.string
-        begin = max((b.end() for b in _SENTENCE_END.finditer(text, 0, m.start())), default=0)
+        begin = _sentence_start(text, m.start())
         comma = text.find(",", m.end())
         if not _SPAN.search(text, begin, comma if comma >= 0 else len(text)):
             raise ValueError("a rise told in words over no span")
@@ -316,7 +316,7 @@ def _growth_from_to(m: re.Match) -> str:
     clause = _growth_to_from(m, start=1, to=3)
     if _TOOK.match(m.group(0)):
         text = m.string
-        begin = max((b.end() for b in _SENTENCE_END.finditer(text, 0, m.start())), default=0)
+        begin = _sentence_start(text, m.start())
         if not _SPAN.search(text, begin, m.start()):
             raise ValueError("no span took it there")
     return clause
@@ -358,8 +358,7 @@ def _growth_zh(m: re.Match) -> str:
     return clause
 
 
-#: the model loading, in Chinese (在加载模型时, 加载权重的时候, 模型加载过程中)
-_LOADING_ZH = re.compile(r"加载(?:模型|权重)(?:时|的时候|过程中|期间)|模型(?:加载|载入)(?:时|的时候|过程中|期间)")
+_LOADING_ZH = re.compile(LOADING_ZH)
 
 
 #: a negation right before the Chinese growth words
@@ -417,8 +416,7 @@ def _supposed(text: str, begin: int, at: int, end: int, inside: bool = True) -> 
 def _growth(m: re.Match, inside: bool = True) -> str:
     """The clause of the line that states the growth; ValueError where it is denied, doubted or asked."""
     text, at = m.string, m.start()
-    # (a sentence ends at a stop followed by a space or the line's end: not inside "17088.03 MB" or "v0.6.3")
-    begin = max((b.end() for b in _SENTENCE_END.finditer(text, 0, at)), default=0)
+    begin = _sentence_start(text, at)
     after = _SENTENCE_END.search(text, m.end())
     end = after.start() if after else len(text)
     if text[end:end + 1] == "?" or _supposed(text, begin, at, m.end(), inside) or (
@@ -434,9 +432,6 @@ def _growth(m: re.Match, inside: bool = True) -> str:
 
 
 
-#: a rise over seconds or minutes, the span of one request's work ("the GPU ram usage slowly rises (3.4, 3.5GB etc.)
-#: and after about a minute it throws the error"): that request's own use, not memory kept; a leak shows over hours,
-#: days or many requests (a rate, "every minute", is not a span)
 #: a rise within one step of work ("OOM occurs as the memory continues to increase as it passes forward", "during the
 #: forward pass", "layer by layer"): the step's own activations, not memory kept
 _WITHIN_STEP = re.compile(r"\b(?:passes forward|forward pass(?:es)?|during (?:the )?(?:prefill|forward|profil\w*|warm-?up)|"
@@ -444,6 +439,9 @@ _WITHIN_STEP = re.compile(r"\b(?:passes forward|forward pass(?:es)?|during (?:th
                           r"while (?:the )?(?:model|weights|it) (?:loads|is loading)|while loading|"
                           r"during (?:the )?(?:model |weights? )?load(?:ing)?|"
                           r"layer by layer|(?:with )?each layer|per layer)\b", re.I)
+#: a rise over seconds or minutes, the span of one request's work ("the GPU ram usage slowly rises (3.4, 3.5GB etc.)
+#: and after about a minute it throws the error"): that request's own use, not memory kept; a leak shows over hours,
+#: days or many requests (a rate, "every minute", is not a span)
 _SHORT_SPAN = re.compile(r"\b(?:after|within|in|for) (?:about |around |roughly |~|only |just )?(?:a|one|\d+|a few|few|several|"
                          r"some) (?:seconds?|secs?|minutes?|mins?)\b", re.I)
 _LONG_SPAN = re.compile(r"\b(?:hours?|days?|weeks?|overnight|requests|prompts|conversations|calls|iterations)\b", re.I)
@@ -530,7 +528,7 @@ def _failure_stated(m: re.Match) -> str:
     text = m.string
     if _WRITTEN.match(text):
         raise ValueError("a program's line")
-    clause = text[max((b.end() for b in _SENTENCE_END.finditer(text, 0, m.start())), default=0):m.start()]
+    clause = text[_sentence_start(text, m.start()):m.start()]
     if _QUOTED_LEVEL.search(clause) or _QUOTED_SOURCE.search(clause):
         raise ValueError("a program's words, quoted")
     return _growth(m, inside=False)
@@ -538,6 +536,12 @@ def _failure_stated(m: re.Match) -> str:
 
 #: the end of a sentence: a stop, then a space or the end of the line (the stop is kept in the match)
 _SENTENCE_END = re.compile(r"[.;!?](?=\s|$)")
+
+
+def _sentence_start(text: str, at: int) -> int:
+    """Where the sentence that holds `text[at]` begins: after the last stop before it that a space or the line's end
+    follows (not inside "17088.03 MB" or "v0.6.3")."""
+    return max((b.end() for b in _SENTENCE_END.finditer(text, 0, at)), default=0)
 #: a log level before the words in their clause: a program's line quoted in the user's sentence
 _QUOTED_LEVEL = re.compile(r"\b(?:WARNING|WARN|ERROR|INFO|DEBUG|FATAL|CRITICAL)\b:?|\[[IWE]\]")
 
@@ -1095,12 +1099,12 @@ LOG = LogWords(
             r"\"OOMKilled\":\s*true\b", lambda m: True),
         # the model in Hugging Face's cache path ("models--Qwen--Qwen3-30B-A3B-GPTQ-Int4/snapshots/"): its name, and so
         # its quantization, where the log prints no model name of its own
+        fig("model_name", r"\bmodels--([\w.-]{1,100})--([\w.-]{1,200})/snapshots/",
+            lambda m: f"{m.group(1)}/{m.group(2)}"),
         # a quantized checkpoint the report names by its suffix, in a title or a sentence ("Vicuna-7B-v1.5-GPTQ fails
         # with ...", "TheBloke/Llama-2-70B-AWQ"): its weights are already fewer-bit (read by logs.settings)
         fig("_quantized_name", r"\b[\w.-]{2,80}[-_](?:GPTQ|AWQ|EXL2|GGUF|FP8|INT4|INT8|W4A16|W8A8|bnb-4bit|4bit|NF4|"
             r"MXFP4|NVFP4)(?:[-_][\w.-]{1,40})?\b", lambda m: m.group(0), mode="first", prose=True, flags=0),
-        fig("model_name", r"\bmodels--([\w.-]{1,100})--([\w.-]{1,200})/snapshots/",
-            lambda m: f"{m.group(1)}/{m.group(2)}"),
         # a KV cache that got less memory than the configured context needs, in the engine's words (vllm.rs
         # kvcache_allocator "Available: 29353.63 MB, Required: 131072.00 MB"; "(need 2.0 GiB, have 0.5 GiB)")
         fig("kv_available_bytes", r"\bAvailable: " + SIZE + r", Required: "),
@@ -1174,11 +1178,11 @@ LOG = LogWords(
         fig("_growth_stated", _NOW_THEN, _growth_now_then, mode="first", prose=True),
         fig("_growth_stated", _BY_SIZE, _growth_over_span, mode="first", prose=True),
         fig("_failure_stated", _FAILS, _failure_stated, mode="first", prose=True),
+        fig("_failure_stated", _FAILS_ZH, _failure_stated_zh, mode="first", prose=True, flags=0),
         # a user's table of context sizes and what each did ("- 21k context: 23194MiB used", "- 22k context: OOM",
-        # "-c 16384 -> OOM"): (tokens, whether it ran out of memory), read by quiet.context_sweep
+        # "-c 16384 -> OOM"): (tokens, whether it ran out of memory), read by logs.diagnose._context_swept
         fig("_context_sweep", _CTX_ITEM, _ctx_item, mode="list", prose=True),
         fig("_context_sweep", _CTX_ITEM_C, _ctx_item, mode="list", prose=True),
-        fig("_failure_stated", _FAILS_ZH, _failure_stated_zh, mode="first", prose=True, flags=0),
         fig("reported_memory_before_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE,
             lambda m: _reading(m, 1), flags=0),
         fig("reported_memory_after_bytes", _MEMWORD + r"[^\d\n]{0,20}" + _USIZE + _ARROW + _USIZE,

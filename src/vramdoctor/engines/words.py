@@ -21,6 +21,8 @@ SIZE = NUM + r"\s*([KMGT]i?B|bytes)\b"
 #: after an OpenAI-style path's "/v1/": not a server's model management or listing (GET /v1/models, tabbyAPI's POST
 #: /v1/model/load and /unload, LoRA and token admin): those are no inference requests
 NOT_ADMIN = r"(?!models?\b|model/|lora/|token/|auth/|internal/)"
+#: the model loading, in a Chinese report's words (在加载模型时, 加载权重的时候, 模型加载过程中)
+LOADING_ZH = r"加载(?:模型|权重)(?:时|的时候|过程中|期间)|模型(?:加载|载入)(?:时|的时候|过程中|期间)"
 #: the most a figure may be: 2**60 bytes / tokens (no GPU holds more; longer numbers are garbage)
 MAX_FIGURE = 2**60
 

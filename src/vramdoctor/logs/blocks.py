@@ -16,7 +16,7 @@ from typing import Callable, Iterable
 
 from .facts import RunFacts
 from .knowledge import Knowledge, knowledge
-from .lines import CUT_LOOKBACK, cut_mid_line, pieces, stops_inside
+from .lines import CUT_LOOKBACK, pieces, tail_cut
 from .prefilter import Words
 from .reader import clean
 from .scan import ENGINE_SAMPLE_LINES, TAIL_LINES, WINDOW, Scanner
@@ -131,8 +131,7 @@ def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[Run
         last_raw = (line_no + 1, carry)
     data = state["prev"][-CUT_LOOKBACK * 1024:] + carry
     tail = data.rstrip(b"\n").split(b"\n")[-CUT_LOOKBACK - 1:]
-    cut = len(tail) > 1 and (cut_mid_line(clean(tail[-1]), [clean(b) for b in tail[:-1]])
-                             or stops_inside(clean(tail[-1]), knowledge().sentences))
+    cut = tail_cut(clean(tail[-1]), [clean(b) for b in tail[:-1]], knowledge().sentences)
     parts = pieces(clean(last_raw[1])) if last_raw else []
     # the last lines, numbered back from the last one (the first piece is left out where the bytes kept begin
     # partway into a line)

@@ -22,7 +22,7 @@ from dataclasses import replace
 
 from .authorship import TITLE, program_line, prose_like, sentence_like, user_words
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts
-from ..engines.words import SIZE, to_bytes
+from ..engines.words import LOADING_ZH, SIZE, to_bytes
 from .knowledge import COMMAND, FRAME, SIGKILL_RX, knowledge, phase_words
 from .lines import STATED, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, STARTUP, Place, during_step, frames, locate, step_done
@@ -611,7 +611,7 @@ _MEMORY_CONDITION = re.compile(r"mem|alloc|pool|buffer|block|free|cache|kv|bytes
 
 
 def _assertion(f: Failure) -> tuple[int, str] | None:
-    """The `assert` statement of a bare AssertionError `f` (the last code line of its traceback, within three lines
+    """The `assert` statement of a bare AssertionError `f` (the last code line of its traceback, within four lines
     before it), where its condition speaks of nothing memory is made of (`assert is_fa_version_supported(...)`,
     `assert active_topk_width >= cm.max_seq_len // self.compress_ratio`); None otherwise."""
     # (the failure may be the traceback's first frame, or the kill that ended it: the assertion is before it)
@@ -758,9 +758,7 @@ def _device_setup(run: RunFacts, f: Failure, place: Place) -> Diagnosis | None:
 #: limit while model is loading"): host RAM holds the weights on their way to the GPU (the KV cache and buffers are on
 #: the GPU), so the model loading there is its weights
 _HOST_LOADING = re.compile(r"\b(?:while|when|during) (?:the )?model (?:is |was )?loading\b|\b(?:while|when|during) loading "
-                           r"(?:the |a |my )?(?:\w+ )?model\b|\bduring model load(?:ing)?\b|"
-                           # (in Chinese: 在加载模型时, 加载模型的时候, 模型加载过程中)
-                           r"加载(?:模型|权重)(?:时|的时候|过程中|期间)|模型(?:加载|载入)(?:时|的时候|过程中|期间)", re.I)
+                           r"(?:the |a |my )?(?:\w+ )?model\b|\bduring model load(?:ing)?\b|" + LOADING_ZH, re.I)
 
 
 #: a field of a pod's or container's state, as kubectl describe prints it ("    State:          Running", "      Exit Code:

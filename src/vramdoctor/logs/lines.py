@@ -180,6 +180,13 @@ ERROR_HEADS = ("CUDA error", "CUDA out of memory", "CUDA runtime error", "HIP er
 _HEADING = re.compile(r"#{1,6} +[A-Za-z]|\*\*[A-Za-z][^*\n]{0,80}\*\*:?\s*$")
 
 
+def tail_cut(last: str, before: list[str], sentences: tuple[str, ...]) -> bool:
+    """The log's last line is cut partway: the start of a line like one before it (`cut_mid_line`), or it stops
+    partway into one of an engine's memory `sentences` ("... allocating 16384.00 MiB on devi", `stops_inside`). Both
+    reading paths (every line, and the block search) ask this of the same last lines."""
+    return bool(before) and (cut_mid_line(last, before) or stops_inside(last, sentences))
+
+
 def cut_mid_line(last: str, before: list[str]) -> bool:
     """The log's last line is the start of a line like one just before it, cut where that line goes on
     without a space: the log was cut partway through a line ("de" after "deep-seek-1  | slot ...",

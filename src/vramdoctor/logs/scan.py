@@ -27,11 +27,10 @@ from .lines import (
     STRONG_PREFIX,
     WRAP_LINES,
     cut_error,
-    cut_mid_line,
     pieces,
     prompt_closes,
     stated,
-    stops_inside,
+    tail_cut,
     unbox,
     window,
 )
@@ -564,7 +563,8 @@ class Scanner:
     def finish(self, last: tuple[int, str] | None = None, cut_mid_line: bool = False,
                tail: list[tuple[int, str]] | None = None) -> list[RunFacts]:
         """The runs. last: the log's last line (number, text), checked for an error cut partway ("CUDA e").
-        cut_mid_line: that line has no newline and is the start of a line like those before it. tail: the log's
+        cut_mid_line: that line is cut partway (`lines.tail_cut`: the start of a line like those before it, or partway
+        into an engine's memory message). tail: the log's
         last lines (number, text), oldest first, ending with `last`'s line."""
         r = self.run
         if last and cut_error(last[1]) and last[0] > self.echo_until and not any(
@@ -620,8 +620,7 @@ def scan(lines: Iterable[tuple[int, str]]) -> list[RunFacts]:
             s.feed(line_no, part)
             last = (line_no, part)
     texts = [t for _, t in recent]
-    # (or it stops partway into an engine's memory sentence: "... allocating 16384.00 MiB on devi")
-    cut = len(texts) > 1 and (cut_mid_line(texts[-1], texts[:-1]) or stops_inside(texts[-1], knowledge().sentences))
+    cut = tail_cut(texts[-1], texts[:-1], knowledge().sentences) if texts else False
     return s.finish(last, cut_mid_line=cut, tail=list(recent))
 
 

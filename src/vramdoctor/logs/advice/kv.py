@@ -12,12 +12,11 @@ from .steps import GGML, GIB, _more_gpus
 #: cache_max_entry_count, TensorRT-LLM's free_gpu_memory_fraction), not of the whole GPU
 FRACTION_OF_FREE = ("lmdeploy", "tensorrt-llm")
 
-
-
 #: the context whose cache the memory the log shows would hold failed all the same: what the engine reserved beside it
 #: (compute buffers, another GPU's share, another process) took the difference
 _FITS_YET_FAILED = ("; the memory the log shows would hold it, yet its allocation failed: buffers beside it or another "
                     "process took the rest, so lower it below your current value until it loads")
+
 
 class KvSteps:
     def kv(self) -> None:
