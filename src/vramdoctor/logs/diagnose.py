@@ -608,6 +608,10 @@ _BARE_ASSERTION = re.compile(r"\bAssertionError\s*$")
 _ASSERT_LINE = re.compile(r"(?:^|\]\s|\|\s)\s*assert\s+(\S.*)$")
 #: words in an assertion's condition that may be about memory (a pool, blocks, free bytes, the cache)
 _MEMORY_CONDITION = re.compile(r"mem|alloc|pool|buffer|block|free|cache|kv|bytes|size_in|capacity|budget|avail", re.I)
+#: a setting's name in an assertion's condition, with the objects it is read from: a switch
+#: (`get_global_server_args().disable_chunked_prefix_cache`, `cache_config.enable_prefix_caching`, `use_cuda_graph`),
+#: whose words are a feature's, not memory's state
+_SWITCH = re.compile(r"(?:\b\w+(?:\(\))?\.)*\b(?:disable|enable|use)_\w+", re.I)
 
 
 def _assertion(f: Failure) -> tuple[int, str] | None:
@@ -623,7 +627,7 @@ def _assertion(f: Failure) -> tuple[int, str] | None:
     for ln, t in reversed(lines[max(0, at - 4):at]):
         m = _ASSERT_LINE.search(t)
         if m:
-            return None if _MEMORY_CONDITION.search(m.group(1)) else (ln, t.strip())
+            return None if _MEMORY_CONDITION.search(_SWITCH.sub("", m.group(1))) else (ln, t.strip())
     return None
 
 
