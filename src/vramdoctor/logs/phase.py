@@ -107,7 +107,8 @@ def _unwrapped(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
 #: a line saying a step finished, in any engine's words (a time taken, "loaded", "prepared", "done")
 _FINISHED = re.compile(r"\b(?:took|finished|done|loaded|prepared|succeeded)\b|\bin [\d.]+ ?(?:s|ms|sec|seconds)\b",
                        re.I)  # (not "Completed": progress bars say "40% Completed")
-_SETTING = re.compile(r"\w+\s*=\s*['\"\w]|'\w+': ")
+#: (a name from its first letter only: one tried from each letter of a long word is quadratic in it)
+_SETTING = re.compile(r"\b\w+\s*=\s*['\"\w]|'\w+': ")
 #: a line of code (a traceback's source line), whose keyword arguments are not a dump of settings
 _CODE = re.compile(r"^\s*(?:self\.)?\w+(?:\[\w+\])?\s*=\s*\[?\s*(?:torch|np|self)\.\w+")
 

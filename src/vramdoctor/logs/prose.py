@@ -18,7 +18,8 @@ I = re.IGNORECASE
 #: any out-of-memory word no engine owns
 OOM_ANY = re.compile("|".join(f"(?:{w})" for w in OOM_WORDS), I)
 #: where a line splits into clauses: after a sentence's end, or before a word that turns it ("but", "however")
-_CLAUSE = re.compile(r"(?<=[.!?;])\s+|,?\s+\b(?:but|however|yet|although|though|whereas|while)\b,?\s+|"
+#: (the spaces before the word are read from their first only: from each of a long run's they are quadratic)
+_CLAUSE = re.compile(r"(?<=[.!?;])\s+|(?:,|(?<![\s,]))\s+\b(?:but|however|yet|although|though|whereas|while)\b,?\s+|"
                      r"(?<=[。！？；，])|但是|不过", I)
 _OOM_NAME = r"(?:OOMs?(?![A-Za-z0-9_])|OOM-?ing|out[- ]of[- ]memory|OutOfMemory|run(?:s|ning)? out of (?:\w+ )?memory)"
 #: a clause that supposes, expects or denies: what the user expects or hopes, what should (not) happen, the
@@ -51,10 +52,13 @@ _USER = re.compile(r"(?<![\w'\[(<])(?:I|I'm|I've|I'd|[Mm]y|[Ww]e|[Oo]ur|[Mm]e)(?
                    r"(?<![\w'\[(<.])i(?:'m|'ve|'d| (?:am|was|have|had|can|can't|cannot|could|get|got|run|ran|tried|try|"
                    r"want|need|think|use|used|see|saw|load|loaded|imagine|must|will|would|don't|didn't|do|start|"
                    r"started|set|changed|installed|downloaded|followed|also|just|still|only))\b|"
-                   r"[\"\u201c`]\s*\S+(?:\s+\S+)+?\s*[\"\u201d`]|"
+                   # (words of at most 256 characters: a word read to a long line's end from each quote is quadratic in it)
+                   r"[\"\u201c`]\s*\S{1,256}(?:\s+\S{1,256})+?\s*[\"\u201d`]|"
                    # Chinese: the first person (我, 我们), or a sentence of clauses with full-width marks (two or more
-                   # of ，。；！？), which programs' one-line messages do not print
-                   r"我|(?:[^，。；！？\n]{2,}[，。；！？]){2}")
+                   # of ，。；！？), which programs' one-line messages do not print (the first clause's two characters
+                   # before its mark are enough, and anchor it: a clause read from every start is quadratic in a long
+                   # line without a mark)
+                   r"我|[^，。；！？\n]{2}[，。；！？][^，。；！？\n]{2,}[，。；！？]")
 
 
 #: markdown emphasis a user writes in a sentence ("the **second** request"; not `__x__`, which is Python's `__init__`)
