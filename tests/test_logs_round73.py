@@ -34,3 +34,80 @@ def test_an_assertion_on_memory_beside_a_switch_is_no_verdict_of_not_memory(cond
     run = run_of(diag("\n".join(['  File "/opt/sglang/srt/managers/scheduler.py", line 1310, in get_new_batch_prefill',
                                  f"    assert {cond}", "AssertionError"])))
     assert run.code != "assertion-failed", run.code
+
+
+# --- a path the code does not have: Python's NotImplementedError, AttributeError, KeyError ... named by the report's
+# words as what the run crashed with, or a traceback's last line alone ------------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["INFO 06-02 10:00:00 [api_server.py:1043] vLLM API server version 0.9.2",
+     "After upgrading to 0.9.2 the engine crashes with AttributeError as soon as the LoRA adapter is loaded."],
+    ["2025-03-01 10:00:00,000 - lmdeploy - INFO - Build <TurboMind> model", "",
+     "TurboMind fails to start because `InternLM3ForCausalLM` does not implement `get_input_embeddings`, so the "
+     "vision tower cannot be attached."],
+    ["Title: mlx_lm.server throws `TypeError` when a request carries tools", "",
+     "mlx_lm.server --model mlx-community/Qwen3-8B-4bit --port 8080",
+     "2025-05-01 10:00:01,000 - INFO - Starting httpd at 127.0.0.1 on port 8080..."],
+    ['  File "/usr/src/server/text_generation_server/models/flash_causal_lm.py", line 1201, in warmup',
+     "    raise NotImplementedError", "NotImplementedError"],
+    ["[2025-07-01 10:00:00 TP0] Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=60.11 GB",
+     "The scheduler dies with a KeyError from the radix cache when a second request shares the prefix."],
+])
+def test_a_path_the_code_does_not_have_is_not_memory(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "code-error"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", [
+    "It crashes with CUDA out of memory now, not with the AttributeError I had on 0.8.",
+    "The class has no attribute `hot_token_id`, which the code checks for, and then it runs out of memory.",
+])
+def test_a_code_error_beside_an_out_of_memory_is_no_verdict_of_not_memory(said):
+    run = run_of(diag("\n".join(["INFO 06-02 10:00:00 [api_server.py:1043] vLLM API server version 0.9.2", said])))
+    assert run.code != "code-error", run.code
+
+
+# --- a data type or kernel this GPU does not have (bfloat16 or fp8 below their compute capability, a kernel built for
+# newer GPUs) -------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["INFO 01-10 10:00:00 llm_engine.py:161] Initializing an LLM engine (v0.5.4) with config: model='Qwen/Qwen2-7B'",
+     "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4 GPU has "
+     "compute capability 7.5. You can use float16 instead by explicitly setting the `dtype` flag in CLI, for example: "
+     "--dtype=half."],
+    ['  File "/usr/local/lib/python3.10/dist-packages/flash_attn/flash_attn_interface.py", line 90, in _flash_attn_forward',
+     "RuntimeError: FlashAttention only supports Ampere GPUs or newer."],
+    ["(EngineCore_DP0 pid=77) ERROR 02-01 10:00:03 [core.py:708] ValueError: The quantization method fp8 is not "
+     "supported for the current GPU. Minimum capability: 80. Current capability: 75."],
+    ["Title: [Bug] SGLang 0.4.6 on V100: type fp8e5 not supported in this architecture", "",
+     "[2025-05-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B-FP8', tp_size=1)",
+     "[2025-05-01 10:00:31] Rank 0 scheduler is dead. Please check if there are relevant logs."],
+])
+def test_a_type_or_kernel_this_gpu_lacks_is_not_memory(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "gpu-unsupported"), (run.kind, run.code)
+
+
+# --- a phase, stage or step the report names by its step, in markdown or quotes ------------------------------------
+
+_VLLM_START = ["INFO 06-02 10:00:00 [api_server.py:1043] vLLM API server version 0.9.2",
+               "INFO 06-02 10:00:02 [core.py:69] Initializing a V1 LLM engine (v0.9.2) with config: model='m'"]
+
+
+@pytest.mark.parametrize("said, kind", [
+    ("OOM right when it gets into the **load weight** step.", "WEIGHTS"),
+    ("Dies with OOM at the `weights load` stage.", "WEIGHTS"),
+    ("It runs out of memory at the weight loading stage with TP=4.", "WEIGHTS"),
+    ("Crash with CUDA OOM during the `cuda graph capture` phase.", "WARMUP"),
+    ("The server OOMs in the _warm-up_ step, every time.", "WARMUP"),
+])
+def test_a_step_named_as_a_phase_places_the_out_of_memory(said, kind):
+    run = run_of(diag("\n".join([*_VLLM_START, said])))
+    assert run.kind == kind, (run.kind, run.code, run.phase_source)
+
+
+def test_a_step_before_the_phase_it_names_does_not_place_it():
+    run = run_of(diag("\n".join([*_VLLM_START, "OOM before it ever reaches the weight loading stage."])))
+    assert run.kind != "WEIGHTS", (run.kind, run.code)

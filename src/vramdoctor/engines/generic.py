@@ -72,6 +72,13 @@ class GenericRules(RulesBase):
         ) + others)
 
 
+#: Python's exceptions that are never memory running out: a path the code does not have (NotImplementedError), an
+#: attribute, key or index it does not find, a wrong type, an import that failed, a value that did not parse
+CODE_ERRORS = (r"NotImplementedError|AttributeError|KeyError|TypeError|IndexError|NameError|ImportError|"
+               r"ModuleNotFoundError|ZeroDivisionError|UnboundLocalError|JSONDecodeError|UnicodeDecodeError|"
+               r"RecursionError")
+
+
 #: out-of-memory in the words of PyTorch, CUDA, HIP, Vulkan, Metal and allocators in general
 OOM_WORDS = (r"out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError\b", r"显存(?:不足|不够|溢出|爆了?|炸了?|爆炸)|[爆炸]显存|内存溢出", r"\bout of (?:GPU|CUDA|device|video|graphics|VRAM) memory\b", r"\[malloc_or_wait\] Unable to allocate", r"Exceeded max size of memory allocation", r"the resource allocation failed", r"VK_ERROR_OUT_OF_DEVICE_MEMORY",
              r"\[metal::malloc\]", r"greater than the maximum allowed buffer size", r"alloc_?\w*mem\w* failed", r"OutOfMemoryError", r"(?<![A-Za-z0-9_])OutOfMemory(?![A-Za-z0-9_])", r"CUBLAS_STATUS_ALLOC_FAILED",
@@ -802,6 +809,27 @@ LOG = LogWords(
         # around it)
         msg(r"\bCHECK_(?:EQ|NE|LT|LE|GT|GE)\((?![^\n]*(?:" + MEMORY_TERMS + r"|workspace))[^\n]*?\b(?:size|shape|dim|"
             r"numel|stride)\w*\([^\n]*\) failed|\bshape mismatch: value tensor of shape\b", "not_oom", code="shape-mismatch"),
+        # the code took a path this model or these settings do not have: Python's NotImplementedError, AttributeError,
+        # KeyError, TypeError, ... as a traceback's last line alone ("raise NotImplementedError" then
+        # "NotImplementedError"), or as the cause a report's words give its crash ("the server crashes with
+        # `NotImplementedError` from `KVCache.get_cpu_copy()`", "fails to start due to missing methods", "crashes
+        # because `Qwen2ForCausalLM` does not implement `set_embed`"); not in a sentence that also names an
+        # out-of-memory
+        msg(r"^\s*(?:[\w.]+\.)?(?:" + CODE_ERRORS + r")\s*$", "not_oom", code="code-error", flags=0),
+        msg(r"^(?!.*(?:out of memory|\bOOM|OutOfMemory))(?:.*?\b(?:crash(?:es|ed|ing)?|fail(?:s|ed|ing)?|dies|died|"
+            r"errors? out|abort(?:s|ed)?)\b(?:[^.;!?\n]|\.(?=\S)){0,100}?\b(?:with|because|since|due to|as|from)\b"
+            r"(?:[^.;!?\n]|\.(?=\S)){0,100}?|.*?\b(?:raises?|raised|throws?|threw|getting|got|hits?)\s+(?:an?\s+|the\s+)?`?)"
+            r"(?:\b(?:" + CODE_ERRORS + r")\b|\bdo(?:es)?(?: not|n['\u2019]t) (?:implement|define)\b|"
+            r"\bhas no (?:attribute|method)\b|\bmissing (?:the )?(?:methods?|attributes?)\b|"
+            r"\b(?:is|are) not (?:yet )?implemented\b|\bhas no `)", "not_oom", code="code-error"),
+        # a data type or kernel this GPU does not have (Triton's "type fp8e4nv not supported in this architecture",
+        # vLLM's "Bfloat16 is only supported on GPUs with compute capability of at least 8.0" and "Minimum
+        # capability: 80. Current capability: 75.", flash-attn's "FlashAttention only supports Ampere GPUs or newer")
+        msg(r"\bnot supported (?:in|on|by|for) (?:this|the current|your) (?:GPU|architecture|device|hardware)\b|"
+            r"\bonly supported on GPUs with compute capability\b|\bMinimum capability: \d+\.?\s+Current capability: \d+|"
+            r"\bonly supports? (?:Ampere|Hopper|Turing|Ada|Blackwell|sm_?\d+)\b|"
+            r"\brequires? (?:a GPU with )?compute capability (?:of )?(?:at least |>= ?)?\d", "not_oom",
+            code="gpu-unsupported"),
         # a kernel with no build for this shape or setting (FlashInfer's dispatch macros: "failed to dispatch head_dim
         # 96", "... failed to dispatch group_size 3", "Unsupported head_dim: 72"): a model the kernel does not support
         msg(r"\bfailed to dispatch (?:head_dim|group_size|page_size|pos_encoding_mode|mask_mode|num_qo_heads|"

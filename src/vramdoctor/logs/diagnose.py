@@ -178,6 +178,12 @@ _NOT_OOM = {
                            "model's cache cannot do: keep each request within the context (a smaller n_predict / "
                            "num_predict, or a larger -c / num_ctx per slot), or turn context shift off "
                            "(--no-context-shift) so a full slot ends its request instead.",
+    "code-error": "the engine's code failed on a path this model or these settings do not have (a method or attribute "
+                  "missing, a path not implemented, a Python error such as NotImplementedError, AttributeError or "
+                  "KeyError): a bug or an unsupported combination; the error named says which.",
+    "gpu-unsupported": "this GPU lacks a data type or kernel the model or settings need (bfloat16 or fp8 below their "
+                       "compute capability, a kernel built for newer GPUs): use a type it has (--dtype float16, "
+                       "another quantization) or a newer GPU.",
     "assertion-failed": "an assertion in the engine's code failed, on a condition that is not about memory (a GPU, "
                         "model or setting it does not support, or a bug): read its condition; another attention back "
                         "end, --enforce-eager or a newer release may avoid it.",

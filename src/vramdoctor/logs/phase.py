@@ -213,6 +213,9 @@ _PASSED = [(re.compile(r"\b(?:(?:even )?after|once|since)\s+[`'\x22\u201c]?(?:" 
 _NOT_YET = re.compile(r"\b(?:before|until|till|while|during|without|never|not|no|n't)\W+(?:\w+\W+){0,2}$", re.I)
 
 
+#: markdown or quotes around a step's name, and the noun after it ("_Load weight_ phase")
+_MARK = r"[_*`'\x22]{0,2}"
+_STAGE = r"\s+(?:phase|stage|step)\b"
 #: a step the report's words say the failure came during, named so that only one ledger fits ("exhausts host RAM
 #: during weight load", "OOM while loading the weights", "during CUDA graph capture"); not "model loading", which
 #: llama.cpp's users say of the whole start-up
@@ -220,7 +223,14 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        r"\b(?:during|while|when) loading (?:the )?(?:weights|checkpoint|safetensors|shards)\b", re.I),
             "WEIGHTS"),
            (re.compile(r"\b(?:during|while|when|in) (?:the )?(?:cuda )?graph captur\w*|\b(?:during|while|when) "
-                       r"capturing (?:the )?(?:cuda )?graphs?\b", re.I), "WARMUP"))
+                       r"capturing (?:the )?(?:cuda )?graphs?\b", re.I), "WARMUP"),
+           # ... a phase, stage or step named by its step, maybe in markdown or quotes ("OOM when sglang init reaches
+           # _Load weight_ phase", "at the weight loading stage", "during the `cuda graph capture` phase")
+           (re.compile(r"\b(?:reach(?:es|ed|ing)?|at|in|during|into)\s+(?:the\s+)?" + _MARK + r"(?:load(?:ing)?[ _]"
+                       r"(?:the\s+)?(?:model[ _])?weights?|weights?[ _]load(?:ing)?)" + _MARK + _STAGE, re.I), "WEIGHTS"),
+           (re.compile(r"\b(?:reach(?:es|ed|ing)?|at|in|during|into)\s+(?:the\s+)?" + _MARK + r"(?:(?:cuda[ _])?graph[ _]"
+                       r"captur\w*|warm[ _-]?up|(?:memory[ _])?profil(?:e|ing)(?:[ _]run)?)" + _MARK + _STAGE, re.I),
+            "WARMUP"))
 
 
 def _said(rx: re.Pattern, text: str) -> bool:
