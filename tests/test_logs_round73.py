@@ -111,3 +111,48 @@ def test_a_step_named_as_a_phase_places_the_out_of_memory(said, kind):
 def test_a_step_before_the_phase_it_names_does_not_place_it():
     run = run_of(diag("\n".join([*_VLLM_START, "OOM before it ever reaches the weight loading stage."])))
     assert run.kind != "WEIGHTS", (run.kind, run.code)
+
+
+# --- vLLM's speculative decoding loads its drafter's weights after the target's (gpu_model_runner.py load_model logs
+# "Loading drafter model..." and then calls drafter.load_model): a failure under way there is the weights -----------
+
+
+@pytest.mark.parametrize("lines", [
+    ["(EngineCore_DP0 pid=88) INFO 09-01 10:00:05 [default_loader.py:267] Loading weights took 5.20 seconds",
+     "(EngineCore_DP0 pid=88) INFO 09-01 10:00:05 [gpu_model_runner.py:2338] Loading drafter model...",
+     "(EngineCore_DP0 pid=88) ERROR 09-01 10:00:07 [core.py:708] torch.OutOfMemoryError: CUDA out of memory. Tried to "
+     "allocate 340.00 MiB. GPU 0 has a total capacity of 23.55 GiB of which 224.00 MiB is free."],
+    ["(Worker_TP1 pid=410) INFO 11-20 08:00:01 [gpu_model_runner.py:3011] Loading drafter model...",
+     "Nov 20 08:00:04 node2 kernel: NVRM: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) returned from _memdescAllocInternal"],
+    ["INFO 05-10 10:00:00 [model_runner_v1.py:2044] Loading drafter model...",
+     "ERROR 05-10 10:00:02 [core.py:700] RuntimeError: NPU out of memory. Tried to allocate 1.20 GiB (NPU 0; 60.96 GiB "
+     "total capacity; 59.10 GiB already allocated; 0 bytes free)"],
+])
+def test_an_out_of_memory_loading_vllms_drafter_is_the_weights(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)
+
+
+# --- host memory killed the process while, in the report's words, it loaded ("mid-load", "during loading", the
+# checkpoint's progress bar stopped): the weights pass through host RAM on their way to the GPU ----------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["INFO 10-01 10:00:00 [api_server.py:1043] vLLM API server version 0.11.0",
+     "The Ray workers get killed mid-load, somewhere around shard 30 of 64.",
+     "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory."],
+    ["It happens during loading, never once the server is up.",
+     "    Last State:     Terminated", "      Reason:       OOMKilled", "      Exit Code:    137"],
+    ["The `Loading safetensors checkpoint shards` bar stalls at 60% and then the process is gone.",
+     "[Tue Oct  7 10:00:00 2025] Out of memory: Killed process 4121 (python3) total-vm:190000000kB, "
+     "anon-rss:120000000kB"],
+])
+def test_a_host_kill_the_report_places_while_loading_is_the_weights(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)
+
+
+def test_a_host_kill_while_loading_an_adapter_is_not_the_weights():
+    run = run_of(diag("\n".join(["The pod is OOMKilled during loading the LoRA adapter for a request.",
+                                 "      Reason:       OOMKilled", "      Exit Code:    137"])))
+    assert run.kind != "WEIGHTS", (run.kind, run.code)

@@ -440,7 +440,7 @@ LOG = LogWords(
                      r"Capturing cudagraph|Memory profiling"),
         # (the quantization methods' repacking after the weights are read: process_weights_after_loading,
         # gptq_marlin_repack, awq_marlin_repack)
-        "WEIGHTS": rx(r"load_model|init_device\b|Starting to load model|Loading weights|create_weights|"
+        "WEIGHTS": rx(r"load_model|init_device\b|Starting to load model|Loading weights|Loading drafter model|create_weights|"
                       r"process_weights_after_loading|\b\w+_marlin_repack|"
                       r"_initialize_model|initialize_model|get_model\(|model_loader"),
         "RUNTIME": rx(r"(?<![\w])execute_model|_get_prompt_logprobs_dict|compute_logprobs|sampler\(|\.sample\(|step_async|"

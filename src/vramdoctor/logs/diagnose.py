@@ -767,8 +767,14 @@ def _device_setup(run: RunFacts, f: Failure, place: Place) -> Diagnosis | None:
 #: a report's words that host memory ran out while the model loaded ("killed by Kubernetes when memory crosses the
 #: limit while model is loading"): host RAM holds the weights on their way to the GPU (the KV cache and buffers are on
 #: the GPU), so the model loading there is its weights
+#: (also loading alone, "mid-load", and the checkpoint's progress bar the report says stopped: "`Loading safetensors
+#: checkpoint shards` stops advancing at 40%"; not the loading of an adapter, a prompt or the KV cache)
 _HOST_LOADING = re.compile(r"\b(?:while|when|during) (?:the )?model (?:is |was )?loading\b|\b(?:while|when|during) loading "
-                           r"(?:the |a |my )?(?:\w+ )?model\b|\bduring model load(?:ing)?\b|" + LOADING_ZH, re.I)
+                           r"(?:the |a |my )?(?:\w+ )?model\b|\bduring model load(?:ing)?\b|\bmid[- ]load(?:ing)?\b|"
+                           r"\b(?:while|during) loading\b(?!\s+(?:the\s+|an?\s+)?(?:kv|cache|context|lora|adapters?|"
+                           r"prompts?|requests?|images?|tokenizer)\b)|"
+                           r"\bcheckpoint shards\W{0,3}\s+(?:bar\s+)?(?:stops?|stopped|stalls?|stalled|hangs?|hung|freezes|"
+                           r"froze|gets? stuck|got stuck|is stuck)\b|" + LOADING_ZH, re.I)
 
 
 #: a field of a pod's or container's state, as kubectl describe prints it ("    State:          Running", "      Exit Code:
