@@ -156,3 +156,30 @@ def test_a_host_kill_while_loading_an_adapter_is_not_the_weights():
     run = run_of(diag("\n".join(["The pod is OOMKilled during loading the LoRA adapter for a request.",
                                  "      Reason:       OOMKilled", "      Exit Code:    137"])))
     assert run.kind != "WEIGHTS", (run.kind, run.code)
+
+
+# --- a step the report's Chinese words say was passed: the model loaded (模型加载完成之后), the server started
+# (启动成功后, 服务起来之后): a floor for the out-of-memory it names --------------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["Title: [Bug]: Qwen3-32B 在 A100 上启动成功后 CUDA out of memory"],
+    ["INFO 04-01 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5",
+     "服务起来之后用 8 并发压测，跑了十分钟就 OOM 了"],
+    ["Title: [Usage]: sglang 0.4.8 服务启动完成以后 OOM", "", "[2025-06-01 10:00:00] server_args=ServerArgs(tp_size=2)"],
+])
+def test_chinese_words_that_the_server_had_started_place_the_oom_while_serving(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+def test_chinese_words_that_the_model_had_loaded_rule_out_the_weights():
+    run = run_of(diag("\n".join(["INFO 04-01 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5",
+                                 "模型加载完成之后报 CUDA out of memory，显卡是 4090。"])))
+    assert run.kind != "WEIGHTS" and "WEIGHTS" not in run.candidates, (run.kind, run.candidates)
+
+
+@pytest.mark.parametrize("said", ["服务没有启动成功，直接 OOM 了", "模型无法加载成功，报 CUDA out of memory"])
+def test_chinese_words_that_the_step_did_not_pass_are_no_floor(said):
+    run = run_of(diag("\n".join(["INFO 04-01 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5", said])))
+    assert run.kind != "RUNTIME", (run.kind, run.code)

@@ -207,6 +207,11 @@ _STEP_WORDS = (
 _DONE_WORDS = r"(?:has |had |was |is |were )?(?:succeeded|succeeds|finished|finishes|completed?|done|passed|over|loaded)"
 _PASSED = [(re.compile(r"\b(?:(?:even )?after|once|since)\s+[`'\x22\u201c]?(?:" + w + r")\b(?:\s+" + _DONE_WORDS + r")?|\b(?:" + w +
                        r")\s+" + _DONE_WORDS + r"\b", re.I), nxt) for w, nxt in _STEP_WORDS]
+#: ... in Chinese: the model loaded (模型加载成功后, 加载完成之后), the server started (启动成功后, 服务启动完成以后, 服务
+#: 起来之后); not denied or hoped (没有启动成功, 未加载完成, 无法启动成功, 能启动成功吗)
+_PASSED += [(re.compile(r"(?<![没未不无])(?<!无法)(?<!没有)(?:模型|权重)?加载(?:成功|完成)|模型(?:已经)?加载(?:好|完)了?", 0), "KV"),
+            (re.compile(r"(?<![没未不无能])(?<!无法)(?<!没有)(?:服务)?启动(?:成功|完成)(?:了)?(?:后|之后|以后)|服务(?:已经)?(?:起来|跑起来)"
+                        r"(?:了)?(?:后|之后|以后)", 0), "RUNTIME")]
 
 
 #: words before a step that say it had not passed ("before warm-up finished", "never loaded", "during warmup")
