@@ -183,3 +183,36 @@ def test_chinese_words_that_the_model_had_loaded_rule_out_the_weights():
 def test_chinese_words_that_the_step_did_not_pass_are_no_floor(said):
     run = run_of(diag("\n".join(["INFO 04-01 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5", said])))
     assert run.kind != "RUNTIME", (run.kind, run.code)
+
+
+# --- a warm-up pass named in the report's words, with a word before it ("during the post-load warmup pass", "in
+# the initial warm-up step") ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("said", [
+    "Loading the 27B model fails with `ErrorOutOfDeviceMemory` during the initial warmup pass.",
+    "When loading a model it dies with `ErrorOutOfDeviceMemory` in the first warm-up pass.",
+])
+def test_a_warm_up_pass_the_report_names_is_the_warm_up(said):
+    estimate = ["Estimate:", "```", "estimatedModelVramUsageBytes:   14.10 GiB",
+                "estimatedContextVramUsageBytes: 9.02 GiB", "estimatedUsageBytes (total):    23.12 GiB",
+                "Total VRAM heap:                23.98 GiB", "```", "What happens:"]
+    run = run_of(diag("\n".join([said, "", *estimate, "```",
+                                 "ggml_vulkan: Device memory allocation of size 1073741824 failed.",
+                                 "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory", "```"])))
+    assert run.kind == "WARMUP", (run.kind, run.code, run.phase_source)
+
+
+# --- a generation under way: transformers' warning from inside generate(), a request by its size in Chinese ----------
+
+
+@pytest.mark.parametrize("lines", [
+    ["经过测试，日志如下：",
+     "This is a friendly reminder - the current text generation call will exceed the model's predefined maximum "
+     "length (4096). Depending on the model, you may observe exceptions, performance degradation, or nothing at all.",
+     "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.02 GiB"],
+    ["Title: [BUG] 显存溢出", "", "测试发现只要请求了一条 12000 tokens 的输入，显存就满了，然后报 CUDA out of memory"],
+])
+def test_a_generation_under_way_is_serving(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)

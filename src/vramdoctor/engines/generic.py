@@ -1106,6 +1106,10 @@ LOG = LogWords(
                         # ... in Chinese: while inferring, generating, chatting, or when a request or input is sent
                         # (推理时, 当我们输入三张图像时, 发送请求的时候), or under concurrency (并发)
                         r"(?:推理|生成|对话|请求|输入|发送)[^，。,.！？]{0,16}?(?:时|的时候|过程中|以后|之后)|高?并发|"
+                        # ... or a request by its size (请求了一个4461 tokens 的query)
+                        r"请求了?(?:一个|一条)?\s*\d[\d,]*\s*个?\s*tokens?|"
+                        # transformers' warning from inside generate() (generation/utils.py): a generation under way
+                        r"\bthe current text generation call will exceed the model's predefined maximum length\b|"
                         # ... or under a load or requests too large (负载过高, 请求过大)
                         r"负载过[高大重]|请求(?:量)?(?:过|太)[大多]|"
                         # a client's call to the server ("client.chat.completions.create(", a base URL given to a

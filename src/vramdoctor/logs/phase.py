@@ -220,7 +220,7 @@ _NOT_YET = re.compile(r"\b(?:before|until|till|while|during|without|never|not|no
 
 #: markdown or quotes around a step's name, and the noun after it ("_Load weight_ phase")
 _MARK = r"[_*`'\x22]{0,2}"
-_STAGE = r"\s+(?:phase|stage|step)\b"
+_STAGE = r"\s+(?:phase|stage|step|pass)\b"
 #: a step the report's words say the failure came during, named so that only one ledger fits ("exhausts host RAM
 #: during weight load", "OOM while loading the weights", "during CUDA graph capture"); not "model loading", which
 #: llama.cpp's users say of the whole start-up
@@ -230,10 +230,11 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
            (re.compile(r"\b(?:during|while|when|in) (?:the )?(?:cuda )?graph captur\w*|\b(?:during|while|when) "
                        r"capturing (?:the )?(?:cuda )?graphs?\b", re.I), "WARMUP"),
            # ... a phase, stage or step named by its step, maybe in markdown or quotes ("OOM when sglang init reaches
-           # _Load weight_ phase", "at the weight loading stage", "during the `cuda graph capture` phase")
+           # _Load weight_ phase", "at the weight loading stage", "during the `cuda graph capture` phase", "during the
+           # post-load warmup pass")
            (re.compile(r"\b(?:reach(?:es|ed|ing)?|at|in|during|into)\s+(?:the\s+)?" + _MARK + r"(?:load(?:ing)?[ _]"
                        r"(?:the\s+)?(?:model[ _])?weights?|weights?[ _]load(?:ing)?)" + _MARK + _STAGE, re.I), "WEIGHTS"),
-           (re.compile(r"\b(?:reach(?:es|ed|ing)?|at|in|during|into)\s+(?:the\s+)?" + _MARK + r"(?:(?:cuda[ _])?graph[ _]"
+           (re.compile(r"\b(?:reach(?:es|ed|ing)?|at|in|during|into)\s+(?:the\s+)?(?:post-load\s+|initial\s+|first\s+)?" + _MARK + r"(?:(?:cuda[ _])?graph[ _]"
                        r"captur\w*|warm[ _-]?up|(?:memory[ _])?profil(?:e|ing)(?:[ _]run)?)" + _MARK + _STAGE, re.I),
             "WARMUP"))
 
