@@ -216,3 +216,22 @@ def test_a_warm_up_pass_the_report_names_is_the_warm_up(said):
 def test_a_generation_under_way_is_serving(lines):
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+# --- advice in the engine's own settings: Ollama's user cannot pass llama-server's --no-context-shift ---------------
+
+
+def test_a_k_shift_under_ollama_is_told_in_ollamas_settings():
+    rep = diag("\n".join([
+        'time=2025-03-01T10:00:00.000Z level=INFO source=server.go:405 msg="starting llama server" cmd="/usr/bin/ollama '
+        'runner --model /root/.ollama/models/blobs/sha256-6e4c --ctx-size 8192 --batch-size 512 --n-gpu-layers 62"',
+        "llama.cpp/src/llama-context.cpp:1067: The current context does not support K-shift"]))
+    run = run_of(rep)
+    assert (run.kind, run.code) == ("NOT_OOM", "k-shift-unsupported"), (run.kind, run.code)
+    assert "--no-context-shift" not in run.message and "num_ctx" in run.message, run.message
+
+
+def test_a_k_shift_under_llama_server_is_told_in_its_flags():
+    run = run_of(diag("\n".join(["main: build = 4735 (73e2ed3c)", "srv  load_model: loading model 'ds-lite.gguf'",
+                                 "llama-context.cpp:1067: The current context does not support K-shift"])))
+    assert "--no-context-shift" in run.message, run.message

@@ -177,7 +177,8 @@ _NOT_OOM = {
     "k-shift-unsupported": "a slot's context filled and llama.cpp tried to shift its KV cache (K-shift), which this "
                            "model's cache cannot do: keep each request within the context (a smaller n_predict / "
                            "num_predict, or a larger -c / num_ctx per slot), or turn context shift off "
-                           "(--no-context-shift) so a full slot ends its request instead.",
+                           "(llama-server's --no-context-shift; off by default since mid-2025 builds, so drop "
+                           "--context-shift) so a full slot ends its request instead.",
     "code-error": "the engine's code failed on a path this model or these settings do not have (a method or attribute "
                   "missing, a path not implemented, a Python error such as NotImplementedError, AttributeError or "
                   "KeyError): a bug or an unsupported combination; the error named says which.",
@@ -637,6 +638,18 @@ def _assertion(f: Failure) -> tuple[int, str] | None:
     return None
 
 
+
+#: the same failure in an engine's own settings, where they differ from llama-server's (Ollama's runner takes no
+#: --no-context-shift from its user: the request's num_ctx and num_predict, and in 2026 builds its "shift" option, set
+#: it: server/sched.go resolveContextShift)
+_NOT_OOM_BY_ENGINE = {
+    ("k-shift-unsupported", "ollama"): "a request's context filled and Ollama's runner tried to shift its KV cache "
+                                       "(K-shift), which this model's cache cannot do: size num_ctx to hold the "
+                                       "prompt and the whole answer, and cap the answer with num_predict (newer "
+                                       "Ollama also takes \"shift\": false in a request), so a full context ends the "
+                                       "request instead.",
+}
+
 #: a container's state that says its SIGKILL was not the OOM killer's: kubectl's `Reason: Error` (Kubernetes says
 #: `OOMKilled` for the OOM killer's), docker inspect's `"OOMKilled": false`
 _NOT_OOM_KILLER = re.compile(r"^\s*Reason:\s+Error\s*$|\bOOMKilled\W{0,3}(?:false|0)\b", re.I)
@@ -828,8 +841,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                  "/sys/fs/cgroup/pids.max.")
     if f.kind == "not_oom":
         return Diagnosis(kind="NOT_OOM", code=f.code, evidence=[(f.line_no, f.text)], oom=False,
-                         message="This is not memory running out: " + _NOT_OOM.get(f.code, "a failure that is not "
-                                                                                    "memory exhaustion."))
+                         message="This is not memory running out: " + _NOT_OOM_BY_ENGINE.get(
+                             (f.code, engine), _NOT_OOM.get(f.code, "a failure that is not memory exhaustion.")))
     w = run.numbers.get("weights_bytes")
     weights = weights_bytes or (w if isinstance(w, int) and w > 0 else None)
     if f.kind == "error":
