@@ -235,3 +235,26 @@ def test_a_k_shift_under_llama_server_is_told_in_its_flags():
     run = run_of(diag("\n".join(["main: build = 4735 (73e2ed3c)", "srv  load_model: loading model 'ds-lite.gguf'",
                                  "llama-context.cpp:1067: The current context does not support K-shift"])))
     assert "--no-context-shift" in run.message, run.message
+
+
+# --- a report's words that the model did not fit in the GPU's memory: the weights -----------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["11:02AM ERR [llama-cpp] Failed loading model, error: could not load model: rpc error: code = Unavailable desc = "
+     "error reading from server: EOF", "", "It fails whenever the model cannot fit into the GPU VRAM."],
+    ['time=2025-02-01T10:00:00.000Z level=INFO source=server.go:405 msg="starting llama server"',
+     "The 70B does not fit into my VRAM, so loading fails every time."],
+    ["Loading model: Mistral-Large-Q4_K_M.gguf", "The model is too big for my card and koboldcpp crashes while loading."],
+])
+def test_words_that_the_model_did_not_fit_in_the_gpus_memory_are_the_weights(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)
+
+
+@pytest.mark.parametrize("said", ["The model should fit in VRAM, but requests fail with a 500.",
+                                  "Will a 13B model not fit in 12 GB of VRAM?",
+                                  "The model loads fine; it does fit in VRAM with room to spare."])
+def test_words_that_the_model_fits_or_may_not_are_no_verdict(said):
+    run = run_of(diag("\n".join(["Loading model: Mistral-Large-Q4_K_M.gguf", said])))
+    assert run.kind != "WEIGHTS", (run.kind, run.code)

@@ -840,6 +840,16 @@ LOG = LogWords(
         # a toolchain or kernel source problem, not memory
         msg(r"CalledProcessError: Command '\[?'(?:ninja|nvcc|cmake|make|c\+\+|g\+\+|gcc|hipcc)'|\bError building extension\b|"
             r"\bninja: build stopped\b", "not_oom", code="kernel-build-failed"),
+        # a report's words that the model did not fit in the GPU's memory ("when it is not able to fully load a model
+        # in the GPU VRAM", "the 70B does not fit into my VRAM, so loading fails", "the model is too big for my card"):
+        # the weights; not supposed, hoped or asked ("it should fit in VRAM", "will a 13B fit in 12 GB?")
+        msg(r"^(?![^\n]*\b(?:should(?:n't)?|would|might|may|if|whether|expect(?:ed)?|hope)\b)(?![^\n]*\?\s*$)[^\n]*?"
+            r"(?:\b(?:does(?: not|n['\u2019]t)|do(?: not|n['\u2019]t)|won['\u2019]t|can['\u2019]?t|cannot|could(?: not|n['\u2019]t)|"
+            r"(?:not|never) able to|unable to)\s+(?:fully\s+|entirely\s+)?(?:fit|load)\b(?:\s+(?:the|a|my|this|it|its)"
+            r"(?:\s+[\w.-]+){0,3}?)?\s+(?:in|into|on)\s+(?:the\s+|my\s+|a\s+|one\s+)?(?:GPU(?:['\u2019]s)?\s+|card(?:['\u2019]s)?\s+)?"
+            r"(?:VRAM|GPU memory|video memory|GPU)\b|"
+            r"\b(?:model|it|weights)\s+(?:is|are)\s+too\s+(?:big|large)\s+(?:for|to fit in(?:to)?)\s+(?:the\s+|my\s+|a\s+)?"
+            r"(?:GPU|VRAM|card|graphics card)\b)", "oom", "WEIGHTS"),
         # a loader's own estimate refusing a context before allocating it (node-llama-cpp's InsufficientMemoryError: "A
         # context size of 4096 with 4 sequences is too large for the available VRAM"): the KV cache for that context
         msg(r"\bcontext size of \d+ (?:with \d+ sequences? )?is too large for the available (?:VRAM|RAM|memory)\b", "oom", "KV",
