@@ -258,3 +258,59 @@ def test_words_that_the_model_did_not_fit_in_the_gpus_memory_are_the_weights(lin
 def test_words_that_the_model_fits_or_may_not_are_no_verdict(said):
     run = run_of(diag("\n".join(["Loading model: Mistral-Large-Q4_K_M.gguf", said])))
     assert run.kind != "WEIGHTS", (run.kind, run.code)
+
+
+# --- a cache that grows past any bound, in the report's words: a leak (not a KV cache growing with its context) ------
+
+
+@pytest.mark.parametrize("said", ["The radix cache grows without limit until the server is OOM-killed.",
+                                  "Memory grows without bound until the pod is killed.",
+                                  "Our host cache grows indefinitely when hierarchical caching is on, then it crashes."])
+def test_a_cache_growing_past_any_bound_is_a_leak(said):
+    run = run_of(diag("\n".join(["[2025-09-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B')", said])))
+    assert run.kind == "LEAK", (run.kind, run.code)
+
+
+def test_a_kv_cache_growing_with_its_context_is_no_leak():
+    run = run_of(diag("\n".join(["[2025-09-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B')",
+                                 "The KV cache grows with the context, as expected, and nothing fails."])))
+    assert run.kind != "LEAK", (run.kind, run.code)
+
+
+# --- Metal's shader library that did not compile for this GPU: the context it then "failed to allocate" never reached
+# memory --------------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ['ggml_metal_init: error: Error Domain=MTLLibraryErrorDomain Code=3 "program_source:4021:9: error: use of '
+     "undeclared identifier 'simdgroup_bfloat8x8'\"",
+     "llama_new_context_with_model: failed to initialize Metal backend",
+     "ggml_backend_metal_device_init: error: failed to allocate context"],
+    ["ggml_metal_init: error: failed to compile pipeline: name = kernel_mul_mm_bf16_f32",
+     "ggml_backend_metal_device_init: error: failed to allocate context",
+     "llama_init_from_model: failed to initialize the context: failed to initialize Metal backend"],
+])
+def test_a_metal_library_that_did_not_build_is_not_memory(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "kernel-build-failed"), (run.kind, run.code)
+
+
+# --- the KV cache named in the report's words as being allocated or as what did not fit -----------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["llama_model_loader: loaded meta data with 38 key-value pairs and 377 tensors from qwen.gguf (version GGUF V3)",
+     "Out of memory: the kv buffer allocation of 40 GB at the full 160K context fails; with -c 8192 it works."],
+    ["[Mon Jun  2 10:00:00 2025] Out of memory: Killed process 311 (llama-server) total-vm:30000000kB",
+     "With -c 131072 the KV cache by itself needs more than the 16 GB of RAM this box has."],
+    ["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB.",
+     "It happens while allocating a key-value buffer of 20 GB for the 64K context."],
+])
+def test_the_kv_cache_named_as_what_did_not_fit_is_the_kv_cache(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "KV_CAPACITY", (run.kind, run.code, run.phase_source)
+
+
+def test_the_kubelets_system_oom_event_is_a_host_kill():
+    run = run_of(diag("Warning  SystemOOM  node/gpu-3  System OOM encountered, victim process: llama-server, pid: 4121"))
+    assert run.code == "host-oom-kill", (run.kind, run.code)

@@ -155,8 +155,12 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"gradually|constantly|slowly)\s+(?:to\s+)?(?:grow|increas|ris|climb|go(?:es|ing)? up|creep)\w*|"
            r"(?:grow|grew|increas|ris|climb|creep)\w*\s+(?:continuously|steadily|constantly|gradually|linearly|"
            r"monotonically|across (?:requests|calls|runs|generations|batches)|"
-           r"over time|over (?:the )?(?:\w+ ){0,2}?(?:lifetime|uptime)\b|without (?:bound|limit)|indefinitely|(?:with|after|on) (?:each|every) (?:request|call|batch|"
+           r"over time|over (?:the )?(?:\w+ ){0,2}?(?:lifetime|uptime)\b|without (?:bound|limit)|unbounded(?:ly)?\b|indefinitely|(?:with|after|on) (?:each|every) (?:request|call|batch|"
            r"iteration|step|inference)|until\b))|\b(?:memory|VRAM|RAM|GPU memory|host memory)[- ]leak(?:s|ing|age)?\b|"
+           # ... a cache that grows past any bound ("The prompt cache grows unbounded by accumulating checkpoints"; not a KV
+           # cache growing with the context, which is what it is for)
+           r"\b(?:prompt|KV|slot|radix|prefix|host|CPU) ?cache\b[^.;!?\n]{0,30}?\b(?:grow|grew|increas|ris|rose|climb)\w*\s+"
+           r"(?:unbounded(?:ly)?|without (?:bound|limit)|indefinitely|over time|until (?:it |the )?(?:OOM|runs out|is killed))\b|"
            # ... by a size per step, without "by" ("Draft KV cache grows ~10MB per PP+TG cycle until OOM")
            r"\b(?:memory|VRAM|RAM|RSS|KV ?cache|usage)\b[^.;!?\n]{0,30}?\b(?:grows|increases|rises|climbs|leaks)\s+"
            r"(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B\s+(?:per|each|every|a|an)\s+\S+|"
@@ -377,6 +381,9 @@ _DENIED_GROWTH_ZH = re.compile(r"(?:没有?|不|未|无|并没有?)(?:再|会|�
 #: (also a contraction without its apostrophe or with a typographic one: "it wouldnt run into OOM", "didn\u2019t")
 _DENIED = re.compile(r"\b(?:no|not|never|nothing|without|nor|rule[sd]? out|ruled out|instead of)\b|n['\u2019]t\b|"
                      r"\b(?:do|does|did|would|could|should|is|was|are|were|wo|ca|has|have|had|need)nt\b", re.I)
+#: growth past any bound ("grows without bound", "without limit", "with no limit"): its "without" denies the bound,
+#: not the growth
+_UNBOUNDED = re.compile(r"\b(?:without|with no) (?:any )?(?:upper )?(?:bound|limit)s?\b", re.I)
 #: growth stated by saying memory is not given back: its negation is the report itself ("is never released")
 _NOT_GIVEN_BACK = re.compile(r"(?:\b(?:not|never)|n['\u2019]?t)\s+(?:being\s+|getting\s+|gets?\s+)?(?:properly\s+|fully\s+)?"
                              r"(?:returned|released?|freed|free|de-?allocated|reclaimed|given back|return|give back|go(?:es)? "
@@ -411,7 +418,7 @@ def _supposed(text: str, begin: int, at: int, end: int, inside: bool = True) -> 
     head = _WHY.sub(" ", text[begin:at])  # ("not sure why memory keeps growing" asks why, not whether)
     own = head[max(head.rfind(","), head.rfind(":")) + 1:]  # the words' own clause, up to them
     words = text[at:end]
-    inside = "" if not inside or _NOT_GIVEN_BACK.search(words) else words
+    inside = "" if not inside or _NOT_GIVEN_BACK.search(words) else _UNBOUNDED.sub(" ", words)
     if _DENIED.search(own) or _DENIED.search(inside) or _SUPPOSED_GROWTH.search(head) or _SUPPOSED_GROWTH.search(words):
         return True
     condition = [m for m in _CONDITION.finditer(head)]
@@ -660,6 +667,9 @@ LOG = LogWords(
         # the node running low on memory.", the raylet's "Workers ... killed due to memory pressure (OOM)")
         msg(r"ray\.exceptions\.OutOfMemoryError|killed due to the node running low on memory|"
             r"killed due to memory pressure \(OOM\)", "oom", "HOST"),
+        # the kubelet's event for a process the node's kernel OOM killer ended (pkg/kubelet/oom: "Warning SystemOOM ...
+        # System OOM encountered, victim process: llama-server, pid: 4121")
+        msg(r"\bSystem OOM encountered\b|\bSystemOOM\b", "oom", "HOST"),
         # C++'s operator new failing (std::bad_alloc, "terminate called after throwing an instance of
         # 'std::bad_alloc'"), Python's MemoryError, NumPy's "Unable to allocate 30.5 GiB for an array with shape":
         # host memory, not the GPU (CUDA's allocators do not throw bad_alloc)
@@ -840,6 +850,11 @@ LOG = LogWords(
         # a toolchain or kernel source problem, not memory
         msg(r"CalledProcessError: Command '\[?'(?:ninja|nvcc|cmake|make|c\+\+|g\+\+|gcc|hipcc)'|\bError building extension\b|"
             r"\bninja: build stopped\b", "not_oom", code="kernel-build-failed"),
+        # ... or Metal's shader library that did not compile for this GPU (ggml-metal's "ggml_metal_library_init: error:
+        # Error Domain=MTLLibraryErrorDomain Code=3", "failed to initialize the Metal library"): the context it then
+        # "failed to allocate" never reached memory
+        msg(r"\bMTLLibraryErrorDomain\b|\bfailed to initialize the Metal library\b|\bggml_metal\w*: error: failed to "
+            r"(?:compile|create|load) (?:the )?(?:Metal )?(?:library|pipeline|shader)", "not_oom", code="kernel-build-failed"),
         # a report's words that the model did not fit in the GPU's memory ("when it is not able to fully load a model
         # in the GPU VRAM", "the 70B does not fit into my VRAM, so loading fails", "the model is too big for my card"):
         # the weights; not supposed, hoped or asked ("it should fit in VRAM", "will a 13B fit in 12 GB?")

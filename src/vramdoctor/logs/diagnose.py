@@ -188,10 +188,11 @@ _NOT_OOM = {
     "assertion-failed": "an assertion in the engine's code failed, on a condition that is not about memory (a GPU, "
                         "model or setting it does not support, or a bug): read its condition; another attention back "
                         "end, --enforce-eager or a newer release may avoid it.",
-    "kernel-build-failed": "a kernel compiled at start-up (FlashInfer's or PyTorch's JIT: ninja, nvcc) did not "
-                           "build: a toolchain, CUDA version or kernel source problem, not memory; read the compiler's "
-                           "first error above, or use a prebuilt kernel package (flashinfer-jit-cache, a wheel for "
-                           "this CUDA).",
+    "kernel-build-failed": "a kernel compiled at start-up (FlashInfer's or PyTorch's JIT: ninja, nvcc; ggml's Metal "
+                           "shader library) did not build: a toolchain, driver, CUDA version or kernel source problem "
+                           "(a GPU newer than the build knows), not memory; read the compiler's first error above, or "
+                           "use a prebuilt kernel package (flashinfer-jit-cache, a wheel for this CUDA) or a build "
+                           "that supports this GPU.",
     "io-error": "reading a file failed at the disk or file system (EIO: a failing disk, a network or container "
                 "mount that dropped): not memory; check the disk (dmesg, smartctl) or copy the model to local storage.",
     "shape-mismatch": "a kernel's check on tensor shapes failed (a shape it does not handle: a model, a batch size or "
@@ -1008,6 +1009,17 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                              message=what + " after the weights' buffers were made and before the server was "
                                      "serving: the weights still being read in, or the host buffers made next (CPU "
                                      "swap space, pinned memory, a KV cache or compute buffer in RAM).")
+        kv = None if loaded else next(((ln, t) for ln, t in [*f.before[-16:], (f.line_no, f.text), *f.after,
+                                                             *run.tail_lines]
+                                       if not program_line(t) and during_step(t) == "KV"), None)
+        if kv:  # the report's words name the KV cache as what did not fit: a cache in host RAM (a CPU build, a
+            # unified-memory machine, a KV cache kept off the GPU)
+            return Diagnosis(kind="KV_CAPACITY", code="kv-cache-alloc-failed", inferred=True,
+                             evidence=[(f.line_no, f.text), kv],
+                             phase_source=f"the report's words (line {kv[0]}), which name the KV cache as what did not fit",
+                             message=what + ": the report's words name the KV cache as what did not fit (a KV cache "
+                                            "in host RAM: a CPU build, a unified-memory machine, or one kept off the "
+                                            "GPU); a shorter context shrinks it.")
         told = None if loading else said  # (failed_load is loading: `said` holds for the rest)
         if told:  # the report says it was serving ("killed on the first request"): the server's lines do not
             return Diagnosis(kind="RUNTIME", code="host-oom-kill", evidence=[(f.line_no, f.text), told],

@@ -229,6 +229,11 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
             "WEIGHTS"),
            (re.compile(r"\b(?:during|while|when|in) (?:the )?(?:cuda )?graph captur\w*|\b(?:during|while|when) "
                        r"capturing (?:the )?(?:cuda )?graphs?\b", re.I), "WARMUP"),
+           # ... the KV cache being allocated, or named as what did not fit ("out of memory with the kv buffer size
+           # allocating about 43G with a 160K context", "at 128K the KV cache alone exceeds the 4Gi pod limit")
+           (re.compile(r"\b(?:kv|key[- ]value) (?:buffer|cache)(?: size)? allocat\w*|\ballocat\w* (?:the |a )?(?:kv|key[- ]value) "
+                       r"(?:buffer|cache)\b|\b(?:kv|key[- ]value) cache (?:alone |by itself |itself )?(?:\S+ ){0,5}?(?:exceeds|"
+                       r"would exceed|is (?:larger|bigger) than|needs more than|does(?: not|n't) fit)\b", re.I), "KV"),
            # ... a phase, stage or step named by its step, maybe in markdown or quotes ("OOM when sglang init reaches
            # _Load weight_ phase", "at the weight loading stage", "during the `cuda graph capture` phase", "during the
            # post-load warmup pass")
@@ -239,14 +244,19 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
             "WARMUP"))
 
 
-def _said(rx: re.Pattern, text: str) -> bool:
+def _said(rx: re.Pattern, text: str, not_yet: re.Pattern = _NOT_YET) -> bool:
     """`rx` names a step in `text` that the words just before it do not say had not passed ("before warm-up")."""
-    return any(not _NOT_YET.search(text[max(0, m.start() - 24):m.start()]) for m in rx.finditer(text))
+    return any(not not_yet.search(text[max(0, m.start() - 24):m.start()]) for m in rx.finditer(text))
+
+
+#: words before a step that say it did not happen ("before allocating the KV cache", "never reached the loading
+#: stage"); not "while" or "during", which say it was under way
+_NOT_DURING = re.compile(r"\b(?:before|until|till|without|never|not|no|n't)\W+(?:\w+\W+){0,2}$", re.I)
 
 
 def during_step(text: str) -> str | None:
     """The phase a report's words say the failure came during, where they name one ledger's step; None otherwise."""
-    found = {ph for rx, ph in _DURING if _said(rx, text)}
+    found = {ph for rx, ph in _DURING if _said(rx, text, _NOT_DURING)}
     return found.pop() if len(found) == 1 else None
 
 
@@ -361,6 +371,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
             # FlashInfer FP4 kernel autotuning"): the step they name
             p = phase_words(re.split(r"[,;]|\.\s|\s(?:right |just )?(?:after|before|when|once)\s", text[told.start(1):])[0],
                             engine)
+            p = p if p in PHASES else during_step(text)  # (or a step in the report's words: "allocating a KV buffer")
             if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
                 return Place(p, "the report's words of where it failed", (ln, text), [p], inferred=True)
         if FRAME.search(text) or FAILED_REQUEST.search(text) or user_words(text) or _code_of_frame(f, ln):
