@@ -314,3 +314,20 @@ def test_the_kv_cache_named_as_what_did_not_fit_is_the_kv_cache(lines):
 def test_the_kubelets_system_oom_event_is_a_host_kill():
     run = run_of(diag("Warning  SystemOOM  node/gpu-3  System OOM encountered, victim process: llama-server, pid: 4121"))
     assert run.code == "host-oom-kill", (run.kind, run.code)
+
+
+# --- a read of the model file whose target the kernel could not write (EFAULT, "Bad address"): not memory ----------
+
+
+@pytest.mark.parametrize("lines", [
+    ["load_tensors:      Vulkan0 model buffer size = 30503.16 MiB",
+     "llama_model_load: error loading model: read error: Bad address",
+     "llama_model_load_from_file_impl: failed to load model"],
+    ['time=2026-01-05T10:00:00.000Z level=ERROR source=sched.go:455 msg="error loading llama server" '
+     'error="llama runner process has terminated: error loading model: read error: Bad address"'],
+    ['  File "/usr/lib/python3.12/site-packages/safetensors/torch.py", line 315, in load_file',
+     "OSError: [Errno 14] Bad address"],
+])
+def test_a_read_into_a_buffer_that_failed_is_not_memory(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "read-into-buffer-failed"), (run.kind, run.code)

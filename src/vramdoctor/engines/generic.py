@@ -872,6 +872,10 @@ LOG = LogWords(
         # the disk or file system failed a read (EIO, 5: "read error: Input/output error", Python's "[Errno 5]
         # Input/output error"): a failing disk, a network mount that dropped, not memory
         msg(r"\bInput/output error\b|\[Errno 5\]|\bEIO\b", "not_oom", code="io-error"),
+        # ... or a read whose target the kernel could not write (EFAULT, 14: llama.cpp's "read error: Bad address" when
+        # reading weights straight into a buffer a GPU driver mapped, Python's "[Errno 14] Bad address"): a driver or
+        # runtime bug, not memory running out
+        msg(r"\bread error: Bad address\b|\[Errno 14\] Bad address|\bEFAULT\b", "not_oom", code="read-into-buffer-failed"),
         # an arithmetic fault (SIGFPE, 8: an integer division by zero, as in a kernel's launch arithmetic past a chunk
         # or batch size it does not handle): the shell ("Floating point exception (core dumped)"), systemd
         # ("status=8/FPE"), TGI's launcher ("signal 8") and an exit status of 136 (128 + 8); not memory

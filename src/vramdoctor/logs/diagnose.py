@@ -193,6 +193,10 @@ _NOT_OOM = {
                            "(a GPU newer than the build knows), not memory; read the compiler's first error above, or "
                            "use a prebuilt kernel package (flashinfer-jit-cache, a wheel for this CUDA) or a build "
                            "that supports this GPU.",
+    "read-into-buffer-failed": "a read of the model file into its buffer failed with EFAULT ('Bad address'): the "
+                               "kernel could not write the target, often a buffer a GPU driver mapped for the "
+                               "weights; a driver or runtime bug (an older runtime, another driver, or loading "
+                               "without direct reads such as mmap on, may avoid it), not memory running out.",
     "io-error": "reading a file failed at the disk or file system (EIO: a failing disk, a network or container "
                 "mount that dropped): not memory; check the disk (dmesg, smartctl) or copy the model to local storage.",
     "shape-mismatch": "a kernel's check on tensor shapes failed (a shape it does not handle: a model, a batch size or "
