@@ -331,3 +331,49 @@ def test_the_kubelets_system_oom_event_is_a_host_kill():
 def test_a_read_into_a_buffer_that_failed_is_not_memory(lines):
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("NOT_OOM", "read-into-buffer-failed"), (run.kind, run.code)
+
+
+# --- requests sent several at once, in the report's words: serving ------------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["INFO 11-02 10:00:00 api_server.py:500] vLLM API server version 0.2.1",
+     "When making multiple requests the Ray worker dies.",
+     "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory."],
+    ["After issuing 30 requests at once, the pod gets OOMKilled.",
+     "      Reason:       OOMKilled", "      Exit Code:    137"],
+    ["Title: CUDA out of memory when doing mutiple requests", "",
+     "INFO 11-02 10:00:00 api_server.py:500] vLLM API server version 0.2.1"],
+])
+def test_requests_sent_several_at_once_are_serving(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+# --- the KV pool's exhaustion named in the report's words: serving -------------------------------------------------
+
+
+@pytest.mark.parametrize("said", ["Title: Engine crashes on KV cache pool exhaustion under 64 concurrent requests",
+                                  "The scheduler fails to allocate KV-pool pages for the new request and dies.",
+                                  "It exhausts the KV pool after a burst of long prompts and then raises."])
+def test_the_kv_pools_exhaustion_in_words_is_serving(said):
+    run = run_of(diag("\n".join([said, "", "[2025-10-01 10:00:00] server_args=ServerArgs(model_path='m', tp_size=2)"])))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+# --- a check on shapes in glog's and TurboMind's words ("Check failed: a_shape == b_shape"): not memory -------------
+
+
+@pytest.mark.parametrize("line", [
+    "[TM][FATAL] models/llama/LlamaBatch.cc(512): Check failed: input_shape.size() == 2 input ids must be 2-D",
+    "F0312 10:00:00.000000 123 sampler.cc:88] Check failed: probs_dims[0] == batch_size (12 vs. 16)",
+    "RuntimeError: logits and bitmask must have the same batch size",
+])
+def test_a_check_on_shapes_in_glogs_words_is_not_memory(line):
+    run = run_of(diag(line))
+    assert (run.kind, run.code) == ("NOT_OOM", "shape-mismatch"), (run.kind, run.code)
+
+
+def test_a_check_on_a_buffers_size_is_left_to_the_words_around_it():
+    run = run_of(diag("[TM][FATAL] core/allocator.h(231): Check failed: buffer_shape.first == need not enough space"))
+    assert run.code != "shape-mismatch", run.code

@@ -819,6 +819,11 @@ LOG = LogWords(
         # around it)
         msg(r"\bCHECK_(?:EQ|NE|LT|LE|GT|GE)\((?![^\n]*(?:" + MEMORY_TERMS + r"|workspace))[^\n]*?\b(?:size|shape|dim|"
             r"numel|stride)\w*\([^\n]*\) failed|\bshape mismatch: value tensor of shape\b", "not_oom", code="shape-mismatch"),
+        # ... in glog's and TurboMind's words ("[TM][FATAL] kernels/apply_token_bitmask_inplace_cuda.cu(212): Check
+        # failed: logits_shape.first == bitmask_shape.first logits and bitmask must have the same batch size")
+        msg(r"\bCheck failed: (?![^\n]*(?:" + MEMORY_TERMS + r"|workspace))[^\n]*?\b\w*(?:shape|dims?|ndim|batch_size)\w*\b"
+            r"[^\n]*?(?:==|!=)|\bmust have the same (?:batch size|shape|dtype|number of (?:tokens|dims|dimensions))\b",
+            "not_oom", code="shape-mismatch"),
         # the code took a path this model or these settings do not have: Python's NotImplementedError, AttributeError,
         # KeyError, TypeError, ... as a traceback's last line alone ("raise NotImplementedError" then
         # "NotImplementedError"), or as the cause a report's words give its crash ("the server crashes with
@@ -901,6 +906,11 @@ LOG = LogWords(
         # a KV pool that is full while serving, in plain words (servers without an engine module: atlas, ...)
         # (written so that "exhausted" is the word the prefilter looks for: "KV cache" is on every stats line)
         msg(r"(?:(?<=KV cache )|(?<=KV cache is ))exhausted", "oom", "RUNTIME", "kv-blocks-exhausted"),
+        # ... named as the pool's exhaustion or its slots that could not be had ("Scheduler crashes on transient prefill
+        # KV-pool exhaustion", "the prefill stage cannot allocate KV-pool slots for an admitted request")
+        msg(r"\bKV[- ]?(?:cache[- ])?pool[- ]exhaust(?:ion|ed)\b|\bexhaust(?:ed|ion of|s|ing)? (?:the )?KV[- ]?(?:cache[- ])?pool\b|"
+            r"\b(?:cannot|can't|could not|couldn't|unable to|fail(?:s|ed)? to) allocate (?:\w+ )?KV[- ]?(?:cache[- ])?pool[- ]"
+            r"(?:slots|blocks|pages)\b", "oom", "RUNTIME", "kv-blocks-exhausted"),
         msg(r"no free (?:KV )?blocks", "oom", "RUNTIME", "kv-blocks-exhausted"),
         # ... every sequence waiting on a pool with none free (JetEngine's scheduler "Deadlock detected: ... all
         # sequences are waiting for KV cache blocks, but no blocks are free"; other engines' "no blocks left/available")
@@ -1135,6 +1145,11 @@ LOG = LogWords(
                         # ... in Chinese: while inferring, generating, chatting, or when a request or input is sent
                         # (推理时, 当我们输入三张图像时, 发送请求的时候), or under concurrency (并发)
                         r"(?:推理|生成|对话|请求|输入|发送)[^，。,.！？]{0,16}?(?:时|的时候|过程中|以后|之后)|高?并发|"
+                        # ... or requests sent, several at once ("when I doing mutiple requests", "sending 20 parallel
+                        # requests", "firing many concurrent requests")
+                        r"\b(?:doing|do|sen(?:d|ding)|mak(?:e|ing)|runn?(?:ing)?|fir(?:e|ing)|issu(?:e|ing))\s+(?:multiple|mutiple|"
+                        r"multi|muti|many|several|concurrent|parallel|simultaneous|lots of|a lot of|\d+)\s+(?:concurrent\s+|"
+                        r"parallel\s+|simultaneous\s+)?requests?\b|"
                         # ... or a request by its size (请求了一个4461 tokens 的query)
                         r"请求了?(?:一个|一条)?\s*\d[\d,]*\s*个?\s*tokens?|"
                         # transformers' warning from inside generate() (generation/utils.py): a generation under way
