@@ -377,3 +377,23 @@ def test_a_check_on_shapes_in_glogs_words_is_not_memory(line):
 def test_a_check_on_a_buffers_size_is_left_to_the_words_around_it():
     run = run_of(diag("[TM][FATAL] core/allocator.h(231): Check failed: buffer_shape.first == need not enough space"))
     assert run.code != "shape-mismatch", run.code
+
+
+# --- the weights' or a projector's buffers being allocated, in the report's words: the weights ---------------------
+
+
+@pytest.mark.parametrize("said", ["llama-server dies on the mmproj allocation every time.",
+                                  "It fails while allocating the model weights on the second GPU."])
+def test_the_weights_or_a_projectors_allocation_in_words_is_the_weights(said):
+    run = run_of(diag("\n".join([said, "", "Relevant log:", "```",
+                                 "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1204.50 MiB on device 0: "
+                                 "cudaMalloc failed: out of memory", "```"])))
+    assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)
+
+
+def test_a_title_that_is_the_failure_is_placed_by_the_body_below_it():
+    filler = [f"- step {i}: open the app and pick a model" for i in range(1, 15)]
+    run = run_of(diag("\n".join(["Title: Load returns a generic abort instead of CUDA OOM", "", *filler, "",
+                                 "When another process holds most of the VRAM, the engine fails its first projector "
+                                 "allocation and aborts.", "", "No log lines are shown by the app."])))
+    assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)

@@ -914,6 +914,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         tail = [(ln, t) for ln, t in run.tail_lines if ln > last]
         if any(FRAME.search(t) for _, t in tail):
             f = replace(f, after=f.after + tail)
+        elif TITLE.match(f.text):  # ... or, below a title, the body's sentences that name the step it came in
+            f = replace(f, after=f.after + [(ln, t) for ln, t in tail if not program_line(t) and during_step(t)])
     place = locate(f, engine, weights, marks)
     if not place.source.startswith(("the failure message", "the message after")):
         place = _ledger_by_size(f, run.numbers) or place

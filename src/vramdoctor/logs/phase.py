@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..engines.interface import AFTER_MILESTONE, FLOOR, MILESTONES, PHASES
 from ..engines.words import SIZE, to_bytes
 from .facts import Failure
-from .authorship import program_line, sentence_like, user_words
+from .authorship import TITLE, program_line, sentence_like, user_words
 from .knowledge import FRAME, PY_FRAME, knowledge, phase_words
 from .prose import OOM_ANY
 from .lines import LOG_PREFIX
@@ -229,6 +229,10 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
             "WEIGHTS"),
            (re.compile(r"\b(?:during|while|when|in) (?:the )?(?:cuda )?graph captur\w*|\b(?:during|while|when) "
                        r"capturing (?:the )?(?:cuda )?graphs?\b", re.I), "WARMUP"),
+           # ... the weights' (or a multimodal projector's) buffers being allocated ("fails its first projector
+           # allocation", "while allocating the model weights")
+           (re.compile(r"\b(?:projector|mmproj|vision (?:encoder|tower)|model weights?|weights?) (?:buffer )?allocations?\b|"
+                       r"\ballocat\w* (?:the )?(?:model |projector |mmproj )?weights?(?: buffers?)?\b", re.I), "WEIGHTS"),
            # ... the KV cache being allocated, or named as what did not fit ("out of memory with the kv buffer size
            # allocating about 43G with a 160K context", "at 128K the KV cache alone exceeds the 4Gi pod limit")
            (re.compile(r"\b(?:kv|key[- ]value) (?:buffer|cache)(?: size)? allocat\w*|\ballocat\w* (?:the |a )?(?:kv|key[- ]value) "
@@ -333,7 +337,9 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     if passed is None and during is None and not f.phase:
         # ... or the report's words above the engine's own line of it ("Fix OOM in DeepSeek weight loading", "This
         # causes OOM when loading large models"), where they name one step only
-        told_steps = {during_step(t) or _raised_in(t, engine) for _, t in f.before
+        # (and below a title that is itself the failure: the report's body tells of it)
+        body = f.after if TITLE.match(f.text) else []
+        told_steps = {during_step(t) or _raised_in(t, engine) for _, t in [*f.before, *body]
                       if not program_line(t) and not FRAME.search(t)} - {None}
         during = told_steps.pop() if len(told_steps) == 1 else None
     if during and not f.phase and not f.candidates and (floor is None or PHASES.index(during) >= PHASES.index(floor)):
