@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from logcase import diag, run_of
+from logcase import diag, flags, run_of
 
 # --- an assertion on a switch (a setting's name: disable_*, enable_*, use_*) is about a feature, not memory, even
 # where the switch's name holds a memory word ("cache") -------------------------------------------------------------
@@ -397,3 +397,24 @@ def test_a_title_that_is_the_failure_is_placed_by_the_body_below_it():
                                  "When another process holds most of the VRAM, the engine fails its first projector "
                                  "allocation and aborts.", "", "No log lines are shown by the app."])))
     assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)
+
+
+# --- a quantized checkpoint the loader detected: fewer-bit weights are in use, so advice never proposes fp8 again -----
+
+
+@pytest.mark.parametrize("lines", [
+    ["INFO 03-01 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5",
+     "WARNING 03-01 10:00:05 [fp8.py:65] Detected fp8 checkpoint. Please note that the format is experimental and "
+     "subject to change.",
+     "ERROR 03-01 10:00:09 [core.py:390] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 "
+     "has a total capacity of 79.19 GiB of which 1.02 GiB is free. Including non-PyTorch memory, this process has "
+     "78.16 GiB memory in use.", "Loading safetensors checkpoint shards:  40% Completed | 4/10"],
+    ["[2025-08-01 10:00:00] Load weight begin. avail mem=78.20 GB",
+     "[2025-08-01 10:00:01] Detected fp8 checkpoint. Please note that the format is experimental and subject to change.",
+     "[2025-08-01 10:00:30] Scheduler hit an exception: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+     "2.00 GiB."],
+])
+def test_a_detected_fp8_checkpoint_is_not_advised_fp8_again(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)
+    assert "fp8" not in flags(run).lower(), flags(run)

@@ -1181,6 +1181,11 @@ LOG = LogWords(
         # with ...", "TheBloke/Llama-2-70B-AWQ"): its weights are already fewer-bit (read by logs.settings)
         fig("_quantized_name", r"\b[\w.-]{2,80}[-_](?:GPTQ|AWQ|EXL2|GGUF|FP8|INT4|INT8|W4A16|W8A8|bnb-4bit|4bit|NF4|"
             r"MXFP4|NVFP4)(?:[-_][\w.-]{1,40})?\b", lambda m: m.group(0), mode="first", prose=True, flags=0),
+        # a quantized checkpoint the loader detected (vLLM's quantization/fp8.py and modelopt.py "Detected fp8
+        # checkpoint. Please note that the format is experimental ...", "Detected ModelOpt fp8 checkpoint", copied by
+        # SGLang and KTransformers): fewer-bit weights are in use
+        fig("quantization", r"\bDetected (?:ModelOpt |NVIDIA ModelOpt )?(fp8|nvfp4|fp4|mxfp4|int4|int8) checkpoint\b",
+            lambda m: m.group(1).lower()),
         # a KV cache that got less memory than the configured context needs, in the engine's words (vllm.rs
         # kvcache_allocator "Available: 29353.63 MB, Required: 131072.00 MB"; "(need 2.0 GiB, have 0.5 GiB)")
         fig("kv_available_bytes", r"\bAvailable: " + SIZE + r", Required: "),
