@@ -418,3 +418,39 @@ def test_a_detected_fp8_checkpoint_is_not_advised_fp8_again(lines):
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "WEIGHTS", (run.kind, run.code)
     assert "fp8" not in flags(run).lower(), flags(run)
+
+
+# --- requests by their size, several of them; inference in the words many write ("when inference") ------------------
+
+
+@pytest.mark.parametrize("said", [
+    "Requests of 8k tokens are fine, but requests of 12k tokens crash it with CUDA out of memory.",
+    "It hits CUDA out of memory when inference runs on long documents.",
+])
+def test_requests_by_size_or_when_inference_are_serving(said):
+    run = run_of(diag("\n".join(["INFO 08-01 10:00:00 api_server.py:212] vLLM API server version 0.5.4", said])))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+# --- a memory use that is abnormal, in Chinese, is no failure (出现了显存占用双倍异常: used, not failed) ---------------
+
+
+@pytest.mark.parametrize("said, failed", [
+    ("部署之后出现了显存使用翻倍异常的情况，想知道原因。", False),
+    ("启动时出现了 CUDA 错误，然后进程退出。", True),
+])
+def test_an_abnormal_memory_use_in_chinese_is_no_failure(said, failed):
+    run = run_of(diag("\n".join(["INFO 03-01 10:00:00 api_server.py:212] vLLM API server version 0.3.0", said])))
+    assert (run.code == "failure-cause-not-shown") == failed, (run.kind, run.code)
+
+
+# --- ggml's CUDA back end that could not start the runtime: not memory ---------------------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    "ggml_cuda_init: failed to initialize CUDA: unknown error",
+    "ggml_cuda_init: failed to initialize CUDA: no CUDA-capable device is detected",
+])
+def test_ggmls_cuda_that_could_not_start_is_not_memory(line):
+    run = run_of(diag("\n".join(["main: build = 2861 (e5ac1c0b)", line, "llm_load_tensors: CPU buffer size = 4165.37 MiB"])))
+    assert (run.kind, run.code) == ("NOT_OOM", "cuda-driver-error"), (run.kind, run.code)

@@ -503,7 +503,9 @@ _FAILS = (r"\b(?:fails?|failed|failing|crash(?:es|ed|ing)?|hangs|hung|freez(?:es
 #: ... in Chinese, the language of many reports to vLLM, SGLang, LMDeploy and Qwen: an error reported or met (报错,
 #: 出错, 出现了这个错误), a crash (崩溃, 崩了, 挂了), a failure (失败), a model that cannot load or run (无法加载,
 #: 跑不起来); not denied just before (不/没/没有/未/无)
-_FAILS_ZH = (r"(?<![不没未无])(?<!没有)(?:报错|出错|崩溃|崩了|挂了|挂掉|挂死|宕机|卡死|失败|出现了?[^，。,.！？!?]{0,6}?(?:错误|报错|异常))|"
+_FAILS_ZH = (r"(?<![不没未无])(?<!没有)(?:报错|出错|崩溃|崩了|挂了|挂掉|挂死|宕机|卡死|失败|出现了?"
+             # (not a usage that is abnormal, "出现了显存占用双倍异常的问题": memory used, not a failure)
+             r"(?:(?!占用|使用|用量|消耗)[^，。,.！？!?]){0,6}?(?:错误|报错|异常))|"
              # cannot load, start or run it (无法加载, 加载不了, 跑不起来, 启动不了)
              r"(?<![不没])(?<!不是)(?<!并非)(?<!没有)无法(?:加载|启动|运行|推理|部署)|(?<!不是)(?:加载|启动|运行)不了|"
              r"(?<!不是)(?:跑|起)不起来|"
@@ -775,7 +777,10 @@ LOG = LogWords(
         # insufficient", "no CUDA-capable device"
         msg(r"unsupported display driver|cuda driver combination|driver version is insufficient|"
             r"no CUDA-capable device|forward compatibility was attempted|Driver/library version mismatch|"
-            r"Failed to initialize NVML", "not_oom", code="cuda-driver-error"),
+            r"Failed to initialize NVML|"
+            # ggml's CUDA back end that could not start the runtime (ggml-cuda.cu ggml_cuda_init: "failed to initialize
+            # CUDA: unknown error", a missing nvidia_uvm module; llama.cpp then runs on the CPU)
+            r"\bggml_cuda_init: failed to initialize CUDA\b", "not_oom", code="cuda-driver-error"),
         # the build has no code for this GPU's architecture (CUDA's cudaErrorNoKernelImageForDevice, HIP's
         # hipErrorNoBinaryForGpu)
         msg(r"no kernel image is available|hipErrorNoBinaryForGpu|Unable to find code object for all current devices",
@@ -1040,6 +1045,8 @@ LOG = LogWords(
                         # (not a warning's hypothesis: vLLM's profiler "may cause certain multi-modal inputs to fail
                         # during inference")
                         r"(?<!fail )\b(?:during|while|at) (?:doing |running )?inference\b|"
+                        # ... "when inference", as many write it ("When inference，batch size = 4 ... oom occurs")
+                        r"\bwhen (?:doing |running )?inferenc(?:e|ing)\b|"
                         # ... or prediction, or serving itself ("OOMing unpredictably on prediction", "OOMed at
                         # prediction-time", "it OOMs while serving"; not "while serving the model", a start)
                         r"\b(?:during|while|at|on) prediction(?:[- ]time)?\b|"
@@ -1048,6 +1055,8 @@ LOG = LogWords(
                         r"\b(?:during|in the middle of|midway through) (?:a |the |my |our )?(?:long )?(?:conversation|chat)\b|"
                         # ... a request by its size in tokens ("if I put an input of 17,000 tokens into generate")
                         r"\b(?:an?|the|my) (?:input|prompt|request) of (?:~|about |around |over )?\d[\d,.]*[kK]? tokens\b|"
+                        # ... or several ("prompts of ~4000 tokens were fine and ~6000 tokens killed the engine")
+                        r"\b(?:inputs|prompts|requests|queries) of (?:~|about |around |over |up to )?\d[\d,.]*[kK]? tokens\b|"
                         # ... one request by its prompt ("a single chat-completion request whose tokenized prompt
                         # exceeds ~185K tokens"), or a long prompt's prefill ("OOM during long-context prefill")
                         r"\b(?:a single|one|each|every) (?:[\w-]+ ){0,2}?request (?:whose|with an?) (?:[\w-]+ ){0,3}?"
