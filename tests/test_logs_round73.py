@@ -454,3 +454,23 @@ def test_an_abnormal_memory_use_in_chinese_is_no_failure(said, failed):
 def test_ggmls_cuda_that_could_not_start_is_not_memory(line):
     run = run_of(diag("\n".join(["main: build = 2861 (e5ac1c0b)", line, "llm_load_tensors: CPU buffer size = 4165.37 MiB"])))
     assert (run.kind, run.code) == ("NOT_OOM", "cuda-driver-error"), (run.kind, run.code)
+
+
+# --- a process that grew to a size over a long span of work the same line names: growth ----------------------------
+
+
+@pytest.mark.parametrize("said", [
+    "Left it running over the weekend; after 4000 requests the server grew to 38 GB RAM and the box started swapping.",
+    "Over 3 days the runner grew to 40 GB of memory and was killed.",
+])
+def test_a_process_grown_to_a_size_over_a_long_span_is_growth(said):
+    run = run_of(diag(said))
+    assert run.kind == "LEAK", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", ["It grew to 20 GB memory.",
+                                  "While loading the model over 2 hours, the process grew to 20 GB RAM, then it served "
+                                  "fine."])
+def test_a_size_grown_to_without_a_span_or_while_loading_is_no_leak(said):
+    run = run_of(diag(said))
+    assert run.kind != "LEAK", (run.kind, run.code)

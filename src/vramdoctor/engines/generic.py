@@ -157,6 +157,13 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"monotonically|across (?:requests|calls|runs|generations|batches)|"
            r"over time|over (?:the )?(?:\w+ ){0,2}?(?:lifetime|uptime)\b|without (?:bound|limit)|unbounded(?:ly)?\b|indefinitely|(?:with|after|on) (?:each|every) (?:request|call|batch|"
            r"iteration|step|inference)|until\b))|\b(?:memory|VRAM|RAM|GPU memory|host memory)[- ]leak(?:s|ing|age)?\b|"
+           # ... to a size, over a long span of work the same line names ("Ran this overnight ... llava-server grew to
+           # +16GB memory ... About 1750 images processed"; not while it loaded)
+           r"^(?![^\n]*\b(?:while|when|during) (?:the model )?(?:load|start|init)\w*)"
+           r"(?=[^\n]*\b(?:hours|days|weeks|overnight|over night|\d+ (?:images|requests|prompts|documents|files|"
+           r"conversations|calls|iterations|queries))\b)[^\n]*?\b(?:grew|grows|rose|climbed|ballooned|swelled)\s+to\s+"
+           # (the memory word in a lookahead: the block search then looks for the verbs, not for "ram")
+           r"\+?\d[\d.,]*\s*[KMGT]i?B(?=\s+(?:of\s+)?(?:memory|RAM|VRAM|RSS)\b)|"
            # ... a cache that grows past any bound ("The prompt cache grows unbounded by accumulating checkpoints"; not a KV
            # cache growing with the context, which is what it is for)
            r"\b(?:prompt|KV|slot|radix|prefix|host|CPU) ?cache\b[^.;!?\n]{0,30}?\b(?:grow|grew|increas|ris|rose|climb)\w*\s+"
