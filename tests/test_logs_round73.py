@@ -474,3 +474,28 @@ def test_a_process_grown_to_a_size_over_a_long_span_is_growth(said):
 def test_a_size_grown_to_without_a_span_or_while_loading_is_no_leak(said):
     run = run_of(diag(said))
     assert run.kind != "LEAK", (run.kind, run.code)
+
+
+# --- Go's exec error of a child killed ("llama.go:451: signal: killed"): a SIGKILL whose sender is not named ----------
+
+
+@pytest.mark.parametrize("lines", [
+    ["2024/01/05 10:00:00 llama.go:451: signal: killed", "2024/01/05 10:00:00 llama.go:525: llama runner stopped successfully"],
+    ["2024/01/05 10:00:00 routes.go:85: loading llama server", "signal: killed"],
+])
+def test_gos_signal_killed_is_a_sigkill(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("UNDETERMINED", "host-oom-kill"), (run.kind, run.code)
+
+
+# --- a crash reported without its cause ("crashed without additional information. (Exit code: 6)"): undetermined ---
+
+
+@pytest.mark.parametrize("line", [
+    "Error: `The model has crashed without additional information. (Exit code: 18446744072635812000)`",
+    "[ERROR] llama runner terminated with no error message (exit code: 2)",
+])
+def test_a_crash_reported_without_its_cause_is_undetermined(line):
+    run = run_of(diag("\n".join(["Title: model crashes on the first message", "", line, "",
+                                 "Steps: load it, send hi, it crashes. Reproducible on 0.3.23."])))
+    assert (run.kind, run.code) == ("UNDETERMINED", "failure-cause-not-shown"), (run.kind, run.code)

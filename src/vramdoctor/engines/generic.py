@@ -622,6 +622,8 @@ _ROSE_TO_KILL = (r"(?<!\bif )\b(?:memory|RAM|consumption|usage)\b" + _PLAIN + r"
 #: "Exit Code:    137", docker inspect's "ExitCode": 137). The OOM killer sends most of them, not all: a failed
 #: liveness probe, a stop timeout or a `kill -9` end a process the same way
 SIGKILL = (r"process has terminated: signal: killed|\bKilled: 9\b|<Signals\.SIGKILL: 9>|"
+           # (Go's exec.ExitError of a child killed, as a message of its own: Ollama 0.1's "llama.go:385: signal: killed")
+           r"(?:^|\.go:\d+:\s+)signal: killed\s*$|"
            r"exit(?:s|ed)?(?: with)? (?:status|code)[ :]*137\b|\bExitCode\W{0,3}137\b|"
            # a shell's job report ("[1]    83712 killed     ./llama-server ...", "zsh: killed     ./llama-server",
            # "bash: line 1:  4242 Killed   python serve.py", "[1]+  Killed   python serve.py"), systemd's

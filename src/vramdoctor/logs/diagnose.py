@@ -258,6 +258,10 @@ def _wrapper_states_cause(text: str) -> bool:
 _NO_CAUSE = re.compile(r"\s*(?:an? )?(?:unknown |unexpected |internal |unhandled )?(?:error|exception|failure|problem)s? "
                        r"(?:has |have )?(?:occurred|occured|happened|was raised|was thrown)\b|\s*something went wrong\b|"
                        r"\s*(?:internal server error|unknown error|unexpected error)\W*$", re.I)
+#: a crash reported without its cause, anywhere in the line (LM Studio's "The model has crashed without additional
+#: information. (Exit code: 6)")
+_NO_INFO = re.compile(r"\b(?:crashed|failed|exited|stopped|terminated) (?:without|with no) (?:any )?(?:additional |"
+                      r"further |more )?(?:information|details?|message|output|error message)\b", re.I)
 
 
 def _cause_shown(f: Failure) -> bool:
@@ -268,7 +272,7 @@ def _cause_shown(f: Failure) -> bool:
         return True
     if f.wrapper or not stated(f.text) or _CHECK.search(f.text) or _stops_short(f):
         return False
-    if _NO_CAUSE.match(f.text.rsplit(": ", 1)[-1]):
+    if _NO_CAUSE.match(f.text.rsplit(": ", 1)[-1]) or _NO_INFO.search(f.text):
         return False  # the words after the label only say that an error happened
     if f.after or _CUT_END.search(f.text):
         return True
