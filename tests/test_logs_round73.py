@@ -499,3 +499,15 @@ def test_a_crash_reported_without_its_cause_is_undetermined(line):
     run = run_of(diag("\n".join(["Title: model crashes on the first message", "", line, "",
                                  "Steps: load it, send hi, it crashes. Reproducible on 0.3.23."])))
     assert (run.kind, run.code) == ("UNDETERMINED", "failure-cause-not-shown"), (run.kind, run.code)
+
+
+# --- a crash the same words say followed an allocation that failed for lack of memory: memory ran out first ----------
+
+
+@pytest.mark.parametrize("line", [
+    "Title: llama-server segfaults when the compute buffer allocation fails under VRAM pressure",
+    "Title: Segmentation fault after cudaMalloc fails due to memory pressure with two models loaded",
+])
+def test_a_crash_after_an_allocation_that_failed_for_memory_is_out_of_memory(line):
+    run = run_of(diag("\n".join([line, "", "main: build = 5120 (aa1b2c3d)", "Segmentation fault (core dumped)"])))
+    assert run.code == "crash-after-alloc-failed" and run.kind != "NOT_OOM", (run.kind, run.code)

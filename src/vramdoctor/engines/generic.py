@@ -874,6 +874,12 @@ LOG = LogWords(
         # "failed to allocate" never reached memory
         msg(r"\bMTLLibraryErrorDomain\b|\bfailed to initialize the Metal library\b|\bggml_metal\w*: error: failed to "
             r"(?:compile|create|load) (?:the )?(?:Metal )?(?:library|pipeline|shader)", "not_oom", code="kernel-build-failed"),
+        # a crash the same words say followed an allocation that failed for lack of memory ("SIGSEGV in
+        # ggml_gallocr_alloc_graph when CLIP warmup reserve silently fails under VRAM pressure"; the NULL it got back
+        # was used): memory ran out first, the crash is its consequence (a code of its own: over the crash's NOT_OOM)
+        msg(r"\b(?:alloc\w*|reserve|malloc|cudaMalloc)\b[^.;\n]{0,40}?\bfail\w*\b[^.;\n]{0,40}?\b(?:under|due to|because of|"
+            r"from) (?:VRAM|GPU memory|memory|RAM) pressure\b",
+            "oom", code="crash-after-alloc-failed"),
         # a report's words that the model did not fit in the GPU's memory ("when it is not able to fully load a model
         # in the GPU VRAM", "the 70B does not fit into my VRAM, so loading fails", "the model is too big for my card"):
         # the weights; not supposed, hoped or asked ("it should fit in VRAM", "will a 13B fit in 12 GB?")
