@@ -511,3 +511,20 @@ def test_a_crash_reported_without_its_cause_is_undetermined(line):
 def test_a_crash_after_an_allocation_that_failed_for_memory_is_out_of_memory(line):
     run = run_of(diag("\n".join([line, "", "main: build = 5120 (aa1b2c3d)", "Segmentation fault (core dumped)"])))
     assert run.code == "crash-after-alloc-failed" and run.kind != "NOT_OOM", (run.kind, run.code)
+
+
+# --- a margin to an out-of-memory is not one ("about 200 MiB from VRAM OOM", "far from OOM") ------------------------
+
+
+@pytest.mark.parametrize("said", ["max_seq_len: 16384 (about 1.5 GB from OOM on this card, far from it at 4.0bpw)",
+                                  "At 8k context we are well away from OOM, yet the server hangs."])
+def test_a_margin_to_an_out_of_memory_is_not_one(said):
+    run = run_of(diag("\n".join(["INFO:     ExllamaV2 version: 0.2.3", "INFO:     Model successfully loaded.", said])))
+    assert run.kind not in ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME") and run.code != "oom-phase-not-shown", \
+        (run.kind, run.code)
+
+
+def test_a_margin_then_an_out_of_memory_is_still_one():
+    run = run_of(diag("\n".join(["INFO:     ExllamaV2 version: 0.2.3", "INFO:     Model successfully loaded.",
+                                 "It ran 2 GB from OOM for an hour. Then it crashed with CUDA out of memory."])))
+    assert run.kind == "RUNTIME", (run.kind, run.code)

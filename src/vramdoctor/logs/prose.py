@@ -39,6 +39,8 @@ _SUPPOSED = re.compile(
     r"\b(?:suggests?|suggesting|indicates?|implies)\b|"
     r"\bcould (?:cause|lead)|\bcan cause|\bto avoid|\bavoid(?:ing|s)? |\bprevent(?:s|ing|ed)? |\brisk of|\bin case of)"
     r"[^.;]{0,60}?" + _OOM_NAME + "|"
+    # a margin to an out-of-memory, not one ("about 200MiBs from VRAM OOM at 3.75bpw, far from it at 3.0bpw")
+    r"(?:\b\d[\d.,]*\s*[KMGT]i?B?s?|\bfar|\bwell)\s+(?:away\s+)?from\s+(?:\w+\s+){0,2}?" + _OOM_NAME + "|"
     # a Chinese clause that conditions, supposes, predicts, asks or denies (如果 if, 可能 maybe, 应该 should, 肯定
     # surely, 是否/会不会/吗 whether, 不/没 not)
     r"如果|要是|假如|可能|也许|应该|肯定|是否|会不会|吗|？|[不没未无](?:会|是|再)?(?=显存|爆显存)",
