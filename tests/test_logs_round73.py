@@ -528,3 +528,17 @@ def test_a_margin_then_an_out_of_memory_is_still_one():
     run = run_of(diag("\n".join(["INFO:     ExllamaV2 version: 0.2.3", "INFO:     Model successfully loaded.",
                                  "It ran 2 GB from OOM for an hour. Then it crashed with CUDA out of memory."])))
     assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+# --- text-generation-webui's advice names each loader's own setting (n_batch is the llama.cpp loaders' only) ---------
+
+
+def test_text_generation_webuis_advice_names_the_loader_a_setting_belongs_to():
+    run = run_of(diag("\n".join([
+        "python server.py --model TheBloke_Llama-2-13B-GPTQ --api",
+        "INFO:Loading TheBloke_Llama-2-13B-GPTQ...", "INFO:Loaded the model in 12.04 seconds.",
+        "Output generated in 4.12 seconds (10.2 tokens/s, 42 tokens, context 812, seed 1)",
+        'File "/w/text-generation-webui/modules/text_generation.py", line 352, in generate_reply_HF',
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.10 GiB"])))
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+    assert "truncation_length" in flags(run) and "llama.cpp loaders" in flags(run), flags(run)

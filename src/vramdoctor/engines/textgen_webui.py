@@ -30,7 +30,12 @@ LOG = LogWords(
 ENGINE = Engine(
     name="text-generation-webui", label="text-generation-webui", log=LOG,
     aliases=("oobabooga", "tgwebui", "textgen", "textgen-webui", "text-gen-webui"),
-    flags={"max_model_len": "n_ctx / truncation_length {n}", "kv_cache_dtype": "cache_8bit",
-           "max_num_batched_tokens": "a smaller n_batch", "tensor_parallel_size": "--gpu-split across GPUs",
+    # (each loader has its own settings: n_ctx and n_batch are the llama.cpp loaders', max_seq_len ExLlama's; the
+    # transformers and GPTQ loaders prefill the whole prompt at once, and truncation_length caps it in every loader)
+    flags={"max_model_len": "truncation_length {n} (n_ctx for the llama.cpp loaders, max_seq_len for ExLlama)",
+           "kv_cache_dtype": "cache_8bit",
+           "max_num_batched_tokens": "a smaller n_batch (llama.cpp loaders only; transformers and GPTQ prefill the whole "
+                                     "prompt at once: shorten it)",
+           "tensor_parallel_size": "--gpu-split across GPUs",
            "quantization": "a 4-bit quant (GPTQ/EXL2/GGUF Q4)", "cpu_offload": "--gpu-memory lower (the rest on the CPU)"},
 )
