@@ -542,3 +542,16 @@ def test_text_generation_webuis_advice_names_the_loader_a_setting_belongs_to():
         "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.10 GiB"])))
     assert run.kind == "RUNTIME", (run.kind, run.code)
     assert "truncation_length" in flags(run) and "llama.cpp loaders" in flags(run), flags(run)
+
+
+# --- LoRAX, TGI's fork, kept the launcher's --max-input-length -------------------------------------------------------
+
+
+def test_loraxs_warm_up_advice_uses_its_own_input_flag():
+    run = run_of(diag("\n".join([
+        "2024-05-02T10:00:00.000000Z  INFO lorax_launcher: Starting download process.",
+        "2024-05-02T10:00:40.000000Z ERROR warmup{max_input_length=4096 max_prefill_tokens=4096 max_total_tokens=8192}:"
+        "warmup: lorax_client: router/client/src/lib.rs:34: Server error: Not enough memory to handle 4096 prefill "
+        "tokens. You need to decrease `--max-batch-prefill-tokens`"])))
+    assert run.kind == "WARMUP", (run.kind, run.code)
+    assert "--max-input-length" in flags(run) and "--max-input-tokens" not in flags(run), flags(run)

@@ -93,6 +93,8 @@ LOG = LogWords(
         # 2.x prints both keys (max_input_length as a deprecated alias): max_input_tokens anywhere means 2.x
         fig("tgi_input_key", r"(?:Args \{.*?|^\s*)\b(max_input_length|max_input_tokens):", lambda m: m.group(1),
             mode="set"),
+        # LoRAX, TGI's fork from 0.9 (lorax_client, lorax-launcher): its launcher kept --max-input-length
+        fig("tgi_input_key", r"\blorax[_-](?:client|launcher|server|router)\b", lambda m: "max_input_length", mode="set"),
         # the warm-up's own span: "warmup{max_input_length=30000 max_prefill_tokens=30000 max_total_tokens=32000"
         fig("max_input_tokens", r"warmup\{max_input_(?:length|tokens)=(?:Some\()?(\d+)", count),
         fig("max_model_len", r"warmup\{.*?max_total_tokens=(?:Some\()?(\d+)", count),
