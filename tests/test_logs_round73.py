@@ -555,3 +555,17 @@ def test_loraxs_warm_up_advice_uses_its_own_input_flag():
         "tokens. You need to decrease `--max-batch-prefill-tokens`"])))
     assert run.kind == "WARMUP", (run.kind, run.code)
     assert "--max-input-length" in flags(run) and "--max-input-tokens" not in flags(run), flags(run)
+
+
+# --- one request larger than the whole cache while serving: a larger cache or a shorter cap, not fewer sequences -----
+
+
+def test_a_job_larger_than_the_whole_exllamav2_cache_is_told_a_larger_cache():
+    run = run_of(diag("\n".join([
+        "INFO:     Loading model: /models/Qwen2.5-32B-exl2", "INFO:     Model successfully loaded.",
+        "ERROR:    Exception in ASGI application",
+        "AssertionError: Job requires 65 pages (only 64 available) and cannot be enqueued. Total cache allocated is "
+        "64 * 256 = 16384 tokens"])))
+    assert run.code == "max-model-len-exceeds-kv-cache", (run.kind, run.code)
+    text = " | ".join(f"{a['change']}: {a['flags']} {a['why']}" for a in run.advice)
+    assert "cache_size at least" in text and "max_batch_size" not in text and "chunk_size" not in text, text

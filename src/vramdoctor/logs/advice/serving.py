@@ -26,6 +26,18 @@ class ServingSteps:
                   "up, or --max-mamba-cache-size)")
             self.seqs_down("each running request holds its own state slot")
             return
+        if code == "max-model-len-exceeds-kv-cache":
+            # one request needs more than the whole cache holds: it can never run, whatever the load; fewer sequences
+            # or smaller prefill chunks do not help it (tabbyAPI's "Job requires 33 pages (only 32 available)")
+            if s.name == "exllamav2":  # (its cache_size is set apart from max_seq_len: only the cap goes down)
+                s.say("a larger cache", "the request needs more pages than the whole cache holds: cache_size at least "
+                      "max_seq_len (a multiple of it for batches or CFG), if memory allows")
+                s.say("shorter requests", "or a max_seq_len within the cache, so no request is longer than it can hold")
+            else:
+                self.fraction_up("a larger pool holds the longest request")
+                s.add("shorter requests", "max_model_len", "a request longer than the whole cache can never run", "down")
+            self.kv8()
+            return
         if code in ("kv-pool-full-retracting", "kv-pool-full-preempting", "kv-pool-full-queueing", "kv-blocks-exhausted",
                     "kv-cache-entries-exhausted", "kv-cache-full", "kv-cache-full-request-failed"):
             self._pool_full()
