@@ -569,3 +569,16 @@ def test_a_job_larger_than_the_whole_exllamav2_cache_is_told_a_larger_cache():
     assert run.code == "max-model-len-exceeds-kv-cache", (run.kind, run.code)
     text = " | ".join(f"{a['change']}: {a['flags']} {a['why']}" for a in run.advice)
     assert "cache_size at least" in text and "max_batch_size" not in text and "chunk_size" not in text, text
+
+
+# --- llama-server's -c as given, not a slot's share of it, is what "more cells" moves from ---------------------------
+
+
+def test_more_cells_moves_from_the_whole_c_not_a_slots_share():
+    run = run_of(diag("\n".join([
+        "./llama-server -m qwen.gguf --ctx-size 16384 --parallel 4 -ngl 99",
+        "slot update_slots: id  2 | task 91 | input truncated, n_ctx = 4096, n_keep = 0, n_left = 4096, "
+        "n_prompt_tokens = 3900",
+        "srv  update_slots: failed to find free space in the KV cache, retrying with smaller batch size - try "
+        "increasing it via the context size or enable defragmentation, i = 0, n_batch = 512, ret = 1"])))
+    assert "higher than 16,384" in flags(run), flags(run)

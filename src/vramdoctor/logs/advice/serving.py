@@ -83,8 +83,11 @@ class ServingSteps:
             if isinstance(parallel, int) and parallel > 1:
                 s.add("fewer parallel slots", "max_num_seqs", "the slots share the cells of -c", "down", parallel // 2,
                       parallel)
+            # (from -c as given where the log shows it: a slot's line prints its own share, "n_ctx = 2048" of -c 8192
+            # over 4 slots)
+            cells = [v for v in (self.n.get("n_ctx"), self.n.get("max_model_len")) if isinstance(v, int) and v > 0]
             s.add("more cells", "max_model_len", "a larger -c holds more tokens at once (if memory allows)", "up",
-                  None, self.n.get("n_ctx"))
+                  None, max(cells) if cells else None)
             # the cache is sized in cells (-c), not bytes: an 8-bit cache alone adds none
             self.kv8("8-bit KV cache with a larger -c", "halves the bytes per token, so about twice the -c fits "
                      "in the same memory; on its own it adds no cells")
