@@ -582,3 +582,19 @@ def test_more_cells_moves_from_the_whole_c_not_a_slots_share():
         "srv  update_slots: failed to find free space in the KV cache, retrying with smaller batch size - try "
         "increasing it via the context size or enable defragmentation, i = 0, n_batch = 512, ret = 1"])))
     assert "higher than 16,384" in flags(run), flags(run)
+
+
+# --- the NVIDIA driver's NV_ERR_NO_MEMORY in a user's words; a prefill by its size is serving ----------------------
+
+
+def test_nv_err_no_memory_in_a_users_words_is_out_of_memory():
+    run = run_of(diag("\n".join(["INFO 06-01 10:00:00 [api_server.py:1043] vLLM API server version 0.21.0",
+                                 "dmesg shows 4 new `NV_ERR_NO_MEMORY` messages, then the box froze."])))
+    assert run.oom and run.kind != "NONE", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", ["The head node resets during a 96K-token Qwen3 prefill, with CUDA out of memory.",
+                                  "CUDA out of memory in the 200k-token prefill of the second request."])
+def test_a_prefill_by_its_size_is_serving(said):
+    run = run_of(diag("\n".join(["INFO 06-01 10:00:00 [api_server.py:1043] vLLM API server version 0.21.0", said])))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)

@@ -84,7 +84,7 @@ OOM_WORDS = (r"out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError
              r"\[metal::malloc\]", r"greater than the maximum allowed buffer size", r"alloc_?\w*mem\w* failed", r"OutOfMemoryError", r"(?<![A-Za-z0-9_])OutOfMemory(?![A-Za-z0-9_])", r"CUBLAS_STATUS_ALLOC_FAILED",
              r"memory is insufficient", r"(?<![A-Za-z0-9_])OOM(?![A-Za-z0-9_])",
              # ("OOM" as a verb: "OOMing unpredictably", "it OOMed", "OOMs at 4", "OOM'd", "OOM-ing")
-             r"(?<![A-Za-z0-9_])OOM(?:s|ed|ing|'d|-ing)(?![A-Za-z0-9_])", r"cudaErrorMemoryAllocation", r"hipErrorOutOfMemory",
+             r"(?<![A-Za-z0-9_])OOM(?:s|ed|ing|'d|-ing)(?![A-Za-z0-9_])", r"cudaErrorMemoryAllocation", r"hipErrorOutOfMemory", r"\bNV_ERR_NO_MEMORY\b",
              r"ErrorOutOfDeviceMemory", r"CUDA_ERROR_OUT_OF_MEMORY", r"cudaMalloc failed", r"memory allocation failed",
              r"CUDA out of\b", r"failed to allocate", r"unable to allocate .*buffer",
              r"Insufficient (?:GPU |device )?memory", r"not enough memory", r"kIOGPUCommandBufferCallbackErrorOutOfMemory",
@@ -1074,6 +1074,8 @@ LOG = LogWords(
                         r"\b(?:inputs|prompts|requests|queries) of (?:~|about |around |over |up to )?\d[\d,.]*[kK]? tokens\b|"
                         # ... one request by its prompt ("a single chat-completion request whose tokenized prompt
                         # exceeds ~185K tokens"), or a long prompt's prefill ("OOM during long-context prefill")
+                        # ... or a prefill by its size ("hard-resets during a 131K-token DeepSeek V4 prefill")
+                        r"\b(?:during|in|on|at) (?:a |the )?~?\d[\d,.]*[kKmM]?[- ]tokens? (?:[\w.-]+ ){0,3}?prefill\b|"
                         r"\b(?:a single|one|each|every) (?:[\w-]+ ){0,2}?request (?:whose|with an?) (?:[\w-]+ ){0,3}?"
                         r"(?:prompt|input|context)\b|\b(?:at|during|in|on) (?:a |the )?long[- ]context prefill\b|"
                         r"\b(?:while|when|during) serving\b(?! (?:the |a |my |this |our )?(?:model|weights)\b)|"
