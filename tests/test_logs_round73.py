@@ -598,3 +598,21 @@ def test_nv_err_no_memory_in_a_users_words_is_out_of_memory():
 def test_a_prefill_by_its_size_is_serving(said):
     run = run_of(diag("\n".join(["INFO 06-01 10:00:00 [api_server.py:1043] vLLM API server version 0.21.0", said])))
     assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+# --- SGLang's idle leak check stopping the scheduler: its bookkeeping, not memory (in other versions' wordings) -------
+
+
+@pytest.mark.parametrize("lines", [
+    ["[2026-02-01 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+     "  File \"/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py\", line 2210, in check_memory",
+     "    raise ValueError(msg)",
+     "ValueError: token_to_kv_pool_allocator memory leak detected! self.max_total_num_tokens=500000, "
+     "available_size=1200, evictable_size=498600, protected_size=0"],
+    ["[2025-11-03 08:12:40 DP0 TP0] Scheduler hit an exception: ValueError: token_to_kv_pool_allocator memory leak "
+     "detected! available_size=10, evictable_size=20, max_total_num_tokens=100"],
+])
+def test_sglangs_leak_check_stopping_the_scheduler_is_not_memory(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "kv-accounting-error"), (run.kind, run.code)
+    assert "upgrade" in run.message.lower(), run.message

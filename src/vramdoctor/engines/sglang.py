@@ -280,8 +280,9 @@ LOG = LogWords(
         # token has no room in the pool (schedule_batch.py "No space left for only one request")
         msg(r"No space left for only one request", "oom", "RUNTIME", "kv-blocks-exhausted"),
         msg(r"is longer than the model's context length|exceeds the maximum allowed length", "request"),
-        # the scheduler's own check: KV slots not returned to the pool (ValueError, or a warning)
-        msg(r"memory leak detected!|KV cache pool leak detected|token_to_kv_pool.* leak", "leak", code="kv-slot-leak"),
+        # the scheduler's own check (check_memory, when idle): free + cached KV slots that do not add up to the pool
+        # (ValueError, or a warning): its bookkeeping, not memory (logs.quiet.leak)
+        msg(r"memory leak detected!|KV cache pool leak detected|token_to_kv_pool.* leak", "leak", code="kv-accounting-error"),
         msg(r"Initialization failed\. warmup error", "wrapper", "WARMUP"),
         msg(r"Scheduler hit an exception|Exception in ModelTpServer|scheduler is dead|Received sigquit from a child|"
             r"Initialization failed\. Please see the error messages above", "wrapper"),

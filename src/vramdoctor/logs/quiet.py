@@ -29,10 +29,18 @@ def leak(run: RunFacts) -> Diagnosis | None:
                                  "the engine's accounting, not memory running out or leaking; report it with the "
                                  "settings in use (page size, chunked prefill, radix cache).")
     if said:  # the engine's own leak check
-        return Diagnosis(kind="LEAK", code=said[0].code or "leak-detected", oom=None,
+        # (SGLang's scheduler check_memory, run when idle, raises on any mismatch of free + cached slots against the
+        # pool and so stops the server: its bookkeeping is off, a bug of the engine's (a radix cache that counts a page
+        # twice, an allocator path that skips a free), not memory that grows or runs out; the fixes say "nothing
+        # actually leaks")
+        return Diagnosis(kind="NOT_OOM", code="kv-accounting-error", oom=False,
                          evidence=[(p.line_no, p.text) for p in said[:3]], phase_source="the engine's own leak check",
-                         message="The engine's own check found KV cache slots that were not returned to the pool: "
-                                 "capacity shrinks as requests finish, until requests wait or the server stops.")
+                         message="The engine's own check (SGLang's, run when the scheduler is idle) found that its KV "
+                                 "pool's free and cached slots do not add up to the pool, and stopped: its "
+                                 "bookkeeping is off, a bug in the engine (the radix cache or the allocator), not "
+                                 "memory running out or growing. Memory settings will not help: upgrade SGLang, or "
+                                 "report it with the settings in use (page size, chunked prefill, radix cache, "
+                                 "speculative decoding).")
     grown = _reported_growth(run)
     if grown:
         return grown
