@@ -616,3 +616,54 @@ def test_sglangs_leak_check_stopping_the_scheduler_is_not_memory(lines):
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("NOT_OOM", "kv-accounting-error"), (run.kind, run.code)
     assert "upgrade" in run.message.lower(), run.message
+
+
+# --- round 81's kinds: TensorRT-LLM's assertions not on memory; C++'s length_error; a recurrent-state pool out of
+# blocks; a pool that grows or ratchets up; a failed model load whose own line says out of memory; a program's absolute
+# path with its options is a command ----------------------------------------------------------------------------------
+
+
+def test_trtllms_assertion_not_on_memory_is_not_memory():
+    run = run_of(diag("\n".join([
+        "terminate called after throwing an instance of 'tensorrt_llm::common::TllmException'",
+        "  what():  [TensorRT-LLM][ERROR] Assertion failed: hidden_size % (tp_size * 8) == 0 "
+        "(/src/cpp/tensorrt_llm/kernels/customAllReduceKernels.cu:401)"])))
+    assert (run.kind, run.code) == ("NOT_OOM", "assertion-failed"), (run.kind, run.code)
+
+
+def test_trtllms_assertion_on_its_blocks_is_left_to_memory():
+    run = run_of(diag("[TensorRT-LLM][ERROR] Assertion failed: numFreeBlocks >= neededBlocks (kvCacheManager.cpp:880)"))
+    assert run.code != "assertion-failed", run.code
+
+
+@pytest.mark.parametrize("line", ["[E] Error in executor loop: vector::_M_realloc_insert",
+                                  "terminate called after throwing an instance of 'std::length_error'\n"
+                                  "  what():  cannot create std::vector larger than max_size()"])
+def test_a_containers_length_error_is_not_memory(line):
+    run = run_of(diag(line))
+    assert (run.kind, run.code) == ("NOT_OOM", "code-error"), (run.kind, run.code)
+
+
+def test_a_recurrent_state_pool_out_of_blocks_is_serving():
+    run = run_of(diag("RuntimeError: Executor loop failed: run out of mamba cache slots for request 1422"))
+    assert (run.kind, run.code) == ("RUNTIME", "mamba-pool-exhausted"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", ["The block pool grows without limit while the benchmark runs.",
+                                  "Resident memory ratchets up across requests and is never reclaimed."])
+def test_a_pool_that_grows_or_ratchets_up_is_growth(said):
+    run = run_of(diag(said))
+    assert run.kind == "LEAK", (run.kind, run.code)
+
+
+def test_a_failed_model_load_whose_own_line_says_out_of_memory_is_the_weights():
+    run = run_of(diag("\n".join(["2025-10-01 10:00:00 - tts.server - INFO - Starting server",
+                                 "2025-10-01 10:00:02 - tts.server - CRITICAL - Failed to load model: CUDA error: out "
+                                 "of memory"])))
+    assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)
+
+
+def test_a_programs_absolute_path_with_options_is_a_command_not_a_step():
+    run = run_of(diag("\n".join(["It still results in an OOM.", "",
+                                 "/opt/bin/llama-box_v0.0.99 --ctx-size 8192 --no-warmup --gpu-layers 40"])))
+    assert run.kind != "WARMUP", (run.kind, run.code, run.phase_source)

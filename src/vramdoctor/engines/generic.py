@@ -153,7 +153,7 @@ _STEP = (r"(?:iteration|loop|request|call|run|generation|inference|load|reload|c
 _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|server's) RAM|RAM (?:usage|use|"
            r"consumption))\b[^.;!?\n]{0,60}?\b(?:(?:keeps?|kept|continu\w*|steadily|"
            r"gradually|constantly|slowly)\s+(?:to\s+)?(?:grow|increas|ris|climb|go(?:es|ing)? up|creep)\w*|"
-           r"(?:grow|grew|increas|ris|climb|creep)\w*\s+(?:continuously|steadily|constantly|gradually|linearly|"
+           r"(?:grow|grew|increas|ris|climb|creep|ratchet)\w*\s+(?:up\s+)?(?:continuously|steadily|constantly|gradually|linearly|"
            r"monotonically|across (?:requests|calls|runs|generations|batches)|"
            r"over time|over (?:the )?(?:\w+ ){0,2}?(?:lifetime|uptime)\b|without (?:bound|limit)|unbounded(?:ly)?\b|indefinitely|(?:with|after|on) (?:each|every) (?:request|call|batch|"
            r"iteration|step|inference)|until\b))|\b(?:memory|VRAM|RAM|GPU memory|host memory)[- ]leak(?:s|ing|age)?\b|"
@@ -166,7 +166,8 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"\+?\d[\d.,]*\s*[KMGT]i?B(?=\s+(?:of\s+)?(?:memory|RAM|VRAM|RSS)\b)|"
            # ... a cache that grows past any bound ("The prompt cache grows unbounded by accumulating checkpoints"; not a KV
            # cache growing with the context, which is what it is for)
-           r"\b(?:prompt|KV|slot|radix|prefix|host|CPU) ?cache\b[^.;!?\n]{0,30}?\b(?:grow|grew|increas|ris|rose|climb)\w*\s+"
+           r"\b(?:(?:prompt|KV|slot|radix|prefix|host|CPU) ?cache|(?:memory|KV|block|cache|buffer) pool|the pool)\b[^.;!?\n]{0,30}?"
+           r"\b(?:grow|grew|increas|ris|rose|climb)\w*\s+"
            r"(?:unbounded(?:ly)?|without (?:bound|limit)|indefinitely|over time|until (?:it |the )?(?:OOM|runs out|is killed))\b|"
            # ... by a size per step, without "by" ("Draft KV cache grows ~10MB per PP+TG cycle until OOM")
            r"\b(?:memory|VRAM|RAM|RSS|KV ?cache|usage)\b[^.;!?\n]{0,30}?\b(?:grows|increases|rises|climbs|leaks)\s+"
@@ -845,6 +846,11 @@ LOG = LogWords(
         # because `Qwen2ForCausalLM` does not implement `set_embed`"); not in a sentence that also names an
         # out-of-memory
         msg(r"^\s*(?:[\w.]+\.)?(?:" + CODE_ERRORS + r")\s*$", "not_oom", code="code-error", flags=0),
+        # ... or C++'s length_error of a container asked for an impossible size (libstdc++'s "vector::_M_default_append",
+        # "vector::_M_realloc_insert", "basic_string::_M_create", "cannot create std::vector larger than max_size()"):
+        # a wrong size computed, not memory exhausted (that is std::bad_alloc)
+        msg(r"\bvector::_M_(?:default_append|realloc_insert|fill_insert|range_check)\b|\bbasic_string::_M_create\b|"
+            r"\bcannot create std::vector larger than max_size", "not_oom", code="code-error"),
         msg(r"^(?!.*(?:out of memory|\bOOM|OutOfMemory))(?:.*?\b(?:crash(?:es|ed|ing)?|fail(?:s|ed|ing)?|dies|died|"
             r"errors? out|abort(?:s|ed)?)\b(?:[^.;!?\n]|\.(?=\S)){0,100}?\b(?:with|because|since|due to|as|from)\b"
             r"(?:[^.;!?\n]|\.(?=\S)){0,100}?|.*?\b(?:raises?|raised|throws?|threw|getting|got|hits?)\s+(?:an?\s+|the\s+)?`?)"
@@ -975,6 +981,9 @@ LOG = LogWords(
         # memory"): refused while serving
         msg(r"(?:[Pp]refill|[Pp]rompt|[Rr]equest)\b.{0,40}\btoo large for (?:the )?available memory", "oom", "RUNTIME",
             "request-exceeds-memory"),
+        # a hybrid model's recurrent-state pool out of blocks under load (TensorRT-LLM's MambaCacheManager "run out of
+        # mamba cache blocks"): its own pool beside the KV cache, full while serving
+        msg(r"\bout of mamba cache (?:blocks|slots)\b", "oom", "RUNTIME", "mamba-pool-exhausted"),
         msg(r"Deadlock detected\. Resetting KV cache and recomputing requests", "pressure", "RUNTIME",
             "kv-pool-full-recomputing"),
         # one pattern per wording: a line is tried only against the wordings whose words it holds (one
@@ -1018,6 +1027,10 @@ LOG = LogWords(
                       # (a wrapper's verdict of a load in the same line as its error: LocalAI's "could not load model
                       # (no success): Unexpected err=OutOfMemoryError(...)")
                       r"\bcould not load (?:the )?model\b|"
+                      # (... or its own line that the model failed to load, with the out-of-memory it gives as the cause:
+                      # vox-box's "Faild to load model, CUDA failed with error out of memory"; not llama-server's bare
+                      # "failed to load model", which it also prints when the context failed)
+                      r"\bfai?le?d to load (?:the )?model\b(?=[^\n]{0,80}\b(?:out of memory|OOM)\b)|"
                       r"\bcreated tensor\b"),
         "KV": rx(r"kv_cache_init|allocate_kv|kv cache|kv_cache|cache blocks|\b(?:kv|key|value|k|v)_(?:buffer|cache)s?"
                  r"\s*=\s*\[?\s*torch\.(?:empty|zeros)"),

@@ -19,6 +19,7 @@ free memory after weights and buffers), --max_batch_size (2048), --max_num_token
 from __future__ import annotations
 
 from .interface import Engine, LogWords
+from .generic import MEMORY_TERMS
 from .words import NUM, SIZE, cli, count, count_outside, fig, fraction, gib, msg, rx
 
 _STAGE = r"The following component could not be created: "
@@ -41,6 +42,12 @@ LOG = LogWords(
         msg(r"tokens the KV cache can hold|maxTokensInPagedKvCache(?: \(\d+\))? must be large enough\b",  # (also cut after "enough")
             "oom", "KV", "max-model-len-exceeds-kv-cache"),
         msg(r"\[TensorRT-LLM\]\[ERROR\]", "error"),
+        # its other assertions, on a condition that is not about memory (customAllReduceKernels.cu "Assertion failed:
+        # elts_per_rank % elts_per_thread == 0"): a size or setting its kernels do not handle; read whole only, to the
+        # source file it names (a line cut at "Assertion failed: maxTo" may be the pool's)
+        msg(r"\[TensorRT-LLM\]\[ERROR\] Assertion failed: (?![^\n]*(?:" + MEMORY_TERMS + r"|[Cc]ache|[Bb]lock|[Tt]oken|"
+            r"[Ff]ree|[Pp]ool|[Ss]pace|[Mm]em))[^\n]*\([^()\s]+\.(?:cu|cuh|cpp|h):\d+\)", "not_oom",
+            code="assertion-failed", flags=0),
         msg(_STAGE + r"(?:KV cache|kv_cache|Initial KV cache|_no_capture_init_kv_cache)", "oom", "KV",
             "kv-cache-alloc-failed"),
         msg(_STAGE + r"(?:Model|model|Draft model|draft_model)\s*$", "oom", "WEIGHTS", "weights-alloc-failed"),

@@ -263,7 +263,7 @@ COMMAND = re.compile(
     r"^\s*(?:\(\w[\w.-]*\)\s+)?(?:[\w.-]+@[\w.-]+:\S*\s*[$#]\s+\S|\$\s+\S|>>>\s|PS [A-Za-z]:\\[^>]{0,120}>\s*\S)|"
     r"^\s*(?:[$#%!]\s*)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:sudo\s+(?:-\S+\s+)*)?(?:nohup\s+|exec\s+|time\s+)?"
     r"(?:python[\d.]*|uv\s+run|pip3?|vllm|docker|podman|nerdctl|kubectl|helm|lmdeploy|trtllm-serve|trtllm-build|"
-    r"torchrun|accelerate|deepspeed|text-generation-launcher|llama-server|llama-cli|llama-bench|ollama|aphrodite|"
+    r"torchrun|accelerate|deepspeed|text-generation-launcher|llama-server|llama-cli|llama-bench|llama-box|ollama|aphrodite|"
     # (not a docker compose service's prefix of the same name, "vllm  | ERROR ...")
     r"mlx_lm\.\w+|mlc_llm|koboldcpp\S*|srun|bash|sh|\.?/\S+\.(?:py|sh)|\./\S+)(?=[ \t]+\S)(?![ \t]+\|)"
     # (not a sentence that begins with the program's name: "llama-server just won't produce anything and hangs ...",
@@ -273,7 +273,9 @@ COMMAND = re.compile(
     r"never|always|gets|got|uses|used|starts|started|loads|loaded|takes|took|returns|shows|showed|prints|printed|says|"
     r"has|had|and|or|but|with|on|in|itself|server|process)\b)|"
     r"^\s*--?[A-Za-z][\w-]*(?:[ =]['\x22]?[^\s\\]+['\x22]?)?(?:\s+--?[A-Za-z][\w-]*(?:[ =]['\x22]?[^\s\\]+['\x22]?)?)*"
-    r"\s*\\?\s*$")
+    r"\s*\\?\s*$|"
+    # a program by its absolute path, then its options ("/var/lib/gpustack/bin/llama-box_v0.0.114 --host 0.0.0.0 ...")
+    r"^\s*(?:[A-Z_][A-Z0-9_]*=\S*\s+)*/[\w./+-]+(?=[ \t]+--?[A-Za-z])")
 
 
 def phase_words(text: str, engine: str | None = None) -> str | None:
