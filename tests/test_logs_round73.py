@@ -667,3 +667,27 @@ def test_a_programs_absolute_path_with_options_is_a_command_not_a_step():
     run = run_of(diag("\n".join(["It still results in an OOM.", "",
                                  "/opt/bin/llama-box_v0.0.99 --ctx-size 8192 --no-warmup --gpu-layers 40"])))
     assert run.kind != "WARMUP", (run.kind, run.code, run.phase_source)
+
+
+# --- NCCL's buffers made while serving (a pair of ranks first talking in an expert rebalance): serving, not warm-up ---
+
+
+def test_an_nccl_out_of_memory_under_serving_frames_is_serving():
+    run = run_of(diag("\n".join([
+        "node-3:2211:9001 [2] include/alloc.h:228 NCCL WARN Cuda failure 2 'out of memory'",
+        "node-3:2211:9001 [2] NCCL INFO transport/p2p.cc:217 -> 1",
+        "(EngineCore_DP2 pid=2211) ERROR 10-01 10:00:04 [core.py:710] Traceback (most recent call last):",
+        '(EngineCore_DP2 pid=2211)   File "/vllm/v1/engine/core.py", line 701, in run_busy_loop',
+        '(EngineCore_DP2 pid=2211)   File "/vllm/v1/worker/gpu_model_runner.py", line 2301, in execute_model',
+        '(EngineCore_DP2 pid=2211)   File "/vllm/v1/worker/gpu_model_runner.py", line 1733, in eplb_step',
+        "(EngineCore_DP2 pid=2211) torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:3356"])))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+    assert run.advice[0]["setting"] == "memory_fraction" and run.advice[0]["direction"] == "down", run.advice[0]
+
+
+def test_an_nccl_out_of_memory_under_start_up_frames_stays_the_warm_up():
+    run = run_of(diag("\n".join([
+        "node-3:2211:9001 [2] include/alloc.h:228 NCCL WARN Cuda failure 2 'out of memory'",
+        '  File "/vllm/v1/worker/gpu_model_runner.py", line 2900, in capture_model',
+        "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:3356"])))
+    assert run.kind == "WARMUP", (run.kind, run.code, run.phase_source)

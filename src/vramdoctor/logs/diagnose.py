@@ -758,6 +758,15 @@ _DEVICE_SETUP = re.compile(r"\bin (?:init_device|set_device|_cuda_setDevice|init
 _LOADING_FRAME = re.compile(r"\bin (?:load_model|load_weights|_initialize_model|get_model|initialize_model)\b|model_loader")
 
 
+def _serving_frames(run: RunFacts, f: Failure, engine: str) -> bool:
+    """The stack frames after failure `f` (in the lines kept after it and the run's last lines) name a serving step and
+    no start-up step."""
+    last = f.after[-1][0] if f.after else f.line_no
+    after = [t for _, t in f.after] + [t for ln, t in run.tail_lines if ln > last]
+    found = {phase_words(t, engine) for t in after if FRAME.search(t)} - {None}
+    return "RUNTIME" in found and not found & set(STARTUP)
+
+
 def _engine_says(place: Place) -> bool:
     """The phase is the engine's own verdict on the failure, a line after it (SGLang's "Initialization failed. warmup
     error" after an out-of-memory on the warm-up request it sends once uvicorn is up): it stands over the milestones."""
@@ -946,6 +955,11 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         place = replace(place, phase="RUNTIME", candidates=["RUNTIME"],
                         source=place.source + ", after the server was serving")
         f = replace(f, code="")
+    if f.code == "nccl-buffers-oom" and place.phase == "WARMUP" and _serving_frames(run, f, engine):
+        # NCCL's buffers are made when a pair of ranks first talks, not only at start: one made while serving (an
+        # expert rebalance's transfers, execute_model -> eplb_step) ran out there
+        place = replace(place, phase="RUNTIME", candidates=["RUNTIME"],
+                        source="the failure message, and stack frames that show it serving")
     recovered = _recovered(run, f, place, engine)
     if recovered:
         return recovered

@@ -26,6 +26,11 @@ class ServingSteps:
                   "up, or --max-mamba-cache-size)")
             self.seqs_down("each running request holds its own state slot")
             return
+        if code == "nccl-buffers-oom":  # NCCL's buffers made while serving: outside the pool, so headroom first
+            self.fraction_down("NCCL makes its buffers outside the KV pool, when a pair of ranks first talks")
+            s.add("no custom all-reduce buffers", "nccl", "one fewer set of communication buffers", "off")
+            self.seqs_down("fewer requests at once leave more room beside the pool")
+            return
         if code == "max-model-len-exceeds-kv-cache":
             # one request needs more than the whole cache holds: it can never run, whatever the load; fewer sequences
             # or smaller prefill chunks do not help it (tabbyAPI's "Job requires 33 pages (only 32 available)")
