@@ -691,3 +691,15 @@ def test_an_nccl_out_of_memory_under_start_up_frames_stays_the_warm_up():
         '  File "/vllm/v1/worker/gpu_model_runner.py", line 2900, in capture_model',
         "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:3356"])))
     assert run.kind == "WARMUP", (run.kind, run.code, run.phase_source)
+
+
+# --- a Python client's call to the server's generate or completions endpoint: serving -------------------------------
+
+
+@pytest.mark.parametrize("call", [
+    ['r = httpx.post("http://127.0.0.1:8000/v1/completions", json={"prompt": p, "max_tokens": 64})'],
+    ["resp = requests.post(", "    'http://gpu-box:30000/generate',", "    json={'text': long_prompt},", ")"],
+])
+def test_a_python_clients_call_to_the_server_is_serving(call):
+    run = run_of(diag("\n".join(["Title: [Bug] CUDA OOM", "", "Reproduction:", "```py", *call, "```"])))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)

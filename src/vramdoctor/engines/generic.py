@@ -1198,6 +1198,13 @@ LOG = LogWords(
                         # a client's call to the server ("client.chat.completions.create(", a base URL given to a
                         # client, curl to the completions endpoint)
                         r"\bclient\.(?:chat\.)?completions\.create\(|\bbase_url\s*=\s*[\x22']https?://|"
+                        # ... Python's requests or httpx posting to a server's generate or completions endpoint
+                        # ("requests.post(\"http://localhost:30000/generate\", json=...)")
+                        r"\b(?:requests|httpx|session|client)\.post\(\s*[\x22']https?://[^\x22'\s]{1,200}/(?:generate|"
+                        r"v1/(?:chat/)?completions|completions)\b|"
+                        # (... its URL on a line of its own, the call split over lines: `requests.post(` / `"http://
+                        # localhost:30000/generate",`)
+                        r"^\s*[\x22']https?://[^\x22'\s]{1,200}/(?:generate|v1/(?:chat/)?completions)[\x22'],?\s*$|"
                         r"--base-url\s+https?://|\bcurl\b[^\n]{0,200}?/v1/(?:chat/)?completions\b|"
                         r"\b(?:POST|GET) /(?:v1/(?:chat/)?completions|generate|completions?|api/(?:chat|generate))\b"
                         r"[^\n]{0,40}?\x22? [1-4]\d\d\b|"
