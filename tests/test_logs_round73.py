@@ -703,3 +703,10 @@ def test_an_nccl_out_of_memory_under_start_up_frames_stays_the_warm_up():
 def test_a_python_clients_call_to_the_server_is_serving(call):
     run = run_of(diag("\n".join(["Title: [Bug] CUDA OOM", "", "Reproduction:", "```py", *call, "```"])))
     assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+@pytest.mark.parametrize("said", ["GPU memory keeps on increasing with every chat, until the container restarts.",
+                                  "The RSS kept on growing for the whole night."])
+def test_memory_that_keeps_on_growing_is_growth(said):
+    run = run_of(diag(said))
+    assert run.kind == "LEAK", (run.kind, run.code)

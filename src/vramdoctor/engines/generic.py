@@ -152,7 +152,7 @@ _STEP = (r"(?:iteration|loop|request|call|run|generation|inference|load|reload|c
          r"chat|query|message|conversation|swap)s?\b")
 _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|server's) RAM|RAM (?:usage|use|"
            r"consumption))\b[^.;!?\n]{0,60}?\b(?:(?:keeps?|kept|continu\w*|steadily|"
-           r"gradually|constantly|slowly)\s+(?:to\s+)?(?:grow|increas|ris|climb|go(?:es|ing)? up|creep)\w*|"
+           r"gradually|constantly|slowly)\s+(?:to\s+|on\s+)?(?:grow|increas|ris|climb|go(?:es|ing)? up|creep)\w*|"
            r"(?:grow|grew|increas|ris|climb|creep|ratchet)\w*\s+(?:up\s+)?(?:continuously|steadily|constantly|gradually|linearly|"
            r"monotonically|across (?:requests|calls|runs|generations|batches)|"
            r"over time|over (?:the )?(?:\w+ ){0,2}?(?:lifetime|uptime)\b|without (?:bound|limit)|unbounded(?:ly)?\b|indefinitely|(?:with|after|on) (?:each|every) (?:request|call|batch|"
