@@ -710,3 +710,10 @@ def test_a_python_clients_call_to_the_server_is_serving(call):
 def test_memory_that_keeps_on_growing_is_growth(said):
     run = run_of(diag(said))
     assert run.kind == "LEAK", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", ["Following a couple of chat completions it throws CUDA out of memory.",
+                                  "It runs out of memory after a few more requests."])
+def test_a_few_requests_named_by_kind_are_serving(said):
+    run = run_of(diag("\n".join(["2023-10-18T08:50:49Z INFO tabby::serve: Starting server", said])))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)

@@ -1093,6 +1093,10 @@ LOG = LogWords(
                         r"(?:prompt|input|context)\b|\b(?:at|during|in|on) (?:a |the )?long[- ]context prefill\b|"
                         r"\b(?:while|when|during) serving\b(?! (?:the |a |my |this |our )?(?:model|weights)\b)|"
                         # ... or after a number of them ("after handling only 6 conversations", "after ~200 requests")
+                        # ... or after a few of them, named by kind ("After a single code completion, the memory usage
+                        # increases", "Following a few more code completions")
+                        r"\b(?:after|following) (?:a single|one|a few|a couple of|several|some) (?:more )?(?:code |chat |"
+                        r"text )?(?:completions?|requests?|prompts?|queries|generations?|chats?)\b|"
                         r"\bafter (?:handling |serving |processing |answering )?(?:only |just |about |around |~)?"
                         r"(?:\d+(?:\s*(?:-|–|to)\s*\d+)?|two|three|four|five|six|seven|eight|nine|ten|a dozen|twenty|"
                         r"thirty|forty|fifty|a hundred|hundreds of) (?:responses/)?"
