@@ -717,3 +717,24 @@ def test_memory_that_keeps_on_growing_is_growth(said):
 def test_a_few_requests_named_by_kind_are_serving(said):
     run = run_of(diag("\n".join(["2023-10-18T08:50:49Z INFO tabby::serve: Starting server", said])))
     assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+# --- a guess at an out-of-memory above a healthy log is no out-of-memory (a new user's review) ----------------------
+
+_HEALTHY_VLLM = ["INFO 06-01 10:00:00 [api_server.py:1043] vLLM API server version 0.9.1",
+                 "INFO 06-01 10:00:20 [gpu_model_runner.py:1595] Model loading took 14.99 GiB and 6.1 seconds",
+                 "INFO 06-01 10:00:31 [kv_cache_utils.py:634] GPU KV cache size: 98,304 tokens",
+                 "INFO:     Application startup complete."]
+
+
+@pytest.mark.parametrize("said", ["It's probably an OOM.", "I believe it is running out of memory.",
+                                  "We suspect an OOM somewhere.", "I'm fairly sure this is running out of memory."])
+def test_a_guess_at_an_out_of_memory_is_none(said):
+    run = run_of(diag("\n".join([said, "", *_HEALTHY_VLLM])))
+    assert not run.oom and run.kind not in ("RUNTIME", "WEIGHTS", "KV_CAPACITY", "WARMUP"), (run.kind, run.code)
+
+
+def test_an_out_of_memory_stated_with_a_guess_at_its_cause_is_one():
+    run = run_of(diag("\n".join([*_HEALTHY_VLLM, "Then it crashed with CUDA out of memory, probably because of the "
+                                                 "long prompt."])))
+    assert run.kind == "RUNTIME", (run.kind, run.code)

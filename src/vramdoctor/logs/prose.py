@@ -39,6 +39,12 @@ _SUPPOSED = re.compile(
     r"\b(?:suggests?|suggesting|indicates?|implies)\b|"
     r"\bcould (?:cause|lead)|\bcan cause|\bto avoid|\bavoid(?:ing|s)? |\bprevent(?:s|ing|ed)? |\brisk of|\bin case of)"
     r"[^.;]{0,60}?" + _OOM_NAME + "|"
+    # a guess at an out-of-memory ("It's probably an OOM", "I believe it is running out of memory", "I suspect an OOM",
+    # "I'm pretty sure it's running out of memory"); not a stated one with a guess at its cause after it ("it crashed
+    # with CUDA out of memory, probably because of the long prompt")
+    r"\b(?:probably|possibly|perhaps|likely|presumably|suspect(?:s|ed)?|think|believe|guess|(?:pretty|fairly|quite) sure)"
+    r"\s+(?:(?:it(?:'s| is| was)?|this(?:'s| is| was)?|that(?:'s| is)?|there(?:'s| is)|an?|the|just|simply|maybe|"
+    r"probably|we(?:'re| are)|I(?:'m| am))\s+){0,3}" + _OOM_NAME + "|"
     # a margin to an out-of-memory, not one ("about 200MiBs from VRAM OOM at 3.75bpw, far from it at 3.0bpw")
     r"(?:\b\d[\d.,]*\s*[KMGT]i?B?s?|\bfar|\bwell)\s+(?:away\s+)?from\s+(?:\w+\s+){0,2}?" + _OOM_NAME + "|"
     # a Chinese clause that conditions, supposes, predicts, asks or denies (如果 if, 可能 maybe, 应该 should, 肯定
