@@ -738,3 +738,26 @@ def test_an_out_of_memory_stated_with_a_guess_at_its_cause_is_one():
     run = run_of(diag("\n".join([*_HEALTHY_VLLM, "Then it crashed with CUDA out of memory, probably because of the "
                                                  "long prompt."])))
     assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+# --- the custom all-reduce's own INFO line is no failure inside it; /dev/shm's fix is not replaced by it --------------
+
+
+def test_the_custom_all_reduces_info_line_does_not_replace_the_shm_advice():
+    run = run_of(diag("\n".join([
+        "INFO 01-02 10:00:00 custom_all_reduce_utils.py:242] reading GPU P2P access cache from /root/.cache/vllm/"
+        "gpu_p2p_access_cache_for_0,1.json",
+        "node:77:77 [0] misc/shmutils.cc:72 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-Xy12 "
+        "(size 9637888)",
+        "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)"])))
+    assert run.kind == "NOT_OOM", (run.kind, run.code)
+    assert "/dev/shm" in " ".join(a["why"] for a in run.advice) and "custom-all-reduce" not in flags(run), run.advice
+
+
+def test_a_failure_inside_the_custom_all_reduce_is_told_to_turn_it_off():
+    run = run_of(diag("\n".join([
+        "INFO 01-02 10:00:00 [api_server.py:1043] vLLM API server version 0.6.6",
+        "RuntimeError: CUDA error: peer access is not supported between these two devices",
+        '  File "/usr/local/lib/python3.12/dist-packages/vllm/distributed/device_communicators/custom_all_reduce.py", '
+        "line 221, in __init__"])))
+    assert "--disable-custom-all-reduce" in flags(run), flags(run)

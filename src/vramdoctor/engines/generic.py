@@ -1324,7 +1324,10 @@ LOG = LogWords(
         fig("total_pages", r"Total pages: (\d+)", count),
         fig("_shm_exhausted", r"failed to extend /dev/shm/|/dev/shm/\S+ .*No space left on device|"
             r"Error while creating shared memory segment", lambda m: True),
-        fig("_custom_all_reduce_failed", r"custom_all_reduce\w*\.(?:cuh|cu|py)\b", lambda m: True),
+        # (a traceback's frame in it, or its CUDA source in an error; not a log line's own prefix, vLLM's INFO
+        # "[custom_all_reduce_utils.py:242] reading GPU P2P access cache", printed whenever TP > 1)
+        fig("_custom_all_reduce_failed", r"File \x22[^\x22]*custom_all_reduce\w*\.py\x22|custom_all_reduce\w*\.cuh?:\d+",
+            lambda m: True),
         # an AMD GPU under ROCm/HIP: its debugging switches are HIP's, not CUDA's
         fig("_rocm", r"\bhip(?:Error\w+|Malloc\w*|Memcpy\w*)|\bHIP error\b|\bROCm\d?\b|\bRCCL\b|/opt/rocm\b|"
             r"\bgfx9[0-9a-f]{2}\b|\bgfx1[01]\d\d\b", lambda m: True),

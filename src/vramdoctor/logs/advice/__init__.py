@@ -141,7 +141,7 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
             s.add("the model's own context", "max_model_len", "the requested max_model_len exceeds what the model "
                   "was trained for; use its max_position_embeddings, or rope scaling on purpose", "down", m,
                   n.get("max_model_len"))
-        elif n.get("_custom_all_reduce_failed") and s.has("nccl"):
+        elif n.get("_custom_all_reduce_failed") and s.has("nccl") and not n.get("_shm_exhausted"):
             s.add("no custom all-reduce", "nccl", "the failure is inside the custom all-reduce kernels (peer-to-"
                   "peer between GPUs); NCCL's all-reduce does the same work without them", "off")
         elif n.get("_shm_exhausted"):
