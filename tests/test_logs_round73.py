@@ -761,3 +761,18 @@ def test_a_failure_inside_the_custom_all_reduce_is_told_to_turn_it_off():
         '  File "/usr/local/lib/python3.12/dist-packages/vllm/distributed/device_communicators/custom_all_reduce.py", '
         "line 221, in __init__"])))
     assert "--disable-custom-all-reduce" in flags(run), flags(run)
+
+
+def test_ggml_allocs_own_free_block_list_overflowing_is_not_memory():
+    run = run_of(diag("\n".join(["Processing Prompt [BLAS] (1024 / 2048 tokens)",
+                                 'GGML_ASSERT: /src/ggml-alloc.c:190: alloc->n_free_blocks < MAX_FREE_BLOCKS && '
+                                 '"out of free blocks"'])))
+    assert (run.kind, run.code) == ("NOT_OOM", "ggml-assert"), (run.kind, run.code)
+
+
+def test_a_warning_that_names_an_exception_is_no_code_error():
+    run = run_of(diag("\n".join([
+        "Title: Shard process was signaled to shutdown with signal 4", "",
+        "2024-07-22T08:04:17Z DEBUG text_generation_launcher: WARNING 07-22 08:04:17 ray_utils.py:46] Failed to import "
+        "Ray with ModuleNotFoundError(\"No module named 'ray'\"). For distributed inference, please install Ray"])))
+    assert run.code != "code-error", (run.kind, run.code)

@@ -805,6 +805,9 @@ LOG = LogWords(
         msg(r"\.(?:cuh?|cpp|cc|hpp?):\d+\W{1,3}(?:" + CUDA_ERRORS + ")", "not_oom", code="cuda-error"),
         # an assertion in ggml's code (a shape or type it does not support): a bug or an unsupported model; one
         # about a buffer or a memory pool may be memory, so it is left to the words around it
+        # ... and ggml-alloc's own fixed list of free blocks overflowing (2023's ggml-alloc.c "GGML_ASSERT: ...: alloc->
+        # n_free_blocks < MAX_FREE_BLOCKS && \"out of free blocks\""): a limit of its bookkeeping, not memory
+        msg(r"n_free_blocks < MAX_FREE_BLOCKS|\x22out of free blocks\x22", "not_oom", code="ggml-assert"),
         msg(r"GGML_ASSERT\((?!.*(?:" + MEMORY_TERMS + r")).*\) failed|GGML_ASSERT: \S+:\d+: (?!.*(?:"
             + MEMORY_TERMS + r"))\S", "not_oom", code="ggml-assert"),
         # a crash by a bad pointer (Windows "exception: access violation", POSIX SIGSEGV): not memory running out
@@ -844,14 +847,15 @@ LOG = LogWords(
         # "NotImplementedError"), or as the cause a report's words give its crash ("the server crashes with
         # `NotImplementedError` from `KVCache.get_cpu_copy()`", "fails to start due to missing methods", "crashes
         # because `Qwen2ForCausalLM` does not implement `set_embed`"); not in a sentence that also names an
-        # out-of-memory
+        # out-of-memory, nor in a warning that goes on ("WARNING ... Failed to import Ray with ModuleNotFoundError")
         msg(r"^\s*(?:[\w.]+\.)?(?:" + CODE_ERRORS + r")\s*$", "not_oom", code="code-error", flags=0),
         # ... or C++'s length_error of a container asked for an impossible size (libstdc++'s "vector::_M_default_append",
         # "vector::_M_realloc_insert", "basic_string::_M_create", "cannot create std::vector larger than max_size()"):
         # a wrong size computed, not memory exhausted (that is std::bad_alloc)
         msg(r"\bvector::_M_(?:default_append|realloc_insert|fill_insert|range_check)\b|\bbasic_string::_M_create\b|"
             r"\bcannot create std::vector larger than max_size", "not_oom", code="code-error"),
-        msg(r"^(?!.*(?:out of memory|\bOOM|OutOfMemory))(?:.*?\b(?:crash(?:es|ed|ing)?|fail(?:s|ed|ing)?|dies|died|"
+        msg(r"^(?!.*(?:out of memory|\bOOM|OutOfMemory|\b(?:WARNING|WARN|INFO|DEBUG)\b))(?:.*?\b(?:crash(?:es|ed|ing)?|"
+            r"fail(?:s|ed|ing)?|dies|died|"
             r"errors? out|abort(?:s|ed)?)\b(?:[^.;!?\n]|\.(?=\S)){0,100}?\b(?:with|because|since|due to|as|from)\b"
             r"(?:[^.;!?\n]|\.(?=\S)){0,100}?|.*?\b(?:raises?|raised|throws?|threw|getting|got|hits?)\s+(?:an?\s+|the\s+)?`?)"
             r"(?:\b(?:" + CODE_ERRORS + r")\b|\bdo(?:es)?(?: not|n['\u2019]t) (?:implement|define)\b|"
