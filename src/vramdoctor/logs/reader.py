@@ -161,9 +161,8 @@ def read_blocks(path: str, *, follow: bool = False, poll_s: float = 0.5, idle_st
     head = stream.peek(SNIFF)[:SNIFF]
     if not head and not follow:
         raise LogInputError("is empty: there is nothing to diagnose.", path=path, hint=_EMPTY_HINT)
-    if not follow and len(head) < SNIFF and not head.strip():
-        raise LogInputError("holds only blank lines or spaces: there is nothing to diagnose.", path=path,
-                            hint=_EMPTY_HINT)
+    # (a file or pipe of only blank lines is told at its end, in _blocks: a peek returns what the buffer holds, 4 KiB
+    # of a file or what a pipe has delivered so far, so blank lines before the log would be taken for the whole)
     kind = what_binary(head) or (what_json(head) if gz is None else None)
     if kind:
         if "config.json" in kind:
@@ -253,6 +252,9 @@ def _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, warnings, path, s
     if gz and gz.broken:
         warnings.append(f"{path}: {gz.broken}; the lines before were diagnosed, and a failure past the cut cannot "
                         "be seen.")
+    if not follow and not said:
+        raise LogInputError("holds only blank lines or spaces: there is nothing to diagnose.", path=path,
+                            hint=_EMPTY_HINT)
     if follow and not said:  # followed and nothing came: empty input, as without --follow
         if not ever:
             raise LogInputError("is empty: nothing was written to it while it was followed, so there is nothing to "
