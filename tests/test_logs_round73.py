@@ -776,3 +776,20 @@ def test_a_warning_that_names_an_exception_is_no_code_error():
         "2024-07-22T08:04:17Z DEBUG text_generation_launcher: WARNING 07-22 08:04:17 ray_utils.py:46] Failed to import "
         "Ray with ModuleNotFoundError(\"No module named 'ray'\"). For distributed inference, please install Ray"])))
     assert run.code != "code-error", (run.kind, run.code)
+
+
+# --- blank lines before a log, from a file or a pipe, are read past (a new user's review) --------------------------
+
+
+def test_blank_lines_before_a_log_are_read_past(tmp_path):
+    import subprocess
+    import sys
+
+    log = tmp_path / "blank_first.log"
+    log.write_text("\n" * 6000 + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n")
+    res = subprocess.run([sys.executable, "-m", "vramdoctor", "logs", str(log)], capture_output=True, text=True)
+    assert res.returncode == 0 and "diagnosis" in res.stdout, (res.returncode, res.stderr)
+    only = tmp_path / "only_blank.log"
+    only.write_text("\n" * 6000 + "   \n")
+    res = subprocess.run([sys.executable, "-m", "vramdoctor", "logs", str(only)], capture_output=True, text=True)
+    assert res.returncode == 2 and "only blank lines" in res.stderr, (res.returncode, res.stderr)
