@@ -793,3 +793,37 @@ def test_blank_lines_before_a_log_are_read_past(tmp_path):
     only.write_text("\n" * 6000 + "   \n")
     res = subprocess.run([sys.executable, "-m", "vramdoctor", "logs", str(only)], capture_output=True, text=True)
     assert res.returncode == 2 and "only blank lines" in res.stderr, (res.returncode, res.stderr)
+
+
+# --- llama-server's refusals and its full KV cache under a title or a report of failure ----------------------------
+
+
+def test_llama_servers_context_size_exceeded_after_a_full_cache_is_the_full_cache():
+    run = run_of(diag("\n".join([
+        "main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+        "slot launch_slot_: id  0 | task 40 | processing task",
+        "decode: failed to find a memory slot for batch of size 512",
+        "srv  update_slots: failed to find free space in the KV cache, retrying with smaller batch size - try "
+        "increasing it via the context size or enable defragmentation, i = 0, n_batch = 512, ret = 1",
+        "srv    send_error: task id = 40, error: Context size has been exceeded."])))
+    assert (run.kind, run.code) == ("RUNTIME", "kv-cache-full"), (run.kind, run.code)
+
+
+def test_a_reported_failure_that_is_a_refusal_of_long_requests_is_not_memory():
+    run = run_of(diag("\n".join([
+        "Title: server errors out after a few long prompts", "",
+        "main: server is listening on http://0.0.0.0:8080 - starting the main loop",
+        "slot update_slots: id  1 | task 90 | new prompt, n_ctx_slot = 4096, n_keep = 0, n_prompt_tokens = 4200",
+        "srv    send_error: task id = 90, error: the request exceeds the available context size. try increasing the "
+        "context size or enable context shift",
+        "srv  update_slots: all slots are idle"])))
+    assert (run.kind, run.code) == ("NOT_OOM", "requests-refused-too-long"), (run.kind, run.code)
+
+
+def test_a_title_error_over_a_full_kv_cache_is_the_full_cache():
+    run = run_of(diag("\n".join([
+        'Title: llama.cpp error: "Server error: failed to decode"', "",
+        "11:02:03.100 W srv update_slots: failed to find free space in the KV cache, retrying with smaller batch size "
+        "- try increasing it via the context size or enable defragmentation, i = 0, n_batch = 64, ret = 1",
+        "11:02:03.101 E llama_decode: failed to decode, ret = 1"])))
+    assert run.kind == "RUNTIME", (run.kind, run.code)

@@ -356,7 +356,10 @@ LOG = LogWords(
         msg(r"the request exceeds the available context size|exceeds the available context size|"
             # (server.cpp, with context shift off: "Input prompt is too big compared to KV size. Please try increasing
             # KV size.")
-            r"Input prompt is too big compared to KV size", "request"),
+            r"Input prompt is too big compared to KV size|"
+            # (server.cpp, a slot that filled its context while generating, context shift off: "Context size has been
+            # exceeded.", ERROR_TYPE_EXCEED_CONTEXT_SIZE)
+            r"\bContext size has been exceeded\b", "request"),
         # a failed reservation that llama.cpp retries another way (2026): the failure before it need not be fatal
         msg(r"retrying without pipeline parallelism", "retry", "WARMUP"),
         # the fitting of -c / -ngl to free memory (2026, llama_params_fit) failed: llama.cpp goes on loading with the

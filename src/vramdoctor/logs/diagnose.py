@@ -866,8 +866,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     w = run.numbers.get("weights_bytes")
     weights = weights_bytes or (w if isinstance(w, int) and w > 0 else None)
     if f.kind == "error":
+        # (a cause only the report's title gives, "Server error: failed to decode", is what the full pool did)
         short = shortfall(run) or pool_below_context(run, engine) or leak(run) or (
-            _full_while_serving(run) if not _cause_shown(f) else None)
+            _full_while_serving(run) if not _cause_shown(f) or TITLE.match(f.text) else None)
         if short:
             return short
         asserted = _assertion(f)

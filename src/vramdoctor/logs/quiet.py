@@ -427,6 +427,16 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          message=f"{run.refused} request(s) were refused as longer than the context the server "
                                  "allows (the first at line {ln}); it went on serving. No memory failure: a longer "
                                  "context needs more KV cache, if memory allows.".replace("{ln}", str(ln)))
+    if run.refused and run.refused_first and marker in ("ready", "requests") and not run.tail_cut:
+        # the report says it failed, and what the log shows of a failure is requests refused as too long while the
+        # server went on: that refusal is the failure it means (a client sees an error), not memory
+        ln, text = run.refused_first
+        return Diagnosis(kind="NOT_OOM", code="requests-refused-too-long", oom=False, evidence=[(ln, text)],
+                         phase_source="the server's own refusal",
+                         message=f"{run.refused} request(s) were refused as longer than the context the server "
+                                 f"allows (the first at line {ln}), and the server went on: the failure the report "
+                                 "states is that refusal, not memory. A larger context per request (or fewer slots "
+                                 "sharing it) lets them in, if memory allows.")
     unfinished = marker is not None and marker not in ("ready", "requests")
     step = _step_under_way(run, engine) if marker not in ("ready", "requests") else None
     if step:
