@@ -827,3 +827,19 @@ def test_a_title_error_over_a_full_kv_cache_is_the_full_cache():
         "- try increasing it via the context size or enable defragmentation, i = 0, n_batch = 64, ret = 1",
         "11:02:03.101 E llama_decode: failed to decode, ret = 1"])))
     assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+# --- a report that the server dies after a while, or is restarted over and over, states a failure (never NONE) ------
+
+
+@pytest.mark.parametrize("said", ["The server dies after a few minutes.", "It keeps restarting every few minutes.",
+                                  "The pod gets restarted all the time (CrashLoopBackOff).",
+                                  "vLLM restarts in a loop once traffic arrives."])
+def test_a_server_that_dies_or_restarts_is_a_stated_failure(said):
+    run = run_of(diag("\n".join([said, "", *_HEALTHY_VLLM])))
+    assert (run.kind, run.code) == ("UNDETERMINED", "failure-cause-not-shown"), (run.kind, run.code)
+
+
+def test_a_restart_that_fixed_it_is_no_failure():
+    run = run_of(diag("\n".join(["I restarted the server and now it works.", "", *_HEALTHY_VLLM])))
+    assert run.kind == "NONE", (run.kind, run.code)

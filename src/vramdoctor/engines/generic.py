@@ -435,8 +435,10 @@ def _supposed(text: str, begin: int, at: int, end: int, inside: bool = True) -> 
     return not condition and bool(_HEDGE.search(own) or _HEDGE.search(words))
 
 
-def _growth(m: re.Match, inside: bool = True) -> str:
-    """The clause of the line that states the growth; ValueError where it is denied, doubted or asked."""
+def _growth(m: re.Match, inside: bool = True, rise: bool = True) -> str:
+    """The clause of the line that states the growth; ValueError where it is denied, doubted or asked. rise: the words
+    state a rise, so one within a single step ("rises 3.4, 3.5 GB ... after a minute") is no growth; a failure stated
+    by the same reading ("the server dies after a few minutes") passes False."""
     text, at = m.string, m.start()
     begin = _sentence_start(text, at)
     after = _SENTENCE_END.search(text, m.end())
@@ -448,7 +450,7 @@ def _growth(m: re.Match, inside: bool = True) -> str:
     sentence = text[begin:end + 1]
     if _AFTER_FAILURE.search(text, m.end(), end + 1):
         raise ValueError("memory held after a failure")  # ("did not release the memory after encountering OOM")
-    if (_SHORT_SPAN.search(sentence) or _WITHIN_STEP.search(sentence)) and not _LONG_SPAN.search(sentence):
+    if rise and (_SHORT_SPAN.search(sentence) or _WITHIN_STEP.search(sentence)) and not _LONG_SPAN.search(sentence):
         raise ValueError("a rise within one step")  # ("rises (3.4, 3.5GB etc.) and after about a minute it throws")
     return text[begin:end + 1].strip()[:300]
 
@@ -498,6 +500,10 @@ _FAILS = (r"\b(?:fails?|failed|failing|crash(?:es|ed|ing)?|hangs|hung|freez(?:es
           # taken": the purpose it failed, not a failure of the run)
           r"(?:does|did|do)(?: not|n['\u2019]?t)(?: even)? work(?! to \w)|stop(?:s|ped)? responding|not working|"
           r"errors? out|"
+          # restarted by its supervisor, over and over ("keeps restarting every few minutes", "restarts in a loop",
+          # "the pod gets restarted", CrashLoopBackOff)
+          r"keeps? (?:on )?restarting|restart(?:s|ed|ing)? (?:in a loop|over and over|repeatedly|constantly|every)\b|"
+          r"(?:gets?|got|is|was|keeps? getting|being) restarted|CrashLoopBackOff|crash[- ]?loop(?:ing)?|"
           r"(?:gets?|got|is|was|stays?|remains?) stuck|(?:gets?|got|is|was|being) killed|"
           # an error met ("came back and met with an error", "I get this error", "it throws an exception")
           r"(?:met with|got|get|gets|getting|hit|hits|throws?|threw|raises?|raised) (?:an |the |this |that |a )?"
@@ -555,7 +561,7 @@ def _failure_stated(m: re.Match) -> str:
     clause = text[_sentence_start(text, m.start()):m.start()]
     if _QUOTED_LEVEL.search(clause) or _QUOTED_SOURCE.search(clause):
         raise ValueError("a program's words, quoted")
-    return _growth(m, inside=False)
+    return _growth(m, inside=False, rise=False)
 
 
 #: the end of a sentence: a stop, then a space or the end of the line (the stop is kept in the match)
