@@ -843,3 +843,14 @@ def test_a_server_that_dies_or_restarts_is_a_stated_failure(said):
 def test_a_restart_that_fixed_it_is_no_failure():
     run = run_of(diag("\n".join(["I restarted the server and now it works.", "", *_HEALTHY_VLLM])))
     assert run.kind == "NONE", (run.kind, run.code)
+
+
+# --- a long log's line count and its run's last line, past the first 2,000 lines the block search reads whole -------
+
+
+def test_a_long_logs_lines_are_counted_to_its_end_by_both_paths():
+    access = '(APIServer pid=1) INFO:     127.0.0.1:{} - "POST /v1/chat/completions HTTP/1.1" 200 OK'
+    lines = [*_HEALTHY_VLLM, *(access.format(40000 + i) for i in range(5000))]
+    rep = diag("\n".join(lines))  # (diag holds the line-by-line reading and the block search equal)
+    run = run_of(rep)
+    assert (run.first_line, run.last_line, rep.lines) == (1, len(lines), len(lines)), (run.last_line, rep.lines)

@@ -144,6 +144,15 @@ def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[Run
     return s.finish((last_raw[0], parts[-1]) if parts else None, cut_mid_line=cut, tail=numbered_tail)
 
 
+def _skip(s: Scanner, n: int, count: int) -> int:
+    """`count` lines after line `n` that the search passed over: they are the current run's lines all the same (its
+    line count and last line, as reading every line counts them). The new last line number."""
+    if count:
+        s.run.lines += count
+        s.run.last_line = n + count
+    return n + count
+
+
 def _scan_buffer(buf: bytes, line_no: int, s: Scanner, search: _Search, state: dict, feed) -> int:
     """Feed the lines of `buf` (whole lines, ending in '\\n') that matter; return the last line number."""
     low = buf.lower()
@@ -172,7 +181,7 @@ def _scan_buffer(buf: bytes, line_no: int, s: Scanner, search: _Search, state: d
             if start < pos:
                 continue  # a second hit on a line already fed
             end = low.index(b"\n", base + hit)
-            n += low.count(b"\n", pos, start)
+            n = _skip(s, n, low.count(b"\n", pos, start))
             n += 1
             state["offset"] = start
             feed(n, buf[start:end])
@@ -181,7 +190,7 @@ def _scan_buffer(buf: bytes, line_no: int, s: Scanner, search: _Search, state: d
                 window = max(MIN_WINDOW, window // 2)  # the rest of this window was searched for nothing
                 break  # the state changed: search the rest with the words it now needs
         else:
-            n += low.count(b"\n", pos, stop)
+            n = _skip(s, n, low.count(b"\n", pos, stop))
             pos = stop
             window = min(WINDOW_BYTES, window * 2)
     state["window"] = window
