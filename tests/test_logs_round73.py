@@ -854,3 +854,29 @@ def test_a_long_logs_lines_are_counted_to_its_end_by_both_paths():
     rep = diag("\n".join(lines))  # (diag holds the line-by-line reading and the block search equal)
     run = run_of(rep)
     assert (run.first_line, run.last_line, rep.lines) == (1, len(lines), len(lines)), (run.last_line, rep.lines)
+
+
+# --- SGLang's own warm-up request failing with out of memory is the warm-up, whatever access line its 500 leaves ------
+
+_SGL_UP = ["[2025-08-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-14B', mem_fraction_static=0.92)",
+           "[2025-08-01 10:00:40 TP0] Capture cuda graph end. Time elapsed: 9.80 s. mem usage=0.70 GB. avail mem=1.80 GB.",
+           "[2025-08-01 10:00:41] INFO:     Uvicorn running on http://0.0.0.0:30000 (Press CTRL+C to quit)"]
+
+
+def test_sglangs_warm_up_request_failing_with_out_of_memory_is_the_warm_up():
+    run = run_of(diag("\n".join([*_SGL_UP,
+        '[2025-08-01 10:00:42] INFO:     127.0.0.1:38800 - "POST /generate HTTP/1.1" 500 Internal Server Error',
+        "[2025-08-01 10:00:42] Initialization failed. warmup error: Traceback (most recent call last):",
+        "AssertionError: res=<Response [500]>, res.text='CUDA out of memory. Tried to allocate 2.10 GiB.'"])))
+    assert run.kind == "WARMUP", (run.kind, run.code, run.phase_source)
+
+
+def test_an_out_of_memory_before_sglangs_warm_up_verdict_is_the_warm_up():
+    run = run_of(diag("\n".join([*_SGL_UP,
+        "[2025-08-01 10:00:42 TP0] Prefill batch. #new-seq: 1, #new-token: 6, #cached-token: 0, token usage: 0.00",
+        "[2025-08-01 10:00:42 TP0] Scheduler hit an exception: torch.OutOfMemoryError: CUDA out of memory. Tried to "
+        "allocate 1.50 GiB.",
+        "[2025-08-01 10:00:43] Received sigquit from a child process. It usually means the child failed.",
+        '[2025-08-01 10:00:43] INFO:     127.0.0.1:38802 - "POST /generate HTTP/1.1" 500 Internal Server Error',
+        "[2025-08-01 10:00:43] Initialization failed. warmup error: Traceback (most recent call last):"])))
+    assert run.kind == "WARMUP", (run.kind, run.code, run.phase_source)

@@ -758,6 +758,17 @@ _DEVICE_SETUP = re.compile(r"\bin (?:init_device|set_device|_cuda_setDevice|init
 _LOADING_FRAME = re.compile(r"\bin (?:load_model|load_weights|_initialize_model|get_model|initialize_model)\b|model_loader")
 
 
+def _warmup_wrapper(f: Failure) -> tuple[int, str] | None:
+    """The engine's own line that its warm-up failed (a wrapper whose verdict is WARMUP) within the eight lines before
+    failure `f` (whose traceback `f` ends) or after it (its verdict on `f`); None where there is none."""
+    k = knowledge()
+    for ln, t in [*reversed(f.before[-8:]), *f.after[:8]]:
+        v = k.verdict(t, k.candidates(t.lower().encode("utf-8", "replace")).get("msg", set()))
+        if v and v.kind == "wrapper" and v.phase == "WARMUP" and v.engine != "generic":
+            return ln, t
+    return None
+
+
 def _serving_frames(run: RunFacts, f: Failure, engine: str) -> bool:
     """The stack frames after failure `f` (in the lines kept after it and the run's last lines) name a serving step and
     no start-up step."""
@@ -956,6 +967,13 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         place = replace(place, phase="RUNTIME", candidates=["RUNTIME"],
                         source=place.source + ", after the server was serving")
         f = replace(f, code="")
+    if place.phase == "RUNTIME":  # (its request is the warm-up's own, which an access line may show)
+        warm = _warmup_wrapper(f)
+        if warm:  # the failure ends the traceback of the engine's own warm-up failure above it (SGLang's
+            # "Initialization failed. warmup error: Traceback ..." ending in the warm-up request's 500 and its
+            # out-of-memory text): its warm-up request, not serving
+            place = replace(place, phase="WARMUP", candidates=["WARMUP"], deciding=warm,
+                            source="the engine's own words that its warm-up failed, above the failure")
     if f.code == "nccl-buffers-oom" and place.phase == "WARMUP" and _serving_frames(run, f, engine):
         # NCCL's buffers are made when a pair of ranks first talks, not only at start: one made while serving (an
         # expert rebalance's transfers, execute_model -> eplb_step) ran out there
