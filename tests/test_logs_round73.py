@@ -880,3 +880,17 @@ def test_an_out_of_memory_before_sglangs_warm_up_verdict_is_the_warm_up():
         '[2025-08-01 10:00:43] INFO:     127.0.0.1:38802 - "POST /generate HTTP/1.1" 500 Internal Server Error',
         "[2025-08-01 10:00:43] Initialization failed. warmup error: Traceback (most recent call last):"])))
     assert run.kind == "WARMUP", (run.kind, run.code, run.phase_source)
+
+
+# --- llama.cpp's slots share the cells of -c: fewer of them free no KV cache (a new user's review) -----------------
+
+
+def test_llama_servers_serving_advice_does_not_lower_its_slots():
+    run = run_of(diag("\n".join([
+        "./llama-server -m qwen2.5-14b-q4_k_m.gguf -c 32768 -np 4 -ngl 99",
+        "main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+        "slot launch_slot_: id  0 | task 12 | processing task",
+        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 2048.00 MiB on device 0: cudaMalloc failed: out of memory",
+        "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 2147483648"])))
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+    assert "-np" not in flags(run), flags(run)

@@ -75,7 +75,10 @@ class ServingSteps:
                           "down", half, tokens)
         if s.name == "koboldcpp":
             s.add("smaller BLAS batches", "n_ubatch", "each prompt batch's compute buffer grows with it", "down", 256)
-        self.seqs_down("concurrency multiplies the KV cache and activations")
+        if s.name not in GGML or s.name == "ollama":
+            # (llama.cpp's slots share the cells of -c: fewer of them free no KV cache; Ollama's runner gets num_ctx
+            # times its parallel count, so there fewer do)
+            self.seqs_down("concurrency multiplies the KV cache and activations")
         self.fraction_down("long prompts' activations live outside the KV pool")
 
     def _pool_full(self) -> None:
