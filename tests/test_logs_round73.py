@@ -894,3 +894,18 @@ def test_llama_servers_serving_advice_does_not_lower_its_slots():
         "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 2147483648"])))
     assert run.kind == "RUNTIME", (run.kind, run.code)
     assert "-np" not in flags(run), flags(run)
+
+
+def test_figures_printed_show_markup_in_the_logs_text_once_escaped(tmp_path):
+    import subprocess
+    import sys
+
+    log = tmp_path / "bracket.log"
+    log.write_text("llama_model_load_from_file_impl: using device CUDA0\n"
+                   "llama_model_loader: loaded meta data with 30 key-value pairs and 291 tensors from "
+                   "/models/[bold]m[/bold].gguf (version GGUF V3 (latest))\n"
+                   "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9000.00 MiB on device 0: cudaMalloc failed: "
+                   "out of memory\n")
+    res = subprocess.run([sys.executable, "-m", "vramdoctor", "logs", str(log)], capture_output=True, text=True)
+    line = next(ln for ln in res.stdout.splitlines() if "figures printed" in ln)
+    assert "[bold]m[/bold].gguf" in line and "\\[" not in line, line

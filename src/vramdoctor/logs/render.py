@@ -57,11 +57,11 @@ def to_json(report: LogReport, redact: Callable[[str], str] | None = None) -> st
 def _fmt(key: str, v: object) -> str:
     if isinstance(v, dict):
         unit = "_bytes" if "_bytes" in key else ""
-        return "{" + ", ".join(f"{printable(str(name))}: {_fmt(unit, x)}" for name, x in list(v.items())[:12]) + "}"
+        return "{" + ", ".join(f"{name}: {_fmt(unit, x)}" for name, x in list(v.items())[:12]) + "}"
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, str):
-        return printable(v)
+        return v  # (the line it joins is made printable once, as a whole: escaped here too, `[` showed as `\[`)
     if isinstance(v, list):
         return "[" + ", ".join(_fmt(key, x) for x in v[:12]) + (", ..." if len(v) > 12 else "") + "]"
     if key.endswith("_bytes") and isinstance(v, (int, float)):
