@@ -909,3 +909,19 @@ def test_figures_printed_show_markup_in_the_logs_text_once_escaped(tmp_path):
     res = subprocess.run([sys.executable, "-m", "vramdoctor", "logs", str(log)], capture_output=True, text=True)
     line = next(ln for ln in res.stdout.splitlines() if "figures printed" in ln)
     assert "[bold]m[/bold].gguf" in line and "\\[" not in line, line
+
+
+# --- one line repeated, every copy as wide as the widest, is no terminal's wrap (a new user's review) ----------------
+
+
+def test_one_line_repeated_is_not_read_as_a_wrapped_log(tmp_path):
+    from vramdoctor.logs import diagnose
+    from vramdoctor.logs.reader import read_blocks
+
+    log = tmp_path / "repeated.log"
+    log.write_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n" * 500)
+    blocks = read_blocks(str(log))
+    rep = diagnose(blocks)
+    assert not any("wrapped" in w for w in blocks.warnings), blocks.warnings
+    ev = " ".join(e["text"] for e in rep.to_dict()["runs"][0]["evidence"])
+    assert "GiB.torch" not in ev, ev

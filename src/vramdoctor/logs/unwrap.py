@@ -18,6 +18,7 @@ SAMPLE = 256 * 1024  # bytes read before deciding (the first block only, when fo
 MIN_WIDTH = 50  # narrower "widths" are short logs, not a terminal
 MIN_WRAPPED = 3  # lines at that width, at the least (two of equal length are too common by chance)
 CONTINUED = 0.6  # of the lines at that width, the share followed by a line with no log prefix
+MAX_JOINED = 64 * 1024  # bytes a wrapped message is joined up to (a message is far shorter; lines past it are left)
 
 
 def _width(raw: bytes) -> int:
@@ -46,6 +47,8 @@ def wrap_width(sample: bytes) -> int | None:
     at = [i for i, w in enumerate(widths) if w == width]
     if width < MIN_WIDTH or len(at) < MIN_WRAPPED or len(at) < 0.02 * len(filled):
         return None
+    if len(at) == len(filled):  # every line as wide as the widest: one line repeated, not a wrap (whose last piece
+        return None  # of each message is shorter)
     continued = sum(1 for i in at if i + 1 < len(lines) and continues(lines[i].rstrip(b"\r"), lines[i + 1]))
     return width if continued >= CONTINUED * len(at) else None
 
@@ -81,7 +84,7 @@ def _joined(blocks: Iterable[bytes], width: int) -> Iterator[bytes]:
                 state[0] = None
                 if continues(acc, raw):
                     acc += raw.rstrip(b"\r")
-                    if len(raw) >= width and _width(raw) == width:
+                    if len(raw) >= width and _width(raw) == width and len(acc) < MAX_JOINED:
                         state[:] = [acc, empties + 1]  # wrapped again
                     else:
                         out.append(acc)
