@@ -925,3 +925,13 @@ def test_one_line_repeated_is_not_read_as_a_wrapped_log(tmp_path):
     assert not any("wrapped" in w for w in blocks.warnings), blocks.warnings
     ev = " ".join(e["text"] for e in rep.to_dict()["runs"][0]["evidence"])
     assert "GiB.torch" not in ev, ev
+
+
+def test_logs_help_states_its_exit_codes_and_engines():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "vramdoctor", "logs", "--help"], capture_output=True, text=True).stdout
+    flat = " ".join(out.split())
+    assert "Exit status: 0" in flat and "2 for input it cannot read" in flat and "3 for an internal error" in flat
+    assert "130 when interrupted" in flat and "vllm, sglang, llamacpp" in flat, out

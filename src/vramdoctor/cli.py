@@ -612,16 +612,22 @@ def parser() -> argparse.ArgumentParser:
 
     g = sub.add_parser("logs", allow_abbrev=False, usage="%(prog)s PATH [PATH ...] [options]", formatter_class=_Help, help="Which phase failed and which ledger broke, from the "
                        "server's own log.", description="Which phase failed and which ledger broke, from the "
-                       "server's own log, with the fix in its flags.")
+                       "server's own log, with the fix in its flags.",
+                       epilog="Exit status: 0 when a report was made, whatever it found; 2 for input it cannot read "
+                              "(a missing, empty, blank or binary file, a model file, a directory, an unknown "
+                              "--engine); 3 for an internal error (a bug: rerun with --debug and report it); 130 when "
+                              "interrupted (with --follow, Ctrl-C ends the reading and diagnoses what was read).")
     g.add_argument("paths", nargs="+", metavar="PATH", help="Log files (plain or gzip), or - for standard input.")
-    g.add_argument("--engine", help="Force the engine instead of detecting it.")
+    g.add_argument("--engine", help="Force the engine instead of detecting it: vllm, sglang, llamacpp, ollama, tgi, "
+                   "lmstudio, koboldcpp, tensorrt-llm, lmdeploy, exllamav2, mlx, ... (spelled as you like: vLLM, "
+                   "llama.cpp, trtllm); an unknown name lists them all.")
     g.add_argument("--json", dest="json_out", action="store_true", help="Print the report as JSON.")
     g.add_argument("--follow", "-f", action="store_true", help="Keep reading a log still being written (Ctrl-C ends).")
     g.add_argument("--model", help="Hold the log's figures against this model's estimate.")
     g.add_argument("--output", "-o", help="Write the report to this file (redacted).")
     g.add_argument("--redact", action=argparse.BooleanOptionalAction, default=None,
-                   help="Replace user names, hosts, IPs and tokens in quoted lines (default: on with --output, off "
-                        "otherwise).")
+                   help="Replace user names, hosts, IPs and tokens in every string taken from the log: quoted lines, "
+                        "figures, paths (default: on with --output, off otherwise).")
     g.add_argument("--revision", help="Hub revision for --model.")
     g.add_argument("--debug", action="store_true", help="Show tracebacks.")
     g.set_defaults(run=logs)
