@@ -935,3 +935,8 @@ def test_logs_help_states_its_exit_codes_and_engines():
     flat = " ".join(out.split())
     assert "Exit status: 0" in flat and "2 for input it cannot read" in flat and "3 for an internal error" in flat
     assert "130 when interrupted" in flat and "vllm, sglang, llamacpp" in flat, out
+
+
+def test_the_shells_bare_killed_names_no_killer():
+    run = run_of(diag("\n".join(["Loading safetensors checkpoint shards:  40% Completed | 4/10", "Killed"])))
+    assert run.kind == "WEIGHTS" and run.inferred and "does not name the killer" in run.message, (run.kind, run.message)

@@ -997,7 +997,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             return grown
         alloc = f.code == "host-alloc-failed"
         # a SIGKILL whose sender the log does not name (exit 137, a shell's "killed"): most often the OOM killer
-        bare = not alloc and bool(SIGKILL_RX.search(f.text)) and not _OOM_KILLER.search(f.text)
+        # (the shell's own "Killed" too: it reports a SIGKILL, and names no sender)
+        bare = not alloc and bool(SIGKILL_RX.search(f.text) or _SHELL_KILLED.match(f.text)) and \
+            not _OOM_KILLER.search(f.text)
         what = ("Host RAM ran out (the CPU allocator failed)" if alloc else
                 "Ray's memory monitor killed a worker for lack of the node's RAM (not the kernel: dmesg will not show "
                 "it; its threshold is RAY_memory_usage_threshold)" if _RAY_KILL.search(f.text) else
