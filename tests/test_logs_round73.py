@@ -940,3 +940,15 @@ def test_logs_help_states_its_exit_codes_and_engines():
 def test_the_shells_bare_killed_names_no_killer():
     run = run_of(diag("\n".join(["Loading safetensors checkpoint shards:  40% Completed | 4/10", "Killed"])))
     assert run.kind == "WEIGHTS" and run.inferred and "does not name the killer" in run.message, (run.kind, run.message)
+
+
+def test_a_setting_the_log_shows_as_zero_is_not_said_to_be_unshown():
+    run = run_of(diag("\n".join([
+        "INFO 06-01 10:00:00 [api_server.py:1043] vLLM API server version 0.9.1",
+        "INFO 06-01 10:00:00 [api_server.py:1044] args: Namespace(model='m', cpu_offload_gb=0, tensor_parallel_size=1)",
+        "INFO 06-01 10:00:05 [default_loader.py:262] Loading weights took 20.00 seconds",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 23.55 GiB "
+        "of which 200.00 MiB is free. Including non-PyTorch memory, this process has 23.10 GiB memory in use.",
+        "Loading safetensors checkpoint shards:  80% Completed | 8/10"])))
+    offload = [a for a in run.advice if a["setting"] == "cpu_offload"]
+    assert offload and "does not show" not in offload[0]["why"], run.advice

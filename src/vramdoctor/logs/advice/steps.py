@@ -173,7 +173,10 @@ def _filled(text: str, why: str, direction: str | None, value: object, current: 
     if used:
         way = {"down": "below your current value", "up": "above your current value"}.get(direction or "",
                                                                                              "the value to set")
-        why += f" ({', '.join(used)}: {way}, which the log does not show)"
+        shown = isinstance(current, (int, float)) and not isinstance(current, bool)
+        # (a value the log shows but that names no step, 0: said as the log's, not as one it does not show)
+        why += f" ({', '.join(used)}: {way}, {current:g} in this log)" if shown else \
+            f" ({', '.join(used)}: {way}, which the log does not show)"
     return text, why
 
 
