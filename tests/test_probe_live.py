@@ -242,6 +242,15 @@ def test_a_server_that_ignores_sigterm_and_its_setsid_child_are_stopped(tmp_path
         assert not psutil.pid_exists(r["pid"]) or psutil.Process(r["pid"]).status() == psutil.STATUS_ZOMBIE
 
 
+def _default_sigint() -> None:
+    """In the child before exec: SIGINT as a terminal's Ctrl-C finds it. A shell starts a background job (`cmd &`
+    without job control, as CI runners and `nohup ... &` do) with SIGINT ignored, the child inherits that, and Python
+    then installs no KeyboardInterrupt handler: the probe would never see the Ctrl-C this test sends."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_a_second_ctrl_c_still_stops_the_server_and_prints_the_report(tmp_path):
     """SIGINT twice while the server ignores SIGTERM: no grace left, but the group is killed and the partial
     report printed; exit 130."""
@@ -255,7 +264,7 @@ def test_a_second_ctrl_c_still_stops_the_server_and_prints_the_report(tmp_path):
     p = subprocess.Popen([sys.executable, "-m", "vramdoctor", "probe", "--url", f"http://127.0.0.1:{port}", "--serve",
                           serve("stubborn", weights_mib=16), "--rest", "30", "--tiers", "128", "--output-tiers", "8",
                           "--results-dir", str(tmp_path), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
+                         text=True, preexec_fn=_default_sigint)
     time.sleep(6)
     kids = [c.pid for c in psutil.Process(p.pid).children(recursive=True)]
     p.send_signal(signal.SIGINT)
