@@ -459,7 +459,7 @@ def _titled_cause(run: RunFacts):
     if text.rstrip().endswith("?"):
         return None
     k = knowledge()
-    v = k.verdict(text, k.candidates(text.lower().encode("utf-8", "replace")).get("msg", set()))
+    v = k.line_verdict(text)
     return (v, title) if v is not None and v.kind in ("oom", "not_oom") else None
 
 
@@ -763,7 +763,7 @@ def _warmup_wrapper(f: Failure) -> tuple[int, str] | None:
     failure `f` (whose traceback `f` ends) or after it (its verdict on `f`); None where there is none."""
     k = knowledge()
     for ln, t in [*reversed(f.before[-8:]), *f.after[:8]]:
-        v = k.verdict(t, k.candidates(t.lower().encode("utf-8", "replace")).get("msg", set()))
+        v = k.line_verdict(t)
         if v and v.kind == "wrapper" and v.phase == "WARMUP" and v.engine != "generic":
             return ln, t
     return None
@@ -785,7 +785,7 @@ def _engine_says(place: Place) -> bool:
         return False
     k = knowledge()
     text = place.deciding[1]
-    v = k.verdict(text, k.candidates(text.lower().encode("utf-8", "replace")).get("msg", set()))
+    v = k.line_verdict(text)
     return bool(v and v.kind == "wrapper" and v.phase == place.phase and v.engine != "generic")
 
 

@@ -222,6 +222,11 @@ class Knowledge:
         code = top[1].code or next((h[1].code for h in hits if h[1].code and h[1].kind == top[1].kind), "")
         return Verdict(kind=top[1].kind, phase=phase, code=code, engine=top[2], candidates=top[1].candidates)
 
+    def line_verdict(self, text: str) -> Verdict | None:
+        """What one line says (`verdict`), from the messages whose words it holds (its own prefilter candidates):
+        for a line read on its own, outside the scan."""
+        return self.verdict(text, self.candidates(text.lower().encode("utf-8", "replace")).get("msg", set()))
+
     def explicit_words(self, msg_ix: set[int]) -> bool:
         """The line holds words of an engine's own message (not only PyTorch's or CUDA's)."""
         return any(self.messages[i][1] != "generic" for i in msg_ix)

@@ -383,7 +383,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
         if FRAME.search(text) or FAILED_REQUEST.search(text) or user_words(text) or _code_of_frame(f, ln):
             continue  # (an access line is printed when its request ends: one failed by this failure says no phase;
             # the code line under a frame is the frame's, read with the frames below)
-        v = k.verdict(text, k.candidates(text.lower().encode("utf-8", "replace")).get("msg", set()))
+        v = k.line_verdict(text)
         if v and v.phase == "HOST" and f.kind == "oom":
             continue  # the shell's "Killed" after a GPU out-of-memory: the engine killing its own processes
         if v and v.phase and v.kind in ("oom", "error", "wrapper"):
