@@ -214,6 +214,17 @@ _NOT_OOM = {
                                    "a smaller batch or a newer build.",
 }
 
+#: the same failure in an engine's own settings, where they differ from llama-server's (Ollama's runner takes no
+#: --no-context-shift from its user: the request's num_ctx and num_predict, and in 2026 builds its "shift" option, set
+#: it: server/sched.go resolveContextShift)
+_NOT_OOM_BY_ENGINE = {
+    ("k-shift-unsupported", "ollama"): "a request's context filled and Ollama's runner tried to shift its KV cache "
+                                       "(K-shift), which this model's cache cannot do: size num_ctx to hold the "
+                                       "prompt and the whole answer, and cap the answer with num_predict (newer "
+                                       "Ollama also takes \"shift\": false in a request), so a full context ends the "
+                                       "request instead.",
+}
+
 
 def _stops_short(f: Failure) -> bool:
     """The error line stops before its sentence does: the log ends partway into its first error words ("CUDA e"),
@@ -649,18 +660,6 @@ def _assertion(f: Failure) -> tuple[int, str] | None:
     return None
 
 
-
-#: the same failure in an engine's own settings, where they differ from llama-server's (Ollama's runner takes no
-#: --no-context-shift from its user: the request's num_ctx and num_predict, and in 2026 builds its "shift" option, set
-#: it: server/sched.go resolveContextShift)
-_NOT_OOM_BY_ENGINE = {
-    ("k-shift-unsupported", "ollama"): "a request's context filled and Ollama's runner tried to shift its KV cache "
-                                       "(K-shift), which this model's cache cannot do: size num_ctx to hold the "
-                                       "prompt and the whole answer, and cap the answer with num_predict (newer "
-                                       "Ollama also takes \"shift\": false in a request), so a full context ends the "
-                                       "request instead.",
-}
-
 #: a container's state that says its SIGKILL was not the OOM killer's: kubectl's `Reason: Error` (Kubernetes says
 #: `OOMKilled` for the OOM killer's), docker inspect's `"OOMKilled": false`
 _NOT_OOM_KILLER = re.compile(r"^\s*Reason:\s+Error\s*$|\bOOMKilled\W{0,3}(?:false|0)\b", re.I)
@@ -769,11 +768,17 @@ def _warmup_wrapper(f: Failure) -> tuple[int, str] | None:
     return None
 
 
+def _tail_after(run: RunFacts, f: Failure) -> list[tuple[int, str]]:
+    """The run's last lines (number, text) past those kept after failure `f`: what a log ends with beyond the lines a
+    failure keeps (a backtrace, a report's body)."""
+    last = f.after[-1][0] if f.after else f.line_no
+    return [(ln, t) for ln, t in run.tail_lines if ln > last]
+
+
 def _serving_frames(run: RunFacts, f: Failure, engine: str) -> bool:
     """The stack frames after failure `f` (in the lines kept after it and the run's last lines) name a serving step and
     no start-up step."""
-    last = f.after[-1][0] if f.after else f.line_no
-    after = [t for _, t in f.after] + [t for ln, t in run.tail_lines if ln > last]
+    after = [t for _, t in f.after + _tail_after(run, f)]
     found = {phase_words(t, engine) for t in after if FRAME.search(t)} - {None}
     return "RUNTIME" in found and not found & set(STARTUP)
 
@@ -937,8 +942,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     if not program_line(f.text) or run.heading and f.line_no == run.heading[0]:
         # a failure only the report's words name (its title, a sentence): a backtrace the report ends with, out of
         # reach of the lines kept after that sentence, is the failure they name: its frames place it
-        last = f.after[-1][0] if f.after else f.line_no
-        tail = [(ln, t) for ln, t in run.tail_lines if ln > last]
+        tail = _tail_after(run, f)
         if any(FRAME.search(t) for _, t in tail):
             f = replace(f, after=f.after + tail)
         elif TITLE.match(f.text):  # ... or, below a title, the body's sentences that name the step it came in
