@@ -215,7 +215,9 @@ _PASSED += [(re.compile(r"(?<![没未不无])(?<!无法)(?<!没有)(?:模型|权
 
 
 #: words before a step that say it had not passed ("before warm-up finished", "never loaded", "during warmup")
-_NOT_YET = re.compile(r"\b(?:before|until|till|while|during|without|never|not|no|n't)\W+(?:\w+\W+){0,2}$", re.I)
+#: (the words that deny a step happened at all; "while" and "during" add that it had not yet passed)
+_DENY_STEP = r"before|until|till|without|never|not|no|n't"
+_NOT_YET = re.compile(r"\b(?:while|during|" + _DENY_STEP + r")\W+(?:\w+\W+){0,2}$", re.I)
 
 
 #: markdown or quotes around a step's name, and the noun after it ("_Load weight_ phase")
@@ -255,7 +257,7 @@ def _said(rx: re.Pattern, text: str, not_yet: re.Pattern = _NOT_YET) -> bool:
 
 #: words before a step that say it did not happen ("before allocating the KV cache", "never reached the loading
 #: stage"); not "while" or "during", which say it was under way
-_NOT_DURING = re.compile(r"\b(?:before|until|till|without|never|not|no|n't)\W+(?:\w+\W+){0,2}$", re.I)
+_NOT_DURING = re.compile(r"\b(?:" + _DENY_STEP + r")\W+(?:\w+\W+){0,2}$", re.I)
 
 
 def during_step(text: str) -> str | None:

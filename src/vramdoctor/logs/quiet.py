@@ -419,24 +419,24 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
     if d and not (d.kind == "NONE" and run.tail_cut and run.tail and marker not in ("ready", "requests")):
         return d
     reached = [(run.progress[marker], run.progress_text.get(marker, ""))] if marker else []
-    if run.refused and run.refused_first and not isinstance(run.numbers.get("_failure_stated"), str):
-        # (where the report says the server failed, a refusal in its log is no all-clear: the failure stated decides)
+    if run.refused and run.refused_first:
         ln, text = run.refused_first
-        return Diagnosis(kind="NONE", code="requests-refused-too-long", oom=False, evidence=[(ln, text)],
-                         phase_source="the server's own refusal",
-                         message=f"{run.refused} request(s) were refused as longer than the context the server "
-                                 "allows (the first at line {ln}); it went on serving. No memory failure: a longer "
-                                 "context needs more KV cache, if memory allows.".replace("{ln}", str(ln)))
-    if run.refused and run.refused_first and marker in ("ready", "requests") and not run.tail_cut:
-        # the report says it failed, and what the log shows of a failure is requests refused as too long while the
-        # server went on: that refusal is the failure it means (a client sees an error), not memory
-        ln, text = run.refused_first
-        return Diagnosis(kind="NOT_OOM", code="requests-refused-too-long", oom=False, evidence=[(ln, text)],
-                         phase_source="the server's own refusal",
-                         message=f"{run.refused} request(s) were refused as longer than the context the server "
-                                 f"allows (the first at line {ln}), and the server went on: the failure the report "
-                                 "states is that refusal, not memory. A larger context per request (or fewer slots "
-                                 "sharing it) lets them in, if memory allows.")
+        said = (f"{run.refused} request(s) were refused as longer than the context the server allows (the first at "
+                f"line {ln})")
+        if not isinstance(run.numbers.get("_failure_stated"), str):
+            return Diagnosis(kind="NONE", code="requests-refused-too-long", oom=False, evidence=[(ln, text)],
+                             phase_source="the server's own refusal",
+                             message=said + "; it went on serving. No memory failure: a longer context needs more KV "
+                                            "cache, if memory allows.")
+        if marker in ("ready", "requests") and not run.tail_cut:
+            # the report says it failed, and what the log shows of a failure is requests refused as too long while
+            # the server went on: that refusal is the failure it means (a client sees an error), not memory (where the
+            # server had not started, or the log is cut, the failure stated decides below)
+            return Diagnosis(kind="NOT_OOM", code="requests-refused-too-long", oom=False, evidence=[(ln, text)],
+                             phase_source="the server's own refusal",
+                             message=said + ", and the server went on: the failure the report states is that "
+                                            "refusal, not memory. A larger context per request (or fewer slots sharing "
+                                            "it) lets them in, if memory allows.")
     unfinished = marker is not None and marker not in ("ready", "requests")
     step = _step_under_way(run, engine) if marker not in ("ready", "requests") else None
     if step:
