@@ -17,7 +17,7 @@ from vramdoctor.engines import all_engines, get
 from vramdoctor.engines.interface import SETTINGS
 from vramdoctor.errors import UsageError
 from vramdoctor.logs import KINDS, diagnose
-from vramdoctor.logs.prefilter import required
+from vramdoctor.logs.prefilter import alternatives, required
 from vramdoctor.logs.reader import read_blocks, read_lines
 from vramdoctor.logs.scan import numbered
 
@@ -171,6 +171,28 @@ def test_every_engine_pattern_can_be_prefiltered():
             assert required(p), (e.name, p.pattern)
         assert set(e.flags) <= set(SETTINGS), (e.name, set(e.flags) - set(SETTINGS))
         assert e.log.fingerprint is not None or e.name in ("generic",), e.name
+
+
+def test_a_long_alternation_split_into_its_alternatives_matches_the_same_lines():
+    """The scanner tries a long alternation (a user's wordings for requests) one alternative at a time, each behind
+    its own words: every line of every log here matches some piece exactly where it matches the whole."""
+    split = [(p, alternatives(p)) for e in all_engines() for _, p in e.log.milestones]
+    split = [(p, pieces) for p, pieces in split if len(pieces) > 1]
+    assert split  # (the requests wordings are long enough to be split; otherwise this test checks nothing)
+    lines = [line for t in TEXTS.values() for line in t.splitlines()]
+    for whole, pieces in split:
+        for line in lines:
+            assert bool(whole.search(line)) == any(p.search(line) for p in pieces), (whole.pattern[:60], line)
+
+
+@pytest.mark.parametrize("text,pieces", [
+    (r"a\|bcd|e[|)]fg|(?:h|i)jk|(?<!x\))lm|[]|]no|[^]|]pq", [r"a\|bcd", r"e[|)]fg", r"(?:h|i)jk", r"(?<!x\))lm",
+                                                           r"[]|]no", r"[^]|]pq"]),
+    (r"(?:ab|cd)ef", [r"(?:ab|cd)ef"]),  # no alternation at the top: one piece
+    (r"(a)x|\1y", [r"(a)x|\1y"]),  # a backreference cannot stand alone: kept whole
+])
+def test_alternatives_split_only_at_the_top_level(text, pieces):
+    assert [p.pattern for p in alternatives(re.compile(text), min_chars=0)] == pieces
 
 
 def _hard_wrap(text: str, width: int) -> str:

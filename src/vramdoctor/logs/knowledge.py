@@ -16,7 +16,7 @@ from functools import lru_cache
 from ..engines import all_engines
 from ..engines.generic import SIGKILL
 from ..engines.interface import Engine, Figure, Message
-from .prefilter import Words, prefix, required
+from .prefilter import Words, alternatives, prefix, required
 from .prose import past_fixed, supposed
 
 I = re.IGNORECASE
@@ -97,7 +97,8 @@ class Knowledge:
         self.fingerprints = [(e.name, e.log.fingerprint) for e in engines if e.log.fingerprint is not None]
         self.run_start = [p for e in engines for p in e.log.run_start]
         self.messages: list[tuple[Message, str]] = [(m, e.name) for e in engines for m in e.log.messages]
-        self.milestones = [(marker, p) for e in engines for marker, p in e.log.milestones]
+        # (a long alternation, a user's wordings for requests, as one pattern per alternative: see `alternatives`)
+        self.milestones = [(marker, q) for e in engines for marker, p in e.log.milestones for q in alternatives(p)]
         self.figures: list[Figure] = [f for e in engines for f in e.log.figures]
         #: the engine whose module holds each figure (by the figure's id): its words are that engine's
         self.figure_owner: dict[int, str] = {id(f): e.name for e in engines for f in e.log.figures}

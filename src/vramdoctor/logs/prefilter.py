@@ -98,6 +98,48 @@ def required(pattern: re.Pattern) -> frozenset[str] | None:
     return _seq(items, bool(pattern.flags & re.IGNORECASE))
 
 
+def alternatives(pattern: re.Pattern, *, min_chars: int = 2000) -> list[re.Pattern]:
+    """`pattern` as one pattern per top-level alternative (`a|b|c` -> `a`, `b`, `c`), where it is a long
+    alternation: a line matches some piece exactly where it matches `pattern`, and each piece has its own required
+    words, so a line is tried only against the alternatives whose words it holds (one 25,000-character alternation of
+    a user's wordings otherwise costs every line that holds any of its words a full search). Returns [pattern] where
+    it is short, not one alternation at the top, verbose, or a piece does not compile alone (a backreference)."""
+    text = pattern.pattern
+    if not isinstance(text, str) or len(text) < min_chars or pattern.flags & re.VERBOSE:
+        return [pattern]
+    tree = list(P.parse(text, pattern.flags))
+    if len(tree) != 1 or tree[0][0] is not C.BRANCH:
+        return [pattern]
+    pieces, depth, start, i, in_class = [], 0, 0, 0, False
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            if text[i + 1:i + 2] == "^":
+                i += 1
+            if text[i + 1:i + 2] == "]":  # a "]" first in a class is a literal
+                i += 1
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            pieces.append(text[start:i])
+            start = i + 1
+        i += 1
+    pieces.append(text[start:])
+    try:
+        out = [re.compile(x, pattern.flags) for x in pieces]
+    except re.error:
+        return [pattern]
+    return out if len(out) == len(tree[0][1][1]) else [pattern]
+
+
 def prefix(pattern: re.Pattern) -> frozenset[str] | None:
     """Lowercase words one of which every match of `pattern` starts with (after any `\\b` or `^`), or None:
     a search can then begin where the word is, instead of scanning the line from its start."""
