@@ -118,6 +118,21 @@ _LOADER_PROPER = re.compile(r"model_loader[/.]|\bin get_model\b|\bget_model\(|\b
                             # ... or ExLlama (v1) building its model, which reads the weights; its cache is made by
                             # ExLlamaCache(model) after it returns (exllama/model.py)
                             r"\bmodel\s*=\s*ExLlama\(config\)")
+#: a model runner's or worker's frame (vLLM, Aphrodite, SGLang: model_runner.py, gpu_worker.py) and, the code line under
+#: it, its call into its own load_model (SGLang's ModelRunner.initialize: `self.load_model()`, the KV pool made after
+#: it returns, init_memory_pool; vLLM's Worker.load_model: `self.model_runner.load_model()`): a traceback cut at that
+#: call was loading the weights
+_RUNNER_FRAME = re.compile(r"(?:gpu_worker|worker|gpu_model_runner|model_runner)\.py\W+line \d+, in \w+")
+_CALLS_LOADER = re.compile(r"\bself\.(?:model_runner\.)?load_model\(")
+
+
+def _loader_proper(f: Failure) -> bool:
+    """Whether `f`'s frames show a model loader proper at work (`_LOADER_PROPER`, or a runner's call into its own
+    load_model under the runner's frame)."""
+    lines = sorted((ln, order, t) for order, ln, t in frames(f))
+    if any(_LOADER_PROPER.search(t) for _, _, t in lines):
+        return True
+    return any(_RUNNER_FRAME.search(a[2]) and _CALLS_LOADER.search(b[2]) for a, b in zip(lines, lines[1:]))
 
 
 
@@ -957,8 +972,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         place = replace(place, source="the engine's error the report's title quotes")
     if ((told or user_words(f.text)) and place.phase in STARTUP and not _ends(f) and not (told and f.deciding == told)
             and place.source.startswith(("the stack frames", "the message after"))
-            and not any(_SIZE_CHECK.search(t) or place.phase == "WEIGHTS" and _LOADER_PROPER.search(t)
-                        for _, _, t in frames(f))):  # (a check raises: it is the step; a loader only loads)
+            and not any(_SIZE_CHECK.search(t) for _, _, t in frames(f))
+            and not (place.phase == "WEIGHTS" and _loader_proper(f))):
+        # (a check raises: it is the step; a loader only loads)
         # a user's words of the failure over a traceback cut before its last frames: the innermost frame shown is a
         # floor, not the step that failed (text-generation-webui's load_model allocates exllamav2's cache after its
         # weights)

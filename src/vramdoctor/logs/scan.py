@@ -40,6 +40,7 @@ from .table import header_column, row_value
 
 WINDOW = 80  # lines kept before a failure: the traceback that leads to it
 AFTER = 12  # lines kept after a failure: C++ backtraces and follow-up messages
+AFTER_TRACEBACK = 400  # ... and while a Python traceback that began in them goes on: its frames, up to this many lines
 MAX_FAILURES = 8
 MAX_PRESSURE = 8
 ENGINE_SAMPLE_LINES = 2000
@@ -306,10 +307,12 @@ class Scanner:
             self.wants_every_line_until = max(self.wants_every_line_until,
                                               line_no + max(AFTER - len(f.after) for f in self.pending))
         elif self.pending:
+            frame = bool(PY_FRAME.search(text))
             for f in self.pending:
-                if len(f.after) < AFTER:
-                    f.after.append((line_no, text))
-            self.pending = [f for f in self.pending if len(f.after) < AFTER]
+                f.after.append((line_no, text))
+            self.pending = [f for f in self.pending if _keeps_after(f)]
+            if frame and self.pending:  # (the code line under a frame, and the carets under it, are read whole)
+                self.wants_every_line_until = max(self.wants_every_line_until, line_no + 2)
         joined = self._wrapped(r, line_no, text)
         # a markdown heading is the user's summary ("# llama-box error: \"Server error: failed to decode\"", an issue's
         # title): its words may state a failure (read in prose, `_failure_stated`), but it is no line of the log
@@ -627,3 +630,15 @@ def scan(lines: Iterable[tuple[int, str]]) -> list[RunFacts]:
 def numbered(texts: Iterable[str]) -> Iterator[tuple[int, str]]:
     for i, t in enumerate(texts, 1):
         yield i, t.rstrip("\n")
+
+
+def _keeps_after(f: Failure) -> bool:
+    """Whether failure `f` keeps the next line after it: the first AFTER lines, and past them a Python traceback still
+    going (its last lines hold a frame: the frame, the code line under it, the carets under that), up to
+    AFTER_TRACEBACK; a traceback that begins at the failure (SGLang's "Scheduler hit an exception: Traceback") and is
+    cut before its error line places the failure by its innermost frame, which may be many frames down."""
+    n = len(f.after)
+    if n < AFTER:
+        return True
+    return n < AFTER_TRACEBACK and any(PY_FRAME.search(t) for _, t in f.after[-3:])
+

@@ -1,0 +1,84 @@
+"""`vramdoctor logs` on the kinds of fault the held-out rounds 86-88 (issue 6, stop 25) found, each with logs of our
+own in other engines, versions and wordings (none of the held-out logs' own lines). The engines' lines follow their
+sources (named in `vramdoctor/engines/<engine>.py` and beside each case)."""
+
+from __future__ import annotations
+
+import pytest
+
+from logcase import diag, run_of
+
+# --- a traceback that begins at the failure ("Scheduler hit an exception: Traceback", "EngineCore failed to start")
+# and is cut before its error line, many frames down: its frames are read to its end, not only the first 12 lines,
+# and a call into the model runner's load_model (vLLM, SGLang: the weights only; the KV pool is made later) is the
+# weights loading --------------------------------------------------------------------------------------------------
+
+_SGL = "/sgl-workspace/sglang/python/sglang/srt"
+SGLANG_FRAMES = [
+    f'  File "{_SGL}/managers/scheduler.py", line 2890, in run_scheduler_process',
+    "    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, moe_ep_rank, pp_rank, dp_rank)",
+    f'  File "{_SGL}/managers/scheduler.py", line 331, in __init__',
+    "    self.tp_worker = TpWorkerClass(",
+    f'  File "{_SGL}/managers/tp_worker_overlap_thread.py", line 66, in __init__',
+    "    self.worker = TpModelWorker(",
+    f'  File "{_SGL}/managers/tp_worker.py", line 84, in __init__',
+    "    self.model_runner = ModelRunner(",
+    f'  File "{_SGL}/model_executor/model_runner.py", line 244, in __init__',
+    "    self.initialize(min_per_gpu_memory)",
+    f'  File "{_SGL}/model_executor/model_runner.py", line 287, in initialize',
+    "    self.load_model()",
+    f'  File "{_SGL}/model_executor/model_r',
+]
+_V1 = "/usr/local/lib/python3.12/site-packages/vllm"
+VLLM_FRAMES = [
+    f'  File "{_V1}/v1/engine/core.py", line 691, in run_engine_core',
+    "    engine_core = EngineCoreProc(*args, **kwargs)",
+    f'  File "{_V1}/v1/engine/core.py", line 492, in __init__',
+    "    super().__init__(vllm_config, executor_class, log_stats,",
+    f'  File "{_V1}/v1/engine/core.py", line 80, in __init__',
+    "    self.model_executor = executor_class(vllm_config)",
+    f'  File "{_V1}/executor/executor_base.py", line 54, in __init__',
+    "    self._init_executor()",
+    f'  File "{_V1}/executor/uniproc_executor.py", line 49, in _init_executor',
+    '    self.collective_rpc("load_model")',
+    f'  File "{_V1}/executor/uniproc_executor.py", line 58, in collective_rpc',
+    "    answer = run_method(self.driver_worker, method, args, kwargs)",
+    f'  File "{_V1}/utils/__init__.py", line 2985, in run_method',
+    "    return func(*args, **kwargs)",
+    f'  File "{_V1}/v1/worker/gpu_worker.py", line 211, in load_model',
+    "    self.model_runner.load_model(eep_scale_up=eep_scale_up)",
+]
+
+
+@pytest.mark.parametrize("head,frames", [
+    (["# v0.5.1 fails to launch Qwen3-235B with CUDA out of memory", "",
+      "[2025-09-12 08:01:44] Received sigquit from a child process. It usually means the child failed.",
+      "[2025-09-12 08:01:44 TP5] Scheduler hit an exception: Traceback (most recent call last):"], SGLANG_FRAMES),
+    (["Launching fails with CUDA out of memory on every rank:",
+      "[2025-09-12 08:01:44 TP5] Scheduler hit an exception: Traceback (most recent call last):"], SGLANG_FRAMES),
+    (["[Bug]: OOM when starting Llama-3.3-70B-Instruct on 2x L40S (CUDA out of memory)", "",
+      "(EngineCore_0 pid=812) ERROR 08-14 03:12:55 [core.py:700] EngineCore failed to start.",
+      "(EngineCore_0 pid=812) ERROR 08-14 03:12:55 [core.py:700] Traceback (most recent call last):"],
+     ["(EngineCore_0 pid=812) ERROR 08-14 03:12:55 [core.py:700] " + x for x in VLLM_FRAMES]),
+])
+def test_a_traceback_cut_in_the_model_runners_load_model_is_the_weights(head, frames):
+    run = run_of(diag("\n".join(head + frames)))
+    assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)
+
+
+def test_frames_past_the_first_lines_after_a_failure_still_place_it():
+    """The same SGLang traceback cut inside the KV pool's allocation, 14 frames down: not the weights."""
+    frames = SGLANG_FRAMES[:-3] + [
+        f'  File "{_SGL}/model_executor/model_runner.py", line 301, in initialize',
+        "    self.init_memory_pool(",
+        f'  File "{_SGL}/model_executor/model_runner.py", line 1190, in init_memory_pool',
+        "    self.token_to_kv_pool = MHATokenToKVPool(",
+        f'  File "{_SGL}/mem_cache/memory_pool.py", line 420, in __init__',
+        "    self._create_buffers()",
+        f'  File "{_SGL}/mem_cache/memory_pool.py", line 442, in _create_buffers',
+        "    torch.zeros(",
+    ]
+    run = run_of(diag("\n".join(["# sglang: CUDA out of memory at startup with --context-length 131072", "",
+                                 "[2025-09-12 08:01:44 TP0] Scheduler hit an exception: Traceback (most recent call "
+                                 "last):"] + frames)))
+    assert run.kind != "WEIGHTS", (run.kind, run.code, run.phase_source)
