@@ -82,3 +82,51 @@ def test_frames_past_the_first_lines_after_a_failure_still_place_it():
                                  "[2025-09-12 08:01:44 TP0] Scheduler hit an exception: Traceback (most recent call "
                                  "last):"] + frames)))
     assert run.kind != "WEIGHTS", (run.kind, run.code, run.phase_source)
+
+
+# --- a person's account of the failure ("X crashes during warmup with OOM error") is a summary written after the run:
+# the log pasted below it, served requests and all, is not "after" it, so the run did not recover from it -----------
+
+
+@pytest.mark.parametrize("lines,kinds", [
+    (["### Describe the bug", "",
+      "When launched on a single L4, Qwen2.5-7B-Instruct crashes during warmup with an OOM error", "",
+      "```",
+      'INFO:     127.0.0.1:51022 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+      "INFO 03-11 09:12:40 [engine.py:310] Added request chatcmpl-5be1d0.",
+      "ERROR 03-11 09:12:41 [engine.py:160] RuntimeError: device allocation failed", "```"],
+     ("WARMUP", "UNDETERMINED")),
+    (["sglang 0.4.9 crashes during the warmup request with OOM on 4xA10G:",
+      '[2025-07-02 10:00:31] INFO:     127.0.0.1:40112 - "GET /get_model_info HTTP/1.1" 200 OK',
+      "[2025-07-02 10:00:31 TP0] Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00, "
+      "#running-req: 0, #queue-req: 0"],
+     ("WARMUP", "UNDETERMINED")),
+    (["ollama died while loading the model with out of memory (0.6.2, two 3090s)",
+      '[GIN] 2025/04/02 - 10:11:12 | 200 |  4.21s |  127.0.0.1 | POST     "/api/generate"'],
+     ("WEIGHTS", "UNDETERMINED")),
+])
+def test_a_persons_account_of_the_failure_is_no_point_the_run_recovered_from(lines, kinds):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind in kinds and run.code != "recovered-at-start", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line", [
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 22.05 GiB "
+    "of which 3.12 MiB is free.",
+    "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1024.00 MiB on device 0: cudaMalloc failed: out of memory",
+])
+def test_a_programs_out_of_memory_at_start_that_the_server_got_past_is_still_recovered(line):
+    run = run_of(diag("\n".join([line, 'INFO:     127.0.0.1:51022 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+                                 "main: server is listening on http://127.0.0.1:8080 - starting the main loop"])))
+    assert run.kind == "NONE", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said,kind", [
+    ("It never OOM-ed on 0.5.3.", "NONE"),
+    ("We have not OOMed once since the upgrade.", "NONE"),
+    ("It OOMed with 0.5.4 during warmup.", "WARMUP"),
+])
+def test_oomed_as_a_verb_is_read_as_the_words_it_is(said, kind):
+    """"OOMed" is the out-of-memory as a verb in the past: denied ("never OOM-ed") it is no failure, stated it is one."""
+    run = run_of(diag("\n".join([said, "", "INFO:     Application startup complete."])))
+    assert run.kind == kind, (run.kind, run.code)

@@ -65,3 +65,19 @@ def prose_like(text: str) -> bool:
         return False
     words = text.split()
     return len(words) >= 8 and sum(1 for w in words if _PLAIN_WORD.match(w)) >= 0.75 * len(words)
+
+
+#: a person's account of the failure, not a program's line of it: a verb that tells what the program did, then when or
+#: with what ("Llama-3.1-8B crashes during prefill warmup with OOM error", "the server fails at startup with CUDA OOM",
+#: "ollama died while loading the model"); programs print what failed ("CUDA out of memory", "failed to allocate"),
+#: not that something "crashes during" a step
+_NARRATES = re.compile(r"\b(?:crash(?:es|ed)?|fails|died|dies|errors? out|errored(?: out)?|blows? up|blew up|aborts|"
+                       r"aborted|goes OOM|went OOM|OOMs|OOMed)\s+(?:(?:right|immediately|again|always|consistently|"
+                       r"randomly|badly|hard)\s+)?(?:during|while|when|at|on|in|with|after|before|because|due)\b", re.I)
+
+
+def narrates_failure(text: str) -> bool:
+    """The line is a person's account of a failure (see `_NARRATES`), not a program's line with a log prefix: a summary
+    written after the run, so no line of the log is before or after it in time."""
+    return not program_line(text) and bool(_NARRATES.search(text))
+

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .authorship import TITLE, program_line, prose_like, sentence_like, user_words
+from .authorship import TITLE, narrates_failure, program_line, prose_like, sentence_like, user_words
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts
 from ..engines.words import LOADING_ZH, SIZE, to_bytes
 from .knowledge import COMMAND, FRAME, SIGKILL_RX, knowledge, phase_words
@@ -410,6 +410,7 @@ def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Dia
     later = _served_after(run, end, engine)
     # (a user's sentence that names the failure is no step of the run: the engine's lines after it are no recovery)
     if (later and not user_words(f.text) and not prose_like(f.text) and not _CJK_PROSE.search(f.text) and not f.pasted
+            and not narrates_failure(f.text)
             and not worse
             and (place.phase in STARTUP or place.phase is None)):
         at = min(later)

@@ -21,7 +21,7 @@ OOM_ANY = re.compile("|".join(f"(?:{w})" for w in OOM_WORDS), I)
 #: (the spaces before the word are read from their first only: from each of a long run's they are quadratic)
 _CLAUSE = re.compile(r"(?<=[.!?;])\s+|(?:,|(?<![\s,]))\s+\b(?:but|however|yet|although|though|whereas|while)\b,?\s+|"
                      r"(?<=[。！？；，])|但是|不过", I)
-_OOM_NAME = r"(?:OOMs?(?![A-Za-z0-9_])|OOM-?ing|out[- ]of[- ]memory|OutOfMemory|run(?:s|ning)? out of (?:\w+ )?memory)"
+_OOM_NAME = r"(?:OOMs?(?![A-Za-z0-9_])|OOM-?ing|OOM-?(?:ed|'d)(?![A-Za-z0-9_])|out[- ]of[- ]memory|OutOfMemory|run(?:s|ning)? out of (?:\w+ )?memory)"
 #: a clause that supposes, expects or denies: what the user expects or hopes, what should (not) happen, the
 #: out-of-memory itself denied ("no OOM", "never runs out of memory", "would not OOM", "didn't run out of memory"),
 #: and advice before it ("if you hit OOM", "to avoid OOM", "may cause OOM")
