@@ -130,3 +130,31 @@ def test_oomed_as_a_verb_is_read_as_the_words_it_is(said, kind):
     """"OOMed" is the out-of-memory as a verb in the past: denied ("never OOM-ed") it is no failure, stated it is one."""
     run = run_of(diag("\n".join([said, "", "INFO:     Application startup complete."])))
     assert run.kind == kind, (run.kind, run.code)
+
+
+# --- "when serving <a model>" is running the server with that model, as "serving the model" is: no request named -----
+
+
+@pytest.mark.parametrize("lines", [
+    ["# Out of memory when serving Llama-3.3-70B-Instruct-AWQ on 2x RTX 4090",
+     "INFO 05-02 10:00:00 [api_server.py:1043] vLLM API server version 0.9.1",
+     "INFO 05-02 10:00:31 [default_loader.py:272] Loading weights took 28.91 seconds",
+     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 23.55 GiB "
+     "of which 1.02 GiB is free."],
+    ["CUDA OOM while serving meta-llama/Llama-3.1-8B-Instruct with sglang on a T4",
+     "[2025-06-01 10:00:02 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.float16, avail mem=0.61 GB",
+     "RuntimeError: CUDA error: out of memory"],
+    ["llama-server runs out of memory during serving Qwen2.5-Coder-32B with -c 65536",
+     "load_tensors: offloaded 65/65 layers to GPU",
+     "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 16384.00 MiB on device 0: cudaMalloc failed: out of memory"],
+])
+def test_serving_a_model_by_its_name_is_no_request(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind != "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+@pytest.mark.parametrize("said", ["It runs out of memory while serving 8k-token prompts.",
+                                  "It runs out of memory when serving requests from 20 users."])
+def test_serving_requests_is_still_serving(said):
+    run = run_of(diag("\n".join(["INFO 05-02 10:00:00 [api_server.py:1043] vLLM API server version 0.9.1", said])))
+    assert run.kind == "RUNTIME", (run.kind, run.code)

@@ -1101,7 +1101,9 @@ LOG = LogWords(
                         r"\b(?:during|in|on|at) (?:a |the )?~?\d[\d,.]*[kKmM]?[- ]tokens? (?:[\w.-]+ ){0,3}?prefill\b|"
                         r"\b(?:a single|one|each|every) (?:[\w-]+ ){0,2}?request (?:whose|with an?) (?:[\w-]+ ){0,3}?"
                         r"(?:prompt|input|context)\b|\b(?:at|during|in|on) (?:a |the )?long[- ]context prefill\b|"
-                        r"\b(?:while|when|during) serving\b(?! (?:the |a |my |this |our )?(?:model|weights)\b)|"
+                        r"\b(?:while|when|during) serving\b(?! (?:the |a |my |this |our )?(?:model|weights)\b|"
+                        # (nor a model by its name: "when serving Qwen3.8-27B", "while serving meta-llama/Llama-3.3-70B")
+                        r" (?:the |a |my |this |our )?(?:[A-Za-z][\w.-]*?\d|[\w.-]+/[\w.-]))|"
                         # ... or after a number of them ("after handling only 6 conversations", "after ~200 requests")
                         # ... or after a few of them, named by kind ("After a single code completion, the memory usage
                         # increases", "Following a few more code completions")
