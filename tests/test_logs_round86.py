@@ -158,3 +158,24 @@ def test_serving_a_model_by_its_name_is_no_request(lines):
 def test_serving_requests_is_still_serving(said):
     run = run_of(diag("\n".join(["INFO 05-02 10:00:00 [api_server.py:1043] vLLM API server version 0.9.1", said])))
     assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+# --- growth stated as going on "to the point" of a kill, or said twice in the progressive ("is growing and growing"):
+# the growth is the cause, the host's kill its end -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("said", [
+    "- Since the last update, ram usage is growing to the point it's oomkilled.",
+    "Memory use of llama-server is climbing and climbing, then the OOM killer ends it.",
+    "RSS keeps rising to the point where the container gets OOMKilled after a day.",
+])
+def test_growth_stated_up_to_a_kill_is_the_leak(said):
+    run = run_of(diag("\n".join(["main: server is listening on http://127.0.0.1:8080 - starting the main loop", said])))
+    assert run.kind == "LEAK", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", ["RAM usage grows to the point of 12 GB right after the model loads, then stays flat.",
+                                  "Does memory keep growing and growing with every request?"])
+def test_growth_words_that_state_no_growth_over_time_are_no_leak(said):
+    run = run_of(diag("\n".join(["main: server is listening on http://127.0.0.1:8080 - starting the main loop", said])))
+    assert run.kind != "LEAK", (run.kind, run.code)

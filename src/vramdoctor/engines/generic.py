@@ -156,7 +156,9 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"(?:grow|grew|increas|ris|climb|creep|ratchet)\w*\s+(?:up\s+)?(?:continuously|steadily|constantly|gradually|linearly|"
            r"monotonically|across (?:requests|calls|runs|generations|batches)|"
            r"over time|over (?:the )?(?:\w+ ){0,2}?(?:lifetime|uptime)\b|without (?:bound|limit)|unbounded(?:ly)?\b|indefinitely|(?:with|after|on) (?:each|every) (?:request|call|batch|"
-           r"iteration|step|inference)|until\b))|\b(?:memory|VRAM|RAM|GPU memory|host memory)[- ]leak(?:s|ing|age)?\b|"
+           r"iteration|step|inference)|until\b|"
+           # ... to a point ("ram usage is growing to the point it's oomkilled")
+           r"to the point (?:where|that|it)\b))|\b(?:memory|VRAM|RAM|GPU memory|host memory)[- ]leak(?:s|ing|age)?\b|"
            # ... to a size, over a long span of work the same line names ("Ran this overnight ... llava-server grew to
            # +16GB memory ... About 1750 images processed"; not while it loaded)
            r"^(?![^\n]*\b(?:while|when|during) (?:the model )?(?:load|start|init)\w*)"
@@ -260,6 +262,8 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            # growth said twice ("the RAM grows and grows", "VRAM climbs and climbs", "goes up and up")
            r"\b(?:memory|RAM|VRAM|RSS|usage)\b[^.;!?\n]{0,30}?\b(?:grows|climbs|rises|increases|goes up|keeps going up)\s+"
            r"and\s+(?:grows|climbs|rises|increases|up)\b|"
+           r"\b(?:memory|RAM|VRAM|RSS|usage)\b[^.;!?\n]{0,30}?\b(?:growing and growing|climbing and climbing|rising and "
+           r"rising|increasing and increasing)\b|"
            # memory that only goes one way, or is kept from the OS ("RSS only goes up", "buffers never returned to
            # the OS"), or "more and more" of it ("strands more and more wired memory", "memory use gets more and more")
            r"\b(?:memory|RAM|VRAM|RSS|usage)\b[^.;!?\n]{0,20}?\b(?:only|ever) (?:goes up|grows|increases|rises|climbs)\b|"
