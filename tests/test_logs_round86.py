@@ -179,3 +179,27 @@ def test_growth_stated_up_to_a_kill_is_the_leak(said):
 def test_growth_words_that_state_no_growth_over_time_are_no_leak(said):
     run = run_of(diag("\n".join(["main: server is listening on http://127.0.0.1:8080 - starting the main loop", said])))
     assert run.kind != "LEAK", (run.kind, run.code)
+
+
+# --- LM Studio's server listens before any model is loaded (by hand, or just in time for a request): its "HTTP server
+# listening" line is no sign the model was serving, so a load that fails after it is a load --------------------------
+
+_LMS_LISTEN = "2025-06-01 09:00:00  [INFO] [LM STUDIO SERVER] Success! HTTP server listening on port 1234"
+_LMS_LOAD = ["llama_model_loader: loaded meta data with 40 key-value pairs and 579 tensors from "
+             "C:\\Users\\u\\.lmstudio\\models\\Qwen\\Qwen2.5-32B-Instruct-GGUF\\qwen2.5-32b-instruct-q5_k_m.gguf",
+             "load_tensors: offloaded 65/65 layers to GPU"]
+
+
+@pytest.mark.parametrize("tail,kind", [
+    (["ggml_backend_cuda_buffer_type_alloc_buffer: allocating 21845.50 MiB on device 0: cudaMalloc failed: out of "
+      "memory", "llama_model_load: error loading model: unable to allocate CUDA0 buffer"], "WEIGHTS"),
+    (["load_tensors:        CUDA0 model buffer size = 21845.50 MiB",
+      "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: cudaMalloc failed: out of memory",
+      "llama_kv_cache_init: failed to allocate buffer for kv cache"], "KV_CAPACITY"),
+    (["load_tensors:        CUDA0 model buffer size = 21845.50 MiB",
+      "2025-06-01 09:01:10  [INFO] [LM STUDIO SERVER] Running chat completion on conversation with 4 messages.",
+      "CUDA error: out of memory"], "RUNTIME"),
+])
+def test_lm_studios_listening_server_is_not_a_model_serving(tail, kind):
+    run = run_of(diag("\n".join([_LMS_LISTEN] + _LMS_LOAD + tail)))
+    assert run.kind == kind, (run.kind, run.code, run.phase_source)

@@ -34,8 +34,9 @@ LOG = LogWords(
         # a cause that names nothing: the process exited ("Exit code: N"); no memory words
         msg(r"Some model operation failed|\(Exit code: -?\d+\)\.", "error"),
     ),
+    # (not its "[LM STUDIO SERVER] Success! HTTP server listening on port N": the server listens before any model is
+    # loaded, by hand or just in time for a request, so a load that fails after it is a load, not serving)
     milestones=(
-        ("ready", rx(r"HTTP server listening on port|\[LM STUDIO SERVER\] Success")),
         ("requests", rx(r"Running chat completion on conversation|\[LM STUDIO SERVER\] Processing queued request")),
     ),
     figures=(
