@@ -203,3 +203,54 @@ _LMS_LOAD = ["llama_model_loader: loaded meta data with 40 key-value pairs and 5
 def test_lm_studios_listening_server_is_not_a_model_serving(tail, kind):
     run = run_of(diag("\n".join([_LMS_LISTEN] + _LMS_LOAD + tail)))
     assert run.kind == kind, (run.kind, run.code, run.phase_source)
+
+
+# --- a log that breaks off: a logfmt value opened and never closed (Ollama's `cmd="/usr/lib/ollama/...` cut), or a
+# gzip stream that ends early (its last line is no end the server wrote): the start-up stops there, it did not pass -----
+
+_OLLAMA_HEAD = [
+    'time=2025-05-01T10:00:00.000Z level=INFO source=routes.go:1205 msg="server config" env="map[OLLAMA_DEBUG:false]"',
+    'time=2025-05-01T10:00:00.100Z level=INFO source=routes.go:1258 msg="Listening on [::]:11434 (version 0.6.8)"',
+    'time=2025-05-01T10:00:05.000Z level=INFO source=server.go:105 msg="system memory" total="62.5 GiB" free="58.1 GiB"',
+]
+
+
+@pytest.mark.parametrize("last", [
+    'time=2025-05-01T10:00:05.200Z level=INFO source=server.go:405 msg="starting llama server" cmd="/usr/lib/ollama/'
+    'runners/cuda_v12/ollama_llama_server runner --model /root/.ollama/models/blobs/sha256-6e9f ',
+    'time=2025-05-01T10:00:05.100Z level=INFO source=server.go:138 msg="offload" library=cuda layers.requested=-1 '
+    'memory.required.full="9.8 G',
+    'time=2025-05-01T10:00:05.150Z level=INFO source=memory.go:326 msg="offload to cuda" projector.weights="0 B" '
+    'memory.weights.total="7.6 GiB" memory.weights.repeating="7.1 Gi',
+])
+def test_a_logfmt_value_opened_and_never_closed_is_a_cut_log(last):
+    run = run_of(diag("\n".join(_OLLAMA_HEAD + [last])))
+    assert (run.kind, run.code) == ("UNDETERMINED", "log-cut-off"), (run.kind, run.code)
+
+
+def test_a_logfmt_line_that_closes_its_values_is_whole():
+    run = run_of(diag("\n".join(_OLLAMA_HEAD + ['time=2025-05-01T10:00:05.150Z level=INFO source=memory.go:326 '
+                                                'msg="offload to cuda" memory.weights.total="7.6 GiB"'])))
+    assert run.code != "log-cut-off", (run.kind, run.code)
+
+
+def test_a_gzip_stream_that_ends_early_leaves_the_start_up_cut(tmp_path):
+    import gzip
+    import zlib
+
+    from vramdoctor.logs import diagnose
+    from vramdoctor.logs.reader import read_blocks
+
+    lines = ["INFO 06-01 10:00:00 [api_server.py:1043] vLLM API server version 0.9.1",
+             "INFO 06-01 10:00:31 [default_loader.py:272] Loading weights took 28.91 seconds"]
+    lines += [f"INFO 06-01 10:00:32 [loader.py:1] filler line {i} with padding to make the stream long" for i in
+              range(3000)]
+    whole = gzip.compress(("\n".join(lines) + "\n").encode())
+    (tmp_path / "whole.log.gz").write_bytes(whole)
+    # (the stream stops after a full flush at a line's end: the text read is whole lines, the gzip is cut)
+    z = zlib.compressobj(6, zlib.DEFLATED, 31)
+    cut = z.compress(("\n".join(lines[:1500]) + "\n").encode()) + z.flush(zlib.Z_FULL_FLUSH)
+    (tmp_path / "cut.log.gz").write_bytes(cut)
+    assert diagnose(read_blocks(str(tmp_path / "whole.log.gz"))).diagnosis["code"] != "log-cut-off"
+    rep = diagnose(read_blocks(str(tmp_path / "cut.log.gz")))
+    assert (rep.diagnosis["kind"], rep.diagnosis["code"]) == ("UNDETERMINED", "log-cut-off"), rep.diagnosis

@@ -272,6 +272,8 @@ def diagnose(source: Source, *, engine: str | None = None, model_check=None,
     GPUs and offload from. heads: the model's attention heads and its KV heads per layer kind (the tensor-parallel
     sizes it allows)."""
     runs = scan_blocks(source) if isinstance(source, Blocks) else scan(source)
+    if isinstance(source, Blocks) and source.broken and runs and runs[-1].tail:
+        runs[-1].tail_cut = True  # (the data broke off: its last line is no end the server wrote)
     flip = 0  # the log's last line number, where it was written newest first and is read from its end
     if runs and runs[0].newest_first:
         head = runs[0].newest_first

@@ -180,6 +180,12 @@ ERROR_HEADS = ("CUDA error", "CUDA out of memory", "CUDA runtime error", "HIP er
 _HEADING = re.compile(r"#{1,6} +[A-Za-z]|\*\*[A-Za-z][^*\n]{0,80}\*\*:?\s*$")
 
 
+#: a logfmt line's last value opened by its quote and not closed (`key="...` to the end: Go's slog text handler, Ollama,
+#: writes every value with a space or a quote in it quoted, and closes it); one closed, for the lines before it
+_OPEN_VALUE = re.compile(r'(?:^|\s)[A-Za-z_][\w.]*="(?:[^"\\]|\\.)*$')
+_CLOSED_VALUE = re.compile(r'(?:^|\s)[A-Za-z_][\w.]*="(?:[^"\\]|\\.)*"(?:\s|$)')
+
+
 def tail_cut(last: str, before: list[str], sentences: tuple[str, ...]) -> bool:
     """The log's last line is cut partway: the start of a line like one before it (`cut_mid_line`), or it stops
     partway into one of an engine's memory `sentences` ("... allocating 16384.00 MiB on devi", `stops_inside`). Both
@@ -205,6 +211,9 @@ def cut_mid_line(last: str, before: list[str]) -> bool:
         return False  # the answer under a report's heading ("### Ollama version" / "0.21.0"): a field, not a log line
     if t[-1] in "_([{=,-" and not t.lstrip().startswith(("#", "//")) and not _RULE.fullmatch(t.strip()):
         return True  # no whole log line ends so ("... topk -> topp -"), unless it is a rule of dashes
+    if _OPEN_VALUE.search(t) and any(_CLOSED_VALUE.search(b) for b in before[-CUT_LOOKBACK:]):
+        return True  # a logfmt value opened and never closed (Ollama's `cmd="/usr/lib/ollama/runners/... --model /ro`),
+        # where the lines before close theirs: no whole structured line ends inside its quotes
     if _STAMP_ONLY.fullmatch(t) and before:
         return True  # a timestamp (and a level letter) with nothing after it: "0.03.661.696 I"
     if bare_prefix(t):

@@ -142,11 +142,13 @@ class _Interrupt:
 @dataclass
 class Blocks:
     """A log as blocks of UTF-8 bytes (iterate once). warnings: notes for the user (a gzip that broke
-    off), filled as the blocks are read."""
+    off), filled as the blocks are read; broken: set (to the reason) once read, where the data broke off before its
+    end (a gzip stream cut short or corrupt): the log's last line is then no end the server wrote."""
 
     source: Iterator[bytes]
     path: str
     warnings: list[str] = field(default_factory=list)
+    broken: list[str] = field(default_factory=list)
 
     def __iter__(self) -> Iterator[bytes]:
         return self.source
@@ -185,8 +187,9 @@ def read_blocks(path: str, *, follow: bool = False, poll_s: float = 0.5, idle_st
     out = warnings if warnings is not None else []
     from .unwrap import unwrap
 
-    source = _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, out, path, block)
-    return Blocks(source=unwrap(source, out, path, follow), path=path, warnings=out)
+    broken: list[str] = []
+    source = _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, out, path, block, broken)
+    return Blocks(source=unwrap(source, out, path, follow), path=path, warnings=out, broken=broken)
 
 
 class _NoInterrupt:
@@ -202,7 +205,8 @@ class _NoInterrupt:
 _EMPTY_HINT = "Pass the server's log file, or pipe it in with `... 2>&1 | vramdoctor logs -`."
 
 
-def _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, warnings, path, size) -> Iterator[bytes]:
+def _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, warnings, path, size,
+            broken: list[str] | None = None) -> Iterator[bytes]:
     text = io.TextIOWrapper(stream, encoding=encoding, errors="replace", newline="") if encoding != "utf-8" else None
     read = 0
     ever, said = 0, False  # bytes read in all (a truncation starts `read` again), and whether any was not blank
@@ -250,6 +254,8 @@ def _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, warnings, path, s
             if stop.hit:
                 break
     if gz and gz.broken:
+        if broken is not None:
+            broken.append(gz.broken)
         warnings.append(f"{path}: {gz.broken}; the lines before were diagnosed, and a failure past the cut cannot "
                         "be seen.")
     if not follow and not said:
