@@ -254,3 +254,21 @@ def test_a_gzip_stream_that_ends_early_leaves_the_start_up_cut(tmp_path):
     assert diagnose(read_blocks(str(tmp_path / "whole.log.gz"))).diagnosis["code"] != "log-cut-off"
     rep = diagnose(read_blocks(str(tmp_path / "cut.log.gz")))
     assert (rep.diagnosis["kind"], rep.diagnosis["code"]) == ("UNDETERMINED", "log-cut-off"), rep.diagnosis
+
+
+# --- input that says nothing (only NUL bytes, as a zero-filled file is) is empty input: exit 2, also from a pipe that
+# would never end --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("data,stdin", [(b"\x00" * 100_000, False), (b"\x00\n \x00\t\n" * 10_000, False),
+                                        (b"\x00" * (65 << 20), True)])
+def test_input_of_only_nul_bytes_is_refused(tmp_path, data, stdin):
+    import subprocess
+    import sys
+
+    path = tmp_path / "zeros.log"
+    path.write_bytes(data)
+    args = [sys.executable, "-m", "vramdoctor", "logs", "-" if stdin else str(path)]
+    res = subprocess.run(args, input=data if stdin else None, capture_output=True, timeout=120)
+    assert res.returncode == 2 and b"nothing to diagnose" in res.stderr, (res.returncode, res.stderr[-300:])
+    assert b"Traceback" not in res.stderr

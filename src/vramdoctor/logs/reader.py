@@ -202,6 +202,10 @@ class _NoInterrupt:
         return None
 
 
+#: bytes that say nothing: whitespace, and NULs (a file preallocated or zero-filled after a crash; reading strips them)
+_BLANK = b" \t\r\n\x0b\x0c\x00"
+#: blank bytes read before a log that has said nothing is refused
+BLANK_LIMIT = 64 << 20
 _EMPTY_HINT = "Pass the server's log file, or pipe it in with `... 2>&1 | vramdoctor logs -`."
 
 
@@ -220,7 +224,10 @@ def _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, warnings, path, s
                     break
                 read += len(chunk)
                 ever += len(chunk)
-                said = said or bool(chunk.strip())
+                said = said or bool(chunk.strip(_BLANK))
+                if not said and ever > BLANK_LIMIT:  # (`vramdoctor logs - < /dev/zero` would read for ever)
+                    raise LogInputError(f"holds only blank lines, spaces or NUL bytes in its first {BLANK_LIMIT >> 20} "
+                                        "MiB: there is nothing to diagnose.", path=path, hint=_EMPTY_HINT)
                 yield chunk
                 if stop.hit:
                     return
@@ -259,7 +266,7 @@ def _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, warnings, path, s
         warnings.append(f"{path}: {gz.broken}; the lines before were diagnosed, and a failure past the cut cannot "
                         "be seen.")
     if not follow and not said:
-        raise LogInputError("holds only blank lines or spaces: there is nothing to diagnose.", path=path,
+        raise LogInputError("holds only blank lines, spaces or NUL bytes: there is nothing to diagnose.", path=path,
                             hint=_EMPTY_HINT)
     if follow and not said:  # followed and nothing came: empty input, as without --follow
         if not ever:
