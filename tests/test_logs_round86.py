@@ -272,3 +272,44 @@ def test_input_of_only_nul_bytes_is_refused(tmp_path, data, stdin):
     res = subprocess.run(args, input=data if stdin else None, capture_output=True, timeout=120)
     assert res.returncode == 2 and b"nothing to diagnose" in res.stderr, (res.returncode, res.stderr[-300:])
     assert b"Traceback" not in res.stderr
+
+
+# --- TensorRT-LLM's PyTorch backend prints its pool's fraction in its profiling summary ("fraction is set 0.95"):
+# the advice moves from it; and the CUDA graphs' key is the one the release reads (flat cuda_graph_max_batch_size in
+# 0.19-0.20, cuda_graph_config.max_batch_size from 1.0) ----------------------------------------------------------------
+
+_TRT_PROFILE = {
+    "0.20": "[06/02/2025-13:41:37] [TRT-LLM] [RANK 0] [I] Peak memory during memory usage profiling (torch + non-torch): "
+            "12.76 GiB, available KV cache memory when calculating max tokens: 9.11 GiB, fraction is set 0.95, kv size "
+            "is 131072. device total memory 23.53 GiB, , tmp kv_mem 0.00 GiB",
+    "0.19": "[04/10/2025-09:00:01] [TRT-LLM] [I] Peak memory during memory usage profiling (torch + non-torch): 30.02 "
+            "GiB, available KV cache memory when calculating max tokens: 40.11 GiB, fraction is set 0.92, kv size is "
+            "65536",
+    "1.1": "[10/02/2025-10:00:01] [TRT-LLM] [RANK 0] [I] Peak memory during memory usage profiling (torch + non-torch): "
+           "40.00 GiB, available KV cache memory when calculating max tokens: 30.00 GiB, fraction is set 0.88, kv size "
+           "per token is 98304. device total memory 79.11 GiB, temporary kv cache memory during profiling 2.00 GiB",
+}
+_TRT_OOM = ("[TRT-LLM] [RANK 0] [E] Failed to initialize executor on rank 0: CUDA out of memory. Tried to allocate 1.56 "
+            "GiB. GPU 0 has a total capacity of 23.53 GiB of which 1.11 GiB is free.")
+
+
+@pytest.mark.parametrize("version,fraction", [("0.20", 0.95), ("0.19", 0.92), ("1.1", 0.88)])
+def test_tensorrt_llms_profiled_fraction_is_the_value_advice_moves_from(version, fraction):
+    run = run_of(diag("\n".join(["[TensorRT-LLM] TensorRT-LLM version: " + version, _TRT_PROFILE[version],
+                                 _TRT_OOM])))
+    moved = [a for a in run.advice if a["setting"] == "memory_fraction"]
+    assert run.numbers.get("free_gpu_memory_fraction") == fraction, run.numbers
+    assert all(a["current"] == fraction and (a["value"] is None or a["value"] != fraction) for a in moved), moved
+
+
+@pytest.mark.parametrize("shown,key", [
+    ("PyTorchConfig(use_cuda_graph=True, cuda_graph_batch_sizes=None, cuda_graph_max_batch_size=128)",
+     "cuda_graph_max_batch_size:"),
+    ("cuda_graph_config: {max_batch_size: 128, enable_padding: true}", "cuda_graph_config.max_batch_size:"),
+])
+def test_tensorrt_llms_cuda_graph_key_is_the_one_its_release_reads(shown, key):
+    run = run_of(diag("\n".join(["[TensorRT-LLM] TensorRT-LLM version: 0.20.0", shown, _TRT_PROFILE["0.20"], _TRT_OOM,
+                                 '  File "/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/pyexecutor/'
+                                 'model_engine.py", line 712, in warmup'])))
+    graphs = [a["flags"] for a in run.advice if a["setting"] == "cuda_graphs"]
+    assert graphs and graphs[0].startswith(key), graphs

@@ -97,6 +97,12 @@ LOG = LogWords(
         fig("failed_component", _STAGE + r"(.{1,120})$", lambda m: m.group(1).strip()),
         fig("free_gpu_memory_fraction", r"(?:free_gpu_memory_fraction|free_gpu_mem_fraction|freeGpuMemoryFraction)"
             r"['\"]?\s*[=:]\s*([\d.]+)", fraction),
+        # the PyTorch backend's profiling summary (_torch/pyexecutor: "Peak memory during memory usage profiling ...:
+        # 12.76 GiB, available KV cache memory when calculating max tokens: 9.11 GiB, fraction is set 0.95, kv size is
+        # 131072. device total memory 23.53 GiB")
+        fig("free_gpu_memory_fraction", r"\bfraction is set ([\d.]+)", fraction),
+        fig("kv_available_bytes", r"available KV cache memory when calculating max tokens: " + SIZE),
+        fig("total_memory_bytes", r"\bfraction is set [\d.]+, kv size (?:per token )?is \d+\. device total memory " + SIZE),
         fig("max_num_seqs", r"\bmax_batch_size['\"]?\s*[=:]\s*(\d+)", count_outside("cuda_graph_config")),
         # the command line (trtllm-serve / trtllm-llmapi-launch spell flags with underscores)
         cli("max_num_seqs", "max_batch_size", count),
@@ -109,6 +115,8 @@ LOG = LogWords(
         fig("cuda_graph_max_bs", r"cuda_graph_config(?:\.|['\"]?\s*[=:]\s*(?:\w+\()?\{?[^)}]{0,200}?\b)"
             r"max_batch_size['\"]?\s*[=:]\s*(\d+)", count),
         fig("cuda_graph_max_bs", r"\bcuda_graph_max_batch_size['\"]?\s*[=:]\s*(\d+)", count),
+        # (which of the two spellings the release reads: the advice names that one)
+        fig("_cuda_graph_flat", r"\bcuda_graph_max_batch_size['\"]?\s*[=:]\s*\d+", lambda m: True),
         # the C++ runtime's settings table ("maxBatchSize: 64", "maxSequenceLen: 8192", "maxNumTokens: 8192")
         fig("max_num_seqs", r"\bmaxBatchSize\s*[=:]\s*(\d+)", count),
         fig("max_model_len", r"\bmaxSequenceLen\s*[=:]\s*(\d+)", count),
@@ -119,8 +127,19 @@ LOG = LogWords(
     sentences=("Executor creation failed due to insufficient GPU memory.",),
 )
 
+def flags_by_release(flags: dict, n: dict) -> dict:
+    """The CUDA graphs' key as the release the log shows spells it: the PyTorch backend's flat
+    cuda_graph_max_batch_size / use_cuda_graph (0.19-0.20, PyTorchConfig), where the log prints that key, rather than
+    cuda_graph_config.max_batch_size (1.0+)."""
+    if n.get("_cuda_graph_flat") is True:
+        flags["cuda_graphs"] = ("cuda_graph_max_batch_size: {n} (extra_llm_api_options, as your release spells it; or "
+                                "use_cuda_graph: false: no CUDA graphs)")
+    return flags
+
+
 ENGINE = Engine(
     name="tensorrt-llm", label="TensorRT-LLM", log=LOG, fraction_key="free_gpu_memory_fraction",
+    adapt_flags=flags_by_release,
     aliases=("trtllm", "trt-llm", "tensorrtllm", "tensorrt_llm", "trtllm-serve", "trt-llm-pytorch"),
     flags={"max_model_len": "--max_seq_len {n}", "max_num_seqs": "--max_batch_size {n}",
            "memory_fraction": "--kv_cache_free_gpu_memory_fraction {x} (kv_cache_config.free_gpu_memory_fraction)",
