@@ -313,3 +313,40 @@ def test_tensorrt_llms_cuda_graph_key_is_the_one_its_release_reads(shown, key):
                                  'model_engine.py", line 712, in warmup'])))
     graphs = [a["flags"] for a in run.advice if a["setting"] == "cuda_graphs"]
     assert graphs and graphs[0].startswith(key), graphs
+
+
+# --- TGI's warm-up runs one prefill of --max-batch-prefill-tokens before it sizes the KV cache and captures graphs
+# (flash_causal_lm.py warmup -> generate_token): an out of memory there is that prefill, whose own message newer
+# releases print ("Not enough memory to handle N prefill tokens"); a lower --cuda-memory-fraction does not help it ----
+
+_TGI = "/opt/conda/lib/python3.11/site-packages/text_generation_server"
+
+
+@pytest.mark.parametrize("frames,code", [
+    ([f'  File "{_TGI}/models/flash_causal_lm.py", line 1470, in warmup', "    _, _batch, _ = self.generate_token(batch)",
+      f'  File "{_TGI}/models/flash_causal_lm.py", line 1958, in generate_token',
+      "    out, speculative_logits = self.forward(batch, adapter_data)"], "prefill-tokens-exceed-memory"),
+    ([f'  File "{_TGI}/models/flash_causal_lm.py", line 790, in warmup', "    _, batch, _ = self.generate_token(batch)",
+      f'  File "{_TGI}/models/flash_causal_lm.py", line 902, in generate_token',
+      "    out = self.forward(batch)"], "prefill-tokens-exceed-memory"),
+    ([f'  File "{_TGI}/models/flash_causal_lm.py", line 1540, in warmup',
+      "    self.cuda_graph_warmup(bs, max_total_tokens, max_total_tokens)",
+      f'  File "{_TGI}/models/flash_causal_lm.py", line 1302, in cuda_graph_warmup',
+      "    self.model.forward("], "cuda-graph-capture-oom"),
+])
+def test_tgis_warm_up_prefill_is_told_from_its_graph_capture(frames, code):
+    run = run_of(diag("\n".join([
+        "2025-01-09T10:12:31.581235Z  INFO text_generation_router_v3: backends/v3/src/lib.rs:125: Warming up model",
+        "2025-01-09T10:12:33.990102Z ERROR text_generation_launcher: Method Warmup encountered an error.",
+        "Traceback (most recent call last):"] + frames + [
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 7.66 GiB. GPU 0 has a total capacity of 44.34 "
+        "GiB of which 5.87 GiB is free.",
+        "2025-01-09T10:12:34.101567Z ERROR warmup{max_input_length=Some(30000) max_prefill_tokens=30050 "
+        "max_total_tokens=Some(32000) max_batch_size=None}:warmup: text_generation_router_v3::client: "
+        "backends/v3/src/client/mod.rs:45: Server error: CUDA out of memory."])))
+    assert (run.kind, run.code) == ("WARMUP", code), (run.kind, run.code)
+    settings = [a["setting"] for a in run.advice]
+    if code == "prefill-tokens-exceed-memory":
+        assert settings[0] in ("max_model_len", "prefill_tokens") and "memory_fraction" not in settings, settings
+    else:
+        assert "cuda_graphs" in settings, settings

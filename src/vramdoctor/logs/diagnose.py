@@ -76,6 +76,10 @@ def _code(kind: str, f: Failure, where: str) -> str:
             return "cuda-graph-capture-oom"
         if "sampler" in w:
             return "sampler-warmup-oom"
+        if re.search(r"\bin warmup\b", w) and re.search(r"\bgenerate_token\b", w) and "flash_causal_lm" in w:
+            # TGI's warm-up prefill (flash_causal_lm.py warmup -> generate_token, before the KV cache is sized and
+            # the graphs captured): what its own message says, "Not enough memory to handle N prefill tokens"
+            return "prefill-tokens-exceed-memory"
         if re.search(r"profile_run|_dummy_run\b|determine_available_memory|determine_num_available_blocks|profil", w):
             return "profile-run-oom"
         # (a compute graph reserved at load, llama.cpp's graph_reserve or Ollama's reserveWorstCaseGraph, is a
