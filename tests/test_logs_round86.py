@@ -350,3 +350,21 @@ def test_tgis_warm_up_prefill_is_told_from_its_graph_capture(frames, code):
         assert settings[0] in ("max_model_len", "prefill_tokens") and "memory_fraction" not in settings, settings
     else:
         assert "cuda_graphs" in settings, settings
+
+
+# --- LMDeploy's TurboMind cuts session_len to what its blocks hold ("`session_len` truncated to 9088"): that is the
+# context in force, the value advice moves from ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("asked,cut", [(32768, 9088), (131072, 40960)])
+def test_lmdeploys_truncated_session_len_is_the_context_in_force(asked, cut):
+    run = run_of(diag("\n".join([
+        "2025-02-01 10:00:00,000 - lmdeploy - INFO - turbomind.py:231 - turbomind model config:",
+        f"session_len = {asked}",
+        f"[TM][WARNING] No enough blocks for `session_len` ({asked}), `session_len` truncated to {cut}.",
+        "2025-02-01 10:05:00,000 - lmdeploy - INFO - async_engine.py:675 - session=3, adapter_name=None, "
+        "input_tokens=8000, gen_config=GenerationConfig(max_new_tokens=1024)",
+        "CUDA runtime error: out of memory /lmdeploy/src/turbomind/utils/allocator.h:231"])))
+    assert run.numbers.get("max_model_len") == cut, run.numbers.get("max_model_len")
+    ctx = [a for a in run.advice if a["setting"] == "max_model_len"]
+    assert all(a["current"] == cut for a in ctx), ctx

@@ -71,6 +71,9 @@ LOG = LogWords(
         fig("block_size", r"cache_block_seq_len['\"]?\s*[=:]\s*(\d+)", count),  # tokens per block (default 64)
         fig("block_bytes", r"\[BlockManager\] block_size = " + SIZE),
         fig("max_model_len", r"\bsession_len['\"]?\s*[=:]\s*(\d+)", count),
+        # ... as the cache cut it (LlamaBatch.cc: "`session_len` truncated to %d"), printed after the settings: the
+        # context in force, so advice moves from it, not from the one asked for
+        fig("max_model_len", r"`session_len` truncated to (\d+)", count),
         fig("max_num_seqs", r"\bmax_batch_size['\"]?\s*[=:]\s*(\d+)", count_outside("cuda_graph_config")),
         fig("max_num_batched_tokens", r"\bmax_prefill_token_num['\"]?\s*[=:]\s*(\d+)", count),
         fig("kv_cache_dtype", r"\bquant_policy['\"]?\s*[=:]\s*([48])\b", lambda m: "int" + m.group(1)),
