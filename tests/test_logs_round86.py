@@ -368,3 +368,26 @@ def test_lmdeploys_truncated_session_len_is_the_context_in_force(asked, cut):
     assert run.numbers.get("max_model_len") == cut, run.numbers.get("max_model_len")
     ctx = [a for a in run.advice if a["setting"] == "max_model_len"]
     assert all(a["current"] == cut for a in ctx), ctx
+
+
+# --- Metal's API validation failing an assertion ("-[_MTLCommandBuffer addCompletedHandler:]:1011: failed assertion
+# `...'") is a command buffer used out of order, a bug, not memory; unless its words speak of memory ------------------
+
+
+@pytest.mark.parametrize("line", [
+    "-[_MTLCommandBuffer addCompletedHandler:]:1011: failed assertion `Completed handler provided after commit call'",
+    "-[IOGPUMetalCommandBuffer validate]:214: failed assertion `commit an already committed command buffer'",
+    "-[MTLDebugComputeCommandEncoder dispatchThreadgroups:threadsPerThreadgroup:]:1370: failed assertion "
+    "`encoder has already been ended'",
+])
+def test_a_metal_api_assertion_is_not_memory(line):
+    run = run_of(diag("\n".join(["INFO:mlx_lm.server:Starting httpd at 127.0.0.1 on port 8080...",
+                                 "127.0.0.1 - - [01/Jun/2025 10:00:00] \"POST /v1/chat/completions HTTP/1.1\" 200 -",
+                                 line, "zsh: abort      mlx_lm.server --model mlx-community/Qwen3-30B-A3B-4bit"])))
+    assert (run.kind, run.code) == ("NOT_OOM", "metal-api-assertion"), (run.kind, run.code)
+
+
+def test_a_metal_assertion_that_speaks_of_memory_is_no_verdict_of_not_memory():
+    run = run_of(diag("-[MTLDebugDevice newBufferWithLength:options:]:670: failed assertion `Buffer Validation: "
+                      "requested length exceeds the device's maximum buffer length'"))
+    assert run.code != "metal-api-assertion", (run.kind, run.code)

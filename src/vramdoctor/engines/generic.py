@@ -722,6 +722,11 @@ LOG = LogWords(
         # ggml's GGML_ABORT("fatal error") (an unsupported case in a kernel, "ggml-cuda/fattn.cu:574: fatal error"):
         # an abort by a check, not memory running out
         msg(r"\.(?:cu|cpp|c|m):\d+: fatal error\s*$", "not_oom", code="ggml-assert"),
+        # Metal's API validation (an Objective-C method, then "failed assertion `...'": "-[_MTLCommandBuffer
+        # addCompletedHandler:]:1011: failed assertion `Completed handler provided after commit call'"): a command
+        # buffer or encoder used out of order, a bug; not where its words speak of memory or a size past a limit
+        msg(r"-\[\w+ [\w:]+\]:\s*\d+: failed assertion `(?![^`']{0,200}?(?:[Mm]emory|OutOfMemory|[Ee]xceed|too large|"
+            r"\blength\b|\bsize\b))", "not_oom", code="metal-api-assertion"),
         msg(r"NCCL error|ncclUnhandledCudaError|NCCL watchdog|ncclSystemError|ncclInternalError|"
             r"Watchdog caught collective operation timeout|NCCL operations have failed or timed out|"
             # (as a user names it: "the final error is nccl timeout", "an NCCL timed out error")

@@ -180,6 +180,9 @@ _NOT_OOM = {
     "kv-cache-type-unsupported": "the KV cache type asked for (-ctk/-ctv) does not work with this model or these "
                                  "settings (its block size does not divide the head size, or a quantized V cache "
                                  "without flash attention): choose another cache type or turn flash attention on",
+    "metal-api-assertion": "Metal's API validation failed an assertion (a command buffer or encoder used out of "
+                           "order, or after it was committed): a bug in the engine or its Metal backend, often a race "
+                           "between requests or cache options.",
     "ggml-assert": "an assertion in ggml failed (a shape, type or setting it does not support): a bug or an "
                    "unsupported model or option.",
     "model-file-error": "the model file could not be opened or read (a wrong path, a partial download, a format "
