@@ -391,3 +391,30 @@ def test_a_metal_assertion_that_speaks_of_memory_is_no_verdict_of_not_memory():
     run = run_of(diag("-[MTLDebugDevice newBufferWithLength:options:]:670: failed assertion `Buffer Validation: "
                       "requested length exceeds the device's maximum buffer length'"))
     assert run.code != "metal-api-assertion", (run.kind, run.code)
+
+
+# --- "Fatal Python error: Aborted" names the signal, not the cause: abort() was called by an assertion or an uncaught
+# C++ exception whose words are not in the log ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["[LM STUDIO SERVER] First token generated. Continuing to stream response..", "Fatal Python error: Aborted", "",
+     "Current thread 0x00000072c2367000 (most recent call first):",
+     '  File "/Users/u/.lmstudio/extensions/backends/vendor/mlx/nn/layers/linear.py", line 47 in __call__'],
+    ["INFO 06-01 10:00:00 [api_server.py:1043] vLLM API server version 0.9.1",
+     "INFO:     Application startup complete.", "Fatal Python error: Aborted", "",
+     "Thread 0x00007f1c2e7fc640 (most recent call first):",
+     '  File "/usr/lib/python3.12/threading.py", line 355 in wait'],
+    ["mlx_lm.server --model mlx-community/Llama-3.3-70B-Instruct-4bit", "Abort trap: 6"],
+])
+def test_a_fatal_abort_names_no_cause(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind != "NOT_OOM", (run.kind, run.code)
+
+
+def test_an_abort_after_the_exception_that_caused_it_is_that_exception():
+    run = run_of(diag("\n".join([
+        "libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer "
+        "execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)",
+        "Fatal Python error: Aborted"])))
+    assert run.oom and run.kind != "NOT_OOM", (run.kind, run.code)
