@@ -418,3 +418,28 @@ def test_an_abort_after_the_exception_that_caused_it_is_that_exception():
         "execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)",
         "Fatal Python error: Aborted"])))
     assert run.oom and run.kind != "NOT_OOM", (run.kind, run.code)
+
+
+# --- mistral.rs: its engine's failed forward pass ("prompt step - Model failed with error: ...") is a model execution,
+# its own warm-up request ("Beginning dummy run.") or a served one, told by the progress before it -------------------
+
+_MRS_OOM = ('2025-06-01T10:00:12.000000Z ERROR mistralrs_core::engine: {step} step - Model failed with error: '
+            'WithBacktrace {{ inner: Cuda(Cuda(DriverError(CUDA_ERROR_OUT_OF_MEMORY, "out of memory"))), backtrace: '
+            'Backtrace [{{ fn: "candle_core::error::Error::bt" }}] }}')
+
+
+@pytest.mark.parametrize("before,step,kind", [
+    (["2025-06-01T10:00:11.900000Z  INFO mistralrs_core: Beginning dummy run."], "prompt", "WARMUP"),
+    (["2025-06-01T10:00:11.000000Z  INFO mistralrs_core: Beginning dummy run.",
+      "2025-06-01T10:00:11.500000Z  INFO mistralrs_core: Dummy run completed in 0.5s."], "completion", "RUNTIME"),
+    ([], "prompt", "UNDETERMINED"),
+])
+def test_mistralrs_failed_step_is_placed_by_its_warm_up(before, step, kind):
+    rep = diag("\n".join(["2025-06-01T10:00:00.000000Z  INFO mistralrs_server: Model kind is: gguf quantized"] + before
+                         + [_MRS_OOM.format(step=step)]))
+    run = run_of(rep)
+    assert rep.engine == "mistralrs" and run.kind == kind, (rep.engine, run.kind, run.code)
+    if kind == "UNDETERMINED":
+        assert run.candidates == ["WARMUP", "RUNTIME"], run.candidates
+    if kind == "RUNTIME":
+        assert any(a["flags"].startswith("--max-seqs") for a in run.advice), run.advice

@@ -1,0 +1,45 @@
+"""mistral.rs: a Rust inference server (candle) with its own PagedAttention KV cache.
+
+Sources (EricLBuehler/mistral.rs): `mistralrs-core/src/engine` (a failed forward pass: "prompt step - Model failed with
+error: ..." / "completion step - Model failed with error: ...", logged by the target `mistralrs_core::engine`: a model
+execution, the warm-up or a request); `mistralrs-core/src/lib.rs` (the warm-up request it sends itself once a text or
+vision model is loaded: "Beginning dummy run." ... "Dummy run completed in Xs.", INFO until it moved to debug, so its
+absence says nothing); candle's CUDA errors (`DriverError(CUDA_ERROR_OUT_OF_MEMORY, "out of memory")`). Flags
+(`mistralrs-server` / `mistralrs serve`): `--max-seqs` (default 32), PagedAttention's `--pa-gpu-mem-usage` (the
+fraction of GPU memory its KV cache takes), `--pa-ctxt-len`, `--pa-cache-type f8e4m3`, `--pa-prefill-chunk-size`;
+in-situ quantization `--isq Q4K`; `--num-device-layers` (layers on the GPU, the rest on the CPU).
+"""
+
+from __future__ import annotations
+
+from .interface import Engine, LogWords
+from .words import fraction, count, rx, cli
+
+LOG = LogWords(
+    fingerprint=rx(r"\bmistralrs_(?:core|server|server_core|quant)\b|\bmistralrs-server\b|\bmistral\.rs\b"),
+    # a forward pass that failed: a model execution, the warm-up's or a request's, placed by the progress before it
+    frames={"COMPUTE": rx(r"\b(?:prompt|completion) step - Model failed with error\b")},
+    # its warm-up request is the start-up's last step, sent once the model and its KV cache are made: a model
+    # execution after "Beginning dummy run." is that warm-up, and after "Dummy run completed" a served request
+    milestones=(
+        ("kv_done", rx(r"\bBeginning dummy run\b")),
+        ("ready", rx(r"\bDummy run completed in\b")),
+    ),
+    figures=(
+        cli("max_num_seqs", "max-seqs", count),
+        cli("pa_gpu_mem_usage", "pa-gpu-mem-usage", fraction),
+        cli("max_model_len", "pa-ctxt-len", count),
+    ),
+)
+
+ENGINE = Engine(
+    name="mistralrs", label="mistral.rs", log=LOG, fraction_key="pa_gpu_mem_usage",
+    aliases=("mistral.rs", "mistral-rs", "mistralrs-server"),
+    flags={"max_num_seqs": "--max-seqs {n}",
+           "memory_fraction": "--pa-gpu-mem-usage {x} (PagedAttention's share of GPU memory)",
+           "max_model_len": "--pa-ctxt-len {n}",
+           "kv_cache_dtype": "--pa-cache-type f8e4m3",
+           "max_num_batched_tokens": "--pa-prefill-chunk-size {n}",
+           "quantization": "--isq Q4K (in-situ quantization) or a smaller quant",
+           "gpu_layers": "--num-device-layers {n}"},
+)
