@@ -443,3 +443,19 @@ def test_mistralrs_failed_step_is_placed_by_its_warm_up(before, step, kind):
         assert run.candidates == ["WARMUP", "RUNTIME"], run.candidates
     if kind == "RUNTIME":
         assert any(a["flags"].startswith("--max-seqs") for a in run.advice), run.advice
+
+
+# --- a logged request (the prompt echoed) quoted as the furthest step reached: the line, its prompt left out ----------
+
+
+@pytest.mark.parametrize("line", [
+    "INFO 11-02 15:24:10 logger.py:37] Received request chat-3f2c: prompt: '<|begin_of_text|>Summarize my secret "
+    "notes', params: SamplingParams(n=1, max_tokens=1024), prompt_token_ids: [128000, 128006], lora_request: None.",
+    "(APIServer pid=1) INFO 06-01 10:00:00 [logger.py:43] Received request chatcmpl-9a1b: prompt: \"<|im_start|>user\\n"
+    "Summarize my secret notes\", params: SamplingParams(n=1, temperature=0.7), prompt_token_ids: None.",
+])
+def test_a_logged_request_is_quoted_without_its_prompt(line):
+    run = run_of(diag("\n".join(["INFO 06-01 10:00:00 [api_server.py:1043] vLLM API server version 0.6.3",
+                                 "INFO:     Application startup complete.", line])))
+    quoted = [e["text"] for e in run.evidence if "Received request" in e["text"]]
+    assert quoted and "secret" not in quoted[0] and "params" in quoted[0], run.evidence

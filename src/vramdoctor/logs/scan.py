@@ -39,6 +39,9 @@ from .authorship import HEADING, TITLE, user_words
 from .table import header_column, row_value
 
 WINDOW = 80  # lines kept before a failure: the traceback that leads to it
+#: a logged request's prompt (vLLM's "Received request chat-3f2c: prompt: '...', params: ..."): the user's text, left
+#: out where the line is quoted as the request that shows the server serving
+_ELIDED_PROMPT = re.compile(r"(\bprompt: )(['\x22])(?:.*?\2(?=, (?:params|sampling_params|prompt_token_ids)\b)|.*$)")
 AFTER = 12  # lines kept after a failure: C++ backtraces and follow-up messages
 AFTER_TRACEBACK = 400  # ... and while a Python traceback that began in them goes on: its frames, up to this many lines
 MAX_FAILURES = 8
@@ -223,7 +226,9 @@ class Scanner:
         if echo:  # a logged request: the prompt is the user's text
             r.lines += 1
             r.last_line = line_no
-            r.progress.setdefault("requests", line_no)
+            if "requests" not in r.progress:
+                r.progress["requests"] = line_no
+                r.progress_text["requests"] = _ELIDED_PROMPT.sub(r"\1\2...\2", text, count=1)[:200]
             self.recent.append((line_no, text))
             return
         ms = sorted(c.get("ms", ()))
