@@ -459,3 +459,17 @@ def test_a_logged_request_is_quoted_without_its_prompt(line):
                                  "INFO:     Application startup complete.", line])))
     quoted = [e["text"] for e in run.evidence if "Received request" in e["text"]]
     assert quoted and "secret" not in quoted[0] and "params" in quoted[0], run.evidence
+
+
+# --- a person's sentence after the failure (a maintainer's explanation of how the engine works) is no message of the
+# engine placing it: "The KV cache is preallocated for the full context" names no phase this failure came in ---------
+
+
+@pytest.mark.parametrize("after", [
+    "@someone Note that the KV cache is preallocated for the full context in both engines, so that part is fixed.",
+    "For context, the weights are loaded into unified memory before anything else happens on this machine.",
+    "This is expected because the CUDA graphs are captured for every batch size up to the maximum by default.",
+])
+def test_a_persons_explanation_after_the_failure_places_nothing(after):
+    run = run_of(diag("\n".join(["Out of memory errors when running gemma3 on my 3090", "", after])))
+    assert run.kind == "UNDETERMINED", (run.kind, run.code, run.phase_source)
