@@ -473,3 +473,20 @@ def test_a_logged_request_is_quoted_without_its_prompt(line):
 def test_a_persons_explanation_after_the_failure_places_nothing(after):
     run = run_of(diag("\n".join(["Out of memory errors when running gemma3 on my 3090", "", after])))
     assert run.kind == "UNDETERMINED", (run.kind, run.code, run.phase_source)
+
+
+# --- llama-server's "Context size has been exceeded." is llama_decode finding no free KV cell for a one-token batch:
+# with several slots sharing one cache (kv_unified), each told the whole n_ctx, that is the shared cache full under
+# load (RUNTIME), not one request longer than its slot's context ---------------------------------------------------
+
+
+@pytest.mark.parametrize("slots,unified,kind", [(4, "true", "RUNTIME"), (4, "false", "NONE"), (1, "true", "NONE")])
+def test_context_exceeded_on_a_shared_kv_cache_is_the_cache_full(slots, unified, kind):
+    run = run_of(diag("\n".join([
+        "main: build = 6500 (a1b2c3d4)",
+        f"srv    load_model: initializing, n_slots = {slots}, n_ctx_slot = 32768, kv_unified = '{unified}'",
+        "main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+        "slot launch_slot_: id  0 | task 57 | processing task",
+        "srv    send_error: task id = 57, error: Context size has been exceeded.",
+        "srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 500"])))
+    assert run.kind == kind, (run.kind, run.code)

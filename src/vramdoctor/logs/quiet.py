@@ -16,6 +16,10 @@ from .prose import supposed, written_by_user
 from .verdict import KIND_OF_PHASE, Diagnosis
 
 
+
+#: llama-server's words when llama_decode finds no free KV cell for a one-token batch (tools/server update_slots)
+_DECODE_FULL = re.compile(r"Context size has been exceeded", re.I)
+
 def leak(run: RunFacts) -> Diagnosis | None:
     said = [p for p in run.pressure if p.kind == "leak"]
     free, total = run.numbers.get("leak_check_available_tokens"), run.numbers.get("kv_pool_tokens")
@@ -421,6 +425,21 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
     reached = [(run.progress[marker], run.progress_text.get(marker, ""))] if marker else []
     if run.refused and run.refused_first:
         ln, text = run.refused_first
+        slots = run.numbers.get("n_slots")
+        if (_DECODE_FULL.search(text) and run.numbers.get("kv_unified") is True and isinstance(slots, int)
+                and slots > 1):
+            # llama-server sends "Context size has been exceeded." to every processing slot when llama_decode finds no
+            # free cell for even a one-token batch (tools/server update_slots): with the slots sharing one cache
+            # (kv_unified, each told the whole n_ctx) that is the shared cache full under load, not one request too long
+            return Diagnosis(kind="RUNTIME", code="kv-cache-full-request-failed", oom=None, inferred=True,
+                             evidence=[(ln, text), (run.number_lines.get("kv_unified", 0),
+                                                    f"n_slots = {slots}, kv_unified = true")],
+                             phase_source="the server's refusal, with its slots sharing one KV cache",
+                             message=f"{run.refused} request(s) failed with \"Context size has been exceeded.\" while "
+                                     f"{slots} slots share one KV cache (kv_unified), each allowed the whole context: "
+                                     "llama-server says so when no cell of the shared cache is free for even one "
+                                     "token, so concurrent requests filled it. Fewer slots, a larger context in all, "
+                                     "or a context per slot (no unified cache) keeps them apart.")
         said = (f"{run.refused} request(s) were refused as longer than the context the server allows (the first at "
                 f"line {ln})")
         if not isinstance(run.numbers.get("_failure_stated"), str):
