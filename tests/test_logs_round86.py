@@ -490,3 +490,26 @@ def test_context_exceeded_on_a_shared_kv_cache_is_the_cache_full(slots, unified,
         "srv    send_error: task id = 57, error: Context size has been exceeded.",
         "srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 500"])))
     assert run.kind == kind, (run.kind, run.code)
+
+
+# --- a setting's name in a config or environment dump (OLLAMA_KV_CACHE_TYPE in Ollama's "server config" line, whose
+# source=routes.go makes it read like a frame; VLLM_USE_V1; SGLANG_DISABLE_CUDA_GRAPH) names no step ------------------
+
+_OLLAMA_CUDA_OOM = ["time=2025-05-27T12:33:30.000+08:00 level=INFO source=server.go:405 msg=\"starting llama server\" "
+                    "cmd=\"ollama runner --model blob --ctx-size 8192 --n-gpu-layers 41 --parallel 2\"",
+                    "CUDA error: out of memory",
+                    "goroutine 7 [running]:",
+                    "github.com/ollama/ollama/runner/llamarunner.(*Server).loadModel(0xc0000f6360, {0x29, 0x0})",
+                    "\tC:/a/ollama/ollama/runner/llamarunner/runner.go:757 +0x389"]
+
+
+@pytest.mark.parametrize("config", [
+    'time=2025-05-27T12:32:43.205+08:00 level=INFO source=routes.go:1205 msg="server config" env="map[OLLAMA_DEBUG:true '
+    'OLLAMA_KV_CACHE_TYPE: OLLAMA_NUM_PARALLEL:0]"',
+    'time=2025-05-27T12:32:43.205+08:00 level=INFO source=routes.go:1205 msg="server config" env="map[OLLAMA_DEBUG:true '
+    'OLLAMA_FLASH_ATTENTION:false OLLAMA_SCHED_SPREAD:false OLLAMA_KV_CACHE_TYPE:q8_0]"',
+])
+def test_a_settings_name_in_a_config_dump_names_no_step(config):
+    run = run_of(diag("\n".join([config] + _OLLAMA_CUDA_OOM)))
+    assert not (run.kind == "KV_CAPACITY" and "server config" in run.evidence[-1]["text"]), (run.kind, run.evidence)
+    assert run.kind in ("UNDETERMINED", "WEIGHTS") or run.inferred, (run.kind, run.code)

@@ -284,6 +284,11 @@ COMMAND = re.compile(
     r"^\s*(?:[A-Z_][A-Z0-9_]*=\S*\s+)*/[\w./+-]+(?=[ \t]+--?[A-Za-z])")
 
 
+#: an environment variable's or a macro's name, all capitals joined by underscores (OLLAMA_KV_CACHE_TYPE,
+#: VLLM_USE_V1, SGLANG_DISABLE_CUDA_GRAPH): a setting, not the name of a step or a function
+_SETTING_NAME = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
+
+
 def phase_words(text: str, engine: str | None = None) -> str | None:
     """The phase a frame or an in-progress line names, None if it names none. The run's engine is asked
     first (then the engine it wraps, then the generic words, then every other engine): the same step
@@ -292,6 +297,7 @@ def phase_words(text: str, engine: str | None = None) -> str | None:
     first: allocation frames sit inside the warm-up and load frames that call them."""
     if COMMAND.match(text):
         return None
+    text = _SETTING_NAME.sub(" ", text)  # (a setting's name, OLLAMA_KV_CACHE_TYPE in a config dump, is no step)
     k = knowledge()
     order: list[str] = []
     e = k.engine.get(engine or "")
