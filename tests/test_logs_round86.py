@@ -513,3 +513,23 @@ def test_a_settings_name_in_a_config_dump_names_no_step(config):
     run = run_of(diag("\n".join([config] + _OLLAMA_CUDA_OOM)))
     assert not (run.kind == "KV_CAPACITY" and "server config" in run.evidence[-1]["text"]), (run.kind, run.evidence)
     assert run.kind in ("UNDETERMINED", "WEIGHTS") or run.inferred, (run.kind, run.code)
+
+
+# --- torch.compile's compiler failing (Inductor, a graph pass, dynamo's backend) is no memory failure, unless the error
+# it wraps is -------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("line,kind", [
+    ("(Worker_TP0 pid=409) ERROR 04-24 10:50:25 [multiproc_executor.py:971] torch._inductor.exc.InductorError: "
+     "AssertionError: auto_functionalized was not removed", "NOT_OOM"),
+    ("[2025-08-01 10:00:00 TP0] Scheduler hit an exception: torch._dynamo.exc.BackendCompilerFailed: "
+     "backend='inductor' raised: LoweringException: NotImplementedError: fp8 on sm_75", "NOT_OOM"),
+    ("ERROR 04-24 10:50:25 [core.py:700] torch._inductor.exc.InductorError: RuntimeError: CUDA out of memory. Tried "
+     "to allocate 2.00 GiB.", None),
+])
+def test_a_compiler_failure_is_not_memory(line, kind):
+    run = run_of(diag("\n".join(["INFO 04-24 10:49:00 [api_server.py:1043] vLLM API server version 0.11.0", line])))
+    if kind:
+        assert (run.kind, run.code) == (kind, "compiler-error"), (run.kind, run.code)
+    else:
+        assert run.kind != "NOT_OOM", (run.kind, run.code)

@@ -864,6 +864,11 @@ LOG = LogWords(
         # because `Qwen2ForCausalLM` does not implement `set_embed`"); not in a sentence that also names an
         # out-of-memory, nor in a warning that goes on ("WARNING ... Failed to import Ray with ModuleNotFoundError")
         msg(r"^\s*(?:[\w.]+\.)?(?:" + CODE_ERRORS + r")\s*$", "not_oom", code="code-error", flags=0),
+        # torch.compile's compiler failing (Inductor's lowering or a graph pass: "torch._inductor.exc.InductorError:
+        # AssertionError: auto_functionalized was not removed", dynamo's "BackendCompilerFailed: backend='inductor'
+        # raised: ..."): the model's compilation, a bug or an unsupported GPU; not where the error it wraps is memory
+        msg(r"\b(?:torch\._inductor\.exc\.InductorError|BackendCompilerFailed)\b(?![^\n]{0,300}?(?:out of memory|"
+            r"OutOfMemory|OOM\b|out of resource))", "not_oom", code="compiler-error"),
         # ... or C++'s length_error of a container asked for an impossible size (libstdc++'s "vector::_M_default_append",
         # "vector::_M_realloc_insert", "basic_string::_M_create", "cannot create std::vector larger than max_size()"):
         # a wrong size computed, not memory exhausted (that is std::bad_alloc)

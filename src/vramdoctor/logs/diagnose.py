@@ -201,6 +201,9 @@ _NOT_OOM = {
                            "num_predict, or a larger -c / num_ctx per slot), or turn context shift off "
                            "(llama-server's --no-context-shift; off by default since mid-2025 builds, so drop "
                            "--context-shift) so a full slot ends its request instead.",
+    "compiler-error": "torch.compile's compiler (Inductor, a graph pass, dynamo's backend) failed on this model or GPU: "
+                      "a bug or an unsupported combination; running the model without torch.compile avoids it, at some "
+                      "speed.",
     "code-error": "the engine's code failed on a path this model or these settings do not have (a method or attribute "
                   "missing, a path not implemented, a Python error such as NotImplementedError, AttributeError or "
                   "KeyError): a bug or an unsupported combination; the error named says which.",
