@@ -533,3 +533,27 @@ def test_a_compiler_failure_is_not_memory(line, kind):
         assert (run.kind, run.code) == (kind, "compiler-error"), (run.kind, run.code)
     else:
         assert run.kind != "NOT_OOM", (run.kind, run.code)
+
+
+# --- a traceback cut inside a layer's process_weights_after_loading (the quantized weights reshaped after they are
+# read, in the loader's own pass) was loading the weights --------------------------------------------------------------
+
+_PWAL = {
+    "vllm-mla": ['  File "/usr/local/lib/python3.12/dist-packages/vllm/attention/backends/mla/utils.py", line 378, in '
+                 'process_weights_after_loading', "    W_UV_O, W_UV_O_scales = scaled_quantize(",
+                 '  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/quantization/utils/'
+                 'quant_utils.py", line 1'],
+    "vllm-loader": ['  File "/opt/vllm/vllm/model_executor/model_loader/utils.py", line 160, in '
+                    'process_weights_after_loading', "    quant_method.process_weights_after_loading(module)",
+                    '  File "/opt/vllm/vllm/model_executor/layers/quantization/fp8.py", line 4'],
+    "sglang": ['  File "/sgl-workspace/sglang/python/sglang/srt/layers/quantization/fp8.py", line 512, in '
+               'process_weights_after_loading', "    layer.weight = Parameter(weight.t(), requires_grad=False)",
+               '  File "/sgl-workspace/sglang/python/sglang/srt/layers/quantization/fp8_ut'],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_PWAL))
+def test_a_traceback_cut_in_process_weights_after_loading_is_the_weights(name):
+    run = run_of(diag("\n".join(["We run DeepSeek-V3 on 16 L40 and it throws CUDA out of memory:", "",
+                                 "Traceback (most recent call last):"] + _PWAL[name])))
+    assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)

@@ -116,7 +116,7 @@ _LOADER_PROPER = re.compile(r"model_loader[/.]|\bin get_model\b|\bget_model\(|\b
                             # (TurboMind's _create_weight and create_shared_weights, lmdeploy/turbomind/turbomind.py)
                             r"\b_?create_(?:shared_)?weights?\b|Parameter\(torch\.(?:empty|zeros)|"
                             # (... and its process_weight, run over each device's weights after they are read)
-                            r"\bprocess_weights?\b|"
+                            r"\bprocess_weights?(?:_after_loading)?\b|"
                             # ... or a model moved to the GPU whole (model.cuda(), nn.Module._apply over its tensors)
                             r"\bin _apply\b|\bself\._apply\(|\bmodel\s*=\s*model\.(?:cuda|to)\(|"
                             # ... or ExLlama (v1) building its model, which reads the weights; its cache is made by
