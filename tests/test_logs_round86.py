@@ -557,3 +557,18 @@ def test_a_traceback_cut_in_process_weights_after_loading_is_the_weights(name):
     run = run_of(diag("\n".join(["We run DeepSeek-V3 on 16 L40 and it throws CUDA out of memory:", "",
                                  "Traceback (most recent call last):"] + _PWAL[name])))
     assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)
+
+
+# --- a GPU that lacks a data type or kernel, in a report's words ("2080 Ti does not support bfloat16"): not memory;
+# not where the same line states an out of memory -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("said,kind", [
+    ("[Bug]: 4*2080ti 22g deploy Qwen3.5-35B-A3B fail:2080 Ti does not support bfloat16", "NOT_OOM"),
+    ("The V100 doesn't support FP8, so the engine fails to start with kv-cache-dtype fp8.", "NOT_OOM"),
+    ("# T4 does not support FlashAttention: sglang crashes at start", "NOT_OOM"),
+    ("My GPU does not support flash attention and then I get CUDA out of memory during warmup.", "WARMUP"),
+])
+def test_a_gpu_that_lacks_a_type_in_the_reports_words_is_not_memory(said, kind):
+    run = run_of(diag(said))
+    assert run.kind == kind, (run.kind, run.code)

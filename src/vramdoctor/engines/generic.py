@@ -887,7 +887,11 @@ LOG = LogWords(
         msg(r"\bnot supported (?:in|on|by|for) (?:this|the current|your) (?:GPU|architecture|device|hardware)\b|"
             r"\bonly supported on GPUs with compute capability\b|\bMinimum capability: \d+\.?\s+Current capability: \d+|"
             r"\bonly supports? (?:Ampere|Hopper|Turing|Ada|Blackwell|sm_?\d+)\b|"
-            r"\brequires? (?:a GPU with )?compute capability (?:of )?(?:at least |>= ?)?\d", "not_oom",
+            r"\brequires? (?:a GPU with )?compute capability (?:of )?(?:at least |>= ?)?\d|"
+            # ... in a report's words ("fail: 2080 Ti does not support bfloat16", "the V100 doesn't support FP8"), not in
+            # a line that states an out of memory too
+            r"^(?![^\n]*(?:out of memory|OutOfMemory|\bOOM))[^\n]*?\b(?:GPU|card|\d{3,4}\s?Ti|[TVAPHL]\d{1,3}|sm_?\d+|Turing|Volta|Pascal)\S*\s+does(?: not|n['\u2019]?t) "
+            r"support (?:bf(?:loat)?16|fp8|FP8|flash[- ]?attention|FlashAttention)\b", "not_oom",
             code="gpu-unsupported"),
         # a kernel with no build for this shape or setting (FlashInfer's dispatch macros: "failed to dispatch head_dim
         # 96", "... failed to dispatch group_size 3", "Unsupported head_dim: 72"): a model the kernel does not support
