@@ -572,3 +572,19 @@ def test_a_traceback_cut_in_process_weights_after_loading_is_the_weights(name):
 def test_a_gpu_that_lacks_a_type_in_the_reports_words_is_not_memory(said, kind):
     run = run_of(diag(said))
     assert run.kind == kind, (run.kind, run.code)
+
+
+# --- a client's view of a server failure (an HTTP 500, "Internal Server Error") names no cause: the server's own lines
+# would --------------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("said", [
+    "After it hangs, completion requests receive `openai.error.APIError: Invalid response object from API: 'Internal "
+    "Server Error' (HTTP response code was 500).` and there were no error messages from the server.",
+    "requests.exceptions.HTTPError: 500 Server Error: Internal Server Error for url: http://localhost:8000/v1/completions",
+    "httpx.HTTPStatusError: Server error '500 Internal Server Error' for url 'http://127.0.0.1:8000/v1/chat/completions'",
+])
+def test_a_clients_http_500_names_no_cause(said):
+    run = run_of(diag("\n".join(["INFO 10-27 20:30:00 api_server.py:100] vLLM API server version 0.2.1",
+                                 "INFO:     Application startup complete.", said])))
+    assert run.kind != "NOT_OOM", (run.kind, run.code)

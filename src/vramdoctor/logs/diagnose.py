@@ -293,14 +293,18 @@ def _wrapper_states_cause(text: str) -> bool:
 #: streaming", "Something went wrong", "Internal Server Error"): no cause
 _NO_CAUSE = re.compile(r"\s*(?:an? )?(?:unknown |unexpected |internal |unhandled )?(?:error|exception|failure|problem)s? "
                        r"(?:has |have )?(?:occurred|occured|happened|was raised|was thrown)\b|\s*something went wrong\b|"
-                       r"\s*(?:internal server error|unknown error|unexpected error)\W*$|"
+                       r"\W*(?:internal server error|unknown error|unexpected error)\W*$|"
                        # ... or only the signal that ended it ("Fatal Python error: Aborted", "Abort trap: 6"): abort()
                        # was called by something else (an assertion, an uncaught C++ exception), whose words say why
                        r"\s*(?:Aborted|Abort trap(?:: ?6)?|SIGABRT)\W*$", re.I)
 #: a crash reported without its cause, anywhere in the line (LM Studio's "The model has crashed without additional
 #: information. (Exit code: 6)")
 _NO_INFO = re.compile(r"\b(?:crashed|failed|exited|stopped|terminated) (?:without|with no) (?:any )?(?:additional |"
-                      r"further |more )?(?:information|details?|message|output|error message)\b", re.I)
+                      r"further |more )?(?:information|details?|message|output|error message)\b|"
+                      # ... or a client's view of it, the server's HTTP 500 and nothing of why ("openai.error.APIError:
+                      # Invalid response object from API: 'Internal Server Error' (HTTP response code was 500)")
+                      r"\bInternal Server Error\W{0,3}(?:\(HTTP (?:response )?(?:code|status) (?:was |is )?500\)|for url\b|$)",
+                      re.I)
 
 
 def _cause_shown(f: Failure) -> bool:
