@@ -588,3 +588,19 @@ def test_a_clients_http_500_names_no_cause(said):
     run = run_of(diag("\n".join(["INFO 10-27 20:30:00 api_server.py:100] vLLM API server version 0.2.1",
                                  "INFO:     Application startup complete.", said])))
     assert run.kind != "NOT_OOM", (run.kind, run.code)
+
+
+# --- MLX's "[metal::malloc] Resource limit (499000) exceeded" is the count of Metal buffers past its ceiling, not bytes
+# run out ------------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["INFO:mlx_lm.server:Starting httpd at 127.0.0.1 on port 8080...",
+     "RuntimeError: [metal::malloc] Resource limit (499000) exceeded."],
+    ["Resource limit (499000) exceeded with mlx_lm.server distributed.", "", "Traceback (most recent call last):",
+     '  File "/Users/u/mlx-lm/mlx_lm/server.py", line 803, in _generate'],
+    ["2026-08-05 10:00:00,000 - ERROR - Engine loop error: [metal::malloc] Resource limit (524288) exceeded."],
+])
+def test_mlx_metal_resource_limit_is_a_count_not_memory(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "metal-resource-limit"), (run.kind, run.code)

@@ -3,20 +3,27 @@
 Sources (ml-explore/mlx, ml-explore/mlx-lm): `mlx/backend/metal/eval.cpp` / `device.cpp` ("[METAL] Command
 buffer execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)", an
 uncaught C++ exception that ends the process), `mlx_lm/server.py` (its access lines and "Starting httpd
-at ..."), `mlx_lm/generate.py` (--max-kv-size: a rotating KV cache of that many tokens). Memory is the
+at ..."), `mlx_lm/generate.py` (--max-kv-size: a rotating KV cache of that many tokens), `mlx/backend/metal/allocator.cpp`
+("[metal::malloc] Resource limit (N) exceeded.": the number of Metal buffers, not bytes). Memory is the
 Metal working set of unified memory: macOS lets the GPU wire only part of it (`iogpu.wired_limit_mb`).
 """
 
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import rx
+from .words import msg, rx
 
 LOG = LogWords(
     fingerprint=rx(r"mlx_lm|mlx-lm|mlx_vlm|mlx\.core|\[METAL\] Command buffer execution failed|mlx-community/|"
                    r"Batch eval all weights"),
     # no KV pool is made at start: after the weights come kernel compilation and requests
     after_weights=("WARMUP", "RUNTIME"),
+    messages=(
+        # mlx/backend/metal/allocator.cpp: "[metal::malloc] Resource limit (499000) exceeded.": the count of live Metal
+        # buffers (iogpu.rsrc_limit, 499000 where unknown) past its ceiling, not bytes: buffers the allocator's cache
+        # keeps, or a long context's many small ones
+        msg(r"\bResource limit \(\d+\) exceeded", "not_oom", code="metal-resource-limit"),
+    ),
     milestones=(
         ("weights_done", rx(r"Batch eval all weights")),
         ("ready", rx(r"Starting httpd at")),

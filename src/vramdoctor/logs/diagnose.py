@@ -180,6 +180,10 @@ _NOT_OOM = {
     "kv-cache-type-unsupported": "the KV cache type asked for (-ctk/-ctv) does not work with this model or these "
                                  "settings (its block size does not divide the head size, or a quantized V cache "
                                  "without flash attention): choose another cache type or turn flash attention on",
+    "metal-resource-limit": "the process holds more Metal buffers than the GPU allows (a count, about 499,000, not "
+                            "bytes): MLX's buffer cache keeps freed buffers, and a long context holds many; cap the "
+                            "cache (mx.set_cache_limit, or the server's own cache-limit setting) or clear it between "
+                            "requests (mx.clear_cache), and keep prompts shorter.",
     "metal-api-assertion": "Metal's API validation failed an assertion (a command buffer or encoder used out of "
                            "order, or after it was committed): a bug in the engine or its Metal backend, often a race "
                            "between requests or cache options.",
