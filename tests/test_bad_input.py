@@ -228,6 +228,8 @@ def test_estimate_names_what_it_cannot_model(tmp_path, name, says):
     r = est(cfg_file(tmp_path), "--engine", name, "--gpu-memory", "24GiB")
     assert r.exit_code == 2
     assert says in " ".join(r.output.split()) and "ollama (llamacpp's)" in " ".join(r.output.split())
+    # (only engines whose rules it shares exist: Triton's TensorRT-LLM backend wraps an engine without rules)
+    assert "triton-trtllm" not in r.output, r.output
 
 
 @pytest.mark.parametrize("name,rules", [("ollama", "llamacpp"), ("koboldcpp", "llamacpp"), ("aphrodite", "vllm")])

@@ -86,7 +86,8 @@ def get_engine(name: str) -> EngineRules:
     if e is not None and e.rules is not None:
         return e.rules()
     # (only now every engine is loaded, to name those that share rules: estimate on one engine imports one module)
-    shared = ", ".join(f"{x.name} ({x.wraps}'s)" for x in all_engines() if x.wraps)
+    # (those whose wrapped engine has rules of its own: Triton's TensorRT-LLM backend wraps an engine with none)
+    shared = ", ".join(f"{x.name} ({x.wraps}'s)" for x in all_engines() if x.wraps and get(x.wraps).rules is not None)
     hint = f"Use vllm, sglang, llamacpp or generic, or an engine that shares their rules: {shared}."
     if e is not None:
         raise UsageError(f"estimate has no memory rules for {e.label} (`logs` reads its logs).", option="--engine",
