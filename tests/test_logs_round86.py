@@ -604,3 +604,21 @@ def test_a_clients_http_500_names_no_cause(said):
 def test_mlx_metal_resource_limit_is_a_count_not_memory(lines):
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("NOT_OOM", "metal-resource-limit"), (run.kind, run.code)
+
+
+# --- SGLang's prefill batch admits its new sequences into the running batch ("#new-seq: 3, ... #running-req: 5"): 8
+# were in flight, and a cap on running requests moves from that -------------------------------------------------------
+
+
+@pytest.mark.parametrize("new,running,peak", [(3, 5, 8), (1, 30, 31)])
+def test_sglang_prefill_batch_counts_its_new_sequences_as_running(new, running, peak):
+    run = run_of(diag("\n".join([
+        "[2025-06-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen2.5-32B-Instruct', max_running_requests=64, "
+        "mem_fraction_static=0.88)",
+        "[2025-06-01 10:00:40] The server is fired up and ready to roll!",
+        f"[2025-06-01 10:01:00 TP0] Prefill batch. #new-seq: {new}, #new-token: 8192, #cached-token: 0, token usage: "
+        f"0.41, #running-req: {running}, #queue-req: 2",
+        "[2025-06-01 10:01:01 TP0] Scheduler hit an exception: torch.OutOfMemoryError: CUDA out of memory. Tried to "
+        "allocate 3.00 GiB. GPU 0 has a total capacity of 79.11 GiB of which 1.20 GiB is free."])))
+    seqs = [a for a in run.advice if a["setting"] == "max_num_seqs"]
+    assert seqs and f"at most {peak} were running" in seqs[0]["why"], seqs

@@ -333,6 +333,10 @@ LOG = LogWords(
         fig("kv_usage_pct", r"(?<!swa )token usage: ([\d.]+)", lambda m: round(float(m.group(1)) * 100, 2),
             mode="list"),  # the full-attention pool ("full token usage"; not the sliding-window one)
         fig("running_reqs", r"#running-req: (\d+)", count, mode="list"),
+        # a prefill batch's new sequences join the running ones (scheduler log_prefill_stats: "#new-seq" are the
+        # requests it admits, "#running-req" the running batch they are merged into): both were in flight
+        fig("prefill_concurrency", r"Prefill batch[.,] #new-seq: (\d+),.*?#running-req: (\d+)",
+            lambda m: int(m.group(1)) + int(m.group(2)), mode="list"),
         fig("queue_reqs", r"#queue-req: (\d+)", count, mode="list"),
         fig("prefill_batch_tokens", r"#new-token: " + NUM, count),
         fig("retracted_reqs", r"#retracted_reqs: (\d+)", count, mode="list"),

@@ -69,8 +69,10 @@ class Base:
 
     def seqs_down(self, why: str, to: int | None = None) -> None:
         cur = self.c.max_num_seqs
-        running = self.n.get("running_reqs")
-        peak = max(running) if isinstance(running, list) and running else None
+        # (SGLang's prefill batch: its new sequences join the running ones, `prefill_concurrency`)
+        seen = [self.n.get(key) for key in ("running_reqs", "prefill_concurrency")]
+        running = [v for x in seen for v in (x if isinstance(x, list) else [x]) if isinstance(v, int)]
+        peak = max(running) if running else None
         if to is None and isinstance(peak, int) and peak > 1 and (cur is None or peak < cur // 2):
             to = max(1, peak * 3 // 4)  # the cap was never reached: below what ran is what changes anything
             why += f" (at most {peak} were running: a cap above that changes nothing)"
