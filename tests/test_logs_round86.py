@@ -622,3 +622,21 @@ def test_sglang_prefill_batch_counts_its_new_sequences_as_running(new, running, 
         "allocate 3.00 GiB. GPU 0 has a total capacity of 79.11 GiB of which 1.20 GiB is free."])))
     seqs = [a for a in run.advice if a["setting"] == "max_num_seqs"]
     assert seqs and f"at most {peak} were running" in seqs[0]["why"], seqs
+
+
+# --- a smaller prefill chunk frees a step's activations, far less than a pool under half the context is short: the
+# step says it helps only with a shorter context ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fit,asked,alone", [(50624, 131072, False), (30000, 32768, True)])
+def test_a_smaller_chunk_is_told_as_no_fix_alone_for_a_pool_far_short(fit, asked, alone):
+    run = run_of(diag("\n".join([
+        "INFO 06-01 10:00:00 [api_server.py:1043] vLLM API server version 0.9.1",
+        f"INFO 06-01 10:00:00 [api_server.py:1044] non-default args: {{'max_model_len': {asked}, "
+        "'max_num_batched_tokens': 2048}",
+        f"ValueError: To serve at least one request with the models's max seq len ({asked}), (24.00 GiB KV cache is "
+        f"needed, which is larger than the available KV cache memory (9.27 GiB). Based on the available memory, the "
+        f"estimated maximum model length is {fit}. Try increasing `gpu_memory_utilization` or decreasing "
+        "`max_model_len` when initializing the engine."])))
+    chunk = [a for a in run.advice if a["setting"] == "max_num_batched_tokens"]
+    assert chunk and ("only together with a shorter context" not in chunk[0]["why"]) == alone, chunk

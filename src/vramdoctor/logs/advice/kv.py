@@ -103,8 +103,13 @@ class KvSteps:
             cur = n.get("max_num_batched_tokens")
             # (where chunked prefill is on already, V1 or a V0 log that shows it, the step is only a smaller chunk)
             on = "--enable-chunked-prefill" not in s.flags.get("max_num_batched_tokens", "")
-            s.add("smaller prefill chunks" if on else "chunked prefill", "max_num_batched_tokens", "a smaller step "
-                  "shrinks the activation peak profiled at start, leaving more for the KV pool", "down",
+            why = "a smaller step shrinks the activation peak profiled at start, leaving more for the KV pool"
+            if isinstance(fit, int) and isinstance(asked, int) and 0 < fit < asked / 2:
+                # (a step's activations are a few hundred MiB to a GiB or two; a pool under half the context is
+                # short by more than that)
+                why += (f", but by far less than the pool is short ({fit:,} of {asked:,} tokens): only together "
+                        "with a shorter context")
+            s.add("smaller prefill chunks" if on else "chunked prefill", "max_num_batched_tokens", why, "down",
                   max(512, cur // 4) if isinstance(cur, int) and cur > 512 else None, cur)
 
     def _fraction_for_the_shortfall(self) -> None:
