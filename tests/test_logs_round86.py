@@ -640,3 +640,16 @@ def test_a_smaller_chunk_is_told_as_no_fix_alone_for_a_pool_far_short(fit, asked
         "`max_model_len` when initializing the engine."])))
     chunk = [a for a in run.advice if a["setting"] == "max_num_batched_tokens"]
     assert chunk and ("only together with a shorter context" not in chunk[0]["why"]) == alone, chunk
+
+
+# --- a long quoted line is shown around its out-of-memory words, not around an earlier "ERROR" level field ---------
+
+
+@pytest.mark.parametrize("prefix", ['{"ts": "2025-05-01T10:00:00Z", "level": "ERROR", "msg": "fatal error. ctx=',
+                                    "ERROR 05-01 10:00:00 [core.py:700] EngineCore failed: request dump "])
+def test_a_long_line_is_quoted_around_its_out_of_memory_words(prefix):
+    from vramdoctor.logs.render import _quote
+
+    line = prefix + "x" * 5000 + " torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
+    shown = _quote(line)
+    assert "CUDA out of memory" in shown and len(shown) <= 230, shown

@@ -71,14 +71,16 @@ def _fmt(key: str, v: object) -> str:
     return str(v)
 
 
+_MEMORY_WORDS = re.compile(r"out of memory|outofmemory|insufficient|not enough", re.I)
 _FAILURE_WORDS = re.compile(r"out of memory|outofmemory|error|fail|alloc|insufficient|not enough", re.I)
 
 
 def _quote(text: str, width: int = 220) -> str:
-    """A quoted line cut to `width` characters, around its first failure words when they lie past the start."""
+    """A quoted line cut to `width` characters, around its first out-of-memory words (else its first failure words)
+    when they lie past the start: a JSON log line's `"level": "ERROR"` near its start is no reason to show the start."""
     if len(text) <= width:
         return text
-    m = _FAILURE_WORDS.search(text)
+    m = _MEMORY_WORDS.search(text) or _FAILURE_WORDS.search(text)
     if not m or m.end() <= width:
         return text[:width]
     start = max(0, m.start() - width // 4)
