@@ -653,3 +653,31 @@ def test_a_long_line_is_quoted_around_its_out_of_memory_words(prefix):
     line = prefix + "x" * 5000 + " torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
     shown = _quote(line)
     assert "CUDA out of memory" in shown and len(shown) <= 230, shown
+
+
+# --- a llama.cpp-family server out of memory while serving: flash attention where the log shows it off (a request's
+# compute buffer holds an n_ctx x n_ubatch matrix without it), and fewer layers on the GPU ----------------------------
+
+
+@pytest.mark.parametrize("lines,fa", [
+    (['time=2025-03-18T19:22:01.120+01:00 level=INFO source=routes.go:1288 msg="Listening on [::]:11434 (version '
+      '0.6.2)"', 'time=2025-03-18T19:22:01.120+01:00 level=INFO source=routes.go:1205 msg="server config" '
+      'env="map[OLLAMA_FLASH_ATTENTION:false OLLAMA_NUM_PARALLEL:4]"',
+      '[GIN] 2025/03/18 - 19:25:00 | 200 |  2.1s |  127.0.0.1 | POST     "/api/chat"',
+      "CUDA error: out of memory", "  current device: 0, in function alloc at ggml/src/ggml-cuda/ggml-cuda.cu:472"],
+     "OLLAMA_FLASH_ATTENTION=1"),
+    (["main: build = 5000 (abcdef12)", "llama_context: flash_attn    = 0",
+      "main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+      "slot launch_slot_: id  0 | task 3 | processing task", "CUDA error: out of memory",
+      "  current device: 0, in function alloc at ggml/src/ggml-cuda/ggml-cuda.cu:472"], "-fa"),
+    (["main: build = 5000 (abcdef12)", "llama_context: flash_attn    = 1",
+      "main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+      "slot launch_slot_: id  0 | task 3 | processing task", "CUDA error: out of memory",
+      "  current device: 0, in function alloc at ggml/src/ggml-cuda/ggml-cuda.cu:472"], None),
+])
+def test_a_ggml_servers_serving_oom_offers_flash_attention_where_off(lines, fa):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+    on = [a["flags"] for a in run.advice if a["setting"] == "flash_attn"]
+    assert (on[0].startswith(fa) if fa else not on), on
+    assert any(a["setting"] == "gpu_layers" for a in run.advice), run.advice
