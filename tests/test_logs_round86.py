@@ -681,3 +681,18 @@ def test_a_ggml_servers_serving_oom_offers_flash_attention_where_off(lines, fa):
     on = [a["flags"] for a in run.advice if a["setting"] == "flash_attn"]
     assert (on[0].startswith(fa) if fa else not on), on
     assert any(a["setting"] == "gpu_layers" for a in run.advice), run.advice
+
+
+# --- an agent's tool calls, or a client connected to the server, are requests being served ----------------------------
+
+
+@pytest.mark.parametrize("said,kind", [
+    ("Frequent tool-calls during a reasoning phase trigger the crash.", "RUNTIME"),
+    ("It dies on the third tool call of every agent session.", "RUNTIME"),
+    ("This happens while trying to connect to the server from a client on another box.", "RUNTIME"),
+    ("I start it with --enable-auto-tool-choice --tool-call-parser hermes.", "UNDETERMINED"),
+])
+def test_tool_calls_and_clients_are_serving(said, kind):
+    run = run_of(diag("\n".join(["[METAL] Command buffer execution failed: Insufficient Memory "
+                                 "(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)", said])))
+    assert run.kind == kind, (run.kind, run.code)

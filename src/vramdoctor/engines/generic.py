@@ -1127,6 +1127,12 @@ LOG = LogWords(
                         # increases", "Following a few more code completions")
                         r"\b(?:after|following) (?:a single|one|a few|a couple of|several|some) (?:more )?(?:code |chat |"
                         r"text )?(?:completions?|requests?|prompts?|queries|generations?|chats?)\b|"
+                        # ... or the tool calls an agent makes of it ("Frequent tool-calls during a reasoning phase
+                        # trigger the panic", "it crashes on the third tool call"), or a client connected to it ("while
+                        # trying to connect to the server from a client")
+                        r"\b(?:frequent|multiple|several|many|repeated|parallel|during|on|after|with|the (?:first|"
+                        r"second|third|\d+(?:st|nd|rd|th))) (?:\w+ )?tool[- ]calls?\b(?![- ](?:parser|parsing|format))|"
+                        r"\bconnect(?:s|ed|ing)? to the server from (?:a|an|my|the|another) (?:[\w-]+ ){0,3}?client\b|"
                         r"\bafter (?:handling |serving |processing |answering )?(?:only |just |about |around |~)?"
                         r"(?:\d+(?:\s*(?:-|–|to)\s*\d+)?|two|three|four|five|six|seven|eight|nine|ten|a dozen|twenty|"
                         r"thirty|forty|fifty|a hundred|hundreds of) (?:responses/)?"
