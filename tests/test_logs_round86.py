@@ -696,3 +696,22 @@ def test_tool_calls_and_clients_are_serving(said, kind):
     run = run_of(diag("\n".join(["[METAL] Command buffer execution failed: Insufficient Memory "
                                  "(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)", said])))
     assert run.kind == kind, (run.kind, run.code)
+
+
+# --- an error that names the KV cache by its kind (an unsupported shape, specs it cannot convert, a layout) and no
+# amount is no memory cause; one that names an amount stays undetermined ----------------------------------------------
+
+
+@pytest.mark.parametrize("line,kind", [
+    ("ValueError: Hybrid KV cache manager is disabled but failed to convert the KV cache specs to one unified type.",
+     "NOT_OOM"),
+    ("ValueError: Unsupported kv cache shape: (29627, 2, 16, 2, 128)", "NOT_OOM"),
+    ("RuntimeError: KV cache layout HND is not supported by the TRTLLM attention backend.", "NOT_OOM"),
+    ("RuntimeError: the KV cache blocks needed exceed what the scheduler can hold for this batch", "UNDETERMINED"),
+])
+def test_an_error_naming_the_kv_cache_by_its_kind_is_not_memory(line, kind):
+    run = run_of(diag("\n".join(["INFO 06-15 08:39:00 [api_server.py:1043] vLLM API server version 0.10.0",
+                                 "Traceback (most recent call last):",
+                                 '  File "/opt/vllm/vllm/v1/core/kv_cache_utils.py", line 900, in get_kv_cache_config',
+                                 "    raise ValueError(", line])))
+    assert run.kind == kind, (run.kind, run.code)

@@ -34,6 +34,13 @@ _MEMORYISH = re.compile(r"\b(?:memory(?!\s+(?:type|layout|format|access|address|
                         r"mem|cache|kv|vram|tokens?|blocks?|alloc\w*|buffers?|capacity|gpu_memory\w*)\b",
                         re.I)
 _CUT_END = re.compile(r"[.)\]'\"!>:]\s*$")
+#: an error's words of a thing wrong in kind (a shape, a type, a spec, a layout it does not support or cannot convert),
+#: and of an amount (a size, a shortfall, what is free or allocated): the first without the second is no memory cause
+_OF_KIND = re.compile(r"\b(?:unsupported|not supported|shapes?|specs?|layouts?|dtypes?|types?|convert\w*|invalid|"
+                      r"mismatch\w*|incompatible|not implemented)\b", re.I)
+_OF_AMOUNT = re.compile(r"\b(?:enough|insufficient|exceed\w*|larger|smaller|bigger|too (?:small|large|big|many|few|"
+                        r"long)|out of|available|free|allocat\w*|capacity|no (?:space|room)|full|needs?|needed|required|"
+                        r"bytes|[KMGT]i?B)\b|\d(?:\.\d+)?\s*[KMGT]i?B\b", re.I)
 
 
 
@@ -951,7 +958,15 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                              message=f"An error while serving with the KV cache {usage[-1]}% used and no out-of-"
                                      "memory message: memory was not exhausted.")
         if _cause_shown(f):
-            words = sorted({m.group(0).lower() for m in _MEMORYISH.finditer(_error_words(f.text))})
+            said = _error_words(f.text)
+            words = sorted({m.group(0).lower() for m in _MEMORYISH.finditer(said)})
+            if words and _OF_KIND.search(said) and not _OF_AMOUNT.search(said):
+                # memory's words only as the name of what is wrong in kind ("Unsupported kv cache shape", "failed to
+                # convert the KV cache specs to one unified type"), none of an amount: a format, not a size
+                return Diagnosis(kind="NOT_OOM", code="error-not-memory", evidence=[(f.line_no, f.text)], oom=False,
+                                 message="The run failed with an error that names the " + "/".join(words) + " by its "
+                                         "kind (a shape, a type, a spec it does not support), not by its size: no "
+                                         "amount, shortfall or allocation is named, so memory is not the cause.")
             if words:  # a stated cause in words about memory that vramdoctor does not know: do not guess
                 return Diagnosis(kind="UNDETERMINED", code="failure-unrecognised", evidence=[(f.line_no, f.text)],
                                  oom=None, candidates=[], missing="wording vramdoctor knows for this failure",
