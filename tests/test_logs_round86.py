@@ -715,3 +715,34 @@ def test_an_error_naming_the_kv_cache_by_its_kind_is_not_memory(line, kind):
                                  '  File "/opt/vllm/vllm/v1/core/kv_cache_utils.py", line 900, in get_kv_cache_config',
                                  "    raise ValueError(", line])))
     assert run.kind == kind, (run.kind, run.code)
+
+
+# --- a step under way before a Python traceback: the lines before its header (the frames are the failure's), also the
+# words of a progress bar the header was joined to ("Capturing num tokens (...): 2%|... | 1/58 [...]Traceback ...") ---
+
+_FRAMES10 = [f'  File "/venv/lib/python3.10/site-packages/torch/nn/modules/module.py", line {1700 + i}, in _call_impl'
+             for i in range(4)] + ["    return forward_call(*args, **kwargs)"] * 4
+
+
+@pytest.mark.parametrize("lines,kind", [
+    (["[2025-10-01 10:00:00 TP0] Load weight end. type=Olmo2ForCausalLM, avail mem=10.00 GB",
+      "Capturing num tokens (num_tokens=3968 avail_mem=0.05 GB):   2%|██▎      | 1/58 [00:00<00:56,  1.01it/s]"
+      "Traceback (most recent call last):"] + _FRAMES10 + ["torch.OutOfMemoryError: CUDA out of memory."], "WARMUP"),
+    (["INFO 06-01 10:00:20 [gpu_model_runner.py:1800] Model loading took 14.25 GiB and 20.1 seconds",
+      "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  12%|█▏  | 8/67 [00:02<00:15,  3.80it/s]",
+      "Traceback (most recent call last):"] + _FRAMES10 + ["torch.OutOfMemoryError: CUDA out of memory."], "WARMUP"),
+    (["Loading safetensors checkpoint shards:  40% Completed | 4/10 [00:20<00:30,  5.00s/it]",
+      "Traceback (most recent call last):"] + _FRAMES10 + ["torch.OutOfMemoryError: CUDA out of memory."], "WEIGHTS"),
+])
+def test_the_step_under_way_before_a_tracebacks_header_places_it(lines, kind):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == kind, (run.kind, run.code, run.phase_source)
+
+
+def test_sglangs_multithread_shard_bar_is_weights_loading_under_way():
+    run = run_of(diag("\n".join([
+        "[2026-04-16 01:01:30] server_args=ServerArgs(model_path='zai-org/GLM-5.1-FP8', tp_size=8)",
+        "Multi-thread loading shards:  35% Completed | 50/142 [00:09<00:17,  5.66it/s]",
+        "[2026-04-16 01:02:09 TP0] Scheduler hit an exception: torch.OutOfMemoryError: CUDA out of memory. Tried to "
+        "allocate 24.00 MiB. GPU 0 has a total capacity of 47.37 GiB of which 4.31 MiB is free."])))
+    assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)

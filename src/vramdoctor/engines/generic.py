@@ -1050,7 +1050,7 @@ LOG = LogWords(
         "WEIGHTS": rx(r"from_pretrained|_load_state_dict|load_state_dict|load_model|load_weights|weight_loader|"
                       r"(?:layers|models)/\w+\.py\W+line \d+, in __init__|self\._apply\(|\bin _apply\b|"
                       r"Parameter\(torch\.empty|_load_pretrained_model|dispatch_model|loading model tensors|"
-                      r"checkpoint shards:|Loading weights|loading weights|Loading model weights|load_bmodel|"
+                      r"(?:checkpoint|[Mm]ulti-thread loading) shards:|Loading weights|loading weights|Loading model weights|load_bmodel|"
                       r"Loading bmodel|\bload model error\b|error (?:while )?loading (?:the )?model\b|"
                       # (a wrapper's verdict of a load in the same line as its error: LocalAI's "could not load model
                       # (no success): Unexpected err=OutOfMemoryError(...)")
@@ -1081,6 +1081,8 @@ LOG = LogWords(
                       r"\bduring (?:chunked )?prefill at \d+/\d+ tokens\b|\bPrefill force-stopped at \d+ tokens\b"),
     },
     milestones=(
+        # (transformers' shard bar; not SGLang's multithreaded loader's, "Multi-thread loading shards: 100%", after which
+        # its load_model goes on, the weights processed, until "Load weight end")
         ("weights_done", rx(r"Loading checkpoint shards: 100%")),
         # (and a health check answered 200, in any server's access line or a user's words: "GET /health HTTP/1.1" 200,
         # "`/health` still returned 200"; servers answer it 200 only once the model is loaded, 503 before)

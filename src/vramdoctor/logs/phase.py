@@ -314,6 +314,22 @@ def _oom_sentence(text: str) -> str:
     return " ".join(held) if held else text
 
 
+_TB_HEADER = "Traceback (most recent call last)"
+
+
+def _before_traceback(f: Failure, n: int = 6) -> list[tuple[int, str]]:
+    """The `n` lines just before failure `f`, or, where a Python traceback leads up to it, the `n` lines before that
+    traceback's header (its frames are the failure's, read apart; a header joined to the line before it, a progress
+    bar's "... | 1/58 [00:00<00:56]Traceback (most recent call last):", keeps that line's own words)."""
+    before = f.before
+    at = next((i for i in range(len(before) - 1, -1, -1) if _TB_HEADER in before[i][1]), None)
+    if at is None:
+        return before[-n:]
+    ln, text = before[at]
+    head = text[:text.index(_TB_HEADER)].rstrip()
+    return before[max(0, at - n):at] + ([(ln, head)] if head and not LOG_PREFIX.fullmatch(head + " ") else [])
+
+
 def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: frozenset[str] = frozenset()) -> Place:
     """Where `f` happened, from the evidence in order; see the module docstring. weights_bytes: the
     model's weights (printed by the engine, or estimated), held against what PyTorch held when it failed. told: the
@@ -428,7 +444,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
             return Place("WARMUP", "the stack frames (a forward pass) and the report's words that it failed starting",
                          where, ["WARMUP"], inferred=True)
         return Place(None, "the stack frames (a graph evaluation: warm-up or serving)", where, ["WARMUP", "RUNTIME"])
-    for ln, text in reversed(f.before[-6:]):  # a step under way just before the failure
+    for ln, text in reversed(_before_traceback(f)):  # a step under way just before the failure
         if any(p.search(text) for _, p in k.milestones):
             break  # a milestone passed after it: the steps before it are done ("torch.compile" before V1 sized its pool)
         if FRAME.search(text) or is_progress(text) or user_words(text) or _LEAK.search(text):
