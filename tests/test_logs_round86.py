@@ -746,3 +746,21 @@ def test_sglangs_multithread_shard_bar_is_weights_loading_under_way():
         "[2026-04-16 01:02:09 TP0] Scheduler hit an exception: torch.OutOfMemoryError: CUDA out of memory. Tried to "
         "allocate 24.00 MiB. GPU 0 has a total capacity of 47.37 GiB of which 4.31 MiB is free."])))
     assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)
+
+
+# --- the driver API's name of an illegal address (CUDA_ERROR_ILLEGAL_ADDRESS, also in a report's words), and ggml's
+# kernel with no code for this GPU ("has no device code compatible with CUDA arch 750"): not memory -------------------
+
+
+@pytest.mark.parametrize("line,code", [
+    ("Launching GLM-5-FP8 on TP=8 with piecewise CUDA graphs fails at capture time with `CUDA_ERROR_ILLEGAL_ADDRESS`.",
+     "illegal-memory-access"),
+    ("RuntimeError: CUDA driver error: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)",
+     "illegal-memory-access"),
+    ("c:\\a\\koboldcpp\\ggml\\src\\ggml-cuda\\template-instances\\../fattn-mma-f16.cuh:1246: ERROR: CUDA kernel "
+     "flash_attn_ext_f16 has no device code compatible with CUDA arch 750. ggml-cuda.cu was compiled for: 800,860",
+     "cuda-no-kernel-image"),
+])
+def test_driver_error_names_that_are_not_memory(line, code):
+    run = run_of(diag(line))
+    assert (run.kind, run.code) == ("NOT_OOM", code), (run.kind, run.code)

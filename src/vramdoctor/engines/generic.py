@@ -708,7 +708,8 @@ LOG = LogWords(
         # NCCL's own buffers (not the KV pool): NCCL WARN Cuda failure 'out of memory'
         msg(r"NCCL.*(?:out of memory|Cuda failure)", "oom", "WARMUP", "nccl-buffers-oom"),
         # (also as people write it: "an illegal CUDA memory access", cudaErrorIllegalAddress)
-        msg(r"illegal (?:CUDA |GPU |device )?memory access|illegal address|cudaErrorIllegalAddress", "not_oom",
+        msg(r"illegal (?:CUDA |GPU |device )?memory access|illegal address|cudaErrorIllegalAddress|"
+            r"CUDA_ERROR_ILLEGAL_ADDRESS", "not_oom",
             code="illegal-memory-access"),
         # the amdgpu driver's GPU page fault (dmesg: "amdgpu: [gfxhub0] retry page fault ...", "VM_L2_PROTECTION_FAULT
         # _STATUS"): a kernel touched memory it does not own, AMD's illegal memory access
@@ -808,7 +809,8 @@ LOG = LogWords(
             r"\bggml_cuda_init: failed to initialize CUDA\b", "not_oom", code="cuda-driver-error"),
         # the build has no code for this GPU's architecture (CUDA's cudaErrorNoKernelImageForDevice, HIP's
         # hipErrorNoBinaryForGpu)
-        msg(r"no kernel image is available|hipErrorNoBinaryForGpu|Unable to find code object for all current devices",
+        msg(r"no kernel image is available|hipErrorNoBinaryForGpu|Unable to find code object for all current devices|"
+            r"has no device code compatible with CUDA arch",
             "not_oom", code="cuda-no-kernel-image"),
         # any other CUDA/HIP runtime error string (cudaGetErrorString) that is not out-of-memory, under whatever
         # prefix prints it ("CUDA error: ...", "Failed: Cuda error FILE:LINE '...'", "CUDA runtime error in ...")
