@@ -764,3 +764,20 @@ def test_sglangs_multithread_shard_bar_is_weights_loading_under_way():
 def test_driver_error_names_that_are_not_memory(line, code):
     run = run_of(diag(line))
     assert (run.kind, run.code) == ("NOT_OOM", code), (run.kind, run.code)
+
+
+# --- an issue's title with its tracker's tag ("[Bug] ... error LlamaBatch.cc:1153") is the report's words: a failure it
+# states is read, and a warning the engine went on past at start is no answer to it -----------------------------------
+
+_TM_TRUNCATED = ["[TM][INFO] [BlockManager] max_block_count = 1740",
+                 "[TM][WARNING] No enough blocks for `session_len` (131072), `session_len` truncated to 111360."]
+
+
+@pytest.mark.parametrize("title,kind", [
+    ("[Bug] gpt-oss kv cache quantization --quant-policy 4 error LlamaBatch.cc:1153", "UNDETERMINED"),
+    ("[Bug] TurboMind crashes right after start with --quant-policy 8", "UNDETERMINED"),
+    ("[Feature] document how session_len is chosen", "KV_CAPACITY"),
+])
+def test_a_tagged_titles_stated_failure_outranks_a_warning_gone_past(title, kind):
+    run = run_of(diag("\n".join([title, ""] + _TM_TRUNCATED)))
+    assert run.kind == kind, (run.kind, run.code)

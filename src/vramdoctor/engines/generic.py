@@ -504,6 +504,8 @@ _FAILS = (r"\b(?:fails?|failed|failing|crash(?:es|ed|ing)?|hangs|hung|freez(?:es
           # taken": the purpose it failed, not a failure of the run)
           r"(?:does|did|do)(?: not|n['\u2019]?t)(?: even)? work(?! to \w)|stop(?:s|ped)? responding|not working|"
           r"errors? out|"
+          # an error named by the source line that raised it ("kv cache quantization error LlamaBatch.cc:1153")
+          r"error(?: at| in)? [\w/.-]{0,80}?\.(?:cc|cpp|cu|cuh|c|h|hpp|py|rs|go):\d+|"
           # restarted by its supervisor, over and over ("keeps restarting every few minutes", "restarts in a loop",
           # "the pod gets restarted", CrashLoopBackOff)
           r"keeps? (?:on )?restarting|restart(?:s|ed|ing)? (?:in a loop|over and over|repeatedly|constantly|every)\b|"
@@ -552,7 +554,10 @@ def _failure_stated_zh(m: re.Match) -> str:
 #: the start of a line a program wrote, not a user ("llama_model_load: ", "[...]", a time, a level; a markdown heading,
 #: "#### Timeline before the crash", "# 用了一段时间 显存越占越多", is the user's, as is an issue's title pasted as
 #: "Title: ...")
-_WRITTEN = re.compile(r"^\s*(?!#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[^\W\d_]|Title:\s)(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
+_WRITTEN = re.compile(r"^\s*(?!#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[^\W\d_]|Title:\s|"
+                      # (an issue's title pasted with its tracker's tag, "[Bug] gpt-oss ... error LlamaBatch.cc:1153")
+                      r"\[(?:Bug|BUG|bug|Usage|Feature|Question|Performance|Misc|RFC|Doc|Docs|Installation|New Model|"
+                      r"Hardware|Help|Issue)\]:?\s+[^\W\d])(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
 
 
 def _failure_stated(m: re.Match) -> str:

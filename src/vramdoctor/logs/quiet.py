@@ -179,6 +179,8 @@ def pressure(run: RunFacts) -> Diagnosis | None:
     pressure = same + [x for x in pressure if x.code != p.code]
     n = len(same)
     count = f"{n}{'+' if n >= 8 else ''} warning{'s' if n > 1 else ''}"
+    if kind == "KV_CAPACITY" and isinstance(run.numbers.get("_failure_stated"), str):
+        return None  # (a warning the engine went on past at start is no answer to a failure the report states)
     if kind == "KV_CAPACITY":  # at start: the pool came out smaller than the settings ask for
         message = (f"At start the KV cache pool came out smaller than the settings ask for ({count}): the engine "
                    f"{_COPES.get(p.code, 'coped')} and went on. Longer requests than it holds will fail or wait.")

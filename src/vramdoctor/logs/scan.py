@@ -290,7 +290,7 @@ class Scanner:
                     continue
                 if k.figures[i].prose:
                     if written is None:
-                        written = bool(STRONG_PREFIX.match(text))
+                        written = bool(STRONG_PREFIX.match(text)) and not TITLE.match(text)  # (a "[Bug] ..." title)
                     if written:
                         continue
                 if k.figures[i].command:
