@@ -781,3 +781,20 @@ _TM_TRUNCATED = ["[TM][INFO] [BlockManager] max_block_count = 1740",
 def test_a_tagged_titles_stated_failure_outranks_a_warning_gone_past(title, kind):
     run = run_of(diag("\n".join([title, ""] + _TM_TRUNCATED)))
     assert run.kind == kind, (run.kind, run.code)
+
+
+# --- vllm-ascend's worker prints what is left for the KV pool, clamped at 0 ("Available memory: 0, total memory: N",
+# bytes): 0 is no memory for the cache --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("left,kind", [(0, "KV_CAPACITY"), (21474836480, None)])
+def test_vllm_ascends_available_memory_zero_is_no_kv_pool(left, kind):
+    run = run_of(diag("\n".join([
+        "(Worker_TP0 pid=552) INFO 10-28 21:14:20 [model_runner_v1.py:2400] Loading model weights took 37.5 GB",
+        f"(Worker_TP0 pid=552) INFO 10-28 21:14:49 [worker_v1.py:259] Available memory: {left}, total memory: "
+        "65452113920",
+        "(EngineCore_DP0 pid=415) ERROR 10-28 21:14:49 [core.py:708] EngineCore failed to start."])))
+    if kind:
+        assert (run.kind, run.code) == (kind, "no-memory-for-kv-cache"), (run.kind, run.code)
+    else:
+        assert run.code != "no-memory-for-kv-cache" and run.kind != "WEIGHTS", (run.kind, run.code)

@@ -475,7 +475,10 @@ LOG = LogWords(
                         r"Available KV cache memory:|Maximum concurrency for [\d,]+ tokens per request|"
                         # V0's profiling result (worker/worker.py determine_num_available_blocks, 0.6.4-0.8): the pool
                         # sized, when what is left is more than nothing
-                        r"the rest of the memory reserved for KV Cache is (?:[1-9]|0\.\d*[1-9])")),
+                        r"the rest of the memory reserved for KV Cache is (?:[1-9]|0\.\d*[1-9])|"
+                        # vllm-ascend's worker (worker_v1.py determine_available_memory: "Available memory: %d, total
+                        # memory: %d", bytes, the pool's share clamped at 0)
+                        r"\bAvailable memory: [1-9]\d*, total memory: \d+")),
         ("warmup_done", rx(r"Graph capturing finished|init engine .* took")),
         ("ready", rx(r"Starting vLLM (?:API )?server|Available routes are")),
         # (offline LLM.generate: its "Processed prompts:" progress bar)
@@ -486,6 +489,8 @@ LOG = LogWords(
         fig("kv_pool_bytes", r"Available KV cache memory: " + SIZE),
         fig("kv_pool_bytes", r"memory reserved for KV Cache is " + SIZE),
         fig("kv_pool_bytes", r"kv_cache_size=" + SIZE),
+        fig("kv_pool_bytes", r"\bAvailable memory: (\d+), total memory: \d+", count),  # (vllm-ascend: bytes)
+        fig("total_memory_bytes", r"\bAvailable memory: \d+, total memory: (\d+)", count),
         fig("weights_bytes", r"model weights take " + SIZE),
         fig("num_gpu_blocks", r"(?:# )?(?:GPU|cuda) blocks: " + NUM, count),
         fig("num_cpu_blocks", r"# CPU blocks: " + NUM, count),

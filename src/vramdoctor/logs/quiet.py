@@ -221,6 +221,12 @@ def shortfall(run: RunFacts) -> Diagnosis | None:
                                     f"KV cache memory {-short / 2**30:.2f} GiB")],
                          message=f"The memory profile left {short / 2**30:.2f} GiB less than nothing for the KV "
                                  "cache: the weights and the activation peak already exceed the memory fraction.")
+    if n.get("kv_pool_bytes") == 0 and "kv_pool_bytes" in run.number_lines:
+        # (an engine that prints what is left for the pool, clamped at 0: vllm-ascend's "Available memory: 0")
+        return Diagnosis(kind="KV_CAPACITY", code="no-memory-for-kv-cache", inferred=True,
+                         evidence=[(run.number_lines["kv_pool_bytes"], "memory left for the KV cache: 0")],
+                         message="The engine found no memory left for its KV pool after the weights and the profiled "
+                                 "peak: nothing was left for the cache.")
     blocks = n.get("num_gpu_blocks")
     if blocks == 0:
         return Diagnosis(kind="KV_CAPACITY", code="no-memory-for-kv-cache", inferred=True,
