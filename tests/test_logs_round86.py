@@ -798,3 +798,23 @@ def test_vllm_ascends_available_memory_zero_is_no_kv_pool(left, kind):
         assert (run.kind, run.code) == (kind, "no-memory-for-kv-cache"), (run.kind, run.code)
     else:
         assert run.code != "no-memory-for-kv-cache" and run.kind != "WEIGHTS", (run.kind, run.code)
+
+
+# --- an issue's title on the paste's first line, with no tag or markdown ("OOM Llama 3.2-11B on RTX 4090"), then a blank
+# line: a summary; where the log shows no failure of its own, how far the log got is where the failure came ----------
+
+
+@pytest.mark.parametrize("title,body,kind", [
+    ("OOM Llama 3.2-11B on RTX 4090", ['2024-11-02:13:32:18,977 INFO     [_internal.py:97] 127.0.0.1 - - [02/Nov/2024 '
+                                       '13:32:18] "POST /v1/chat/completions HTTP/1.1" 200 -'], "RUNTIME"),
+    ("CUDA out of memory with Qwen2.5-72B-AWQ on 2x A6000",
+     ["INFO 06-01 10:00:00 [api_server.py:1043] vLLM API server version 0.9.1",
+      "INFO 06-01 10:00:31 [default_loader.py:272] Loading weights took 28.91 seconds",
+      "INFO 06-01 10:00:40 [gpu_worker.py:276] Available KV cache memory: 5.01 GiB",
+      "INFO 06-01 10:00:40 [kv_cache_utils.py:849] GPU KV cache size: 93,872 tokens",
+      "INFO:     Application startup complete.", 'INFO:     127.0.0.1:5000 - "POST /v1/completions HTTP/1.1" 200 OK'],
+     "RUNTIME"),
+])
+def test_a_plain_title_above_the_log_is_placed_by_how_far_the_log_got(title, body, kind):
+    run = run_of(diag("\n".join([title, ""] + body)))
+    assert run.kind == kind, (run.kind, run.code, run.phase_source)

@@ -518,6 +518,14 @@ def _titled_cause(run: RunFacts):
     return (v, title) if v is not None and v.kind in ("oom", "not_oom") else None
 
 
+def _plain_title(run: RunFacts, f: Failure) -> bool:
+    """`f` is a report's title pasted on the log's first line without tag or markdown ("OOM Llama 3.2-11B on RTX 4090"),
+    a blank line under it and no stop of a sentence: a person's summary, not a line the program wrote."""
+    return (f.line_no == run.first_line == 1 and not program_line(f.text) and not FRAME.search(f.text)
+            and len(f.text) <= 200 and not f.text.rstrip().endswith((".", "!", "?", ":"))
+            and any(ln == 2 and not t.strip() for ln, t in f.after[:1]))
+
+
 def _grew_until(run: RunFacts, f: Failure, how: str) -> Diagnosis | None:
     """The run's memory growth (reported or stated) as the cause of failure `f`, which ended it (`how` says so); None
     where the run shows no growth."""
@@ -986,10 +994,12 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                          message="The run failed, but the line that says why is not in this log, so whether memory "
                                  "ran out cannot be told. Missing: " + _missing(f, place) + ". If it was memory, "
                                  "the phase would be " + " or ".join(cands) + ".")
-    if (not f.progress and run.progress and (user_words(f.text) or TITLE.match(f.text))
-            and not any(g is not f and g.kind in ("oom", "not_oom", "error") for g in run.failures)):
+    if (not f.progress and run.progress and (user_words(f.text) or TITLE.match(f.text) or _plain_title(run, f))
+            and not any(g is not f and g.kind in ("oom", "not_oom", "error") and program_line(g.text)
+                        for g in run.failures)):
         # a failure only the report's words name, above the log it pastes (a title, a sentence), where the log shows
-        # no failure of its own: the log is what led up to it, so how far it got is where the failure came
+        # no failure of its own (the report's other sentences of it are not the log's): the log is what led up to it,
+        # so how far it got is where the failure came
         f = replace(f, progress=dict(run.progress), lines_before=list(run.tail_lines), after=[])
     if not program_line(f.text) or run.heading and f.line_no == run.heading[0]:
         # a failure only the report's words name (its title, a sentence): a backtrace the report ends with, out of
