@@ -818,3 +818,50 @@ def test_vllm_ascends_available_memory_zero_is_no_kv_pool(left, kind):
 def test_a_plain_title_above_the_log_is_placed_by_how_far_the_log_got(title, body, kind):
     run = run_of(diag("\n".join([title, ""] + body)))
     assert run.kind == kind, (run.kind, run.code, run.phase_source)
+
+
+# --- a command line after a run failed is the restart's, whose settings they are: read into the run it starts, not the
+# failed one ---------------------------------------------------------------------------------------------------------
+
+_LLAMA_FAIL = ["build: 4879 (f08f4b31) with cc (Debian 12.2.0-14) 12.2.0 for x86_64-linux-gnu",
+               "llama_kv_cache_init: kv_size = 131072, offload = 1, type_k = 'f16', type_v = 'f16', n_layer = 32",
+               "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 16384.00 MiB on device 0: cudaMalloc failed: out "
+               "of memory", "llama_kv_cache_init: failed to allocate buffer for kv cache",
+               "main: exiting due to model loading error"]
+_LLAMA_START = ["build: 4879 (f08f4b31) with cc (Debian 12.2.0-14) 12.2.0 for x86_64-linux-gnu",
+                "main: server is listening on http://0.0.0.0:8000 - starting the main loop"]
+_VLLM_FAIL = ["INFO 05-01 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5",
+              "INFO 05-01 10:00:00 [api_server.py:1044] non-default args: {'max_model_len': 131072}",
+              "ValueError: The model's max seq len (131072) is larger than the maximum number of tokens that can be "
+              "stored in KV cache (40368). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+              "initializing the engine."]
+_VLLM_START = ["INFO 05-01 10:05:00 [api_server.py:1043] vLLM API server version 0.8.5",
+               "INFO:     Application startup complete."]
+
+
+@pytest.mark.parametrize("fail,command,start,key,first,second", [
+    (_LLAMA_FAIL, "+ /opt/llama.cpp/build/bin/llama-server -m /srv/m.gguf -c 16384 -ngl 99 --port 8000", _LLAMA_START,
+     "max_model_len", None, 16384),
+    (_VLLM_FAIL, "$ vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 32768 --gpu-memory-utilization 0.95",
+     _VLLM_START, "gpu_memory_utilization", None, 0.95),
+    (_VLLM_FAIL, "root@gpu-3:/srv# vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 32768", _VLLM_START,
+     "max_model_len", 131072, 32768),
+])
+def test_a_restarts_command_line_is_the_settings_of_the_run_it_starts(fail, command, start, key, first, second):
+    rep = diag("\n".join(fail + [command] + start))
+    assert len(rep.runs) == 2, [(r.first_line, r.kind) for r in rep.runs]
+    assert rep.runs[0].numbers.get(key) == first and rep.runs[1].numbers.get(key) == second, (
+        rep.runs[0].numbers.get(key), rep.runs[1].numbers.get(key))
+
+
+def test_a_command_line_after_a_failure_with_no_restart_stays_the_failed_runs():
+    rep = diag("\n".join(_VLLM_FAIL + ["$ vllm serve meta-llama/Llama-3.1-8B-Instruct --gpu-memory-utilization 0.97"]))
+    assert rep.runs[-1].numbers.get("gpu_memory_utilization") == 0.97, rep.runs[-1].numbers
+
+
+def test_a_restarts_command_continued_over_lines_is_read_whole_into_the_run_it_starts():
+    rep = diag("\n".join(_VLLM_FAIL + ["$ vllm serve meta-llama/Llama-3.1-8B-Instruct \\", "    --max-model-len 32768 \\",
+                                       "    --gpu-memory-utilization 0.95"] + _VLLM_START))
+    assert rep.runs[1].numbers.get("max_model_len") == 32768, rep.runs[1].numbers
+    assert rep.runs[1].numbers.get("gpu_memory_utilization") == 0.95, rep.runs[1].numbers
+    assert rep.runs[0].numbers.get("max_model_len") == 131072, rep.runs[0].numbers

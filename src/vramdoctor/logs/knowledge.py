@@ -267,7 +267,8 @@ def knowledge() -> Knowledge:
 #: never a step the engine is in ("profile_restful_api.py" is a benchmark, not a memory profile)
 COMMAND = re.compile(
     r"^\s*(?:\(\w[\w.-]*\)\s+)?(?:[\w.-]+@[\w.-]+:\S*\s*[$#]\s+\S|\$\s+\S|>>>\s|PS [A-Za-z]:\\[^>]{0,120}>\s*\S)|"
-    r"^\s*(?:[$#%!]\s*)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:sudo\s+(?:-\S+\s+)*)?(?:nohup\s+|exec\s+|time\s+)?"
+    # (also as bash's xtrace prints it, "+ llama-server ...", "++ ...")
+    r"^\s*(?:[$#%!]\s*|\++\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:sudo\s+(?:-\S+\s+)*)?(?:nohup\s+|exec\s+|time\s+)?"
     r"(?:python[\d.]*|uv\s+run|pip3?|vllm|docker|podman|nerdctl|kubectl|helm|lmdeploy|trtllm-serve|trtllm-build|"
     r"torchrun|accelerate|deepspeed|text-generation-launcher|llama-server|llama-cli|llama-bench|llama-box|ollama|aphrodite|"
     # (not a docker compose service's prefix of the same name, "vllm  | ERROR ...")
@@ -281,7 +282,7 @@ COMMAND = re.compile(
     r"^\s*--?[A-Za-z][\w-]*(?:[ =]['\x22]?[^\s\\]+['\x22]?)?(?:\s+--?[A-Za-z][\w-]*(?:[ =]['\x22]?[^\s\\]+['\x22]?)?)*"
     r"\s*\\?\s*$|"
     # a program by its absolute path, then its options ("/var/lib/gpustack/bin/llama-box_v0.0.114 --host 0.0.0.0 ...")
-    r"^\s*(?:[A-Z_][A-Z0-9_]*=\S*\s+)*/[\w./+-]+(?=[ \t]+--?[A-Za-z])")
+    r"^\s*(?:\++\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*/[\w./+-]+(?=[ \t]+--?[A-Za-z])")
 
 
 #: an environment variable's or a macro's name, all capitals joined by underscores (OLLAMA_KV_CACHE_TYPE,

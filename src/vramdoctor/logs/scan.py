@@ -42,6 +42,8 @@ WINDOW = 80  # lines kept before a failure: the traceback that leads to it
 #: a logged request's prompt (vLLM's "Received request chat-3f2c: prompt: '...', params: ..."): the user's text, left
 #: out where the line is quoted as the request that shows the server serving
 _ELIDED_PROMPT = re.compile(r"(\bprompt: )(['\x22])(?:.*?\2(?=, (?:params|sampling_params|prompt_token_ids)\b)|.*$)")
+#: lines a command line read after a failed run may come before the start line of the run it begins
+RESTART_GAP = 8
 AFTER = 12  # lines kept after a failure: C++ backtraces and follow-up messages
 AFTER_TRACEBACK = 400  # ... and while a Python traceback that began in them goes on: its frames, up to this many lines
 MAX_FAILURES = 8
@@ -120,6 +122,39 @@ class Scanner:
         self.steps = [0, 0]  # times that step back, and on, against the last time after the same prefix shape
         self.failing_list = (0, 0)  # (the line that says the items below it all failed, the last line seen)
         self.note = (0, "")  # the last warning the engine goes on from: (its line, its "source: " prefix)
+        # command lines read after a run failed: (line, text, the forms it is read in) each, waiting for the run they
+        # start
+        self.deferred: list[tuple[int, str, list]] = []
+
+    def _read_figures(self, r: RunFacts, line_no: int, text: str, texts: list) -> None:
+        """The figures of one line (`texts`: the line, and the forms it is also read in) into run `r`."""
+        k = self.k
+        done: set[int] = set()
+        tried_here = None  # the line says a value was tried: its flags are not the settings in use
+        written = None  # the line has a program's own prefix: a user's words are not read from it
+        for fig_text, fig_low, fig_c in texts:
+            for i in sorted(fig_c.get("fig", ())):
+                if i in done:
+                    continue
+                if k.figures[i].prose:
+                    if written is None:
+                        written = bool(STRONG_PREFIX.match(text)) and not TITLE.match(text)  # (a "[Bug] ..." title)
+                    if written:
+                        continue
+                if k.figures[i].command:
+                    if tried_here is None:
+                        tried_here = bool(_TRIED.search(text))
+                    if tried_here:
+                        continue
+                begin = 0
+                words = k.figure_prefix[i]
+                if words and fig_text.isascii():  # begin where the word that starts every match is (str = bytes)
+                    found = [x for x in (fig_low.find(w) for w in words) if x >= 0]
+                    if not found:
+                        continue
+                    begin = min(found)
+                if self._figure(r, k.figures[i], fig_text, line_no, begin):
+                    done.add(i)
 
     def _new_run(self, line_no: int) -> None:
         self.pending = []
@@ -131,6 +166,10 @@ class Scanner:
                                   gone.last_line)
         self.run = RunFacts(first_line=line_no)
         self.recent.clear()
+        if self.deferred and line_no - self.deferred[-1][0] <= RESTART_GAP:
+            for held in self.deferred:  # (the command line that started it, and its continued lines)
+                self._read_figures(self.run, *held)
+            self.deferred = []
 
     def _is_new_start(self, text: str, start: bool, ms: set[int]) -> bool:
         r = self.run
@@ -281,32 +320,19 @@ class Scanner:
             texts.append((joined, joined.lower(), k.candidates(joined.lower().encode("utf-8", "replace"))))
         if nested is not None:
             texts.insert(0, (nested, nested.lower(), k.candidates(nested.lower().encode("utf-8", "replace"))))
-        done: set[int] = set()
-        tried_here = None  # the line says a value was tried: its flags are not the settings in use
-        written = None  # the line has a program's own prefix: a user's words are not read from it
-        for fig_text, fig_low, fig_c in texts:
-            for i in sorted(fig_c.get("fig", ())):
-                if i in done:
-                    continue
-                if k.figures[i].prose:
-                    if written is None:
-                        written = bool(STRONG_PREFIX.match(text)) and not TITLE.match(text)  # (a "[Bug] ..." title)
-                    if written:
-                        continue
-                if k.figures[i].command:
-                    if tried_here is None:
-                        tried_here = bool(_TRIED.search(text))
-                    if tried_here:
-                        continue
-                begin = 0
-                words = k.figure_prefix[i]
-                if words and fig_text.isascii():  # begin where the word that starts every match is (str = bytes)
-                    found = [x for x in (fig_low.find(w) for w in words) if x >= 0]
-                    if not found:
-                        continue
-                    begin = min(found)
-                if self._figure(r, k.figures[i], fig_text, line_no, begin):
-                    done.add(i)
+        if "fig" in c and r.failures and not started and COMMAND.match(text):
+            # a command line after this run failed: the restart it begins, whose settings they are (read into the run
+            # that starts within RESTART_GAP lines, else into this one)
+            if len(self.deferred) < 64:  # (a command's continued lines; past that many, no command: read in place)
+                self.deferred.append((line_no, text, texts))
+            else:
+                self._read_figures(r, line_no, text, texts)
+        else:
+            self._read_figures(r, line_no, text, texts)
+        if self.deferred and line_no > self.deferred[-1][0] + RESTART_GAP:
+            for held in self.deferred:
+                self._read_figures(r, *held)
+            self.deferred = []
         if self.pending and GDB_CHATTER.match(text):
             # (gdb's chatter before a backtrace: the frames after it are kept, and read whole on both paths)
             self.wants_every_line_until = max(self.wants_every_line_until,
@@ -574,6 +600,9 @@ class Scanner:
         cut_mid_line: that line is cut partway (`lines.tail_cut`: the start of a line like those before it, or partway
         into an engine's memory message). tail: the log's
         last lines (number, text), oldest first, ending with `last`'s line."""
+        for held in self.deferred:  # (no run began after them: the failed run's own command lines after all)
+            self._read_figures(self.run, *held)
+        self.deferred = []
         r = self.run
         if last and cut_error(last[1]) and last[0] > self.echo_until and not any(
                 last[0] in (f.line_no, f.end_line) for f in r.failures) and not any(
