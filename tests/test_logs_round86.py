@@ -865,3 +865,42 @@ def test_a_restarts_command_continued_over_lines_is_read_whole_into_the_run_it_s
     assert rep.runs[1].numbers.get("max_model_len") == 32768, rep.runs[1].numbers
     assert rep.runs[1].numbers.get("gpu_memory_utilization") == 0.95, rep.runs[1].numbers
     assert rep.runs[0].numbers.get("max_model_len") == 131072, rep.runs[0].numbers
+
+
+# --- TGI's Args printed with Rust's pretty Debug ("max_input_tokens: Some(" / "        30000," / "),"), in a plain log
+# and inside a JSON log's message (--json-output, whose traceback's frames are escaped: `File \"...\"`) -----------------
+
+_ARGS_PRETTY = ["Args {", '    model_id: "mistralai/Mistral-Small-24B-Instruct-2501",', "    max_input_tokens: Some(",
+                "        30000,", "    ),", "    max_total_tokens: Some(", "        32000,", "    ),",
+                "    max_batch_prefill_tokens: Some(", "        30000,", "    ),", "    cuda_memory_fraction: 1.0,", "}"]
+
+
+def test_tgis_pretty_args_are_read_in_a_plain_log():
+    run = run_of(diag("\n".join(
+        ["2025-03-02T11:40:01.118242Z  INFO text_generation_launcher: " + _ARGS_PRETTY[0]] + _ARGS_PRETTY[1:] + [
+            "2025-03-02T11:45:00.000000Z ERROR batch{batch_size=1}:prefill:prefill{id=7 size=1}: "
+            "text_generation_router_v3::client: backends/v3/src/client/mod.rs:54: Server error: Out of available "
+            "cache blocks: asked 1024, only 172 free blocks"])))
+    n = run.numbers
+    assert (n.get("max_input_tokens"), n.get("max_model_len"), n.get("max_batch_prefill_tokens")) == (30000, 32000,
+                                                                                                   30000), n
+
+
+def test_tgis_json_output_is_read_as_its_plain_log():
+    import json
+
+    frames = ['Method Warmup encountered an error.', 'Traceback (most recent call last):',
+              '  File "/opt/conda/lib/python3.11/site-packages/text_generation_server/models/flash_causal_lm.py", line '
+              '1470, in warmup', "    _, _batch, _ = self.generate_token(batch)",
+              '  File "/opt/conda/lib/python3.11/site-packages/text_generation_server/models/flash_causal_lm.py", line '
+              '1958, in generate_token', "    out, speculative_logits = self.forward(batch, adapter_data)",
+              "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 7.63 GiB. GPU 0 has a total capacity of "
+              "79.10 GiB of which 5.12 GiB is free."]
+    lines = [json.dumps({"timestamp": "2025-03-02T11:40:01Z", "level": "INFO",
+                         "fields": {"message": "\n".join(_ARGS_PRETTY)}, "target": "text_generation_launcher"}),
+             json.dumps({"timestamp": "2025-03-02T11:41:02Z", "level": "ERROR", "fields": {"message": "\n".join(frames)},
+                         "target": "text_generation_launcher"})]
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("WARMUP", "prefill-tokens-exceed-memory"), (run.kind, run.code)
+    assert run.numbers.get("max_input_tokens") == 30000, run.numbers
+    assert "--max-input-tokens 15000" in " ".join(a["flags"] for a in run.advice), run.advice

@@ -78,6 +78,11 @@ def unbox(text: str) -> str:
     return _BOX.sub("", text) if text[:1] in BOX else text
 
 
+#: a JSON string's escapes other than the newline it is split on
+_JSON_ESCAPE = re.compile(r'\\(["\\/t])')
+_UNESCAPED = {"t": "\t"}
+
+
 def pieces(text: str) -> list[str]:
     """The lines a line holds: a log pasted from JSON (several literal '\\n') is the lines it encodes;
     a flattened traceback (frames, code and carets joined on one line) is split back into frame lines,
@@ -87,7 +92,10 @@ def pieces(text: str) -> list[str]:
     if text[:1] in BOX:  # a pane's borders (k9s, tmux, a TUI): "│ INFO ... │"
         text = unbox(text)
     if text.count("\\n") >= 2 and not is_echo(text):
-        return text.split("\\n")
+        parts = text.split("\\n")
+        if '\\"' in text:  # (a JSON string's other escapes too: `File \"/opt/...\", line 1470` is a frame)
+            parts = [_JSON_ESCAPE.sub(lambda m: _UNESCAPED.get(m.group(1), m.group(1)), x) for x in parts]
+        return parts
     if text.count('File "') < 2 or len(PY_FRAME.findall(text)) < 2:
         return [text]
     out: list[str] = []

@@ -72,6 +72,8 @@ _LISTED = re.compile(r"`?(?<![\w-])(--?[a-z][\w-]*)`?(?:=|\s+)`?(\d+(?:\.\d+)?)\
                      re.I)
 #: a line that is only a value for the label on the line before it (": 18.00 GiB")
 _VALUE_ONLY = re.compile(r"^\s*:\s*[-\d.,]+\s*[KMGT]i?B\s*$")
+#: the value alone on its line under Rust's "key: Some(" (TGI's Args printed with {:#?}: "        30000,")
+_SOME_VALUE = re.compile(r"^\s*[\w.\x22'-]+,?\s*$")
 _TABLE_WORDS = ("resident", "rss", "res", "vram", "mem", "used")
 
 
@@ -313,11 +315,16 @@ class Scanner:
         # is read from the line as it is); only in the first lines, every one of which both paths feed
         nested = self._nested(text) if line_no <= ENGINE_SAMPLE_LINES else None
         texts = [(text, lowered, c)]
-        if _VALUE_ONLY.match(text) and self.recent and self.recent[-1][0] == line_no - 1:
+        # (the line before, or the piece before in the same line: a JSON string's lines)
+        prev = self.recent[-1][1].rstrip() if self.recent and self.recent[-1][0] in (line_no - 1, line_no) else None
+        if prev is not None and (_VALUE_ONLY.match(text) or prev.endswith("Some(") and _SOME_VALUE.match(text)):
             # a value printed under its label ("PyTorch limit (set by user-supplied memory fraction)" / "   : 18.00
-            # GiB", torch's allowed-memory error): read with the label before it
-            joined = self.recent[-1][1].rstrip() + " " + text.strip()
+            # GiB", torch's allowed-memory error; Rust's pretty Debug of TGI's Args, "max_input_tokens: Some(" /
+            # "    30000,"): read with the label before it
+            joined = prev + ("" if prev.endswith("(") else " ") + text.strip()
             texts.append((joined, joined.lower(), k.candidates(joined.lower().encode("utf-8", "replace"))))
+        if text.rstrip().endswith("Some("):  # (its value is on the next line: read it whole on both paths)
+            self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)
         if nested is not None:
             texts.insert(0, (nested, nested.lower(), k.candidates(nested.lower().encode("utf-8", "replace"))))
         if "fig" in c and r.failures and not started and COMMAND.match(text):

@@ -118,7 +118,9 @@ class ServingSteps:
             self.seqs_down("fewer sequences at once need fewer blocks")
         self.fraction_up("a larger pool holds more sequences at once")
         self.kv8()
-        s.add("shorter requests", "max_model_len", "long requests take the most blocks", "down")
+        inputs = self.n.get("max_input_tokens")  # (TGI: the input limit goes down with the total)
+        s.add("shorter requests", "max_model_len", "long requests take the most blocks", "down",
+              m=f"lower than {inputs:,}" if isinstance(inputs, int) else None)
         s.add("more GPUs", "tensor_parallel_size", "splits the KV cache across GPUs: more pool per sequence", "up",
               _more_gpus(self.n))
 

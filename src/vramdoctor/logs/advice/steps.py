@@ -173,10 +173,11 @@ def _filled(text: str, why: str, direction: str | None, value: object, current: 
     if used:
         way = {"down": "below your current value", "up": "above your current value"}.get(direction or "",
                                                                                              "the value to set")
-        shown = isinstance(current, (int, float)) and not isinstance(current, bool)
+        # (the value shown is the first setting's: never said of {m}, a second one, "--max-input-tokens M")
+        shown = isinstance(current, (int, float)) and not isinstance(current, bool) and "M" not in used
         # (a value the log shows but that names no step, 0: said as the log's, not as one it does not show)
         why += f" ({', '.join(used)}: {way}, {current:g} in this log)" if shown else \
-            f" ({', '.join(used)}: {way}, which the log does not show)"
+            f" ({', '.join(used)}: {way})" if "M" in used else f" ({', '.join(used)}: {way}, which the log does not show)"
     return text, why
 
 
