@@ -904,3 +904,27 @@ def test_tgis_json_output_is_read_as_its_plain_log():
     assert (run.kind, run.code) == ("WARMUP", "prefill-tokens-exceed-memory"), (run.kind, run.code)
     assert run.numbers.get("max_input_tokens") == 30000, run.numbers
     assert "--max-input-tokens 15000" in " ".join(a["flags"] for a in run.advice), run.advice
+
+
+# --- "logprobs" as a variable in a code line (mlx_lm's "for n, (token, logprobs, from_draft) in ...") is no step that
+# computes log-probabilities; MLX's single buffer past the largest the GPU allocates is named as such -----------------
+
+
+def test_a_logprobs_variable_is_no_logprobs_step():
+    run = run_of(diag("\n".join([
+        "INFO:mlx_lm.server:Starting httpd at 127.0.0.1 on port 8080...",
+        '127.0.0.1 - - [01/Jun/2025 10:00:00] "POST /v1/chat/completions HTTP/1.1" 200 -',
+        '  File "/opt/homebrew/lib/python3.12/site-packages/mlx_lm/generate.py", line 700, in stream_generate',
+        "    for n, (token, logprobs, from_draft) in enumerate(token_generator):",
+        "RuntimeError: [metal::malloc] Attempting to allocate 39728054272 bytes which is greater than the maximum "
+        "allowed buffer size of 28991029248 bytes."])))
+    assert run.kind == "RUNTIME" and run.code == "metal-buffer-exceeds-max", (run.kind, run.code)
+
+
+def test_vllms_prompt_logprobs_step_is_still_logprobs():
+    run = run_of(diag("\n".join([
+        "INFO:     Application startup complete.",
+        '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 1300, in '
+        "execute_model", "    prompt_logprobs_dict = self._get_prompt_logprobs_dict(",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 9.77 GiB."])))
+    assert run.code == "logprobs-oom", (run.kind, run.code)

@@ -23,6 +23,10 @@ LOG = LogWords(
         # buffers (iogpu.rsrc_limit, 499000 where unknown) past its ceiling, not bytes: buffers the allocator's cache
         # keeps, or a long context's many small ones
         msg(r"\bResource limit \(\d+\) exceeded", "not_oom", code="metal-resource-limit"),
+        # ... and one buffer past the largest the GPU allocates ("[metal::malloc] Attempting to allocate N bytes which is
+        # greater than the maximum allowed buffer size of M bytes"): a prompt's KV cache or activations in one buffer
+        msg(r"Attempting to allocate \d+ bytes which is greater than the maximum allowed buffer size", "oom",
+            code="metal-buffer-exceeds-max"),
     ),
     milestones=(
         ("weights_done", rx(r"Batch eval all weights")),

@@ -74,6 +74,12 @@ def detect_engine(hits: dict[str, int]) -> str:
     return max(pool, key=lambda n: (pool[n], n))
 
 
+#: a step that computes log-probabilities (vLLM's _get_prompt_logprobs_dict, compute_logprobs, gather_logprobs, a
+#: frame "in ..._logprobs..."; not a variable of that name in a code line, mlx_lm's "for n, (token, logprobs, ...)")
+_LOGPROBS = re.compile(r"\w*_logprobs\w*\(|\b(?:compute|gather|get)_\w*logprobs\w*|\bin \w*logprobs\w*\b|"
+                       r"\bprompt_logprobs\b", re.I)
+
+
 def _code(kind: str, f: Failure, where: str) -> str:
     if f.code:
         return f.code
@@ -98,7 +104,7 @@ def _code(kind: str, f: Failure, where: str) -> str:
             return "compute-buffer-alloc-failed"
         return "warmup-oom"
     if kind == "RUNTIME":
-        if "logprobs" in w:
+        if _LOGPROBS.search(w):
             return "logprobs-oom"
         return "prefill-oom" if re.search(r"prefill|prompt|forward_extend", w) else "serving-oom"
     if kind == "KV_CAPACITY" and _SIZE_CHECK.search(w):
