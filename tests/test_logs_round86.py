@@ -928,3 +928,27 @@ def test_vllms_prompt_logprobs_step_is_still_logprobs():
         "execute_model", "    prompt_logprobs_dict = self._get_prompt_logprobs_dict(",
         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 9.77 GiB."])))
     assert run.code == "logprobs-oom", (run.kind, run.code)
+
+
+# --- llama.cpp's own lines of a unified cache: "llama_context: kv_unified    = true", and "(16384 cells, 48 layers, 4/1
+# seqs)", four sequences over one stream (whose cells in all are 16384, not four times that) -------------------------
+
+_EXCEEDED = ["main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+             "srv    send_error: task id = 57, error: Context size has been exceeded."]
+
+
+@pytest.mark.parametrize("lines", [
+    ["llama_context: n_seq_max     = 4", "llama_context: kv_unified    = true"],
+    ["llama_kv_cache: size = 3072.00 MiB ( 16384 cells,  48 layers,  4/1 seqs), K (f16): 1536.00 MiB, V (f16): "
+     "1536.00 MiB"],
+])
+def test_a_unified_cache_is_read_from_llama_cpps_own_lines(lines):
+    run = run_of(diag("\n".join(["main: build = 6710 (a1b2c3d4)"] + lines + ["srv          init: initializing slots, "
+                                                                            "n_slots = 4"] + _EXCEEDED)))
+    assert (run.kind, run.code) == ("RUNTIME", "kv-cache-full-request-failed"), (run.kind, run.code)
+
+
+def test_a_unified_caches_cells_in_all_are_its_one_streams():
+    run = run_of(diag("\n".join(["llama_kv_cache: size = 3072.00 MiB ( 16384 cells,  48 layers,  4/1 seqs), K (f16): "
+                                 "1536.00 MiB, V (f16): 1536.00 MiB", "CUDA error: out of memory"])))
+    assert run.numbers.get("kv_cells_in_all") == 16384, run.numbers.get("kv_cells_in_all")

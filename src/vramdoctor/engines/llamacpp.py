@@ -467,13 +467,25 @@ LOG = LogWords(
         # tools/server `load_model`: "initializing, n_slots = 4, n_ctx_slot = 16384, kv_unified = 'true'" (printed at
         # the default verbosity, where the KV lines are not, from late 2025)
         fig("n_slots", r"\bn_slots = (\d+), n_ctx_slot = \d+", count, mode="first"),
+        # (tools/server before that line: "init: initializing slots, n_slots = 4"; the context's "n_seq_max = 4")
+        fig("n_slots", r"\binitializing slots, n_slots = (\d+)", count, mode="first"),
+        fig("n_slots", r"\bllama_context: n_seq_max\s*=\s*(\d+)", count, mode="first"),
         fig("n_ctx_slot", r"\bn_slots = \d+, n_ctx_slot = (\d+)", count, mode="first"),
         fig("kv_unified", r"\bn_ctx_slot = \d+, kv_unified = '(true|false)'", lambda m: m.group(1) == "true",
             mode="first"),
         # "(%6u cells, %3d layers, %2u/%u seqs)": the cells are per stream, and a cache that is not unified has
         # one stream per sequence (llama-kv-cache.cpp), so its cells in all are cells x streams
-        fig("kv_cells_in_all", r"llama_kv_cache(?:_unified)?: size =.*?\(\s*(\d+) cells,\s*\d+ layers,\s*(\d+)/\d+ seqs",
+        # (the second number is the streams: "4/1 seqs" is four sequences sharing one, a unified cache)
+        fig("kv_cells_in_all", r"llama_kv_cache(?:_unified)?: size =.*?\(\s*(\d+) cells,\s*\d+ layers,\s*\d+/(\d+) seqs",
             lambda m: int(m.group(1)) * int(m.group(2)), mode="first"),
+        # the context's own line of it (llama-context.cpp: "llama_context: kv_unified    = true"), and the cache's
+        # sequences over its streams ("4/1 seqs": several sequences, one stream)
+        fig("kv_unified", r"\bllama_context: kv_unified\s*=\s*(true|false)\b", lambda m: m.group(1) == "true",
+            mode="first"),
+        fig("kv_unified", r"llama_kv_cache(?:_unified)?: size =.*?cells,\s*\d+ layers,\s*(?:[2-9]|\d\d+)/1 seqs",
+            lambda m: True, mode="first"),
+        fig("n_slots", r"llama_kv_cache(?:_unified)?: size =.*?cells,\s*\d+ layers,\s*(\d+)/\d+ seqs", count,
+            mode="first"),
         fig("gpu_kv_buffer_bytes", _DEV + r" KV buffer size =\s*" + SIZE, mode="list"),
         fig("kv_buffer_bytes_by_device", r"\b(" + _DEV + r"|CPU|CUDA_Host|CPU_Mapped) KV buffer size =\s*" + SIZE,
             lambda m: (m.group(1), to_bytes(m.group(2), m.group(3))), mode="map"),
