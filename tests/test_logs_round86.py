@@ -952,3 +952,18 @@ def test_a_unified_caches_cells_in_all_are_its_one_streams():
     run = run_of(diag("\n".join(["llama_kv_cache: size = 3072.00 MiB ( 16384 cells,  48 layers,  4/1 seqs), K (f16): "
                                  "1536.00 MiB, V (f16): 1536.00 MiB", "CUDA error: out of memory"])))
     assert run.numbers.get("kv_cells_in_all") == 16384, run.numbers.get("kv_cells_in_all")
+
+
+# --- vLLM's profiling pass runs before the KV pool exists, on the GPU's free memory: a lower fraction does not help it --
+
+
+@pytest.mark.parametrize("frame", ["profile_run", "determine_available_memory"])
+def test_a_profiling_pass_oom_is_not_told_a_lower_fraction(frame):
+    run = run_of(diag("\n".join([
+        "INFO 06-01 10:00:00 [api_server.py:1044] non-default args: {'gpu_memory_utilization': 0.9, "
+        "'max_num_batched_tokens': 16384}",
+        "INFO 06-01 10:00:20 [gpu_model_runner.py:1800] Model loading took 14.25 GiB and 20.1 seconds",
+        f'  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py", line 200, in {frame}',
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.00 GiB."])))
+    assert run.code == "profile-run-oom", (run.kind, run.code)
+    assert not any(a["setting"] == "memory_fraction" for a in run.advice), run.advice

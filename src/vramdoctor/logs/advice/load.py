@@ -29,7 +29,9 @@ class LoadSteps:
             s.add("fewer tokens per step", "max_num_batched_tokens", "the profiling pass runs one batch of "
                   "max_num_batched_tokens tokens; its activations must fit beside the weights", "down",
                   max(512, tokens // 4) if isinstance(tokens, int) else None, tokens)
-            self.fraction_down("the profiling pass runs in what the fraction leaves")
+            # (no lower fraction: the profiling pass runs before the pool exists, on all the GPU's free memory; the
+            # fraction only sizes the pool after it)
+            self.quant("leaves more memory beside the weights for the profiling pass")
         elif code == "sampler-warmup-oom":
             cur = c.max_num_seqs
             self.seqs_down("the sampler warm-up allocates logits for max_num_seqs sequences at once",
