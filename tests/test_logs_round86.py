@@ -967,3 +967,9 @@ def test_a_profiling_pass_oom_is_not_told_a_lower_fraction(frame):
         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.00 GiB."])))
     assert run.code == "profile-run-oom", (run.kind, run.code)
     assert not any(a["setting"] == "memory_fraction" for a in run.advice), run.advice
+
+
+def test_a_compiler_failure_over_a_type_the_gpu_lacks_is_the_gpu():
+    run = run_of(diag("torch._inductor.exc.InductorError: CompilationError: at 12:4: type fp8e4nv not supported in "
+                      "this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')"))
+    assert (run.kind, run.code) == ("NOT_OOM", "gpu-unsupported"), (run.kind, run.code)

@@ -875,7 +875,9 @@ LOG = LogWords(
         # AssertionError: auto_functionalized was not removed", dynamo's "BackendCompilerFailed: backend='inductor'
         # raised: ..."): the model's compilation, a bug or an unsupported GPU; not where the error it wraps is memory
         msg(r"\b(?:torch\._inductor\.exc\.InductorError|BackendCompilerFailed)\b(?![^\n]{0,300}?(?:out of memory|"
-            r"OutOfMemory|OOM\b|out of resource))", "not_oom", code="compiler-error"),
+            # (nor where it wraps a type this GPU lacks: gpu-unsupported, below)
+            r"OutOfMemory|OOM\b|out of resource|not supported in this architecture|compute capability))", "not_oom",
+            code="compiler-error"),
         # ... or C++'s length_error of a container asked for an impossible size (libstdc++'s "vector::_M_default_append",
         # "vector::_M_realloc_insert", "basic_string::_M_create", "cannot create std::vector larger than max_size()"):
         # a wrong size computed, not memory exhausted (that is std::bad_alloc)
