@@ -973,3 +973,11 @@ def test_a_compiler_failure_over_a_type_the_gpu_lacks_is_the_gpu():
     run = run_of(diag("torch._inductor.exc.InductorError: CompilationError: at 12:4: type fp8e4nv not supported in "
                       "this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')"))
     assert (run.kind, run.code) == ("NOT_OOM", "gpu-unsupported"), (run.kind, run.code)
+
+
+def test_a_command_line_far_before_the_next_start_stays_the_failed_runs_on_both_paths():
+    quiet = [f"note {i}" for i in range(12)]
+    rep = diag("\n".join(_VLLM_FAIL + ["$ vllm serve meta-llama/Llama-3.1-8B-Instruct --gpu-memory-utilization 0.97"]
+                         + quiet + _VLLM_START))
+    assert rep.runs[0].numbers.get("gpu_memory_utilization") == 0.97, rep.runs[0].numbers
+    assert rep.runs[-1].numbers.get("gpu_memory_utilization") is None, rep.runs[-1].numbers

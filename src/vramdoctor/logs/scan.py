@@ -166,11 +166,15 @@ class Scanner:
             self.dropped += 1
             self.dropped_lines = (min(self.dropped_lines[0], gone.first_line) if self.dropped_lines else gone.first_line,
                                   gone.last_line)
+        before = self.run
         self.run = RunFacts(first_line=line_no)
         self.recent.clear()
-        if self.deferred and line_no - self.deferred[-1][0] <= RESTART_GAP:
-            for held in self.deferred:  # (the command line that started it, and its continued lines)
-                self._read_figures(self.run, *held)
+        if self.deferred:
+            # the command line that started it, and its continued lines; or, further back than that, the failed run's
+            # own (both reading paths: the block search may feed no line between them and this start)
+            near = line_no - self.deferred[-1][0] <= RESTART_GAP
+            for held in self.deferred:
+                self._read_figures(self.run if near else before, *held)
             self.deferred = []
 
     def _is_new_start(self, text: str, start: bool, ms: set[int]) -> bool:
