@@ -976,8 +976,8 @@ def test_a_compiler_failure_over_a_type_the_gpu_lacks_is_the_gpu():
 
 
 def test_a_command_line_far_before_the_next_start_stays_the_failed_runs_on_both_paths():
-    quiet = [f"note {i}" for i in range(12)]
-    rep = diag("\n".join(_VLLM_FAIL + ["$ vllm serve meta-llama/Llama-3.1-8B-Instruct --gpu-memory-utilization 0.97"]
-                         + quiet + _VLLM_START))
+    quiet = [f"note {i}" for i in range(2100)]  # (past the first 2000 lines, which both paths read whole)
+    rep = diag("\n".join(quiet + _VLLM_FAIL + quiet[:20] + ["$ vllm serve meta-llama/Llama-3.1-8B-Instruct "
+                                                            "--gpu-memory-utilization 0.97"] + quiet[:30] + _VLLM_START))
     assert rep.runs[0].numbers.get("gpu_memory_utilization") == 0.97, rep.runs[0].numbers
     assert rep.runs[-1].numbers.get("gpu_memory_utilization") is None, rep.runs[-1].numbers
