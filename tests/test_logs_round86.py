@@ -981,3 +981,34 @@ def test_a_command_line_far_before_the_next_start_stays_the_failed_runs_on_both_
                                                             "--gpu-memory-utilization 0.97"] + quiet[:30] + _VLLM_START))
     assert rep.runs[0].numbers.get("gpu_memory_utilization") == 0.97, rep.runs[0].numbers
     assert rep.runs[-1].numbers.get("gpu_memory_utilization") is None, rep.runs[-1].numbers
+
+
+
+# --- Ollama's KV cache is num_ctx x OLLAMA_NUM_PARALLEL: the shorter-context step gives the num_ctx that fits at the
+# slots in use (a step on its own), with the one-slot value beside it -------------------------------------------------
+
+
+def test_ollamas_context_step_fits_at_the_slots_in_use():
+    run = run_of(diag("\n".join([
+        'time=2025-05-14T08:31:40.112+02:00 level=INFO source=routes.go:1234 msg="server config" '
+        'env="map[OLLAMA_CONTEXT_LENGTH:16384 OLLAMA_NUM_PARALLEL:2]"',
+        'time=2025-05-14T08:31:40.130+02:00 level=INFO source=routes.go:1287 msg="Listening on [::]:11434 (version '
+        '0.7.0)"',
+        'time=2025-05-14T08:31:40.520+02:00 level=INFO source=types.go:130 msg="inference compute" id=GPU-1 '
+        'library=cuda name="NVIDIA GeForce RTX 4090" total="23.6 GiB" available="22.0 GiB"',
+        'time=2025-05-14T08:32:06.002+02:00 level=INFO source=server.go:138 msg=offload library=cuda '
+        'layers.requested=99 layers.model=65 layers.offload=65 memory.available="[22.0 GiB]" memory.required.full="21.8 '
+        'GiB"',
+        'time=2025-05-14T08:32:06.101+02:00 level=INFO source=server.go:405 msg="starting llama server" cmd="/usr/lib/'
+        'ollama/bin/ollama runner --model /root/.ollama/models/blobs/sha256-2b --ctx-size 32768 --batch-size 512 '
+        '--n-gpu-layers 99 --parallel 2 --port 40000"',
+        "load_tensors:        CUDA0 model buffer size = 14000.00 MiB",
+        "llama_context: n_seq_max     = 2", "llama_context: n_ctx         = 32768",
+        "llama_context: n_ctx_per_seq = 16384",
+        "llama_kv_cache_unified: kv_size = 32768, type_k = 'f16', type_v = 'f16', n_layer = 64, can_shift = 1",
+        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: cudaMalloc failed: out of "
+        "memory", "llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache"])))
+    ctx = [a for a in run.advice if a["setting"] == "max_model_len"]
+    assert ctx and "at your 2 slots" in ctx[0]["why"], ctx
+    per = 8192 * 2**20 // 32768
+    assert ctx[0]["value"] * 2 * per <= 22.0 * 2**30 - 14000 * 2**20, ctx[0]

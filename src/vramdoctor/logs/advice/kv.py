@@ -155,7 +155,12 @@ class KvSteps:
                 why += f"; {free / GIB:.1f} GiB free minus {weights / GIB:.1f} GiB of weights, with a 10% margin"
                 slot = n.get("ollama_num_ctx")
                 if isinstance(slot, int):  # with one slot (the step above), num_ctx may be as large as what fits
-                    if target < slot:
+                    slots = parallel if s.name == "ollama" and isinstance(parallel, int) and parallel > 1 else 1
+                    alone = max(256, target // slots // 256 * 256)  # (the step on its own, at the slots in use)
+                    if slots > 1 and alone < slot:
+                        s.add("shorter context", "max_model_len", why + f"; at your {slots} slots num_ctx {alone} "
+                              f"fits, or {target} with one slot (the step above)", "down", alone, slot)
+                    elif target < slot:
                         s.add("shorter context", "max_model_len", why + f"; with one slot, num_ctx {target} fits",
                               "down", target, slot)
                     elif s.out and s.out[-1].setting == "max_num_seqs":
