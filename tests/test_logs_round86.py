@@ -1012,3 +1012,19 @@ def test_ollamas_context_step_fits_at_the_slots_in_use():
     assert ctx and "at your 2 slots" in ctx[0]["why"], ctx
     per = 8192 * 2**20 // 32768
     assert ctx[0]["value"] * 2 * per <= 22.0 * 2**30 - 14000 * 2**20, ctx[0]
+
+
+# --- Windows' exit status 0xc0000409 (a stack buffer overrun, and how the C runtime's abort() ends a process) is a
+# failure whose cause is elsewhere, not a healthy run ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    "The llama-server process has terminated: exit status 0xc0000409: The system detected an overrun of a "
+    "stack-based buffer in this application.",
+    "Process exited with STATUS_STACK_BUFFER_OVERRUN after the second request.",
+])
+def test_windows_stack_buffer_overrun_exit_is_a_failure(line):
+    run = run_of(diag("\n".join([
+        'time=2025-06-01T10:00:00.000+02:00 level=INFO source=routes.go:1287 msg="Listening on 127.0.0.1:11434 '
+        '(version 0.9.0)"', line])))
+    assert run.kind != "NONE", (run.kind, run.code)

@@ -840,6 +840,9 @@ LOG = LogWords(
             # (Windows' NTSTATUS for it, as Go's os/exec prints a process's end: "exit status 0xc0000005")
             r"\bexit status 0xc0000005\b|\bSTATUS_ACCESS_VIOLATION\b", "not_oom",
             code="crash-access-violation"),
+        # Windows' 0xc0000409 (STATUS_STACK_BUFFER_OVERRUN), also what the C runtime's abort() ends a process with by
+        # __fastfail: an abort whose cause (an assertion, an uncaught exception) is in lines before it, not named here
+        msg(r"\bexit status 0xc0000409\b|\bSTATUS_STACK_BUFFER_OVERRUN\b", "wrapper"),
         # an instruction the CPU does not have (a build for AVX2 / AVX-512 on a CPU or a VM without it): SIGILL, 4, as
         # the shell ("Illegal instruction (core dumped)"), systemd ("status=4/ILL"), TGI's launcher ("signaled to
         # shutdown with signal 4") and an exit status of 132 (128 + 4) report it
