@@ -1028,3 +1028,23 @@ def test_windows_stack_buffer_overrun_exit_is_a_failure(line):
         'time=2025-06-01T10:00:00.000+02:00 level=INFO source=routes.go:1287 msg="Listening on 127.0.0.1:11434 '
         '(version 0.9.0)"', line])))
     assert run.kind != "NONE", (run.kind, run.code)
+
+
+# --- a title that quotes the error ("Bug: ... crashing with `error: Insufficient Memory ...`", llama.cpp's issue form,
+# or a plain first line) yields to the log's own line of it, which the log's progress places ------------------------
+
+_METAL_AFTER_CTX = ["load_tensors:      Metal model buffer size =  3685.00 MiB",
+                    "llama_kv_cache_init:      Metal KV buffer size = 49152.00 MiB",
+                    "llama_new_context_with_model:      Metal compute buffer size =  8489.00 MiB",
+                    "ggml_metal_graph_compute: command buffer 0 failed with status 5",
+                    "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)"]
+
+
+@pytest.mark.parametrize("title", [
+    "Bug: phi3.5 model crashing with `error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)`",
+    "Misc. bug: llama-server dies with Insufficient Memory (kIOGPUCommandBufferCallbackErrorOutOfMemory) on M2",
+    "llama-server crashes with Insufficient Memory (kIOGPUCommandBufferCallbackErrorOutOfMemory) on an M2 Mac",
+])
+def test_a_title_quoting_the_error_yields_to_the_logs_own_line(title):
+    run = run_of(diag("\n".join([title, "", "### What happened?", ""] + _METAL_AFTER_CTX)))
+    assert run.kind == "WARMUP", (run.kind, run.code, run.phase_source)

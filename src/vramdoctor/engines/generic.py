@@ -557,7 +557,7 @@ def _failure_stated_zh(m: re.Match) -> str:
 _WRITTEN = re.compile(r"^\s*(?!#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[^\W\d_]|Title:\s|"
                       # (an issue's title pasted with its tracker's tag, "[Bug] gpt-oss ... error LlamaBatch.cc:1153")
                       r"\[(?:Bug|BUG|bug|Usage|Feature|Question|Performance|Misc|RFC|Doc|Docs|Installation|New Model|"
-                      r"Hardware|Help|Issue)\]:?\s+[^\W\d])(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
+                      r"Hardware|Help|Issue)\]:?\s+[^\W\d]|(?:Bug|Misc\. bug|Eval bug|Compile bug|Feature Request):\s+\S)(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
 
 
 def _failure_stated(m: re.Match) -> str:

@@ -625,12 +625,13 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         f = detail[0] if detail else f
     if f.kind in ("oom", "not_oom"):
         f = _latest_survived(run, f, fatal, engine)
-    if f.kind in ("oom", "not_oom") and (user_words(f.text) or sentence_like(f.text) or _INTRO.match(f.text)):
+    if f.kind in ("oom", "not_oom") and (user_words(f.text) or sentence_like(f.text) or _INTRO.match(f.text)
+                                          or _plain_title(run, f)):
         # a user's sentence that names the failure ("I was able to reproduce it: ... after a fatal OOM", "After
         # upgrading, loading the model fails with OOM errors during model initialization."): the engine's own line of
         # it, where the log has one, decides
         # (not the crash the report's words explain as an allocation that failed first: the crash is its consequence)
-        own = [g for g in fatal if g.kind in ("oom", "not_oom") and not user_words(g.text)
+        own = [g for g in fatal if g is not f and g.kind in ("oom", "not_oom") and not user_words(g.text)
                and not sentence_like(g.text) and not _INTRO.match(g.text) and not _TABLE_ROW.match(g.text)
                and not (f.code == "crash-after-alloc-failed" and g.code == "crash-access-violation")]
         cut = [g for g in run.failures if g.kind == "error" and g.line_no > f.line_no and not user_words(g.text)]
