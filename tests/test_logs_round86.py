@@ -1048,3 +1048,25 @@ _METAL_AFTER_CTX = ["load_tensors:      Metal model buffer size =  3685.00 MiB",
 def test_a_title_quoting_the_error_yields_to_the_logs_own_line(title):
     run = run_of(diag("\n".join([title, "", "### What happened?", ""] + _METAL_AFTER_CTX)))
     assert run.kind == "WARMUP", (run.kind, run.code, run.phase_source)
+
+
+# --- figures: mistral.rs's PagedAttention pool ("Allocating 7680 MB ...", "... 640 GPU blocks: available context length
+# is 20480 tokens"), and llama.cpp's Metal_Mapped model buffer, the weights on an Apple GPU -------------------------
+
+
+def test_mistralrs_pool_figures_are_read():
+    run = run_of(diag("\n".join([
+        "2025-06-02T17:20:21.770318Z  INFO mistralrs_core::paged_attention: Allocating 7680 MB for PagedAttention KV "
+        "cache per GPU",
+        "2025-06-02T17:20:21.770340Z  INFO mistralrs_core::paged_attention: Using PagedAttention with block size 32 "
+        "and 640 GPU blocks: available context length is 20480 tokens",
+        _MRS_OOM.format(step="prompt")])))
+    n = run.numbers
+    assert (n.get("kv_pool_bytes"), n.get("num_gpu_blocks"), n.get("kv_pool_tokens")) == (7680 * 2**20, 640, 20480), n
+
+
+def test_llama_cpps_metal_mapped_model_buffer_is_gpu_weights():
+    run = run_of(diag("\n".join(["load_tensors: Metal_Mapped model buffer size = 21289.00 MiB",
+                                 "ggml_metal_graph_compute: command buffer 0 failed with status 5",
+                                 "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)"])))
+    assert run.numbers.get("gpu_model_buffer_bytes") in ([21289 * 2**20], 21289 * 2**20), run.numbers

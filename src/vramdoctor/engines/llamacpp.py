@@ -459,7 +459,8 @@ LOG = LogWords(
                         r"process_chun\w*: processing (?:image|audio)")),
     ),
     figures=(
-        fig("gpu_model_buffer_bytes", _DEV + r" (?:model )?buffer size =\s*" + SIZE, mode="list"),
+        # (also Metal's view of the mmapped file, "Metal_Mapped model buffer size": on unified memory, the GPU's)
+        fig("gpu_model_buffer_bytes", _DEV + r"(?:_Mapped)? (?:model )?buffer size =\s*" + SIZE, mode="list"),
         fig("cpu_model_buffer_bytes", r"CPU(?:_Mapped)? (?:model )?buffer size =\s*" + SIZE, mode="list"),
         fig("kv_pool_bytes", r"KV self size\s*=\s*" + SIZE),
         fig("kv_pool_bytes", r"llama_kv_cache(?:_unified|_iswa)?: size =\s*" + SIZE, mode="list"),

@@ -13,7 +13,7 @@ in-situ quantization `--isq Q4K`; `--num-device-layers` (layers on the GPU, the 
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import fraction, count, rx, cli
+from .words import cli, count, fig, fraction, rx
 
 LOG = LogWords(
     fingerprint=rx(r"\bmistralrs_(?:core|server|server_core|quant)\b|\bmistralrs-server\b|\bmistral\.rs\b"),
@@ -26,6 +26,12 @@ LOG = LogWords(
         ("ready", rx(r"\bDummy run completed in\b")),
     ),
     figures=(
+        # mistralrs-core/src/paged_attention ("Allocating 7680 MB for PagedAttention KV cache per GPU", MB of 2**20
+        # bytes; "Using PagedAttention with block size 32 and 640 GPU blocks: available context length is 20480 tokens")
+        fig("kv_pool_bytes", r"Allocating (\d+(?:\.\d+)?) MB for PagedAttention KV cache", lambda m: int(float(m.group(1)) * 2**20)),
+        fig("num_gpu_blocks", r"PagedAttention with block size \d+ and (\d+) GPU blocks", count),
+        fig("block_size", r"PagedAttention with block size (\d+) and \d+ GPU blocks", count),
+        fig("kv_pool_tokens", r"GPU blocks: available context length is (\d+) tokens", count),
         cli("max_num_seqs", "max-seqs", count),
         cli("pa_gpu_mem_usage", "pa-gpu-mem-usage", fraction),
         cli("max_model_len", "pa-ctxt-len", count),
