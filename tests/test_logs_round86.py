@@ -1070,3 +1070,20 @@ def test_llama_cpps_metal_mapped_model_buffer_is_gpu_weights():
                                  "ggml_metal_graph_compute: command buffer 0 failed with status 5",
                                  "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)"])))
     assert run.numbers.get("gpu_model_buffer_bytes") in ([21289 * 2**20], 21289 * 2**20), run.numbers
+
+
+# --- a gzip file cut inside its header or first block is cut short, not an empty log; an empty log compressed is empty
+
+
+@pytest.mark.parametrize("cut,says", [(10, "cut short"), (None, "is empty")])
+def test_a_gzip_cut_before_its_data_is_told_from_an_empty_one(tmp_path, cut, says):
+    import gzip
+    import subprocess
+    import sys
+
+    data = gzip.compress(b"INFO 05-01 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5\n" * 50
+                         if cut else b"")
+    path = tmp_path / "x.log.gz"
+    path.write_bytes(data[:cut] if cut else data)
+    res = subprocess.run([sys.executable, "-m", "vramdoctor", "logs", str(path)], capture_output=True, text=True)
+    assert res.returncode == 2 and says in res.stderr and "Traceback" not in res.stderr, res.stderr

@@ -162,6 +162,9 @@ def read_blocks(path: str, *, follow: bool = False, poll_s: float = 0.5, idle_st
     stream, gz = _open(path)
     head = stream.peek(SNIFF)[:SNIFF]
     if not head and not follow:
+        if gz is not None and gz.broken:  # (a gzip header and no data: a file cut short, not an empty log)
+            raise LogInputError(f"is a gzip file that ends before any of its data ({gz.broken}): it was cut short.",
+                                path=path, hint="Copy the whole file again, or pass the uncompressed log.")
         raise LogInputError("is empty: there is nothing to diagnose.", path=path, hint=_EMPTY_HINT)
     # (a file or pipe of only blank lines is told at its end, in _blocks: a peek returns what the buffer holds, 4 KiB
     # of a file or what a pipe has delivered so far, so blank lines before the log would be taken for the whole)
