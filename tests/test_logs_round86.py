@@ -1087,3 +1087,20 @@ def test_a_gzip_cut_before_its_data_is_told_from_an_empty_one(tmp_path, cut, say
     path.write_bytes(data[:cut] if cut else data)
     res = subprocess.run([sys.executable, "-m", "vramdoctor", "logs", str(path)], capture_output=True, text=True)
     assert res.returncode == 2 and says in res.stderr and "Traceback" not in res.stderr, res.stderr
+
+
+# --- a zip archive of a text log is told to be unpacked; a PyTorch checkpoint (a zip whose first member is its pickle's
+# archive/data.pkl) is sized with estimate --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("member,says", [("server.log", "Unpack it"), ("archive/data.pkl", "vramdoctor estimate")])
+def test_a_zip_is_told_by_its_first_member(tmp_path, member, says):
+    import subprocess
+    import sys
+    import zipfile
+
+    path = tmp_path / "x.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr(member, b"INFO hello\n")
+    res = subprocess.run([sys.executable, "-m", "vramdoctor", "logs", str(path)], capture_output=True, text=True)
+    assert res.returncode == 2 and says in " ".join(res.stderr.split()), res.stderr

@@ -13,7 +13,6 @@ MAGIC = [
     (b"\x7fELF", "an ELF executable"),
     (b"\x89PNG", "a PNG image"),
     (b"\xff\xd8\xff", "a JPEG image"),
-    (b"PK\x03\x04", "a zip archive (a PyTorch checkpoint is one)"),
     (b"\x93NUMPY", "a NumPy array"),
     (b"\x89HDF", "an HDF5 file"),
     (b"BZh", "a bzip2 archive"),
@@ -41,6 +40,13 @@ def is_binary(head: bytes) -> bool:
 
 def what_binary(head: bytes) -> str | None:
     """What a file that is not a log is, from its first bytes (None: it may be a log)."""
+    if head.startswith(b"PK\x03\x04"):  # a zip: its first member's name (local file header, offset 30) tells
+        # a PyTorch checkpoint ("archive/data.pkl", "model/data.pkl", "*/version") from an archive of anything else
+        (n,) = struct.unpack("<H", head[26:28]) if len(head) >= 30 else (0,)
+        first = head[30:30 + n].decode("utf-8", "replace")
+        if re.search(r"(?:^|/)(?:data\.pkl|version|data/\d+|byteorder)$", first):
+            return "a PyTorch checkpoint (a zip archive)"
+        return "a zip archive"
     for magic, name in MAGIC:
         if head.startswith(magic):
             return name
