@@ -19,7 +19,7 @@ from .base import (
     step_tokens,
 )
 from .interface import Engine, LogWords
-from .words import LOADING_ZH, NUM, SIZE, TRIED, TRIED_TO, TRIED_TO_ZH, count, fig, msg, rx, to_bytes, tried, tried_zh
+from .words import ISSUE_TAGS, LOADING_ZH, NUM, SIZE, TRIED, TRIED_TO, TRIED_TO_ZH, count, fig, msg, rx, to_bytes, tried, tried_zh
 
 GIB = 2**30
 
@@ -556,8 +556,7 @@ def _failure_stated_zh(m: re.Match) -> str:
 #: "Title: ...")
 _WRITTEN = re.compile(r"^\s*(?!#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[^\W\d_]|Title:\s|"
                       # (an issue's title pasted with its tracker's tag, "[Bug] gpt-oss ... error LlamaBatch.cc:1153")
-                      r"\[(?:Bug|BUG|bug|Usage|Feature|Question|Performance|Misc|RFC|Doc|Docs|Installation|New Model|"
-                      r"Hardware|Help|Issue)\]:?\s+[^\W\d]|(?:Bug|Misc\. bug|Eval bug|Compile bug|Feature Request):\s+\S)(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
+                      + ISSUE_TAGS + r")(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
 
 
 def _failure_stated(m: re.Match) -> str:

@@ -310,6 +310,10 @@ from .words import NOT_ADMIN, NUM, SIZE, count, fig, msg, rx, to_bytes  # noqa: 
 
 _DEV = r"(?:CUDA|ROCm|Metal|MTL|Vulkan|SYCL|CANN)\d*"
 
+#: tools/server update_slots: "Context size has been exceeded.", sent to every processing slot when llama_decode finds
+#: no free KV cell for even a one-token batch; with slots sharing one cache (kv_unified) that cache is full under load
+DECODE_FULL = r"\bContext size has been exceeded\b"
+
 def _working_set(m) -> int:
     """recommendedMaxWorkingSetSize: MiB in 2023 builds (one space before '='), decimal MB since 2024."""
     if m.group(3) == "MiB":  # (a build that names the unit)
@@ -358,8 +362,8 @@ LOG = LogWords(
             # KV size.")
             r"Input prompt is too big compared to KV size|"
             # (server.cpp, a slot that filled its context while generating, context shift off: "Context size has been
-            # exceeded.", ERROR_TYPE_EXCEED_CONTEXT_SIZE)
-            r"\bContext size has been exceeded\b", "request"),
+            # exceeded.", ERROR_TYPE_EXCEED_CONTEXT_SIZE; see DECODE_FULL)
+            + DECODE_FULL, "request"),
         # a failed reservation that llama.cpp retries another way (2026): the failure before it need not be fatal
         msg(r"retrying without pipeline parallelism", "retry", "WARMUP"),
         # the fitting of -c / -ngl to free memory (2026, llama_params_fit) failed: llama.cpp goes on loading with the

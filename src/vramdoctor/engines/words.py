@@ -110,6 +110,12 @@ def mib(m: re.Match, i: int = 1) -> int:
     return to_bytes(m.group(i), "MiB")
 
 
+#: an issue's title as its tracker's form tags it ("[Bug] ...", "[Usage]: ...", llama.cpp's "Bug: ...", "Misc. bug:
+#: ..."): the report's words, not a program's line (logs' TITLE and the prose figures' `_WRITTEN` both read it)
+ISSUE_TAGS = (r"\[(?:Bug|BUG|bug|Usage|Feature|Question|Performance|Misc|RFC|Doc|Docs|Installation|New Model|Hardware|"
+              r"Help|Issue)\]:?\s+[^\W\d]|(?:Bug|Misc\. bug|Eval bug|Compile bug|Feature Request):\s+\S")
+
+
 def fig(key: str, pattern: str, read: Callable[[re.Match], object] = size, mode: str = "last",
         flags: int = I, passive: bool = False, prose: bool = False) -> Figure:
     return Figure(key=key, pattern=lazy(pattern, flags), read=read, mode=mode, passive=passive, prose=prose)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from ..engines.words import ISSUE_TAGS
 from .knowledge import COMMAND
 from .lines import LOG_PREFIX
 from .prose import written_by_user
@@ -17,10 +18,7 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+\S")
 
 #: an issue's title pasted without its markdown: its tracker's tag ("[Bug] CUDA OOM during inference", "[Usage]: ..."),
 #: or labelled ("Title: GPU OOM during inference")
-TITLE = re.compile(r"^\s*(?:\[(?:Bug|BUG|bug|Usage|Feature|Question|Performance|Misc|RFC|Doc|Docs|Installation|"
-                   r"New Model|Hardware|Help|Issue)\]:?\s+[^\W\d]|Title:\s+\S|"
-                   # (llama.cpp's issue forms: "Bug: ...", "Misc. bug: ...", "Eval bug: ...", "Compile bug: ...")
-                   r"(?:Bug|Misc\. bug|Eval bug|Compile bug|Feature Request):\s+\S)")
+TITLE = re.compile(r"^\s*(?:" + ISSUE_TAGS + r"|Title:\s+\S)")
 
 
 def user_words(text: str) -> bool:

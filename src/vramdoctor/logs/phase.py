@@ -12,7 +12,7 @@ from .facts import Failure
 from .authorship import TITLE, program_line, prose_like, sentence_like, user_words
 from .knowledge import FRAME, PY_FRAME, knowledge, phase_words
 from .prose import OOM_ANY
-from .lines import LOG_PREFIX
+from .lines import LOG_PREFIX, bare_prefix
 
 GIB = 2**30
 STARTUP = ("WEIGHTS", "KV", "WARMUP")
@@ -327,7 +327,7 @@ def _before_traceback(f: Failure, n: int = 6) -> list[tuple[int, str]]:
         return before[-n:]
     ln, text = before[at]
     head = text[:text.index(_TB_HEADER)].rstrip()
-    return before[max(0, at - n):at] + ([(ln, head)] if head and not LOG_PREFIX.fullmatch(head + " ") else [])
+    return before[max(0, at - n):at] + ([(ln, head)] if head and not bare_prefix(head) else [])
 
 
 def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: frozenset[str] = frozenset()) -> Place:

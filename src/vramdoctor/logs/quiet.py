@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from ..engines.llamacpp import DECODE_FULL
 from ..errors import UsageError
 from .facts import RunFacts
 from .knowledge import FRAME, LEVEL, PY_FRAME, knowledge, phase_words
@@ -16,9 +17,9 @@ from .prose import supposed, written_by_user
 from .verdict import KIND_OF_PHASE, Diagnosis
 
 
+#: llama-server's words when llama_decode finds no free KV cell for a one-token batch (`engines.llamacpp.DECODE_FULL`)
+_DECODE_FULL = re.compile(DECODE_FULL, re.I)
 
-#: llama-server's words when llama_decode finds no free KV cell for a one-token batch (tools/server update_slots)
-_DECODE_FULL = re.compile(r"Context size has been exceeded", re.I)
 
 def leak(run: RunFacts) -> Diagnosis | None:
     said = [p for p in run.pressure if p.kind == "leak"]

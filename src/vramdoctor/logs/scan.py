@@ -44,6 +44,8 @@ WINDOW = 80  # lines kept before a failure: the traceback that leads to it
 _ELIDED_PROMPT = re.compile(r"(\bprompt: )(['\x22])(?:.*?\2(?=, (?:params|sampling_params|prompt_token_ids)\b)|.*$)")
 #: lines a command line read after a failed run may come before the start line of the run it begins
 RESTART_GAP = 8
+#: command lines (a command continued over lines) held for the run they begin
+MAX_DEFERRED = 64
 AFTER = 12  # lines kept after a failure: C++ backtraces and follow-up messages
 AFTER_TRACEBACK = 400  # ... and while a Python traceback that began in them goes on: its frames, up to this many lines
 MAX_FAILURES = 8
@@ -334,7 +336,7 @@ class Scanner:
         if "fig" in c and r.failures and not started and COMMAND.match(text):
             # a command line after this run failed: the restart it begins, whose settings they are (read into the run
             # that starts within RESTART_GAP lines, else into this one)
-            if len(self.deferred) < 64:  # (a command's continued lines; past that many, no command: read in place)
+            if len(self.deferred) < MAX_DEFERRED:  # (past that many, no command's continued lines: read in place)
                 self.deferred.append((line_no, text, texts))
             else:
                 self._read_figures(r, line_no, text, texts)
