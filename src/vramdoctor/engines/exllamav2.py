@@ -51,6 +51,9 @@ LOG = LogWords(
         fig("kv_cache_dtype", r"(?<!\S)-c8\b", lambda m: "Q8", flags=0),
         fig("kv_cache_dtype", r"(?<!\S)--cache_8bit\b", lambda m: "Q8", flags=0),
     ),
+    # ExLlama (v1) building its model, which reads the weights; its cache is made by ExLlamaCache(model) after it
+    # returns (exllama/model.py)
+    loader=rx(r"\bmodel\s*=\s*ExLlama\(config\)"),
 )
 
 ENGINE = Engine(

@@ -18,7 +18,7 @@ from .base import (
     state_bytes_per_seq,
     step_tokens,
 )
-from .interface import Engine, LogWords
+from .interface import Engine, LogWords, StepCode
 from .words import ISSUE_TAGS, LOADING_ZH, NUM, SIZE, TRIED, TRIED_TO, TRIED_TO_ZH, count, fig, msg, rx, to_bytes, tried, tried_zh
 
 GIB = 2**30
@@ -1386,6 +1386,18 @@ LOG = LogWords(
             count),
         fig("block_size", r"\bblock_size['\"]?\s*[=:]\s*(\d+)\b(?![.,\d]|\s*[KMGT]?i?B\b)", count),  # tokens
     ),
+    step_codes=(
+        StepCode("WARMUP", "cuda-graph-capture-oom", rx(r"\bcaptur|cuda_graph|cudagraph")),
+        StepCode("WARMUP", "sampler-warmup-oom", rx(r"sampler")),
+        StepCode("WARMUP", "profile-run-oom", rx(r"profil")),
+        StepCode("RUNTIME", "prefill-oom", rx(r"prefill|prompt")),
+    ),
+    # a loader's own steps in any engine: a layer's load_weights / weight_loader, a quantization method making its
+    # weights (create_weights, a Parameter of torch.empty) and processing them after they are read
+    # (process_weights_after_loading), a model moved to the GPU whole (model.cuda(), nn.Module._apply)
+    loader=rx(r"\bload_weights\b|\bweight_loader\b|\b_?create_weights?\b|Parameter\(torch\.(?:empty|zeros)|"
+              r"\bprocess_weights?(?:_after_loading)?\b|\bin _apply\b|\bself\._apply\(|"
+              r"\bmodel\s*=\s*model\.(?:cuda|to)\("),
 )
 
 ENGINE = Engine(

@@ -65,6 +65,19 @@ class Message:
 
 
 @dataclass(frozen=True)
+class StepCode:
+    """A step an engine names in a failure's stack frames or the lines before it that settles the failure's code
+    within its kind (vLLM's `capture_model` a graph capture, its `check_enough_kv_cache_memory` a pool too small for
+    the context). kind: the diagnosis kind it refines (WARMUP, RUNTIME, KV_CAPACITY); code: the code it gives;
+    pattern: searched in the lower-cased words of the failure's place and its frames. Which of several codes wins
+    is the diagnosis's order (`logs.diagnose.CODE_ORDER`), not the engines'."""
+
+    kind: str
+    code: str
+    pattern: re.Pattern
+
+
+@dataclass(frozen=True)
 class Figure:
     """A figure or setting the engine prints. key: the report's name (`_bytes`, `_tokens`, or the
     setting's own name); read: match -> value; mode: "last", "first" or "list" (every value)."""
@@ -94,6 +107,10 @@ class LogWords:
     after_weights: the phases that can follow `weights_done` in this engine's start-up.
     quiet: the engine's start-up milestones are not printed at its default log level, so their absence
     says nothing about how far it got.
+    step_codes: the steps that settle a failure's code within its kind (`StepCode`).
+    loader: the frames of the engine's model loader proper, which reads or makes the weights and nothing else (a
+    traceback cut inside one was loading the weights, however it was cut); searched in the failure's frames joined by
+    newlines, so that a pattern may span a frame and the code line under it.
     sentences: memory messages in full, as the engine's source formats them (`{}` where it puts a value without
     spaces, `{*}` where it puts free text), for
     those whose first words do not yet speak of memory ("To serve at least one request with the models's max seq
@@ -109,6 +126,8 @@ class LogWords:
     figures: tuple[Figure, ...] = ()
     after_weights: tuple[str, ...] = ("KV",)
     quiet: bool = False
+    step_codes: tuple[StepCode, ...] = ()
+    loader: re.Pattern | None = None
     sentences: tuple[str, ...] = ()
 
 

@@ -304,7 +304,7 @@ class LlamaCppRules(RulesBase):
 # with status 5`, then Apple's "Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)";
 # `tools/server`: "main: server is listening", "srv  update_slots", "print_timing".
 
-from .interface import (Endpoints, Engine, KvView, LogWords, Preset, Spelling, Tokenizer,  # noqa: E402
+from .interface import (Endpoints, Engine, KvView, LogWords, StepCode, Preset, Spelling, Tokenizer,  # noqa: E402
                         answer_json, as_count, token_ids)
 from .words import NOT_ADMIN, NUM, SIZE, count, fig, msg, rx, to_bytes  # noqa: E402
 
@@ -604,6 +604,11 @@ LOG = LogWords(
         "allocating {} MiB on device {}: cudaMalloc failed: out of memory",
         "alloc_tensor_range: failed to allocate {} buffer of size {}",
         "ggml_gallocr_reserve_n: failed to allocate {} buffer of size {}",
+    ),
+    step_codes=(
+        # a compute graph reserved at load (llama-context.cpp graph_reserve, ggml-alloc.c ggml_gallocr_reserve_n,
+        # ggml-backend.cpp ggml_backend_sched_reserve): a compute buffer, not a captured CUDA graph
+        StepCode("WARMUP", "compute-buffer-alloc-failed", rx(r"gallocr|compute buffer|sched_reserve|graph_reserve")),
     ),
 )
 

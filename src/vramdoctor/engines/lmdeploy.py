@@ -86,6 +86,8 @@ LOG = LogWords(
         cli("tensor_parallel_size", "tp", count),
         cli("kv_cache_dtype", "quant-policy", lambda m: {"4": "int4", "8": "int8"}.get(m.group(1), "")),
     ),
+    # TurboMind making its weights (lmdeploy/turbomind/turbomind.py _create_weight, create_shared_weights)
+    loader=rx(r"\b_?create_shared_weights?\b|\b_create_weight\b"),
 )
 
 ENGINE = Engine(

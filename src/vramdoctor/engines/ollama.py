@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-from .interface import Endpoints, Engine, KvView, LogWords, Spelling, answer_json, as_count
+from .interface import Endpoints, Engine, KvView, LogWords, StepCode, Spelling, answer_json, as_count
 from .words import NOT_ADMIN, SIZE, count, fig, msg, release, rx
 
 LOG = LogWords(
@@ -116,6 +116,10 @@ LOG = LogWords(
     ),
     # server/routes.go, as the client prints it ("Error: model requires more system memory ...")
     sentences=("model requires more system memory ({} {}) than is available ({} {})",),
+    step_codes=(
+        # the runner's worst-case compute graph (runner/ollamarunner reserveWorstCaseGraph): a compute buffer
+        StepCode("WARMUP", "compute-buffer-alloc-failed", rx(r"reserve\w*graph")),
+    ),
 )
 
 

@@ -239,7 +239,7 @@ class SglangRules(RulesBase):
 # ("Capture cuda graph failed: ..."), `srt/entrypoints/http_server.py` ("The server is fired up").
 # "GB" there is GiB (/ (1 << 30)).
 
-from .interface import (Endpoints, Engine, KvView, LogWords, Preset, Tokenizer, answer_json,  # noqa: E402
+from .interface import (Endpoints, Engine, KvView, LogWords, StepCode, Preset, Tokenizer, answer_json,  # noqa: E402
                         as_count, token_ids)
 from .words import NUM, SIZE, cli, count, fig, fraction, msg, rx, switch  # noqa: E402
 
@@ -374,6 +374,13 @@ LOG = LogWords(
         # the whole argument list, only when the line is whole (an excerpt may cut it)
         fig("args_listing", r"(server_args)=ServerArgs\(.*\)\s*$", lambda m: "full"),
     ),
+    step_codes=(
+        # the extend (prefill) forward pass (model_executor/model_runner.py forward_extend)
+        StepCode("RUNTIME", "prefill-oom", rx(r"forward_extend")),
+    ),
+    # ModelRunner.initialize's call into its own load_model (`self.load_model()` under a model_runner.py frame): the
+    # KV pool is made after it returns (init_memory_pool)
+    loader=rx(r"model_runner\.py\W+line \d+, in \w+[^\n]*\n[^\n]*\bself\.load_model\("),
 )
 
 

@@ -11,7 +11,9 @@ Flags: --cuda-memory-fraction (default 1.0), --max-batch-prefill-tokens, --max-t
 
 from __future__ import annotations
 
-from .interface import Endpoints, Engine, KvView, LogWords, Tokenizer, answer_json, as_count, prom_samples
+from re import IGNORECASE as I, DOTALL as S
+
+from .interface import Endpoints, Engine, KvView, LogWords, StepCode, Tokenizer, answer_json, as_count, prom_samples
 from .words import NOT_ADMIN, NUM, cli, count, fig, fraction, msg, rx
 
 LOG = LogWords(
@@ -109,6 +111,13 @@ LOG = LogWords(
         # no CUDA graphs: `--cuda-graphs 0`, and the Args dump's `cuda_graphs: Some([0])`
         fig("cuda_graphs_off", r"(?:^|\s)--cuda-graphs(?:=|\s+)['\"]?0(?![\d,.])|\bcuda_graphs: Some\(\[0\]\)",
             lambda m: True),
+    ),
+    step_codes=(
+        # the warm-up prefill (server/text_generation_server/models/flash_causal_lm.py warmup -> generate_token, before
+        # the KV cache is sized and the graphs captured): what its own message says, "Not enough memory to handle N
+        # prefill tokens"
+        StepCode("WARMUP", "prefill-tokens-exceed-memory",
+                 rx(r"^(?=.*\bin warmup\b)(?=.*\bgenerate_token\b).*flash_causal_lm", I | S)),
     ),
 )
 

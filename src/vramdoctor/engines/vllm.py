@@ -289,7 +289,7 @@ class VllmRules(RulesBase):
 # %.2f GiB", `_dummy_sampler_run`: "CUDA out of memory occurred when warming up sampler with N dummy
 # requests"), `entrypoints/openai/api_server.py` ("vLLM API server version", "non-default args").
 
-from .interface import Engine, LogWords  # noqa: E402
+from .interface import Engine, LogWords, StepCode  # noqa: E402
 from .words import (  # noqa: E402
     NOT_ADMIN,
     NUM,
@@ -584,6 +584,29 @@ LOG = LogWords(
         "The model's max seq len ({}) is larger than the maximum number of tokens that can be stored in KV cache "
         "({}). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
     ),
+    step_codes=(
+        # (vLLM V1 gpu_model_runner.py capture_model / _capture_cudagraphs, which call _dummy_run too: so first)
+        StepCode("WARMUP", "cuda-graph-capture-oom", rx(r"capture_model|_capture_cudagraphs")),
+        # the profiling pass (V0 worker.py determine_num_available_blocks -> profile_run; V1 gpu_worker.py
+        # determine_available_memory -> gpu_model_runner.py profile_run -> _dummy_run)
+        StepCode("WARMUP", "profile-run-oom",
+                 rx(r"profile_run|_dummy_run\b|determine_available_memory|determine_num_available_blocks")),
+        # prompt log-probabilities (_get_prompt_logprobs_dict, compute_logprobs, gather_logprobs, a frame
+        # "in ..._logprobs..."; not a variable of that name in a code line, mlx_lm's "for n, (token, logprobs, ...)")
+        StepCode("RUNTIME", "logprobs-oom", rx(r"\w*_logprobs\w*\(|\b(?:compute|gather|get)_\w*logprobs\w*|"
+                                               r"\bin \w*logprobs\w*\b|\bprompt_logprobs\b")),
+        # the engine's check of the pool's size, not its allocation (V0 worker.py raise_if_cache_size_invalid: no
+        # blocks, or fewer than the context; V1 kv_cache_utils.py check_enough_kv_cache_memory): a traceback cut
+        # there found the pool too small, and a smaller fraction would shrink it more
+        StepCode("KV_CAPACITY", "kv-cache-too-small",
+                 rx(r"raise_if_cache_size_invalid|check_enough_kv_cache_memory|_check_enough_kv_cache_memory")),
+    ),
+    # model_executor/model_loader, get_model (the model only: its KV cache is made later, initialize_kv_cache), the
+    # worker's and model runner's load_model, and the worker's call into the runner's (`self.model_runner.load_model()`
+    # under a gpu_worker.py / worker.py frame)
+    loader=rx(r"model_loader[/.]|\bin get_model\b|\bget_model\(|"
+              r"(?:gpu_worker|worker|gpu_model_runner|model_runner)\.py\W+line \d+, in load_model\b|"
+              r"(?:gpu_worker|worker)\.py\W+line \d+, in \w+[^\n]*\n[^\n]*\bself\.model_runner\.load_model\("),
 )
 
 

@@ -74,84 +74,46 @@ def detect_engine(hits: dict[str, int]) -> str:
     return max(pool, key=lambda n: (pool[n], n))
 
 
-#: a step that computes log-probabilities (vLLM's _get_prompt_logprobs_dict, compute_logprobs, gather_logprobs, a
-#: frame "in ..._logprobs..."; not a variable of that name in a code line, mlx_lm's "for n, (token, logprobs, ...)")
-_LOGPROBS = re.compile(r"\w*_logprobs\w*\(|\b(?:compute|gather|get)_\w*logprobs\w*|\bin \w*logprobs\w*\b|"
-                       r"\bprompt_logprobs\b", re.I)
+#: which code wins where a failure's steps name several, per kind: the most specific step first (TGI's warm-up
+#: prefill over the graphs it captures next; a graph capture over the `_dummy_run` it calls, which is also the
+#: profiling pass's; a compute buffer reserved for a graph over the graph)
+CODE_ORDER = {
+    "WARMUP": ("prefill-tokens-exceed-memory", "cuda-graph-capture-oom", "sampler-warmup-oom", "profile-run-oom",
+               "compute-buffer-alloc-failed"),
+    "RUNTIME": ("logprobs-oom", "prefill-oom"),
+    "KV_CAPACITY": ("kv-cache-too-small",),
+}
+#: the code of a kind whose steps name none of the above
+_PLAIN_CODE = {"WEIGHTS": "weights-alloc-failed", "KV_CAPACITY": "kv-cache-alloc-failed", "WARMUP": "warmup-oom",
+               "RUNTIME": "serving-oom"}
+#: any graph left once no compute buffer is named (a graph being captured, in words no engine module spells)
+_ANY_GRAPH = re.compile(r"graph")
 
 
 def _code(kind: str, f: Failure, where: str) -> str:
+    """The failure's code within `kind`: its own words' code, else the first code in `CODE_ORDER` whose step (any
+    engine's `StepCode`) `where` names, else the kind's plain code."""
     if f.code:
         return f.code
     w = where.lower()
-    if kind == "WARMUP":  # graph capture calls _dummy_run too (vLLM V1): capture first, then the sampler
-        if re.search(r"capture_model|_capture_cudagraphs|\bcaptur|cuda_graph|cudagraph", w):
-            return "cuda-graph-capture-oom"
-        if "sampler" in w:
-            return "sampler-warmup-oom"
-        if re.search(r"\bin warmup\b", w) and re.search(r"\bgenerate_token\b", w) and "flash_causal_lm" in w:
-            # TGI's warm-up prefill (flash_causal_lm.py warmup -> generate_token, before the KV cache is sized and
-            # the graphs captured): what its own message says, "Not enough memory to handle N prefill tokens"
-            return "prefill-tokens-exceed-memory"
-        if re.search(r"profile_run|_dummy_run\b|determine_available_memory|determine_num_available_blocks|profil", w):
-            return "profile-run-oom"
-        # (a compute graph reserved at load, llama.cpp's graph_reserve or Ollama's reserveWorstCaseGraph, is a
-        # compute buffer, not a captured CUDA graph)
-        reserve = re.search(r"graph_reserve|reserve\w*graph", w)
-        if "graph" in w and not reserve:
-            return "cuda-graph-capture-oom"
-        if "gallocr" in w or "compute buffer" in w or "sched_reserve" in w or reserve:
-            return "compute-buffer-alloc-failed"
-        return "warmup-oom"
-    if kind == "RUNTIME":
-        if _LOGPROBS.search(w):
-            return "logprobs-oom"
-        return "prefill-oom" if re.search(r"prefill|prompt|forward_extend", w) else "serving-oom"
-    if kind == "KV_CAPACITY" and _SIZE_CHECK.search(w):
-        # the innermost frame is the engine's check of the pool's size, not its allocation (vLLM V0 worker.py
-        # raise_if_cache_size_invalid: no blocks, or fewer than the context; V1 kv_cache_utils.py
-        # check_enough_kv_cache_memory): the pool is too small, and a smaller fraction would shrink it more
-        return "kv-cache-too-small"
-    return {"WEIGHTS": "weights-alloc-failed", "KV_CAPACITY": "kv-cache-alloc-failed"}[kind]
+    named = {s.code for s in knowledge().step_codes if s.kind == kind and s.pattern.search(w)}
+    code = next((c for c in CODE_ORDER.get(kind, ()) if c in named), None)
+    if code is None and kind == "WARMUP" and _ANY_GRAPH.search(w):
+        code = "cuda-graph-capture-oom"
+    return code or _PLAIN_CODE[kind]
 
 
-#: an engine's check that its KV pool holds the context (its frame, on a traceback cut before the check's message)
-_SIZE_CHECK = re.compile(r"raise_if_cache_size_invalid|check_enough_kv_cache_memory|_check_enough_kv_cache_memory")
-#: frames of a model loader proper, which reads or makes weights and nothing else (vLLM's and Aphrodite's
-#: model_executor/model_loader, get_model, a layer's load_weights / weight_loader): a traceback cut inside one was
-#: loading the weights, however it was cut (not a front end's load_model, which may go on to make the cache)
-_LOADER_PROPER = re.compile(r"model_loader[/.]|\bin get_model\b|\bget_model\(|\bload_weights\b|\bweight_loader\b|"
-                            # (vLLM's worker and model runner load_model: the model only, its KV cache is made later,
-                            # initialize_kv_cache; not llama-server's load_model, which makes the context too)
-                            r"(?:gpu_worker|worker|gpu_model_runner|model_runner)\.py\W+line \d+, in load_model\b|"
-                            # ... or a layer making its weights (a quantization method's create_weights, a Parameter of
-                            # torch.empty): the allocation itself, the innermost step
-                            # (TurboMind's _create_weight and create_shared_weights, lmdeploy/turbomind/turbomind.py)
-                            r"\b_?create_(?:shared_)?weights?\b|Parameter\(torch\.(?:empty|zeros)|"
-                            # (... and its process_weight, run over each device's weights after they are read)
-                            r"\bprocess_weights?(?:_after_loading)?\b|"
-                            # ... or a model moved to the GPU whole (model.cuda(), nn.Module._apply over its tensors)
-                            r"\bin _apply\b|\bself\._apply\(|\bmodel\s*=\s*model\.(?:cuda|to)\(|"
-                            # ... or ExLlama (v1) building its model, which reads the weights; its cache is made by
-                            # ExLlamaCache(model) after it returns (exllama/model.py)
-                            r"\bmodel\s*=\s*ExLlama\(config\)")
-#: a model runner's or worker's frame (vLLM, Aphrodite, SGLang: model_runner.py, gpu_worker.py) and, the code line under
-#: it, its call into its own load_model (SGLang's ModelRunner.initialize: `self.load_model()`, the KV pool made after
-#: it returns, init_memory_pool; vLLM's Worker.load_model: `self.model_runner.load_model()`): a traceback cut at that
-#: call was loading the weights
-_RUNNER_FRAME = re.compile(r"(?:gpu_worker|worker|gpu_model_runner|model_runner)\.py\W+line \d+, in \w+")
-_CALLS_LOADER = re.compile(r"\bself\.(?:model_runner\.)?load_model\(")
+def _checks_pool(f: Failure) -> bool:
+    """Whether `f`'s frames show an engine's check of its KV pool's size (a check raises: it is the step)."""
+    checks = [s.pattern for s in knowledge().step_codes if s.code == "kv-cache-too-small"]
+    return any(p.search(t.lower()) for _, _, t in frames(f) for p in checks)
 
 
 def _loader_proper(f: Failure) -> bool:
-    """Whether `f`'s frames show a model loader proper at work (`_LOADER_PROPER`, or a runner's call into its own
-    load_model under the runner's frame)."""
-    lines = sorted((ln, order, t) for order, ln, t in frames(f))
-    if any(_LOADER_PROPER.search(t) for _, _, t in lines):
-        return True
-    return any(_RUNNER_FRAME.search(a[2]) and _CALLS_LOADER.search(b[2]) for a, b in zip(lines, lines[1:]))
-
-
+    """Whether `f`'s frames show a model loader proper at work (any engine's `LogWords.loader`, over its frames in
+    line order joined by newlines: a frame and the code line under it may match together)."""
+    text = "\n".join(t for _, _, t in sorted((ln, order, t) for order, ln, t in frames(f)))
+    return any(p.search(text) for p in knowledge().loaders)
 
 
 _NOT_OOM = {
@@ -1026,7 +988,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         place = replace(place, source="the engine's error the report's title quotes")
     if ((told or user_words(f.text)) and place.phase in STARTUP and not _ends(f) and not (told and f.deciding == told)
             and place.source.startswith(("the stack frames", "the message after"))
-            and not any(_SIZE_CHECK.search(t) for _, _, t in frames(f))
+            and not _checks_pool(f)
             and not (place.phase == "WEIGHTS" and _loader_proper(f))):
         # (a check raises: it is the step; a loader only loads)
         # a user's words of the failure over a traceback cut before its last frames: the innermost frame shown is a

@@ -107,6 +107,10 @@ class Knowledge:
             for phase, p in e.log.frames.items():
                 self.frames.setdefault(phase, []).append(p)
         self.engine = {e.name: e for e in engines}
+        #: every engine's steps that settle a failure's code, and its model loader's frames (a traceback may run
+        #: through another engine's library: SGLang calls vLLM's layers)
+        self.step_codes = [s for e in engines for s in e.log.step_codes]
+        self.loaders = [e.log.loader for e in engines if e.log.loader is not None]
         #: every engine's memory sentences in full (a line cut partway into one is cut before its cause)
         self.sentences = tuple(x for e in engines for x in e.log.sentences)
         self.passive = [f for f in self.figures if f.passive]

@@ -1,0 +1,70 @@
+"""`vramdoctor logs` on the kinds of fault the held-out rounds 97-99 (issue 6, stop 26) found, each with logs of our
+own in other engines, versions and wordings (none of the held-out logs' own lines), and the structure every engine's
+step codes share. The engines' lines follow their sources (named in `vramdoctor/engines/<engine>.py`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from logcase import diag
+from vramdoctor.engines import all_engines
+from vramdoctor.logs.diagnose import CODE_ORDER
+
+# --- one place per engine: the steps that settle a failure's code are each engine's own (StepCode), and which of
+# several wins is one order for all ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("engine", [e for e in all_engines() if e.log.step_codes], ids=lambda e: e.name)
+def test_every_step_code_is_one_the_order_can_choose(engine):
+    for s in engine.log.step_codes:
+        assert s.code in CODE_ORDER.get(s.kind, ()), (engine.name, s.kind, s.code)
+
+
+def test_the_codes_named_by_steps_come_from_more_than_one_engine():
+    owners = {s.code: e.name for e in all_engines() for s in e.log.step_codes}
+    assert {"prefill-tokens-exceed-memory": "tgi", "kv-cache-too-small": "vllm"}.items() <= owners.items()
+
+
+_VLLM_CAPTURE = """\
+INFO 03-02 10:00:01 [gpu_model_runner.py:2100] Model loading took 14.99 GiB and 6.1 seconds
+INFO 03-02 10:00:09 [gpu_worker.py:298] Available KV cache memory: 52.10 GiB
+INFO 03-02 10:00:09 [kv_cache_utils.py:1087] GPU KV cache size: 426,800 tokens
+ERROR 03-02 10:00:12 [core.py:708] EngineCore failed to start.
+ERROR 03-02 10:00:12 [core.py:708] Traceback (most recent call last):
+ERROR 03-02 10:00:12 [core.py:708]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 2710, in capture_model
+ERROR 03-02 10:00:12 [core.py:708]     self._capture_cudagraphs(
+ERROR 03-02 10:00:12 [core.py:708]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 2760, in _capture_cudagraphs
+ERROR 03-02 10:00:12 [core.py:708]     self._dummy_run(num_tokens, cudagraph_runtime_mode=mode)
+ERROR 03-02 10:00:12 [core.py:708]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 2400, in _dummy_run
+ERROR 03-02 10:00:12 [core.py:708]     outputs = self.model(
+ERROR 03-02 10:00:12 [core.py:708] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB. GPU 0 has a total capacity of 79.19 GiB of which 101.31 MiB is free.
+"""
+
+
+def test_a_graph_capture_over_the_dummy_run_it_calls_is_the_capture():
+    d = diag(_VLLM_CAPTURE).diagnosis
+    assert (d["kind"], d["code"]) == ("WARMUP", "cuda-graph-capture-oom")
+
+
+def test_the_dummy_run_alone_is_the_profiling_pass():
+    text = "\n".join(ln for ln in _VLLM_CAPTURE.splitlines() if "KV cache" not in ln)
+    text = text.replace("in capture_model", "in profile_run").replace("self._capture_cudagraphs(", "hidden_states = (")
+    text = text.replace("in _capture_cudagraphs", "in _run_once").replace(
+        "self._dummy_run(num_tokens, cudagraph_runtime_mode=mode)", "self._dummy_run(self.max_num_tokens, is_profile=True)")
+    d = diag(text).diagnosis
+    assert (d["kind"], d["code"]) == ("WARMUP", "profile-run-oom")
+
+
+def test_the_diagnosis_spells_no_engine_s_function_names():
+    """Its code (not its comments, which cite where a rule came from) names no engine's steps."""
+    import io
+    import sys
+    import tokenize
+
+    path = sys.modules["vramdoctor.logs.diagnose"].__file__
+    with open(path, encoding="utf-8") as fh:
+        code = " ".join(t.string for t in tokenize.generate_tokens(io.StringIO(fh.read()).readline)
+                        if t.type != tokenize.COMMENT)
+    for name in ("flash_causal_lm", "check_enough_kv_cache_memory", "model_runner", "gallocr", "forward_extend",
+                 "profile_run", "ExLlama(", "create_shared_weights"):
+        assert name not in code, name
