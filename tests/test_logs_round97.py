@@ -68,3 +68,79 @@ def test_the_diagnosis_spells_no_engine_s_function_names():
     for name in ("flash_causal_lm", "check_enough_kv_cache_memory", "model_runner", "gallocr", "forward_extend",
                  "profile_run", "ExLlama(", "create_shared_weights"):
         assert name not in code, name
+
+
+# --- a process's end by a signal as its parent reports it: minus the signal's number (Python's subprocess returncode)
+# or Windows' NTSTATUS as a signed number; what the signal says, never "no failure" --------------------------------
+
+_LOADING = """\
+12:01:07-118442 INFO     Loading "Qwen3-4B-Q4_K_M.gguf"
+llama_model_loader: loaded meta data with 34 key-value pairs and 398 tensors from models/Qwen3-4B-Q4_K_M.gguf
+llama_context: n_ctx_per_seq (8192) < n_ctx_train (40960) -- the full capacity of the model will not be utilized
+llama_kv_cache: CPU KV buffer size = 1152.00 MiB
+"""
+
+
+@pytest.mark.parametrize("end, kind, code", [
+    ("12:01:09-552101 ERROR    Failed to load the model: llama-server returned exit code -4 before it was ready",
+     "NOT_OOM", "illegal-instruction"),
+    ("RuntimeError: Server process exited with code: -11 (see above)", "NOT_OOM", "crash-access-violation"),
+    ("Process finished with exit code -1073741819 (0xC0000005)", "NOT_OOM", "crash-access-violation"),
+    ("subprocess ended: returncode=-8", "NOT_OOM", "floating-point-exception"),
+])
+def test_a_signal_as_a_negative_exit_code_is_that_signal(end, kind, code):
+    d = diag(_LOADING + end + "\n").diagnosis
+    assert (d["kind"], d["code"]) == (kind, code)
+
+
+def test_minus_nine_is_a_kill_not_no_failure():
+    d = diag(_LOADING + "ERROR: the model server exited with code -9\n").diagnosis
+    assert d["kind"] != "NONE" and d["code"] != "no-memory-problem"
+
+
+def test_a_minus_in_a_figure_is_no_exit_code():
+    d = diag(_LOADING + "llama_perf_context_print: exit code of the sampler is unused, returned -40.5 ms\n").diagnosis
+    assert d["kind"] == "NONE"
+
+
+# --- a question typed at `ollama run`'s prompt (">>> ", shown only once the model has loaded) is a request under
+# way; Python's REPL (">>> llm = LLM(...)") and the prompt's placeholder are not --------------------------------
+
+
+@pytest.mark.parametrize("question", ["summarize the attached notes in three bullet points",
+                                      "Why is the sky blue?", "hello there, who are you"])
+def test_a_question_at_ollama_run_s_prompt_is_a_request(question):
+    d = diag(f"""\
+        PS C:\\Users\\dev> ollama run gemma3:27b
+        >>> {question}
+        Error: an error was encountered while running the model: CUDA error: out of memory
+          current device: 0, in function ggml_backend_cuda_synchronize at ggml-cuda.cu:2581
+        """).diagnosis
+    assert d["kind"] == "RUNTIME"
+
+
+def test_the_prompt_s_placeholder_is_no_request():
+    d = diag("""\
+        $ ollama run llama3.3:70b
+        >>> Send a message (/? for help)
+        Error: an error was encountered while running the model: CUDA error: out of memory
+        """).diagnosis
+    assert d["kind"] != "RUNTIME"
+
+
+def test_a_python_repl_statement_is_no_request():
+    d = diag("""\
+        >>> from vllm import LLM
+        >>> llm = LLM(model="meta-llama/Llama-3.1-70B-Instruct", max_model_len=8192)
+        INFO 01-12 09:41:02 [model_runner.py:1072] Starting to load model meta-llama/Llama-3.1-70B-Instruct...
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 MiB. GPU 0 has a total capacity of 79.10 GiB of which 120.31 MiB is free.
+        """).diagnosis
+    assert d["kind"] == "WEIGHTS"
+
+
+def test_a_quoted_log_is_still_unquoted():
+    d = diag("""\
+        > > INFO 01-12 09:41:02 [model_runner.py:1072] Starting to load model meta-llama/Llama-3.1-70B-Instruct...
+        > > torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 MiB. GPU 0 has a total capacity of 79.10 GiB of which 120.31 MiB is free.
+        """).diagnosis
+    assert d["kind"] == "WEIGHTS"

@@ -645,9 +645,20 @@ SIGKILL = (r"process has terminated: signal: killed|\bKilled: 9\b|<Signals\.SIGK
            # "code=killed, status=9/KILL", TGI's launcher ("Shard process was signaled to shutdown with signal 9")
            r"^\s*(?:zsh: |bash: (?:line \d+:\s+)?|\[\d+\][+-]?\s+)(?:\d+\s+)?[Kk]illed\s+\S|"
            r"\bstatus=9/KILL\b|\bsignaled to shutdown with signal 9\b|"
+           # (minus 9: Python's returncode of a child the signal ended)
+           r"\b(?:exit(?:s|ed)?(?: with)?(?: ?(?:status|code))?|return ?code|returned)[\x22' :=]*-9(?![\d.])|"
            # ... and the shell's word as a user quotes it ("python server.py --cpu results in \"Killed\"", "it keeps
            # saying `Killed`")
            r"[\x22\u201c`]Killed[\x22\u201d`]")
+
+
+def ended_by(n: str) -> str:
+    """A process's end with status `n` as its parent reports it: a signal as minus its number (Python's subprocess
+    returncode: text-generation-webui's "terminated unexpectedly with exit code: -4", "returncode=-11", "returned
+    -9"), or Windows' NTSTATUS read as a signed 32-bit number ("Process finished with exit code -1073741819", which is
+    0xC0000005)."""
+    return (r"\b(?:exit(?:s|ed)?(?: with)?(?: ?(?:status|code))?|return ?code|returned)[\x22' :=]*"
+            + n + r"(?![\d.])")
 
 
 #: a user sending a request, as subject and verb ("I send", "we submitted", "users asked", "I can give"; written out,
@@ -837,19 +848,22 @@ LOG = LogWords(
             r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*139\b|\bExited \(139\)|"
             r"\bstatus=11/SEGV\b|\bsignaled to shutdown with signal 11\b|"
             # (Windows' NTSTATUS for it, as Go's os/exec prints a process's end: "exit status 0xc0000005")
-            r"\bexit status 0xc0000005\b|\bSTATUS_ACCESS_VIOLATION\b", "not_oom",
+            r"\bexit status 0xc0000005\b|\bSTATUS_ACCESS_VIOLATION\b|" + ended_by("-11") + "|" + ended_by("-1073741819"),
+            "not_oom",
             code="crash-access-violation"),
         # Windows' 0xc0000409 (STATUS_STACK_BUFFER_OVERRUN), also what the C runtime's abort() ends a process with by
         # __fastfail: an abort whose cause (an assertion, an uncaught exception) is in lines before it, not named here
-        msg(r"\bexit status 0xc0000409\b|\bSTATUS_STACK_BUFFER_OVERRUN\b", "wrapper"),
+        # (and SIGABRT, 6, as a parent reports it: "exit code -6")
+        msg(r"\bexit status 0xc0000409\b|\bSTATUS_STACK_BUFFER_OVERRUN\b|" + ended_by("-6") + "|"
+            + ended_by("-1073740791"), "wrapper"),
         # an instruction the CPU does not have (a build for AVX2 / AVX-512 on a CPU or a VM without it): SIGILL, 4, as
         # the shell ("Illegal instruction (core dumped)"), systemd ("status=4/ILL"), TGI's launcher ("signaled to
         # shutdown with signal 4") and an exit status of 132 (128 + 4) report it
         msg(r"\bIllegal instruction\b|\bSIGILL\b|\bstatus=4/ILL\b|\bsignaled to shutdown with signal 4\b|"
             r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*132\b|\bExited \(132\)|"
             # (Windows: STATUS_ILLEGAL_INSTRUCTION, "exit status 0xc000001d")
-            r"\bexit status 0xc000001d\b|\bSTATUS_ILLEGAL_INSTRUCTION\b", "not_oom",
-            code="illegal-instruction"),
+            r"\bexit status 0xc000001d\b|\bSTATUS_ILLEGAL_INSTRUCTION\b|" + ended_by("-4") + "|"
+            + ended_by("-1073741795"), "not_oom", code="illegal-instruction"),
         # llama.cpp's K-shift (a slot's context is full and its cache is shifted to go on) on a cache that cannot be
         # shifted: GGML_ABORT in llama-kv-cache.cpp ("Deepseek2 does not support K-shift" in b3500, "The current
         # context does not support K-shift", "The current KV cache / model configuration does not support K-shift"):
@@ -952,7 +966,8 @@ LOG = LogWords(
         msg(r"\bFloating point exception\b|\bSIGFPE\b|\bstatus=8/FPE\b|\bsignaled to shutdown with signal 8\b|"
             r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*136\b|\bExited \(136\)|"
             # (Windows: STATUS_INTEGER_DIVIDE_BY_ZERO, "exit status 0xc0000094")
-            r"\bexit status 0xc0000094\b|\bSTATUS_INTEGER_DIVIDE_BY_ZERO\b", "not_oom",
+            r"\bexit status 0xc0000094\b|\bSTATUS_INTEGER_DIVIDE_BY_ZERO\b|" + ended_by("-8") + "|"
+            + ended_by("-1073741676"), "not_oom",
             code="floating-point-exception"),
         # DeepSpeed-MII / FastGen: its KV blocks ran out mid-generation; it frees them all and recomputes
         # Apple's Metal error string: any Metal program's (llama.cpp, MLX, PyTorch MPS), so no engine's evidence

@@ -70,6 +70,12 @@ LOG = LogWords(
         # inference requests only: /api/show, /api/pull and the like come before any model is loaded
         # ... and the runner taking one up (runner/llamarunner/cache.go "loading cache slot")
         ("requests", rx(r"POST\s+\"/(?:api/(?:chat|generate|embed\w*)|v1/)|\"POST /v1/" + NOT_ADMIN + r"|loading cache slot")),
+        # ... and a question typed at `ollama run`'s prompt, which it shows only once the model has loaded
+        # (cmd/interactive.go ">>> "): words, not its "Send a message" placeholder, a /command, or a Python REPL's
+        # statement (code signs, a keyword first, a block's colon)
+        ("requests", rx(r"^\s*>>> (?!Send a message)(?!(?:import|from|for|while|if|elif|else|with|def|class|print|return|"
+                        r"assert|del|try|except|lambda|raise|async|await|yield|pass)\b)(?![^\n]*[=()\[\]{}`]|"
+                        r"[^\n]*:\s*$)[A-Za-z][\w'\u2019,-]*(?:\s+[\w'\u2019,.!?-]+){2,}\s*$", 0)),
     ),
     figures=(
         fig("kv_required_bytes", r"memory\.required\.kv=\"?" + SIZE),

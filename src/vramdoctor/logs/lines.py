@@ -11,6 +11,8 @@ from .knowledge import COMPOSE_PREFIX, FRAME, PY_FRAME, is_echo
 MAX_LINE = 16384  # longer lines (a prompt logged whole, a minified dump) are cut around their failure words
 
 QUOTE = re.compile(r"^(?:> ?)+")
+#: an interactive prompt, not a quote: Python's REPL and `ollama run` print ">>> " before what the user types
+_PROMPT = re.compile(r">>> \S")
 WRAP_LINES = 8  # lines one message wrapped at a terminal's width may span
 CUT_LOOKBACK = 64  # lines before a log's unfinished last line searched for one it is the start of
 ECHO_LINES = 64  # lines a prompt logged with its newlines may span
@@ -87,7 +89,7 @@ def pieces(text: str) -> list[str]:
     """The lines a line holds: a log pasted from JSON (several literal '\\n') is the lines it encodes;
     a flattened traceback (frames, code and carets joined on one line) is split back into frame lines,
     code lines and the exception line."""
-    if text.startswith(">"):  # a log quoted in an issue or an e-mail ("> line")
+    if text.startswith(">") and not _PROMPT.match(text):  # a log quoted in an issue or an e-mail ("> line")
         text = QUOTE.sub("", text)
     if text[:1] in BOX:  # a pane's borders (k9s, tmux, a TUI): "│ INFO ... │"
         text = unbox(text)
