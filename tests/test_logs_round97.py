@@ -144,3 +144,30 @@ def test_a_quoted_log_is_still_unquoted():
         > > torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 MiB. GPU 0 has a total capacity of 79.10 GiB of which 120.31 MiB is free.
         """).diagnosis
     assert d["kind"] == "WEIGHTS"
+
+
+# --- a step named to be told apart ("so that OOM happens during profiling instead of during inference") or as what
+# could happen ("it is possible for users to crash the server at inference time") is no step the run passed --------
+
+_BARE_OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+             "79.15 GiB of which 1.02 GiB is free.")
+
+
+@pytest.mark.parametrize("words", [
+    "The engine warms up with the largest batch so that an OOM shows up at start-up rather than during inference.",
+    "V1 profiles with the biggest image to make sure that OOM happens during profiling instead of during inference.",
+    "It is possible for a client to crash the server at inference time by sending a huge image.",
+    "In principle a burst of long prompts could kill it while serving requests, but that is not what I see here.",
+])
+def test_a_step_told_apart_or_possible_is_not_passed(words):
+    d = diag(f"{words}\n\nStill OOM after upgrading, log below:\n{_BARE_OOM}\n").diagnosis
+    assert d["kind"] != "RUNTIME"
+
+
+@pytest.mark.parametrize("words", [
+    "It crashes during inference with the error below.",
+    "The server OOMs while serving requests from two clients:",
+])
+def test_a_step_stated_is_still_passed(words):
+    d = diag(f"{words}\n{_BARE_OOM}\n").diagnosis
+    assert d["kind"] == "RUNTIME"

@@ -1128,7 +1128,10 @@ LOG = LogWords(
                         # inference or a load of requests named ("OOM while inference", "with 30 concurrent requests")
                         # (not a warning's hypothesis: vLLM's profiler "may cause certain multi-modal inputs to fail
                         # during inference")
-                        r"(?<!fail )\b(?:during|while|at) (?:doing |running )?inference\b|"
+                        # (nor a step named to be told apart: "so that OOM happens during profiling instead of
+                        # during inference")
+                        r"(?<!fail )(?<!instead of )(?<!rather than )\b(?:during|while|at) (?:doing |running )?"
+                        r"inference\b|"
                         # ... "when inference", as many write it ("When inference，batch size = 4 ... oom occurs")
                         r"\bwhen (?:doing |running )?inferenc(?:e|ing)\b|"
                         # ... or prediction, or serving itself ("OOMing unpredictably on prediction", "OOMed at
@@ -1147,7 +1150,8 @@ LOG = LogWords(
                         r"\b(?:during|in|on|at) (?:a |the )?~?\d[\d,.]*[kKmM]?[- ]tokens? (?:[\w.-]+ ){0,3}?prefill\b|"
                         r"\b(?:a single|one|each|every) (?:[\w-]+ ){0,2}?request (?:whose|with an?) (?:[\w-]+ ){0,3}?"
                         r"(?:prompt|input|context)\b|\b(?:at|during|in|on) (?:a |the )?long[- ]context prefill\b|"
-                        r"\b(?:while|when|during) serving\b(?! (?:the |a |my |this |our )?(?:model|weights)\b|"
+                        r"(?<!instead of )(?<!rather than )\b(?:while|when|during) serving\b"
+                        r"(?! (?:the |a |my |this |our )?(?:model|weights)\b|"
                         # (nor a model by its name: "when serving Qwen3.8-27B", "while serving meta-llama/Llama-3.3-70B")
                         r" (?:the |a |my |this |our )?(?:[A-Za-z][\w.-]*?\d|[\w.-]+/[\w.-]))|"
                         # ... or after a number of them ("after handling only 6 conversations", "after ~200 requests")

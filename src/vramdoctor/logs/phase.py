@@ -216,7 +216,7 @@ _PASSED += [(re.compile(r"(?<![没未不无])(?<!无法)(?<!没有)(?:模型|权
 
 #: words before a step that say it had not passed ("before warm-up finished", "never loaded", "during warmup")
 #: (the words that deny a step happened at all; "while" and "during" add that it had not yet passed)
-_DENY_STEP = r"before|until|till|without|never|not|no|n't"
+_DENY_STEP = r"before|until|till|without|never|not|no|n't|instead of|rather than"
 _NOT_YET = re.compile(r"\b(?:while|during|" + _DENY_STEP + r")\W+(?:\w+\W+){0,2}$", re.I)
 
 

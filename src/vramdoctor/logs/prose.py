@@ -37,6 +37,8 @@ _SUPPOSED = re.compile(
     # an inference hedged ("the error seems to suggest running out of memory", "looks like an OOM", "suggests OOM")
     r"\b(?:seems?|seemed|appears?|appeared|looks?|looked)\s+(?:to\s+(?:suggest|indicate|be|point to)|like)\b|"
     r"\b(?:suggests?|suggesting|indicates?|implies)\b|"
+    # (and a purpose: "to make sure that OOM happens during profiling", "so that it never OOMs", "to ensure no OOM")
+    r"\bmake sure\b|\bensur(?:e|es|ing)\b|\bso that\b|\bin order (?:to|that)\b|"
     r"\bcould (?:cause|lead)|\bcan cause|\bto avoid|\bavoid(?:ing|s)? |\bprevent(?:s|ing|ed)? |\brisk of|\bin case of)"
     r"[^.;]{0,60}?" + _OOM_NAME + "|"
     # a guess at an out-of-memory ("It's probably an OOM", "I believe it is running out of memory", "I suspect an OOM",
@@ -102,6 +104,25 @@ _PAST_FIXED = re.compile(r"\b(?:before|previously|earlier|used to|at first|initi
                          r"\b(?:(?:it |this |everything )?works?(?: fine| again)? now|now (?:it )?works|"
                          r"(?:is|was|got|has been) (?:fixed|solved|resolved|gone)|no longer (?:happens|occurs|OOMs?|crashes))\b",
                          re.I)
+
+
+#: a clause that tells what could happen, not what did ("it is possible for users to crash the server at inference
+#: time by sending in large images", "in principle a request could fill it")
+_POSSIBLE = re.compile(r"\bit(?:'s|\u2019s| is| was| would be) (?:\w+ )?possible\b|\bpossible for\b|\bin principle\b|"
+                       r"\bin theory\b|\btheoretically\b|\bhypothetically\b", I)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])")
+
+
+def possible_only(text: str, at: int) -> bool:
+    """The sentence of `text` around character `at` tells what could happen (`_POSSIBLE`), not what did."""
+    start = 0
+    for c in _SENTENCE_END.finditer(text):
+        if c.start() > at:
+            return bool(_POSSIBLE.search(text, start, c.start()))
+        start = c.end()
+    return bool(_POSSIBLE.search(text, start))
 
 
 def past_fixed(text: str) -> bool:

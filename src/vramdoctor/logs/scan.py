@@ -36,6 +36,7 @@ from .lines import (
 )
 from . import processes
 from .authorship import HEADING, TITLE, user_words
+from .prose import possible_only
 from .table import header_column, row_value
 
 WINDOW = 80  # lines kept before a failure: the traceback that leads to it
@@ -314,7 +315,8 @@ class Scanner:
             marker, pattern = k.milestones[i]
             if titled and marker not in r.titled and pattern.search(text):
                 r.titled[marker] = (line_no, text[:500])
-            elif not titled and marker not in r.progress and pattern.search(text):
+            elif not titled and marker not in r.progress and (m := pattern.search(text)) and not (
+                    marker == "requests" and possible_only(text, m.start())):
                 r.progress[marker] = line_no
                 r.progress_text[marker] = text[:500]
         # a key of a YAML block pasted with the log is read as "parent.key: value" (a figure that does not match that
