@@ -171,3 +171,23 @@ def test_a_step_told_apart_or_possible_is_not_passed(words):
 def test_a_step_stated_is_still_passed(words):
     d = diag(f"{words}\n{_BARE_OOM}\n").diagnosis
     assert d["kind"] == "RUNTIME"
+
+
+# --- serving told by how long it served ("serves for days, then dies") or by the requests in flight when it died ---
+
+
+@pytest.mark.parametrize("words", [
+    "The server starts fine, serves for days, then dies with the OOM below; the buffer is not sized by the warmup.",
+    "After serving fine for 6 hours the scheduler crashed; all in-flight requests got a 500.",
+    "It served happily for several weeks. Then this, and every in-flight request failed:",
+])
+def test_serving_for_a_while_or_requests_in_flight_is_serving(words):
+    d = diag(f"{words}\n{_BARE_OOM}\n").diagnosis
+    assert d["kind"] == "RUNTIME"
+
+
+def test_a_server_that_will_serve_for_hours_is_no_serving_yet():
+    d = diag("I want it to be able to serve for hours without a restart, but it fails at start:\n"
+             "ERROR 01-12 09:41:02 [model_runner.py:1072] Starting to load model Qwen/Qwen3-32B...\n"
+             f"{_BARE_OOM}\n").diagnosis
+    assert d["kind"] != "RUNTIME"

@@ -1123,7 +1123,10 @@ LOG = LogWords(
                         # a request being served, in a user's words ("while a request is in flight", "while
                         # processing a request"), or an inference request's access line answered (not with a 5xx)
                         r"\brequests? (?:is |was |were |are )?(?:still )?(?:in flight|in progress|being (?:served|"
-                        r"processed|generated))|\bwhile (?:serving|processing|generating|handling) (?:a |the |\d+ )?"
+                        r"processed|generated))|\bin[- ]flight requests?\b|"
+                        # ... or served for a while ("serves for days, then dies", "after serving fine for 3 hours")
+                        r"\bserv(?:es|ed|ing) (?:fine |well |normally |happily )?for (?:a few |several |many |\d+ )?"
+                        r"(?:minutes|hours|days|weeks)\b|\bwhile (?:serving|processing|generating|handling) (?:a |the |\d+ )?"
                         r"(?:[\w-]+ ){0,3}?(?:requests?|prompts?|completions?)\b|"
                         # inference or a load of requests named ("OOM while inference", "with 30 concurrent requests")
                         # (not a warning's hypothesis: vLLM's profiler "may cause certain multi-modal inputs to fail
