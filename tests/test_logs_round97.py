@@ -191,3 +191,36 @@ def test_a_server_that_will_serve_for_hours_is_no_serving_yet():
              "ERROR 01-12 09:41:02 [model_runner.py:1072] Starting to load model Qwen/Qwen3-32B...\n"
              f"{_BARE_OOM}\n").diagnosis
     assert d["kind"] != "RUNTIME"
+
+
+# --- a Python exception the title quotes whole, with no word of memory in it, names the error a cut traceback stops
+# short of ---------------------------------------------------------------------------------------------------------
+
+_CUT_TRACEBACK = """\
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 2710, in capture_model
+    self._capture_cudagraphs(
+  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 2760, in _capture_cudagraphs
+    self._dummy_run(num_tokens, cudagraph_runtime_mode=mode)
+  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/models/qwen3_moe.py", line 412, in forward
+    hidden_st"""
+
+
+@pytest.mark.parametrize("title", [
+    "# [Bug]: TP=4 ValueError: Head size 80 is not supported by FlashAttention",
+    "## KeyError: 'model.layers.0.mlp.experts.w13_weight' when loading with expert parallel",
+    "# [Bug] pp>2 AssertionError: num_heads must be divisible by tp_size",
+])
+def test_a_titled_exception_not_of_memory_names_the_error(title):
+    d = diag(f"{title}\n\nThe error:\n{_CUT_TRACEBACK}\n").diagnosis
+    assert (d["kind"], d["code"]) == ("NOT_OOM", "error-not-memory")
+
+
+@pytest.mark.parametrize("title", [
+    "# [Bug]: RuntimeError: CUDA error: out of memory at graph capture",
+    "# [Bug] RuntimeError: NCCL error: unhandled system error while capturing",  # (a known error: its own code)
+    "# [Bug]: RuntimeError: Cannot allocate the workspace buffer",
+])
+def test_a_titled_exception_of_memory_or_known_words_keeps_its_reading(title):
+    d = diag(f"{title}\n\nThe error:\n{_CUT_TRACEBACK}\n").diagnosis
+    assert d["code"] != "error-not-memory"

@@ -23,7 +23,7 @@ from dataclasses import replace
 from .authorship import TITLE, narrates_failure, program_line, prose_like, sentence_like, user_words
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts
 from ..engines.words import LOADING_ZH, SIZE, to_bytes
-from .knowledge import COMMAND, FRAME, SIGKILL_RX, knowledge, phase_words
+from .knowledge import COMMAND, FRAME, SIGKILL_RX, Verdict, exception_not_memory, knowledge, phase_words
 from .lines import STATED, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, STARTUP, Place, during_step, frames, locate, step_done
 from .quiet import leak, no_failure, pool_below_context, pressure, shortfall
@@ -483,6 +483,10 @@ def _titled_cause(run: RunFacts):
         return None
     k = knowledge()
     v = k.line_verdict(text)
+    if (v is None or v.kind == "error") and exception_not_memory(text):
+        # (a Python exception the title quotes whole, class and message, with no word of memory in it: "[Bug] pp>1
+        # report RuntimeError: batch_size must be equal to batch_size_k")
+        v = Verdict(kind="not_oom", phase=None, code="error-not-memory", engine="generic")
     return (v, title) if v is not None and v.kind in ("oom", "not_oom") else None
 
 

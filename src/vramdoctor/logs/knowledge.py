@@ -238,6 +238,18 @@ class Knowledge:
 
 
 _QUIET = ("INFO", "DEBUG", "I", "D", "V")
+
+#: a Python exception by its class and the start of its message ("RuntimeError: batch_size must be ...")
+_EXCEPTION = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\s*:\s*[\w`'\x22]")
+#: words that may speak of memory, a cache or an allocation: an exception naming one is not told apart from them
+_MEMORY_WORDS = re.compile(r"memory|\bmem\b|alloc|\bOOM|\bVRAM\b|\bRAM\b|cache|\bKV\b|\bblocks?\b|buffer|pool|"
+                           r"\bCUDA error\b|\bkilled\b", re.I)
+
+
+def exception_not_memory(text: str) -> bool:
+    """`text` quotes a Python exception, its class and message, with no word of memory in it ("[Bug] pp>1 report
+    RuntimeError: batch_size must be equal to batch_size_k"): a named error that is not memory running out."""
+    return bool(_EXCEPTION.search(text)) and not _MEMORY_WORDS.search(text)
 SIGKILL_RX = re.compile(SIGKILL, re.I)  # (see engines.generic.SIGKILL)
 #: an OOM kill denied: by the container's flag, or in words ("not killed by the OOM killer", "wasn't OOM-killed",
 #: "was not OOMKilled", "no oom-killer", "nothing gets killed")

@@ -15,7 +15,8 @@ from typing import Callable, Iterable, Iterator
 
 from ..engines.words import _WORKED as _WORKED_WORDS, TRIED
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts, unset
-from .knowledge import COMMAND, ELISION, GDB_CHATTER, PY_FRAME, Knowledge, is_echo, knowledge
+from .knowledge import (COMMAND, ELISION, GDB_CHATTER, PY_FRAME, Knowledge, exception_not_memory, is_echo,
+                        knowledge)
 from .lines import (
     CUT_LOOKBACK,
     ECHO_CLOSED,
@@ -365,7 +366,8 @@ class Scanner:
         heading = "msg" in c and bool(HEADING.match(text))
         if heading and r.heading is None:
             hv = k.verdict(text, c["msg"])
-            if hv is not None and hv.kind in ("oom", "not_oom", "pressure"):
+            if hv is not None and (hv.kind in ("oom", "not_oom", "pressure")
+                                   or hv.kind == "error" and exception_not_memory(text)):
                 r.heading = (line_no, text)  # read as the failure only where no line of the log shows one
         v = k.verdict(text, c["msg"]) if "msg" in c and not joined and not heading else None
         failed = not joined and not heading and ("msg" in c or "frame" in c) and self._failure(r, line_no, text, c, v)
