@@ -224,3 +224,37 @@ def test_a_titled_exception_not_of_memory_names_the_error(title):
 def test_a_titled_exception_of_memory_or_known_words_keeps_its_reading(title):
     d = diag(f"{title}\n\nThe error:\n{_CUT_TRACEBACK}\n").diagnosis
     assert d["code"] != "error-not-memory"
+
+
+# --- a Rust backtrace's frames (mistral.rs, vllm.rs, candle) are frames, and candle's weight reader in them is the
+# weights loading --------------------------------------------------------------------------------------------------
+
+_RUST_LOAD = """\
+Error: DriverError(CUDA_ERROR_OUT_OF_MEMORY, "out of memory")
+   0: candle_core::error::Error::bt
+             at /root/.cargo/git/checkouts/candle-0c2b4fa9e5801351/b1a0b3f/candle-core/src/error.rs:262:25
+   1: candle_core::cuda_backend::device::CudaDevice::alloc_zeros
+   2: candle_core::tensor::Tensor::zeros_impl
+   3: candle_nn::var_builder::VarBuilderArgs<B>::get_with_hints_dtype
+   4: mistralrs_core::layers::Linear::new
+   5: mistralrs_core::models::llama::Llama::new
+   6: mistralrs_core::pipeline::normal::NormalLoader::load_model_from_path
+"""
+
+
+@pytest.mark.parametrize("prefix", ["", "mistralrs-1  | ", "llm-gateway-7  | "])
+def test_candle_s_weight_reader_in_a_rust_backtrace_is_the_weights(prefix):
+    text = "".join(prefix + ln + "\n" for ln in _RUST_LOAD.splitlines())
+    d = diag(text).diagnosis
+    assert (d["kind"], d["code"]) == ("WEIGHTS", "weights-alloc-failed")
+
+
+def test_a_rust_backtrace_through_a_forward_pass_is_not_the_weights():
+    text = _RUST_LOAD.replace("candle_nn::var_builder::VarBuilderArgs<B>::get_with_hints_dtype",
+                              "mistralrs_core::attention::Sdpa::run_attention").replace(
+        "mistralrs_core::layers::Linear::new", "mistralrs_core::models::llama::Llama::forward").replace(
+        "mistralrs_core::models::llama::Llama::new", "mistralrs_core::pipeline::normal::NormalPipeline::forward_inputs"
+    ).replace("mistralrs_core::pipeline::normal::NormalLoader::load_model_from_path",
+              "mistralrs_core::engine::Engine::run")
+    d = diag(text).diagnosis
+    assert d["kind"] != "WEIGHTS"

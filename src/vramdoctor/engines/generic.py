@@ -1085,7 +1085,11 @@ LOG = LogWords(
                       # vox-box's "Faild to load model, CUDA failed with error out of memory"; not llama-server's bare
                       # "failed to load model", which it also prints when the context failed)
                       r"\bfai?le?d to load (?:the )?model\b(?=[^\n]{0,80}\b(?:out of memory|OOM)\b)|"
-                      r"\bcreated tensor\b"),
+                      r"\bcreated tensor\b|"
+                      # (a Rust backtrace's frame of candle's weight reader, which mistral.rs and vllm.rs build their
+                      # layers from: candle_nn::var_builder's VarBuilder get / ShardedSafeTensors, MmapedSafetensors)
+                      r"\bcandle_nn::var_builder::|\bVarBuilder(?:Args)?(?:<[^>]{0,40}>)?::get|\bShardedSafeTensors\b|"
+                      r"\bMmapedSafetensors::load\b"),
         "KV": rx(r"kv_cache_init|allocate_kv|kv cache|kv_cache|cache blocks|\b(?:kv|key|value|k|v)_(?:buffer|cache)s?"
                  r"\s*=\s*\[?\s*torch\.(?:empty|zeros)"),
         # (ahead-of-time compilation of the model's programs at start: XLA/JAX on TPUs, torch.compile)

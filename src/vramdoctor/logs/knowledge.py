@@ -56,6 +56,10 @@ FRAME = re.compile(r'File "[^"]+", line \d+, in \w+|^(?:' + COMPOSE_PREFIX + r')
                    # (a Go frame's file line, "\t/go/src/.../llama.go:143 +0x1a5", or a Go source a line names,
                    # "source=ggml.go:220 msg=..."; not the prefix of Go's standard log, "routes.go:1230: INFO ...")
                    r'\.go:\d+(?![\d:])|\b\w+\.cu:\d+|^\s+at \S+\(|'
+                   # a Rust backtrace's frame ("   4: candle_nn::var_builder::VarBuilderArgs<B>::get_with_hints", "   2:
+                   # <candle_core::cuda_backend::CudaStorage as ...>::to_dtype"), also under compose's prefix, and the
+                   # source line under it ("             at /src/var_builder.rs:254:9")
+                   r'^(?:' + COMPOSE_PREFIX + r')?\s*\d{1,3}: <?[A-Za-z_]\w*::[\w:<>, ]|^\s+at \S+\.rs:\d+|'
                    r'^\s*(?:[\w.-]+/)+[\w.-]+\.(?:\(\*?\w+\)\.)?\w+\((?:0x|\{|\))', I)  # a Go frame's function line
 
 #: what gdb prints around a backtrace besides its frames (ggml_print_backtrace attaches gdb): new threads, its
