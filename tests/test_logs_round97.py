@@ -258,3 +258,26 @@ def test_a_rust_backtrace_through_a_forward_pass_is_not_the_weights():
               "mistralrs_core::engine::Engine::run")
     d = diag(text).diagnosis
     assert d["kind"] != "WEIGHTS"
+
+
+# --- a model refused before loading because its weights' size is over a memory cap or what is free: WEIGHTS, with
+# the cap named in the advice -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    'HTTP 507: {"error":{"message":"Model \'Llama-3.3-70B-Instruct-8bit\' (74.98GB) exceeds max-model-memory (48.00GB)"}}',
+    "ERROR loader: model size (41.2 GiB) exceeds available VRAM (23.6 GiB); refusing to load",
+    "[error] Model mistral-large-2411 (68.7 GB) exceeds the total system memory of this machine",
+])
+def test_a_model_over_a_memory_cap_is_the_weights(line):
+    rep = diag(line + "\n")
+    assert (rep.diagnosis["kind"], rep.diagnosis["code"]) == ("WEIGHTS", "weights-exceed-memory-limit")
+    assert "cap" in rep.runs[0].advice[0]["change"]
+
+
+@pytest.mark.parametrize("line", [
+    "ValueError: The model's max seq len (131072) exceeds the maximum number of tokens in the KV cache",
+    "Model context length (32768) exceeds the configured limit",
+])
+def test_other_limits_exceeded_are_not_a_model_over_a_cap(line):
+    assert diag(line + "\n").diagnosis["code"] != "weights-exceed-memory-limit"

@@ -1035,6 +1035,13 @@ LOG = LogWords(
         # memory"): refused while serving
         msg(r"(?:[Pp]refill|[Pp]rompt|[Rr]equest)\b.{0,40}\btoo large for (?:the )?available memory", "oom", "RUNTIME",
             "request-exceeds-memory"),
+        # a model refused before it loads because its weights' size is over a memory cap or what is free (oMLX
+        # "Model 'X' (218.08GB) exceeds max-model-memory (25.00GB)", "model size (41.2 GiB) exceeds available VRAM")
+        msg(r"\b[Mm]odel\b[^\n]{0,160}?\(\s*\d[\d.,]*\s*[KMGT]i?B\)\s+exceeds\s+(?:the\s+)?(?:max[-_ ]model[-_ ]memory|"
+            r"(?:\w+ )?(?:memory|VRAM|RAM) (?:limit|budget|cap)|(?:available|free|total) (?:GPU |device |system )?"
+            r"(?:memory|VRAM|RAM))\b|\b[Mm]odel (?:size|weights)\b[^\n]{0,40}?\bexceeds?\b[^\n]{0,30}?\b(?:available|free|"
+            r"total) (?:GPU |device |system )?(?:memory|VRAM|RAM)\b", "oom", "WEIGHTS", "weights-exceed-memory-limit",
+            flags=0),
         # a hybrid model's recurrent-state pool out of blocks under load (TensorRT-LLM's MambaCacheManager "run out of
         # mamba cache blocks"): its own pool beside the KV cache, full while serving
         msg(r"\bout of mamba cache (?:blocks|slots)\b", "oom", "RUNTIME", "mamba-pool-exhausted"),
@@ -1411,6 +1418,8 @@ LOG = LogWords(
         fig("tensor_parallel_size", r"\b(?:tensor_parallel_size|tp_size|num_shard)['\"]?\s*[=:]\s*(?:Some\()?(\d+)",
             count),
         fig("block_size", r"\bblock_size['\"]?\s*[=:]\s*(\d+)\b(?![.,\d]|\s*[KMGT]?i?B\b)", count),  # tokens
+        # (the model a size cap refused, by its name: oMLX "Model 'Qwen3.5-397B-A17B-nvfp4' (218.08GB) exceeds ...")
+        fig("model_name", r"\b[Mm]odel '([^'\s]{1,200})' \(\s*\d[\d.,]*\s*[KMGT]i?B\) exceeds\b", lambda m: m.group(1)),
     ),
     step_codes=(
         StepCode("WARMUP", "cuda-graph-capture-oom", rx(r"\bcaptur|cuda_graph|cudagraph")),

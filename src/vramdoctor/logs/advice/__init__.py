@@ -72,6 +72,10 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
     if kind == "KV_CAPACITY":
         a.runtime() if code.startswith("kv-pool-full") else a.kv()
     elif kind == "WEIGHTS":
+        if code == "weights-exceed-memory-limit":
+            s.say("a higher cap, or a smaller model", "the server refused the model before loading it: its weights are "
+                  "larger than the memory cap it was given (oMLX's --max-model-memory) or the memory it found free; "
+                  "raise the cap where the machine has the memory, else the steps below shrink the weights")
         a.weights()
     elif kind == "WARMUP":
         a.warmup()
