@@ -281,3 +281,22 @@ def test_a_model_over_a_memory_cap_is_the_weights(line):
 ])
 def test_other_limits_exceeded_are_not_a_model_over_a_cap(line):
     assert diag(line + "\n").diagnosis["code"] != "weights-exceed-memory-limit"
+
+
+# --- a user's sentence about another version or an earlier time ("I successfully loaded big models on ollama < 0.30")
+# is no step this run passed ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("words", [
+    "I successfully loaded bigger models (qwen3-coder:30b, 19 GiB) on ollama-rocm < 0.30 before.",
+    "It previously successfully loaded this model in 40 s on the same GPU.",
+    "With older builds the model was successfully loaded, and it served for hours.",
+])
+def test_a_sentence_about_another_version_or_time_passes_no_step(words):
+    rep = diag(f"{words}\nNow on the new version it fails:\n{_BARE_OOM}\n")
+    assert rep.runs[0].progress == {}
+
+
+def test_a_sentence_about_this_run_still_passes_its_step():
+    rep = diag(f"The model successfully loaded, and it served for hours before this:\n{_BARE_OOM}\n")
+    assert {"weights_done", "requests"} <= set(rep.runs[0].progress)

@@ -115,14 +115,31 @@ _POSSIBLE = re.compile(r"\bit(?:'s|\u2019s| is| was| would be) (?:\w+ )?possible
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])")
 
 
-def possible_only(text: str, at: int) -> bool:
-    """The sentence of `text` around character `at` tells what could happen (`_POSSIBLE`), not what did."""
+#: a sentence about another version or an earlier time than the run shown ("I successfully loaded big models on
+#: ollama-rocm < 0.30", "it used to load fine", "with older builds the model loaded")
+_ELSEWHEN = re.compile(r"\bused to\b|\bpreviously\b|\bin the past\b|\b(?:older|earlier|previous|prior) (?:versions?|"
+                       r"releases?|builds?)\b|(?:[<\u2264]=?|\bbefore|\bprior to|\bup to) ?v?\d+\.\d+\b", I)
+
+
+def _sentence_around(text: str, at: int) -> tuple[int, int]:
     start = 0
     for c in _SENTENCE_END.finditer(text):
         if c.start() > at:
-            return bool(_POSSIBLE.search(text, start, c.start()))
+            return start, c.start()
         start = c.end()
-    return bool(_POSSIBLE.search(text, start))
+    return start, len(text)
+
+
+def possible_only(text: str, at: int) -> bool:
+    """The sentence of `text` around character `at` tells what could happen (`_POSSIBLE`), not what did."""
+    start, end = _sentence_around(text, at)
+    return bool(_POSSIBLE.search(text, start, end))
+
+
+def elsewhen(text: str, at: int) -> bool:
+    """The sentence of `text` around character `at` is about another version or an earlier time (`_ELSEWHEN`)."""
+    start, end = _sentence_around(text, at)
+    return bool(_ELSEWHEN.search(text, start, end))
 
 
 def past_fixed(text: str) -> bool:

@@ -36,8 +36,8 @@ from .lines import (
     window,
 )
 from . import processes
-from .authorship import HEADING, TITLE, user_words
-from .prose import possible_only
+from .authorship import HEADING, TITLE, sentence_like, user_words
+from .prose import elsewhen, possible_only
 from .table import header_column, row_value
 
 WINDOW = 80  # lines kept before a failure: the traceback that leads to it
@@ -317,7 +317,8 @@ class Scanner:
             if titled and marker not in r.titled and pattern.search(text):
                 r.titled[marker] = (line_no, text[:500])
             elif not titled and marker not in r.progress and (m := pattern.search(text)) and not (
-                    marker == "requests" and possible_only(text, m.start())):
+                    marker == "requests" and possible_only(text, m.start())
+                    or (user_words(text) or sentence_like(text)) and elsewhen(text, m.start())):
                 r.progress[marker] = line_no
                 r.progress_text[marker] = text[:500]
         # a key of a YAML block pasted with the log is read as "parent.key: value" (a figure that does not match that
