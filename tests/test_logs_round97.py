@@ -300,3 +300,38 @@ def test_a_sentence_about_another_version_or_time_passes_no_step(words):
 def test_a_sentence_about_this_run_still_passes_its_step():
     rep = diag(f"The model successfully loaded, and it served for hours before this:\n{_BARE_OOM}\n")
     assert {"weights_done", "requests"} <= set(rep.runs[0].progress)
+
+
+# --- ggml's abort, GGML_ABORT's "file:line: message" before its backtrace, names its cause -----------------------
+
+_GDB = """\
+[New LWP 51234]
+[Thread debugging using libthread_db enabled]
+0x00007f3a1c2ea42f in __GI___wait4 (pid=51240, stat_loc=0x0, options=0, usage=0x0) at ../sysdeps/unix/sysv/linux/wait4.c:30
+#0  0x00007f3a1c2ea42f in __GI___wait4 (pid=51240, stat_loc=0x0, options=0, usage=0x0) at ../sysdeps/unix/sysv/linux/wait4.c:30
+"""
+
+
+@pytest.mark.parametrize("abort", [
+    "/opt/llama.cpp/src/llama-vocab.cpp:2170: unknown pre-tokenizer type: 'glm5'",
+    "ggml/src/ggml-metal/ggml-metal.m:1912: unsupported op 'CONV_TRANSPOSE_1D'",
+    "D:\\a\\llama.cpp\\tools\\mtmd\\clip.cpp:3120: Unsupported projector for this model",
+])
+def test_ggml_s_abort_names_its_cause(abort):
+    d = diag(f"main: loading model\n{abort}\n{_GDB}").diagnosis
+    assert (d["kind"], d["code"]) == ("NOT_OOM", "error-not-memory")
+
+
+def test_ggml_s_abort_on_a_cuda_out_of_memory_is_memory():
+    d = diag("llama_kv_cache: CUDA0 KV buffer size = 4096.00 MiB\n"
+             "ggml/src/ggml-cuda/ggml-cuda.cu:88: CUDA error\n"
+             "CUDA error: out of memory\n"
+             "  current device: 0, in function ggml_cuda_op_mul_mat at ggml/src/ggml-cuda/ggml-cuda.cu:1620\n"
+             + _GDB).diagnosis
+    assert d["kind"] != "NOT_OOM"
+
+
+def test_a_compiler_s_warning_is_no_abort():
+    d = diag("/src/ggml/src/ggml.c:1450:13: warning: unused variable 'n' [-Wunused-variable]\n"
+             "/src/ggml/src/ggml.c:88: note this is a build log\n").diagnosis
+    assert d["kind"] == "NONE"

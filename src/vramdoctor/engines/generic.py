@@ -1031,6 +1031,11 @@ LOG = LogWords(
         # an error in C or C++ style, a source location then the failure, with no error word of its own
         msg(r"\.(?:h|hh|hpp|c|cc|cpp|cxx|cu|cuh):\d+:(?:\d+:)?\s+(?:[Ee]rror\b|[Ff]atal\b|.{0,120}\b(?:[Ff]ailed|"
             r"[Oo]verflow|[Cc]annot|[Uu]nable to|[Aa]bort(?:ed|ing)?)\b)", "error", flags=0),
+        # ... and ggml's abort, GGML_ABORT's "file:line: message" alone on its line before the backtrace it prints
+        # (ggml.c ggml_abort: "clip.cpp:4391: Unknown projector type"); no column, unlike a compiler's diagnostics
+        # (one pattern per source suffix: each has a word of its own for the prefilter)
+        *(msg(r"^\s*(?:[A-Za-z]:)?[^\s:]*\." + suffix + r":\d+: (?!warning\b|note\b|In function\b)[A-Za-z][^\n]{2,200}$",
+              "error", flags=0) for suffix in ("c", "cc", "cpp", "cxx", "cu", "m", "mm")),
         # a request whose prompt would need more memory than is free (oMLX "Prefill context too large for available
         # memory"): refused while serving
         msg(r"(?:[Pp]refill|[Pp]rompt|[Rr]equest)\b.{0,40}\btoo large for (?:the )?available memory", "oom", "RUNTIME",

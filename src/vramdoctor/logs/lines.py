@@ -59,7 +59,10 @@ STATED = re.compile(r"\b(?:\w+\.)*(?:[A-Z]\w*)?(?:Error|Exception|Exit|Interrupt
                     r"called `Result::(?:unwrap|expect)\(\)` on an `Err` value: \S.{6,}|"
                     # an exception logged by its class object (LMDeploy's engine.py "exception happened: <class
                     # 'IndexError'> index 17 is out of bounds ...")
-                    r"<class '(?:\w+\.)*\w*(?:Error|Exception)'>:?\s+\S.{6,}")
+                    r"<class '(?:\w+\.)*\w*(?:Error|Exception)'>:?\s+\S.{6,}|"
+                    # ggml's abort, its source location and its message ("clip.cpp:4391: Unknown projector type")
+                    # (alone at its line's start: not GGML_ASSERT's "GGML_ASSERT: ggml.c:4412: ctx->mem_buffer != NULL")
+                    r"^\s*(?:[A-Za-z]:)?[^\s:]*\.(?:c|cc|cpp|cxx|cu|m|mm):\d+: (?!warning\b|note\b)[A-Za-z].{6,}")
 
 
 def stated(text: str) -> bool:
