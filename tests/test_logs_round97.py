@@ -335,3 +335,33 @@ def test_a_compiler_s_warning_is_no_abort():
     d = diag("/src/ggml/src/ggml.c:1450:13: warning: unused variable 'n' [-Wunused-variable]\n"
              "/src/ggml/src/ggml.c:88: note this is a build log\n").diagnosis
     assert d["kind"] == "NONE"
+
+
+# --- NCCL's "Cuda failure '<reason>'" is memory only where the reason is (or code 2, cudaErrorMemoryAllocation) -----
+
+_NCCL_TAIL = ("(VllmWorker rank=0 pid=812) ERROR 05-02 10:45:36 [multiproc_executor.py:511] WorkerProc failed to start.\n"
+              "RuntimeError: NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)\n")
+
+
+@pytest.mark.parametrize("reason", ["'operation not supported'", "'invalid device ordinal'",
+                                    "801 'operation not supported'", "'peer access is not supported between these two devices'"])
+def test_nccl_s_cuda_failure_for_another_reason_is_not_memory(reason):
+    d = diag(f"node7:2211:2211 [0] init.cc:416 NCCL WARN Cuda failure {reason}\n{_NCCL_TAIL}").diagnosis
+    assert (d["kind"], d["code"]) == ("NOT_OOM", "nccl-error")
+
+
+@pytest.mark.parametrize("reason", ["'out of memory'", "2 'out of memory'"])
+def test_nccl_s_cuda_failure_out_of_memory_is_its_buffers(reason):
+    d = diag(f"node7:2211:2230 [1] include/alloc.h:228 NCCL WARN Cuda failure {reason}\n{_NCCL_TAIL}").diagnosis
+    assert d["code"] == "nccl-buffers-oom"
+
+
+@pytest.mark.parametrize("reason", ["2 'out of me", "'out of mem", "2"])
+def test_nccl_s_cuda_failure_cut_short_is_still_memory(reason):
+    d = diag(f"""\
+        node7:2211:2230 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/direct pointer
+        node7:2211:2230 [1] include/alloc.h:228 NCCL WARN Cuda failure {reason}
+        node7:2211:2229 [0] NCCL INFO Channel 01/04 : 0 1
+        node7:2211:2229 [0] NCCL INFO Trees [0] -1/-1/-1->1->0 [1] 0/-1/-1->1->-1
+        """).diagnosis
+    assert d["code"] == "nccl-buffers-oom"

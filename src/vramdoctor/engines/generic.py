@@ -721,7 +721,11 @@ LOG = LogWords(
             r"\bmmap failed: Cannot allocate memory", "oom", "HOST",
             "host-alloc-failed"),
         # NCCL's own buffers (not the KV pool): NCCL WARN Cuda failure 'out of memory'
-        msg(r"NCCL.*(?:out of memory|Cuda failure)", "oom", "WARMUP", "nccl-buffers-oom"),
+        # (and only that: "NCCL WARN Cuda failure 'operation not supported'" is a CUDA call NCCL made that the device or
+        # driver refused, a set-up fault, not memory; NCCL's init.cc / CUDACHECK print the CUDA error's own string)
+        # (also cut short, "Cuda failure 2 'out of me": 2 is cudaErrorMemoryAllocation)
+        msg(r"NCCL.*(?:out of memory|\bCuda failure (?:2\b|(?:\d+ )?'out\b))", "oom", "WARMUP", "nccl-buffers-oom"),
+        msg(r"NCCL.*\bCuda failure(?: \d+)? '(?!out of memory')[^'\n]{3,80}'", "not_oom", code="nccl-error"),
         # (also as people write it: "an illegal CUDA memory access", cudaErrorIllegalAddress)
         msg(r"illegal (?:CUDA |GPU |device )?memory access|illegal address|cudaErrorIllegalAddress|"
             r"CUDA_ERROR_ILLEGAL_ADDRESS", "not_oom",
