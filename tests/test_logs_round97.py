@@ -365,3 +365,24 @@ def test_nccl_s_cuda_failure_cut_short_is_still_memory(reason):
         node7:2211:2229 [0] NCCL INFO Trees [0] -1/-1/-1->1->0 [1] 0/-1/-1->1->-1
         """).diagnosis
     assert d["code"] == "nccl-buffers-oom"
+
+
+# --- a person's sentence of two outcomes, each quoting its own error, is not one failure: the step one clause names
+# is not where the other clause's memory ran out -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("words", [
+    "At `--mem-fraction-static 0.6` I get `RuntimeError: Not enough memory`, whereas at 0.8 I get "
+    "`Exception: Capture cuda graph failed`.",
+    "With 0.01 it is too low (resulting in `RuntimeError: Not enough memory`), while 0.05 or anything above "
+    "results in `Exception: Capture cuda graph failed`.",
+    "We run out of memory at 32k context, but at 16k the server dies with `Capture cuda graph failed` instead.",
+])
+def test_two_outcomes_in_one_sentence_are_not_joined(words):
+    d = diag(f"[Bug] startup fails with AWQ and torch.compile\n\n{words}\n").diagnosis
+    assert d["code"] != "cuda-graph-capture-oom"
+
+
+def test_one_outcome_that_names_both_is_still_the_capture():
+    d = diag("[Bug] startup fails\n\nI get `Exception: Capture cuda graph failed: CUDA out of memory` at 0.9.\n").diagnosis
+    assert (d["kind"], d["code"]) == ("WARMUP", "cuda-graph-capture-oom")

@@ -17,7 +17,7 @@ from ..engines import all_engines
 from ..engines.generic import SIGKILL
 from ..engines.interface import Engine, Figure, Message
 from .prefilter import Words, alternatives, prefix, required
-from .prose import past_fixed, supposed
+from .prose import clause_at, past_fixed, supposed
 
 I = re.IGNORECASE
 
@@ -200,11 +200,12 @@ class Knowledge:
         hits = []
         for i in msg_ix:
             m, eng = self.messages[i]
-            if m.pattern.search(text):
+            found = m.pattern.search(text)
+            if found:
                 origin = "generic" if eng == "generic" and not (m.phase or m.code) else "explicit"
                 if eng == "generic" and m.kind == "not_oom":
                     origin = "generic"
-                hits.append((RANK[(origin, m.kind)], m, eng, origin, i))
+                hits.append((RANK[(origin, m.kind)], m, eng, origin, i, found.start()))
         if not hits:
             return None
         # the strongest kind first; among equals the words that name a code, then the order engines list them in
@@ -226,8 +227,11 @@ class Knowledge:
         if not hits:
             return None
         top = hits[0]
-        phase = next((h[1].phase for h in hits if h[1].phase and (h[1].kind == top[1].kind or
-                                                                  h[1].kind == "wrapper")), None)
+        # (a wrapper's phase only from the failure's own clause: "0.01 is too low (resulting in `RuntimeError: Not
+        # enough memory`), while 0.05 will result in `Exception: Capture cuda graph failed`" tells two runs apart)
+        phase = next((h[1].phase for h in hits if h[1].phase and (h[1].kind == top[1].kind or h[1].kind == "wrapper"
+                                                                  and clause_at(text, h[5]) == clause_at(text, top[5]))),
+                     None)
         code = top[1].code or next((h[1].code for h in hits if h[1].code and h[1].kind == top[1].kind), "")
         return Verdict(kind=top[1].kind, phase=phase, code=code, engine=top[2], candidates=top[1].candidates)
 

@@ -11,7 +11,7 @@ from ..engines.words import SIZE, to_bytes
 from .facts import Failure
 from .authorship import TITLE, program_line, prose_like, sentence_like, user_words
 from .knowledge import FRAME, PY_FRAME, knowledge, phase_words
-from .prose import OOM_ANY
+from .prose import OOM_ANY, clauses
 from .lines import LOG_PREFIX, bare_prefix
 
 GIB = 2**30
@@ -305,7 +305,15 @@ def _oom_sentence(text: str) -> str:
     """The sentence of a person's paragraph (no log prefix, no exception's class) that holds its out-of-memory words:
     a step another sentence names is not where memory ran out ("... kills the engine (CUDA OOM in the prefill path).
     This is well below the max-model-len ... the KV cache reports as provisioned."). The whole text otherwise."""
-    if LOG_PREFIX.match(text) or _EXCEPTION.search(text):
+    if LOG_PREFIX.match(text):
+        return text
+    if user_words(text):
+        # (a person's sentence of two outcomes, each quoting its own error: "0.01 is too low (resulting in
+        # `RuntimeError: Not enough memory`), while 0.05 will result in `Exception: Capture cuda graph failed`": the
+        # clauses that hold the out-of-memory words)
+        held = [c for c in clauses(text) if OOM_ANY.search(c)]
+        return " ".join(held) if held else text
+    if _EXCEPTION.search(text):
         return text
     parts = _SENTENCES.split(text)
     if len(parts) < 2:

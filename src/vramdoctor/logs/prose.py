@@ -98,6 +98,11 @@ def clauses(text: str) -> list[str]:
     return [c for c in _CLAUSE.split(text) if c and c.strip()]
 
 
+def clause_at(text: str, at: int) -> int:
+    """The index of the clause of `text` (split as `clauses` splits it) that character `at` is in."""
+    return sum(1 for c in _CLAUSE.finditer(text) if c.end() <= at)
+
+
 #: a failure the line tells as past and fixed ("Before, I had `torch.OutOfMemoryError` at startup, but after setting
 #: --max-model-len 8192 it works now", "It used to OOM; that is solved since 0.6")
 _PAST_FIXED = re.compile(r"\b(?:before|previously|earlier|used to|at first|initially|originally)\b(?:(?!\.\s)[^!?]){0,200}?"
