@@ -386,3 +386,30 @@ def test_two_outcomes_in_one_sentence_are_not_joined(words):
 def test_one_outcome_that_names_both_is_still_the_capture():
     d = diag("[Bug] startup fails\n\nI get `Exception: Capture cuda graph failed: CUDA out of memory` at 0.9.\n").diagnosis
     assert (d["kind"], d["code"]) == ("WARMUP", "cuda-graph-capture-oom")
+
+
+# --- a log that ends on a traceback's `raise` statement, printed as an error-level line, ended inside a failure ----
+
+_VLLM_RAISE = ("(EngineCore_DP0 pid=2201) ERROR 01-22 09:42:00 [core.py:708]   File \"/usr/lib/python3.12/site-packages/"
+               "vllm/v1/core/kv_cache_utils.py\", line 690, in check_enough_kv_cache_memory\n"
+               "(EngineCore_DP0 pid=2201) ERROR 01-22 09:42:00 [core.py:708]     raise ValueErro")
+
+
+@pytest.mark.parametrize("last", [
+    "ERROR 03-11 14:02:19 [engine.py:160]     raise ValueErro",
+    "(APIServer pid=1) (EngineCore_DP0 pid=3) ERROR 01-22 09:42:00 [patch_core.py:58]     raise ValueError(msg)",
+    "[2025-11-02 08:00:01] ERROR [scheduler.py:2210]      raise SchedulerError",
+])
+def test_a_log_ending_on_a_logged_raise_is_no_clean_run(last):
+    d = diag(f"INFO 03-11 14:02:10 [api_server.py:1034] vLLM API server version 0.9.1\n{last}\n").diagnosis
+    assert d["kind"] == "UNDETERMINED"
+
+
+def test_a_logged_raise_before_its_error_line_leaves_the_error_line_to_decide():
+    text = _VLLM_RAISE.replace("raise ValueErro", "raise ValueError(") + (
+        "\n(EngineCore_DP0 pid=2201) ERROR 01-22 09:42:00 [core.py:708] ValueError: To serve at least one request "
+        "with the models's max seq len (131072), (24.0 GiB KV cache is needed, which is larger than the available KV "
+        "cache memory (9.81 GiB). Based on the available memory, the estimated maximum model length is 53568. Try "
+        "increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.\n")
+    d = diag(text).diagnosis
+    assert d["kind"] == "KV_CAPACITY"

@@ -1051,6 +1051,9 @@ LOG = LogWords(
             r"(?:memory|VRAM|RAM))\b|\b[Mm]odel (?:size|weights)\b[^\n]{0,40}?\bexceeds?\b[^\n]{0,30}?\b(?:available|free|"
             r"total) (?:GPU |device |system )?(?:memory|VRAM|RAM)\b", "oom", "WEIGHTS", "weights-exceed-memory-limit",
             flags=0),
+        # a traceback's `raise` statement as an error-level log line prints it ("ERROR 01-22 09:42:00 [core.py:58]
+        # raise ValueError(...)"): an exception under way, its class and message on a line after it
+        msg(r"\bERROR\b[^\n]{0,200}?\]\s{3,}raise [A-Za-z_]", "error", flags=0),
         # a hybrid model's recurrent-state pool out of blocks under load (TensorRT-LLM's MambaCacheManager "run out of
         # mamba cache blocks"): its own pool beside the KV cache, full while serving
         msg(r"\bout of mamba cache (?:blocks|slots)\b", "oom", "RUNTIME", "mamba-pool-exhausted"),
