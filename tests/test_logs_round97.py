@@ -413,3 +413,26 @@ def test_a_logged_raise_before_its_error_line_leaves_the_error_line_to_decide():
         "increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.\n")
     d = diag(text).diagnosis
     assert d["kind"] == "KV_CAPACITY"
+
+
+# --- a request's KV slots found freed twice is the engine's bookkeeping, not memory -------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    "[2026-03-02 10:11:12 TP3] AssertionError: Committed KV cache already freed (self.kv_committed_len=12)",
+    "RuntimeError: KV cache already freed for request 7f3ac1d2 (double release in abort path)",
+])
+def test_kv_slots_freed_twice_is_an_accounting_bug(line):
+    d = diag(f"""\
+        [2026-03-02 10:11:11 TP3] Decode batch. #running-req: 14, #token: 20480, token usage: 0.31, gen throughput (token/s): 820.11
+        [2026-03-02 10:11:12 TP3] Scheduler hit an exception: Traceback (most recent call last):
+          File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1024, in event_loop_overlap
+            batch = self.get_next_batch_to_run()
+        {line}
+        """).diagnosis
+    assert (d["kind"], d["code"]) == ("NOT_OOM", "kv-accounting-error")
+
+
+def test_kv_blocks_freed_as_a_count_is_no_failure():
+    d = diag("INFO 03-02 10:11:12 [scheduler.py:88] Freed KV cache blocks: 120 (request done)\n").diagnosis
+    assert d["kind"] == "NONE"

@@ -283,6 +283,10 @@ LOG = LogWords(
         # the scheduler's own check (check_memory, when idle): free + cached KV slots that do not add up to the pool
         # (ValueError, or a warning): its bookkeeping, not memory (logs.quiet.leak)
         msg(r"memory leak detected!|KV cache pool leak detected|token_to_kv_pool.* leak", "leak", code="kv-accounting-error"),
+        # ... and a request's own count of its KV slots found off when it is released (schedule_batch.py Req's
+        # assertion "Committed KV cache already freed (self.kv_committed_len=...)"): slots freed twice, a bug
+        msg(r"\bKV cache already freed\b", "not_oom",
+            code="kv-accounting-error"),
         msg(r"Initialization failed\. warmup error", "wrapper", "WARMUP"),
         msg(r"Scheduler hit an exception|Exception in ModelTpServer|scheduler is dead|Received sigquit from a child|"
             r"Initialization failed\. Please see the error messages above", "wrapper"),

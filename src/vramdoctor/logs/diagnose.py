@@ -162,6 +162,10 @@ _NOT_OOM = {
     "metal-api-assertion": "Metal's API validation failed an assertion (a command buffer or encoder used out of "
                            "order, or after it was committed): a bug in the engine or its Metal backend, often a race "
                            "between requests or cache options.",
+    "kv-accounting-error": "the engine's own count of KV cache slots is off (slots freed twice, or free and cached "
+                           "slots that do not add up to the pool): a bug in its bookkeeping, not memory running out; "
+                           "report it with the settings in use (page size, chunked prefill, radix or prefix cache, "
+                           "overlap scheduling).",
     "ggml-assert": "an assertion in ggml failed (a shape, type or setting it does not support): a bug or an "
                    "unsupported model or option.",
     "model-file-error": "the model file could not be opened or read (a wrong path, a partial download, a format "
