@@ -436,3 +436,13 @@ def test_kv_slots_freed_twice_is_an_accounting_bug(line):
 def test_kv_blocks_freed_as_a_count_is_no_failure():
     d = diag("INFO 03-02 10:11:12 [scheduler.py:88] Freed KV cache blocks: 120 (request done)\n").diagnosis
     assert d["kind"] == "NONE"
+
+
+def test_ggml_s_pool_alloc_named_without_at_is_still_a_graph_evaluation():
+    rep = diag("""\
+        ROCm error: out of memory
+          current device: 0, in function alloc /build/ollama/ml/backend/ggml/ggml/src/ggml-cuda/ggml-cuda.cu:420
+          ggml_cuda_device_malloc(&ptr, look_ahead_size, device)
+        """)
+    assert rep.diagnosis["kind"] == "UNDETERMINED"
+    assert set(rep.runs[0].candidates) == {"WARMUP", "RUNTIME"}

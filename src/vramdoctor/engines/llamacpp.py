@@ -430,7 +430,7 @@ LOG = LogWords(
         # a compute-pool allocation runs in any graph evaluation: the warm-up pass, or a request once serving
         # (CUDA graphs are captured as graphs are evaluated, by the warm-up pass or by any request: not a warm-up
         # step of their own as in vLLM)
-        "COMPUTE": rx(r"in function alloc at|ggml_cuda_device_malloc|ggml_cuda_pool|ggml_backend_cuda_graph_compute|"
+        "COMPUTE": rx(r"in function alloc(?: at|\s+\S+\.cu:\d+)|ggml_cuda_device_malloc|ggml_cuda_pool|ggml_backend_cuda_graph_compute|"
                       r"cudaStreamSynchronize|ggml_cuda_graph_\w+|evaluate_and_capture"),
         "WEIGHTS": rx(r"llama_model_load|load_tensors|llm_load_tensors|loading model tensors|"
                       r"ggml_backend_metal_buffer_from_ptr|ggml_metal_buffer_map"),
