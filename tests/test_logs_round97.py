@@ -446,3 +446,22 @@ def test_ggml_s_pool_alloc_named_without_at_is_still_a_graph_evaluation():
         """)
     assert rep.diagnosis["kind"] == "UNDETERMINED"
     assert set(rep.runs[0].candidates) == {"WARMUP", "RUNTIME"}
+
+
+# --- how far a conversation got before it failed ("can handle ~9200 tokens before crashing") is serving ----------
+
+
+@pytest.mark.parametrize("words", [
+    "With SYCL it can handle ~9200 tokens before crashing with the OOM below, Vulkan gets the full 12288.",
+    "On ROCm the chat gets to about 20k tokens before it dies:",
+    "The server crashes after roughly 6k tokens of output with this error:",
+])
+def test_a_context_filled_before_the_failure_is_serving(words):
+    d = diag(f"{words}\nggml_backend_sycl_buffer_type_alloc_buffer: can't allocate 512.00 MiB: out of memory\n").diagnosis
+    assert d["kind"] == "RUNTIME"
+
+
+def test_a_setting_of_tokens_is_no_serving():
+    d = diag("I set a context of 12288 tokens before starting it, and the load crashes after loading 24 of 48 layers:\n"
+             "ggml_backend_sycl_buffer_type_alloc_buffer: can't allocate 512.00 MiB: out of memory\n").diagnosis
+    assert d["kind"] != "RUNTIME"

@@ -1166,6 +1166,12 @@ LOG = LogWords(
                         # ... a conversation under way ("CUDA out of memory - during a conversation", "in the middle of a
                         # chat")
                         r"\b(?:during|in the middle of|midway through) (?:a |the |my |our )?(?:long )?(?:conversation|chat)\b|"
+                        # ... or how far a conversation's context got before it failed ("SYCL can handle ~9200 tokens
+                        # before crashing with OOM", "it crashes after about 6k tokens of output")
+                        r"\b(?:handles?|process(?:es)?|generates?|gets? through|gets? to|reach(?:es)?)\s+(?:~|about |"
+                        r"around |roughly |up to )?\d[\d,.]*\s?[kK]?\s+tokens\s+before\b|"
+                        r"\b(?:crash(?:es|ed)?|dies|died|fails|failed|OOMs|OOMed)\b[^.\n]{0,30}?\bafter (?:~|about |"
+                        r"around |roughly )?\d[\d,.]*\s?[kK]? (?:generated |output |context )?tokens\b|"
                         # ... a request by its size in tokens ("if I put an input of 17,000 tokens into generate")
                         r"\b(?:an?|the|my) (?:input|prompt|request) of (?:~|about |around |over )?\d[\d,.]*[kK]? tokens\b|"
                         # ... or several ("prompts of ~4000 tokens were fine and ~6000 tokens killed the engine")
