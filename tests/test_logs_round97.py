@@ -465,3 +465,66 @@ def test_a_setting_of_tokens_is_no_serving():
     d = diag("I set a context of 12288 tokens before starting it, and the load crashes after loading 24 of 48 layers:\n"
              "ggml_backend_sycl_buffer_type_alloc_buffer: can't allocate 512.00 MiB: out of memory\n").diagnosis
     assert d["kind"] != "RUNTIME"
+
+
+# --- an `ollama run` chat pasted whole: the model's answers (up to the next prompt, a fence, a command) are not the
+# server's lines, whatever errors they quote; the CLI's own "Error: ..." under a question is ------------------------
+
+_CHAT = """\
+$ ollama run qwen3:8b
+>>> why would llama-server print "cudaMalloc failed: out of memory" at start?
+It means the weights or the KV cache did not fit. For example:
+
+    ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9216.00 MiB on device 0: cudaMalloc failed: out of memory
+    llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache
+
+Lower -c or offload fewer layers.
+
+>>> and what is CUDA error: out of memory during a request?
+That one comes while serving: a long prompt needed more activations than were free.
+
+>>> /bye
+"""
+
+
+def test_a_chat_whose_answers_quote_errors_is_no_failure():
+    assert diag(_CHAT).diagnosis["kind"] == "NONE"
+
+
+def test_a_chat_question_quoting_an_error_is_no_failure():
+    text = "\n".join(_CHAT.splitlines()[:2]) + "\nIt is the weights not fitting.\n>>> /bye\n"
+    assert diag(text).diagnosis["kind"] == "NONE"
+
+
+def test_a_server_log_after_the_chat_s_fence_is_read():
+    text = ("```\n" + _CHAT + "```\n\nserver.log:\n```\n"
+            "time=2026-03-01T10:00:01.000Z level=INFO source=server.go:637 msg=\"llama runner started in 3.02 seconds\"\n"
+            "CUDA error: out of memory\n"
+            "  current device: 0, in function ggml_backend_cuda_synchronize at ggml/src/ggml-cuda/ggml-cuda.cu:2581\n"
+            "```\n")
+    assert diag(text).diagnosis["kind"] == "RUNTIME"
+
+
+# --- a prompt logged with its newlines, holding a log the user pasted (lines with a log prefix of their own), is all
+# the prompt's text once its close comes; a prompt that never closes leaves the lines after it to be read ---------
+
+_OPEN = ("INFO 05-12 10:02:36 [api_server.py:1090] Starting vLLM API server on http://0.0.0.0:8000\n"
+         "INFO 05-12 10:03:10 [logger.py:39] Received request chatcmpl-9f: prompt: '<|im_start|>user\n"
+         "My other box crashed like this, why?\n"
+         "ERROR 05-11 22:10:01 [core.py:396] EngineCore failed to start.\n"
+         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 MiB. GPU 0 has a total capacity of "
+         "79.19 GiB of which 310.62 MiB is free.\n")
+
+
+def test_a_pasted_log_inside_a_closed_prompt_is_the_prompt():
+    text = _OPEN + ("<|im_end|>\n<|im_start|>assistant\n', params: SamplingParams(n=1, temperature=0.7, "
+                    "max_tokens=512), prompt_token_ids: None, lora_request: None.\n"
+                    'INFO:     127.0.0.1:51240 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n')
+    assert diag(text).diagnosis["kind"] == "NONE"
+
+
+def test_a_prompt_that_never_closes_leaves_the_failure_after_it():
+    text = _OPEN + "".join(f"INFO 05-12 10:03:{i:02d} [loggers.py:111] Engine 000: Running: 1 reqs\n" for i in range(70))
+    text += ("ERROR 05-12 10:05:00 [core.py:708] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 "
+             "GiB. GPU 0 has a total capacity of 79.19 GiB of which 1.02 GiB is free.\n")
+    assert diag(text).diagnosis["kind"] == "RUNTIME"

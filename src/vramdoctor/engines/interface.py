@@ -108,6 +108,8 @@ class LogWords:
     quiet: the engine's start-up milestones are not printed at its default log level, so their absence
     says nothing about how far it got.
     step_codes: the steps that settle a failure's code within its kind (`StepCode`).
+    chat: a question typed at the engine's interactive prompt (`ollama run`'s ">>> "): a request, and the lines after
+    it, up to the next prompt, are the model's answer, not the engine's log.
     loader: the frames of the engine's model loader proper, which reads or makes the weights and nothing else (a
     traceback cut inside one was loading the weights, however it was cut); searched in the failure's frames joined by
     newlines, so that a pattern may span a frame and the code line under it.
@@ -128,6 +130,7 @@ class LogWords:
     quiet: bool = False
     step_codes: tuple[StepCode, ...] = ()
     loader: re.Pattern | None = None
+    chat: re.Pattern | None = None
     sentences: tuple[str, ...] = ()
 
 

@@ -17,6 +17,13 @@ import time
 from .interface import Endpoints, Engine, KvView, LogWords, StepCode, Spelling, answer_json, as_count
 from .words import NOT_ADMIN, SIZE, count, fig, msg, release, rx
 
+#: a question typed at `ollama run`'s prompt (cmd/interactive.go ">>> "), shown only once the model has loaded: words,
+#: not its "Send a message" placeholder, a /command, or a Python REPL's statement (code signs, a keyword first, a
+#: block's colon)
+CHAT_QUESTION = rx(r"^\s*>>> (?!Send a message)(?!(?:import|from|for|while|if|elif|else|with|def|class|print|return|"
+                   r"assert|del|try|except|lambda|raise|async|await|yield|pass)\b)(?![^\n]*[=()\[\]{}`]|"
+                   r"[^\n]*:\s*$)[A-Za-z][\w'\u2019,-]*(?:\s+[\w'\u2019\x22\u201c\u201d,.!?:;-]+){2,}\s*$", 0)
+
 LOG = LogWords(
     # (the name alone, not inside another: "/models/mixtral_ollama/", and not a front end that emulates its API,
     # KoboldCpp's "For third party Ollama API Emulation")
@@ -71,11 +78,7 @@ LOG = LogWords(
         # ... and the runner taking one up (runner/llamarunner/cache.go "loading cache slot")
         ("requests", rx(r"POST\s+\"/(?:api/(?:chat|generate|embed\w*)|v1/)|\"POST /v1/" + NOT_ADMIN + r"|loading cache slot")),
         # ... and a question typed at `ollama run`'s prompt, which it shows only once the model has loaded
-        # (cmd/interactive.go ">>> "): words, not its "Send a message" placeholder, a /command, or a Python REPL's
-        # statement (code signs, a keyword first, a block's colon)
-        ("requests", rx(r"^\s*>>> (?!Send a message)(?!(?:import|from|for|while|if|elif|else|with|def|class|print|return|"
-                        r"assert|del|try|except|lambda|raise|async|await|yield|pass)\b)(?![^\n]*[=()\[\]{}`]|"
-                        r"[^\n]*:\s*$)[A-Za-z][\w'\u2019,-]*(?:\s+[\w'\u2019,.!?-]+){2,}\s*$", 0)),
+        ("requests", CHAT_QUESTION),
     ),
     figures=(
         fig("kv_required_bytes", r"memory\.required\.kv=\"?" + SIZE),
@@ -121,6 +124,7 @@ LOG = LogWords(
         fig("_log_date", r"^time=(20\d\d-\d\d-\d\d)T\S* level=", lambda m: m.group(1), mode="first"),
     ),
     # server/routes.go, as the client prints it ("Error: model requires more system memory ...")
+    chat=CHAT_QUESTION,
     sentences=("model requires more system memory ({} {}) than is available ({} {})",),
     step_codes=(
         # the runner's worst-case compute graph (runner/ollamarunner reserveWorstCaseGraph): a compute buffer

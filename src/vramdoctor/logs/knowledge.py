@@ -115,6 +115,8 @@ class Knowledge:
         #: through another engine's library: SGLang calls vLLM's layers)
         self.step_codes = [s for e in engines for s in e.log.step_codes]
         self.loaders = [e.log.loader for e in engines if e.log.loader is not None]
+        #: every engine's interactive prompt with a question typed at it (`LogWords.chat`)
+        self.chat = [e.log.chat for e in engines if e.log.chat is not None]
         #: every engine's memory sentences in full (a line cut partway into one is cut before its cause)
         self.sentences = tuple(x for e in engines for x in e.log.sentences)
         self.passive = [f for f in self.figures if f.passive]

@@ -111,6 +111,8 @@ class Scanner:
         # lines joined)
         self.partial: tuple[int, str, int, int] | None = None
         self.echo_until = 0  # the last line a multi-line logged prompt may reach
+        self.prompt_open = 0  # the line a multi-line logged prompt opened on, until its close is seen
+        self.answer_from = 0  # the line of a question typed at an interactive prompt whose answer follows
         self.dropped = 0  # runs left out in the middle of a long crash loop
         self.dropped_lines: tuple[int, int] | None = None
         self._restart = {i for i, (marker, _) in enumerate(self.k.milestones) if marker == "weights_done"}
@@ -249,6 +251,28 @@ class Scanner:
             for v in [m.group(2)] + re.findall(r"\d+(?:\.\d+)?", m.group(3) or ""):
                 self.run.note("_tried", (m.group(1), float(v) if "." in v else int(v)), "map", line_no)
 
+    def _unsay(self, r: RunFacts, start: int, end: int) -> None:
+        """Forget the failures, pressure and milestones read from lines start+1 .. end of run `r` (a logged prompt's
+        text, found to be one only when its closing quote came)."""
+        inside = lambda ln: start < ln <= end  # noqa: E731
+        r.failures = [f for f in r.failures if not inside(f.line_no)]
+        r.pressure = [p for p in r.pressure if not inside(p.line_no)]
+        self.pending = [f for f in self.pending if not inside(f.line_no)]
+        for marker in [m for m, ln in r.progress.items() if inside(ln) and m != "requests"]:
+            del r.progress[marker]
+            r.progress_text.pop(marker, None)
+
+    def _answering(self, line_no: int, text: str) -> bool:
+        """Whether line `line_no` is the model's answer to the question typed at an interactive prompt on line
+        `answer_from`: every line up to the next prompt, a markdown fence, a command line or a line with a log prefix
+        (ECHO_LINES at most); not the CLI's own error right under the question ("Error: llama runner process has
+        terminated: ...")."""
+        if (line_no - self.answer_from > ECHO_LINES or _ANSWER_ENDS.match(text) or STRONG_PREFIX.match(text)
+                or COMMAND.match(text) or line_no == self.answer_from + 1 and text.startswith("Error: ")):
+            self.answer_from = 0
+            return False
+        return True
+
     def feed(self, line_no: int, text: str) -> None:
         if len(text) > MAX_LINE:
             text = window(text)
@@ -261,10 +285,19 @@ class Scanner:
         c = k.candidates(low)
         sampled: tuple[list[int], list[int]] | None = None
         r = self.run
+        if self.prompt_open and line_no > self.prompt_open:
+            if line_no - self.prompt_open > ECHO_LINES:
+                self.prompt_open = 0
+            elif ECHO_END.search(text):
+                # the prompt's close: every line since it opened was its text, also lines with a log prefix of their
+                # own (a log the user pasted into the prompt), never the server's
+                self._unsay(r, self.prompt_open, line_no)
+                self.prompt_open = 0
         echo = "echo" in c and is_echo(text, c["echo"])
         if echo and not ECHO_CLOSED.search(text) and not prompt_closes(text):
             # a prompt logged with its newlines: the next lines are its text
             self.echo_until = line_no + ECHO_LINES
+            self.prompt_open = line_no
             self.wants_every_line_until = max(self.wants_every_line_until, self.echo_until)
         elif not echo and line_no <= self.echo_until and not LOG_PREFIX.match(text):
             echo = True  # a line of that prompt (it has no log prefix of its own; a pasted traceback is text too)
@@ -272,6 +305,13 @@ class Scanner:
                 self.echo_until = line_no
         elif not echo:
             self.echo_until = 0
+        if self.answer_from and not echo:
+            echo = self._answering(line_no, text)
+        if not echo and ">>> " in text and any(p.search(text) for p in k.chat):
+            # a question typed at an interactive prompt (`ollama run`'s ">>> "): a request; its answer follows
+            self.answer_from = line_no
+            self.wants_every_line_until = max(self.wants_every_line_until, line_no + ECHO_LINES)
+            echo = True
         if echo:  # a logged request: the prompt is the user's text
             r.lines += 1
             r.last_line = line_no
@@ -662,6 +702,10 @@ def _versioned(pattern, text: str) -> bool:
 
 
 _VERSION = re.compile(r"[\s:-]{0,3}(?:to\s+)?(?:v|version\s*)?\d+\.\d+", re.I)
+
+
+#: a line that ends a model's answer at an interactive prompt: the next prompt, or a markdown fence
+_ANSWER_ENDS = re.compile(r"^\s*(?:>>>|```|~~~)")
 
 
 def scan(lines: Iterable[tuple[int, str]]) -> list[RunFacts]:
