@@ -528,3 +528,28 @@ def test_a_prompt_that_never_closes_leaves_the_failure_after_it():
     text += ("ERROR 05-12 10:05:00 [core.py:708] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 "
              "GiB. GPU 0 has a total capacity of 79.19 GiB of which 1.02 GiB is free.\n")
     assert diag(text).diagnosis["kind"] == "RUNTIME"
+
+
+# --- never more than one sequence running: a lower concurrency cap changes nothing, so it is not advised ----------
+
+_SGL_ONE = """\
+[2026-02-01 09:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-14B', mem_fraction_static=0.85, max_running_requests=512, chunked_prefill_size=4096)
+[2026-02-01 09:00:40 TP0] The server is fired up and ready to roll!
+[2026-02-01 09:01:10 TP0] Prefill batch. #new-seq: {new}, #new-token: 4096, #cached-token: 0, token usage: 0.00, #running-req: {running}, #queue-req: 0
+[2026-02-01 09:01:11 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2210, in run_batch
+    batch_result = self.model_worker.forward_batch_generation(model_worker_batch)
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.16 GiB. GPU 0 has a total capacity of 23.54 GiB of which 988.81 MiB is free.
+"""
+
+
+def test_one_sequence_running_gets_no_concurrency_cap():
+    rep = diag(_SGL_ONE.format(new=1, running=0))
+    assert rep.diagnosis["kind"] == "RUNTIME"
+    assert not [a for a in rep.runs[0].advice if a["setting"] == "max_num_seqs"]
+
+
+def test_several_sequences_running_still_get_a_cap_below_them():
+    rep = diag(_SGL_ONE.format(new=2, running=6))
+    caps = [a for a in rep.runs[0].advice if a["setting"] == "max_num_seqs"]
+    assert caps and caps[0]["value"] < 8

@@ -73,6 +73,8 @@ class Base:
         seen = [self.n.get(key) for key in ("running_reqs", "prefill_concurrency")]
         running = [v for x in seen for v in (x if isinstance(x, list) else [x]) if isinstance(v, int)]
         peak = max(running) if running else None
+        if to is None and peak is not None and peak <= 1:
+            return  # (never more than one sequence ran: a lower cap changes nothing)
         if to is None and isinstance(peak, int) and peak > 1 and (cur is None or peak < cur // 2):
             to = max(1, peak * 3 // 4)  # the cap was never reached: below what ran is what changes anything
             why += f" (at most {peak} were running: a cap above that changes nothing)"
