@@ -553,3 +553,32 @@ def test_several_sequences_running_still_get_a_cap_below_them():
     rep = diag(_SGL_ONE.format(new=2, running=6))
     caps = [a for a in rep.runs[0].advice if a["setting"] == "max_num_seqs"]
     assert caps and caps[0]["value"] < 8
+
+
+# --- vLLM's list of failed engine-core processes with their exit codes: minus the signal that ended them ----------
+
+_CORE_DIED = """\
+INFO 02-10 08:00:05 [api_server.py:1043] vLLM API server version 0.9.2
+INFO 02-10 08:00:21 [gpu_model_runner.py:1329] Starting to load model Qwen/Qwen3-8B...
+ERROR 02-10 08:00:23 [core_client.py:400] Engine core proc EngineCore_0 died unexpectedly, shutting down client.
+RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {{'EngineCore_0': {code}}}
+"""
+
+
+@pytest.mark.parametrize("code, want", [("-4", "illegal-instruction"), ("-11", "crash-access-violation"),
+                                        ("-8", "floating-point-exception")])
+def test_a_failed_core_proc_s_signal_names_its_cause(code, want):
+    d = diag(_CORE_DIED.format(code=code)).diagnosis
+    assert (d["kind"], d["code"]) == ("NOT_OOM", want)
+
+
+def test_a_failed_core_proc_killed_is_read_as_a_kill():
+    """Killed while it loaded the weights: host memory, as an exit status of 137 there is."""
+    d = diag(_CORE_DIED.format(code="-9")).diagnosis
+    assert d == diag(_CORE_DIED.replace("Failed core proc(s): {{'EngineCore_0': {code}}}", "") +
+                     "Engine core proc exited with code 137\n").diagnosis
+
+
+def test_a_failed_core_proc_with_exit_code_one_names_no_cause():
+    d = diag(_CORE_DIED.format(code="1")).diagnosis
+    assert d["code"] not in ("illegal-instruction", "crash-access-violation")

@@ -420,6 +420,12 @@ LOG = LogWords(
         # a request refused for its length (entrypoints' validation): the server goes on serving
         msg(r"maximum context length is \d+ tokens|is longer than the maximum model length|"
             r"Input prompt \(\d+ tokens\) is too long and exceeds limit of", "request"),
+        # the engine core's exit code as the front end lists it (v1/engine/utils.py "Failed core proc(s): {'EngineCore_0':
+        # -4}", Python's returncode: minus the signal that ended it): that signal, where it names a cause
+        msg(r"Failed core proc\(s\): \{[^}]{0,200}?: -4\b", "not_oom", code="illegal-instruction"),
+        msg(r"Failed core proc\(s\): \{[^}]{0,200}?: -11\b", "not_oom", code="crash-access-violation"),
+        msg(r"Failed core proc\(s\): \{[^}]{0,200}?: -8\b", "not_oom", code="floating-point-exception"),
+        msg(r"Failed core proc\(s\): \{[^}]{0,200}?: -9\b", "oom", "HOST"),
         msg(r"EngineCore hit an exception|Engine core initialization failed|Got fatal signal from worker|"
             r"Exception in worker|WorkerProc hit an exception|WorkerProc failed to start|Error in model execution|"
             r"EngineCore failed to start|EngineCore encountered (?:a fatal error|an issue)|Background loop has errored|"

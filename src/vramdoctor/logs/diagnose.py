@@ -962,15 +962,19 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                              message="The run failed with an error that names its cause, and the cause is not "
                                      "memory: no out-of-memory words and no shortfall figures in this run.")
         place = locate(f, engine, weights, marks)
-        cands = [KIND_OF_PHASE[p] for p in (place.candidates if place.phase is None else [place.phase])]
-        over = _kv_over_free(run, f, cands)
-        if over:
-            return over
-        return Diagnosis(kind="UNDETERMINED", code="failure-cause-not-shown", evidence=[(f.line_no, f.text)],
-                         oom=None, candidates=cands, phase_source=place.source, missing=_missing(f, place),
-                         message="The run failed, but the line that says why is not in this log, so whether memory "
-                                 "ran out cannot be told. Missing: " + _missing(f, place) + ". If it was memory, "
-                                 "the phase would be " + " or ".join(cands) + ".")
+        if place.phase == "HOST":
+            # (a kill the line after it reports, "exited with code 137": that kill is the failure, read as one)
+            f = replace(f, kind="oom")
+        else:
+            cands = [KIND_OF_PHASE[p] for p in (place.candidates if place.phase is None else [place.phase])]
+            over = _kv_over_free(run, f, cands)
+            if over:
+                return over
+            return Diagnosis(kind="UNDETERMINED", code="failure-cause-not-shown", evidence=[(f.line_no, f.text)],
+                             oom=None, candidates=cands, phase_source=place.source, missing=_missing(f, place),
+                             message="The run failed, but the line that says why is not in this log, so whether "
+                                     "memory ran out cannot be told. Missing: " + _missing(f, place) + ". If it was "
+                                     "memory, the phase would be " + " or ".join(cands) + ".")
     if (not f.progress and run.progress and (user_words(f.text) or TITLE.match(f.text) or _plain_title(run, f))
             and not any(g is not f and g.kind in ("oom", "not_oom", "error") and program_line(g.text)
                         for g in run.failures)):
