@@ -582,3 +582,56 @@ def test_a_failed_core_proc_killed_is_read_as_a_kill():
 def test_a_failed_core_proc_with_exit_code_one_names_no_cause():
     d = diag(_CORE_DIED.format(code="1")).diagnosis
     assert d["code"] not in ("illegal-instruction", "crash-access-violation")
+
+
+# --- the vision encoder out of memory, on a request's images or profiled with the largest image: its own code, and
+# advice on image size and count in the engine's flags ---------------------------------------------------------------
+
+_V = "/usr/local/lib/python3.12/dist-packages/vllm"
+_VLLM_MM = f"""\
+INFO 04-02 09:00:00 [api_server.py:1043] vLLM API server version 0.10.2
+INFO 04-02 09:00:40 [gpu_model_runner.py:2007] Model loading took 15.6 GiB and 8.1 seconds
+INFO 04-02 09:01:10 [api_server.py:1818] Starting vLLM API server 0 on http://0.0.0.0:8000
+INFO:     10.0.0.7:51002 - "POST /v1/chat/completions HTTP/1.1" 200 OK
+ERROR 04-02 09:03:00 [core.py:710] EngineCore encountered a fatal error.
+ERROR 04-02 09:03:00 [core.py:710] Traceback (most recent call last):
+ERROR 04-02 09:03:00 [core.py:710]   File "{_V}/v1/worker/gpu_model_runner.py", line 2210, in execute_model
+ERROR 04-02 09:03:00 [core.py:710]     self._execute_mm_encoder(scheduler_output)
+ERROR 04-02 09:03:00 [core.py:710]   File "{_V}/v1/worker/gpu_model_runner.py", line 1320, in _execute_mm_encoder
+ERROR 04-02 09:03:00 [core.py:710]     curr_group_outputs = self.model.get_multimodal_embeddings(**mm_kwargs_group)
+ERROR 04-02 09:03:00 [core.py:710]   File "{_V}/model_executor/models/qwen2_5_vl.py", line 1180, in get_multimodal_embeddings
+ERROR 04-02 09:03:00 [core.py:710]     vision_embeddings = self._process_image_input(image_input)
+ERROR 04-02 09:03:00 [core.py:710] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.20 GiB. GPU 0 has a total capacity of 23.55 GiB of which 1.02 GiB is free.
+"""
+
+
+def test_the_vision_encoder_serving_an_image_is_its_own_code():
+    rep = diag(_VLLM_MM)
+    assert (rep.diagnosis["kind"], rep.diagnosis["code"]) == ("RUNTIME", "multimodal-encoder-oom")
+    assert "--limit-mm-per-prompt" in rep.runs[0].advice[0]["why"]
+
+
+def test_the_vision_encoder_profiled_at_start_is_warm_up():
+    text = "\n".join(ln for ln in _VLLM_MM.splitlines() if "Starting vLLM" not in ln and "POST" not in ln)
+    text = text.replace("in execute_model", "in profile_run").replace(
+        "self._execute_mm_encoder(scheduler_output)",
+        "dummy_encoder_outputs = self.model.get_multimodal_embeddings(**batched_dummy_mm_inputs)")
+    text = text.replace('line 1320, in _execute_mm_encoder', 'line 2901, in _dummy_mm_pass')
+    rep = diag(text)
+    assert (rep.diagnosis["kind"], rep.diagnosis["code"]) == ("WARMUP", "multimodal-encoder-oom")
+
+
+def test_sglang_s_vision_encoder_gets_plain_words_not_vllm_flags():
+    rep = diag("""\
+        [2026-01-05 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen2.5-VL-7B-Instruct', mem_fraction_static=0.8)
+        [2026-01-05 10:00:50 TP0] The server is fired up and ready to roll!
+        [2026-01-05 10:01:10 TP0] Prefill batch. #new-seq: 1, #new-token: 9000, #cached-token: 0, token usage: 0.01, #running-req: 2, #queue-req: 0
+        [2026-01-05 10:01:11 TP0] Scheduler hit an exception: Traceback (most recent call last):
+          File "/sgl-workspace/sglang/python/sglang/srt/managers/mm_utils.py", line 640, in general_mm_embed_routine
+            inputs_embeds = embed_mm_inputs(
+          File "/sgl-workspace/sglang/python/sglang/srt/models/qwen2_5_vl.py", line 480, in get_image_feature
+            image_embeds = self.visual(pixel_values, grid_thw=image_grid_thw)
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.55 GiB of which 0.99 GiB is free.
+        """)
+    assert (rep.diagnosis["kind"], rep.diagnosis["code"]) == ("RUNTIME", "multimodal-encoder-oom")
+    assert not any("--limit-mm-per-prompt" in a["why"] for a in rep.runs[0].advice)

@@ -380,6 +380,9 @@ LOG = LogWords(
     ),
     step_codes=(
         # the extend (prefill) forward pass (model_executor/model_runner.py forward_extend)
+        # the vision encoder, on a request's images (managers/mm_utils.py general_mm_embed_routine -> embed_mm_inputs
+        # -> the model's get_image_feature)
+        StepCode("RUNTIME", "multimodal-encoder-oom", rx(r"general_mm_embed_routine|embed_mm_inputs|get_image_feature")),
         StepCode("RUNTIME", "prefill-oom", rx(r"forward_extend")),
     ),
     # ModelRunner.initialize's call into its own load_model (`self.load_model()` under a model_runner.py frame): the

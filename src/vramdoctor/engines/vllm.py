@@ -371,6 +371,9 @@ def _flags_for(flags: dict, n: dict) -> dict:
     return flags
 
 
+#: the multimodal encoder's steps (v1/worker/gpu_model_runner.py, 0.7-0.11)
+_MM_ENCODER = r"_execute_mm_encoder|execute_mm_encoder|get_multimodal_embeddings|embed_multimodal|_gather_mm_embeddings"
+
 LOG = LogWords(
     fingerprint=rx(r"\bvllm\b(?![-.](?:rs|metal|mlx)\b)|VllmWorker|EngineCore|gpu_model_runner\.py|kv_cache_utils\.py|gpu_worker\.py|"
                    r"# (?:GPU|cuda) blocks|GPU KV cache size|Loading model weights took|Memory profiling results|"
@@ -593,6 +596,11 @@ LOG = LogWords(
     step_codes=(
         # (vLLM V1 gpu_model_runner.py capture_model / _capture_cudagraphs, which call _dummy_run too: so first)
         StepCode("WARMUP", "cuda-graph-capture-oom", rx(r"capture_model|_capture_cudagraphs")),
+        # the vision (multimodal) encoder, serving an image (V1 gpu_model_runner.py _execute_mm_encoder ->
+        # model.get_multimodal_embeddings / embed_multimodal) or profiled with the largest image the limits allow
+        # (profile_run: "dummy_encoder_outputs = self.model.get_multimodal_embeddings(")
+        StepCode("RUNTIME", "multimodal-encoder-oom", rx(_MM_ENCODER)),
+        StepCode("WARMUP", "multimodal-encoder-oom", rx(_MM_ENCODER)),
         # the profiling pass (V0 worker.py determine_num_available_blocks -> profile_run; V1 gpu_worker.py
         # determine_available_memory -> gpu_model_runner.py profile_run -> _dummy_run)
         StepCode("WARMUP", "profile-run-oom",

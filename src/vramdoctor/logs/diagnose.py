@@ -78,9 +78,9 @@ def detect_engine(hits: dict[str, int]) -> str:
 #: prefill over the graphs it captures next; a graph capture over the `_dummy_run` it calls, which is also the
 #: profiling pass's; a compute buffer reserved for a graph over the graph)
 CODE_ORDER = {
-    "WARMUP": ("prefill-tokens-exceed-memory", "cuda-graph-capture-oom", "sampler-warmup-oom", "profile-run-oom",
-               "compute-buffer-alloc-failed"),
-    "RUNTIME": ("logprobs-oom", "prefill-oom"),
+    "WARMUP": ("prefill-tokens-exceed-memory", "cuda-graph-capture-oom", "multimodal-encoder-oom", "sampler-warmup-oom",
+               "profile-run-oom", "compute-buffer-alloc-failed"),
+    "RUNTIME": ("logprobs-oom", "multimodal-encoder-oom", "prefill-oom"),
     "KV_CAPACITY": ("kv-cache-too-small",),
 }
 #: the code of a kind whose steps name none of the above

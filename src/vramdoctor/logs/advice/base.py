@@ -67,6 +67,19 @@ class Base:
         self.s.add(change, "quantization", why + (" (the weights are already quantized: a lower-bit "
                                                   "quant)" if self.c.quantized else ""), "down")
 
+    def images(self, when: str) -> None:
+        """Smaller or fewer images for a multimodal encoder that ran out of memory (`when`: while serving, or profiled
+        at start with the largest image the limits allow). vLLM's and Aphrodite's flags; SGLang sizes images in its
+        processor only; others in plain words."""
+        if self.s.name in ("vllm", "aphrodite"):
+            self.s.say("smaller or fewer images", f"the vision encoder ran out of memory {when}: its activations grow "
+                       "with the image's pixels; cap them (--mm-processor-kwargs '{\"max_pixels\": N}' for Qwen-VL "
+                       "models) and the images per prompt (--limit-mm-per-prompt '{\"image\": 1}'), or resize images "
+                       "before sending them")
+        else:
+            self.s.say("smaller or fewer images", f"the vision encoder ran out of memory {when}: its activations grow "
+                       "with the image's pixels; send smaller images (resize them before sending) or fewer per request")
+
     def seqs_down(self, why: str, to: int | None = None) -> None:
         cur = self.c.max_num_seqs
         # (SGLang's prefill batch: its new sequences join the running ones, `prefill_concurrency`)

@@ -24,7 +24,11 @@ class LoadSteps:
     def warmup(self) -> None:
         s, n, c, code = self.s, self.n, self.c, self.code
         self.cap()
-        if code == "profile-run-oom":
+        if code == "multimodal-encoder-oom":
+            # (profiled with the largest image the limits allow: smaller limits shrink the pass, no fraction does)
+            self.images("while it was profiled with the largest image the limits allow")
+            self.quant("leaves more memory beside the weights for the encoder's pass")
+        elif code == "profile-run-oom":
             tokens = n.get("max_num_batched_tokens")
             s.add("fewer tokens per step", "max_num_batched_tokens", "the profiling pass runs one batch of "
                   "max_num_batched_tokens tokens; its activations must fit beside the weights", "down",

@@ -49,6 +49,8 @@ class ServingSteps:
             return
         if code == "metal-command-buffer-oom":
             self._metal_limit()
+        if code == "multimodal-encoder-oom":
+            self.images("on a request's images")
         if code == "logprobs-oom":
             s.say("fewer prompt logprobs", "prompt_logprobs materialise a prompt-length x vocabulary float32 matrix; "
                   "ask for them on shorter prompts, or not at all")
