@@ -635,3 +635,30 @@ def test_sglang_s_vision_encoder_gets_plain_words_not_vllm_flags():
         """)
     assert (rep.diagnosis["kind"], rep.diagnosis["code"]) == ("RUNTIME", "multimodal-encoder-oom")
     assert not any("--limit-mm-per-prompt" in a["why"] for a in rep.runs[0].advice)
+
+
+# --- a host-memory kill after the KV cache was sized: the weights had been read, so they are no candidate ---------
+
+
+@pytest.mark.parametrize("sized", [
+    "INFO 01-23 07:34:26 gpu_executor.py:122] # GPU blocks: 11836, # CPU blocks: 4681",
+    "INFO 01-23 07:34:26 [kv_cache_utils.py:849] GPU KV cache size: 93,872 tokens",
+])
+def test_a_kill_after_the_pool_was_sized_leaves_the_weights_out(sized):
+    rep = diag(f"""\
+        INFO 01-23 07:32:01 model_runner.py:1060] Starting to load model Qwen/Qwen2-7B-Instruct...
+        INFO 01-23 07:32:42 model_runner.py:1071] Loading model weights took 4.3752 GB
+        {sized}
+        Killed
+        """)
+    assert rep.diagnosis["kind"] == "UNDETERMINED"
+    assert "WEIGHTS" not in rep.runs[0].candidates and "KV_CAPACITY" in rep.runs[0].candidates
+
+
+def test_a_kill_after_the_weights_only_still_names_them():
+    rep = diag("""\
+        INFO 01-23 07:32:01 model_runner.py:1060] Starting to load model Qwen/Qwen2-7B-Instruct...
+        INFO 01-23 07:32:42 model_runner.py:1071] Loading model weights took 4.3752 GB
+        Killed
+        """)
+    assert "WEIGHTS" in rep.runs[0].candidates

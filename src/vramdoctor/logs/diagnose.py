@@ -22,6 +22,7 @@ from dataclasses import replace
 
 from .authorship import TITLE, narrates_failure, program_line, prose_like, sentence_like, user_words
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts
+from ..engines.interface import AFTER_MILESTONE
 from ..engines.words import LOADING_ZH, SIZE, to_bytes
 from .knowledge import COMMAND, FRAME, SIGKILL_RX, Verdict, exception_not_memory, knowledge, phase_words
 from .lines import STATED, stated, stops_inside, traceback_line
@@ -1092,6 +1093,20 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                              phase_source="the start-up progress: the weights' buffers made, no context set up yet",
                              message=what + " while it read the weights into their buffers (llama.cpp prints the "
                                             "buffers' sizes before it reads the data; its context comes after).")
+        sized = [m for m in ("warmup_done", "kv_done", "kv_sized") if m in f.progress]
+        if not loaded and not failed_load and sized:
+            # ... after the KV cache was sized (vLLM V0's "# GPU blocks: N, # CPU blocks: M", then its CPU swap space
+            # pinned in host RAM, then the graphs): the weights had been read; the pool's host buffers or the warm-up
+            left = AFTER_MILESTONE[sized[0]]
+            cands = [KIND_OF_PHASE[p] for p in left if p != "RUNTIME"] or ["WARMUP"]
+            return Diagnosis(kind="UNDETERMINED", code="host-oom-kill" if not alloc else "host-alloc-failed",
+                             evidence=[(f.line_no, f.text), (f.progress[sized[0]],
+                                                            run.progress_text.get(sized[0], ""))],
+                             candidates=cands, phase_source=f"the start-up progress ({sized[0]}), before serving",
+                             missing="the line of the step under way when host memory ran out",
+                             message=what + " after the KV cache was sized and before the server was serving: "
+                                     "the weights had been read; the cache's host buffers (CPU swap space, pinned "
+                                     "memory, a cache in RAM on a unified-memory machine) or the warm-up after them.")
         if not loaded and not failed_load and "weights_done" in f.progress:
             # after the weights' buffers, before serving: the weights still paging in (mmap), or the host buffers
             # the engine makes next (CPU swap space, pinned memory, a KV cache or compute buffer in RAM)
