@@ -662,3 +662,28 @@ def test_a_kill_after_the_weights_only_still_names_them():
         Killed
         """)
     assert "WEIGHTS" in rep.runs[0].candidates
+
+
+# --- an engine's message wrapped at a space whose trailing blank the paste dropped is joined with the space back;
+# and an issue's tagged title naming one error does not decide over the engine's own line of another ---------------
+
+_FREE_WRAPPED = ("ValueError: Free memory on device cuda:0 (109.53/121.69 GiB) on startup is\n"
+                 "less than desired GPU memory utilization (0.91, 110.74 GiB). Decrease GPU memory utilization or "
+                 "reduce GPU memory used by other processes.\n")
+
+
+@pytest.mark.parametrize("prefix", ["", "(EngineCore_DP0 pid=412) ERROR 06-01 10:00:02 [core.py:708] "])
+def test_a_message_wrapped_at_a_space_is_joined_with_it(prefix):
+    d = diag(prefix + _FREE_WRAPPED).diagnosis
+    assert d["code"] == "gpu-shared-with-other-process"
+
+
+def test_a_message_cut_mid_word_is_still_joined_without_a_space():
+    d = diag("ValueError: Free memory on device (109.53/121.69 GiB) on startup is less than desired GPU memo\n"
+             "ry utilization (0.91, 110.74 GiB).\n").diagnosis
+    assert d["code"] == "gpu-shared-with-other-process"
+
+
+def test_a_tagged_title_s_error_does_not_decide_over_the_engine_s_own_line():
+    d = diag("[Bug]: every rank fails with an NCCL error after a restart\n\n### Log\n\n" + _FREE_WRAPPED).diagnosis
+    assert d["code"] == "gpu-shared-with-other-process"

@@ -589,6 +589,12 @@ LOG = LogWords(
         "larger than the available KV cache memory ({} GiB). {*}Try increasing `gpu_memory_utilization` or "
         "decreasing `max_model_len` when initializing the engine. See https://docs.vllm.ai/en/latest/"
         "configuration/conserving_memory/ for more details.",
+        # V1's start-up check (v1/worker/gpu_worker.py init_device / utils request_memory): 0.8-0.10, then with the
+        # device's name (0.11+)
+        "Free memory on device ({}/{} GiB) on startup is less than desired GPU memory utilization ({}, {} GiB). "
+        "Decrease GPU memory utilization or reduce GPU memory used by other processes.",
+        "Free memory on device {} ({}/{} GiB) on startup is less than desired GPU memory utilization ({}, {} GiB). "
+        "Decrease GPU memory utilization or reduce GPU memory used by other processes.",
         # V0 (worker/worker.py raise_if_cache_size_invalid; also V1's first gpu_worker.py, 0.7)
         "The model's max seq len ({}) is larger than the maximum number of tokens that can be stored in KV cache "
         "({}). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",

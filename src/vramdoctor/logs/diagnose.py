@@ -597,7 +597,7 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     if f.kind in ("oom", "not_oom"):
         f = _latest_survived(run, f, fatal, engine)
     if f.kind in ("oom", "not_oom") and (user_words(f.text) or sentence_like(f.text) or _INTRO.match(f.text)
-                                          or _plain_title(run, f)):
+                                          or _plain_title(run, f) or TITLE.match(f.text)):
         # a user's sentence that names the failure ("I was able to reproduce it: ... after a fatal OOM", "After
         # upgrading, loading the model fails with OOM errors during model initialization."): the engine's own line of
         # it, where the log has one, decides

@@ -515,9 +515,15 @@ class Scanner:
             return False
         first, head, _, count = self.partial
         self.partial = None
-        whole = head + text
-        c = self.k.candidates(whole.lower().encode("utf-8", "replace"))
-        v = self.k.verdict(whole, c.get("msg", set()))
+        # (cut at a width, mid-word, or at a space whose trailing blank the paste dropped: "... on startup is" /
+        # "less than desired ...")
+        for whole in (head + text, head + " " + text) if head[-1:].isalnum() and text[:1].isalnum() else (head + text,):
+            c = self.k.candidates(whole.lower().encode("utf-8", "replace"))
+            v = self.k.verdict(whole, c.get("msg", set()))
+            if not (v is None or v.engine == "generic" or v.kind in ("error", "wrapper", "retry")):
+                break
+        else:
+            whole = head + text
         if v is None or v.engine == "generic" or v.kind in ("error", "wrapper", "retry"):
             if count + 1 < WRAP_LINES and len(whole) < MAX_LINE:  # the message may go on over the next line
                 self.partial = (first, whole, line_no, count + 1)
