@@ -687,3 +687,23 @@ def test_a_message_cut_mid_word_is_still_joined_without_a_space():
 def test_a_tagged_title_s_error_does_not_decide_over_the_engine_s_own_line():
     d = diag("[Bug]: every rank fails with an NCCL error after a restart\n\n### Log\n\n" + _FREE_WRAPPED).diagnosis
     assert d["code"] == "gpu-shared-with-other-process"
+
+
+# --- Metal's API assertion quoted without the method before it (a title, a user's sentence) -----------------------
+
+
+@pytest.mark.parametrize("title", [
+    "# llama-box crashes: failed assertion `A command encoder is already encoding to this command buffer'",
+    "# [Bug] mlx_lm.server aborts with failed assertion `Completed handler provided after commit call'",
+    "# Ollama 0.9 on M2: failed assertion 'MTLCommandEncoder used after endEncoding'",
+])
+def test_metal_s_assertion_quoted_in_a_title_is_not_memory(title):
+    d = diag(f"{title}\n\n0.02.208.203 I loaded  36% model tensors into buffer\n"
+             "0.02.209.436 I loaded  37% model tensors into buffer\n").diagnosis
+    assert (d["kind"], d["code"]) == ("NOT_OOM", "metal-api-assertion")
+
+
+def test_metal_s_assertion_about_a_buffer_s_size_is_not_called_not_memory():
+    d = diag("# crash: failed assertion `Command buffer: buffer size exceeds the device's maximum'\n\n"
+             "0.02.208.203 I loaded  36% model tensors into buffer\n").diagnosis
+    assert d["code"] != "metal-api-assertion"

@@ -747,6 +747,11 @@ LOG = LogWords(
         # buffer or encoder used out of order, a bug; not where its words speak of memory or a size past a limit
         msg(r"-\[\w+ [\w:]+\]:\s*\d+: failed assertion `(?![^`']{0,200}?(?:[Mm]emory|OutOfMemory|[Ee]xceed|too large|"
             r"\blength\b|\bsize\b))", "not_oom", code="metal-api-assertion"),
+        # ... also as a report quotes it without the method before it ("llama-box crashes: failed assertion `A command
+        # encoder is already encoding to this command buffer'"), where its words name a command buffer or encoder
+        msg(r"\bfailed assertion [`'\x22\u2018](?=[^`'\x22\u2019]{0,200}?\b(?:[Cc]ommand ?(?:[Ee]ncoder|[Bb]uffer)|"
+            r"[Ee]ncoder|MTL\w+|commit call|[Cc]ompleted handler|endEncoding)\b)(?![^`'\x22\u2019]{0,200}?(?:[Mm]emory|OutOfMemory|[Ee]xceed|too large|\blength\b|"
+            r"\bsize\b))", "not_oom", code="metal-api-assertion"),
         msg(r"NCCL error|ncclUnhandledCudaError|NCCL watchdog|ncclSystemError|ncclInternalError|"
             r"Watchdog caught collective operation timeout|NCCL operations have failed or timed out|"
             # (as a user names it: "the final error is nccl timeout", "an NCCL timed out error")
