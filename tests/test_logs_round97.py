@@ -707,3 +707,28 @@ def test_metal_s_assertion_about_a_buffer_s_size_is_not_called_not_memory():
     d = diag("# crash: failed assertion `Command buffer: buffer size exceeds the device's maximum'\n\n"
              "0.02.208.203 I loaded  36% model tensors into buffer\n").diagnosis
     assert d["code"] != "metal-api-assertion"
+
+
+# --- growth told with memory by another name (the allocator's heap, a backend's allocations) growing with the work
+# done, or not given back -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("words", [
+    "After a day of batch jobs I see the llama-server malloc heap grow with the number of requests served.",
+    "The pinned host buffers are not released after an aborted stream, so the box swaps after a few hundred of them.",
+    "Each failed request left CUDA allocations behind; after about 200 of them the server dies.",
+    "Our RSS grows with request volume even though the KV cache stays the same size.",
+])
+def test_growth_of_memory_by_another_name_is_a_leak(words):
+    d = diag(f"# llama-server question\n\n{words}\n").diagnosis
+    assert d["kind"] == "LEAK"
+
+
+def test_memory_growing_with_the_context_is_no_leak():
+    d = diag("# question\n\nThe KV buffers grow with the context length, as expected, and the heap stays flat.\n").diagnosis
+    assert d["kind"] != "LEAK"
+
+
+def test_memory_growing_with_concurrent_requests_is_use_under_load():
+    d = diag("# question\n\nOur RSS grows with the number of concurrent requests, and drops back when they finish.\n").diagnosis
+    assert d["kind"] != "LEAK"

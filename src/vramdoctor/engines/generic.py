@@ -216,6 +216,18 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            # usage or a count creeping up ("the #token count steadily increasing", "KV cache usage keeps rising")
            r"\b(?:usage|token count|count of tokens)\b[^.;!?\n]{0,20}?\b(?:keeps?|kept|steadily|continuously|"
            r"constantly|gradually)\s+(?:to\s+)?(?:grow|increas|ris|climb|creep)\w*|"
+           # ... memory by another name, the allocator's heap or a backend's allocations, growing with the work done
+           # ("the CPU-side malloc heap grows with the number of requests served", "RSS grows with request volume")
+           # (the work done so far, not the load at once: "with the number of concurrent requests" is use under load)
+           r"\b(?:memory|RSS|VRAM|RAM|heap|footprint|allocations|buffers)\b[^.;!?\n]{0,40}?\b(?:grow|grew|increas|climb|"
+           r"ris)\w*\s+with\s+(?:the\s+)?(?:(?:(?:total|cumulative)\s+)?(?:number|count)\s+of\s+(?:requests|calls|"
+           r"generations|completions|conversations)\s+(?:served|handled|processed|completed|made|sent|so far)|"
+           r"request\s+volume)\b|"
+           # ... or not given back ("Metal allocations not cleared after stream failure", "a successful completion left
+           # Metal allocations behind", "the heap is not released when the workload stops")
+           r"\b(?:heap|allocations|buffers)\b[^.;!?\n]{0,30}?\b(?:(?:is|are|was|were)\s+)?(?:not|never)\s+(?:being\s+)?"
+           r"(?:cleared|released|freed|reclaimed|given back)\b|"
+           r"\bleft\s+(?:\w+\s+){0,3}?(?:allocations|buffers|memory)\s+behind\b|"
            # memory not given back ("CPU memory does not return", "memory is not released", "do not properly release
            # KV cache memory", "RSS stays high")
            r"\b(?:memory|RSS|VRAM|KV ?cache)\b[^.;!?\n]{0,30}?(?:\b(?:is|was|are|were|does|do|did|gets?)\s*(?:not|n['\u2019]?t|never)|"
@@ -485,7 +497,8 @@ _AFTER_FAILURE = re.compile(r"\b(?:after|following|once)\s+(?:it\s+)?(?:encounte
 #: growth that follows the load in the same sentence ("token usage keeps increasing as more users join"): no leak
 _WITH_LOAD = re.compile(r"\bas (?:more |the )?(?:users?|requests?|clients?|load|traffic|concurren\w*|sessions?|"
                         r"conversations?|contexts?|prompts?)\b(?: \w+){0,3}? (?:join|arrive|come|grow|increase|rise|"
-                        r"get longer)\w*|\bwith (?:more|the number of) (?:users|requests|concurrent)", re.I)
+                        r"get longer)\w*|\bwith (?:more|the number of) (?:users|requests|concurrent)"
+                        r"(?!\w* (?:served|handled|processed|completed|so far)\b)", re.I)
 #: the rest of the sentence says the memory comes back ("goes up by 2 GB per request, then drops back", "and is freed
 #: again"): use while a step runs, not growth
 _COMES_BACK = re.compile(r"\b(?:then|and|but)\s+(?:it\s+)?(?:drops?|goes|comes?|falls?|returns?)\s+(?:back|down)\b|"
