@@ -732,3 +732,15 @@ def test_memory_growing_with_the_context_is_no_leak():
 def test_memory_growing_with_concurrent_requests_is_use_under_load():
     d = diag("# question\n\nOur RSS grows with the number of concurrent requests, and drops back when they finish.\n").diagnosis
     assert d["kind"] != "LEAK"
+
+
+# --- MLC LLM reading its params/ directory (or a shard of it) is the weights loading -----------------------------
+
+
+@pytest.mark.parametrize("line", [
+    "-- loading /data/models/mlc/dist/Llama-3-70B-q4f16_1/params/",
+    "[2026-01-02 10:00:01] INFO model_metadata.py:96: Loading params_shard_12.bin from /models/mlc/Qwen2.5-32B-q4f16_1-MLC",
+])
+def test_mlc_reading_its_params_then_killed_is_the_weights(line):
+    d = diag(f"$ python3 -m mlc_llm serve /models/mlc/Qwen2.5-32B-q4f16_1-MLC\n{line}\nKilled\n").diagnosis
+    assert (d["kind"], d["code"]) == ("WEIGHTS", "weights-exceed-system-memory")

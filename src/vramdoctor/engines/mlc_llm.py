@@ -25,6 +25,9 @@ LOG = LogWords(
         # memory G")
         msg(r"Cannot estimate KV cache capacity", "oom", "KV", "no-memory-for-kv-cache"),
     ),
+    # its weights are the params/ directory of a compiled model (params_shard_N.bin, listed in ndarray-cache.json):
+    # loading it, or a shard of it, is the weights being read ("-- loading /models/mlc/.../params/")
+    frames={"WEIGHTS": rx(r"\bloading\s+\S*/params/?(?:\s|$)|\bparams_shard_\d+\.bin\b|\bndarray-cache\.json\b")},
     milestones=(("ready", rx(r"Serving on http|Uvicorn running")),),
     figures=(
         fig("available_memory_bytes", r"available single GPU memory is " + SIZE),
