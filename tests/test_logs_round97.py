@@ -744,3 +744,19 @@ def test_memory_growing_with_concurrent_requests_is_use_under_load():
 def test_mlc_reading_its_params_then_killed_is_the_weights(line):
     d = diag(f"$ python3 -m mlc_llm serve /models/mlc/Qwen2.5-32B-q4f16_1-MLC\n{line}\nKilled\n").diagnosis
     assert (d["kind"], d["code"]) == ("WEIGHTS", "weights-exceed-system-memory")
+
+
+# --- "failing to allocate" / "fails to allocate" are out-of-memory words too, as a title or a sentence says them -----
+
+
+@pytest.mark.parametrize("title", ["# Bug: Unable to load a 3B model, failing to allocate buffer size",
+                                   "# Vulkan fails to allocate the context on a 6 GB card"])
+def test_a_title_failing_to_allocate_with_a_log_cut_in_the_context_is_the_kv_cache(title):
+    d = diag(f"""\
+        {title}
+
+        llm_load_tensors:        CPU buffer size =  1820.90 MiB
+        ..........................................................................
+        llama_new_context_with_model: n_ctx      = 131072
+        llama_new_contex""").diagnosis
+    assert d["kind"] == "KV_CAPACITY"
