@@ -760,3 +760,22 @@ def test_a_title_failing_to_allocate_with_a_log_cut_in_the_context_is_the_kv_cac
         llama_new_context_with_model: n_ctx      = 131072
         llama_new_contex""").diagnosis
     assert d["kind"] == "KV_CAPACITY"
+
+
+# --- memory released and resumed (torch_memory_saver in RL frameworks): the ledger resumed is the one named ---------
+
+_SAVER = ("[torch_memory_saver.cpp] cuMemCreate CUDA_ERROR_OUT_OF_MEMORY (may not be an issue e.g. torch allocator "
+          "will free cache and retry)\n"
+          "[torch_memory_saver.cpp] cudaError error: 2 (out of memory)  file=csrc/core.cpp func=resume line=172\n")
+
+
+@pytest.mark.parametrize("title, kind", [
+    ("# [Bug] OOM while resuming the KV cache after a weight update (verl + sglang)", "KV_CAPACITY"),
+    ("# CUDA OOM when we resume the model weights between rollout steps", "WEIGHTS"),
+])
+def test_the_ledger_resumed_is_the_one_named(title, kind):
+    assert diag(f"{title}\n\n{_SAVER}").diagnosis["kind"] == kind
+
+
+def test_a_resume_that_names_no_ledger_stays_undetermined():
+    assert diag(f"# OOM after resume\n\n{_SAVER}").diagnosis["kind"] == "UNDETERMINED"

@@ -237,6 +237,10 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        r"\ballocat\w* (?:the )?(?:model |projector |mmproj )?weights?(?: buffers?)?\b", re.I), "WEIGHTS"),
            # ... the KV cache being allocated, or named as what did not fit ("out of memory with the kv buffer size
            # allocating about 43G with a 160K context", "at 128K the KV cache alone exceeds the 4Gi pod limit")
+           # ... or resumed after a release (torch_memory_saver's resume in RL frameworks, SGLang's
+           # resume_memory_occupation(tags=["kv_cache"]): "OOM when resume kv cache")
+           (re.compile(r"\bresum\w*\s+(?:the\s+)?(?:kv|key[- ]value)\s+cache\b", re.I), "KV"),
+           (re.compile(r"\bresum\w*\s+(?:the\s+)?(?:model\s+)?weights\b", re.I), "WEIGHTS"),
            (re.compile(r"\b(?:kv|key[- ]value) (?:buffer|cache)(?: size)? allocat\w*|\ballocat\w* (?:the |a )?(?:kv|key[- ]value) "
                        r"(?:buffer|cache)\b|\b(?:kv|key[- ]value) cache (?:alone |by itself |itself )?(?:\S+ ){0,5}?(?:exceeds|"
                        r"would exceed|is (?:larger|bigger) than|needs more than|does(?: not|n't) fit)\b", re.I), "KV"),
