@@ -779,3 +779,18 @@ def test_the_ledger_resumed_is_the_one_named(title, kind):
 
 def test_a_resume_that_names_no_ledger_stays_undetermined():
     assert diag(f"# OOM after resume\n\n{_SAVER}").diagnosis["kind"] == "UNDETERMINED"
+
+
+# --- the weights repacked for a kernel after they are read (Marlin, AWQ) are part of loading them ------------------
+
+
+@pytest.mark.parametrize("words", ["The model loads but the Marlin repack fails with the error below.",
+                                   "We hit an OOM during the AWQ repack on the second GPU:",
+                                   "It dies while repacking the quantized weights:"])
+def test_a_repack_of_the_weights_is_the_weights(words):
+    assert diag(f"{words}\n{_BARE_OOM}\n").diagnosis["kind"] == "WEIGHTS"
+
+
+def test_a_repackaged_model_is_no_repack_step():
+    assert diag(f"I repackaged the weights into one file last week; now serving fails:\n{_BARE_OOM}\n"
+                ).diagnosis["kind"] != "WEIGHTS"

@@ -237,6 +237,11 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        r"\ballocat\w* (?:the )?(?:model |projector |mmproj )?weights?(?: buffers?)?\b", re.I), "WEIGHTS"),
            # ... the KV cache being allocated, or named as what did not fit ("out of memory with the kv buffer size
            # allocating about 43G with a 160K context", "at 128K the KV cache alone exceeds the 4Gi pod limit")
+           # ... the weights repacked for a kernel after they are read, part of loading them (vLLM's
+           # process_weights_after_loading: "Model loads but Marlin repack fails", "the AWQ repack OOMs")
+           (re.compile(r"\b(?:marlin|machete|awq|gptq|exllama|weights?)\s+repack(?:ing|s|ed)?\b|"
+                       r"\brepack(?:ing|s|ed)?\s+(?:of\s+)?(?:the\s+)?(?:marlin\s+|quantized\s+)?weights\b", re.I),
+            "WEIGHTS"),
            # ... or resumed after a release (torch_memory_saver's resume in RL frameworks, SGLang's
            # resume_memory_occupation(tags=["kv_cache"]): "OOM when resume kv cache")
            (re.compile(r"\bresum\w*\s+(?:the\s+)?(?:kv|key[- ]value)\s+cache\b", re.I), "KV"),
