@@ -794,3 +794,27 @@ def test_a_repack_of_the_weights_is_the_weights(words):
 def test_a_repackaged_model_is_no_repack_step():
     assert diag(f"I repackaged the weights into one file last week; now serving fails:\n{_BARE_OOM}\n"
                 ).diagnosis["kind"] != "WEIGHTS"
+
+
+# --- mistral.rs: in-situ quantization runs on the weights as they load; its device map's fit check is the weights ---
+
+_MRS = "2026-01-02T10:00:0{s}.000000Z  INFO mistralrs_core::pipeline::{what}"
+
+
+def test_mistralrs_in_situ_quantization_is_the_weights():
+    d = diag("\n".join([
+        _MRS.format(s=1, what="normal: Loading model `Qwen/Qwen3-14B` on cuda[0]."),
+        _MRS.format(s=2, what="isq: Applying in-situ quantization into Some(Q8_0) to 281 tensors."),
+        "thread '<unnamed>' panicked at mistralrs-core/src/pipeline/isq.rs:590:30:",
+        "called `Result::unwrap()` on an `Err` value: Cuda(DriverError(CUDA_ERROR_OUT_OF_MEMORY, \"out of memory\"))",
+    ]) + "\n").diagnosis
+    assert d["kind"] == "WEIGHTS"
+
+
+@pytest.mark.parametrize("devices", ['["cuda[0]", "cpu"]', '["metal[4294969630]"]'])
+def test_mistralrs_device_map_that_does_not_fit_is_the_weights(devices):
+    d = diag(_MRS.format(s=1, what="normal: Loading model `Qwen/Qwen2.5-14B-Instruct` on metal.") + "\n"
+             "called `Result::unwrap()` on an `Err` value: This model does not fit on the devices "
+             f"{devices}, and exceeds total capacity by 7530MB. Auto device mapping params: (max_seq_len: 4096)\n"
+             ).diagnosis
+    assert (d["kind"], d["code"]) == ("WEIGHTS", "weights-exceed-gpu-memory")

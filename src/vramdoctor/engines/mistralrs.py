@@ -13,12 +13,21 @@ in-situ quantization `--isq Q4K`; `--num-device-layers` (layers on the GPU, the 
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import cli, count, fig, fraction, rx
+from .words import cli, count, fig, fraction, msg, rx
 
 LOG = LogWords(
     fingerprint=rx(r"\bmistralrs_(?:core|server|server_core|quant)\b|\bmistralrs-server\b|\bmistral\.rs\b"),
     # a forward pass that failed: a model execution, the warm-up's or a request's, placed by the progress before it
-    frames={"COMPUTE": rx(r"\b(?:prompt|completion) step - Model failed with error\b")},
+    frames={"COMPUTE": rx(r"\b(?:prompt|completion) step - Model failed with error\b"),
+            # in-situ quantization, run on the weights as they load (pipeline/isq.rs "Applying in-situ quantization into
+            # Some(HQQ8) to 449 tensors.", "Applying ISQ on 1 threads.", its panic's frame "pipeline/isq.rs:582")
+            "WEIGHTS": rx(r"\bApplying (?:in-situ quantization|ISQ)\b|\bpipeline[/:]+isq\b|\bisq\.rs\b|\bapply_isq\b")},
+    messages=(
+        # the automatic device map's check before it loads (device_map.rs: "This model does not fit on the devices
+        # [...], and exceeds total capacity by 7530MB"): its layers (with their share of the cache it plans for) do
+        # not fit on the devices given
+        msg(r"This model does not fit on the devices\b", "oom", "WEIGHTS", "weights-exceed-gpu-memory"),
+    ),
     # its warm-up request is the start-up's last step, sent once the model and its KV cache are made: a model
     # execution after "Beginning dummy run." is that warm-up, and after "Dummy run completed" a served request
     milestones=(
