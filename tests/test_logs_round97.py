@@ -818,3 +818,29 @@ def test_mistralrs_device_map_that_does_not_fit_is_the_weights(devices):
              f"{devices}, and exceeds total capacity by 7530MB. Auto device mapping params: (max_seq_len: 4096)\n"
              ).diagnosis
     assert (d["kind"], d["code"]) == ("WEIGHTS", "weights-exceed-gpu-memory")
+
+
+# --- a traceback cut before its innermost frames, under the engine's own line of the step under way, is that step --
+
+_V0 = "/opt/venv/lib/python3.11/site-packages/vllm"
+_CUT_V0 = f"""\
+# CUDA out of memory while loading the model
+INFO 03-07 10:42:35 model_runner.py:1115] Loading model weights took 7.4855 GB
+{{step}}[rank0]: Traceback (most recent call last):
+[rank0]:   File "{_V0}/entrypoints/llm.py", line 242, in __init__
+[rank0]:     self.llm_engine = self.engine_class.from_engine_args(
+[rank0]:   File "{_V0}/engine/llm_engine.py", line 276, in __init__
+[rank0]:     self._initialize_kv_caches()
+[rank0]:   File "{_V0}/engine/llm_engine.py", line 421, in _initialize_kv_caches
+[rank0]:     self.mod"""
+
+
+def test_a_cut_traceback_under_a_profile_run_line_is_the_profile_run():
+    step = "INFO 03-07 10:42:36 enc_dec_model_runner.py:280] Starting profile run for multi-modal models.\n"
+    d = diag(_CUT_V0.format(step=step)).diagnosis
+    assert (d["kind"], d["code"]) == ("WARMUP", "profile-run-oom")
+
+
+def test_a_cut_traceback_with_no_step_line_stays_open():
+    rep = diag(_CUT_V0.format(step=""))
+    assert rep.diagnosis["kind"] == "UNDETERMINED" and "WARMUP" in rep.runs[0].candidates

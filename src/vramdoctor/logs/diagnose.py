@@ -26,7 +26,7 @@ from ..engines.interface import AFTER_MILESTONE
 from ..engines.words import LOADING_ZH, SIZE, to_bytes
 from .knowledge import COMMAND, FRAME, SIGKILL_RX, Verdict, exception_not_memory, knowledge, phase_words
 from .lines import STATED, stated, stops_inside, traceback_line
-from .phase import FAILED_REQUEST, STARTUP, Place, during_step, frames, locate, step_done
+from .phase import FAILED_REQUEST, STARTUP, Place, during_step, frames, locate, step_done, step_under_way
 from .quiet import leak, no_failure, pool_below_context, pressure, shortfall
 from .verdict import KIND_OF_PHASE, Diagnosis
 
@@ -1008,8 +1008,15 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         # floor, not the step that failed (text-generation-webui's load_model allocates exllamav2's cache after its
         # weights)
         later = list(STARTUP[STARTUP.index(place.phase):])
-        place = replace(place, phase=None, candidates=later,
-                        source=place.source + ", cut before its innermost frames")
+        under_way = step_under_way(f, engine, place.phase)
+        if under_way and under_way[0] in later:
+            # ... unless the engine's own line just before the traceback names the step under way ("Starting profile
+            # run for multi-modal models." over vLLM's _initialize_kv_caches, which profiles before it sizes the pool)
+            place = replace(place, phase=under_way[0], candidates=[under_way[0]], deciding=under_way[1], inferred=True,
+                            source=place.source + ", cut before its innermost frames, and the step under way before them")
+        else:
+            place = replace(place, phase=None, candidates=later,
+                            source=place.source + ", cut before its innermost frames")
     if place.phase in STARTUP and _serving_before(run, f, engine) and not _engine_says(place):
         # a start-up step's words after the server's own lines showed it serving (llama-server's compute buffer
         # re-reserved for a longer prompt, ggml_gallocr_reserve_n, on task 12): the phase never goes back

@@ -347,6 +347,24 @@ def _before_traceback(f: Failure, n: int = 6) -> list[tuple[int, str]]:
     return before[max(0, at - n):at] + ([(ln, head)] if head and not bare_prefix(head) else [])
 
 
+def step_under_way(f: Failure, engine: str, floor: str | None = None) -> tuple[str, tuple[int, str]] | None:
+    """The phase of the start-up step under way just before failure `f` (or before the traceback that leads up to it:
+    vLLM's "Starting profile run for multi-modal models."), and its line; None where the lines before it name none
+    at or after `floor`, or a milestone or a finished step comes after the step."""
+    k = knowledge()
+    for ln, text in reversed(_before_traceback(f)):
+        if any(p.search(text) for _, p in k.milestones):
+            return None  # a milestone passed after it: the steps before it are done ("torch.compile" before V1 sized its pool)
+        if FRAME.search(text) or is_progress(text) or user_words(text) or _LEAK.search(text):
+            continue  # (a user's heading, "## Captured logs:", names no step; nor does a leak check's report)
+        if _FINISHED.search(text):
+            return None  # a step that finished ("prepared 80.76 GiB ... in 26.8s"): what came before it is not under way
+        p = phase_words(text, engine)
+        if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
+            return p, (ln, text)
+    return None
+
+
 def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: frozenset[str] = frozenset()) -> Place:
     """Where `f` happened, from the evidence in order; see the module docstring. weights_bytes: the
     model's weights (printed by the engine, or estimated), held against what PyTorch held when it failed. told: the
@@ -461,16 +479,10 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
             return Place("WARMUP", "the stack frames (a forward pass) and the report's words that it failed starting",
                          where, ["WARMUP"], inferred=True)
         return Place(None, "the stack frames (a graph evaluation: warm-up or serving)", where, ["WARMUP", "RUNTIME"])
-    for ln, text in reversed(_before_traceback(f)):  # a step under way just before the failure
-        if any(p.search(text) for _, p in k.milestones):
-            break  # a milestone passed after it: the steps before it are done ("torch.compile" before V1 sized its pool)
-        if FRAME.search(text) or is_progress(text) or user_words(text) or _LEAK.search(text):
-            continue  # (a user's heading, "## Captured logs:", names no step; nor does a leak check's report)
-        if _FINISHED.search(text):
-            break  # a step that finished ("prepared 80.76 GiB ... in 26.8s"): what came before it is not under way
-        p = phase_words(text, engine)
-        if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
-            return Place(p, "the lines before the failure", (ln, text), [p])
+    under_way = step_under_way(f, engine, floor)
+    if under_way:
+        p, line = under_way
+        return Place(p, "the lines before the failure", line, [p])
     if held is not None and weights_bytes and held + tried < 0.95 * weights_bytes and marker in (None, "start"):
         return Place("WEIGHTS", f"the memory held when it failed ({held / GIB:.2f} GiB, less than the "
                      f"{weights_bytes / GIB:.2f} GiB of weights)", (f.line_no, f.text), ["WEIGHTS"], inferred=True)
