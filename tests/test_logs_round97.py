@@ -844,3 +844,19 @@ def test_a_cut_traceback_under_a_profile_run_line_is_the_profile_run():
 def test_a_cut_traceback_with_no_step_line_stays_open():
     rep = diag(_CUT_V0.format(step=""))
     assert rep.diagnosis["kind"] == "UNDETERMINED" and "WARMUP" in rep.runs[0].candidates
+
+
+# --- a cuBLAS call named with the status it returned in words is a library call that failed, not memory ----------
+
+
+@pytest.mark.parametrize("title", ["# Bug: Crash: cublasSgemm_v2 invalid parameter at exactly token 3168",
+                                   "# [Bug] cublasGemmEx failed: invalid value with MTP on sm_86",
+                                   "# cublasLtMatmul execution failed after upgrading to CUDA 13"])
+def test_a_cublas_call_s_status_in_words_is_not_memory(title):
+    d = diag(f"{title}\n\nThe server stops on the first long prompt; without MTP it works.\n").diagnosis
+    assert (d["kind"], d["code"]) == ("NOT_OOM", "cuda-kernel-error")
+
+
+def test_a_cublas_allocation_failure_is_still_memory():
+    d = diag("# cublasCreate failed: CUBLAS_STATUS_ALLOC_FAILED on the second GPU\n\nIt fails at start.\n").diagnosis
+    assert d["kind"] != "NOT_OOM"

@@ -792,6 +792,10 @@ LOG = LogWords(
             code="cuda-invalid-argument"),
         msg(r"misaligned address|CUBLAS_STATUS_(?!ALLOC)\w+|cuDNN error|unspecified launch failure", "not_oom",
             code="cuda-kernel-error"),
+        # ... a cuBLAS call named with the status it returned in words ("cublasSgemm_v2 invalid parameter", "cublasGemmEx
+        # failed: invalid value"), as a report or ggml's error line quotes it; not its allocation failure
+        msg(r"\bcublas\w+\b[^\n]{0,40}?\b(?:invalid (?:parameter|value)|not supported|execution failed|architecture "
+            r"mismatch)\b", "not_oom", code="cuda-kernel-error"),
         # the processes failed to talk to each other (gloo, TCP): a distributed set-up fault, not memory
         msg(r"\bgloo\b.*(?:Connection|connect|timed? ?out|reset|closed|\bcl$)|Connection (?:closed|reset|refused) by peer|"
             r"ConnectionResetError|ConnectionRefusedError", "not_oom", code="communication-error"),
