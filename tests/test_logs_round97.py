@@ -860,3 +860,24 @@ def test_a_cublas_call_s_status_in_words_is_not_memory(title):
 def test_a_cublas_allocation_failure_is_still_memory():
     d = diag("# cublasCreate failed: CUBLAS_STATUS_ALLOC_FAILED on the second GPU\n\nIt fails at start.\n").diagnosis
     assert d["kind"] != "NOT_OOM"
+
+
+# --- a failure only a person's words state, placed by the engine's lines elsewhere, is a reading (inferred) --------
+
+
+def test_an_oom_only_the_title_states_is_placed_as_a_reading():
+    rep = diag("""\
+        How to understand OOM and foresee memory usage
+
+        Even with a short context of 16k I get OOM on a 5090.
+
+        (EngineCore pid=258) INFO 04-24 10:21:03 [gpu_model_runner.py:4820] Model loading took 18.47 GiB memory and 10.99 seconds
+        (EngineCore pid=258) INFO 04-24 10:22:26 [monitor.py:76] Initial profiling/warmup run took 54.05 s
+        (EngineCore pid=258) INFO 04-24 10:22:26 [backends.py:1051] Using cache directory: /root/.cache/vllm/torch_compile_cache/c7557d5774/rank_0_0/eagle_head
+        """)
+    assert rep.diagnosis["kind"] != "NONE" and rep.runs[0].inferred
+
+
+def test_the_engine_s_own_error_placed_by_its_frames_is_no_reading():
+    rep = diag(_VLLM_CAPTURE)
+    assert rep.diagnosis["kind"] == "WARMUP" and not rep.runs[0].inferred

@@ -1211,8 +1211,12 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     evidence = sorted({(f.line_no, f.text), place.deciding} | ({told} if told else set()))
     stack = " ".join(t for _, _, t in frames(f)) if kind in ("WARMUP", "RUNTIME", "KV_CAPACITY") else ""
     code = _code(kind, f, place.deciding[1] + " " + where + " " + stack)
-    return Diagnosis(kind=kind, code=code, evidence=evidence, phase_source=where, inferred=place.inferred,
-                     message=_MESSAGES[kind])
+    # (a failure only a person's words state, placed by the engine's lines elsewhere in the paste: where the log stops
+    # or what it shows is not where the words say memory ran out, so the place is a reading, not the engine's word)
+    told_only = told is not None or (user_words(f.text) or TITLE.match(f.text) or prose_like(f.text)) and \
+        place.deciding[0] != f.line_no
+    return Diagnosis(kind=kind, code=code, evidence=evidence, phase_source=where,
+                     inferred=place.inferred or bool(told_only), message=_MESSAGES[kind])
 
 
 _MESSAGES = {
