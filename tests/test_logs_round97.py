@@ -881,3 +881,9 @@ def test_an_oom_only_the_title_states_is_placed_as_a_reading():
 def test_the_engine_s_own_error_placed_by_its_frames_is_no_reading():
     rep = diag(_VLLM_CAPTURE)
     assert rep.diagnosis["kind"] == "WARMUP" and not rep.runs[0].inferred
+
+
+@pytest.mark.parametrize("words", ["It runs out of memory while trying to load the weights, every time.",
+                                   "The OOM comes when attempting to load the model's weights onto the second GPU."])
+def test_trying_to_load_the_weights_is_the_weights(words):
+    assert diag(f"{words}\nCUDA error: out of memory\n").diagnosis["kind"] == "WEIGHTS"

@@ -227,7 +227,8 @@ _STAGE = r"\s+(?:phase|stage|step|pass)\b"
 #: during weight load", "OOM while loading the weights", "during CUDA graph capture"); not "model loading", which
 #: llama.cpp's users say of the whole start-up
 _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(?:weights?|checkpoint) (?:load(?:ing)?|is loading)\b|"
-                       r"\b(?:during|while|when) loading (?:the )?(?:weights|checkpoint|safetensors|shards)\b", re.I),
+                       r"\b(?:during|while|when) (?:(?:trying|attempting) to load|loading) (?:the )?(?:model(?:'s)? )?"
+                       r"(?:weights|checkpoint|safetensors|shards)\b", re.I),
             "WEIGHTS"),
            (re.compile(r"\b(?:during|while|when|in) (?:the )?(?:cuda )?graph captur\w*|\b(?:during|while|when) "
                        r"capturing (?:the )?(?:cuda )?graphs?\b", re.I), "WARMUP"),
