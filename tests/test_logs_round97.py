@@ -887,3 +887,12 @@ def test_the_engine_s_own_error_placed_by_its_frames_is_no_reading():
                                    "The OOM comes when attempting to load the model's weights onto the second GPU."])
 def test_trying_to_load_the_weights_is_the_weights(words):
     assert diag(f"{words}\nCUDA error: out of memory\n").diagnosis["kind"] == "WEIGHTS"
+
+
+def test_sglang_s_kernel_package_in_a_pip_list_names_no_engine():
+    rep = diag("""\
+        ## Environment
+        - `torch==2.11.0+cu130`, `flashinfer-python==0.6.17`, `sglang-kernel==0.4.5+cu130`, `sgl-kernel==0.3.9`
+        Prefill hangs forever on long prompts; GPU at 100%, no error.
+        """)
+    assert rep.runs[0].engine != "sglang"

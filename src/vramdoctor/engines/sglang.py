@@ -247,7 +247,8 @@ _ARG = r"['\"]?\s*[=:]\s*['\"]?"
 
 LOG = LogWords(
     # ("sglang" anywhere but as the name of a conda or virtual environment a vLLM log runs in: ".../envs/sglang/lib/...")
-    fingerprint=rx(r"(?<!envs/)(?<!venvs/)sglang(?!/lib/python)| TP\d+\]|\[TP\d+\]|KV Cache is allocated|Load weight (?:begin|end)|mem_fraction_static|"
+    # (not its kernels' package, sglang-kernel / sgl-kernel, which other engines install too)
+    fingerprint=rx(r"(?<!envs/)(?<!venvs/)sglang(?!/lib/python|[-_]kernel)| TP\d+\]|\[TP\d+\]|KV Cache is allocated|Load weight (?:begin|end)|mem_fraction_static|"
                    r"Capture cuda graph|max_total_num_tokens|Prefill batch[.,] #new-seq|#running-req"),
     run_start=(rx(r"server_args=ServerArgs", 0),),
     messages=(
