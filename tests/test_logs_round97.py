@@ -896,3 +896,14 @@ def test_sglang_s_kernel_package_in_a_pip_list_names_no_engine():
         Prefill hangs forever on long prompts; GPU at 100%, no error.
         """)
     assert rep.runs[0].engine != "sglang"
+
+
+@pytest.mark.parametrize("words", ["Requests beyond ~4K context fail with the error below.",
+                                   "Prompts over 32k tokens crash it every time:",
+                                   "Any conversation longer than 12,000 tokens dies with this:"])
+def test_requests_past_a_length_failing_is_serving(words):
+    assert diag(f"{words}\n{_BARE_OOM}\n").diagnosis["kind"] == "RUNTIME"
+
+
+def test_a_model_over_a_size_is_no_request():
+    assert diag(f"Models over 30B fail to load on this card:\n{_BARE_OOM}\n").diagnosis["kind"] != "RUNTIME"

@@ -1188,6 +1188,11 @@ LOG = LogWords(
                         # ... a conversation under way ("CUDA out of memory - during a conversation", "in the middle of a
                         # chat")
                         r"\b(?:during|in the middle of|midway through) (?:a |the |my |our )?(?:long )?(?:conversation|chat)\b|"
+                        # ... or requests by the length past which they fail ("Requests beyond ~4K context fail with
+                        # CUDA_ERROR_OUT_OF_MEMORY", "prompts over 32k tokens crash it")
+                        r"\b(?:requests?|prompts?|inputs?|queries|conversations?)\s+(?:beyond|over|above|longer than|past|"
+                        r"with more than|exceeding)\s+(?:~|about |around |roughly )?\d[\d,.]*\s?[kK]?\s*(?:tokens?\b|"
+                        r"(?:of\s+)?context\b)|"
                         # ... or how far a conversation's context got before it failed ("SYCL can handle ~9200 tokens
                         # before crashing with OOM", "it crashes after about 6k tokens of output")
                         r"\b(?:handles?|process(?:es)?|generates?|gets? through|gets? to|reach(?:es)?)\s+(?:~|about |"
