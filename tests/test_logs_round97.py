@@ -907,3 +907,8 @@ def test_requests_past_a_length_failing_is_serving(words):
 
 def test_a_model_over_a_size_is_no_request():
     assert diag(f"Models over 30B fail to load on this card:\n{_BARE_OOM}\n").diagnosis["kind"] != "RUNTIME"
+
+
+@pytest.mark.parametrize("words", ["圖片尺寸太大(約 1mb左右)，導致OOM：", "图片太大，显存不够了：", "多輪推理時報錯如下："])
+def test_chinese_words_of_a_request_s_image_or_inference_are_serving(words):
+    assert diag(f"{words}\n{_BARE_OOM}\n").diagnosis["kind"] == "RUNTIME"
