@@ -912,3 +912,13 @@ def test_a_model_over_a_size_is_no_request():
 @pytest.mark.parametrize("words", ["圖片尺寸太大(約 1mb左右)，導致OOM：", "图片太大，显存不够了：", "多輪推理時報錯如下："])
 def test_chinese_words_of_a_request_s_image_or_inference_are_serving(words):
     assert diag(f"{words}\n{_BARE_OOM}\n").diagnosis["kind"] == "RUNTIME"
+
+
+@pytest.mark.parametrize("title", ["# active_memory stuck after model unload churn; generation degrades until restart",
+                                   "# [Bug] KV buffers survive the model unload in the router, VRAM stays taken"])
+def test_memory_held_past_an_unload_is_a_leak(title):
+    assert diag(f"{title}\n\nAfter several load/unload cycles it only gets slower.\n").diagnosis["kind"] == "LEAK"
+
+
+def test_a_load_stuck_at_a_percentage_is_no_leak():
+    assert diag("# memory stuck at 99% while loading\n\nThe bar never finishes.\n").diagnosis["kind"] != "LEAK"

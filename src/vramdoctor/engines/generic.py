@@ -228,6 +228,11 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"\b(?:heap|allocations|buffers)\b[^.;!?\n]{0,30}?\b(?:(?:is|are|was|were)\s+)?(?:not|never)\s+(?:being\s+)?"
            r"(?:cleared|released|freed|reclaimed|given back)\b|"
            r"\bleft\s+(?:\w+\s+){0,3}?(?:allocations|buffers|memory)\s+behind\b|"
+           # ... or held past an unload ("allocations survived unloading every model", "state surviving unload",
+           # "active_memory stuck at 163.84GB after unloading")
+           r"\bsurviv(?:e|es|ed|ing)\s+(?:the\s+)?(?:model\s+)?unload(?:ing|s)?\b|"
+           r"\b(?:active_memory|active memory|memory|VRAM)\s+(?:is\s+|was\s+|stays\s+|remains\s+)?stuck\b"
+           r"(?!\s+(?:at\s+\d+\s*%|in\s+(?:loading|start)|on\s+(?:loading|start)))|"
            # memory not given back ("CPU memory does not return", "memory is not released", "do not properly release
            # KV cache memory", "RSS stays high")
            r"\b(?:memory|RSS|VRAM|KV ?cache)\b[^.;!?\n]{0,30}?(?:\b(?:is|was|are|were|does|do|did|gets?)\s*(?:not|n['\u2019]?t|never)|"
