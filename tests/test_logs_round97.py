@@ -922,3 +922,11 @@ def test_memory_held_past_an_unload_is_a_leak(title):
 
 def test_a_load_stuck_at_a_percentage_is_no_leak():
     assert diag("# memory stuck at 99% while loading\n\nThe bar never finishes.\n").diagnosis["kind"] != "LEAK"
+
+
+def test_a_server_log_pasted_right_after_the_chat_without_a_fence_is_read():
+    text = _CHAT.replace(">>> /bye\n", "") + (
+        "llama_model_load: loaded meta data with 30 key-value pairs\n"
+        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9216.00 MiB on device 0: cudaMalloc failed: out of memory\n"
+        "alloc_tensor_range: failed to allocate CUDA0 buffer of size 9663676416\n")
+    assert diag(text).diagnosis["kind"] != "NONE"
