@@ -930,3 +930,37 @@ def test_a_server_log_pasted_right_after_the_chat_without_a_fence_is_read():
         "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9216.00 MiB on device 0: cudaMalloc failed: out of memory\n"
         "alloc_tensor_range: failed to allocate CUDA0 buffer of size 9663676416\n")
     assert diag(text).diagnosis["kind"] != "NONE"
+
+
+# --- a person's sentence wrapped across lines (a docstring, a paragraph wrapped by hand): the hedge on the line before
+# supposes the out-of-memory the next line names -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pair", [
+    ("            throughput. However, if the value is too high, it may cause out-of-", "            memory (OOM) errors."),
+    ("To be safe we keep the fraction low, since a higher one could lead to", "out of memory on long prompts."),
+])
+def test_a_hedge_on_the_line_before_supposes_the_out_of_memory(pair):
+    text = "INFO 05-01 10:00:00 [api_server.py:1043] vLLM API server version 0.9.1\n" + "\n".join(pair) + "\n"
+    assert diag(text).diagnosis["kind"] == "NONE"
+
+
+def test_a_stated_out_of_memory_after_an_unended_line_is_still_one():
+    text = ("INFO 05-01 10:00:00 [api_server.py:1043] vLLM API server version 0.9.1\n"
+            "After the third request the server crashed with\nout of memory on GPU 0, every time.\n")
+    assert diag(text).diagnosis["kind"] != "NONE"
+
+
+def test_a_wrapped_hedge_far_into_a_log_reads_alike_on_both_paths():
+    filler = "".join(f'INFO:     127.0.0.1:{40000 + i % 999} - "GET /metrics HTTP/1.1" 200 OK\n' for i in range(2300))
+    text = ("INFO 05-01 10:00:00 [api_server.py:1043] vLLM API server version 0.9.1\n" + filler +
+            "To be safe we keep the fraction low, since a higher one could lead to\nout of memory on long prompts.\n")
+    assert diag(text).diagnosis["kind"] == "NONE"
+
+
+@pytest.mark.parametrize("line", ["ERROR: Memory limit exceeded during prefill (47.1GB > 46.0GB ceiling)",
+                                  "scheduler: memory limit exceeded while decoding, request aborted"])
+def test_a_memory_guard_stopping_a_request_is_serving(line):
+    d = diag(line + "\n").diagnosis
+    assert (d["kind"], d["code"]) == ("RUNTIME", "request-exceeds-memory")
+

@@ -1071,6 +1071,10 @@ LOG = LogWords(
         # memory"): refused while serving
         msg(r"(?:[Pp]refill|[Pp]rompt|[Rr]equest)\b.{0,40}\btoo large for (?:the )?available memory", "oom", "RUNTIME",
             "request-exceeds-memory"),
+        # ... or stopped by its memory guard partway through one (oMLX's scheduler "Memory limit exceeded during
+        # prefill"): a request, while serving
+        msg(r"\b[Mm]emory limit exceeded (?:during|while|in) (?:the )?(?:prefill|decode|decoding|generation|request)",
+            "oom", "RUNTIME", "request-exceeds-memory"),
         # a model refused before it loads because its weights' size is over a memory cap or what is free (oMLX
         # "Model 'X' (218.08GB) exceeds max-model-memory (25.00GB)", "model size (41.2 GiB) exceeds available VRAM")
         msg(r"\b[Mm]odel\b[^\n]{0,160}?\(\s*\d[\d.,]*\s*[KMGT]i?B\)\s+exceeds\s+(?:the\s+)?(?:max[-_ ]model[-_ ]memory|"

@@ -251,6 +251,23 @@ class Scanner:
             for v in [m.group(2)] + re.findall(r"\d+(?:\.\d+)?", m.group(3) or ""):
                 self.run.note("_tried", (m.group(1), float(v) if "." in v else int(v)), "map", line_no)
 
+    def _hedged_before(self, line_no: int, text: str) -> bool:
+        """Line `line_no` goes on a person's sentence from the line before (no log prefix on either, the one before
+        not ended, this one beginning in lower case), and the sentence joined across them supposes its out-of-memory
+        rather than reports one ("However, if the value is too high, it may cause out-of-" / "memory (OOM) errors.",
+        a docstring or a paragraph wrapped by hand)."""
+        # (the line before as the block reader has it, which may not have fed it here: both paths read it alike)
+        before = self.before_source(line_no)() if self.before_source else list(self.recent)
+        if not before or before[-1][0] != line_no - 1:
+            return False
+        prev = before[-1][1].rstrip()
+        if (not prev or LOG_PREFIX.match(text) or LOG_PREFIX.match(prev) or ENDED.search(prev)
+                or not text.lstrip()[:1].islower()):
+            return False
+        joined = prev + ("" if prev.endswith("-") else " ") + text.strip()
+        return self.k.verdict(joined, self.k.candidates(joined.lower().encode("utf-8", "replace")).get("msg", set())) \
+            is None
+
     def _unsay(self, r: RunFacts, start: int, end: int) -> None:
         """Forget the failures, pressure and milestones read from lines start+1 .. end of run `r` (a logged prompt's
         text, found to be one only when its closing quote came)."""
@@ -412,6 +429,8 @@ class Scanner:
                                    or hv.kind == "error" and exception_not_memory(text)):
                 r.heading = (line_no, text)  # read as the failure only where no line of the log shows one
         v = k.verdict(text, c["msg"]) if "msg" in c and not joined and not heading else None
+        if v is not None and v.kind == "oom" and v.engine == "generic" and self._hedged_before(line_no, text):
+            v = None  # (the line ends a sentence the line before began with a hedge: "it may cause out-of-" / "memory")
         failed = not joined and not heading and ("msg" in c or "frame" in c) and self._failure(r, line_no, text, c, v)
         if "msg" in c and not joined and not (self.partial and self.partial[2] == line_no):
             # an engine's words that did not match, or an error line cut short: a terminal may have wrapped it
