@@ -964,3 +964,17 @@ def test_a_memory_guard_stopping_a_request_is_serving(line):
     d = diag(line + "\n").diagnosis
     assert (d["kind"], d["code"]) == ("RUNTIME", "request-exceeds-memory")
 
+
+
+# --- memory rising while a model loads is the load filling memory, not a leak; over loads repeated it is -----------
+
+
+def test_memory_rising_while_a_model_loads_is_no_leak():
+    d = diag("# question\n\nWhen loading the 70B model in LM Studio, our memory usage keeps growing until the Mac swaps.\n"
+             ).diagnosis
+    assert d["kind"] != "LEAK"
+
+
+def test_memory_rising_over_repeated_loads_is_a_leak():
+    d = diag("# question\n\nWhile loading and unloading models all day, our memory usage keeps growing.\n").diagnosis
+    assert d["kind"] == "LEAK"

@@ -469,6 +469,8 @@ def _growth(m: re.Match, inside: bool = True, rise: bool = True) -> str:
                         or _WITH_LOAD.search(text, begin, end + 1))):
         raise ValueError("not stated")
     sentence = text[begin:end + 1]
+    if inside and _WHILE_LOADING.search(sentence) and not _LOAD_CYCLES.search(sentence):
+        raise ValueError("memory rising while a model loads")  # ("When loading X, memory usage keeps growing"): the load
     if _AFTER_FAILURE.search(text, m.end(), end + 1):
         raise ValueError("memory held after a failure")  # ("did not release the memory after encountering OOM")
     if rise and (_SHORT_SPAN.search(sentence) or _WITHIN_STEP.search(sentence)) and not _LONG_SPAN.search(sentence):
@@ -504,6 +506,13 @@ _WITH_LOAD = re.compile(r"\bas (?:more |the )?(?:users?|requests?|clients?|load|
                         r"conversations?|contexts?|prompts?)\b(?: \w+){0,3}? (?:join|arrive|come|grow|increase|rise|"
                         r"get longer)\w*|\bwith (?:more|the number of) (?:users|requests|concurrent)"
                         r"(?!\w* (?:served|handled|processed|completed|so far)\b)", re.I)
+#: a sentence that puts the rise while a model loads or the server starts ("When loading Gemma 4 31B in LM Studio, memory
+#: usage keeps growing"): the load filling memory, not memory kept after work is done
+_WHILE_LOADING = re.compile(r"\b(?:when|while|during)\s+(?:the\s+|it\s+is\s+)?(?:model\s+)?(?:load(?:ing)?|start(?:ing|up)?|"
+                            r"initiali[sz]\w*)\b", re.I)
+#: ... unless it is over loads repeated (a model loaded and unloaded again and again)
+_LOAD_CYCLES = re.compile(r"\bunload|\breload|\b(?:each|every|repeated(?:ly)?)\s+(?:model\s+)?loads?\b|\bcycles?\b|"
+                          r"\bswap(?:ping|s)?\s+models?\b", re.I)
 #: the rest of the sentence says the memory comes back ("goes up by 2 GB per request, then drops back", "and is freed
 #: again"): use while a step runs, not growth
 _COMES_BACK = re.compile(r"\b(?:then|and|but)\s+(?:it\s+)?(?:drops?|goes|comes?|falls?|returns?)\s+(?:back|down)\b|"
