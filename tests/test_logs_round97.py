@@ -978,3 +978,11 @@ def test_memory_rising_while_a_model_loads_is_no_leak():
 def test_memory_rising_over_repeated_loads_is_a_leak():
     d = diag("# question\n\nWhile loading and unloading models all day, our memory usage keeps growing.\n").diagnosis
     assert d["kind"] == "LEAK"
+
+
+def test_ollama_skipping_a_gpu_its_build_has_no_kernels_for_is_not_memory():
+    d = diag('time=2026-08-02T10:00:00.000+08:00 level=WARN source=cuda.go:211 msg="skipping CUDA device — compute '
+             'capability not in compiled architectures" id=GPU-1 compute=8.6 archs="[750 890 1000 1200]"\n'
+             'time=2026-08-02T10:00:00.100+08:00 level=INFO source=types.go:130 msg="inference compute" id=cpu '
+             'library=cpu\n').diagnosis
+    assert (d["kind"], d["code"]) == ("NOT_OOM", "gpu-unsupported")

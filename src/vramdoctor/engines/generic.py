@@ -953,6 +953,9 @@ LOG = LogWords(
             r"\bonly supported on GPUs with compute capability\b|\bMinimum capability: \d+\.?\s+Current capability: \d+|"
             r"\bonly supports? (?:Ampere|Hopper|Turing|Ada|Blackwell|sm_?\d+)\b|"
             r"\brequires? (?:a GPU with )?compute capability (?:of )?(?:at least |>= ?)?\d|"
+            # ... or a build that has no kernels for it (Ollama's discover "skipping CUDA device — compute capability not
+            # in compiled architectures", which then runs on the CPU)
+            r"\bcompute capability not in (?:the )?compiled architectures\b|"
             # ... in a report's words ("fail: 2080 Ti does not support bfloat16", "the V100 doesn't support FP8"), not in
             # a line that states an out of memory too
             r"^(?![^\n]*(?:out of memory|OutOfMemory|\bOOM))[^\n]*?\b(?:GPU|card|\d{3,4}\s?Ti|[TVAPHL]\d{1,3}|sm_?\d+|Turing|Volta|Pascal)\S*\s+does(?: not|n['\u2019]?t) "
