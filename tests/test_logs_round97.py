@@ -986,3 +986,21 @@ def test_ollama_skipping_a_gpu_its_build_has_no_kernels_for_is_not_memory():
              'time=2026-08-02T10:00:00.100+08:00 level=INFO source=types.go:130 msg="inference compute" id=cpu '
              'library=cpu\n').diagnosis
     assert (d["kind"], d["code"]) == ("NOT_OOM", "gpu-unsupported")
+
+
+# --- a maintainer's instructions to reproduce ("To get the error output ...", "Run it until it fails") state no
+# failure; a person saying they get the error does -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("words", ["To get the error output, open a terminal first:\n1. Run the server until it fails",
+                                   "To see the error, start it from cmd and wait until it crashes."])
+def test_instructions_to_reproduce_state_no_failure(words):
+    assert diag(f"{words}\nI have no error, it is only slow.\n").diagnosis["kind"] == "NONE"
+
+
+def test_a_person_who_gets_the_error_states_a_failure():
+    assert diag("I get the error every time I start it from cmd.\n").diagnosis["kind"] != "NONE"
+
+
+def test_a_failure_told_as_probable_is_supposed():
+    assert diag("Generation is slow; my GPU is probably not working at full speed.\n").diagnosis["kind"] == "NONE"

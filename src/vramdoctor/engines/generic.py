@@ -420,7 +420,7 @@ _NOT_GIVEN_BACK = re.compile(r"(?:\b(?:not|never)|n['\u2019]?t)\s+(?:being\s+|ge
 #: a clause that supposes rather than reports ("memory would keep growing", "to check whether RSS increases", "I
 #: expect memory to grow")
 _SUPPOSED_GROWTH = re.compile(r"\b(?:would|could|should|to see|to check|expect\w*|hop\w*|wonder\w*|suspect\w*|"
-                              r"maybe|perhaps|possibly|"
+                              r"maybe|perhaps|possibly|probably|"
                               # another's word for it ("someone on the forum said", "my colleague thinks")
                               r"thinks|believes|claims|(?:someone|somebody|people|others|colleague|a user)\b[^.;!?]{0,40}?"
                               r"\b(?:said|says|reported|thinks?|believes?|claims?))\b", re.I)
@@ -525,7 +525,9 @@ _EXPECTED = re.compile(r"\b(?:which|that|this) (?:is|was|'s) (?:\w+ )?expected\b
 
 #: a failure a user states in words, that no rule places ("the server crashes when the second client connects",
 #: "since 0.4 it fails to load this model", "it can't even run the 7B")
-_FAILS = (r"\b(?:fails?|failed|failing|crash(?:es|ed|ing)?|hangs|hung|freez(?:es|ing)|froze|dies|died|"
+# (not what a reproduction waits for, in the present: "Run the koboldcpp.exe file until it fails")
+_FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|failed|failing|crash(?:es|ed|ing)?|hangs|"
+          r"hung|freez(?:es|ing)|froze|dies|died|"
           r"(?:can'?t|cannot|could ?n[o']t|unable to|won'?t) (?:even )?(?:run|start|load|serve)|"
           # (a fix that "did not work" states the failure went on; not one that "did not work to reduce the memory
           # taken": the purpose it failed, not a failure of the run)
@@ -538,8 +540,9 @@ _FAILS = (r"\b(?:fails?|failed|failing|crash(?:es|ed|ing)?|hangs|hung|freez(?:es
           r"keeps? (?:on )?restarting|restart(?:s|ed|ing)? (?:in a loop|over and over|repeatedly|constantly|every)\b|"
           r"(?:gets?|got|is|was|keeps? getting|being) restarted|CrashLoopBackOff|crash[- ]?loop(?:ing)?|"
           r"(?:gets?|got|is|was|stays?|remains?) stuck|(?:gets?|got|is|was|being) killed|"
-          # an error met ("came back and met with an error", "I get this error", "it throws an exception")
-          r"(?:met with|got|get|gets|getting|hit|hits|throws?|threw|raises?|raised) (?:an |the |this |that |a )?"
+          # an error met ("came back and met with an error", "I get this error", "it throws an exception"; not a purpose,
+          # "To get the error output, open cmd")
+          r"(?<![Tt]o )(?:met with|got|get|gets|getting|hit|hits|throws?|threw|raises?|raised) (?:an |the |this |that |a )?"
           r"(?:error|exception)s?|"
           # a paste the user calls the log or output of an error or crash ("Here is the error log:", "crash output
           # below")
@@ -596,7 +599,15 @@ def _failure_stated(m: re.Match) -> str:
     clause = text[_sentence_start(text, m.start()):m.start()]
     if _QUOTED_LEVEL.search(clause) or _QUOTED_SOURCE.search(clause):
         raise ValueError("a program's words, quoted")
+    if _PURPOSE.match(clause):
+        raise ValueError("an instruction's purpose")  # ("To get the error output, open cmd and run it")
     return _growth(m, inside=False, rise=False)
+
+
+#: a sentence that opens with what an instruction is for ("To get the error output, ...", "To see the crash log, run
+#: it from a terminal"): the error is what to capture, not one met
+_PURPOSE = re.compile(r"\W*(?:\d+\.\s*)?(?:in order )?to (?:get|see|capture|collect|show|view|find|read|print|log|"
+                      r"reproduce|trigger)\b", re.I)
 
 
 #: the end of a sentence: a stop, then a space or the end of the line (the stop is kept in the match)
