@@ -1004,3 +1004,10 @@ def test_a_person_who_gets_the_error_states_a_failure():
 
 def test_a_failure_told_as_probable_is_supposed():
     assert diag("Generation is slow; my GPU is probably not working at full speed.\n").diagnosis["kind"] == "NONE"
+
+
+@pytest.mark.parametrize("words", ["The service comes up, but it will be OOM when requested.",
+                                   "It crashes when a request arrives, every time:",
+                                   "Everything starts; when the first request comes in it dies:"])
+def test_a_failure_once_requests_come_is_serving(words):
+    assert diag(f"{words}\n{_BARE_OOM}\n").diagnosis["kind"] == "RUNTIME"

@@ -1220,6 +1220,11 @@ LOG = LogWords(
                         # ... a conversation under way ("CUDA out of memory - during a conversation", "in the middle of a
                         # chat")
                         r"\b(?:during|in the middle of|midway through) (?:a |the |my |our )?(?:long )?(?:conversation|chat)\b|"
+                        # ... or a failure once requests come ("the service will be up, but it will be OOM when
+                        # requested", "it crashes when a request arrives")
+                        r"\b(?:OOMs?|OOM-?ed|out of memory|crash(?:es|ed)?|fails?|failed|dies|died)\s+when\s+"
+                        r"(?:it(?:'s| is| was)\s+)?requested\b|\bwhen (?:a |the )?(?:first )?requests? (?:comes? in|came in|"
+                        r"arrives?|arrived|is sent|are sent|was sent|were sent)\b|"
                         # ... or requests by the length past which they fail ("Requests beyond ~4K context fail with
                         # CUDA_ERROR_OUT_OF_MEMORY", "prompts over 32k tokens crash it")
                         r"\b(?:requests?|prompts?|inputs?|queries|conversations?)\s+(?:beyond|over|above|longer than|past|"
