@@ -1011,3 +1011,26 @@ def test_a_failure_told_as_probable_is_supposed():
                                    "Everything starts; when the first request comes in it dies:"])
 def test_a_failure_once_requests_come_is_serving(words):
     assert diag(f"{words}\n{_BARE_OOM}\n").diagnosis["kind"] == "RUNTIME"
+
+
+# --- the prefilter takes words without digits where a pattern allows: a word with digits ("-11") is in the shape of
+# every dated line ("09-11" -> "00-00"), which then cannot share the candidates found for its shape ----------------
+
+
+def test_an_exit_code_s_required_words_have_no_digits():
+    import re
+
+    from vramdoctor.engines.generic import ended_by
+    from vramdoctor.logs.prefilter import required
+
+    for n in ("-11", "-4", "-1073741819"):
+        words = required(re.compile(ended_by(n), re.I))
+        assert words and not any(c.isdigit() for w in words for c in w), (n, words)
+
+
+def test_a_dated_line_shares_its_shape_s_candidates():
+    from vramdoctor.logs.knowledge import knowledge
+
+    k = knowledge()
+    line = b"info 09-11 13:05:48 [loggers.py:123] engine 000: avg prompt throughput: 1479.5 tokens/s, running: 2 reqs"
+    assert not k._digit_words.ids(line.translate(bytes.maketrans(b"123456789", b"000000000")))

@@ -38,8 +38,10 @@ def _best(options: list[frozenset[str]]) -> frozenset[str] | None:
     good = [o for o in options if o and all(len(w.encode()) >= MIN_WORD for w in o)]
     if not good:
         return None
-    return min(good, key=lambda o: (any(w.strip() in COMMON for w in o), min(len(w) for w in o) < 5, len(o),
-                                    -min(len(w) for w in o)))
+    # (then words without digits: a word with digits, "-11", is in the shape of every line whose digits sit the same
+    # way, "09-11" -> "00-00", and such lines cannot share the candidates found for their shape; see Knowledge)
+    return min(good, key=lambda o: (any(w.strip() in COMMON for w in o), any(c.isdigit() for w in o for c in w),
+                                    min(len(w) for w in o) < 5, len(o), -min(len(w) for w in o)))
 
 
 def _seq(items: Sequence, icase: bool) -> frozenset[str] | None:
