@@ -282,8 +282,8 @@ class Scanner:
     def _answering(self, line_no: int, text: str) -> bool:
         """Whether line `line_no` is the model's answer to the question typed at an interactive prompt on line
         `answer_from`: every line up to the next prompt, a markdown fence, a command line or a line with a log prefix
-        that is not indented (ECHO_LINES at most); not the CLI's own error right under the question ("Error: llama runner process has
-        terminated: ...")."""
+        that is not indented (ECHO_LINES at most); not the CLI's own error right under the question ("Error: llama
+        runner process has terminated: ...")."""
         if (line_no - self.answer_from > ECHO_LINES or _ANSWER_ENDS.match(text) or STRONG_PREFIX.match(text)
                 or LOG_PREFIX.match(text) and not text[:1].isspace()  # (a log's own line; an answer indents its quotes)
                 or COMMAND.match(text) or line_no == self.answer_from + 1 and text.startswith("Error: ")):
