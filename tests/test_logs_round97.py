@@ -1034,3 +1034,13 @@ def test_a_dated_line_shares_its_shape_s_candidates():
     k = knowledge()
     line = b"info 09-11 13:05:48 [loggers.py:123] engine 000: avg prompt throughput: 1479.5 tokens/s, running: 2 reqs"
     assert not k._digit_words.ids(line.translate(bytes.maketrans(b"123456789", b"000000000")))
+
+
+@pytest.mark.parametrize("quote", [
+    "```\nllama_kv_cache_init: failed to allocate buffer for kv cache\n```",
+    "```text\nggml_backend_cuda_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: cudaMalloc failed: out of memory\n```",
+    "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization`.",
+])
+def test_an_answer_s_code_block_or_quoted_exception_is_the_answer_s(quote):
+    text = f"$ ollama run qwen2.5-coder:7b\n>>> what does this error look like?\nHere is one:\n\n{quote}\n\nLower num_ctx.\n>>> /bye\n"
+    assert diag(text).diagnosis["kind"] == "NONE"

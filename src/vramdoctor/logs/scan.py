@@ -113,6 +113,8 @@ class Scanner:
         self.echo_until = 0  # the last line a multi-line logged prompt may reach
         self.prompt_open = 0  # the line a multi-line logged prompt opened on, until its close is seen
         self.answer_from = 0  # the line of a question typed at an interactive prompt whose answer follows
+        self.answer_fenced = False  # inside a code block the answer opened
+        self.chat_fenced = False  # the chat session was pasted inside a fence of the report's (its next fence ends it)
         self.dropped = 0  # runs left out in the middle of a long crash loop
         self.dropped_lines: tuple[int, int] | None = None
         self._restart = {i for i, (marker, _) in enumerate(self.k.milestones) if marker == "weights_done"}
@@ -284,10 +286,21 @@ class Scanner:
         `answer_from`: every line up to the next prompt, a markdown fence, a command line or a line with a log prefix
         that is not indented (ECHO_LINES at most); not the CLI's own error right under the question ("Error: llama
         runner process has terminated: ...")."""
-        if (line_no - self.answer_from > ECHO_LINES or _ANSWER_ENDS.match(text) or STRONG_PREFIX.match(text)
-                or LOG_PREFIX.match(text) and not text[:1].isspace()  # (a log's own line; an answer indents its quotes)
-                or COMMAND.match(text) or line_no == self.answer_from + 1 and text.startswith("Error: ")):
+        fence = _FENCE.match(text)
+        if fence and (fence.group(1) or self.answer_fenced or not self.chat_fenced):
+            # a code block the answer opens ("```bash") or closes again: the answer's own, its quotes the model's
+            self.answer_fenced = not self.answer_fenced
+            return True
+        if self.answer_fenced and line_no - self.answer_from <= ECHO_LINES:
+            return True
+        if (line_no - self.answer_from > ECHO_LINES or fence or text.lstrip().startswith(">>>")
+                or STRONG_PREFIX.match(text) or COMMAND.match(text)
+                # (a log's own line not indented, llama.cpp's "llama_model_load: ..."; not an exception the answer
+                # quotes, "ValueError: No available memory ...", nor an answer's indented quote)
+                or LOG_PREFIX.match(text) and not text[:1].isspace() and not _QUOTED_EXCEPTION.match(text)
+                or line_no == self.answer_from + 1 and text.startswith("Error: ")):
             self.answer_from = 0
+            self.answer_fenced = False
             return False
         return True
 
@@ -327,6 +340,9 @@ class Scanner:
             echo = self._answering(line_no, text)
         if not echo and ">>> " in text and any(p.search(text) for p in k.chat):
             # a question typed at an interactive prompt (`ollama run`'s ">>> "): a request; its answer follows
+            if not self.answer_from:  # (the session pasted inside a fence of the report's, or bare: whose fences)
+                before = self.before_source(line_no)() if self.before_source else list(self.recent)
+                self.chat_fenced = sum(1 for _, t in before if _FENCE.match(t)) % 2 == 1
             self.answer_from = line_no
             self.wants_every_line_until = max(self.wants_every_line_until, line_no + ECHO_LINES)
             echo = True
@@ -730,8 +746,10 @@ def _versioned(pattern, text: str) -> bool:
 _VERSION = re.compile(r"[\s:-]{0,3}(?:to\s+)?(?:v|version\s*)?\d+\.\d+", re.I)
 
 
-#: a line that ends a model's answer at an interactive prompt: the next prompt, or a markdown fence
-_ANSWER_ENDS = re.compile(r"^\s*(?:>>>|```|~~~)")
+#: a markdown fence, with the language a code block opens with ("```bash") where it has one
+_FENCE = re.compile(r"^\s*(?:```|~~~)\s*([\w+-]*)")
+#: an exception's line as an answer quotes it ("ValueError: No available memory for the cache blocks")
+_QUOTED_EXCEPTION = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning):\s")
 
 
 def scan(lines: Iterable[tuple[int, str]]) -> list[RunFacts]:
