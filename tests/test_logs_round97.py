@@ -1044,3 +1044,40 @@ def test_a_dated_line_shares_its_shape_s_candidates():
 def test_an_answer_s_code_block_or_quoted_exception_is_the_answer_s(quote):
     text = f"$ ollama run qwen2.5-coder:7b\n>>> what does this error look like?\nHere is one:\n\n{quote}\n\nLower num_ctx.\n>>> /bye\n"
     assert diag(text).diagnosis["kind"] == "NONE"
+
+
+# --- a full disk, Windows' STATUS_NO_MEMORY and stack overflow, exit statuses in decimal, an abort as exit 134 -----
+
+_LLAMA_LOADED = ("llm_load_tensors:      CUDA0 buffer size =  7605.34 MiB\n"
+                 "llama_kv_cache_init:      CUDA0 KV buffer size = 16384.00 MiB\n")
+
+
+@pytest.mark.parametrize("line, kind, code", [
+    ("OSError: [Errno 28] No space left on device: '/root/.cache/huggingface/hub/models--x/blobs/abc.incomplete'",
+     "NOT_OOM", "disk-full"),
+    ("Process finished with exit code -1073741571 (0xC00000FD)", "NOT_OOM", "stack-overflow"),
+    ("Error: llama runner process has terminated: exit status 3221225477", "NOT_OOM", "crash-access-violation"),
+    ("error: process exited with code 0xC0000017", "UNDETERMINED", "host-alloc-failed"),
+    ("Process finished with exit code 134 (interrupted by signal 6:SIGABRT)", "UNDETERMINED", "failure-cause-not-shown"),
+])
+def test_windows_and_shell_ends_name_their_cause(line, kind, code):
+    d = diag(_LLAMA_LOADED + line + "\n").diagnosis
+    assert (d["kind"], d["code"]) == (kind, code)
+
+
+def test_shared_memory_full_is_not_the_disk():
+    d = diag("RuntimeError: unable to write to file </torch_123_456>: No space left on device (28) /dev/shm/torch_1\n"
+             ).diagnosis
+    assert d["code"] != "disk-full"
+
+
+def test_a_crash_told_as_possible_is_no_failure():
+    d = diag("It is possible for users to crash it by sending a very long prompt. Not happening right now.\n"
+             'INFO:     127.0.0.1:50000 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n').diagnosis
+    assert d["kind"] == "NONE"
+
+
+def test_candle_loading_the_model_weights_is_the_weights():
+    d = diag("loading the model weights from meta-llama/Llama-3.1-8B\nbuilding the model\n"
+             "Error: DriverError(CUDA_ERROR_OUT_OF_MEMORY, \"out of memory\")\n").diagnosis
+    assert d["kind"] == "WEIGHTS"

@@ -420,7 +420,7 @@ _NOT_GIVEN_BACK = re.compile(r"(?:\b(?:not|never)|n['\u2019]?t)\s+(?:being\s+|ge
 #: a clause that supposes rather than reports ("memory would keep growing", "to check whether RSS increases", "I
 #: expect memory to grow")
 _SUPPOSED_GROWTH = re.compile(r"\b(?:would|could|should|to see|to check|expect\w*|hop\w*|wonder\w*|suspect\w*|"
-                              r"maybe|perhaps|possibly|probably|"
+                              r"maybe|perhaps|possibly|probably|it(?:'s| is) possible|possible for|"
                               # another's word for it ("someone on the forum said", "my colleague thinks")
                               r"thinks|believes|claims|(?:someone|somebody|people|others|colleague|a user)\b[^.;!?]{0,40}?"
                               r"\b(?:said|says|reported|thinks?|believes?|claims?))\b", re.I)
@@ -899,14 +899,16 @@ LOG = LogWords(
             r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*139\b|\bExited \(139\)|"
             r"\bstatus=11/SEGV\b|\bsignaled to shutdown with signal 11\b|"
             # (Windows' NTSTATUS for it, as Go's os/exec prints a process's end: "exit status 0xc0000005")
-            r"\bexit status 0xc0000005\b|\bSTATUS_ACCESS_VIOLATION\b|" + ended_by("-11") + "|" + ended_by("-1073741819"),
+            r"\bexit status 0xc0000005\b|\bSTATUS_ACCESS_VIOLATION\b|" + ended_by("-11") + "|" + ended_by("-1073741819") + "|"
+            + ended_by("3221225477") + r"|\(0xC0000005\)",
             "not_oom",
             code="crash-access-violation"),
         # Windows' 0xc0000409 (STATUS_STACK_BUFFER_OVERRUN), also what the C runtime's abort() ends a process with by
         # __fastfail: an abort whose cause (an assertion, an uncaught exception) is in lines before it, not named here
         # (and SIGABRT, 6, as a parent reports it: "exit code -6")
         msg(r"\bexit status 0xc0000409\b|\bSTATUS_STACK_BUFFER_OVERRUN\b|" + ended_by("-6") + "|"
-            + ended_by("-1073740791"), "wrapper"),
+            + ended_by("-1073740791") + "|" + ended_by("3221226505") + "|" + ended_by("134")
+            + r"|\binterrupted by signal 6\b", "wrapper"),
         # an instruction the CPU does not have (a build for AVX2 / AVX-512 on a CPU or a VM without it): SIGILL, 4, as
         # the shell ("Illegal instruction (core dumped)"), systemd ("status=4/ILL"), TGI's launcher ("signaled to
         # shutdown with signal 4") and an exit status of 132 (128 + 4) report it
@@ -1014,6 +1016,17 @@ LOG = LogWords(
         # reading weights straight into a buffer a GPU driver mapped, Python's "[Errno 14] Bad address"): a driver or
         # runtime bug, not memory running out
         msg(r"\bread error: Bad address\b|\[Errno 14\] Bad address|\bEFAULT\b", "not_oom", code="read-into-buffer-failed"),
+        # a disk that is full (ENOSPC, errno 28: a download or a compile cache under ~/.cache, a log, a checkpoint
+        # written): the disk, not memory, whatever path it names; not /dev/shm, which is memory (its own figure)
+        msg(r"(?:\[Errno 28\]|\bOSError: \[Errno 28\]|\bENOSPC\b|\bNo space left on device\b)(?![^\n]{0,200}/dev/shm)",
+            "not_oom", code="disk-full"),
+        # Windows' STATUS_NO_MEMORY (0xC0000017, as a signed or unsigned decimal too): the process's commit charge
+        # (RAM and page file) ran out, host memory
+        msg(r"\b0xC0000017\b|\bSTATUS_NO_MEMORY\b|(?<![\d-])(?:-1073741801|3221225495)(?!\d)", "oom", "HOST",
+            "host-alloc-failed"),
+        # a stack that overflowed (STATUS_STACK_OVERFLOW, 0xC00000FD): deep recursion, a bug, not memory running out
+        msg(r"\b0xC00000FD\b|\bSTATUS_STACK_OVERFLOW\b|(?<![\d-])(?:-1073741571|3221225725)(?!\d)", "not_oom",
+            code="stack-overflow"),
         # an arithmetic fault (SIGFPE, 8: an integer division by zero, as in a kernel's launch arithmetic past a chunk
         # or batch size it does not handle): the shell ("Floating point exception (core dumped)"), systemd
         # ("status=8/FPE"), TGI's launcher ("signal 8") and an exit status of 136 (128 + 8); not memory
@@ -1151,6 +1164,8 @@ LOG = LogWords(
                       r"Parameter\(torch\.empty|_load_pretrained_model|dispatch_model|loading model tensors|"
                       r"(?:checkpoint|[Mm]ulti-thread loading) shards:|Loading weights|loading weights|Loading model weights|load_bmodel|"
                       r"Loading bmodel|\bload model error\b|error (?:while )?loading (?:the )?model\b|"
+                      # (candle's examples and servers: "loading the model weights from ...", "building the model")
+                      r"\bloading the model weights\b|"
                       # (a wrapper's verdict of a load in the same line as its error: LocalAI's "could not load model
                       # (no success): Unexpected err=OutOfMemoryError(...)")
                       r"\bcould not load (?:the )?model\b|"

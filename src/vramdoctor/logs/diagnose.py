@@ -167,6 +167,10 @@ _NOT_OOM = {
                            "slots that do not add up to the pool): a bug in its bookkeeping, not memory running out; "
                            "report it with the settings in use (page size, chunked prefill, radix or prefix cache, "
                            "overlap scheduling).",
+    "disk-full": "the disk is full (ENOSPC): a download, a compile cache or a checkpoint could not be written; free "
+                 "disk space or point the cache elsewhere (HF_HOME, VLLM_CACHE_ROOT).",
+    "stack-overflow": "a thread's stack overflowed (deep recursion or a large local buffer): a bug in the engine or a "
+                      "build, not memory running out.",
     "ggml-assert": "an assertion in ggml failed (a shape, type or setting it does not support): a bug or an "
                    "unsupported model or option.",
     "model-file-error": "the model file could not be opened or read (a wrong path, a partial download, a format "
