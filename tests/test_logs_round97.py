@@ -1081,3 +1081,19 @@ def test_candle_loading_the_model_weights_is_the_weights():
     d = diag("loading the model weights from meta-llama/Llama-3.1-8B\nbuilding the model\n"
              "Error: DriverError(CUDA_ERROR_OUT_OF_MEMORY, \"out of memory\")\n").diagnosis
     assert d["kind"] == "WEIGHTS"
+
+
+def test_a_long_prompt_holding_a_pasted_log_is_the_prompt_once_closed():
+    body = "".join(f"line {i} of the document I pasted\n" for i in range(80))
+    text = _OPEN + body + ("', params: SamplingParams(n=1, temperature=0.7, max_tokens=512), prompt_token_ids: None.\n"
+                           'INFO:     127.0.0.1:51240 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n')
+    assert diag(text).diagnosis["kind"] == "NONE"
+
+
+def test_another_request_s_own_line_does_not_take_back_a_real_failure():
+    text = (_OPEN.split("My other box")[0] + "cut here\n"
+            "ERROR 05-12 10:05:00 [core.py:708] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. "
+            "GPU 0 has a total capacity of 79.19 GiB of which 1.02 GiB is free.\n"
+            "INFO 05-12 10:05:01 [logger.py:39] Received request chatcmpl-aa: prompt: 'hi', params: SamplingParams(n=1), "
+            "prompt_token_ids: None.\n")
+    assert diag(text).diagnosis["kind"] == "RUNTIME"

@@ -317,9 +317,9 @@ class Scanner:
         sampled: tuple[list[int], list[int]] | None = None
         r = self.run
         if self.prompt_open and line_no > self.prompt_open:
-            if line_no - self.prompt_open > ECHO_LINES:
+            if line_no - self.prompt_open > PROMPT_LINES:
                 self.prompt_open = 0
-            elif ECHO_END.search(text):
+            elif _PROMPT_CLOSE.match(text):
                 # the prompt's close: every line since it opened was its text, also lines with a log prefix of their
                 # own (a log the user pasted into the prompt), never the server's
                 self._unsay(r, self.prompt_open, line_no)
@@ -746,6 +746,11 @@ def _versioned(pattern, text: str) -> bool:
 _VERSION = re.compile(r"[\s:-]{0,3}(?:to\s+)?(?:v|version\s*)?\d+\.\d+", re.I)
 
 
+#: the lines a logged prompt left open may take back as its text once its close comes (a document or a log pasted into
+#: a prompt runs long), and that close: a line that begins with it (the prompt's closing quote and the engine's own
+#: fields after it, "', params: SamplingParams(...)"), never another request's line that holds its own whole prompt
+PROMPT_LINES = 2000
+_PROMPT_CLOSE = re.compile(r"^\s*['\x22],\s*(?:params: SamplingParams|sampling_params|lora_request|prompt_token_ids)")
 #: a markdown fence, with the language a code block opens with ("```bash") where it has one
 _FENCE = re.compile(r"^\s*(?:```|~~~)\s*([\w+-]*)")
 #: an exception's line as an answer quotes it ("ValueError: No available memory for the cache blocks")
