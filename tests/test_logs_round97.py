@@ -1097,3 +1097,19 @@ def test_another_request_s_own_line_does_not_take_back_a_real_failure():
             "INFO 05-12 10:05:01 [logger.py:39] Received request chatcmpl-aa: prompt: 'hi', params: SamplingParams(n=1), "
             "prompt_token_ids: None.\n")
     assert diag(text).diagnosis["kind"] == "RUNTIME"
+
+
+# --- nvidia-smi's own readings over time (its CSV query) are memory readings ---------------------------------------
+
+
+
+def test_nvidia_smi_readings_rising_under_a_steady_load_are_a_leak():
+    text = "Readings while the same loop runs:\n\n" + "timestamp, memory.used [MiB]\n" + "".join(
+        f"2026/03/01 {10 + i}:00:00.000, {v} MiB\n" for i, v in enumerate((20512, 24100, 28200, 32900, 37400)))
+    assert diag(text).diagnosis["kind"] == "LEAK"
+
+
+def test_nvidia_smi_readings_that_hold_steady_are_no_leak():
+    text = "Readings while the same loop runs:\n\n" + "timestamp, memory.used [MiB]\n" + "".join(
+        f"2026/03/01 {10 + i}:00:00.000, {v} MiB\n" for i, v in enumerate((20512, 20530, 20498, 20512, 20540)))
+    assert diag(text).diagnosis["kind"] != "LEAK"

@@ -1482,6 +1482,10 @@ LOG = LogWords(
         fig("kv_cache_dtype", r"\bKV[- ]?cache (?:in|as|at|quantized to)\s+`?(fp8(?:_e4m3|_e5m2)?|int8|8-bit|q8_0|q4_0)\b",
             lambda m: m.group(1).lower().replace("8-bit", "int8"), prose=True),
         fig("reported_memory_bytes", _MEMWORD + r"\s*(?:~=|≈|~|[=:])?\s*~?" + _USIZE, _usize, mode="list", flags=0),
+        # ... and nvidia-smi's own readings over time (`--query-gpu=timestamp,memory.used --format=csv -l N`: a row
+        # "2025/03/01 10:00:00.000, 20512 MiB" with one size after its time)
+        fig("reported_memory_bytes", r"^\s*\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)?,\s*(\d+)\s*MiB\s*$",
+            lambda m: int(m.group(1)) * 2**20, mode="list", flags=0),
         # growth a user measured and states as a difference: "Delta: +32.911 GiB", "increase: +4 GB"
         fig("reported_memory_delta_bytes", r"\b(?:delta|diff|difference|growth|increase|grew(?: by)?)\s*[:=]?\s*\+\s?"
             + _USIZE, _usize, mode="list"),
