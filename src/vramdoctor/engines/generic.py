@@ -669,6 +669,15 @@ _ROSE_TO_KILL = (r"(?<!\bif )\b(?:memory|RAM|consumption|usage)\b" + _PLAIN + r"
                  r"went up to)\s*(?:~|about |around |over )?\d[\d.,]*\s*[GT]i?B\b")
 
 
+def ended_by(n: str) -> str:
+    """A process's end with status `n` as its parent reports it: a signal as minus its number (Python's subprocess
+    returncode: text-generation-webui's "terminated unexpectedly with exit code: -4", "returncode=-11", "returned
+    -9"), or Windows' NTSTATUS read as a signed 32-bit number ("Process finished with exit code -1073741819", which is
+    0xC0000005)."""
+    return (r"\b(?:exit(?:s|ed)?(?: with)?(?: ?(?:status|code))?|return ?code|returned)[\x22' :=]*"
+            + n + r"(?![\d.])")
+
+
 #: a SIGKILL as its parent reports it (what the shell prints as "Killed"): Go's os/exec "signal: killed" (Ollama's "llama
 #: runner process has terminated: signal: killed"), macOS's "Killed: 9" (memory pressure ends it), Python's
 #: "<Signals.SIGKILL: 9>", a container's exit code 137 (128 + 9: docker compose's "exited with code 137", kubectl's
@@ -684,19 +693,10 @@ SIGKILL = (r"process has terminated: signal: killed|\bKilled: 9\b|<Signals\.SIGK
            r"^\s*(?:zsh: |bash: (?:line \d+:\s+)?|\[\d+\][+-]?\s+)(?:\d+\s+)?[Kk]illed\s+\S|"
            r"\bstatus=9/KILL\b|\bsignaled to shutdown with signal 9\b|"
            # (minus 9: Python's returncode of a child the signal ended)
-           r"\b(?:exit(?:s|ed)?(?: with)?(?: ?(?:status|code))?|return ?code|returned)[\x22' :=]*-9(?![\d.])|"
+           + ended_by("-9") + "|"
            # ... and the shell's word as a user quotes it ("python server.py --cpu results in \"Killed\"", "it keeps
            # saying `Killed`")
            r"[\x22\u201c`]Killed[\x22\u201d`]")
-
-
-def ended_by(n: str) -> str:
-    """A process's end with status `n` as its parent reports it: a signal as minus its number (Python's subprocess
-    returncode: text-generation-webui's "terminated unexpectedly with exit code: -4", "returncode=-11", "returned
-    -9"), or Windows' NTSTATUS read as a signed 32-bit number ("Process finished with exit code -1073741819", which is
-    0xC0000005)."""
-    return (r"\b(?:exit(?:s|ed)?(?: with)?(?: ?(?:status|code))?|return ?code|returned)[\x22' :=]*"
-            + n + r"(?![\d.])")
 
 
 #: a user sending a request, as subject and verb ("I send", "we submitted", "users asked", "I can give"; written out,

@@ -253,13 +253,17 @@ class Scanner:
             for v in [m.group(2)] + re.findall(r"\d+(?:\.\d+)?", m.group(3) or ""):
                 self.run.note("_tried", (m.group(1), float(v) if "." in v else int(v)), "map", line_no)
 
+    def _lines_before(self, line_no: int) -> list[tuple[int, str]]:
+        """The lines before `line_no` as the block reader has them (it may not have fed them here), else the lines
+        kept: both reading paths see the same ones."""
+        return self.before_source(line_no)() if self.before_source else list(self.recent)
+
     def _hedged_before(self, line_no: int, text: str) -> bool:
         """Line `line_no` goes on a person's sentence from the line before (no log prefix on either, the one before
         not ended, this one beginning in lower case), and the sentence joined across them supposes its out-of-memory
         rather than reports one ("However, if the value is too high, it may cause out-of-" / "memory (OOM) errors.",
         a docstring or a paragraph wrapped by hand)."""
-        # (the line before as the block reader has it, which may not have fed it here: both paths read it alike)
-        before = self.before_source(line_no)() if self.before_source else list(self.recent)
+        before = self._lines_before(line_no)
         if not before or before[-1][0] != line_no - 1:
             return False
         prev = before[-1][1].rstrip()
@@ -267,8 +271,7 @@ class Scanner:
                 or not text.lstrip()[:1].islower()):
             return False
         joined = prev + ("" if prev.endswith("-") else " ") + text.strip()
-        return self.k.verdict(joined, self.k.candidates(joined.lower().encode("utf-8", "replace")).get("msg", set())) \
-            is None
+        return self.k.line_verdict(joined) is None
 
     def _unsay(self, r: RunFacts, start: int, end: int) -> None:
         """Forget the failures, pressure and milestones read from lines start+1 .. end of run `r` (a logged prompt's
@@ -341,8 +344,7 @@ class Scanner:
         if not echo and ">>> " in text and any(p.search(text) for p in k.chat):
             # a question typed at an interactive prompt (`ollama run`'s ">>> "): a request; its answer follows
             if not self.answer_from:  # (the session pasted inside a fence of the report's, or bare: whose fences)
-                before = self.before_source(line_no)() if self.before_source else list(self.recent)
-                self.chat_fenced = sum(1 for _, t in before if _FENCE.match(t)) % 2 == 1
+                self.chat_fenced = sum(1 for _, t in self._lines_before(line_no) if _FENCE.match(t)) % 2 == 1
             self.answer_from = line_no
             self.wants_every_line_until = max(self.wants_every_line_until, line_no + ECHO_LINES)
             echo = True
