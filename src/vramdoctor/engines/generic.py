@@ -1538,6 +1538,9 @@ LOG = LogWords(
     loader=rx(r"\bload_weights\b|\bweight_loader\b|\b_?create_weights?\b|Parameter\(torch\.(?:empty|zeros)|"
               r"\bprocess_weights?(?:_after_loading)?\b|\bin _apply\b|\bself\._apply\(|"
               r"\bmodel\s*=\s*model\.(?:cuda|to)\("),
+    # a process setting up its device before any weights, in any engine: PyTorch's CUDA context
+    # (torch.cuda.set_device -> torch._C._cuda_setDevice) and NCCL's communicator (ncclCommInitRank)
+    device_setup=rx(r"\bin (?:set_device|_cuda_setDevice)\b|\bncclCommInitRank\b"),
 )
 
 ENGINE = Engine(

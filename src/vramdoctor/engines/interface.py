@@ -113,6 +113,13 @@ class LogWords:
     loader: the frames of the engine's model loader proper, which reads or makes the weights and nothing else (a
     traceback cut inside one was loading the weights, however it was cut); searched in the failure's frames joined by
     newlines, so that a pattern may span a frame and the code line under it.
+    device_setup: the frames of a worker setting up its device before any weights (the CUDA context, the
+    distributed environment and its communicators): memory that ran out there was taken before the engine began.
+    context_setup: lines the engine prints once the weights are read, as it sets up its context (llama.cpp's
+    llama_context): where an engine has them, its weights milestone marks the weights' buffers made, not their data
+    read, so a host kill after that milestone and before any of these was the weights being read.
+    not_oom_advice: failure code -> what to change, in this engine's own settings, where they differ from the
+    engine it wraps or from every engine's (Ollama's num_ctx for llama.cpp's -c).
     sentences: memory messages in full, as the engine's source formats them (`{}` where it puts a value without
     spaces, `{*}` where it puts free text), for
     those whose first words do not yet speak of memory ("To serve at least one request with the models's max seq
@@ -131,6 +138,9 @@ class LogWords:
     step_codes: tuple[StepCode, ...] = ()
     loader: re.Pattern | None = None
     chat: re.Pattern | None = None
+    device_setup: re.Pattern | None = None
+    context_setup: re.Pattern | None = None
+    not_oom_advice: dict[str, str] = field(default_factory=dict)
     sentences: tuple[str, ...] = ()
 
 

@@ -610,6 +610,17 @@ LOG = LogWords(
         # ggml-backend.cpp ggml_backend_sched_reserve): a compute buffer, not a captured CUDA graph
         StepCode("WARMUP", "compute-buffer-alloc-failed", rx(r"gallocr|compute buffer|sched_reserve|graph_reserve")),
     ),
+    # its context set up once the weights are read (llama-context.cpp llama_context, older llama.cpp
+    # llama_new_context_with_model, llama_init_from_model; its "n_ctx = N" line): llama-model.cpp load_tensors prints
+    # the weights' buffer sizes first and reads the data into them after (load_all_data)
+    context_setup=rx(r"\bllama_(?:new_)?context\b|\bllama_init_from_model\b|\bn_ctx\s*="),
+    not_oom_advice={
+        "k-shift-unsupported": "a slot's context filled and llama.cpp tried to shift its KV cache (K-shift), which "
+                               "this model's cache cannot do: keep each request within the context (a smaller "
+                               "n_predict, or a larger -c per slot), or turn context shift off (llama-server's "
+                               "--no-context-shift; off by default since mid-2025 builds, so drop --context-shift) "
+                               "so a full slot ends its request instead.",
+    },
 )
 
 FLASH_ATTN_EPOCH = 1714435200  # 2024-04-30 00:00 UTC

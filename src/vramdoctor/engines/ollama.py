@@ -130,6 +130,14 @@ LOG = LogWords(
         # the runner's worst-case compute graph (runner/ollamarunner reserveWorstCaseGraph): a compute buffer
         StepCode("WARMUP", "compute-buffer-alloc-failed", rx(r"reserve\w*graph")),
     ),
+    # the runner takes no --no-context-shift from its user: the request's num_ctx and num_predict, and in 2026
+    # builds its "shift" option, set it (server/sched.go resolveContextShift)
+    not_oom_advice={
+        "k-shift-unsupported": "a request's context filled and Ollama's runner tried to shift its KV cache "
+                               "(K-shift), which this model's cache cannot do: size num_ctx to hold the prompt and "
+                               "the whole answer, and cap the answer with num_predict (newer Ollama also takes "
+                               "\"shift\": false in a request), so a full context ends the request instead.",
+    },
 )
 
 

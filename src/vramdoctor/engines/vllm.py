@@ -627,6 +627,11 @@ LOG = LogWords(
     loader=rx(r"model_loader[/.]|\bin get_model\b|\bget_model\(|"
               r"(?:gpu_worker|worker|gpu_model_runner|model_runner)\.py\W+line \d+, in load_model\b|"
               r"(?:gpu_worker|worker)\.py\W+line \d+, in \w+[^\n]*\n[^\n]*\bself\.model_runner\.load_model\("),
+    # a worker setting up its device before any weights (gpu_worker.py init_device,
+    # init_worker_distributed_environment; distributed/parallel_state.py init_distributed_environment,
+    # ensure_model_parallel_initialized, initialize_model_parallel; device_communicators/pynccl.py's communicator)
+    device_setup=rx(r"\bin (?:init_device|init_worker_distributed_environment|init_distributed_environment|"
+                    r"ensure_model_parallel_initialized|initialize_model_parallel)\b|\bpynccl\.py\W+line \d+, in __init__"),
 )
 
 

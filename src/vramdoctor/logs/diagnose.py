@@ -184,11 +184,6 @@ _NOT_OOM = {
     "illegal-instruction": "the CPU met an instruction it does not have (SIGILL): a build for AVX2 or AVX-512 run on a "
                            "CPU, or a virtual machine, that lacks them; use a build for this CPU (or pass the CPU's "
                            "flags through to the VM).",
-    "k-shift-unsupported": "a slot's context filled and llama.cpp tried to shift its KV cache (K-shift), which this "
-                           "model's cache cannot do: keep each request within the context (a smaller n_predict / "
-                           "num_predict, or a larger -c / num_ctx per slot), or turn context shift off "
-                           "(llama-server's --no-context-shift; off by default since mid-2025 builds, so drop "
-                           "--context-shift) so a full slot ends its request instead.",
     "compiler-error": "torch.compile's compiler (Inductor, a graph pass, dynamo's backend) failed on this model or GPU: "
                       "a bug or an unsupported combination; running the model without torch.compile avoids it, at some "
                       "speed.",
@@ -227,16 +222,18 @@ _NOT_OOM = {
                                    "a smaller batch or a newer build.",
 }
 
-#: the same failure in an engine's own settings, where they differ from llama-server's (Ollama's runner takes no
-#: --no-context-shift from its user: the request's num_ctx and num_predict, and in 2026 builds its "shift" option, set
-#: it: server/sched.go resolveContextShift)
-_NOT_OOM_BY_ENGINE = {
-    ("k-shift-unsupported", "ollama"): "a request's context filled and Ollama's runner tried to shift its KV cache "
-                                       "(K-shift), which this model's cache cannot do: size num_ctx to hold the "
-                                       "prompt and the whole answer, and cap the answer with num_predict (newer "
-                                       "Ollama also takes \"shift\": false in a request), so a full context ends the "
-                                       "request instead.",
-}
+def _not_oom_advice(code: str, engine: str) -> str:
+    """What to change for not-memory failure `code`: in the engine's own settings where its module says it
+    (`LogWords.not_oom_advice`), else the engine it wraps, else the engine whose failure it is (the code is only
+    ever one engine's), else the words every engine shares."""
+    k = knowledge()
+    e = k.engine.get(engine)
+    for name in (engine, e.wraps if e else None):
+        own = k.engine[name].log.not_oom_advice.get(code) if name in k.engine else None
+        if own:
+            return own
+    return next((e.log.not_oom_advice[code] for e in k.engines if code in e.log.not_oom_advice),
+                _NOT_OOM.get(code, "a failure that is not memory exhaustion."))
 
 
 def _stops_short(f: Failure) -> bool:
@@ -704,20 +701,19 @@ _KILLED = ("The process was killed (SIGKILL: exit code 137 is 128 + 9), and not 
            "`journalctl -k | grep -i oom` tells whether the kernel killed anything.")
 
 
-#: llama.cpp setting up its context, after the weights are read (llama_context, llama_new_context_with_model)
-_GGML_CONTEXT = re.compile(r"\bllama_(?:new_)?context\b|\bllama_init_from_model\b|\bn_ctx\s*=")
-
-
 #: the kernel's OOM killer named (its own line, a container's flag) or Ray's memory monitor
 _OOM_KILLER = re.compile(r"Out of memory: Killed process|OOMKilled|oom-kill|OOM[- ]killer|memory pressure|running low "
                          r"on memory", re.I)
 _RAY_KILL = re.compile(r"ray\.exceptions\.OutOfMemoryError|node running low on memory", re.I)
 
 
-def _ggml(engine: str) -> bool:
-    """The engine is llama.cpp, or one that embeds its lines (Ollama, KoboldCpp, LM Studio, llama-cpp-python)."""
-    e = knowledge().engine.get(engine)
-    return engine == "llamacpp" or bool(e and e.wraps == "llamacpp")
+def _context_setup(engine: str) -> re.Pattern | None:
+    """The engine's lines of setting up its context once the weights are read (`LogWords.context_setup`), or those
+    of the engine it wraps (Ollama, KoboldCpp, LM Studio, llama-cpp-python print llama.cpp's)."""
+    k = knowledge()
+    e = k.engine.get(engine)
+    own = e.log.context_setup if e else None
+    return own or (k.engine[e.wraps].log.context_setup if e and e.wraps in k.engine else None)
 
 
 def _killed_not_oom(run: RunFacts, f: Failure) -> Diagnosis | None:
@@ -782,13 +778,8 @@ def _ledger_by_size(f: Failure, n: dict) -> Place | None:
                         f"device ({value / 2**30:.2f} GiB)", (f.line_no, f.text), [phase])
 
 
-#: frames of a worker setting up its device before any weights: the CUDA context (torch.cuda.set_device), the
-#: distributed environment and its NCCL communicators (vLLM's gpu_worker.py init_device,
-#: init_worker_distributed_environment; pynccl's ncclCommInitRank)
-_DEVICE_SETUP = re.compile(r"\bin (?:init_device|set_device|_cuda_setDevice|init_worker_distributed_environment|"
-                           r"init_distributed_environment|ensure_model_parallel_initialized|initialize_model_parallel)\b|"
-                           r"\bncclCommInitRank\b|\bpynccl\.py\W+line \d+, in __init__")
-_LOADING_FRAME = re.compile(r"\bin (?:load_model|load_weights|_initialize_model|get_model|initialize_model)\b|model_loader")
+#: frames of loading a model, in any engine's words (a worker past its device set-up)
+_LOADING_FRAME = re.compile(r"\bin (?:load_model|load_weights|get_model)\b")
 
 
 def _warmup_wrapper(f: Failure) -> tuple[int, str] | None:
@@ -836,7 +827,11 @@ def _device_setup(run: RunFacts, f: Failure, place: Place) -> Diagnosis | None:
             place.phase is not None and not place.source.startswith("the stack frames")):
         return None
     texts = [t for _, _, t in frames(f)]
-    if not any(_DEVICE_SETUP.search(t) for t in texts) or any(_LOADING_FRAME.search(t) for t in texts):
+    k = knowledge()
+    setup = [e.log.device_setup for e in k.engines if e.log.device_setup is not None]
+    joined = "\n".join(texts)
+    if (not any(p.search(t) for p in setup for t in texts) or any(_LOADING_FRAME.search(t) for t in texts)
+            or any(p.search(joined) for p in k.loaders)):
         return None
     return Diagnosis(kind="UNDETERMINED", code="device-setup-oom", evidence=[(f.line_no, f.text)], candidates=[],
                      phase_source="the stack frames: the worker setting up its device, before any weights",
@@ -911,8 +906,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                  "/sys/fs/cgroup/pids.max.")
     if f.kind == "not_oom":
         return Diagnosis(kind="NOT_OOM", code=f.code, evidence=[(f.line_no, f.text)], oom=False,
-                         message="This is not memory running out: " + _NOT_OOM_BY_ENGINE.get(
-                             (f.code, engine), _NOT_OOM.get(f.code, "a failure that is not memory exhaustion.")))
+                         message="This is not memory running out: " + _not_oom_advice(f.code, engine))
     w = run.numbers.get("weights_bytes")
     weights = weights_bytes or (w if isinstance(w, int) and w > 0 else None)
     if f.kind == "error":
@@ -933,8 +927,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             return Diagnosis(kind="NOT_OOM", code=v.code, evidence=[(ln, text), (f.line_no, f.text)], oom=False,
                              inferred=True, phase_source=f"the report's title (line {ln})",
                              message="This is not memory running out: the report's title names the error, which the "
-                                     "log's own lines stop short of: " + _NOT_OOM.get(v.code, "a failure that is not "
-                                                                                     "memory exhaustion."))
+                                     "log's own lines stop short of: " + _not_oom_advice(v.code, engine))
         if titled:  # an out-of-memory named by the title: its words give the cause, the log's lines the place
             v, told = titled
             f = replace(f, kind="oom", code=v.code, phase=v.phase, candidates=v.candidates, wrapper=False)
@@ -1095,10 +1088,12 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                              message=what + " while serving, as the report says; the server's own lines of the "
                                             "serving are not in the log.")
         done = f.progress.get("weights_done", 0)
-        if (not loaded and not failed_load and done and _ggml(engine) and "kv_done" not in f.progress
-                and not any(ln > done and _GGML_CONTEXT.search(t) for ln, t in f.before)):
-            # llama.cpp prints its weights' buffer sizes before it reads the data into them (llama-model.cpp
-            # load_tensors, then load_all_data): a kill before its context is set up is the weights being read in
+        context = _context_setup(engine)
+        if (not loaded and not failed_load and done and context and "kv_done" not in f.progress
+                and not any(ln > done and context.search(t) for ln, t in f.before)):
+            # an engine that prints its weights' buffer sizes before it reads the data into them (llama.cpp:
+            # llama-model.cpp load_tensors, then load_all_data): a kill before its context is set up is the weights
+            # being read in
             return Diagnosis(kind="WEIGHTS", code="weights-exceed-system-memory", inferred=True,
                              evidence=[(f.line_no, f.text), (done, run.progress_text.get("weights_done", ""))],
                              phase_source="the start-up progress: the weights' buffers made, no context set up yet",
