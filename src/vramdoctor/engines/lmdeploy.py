@@ -30,6 +30,10 @@ LOG = LogWords(
         # (65536)", then async_engine's "run out of tokens. session=119"; "Truncate max_new_tokens to 128"): the request
         # is cut or refused, the server goes on
         msg(r"exceeds session_len|run out of tokens\. session(?:_id)?=\d+", "request"),
+        # TurboMind's deviceMalloc (src/turbomind/utils/memory_utils.cu, a FasterTransformer helper) allocates the
+        # weights (LlamaWeight, LlamaDecoderLayerWeight: create_shared_weights); the KV blocks come from its allocator
+        # (BlockManager::Malloc -> allocator_->malloc, allocator.h), so an out-of-memory raised there is the weights
+        msg(r"\bout of memory\W+\S*turbomind/utils/memory_utils\.cu:\d+", "oom", "WEIGHTS", "weights-alloc-failed"),
         msg(r"No enough cache entries", "oom", "RUNTIME", "kv-cache-entries-exhausted"),
         msg(r"No enough blocks\b(?! for `session_len`)|cache out of memory, no request can be admitted", "oom",
             "RUNTIME", "kv-blocks-exhausted"),

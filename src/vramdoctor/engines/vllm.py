@@ -553,8 +553,11 @@ LOG = LogWords(
         # (only in argument dumps: vLLM's own hint "set 'enforce_eager=True'" names the setting without using it)
         fig("enforce_eager", r"[,({]\s*['\"]?enforce_eager" + _ARG + r"(True|False)", lambda m: m.group(1) == "True"),
         fig("model_name", r"(?:\bmodel=|'model': )['\"]([^'\"]{1,300})['\"]", lambda m: m.group(1)),
-        # ... and from a pasted command line: `vllm serve MODEL`, `--model MODEL` / `--model=MODEL`
-        fig("model_name", r"\bvllm serve\s+['\"]?([^\s'\"\\-][^\s'\"\\]{0,299})", lambda m: m.group(1), flags=0),
+        # ... and from a pasted command line: `vllm serve MODEL`, `--model MODEL` / `--model=MODEL` (a model's id or path
+        # has a slash, a dot, a digit, a dash or an underscore, or flags follow it: "when starting vllm serve with tp 4"
+        # is a person's words, "with" no model)
+        fig("model_name", r"\bvllm serve\s+['\"]?((?=[^\s'\"\\]*[/.\d_-])[^\s'\"\\-][^\s'\"\\]{0,299}|"
+                          r"[^\s'\"\\-][^\s'\"\\]{0,299}(?=\s+--))", lambda m: m.group(1), flags=0),
         fig("model_name", r"(?:^|\s)--model(?:=|\s+)['\"]?([^\s'\"\\]{1,300})", lambda m: m.group(1), flags=0),
         # (the V1 runner's "Starting to load model /models/Llama-3.3-70B-Instruct-AWQ..." names it too)
         fig("model_name", r"Starting to load model ([^\s'\"]{1,300}?)(?:\.\.\.)?\s*$", lambda m: m.group(1)),

@@ -822,9 +822,11 @@ def _engine_says(place: Place) -> bool:
 def _device_setup(run: RunFacts, f: Failure, place: Place) -> Diagnosis | None:
     """Memory ran out while a worker set up its device (the CUDA context, the NCCL communicators), before any
     weights: the frames show device set-up and no loading, and the run passed no milestone. The GPU was (nearly) full
-    before the engine began: another process holds it; no model setting changes that."""
+    before the engine began: another process holds it; no model setting changes that. (An NCCL out-of-memory, whose
+    message alone would place it in the warm-up, is this too where the frames show the communicators being made.)"""
     if f.kind != "oom" or "weights_done" in f.progress or (
-            place.phase is not None and not place.source.startswith("the stack frames")):
+            place.phase is not None and not place.source.startswith("the stack frames")
+            and f.code != "nccl-buffers-oom"):
         return None
     texts = [t for _, _, t in frames(f)]
     k = knowledge()
@@ -833,7 +835,8 @@ def _device_setup(run: RunFacts, f: Failure, place: Place) -> Diagnosis | None:
     if (not any(p.search(t) for p in setup for t in texts) or any(_LOADING_FRAME.search(t) for t in texts)
             or any(p.search(joined) for p in k.loaders)):
         return None
-    return Diagnosis(kind="UNDETERMINED", code="device-setup-oom", evidence=[(f.line_no, f.text)], candidates=[],
+    return Diagnosis(kind="UNDETERMINED", code="device-setup-oom", evidence=sorted({(f.line_no, f.text), *(
+                     [f.deciding] if f.deciding else [])}), candidates=[],
                      phase_source="the stack frames: the worker setting up its device, before any weights",
                      missing="what holds the GPU's memory before the server starts (nvidia-smi)",
                      message="Memory ran out while the worker set up its device (the CUDA context, the NCCL "
