@@ -125,3 +125,122 @@ _TP_INIT = [
 def test_nccl_out_of_memory_while_its_communicators_are_made_is_device_setup(lines):
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("UNDETERMINED", "device-setup-oom"), (run.kind, run.code, run.phase_source)
+
+
+# --- a flag named in a person's words is in use only where a command gives it: "(no --enforce-eager)" says it is
+# not, "--enforce-eager also works" proposes it ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("line,off", [
+    ("CUDA graphs: enabled (no --enforce-eager)", None),
+    ("Workaround: smaller capture sizes. --enforce-eager also works but cuts throughput ~4x.", None),
+    ("Setting --disable-cuda-graph fixed it for me, at some speed.", None),
+    ("`--eager-mode` helped, but I would rather keep the graphs.", None),
+    ("$ vllm serve Qwen/Qwen3-8B --enforce-eager --max-model-len 8192", True),
+    ("python -m sglang.launch_server --model-path Qwen/Qwen3-8B --disable-cuda-graph", True),
+])
+def test_a_graphs_flag_in_words_is_not_a_setting_in_use(line, off):
+    run = run_of(diag("\n".join([line, "INFO 05-01 10:00:02 [api_server.py:1043] vLLM API server version 0.8.5"])))
+    assert run.numbers.get("cuda_graphs_off") is off, run.numbers
+
+
+# --- NCCL's result codes by every spelling (nccl.h's C names, CuPy's NcclError that Ray's collectives raise) are NCCL
+# errors, not memory, also where only the title names them --------------------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["# [Bug]: NCCL_ERROR_INTERNAL_ERROR with Ray on two nodes",
+     "INFO 06-13 07:35:57 [api_server.py:1043] vLLM API server version 0.9.1",
+     "INFO:     Application startup complete."],
+    ["(RayWorkerWrapper pid=812) cupy_backends.cuda.libs.nccl.NcclError: NCCL_ERROR_UNHANDLED_CUDA_ERROR: unhandled "
+     "cuda error"],
+    ["[rank1]: torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, remote process exited or "
+     "there was a network error, NCCL version 2.21.5",
+     "[rank1]: ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely."],
+])
+def test_nccl_result_codes_are_nccl_errors(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "nccl-error"), (run.kind, run.code)
+
+
+# --- PyTorch's dispatcher without a kernel of an operator for this device: a build that does not match, not memory --
+
+
+@pytest.mark.parametrize("lines", [
+    ["[2025-05-14 10:00:00 TP0] Capture cuda graph failed: Could not run 'sgl_kernel::rmsnorm' with arguments from the "
+     "'CUDA' backend. This could be because the operator doesn't exist for this backend."],
+    ["INFO 05-01 10:00:02 [api_server.py:1043] vLLM API server version 0.8.5",
+     "NotImplementedError: Could not run '_C::rms_norm' with arguments from the 'CUDA' backend."],
+    ["RuntimeError: Could not run 'torchvision::nms' with arguments from the 'CUDA' backend. 'torchvision::nms' is only "
+     "available for these backends: [CPU, Meta]."],
+])
+def test_an_operator_without_a_kernel_for_the_device_is_not_memory(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "operator-not-available"), (run.kind, run.code)
+    assert "reinstall" in " ".join(a["why"] for a in run.advice), run.advice
+
+
+# --- memory told as overflowing: GPU memory that overflows is out of memory; memory that overflows into system RAM
+# goes on (slower), and a buffer, stack or integer overflow, or a check for overflow, is no memory running out ---------
+
+_LLAMA_SERVING = ["main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+                  "slot launch_slot_: id  0 | task 12 | processing task",
+                  "slot print_timing: id  0 | task 12 | prompt processing, n_tokens = 8192, progress = 0.25"]
+
+
+@pytest.mark.parametrize("said", [
+    "Prefilling a long prompt makes VRAM usage grow until it eventually overflows:",
+    "Title: GPU memory overflow on long prompts with -fa on",
+])
+def test_gpu_memory_told_as_overflowing_above_a_serving_log_is_runtime(said):
+    run = run_of(diag("\n".join([said, *_LLAMA_SERVING])))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+@pytest.mark.parametrize("said", [
+    "When VRAM overflows into shared GPU memory the speed drops to 3 t/s.",
+    "A heap buffer overflow in memory handling of the tokenizer was fixed upstream.",
+    "[2026-04-04 01:58:52.301] [error] [LM Studio] Not using full context length for VRAM overflow calculations",
+])
+def test_overflow_that_is_not_memory_running_out_is_not_an_out_of_memory(said):
+    run = run_of(diag("\n".join([said, *_LLAMA_SERVING])))
+    assert run.oom is not True and run.kind not in ("RUNTIME", "WEIGHTS", "KV_CAPACITY", "WARMUP"), (run.kind, run.code)
+
+
+# --- memory told as not given back after each request: a leak --------------------------------------------------------
+
+
+@pytest.mark.parametrize("said", [
+    "Title: Ollama not freeing and eventually running out of memory",
+    "It looks like VRAM isn't released between requests; after ~200 chats the server OOMs.",
+    "The server never frees memory after each completion, so a long benchmark ends in OOM.",
+])
+def test_memory_not_given_back_after_each_request_is_a_leak(said):
+    run = run_of(diag("\n".join([said, 'time=2025-06-01T10:00:00.000Z level=INFO source=server.go:637 '
+                                       'msg="llama runner started in 3.02 seconds"',
+                                 '[GIN] 2025/06/01 - 10:00:07 | 200 |  5.1s |       127.0.0.1 | POST     "/api/chat"'])))
+    assert run.kind == "LEAK", (run.kind, run.code)
+
+
+# --- a host kill the report places at the load of the model or of its parts (a multimodal projector is weights) ------
+
+
+@pytest.mark.parametrize("said", [
+    "The kernel OOM killer fires at projector load time, before any image is processed.",
+    "The process gets OOM-killed while loading the mmproj, every time.",
+    "Killed by the OOM killer at model load time, nothing was served.",
+])
+def test_a_host_kill_told_at_load_time_is_the_weights_inferred(said):
+    run = run_of(diag("\n".join(["main: build = 5120 (a1b2c3d4)", "llama_model_loader: loaded meta data with 30 "
+                                 "key-value pairs and 399 tensors from qwen-vl.gguf (version GGUF V3 (latest))", said])))
+    assert (run.kind, run.inferred) == ("WEIGHTS", True), (run.kind, run.code, run.inferred)
+
+
+def test_trt_llms_profiling_verbosity_is_no_profiling_step():
+    run = run_of(diag("\n".join([
+        "The engine loads but then goes OOM on a 15k-token input.",
+        "[TensorRT-LLM][INFO] Loaded engine size: 15388 MiB",
+        "[TensorRT-LLM][INFO] The profiling verbosity of the engine does not allow this analysis to proceed. Re-build "
+        "the engine with 'detailed' profiling verbosity to get more diagnostics.",
+        "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 37812.51 MiB for execution context memory."])))
+    assert run.code != "profile-run-oom", (run.kind, run.code, run.phase_source)

@@ -90,6 +90,13 @@ OOM_WORDS = (r"out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError
              r"Insufficient (?:GPU |device )?memory", r"not enough memory", r"kIOGPUCommandBufferCallbackErrorOutOfMemory",
              r"\bno enough memory", r"\b(?:UR|ZE)_RESULT_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY\b", r"too large for (?:the )?available memory", r"not enough (?:GPU |device |free |KV cache |cache |CUDA )+memory",
              r"\b(?:memory|VRAM) (?:ran|runs|running) out\b",
+             # ... as overflowing ("VRAM usage grows until eventually it overflows", "GPU memory overflow"; not a
+             # buffer, stack, integer or heap overflow, nor memory that overflows into system RAM, which goes on)
+             r"\b(?:VRAM|GPU memory|video memory|memory usage|memory use)\b[^.;!?\n]{0,60}?"
+             r"(?<!buffer )(?<!stack )(?<!integer )(?<!heap )(?<!arithmetic )\boverflow(?:s|ed|ing)?\b"
+             r"(?!\s+(?:in)?to\b|\s+(?:the\s+)?(?:shared|system|host|CPU)\b|"
+             # (nor a guard against it: LM Studio's "Not using full context length for VRAM overflow calculations")
+             r"\s+(?:calculation|estimat|check|protect|guard|prevent|detect|risk|warning)\w*)",
              # a server's own memory guard refusing to go on (oMLX's scheduler: "Memory limit exceeded during
              # prefill", "memory 42.8GB exceeds ceiling 42.0GB")
              r"\b[Mm]emory limit exceeded\b", r"\bexceeds (?:the )?(?:memory )?ceiling\b")
@@ -196,6 +203,14 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B\s+(?:chunks|steps|increments|jumps)\b|"
            # ... as "increasing amounts" of it ("enormous (and increasing) amounts of RAM")
            r"(?:\((?:and\s+)?|\bever-?)(?:increasing|growing|rising)\)?\s+amounts?\s+of\s+(?:\w+\s+)?(?:memory|RAM|VRAM)\b|"
+           # ... as memory not given back after each request ("as if they were not freeing it after generation",
+           # "VRAM isn't released between requests"), or not freed until it runs out ("not freeing and eventually
+           # running out of memory")
+           r"(?:\bnot|n't|\bnever)\s+(?:be(?:ing)?\s+)?(?:freeing|frees|releasing|releases|freed|released|given back)\b"
+           r"(?:\s+(?:it|them|the\s+memory|memory|VRAM|RAM))?\s+(?:after|between)\s+(?:each\s+|every\s+|the\s+)?"
+           r"(?:generation|request|inference|call|completion|response|chat|prompt)s?\b|"
+           r"(?:\bnot|\bnever)\s+(?:freeing|releasing)\b(?:\s+(?:it|memory|VRAM|RAM))?\s+and\s+(?:\w+\s+)?"
+           r"(?:running|runs|ran|run)\s+out\s+of\s+(?:\w+\s+)?memory\b|"
            # ... and an out of memory that came "over time" (a title: "llama-server OOM Over Time")
            r"\b(?:OOMs?|OOM-?kill\w*|out of memory)\s+over\s+time\b|"
            r"\b(?:each|every)\s+(?:\w+\s+){0,2}?" + _STEP + r"\s+(?:adds|leaves)\s+(?:a\s+)?(?:fixed\s+|constant\s+)?"
@@ -415,7 +430,7 @@ _DENIED = re.compile(r"\b(?:no|not|never|nothing|without|nor|rule[sd]? out|ruled
 _UNBOUNDED = re.compile(r"\b(?:without|with no) (?:any )?(?:upper )?(?:bound|limit)s?\b", re.I)
 #: growth stated by saying memory is not given back: its negation is the report itself ("is never released")
 _NOT_GIVEN_BACK = re.compile(r"(?:\b(?:not|never)|n['\u2019]?t)\s+(?:being\s+|getting\s+|gets?\s+)?(?:properly\s+|fully\s+)?"
-                             r"(?:returned|released?|freed|free|de-?allocated|reclaimed|given back|return|give back|go(?:es)? "
+                             r"(?:returned|released?|releasing|releases|freed|freeing|frees|free|de-?allocated|reclaimed|given back|return|give back|go(?:es)? "
                              r"(?:back )?down|come(?:s)? back)\b", re.I)
 #: a clause that supposes rather than reports ("memory would keep growing", "to check whether RSS increases", "I
 #: expect memory to grow")
@@ -482,6 +497,8 @@ def _growth(m: re.Match, inside: bool = True, rise: bool = True) -> str:
 #: a rise within one step of work ("OOM occurs as the memory continues to increase as it passes forward", "during the
 #: forward pass", "layer by layer"): the step's own activations, not memory kept
 _WITHIN_STEP = re.compile(r"\b(?:passes forward|forward pass(?:es)?|during (?:the )?(?:prefill|forward|profil\w*|warm-?up)|"
+                          # (one long prompt read in: "Prefilling a long prompt makes VRAM usage grow until ...")
+                          r"prefill(?:ing)? (?:a |the |one )?(?:very )?(?:long|large|big|huge) (?:prompt|context|input)|"
                           # (the load: "grows in 2 GB chunks while the model loads")
                           r"while (?:the )?(?:model|weights|it) (?:loads|is loading)|while loading|"
                           r"during (?:the )?(?:model |weights? )?load(?:ing)?|"
@@ -790,7 +807,11 @@ LOG = LogWords(
         msg(r"\bfailed assertion [`'\x22\u2018](?=[^`'\x22\u2019]{0,200}?\b(?:[Cc]ommand ?(?:[Ee]ncoder|[Bb]uffer)|"
             r"[Ee]ncoder|MTL\w+|commit call|[Cc]ompleted handler|endEncoding)\b)(?![^`'\x22\u2019]{0,200}?(?:[Mm]emory|OutOfMemory|[Ee]xceed|too large|\blength\b|"
             r"\bsize\b))", "not_oom", code="metal-api-assertion"),
-        msg(r"NCCL error|ncclUnhandledCudaError|NCCL watchdog|ncclSystemError|ncclInternalError|"
+        # (NCCL's result codes by their C names, nccl.h ncclResult_t, and as CuPy's NcclError spells them, which Ray's
+        # collectives raise: "NCCL_ERROR_SYSTEM_ERROR: unhandled system error")
+        msg(r"NCCL error|ncclUnhandledCudaError|NCCL watchdog|ncclSystemError|ncclInternalError|ncclRemoteError|"
+            r"ncclInvalidUsage|ncclInvalidArgument|\bNCCL_ERROR_(?:UNHANDLED_CUDA_ERROR|SYSTEM_ERROR|INTERNAL_ERROR|"
+            r"INVALID_ARGUMENT|INVALID_USAGE|REMOTE_ERROR)\b|"
             r"Watchdog caught collective operation timeout|NCCL operations have failed or timed out|"
             # (as a user names it: "the final error is nccl timeout", "an NCCL timed out error")
             r"\bNCCL (?:timeout|timed out)\b", "not_oom", code="nccl-error"),
@@ -878,6 +899,11 @@ LOG = LogWords(
         msg(r"no kernel image is available|hipErrorNoBinaryForGpu|Unable to find code object for all current devices|"
             r"has no device code compatible with CUDA arch",
             "not_oom", code="cuda-no-kernel-image"),
+        # PyTorch's dispatcher found no kernel of an operator for this device (c10/core/dispatch/Dispatcher.cpp
+        # reportError: "Could not run 'sgl_kernel::rmsnorm' with arguments from the 'CUDA' backend."): a kernel
+        # package built for another PyTorch, CUDA or GPU, or an operator never registered for it
+        msg(r"\bCould not run '[\w:.]{1,120}' with arguments from the '\w{1,40}' backend", "not_oom",
+            code="operator-not-available"),
         # any other CUDA/HIP runtime error string (cudaGetErrorString) that is not out-of-memory, under whatever
         # prefix prints it ("CUDA error: ...", "Failed: Cuda error FILE:LINE '...'", "CUDA runtime error in ...")
         msg(r"(?:CUDA|HIP|ROCm)\w*[ _](?:runtime |driver )?(?:error|failure)\b.{0,300}?(?:" + CUDA_ERRORS + ")",
@@ -1182,7 +1208,7 @@ LOG = LogWords(
                  r"\s*=\s*\[?\s*torch\.(?:empty|zeros)"),
         # (ahead-of-time compilation of the model's programs at start: XLA/JAX on TPUs, torch.compile)
         # (and kernels tuned at start: FlashInfer's and Triton's autotuners run each kernel's variants once, before serving)
-        "WARMUP": rx(r"\bcaptur|cuda_graph|CudaGraph|CUDA graphs can take|graph_runner|warm(?:ing)?[ _-]?up|\bprofil|"
+        "WARMUP": rx(r"\bcaptur|cuda_graph|CudaGraph|CUDA graphs can take|graph_runner|warm(?:ing)?[ _-]?up|\bprofil(?!\w* verbosity)|"
                      r"\bautotun(?:e|es|ed|ing)\b|"
                      r"torch_compile_cache|_run_compilation|compilation_manager|precompil|compile_or_warm|"
                      r"XLA:\w+ compile\b|\bcompile permanent error|"

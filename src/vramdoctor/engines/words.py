@@ -130,11 +130,14 @@ def cli(key: str, flag: str, read: Callable[[re.Match], object], mode: str = "la
 
 def switch(key: str, flag: str) -> Figure:
     """A flag that takes no value, on a pasted command line (`--enforce-eager`, `--disable-cuda-graph`): True where
-    it is given (not `--flag=False` / `--flag 0`, and not where an engine's hint or a user proposes it: "disable CUDA
-    graph by --disable-cuda-graph", "try --enforce-eager", "with --enforce-eager it works")."""
+    it is given (not `--flag=False` / `--flag 0`, and not where an engine's hint or a user proposes it or says it is
+    not in use: "disable CUDA graph by --disable-cuda-graph", "try --enforce-eager", "with --enforce-eager it works",
+    "CUDA graphs: enabled (no --enforce-eager)", "--enforce-eager also works but cuts throughput")."""
     return Figure(key=key, pattern=lazy(r"(?:^|(?<!\bby)(?<!\busing)(?<!\buse)(?<!\btry)(?<!\badd)(?<!\bset)"
-                                        r"(?<!\bpass)(?<!\bwith)(?<!\bwithout)\s)--(?:" + flag +
-                                        r")(?![\w-])(?!\s*=?\s*(?:False|false|0)\b)", 0),
+                                        r"(?<!\bpass)(?<!\bwith)(?<!\bwithout)(?<!\bno)(?<!\bnot)\s)--(?:" + flag +
+                                        r")(?![\w-])(?!\s*=?\s*(?:False|false|0)\b)"
+                                        r"(?![`'\"]?\s+(?:also\s+|too\s+|does\s+|did\s+)?(?:works?|worked|helps?|helped|"
+                                        r"fix(?:es|ed)?|avoids?|avoided|solves?|solved|resolves?|resolved)\b)", 0),
                   read=lambda m: True, mode="last", command=True)
 
 

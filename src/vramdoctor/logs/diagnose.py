@@ -140,6 +140,10 @@ _NOT_OOM = {
     "cuda-no-kernel-image": "this build has no GPU code for this GPU's architecture (compute capability): a build "
                             "or wheel made for other GPUs.",
     "cuda-error": "a CUDA (or HIP) call failed with an error that is not out of memory.",
+    "operator-not-available": "PyTorch has no kernel of this operator for this device: the package that provides it "
+                              "(a kernel library such as sgl-kernel, vLLM's _C, torchvision, flash-attn) was built for "
+                              "another PyTorch, CUDA version or GPU, or not installed whole; install the build that "
+                              "matches the PyTorch in use.",
     "device-task-timeout": "a task on the accelerator did not finish in time (Ascend's stream-synchronize "
                            "timeout): a hang, a kernel's fault or a collective waiting on another "
                            "device, not memory running out.",
@@ -854,6 +858,11 @@ _HOST_LOADING = re.compile(r"\b(?:while|when|during) (?:the )?model (?:is |was )
                            r"(?:the |a |my )?(?:\w+ )?model\b|\bduring model load(?:ing)?\b|\bmid[- ]load(?:ing)?\b|"
                            r"\b(?:while|during) loading\b(?!\s+(?:the\s+|an?\s+)?(?:kv|cache|context|lora|adapters?|"
                            r"prompts?|requests?|images?|tokenizer)\b)|"
+                           # (at load time, of the model or its parts: "at projector load time, before any image
+                           # is processed"; a multimodal projector, mmproj, is weights too)
+                           r"\bat (?:the )?(?:(?:model|projector|mmproj|weights?|vision \w+|clip) )?load(?:ing)? time\b|"
+                           r"\b(?:while|when|during) (?:the )?(?:loading (?:the )?)?(?:projector|mmproj|vision tower|clip "
+                           r"model)\b(?! (?:is |was )?(?:running|encod\w+|process\w+))|"
                            r"\bcheckpoint shards\W{0,3}\s+(?:bar\s+)?(?:stops?|stopped|stalls?|stalled|hangs?|hung|freezes|"
                            r"froze|gets? stuck|got stuck|is stuck)\b|" + LOADING_ZH, re.I)
 
@@ -976,7 +985,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                              message="The run failed, but the line that says why is not in this log, so whether "
                                      "memory ran out cannot be told. Missing: " + _missing(f, place) + ". If it was "
                                      "memory, the phase would be " + " or ".join(cands) + ".")
-    if (not f.progress and run.progress and (user_words(f.text) or TITLE.match(f.text) or _plain_title(run, f))
+    if (not f.progress and run.progress and (user_words(f.text) or TITLE.match(f.text) or _plain_title(run, f)
+                                             or prose_like(f.text) and not (during_step(f.text)
+                                                                            or _HOST_LOADING.search(f.text)))
             and not any(g is not f and g.kind in ("oom", "not_oom", "error") and program_line(g.text)
                         for g in run.failures)):
         # a failure only the report's words name, above the log it pastes (a title, a sentence), where the log shows
@@ -1154,7 +1165,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                      "through CPU memory) or serving.")
         return Diagnosis(kind="RUNTIME" if loaded else "WEIGHTS", code="host-oom-kill" if loaded else
                          "weights-exceed-system-memory", evidence=[(f.line_no, f.text)], phase_source=source,
-                         inferred=bare,
+                         inferred=bare or not program_line(f.text),  # (a kill the report's words tell: inferred)
                          message=what + (" while serving." if loaded else " while it loaded the weights (they pass "
                                          "through CPU memory on the way to the GPU)."))
     phase, where = place.phase, place.source

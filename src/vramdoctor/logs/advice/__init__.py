@@ -156,6 +156,10 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
             s.say("a build for this GPU", "memory is not the problem: install a build or wheel compiled for this GPU's "
                   "compute capability (`nvidia-smi --query-gpu=compute_cap --format=csv`; for a source build set "
                   "CMAKE_CUDA_ARCHITECTURES or TORCH_CUDA_ARCH_LIST to it)")
+        elif code == "operator-not-available":
+            s.say("a matching kernel build", "memory is not the problem: reinstall the package that registers the "
+                  "operator named in the error, built for the PyTorch and CUDA in use (`python -c 'import torch; "
+                  "print(torch.__version__, torch.version.cuda)'`)")
         elif code in ("illegal-memory-access", "device-side-assert", "cuda-kernel-error", "cuda-invalid-argument",
                       "nccl-error", "cuda-error"):
             rerun = ("AMD_SERIALIZE_KERNEL=3 (HIP's CUDA_LAUNCH_BLOCKING; NCCL_DEBUG=INFO for RCCL)" if n.get("_rocm")
