@@ -244,3 +244,49 @@ def test_trt_llms_profiling_verbosity_is_no_profiling_step():
         "the engine with 'detailed' profiling verbosity to get more diagnostics.",
         "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 37812.51 MiB for execution context memory."])))
     assert run.code != "profile-run-oom", (run.kind, run.code, run.phase_source)
+
+
+# --- vLLM V1 warms its sampler up after the graphs are captured (gpu_worker.py compile_or_warm_up_model): an
+# out-of-memory straight after "Graph capturing finished", nothing of serving between, is that warm-up --------------
+
+_V1_CAPTURED = [
+    "(EngineCore_0 pid=51) INFO 10-29 19:56:50 [kv_cache_utils.py:1087] GPU KV cache size: 426,800 tokens",
+    "(Worker_TP0 pid=260) INFO 10-29 19:57:20 [gpu_model_runner.py:3480] Graph capturing finished in 28 secs, took "
+    "1.88 GiB",
+    "(Worker_TP1 pid=261) INFO 10-29 19:57:20 [gpu_model_runner.py:3480] Graph capturing finished in 28 secs, took "
+    "1.88 GiB"]
+_V1_OOM = ("(Worker_TP1 pid=261) ERROR 10-29 19:57:21 [multiproc_executor.py:671] torch.OutOfMemoryError: CUDA out "
+           "of memory. Tried to allocate 1.16 GiB. GPU 1 has a total capacity of 23.57 GiB of which 402.19 MiB is free.")
+
+
+def test_an_oom_straight_after_v1s_graph_capture_is_the_sampler_warmup():
+    run = run_of(diag("\n".join([*_V1_CAPTURED, _V1_OOM])))
+    assert (run.kind, run.code, run.inferred) == ("WARMUP", "sampler-warmup-oom", True), (run.kind, run.code)
+
+
+def test_the_same_oom_told_above_a_log_cut_after_the_capture_is_the_sampler_warmup():
+    run = run_of(diag("\n".join(["With v0.11.0 it reports that the graphics card memory is insufficient:",
+                                 *_V1_CAPTURED, "(Worker_TP1 pid=261) ERROR 10-29 19:57:21 [multiproc_executor.py:671] "
+                                                "WorkerP"])))
+    assert (run.kind, run.code) == ("WARMUP", "sampler-warmup-oom"), (run.kind, run.code, run.phase_source)
+
+
+@pytest.mark.parametrize("between", [
+    # the engine's own line that its whole warm-up is done
+    ["(EngineCore_0 pid=51) INFO 10-29 19:57:22 [core.py:210] init engine (profile, create kv cache, warmup model) "
+     "took 45.20 seconds"],
+    # the server up
+    ["(APIServer pid=1) INFO 10-29 19:57:25 [api_server.py:1920] Starting vLLM API server 0 on http://0.0.0.0:8000"],
+])
+def test_after_the_warmups_end_or_the_server_start_the_sampler_is_no_longer_told(between):
+    run = run_of(diag("\n".join([*_V1_CAPTURED, *between, _V1_OOM])))
+    assert run.code != "sampler-warmup-oom", (run.kind, run.code, run.phase_source)
+
+
+def test_v0s_capture_is_the_end_of_its_warmup():
+    run = run_of(diag("\n".join([
+        "INFO 06-01 10:00:00 [worker.py:267] the current vLLM instance can use total_gpu_memory (23.57GiB) x "
+        "gpu_memory_utilization (0.90) = 21.21GiB",
+        "INFO 06-01 10:00:30 [model_runner.py:1562] Graph capturing finished in 30 secs, took 0.53 GiB",
+        "ERROR 06-01 10:00:31 [engine.py:400] CUDA out of memory. Tried to allocate 1.16 GiB."])))
+    assert run.code != "sampler-warmup-oom", (run.kind, run.code, run.phase_source)

@@ -118,6 +118,9 @@ class LogWords:
     context_setup: lines the engine prints once the weights are read, as it sets up its context (llama.cpp's
     llama_context): where an engine has them, its weights milestone marks the weights' buffers made, not their data
     read, so a host kill after that milestone and before any of these was the weights being read.
+    warmup_goes_on: (`warmup_done` lines after which the engine's start-up still runs a warm-up step, that step's
+    name): vLLM V1's graphs captured, then its sampler warmed up; a failure that directly follows them, nothing of
+    serving between, is still the warm-up, in that step.
     not_oom_advice: failure code -> what to change, in this engine's own settings, where they differ from the
     engine it wraps or from every engine's (Ollama's num_ctx for llama.cpp's -c).
     sentences: memory messages in full, as the engine's source formats them (`{}` where it puts a value without
@@ -140,6 +143,7 @@ class LogWords:
     chat: re.Pattern | None = None
     device_setup: re.Pattern | None = None
     context_setup: re.Pattern | None = None
+    warmup_goes_on: tuple[re.Pattern, str] | None = None
     not_oom_advice: dict[str, str] = field(default_factory=dict)
     sentences: tuple[str, ...] = ()
 

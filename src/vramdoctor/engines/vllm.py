@@ -630,6 +630,11 @@ LOG = LogWords(
     loader=rx(r"model_loader[/.]|\bin get_model\b|\bget_model\(|"
               r"(?:gpu_worker|worker|gpu_model_runner|model_runner)\.py\W+line \d+, in load_model\b|"
               r"(?:gpu_worker|worker)\.py\W+line \d+, in \w+[^\n]*\n[^\n]*\bself\.model_runner\.load_model\("),
+    # V1's graph capture (gpu_model_runner.py capture_model: "Graph capturing finished in 28 secs, took 1.88 GiB") is
+    # followed by the sampler's warm-up (gpu_worker.py compile_or_warm_up_model: _dummy_sampler_run after
+    # capture_model, on purpose, so its buffers survive the capture's empty_cache); V0's capture (model_runner.py) is
+    # the last step of its warm-up
+    warmup_goes_on=(rx(r"gpu_model_runner\.py:\d+\]\s+Graph capturing finished"), "the sampler's warm-up"),
     # a worker setting up its device before any weights (gpu_worker.py init_device,
     # init_worker_distributed_environment; distributed/parallel_state.py init_distributed_environment,
     # ensure_model_parallel_initialized, initialize_model_parallel; device_communicators/pynccl.py's communicator)

@@ -366,6 +366,24 @@ def step_under_way(f: Failure, engine: str, floor: str | None = None) -> tuple[s
     return None
 
 
+def _warmup_goes_on(f: Failure, eng) -> bool:
+    """The run's last milestone is a line after which the engine still warms up (`LogWords.warmup_goes_on`), and what
+    follows it up to the failure is more of those lines (one per worker) or the failure's own error lines: no line of
+    another step, of serving, or of a person."""
+    pattern = eng.log.warmup_goes_on[0] if eng and eng.log.warmup_goes_on else None
+    at = f.progress.get("warmup_done")
+    if pattern is None or at is None or any(m in f.progress for m in ("ready", "requests")):
+        return False
+    lines = [(ln, t) for ln, t in f.before if ln >= at] + ([(f.line_no, f.text)] if f.line_no > at else [])
+    if not lines or not pattern.search(lines[0][1]):
+        return False
+    return all(pattern.search(t) or _ERROR_LINE.search(t) or FRAME.search(t) for _, t in lines[1:])
+
+
+#: an engine's line at error level, a traceback's header or an exception (the failure's own lines)
+_ERROR_LINE = re.compile(r"\b(?:ERROR|CRITICAL|FATAL)\b|^\S*\s*Traceback \(most recent call last\)|^\s*\w+(?:Error|Exception)\b")
+
+
 def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: frozenset[str] = frozenset()) -> Place:
     """Where `f` happened, from the evidence in order; see the module docstring. weights_bytes: the
     model's weights (printed by the engine, or estimated), held against what PyTorch held when it failed. told: the
@@ -508,6 +526,10 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
             return Place(cands[0], where, (f.line_no, f.text), cands, inferred=True)
         return Place(None, where, (f.line_no, f.text), cands)
     after_weights = eng.log.after_weights if eng else ("KV",)
+    if marker == "warmup_done" and not f.elided and _warmup_goes_on(f, eng):
+        return Place("WARMUP", f"the start-up progress: the last milestone, then {eng.log.warmup_goes_on[1]} (the step "
+                     "the engine runs after it), nothing of serving since", (f.line_no, f.text), ["WARMUP"],
+                     inferred=True)
     if f.elided or quiet:  # lines left out (or not printed) after the last milestone: anything may have happened
         cands = _at_least(scope, floor)
     else:
