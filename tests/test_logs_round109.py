@@ -290,3 +290,79 @@ def test_v0s_capture_is_the_end_of_its_warmup():
         "INFO 06-01 10:00:30 [model_runner.py:1562] Graph capturing finished in 30 secs, took 0.53 GiB",
         "ERROR 06-01 10:00:31 [engine.py:400] CUDA out of memory. Tried to allocate 1.16 GiB."])))
     assert run.code != "sampler-warmup-oom", (run.kind, run.code, run.phase_source)
+
+
+# --- CUDA could not load a kernel's module: with lazy loading a full GPU fails this way, so it is not told as "not
+# memory"; it is undetermined, with the phase it would be and the run that settles it (CUDA_MODULE_LOADING=EAGER) ----
+
+
+@pytest.mark.parametrize("lines,phase", [
+    (["[54881] llama_kv_cache: CUDA0 KV buffer size = 16384.00 MiB",
+      "[54881] common_init_: warming up the model with an empty run - please wait ... (--no-warmup to disable)",
+      "[54881] CUDA error: shared object initialization failed",
+      "[54881] ggml-cuda.cu:107: CUDA error"], "WARMUP"),
+    (["INFO 05-01 10:00:09 [api_server.py:1880] Starting vLLM API server 0 on http://0.0.0.0:8000",
+      "INFO:     127.0.0.1:40112 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK",
+      "ERROR 05-01 10:03:12 [core.py:720] RuntimeError: CUDA error: cudaErrorSharedObjectInitFailed"], "RUNTIME"),
+    (["[TensorRT-LLM][ERROR] CUDA driver error in loadModule: CUDA_ERROR_SHARED_OBJECT_INIT_FAILED"], None),
+])
+def test_a_kernel_module_that_could_not_load_is_undetermined_not_told_as_not_memory(lines, phase):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("UNDETERMINED", "cuda-module-load-failed"), (run.kind, run.code)
+    assert "CUDA_MODULE_LOADING=EAGER" in run.message
+    if phase:
+        assert run.candidates == [phase], run.candidates
+
+
+# --- code's words are no request: "at the same call site", "the first call stack" -----------------------------------
+
+
+@pytest.mark.parametrize("said", [
+    "The crash is identical at the same call site across both runs.",
+    "Looking at the first call stack, it dies in ggml_cuda_flash_attn_ext.",
+])
+def test_a_call_site_is_no_request(said):
+    run = run_of(diag("\n".join([said, "[54881] common_init_: warming up the model with an empty run - please wait "
+                                       "... (--no-warmup to disable)", "[54881] CUDA error: out of memory"])))
+    assert "requests" not in run.progress, run.progress
+    assert run.kind == "WARMUP", (run.kind, run.code, run.phase_source)
+
+
+# --- "after `warming up ...`" quotes the engine's line of a step starting: the step under way, not passed ------------
+
+
+@pytest.mark.parametrize("said", [
+    "Both instances died immediately after `warming up the model with an empty run`:",
+    "It crashes right after 'Capturing CUDA graphs (mixed prefill-decode, PIECEWISE)' shows up.",
+])
+def test_a_quoted_step_starting_is_not_a_step_passed(said):
+    from vramdoctor.logs.phase import passed_step
+    assert passed_step(said) is None, said
+
+
+def test_a_step_after_it_finished_is_still_passed():
+    from vramdoctor.logs.phase import passed_step
+    assert passed_step("It crashes right after warmup finished, on the first request.") == "RUNTIME"
+
+
+# --- a count of held things reached (Metal's buffers) that the report tells of as a leak: a leak ----------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["Title: Metal buffer-handle leak: [metal::malloc] Resource limit (499000) exceeded after ~2 h of traffic",
+     "INFO:     Uvicorn running on http://0.0.0.0:8080 (Press CTRL+C to quit)"],
+    ["mlx_lm.server leaks buffers: after a day of requests it dies with",
+     "libc++abi: terminating due to uncaught exception of type std::runtime_error: [metal::malloc] Resource limit "
+     "(499000) exceeded."],
+])
+def test_metals_buffer_count_reached_with_a_leak_told_is_a_leak(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("LEAK", "metal-buffer-leak"), (run.kind, run.code)
+
+
+def test_metals_buffer_count_reached_without_a_leak_told_stays_a_count():
+    run = run_of(diag("\n".join([
+        "Generating with a 120k-token context, not a leak as far as I can tell:",
+        "libc++abi: terminating due to uncaught exception of type std::runtime_error: [metal::malloc] Resource limit "
+        "(499000) exceeded."])))
+    assert (run.kind, run.code) == ("NOT_OOM", "metal-resource-limit"), (run.kind, run.code)

@@ -899,6 +899,12 @@ LOG = LogWords(
         msg(r"no kernel image is available|hipErrorNoBinaryForGpu|Unable to find code object for all current devices|"
             r"has no device code compatible with CUDA arch",
             "not_oom", code="cuda-no-kernel-image"),
+        # CUDA could not load a kernel's module (cudaErrorSharedObjectInitFailed, "shared object initialization
+        # failed"): with lazy module loading (CUDA_MODULE_LOADING=LAZY, CUDA 11.7+, the default from 12.2) a module is
+        # loaded at its kernel's first launch and takes device memory, so a full GPU fails this way; read apart by
+        # logs.diagnose, which says so rather than "not memory"
+        msg(r"\bshared object initialization failed\b|\bcudaErrorSharedObjectInitFailed\b|"
+            r"\bCUDA_ERROR_SHARED_OBJECT_INIT_FAILED\b", "not_oom", code="cuda-module-load-failed"),
         # PyTorch's dispatcher found no kernel of an operator for this device (c10/core/dispatch/Dispatcher.cpp
         # reportError: "Could not run 'sgl_kernel::rmsnorm' with arguments from the 'CUDA' backend."): a kernel
         # package built for another PyTorch, CUDA or GPU, or an operator never registered for it
@@ -1383,7 +1389,9 @@ LOG = LogWords(
                         # starting", "with the same API request", "on the second prompt"; not "before the first")
                         r"(?<!before )(?<!until )(?<!without )\bthe (?:very )?(?:first|second|third|fourth|fifth|next|same|"
                         r"\d+(?:st|nd|rd|th)|nth|Nth) (?:API |HTTP |"
-                        r"chat |completions? |inference )?(?:request|prompt|query|call)s?\b|"
+                        r"chat |completions? |inference )?(?:request|prompt|query|call)s?\b"
+                        # (not code's words: "at the same call site", "the first call stack")
+                        r"(?![\s-]+(?:sites?|stacks?|paths?|chains?|graphs?|backs?)\b)|"
                         r"\b(?:an?|the|same|every|each) API (?:request|call)s?\b|"
                         # through the server's API or chat ("accessing the models through api", "in the chat tab",
                         # "once the conversation reaches 8K tokens")

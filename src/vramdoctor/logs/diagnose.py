@@ -226,6 +226,22 @@ _NOT_OOM = {
                                    "a smaller batch or a newer build.",
 }
 
+#: a person's words of a leak ("Metal buffer-handle leak", "leaks buffers"), not denied ("no leak", "not a leak")
+_LEAK_TOLD = re.compile(r"(?<!\bno )(?<!\bnot a )(?<!\bnot )\bleak(?:s|ing|ed|age)?\b", re.I)
+#: failures of a count of things the process holds, not of bytes (Metal's buffer count): what a leak of them ends in
+_COUNT_CODES = ("metal-resource-limit",)
+
+
+def _count_leak_told(run: RunFacts, f: Failure) -> tuple[int, str] | None:
+    """The line of a person's words (the title, the report's sentences near the failure) that tell of a leak, where
+    failure `f` is a count of held things reached (`_COUNT_CODES`): the count grew as the server worked, a leak of
+    them. None where no such words are there."""
+    if f.code not in _COUNT_CODES:
+        return None
+    near = [(f.line_no, f.text), *([run.heading] if run.heading else []), *f.before[-20:], *f.after[:20]]
+    return next(((ln, t) for ln, t in near if not program_line(t) and _LEAK_TOLD.search(t)), None)
+
+
 def _not_oom_advice(code: str, engine: str) -> str:
     """What to change for not-memory failure `code`: in the engine's own settings where its module says it
     (`LogWords.not_oom_advice`), else the engine it wraps, else the engine whose failure it is (the code is only
@@ -916,6 +932,29 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                  "kernel.threads-max). Tell them apart in the server's environment: `ulimit -v` and "
                                  "`ulimit -u`, its threads now (`ls /proc/PID/task | wc -l`) against "
                                  "/sys/fs/cgroup/pids.max.")
+    leaked = _count_leak_told(run, f)
+    if leaked:
+        return Diagnosis(kind="LEAK", code="metal-buffer-leak", evidence=sorted({(f.line_no, f.text), leaked}),
+                         oom=None, inferred=True, phase_source=f"the report's words of a leak (line {leaked[0]})",
+                         message="The process ran out of Metal buffers (a count the GPU allows, about 499,000, not "
+                                 "bytes), and the report tells of a leak: buffers are made and not released as the "
+                                 "server works, until the count is reached. Memory settings only delay it; a release "
+                                 "that does not hold on to buffers (or a restart before the count) avoids it. To see "
+                                 "it, sample the process's buffer count or memory over time under the same load "
+                                 "(`vramdoctor probe` reads memory before, during and after requests).")
+    if f.kind == "not_oom" and f.code == "cuda-module-load-failed":
+        w = run.numbers.get("weights_bytes")
+        place = locate(f, engine, weights_bytes or (w if isinstance(w, int) and w > 0 else None), marks)
+        cands = [KIND_OF_PHASE[p] for p in (place.candidates if place.phase is None else [place.phase])]
+        return Diagnosis(kind="UNDETERMINED", code=f.code, evidence=[(f.line_no, f.text)], oom=None, candidates=cands,
+                         phase_source=place.source, missing="whether the GPU's memory was full when the module loaded",
+                         message="CUDA could not load a kernel's module (cudaErrorSharedObjectInitFailed). With lazy "
+                                 "module loading (CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2) a module is "
+                                 "loaded when its kernel first runs and needs device memory then, so a GPU that is "
+                                 "full fails this way instead of with 'out of memory'; a broken or mismatched build "
+                                 "fails this way too. Run once with CUDA_MODULE_LOADING=EAGER: a memory shortfall "
+                                 "then shows as an out-of-memory at start, and anything else stays this error."
+                                 + (" If it is memory, the phase would be " + " or ".join(cands) + "." if cands else ""))
     if f.kind == "not_oom":
         return Diagnosis(kind="NOT_OOM", code=f.code, evidence=[(f.line_no, f.text)], oom=False,
                          message="This is not memory running out: " + _not_oom_advice(f.code, engine))

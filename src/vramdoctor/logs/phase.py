@@ -205,7 +205,9 @@ _STEP_WORDS = (
     (r"(?:Application startup complete|Uvicorn running on|starting the main loop)", "RUNTIME"),
 )
 _DONE_WORDS = r"(?:has |had |was |is |were )?(?:succeeded|succeeds|finished|finishes|completed?|done|passed|over|loaded)"
-_PASSED = [(re.compile(r"\b(?:(?:even )?after|once|since)\s+[`'\x22\u201c]?(?:" + w + r")\b(?:\s+" + _DONE_WORDS + r")?|\b(?:" + w +
+#: (a quote of the engine's line that a step is starting, "after `warming up the model with an empty run`", is that
+#: step under way, not passed)
+_PASSED = [(re.compile(r"\b(?:(?:even )?after|once|since)\s+(?:[`'\x22\u201c](?!(?:warming|capturing|profiling|loading)\b))?(?:" + w + r")\b(?:\s+" + _DONE_WORDS + r")?|\b(?:" + w +
                        r")\s+" + _DONE_WORDS + r"\b", re.I), nxt) for w, nxt in _STEP_WORDS]
 #: ... in Chinese: the model loaded (模型加载成功后, 加载完成之后), the server started (启动成功后, 服务启动完成以后, 服务
 #: 起来之后); not denied or hoped (没有启动成功, 未加载完成, 无法启动成功, 能启动成功吗)
