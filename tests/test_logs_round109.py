@@ -366,3 +366,101 @@ def test_metals_buffer_count_reached_without_a_leak_told_stays_a_count():
         "libc++abi: terminating due to uncaught exception of type std::runtime_error: [metal::malloc] Resource limit "
         "(499000) exceeded."])))
     assert (run.kind, run.code) == ("NOT_OOM", "metal-resource-limit"), (run.kind, run.code)
+
+
+# --- a Rust panic's message on the line after it (Rust 1.73+, the thread's id since 1.88) or quoted on it (older): the
+# panic names its cause -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["2025-06-01T10:00:00.000000Z  INFO text_generation_router: router/src/main.rs:500: Serving revision 1a2b",
+     "thread 'tokio-runtime-worker' panicked at /usr/src/router/src/server.rs:180:45:",
+     "byte index 1000 is not a char boundary; it is inside '\u4f60' (bytes 999..1002)",
+     "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace"],
+    ["svc-1  | thread 'main' (75) panicked at src/utils/kvcache_allocator.rs:539:13:",
+     "svc-1  | fp8 kvcache is not compatible with flashinfer or flash-context feature!",
+     "svc-1  | stack backtrace:"],
+    ["thread 'main' panicked at 'index out of bounds: the len is 3 but the index is 5', src/pipeline/mod.rs:88:17"],
+])
+def test_a_rust_panic_with_its_message_names_its_cause(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "error-not-memory"), (run.kind, run.code, run.missing)
+
+
+# --- assertions as C's assert() prints them, or as a report names the GGML_ASSERT that failed: not memory unless the
+# condition speaks of it ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("line,code", [
+    ("llama-server: /src/llama-sampler.cpp:2686: void llama_sampler_penalties_apply(llama_sampler*, "
+     "llama_token_data_array*): Assertion `count > 0 && count <= ctx->penalty_last_n' failed.", "assertion-failed"),
+    ("koboldcpp: otherarch/ggml_v3.c:9011: ggml_v3_compute_forward_rope_f16: Assertion `ne2 == n_dims' failed.",
+     "assertion-failed"),
+    ("At the first prompt it crashes on a failed assert: GGML_ASSERT(max_blocks_per_sm > 0);", "ggml-assert"),
+])
+def test_an_assertion_on_a_condition_without_memory_words_is_not_memory(line, code):
+    run = run_of(diag("\n".join(["main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+                                 line])))
+    assert (run.kind, run.code) == ("NOT_OOM", code), (run.kind, run.code)
+
+
+def test_an_assertion_on_a_buffer_is_not_told_as_not_memory():
+    run = run_of(diag("\n".join(["main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+                                 "ggml-backend.c:1200: ggml_backend_alloc: Assertion `buf != NULL && \"failed to "
+                                 "allocate buffer\"' failed."])))
+    assert run.kind != "NOT_OOM", (run.kind, run.code)
+
+
+# --- NCCL's own strings for its errors, NCCL's debug lines as the program's (not a person's) lines, NIXL's KV
+# transfer errors, a compiler's missing header ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lines,code", [
+    (["# [Bug]: unhandled system error with NCCL on 0.5.0",
+      "(RayWorkerWrapper pid=67451) ERROR 06-25 15:28:30 worker_base.py:148]     self.model_runner.profile_run()"],
+     "nccl-error"),
+    (["(VllmWorker rank=0 pid=300) ERROR 03-01 10:00:00 [nixl_connector.py:900] nixl._bindings.nixlBackendError: "
+      "NIXL_ERR_BACKEND"], "communication-error"),
+    (["[TensorRT-LLM][ERROR] KV cache transfer failed: NIXL_ERR_REMOTE_DISCONNECT"], "communication-error"),
+    (["[2025-04-10 10:00:00 TP0] Scheduler hit an exception: RuntimeError: Error building extension "
+      "'batch_prefill_with_kv_cache'", "/tmp/flashinfer/prefill.cu:20:10: fatal error: cuda_fp8.h: No such file or "
+                                       "directory"], "kernel-build-failed"),
+    (["In file included from csrc/quantization/fp8.cu:3:", "csrc/quantization/fp8.cu:3:10: fatal error: "
+                                                            "'cuda_bf16.h' file not found"], "kernel-build-failed"),
+])
+def test_errors_that_name_a_cause_other_than_memory(lines, code):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", code), (run.kind, run.code)
+
+
+def test_ncclss_cut_out_of_memory_warning_is_the_programs_line_and_decides_over_its_unhandled_cuda_error():
+    run = run_of(diag("\n".join([
+        "gpu01:1:110 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/direct pointer",
+        "gpu01:1:107 [1] include/alloc.h:228 NCCL WARN Cuda failure 2 'out of me",
+        "gpu01:1:103 [0] NCCL INFO Channel 01/04 : 0 1",
+        "CUDA error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)"])))
+    assert run.oom is True and run.code == "nccl-buffers-oom", (run.kind, run.code)
+
+
+# --- a tracker's tag before a title that starts with a version ("[Bug]: 0.11.0rc0 qwen3-235B OOM"), and requests told
+# in other words (a prompt sent, requests served, "inferrence") ------------------------------------------------------
+
+
+@pytest.mark.parametrize("title", ["[Bug]: 0.9.2 OOM with 2xA100 after a long prompt", "[Bug] 2 GPUs run out of memory"])
+def test_a_tagged_title_starting_with_a_number_is_the_reports_title(title):
+    run = run_of(diag("\n".join([title, "", "```",
+                                 "INFO 06-01 10:00:00 [loggers.py:127] Engine 000: Avg prompt throughput: 0.0 tokens/s, "
+                                 "Running: 0 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.0%",
+                                 "ERROR 06-01 10:02:00 [multiproc_executor.py:671] WorkerProc hit an exception."])))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+@pytest.mark.parametrize("said", [
+    "When prompting for inferrence (asking about an image), ollama crashed with OOM.",
+    "After the cluster serves requests for a period of time, the worker runs out of memory.",
+    "The last node runs out of memory during continuous inference requests.",
+])
+def test_requests_told_in_other_words_place_an_oom_while_serving(said):
+    run = run_of(diag("\n".join([said, "", "time=2025-03-18T10:45:15.105+08:00 level=INFO source=sched.go:508 "
+                                           "msg=\"updated VRAM based on existing loaded models\" library=cuda"])))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)

@@ -809,7 +809,9 @@ LOG = LogWords(
             r"\bsize\b))", "not_oom", code="metal-api-assertion"),
         # (NCCL's result codes by their C names, nccl.h ncclResult_t, and as CuPy's NcclError spells them, which Ray's
         # collectives raise: "NCCL_ERROR_SYSTEM_ERROR: unhandled system error")
+        # (and NCCL's own strings for them, ncclGetErrorString: "unhandled system error", "unhandled cuda error")
         msg(r"NCCL error|ncclUnhandledCudaError|NCCL watchdog|ncclSystemError|ncclInternalError|ncclRemoteError|"
+            r"\bunhandled (?:system|cuda) error\b|"
             r"ncclInvalidUsage|ncclInvalidArgument|\bNCCL_ERROR_(?:UNHANDLED_CUDA_ERROR|SYSTEM_ERROR|INTERNAL_ERROR|"
             r"INVALID_ARGUMENT|INVALID_USAGE|REMOTE_ERROR)\b|"
             r"Watchdog caught collective operation timeout|NCCL operations have failed or timed out|"
@@ -844,7 +846,11 @@ LOG = LogWords(
             r"mismatch)\b", "not_oom", code="cuda-kernel-error"),
         # the processes failed to talk to each other (gloo, TCP): a distributed set-up fault, not memory
         msg(r"\bgloo\b.*(?:Connection|connect|timed? ?out|reset|closed|\bcl$)|Connection (?:closed|reset|refused) by peer|"
-            r"ConnectionResetError|ConnectionRefusedError", "not_oom", code="communication-error"),
+            r"ConnectionResetError|ConnectionRefusedError|"
+            # ... or NIXL, which moves KV caches between servers (disaggregated prefill: TensorRT-LLM, vLLM's
+            # NixlConnector, Dynamo), failed a transfer with one of its status codes (nixl_types.h: NIXL_ERR_BACKEND,
+            # NIXL_ERR_REMOTE_DISCONNECT, ...; none of them is memory)
+            r"\bNIXL_ERR_[A-Z_]+\b", "not_oom", code="communication-error"),
         # the GPU stopped answering (a hang, a driver reset, a reset by the OS watchdog): a named cause, not memory
         # (Vulkan VK_ERROR_DEVICE_LOST and its C++ name, D3D12's device removal, NVIDIA's Xid 79 text)
         msg(r"ErrorDeviceLost|VK_ERROR_DEVICE_LOST|\bDevice lost\b|DXGI_ERROR_DEVICE_(?:REMOVED|HUNG|RESET)|"
@@ -924,7 +930,15 @@ LOG = LogWords(
         # n_free_blocks < MAX_FREE_BLOCKS && \"out of free blocks\""): a limit of its bookkeeping, not memory
         msg(r"n_free_blocks < MAX_FREE_BLOCKS|\x22out of free blocks\x22", "not_oom", code="ggml-assert"),
         msg(r"GGML_ASSERT\((?!.*(?:" + MEMORY_TERMS + r")).*\) failed|GGML_ASSERT: \S+:\d+: (?!.*(?:"
-            + MEMORY_TERMS + r"))\S", "not_oom", code="ggml-assert"),
+            + MEMORY_TERMS + r"))\S|"
+            # ... as a report names the assert that failed, by its source line ("crash on failed assert
+            # GGML_ASSERT(max_blocks_per_sm > 0);")
+            r"\b(?:failed|failing) assert(?:ion)?\W{1,8}GGML_ASSERT\((?!.*(?:" + MEMORY_TERMS + r")).*\)",
+            "not_oom", code="ggml-assert"),
+        # C's assert() (glibc's "file.cpp:2686: void f(...): Assertion `count > 0' failed."), on a condition that
+        # speaks of nothing memory is made of
+        msg(r"\bAssertion [`'\u2018](?![^`'\u2019\n]*(?:" + MEMORY_TERMS + r"))[^`'\u2019\n]{1,300}['\u2019] failed",
+            "not_oom", code="assertion-failed"),
         # a crash by a bad pointer (Windows "exception: access violation", POSIX SIGSEGV): not memory running out
         # (the shell's and a container's exit status 139 is 128 + SIGSEGV's 11)
         msg(r"exception: access violation|Segmentation fault|\bSIGSEGV\b|segfault at |"
@@ -1015,7 +1029,11 @@ LOG = LogWords(
         # '['ninja', '-v', ...]' returned non-zero exit status 1", "Error building extension", "ninja: build stopped"):
         # a toolchain or kernel source problem, not memory
         msg(r"CalledProcessError: Command '\[?'(?:ninja|nvcc|cmake|make|c\+\+|g\+\+|gcc|hipcc)'|\bError building extension\b|"
-            r"\bninja: build stopped\b", "not_oom", code="kernel-build-failed"),
+            r"\bninja: build stopped\b|"
+            # (a compiler's own error for a header the kernel's source needs: "fatal error: cuda_fp8.h: No such file or
+            # directory", clang's "fatal error: 'cuda_fp8.h' file not found")
+            r"\bfatal error: '?[\w./-]+\.(?:h|hpp|cuh)'?(?:: No such file or directory| file not found)",
+            "not_oom", code="kernel-build-failed"),
         # ... or Metal's shader library that did not compile for this GPU (ggml-metal's "ggml_metal_library_init: error:
         # Error Domain=MTLLibraryErrorDomain Code=3", "failed to initialize the Metal library"): the context it then
         # "failed to allocate" never reached memory
@@ -1181,7 +1199,8 @@ LOG = LogWords(
         # a server's own words for a failed request or graph run, whose cause is elsewhere (OVMS, Triton)
         msg(r"\b(?:[Ee]xecution|[Rr]equest processing|[Ii]nference) failed\b", "error", flags=0),
         # a Rust panic (mistral.rs, TGI's router, candle): the cause is its message, on the same or next line
-        msg(r"thread '[^']*' panicked at|\bfailed with error `|called `Result::(?:unwrap|expect)\(\)` on an `Err` "
+        # (Rust 1.88+ names the thread's id too: "thread 'main' (75) panicked at src/utils/kvcache_allocator.rs:539:13:")
+        msg(r"thread '[^']*'(?: \(\d+\))? panicked at|\bfailed with error `|called `Result::(?:unwrap|expect)\(\)` on an `Err` "
             r"value: ", "error", flags=0),
         # a request answered with a server error (an access log: uvicorn's `"POST /v1/... HTTP/1.1" 500`): a
         # request failed while serving, its cause elsewhere (Gin's `| 500 |` is Ollama's, whose requests load the
@@ -1258,9 +1277,18 @@ LOG = LogWords(
                         # (nor a step named to be told apart: "so that OOM happens during profiling instead of
                         # during inference")
                         r"(?<!fail )(?<!instead of )(?<!rather than )\b(?:during|while|at) (?:doing |running )?"
-                        r"inference\b|"
+                        r"inferr?ence\b|"
                         # ... "when inference", as many write it ("When inference，batch size = 4 ... oom occurs")
-                        r"\bwhen (?:doing |running )?inferenc(?:e|ing)\b|"
+                        r"\bwhen (?:doing |running )?inferr?enc(?:e|ing)\b|"
+                        # ... or requests served ("after the cluster serves requests for a period of time", "during
+                        # continuous inference requests")
+                        r"\bserv(?:es|ed|ing) (?:user |client |inference |\d+ )?requests\b|"
+                        # (not a setting's name: "max concurrent requests to 8")
+                        r"(?<!max )(?<!maximum )(?<!number of )(?<!limit of )(?<!limit on )"
+                        r"\b(?:continuous|sustained|concurrent|steady) (?:inference |chat |completion )?requests\b"
+                        r"(?!\s+(?:to|=|of|limit|setting)\b)|"
+                        # ... or a prompt sent ("when prompting for inference, ollama crashed", "when I prompt it")
+                        r"\bwhen (?:I |we )?prompt(?:ing|ed)?\b(?! (?:it |the model )?to (?:load|start))|"
                         # ... or prediction, or serving itself ("OOMing unpredictably on prediction", "OOMed at
                         # prediction-time", "it OOMs while serving"; not "while serving the model", a start)
                         r"\b(?:during|while|at|on) prediction(?:[- ]time)?\b|"

@@ -113,7 +113,7 @@ def mib(m: re.Match, i: int = 1) -> int:
 #: an issue's title as its tracker's form tags it ("[Bug] ...", "[Usage]: ...", llama.cpp's "Bug: ...", "Misc. bug:
 #: ..."): the report's words, not a program's line (logs' TITLE and the prose figures' `_WRITTEN` both read it)
 ISSUE_TAGS = (r"\[(?:Bug|BUG|bug|Usage|Feature|Question|Performance|Misc|RFC|Doc|Docs|Installation|New Model|Hardware|"
-              r"Help|Issue)\]:?\s+[^\W\d]|(?:Bug|Misc\. bug|Eval bug|Compile bug|Feature Request):\s+\S")
+              r"Help|Issue)\]:?\s+[^\W_]|(?:Bug|Misc\. bug|Eval bug|Compile bug|Feature Request):\s+\S")
 
 
 def fig(key: str, pattern: str, read: Callable[[re.Match], object] = size, mode: str = "last",

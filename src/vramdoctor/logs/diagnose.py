@@ -179,7 +179,8 @@ _NOT_OOM = {
                    "unsupported model or option.",
     "model-file-error": "the model file could not be opened or read (a wrong path, a partial download, a format "
                         "this build does not know).",
-    "communication-error": "the processes failed to talk to each other (gloo, TCP, NCCL set-up).",
+    "communication-error": "the processes failed to talk to each other (gloo, TCP, NCCL set-up, NIXL's KV cache "
+                           "transfer between servers).",
     "crash-access-violation": "a crash by a bad memory access (a bug), not memory running out.",
     "guardrail-estimate-invalid": "LM Studio's load guardrail could not size this model (its estimate is NaN: an "
                                   "architecture or file its estimator does not know) and refused it; nothing was "
@@ -310,6 +311,30 @@ _NO_INFO = re.compile(r"\b(?:crashed|failed|exited|stopped|terminated) (?:withou
                       # Invalid response object from API: 'Internal Server Error' (HTTP response code was 500)")
                       r"\bInternal Server Error\W{0,3}(?:\(HTTP (?:response )?(?:code|status) (?:was |is )?500\)|for url\b|$)",
                       re.I)
+
+
+#: a Rust panic's first line, whose message Rust (1.73+) prints on the next line ("thread 'main' (75) panicked at
+#: src/utils/kvcache_allocator.rs:539:13:", then "fp8 kvcache is not compatible with flashinfer ...")
+_PANIC_AT = re.compile(r"\bthread '[^']*'(?: \(\d+\))? panicked at \S+:\d+:\d+:\s*$")
+#: a container runtime's tag before each line ("vllm-rs-svc2  | "), as docker compose prints it
+_COMPOSE_TAG = re.compile(r"^[\w.-]+\s+\|\s?")
+#: what follows a panic that is not its message: a backtrace's header or note, a frame
+_NOT_PANIC_MESSAGE = re.compile(r"^\s*(?:stack backtrace:|note: run with|\d+: |at \S+:\d+)")
+
+
+def _with_panic_message(f: Failure) -> Failure:
+    """Failure `f` with its message joined, where `f` is a Rust panic's first line and the message is the next line
+    (in the same container's tag, if any); `f` itself otherwise."""
+    if not _PANIC_AT.search(f.text) or not f.after:
+        return f
+    tag = _COMPOSE_TAG.match(f.text)
+    ln, nxt = f.after[0]
+    if tag and nxt.startswith(tag.group(0).rstrip()):
+        nxt = nxt[tag.end():] if nxt.startswith(tag.group(0)) else nxt[len(tag.group(0).rstrip()):]
+    nxt = nxt.strip()
+    if ln != f.line_no + 1 or not nxt or _NOT_PANIC_MESSAGE.match(nxt) or FRAME.search(nxt):
+        return f
+    return replace(f, text=f.text.rstrip() + " " + nxt, after=f.after[1:])
 
 
 def _cause_shown(f: Failure) -> bool:
@@ -983,6 +1008,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             v, told = titled
             f = replace(f, kind="oom", code=v.code, phase=v.phase, candidates=v.candidates, wrapper=False)
     if f.kind == "error":
+        f = _with_panic_message(f)
         usage = run.numbers.get("kv_usage_pct") or []
         # (only where the log goes on after the error: a paste that stops at it may have cut the out-of-memory
         # line that would have followed)

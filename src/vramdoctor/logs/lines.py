@@ -45,7 +45,9 @@ _STRONG = (r"^\s*(?:\(\w+[\w =]*pid=\d+\)|\[?\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:|tim
            r"(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|\[[\w.: -]+\]|[A-Z][a-z]{2} +\d+ \d\d:|"
            # syslog's and journald's month in the machine's own language ("jun 18 13:23:19", "déc. 03 10:11:12")
            r"[^\W\d_]{3,5}\.? {1,2}\d{1,2} \d\d:\d\d:\d\d |"
-           r"\d+\.\d+\.\d+\.\d+ [IWE] |\d{1,2}:\d\d(?::\d\d)?[AP]M [A-Z]{3} |[A-Za-z][\w.-]*\s+\| ")
+           r"\d+\.\d+\.\d+\.\d+ [IWE] |\d{1,2}:\d\d(?::\d\d)?[AP]M [A-Z]{3} |[A-Za-z][\w.-]*\s+\| |"
+           # NCCL's debug lines (debug.cc: "host:pid:tid [dev] NCCL INFO ...", "gpu01:2341:2390 [0] NCCL WARN ...")
+           r"[\w.-]+:\d+:\d+ \[\d+\] ")
 # (the last: docker compose's "svc-1  | "; before it LocalAI's zerolog "8:02AM DBG "; the first: vLLM's process
 # tags "(APIServer pid=1)", "(VllmWorker rank=3 pid=1090)")
 # (and llama-server's own tags before its function's name, tools/server 2024+: "srv  update_slots: ", "slot launch_slot_: ",
@@ -57,6 +59,9 @@ STRONG_PREFIX = re.compile(_STRONG + ")")
 STATED = re.compile(r"\b(?:\w+\.)*(?:[A-Z]\w*)?(?:Error|Exception|Exit|Interrupt):\s+\S.{6,}|\berror: \S.{6,}|"
                     r"\b(?:CUDA|HIP|ROCm) error(?: \d+ at \S+)?: \S.{6,}|\bCUDA runtime error in .{1,200}?\): \S.{6,}|\b(?:[Ff]ailed|FAILED|[Uu]nable) to [\w ]{1,60}: (?![/~.'\x22]|\w:\\|\S+\.(?:gguf|bin|safetensors|pt)\b)\S.{5,}|\bfailed: \S.{6,}|\berror loading [\w ]{1,40}: \S.{6,}|\bfailed with error `\S.{6,}|"
                     r"called `Result::(?:unwrap|expect)\(\)` on an `Err` value: \S.{6,}|"
+                    # a Rust panic with its message (before 1.73 quoted on the line: "panicked at 'msg', src/x.rs:2:5";
+                    # since, after the location: "panicked at src/x.rs:2:5: msg", the message joined from its own line)
+                    r"\bpanicked at (?:'[^']{6,}'|\S+:\d+:\d+:\s+\S.{6,})|"
                     # an exception logged by its class object (LMDeploy's engine.py "exception happened: <class
                     # 'IndexError'> index 17 is out of bounds ...")
                     r"<class '(?:\w+\.)*\w*(?:Error|Exception)'>:?\s+\S.{6,}|"
