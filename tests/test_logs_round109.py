@@ -464,3 +464,30 @@ def test_requests_told_in_other_words_place_an_oom_while_serving(said):
     run = run_of(diag("\n".join([said, "", "time=2025-03-18T10:45:15.105+08:00 level=INFO source=sched.go:508 "
                                            "msg=\"updated VRAM based on existing loaded models\" library=cuda"])))
     assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+# --- LM Studio's load estimate (its log's block: the context asked for, each ledger's size by its estimate) is read,
+# and the guardrail's refusal is advised by the larger ledger first; a line that is an engine's message by itself is
+# not joined onto the line before it ----------------------------------------------------------------------------------
+
+_LMS_ESTIMATE = ["[2026-04-04 01:58:52.300] [error] [LM Studio] Model load size estimate with raw num offload layers "
+                 "'max' and context length '{ctx}':", "  Model: {w} GB", "  Context: {kv} GB", "  Total: 99.00 GB"]
+_LMS_REFUSED = ["\U0001F972 Failed to load the model",
+                "Model loading was stopped due to insufficient system resources. Under the current settings, this "
+                "model requires approximately 99.0 GB of memory"]
+
+
+@pytest.mark.parametrize("w,kv,first", [("34.85", "73.60", "a shorter context"), ("70.10", "12.40", "a smaller quant")])
+def test_lm_studios_estimate_orders_the_guardrails_advice(w, kv, first):
+    lines = [x.format(ctx=262144, w=w, kv=kv) for x in _LMS_ESTIMATE] + _LMS_REFUSED
+    run = run_of(diag("\n".join(lines)))
+    assert run.code == "guardrail-refused-load", (run.kind, run.code)
+    assert run.numbers["max_model_len"] == 262144 and run.numbers["estimate_kv_bytes"] == round(float(kv) * 2**30)
+    assert run.advice[0]["change"] == first, run.advice
+    assert all(e["text"].startswith("Model loading was stopped") for e in run.evidence), run.evidence
+
+
+def test_an_estimate_block_of_another_engine_is_not_lm_studios():
+    run = run_of(diag("\n".join(["INFO 06-01 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5",
+                                 "  Model: 34.85 GB", "  Context: 73.60 GB"])))
+    assert "estimate_kv_bytes" not in run.numbers, run.numbers

@@ -45,6 +45,13 @@ LOG = LogWords(
         fig("n_ctx", r"\"n_ctx\":\s*(\d+)", count),
         fig("host_free_memory_bytes", r"\"ram_unused\":\s*\"" + SIZE),
         fig("engine_version", r"\"app\":\s*\{\s*\"version\":\s*\"([\w.+-]{1,40})\"", lambda m: m.group(1)),
+        # its load estimate, a block in its log ("[LM Studio] Model load size estimate with raw num offload layers
+        # 'max' and context length '262144':", then "  Model: 34.85 GB", "  Context: 73.60 GB", "  Total: 108.45 GB"):
+        # the context asked for, and what each ledger would take by its estimate (weights; the context's KV cache)
+        fig("max_model_len", r"Model load size estimate with raw num offload layers '[^']{0,20}' and context length "
+                             r"'(\d+)'", count),
+        fig("estimate_weights_bytes", r"^\s+Model:\s+" + SIZE + r"\s*$"),
+        fig("estimate_kv_bytes", r"^\s+Context:\s+" + SIZE + r"\s*$"),
     ),
 )
 

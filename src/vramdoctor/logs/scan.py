@@ -553,6 +553,10 @@ class Scanner:
             return False
         first, head, _, count = self.partial
         self.partial = None
+        alone = self.k.verdict(text, self.k.candidates(text.lower().encode("utf-8", "replace")).get("msg", set()))
+        if alone is not None and alone.engine != "generic" and alone.kind not in ("error", "wrapper", "retry"):
+            return False  # (a line that is an engine's message by itself begins one: LM Studio's dialog title, then
+            # its cause "Model loading was stopped due to insufficient system resources...")
         # (cut at a width, mid-word, or at a space whose trailing blank the paste dropped: "... on startup is" /
         # "less than desired ...")
         for whole in (head + text, head + " " + text) if head[-1:].isalnum() and text[:1].isalnum() else (head + text,):

@@ -91,10 +91,21 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
               "(`nvidia-smi`, `nvidia-smi --query-compute-apps=pid,used_memory --format=csv`), stop it or a server that "
               "did not exit, or point the server at a free GPU (CUDA_VISIBLE_DEVICES); then start again")
     elif kind == "UNDETERMINED" and code == "guardrail-refused-load":
-        s.say("a smaller load", "LM Studio's guardrail refused the load from its own estimate (weights plus the context's "
-              "KV cache): nothing ran out yet. Lower the context length in the model's load settings (the cache "
-              "grows with it), or pick a smaller quant; the guardrail's level (Settings, model loading guardrails) "
-              "only moves the check, not the memory")
+        w, kv = n.get("estimate_weights_bytes"), n.get("estimate_kv_bytes")
+        if isinstance(w, int) and isinstance(kv, int) and w > 0 and kv > 0:
+            # (its own estimate of each ledger, printed in its log: the larger is the one to shrink first)
+            est = (f"LM Studio's guardrail refused the load from its own estimate, {w / 2**30:.2f} GiB of weights and "
+                   f"{kv / 2**30:.2f} GiB of context (KV cache); nothing ran out yet")
+            ctx = ("a shorter context", "the context", "lower the context length in the model's load settings (the "
+                   "cache shrinks with it)")
+            quant = ("a smaller quant", "the weights", "a smaller quant of the model (the weights shrink with it)")
+            for i, (change, part, why) in enumerate((ctx, quant) if kv >= w else (quant, ctx)):
+                s.say(change, f"{est}; {part} is the larger part: {why}" if i == 0 else why)
+        else:
+            s.say("a smaller load", "LM Studio's guardrail refused the load from its own estimate (weights plus the "
+                  "context's KV cache): nothing ran out yet. Lower the context length in the model's load settings "
+                  "(the cache grows with it), or pick a smaller quant; the guardrail's level (Settings, model loading "
+                  "guardrails) only moves the check, not the memory")
     elif kind == "UNDETERMINED" and code in ("host-oom-kill", "host-alloc-failed"):
         s.say("more host memory", "host RAM (or the container's memory limit) ran out, not the GPU: add RAM, raise the "
               "container's or pod's memory limit, or lower what the server keeps in RAM (CPU offload, swap space, "
