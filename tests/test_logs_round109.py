@@ -491,3 +491,44 @@ def test_an_estimate_block_of_another_engine_is_not_lm_studios():
     run = run_of(diag("\n".join(["INFO 06-01 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5",
                                  "  Model: 34.85 GB", "  Context: 73.60 GB"])))
     assert "estimate_kv_bytes" not in run.numbers, run.numbers
+
+
+# --- a log pasted into a logged prompt: its start lines start no run and its figures are not the server's, once the
+# prompt's close comes (also after the prompt's last words on the same line) ------------------------------------------
+
+_SERVER = ["INFO 06-01 10:00:00 [api_server.py:1043] vLLM API server version 0.9.1",
+           "INFO 06-01 10:00:05 [gpu_model_runner.py:1500] Model loading took 14.99 GiB and 6.1 seconds",
+           "INFO 06-01 10:00:09 [kv_cache_utils.py:1087] GPU KV cache size: 426,800 tokens",
+           "INFO 06-01 10:00:20 [api_server.py:1880] Starting vLLM API server 0 on http://0.0.0.0:8000",
+           "INFO 06-01 10:01:00 [logger.py:43] Received request chatcmpl-1d0f: prompt: '<|user|>Why does my server "
+           "print this?"]
+_STATS = ("INFO 06-01 10:01:05 [loggers.py:127] Engine 000: Avg prompt throughput: 120.0 tokens/s, Running: 1 reqs, "
+          "GPU KV cache usage: 1.0%")
+
+
+@pytest.mark.parametrize("pasted", [
+    ["INFO 05-01 09:00:00 [api_server.py:1043] vLLM API server version 0.4.0",
+     "INFO 05-01 09:00:05 [worker.py:100] Loading model weights took 30.50 GiB",
+     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."],
+    ["INFO 05-01 09:00:09 [kv_cache_utils.py:1087] GPU KV cache size: 1,000 tokens",
+     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."],
+])
+@pytest.mark.parametrize("close", ["<|assistant|>', params: SamplingParams(n=1, temperature=0.0, max_tokens=512)",
+                                   "', params: SamplingParams(n=1, temperature=0.0, max_tokens=512)"])
+def test_a_log_pasted_into_a_logged_prompt_is_not_the_servers(pasted, close):
+    rep = diag("\n".join([*_SERVER, *pasted, close, _STATS]))
+    assert len(rep.runs) == 1, [(r.first_line, r.kind) for r in rep.runs]
+    run = rep.runs[0]
+    assert run.kind == "NONE", (run.kind, run.code)
+    assert (run.numbers.get("engine_version"), run.numbers.get("kv_pool_tokens")) == ("0.9.1", 426800), run.numbers
+    assert "failed_alloc_bytes" not in run.numbers, run.numbers
+
+
+def test_a_restart_after_a_prompt_closed_on_its_own_line_is_a_new_run():
+    rep = diag("\n".join([*_SERVER[:4],
+                          "INFO 06-01 10:01:00 [logger.py:43] Received request chatcmpl-1: prompt: 'Hi', params: "
+                          "SamplingParams(n=1)",
+                          "INFO 06-01 11:00:00 [api_server.py:1043] vLLM API server version 0.9.1",
+                          "INFO 06-01 11:00:05 [gpu_model_runner.py:1500] Model loading took 14.99 GiB and 6.1 seconds",
+                          "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."]))
+    assert len(rep.runs) == 2 and rep.runs[1].oom is True, [(r.first_line, r.kind) for r in rep.runs]

@@ -9,6 +9,8 @@ line; `blocks.scan_blocks` feeds it only the lines that can matter.
 
 from __future__ import annotations
 
+import copy
+
 import re
 from collections import deque
 from typing import Callable, Iterable, Iterator
@@ -112,6 +114,9 @@ class Scanner:
         self.partial: tuple[int, str, int, int] | None = None
         self.echo_until = 0  # the last line a multi-line logged prompt may reach
         self.prompt_open = 0  # the line a multi-line logged prompt opened on, until its close is seen
+        #: the run's figures as they were before the first figure read from that prompt's lines (None: none read)
+        self.prompt_figures: tuple | None = None
+        self.prompt_run: RunFacts | None = None  # the run that prompt opened in
         self.answer_from = 0  # the line of a question typed at an interactive prompt whose answer follows
         self.answer_fenced = False  # inside a code block the answer opened
         self.chat_fenced = False  # the chat session was pasted inside a fence of the report's (its next fence ends it)
@@ -273,6 +278,24 @@ class Scanner:
         joined = prev + ("" if prev.endswith("-") else " ") + text.strip()
         return self.k.line_verdict(joined) is None
 
+    def _resume(self, start: int) -> RunFacts:
+        """The run line `start` was read in, made the current run again with the runs started after it dropped
+        (their starts, failures and figures were a logged prompt's text: a log pasted into a request); the current
+        run where none started since."""
+        if self.run.first_line <= start:
+            return self.run
+        at = next((i for i in range(len(self.runs) - 1, -1, -1) if self.runs[i].first_line <= start), None)
+        if at is None:
+            return self.run  # (that run was dropped as one of too many: nothing to go back to)
+        back = self.runs[at]
+        later = self.runs[at + 1:] + [self.run]
+        del self.runs[at:]
+        back.lines += sum(x.lines for x in later)
+        back.last_line = max(back.last_line, self.run.last_line)
+        self.run = back
+        self.pending = []
+        return back
+
     def _unsay(self, r: RunFacts, start: int, end: int) -> None:
         """Forget the failures, pressure and milestones read from lines start+1 .. end of run `r` (a logged prompt's
         text, found to be one only when its closing quote came)."""
@@ -322,16 +345,20 @@ class Scanner:
         if self.prompt_open and line_no > self.prompt_open:
             if line_no - self.prompt_open > PROMPT_LINES:
                 self.prompt_open = 0
-            elif _PROMPT_CLOSE.match(text):
+            elif _PROMPT_CLOSE.match(text) or not LOG_PREFIX.match(text) and _PROMPT_CLOSE_AFTER.search(text):
                 # the prompt's close: every line since it opened was its text, also lines with a log prefix of their
-                # own (a log the user pasted into the prompt), never the server's
+                # own (a log the user pasted into the prompt), never the server's: no run started there either
+                r = self._resume(self.prompt_open)
                 self._unsay(r, self.prompt_open, line_no)
+                if self.prompt_figures is not None and r is self.prompt_run:  # (the prompt's figures: not the server's)
+                    r.numbers, r.number_lines, r.figure_owners, r.owned_values = self.prompt_figures
                 self.prompt_open = 0
         echo = "echo" in c and is_echo(text, c["echo"])
         if echo and not ECHO_CLOSED.search(text) and not prompt_closes(text):
             # a prompt logged with its newlines: the next lines are its text
             self.echo_until = line_no + ECHO_LINES
             self.prompt_open = line_no
+            self.prompt_figures, self.prompt_run = None, self.run
             self.wants_every_line_until = max(self.wants_every_line_until, self.echo_until)
         elif not echo and line_no <= self.echo_until and not LOG_PREFIX.match(text):
             echo = True  # a line of that prompt (it has no log prefix of its own; a pasted traceback is text too)
@@ -532,6 +559,8 @@ class Scanner:
                 value = f.read(m)
             except (ValueError, KeyError, IndexError, OverflowError):
                 continue
+            if self.prompt_open and line_no > self.prompt_open and self.prompt_figures is None and r is self.prompt_run:
+                self.prompt_figures = _figures_of(r)  # (the figures as they were, should the prompt's close come)
             r.note(f.key, value, f.mode, line_no)
             owner = self.k.figure_owner.get(id(f), "generic")
             r.figure_owners.setdefault(f.key, set()).add(owner)
@@ -756,6 +785,15 @@ _VERSION = re.compile(r"[\s:-]{0,3}(?:to\s+)?(?:v|version\s*)?\d+\.\d+", re.I)
 #: a prompt runs long), and that close: a line that begins with it (the prompt's closing quote and the engine's own
 #: fields after it, "', params: SamplingParams(...)"), never another request's line that holds its own whole prompt
 PROMPT_LINES = 2000
+def _figures_of(r: RunFacts) -> tuple:
+    """A copy of run `r`'s figures (numbers, their lines, owners, each engine's values), to put back later."""
+    return (copy.deepcopy(r.numbers), dict(r.number_lines), {k: set(v) for k, v in r.figure_owners.items()},
+            {k: dict(v) for k, v in r.owned_values.items()})
+
+
+#: ... or after the prompt's last words on a line of its own text ("<|assistant|>', params: SamplingParams(...)"; not
+#: on a line with a log prefix, which is another request's whole line)
+_PROMPT_CLOSE_AFTER = re.compile(r"['\x22],\s*(?:params: SamplingParams|sampling_params|lora_request|prompt_token_ids)")
 _PROMPT_CLOSE = re.compile(r"^\s*['\x22],\s*(?:params: SamplingParams|sampling_params|lora_request|prompt_token_ids)")
 #: a markdown fence, with the language a code block opens with ("```bash") where it has one
 _FENCE = re.compile(r"^\s*(?:```|~~~)\s*([\w+-]*)")
