@@ -970,7 +970,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     if f.kind == "not_oom" and f.code == "cuda-module-load-failed":
         w = run.numbers.get("weights_bytes")
         place = locate(f, engine, weights_bytes or (w if isinstance(w, int) and w > 0 else None), marks)
-        cands = [KIND_OF_PHASE[p] for p in (place.candidates if place.phase is None else [place.phase])]
+        # (not a host kill the next line reports: the module's failure is the GPU's)
+        cands = [KIND_OF_PHASE[p] for p in (place.candidates if place.phase is None else [place.phase])
+                 if p in KIND_OF_PHASE]
         return Diagnosis(kind="UNDETERMINED", code=f.code, evidence=[(f.line_no, f.text)], oom=None, candidates=cands,
                          phase_source=place.source, missing="whether the GPU's memory was full when the module loaded",
                          message="CUDA could not load a kernel's module (cudaErrorSharedObjectInitFailed). With lazy "
