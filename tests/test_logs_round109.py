@@ -532,3 +532,109 @@ def test_a_restart_after_a_prompt_closed_on_its_own_line_is_a_new_run():
                           "INFO 06-01 11:00:05 [gpu_model_runner.py:1500] Model loading took 14.99 GiB and 6.1 seconds",
                           "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."]))
     assert len(rep.runs) == 2 and rep.runs[1].oom is True, [(r.first_line, r.kind) for r in rep.runs]
+
+
+# --- a GPU that stopped answering, in other drivers' words: Mesa's radv "context is lost", NVIDIA's Xid faults (31 an
+# MMU fault, an illegal address; 45 the clean-up after a kill, which may be the OOM killer's, is none of them) ---------
+
+
+@pytest.mark.parametrize("line,code", [
+    ("radv/amdgpu: The CS has been cancelled because the context is lost. This context is innocent.", "gpu-device-lost"),
+    ("May 15 08:57:36 host kernel: NVRM: Xid (PCI:0000:01:00): 62, pid=1234, name=llama-server, 0000a4e8", "gpu-device-lost"),
+    ("dmesg shows Xid 43 on every crash of the runner", "gpu-device-lost"),
+    ("May 15 08:57:36 host kernel: NVRM: Xid (PCI:0000:01:00): 31, pid=80798, name=llama-server, Ch 00000008. MMU Fault",
+     "illegal-memory-access"),
+])
+def test_a_gpu_fault_by_its_drivers_words_is_not_memory(line, code):
+    run = run_of(diag("\n".join(["main: server is listening on http://127.0.0.1:8080 - starting the main loop", line])))
+    assert (run.kind, run.code) == ("NOT_OOM", code), (run.kind, run.code)
+
+
+def test_xid_45_is_no_gpu_fault_of_its_own():
+    run = run_of(diag("\n".join(["main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+                                 "May 15 08:57:36 host kernel: NVRM: Xid (PCI:0000:01:00): 45, pid=1234, Ch 00000008"])))
+    assert run.code != "gpu-device-lost", (run.kind, run.code)
+
+
+# --- the report's title names a failure that is not memory, and an out-of-memory is only a person's side remark ------
+
+
+def test_a_titles_non_memory_failure_outranks_a_side_remark_of_oom():
+    run = run_of(diag("\n".join([
+        "# Eval bug: Vulkan Device lost hosting Gemma-4-31B on llama-server", "",
+        "main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+        "After about 80k tokens of context it crashed. The ROCm backend seems to also crash but instead gets OOM "
+        "issues, not sure if that is a ROCm bug."])))
+    assert (run.kind, run.code) == ("NOT_OOM", "gpu-device-lost"), (run.kind, run.code)
+
+
+# --- C++'s uncaught exception: its what() above the abort is the cause ------------------------------------------------
+
+
+@pytest.mark.parametrize("what,kind", [
+    ("  what():  Expected an MLIR object (got [<OpResult object at 0x7f72f4382db0>])", "NOT_OOM"),
+    ("  what():  std::bad_function_call", "NOT_OOM"),
+])
+def test_a_cpp_exceptions_what_above_an_abort_names_the_cause(what, kind):
+    run = run_of(diag("\n".join([
+        "[2026-01-10 10:00:00 TP0] Capture cuda graph begin. This can take up to several minutes.",
+        "terminate called after throwing an instance of 'nanobind::builtin_exception'", what, "",
+        "Fatal Python error: Aborted"])))
+    assert run.kind == kind, (run.kind, run.code, run.missing)
+
+
+# --- SYCL's older Plugin Interface results, by name or unknown (-999): not memory ------------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    "Native API failed. Native API returns: -999 (Unknown PI error)Exception caught at file:ggml-sycl.cpp, line:14714",
+    "terminate called after throwing an instance of 'sycl::_V1::runtime_error'  what():  PI_ERROR_INVALID_VALUE",
+])
+def test_sycl_plugin_interface_errors_are_not_memory(line):
+    run = run_of(diag("\n".join(["ggml_sycl_init: found 1 SYCL devices:", line])))
+    assert (run.kind, run.code) == ("NOT_OOM", "sycl-runtime-error"), (run.kind, run.code)
+
+
+# --- llama-cli's lines after its warm-up (threadpool, sampler) and its prompt being read ("generate: n_ctx = ...") ----
+
+
+def test_llama_clis_sampler_lines_end_the_warmup_and_generate_is_its_request():
+    head = ["llama_kv_cache: SYCL0 KV buffer size = 4096.00 MiB",
+            "common_init_from_params: warming up the model with an empty run - please wait ... (--no-warmup to disable)",
+            "main: llama threadpool init, n_threads = 4", "sampler seed: 3140513417"]
+    cut = run_of(diag("\n".join(["Title: SYCL out of memory with a 40k-token prompt", *head])))
+    assert cut.kind != "WARMUP" and "RUNTIME" in cut.candidates, (cut.kind, cut.candidates)
+    run = run_of(diag("\n".join([*head, "generate: n_ctx = 65536, n_batch = 2048, n_predict = -1, n_keep = 1",
+                                 "ggml_sycl: out of memory while processing the prompt"])))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+# --- one buffer past a driver's single-allocation cap is told as that, not as memory running out ----------------------
+
+
+def test_a_buffer_past_the_allocation_cap_is_not_told_as_memory_running_out():
+    run = run_of(diag("ggml_vulkan: Requested buffer size exceeds device memory allocation limit: ErrorOutOfDeviceMemory"))
+    assert run.code == "buffer-exceeds-allocation-limit" and not run.message.startswith("Memory ran out"), run.message
+
+
+# --- where the failure is only named, the function it names narrows the phase; a request in the same sentence places
+# it while serving; a failure the report names is not "where the log begins" ----------------------------------------
+
+
+def test_the_function_a_failure_is_said_to_come_from_narrows_its_phase():
+    run = run_of(diag("\n".join(["# Crash due to unhandled exception from ggml_vk_allocate in llama_kv_cache_init", "",
+                                 "### System Info", "GPT4All 3.4.2, Windows 11, Radeon 780M"])))
+    assert run.kind == "UNDETERMINED" and run.candidates == ["KV_CAPACITY"], (run.kind, run.candidates)
+
+
+def test_a_request_in_the_sentence_of_the_failure_places_it_while_serving():
+    run = run_of(diag("\n".join([
+        "# [Regression] Running out of memory under ROCm", "",
+        "However, after this commit, even saying \"Hello\" will lead to the previously mentioned out of memory error."])))
+    assert run.kind == "RUNTIME" and run.inferred, (run.kind, run.code, run.phase_source)
+
+
+def test_a_failure_the_report_names_above_its_lines_is_not_where_the_log_begins():
+    run = run_of(diag("\n".join(["# Out of memory with the 70B model", "", "### System Info",
+                                 "ROCm 6.2, two RX 7900 XTX", "Linux 6.8"])))
+    assert "begins at the failure" not in run.missing, run.missing

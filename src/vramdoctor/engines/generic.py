@@ -853,8 +853,18 @@ LOG = LogWords(
             r"\bNIXL_ERR_[A-Z_]+\b", "not_oom", code="communication-error"),
         # the GPU stopped answering (a hang, a driver reset, a reset by the OS watchdog): a named cause, not memory
         # (Vulkan VK_ERROR_DEVICE_LOST and its C++ name, D3D12's device removal, NVIDIA's Xid 79 text)
+        # (and Mesa's radv on amdgpu: "The CS has been cancelled because the context is lost"; NVIDIA's driver faults by
+        # their Xid, which the kernel log prints "NVRM: Xid (PCI:0000:01:00): 43, pid=...": 8 a timeout, 13 a graphics
+        # engine exception, 43 a channel stopped, 48 a double-bit ECC error, 62 and 154 a
+        # micro-controller halt and the reset it asks for, 79 off the bus, 109/119/120 GSP; not 45, the clean-up after a
+        # process was killed, the OOM killer's too)
         msg(r"ErrorDeviceLost|VK_ERROR_DEVICE_LOST|\bDevice lost\b|DXGI_ERROR_DEVICE_(?:REMOVED|HUNG|RESET)|"
-            r"GPU has fallen off the bus", "not_oom", code="gpu-device-lost"),
+            r"GPU has fallen off the bus|\bthe context is lost\b|"
+            r"\bXid\W{0,3}(?:\(PCI:[\w:.]+\)\W{1,3})?(?:8|13|32|43|48|56|57|61|62|63|64|68|69|74|79|92|94|95|109|119|"
+            r"120|121|140|143|150|154|155)(?!\d)", "not_oom", code="gpu-device-lost"),
+        # (Xid 31, an MMU fault: a kernel touched an address it does not own, the driver's side of an illegal memory
+        # access)
+        msg(r"\bXid\W{0,3}(?:\(PCI:[\w:.]+\)\W{1,3})?31(?!\d)", "not_oom", code="illegal-memory-access"),
         # a pool that got no memory at all, in other engines' words (vllm-metal "Paged attention: not enough Metal
         # memory for KV cache ... kv_budget=-14.63GB", "insufficient GPU memory for the KV cache")
         msg(r"(?:not enough|insufficient) (?:\w+ )?memory (?:for|to allocate) (?:the )?KV ?cache|\bkv_budget=-",
@@ -888,8 +898,10 @@ LOG = LogWords(
         # (unified-runtime include/ur_api.h): only UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY and ..._OUT_OF_HOST_MEMORY are
         # memory running out (OOM_WORDS); the others (..._OUT_OF_RESOURCES, ..._INVALID_*, ..._DEVICE_LOST, ...) name a
         # cause that is not
-        msg(r"\bUR_RESULT_ERROR_(?!OUT_OF_(?:DEVICE|HOST)_MEMORY\b)[A-Z_]+", "not_oom", code="sycl-runtime-error",
-            flags=0),
+        # (and its predecessor, the Plugin Interface of DPC++ before 2024: pi_result, "PI_ERROR_INVALID_VALUE", the
+        # unknown result -999 printed "-999 (Unknown PI error)"; again only ..._OUT_OF_*_MEMORY is memory)
+        msg(r"\bUR_RESULT_ERROR_(?!OUT_OF_(?:DEVICE|HOST)_MEMORY\b)[A-Z_]+|\bPI_ERROR_(?!OUT_OF_(?:DEVICE|HOST)_MEMORY\b)"
+            r"[A-Z_]+|\bUnknown PI error\b", "not_oom", code="sycl-runtime-error", flags=0),
         # a kernel asked for more on-chip shared memory than the GPU has (Triton): a kernel limit, not GPU memory
         msg(r"OutOfResources|out of resource: shared memory", "not_oom", code="kernel-shared-memory"),
         # the driver, not memory: "unsupported display driver / cuda driver combination", "driver version is
@@ -1287,6 +1299,8 @@ LOG = LogWords(
                         r"(?<!max )(?<!maximum )(?<!number of )(?<!limit of )(?<!limit on )"
                         r"\b(?:continuous|sustained|concurrent|steady) (?:inference |chat |completion )?requests\b"
                         r"(?!\s+(?:to|=|of|limit|setting)\b)|"
+                        # ... or a greeting sent as the prompt ("even saying \"Hello\" will lead to the OOM", "typing hi")
+                        r"\b(?:saying|sending|typing|asking|say|send|type)\s+(?:it\s+)?(?:a\s+)?[\x22'`\u201c]?(?:hello|hi|hey)\b|"
                         # ... or a prompt sent ("when prompting for inference, ollama crashed", "when I prompt it")
                         r"\bwhen (?:I |we )?prompt(?:ing|ed)?\b(?! (?:it |the model )?to (?:load|start))|"
                         # ... or prediction, or serving itself ("OOMing unpredictably on prediction", "OOMed at

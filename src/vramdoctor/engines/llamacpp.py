@@ -445,6 +445,10 @@ LOG = LogWords(
         ("weights_done", rx(r"model buffer size =|" + _DEV + r"\w* buffer size =|CPU buffer size =")),
         ("kv_done", rx(r"KV self size|llama_kv_cache(?:_unified|_iswa)?: size =|KV buffer size =|"
                        r"compute buffer size =")),
+        # llama-cli (tools/main/main.cpp), after common_init_from_params has loaded the model and run its warm-up:
+        # "main: llama threadpool init, n_threads = 4", its sampler ("sampler seed: 3140513417"); then it reads the
+        # prompt: "generate: n_ctx = 4096, n_batch = 2048, n_predict = -1, n_keep = 0" (its one request)
+        ("warmup_done", rx(r"\bmain: llama threadpool init\b|^sampler seed: \d+")),
         ("ready", rx(r"server is listening on|main: model loaded|srv\s+main: listening on|starting the main loop|"
                      r"all slots are idle")),
         # (and the lines a request prints before its slot runs, tools/server 2025-2026: "srv  params_from_: Chat format:
@@ -460,7 +464,8 @@ LOG = LogWords(
                         r"update_slots: id +\d+ \| task \d+|"
                         # (a request's image or audio chunk encoded, tools/server: "srv  process_chun: processing
                         # image...")
-                        r"process_chun\w*: processing (?:image|audio)")),
+                        r"process_chun\w*: processing (?:image|audio)|"
+                        r"^generate: n_ctx = \d+, n_batch = \d+")),
     ),
     figures=(
         # (also Metal's view of the mmapped file, "Metal_Mapped model buffer size": on unified memory, the GPU's)

@@ -140,6 +140,10 @@ _NOT_OOM = {
     "cuda-no-kernel-image": "this build has no GPU code for this GPU's architecture (compute capability): a build "
                             "or wheel made for other GPUs.",
     "cuda-error": "a CUDA (or HIP) call failed with an error that is not out of memory.",
+    "gpu-device-lost": "the GPU stopped answering or reported a fault (a device lost to a hang, a reset or a "
+                       "driver fault; an NVIDIA Xid other than 45): a kernel, driver, power or hardware fault, not "
+                       "memory running out; read the kernel log (`dmesg`, `journalctl -k`) around it, and try another "
+                       "driver or build where one worked before.",
     "operator-not-available": "PyTorch has no kernel of this operator for this device: the package that provides it "
                               "(a kernel library such as sgl-kernel, vLLM's _C, torchvision, flash-attn) was built for "
                               "another PyTorch, CUDA version or GPU, or not installed whole; install the build that "
@@ -314,8 +318,11 @@ _NO_INFO = re.compile(r"\b(?:crashed|failed|exited|stopped|terminated) (?:withou
 
 
 #: a Rust panic's first line, whose message Rust (1.73+) prints on the next line ("thread 'main' (75) panicked at
-#: src/utils/kvcache_allocator.rs:539:13:", then "fp8 kvcache is not compatible with flashinfer ...")
-_PANIC_AT = re.compile(r"\bthread '[^']*'(?: \(\d+\))? panicked at \S+:\d+:\d+:\s*$")
+#: src/utils/kvcache_allocator.rs:539:13:", then "fp8 kvcache is not compatible with flashinfer ..."), and C++'s
+#: std::terminate, whose exception's what() libstdc++ prints on the next ("terminate called after throwing an instance
+#: of 'nanobind::builtin_exception'", then "  what():  Expected an MLIR object ...")
+_PANIC_AT = re.compile(r"\bthread '[^']*'(?: \(\d+\))? panicked at \S+:\d+:\d+:\s*$|"
+                       r"\bterminate called after throwing an instance of '[^']+'\s*$")
 #: a container runtime's tag before each line ("vllm-rs-svc2  | "), as docker compose prints it
 _COMPOSE_TAG = re.compile(r"^[\w.-]+\s+\|\s?")
 #: what follows a panic that is not its message: a backtrace's header or note, a frame
@@ -332,9 +339,28 @@ def _with_panic_message(f: Failure) -> Failure:
     if tag and nxt.startswith(tag.group(0).rstrip()):
         nxt = nxt[tag.end():] if nxt.startswith(tag.group(0)) else nxt[len(tag.group(0).rstrip()):]
     nxt = nxt.strip()
-    if ln != f.line_no + 1 or not nxt or _NOT_PANIC_MESSAGE.match(nxt) or FRAME.search(nxt):
+    if ln != f.line_no + 1 or not nxt or _NOT_PANIC_MESSAGE.match(nxt) or FRAME.search(nxt) or (
+            "terminate called" in f.text and not nxt.startswith("what():")):
         return f
     return replace(f, text=f.text.rstrip() + " " + nxt, after=f.after[1:])
+
+
+#: the message of C++'s uncaught exception, as libstdc++ prints it under "terminate called after throwing ..."
+_WHAT = re.compile(r"^\s*what\(\):\s+\S")
+#: an abort that names no cause ("Fatal Python error: Aborted", "Aborted (core dumped)", SIGABRT)
+_BARE_ABORT = re.compile(r"\bAborted\b|\bSIGABRT\b|\bsignal 6\b", re.I)
+
+
+def _with_what_before(f: Failure) -> Failure:
+    """Failure `f`, or where `f` is an abort that names no cause, the C++ exception's what() a few lines above it
+    (std::terminate prints it, then abort() ends the process): that message is the cause."""
+    if not _BARE_ABORT.search(f.text) or _cause_shown(f):
+        return f
+    what = next(((ln, t) for ln, t in reversed(f.before[-6:]) if _WHAT.match(t)), None)
+    if what is None:
+        return f
+    # (the abort follows it: the message is whole, not a last line cut short)
+    return replace(f, line_no=what[0], text=what[1].strip(), after=[(f.line_no, f.text), *f.after])
 
 
 def _cause_shown(f: Failure) -> bool:
@@ -563,6 +589,25 @@ def _grew_until(run: RunFacts, f: Failure, how: str) -> Diagnosis | None:
 _LOAD_FAILED = re.compile(r"\berror loading (?:llama server|the model|model)\b|\bfailed to load (?:the )?model\b", re.I)
 
 
+def _title_over_words(run: RunFacts, f: Failure) -> Failure | None:
+    """The report's markdown title as the failure, where it names a failure that is not memory ("# Eval bug: Vulkan
+    Device lost hosting Gemma-4-31B") and the out-of-memory `f` is only a person's sentence, with no failure of the
+    program's own in the run ("ROCm backend seem to also crash but instead gets OOM"): the title says what the report
+    is about, the sentence a side remark. None otherwise."""
+    if f.kind != "oom" or not (user_words(f.text) or sentence_like(f.text)) or not run.heading or (
+            f.line_no == run.heading[0]):
+        return None
+    if any(g.kind in ("oom", "not_oom", "error") and not (user_words(g.text) or sentence_like(g.text))
+           for g in run.failures if g.line_no != run.heading[0]):
+        return None
+    ln, text = run.heading
+    v = knowledge().line_verdict(text)
+    if v is None or v.kind != "not_oom":
+        return None
+    return replace(f, line_no=ln, text=text, kind="not_oom", code=v.code, phase=None, candidates=(), wrapper=False,
+                   deciding=None, after=[], lines_before=[])
+
+
 def _latest_survived(run: RunFacts, f: Failure, fatal: list[Failure], engine: str) -> Failure:
     """A failure the run went on from to serve (a Metal command buffer that failed during the warm-up pass, then the
     server ready and the same failure while serving): the first failure after the serving began decides, since the
@@ -606,6 +651,9 @@ def _missing(f: Failure, place: Place | None) -> str:
         return "the rest of the traceback: its innermost frames and the error line, which the log stops before"
     if f.elided:
         return "the lines between the last start-up step and the failure (an excerpt mark '[...]' cuts them)"
+    if not f.progress and (user_words(f.text) or sentence_like(f.text) or TITLE.match(f.text)):
+        # (a failure the report's words name, its title or a sentence, above lines of its own that show no start-up)
+        return "the server's own lines of the run: the report names the failure, but no line below it shows the start-up"
     if not f.progress:
         return "the server's start-up lines: the log begins at the failure"
     return "a line that names the step under way (frames, a warm-up or allocation message)"
@@ -642,6 +690,9 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         f = detail[0] if detail else f
     if f.kind in ("oom", "not_oom"):
         f = _latest_survived(run, f, fatal, engine)
+    titled = _title_over_words(run, f)
+    if titled:
+        return titled, None
     if f.kind in ("oom", "not_oom") and (user_words(f.text) or sentence_like(f.text) or _INTRO.match(f.text)
                                           or _plain_title(run, f) or TITLE.match(f.text)):
         # a user's sentence that names the failure ("I was able to reproduce it: ... after a fatal OOM", "After
@@ -1011,6 +1062,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             f = replace(f, kind="oom", code=v.code, phase=v.phase, candidates=v.candidates, wrapper=False)
     if f.kind == "error":
         f = _with_panic_message(f)
+        f = _with_what_before(f)
         usage = run.numbers.get("kv_usage_pct") or []
         # (only where the log goes on after the error: a paste that stops at it may have cut the out-of-memory
         # line that would have followed)
@@ -1283,10 +1335,13 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     if phase is None:
         cands = [KIND_OF_PHASE[p] for p in left]
         missing = _missing(f, place)
+        what = ("One buffer was larger than the device allows in a single allocation (a driver's cap, such as "
+                "Vulkan's maxMemoryAllocationSize, not free memory running out), but this log does not show which "
+                "buffer" if f.code == "buffer-exceeds-allocation-limit" else
+                "Memory ran out, but this log does not show in which phase")
         return Diagnosis(kind="UNDETERMINED", code=f.code or "oom-phase-not-shown", evidence=[(f.line_no, f.text)],
                          candidates=cands, phase_source=where, missing=missing,
-                         message="Memory ran out, but this log does not show in which phase: it could be "
-                                 + " or ".join(cands) + ". Missing: " + missing + ".")
+                         message=what + ": it could be " + " or ".join(cands) + ". Missing: " + missing + ".")
     kind = KIND_OF_PHASE[phase]
     evidence = sorted({(f.line_no, f.text), place.deciding} | ({told} if told else set()))
     stack = " ".join(t for _, _, t in frames(f)) if kind in ("WARMUP", "RUNTIME", "KV_CAPACITY") else ""

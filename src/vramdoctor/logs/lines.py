@@ -62,6 +62,9 @@ STATED = re.compile(r"\b(?:\w+\.)*(?:[A-Z]\w*)?(?:Error|Exception|Exit|Interrupt
                     # a Rust panic with its message (before 1.73 quoted on the line: "panicked at 'msg', src/x.rs:2:5";
                     # since, after the location: "panicked at src/x.rs:2:5: msg", the message joined from its own line)
                     r"\bpanicked at (?:'[^']{6,}'|\S+:\d+:\d+:\s+\S.{6,})|"
+                    # ... or C++'s uncaught exception with its what() ("terminate called after throwing an instance of
+                    # 'std::runtime_error'  what():  ...", the line after it joined)
+                    r"\bterminate called after throwing an instance of '[^']+'\s+what\(\):\s+\S.{6,}|^\s*what\(\):\s+\S.{6,}|"
                     # an exception logged by its class object (LMDeploy's engine.py "exception happened: <class
                     # 'IndexError'> index 17 is out of bounds ...")
                     r"<class '(?:\w+\.)*\w*(?:Error|Exception)'>:?\s+\S.{6,}|"

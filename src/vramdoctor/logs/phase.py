@@ -418,6 +418,13 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
         during = told_steps.pop() if len(told_steps) == 1 else None
     if during and not f.phase and not f.candidates and (floor is None or PHASES.index(during) >= PHASES.index(floor)):
         return Place(during, "the report's words of the step under way", (f.line_no, f.text), [during], inferred=True)
+    if (during is None and passed is None and not f.phase and not f.candidates and (user_words(f.text)
+                                                                                    or sentence_like(f.text))
+            and not FRAME.search(f.text) and any(p.search(f.text) for m, p in k.milestones if m == "requests")):
+        # a person's sentence of the failure that says it came on a request ("even saying \"Hello\" will lead to the
+        # out of memory error", "it OOMs when a request arrives")
+        return Place("RUNTIME", "the report's words: it failed on a request", (f.line_no, f.text), ["RUNTIME"],
+                     inferred=True)
     held, tried = _held(f.text)
     if held and weights_bytes and held >= 1.05 * weights_bytes and (floor is None or floor == "WEIGHTS"):
         floor = "KV"  # more than the weights was resident: they had loaded

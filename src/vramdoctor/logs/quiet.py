@@ -21,6 +21,11 @@ from .verdict import KIND_OF_PHASE, Diagnosis
 _DECODE_FULL = re.compile(DECODE_FULL, re.I)
 
 
+#: a function a person's words name as where the failure came from ("exception from ggml_vk_allocate in
+#: llama_kv_cache_init", "crash inside `capture_model`"): a name with an underscore, a function's
+_FAILED_IN = re.compile(r"\b(?:in|from|inside|during|within)\s+[`'\x22]?([A-Za-z_][\w:.]*_\w+)")
+
+
 def leak(run: RunFacts) -> Diagnosis | None:
     said = [p for p in run.pressure if p.kind == "leak"]
     free, total = run.numbers.get("leak_check_available_tokens"), run.numbers.get("kv_pool_tokens")
@@ -509,7 +514,11 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
         order = list(KIND_OF_PHASE)
         at = {"weights_done": "KV", "kv_sized": "KV", "kv_done": "WARMUP", "warmup_done": "WARMUP", "ready": "RUNTIME",
               "requests": "RUNTIME"}.get(marker or "start", "WEIGHTS")
-        cands = [KIND_OF_PHASE[p] for p in order[order.index(at):]]
+        left = order[order.index(at):]
+        # (the function the words say it failed in names its step: "Crash due to unhandled exception from
+        # ggml_vk_allocate in llama_kv_cache_init")
+        named = {phase_words(m.group(1), engine) for m in _FAILED_IN.finditer(said)} & set(left)
+        cands = [KIND_OF_PHASE[p] for p in (sorted(named, key=order.index) if len(named) == 1 else left)]
         return Diagnosis(kind="UNDETERMINED", code="failure-cause-not-shown", oom=None, evidence=reached + [(ln, said)],
                          candidates=cands, phase_source="the report's own words",
                          missing="the server's own lines of the failure the report states",
