@@ -638,3 +638,130 @@ def test_a_failure_the_report_names_above_its_lines_is_not_where_the_log_begins(
     run = run_of(diag("\n".join(["# Out of memory with the 70B model", "", "### System Info",
                                  "ROCm 6.2, two RX 7900 XTX", "Linux 6.8"])))
     assert "begins at the failure" not in run.missing, run.missing
+
+
+# --- review (stop 27): a report's text above its log, in any language, is about the run its log shows ----------------
+
+
+@pytest.mark.parametrize("said", [
+    "使用 lmdeploy serve api_server 部署 Qwen2-VL-7B，请求量稳定，但是显存一直缓慢增长，第一天 19G，第三天 23G，最后 OOM 退出。",
+    "vllm serve Qwen2-7B 部署后，显存每天都在增长，第三天 OOM 退出。",
+])
+def test_a_reports_words_above_its_log_do_not_make_a_run_of_their_own(said):
+    rep = diag("\n".join(["# lmdeploy 0.6.2 服务运行几天后显存一直缓慢增长", "", said, "",
+                          "2024-11-20 10:00:00,000 - lmdeploy - INFO - async_engine.py:142 - input backend=pytorch, "
+                          "backend_config=PytorchEngineConfig(cache_max_entry_count=0.5, session_len=8192)",
+                          "INFO:     Application startup complete.",
+                          'INFO:     10.1.1.1:5000 - "POST /v1/chat/completions HTTP/1.1" 200 OK']))
+    assert len(rep.runs) == 1 and rep.runs[0].kind == "LEAK", [(r.first_line, r.kind) for r in rep.runs]
+    assert any(e["text"].startswith("# lmdeploy 0.6.2") for e in rep.runs[0].evidence), rep.runs[0].evidence
+
+
+# --- a server stopped by hand after it served: its KeyboardInterrupt is no failure ---------------------------------
+
+
+@pytest.mark.parametrize("served,kind", [
+    (['INFO:     127.0.0.1:50000 - "POST /v1/completions HTTP/1.1" 200 OK', "^CINFO:     Shutting down",
+      "INFO:     Application shutdown complete."], "NONE"),
+    (['[2025-03-01 10:00:05] INFO:     127.0.0.1:40112 - "POST /generate HTTP/1.1" 200 OK'], "NONE"),
+])
+def test_a_server_stopped_by_hand_after_it_served_did_not_fail(served, kind):
+    run = run_of(diag("\n".join(["INFO 03-03 09:00:00 [api_server.py:981] vLLM API server version 0.8.1",
+                                 "INFO:     Application startup complete.", *served, "Traceback (most recent call last):",
+                                 '  File "/usr/lib/python3.12/asyncio/runners.py", line 118, in run',
+                                 "    return self._loop.run_until_complete(task)", "KeyboardInterrupt"])))
+    assert (run.kind, run.code) == (kind, "stopped-by-hand"), (run.kind, run.code)
+
+
+def test_a_server_interrupted_while_it_loaded_is_not_told_healthy():
+    run = run_of(diag("\n".join(["INFO 03-03 09:00:00 [api_server.py:981] vLLM API server version 0.8.1",
+                                 "Loading safetensors checkpoint shards:  40% Completed | 2/5", "^CTraceback (most recent "
+                                 "call last):", "KeyboardInterrupt"])))
+    assert run.code != "stopped-by-hand", (run.kind, run.code)
+
+
+# --- mistral.rs loading its layers: a failure under its bar is the weights ------------------------------------------
+
+
+@pytest.mark.parametrize("bar,kind", [("Loading repeating layers: [############>---------]  22/40", "WEIGHTS"),
+                                      ("Loading repeating layers: [######################]  40/40", None)])
+def test_mistralrs_layers_bar_places_a_failure_under_it(bar, kind):
+    run = run_of(diag("\n".join([
+        "2025-01-15T09:00:02.000Z  INFO mistralrs_core::pipeline::normal: Loading model `mistralai/Mistral-Small-24B` on "
+        "cuda[0].", bar, "thread 'main' panicked at mistralrs-core/src/pipeline/normal.rs:404:18:",
+        "called `Result::unwrap()` on an `Err` value: Cuda(Cuda(DriverError(CUDA_ERROR_OUT_OF_MEMORY, \"out of memory\")))"])))
+    if kind:
+        assert run.kind == kind, (run.kind, run.code, run.phase_source)
+    else:
+        assert "weights_done" in run.progress and run.kind != "WEIGHTS", (run.kind, run.progress)
+
+
+# --- readings that rise by gigabytes near the GPU's top are a leak, though less than a fifth; a stated leak's message
+# does not deny readings the log has ------------------------------------------------------------------------------------
+
+
+def test_readings_rising_by_gigabytes_near_a_full_gpu_are_a_leak():
+    run = run_of(diag("\n".join(["nvidia-smi --query-gpu=timestamp,memory.used --format=csv -l 3600",
+                                 "timestamp, memory.used [MiB]", "2024/11/01 00:00:01.000, 71210 MiB",
+                                 "2024/11/01 06:00:01.000, 73020 MiB", "2024/11/01 12:00:01.000, 75411 MiB",
+                                 "2024/11/01 18:00:01.000, 77802 MiB",
+                                 'INFO:     10.0.0.9:40012 - "POST /v1/completions HTTP/1.1" 200 OK'])))
+    assert (run.kind, run.code) == ("LEAK", "memory-growth-reported"), (run.kind, run.code)
+
+
+def test_readings_that_barely_move_are_no_leak_of_their_own():
+    run = run_of(diag("\n".join(["timestamp, memory.used [MiB]", "2024/11/01 00:00:01.000, 71210 MiB",
+                                 "2024/11/01 06:00:01.000, 71300 MiB", "2024/11/01 12:00:01.000, 71250 MiB",
+                                 'INFO:     10.0.0.9:40012 - "POST /v1/completions HTTP/1.1" 200 OK'])))
+    assert run.kind != "LEAK", (run.kind, run.code)
+
+
+# --- no GPU at all: no advice to move layers to it or add GPUs; host RAM for the layers kept on the CPU is not fixed by
+# more GPUs ---------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ['time=2024-10-20T13:45:00.010+02:00 level=INFO source=types.go:107 msg="inference compute" id=0 library=cpu '
+     'variant=avx2 compute="" driver=0.0 name="" total="15.5 GiB" available="12.1 GiB"',
+     'time=2024-10-20T13:46:10.220+02:00 level=WARN source=server.go:136 msg="model request too large for system" '
+     'requested="41.5 GiB" available=16615817216 total="15.5 GiB" free="12.1 GiB" swap="3.4 GiB"'],
+    ["warning: no usable GPU found, --gpu-layers option will be ignored",
+     "llm_load_print_meta: model size       = 69.82 GiB (8.50 BPW)",
+     "ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size 74968325120",
+     "llama_model_load: error loading model: unable to allocate backend buffer"],
+])
+def test_no_gpu_gets_no_gpu_advice(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)
+    changes = [a["change"] for a in run.advice]
+    assert not any("GPU" in c for c in changes), changes
+
+
+def test_host_ram_for_the_layers_kept_on_the_cpu_is_not_fixed_by_more_gpus():
+    run = run_of(diag("\n".join([
+        "llama-server -m /models/Meta-Llama-3.1-70B-Instruct-Q8_0.gguf -c 4096 -ngl 20 --no-mmap",
+        "ggml_cuda_init: found 1 CUDA devices:", "llm_load_print_meta: model size       = 69.82 GiB (8.50 BPW)",
+        "ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size 52968325120",
+        "llama_model_load: error loading model: unable to allocate backend buffer"])))
+    changes = [a["change"] for a in run.advice]
+    assert "more GPUs" not in changes and "more layers on the GPU" in changes, changes
+
+
+# --- a LoRA adapter loaded while serving that ran out of memory: fewer or smaller adapters, not shorter prompts ------
+
+
+@pytest.mark.parametrize("frames", [
+    ['  File "/usr/local/lib/python3.12/dist-packages/vllm/lora/worker_manager.py", line 126, in _load_adapter',
+     "    lora = self._lora_model_cls.from_local_checkpoint("],
+    ['  File "/sgl-workspace/sglang/python/sglang/srt/lora/lora_manager.py", line 190, in load_lora_adapter',
+     "    self.memory_pool.load_lora_weight_to_buffer("],
+])
+def test_a_lora_adapter_loaded_while_serving_gets_adapter_advice(frames):
+    run = run_of(diag("\n".join([
+        "INFO 06-01 10:00:00 [api_server.py:1044] args: Namespace(enable_lora=True, max_lora_rank=256, max_loras=32)",
+        "INFO:     Application startup complete.", 'INFO:     10.0.0.1:1111 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+        "Traceback (most recent call last):", *frames,
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.25 GiB."])))
+    assert (run.kind, run.code) == ("RUNTIME", "lora-load-oom"), (run.kind, run.code)
+    changes = [a["change"] for a in run.advice]
+    assert changes[0] == "fewer adapters at once" and "shorter requests first" not in changes, changes

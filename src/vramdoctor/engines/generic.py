@@ -581,7 +581,8 @@ _FAILS_ZH = (r"(?<![不没未无])(?<!没有)(?:报错|出错|崩溃|崩了|挂�
 #: will surely (肯定/一定会), whether (是否), a question (吗, ？)
 _HEDGE_ZH = re.compile(r"如果|要是|假如|可能|也许|应该|肯定|一定会|是否|会不会|吗|？|\?")
 #: the end of a Chinese clause
-_CLAUSE_ZH = re.compile(r"[，。！？；,.!?;]")
+#: (not a dot or a comma inside a number or a version: "lmdeploy 0.6.2 服务运行几天后", "1,024")
+_CLAUSE_ZH = re.compile(r"[，。！？；!?;]|(?<!\d)[,.]|[,.](?!\d)")
 
 
 def _failure_stated_zh(m: re.Match) -> str:

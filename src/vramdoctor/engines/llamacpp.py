@@ -469,6 +469,9 @@ LOG = LogWords(
     ),
     figures=(
         # (also Metal's view of the mmapped file, "Metal_Mapped model buffer size": on unified memory, the GPU's)
+        # a build without a GPU back end, or none found (common/arg.cpp: "warning: no usable GPU found, --gpu-layers
+        # option will be ignored"): the model runs on the CPU, nothing moves to a GPU
+        fig("gpu_absent", r"\bno usable GPU found\b", lambda m: True),
         fig("gpu_model_buffer_bytes", _DEV + r"(?:_Mapped)? (?:model )?buffer size =\s*" + SIZE, mode="list"),
         fig("cpu_model_buffer_bytes", r"CPU(?:_Mapped)? (?:model )?buffer size =\s*" + SIZE, mode="list"),
         fig("kv_pool_bytes", r"KV self size\s*=\s*" + SIZE),

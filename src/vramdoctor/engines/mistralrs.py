@@ -21,7 +21,10 @@ LOG = LogWords(
     frames={"COMPUTE": rx(r"\b(?:prompt|completion) step - Model failed with error\b"),
             # in-situ quantization, run on the weights as they load (pipeline/isq.rs "Applying in-situ quantization into
             # Some(HQQ8) to 449 tensors.", "Applying ISQ on 1 threads.", its panic's frame "pipeline/isq.rs:582")
-            "WEIGHTS": rx(r"\bApplying (?:in-situ quantization|ISQ)\b|\bpipeline[/:]+isq\b|\bisq\.rs\b|\bapply_isq\b")},
+            # ... and its loader's own words: "Loading model `mistralai/...` on cuda[0].", the layers' progress bar
+            # ("Loading repeating layers: [####>---]  22/40", utils/progress.rs), short of its end a load under way
+            "WEIGHTS": rx(r"\bApplying (?:in-situ quantization|ISQ)\b|\bpipeline[/:]+isq\b|\bisq\.rs\b|\bapply_isq\b|"
+                          r"\bLoading model `[^`]{1,300}` on\b|\bLoading repeating layers\b")},
     messages=(
         # the automatic device map's check before it loads (device_map.rs: "This model does not fit on the devices
         # [...], and exceeds total capacity by 7530MB"): its layers (with their share of the cache it plans for) do
@@ -31,6 +34,8 @@ LOG = LogWords(
     # its warm-up request is the start-up's last step, sent once the model and its KV cache are made: a model
     # execution after "Beginning dummy run." is that warm-up, and after "Dummy run completed" a served request
     milestones=(
+        # (the layers' bar at its end, "40/40", and mistralrs-server's "Model loaded.")
+        ("weights_done", rx(r"\bLoading repeating layers\b.*?\b(\d+)/\1\b|\bmistralrs_server\w*: Model loaded\b")),
         ("kv_done", rx(r"\bBeginning dummy run\b")),
         ("ready", rx(r"\bDummy run completed in\b")),
     ),

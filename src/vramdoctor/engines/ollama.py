@@ -81,6 +81,8 @@ LOG = LogWords(
         ("requests", CHAT_QUESTION),
     ),
     figures=(
+        # the devices it found (discover, "inference compute" once per GPU): library=cpu, alone, where it found none
+        fig("gpu_absent", r"msg=\"?inference compute\"? id=\S+ library=cpu\b", lambda m: True),
         fig("kv_required_bytes", r"memory\.required\.kv=\"?" + SIZE),
         fig("weights_bytes", r"memory\.weights\.total=\"?" + SIZE),
         fig("available_memory_bytes", r"memory\.available=\"?\[" + SIZE),

@@ -385,6 +385,9 @@ LOG = LogWords(
         # -> the model's get_image_feature)
         StepCode("RUNTIME", "multimodal-encoder-oom", rx(r"general_mm_embed_routine|embed_mm_inputs|get_image_feature")),
         StepCode("RUNTIME", "prefill-oom", rx(r"forward_extend")),
+        # a LoRA adapter loaded while serving (lora/lora_manager.py load_lora_adapter, its weights into the
+        # memory pool's slots: lora/mem_pool.py load_lora_weight_to_buffer)
+        StepCode("RUNTIME", "lora-load-oom", rx(r"lora_manager|\bload_lora_adapter\b|load_lora_weight_to_buffer")),
     ),
     # ModelRunner.initialize's call into its own load_model (`self.load_model()` under a model_runner.py frame): the
     # KV pool is made after it returns (init_memory_pool)

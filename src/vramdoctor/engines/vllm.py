@@ -534,6 +534,12 @@ LOG = LogWords(
         cli("gpu_memory_utilization", "gpu-memory-utilization", fraction),
         cli("max_model_len", "max-model-len", count),
         cli("max_num_seqs", "max-num-seqs", count),
+        # LoRA adapters: how many are held on the GPU at once, and the largest rank (lora/worker_manager.py makes
+        # their slots for max_loras x max_lora_rank)
+        fig("max_loras", r"\bmax_loras['\"]?\s*[=:]\s*(\d+)", count),
+        fig("max_lora_rank", r"\bmax_lora_rank['\"]?\s*[=:]\s*(\d+)", count),
+        cli("max_loras", "max-loras", count),
+        cli("max_lora_rank", "max-lora-rank", count),
         cli("max_num_batched_tokens", "max-num-batched-tokens", count),
         cli("kv_cache_dtype", "kv-cache-dtype", lambda m: m.group(1)),
         cli("quantization", "quantization", lambda m: m.group(1)),
@@ -609,6 +615,10 @@ LOG = LogWords(
         # model.get_multimodal_embeddings / embed_multimodal) or profiled with the largest image the limits allow
         # (profile_run: "dummy_encoder_outputs = self.model.get_multimodal_embeddings(")
         StepCode("RUNTIME", "multimodal-encoder-oom", rx(_MM_ENCODER)),
+        # a LoRA adapter loaded while serving (lora/worker_manager.py _load_adapter -> lora/models.py
+        # from_local_checkpoint, its tensors read onto the GPU; add_adapter / activate_adapter copy them into a slot)
+        StepCode("RUNTIME", "lora-load-oom", rx(r"lora/worker_manager|\b_load_adapter\b|\bfrom_local_checkpoint\b|"
+                                                r"\bactivate_adapter\b|\bload_lora_adapter\b")),
         StepCode("WARMUP", "multimodal-encoder-oom", rx(_MM_ENCODER)),
         # the profiling pass (V0 worker.py determine_num_available_blocks -> profile_run; V1 gpu_worker.py
         # determine_available_memory -> gpu_model_runner.py profile_run -> _dummy_run)

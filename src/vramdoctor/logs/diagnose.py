@@ -81,7 +81,7 @@ def detect_engine(hits: dict[str, int]) -> str:
 CODE_ORDER = {
     "WARMUP": ("prefill-tokens-exceed-memory", "cuda-graph-capture-oom", "multimodal-encoder-oom", "sampler-warmup-oom",
                "profile-run-oom", "compute-buffer-alloc-failed"),
-    "RUNTIME": ("logprobs-oom", "multimodal-encoder-oom", "prefill-oom"),
+    "RUNTIME": ("logprobs-oom", "multimodal-encoder-oom", "lora-load-oom", "prefill-oom"),
     "KV_CAPACITY": ("kv-cache-too-small",),
 }
 #: the code of a kind whose steps name none of the above
@@ -343,6 +343,26 @@ def _with_panic_message(f: Failure) -> Failure:
             "terminate called" in f.text and not nxt.startswith("what():")):
         return f
     return replace(f, text=f.text.rstrip() + " " + nxt, after=f.after[1:])
+
+
+#: a Python process stopped by hand (Ctrl-C, SIGINT): its traceback ends in a bare KeyboardInterrupt
+_INTERRUPTED = re.compile(r"^\s*(?:\^C)?(?:\w+\.)*KeyboardInterrupt\s*$")
+
+
+def _stopped_by_hand(run: RunFacts, f: Failure) -> Diagnosis | None:
+    """NONE where error `f` is the traceback of a server stopped by hand (a bare KeyboardInterrupt ends it, in the lines
+    after it or the run's last lines) after it had served: no failure. None otherwise (a server stopped while it
+    started may have hung: that is left to the rest)."""
+    if not any(m in f.progress for m in ("ready", "requests")):
+        return None
+    ends = [(ln, t) for ln, t in [(f.line_no, f.text), *f.after, *_tail_after(run, f)] if t.strip()]
+    if not ends or not _INTERRUPTED.match(ends[-1][1]):
+        return None
+    return Diagnosis(kind="NONE", code="stopped-by-hand", oom=False, evidence=[ends[-1]],
+                     phase_source="the traceback's last line: the process was interrupted (SIGINT)",
+                     message="The server was stopped by hand (Ctrl-C: the KeyboardInterrupt that ends the traceback) "
+                             "after it had served; that traceback is its shutdown, not a failure. No memory problem "
+                             "in this run.")
 
 
 #: the message of C++'s uncaught exception, as libstdc++ prints it under "terminate called after throwing ..."
@@ -1063,6 +1083,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     if f.kind == "error":
         f = _with_panic_message(f)
         f = _with_what_before(f)
+        stopped = _stopped_by_hand(run, f)
+        if stopped:
+            return stopped
         usage = run.numbers.get("kv_usage_pct") or []
         # (only where the log goes on after the error: a paste that stops at it may have cut the out-of-memory
         # line that would have followed)

@@ -81,8 +81,10 @@ def leak(run: RunFacts) -> Diagnosis | None:
 FILLING = 10
 
 
-#: growth in readings a user pasted that counts as memory not given back: a fifth more, over 3+ readings
+#: growth in readings a user pasted that counts as memory not given back: a fifth more, over 3+ readings, or
+#: GROWTH_BYTES more (a GPU an engine fills to nine tenths at start has no fifth left to grow by: 71 to 81 GiB is a leak)
 GROWTH = 1.2
+GROWTH_BYTES = 2 << 30
 #: a difference a user states between two readings ("Delta: +32.9 GiB") that counts as growth: page-size noise and
 #: allocator rounding are below it
 DELTA_BYTES = 1 << 30
@@ -117,16 +119,7 @@ def _reported_growth(run: RunFacts) -> Diagnosis | None:
                                  "that grows to a bound not yet reached). Two readings cannot tell the two apart: "
                                  "take more under the same load over a longer time (`vramdoctor probe` reads the "
                                  "server before, during and after requests and says whether memory creeps).")
-    stated = n.get("_growth_stated")
-    if isinstance(stated, str):
-        line = run.number_lines.get("_growth_stated", 0)
-        return Diagnosis(kind="LEAK", code="memory-growth-stated", oom=None, inferred=True,
-                         evidence=[(line, stated)], phase_source="the report's own words",
-                         message="The report states in words that memory keeps growing (no readings of it are in "
-                                 "the log): memory that is not given back, a leak or a cache without bound, until "
-                                 "something runs out. Confirm it with readings over time under the same load "
-                                 "(`vramdoctor probe` says whether memory creeps after requests, and by how much).")
-    if len(series) >= 3 and series[-1] >= GROWTH * series[0]:
+    if len(series) >= 3 and (series[-1] >= GROWTH * series[0] or series[-1] - series[0] >= GROWTH_BYTES):
         ups = sum(1 for a, b in zip(series, series[1:]) if b >= a)
         if ups >= 0.75 * (len(series) - 1):
             line = run.number_lines.get("reported_memory_bytes", 0)
@@ -137,12 +130,24 @@ def _reported_growth(run: RunFacts) -> Diagnosis | None:
                              message=f"{len(series)} memory readings in the log rise from {series[0] / 2**30:.2f} GiB "
                                      f"to {series[-1] / 2**30:.2f} GiB: memory that is not given back (a leak, or a "
                                      "cache that grows without bound) until something runs out.")
+    stated = n.get("_growth_stated")
+    if isinstance(stated, str):
+        line = run.number_lines.get("_growth_stated", 0)
+        return Diagnosis(kind="LEAK", code="memory-growth-stated", oom=None, inferred=True,
+                         evidence=[(line, stated)], phase_source="the report's own words",
+                         message="The report states in words that memory keeps growing ("
+                                 + ("no readings of it are in the log" if not series else
+                                    f"the {len(series)} readings in the log, {series[0] / 2**30:.2f} to "
+                                    f"{series[-1] / 2**30:.2f} GiB, do not show it by themselves")
+                                 + "): memory that is not given back, a leak or a cache without bound, until "
+                                 "something runs out. Confirm it with readings over time under the same load "
+                                 "(`vramdoctor probe` says whether memory creeps after requests, and by how much).")
     return None
 
 
 def _rising(series: list[int]) -> bool:
     """3+ readings, the last a fifth or more above the first, mostly rising from one to the next."""
-    if len(series) < 3 or series[0] <= 0 or series[-1] < GROWTH * series[0]:
+    if len(series) < 3 or series[0] <= 0 or (series[-1] < GROWTH * series[0] and series[-1] - series[0] < GROWTH_BYTES):
         return False
     return sum(1 for a, b in zip(series, series[1:]) if b >= a) >= 0.75 * (len(series) - 1)
 

@@ -193,8 +193,12 @@ class Scanner:
     def _is_new_start(self, text: str, start: bool, ms: set[int]) -> bool:
         r = self.run
         if start:  # a start line after the run got anywhere (or failed) opens the next run
-            return any(k in r.progress for k in ("weights_done", "kv_sized", "kv_done", "warmup_done", "ready",
-                                                 "requests")) or bool(r.failures)
+            # (not where only a person's words got it there: a report's text above its log, in any language, "...
+            # 显存一直缓慢增长 ... 最后 OOM 退出", is about the run its log shows)
+            said = lambda t: user_words(t) or sentence_like(t)  # noqa: E731
+            return any(k in r.progress and not said(r.progress_text.get(k, ""))
+                       for k in ("weights_done", "kv_sized", "kv_done", "warmup_done", "ready", "requests")) or any(
+                not said(f.text) for f in r.failures)
         # a weights-loaded line after this run already sized its cache, or failed once its weights were loaded: the
         # server restarted (a failure before the weights were done, then more of them loading, is the same load
         # going on past it)

@@ -205,8 +205,10 @@ class LoadSteps:
             self._weights_past_the_limit()
             return
         host = code == "weights-exceed-system-memory"  # host RAM ran out: nothing may move to the CPU
+        no_gpu = n.get("gpu_absent") is True  # (the engine found no GPU: nothing moves there)
         if host:
-            s.say("more host memory", "the weights pass through CPU RAM on the way to the GPU: add RAM or swap" + (
+            s.say("more host memory", ("the engine found no GPU, so the weights live in CPU RAM" if no_gpu else
+                                       "the weights pass through CPU RAM on the way to the GPU") + ": add RAM or swap" + (
                   "" if n.get("mmap_in_use") is True else ", or load with mmap / safetensors so they are not copied"))
         offl = n.get("layers_offloaded")
         offl = offl[-1] if isinstance(offl, list) and offl else offl
@@ -217,8 +219,9 @@ class LoadSteps:
         if offl is None and isinstance(ngl, int) and not isinstance(ngl, bool) and ngl >= 0:
             offl = ngl  # the layers the user asked for (-ngl, n_gpu_layers), where the log prints none offloaded
         if host and (s.name in GGML or s.engine is None and n.get("layers_total")):
-            s.add("more layers on the GPU", "gpu_layers", "layers on the GPU do not stay in host RAM, if the GPU has "
-                  "room", "up", None, offl if isinstance(offl, int) else None)
+            if not no_gpu:
+                s.add("more layers on the GPU", "gpu_layers", "layers on the GPU do not stay in host RAM, if the GPU "
+                      "has room", "up", None, offl if isinstance(offl, int) else None)
         elif (s.name in GGML or s.engine is None and n.get("layers_total")) and n.get("_host_alloc_failed"):
             # the buffer that failed was in host RAM (the layers kept on the CPU): more on the GPU, or more RAM
             if n.get("_repack_failed"):
@@ -232,8 +235,9 @@ class LoadSteps:
             else:
                 s.say("more host memory", "the weights that stay on the CPU did not fit in RAM: add RAM, or load with "
                       "mmap")
-            s.add("more layers on the GPU", "gpu_layers", "moves weights from host RAM to the GPU, if it has room",
-                  "up", None, offl if isinstance(offl, int) else None)
+            if not no_gpu:
+                s.add("more layers on the GPU", "gpu_layers", "moves weights from host RAM to the GPU, if it has room",
+                      "up", None, offl if isinstance(offl, int) else None)
         elif s.name in GGML or s.engine is None and n.get("layers_total"):
             # the layers whose share of the buffer that failed fits in the memory free, less a tenth for the KV
             # cache and compute buffers that come after the weights
@@ -262,6 +266,11 @@ class LoadSteps:
                 s.add("less CPU offload", "cpu_offload", "the offloaded weights are held in host RAM", "down", None,
                       c.cpu_offload_gb)
             self.quant("fewer bytes of weights to pass through host RAM; context length does not matter here")
+            return
+        if s.name in GGML and (n.get("_host_alloc_failed") or no_gpu):
+            # (host RAM ran out for the layers kept on the CPU, or there is no GPU: more GPUs or a freer one do not
+            # lower what stays in RAM)
+            self.quant("fewer bytes of weights in host RAM; context length does not matter here")
             return
         if s.name in GGML:  # (their GPUs are layers' homes, sized above by -ngl, not a tensor-parallel size)
             self.quant("the weights alone do not fit; context length does not matter here")
