@@ -765,3 +765,36 @@ def test_a_lora_adapter_loaded_while_serving_gets_adapter_advice(frames):
     assert (run.kind, run.code) == ("RUNTIME", "lora-load-oom"), (run.kind, run.code)
     changes = [a["change"] for a in run.advice]
     assert changes[0] == "fewer adapters at once" and "shorter requests first" not in changes, changes
+
+
+# --- advice checked against the log's own figures: a buffer that fit in what was free names another holder, and no
+# higher fraction is offered where the weights fill the GPU past any fraction ---------------------------------------
+
+
+def test_a_layer_buffer_that_fit_in_what_was_free_is_not_sized_down_from_those_figures():
+    run = run_of(diag("\n".join([
+        'time=2025-02-01T10:00:00.000Z level=INFO source=memory.go:356 msg="offload to cuda" layers.requested=-1 '
+        'layers.model=65 layers.offload=65 layers.split="" memory.available="[22.75 GiB]" memory.gpu_overhead="0 B" '
+        'memory.required.full="21.90 GiB" memory.required.partial="21.90 GiB" memory.required.kv="2.00 GiB" '
+        'memory.weights.total="18.50 GiB"',
+        "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3090) - 23296 MiB free",
+        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 18432.00 MiB on device 0: cudaMalloc failed: out of "
+        "memory",
+        "llama_model_load: error loading model: unable to allocate CUDA0 buffer"])))
+    first = run.advice[0]
+    assert first["change"] == "fewer layers on the GPU" and "fit in the" in first["why"], first
+    assert first["value"] is None, first
+
+
+def test_no_higher_fraction_where_the_weights_fill_the_gpu():
+    run = run_of(diag("\n".join([
+        "INFO 03-01 10:00:00 [api_server.py:1043] vLLM API server version 0.7.3",
+        "INFO 03-01 10:00:00 [api_server.py:1044] args: Namespace(model='google/gemma-2-27b-it', "
+        "gpu_memory_utilization=0.95, max_model_len=4096)",
+        "INFO 03-01 10:00:20 [model_runner.py:1115] Loading model weights took 25.14 GiB",
+        "INFO 03-01 10:00:25 [worker.py:267] Memory profiling takes 4.1 seconds; the current vLLM instance can use "
+        "total_gpu_memory (23.65GiB) x gpu_memory_utilization (0.95) = 22.47GiB",
+        "ERROR 03-01 10:00:26 [engine.py:400] ValueError: No available memory for the cache blocks. Try increasing "
+        "`gpu_memory_utilization` when initializing the engine."])))
+    assert run.kind == "KV_CAPACITY", (run.kind, run.code)
+    assert "more memory for the pool" not in [a["change"] for a in run.advice], run.advice

@@ -19,6 +19,9 @@ class Base:
         c = self.c
         if c.fraction is not None and c.fraction >= 0.98:
             return
+        w, total = self.n.get("weights_bytes"), self.n.get("total_memory_bytes")
+        if isinstance(w, int) and isinstance(total, int) and total > 0 and w >= 0.98 * total:
+            return  # (the weights the log shows fill the GPU past any fraction: no fraction leaves a pool)
         value = _up(c.fraction)
         if value is not None and at_least is not None and at_least > value:
             if at_least > 0.98:  # no fraction leaves the pool it needs: weights or GPUs must change instead

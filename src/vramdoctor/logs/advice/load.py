@@ -244,7 +244,15 @@ class LoadSteps:
             failed, free = n.get("failed_alloc_bytes"), n.get("free_memory_bytes")
             failed = max(failed) if isinstance(failed, list) and failed else failed
             value, why = None, "keeps part of the model in CPU memory (slower); the weights do not fit whole"
-            if isinstance(offl, int) and offl > 0 and isinstance(failed, int) and isinstance(free, int) and failed > 0:
+            if (isinstance(offl, int) and offl > 0 and isinstance(failed, int) and isinstance(free, int) and
+                    0 < failed <= 0.9 * free):
+                # (by the log's own figures the buffer fit: the memory was taken between the reading and the
+                # allocation, by another process or a model still loaded, so no count follows from them)
+                why = (f"by the log's own figures the {offl} layers' {failed / GIB:.2f} GiB fit in the "
+                       f"{free / GIB:.2f} GiB free: something else held the memory when it was allocated (another "
+                       "process, a model still loaded: nvidia-smi); fewer layers (slower) only if the GPU is this "
+                       "server's alone")
+            elif isinstance(offl, int) and offl > 0 and isinstance(failed, int) and isinstance(free, int) and failed > 0:
                 value = min(offl - 1, int(offl * free * 0.9 / failed))
                 why += (f"; {offl} layers asked for {failed / GIB:.2f} GiB with {free / GIB:.2f} GiB free: about "
                         f"{value} fit, leaving a tenth for the KV cache and compute buffers")
