@@ -798,3 +798,27 @@ def test_no_higher_fraction_where_the_weights_fill_the_gpu():
         "`gpu_memory_utilization` when initializing the engine."])))
     assert run.kind == "KV_CAPACITY", (run.kind, run.code)
     assert "more memory for the pool" not in [a["change"] for a in run.advice], run.advice
+
+
+# --- a wrapper's line that only says it failed, then the traceback it logs with the cause at its end: that cause --------
+
+
+@pytest.mark.parametrize("cause,kind", [
+    (['  File "/venv/lib/python3.12/site-packages/exllamav3/modules/gated_delta_net_fn/gated_delta_rule.py", line 125, '
+      'in gated_delta_rule_fn', "    assert not history", "           ^^^^^^^^^^^", "AssertionError"], "NOT_OOM"),
+    (['  File "/venv/lib/python3.12/site-packages/exllamav2/generator/dynamic.py", line 900, in iterate',
+      "    job.prepare_for_queue(self, self.job_serial)", "ValueError: Job requires 33 pages (only 32 available)"],
+     None),
+])
+def test_a_wrappers_failure_is_read_through_to_the_cause_it_logs_later(cause, kind):
+    run = run_of(diag("\n".join([
+        "2026-05-25 22:48:51.163 ERROR:    FATAL ERROR with generation. Attempting to recreate the generator. If this "
+        "fails, please restart the server.", "", "2026-05-25 22:48:51.169 ERROR:    Error Traceback (most recent call "
+                                                  "last):",
+        *[f'  File "/venv/lib/python3.12/site-packages/tabbyAPI/endpoints/step{i}.py", line {i}, in step{i}\n'
+          f'    await step{i + 1}()' for i in range(8)],
+        "----------------------------------------", " ## Exception in child process",
+        "Traceback (most recent call last):", *cause])))
+    if kind:
+        assert run.kind == kind, (run.kind, run.code, run.missing)
+    assert run.code != "failure-cause-not-shown", (run.kind, run.code, run.missing)

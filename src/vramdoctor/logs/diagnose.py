@@ -1058,6 +1058,12 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                          message="This is not memory running out: " + _not_oom_advice(f.code, engine))
     w = run.numbers.get("weights_bytes")
     weights = weights_bytes or (w if isinstance(w, int) and w > 0 else None)
+    if f.kind == "error" and not _cause_shown(f) and not _assertion(f):
+        # a wrapper's line that only says it failed ("FATAL ERROR with generation. Attempting to recreate the
+        # generator"), the traceback it logs later ending in its cause: that error decides
+        later = [g for g in run.failures if g.line_no > f.line_no and g.kind == "error"
+                 and not (user_words(g.text) or sentence_like(g.text)) and (_cause_shown(g) or _assertion(g))]
+        f = later[0] if later else f
     if f.kind == "error":
         # (a cause only the report's title gives, "Server error: failed to decode", is what the full pool did)
         short = shortfall(run) or pool_below_context(run, engine) or leak(run) or (
