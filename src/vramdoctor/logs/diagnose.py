@@ -252,11 +252,9 @@ def _not_oom_advice(code: str, engine: str) -> str:
     (`LogWords.not_oom_advice`), else the engine it wraps, else the engine whose failure it is (the code is only
     ever one engine's), else the words every engine shares."""
     k = knowledge()
-    e = k.engine.get(engine)
-    for name in (engine, e.wraps if e else None):
-        own = k.engine[name].log.not_oom_advice.get(code) if name in k.engine else None
-        if own:
-            return own
+    own = k.own_or_wrapped(engine, lambda w: w.not_oom_advice.get(code))
+    if own:
+        return own
     return next((e.log.not_oom_advice[code] for e in k.engines if code in e.log.not_oom_advice),
                 _NOT_OOM.get(code, "a failure that is not memory exhaustion."))
 
@@ -330,8 +328,8 @@ _NOT_PANIC_MESSAGE = re.compile(r"^\s*(?:stack backtrace:|note: run with|\d+: |a
 
 
 def _with_panic_message(f: Failure) -> Failure:
-    """Failure `f` with its message joined, where `f` is a Rust panic's first line and the message is the next line
-    (in the same container's tag, if any); `f` itself otherwise."""
+    """Failure `f` with its message joined, where `f` is a Rust panic's first line or C++'s std::terminate line and
+    the message is the next line (in the same container's tag, if any); `f` itself otherwise."""
     if not _PANIC_AT.search(f.text) or not f.after:
         return f
     tag = _COMPOSE_TAG.match(f.text)
@@ -826,10 +824,7 @@ _RAY_KILL = re.compile(r"ray\.exceptions\.OutOfMemoryError|node running low on m
 def _context_setup(engine: str) -> re.Pattern | None:
     """The engine's lines of setting up its context once the weights are read (`LogWords.context_setup`), or those
     of the engine it wraps (Ollama, KoboldCpp, LM Studio, llama-cpp-python print llama.cpp's)."""
-    k = knowledge()
-    e = k.engine.get(engine)
-    own = e.log.context_setup if e else None
-    return own or (k.engine[e.wraps].log.context_setup if e and e.wraps in k.engine else None)
+    return knowledge().own_or_wrapped(engine, lambda w: w.context_setup)
 
 
 def _killed_not_oom(run: RunFacts, f: Failure) -> Diagnosis | None:

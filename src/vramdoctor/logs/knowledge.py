@@ -12,10 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Callable
 
 from ..engines import all_engines
 from ..engines.generic import SIGKILL
-from ..engines.interface import Engine, Figure, Message
+from ..engines.interface import Engine, Figure, LogWords, Message
 from .prefilter import Words, alternatives, prefix, required
 from .prose import clause_at, past_fixed, supposed
 
@@ -236,6 +237,16 @@ class Knowledge:
                      None)
         code = top[1].code or next((h[1].code for h in hits if h[1].code and h[1].kind == top[1].kind), "")
         return Verdict(kind=top[1].kind, phase=phase, code=code, engine=top[2], candidates=top[1].candidates)
+
+    def own_or_wrapped(self, engine: str, get: Callable[[LogWords], object]) -> object:
+        """What `get` reads from the engine's log words, or, where it gives nothing there, from those of the engine
+        it wraps (Ollama, KoboldCpp, LM Studio, llama-cpp-python print llama.cpp's lines); None where neither has it."""
+        e = self.engine.get(engine)
+        for name in (engine, e.wraps if e else None):
+            value = get(self.engine[name].log) if name in self.engine else None
+            if value:
+                return value
+        return None
 
     def line_verdict(self, text: str) -> Verdict | None:
         """What one line says (`verdict`), from the messages whose words it holds (its own prefilter candidates):
