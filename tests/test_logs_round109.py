@@ -822,3 +822,77 @@ def test_a_wrappers_failure_is_read_through_to_the_cause_it_logs_later(cause, ki
     if kind:
         assert run.kind == kind, (run.kind, run.code, run.missing)
     assert run.code != "failure-cause-not-shown", (run.kind, run.code, run.missing)
+
+
+# --- distributed starts: a milestone another worker printed is no floor for this worker's frames; a traceback that goes
+# on past an excerpt's '[...]' is read in its later, innermost frames; a model being built is its weights --------------
+
+_LOAD_FRAMES = [
+    '  File "/usr/local/lib/python3.12/dist-packages/vllm/worker/worker.py", line 183, in load_model',
+    "    self.model_runner.load_model()",
+    '  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/model_loader/loader.py", line 125, in '
+    "_initialize_model"]
+
+
+@pytest.mark.parametrize("tag,milestone", [
+    ("[rank0]:", "INFO 03-02 00:36:29 model_runner.py:1115] Loading model weights took 8.4729 GB"),
+    ("(VllmWorker rank=7 pid=7071)", "(VllmWorker rank=0 pid=7064) INFO 03-02 00:36:29 [gpu_model_runner.py:1500] "
+                                     "Model loading took 8.47 GiB and 9.1 seconds"),
+])
+def test_another_workers_weights_loaded_is_no_floor_for_this_workers_load(tag, milestone):
+    lines = [milestone, f"{tag} Traceback (most recent call last):", *[f"{tag} {x}" for x in _LOAD_FRAMES],
+             f"{tag} torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.75 GiB."]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)
+
+
+def test_the_same_workers_weights_loaded_is_a_floor():
+    tag = "(VllmWorker rank=0 pid=7064)"
+    lines = [f"{tag} INFO 03-02 00:36:29 [gpu_model_runner.py:1500] Model loading took 8.47 GiB and 9.1 seconds",
+             f"{tag} Traceback (most recent call last):",
+             f'{tag}   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py", line 200, in '
+             "determine_available_memory",
+             f"{tag} torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.75 GiB."]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind != "WEIGHTS", (run.kind, run.code, run.phase_source)
+
+
+def test_a_traceback_past_an_excerpt_mark_is_read_in_its_later_frames():
+    run = run_of(diag("\n".join([
+        "[Bug]: last gpu always OOM with pipeline parallelism on 2 nodes", "",
+        "INFO 03-02 00:36:29 model_runner.py:1115] Loading model weights took 8.4729 GB",
+        "[rank0]: Traceback (most recent call last):",
+        '[rank0]:   File "/usr/local/bin/vllm", line 8, in <module>', "[rank0]:     sys.exit(main())", "[...]",
+        '[rank0]:   File "/usr/local/lib/python3.12/dist-packages/vllm/utils.py", line 2196, in run_method',
+        "[rank0]:     return func(*args, **kwargs)", *[f"[rank0]: {x}" for x in _LOAD_FRAMES]])))
+    assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)
+
+
+@pytest.mark.parametrize("frames", [
+    ['  File "/venv/lib/python3.9/site-packages/vllm/model_executor/models/utils.py", line 609, in make_layers',
+     "    [PPMissingLayer() for _ in range(start_layer)] + ["],
+    ['  File "/venv/lib/python3.9/site-packages/vllm/model_executor/models/llama4.py", line 73, in __init__',
+     "    self.experts = FusedMoE("],
+    ['  File "/sgl-workspace/sglang/python/sglang/srt/models/deepseek_v2.py", line 1700, in __init__',
+     "    self.model = DeepseekV2Model("],
+])
+def test_a_traceback_cut_while_the_model_is_built_is_the_weights(frames):
+    run = run_of(diag("\n".join(["# [Bug]: OOM error during Llama 4 Scout with tp 4", "",
+                                 "ERROR 04-15 12:03:00 [core.py:387] EngineCore failed to start.",
+                                 "Traceback (most recent call last):", *frames])))
+    assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)
+
+
+# --- a CUDA error string after a source file and line with a space for the colon; a service's line as journalctl
+# prints it without the time is the program's, not a person's ------------------------------------------------------
+
+
+def test_a_cuda_error_after_a_file_and_line_with_a_space_is_not_memory():
+    run = run_of(diag("# [Bug]: gpt-oss-120 tinygemm2_cuda.cu 64 - invalid argument\n\n### System Info\nH100 x 8"))
+    assert (run.kind, run.code) == ("NOT_OOM", "cuda-error"), (run.kind, run.code)
+
+
+def test_journalctls_service_tag_marks_the_programs_lines():
+    from vramdoctor.logs.authorship import program_line
+    assert program_line('ollama[1821]: [GIN] 2023/10/02 - 03:30:54 | 200 |  3.71s | 127.0.0.1 | POST "/api/generate"')
+    assert program_line("llama-server[4242]: ggml_cuda_init: found 1 CUDA devices:")

@@ -936,7 +936,8 @@ LOG = LogWords(
         # the same strings after a source location: vLLM's CUDACHECK "Failed: Cuda error FILE:LINE 'STRING'", also
         # re-logged by a wrapper without its prefix ("VLLM: Failed: /workspace/csrc/custom_all_reduce.cuh:368
         # 'invalid argument'")
-        msg(r"\.(?:cuh?|cpp|cc|hpp?):\d+\W{1,3}(?:" + CUDA_ERRORS + ")", "not_oom", code="cuda-error"),
+        # (also with a space for the colon, as TensorRT-LLM's kernels print it: "tinygemm2_cuda.cu 64 - invalid argument")
+        msg(r"\.(?:cuh?|cpp|cc|hpp?)(?::|\s+)\d+\W{1,3}(?:" + CUDA_ERRORS + ")", "not_oom", code="cuda-error"),
         # an assertion in ggml's code (a shape or type it does not support): a bug or an unsupported model; one
         # about a buffer or a memory pool may be memory, so it is left to the words around it
         # ... and ggml-alloc's own fixed list of free blocks overflowing (2023's ggml-alloc.c "GGML_ASSERT: ...: alloc->

@@ -391,7 +391,9 @@ LOG = LogWords(
     ),
     # ModelRunner.initialize's call into its own load_model (`self.load_model()` under a model_runner.py frame): the
     # KV pool is made after it returns (init_memory_pool)
-    loader=rx(r"model_runner\.py\W+line \d+, in \w+[^\n]*\n[^\n]*\bself\.load_model\("),
+    # (and a model class's __init__ under srt/models, which allocates its weights as it makes its layers)
+    loader=rx(r"model_runner\.py\W+line \d+, in \w+[^\n]*\n[^\n]*\bself\.load_model\(|"
+              r"srt/models/\w+\.py\W+line \d+, in __init__\b"),
 )
 
 

@@ -451,7 +451,9 @@ LOG = LogWords(
         # gptq_marlin_repack, awq_marlin_repack)
         "WEIGHTS": rx(r"load_model|init_device\b|Starting to load model|Loading weights|Loading drafter model|create_weights|"
                       r"process_weights_after_loading|\b\w+_marlin_repack|"
-                      r"_initialize_model|initialize_model|get_model\(|model_loader"),
+                      r"_initialize_model|initialize_model|get_model\(|model_loader|"
+                      # (the model's layers being made, model_executor/models/utils.py: only while it is built)
+                      r"\bmake_layers\b"),
         "RUNTIME": rx(r"(?<![\w])execute_model|_get_prompt_logprobs_dict|compute_logprobs|sampler\(|\.sample\(|step_async|"
                       r"_process_model_outputs|engine_step|start_worker_execution_loop|execute_model_spmd|"
                       # V1's engine core loop (v1/engine/core.py): entered once start-up is done
@@ -637,7 +639,10 @@ LOG = LogWords(
     # model_executor/model_loader, get_model (the model only: its KV cache is made later, initialize_kv_cache), the
     # worker's and model runner's load_model, and the worker's call into the runner's (`self.model_runner.load_model()`
     # under a gpu_worker.py / worker.py frame)
-    loader=rx(r"model_loader[/.]|\bin get_model\b|\bget_model\(|"
+    # (and the model being built, which allocates its weights as it makes its layers: model_executor/models/utils.py
+    # make_layers, a model class's __init__ under model_executor/models; a traceback cut there was loading them)
+    loader=rx(r"model_loader[/.]|\bin get_model\b|\bget_model\(|\bin make_layers\b|"
+              r"model_executor/models/\w+\.py\W+line \d+, in __init__\b|"
               r"(?:gpu_worker|worker|gpu_model_runner|model_runner)\.py\W+line \d+, in load_model\b|"
               r"(?:gpu_worker|worker)\.py\W+line \d+, in \w+[^\n]*\n[^\n]*\bself\.model_runner\.load_model\("),
     # V1's graph capture (gpu_model_runner.py capture_model: "Graph capturing finished in 28 secs, took 1.88 GiB") is

@@ -24,7 +24,7 @@ from .authorship import TITLE, narrates_failure, program_line, prose_like, sente
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts
 from ..engines.interface import AFTER_MILESTONE
 from ..engines.words import LOADING_ZH, SIZE, to_bytes
-from .knowledge import COMMAND, FRAME, SIGKILL_RX, Verdict, exception_not_memory, knowledge, phase_words
+from .knowledge import COMMAND, ELISION, FRAME, SIGKILL_RX, Verdict, exception_not_memory, knowledge, phase_words
 from .lines import STATED, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, STARTUP, Place, during_step, frames, locate, step_done, step_under_way
 from .quiet import leak, no_failure, pool_below_context, pressure, shortfall
@@ -729,8 +729,11 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
             # (where those words are an engine's own message that names its step, "ValueError: No available memory for
             # the cache blocks" quoted in the title, the step is the engine's verdict: kept)
             told = (f.line_no, f.text)
-            f = replace(cut[0], kind="oom", code=f.code if f.phase else "", phase=f.phase, wrapper=False,
-                        deciding=told if f.phase else None)
+            # (a traceback that goes on past an excerpt's '[...]' is read in the frames after it: its innermost, last)
+            more = [g for g in cut[1:] if FRAME.search(g.text) and g.line_no - cut[0].line_no <= 200
+                    and g.before and any(ELISION.search(t) for ln, t in g.before if ln > cut[0].line_no)]
+            f = replace(more[-1] if more else cut[0], kind="oom", code=f.code if f.phase else "", phase=f.phase,
+                        wrapper=False, deciding=told if f.phase else None)
     if f.kind == "oom" and not f.phase and user_words(f.text):
         # a user's words of an out-of-memory that name no step, below a title that quotes the engine's own error with
         # its step ("# llama_model_load: error loading model: unable to allocate backend buffer"): the title's step

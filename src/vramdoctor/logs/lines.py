@@ -47,7 +47,9 @@ _STRONG = (r"^\s*(?:\(\w+[\w =]*pid=\d+\)|\[?\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:|tim
            r"[^\W\d_]{3,5}\.? {1,2}\d{1,2} \d\d:\d\d:\d\d |"
            r"\d+\.\d+\.\d+\.\d+ [IWE] |\d{1,2}:\d\d(?::\d\d)?[AP]M [A-Z]{3} |[A-Za-z][\w.-]*\s+\| |"
            # NCCL's debug lines (debug.cc: "host:pid:tid [dev] NCCL INFO ...", "gpu01:2341:2390 [0] NCCL WARN ...")
-           r"[\w.-]+:\d+:\d+ \[\d+\] ")
+           r"[\w.-]+:\d+:\d+ \[\d+\] |"
+           # a service's line as journalctl prints it without the time ("ollama[8017]: CUDA error 2 at ...")
+           r"[\w.-]+\[\d+\]: ")
 # (the last: docker compose's "svc-1  | "; before it LocalAI's zerolog "8:02AM DBG "; the first: vLLM's process
 # tags "(APIServer pid=1)", "(VllmWorker rank=3 pid=1090)")
 # (and llama-server's own tags before its function's name, tools/server 2024+: "srv  update_slots: ", "slot launch_slot_: ",

@@ -386,6 +386,26 @@ def _warmup_goes_on(f: Failure, eng) -> bool:
 _ERROR_LINE = re.compile(r"\b(?:ERROR|CRITICAL|FATAL)\b|^\S*\s*Traceback \(most recent call last\)|^\s*\w+(?:Error|Exception)\b")
 
 
+#: a worker's tag on its lines: "[rank0]:", "(VllmWorker rank=3 pid=1090)", "(RayWorkerWrapper pid=812, ip=...)",
+#: "[2025-01-01 10:00:00 TP3]"
+_WORKER_TAG = re.compile(r"^\s*\[rank(\d+)\]:|\brank=(\d+)\b|\(\w*Worker\w* pid=(\d+)|\bTP(\d+)\]")
+
+
+def _worker(text: str) -> str | None:
+    m = _WORKER_TAG.search(text)
+    return next((g for g in m.groups() if g is not None), None) if m else None
+
+
+def _other_workers(f: Failure, line_no: int) -> bool:
+    """The milestone on line `line_no` was printed by another process than failure `f`'s: `f` carries a worker's tag
+    and the milestone's line a different one, or none (the driver's)."""
+    mine = _worker(f.text) or next((_worker(t) for _, _, t in frames(f) if _worker(t)), None)
+    if mine is None:
+        return False
+    text = next((t for ln, t in f.before if ln == line_no), None)
+    return text is not None and _worker(text) != mine
+
+
 def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: frozenset[str] = frozenset()) -> Place:
     """Where `f` happened, from the evidence in order; see the module docstring. weights_bytes: the
     model's weights (printed by the engine, or estimated), held against what PyTorch held when it failed. told: the
@@ -395,7 +415,9 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     eng = k.engine.get(engine)
     marker = last_marker(f.progress)
     floor = FLOOR[marker] if marker else None
-    shown = last_marker({m: ln for m, ln in f.progress.items() if m not in told})
+    # (not a milestone another worker printed: in a distributed start each rank loads its own weights, and the one
+    # that failed may still have been loading when another said it was done)
+    shown = last_marker({m: ln for m, ln in f.progress.items() if m not in told and not _other_workers(f, ln)})
     frame_floor = FLOOR[shown] if shown else None
     passed = passed_step(f.text) if user_words(f.text) or sentence_like(f.text) else None
     if passed is None and not f.phase:
