@@ -896,3 +896,38 @@ def test_journalctls_service_tag_marks_the_programs_lines():
     from vramdoctor.logs.authorship import program_line
     assert program_line('ollama[1821]: [GIN] 2023/10/02 - 03:30:54 | 200 |  3.71s | 127.0.0.1 | POST "/api/generate"')
     assert program_line("llama-server[4242]: ggml_cuda_init: found 1 CUDA devices:")
+
+
+# --- the engine's own dump of the batch that failed (vLLM V1's dump_input) shows requests running; a test that sends
+# requests, named in words; MPI's and NCCL's network failures ---------------------------------------------------------
+
+
+def test_v1s_dump_of_running_requests_after_a_model_execution_places_it_while_serving():
+    w = "(Worker_DP0_EP0 pid=2647785) ERROR 05-20 10:42:56 [multiproc_executor.py:962]"
+    run = run_of(diag("\n".join([
+        f"{w} WorkerProc hit an exception.", f"{w} Traceback (most recent call last):",
+        f'{w}   File "/vllm/vllm/v1/worker/gpu_model_runner.py", line 2100, in execute_model',
+        f"{w}     model_output = self.model(", f"{w} torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",
+        "(EngineCore_DP0 pid=2647451) ERROR 05-20 10:42:56 [dump_input.py:81] Dumping scheduler stats: "
+        "SchedulerStats(num_running_reqs=809, num_waiting_reqs=0, kv_cache_usage=0.48)"])))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+@pytest.mark.parametrize("title", ["[Bug]: Qwen3 w8a8 deployment reports OOM in high-concurrency precision test",
+                                   "[Bug]: CUDA OOM during a load test with 64 clients"])
+def test_a_test_that_sends_requests_named_in_the_title_is_serving(title):
+    run = run_of(diag("\n".join([title, "", "### Environment", "vllm 0.11.0, 8x H20"])))
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.phase_source)
+
+
+@pytest.mark.parametrize("lines,code", [
+    (["terminate called after throwing an instance of 'tensorrt_llm::common::TllmException'",
+      "  what():  [TensorRT-LLM][ERROR] Assertion failed: Failed: MPI error /src/tensorrt_llm/common/mpiUtils.cpp:211 '6'"],
+     "communication-error"),
+    (["node5:240:240 [6] misc/socket.cc:533 NCCL WARN socketPollConnect: Connect to 10.0.0.4<56849> returned 113(No "
+      "route to host) errno 115(Operation now in progress)", "node5:240:240 [6] NCCL INFO bootstrap.cc:285 -> 2",
+      "[2025-03-01 10:00:00 TP6] Scheduler hit an exception: Traceback (most recent call last):"], "nccl-error"),
+])
+def test_mpi_and_nccl_network_failures_are_not_memory(lines, code):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", code), (run.kind, run.code)

@@ -813,6 +813,9 @@ LOG = LogWords(
         # (and NCCL's own strings for them, ncclGetErrorString: "unhandled system error", "unhandled cuda error")
         msg(r"NCCL error|ncclUnhandledCudaError|NCCL watchdog|ncclSystemError|ncclInternalError|ncclRemoteError|"
             r"\bunhandled (?:system|cuda) error\b|"
+            # (its warning that a peer could not be reached over the network, misc/socket.cc, transport/net*.cc:
+            # "NCCL WARN socketPollConnect: Connect to 10.0.0.4<56849> returned 113(No route to host)")
+            r"NCCL WARN (?:socket\w*|NET/\w+|bootstrap\w*|Call to connect)\b|"
             r"ncclInvalidUsage|ncclInvalidArgument|\bNCCL_ERROR_(?:UNHANDLED_CUDA_ERROR|SYSTEM_ERROR|INTERNAL_ERROR|"
             r"INVALID_ARGUMENT|INVALID_USAGE|REMOTE_ERROR)\b|"
             r"Watchdog caught collective operation timeout|NCCL operations have failed or timed out|"
@@ -851,7 +854,10 @@ LOG = LogWords(
             # ... or NIXL, which moves KV caches between servers (disaggregated prefill: TensorRT-LLM, vLLM's
             # NixlConnector, Dynamo), failed a transfer with one of its status codes (nixl_types.h: NIXL_ERR_BACKEND,
             # NIXL_ERR_REMOTE_DISCONNECT, ...; none of them is memory)
-            r"\bNIXL_ERR_[A-Z_]+\b", "not_oom", code="communication-error"),
+            r"\bNIXL_ERR_[A-Z_]+\b|"
+            # ... or MPI, which TensorRT-LLM's ranks talk over (common/mpiUtils.cpp: "Assertion failed: Failed: MPI
+            # error ... mpiUtils.cpp:211"), MPI's own codes and Open MPI's words
+            r"\bFailed: MPI error\b|\bMPI_ERR_[A-Z_]+\b|\bmpiUtils\.cpp:\d+", "not_oom", code="communication-error"),
         # the GPU stopped answering (a hang, a driver reset, a reset by the OS watchdog): a named cause, not memory
         # (Vulkan VK_ERROR_DEVICE_LOST and its C++ name, D3D12's device removal, NVIDIA's Xid 79 text)
         # (and Mesa's radv on amdgpu: "The CS has been cancelled because the context is lost"; NVIDIA's driver faults by
@@ -1301,6 +1307,10 @@ LOG = LogWords(
                         r"(?<!max )(?<!maximum )(?<!number of )(?<!limit of )(?<!limit on )"
                         r"\b(?:continuous|sustained|concurrent|steady) (?:inference |chat |completion )?requests\b"
                         r"(?!\s+(?:to|=|of|limit|setting)\b)|"
+                        # ... or a test that sends them ("OOM in high-concurrency precision test", "during the load
+                        # test", "in a stress test", "running the throughput benchmark")
+                        r"\b(?:high[- ]concurrency|concurrency|load|stress|pressure|throughput|accuracy|precision)"
+                        r"(?:\s+precision)?\s+(?:test(?:s|ing)?|benchmark(?:s|ing)?|eval(?:uation)?s?)\b|"
                         # ... or a greeting sent as the prompt ("even saying \"Hello\" will lead to the OOM", "typing hi")
                         r"\b(?:saying|sending|typing|asking|say|send|type)\s+(?:it\s+)?(?:a\s+)?[\x22'`\u201c]?(?:hello|hi|hey)\b|"
                         # ... or a prompt sent ("when prompting for inference, ollama crashed", "when I prompt it")

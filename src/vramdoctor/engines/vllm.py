@@ -493,7 +493,11 @@ LOG = LogWords(
         ("warmup_done", rx(r"Graph capturing finished|init engine .* took")),
         ("ready", rx(r"Starting vLLM (?:API )?server|Available routes are")),
         # (offline LLM.generate: its "Processed prompts:" progress bar)
-        ("requests", rx(r"Processed prompts:|\"(?:POST|GET) /v1/" + NOT_ADMIN + r"|Avg prompt throughput|Received request|Added request")),
+        # (and V1's dump of what the engine core was running when it failed, v1/engine/core.py dump_engine_exception ->
+        # logging_utils/dump_input.py: "Dumping scheduler stats: SchedulerStats(num_running_reqs=809, ..."; the warm-up's
+        # dummy runs are never scheduled)
+        ("requests", rx(r"Processed prompts:|\"(?:POST|GET) /v1/" + NOT_ADMIN + r"|Avg prompt throughput|Received request|"
+                        r"Added request|Dumping scheduler stats: SchedulerStats\(num_running_reqs=[1-9]")),
     ),
     figures=(
         fig("weights_bytes", r"(?:Loading model weights|Model loading) took " + SIZE),

@@ -525,6 +525,11 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
             return Place("RUNTIME", "the stack frames and the server already serving", where, ["RUNTIME"])
         if marker in ("kv_done", "warmup_done") and not f.elided:
             return Place("WARMUP", "the stack frames before the server was ready", where, ["WARMUP"])
+        served = next(((ln, t) for ln, t in f.after if program_line(t)
+                       and any(q.search(t) for m, q in k.milestones if m == "requests")), None)
+        if served:  # (the engine's own line after it that requests were running: its dump of the failed batch)
+            return Place("RUNTIME", "the stack frames (a graph evaluation) and the engine's line after them that "
+                         "requests were running", served, ["RUNTIME"], inferred=True)
         if told_start and "requests" not in f.progress:  # a forward pass while starting: the profile or warm-up run
             return Place("WARMUP", "the stack frames (a forward pass) and the report's words that it failed starting",
                          where, ["WARMUP"], inferred=True)
