@@ -931,3 +931,25 @@ def test_a_test_that_sends_requests_named_in_the_title_is_serving(title):
 def test_mpi_and_nccl_network_failures_are_not_memory(lines, code):
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("NOT_OOM", code), (run.kind, run.code)
+
+
+# --- a size that goes up each time the same thing is done is growth; an engine's own line that names the ledgers its
+# step could fail in narrows an out-of-memory that only a person's words state ---------------------------------------
+
+
+@pytest.mark.parametrize("said", [
+    "Everytime I executed the prompt, the size of the model increase (ollama ps gave me a bigger number).",
+    "Each time I run the same query, VRAM usage goes up by a few hundred MB and never comes back.",
+])
+def test_a_size_that_rises_each_time_the_same_thing_is_done_is_a_leak(said):
+    run = run_of(diag("\n".join([said, "NAME              ID              SIZE     PROCESSOR    UNTIL",
+                                 "gemma4:31b        637cc0ff1570    18 GB    100% GPU     Forever"])))
+    assert run.kind == "LEAK", (run.kind, run.code)
+
+
+def test_an_engines_wrapper_narrows_an_oom_a_person_states():
+    run = run_of(diag("\n".join([
+        "Error: llama runner process has terminated: signal: aborted (core dumped) error:failed to create context with "
+        "model '/root/.ollama/models/blobs/sha256-e84ed7399c82'", "",
+        "It is saying out of memory but nearly the entire 4096 MB is available."])))
+    assert run.kind == "UNDETERMINED" and run.candidates == ["KV_CAPACITY", "WARMUP"], (run.kind, run.candidates)

@@ -211,6 +211,13 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"(?:generation|request|inference|call|completion|response|chat|prompt)s?\b|"
            r"(?:\bnot|\bnever)\s+(?:freeing|releasing)\b(?:\s+(?:it|memory|VRAM|RAM))?\s+and\s+(?:\w+\s+)?"
            r"(?:running|runs|ran|run)\s+out\s+of\s+(?:\w+\s+)?memory\b|"
+           # ... or a size that goes up each time the same thing is done ("Everytime I executed the prompt, the size of
+           # the model increase (ollama ps gave me a bigger number)", "each time I run the query, VRAM usage goes up")
+           # (not one step's own rise, told as a size it reaches each time: "Every time the first request comes in,
+           # memory usage climbs to 120GB and then the process gets killed")
+           r"\b(?:every ?time|each time)\b(?!\s+(?:the|a)\s+first\b)[^.;!?\n]{0,60}?\b(?:size|memory|usage|VRAM|RAM|"
+           r"footprint)\b[^.;!?\n]{0,30}?\b(?:increase[sd]?|grows?|grew|goes up|went up|rises?|rose|climbs?|climbed)\b"
+           r"(?!\s+(?:up\s+)?to\s+~?\d)|"
            # ... and an out of memory that came "over time" (a title: "llama-server OOM Over Time")
            r"\b(?:OOMs?|OOM-?kill\w*|out of memory)\s+over\s+time\b|"
            r"\b(?:each|every)\s+(?:\w+\s+){0,2}?" + _STEP + r"\s+(?:adds|leaves)\s+(?:a\s+)?(?:fixed\s+|constant\s+)?"

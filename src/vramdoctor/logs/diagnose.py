@@ -721,8 +721,15 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
                and not sentence_like(g.text) and not _INTRO.match(g.text) and not _TABLE_ROW.match(g.text)
                and not (f.code == "crash-after-alloc-failed" and g.code == "crash-access-violation")]
         cut = [g for g in run.failures if g.kind == "error" and g.line_no > f.line_no and not user_words(g.text)]
+        # (or the engine's wrapper line that names the ledgers its step could have failed in: "failed to create context
+        # with model", after the weights, for "It is saying out of memory but it's not")
+        named = [g for g in run.failures if g.kind in ("wrapper", "error") and (g.phase or g.candidates)
+                 and program_line(g.text)]
         if own:
             f = own[0]
+        elif f.kind == "oom" and not f.phase and not f.candidates and named and not cut:
+            told = (f.line_no, f.text)
+            f = replace(named[0], kind="oom", code="", wrapper=False, deciding=None)
         elif f.kind == "oom" and cut:
             # ... or its error cut short before its cause ("now I have a new "out of GPU memory" problem" above a
             # traceback that stops before its last line): the user's words give the cause, the engine's lines the place
