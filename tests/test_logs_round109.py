@@ -953,3 +953,28 @@ def test_an_engines_wrapper_narrows_an_oom_a_person_states():
         "model '/root/.ollama/models/blobs/sha256-e84ed7399c82'", "",
         "It is saying out of memory but nearly the entire 4096 MB is available."])))
     assert run.kind == "UNDETERMINED" and run.candidates == ["KV_CAPACITY", "WARMUP"], (run.kind, run.candidates)
+
+
+# --- figures the review found left on the table: ggml-vulkan's allocation size, a slot's share and the prompt sent ---
+
+
+def test_vulkans_allocation_size_sizes_the_context_advice():
+    run = run_of(diag("\n".join([
+        "llama_load_model_from_file: using device Vulkan0 (AMD Radeon RX 7800 XT) - 16368 MiB free",
+        "llm_load_tensors:      Vulkan0 model buffer size =  9508.55 MiB",
+        "llama_new_context_with_model: n_ctx      = 65536",
+        "ggml_vulkan: Device memory allocation of size 10737418240 failed.",
+        "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory",
+        "llama_kv_cache_init: failed to allocate buffer for kv cache"])))
+    assert run.numbers.get("failed_alloc_bytes") == [10737418240], run.numbers
+    first = run.advice[0]
+    assert first["setting"] == "max_model_len" and isinstance(first["value"], int) and first["value"] < 65536, first
+
+
+def test_a_slots_share_and_the_prompt_it_was_sent_size_the_advice():
+    run = run_of(diag("\n".join([
+        "main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+        "slot update_slots: id  0 | task 0 | new prompt, n_ctx_slot = 4096, n_keep = 0, n_prompt_tokens = 9120",
+        "srv    send_error: task id = 0, error: the request exceeds the available context size, try increasing it"])))
+    assert run.code == "requests-refused-too-long", (run.kind, run.code)
+    assert "4,096 tokens and a prompt of 9,120" in run.advice[0]["why"], run.advice

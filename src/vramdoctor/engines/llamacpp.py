@@ -484,6 +484,12 @@ LOG = LogWords(
         fig("n_slots", r"\binitializing slots, n_slots = (\d+)", count, mode="first"),
         fig("n_slots", r"\bllama_context: n_seq_max\s*=\s*(\d+)", count, mode="first"),
         fig("n_ctx_slot", r"\bn_slots = \d+, n_ctx_slot = (\d+)", count, mode="first"),
+        # ... and as each request meets its slot (tools/server update_slots: "new prompt, n_ctx_slot = 4096, n_keep = 0,
+        # n_prompt_tokens = 9120"): the slot's share of -c and the longest prompt sent to it (the list first: a figure
+        # read whole ends the line's reading)
+        fig("_slot_prompt_tokens", r"\bnew prompt, n_ctx_slot = \d+, n_keep = \d+, n_prompt_tokens = (\d+)", count,
+            mode="list"),
+        fig("n_ctx_slot", r"\bnew prompt, n_ctx_slot = (\d+)", count, mode="first"),
         fig("kv_unified", r"\bn_ctx_slot = \d+, kv_unified = '(true|false)'", lambda m: m.group(1) == "true",
             mode="first"),
         # "(%6u cells, %3d layers, %2u/%u seqs)": the cells are per stream, and a cache that is not unified has
@@ -532,6 +538,10 @@ LOG = LogWords(
         fig("_gpu_alloc_bytes", r"allocating " + SIZE + r" on device \d+: cudaMalloc failed", mode="list"),
         fig("_gpu_alloc_bytes", r"failed to allocate (?:CUDA|ROCm|Vulkan|SYCL|MUSA|CANN)\d+ buffer of size (\d+)",
             count, mode="list"),
+        # ggml's Vulkan backend names the size it asked the device for (ggml-vulkan.cpp ggml_vk_create_buffer:
+        # "ggml_vulkan: Device memory allocation of size 10737418240 failed.", bytes)
+        fig("failed_alloc_bytes", r"ggml_vulkan: Device memory allocation of size (\d+) failed", count, mode="list"),
+        fig("_gpu_alloc_bytes", r"ggml_vulkan: Device memory allocation of size (\d+) failed", count, mode="list"),
         fig("_gpu_index", r"on device (\d+): cudaMalloc failed|(?:failed|unable) to allocate "
             r"(?:CUDA|ROCm|Vulkan|SYCL|MUSA|CANN)(\d+) buffer", lambda m: int(m.group(1) or m.group(2)), mode="list"),
         # (not a count a user grouped by thousands, "of size 108 000 000 000": ggml prints %zu)

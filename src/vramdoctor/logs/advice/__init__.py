@@ -117,8 +117,13 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
         ctx = _shown("max_model_len", n)
         if s.name in GGML:
             par = n.get("n_parallel")
-            s.add("more context per slot", "max_model_len", "each of the -np slots gets -c / -np tokens; a larger -c "
-                  "(if memory allows)", "up", None, ctx)
+            slot, asked = n.get("n_ctx_slot"), n.get("_slot_prompt_tokens")
+            asked = max(asked) if isinstance(asked, list) and asked else asked  # (one value: flattened to it)
+            why = "each of the -np slots gets -c / -np tokens; a larger -c (if memory allows)"
+            if isinstance(slot, int) and isinstance(asked, int) and asked > slot:
+                # (the slot's share and the longest prompt it was sent, as the server printed them)
+                why += f"; a slot holds {slot:,} tokens and a prompt of {asked:,} came: each slot needs at least that"
+            s.add("more context per slot", "max_model_len", why, "up", None, ctx)
             if isinstance(par, int) and par > 1:
                 s.add("fewer parallel slots", "max_num_seqs", "fewer slots give each a larger share of -c", "down",
                       max(1, par // 2), par)
