@@ -978,3 +978,24 @@ def test_a_slots_share_and_the_prompt_it_was_sent_size_the_advice():
         "srv    send_error: task id = 0, error: the request exceeds the available context size, try increasing it"])))
     assert run.code == "requests-refused-too-long", (run.kind, run.code)
     assert "4,096 tokens and a prompt of 9,120" in run.advice[0]["why"], run.advice
+
+
+# --- memory not given back when a model is unloaded, put to sleep or forgotten: a leak --------------------------------
+
+
+@pytest.mark.parametrize("said", [
+    "The memory used when a model is loaded doesn't become free when the model is unloaded.",
+    "Ollama on Jetson Thor with unified memory doesn't seem to release memory as the models are forgotten.",
+    "Title: GPU VRAM not freed with --sleep-idle-seconds leading to crash",
+])
+def test_memory_not_given_back_after_unload_or_sleep_is_a_leak(said):
+    run = run_of(diag("\n".join([said, 'time=2025-06-01T10:00:00.000Z level=INFO source=server.go:637 '
+                                       'msg="llama runner started in 3.02 seconds"'])))
+    assert run.kind == "LEAK", (run.kind, run.code)
+
+
+def test_memory_released_after_unload_is_no_leak():
+    run = run_of(diag("\n".join(["The memory is released when the model is unloaded, as expected.",
+                                 'time=2025-06-01T10:00:00.000Z level=INFO source=server.go:637 '
+                                 'msg="llama runner started in 3.02 seconds"'])))
+    assert run.kind != "LEAK", (run.kind, run.code)

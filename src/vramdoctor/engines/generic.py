@@ -218,6 +218,15 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"\b(?:every ?time|each time)\b(?!\s+(?:the|a)\s+first\b)[^.;!?\n]{0,60}?\b(?:size|memory|usage|VRAM|RAM|"
            r"footprint)\b[^.;!?\n]{0,30}?\b(?:increase[sd]?|grows?|grew|goes up|went up|rises?|rose|climbs?|climbed)\b"
            r"(?!\s+(?:up\s+)?to\s+~?\d)|"
+           # ... or memory not given back when a model is unloaded, put to sleep or idle ("doesn't become free when the
+           # model is unloaded", "doesn't seem to release memory as the models are forgotten", "VRAM not freed with
+           # --sleep-idle-seconds")
+           r"\b(?:memory|VRAM|RAM)\b[^.;!?\n]{0,60}?(?:\bnot|\bnever|n't)\s+(?:seem\s+to\s+)?(?:be(?:ing)?\s+|become\s+|get\s+)?"
+           # (its last words all of five letters or more: the block search looks for them, not for "ram" in "params")
+           r"(?:released?|freed|free|returned|given back)\b[^.;!?\n]{0,60}?(?:\bunload\w*|\bsleep\w*|"
+           r"\bforgotten\b|\bevict\w*|\bkeep_alive\b)|"
+           r"(?:\bnot|\bnever|n't)\s+(?:seem\s+to\s+)?(?:release|free|give back)\s+(?:the\s+|its\s+|their\s+)?(?:memory|VRAM|"
+           r"RAM)\b[^.;!?\n]{0,60}?(?:\bunload\w*|\bsleep\w*|\bforgotten\b|\bevict\w*)|"
            # ... and an out of memory that came "over time" (a title: "llama-server OOM Over Time")
            r"\b(?:OOMs?|OOM-?kill\w*|out of memory)\s+over\s+time\b|"
            r"\b(?:each|every)\s+(?:\w+\s+){0,2}?" + _STEP + r"\s+(?:adds|leaves)\s+(?:a\s+)?(?:fixed\s+|constant\s+)?"
@@ -436,7 +445,8 @@ _DENIED = re.compile(r"\b(?:no|not|never|nothing|without|nor|rule[sd]? out|ruled
 #: not the growth
 _UNBOUNDED = re.compile(r"\b(?:without|with no) (?:any )?(?:upper )?(?:bound|limit)s?\b", re.I)
 #: growth stated by saying memory is not given back: its negation is the report itself ("is never released")
-_NOT_GIVEN_BACK = re.compile(r"(?:\b(?:not|never)|n['\u2019]?t)\s+(?:being\s+|getting\s+|gets?\s+)?(?:properly\s+|fully\s+)?"
+_NOT_GIVEN_BACK = re.compile(r"(?:\b(?:not|never)|n['\u2019]?t)\s+(?:seem\s+to\s+)?(?:being\s+|getting\s+|gets?\s+|become\s+|be\s+)?"
+                             r"(?:properly\s+|fully\s+)?"
                              r"(?:returned|released?|releasing|releases|freed|freeing|frees|free|de-?allocated|reclaimed|given back|return|give back|go(?:es)? "
                              r"(?:back )?down|come(?:s)? back)\b", re.I)
 #: a clause that supposes rather than reports ("memory would keep growing", "to check whether RSS increases", "I
