@@ -999,3 +999,24 @@ def test_memory_released_after_unload_is_no_leak():
                                  'time=2025-06-01T10:00:00.000Z level=INFO source=server.go:637 '
                                  'msg="llama runner started in 3.02 seconds"'])))
     assert run.kind != "LEAK", (run.kind, run.code)
+
+
+# --- vLLM V0's swap space for preempted sequences ran out: the pool full under load; ggml's own context without host
+# memory -----------------------------------------------------------------------------------------------------------
+
+
+def test_v0s_lack_of_cpu_swap_space_is_the_pool_full_under_load():
+    run = run_of(diag("\n".join([
+        "INFO 05-01 10:00:00 api_server.py:1043] vLLM API server version 0.4.2",
+        "WARNING 05-01 10:10:00 scheduler.py:1089] Sequence group 812 is preempted by PreemptionMode.SWAP mode because "
+        "there is not enough KV cache space.",
+        "RuntimeError: Aborted due to the lack of CPU swap space. Please increase the swap space to avoid this error."])))
+    assert (run.kind, run.code) == ("RUNTIME", "kv-swap-space-exhausted"), (run.kind, run.code)
+    assert run.advice[0]["change"] == "preempt by recompute, or more swap", run.advice
+
+
+@pytest.mark.parametrize("line", ["GGML_ASSERT: /project/llama.cpp/ggml.c:4411: ctx->mem_buffer != NULL",
+                                  "ggml.c:4411: GGML_ASSERT(ctx->mem_buffer != NULL) failed"])
+def test_ggmls_context_without_its_memory_is_an_allocation_that_failed(line):
+    run = run_of(diag("\n".join(["gptj_model_load: loading model from 'ggml-gpt4all-j-v1.3-groovy.bin'", line])))
+    assert run.oom is True and run.kind != "NOT_OOM", (run.kind, run.code)

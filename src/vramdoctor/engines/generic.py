@@ -787,6 +787,10 @@ LOG = LogWords(
             "oom", "HOST", "host-alloc-failed"),
         # PyTorch's CPU allocator (c10/core/impl/alloc_cpu.cpp): host RAM, not the GPU
         msg(r"DefaultCPUAllocator: (?:not enough memory|can't allocate memory)", "oom", "HOST", "host-alloc-failed"),
+        # ggml's own context could not get its host memory (ggml.c ggml_init: the buffer it mallocs for a context is
+        # NULL, "GGML_ASSERT: ggml.c:4412: ctx->mem_buffer != NULL"): an allocation that failed, placed by its frames
+        # (a compute graph's context, the KV cache's, the weights') or the step under way
+        msg(r"GGML_ASSERT[:(][^\n]{0,80}?ctx->mem_buffer != NULL", "oom"),
         # the kernel's ENOMEM (errno 12, strerror "Cannot allocate memory"): an mmap of a weights file (PyTorch's
         # MapAllocator "unable to mmap N bytes from file <...>: Cannot allocate memory (12)"), a fork, a host buffer;
         # host memory or the address space (overcommit, ulimit -v), not the GPU

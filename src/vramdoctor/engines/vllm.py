@@ -416,6 +416,10 @@ LOG = LogWords(
             "RUNTIME", "kv-pool-full-preempting"),
         # V1 schedulers that log a preempted request coming back (v1/core/sched/scheduler.py in some builds)
         msg(r"\bPreempted request \S+ has been resumed", "pressure", "RUNTIME", "kv-pool-full-preempting"),
+        # V0's scheduler could not swap a preempted sequence's blocks out (core/scheduler.py _preempt_by_swap:
+        # "Aborted due to the lack of CPU swap space. Please increase the swap space to avoid this error."): the pool
+        # was full under load and the CPU swap space (--swap-space, GiB per GPU) too
+        msg(r"Aborted due to the lack of CPU swap space", "oom", "RUNTIME", "kv-swap-space-exhausted"),
         # the periodic stats line with the pool full and requests waiting for it (metrics / v1 loggers.py)
         # (case-sensitive: vLLM's own spelling, and 2.5x faster on every stats line)
         msg(r"(?:Waiting|Pending): [1-9]\d* reqs,\s*GPU KV cache usage: (?:99\.\d|100\.0)%", "pressure", "RUNTIME",

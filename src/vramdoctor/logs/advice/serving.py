@@ -57,7 +57,11 @@ class ServingSteps:
                 s.add("shorter requests", "max_model_len", "a request longer than the whole cache can never run", "down")
             self.kv8()
             return
-        if code in ("kv-pool-full-retracting", "kv-pool-full-preempting", "kv-pool-full-queueing", "kv-blocks-exhausted",
+        if code == "kv-swap-space-exhausted":
+            s.say("preempt by recompute, or more swap", "preempted sequences are swapped to CPU memory of "
+                  "--swap-space GiB per GPU, which ran out: --preemption-mode recompute drops their KV cache and "
+                  "recomputes it instead, or a larger --swap-space gives them room")
+        if code in ("kv-swap-space-exhausted", "kv-pool-full-retracting", "kv-pool-full-preempting", "kv-pool-full-queueing", "kv-blocks-exhausted",
                     "kv-cache-entries-exhausted", "kv-cache-full", "kv-cache-full-request-failed"):
             self._pool_full()
             return
