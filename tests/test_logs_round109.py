@@ -1020,3 +1020,33 @@ def test_v0s_lack_of_cpu_swap_space_is_the_pool_full_under_load():
 def test_ggmls_context_without_its_memory_is_an_allocation_that_failed(line):
     run = run_of(diag("\n".join(["gptj_model_load: loading model from 'ggml-gpt4all-j-v1.3-groovy.bin'", line])))
     assert run.oom is True and run.kind != "NOT_OOM", (run.kind, run.code)
+
+
+# --- an access violation in a report's words; the sampler's frames alone are warm-up or serving (the warm-up runs the
+# sampler too), the frame that called them decides ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("said", ["Title: Vulkan backend crash (Exception 0xc0000005) during context shift",
+                                  "Then the Vulkan backend crashes with an access violation."])
+def test_an_access_violation_in_a_reports_words_is_not_memory(said):
+    run = run_of(diag("\n".join([said, 'time=2025-06-01T10:00:00.000Z level=INFO source=server.go:637 '
+                                       'msg="llama runner started in 3.02 seconds"'])))
+    assert (run.kind, run.code) == ("NOT_OOM", "crash-access-violation"), (run.kind, run.code)
+
+
+_W = "(VllmWorker rank=1 pid=477) ERROR 07-22 12:55:39 [multiproc_executor.py:618]"
+_SAMPLER = [f'{_W}   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/sample/sampler.py", line 54, in forward',
+            f"{_W}     sampled = self.sample(logits, sampling_metadata)",
+            f"{_W} torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."]
+
+
+@pytest.mark.parametrize("caller,kind", [
+    ([], "UNDETERMINED"),
+    ([f'{_W}   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 1500, in '
+      "execute_model", f"{_W}     sampler_output = self.sampler("], "RUNTIME"),
+    ([f'{_W}   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 2300, in '
+      "_dummy_sampler_run", f"{_W}     sampler_output = self.sampler("], "WARMUP"),
+])
+def test_the_samplers_frames_are_placed_by_the_frame_that_called_them(caller, kind):
+    run = run_of(diag("\n".join([f"{_W} Traceback (most recent call last):", *caller, *_SAMPLER])))
+    assert run.kind == kind, (run.kind, run.code, run.phase_source)

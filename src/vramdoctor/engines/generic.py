@@ -987,7 +987,9 @@ LOG = LogWords(
             r"\bstatus=11/SEGV\b|\bsignaled to shutdown with signal 11\b|"
             # (Windows' NTSTATUS for it, as Go's os/exec prints a process's end: "exit status 0xc0000005")
             r"\bexit status 0xc0000005\b|\bSTATUS_ACCESS_VIOLATION\b|" + ended_by("-11") + "|" + ended_by("-1073741819") + "|"
-            + ended_by("3221225477") + r"|\(0xC0000005\)",
+            + ended_by("3221225477") + r"|\(0xC0000005\)|"
+            # (in a report's words: "crash (Exception 0xc0000005)", "crashes with an access violation")
+            r"\bException 0xC0000005\b|\b(?:crash(?:es|ed)?|fails?|failed|dies|died|aborts?) with an? access violation\b",
             "not_oom",
             code="crash-access-violation"),
         # Windows' 0xc0000409 (STATUS_STACK_BUFFER_OVERRUN), also what the C runtime's abort() ends a process with by

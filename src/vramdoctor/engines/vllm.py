@@ -458,7 +458,9 @@ LOG = LogWords(
                       r"_initialize_model|initialize_model|get_model\(|model_loader|"
                       # (the model's layers being made, model_executor/models/utils.py: only while it is built)
                       r"\bmake_layers\b"),
-        "RUNTIME": rx(r"(?<![\w])execute_model|_get_prompt_logprobs_dict|compute_logprobs|sampler\(|\.sample\(|step_async|"
+        # (the sampler's own frames are not here: the warm-up runs it too, _dummy_sampler_run, so alone they are a
+        # graph evaluation, COMPUTE below; the frame that called it, execute_model or the dummy run, decides)
+        "RUNTIME": rx(r"(?<![\w])execute_model|_get_prompt_logprobs_dict|compute_logprobs|step_async|"
                       r"_process_model_outputs|engine_step|start_worker_execution_loop|execute_model_spmd|"
                       # V1's engine core loop (v1/engine/core.py): entered once start-up is done
                       r"run_busy_loop|_process_engine_step|step_with_batch_queue|"
@@ -478,7 +480,8 @@ LOG = LogWords(
         # (and V0's dump of a failed model execution, "Error in model execution (input dumped to
         # /tmp/err_execute_model_input_...)": the profile run executes the model too)
         "COMPUTE": rx(r"model_executor/models/\w+\.py\W+line \d+, in forward\b|Error in model execution \(input dumped|"
-                      r"compilation/decorators\.py\W+line \d+, in __call__"),
+                      r"compilation/decorators\.py\W+line \d+, in __call__|sampler\(|\.sample\(|"
+                      r"v1/sample/sampler\.py\W+line \d+, in \w+"),
         # start-up, the step not named: the engine core or worker being built (not `run_engine_core` itself: it
         # builds the core, then runs its busy loop, so it is on the stack in both)
         "STARTUP": rx(r"EngineCoreProc\(|engine_core = |EngineCore\.__init__|"
