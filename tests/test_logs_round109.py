@@ -1050,3 +1050,67 @@ _SAMPLER = [f'{_W}   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/sampl
 def test_the_samplers_frames_are_placed_by_the_frame_that_called_them(caller, kind):
     run = run_of(diag("\n".join([f"{_W} Traceback (most recent call last):", *caller, *_SAMPLER])))
     assert run.kind == kind, (run.kind, run.code, run.phase_source)
+
+
+# --- rounds 124-126: Level Zero's OUT_OF_RESOURCES is maybe memory under vLLM on Intel GPUs, not memory in llama.cpp's
+# SYCL kernels; Ascend's words; a pool that got less than nothing decides an OOM whose phase is not shown; more words --
+
+
+_UR = "RuntimeError: UR backend failed. UR backend returns:40 (UR_RESULT_ERROR_OUT_OF_RESOURCES)"
+
+
+def test_out_of_resources_under_vllm_is_undetermined_with_a_way_to_settle_it():
+    run = run_of(diag("\n".join(["INFO 03-02 02:40:00 [api_server.py:1043] vLLM API server version 0.11.1", "(Worker_TP0 "
+                                 "pid=1400) ERROR 03-02 02:46:13 [multiproc_executor.py:815] " + _UR])))
+    assert (run.kind, run.code) == ("UNDETERMINED", "sycl-out-of-resources"), (run.kind, run.code)
+    assert "smaller batch" in run.message, run.message
+
+
+def test_out_of_resources_in_llama_cpps_sycl_kernels_is_not_memory():
+    run = run_of(diag("\n".join(["ggml_sycl_init: found 1 SYCL devices:", "llama_kv_cache: SYCL0 KV buffer size = 512 MiB",
+                                 "Native API failed. Native API returns: 40 (UR_RESULT_ERROR_OUT_OF_RESOURCES)"])))
+    assert (run.kind, run.code) == ("NOT_OOM", "sycl-runtime-error"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("lines,expect", [
+    (["errorStr: The DDR address of the MTE instruction is out of range. fixp_error0 info: 0x6000063"],
+     ("NOT_OOM", "illegal-memory-access")),
+    (["(EngineCore pid=18) [Error]: Failed to apply for memory.",
+      "(EngineCore pid=18) EE9999: Inner Error!",
+      "(EngineCore pid=18) EE9999 [SqCqManage]Alloc sq cq fail, stream_id=1984, retCode=0x7020023."],
+     ("NOT_OOM", "device-resource-exhausted")),
+])
+def test_ascends_runtime_words(lines, expect):
+    run = run_of(diag("\n".join(["INFO 01-06 17:50:00 [api_server.py:1043] vLLM API server version 0.11.0", *lines])))
+    assert (run.kind, run.code) == expect, (run.kind, run.code)
+
+
+def test_ascends_failed_to_apply_for_memory_alone_is_an_allocation_that_failed():
+    run = run_of(diag("\n".join(["INFO 01-06 17:50:00 [api_server.py:1043] vLLM API server version 0.11.0",
+                                 "(EngineCore_DP0 pid=357) ERROR 01-06 17:54:58 [model_runner_v1.py:3016] [Error]: Failed "
+                                 "to apply for memory."])))
+    assert run.oom is True and run.kind != "NOT_OOM", (run.kind, run.code)
+
+
+def test_a_pool_that_got_less_than_nothing_decides_an_oom_whose_phase_is_not_shown():
+    run = run_of(diag("\n".join(["[Misc]: OOM on Ascend NPU with Qwen3-14B", "",
+                                 "Loading model weights took 27.5376 GB", "Available KV cache memory: -0.87 GiB"])))
+    assert (run.kind, run.code) == ("KV_CAPACITY", "no-memory-for-kv-cache"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("lines,kind", [
+    (["terminate called after throwing an instance of 'vk::DeviceLostError'",
+      "  what():  vk::Queue::submit: ErrorDeviceLost"], "NOT_OOM"),
+    (["# `cuda` engine crashes due to insufficient vRAM", "", "llama_context: n_ctx = 4096"], None),
+    (["llama-server crashes after some time with HIP out of memory:",
+      "main: server is listening on http://127.0.0.1:8080 - starting the main loop"], "RUNTIME"),
+    (["The model loads but gets OOM on CUDA 4 when generating a first message.",
+      'time=2025-06-01T10:00:00.000Z level=INFO source=server.go:637 msg="llama runner started in 3.02 seconds"'],
+     "RUNTIME"),
+])
+def test_more_words_of_failures_and_requests(lines, kind):
+    run = run_of(diag("\n".join(lines)))
+    if kind:
+        assert run.kind == kind, (run.kind, run.code, run.phase_source)
+    else:
+        assert run.oom is True, (run.kind, run.code)

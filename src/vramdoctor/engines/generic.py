@@ -82,7 +82,7 @@ CODE_ERRORS = (r"NotImplementedError|AttributeError|KeyError|TypeError|IndexErro
 #: out-of-memory in the words of PyTorch, CUDA, HIP, Vulkan, Metal and allocators in general
 OOM_WORDS = (r"out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError\b", r"显存(?:不足|不够|溢出|爆了?|炸了?|爆炸)|[爆炸]显存|内存溢出", r"\bout of (?:GPU|CUDA|device|video|graphics|VRAM) memory\b", r"\[malloc_or_wait\] Unable to allocate", r"Exceeded max size of memory allocation", r"the resource allocation failed", r"VK_ERROR_OUT_OF_DEVICE_MEMORY",
              r"\[metal::malloc\]", r"greater than the maximum allowed buffer size", r"alloc_?\w*mem\w* failed", r"OutOfMemoryError", r"(?<![A-Za-z0-9_])OutOfMemory(?![A-Za-z0-9_])", r"CUBLAS_STATUS_ALLOC_FAILED",
-             r"memory is insufficient", r"(?<![A-Za-z0-9_])OOM(?![A-Za-z0-9_])",
+             r"memory is insufficient", r"(?<![A-Za-z0-9_])OOM(?![A-Za-z0-9_])", r"\binsufficient [vV][rR][aA][mM]\b",
              # ("OOM" as a verb: "OOMing unpredictably", "it OOMed", "OOMs at 4", "OOM'd", "OOM-ing")
              r"(?<![A-Za-z0-9_])OOM(?:s|ed|ing|'d|-ing)(?![A-Za-z0-9_])", r"cudaErrorMemoryAllocation", r"hipErrorOutOfMemory", r"\bNV_ERR_NO_MEMORY\b",
              r"ErrorOutOfDeviceMemory", r"CUDA_ERROR_OUT_OF_MEMORY", r"cudaMalloc failed", r"memory allocation failed",
@@ -787,6 +787,9 @@ LOG = LogWords(
             "oom", "HOST", "host-alloc-failed"),
         # PyTorch's CPU allocator (c10/core/impl/alloc_cpu.cpp): host RAM, not the GPU
         msg(r"DefaultCPUAllocator: (?:not enough memory|can't allocate memory)", "oom", "HOST", "host-alloc-failed"),
+        # Ascend's CANN runtime could not get device memory (vllm-ascend, torch_npu: "[Error]: Failed to apply for
+        # memory."; its detail, an EE9999 line, may name another cause: Alloc sq cq fail, above)
+        msg(r"\[Error\]: Failed to apply for memory\b", "oom", code="npu-alloc-failed"),
         # ggml's own context could not get its host memory (ggml.c ggml_init: the buffer it mallocs for a context is
         # NULL, "GGML_ASSERT: ggml.c:4412: ctx->mem_buffer != NULL"): an allocation that failed, placed by its frames
         # (a compute graph's context, the KV cache's, the weights') or the step under way
@@ -816,6 +819,13 @@ LOG = LogWords(
         # HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION / _MEMORY_FAULT), or as a user names it ("a memory access fault")
         msg(r"\bmemory access fault\b|\bHSA_STATUS_ERROR_MEMORY_(?:APERTURE_VIOLATION|FAULT)\b", "not_oom",
             code="illegal-memory-access"),
+        # ... and as Ascend's runtime reports it (an AI core's exception: "errorStr: The DDR address of the MTE
+        # instruction is out of range"): a kernel read or wrote outside its memory
+        msg(r"\bThe DDR address of the MTE instruction is out\b|\bMTE instruction is out of range\b", "not_oom",
+            code="illegal-memory-access"),
+        # ... and Ascend's stream queues (CANN's runtime "[SqCqManage]Alloc sq cq fail"): a count of hardware
+        # submission queues, not memory; the "Failed to apply for memory." before it is its symptom
+        msg(r"\bAlloc sq cq fail\b", "not_oom", code="device-resource-exhausted"),
         # ggml's GGML_ABORT("fatal error") (an unsupported case in a kernel, "ggml-cuda/fattn.cu:574: fatal error"):
         # an abort by a check, not memory running out
         msg(r"\.(?:cu|cpp|c|m):\d+: fatal error\s*$", "not_oom", code="ggml-assert"),
@@ -886,7 +896,7 @@ LOG = LogWords(
         # engine exception, 43 a channel stopped, 48 a double-bit ECC error, 62 and 154 a
         # micro-controller halt and the reset it asks for, 79 off the bus, 109/119/120 GSP; not 45, the clean-up after a
         # process was killed, the OOM killer's too)
-        msg(r"ErrorDeviceLost|VK_ERROR_DEVICE_LOST|\bDevice lost\b|DXGI_ERROR_DEVICE_(?:REMOVED|HUNG|RESET)|"
+        msg(r"ErrorDeviceLost|DeviceLostError|VK_ERROR_DEVICE_LOST|\bDevice lost\b|DXGI_ERROR_DEVICE_(?:REMOVED|HUNG|RESET)|"
             r"GPU has fallen off the bus|\bthe context is lost\b|"
             r"\bXid\W{0,3}(?:\(PCI:[\w:.]+\)\W{1,3})?(?:8|13|32|43|48|56|57|61|62|63|64|68|69|74|79|92|94|95|109|119|"
             r"120|121|140|143|150|154|155)(?!\d)", "not_oom", code="gpu-device-lost"),
@@ -928,8 +938,11 @@ LOG = LogWords(
         # cause that is not
         # (and its predecessor, the Plugin Interface of DPC++ before 2024: pi_result, "PI_ERROR_INVALID_VALUE", the
         # unknown result -999 printed "-999 (Unknown PI error)"; again only ..._OUT_OF_*_MEMORY is memory)
-        msg(r"\bUR_RESULT_ERROR_(?!OUT_OF_(?:DEVICE|HOST)_MEMORY\b)[A-Z_]+|\bPI_ERROR_(?!OUT_OF_(?:DEVICE|HOST)_MEMORY\b)"
-            r"[A-Z_]+|\bUnknown PI error\b", "not_oom", code="sycl-runtime-error", flags=0),
+        # (..._OUT_OF_RESOURCES has a code of its own: an engine may know it as maybe memory, LogWords.maybe_memory)
+        msg(r"\b(?:UR_RESULT_ERROR|PI_ERROR)_OUT_OF_RESOURCES\b", "not_oom", code="sycl-out-of-resources", flags=0),
+        msg(r"\bUR_RESULT_ERROR_(?!OUT_OF_(?:DEVICE|HOST)_MEMORY\b|OUT_OF_RESOURCES\b)[A-Z_]+|"
+            r"\bPI_ERROR_(?!OUT_OF_(?:DEVICE|HOST)_MEMORY\b|OUT_OF_RESOURCES\b)[A-Z_]+|\bUnknown PI error\b", "not_oom",
+            code="sycl-runtime-error", flags=0),
         # a kernel asked for more on-chip shared memory than the GPU has (Triton): a kernel limit, not GPU memory
         msg(r"OutOfResources|out of resource: shared memory", "not_oom", code="kernel-shared-memory"),
         # the driver, not memory: "unsupported display driver / cuda driver combination", "driver version is
@@ -1336,6 +1349,11 @@ LOG = LogWords(
                         r"(?:\s+precision)?\s+(?:test(?:s|ing)?|benchmark(?:s|ing)?|eval(?:uation)?s?)\b|"
                         # ... or a greeting sent as the prompt ("even saying \"Hello\" will lead to the OOM", "typing hi")
                         r"\b(?:saying|sending|typing|asking|say|send|type)\s+(?:it\s+)?(?:a\s+)?[\x22'`\u201c]?(?:hello|hi|hey)\b|"
+                        # ... or an answer being made ("gets OOM when generating a first message"), or a crash after the
+                        # server had run a while ("crashes after some time")
+                        r"\b(?:when|while) generating (?:a |the |its |my )?(?:first |next )?(?:message|response|reply|answer|"
+                        r"tokens?|text|output)\b|\b(?:crash(?:es|ed)?|dies|died|fails|OOMs?|hangs)\s+after\s+(?:some\s+time|"
+                        r"a\s+while|a\s+few\s+(?:minutes|hours))\b|"
                         # ... or a prompt sent ("when prompting for inference, ollama crashed", "when I prompt it")
                         r"\bwhen (?:I |we )?prompt(?:ing|ed)?\b(?! (?:it |the model )?to (?:load|start))|"
                         # ... or prediction, or serving itself ("OOMing unpredictably on prediction", "OOMed at

@@ -121,6 +121,8 @@ class LogWords:
     warmup_goes_on: (`warmup_done` lines after which the engine's start-up still runs a warm-up step, that step's
     name): vLLM V1's graphs captured, then its sampler warmed up; a failure that directly follows them, nothing of
     serving between, is still the warm-up, in that step.
+    maybe_memory: not-memory failure codes that, in this engine, a device out of memory gives too (vLLM on Intel GPUs:
+    Level Zero's OUT_OF_RESOURCES): undetermined there, with what would settle it, not "not memory".
     not_oom_advice: failure code -> what to change, in this engine's own settings, where they differ from the
     engine it wraps or from every engine's (Ollama's num_ctx for llama.cpp's -c).
     sentences: memory messages in full, as the engine's source formats them (`{}` where it puts a value without
@@ -144,6 +146,7 @@ class LogWords:
     device_setup: re.Pattern | None = None
     context_setup: re.Pattern | None = None
     warmup_goes_on: tuple[re.Pattern, str] | None = None
+    maybe_memory: tuple[str, ...] = ()
     not_oom_advice: dict[str, str] = field(default_factory=dict)
     sentences: tuple[str, ...] = ()
 

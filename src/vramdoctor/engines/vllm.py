@@ -660,6 +660,10 @@ LOG = LogWords(
     # followed by the sampler's warm-up (gpu_worker.py compile_or_warm_up_model: _dummy_sampler_run after
     # capture_model, on purpose, so its buffers survive the capture's empty_cache); V0's capture (model_runner.py) is
     # the last step of its warm-up
+    # on Intel GPUs (vLLM's XPU workers over IPEX / Level Zero), UR_RESULT_ERROR_OUT_OF_RESOURCES is what a device out
+    # of memory most often returns (a larger batch fails, a smaller one runs), though the driver's other limits give it
+    # too: maybe memory here (llama.cpp's SYCL kernels hit it on their own limits: not memory there)
+    maybe_memory=("sycl-out-of-resources",),
     warmup_goes_on=(rx(r"gpu_model_runner\.py:\d+\]\s+Graph capturing finished"), "the sampler's warm-up"),
     # a worker setting up its device before any weights (gpu_worker.py init_device,
     # init_worker_distributed_environment; distributed/parallel_state.py init_distributed_environment,

@@ -140,6 +140,9 @@ _NOT_OOM = {
     "cuda-no-kernel-image": "this build has no GPU code for this GPU's architecture (compute capability): a build "
                             "or wheel made for other GPUs.",
     "cuda-error": "a CUDA (or HIP) call failed with an error that is not out of memory.",
+    "device-resource-exhausted": "the accelerator ran out of a hardware resource that is not memory (Ascend's "
+                                 "stream submission queues, SqCq): too many streams or graphs at once; fewer captured "
+                                 "graph sizes or fewer concurrent streams, not memory settings.",
     "gpu-device-lost": "the GPU stopped answering or reported a fault (a device lost to a hang, a reset or a "
                        "driver fault; an NVIDIA Xid other than 45): a kernel, driver, power or hardware fault, not "
                        "memory running out; read the kernel log (`dmesg`, `journalctl -k`) around it, and try another "
@@ -245,6 +248,24 @@ def _count_leak_told(run: RunFacts, f: Failure) -> tuple[int, str] | None:
         return None
     near = [(f.line_no, f.text), *([run.heading] if run.heading else []), *f.before[-20:], *f.after[:20]]
     return next(((ln, t) for ln, t in near if not program_line(t) and _LEAK_TOLD.search(t)), None)
+
+
+#: errors that name no memory but that a full device gives too: code -> (what would settle it, the message)
+_MAYBE_MEMORY = {
+    "cuda-module-load-failed": (
+        "whether the GPU's memory was full when the module loaded",
+        "CUDA could not load a kernel's module (cudaErrorSharedObjectInitFailed). With lazy module loading "
+        "(CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2) a module is loaded when its kernel first runs and "
+        "needs device memory then, so a GPU that is full fails this way instead of with 'out of memory'; a broken or "
+        "mismatched build fails this way too. Run once with CUDA_MODULE_LOADING=EAGER: a memory shortfall then shows "
+        "as an out-of-memory at start, and anything else stays this error."),
+    "sycl-out-of-resources": (
+        "which resource ran out: the device's memory (xpu-smi, or the same run with a smaller batch or context) or "
+        "another of the driver's",
+        "Level Zero returned UR_RESULT_ERROR_OUT_OF_RESOURCES: a resource of the driver ran out, and on Intel GPUs "
+        "under vLLM or IPEX that is most often the device's memory (a larger batch fails, a smaller one runs), but it "
+        "is also a driver's other limits. The same run with a smaller batch or context tells them apart."),
+}
 
 
 def _not_oom_advice(code: str, engine: str) -> str:
@@ -706,6 +727,10 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         # Last error: / Cuda failure 'out of memory'"): the CUDA call it names ran out of memory
         detail = [g for g in fatal if g.kind == "oom" and 0 < g.line_no - f.line_no <= 4]
         f = detail[0] if detail else f
+    if f.kind == "oom" and f.code == "npu-alloc-failed":
+        # (the runtime's own detail a few lines on names what it could not get: Ascend's stream queues, not memory)
+        detail = [g for g in fatal if g.kind == "not_oom" and 0 < g.line_no - f.line_no <= 6]
+        f = detail[0] if detail else f
     if f.kind in ("oom", "not_oom"):
         f = _latest_survived(run, f, fatal, engine)
     titled = _title_over_words(run, f)
@@ -1043,21 +1068,20 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                  "that does not hold on to buffers (or a restart before the count) avoids it. To see "
                                  "it, sample the process's buffer count or memory over time under the same load "
                                  "(`vramdoctor probe` reads memory before, during and after requests).")
-    if f.kind == "not_oom" and f.code == "cuda-module-load-failed":
+    if f.code == "sycl-out-of-resources" and f.code not in (knowledge().own_or_wrapped(engine, lambda w: w.maybe_memory)
+                                                          or ()):
+        f = replace(f, code="sycl-runtime-error")  # (an engine whose kernels hit it on their own limits: not memory)
+    if f.kind == "not_oom" and f.code in _MAYBE_MEMORY:
         w = run.numbers.get("weights_bytes")
         place = locate(f, engine, weights_bytes or (w if isinstance(w, int) and w > 0 else None), marks)
         # (not a host kill the next line reports: the module's failure is the GPU's)
         cands = [KIND_OF_PHASE[p] for p in (place.candidates if place.phase is None else [place.phase])
                  if p in KIND_OF_PHASE]
+        missing, said = _MAYBE_MEMORY[f.code]
         return Diagnosis(kind="UNDETERMINED", code=f.code, evidence=[(f.line_no, f.text)], oom=None, candidates=cands,
-                         phase_source=place.source, missing="whether the GPU's memory was full when the module loaded",
-                         message="CUDA could not load a kernel's module (cudaErrorSharedObjectInitFailed). With lazy "
-                                 "module loading (CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2) a module is "
-                                 "loaded when its kernel first runs and needs device memory then, so a GPU that is "
-                                 "full fails this way instead of with 'out of memory'; a broken or mismatched build "
-                                 "fails this way too. Run once with CUDA_MODULE_LOADING=EAGER: a memory shortfall "
-                                 "then shows as an out-of-memory at start, and anything else stays this error."
-                                 + (" If it is memory, the phase would be " + " or ".join(cands) + "." if cands else ""))
+                         phase_source=place.source, missing=missing,
+                         message=said + (" If it is memory, the phase would be " + " or ".join(cands) + "." if cands
+                                         else ""))
     if f.kind == "not_oom":
         return Diagnosis(kind="NOT_OOM", code=f.code, evidence=[(f.line_no, f.text)], oom=False,
                          message="This is not memory running out: " + _not_oom_advice(f.code, engine))
@@ -1362,6 +1386,11 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             phase, where = left[0], where + "; the only phase left"
             place = replace(place, inferred=True)
     if phase is None and "KV" in left:
+        # (the engine's own figures that its pool got less than nothing, "Available KV cache memory: -0.87 GiB": the
+        # cache is what did not fit)
+        short = shortfall(run)
+        if short and short.kind == "KV_CAPACITY":
+            return replace(short, evidence=sorted({(f.line_no, f.text), *short.evidence}))
         swept = _context_swept(run)
         if swept:
             phase, where = "KV", swept
