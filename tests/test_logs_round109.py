@@ -1114,3 +1114,36 @@ def test_more_words_of_failures_and_requests(lines, kind):
         assert run.kind == kind, (run.kind, run.code, run.phase_source)
     else:
         assert run.oom is True, (run.kind, run.code)
+
+
+# --- review 2: llama-server's verbose log of a request's body is the user's text; TGI's warm-up prefill is advised by
+# its token limits first; a flash-attention flag on the pasted command line is read, and "auto" is told as such ------
+
+
+def test_llama_servers_logged_request_body_is_no_failure():
+    run = run_of(diag("\n".join([
+        "main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+        "srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200",
+        'srv  log_server_r: request:  {"messages":[{"role":"user","content":"My job died with\\ntorch.OutOfMemoryError: '
+        'CUDA out of memory. Tried to allocate 2.00 GiB.\\nwhat now?"}],"stream":false}',
+        'srv  log_server_r: response: {"choices":[{"message":{"content":"Lower the batch size."}}]}'])))
+    assert run.kind == "NONE", (run.kind, run.code)
+
+
+def test_tgis_warmup_oom_is_advised_by_its_token_limits_first():
+    run = run_of(diag("\n".join([
+        "2025-06-03T10:00:00.000000Z  INFO text_generation_launcher: Args { max_input_tokens: Some(32000), "
+        "max_total_tokens: Some(32768), max_batch_prefill_tokens: Some(32768), cuda_memory_fraction: 1.0 }",
+        "2025-06-03T10:00:33.700000Z ERROR text_generation_launcher: Method Warmup encountered an error.",
+        'Error: Backend(Warmup(Generation("CUDA out of memory. Tried to allocate 7.83 GiB. GPU 0 has a total capacity '
+        'of 22.05 GiB of which 3.12 GiB is free.")))'])))
+    assert run.kind == "WARMUP", (run.kind, run.code)
+    assert run.advice[0]["setting"] == "prefill_tokens" or "prefill" in run.advice[0]["change"], run.advice
+
+
+@pytest.mark.parametrize("cmd,value", [("$ llama-server -m m.gguf -c 32768 -ngl 99 -fa on", "on"),
+                                       ("./llama-server -m m.gguf --flash-attn auto -c 8192", "auto"),
+                                       ("./main -m m.gguf -ngl 35 -fa -c 4096", "on")])
+def test_a_flash_attention_flag_on_the_command_line_is_read(cmd, value):
+    run = run_of(diag("\n".join([cmd, "main: server is listening on http://127.0.0.1:8080 - starting the main loop"])))
+    assert run.numbers.get("flash_attn") == value, run.numbers

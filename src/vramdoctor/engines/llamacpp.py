@@ -574,6 +574,11 @@ LOG = LogWords(
         fig("kv_cache_dtype", r"\bK \((\w+)\):", lambda m: m.group(1)),
         fig("kv_cache_dtype", r"\btype_k\s*=\s*'?(\w+)", lambda m: m.group(1)),
         fig("flash_attn", r"\bflash_attn\s*=\s*(\w+)", lambda m: m.group(1)),
+        # ... and from a pasted command line: "-fa on", "--flash-attn auto", and older builds' bare "-fa"
+        # (one pattern per spelling: each then has a word of its own the block search looks for)
+        fig("flash_attn", r"(?:^|\s)-fa(?:=|\s+)(on|off|auto|1|0|true|false)\b", lambda m: m.group(1)),
+        fig("flash_attn", r"(?:^|\s)--flash-attn(?:=|\s+)(on|off|auto|1|0|true|false)\b", lambda m: m.group(1)),
+        fig("flash_attn", r"(?:^|\s)-fa(?=\s+-|\s*$)", lambda m: "on"),
         # -fa auto resolved (llama-context.cpp, August 2025 on: "Flash Attention was auto, set to enabled"): what it runs
         fig("flash_attn", r"Flash Attention was auto, set to (enabled|disabled)",
             lambda m: "on" if m.group(1) == "enabled" else "off"),

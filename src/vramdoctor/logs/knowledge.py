@@ -27,7 +27,9 @@ I = re.IGNORECASE
 #: "Received request ... prompt: '...'", SGLang's --log-requests "Receive: obj=GenerateReqInput(" / "Finish: ...
 #: out={'text'", Ollama's debug "chat request ... prompt=", JSON request bodies
 ECHOES = tuple(re.compile(p) for p in (
-    r"Received request", r"\bprompt: ['\"]", r"prompt_token_ids", r"\bparams: SamplingParams", r"\"messages\": \[",
+    r"Received request", r"\bprompt: ['\"]", r"prompt_token_ids", r"\bparams: SamplingParams", r"\"messages\": ?\[",
+    # (also compact, as llama-server's verbose log of a request's body prints it, tools/server log_server_request:
+    # "srv  log_server_r: request:  {\"messages\":[...]}")
     r"Receive: obj=\w*ReqInput\(", r"Finish: obj=\w*ReqInput\(", r"\bout=\{'text'", r"msg=\"?chat request",
     r"msg=\"?generate request", r"msg=\"?completion request", r"\bprompt=\"", r"\"prompt\": ?\"", r"\binput_text=",
     r"\bgenerated_text="))

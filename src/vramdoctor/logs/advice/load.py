@@ -65,13 +65,13 @@ class LoadSteps:
         elif code == "metal-command-buffer-oom":
             self._metal()
         else:
+            if s.name == "tgi":  # its warm-up is one prefill of --max-batch-prefill-tokens, bound to the input limit:
+                self._prefill_limits()  # the limits that size it come first (router/src/main.rs warmup)
             self.fraction_down("graph capture and warm-up run in what the pool leaves")
             bs = n.get("cuda_graph_max_bs")
             s.add("smaller CUDA graphs", "cuda_graphs", "graph capture keeps memory for every captured batch size",
                   "down", max(1, bs // 2) if isinstance(bs, int) and bs > 1 else None, bs if isinstance(bs, int) else None)
-            if s.name == "tgi":  # its warm-up is one prefill of --max-batch-prefill-tokens, bound to the input limit
-                self._prefill_limits()
-            else:
+            if s.name != "tgi":
                 s.add("smaller batches", "max_num_batched_tokens", "the profiled activation peak scales with tokens "
                       "per step", "down")
             if s.name in GGML:
@@ -134,7 +134,8 @@ class LoadSteps:
         s, n = self.s, self.n
         self._smaller_batch()
         if str(n.get("flash_attn", "")).lower() not in ("1", "true", "on", "enabled"):
-            s.add("flash attention", "flash_attn", "without it the compute buffer holds an n_ctx x n_ubatch "
+            auto = "auto may have left it off: " if str(n.get("flash_attn", "")).lower() == "auto" else ""
+            s.add("flash attention", "flash_attn", auto + "without it the compute buffer holds an n_ctx x n_ubatch "
                   "attention matrix", "on", current=n.get("flash_attn"))
         s.add("shorter context", "max_model_len", "the compute buffer grows with the context too", "down")
 

@@ -106,7 +106,8 @@ class ServingSteps:
             # (a request's compute buffer is reserved anew for its batch: without flash attention it holds an
             # n_ctx x n_ubatch attention matrix; layers kept on the CPU leave the GPU room for it)
             if str(n.get("flash_attn", "")).lower() not in ("1", "true", "on", "enabled"):
-                s.add("flash attention", "flash_attn", "without it each prompt batch's compute buffer holds an n_ctx x "
+                auto = "auto may have left it off: " if str(n.get("flash_attn", "")).lower() == "auto" else ""
+                s.add("flash attention", "flash_attn", auto + "without it each prompt batch's compute buffer holds an n_ctx x "
                       "n_ubatch attention matrix", "on", current=n.get("flash_attn"))
             s.add("fewer layers on the GPU", "gpu_layers", "leaves room for the buffers a request needs", "down")
         self.fraction_down("long prompts' activations live outside the KV pool")
