@@ -1147,3 +1147,9 @@ def test_tgis_warmup_oom_is_advised_by_its_token_limits_first():
 def test_a_flash_attention_flag_on_the_command_line_is_read(cmd, value):
     run = run_of(diag("\n".join([cmd, "main: server is listening on http://127.0.0.1:8080 - starting the main loop"])))
     assert run.numbers.get("flash_attn") == value, run.numbers
+
+
+@pytest.mark.parametrize("said", ["Maybe try -fa on to save memory.", "With -fa on it works fine."])
+def test_a_flash_attention_flag_a_person_proposes_is_not_in_use(said):
+    run = run_of(diag("\n".join([said, "main: server is listening on http://127.0.0.1:8080 - starting the main loop"])))
+    assert run.numbers.get("flash_attn") is None, run.numbers

@@ -304,9 +304,9 @@ class LlamaCppRules(RulesBase):
 # with status 5`, then Apple's "Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)";
 # `tools/server`: "main: server is listening", "srv  update_slots", "print_timing".
 
-from .interface import (Endpoints, Engine, KvView, LogWords, StepCode, Preset, Spelling, Tokenizer,  # noqa: E402
-                        answer_json, as_count, token_ids)
-from .words import NOT_ADMIN, NUM, SIZE, count, fig, msg, rx, to_bytes  # noqa: E402
+from .interface import (Endpoints, Engine, Figure, KvView, LogWords, StepCode, Preset, Spelling,  # noqa: E402
+                        Tokenizer, answer_json, as_count, token_ids)
+from .words import NOT_ADMIN, NUM, SIZE, count, fig, lazy, msg, rx, to_bytes  # noqa: E402
 
 _DEV = r"(?:CUDA|ROCm|Metal|MTL|Vulkan|SYCL|CANN)\d*"
 
@@ -319,6 +319,10 @@ def _working_set(m) -> int:
     if m.group(3) == "MiB":  # (a build that names the unit)
         return to_bytes(m.group(2), "MiB")
     return to_bytes(m.group(2), "MiB") if len(m.group(1)) == 1 else round(float(m.group(2)) * 10**6)
+
+#: where a flag on a line is one in use, not one a person proposes ("try -fa on", "with -fa on it works")
+_NOT_PROPOSED = (r"(?:^|(?<!\b[Tt]ry)(?<!\b[Uu]se)(?<!\b[Ww]ith)(?<!\b[Aa]dd)(?<!\b[Ss]et)(?<!\b[Pp]ass)(?<!\b[Nn]o)"
+                 r"(?<!\b[Nn]ot)\s)")
 
 LOG = LogWords(
     # (and its own programs on a pasted command line, before 2024's llama- names: "./server ... -ngl 999", "./main -m")
@@ -575,10 +579,12 @@ LOG = LogWords(
         fig("kv_cache_dtype", r"\btype_k\s*=\s*'?(\w+)", lambda m: m.group(1)),
         fig("flash_attn", r"\bflash_attn\s*=\s*(\w+)", lambda m: m.group(1)),
         # ... and from a pasted command line: "-fa on", "--flash-attn auto", and older builds' bare "-fa"
-        # (one pattern per spelling: each then has a word of its own the block search looks for)
-        fig("flash_attn", r"(?:^|\s)-fa(?:=|\s+)(on|off|auto|1|0|true|false)\b", lambda m: m.group(1)),
-        fig("flash_attn", r"(?:^|\s)--flash-attn(?:=|\s+)(on|off|auto|1|0|true|false)\b", lambda m: m.group(1)),
-        fig("flash_attn", r"(?:^|\s)-fa(?=\s+-|\s*$)", lambda m: "on"),
+        # (one pattern per spelling: each then has a word of its own the block search looks for; not a flag a person
+        # proposes, "try -fa on", "with -fa on it works")
+        *(Figure(key="flash_attn", pattern=lazy(_NOT_PROPOSED + p, 0), read=r, command=True) for p, r in (
+            (r"-fa(?:=|\s+)(on|off|auto|1|0|true|false)\b", lambda m: m.group(1)),
+            (r"--flash-attn(?:=|\s+)(on|off|auto|1|0|true|false)\b", lambda m: m.group(1)),
+            (r"-fa(?=\s+-|\s*$)", lambda m: "on"))),
         # -fa auto resolved (llama-context.cpp, August 2025 on: "Flash Attention was auto, set to enabled"): what it runs
         fig("flash_attn", r"Flash Attention was auto, set to (enabled|disabled)",
             lambda m: "on" if m.group(1) == "enabled" else "off"),
