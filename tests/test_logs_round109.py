@@ -13,6 +13,10 @@ from vramdoctor.engines import all_engines
 from vramdoctor.logs import diagnose
 
 
+#: llama-server up and serving, the line other tests' failures follow
+_LISTENING = "main: server is listening on http://127.0.0.1:8080 - starting the main loop"
+
+
 def run_of(rep):
     return rep.runs[0]
 
@@ -183,7 +187,7 @@ def test_an_operator_without_a_kernel_for_the_device_is_not_memory(lines):
 # --- memory told as overflowing: GPU memory that overflows is out of memory; memory that overflows into system RAM
 # goes on (slower), and a buffer, stack or integer overflow, or a check for overflow, is no memory running out ---------
 
-_LLAMA_SERVING = ["main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+_LLAMA_SERVING = [_LISTENING,
                   "slot launch_slot_: id  0 | task 12 | processing task",
                   "slot print_timing: id  0 | task 12 | prompt processing, n_tokens = 8192, progress = 0.25"]
 
@@ -399,13 +403,13 @@ def test_a_rust_panic_with_its_message_names_its_cause(lines):
     ("At the first prompt it crashes on a failed assert: GGML_ASSERT(max_blocks_per_sm > 0);", "ggml-assert"),
 ])
 def test_an_assertion_on_a_condition_without_memory_words_is_not_memory(line, code):
-    run = run_of(diag("\n".join(["main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+    run = run_of(diag("\n".join([_LISTENING,
                                  line])))
     assert (run.kind, run.code) == ("NOT_OOM", code), (run.kind, run.code)
 
 
 def test_an_assertion_on_a_buffer_is_not_told_as_not_memory():
-    run = run_of(diag("\n".join(["main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+    run = run_of(diag("\n".join([_LISTENING,
                                  "ggml-backend.c:1200: ggml_backend_alloc: Assertion `buf != NULL && \"failed to "
                                  "allocate buffer\"' failed."])))
     assert run.kind != "NOT_OOM", (run.kind, run.code)
@@ -546,12 +550,12 @@ def test_a_restart_after_a_prompt_closed_on_its_own_line_is_a_new_run():
      "illegal-memory-access"),
 ])
 def test_a_gpu_fault_by_its_drivers_words_is_not_memory(line, code):
-    run = run_of(diag("\n".join(["main: server is listening on http://127.0.0.1:8080 - starting the main loop", line])))
+    run = run_of(diag("\n".join([_LISTENING, line])))
     assert (run.kind, run.code) == ("NOT_OOM", code), (run.kind, run.code)
 
 
 def test_xid_45_is_no_gpu_fault_of_its_own():
-    run = run_of(diag("\n".join(["main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+    run = run_of(diag("\n".join([_LISTENING,
                                  "May 15 08:57:36 host kernel: NVRM: Xid (PCI:0000:01:00): 45, pid=1234, Ch 00000008"])))
     assert run.code != "gpu-device-lost", (run.kind, run.code)
 
@@ -562,7 +566,7 @@ def test_xid_45_is_no_gpu_fault_of_its_own():
 def test_a_titles_non_memory_failure_outranks_a_side_remark_of_oom():
     run = run_of(diag("\n".join([
         "# Eval bug: Vulkan Device lost hosting Gemma-4-31B on llama-server", "",
-        "main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+        _LISTENING,
         "After about 80k tokens of context it crashed. The ROCm backend seems to also crash but instead gets OOM "
         "issues, not sure if that is a ROCm bug."])))
     assert (run.kind, run.code) == ("NOT_OOM", "gpu-device-lost"), (run.kind, run.code)
@@ -973,7 +977,7 @@ def test_vulkans_allocation_size_sizes_the_context_advice():
 
 def test_a_slots_share_and_the_prompt_it_was_sent_size_the_advice():
     run = run_of(diag("\n".join([
-        "main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+        _LISTENING,
         "slot update_slots: id  0 | task 0 | new prompt, n_ctx_slot = 4096, n_keep = 0, n_prompt_tokens = 9120",
         "srv    send_error: task id = 0, error: the request exceeds the available context size, try increasing it"])))
     assert run.code == "requests-refused-too-long", (run.kind, run.code)
@@ -1103,7 +1107,7 @@ def test_a_pool_that_got_less_than_nothing_decides_an_oom_whose_phase_is_not_sho
       "  what():  vk::Queue::submit: ErrorDeviceLost"], "NOT_OOM"),
     (["# `cuda` engine crashes due to insufficient vRAM", "", "llama_context: n_ctx = 4096"], None),
     (["llama-server crashes after some time with HIP out of memory:",
-      "main: server is listening on http://127.0.0.1:8080 - starting the main loop"], "RUNTIME"),
+      _LISTENING], "RUNTIME"),
     (["The model loads but gets OOM on CUDA 4 when generating a first message.",
       'time=2025-06-01T10:00:00.000Z level=INFO source=server.go:637 msg="llama runner started in 3.02 seconds"'],
      "RUNTIME"),
@@ -1122,7 +1126,7 @@ def test_more_words_of_failures_and_requests(lines, kind):
 
 def test_llama_servers_logged_request_body_is_no_failure():
     run = run_of(diag("\n".join([
-        "main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+        _LISTENING,
         "srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200",
         'srv  log_server_r: request:  {"messages":[{"role":"user","content":"My job died with\\ntorch.OutOfMemoryError: '
         'CUDA out of memory. Tried to allocate 2.00 GiB.\\nwhat now?"}],"stream":false}',
@@ -1145,11 +1149,11 @@ def test_tgis_warmup_oom_is_advised_by_its_token_limits_first():
                                        ("./llama-server -m m.gguf --flash-attn auto -c 8192", "auto"),
                                        ("./main -m m.gguf -ngl 35 -fa -c 4096", "on")])
 def test_a_flash_attention_flag_on_the_command_line_is_read(cmd, value):
-    run = run_of(diag("\n".join([cmd, "main: server is listening on http://127.0.0.1:8080 - starting the main loop"])))
+    run = run_of(diag("\n".join([cmd, _LISTENING])))
     assert run.numbers.get("flash_attn") == value, run.numbers
 
 
 @pytest.mark.parametrize("said", ["Maybe try -fa on to save memory.", "With -fa on it works fine."])
 def test_a_flash_attention_flag_a_person_proposes_is_not_in_use(said):
-    run = run_of(diag("\n".join([said, "main: server is listening on http://127.0.0.1:8080 - starting the main loop"])))
+    run = run_of(diag("\n".join([said, _LISTENING])))
     assert run.numbers.get("flash_attn") is None, run.numbers
