@@ -1157,3 +1157,30 @@ def test_a_flash_attention_flag_on_the_command_line_is_read(cmd, value):
 def test_a_flash_attention_flag_a_person_proposes_is_not_in_use(said):
     run = run_of(diag("\n".join([said, _LISTENING])))
     assert run.numbers.get("flash_attn") is None, run.numbers
+
+
+# --- a CUDA out of memory while llama.cpp loads with mmap off and no layer on the GPU: pinned host memory, most likely
+# (held-out 122/12, WSL's cap; GGML_CUDA_NO_PINNED=1 settles it), never a confident WEIGHTS --------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["$ ./main -m /mnt/wsl/ggml-vic13b-q5_0.bin -b 512 -t 12 --no-mmap", "main: build = 478 (ad1de39)",
+     "llama_model_load_internal: n_ctx      = 512", "llama_model_load_internal: mem required  = 10583.25 MB",
+     "CUDA error 2 at ggml-cuda.cu:359: out of memory"],
+    ["$ ./llama-server -m m.gguf -ngl 0 --no-mmap -c 4096", "load_tensors: offloaded 0/41 layers to GPU",
+     "CUDA error: out of memory", "  current device: 0, in function ggml_cuda_host_malloc"],
+])
+def test_a_cuda_oom_with_no_layer_on_the_gpu_and_mmap_off_is_pinned_host_memory(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("UNDETERMINED", "pinned-host-alloc-failed"), (run.kind, run.code)
+    assert "GGML_CUDA_NO_PINNED=1" in run.advice[0]["why"], run.advice
+
+
+@pytest.mark.parametrize("cmd", ["$ ./llama-server -m m.gguf -ngl 35 --no-mmap -c 4096",
+                                 "$ ./llama-server -m m.gguf -ngl 0 -c 4096"])
+def test_layers_on_the_gpu_or_mmap_on_are_not_told_as_pinned_memory(cmd):
+    run = run_of(diag("\n".join([cmd, "load_tensors: loading model tensors, this can take a while... (mmap = "
+                                      + ("false" if "no-mmap" in cmd else "true") + ")",
+                                 "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9000.00 MiB on device 0: "
+                                 "cudaMalloc failed: out of memory"])))
+    assert run.code != "pinned-host-alloc-failed", (run.kind, run.code)

@@ -1406,6 +1406,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                          candidates=cands, phase_source=where, missing=missing,
                          message=what + ": it could be " + " or ".join(cands) + ". Missing: " + missing + ".")
     kind = KIND_OF_PHASE[phase]
+    pinned = _pinned_host(run, f, engine) if kind == "WEIGHTS" else None
+    if pinned:
+        return pinned
     evidence = sorted({(f.line_no, f.text), place.deciding} | ({told} if told else set()))
     stack = " ".join(t for _, _, t in frames(f)) if kind in ("WARMUP", "RUNTIME", "KV_CAPACITY") else ""
     code = _code(kind, f, place.deciding[1] + " " + where + " " + stack)
@@ -1415,6 +1418,43 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         place.deciding[0] != f.line_no
     return Diagnosis(kind=kind, code=code, evidence=evidence, phase_source=where,
                      inferred=place.inferred or bool(told_only), message=_MESSAGES[kind])
+
+
+#: a CUDA or HIP runtime's out of memory, in ggml's words ("CUDA error 2 at ggml-cuda.cu:359: out of memory",
+#: "cudaMalloc failed: out of memory")
+_GPU_OOM_WORDS = re.compile(r"\b(?:CUDA|HIP|ROCm) error\b|\bcuda\w*Malloc\w*\b|\bcudaMallocHost\b|\bhipMalloc", re.I)
+
+
+def _pinned_host(run: RunFacts, f: Failure, engine: str) -> Diagnosis | None:
+    """UNDETERMINED where a ggml engine's CUDA allocation failed while it loaded with mmap off and no layer on the GPU
+    (-ngl 0, none offloaded, no GPU weights buffer): the buffer was host memory that CUDA pins (llama.cpp copies the
+    model into a pinned buffer on CUDA builds without mmap: ggml_cuda_host_malloc) or a cuBLAS workspace, not the
+    weights on the GPU; pinned memory has its own caps (WSL's, `ulimit -l`). None otherwise."""
+    n = run.numbers
+    if not _context_setup(engine) or not _GPU_OOM_WORDS.search(f.text):
+        return None
+    ngl, offl = n.get("n_gpu_layers"), n.get("layers_offloaded")
+    offl = max(offl) if isinstance(offl, list) and offl else offl
+    if (isinstance(ngl, int) and ngl > 0) or (isinstance(offl, int) and offl > 0) or n.get("gpu_model_buffer_bytes") \
+            or n.get("_gpu_alloc_bytes") or "offloading" in " ".join(t for _, t in f.before).lower():
+        return None
+    # (and only where the log says no layer went there: -ngl 0, "offloaded 0/N layers", or a 2023 build's loader,
+    # llama_model_load_internal, which kept every layer on the CPU unless -ngl said otherwise; a log that only does not
+    # show its offload is no such evidence)
+    if not (ngl == 0 or offl == 0 or ngl is None and any("llama_model_load_internal" in t for _, t in f.before)):
+        return None
+    if n.get("mmap_in_use") is not False:
+        return None  # (with mmap the weights are mapped from the file, not copied into a pinned buffer)
+    return Diagnosis(kind="UNDETERMINED", code="pinned-host-alloc-failed", evidence=[(f.line_no, f.text)],
+                     candidates=["WEIGHTS"], oom=None, inferred=True,
+                     phase_source="the start-up progress: the model loading, with no layer on the GPU",
+                     missing="which memory the failed CUDA call asked for: pinned host memory or the GPU's",
+                     message="A CUDA allocation failed while the model loaded, but no layer was placed on the GPU: the "
+                             "buffer was most likely host memory that CUDA pins (llama.cpp pins the model's buffers "
+                             "on CUDA builds when mmap is off) or a cuBLAS workspace, not the weights on the GPU. "
+                             "Pinned memory is capped on its own (WSL, `ulimit -l`). Run once with "
+                             "GGML_CUDA_NO_PINNED=1, or with mmap on: if it then loads, pinned memory was the "
+                             "limit.")
 
 
 _MESSAGES = {
