@@ -476,6 +476,9 @@ LOG = LogWords(
         # a build without a GPU back end, or none found (common/arg.cpp: "warning: no usable GPU found, --gpu-layers
         # option will be ignored"): the model runs on the CPU, nothing moves to a GPU
         fig("gpu_absent", r"\bno usable GPU found\b", lambda m: True),
+        # a 2023 build's loader (llama.cpp before the llama_model_loader rewrite: "llama_model_load_internal: ..."),
+        # which kept every layer on the CPU unless -ngl asked for some
+        fig("_cpu_layers_unless_told", r"\bllama_model_load_internal:", lambda m: True),
         fig("gpu_model_buffer_bytes", _DEV + r"(?:_Mapped)? (?:model )?buffer size =\s*" + SIZE, mode="list"),
         fig("cpu_model_buffer_bytes", r"CPU(?:_Mapped)? (?:model )?buffer size =\s*" + SIZE, mode="list"),
         fig("kv_pool_bytes", r"KV self size\s*=\s*" + SIZE),

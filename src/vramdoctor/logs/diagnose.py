@@ -250,7 +250,8 @@ def _count_leak_told(run: RunFacts, f: Failure) -> tuple[int, str] | None:
     return next(((ln, t) for ln, t in near if not program_line(t) and _LEAK_TOLD.search(t)), None)
 
 
-#: errors that name no memory but that a full device gives too: code -> (what would settle it, the message)
+#: errors that name no memory but that a full device gives too: code -> (what would settle it, the message, and where
+#: only the engines that list it in `LogWords.maybe_memory` know it so, the plain code it is elsewhere)
 _MAYBE_MEMORY = {
     "cuda-module-load-failed": (
         "whether the GPU's memory was full when the module loaded",
@@ -258,13 +259,14 @@ _MAYBE_MEMORY = {
         "(CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2) a module is loaded when its kernel first runs and "
         "needs device memory then, so a GPU that is full fails this way instead of with 'out of memory'; a broken or "
         "mismatched build fails this way too. Run once with CUDA_MODULE_LOADING=EAGER: a memory shortfall then shows "
-        "as an out-of-memory at start, and anything else stays this error."),
+        "as an out-of-memory at start, and anything else stays this error.", None),
     "sycl-out-of-resources": (
         "which resource ran out: the device's memory (xpu-smi, or the same run with a smaller batch or context) or "
         "another of the driver's",
         "Level Zero returned UR_RESULT_ERROR_OUT_OF_RESOURCES: a resource of the driver ran out, and on Intel GPUs "
         "under vLLM or IPEX that is most often the device's memory (a larger batch fails, a smaller one runs), but it "
-        "is also a driver's other limits. The same run with a smaller batch or context tells them apart."),
+        "is also a driver's other limits. The same run with a smaller batch or context tells them apart.",
+        "sycl-runtime-error"),
 }
 
 
@@ -712,6 +714,13 @@ _INTRO = re.compile(r"^\s*(?![\w.]*(?:Error|Exception)\b)[A-Za-z\u4e00-\u9fff][^
 _TABLE_ROW = re.compile(r"^\s*\|[^|\n]*\|")
 
 
+#: failures whose runtime's own detail follows within a few lines and names what it could not get: (kind, code) ->
+#: (the detail's kind, the lines it may come within). NCCL's error, then "Last error: / Cuda failure 'out of memory'":
+#: the CUDA call it names ran out of memory; Ascend's "Failed to apply for memory.", then "[SqCqManage]Alloc sq cq
+#: fail": its stream queues, not memory
+_DETAIL_AFTER = {("not_oom", "nccl-error"): ("oom", 4), ("oom", "npu-alloc-failed"): ("not_oom", 6)}
+
+
 def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, str] | None]:
     """The failure that decides run `run` (None: the run shows none), and the line of the report's own words that gave
     its cause where the log's lines do not (a user's sentence, or the title; None where they do)."""
@@ -722,14 +731,10 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         return None, None
     if _self_kill(f):  # the engine's own kill after a worker failed: the failure is above it, its cause maybe not shown
         f = replace(f, kind="error", phase=None, code="")
-    if f.kind == "not_oom" and f.code == "nccl-error":
-        # NCCL's own detail of the error, a few lines on ("ncclUnhandledCudaError: Call to CUDA function failed. /
-        # Last error: / Cuda failure 'out of memory'"): the CUDA call it names ran out of memory
-        detail = [g for g in fatal if g.kind == "oom" and 0 < g.line_no - f.line_no <= 4]
-        f = detail[0] if detail else f
-    if f.kind == "oom" and f.code == "npu-alloc-failed":
-        # (the runtime's own detail a few lines on names what it could not get: Ascend's stream queues, not memory)
-        detail = [g for g in fatal if g.kind == "not_oom" and 0 < g.line_no - f.line_no <= 6]
+    told_apart = _DETAIL_AFTER.get((f.kind, f.code))
+    if told_apart:  # a failure whose runtime prints what it could not get a few lines on: that detail decides
+        kind, within = told_apart
+        detail = [g for g in fatal if g.kind == kind and 0 < g.line_no - f.line_no <= within]
         f = detail[0] if detail else f
     if f.kind in ("oom", "not_oom"):
         f = _latest_survived(run, f, fatal, engine)
@@ -1068,16 +1073,17 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                  "that does not hold on to buffers (or a restart before the count) avoids it. To see "
                                  "it, sample the process's buffer count or memory over time under the same load "
                                  "(`vramdoctor probe` reads memory before, during and after requests).")
-    if f.code == "sycl-out-of-resources" and f.code not in (knowledge().own_or_wrapped(engine, lambda w: w.maybe_memory)
-                                                          or ()):
-        f = replace(f, code="sycl-runtime-error")  # (an engine whose kernels hit it on their own limits: not memory)
-    if f.kind == "not_oom" and f.code in _MAYBE_MEMORY:
-        w = run.numbers.get("weights_bytes")
-        place = locate(f, engine, weights_bytes or (w if isinstance(w, int) and w > 0 else None), marks)
+    w = run.numbers.get("weights_bytes")
+    weights = weights_bytes or (w if isinstance(w, int) and w > 0 else None)
+    maybe = _MAYBE_MEMORY.get(f.code) if f.kind == "not_oom" else None
+    if maybe and maybe[2] and f.code not in (knowledge().own_or_wrapped(engine, lambda lw: lw.maybe_memory) or ()):
+        f, maybe = replace(f, code=maybe[2]), None  # (an engine that does not know it as memory: its plain code)
+    if maybe:
+        place = locate(f, engine, weights, marks)
         # (not a host kill the next line reports: the module's failure is the GPU's)
         cands = [KIND_OF_PHASE[p] for p in (place.candidates if place.phase is None else [place.phase])
                  if p in KIND_OF_PHASE]
-        missing, said = _MAYBE_MEMORY[f.code]
+        missing, said, _ = maybe
         return Diagnosis(kind="UNDETERMINED", code=f.code, evidence=[(f.line_no, f.text)], oom=None, candidates=cands,
                          phase_source=place.source, missing=missing,
                          message=said + (" If it is memory, the phase would be " + " or ".join(cands) + "." if cands
@@ -1085,8 +1091,6 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     if f.kind == "not_oom":
         return Diagnosis(kind="NOT_OOM", code=f.code, evidence=[(f.line_no, f.text)], oom=False,
                          message="This is not memory running out: " + _not_oom_advice(f.code, engine))
-    w = run.numbers.get("weights_bytes")
-    weights = weights_bytes or (w if isinstance(w, int) and w > 0 else None)
     if f.kind == "error" and not _cause_shown(f) and not _assertion(f):
         # a wrapper's line that only says it failed ("FATAL ERROR with generation. Attempting to recreate the
         # generator"), the traceback it logs later ending in its cause: that error decides
@@ -1438,10 +1442,10 @@ def _pinned_host(run: RunFacts, f: Failure, engine: str) -> Diagnosis | None:
     if (isinstance(ngl, int) and ngl > 0) or (isinstance(offl, int) and offl > 0) or n.get("gpu_model_buffer_bytes") \
             or n.get("_gpu_alloc_bytes") or "offloading" in " ".join(t for _, t in f.before).lower():
         return None
-    # (and only where the log says no layer went there: -ngl 0, "offloaded 0/N layers", or a 2023 build's loader,
-    # llama_model_load_internal, which kept every layer on the CPU unless -ngl said otherwise; a log that only does not
-    # show its offload is no such evidence)
-    if not (ngl == 0 or offl == 0 or ngl is None and any("llama_model_load_internal" in t for _, t in f.before)):
+    # (and only where the log says no layer went there: -ngl 0, "offloaded 0/N layers", or a build that kept every layer
+    # on the CPU unless -ngl said otherwise, the engine's `_cpu_layers_unless_told`; a log that only does not show its
+    # offload is no such evidence)
+    if not (ngl == 0 or offl == 0 or ngl is None and n.get("_cpu_layers_unless_told") is True):
         return None
     if n.get("mmap_in_use") is not False:
         return None  # (with mmap the weights are mapped from the file, not copied into a pinned buffer)

@@ -119,17 +119,14 @@ def _reported_growth(run: RunFacts) -> Diagnosis | None:
                                  "that grows to a bound not yet reached). Two readings cannot tell the two apart: "
                                  "take more under the same load over a longer time (`vramdoctor probe` reads the "
                                  "server before, during and after requests and says whether memory creeps).")
-    if len(series) >= 3 and (series[-1] >= GROWTH * series[0] or series[-1] - series[0] >= GROWTH_BYTES):
-        ups = sum(1 for a, b in zip(series, series[1:]) if b >= a)
-        if ups >= 0.75 * (len(series) - 1):
-            line = run.number_lines.get("reported_memory_bytes", 0)
-            return Diagnosis(kind="LEAK", code="memory-growth-reported", oom=None, inferred=True,
-                             evidence=[(line, "memory readings " + ", ".join(f"{v / 2**30:.2f} GiB"
-                                                                             for v in series[:8]))],
-                             phase_source="the memory readings in the log",
-                             message=f"{len(series)} memory readings in the log rise from {series[0] / 2**30:.2f} GiB "
-                                     f"to {series[-1] / 2**30:.2f} GiB: memory that is not given back (a leak, or a "
-                                     "cache that grows without bound) until something runs out.")
+    if _rising(series):
+        line = run.number_lines.get("reported_memory_bytes", 0)
+        return Diagnosis(kind="LEAK", code="memory-growth-reported", oom=None, inferred=True,
+                         evidence=[(line, "memory readings " + ", ".join(f"{v / 2**30:.2f} GiB" for v in series[:8]))],
+                         phase_source="the memory readings in the log",
+                         message=f"{len(series)} memory readings in the log rise from {series[0] / 2**30:.2f} GiB "
+                                 f"to {series[-1] / 2**30:.2f} GiB: memory that is not given back (a leak, or a "
+                                 "cache that grows without bound) until something runs out.")
     stated = n.get("_growth_stated")
     if isinstance(stated, str):
         line = run.number_lines.get("_growth_stated", 0)
@@ -146,7 +143,7 @@ def _reported_growth(run: RunFacts) -> Diagnosis | None:
 
 
 def _rising(series: list[int]) -> bool:
-    """3+ readings, the last a fifth or more above the first, mostly rising from one to the next."""
+    """3+ readings, the last a fifth or GROWTH_BYTES or more above the first, mostly rising from one to the next."""
     if len(series) < 3 or series[0] <= 0 or (series[-1] < GROWTH * series[0] and series[-1] - series[0] < GROWTH_BYTES):
         return False
     return sum(1 for a, b in zip(series, series[1:]) if b >= a) >= 0.75 * (len(series) - 1)

@@ -789,16 +789,18 @@ _VERSION = re.compile(r"[\s:-]{0,3}(?:to\s+)?(?:v|version\s*)?\d+\.\d+", re.I)
 #: a prompt runs long), and that close: a line that begins with it (the prompt's closing quote and the engine's own
 #: fields after it, "', params: SamplingParams(...)"), never another request's line that holds its own whole prompt
 PROMPT_LINES = 2000
+#: ... or after the prompt's last words on a line of its own text ("<|assistant|>', params: SamplingParams(...)"; not
+#: on a line with a log prefix, which is another request's whole line)
+_PROMPT_CLOSE_AFTER = re.compile(r"['\x22],\s*(?:params: SamplingParams|sampling_params|lora_request|prompt_token_ids)")
+_PROMPT_CLOSE = re.compile(r"^\s*" + _PROMPT_CLOSE_AFTER.pattern)
+
+
 def _figures_of(r: RunFacts) -> tuple:
     """A copy of run `r`'s figures (numbers, their lines, owners, each engine's values), to put back later."""
     return (copy.deepcopy(r.numbers), dict(r.number_lines), {k: set(v) for k, v in r.figure_owners.items()},
             {k: dict(v) for k, v in r.owned_values.items()})
 
 
-#: ... or after the prompt's last words on a line of its own text ("<|assistant|>', params: SamplingParams(...)"; not
-#: on a line with a log prefix, which is another request's whole line)
-_PROMPT_CLOSE_AFTER = re.compile(r"['\x22],\s*(?:params: SamplingParams|sampling_params|lora_request|prompt_token_ids)")
-_PROMPT_CLOSE = re.compile(r"^\s*['\x22],\s*(?:params: SamplingParams|sampling_params|lora_request|prompt_token_ids)")
 #: a markdown fence, with the language a code block opens with ("```bash") where it has one
 _FENCE = re.compile(r"^\s*(?:```|~~~)\s*([\w+-]*)")
 #: an exception's line as an answer quotes it ("ValueError: No available memory for the cache blocks")

@@ -53,6 +53,14 @@ class Base:
         self.s.add("more headroom outside the pool", "memory_fraction", why, "down", _down(self.c.fraction, to),
                    self.c.fraction)
 
+    def flash_on(self, why: str) -> None:
+        """Flash attention on, unless the log shows it on already ("auto" may have left it off: said so)."""
+        now = str(self.n.get("flash_attn", "")).lower()
+        if now in ("1", "true", "on", "enabled"):
+            return
+        self.s.add("flash attention", "flash_attn", ("auto may have left it off: " if now == "auto" else "") + why, "on",
+                   current=self.n.get("flash_attn"))
+
     def kv8(self, change: str = "8-bit KV cache", why: str = "halves the bytes per token") -> None:
         if self.c.kv_dtype and _KV8.search(self.c.kv_dtype):
             return

@@ -131,12 +131,9 @@ class LoadSteps:
     def _smaller_compute_buffer(self) -> None:
         """The steps that shrink llama.cpp's compute buffer: a smaller physical batch, flash attention (unless on),
         a shorter context."""
-        s, n = self.s, self.n
+        s = self.s
         self._smaller_batch()
-        if str(n.get("flash_attn", "")).lower() not in ("1", "true", "on", "enabled"):
-            auto = "auto may have left it off: " if str(n.get("flash_attn", "")).lower() == "auto" else ""
-            s.add("flash attention", "flash_attn", auto + "without it the compute buffer holds an n_ctx x n_ubatch "
-                  "attention matrix", "on", current=n.get("flash_attn"))
+        self.flash_on("without it the compute buffer holds an n_ctx x n_ubatch attention matrix")
         s.add("shorter context", "max_model_len", "the compute buffer grows with the context too", "down")
 
     def _allocation_limit(self) -> None:

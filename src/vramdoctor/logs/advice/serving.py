@@ -105,10 +105,7 @@ class ServingSteps:
         if s.name in GGML:
             # (a request's compute buffer is reserved anew for its batch: without flash attention it holds an
             # n_ctx x n_ubatch attention matrix; layers kept on the CPU leave the GPU room for it)
-            if str(n.get("flash_attn", "")).lower() not in ("1", "true", "on", "enabled"):
-                auto = "auto may have left it off: " if str(n.get("flash_attn", "")).lower() == "auto" else ""
-                s.add("flash attention", "flash_attn", auto + "without it each prompt batch's compute buffer holds an n_ctx x "
-                      "n_ubatch attention matrix", "on", current=n.get("flash_attn"))
+            self.flash_on("without it each prompt batch's compute buffer holds an n_ctx x n_ubatch attention matrix")
             s.add("fewer layers on the GPU", "gpu_layers", "leaves room for the buffers a request needs", "down")
         self.fraction_down("long prompts' activations live outside the KV pool")
 
