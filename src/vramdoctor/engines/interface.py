@@ -170,6 +170,8 @@ SETTINGS = (
     "nccl",  # fewer communication buffers
     "overhead",  # memory an engine keeps free outside its estimate (Ollama OLLAMA_GPU_OVERHEAD)
     "page_size",  # tokens per KV page where a request takes whole pages (SGLang --page-size)
+    "lora_slots",  # LoRA adapters held on the GPU at once (vLLM --max-loras, SGLang --max-loras-per-batch)
+    "lora_rank",  # the largest LoRA rank the adapter slots are sized for (--max-lora-rank)
 )
 
 

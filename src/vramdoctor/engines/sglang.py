@@ -473,6 +473,7 @@ ENGINE = Engine(
            "max_num_batched_tokens": "--chunked-prefill-size {n}",
            "cuda_graphs": "--cuda-graph-max-bs {n} (or --disable-cuda-graph)", "tensor_parallel_size": "--tp-size {n}",
            "quantization": "an fp8/AWQ checkpoint (--quantization fp8|awq)", "cpu_offload": "--cpu-offload-gb {n}",
-           "nccl": "--disable-custom-all-reduce", "page_size": "--page-size {n}"},
+           "nccl": "--disable-custom-all-reduce", "page_size": "--page-size {n}",
+           "lora_slots": "--max-loras-per-batch {n}", "lora_rank": "--max-lora-rank {n}"},
     aliases=("sgl", "sglang-router"),
 )

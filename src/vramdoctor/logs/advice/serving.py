@@ -12,15 +12,11 @@ class ServingSteps:
     def _lora(self) -> None:
         """A LoRA adapter loaded while serving ran out of memory: fewer adapters held at once, a lower rank cap, or
         more room outside the KV pool; the prompts' length is not the matter."""
-        s, n = self.s, self.n
-        loras, rank = n.get("max_loras"), n.get("max_lora_rank")
-        many = {"vllm": "--max-loras", "sglang": "--max-loras-per-batch"}.get(s.name)
-        cap = {"vllm": "--max-lora-rank", "sglang": "--max-lora-rank"}.get(s.name)
-        now = lambda v: f" (in use: {v})" if isinstance(v, int) else ""  # noqa: E731
-        s.say("fewer adapters at once", (f"{many} lower{now(loras)}: " if many else "") + "each adapter held on the "
-              "GPU takes its weights' memory, and loading one more needs room for its tensors")
-        s.say("a lower rank cap", (f"{cap} lower{now(rank)}: " if cap else "") + "adapter slots are sized for the "
-              "largest rank allowed; a cap that fits the adapters in use leaves more room")
+        s = self.s
+        s.add("fewer adapters at once", "lora_slots", "each adapter held on the GPU takes its weights' memory, and "
+              "loading one more needs room for its tensors", "down")
+        s.add("a lower rank cap", "lora_rank", "adapter slots are sized for the largest rank allowed; a cap that fits "
+              "the adapters in use leaves more room", "down")
         self.fraction_down("adapters are loaded outside the KV pool, into what the fraction leaves")
 
     def runtime(self) -> None:

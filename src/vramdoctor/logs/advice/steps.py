@@ -21,7 +21,8 @@ PLAIN = {"max_model_len": "the context length per request", "max_num_seqs": "the
          "quantization": "fewer-bit weights (a 4-bit or 8-bit checkpoint)", "cpu_offload": "part of the weights in "
          "CPU memory", "gpu_layers": "fewer layers on the GPU", "kv_offload": "the KV cache in system memory",
          "n_ubatch": "a smaller batch", "flash_attn": "flash attention", "prefill_tokens": "the prefill batch size",
-         "nccl": "fewer communication buffers", "overhead": "memory kept free outside the engine's estimate"}
+         "nccl": "fewer communication buffers", "overhead": "memory kept free outside the engine's estimate",
+         "lora_slots": "fewer LoRA adapters held at once", "lora_rank": "a lower LoRA rank cap"}
 _KV8 = re.compile(r"fp8|int8|int4|q8|q4|q5|iq4|8bit|q6|e4m3|e5m2", re.I)
 
 
@@ -230,7 +231,8 @@ _SHOWN = {"max_model_len": ("ollama_num_ctx", "max_model_len", "n_ctx", "kv_cell
           "max_num_seqs": ("max_num_seqs", "n_parallel"),
           "max_num_batched_tokens": ("max_num_batched_tokens", "chunked_prefill_size", "max_batch_prefill_tokens"),
           "gpu_layers": ("layers_offloaded", "n_gpu_layers"), "n_ubatch": ("n_ubatch", "blas_batch_size"),
-          "cuda_graphs": ("cuda_graph_max_bs",), "prefill_tokens": ("max_batch_prefill_tokens",)}
+          "cuda_graphs": ("cuda_graph_max_bs",), "prefill_tokens": ("max_batch_prefill_tokens",),
+          "lora_slots": ("max_loras",), "lora_rank": ("max_lora_rank",)}
 
 
 def _shown(setting: str, n: dict) -> int | None:
