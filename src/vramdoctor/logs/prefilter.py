@@ -29,7 +29,7 @@ Req = "frozenset[str] | None"  # one of these words is in every match; None: no 
 #: "Engine 000: ... GPU KV cache usage", llama-server's "slot release: ... stop processing"): a
 #: requirement with one of them is taken only where no other is
 COMMON = frozenset({"serve", "server", "run", "runn", "running", "load", "loading", "start", "get", "post", "info",
-                    "log", "main", "request", "http", "model", "token", "tokens", "engine", "cache", "usage", "stop", "release"})
+                    "log", "main", "request", "http", "model", "token", "tokens", "engine", "cache", "usage", "stop", "release", "gpu"})
 
 
 def _best(options: list[frozenset[str]]) -> frozenset[str] | None:

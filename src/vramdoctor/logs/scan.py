@@ -148,27 +148,35 @@ class Scanner:
         tried_here = None  # the line says a value was tried: its flags are not the settings in use
         written = None  # the line has a program's own prefix: a user's words are not read from it
         for fig_text, fig_low, fig_c in texts:
-            for i in sorted(fig_c.get("fig", ())):
+            ix = fig_c.get("fig")
+            if not ix:
+                continue
+            ascii_text = fig_text.isascii()
+            for i in sorted(ix) if len(ix) > 1 else ix:
                 if i in done:
                     continue
-                if k.figures[i].prose:
+                f = k.figures[i]
+                if f.prose:
                     if written is None:
                         written = bool(STRONG_PREFIX.match(text)) and not TITLE.match(text)  # (a "[Bug] ..." title)
                     if written:
                         continue
-                if k.figures[i].command:
+                if f.command:
                     if tried_here is None:
                         tried_here = bool(_TRIED.search(text))
                     if tried_here:
                         continue
                 begin = 0
                 words = k.figure_prefix[i]
-                if words and fig_text.isascii():  # begin where the word that starts every match is (str = bytes)
-                    found = [x for x in (fig_low.find(w) for w in words) if x >= 0]
-                    if not found:
+                if words and ascii_text:  # begin where the word that starts every match is (str = bytes)
+                    begin = -1
+                    for w in words:
+                        x = fig_low.find(w)
+                        if x >= 0 and (begin < 0 or x < begin):
+                            begin = x
+                    if begin < 0:
                         continue
-                    begin = min(found)
-                if self._figure(r, k.figures[i], fig_text, line_no, begin):
+                if self._figure(r, f, fig_text, line_no, begin):
                     done.add(i)
 
     def _new_run(self, line_no: int) -> None:
