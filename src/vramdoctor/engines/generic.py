@@ -262,6 +262,19 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            # ... or held past an unload ("allocations survived unloading every model", "state surviving unload",
            # "active_memory stuck at 163.84GB after unloading")
            r"\bsurviv(?:e|es|ed|ing)\s+(?:the\s+)?(?:model\s+)?unload(?:ing|s)?\b|"
+           # ... or still there after the model is deleted or unloaded ("After deleting the model and tokenizer, the
+           # memory usage remains at 11GB", "VRAM stays at 14 GB after unloading the model", "does not fully unload
+           # them from the GPUs", "Memory is left used on the GPUs ... until TabbyAPI is restarted")
+           r"\bafter\s+(?:deleting|unloading|removing|freeing|releasing|offloading|evicting)\b(?:[^.;!?\n]|\.(?=\S)){0,60}?"
+           r"\b(?:memory|VRAM|RAM|usage)\b[^.;!?\n]{0,30}?\b(?:still\s+)?(?:remains?|stays?|stuck|is still (?:at|used|"
+           r"allocated|occupied|held))\b(?!\s+(?:the\s+)?(?:same|unchanged\s+while))|"
+           r"\b(?:memory|VRAM|usage)\b[^.;!?\n]{0,30}?\b(?:remains?|stays?|is still|still)\s+(?:at\s+|used\s+|allocated\s+|"
+           r"occupied\s+|held\s+)?[^.;!?\n]{0,30}?\bafter\s+(?:deleting|unloading|removing|evicting|the model (?:is|was|"
+           r"has been) (?:unloaded|deleted|removed|evicted))\b|"
+           r"(?:\b(?:does|did)\s+not|\b(?:does|did)n['\u2019]t|\bnever)\s+(?:fully\s+|completely\s+|properly\s+)?unload\w*\s+"
+           r"(?:\w+\s+){0,3}?from\s+(?:the\s+)?(?:GPUs?|CUDA|VRAM|memory)\b|"
+           r"\b(?:memory|VRAM)\s+(?:is|was|stays|remains)\s+(?:left\s+)?(?:used|occupied|allocated|in use|reserved)\b"
+           r"[^.;!?\n]{0,80}?\buntil\b[^.;!?\n]{0,40}?\brestart\w*|"
            r"\b(?:active_memory|active memory|memory|VRAM)\s+(?:is\s+|was\s+|stays\s+|remains\s+)?stuck\b"
            r"(?!\s+(?:at\s+\d+\s*%|in\s+(?:loading|start)|on\s+(?:loading|start)))|"
            # memory not given back ("CPU memory does not return", "memory is not released", "do not properly release
@@ -447,7 +460,7 @@ _UNBOUNDED = re.compile(r"\b(?:without|with no) (?:any )?(?:upper )?(?:bound|lim
 #: growth stated by saying memory is not given back: its negation is the report itself ("is never released")
 _NOT_GIVEN_BACK = re.compile(r"(?:\b(?:not|never)|n['\u2019]?t)\s+(?:seem\s+to\s+)?(?:being\s+|getting\s+|gets?\s+|become\s+|be\s+)?"
                              r"(?:properly\s+|fully\s+)?"
-                             r"(?:returned|released?|releasing|releases|freed|freeing|frees|free|de-?allocated|reclaimed|given back|return|give back|go(?:es)? "
+                             r"(?:returned|released?|releasing|releases|freed|freeing|frees|free|de-?allocated|reclaimed|given back|return|give back|unload\w*|go(?:es)? "
                              r"(?:back )?down|come(?:s)? back)\b", re.I)
 #: a clause that supposes rather than reports ("memory would keep growing", "to check whether RSS increases", "I
 #: expect memory to grow")
@@ -567,6 +580,10 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
           # taken": the purpose it failed, not a failure of the run)
           r"(?:does|did|do)(?: not|n['\u2019]?t)(?: even)? work(?! to \w)|stop(?:s|ped)? responding|not working|"
           r"errors? out|"
+          # an exception named by its class, in the report's words ("启动后反复kill进程：vllm.v1.engine exceptions
+          # enginedeaderror", "the server dies with EngineDeadError", "RuntimeError on the first request"; not a memory
+          # error's class, which the out-of-memory words read with their own rules: told as past and fixed, supposed)
+          r"(?![a-z]*(?:memory|oom|alloc)[a-z]*(?:error|exception))[a-z]{3,}(?:error|exception)(?=\W*(?:$|[\s:;,.!?)]))|"
           # an error named by the source line that raised it ("kv cache quantization error LlamaBatch.cc:1153")
           r"error(?: at| in)? [\w/.-]{0,80}?\.(?:cc|cpp|cu|cuh|c|h|hpp|py|rs|go):\d+|"
           # restarted by its supervisor, over and over ("keeps restarting every few minutes", "restarts in a loop",
@@ -1030,6 +1047,12 @@ LOG = LogWords(
         # around it)
         msg(r"\bCHECK_(?:EQ|NE|LT|LE|GT|GE)\((?![^\n]*(?:" + MEMORY_TERMS + r"|workspace))[^\n]*?\b(?:size|shape|dim|"
             r"numel|stride)\w*\([^\n]*\) failed|\bshape mismatch: value tensor of shape\b", "not_oom", code="shape-mismatch"),
+        # ... in MLX's, NumPy's and PyTorch's words for two shapes that do not fit together ("[broadcast_shapes] Shapes
+        # (1,1,N,N) and (1,16,N,N+1024) cannot be broadcast.", "operands could not be broadcast together with shapes
+        # (3,) (4,)", "The size of tensor a (1026) must match the size of tensor b (1027) at non-singleton dimension 3")
+        msg(r"\bShapes? \([^()\n]{0,80}\) and \([^()\n]{0,80}\) cannot be broadcast\b|\bcould not be broadcast together "
+            r"with shapes\b|\bThe size of tensor a \(\d+\) must match the size of tensor b \(\d+\)", "not_oom",
+            code="shape-mismatch"),
         # ... in glog's and TurboMind's words ("[TM][FATAL] kernels/apply_token_bitmask_inplace_cuda.cu(212): Check
         # failed: logits_shape.first == bitmask_shape.first logits and bitmask must have the same batch size")
         msg(r"\bCheck failed: (?![^\n]*(?:" + MEMORY_TERMS + r"|workspace))[^\n]*?\b\w*(?:shape|dims?|ndim|batch_size)\w*\b"
@@ -1201,6 +1224,11 @@ LOG = LogWords(
         msg(r"(?:Buffer overflow|Failed to allocate memory) (?:when allocating memory )?for \w+ with size \d+ and "
             r"alignment \d+|in AlignedAllocator|Increase the workspace buffer size", "not_oom",
             code="workspace-buffer-too-small"),
+        # data larger than a buffer the engine sized from its settings (TensorRT-LLM auto-deploy's "Data too large for
+        # buffer 'cu_seqlen': 114 > 5", max_batch_size + 1 entries asked for a CUDA graph batch of 113): the settings
+        # disagree, or a bug; not the GPU full
+        msg(r"\b(?:[Dd]ata|[Ii]nputs?|[Tt]ensors?) (?:is |are )?too (?:large|big|long) for (?:the )?buffer\b",
+            "not_oom", code="fixed-buffer-too-small"),
         # an error in C or C++ style, a source location then the failure, with no error word of its own
         msg(r"\.(?:h|hh|hpp|c|cc|cpp|cxx|cu|cuh):\d+:(?:\d+:)?\s+(?:[Ee]rror\b|[Ff]atal\b|.{0,120}\b(?:[Ff]ailed|"
             r"[Oo]verflow|[Cc]annot|[Uu]nable to|[Aa]bort(?:ed|ing)?)\b)", "error", flags=0),

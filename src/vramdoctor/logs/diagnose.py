@@ -160,6 +160,10 @@ _NOT_OOM = {
     "sycl-runtime-error": "a SYCL / Level Zero call failed with a Unified Runtime error that is not out of memory "
                           "(UR_RESULT_ERROR_OUT_OF_RESOURCES and the like: a driver or kernel resource, not device "
                           "memory).",
+    "fixed-buffer-too-small": "the data of this step is larger than a buffer the engine sized in advance from its "
+                              "settings (the batch size, the number of sequences, the context): not the GPU out of "
+                              "memory. Two settings disagree (CUDA graph batch sizes larger than the maximum batch "
+                              "size) or it is a bug: make the sizes agree, or report it with both numbers.",
     "workspace-buffer-too-small": "a fixed-size attention workspace (FlashInfer's) is too small for this batch's "
                                   "temporaries, not the GPU out of memory: raise it (vLLM "
                                   "VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE, SGLang --flashinfer-workspace-size), take "
@@ -820,6 +824,10 @@ def _context_swept(run: RunFacts) -> str | None:
 #: a bare AssertionError (no message of its own) and the `assert` statement its traceback shows just before it
 _BARE_ASSERTION = re.compile(r"\bAssertionError\s*$")
 _ASSERT_LINE = re.compile(r"(?:^|\]\s|\|\s)\s*assert\s+(\S.*)$")
+#: an AssertionError's own words on its line (its condition, or a message)
+_ASSERTION_SAYS = re.compile(r"\bAssertionError:\s*(\S.*?)[`'\x22]?\.?\s*$")
+#: a condition or message that two values must agree (equal, or a mismatch named): a consistency check
+_AGREEMENT = re.compile(r"[=!]=|\bmismatch\b|\bexpected\b.{1,80}\b(?:got|but)\b", re.I)
 #: words in an assertion's condition that may be about memory (a pool, blocks, free bytes, the cache)
 _MEMORY_CONDITION = re.compile(r"mem|alloc|pool|buffer|block|free|cache|kv|bytes|size_in|capacity|budget|avail", re.I)
 #: a setting's name in an assertion's condition, with the objects it is read from: a switch
@@ -830,8 +838,15 @@ _SWITCH = re.compile(r"(?:\b\w+(?:\(\))?\.)*\b(?:disable|enable|use)_\w+", re.I)
 
 def _assertion(f: Failure) -> tuple[int, str] | None:
     """The `assert` statement of a bare AssertionError `f` (the last code line of its traceback, within four lines
-    before it), where its condition speaks of nothing memory is made of (`assert is_fa_version_supported(...)`,
-    `assert active_topk_width >= cm.max_seq_len // self.compress_ratio`); None otherwise."""
+    before it), or the condition an AssertionError states on its own line (`AssertionError: assert a == b`, a message
+    comparing two values for equality: `num_tokens (37) != len(positions) (36)`, "shape mismatch"), where it speaks
+    of nothing memory is made of (`assert is_fa_version_supported(...)`, `assert active_topk_width >=
+    cm.max_seq_len // self.compress_ratio`); None otherwise."""
+    said = _ASSERTION_SAYS.search(f.text)
+    if said:
+        cond = said.group(1)
+        if cond.startswith("assert ") or _AGREEMENT.search(cond):
+            return None if _MEMORY_CONDITION.search(_SWITCH.sub("", cond)) else (f.line_no, f.text.strip())
     # (the failure may be the traceback's first frame, or the kill that ended it: the assertion is before it)
     lines = [*f.before[-6:], (f.line_no, f.text), *f.after]
     hits = [i for i, (ln, t) in enumerate(lines) if _BARE_ASSERTION.search(t)]
