@@ -113,3 +113,49 @@ def test_an_error_word_alone_is_no_failure_stated():
     lines = ["# How do I read the error handling docs for llama-server?",
              "main: server is listening on http://127.0.0.1:8080 - starting the main loop"]
     assert _kind(lines)[0] == "NONE"
+
+
+# --- a start-up step's line, then lines left out ("[...]"), then the failure: the step is not known to be the one
+# under way when it failed (held-out 132/10 was a confidently wrong WEIGHTS: its allocation was the KV cache) ---------
+
+@pytest.mark.parametrize("lines", [
+    ["llama_model_loader: loaded meta data with 23 key-value pairs and 195 tensors from phi3.gguf (version GGUF V3)",
+     "llama_model_loader: - kv   2:                        phi3.context_length u32              = 4096",
+     "[...]",
+     "ggml_vulkan: Device memory allocation of size 1610612736 failed.",
+     "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory"],
+    ["llm_load_tensors: ggml ctx size =    0.30 MiB",
+     "...",
+     "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4096.00 MiB on device 0: cudaMalloc failed: out of memory"],
+    ["INFO 06-01 10:00:00 [default_loader.py:262] Loading weights took 2.66 seconds",
+     "INFO 06-01 10:00:01 [gpu_model_runner.py:1800] Starting to load model Qwen/Qwen3-8B...",
+     "[ ... 40 lines omitted ... ]",
+     "[snip]",
+     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.55 GiB "
+     "of which 1.10 GiB is free."],
+])
+def test_a_step_before_lines_left_out_is_not_the_step_that_failed(lines):
+    kind, code = _kind(lines)
+    assert kind != "WEIGHTS", (kind, code)
+
+
+def test_a_step_before_lines_left_out_is_how_far_the_run_got():
+    # vLLM registering its graphs' addresses (the capture), a gap, then a traceback cut before its innermost frames in
+    # the engine's start-up: the run got as far as the capture, and the start-up frames rule serving out
+    p = "(VllmWorker rank=1 pid=3065477) "
+    lines = ["# vLLM 0.8.5 fails to start with CUDA out of memory on two RTX 3090s",
+             "INFO 05-08 09:31:40 [kv_cache_utils.py:642] Maximum concurrency for 32,768 tokens per request: 2.51x",
+             p + "INFO 05-08 09:32:41 [custom_all_reduce.py:195] Registering 7108 cuda graph addresses",
+             "...",
+             "ERROR 05-08 09:32:47 [core.py:400] EngineCore failed to start.",
+             "ERROR 05-08 09:32:47 [core.py:400] Traceback (most recent call last):",
+             'ERROR 05-08 09:32:47 [core.py:400]   File "/vllm/v1/engine/core.py", line 391, in run_engine_core',
+             "ERROR 05-08 09:32:47 [core.py:400]     engine_core = EngineCoreProc(*args, **kwargs)",
+             'ERROR 05-08 09:32:47 [core.py:400]   File "/vllm/v1/engine/core.py", line 333, in __init__',
+             "ERROR 05-08 09:32:47 [core.py:400]     super().__init__(vllm_config, executor_class, log_stats,",
+             'ERROR 05-08 09:32:47 [core.py:400]   File "/vllm/v1/engine/core.py", line 73, in __init__',
+             "ERROR 05-08 09:32:47 [core.py:400]     self._initialize_kv_caches(vllm_config)",
+             'ERROR 05-08 09:32:47 [core.py:400]   File "/vllm/v1/engine/core.py", line 158, in _initialize_kv_caches',
+             "ERROR 05-08 09:32:47 [core.py:400]     self.model_executor.initialize_from_config(kv_cache_configs)",
+             'ERROR 05-08 09:32:47 [core.py:400]   File "/vllm/v1/execu']
+    assert _kind(lines)[0] == "WARMUP"

@@ -1222,8 +1222,17 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             place = replace(place, phase=under_way[0], candidates=[under_way[0]], deciding=under_way[1], inferred=True,
                             source=place.source + ", cut before its innermost frames, and the step under way before them")
         else:
-            place = replace(place, phase=None, candidates=later,
-                            source=place.source + ", cut before its innermost frames")
+            # (a step before lines left out, "[...]": the run got at least that far, so the phases before it are out)
+            reached = step_under_way(f, engine, place.phase, past_gaps=True)
+            reached = reached if reached and reached[0] in STARTUP else None
+            later = [p for p in later if not reached or STARTUP.index(p) >= STARTUP.index(reached[0])] or later
+            if len(later) == 1 and reached:
+                place = replace(place, phase=later[0], candidates=later, deciding=reached[1], inferred=True,
+                                source=place.source + ", cut before its innermost frames, and a step the run reached "
+                                                      "before lines left out")
+            else:
+                place = replace(place, phase=None, candidates=later,
+                                source=place.source + ", cut before its innermost frames")
     if place.phase in STARTUP and _serving_before(run, f, engine) and not _engine_says(place):
         # a start-up step's words after the server's own lines showed it serving (llama-server's compute buffer
         # re-reserved for a longer prompt, ggml_gallocr_reserve_n, on task 12): the phase never goes back

@@ -10,7 +10,7 @@ from ..engines.interface import AFTER_MILESTONE, FLOOR, MILESTONES, PHASES
 from ..engines.words import SIZE, to_bytes
 from .facts import Failure
 from .authorship import TITLE, program_line, prose_like, sentence_like, user_words
-from .knowledge import FRAME, PY_FRAME, knowledge, phase_words
+from .knowledge import ELISION, FRAME, PY_FRAME, knowledge, phase_words
 from .prose import OOM_ANY, clauses
 from .lines import LOG_PREFIX, bare_prefix
 
@@ -350,14 +350,18 @@ def _before_traceback(f: Failure, n: int = 6) -> list[tuple[int, str]]:
     return before[max(0, at - n):at] + ([(ln, head)] if head and not bare_prefix(head) else [])
 
 
-def step_under_way(f: Failure, engine: str, floor: str | None = None) -> tuple[str, tuple[int, str]] | None:
+def step_under_way(f: Failure, engine: str, floor: str | None = None,
+                   past_gaps: bool = False) -> tuple[str, tuple[int, str]] | None:
     """The phase of the start-up step under way just before failure `f` (or before the traceback that leads up to it:
     vLLM's "Starting profile run for multi-modal models."), and its line; None where the lines before it name none
-    at or after `floor`, or a milestone or a finished step comes after the step."""
+    at or after `floor`, or a milestone or a finished step comes after the step, or (unless `past_gaps`: the step then
+    only says how far the run got) an excerpt's gap ("[...]") lies between the step and the failure."""
     k = knowledge()
     for ln, text in reversed(_before_traceback(f)):
         if any(p.search(text) for _, p in k.milestones):
             return None  # a milestone passed after it: the steps before it are done ("torch.compile" before V1 sized its pool)
+        if ELISION.match(text) and not past_gaps:
+            return None  # lines left out after it ("[...]"): other steps may have begun and ended in them
         if FRAME.search(text) or is_progress(text) or user_words(text) or _LEAK.search(text):
             continue  # (a user's heading, "## Captured logs:", names no step; nor does a leak check's report)
         if _FINISHED.search(text):
@@ -538,6 +542,9 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     if under_way:
         p, line = under_way
         return Place(p, "the lines before the failure", line, [p])
+    reached = step_under_way(f, engine, floor, past_gaps=True)
+    if reached:  # a step, then lines left out, then the failure: the run got at least as far as that step
+        floor = reached[0]
     if held is not None and weights_bytes and held + tried < 0.95 * weights_bytes and marker in (None, "start"):
         return Place("WEIGHTS", f"the memory held when it failed ({held / GIB:.2f} GiB, less than the "
                      f"{weights_bytes / GIB:.2f} GiB of weights)", (f.line_no, f.text), ["WEIGHTS"], inferred=True)
