@@ -159,3 +159,38 @@ def test_a_step_before_lines_left_out_is_how_far_the_run_got():
              "ERROR 05-08 09:32:47 [core.py:400]     self.model_executor.initialize_from_config(kv_cache_configs)",
              'ERROR 05-08 09:32:47 [core.py:400]   File "/vllm/v1/execu']
     assert _kind(lines)[0] == "WARMUP"
+
+
+# --- the report's words that place the failure: on a request or a prefill (RUNTIME), with CUDA graphs turned on or
+# in the profile run (WARMUP) -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["CFG gave me OOM in tabbyAPI.",
+     "Having turned on CFG, the initial load also seemed fine. Unfortunately when I went to inference, GPU0 went OOM."],
+    ["Chunked-prefill budget scales with KV pool size -> prefill dies with CUDA OOM on 32GB GPUs"],
+    ["It boots and serves decode, then the first 8k prefill OOMs and kills the worker."],
+    ["I get a CUDA out of memory error when sending a long prompt (about 20k tokens) to the model on a 4GB GPU."],
+    ["Bug: CUDA error: out of memory - Phi-3 Mini 128k prompted with 20k+ tokens on 4GB GPU"],
+])
+def test_a_request_or_prefill_in_the_reports_words_is_runtime(lines):
+    assert _kind(lines)[0] == "RUNTIME"
+
+
+@pytest.mark.parametrize("lines", [
+    ["For Qwen2-7B with EAGLE, when enable cuda graph got OOM error on H20 96GB.",
+     "[2025-01-13 12:42:03 TP0] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=78.1 GB"],
+    ["# [Bug]: FlashInfer MoE workspace allocated inside `profile_run` → OOM on 16 GB Blackwell"],
+    ["The server runs out of memory only with CUDA graphs enabled; with --enforce-eager it starts.",
+     "INFO 06-01 10:00:00 [gpu_model_runner.py:1800] Model loading took 14.25 GiB and 5.1 seconds"],
+])
+def test_cuda_graphs_or_the_profile_run_in_the_reports_words_is_warmup(lines):
+    assert _kind(lines)[0] == "WARMUP"
+
+
+@pytest.mark.parametrize("lines", [
+    # graphs off does not put the failure in their capture; a sentence about how prompts are sent places nothing
+    ["It still runs out of memory when I disable cuda graphs, even with --enforce-eager.",
+     "INFO 06-01 10:00:00 [gpu_model_runner.py:1800] Model loading took 14.25 GiB and 5.1 seconds"],
+])
+def test_graphs_turned_off_are_not_their_capture(lines):
+    assert _kind(lines)[0] != "WARMUP"

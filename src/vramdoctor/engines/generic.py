@@ -1413,7 +1413,17 @@ LOG = LogWords(
                         # ... one request by its prompt ("a single chat-completion request whose tokenized prompt
                         # exceeds ~185K tokens"), or a long prompt's prefill ("OOM during long-context prefill")
                         # ... or a prefill by its size ("hard-resets during a 131K-token DeepSeek V4 prefill")
-                        r"\b(?:during|in|on|at) (?:a |the )?~?\d[\d,.]*[kKmM]?[- ]tokens? (?:[\w.-]+ ){0,3}?prefill\b|"
+                        r"\b(?:during|in|on|at) (?:a |the )?(?:first |next )?~?\d[\d,.]*[kKmM]?[- ]tokens? (?:[\w.-]+ ){0,3}?"
+                        r"prefill\b|\bthe first (?:~?\d[\d,.]*[kKmM]?(?:[- ]tokens?)? )?(?:large |long )?prefill\b|"
+                        # ... a prefill that failed ("prefill dies with CUDA OOM", "the first 8k prefill OOMs", "prefill
+                        # OOM when growing --num-tokens")
+                        r"\bprefills? (?:OOMs?|OOM-?ed|dies|died|crash(?:es|ed)?|runs? out of memory)\b|"
+                        # ... or inference begun or a prompt sent, in the report's words ("when I went to inference,
+                        # GPU0 went OOM", "when sending large prompt (about 20k+ tokens)", "prompted with 20k+ tokens")
+                        r"\bwhen (?:I |we )?(?:went|go|tried|try|started|start) to (?:do |run )?inferr?enc(?:e|ing)\b|"
+                        r"\bwhen (?:I |we )?(?:send|sending|sent|submit|submitting|submitted) (?:a |the |my |an? )?"
+                        r"(?:large |long |big |longer |bigger )?(?:prompts?|requests?|inputs?|queries)\b|"
+                        r"\bprompted with (?:~|about |around |over )?\d[\d,.]*[kK]?\+? tokens\b|"
                         r"\b(?:a single|one|each|every) (?:[\w-]+ ){0,2}?request (?:whose|with an?) (?:[\w-]+ ){0,3}?"
                         r"(?:prompt|input|context)\b|\b(?:at|during|in|on) (?:a |the )?long[- ]context prefill\b|"
                         r"(?<!instead of )(?<!rather than )\b(?:while|when|during) serving\b"

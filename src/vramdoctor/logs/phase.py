@@ -233,7 +233,12 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        r"(?:weights|checkpoint|safetensors|shards)\b", re.I),
             "WEIGHTS"),
            (re.compile(r"\b(?:during|while|when|in) (?:the )?(?:cuda )?graph captur\w*|\b(?:during|while|when) "
-                       r"capturing (?:the )?(?:cuda )?graphs?\b", re.I), "WARMUP"),
+                       r"capturing (?:the )?(?:cuda )?graphs?\b|"
+                       # ... or the graphs turned on, where the failure comes only then ("When enable cuda graph got OOM
+                       # error", "OOM only with CUDA graphs enabled", "as soon as I turn on cudagraphs")
+                       r"\b(?:when|once|if|after|as soon as) (?:I |we )?(?:enabl\w*|turn\w* on|switch\w* on) (?:the )?"
+                       r"(?:cuda[ _-]?graphs?|cudagraphs?)\b|\bonly (?:with|when) (?:the )?(?:cuda[ _-]?graphs?|cudagraphs?) "
+                       r"(?:are |is )?(?:on|enabled)\b", re.I), "WARMUP"),
            # ... the weights' (or a multimodal projector's) buffers being allocated ("fails its first projector
            # allocation", "while allocating the model weights")
            (re.compile(r"\b(?:projector|mmproj|vision (?:encoder|tower)|model weights?|weights?) (?:buffer )?allocations?\b|"
@@ -288,14 +293,18 @@ def passed_step(text: str) -> str | None:
 #: a report's words of the function memory ran out in ("OOM'd in vLLM's **`profile_run`**", "runs out of memory inside
 #: `capture_model`")
 _RAISED_IN = re.compile(r"\b(?:OOM(?:'d|ed|s)?|ran out of memory|runs out of memory|out of memory)\s+(?:in|inside|during)"
-                        r"\s+(?:[\w.-]+'s\s+)?[*_`'\x22]*([A-Za-z_][\w.]*_\w*)", re.I)
+                        r"\s+(?:[\w.-]+'s\s+)?[*_`'\x22]*([A-Za-z_][\w.]*_\w*)|"
+                        # ... or the function first, an arrow to the out-of-memory ("workspace allocated inside
+                        # `profile_run` → OOM on 16 GB", "in capture_model -> CUDA OOM")
+                        r"\b(?:in|inside|during)\s+[*_`'\x22]*([A-Za-z_][\w.]*_\w*)[*_`'\x22]*\s*(?:→|->|=>)\s*"
+                        r"(?:CUDA\s+)?(?:OOM|out of memory)\b", re.I)
 
 
 def _raised_in(text: str, engine: str) -> str | None:
     """The phase of the function a report's words say memory ran out in (`_RAISED_IN`: a name with an underscore, a
     function's), None where they name none or one that names no phase."""
     m = _RAISED_IN.search(text)
-    p = phase_words(m.group(1), engine) if m else None
+    p = phase_words(m.group(1) or m.group(2), engine) if m else None
     return p if p in PHASES else None
 
 
