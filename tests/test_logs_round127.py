@@ -194,3 +194,75 @@ def test_cuda_graphs_or_the_profile_run_in_the_reports_words_is_warmup(lines):
 ])
 def test_graphs_turned_off_are_not_their_capture(lines):
     assert _kind(lines)[0] != "WARMUP"
+
+
+# --- more words of failures: FlashInfer's workspace in its 0.1 wording, its plan check, LM Studio's guardrail
+# "aborted" ------------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines,kind,code", [
+    (["(VllmWorkerProcess pid=1950430) ERROR 07-07 13:43:36 multiproc_worker_utils.py:226] RuntimeError: Out of "
+      "workspace memory in AlignedAlloactor"], "NOT_OOM", "workspace-buffer-too-small"),
+    (["[2025-04-24 10:00:00 TP0] RuntimeError: Out of workspace memory in AlignedAllocator"],
+     "NOT_OOM", "workspace-buffer-too-small"),
+    (["[Bug] Error in function 'MLAPlan' at /opt/conda/lib/python3.10/site-packages/flashinfer/data/include/flashinfer/"
+      "attention/scheduler.cuh:1072: qo_indptr[2]14740 - qo_indptr[1]14741 should be non-negative"],
+     "NOT_OOM", "kernel-check-failed"),
+    (["RuntimeError: Error in function 'PrefillPlan' at /usr/local/lib/python3.12/dist-packages/flashinfer/include/"
+      "flashinfer/attention/scheduler.cuh:515: kv_len_arr[0] should be positive"], "NOT_OOM", "kernel-check-failed"),
+    (["[2025-08-23 11:25:47.731] [error] [LMSInternal][Client=LM Studio][Endpoint=loadModel] Error in channel handler: "
+      "Error: Model loading aborted due to insufficient system resources. Overloading the system will likely cause "
+      "it to freeze."], "UNDETERMINED", "guardrail-refused-load"),
+])
+def test_more_words_of_kernel_libraries_and_guardrails(lines, kind, code):
+    assert _kind(lines) == (kind, code)
+
+
+def test_a_flashinfer_check_about_its_workspace_is_not_a_plan_check():
+    lines = ["RuntimeError: Error in function 'AlignedAllocator' at /flashinfer/allocator.h:49: Failed to allocate memory "
+             "for batch_prefill_tmp_v with size 1048576 and alignment 16 in AlignedAllocator"]
+    assert _kind(lines) == ("NOT_OOM", "workspace-buffer-too-small")
+
+
+# --- Go's runtime in Ollama's runner: a nil pointer dereference is a bad access; a register dump is a crash whose
+# cause the lines before it would name -----------------------------------------------------------------------------
+
+_RUNNER_STARTED = 'time=2026-02-26T23:39:07.284-06:00 level=INFO source=server.go:1388 msg="llama runner started in 9.95 seconds"'
+
+
+@pytest.mark.parametrize("lines", [
+    ['time=2025-08-17T00:08:18.177+03:00 level=ERROR source=sched.go:489 msg="error loading llama server" '
+     'error="llama runner process has terminated: error:invalid memory address or nil pointer dereference\\n[signal '
+     '0xc0000005 code=0x0 addr=0x0 pc=0x7ff6c1a2b3c4]"'],
+    [_RUNNER_STARTED, "panic: runtime error: invalid memory address or nil pointer dereference",
+     "[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x5620021a3b1c]"],
+])
+def test_a_nil_pointer_in_gos_runtime_is_a_bad_access(lines):
+    assert _kind(lines) == ("NOT_OOM", "crash-access-violation")
+
+
+def test_a_register_dump_after_serving_is_a_failure_not_a_healthy_run():
+    p = "Feb 26 23:39:07 ryzenaimax ollama[33771]: "
+    lines = [p + _RUNNER_STARTED,
+             p + 'time=2026-02-26T23:39:07.303-06:00 level=DEBUG source=server.go:1536 msg="completion request" images=0 prompt=63',
+             "[...]",
+             p + "github.com/ollama/ollama/runner/ollamarunner.(*Server).run.gowrap1()",
+             p + "        github.com/ollama/ollama/runner/ollamarunner/runner.go:459 +0x58 fp=0xc0000bdfe0 sp=0xc0000bdef0",
+             p + "created by github.com/ollama/ollama/runner/ollamarunner.(*Server).run in goroutine 23",
+             p + "rax    0x90d000", p + "rbx    0x0", p + "rcx    0x0"]
+    kind, code = _kind(lines)
+    assert kind == "UNDETERMINED", (kind, code)
+
+
+@pytest.mark.parametrize("lines", [
+    ['Eval bug: SYCL backend core dumps with A770 - "failed to get device memory size"',
+     "`[ggml_backend_sycl_device_get_memory] failed to get device memory size`"],
+    ["ggml_vulkan: Failed to query device memory info, falling back", "error: failed to query device memory size"],
+])
+def test_a_failed_query_of_the_devices_memory_is_not_memory_used_up(lines):
+    assert _kind(lines) == ("NOT_OOM", "device-memory-query-failed")
+
+
+def test_a_failed_query_the_back_end_goes_on_from_is_no_failure():
+    lines = ["ggml_vulkan: Failed to query device memory info, falling back to the heap size",
+             "main: server is listening on http://127.0.0.1:8080 - starting the main loop"]
+    assert _kind(lines)[0] == "NONE"

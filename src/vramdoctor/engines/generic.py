@@ -1019,9 +1019,22 @@ LOG = LogWords(
             r"\bexit status 0xc0000005\b|\bSTATUS_ACCESS_VIOLATION\b|" + ended_by("-11") + "|" + ended_by("-1073741819") + "|"
             + ended_by("3221225477") + r"|\(0xC0000005\)|"
             # (in a report's words: "crash (Exception 0xc0000005)", "crashes with an access violation")
-            r"\bException 0xC0000005\b|\b(?:crash(?:es|ed)?|fails?|failed|dies|died|aborts?) with an? access violation\b",
+            r"\bException 0xC0000005\b|\b(?:crash(?:es|ed)?|fails?|failed|dies|died|aborts?) with an? access violation\b|"
+            # (Go's runtime, Ollama's runner: "invalid memory address or nil pointer dereference", "[signal
+            # 0xc0000005 code=0x0 addr=0x0 pc=...]" on Windows, "[signal SIGSEGV: segmentation violation ...]")
+            r"\binvalid memory address or nil pointer dereference\b|\[signal 0xc0000005\b",
             "not_oom",
             code="crash-access-violation"),
+        # the back end could not read the device's memory size (llama.cpp's SYCL "[ggml_backend_sycl_device_get_memory]
+        # failed to get device memory size", a driver's query that fails): the driver or the build, not memory used up
+        # (not a warning that goes on without it: "Failed to query device memory info, falling back")
+        msg(r"\bfailed to (?:get|query|read) (?:the )?device(?:'s)? (?:free |total )?memory(?: size| info)?\b"
+            r"(?![^\n]*\bfall(?:ing|s)? ?back\b)", "not_oom",
+            code="device-memory-query-failed"),
+        # a crash's register dump (Go's runtime after a fatal signal in C code, "rax    0x90d000" ... "rip ..."; gdb's
+        # "rip            0x7f..."): the process died by a signal, which the lines before it name if the log has them
+        msg(r"(?:^|:\s)rip\s+0x[0-9a-f]+(?:\s+0x[0-9a-f]+)?(?:\s+<[^>\n]*>)?\s*$|(?:^|:\s)rax\s+0x[0-9a-f]+\s*$",
+            "error", code="native-crash", flags=0),
         # Windows' 0xc0000409 (STATUS_STACK_BUFFER_OVERRUN), also what the C runtime's abort() ends a process with by
         # __fastfail: an abort whose cause (an assertion, an uncaught exception) is in lines before it, not named here
         # (and SIGABRT, 6, as a parent reports it: "exit code -6")
@@ -1222,13 +1235,20 @@ LOG = LogWords(
         # FlashInfer's workspace (flashinfer/allocator.h AlignedAllocator): a fixed buffer (VLLM_FLASHINFER_WORKSPACE
         # _BUFFER_SIZE, SGLang's flashinfer_workspace_size) too small for a batch's temporaries, not the GPU full
         msg(r"(?:Buffer overflow|Failed to allocate memory) (?:when allocating memory )?for \w+ with size \d+ and "
-            r"alignment \d+|in AlignedAllocator|Increase the workspace buffer size", "not_oom",
+            r"alignment \d+|in AlignedAll?oc?at?or\b|Increase the workspace buffer size|"
+            # (FlashInfer 0.1's words, its own misspelling: "Out of workspace memory in AlignedAlloactor")
+            r"\bOut of workspace memory\b", "not_oom",
             code="workspace-buffer-too-small"),
         # data larger than a buffer the engine sized from its settings (TensorRT-LLM auto-deploy's "Data too large for
         # buffer 'cu_seqlen': 114 > 5", max_batch_size + 1 entries asked for a CUDA graph batch of 113): the settings
         # disagree, or a bug; not the GPU full
         msg(r"\b(?:[Dd]ata|[Ii]nputs?|[Tt]ensors?) (?:is |are )?too (?:large|big|long) for (?:the )?buffer\b",
             "not_oom", code="fixed-buffer-too-small"),
+        # FlashInfer's own check on a batch's plan (FLASHINFER_CHECK: "Error in function 'MLAPlan' at
+        # .../flashinfer/attention/scheduler.cuh:1072: qo_indptr[2]14740 - qo_indptr[1]14741 should be non-negative"):
+        # indices or shapes it does not accept, a bug or an unsupported input; not one about its workspace
+        msg(r"\bError in function '\w+' at \S+\.(?:cuh|cu|h|hpp|cc|cpp):\d+:\s+(?![^\n]*(?:" + MEMORY_TERMS
+            + r"|workspace|AlignedAll))", "not_oom", code="kernel-check-failed"),
         # an error in C or C++ style, a source location then the failure, with no error word of its own
         msg(r"\.(?:h|hh|hpp|c|cc|cpp|cxx|cu|cuh):\d+:(?:\d+:)?\s+(?:[Ee]rror\b|[Ff]atal\b|.{0,120}\b(?:[Ff]ailed|"
             r"[Oo]verflow|[Cc]annot|[Uu]nable to|[Aa]bort(?:ed|ing)?)\b)", "error", flags=0),

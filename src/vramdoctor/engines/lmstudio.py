@@ -18,7 +18,8 @@ LOG = LogWords(
     # (not "lmstudio" alone: llama.cpp users keep models in ~/.lmstudio/models, and lmstudio-community is a
     # model publisher)
     fingerprint=rx(r"LM STUDIO SERVER|\bLM Studio\b|\"vram_(?:unused|recommended_capacity)\"|"
-                   r"Some model operation failed|\[LM STUDIO|Model loading was stopped due to insufficient system|"
+                   r"Some model operation failed|\[LM STUDIO|Model loading (?:was stopped|was aborted|aborted|stopped) due to "
+                   r"insufficient system|"
                    # the app's error dialog copied as text: "🥲 Failed to load the model", the title above its cause
                    r"\U0001F972 Failed to load the model"),
     messages=(
@@ -27,7 +28,10 @@ LOG = LogWords(
         # memory"): nothing was allocated; the estimate counts the weights and the context's cache. An estimate of
         # "NaN undefined" is the estimator failing (a model it cannot size), not memory
         msg(r"requires approximately NaN\b", "not_oom", code="guardrail-estimate-invalid"),
-        msg(r"Model loading was stopped due to insufficient system resources", "oom", code="guardrail-refused-load",
+        # (0.3.2x says "aborted": "Model loading aborted due to insufficient system resources. Overloading the system
+        # will likely cause it to freeze.")
+        msg(r"Model loading (?:was stopped|was aborted|aborted|stopped) due to insufficient system resources", "oom",
+            code="guardrail-refused-load",
             candidates=("WEIGHTS", "KV")),
         # the dialog's title only says the load failed (weights, context or buffers): its cause is the "cause" line
         msg(r"\"title\":\s*\"(?:Error loading model|Failed to load (?:the )?model)", "wrapper"),

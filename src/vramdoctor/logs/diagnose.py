@@ -160,6 +160,14 @@ _NOT_OOM = {
     "sycl-runtime-error": "a SYCL / Level Zero call failed with a Unified Runtime error that is not out of memory "
                           "(UR_RESULT_ERROR_OUT_OF_RESOURCES and the like: a driver or kernel resource, not device "
                           "memory).",
+    "device-memory-query-failed": "the back end could not read the device's memory size (its driver or runtime did "
+                                  "not answer the query): not memory running out. A driver or runtime that does not "
+                                  "match the build is the usual cause: update or match them, or use the build before "
+                                  "the change that started it.",
+    "kernel-check-failed": "a kernel library's own check on this batch's plan failed (FlashInfer's indices or shapes "
+                           "it does not accept): a bug or an input it does not support, not memory; update the "
+                           "library or the engine, or choose another attention back end, and report it with the "
+                           "batch that triggers it.",
     "fixed-buffer-too-small": "the data of this step is larger than a buffer the engine sized in advance from its "
                               "settings (the batch size, the number of sequences, the context): not the GPU out of "
                               "memory. Two settings disagree (CUDA graph batch sizes larger than the maximum batch "
