@@ -266,3 +266,63 @@ def test_a_failed_query_the_back_end_goes_on_from_is_no_failure():
     lines = ["ggml_vulkan: Failed to query device memory info, falling back to the heap size",
              "main: server is listening on http://127.0.0.1:8080 - starting the main loop"]
     assert _kind(lines)[0] == "NONE"
+
+
+# --- a crash named with an out of memory: memory ran out first, the crash used what the failed allocation gave back --
+
+@pytest.mark.parametrize("lines", [
+    ["a lot of CUDA errors and CUDA error: out of memory and SIGSEGV: segmentation violation eventhough VRAM memory "
+     "still available"],
+    ["llama-server segfaults (Segmentation fault) right after ggml_backend_cuda_buffer_type_alloc_buffer: allocating "
+     "2048.00 MiB on device 0: cudaMalloc failed: out of memory"],
+])
+def test_a_crash_named_with_an_out_of_memory_is_not_not_oom(lines):
+    kind, code = _kind(lines)
+    assert kind != "NOT_OOM", (kind, code)
+
+
+def test_a_crash_alone_stays_a_bad_access():
+    assert _kind(["Segmentation fault (core dumped)"]) == ("NOT_OOM", "crash-access-violation")
+
+
+# --- Metal's command buffers ignored for the errors before them: the first error decides, not the ignoring ----------
+
+_IGNORED = ("error: Ignored (for causing prior/excessive GPU errors) "
+            "(00000004:kIOAccelCommandBufferCallbackErrorSubmissionsIgnored)")
+
+
+def test_metal_buffers_ignored_for_earlier_errors_name_no_cause():
+    lines = ["ggml_metal_init: recommendedMaxWorkingSetSize  = 21845.34 MB", "...",
+             _IGNORED, "ggml_metal_graph_compute: command buffer 0 failed with status 5", _IGNORED]
+    assert _kind(lines)[0] == "UNDETERMINED"
+
+
+def test_metal_buffers_ignored_after_an_out_of_memory_are_that_out_of_memory():
+    lines = ["ggml_metal_init: recommendedMaxWorkingSetSize  = 21845.34 MB",
+             "main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+             "slot launch_slot_: id  0 | task 0 | processing task",
+             "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)",
+             "ggml_metal_graph_compute: command buffer 0 failed with status 5", _IGNORED]
+    assert _kind(lines) == ("RUNTIME", "metal-command-buffer-oom")
+
+
+# --- a title that quotes a named error beside a wrapper's words that only point to it: the named error decides ------
+
+_CUT_TRACEBACK = ["ERROR 03-26 08:41:09 [core.py:340] EngineCore hit an exception: Traceback (most recent call last):",
+                  'ERROR 03-26 08:41:09 [core.py:340]   File "/vllm/v1/engine/core.py", line 62, in __init__',
+                  "ERROR 03-26 08:41:09 [core.py:340]     num_gpu_blocks, num_cpu_blocks = self._initialize_kv_caches(",
+                  'ERROR 03-26 08:41:09 [core.py:340]   File "/vllm/v1/engine/core.py", line 135, in _initialize_kv_caches']
+
+
+@pytest.mark.parametrize("title", [
+    "[Usage]: ValueError: Block size must be a multiple of 16. [core_client.py:269] Got fatal signal from worker "
+    "processes, shutting down. See stack trace above for root cause issue.",
+    "# [Bug]: EngineCore failed to start: NotImplementedError: head_size 80 is not supported by FlashMLA",
+])
+def test_a_named_error_beside_a_wrappers_words_in_the_title_decides(title):
+    assert _kind([title, *_CUT_TRACEBACK])[0] == "NOT_OOM"
+
+
+def test_a_wrappers_words_alone_in_the_title_name_no_cause():
+    title = "# [Bug]: RuntimeError: Engine core initialization failed. See root cause above."
+    assert _kind([title, *_CUT_TRACEBACK])[0] == "UNDETERMINED"

@@ -1189,9 +1189,13 @@ LOG = LogWords(
         msg(r"kIOGPUCommandBufferCallbackErrorOutOfMemory", "oom", code="metal-command-buffer-oom"),
         # ... and its other command-buffer errors (a GPU timeout, a hang, an address fault, a buffer discarded when another
         # program's work reset the GPU, the system stopping work that froze the screen): not memory
-        msg(r"kIO(?:Accel|GPU)CommandBufferCallbackError(?:Timeout|Hang|PageFault|InnocentVictim|ImpactingInteractivity|"
-            r"SubmissionsIgnored)|Caused GPU (?:Timeout|Hang|Address Fault) Error", "not_oom",
+        msg(r"kIO(?:Accel|GPU)CommandBufferCallbackError(?:Timeout|Hang|PageFault|InnocentVictim|ImpactingInteractivity)|"
+            r"Caused GPU (?:Timeout|Hang|Address Fault) Error", "not_oom",
             code="metal-command-buffer-error"),
+        # ... but a command buffer ignored "for causing prior/excessive GPU errors" (SubmissionsIgnored) names no cause
+        # of its own: the first error, before it, is the cause (memory among them)
+        msg(r"kIO(?:Accel|GPU)CommandBufferCallbackErrorSubmissionsIgnored|Ignored \(for causing prior/excessive GPU "
+            r"errors\)", "wrapper"),
         # a KV pool that is full while serving, in plain words (servers without an engine module: atlas, ...)
         # (written so that "exhausted" is the word the prefilter looks for: "KV cache" is on every stats line)
         msg(r"(?:(?<=KV cache )|(?<=KV cache is ))exhausted", "oom", "RUNTIME", "kv-blocks-exhausted"),

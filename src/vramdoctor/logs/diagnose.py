@@ -613,9 +613,11 @@ def _titled_cause(run: RunFacts):
         return None
     k = knowledge()
     v = k.line_verdict(text)
-    if (v is None or v.kind == "error") and exception_not_memory(text):
+    if (v is None or v.kind == "error") and exception_not_memory(text) or (
+            v is not None and v.kind == "wrapper" and exception_not_memory(k.without_wrappers(text))):
         # (a Python exception the title quotes whole, class and message, with no word of memory in it: "[Bug] pp>1
-        # report RuntimeError: batch_size must be equal to batch_size_k")
+        # report RuntimeError: batch_size must be equal to batch_size_k"; also beside a wrapper's words that only
+        # point to it: "ValueError: Block size must be a multiple of 16. Got fatal signal from worker processes")
         v = Verdict(kind="not_oom", phase=None, code="error-not-memory", engine="generic")
     return (v, title) if v is not None and v.kind in ("oom", "not_oom") else None
 

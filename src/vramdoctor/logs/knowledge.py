@@ -96,6 +96,10 @@ _ZEROS = bytes.maketrans(b"123456789", b"000000000")
 SHAPES = 4096  # line shapes whose candidates are kept
 
 
+#: crashes that follow an allocation that failed, where the same words name both (the crash is the consequence)
+_CRASH_AFTER_OOM = ("crash-access-violation",)
+
+
 class Knowledge:
     """All engines' words with their required words, indexed for the scanner."""
 
@@ -232,6 +236,10 @@ class Knowledge:
         if not hits:
             return None
         top = hits[0]
+        if top[1].kind == "not_oom" and top[1].code in _CRASH_AFTER_OOM:
+            # a bad access named with memory running out ("CUDA error: out of memory and SIGSEGV: segmentation
+            # violation"): the NULL a failed allocation gave back was used; memory ran out first
+            top = next((h for h in hits if h[1].kind == "oom"), top)
         # (a wrapper's phase only from the failure's own clause: "0.01 is too low (resulting in `RuntimeError: Not
         # enough memory`), while 0.05 will result in `Exception: Capture cuda graph failed`" tells two runs apart)
         phase = next((h[1].phase for h in hits if h[1].phase and (h[1].kind == top[1].kind or h[1].kind == "wrapper"
@@ -255,6 +263,15 @@ class Knowledge:
         for a line read on its own, outside the scan."""
         return self.verdict(text, self.candidates(text.lower().encode("utf-8", "replace")).get("msg", set()))
 
+    def without_wrappers(self, text: str) -> str:
+        """`text` with the words of every wrapper message it holds blanked out ("Got fatal signal from worker
+        processes, shutting down"): what else the line says."""
+        for i in self.candidates(text.lower().encode("utf-8", "replace")).get("msg", ()):
+            m, _ = self.messages[i]
+            if m.kind == "wrapper":
+                text = m.pattern.sub(" ", text)
+        return text
+
     def explicit_words(self, msg_ix: set[int]) -> bool:
         """The line holds words of an engine's own message (not only PyTorch's or CUDA's)."""
         return any(self.messages[i][1] != "generic" for i in msg_ix)
@@ -269,10 +286,18 @@ _MEMORY_WORDS = re.compile(r"memory|\bmem\b|alloc|\bOOM|\bVRAM\b|\bRAM\b|cache|\
                            r"\bCUDA error\b|\bkilled\b", re.I)
 
 
+#: an exception's words that a value broke a rule of form, whatever it names ("Block size must be a multiple of 16",
+#: "kv_cache_dtype must be one of ...", "head_size 80 is not supported"): a setting or a model refused, not memory
+#: used up (not "must be positive" or "greater than", which a pool that got nothing breaks too)
+_VALIDATION = re.compile(r"\b(?:must|should) be (?:a multiple of|divisible by|one of|a power of (?:two|2))\b|"
+                         r"\b(?:is|are) not (?:yet )?supported\b", re.I)
+
+
 def exception_not_memory(text: str) -> bool:
     """`text` quotes a Python exception, its class and message, with no word of memory in it ("[Bug] pp>1 report
     RuntimeError: batch_size must be equal to batch_size_k"): a named error that is not memory running out."""
-    return bool(_EXCEPTION.search(text)) and not _MEMORY_WORDS.search(text)
+    m = _EXCEPTION.search(text)
+    return bool(m) and (not _MEMORY_WORDS.search(text) or bool(_VALIDATION.search(text, m.start())))
 SIGKILL_RX = re.compile(SIGKILL, re.I)  # (see engines.generic.SIGKILL)
 #: an OOM kill denied: by the container's flag, or in words ("not killed by the OOM killer", "wasn't OOM-killed",
 #: "was not OOMKilled", "no oom-killer", "nothing gets killed")
