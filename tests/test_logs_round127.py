@@ -326,3 +326,42 @@ def test_a_named_error_beside_a_wrappers_words_in_the_title_decides(title):
 def test_a_wrappers_words_alone_in_the_title_name_no_cause():
     title = "# [Bug]: RuntimeError: Engine core initialization failed. See root cause above."
     assert _kind([title, *_CUT_TRACEBACK])[0] == "UNDETERMINED"
+
+
+@pytest.mark.parametrize("lines,kind,code", [
+    (['Currently works on Windows, but says "no ROCm-capable device is detected" on Linux'], "NOT_OOM",
+     "cuda-driver-error"),
+    (["RuntimeError: HIP error: hipErrorNoDevice"], "NOT_OOM", "cuda-driver-error"),
+    (['"Restart failed: Process was killed (SIGKILL) — likely out of memory. Try a smaller model."'], "UNDETERMINED",
+     "host-oom-kill"),
+    (["[2026-01-02 10:00:00] ERROR backend worker killed by SIGKILL while generating"], "UNDETERMINED",
+     "host-oom-kill"),
+])
+def test_more_words_of_a_missing_device_and_a_killed_server(lines, kind, code):
+    assert _kind(lines) == (kind, code)
+
+
+@pytest.mark.parametrize("lines", [
+    ["Then it fails to load the model as it's run out of vRAM - despite not using any of the 24GB on the second card."],
+    ["The model fails to load because the GPU ran out of VRAM."],
+    ["Loading Qwen2.5-72B: it runs out of VRAM on the first card every time."],
+])
+def test_out_of_vram_in_a_persons_words_at_load_is_memory_at_start(lines):
+    # (a load in a person's words may be the weights or the cache the load makes: memory at start-up, not serving)
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind in ("WEIGHTS", "UNDETERMINED") and run.oom is not False, (run.kind, run.code)
+    assert "RUNTIME" not in (run.candidates or []) and run.kind != "RUNTIME", run.candidates
+
+
+def test_a_plan_to_avoid_running_out_of_vram_is_no_failure():
+    lines = ["To avoid running out of VRAM I set -ngl 20.",
+             "main: server is listening on http://127.0.0.1:8080 - starting the main loop"]
+    assert _kind(lines)[0] == "NONE"
+
+
+def test_llama_cpps_hint_if_youre_running_out_of_vram_is_no_out_of_memory():
+    lines = ["common_init_from_params: failed to load model '/models/devstral.gguf', try reducing --n-gpu-layers if "
+             "you're running out of VRAM",
+             "llama_model_load: error loading model: error loading model architecture: unknown model architecture: "
+             "'mistral3'"]
+    assert _kind(lines)[0] == "NOT_OOM"

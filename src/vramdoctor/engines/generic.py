@@ -90,6 +90,8 @@ OOM_WORDS = (r"out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError
              r"Insufficient (?:GPU |device )?memory", r"not enough memory", r"kIOGPUCommandBufferCallbackErrorOutOfMemory",
              r"\bno enough memory", r"\b(?:UR|ZE)_RESULT_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY\b", r"too large for (?:the )?available memory", r"not enough (?:GPU |device |free |KV cache |cache |CUDA )+memory",
              r"\b(?:memory|VRAM) (?:ran|runs|running) out\b",
+             # ... and the card out of it in a person's words ("fails to load the model as it's run out of vRAM")
+             r"\bout of (?:GPU |video |graphics )?[vV][rR][aA][mM]\b",
              # ... as overflowing ("VRAM usage grows until eventually it overflows", "GPU memory overflow"; not a
              # buffer, stack, integer or heap overflow, nor memory that overflows into system RAM, which goes on)
              r"\b(?:VRAM|GPU memory|video memory|memory usage|memory use)\b[^.;!?\n]{0,60}?"
@@ -744,6 +746,10 @@ SIGKILL = (r"process has terminated: signal: killed|\bKilled: 9\b|<Signals\.SIGK
            # "code=killed, status=9/KILL", TGI's launcher ("Shard process was signaled to shutdown with signal 9")
            r"^\s*(?:zsh: |bash: (?:line \d+:\s+)?|\[\d+\][+-]?\s+)(?:\d+\s+)?[Kk]illed\s+\S|"
            r"\bstatus=9/KILL\b|\bsignaled to shutdown with signal 9\b|"
+           # a front end's own words for its server process killed ("Restart failed: Process was killed (SIGKILL) —
+           # likely out of memory", "worker killed by SIGKILL", "the server was killed (signal 9)")
+           r"\b(?:process|server|worker|runner|backend)\s+(?:was\s+|got\s+)?killed\s+(?:\(SIGKILL\)|by SIGKILL\b|"
+           r"\(signal 9\)|by signal 9\b)|"
            # (minus 9: Python's returncode of a child the signal ended)
            + ended_by("-9") + "|"
            # ... and the shell's word as a user quotes it ("python server.py --cpu results in \"Killed\"", "it keeps
@@ -967,6 +973,8 @@ LOG = LogWords(
         msg(r"unsupported display driver|cuda driver combination|driver version is insufficient|"
             r"no CUDA-capable device|forward compatibility was attempted|Driver/library version mismatch|"
             r"Failed to initialize NVML|"
+            # (ROCm's: hipErrorNoDevice, "no ROCm-capable device is detected")
+            r"no ROCm-capable device|\bhipErrorNoDevice\b|"
             # ggml's CUDA back end that could not start the runtime (ggml-cuda.cu ggml_cuda_init: "failed to initialize
             # CUDA: unknown error", a missing nvidia_uvm module; llama.cpp then runs on the CPU)
             r"\bggml_cuda_init: failed to initialize CUDA\b", "not_oom", code="cuda-driver-error"),

@@ -21,7 +21,8 @@ OOM_ANY = re.compile("|".join(f"(?:{w})" for w in OOM_WORDS), I)
 #: (the spaces before the word are read from their first only: from each of a long run's they are quadratic)
 _CLAUSE = re.compile(r"(?<=[.!?;])\s+|(?:,|(?<![\s,]))\s+\b(?:but|however|yet|although|though|whereas|while)\b,?\s+|"
                      r"(?<=[。！？；，])|但是|不过", I)
-_OOM_NAME = r"(?:OOMs?(?![A-Za-z0-9_])|OOM-?ing|OOM-?(?:ed|'d)(?![A-Za-z0-9_])|out[- ]of[- ]memory|OutOfMemory|run(?:s|ning)? out of (?:\w+ )?memory)"
+_OOM_NAME = (r"(?:OOMs?(?![A-Za-z0-9_])|OOM-?ing|OOM-?(?:ed|'d)(?![A-Za-z0-9_])|out[- ]of[- ]memory|OutOfMemory|"
+             r"run(?:s|ning)? out of (?:\w+ )?memory|out of (?:GPU |video |graphics )?VRAM\b)")
 #: a clause that supposes, expects or denies: what the user expects or hopes, what should (not) happen, the
 #: out-of-memory itself denied ("no OOM", "never runs out of memory", "would not OOM", "didn't run out of memory"),
 #: and advice before it ("if you hit OOM", "to avoid OOM", "may cause OOM")
@@ -33,7 +34,7 @@ _SUPPOSED = re.compile(
     r"(?:\s+not|n['\u2019]?t|\s+never))\s+(?:\w+\s+){0,3}?" + _OOM_NAME + "|"
     # a doubt in the first person ("I don't think it ran out of memory")
     r"\b(?:don['\u2019]?t|do not|doesn['\u2019]?t|does not) (?:think|believe)\b|"
-    r"(?:\bif you (?:are |run |hit |encounter |see |get )|\bmay (?:cause|lead to|result in)|\bmight |"
+    r"(?:\bif you(?:['\u2019]re | (?:are |run |hit |encounter |see |get ))|\bmay (?:cause|lead to|result in)|\bmight |"
     # an inference hedged ("the error seems to suggest running out of memory", "looks like an OOM", "suggests OOM")
     r"\b(?:seems?|seemed|appears?|appeared|looks?|looked)\s+(?:to\s+(?:suggest|indicate|be|point to)|like)\b|"
     r"\b(?:suggests?|suggesting|indicates?|implies)\b|"
