@@ -290,19 +290,26 @@ def passed_step(text: str) -> str | None:
     return max(found, key=PHASES.index) if found else None
 
 
-#: a report's words of the function memory ran out in ("OOM'd in vLLM's **`profile_run`**", "runs out of memory inside
-#: `capture_model`")
-_RAISED_IN = re.compile(r"\b(?:OOM(?:'d|ed|s)?|ran out of memory|runs out of memory|out of memory)\s+(?:in|inside|during)"
-                        r"\s+(?:[\w.-]+'s\s+)?[*_`'\x22]*([A-Za-z_][\w.]*_\w*)|"
-                        # ... or the function first, an arrow to the out-of-memory ("workspace allocated inside
-                        # `profile_run` → OOM on 16 GB", "in capture_model -> CUDA OOM")
-                        r"\b(?:in|inside|during)\s+[*_`'\x22]*([A-Za-z_][\w.]*_\w*)[*_`'\x22]*\s*(?:→|->|=>)\s*"
-                        r"(?:CUDA\s+)?(?:OOM|out of memory)\b", re.I)
+#: a function a person's words name as where something happened ("exception from ggml_vk_allocate in
+#: llama_kv_cache_init", "OOM'd in vLLM's **`profile_run`**", "crash inside `capture_model`"): a name with an
+#: underscore, a function's (group 1)
+_NAMED_FUNCTION = (r"\b(?:in|from|inside|during|within)\s+(?:[\w.-]+'s\s+)?[*_`'\x22]*([A-Za-z_][\w:.]*_\w+)")
+_FUNCTION_NAMED = re.compile(_NAMED_FUNCTION)
+#: ... the one memory ran out in: after the out-of-memory's words, or before an arrow to them ("workspace allocated
+#: inside `profile_run` → OOM on 16 GB", "in capture_model -> CUDA OOM")
+_RAISED_IN = re.compile(r"\b(?:OOM(?:'d|ed|s)?|ran out of memory|runs out of memory|out of memory)\s+" + _NAMED_FUNCTION[2:]
+                        + r"|" + _NAMED_FUNCTION + r"[*_`'\x22]*\s*(?:→|->|=>)\s*(?:CUDA\s+)?(?:OOM|out of memory)\b", re.I)
+
+
+def steps_named(text: str, engine: str) -> set[str | None]:
+    """The phases of the functions a person's words name as where something happened (`_FUNCTION_NAMED`), None for
+    one that names no phase."""
+    return {phase_words(m.group(1), engine) for m in _FUNCTION_NAMED.finditer(text)}
 
 
 def _raised_in(text: str, engine: str) -> str | None:
-    """The phase of the function a report's words say memory ran out in (`_RAISED_IN`: a name with an underscore, a
-    function's), None where they name none or one that names no phase."""
+    """The phase of the function a report's words say memory ran out in (`_RAISED_IN`), None where they name none or
+    one that names no phase."""
     m = _RAISED_IN.search(text)
     p = phase_words(m.group(1) or m.group(2), engine) if m else None
     return p if p in PHASES else None

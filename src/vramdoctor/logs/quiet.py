@@ -12,18 +12,13 @@ from ..errors import UsageError
 from .facts import RunFacts
 from .knowledge import FRAME, LEVEL, PY_FRAME, knowledge, phase_words
 from .lines import LOG_PREFIX, bare_prefix, message
-from .phase import is_progress, last_marker
+from .phase import is_progress, last_marker, steps_named
 from .prose import supposed, written_by_user
 from .verdict import KIND_OF_PHASE, Diagnosis
 
 
 #: llama-server's words when llama_decode finds no free KV cell for a one-token batch (`engines.llamacpp.DECODE_FULL`)
 _DECODE_FULL = re.compile(DECODE_FULL, re.I)
-
-
-#: a function a person's words name as where the failure came from ("exception from ggml_vk_allocate in
-#: llama_kv_cache_init", "crash inside `capture_model`"): a name with an underscore, a function's
-_FAILED_IN = re.compile(r"\b(?:in|from|inside|during|within)\s+[`'\x22]?([A-Za-z_][\w:.]*_\w+)")
 
 
 def leak(run: RunFacts) -> Diagnosis | None:
@@ -519,7 +514,7 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
         left = order[order.index(at):]
         # (the function the words say it failed in names its step: "Crash due to unhandled exception from
         # ggml_vk_allocate in llama_kv_cache_init")
-        named = {phase_words(m.group(1), engine) for m in _FAILED_IN.finditer(said)} & set(left)
+        named = steps_named(said, engine) & set(left)
         cands = [KIND_OF_PHASE[p] for p in (sorted(named, key=order.index) if len(named) == 1 else left)]
         return Diagnosis(kind="UNDETERMINED", code="failure-cause-not-shown", oom=None, evidence=reached + [(ln, said)],
                          candidates=cands, phase_source="the report's own words",
