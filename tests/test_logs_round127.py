@@ -365,3 +365,14 @@ def test_llama_cpps_hint_if_youre_running_out_of_vram_is_no_out_of_memory():
              "llama_model_load: error loading model: error loading model architecture: unknown model architecture: "
              "'mistral3'"]
     assert _kind(lines)[0] == "NOT_OOM"
+
+
+def test_the_diagnosis_and_advice_spell_no_engines_pinned_memory_switch():
+    # (llama.cpp's own way to tell its pinned buffer from the GPU's memory lives in its module: LogWords.pinned_host_load)
+    import inspect
+
+    from vramdoctor.engines import all_engines
+    from vramdoctor.logs import advice, diagnose
+    for mod in (diagnose, advice):
+        assert "GGML_CUDA_NO_PINNED" not in inspect.getsource(mod), mod
+    assert {e.name for e in all_engines() if e.log.pinned_host_load} == {"llamacpp"}

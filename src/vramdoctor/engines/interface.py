@@ -125,6 +125,9 @@ class LogWords:
     Level Zero's OUT_OF_RESOURCES): undetermined there, with what would settle it, not "not memory".
     not_oom_advice: failure code -> what to change, in this engine's own settings, where they differ from the
     engine it wraps or from every engine's (Ollama's num_ctx for llama.cpp's -c).
+    pinned_host_load: where the engine copies the model into host memory that CUDA pins when it loads without mmap
+    (llama.cpp's ggml_cuda_host_malloc), the run that tells that pinned memory from the GPU's, in its own settings:
+    a CUDA allocation that fails while it loads with no layer on the GPU may be that pinned buffer. Empty otherwise.
     sentences: memory messages in full, as the engine's source formats them (`{}` where it puts a value without
     spaces, `{*}` where it puts free text), for
     those whose first words do not yet speak of memory ("To serve at least one request with the models's max seq
@@ -148,6 +151,7 @@ class LogWords:
     warmup_goes_on: tuple[re.Pattern, str] | None = None
     maybe_memory: tuple[str, ...] = ()
     not_oom_advice: dict[str, str] = field(default_factory=dict)
+    pinned_host_load: str = ""
     sentences: tuple[str, ...] = ()
 
 

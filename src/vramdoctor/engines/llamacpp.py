@@ -646,6 +646,10 @@ LOG = LogWords(
     # llama_new_context_with_model, llama_init_from_model; its "n_ctx = N" line): llama-model.cpp load_tensors prints
     # the weights' buffer sizes first and reads the data into them after (load_all_data)
     context_setup=rx(r"\bllama_(?:new_)?context\b|\bllama_init_from_model\b|\bn_ctx\s*="),
+    # CUDA builds copy the model into pinned host buffers when mmap is off (ggml-cuda.cu ggml_cuda_host_malloc, which
+    # GGML_CUDA_NO_PINNED turns off)
+    pinned_host_load="Run once with GGML_CUDA_NO_PINNED=1, or with mmap on (no --no-mmap): if it then loads, pinned "
+                     "memory was the limit.",
     not_oom_advice={
         "k-shift-unsupported": "a slot's context filled and llama.cpp tried to shift its KV cache (K-shift), which "
                                "this model's cache cannot do: keep each request within the context (a smaller "

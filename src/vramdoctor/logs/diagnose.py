@@ -1469,7 +1469,8 @@ def _pinned_host(run: RunFacts, f: Failure, engine: str) -> Diagnosis | None:
     model into a pinned buffer on CUDA builds without mmap: ggml_cuda_host_malloc) or a cuBLAS workspace, not the
     weights on the GPU; pinned memory has its own caps (WSL's, `ulimit -l`). None otherwise."""
     n = run.numbers
-    if not _context_setup(engine) or not _GPU_OOM_WORDS.search(f.text):
+    settle = knowledge().own_or_wrapped(engine, lambda w: w.pinned_host_load)
+    if not settle or not _GPU_OOM_WORDS.search(f.text):
         return None
     ngl, offl = n.get("n_gpu_layers"), n.get("layers_offloaded")
     offl = max(offl) if isinstance(offl, list) and offl else offl
@@ -1490,9 +1491,7 @@ def _pinned_host(run: RunFacts, f: Failure, engine: str) -> Diagnosis | None:
                      message="A CUDA allocation failed while the model loaded, but no layer was placed on the GPU: the "
                              "buffer was most likely host memory that CUDA pins (llama.cpp pins the model's buffers "
                              "on CUDA builds when mmap is off) or a cuBLAS workspace, not the weights on the GPU. "
-                             "Pinned memory is capped on its own (WSL, `ulimit -l`). Run once with "
-                             "GGML_CUDA_NO_PINNED=1, or with mmap on: if it then loads, pinned memory was the "
-                             "limit.")
+                             "Pinned memory is capped on its own (WSL, `ulimit -l`). " + settle)
 
 
 _MESSAGES = {

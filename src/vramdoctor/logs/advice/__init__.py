@@ -11,6 +11,7 @@ the wrong way, and never gives a flag the engine lacks: an engine not recognised
 
 from __future__ import annotations
 
+from ..knowledge import knowledge
 from .base import Base
 from .kv import KvSteps
 from .load import LoadSteps
@@ -91,9 +92,9 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
               "(`nvidia-smi`, `nvidia-smi --query-compute-apps=pid,used_memory --format=csv`), stop it or a server that "
               "did not exit, or point the server at a free GPU (CUDA_VISIBLE_DEVICES); then start again")
     elif kind == "UNDETERMINED" and code == "pinned-host-alloc-failed":
-        s.say("no pinned memory", "run once with GGML_CUDA_NO_PINNED=1 in the environment, or with mmap on (drop "
-              "--no-mmap): the model is then not copied into pinned host memory; if it loads, pinned memory was the "
-              "limit (on WSL it is capped; elsewhere `ulimit -l`), not the GPU")
+        settle = knowledge().own_or_wrapped(engine, lambda w: w.pinned_host_load) or ""
+        s.say("no pinned memory", settle + " (Pinned host memory is capped on its own: on WSL, and by `ulimit -l` "
+              "elsewhere.)")
     elif kind == "UNDETERMINED" and code == "guardrail-refused-load":
         w, kv = n.get("estimate_weights_bytes"), n.get("estimate_kv_bytes")
         if isinstance(w, int) and isinstance(kv, int) and w > 0 and kv > 0:
