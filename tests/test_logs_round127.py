@@ -376,3 +376,23 @@ def test_the_diagnosis_and_advice_spell_no_engines_pinned_memory_switch():
     for mod in (diagnose, advice):
         assert "GGML_CUDA_NO_PINNED" not in inspect.getsource(mod), mod
     assert {e.name for e in all_engines() if e.log.pinned_host_load} == {"llamacpp"}
+
+
+# --- SGLang's idle check of its KV pool, read by its own counts: slots lost (LEAK) or given back twice (NOT_OOM) -----
+
+@pytest.mark.parametrize("lines,kind,code", [
+    (["/sglang/srt/managers/scheduler.py:1326: UserWarning: token_to_kv_pool_allocator memory leak detected! "
+      "available_size=961586, protected_size=0, self.max_total_num_tokens=961593",
+      "self.token_to_kv_pool_allocator.available_size()=961586", "self.tree_cache.evictable_size()=0",
+      "/sglang/srt/managers/scheduler.py:1336: UserWarning: req_to_token_pool memory leak detected!available_size=3756, "
+      "total_size=3757"], "LEAK", "kv-slots-not-returned"),
+    (["ValueError: token_to_kv_pool_allocator memory leak detected! self.max_total_num_tokens=325968, "
+      "available_size=159180, evictable_size=161436, protected_size=5027"], "LEAK", "kv-slots-not-returned"),
+    # a negative count, or more counted than the pool: given back twice, the books only
+    (["ValueError: pool memory leak detected! [full] total=205888, available=205888, evictable=0, protected=-12"],
+     "NOT_OOM", "kv-accounting-error"),
+    (["ValueError: token_to_kv_pool_allocator memory leak detected! self.max_total_num_tokens=1000, "
+      "available_size=900, evictable_size=150, protected_size=0"], "NOT_OOM", "kv-accounting-error"),
+])
+def test_sglangs_pool_check_by_its_counts(lines, kind, code):
+    assert _kind(lines) == (kind, code)

@@ -245,6 +245,9 @@ from .words import NUM, SIZE, cli, count, fig, fraction, msg, rx, switch  # noqa
 
 _ARG = r"['\"]?\s*[=:]\s*['\"]?"
 
+#: the KV pool's idle leak check, in its versions' words (scheduler check_memory)
+_KV_LEAK = r"(?:token_to_kv_pool(?:_allocator)? memory leak detected!|KV cache pool leak detected!|pool memory leak detected! \[full\])"
+
 LOG = LogWords(
     # ("sglang" anywhere but as the name of a conda or virtual environment a vLLM log runs in: ".../envs/sglang/lib/...")
     # (not its kernels' package, sglang-kernel / sgl-kernel, which other engines install too)
@@ -332,8 +335,18 @@ LOG = LogWords(
         fig("kv_v_bytes", r"KV Cache is allocated\..*?V size: " + SIZE),
         fig("kv_pool_tokens", r"#tokens: " + NUM, count),
         fig("kv_pool_tokens", r"max_total_num_tokens=" + NUM, count),
-        # the leak check's own count of free slots (scheduler check_memory "memory leak detected! available_size=")
-        fig("leak_check_available_tokens", r"leak detected!.{0,40}?\bavailable_size=" + NUM, count),
+        # the KV pool's leak check's own counts (scheduler check_memory, when idle: "token_to_kv_pool_allocator memory
+        # leak detected! self.max_total_num_tokens=325968, available_size=159180, evictable_size=161436,
+        # protected_size=5027"; 0.5's "pool memory leak detected! [full] total=205888, available=205888, evictable=0,
+        # protected=-12"; the radix cache's evictable count on a line of its own, "self.tree_cache.evictable_size()=0"):
+        # free + cached + in-use-by-the-cache slots against the pool (not the request pool's check, "req_to_token_pool
+        # memory leak detected!")
+        fig("leak_check_available_tokens", _KV_LEAK + r".{0,200}?\bavailable(?:_size)?=" + NUM, count),
+        fig("leak_check_available_tokens", r"\btoken_to_kv_pool_allocator\.available_size\(\)=" + NUM, count),
+        fig("leak_check_evictable_tokens", _KV_LEAK + r".{0,200}?\bevictable(?:_size)?=" + NUM, count),
+        fig("leak_check_evictable_tokens", r"\btree_cache\.evictable_size\(\)=" + NUM, count),
+        fig("leak_check_protected_tokens", _KV_LEAK + r".{0,200}?\bprotected(?:_size)?=" + NUM, count),
+        fig("leak_check_total_tokens", _KV_LEAK + r".{0,200}?\b(?:max_total_num_tokens|total)=" + NUM, count),
         fig("free_memory_bytes", r"avail mem=" + SIZE, mode="list"),
         fig("kv_usage_pct", r"(?<!swa )token usage: ([\d.]+)", lambda m: round(float(m.group(1)) * 100, 2),
             mode="list"),  # the full-attention pool ("full token usage"; not the sliding-window one)

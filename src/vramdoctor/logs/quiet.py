@@ -23,29 +23,8 @@ _DECODE_FULL = re.compile(DECODE_FULL, re.I)
 
 def leak(run: RunFacts) -> Diagnosis | None:
     said = [p for p in run.pressure if p.kind == "leak"]
-    free, total = run.numbers.get("leak_check_available_tokens"), run.numbers.get("kv_pool_tokens")
-    if said and isinstance(free, int) and isinstance(total, int) and free > total:
-        # SGLang's check (scheduler check_memory) fires on any mismatch: more free than the pool holds is slots
-        # given back twice, an accounting bug, not memory held
-        return Diagnosis(kind="NOT_OOM", code="kv-accounting-error", oom=False,
-                         evidence=[(p.line_no, p.text) for p in said[:3]], phase_source="the engine's own leak check",
-                         message=f"The engine's own check found {free:,} KV cache slots free in a pool of {total:,}: "
-                                 "more free than the pool holds, so slots were given back twice. That is a bug in "
-                                 "the engine's accounting, not memory running out or leaking; report it with the "
-                                 "settings in use (page size, chunked prefill, radix cache).")
     if said:  # the engine's own leak check
-        # (SGLang's scheduler check_memory, run when idle, raises on any mismatch of free + cached slots against the
-        # pool and so stops the server: its bookkeeping is off, a bug of the engine's (a radix cache that counts a page
-        # twice, an allocator path that skips a free), not memory that grows or runs out; the fixes say "nothing
-        # actually leaks")
-        return Diagnosis(kind="NOT_OOM", code="kv-accounting-error", oom=False,
-                         evidence=[(p.line_no, p.text) for p in said[:3]], phase_source="the engine's own leak check",
-                         message="The engine's own check (SGLang's, run when the scheduler is idle) found that its KV "
-                                 "pool's free and cached slots do not add up to the pool, and stopped: its "
-                                 "bookkeeping is off, a bug in the engine (the radix cache or the allocator), not "
-                                 "memory running out or growing. Memory settings will not help: upgrade SGLang, or "
-                                 "report it with the settings in use (page size, chunked prefill, radix cache, "
-                                 "speculative decoding).")
+        return _leak_check(run, [(p.line_no, p.text) for p in said[:3]])
     grown = _reported_growth(run)
     if grown:
         return grown
@@ -70,6 +49,54 @@ def leak(run: RunFacts) -> Diagnosis | None:
                                      "requests finish.",
                              evidence=[(run.number_lines.get("kv_usage_pct", 0), f"GPU KV cache usage {usage}")])
     return None
+
+
+def _leak_check(run: RunFacts, evidence: list[tuple[int, str]]) -> Diagnosis:
+    """SGLang's idle check of its KV pool (scheduler check_memory: free + cached + held-by-the-cache slots against the
+    pool, which it stops on when they differ), read from its own counts: fewer counted than the pool holds is slots
+    no request holds and none gave back, a leak of the pool's slots (LEAK); more, or a negative count, is slots given
+    back twice (NOT_OOM, its bookkeeping); where the line does not give every count, its bookkeeping is off, which
+    way not shown (NOT_OOM)."""
+    n = run.numbers
+    free, cached, held = (n.get(k) for k in ("leak_check_available_tokens", "leak_check_evictable_tokens",
+                                             "leak_check_protected_tokens"))
+    total = n.get("leak_check_total_tokens")
+    total = total if isinstance(total, int) else n.get("kv_pool_tokens")
+    counts = [c for c in (free, cached, held) if isinstance(c, int)]
+    if isinstance(free, int) and isinstance(total, int):
+        counted = sum(counts)
+        if counted > total or any(c < 0 for c in counts):
+            return Diagnosis(kind="NOT_OOM", code="kv-accounting-error", oom=False, evidence=evidence,
+                             phase_source="the engine's own leak check",
+                             message=f"The engine's own check counted {counted:,} KV cache slots (free, cached and held "
+                                     f"by its cache{', one count negative' if any(c < 0 for c in counts) else ''}) "
+                                     f"in a pool of {total:,}: more than the pool holds, so slots were given back "
+                                     "twice. That is a bug in the engine's accounting, not memory running out or "
+                                     "leaking; upgrade SGLang, or report it with the settings in use (page size, "
+                                     "chunked prefill, radix cache).")
+        if counted < total and isinstance(cached, int):
+            lost = total - counted
+            return Diagnosis(kind="LEAK", code="kv-slots-not-returned", oom=None, evidence=evidence,
+                             phase_source="the engine's own leak check, run when idle",
+                             message=f"The engine's own check, run when no request was running, found {lost:,} of "
+                                     f"the KV pool's {total:,} slots neither free nor cached: slots that finished "
+                                     "requests did not give back. Each such loss shrinks the pool for the rest of the "
+                                     "server's life until it runs short under load. Memory settings only delay it: "
+                                     "upgrade SGLang (these are engine bugs, often in abort, chunked-prefill or "
+                                     "speculative paths), restart before the pool runs short, and report it with the "
+                                     "settings in use.")
+    # (SGLang's scheduler check_memory, run when idle, raises on any mismatch of free + cached slots against the pool
+    # and so stops the server: its bookkeeping is off, a bug of the engine's (a radix cache that counts a page twice,
+    # an allocator path that skips a free); the counts to tell which way are not all in the log)
+    return Diagnosis(kind="NOT_OOM", code="kv-accounting-error", oom=False, evidence=evidence,
+                     phase_source="the engine's own leak check",
+                     message="The engine's own check (SGLang's, run when the scheduler is idle) found that its KV "
+                             "pool's free and cached slots do not add up to the pool, and stopped: its bookkeeping "
+                             "is off, a bug in the engine (the radix cache or the allocator), not memory running out. "
+                             "Memory settings will not help: upgrade SGLang, or report it with the settings in use "
+                             "(page size, chunked prefill, radix cache, speculative decoding). The line does not give "
+                             "every count (free, cached, held by the cache, the pool), so whether slots were lost or "
+                             "given back twice is not shown.")
 
 
 #: prompt throughput over generation throughput at which the running batch is taken to be still filling
