@@ -396,3 +396,34 @@ def test_the_diagnosis_and_advice_spell_no_engines_pinned_memory_switch():
 ])
 def test_sglangs_pool_check_by_its_counts(lines, kind, code):
     assert _kind(lines) == (kind, code)
+
+
+# --- more words: Windows' missing DLL or entry point by a runner's exit code, cuBLAS's handle (maybe memory), SGLang's
+# KV transfer between disaggregated instances, an MPI rank killed ---------------------------------------------------
+
+@pytest.mark.parametrize("lines,kind,code", [
+    (["Error: llama runner process no longer running: 3221225785"], "NOT_OOM", "library-load-failed"),
+    (["Error: llama runner process has terminated: exit status 0xc0000139"], "NOT_OOM", "library-load-failed"),
+    (["Process finished with exit code -1073741515"], "NOT_OOM", "library-load-failed"),
+    (['deepseek v2 memory prediction incorrect - "CUBLAS_STATUS_NOT_INITIALIZED" error or out-of-memory'],
+     "UNDETERMINED", "cublas-not-initialized"),
+    (["RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`"],
+     "UNDETERMINED", "cublas-not-initialized"),
+    (['{"text":"","meta_info":{"finish_reason":{"type":"abort","message":"Decode transfer failed for request rank=0 '
+      'with exception KVTransferError(bootstrap_room=217): Failed to get kvcache from prefill instance, it might be '
+      'dead","status_code":500}}}'], "NOT_OOM", "kv-transfer-failed"),
+    (["mpirun noticed that process rank 6 with PID 0 on node n1 exited on signal 9 (Killed)."], "UNDETERMINED",
+     "host-oom-kill"),
+])
+def test_more_words_of_libraries_cublas_transfers_and_mpi(lines, kind, code):
+    assert _kind(lines) == (kind, code)
+
+
+@pytest.mark.parametrize("lines,kind", [
+    (["However, hitting the server with an image causes a CUDA OOM crash."], "RUNTIME"),
+    (["Text works, but when I send an image the runner dies with CUDA error: out of memory."], "RUNTIME"),
+    (["cudaMalloc fails OOM on the 929 MB weight buffer (different failure mode)."], "WEIGHTS"),
+    (["The crash is an OOM for the 2 GiB weights buffer on GPU 1."], "WEIGHTS"),
+])
+def test_an_image_sent_or_a_weights_buffer_named_places_the_failure(lines, kind):
+    assert _kind(lines)[0] == kind

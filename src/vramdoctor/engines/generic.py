@@ -750,6 +750,9 @@ SIGKILL = (r"process has terminated: signal: killed|\bKilled: 9\b|<Signals\.SIGK
            # likely out of memory", "worker killed by SIGKILL", "the server was killed (signal 9)")
            r"\b(?:process|server|worker|runner|backend)\s+(?:was\s+|got\s+)?killed\s+(?:\(SIGKILL\)|by SIGKILL\b|"
            r"\(signal 9\)|by signal 9\b)|"
+           # (Open MPI's mpirun for a rank, as TensorRT-LLM's multi-GPU runs print it: "mpirun noticed that process rank
+           # 6 with PID 0 on node n1 exited on signal 9 (Killed).")
+           r"\bexited on signal 9\b|"
            # (minus 9: Python's returncode of a child the signal ended)
            + ended_by("-9") + "|"
            # ... and the shell's word as a user quotes it ("python server.py --cpu results in \"Killed\"", "it keeps
@@ -896,8 +899,11 @@ LOG = LogWords(
             r"malloc_consolidate\(\): invalid", "not_oom", code="heap-corruption"),
         msg(r"(?:CUDA|HIP|ROCm)\w*[ _](?:runtime )?error\b.{0,300}?invalid argument|invalid argument .*\.cu:\d+", "not_oom",
             code="cuda-invalid-argument"),
-        msg(r"misaligned address|CUBLAS_STATUS_(?!ALLOC)\w+|cuDNN error|unspecified launch failure", "not_oom",
+        msg(r"misaligned address|CUBLAS_STATUS_(?!ALLOC|NOT_INITIALIZED)\w+|cuDNN error|unspecified launch failure", "not_oom",
             code="cuda-kernel-error"),
+        # cuBLAS could not make its handle (cublasCreate): its workspace is device memory, so a full GPU gives this as
+        # well as a broken install (diagnose._MAYBE_MEMORY)
+        msg(r"CUBLAS_STATUS_NOT_INITIALIZED", "not_oom", code="cublas-not-initialized"),
         # ... a cuBLAS call named with the status it returned in words ("cublasSgemm_v2 invalid parameter", "cublasGemmEx
         # failed: invalid value"), as a report or ggml's error line quotes it; not its allocation failure
         msg(r"\bcublas\w+\b[^\n]{0,40}?\b(?:invalid (?:parameter|value)|not supported|execution failed|architecture "
@@ -941,7 +947,13 @@ LOG = LogWords(
             # print it; LM Studio loads its engines as Node modules: "Failed to load LLM engine from path: ...node")
             r"The specified module could not be found|\[WinError 126\]|Failed to load LLM engine\b|"
             # (Windows' STATUS_DLL_NOT_FOUND as a process's end reports it: "exit status 0xc0000135")
-            r"\bexit status 0xc0000135\b|\bSTATUS_DLL_NOT_FOUND\b",
+            r"\bexit status 0xc0000135\b|\bSTATUS_DLL_NOT_FOUND\b|"
+            # (... and STATUS_ENTRYPOINT_NOT_FOUND, 0xc0000139: a DLL without a function the program needs; either as
+            # a parent reports the process's end in decimal, Ollama's "llama runner process no longer running:
+            # 3221225785")
+            r"\bexit status 0xc0000139\b|\bSTATUS_ENTRYPOINT_NOT_FOUND\b|"
+            r"\bno longer running: (?:3221225781|3221225785|-1073741515|-1073741511)\b|" + ended_by("3221225781") + "|"
+            + ended_by("3221225785") + "|" + ended_by("-1073741515") + "|" + ended_by("-1073741511"),
             "not_oom", code="library-load-failed"),
         # rocBLAS without kernels for this GPU's architecture (a ROCm build that left out gfx906 and the like: "rocBLAS
         # error: Cannot read .../TensileLibrary.dat: No such file or directory for GPU arch : gfx906"): as CUDA's
@@ -1456,6 +1468,12 @@ LOG = LogWords(
                         r"\bwhen (?:I |we )?(?:send|sending|sent|submit|submitting|submitted) (?:a |the |my |an? )?"
                         r"(?:large |long |big |longer |bigger )?(?:prompts?|requests?|inputs?|queries)\b|"
                         r"\bprompted with (?:~|about |around |over )?\d[\d,.]*[kK]?\+? tokens\b|"
+                        # ... or an image sent to it ("hitting the server with an image causes a CUDA OOM crash", "when I
+                        # send an image", "an image request makes the runner fail")
+                        r"\b(?:hitting|hit|sending|send|sent|giving|feeding|passing) (?:the server |it |the model )?"
+                        r"(?:with )?(?:an? |the )?(?:image|picture|photo|screenshot)s?\b(?! (?:encoder|model|tower))|"
+                        r"\b(?:an? |the )?(?:image|vision) (?:request|prompt|input)s? (?:makes?|causes?|crash\w*|fails?|"
+                        r"OOMs?|triggers?)\b|"
                         r"\b(?:a single|one|each|every) (?:[\w-]+ ){0,2}?request (?:whose|with an?) (?:[\w-]+ ){0,3}?"
                         r"(?:prompt|input|context)\b|\b(?:at|during|in|on) (?:a |the )?long[- ]context prefill\b|"
                         r"(?<!instead of )(?<!rather than )\b(?:while|when|during) serving\b"

@@ -291,6 +291,11 @@ LOG = LogWords(
         # assertion "Committed KV cache already freed (self.kv_committed_len=...)"): slots freed twice, a bug
         msg(r"\bKV cache already freed\b", "not_oom",
             code="kv-accounting-error"),
+        # a request's KV cache that could not be moved between prefill and decode instances (PD disaggregation,
+        # disaggregation/decode.py: "Decode transfer failed for request ... KVTransferError(...): Failed to get
+        # kvcache from prefill instance, it might be dead"): the transfer engine or the other instance, not memory
+        msg(r"\bKVTransferError\b|\bDecode transfer failed for request\b|Failed to get kvcache from prefill instance",
+            "not_oom", code="kv-transfer-failed"),
         msg(r"Initialization failed\. warmup error", "wrapper", "WARMUP"),
         msg(r"Scheduler hit an exception|Exception in ModelTpServer|scheduler is dead|Received sigquit from a child|"
             r"Initialization failed\. Please see the error messages above", "wrapper"),

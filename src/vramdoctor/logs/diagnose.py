@@ -164,6 +164,10 @@ _NOT_OOM = {
                                   "not answer the query): not memory running out. A driver or runtime that does not "
                                   "match the build is the usual cause: update or match them, or use the build before "
                                   "the change that started it.",
+    "kv-transfer-failed": "a request's KV cache could not be moved between the prefill and the decode instances "
+                          "(the transfer engine, Mooncake or NIXL, lost its connection, or the other instance died): "
+                          "not memory; read the other instance's log and the transfer engine's, and check the network "
+                          "between them.",
     "kernel-check-failed": "a kernel library's own check on this batch's plan failed (FlashInfer's indices or shapes "
                            "it does not accept): a bug or an input it does not support, not memory; update the "
                            "library or the engine, or choose another attention back end, and report it with the "
@@ -272,6 +276,12 @@ _MAYBE_MEMORY = {
         "needs device memory then, so a GPU that is full fails this way instead of with 'out of memory'; a broken or "
         "mismatched build fails this way too. Run once with CUDA_MODULE_LOADING=EAGER: a memory shortfall then shows "
         "as an out-of-memory at start, and anything else stays this error.", None),
+    "cublas-not-initialized": (
+        "whether the GPU had memory free when cuBLAS made its handle",
+        "cuBLAS could not make its handle (CUBLAS_STATUS_NOT_INITIALIZED from cublasCreate). Its workspace is device "
+        "memory, so a GPU already full when the first matrix product runs gives this error instead of 'out of "
+        "memory'; a broken or mismatched CUDA install gives it too. Watch nvidia-smi as it fails, or run once with a "
+        "smaller model or context: if the error goes away, memory was the cause.", None),
     "sycl-out-of-resources": (
         "which resource ran out: the device's memory (xpu-smi, or the same run with a smaller batch or context) or "
         "another of the driver's",

@@ -242,7 +242,10 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
            # ... the weights' (or a multimodal projector's) buffers being allocated ("fails its first projector
            # allocation", "while allocating the model weights")
            (re.compile(r"\b(?:projector|mmproj|vision (?:encoder|tower)|model weights?|weights?) (?:buffer )?allocations?\b|"
-                       r"\ballocat\w* (?:the )?(?:model |projector |mmproj )?weights?(?: buffers?)?\b", re.I), "WEIGHTS"),
+                       r"\ballocat\w* (?:the )?(?:model |projector |mmproj )?weights?(?: buffers?)?\b|"
+                       # ... or the buffer named with its size ("cudaMalloc fails OOM on the 929 MB weight buffer")
+                       r"\b(?:on|for|of|in) (?:the |a )?(?:~?\d[\d.,]*\s?[KMG]i?B )?(?:model )?weights? buffers?\b",
+                       re.I), "WEIGHTS"),
            # ... the KV cache being allocated, or named as what did not fit ("out of memory with the kv buffer size
            # allocating about 43G with a 160K context", "at 128K the KV cache alone exceeds the 4Gi pod limit")
            # ... the weights repacked for a kernel after they are read, part of loading them (vLLM's
