@@ -124,6 +124,11 @@ def test_console_script_exit_code_and_no_traceback(tmp_path):
     assert "Traceback" not in r.stderr and str(bad) in r.stderr
     r = subprocess.run([*exe.split(), "estimate", str(bad), "--debug"], capture_output=True, text=True, timeout=60)
     assert "Traceback" in r.stderr
+    # (--debug shows the traceback and keeps the exit code: bad input is 2 either way)
+    assert r.returncode == 2, r.returncode
+    r = subprocess.run([*exe.split(), "logs", "--debug", str(tmp_path / "missing.log")], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 2 and "Traceback" in r.stderr and "missing.log" in r.stderr, (r.returncode, r.stderr[-300:])
 
 
 def test_list_models_and_gpus():

@@ -427,3 +427,24 @@ def test_more_words_of_libraries_cublas_transfers_and_mpi(lines, kind, code):
 ])
 def test_an_image_sent_or_a_weights_buffer_named_places_the_failure(lines, kind):
     assert _kind(lines)[0] == kind
+
+
+# --- a size the log shows negative is the feature off (SGLang's --chunked-prefill-size -1): the step turns it on, never
+# "below your current value" (a new user's review, stop 28) ----------------------------------------------------------
+
+def test_chunked_prefill_off_is_advised_on_not_lower():
+    lines = ["[2025-07-09 10:00:41 TP0] max_total_num_tokens=420000, chunked_prefill_size=-1, max_prefill_tokens=16384, "
+             "max_running_requests=4097, context_len=131072",
+             "[2025-07-09 10:00:44] The server is fired up and ready to roll!",
+             "[2025-07-09 10:05:33 TP0] Prefill batch. #new-seq: 1, #new-token: 120011, #cached-token: 0, token usage: "
+             "0.01, #running-req: 0, #queue-req: 0",
+             "[2025-07-09 10:05:34 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+             '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1024, in run_batch',
+             "    result = self.run_batch(batch)",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 14.67 GiB. GPU 0 has a total capacity of "
+             "79.15 GiB of which 6.21 GiB is free."]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+    step = next(a for a in run.advice if "--chunked-prefill-size" in a["flags"])
+    assert "below your current value" not in step["why"] and "positive" in step["why"], step
+    assert "off" in step["change"], step

@@ -7,6 +7,7 @@ import argparse
 import json
 import os
 import sys
+import traceback
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Optional
@@ -48,7 +49,8 @@ def _out(**kwargs):
 
 @contextmanager
 def _reported(debug: bool) -> Iterator[None]:
-    """Every error becomes one paragraph and an exit code (2 for bad input, 3 for a bug); --debug re-raises."""
+    """Every error becomes one paragraph and an exit code (2 for bad input, 3 for a bug); --debug prints the traceback
+    above the paragraph, with the same exit code."""
     try:
         yield
         sys.stdout.flush()  # a closed pipe shows here, inside the handler
@@ -61,17 +63,17 @@ def _reported(debug: bool) -> Iterator[None]:
         raise
     except VramdoctorError as e:
         if debug:
-            raise
+            traceback.print_exc()
         err.print(f"[red]error:[/red] {printable(str(e))}", soft_wrap=True)
         raise SystemExit(e.exit_code) from None
     except OSError as e:
         if debug:
-            raise
+            traceback.print_exc()
         err.print(f"[red]error:[/red] {printable(str(e))}", soft_wrap=True)
         raise SystemExit(2) from None
     except Exception as e:  # noqa: BLE001 - the last line of defence: a paragraph, never a traceback
         if debug:
-            raise
+            traceback.print_exc()
         err.print(f"[red]internal error:[/red] {type(e).__name__}: {printable(str(e))}. Re-run with --debug and report it.",
                   soft_wrap=True)
         raise SystemExit(3) from None

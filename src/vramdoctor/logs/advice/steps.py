@@ -81,6 +81,9 @@ class _Steps:
             return  # an Apple GPU: a Mac has one, whose memory is the machine's own, so there is nothing to split over
         if current is None and direction in ("down", "up"):
             current = _shown(setting, self.n)
+        # (a size the log shows negative is the feature off, SGLang's --chunked-prefill-size -1: "below" it is no value;
+        # the step turns it on)
+        off = _off(setting, self.n) if current is None and direction == "down" else None
         if text and direction in ("down", "up"):
             past = self._past_tried(change, setting, text, direction, value)
             if past is False:
@@ -98,8 +101,10 @@ class _Steps:
         if (isinstance(value, (int, float)) and isinstance(current, (int, float)) and not isinstance(value, bool)
                 and (direction == "up" and value < current or direction == "down" and value > current)):
             return  # a value on the wrong side of the one in use: the step would move the setting the wrong way
+        if off is not None:
+            change += " (it is off)"
         if text:
-            text, why = _filled(text, why, direction, value, current, fill)
+            text, why = _filled(text, why, direction, value, current, fill, off)
         self.out.append(Step(change=change, flags=text, why=why, setting=setting, direction=direction, value=value,
                              current=current))
 
@@ -154,9 +159,10 @@ _LOWER_ALTERNATIVE = re.compile(r"\s*\(or a lower (--[\w-]+)[^)]*\)")
 
 
 def _filled(text: str, why: str, direction: str | None, value: object, current: object,
-            fill: dict) -> tuple[str, str]:
+            fill: dict, off: int | None = None) -> tuple[str, str]:
     """The flag with its value in, and `why`. Where neither the value nor the one in use is known, the flag holds a
-    placeholder the user replaces (`--max-num-batched-tokens N`) and `why` says which way it goes from theirs."""
+    placeholder the user replaces (`--max-num-batched-tokens N`) and `why` says which way it goes from theirs; `off`:
+    the negative value the log shows for it, the feature off (the step turns it on with a positive size)."""
     said = None
     if value is not None:
         said = value
@@ -174,6 +180,9 @@ def _filled(text: str, why: str, direction: str | None, value: object, current: 
     if used:
         way = {"down": "below your current value", "up": "above your current value"}.get(direction or "",
                                                                                              "the value to set")
+        if off is not None:
+            return text, why + f" ({', '.join(used)}: a positive size, well below your longest prompt; {off} in this " \
+                                "log turns it off)"
         # (the value shown is the first setting's: never said of {m}, a second one, "--max-input-tokens M")
         shown = isinstance(current, (int, float)) and not isinstance(current, bool) and "M" not in used
         # (a value the log shows but that names no step, 0: said as the log's, not as one it does not show)
@@ -241,6 +250,17 @@ def _shown(setting: str, n: dict) -> int | None:
         v = n.get(key)
         v = v[-1] if isinstance(v, list) and v else v
         if isinstance(v, int) and not isinstance(v, bool) and (v > 0 or v == 0 and setting in _ZERO_IS_SET):
+            return v
+    return None
+
+
+def _off(setting: str, n: dict) -> int | None:
+    """The negative value the log shows for a size `setting` (SGLang's --chunked-prefill-size -1: chunked prefill off),
+    None where it shows none."""
+    for key in _SHOWN.get(setting, ()):
+        v = n.get(key)
+        v = v[-1] if isinstance(v, list) and v else v
+        if isinstance(v, int) and not isinstance(v, bool) and v < 0:
             return v
     return None
 
