@@ -448,3 +448,20 @@ def test_chunked_prefill_off_is_advised_on_not_lower():
     step = next(a for a in run.advice if "--chunked-prefill-size" in a["flags"])
     assert "below your current value" not in step["why"] and "positive" in step["why"], step
     assert "off" in step["change"], step
+
+
+# --- expert-parallel communication buffers, made after the weights: WARMUP; what a sentence names as there already
+# ("alongside the model weights and KV cache") is not what ran out --------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["3. CUDA OOM during UCCL-EP buffer allocation, even with gpu-memory-utilization reduced to 0.70."],
+    ["torch.OutOfMemoryError: CUDA out of memory while allocating the DeepEP buffers (low-latency mode)."],
+])
+def test_expert_parallel_buffers_are_warmup(lines):
+    assert _kind(lines)[0] == "WARMUP"
+
+
+def test_what_a_sentence_names_as_already_there_is_not_what_ran_out():
+    lines = ["The EP communication buffers need a fixed allocation that cannot fit alongside the model weights and KV "
+             "cache, so the server dies with CUDA out of memory."]
+    assert _kind(lines)[0] not in ("KV_CAPACITY", "WEIGHTS")

@@ -232,6 +232,11 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        r"\b(?:during|while|when) (?:(?:trying|attempting) to load|loading) (?:the )?(?:model(?:'s)? )?"
                        r"(?:weights|checkpoint|safetensors|shards)\b", re.I),
             "WEIGHTS"),
+           # ... the buffers of expert or tensor parallel communication, made after the weights ("CUDA OOM during
+           # UCCL-EP buffer allocation", "while allocating the DeepEP buffers", "NCCL buffer allocation fails")
+           (re.compile(r"\b(?:EP|DeepEP|UCCL-EP|MoRI|pplx|all2all|all-to-all|NCCL|communication|comm) (?:communication )?"
+                       r"buffers? (?:allocation|allocat\w*)\b|\ballocat\w* (?:the )?(?:EP|DeepEP|UCCL-EP|all2all|"
+                       r"all-to-all|NCCL|communication) (?:communication )?buffers?\b", re.I), "WARMUP"),
            (re.compile(r"\b(?:during|while|when|in) (?:the )?(?:cuda )?graph captur\w*|\b(?:during|while|when) "
                        r"capturing (?:the )?(?:cuda )?graphs?\b|"
                        # ... or the graphs turned on, where the failure comes only then ("When enable cuda graph got OOM
@@ -330,6 +335,11 @@ _SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z][a-z])")
 #: quoting a string (TGI's `Generation("Allocation on device 0 would exceed ...`), escaped newlines: its sentences are
 #: one message
 _EXCEPTION = re.compile(r"^\s*[\w.]*(?:Error|Exception)\b|\bpanicked at\b|\w\(\x22|\\n")
+
+
+#: what a person's sentence names as there already, beside what did not fit ("the EP buffers cannot fit alongside the
+#: model weights and KV cache"): not what ran out
+_RESIDENT = re.compile(r"(?<!\w)(?:alongside|besides|next to|on top of|in addition to)\b[^.;,()\n]*", re.I)
 
 
 def _oom_sentence(text: str) -> str:
@@ -483,7 +493,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     # words of a step, not an engine's verdict: never before the progress made (a failure that is itself a stack frame,
     # a traceback pasted without its header or its error, is placed with the other frames: the innermost decides)
     headless = bool(FRAME.search(f.text))
-    p = phase_words(_oom_sentence(f.text), engine) if not headless else None
+    p = phase_words(_RESIDENT.sub(" ", _oom_sentence(f.text)), engine) if not headless else None
     if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
         return Place(p, "the failure message", (f.line_no, f.text), [p])
     if p == "COMPUTE":  # the failure's own words name a graph evaluation (V0's "Error in model execution")
