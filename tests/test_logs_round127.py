@@ -465,3 +465,45 @@ def test_what_a_sentence_names_as_already_there_is_not_what_ran_out():
     lines = ["The EP communication buffers need a fixed allocation that cannot fit alongside the model weights and KV "
              "cache, so the server dies with CUDA out of memory."]
     assert _kind(lines)[0] not in ("KV_CAPACITY", "WEIGHTS")
+
+
+# --- a hang the report tells of, with no error in the log: not memory, which fails with an error (held-out 117/04,
+# 117/14, 119/13, 126/03, 137/16) -------------------------------------------------------------------------------
+
+_VLLM_SERVING = ["(APIServer pid=1) INFO:     Application startup complete.",
+                 '(APIServer pid=1) INFO:     127.0.0.1:40000 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+
+
+@pytest.mark.parametrize("lines", [
+    ["# [Bug]: EngineCore hangs under sustained traffic; /health still returns 200", *_VLLM_SERVING],
+    ["The server was stucked when infering with the client: 4 GPUs of one node at 100%, the other node's at 0.",
+     *_VLLM_SERVING],
+    ["llama-server hangs indefinitely after the model loads; no further output after 8 hours.",
+     "llama_model_loader: loaded meta data with 30 key-value pairs and 291 tensors from m.gguf"],
+    ["SGLang with --tp 16 over two nodes deadlocks during start-up.", "[2025-06-01 10:00:00 TP0] Init torch distributed begin."],
+])
+def test_a_hang_with_no_error_is_not_memory(lines):
+    assert _kind(lines) == ("NOT_OOM", "hang-no-error")
+
+
+@pytest.mark.parametrize("lines", [
+    # the whole machine freezing: a host out of memory thrashing its swap looks like that
+    ["My whole system freezes when loading the 70B model, then the mouse moves again after minutes.",
+     "llama_model_loader: loaded meta data with 30 key-value pairs and 291 tensors from m.gguf"],
+    # not a hang: an out of memory
+    ["It doesn't hang, it crashes with torch.OutOfMemoryError: CUDA out of memory.", *_VLLM_SERVING],
+    # a hang the report ties to the pool's blocks: a pool too small for one request makes the scheduler wait forever
+    ["[Bug]: vLLM hangs indefinitely with low `num_gpu_blocks_override`", *_VLLM_SERVING],
+    ["The scheduler hangs in an infinite loop when the scheduled requests need more than the total available blocks.",
+     *_VLLM_SERVING],
+    # the server's log says it is ready, and nothing after: it waits for requests
+    ['Stuck at "Application startup complete" during deployment with GPUStack.',
+     "(APIServer pid=1) INFO:     Application startup complete."],
+    # requests waiting in a full pool
+    ["Requests are stuck in the queue for minutes.",
+     "(APIServer pid=1) INFO 06-01 10:00:00 [loggers.py:123] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg "
+     "generation throughput: 812.0 tokens/s, Running: 48 reqs, Waiting: 31 reqs, GPU KV cache usage: 99.8%, Prefix "
+     "cache hit rate: 12.0%"],
+])
+def test_a_machine_freeze_an_out_of_memory_or_a_queue_is_no_hang(lines):
+    assert _kind(lines)[1] != "hang-no-error"

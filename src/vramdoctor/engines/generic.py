@@ -606,6 +606,12 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
 #: ... in Chinese, the language of many reports to vLLM, SGLang, LMDeploy and Qwen: an error reported or met (报错,
 #: 出错, 出现了这个错误), a crash (崩溃, 崩了, 挂了), a failure (失败), a model that cannot load or run (无法加载,
 #: 跑不起来); not denied just before (不/没/没有/未/无)
+#: a report's words that the server hangs: waits forever with no error ("EngineCore hangs in cuEventSynchronize",
+#: "the server was stucked", "wedges with no diagnosable cause", "hangs indefinitely during fitting params"); not the
+#: whole machine freezing (a host out of memory thrashing its swap looks like that), nor a request waiting in a queue
+_HANGS = (r"(?<!machine )(?<!system )(?<!computer )(?<!desktop )(?<!laptop )(?<!screen )(?<!PC )(?<!OS )"
+          r"\b(?:hangs|hung|hanging|hang (?:during|at|in|on|when|while|forever|indefinitely)|stuck(?:ed)?|wedge[sd]|wedging|"
+          r"deadlock(?:s|ed)?)\b(?! (?:in|on) (?:the )?(?:queue|waiting))")
 _FAILS_ZH = (r"(?<![不没未无])(?<!没有)(?:报错|出错|崩溃|崩了|挂了|挂掉|挂死|宕机|卡死|失败|出现了?"
              # (not a usage that is abnormal, "出现了显存占用双倍异常的问题": memory used, not a failure)
              r"(?:(?!占用|使用|用量|消耗)[^，。,.！？!?]){0,6}?(?:错误|报错|异常))|"
@@ -1714,6 +1720,7 @@ LOG = LogWords(
         fig("_growth_stated", _BY_SIZE, _growth_over_span, mode="first", prose=True),
         fig("_failure_stated", _FAILS, _failure_stated, mode="first", prose=True),
         fig("_failure_stated", _FAILS_ZH, _failure_stated_zh, mode="first", prose=True, flags=0),
+        fig("_hang_stated", _HANGS, _failure_stated, mode="first", prose=True),
         # a user's table of context sizes and what each did ("- 21k context: 23194MiB used", "- 22k context: OOM",
         # "-c 16384 -> OOM"): (tokens, whether it ran out of memory), read by logs.diagnose._context_swept
         fig("_context_sweep", _CTX_ITEM, _ctx_item, mode="list", prose=True),

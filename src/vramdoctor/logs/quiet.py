@@ -13,7 +13,7 @@ from .facts import RunFacts
 from .knowledge import FRAME, LEVEL, PY_FRAME, knowledge, phase_words
 from .lines import LOG_PREFIX, bare_prefix, message
 from .phase import is_progress, last_marker, steps_named
-from .prose import supposed, written_by_user
+from .prose import OOM_ANY, supposed, written_by_user
 from .verdict import KIND_OF_PHASE, Diagnosis
 
 
@@ -494,6 +494,20 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                              message=said + ", and the server went on: the failure the report states is that "
                                             "refusal, not memory. A larger context per request (or fewer slots sharing "
                                             "it) lets them in, if memory allows.")
+    hang = run.numbers.get("_hang_stated")
+    if isinstance(hang, str) and not _MEMORY_NAMED.search(hang) and not run.tail_cut and marker != "ready":
+        # the report tells of a hang and no line of the log shows a failure: memory that runs out fails with an error
+        # (not a hang its words tie to memory, the KV blocks or the cache: a pool too small for one request makes a
+        # scheduler wait forever; nor a log cut short, whose next lines are not shown; nor a server whose log says it
+        # is ready and shows nothing after, which waits for requests)
+        ln = run.number_lines.get("_hang_stated", 0)
+        return Diagnosis(kind="NOT_OOM", code="hang-no-error", oom=False, inferred=True, evidence=reached + [(ln, hang)],
+                         phase_source="the report's own words: it hangs, and the log shows no error",
+                         message="The report tells of a hang, and no line of the log shows an error: a process that "
+                                 "waits forever (a collective that never completes across GPUs or nodes, a kernel that "
+                                 "does not return, a lock) is not memory running out, which fails with an error. Dump "
+                                 "the stuck process's threads (py-spy dump --pid PID; gdb for a native server), and on "
+                                 "several GPUs or nodes run with NCCL_DEBUG=INFO to see which collective waits.")
     unfinished = marker is not None and marker not in ("ready", "requests")
     step = _step_under_way(run, engine) if marker not in ("ready", "requests") else None
     if step:
@@ -555,6 +569,11 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                                                        if marker else ".")
                      + (" The run ends there, before the server said it was ready: if it failed after this, the "
                         "lines that show it are not in this log." if unfinished else ""))
+
+
+#: words that tie a report's sentence to memory, the KV cache or its blocks
+_MEMORY_NAMED = re.compile(r"memory|\bmem\b|alloc|\bOOM|\bVRAM\b|\bRAM\b|cache|\bKV\b|(?<![A-Za-z])blocks?(?![A-Za-z])|buffer|pool|"
+                           r"\bswap", re.I)
 
 
 #: a process tag at a line's start ("(VllmWorker rank=0 pid=401) ", "(EngineCore_DP0 pid=94) "): the process that
