@@ -507,3 +507,47 @@ def test_a_hang_with_no_error_is_not_memory(lines):
 ])
 def test_a_machine_freeze_an_out_of_memory_or_a_queue_is_no_hang(lines):
     assert _kind(lines)[1] != "hang-no-error"
+
+
+# --- more words from rounds 138-140: Metal's buffer validation past the device's largest buffer, a host buffer that
+# posix_memalign could not get, CUDA's error 700 and its GPU core dump, a failure named as absent --------------------
+
+@pytest.mark.parametrize("lines,kind,code", [
+    (["-[MTLDebugDevice newBufferWithBytesNoCopy:length:options:deallocator:]:700: failed assertion `Buffer Validation",
+      "newBufferWith*:length 0x86004000 must not exceed 2048 MB."], "UNDETERMINED", "buffer-exceeds-allocation-limit"),
+    (["ggml_metal_host_malloc: error: posix_memalign failed", "GGML_ASSERT: llama.cpp:491: data"], "UNDETERMINED",
+     "oom-phase-not-shown"),
+    (["# [Bug] main pd version Exception: Failed to encode tensor map: 700"], "NOT_OOM", "illegal-memory-access"),
+    (["Starting GPU coredump generation, set the CUDA_COREDUMP_SHOW_PROGRESS environment variable to 1 to enable more "
+      "detailed output"], "NOT_OOM", "cuda-kernel-error"),
+    (["RuntimeError: CUDA error 700 at /src/kernels/moe.cu:88"], "NOT_OOM", "illegal-memory-access"),
+])
+def test_more_words_of_buffers_and_gpu_exceptions(lines, kind, code):
+    assert _kind(lines) == (kind, code)
+
+
+def test_a_failure_named_as_absent_is_none():
+    lines = ["tensor_parallel_size = 1  no nccl error", "Works without any illegal memory access either.",
+             "(APIServer pid=1) INFO:     Application startup complete."]
+    assert _kind(lines)[0] == "NONE"
+
+
+def test_a_reports_title_above_its_log_does_not_split_the_run():
+    # the title names the error; the engine's start line below it is the same run's, cut inside its NCCL init
+    lines = ["[Bug]: about NCCL error：unhandled system error",
+             "INFO 11-25 08:17:27 llm_engine.py:249] Initializing an LLM engine (v0.6.4.post1) with config: model='m'",
+             "[...]",
+             "(VllmWorkerProcess pid=55933) ERROR 11-25 08:17:34 multiproc_worker_utils.py:229]     self.comm: "
+             "ncclComm_t = self.nccl.ncclCommInitRank("]
+    rep = diag("\n".join(lines))
+    assert run_of(rep).kind == "NOT_OOM", [(r.kind, r.code) for r in rep.runs]
+
+
+@pytest.mark.parametrize("lines", [
+    ["# [GB10] Long prefill (>40k tokens) exhausts unified memory and silently kills the worker rank — no traceback, "
+     "no OOM record", "The head then hangs on a collective and self-terminates."],
+    ["With 8 concurrent 32k requests the GPU memory is exhausted and the engine dies.", *_VLLM_SERVING],
+])
+def test_memory_exhausted_in_words_is_an_out_of_memory_not_a_hang(lines):
+    kind, code = _kind(lines)
+    assert kind not in ("NOT_OOM", "NONE"), (kind, code)

@@ -90,6 +90,9 @@ OOM_WORDS = (r"out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError
              r"Insufficient (?:GPU |device )?memory", r"not enough memory", r"kIOGPUCommandBufferCallbackErrorOutOfMemory",
              r"\bno enough memory", r"\b(?:UR|ZE)_RESULT_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY\b", r"too large for (?:the )?available memory", r"not enough (?:GPU |device |free |KV cache |cache |CUDA )+memory",
              r"\b(?:memory|VRAM) (?:ran|runs|running) out\b",
+             # ... exhausted ("exhausts unified memory", "the GPU memory is exhausted")
+             r"\bexhaust(?:s|ed|ing)? (?:the |all (?:the )?)?(?:unified|GPU|device|VRAM|video) memory\b",
+             r"\b(?:unified|GPU|device|video) memory (?:is |was |gets |got |being )?exhausted\b",
              # ... and the card out of it in a person's words ("fails to load the model as it's run out of vRAM")
              r"\bout of (?:GPU |video |graphics )?[vV][rR][aA][mM]\b",
              # ... as overflowing ("VRAM usage grows until eventually it overflows", "GPU memory overflow"; not a
@@ -797,6 +800,10 @@ LOG = LogWords(
             r"\b(?:exhaust(?:s|ed|ing)?|OOMs?|OOMed|OOM'd|run(?:s|ning)? out of|ran out of) (?:the |all )?(?:host RAM|"
             r"host memory|system RAM|system memory|CPU RAM|CPU memory|host's RAM|host's memory)\b",
             "oom", "HOST"),
+        # ... the GPU's or a unified memory exhausted in so many words ("Long prefill (>40k tokens) exhausts unified
+        # memory and silently kills the worker rank", "GPU memory is exhausted"): placed by the words around it
+        msg(r"\bexhaust(?:s|ed|ing)? (?:the |all (?:the )?)?(?:unified|GPU|device|VRAM|video) memory\b|"
+            r"\b(?:unified|GPU|device|video) memory (?:is |was |gets |got |being )?exhausted\b", "oom"),
         # a kill or crash in a user's words, with the memory rising to a size before it ("memory usage climbs to 120GB
         # and then the process gets killed", "RAM goes up to 62 GB before it is killed", "killed once RAM hits 60 GB"):
         # the memory is the cause, the kind of memory not said (a host RAM or unified-memory kill)
@@ -826,6 +833,10 @@ LOG = LogWords(
         # NULL, "GGML_ASSERT: ggml.c:4412: ctx->mem_buffer != NULL"): an allocation that failed, placed by its frames
         # (a compute graph's context, the KV cache's, the weights') or the step under way
         msg(r"GGML_ASSERT[:(][^\n]{0,80}?ctx->mem_buffer != NULL", "oom"),
+        # ... or a host buffer it could not get (ggml-metal.m ggml_metal_host_malloc, ggml's aligned malloc:
+        # "ggml_metal_host_malloc: error: posix_memalign failed"; on Apple silicon that memory is the GPU's too), the
+        # assertion on its NULL after it ("GGML_ASSERT: llama.cpp:491: data") the consequence: placed by the step
+        msg(r"\bposix_memalign failed\b", "oom"),
         # the kernel's ENOMEM (errno 12, strerror "Cannot allocate memory"): an mmap of a weights file (PyTorch's
         # MapAllocator "unable to mmap N bytes from file <...>: Cannot allocate memory (12)"), a fork, a host buffer;
         # host memory or the address space (overcommit, ulimit -v), not the GPU
@@ -840,8 +851,15 @@ LOG = LogWords(
         msg(r"NCCL.*\bCuda failure(?: \d+)? '(?!out of memory')[^'\n]{3,80}'", "not_oom", code="nccl-error"),
         # (also as people write it: "an illegal CUDA memory access", cudaErrorIllegalAddress)
         msg(r"illegal (?:CUDA |GPU |device )?memory access|illegal address|cudaErrorIllegalAddress|"
-            r"CUDA_ERROR_ILLEGAL_ADDRESS", "not_oom",
+            r"CUDA_ERROR_ILLEGAL_ADDRESS|"
+            # (by its number, 700, as a driver call's result is printed: "Failed to encode tensor map: 700", "CUDA
+            # error 700", "CUresult 700")
+            r"\bFailed to encode tensor map: 700\b|\b(?:CUDA|CUresult|cuda) ?(?:error|Error)?:? 700\b", "not_oom",
             code="illegal-memory-access"),
+        # CUDA writing a core dump of the GPU (CUDA_ENABLE_COREDUMP_ON_EXCEPTION: "Starting GPU coredump generation"),
+        # which it does when a kernel raises an exception (a bad address, an assert, a bad instruction), not when
+        # memory runs out
+        msg(r"\bStarting GPU coredump generation\b", "not_oom", code="cuda-kernel-error"),
         # the amdgpu driver's GPU page fault (dmesg: "amdgpu: [gfxhub0] retry page fault ...", "VM_L2_PROTECTION_FAULT
         # _STATUS"): a kernel touched memory it does not own, AMD's illegal memory access
         msg(r"amdgpu: \[gfxhub\d*\] (?:retry |no-retry )?page fault|VM_L2_PROTECTION_FAULT", "not_oom",
@@ -864,13 +882,17 @@ LOG = LogWords(
         # Metal's API validation (an Objective-C method, then "failed assertion `...'": "-[_MTLCommandBuffer
         # addCompletedHandler:]:1011: failed assertion `Completed handler provided after commit call'"): a command
         # buffer or encoder used out of order, a bug; not where its words speak of memory or a size past a limit
-        msg(r"-\[\w+ [\w:]+\]:\s*\d+: failed assertion `(?![^`']{0,200}?(?:[Mm]emory|OutOfMemory|[Ee]xceed|too large|"
+        msg(r"-\[\w+ [\w:]+\]:\s*\d+: failed assertion `(?!Buffer Validation)(?![^`']{0,200}?(?:[Mm]emory|OutOfMemory|[Ee]xceed|too large|"
             r"\blength\b|\bsize\b))", "not_oom", code="metal-api-assertion"),
         # ... also as a report quotes it without the method before it ("llama-box crashes: failed assertion `A command
         # encoder is already encoding to this command buffer'"), where its words name a command buffer or encoder
         msg(r"\bfailed assertion [`'\x22\u2018](?=[^`'\x22\u2019]{0,200}?\b(?:[Cc]ommand ?(?:[Ee]ncoder|[Bb]uffer)|"
             r"[Ee]ncoder|MTL\w+|commit call|[Cc]ompleted handler|endEncoding)\b)(?![^`'\x22\u2019]{0,200}?(?:[Mm]emory|OutOfMemory|[Ee]xceed|too large|\blength\b|"
             r"\bsize\b))", "not_oom", code="metal-api-assertion"),
+        # ... but its buffer validation, one buffer past the device's largest ("failed assertion `Buffer Validation" /
+        # "newBufferWith*:length 0x86004000 must not exceed 2048 MB."): one allocation above the cap, whatever is free
+        msg(r"\bnewBufferWith\S*:length 0x[0-9a-fA-F]+ must not exceed \d+ ?[MG]B\b", "oom",
+            code="buffer-exceeds-allocation-limit"),
         # (NCCL's result codes by their C names, nccl.h ncclResult_t, and as CuPy's NcclError spells them, which Ray's
         # collectives raise: "NCCL_ERROR_SYSTEM_ERROR: unhandled system error")
         # (and NCCL's own strings for them, ncclGetErrorString: "unhandled system error", "unhandled cuda error")

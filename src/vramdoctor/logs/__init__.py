@@ -246,6 +246,11 @@ def decide(reports: list[RunReport], out_of_order: bool = False) -> RunReport | 
         echo = r.kind == "UNDETERMINED" and r.code == "failure-cause-not-shown" and not r.progress
         cut = r.code in UNFINISHED  # a run the log leaves unfinished clears nothing either
         earlier = reports[:len(reports) - 1 - i]
+        # (or the log pasted under the report's words, cut before its error line, where those words, a run of their
+        # own that reached no step, name the error: "the service crashes during CUDA graph capture with the following
+        # error: ValueError: Invalid type for tensors", then the log that stops inside its traceback)
+        told = [x for x in earlier if x.kind == "NOT_OOM" and not set(x.progress) - {"start"}]
+        echo = echo or r.kind == "UNDETERMINED" and r.code == "failure-cause-not-shown" and bool(told)
         # (a run that is only its start line, cut: the settings of a server pasted again, "This is my config:
         # args: Namespace(...", after it served)
         settings = cut and r.first_line == r.last_line and set(r.progress) <= {"start"}

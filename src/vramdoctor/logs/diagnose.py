@@ -545,7 +545,8 @@ def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Dia
                                  "was tight; a longer prompt or more parallel requests may not fit.")
     later = _served_after(run, end, engine)
     # (a user's sentence that names the failure is no step of the run: the engine's lines after it are no recovery)
-    if (later and not user_words(f.text) and not prose_like(f.text) and not _CJK_PROSE.search(f.text) and not f.pasted
+    if (later and not user_words(f.text) and not prose_like(f.text) and not sentence_like(f.text)
+            and not _CJK_PROSE.search(f.text) and not f.pasted
             and not narrates_failure(f.text)
             and not worse
             and (place.phase in STARTUP or place.phase is None)):

@@ -96,6 +96,8 @@ _ZEROS = bytes.maketrans(b"123456789", b"000000000")
 SHAPES = 4096  # line shapes whose candidates are kept
 
 
+#: words just before a failure's own that say it is not there ("no nccl error", "without any illegal memory access")
+_NAMED_AS_ABSENT = re.compile(r"\b(?:no|without(?: an?| any)?|never an?)\s+$", re.I)
 #: crashes that follow an allocation that failed, where the same words name both (the crash is the consequence)
 _CRASH_AFTER_OOM = ("crash-access-violation",)
 
@@ -210,6 +212,8 @@ class Knowledge:
         for i in msg_ix:
             m, eng = self.messages[i]
             found = m.pattern.search(text)
+            if found and m.kind in ("not_oom", "error") and _NAMED_AS_ABSENT.search(text, 0, found.start()):
+                continue  # (a failure named as absent: "tensor_parallel_size = 1  no nccl error", "without an NCCL error")
             if found:
                 origin = "generic" if eng == "generic" and not (m.phase or m.code) else "explicit"
                 if eng == "generic" and m.kind == "not_oom":

@@ -20,6 +20,9 @@ OOM_ANY = re.compile("|".join(f"(?:{w})" for w in OOM_WORDS), I)
 #: where a line splits into clauses: after a sentence's end, or before a word that turns it ("but", "however")
 #: (the spaces before the word are read from their first only: from each of a long run's they are quadratic)
 _CLAUSE = re.compile(r"(?<=[.!?;])\s+|(?:,|(?<![\s,]))\s+\b(?:but|however|yet|although|though|whereas|while)\b,?\s+|"
+                     # (and a dash set off by spaces: "exhausts unified memory and kills the worker — no traceback, no
+                     # OOM record" says two things)
+                     r"\s+[\u2014\u2013]\s+|\s+--?\s+|"
                      r"(?<=[。！？；，])|但是|不过", I)
 _OOM_NAME = (r"(?:OOMs?(?![A-Za-z0-9_])|OOM-?ing|OOM-?(?:ed|'d)(?![A-Za-z0-9_])|out[- ]of[- ]memory|OutOfMemory|"
              r"run(?:s|ning)? out of (?:\w+ )?memory|out of (?:GPU |video |graphics )?VRAM\b)")

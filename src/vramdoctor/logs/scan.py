@@ -202,8 +202,9 @@ class Scanner:
         r = self.run
         if start:  # a start line after the run got anywhere (or failed) opens the next run
             # (not where only a person's words got it there: a report's text above its log, in any language, "...
-            # 显存一直缓慢增长 ... 最后 OOM 退出", is about the run its log shows)
-            said = lambda t: user_words(t) or sentence_like(t)  # noqa: E731
+            # 显存一直缓慢增长 ... 最后 OOM 退出", or its title, "[Bug]: about NCCL error：unhandled system error", is
+            # about the run its log shows)
+            said = lambda t: user_words(t) or sentence_like(t) or bool(TITLE.match(t) or HEADING.match(t))  # noqa: E731
             return any(k in r.progress and not said(r.progress_text.get(k, ""))
                        for k in ("weights_done", "kv_sized", "kv_done", "warmup_done", "ready", "requests")) or any(
                 not said(f.text) for f in r.failures)
