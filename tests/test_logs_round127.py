@@ -551,3 +551,40 @@ def test_a_reports_title_above_its_log_does_not_split_the_run():
 def test_memory_exhausted_in_words_is_an_out_of_memory_not_a_hang(lines):
     kind, code = _kind(lines)
     assert kind not in ("NOT_OOM", "NONE"), (kind, code)
+
+
+def test_rays_memory_monitor_killing_a_vllm_worker_is_a_host_kill():
+    lines = ["Memory on the node (IP: 169.254.181.2, ID: 708c7baf) where the task (actor ID: 0dab4ab4, "
+             "name=RayWorkerVllm.__init__, pid=308, memory used=11.15GB) was running was 30.1GB / 31.3GB (0.96), which "
+             "exceeds the memory usage threshold of 0.95.", "...",
+             "Refer to the documentation on how to address the out of memory issue: "
+             "https://docs.ray.io/en/latest/ray-core/scheduling/ray-oom-prevention.html."]
+    rep = diag("\n".join(lines))
+    assert rep.engine == "vllm" and (run_of(rep).kind, run_of(rep).code) == ("UNDETERMINED", "host-oom-kill")
+
+
+# --- the allocation that failed is a buffer the engine planned for the device (llama.cpp's memory breakdown): that
+# buffer's ledger -------------------------------------------------------------------------------------------------
+
+_BREAKDOWN_HEAD = ("llama_memory_breakdown_print: | memory breakdown [MiB] | total   free    self   model   context   "
+                   "compute    unaccounted |")
+
+
+@pytest.mark.parametrize("row,size,kind", [
+    ("llama_memory_breakdown_print: |   - SYCL0 (Intel Arc Pro B65 Graphics) | 32656 = 31827 + (20798 = 20583 + 142 + "
+     "72) + -19970 |", 21583194624, "WEIGHTS"),
+    ("llama_memory_breakdown_print: |   - CUDA0 (NVIDIA GeForce RTX 4090) | 24080 = 23550 + (12529 = 4430 + 8048 + 51) "
+     "+ 0 |", 8048 * 2**20, "KV_CAPACITY"),
+    ("llama_memory_breakdown_print: |   - ROCm0 (Radeon RX 7900 XTX) | 24560 = 20000 + (9000 = 7000 + 500 + 1500) + 0 |",
+     1500 * 2**20, "WARMUP"),
+])
+def test_a_failed_buffer_the_engine_planned_is_its_ledger(row, size, kind):
+    lines = [_BREAKDOWN_HEAD, row, "...", f"alloc_tensor_range: failed to allocate CUDA0 buffer of size {size}"]
+    assert _kind(lines)[0] == kind
+
+
+def test_a_failed_buffer_of_another_size_is_not_placed_by_the_plan():
+    lines = [_BREAKDOWN_HEAD,
+             "llama_memory_breakdown_print: |   - CUDA0 (NVIDIA GeForce RTX 4090) | 24080 = 23550 + (12529 = 4430 + 8048 "
+             "+ 51) + 0 |", "...", "alloc_tensor_range: failed to allocate CUDA0 buffer of size 3221225472"]
+    assert _kind(lines)[0] == "UNDETERMINED"

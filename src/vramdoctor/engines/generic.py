@@ -815,7 +815,11 @@ LOG = LogWords(
         # actor killed because the node's host RAM ran low ("ray.exceptions.OutOfMemoryError: Task was killed due to
         # the node running low on memory.", the raylet's "Workers ... killed due to memory pressure (OOM)")
         msg(r"ray\.exceptions\.OutOfMemoryError|killed due to the node running low on memory|"
-            r"killed due to memory pressure \(OOM\)", "oom", "HOST"),
+            r"killed due to memory pressure \(OOM\)|"
+            # (Ray's memory monitor, python/ray/_private/memory_monitor: "Memory on the node (IP: ..., ID: ...) where the
+            # task (actor ID: ..., name=RayWorkerVllm.__init__, pid=308, memory used=11.15GB) was running was ... which
+            # exceeds the memory usage threshold"; its advice's link to ray-oom-prevention)
+            r"\bMemory on the node \(IP: [^)]{1,120}\) where the (?:task|actor)\b|\bray-oom-prevention\b", "oom", "HOST"),
         # the kubelet's event for a process the node's kernel OOM killer ended (pkg/kubelet/oom: "Warning SystemOOM ...
         # System OOM encountered, victim process: llama-server, pid: 4121")
         msg(r"\bSystem OOM encountered\b|\bSystemOOM\b", "oom", "HOST"),

@@ -324,6 +324,11 @@ def _working_set(m) -> int:
 _NOT_PROPOSED = (r"(?:^|(?<!\b[Tt]ry)(?<!\b[Uu]se)(?<!\b[Ww]ith)(?<!\b[Aa]dd)(?<!\b[Ss]et)(?<!\b[Pp]ass)(?<!\b[Nn]o)"
                  r"(?<!\b[Nn]ot)\s)")
 
+#: a device's row of llama.cpp's memory breakdown: total = free + (self = model + context + compute) + unaccounted
+#: (the source's format, "%*zu = %*zu + (%*zu = %*zu + %*zu + %*zu) + %*zu |", pads the numbers, never " + (")
+_BREAKDOWN = (r"\|\s*(?:-\s*)?(?!Host\b)(\w+)(?: \([^)|]{0,80}\))?\s*\|\s*\d+\s*=\s*\d+ \+ \(\s*\d+\s*=\s*(\d+)\s*\+"
+              r"\s*(\d+)\s*\+\s*(\d+)\s*\)")
+
 LOG = LogWords(
     # (and its own programs on a pasted command line, before 2024's llama- names: "./server ... -ngl 999", "./main -m")
     fingerprint=rx(r"llama_model_loader|llm_load_|load_tensors:|llama_new_context_with_model|llama_context:|"
@@ -480,6 +485,13 @@ LOG = LogWords(
         # which kept every layer on the CPU unless -ngl asked for some
         fig("_cpu_layers_unless_told", r"\bllama_model_load_internal:", lambda m: True),
         fig("gpu_model_buffer_bytes", _DEV + r"(?:_Mapped)? (?:model )?buffer size =\s*" + SIZE, mode="list"),
+        # what each device is planned to hold before anything is allocated (llama-context.cpp
+        # llama_memory_breakdown_print, the fit's projection, 2025-09 on: "| memory breakdown [MiB] | total free self
+        # model context compute unaccounted |" / "| SYCL0 (Intel Arc Pro B65) | 32656 = 31827 + (20798 = 20583 + 142 +
+        # 72) + -19970 |"): a device's model, context (the KV cache) and compute buffers, in MiB; not the host's row
+        fig("planned_model_bytes", _BREAKDOWN, lambda m: int(m.group(2)) * 2**20, mode="list"),
+        fig("planned_context_bytes", _BREAKDOWN, lambda m: int(m.group(3)) * 2**20, mode="list"),
+        fig("planned_compute_bytes", _BREAKDOWN, lambda m: int(m.group(4)) * 2**20, mode="list"),
         fig("cpu_model_buffer_bytes", r"CPU(?:_Mapped)? (?:model )?buffer size =\s*" + SIZE, mode="list"),
         fig("kv_pool_bytes", r"KV self size\s*=\s*" + SIZE),
         fig("kv_pool_bytes", r"llama_kv_cache(?:_unified|_iswa)?: size =\s*" + SIZE, mode="list"),

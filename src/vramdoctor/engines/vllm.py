@@ -385,6 +385,8 @@ LOG = LogWords(
                    # its Ray workers' process names (0.2's engine/ray_utils.py RayWorkerVllm, 0.4+ executor/ray_utils.py
                    # RayWorkerWrapper), as `ps` lists them
                    r"\bray::RayWorker(?:Vllm|Wrapper)\b|"
+                   # (... and as Ray names the actor in its own messages: "name=RayWorkerVllm.__init__")
+                   r"\bname=RayWorker(?:Vllm|Wrapper)\.|"
                    # its own line format up to 0.7 ("ERROR 09-27 06:46:46 engine.py:157] ..."), also inside a pane's
                    # borders (k9s, tmux)
                    r"^\W{0,3}(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d [\w.]+\.py:\d+\] "),

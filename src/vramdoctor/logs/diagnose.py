@@ -842,6 +842,33 @@ def _context_swept(run: RunFacts) -> str | None:
             f"{max(ran):,} tokens and ran out of memory from {min(failed):,} up")
 
 
+#: the engine's plan of what each device holds, by ledger, before it allocates (llama.cpp's memory breakdown)
+_PLANNED = (("planned_model_bytes", "WEIGHTS", "model"), ("planned_context_bytes", "KV", "context (KV cache)"),
+            ("planned_compute_bytes", "WARMUP", "compute"))
+
+
+def _planned_ledger(run: RunFacts, left: list[str]) -> tuple[str, str] | None:
+    """The phase whose buffer the allocation that failed was, where its size is one the engine planned for a device
+    before allocating (llama.cpp's memory breakdown: a device's model, context and compute buffers), to within half a
+    percent and one ledger only, and that phase is among those left; None otherwise."""
+    n = run.numbers
+    failed = n.get("failed_alloc_bytes")
+    failed = [v for v in (failed if isinstance(failed, list) else [failed]) if isinstance(v, int) and v > 0]
+    found = set()
+    for key, phase, name in _PLANNED:
+        sizes = n.get(key)
+        for size in (sizes if isinstance(sizes, list) else [sizes]):
+            if isinstance(size, int) and size > 0 and any(abs(v - size) <= max(2**20, size // 200) for v in failed):
+                found.add((phase, name, size, key))
+    if len({f[0] for f in found}) != 1:
+        return None
+    phase, name, size, key = found.pop()
+    if phase not in left:
+        return None
+    return phase, (f"the engine's own plan: the allocation that failed is the {size / 2**20:,.0f} MiB {name} buffer "
+                   f"it planned for the device (line {run.number_lines.get(key, 0)})")
+
+
 #: a bare AssertionError (no message of its own) and the `assert` statement its traceback shows just before it
 _BARE_ASSERTION = re.compile(r"\bAssertionError\s*$")
 _ASSERT_LINE = re.compile(r"(?:^|\]\s|\|\s)\s*assert\s+(\S.*)$")
@@ -1443,6 +1470,11 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         swept = _context_swept(run)
         if swept:
             phase, where = "KV", swept
+            place = replace(place, inferred=True)
+    if phase is None:
+        planned = _planned_ledger(run, left)
+        if planned:
+            phase, where = planned
             place = replace(place, inferred=True)
     if phase is None:
         cands = [KIND_OF_PHASE[p] for p in left]
