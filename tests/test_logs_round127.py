@@ -588,3 +588,26 @@ def test_a_failed_buffer_of_another_size_is_not_placed_by_the_plan():
              "llama_memory_breakdown_print: |   - CUDA0 (NVIDIA GeForce RTX 4090) | 24080 = 23550 + (12529 = 4430 + 8048 "
              "+ 51) + 0 |", "...", "alloc_tensor_range: failed to allocate CUDA0 buffer of size 3221225472"]
     assert _kind(lines)[0] == "UNDETERMINED"
+
+
+# --- Ollama: reading the vocabulary only is no weights load; the planner's "insufficient VRAM to load any model
+# layers" is a note (it offloads 0 layers and runs on the CPU), and an offload that says nothing failed does not
+# override a report that says the load failed (held-out 143/06 and 143/11 were confidently wrong WEIGHTS) ------------
+
+_OLLAMA = 'time=2025-07-23T23:34:46.458+08:00 level={lvl} source={src} msg={msg}'
+
+
+def test_a_vocab_only_load_is_no_weights_step():
+    lines = ['Whenever I try loading qwen3:8B I run into "CUDA error: the resource allocation failed" even though I have '
+             "headroom.", "llama_model_load: vocab only - skipping tensors",
+             'time=2025-07-01T10:00:00.000Z level=INFO source=server.go:438 msg="starting llama server"']
+    assert _kind(lines)[0] != "WEIGHTS"
+
+
+def test_the_planners_no_layer_note_is_no_failure():
+    lines = [_OLLAMA.format(lvl="DEBUG", src="memory.go:351", msg='"insufficient VRAM to load any model layers"'),
+             _OLLAMA.format(lvl="INFO", src="server.go:175", msg="offload library=cuda layers.requested=-1 "
+                            'layers.model=35 layers.offload=0 layers.split="" memory.available="[29.9 GiB]"')]
+    assert _kind(lines)[0] == "NONE"
+    titled = ["# Cannot load model on the GPU (Error: llama runner process has terminated: exit status 2)", *lines]
+    assert _kind(titled) == ("UNDETERMINED", "failure-cause-not-shown")

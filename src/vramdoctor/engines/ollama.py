@@ -39,7 +39,10 @@ LOG = LogWords(
     run_start=(rx(r"msg=\"Listening on |msg=\"starting llama server\"|msg=\"starting runner\"", 0),),
     messages=(
         msg(r"requires more system memory|model request too large", "oom", "WEIGHTS", "weights-exceed-system-memory"),
-        msg(r"insufficient VRAM to load", "oom", "WEIGHTS", "weights-exceed-gpu-memory"),
+        # the planner's note that no layer fits on the GPU (llm/memory.go, at DEBUG: "insufficient VRAM to load any
+        # model layers"): it then offloads 0 layers and runs the model on the CPU, nothing failed (what the offload
+        # decision says is read from its msg=offload line)
+        msg(r"insufficient VRAM to load", "note"),
         # the Go runner's KV cache (kvcache/causal.go): no cells for a batch while serving
         # (ErrKvCacheFull, "could not find a kv cache slot" in later releases); the runner panics on it in processBatch
         # ("panic: failed to decode batch: could not find a kv cache slot"): a failure, not pressure

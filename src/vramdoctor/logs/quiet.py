@@ -458,7 +458,10 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
     marker = last_marker(run.progress)
     d = _starved(run, engine) or _offload(run, engine)
     # (a clean bill from the offload decision waits for the start-up to end: one cut partway through a line is cut)
-    if d and not (d.kind == "NONE" and run.tail_cut and run.tail and marker not in ("ready", "requests")):
+    # (nor one the report's words contradict, saying the run failed: "Cannot load model on the GPU (Error: llama
+    # runner process has terminated: exit status 2)" over an offload of 0 layers)
+    if d and not (d.kind == "NONE" and (run.tail_cut and run.tail and marker not in ("ready", "requests")
+                                         or isinstance(run.numbers.get("_failure_stated"), str))):
         return d
     reached = [(run.progress[marker], run.progress_text.get(marker, ""))] if marker else []
     if run.refused and run.refused_first:
