@@ -611,3 +611,23 @@ def test_the_planners_no_layer_note_is_no_failure():
     assert _kind(lines)[0] == "NONE"
     titled = ["# Cannot load model on the GPU (Error: llama runner process has terminated: exit status 2)", *lines]
     assert _kind(titled) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+def test_koboldcpps_could_not_load_its_model_is_a_failure_whose_cause_is_not_shown():
+    lines = ["Welcome to KoboldCpp - Version 1.108.2",
+             "load: control token:      4 '<mask>' is not marked as EOG",
+             r"Error: Could not load text model: D:\kobold\gemma-3-27b-it.q4_k_m.gguf"]
+    rep = diag("\n".join(lines))
+    assert rep.engine == "koboldcpp" and run_of(rep).kind == "UNDETERMINED", (rep.engine, run_of(rep).kind)
+
+
+@pytest.mark.parametrize("title,kind", [
+    # a title that quotes the engine's own error line: the failure, its cause not shown
+    (r"# KoboldCpp - Version 1.108.2 Error: Could not load text model: D:\kobold\gemma-3-27b-it.q4_k_m.gguf",
+     "UNDETERMINED"),
+    # a title in the report's own words about a hang: read with the hang's reading
+    ("# [Issue]: ROCm unable to load models and hangs since driver 26.5.1", "NOT_OOM"),
+])
+def test_a_title_that_quotes_an_engines_wrapper_line(title, kind):
+    lines = [title, "Welcome to KoboldCpp - Version 1.108.2", "load: control token:      4 '<mask>' is not marked as EOG"]
+    assert _kind(lines)[0] == kind

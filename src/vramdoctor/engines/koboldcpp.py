@@ -19,10 +19,13 @@ LOG = LogWords(
         # ... and in its generation loop ("Failed to predict at %d! Check your context buffer sizes!", n_past): the
         # evaluation failed, for the reason the lines before it give
         msg(r"Failed to predict at \d+! Check your context buffer sizes", "wrapper", "RUNTIME"),
+        # koboldcpp.py's own words when its model load returned false ("Error: Could not load text model: <path>"):
+        # the load failed, for the reason llama.cpp's lines before it give (weights, context or buffers)
+        msg(r"\bCould not load text model\b", "wrapper"),
     ),
     fingerprint=rx(r"koboldcpp|\[Context Shifting|Processing Prompt(?: \[BLAS\])? \(\d+ / \d+ tokens\)|"
                    r"Check your context buffer sizes|"
-                   r"Welcome to KoboldCpp|gpttype_load_model|gpttype_adapter|Load Text Model OK"),
+                   r"Welcome to KoboldCpp|gpttype_load_model|gpttype_adapter|Load Text Model OK|Could not load text model"),
     run_start=(rx(r"Welcome to KoboldCpp", 0),),
     frames={"RUNTIME": rx(r"Processing Prompt|Generating \(\d+ / \d+ tokens\)")},
     milestones=(

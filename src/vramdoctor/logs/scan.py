@@ -485,7 +485,9 @@ class Scanner:
             hv = k.verdict(text, c["msg"])
             if hv is not None and (hv.kind in ("oom", "not_oom", "pressure")
                                    or hv.kind == "error" and exception_not_memory(text)
-                                   or hv.kind == "wrapper" and exception_not_memory(k.without_wrappers(text))):
+                                   # (an engine's own error line the title quotes, "KoboldCpp 1.108.2 Error: Could not
+                                   # load text model: ...", not a title's own words, "ROCm unable to load models")
+                                   or hv.kind == "wrapper" and stated(text)):
                 r.heading = (line_no, text)  # read as the failure only where no line of the log shows one
         v = k.verdict(text, c["msg"]) if "msg" in c and not joined and not heading else None
         if v is not None and v.kind == "oom" and v.engine == "generic" and self._hedged_before(line_no, text):
