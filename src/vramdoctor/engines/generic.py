@@ -1267,7 +1267,9 @@ LOG = LogWords(
         msg(r"RESOURCE_EXHAUSTED\W.{0,200}?(?:Attempting to (?:reserve|allocate)|[Aa]llocat|\bHBM\b|out of memory)", "oom"),
         # the KV pool full under load in a user's words ("the GPU KV cache usage keeps increasing and reaches 100%, then
         # the model generates nothing"): pressure while serving (not where supposed or asked: prose's rules)
-        msg(r"\bKV[- ]?cache usage\b(?=[^\n]*?100)[^.;!?\n]{0,60}?\b(?:reach(?:es|ed|ing)?|hits?|is at|goes to|went to|stays at|"
+        # (anchored, with a look for its "100%" first: the statistics line every engine prints holds "KV cache usage",
+        # and a search from every position of it is slow)
+        msg(r"^(?=[^\n]*?100\s?%)[^\n]*?\bKV[- ]?cache usage\b[^.;!?\n]{0,60}?\b(?:reach(?:es|ed|ing)?|hits?|is at|goes to|went to|stays at|"
             r"stuck at|gets to|got to)\s+100\s?%(?!\?)", "pressure", "RUNTIME", "kv-cache-full"),
         # a request refused for want of KV room (vllm.rs "Remaining N kvcache tokens, but your prompt requires M")
         msg(r"Remaining \d+ kv ?cache tokens, but (?:your )?prompt requires", "pressure", "RUNTIME",
