@@ -631,3 +631,18 @@ def test_koboldcpps_could_not_load_its_model_is_a_failure_whose_cause_is_not_sho
 def test_a_title_that_quotes_an_engines_wrapper_line(title, kind):
     lines = [title, "Welcome to KoboldCpp - Version 1.108.2", "load: control token:      4 '<mask>' is not marked as EOG"]
     assert _kind(lines)[0] == kind
+
+
+def test_a_restart_that_failed_without_its_cause_is_not_decided_by_an_earlier_runs_error():
+    # the first start failed on its port (the engine's own line), the restart got further and its traceback is cut:
+    # the restart's failure stands, undetermined, not the first run's
+    lines = ["INFO 06-01 10:00:00 [api_server.py:1287] vLLM API server version 0.9.1",
+             "ERROR 06-01 10:00:01 [api_server.py:1300] OSError: [Errno 98] error while attempting to bind on address "
+             "('0.0.0.0', 8000): address already in use",
+             "INFO 06-01 10:05:00 [api_server.py:1287] vLLM API server version 0.9.1",
+             "INFO 06-01 10:05:09 [default_loader.py:262] Loading weights took 5.00 seconds",
+             "ERROR 06-01 10:05:20 [core.py:700] EngineCore failed to start.",
+             "ERROR 06-01 10:05:20 [core.py:700] Traceback (most recent call last):",
+             'ERROR 06-01 10:05:20 [core.py:700]   File "/vllm/v1/engine/core.py", line 62, in __init__']
+    rep = diag("\n".join(lines))
+    assert run_of(rep).kind == "UNDETERMINED", [(r.kind, r.code) for r in rep.runs]

@@ -17,6 +17,7 @@ from .blocks import scan_blocks
 from .diagnose import detect_engine, diagnose_run
 from .facts import PROSE_HIT, RunFacts
 from .knowledge import knowledge
+from .lines import STRONG_PREFIX
 from .reader import Blocks
 from .scan import scan
 from .verdict import OOM_KINDS
@@ -249,7 +250,10 @@ def decide(reports: list[RunReport], out_of_order: bool = False) -> RunReport | 
         # (or the log pasted under the report's words, cut before its error line, where those words, a run of their
         # own that reached no step, name the error: "the service crashes during CUDA graph capture with the following
         # error: ValueError: Invalid type for tensors", then the log that stops inside its traceback)
-        told = [x for x in earlier if x.kind == "NOT_OOM" and not set(x.progress) - {"start"}]
+        # (the report's words, a title or sentences or an error quoted bare: no line of its evidence with a log's own
+        # prefix; a restart the log shows is a run of its own)
+        told = [x for x in earlier if x.kind == "NOT_OOM" and not set(x.progress) - {"start"}
+                and x.evidence and not any(STRONG_PREFIX.match(e["text"]) for e in x.evidence)]
         echo = echo or r.kind == "UNDETERMINED" and r.code == "failure-cause-not-shown" and bool(told)
         # (a run that is only its start line, cut: the settings of a server pasted again, "This is my config:
         # args: Namespace(...", after it served)
