@@ -646,3 +646,20 @@ def test_a_restart_that_failed_without_its_cause_is_not_decided_by_an_earlier_ru
              'ERROR 06-01 10:05:20 [core.py:700]   File "/vllm/v1/engine/core.py", line 62, in __init__']
     rep = diag("\n".join(lines))
     assert run_of(rep).kind == "UNDETERMINED", [(r.kind, r.code) for r in rep.runs]
+
+
+@pytest.mark.parametrize("said", [
+    "[Bug]: Long-context single-request OOM at prefill due to chunked_prefill_enabled=True",
+    "When submitting a single long-context request (prompt length L >= 80K tokens), the server runs out of memory.",
+    "It goes out of memory during decode once 64 sequences run.",
+])
+def test_an_out_of_memory_at_a_requests_prefill_or_decode_is_runtime(said):
+    lines = [said, "INFO 06-01 10:00:01 [gpu_worker.py:276] Available KV cache memory: 35.01 GiB",
+             "INFO 06-01 10:00:01 [kv_cache_utils.py:849] GPU KV cache size: 593,872 tokens"]
+    assert _kind(lines)[0] == "RUNTIME"
+
+
+def test_an_out_of_memory_at_a_decode_graphs_capture_is_warmup():
+    lines = ["Qwen3 NVFP4 on RTX 5090: cookbook mem-fraction OOMs at decode-graph capture (~5GB)",
+             "[2025-06-01 10:00:00 TP0] Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=12.1 GB"]
+    assert _kind(lines)[0] == "WARMUP"

@@ -1496,6 +1496,11 @@ LOG = LogWords(
                         # ... a prefill that failed ("prefill dies with CUDA OOM", "the first 8k prefill OOMs", "prefill
                         # OOM when growing --num-tokens")
                         r"\bprefills? (?:OOMs?|OOM-?ed|dies|died|crash(?:es|ed)?|runs? out of memory)\b|"
+                        # ... or the out of memory at a request's prefill or decode ("single-request OOM at prefill",
+                        # "vLLM OOMs during prefill", "runs out of memory in the decode"), or a request submitted
+                        # (not a graph named by its batch's kind: "OOMs at decode-graph capture" is the warm-up's)
+                        r"\b(?:OOMs?|OOM-?ed|out of memory)\s+(?:at|during|in|on)\s+(?:the\s+|its\s+)?(?:prefill|decode|"
+                        r"decoding)\b(?![- ]?(?:cuda[- ]?)?(?:graphs?|cudagraphs?|capture))|\bwhen submitting (?:a |the |one )?(?:single )?(?:[\w-]+ ){0,2}?requests?\b|"
                         # ... or inference begun or a prompt sent, in the report's words ("when I went to inference,
                         # GPU0 went OOM", "when sending large prompt (about 20k+ tokens)", "prompted with 20k+ tokens")
                         r"\bwhen (?:I |we )?(?:went|go|tried|try|started|start) to (?:do |run )?inferr?enc(?:e|ing)\b|"
