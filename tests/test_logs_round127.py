@@ -663,3 +663,13 @@ def test_an_out_of_memory_at_a_decode_graphs_capture_is_warmup():
     lines = ["Qwen3 NVFP4 on RTX 5090: cookbook mem-fraction OOMs at decode-graph capture (~5GB)",
              "[2025-06-01 10:00:00 TP0] Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=12.1 GB"]
     assert _kind(lines)[0] == "WARMUP"
+
+
+@pytest.mark.parametrize("lines,kind", [
+    (["# [Bug]: Keeps terminating itself", "I run a prompt and in the middle of the generation, it just terminates "
+      "itself.", "[engine terminated]"], "UNDETERMINED"),
+    (["The server exits unexpectedly after the first request, no error message."], "UNDETERMINED"),
+    (["# Killed while loading weight", "nvidia-smi", "| GPU  Name                 Persistence-M | Bus-Id"], "WEIGHTS"),
+])
+def test_a_server_that_ends_on_its_own_or_is_killed_loading(lines, kind):
+    assert _kind(lines)[0] == kind

@@ -585,6 +585,10 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
           # taken": the purpose it failed, not a failure of the run)
           r"(?:does|did|do)(?: not|n['\u2019]?t)(?: even)? work(?! to \w)|stop(?:s|ped)? responding|not working|"
           r"errors? out|"
+          # ... or it ends on its own ("in the middle of the generation, it just terminates itself", "the server exits
+          # unexpectedly", "quits abruptly")
+          r"(?:terminat|exit|quit|clos|shut)(?:es|ed|ing|s)?(?: down)? (?:itself|unexpectedly|abruptly|on its own|"
+          r"without (?:an? |any )?(?:error|warning|message))|"
           # an exception named by its class, in the report's words ("启动后反复kill进程：vllm.v1.engine exceptions
           # enginedeaderror", "the server dies with EngineDeadError", "RuntimeError on the first request"; not a memory
           # error's class, which the out-of-memory words read with their own rules: told as past and fixed, supposed)
@@ -759,6 +763,8 @@ SIGKILL = (r"process has terminated: signal: killed|\bKilled: 9\b|<Signals\.SIGK
            # likely out of memory", "worker killed by SIGKILL", "the server was killed (signal 9)")
            r"\b(?:process|server|worker|runner|backend)\s+(?:was\s+|got\s+)?killed\s+(?:\(SIGKILL\)|by SIGKILL\b|"
            r"\(signal 9\)|by signal 9\b)|"
+           # (a report's title or words: "Killed while loading weight", "the process gets killed during model loading")
+           r"\b[Kk]illed (?:while|during|when) (?:loading|reading|mapping) (?:the )?(?:model|weights?|checkpoint|shards?)\b|"
            # (Open MPI's mpirun for a rank, as TensorRT-LLM's multi-GPU runs print it: "mpirun noticed that process rank
            # 6 with PID 0 on node n1 exited on signal 9 (Killed).")
            r"\bexited on signal 9\b|"
