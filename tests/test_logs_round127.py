@@ -673,3 +673,11 @@ def test_an_out_of_memory_at_a_decode_graphs_capture_is_warmup():
 ])
 def test_a_server_that_ends_on_its_own_or_is_killed_loading(lines, kind):
     assert _kind(lines)[0] == kind
+
+
+def test_causes_a_program_lists_as_possible_are_not_stated():
+    line = ("Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code 2. "
+            "End of file. There are some potential root causes. (1) The process is killed by SIGKILL by OOM killer due "
+            "to high memory usage. (2) ray stop --force is called. (3) The worker is crashed unexpectedly due to "
+            "SIGSEGV or other unexpected errors.")
+    assert _kind([line]) == ("UNDETERMINED", "failure-cause-not-shown")

@@ -96,6 +96,10 @@ _ZEROS = bytes.maketrans(b"123456789", b"000000000")
 SHAPES = 4096  # line shapes whose candidates are kept
 
 
+#: a program's words that what follows is a list of possible causes, not the cause (Ray: "There are some potential root
+#: causes.")
+_LISTED_CAUSES = re.compile(r"\b(?:There are some|Some|Possible|Potential) (?:potential |possible )?root causes?\b|"
+                            r"\bpossible (?:root )?causes (?:are|include)\b", re.I)
 #: words just before a failure's own that say it is not there ("no nccl error", "without any illegal memory access")
 _NAMED_AS_ABSENT = re.compile(r"\b(?:no|without(?: an?| any)?|never an?)\s+$", re.I)
 #: crashes that follow an allocation that failed, where the same words name both (the crash is the consequence)
@@ -219,6 +223,14 @@ class Knowledge:
                 if eng == "generic" and m.kind == "not_oom":
                     origin = "generic"
                 hits.append((RANK[(origin, m.kind)], m, eng, origin, i, found.start()))
+        listed = _LISTED_CAUSES.search(text) if hits else None
+        if listed and any(h[5] > listed.start() for h in hits):
+            # causes a program lists as possible ("There are some potential root causes. (1) The process is killed by
+            # SIGKILL by OOM killer ... (3) ... SIGSEGV", Ray's worker exit): none of them is stated; the line says
+            # only that the process died
+            hits = [h for h in hits if h[5] < listed.start()]
+            if not hits:
+                return Verdict(kind="wrapper", phase=None, code="", engine="generic")
         if not hits:
             return None
         # the strongest kind first; among equals the words that name a code, then the order engines list them in
