@@ -681,3 +681,13 @@ def test_causes_a_program_lists_as_possible_are_not_stated():
             "to high memory usage. (2) ray stop --force is called. (3) The worker is crashed unexpectedly due to "
             "SIGSEGV or other unexpected errors.")
     assert _kind([line]) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+def test_tgis_method_prefill_heading_a_cut_traceback_places_a_reported_out_of_memory():
+    lines = ["I get CUDA out of memory from TGI with llama-3-70b.",
+             "2024-05-21T13:58:44.578335Z ERROR text_generation_launcher: Method Prefill encountered an error.",
+             "Traceback (most recent call last):",
+             '  File "/opt/conda/bin/text-generation-server", line 8, in <module>',
+             "    sys.exit(app())",
+             '  File "/opt/conda/lib/python3.10/site-packages/typer/core.py", line']
+    assert _kind(lines)[0] == "RUNTIME"
