@@ -691,3 +691,26 @@ def test_tgis_method_prefill_heading_a_cut_traceback_places_a_reported_out_of_me
              "    sys.exit(app())",
              '  File "/opt/conda/lib/python3.10/site-packages/typer/core.py", line']
     assert _kind(lines)[0] == "RUNTIME"
+
+
+@pytest.mark.parametrize("line,kind", [
+    # vLLM's own hint at INFO, after a progress bar the terminal joined to it: no failure
+    ("Capturing CUDA graph shapes:   0%|          | 0/11 [00:00<?, ?it/s](VllmWorkerProcess pid=21013) INFO 04-24 "
+     "08:27:56 [model_runner.py:1456] Capturing cudagraphs for decoding. If out-of-memory error occurs during cudagraph "
+     "capture, consider decreasing `gpu_memory_utilization` or switching to eager mode.", "NONE_OR_UNFINISHED"),
+    # a person's condition with the out of memory after it states one
+    ("If I use a 32k context I get CUDA out of memory right away.", "OOM"),
+])
+def test_an_out_of_memory_as_the_subject_of_a_condition_is_supposed(line, kind):
+    got = _kind([line])[0]
+    if kind == "OOM":
+        assert got not in ("NONE", "NOT_OOM"), got
+    else:
+        assert got in ("NONE", "UNDETERMINED") and _kind([line])[1] != "cuda-graph-capture-oom", got
+
+
+def test_macos_out_of_application_memory_is_a_host_out_of_memory():
+    lines = ["Run out of application memory Build 9",
+             "When I run it in Build 9, the whole system goes down, forced log out because run out of application memory."]
+    kind, code = _kind(lines)
+    assert kind not in ("NONE", "NOT_OOM"), (kind, code)

@@ -803,6 +803,8 @@ LOG = LogWords(
             r"\bexceed\w* (?:the |its |their )?(?:pod'?s? |container'?s? |cgroup'?s? |host'?s? )memory limits?|"
             # ... host memory exhausted in so many words ("exhausts host RAM", "OOMs host RAM", "runs out of system
             # memory")
+            # (macOS's own dialog for it, "Your system has run out of application memory")
+            r"\b(?:has |have )?(?:run|ran|running) out of application memory\b|"
             r"\b(?:exhaust(?:s|ed|ing)?|OOMs?|OOMed|OOM'd|run(?:s|ning)? out of|ran out of) (?:the |all )?(?:host RAM|"
             r"host memory|system RAM|system memory|CPU RAM|CPU memory|host's RAM|host's memory)\b",
             "oom", "HOST"),

@@ -37,6 +37,9 @@ _SUPPOSED = re.compile(
     r"(?:\s+not|n['\u2019]?t|\s+never))\s+(?:\w+\s+){0,3}?" + _OOM_NAME + "|"
     # a doubt in the first person ("I don't think it ran out of memory")
     r"\b(?:don['\u2019]?t|do not|doesn['\u2019]?t|does not) (?:think|believe)\b|"
+    # ... or the out of memory the subject of a condition ("If out-of-memory error occurs during cudagraph capture,
+    # consider ...", vLLM's own hint at INFO; "if an OOM happens"): not "if I use 32k context I get OOM"
+    r"\bif (?:an? |the |any )?(?:CUDA |GPU )?" + _OOM_NAME + "|"
     r"(?:\bif you(?:['\u2019]re | (?:are |run |hit |encounter |see |get ))|\bmay (?:cause|lead to|result in)|\bmight |"
     # an inference hedged ("the error seems to suggest running out of memory", "looks like an OOM", "suggests OOM")
     r"\b(?:seems?|seemed|appears?|appeared|looks?|looked)\s+(?:to\s+(?:suggest|indicate|be|point to)|like)\b|"
