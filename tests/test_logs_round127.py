@@ -714,3 +714,10 @@ def test_macos_out_of_application_memory_is_a_host_out_of_memory():
              "When I run it in Build 9, the whole system goes down, forced log out because run out of application memory."]
     kind, code = _kind(lines)
     assert kind not in ("NONE", "NOT_OOM"), (kind, code)
+
+
+def test_vulkans_device_allocation_failure_quoted_in_a_title_is_an_out_of_memory():
+    lines = ["Bug: Device memory allocation of size 17368219904 failed.", "", "Running without SSL",
+             "llama_model_loader: loaded meta data with 30 key-value pairs and 291 tensors from m.gguf"]
+    kind, code = _kind(lines)
+    assert kind in ("UNDETERMINED", "WEIGHTS") and code != "failure-cause-not-shown", (kind, code)

@@ -349,7 +349,8 @@ LOG = LogWords(
             r"failed to load model.*buffer", "oom", "WEIGHTS", "weights-alloc-failed"),
         # ggml's Vulkan backend on its own (`ggml-vulkan.cpp` ggml_vk_create_buffer): device memory it could not get,
         # also printed by llama-bench, before or without vk's ErrorOutOfDeviceMemory
-        msg(r"ggml_vulkan: Device memory allocation of size \d+ failed", "oom"),
+        # (also as a report's title quotes it without the prefix: "Device memory allocation of size 17368219904 failed")
+        msg(r"(?:ggml_vulkan: )?\bDevice memory allocation of size \d+ failed", "oom"),
         # ... or one buffer larger than the device allows in a single allocation (ggml_vk_create_buffer: size above
         # maxMemoryAllocationSize, "memory allocation limit", or above maxBufferSize / maxStorageBufferRange, "buffer
         # size limit"; about 4 GiB on many drivers): no amount of free memory takes it, only a smaller buffer (the phase
