@@ -721,3 +721,11 @@ def test_vulkans_device_allocation_failure_quoted_in_a_title_is_an_out_of_memory
              "llama_model_loader: loaded meta data with 30 key-value pairs and 291 tensors from m.gguf"]
     kind, code = _kind(lines)
     assert kind in ("UNDETERMINED", "WEIGHTS") and code != "failure-cause-not-shown", (kind, code)
+
+
+def test_lm_studios_streaming_response_line_is_a_request():
+    lines = ["2026-02-10 23:00:22  [INFO]", " [zai-org/glm-4.7-flash] Streaming response...", "2026-02-10 23:00:25 [DEBUG]",
+             " libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer "
+             "execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)",
+             "LM Studio 0.4.2"]
+    assert _kind(lines)[0] == "RUNTIME"

@@ -41,7 +41,9 @@ LOG = LogWords(
     # (not its "[LM STUDIO SERVER] Success! HTTP server listening on port N": the server listens before any model is
     # loaded, by hand or just in time for a request, so a load that fails after it is a load, not serving)
     milestones=(
-        ("requests", rx(r"Running chat completion on conversation|\[LM STUDIO SERVER\] Processing queued request")),
+        # (and its per-request line, "[zai-org/glm-4.7-flash] Streaming response...", the model's name in brackets)
+        ("requests", rx(r"Running chat completion on conversation|\[LM STUDIO SERVER\] Processing queued request|"
+                        r"^\s*\[[^\]\n]{1,160}\] Streaming response\b")),
     ),
     figures=(
         fig("free_memory_bytes", r"\"vram_unused\":\s*\"" + SIZE),
