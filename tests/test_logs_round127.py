@@ -729,3 +729,7 @@ def test_lm_studios_streaming_response_line_is_a_request():
              "execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)",
              "LM Studio 0.4.2"]
     assert _kind(lines)[0] == "RUNTIME"
+
+
+def test_when_doing_inference_in_chinese_places_the_out_of_memory_on_a_request():
+    assert _kind(["当我使用4090和sglang进行推理会报错OOM"])[0] == "RUNTIME"

@@ -1631,6 +1631,8 @@ LOG = LogWords(
                         # ... in Chinese: while inferring, generating, chatting, or when a request or input is sent
                         # (推理时, 当我们输入三张图像时, 发送请求的时候), or under concurrency (并发)
                         r"(?:推理|生成|对话|请求|输入|发送)[^，。,.！？]{0,16}?(?:时|的时候|过程中|以后|之后)|高?并发|"
+                        # ... or "when" before the inference (当我使用4090和sglang进行推理会报错OOM)
+                        r"当[^，。,.！？]{0,24}?(?:进行|做|跑|开始)(?:推理|生成|对话)|"
                         # ... also in traditional characters (推理時, 對話), or an image a request sent being too big
                         # (圖片尺寸太大, 图片太大: "the image is too large, causing OOM")
                         r"(?:推理|對話|請求|輸入|發送)[^，。,.！？]{0,16}?(?:時|的時候|過程中|以後|之後)|"
