@@ -733,3 +733,25 @@ def test_lm_studios_streaming_response_line_is_a_request():
 
 def test_when_doing_inference_in_chinese_places_the_out_of_memory_on_a_request():
     assert _kind(["当我使用4090和sglang进行推理会报错OOM"])[0] == "RUNTIME"
+
+
+# --- SGLang's longest input is the smaller of the context and the pool, less one (tp_worker.py max_req_input_len):
+# below the context it is the pool's cap, a KV pool too small for the context -----------------------------------------
+
+def test_sglangs_allowed_length_below_the_context_is_the_pools_cap():
+    lines = ["python -m sglang.launch_server --model-path /models/deepseek-r1 --tp 8 --mem-fraction-static 0.9 "
+             "--context-length 163840",
+             "[2025-03-03 06:49:28 TP5] Input length (160062 tokens) exceeds the maximum allowed length (59862 tokens). "
+             "Use a shorter input or enable --allow-auto-truncate.",
+             "TypeError: '>' not supported between instances of 'NoneType' and 'int'"]
+    assert _kind(lines) == ("KV_CAPACITY", "max-model-len-exceeds-kv-cache")
+    # (the context that fits is the pool's: sizes in advice come from what the log shows)
+    assert any("--context-length 59863" in a["flags"] for a in run_of(diag("\n".join(lines))).advice)
+
+
+def test_sglangs_allowed_length_at_the_context_is_no_pool_cap():
+    lines = ["python -m sglang.launch_server --model-path m --context-length 32768",
+             "[2025-03-03 06:49:28 TP0] Input length (40000 tokens) exceeds the maximum allowed length (32767 tokens). "
+             "Use a shorter input or enable --allow-auto-truncate.",
+             "[2025-03-03 06:49:29] The server is fired up and ready to roll!"]
+    assert _kind(lines)[0] != "KV_CAPACITY"

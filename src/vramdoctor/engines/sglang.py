@@ -346,6 +346,11 @@ LOG = LogWords(
         # protected=-12"; the radix cache's evictable count on a line of its own, "self.tree_cache.evictable_size()=0"):
         # free + cached + in-use-by-the-cache slots against the pool (not the request pool's check, "req_to_token_pool
         # memory leak detected!")
+        # the longest input it takes (scheduler validate_input_length, "Input length (160062 tokens) exceeds the maximum
+        # allowed length (59862 tokens)"): tp_worker.py's max_req_input_len = min(context_len, max_total_num_tokens) - 1,
+        # so one more is the smaller of the context and the pool (the pool where it is below the context)
+        fig("_pool_capped_request_tokens", r"exceeds the maximum allowed length \((\d+) tokens\)",
+            lambda m: count(m) + 1),
         fig("leak_check_available_tokens", _KV_LEAK + r".{0,200}?\bavailable(?:_size)?=" + NUM, count),
         fig("leak_check_available_tokens", r"\btoken_to_kv_pool_allocator\.available_size\(\)=" + NUM, count),
         fig("leak_check_evictable_tokens", _KV_LEAK + r".{0,200}?\bevictable(?:_size)?=" + NUM, count),

@@ -97,6 +97,9 @@ def derive(n: dict, kind: str = "", block_tokens: int | None = None) -> dict:
     if not tokens and n.get("num_gpu_blocks") and block:
         tokens = n["num_gpu_blocks"] * block
         out["kv_pool_tokens"] = tokens
+    capped, ctx = n.get("_pool_capped_request_tokens"), n.get("max_model_len")
+    if not tokens and isinstance(capped, int) and isinstance(ctx, int) and 0 < capped < ctx:
+        tokens = out["kv_pool_tokens"] = capped  # (the smaller of the context and the pool: below the context, the pool)
     if pool and tokens and pool > 0 and tokens > 0:
         out["kv_bytes_per_token"] = round(pool / tokens)
     elif n.get("block_bytes") and block:  # LMDeploy prints one block's bytes

@@ -280,6 +280,9 @@ def pool_below_context(run: RunFacts, engine: str) -> Diagnosis | None:
     if isinstance(conc, (int, float)) and conc >= 1:  # the engine's own count of full-length requests the pool holds
         return None
     tokens = n.get("kv_pool_tokens")
+    capped = n.get("_pool_capped_request_tokens")  # (the smaller of the context and the pool: the pool, where smaller)
+    if not isinstance(tokens, int) and isinstance(capped, int) and 0 < capped < ctx:
+        tokens = capped
     blocks, block = n.get("num_gpu_blocks"), n.get("block_size")
     # (a block size the log does not print is the engine's default, which platforms and attention backends change:
     # 16 on CUDA, 64 for FlashMLA, 128 on Ascend; the pool then must fall short by more than that can explain)
@@ -289,7 +292,8 @@ def pool_below_context(run: RunFacts, engine: str) -> Diagnosis | None:
         tokens = blocks * block
     if not isinstance(tokens, int) or not 0 < tokens * margin < ctx:
         return None
-    key = "kv_pool_tokens" if "kv_pool_tokens" in n else "num_gpu_blocks"
+    key = "kv_pool_tokens" if "kv_pool_tokens" in n else "_pool_capped_request_tokens" if tokens == capped \
+        else "num_gpu_blocks"
     return Diagnosis(kind="KV_CAPACITY", code="max-model-len-exceeds-kv-cache", inferred=True,
                      evidence=[(run.number_lines.get(key, 0), f"KV pool {tokens:,} tokens, max_model_len {ctx:,}")],
                      phase_source="the engine's own figures: the pool it made against the context it was given",
