@@ -755,3 +755,14 @@ def test_sglangs_allowed_length_at_the_context_is_no_pool_cap():
              "Use a shorter input or enable --allow-auto-truncate.",
              "[2025-03-03 06:49:29] The server is fired up and ready to roll!"]
     assert _kind(lines)[0] != "KV_CAPACITY"
+
+
+@pytest.mark.parametrize("title,stated", [
+    ("# Ollama v0.2.1 will not run model gemma2:9b-instruct-fp16", True),
+    ("# The server will not start after the upgrade", True),
+    ("# It will not run out of memory with -c 4096, only with -c 32768", False),
+])
+def test_will_not_run_is_a_failure_stated(title, stated):
+    lines = [title, 'time=2025-07-01T10:00:00.000Z level=INFO source=server.go:175 msg=offload library=cuda '
+             'layers.requested=-1 layers.model=43 layers.offload=34 layers.split="" memory.available="[23.4 GiB]"']
+    assert (_kind(lines)[0] != "NONE") == stated, _kind(lines)

@@ -580,7 +580,8 @@ _EXPECTED = re.compile(r"\b(?:which|that|this) (?:is|was|'s) (?:\w+ )?expected\b
 # (not what a reproduction waits for, in the present: "Run the koboldcpp.exe file until it fails")
 _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|failed|failing|crash(?:es|ed|ing)?|hangs|"
           r"hung|freez(?:es|ing)|froze|dies|died|"
-          r"(?:can'?t|cannot|could ?n[o']t|unable to|won'?t) (?:even )?(?:run|start|load|serve)|"
+          r"(?:can'?t|cannot|could ?n[o']t|unable to|won'?t|will not) (?:even )?(?:run|start|load|serve)"
+          r"(?! out\b)|"
           # (a fix that "did not work" states the failure went on; not one that "did not work to reduce the memory
           # taken": the purpose it failed, not a failure of the run)
           r"(?:does|did|do)(?: not|n['\u2019]?t)(?: even)? work(?! to \w)|stop(?:s|ped)? responding|not working|"
