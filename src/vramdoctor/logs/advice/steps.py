@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
+from typing import Iterator
 
 from ...engines import all_engines, get
 from ...engines.interface import Engine
@@ -244,25 +245,24 @@ _SHOWN = {"max_model_len": ("ollama_num_ctx", "max_model_len", "n_ctx", "kv_cell
           "lora_slots": ("max_loras",), "lora_rank": ("max_lora_rank",)}
 
 
-def _shown(setting: str, n: dict) -> int | None:
-    """The value of `setting` the log shows (a count), None if it shows none."""
+def _shown_counts(setting: str, n: dict) -> Iterator[int]:
+    """The counts the log shows for `setting`, in the order of its figures (`_SHOWN`; a series' latest value)."""
     for key in _SHOWN.get(setting, ()):
         v = n.get(key)
         v = v[-1] if isinstance(v, list) and v else v
-        if isinstance(v, int) and not isinstance(v, bool) and (v > 0 or v == 0 and setting in _ZERO_IS_SET):
-            return v
-    return None
+        if isinstance(v, int) and not isinstance(v, bool):
+            yield v
+
+
+def _shown(setting: str, n: dict) -> int | None:
+    """The value of `setting` the log shows (a count), None if it shows none."""
+    return next((v for v in _shown_counts(setting, n) if v > 0 or v == 0 and setting in _ZERO_IS_SET), None)
 
 
 def _off(setting: str, n: dict) -> int | None:
     """The negative value the log shows for a size `setting` (SGLang's --chunked-prefill-size -1: chunked prefill off),
     None where it shows none."""
-    for key in _SHOWN.get(setting, ()):
-        v = n.get(key)
-        v = v[-1] if isinstance(v, list) and v else v
-        if isinstance(v, int) and not isinstance(v, bool) and v < 0:
-            return v
-    return None
+    return next((v for v in _shown_counts(setting, n) if v < 0), None)
 
 
 #: settings whose 0 is a value the user set (-ngl 0: no layer on the GPU), not an unset or automatic one
