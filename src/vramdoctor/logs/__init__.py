@@ -18,6 +18,7 @@ from .diagnose import detect_engine, diagnose_run
 from .facts import PROSE_HIT, RunFacts
 from .knowledge import knowledge
 from .lines import STRONG_PREFIX
+from .quiet import pool_below_cap
 from .reader import Blocks
 from .scan import scan
 from .verdict import OOM_KINDS
@@ -97,9 +98,9 @@ def derive(n: dict, kind: str = "", block_tokens: int | None = None) -> dict:
     if not tokens and n.get("num_gpu_blocks") and block:
         tokens = n["num_gpu_blocks"] * block
         out["kv_pool_tokens"] = tokens
-    capped, ctx = n.get("_pool_capped_request_tokens"), n.get("max_model_len")
-    if not tokens and isinstance(capped, int) and isinstance(ctx, int) and 0 < capped < ctx:
-        tokens = out["kv_pool_tokens"] = capped  # (the smaller of the context and the pool: below the context, the pool)
+    capped = pool_below_cap(n)
+    if not tokens and capped:
+        tokens = out["kv_pool_tokens"] = capped
     if pool and tokens and pool > 0 and tokens > 0:
         out["kv_bytes_per_token"] = round(pool / tokens)
     elif n.get("block_bytes") and block:  # LMDeploy prints one block's bytes

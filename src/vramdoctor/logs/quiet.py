@@ -265,6 +265,14 @@ def shortfall(run: RunFacts) -> Diagnosis | None:
     return None
 
 
+def pool_below_cap(n: dict) -> int | None:
+    """The KV pool's tokens where the engine's longest input shows it (SGLang's "exceeds the maximum allowed length":
+    one more than that is the smaller of the context and the pool, `_pool_capped_request_tokens`) and it is below the
+    context, so the pool's; None otherwise."""
+    capped, ctx = n.get("_pool_capped_request_tokens"), n.get("max_model_len")
+    return capped if isinstance(capped, int) and isinstance(ctx, int) and 0 < capped < ctx else None
+
+
 def pool_below_context(run: RunFacts, engine: str) -> Diagnosis | None:
     """An engine that sizes its KV pool from free memory (vLLM, SGLang, TGI...) made one that holds fewer tokens than one
     sequence of max_model_len: a request longer than the pool cannot be served (vLLM before 0.2.6 did not check it at
@@ -280,8 +288,8 @@ def pool_below_context(run: RunFacts, engine: str) -> Diagnosis | None:
     if isinstance(conc, (int, float)) and conc >= 1:  # the engine's own count of full-length requests the pool holds
         return None
     tokens = n.get("kv_pool_tokens")
-    capped = n.get("_pool_capped_request_tokens")  # (the smaller of the context and the pool: the pool, where smaller)
-    if not isinstance(tokens, int) and isinstance(capped, int) and 0 < capped < ctx:
+    capped = pool_below_cap(n)
+    if not isinstance(tokens, int) and capped:
         tokens = capped
     blocks, block = n.get("num_gpu_blocks"), n.get("block_size")
     # (a block size the log does not print is the engine's default, which platforms and attention backends change:
