@@ -26,7 +26,7 @@ from ..engines.interface import AFTER_MILESTONE
 from ..engines.words import LOADING_ZH, SIZE, to_bytes
 from .knowledge import COMMAND, ELISION, FRAME, SIGKILL_RX, Verdict, exception_not_memory, knowledge, phase_words
 from .lines import STATED, stated, stops_inside, traceback_line
-from .phase import FAILED_REQUEST, STARTUP, Place, during_step, frames, locate, step_done, step_under_way
+from .phase import FAILED_REQUEST, STARTUP, Place, during_step, frames, locate, step_done, step_reached
 from .quiet import leak, no_failure, pool_below_context, pressure, shortfall
 from .verdict import KIND_OF_PHASE, Diagnosis
 
@@ -1263,7 +1263,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         # floor, not the step that failed (text-generation-webui's load_model allocates exllamav2's cache after its
         # weights)
         later = list(STARTUP[STARTUP.index(place.phase):])
-        under_way = step_under_way(f, engine, place.phase)
+        reached = step_reached(f, engine, place.phase)
+        under_way = reached[:2] if reached and not reached[2] else None
         if under_way and under_way[0] in later:
             # ... unless the engine's own line just before the traceback names the step under way ("Starting profile
             # run for multi-modal models." over vLLM's _initialize_kv_caches, which profiles before it sizes the pool)
@@ -1271,7 +1272,6 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                             source=place.source + ", cut before its innermost frames, and the step under way before them")
         else:
             # (a step before lines left out, "[...]": the run got at least that far, so the phases before it are out)
-            reached = step_under_way(f, engine, place.phase, past_gaps=True)
             reached = reached if reached and reached[0] in STARTUP else None
             later = [p for p in later if not reached or STARTUP.index(p) >= STARTUP.index(reached[0])] or later
             if len(later) == 1 and reached:

@@ -379,25 +379,25 @@ def _before_traceback(f: Failure, n: int = 6) -> list[tuple[int, str]]:
     return before[max(0, at - n):at] + ([(ln, head)] if head and not bare_prefix(head) else [])
 
 
-def step_under_way(f: Failure, engine: str, floor: str | None = None,
-                   past_gaps: bool = False) -> tuple[str, tuple[int, str]] | None:
-    """The phase of the start-up step under way just before failure `f` (or before the traceback that leads up to it:
-    vLLM's "Starting profile run for multi-modal models."), and its line; None where the lines before it name none
-    at or after `floor`, or a milestone or a finished step comes after the step, or (unless `past_gaps`: the step then
-    only says how far the run got) an excerpt's gap ("[...]") lies between the step and the failure."""
+def step_reached(f: Failure, engine: str, floor: str | None = None) -> tuple[str, tuple[int, str], bool] | None:
+    """The phase of the last start-up step the lines before failure `f` name (or before the traceback that leads up
+    to it: vLLM's "Starting profile run for multi-modal models."), its line, and whether an excerpt's gap ("[...]")
+    lies between it and the failure (then it only says how far the run got: other steps may have begun and ended in
+    the lines left out); None where those lines name none at or after `floor`, or a milestone or a finished step
+    comes after the step."""
     k = knowledge()
+    gap = False
     for ln, text in reversed(_before_traceback(f)):
         if any(p.search(text) for _, p in k.milestones):
             return None  # a milestone passed after it: the steps before it are done ("torch.compile" before V1 sized its pool)
-        if ELISION.match(text) and not past_gaps:
-            return None  # lines left out after it ("[...]"): other steps may have begun and ended in them
+        gap = gap or bool(ELISION.match(text))
         if FRAME.search(text) or is_progress(text) or user_words(text) or _LEAK.search(text):
             continue  # (a user's heading, "## Captured logs:", names no step; nor does a leak check's report)
         if _FINISHED.search(text):
             return None  # a step that finished ("prepared 80.76 GiB ... in 26.8s"): what came before it is not under way
         p = phase_words(text, engine)
         if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
-            return p, (ln, text)
+            return p, (ln, text), gap
     return None
 
 
@@ -567,11 +567,10 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
             return Place("WARMUP", "the stack frames (a forward pass) and the report's words that it failed starting",
                          where, ["WARMUP"], inferred=True)
         return Place(None, "the stack frames (a graph evaluation: warm-up or serving)", where, ["WARMUP", "RUNTIME"])
-    under_way = step_under_way(f, engine, floor)
-    if under_way:
-        p, line = under_way
+    reached = step_reached(f, engine, floor)
+    if reached and not reached[2]:
+        p, line, _ = reached
         return Place(p, "the lines before the failure", line, [p])
-    reached = step_under_way(f, engine, floor, past_gaps=True)
     if reached:  # a step, then lines left out, then the failure: the run got at least as far as that step
         floor = reached[0]
     if held is not None and weights_bytes and held + tried < 0.95 * weights_bytes and marker in (None, "start"):
