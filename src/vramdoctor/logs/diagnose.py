@@ -884,6 +884,12 @@ _MEMORY_CONDITION = re.compile(r"mem|alloc|pool|buffer|block|free|cache|kv|bytes
 _SWITCH = re.compile(r"(?:\b\w+(?:\(\))?\.)*\b(?:disable|enable|use)_\w+", re.I)
 
 
+def _speaks_of_memory(cond: str) -> bool:
+    """An assertion's condition names something memory is made of (`_MEMORY_CONDITION`), past the settings' switches
+    it reads (`_SWITCH`)."""
+    return bool(_MEMORY_CONDITION.search(_SWITCH.sub("", cond)))
+
+
 def _assertion(f: Failure) -> tuple[int, str] | None:
     """The `assert` statement of a bare AssertionError `f` (the last code line of its traceback, within four lines
     before it), or the condition an AssertionError states on its own line (`AssertionError: assert a == b`, a message
@@ -894,7 +900,7 @@ def _assertion(f: Failure) -> tuple[int, str] | None:
     if said:
         cond = said.group(1)
         if cond.startswith("assert ") or _AGREEMENT.search(cond):
-            return None if _MEMORY_CONDITION.search(_SWITCH.sub("", cond)) else (f.line_no, f.text.strip())
+            return None if _speaks_of_memory(cond) else (f.line_no, f.text.strip())
     # (the failure may be the traceback's first frame, or the kill that ended it: the assertion is before it)
     lines = [*f.before[-6:], (f.line_no, f.text), *f.after]
     hits = [i for i, (ln, t) in enumerate(lines) if _BARE_ASSERTION.search(t)]
@@ -904,7 +910,7 @@ def _assertion(f: Failure) -> tuple[int, str] | None:
     for ln, t in reversed(lines[max(0, at - 4):at]):
         m = _ASSERT_LINE.search(t)
         if m:
-            return None if _MEMORY_CONDITION.search(_SWITCH.sub("", m.group(1))) else (ln, t.strip())
+            return None if _speaks_of_memory(m.group(1)) else (ln, t.strip())
     return None
 
 
