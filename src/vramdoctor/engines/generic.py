@@ -90,7 +90,8 @@ OOM_WORDS = (r"out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError
              r"Insufficient (?:GPU |device )?memory", r"not enough memory", r"kIOGPUCommandBufferCallbackErrorOutOfMemory",
              r"\bno enough memory", r"\b(?:UR|ZE)_RESULT_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY\b", r"too large for (?:the )?available memory", r"not enough (?:GPU |device |free |KV cache |cache |CUDA )+memory",
              r"\b(?:memory|VRAM) (?:ran|runs|running) out\b",
-             # ... exhausted ("exhausts unified memory", "the GPU memory is exhausted")
+             # ... exhausted ("Long prefill (>40k tokens) exhausts unified memory and silently kills the worker rank",
+             # "the GPU memory is exhausted"): placed by the words around it
              r"\bexhaust(?:s|ed|ing)? (?:the |all (?:the )?)?(?:unified|GPU|device|VRAM|video) memory\b",
              r"\b(?:unified|GPU|device|video) memory (?:is |was |gets |got |being )?exhausted\b",
              # ... and the card out of it in a person's words ("fails to load the model as it's run out of vRAM")
@@ -809,10 +810,6 @@ LOG = LogWords(
             r"\b(?:exhaust(?:s|ed|ing)?|OOMs?|OOMed|OOM'd|run(?:s|ning)? out of|ran out of) (?:the |all )?(?:host RAM|"
             r"host memory|system RAM|system memory|CPU RAM|CPU memory|host's RAM|host's memory)\b",
             "oom", "HOST"),
-        # ... the GPU's or a unified memory exhausted in so many words ("Long prefill (>40k tokens) exhausts unified
-        # memory and silently kills the worker rank", "GPU memory is exhausted"): placed by the words around it
-        msg(r"\bexhaust(?:s|ed|ing)? (?:the |all (?:the )?)?(?:unified|GPU|device|VRAM|video) memory\b|"
-            r"\b(?:unified|GPU|device|video) memory (?:is |was |gets |got |being )?exhausted\b", "oom"),
         # a kill or crash in a user's words, with the memory rising to a size before it ("memory usage climbs to 120GB
         # and then the process gets killed", "RAM goes up to 62 GB before it is killed", "killed once RAM hits 60 GB"):
         # the memory is the cause, the kind of memory not said (a host RAM or unified-memory kill)
