@@ -930,12 +930,6 @@ _OOM_KILLER = re.compile(r"Out of memory: Killed process|OOMKilled|oom-kill|OOM[
 _RAY_KILL = re.compile(r"ray\.exceptions\.OutOfMemoryError|node running low on memory", re.I)
 
 
-def _context_setup(engine: str) -> re.Pattern | None:
-    """The engine's lines of setting up its context once the weights are read (`LogWords.context_setup`), or those
-    of the engine it wraps (Ollama, KoboldCpp, LM Studio, llama-cpp-python print llama.cpp's)."""
-    return knowledge().own_or_wrapped(engine, lambda w: w.context_setup)
-
-
 def _killed_not_oom(run: RunFacts, f: Failure) -> Diagnosis | None:
     """A SIGKILL (exit 137) the log says was not the OOM killer's: UNDETERMINED (`process-killed`), its sender not
     shown. (A failed liveness probe in the same log is that sender: the probe's line decides, NOT_OOM.)"""
@@ -1361,7 +1355,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                              message=what + " while serving, as the report says; the server's own lines of the "
                                             "serving are not in the log.")
         done = f.progress.get("weights_done", 0)
-        context = _context_setup(engine)
+        # (the engine's lines of setting up its context once the weights are read, or the engine's it wraps)
+        context = knowledge().own_or_wrapped(engine, lambda w: w.context_setup)
         if (not loaded and not failed_load and done and context and "kv_done" not in f.progress
                 and not any(ln > done and context.search(t) for ln, t in f.before)):
             # an engine that prints its weights' buffer sizes before it reads the data into them (llama.cpp:
