@@ -30,6 +30,12 @@ def flags(run) -> str:
     return " | ".join(a["flags"] for a in run.advice)
 
 
+def kind_of(lines: list[str]) -> tuple[str, str]:
+    """The deciding run's (kind, code) of a log given as its lines."""
+    run = run_of(diag("\n".join(lines)))
+    return run.kind, run.code
+
+
 def run_in(text: str, engine: str):
     """The deciding run of `text`, whose engine must be read as `engine`."""
     rep = diag(text)

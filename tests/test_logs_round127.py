@@ -6,12 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from logcase import diag, run_of
-
-
-def _kind(lines: list[str]) -> tuple[str, str]:
-    run = run_of(diag("\n".join(lines)))
-    return run.kind, run.code
+from logcase import diag, kind_of as _kind, run_of
 
 
 # --- a failed check that compares two lengths or shapes for equality, or data against a fixed buffer the settings

@@ -176,6 +176,8 @@ SETTINGS = (
     "page_size",  # tokens per KV page where a request takes whole pages (SGLang --page-size)
     "lora_slots",  # LoRA adapters held on the GPU at once (vLLM --max-loras, SGLang --max-loras-per-batch)
     "lora_rank",  # the largest LoRA rank the adapter slots are sized for (--max-lora-rank)
+    "hicache_size",  # a hierarchical KV cache's host tier, in GB per rank (SGLang --hicache-size)
+    "hicache_ratio",  # ... as a ratio of the GPU pool (SGLang --hicache-ratio)
 )
 
 

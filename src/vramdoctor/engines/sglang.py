@@ -248,6 +248,12 @@ _ARG = r"['\"]?\s*[=:]\s*['\"]?"
 #: the KV pool's idle leak check, in its versions' words (scheduler check_memory)
 _KV_LEAK = r"(?:token_to_kv_pool(?:_allocator)? memory leak detected!|KV cache pool leak detected!|pool memory leak detected! \[full\])"
 
+def _decimal_gb(m) -> int:
+    """Bytes from a size SGLang prints in decimal GB (`bytes / 1e9`); a negative one (free memory below its reserve)
+    is none."""
+    return max(0, round(float(m.group(1)) * 1e9))
+
+
 LOG = LogWords(
     # ("sglang" anywhere but as the name of a conda or virtual environment a vLLM log runs in: ".../envs/sglang/lib/...")
     # (not its kernels' package, sglang-kernel / sgl-kernel, which other engines install too)
@@ -261,6 +267,11 @@ LOG = LogWords(
         msg(r"larger than the profiled value (?:-\d+|0)\b", "oom", "KV", "no-memory-for-kv-cache"),
         msg(r"SWA pool cap .* leaves no room for the full KV pool", "oom", "KV", "no-memory-for-kv-cache"),
         msg(r"Loaded weights leave no GPU memory for the KV cache", "oom", "KV", "no-memory-for-kv-cache"),
+        # the host tier of the hierarchical KV cache (HiCache) larger than the host's free memory, checked as it is
+        # made, after the device pool (mem_cache/memory_pool_host.py HostKVCache.__init__: "Not enough host memory
+        # available. Requesting X GB but only have Y GB free. Please reduce the size of the hierarchical cache.";
+        # a fork's "... of the KVStore"): sized --hicache-ratio x the device pool, or --hicache-size GB per rank
+        msg(r"Not enough host memory available\. Requesting\b", "oom", "KV", "hicache-host-memory-short"),
         msg(r"Capture (?:prefill |target \w+ )?cuda graph failed.*(?:out of memory|OutOfMemory)", "oom", "WARMUP",
             "cuda-graph-capture-oom"),
         # the pool is full while serving: <= 0.4.6 "Decode out of memory happened", >= 0.4.10 "KV cache pool is full.
@@ -368,6 +379,16 @@ LOG = LogWords(
         fig("queue_reqs", r"#queue-req: (\d+)", count, mode="list"),
         fig("prefill_batch_tokens", r"#new-token: " + NUM, count),
         fig("retracted_reqs", r"#retracted_reqs: (\d+)", count, mode="list"),
+        # (the host check's sizes are decimal: requested_bytes / 1e9, memory_pool_host.py)
+        fig("hicache_requested_bytes", r"Not enough host memory available\. Requesting ([\d.]+) GB", _decimal_gb),
+        fig("hicache_host_free_bytes", r"Not enough host memory available\..{0,60}?but only have (-?[\d.]+) GB free",
+            _decimal_gb),
+        fig("hicache_ratio", r"\bhicache_ratio" + _ARG + r"([\d.]+)", fraction),
+        fig("hicache_size", r"\bhicache_size" + _ARG + r"(\d+)", count),
+        cli("hicache_ratio", "hicache-ratio", fraction),
+        cli("hicache_size", "hicache-size", count),
+        switch("hicache_on", "enable-hierarchical-cache"),
+        fig("hicache_on", r"\benable_hierarchical_cache" + _ARG + r"True\b", lambda m: True),
         fig("mem_fraction_static", r"mem[_-]fraction[_-]static" + _ARG + r"([\d.]+)", fraction),
         # a pasted command line ("python -m sglang.launch_server ... --mem-fraction-static 0.8 --tp 2")
         cli("mem_fraction_static", "mem-fraction-static", fraction),
@@ -497,6 +518,8 @@ ENGINE = Engine(
            "cuda_graphs": "--cuda-graph-max-bs {n} (or --disable-cuda-graph)", "tensor_parallel_size": "--tp-size {n}",
            "quantization": "an fp8/AWQ checkpoint (--quantization fp8|awq)", "cpu_offload": "--cpu-offload-gb {n}",
            "nccl": "--disable-custom-all-reduce", "page_size": "--page-size {n}",
-           "lora_slots": "--max-loras-per-batch {n}", "lora_rank": "--max-lora-rank {n}"},
+           "lora_slots": "--max-loras-per-batch {n}", "lora_rank": "--max-lora-rank {n}",
+           "hicache_size": "--hicache-size {n} (GB per rank; it overrides --hicache-ratio)",
+           "hicache_ratio": "--hicache-ratio {x}"},
     aliases=("sgl", "sglang-router"),
 )

@@ -1499,7 +1499,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     told_only = told is not None or (user_words(f.text) or TITLE.match(f.text) or prose_like(f.text)) and \
         place.deciding[0] != f.line_no
     return Diagnosis(kind=kind, code=code, evidence=evidence, phase_source=where,
-                     inferred=place.inferred or bool(told_only), message=_MESSAGES[kind])
+                     inferred=place.inferred or bool(told_only), message=_CODE_MESSAGES.get(code, _MESSAGES[kind]))
 
 
 #: a CUDA or HIP runtime's out of memory, in ggml's words ("CUDA error 2 at ggml-cuda.cu:359: out of memory",
@@ -1537,6 +1537,13 @@ def _pinned_host(run: RunFacts, f: Failure, engine: str) -> Diagnosis | None:
                              "on CUDA builds when mmap is off) or a cuBLAS workspace, not the weights on the GPU. "
                              "Pinned memory is capped on its own (WSL, `ulimit -l`). " + settle)
 
+
+#: the message of a code that says more than its kind's (`_MESSAGES`)
+_CODE_MESSAGES = {
+    "hicache-host-memory-short": "The weights and the GPU's KV pool were made, but the host-memory tier of the "
+                                 "hierarchical KV cache asked for more host memory than was free: the host's memory, "
+                                 "not the GPU's, is short.",
+}
 
 _MESSAGES = {
     "WEIGHTS": "Memory ran out while loading or placing the weights, before any request. Restarting will not help; "

@@ -21,6 +21,9 @@ _FITS_YET_FAILED = ("; the memory the log shows would hold it, yet its allocatio
 class KvSteps:
     def kv(self) -> None:
         s, n, c, code = self.s, self.n, self.c, self.code
+        if code == "hicache-host-memory-short":
+            self._host_tier()
+            return
         if code == "no-memory-for-kv-cache":
             # the weights alone fill this fraction: a small step rarely leaves a pool, so at least half the rest
             u = c.fraction
@@ -111,6 +114,30 @@ class KvSteps:
                         "with a shorter context")
             s.add("smaller prefill chunks" if on else "chunked prefill", "max_num_batched_tokens", why, "down",
                   max(512, cur // 4) if isinstance(cur, int) and cur > 512 else None, cur)
+
+    def _host_tier(self) -> None:
+        """SGLang's hierarchical cache, whose host tier asked for more host memory than was free (its check keeps
+        10 GiB of the host's available memory aside, memory_pool_host.py): a smaller host tier, not a GPU setting.
+        The tier is --hicache-size GB per rank where that is set (above 0), else --hicache-ratio x the device pool."""
+        s, n = self.s, self.n
+        asked, free = n.get("hicache_requested_bytes"), n.get("hicache_host_free_bytes")
+        ratio, size = n.get("hicache_ratio"), n.get("hicache_size")
+        fits = isinstance(asked, int) and isinstance(free, int) and asked > 0
+        said = (f"the host tier asked for {asked / 1e9:.2f} GB with {free / 1e9:.2f} GB free beyond what SGLang keeps "
+                "aside" if fits else "the host tier asked for more host memory than was free")
+        if isinstance(size, int) and size > 0:
+            s.add("smaller host KV cache", "hicache_size", said + "; each rank on the host takes its own", "down",
+                  int(free * 0.9 / 1e9) if fits and free >= 1e9 else None, size)
+        else:
+            to = None
+            if fits and isinstance(ratio, float) and ratio > 0:
+                to = math.floor(ratio * free / asked * 0.9 * 10) / 10 or None
+            s.add("smaller host KV cache", "hicache_ratio", said + " (the tier is this ratio x the GPU pool; "
+                  "--hicache-size N sets N GB per rank instead)", "down", to, ratio if isinstance(ratio, float) else None)
+        s.say("more free host memory", "other processes or a container's memory limit take host memory the tier needs; "
+              "every rank on the host allocates its own tier")
+        s.say("the hierarchical cache off", "without --enable-hierarchical-cache the GPU pool serves alone; nothing "
+              "on the GPU is short")
 
     def _fraction_for_the_shortfall(self) -> None:
         """A larger fraction, as large as the pool's shortfall needs; none where no fraction up to 0.98 gives it

@@ -23,7 +23,8 @@ PLAIN = {"max_model_len": "the context length per request", "max_num_seqs": "the
          "CPU memory", "gpu_layers": "fewer layers on the GPU", "kv_offload": "the KV cache in system memory",
          "n_ubatch": "a smaller batch", "flash_attn": "flash attention", "prefill_tokens": "the prefill batch size",
          "nccl": "fewer communication buffers", "overhead": "memory kept free outside the engine's estimate",
-         "lora_slots": "fewer LoRA adapters held at once", "lora_rank": "a lower LoRA rank cap"}
+         "lora_slots": "fewer LoRA adapters held at once", "lora_rank": "a lower LoRA rank cap",
+         "hicache_size": "a smaller host tier of the KV cache", "hicache_ratio": "a smaller host tier of the KV cache"}
 _KV8 = re.compile(r"fp8|int8|int4|q8|q4|q5|iq4|8bit|q6|e4m3|e5m2", re.I)
 
 
