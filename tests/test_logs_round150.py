@@ -50,3 +50,53 @@ def test_the_host_tiers_sizes_are_decimal_gb():
     rep = diag("\n".join(_HICACHE[0][0]))
     n = run_of(rep).numbers
     assert n["hicache_requested_bytes"] == 45_600_000_000 and n["hicache_host_free_bytes"] == 30_120_000_000
+
+
+# --- a GPU's out of memory named beside a pod or container is no host kill; a crash's exit code 139 is a segfault,
+# not SIGKILL -------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["the pod crashed frequently with exit code 139 due to a CUDA OOM during MTP drafting:"],
+    ["Our container restarts every few hours after a GPU out of memory error in the vLLM worker."],
+    ["The cgroup is fine; the pods die with HIP out of memory on the MI300."],
+])
+def test_a_gpus_out_of_memory_beside_a_pod_is_not_the_hosts(lines):
+    kind, code = kind_of(lines)
+    assert code != "host-oom-kill" and "host" not in code, (kind, code)
+
+
+@pytest.mark.parametrize("lines", [
+    ["my container keeps getting OOM killed after an hour"],
+    ["The pod exceeded its memory limit and was restarted (reason: OOMKilled)."],
+])
+def test_a_pod_past_its_own_memory_limit_stays_the_hosts(lines):
+    assert kind_of(lines)[1] == "host-oom-kill"
+
+
+# --- a C++ frame left alone on its line after a paste's "...": its function names the step --------------------------
+
+@pytest.mark.parametrize("lines,kind", [
+    # llama.cpp: a speculative draft runs while serving
+    (["Qwen3 27B + MTP CUDA OOM at 262K context on 24GB",
+      "/src/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:97: CUDA error",
+      "  CUDA error: out of memory",
+      "  current device: 0, in function ggml_cuda_graph_evaluate_and_capture at /src/ggml-cuda.cu:3520",
+      "...",
+      "common_speculative_state_mtp::draft"], "RUNTIME"),
+    # llama-server's slot loop, the frame with its arguments
+    (["It runs for a while, then: CUDA OOM",
+      "ggml/src/ggml-cuda/ggml-cuda.cu:75: CUDA error",
+      "  CUDA error: out of memory",
+      "  current device: 1, in function ggml_cuda_graph_evaluate_and_capture at ggml-cuda.cu:2811",
+      "[...]",
+      "  server_context::update_slots()"], "RUNTIME"),
+    # ... and its KV cache being made at start
+    (["llama.cpp b5200 crashed with an OOM:",
+      "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 16384.00 MiB on device 0: cudaMalloc failed: out of "
+      "memory",
+      "...",
+      "llama_kv_cache_unified::llama_kv_cache_unified(llama_model const&, ggml_type, ggml_type, bool, bool, unsigned int)"],
+     "KV_CAPACITY"),
+])
+def test_a_cpp_frame_alone_on_its_line_names_the_step(lines, kind):
+    assert kind_of(lines)[0] == kind

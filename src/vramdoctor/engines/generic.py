@@ -801,7 +801,9 @@ LOG = LogWords(
         # the same in a user's words: a pod or container past its memory limit, the OS's OOM killer
         msg(r"\bkilled by the (?:OS|kernel|system|OOM[- ]killer)\b|\bOOM[- ]killer\b|\bOOM event\b|"
             r"\bkilled by (?:Kubernetes|k8s|the kubelet|Docker)\b[^.;]{0,80}?\b(?:memory|limit)|"
-            r"\b(?:pod|container|cgroup)s?\b[^.;]{0,60}?\b(?:OOM|out of memory|memory limits?)\b|"
+            # (not a GPU's out of memory the same words name: "the pod crashed ... due to a CUDA OOM")
+            r"\b(?:pod|container|cgroup)s?\b(?:(?!CUDA|GPU|VRAM|HIP\b|ROCm|Metal)[^.;]){0,60}?\b(?:OOM|out of memory|"
+            r"memory limits?)\b|"
             r"\bexceed\w* (?:the |its |their )?(?:pod'?s? |container'?s? |cgroup'?s? |host'?s? )memory limits?|"
             # ... host memory exhausted in so many words ("exhausts host RAM", "OOMs host RAM", "runs out of system
             # memory")

@@ -63,6 +63,9 @@ FRAME = re.compile(r'File "[^"]+", line \d+, in \w+|^(?:' + COMPOSE_PREFIX + r')
                    # <candle_core::cuda_backend::CudaStorage as ...>::to_dtype"), also under compose's prefix, and the
                    # source line under it ("             at /src/var_builder.rs:254:9")
                    r'^(?:' + COMPOSE_PREFIX + r')?\s*\d{1,3}: <?[A-Za-z_]\w*::[\w:<>, ]|^\s+at \S+\.rs:\d+|'
+                   # a C++ frame left alone on its line, as a paste keeps a backtrace's deepest frames after "...":
+                   # only a qualified name ("common_speculative_state_mtp::draft", "llama_context::decode(...)")
+                   r'^\s*(?:[A-Za-z_]\w*::)+~?[A-Za-z_]\w*(?:\([^()]*\))?(?: const)?\s*$|'
                    r'^\s*(?:[\w.-]+/)+[\w.-]+\.(?:\(\*?\w+\)\.)?\w+\((?:0x|\{|\))', I)  # a Go frame's function line
 
 #: what gdb prints around a backtrace besides its frames (ggml_print_backtrace attaches gdb): new threads, its
