@@ -100,3 +100,25 @@ def test_a_pod_past_its_own_memory_limit_stays_the_hosts(lines):
 ])
 def test_a_cpp_frame_alone_on_its_line_names_the_step(lines, kind):
     assert kind_of(lines)[0] == kind
+
+
+# --- a warm-up step's words in a person's sentence that says, in the same breath, that it came on a request: the
+# buffer was made again for that request (llama.cpp re-reserves its compute buffers) -------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["On b9426 llama-server loads the model and passes /health, but the first real completion request crashes the "
+     "process: cudaMalloc failed: out of memory -> failed to allocate compute pp buffers"],
+    ["The server starts fine; the second chat request then dies with `ggml_gallocr_reserve_n: failed to allocate "
+     "CUDA0 buffer of size 1030750208`."],
+    ["With --spec-type draft-mtp the first API call aborts: failed to allocate compute pp buffers (CUDA out of memory)."],
+])
+def test_a_compute_buffer_failing_on_a_request_in_the_reports_words_is_serving(lines):
+    assert kind_of(lines)[0] == "RUNTIME"
+
+
+@pytest.mark.parametrize("lines", [
+    ["Before the first request is even sent it fails with: failed to allocate compute pp buffers (out of memory)"],
+    ["llama_init_from_model: failed to allocate compute pp buffers"],
+])
+def test_a_compute_buffer_failing_before_any_request_stays_warmup(lines):
+    assert kind_of(lines)[0] == "WARMUP"

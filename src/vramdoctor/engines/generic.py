@@ -1618,8 +1618,8 @@ LOG = LogWords(
                         # a request named by its order or as the API's ("exclusively the first request after
                         # starting", "with the same API request", "on the second prompt"; not "before the first")
                         r"(?<!before )(?<!until )(?<!without )\bthe (?:very )?(?:first|second|third|fourth|fifth|next|same|"
-                        r"\d+(?:st|nd|rd|th)|nth|Nth) (?:API |HTTP |"
-                        r"chat |completions? |inference )?(?:request|prompt|query|call)s?\b"
+                        r"\d+(?:st|nd|rd|th)|nth|Nth) (?:real |actual |single )?(?:API |HTTP |"
+                        r"chat |(?:chat )?completions? |inference )?(?:request|prompt|query|call)s?\b"
                         # (not code's words: "at the same call site", "the first call stack")
                         r"(?![\s-]+(?:sites?|stacks?|paths?|chains?|graphs?|backs?)\b)|"
                         r"\b(?:an?|the|same|every|each) API (?:request|call)s?\b|"

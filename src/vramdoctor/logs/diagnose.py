@@ -579,6 +579,13 @@ def _serving_before(run: RunFacts, f: Failure, engine: str) -> bool:
     return False
 
 
+def _told_on_a_request(run: RunFacts, f: Failure) -> bool:
+    """Failure `f`'s own line is a person's sentence that also says it came on a request (the run's request words are
+    on that line: "the first real completion request crashes the process ... failed to allocate compute pp
+    buffers")."""
+    return run.progress.get("requests") == f.line_no and not program_line(f.text)
+
+
 def _served_after(run: RunFacts, end: int, engine: str) -> list[int]:
     """The lines after line `end` where the server shows it served: its ready line, or a request it answered (not
     one it failed: a 5xx status; not Ollama's front server, which answers for whichever runner is loaded, or for
@@ -1286,6 +1293,13 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         # re-reserved for a longer prompt, ggml_gallocr_reserve_n, on task 12): the phase never goes back
         place = replace(place, phase="RUNTIME", candidates=["RUNTIME"],
                         source=place.source + ", after the server was serving")
+        f = replace(f, code="")
+    if place.phase == "WARMUP" and not _engine_says(place) and _told_on_a_request(run, f):
+        # a warm-up step's words in a person's sentence that says, in the same breath, that it came on a request ("it
+        # passes /health ... but the first real completion request crashes ...: failed to allocate compute pp
+        # buffers"): a compute buffer or a graph made again for that request
+        place = replace(place, phase="RUNTIME", candidates=["RUNTIME"], inferred=True,
+                        source=place.source + ", in the report's sentence that it came on a request")
         f = replace(f, code="")
     if place.phase == "RUNTIME":  # (its request is the warm-up's own, which an access line may show)
         warm = _warmup_wrapper(f)
