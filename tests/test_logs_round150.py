@@ -122,3 +122,21 @@ def test_a_compute_buffer_failing_on_a_request_in_the_reports_words_is_serving(l
 ])
 def test_a_compute_buffer_failing_before_any_request_stays_warmup(lines):
     assert kind_of(lines)[0] == "WARMUP"
+
+
+# --- an exception whose own words say its cause is unknown names no cause: not NOT_OOM -----------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["RuntimeError: the inference server crashed for an unknown reason, giving up"],
+    ["  File \"/mii/backend/server.py\", line 62, in _wait_until_server_is_live",
+     "RuntimeError: server crashed for some reason, unable to proceed"],
+    ["Exception: model worker died unexpectedly (pid 4121)"],
+])
+def test_an_exception_that_says_its_cause_is_unknown_is_not_a_named_cause(lines):
+    kind, code = kind_of(lines)
+    assert (kind, code) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+def test_an_exception_that_names_its_cause_stays_not_memory():
+    assert kind_of(["ValueError: Model architectures ['FooForCausalLM'] are not recognised by this version"])[0] == \
+        "NOT_OOM"

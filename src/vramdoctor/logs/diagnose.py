@@ -24,7 +24,7 @@ from .authorship import TITLE, narrates_failure, program_line, prose_like, sente
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts
 from ..engines.interface import AFTER_MILESTONE
 from ..engines.words import LOADING_ZH, SIZE, to_bytes
-from .knowledge import COMMAND, ELISION, FRAME, SIGKILL_RX, Verdict, exception_not_memory, knowledge, phase_words
+from .knowledge import CAUSE_UNKNOWN, COMMAND, ELISION, FRAME, SIGKILL_RX, Verdict, exception_not_memory, knowledge, phase_words
 from .lines import STATED, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, STARTUP, Place, during_step, frames, locate, step_done, step_reached
 from .quiet import leak, no_failure, pool_below_context, pressure, shortfall
@@ -434,7 +434,7 @@ def _cause_shown(f: Failure) -> bool:
         return True
     if f.wrapper or not stated(f.text) or _CHECK.search(f.text) or _stops_short(f):
         return False
-    if _NO_CAUSE.match(f.text.rsplit(": ", 1)[-1]) or _NO_INFO.search(f.text):
+    if _NO_CAUSE.match(f.text.rsplit(": ", 1)[-1]) or _NO_INFO.search(f.text) or CAUSE_UNKNOWN.search(f.text):
         return False  # the words after the label only say that an error happened
     if f.after or _CUT_END.search(f.text):
         return True

@@ -312,11 +312,21 @@ _VALIDATION = re.compile(r"\b(?:must|should) be (?:a multiple of|divisible by|on
                          r"\b(?:is|are) not (?:yet )?supported\b", re.I)
 
 
+#: an exception's words that its cause is not known or not given ("RuntimeError: server crashed for some reason, unable
+#: to proceed", DeepSpeed-MII's wait for its server; "died unexpectedly", "Unknown error"): no cause is named
+CAUSE_UNKNOWN = re.compile(r"\bfor (?:some|an? unknown|unknown|no (?:apparent|obvious))\s+reasons?\b|\bunknown (?:error|"
+                           r"reason|cause|failure)\b|\b(?:crashed|died|exited|terminated|stopped|quit)\s+unexpectedly\b|"
+                           r"\bwithout (?:a |any )?(?:reason|cause)\b|\b(?:crashed|died)\s*(?:[.,;:]|$)", re.I)
+
+
 def exception_not_memory(text: str) -> bool:
     """`text` quotes a Python exception, its class and message, with no word of memory in it ("[Bug] pp>1 report
-    RuntimeError: batch_size must be equal to batch_size_k"): a named error that is not memory running out."""
+    RuntimeError: batch_size must be equal to batch_size_k"): a named error that is not memory running out; not one
+    whose words say its cause is unknown (`CAUSE_UNKNOWN`)."""
     m = _EXCEPTION.search(text)
-    return bool(m) and (not _MEMORY_WORDS.search(text) or bool(_VALIDATION.search(text, m.start())))
+    if not m or CAUSE_UNKNOWN.search(text, m.start()):
+        return False
+    return not _MEMORY_WORDS.search(text) or bool(_VALIDATION.search(text, m.start()))
 SIGKILL_RX = re.compile(SIGKILL, re.I)  # (see engines.generic.SIGKILL)
 #: an OOM kill denied: by the container's flag, or in words ("not killed by the OOM killer", "wasn't OOM-killed",
 #: "was not OOMKilled", "no oom-killer", "nothing gets killed")
