@@ -140,3 +140,26 @@ def test_an_exception_that_says_its_cause_is_unknown_is_not_a_named_cause(lines)
 def test_an_exception_that_names_its_cause_stays_not_memory():
     assert kind_of(["ValueError: Model architectures ['FooForCausalLM'] are not recognised by this version"])[0] == \
         "NOT_OOM"
+
+
+# --- growth in more words: memory named first and then "leaked", memory allocated over and over, memory that soars
+# until it fills the machine (also in Chinese) ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["# Bug: 15 GiB of CPU RAM permanently leaked on each llama-cli invocation"],
+    ["After the benchmark about 3 GB of VRAM gets leaked per run of the script."],
+    ["it seems the model keeping allocat memory when handling a request so it crashed after a few request"],
+    ["The tokenizer worker keeps allocating more host memory while the server is idle."],
+    ["现象是能够正常地启动sglang并正常运行bench，但sglang::scheduler进程的内存占用会飙升，直到吃满整个机器。"],
+    ["During the run the scheduler's memory soars until it eats the whole machine."],
+])
+def test_growth_in_more_words_is_a_leak(lines):
+    assert kind_of(lines) == ("LEAK", "memory-growth-stated")
+
+
+@pytest.mark.parametrize("lines", [
+    ["Is 15 GiB of RAM leaked here, or is it just the page cache?"],
+    ["The model keeps allocating memory? No, it allocates once at start."],
+])
+def test_growth_words_asked_are_no_leak(lines):
+    assert kind_of(lines)[0] != "LEAK"

@@ -189,6 +189,16 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B\s+(?:per|each|every|a|an)\s+\S+|"
            r"\bleak(?:s|ing|ed)? (?:(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B (?:of )?)?(?:host |CPU |GPU |system |"
            r"device )?memory\b|"
+           # ... the memory word first, the leak past ("15 GiB of CPU RAM permanently leaked on each invocation", "VRAM
+           # gets leaked")
+           r"\b(?:memory|RAM|VRAM|RSS)\b[^.;!?\n]{0,20}?\b(?:(?:is|are|was|were|gets?|got|being|been)\s+)?"
+           r"(?:permanently\s+|silently\s+)?leaked\b|"
+           # ... memory allocated over and over ("the model keeping allocat memory when handling a request", "it keeps
+           # allocating more VRAM")
+           r"\bkeep(?:s|ing)?\s+(?:on\s+)?allocat\w*\s+(?:more\s+)?(?:\w+\s+)?(?:memory|RAM|VRAM)\b|"
+           # ... soaring until it fills the machine ("the scheduler's memory soars until it eats the whole machine")
+           r"\b(?:memory|RAM|VRAM|usage)\b[^.;!?\n]{0,30}?\b(?:soar|skyrocket|balloon)\w*\s+until\s+(?:it\s+)?"
+           r"(?:eats|fills|consumes|uses|takes)\s+(?:up\s+)?(?:all|the (?:whole|entire))\b|"
            # ... with the memory word after its verb or size, the size maybe called fixed ("grows RSS by a fixed ~126
            # MiB on every request", "leaks a fixed ~64 MiB of RSS per request", "adds ~50 MiB to the resident memory
            # with each request")
@@ -356,6 +366,8 @@ _GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM)[^，。,.；;！？]{0,12}?(?:
               r"[^，。,.；;！？]{0,6}?(?:增长|增加|增大|上涨|上升|变大|升高|涨|多)|"
               r"(?:显存|内存)[^，。,.；;！？]{0,8}?(?:不|没有?|未)(?:会|能)?(?:被)?(?:释放|回收)|"
               r"(?:显存|内存)[^，。,.；;！？]{0,8}?泄[漏露]|"
+              # soaring until it fills the machine (内存占用会飙升，直到吃满整个机器)
+              r"(?:显存|内存)(?:占用)?[^。！？]{0,8}?(?:飙升|暴涨|猛涨|狂涨)[^。！？]{0,6}?直到|"
               # "the more it is used, the more it takes" (显存越占越多, 内存越用越大)
               r"(?:显存|内存|占用)[^，。,.；;！？]{0,6}?越[占用吃涨来]越(?:多|大|高)|"
               # rising to a size (显存会长到78G, 内存涨到了30GB): a verb of rising, not a reading (达到, "reaches")
