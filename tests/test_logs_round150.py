@@ -163,3 +163,41 @@ def test_growth_in_more_words_is_a_leak(lines):
 ])
 def test_growth_words_asked_are_no_leak(lines):
     assert kind_of(lines)[0] != "LEAK"
+
+
+# --- named causes that are settings or files, not memory: a command line not accepted, a tensor the file lacks, a
+# LoRA rank above its cap -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["usage: api_server.py [-h] [--host HOST] [--port PORT]", "api_server.py: error: unrecognized arguments: --api-key"],
+    ["vllm: error: argument --max-model-len: invalid int value: '32k'"],
+    ["launch_server.py: error: the following arguments are required: --model-path"],
+    ["error: invalid argument: --n-gpu-layer"],
+    ["Error: No such option: --gpu-memory-util Did you mean --gpu-memory-utilization?"],
+])
+def test_a_command_line_the_program_does_not_accept_is_not_memory(lines):
+    assert kind_of(lines) == ("NOT_OOM", "bad-argument")
+
+
+@pytest.mark.parametrize("lines", [
+    ["llama_model_load: error loading model: missing tensor 'blk.0.attn_q_norm.weight'",
+     "llama_load_model_from_file: failed to load model"],
+    ["Loading model: /models/glm.gguf", "llama_model_loader: tensor 'output.weight' not found",
+     "error: failed to load model '/models/glm.gguf'"],
+])
+def test_a_tensor_the_model_file_lacks_is_not_memory(lines):
+    assert kind_of(lines) == ("NOT_OOM", "model-file-error")
+
+
+@pytest.mark.parametrize("lines", [
+    ["(EngineCore_DP0 pid=86) ERROR 06-01 13:18:12 [core.py:1341]     peft_helper.validate_legal(self.lora_config)",
+     "(EngineCore_DP0 pid=86) ERROR 06-01 13:18:12 [core.py:1341] ValueError: LoRA rank 128 is greater than "
+     "max_lora_rank 64."],
+    ["# LoRA rank 64 is greater than max_lora_rank 16", "",
+     "(EngineCore pid=86) ERROR 06-01 13:18:12 [core.py:1341]   File \"/vllm/lora/worker_manager.py\", line 122, in "
+     "_load_adapter"],
+])
+def test_a_lora_rank_above_its_cap_is_a_setting(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "lora-rank-over-cap")
+    assert "--max-lora-rank" in run.message

@@ -1150,6 +1150,13 @@ LOG = LogWords(
         # because `Qwen2ForCausalLM` does not implement `set_embed`"); not in a sentence that also names an
         # out-of-memory, nor in a warning that goes on ("WARNING ... Failed to import Ray with ModuleNotFoundError")
         msg(r"^\s*(?:[\w.]+\.)?(?:" + CODE_ERRORS + r")\s*$", "not_oom", code="code-error", flags=0),
+        # a command line the program does not accept: Python argparse's "prog: error: unrecognized arguments: ...",
+        # "error: argument --x: invalid int value", "the following arguments are required"; click's "Error: No such
+        # option: --x"; llama.cpp's common/arg.cpp "error: invalid argument: --x"
+        msg(r"\berror: (?:unrecognized arguments:|argument -{1,2}[\w-]+(?:/-{1,2}[\w-]+)*: (?:invalid|expected|not "
+            r"allowed|ambiguous|conflicting)|the following arguments are required:|ambiguous option:|invalid argument: "
+            r"-{1,2}[\w-]|unknown argument: -{1,2}[\w-])|\bError: (?:No such option: -|Invalid value for '-)",
+            "not_oom", code="bad-argument"),
         # torch.compile's compiler failing (Inductor's lowering or a graph pass: "torch._inductor.exc.InductorError:
         # AssertionError: auto_functionalized was not removed", dynamo's "BackendCompilerFailed: backend='inductor'
         # raised: ..."): the model's compilation, a bug or an unsupported GPU; not where the error it wraps is memory

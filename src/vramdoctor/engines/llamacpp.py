@@ -409,8 +409,11 @@ LOG = LogWords(
             "not_oom", code="model-file-error"),
         # a file this build cannot read (converted by a newer or older convert_hf_to_gguf.py, or another engine's
         # conversion): llama-model-loader's "key %s has wrong array length", an architecture it does not know
+        # (also a tensor the architecture needs that the file lacks, llama-model-loader's "missing tensor '%s'" /
+        # older "tensor '%s' not found": a file made for a newer build, or another conversion)
         msg(r"has wrong array length; expected \d+, got \d+|unknown model architecture: '|error loading model "
-            r"(?:hyperparameters|architecture|vocabulary)", "not_oom", code="model-file-error"),
+            r"(?:hyperparameters|architecture|vocabulary)|\bmissing tensor '|\btensor '[^']{1,200}' not found\b",
+            "not_oom", code="model-file-error"),
         # a file cut short (a partial download, a split GGUF's first part alone): llama-model-loader's "tensor '%s' data
         # is not within the file bounds, model is corrupted or incomplete", and a tensor count it cannot find
         msg(r"data is not within the file bounds|model is corrupted or incomplete|wrong number of tensors; expected "

@@ -393,6 +393,9 @@ LOG = LogWords(
     run_start=(rx(r"vLLM API server version|Initializing an? (?:V1 )?LLM engine|non-default args:|"
                   r"args: Namespace\(", 0),),
     messages=(
+        # a LoRA adapter whose rank is above the cap the slots were sized for (lora/peft_helper.py validate_legal:
+        # "LoRA rank {r} is greater than max_lora_rank {max_lora_rank}"): a setting, not memory
+        msg(r"LoRA rank \d+ is greater than max_lora_rank\b", "not_oom", code="lora-rank-over-cap"),
         msg(r"No available memory for the cache blocks", "oom", "KV", "no-memory-for-kv-cache"),
         # V1 dumps the batch it was running after its engine core crashed (`v1/engine/core.py` ->
         # `dump_input.py`: "Dumping input data for V1 LLM engine", earlier "Dumping scheduler output for model

@@ -164,6 +164,12 @@ _NOT_OOM = {
                                   "not answer the query): not memory running out. A driver or runtime that does not "
                                   "match the build is the usual cause: update or match them, or use the build before "
                                   "the change that started it.",
+    "bad-argument": "the command line has an option or a value the program does not accept (a misspelt flag, a flag "
+                    "of another version, a subcommand where options go): nothing ran. Fix the command line; `--help` "
+                    "lists what this version takes.",
+    "lora-rank-over-cap": "the LoRA adapter's rank is above the cap the adapter slots were sized for: raise "
+                          "--max-lora-rank to the adapter's rank (the slots grow with it) or use an adapter of a lower "
+                          "rank. Not memory.",
     "kv-transfer-failed": "a request's KV cache could not be moved between the prefill and the decode instances "
                           "(the transfer engine, Mooncake or NIXL, lost its connection, or the other instance died): "
                           "not memory; read the other instance's log and the transfer engine's, and check the network "
