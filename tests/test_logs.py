@@ -661,6 +661,22 @@ def test_follow_on_a_file_that_only_ever_gets_blank_lines_is_empty_input(tmp_pat
         list(read_lines(str(p), follow=True, poll_s=0.05, idle_stop_s=0.6))
 
 
+def _wait_for_handler(pid: int, sig: int, timeout: float = 60.0) -> None:
+    """Wait until process `pid` catches `sig` (its bit in /proc/PID/status's SigCgt mask)."""
+    import time
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            status = open(f"/proc/{pid}/status").read()
+        except OSError:
+            return
+        caught = next((int(line.split()[1], 16) for line in status.splitlines() if line.startswith("SigCgt:")), 0)
+        if caught & (1 << (sig - 1)):
+            return
+        time.sleep(0.05)
+
+
 @pytest.mark.parametrize("json_out", [False, True])
 def test_follow_stopped_on_an_empty_file_exits_2(tmp_path, json_out):
     import signal
@@ -670,7 +686,8 @@ def test_follow_stopped_on_an_empty_file_exits_2(tmp_path, json_out):
     p.write_text("")
     proc = subprocess.Popen([sys.executable, "-m", "vramdoctor", "logs", "-f", str(p)] + (["--json"] if json_out else []),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(1.5)
+    _wait_for_handler(proc.pid, signal.SIGTERM)  # (a loaded machine may take longer than a fixed sleep to get there)
+    time.sleep(0.5)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2, (out, err)
