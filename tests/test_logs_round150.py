@@ -201,3 +201,22 @@ def test_a_lora_rank_above_its_cap_is_a_setting(lines):
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("NOT_OOM", "lora-rank-over-cap")
     assert "--max-lora-rank" in run.message
+
+
+# --- an NPU kernel's own assertion (an index past a tensor's end) is a kernel fault, also under a title that guesses
+# out of memory; an Ascend log's rerun switch is ASCEND_LAUNCH_BLOCKING ----------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["# [Bug]: DeepSeek-R1 NPU out of memory on 2x8 910B with long inputs", "",
+     "INFO 06-11 13:31:07 [async_llm_engine.py:211] Added request chatcmpl-d1db7d16d695441ab0c47ec9662e226c.",
+     "(RayWorkerWrapper pid=1954) [ASSERT] [CANN_VERSION : 8.1.RC1][TimeStamp : 0] /usr/local/Ascend/opp/impl/"
+     "gather_v3_base.h:137: Assertion `(0 <= val && val < this->gxSize_)' Index 8192 out of range[0 8192)!"],
+    ["[ASSERT] /opp/built-in/op_impl/ascendc/rope/rope_base.h:88: Assertion `pos < maxSeqLen_' position out of bound",
+     "EZ9999: Inner Error!"],
+    ["kernel gather failed: Index 12 out of range [0, 8)"],
+])
+def test_an_npu_kernels_index_assertion_is_not_memory(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "device-side-assert")
+    if "EZ9999" in "".join(lines) or "CANN" in "".join(lines):
+        assert "ASCEND_LAUNCH_BLOCKING" in " ".join(a["why"] for a in run.advice)

@@ -939,6 +939,11 @@ LOG = LogWords(
             r" at \S*ProcessGroupNCCL\.cpp|watchdog thread terminated with exception: (?!.*out of memory)|"
             r"ProcessGroupNCCL's watchdog got stuck|Heartbeat monitor timed out", "not_oom", code="nccl-error"),
         msg(r"device-side assert", "not_oom", code="device-side-assert"),
+        # ... an NPU kernel's own assertion (Ascend C's "[ASSERT] [CANN_VERSION : ...] .../gather_v3_base.h:137: Assertion
+        # `(0 <= val && val < this->gxSize_)' Index 4096 out of range[0 4096)!"): an index past a tensor's end, a bug or
+        # an input longer than a size it was built for, not memory
+        msg(r"\[ASSERT\][^\n]{0,400}?\bAssertion [`'][^`'\n]{1,300}['\u2019]|\bIndex -?\d+ out of range\s*\[-?\d+,? -?\d+\)",
+            "not_oom", code="device-side-assert"),
         # a thread that could not be created (pthread_create's EAGAIN, "Resource temporarily unavailable"): the address
         # space had no room for its stack (ulimit -v), or the threads limit was reached (ulimit -u, a pids cgroup).
         # libgomp (team.c "Thread creation failed: %s"), libstdc++'s std::thread (std::system_error), OpenBLAS
@@ -1804,6 +1809,8 @@ LOG = LogWords(
         # an AMD GPU under ROCm/HIP: its debugging switches are HIP's, not CUDA's
         fig("_rocm", r"\bhip(?:Error\w+|Malloc\w*|Memcpy\w*)|\bHIP error\b|\bROCm\d?\b|\bRCCL\b|/opt/rocm\b|"
             r"\bgfx9[0-9a-f]{2}\b|\bgfx1[01]\d\d\b", lambda m: True),
+        # ... an Ascend NPU under CANN: its switch is ASCEND_LAUNCH_BLOCKING, its collectives HCCL's
+        fig("_ascend", r"\bCANN_VERSION\b|\bvllm[-_]ascend\b|\btorch_npu\b|\bAscend\b|\bEZ9999\b|\bHCCL\b", lambda m: True),
         # generic key=value settings in argument dumps (Namespace, dicts, config lines)
         fig("max_model_len", r"\b(?:max_model_len|context_len|max_seq_len)['\"]?\s*[=:]\s*" + NUM, count),
         fig("tensor_parallel_size", r"\b(?:tensor_parallel_size|tp_size|num_shard)['\"]?\s*[=:]\s*(?:Some\()?(\d+)",

@@ -184,7 +184,8 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
         elif code in ("illegal-memory-access", "device-side-assert", "cuda-kernel-error", "cuda-invalid-argument",
                       "nccl-error", "cuda-error"):
             rerun = ("AMD_SERIALIZE_KERNEL=3 (HIP's CUDA_LAUNCH_BLOCKING; NCCL_DEBUG=INFO for RCCL)" if n.get("_rocm")
-                     else "CUDA_LAUNCH_BLOCKING=1 (NCCL_DEBUG=INFO for NCCL)")
+                     else "ASCEND_LAUNCH_BLOCKING=1 (CANN's CUDA_LAUNCH_BLOCKING; HCCL's own logs for collectives)"
+                     if n.get("_ascend") else "CUDA_LAUNCH_BLOCKING=1 (NCCL_DEBUG=INFO for NCCL)")
             s.say("leave memory settings alone", "memory is not the problem: a shorter context or lower utilization "
                   f"will not fix it; re-run with {rerun} and report it")
         else:
