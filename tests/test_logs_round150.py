@@ -220,3 +220,24 @@ def test_an_npu_kernels_index_assertion_is_not_memory(lines):
     assert (run.kind, run.code) == ("NOT_OOM", "device-side-assert")
     if "EZ9999" in "".join(lines) or "CANN" in "".join(lines):
         assert "ASCEND_LAUNCH_BLOCKING" in " ".join(a["why"] for a in run.advice)
+
+
+# --- the name of a watch for out of memory ("OOM detection", "the OOM score") is no out of memory; a division by zero
+# named in words is an arithmetic fault ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["The crash turned out to be a divide-by-zero in FlashInfer's prefill attention kernel, invisible to dmesg OOM "
+     "detection.", "Worker proc VllmWorker-7 died unexpectedly, shutting down executor."],
+    ["CUDA error: integer divide by zero in the sampler kernel under load"],
+])
+def test_a_division_by_zero_named_in_words_is_not_memory(lines):
+    assert kind_of(lines) == ("NOT_OOM", "floating-point-exception")
+
+
+@pytest.mark.parametrize("lines", [
+    ["We raised the OOM score of the container and enabled OOM protection; the server still stops after an hour."],
+    ["Our OOM monitoring saw nothing, yet the worker exited."],
+])
+def test_a_watch_for_out_of_memory_is_no_out_of_memory(lines):
+    kind, code = kind_of(lines)
+    assert kind not in ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME") and code != "oom-phase-not-shown", (kind, code)
