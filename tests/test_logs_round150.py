@@ -241,3 +241,38 @@ def test_a_division_by_zero_named_in_words_is_not_memory(lines):
 def test_a_watch_for_out_of_memory_is_no_out_of_memory(lines):
     kind, code = kind_of(lines)
     assert kind not in ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME") and code != "oom-phase-not-shown", (kind, code)
+
+
+# --- a GPU's memory in Chinese as 内存 with the device named is out of memory; the report's words of where it failed,
+# a few lines on (a list of what the log shows), and a model compiled at start (torch.compile) as a warm-up step ----
+
+@pytest.mark.parametrize("lines", [
+    ["当尝试在8张A100 GPU上运行70B模型时,系统报出CUDA内存不足错误。从日志中可以观察到几个关键现象:", "",
+     "  1. 每个GPU上已有约23.42GB内存被占用", "  2. 仅剩余2MB空闲内存", "  3. 错误发生在模型编译阶段,特别是torch.compile过程中"],
+    ["Starting the 70B model on 4x A10 fails with CUDA out of memory. What the log shows:", "",
+     "- 23.4 GB in use on every GPU", "- 2 MB free", "- PYTORCH_CUDA_ALLOC_CONF suggested",
+     "- the error happens during torch.compile of the model"],
+])
+def test_the_reports_words_of_where_it_failed_a_few_lines_on(lines):
+    assert kind_of(lines)[0] == "WARMUP"
+
+
+def test_a_gpus_memory_named_in_chinese_as_neicun_is_out_of_memory():
+    kind, code = kind_of(["启动后推理时报错：GPU内存不足，进程退出"])
+    assert kind in ("RUNTIME", "UNDETERMINED") and code != "failure-cause-not-shown", (kind, code)
+
+
+@pytest.mark.parametrize("lines", [
+    ["And each request increases memory usage by about ~300MB until Ubuntu terminates it."],
+    ["Every generation raises the RSS by roughly 40 MB."],
+    ["VRAM usage grows per each request and never comes down."],
+])
+def test_each_step_raising_memory_is_a_leak(lines):
+    assert kind_of(lines) == ("LEAK", "memory-growth-stated")
+
+
+def test_a_projector_of_a_kind_the_build_does_not_know_is_a_model_file_error():
+    assert kind_of(["clip_model_loader: has vision encoder",
+                    "clip_init: failed to load model '/m/mmproj.gguf': load_hparams: unknown projector type: qwen3vl_merger",
+                    "mtmd_init_from_file: error: Failed to load CLIP model from /m/mmproj.gguf"]) == \
+        ("NOT_OOM", "model-file-error")

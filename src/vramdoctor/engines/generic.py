@@ -80,7 +80,9 @@ CODE_ERRORS = (r"NotImplementedError|AttributeError|KeyError|TypeError|IndexErro
 
 
 #: out-of-memory in the words of PyTorch, CUDA, HIP, Vulkan, Metal and allocators in general
-OOM_WORDS = (r"out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError\b", r"显存(?:不足|不够|溢出|爆了?|炸了?|爆炸)|[爆炸]显存|内存溢出", r"\bout of (?:GPU|CUDA|device|video|graphics|VRAM) memory\b", r"\[malloc_or_wait\] Unable to allocate", r"Exceeded max size of memory allocation", r"the resource allocation failed", r"VK_ERROR_OUT_OF_DEVICE_MEMORY",
+OOM_WORDS = (r"out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError\b", r"显存(?:不足|不够|溢出|爆了?|炸了?|爆炸)|[爆炸]显存|内存溢出",
+             # (a GPU's memory in Chinese as 内存 with the device named: "系统报出CUDA内存不足错误")
+             r"(?:CUDA|GPU|NPU|显卡|设备)\s*(?:的)?内存(?:不足|不够)", r"\bout of (?:GPU|CUDA|device|video|graphics|VRAM) memory\b", r"\[malloc_or_wait\] Unable to allocate", r"Exceeded max size of memory allocation", r"the resource allocation failed", r"VK_ERROR_OUT_OF_DEVICE_MEMORY",
              r"\[metal::malloc\]", r"greater than the maximum allowed buffer size", r"alloc_?\w*mem\w* failed", r"OutOfMemoryError", r"(?<![A-Za-z0-9_])OutOfMemory(?![A-Za-z0-9_])", r"CUBLAS_STATUS_ALLOC_FAILED",
              # (not the name of a watch for one: "invisible to dmesg OOM detection", "the OOM score", "OOM protection")
              r"memory is insufficient", r"(?<![A-Za-z0-9_])OOM(?![A-Za-z0-9_])(?![\s-]+(?:detection|detector|checks?|"
@@ -171,7 +173,7 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"gradually|constantly|slowly)\s+(?:to\s+|on\s+)?(?:grow|increas|ris|climb|go(?:es|ing)? up|creep)\w*|"
            r"(?:grow|grew|increas|ris|climb|creep|ratchet)\w*\s+(?:up\s+)?(?:continuously|steadily|constantly|gradually|linearly|"
            r"monotonically|across (?:requests|calls|runs|generations|batches)|"
-           r"over time|over (?:the )?(?:\w+ ){0,2}?(?:lifetime|uptime)\b|without (?:bound|limit)|unbounded(?:ly)?\b|indefinitely|(?:with|after|on) (?:each|every) (?:request|call|batch|"
+           r"over time|over (?:the )?(?:\w+ ){0,2}?(?:lifetime|uptime)\b|without (?:bound|limit)|unbounded(?:ly)?\b|indefinitely|(?:with|after|on|per) (?:each|every) (?:request|call|batch|"
            r"iteration|step|inference)|until\b|"
            # ... to a point ("ram usage is growing to the point it's oomkilled")
            r"to the point (?:where|that|it)\b))|\b(?:memory|VRAM|RAM|GPU memory|host memory)[- ]leak(?:s|ing|age)?\b|"
@@ -196,6 +198,9 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            # gets leaked")
            r"\b(?:memory|RAM|VRAM|RSS)\b[^.;!?\n]{0,20}?\b(?:(?:is|are|was|were|gets?|got|being|been)\s+)?"
            r"(?:permanently\s+|silently\s+)?leaked\b|"
+           # ... each step raising it by a size, the step first ("each request increases memory usage by about ~300MB")
+           r"\b(?:each|every)\s+(?:\w+\s+){0,2}?" + _STEP + r"\s+(?:increases|raises|grows|bumps|adds to)\s+(?:the\s+)?"
+           r"(?:\w+\s+)?(?:memory|RAM|VRAM|RSS)\b(?:\s+(?:usage|use|consumption|footprint))?\s+by\b|"
            # ... memory allocated over and over ("the model keeping allocat memory when handling a request", "it keeps
            # allocating more VRAM")
            r"\bkeep(?:s|ing)?\s+(?:on\s+)?allocat\w*\s+(?:more\s+)?(?:\w+\s+)?(?:memory|RAM|VRAM)\b|"

@@ -412,7 +412,9 @@ LOG = LogWords(
         # (also a tensor the architecture needs that the file lacks, llama-model-loader's "missing tensor '%s'" /
         # older "tensor '%s' not found": a file made for a newer build, or another conversion)
         msg(r"has wrong array length; expected \d+, got \d+|unknown model architecture: '|error loading model "
-            r"(?:hyperparameters|architecture|vocabulary)|\bmissing tensor '|\btensor '[^']{1,200}' not found\b",
+            r"(?:hyperparameters|architecture|vocabulary)|\bmissing tensor '|\btensor '[^']{1,200}' not found\b|"
+            # (a multimodal projector of a kind this build does not know, clip.cpp's "unknown projector type: %s")
+            r"\bunknown projector type\b",
             "not_oom", code="model-file-error"),
         # a file cut short (a partial download, a split GGUF's first part alone): llama-model-loader's "tensor '%s' data
         # is not within the file bounds, model is corrupted or incomplete", and a tensor count it cannot find

@@ -178,7 +178,9 @@ _STARTING_TOLD = re.compile(
 #: a report's words of where the failure was raised ("Error occurs in `prealloc_symmetric_memory_pool` at
 #: `model_runner.py:3420` during FlashInfer FP4 kernel autotuning", "it fails inside capture_model")
 _TOLD_WHERE = re.compile(r"\b(?:occurs?|occurred|happens?|happened|is raised|was raised|is thrown|fails|failed) (?:in|inside|"
-                         r"at|during|while) (?:the )?[`'\x22]?(\w)", re.I)
+                         r"at|during|while) (?:the )?[`'\x22]?(\w)|"
+                         # (in Chinese: 错误发生在模型编译阶段, 报错出现在加载权重时)
+                         r"(?:错误|报错|问题|异常|OOM)(?:发生|出现)(?:在|于)\s*(\S)", re.I)
 
 
 def _told_start(text: str) -> bool:
@@ -272,7 +274,13 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        r"(?:the\s+)?(?:model[ _])?weights?|weights?[ _]load(?:ing)?)" + _MARK + _STAGE, re.I), "WEIGHTS"),
            (re.compile(r"\b(?:reach(?:es|ed|ing)?|at|in|during|into)\s+(?:the\s+)?(?:post-load\s+|initial\s+|first\s+)?" + _MARK + r"(?:(?:cuda[ _])?graph[ _]"
                        r"captur\w*|warm[ _-]?up|(?:memory[ _])?profil(?:e|ing)(?:[ _]run)?)" + _MARK + _STAGE, re.I),
-            "WARMUP"))
+            "WARMUP"),
+           # ... the model compiled at start (torch.compile, run within the engine's profiling or graph capture: "OOM
+           # during torch.compile", "while compiling the model", 错误发生在模型编译阶段, torch.compile过程中)
+           (re.compile(r"\b(?:during|while|when|in)\s+(?:the\s+)?[`'\x22]?torch\.compile\b|\b(?:during|while|when)\s+"
+                       r"compiling\s+(?:the\s+)?(?:model|graph)\b|\b(?:in|during|at)\s+(?:the\s+)?(?:model\s+)?"
+                       r"compil(?:e|ation)\s+(?:stage|phase|step)\b|(?:模型)?编译(?:阶段|过程中?|期间)|torch\.compile\s*(?:过程|阶段|期间|时)",
+                       re.I), "WARMUP"))
 
 
 def _said(rx: re.Pattern, text: str, not_yet: re.Pattern = _NOT_YET) -> bool:
@@ -507,15 +515,18 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
                      (f.line_no, f.text), ["WARMUP", "RUNTIME"])
     # an engine's own verdict a line or two later, or the request that failed (the lines after a frame are more of
     # its traceback)
-    for ln, text in f.after[:3] if not headless else ():
-        told = _TOLD_WHERE.search(text) if not LOG_PREFIX.match(text) else None
+    # (the report's words of where it failed, a few lines on: a list of what the log shows, "3. 错误发生在模型编译阶段")
+    for i, (ln, text) in enumerate(f.after[:8] if not headless else ()):
+        told = _TOLD_WHERE.search(text) if not LOG_PREFIX.match(text) and not program_line(text) else None
         if told:  # the report's words of where it failed ("Error occurs in `prealloc_symmetric_memory_pool` during
             # FlashInfer FP4 kernel autotuning"): the step they name
-            p = phase_words(re.split(r"[,;]|\.\s|\s(?:right |just )?(?:after|before|when|once)\s", text[told.start(1):])[0],
-                            engine)
+            p = phase_words(re.split(r"[,;，；]|\.\s|\s(?:right |just )?(?:after|before|when|once)\s",
+                                     text[told.start(told.lastindex or 1):])[0], engine)
             p = p if p in PHASES else during_step(text)  # (or a step in the report's words: "allocating a KV buffer")
             if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
                 return Place(p, "the report's words of where it failed", (ln, text), [p], inferred=True)
+        if i >= 3:
+            continue
         if (FRAME.search(text) or FAILED_REQUEST.search(text) or user_words(text) or _code_of_frame(f, ln)
                 or prose_like(text) or sentence_like(text)):
             # (nor a person's sentence, a maintainer's explanation: "The KV cache is preallocated for the full context
