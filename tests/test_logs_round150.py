@@ -276,3 +276,36 @@ def test_a_projector_of_a_kind_the_build_does_not_know_is_a_model_file_error():
                     "clip_init: failed to load model '/m/mmproj.gguf': load_hparams: unknown projector type: qwen3vl_merger",
                     "mtmd_init_from_file: error: Failed to load CLIP model from /m/mmproj.gguf"]) == \
         ("NOT_OOM", "model-file-error")
+
+
+# --- vLLM V0's dump of a failed execution's inputs is a failure while serving, its cause after it; a full pool before
+# it is the evidence there is, and the message never says that no process crashed --------------------------------
+
+_FAILED_EXECUTION = ("INFO 10-11 06:51:31 model_runner_base.py:120] Writing input of failed execution to "
+                     "/tmp/err_execute_model_input_20241011-065131.pkl...")
+_ADDED = "INFO 10-11 06:51:30 engine.py:292] Added request chat-29ccd21f37fb4a8ea96c1c8c189a6a49."
+
+
+def test_a_failed_execution_after_a_full_pool_is_no_crash_free_pool_pressure():
+    run = run_of(diag("\n".join([
+        _ADDED,
+        "WARNING 10-11 06:51:31 scheduler.py:1493] Sequence group chat-55b8 is preempted by PreemptionMode.RECOMPUTE "
+        "mode because there is not enough KV cache space. This can affect the end-to-end performance.",
+        _FAILED_EXECUTION])))
+    assert run.kind == "RUNTIME" and run.inferred
+    assert "no process crashed" not in run.message and "failure follows" in run.message
+
+
+@pytest.mark.parametrize("last,kind", [
+    ("ERROR 10-11 06:51:31 engine.py:160] RuntimeError: CUDA error: an illegal memory access was encountered",
+     ("NOT_OOM", "illegal-memory-access")),
+    ("ERROR 10-11 06:51:31 engine.py:160] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",
+     ("RUNTIME", "serving-oom")),
+])
+def test_a_failed_execution_is_read_by_the_error_after_it(last, kind):
+    assert kind_of([_ADDED, _FAILED_EXECUTION, last]) == kind
+
+
+def test_a_failed_execution_alone_does_not_show_its_cause():
+    run = run_of(diag("\n".join([_ADDED, _FAILED_EXECUTION])))
+    assert (run.kind, run.code) == ("UNDETERMINED", "failure-cause-not-shown")

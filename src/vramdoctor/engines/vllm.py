@@ -448,6 +448,10 @@ LOG = LogWords(
             # entrypoints/launcher.py, 0.5-0.10: the server stops once its engine is dead)
             r"Engine process \(pid \d+\) died|(?:MQLLMEngine|AsyncLLMEngine) (?:is already dead|has failed), "
             r"terminating server process", "wrapper"),
+        # V0's model runner dumping the inputs of a model execution that raised (worker/model_runner_base.py
+        # dump_input_on_failure: "Writing input of failed execution to /tmp/err_execute_model_input_....pkl..."): an
+        # execution failed while serving, its exception after
+        msg(r"Writing input of failed execution to\b", "wrapper", "RUNTIME"),
     ),
     frames={
         "KV": rx(r"initialize_kv_cache|_initialize_kv_caches|_allocate_kv_cache|kv_cache_utils|"

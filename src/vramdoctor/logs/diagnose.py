@@ -700,7 +700,7 @@ def _latest_survived(run: RunFacts, f: Failure, fatal: list[Failure], engine: st
 
 def _full_while_serving(run: RunFacts) -> Diagnosis | None:
     """The pool was full under load before a failure whose cause the log does not show: that is the evidence."""
-    d = pressure(run)
+    d = pressure(run, failed_after=True)
     if d is None or d.kind != "RUNTIME":
         return None
     d.inferred = True

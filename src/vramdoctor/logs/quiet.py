@@ -196,9 +196,10 @@ def _process_growth(run: RunFacts) -> Diagnosis | None:
                                "something runs out.")
 
 
-def pressure(run: RunFacts) -> Diagnosis | None:
+def pressure(run: RunFacts, failed_after: bool = False) -> Diagnosis | None:
     """The engine's own warnings that its KV pool was full and it coped (preempted, retracted, queued, failed a
-    request): RUNTIME while serving, KV_CAPACITY at start; None without such warnings."""
+    request): RUNTIME while serving, KV_CAPACITY at start; None without such warnings. `failed_after`: a failure
+    follows them (the message then does not say that no process crashed)."""
     pressure = [p for p in run.pressure if p.kind == "pressure"]
     if not pressure:
         return None
@@ -218,8 +219,8 @@ def pressure(run: RunFacts) -> Diagnosis | None:
         effect = ("Requests fail or run in smaller batches: the context's KV cells are too few for this load."
                   if p.code.startswith("kv-cache-full") else
                   "Requests wait or are recomputed: the pool is too small for this load.")
-        message = (f"The KV cache pool was full while serving ({count}): the engine {_COPES.get(p.code, 'coped')}, "
-                   f"and no process crashed. {effect}")
+        message = (f"The KV cache pool was full while serving ({count}): the engine {_COPES.get(p.code, 'coped')}"
+                   + (". " if failed_after else ", and no process crashed. ") + effect)
     return Diagnosis(kind=kind, code=p.code or "kv-pool-full", evidence=[(x.line_no, x.text) for x in pressure[:3]],
                      phase_source="the engine's own warning", message=message)
 
