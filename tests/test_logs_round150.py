@@ -309,3 +309,18 @@ def test_a_failed_execution_is_read_by_the_error_after_it(last, kind):
 def test_a_failed_execution_alone_does_not_show_its_cause():
     run = run_of(diag("\n".join([_ADDED, _FAILED_EXECUTION])))
     assert (run.kind, run.code) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+# --- vLLM V1's block pool asked for more blocks than are free (a shared or elastic pool that shrank under the
+# scheduler): the pool ran out while serving -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["(EngineCore_DP0 pid=88) ERROR 01-12 10:00:02 [core.py:938] EngineCore encountered a fatal error.",
+     "(EngineCore_DP0 pid=88) ERROR 01-12 10:00:02 [core.py:938]   File \"/vllm/v1/core/block_pool.py\", line 301, in "
+     "get_new_blocks",
+     "(EngineCore_DP0 pid=88) ERROR 01-12 10:00:02 [core.py:938] ValueError: Cannot get 12 free blocks from the pool"],
+    ["[kvcached][WARNING] kv_cache_manager.py:174 available_size()=71 < need_size=76",
+     "ERROR core.py:938 EngineCore encountered a fatal error."],
+])
+def test_a_block_pool_out_of_free_blocks_while_serving_is_runtime(lines):
+    assert kind_of(lines) == ("RUNTIME", "kv-blocks-exhausted")

@@ -396,6 +396,11 @@ LOG = LogWords(
         # a LoRA adapter whose rank is above the cap the slots were sized for (lora/peft_helper.py validate_legal:
         # "LoRA rank {r} is greater than max_lora_rank {max_lora_rank}"): a setting, not memory
         msg(r"LoRA rank \d+ is greater than max_lora_rank\b", "not_oom", code="lora-rank-over-cap"),
+        # V1's block pool asked for more blocks than are free (v1/core/block_pool.py get_new_blocks: "Cannot get N free
+        # blocks from the pool"), the scheduler's count and the pool apart (an elastic or shared pool, kvcached's, that
+        # shrank under it: "[kvcached][WARNING] ... available_size()=71 < need_size=76"): the pool ran out while serving
+        msg(r"Cannot get \d+ (?:leased )?free blocks from the pool|\bavailable_size\(\)\s*=\s*\d+\s*<\s*need_size\s*=\s*\d+",
+            "oom", "RUNTIME", "kv-blocks-exhausted"),
         msg(r"No available memory for the cache blocks", "oom", "KV", "no-memory-for-kv-cache"),
         # V1 dumps the batch it was running after its engine core crashed (`v1/engine/core.py` ->
         # `dump_input.py`: "Dumping input data for V1 LLM engine", earlier "Dumping scheduler output for model
