@@ -324,3 +324,19 @@ def test_a_failed_execution_alone_does_not_show_its_cause():
 ])
 def test_a_block_pool_out_of_free_blocks_while_serving_is_runtime(lines):
     assert kind_of(lines) == ("RUNTIME", "kv-blocks-exhausted")
+
+
+# --- a server's memory guard refusing to load a model beside what it holds: the weights ledger; a 4-bit name in
+# lower case (MLX's community models) is fewer-bit weights already ---------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ['Error: {"detail":"Cannot load Qwen3.5-122B-A10B-Text-mxfp4-mlx: projected memory 127.68GB would exceed process '
+     'limit 88.00GB (current: 64.22GB, model: 63.46GB)"}'],
+    ["ERROR: Unable to load model llama-3.1-70b-instruct-4bit: estimated memory 40.2 GB exceeds the memory limit "
+     "(32.0 GB)"],
+    ["Failed to load gemma-3-27b-it-qat-4bit because it would exceed the configured memory budget"],
+])
+def test_a_memory_guard_refusing_a_load_is_the_weights_ledger(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("WEIGHTS", "weights-exceed-memory-limit")
+    assert "fewer-bit" not in flags(run) and all(a["change"] != "fewer-bit weights" for a in run.advice)

@@ -1163,6 +1163,12 @@ LOG = LogWords(
         # because `Qwen2ForCausalLM` does not implement `set_embed`"); not in a sentence that also names an
         # out-of-memory, nor in a warning that goes on ("WARNING ... Failed to import Ray with ModuleNotFoundError")
         msg(r"^\s*(?:[\w.]+\.)?(?:" + CODE_ERRORS + r")\s*$", "not_oom", code="code-error", flags=0),
+        # a server's own memory guard refusing to load a model beside what it holds (oMLX: "Cannot load X: projected
+        # memory 127.68GB would exceed process limit 88.00GB (current: 64.22GB, model: 63.46GB)"): the weights ledger,
+        # before any of them moved
+        msg(r"\b(?:Cannot|Can't|Unable to|Failed to|Could not) load\b[^\n]{0,300}?\b(?:would exceed|exceeds?) (?:the )?"
+            r"(?:process |memory |system |server |configured )?(?:memory )?(?:limit|ceiling|budget)\b", "oom", "WEIGHTS",
+            "weights-exceed-memory-limit"),
         # a command line the program does not accept: Python argparse's "prog: error: unrecognized arguments: ...",
         # "error: argument --x: invalid int value", "the following arguments are required"; click's "Error: No such
         # option: --x"; llama.cpp's common/arg.cpp "error: invalid argument: --x"
@@ -1713,8 +1719,10 @@ LOG = LogWords(
             lambda m: f"{m.group(1)}/{m.group(2)}"),
         # a quantized checkpoint the report names by its suffix, in a title or a sentence ("Vicuna-7B-v1.5-GPTQ fails
         # with ...", "TheBloke/Llama-2-70B-AWQ"): its weights are already fewer-bit (read by logs.settings)
+        # (the suffix in either case: MLX's community names are lower case, "Qwen3.5-122B-A10B-Text-mxfp4-mlx")
         fig("_quantized_name", r"\b[\w.-]{2,80}[-_](?:GPTQ|AWQ|EXL2|GGUF|FP8|INT4|INT8|W4A16|W8A8|bnb-4bit|4bit|NF4|"
-            r"MXFP4|NVFP4)(?:[-_][\w.-]{1,40})?\b", lambda m: m.group(0), mode="first", prose=True, flags=0),
+            r"MXFP4|NVFP4|(?i:mxfp4|nvfp4|awq|gptq|[2348]bit))(?:[-_][\w.-]{1,40})?\b", lambda m: m.group(0), mode="first",
+            flags=0),
         # a quantized checkpoint the loader detected (vLLM's quantization/fp8.py and modelopt.py "Detected fp8
         # checkpoint. Please note that the format is experimental ...", "Detected ModelOpt fp8 checkpoint", copied by
         # SGLang and KTransformers): fewer-bit weights are in use
