@@ -340,3 +340,40 @@ def test_a_memory_guard_refusing_a_load_is_the_weights_ledger(lines):
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("WEIGHTS", "weights-exceed-memory-limit")
     assert "fewer-bit" not in flags(run) and all(a["change"] != "fewer-bit weights" for a in run.advice)
+
+
+# --- llama.cpp prints "KV buffer size" after each buffer of a cache; the cache is made only at its summary line
+# ("llama_kv_cache: size = ..."): a failure between them is the KV cache's next buffer ----------------------------
+
+_MODEL_LOADED = ["load_tensors: offloading 48 repeating layers to GPU",
+                 "load_tensors:        CUDA0 model buffer size =  4800.00 MiB",
+                 "load_tensors:        CUDA1 model buffer size =  9120.00 MiB"]
+
+
+@pytest.mark.parametrize("lines", [
+    # an iSWA model's SWA cache, pasted from its creation: its CPU buffer made, its GPU buffer fails
+    _MODEL_LOADED + [
+        "llama_kv_cache_unified_iswa: creating     SWA KV cache, size = 4096 cells",
+        "llama_kv_cache_unified:        CPU KV buffer size =   160.00 MiB",
+        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 480.00 MiB on device 0: cudaMalloc failed: out of memory",
+        "alloc_tensor_range: failed to allocate CUDA0 buffer of size 503316480",
+        "llama_init_from_model: failed to init"],
+    # one cache over two GPUs: its first buffer made, the second fails
+    _MODEL_LOADED + [
+        "llama_kv_cache:      CUDA0 KV buffer size =  2048.00 MiB",
+        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 6144.00 MiB on device 1: cudaMalloc failed: out of memory",
+        "alloc_tensor_range: failed to allocate CUDA1 buffer of size 6442450944",
+        "llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache"],
+])
+def test_a_failure_between_a_caches_buffers_is_the_kv_cache(lines):
+    assert kind_of(lines)[0] == "KV_CAPACITY"
+
+
+def test_a_failure_after_the_caches_summary_is_past_it():
+    lines = _MODEL_LOADED + [
+        "llama_kv_cache:      CUDA0 KV buffer size =  2048.00 MiB",
+        "llama_kv_cache: size = 2048.00 MiB ( 16384 cells,  48 layers,  1/1 seqs), K (f16): 1024.00 MiB, V (f16): 1024.00 MiB",
+        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1500.00 MiB on device 0: cudaMalloc failed: out of memory",
+        "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 1572864000",
+        "llama_init_from_model: failed to allocate compute pp buffers"]
+    assert kind_of(lines)[0] == "WARMUP"

@@ -44,7 +44,7 @@ LOG = LogWords(
         fig("quantization", r"Quantization Format = '?(\w+)", lambda m: m.group(1)),
         fig("max_model_len", r"Context Length = (\d+)", count),
     ),
-    after_weights=("WARMUP", "KV"),
+    after={"weights_done": ("WARMUP", "KV")},
 )
 
 ENGINE = Engine(

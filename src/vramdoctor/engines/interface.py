@@ -104,7 +104,8 @@ class LogWords:
     says a step finished).
     milestones: (milestone, pattern) pairs; a line matching marks the milestone passed.
     figures: figures and settings read from any line.
-    after_weights: the phases that can follow `weights_done` in this engine's start-up.
+    after: milestone -> the phases that can follow it in this engine's start-up, where they are not
+    `AFTER_MILESTONE`'s (vLLM's profiling pass before its pool is sized: `weights_done` -> WARMUP or KV).
     quiet: the engine's start-up milestones are not printed at its default log level, so their absence
     says nothing about how far it got.
     step_codes: the steps that settle a failure's code within its kind (`StepCode`).
@@ -141,7 +142,7 @@ class LogWords:
     frames: dict[str, re.Pattern] = field(default_factory=dict)
     milestones: tuple[tuple[str, re.Pattern], ...] = ()
     figures: tuple[Figure, ...] = ()
-    after_weights: tuple[str, ...] = ("KV",)
+    after: dict[str, tuple[str, ...]] = field(default_factory=dict)
     quiet: bool = False
     step_codes: tuple[StepCode, ...] = ()
     loader: re.Pattern | None = None

@@ -460,8 +460,11 @@ LOG = LogWords(
     milestones=(
         # (not "offloaded N/M layers to GPU": load_tensors prints it before it allocates the weights' buffers)
         ("weights_done", rx(r"model buffer size =|" + _DEV + r"\w* buffer size =|CPU buffer size =")),
-        ("kv_done", rx(r"KV self size|llama_kv_cache(?:_unified|_iswa)?: size =|KV buffer size =|"
-                       r"compute buffer size =")),
+        # (the cache's summary, printed once all its buffers are allocated: llama-kv-cache.cpp prints "KV buffer size"
+        # after each buffer it allocates, so a failure after one is the next buffer of the same cache; an iSWA model
+        # makes two caches, the non-SWA one, then the SWA one)
+        ("kv_sized", rx(r"KV buffer size =")),
+        ("kv_done", rx(r"KV self size|llama_kv_cache(?:_unified|_iswa)?: size =|compute buffer size =")),
         # llama-cli (tools/main/main.cpp), after common_init_from_params has loaded the model and run its warm-up:
         # "main: llama threadpool init, n_threads = 4", its sampler ("sampler seed: 3140513417"); then it reads the
         # prompt: "generate: n_ctx = 4096, n_batch = 2048, n_predict = -1, n_keep = 0" (its one request)
@@ -670,6 +673,8 @@ LOG = LogWords(
     # GGML_CUDA_NO_PINNED turns off)
     pinned_host_load="Run once with GGML_CUDA_NO_PINNED=1, or with mmap on (no --no-mmap): if it then loads, pinned "
                      "memory was the limit.",
+    # (a per-buffer "KV buffer size" line with no summary after it: the cache is still being made, its next buffer)
+    after={"kv_sized": ("KV",)},
     not_oom_advice={
         "k-shift-unsupported": "a slot's context filled and llama.cpp tried to shift its KV cache (K-shift), which "
                                "this model's cache cannot do: keep each request within the context (a smaller "

@@ -17,7 +17,7 @@ LOG = LogWords(
     fingerprint=rx(r"mlx_lm|mlx-lm|mlx_vlm|mlx\.core|\[METAL\] Command buffer execution failed|mlx-community/|"
                    r"Batch eval all weights"),
     # no KV pool is made at start: after the weights come kernel compilation and requests
-    after_weights=("WARMUP", "RUNTIME"),
+    after={"weights_done": ("WARMUP", "RUNTIME")},
     messages=(
         # mlx/backend/metal/allocator.cpp: "[metal::malloc] Resource limit (499000) exceeded.": the count of live Metal
         # buffers (iogpu.rsrc_limit, 499000 where unknown) past its ceiling, not bytes: buffers the allocator's cache

@@ -613,7 +613,7 @@ LOG = LogWords(
             r"enable[_-]chunked[_-]prefill['\"]?\s*[=:]\s*['\"]?True\b|--enable-chunked-prefill\b(?! false)",
             lambda m: True),
     ),
-    after_weights=("WARMUP", "KV"),  # the profiling pass runs before the pool is sized
+    after={"weights_done": ("WARMUP", "KV")},  # the profiling pass runs before the pool is sized
     sentences=(
         # V1 0.8-0.10 (v1/core/kv_cache_utils.py check_enough_kv_cache_memory; estimated_msg is "" or "Based on the
         # available memory, the estimated maximum model length is N.")

@@ -607,7 +607,6 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
         if len(cands) == 1:
             return Place(cands[0], where, (f.line_no, f.text), cands, inferred=True)
         return Place(None, where, (f.line_no, f.text), cands)
-    after_weights = eng.log.after_weights if eng else ("KV",)
     if marker == "warmup_done" and not f.elided and _warmup_goes_on(f, eng):
         return Place("WARMUP", f"the start-up progress: the last milestone, then {eng.log.warmup_goes_on[1]} (the step "
                      "the engine runs after it), nothing of serving since", (f.line_no, f.text), ["WARMUP"],
@@ -615,7 +614,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     if f.elided or quiet:  # lines left out (or not printed) after the last milestone: anything may have happened
         cands = _at_least(scope, floor)
     else:
-        cands = list(after_weights if marker == "weights_done" else AFTER_MILESTONE[marker])
+        cands = list((eng.log.after if eng else {}).get(marker, AFTER_MILESTONE[marker]))
         cands = [c for c in cands if c in scope] or cands
         cands = [c for c in cands if not floor or PHASES.index(c) >= PHASES.index(floor)] or _at_least(scope, floor)
     where = f"the start-up progress ({marker})"
