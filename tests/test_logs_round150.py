@@ -377,3 +377,33 @@ def test_a_failure_after_the_caches_summary_is_past_it():
         "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 1572864000",
         "llama_init_from_model: failed to allocate compute pp buffers"]
     assert kind_of(lines)[0] == "WARMUP"
+
+
+# --- a request's refusal the report quotes whole, above a log cut partway through the same line: the refusal, not a
+# cut error; HCCL's connection failures are communication, not memory ------------------------------------------------
+
+_REFUSAL = ("10.21.400.100 E srv    send_error: task id = 812, error: request (40123 tokens) exceeds the available "
+            "context size (32768 tokens), try increasing it")
+
+
+@pytest.mark.parametrize("said,kind", [
+    ("The server fails on long prompts from the agent with:", "NOT_OOM"),
+    ("Long prompts from the agent give:", "NONE"),
+])
+def test_a_refusal_quoted_whole_above_its_cut_copy_is_the_refusal(said, kind):
+    lines = [said, "", _REFUSAL, "", "```console",
+             "10.21.390.001 I srv  update_slots: all slots are idle",
+             "10.21.399.902 I slot launch_slot_: id  0 | task 812 | processing task",
+             _REFUSAL[:_REFUSAL.index("exceeds") + 6]]
+    assert kind_of(lines) == (kind, "requests-refused-too-long")
+
+
+@pytest.mark.parametrize("lines", [
+    ["[ERROR] HCCL(80812,):2026-06-17-02:21:43.853.333 [transport_manager.cc:954] [86231][InitChannelStage][RunFailed]"
+     "Transport init error! createLink para:rank[7]-localUserrank[7]-remoteRank[15]"],
+    ["[ERROR] HCCL(4411,python):2026-01-02-10:00:00.000.001 [detect_connect_anomalies.cc:126] [4411]----CONNECT TIMEOUT "
+     "DETECT RESULT----"],
+    ["RuntimeError: HCCL function error: HcclCommInitRootInfo, error code is 9 (HCCL_E_TCP_CONNECT)"],
+])
+def test_hccl_connection_failures_are_not_memory(lines):
+    assert kind_of(lines) == ("NOT_OOM", "communication-error")

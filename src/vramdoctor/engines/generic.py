@@ -982,7 +982,11 @@ LOG = LogWords(
             r"\bNIXL_ERR_[A-Z_]+\b|"
             # ... or MPI, which TensorRT-LLM's ranks talk over (common/mpiUtils.cpp: "Assertion failed: Failed: MPI
             # error ... mpiUtils.cpp:211"), MPI's own codes and Open MPI's words
-            r"\bFailed: MPI error\b|\bMPI_ERR_[A-Z_]+\b|\bmpiUtils\.cpp:\d+", "not_oom", code="communication-error"),
+            r"\bFailed: MPI error\b|\bMPI_ERR_[A-Z_]+\b|\bmpiUtils\.cpp:\d+|"
+            # ... or HCCL, Ascend's collectives ("[ERROR] HCCL(...) ... [InitChannelStage][RunFailed]Transport init
+            # error! createLink ...", its "CONNECT TIMEOUT DETECT RESULT", HcclResult codes by name)
+            r"\bTransport init error!|\bCONNECT TIMEOUT DETECT RESULT\b|\bHCCL_E_(?:TIMEOUT|TCP_CONNECT|TCP_TRANSFER|NETWORK|"
+            r"REMOTE|ROCE_CONNECT|UNAVAIL)\b", "not_oom", code="communication-error"),
         # the GPU stopped answering (a hang, a driver reset, a reset by the OS watchdog): a named cause, not memory
         # (Vulkan VK_ERROR_DEVICE_LOST and its C++ name, D3D12's device removal, NVIDIA's Xid 79 text)
         # (and Mesa's radv on amdgpu: "The CS has been cancelled because the context is lost"; NVIDIA's driver faults by

@@ -759,6 +759,18 @@ _TABLE_ROW = re.compile(r"^\s*\|[^|\n]*\|")
 _DETAIL_AFTER = {("not_oom", "nccl-error"): ("oom", 4), ("oom", "npu-alloc-failed"): ("not_oom", 6)}
 
 
+def _cut_copy_of_refusal(run: RunFacts, f: Failure) -> bool:
+    """Error line `f`'s last words are inside a request's refusal the run shows whole elsewhere, which goes on past them
+    (the report quotes llama-server's "send_error: ... error: request (24743 tokens) exceeds the available context
+    size (24064 tokens)" above a log cut at "... request (24743 tokens) exceed")."""
+    if not run.refused_first:
+        return False
+    tail, whole = f.text.rstrip()[-30:], run.refused_first[1]
+    # (its last words inside the refusal, which goes on past them: the same line, cut)
+    at = whole.find(tail) if len(tail) >= 16 else -1
+    return at >= 0 and len(whole.rstrip()) > at + len(tail)
+
+
 def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, str] | None]:
     """The failure that decides run `run` (None: the run shows none), and the line of the report's own words that gave
     its cause where the log's lines do not (a user's sentence, or the title; None where they do)."""
@@ -1121,6 +1133,10 @@ def _kv_over_free(run: RunFacts, f: Failure, cands: list[str]) -> Diagnosis | No
 
 
 def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -> Diagnosis:
+    if len(run.failures) == 1 and run.failures[0].kind == "error" and _cut_copy_of_refusal(run, run.failures[0]):
+        # the refusal the report quotes whole, cut in the log below it: a refused request, and the log's cut is that
+        # line's, not another failure's
+        return no_failure(replace(run, failures=[], tail_cut=False), engine)
     f, told = _deciding(run, engine)
     if f is None:
         return no_failure(run, engine)
