@@ -407,3 +407,28 @@ def test_a_refusal_quoted_whole_above_its_cut_copy_is_the_refusal(said, kind):
 ])
 def test_hccl_connection_failures_are_not_memory(lines):
     assert kind_of(lines) == ("NOT_OOM", "communication-error")
+
+
+# --- an OpenCL call's status names its cause (memory only for its memory statuses); ggml-opencl's hint after any of
+# them, "You may be out of VRAM", is a guess ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines,kind", [
+    (["Processing Prompt [BLAS] (2130 / 2130 tokens)ggml_opencl: ggml_cl_h2d_tensor_2d(queue, d_Q, 0, src0, i03, i02, "
+      "events.data() + ev_idx++) error -30 at ggml-opencl.cpp:1708", "You may be out of VRAM. Please check if you have "
+      "enough."], ("NOT_OOM", "opencl-error")),
+    (["clEnqueueNDRangeKernel failed: CL_INVALID_WORK_GROUP_SIZE"], ("NOT_OOM", "opencl-error")),
+    (["ggml_opencl: clCreateBuffer(context, CL_MEM_READ_WRITE, size, NULL, &err) error -4 at ggml-opencl.cpp:1210",
+      "You may be out of VRAM. Please check if you have enough."], None),
+])
+def test_an_opencl_status_names_its_cause(lines, kind):
+    got = kind_of(lines)
+    if kind:
+        assert got == kind
+    else:
+        assert got[0] in ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME", "UNDETERMINED") and got[1] != \
+            "failure-cause-not-shown", got
+
+
+def test_a_hint_that_memory_may_be_out_is_no_failure_by_itself():
+    assert kind_of(["main: server is listening on 127.0.0.1:8080",
+                    "If generation stops, you may be out of VRAM."])[0] == "NONE"

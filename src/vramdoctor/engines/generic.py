@@ -947,6 +947,16 @@ LOG = LogWords(
             r" at \S*ProcessGroupNCCL\.cpp|watchdog thread terminated with exception: (?!.*out of memory)|"
             r"ProcessGroupNCCL's watchdog got stuck|Heartbeat monitor timed out", "not_oom", code="nccl-error"),
         msg(r"device-side assert", "not_oom", code="device-side-assert"),
+        # an OpenCL call's status (ggml-opencl / CLBlast: "ggml_opencl: ggml_cl_h2d_tensor_2d(...) error -30 at
+        # ggml-opencl.cpp:1708"; CL/cl.h): memory where it is CL_MEM_OBJECT_ALLOCATION_FAILURE (-4), CL_OUT_OF_RESOURCES
+        # (-5), CL_OUT_OF_HOST_MEMORY (-6) or CL_INVALID_BUFFER_SIZE (-61); another cause otherwise (-30
+        # CL_INVALID_VALUE, -38 CL_INVALID_MEM_OBJECT, -54 CL_INVALID_WORK_GROUP_SIZE, ...)
+        msg(r"\berror -(?:4|5|6) at ggml-opencl\.cpp:\d+|\bCL_(?:MEM_OBJECT_ALLOCATION_FAILURE|OUT_OF_RESOURCES|"
+            r"OUT_OF_HOST_MEMORY)\b", "oom"),
+        msg(r"\berror -61 at ggml-opencl\.cpp:\d+|\bCL_INVALID_BUFFER_SIZE\b", "oom",
+            code="buffer-exceeds-allocation-limit"),
+        msg(r"\berror -(?!(?:4|5|6|61)\b)\d+ at ggml-opencl\.cpp:\d+|\bCL_INVALID_(?!BUFFER_SIZE\b)[A-Z_]+\b", "not_oom",
+            code="opencl-error"),
         # ... an NPU kernel's own assertion (Ascend C's "[ASSERT] [CANN_VERSION : ...] .../gather_v3_base.h:137: Assertion
         # `(0 <= val && val < this->gxSize_)' Index 4096 out of range[0 4096)!"): an index past a tensor's end, a bug or
         # an input longer than a size it was built for, not memory

@@ -164,6 +164,10 @@ _NOT_OOM = {
                                   "not answer the query): not memory running out. A driver or runtime that does not "
                                   "match the build is the usual cause: update or match them, or use the build before "
                                   "the change that started it.",
+    "opencl-error": "an OpenCL call failed with a status that is not memory (CL_INVALID_VALUE and the like): a bug "
+                    "in the OpenCL back end or the driver, often at a size it does not handle (a context past 2048 "
+                    "tokens in old CLBlast builds); update the engine or the driver, or use another back end (CUDA, "
+                    "Vulkan).",
     "bad-argument": "the command line has an option or a value the program does not accept (a misspelt flag, a flag "
                     "of another version, a subcommand where options go): nothing ran. Fix the command line; `--help` "
                     "lists what this version takes.",

@@ -41,6 +41,8 @@ _SUPPOSED = re.compile(
     # consider ...", vLLM's own hint at INFO; "if an OOM happens"): not "if I use 32k context I get OOM"
     r"\bif (?:an? |the |any )?(?:CUDA |GPU )?" + _OOM_NAME + "|"
     r"(?:\bif you(?:['\u2019]re | (?:are |run |hit |encounter |see |get ))|\bmay (?:cause|lead to|result in)|\bmight |"
+    # (ggml-opencl's hint after any OpenCL error: "You may be out of VRAM. Please check if you have enough.")
+    r"\bmay be |\bmaybe |"
     # an inference hedged ("the error seems to suggest running out of memory", "looks like an OOM", "suggests OOM")
     r"\b(?:seems?|seemed|appears?|appeared|looks?|looked)\s+(?:to\s+(?:suggest|indicate|be|point to)|like)\b|"
     r"\b(?:suggests?|suggesting|indicates?|implies)\b|"
