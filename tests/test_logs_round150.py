@@ -432,3 +432,17 @@ def test_an_opencl_status_names_its_cause(lines, kind):
 def test_a_hint_that_memory_may_be_out_is_no_failure_by_itself():
     assert kind_of(["main: server is listening on 127.0.0.1:8080",
                     "If generation stops, you may be out of VRAM."])[0] == "NONE"
+
+
+@pytest.mark.parametrize("after,kind", [
+    ("OOMs at **75 MiB** on the 2nd request.", "RUNTIME"),
+    ("It runs out of memory on the third request only.", "RUNTIME"),
+    ("It OOMs right at start, before the first request.", "WARMUP"),
+])
+def test_the_reports_words_after_a_pasted_compute_failure_that_tell_its_request(after, kind):
+    lines = ["```",
+             "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 75.63 MiB on device 0: cudaMalloc failed: out of "
+             "memory",
+             "ggml_gallocr_reserve_n_impl: failed to allocate CUDA0 buffer of size 79299072",
+             "```", "", after]
+    assert kind_of(lines)[0] == kind

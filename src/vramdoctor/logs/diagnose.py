@@ -27,6 +27,7 @@ from ..engines.words import LOADING_ZH, SIZE, to_bytes
 from .knowledge import CAUSE_UNKNOWN, COMMAND, ELISION, FRAME, SIGKILL_RX, Verdict, exception_not_memory, knowledge, phase_words
 from .lines import STATED, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, STARTUP, Place, during_step, frames, locate, step_done, step_reached
+from .prose import OOM_ANY
 from .quiet import leak, no_failure, pool_below_context, pressure, shortfall
 from .verdict import KIND_OF_PHASE, Diagnosis
 
@@ -592,8 +593,14 @@ def _serving_before(run: RunFacts, f: Failure, engine: str) -> bool:
 def _told_on_a_request(run: RunFacts, f: Failure) -> bool:
     """Failure `f`'s own line is a person's sentence that also says it came on a request (the run's request words are
     on that line: "the first real completion request crashes the process ... failed to allocate compute pp
-    buffers")."""
-    return run.progress.get("requests") == f.line_no and not program_line(f.text)
+    buffers"), or a person's line a few lines after it tells the out of memory again with its request."""
+    at = run.progress.get("requests")
+    if at == f.line_no:
+        return not program_line(f.text)
+    # ... or the report's words just after the pasted failure that tell it again with its request ("OOMs at 75 MiB on
+    # the 2nd request")
+    text = run.progress_text.get("requests", "")
+    return any(ln == at for ln, _ in f.after[:8]) and not program_line(text) and bool(OOM_ANY.search(text))
 
 
 def _served_after(run: RunFacts, end: int, engine: str) -> list[int]:
