@@ -446,3 +446,15 @@ def test_the_reports_words_after_a_pasted_compute_failure_that_tell_its_request(
              "ggml_gallocr_reserve_n_impl: failed to allocate CUDA0 buffer of size 79299072",
              "```", "", after]
     assert kind_of(lines)[0] == kind
+
+
+# --- a cut line inside an identifier ("ggml_cud") is no error's first words begun ("cudaMalloc failed") -------------
+
+@pytest.mark.parametrize("last", ["ggml_cud", "llama_model_load_from_fi", "ggml_backend_cuda_buffer_type_alloc_buf"])
+def test_a_cut_inside_an_identifier_is_a_cut_line_not_a_cut_error(last):
+    lines = ["ggml_cuda_init: GGML_CUDA_FORCE_MMQ:    no", "ggml_cuda_init: found 1 ROCm devices:",
+             "  Device 0: AMD Radeon(TM) 8060S Graphics, gfx1151 (0x1151), VMM: no, Wave Size: 32",
+             "llama_model_load_from_file_impl: using device ROCm0 (AMD Radeon(TM) 8060S Graphics) - 98000 MiB free",
+             last]
+    # (the log ends in start-up, cut partway through a line or while its step was under way: not an error's words)
+    assert kind_of(lines)[1] in ("log-cut-off", "log-ends-during-step")

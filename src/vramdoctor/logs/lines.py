@@ -327,6 +327,8 @@ def cut_error(text: str) -> bool:
             # "Traceback (most recent", "terminate called after")
             inside = head[k].isalnum() and part[-1].isalnum()
             between = head[k] == " " and " " in part and len(part) >= 10 and part[-1].isalnum()
-            if (inside or between) and t.endswith(part) and (len(t) == k or not t[-k - 1].isalnum()):
+            # (the words starting a word of the line: not after a letter, digit or underscore, "ggml_cud" is no
+            # "cudaMalloc failed" begun)
+            if (inside or between) and t.endswith(part) and (len(t) == k or not (t[-k - 1].isalnum() or t[-k - 1] == "_")):
                 return True
     return False
