@@ -458,3 +458,17 @@ def test_a_cut_inside_an_identifier_is_a_cut_line_not_a_cut_error(last):
              last]
     # (the log ends in start-up, cut partway through a line or while its step was under way: not an error's words)
     assert kind_of(lines)[1] in ("log-cut-off", "log-ends-during-step")
+
+
+# --- SGLang's watchdog found a step stuck and killed its own server: a hang, and the "Killed" after it is the engine's
+# own kill, not the OOM killer's ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["[2025-03-09 00:57:15 TP0] Watchdog timeout (self.watchdog_timeout=300)",
+     "[2025-03-09 00:57:15 TP1] Watchdog timeout (self.watchdog_timeout=300)",
+     "[2025-03-09 00:57:20] Received sigquit from a child proces. It usually means the child failed.", "Killed"],
+    ["[2025-11-02 10:00:00 TP0] Scheduler watchdog timeout (self.watchdog_timeout=600, self.soft=False)",
+     "[2025-11-02 10:00:05] Received sigquit from a child process. It usually means the child failed."],
+])
+def test_sglangs_watchdog_killing_its_own_server_is_a_hang(lines):
+    assert kind_of(lines) == ("NOT_OOM", "watchdog-timeout")

@@ -307,6 +307,10 @@ LOG = LogWords(
         # kvcache from prefill instance, it might be dead"): the transfer engine or the other instance, not memory
         msg(r"\bKVTransferError\b|\bDecode transfer failed for request\b|Failed to get kvcache from prefill instance",
             "not_oom", code="kv-transfer-failed"),
+        # the scheduler's watchdog: a forward step stuck past --watchdog-timeout (managers/scheduler.py
+        # watchdog_thread: "Watchdog timeout (self.watchdog_timeout=300)", then it kills its own process tree): a hang,
+        # not memory running out
+        msg(r"\bWatchdog timeout \(self\.watchdog_timeout=", "not_oom", code="watchdog-timeout"),
         msg(r"Initialization failed\. warmup error", "wrapper", "WARMUP"),
         msg(r"Scheduler hit an exception|Exception in ModelTpServer|scheduler is dead|Received sigquit from a child|"
             r"Initialization failed\. Please see the error messages above", "wrapper"),

@@ -165,6 +165,10 @@ _NOT_OOM = {
                                   "not answer the query): not memory running out. A driver or runtime that does not "
                                   "match the build is the usual cause: update or match them, or use the build before "
                                   "the change that started it.",
+    "watchdog-timeout": "the engine's watchdog found a step stuck past its timeout and killed the server itself (a "
+                        "hang: a kernel, a collective waiting on another rank, a deadlock), not memory running out; "
+                        "the kill after it is the engine's own. Find the step that hung (py-spy dump on the stuck "
+                        "process, NCCL_DEBUG=INFO), and raise --watchdog-timeout only where a step is slow, not stuck.",
     "opencl-error": "an OpenCL call failed with a status that is not memory (CL_INVALID_VALUE and the like): a bug "
                     "in the OpenCL back end or the driver, often at a size it does not handle (a context past 2048 "
                     "tokens in old CLBlast builds); update the engine or the driver, or use another back end (CUDA, "
@@ -852,7 +856,7 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
 #: SGLang's "Received sigquit from a child process. It usually means the child failed."): the shell's "Killed" after it
 #: is that, not the OOM killer
 _SELF_SHUTDOWN = re.compile(r"Got fatal signal from worker processes|See stack trace above for root cause|"
-                            r"Received sigquit from a child process")
+                            r"Received sigquit from a child proces")  # (an SGLang release spells it "proces.")
 
 
 def _self_kill(f: Failure) -> bool:
