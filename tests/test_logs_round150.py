@@ -472,3 +472,39 @@ def test_a_cut_inside_an_identifier_is_a_cut_line_not_a_cut_error(last):
 ])
 def test_sglangs_watchdog_killing_its_own_server_is_a_hang(lines):
     assert kind_of(lines) == ("NOT_OOM", "watchdog-timeout")
+
+
+# --- a gRPC error with an empty description names no cause; a cache budget its smallest plan does not fit is the KV
+# ledger; a request a memory guard aborted is serving; a line at error level cut partway is a failure begun ---------
+
+def test_an_rpc_error_with_an_empty_description_names_no_cause():
+    assert kind_of(["9:01PM ERR [llama-cpp] Failed loading model, error: failed to load model with internal loader: "
+                    "could not load model: rpc error: code = Canceled desc = "]) == \
+        ("UNDETERMINED", "failure-cause-not-shown")
+
+
+@pytest.mark.parametrize("lines", [
+    ["AssertionError: cache budget too small: minimum plan (moe=576 slots, kv=128 pages) needs 8261206016 B > budget "
+     "6734265712 B (raise memory_ratio, lower kv_reserve_tokens, or free GPU memory)"],
+    ["RuntimeError: KV cache budget is too small for max_seq_len=32768 (needs 9.1 GiB, have 6.3 GiB)"],
+])
+def test_a_cache_budget_too_small_for_its_plan_is_the_kv_ledger(lines):
+    assert kind_of(lines)[0] == "KV_CAPACITY"
+
+
+def test_a_request_a_memory_guard_aborted_is_serving():
+    assert kind_of(["INFO: 127.0.0.1:51234 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK",
+                    "Error: Request aborted: process memory limit exceeded. Increase --max-process-memory or reduce "
+                    "context size."])[0] == "RUNTIME"
+
+
+@pytest.mark.parametrize("last", ["[57831] 4.01.799.347 E ggml_backend_cuda_buffer_type",
+                                  "[57831] 4.01.799.347 E ggml_backend_cuda_buffer_type_alloc_buf"])
+def test_a_line_at_error_level_cut_partway_is_a_failure_begun(last):
+    lines = ["[57831] 3.54.282.865 I slot print_timing: id  0 | task 0 | prompt processing, n_tokens = 103031, "
+             "progress = 0.85, t = 215.00 s / 479.21 tokens per second",
+             "[57831] 4.00.283.948 I slot print_timing: id  0 | task 0 | prompt processing, n_tokens = 105079, "
+             "progress = 0.87, t = 221.00 s / 475.48 tokens per second",
+             "[57831] 4.01.799.111 E ggml_backend_cuda_buffer_type_alloc_buffer: allocating 512.00 MiB on device 0",
+             last]
+    assert kind_of(lines)[0] != "NONE"

@@ -1183,6 +1183,13 @@ LOG = LogWords(
         msg(r"\b(?:Cannot|Can't|Unable to|Failed to|Could not) load\b[^\n]{0,300}?\b(?:would exceed|exceeds?) (?:the )?"
             r"(?:process |memory |system |server |configured )?(?:memory )?(?:limit|ceiling|budget)\b", "oom", "WEIGHTS",
             "weights-exceed-memory-limit"),
+        # a cache's budget that its smallest plan does not fit (FreeToken: "AssertionError: cache budget too small:
+        # minimum plan (moe=576 slots, kv=128 pages) needs 8261206016 B > budget 6734265712 B (raise memory_ratio, ...)"):
+        # the KV cache's share of the memory, at start
+        msg(r"\b(?:KV |kv )?cache budget (?:is )?too small\b", "oom", "KV", "kv-cache-too-small"),
+        # a server's memory guard aborting a request (oMLX: "Request aborted: process memory limit exceeded. Increase
+        # --max-process-memory or reduce context size."): serving
+        msg(r"\bRequest aborted: [^\n]{0,40}?\bmemory limit exceeded\b", "oom", "RUNTIME"),
         # a command line the program does not accept: Python argparse's "prog: error: unrecognized arguments: ...",
         # "error: argument --x: invalid int value", "the following arguments are required"; click's "Error: No such
         # option: --x"; llama.cpp's common/arg.cpp "error: invalid argument: --x"

@@ -316,7 +316,9 @@ _VALIDATION = re.compile(r"\b(?:must|should) be (?:a multiple of|divisible by|on
 #: to proceed", DeepSpeed-MII's wait for its server; "died unexpectedly", "Unknown error"): no cause is named
 CAUSE_UNKNOWN = re.compile(r"\bfor (?:some|an? unknown|unknown|no (?:apparent|obvious))\s+reasons?\b|\bunknown (?:error|"
                            r"reason|cause|failure)\b|\b(?:crashed|died|exited|terminated|stopped|quit)\s+unexpectedly\b|"
-                           r"\bwithout (?:a |any )?(?:reason|cause)\b|\b(?:crashed|died)\s*(?:[.,;:]|$)", re.I)
+                           r"\bwithout (?:a |any )?(?:reason|cause)\b|\b(?:crashed|died)\s*(?:[.,;:]|$)|"
+                           # (a gRPC status with an empty description: LocalAI's "rpc error: code = Canceled desc = ")
+                           r"\brpc error: code = \w+ desc =\s*$", re.I)
 
 
 def exception_not_memory(text: str) -> bool:

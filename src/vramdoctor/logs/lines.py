@@ -315,6 +315,16 @@ _RULE = re.compile(r"[\W_]+")
 _STAMP_ONLY = re.compile(r"\s*\d[\d.:/T -]*\d(?:\s+[A-Z])?\s*")
 
 
+#: a line its program wrote at error level: a level word ("ERROR", "level=ERROR", "[E]") or llama.cpp's level letter
+#: after its time ("[57831] 4.01.799.347 E ggml_backend_cuda_buffer_type")
+_ERROR_LEVEL = re.compile(r"^.{0,80}?(?:\b|\[|level=)(?:ERROR|CRITICAL|FATAL)\b|^\s*(?:\[\d+\]\s+)?\d+\.\d\d\.\d\d\d\.\d\d\d E ")
+
+
+def error_level(text: str) -> bool:
+    """`text` is a line its program wrote at error level (`_ERROR_LEVEL`)."""
+    return bool(_ERROR_LEVEL.match(text))
+
+
 def cut_error(text: str) -> bool:
     """The line ends partway into an error's first words (at least 3 characters of them, the cut inside a word or,
     10+ characters in, between two of its words; the words starting a word of the line): "CUDA e", "RuntimeErr",

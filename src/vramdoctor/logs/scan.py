@@ -30,6 +30,7 @@ from .lines import (
     STRONG_PREFIX,
     WRAP_LINES,
     cut_error,
+    error_level,
     pieces,
     prompt_closes,
     stated,
@@ -755,7 +756,9 @@ class Scanner:
             self._read_figures(self.run, *held)
         self.deferred = []
         r = self.run
-        if last and cut_error(last[1]) and last[0] > self.echo_until and not any(
+        # (or a line at error level cut partway, "[57831] 4.01.799.347 E ggml_backend_cuda_buffer_type": its failure
+        # begun, its words cut)
+        if last and (cut_error(last[1]) or cut_mid_line and error_level(last[1])) and last[0] > self.echo_until and not any(
                 last[0] in (f.line_no, f.end_line) for f in r.failures) and not any(
                 last[1].strip() and last[1].strip() in p.text for p in r.pressure):  # the warning before, again
             r.failures.append(Failure(line_no=last[0], text=last[1], kind="error", progress=dict(r.progress),
