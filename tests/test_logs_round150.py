@@ -508,3 +508,13 @@ def test_a_line_at_error_level_cut_partway_is_a_failure_begun(last):
              "[57831] 4.01.799.111 E ggml_backend_cuda_buffer_type_alloc_buffer: allocating 512.00 MiB on device 0",
              last]
     assert kind_of(lines)[0] != "NONE"
+
+
+def test_an_oom_check_that_fails_is_an_out_of_memory_found():
+    lines = ["This is what it looks like when the OOM check fails:", "```",
+             "INFO 03-14 02:45:05 [gpu_model_runner.py:1434] Graph capturing finished in 22 secs, took 0.64 GiB",
+             "ERROR 03-14 02:45:06 [core.py:337] EngineCore hit an exception: Traceback (most recent call last):",
+             "ERROR 03-14 02:45:06 [core.py:337]   File \"/vllm/v1/worker/gpu_model_runner.py\", line 1292, in "
+             "_dummy_sampler_run",
+             "ERROR 03-14 02:45:06 [core.py:337]     sampler_output = self.model.sample("]
+    assert kind_of(lines)[0] == "WARMUP"

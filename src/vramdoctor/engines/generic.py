@@ -85,9 +85,10 @@ OOM_WORDS = (r"out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError
              r"(?:CUDA|GPU|NPU|显卡|设备)\s*(?:的)?内存(?:不足|不够)", r"\bout of (?:GPU|CUDA|device|video|graphics|VRAM) memory\b", r"\[malloc_or_wait\] Unable to allocate", r"Exceeded max size of memory allocation", r"the resource allocation failed", r"VK_ERROR_OUT_OF_DEVICE_MEMORY",
              r"\[metal::malloc\]", r"greater than the maximum allowed buffer size", r"alloc_?\w*mem\w* failed", r"OutOfMemoryError", r"(?<![A-Za-z0-9_])OutOfMemory(?![A-Za-z0-9_])", r"CUBLAS_STATUS_ALLOC_FAILED",
              # (not the name of a watch for one: "invisible to dmesg OOM detection", "the OOM score", "OOM protection")
-             r"memory is insufficient", r"(?<![A-Za-z0-9_])OOM(?![A-Za-z0-9_])(?![\s-]+(?:detection|detector|checks?|"
-             r"checker|checking|monitor|monitoring|protection|prevention|handler|handling|guard|score|score_adj|"
-             r"heuristics?)\b)", r"\binsufficient [vV][rR][aA][mM]\b",
+             # (not "OOM check": "when the OOM check fails" is one found)
+             r"memory is insufficient", r"(?<![A-Za-z0-9_])OOM(?![A-Za-z0-9_])(?![\s-]+(?:detection|detector|monitor|"
+             r"monitoring|protection|prevention|handler|handling|guard|score|score_adj|heuristics?)\b)",
+             r"\binsufficient [vV][rR][aA][mM]\b",
              # ("OOM" as a verb: "OOMing unpredictably", "it OOMed", "OOMs at 4", "OOM'd", "OOM-ing")
              r"(?<![A-Za-z0-9_])OOM(?:s|ed|ing|'d|-ing)(?![A-Za-z0-9_])", r"cudaErrorMemoryAllocation", r"hipErrorOutOfMemory", r"\bNV_ERR_NO_MEMORY\b",
              r"ErrorOutOfDeviceMemory", r"CUDA_ERROR_OUT_OF_MEMORY", r"cudaMalloc failed", r"memory allocation failed",
