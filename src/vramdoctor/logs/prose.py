@@ -44,7 +44,8 @@ _SUPPOSED = re.compile(
     # (ggml-opencl's hint after any OpenCL error: "You may be out of VRAM. Please check if you have enough.")
     r"\bmay be |\bmaybe |"
     # an inference hedged ("the error seems to suggest running out of memory", "looks like an OOM", "suggests OOM")
-    r"\b(?:seems?|seemed|appears?|appeared|looks?|looked)\s+(?:to\s+(?:suggest|indicate|be|point to)|like)\b|"
+    # (not "what it looks like when the OOM check fails": how the failure below looks)
+    r"\b(?:seems?|seemed|appears?|appeared|looks?|looked)\s+(?:to\s+(?:suggest|indicate|be|point to)|like)\b(?!\s+when\b)|"
     r"\b(?:suggests?|suggesting|indicates?|implies)\b|"
     # (and a purpose: "to make sure that OOM happens during profiling", "so that it never OOMs", "to ensure no OOM")
     r"\bmake sure\b|\bensur(?:e|es|ing)\b|\bso that\b|\bin order (?:to|that)\b|"
