@@ -518,3 +518,24 @@ def test_an_oom_check_that_fails_is_an_out_of_memory_found():
              "_dummy_sampler_run",
              "ERROR 03-14 02:45:06 [core.py:337]     sampler_output = self.model.sample("]
     assert kind_of(lines)[0] == "WARMUP"
+
+
+# --- lines of one width that begin alike are a run of the same line (a health check's access lines, a `ps` table),
+# not a log hard-wrapped at that width --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", ["srv  log_server_r: request: GET /health 127.0.0.1 200",
+                                  "time=2025-01-02T10:00:00 level=INFO msg=\"health ok\" 200",
+                                  "12345 root      20   0  125.2g   4.1g   1.4g R 300.7  0.2 sglang::sched"])
+def test_lines_of_one_width_that_begin_alike_are_no_wrap(line):
+    from vramdoctor.logs.unwrap import wrap_width
+    text = "# Potential memory allocation leak\n\n```shell\n" + (line + "\n") * 20 + line[:30] + "\n"
+    assert wrap_width(text.encode()) is None
+
+
+def test_a_log_hard_wrapped_at_a_width_is_still_found():
+    from vramdoctor.logs.unwrap import wrap_width
+    msg = ("ERROR 09-27 06:46:46 engine.py:157] ValueError: The model's max seq len (32768) is larger than the maximum "
+           "number of tokens that can be stored in KV cache (20112). Try increasing `gpu_memory_utilization` or "
+           "decreasing `max_model_len` when initializing the engine.")
+    lines = [msg[i:i + 60] for i in range(0, len(msg), 60)] * 3
+    assert wrap_width(("\n".join(lines) + "\n").encode()) == 60

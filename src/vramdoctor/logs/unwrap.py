@@ -18,6 +18,7 @@ SAMPLE = 256 * 1024  # bytes read before deciding (the first block only, when fo
 MIN_WIDTH = 50  # narrower "widths" are short logs, not a terminal
 MIN_WRAPPED = 3  # lines at that width, at the least (two of equal length are too common by chance)
 CONTINUED = 0.6  # of the lines at that width, the share followed by a line with no log prefix
+SAME_START = 12  # characters two lines begin with alike that make the second a line of its own, not a continuation
 MAX_JOINED = 64 * 1024  # bytes a wrapped message is joined up to (a message is far shorter; lines past it are left)
 
 
@@ -31,6 +32,9 @@ def continues(prev: bytes, raw: bytes) -> bool:
     text = unbox(raw.decode("utf-8", "replace"))  # (a pane's borders pad every line to one width: not a wrap)
     if not text.strip() or STRONG_PREFIX.match(text):
         return False
+    if len(raw) >= SAME_START and raw[:SAME_START] == prev[:SAME_START]:
+        return False  # a line that begins as the one before it does is the next line of the same kind (a repeated
+        # access line, "srv  log_server_r: request: GET /health ..."), not the rest of it
     if not LOG_PREFIX.match(text):
         return True
     return bool(prev) and (prev[-1:].isalnum() or prev[-1:] == b"_") and (raw[:1].isalnum() or raw[:1] == b"_")
