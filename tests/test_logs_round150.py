@@ -539,3 +539,20 @@ def test_a_log_hard_wrapped_at_a_width_is_still_found():
            "decreasing `max_model_len` when initializing the engine.")
     lines = [msg[i:i + 60] for i in range(0, len(msg), 60)] * 3
     assert wrap_width(("\n".join(lines) + "\n").encode()) == 60
+
+
+# --- words that say the paste below is the log of an out of memory place it by how far that log got, not by its first
+# step line ------------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("intro", ["Here is the complete log for an OOM on v0.1.20 using mixtral:8x7b-instruct-q3_K_S",
+                                   "Below is the output when it OOMs with n_ctx 28000",
+                                   "This is the log of the CUDA out of memory we hit"])
+def test_the_log_an_intro_names_an_oom_for_is_placed_by_how_far_it_got(intro):
+    j = "Jan 12 05:57:12 cognicore ollama[161484]: "  # (journald's prefix, as `journalctl -u ollama` prints it)
+    lines = ["# Mixtral OOM", "", intro, "", "```",
+             j + "llm_load_tensors: offloaded 26/33 layers to GPU",
+             j + "llm_load_tensors: VRAM used: 15595.94 MiB",
+             j + "llama_new_context_with_model: n_ctx      = 28000",
+             j + "llama_new_context_with_model: KV self size  = 3500.00 MiB, K (f16): 1750.00 MiB, V (f16): 1750.00 MiB",
+             j + "llama_new_context_with_model: compute buffer total size = 1859.91 MiB", "```"]
+    assert kind_of(lines)[0] not in ("WEIGHTS", "KV_CAPACITY")

@@ -760,7 +760,11 @@ def _told_markers(run: RunFacts) -> frozenset[str]:
 
 #: a report's line that introduces the paste below it ("It crashed with OOM:", "模型加载完以后爆显存："): words ending in a
 #: colon, with no log prefix and no exception's class
-_INTRO = re.compile(r"^\s*(?![\w.]*(?:Error|Exception)\b)[A-Za-z\u4e00-\u9fff][^:：\n]{2,120}[:：]\s*$")
+_INTRO = re.compile(r"^\s*(?![\w.]*(?:Error|Exception)\b)[A-Za-z\u4e00-\u9fff][^:：\n]{2,120}[:：]\s*$|"
+                    # ... or words that say the paste below is the log ("Here is the complete log for an OOM on v0.1.20
+                    # using mixtral:8x7b-...", "Below is the output when it OOMs")
+                    r"^\s*(?:Here(?: is|'s| are)|Below (?:is|are)|Attached (?:is|are)|This is|These are)\s+(?:\w+\s+){0,3}?"
+                    r"(?:logs?|output|traceback|trace|stack ?trace)\b", re.I)
 
 
 #: a row of a markdown table the report draws ("| Qwen3.5 PyTorch | accumulates, never frees | ~2,013 GB | OOM |")
@@ -1274,6 +1278,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                      "memory ran out cannot be told. Missing: " + _missing(f, place) + ". If it was "
                                      "memory, the phase would be " + " or ".join(cands) + ".")
     if (not f.progress and run.progress and (user_words(f.text) or TITLE.match(f.text) or _plain_title(run, f)
+                                             or _INTRO.match(f.text)
                                              or prose_like(f.text) and not (during_step(f.text)
                                                                             or _HOST_LOADING.search(f.text)))
             and not any(g is not f and g.kind in ("oom", "not_oom", "error") and program_line(g.text)
@@ -1281,7 +1286,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         # a failure only the report's words name, above the log it pastes (a title, a sentence), where the log shows
         # no failure of its own (the report's other sentences of it are not the log's): the log is what led up to it,
         # so how far it got is where the failure came
-        f = replace(f, progress=dict(run.progress), lines_before=list(run.tail_lines), after=[])
+        # (a log cut partway through its last line stops before whatever came next: how far it got is a floor)
+        f = replace(f, progress=dict(run.progress), lines_before=list(run.tail_lines), after=[],
+                    elided=f.elided or run.tail_cut)
     if not program_line(f.text) or run.heading and f.line_no == run.heading[0]:
         # a failure only the report's words name (its title, a sentence): a backtrace the report ends with, out of
         # reach of the lines kept after that sentence, is the failure they name: its frames place it
