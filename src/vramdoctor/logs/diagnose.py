@@ -1278,9 +1278,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                      "memory ran out cannot be told. Missing: " + _missing(f, place) + ". If it was "
                                      "memory, the phase would be " + " or ".join(cands) + ".")
     if (not f.progress and run.progress and (user_words(f.text) or TITLE.match(f.text) or _plain_title(run, f)
-                                             or _INTRO.match(f.text)
-                                             or prose_like(f.text) and not (during_step(f.text)
-                                                                            or _HOST_LOADING.search(f.text)))
+                                             or (_INTRO.match(f.text) or prose_like(f.text))
+                                             and not (during_step(f.text) or _HOST_LOADING.search(f.text)
+                                                      or phase_words(f.text, engine)))
             and not any(g is not f and g.kind in ("oom", "not_oom", "error") and program_line(g.text)
                         for g in run.failures)):
         # a failure only the report's words name, above the log it pastes (a title, a sentence), where the log shows
