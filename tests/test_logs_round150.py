@@ -556,3 +556,18 @@ def test_the_log_an_intro_names_an_oom_for_is_placed_by_how_far_it_got(intro):
              j + "llama_new_context_with_model: KV self size  = 3500.00 MiB, K (f16): 1750.00 MiB, V (f16): 1750.00 MiB",
              j + "llama_new_context_with_model: compute buffer total size = 1859.91 MiB", "```"]
     assert kind_of(lines)[0] not in ("WEIGHTS", "KV_CAPACITY")
+
+
+# --- an exception whose message only says a step failed ("RuntimeError: Initialization failed") names no cause, also
+# as a report's title ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["# [Question] RuntimeError: Initialization failed", "",
+     "[2024-11-26 14:25:58] Initialization failed. warmup error: Traceback (most recent call last):",
+     '  File "/sglang/srt/server.py", line 570, in _wait_and_warmup',
+     '    assert res.status_code == 200, f"'],
+    ["RuntimeError: Engine core initialization failed."],
+    ["Exception: model loading failed"],
+])
+def test_an_exception_that_only_says_a_step_failed_names_no_cause(lines):
+    assert kind_of(lines)[0] != "NOT_OOM"

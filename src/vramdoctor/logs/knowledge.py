@@ -318,7 +318,10 @@ CAUSE_UNKNOWN = re.compile(r"\bfor (?:some|an? unknown|unknown|no (?:apparent|ob
                            r"reason|cause|failure)\b|\b(?:crashed|died|exited|terminated|stopped|quit)\s+unexpectedly\b|"
                            r"\bwithout (?:a |any )?(?:reason|cause)\b|\b(?:crashed|died)\s*(?:[.,;:]|$)|"
                            # (a gRPC status with an empty description: LocalAI's "rpc error: code = Canceled desc = ")
-                           r"\brpc error: code = \w+ desc =\s*$", re.I)
+                           r"\brpc error: code = \w+ desc =\s*$|"
+                           # (or an exception whose message only says that a step failed: "RuntimeError: Initialization
+                           # failed", "RuntimeError: Engine core initialization failed.")
+                           r"(?:Error|Exception)\s*:\s*(?:[\w-]+\s+){0,3}(?:failed|failure|aborted)\W*$", re.I)
 
 
 def exception_not_memory(text: str) -> bool:
