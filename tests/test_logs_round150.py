@@ -571,3 +571,23 @@ def test_the_log_an_intro_names_an_oom_for_is_placed_by_how_far_it_got(intro):
 ])
 def test_an_exception_that_only_says_a_step_failed_names_no_cause(lines):
     assert kind_of(lines)[0] != "NOT_OOM"
+
+
+# --- a model worker that begins loading after its HTTP server said it was ready (FastChat, Xinference): a failure the
+# report names is at that load; the report's Chinese words of a model's load that failed ---------------------------
+
+def test_a_load_begun_after_a_front_ends_ready_line_is_where_it_got():
+    lines = ["启动startup.py，依然显示报错：torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 134.00 MiB", "",
+             "2024-06-05 09:56:33 | ERROR | stderr | INFO:     Application startup complete.",
+             "2024-06-05 09:56:33 | ERROR | stderr | INFO:     Uvicorn running on http://0.0.0.0:20000 (Press CTRL+C to quit)",
+             "2024-06-05 09:56:34 | INFO | model_worker | Register to controller",
+             "2024-06-05 09:56:34 | INFO | model_worker | Loading the model ['Qwen-14B'] on worker 07c851a3 ...",
+             "2024-06-05 09:56:34 | WARNING | transformers_modules.Qwen-14B.modeling_qwen | Try importing flash-attention"]
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+@pytest.mark.parametrize("line", ["启动app, 加载Qwen-72B-chat LLM model 出现OOM",
+                                  "按照教程运行，模型加载报错，cuda out of memory",
+                                  "加载 glm-4-9b 模型时出现显存不足"])
+def test_the_reports_chinese_words_of_a_load_that_failed_are_the_weights(line):
+    assert kind_of([line])[0] == "WEIGHTS"

@@ -1450,6 +1450,9 @@ LOG = LogWords(
                       r"Loading bmodel|\bload model error\b|error (?:while )?loading (?:the )?model\b|"
                       # (candle's examples and servers: "loading the model weights from ...", "building the model")
                       r"\bloading the model weights\b|"
+                      # (FastChat's model worker, as Langchain-Chatchat runs it: "Loading the model ['Qwen-14B'] on
+                      # worker 07c851a3 ...")
+                      r"\bLoading the model \[[^\]]{1,200}\] on worker\b|"
                       # (a wrapper's verdict of a load in the same line as its error: LocalAI's "could not load model
                       # (no success): Unexpected err=OutOfMemoryError(...)")
                       r"\bcould not load (?:the )?model\b|"

@@ -1289,6 +1289,13 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         # (a log cut partway through its last line stops before whatever came next: how far it got is a floor)
         f = replace(f, progress=dict(run.progress), lines_before=list(run.tail_lines), after=[],
                     elided=f.elided or run.tail_cut)
+        reached = step_reached(replace(f, progress={}), engine)
+        if reached and reached[0] == "WEIGHTS" and not reached[2]:
+            # ... and where its last lines begin loading a model after the milestones (FastChat's and Xinference's model
+            # worker, "Loading the model ['Qwen-14B'] on worker ...", after their HTTP server said "Application startup
+            # complete"): that load is where it got; the milestones before it were another process's
+            at = reached[1][0]
+            f = replace(f, progress={m: ln for m, ln in f.progress.items() if ln < at and m in ("start",)})
     if not program_line(f.text) or run.heading and f.line_no == run.heading[0]:
         # a failure only the report's words name (its title, a sentence): a backtrace the report ends with, out of
         # reach of the lines kept after that sentence, is the failure they name: its frames place it

@@ -275,6 +275,10 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
            (re.compile(r"\b(?:reach(?:es|ed|ing)?|at|in|during|into)\s+(?:the\s+)?(?:post-load\s+|initial\s+|first\s+)?" + _MARK + r"(?:(?:cuda[ _])?graph[ _]"
                        r"captur\w*|warm[ _-]?up|(?:memory[ _])?profil(?:e|ing)(?:[ _]run)?)" + _MARK + _STAGE, re.I),
             "WARMUP"),
+           # ... in Chinese: the model's loading reported the error (模型加载报错, 模型加载失败), or loading a named model
+           # brought the out of memory (加载Qwen-72B-chat LLM model 出现OOM)
+           (re.compile(r"(?:模型|权重)(?:加载|载入)(?:报错|失败|出错)|加载\s*[A-Za-z][\w.\-]{1,60}(?:\s*LLM)?(?:\s*(?:model|模型))?\s*"
+                       r"(?:时|的时候|过程中)?\s*(?:出现|报)\s*(?:OOM|显存不足|CUDA out of memory)", re.I), "WEIGHTS"),
            # ... the model compiled at start (torch.compile, run within the engine's profiling or graph capture: "OOM
            # during torch.compile", "while compiling the model", 错误发生在模型编译阶段, torch.compile过程中)
            (re.compile(r"\b(?:during|while|when|in)\s+(?:the\s+)?[`'\x22]?torch\.compile\b|\b(?:during|while|when)\s+"
