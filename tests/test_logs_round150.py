@@ -591,3 +591,42 @@ def test_a_load_begun_after_a_front_ends_ready_line_is_where_it_got():
                                   "加载 glm-4-9b 模型时出现显存不足"])
 def test_the_reports_chinese_words_of_a_load_that_failed_are_the_weights(line):
     assert kind_of([line])[0] == "WEIGHTS"
+
+
+# --- more engines' words: OpenVINO's one allocation past the device's cap, oMLX's prefill refused past its cap, MLX's
+# RDMA collectives, exo's placement, nn.Module.to moving the weights, Chinese growth words ----------------------------
+
+def test_openvinos_allocation_past_the_devices_cap_is_one_buffer_too_large():
+    kind, code = kind_of(["[GPU] Exceeded max size of memory object allocation: requested 4831838208 bytes, but max "
+                          "alloc size supported by device is 1073741824 bytes.Please try to reduce batch size"])
+    assert code == "buffer-exceeds-allocation-limit"
+
+
+@pytest.mark.parametrize("line", [
+    "Error: Prefill would require ~70.27 GB peak (current 67.54 GB + KV+SDPA 2.73 GB) but metal_cap ceiling is 69.86 GB.",
+    "ERROR - Prefill would require ~41.0 GB, above the process memory limit of 40 GB; request rejected",
+])
+def test_a_prefill_refused_past_a_memory_cap_is_serving(line):
+    assert kind_of([line])[0] == "RUNTIME"
+
+
+@pytest.mark.parametrize("lines,kind", [
+    (["[jaccl] Couldn't allocate protection domain", "[jaccl] Recv failed with errno=2"], ("NOT_OOM", "communication-error")),
+    (["ValueError: No cycles found with sufficient memory."], ("WEIGHTS", "weights-exceed-memory-limit")),
+])
+def test_distributed_mlx_words(lines, kind):
+    assert kind_of(lines) == kind
+
+
+def test_nn_modules_to_moving_the_weights_is_the_weights():
+    lines = ['  File "/usr/local/lib/python3.11/dist-packages/torch/nn/modules/module.py", line 1158, in convert',
+             "    return t.to(device, dtype if t.is_floating_point() or t.is_complex() else None, non_blocking)",
+             "RuntimeError: XPU out of memory. Tried to allocate 1.02 GiB (GPU 0; 15.56 GiB total capacity; 0 bytes "
+             "already allocated)"]
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+@pytest.mark.parametrize("line", ["随着调用次数增加，显存不停地增加，且无法释放",
+                                  "服务运行一天后内存无法释放，越来越卡"])
+def test_more_chinese_growth_words_are_a_leak(line):
+    assert kind_of([line])[0] == "LEAK"

@@ -371,9 +371,9 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"to swap|to grow|growing|leaking|to leak)\b")
 #: ... in Chinese: memory that keeps rising (显存一直缓慢增长, 内存持续上涨), memory not given back (显存不释放), a leak
 #: (内存泄漏)
-_GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM)[^，。,.；;！？]{0,12}?(?:一直|持续|不断|缓慢|逐渐|慢慢|越来越|逐步)"
+_GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM)[^，。,.；;！？]{0,12}?(?:一直|持续|不断|不停地?|缓慢|逐渐|慢慢|越来越|逐步)"
               r"[^，。,.；;！？]{0,6}?(?:增长|增加|增大|上涨|上升|变大|升高|涨|多)|"
-              r"(?:显存|内存)[^，。,.；;！？]{0,8}?(?:不|没有?|未)(?:会|能)?(?:被)?(?:释放|回收)|"
+              r"(?:显存|内存)[^，。,.；;！？]{0,8}?(?:不|没有?|未|无法)(?:会|能)?(?:被)?(?:释放|回收)|"
               r"(?:显存|内存)[^，。,.；;！？]{0,8}?泄[漏露]|"
               # soaring until it fills the machine (内存占用会飙升，直到吃满整个机器)
               r"(?:显存|内存)(?:占用)?[^。！？]{0,8}?(?:飙升|暴涨|猛涨|狂涨)[^。！？]{0,6}?直到|"
@@ -926,6 +926,18 @@ LOG = LogWords(
         # "newBufferWith*:length 0x86004000 must not exceed 2048 MB."): one allocation above the cap, whatever is free
         msg(r"\bnewBufferWith\S*:length 0x[0-9a-fA-F]+ must not exceed \d+ ?[MG]B\b", "oom",
             code="buffer-exceeds-allocation-limit"),
+        # ... and OpenVINO's GPU plugin (the llama.cpp OpenVINO back end, OpenVINO GenAI): "[GPU] Exceeded max size of
+        # memory object allocation: requested N bytes, but max alloc size supported by device is M bytes"
+        msg(r"\bExceeded max size of memory object allocation\b", "oom", code="buffer-exceeds-allocation-limit"),
+        # a server's memory guard refusing a prefill that would pass its cap (oMLX: "Prefill would require ~70.27 GB
+        # peak (current 67.54 GB + KV+SDPA 2.73 GB) but metal_cap ceiling is 69.86 GB"): a request, while serving
+        msg(r"\bPrefill would require ~?[\d.]+ ?[GM]i?B\b[^\n]{0,120}?\b(?:ceiling|cap|limit)\b", "oom", "RUNTIME"),
+        # Apple's distributed back ends, MLX's RDMA collectives ("[jaccl] Couldn't allocate protection domain", "[jaccl]
+        # Recv failed with errno=2"): the machines failed to talk, not memory
+        msg(r"\[jaccl\] (?:Couldn't|Could not|Recv failed|Send failed|Failed)", "not_oom", code="communication-error"),
+        # exo's placement of a model over its devices (master/placement.py: "No cycles found with sufficient memory"):
+        # no set of devices holds the weights, before any load
+        msg(r"\bNo cycles found with sufficient memory\b", "oom", "WEIGHTS", "weights-exceed-memory-limit"),
         # (NCCL's result codes by their C names, nccl.h ncclResult_t, and as CuPy's NcclError spells them, which Ray's
         # collectives raise: "NCCL_ERROR_SYSTEM_ERROR: unhandled system error")
         # (and NCCL's own strings for them, ncclGetErrorString: "unhandled system error", "unhandled cuda error")
@@ -1450,6 +1462,8 @@ LOG = LogWords(
                       r"Loading bmodel|\bload model error\b|error (?:while )?loading (?:the )?model\b|"
                       # (candle's examples and servers: "loading the model weights from ...", "building the model")
                       r"\bloading the model weights\b|"
+                      # (nn.Module.to's convert, moving each weight to the device: "return t.to(device, dtype if ...")
+                      r"\breturn t\.to\(\s*device\b|"
                       # (FastChat's model worker, as Langchain-Chatchat runs it: "Loading the model ['Qwen-14B'] on
                       # worker 07c851a3 ...")
                       r"\bLoading the model \[[^\]]{1,200}\] on worker\b|"
