@@ -630,3 +630,37 @@ def test_nn_modules_to_moving_the_weights_is_the_weights():
                                   "服务运行一天后内存无法释放，越来越卡"])
 def test_more_chinese_growth_words_are_a_leak(line):
     assert kind_of([line])[0] == "LEAK"
+
+
+# --- the word sets a message's pattern needs (prefilter.necessary): a line without one of each set cannot match --------
+
+@pytest.mark.parametrize("pattern,line,needed", [
+    (r"(?:Waiting|Pending): [1-9]\d* reqs,\s*GPU KV cache usage: (?:99\.\d|100\.0)%",
+     "Running: 3 reqs, Waiting: 2 reqs, GPU KV cache usage: 99.7%", True),
+    (r"(?:Waiting|Pending): [1-9]\d* reqs,\s*GPU KV cache usage: (?:99\.\d|100\.0)%",
+     "Running: 3 reqs, Waiting: 0 reqs, GPU KV cache usage: 37%", False),
+    (r"^(?=[^\n]*?100\s?%)[^\n]*?\bKV[- ]?cache usage\b", "the KV cache usage hits 100 %", True),
+    (r"^(?=[^\n]*?100\s?%)[^\n]*?\bKV[- ]?cache usage\b", "the KV cache usage is 37%", False),
+    (r"foo|bar", "a bar", True),
+])
+def test_a_patterns_needed_words_never_reject_a_line_it_matches(pattern, line, needed):
+    import re
+
+    from vramdoctor.logs.knowledge import _holds
+    from vramdoctor.logs.prefilter import necessary
+    p = re.compile(pattern, re.I)
+    assert bool(p.search(line)) == needed
+    assert _holds(line.lower(), necessary(p)) or not needed  # (a match always holds them)
+
+
+def test_no_engine_message_is_rejected_by_its_needed_words_on_a_line_it_matches():
+    from vramdoctor.logs.knowledge import _holds, knowledge
+    from vramdoctor.logs.prefilter import necessary
+    k = knowledge()
+    samples = [l for p in __import__("pathlib").Path(__file__).parent.glob("data/logs*/**/*.log")
+               for l in p.read_text(errors="replace").splitlines()[:400]]
+    for m, _ in k.messages:
+        needs = necessary(m.pattern)
+        for line in samples:
+            if m.pattern.search(line):
+                assert _holds(line.lower(), needs), (m.pattern.pattern[:80], line[:120])

@@ -17,7 +17,7 @@ from typing import Callable
 from ..engines import all_engines
 from ..engines.generic import SIGKILL
 from ..engines.interface import Engine, Figure, LogWords, Message
-from .prefilter import Words, alternatives, prefix, required
+from .prefilter import Words, alternatives, necessary, prefix, required
 from .prose import clause_at, past_fixed, supposed
 
 I = re.IGNORECASE
@@ -176,6 +176,7 @@ class Knowledge:
         # lines that differ only in their digits (periodic statistics, access lines) hold the same words, unless a
         # word has digits of its own: the candidates of a line are kept by its shape with digits made 0
         self._shape: dict[bytes, dict[str, set[int]]] = {}
+        self._needs: dict[int, tuple[frozenset[str], ...]] = {}  # message -> its word sets (`necessary`), when first used
         digit_words = [w.translate(_ZEROS) for w in (x if isinstance(x, bytes) else x.encode()
                                                       for x in self.words.words) if any(48 <= ch <= 57 for ch in w)]
         self._digit_words = Words([w.decode() for w in digit_words])
@@ -216,8 +217,16 @@ class Knowledge:
     def verdict(self, text: str, msg_ix: set[int]) -> Verdict | None:
         """What a line says about a failure, from the messages whose words it holds."""
         hits = []
+        low = None
         for i in msg_ix:
             m, eng = self.messages[i]
+            needs = self._needs.get(i)
+            if needs is None:
+                needs = self._needs[i] = necessary(m.pattern)
+            if needs:  # (a line without one word of each set the pattern needs: no search; see prefilter.necessary)
+                low = text.lower() if low is None else low
+                if not _holds(low, needs):
+                    continue
             found = m.pattern.search(text)
             if found and m.kind in ("not_oom", "error") and _NAMED_AS_ABSENT.search(text, 0, found.start()):
                 continue  # (a failure named as absent: "tensor_parallel_size = 1  no nccl error", "without an NCCL error")
@@ -353,6 +362,17 @@ def _advisory(text: str) -> bool:
     """Out-of-memory words at INFO/DEBUG level, or only in clauses that advise, suppose, expect or deny one
     (`prose.supposed`): not a failure."""
     return _level(text) in _QUIET or supposed(text)
+
+
+def _holds(low: str, needs: tuple[frozenset[str], ...]) -> bool:
+    """`low` holds a word of each set in `needs` (plain loops: this runs for every candidate message of a line)."""
+    for words in needs:
+        for w in words:
+            if w in low:
+                break
+        else:
+            return False
+    return True
 
 
 @lru_cache(maxsize=1)

@@ -100,6 +100,39 @@ def required(pattern: re.Pattern) -> frozenset[str] | None:
     return _seq(items, bool(pattern.flags & re.IGNORECASE))
 
 
+def necessary(pattern: re.Pattern) -> tuple[frozenset[str], ...]:
+    """Sets of lowercase words, each of which has one word in every match of `pattern`: its top-level literal runs,
+    groups, alternations and positive lookarounds, each read as `required` reads them (a `(?=...100%)` lookahead's
+    "100" too). A line that lacks every word of one set cannot match: a check before the regex, far cheaper than a
+    search that fails (`()`: no such set)."""
+    tree = list(P.parse(pattern.pattern, pattern.flags))
+    icase = bool(pattern.flags & re.IGNORECASE)
+    if len(tree) == 1 and tree[0][0] is C.BRANCH:
+        one = _branch(tree[0][1][1], icase)
+        return (one,) if one else ()
+    out: list[frozenset[str]] = []
+    run: list[str] = []
+    for op, av in tree + [(None, None)]:
+        if op is C.LITERAL:
+            run.append(chr(av).lower())
+            continue
+        if len(run) >= MIN_WORD:
+            out.append(frozenset({"".join(run)}))
+        run = []
+        got = None
+        if op is C.SUBPATTERN:
+            got = _seq(av[-1], icase or bool(len(av) > 1 and isinstance(av[1], int) and av[1] & re.IGNORECASE))
+        elif op is C.BRANCH:
+            got = _branch(av[1], icase)
+        elif op in (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", None)) and av[0] >= 1:
+            got = _seq(av[2], icase)
+        elif op is C.ASSERT:  # a positive lookahead or lookbehind: its text is in the line too
+            got = _seq(av[1], icase)
+        if got:
+            out.append(got)
+    return tuple(out)
+
+
 def alternatives(pattern: re.Pattern, *, min_chars: int = 2000) -> list[re.Pattern]:
     """`pattern` as one pattern per top-level alternative (`a|b|c` -> `a`, `b`, `c`), where it is a long
     alternation: a line matches some piece exactly where it matches `pattern`, and each piece has its own required

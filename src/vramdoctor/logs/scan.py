@@ -570,6 +570,7 @@ class Scanner:
     def _figure(self, r: RunFacts, f, text: str, line_no: int, start: int = 0) -> bool:
         """Read figure `f` from `text`; True if its pattern matched (whether or not a value was taken)."""
         matched = False
+        owner = None
         for m in f.pattern.finditer(text, start):
             matched = True
             try:
@@ -579,8 +580,13 @@ class Scanner:
             if self.prompt_open and line_no > self.prompt_open and self.prompt_figures is None and r is self.prompt_run:
                 self.prompt_figures = _figures_of(r)  # (the figures as they were, should the prompt's close come)
             r.note(f.key, value, f.mode, line_no)
-            owner = self.k.figure_owner.get(id(f), "generic")
-            r.figure_owners.setdefault(f.key, set()).add(owner)
+            if owner is None:
+                owner = self.k.figure_owner.get(id(f), "generic")
+                owners = r.figure_owners.get(f.key)
+                if owners is None:
+                    r.figure_owners[f.key] = {owner}
+                elif owner not in owners:
+                    owners.add(owner)
             if f.mode in ("last", "first") and not unset(value):  # (each engine's own value, `logs._own_figures`)
                 values = r.owned_values.setdefault(f.key, {})
                 if f.mode == "last" or owner not in values:
