@@ -664,3 +664,42 @@ def test_no_engine_message_is_rejected_by_its_needed_words_on_a_line_it_matches(
         for line in samples:
             if m.pattern.search(line):
                 assert _holds(line.lower(), needs), (m.pattern.pattern[:80], line[:120])
+
+
+# --- a new user's review of this stop: Go's cobra flags, OpenCL errors with their source's path, llama.cpp's rule for
+# the engines that wrap it, SGLang's floor on the host tier's ratio ------------------------------------------------
+
+def test_cobras_unknown_flag_is_a_bad_argument():
+    assert kind_of(["$ ollama run llama3 --num-gpu 20", "Error: unknown flag: --num-gpu"]) == ("NOT_OOM", "bad-argument")
+
+
+@pytest.mark.parametrize("line,kind", [
+    ("ggml_opencl: clEnqueueNDRangeKernel error -30 at /data/llama.cpp/ggml/src/ggml-opencl/ggml-opencl.cpp:3812",
+     "NOT_OOM"),
+    ("ggml_opencl: clCreateBuffer error -4 at /src/llama.cpp/ggml/src/ggml-opencl/ggml-opencl.cpp:1764", None),
+])
+def test_an_opencl_status_with_its_sources_path(line, kind):
+    got = kind_of(["llm_load_tensors: offloaded 33/33 layers to GPU", line])
+    assert got[0] == kind if kind else got[0] not in ("NONE", "NOT_OOM"), got
+
+
+def test_llamacpps_per_buffer_kv_rule_holds_for_the_engines_that_wrap_it():
+    lines = ['time=2025-06-01T10:00:00.000Z level=INFO source=server.go:405 msg="starting llama server" cmd="/usr/bin/'
+             'ollama runner --model /root/.ollama/models/blobs/sha256-abc --ctx-size 65536 --n-gpu-layers 49"',
+             "load_tensors: offloaded 49/49 layers to GPU",
+             "load_tensors:        CUDA0 model buffer size = 14000.00 MiB",
+             "llama_kv_cache_unified:      CUDA0 KV buffer size =  6144.00 MiB",
+             "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 6144.00 MiB on device 1: cudaMalloc failed: out of "
+             "memory"]
+    assert kind_of(lines)[0] == "KV_CAPACITY"
+
+
+def test_the_host_tiers_ratio_is_never_advised_at_or_below_one():
+    lines = ["[2025-09-10 08:12:01] server_args=ServerArgs(model_path='Qwen/Qwen3-32B', mem_fraction_static=0.85, "
+             "enable_hierarchical_cache=True, hicache_ratio=2.0, hicache_size=0)",
+             "[2025-09-10 08:12:31 TP0] KV Cache is allocated. #tokens: 50688, K size: 6.18 GB, V size: 6.18 GB",
+             "ValueError: Not enough host memory available. Requesting 24.72 GB but only have 9.50 GB free. Please "
+             "reduce the size of the hierarchical cache."]
+    run = run_of(diag("\n".join(lines)))
+    advised = flags(run)
+    assert "--hicache-ratio" not in advised and "--mem-fraction-static" in advised, advised

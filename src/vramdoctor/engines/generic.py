@@ -964,11 +964,11 @@ LOG = LogWords(
         # ggml-opencl.cpp:1708"; CL/cl.h): memory where it is CL_MEM_OBJECT_ALLOCATION_FAILURE (-4), CL_OUT_OF_RESOURCES
         # (-5), CL_OUT_OF_HOST_MEMORY (-6) or CL_INVALID_BUFFER_SIZE (-61); another cause otherwise (-30
         # CL_INVALID_VALUE, -38 CL_INVALID_MEM_OBJECT, -54 CL_INVALID_WORK_GROUP_SIZE, ...)
-        msg(r"\berror -(?:4|5|6) at ggml-opencl\.cpp:\d+|\bCL_(?:MEM_OBJECT_ALLOCATION_FAILURE|OUT_OF_RESOURCES|"
+        msg(r"\berror -(?:4|5|6) at \S*ggml-opencl\.cpp:\d+|\bCL_(?:MEM_OBJECT_ALLOCATION_FAILURE|OUT_OF_RESOURCES|"
             r"OUT_OF_HOST_MEMORY)\b", "oom"),
-        msg(r"\berror -61 at ggml-opencl\.cpp:\d+|\bCL_INVALID_BUFFER_SIZE\b", "oom",
+        msg(r"\berror -61 at \S*ggml-opencl\.cpp:\d+|\bCL_INVALID_BUFFER_SIZE\b", "oom",
             code="buffer-exceeds-allocation-limit"),
-        msg(r"\berror -(?!(?:4|5|6|61)\b)\d+ at ggml-opencl\.cpp:\d+|\bCL_INVALID_(?!BUFFER_SIZE\b)[A-Z_]+\b", "not_oom",
+        msg(r"\berror -(?!(?:4|5|6|61)\b)\d+ at \S*ggml-opencl\.cpp:\d+|\bCL_INVALID_(?!BUFFER_SIZE\b)[A-Z_]+\b", "not_oom",
             code="opencl-error"),
         # ... an NPU kernel's own assertion (Ascend C's "[ASSERT] [CANN_VERSION : ...] .../gather_v3_base.h:137: Assertion
         # `(0 <= val && val < this->gxSize_)' Index 4096 out of range[0 4096)!"): an index past a tensor's end, a bug or
@@ -1208,7 +1208,9 @@ LOG = LogWords(
         # option: --x"; llama.cpp's common/arg.cpp "error: invalid argument: --x"
         msg(r"\berror: (?:unrecognized arguments:|argument -{1,2}[\w-]+(?:/-{1,2}[\w-]+)*: (?:invalid|expected|not "
             r"allowed|ambiguous|conflicting)|the following arguments are required:|ambiguous option:|invalid argument: "
-            r"-{1,2}[\w-]|unknown argument: -{1,2}[\w-])|\bError: (?:No such option: -|Invalid value for '-)",
+            r"-{1,2}[\w-]|unknown argument: -{1,2}[\w-])|\bError: (?:No such option: -|Invalid value for '-)|"
+            # (Go's cobra, Ollama's CLI: "Error: unknown flag: --num-gpu", "unknown shorthand flag: 'x' in -x")
+            r"\b[Ee]rror: unknown (?:shorthand )?flag: ['-]",
             "not_oom", code="bad-argument"),
         # torch.compile's compiler failing (Inductor's lowering or a graph pass: "torch._inductor.exc.InductorError:
         # AssertionError: auto_functionalized was not removed", dynamo's "BackendCompilerFailed: backend='inductor'

@@ -618,7 +618,10 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     if f.elided or quiet:  # lines left out (or not printed) after the last milestone: anything may have happened
         cands = _at_least(scope, floor)
     else:
-        cands = list((eng.log.after if eng else {}).get(marker, AFTER_MILESTONE[marker]))
+        # (the engine's own phases after this milestone, or those of the engine it wraps: Ollama's runner prints
+        # llama.cpp's per-buffer KV lines)
+        own = k.own_or_wrapped(engine, lambda w: w.after.get(marker))
+        cands = list(own or AFTER_MILESTONE[marker])
         cands = [c for c in cands if c in scope] or cands
         cands = [c for c in cands if not floor or PHASES.index(c) >= PHASES.index(floor)] or _at_least(scope, floor)
     where = f"the start-up progress ({marker})"

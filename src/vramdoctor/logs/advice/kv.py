@@ -8,6 +8,9 @@ import math
 from .sizes import kv_shortfall
 from .steps import GGML, GIB, _more_gpus
 
+#: the least --hicache-ratio SGLang takes: it asserts its host tier is larger than the GPU pool (memory_pool_host.py)
+_HICACHE_LEAST_RATIO = 1.0
+
 #: engines whose memory fraction is of the memory left after the weights and buffers (LMDeploy's
 #: cache_max_entry_count, TensorRT-LLM's free_gpu_memory_fraction), not of the whole GPU
 FRACTION_OF_FREE = ("lmdeploy", "tensorrt-llm")
@@ -132,8 +135,18 @@ class KvSteps:
             to = None
             if fits and isinstance(ratio, float) and ratio > 0:
                 to = math.floor(ratio * free / asked * 0.9 * 10) / 10 or None
-            s.add("smaller host KV cache", "hicache_ratio", said + " (the tier is this ratio x the GPU pool; "
-                  "--hicache-size N sets N GB per rank instead)", "down", to, ratio if isinstance(ratio, float) else None)
+            if to is not None and to <= _HICACHE_LEAST_RATIO:
+                # SGLang asserts the host tier is larger than the GPU pool ("The host memory should be larger than the
+                # device memory with the current protocol", memory_pool_host.py): no ratio that fits is one it takes
+                s.say("the host tier cannot shrink that far", f"{said}: a ratio of {to:g} would fit, but SGLang needs the "
+                      f"host tier larger than the GPU pool (a ratio above 1); a smaller GPU pool shrinks the tier with it")
+                s.add("a smaller GPU pool", "memory_fraction", "the host tier is a multiple of the GPU pool, which "
+                      "this fraction sizes: a smaller pool needs a smaller tier (fewer tokens cached on the GPU)", "down",
+                      None, self.c.fraction)
+            else:
+                s.add("smaller host KV cache", "hicache_ratio", said + " (the tier is this ratio x the GPU pool, and "
+                      "SGLang needs it above 1; --hicache-size N sets N GB per rank instead)", "down", to,
+                      ratio if isinstance(ratio, float) else None)
         s.say("more free host memory", "other processes or a container's memory limit take host memory the tier needs; "
               "every rank on the host allocates its own tier")
         s.say("the hierarchical cache off", "without --enable-hierarchical-cache the GPU pool serves alone; nothing "
