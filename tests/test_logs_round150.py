@@ -703,3 +703,14 @@ def test_the_host_tiers_ratio_is_never_advised_at_or_below_one():
     run = run_of(diag("\n".join(lines)))
     advised = flags(run)
     assert "--hicache-ratio" not in advised and "--mem-fraction-static" in advised, advised
+
+
+def test_a_pool_the_engine_found_almost_no_memory_for_is_the_evidence_before_a_cut_failure():
+    lines = ["[TensorRT-LLM][INFO] Loaded engine size: 73512 MiB",
+             "[TensorRT-LLM][INFO] Memory usage when calculating max tokens in paged kv cache: total: 79.11 GiB, "
+             "available: 1.02 GiB",
+             "[TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: 0",
+             "[TensorRT-LLM][ERROR] tensorrt_llm::common::TllmException: [TensorRT-LLM][ERROR] Assertion failed: "
+             "(/src/tensorrt_llm/cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp:612)"]
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("KV_CAPACITY", "kv-pool-starved") and run.inferred

@@ -28,7 +28,7 @@ from .knowledge import CAUSE_UNKNOWN, COMMAND, ELISION, FRAME, SIGKILL_RX, Verdi
 from .lines import STATED, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, STARTUP, Place, during_step, frames, locate, step_done, step_reached
 from .prose import OOM_ANY
-from .quiet import leak, no_failure, pool_below_context, pressure, shortfall
+from .quiet import leak, no_failure, pool_below_context, pressure, shortfall, starved
 from .verdict import KIND_OF_PHASE, Diagnosis
 
 #: words of memory as an amount (not a kind of it: "unknown memory type", "memory layout")
@@ -713,6 +713,18 @@ def _latest_survived(run: RunFacts, f: Failure, fatal: list[Failure], engine: st
     return after[0] if after else f
 
 
+def _starved_before(run: RunFacts, f: Failure, engine: str) -> Diagnosis | None:
+    """The engine's own figures that the KV pool it sized from free memory got almost none (`quiet.starved`), before
+    failure `f` whose cause the log does not show (TensorRT-LLM's "Number of blocks in KV cache primary pool: 0", then an
+    assertion cut short): that is the evidence."""
+    d = starved(run, engine)
+    if d is None or d.kind != "KV_CAPACITY":
+        return None
+    return replace(d, inferred=True, evidence=sorted({*d.evidence, (f.line_no, f.text)}),
+                   message=d.message + " A failure follows whose cause the log does not show; the pool's own figures "
+                                       "are the evidence there is.")
+
+
 def _full_while_serving(run: RunFacts) -> Diagnosis | None:
     """The pool was full under load before a failure whose cause the log does not show: that is the evidence."""
     d = pressure(run, failed_after=True)
@@ -1269,7 +1281,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             f = replace(f, kind="oom")
         else:
             cands = [KIND_OF_PHASE[p] for p in (place.candidates if place.phase is None else [place.phase])]
-            over = _kv_over_free(run, f, cands)
+            over = _kv_over_free(run, f, cands) or _starved_before(run, f, engine)
             if over:
                 return over
             return Diagnosis(kind="UNDETERMINED", code="failure-cause-not-shown", evidence=[(f.line_no, f.text)],

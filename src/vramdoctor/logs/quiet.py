@@ -315,7 +315,7 @@ def pool_below_context(run: RunFacts, engine: str) -> Diagnosis | None:
 STARVED_SHARE = 0.02
 
 
-def _starved(run: RunFacts, engine: str) -> Diagnosis | None:
+def starved(run: RunFacts, engine: str) -> Diagnosis | None:
     """An engine that sizes its KV pool from the memory left after the weights and buffers (it has a memory
     fraction: vLLM, SGLang, TensorRT-LLM, LMDeploy, TGI) found almost none left: the pool it made holds few
     tokens, so long or concurrent requests fail or wait (TensorRT-LLM "available: 0.11 GiB" of 22.19)."""
@@ -469,7 +469,7 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
     if d:
         return d
     marker = last_marker(run.progress)
-    d = _starved(run, engine) or _offload(run, engine)
+    d = starved(run, engine) or _offload(run, engine)
     # (a clean bill from the offload decision waits for the start-up to end: one cut partway through a line is cut)
     # (nor one the report's words contradict, saying the run failed: "Cannot load model on the GPU (Error: llama
     # runner process has terminated: exit status 2)" over an offload of 0 layers)
