@@ -714,3 +714,27 @@ def test_a_pool_the_engine_found_almost_no_memory_for_is_the_evidence_before_a_c
              "(/src/tensorrt_llm/cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp:612)"]
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("KV_CAPACITY", "kv-pool-starved") and run.inferred
+
+
+# --- a server that stops without a word ("just stops", "stops working", "an infinite loop", 卡住) is a hang; a report
+# that states a hang or a failure over a serving log cut partway is no clean bill ---------------------------------
+
+@pytest.mark.parametrize("said", ["Without any errors, it just stops after a few requests.",
+                                  "The server stops responding after about ten minutes; GPU utilization stays at 100%.",
+                                  "Seems like it falls into an infinite loop once the batch is full."])
+def test_a_server_that_stops_without_a_word_is_a_hang(said):
+    lines = ["# [Bug] SGLang stops working under load", "",
+             "[2025-02-01 10:00:00] The server is fired up and ready to roll!",
+             "[2025-02-01 10:00:05 TP0] Decode batch. #running-req: 96, #token: 40211, token usage: 0.41, #queue-req: 0",
+             said]
+    assert kind_of(lines) == ("NOT_OOM", "hang-no-error")
+
+
+def test_a_stated_hang_over_a_serving_log_cut_partway_is_no_clean_bill():
+    lines = ["# [Bug]: 128K上下文压测90K输入1K输出请求卡住", "",
+             "(APIServer pid=1) INFO 07-31 10:00:00 [api_server.py:1800] Starting vLLM API server 0 on http://0.0.0.0:8000",
+             "(APIServer pid=1) INFO:     Application startup complete.",
+             "(APIServer pid=1) INFO 07-31 10:01:00 [loggers.py:123] Engine 000: Avg prompt throughput: 9000.0 tokens/s, "
+             "Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 81.2%",
+             "(APIServer pid=1) INFO 07-31 10:01:10 [loggers.py:123] Engine 000: Avg prompt throu"]
+    assert kind_of(lines)[0] != "NONE"

@@ -641,7 +641,11 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
 #: whole machine freezing (a host out of memory thrashing its swap looks like that), nor a request waiting in a queue
 _HANGS = (r"(?<!machine )(?<!system )(?<!computer )(?<!desktop )(?<!laptop )(?<!screen )(?<!PC )(?<!OS )"
           r"\b(?:hangs|hung|hanging|hang (?:during|at|in|on|when|while|forever|indefinitely)|stuck(?:ed)?|wedge[sd]|wedging|"
-          r"deadlock(?:s|ed)?)\b(?! (?:in|on) (?:the )?(?:queue|waiting))")
+          r"deadlock(?:s|ed)?|"
+          # (a server that stops without a word: "SGLang stops working after a few requests", "Without any errors, it
+          # just stops", "Seems like falling in an infinite loop", "stops responding"; in Chinese 卡住, stuck)
+          r"stops? (?:working|responding)|stopped (?:working|responding)|just stops|(?:becomes?|became) unresponsive|"
+          r"infinite loop)\b(?! (?:in|on) (?:the )?(?:queue|waiting))|卡住")
 _FAILS_ZH = (r"(?<![不没未无])(?<!没有)(?:报错|出错|崩溃|崩了|挂了|挂掉|挂死|宕机|卡死|失败|出现了?"
              # (not a usage that is abnormal, "出现了显存占用双倍异常的问题": memory used, not a failure)
              r"(?:(?!占用|使用|用量|消耗)[^，。,.！？!?]){0,6}?(?:错误|报错|异常))|"
@@ -672,9 +676,10 @@ def _failure_stated_zh(m: re.Match) -> str:
 
 
 #: the start of a line a program wrote, not a user ("llama_model_load: ", "[...]", a time, a level; a markdown heading,
-#: "#### Timeline before the crash", "# 用了一段时间 显存越占越多", is the user's, as is an issue's title pasted as
+#: "#### Timeline before the crash", "# 用了一段时间 显存越占越多", "# [Bug]: 128K上下文...请求卡住" (a title may begin with a
+#: figure), is the user's, as is an issue's title pasted as
 #: "Title: ...")
-_WRITTEN = re.compile(r"^\s*(?!#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[^\W\d_]|Title:\s|"
+_WRITTEN = re.compile(r"^\s*(?!#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[^\W_]|Title:\s|"
                       # (an issue's title pasted with its tracker's tag, "[Bug] gpt-oss ... error LlamaBatch.cc:1153")
                       + ISSUE_TAGS + r")(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
 

@@ -541,7 +541,9 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                  "would be " + " or ".join(cands) + ".")
     # (not where the cut line is another program's, pasted last: "for comparison, vLLM prints: ...")
     cut = bool(run.tail_cut and run.tail) and not _others_line(run.tail[1], engine)
-    if cut and marker in ("ready", "requests"):
+    # (the report's words that it failed or hung: a cut log of a serving run is then no clean bill, "请求卡住")
+    told = any(isinstance(run.numbers.get(k), str) for k in ("_failure_stated", "_hang_stated"))
+    if cut and marker in ("ready", "requests") and not told:
         # serving, then the paste stops partway through a line: every log of a healthy server ends somewhere
         ln, text = run.tail
         return Diagnosis(kind="NONE", code="log-cut-off", oom=None, evidence=reached + [(ln, text)],
