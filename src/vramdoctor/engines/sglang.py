@@ -248,6 +248,7 @@ _ARG = r"['\"]?\s*[=:]\s*['\"]?"
 #: the KV pool's idle leak check, in its versions' words (scheduler check_memory)
 _KV_LEAK = r"(?:token_to_kv_pool(?:_allocator)? memory leak detected!|KV cache pool leak detected!|pool memory leak detected! \[full\])"
 
+
 def _decimal_gb(m) -> int:
     """Bytes from a size SGLang prints in decimal GB (`bytes / 1e9`); a negative one (free memory below its reserve)
     is none."""

@@ -1307,7 +1307,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             # worker, "Loading the model ['Qwen-14B'] on worker ...", after their HTTP server said "Application startup
             # complete"): that load is where it got; the milestones before it were another process's
             at = reached[1][0]
-            f = replace(f, progress={m: ln for m, ln in f.progress.items() if ln < at and m in ("start",)})
+            f = replace(f, progress={m: ln for m, ln in f.progress.items() if m == "start" and ln < at})
     if not program_line(f.text) or run.heading and f.line_no == run.heading[0]:
         # a failure only the report's words name (its title, a sentence): a backtrace the report ends with, out of
         # reach of the lines kept after that sentence, is the failure they name: its frames place it

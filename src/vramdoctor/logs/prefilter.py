@@ -44,7 +44,10 @@ def _best(options: list[frozenset[str]]) -> frozenset[str] | None:
                                     min(len(w) for w in o) < 5, len(o), -min(len(w) for w in o)))
 
 
-def _seq(items: Sequence, icase: bool) -> frozenset[str] | None:
+def _options(items: Sequence, icase: bool, lookarounds: bool = False) -> list[frozenset[str]]:
+    """The word sets of a sequence's parts, one of each of which every match holds: its literal runs, and the best
+    set (`_seq`) of each group, alternation and repeat taken at least once; with `lookarounds`, of each positive
+    lookahead and lookbehind too."""
     options: list[frozenset[str]] = []
     run: list[str] = []
 
@@ -59,25 +62,28 @@ def _seq(items: Sequence, icase: bool) -> frozenset[str] | None:
             run.append(ch.lower())
             continue
         flush()
+        r = None
         if op is C.SUBPATTERN:
             sub = av[-1]
             flags = av[1] if len(av) > 1 and isinstance(av[1], int) else 0
             r = _seq(sub, icase or bool(flags & re.IGNORECASE))
-            if r:
-                options.append(r)
         elif op is C.BRANCH:
             r = _branch(av[1], icase)
-            if r:
-                options.append(r)
         elif op in (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", None)):
             lo, _hi, sub = av
             if lo >= 1:
                 r = _seq(sub, icase)
-                if r:
-                    options.append(r)
-        # IN, ANY, AT, GROUPREF, ASSERT...: no literal of their own; they end a literal run
+        elif op is C.ASSERT and lookarounds:  # (a positive lookahead or lookbehind: its text is in the line too)
+            r = _seq(av[1], icase)
+        # IN, ANY, AT, GROUPREF, ASSERT_NOT...: no literal of their own; they end a literal run
+        if r:
+            options.append(r)
     flush()
-    return _best(options)
+    return options
+
+
+def _seq(items: Sequence, icase: bool) -> frozenset[str] | None:
+    return _best(_options(items, icase))
 
 
 def _branch(alternatives, icase: bool) -> frozenset[str] | None:
@@ -101,36 +107,16 @@ def required(pattern: re.Pattern) -> frozenset[str] | None:
 
 
 def necessary(pattern: re.Pattern) -> tuple[frozenset[str], ...]:
-    """Sets of lowercase words, each of which has one word in every match of `pattern`: its top-level literal runs,
-    groups, alternations and positive lookarounds, each read as `required` reads them (a `(?=...100%)` lookahead's
-    "100" too). A line that lacks every word of one set cannot match: a check before the regex, far cheaper than a
+    """Sets of lowercase words, each of which has one word in every match of `pattern`: the word sets of its
+    top-level parts (`_options`), positive lookarounds included (a `(?=...100%)` lookahead's "100" too), of three or
+    more characters. A line that lacks every word of one set cannot match: a check before the regex, far cheaper than a
     search that fails (`()`: no such set)."""
     tree = list(P.parse(pattern.pattern, pattern.flags))
     icase = bool(pattern.flags & re.IGNORECASE)
     if len(tree) == 1 and tree[0][0] is C.BRANCH:
         one = _branch(tree[0][1][1], icase)
         return (one,) if one else ()
-    out: list[frozenset[str]] = []
-    run: list[str] = []
-    for op, av in tree + [(None, None)]:
-        if op is C.LITERAL:
-            run.append(chr(av).lower())
-            continue
-        if len(run) >= MIN_WORD:
-            out.append(frozenset({"".join(run)}))
-        run = []
-        got = None
-        if op is C.SUBPATTERN:
-            got = _seq(av[-1], icase or bool(len(av) > 1 and isinstance(av[1], int) and av[1] & re.IGNORECASE))
-        elif op is C.BRANCH:
-            got = _branch(av[1], icase)
-        elif op in (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", None)) and av[0] >= 1:
-            got = _seq(av[2], icase)
-        elif op is C.ASSERT:  # a positive lookahead or lookbehind: its text is in the line too
-            got = _seq(av[1], icase)
-        if got:
-            out.append(got)
-    return tuple(out)
+    return tuple(o for o in _options(tree, icase, lookarounds=True) if all(len(w.encode()) >= MIN_WORD for w in o))
 
 
 def alternatives(pattern: re.Pattern, *, min_chars: int = 2000) -> list[re.Pattern]:
