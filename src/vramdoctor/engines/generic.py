@@ -964,7 +964,9 @@ LOG = LogWords(
         msg(r"Exception raised from (?:ncclCommWatchdog|checkTimeout|watchdogHandler|workCleanupLoop|heartbeatMonitor)"
             r" at \S*ProcessGroupNCCL\.cpp|watchdog thread terminated with exception: (?!.*out of memory)|"
             r"ProcessGroupNCCL's watchdog got stuck|Heartbeat monitor timed out", "not_oom", code="nccl-error"),
-        msg(r"device-side assert", "not_oom", code="device-side-assert"),
+        # (not the advice PyTorch appends to every CUDA or HIP error, "Compile with `TORCH_USE_CUDA_DSA` to enable
+        # device-side assertions": c10/cuda/CUDAException.cpp; the error above it is the cause)
+        msg(r"device-side assert(?!ions\b)", "not_oom", code="device-side-assert"),
         # an OpenCL call's status (ggml-opencl / CLBlast: "ggml_opencl: ggml_cl_h2d_tensor_2d(...) error -30 at
         # ggml-opencl.cpp:1708"; CL/cl.h): memory where it is CL_MEM_OBJECT_ALLOCATION_FAILURE (-4), CL_OUT_OF_RESOURCES
         # (-5), CL_OUT_OF_HOST_MEMORY (-6) or CL_INVALID_BUFFER_SIZE (-61); another cause otherwise (-30
@@ -1377,6 +1379,10 @@ LOG = LogWords(
         msg(r"(?:\bOOM\b|out of memory)[^\n]*?(?:\bcaught while allocating memory; skipping\b|"
             r"[,;:]\s*skipping (?:this |the )?(?:config|configuration|batch size|case|shape|test|run)\b)", "note",
             code="oom-fallback"),
+        # the advice PyTorch appends to a CUDA or HIP error (c10/cuda/CUDAException.cpp, c10_cuda_check_implementation):
+        # a CUDA error was raised; the line with its cause comes before it and may be lost from a paste
+        msg(r"\b(?:CUDA|HIP) kernel errors might be asynchronously reported at some other API call|"
+            r"\bCompile with `?TORCH_USE_(?:CUDA|HIP)_DSA`? to enable device-side assertions", "wrapper"),
         # a backend process that died under its front end (LocalAI's gRPC backends): why is in the backend's log
         msg(r"rpc error: code = \w+ desc = (?:error reading from server: EOF|connection error|transport is closing)",
             "wrapper"),
