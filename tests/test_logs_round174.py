@@ -59,3 +59,45 @@ def test_the_error_above_pytorchs_advice_decides(error, expected):
         assert (kind, code) == expected
     else:
         assert kind not in ("NOT_OOM", "NONE") and code != "device-side-assert", (kind, code)
+
+
+# --- the report's own words above a pasted log and the engine's line inside the paste are two accounts of one
+# failure: the engine's line, past the fence, is not joined into the words above it -----------------------------------
+
+_FENCED_BELOW_WORDS = [
+    # Ollama: the title, then the scheduler's load error and the reply to the request that started the load
+    (["DeepSeek-Coder-V2-Lite-Instruct out of memory",
+      "",
+      "```",
+      'jun 18 13:23:19 ollama[22256]: time=2024-06-18T13:23:19.008+02:00 level=ERROR source=sched.go:388 msg="error '
+      'loading llama server" error="llama runner process has terminated: signal: aborted (core dumped) cudaMalloc '
+      'failed: out of memory"',
+      'jun 18 13:23:19 ollama[22256]: [GIN] 2024/06/18 - 13:23:19 | 500 |  3.168403177s |       127.0.0.1 | POST     '
+      '"/api/chat"',
+      "```"], {"UNDETERMINED", "WEIGHTS", "KV_CAPACITY"}, 4),
+    # llama.cpp: a one-line summary, then the loader's buffer that failed
+    (["llama-server dies with out of memory on a 12 GB card",
+      "",
+      "```",
+      "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9216.00 MiB on device 0: cudaMalloc failed: out of "
+      "memory",
+      "alloc_tensor_range: failed to allocate CUDA0 buffer of size 9663676416",
+      "llama_model_load: error loading model: unable to allocate CUDA0 buffer",
+      "```"], {"WEIGHTS"}, 4),
+    # vLLM: the title, a tilde fence, the loader's traceback's last lines
+    (["Llama-3.3-70B CUDA out of memory with tp 2",
+      "",
+      "~~~",
+      "ERROR 03-02 10:11:12 [engine.py:400]   File \"/vllm/model_executor/model_loader/loader.py\", line 420, in "
+      "load_model",
+      "ERROR 03-02 10:11:12 [engine.py:400] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 "
+      "MiB. GPU 0 has a total capacity of 79.15 GiB of which 301.44 MiB is free.",
+      "~~~"], {"WEIGHTS"}, 4),
+]
+
+
+@pytest.mark.parametrize("lines,kinds,line", _FENCED_BELOW_WORDS)
+def test_an_engines_failure_inside_a_fence_is_not_joined_into_the_words_above_it(lines, kinds, line):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind in kinds, (run.kind, run.code)
+    assert any(e["line"] >= line for e in run.evidence), run.evidence

@@ -691,8 +691,12 @@ class Scanner:
             r.failures.remove(weak[-1])
         last = r.failures[-1] if r.failures else None
         # (not across a milestone passed since: the run went on after it, and this is a failure of its own)
+        # (nor across a markdown fence: the report's words above a pasted log, "DeepSeek-Coder-V2-Lite out of memory" /
+        # "```" / the engine's error, are two accounts; the engine's line is its own failure)
         joined = bool(last and not last.retried and line_no - max(last.end_line, last.line_no) <= 3
-                      and max(r.progress.values(), default=0) <= max(last.end_line, last.line_no))
+                      and max(r.progress.values(), default=0) <= max(last.end_line, last.line_no)
+                      and not any(ln > max(last.end_line, last.line_no) and _FENCE.match(t)
+                                  for ln, t in self._lines_before(line_no)[-3:]))
         if last and joined:  # one failure, many lines: lines that continue the same traceback or message join it
             last.end_line = line_no
             if (v and v.phase and last.phase is None and kind in ("oom", "error") and last.kind in ("oom", "error")
