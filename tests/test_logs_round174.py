@@ -101,3 +101,26 @@ def test_an_engines_failure_inside_a_fence_is_not_joined_into_the_words_above_it
     run = run_of(diag("\n".join(lines)))
     assert run.kind in kinds, (run.kind, run.code)
     assert any(e["line"] >= line for e in run.evidence), run.evidence
+
+
+# --- an article's section heading after the failure ("Why the Default KV Cache Allocation Fails") names what the
+# article explains, not the step the failure came in --------------------------------------------------------------------
+
+@pytest.mark.parametrize("failure,heading,wrong", [
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.55 GiB "
+     "of which 1.10 GiB is free.", "Why the Default KV Cache Allocation Fails", "KV_CAPACITY"),
+    ("RuntimeError: CUDA error: out of memory", "How to Fix CUDA Graph Capture OOM in SGLang", "WARMUP"),
+    ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4096.00 MiB on device 0: cudaMalloc failed: out of memory",
+     "Understanding Model Weights Offloading", "WEIGHTS"),
+])
+def test_a_section_heading_after_the_failure_names_no_step(failure, heading, wrong):
+    kind, code = kind_of(["Here is the error I got:", failure, heading, "The pool is sized at start-up from the "
+                          "fraction of memory you allow it."])
+    assert kind != wrong, (kind, code)
+
+
+def test_an_engines_words_after_the_failure_still_name_the_step():
+    # (a guard: an engine's own line after the failure, in sentence case, is still read)
+    kind, _ = kind_of(["RuntimeError: CUDA error: out of memory",
+                       "ERROR 03-02 10:11:12 [gpu_model_runner.py:1900] Capturing CUDA graph shapes failed"])
+    assert kind == "WARMUP"

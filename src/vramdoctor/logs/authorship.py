@@ -52,6 +52,23 @@ def sentence_like(text: str) -> bool:
     return (not LOG_PREFIX.match(text) and bool(_SENTENCE.match(text)) and not _PROGRAM_MARKS.search(text))
 
 
+#: a word of a title set in title case ("Allocation", "KV", "vLLM's", "70B"), and the short words titles leave in lower
+#: case ("the", "of", "a", "vs")
+_TITLE_WORD = re.compile(r"^(?:[A-Z0-9][\w'\u2019.-]*|[a-z]{1,3}|[a-z]+[A-Z][\w'-]*)[?!]?$")
+
+
+def title_case(text: str) -> bool:
+    """The line is a heading a person set in title case ("Why the Default KV Cache Allocation Fails", "How to Fix CUDA
+    Graph OOM"): no log prefix, 3 to 14 words, every word of four letters or more capitalized (or a name such as
+    "vLLM"), none of a program's marks (`:`, `=`, brackets, a path) and no stop at its end. A section of an article or a
+    report, never a line an engine printed (engines write their messages in sentence case)."""
+    if LOG_PREFIX.match(text) or re.search(r"[:=()\[\]{}/\\_<>|]", text) or text.rstrip().endswith("."):
+        return False
+    words = text.split()
+    return 3 <= len(words) <= 14 and sum(1 for w in words if len(w) >= 4) >= 3 and all(
+        _TITLE_WORD.match(w) for w in words)
+
+
 #: a plain lower-case word of running text ("results", "in", "an", "with,"), as most of a person's sentence is
 _PLAIN_WORD = re.compile(r"^[a-z][a-z'\u2019-]*[,.;:]?$")
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..engines.interface import AFTER_MILESTONE, FLOOR, MILESTONES, PHASES
 from ..engines.words import SIZE, to_bytes
 from .facts import Failure
-from .authorship import TITLE, program_line, prose_like, sentence_like, user_words
+from .authorship import TITLE, program_line, prose_like, sentence_like, title_case, user_words
 from .knowledge import ELISION, FRAME, PY_FRAME, knowledge, phase_words
 from .prose import OOM_ANY, clauses
 from .lines import LOG_PREFIX, bare_prefix
@@ -532,9 +532,10 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
         if i >= 3:
             continue
         if (FRAME.search(text) or FAILED_REQUEST.search(text) or user_words(text) or _code_of_frame(f, ln)
-                or prose_like(text) or sentence_like(text)):
+                or prose_like(text) or sentence_like(text) or title_case(text)):
             # (nor a person's sentence, a maintainer's explanation: "The KV cache is preallocated for the full context
-            # in both cases though." names how the engine works, not where this failure came)
+            # in both cases though." names how the engine works, not where this failure came; nor an article's section
+            # heading, "Why the Default KV Cache Allocation Fails")
             continue  # (an access line is printed when its request ends: one failed by this failure says no phase;
             # the code line under a frame is the frame's, read with the frames below)
         v = k.line_verdict(text)
