@@ -124,3 +124,19 @@ def test_an_engines_words_after_the_failure_still_name_the_step():
     kind, _ = kind_of(["RuntimeError: CUDA error: out of memory",
                        "ERROR 03-02 10:11:12 [gpu_model_runner.py:1900] Capturing CUDA graph shapes failed"])
     assert kind == "WARMUP"
+
+
+# --- UCX, the RDMA transport under NIXL and Dynamo, failing to register a GPU buffer: the network card, not the disk
+# ("Input/output error") and not memory used up -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["[1781291420.830118] [decode-worker-0:37   :0]           ib_md.c:307  UCX  ERROR ibv_reg_mr(address=0x7fee9e000000, "
+     "length=115343360, access=0x10000f) failed: Bad address",
+     "E0612 19:10:20.830158      37 ucx_utils.cpp:577] Failed to ucp_mem_map: Input/output error"],
+    ["2025-10-01T08:00:00.123Z ERROR nixl_connector: Failed to ucp_mem_map: Input/output error"],
+    ["[1718000000.000001] [node1:4242 :0]       ib_md.c:293  UCX  ERROR ibv_reg_mr(address=0x7f0000000000, "
+     "length=2147483648, access=0xf) failed: Cannot allocate memory",
+     "RuntimeError: NIXL_ERR_BACKEND"],
+])
+def test_an_rdma_registration_failure_is_communication_not_a_disk(lines):
+    assert kind_of(lines) == ("NOT_OOM", "communication-error")

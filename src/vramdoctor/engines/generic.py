@@ -1016,7 +1016,13 @@ LOG = LogWords(
             # ... or HCCL, Ascend's collectives ("[ERROR] HCCL(...) ... [InitChannelStage][RunFailed]Transport init
             # error! createLink ...", its "CONNECT TIMEOUT DETECT RESULT", HcclResult codes by name)
             r"\bTransport init error!|\bCONNECT TIMEOUT DETECT RESULT\b|\bHCCL_E_(?:TIMEOUT|TCP_CONNECT|TCP_TRANSFER|NETWORK|"
-            r"REMOTE|ROCE_CONNECT|UNAVAIL)\b", "not_oom", code="communication-error"),
+            r"REMOTE|ROCE_CONNECT|UNAVAIL)\b|"
+            # ... or UCX, the RDMA transport under NIXL and Dynamo (ucs/ucp: "UCX  ERROR ibv_reg_mr(address=...) failed:
+            # Bad address", "failed to register address ... (cuda) ... on md[6]=mlx5_0: Input/output error", NIXL's
+            # "Failed to ucp_mem_map"): a GPU buffer the network card could not register, not a disk and not memory
+            # used up (its EIO is the card's; an ENOMEM there is the locked-memory limit, `ulimit -l`)
+            r"\bUCX\s+ERROR\b|\bFailed to ucp_mem_map\b|\bibv_reg_mr\([^\n]{0,200}?\bfailed\b",
+            "not_oom", code="communication-error"),
         # the GPU stopped answering (a hang, a driver reset, a reset by the OS watchdog): a named cause, not memory
         # (Vulkan VK_ERROR_DEVICE_LOST and its C++ name, D3D12's device removal, NVIDIA's Xid 79 text)
         # (and Mesa's radv on amdgpu: "The CS has been cancelled because the context is lost"; NVIDIA's driver faults by

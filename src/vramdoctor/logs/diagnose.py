@@ -218,7 +218,7 @@ _NOT_OOM = {
     "model-file-error": "the model file could not be opened or read (a wrong path, a partial download, a format "
                         "this build does not know).",
     "communication-error": "the processes failed to talk to each other (gloo, TCP, NCCL set-up, NIXL's KV cache "
-                           "transfer between servers).",
+                           "transfer between servers, an RDMA card registering a GPU buffer through UCX).",
     "crash-access-violation": "a crash by a bad memory access (a bug), not memory running out.",
     "guardrail-estimate-invalid": "LM Studio's load guardrail could not size this model (its estimate is NaN: an "
                                   "architecture or file its estimator does not know) and refused it; nothing was "
