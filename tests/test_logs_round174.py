@@ -140,3 +140,30 @@ def test_an_engines_words_after_the_failure_still_name_the_step():
 ])
 def test_an_rdma_registration_failure_is_communication_not_a_disk(lines):
     assert kind_of(lines) == ("NOT_OOM", "communication-error")
+
+
+# --- a bare AssertionError under an `assert` that checks an object's type or presence: a check that names objects,
+# no amount, whatever words of memory the objects' names hold ------------------------------------------------------
+
+def _asserting(frame: str, statement: str) -> list[str]:
+    return ["Traceback (most recent call last):",
+            f'  File "{frame}", line 324, in __init__',
+            f"    assert {statement}",
+            "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+            "AssertionError"]
+
+
+@pytest.mark.parametrize("frame,statement", [
+    ("/sgl-workspace/sglang/python/sglang/srt/mem_cache/mamba_radix_cache.py",
+     "isinstance(params.token_to_kv_pool_allocator, TokenToKVPoolAllocator)"),
+    ("/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", "self.kv_cache_config is not None"),
+    ("/app/tensorrt_llm/_torch/pyexecutor/model_engine.py", 'hasattr(self.model, "kv_cache_manager")'),
+])
+def test_an_assertion_of_a_type_or_presence_is_not_memory(frame, statement):
+    assert kind_of(_asserting(frame, statement)) == ("NOT_OOM", "assertion-failed")
+
+
+def test_an_assertion_of_an_amount_of_memory_is_not_called_not_memory():
+    # (a guard: a pool's size checked against zero may be memory that ran out)
+    kind, _ = kind_of(_asserting("/usr/local/lib/python3.12/dist-packages/vllm/worker/worker.py", "num_gpu_blocks > 0"))
+    assert kind != "NOT_OOM"

@@ -940,10 +940,16 @@ _MEMORY_CONDITION = re.compile(r"mem|alloc|pool|buffer|block|free|cache|kv|bytes
 _SWITCH = re.compile(r"(?:\b\w+(?:\(\))?\.)*\b(?:disable|enable|use)_\w+", re.I)
 
 
+#: a condition that checks an object's type or presence (`isinstance(params.token_to_kv_pool_allocator,
+#: TokenToKVPoolAllocator)`, `self.kv_cache is not None`, `hasattr(layer, "kv_cache")`): it names objects, no amount
+_TYPE_CHECK = re.compile(r"^\s*\(?\s*(?:not\s+)?(?:isinstance|issubclass|hasattr|callable|type)\s*\(|^[\w.\[\]()]+\s+is\s+"
+                         r"(?:not\s+)?None\s*(?:,|$)")
+
+
 def _speaks_of_memory(cond: str) -> bool:
     """An assertion's condition names something memory is made of (`_MEMORY_CONDITION`), past the settings' switches
-    it reads (`_SWITCH`)."""
-    return bool(_MEMORY_CONDITION.search(_SWITCH.sub("", cond)))
+    it reads (`_SWITCH`); a check of a type or presence (`_TYPE_CHECK`) never does."""
+    return not _TYPE_CHECK.search(cond) and bool(_MEMORY_CONDITION.search(_SWITCH.sub("", cond)))
 
 
 def _assertion(f: Failure) -> tuple[int, str] | None:
