@@ -167,3 +167,25 @@ def test_an_assertion_of_an_amount_of_memory_is_not_called_not_memory():
     # (a guard: a pool's size checked against zero may be memory that ran out)
     kind, _ = kind_of(_asserting("/usr/local/lib/python3.12/dist-packages/vllm/worker/worker.py", "num_gpu_blocks > 0"))
     assert kind != "NOT_OOM"
+
+
+# --- a cloud client's relay of the server's HTTP status names no cause: the server's own log has it -------------------
+
+@pytest.mark.parametrize("line", [
+    "botocore.errorfactory.ModelError: An error occurred (ModelError) when calling the InvokeEndpoint operation: "
+    "Received server error (507) from primary and could not load the entire response body.",
+    "ModelError: An error occurred (ModelError) when calling the InvokeEndpoint operation: Received client error (424) "
+    "from primary with message \"{\"code\": 424, \"type\": \"InternalServerException\"}\".",
+])
+def test_a_clients_relay_of_the_servers_status_is_no_cause(line):
+    kind, code = kind_of(["Traceback (most recent call last):", '  File "invoke.py", line 12, in <module>', line])
+    assert (kind, code) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+def test_the_servers_error_above_the_clients_relay_decides():
+    kind, _ = kind_of(["[WARN ] PyProcess - W-167-qwen-vl-stderr: torch.cuda.OutOfMemoryError: CUDA out of memory. "
+                       "Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 22.20 GiB of which 1.06 MiB is free.",
+                       "botocore.errorfactory.ModelError: An error occurred (ModelError) when calling the "
+                       "InvokeEndpoint operation: Received server error (507) from primary and could not load the "
+                       "entire response body."])
+    assert kind not in ("NOT_OOM", "NONE")

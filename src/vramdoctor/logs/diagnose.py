@@ -371,7 +371,11 @@ _NO_INFO = re.compile(r"\b(?:crashed|failed|exited|stopped|terminated) (?:withou
                       r"further |more )?(?:information|details?|message|output|error message)\b|"
                       # ... or a client's view of it, the server's HTTP 500 and nothing of why ("openai.error.APIError:
                       # Invalid response object from API: 'Internal Server Error' (HTTP response code was 500)")
-                      r"\bInternal Server Error\W{0,3}(?:\(HTTP (?:response )?(?:code|status) (?:was |is )?500\)|for url\b|$)",
+                      r"\bInternal Server Error\W{0,3}(?:\(HTTP (?:response )?(?:code|status) (?:was |is )?500\)|for url\b|$)|"
+                      # ... or a cloud client's relay of the server's status (botocore's SageMaker runtime: "An error
+                      # occurred (ModelError) when calling the InvokeEndpoint operation: Received server error (507)
+                      # from primary ..."): the status is the serving stack's, its cause is in the server's own log
+                      r"\bReceived (?:server|client) error \(\d{3}\) from \w+",
                       re.I)
 
 
