@@ -189,3 +189,19 @@ def test_the_servers_error_above_the_clients_relay_decides():
                        "InvokeEndpoint operation: Received server error (507) from primary and could not load the "
                        "entire response body."])
     assert kind not in ("NOT_OOM", "NONE")
+
+
+# --- no GPU visible to the process (a container started without its GPUs, a Ray node without GPU resources): named,
+# not memory, even where a resource listing beside it holds the word "memory" -----------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "ValueError: Current node has no GPU available. current_node_resource={'memory': 36000000000.0, 'GPU': 0.05, "
+    "'CPU': 8.0}. vLLM engine cannot start without GPU.",
+    "RuntimeError: No CUDA GPUs are available",
+    "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a "
+    "driver from http://www.nvidia.com/Download/index.aspx",
+    "(APIServer pid=1) RuntimeError: Failed to infer device type",
+])
+def test_no_gpu_visible_is_named_and_not_memory(line):
+    assert kind_of(["Traceback (most recent call last):", '  File "/app/start.py", line 20, in <module>', line]) == (
+        "NOT_OOM", "cuda-driver-error")

@@ -1094,7 +1094,13 @@ LOG = LogWords(
             r"no ROCm-capable device|\bhipErrorNoDevice\b|"
             # ggml's CUDA back end that could not start the runtime (ggml-cuda.cu ggml_cuda_init: "failed to initialize
             # CUDA: unknown error", a missing nvidia_uvm module; llama.cpp then runs on the CPU)
-            r"\bggml_cuda_init: failed to initialize CUDA\b", "not_oom", code="cuda-driver-error"),
+            r"\bggml_cuda_init: failed to initialize CUDA\b|"
+            # ... or no GPU visible to the process at all (PyTorch's torch/cuda/__init__.py "No CUDA GPUs are
+            # available", "Found no NVIDIA driver on your system"; vLLM's platform detection "Failed to infer device
+            # type"; vLLM's Ray executor "Current node has no GPU available. current_node_resource={...}"): a container
+            # started without its GPUs, CUDA_VISIBLE_DEVICES, a Ray node without GPU resources
+            r"\bNo CUDA GPUs are available\b|\bFound no NVIDIA driver on your system\b|\bFailed to infer device type\b|"
+            r"\bCurrent node has no GPU available\b", "not_oom", code="cuda-driver-error"),
         # the build has no code for this GPU's architecture (CUDA's cudaErrorNoKernelImageForDevice, HIP's
         # hipErrorNoBinaryForGpu)
         msg(r"no kernel image is available|hipErrorNoBinaryForGpu|Unable to find code object for all current devices|"
