@@ -205,3 +205,27 @@ def test_the_servers_error_above_the_clients_relay_decides():
 def test_no_gpu_visible_is_named_and_not_memory(line):
     assert kind_of(["Traceback (most recent call last):", '  File "/app/start.py", line 20, in <module>', line]) == (
         "NOT_OOM", "cuda-driver-error")
+
+
+# --- PyTorch's caching allocator that ran out of memory, then failed to ask NVML who holds it: its NVML assertion
+# hides an out-of-memory (pytorch#112377) -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines,kind", [
+    (["INFO 09-03 19:31:50 [gpu_model_runner.py:2200] Model loading took 14.2 GiB and 9.1 seconds",
+      "INFO 09-03 19:31:53 [gpu_worker.py:276] Available KV cache memory: 51.2 GiB",
+      "Capturing CUDA graphs (PIECEWISE):  20%|##        | 10/51 [00:00<00:02, 15.63it/s][rank0]:[E903 19:31:55.312 "
+      "shim_common.cpp:523] Exception in aoti_torch: NVML_SUCCESS == r INTERNAL ASSERT FAILED at "
+      '"/pytorch/c10/cuda/CUDACachingAllocator.cpp":1165, please report a bug to PyTorch.',
+      "Exception raised from reportProcessMemoryInfo at /pytorch/c10/cuda/CUDACachingAllocator.cpp:1165 (most recent "
+      "call first):"], "WARMUP"),
+    (["INFO:     Application startup complete.",
+      'INFO:     127.0.0.1:50312 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+      'RuntimeError: NVML_SUCCESS == r INTERNAL ASSERT FAILED at "../c10/cuda/CUDACachingAllocator.cpp":830, please '
+      "report a bug to PyTorch."], "RUNTIME"),
+    (["Loading safetensors checkpoint shards:  40% Completed | 2/5 [00:03<00:04,  1.52s/it]",
+      "RuntimeError: NVML_SUCCESS == DriverAPI::get()->nvmlDeviceGetHandleByPciBusId_v2_( pci_id, &nvml_device) "
+      'INTERNAL ASSERT FAILED at "../c10/cuda/CUDACachingAllocator.cpp":815, please report a bug to PyTorch.'],
+     "WEIGHTS"),
+])
+def test_the_allocators_nvml_assertion_is_an_out_of_memory(lines, kind):
+    assert kind_of(lines)[0] == kind

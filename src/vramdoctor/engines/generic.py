@@ -867,6 +867,12 @@ LOG = LogWords(
         # Ascend's CANN runtime could not get device memory (vllm-ascend, torch_npu: "[Error]: Failed to apply for
         # memory."; its detail, an EE9999 line, may name another cause: Alloc sq cq fail, above)
         msg(r"\[Error\]: Failed to apply for memory\b", "oom", code="npu-alloc-failed"),
+        # PyTorch's caching allocator that ran out of memory and then failed to ask NVML who holds it, for the message
+        # it was writing (CUDACachingAllocator.cpp reportProcessMemoryInfo: "NVML_SUCCESS == r INTERNAL ASSERT FAILED
+        # at .../CUDACachingAllocator.cpp:830", pytorch#112377, #185240; in a container or on Jetson without NVML's
+        # process queries): its assertion hides an out-of-memory, in whatever step was under way
+        msg(r"\bNVML_SUCCESS == [^\n]{0,120}?INTERNAL ASSERT FAILED at \S*CUDACachingAllocator\.cpp|"
+            r"\bException raised from reportProcessMemoryInfo\b", "oom"),
         # ggml's own context could not get its host memory (ggml.c ggml_init: the buffer it mallocs for a context is
         # NULL, "GGML_ASSERT: ggml.c:4412: ctx->mem_buffer != NULL"): an allocation that failed, placed by its frames
         # (a compute graph's context, the KV cache's, the weights') or the step under way
