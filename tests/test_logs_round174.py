@@ -229,3 +229,37 @@ def test_no_gpu_visible_is_named_and_not_memory(line):
 ])
 def test_the_allocators_nvml_assertion_is_an_out_of_memory(lines, kind):
     assert kind_of(lines)[0] == kind
+
+
+# --- TensorRT-LLM's MMHA kernel for a sequence longer than its shared memory holds: a kernel's limit, not the GPU's
+# memory (with guards: a C++ assertion's condition on its line, its frames after it, is read as a named check, which
+# held already) ------------------------------------------------------------------------------------------------------
+
+_CPP_FRAMES = ["1       0x7f64891c8e0b /usr/local/lib/python3.10/dist-packages/tensorrt_llm/libs/libtensorrt_llm.so(+0x35e0b) "
+               "[0x7f64891c8e0b]",
+               "2       0x7f6489444b0f /usr/local/lib/python3.10/dist-packages/tensorrt_llm/libs/libtensorrt_llm.so(+0x2b1b0f) "
+               "[0x7f6489444b0f]"]
+
+
+@pytest.mark.parametrize("line", [
+    "[TensorRT-LLM][ERROR] Encountered an error in forwardAsync function: [TensorRT-LLM][ERROR] Assertion failed: "
+    "Unsupported data type (/src/cpp/tensorrt_llm/kernels/samplingTopKKernels.cu:88)",
+    " what():  [TensorRT-LLM][ERROR] Assertion failed: beamWidth == 1 (/app/tensorrt_llm/cpp/tensorrt_llm/runtime/"
+    "gptDecoder.cpp:301)",
+    "llama-server: /src/llama.cpp/src/llama-vocab.cpp:1700: const token_data &llama_vocab::token_get_attr(id) const: "
+    "Assertion `id < n_tokens' failed.",
+])
+def test_a_cpp_assertion_without_memory_words_is_an_assertion_that_failed(line):
+    assert kind_of([line, *_CPP_FRAMES]) == ("NOT_OOM", "assertion-failed")
+
+
+def test_a_cpp_assertion_of_an_amount_is_not_called_not_memory():
+    kind, _ = kind_of(["[TensorRT-LLM][ERROR] Assertion failed: freeMem >= requiredMem (/app/tensorrt_llm/cpp/"
+                       "tensorrt_llm/runtime/bufferManager.cpp:120)", *_CPP_FRAMES])
+    assert kind != "NOT_OOM"
+
+
+def test_the_mmha_kernels_shared_memory_is_a_kernel_limit():
+    assert kind_of([" what():  [TensorRT-LLM][ERROR] Assertion failed: Sequence Length is too long for the MMHA kernel "
+                    "(not enough shared memory). (/src/cpp/tensorrt_llm/kernels/decoderMaskedMultiheadAttention/"
+                    "decoderMaskedMultiheadAttentionLaunch.h:205)", *_CPP_FRAMES]) == ("NOT_OOM", "kernel-shared-memory")

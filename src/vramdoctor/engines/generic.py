@@ -1090,7 +1090,11 @@ LOG = LogWords(
             r"\bPI_ERROR_(?!OUT_OF_(?:DEVICE|HOST)_MEMORY\b|OUT_OF_RESOURCES\b)[A-Z_]+|\bUnknown PI error\b", "not_oom",
             code="sycl-runtime-error", flags=0),
         # a kernel asked for more on-chip shared memory than the GPU has (Triton): a kernel limit, not GPU memory
-        msg(r"OutOfResources|out of resource: shared memory", "not_oom", code="kernel-shared-memory"),
+        # (... and TensorRT-LLM's masked multi-head attention kernel for a sequence longer than its shared memory holds:
+        # decoderMaskedMultiheadAttentionLaunch.h, "Sequence Length is too long for the MMHA kernel (not enough shared
+        # memory)")
+        msg(r"OutOfResources|out of resource: shared memory|\btoo long for the MMHA kernel\b|"
+            r"\(not enough shared memory\)", "not_oom", code="kernel-shared-memory"),
         # the driver, not memory: "unsupported display driver / cuda driver combination", "driver version is
         # insufficient", "no CUDA-capable device"
         msg(r"unsupported display driver|cuda driver combination|driver version is insufficient|"
