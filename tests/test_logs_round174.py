@@ -263,3 +263,20 @@ def test_the_mmha_kernels_shared_memory_is_a_kernel_limit():
     assert kind_of([" what():  [TensorRT-LLM][ERROR] Assertion failed: Sequence Length is too long for the MMHA kernel "
                     "(not enough shared memory). (/src/cpp/tensorrt_llm/kernels/decoderMaskedMultiheadAttention/"
                     "decoderMaskedMultiheadAttentionLaunch.h:205)", *_CPP_FRAMES]) == ("NOT_OOM", "kernel-shared-memory")
+
+
+# --- TensorRT's own allocator out of GPU memory (a trtllm-build, Triton's TensorRT back end, Torch-TensorRT) ----------
+
+@pytest.mark.parametrize("lines", [
+    ["[TensorRT-LLM] [I] Build TensorRT engine Unnamed Network 0",
+     "Requested amount of GPU memory (1024 bytes) could not be allocated. There may not be enough free"],
+    ["E0105 09:12:33.123456 1 model_lifecycle.cc:630] failed to load 'llama_trt' version 1: Internal: unable to create "
+     "TensorRT engine: Requested amount of GPU memory (8589934592 bytes) could not be allocated. There may not be enough "
+     "free memory for allocation to succeed."],
+    ["ERROR: [Torch-TensorRT TorchScript Conversion Context] - 2: [executionContext.cpp::ExecutionContext::410] "
+     "Requested amount of GPU memory (268435456 bytes) could not be allocated. There may not be enough free memory for "
+     "allocation to succeed."],
+])
+def test_tensorrts_allocator_out_of_gpu_memory_is_memory(lines):
+    kind, code = kind_of(lines)
+    assert kind not in ("NONE", "NOT_OOM") and code != "failure-cause-not-shown", (kind, code)

@@ -871,6 +871,10 @@ LOG = LogWords(
         # it was writing (CUDACachingAllocator.cpp reportProcessMemoryInfo: "NVML_SUCCESS == r INTERNAL ASSERT FAILED
         # at .../CUDACachingAllocator.cpp:830", pytorch#112377, #185240; in a container or on Jetson without NVML's
         # process queries): its assertion hides an out-of-memory, in whatever step was under way
+        # TensorRT's GPU allocator (its IGpuAllocator / defaultAllocator, as a trtllm-build, Triton's TensorRT back end or
+        # Torch-TensorRT print it: "Requested amount of GPU memory (1024 bytes) could not be allocated. There may not be
+        # enough free memory for allocation to succeed.")
+        msg(r"\bRequested amount of GPU memory \(\d+ bytes\) could not be allocated\b", "oom"),
         msg(r"\bNVML_SUCCESS == [^\n]{0,120}?INTERNAL ASSERT FAILED at \S*CUDACachingAllocator\.cpp|"
             r"\bException raised from reportProcessMemoryInfo\b", "oom"),
         # ggml's own context could not get its host memory (ggml.c ggml_init: the buffer it mallocs for a context is
