@@ -280,3 +280,26 @@ def test_the_mmha_kernels_shared_memory_is_a_kernel_limit():
 def test_tensorrts_allocator_out_of_gpu_memory_is_memory(lines):
     kind, code = kind_of(lines)
     assert kind not in ("NONE", "NOT_OOM") and code != "failure-cause-not-shown", (kind, code)
+
+
+# --- Ollama's scheduler that gave up waiting for its runner to load (a stalled load, or the client gone): a named cause,
+# not memory, unless the runner's last error it quotes says memory -----------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    'time=2025-02-28T17:05:26.794+08:00 level=ERROR source=sched.go:456 msg="error loading llama server" '
+    'error="timed out waiting for llama runner to start - progress 0.00 - "',
+    "time=2024-05-10T08:00:00.000Z level=ERROR source=sched.go:344 msg=\"error loading llama server\" "
+    "error=\"timed out waiting for llama runner to start: \"",
+    'time=2026-01-08T10:00:00.000Z level=ERROR source=sched.go:575 msg="error loading llama server" '
+    'error="timed out waiting for llama runner to start: context canceled"',
+])
+def test_ollamas_load_timeout_is_named(line):
+    assert kind_of(['time=2025-02-28T17:00:10.000+08:00 level=INFO source=server.go:580 msg="waiting for llama runner '
+                    'to start responding"', line]) == ("NOT_OOM", "load-timeout")
+
+
+def test_ollamas_load_timeout_that_quotes_an_out_of_memory_is_memory():
+    kind, code = kind_of(['time=2025-02-28T17:05:26.794+08:00 level=ERROR source=sched.go:456 msg="error loading llama '
+                          'server" error="timed out waiting for llama runner to start - progress 0.41 - cudaMalloc '
+                          'failed: out of memory"'])
+    assert kind != "NOT_OOM" and code != "load-timeout", (kind, code)

@@ -61,6 +61,12 @@ LOG = LogWords(
         # the scheduler's verdict that the runner failed to start: loading the weights, sizing the cache or
         # reserving the graph, never serving (server/sched.go "error loading llama server", v0.12+ "Load failed")
         msg(r"error loading llama server|msg=\"?Load failed\"? model=", "wrapper", candidates=("WEIGHTS", "KV", "WARMUP")),
+        # ... that gave up waiting for the load (llm/server.go WaitUntilRunning: "timed out waiting for llama runner
+        # to start - progress 0.00 - <the runner's last error>" after OLLAMA_LOAD_TIMEOUT without progress, or
+        # ": context canceled" when the client went away first): a load that stalled, not memory (unless the last
+        # error it quotes says so, which the words for that error read)
+        msg(r"timed out waiting for llama runner to start(?![^\n]*(?:out of memory|cudaMalloc failed|failed to allocate|"
+            r"\bOOM\b|insufficient memory))", "not_oom", code="load-timeout"),
         msg(r"llama runner process has terminated: exit status|"
             r"llama runner process no longer running|llama runner process has t?e?r?$|"
             r"(?:POST predict|do load request|completion request): .{0,200}\bEOF\b", "wrapper"),
@@ -138,6 +144,11 @@ LOG = LogWords(
     # the runner takes no --no-context-shift from its user: the request's num_ctx and num_predict, and in 2026
     # builds its "shift" option, set it (server/sched.go resolveContextShift)
     not_oom_advice={
+        "load-timeout": "Ollama gave up waiting for its runner to load the model (OLLAMA_LOAD_TIMEOUT, 5 minutes by "
+                        "default, with no progress; or the client closed its request first: 'context canceled'): the "
+                        "load stalled reading the model (a slow or network disk, a model larger than RAM paged in "
+                        "over and over) or the runner hung. Check the disk's read speed and the runner's own lines "
+                        "before the timeout; raise OLLAMA_LOAD_TIMEOUT where the load is only slow.",
         "k-shift-unsupported": "a request's context filled and Ollama's runner tried to shift its KV cache "
                                "(K-shift), which this model's cache cannot do: size num_ctx to hold the prompt and "
                                "the whole answer, and cap the answer with num_predict (newer Ollama also takes "

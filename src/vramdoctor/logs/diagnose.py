@@ -119,6 +119,7 @@ def _loader_proper(f: Failure) -> bool:
 
 
 _NOT_OOM = {
+    "load-timeout": "the server gave up waiting for the model to load (it stalled, or the client went away first).",
     "health-check-failed": "a supervisor (Kubernetes, Ray Serve, KServe) gave up on a server that did not answer its "
                            "health check: it hung, was too busy, or was still loading.",
     "illegal-memory-access": "a kernel touched memory it does not own (a bug in a kernel, the engine or the driver).",
