@@ -303,3 +303,38 @@ def test_ollamas_load_timeout_that_quotes_an_out_of_memory_is_memory():
                           'server" error="timed out waiting for llama runner to start - progress 0.41 - cudaMalloc '
                           'failed: out of memory"'])
     assert kind != "NOT_OOM" and code != "load-timeout", (kind, code)
+
+
+# --- an out-of-memory inside a layer's constructor (the model made on the device, its weights allocated as each layer
+# is built) is the weights, whatever the folder depth of the model's file ------------------------------------------------
+
+def _made(*frames: str) -> list[str]:
+    return ["Traceback (most recent call last):", *frames,
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 108.00 MiB. GPU 3 has a total capacity of "
+            "31.36 GiB of which 108.75 MiB is free."]
+
+
+@pytest.mark.parametrize("frames", [
+    ['  File "/usr/local/lib/python3.12/dist-packages/vllm_omni/diffusion/models/qwen_image/qwen_image_transformer.py", '
+     "line 638, in __init__",
+     "    nn.Linear(dim, 6 * dim, bias=True),",
+     '  File "/usr/local/lib/python3.12/dist-packages/torch/nn/modules/linear.py", line 109, in __init__',
+     "    torch.empty((out_features, in_features), **factory_kwargs)"],
+    ['  File "/opt/conda/lib/python3.11/site-packages/transformers/models/llama/modeling_llama.py", line 300, in __init__',
+     "    self.embed_tokens = nn.Embedding(config.vocab_size, config.hidden_size, self.padding_idx)",
+     '  File "/opt/conda/lib/python3.11/site-packages/torch/nn/modules/sparse.py", line 167, in __init__',
+     "    torch.empty((num_embeddings, embedding_dim), **factory_kwargs),"],
+    ['  File "/app/server/model.py", line 41, in build',
+     "    head = nn.Linear(4096, 152064, bias=False, device=\"cuda\")",
+     '  File "/usr/lib/python3/dist-packages/torch/nn/modules/linear.py", line 106, in __init__',
+     "    self.weight = Parameter("],
+])
+def test_an_out_of_memory_in_a_layers_constructor_is_the_weights(frames):
+    assert kind_of(_made(*frames))[0] == "WEIGHTS"
+
+
+def test_an_out_of_memory_in_a_layers_forward_is_not_the_weights():
+    kind, _ = kind_of(_made('  File "/usr/local/lib/python3.12/dist-packages/torch/nn/modules/linear.py", line 125, in '
+                            "forward",
+                            "    return F.linear(input, self.weight, self.bias)"))
+    assert kind != "WEIGHTS"

@@ -1495,7 +1495,10 @@ LOG = LogWords(
         # building the model's layers (their weights allocated in __init__: torch.empty in a layer) or moving it
         # to the GPU (nn.Module.cuda/.to run _apply over every tensor)
         "WEIGHTS": rx(r"from_pretrained|_load_state_dict|load_state_dict|load_model|load_weights|weight_loader|"
-                      r"(?:layers|models)/\w+\.py\W+line \d+, in __init__|self\._apply\(|\bin _apply\b|"
+                      r"(?:layers|models)/(?:\w+/){0,3}\w+\.py\W+line \d+, in __init__|self\._apply\(|\bin _apply\b|"
+                      # (PyTorch's own layers made on the device, `with torch.device("cuda")`: nn.Linear's __init__,
+                      # "torch.empty((out_features, in_features), **factory_kwargs)")
+                      r"torch/nn/modules/\w+\.py\W+line \d+, in __init__|"
                       r"Parameter\(torch\.empty|_load_pretrained_model|dispatch_model|loading model tensors|"
                       r"(?:checkpoint|[Mm]ulti-thread loading) shards:|Loading weights|loading weights|Loading model weights|load_bmodel|"
                       r"Loading bmodel|\bload model error\b|error (?:while )?loading (?:the )?model\b|"
