@@ -338,3 +338,27 @@ def test_an_out_of_memory_in_a_layers_forward_is_not_the_weights():
                             "forward",
                             "    return F.linear(input, self.weight, self.bias)"))
     assert kind != "WEIGHTS"
+
+
+# --- an out-of-memory only the report's title names, over an engine's wrapper that names its step and a traceback cut
+# before its cause: the title gives the cause, the wrapper the step ------------------------------------------------------
+
+_TRACEBACK_CUT = ["Traceback (most recent call last):",
+                  '  File "/opt/conda/bin/text-generation-server", line 8, in <module>',
+                  "    sys.exit(app())"]
+
+
+@pytest.mark.parametrize("title,wrapper,kind", [
+    ('# "torch.cuda.OutOfMemoryError: CUDA out of memory" when deploying TGI in Kubernetes',
+     "2024-03-31T18:31:04.932785Z ERROR text_generation_launcher: Error when initializing model", "WEIGHTS"),
+    ("# CUDA out of memory with TGI 2.0.4 on an L4",
+     "2024-06-01T10:00:00.000000Z ERROR warmup{max_input_length=4095 max_prefill_tokens=4096}:warmup: "
+     "text_generation_client: router/client/src/lib.rs:46: Server error: Method Warmup encountered an error.",
+     "WARMUP"),
+    ("# [Bug] OOM on two A10G with TGI",
+     "2024-02-01T10:00:00.000000Z ERROR text_generation_launcher: Shard 1 failed to start", "WEIGHTS"),
+])
+def test_the_titles_out_of_memory_is_placed_by_the_engines_wrapper(title, wrapper, kind):
+    run = run_of(diag("\n".join([title, "", "2024-02-01T09:59:50.000000Z  INFO shard-manager: text_generation_launcher: "
+                                 "Waiting for shard to be ready... rank=0", wrapper, *_TRACEBACK_CUT])))
+    assert run.kind == kind, (run.kind, run.code)

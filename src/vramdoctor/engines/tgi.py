@@ -43,6 +43,10 @@ LOG = LogWords(
         # every shard is up, so the failure is in the weights phase
         msg(r"Shard \d+ failed to start|\bShardCannotStart\b", "wrapper", "WEIGHTS"),
         msg(r"Shard \d+ crashed|Shard complete standard error output", "wrapper"),
+        # the shard's own verdict that building its model failed (server/text_generation_server/server.py serve_inner:
+        # get_model raised, logged as "Error when initializing model" before the traceback): the model's layers and
+        # weights; its KV cache and warm-up come later, in the router's Warmup call
+        msg(r"\bError when initializing model\b", "wrapper", "WEIGHTS"),
     ),
     frames={
         "WARMUP": rx(r"in warmup\b|\bwarmup\{|Method Warmup|Warming up model"),

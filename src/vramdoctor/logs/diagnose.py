@@ -1251,8 +1251,11 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                              message="This is not memory running out: the report's title names the error, which the "
                                      "log's own lines stop short of: " + _not_oom_advice(v.code, engine))
         if titled:  # an out-of-memory named by the title: its words give the cause, the log's lines the place
+            # (the place also from the engine's own wrapper where the title names none: TGI's "Error when initializing
+            # model" below "# torch.cuda.OutOfMemoryError: CUDA out of memory when deploying TGI")
             v, told = titled
-            f = replace(f, kind="oom", code=v.code, phase=v.phase, candidates=v.candidates, wrapper=False)
+            f = replace(f, kind="oom", code=v.code, phase=v.phase or f.phase, candidates=v.candidates or f.candidates,
+                        wrapper=False)
     if f.kind == "error":
         f = _with_panic_message(f)
         f = _with_what_before(f)
