@@ -362,3 +362,41 @@ def test_the_titles_out_of_memory_is_placed_by_the_engines_wrapper(title, wrappe
     run = run_of(diag("\n".join([title, "", "2024-02-01T09:59:50.000000Z  INFO shard-manager: text_generation_launcher: "
                                  "Waiting for shard to be ready... rank=0", wrapper, *_TRACEBACK_CUT])))
     assert run.kind == kind, (run.kind, run.code)
+
+
+# --- a native backtrace pasted under the report's title, cut before its innermost frames, inside llama.cpp's loader
+# proper (llama_model::load_tensors): the weights, however it was cut ---------------------------------------------------
+
+def _titled_backtrace(title: str, frames: list[str]) -> list[str]:
+    return [title, "", "```", *frames, "[Inferior 1 (process 525569) detached]", "```", "", "server logs:", "```",
+            *[f"0.00.000.{450 + i} I line {i} of the start-up" for i in range(14)], "```"]
+
+
+@pytest.mark.parametrize("title,frames", [
+    ("# RPC server OOM when claimed resources are sufficient",
+     ["#3  0x0000000000dd823a in alloc_tensor_range ()",
+      "#4  0x0000000000dd9b67 in ggml_backend_alloc_ctx_tensors_from_buft ()",
+      "#5  0x000000000068086b in llama_model::load_tensors(llama_model_loader&) ()",
+      "#6  0x000000000061da66 in llama_model_load_from_file_impl(std::string const&, llama_model_params) ()",
+      "#7  0x00000000004f51fb in server_context::load_model(common_params const&) ()"]),
+    ("llama-server runs out of memory on a 3090",
+     ["#2  0x00007f3a1c2b5e10 in ggml_backend_cuda_buffer_type_alloc_buffer () from libggml-cuda.so",
+      "#3  0x00007f3a1c0a1d22 in ggml_backend_alloc_ctx_tensors_from_buft () from libggml-base.so",
+      "#4  0x00007f3a1d11e0a5 in llama_model::load_tensors(llama_model_loader&) () from libllama.so",
+      "#5  0x00007f3a1d0f9c13 in llama_model_load_from_file () from libllama.so"]),
+    ("# [Bug] cudaMalloc failed: out of memory with an old build",
+     ["#4  0x000055d2c1a3b9e2 in llm_load_tensors(llama_model_loader&, llama_model&, int, llama_split_mode, int, "
+      "float const*, bool, void (*)(float, void*), void*) ()",
+      "#5  0x000055d2c1a4f0b7 in llama_model_load(std::string const&, llama_model&, llama_model_params&) ()"]),
+])
+def test_a_backtrace_cut_inside_llamacpps_loader_under_the_title_is_the_weights(title, frames):
+    assert kind_of(_titled_backtrace(title, frames))[0] == "WEIGHTS"
+
+
+def test_a_backtrace_cut_inside_the_context_set_up_under_the_title_is_not_the_weights():
+    kind, _ = kind_of(_titled_backtrace("# RPC server OOM after loading", [
+        "#3  0x0000000000dd823a in ggml_backend_buft_alloc_buffer ()",
+        "#4  0x0000000000a1b2c3 in llama_kv_cache::llama_kv_cache(llama_model const&, ggml_type, ggml_type) ()",
+        "#5  0x0000000000a2b3c4 in llama_context::llama_context(llama_model const&, llama_context_params) ()",
+        "#6  0x0000000000a3c4d5 in llama_init_from_model ()"]))
+    assert kind != "WEIGHTS"

@@ -669,6 +669,10 @@ LOG = LogWords(
     # llama_new_context_with_model, llama_init_from_model; its "n_ctx = N" line): llama-model.cpp load_tensors prints
     # the weights' buffer sizes first and reads the data into them after (load_all_data)
     context_setup=rx(r"\bllama_(?:new_)?context\b|\bllama_init_from_model\b|\bn_ctx\s*="),
+    # its loader proper, as a native backtrace names it (gdb's "#5 0x... in llama_model::load_tensors(...)", older
+    # builds' llm_load_tensors, the data read by load_all_data): it makes the weights' buffers and reads them, nothing
+    # else, so a backtrace cut inside it was loading the weights
+    loader=rx(r"\bllama_model::load_tensors\b|\bin llm_load_tensors\b|\bllama_model_loader::load_all_data\b"),
     # CUDA builds copy the model into pinned host buffers when mmap is off (ggml-cuda.cu ggml_cuda_host_malloc, which
     # GGML_CUDA_NO_PINNED turns off)
     pinned_host_load="Run once with GGML_CUDA_NO_PINNED=1, or with mmap on (no --no-mmap): if it then loads, pinned "

@@ -783,9 +783,13 @@ class Scanner:
             if run.heading and not run.failures and not run.pressure:
                 ln, text = run.heading
                 self._failure(run, ln, text, self.k.candidates(text.lower().encode("utf-8", "replace")))
-                for f in run.failures:  # (a title has no lines before it: the scanner's last lines are the log's end)
+                # (a title has no lines before it: the scanner's last lines are the log's end; the lines after it are
+                # the log's first ones, which both paths keep whole while the log is short: a backtrace pasted under
+                # the title, its frames innermost first, "#3 ... in alloc_tensor_range ()")
+                below = [(n, t) for n, t in self.head if n > ln][:AFTER]
+                for f in run.failures:
                     if f.line_no == ln:
-                        f.lines_before, f.after = [], []
+                        f.lines_before, f.after = [], below
         runs = [r for r in self.runs if r.lines]
         if self.dropped and runs:
             runs[0].dropped_after = (self.dropped, self.dropped_lines)
