@@ -400,3 +400,19 @@ def test_a_backtrace_cut_inside_the_context_set_up_under_the_title_is_not_the_we
         "#5  0x0000000000a2b3c4 in llama_context::llama_context(llama_model const&, llama_context_params) ()",
         "#6  0x0000000000a3c4d5 in llama_init_from_model ()"]))
     assert kind != "WEIGHTS"
+
+
+# --- llama-server's prompt cache saving a request's state (server_prompt_cache) is serving: a host kill after it is
+# the serving ledger, not the weights' ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["saving prompt with length 146764, total state size = 5332.813 MiB (draft: 307.363 MiB)",
+     "oom-kill: constraint=CONSTRAINT_NONE,task=llama-server,pid=92787",
+     "Out of memory: Killed process 92787 (llama-server) total-vm:98765432kB"],
+    ["srv  prompt_save:  - saving prompt with length 31337, total state size = 1200.000 MiB",
+     "Killed"],
+    ["single state (2721.372 MiB) exceeds cache limit (360.000 MiB), skipping cache",
+     "[Fri Mar  6 10:00:00 2026] Out of memory: Killed process 4242 (llama-server) total-vm:81234567kB"],
+])
+def test_a_host_kill_after_the_prompt_cache_saved_a_request_is_serving(lines):
+    assert kind_of(lines)[0] == "RUNTIME"

@@ -479,6 +479,10 @@ LOG = LogWords(
                         r"log_server_r: request: (?!GET /(?:health|metrics|props|slots|v1/models|models)\b)|"
                         r"prompt eval time|processing task|selected slot by|params_from_: |updating prompt cache|"
                         r"prompt_save: |new prompt, n_ctx_slot|"
+                        # (the prompt cache's own words without the function's tag, server_prompt_cache: "saving prompt
+                        # with length 146764, total state size = 5332.813 MiB", "... exceeds cache limit (360.000
+                        # MiB), skipping cache": it saves a request's prompt state)
+                        r"\bsaving prompt with length \d+|\bexceeds cache limit \([\d.]+ MiB\), skipping cache\b|"
                         # a slot at work on a task (tools/server/server.cpp update_slots: "slot update_slots: id  2 |
                         # task 10391 | prompt processing progress ..."): tasks are requests, the warm-up takes none
                         r"update_slots: id +\d+ \| task \d+|"
