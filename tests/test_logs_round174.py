@@ -416,3 +416,38 @@ def test_a_backtrace_cut_inside_the_context_set_up_under_the_title_is_not_the_we
 ])
 def test_a_host_kill_after_the_prompt_cache_saved_a_request_is_serving(lines):
     assert kind_of(lines)[0] == "RUNTIME"
+
+
+# --- a second model's weights loaded after the first model's milestones (llama-server's multimodal projector, a draft
+# model): a failure while it loads is the weights ledger, however far the first model got -------------------------------
+
+_MAIN_LOADED = ["load_tensors: offloading 29 repeating layers to GPU",
+                "load_tensors: offloaded 31/31 layers to GPU",
+                "load_tensors:        CUDA0 model buffer size = 16001.49 MiB",
+                "llama_context: n_ctx         = 8192",
+                "llama_kv_cache:      CUDA0 KV buffer size =   512.00 MiB",
+                "llama_context:      CUDA0 compute buffer size =   300.25 MiB"]
+_CUDA_OOM = ["ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1139.46 MiB on device 0: cudaMalloc failed: out of "
+             "memory",
+             "alloc_tensor_range: failed to allocate CUDA0 buffer of size 1194811392"]
+
+
+@pytest.mark.parametrize("load", [
+    ["clip_model_loader: model name:   gemma-3-27b-it",
+     "load_hparams: projector:          gemma3",
+     "load_hparams: model size:         818.46 MiB"],
+    ["srv    load_model: loading multimodal model 'mmproj-Qwen2.5-VL-7B-f16.gguf'",
+     "clip_ctx: CLIP using CUDA0 backend"],
+    ["clip_model_load: model name:   openai/clip-vit-large-patch14-336",
+     "clip_model_load: description:  image encoder for LLaVA"],
+    ["srv    load_model: loading draft model 'Qwen2.5-0.5B-Instruct-Q8_0.gguf'"],
+])
+def test_a_second_models_load_after_the_first_is_the_weights(load):
+    assert kind_of([*_MAIN_LOADED, *load, *_CUDA_OOM])[0] == "WEIGHTS"
+
+
+def test_the_projectors_compute_buffer_after_its_load_is_not_the_weights():
+    kind, _ = kind_of([*_MAIN_LOADED, "clip_ctx: CLIP using CUDA0 backend", "load_hparams: model size:  818.46 MiB",
+                       "alloc_compute_meta:      CUDA0 compute buffer size =  1139.46 MiB", *_CUDA_OOM])
+    assert kind != "WEIGHTS"
+

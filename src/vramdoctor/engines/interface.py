@@ -119,6 +119,9 @@ class LogWords:
     context_setup: lines the engine prints once the weights are read, as it sets up its context (llama.cpp's
     llama_context): where an engine has them, its weights milestone marks the weights' buffers made, not their data
     read, so a host kill after that milestone and before any of these was the weights being read.
+    more_weights: lines of a second model's load after the first one's weights (llama-server's multimodal projector,
+    clip.cpp "load_hparams: model size: ..."; a draft model): weights again, after the milestones of the first, so a
+    failure while it is under way is the weights ledger however far the first model got.
     warmup_goes_on: (`warmup_done` lines after which the engine's start-up still runs a warm-up step, that step's
     name): vLLM V1's graphs captured, then its sampler warmed up; a failure that directly follows them, nothing of
     serving between, is still the warm-up, in that step.
@@ -149,6 +152,7 @@ class LogWords:
     chat: re.Pattern | None = None
     device_setup: re.Pattern | None = None
     context_setup: re.Pattern | None = None
+    more_weights: re.Pattern | None = None
     warmup_goes_on: tuple[re.Pattern, str] | None = None
     maybe_memory: tuple[str, ...] = ()
     not_oom_advice: dict[str, str] = field(default_factory=dict)

@@ -673,6 +673,12 @@ LOG = LogWords(
     # llama_new_context_with_model, llama_init_from_model; its "n_ctx = N" line): llama-model.cpp load_tensors prints
     # the weights' buffer sizes first and reads the data into them after (load_all_data)
     context_setup=rx(r"\bllama_(?:new_)?context\b|\bllama_init_from_model\b|\bn_ctx\s*="),
+    # a second model loaded after the first one's context: llama-server's multimodal projector (tools/mtmd clip.cpp
+    # "clip_model_loader: model name: ...", "load_hparams: model size: 17140.88 MiB", "clip_ctx: CLIP using CUDA0
+    # backend"; 2024 llava's clip_model_load; the server's "loading multimodal model 'mmproj.gguf'"; Ollama's
+    # "handle_gemma4_clip: ... used as mmproj") or its draft model ("loading draft model"): weights again
+    more_weights=rx(r"\bclip_model_load(?:er)?: |\bload_hparams: (?:projector|model size)\b|\bclip_ctx: CLIP using\b|"
+                    r"\bloading (?:multimodal|draft) model\b|\bused as mmproj\b|\bmtmd_init_from_file\b"),
     # its loader proper, as a native backtrace names it (gdb's "#5 0x... in llama_model::load_tensors(...)", older
     # builds' llm_load_tensors, the data read by load_all_data): it makes the weights' buffers and reads them, nothing
     # else, so a backtrace cut inside it was loading the weights

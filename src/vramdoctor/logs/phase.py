@@ -413,6 +413,27 @@ def step_reached(f: Failure, engine: str, floor: str | None = None) -> tuple[str
     return None
 
 
+def _more_weights(f: Failure, engine: str) -> tuple[int, str] | None:
+    """The line of a second model's load (`LogWords.more_weights`: a multimodal projector, a draft model) that is the
+    last step before failure `f` after the run's weights milestone, with no milestone and no other step between them;
+    None otherwise."""
+    k = knowledge()
+    more = k.own_or_wrapped(engine, lambda w: w.more_weights)
+    done = f.progress.get("weights_done")
+    if more is None or done is None:
+        return None
+    for ln, text in reversed(_before_traceback(f)):
+        if ln <= done or ELISION.match(text) or any(p.search(text) for _, p in k.milestones):
+            return None  # (lines left out between them may have held another step)
+        if more.search(text):
+            return ln, text
+        if FRAME.search(text) or is_progress(text) or user_words(text):
+            continue
+        if phase_words(text, engine) in PHASES:
+            return None  # another step under way after the load (the projector's compute buffer)
+    return None
+
+
 def _warmup_goes_on(f: Failure, eng) -> bool:
     """The run's last milestone is a line after which the engine still warms up (`LogWords.warmup_goes_on`), and what
     follows it up to the failure is more of those lines (one per worker) or the failure's own error lines: no line of
@@ -502,6 +523,10 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
         own = f.deciding is None or f.deciding[0] == f.line_no
         return Place(f.phase, "the failure message" if own else "the message after the failure",
                      f.deciding or (f.line_no, f.text), [f.phase])
+    more = _more_weights(f, engine)
+    if more:  # a second model's weights loading after the first's milestones (a projector, a draft model)
+        return Place("WEIGHTS", "a second model's load under way (a multimodal projector or a draft model)", more,
+                     ["WEIGHTS"], inferred=True)
     # words of a step, not an engine's verdict: never before the progress made (a failure that is itself a stack frame,
     # a traceback pasted without its header or its error, is placed with the other frames: the innermost decides)
     headless = bool(FRAME.search(f.text))
