@@ -451,3 +451,18 @@ def test_the_projectors_compute_buffer_after_its_load_is_not_the_weights():
                        "alloc_compute_meta:      CUDA0 compute buffer size =  1139.46 MiB", *_CUDA_OOM])
     assert kind != "WEIGHTS"
 
+
+# --- a line of one character repeated (a markdown rule of underscores, a row of dashes) before a cut traceback: every
+# pattern runs in time linear in the line, never one that backtracks without end (the log prefix's `\w+(?:_\w+)*`
+# did on 40 underscores) ---------------------------------------------------------------------------------------------
+
+def test_lines_of_one_character_repeated_do_not_hang_the_scan(tmp_path):
+    import subprocess
+    import sys
+    text = "".join(f"{ch * 4000}\nTraceback (most recent call last):\n  File \"C:\\Users\n"
+                   for ch in ("_", "-", "=", ".", " ", "a", "0", "#", "|", "\\"))
+    path = tmp_path / "rules.log"
+    path.write_text(text)
+    r = subprocess.run([sys.executable, "-m", "vramdoctor", "logs", str(path), "--json"], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr[-500:]

@@ -54,7 +54,7 @@ _STRONG = (r"^\s*(?:\(\w+[\w =]*pid=\d+\)|\[?\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:|tim
 # tags "(APIServer pid=1)", "(VllmWorker rank=3 pid=1090)")
 # (and llama-server's own tags before its function's name, tools/server 2024+: "srv  update_slots: ", "slot launch_slot_: ",
 # "que    start_loop: ")
-LOG_PREFIX = re.compile(_STRONG + r"|\w+(?:_\w+)*: |(?:srv|slot|que|res|mtmd) {1,4}\w+: )")
+LOG_PREFIX = re.compile(_STRONG + r"|\w+: |(?:srv|slot|que|res|mtmd) {1,4}\w+: )")
 #: a prefix no wrapped text starts with by chance (a timestamp, a level, a process tag; not "word: ")
 STRONG_PREFIX = re.compile(_STRONG + ")")
 #: an error line that says what went wrong: an exception class and its message, "error: ...", a CUDA error text
