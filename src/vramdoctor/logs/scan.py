@@ -17,7 +17,7 @@ from typing import Callable, Iterable, Iterator
 
 from ..engines.words import _WORKED as _WORKED_WORDS, TRIED
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts, unset
-from .knowledge import (COMMAND, ELISION, GDB_CHATTER, PY_FRAME, Knowledge, exception_not_memory, is_echo,
+from .knowledge import (COMMAND, ELISION, FRAME, GDB_CHATTER, PY_FRAME, Knowledge, exception_not_memory, is_echo,
                         knowledge)
 from .lines import (
     CUT_LOOKBACK,
@@ -783,10 +783,13 @@ class Scanner:
             if run.heading and not run.failures and not run.pressure:
                 ln, text = run.heading
                 self._failure(run, ln, text, self.k.candidates(text.lower().encode("utf-8", "replace")))
-                # (a title has no lines before it: the scanner's last lines are the log's end; the lines after it are
-                # the log's first ones, which both paths keep whole while the log is short: a backtrace pasted under
-                # the title, its frames innermost first, "#3 ... in alloc_tensor_range ()")
-                below = [(n, t) for n, t in self.head if n > ln][:AFTER]
+                # (a title has no lines before it: the scanner's last lines are the log's end; the stack frames below
+                # it are among the log's first lines, which both paths keep whole while the log is short: a backtrace
+                # pasted under the title, "#3 ... in alloc_tensor_range ()", each Python frame with its code line;
+                # not the other lines, which are the report's and the log's, no verdict on the title's failure)
+                head = [(n, t) for n, t in self.head if n > ln]
+                below = [(n, t) for i, (n, t) in enumerate(head) if FRAME.search(t)
+                         or i and PY_FRAME.search(head[i - 1][1])][:AFTER_TRACEBACK]
                 for f in run.failures:
                     if f.line_no == ln:
                         f.lines_before, f.after = [], below
