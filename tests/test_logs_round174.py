@@ -466,3 +466,41 @@ def test_lines_of_one_character_repeated_do_not_hang_the_scan(tmp_path):
     r = subprocess.run([sys.executable, "-m", "vramdoctor", "logs", str(path), "--json"], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 0, r.stderr[-500:]
+
+
+# --- a script's `llm = LLM(model=...)` in its `<module>` frame is vLLM's offline engine being built: start-up, whatever
+# the report's words say of inference ("我在尝试vllm推理时") --------------------------------------------------------------
+
+_V0_START = ["INFO 08-25 08:17:00 llm_engine.py:100] Initializing an LLM engine (v0.4.2) with config: model='/m/MiniCPM'",
+             "INFO 08-25 08:17:11 model_runner.py:175] Loading model weights took 5.1039 GB",
+             "INFO 08-25 08:17:12 gpu_executor.py:114] # GPU blocks: 11749, # CPU blocks: 728"]
+
+
+@pytest.mark.parametrize("words,frames", [
+    ("你好，我在尝试vllm推理时，运行你们给的inference_vllm.py，但是50g显存都会报错out of memory",
+     ["[rank0]: Traceback (most recent call last):",
+      '[rank0]:   File "/data/MiniCPM/inference/inference_vllm.py", line 46, in <module>',
+      "[rank0]:     llm = LLM(model=arg"]),
+    ("When I run inference with the offline example it fails with CUDA out of memory on a 24 GB card.",
+     ["Traceback (most recent call last):",
+      '  File "/home/me/offline.py", line 12, in <module>',
+      "    llm = LLM(model=\"Qwen/Qwen2-7B\", gpu_memory_utilization=0.95)"]),
+    ("推理的时候显存不足 OOM",
+     ["Traceback (most recent call last):",
+      '  File "run.py", line 8, in <module>',
+      "    engine = LLM(**vars(args))"]),
+])
+def test_a_script_building_vllms_offline_engine_is_starting(words, frames):
+    kind, _ = kind_of([words, *_V0_START, *frames])
+    assert kind != "RUNTIME", kind
+
+
+def test_a_script_calling_generate_after_the_engine_is_built_is_a_request():
+    # (a guard: generate() is a request, whatever the frame it is called from)
+    kind, _ = kind_of([*_V0_START, "INFO 08-25 08:17:30 model_runner.py:900] Graph capturing finished in 8 secs.",
+                       "Processed prompts:   3%|3         | 30/1000 [00:05<02:45,  5.86it/s]",
+                       "Traceback (most recent call last):",
+                       '  File "/home/me/offline.py", line 20, in <module>',
+                       "    outputs = llm.generate(prompts, sampling_params)",
+                       "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."])
+    assert kind == "RUNTIME", kind

@@ -499,7 +499,11 @@ LOG = LogWords(
         # start-up, the step not named: the engine core or worker being built (not `run_engine_core` itself: it
         # builds the core, then runs its busy loop, so it is on the stack in both)
         "STARTUP": rx(r"EngineCoreProc\(|engine_core = |EngineCore\.__init__|"
-                      r"in _init_executor|WorkerProc\.__init__|init_worker|in worker_main"),
+                      r"in _init_executor|WorkerProc\.__init__|init_worker|in worker_main|"
+                      # (the offline entry point being built: a script's "llm = LLM(model=...)", vllm/entrypoints/llm.py
+                      # __init__, the engine from its arguments; its generate() is a request)
+                      r"\bLLM\((?:model\b|\*\*|\w+\s*=)|entrypoints/llm\.py\W+line \d+, in __init__|"
+                      r"\bfrom_engine_args\b"),
     },
     milestones=(
         ("weights_done", rx(r"Loading model weights took|Model loading took|Model weights loaded")),

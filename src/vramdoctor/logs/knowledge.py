@@ -52,7 +52,7 @@ COMPOSE_PREFIX = r"[A-Za-z][\w.-]*\s+\|\s?"
 PY_FRAME = re.compile(r'File "[^"]+", line \d+, in [\w<>.]+|^(?:' + COMPOSE_PREFIX + r')?\W*"[^"]+\.py", line \d+,?'
                       r'(?:\s+in\b|\s*$)|File "[^"]+\.py",(?: line \d+,?)?\s*$')
 #: a frame of any language: Python, a C++ backtrace entry, Go, CUDA source
-FRAME = re.compile(r'File "[^"]+", line \d+, in \w+|^(?:' + COMPOSE_PREFIX + r')?\W*"[^"]+\.py", line \d+,?(?:\s+in\b|\s*$)|'
+FRAME = re.compile(r'File "[^"]+", line \d+, in [\w<>.]+|^(?:' + COMPOSE_PREFIX + r')?\W*"[^"]+\.py", line \d+,?(?:\s+in\b|\s*$)|'
                    r'File "[^"]+\.py",(?: line \d+,?)?\s*$|'
                    r'^#\d+\s+0x[0-9a-f]+ in \S|'  # gdb's backtrace (ggml_print_backtrace: "#5  0x00007efc... in f () from x.so")
                    r'^\s*(?:\\n)?\d+\s+(?:0x[0-9a-f]+\s|\S+\s+0x[0-9a-f]+ )|'

@@ -546,11 +546,11 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     # its traceback)
     # (the report's words of where it failed, a few lines on: a list of what the log shows, "3. 错误发生在模型编译阶段")
     for i, (ln, text) in enumerate(f.after[:8] if not headless else ()):
-        told = _TOLD_WHERE.search(text) if not LOG_PREFIX.match(text) and not program_line(text) else None
-        if told:  # the report's words of where it failed ("Error occurs in `prealloc_symmetric_memory_pool` during
+        said = _TOLD_WHERE.search(text) if not LOG_PREFIX.match(text) and not program_line(text) else None
+        if said:  # the report's words of where it failed ("Error occurs in `prealloc_symmetric_memory_pool` during
             # FlashInfer FP4 kernel autotuning"): the step they name
             p = phase_words(re.split(r"[,;，；]|\.\s|\s(?:right |just )?(?:after|before|when|once)\s",
-                                     text[told.start(told.lastindex or 1):])[0], engine)
+                                     text[said.start(said.lastindex or 1):])[0], engine)
             p = p if p in PHASES else during_step(text)  # (or a step in the report's words: "allocating a KV buffer")
             if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
                 return Place(p, "the report's words of where it failed", (ln, text), [p], inferred=True)
@@ -622,6 +622,11 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     starting_after = any(_STARTING.search(t) or any(m not in ("ready", "requests") and p.search(t)
                                                       for m, p in k.milestones) for _, t in f.after)
     scope = STARTUP if startup_frame or starting_after or told_start else PHASES
+    if startup_frame and marker in told:
+        # (the engine's frames show it still starting: a milestone only the report's words gave, "我在尝试vllm推理时"
+        # over a script's `llm = LLM(model=...)`, does not place it; the engine's own lines do)
+        marker = last_marker({m: ln for m, ln in f.progress.items() if m not in told})
+        floor = FLOOR[marker] if marker else None
     quiet = bool(eng and eng.log.quiet)
     if marker is None or marker == "start":
         # a start line alone does not say the weights were loading: device set-up, another process, a quiet log
