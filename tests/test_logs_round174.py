@@ -504,3 +504,25 @@ def test_a_script_calling_generate_after_the_engine_is_built_is_a_request():
                        "    outputs = llm.generate(prompts, sampling_params)",
                        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."])
     assert kind == "RUNTIME", kind
+
+
+# --- the reason llama.cpp gives for a pinned host buffer it could not get ("... of pinned memory: no CUDA-capable device
+# is detected") is part of a warning it goes on from, not the run's failure ------------------------------------------
+
+@pytest.mark.parametrize("warning", [
+    "ggml_cuda_host_malloc: failed to allocate 2.00 MiB of pinned memory: no CUDA-capable device is detected",
+    "WARNING: failed to allocate 424.01 MB of pinned memory: no CUDA-capable device is detected",
+    "ollama      | ggml_cuda_host_malloc: failed to allocate 424.01 MiB of pinned memory: no CUDA-capable device is "
+    "detected",
+])
+def test_a_pinned_memory_warnings_reason_is_not_the_runs_failure(warning):
+    kind, code = kind_of([warning, "llama_kv_cache_init:        CPU KV buffer size =   896.00 MiB",
+                          "main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+                          "srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200"])
+    assert code != "cuda-driver-error" and kind == "NONE", (kind, code)
+
+
+def test_no_cuda_device_as_a_cuda_error_is_still_the_driver():
+    assert kind_of(["CUDA error: no CUDA-capable device is detected",
+                    "  current device: 0, in function ggml_cuda_init at ggml-cuda.cu:220"]) == (
+        "NOT_OOM", "cuda-driver-error")

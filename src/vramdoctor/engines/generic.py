@@ -1102,7 +1102,10 @@ LOG = LogWords(
         # the driver, not memory: "unsupported display driver / cuda driver combination", "driver version is
         # insufficient", "no CUDA-capable device"
         msg(r"unsupported display driver|cuda driver combination|driver version is insufficient|"
-            r"no CUDA-capable device|forward compatibility was attempted|Driver/library version mismatch|"
+            # (not the reason a pinned host buffer was refused, "ggml_cuda_host_malloc: failed to allocate 2.00 MiB of
+            # pinned memory: no CUDA-capable device is detected": llama.cpp warns and goes on with pageable memory)
+            r"(?<!of pinned memory: )no CUDA-capable device|forward compatibility was attempted|"
+            r"Driver/library version mismatch|"
             r"Failed to initialize NVML|"
             # (ROCm's: hipErrorNoDevice, "no ROCm-capable device is detected")
             r"no ROCm-capable device|\bhipErrorNoDevice\b|"
