@@ -526,3 +526,18 @@ def test_no_cuda_device_as_a_cuda_error_is_still_the_driver():
     assert kind_of(["CUDA error: no CUDA-capable device is detected",
                     "  current device: 0, in function ggml_cuda_init at ggml-cuda.cu:220"]) == (
         "NOT_OOM", "cuda-driver-error")
+
+
+# --- a front end's relay that the engine's process ended, with no cause: the cause is not shown (not "an error that is
+# not memory") -----------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "Error: Ollama call failed with status code 500: llama runner process has terminated",
+    "web_1        | Error: llama runner process has terminated",
+    "[2026-07-23 10:26:37.544] [error] [LMSInternal][Endpoint=multiplexedLoadModel] Error in channel handler: Error: "
+    "Engine protocol runtime llama-server for FIsmjZhi7TVojf6FQidUtbrq exited before becoming healthy. exitCode=1, "
+    "signal=null",
+])
+def test_a_relay_that_the_engine_process_ended_shows_no_cause(line):
+    kind, code = kind_of([line, "    at OllamaClient.chat (/app/node_modules/ollama/dist/index.js:120:11)"])
+    assert (kind, code) == ("UNDETERMINED", "failure-cause-not-shown")

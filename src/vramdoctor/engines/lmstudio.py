@@ -37,6 +37,10 @@ LOG = LogWords(
         msg(r"\"title\":\s*\"(?:Error loading model|Failed to load (?:the )?model)", "wrapper"),
         # a cause that names nothing: the process exited ("Exit code: N"); no memory words
         msg(r"Some model operation failed|\(Exit code: -?\d+\)\.", "error"),
+        # ... or its engine runtime (llama-server run by LM Studio, 0.3.2x-0.4) that exited while loading: "Engine
+        # protocol runtime llama-server for <id> exited before becoming healthy. exitCode=1, signal=null": the
+        # runtime's own lines say why; a load, since the runtime is started to load a model
+        msg(r"\bexited before becoming healthy\b", "wrapper", candidates=("WEIGHTS", "KV", "WARMUP")),
     ),
     # (not its "[LM STUDIO SERVER] Success! HTTP server listening on port N": the server listens before any model is
     # loaded, by hand or just in time for a request, so a load that fails after it is a load, not serving)

@@ -68,7 +68,7 @@ LOG = LogWords(
         msg(r"timed out waiting for llama runner to start(?![^\n]*(?:out of memory|cudaMalloc failed|failed to allocate|"
             r"\bOOM\b|insufficient memory))", "not_oom", code="load-timeout"),
         msg(r"llama runner process has terminated: exit status|"
-            r"llama runner process no longer running|llama runner process has t?e?r?$|"
+            r"llama runner process no longer running|llama runner process has (?:t\w*)?\W*$|"
             r"(?:POST predict|do load request|completion request): .{0,200}\bEOF\b", "wrapper"),
     ),
     # the Go runner (runner/ollamarunner/runner.go): reserving the worst-case compute graph at load is its warm-up
