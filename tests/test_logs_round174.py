@@ -541,3 +541,18 @@ def test_no_cuda_device_as_a_cuda_error_is_still_the_driver():
 def test_a_relay_that_the_engine_process_ended_shows_no_cause(line):
     kind, code = kind_of([line, "    at OllamaClient.chat (/app/node_modules/ollama/dist/index.js:120:11)"])
     assert (kind, code) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+# --- llama.cpp's warning that it could not lock the mapped model in RAM (--mlock) is one it loads on from, whatever
+# reason it quotes ("Out of memory (win32 error 1453)", "Cannot allocate memory") ------------------------------------
+
+@pytest.mark.parametrize("warning", [
+    "warning: failed to mlock 43745280-byte buffer (after previously locking 0 bytes): Out of memory (win32 error 1453)",
+    "warning: failed to mlock 3083141120-byte buffer (after previously locking 0 bytes): Cannot allocate memory",
+    "llama_model_loader: warning: failed to mlock 139264-byte buffer (after previously locking 0 bytes): Resource "
+    "temporarily unavailable",
+])
+def test_a_failed_mlock_is_a_warning_the_load_goes_on_from(warning):
+    kind, code = kind_of([warning, "Try increasing RLIMIT_MEMLOCK ('ulimit -l' as root).",
+                          "llm_load_tensors: system memory used = 2939.68 MiB"])
+    assert kind == "NONE", (kind, code)

@@ -393,6 +393,10 @@ LOG = LogWords(
         # (its size in the locale's own decimal mark where a user types it: "1900,00 MiB")
         msg(r"failed to allocate [\d.,]+ [KMG]i?B of pinned memory|\bof pinned memory: out\b|"
             r"ggml_vulkan: Failed to allocate pinned memory\b", "note"),
+        # ... and so is locking the mapped model in RAM (--mlock): llama-mmap.cpp llama_mlock::raw_lock warns "failed to
+        # mlock N-byte buffer (after previously locking M bytes): <reason>" (Linux's "Cannot allocate memory" past
+        # RLIMIT_MEMLOCK, Windows' "Out of memory (win32 error 1453)" past the working set) and loads on unlocked
+        msg(r"\bfailed to mlock \d+-byte buffer\b", "note"),
         # the scheduler re-reserving its graph when the backends of a split change (ggml-backend.cpp
         # ggml_backend_sched_alloc_splits): routine, and it goes on
         msg(r"failed to allocate graph, reserving", "note"),
