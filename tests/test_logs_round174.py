@@ -556,3 +556,22 @@ def test_a_failed_mlock_is_a_warning_the_load_goes_on_from(warning):
     kind, code = kind_of([warning, "Try increasing RLIMIT_MEMLOCK ('ulimit -l' as root).",
                           "llm_load_tensors: system memory used = 2939.68 MiB"])
     assert kind == "NONE", (kind, code)
+
+
+# --- ggml's GGUF reader that finds a file it cannot follow (2026's gguf_init_from_reader, the offset check of older
+# builds) before a load error cut short: the file, not memory -------------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["[Server] [54634] 0.00.174.591 E gguf_init_from_reader: tensor 'output_norm.weight' has offset 337715200, "
+     "expected 357580800",
+     "[Server] [54634] 0.00.174.596 E gguf_init_from_reader: failed to read tensor data",
+     "[Server] [54634] 0.00.179.940 E llama_model_load: error loading model: llama_model_loader:"],
+    ["gguf_init_from_file: tensor 'blk.0.attn_k.weight' has offset 4423680, expected 4424704",
+     "llama_model_load: error loading model: llama_model_loader: failed to load model from /models/x.gguf"],
+    ['time=2026-02-01T10:00:00.000Z level=INFO source=server.go:400 msg="gguf_init_from_reader: failed to read tensor '
+     'data"',
+     'time=2026-02-01T10:00:00.100Z level=ERROR source=sched.go:456 msg="error loading llama server" error="llama '
+     'runner process has terminated: error loading model: llama_model_loader: failed to load model"'],
+])
+def test_a_gguf_the_reader_cannot_follow_is_the_file(lines):
+    assert kind_of(lines) == ("NOT_OOM", "model-file-error")

@@ -408,9 +408,11 @@ LOG = LogWords(
             "metal-buffer-exceeds-max"),
         msg(r"command buffer \d+ failed with status 5", "oom",
             code="metal-command-buffer-oom"),
-        # the model file itself cannot be opened or parsed (gguf.cpp gguf_init_from_file_impl): not memory
-        msg(r"gguf_init_from_file\w*: (?:failed to open|failed to read|invalid magic|tensor .* has invalid)",
-            "not_oom", code="model-file-error"),
+        # the model file itself cannot be opened or parsed (gguf.cpp gguf_init_from_file_impl, since 2026 its reader
+        # gguf_init_from_reader; ggml.c's gguf_init_from_file before: "tensor '%s' has offset %zu, expected %zu", the
+        # data not where the header says, a file cut or written by a tool this build does not follow): not memory
+        msg(r"gguf_init_from_(?:file|reader)\w*: (?:failed to open|failed to read|invalid magic|tensor .* has invalid|"
+            r"tensor '[^']{1,200}' has offset \d+, expected \d+)", "not_oom", code="model-file-error"),
         # a file this build cannot read (converted by a newer or older convert_hf_to_gguf.py, or another engine's
         # conversion): llama-model-loader's "key %s has wrong array length", an architecture it does not know
         # (also a tensor the architecture needs that the file lacks, llama-model-loader's "missing tensor '%s'" /
