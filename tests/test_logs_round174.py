@@ -575,3 +575,23 @@ def test_a_failed_mlock_is_a_warning_the_load_goes_on_from(warning):
 ])
 def test_a_gguf_the_reader_cannot_follow_is_the_file(lines):
     assert kind_of(lines) == ("NOT_OOM", "model-file-error")
+
+
+# --- an AssertionError's message that states a state in words (three or more, none of memory), also quoted inside a
+# wrapper's line: a named check, not memory ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "(EngineCore pid=405815) ERROR 05-04 17:54:34 [core.py:1136] RuntimeError: Worker failed with error "
+    "'AssertionError: auto_functionalized was not removed', please check the stack trace above for the root cause",
+    "AssertionError: Torch not compiled with CUDA enabled",
+    "[2025-06-01 10:00:00 TP0] Scheduler hit an exception: AssertionError: The attention backend does not support "
+    "sliding window attention.",
+])
+def test_an_assertion_message_without_memory_words_is_an_assertion_that_failed(line):
+    assert kind_of([line]) == ("NOT_OOM", "assertion-failed")
+
+
+def test_an_assertion_message_of_memory_is_not_called_not_memory():
+    kind, _ = kind_of(["RuntimeError: Worker failed with error 'AssertionError: not enough free blocks in the pool', "
+                       "please check the stack trace above for the root cause"])
+    assert kind != "NOT_OOM"

@@ -935,6 +935,12 @@ _BARE_ASSERTION = re.compile(r"\bAssertionError\s*$")
 _ASSERT_LINE = re.compile(r"(?:^|\]\s|\|\s)\s*assert\s+(\S.*)$")
 #: an AssertionError's own words on its line (its condition, or a message)
 _ASSERTION_SAYS = re.compile(r"\bAssertionError:\s*(\S.*?)[`'\x22]?\.?\s*$")
+#: an assertion's message that names a capability or a state the code lacks (a build, a back end, a feature, a pass)
+_UNSUPPORTED = re.compile(r"\b(?:not (?:supported|compiled|enabled|available|implemented|removed|installed)|"
+                          r"does(?:n't| not) support|unsupported|only supports?|not compatible)\b", re.I)
+#: ... or quoted whole inside a wrapper's line (vLLM V1's "RuntimeError: Worker failed with error 'AssertionError:
+#: auto_functionalized was not removed', please check the stack trace above for the root cause")
+_ASSERTION_QUOTED = re.compile(r"[`'\x22]AssertionError:\s*([^`'\x22\n]{3,300}?)\.?[`'\x22]")
 #: a condition or message that two values must agree (equal, or a mismatch named): a consistency check
 _AGREEMENT = re.compile(r"[=!]=|\bmismatch\b|\bexpected\b.{1,80}\b(?:got|but)\b", re.I)
 #: words in an assertion's condition that may be about memory (a pool, blocks, free bytes, the cache)
@@ -963,10 +969,13 @@ def _assertion(f: Failure) -> tuple[int, str] | None:
     comparing two values for equality: `num_tokens (37) != len(positions) (36)`, "shape mismatch"), where it speaks
     of nothing memory is made of (`assert is_fa_version_supported(...)`, `assert active_topk_width >=
     cm.max_seq_len // self.compress_ratio`); None otherwise."""
-    said = _ASSERTION_SAYS.search(f.text)
+    said = _ASSERTION_QUOTED.search(f.text) or _ASSERTION_SAYS.search(f.text)
     if said:
         cond = said.group(1)
-        if cond.startswith("assert ") or _AGREEMENT.search(cond):
+        # (a condition, a comparison, or a message that names what the code does not have or support: "Torch not
+        # compiled with CUDA enabled", "auto_functionalized was not removed"; not a consistency check that only says
+        # values disagree, "seq_lens_sum must match", whose cause may be anything)
+        if cond.startswith("assert ") or _AGREEMENT.search(cond) or _UNSUPPORTED.search(cond):
             return None if _speaks_of_memory(cond) else (f.line_no, f.text.strip())
     # (the failure may be the traceback's first frame, or the kill that ended it: the assertion is before it)
     lines = [*f.before[-6:], (f.line_no, f.text), *f.after]
