@@ -595,3 +595,20 @@ def test_an_assertion_message_of_memory_is_not_called_not_memory():
     kind, _ = kind_of(["RuntimeError: Worker failed with error 'AssertionError: not enough free blocks in the pool', "
                        "please check the stack trace above for the root cause"])
     assert kind != "NOT_OOM"
+
+
+# --- a refusal for length that a client relays (an OpenAI or LiteLLM exception, an HTTP 400) under a report that says
+# it failed: the server answered the request, so it was serving; the refusal is the failure the report means ----------
+
+@pytest.mark.parametrize("line", [
+    "backend-1  | ERROR:app.llm:Stream error: litellm.ContextWindowExceededError: litellm.BadRequestError: "
+    "ContextWindowExceededError: OpenAIException - This model's maximum context length is 13500 tokens. However, you "
+    "requested 14032 tokens (9936 in the messages, 4096 in the completion).",
+    "openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': \"This model's maximum context length is "
+    "8192 tokens. However, you requested 9000 tokens (8000 in the messages, 1000 in the completion).\"}",
+    "requests.exceptions.HTTPError: HTTP 400: This model's maximum context length is 32768 tokens. However, you "
+    "requested 40000 tokens in the messages.",
+])
+def test_a_relayed_refusal_under_a_stated_failure_is_the_refusal(line):
+    assert kind_of(["My agent fails with an error when the document is long", "", line]) == (
+        "NOT_OOM", "requests-refused-too-long")

@@ -19,6 +19,8 @@ from .verdict import KIND_OF_PHASE, Diagnosis
 
 #: llama-server's words when llama_decode finds no free KV cell for a one-token batch (`engines.llamacpp.DECODE_FULL`)
 _DECODE_FULL = re.compile(DECODE_FULL, re.I)
+#: a client's error that relays the server's answer to a request (OpenAI's and LiteLLM's exceptions, an HTTP 400)
+_RELAYED = re.compile(r"\bBadRequestError\b|\bOpenAIException\b|\bError code: 400\b|\bstatus code 400\b|\bHTTP 400\b")
 
 
 def leak(run: RunFacts) -> Diagnosis | None:
@@ -501,7 +503,10 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                              phase_source="the server's own refusal",
                              message=said + "; it went on serving. No memory failure: a longer context needs more KV "
                                             "cache, if memory allows.")
-        if marker in ("ready", "requests") and not run.tail_cut:
+        if (marker in ("ready", "requests") or _RELAYED.search(text)) and not run.tail_cut:
+            # (a refusal a client relays, "litellm.BadRequestError: ... OpenAIException - This model's maximum context
+            # length is 13500 tokens", was the server's answer to a request: it was serving, whatever lines of its own
+            # the log lacks)
             # the report says it failed, and what the log shows of a failure is requests refused as too long while
             # the server went on: that refusal is the failure it means (a client sees an error), not memory (where the
             # server had not started, or the log is cut, the failure stated decides below)
