@@ -612,3 +612,19 @@ def test_an_assertion_message_of_memory_is_not_called_not_memory():
 def test_a_relayed_refusal_under_a_stated_failure_is_the_refusal(line):
     assert kind_of(["My agent fails with an error when the document is long", "", line]) == (
         "NOT_OOM", "requests-refused-too-long")
+
+
+# --- NCCL refusing a CUDA graph capture (an old driver or build): the GPUs' communication, not memory ------------------
+
+@pytest.mark.parametrize("lines", [
+    ["NCCL WARN NCCL cannot be captured in a graph if either it wasn't built with CUDA runtime >= 11.3 or if the "
+     "installed CUDA driver < R465."],
+    ["(RayWorkerVllm pid=5123) node1:5123:5123 [1] NCCL INFO cudaDriverVersion 11040",
+     "(RayWorkerVllm pid=5123) node1:5123:5123 [1] enqueue.cc:1234 NCCL WARN NCCL cannot be captured in a graph if "
+     "either it wasn't built with CUDA runtime >= 11.3 or if the installed CUDA driver < R465.",
+     "RuntimeError: NCCL error: invalid usage (run with NCCL_DEBUG=WARN for details)"],
+    ["[2024-03-01 10:00:00 TP1] Capture cuda graph failed: NCCL cannot be captured in a graph if either it wasn't "
+     "built with CUDA runtime >= 11.3"],
+])
+def test_nccl_refusing_a_graph_capture_is_nccl(lines):
+    assert kind_of(lines) == ("NOT_OOM", "nccl-error")

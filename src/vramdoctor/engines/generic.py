@@ -965,7 +965,10 @@ LOG = LogWords(
             r"INVALID_ARGUMENT|INVALID_USAGE|REMOTE_ERROR)\b|"
             r"Watchdog caught collective operation timeout|NCCL operations have failed or timed out|"
             # (as a user names it: "the final error is nccl timeout", "an NCCL timed out error")
-            r"\bNCCL (?:timeout|timed out)\b", "not_oom", code="nccl-error"),
+            r"\bNCCL (?:timeout|timed out)\b|"
+            # (NCCL refusing a CUDA graph capture, its enqueue.cc: "NCCL cannot be captured in a graph if either it wasn't
+            # built with CUDA runtime >= 11.3 or if the installed CUDA driver < R465": an old driver or build)
+            r"\bNCCL cannot be captured in a graph\b", "not_oom", code="nccl-error"),
         # PyTorch's NCCL watchdog (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp): a collective that timed out or
         # failed, or a CUDA error it caught (the c10 exception's "Exception raised from ncclCommWatchdog / checkTimeout
         # at .../ProcessGroupNCCL.cpp:N", its "Process group watchdog thread terminated with exception: <cause>", a
