@@ -628,3 +628,22 @@ def test_a_relayed_refusal_under_a_stated_failure_is_the_refusal(line):
 ])
 def test_nccl_refusing_a_graph_capture_is_nccl(lines):
     assert kind_of(lines) == ("NOT_OOM", "nccl-error")
+
+
+# --- memory growth told in Chinese: accumulating (累积增长), not going down after each request (结束后显存不降), a
+# reading hours on that differs (1个多小时之后显存占用变成了18G) -------------------------------------------------------------
+
+@pytest.mark.parametrize("words", [
+    "在3090单卡上测试，模型拉起后显存占用12200MiB，但在问答过程中显存累积增长，怎么处理？",
+    "每次问题结束后显存不降，最后OOM。",
+    "一段时间内显存占用固定为差不多14G；然而在1个多小时之后，vllm显存占用变成了18G，2个小时后占用变成了20G",
+])
+def test_growth_told_in_chinese_is_a_leak(words):
+    kind, code = kind_of([words, "INFO:     Application startup complete.",
+                          'INFO:     127.0.0.1:50312 - "POST /v1/chat/completions HTTP/1.1" 200 OK'])
+    assert (kind, code) == ("LEAK", "memory-growth-stated")
+
+
+def test_memory_said_not_to_grow_in_chinese_is_no_leak():
+    kind, _ = kind_of(["显存没有一直增长，占用固定为14G。", "INFO:     Application startup complete."])
+    assert kind != "LEAK"
