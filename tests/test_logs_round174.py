@@ -647,3 +647,21 @@ def test_growth_told_in_chinese_is_a_leak(words):
 def test_memory_said_not_to_grow_in_chinese_is_no_leak():
     kind, _ = kind_of(["显存没有一直增长，占用固定为14G。", "INFO:     Application startup complete."])
     assert kind != "LEAK"
+
+
+# --- a request named with "your", "my" or "our" ("Then you send your first request and the whole thing crashes") is a
+# request, as "the first request" is ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("words", [
+    "The server starts, healthcheck passes. Then you send your first request and the whole thing crashes:",
+    "Everything loads, but my first prompt kills it:",
+    "Startup is clean; our second request after a restart always dies with:",
+])
+def test_a_request_named_with_a_possessive_is_serving(words):
+    assert kind_of([words, "", "RuntimeError: Triton Error [CUDA]: out of memory"])[0] == "RUNTIME"
+
+
+def test_before_your_first_request_is_not_serving():
+    kind, _ = kind_of(["It crashes before your first request can even be sent:", "",
+                       "RuntimeError: Triton Error [CUDA]: out of memory"])
+    assert kind != "RUNTIME"

@@ -1750,7 +1750,8 @@ LOG = LogWords(
                         r"(?:the |our |my )?(?:model|server|API|endpoint)\b|"
                         # a request named by its order or as the API's ("exclusively the first request after
                         # starting", "with the same API request", "on the second prompt"; not "before the first")
-                        r"(?<!before )(?<!until )(?<!without )\bthe (?:very )?(?:first|second|third|fourth|fifth|next|same|"
+                        r"(?<!before )(?<!until )(?<!without )\b(?:the|your|my|our) (?:very )?(?:first|second|third|fourth|"
+                        r"fifth|next|same|"
                         r"\d+(?:st|nd|rd|th)|nth|Nth) (?:real |actual |single )?(?:API |HTTP |"
                         r"chat |(?:chat )?completions? |inference )?(?:request|prompt|query|call)s?\b"
                         # (not code's words: "at the same call site", "the first call stack")
