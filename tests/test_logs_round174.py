@@ -665,3 +665,19 @@ def test_before_your_first_request_is_not_serving():
     kind, _ = kind_of(["It crashes before your first request can even be sent:", "",
                        "RuntimeError: Triton Error [CUDA]: out of memory"])
     assert kind != "RUNTIME"
+
+
+# --- Ray ending an actor nothing refers to any more: a lifecycle fault, named, not memory --------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["ray.exceptions.RayActorError: The actor died unexpectedly before finishing this task.",
+     "    class_name: RayWorker",
+     "The actor is dead because all references to the actor were removed"],
+    ["[2023-10-27 15:56:14,963 I 2203 2281] core_worker.cc:3737: Force kill actor request has received. exiting "
+     "immediately... The actor is dead because all references to the actor were removed."],
+    ["(ServeReplica:default:VLLMDeployment pid=812) ERROR 2025-01-01 10:00:00,000 replica.py:300 -- "
+     "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task. The actor is dead "
+     "because all references to the actor were removed."],
+])
+def test_ray_ending_an_actor_nothing_refers_to_is_not_memory(lines):
+    assert kind_of(lines) == ("NOT_OOM", "ray-actor-released")

@@ -1087,6 +1087,12 @@ LOG = LogWords(
         # check: the server hung or was too busy to answer, which by itself is not memory running out
         msg(r"Didn't receive health check response|marking it unhealthy|[Ll]iveness probe failed|"
             r"health check (?:failed|timed out)", "not_oom", code="health-check-failed"),
+        # Ray ending an actor that nothing refers to any more (src/ray/core_worker: "The actor is dead because all
+        # references to the actor were removed", as its RayActorError and its core worker's "Force kill actor request"
+        # print it): the handle went out of scope or its owner was torn down, not memory (Ray's memory monitor says
+        # "killed due to the node running low on memory")
+        msg(r"\bThe actor is dead because all references to the actor were removed\b", "not_oom",
+            code="ray-actor-released"),
         # the server's port is taken by another process: a named cause, not memory
         msg(r"address already in use|\bEADDRINUSE\b|Only one usage of each socket address|port is already allocated",
             "not_oom", code="port-in-use"),

@@ -119,6 +119,9 @@ def _loader_proper(f: Failure) -> bool:
 
 
 _NOT_OOM = {
+    "ray-actor-released": "Ray ended the worker's actor because nothing referred to it any more (its handle went out "
+                          "of scope, or the deployment or driver that owned it went away): a lifecycle fault, not "
+                          "memory; keep a reference to the engine for as long as it serves.",
     "load-timeout": "the server gave up waiting for the model to load (it stalled, or the client went away first).",
     "health-check-failed": "a supervisor (Kubernetes, Ray Serve, KServe) gave up on a server that did not answer its "
                            "health check: it hung, was too busy, or was still loading.",
