@@ -681,3 +681,23 @@ def test_before_your_first_request_is_not_serving():
 ])
 def test_ray_ending_an_actor_nothing_refers_to_is_not_memory(lines):
     assert kind_of(lines) == ("NOT_OOM", "ray-actor-released")
+
+
+# --- an OOM kill named only as the cause of an exit code other than the one reported ("If exit code is -9 (SIGKILL), a
+# common cause is the OS OOM killer", after exit code -3): a hint for a case that did not happen ----------------------
+
+@pytest.mark.parametrize("line", [
+    "RuntimeError: Rank 0 scheduler died during initialization (exit code: -3). If exit code is -9 (SIGKILL), a common "
+    "cause is the OS OOM killer. Run `dmesg -T | grep -i oom` to check.",
+    "ERROR: the server process exited with code 1. If the exit code is 137, the container was likely OOM killed.",
+    "worker 3 exited (status -6); if status is -9 it may have been killed by the OOM killer",
+])
+def test_a_kill_named_for_another_exit_code_is_no_kill(line):
+    kind, code = kind_of([line])
+    assert code != "host-oom-kill" and kind not in ("WEIGHTS", "RUNTIME"), (kind, code)
+
+
+def test_a_kill_hint_for_the_exit_code_reported_is_still_a_kill():
+    kind, code = kind_of(["RuntimeError: Rank 0 scheduler died during initialization (exit code: -9). If exit code is "
+                          "-9 (SIGKILL), a common cause is the OS OOM killer."])
+    assert code == "host-oom-kill" or kind in ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME"), (kind, code)

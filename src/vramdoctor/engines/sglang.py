@@ -314,7 +314,10 @@ LOG = LogWords(
         msg(r"\bWatchdog timeout \(self\.watchdog_timeout=", "not_oom", code="watchdog-timeout"),
         msg(r"Initialization failed\. warmup error", "wrapper", "WARMUP"),
         msg(r"Scheduler hit an exception|Exception in ModelTpServer|scheduler is dead|Received sigquit from a child|"
-            r"Initialization failed\. Please see the error messages above", "wrapper"),
+            r"Initialization failed\. Please see the error messages above|"
+            # (2026's launcher: "RuntimeError: Rank 0 scheduler died during initialization (exit code: -3)": the
+            # scheduler's own lines say why; its exit code -3 is the SIGQUIT the scheduler sends on any failure)
+            r"\bscheduler died during initialization\b", "wrapper"),
     ),
     frames={
         # (model_executor/model_runner.py load_model logs "Load weight begin" before it loads, "Load weight end" after)

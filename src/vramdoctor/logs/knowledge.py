@@ -248,6 +248,10 @@ class Knowledge:
         # the strongest kind first; among equals the words that name a code, then the order engines list them in
         # (specific before general)
         hits.sort(key=lambda h: (-h[0], not h[1].code, h[4]))
+        hint = _KILL_IF.search(text) if any(h[1].phase == "HOST" for h in hits) else None
+        if hint:  # (the kill's words after "If exit code is -9": the case it did not report)
+            hits = [h for h in hits if h[5] < hint.start() or not (h[1].phase == "HOST" or h[3] == "generic"
+                                                                   and h[1].kind == "oom")]
         if any(h[1].phase == "HOST" for h in hits) and _KILL_DENIED.search(text):
             # a kill the same line says was not the OOM killer's ("exit code 137 (OOMKilled=false)", "It was not
             # killed by the OOM killer", "dmesg shows no oom-killer"); a SIGKILL it names is one of unknown cause
@@ -351,6 +355,12 @@ _KILL_DENIED = re.compile(
     r"\b(?:not|never|wasn['\u2019]?t|isn['\u2019]?t|weren['\u2019]?t|didn['\u2019]?t get)\s+(?:\w+\s+){0,3}?"
     r"(?:oom[- ]?kill\w*|killed)|\bnothing (?:gets|got|was|is) killed|\bno (?:process|one) (?:gets|got|was) killed",
     re.I)
+
+#: an OOM kill an engine's message names only as the cause of another exit code than the one it reports (SGLang's
+#: "Rank 0 scheduler died during initialization (exit code: -3). If exit code is -9 (SIGKILL), a common cause is the
+#: OS OOM killer."): a hint for a case that did not happen
+_KILL_IF = re.compile(r"\bif (?:the )?(?:exit code|exit status|return code|status|signal) (?:is|was|==?) -?(?:9|137)\b",
+                      re.I)
 
 
 def _level(text: str) -> str:
