@@ -701,3 +701,20 @@ def test_a_kill_hint_for_the_exit_code_reported_is_still_a_kill():
     kind, code = kind_of(["RuntimeError: Rank 0 scheduler died during initialization (exit code: -9). If exit code is "
                           "-9 (SIGKILL), a common cause is the OS OOM killer."])
     assert code == "host-oom-kill" or kind in ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME"), (kind, code)
+
+
+# --- a crash a line only says could come ("This could lead to a segmentation fault at exit") is none: the out-of-memory
+# beside it decides -------------------------------------------------------------------------------------------------------
+
+_CUDA_OOM_LINE = "CUDA error 2 at /tmp/vendor/llama.cpp/ggml-cuda.cu:2067: out of memory"
+
+
+@pytest.mark.parametrize("warning", [
+    "/arrow/cpp/src/arrow/filesystem/s3fs.cc:2598:  arrow::fs::FinalizeS3 was not called even though S3 was "
+    "initialized.  This could lead to a segmentation fault at exit",
+    "WARNING: mixing these builds may cause an illegal memory access in the attention kernel",
+    "UserWarning: Running with this driver might result in a segmentation fault on exit.",
+])
+def test_a_crash_only_said_to_be_possible_does_not_hide_the_out_of_memory(warning):
+    kind, code = kind_of([warning, _CUDA_OOM_LINE])
+    assert kind != "NOT_OOM", (kind, code)

@@ -248,6 +248,8 @@ class Knowledge:
         # the strongest kind first; among equals the words that name a code, then the order engines list them in
         # (specific before general)
         hits.sort(key=lambda h: (-h[0], not h[1].code, h[4]))
+        # (a crash a line only says could come, "This could lead to a segmentation fault at exit": none came)
+        hits = [h for h in hits if h[1].kind != "not_oom" or not _MAY_LEAD.search(text, max(0, h[5] - 60), h[5])]
         hint = _KILL_IF.search(text) if any(h[1].phase == "HOST" for h in hits) else None
         if hint:  # (the kill's words after "If exit code is -9": the case it did not report)
             hits = [h for h in hits if h[5] < hint.start() or not (h[1].phase == "HOST" or h[3] == "generic"
@@ -356,6 +358,10 @@ _KILL_DENIED = re.compile(
     r"(?:oom[- ]?kill\w*|killed)|\bnothing (?:gets|got|was|is) killed|\bno (?:process|one) (?:gets|got|was) killed",
     re.I)
 
+#: words that a failure could follow, just before its words ("This could lead to a segmentation fault at exit", arrow's
+#: warning at exit): a possibility, not a failure
+_MAY_LEAD = re.compile(r"\b(?:could|may|might|can|would)\s+(?:\w+\s+)?(?:lead to|cause|result in|trigger)\s+(?:an?\s+)?$",
+                       re.I)
 #: an OOM kill an engine's message names only as the cause of another exit code than the one it reports (SGLang's
 #: "Rank 0 scheduler died during initialization (exit code: -3). If exit code is -9 (SIGKILL), a common cause is the
 #: OS OOM killer."): a hint for a case that did not happen
