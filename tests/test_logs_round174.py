@@ -718,3 +718,24 @@ _CUDA_OOM_LINE = "CUDA error 2 at /tmp/vendor/llama.cpp/ggml-cuda.cu:2067: out o
 def test_a_crash_only_said_to_be_possible_does_not_hide_the_out_of_memory(warning):
     kind, code = kind_of([warning, _CUDA_OOM_LINE])
     assert kind != "NOT_OOM", (kind, code)
+
+
+# --- a log that ends inside ggml's abort line, its path to a source cut before the file's extension
+# ("/llama.cpp/ggml/src/ggml-cuda/ggml-cuda."): a failure begun, its words cut; never "no failure" ----------------------
+
+_SERVING = ["0.10.929.937 I srv  llama_server: listening on http://127.0.0.1:8080",
+            "1.19.078.143 I slot launch_slot_: id  0 | task 0 | processing task, is_child = 0"]
+
+
+@pytest.mark.parametrize("last", [
+    "/media/hero/Apps/AI_STACK/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.",
+    "D:\\a\\llama.cpp\\llama.cpp\\ggml\\src\\ggml-cuda\\ggml-cuda.",
+    "/home/user/llama.cpp/ggml/src/ggml-vulkan/ggml-vulkan.",
+])
+def test_a_log_ending_inside_ggmls_abort_path_is_a_failure_begun(last):
+    kind, code = kind_of([*_SERVING, last])
+    assert kind == "UNDETERMINED", (kind, code)
+
+
+def test_a_sentence_ending_in_a_path_and_a_stop_is_not_cut():
+    assert kind_of([*_SERVING, "The model is in /models/qwen."]) == ("NONE", "no-memory-problem")

@@ -216,6 +216,11 @@ def tail_cut(last: str, before: list[str], sentences: tuple[str, ...]) -> bool:
     return bool(before) and (cut_mid_line(last, before) or stops_inside(last, sentences))
 
 
+#: a line that is one path whose last name ends in a dot ("/src/ggml-cuda/ggml-cuda."; not a sentence that ends with a
+#: path, "The model is in /models/qwen.")
+_PATH_CUT = re.compile(r"^\s*\S*[/\\][\w.-]*\w\.$")
+
+
 def cut_mid_line(last: str, before: list[str]) -> bool:
     """The log's last line is the start of a line like one just before it, cut where that line goes on
     without a space: the log was cut partway through a line ("de" after "deep-seek-1  | slot ...",
@@ -247,6 +252,9 @@ def cut_mid_line(last: str, before: list[str]) -> bool:
         return bool(prefixed) and not any(bare_prefix(b.rstrip()) for b in prefixed)
     if len(t) >= 40 and any(t.count(a) > t.count(b) for a, b in ("()", "[]", "{}")):
         return True  # an argument dump or a call whose bracket never closes: "Namespace(admin=False, ... chatcompletio"
+    if _PATH_CUT.search(t):
+        return True  # a path cut before its file's extension ("/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.": ggml's abort
+        # line, "ggml-cuda.cu:88: CUDA error", stops there), not a sentence's stop
     if last[-1:].isspace():
         return False
     n = len(last)
@@ -321,8 +329,14 @@ _ERROR_LEVEL = re.compile(r"^.{0,80}?(?:\b|\[|level=)(?:ERROR|CRITICAL|FATAL)\b|
 
 
 def error_level(text: str) -> bool:
-    """`text` is a line its program wrote at error level (`_ERROR_LEVEL`)."""
-    return bool(_ERROR_LEVEL.match(text))
+    """`text` is a line its program wrote at error level (`_ERROR_LEVEL`), or the start of ggml's abort, whose line
+    begins with the path of the ggml source that aborted ("/src/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:88: CUDA
+    error", ggml.c ggml_abort) and is here nothing but that path."""
+    return bool(_ERROR_LEVEL.match(text) or _GGML_ABORT_PATH.match(text))
+
+
+#: a line that is only a path into ggml's own sources (".../ggml/src/ggml-cuda/ggml-cuda."): ggml's abort begun
+_GGML_ABORT_PATH = re.compile(r"^\s*(?:[A-Za-z]:)?\S*[/\\]ggml[/\\]src[/\\]\S+$")
 
 
 def cut_error(text: str) -> bool:
