@@ -2333,8 +2333,8 @@ def test_an_assignment_target_in_a_code_line_names_no_phase():
 
 
 @pytest.mark.parametrize("text", [
-    "load model error: CUDA out of memory. Tried to allocate 938.00 MiB (GPU 0; 31.75 GiB total capacity; 30.87 GiB "
-    "already allocated; 97.94 MiB free; 30.87 GiB reserved in total by PyTorch)",
+    # (LightLLM's "load model error: ..." wraps its model's constructor, which makes the KV pool too: it moved to
+    # test_logs_round174.test_lightllms_load_model_error_is_either_ledger, issue 6 stop 30)
     "Error while loading the model: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
 ])
 def test_a_load_failure_by_its_own_prefix_is_the_weights(text):

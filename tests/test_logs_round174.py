@@ -739,3 +739,19 @@ def test_a_log_ending_inside_ggmls_abort_path_is_a_failure_begun(last):
 
 def test_a_sentence_ending_in_a_path_and_a_stop_is_not_cut():
     assert kind_of([*_SERVING, "The model is in /models/qwen."]) == ("NONE", "no-memory-problem")
+
+
+# --- LightLLM's "load model error: ..." wraps its model's constructor, which loads the weights and then makes the KV
+# pool of --max_total_token_num tokens (its mem_manager): an out-of-memory there is either ledger, not the weights for
+# sure (938 MiB is one layer's K buffer of a 120,000-token pool for llama-7b) --------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "load model error: CUDA out of memory. Tried to allocate 938.00 MiB (GPU 0; 31.75 GiB total capacity; 30.87 GiB "
+    "already allocated; 97.94 MiB free; 30.87 GiB reserved in total by PyTorch)",
+    "ERROR 03-01 10:00:00 [model_rpc.py:150] load model error: torch.OutOfMemoryError: CUDA out of memory. Tried to "
+    "allocate 2.00 GiB",
+    "[TP0] load model error: OOM while allocating k/v buffers",
+])
+def test_lightllms_load_model_error_is_either_ledger(line):
+    run = run_of(diag(line))
+    assert run.kind == "UNDETERMINED" and set(run.candidates) == {"WEIGHTS", "KV_CAPACITY"}, (run.kind, run.candidates)

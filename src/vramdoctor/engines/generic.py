@@ -1093,6 +1093,11 @@ LOG = LogWords(
         # "killed due to the node running low on memory")
         msg(r"\bThe actor is dead because all references to the actor were removed\b", "not_oom",
             code="ray-actor-released"),
+        # LightLLM's model worker whose model could not be built (server/router/model_infer/model_rpc.py init_model:
+        # "load model error: {e}" around the model's constructor, which loads the weights and then makes the KV pool
+        # of --max_total_token_num tokens, mem_manager): an out-of-memory there is either ledger
+        msg(r"\bload model error: (?=[^\n]{0,80}?(?:out of memory|OutOfMemoryError|\bOOM\b))", "oom",
+            candidates=("WEIGHTS", "KV")),
         # the server's port is taken by another process: a named cause, not memory
         msg(r"address already in use|\bEADDRINUSE\b|Only one usage of each socket address|port is already allocated",
             "not_oom", code="port-in-use"),
@@ -1518,7 +1523,7 @@ LOG = LogWords(
                       r"torch/nn/modules/\w+\.py\W+line \d+, in __init__|"
                       r"Parameter\(torch\.empty|_load_pretrained_model|dispatch_model|loading model tensors|"
                       r"(?:checkpoint|[Mm]ulti-thread loading) shards:|Loading weights|loading weights|Loading model weights|load_bmodel|"
-                      r"Loading bmodel|\bload model error\b|error (?:while )?loading (?:the )?model\b|"
+                      r"Loading bmodel|error (?:while )?loading (?:the )?model\b|"
                       # (candle's examples and servers: "loading the model weights from ...", "building the model")
                       r"\bloading the model weights\b|"
                       # (nn.Module.to's convert, moving each weight to the device: "return t.to(device, dtype if ...")
