@@ -755,3 +755,24 @@ def test_a_sentence_ending_in_a_path_and_a_stop_is_not_cut():
 def test_lightllms_load_model_error_is_either_ledger(line):
     run = run_of(diag(line))
     assert run.kind == "UNDETERMINED" and set(run.candidates) == {"WEIGHTS", "KV_CAPACITY"}, (run.kind, run.candidates)
+
+
+# --- a model read into host memory, then moved to the GPU whole (transformers' Trainer `model = model.to(device)`,
+# `model.cuda()`): the weights placed again after the checkpoint's shards were loaded ------------------------------------
+
+_SHARDS = "Loading checkpoint shards: 100%|##########| 2/2 [00:04<00:00,  2.20s/it]"
+_TORCH_OOM = "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 172.00 MiB (GPU 0; 23.65 GiB total capacity)"
+
+
+@pytest.mark.parametrize("frames", [
+    ['  File "/venv/lib/python3.8/site-packages/transformers/trainer.py", line 499, in __init__',
+     "    self._move_model_to_device(model, args.device)",
+     '  File "/venv/lib/python3.8/site-packages/transformers/trainer.py", line 741, in _move_model_to_device',
+     "    model = model.to(device)"],
+    ['  File "serve.py", line 30, in <module>',
+     "    model = model.cuda()"],
+    ['  File "app.py", line 12, in load',
+     '    model = model.to("cuda:0")'],
+])
+def test_a_model_moved_to_the_gpu_after_its_shards_loaded_is_the_weights(frames):
+    assert kind_of([_SHARDS, "Traceback (most recent call last):", *frames, _TORCH_OOM])[0] == "WEIGHTS"

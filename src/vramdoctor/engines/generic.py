@@ -1526,8 +1526,9 @@ LOG = LogWords(
                       r"Loading bmodel|error (?:while )?loading (?:the )?model\b|"
                       # (candle's examples and servers: "loading the model weights from ...", "building the model")
                       r"\bloading the model weights\b|"
-                      # (nn.Module.to's convert, moving each weight to the device: "return t.to(device, dtype if ...")
-                      r"\breturn t\.to\(\s*device\b|"
+                      # (nn.Module.to's convert, moving each weight to the device: "return t.to(device, dtype if ...";
+                      # a whole model moved, transformers' Trainer._move_model_to_device "model = model.to(device)")
+                      r"\breturn t\.to\(\s*device\b|\b_move_model_to_device\b|\bmodel\.(?:cuda|to)\(|"
                       # (FastChat's model worker, as Langchain-Chatchat runs it: "Loading the model ['Qwen-14B'] on
                       # worker 07c851a3 ...")
                       r"\bLoading the model \[[^\]]{1,200}\] on worker\b|"
