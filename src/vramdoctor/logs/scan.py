@@ -695,8 +695,9 @@ class Scanner:
         # "```" / the engine's error, are two accounts; the engine's line is its own failure)
         joined = bool(last and not last.retried and line_no - max(last.end_line, last.line_no) <= 3
                       and max(r.progress.values(), default=0) <= max(last.end_line, last.line_no)
-                      and not any(ln > max(last.end_line, last.line_no) and _FENCE.match(t)
-                                  for ln, t in self._lines_before(line_no)[-3:]))
+                      and not (line_no - max(last.end_line, last.line_no) > 1  # (a fence needs a line between)
+                               and any(ln > max(last.end_line, last.line_no) and _FENCE.match(t)
+                                       for ln, t in self._lines_before(line_no)[-3:])))
         if last and joined:  # one failure, many lines: lines that continue the same traceback or message join it
             last.end_line = line_no
             if (v and v.phase and last.phase is None and kind in ("oom", "error") and last.kind in ("oom", "error")
