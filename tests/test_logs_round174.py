@@ -776,3 +776,29 @@ _TORCH_OOM = "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate
 ])
 def test_a_model_moved_to_the_gpu_after_its_shards_loaded_is_the_weights(frames):
     assert kind_of([_SHARDS, "Traceback (most recent call last):", *frames, _TORCH_OOM])[0] == "WEIGHTS"
+
+
+# --- the engine's own wrapper that names its step, a few lines under an out-of-memory and its memory table (TGI's
+# "Shard 0 failed to start"), is its verdict on that failure ------------------------------------------------------------
+
+_TABLE = ["torch.cuda.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)",
+          "Currently allocated     : 8.73 GiB",
+          "Requested               : 157.53 MiB",
+          "Device limit            : 9.78 GiB",
+          "Free (according to CUDA): 17.31 MiB",
+          "PyTorch limit (set by user-supplied memory fraction)",
+          "                        : 17179869184.00 GiB",
+          " rank=0"]
+
+
+@pytest.mark.parametrize("verdict,kind", [
+    (["2023-07-09T15:32:01.279858Z  INFO text_generation_launcher: Waiting for shard 0 to be ready...",
+      "Error: ShardCannotStart",
+      "2023-07-09T15:32:02.979796Z ERROR text_generation_launcher: Shard 0 failed to start"], "WEIGHTS"),
+    (["2024-06-01T10:00:00.000000Z ERROR warmup{max_input_length=4095 max_prefill_tokens=4096}:warmup: "
+      "text_generation_client: router/client/src/lib.rs:46: Server error: Method Warmup encountered an error."],
+     "WARMUP"),
+    (["[2024-12-13 01:47:34] Initialization failed. warmup error: Traceback (most recent call last):"], "WARMUP"),
+])
+def test_the_engines_wrapper_a_few_lines_under_the_failure_names_its_step(verdict, kind):
+    assert kind_of([*_TABLE, *verdict])[0] == kind

@@ -413,6 +413,10 @@ def step_reached(f: Failure, engine: str, floor: str | None = None) -> tuple[str
     return None
 
 
+#: lines after a failure in which the engine's own wrapper that names its step is its verdict on it
+AFTER_VERDICT = 12
+
+
 def _more_weights(f: Failure, engine: str) -> tuple[int, str] | None:
     """The line of a second model's load (`LogWords.more_weights`: a multimodal projector, a draft model) that is the
     last step before failure `f` after the run's weights milestone, with no milestone and no other step between them;
@@ -574,6 +578,15 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
         p = phase_words(_FUNCTION_TAG.sub("", text), engine) if not step_done(text) else None
         if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
             return Place(p, "the message after the failure", (ln, text), [p])
+    # (further on, the engine's own wrapper that names its step: TGI's "Error: ShardCannotStart" / "Shard 0 failed to
+    # start" under the shard's out-of-memory and its memory table)
+    for ln, text in f.after[3:AFTER_VERDICT] if not headless else ():
+        v = k.line_verdict(text) if not user_words(text) else None
+        if v is not None and v.kind in ("oom", "not_oom"):
+            break  # (another failure's words: the verdicts after it are its)
+        if v is not None and v.kind == "wrapper" and v.phase and v.engine != "generic" and (
+                not floor or PHASES.index(v.phase) >= PHASES.index(floor)):
+            return Place(v.phase, "the engine's verdict a few lines after the failure", (ln, text), [v.phase])
     # the report's own words that it failed starting ("When starting the model using the following command", "the
     # server fails to start"): a start-up step, whichever
     told_start = any(_told_start(t) for _, t in [*f.before, (f.line_no, f.text), *f.after]) and "ready" not in f.progress
