@@ -802,3 +802,35 @@ _TABLE = ["torch.cuda.OutOfMemoryError: Allocation on device 0 would exceed allo
 ])
 def test_the_engines_wrapper_a_few_lines_under_the_failure_names_its_step(verdict, kind):
     assert kind_of([*_TABLE, *verdict])[0] == kind
+
+
+# --- Ollama: a request answered ("| 200 |") after the runner said it had started is serving, so a compute buffer
+# re-reserved after it failed while serving (its runner loads a model for a request, so only an answer after the start
+# says the load was over) -------------------------------------------------------------------------------------------------
+
+_OLLAMA_START = ['time=2025-04-03T19:22:10.114+02:00 level=INFO source=server.go:405 msg="starting llama server" '
+                 'cmd="/usr/local/bin/ollama runner --model /m/blob --ctx-size 8192 --batch-size 512 --n-gpu-layers 49"',
+                 "load_tensors:        CUDA0 model buffer size =  8148.38 MiB",
+                 "llama_kv_cache_unified:      CUDA0 KV buffer size =  1536.00 MiB",
+                 "llama_context:      CUDA0 compute buffer size =   696.00 MiB"]
+_STARTED = 'time=2025-04-03T19:22:14.902+02:00 level=INFO source=server.go:619 msg="llama runner started in 4.74 seconds"'
+
+
+@pytest.mark.parametrize("answered,oom", [
+    ('[GIN] 2025/04/03 - 19:22:31 | 200 |  6.820163203s |       127.0.0.1 | POST     "/api/chat"',
+     ["ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1044.00 MiB on device 0: cudaMalloc failed: out of memory",
+      "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 1094713344"]),
+    ('[GIN] 2026/01/10 - 08:00:01 | 200 |  2.1s |  172.17.0.1 | POST     "/v1/chat/completions"',
+     ["CUDA error: out of memory",
+      "  current device: 0, in function alloc at //ml/backend/ggml/ggml/src/ggml-cuda/ggml-cuda.cu:442"]),
+    ('[GIN] 2024/11/02 - 12:00:00 | 200 |    12.5s |       127.0.0.1 | POST     "/api/generate"',
+     ["ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 2147483648"]),
+])
+def test_ollama_answering_after_its_runner_started_is_serving(answered, oom):
+    assert kind_of([*_OLLAMA_START, _STARTED, answered, *oom])[0] == "RUNTIME"
+
+
+def test_ollamas_load_that_fails_before_its_runner_started_is_not_serving():
+    kind, _ = kind_of([*_OLLAMA_START, "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 2147483648",
+                       '[GIN] 2025/04/03 - 19:22:31 | 500 |  6.8s |       127.0.0.1 | POST     "/api/chat"'])
+    assert kind != "RUNTIME"
