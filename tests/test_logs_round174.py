@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from logcase import diag, kind_of, run_of
+from logcase import diag, flags, kind_of, run_of
 
 # --- the advice PyTorch appends to every CUDA or HIP error ("Compile with `TORCH_USE_CUDA_DSA` to enable device-side
 # assertions") is no cause: the error line above it is, and where the paste lost it the cause is not shown ------------
@@ -834,3 +834,29 @@ def test_ollamas_load_that_fails_before_its_runner_started_is_not_serving():
     kind, _ = kind_of([*_OLLAMA_START, "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 2147483648",
                        '[GIN] 2025/04/03 - 19:22:31 | 500 |  6.8s |       127.0.0.1 | POST     "/api/chat"'])
     assert kind != "RUNTIME"
+
+
+# --- LMDeploy's pool is cache_max_entry_count of the memory the weights left, less its runtime's own cache: where that
+# share is small and no block came of it, the step is a larger share (review: 13) --------------------------------------
+
+
+@pytest.mark.parametrize("setting", [
+    "2025-01-21 16:30:02,882 - lmdeploy - INFO - async_engine.py:260 - input backend=pytorch, backend_config="
+    "PytorchEngineConfig(dtype='auto', tp=1, session_len=32768, max_batch_size=128, cache_max_entry_count=0.05)",
+    "$ lmdeploy serve api_server internlm/internlm2_5-7b-chat --backend pytorch --cache-max-entry-count 0.1",
+    "2024-06-01 10:00:00,000 - lmdeploy - INFO - async_engine.py:200 - input backend=pytorch, backend_config="
+    "PytorchEngineConfig(model_name='', tp=2, session_len=None, max_batch_size=128, cache_max_entry_count=0.2)",
+])
+def test_a_small_share_of_free_memory_for_lmdeploys_pool_is_raised(setting):
+    run = run_of(diag("\n".join([setting,
+                                 "2025-01-21 16:30:41,220 - lmdeploy - INFO - model_agent.py:117 - free_gpu_mem=2.91 "
+                                 "GiB, cache_block_size=12.00 MiB",
+                                 "RuntimeError: No enough gpu memory for kv cache."])))
+    assert (run.kind, run.code) == ("KV_CAPACITY", "no-memory-for-kv-cache")
+    assert "--cache-max-entry-count" in flags(run), flags(run)
+
+
+def test_a_large_share_for_lmdeploys_pool_is_not_raised():
+    run = run_of(diag("\n".join(["$ lmdeploy serve api_server m --backend pytorch --cache-max-entry-count 0.8",
+                                 "RuntimeError: No enough gpu memory for kv cache."])))
+    assert "--cache-max-entry-count" not in flags(run), flags(run)

@@ -39,6 +39,12 @@ class KvSteps:
                 max(self._fraction_for_a_pool() or 0, u + (1 - u) / 2 if u else 0) or None))
             if s.name not in FRACTION_OF_FREE and not deep:  # (a fraction of what the weights left: of nothing, nothing)
                 fraction()
+            elif s.name in FRACTION_OF_FREE and u is not None and u < 0.5:
+                # ... unless that fraction is small: LMDeploy's pool is cache_max_entry_count of the free memory less
+                # its runtime's own cache (pytorch/engine/model_agent.py __get_free_gpu_mem_size), so a small share
+                # of what the weights left comes out at no block at all
+                self.fraction_up(f"the pool gets {u:g} of the memory the weights left, less the runtime's own cache: "
+                                 "too small a share for a single block", u + (1 - u) / 2)
             self.quant("smaller weights leave room for the pool")
             ranks = n.get("_tp_ranks_seen")
             ranks = ranks if isinstance(ranks, list) else [ranks] if isinstance(ranks, int) else []
