@@ -860,3 +860,19 @@ def test_a_large_share_for_lmdeploys_pool_is_not_raised():
     run = run_of(diag("\n".join(["$ lmdeploy serve api_server m --backend pytorch --cache-max-entry-count 0.8",
                                  "RuntimeError: No enough gpu memory for kv cache."])))
     assert "--cache-max-entry-count" not in flags(run), flags(run)
+
+
+# --- a Vulkan device takes the weights in pieces no larger than its largest single allocation: the piece that failed
+# is not the weights' size, so no "they fit in the memory free, another process took it" (review: 16) ------------------
+
+@pytest.mark.parametrize("size,free", [(4187242496, 16112), (2147483648, 7900), (4294967296, 23800)])
+def test_a_vulkan_piece_that_failed_is_not_the_weights_size(size, free):
+    run = run_of(diag("\n".join([
+        f"llama_model_load_from_file_impl: using device Vulkan0 (AMD Radeon RX 7800 XT) - {free} MiB free",
+        "load_tensors: offloaded 63/63 layers to GPU",
+        f"ggml_vulkan: Device memory allocation of size {size} failed.",
+        "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory",
+        "llama_model_load: error loading model: unable to allocate Vulkan0 buffer"])))
+    said = " ".join(a["why"] for a in run.advice)
+    assert run.kind == "WEIGHTS" and "something else held the memory" not in said, said
+    assert "one piece of the weights" in said, said

@@ -582,6 +582,9 @@ LOG = LogWords(
         # "ggml_vulkan: Device memory allocation of size 10737418240 failed.", bytes)
         fig("failed_alloc_bytes", r"ggml_vulkan: Device memory allocation of size (\d+) failed", count, mode="list"),
         fig("_gpu_alloc_bytes", r"ggml_vulkan: Device memory allocation of size (\d+) failed", count, mode="list"),
+        # (a Vulkan device allocates at most maxMemoryAllocationSize, about 4 GiB, at once, so llama.cpp splits the
+        # weights into buffers no larger (ggml_backend_buft_get_max_size): the allocation that failed is one of them)
+        fig("_alloc_chunked", r"ggml_vulkan: Device memory allocation of size \d+ failed", lambda m: True),
         fig("_gpu_index", r"on device (\d+): cudaMalloc failed|(?:failed|unable) to allocate "
             r"(?:CUDA|ROCm|Vulkan|SYCL|MUSA|CANN)(\d+) buffer", lambda m: int(m.group(1) or m.group(2)), mode="list"),
         # (not a count a user grouped by thousands, "of size 108 000 000 000": ggml prints %zu)

@@ -242,7 +242,13 @@ class LoadSteps:
             failed, free = n.get("failed_alloc_bytes"), n.get("free_memory_bytes")
             failed = max(failed) if isinstance(failed, list) and failed else failed
             value, why = None, "keeps part of the model in CPU memory (slower); the weights do not fit whole"
-            if (isinstance(offl, int) and offl > 0 and isinstance(failed, int) and isinstance(free, int) and
+            if n.get("_alloc_chunked") is True:
+                # (the device allocates in pieces of at most its largest allocation: the piece that failed is one of
+                # the weights' buffers, the others made before it, so their total is not in these figures)
+                why += (f"; the {failed / GIB:.2f} GiB that failed is one piece of the weights (a Vulkan device takes "
+                        "them in pieces no larger than its largest single allocation), not their whole size"
+                        if isinstance(failed, int) else "")
+            elif (isinstance(offl, int) and offl > 0 and isinstance(failed, int) and isinstance(free, int) and
                     0 < failed <= 0.9 * free):
                 # (by the log's own figures the buffer fit: the memory was taken between the reading and the
                 # allocation, by another process or a model still loaded, so no count follows from them)
