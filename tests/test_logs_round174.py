@@ -876,3 +876,24 @@ def test_a_vulkan_piece_that_failed_is_not_the_weights_size(size, free):
     said = " ".join(a["why"] for a in run.advice)
     assert run.kind == "WEIGHTS" and "something else held the memory" not in said, said
     assert "one piece of the weights" in said, said
+
+
+# --- a Chinese report's title with its tag in full-width brackets ("【求助】") is the report's, not a failure of a run of
+# its own above the pasted log (review: 27) -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("title", [
+    "【求助】4090 上启动 Qwen2.5-32B 报显存不足",
+    "【BUG】vllm 0.8.4 加载模型时 CUDA out of memory",
+    "【问题】模型加载一半就 OOM 了",
+])
+def test_a_chinese_tagged_title_is_the_reports(title):
+    rep = diag("\n".join([
+        title, "", "启动命令：vllm serve /mnt/d/模型/Qwen2.5-32B-Instruct --max-model-len 4096", "",
+        "INFO 04-22 20:15:10 [core.py:58] Initializing a V1 LLM engine (v0.8.4) with config: model='/m', "
+        "max_seq_len=4096",
+        "Loading safetensors checkpoint shards:  41% Completed | 7/17 [00:30<00:44,  4.41s/it]",
+        "ERROR 04-22 20:15:44 [core.py:387]   File \"/v/vllm/model_executor/model_loader/loader.py\", line 455, in "
+        "load_model",
+        "ERROR 04-22 20:15:44 [core.py:387] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 270.00 MiB. "
+        "GPU 0 has a total capacity of 23.99 GiB of which 0 bytes is free."]))
+    assert len(rep.runs) == 1 and run_of(rep).kind == "WEIGHTS", [(r.kind, r.code) for r in rep.runs]

@@ -113,7 +113,9 @@ def mib(m: re.Match, i: int = 1) -> int:
 #: an issue's title as its tracker's form tags it ("[Bug] ...", "[Usage]: ...", llama.cpp's "Bug: ...", "Misc. bug:
 #: ..."): the report's words, not a program's line (logs' TITLE and the prose figures' `_WRITTEN` both read it)
 ISSUE_TAGS = (r"\[(?:Bug|BUG|bug|Usage|Feature|Question|Performance|Misc|RFC|Doc|Docs|Installation|New Model|Hardware|"
-              r"Help|Issue)\]:?\s+[^\W_]|(?:Bug|Misc\. bug|Eval bug|Compile bug|Feature Request):\s+\S")
+              r"Help|Issue)\]:?\s+[^\W_]|(?:Bug|Misc\. bug|Eval bug|Compile bug|Feature Request):\s+\S|"
+              # (a Chinese forum's or tracker's tag in full-width brackets: "【求助】", "【BUG】", "【问题】")
+              r"【(?:求助|问题|提问|BUG|Bug|bug|报错|错误|讨论|疑问|咨询)】\s*\S")
 
 
 def fig(key: str, pattern: str, read: Callable[[re.Match], object] = size, mode: str = "last",
