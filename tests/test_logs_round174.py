@@ -897,3 +897,16 @@ def test_a_chinese_tagged_title_is_the_reports(title):
         "ERROR 04-22 20:15:44 [core.py:387] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 270.00 MiB. "
         "GPU 0 has a total capacity of 23.99 GiB of which 0 bytes is free."]))
     assert len(rep.runs) == 1 and run_of(rep).kind == "WEIGHTS", [(r.kind, r.code) for r in rep.runs]
+
+
+# --- ggml's assertion on a tensor's layout ("GGML_ASSERT(ggml_is_contiguously_allocated(K)) failed") is a named check,
+# whatever words of allocation the function's name holds (review: 23) -----------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "/src/llama.cpp/ggml/src/ggml-cuda/fattn-common.cuh:745: GGML_ASSERT(ggml_is_contiguously_allocated(K)) failed",
+    "ggml/src/ggml-cuda/cpy.cu:310: GGML_ASSERT(ggml_is_contiguous(src0)) failed",
+    "D:\\a\\llama.cpp\\ggml\\src\\ggml.c:2844: GGML_ASSERT(ggml_are_same_shape(a, b)) failed",
+])
+def test_ggmls_assertion_on_a_layout_is_not_memory(line):
+    assert kind_of(["slot launch_slot_: id  0 | task 0 | processing task", line, "Aborted (core dumped)"]) == (
+        "NOT_OOM", "ggml-assert")

@@ -1171,7 +1171,10 @@ LOG = LogWords(
             + MEMORY_TERMS + r"))\S|"
             # ... as a report names the assert that failed, by its source line ("crash on failed assert
             # GGML_ASSERT(max_blocks_per_sm > 0);")
-            r"\b(?:failed|failing) assert(?:ion)?\W{1,8}GGML_ASSERT\((?!.*(?:" + MEMORY_TERMS + r")).*\)",
+            r"\b(?:failed|failing) assert(?:ion)?\W{1,8}GGML_ASSERT\((?!.*(?:" + MEMORY_TERMS + r")).*\)|"
+            # (a check of a tensor's layout, whatever its name holds: "GGML_ASSERT(ggml_is_contiguously_allocated(K))
+            # failed", fattn-common.cuh: a kernel given a view it does not take, not memory used up)
+            r"GGML_ASSERT\(!?ggml_(?:is_contiguous\w*|are_same_shape|is_transposed|is_permuted)\(\w+\)\) failed",
             "not_oom", code="ggml-assert"),
         # C's assert() (glibc's "file.cpp:2686: void f(...): Assertion `count > 0' failed."), on a condition that
         # speaks of nothing memory is made of
