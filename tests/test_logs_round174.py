@@ -910,3 +910,19 @@ def test_a_chinese_tagged_title_is_the_reports(title):
 def test_ggmls_assertion_on_a_layout_is_not_memory(line):
     assert kind_of(["slot launch_slot_: id  0 | task 0 | processing task", line, "Aborted (core dumped)"]) == (
         "NOT_OOM", "ggml-assert")
+
+
+# --- PyTorch's XPU allocator on Intel GPUs refusing one block past the device's single-allocation cap: memory, a
+# buffer over the limit, even where its line is cut after the cap -----------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "RuntimeError: Current platform can NOT allocate memory block with size larger than 4GB! Tried to allocate 40.00 "
+    "GiB (GPU 0; 15.11 GiB total capacity; 10.03 GiB al",
+    "RuntimeError: Current platform can NOT allocate memory block with size larger than 4GB! Tried to allocate 6.00 GiB "
+    "(GPU 0; 15.11 GiB total capacity; 2.10 GiB already allocated)",
+    "[rank0]: RuntimeError: Current platform can NOT allocate memory block with size larger than 4GB!",
+])
+def test_the_xpu_allocators_single_block_cap_is_a_buffer_over_the_limit(line):
+    kind, code = kind_of(["Traceback (most recent call last):",
+                          '  File "/ipex_llm/transformers/models/common.py", line 120, in forward', line])
+    assert code == "buffer-exceeds-allocation-limit", (kind, code)

@@ -949,6 +949,11 @@ LOG = LogWords(
         # ... and OpenVINO's GPU plugin (the llama.cpp OpenVINO back end, OpenVINO GenAI): "[GPU] Exceeded max size of
         # memory object allocation: requested N bytes, but max alloc size supported by device is M bytes"
         msg(r"\bExceeded max size of memory object allocation\b", "oom", code="buffer-exceeds-allocation-limit"),
+        # ... and PyTorch's XPU allocator on Intel GPUs (IPEX, torch-xpu: "Current platform can NOT allocate memory
+        # block with size larger than 4GB! Tried to allocate 40.00 GiB"): one block past the device's single-allocation
+        # cap, whatever is free
+        msg(r"\bCurrent platform can NOT allocate memory block with size larger than \d+ ?[GM]B\b", "oom",
+            code="buffer-exceeds-allocation-limit"),
         # a server's memory guard refusing a prefill that would pass its cap (oMLX: "Prefill would require ~70.27 GB
         # peak (current 67.54 GB + KV+SDPA 2.73 GB) but metal_cap ceiling is 69.86 GB"): a request, while serving
         msg(r"\bPrefill would require ~?[\d.]+ ?[GM]i?B\b[^\n]{0,120}?\b(?:ceiling|cap|limit)\b", "oom", "RUNTIME"),
