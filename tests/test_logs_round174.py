@@ -926,3 +926,21 @@ def test_the_xpu_allocators_single_block_cap_is_a_buffer_over_the_limit(line):
     kind, code = kind_of(["Traceback (most recent call last):",
                           '  File "/ipex_llm/transformers/models/common.py", line 120, in forward', line])
     assert code == "buffer-exceeds-allocation-limit", (kind, code)
+
+
+# --- ROCm's runtime that could not read the device's free memory (its debug lines before a traceback cut short): the
+# query failed, not memory used up ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    [":1:rocdevice.cpp            :1824: 3852921762 us: [pid:9     tid:0x7fcd5fa0c4c0] HSA_AMD_AGENT_INFO_MEMORY_AVAIL "
+     "query failed.",
+     ":3:hip_memory.cpp           :777 : 3852921767 us: [pid:9     tid:0x7fcd5fa0c4c0] hipMemGetInfo: Returned "
+     "hipErrorInvalidValue :"],
+    [":3:hip_memory.cpp           :777 : 12 us: [pid:42    tid:0x7f00] hipMemGetInfo: Returned hipErrorNotInitialized :"],
+    [":1:rocdevice.cpp            :1900: 77 us: [pid:7     tid:0x7e] HSA_AMD_AGENT_INFO_MEMORY_AVAIL query failed."],
+])
+def test_rocms_free_memory_query_that_failed_is_not_memory(lines):
+    kind, code = kind_of([*lines, "Traceback (most recent call last):",
+                          '  File "/app/vllm_example.py", line 11, in <module>',
+                          '    llm = LLM(model="facebook/opt-125m")'])
+    assert (kind, code) == ("NOT_OOM", "device-memory-query-failed")

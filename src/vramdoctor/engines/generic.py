@@ -1204,8 +1204,12 @@ LOG = LogWords(
         # failed to get device memory size", a driver's query that fails): the driver or the build, not memory used up
         # (not a warning that goes on without it: "Failed to query device memory info, falling back")
         msg(r"\bfailed to (?:get|query|read) (?:the )?device(?:'s)? (?:free |total )?memory(?: size| info)?\b"
-            r"(?![^\n]*\bfall(?:ing|s)? ?back\b)", "not_oom",
-            code="device-memory-query-failed"),
+            r"(?![^\n]*\bfall(?:ing|s)? ?back\b)|"
+            # (ROCm's runtime at AMD_LOG_LEVEL 1-3: "HSA_AMD_AGENT_INFO_MEMORY_AVAIL query failed.", then
+            # "hipMemGetInfo: Returned hipErrorInvalidValue": the free-memory query itself failed, an old kernel driver
+            # or a container without the KFD's memory info; torch.cuda.mem_get_info then raises)
+            r"\bHSA_AMD_AGENT_INFO_MEMORY_AVAIL query failed\b|\bhipMemGetInfo: Returned hipError(?!Success\b)\w+",
+            "not_oom", code="device-memory-query-failed"),
         # a crash's register dump (Go's runtime after a fatal signal in C code, "rax    0x90d000" ... "rip ..."; gdb's
         # "rip            0x7f..."): the process died by a signal, which the lines before it name if the log has them
         msg(r"(?:^|:\s)rip\s+0x[0-9a-f]+(?:\s+0x[0-9a-f]+)?(?:\s+<[^>\n]*>)?\s*$|(?:^|:\s)rax\s+0x[0-9a-f]+\s*$",
