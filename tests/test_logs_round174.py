@@ -944,3 +944,22 @@ def test_rocms_free_memory_query_that_failed_is_not_memory(lines):
                           '  File "/app/vllm_example.py", line 11, in <module>',
                           '    llm = LLM(model="facebook/opt-125m")'])
     assert (kind, code) == ("NOT_OOM", "device-memory-query-failed")
+
+
+# --- MUSA (Moore Threads' CUDA-compatible runtime) errors as ggml's CUDA back end built for it prints them: read as
+# CUDA's, not memory unless they say so ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["# Eval bug: MUSA error: operation not supported", "", "ggml_cuda_init: found 8 MUSA devices:",
+     "  Device 0: MTT S4000, compute ca"],
+    ["MUSA error: invalid device function", "  current device: 0, in function ggml_cuda_op_mul_mat at "
+     "/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:1530"],
+    ["ggml_cuda_compute_forward: ADD failed", "MUSA error: invalid argument"],
+])
+def test_musa_errors_are_read_as_cudas(lines):
+    assert kind_of(lines) == ("NOT_OOM", "cuda-error")
+
+
+def test_musa_out_of_memory_is_memory():
+    kind, _ = kind_of(["MUSA error: out of memory", "  current device: 0, in function alloc at ggml-cuda.cu:442"])
+    assert kind != "NOT_OOM"

@@ -1160,7 +1160,9 @@ LOG = LogWords(
             code="operator-not-available"),
         # any other CUDA/HIP runtime error string (cudaGetErrorString) that is not out-of-memory, under whatever
         # prefix prints it ("CUDA error: ...", "Failed: Cuda error FILE:LINE '...'", "CUDA runtime error in ...")
-        msg(r"(?:CUDA|HIP|ROCm)\w*[ _](?:runtime |driver )?(?:error|failure)\b.{0,300}?(?:" + CUDA_ERRORS + ")",
+        # (and MUSA's, Moore Threads' CUDA-compatible runtime, as ggml's CUDA back end built for it prints it: "MUSA
+        # error: operation not supported")
+        msg(r"(?:CUDA|HIP|ROCm|MUSA)\w*[ _](?:runtime |driver )?(?:error|failure)\b.{0,300}?(?:" + CUDA_ERRORS + ")",
             "not_oom", code="cuda-error"),
         # the same strings after a source location: vLLM's CUDACHECK "Failed: Cuda error FILE:LINE 'STRING'", also
         # re-logged by a wrapper without its prefix ("VLLM: Failed: /workspace/csrc/custom_all_reduce.cuh:368
