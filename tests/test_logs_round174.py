@@ -963,3 +963,17 @@ def test_musa_errors_are_read_as_cudas(lines):
 def test_musa_out_of_memory_is_memory():
     kind, _ = kind_of(["MUSA error: out of memory", "  current device: 0, in function alloc at ggml-cuda.cu:442"])
     assert kind != "NOT_OOM"
+
+
+# --- cuBLAS's "unsupported value or parameter" (CUBLAS_STATUS_INVALID_VALUE in words) under ggml's "CUDA error:": a
+# call given a bad argument, not memory; also as the report's title over a log cut before it ------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["# Eval bug: CUDA error: unsupported value or parameter in cublasSgemm_v2 during large context processing", "",
+     "0.41.093.122 I slot launch_slot_: id  0 | task 0 | processing task", "0.41."],
+    ["CUDA error: unsupported value or parameter in cublasGemmBatchedEx",
+     "  current device: 0, in function ggml_cuda_mul_mat_batched_cublas at ggml-cuda.cu:1922"],
+    ["/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:88: CUDA error: unsupported value or parameter in cublasSgemm_v2"],
+])
+def test_cublas_unsupported_value_is_a_cuda_error(lines):
+    assert kind_of(lines) == ("NOT_OOM", "cuda-error")

@@ -123,6 +123,9 @@ CUDA_ERRORS = (r"invalid argument|invalid device ordinal|invalid device function
                r"no CUDA-capable device|CUDA driver is a stub library|system not yet initialized|\bunknown error\b|"
                r"PTX JIT compilation failed|device kernel image is invalid|uncorrectable ECC error|"
                r"uncorrectable NVLink error|context is destroyed|invalid program counter|"
+               # (cuBLAS's CUBLAS_STATUS_INVALID_VALUE in its words, as ggml's CUDA_CHECK prints it: "CUDA error:
+               # unsupported value or parameter in cublasSgemm_v2")
+               r"unsupported value or parameter|"
                r"hipError(?!OutOfMemory)[A-Z]\w+|CUDA_ERROR_(?!OUT_OF_MEMORY)[A-Z_]+")
 #: words in an assertion's condition that may be about memory (a buffer not allocated, a pool too small)
 MEMORY_TERMS = r"mem_buffer|\bbuf\b|buffer|alloc|pool|memory|not enough space|CUDA error"
