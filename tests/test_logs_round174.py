@@ -977,3 +977,21 @@ def test_musa_out_of_memory_is_memory():
 ])
 def test_cublas_unsupported_value_is_a_cuda_error(lines):
     assert kind_of(lines) == ("NOT_OOM", "cuda-error")
+
+
+# --- Windows' STATUS_ACCESS_DENIED as a process's exit status: a named cause (access refused), not memory; and a library
+# that could not be loaded says so in words -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    'time=2024-06-12T10:00:00.000+08:00 level=ERROR source=sched.go:344 msg="error loading llama server" '
+    'error="llama runner process has terminated: exit status 0xc0000022 "',
+    "Error: llama runner process has terminated: exit status 0xc0000022",
+    "koboldcpp exited with return code -1073741790",
+])
+def test_windows_access_denied_is_named(line):
+    assert kind_of([line]) == ("NOT_OOM", "access-denied")
+
+
+def test_a_library_that_could_not_be_loaded_says_so():
+    run = run_of(diag("Error: llama runner process has terminated: exit status 0xc0000135"))
+    assert run.code == "library-load-failed" and "library" in run.message, run.message

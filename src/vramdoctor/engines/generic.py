@@ -1086,6 +1086,10 @@ LOG = LogWords(
             r"\bno longer running: (?:3221225781|3221225785|-1073741515|-1073741511)\b|" + ended_by("3221225781") + "|"
             + ended_by("3221225785") + "|" + ended_by("-1073741515") + "|" + ended_by("-1073741511"),
             "not_oom", code="library-load-failed"),
+        # Windows' STATUS_ACCESS_DENIED as a process's end reports it ("llama runner process has terminated: exit
+        # status 0xc0000022", in decimal 3221225506 or -1073741790)
+        msg(r"\bexit status 0xc0000022\b|\bSTATUS_ACCESS_DENIED\b|" + ended_by("3221225506") + "|"
+            + ended_by("-1073741790"), "not_oom", code="access-denied"),
         # rocBLAS without kernels for this GPU's architecture (a ROCm build that left out gfx906 and the like: "rocBLAS
         # error: Cannot read .../TensileLibrary.dat: No such file or directory for GPU arch : gfx906"): as CUDA's
         # "no kernel image", a build for another GPU

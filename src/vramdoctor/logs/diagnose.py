@@ -122,6 +122,10 @@ _NOT_OOM = {
     "ray-actor-released": "Ray ended the worker's actor because nothing referred to it any more (its handle went out "
                           "of scope, or the deployment or driver that owned it went away): a lifecycle fault, not "
                           "memory; keep a reference to the engine for as long as it serves.",
+    "library-load-failed": "a library the program needs could not be loaded (a shared library or DLL missing or of "
+                           "another version: the CUDA or ROCm runtime, the engine's back end, a driver's).",
+    "access-denied": "the system refused the process access (Windows' STATUS_ACCESS_DENIED as its exit status: a file, "
+                     "a folder or the runner's executable it may not open, often an antivirus or a protected folder).",
     "load-timeout": "the server gave up waiting for the model to load (it stalled, or the client went away first).",
     "health-check-failed": "a supervisor (Kubernetes, Ray Serve, KServe) gave up on a server that did not answer its "
                            "health check: it hung, was too busy, or was still loading.",
