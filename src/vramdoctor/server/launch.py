@@ -64,10 +64,16 @@ def _die_with_parent() -> None:
 
 
 def _preexec(memory_limit_bytes: int | None, die_with_parent: bool = True):
+    parent = os.getpid()
+
     def apply() -> None:
         os.setsid()
         if die_with_parent:
             _die_with_parent()
+            if os.getppid() != parent:
+                # (vramdoctor died between the fork and the prctl, so the death signal will never come: end now,
+                # before the server is even run; a SIGKILL in a loaded machine's launch lands in that window)
+                os.kill(os.getpid(), signal.SIGKILL)
         if memory_limit_bytes is not None:
             import resource
 
