@@ -732,26 +732,27 @@ def _latest_survived(run: RunFacts, f: Failure, fatal: list[Failure], engine: st
     return after[0] if after else f
 
 
+def _evidence_before(d: Diagnosis | None, kind: str, what: str, f: Failure | None = None) -> Diagnosis | None:
+    """A quiet diagnosis `d` of `kind` (the engine's own figures or warnings) as the evidence for a failure after it
+    whose cause the log does not show (`what`: that evidence, as the message names it; `f`: the failure, added to the
+    evidence); None where `d` is not of that kind."""
+    if d is None or d.kind != kind:
+        return None
+    return replace(d, inferred=True, evidence=sorted({*d.evidence, (f.line_no, f.text)}) if f else d.evidence,
+                   message=d.message + f" A failure follows whose cause the log does not show; {what} the evidence "
+                                       "there is.")
+
+
 def _starved_before(run: RunFacts, f: Failure, engine: str) -> Diagnosis | None:
     """The engine's own figures that the KV pool it sized from free memory got almost none (`quiet.starved`), before
     failure `f` whose cause the log does not show (TensorRT-LLM's "Number of blocks in KV cache primary pool: 0", then an
     assertion cut short): that is the evidence."""
-    d = starved(run, engine)
-    if d is None or d.kind != "KV_CAPACITY":
-        return None
-    return replace(d, inferred=True, evidence=sorted({*d.evidence, (f.line_no, f.text)}),
-                   message=d.message + " A failure follows whose cause the log does not show; the pool's own figures "
-                                       "are the evidence there is.")
+    return _evidence_before(starved(run, engine), "KV_CAPACITY", "the pool's own figures are", f)
 
 
 def _full_while_serving(run: RunFacts) -> Diagnosis | None:
     """The pool was full under load before a failure whose cause the log does not show: that is the evidence."""
-    d = pressure(run, failed_after=True)
-    if d is None or d.kind != "RUNTIME":
-        return None
-    d.inferred = True
-    d.message += " A failure follows whose cause the log does not show; the full pool is the evidence there is."
-    return d
+    return _evidence_before(pressure(run, failed_after=True), "RUNTIME", "the full pool is")
 
 
 #: a structured log line's source field ("source=gpu.go:359"), which names the code that logged it, not a frame

@@ -504,12 +504,12 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                              message=said + "; it went on serving. No memory failure: a longer context needs more KV "
                                             "cache, if memory allows.")
         if (marker in ("ready", "requests") or _RELAYED.search(text)) and not run.tail_cut:
-            # (a refusal a client relays, "litellm.BadRequestError: ... OpenAIException - This model's maximum context
-            # length is 13500 tokens", was the server's answer to a request: it was serving, whatever lines of its own
-            # the log lacks)
             # the report says it failed, and what the log shows of a failure is requests refused as too long while
             # the server went on: that refusal is the failure it means (a client sees an error), not memory (where the
             # server had not started, or the log is cut, the failure stated decides below)
+            # (a refusal a client relays, "litellm.BadRequestError: ... OpenAIException - This model's maximum context
+            # length is 13500 tokens", was the server's answer to a request: it was serving, whatever lines of its own
+            # the log lacks)
             return Diagnosis(kind="NOT_OOM", code="requests-refused-too-long", oom=False, evidence=[(ln, text)],
                              phase_source="the server's own refusal",
                              message=said + ", and the server went on: the failure the report states is that "
