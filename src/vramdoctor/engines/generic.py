@@ -1361,6 +1361,16 @@ LOG = LogWords(
         # context size of 4096 with 4 sequences is too large for the available VRAM"): the KV cache for that context
         msg(r"\bcontext size of \d+ (?:with \d+ sequences? )?is too large for the available (?:VRAM|RAM|memory)\b", "oom", "KV",
             "kv-cache-alloc-failed"),
+        # the network failed a download or a hub's API (DNS, a network that is down, TLS: Rust's reqwest "error
+        # sending request for url (https://...)" as TGI's and NIM's hub clients print it, requests' "HTTPSConnectionPool(
+        # host='huggingface.co', port=443): Max retries exceeded", transformers' "We couldn't connect to
+        # 'https://huggingface.co'", Go's "dial tcp: lookup registry.ollama.ai"): not memory. A client that cannot
+        # reach a server on this machine (localhost, 127.x) is that server's failure told again, not this cause
+        msg(r"\berror sending request for url \((?!https?://(?:localhost|127\.|0\.0\.0\.0|\[::1\]))|"
+            r"\bHTTPSConnectionPool\(host='(?!localhost|127\.|0\.0\.0\.0)[^']{1,200}', port=\d+\): (?:Max retries "
+            r"exceeded|Read timed out)|\bWe couldn't connect to '?https?://|\bTemporary failure in name resolution\b|"
+            r"\bfailed to lookup address information\b|\bdial tcp: lookup [\w.-]+|\bgetaddrinfo failed\b|"
+            r"\bNetwork is unreachable\b|\bCERTIFICATE_VERIFY_FAILED\b", "not_oom", code="network-error"),
         # the disk or file system failed a read (EIO, 5: "read error: Input/output error", Python's "[Errno 5]
         # Input/output error"): a failing disk, a network mount that dropped, not memory
         msg(r"\bInput/output error\b|\[Errno 5\]|\bEIO\b", "not_oom", code="io-error"),

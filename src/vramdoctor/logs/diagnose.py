@@ -256,6 +256,10 @@ _NOT_OOM = {
                                "kernel could not write the target, often a buffer a GPU driver mapped for the "
                                "weights; a driver or runtime bug (an older runtime, another driver, or loading "
                                "without direct reads such as mmap on, may avoid it), not memory running out.",
+    "network-error": "a download or a model hub's API could not be reached (a name that did not resolve, a network "
+                     "that is down, a proxy or TLS certificate the client refused): not memory; check the network, "
+                     "the proxy settings (HTTPS_PROXY) and the certificate store, or download the model first and "
+                     "pass its local path (HF_HUB_OFFLINE=1).",
     "io-error": "reading a file failed at the disk or file system (EIO: a failing disk, a network or container "
                 "mount that dropped): not memory; check the disk (dmesg, smartctl) or copy the model to local storage.",
     "shape-mismatch": "a kernel's check on tensor shapes failed (a shape it does not handle: a model, a batch size or "

@@ -1,0 +1,63 @@
+"""`vramdoctor logs` on the kinds of fault the held-out rounds 194 and later (issue 6, stop 31) found, each with logs
+of our own in other engines, versions and wordings. The engines' lines follow their sources (named in
+`vramdoctor/engines/<engine>.py`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from logcase import kind_of
+
+# --- a download or a hub the server could not reach (DNS, a network that is down, TLS, a proxy): a named cause that
+# is not memory; a client that cannot reach the server on this machine is the server's failure told again ----------
+
+_NETWORK = [
+    # NVIDIA NIM's Rust hub client, its line inside a JSON log record
+    ['{"level": "None", "message": "[09-25 19:03:45.989 ERROR  nim_sdk::hub::repo  rust/nim-sdk/src/hub/repo.rs:119] '
+     'error sending request for url (https://api.ngc.nvidia.com/v2/org/nim/team/meta/models/llama-3_1-70b/files)"}',
+     '{"level": "ERROR", "message": "", "exc_info": "Traceback (most recent call last):"}'],
+    # TGI's launcher: the hf-hub crate's download, DNS failing
+    ["2024-06-01T10:00:00.000000Z  INFO text_generation_launcher: Starting download process.",
+     "2024-06-01T10:00:05.000000Z ERROR download: text_generation_launcher: Download encountered an error:",
+     "Error: request error: error sending request for url (https://huggingface.co/api/models/meta-llama/Llama-3.1-8B): "
+     "error trying to connect: dns error: failed to lookup address information: Temporary failure in name resolution"],
+    # vLLM: transformers could not reach the hub and has no cached copy
+    ["INFO 05-02 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5",
+     "OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files "
+     "and it looks like Qwen/Qwen2.5-7B-Instruct is not the path to a directory containing a file named config.json."],
+    # SGLang: requests' connection pool, the network unreachable
+    ["[2025-03-01 09:00:00] server_args=ServerArgs(model_path='meta-llama/Llama-3.1-8B-Instruct', tp_size=1)",
+     "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='huggingface.co', port=443): Max retries exceeded "
+     "with url: /api/models/meta-llama/Llama-3.1-8B-Instruct/revision/main (Caused by NewConnectionError('<urllib3."
+     "connection.HTTPSConnection object at 0x7f>: Failed to establish a new connection: [Errno 101] Network is "
+     "unreachable'))"],
+    # Ollama pulling a model: Go's resolver
+    ["pulling manifest",
+     'Error: pull model manifest: Get "https://registry.ollama.ai/v2/library/llama3.1/manifests/latest": dial tcp: '
+     "lookup registry.ollama.ai on 127.0.0.53:53: server misbehaving"],
+    # a proxy that re-signs TLS: the certificate check
+    ["INFO 01-10 08:00:00 [api_server.py:1043] vLLM API server version 0.9.2",
+     "requests.exceptions.SSLError: HTTPSConnectionPool(host='huggingface.co', port=443): Max retries exceeded with "
+     "url: /api/models/x (Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] "
+     "certificate verify failed: self-signed certificate in certificate chain (_ssl.c:1006)')))"],
+]
+
+
+@pytest.mark.parametrize("lines", _NETWORK)
+def test_a_network_that_failed_is_named_not_memory(lines):
+    assert kind_of(lines) == ("NOT_OOM", "network-error")
+
+
+def test_a_client_that_cannot_reach_the_server_here_is_no_network_cause():
+    # the server ran out of memory; the benchmark client's connection to it is refused after (localhost)
+    kind, code = kind_of([
+        "INFO 05-02 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5",
+        "INFO:     Application startup complete.",
+        'INFO:     127.0.0.1:40000 - "POST /v1/completions HTTP/1.1" 200 OK',
+        "ERROR 05-02 10:05:00 [core.py:400] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. "
+        "GPU 0 has a total capacity of 79.15 GiB of which 1.10 GiB is free.",
+        "requests.exceptions.ConnectionError: HTTPConnectionPool(host='localhost', port=8000): Max retries exceeded "
+        "with url: /v1/completions (Caused by NewConnectionError('<urllib3.connection.HTTPConnection object at "
+        "0x7f>: Failed to establish a new connection: [Errno 111] Connection refused'))",
+        "error sending request for url (http://127.0.0.1:8000/health)"])
+    assert kind == "RUNTIME", (kind, code)
