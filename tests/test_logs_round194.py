@@ -61,3 +61,33 @@ def test_a_client_that_cannot_reach_the_server_here_is_no_network_cause():
         "0x7f>: Failed to establish a new connection: [Errno 111] Connection refused'))",
         "error sending request for url (http://127.0.0.1:8000/health)"])
     assert kind == "RUNTIME", (kind, code)
+
+
+# --- an abort with the place it happened ("Fatal Python error: Aborted from _do_external_prefill") names no cause:
+# abort() was called by something else, whose words are not in the log --------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["5. Eventually the server terminates; the UI reports \u201cServer exited with code 6\u201d, and crash.log shows "
+     "Fatal Python error: Aborted from _do_external_prefill."],
+    ["INFO 05-02 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5",
+     "INFO:     Application startup complete.",
+     "Fatal Python error: Aborted in execute_model"],
+    ["llama_new_context_with_model: n_ctx = 8192", "Abort trap: 6 during llama_decode()"],
+    # the shell's own reports of an abort (macOS, zsh's job line), with no cause above them
+    ["llama_new_context_with_model: n_ctx = 8192", "Abort trap: 6"],
+    ["llama_new_context_with_model: n_ctx = 8192", "zsh: abort      ./llama-server -m model.gguf -c 8192"],
+    ["llama_new_context_with_model: n_ctx = 8192", "[1]    4242 abort      ./main -m model.gguf"],
+])
+def test_an_abort_with_its_place_names_no_cause(lines):
+    kind, code = kind_of(lines)
+    assert kind == "UNDETERMINED" and code == "failure-cause-not-shown", (kind, code)
+
+
+def test_the_shells_abort_after_a_named_cause_keeps_the_cause():
+    kind, code = kind_of(["llama_kv_cache_init: CUDA0 KV buffer size = 4096.00 MiB",
+                          "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: "
+                          "cudaMalloc failed: out of memory",
+                          "llama_init_from_model: failed to allocate compute buffers",
+                          "zsh: abort      ./llama-server -m model.gguf -c 131072"])
+    assert kind in ("WARMUP", "KV_CAPACITY"), (kind, code)

@@ -1228,7 +1228,10 @@ LOG = LogWords(
         # (and SIGABRT, 6, as a parent reports it: "exit code -6")
         msg(r"\bexit status 0xc0000409\b|\bSTATUS_STACK_BUFFER_OVERRUN\b|" + ended_by("-6") + "|"
             + ended_by("-1073740791") + "|" + ended_by("3221226505") + "|" + ended_by("134")
-            + r"|\binterrupted by signal 6\b", "wrapper"),
+            + r"|\binterrupted by signal 6\b|"
+            # (the shell's report of it: macOS's "Abort trap: 6", zsh's job line "zsh: abort      ./llama-server ...",
+            # "[1]    4242 abort      ./main ...")
+            r"\bAbort trap: 6\b|^\s*(?:zsh: |\[\d+\][+-]?\s+(?:\d+\s+)?)abort\s+\S", "wrapper"),
         # an instruction the CPU does not have (a build for AVX2 / AVX-512 on a CPU or a VM without it): SIGILL, 4, as
         # the shell ("Illegal instruction (core dumped)"), systemd ("status=4/ILL"), TGI's launcher ("signaled to
         # shutdown with signal 4") and an exit status of 132 (128 + 4) report it

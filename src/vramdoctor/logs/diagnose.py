@@ -375,8 +375,11 @@ _NO_CAUSE = re.compile(r"\s*(?:an? )?(?:unknown |unexpected |internal |unhandled
                        r"(?:has |have )?(?:occurred|occured|happened|was raised|was thrown)\b|\s*something went wrong\b|"
                        r"\W*(?:internal server error|unknown error|unexpected error)\W*$|"
                        # ... or only the signal that ended it ("Fatal Python error: Aborted", "Abort trap: 6"): abort()
-                       # was called by something else (an assertion, an uncaught C++ exception), whose words say why
-                       r"\s*(?:Aborted|Abort trap(?:: ?6)?|SIGABRT)\W*$", re.I)
+                       # was called by something else (an assertion, an uncaught C++ exception), whose words say why;
+                       # also with where it was ("Aborted from _do_external_prefill", "SIGABRT in llama_decode()"): a
+                       # place, not a cause
+                       r"\s*(?:Aborted|Abort trap(?:: ?6)?|SIGABRT)(?:\s+(?:from|in|at|during|while)\s+(?:the\s+)?"
+                       r"[\w.:<>-]+(?:\(\))?)?\W*$", re.I)
 #: a crash reported without its cause, anywhere in the line (LM Studio's "The model has crashed without additional
 #: information. (Exit code: 6)")
 _NO_INFO = re.compile(r"\b(?:crashed|failed|exited|stopped|terminated) (?:without|with no) (?:any )?(?:additional |"
