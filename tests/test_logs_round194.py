@@ -91,3 +91,33 @@ def test_the_shells_abort_after_a_named_cause_keeps_the_cause():
                           "llama_init_from_model: failed to allocate compute buffers",
                           "zsh: abort      ./llama-server -m model.gguf -c 131072"])
     assert kind in ("WARMUP", "KV_CAPACITY"), (kind, code)
+
+
+# --- ggml-alloc's check of one tensor against the back end's largest buffer: past a real limit it is one allocation
+# too big (whatever is free); against a limit of 0 the back end failed to read its limit, not memory ----------------
+
+_LOAD = ["llm_load_tensors: ggml ctx size =    0.22 MiB"]
+_FAILED = "llama_model_load: error loading model: failed to allocate buffer"
+
+
+@pytest.mark.parametrize("line", [
+    "ggml_backend_alloc_ctx_tensors_from_buft: tensor blk.27.attn_norm.weight is too large to fit in a Vulkan buffer "
+    "(tensor size: 16384, max buffer size: 0)",
+    "ggml_backend_alloc_ctx_tensors_from_buft: tensor token_embd.weight is too large to fit in a SYCL0 buffer (tensor "
+    "size: 262144000, max buffer size: 0)",
+    # a terminal wrapped it mid-word
+    "ggml_backend_alloc_ctx_tensors_from_buft: tensor blk.27.attn_norm.weight is too large to f\nit in a Vulkan "
+    "buffer (tensor size: 16384, max buffer size: 0)",
+])
+def test_a_largest_buffer_of_zero_is_a_limit_not_read(line):
+    assert kind_of([*_LOAD, *line.split("\n"), _FAILED]) == ("NOT_OOM", "device-memory-query-failed")
+
+
+@pytest.mark.parametrize("line", [
+    "ggml_backend_alloc_ctx_tensors_from_buft: tensor token_embd.weight is too large to fit in a Vulkan0 buffer "
+    "(tensor size: 5368709120, max buffer size: 4294967296)",
+    "ggml_backend_alloc_ctx_tensors_from_buft: tensor output.weight is too large to fit in an OpenCL buffer (tensor "
+    "size: 1245184000, max buffer size: 1073741824)",
+])
+def test_a_tensor_past_the_largest_buffer_is_one_allocation_too_big(line):
+    assert kind_of([*_LOAD, line, _FAILED]) == ("WEIGHTS", "buffer-exceeds-allocation-limit")

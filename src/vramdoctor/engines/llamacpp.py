@@ -357,6 +357,15 @@ LOG = LogWords(
         # is the buffer's: the compute buffer's "failed to allocate compute buffers" after it, most often)
         msg(r"Requested buffer size exceeds device (?:memory allocation|buffer size) limit", "oom",
             code="buffer-exceeds-allocation-limit"),
+        # ... and ggml-alloc's own check of a tensor against the buffer type's largest buffer
+        # (ggml_backend_alloc_ctx_tensors_from_buft: "tensor blk.0.ffn_up.weight is too large to fit in a Vulkan0 buffer
+        # (tensor size: N, max buffer size: M)"); a largest buffer of 0 is no limit of the device but one the back end
+        # failed to read (an early Vulkan or SYCL build): no size fits it, whatever is free
+        # (its figures alone: a terminal may wrap the words before them onto the line above)
+        msg(r"\bbuffer \(tensor size: \d+, max buffer size: (?!0\))\d+\)", "oom",
+            code="buffer-exceeds-allocation-limit"),
+        msg(r"\bbuffer \(tensor size: \d+, max buffer size: 0\)", "not_oom",
+            code="device-memory-query-failed"),
         # the cells are full while serving: the server retries with a smaller batch (not a crash); older builds
         # failed the batch ("KV cache is full - try increasing it via the context size")
         # (llama_decode returns 1: "could not find a KV slot for the batch (try reducing the size of the batch or

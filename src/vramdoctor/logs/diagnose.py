@@ -169,8 +169,8 @@ _NOT_OOM = {
     "sycl-runtime-error": "a SYCL / Level Zero call failed with a Unified Runtime error that is not out of memory "
                           "(UR_RESULT_ERROR_OUT_OF_RESOURCES and the like: a driver or kernel resource, not device "
                           "memory).",
-    "device-memory-query-failed": "the back end could not read the device's memory size (its driver or runtime did "
-                                  "not answer the query): not memory running out. A driver or runtime that does not "
+    "device-memory-query-failed": "the back end could not read the device's memory size or its largest buffer (its "
+                                  "driver or runtime did not answer the query, or answered 0): not memory running out. A driver or runtime that does not "
                                   "match the build is the usual cause: update or match them, or use the build before "
                                   "the change that started it.",
     "watchdog-timeout": "the engine's watchdog found a step stuck past its timeout and killed the server itself (a "
