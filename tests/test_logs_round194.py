@@ -121,3 +121,35 @@ def test_a_largest_buffer_of_zero_is_a_limit_not_read(line):
 ])
 def test_a_tensor_past_the_largest_buffer_is_one_allocation_too_big(line):
     assert kind_of([*_LOAD, line, _FAILED]) == ("WEIGHTS", "buffer-exceeds-allocation-limit")
+
+
+# --- llama_decode evaluates a batch for the warm-up's empty run (common_init_from_params: "warming up the model with
+# an empty run") as well as for a request: before the server listens it is the warm-up, after it a request ----------
+
+_CTX = ["llama_kv_cache_unified:      CUDA0 KV buffer size =  1024.00 MiB",
+        "llama_context:      CUDA0 compute buffer size =   300.00 MiB"]
+_ALLOC = ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 2048.00 MiB on device 0: cudaMalloc failed: out of "
+          "memory")
+
+
+@pytest.mark.parametrize("lines", [
+    [*_CTX, _ALLOC, "llama_decode: failed to decode, ret = -3"],
+    [*_CTX, "common_init_from_params: warming up the model with an empty run - please wait ... (--no-warmup to "
+     "disable)", _ALLOC, "llama_decode: failed to decode, ret = -3"],
+    # SYCL's words for it, a warm-up decode in llama-cli
+    [*_CTX, "Exception caught at file:ggml-sycl.cpp, line:3170, func:operator() in llama_decode",
+     "UR error: 38 (UR_RESULT_ERROR_OUT_OF_HOST_MEMORY)"],
+])
+def test_a_decode_before_the_server_listens_is_the_warm_up(lines):
+    assert kind_of(lines)[0] == "WARMUP"
+
+
+def test_a_decode_once_the_server_listens_is_a_request():
+    kind, code = kind_of([*_CTX, "main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+                          _ALLOC, "llama_decode: failed to decode, ret = -3"])
+    assert kind == "RUNTIME", (kind, code)
+
+
+def test_a_decode_named_alone_is_warm_up_or_request():
+    kind, code = kind_of(["aborts during the first llama_decode with UR error: 38 (UR_RESULT_ERROR_OUT_OF_HOST_MEMORY)."])
+    assert kind == "UNDETERMINED", (kind, code)

@@ -461,12 +461,15 @@ LOG = LogWords(
         # (CUDA graphs are captured as graphs are evaluated, by the warm-up pass or by any request: not a warm-up
         # step of their own as in vLLM)
         "COMPUTE": rx(r"in function alloc(?: at|\s+\S+\.cu:\d+)|ggml_cuda_device_malloc|ggml_cuda_pool|ggml_backend_cuda_graph_compute|"
-                      r"cudaStreamSynchronize|ggml_cuda_graph_\w+|evaluate_and_capture"),
+                      r"cudaStreamSynchronize|ggml_cuda_graph_\w+|evaluate_and_capture|"
+                      # (llama_decode evaluates a batch: the warm-up's empty run, common_init_from_params "warming up
+                      # the model with an empty run", as well as a request's)
+                      r"llama_decode"),
         # (not a load that reads the vocabulary only, "llama_model_load: vocab only - skipping tensors", as Ollama
         # does to tokenize before its runner starts: no weights move)
         "WEIGHTS": rx(r"^(?![^\n]*\bvocab only\b)[^\n]*?(?:llama_model_load|load_tensors|llm_load_tensors|loading model "
                       r"tensors|ggml_backend_metal_buffer_from_ptr|ggml_metal_buffer_map)"),
-        "RUNTIME": rx(r"update_slots|launch_slot|slot \d+ |prompt processing|llama_decode|print_timing|n_past =|"
+        "RUNTIME": rx(r"update_slots|launch_slot|slot \d+ |prompt processing|print_timing|n_past =|"
                       r"common_speculative\w*|::draft\b|"
                       # tools/server's request handlers (server.cpp handle_completions_impl, handle_chat_completions,
                       # ...): they run only for a request

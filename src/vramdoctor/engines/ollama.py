@@ -73,6 +73,9 @@ LOG = LogWords(
     ),
     # the Go runner (runner/ollamarunner/runner.go): reserving the worst-case compute graph at load is its warm-up
     frames={"WARMUP": rx(r"reserveWorstCaseGraph|\breserveGraph\b"),
+            # its runner decodes for requests only (runner/llamarunner/runner.go processBatch, then llama/llama.go
+            # Decode's "llama_decode failed with code %d"): no warm-up decode as llama-server's
+            "RUNTIME": rx(r"\bprocessBatch\b|llama_decode failed with code|failed to decode batch"),
             "WEIGHTS": rx(r"ollamarunner\.\(\*Server\)\.loadModel|model\.New\("),
             # the server polling its runner while the runner loads the model, sizes its cache and reserves its
             # graph (llm/server.go WaitUntilRunning: ServerStatusLoadingModel -> "llm server loading model"):
