@@ -153,3 +153,23 @@ def test_a_decode_once_the_server_listens_is_a_request():
 def test_a_decode_named_alone_is_warm_up_or_request():
     kind, code = kind_of(["aborts during the first llama_decode with UR error: 38 (UR_RESULT_ERROR_OUT_OF_HOST_MEMORY)."])
     assert kind == "UNDETERMINED", (kind, code)
+
+
+# --- a server's own words that the KV cache for the context asked does not fit: the KV ledger, whatever the engine --
+
+
+@pytest.mark.parametrize("lines", [
+    ["2026-09-05T11:32:04.266094Z  INFO infr_vulkan: [infr] vulkan device Vulkan0: AMD Radeon RX 6650 XT (discrete, "
+     "7.98 GiB)", "Error: this model cannot be served on this device: no usable KV cache fits.",
+     "  requested context   : 262144 tokens"],
+    ["loading model weights: done", "error: the KV cache for 131072 tokens won't fit on this device (4.5 GiB free)"],
+    ["[server] weights resident: 14.2 GiB", "fatal: KV cache does not fit in the remaining device memory; lower the "
+     "context length"],
+])
+def test_a_kv_cache_that_does_not_fit_in_plain_words(lines):
+    assert kind_of(lines) == ("KV_CAPACITY", "kv-cache-alloc-failed")
+
+
+def test_a_question_whether_the_kv_cache_fits_is_no_failure():
+    kind, _ = kind_of(["Does the KV cache for 131072 tokens not fit on a 24 GB card?"])
+    assert kind not in ("KV_CAPACITY",), kind

@@ -1374,6 +1374,12 @@ LOG = LogWords(
             r"exceeded|Read timed out)|\bWe couldn't connect to '?https?://|\bTemporary failure in name resolution\b|"
             r"\bfailed to lookup address information\b|\bdial tcp: lookup [\w.-]+|\bgetaddrinfo failed\b|"
             r"\bNetwork is unreachable\b|\bCERTIFICATE_VERIFY_FAILED\b", "not_oom", code="network-error"),
+        # a server's own refusal in plain words that the KV cache for the context asked does not fit (MoE4All's infr:
+        # "Error: this model cannot be served on this device: no usable KV cache fits." with "requested context :
+        # 262144 tokens"; "the KV cache for 131072 tokens won't fit on this device"): the KV ledger; not a question
+        msg(r"^(?![^\n]*\?\s*$)[^\n]*?(?:\bno (?:usable )?KV[- ]cache fits\b|\bKV[- ]cache (?:for [\d,]+ tokens )?"
+            r"(?:does not|doesn['\u2019]t|won['\u2019]t|will not|cannot|can['\u2019]t|could not|couldn['\u2019]t) fit\b)",
+            "oom", "KV", "kv-cache-alloc-failed"),
         # the disk or file system failed a read (EIO, 5: "read error: Input/output error", Python's "[Errno 5]
         # Input/output error"): a failing disk, a network mount that dropped, not memory
         msg(r"\bInput/output error\b|\[Errno 5\]|\bEIO\b", "not_oom", code="io-error"),
