@@ -173,3 +173,17 @@ def test_a_kv_cache_that_does_not_fit_in_plain_words(lines):
 def test_a_question_whether_the_kv_cache_fits_is_no_failure():
     kind, _ = kind_of(["Does the KV cache for 131072 tokens not fit on a 24 GB card?"])
     assert kind not in ("KV_CAPACITY",), kind
+
+
+# --- an operation a ggml back end cannot run (its scheduler, Vulkan, SYCL, Metal): a build without that op ---------
+
+
+@pytest.mark.parametrize("line", [
+    "error msg: pre-allocated tensor (cache_k_l3 (view)) in a buffer (Vulkan0) that cannot run the operation (SET_ROWS)",
+    "ggml_vulkan: Error: Missing op: ROPE_BACK",
+    "ggml_sycl_compute_forward: error: op not supported GATED_LINEAR_ATTN (f32)",
+    "ggml_metal_graph_compute_block_invoke: error: node  12, op =  SSM_SCAN not implemented",
+])
+def test_an_op_the_back_end_cannot_run_is_not_memory(line):
+    kind, code = kind_of(["llama_kv_cache_unified:    Vulkan0 KV buffer size =  1024.00 MiB", line])
+    assert (kind, code) == ("NOT_OOM", "backend-op-unsupported"), (kind, code)

@@ -260,6 +260,10 @@ _NOT_OOM = {
                      "that is down, a proxy or TLS certificate the client refused): not memory; check the network, "
                      "the proxy settings (HTTPS_PROXY) and the certificate store, or download the model first and "
                      "pass its local path (HF_HUB_OFFLINE=1).",
+    "backend-op-unsupported": "a ggml back end was given an operation it cannot run (a tensor placed on a back end "
+                              "that lacks the op, or an op this build of the back end does not have): not memory; "
+                              "update the build, or keep that tensor on a back end that runs it (drop the tensor "
+                              "override, -ot, that put it there).",
     "io-error": "reading a file failed at the disk or file system (EIO: a failing disk, a network or container "
                 "mount that dropped): not memory; check the disk (dmesg, smartctl) or copy the model to local storage.",
     "shape-mismatch": "a kernel's check on tensor shapes failed (a shape it does not handle: a model, a batch size or "
