@@ -187,3 +187,24 @@ def test_a_question_whether_the_kv_cache_fits_is_no_failure():
 def test_an_op_the_back_end_cannot_run_is_not_memory(line):
     kind, code = kind_of(["llama_kv_cache_unified:    Vulkan0 KV buffer size =  1024.00 MiB", line])
     assert (kind, code) == ("NOT_OOM", "backend-op-unsupported"), (kind, code)
+
+
+# --- /dev/shm that is full is host shared memory (a container's small default), not a full disk, wherever the path
+# stands on the line ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["aa30811e22aa:1:114 [2] misc/shmutils.cc:128 NCCL WARN Error while creating shared memory segment "
+     "/dev/shm/nccl-97p6hH (size 9637888), error: No space left on device (28)",
+     "aa30811e22aa:1:114 [2] NCCL INFO transport/shm.cc:547 -> 2"],
+    ["vllm-1  | misc/shmutils.cc:72 NCCL WARN Error: failed to extend /dev/shm/nccl-Abc123 to 9637892 bytes"],
+    ["RuntimeError: unable to write to file </torch_123_456>: No space left on device (28) /dev/shm/torch_1"],
+])
+def test_a_full_dev_shm_is_shared_memory_not_the_disk(lines):
+    kind, code = kind_of(lines)
+    assert (kind, code) == ("NOT_OOM", "shm-exhausted"), (kind, code)
+
+
+def test_a_full_disk_elsewhere_is_still_the_disk():
+    assert kind_of(["OSError: [Errno 28] No space left on device: '/root/.cache/huggingface/hub/models--x'"]) == (
+        "NOT_OOM", "disk-full")

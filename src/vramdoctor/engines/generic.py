@@ -1389,8 +1389,15 @@ LOG = LogWords(
         msg(r"\bread error: Bad address\b|\[Errno 14\] Bad address|\bEFAULT\b", "not_oom", code="read-into-buffer-failed"),
         # a disk that is full (ENOSPC, errno 28: a download or a compile cache under ~/.cache, a log, a checkpoint
         # written): the disk, not memory, whatever path it names; not /dev/shm, which is memory (its own figure)
-        msg(r"(?:\[Errno 28\]|\bOSError: \[Errno 28\]|\bENOSPC\b|\bNo space left on device\b)(?![^\n]{0,200}/dev/shm)",
+        msg(r"^(?![^\n]*(?:/dev/shm|shared memory segment))[^\n]*?(?:\[Errno 28\]|\bOSError: \[Errno 28\]|\bENOSPC\b|"
+            r"\bNo space left on device\b)",
             "not_oom", code="disk-full"),
+        # ... and /dev/shm that is full (a container's 64 MiB default): NCCL's shared-memory transport
+        # (misc/shmutils.cc: "Error while creating shared memory segment /dev/shm/nccl-X (size N), error: No space left
+        # on device (28)", "failed to extend /dev/shm/nccl-X to N bytes"), PyTorch's worker processes ("unable to write
+        # to file </torch_...>: No space left on device (28)" under /dev/shm): host shared memory, not the GPU's
+        msg(r"\bfailed to extend /dev/shm/|/dev/shm/\S+[^\n]{0,200}?No space left on device|No space left on device"
+            r"[^\n]{0,200}?/dev/shm/|\bError while creating shared memory segment\b", "not_oom", code="shm-exhausted"),
         # Windows' STATUS_NO_MEMORY (0xC0000017, as a signed or unsigned decimal too): the process's commit charge
         # (RAM and page file) ran out, host memory
         msg(r"\b0xC0000017\b|\bSTATUS_NO_MEMORY\b|(?<![\d-])(?:-1073741801|3221225495)(?!\d)", "oom", "HOST",

@@ -264,6 +264,9 @@ _NOT_OOM = {
                               "that lacks the op, or an op this build of the back end does not have): not memory; "
                               "update the build, or keep that tensor on a back end that runs it (drop the tensor "
                               "override, -ot, that put it there).",
+    "shm-exhausted": "the shared-memory file system /dev/shm is full (a container's default is 64 MiB): NCCL's "
+                     "shared-memory transport or PyTorch's worker processes could not make their buffers there; host "
+                     "shared memory, not the GPU's.",
     "io-error": "reading a file failed at the disk or file system (EIO: a failing disk, a network or container "
                 "mount that dropped): not memory; check the disk (dmesg, smartctl) or copy the model to local storage.",
     "shape-mismatch": "a kernel's check on tensor shapes failed (a shape it does not handle: a model, a batch size or "
