@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from logcase import kind_of
+from logcase import diag, kind_of, run_of
 
 # --- a download or a hub the server could not reach (DNS, a network that is down, TLS, a proxy): a named cause that
 # is not memory; a client that cannot reach the server on this machine is the server's failure told again ----------
@@ -208,3 +208,17 @@ def test_a_full_dev_shm_is_shared_memory_not_the_disk(lines):
 def test_a_full_disk_elsewhere_is_still_the_disk():
     assert kind_of(["OSError: [Errno 28] No space left on device: '/root/.cache/huggingface/hub/models--x'"]) == (
         "NOT_OOM", "disk-full")
+
+
+# --- a cluster scheduler refusing to place a model its estimate says fits no worker: weights or KV, nothing ran out -
+
+
+def test_a_scheduler_that_refused_to_place_the_model_is_weights_or_kv():
+    run = run_of(diag("\n".join([
+        "Error content\uff1aNo suitable workers.", "Details:",
+        "- No workers meet the resource requirements. Consider adjusting parameters such as --gpu-memory-utilization "
+        "(default: 0.9), --max-model-len, or --enforce-eager to lower the resource demands."])))
+    assert (run.kind, run.code) == ("UNDETERMINED", "guardrail-refused-load"), (run.kind, run.code)
+    assert set(run.candidates) == {"WEIGHTS", "KV_CAPACITY"}, run.candidates
+    said = " ".join(a["why"] for a in run.advice)
+    assert "LM Studio" not in said and "max-model-len" in said, said

@@ -1374,6 +1374,12 @@ LOG = LogWords(
             r"exceeded|Read timed out)|\bWe couldn't connect to '?https?://|\bTemporary failure in name resolution\b|"
             r"\bfailed to lookup address information\b|\bdial tcp: lookup [\w.-]+|\bgetaddrinfo failed\b|"
             r"\bNetwork is unreachable\b|\bCERTIFICATE_VERIFY_FAILED\b", "not_oom", code="network-error"),
+        # a cluster scheduler refusing to place a model its estimate says fits no worker (GPUStack: "No suitable
+        # workers." / "No workers meet the resource requirements. Consider adjusting parameters such as
+        # --gpu-memory-utilization (default: 0.9), --max-model-len, ..."): nothing was allocated; its estimate counts
+        # the weights and the KV cache for the context, so either ledger
+        msg(r"\bNo workers meet the resource requirements\b", "oom", code="guardrail-refused-load",
+            candidates=("WEIGHTS", "KV")),
         # a server's own refusal in plain words that the KV cache for the context asked does not fit (MoE4All's infr:
         # "Error: this model cannot be served on this device: no usable KV cache fits." with "requested context :
         # 262144 tokens"; "the KV cache for 131072 tokens won't fit on this device"): the KV ledger; not a question

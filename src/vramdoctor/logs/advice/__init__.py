@@ -106,6 +106,12 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
             quant = ("a smaller quant", "the weights", "a smaller quant of the model (the weights shrink with it)")
             for i, (change, part, why) in enumerate((ctx, quant) if kv >= w else (quant, ctx)):
                 s.say(change, f"{est}; {part} is the larger part: {why}" if i == 0 else why)
+        elif engine != "lmstudio":  # (a cluster scheduler's placement, GPUStack's "No workers meet the resource
+            # requirements")
+            s.say("a smaller load", "the scheduler refused to place the model from its own estimate of the memory it "
+                  "needs (the weights plus the KV cache for the context): nothing ran out yet. Lower the context "
+                  "length (vLLM's --max-model-len), pick a smaller quant, or spread the model over more GPUs (tensor "
+                  "or pipeline parallel across workers)")
         else:
             s.say("a smaller load", "LM Studio's guardrail refused the load from its own estimate (weights plus the "
                   "context's KV cache): nothing ran out yet. Lower the context length in the model's load settings "
