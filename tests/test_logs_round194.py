@@ -222,3 +222,41 @@ def test_a_scheduler_that_refused_to_place_the_model_is_weights_or_kv():
     assert set(run.candidates) == {"WEIGHTS", "KV_CAPACITY"}, run.candidates
     said = " ".join(a["why"] for a in run.advice)
     assert "LM Studio" not in said and "max-model-len" in said, said
+
+
+# --- Python's logger.exception(e) prints str(e), then the traceback, under the record's one prefix: where the
+# traceback is cut before its exception, the message above its header is the cause ---------------------------------
+
+_V0 = "ERROR 08-16 18:12:26 [engine.py:458] "
+_FRAMES = ['  File "/usr/lib/python3.12/site-packages/vllm/engine/multiprocessing/engine.py", line 446, in '
+           "run_mp_engine", "    engine = MQLLMEngine.from_vllm_config("]
+
+
+@pytest.mark.parametrize("lines", [
+    ["INFO 08-16 18:12:26 [model_runner.py:1513] Capturing cudagraphs for decoding.",
+     _V0 + "size_k must divisible by BLOCK_SIZE_K", _V0 + "Traceback (most recent call last):",
+     *(_V0 + t for t in _FRAMES)],
+    # the stdlib's own format, a worker of another server
+    ["2025-01-02 10:00:00,123 - worker - ERROR - Unsupported quantization method awq_marlin on this GPU",
+     "2025-01-02 10:00:00,123 - worker - ERROR - Traceback (most recent call last):",
+     '2025-01-02 10:00:00,123 - worker - ERROR -   File "/app/worker.py", line 88, in load'],
+])
+def test_the_message_logged_above_a_cut_traceback_is_its_cause(lines):
+    assert kind_of(lines) == ("NOT_OOM", "error-not-memory")
+
+
+def test_another_records_line_above_a_cut_traceback_is_not_its_cause():
+    kind, code = kind_of(["ERROR 08-16 18:12:20 [worker.py:100] Worker heartbeat missed once, retrying soon",
+                          _V0 + "Traceback (most recent call last):", *(_V0 + t for t in _FRAMES)])
+    assert (kind, code) == ("UNDETERMINED", "failure-cause-not-shown"), (kind, code)
+
+
+@pytest.mark.parametrize("said", [
+    "AsyncLLM output_handler failed.",
+    "Error executing method 'load_model'. This might cause deadlock in distributed execution.",
+    "Exception in worker VllmWorkerProcess while processing method load_model.",
+])
+def test_a_records_own_words_that_something_failed_are_no_cause(said):
+    prefix = "(APIServer pid=5750) ERROR 01-30 12:21:32 [async_llm.py:480] "
+    kind, code = kind_of([prefix + said, prefix + "Traceback (most recent call last):", *(prefix + t for t in _FRAMES)])
+    assert kind == "UNDETERMINED", (kind, code)

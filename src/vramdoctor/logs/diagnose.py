@@ -467,6 +467,39 @@ def _with_what_before(f: Failure) -> Failure:
     return replace(f, line_no=what[0], text=what[1].strip(), after=[(f.line_no, f.text), *f.after])
 
 
+#: a traceback's header after a log prefix at an error level ("ERROR 08-16 18:12:26 [engine.py:458] Traceback (most
+#: recent call last):"): group 1 is the prefix
+_LOGGED_HEADER = re.compile(r"^(.*\b(?:ERROR|CRITICAL|FATAL)\b.*?)Traceback \(most recent call last\):\s*$")
+#: a line that begins a chained traceback's header, not an exception's message
+_CHAINED = re.compile(r"above exception|during handling of|^\s*$", re.I)
+#: a record's own words that only say something failed, above the traceback it logs ("AsyncLLM output_handler
+#: failed.", "Error executing method 'load_model'. This might cause deadlock in distributed execution.", "Exception in
+#: worker loop"): `logger.exception` with a message of the caller's, not the exception's
+_ONLY_FAILED = re.compile(r"\b(?:failed|crashed|died|errored|exception|error)\W*$|^(?:error|exception|failure|"
+                          r"fatal error)\b(?:\s+\w+)?\s+(?:executing|in|while|during|when|on|for|from|calling)\b|"
+                          r"\bmight cause\b|\bunexpectedly\b", re.I)
+
+
+def _with_message_before(f: Failure) -> Failure:
+    """Failure `f`, or where `f` is a traceback's header that names no cause, cut before its exception, the message
+    the same log record printed just above it: Python's `logger.exception(e)` writes `str(e)`, then the traceback, each
+    line under the record's one prefix (vLLM's `engine.py` run_mp_engine: "ERROR 08-16 18:12:26 [engine.py:458] size_k
+    must divisible by BLOCK_SIZE_K", then "... [engine.py:458] Traceback (most recent call last):"). Another record's
+    line (another time, another source) is not it."""
+    m = _LOGGED_HEADER.match(f.text)
+    if m is None or not f.before or _cause_shown(f):
+        return f
+    ln, prev = f.before[-1]
+    prefix = m.group(1)
+    if ln != f.line_no - 1 or not prev.startswith(prefix):
+        return f
+    said = prev[len(prefix):].strip()
+    if (len(said.split()) < 2 or _CHAINED.search(said) or _ONLY_FAILED.search(said) or _NO_CAUSE.match(said)
+            or FRAME.search(prev) or traceback_line(prev)):
+        return f
+    return replace(f, line_no=ln, text=prev.strip(), after=[(f.line_no, f.text), *f.after])
+
+
 def _cause_shown(f: Failure) -> bool:
     """The failure's own words state what went wrong (not a wrapper, not a bare frame or header, not cut). A last
     line that may be cut ("CUDA ru") counts only if it ends a sentence or reads whole without CUDA or memory words."""
@@ -1297,6 +1330,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     if f.kind == "error":
         f = _with_panic_message(f)
         f = _with_what_before(f)
+        header = f
+        f = _with_message_before(f)
+        logged = f is not header  # (the exception's message a log record printed above its traceback: whole)
         stopped = _stopped_by_hand(run, f)
         if stopped:
             return stopped
@@ -1308,7 +1344,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                              oom=False, inferred=True,
                              message=f"An error while serving with the KV cache {usage[-1]}% used and no out-of-"
                                      "memory message: memory was not exhausted.")
-        if _cause_shown(f):
+        if logged or _cause_shown(f):
             said = _error_words(f.text)
             words = sorted({m.group(0).lower() for m in _MEMORYISH.finditer(said)})
             if words and _OF_KIND.search(said) and not _OF_AMOUNT.search(said):
