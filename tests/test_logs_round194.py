@@ -260,3 +260,18 @@ def test_a_records_own_words_that_something_failed_are_no_cause(said):
     prefix = "(APIServer pid=5750) ERROR 01-30 12:21:32 [async_llm.py:480] "
     kind, code = kind_of([prefix + said, prefix + "Traceback (most recent call last):", *(prefix + t for t in _FRAMES)])
     assert kind == "UNDETERMINED", (kind, code)
+
+
+# --- torch.distributed's store timing out (ranks that never met) is a communication failure, not memory ------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["[rank1]:[W324 12:06:11.712424651 socket.cpp:497] [c10d] waitForInput: socket SocketImpl(fd=149, addr=[head-0]:"
+     "45532, remote=[head-0]:6379) timed out after 600000ms",
+     "[2026-03-24 12:06:11 DP1 TP1 EP1] Scheduler hit an exception: Traceback (most recent call last):",
+     '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2900, in run_scheduler_process'],
+    ["(VllmWorker rank=1 pid=300) ERROR 05-02 10:00:00 [multiproc_executor.py:500] torch.distributed.DistStoreError: "
+     "wait timeout after 600000ms, keys: /default_pg/0//cuda//0"],
+])
+def test_a_distributed_store_that_timed_out_is_communication(lines):
+    assert kind_of(lines) == ("NOT_OOM", "communication-error")

@@ -1032,6 +1032,9 @@ LOG = LogWords(
         # the processes failed to talk to each other (gloo, TCP): a distributed set-up fault, not memory
         msg(r"\bgloo\b.*(?:Connection|connect|timed? ?out|reset|closed|\bcl$)|Connection (?:closed|reset|refused) by peer|"
             r"ConnectionResetError|ConnectionRefusedError|"
+            # ... or torch.distributed's store (c10d's TCPStore, which ranks meet at: "[c10d] waitForInput: socket
+            # SocketImpl(...) timed out after 600000ms", "torch.distributed.DistStoreError: wait timeout after 600000ms")
+            r"\[c10d\][^\n]{0,300}?\btimed out after \d+ ?ms\b|\bDistStoreError\b|"
             # ... or NIXL, which moves KV caches between servers (disaggregated prefill: TensorRT-LLM, vLLM's
             # NixlConnector, Dynamo), failed a transfer with one of its status codes (nixl_types.h: NIXL_ERR_BACKEND,
             # NIXL_ERR_REMOTE_DISCONNECT, ...; none of them is memory)
