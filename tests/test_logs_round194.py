@@ -275,3 +275,32 @@ def test_a_records_own_words_that_something_failed_are_no_cause(said):
 ])
 def test_a_distributed_store_that_timed_out_is_communication(lines):
     assert kind_of(lines) == ("NOT_OOM", "communication-error")
+
+
+# --- vLLM's `_initialize_kv_caches` runs the profile, then the cache, then the warm-up: the frame under it names the
+# step, and a traceback cut at it leaves the cache or the warm-up -------------------------------------------------
+
+_ENGINE = ['  File "/usr/local/lib/python3.10/dist-packages/vllm/engine/llm_engine.py", line 276, in __init__',
+           "    self._initialize_kv_caches()",
+           '  File "/usr/local/lib/python3.10/dist-packages/vllm/engine/llm_engine.py", line 421, in '
+           "_initialize_kv_caches"]
+_V0_LOADED = ["INFO 01-10 08:00:00 llm_engine.py:237] Initializing an LLM engine (v0.6.3) with config: model='x'",
+              "INFO 01-10 08:00:40 model_runner.py:1067] Loading model weights took 15.9524 GB"]
+_OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.55 "
+        "GiB of which 1.10 GiB is free.")
+
+
+def test_a_traceback_cut_at_initialize_kv_caches_leaves_the_cache_or_the_warm_up():
+    run = run_of(diag("\n".join([*_V0_LOADED, "Traceback (most recent call last):", *_ENGINE, _OOM])))
+    assert run.kind == "UNDETERMINED" and set(run.candidates) >= {"KV_CAPACITY", "WARMUP"}, (run.kind, run.candidates)
+
+
+@pytest.mark.parametrize("frame,kind", [
+    ('  File "/usr/local/lib/python3.10/dist-packages/vllm/worker/worker.py", line 229, in '
+     "determine_num_available_blocks", "WARMUP"),
+    ('  File "/usr/local/lib/python3.10/dist-packages/vllm/worker/worker.py", line 264, in initialize_cache',
+     "KV_CAPACITY"),
+])
+def test_the_frame_under_initialize_kv_caches_names_the_step(frame, kind):
+    run = run_of(diag("\n".join([*_V0_LOADED, "Traceback (most recent call last):", *_ENGINE, frame, _OOM])))
+    assert run.kind == kind, (run.kind, run.code)

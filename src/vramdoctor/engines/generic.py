@@ -1600,7 +1600,7 @@ LOG = LogWords(
                       # layers from: candle_nn::var_builder's VarBuilder get / ShardedSafeTensors, MmapedSafetensors)
                       r"\bcandle_nn::var_builder::|\bVarBuilder(?:Args)?(?:<[^>]{0,40}>)?::get|\bShardedSafeTensors\b|"
                       r"\bMmapedSafetensors::load\b"),
-        "KV": rx(r"kv_cache_init|allocate_kv|kv cache|kv_cache|cache blocks|\b(?:kv|key|value|k|v)_(?:buffer|cache)s?"
+        "KV": rx(r"kv_cache_init|allocate_kv|kv cache|(?<!_initialize_)kv_cache|cache blocks|\b(?:kv|key|value|k|v)_(?:buffer|cache)s?"
                  r"\s*=\s*\[?\s*torch\.(?:empty|zeros)"),
         # (ahead-of-time compilation of the model's programs at start: XLA/JAX on TPUs, torch.compile)
         # (and kernels tuned at start: FlashInfer's and Triton's autotuners run each kernel's variants once, before serving)

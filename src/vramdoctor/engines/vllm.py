@@ -459,8 +459,10 @@ LOG = LogWords(
         msg(r"Writing input of failed execution to\b", "wrapper", "RUNTIME"),
     ),
     frames={
-        "KV": rx(r"initialize_kv_cache|_initialize_kv_caches|_allocate_kv_cache|kv_cache_utils|"
-                 r"check_enough_kv_cache_memory|get_kv_cache_config|CacheEngine|init_cache_engine|_initialize_kv|"
+        # (not the engine's `_initialize_kv_caches`, which runs the profile, then the cache, then the warm-up: a
+        # start-up step below)
+        "KV": rx(r"(?<!_)initialize_kv_cache(?!s)|_allocate_kv_cache|kv_cache_utils|"
+                 r"check_enough_kv_cache_memory|get_kv_cache_config|CacheEngine|init_cache_engine|_initialize_kv(?!_caches)|"
                  r"initialize_from_config|_reshape_kv_cache|initialize_cache|raise_if_cache_size_invalid"),
         "WARMUP": rx(r"profile_run|_dummy_run|_dummy_sampler_run|determine_available_memory|"
                      r"determine_num_available_blocks|capture_model|compile_or_warm_up_model|_warm_up_model|Capturing CUDA graph|"
@@ -503,7 +505,11 @@ LOG = LogWords(
                       # (the offline entry point being built: a script's "llm = LLM(model=...)", vllm/entrypoints/llm.py
                       # __init__, the engine from its arguments; its generate() is a request)
                       r"\bLLM\((?:model\b|\*\*|\w+\s*=)|entrypoints/llm\.py\W+line \d+, in __init__|"
-                      r"\bfrom_engine_args\b"),
+                      r"\bfrom_engine_args\b|"
+                      # (the engine's `_initialize_kv_caches`, V0 llm_engine.py and V1 engine/core.py: the profile run,
+                      # determine_num_available_blocks / determine_available_memory, then the cache, then the warm-up
+                      # and graph capture; the frame under it names the step)
+                      r"\b_initialize_kv_caches\b"),
     },
     milestones=(
         ("weights_done", rx(r"Loading model weights took|Model loading took|Model weights loaded")),
