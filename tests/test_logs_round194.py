@@ -304,3 +304,18 @@ def test_a_traceback_cut_at_initialize_kv_caches_leaves_the_cache_or_the_warm_up
 def test_the_frame_under_initialize_kv_caches_names_the_step(frame, kind):
     run = run_of(diag("\n".join([*_V0_LOADED, "Traceback (most recent call last):", *_ENGINE, frame, _OOM])))
     assert run.kind == kind, (run.kind, run.code)
+
+
+# --- Ollama's client seeing its runner die ("Error: error reading llm response: unexpected EOF") names no cause, in a
+# report's sentence too: the report's title may; the server's log would -------------------------------------------
+
+
+@pytest.mark.parametrize("lines,kind", [
+    (["Error: error reading llm response: unexpected EOF"], "UNDETERMINED"),
+    (["# CUDA out of memory", "", "when I run it with the prompt I get `Error: error reading llm response: unexpected "
+      "EOF` and overall I can't get it to work. This error is caused by almost any command"], "UNDETERMINED"),
+    (["ollama run llama2", ">>> hi", "Error: error reading llm response: EOF"], "UNDETERMINED"),
+])
+def test_the_client_seeing_the_runner_die_names_no_cause(lines, kind):
+    got, code = kind_of(lines)
+    assert got == kind and code != "error-not-memory", (got, code)

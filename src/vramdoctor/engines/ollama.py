@@ -69,7 +69,10 @@ LOG = LogWords(
             r"\bOOM\b|insufficient memory))", "not_oom", code="load-timeout"),
         msg(r"llama runner process has terminated: exit status|"
             r"llama runner process no longer running|llama runner process has (?:t\w*)?\W*$|"
-            r"(?:POST predict|do load request|completion request): .{0,200}\bEOF\b", "wrapper"),
+            r"(?:POST predict|do load request|completion request): .{0,200}\bEOF\b|"
+            # (the client's view of the runner that died mid-answer, 2023-2024: "Error: error reading llm response:
+            # unexpected EOF"; its cause is in the server's log)
+            r"\berror reading llm response: (?:unexpected )?EOF\b", "wrapper"),
     ),
     # the Go runner (runner/ollamarunner/runner.go): reserving the worst-case compute graph at load is its warm-up
     frames={"WARMUP": rx(r"reserveWorstCaseGraph|\breserveGraph\b"),
