@@ -319,3 +319,22 @@ def test_the_frame_under_initialize_kv_caches_names_the_step(frame, kind):
 def test_the_client_seeing_the_runner_die_names_no_cause(lines, kind):
     got, code = kind_of(lines)
     assert got == kind and code != "error-not-memory", (got, code)
+
+
+# --- gunicorn's arbiter reporting a worker the signal ended is a kill (the OOM killer's, most often); one it killed
+# itself past --timeout ("WORKER TIMEOUT") is the timeout -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["[2024-05-01 10:00:01 +0000] [1] [ERROR] Worker (pid:25134) was sent SIGKILL! Perhaps out of memory?"],
+    ["[2023-02-01 10:00:01 +0000] [7] [WARNING] Worker with pid 311 was terminated due to signal 9"],
+])
+def test_gunicorn_reporting_a_worker_killed_is_a_kill(lines):
+    assert kind_of(lines) == ("UNDETERMINED", "host-oom-kill")
+
+
+def test_gunicorn_killing_a_worker_past_its_timeout_is_the_timeout():
+    kind, code = kind_of(["[2024-05-01 10:00:00 +0000] [1] [CRITICAL] WORKER TIMEOUT (pid:25134)",
+                          "[2024-05-01 10:00:01 +0000] [1] [ERROR] Worker (pid:25134) was sent SIGKILL! Perhaps out of "
+                          "memory?"])
+    assert (kind, code) == ("NOT_OOM", "watchdog-timeout"), (kind, code)

@@ -804,6 +804,10 @@ SIGKILL = (r"process has terminated: signal: killed|\bKilled: 9\b|<Signals\.SIGK
            # (Open MPI's mpirun for a rank, as TensorRT-LLM's multi-GPU runs print it: "mpirun noticed that process rank
            # 6 with PID 0 on node n1 exited on signal 9 (Killed).")
            r"\bexited on signal 9\b|"
+           # (gunicorn's arbiter reaping a worker the signal ended, arbiter.py reap_workers: "Worker (pid:25134) was sent
+           # SIGKILL! Perhaps out of memory?", 20.x "Worker with pid 25134 was terminated due to signal 9"; it sends one
+           # itself to a worker past --timeout, after "WORKER TIMEOUT")
+           r"\bWorker \(pid:\d+\) was sent SIGKILL\b|\bWorker with pid \d+ was terminated due to signal 9\b|"
            # (minus 9: Python's returncode of a child the signal ended)
            + ended_by("-9") + "|"
            # ... and the shell's word as a user quotes it ("python server.py --cpu results in \"Killed\"", "it keeps
@@ -1377,6 +1381,10 @@ LOG = LogWords(
             r"exceeded|Read timed out)|\bWe couldn't connect to '?https?://|\bTemporary failure in name resolution\b|"
             r"\bfailed to lookup address information\b|\bdial tcp: lookup [\w.-]+|\bgetaddrinfo failed\b|"
             r"\bNetwork is unreachable\b|\bCERTIFICATE_VERIFY_FAILED\b", "not_oom", code="network-error"),
+        # gunicorn's arbiter killing a worker that sent no heartbeat within --timeout (arbiter.py murder_workers:
+        # "[CRITICAL] WORKER TIMEOUT (pid:25134)", then SIGABRT, then SIGKILL): a request or a load that took too long,
+        # not memory; its "was sent SIGKILL! Perhaps out of memory?" after it is this kill
+        msg(r"\bWORKER TIMEOUT \(pid:\d+\)", "not_oom", code="watchdog-timeout", flags=0),
         # a cluster scheduler refusing to place a model its estimate says fits no worker (GPUStack: "No suitable
         # workers." / "No workers meet the resource requirements. Consider adjusting parameters such as
         # --gpu-memory-utilization (default: 0.9), --max-model-len, ..."): nothing was allocated; its estimate counts
