@@ -338,3 +338,20 @@ def test_gunicorn_killing_a_worker_past_its_timeout_is_the_timeout():
                           "[2024-05-01 10:00:01 +0000] [1] [ERROR] Worker (pid:25134) was sent SIGKILL! Perhaps out of "
                           "memory?"])
     assert (kind, code) == ("NOT_OOM", "watchdog-timeout"), (kind, code)
+
+
+# --- an out of memory told as a consequence that could come ("potentially resulting in an OOM", "would lead to an
+# OOM") is none that came ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    "At that point, the GPU may no longer have enough free memory to accommodate both workloads, potentially "
+    "resulting in an out-of-memory (OOM) error.",
+    "Serving two of these models on one card would lead to an OOM once both caches fill.",
+    "A larger batch can result in CUDA out of memory on smaller GPUs, so we keep it at 8.",
+])
+def test_an_oom_told_as_possible_is_none(line):
+    kind, code = kind_of(["INFO 05-02 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5",
+                          "INFO:     Application startup complete.",
+                          'INFO:     127.0.0.1:40000 - "POST /v1/completions HTTP/1.1" 200 OK', line])
+    assert kind == "NONE", (kind, code)

@@ -49,7 +49,9 @@ _SUPPOSED = re.compile(
     r"\b(?:suggests?|suggesting|indicates?|implies)\b|"
     # (and a purpose: "to make sure that OOM happens during profiling", "so that it never OOMs", "to ensure no OOM")
     r"\bmake sure\b|\bensur(?:e|es|ing)\b|\bso that\b|\bin order (?:to|that)\b|"
-    r"\bcould (?:cause|lead)|\bcan cause|\bto avoid|\bavoid(?:ing|s)? |\bprevent(?:s|ing|ed)? |\brisk of|\bin case of)"
+    r"\bcould (?:cause|lead|result in)|\bcan (?:cause|lead to|result in)|\bwould (?:cause|lead to|result in)|"
+    # (a consequence told as possible: "..., potentially resulting in an out-of-memory (OOM) error")
+    r"\bpotentially |\bto avoid|\bavoid(?:ing|s)? |\bprevent(?:s|ing|ed)? |\brisk of|\bin case of)"
     r"[^.;]{0,60}?" + _OOM_NAME + "|"
     # a guess at an out-of-memory ("It's probably an OOM", "I believe it is running out of memory", "I suspect an OOM",
     # "I'm pretty sure it's running out of memory"); not a stated one with a guess at its cause after it ("it crashed
