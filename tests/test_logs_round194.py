@@ -355,3 +355,24 @@ def test_an_oom_told_as_possible_is_none(line):
                           "INFO:     Application startup complete.",
                           'INFO:     127.0.0.1:40000 - "POST /v1/completions HTTP/1.1" 200 OK', line])
     assert kind == "NONE", (kind, code)
+
+
+# --- KV usage rising while the same running requests decode (no prompt read since) is their sequences growing, no
+# leak; while requests turn over (prompts read) it is blocks not coming back ----------------------------------------
+
+
+def _stats(prompt_tps, running, usage):
+    return ("INFO 08-06 09:37:16 [loggers.py:118] Engine 000: Avg prompt throughput: {p} tokens/s, Avg generation "
+            "throughput: 450.0 tokens/s, Running: {r} reqs, Waiting: 0 reqs, GPU KV cache usage: {u}%, Prefix cache hit "
+            "rate: 89.7%").format(p=prompt_tps, r=running, u=usage)
+
+
+def test_kv_usage_rising_while_the_same_requests_decode_is_no_leak():
+    lines = [_stats(6992.7, 50, 21.9), *(_stats(0.0, 50, u) for u in (21.9, 31.7, 41.5, 41.5, 51.2))]
+    kind, code = kind_of(lines)
+    assert kind != "LEAK", (kind, code)
+
+
+def test_kv_usage_rising_while_requests_turn_over_is_a_leak():
+    lines = [_stats(p, 50, u) for p, u in ((900.0, 21.9), (850.0, 31.7), (910.0, 41.5), (880.0, 51.2), (905.0, 61.0))]
+    assert kind_of(lines) == ("LEAK", "kv-cache-usage-creep")

@@ -43,7 +43,10 @@ def leak(run: RunFacts) -> Diagnosis | None:
         gen = [v for v in run.numbers.get("generation_tps", []) if isinstance(v, (int, float))]
         # (both read from every stats line, or the pair is not trusted: a wrapped line can lose one of them)
         filling = bool(prompt) and len(prompt) == len(gen) == len(usage) and sum(prompt) >= FILLING * max(sum(gen), 1e-9)
-        if ups >= 0.75 * (len(usage) - 1) and steady and not filling:
+        # (no prompt read after the first reading: the same sequences are decoding, each longer by what it generates,
+        # and none has finished to give its blocks back: growth, no leak)
+        same = bool(prompt) and len(prompt) == len(usage) and not any(v > 0 for v in prompt[1:])
+        if ups >= 0.75 * (len(usage) - 1) and steady and not filling and not same:
             return Diagnosis(kind="LEAK", code="kv-cache-usage-creep", oom=None,
                              message=f"KV cache usage rose from {usage[0]}% to {usage[-1]}% while the running "
                                      f"requests stayed at {min(running) if running else '?'}-"
