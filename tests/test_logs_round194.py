@@ -376,3 +376,19 @@ def test_kv_usage_rising_while_the_same_requests_decode_is_no_leak():
 def test_kv_usage_rising_while_requests_turn_over_is_a_leak():
     lines = [_stats(p, 50, u) for p, u in ((900.0, 21.9), (850.0, 31.7), (910.0, 41.5), (880.0, 51.2), (905.0, 61.0))]
     assert kind_of(lines) == ("LEAK", "kv-cache-usage-creep")
+
+
+# --- a wrapper that quotes its cause after "failed with error:" names it (LMDeploy's engine loop) -------------------
+
+
+@pytest.mark.parametrize("line,kind", [
+    ("2024-06-13 07:19:06,357 - lmdeploy - ERROR - Engine loop failed with error: MiniCPMV.forward() missing 1 required "
+     "positional argument: 'data'", "NOT_OOM"),
+    ("2024-06-13 07:19:06,357 - lmdeploy - ERROR - Engine loop failed with error: Unsupported model architecture "
+     "Qwen3NextForCausalLM in this engine", "NOT_OOM"),
+    # (its cause an out of memory: that decides)
+    ("2024-06-13 07:19:06,357 - lmdeploy - ERROR - Engine loop failed with error: CUDA out of memory. Tried to "
+     "allocate 2.00 GiB", "RUNTIME"),
+])
+def test_a_wrapper_quoting_its_cause_after_failed_with_error(line, kind):
+    assert kind_of([line])[0] == kind

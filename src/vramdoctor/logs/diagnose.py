@@ -361,7 +361,8 @@ _ELSEWHERE = re.compile(r"\b(?:see|above|below|traceback|stack ?trace|logs?|deta
 #: a wrapper's own words of a failure and the colon after them ("Failed to initialize executor on rank 0: ", "hit an
 #: exception: "; not a log prefix's colon: "ERROR text_generation_launcher: Shard 0 failed to start")
 _WRAPS = re.compile(r"\b(?:[Ff]ailed to \w+|[Ff]ailure (?:in|of|during|while) \w+|(?:hit|raised|caught) an "
-                    r"exception)\b[^:]{0,80}?: ")
+                    # (LMDeploy's "Engine loop failed with error: {e}")
+                    r"exception|failed with (?:error|exception))\b[^:]{0,80}?: ")
 
 
 def _wrapper_states_cause(text: str) -> bool:
