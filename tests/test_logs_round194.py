@@ -392,3 +392,25 @@ def test_kv_usage_rising_while_requests_turn_over_is_a_leak():
 ])
 def test_a_wrapper_quoting_its_cause_after_failed_with_error(line, kind):
     assert kind_of([line])[0] == kind
+
+
+# --- vLLM refusing a --swap-space over 70% of the host's RAM is a setting refused, not memory running out ----------
+
+
+@pytest.mark.parametrize("lines", [
+    ["INFO 01-10 08:00:00 [api_server.py:1043] vLLM API server version 0.6.3",
+     "ValueError: Too large swap space. 4.00 GiB out of the 4.30 GiB total CPU memory is allocated for the swap space."],
+    ["(EngineCore pid=9) ERROR 01-10 08:00:01 [core.py:700] ValueError: Too large swap space. 64.00 GiB out of the "
+     "62.71 GiB total CPU memory is allocated for the swap space."],
+])
+def test_a_swap_space_over_the_hosts_ram_is_a_setting_refused(lines):
+    assert kind_of(lines) == ("NOT_OOM", "swap-space-too-large")
+    advice = run_of(diag("\n".join(lines))).advice
+    assert "--swap-space" in advice[0]["change"] and "leave memory" not in " ".join(a["change"] for a in advice), advice
+
+
+def test_a_possibly_too_large_swap_space_is_a_warning():
+    kind, _ = kind_of(["WARNING 01-10 08:00:00 config.py:1300] Possibly too large swap space. 16.00 GiB out of the "
+                       "31.26 GiB total CPU memory is allocated for the swap space.",
+                       "INFO:     Application startup complete."])
+    assert kind == "NONE", kind

@@ -430,6 +430,10 @@ LOG = LogWords(
         # "Aborted due to the lack of CPU swap space. Please increase the swap space to avoid this error."): the pool
         # was full under load and the CPU swap space (--swap-space, GiB per GPU) too
         msg(r"Aborted due to the lack of CPU swap space", "oom", "RUNTIME", "kv-swap-space-exhausted"),
+        # ... and its check of that space against the host's RAM at start (config.py, CacheConfig: "Too large swap
+        # space. 4.00 GiB out of the 4.30 GiB total CPU memory is allocated for the swap space." over 70% of it; "Possibly
+        # too large swap space" over 40%, a warning): a setting refused, nothing allocated
+        msg(r"\bToo large swap space\. ", "not_oom", code="swap-space-too-large", flags=0),
         # the periodic stats line with the pool full and requests waiting for it (metrics / v1 loggers.py)
         # (case-sensitive: vLLM's own spelling, and 2.5x faster on every stats line)
         msg(r"(?:Waiting|Pending): [1-9]\d* reqs,\s*GPU KV cache usage: (?:99\.\d|100\.0)%", "pressure", "RUNTIME",

@@ -267,6 +267,10 @@ _NOT_OOM = {
     "shm-exhausted": "the shared-memory file system /dev/shm is full (a container's default is 64 MiB): NCCL's "
                      "shared-memory transport or PyTorch's worker processes could not make their buffers there; host "
                      "shared memory, not the GPU's.",
+    "swap-space-too-large": "vLLM refused its --swap-space: the CPU swap space asked for (per GPU) is over 70% of the "
+                            "machine's RAM (its start-up check); nothing was allocated and the GPU is not the "
+                            "problem. Lower --swap-space (0 is fine for most serving: it only holds preempted "
+                            "sequences).",
     "io-error": "reading a file failed at the disk or file system (EIO: a failing disk, a network or container "
                 "mount that dropped): not memory; check the disk (dmesg, smartctl) or copy the model to local storage.",
     "shape-mismatch": "a kernel's check on tensor shapes failed (a shape it does not handle: a model, a batch size or "

@@ -179,6 +179,10 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
             s.say("a larger /dev/shm", "NCCL could not grow its buffers in /dev/shm (a container's default is 64 MiB): "
                   "run the container with `--ipc=host` or `--shm-size 16g` (Kubernetes: an emptyDir of medium Memory "
                   "at /dev/shm); GPU memory is not the problem")
+        elif code == "swap-space-too-large":
+            s.say("a smaller --swap-space", "vLLM refuses a CPU swap space over 70% of the machine's RAM: lower "
+                  "--swap-space (in GiB per GPU; 0 is fine unless many sequences are preempted); the GPU is not the "
+                  "problem")
         elif code == "cuda-no-kernel-image":
             s.say("a build for this GPU", "memory is not the problem: install a build or wheel compiled for this GPU's "
                   "compute capability (`nvidia-smi --query-gpu=compute_cap --format=csv`; for a source build set "
