@@ -414,3 +414,17 @@ def test_a_possibly_too_large_swap_space_is_a_warning():
                        "31.26 GiB total CPU memory is allocated for the swap space.",
                        "INFO:     Application startup complete."])
     assert kind == "NONE", kind
+
+
+# --- a program built for another CPU architecture cannot start: not memory ----------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ['time=2024-03-01T10:00:00.000+01:00 level=INFO source=server.go:300 msg="starting llama server"',
+     "Error: llama runner process has terminated: fork/exec /var/folders/x/T/ollama123/runners/metal/ollama_llama_server: "
+     "bad CPU type in executable"],
+    ["exec /usr/bin/python3: exec format error"],
+    ["bash: ./llama-server: cannot execute binary file: Exec format error"],
+])
+def test_a_program_for_another_cpu_is_not_memory(lines):
+    assert kind_of(lines) == ("NOT_OOM", "binary-wrong-architecture")

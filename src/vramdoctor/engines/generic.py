@@ -1397,6 +1397,11 @@ LOG = LogWords(
         msg(r"^(?![^\n]*\?\s*$)[^\n]*?(?:\bno (?:usable )?KV[- ]cache fits\b|\bKV[- ]cache (?:for [\d,]+ tokens )?"
             r"(?:does not|doesn['\u2019]t|won['\u2019]t|will not|cannot|can['\u2019]t|could not|couldn['\u2019]t) fit\b)",
             "oom", "KV", "kv-cache-alloc-failed"),
+        # a program built for another CPU (macOS's EBADARCH, "fork/exec .../ollama-runner: bad CPU type in executable",
+        # an arm64 runner on an Intel Mac; Linux's ENOEXEC, "exec format error", "cannot execute binary file: Exec format
+        # error", an image for another architecture): not memory
+        msg(r"\bbad CPU type in executable\b|\bexec format error\b|\bcannot execute binary file\b", "not_oom",
+            code="binary-wrong-architecture"),
         # the disk or file system failed a read (EIO, 5: "read error: Input/output error", Python's "[Errno 5]
         # Input/output error"): a failing disk, a network mount that dropped, not memory
         msg(r"\bInput/output error\b|\[Errno 5\]|\bEIO\b", "not_oom", code="io-error"),

@@ -271,6 +271,10 @@ _NOT_OOM = {
                             "machine's RAM (its start-up check); nothing was allocated and the GPU is not the "
                             "problem. Lower --swap-space (0 is fine for most serving: it only holds preempted "
                             "sequences).",
+    "binary-wrong-architecture": "the program (or a runner it starts) was built for another CPU architecture (an "
+                                 "arm64 build on x86-64 or the reverse, Apple Silicon binaries on an Intel Mac, a "
+                                 "container image for another platform): not memory; install the build for this "
+                                 "machine.",
     "io-error": "reading a file failed at the disk or file system (EIO: a failing disk, a network or container "
                 "mount that dropped): not memory; check the disk (dmesg, smartctl) or copy the model to local storage.",
     "shape-mismatch": "a kernel's check on tensor shapes failed (a shape it does not handle: a model, a batch size or "
