@@ -428,3 +428,22 @@ def test_a_possibly_too_large_swap_space_is_a_warning():
 ])
 def test_a_program_for_another_cpu_is_not_memory(lines):
     assert kind_of(lines) == ("NOT_OOM", "binary-wrong-architecture")
+
+
+# --- cuBLAS's CUBLAS_STATUS_ALLOC_FAILED comes at the first matrix product (its handle and workspace): the warm-up
+# or a request, never the KV cache's allocation -----------------------------------------------------------------
+
+_OLLAMA_LOADED = ["llm_load_tensors: offloaded 15/53 layers to GPU", "llm_load_tensors:        ROCm0 model buffer size "
+                  "=  6841.82 MiB", "llama_context: constructing llama_context"]
+
+
+@pytest.mark.parametrize("lines,kind", [
+    ([*_OLLAMA_LOADED, "However, it fails with `CUBLAS_STATUS_ALLOC_FAILED` error."], "UNDETERMINED"),
+    ([*_OLLAMA_LOADED, "llama_context:      ROCm0 compute buffer size =   300.00 MiB",
+      "rocBLAS error: CUBLAS_STATUS_ALLOC_FAILED"], "WARMUP"),
+    ([*_OLLAMA_LOADED, "main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+      "srv  update_slots: all slots are idle", "CUDA error: CUBLAS_STATUS_ALLOC_FAILED"], "RUNTIME"),
+])
+def test_cublas_alloc_failed_is_a_graph_evaluation(lines, kind):
+    got, code = kind_of(lines)
+    assert got == kind and got != "KV_CAPACITY", (got, code)

@@ -1632,6 +1632,9 @@ LOG = LogWords(
                       # a request's prefill by its progress ("during chunked prefill at 51072/53418 tokens", "Prefill
                       # force-stopped at 1441 tokens")
                       r"\bduring (?:chunked )?prefill at \d+/\d+ tokens\b|\bPrefill force-stopped at \d+ tokens\b"),
+        # a graph evaluation, the warm-up's or a request's: cuBLAS makes its handle and workspace at the first matrix
+        # product (CUBLAS_STATUS_ALLOC_FAILED there), never while the weights or the KV cache are allocated
+        "COMPUTE": rx(r"CUBLAS_STATUS_ALLOC_FAILED"),
     },
     milestones=(
         # (transformers' shard bar; not SGLang's multithreaded loader's, "Multi-thread loading shards: 100%", after which

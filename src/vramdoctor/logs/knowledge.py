@@ -421,7 +421,7 @@ COMMAND = re.compile(
 
 #: an environment variable's or a macro's name, all capitals joined by underscores (OLLAMA_KV_CACHE_TYPE,
 #: VLLM_USE_V1, SGLANG_DISABLE_CUDA_GRAPH): a setting, not the name of a step or a function
-_SETTING_NAME = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
+_SETTING_NAME = re.compile(r"\b(?!CUBLAS_STATUS_)[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")  # (a status code is no setting)
 
 
 def phase_words(text: str, engine: str | None = None) -> str | None:
