@@ -447,3 +447,22 @@ _OLLAMA_LOADED = ["llm_load_tensors: offloaded 15/53 layers to GPU", "llm_load_t
 def test_cublas_alloc_failed_is_a_graph_evaluation(lines, kind):
     got, code = kind_of(lines)
     assert got == kind and got != "KV_CAPACITY", (got, code)
+
+
+# --- a hang with the whole machine frozen (what a host paging out of memory looks like) is not "no memory problem" -
+
+
+@pytest.mark.parametrize("said", [
+    "Generation hangs indefinitely. The entire macOS system freezes and becomes unresponsive.",
+    "The server hangs after the first prompt and my PC locks up until I hold the power button.",
+    "llama-server hangs while loading, and it freezes the whole Windows desktop.",
+])
+def test_a_hang_with_the_machine_frozen_is_undetermined(said):
+    kind, code = kind_of(["llm_load_tensors: offloaded 33/33 layers to GPU", said])
+    assert kind == "UNDETERMINED", (kind, code)
+
+
+def test_a_hang_of_the_server_alone_names_no_memory():
+    kind, code = kind_of(["llm_load_tensors: offloaded 33/33 layers to GPU",
+                          "The server hangs after the first prompt; the machine itself stays responsive."])
+    assert (kind, code) == ("NOT_OOM", "hang-no-error"), (kind, code)

@@ -1984,6 +1984,14 @@ LOG = LogWords(
         fig("_failure_stated", _FAILS, _failure_stated, mode="first", prose=True),
         fig("_failure_stated", _FAILS_ZH, _failure_stated_zh, mode="first", prose=True, flags=0),
         fig("_hang_stated", _HANGS, _failure_stated, mode="first", prose=True),
+        # the whole machine frozen, not only the server ("the entire macOS system freezes", "my PC locks up", "Ollama
+        # freezes macOS"): what a host out of memory and paging looks like, so a hang beside it may be memory
+        fig("_machine_frozen", r"\b(?:entire|whole)\s+(?:\w+\s+)?(?:system|machine|computer|mac|pc|desktop|os)\s+"
+            r"(?:\w+\s+)?(?:freez|froze|hang|hung|lock|becomes? unresponsive|became unresponsive)|"
+            r"\b(?:system|computer|machine|mac|pc|laptop|desktop|screen|os)\s+(?:completely\s+|totally\s+)?"
+            r"(?:freez|froze|hangs|hung|locks? up|locked up)|\bfreez(?:e|es|ing)\s+(?:the\s+|my\s+)?(?:whole\s+|entire\s+)?"
+            r"(?:macOS|Windows|Linux|system|computer|machine|PC|Mac|desktop)\b", _failure_stated, mode="first",
+            prose=True),
         # a user's table of context sizes and what each did ("- 21k context: 23194MiB used", "- 22k context: OOM",
         # "-c 16384 -> OOM"): (tokens, whether it ran out of memory), read by logs.diagnose._context_swept
         fig("_context_sweep", _CTX_ITEM, _ctx_item, mode="list", prose=True),

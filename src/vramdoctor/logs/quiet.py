@@ -519,7 +519,8 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                             "refusal, not memory. A larger context per request (or fewer slots sharing "
                                             "it) lets them in, if memory allows.")
     hang = run.numbers.get("_hang_stated")
-    if isinstance(hang, str) and not _MEMORY_NAMED.search(hang) and not run.tail_cut and marker != "ready":
+    if (isinstance(hang, str) and not _MEMORY_NAMED.search(hang) and not run.tail_cut and marker != "ready"
+            and not run.numbers.get("_machine_frozen")):  # (the whole machine frozen: a host paging may be it)
         # the report tells of a hang and no line of the log shows a failure: memory that runs out fails with an error
         # (not a hang its words tie to memory, the KV blocks or the cache: a pool too small for one request makes a
         # scheduler wait forever; nor a log cut short, whose next lines are not shown; nor a server whose log says it
