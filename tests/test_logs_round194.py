@@ -466,3 +466,38 @@ def test_a_hang_of_the_server_alone_names_no_memory():
     kind, code = kind_of(["llm_load_tensors: offloaded 33/33 layers to GPU",
                           "The server hangs after the first prompt; the machine itself stays responsive."])
     assert (kind, code) == ("NOT_OOM", "hang-no-error"), (kind, code)
+
+
+# --- a server's own line that loading the model failed, with an out of memory as its cause, is the weights ---------
+
+
+@pytest.mark.parametrize("lines", [
+    ['ERROR inferrs::server: Model load failed: cannot find tensor blk.21.ffn_gate_up_exps.weight: DriverError('
+     'CUDA_ERROR_OUT_OF_MEMORY, "out of memory")'],
+    ["2026-01-02T10:00:00Z ERROR server: model loading failed: CUDA out of memory while placing layer 40"],
+    ["thread 'main' panicked at src/main.rs:90: DriverError(CUDA_ERROR_OUT_OF_MEMORY, \"out of memory\")",
+     "stack backtrace:", "   3: candle_core::quantized::QTensor::quantize"],
+])
+def test_a_model_load_that_failed_for_memory_is_the_weights(lines):
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+def test_a_model_load_that_failed_for_another_cause_is_not_the_weights_ledger():
+    kind, _ = kind_of(["ERROR inferrs::server: Model load failed: unsupported architecture gemma5"])
+    assert kind != "WEIGHTS", kind
+
+
+# --- a report's first line tagged as a commit message would be ("bug: ...", "fix(server): ...") is its title, not a
+# program's "name: " line: the engine's own failure line below it decides ---------------------------------------
+
+
+@pytest.mark.parametrize("title", [
+    "bug: GGUF Q4K + CUDA OOMs on 24 GB GPUs due to dequantized weight fallback",
+    "Bug: OOM on a 24 GB card with the MoE model",
+    "fix(loader): model OOMs while loading on 24 GB GPUs",
+])
+def test_a_tagged_title_gives_way_to_the_engines_line(title):
+    kind, code = kind_of([title, "", "Loading the model with `--device cuda` OOMs on 24 GB GPUs around layer 21:", "",
+                          "```", "ERROR inferrs::server: Model load failed: cannot find tensor blk.21.ffn_gate_up_exps."
+                          "weight: DriverError(CUDA_ERROR_OUT_OF_MEMORY, \"out of memory\")", "```"])
+    assert (kind, code) == ("WEIGHTS", "weights-alloc-failed"), (kind, code)

@@ -1608,6 +1608,11 @@ LOG = LogWords(
                       # vox-box's "Faild to load model, CUDA failed with error out of memory"; not llama-server's bare
                       # "failed to load model", which it also prints when the context failed)
                       r"\bfai?le?d to load (?:the )?model\b(?=[^\n]{0,80}\b(?:out of memory|OOM)\b)|"
+                      # (and a Rust server's "Model load failed: cannot find tensor blk.21...: DriverError(
+                      # CUDA_ERROR_OUT_OF_MEMORY, \"out of memory\")", inferrs; its tensor's name first)
+                      r"\bmodel load(?:ing)? failed\b(?=[^\n]{0,240}(?:\bout of memory\b|\bOOM\b|_OUT_OF_MEMORY\b))|"
+                      # (candle's in-situ quantization of a weight as it is loaded, mistral.rs's ISQ: "QTensor::quantize")
+                      r"\bQTensor::quantize\b|"
                       r"\bcreated tensor\b|"
                       # (a Rust backtrace's frame of candle's weight reader, which mistral.rs and vllm.rs build their
                       # layers from: candle_nn::var_builder's VarBuilder get / ShardedSafeTensors, MmapedSafetensors)

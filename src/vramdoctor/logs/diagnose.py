@@ -736,10 +736,16 @@ def _titled_cause(run: RunFacts):
     return (v, title) if v is not None and v.kind in ("oom", "not_oom") else None
 
 
+#: a report title's own tag in the words of a commit message ("bug: GGUF Q4K + CUDA OOMs on 24 GB GPUs", "fix(server):
+#: ..."), which reads like a program's "name: " prefix
+_TITLE_TAG = re.compile(r"^(?:bug|issue|question|help|feat|feature|fix|problem|regression)(?:\([^)\n]{1,40}\))?:\s", re.I)
+
+
 def _plain_title(run: RunFacts, f: Failure) -> bool:
     """`f` is a report's title pasted on the log's first line without tag or markdown ("OOM Llama 3.2-11B on RTX 4090"),
     a blank line under it and no stop of a sentence: a person's summary, not a line the program wrote."""
-    return (f.line_no == run.first_line == 1 and not program_line(f.text) and not FRAME.search(f.text)
+    return (f.line_no == run.first_line == 1 and (not program_line(f.text) or bool(_TITLE_TAG.match(f.text)))
+            and not FRAME.search(f.text)
             and len(f.text) <= 200 and not f.text.rstrip().endswith((".", "!", "?", ":"))
             and any(ln == 2 and not t.strip() for ln, t in f.after[:1]))
 
