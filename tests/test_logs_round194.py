@@ -501,3 +501,23 @@ def test_a_tagged_title_gives_way_to_the_engines_line(title):
                           "```", "ERROR inferrs::server: Model load failed: cannot find tensor blk.21.ffn_gate_up_exps."
                           "weight: DriverError(CUDA_ERROR_OUT_OF_MEMORY, \"out of memory\")", "```"])
     assert (kind, code) == ("WEIGHTS", "weights-alloc-failed"), (kind, code)
+
+
+# --- a gRPC status with an empty description says nothing of why (LocalAI's backends) ------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    '10:31AM ERR Failed to load model llama-3.3-70b-instruct with backend llama-cpp error="failed to load model with '
+    'internal loader: could not load model: rpc error: code = Canceled desc = " modelID=llama-3.3-70b-instruct',
+    'Failed to load model llama-3.3-70b-instruct with backend llama-cpp: rpc error: code = Canceled desc = ""',
+    "could not load model: rpc error: code = Unknown desc = ",
+])
+def test_a_grpc_status_with_no_description_names_no_cause(line):
+    kind, code = kind_of([line])
+    assert kind == "UNDETERMINED" and code == "failure-cause-not-shown", (kind, code)
+
+
+def test_a_grpc_status_with_a_description_names_it():
+    kind, _ = kind_of(["could not load model: rpc error: code = Unknown desc = unsupported model architecture "
+                       "'gemma5' in this backend build"])
+    assert kind == "NOT_OOM", kind

@@ -406,7 +406,10 @@ _NO_INFO = re.compile(r"\b(?:crashed|failed|exited|stopped|terminated) (?:withou
                       # ... or a cloud client's relay of the server's status (botocore's SageMaker runtime: "An error
                       # occurred (ModelError) when calling the InvokeEndpoint operation: Received server error (507)
                       # from primary ..."): the status is the serving stack's, its cause is in the server's own log
-                      r"\bReceived (?:server|client) error \(\d{3}\) from \w+",
+                      r"\bReceived (?:server|client) error \(\d{3}\) from \w+|"
+                      # ... or a gRPC status with an empty description (LocalAI's backends: "could not load model: rpc
+                      # error: code = Canceled desc = "): the backend process said nothing of why
+                      r"\brpc error: code = \w+ desc = (?:\x22\x22|\x22?\s*(?:$|\w+=))",
                       re.I)
 
 
