@@ -521,3 +521,19 @@ def test_a_grpc_status_with_a_description_names_it():
     kind, _ = kind_of(["could not load model: rpc error: code = Unknown desc = unsupported model architecture "
                        "'gemma5' in this backend build"])
     assert kind == "NOT_OOM", kind
+
+
+# --- TensorRT refusing an engine built by another version or for another GPU: rebuild, not memory ------------------
+
+
+@pytest.mark.parametrize("line", [
+    "The engine plan file is not compatible with this version of TensorRT, expecting library version 9.2.0.4 got "
+    "9.2.0.5, please rebuild",
+    "[TensorRT-LLM][ERROR] 1: [stdArchiveReader.cpp::StdArchiveReader::42] Error Code 1: Serialization (Serialization "
+    "assertion stdVersionRead == kSERIALIZATION_VERSION failed.Version tag does not match. Note: Current Version: 236, "
+    "Serialized Engine Version: 228) The engine plan file is not compatible with this version of TensorRT",
+    "E0101 10:00:00.000 1 model_lifecycle.cc:621] failed to load 'tensorrt_llm': The engine plan file is generated on "
+    "an incompatible device, expecting compute 8.6 got compute 8.9, please rebuild.",
+])
+def test_an_engine_built_for_another_tensorrt_or_gpu_is_not_memory(line):
+    assert kind_of([line]) == ("NOT_OOM", "engine-plan-incompatible")

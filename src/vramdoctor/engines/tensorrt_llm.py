@@ -53,6 +53,11 @@ LOG = LogWords(
         msg(_STAGE + r"(?:Model|model|Draft model|draft_model)\s*$", "oom", "WEIGHTS", "weights-alloc-failed"),
         msg(_STAGE + r"\S", "oom", "WARMUP"),
         msg(r"Failed to initialize executor on rank|Executor creation failed with", "wrapper"),
+        # TensorRT's runtime refusing an engine built by another TensorRT or for another GPU ("The engine plan file
+        # is not compatible with this version of TensorRT, expecting library version 9.2.0.4 got 9.2.0.5, please
+        # rebuild.", "... is generated on an incompatible device, expecting compute 8.6 got compute 8.9"): rebuild it
+        msg(r"\bengine plan file is (?:not compatible with this version of TensorRT|generated on an incompatible "
+            r"device)\b", "not_oom", code="engine-plan-incompatible"),
         msg(r"Failed to deserialize cuda engine|Engine deserialization failed", "wrapper", "WEIGHTS"),
         # trtllm-build: TensorRT could not place the engine's weights while building it ("[TRT] [E] [defaultAllocator]
         # ... Error Code 2: OutOfMemory (Requested size was N bytes.)", then "Engine building failed")

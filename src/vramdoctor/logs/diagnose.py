@@ -275,6 +275,9 @@ _NOT_OOM = {
                                  "arm64 build on x86-64 or the reverse, Apple Silicon binaries on an Intel Mac, a "
                                  "container image for another platform): not memory; install the build for this "
                                  "machine.",
+    "engine-plan-incompatible": "TensorRT refused the engine file: it was built by another TensorRT version or for "
+                                "another GPU, so it cannot be loaded here: not memory; rebuild the engine with the "
+                                "TensorRT (trtllm-build) of this container, on this GPU model.",
     "io-error": "reading a file failed at the disk or file system (EIO: a failing disk, a network or container "
                 "mount that dropped): not memory; check the disk (dmesg, smartctl) or copy the model to local storage.",
     "shape-mismatch": "a kernel's check on tensor shapes failed (a shape it does not handle: a model, a batch size or "
