@@ -537,3 +537,27 @@ def test_a_grpc_status_with_a_description_names_it():
 ])
 def test_an_engine_built_for_another_tensorrt_or_gpu_is_not_memory(line):
     assert kind_of([line]) == ("NOT_OOM", "engine-plan-incompatible")
+
+
+# --- a report that says the server did not start ("the model didn't start", "it never came up") states a failure:
+# a log that stops during start-up is not a clean run -----------------------------------------------------------
+
+_SGL_START = ["2025-07-02 16:41:31 | ERROR | stderr | Loading safetensors checkpoint shards: 100% Completed | 2/2",
+              "2025-07-02 16:41:31 | INFO | stdout | Capture cuda graph bs [1, 2, 4, 8]",
+              "2025-07-02 16:41:31 | ERROR | stderr | ", "  0%|"]
+
+
+@pytest.mark.parametrize("said", [
+    "Tried using it with Qwen/Qwen2-VL-2B-Instruct but the model didn't start.",
+    "The server does not start; here is the log:",
+    "It never came up, the last lines are:",
+])
+def test_a_report_that_it_did_not_start_states_a_failure(said):
+    kind, code = kind_of([said, *_SGL_START])
+    assert kind == "UNDETERMINED", (kind, code)
+
+
+def test_a_problem_that_does_not_start_until_later_is_no_failure_to_start():
+    kind, code = kind_of(["The slowdown does not start until the third request.", *_SGL_START,
+                          "2025-07-02 16:41:40 | INFO | stdout | The server is fired up and ready to roll!"])
+    assert kind == "NONE", (kind, code)

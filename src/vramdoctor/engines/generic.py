@@ -612,6 +612,9 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
           r"hung|freez(?:es|ing)|froze|dies|died|"
           r"(?:can'?t|cannot|could ?n[o']t|unable to|won'?t|will not) (?:even )?(?:run|start|load|serve)"
           r"(?! out\b)|"
+          # ("the model didn't start", "the server does not start", "it never came up")
+          r"(?:did|does|do)(?: not|n['\u2019]?t)(?: even)? (?:start|load|launch|boot|come up)\b(?! (?:with|from|until|at|in|by)\b)|"
+          r"never (?:started|loaded|came up|launched|booted)\b|"
           # (a fix that "did not work" states the failure went on; not one that "did not work to reduce the memory
           # taken": the purpose it failed, not a failure of the run)
           r"(?:does|did|do)(?: not|n['\u2019]?t)(?: even)? work(?! to \w)|stop(?:s|ped)? responding|not working|"
