@@ -613,7 +613,10 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
           r"(?:can'?t|cannot|could ?n[o']t|unable to|won'?t|will not) (?:even )?(?:run|start|load|serve)"
           r"(?! out\b)|"
           # ("the model didn't start", "the server does not start", "it never came up")
-          r"(?:did|does|do)(?: not|n['\u2019]?t)(?: even)? (?:start|load|launch|boot|come up)\b(?! (?:with|from|until|at|in|by)\b)|"
+          # (the negations written out: each a word the prefilter can search for, not "launch", which every
+          # llama-server request line holds)
+          r"(?:did not|does not|do not|didn't|doesn't|don't|didn\u2019t|doesn\u2019t|don\u2019t|didnt|doesnt|dont)"
+          r"(?: even)? (?:start|load|launch|boot|come up)\b(?! (?:with|from|until|at|in|by)\b)|"
           r"never (?:started|loaded|came up|launched|booted)\b|"
           # (a fix that "did not work" states the failure went on; not one that "did not work to reduce the memory
           # taken": the purpose it failed, not a failure of the run)
