@@ -561,3 +561,16 @@ def test_a_problem_that_does_not_start_until_later_is_no_failure_to_start():
     kind, code = kind_of(["The slowdown does not start until the third request.", *_SGL_START,
                           "2025-07-02 16:41:40 | INFO | stdout | The server is fired up and ready to roll!"])
     assert kind == "NONE", (kind, code)
+
+
+# --- a CUTLASS kernel that could not run the problem (its status checked) is a kernel's fault, not memory ----------
+
+
+@pytest.mark.parametrize("line", [
+    "RuntimeError: Expected status == cutlass::Status::kSuccess to be true, but got false.  (Could this error message "
+    "be improved?  If so, please report an enhancement request to PyTorch.)",
+    "(VllmWorker rank=0 pid=77) ERROR 05-02 10:00:00 [multiproc_executor.py:500] RuntimeError: cutlass_scaled_mm "
+    "failed: cutlass::Status::kErrorInvalidProblem",
+])
+def test_a_cutlass_kernel_that_could_not_run_is_not_memory(line):
+    assert kind_of([line]) == ("NOT_OOM", "cuda-kernel-error")

@@ -1030,8 +1030,11 @@ LOG = LogWords(
             r"malloc_consolidate\(\): invalid", "not_oom", code="heap-corruption"),
         msg(r"(?:CUDA|HIP|ROCm)\w*[ _](?:runtime )?error\b.{0,300}?invalid argument|invalid argument .*\.cu:\d+", "not_oom",
             code="cuda-invalid-argument"),
-        msg(r"misaligned address|CUBLAS_STATUS_(?!ALLOC|NOT_INITIALIZED)\w+|cuDNN error|unspecified launch failure", "not_oom",
-            code="cuda-kernel-error"),
+        msg(r"misaligned address|CUBLAS_STATUS_(?!ALLOC|NOT_INITIALIZED)\w+|cuDNN error|unspecified launch failure|"
+            # (a CUTLASS kernel that could not run this problem, vLLM's and sgl-kernel's TORCH_CHECK on its status:
+            # "Expected status == cutlass::Status::kSuccess to be true, but got false."; not its own allocation status)
+            r"\bExpected status == cutlass::Status::kSuccess\b|\bcutlass::Status::kError(?!MemoryAllocation)\w+",
+            "not_oom", code="cuda-kernel-error"),
         # cuBLAS could not make its handle (cublasCreate): its workspace is device memory, so a full GPU gives this as
         # well as a broken install (diagnose._MAYBE_MEMORY)
         msg(r"CUBLAS_STATUS_NOT_INITIALIZED", "not_oom", code="cublas-not-initialized"),
