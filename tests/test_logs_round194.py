@@ -574,3 +574,25 @@ def test_a_problem_that_does_not_start_until_later_is_no_failure_to_start():
 ])
 def test_a_cutlass_kernel_that_could_not_run_is_not_memory(line):
     assert kind_of([line]) == ("NOT_OOM", "cuda-kernel-error")
+
+
+# --- a step another rank printed is not the failing rank's: each rank is at its own step ---------------------------
+
+
+def test_another_ranks_step_does_not_place_this_ranks_failure():
+    kind, code = kind_of([
+        "OOM when launching deepseek-v3 with a lora adapter on H200", "",
+        "@maintainer I tried it, it's useless. It still raises the error below:", "```shell",
+        "[2026-04-16 01:43:26 DP0 TP0] Using KV cache dtype: torch.bfloat16",
+        "[2026-04-16 01:43:26 DP1 TP1] Scheduler hit an exception: Traceback (most recent call last):",
+        '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 3712, in run_scheduler_process',
+        "    scheduler = Scheduler("])
+    assert kind == "UNDETERMINED", (kind, code)
+
+
+def test_the_same_ranks_step_places_its_failure():
+    kind, code = kind_of([
+        "[2026-04-16 01:43:26 DP1 TP1] Using KV cache dtype: torch.bfloat16",
+        "[2026-04-16 01:43:27 DP1 TP1] Scheduler hit an exception: torch.OutOfMemoryError: CUDA out of memory. Tried "
+        "to allocate 20.00 GiB. GPU 1 has a total capacity of 139.81 GiB of which 10.00 GiB is free."])
+    assert kind == "KV_CAPACITY", (kind, code)

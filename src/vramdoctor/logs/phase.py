@@ -399,10 +399,15 @@ def step_reached(f: Failure, engine: str, floor: str | None = None) -> tuple[str
     comes after the step."""
     k = knowledge()
     gap = False
+    # (a step another worker printed is not this one's: SGLang's "[DP0 TP0] Using KV cache dtype" above "[DP1 TP1]
+    # Scheduler hit an exception", each rank at its own step)
+    mine = _worker(f.text)
     for ln, text in reversed(_before_traceback(f)):
         if any(p.search(text) for _, p in k.milestones):
             return None  # a milestone passed after it: the steps before it are done ("torch.compile" before V1 sized its pool)
         gap = gap or bool(ELISION.match(text))
+        if mine is not None and _worker(text) not in (None, mine):
+            continue
         if FRAME.search(text) or is_progress(text) or user_words(text) or _LEAK.search(text):
             continue  # (a user's heading, "## Captured logs:", names no step; nor does a leak check's report)
         if _FINISHED.search(text):
