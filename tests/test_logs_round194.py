@@ -596,3 +596,26 @@ def test_the_same_ranks_step_places_its_failure():
         "[2026-04-16 01:43:27 DP1 TP1] Scheduler hit an exception: torch.OutOfMemoryError: CUDA out of memory. Tried "
         "to allocate 20.00 GiB. GPU 1 has a total capacity of 139.81 GiB of which 10.00 GiB is free."])
     assert kind == "KV_CAPACITY", (kind, code)
+
+
+# --- an out of memory raised is a failure at whatever level the program that relays it logs it (NVIDIA Dynamo
+# re-logs vLLM's workers at INFO); a mention at INFO is still advisory ---------------------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    "2025-03-31T03:33:02.720454Z  INFO dynamo_llm::engines::vllm::worker: VLLM: (VllmWorkerProcess 03-31 03:33:02 "
+    "multiproc_worker_utils.py:242] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 MiB. GPU 2 "
+    "has a total capacity of 79.19 GiB of which 15.06 MiB is free.",
+    "I0101 10:00:00.000 123 python_be.cc:2000] model_1 | stdout | RuntimeError: CUDA error: out of memory",
+    "2024-01-01 10:00:00 | INFO | stdout | torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+])
+def test_an_out_of_memory_raised_and_relayed_at_info_is_a_failure(line):
+    kind, code = kind_of([line])
+    assert kind not in ("NONE", "NOT_OOM"), (kind, code)
+
+
+def test_an_out_of_memory_mentioned_at_info_is_advisory():
+    kind, _ = kind_of(["INFO 05-02 10:00:00 [gpu_model_runner.py:2000] Graph capturing may use extra memory; lower "
+                       "gpu_memory_utilization if you see CUDA out of memory errors.",
+                       "INFO:     Application startup complete."])
+    assert kind == "NONE", kind

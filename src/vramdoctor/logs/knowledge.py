@@ -374,10 +374,17 @@ def _level(text: str) -> str:
     return (m.group(1) or m.group(2) or "").upper() if m else ""
 
 
+#: an out of memory raised, as its exception prints it ("torch.OutOfMemoryError: CUDA out of memory. Tried to ...",
+#: "RuntimeError: CUDA error: out of memory"): a failure whatever level the program that relays it logs it at (NVIDIA
+#: Dynamo's "INFO dynamo_llm::engines::vllm::worker: VLLM: (VllmWorkerProcess ...) torch.OutOfMemoryError: ...")
+_RAISED = re.compile(r"\b(?:torch\.(?:cuda\.)?)?OutOfMemoryError: |\b(?:RuntimeError|MemoryError): (?:CUDA |HIP )?"
+                     r"(?:error: )?out of memory\b")
+
+
 def _advisory(text: str) -> bool:
-    """Out-of-memory words at INFO/DEBUG level, or only in clauses that advise, suppose, expect or deny one
-    (`prose.supposed`): not a failure."""
-    return _level(text) in _QUIET or supposed(text)
+    """Out-of-memory words at INFO/DEBUG level (not an out of memory raised, which another program relays at its own
+    level), or only in clauses that advise, suppose, expect or deny one (`prose.supposed`): not a failure."""
+    return _level(text) in _QUIET and not _RAISED.search(text) or supposed(text)
 
 
 def _holds(low: str, needs: tuple[frozenset[str], ...]) -> bool:
