@@ -619,3 +619,26 @@ def test_an_out_of_memory_mentioned_at_info_is_advisory():
                        "gpu_memory_utilization if you see CUDA out of memory errors.",
                        "INFO:     Application startup complete."])
     assert kind == "NONE", kind
+
+
+# --- an error that only says the load failed ("Error: Error loading model.") names no cause ------------------------
+
+
+@pytest.mark.parametrize("line", [
+    "[2025-02-08 01:29:29.905] [error] [LMSInternal][Client=LM Studio][Endpoint=loadModel] Error in channel handler: "
+    "Error: Error loading model.",
+    "ERROR: failed to load model",
+    "Error: error while loading the model.",
+])
+def test_an_error_that_only_says_the_load_failed_names_no_cause(line):
+    kind, code = kind_of([line])
+    assert kind == "UNDETERMINED", (kind, code)
+
+
+def test_the_cause_under_an_error_that_only_says_the_load_failed_decides():
+    kind, code = kind_of(["[2026-03-10 16:48:39.731] [error] [LMSInternal][Client=LM Studio][Endpoint=loadModel] Error in "
+                          "channel handler: Error: Error loading model.", "",
+                          "- Caused By: Error: Error in iterating prediction stream: RuntimeError: [metal::Device] Unable "
+                          "to build metal library from source",
+                          "error: invalid value 'metal3.1' in '-std=metal3.1'"])
+    assert (kind, code) == ("NOT_OOM", "kernel-build-failed"), (kind, code)

@@ -1358,7 +1358,10 @@ LOG = LogWords(
         # ... or Metal's shader library that did not compile for this GPU (ggml-metal's "ggml_metal_library_init: error:
         # Error Domain=MTLLibraryErrorDomain Code=3", "failed to initialize the Metal library"): the context it then
         # "failed to allocate" never reached memory
-        msg(r"\bMTLLibraryErrorDomain\b|\bfailed to initialize the Metal library\b|\bggml_metal\w*: error: failed to "
+        msg(r"\bMTLLibraryErrorDomain\b|\bfailed to initialize the Metal library\b|"
+            # (MLX's: "RuntimeError: [metal::Device] Unable to build metal library from source", a macOS whose Metal
+            # compiler lacks the standard its kernels need, "invalid value 'metal3.1' in '-std=metal3.1'")
+            r"\bUnable to build metal library\b|\bggml_metal\w*: error: failed to "
             r"(?:compile|create|load) (?:the )?(?:Metal )?(?:library|pipeline|shader)", "not_oom", code="kernel-build-failed"),
         # a crash the same words say followed an allocation that failed for lack of memory ("SIGSEGV in
         # ggml_gallocr_alloc_graph when CLIP warmup reserve silently fails under VRAM pressure"; the NULL it got back

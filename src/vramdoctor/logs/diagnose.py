@@ -393,6 +393,8 @@ def _wrapper_states_cause(text: str) -> bool:
 _NO_CAUSE = re.compile(r"\s*(?:an? )?(?:unknown |unexpected |internal |unhandled )?(?:error|exception|failure|problem)s? "
                        r"(?:has |have )?(?:occurred|occured|happened|was raised|was thrown)\b|\s*something went wrong\b|"
                        r"\W*(?:internal server error|unknown error|unexpected error)\W*$|"
+                       # ... or only that the load failed ("Error: Error loading model.", LM Studio's channel handler)
+                       r"\s*(?:error|failed|failure) (?:while )?(?:loading|to load) (?:the )?model\W*$|"
                        # ... or only the signal that ended it ("Fatal Python error: Aborted", "Abort trap: 6"): abort()
                        # was called by something else (an assertion, an uncaught C++ exception), whose words say why;
                        # also with where it was ("Aborted from _do_external_prefill", "SIGABRT in llama_decode()"): a
