@@ -642,3 +642,17 @@ def test_the_cause_under_an_error_that_only_says_the_load_failed_decides():
                           "to build metal library from source",
                           "error: invalid value 'metal3.1' in '-std=metal3.1'"])
     assert (kind, code) == ("NOT_OOM", "kernel-build-failed"), (kind, code)
+
+
+# --- CUDA's "peer access is not supported between these two devices", whole, even without a prefix (a title over a
+# bare stack) ----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ['# "peer access is not supported between these two devices" when using multiple GPUs', "",
+     "1       0x7f1ddb698e13 tensorrt_llm::runtime::GptSession::GptSession(...) + 147"],
+    ["RuntimeError: [TensorRT-LLM][ERROR] CUDA runtime error in cudaDeviceEnablePeerAccess(peer, 0): peer access is "
+     "not supported between these two devices"],
+])
+def test_peer_access_not_supported_is_a_cuda_error(lines):
+    assert kind_of(lines) == ("NOT_OOM", "cuda-error")

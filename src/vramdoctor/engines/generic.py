@@ -1192,6 +1192,9 @@ LOG = LogWords(
         # 'invalid argument'")
         # (also with a space for the colon, as TensorRT-LLM's kernels print it: "tinygemm2_cuda.cu 64 - invalid argument")
         msg(r"\.(?:cuh?|cpp|cc|hpp?)(?::|\s+)\d+\W{1,3}(?:" + CUDA_ERRORS + ")", "not_oom", code="cuda-error"),
+        # ... and a CUDA error's whole text, distinctive without a prefix ("\"peer access is not supported between
+        # these two devices\" when using multiple GPUs", a report's title over a bare stack)
+        msg(r"\bpeer access is not supported between these two devices\b", "not_oom", code="cuda-error"),
         # an assertion in ggml's code (a shape or type it does not support): a bug or an unsupported model; one
         # about a buffer or a memory pool may be memory, so it is left to the words around it
         # ... and ggml-alloc's own fixed list of free blocks overflowing (2023's ggml-alloc.c "GGML_ASSERT: ...: alloc->
