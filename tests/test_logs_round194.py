@@ -43,6 +43,15 @@ _NETWORK = [
 ]
 
 
+_NETWORK += [
+    # huggingface_hub: not in the local cache, the hub not reached (a report's title over a cut log, TGI's launcher)
+    ["# LocalEntryNotFoundError", "", "2025-03-01T10:00:00.000000Z  INFO text_generation_launcher: Starting download "
+     "process."],
+    ["huggingface_hub.errors.LocalEntryNotFoundError: An error happened while trying to locate the file on the Hub and "
+     "we cannot find the requested files in the local cache."],
+]
+
+
 @pytest.mark.parametrize("lines", _NETWORK)
 def test_a_network_that_failed_is_named_not_memory(lines):
     assert kind_of(lines) == ("NOT_OOM", "network-error")

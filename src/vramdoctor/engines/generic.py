@@ -1395,7 +1395,10 @@ LOG = LogWords(
             r"\bHTTPSConnectionPool\(host='(?!localhost|127\.|0\.0\.0\.0)[^']{1,200}', port=\d+\): (?:Max retries "
             r"exceeded|Read timed out)|\bWe couldn't connect to '?https?://|\bTemporary failure in name resolution\b|"
             r"\bfailed to lookup address information\b|\bdial tcp: lookup [\w.-]+|\bgetaddrinfo failed\b|"
-            r"\bNetwork is unreachable\b|\bCERTIFICATE_VERIFY_FAILED\b", "not_oom", code="network-error"),
+            r"\bNetwork is unreachable\b|\bCERTIFICATE_VERIFY_FAILED\b|"
+            # (huggingface_hub's LocalEntryNotFoundError: the file is not in the local cache and the hub could not be
+            # reached, or offline mode forbade it)
+            r"\bLocalEntryNotFoundError\b", "not_oom", code="network-error"),
         # gunicorn's arbiter killing a worker that sent no heartbeat within --timeout (arbiter.py murder_workers:
         # "[CRITICAL] WORKER TIMEOUT (pid:25134)", then SIGABRT, then SIGKILL): a request or a load that took too long,
         # not memory; its "was sent SIGKILL! Perhaps out of memory?" after it is this kill
