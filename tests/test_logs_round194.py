@@ -665,3 +665,27 @@ def test_the_cause_under_an_error_that_only_says_the_load_failed_decides():
 ])
 def test_peer_access_not_supported_is_a_cuda_error(lines):
     assert kind_of(lines) == ("NOT_OOM", "cuda-error")
+
+
+# --- a leak told as fixed ("the memory leak issues ... have been solved in 0.6.6"), or denied ("this is not a memory
+# leak"), is no growth stated ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("said", [
+    "As Rick mentioned, this looks the same as #10127, which is not a memory leak in the sense that it causes Ollama to "
+    "consume additional RAM or VRAM over time. I believe that all of the memory leak issues of the traditional type have "
+    "been solved in 0.6.6.",
+    "The RAM leak was fixed in b4500, so this is something else.",
+    "Those VRAM leaks have been patched since v0.9.2; please update.",
+])
+def test_a_leak_told_as_fixed_is_no_growth(said):
+    kind, code = kind_of(['time=2025-04-20T10:00:00.000Z level=INFO source=server.go:405 msg="starting llama server"',
+                          said])
+    assert kind != "LEAK", (kind, code)
+
+
+def test_a_leak_told_as_going_on_is_growth():
+    kind, code = kind_of(['time=2025-04-20T10:00:00.000Z level=INFO source=server.go:405 msg="starting llama server"',
+                          "There is still a memory leak: RAM keeps growing with every request until the runner is "
+                          "killed."])
+    assert kind == "LEAK", (kind, code)

@@ -553,10 +553,18 @@ def _growth(m: re.Match, inside: bool = True, rise: bool = True) -> str:
         raise ValueError("memory rising while a model loads")  # ("When loading X, memory usage keeps growing"): the load
     if _AFTER_FAILURE.search(text, m.end(), end + 1):
         raise ValueError("memory held after a failure")  # ("did not release the memory after encountering OOM")
+    if _FIXED_SINCE.search(text, m.end(), end + 1):
+        raise ValueError("a leak told as fixed")  # ("all of the memory leak issues ... have been solved in 0.6.6")
     if rise and (_SHORT_SPAN.search(sentence) or _WITHIN_STEP.search(sentence)) and not _LONG_SPAN.search(sentence):
         raise ValueError("a rise within one step")  # ("rises (3.4, 3.5GB etc.) and after about a minute it throws")
     return text[begin:end + 1].strip()[:300]
 
+
+
+#: a leak told as fixed, after its words in the same sentence ("I believe that all of the memory leak issues of the
+#: traditional type have been solved in 0.6.6", "the RAM leak was fixed in b4500")
+_FIXED_SINCE = re.compile(r"\b(?:has|have|had) been (?:fixed|solved|resolved|addressed|patched)\b|"
+                          r"\b(?:was|were|is|are|got) (?:fixed|solved|resolved|patched)\b", re.I)
 
 
 #: a rise within one step of work ("OOM occurs as the memory continues to increase as it passes forward", "during the
