@@ -689,3 +689,12 @@ def test_a_leak_told_as_going_on_is_growth():
                           "There is still a memory leak: RAM keeps growing with every request until the runner is "
                           "killed."])
     assert kind == "LEAK", (kind, code)
+
+
+def test_a_growth_the_report_then_denies_is_no_leak():
+    kind, code = kind_of(["# Memory leak with the vLLM container: memory keeps growing over time", "",
+                          "INFO 01-10 08:00:00 [api_server.py:1043] vLLM API server version 0.11.0",
+                          "INFO:     Application startup complete.",
+                          "Maintainer: this doesn't look like a real memory leak - it grows during warm-up and then "
+                          "stays pretty steady."])
+    assert kind != "LEAK", (kind, code)

@@ -2015,6 +2015,11 @@ LOG = LogWords(
         fig("_failure_stated", _FAILS, _failure_stated, mode="first", prose=True),
         fig("_failure_stated", _FAILS_ZH, _failure_stated_zh, mode="first", prose=True, flags=0),
         fig("_hang_stated", _HANGS, _failure_stated, mode="first", prose=True),
+        # a leak denied in the report's words, a maintainer's reply pasted with it ("doesn't look like a real memory leak
+        # ... then stays pretty steady", "this is not a memory leak"): the growth a title claims is contested
+        fig("_leak_denied", r"\b(?:(?:does|did|do)(?: not|n['\u2019]t) (?:look|seem|appear)(?: to be)?(?: like)?|"
+            r"(?:is|was|it['\u2019]s|that['\u2019]s)(?: not|n['\u2019]t)|not|no) (?:a |an )?(?:real |true |actual |genuine )?"
+            r"(?:memory |VRAM |RAM |GPU memory )?leak\b", lambda m: True, prose=True),
         # the whole machine frozen, not only the server ("the entire macOS system freezes", "my PC locks up", "Ollama
         # freezes macOS"): what a host out of memory and paging looks like, so a hang beside it may be memory
         fig("_machine_frozen", r"\b(?:entire|whole)\s+(?:\w+\s+)?(?:system|machine|computer|mac|pc|desktop|os)\s+"
