@@ -698,3 +698,17 @@ def test_a_growth_the_report_then_denies_is_no_leak():
                           "Maintainer: this doesn't look like a real memory leak - it grows during warm-up and then "
                           "stays pretty steady."])
     assert kind != "LEAK", (kind, code)
+
+
+# --- a report's words that the failure came while the server read or processed a prompt ("when Ollama is reading
+# prompt tokens") place it on a request ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("said", [
+    "The OOM error seems to occur when Ollama is reading prompt tokens.",
+    "CUDA out of memory when llama-server is processing the prompt of a long chat.",
+    "It runs out of memory while evaluating a 30k-token prompt.",
+])
+def test_an_oom_told_while_a_prompt_is_read_is_on_a_request(said):
+    kind, code = kind_of([said])
+    assert kind == "RUNTIME", (kind, code)

@@ -1687,7 +1687,7 @@ LOG = LogWords(
                         r"processed|generated))|\bin[- ]flight requests?\b|"
                         # ... or served for a while ("serves for days, then dies", "after serving fine for 3 hours")
                         r"\bserv(?:es|ed|ing) (?:fine |well |normally |happily )?for (?:a few |several |many |\d+ )?"
-                        r"(?:minutes|hours|days|weeks)\b|\bwhile (?:serving|processing|generating|handling) (?:a |the |\d+ )?"
+                        r"(?:minutes|hours|days|weeks)\b|\b(?:while|when) (?:[\w.-]+ (?:is|was) )?(?:serving|processing|generating|handling|reading|evaluating|ingesting) (?:a |the |\d+ )?"
                         r"(?:[\w-]+ ){0,3}?(?:requests?|prompts?|completions?)\b|"
                         # inference or a load of requests named ("OOM while inference", "with 30 concurrent requests")
                         # (not a warning's hypothesis: vLLM's profiler "may cause certain multi-modal inputs to fail
