@@ -712,3 +712,19 @@ def test_a_growth_the_report_then_denies_is_no_leak():
 def test_an_oom_told_while_a_prompt_is_read_is_on_a_request(said):
     kind, code = kind_of([said])
     assert kind == "RUNTIME", (kind, code)
+
+
+# --- a model the engine has no implementation of (its registry, transformers): not memory ------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["# [Bug] Model architectures ['DeepseekV3ForCausalLM'] are not supported", "",
+     "[2025-03-01 10:00:00] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8)"],
+    ["(EngineCore pid=9) ERROR 01-10 08:00:01 [core.py:700] ValueError: Model architectures ['Glm4MoeLiteForCausalLM'] "
+     "are not supported for now. Supported architectures: dict_keys(['AquilaModel', 'LlamaForCausalLM'])"],
+    ["ValueError: The checkpoint you are trying to load has model type `qwen3_next` but Transformers does not recognize "
+     "this architecture. This could be because of an issue with the checkpoint, or because your version of "
+     "Transformers is out of date."],
+])
+def test_a_model_the_engine_does_not_implement_is_not_memory(lines):
+    assert kind_of(lines) == ("NOT_OOM", "model-unsupported")

@@ -1423,6 +1423,12 @@ LOG = LogWords(
         msg(r"^(?![^\n]*\?\s*$)[^\n]*?(?:\bno (?:usable )?KV[- ]cache fits\b|\bKV[- ]cache (?:for [\d,]+ tokens )?"
             r"(?:does not|doesn['\u2019]t|won['\u2019]t|will not|cannot|can['\u2019]t|could not|couldn['\u2019]t) fit\b)",
             "oom", "KV", "kv-cache-alloc-failed"),
+        # a model the engine (this version) has no implementation of: vLLM's and SGLang's registry ("Model
+        # architectures ['DeepseekV3ForCausalLM'] are not supported for now. Supported architectures: ..."), also
+        # quoted as a report's title without its "ValueError: "; transformers' "... has model type `qwen3_next` but
+        # Transformers does not recognize this architecture": not memory
+        msg(r"\bModel architectures? \[[^\]\n]{1,300}\] (?:are|is) not supported\b|\bdoes not recognize this architecture\b",
+            "not_oom", code="model-unsupported"),
         # a program built for another CPU (macOS's EBADARCH, "fork/exec .../ollama-runner: bad CPU type in executable",
         # an arm64 runner on an Intel Mac; Linux's ENOEXEC, "exec format error", "cannot execute binary file: Exec format
         # error", an image for another architecture): not memory

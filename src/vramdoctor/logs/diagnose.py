@@ -278,6 +278,9 @@ _NOT_OOM = {
     "engine-plan-incompatible": "TensorRT refused the engine file: it was built by another TensorRT version or for "
                                 "another GPU, so it cannot be loaded here: not memory; rebuild the engine with the "
                                 "TensorRT (trtllm-build) of this container, on this GPU model.",
+    "model-unsupported": "this engine (this version of it) has no implementation of the model's architecture: not "
+                         "memory; upgrade the engine (or transformers) to a version that supports the model, or "
+                         "serve it with an engine that does.",
     "io-error": "reading a file failed at the disk or file system (EIO: a failing disk, a network or container "
                 "mount that dropped): not memory; check the disk (dmesg, smartctl) or copy the model to local storage.",
     "shape-mismatch": "a kernel's check on tensor shapes failed (a shape it does not handle: a model, a batch size or "
