@@ -728,3 +728,28 @@ def test_an_oom_told_while_a_prompt_is_read_is_on_a_request(said):
 ])
 def test_a_model_the_engine_does_not_implement_is_not_memory(lines):
     assert kind_of(lines) == ("NOT_OOM", "model-unsupported")
+
+
+# --- an engine's assertion that it could not take a slot of its cache pool is the pool run out; the frames (SGLang's
+# batch-result handling) or the report's words ("under heavy traffic") place it while serving --------------------
+
+
+def test_a_cache_pool_slot_that_could_not_be_had_while_serving():
+    kind, code = kind_of(["[2025-10-01 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+                          '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2100, in '
+                          "process_batch_result_prefill", "AssertionError: Can not alloc mamba cache"])
+    assert (kind, code) == ("RUNTIME", "kv-blocks-exhausted"), (kind, code)
+
+
+@pytest.mark.parametrize("said", [
+    "Running a hybrid model with hierarchical cache, the scheduler crashes under heavy eviction/load-back traffic:",
+    "It only happens under high concurrency, after a few hundred requests:",
+])
+def test_a_cache_pool_slot_that_could_not_be_had_under_load_told_in_words(said):
+    kind, code = kind_of([said, "AssertionError: Cannot allocate KV cache blocks"])
+    assert (kind, code) == ("RUNTIME", "kv-blocks-exhausted"), (kind, code)
+
+
+def test_a_cache_pool_slot_that_could_not_be_had_alone_is_undetermined():
+    kind, code = kind_of(["AssertionError: Can not alloc mamba cache"])
+    assert (kind, code) == ("UNDETERMINED", "kv-blocks-exhausted"), (kind, code)

@@ -1498,6 +1498,11 @@ LOG = LogWords(
             r"\b(?:cannot|can't|could not|couldn't|unable to|fail(?:s|ed)? to) allocate (?:\w+ )?KV[- ]?(?:cache[- ])?pool[- ]"
             r"(?:slots|blocks|pages)\b", "oom", "RUNTIME", "kv-blocks-exhausted"),
         msg(r"no free (?:KV )?blocks", "oom", "RUNTIME", "kv-blocks-exhausted"),
+        # ... or an engine's own assertion that it could not take a slot of its cache pool (SGLang's hybrid models:
+        # "AssertionError: Can not alloc mamba cache", its state pool out of slots): the pool ran out; where, the frames
+        # or the progress say (serving, most often)
+        msg(r"\bAssertionError: (?:Can ?not|Cannot|Could not|Couldn't|Failed to|Unable to) alloc(?:ate)?\b[^\n]{0,40}?"
+            r"\b(?:cache|pool|slots?|blocks?|pages?)\b", "oom", code="kv-blocks-exhausted"),
         # ... every sequence waiting on a pool with none free (JetEngine's scheduler "Deadlock detected: ... all
         # sequences are waiting for KV cache blocks, but no blocks are free"; other engines' "no blocks left/available")
         msg(r"waiting for (?:free )?KV[- ]cache blocks|\bno (?:KV[- ]cache )?blocks (?:are |were )?(?:free|left|available)\b",
@@ -1711,6 +1716,10 @@ LOG = LogWords(
                         r"(?<!max )(?<!maximum )(?<!number of )(?<!limit of )(?<!limit on )"
                         r"\b(?:continuous|sustained|concurrent|steady) (?:inference |chat |completion )?requests\b"
                         r"(?!\s+(?:to|=|of|limit|setting)\b)|"
+                        # ... or a load of them ("the scheduler crashes under heavy eviction/load-back traffic", "under
+                        # high concurrency"; not a load test's plan, "will be tested under load")
+                        r"(?<!tested )(?<!test )\bunder (?:heavy|high|sustained|peak|production)\s+(?:[\w/-]+\s+)?"
+                        r"(?:load|traffic|concurrency)\b|"
                         # ... or a test that sends them ("OOM in high-concurrency precision test", "during the load
                         # test", "in a stress test", "running the throughput benchmark")
                         r"\b(?:high[- ]concurrency|concurrency|load|stress|pressure|throughput|accuracy|precision)"

@@ -328,7 +328,10 @@ LOG = LogWords(
         # model_runner.py prealloc_symmetric_memory_pool, SGLANG_SYMM_MEM_PREALLOC_GB_SIZE)
         "WARMUP": rx(r"init_cuda_graphs|init_device_graphs|CudaGraphRunner|cuda_graph_runner|cuda_graph_setup|Capture .{0,20}"
                      r"(?:cuda|CUDA) graph begin|prealloc_symmetric_memory_pool|SYMM_MEM_PREALLOC"),
+        # (and the scheduler's handling of a batch's result, managers/scheduler_output_processor_mixin.py
+        # process_batch_result_prefill / _decode: only for a batch of requests)
         "RUNTIME": rx(r"forward_batch_generation|forward_extend|forward_decode|run_batch|event_loop_normal|"
+                      r"\bprocess_batch_result\w*|"
                       r"event_loop_overlap|event_loop_pp|run_event_loop|dispatch_event_loop|event_loop_\w+|"
                       # 0.1.x's router (managers/router/model_rpc.py: ModelRpcServer.exposed_step runs each step)
                       r"model_rpc\.py\W+line \d+, in (?:exposed_step|forward_step|forward_fill_batch|"
