@@ -753,3 +753,26 @@ def test_a_cache_pool_slot_that_could_not_be_had_under_load_told_in_words(said):
 def test_a_cache_pool_slot_that_could_not_be_had_alone_is_undetermined():
     kind, code = kind_of(["AssertionError: Can not alloc mamba cache"])
     assert (kind, code) == ("UNDETERMINED", "kv-blocks-exhausted"), (kind, code)
+
+
+# --- LMDeploy TurboMind's request status 6 (kTooLong: history + prompt > session_len) is a request refused for its
+# length; a session that ended in "error" with no cause is a failure whose cause is not shown ---------------------
+
+_TM = ["2025-05-17 17:09:51,335 - lmdeploy - INFO - async_engine.py:677 - session=3, history_tokens=0, "
+       "input_tokens=38581, max_new_tokens=4000, seq_start=True, seq_end=True, step=0, prep=True",
+       "[TM][INFO] [ProcessInferRequests] Request for 3 received."]
+
+
+@pytest.mark.parametrize("line", [
+    "[TM][WARNING] [RejectInvalidRequests] Skipping invalid infer request for id 3, code = 6",
+    "[TM][WARNING] [forward] Request failed for 3, code 6",
+])
+def test_turbominds_status_6_is_a_request_refused_for_its_length(line):
+    assert kind_of([*_TM, line, 'INFO:     192.168.1.207:63341 - "POST /v1/chat/completions HTTP/1.1" 200 OK']) == (
+        "NONE", "requests-refused-too-long")
+
+
+def test_a_session_that_ended_in_error_is_a_failure_whose_cause_is_not_shown():
+    kind, code = kind_of([*_TM, '2025-05-17 17:09:51,337 - lmdeploy - ERROR - async_engine.py:791 - session 3 finished, '
+                          'reason "error"', 'INFO:     192.168.1.207:63341 - "POST /v1/chat/completions HTTP/1.1" 200 OK'])
+    assert (kind, code) == ("UNDETERMINED", "failure-cause-not-shown"), (kind, code)

@@ -29,7 +29,14 @@ LOG = LogWords(
         # a request longer than the session allows (TurboMind: "total sequence length (62534 + 3002) exceeds session_len
         # (65536)", then async_engine's "run out of tokens. session=119"; "Truncate max_new_tokens to 128"): the request
         # is cut or refused, the server goes on
-        msg(r"exceeds session_len|run out of tokens\. session(?:_id)?=\d+", "request"),
+        msg(r"exceeds session_len|run out of tokens\. session(?:_id)?=\d+|"
+            # (TurboMind's request status 6, kTooLong, "history + prompt > session_len", engine/request.h: "[TM][WARNING]
+            # [RejectInvalidRequests] Skipping invalid infer request for id 3, code = 6", "[forward] Request failed for
+            # 3, code 6")
+            r"\bSkipping invalid infer request for id \d+, code = 6\b|\bRequest failed for \d+, code 6\b", "request"),
+        # a request that ended in an error, its cause not said (serve/async_engine.py: "session 3 finished, reason
+        # \"error\""): a failure whose cause is in other lines, or in none
+        msg(r"\bsession \d+ finished, reason \x22error\x22", "error"),
         # TurboMind's deviceMalloc (src/turbomind/utils/memory_utils.cu, a FasterTransformer helper) allocates the
         # weights (LlamaWeight, LlamaDecoderLayerWeight: create_shared_weights); the KV blocks come from its allocator
         # (BlockManager::Malloc -> allocator_->malloc, allocator.h), so an out-of-memory raised there is the weights
