@@ -776,3 +776,17 @@ def test_a_session_that_ended_in_error_is_a_failure_whose_cause_is_not_shown():
     kind, code = kind_of([*_TM, '2025-05-17 17:09:51,337 - lmdeploy - ERROR - async_engine.py:791 - session 3 finished, '
                           'reason "error"', 'INFO:     192.168.1.207:63341 - "POST /v1/chat/completions HTTP/1.1" 200 OK'])
     assert (kind, code) == ("UNDETERMINED", "failure-cause-not-shown"), (kind, code)
+
+
+# --- a kernel's own assert as the device prints it ("block: [..], thread: [..] Assertion `...` failed."), CUDA's and
+# Triton's kernels alike, is a device-side assert: not memory ------------------------------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    "/workspace/venv/lib64/python3.12/site-packages/torch/_inductor/runtime/compile_tasks.py:45: <module>: block: "
+    "[337,0,0], thread: [112,0,0] Assertion `index out of bounds: 0 <= tl.broadcast_to(tmp10, [XBLOCK]) < 4096` failed.",
+    "../aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [0,0,0], thread: [32,0,0] Assertion `-sizes[i] "
+    "<= index && index < sizes[i] && \"index out of bounds\"` failed.",
+])
+def test_a_kernels_assert_as_the_device_prints_it_is_not_memory(line):
+    assert kind_of([line, line]) == ("NOT_OOM", "device-side-assert")

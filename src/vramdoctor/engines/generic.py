@@ -1010,7 +1010,10 @@ LOG = LogWords(
             r"ProcessGroupNCCL's watchdog got stuck|Heartbeat monitor timed out", "not_oom", code="nccl-error"),
         # (not the advice PyTorch appends to every CUDA or HIP error, "Compile with `TORCH_USE_CUDA_DSA` to enable
         # device-side assertions": c10/cuda/CUDAException.cpp; the error above it is the cause)
-        msg(r"device-side assert(?!ions\b)", "not_oom", code="device-side-assert"),
+        msg(r"device-side assert(?!ions\b)|"
+            # (the kernel's own assert as the device prints it, CUDA's and Triton's kernels alike: "IndexKernel.cu:92:
+            # operator(): block: [0,0,0], thread: [32,0,0] Assertion `index out of bounds` failed.")
+            r"\bblock: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] Assertion\b", "not_oom", code="device-side-assert"),
         # an OpenCL call's status (ggml-opencl / CLBlast: "ggml_opencl: ggml_cl_h2d_tensor_2d(...) error -30 at
         # ggml-opencl.cpp:1708"; CL/cl.h): memory where it is CL_MEM_OBJECT_ALLOCATION_FAILURE (-4), CL_OUT_OF_RESOURCES
         # (-5), CL_OUT_OF_HOST_MEMORY (-6) or CL_INVALID_BUFFER_SIZE (-61); another cause otherwise (-30
