@@ -790,3 +790,22 @@ def test_a_session_that_ended_in_error_is_a_failure_whose_cause_is_not_shown():
 ])
 def test_a_kernels_assert_as_the_device_prints_it_is_not_memory(line):
     assert kind_of([line, line]) == ("NOT_OOM", "device-side-assert")
+
+
+# --- a ggml assert named in a report's title with when it comes; a SYCL build that finds no GPU platform ----------
+
+
+def test_a_ggml_assert_named_in_a_title_is_the_assert():
+    assert kind_of(["Eval bug: GGML_ASSERT(id >= 0 && id < n_expert) when running GPT-OSS 20B at any quantization",
+                    "", "### Name and Version", "version: 7713 (4150da9a9)"]) == ("NOT_OOM", "ggml-assert")
+
+
+def test_a_ggml_assert_on_a_buffer_named_in_a_title_is_left_to_the_evidence():
+    kind, code = kind_of(["Eval bug: GGML_ASSERT(buf != NULL && \"failed to allocate buffer\") when loading a 70B",
+                          "", "version: 7713 (4150da9a9)"])
+    assert code != "ggml-assert", (kind, code)
+
+
+def test_a_sycl_build_that_finds_no_gpu_platform_is_no_gpu():
+    assert kind_of(["[SYCL] call ggml_init_sycl", "llama_model_load: can not find preferred GPU platform"]) == (
+        "NOT_OOM", "cuda-driver-error")

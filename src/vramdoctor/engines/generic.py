@@ -1175,7 +1175,10 @@ LOG = LogWords(
             # type"; vLLM's Ray executor "Current node has no GPU available. current_node_resource={...}"): a container
             # started without its GPUs, CUDA_VISIBLE_DEVICES, a Ray node without GPU resources
             r"\bNo CUDA GPUs are available\b|\bFound no NVIDIA driver on your system\b|\bFailed to infer device type\b|"
-            r"\bCurrent node has no GPU available\b", "not_oom", code="cuda-driver-error"),
+            r"\bCurrent node has no GPU available\b|"
+            # (ipex-llm's llama.cpp on SYCL finding no Level Zero GPU: "llama_model_load: can not find preferred GPU
+            # platform")
+            r"\bcan ?not find preferred GPU platform\b", "not_oom", code="cuda-driver-error"),
         # the build has no code for this GPU's architecture (CUDA's cudaErrorNoKernelImageForDevice, HIP's
         # hipErrorNoBinaryForGpu)
         msg(r"no kernel image is available|hipErrorNoBinaryForGpu|Unable to find code object for all current devices|"
@@ -1216,6 +1219,10 @@ LOG = LogWords(
             # ... as a report names the assert that failed, by its source line ("crash on failed assert
             # GGML_ASSERT(max_blocks_per_sm > 0);")
             r"\b(?:failed|failing) assert(?:ion)?\W{1,8}GGML_ASSERT\((?!.*(?:" + MEMORY_TERMS + r")).*\)|"
+            # ... or as a report's title names it, the assert and when it comes ("Eval bug: GGML_ASSERT(id >= 0 && id
+            # < n_expert) when running GPT-OSS 20B")
+            r"^[^\n]{0,40}?\bGGML_ASSERT\((?![^\n]*(?:" + MEMORY_TERMS + r"))[^\n]{1,200}?\)\s+(?:when|while|with|on|in|after|"
+            r"during)\s|"
             # (a check of a tensor's layout, whatever its name holds: "GGML_ASSERT(ggml_is_contiguously_allocated(K))
             # failed", fattn-common.cuh: a kernel given a view it does not take, not memory used up)
             r"GGML_ASSERT\(!?ggml_(?:is_contiguous\w*|are_same_shape|is_transposed|is_permuted)\(\w+\)\) failed",
