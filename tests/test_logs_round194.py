@@ -809,3 +809,30 @@ def test_a_ggml_assert_on_a_buffer_named_in_a_title_is_left_to_the_evidence():
 def test_a_sycl_build_that_finds_no_gpu_platform_is_no_gpu():
     assert kind_of(["[SYCL] call ggml_init_sycl", "llama_model_load: can not find preferred GPU platform"]) == (
         "NOT_OOM", "cuda-driver-error")
+
+
+# --- a flag in a user's sentence about an attempt that worked ("then with --max-model-len 16384 it works:") is that
+# attempt's setting, not the failing run's; one said with the failure is the failing run's -----------------------
+
+_V05 = ["INFO 08-20 14:02:33 api_server.py:219] vLLM API server version 0.5.4",
+        "INFO 08-20 14:02:35 llm_engine.py:174] Initializing an LLM engine (v0.5.4) with config: model='m', "
+        "max_seq_len=32768, tensor_parallel_size=1",
+        "INFO 08-20 14:02:41 model_runner.py:732] Loading model weights took 14.9888 GB",
+        "INFO 08-20 14:02:43 gpu_executor.py:102] # GPU blocks: 1213, # CPU blocks: 2048",
+        "[rank0]: ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be "
+        "stored in KV cache (19408). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+        "initializing the engine."]
+
+
+@pytest.mark.parametrize("said", [
+    "then with --max-model-len 16384 it works:",
+    "With `--max-model-len=8192` it starts fine, so the weights fit.",
+])
+def test_a_flag_of_an_attempt_that_worked_is_not_the_failing_runs(said):
+    run = run_of(diag("\n".join([*_V05, "", said])))
+    assert run.numbers.get("max_model_len") == 32768, run.numbers.get("max_model_len")
+
+
+def test_a_flag_said_with_the_failure_is_the_failing_runs():
+    run = run_of(diag("\n".join(["With --max-model-len 24576 it still fails:", _V05[0]])))
+    assert run.numbers.get("max_model_len") == 24576, run.numbers.get("max_model_len")

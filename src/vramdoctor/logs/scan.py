@@ -69,6 +69,11 @@ _CLOCK = re.compile(r"(?<![\d:])([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?![\d:])")
 _YAML_KEY = re.compile(r"^(\s*)([A-Za-z_][\w.-]*):\s*$")
 _YAML_CHILD = re.compile(r"^(\s*)([A-Za-z_][\w-]*):\s+(\S.{0,200})$")
 _TRIED = re.compile(TRIED, re.I)
+#: a flag a user's sentence gives with an attempt that worked ("then with --max-model-len 16384 it works:", above the run
+#: that did): that run's setting, not the failing one's
+_WORKED_WITH = re.compile(r"\bwith\s+`?--?[a-z][\w-]*`?(?:\s*=\s*|\s+)`?\d+(?:\.\d+)?\b`?[^\n]{0,60}?\b(?:it |that |this )?"
+                          r"(?:works|worked|runs fine|ran fine|loads fine|loaded fine|starts fine|started fine|is fine|"
+                          r"succeeds|succeeded|no (?:problems?|issues?|errors?))\b", re.I)
 #: a user's line that says every (or each, all) way they tried failed, and lists them below it ("Every load path fails
 #: with `...`:"), and the list's items: each `-flag value` in them (values after a "/" go with the flag before them) was
 #: tried and failed, as TRIED's are
@@ -164,7 +169,7 @@ class Scanner:
                         continue
                 if f.command:
                     if tried_here is None:
-                        tried_here = bool(_TRIED.search(text))
+                        tried_here = bool(_TRIED.search(text) or _WORKED_WITH.search(text))
                     if tried_here:
                         continue
                 begin = 0
