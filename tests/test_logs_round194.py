@@ -836,3 +836,18 @@ def test_a_flag_of_an_attempt_that_worked_is_not_the_failing_runs(said):
 def test_a_flag_said_with_the_failure_is_the_failing_runs():
     run = run_of(diag("\n".join(["With --max-model-len 24576 it still fails:", _V05[0]])))
     assert run.numbers.get("max_model_len") == 24576, run.numbers.get("max_model_len")
+
+
+def test_the_logprobs_advice_covers_the_samplers_logprobs_too():
+    run = run_of(diag("\n".join([
+        "INFO 10-14 22:00:00 [api_server.py:1043] vLLM API server version 0.10.1",
+        "INFO:     Application startup complete.",
+        'INFO:     127.0.0.1:40000 - "POST /v1/completions HTTP/1.1" 200 OK',
+        "ERROR 10-14 22:03:41 [core.py:710] Traceback (most recent call last):",
+        'ERROR 10-14 22:03:41 [core.py:710]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/sample/sampler.py", '
+        "line 141, in compute_logprobs",
+        "ERROR 10-14 22:03:41 [core.py:710] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.64 GiB. GPU 0 "
+        "has a total capacity of 79.19 GiB of which 1.20 GiB is free."])))
+    assert run.code == "logprobs-oom", run.code
+    said = " ".join(a["change"] + " " + a["why"] for a in run.advice)
+    assert "prompt logprobs" not in said and "`logprobs`" in said, said

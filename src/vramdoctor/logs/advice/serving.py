@@ -69,8 +69,11 @@ class ServingSteps:
         if code == "multimodal-encoder-oom":
             self.images("on a request's images")
         if code == "logprobs-oom":
-            s.say("fewer prompt logprobs", "prompt_logprobs materialise a prompt-length x vocabulary float32 matrix; "
-                  "ask for them on shorter prompts, or not at all")
+            # (the sampler's logprobs of the sampled tokens, compute_logprobs, or a prompt's, _get_prompt_logprobs_dict:
+            # either makes a tokens x vocabulary float32 matrix)
+            s.say("fewer logprobs", "log-probabilities (a request's `logprobs`, or `prompt_logprobs`) make a tokens x "
+                  "vocabulary float32 matrix (the batch's sampled tokens, or the whole prompt): ask for fewer, on "
+                  "shorter prompts or fewer requests at once, or not at all")
         prompt = n.get("prompt_tokens")
         value = prompt // 2 if isinstance(prompt, int) and prompt > 1 else None
         inputs = n.get("max_input_tokens")  # TGI: the input limit moves with the total (it must stay below it)
