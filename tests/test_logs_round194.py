@@ -851,3 +851,24 @@ def test_the_logprobs_advice_covers_the_samplers_logprobs_too():
     assert run.code == "logprobs-oom", run.code
     said = " ".join(a["change"] + " " + a["why"] for a in run.advice)
     assert "prompt logprobs" not in said and "`logprobs`" in said, said
+
+
+# --- a value tried of a flag named without its dashes ("试过把 gpu-memory-utilization 调到 0.95 还是不行", "lowered
+# gpu-memory-utilization to 0.92, same error") bounds the advice as the flag with its dashes does ----------------
+
+_V04_POOL = ["INFO 05-15 10:22:03 llm_engine.py:100] Initializing an LLM engine (v0.4.2) with config: model='m'",
+             "INFO 05-15 10:22:15 model_runner.py:175] Loading model weights took 26.4506 GB",
+             "INFO 05-15 10:22:18 gpu_executor.py:114] # GPU blocks: 571, # CPU blocks: 327",
+             "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored "
+             "in KV cache (9136). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+             "initializing the engine."]
+
+
+@pytest.mark.parametrize("said,tried", [
+    ("试过把 gpu-memory-utilization 调到 0.95 还是不行，谢谢！", 0.95),
+    ("I lowered gpu-memory-utilization to 0.92, same error.", 0.92),
+])
+def test_a_value_tried_of_a_flag_named_without_dashes_bounds_the_advice(said, tried):
+    run = run_of(diag("\n".join([*_V04_POOL, "", said])))
+    proposed = [a for a in run.advice if "gpu-memory-utilization" in a["flags"]]
+    assert proposed and f"{tried:g} was tried" in proposed[0]["why"], run.advice
