@@ -872,3 +872,25 @@ def test_a_value_tried_of_a_flag_named_without_dashes_bounds_the_advice(said, tr
     run = run_of(diag("\n".join([*_V04_POOL, "", said])))
     proposed = [a for a in run.advice if "gpu-memory-utilization" in a["flags"]]
     assert proposed and f"{tried:g} was tried" in proposed[0]["why"], run.advice
+
+
+# --- a model's own image path in vLLM's frames (V0 and V1 alike: _process_image_input, get_image_features) is the
+# vision encoder ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("frame", [
+    '[rank0]:   File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/models/qwen2_vl.py", line 1082, in '
+    "_process_image_input",
+    '  File "/usr/local/lib/python3.10/dist-packages/vllm/model_executor/models/llava.py", line 540, in '
+    "get_image_features",
+])
+def test_a_models_image_path_under_the_profile_run_is_the_vision_encoder(frame):
+    kind, code = kind_of([
+        "INFO 09-01 10:00:00 llm_engine.py:232] Initializing an LLM engine (v0.6.3) with config: model='m'",
+        "INFO 09-01 10:00:20 model_runner.py:1067] Loading model weights took 16.2 GB",
+        "[rank0]: Traceback (most recent call last):",
+        '[rank0]:   File "/usr/local/lib/python3.12/dist-packages/vllm/worker/model_runner.py", line 1296, in profile_run',
+        frame,
+        "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 6.25 GiB. GPU 0 has a total capacity "
+        "of 23.64 GiB of which 2.91 GiB is free."])
+    assert (kind, code) == ("WARMUP", "multimodal-encoder-oom"), (kind, code)

@@ -372,7 +372,10 @@ def _flags_for(flags: dict, n: dict) -> dict:
 
 
 #: the multimodal encoder's steps (v1/worker/gpu_model_runner.py, 0.7-0.11)
-_MM_ENCODER = r"_execute_mm_encoder|execute_mm_encoder|get_multimodal_embeddings|embed_multimodal|_gather_mm_embeddings"
+# (and the models' own image and video paths, V0 and V1 alike: model_executor/models/qwen2_vl.py _process_image_input,
+# llava.py _process_image_input / get_image_features)
+_MM_ENCODER = (r"_execute_mm_encoder|execute_mm_encoder|get_multimodal_embeddings|embed_multimodal|_gather_mm_embeddings|"
+               r"\b_process_(?:image|video|audio)_input\b|\bget_image_features\b")
 
 LOG = LogWords(
     fingerprint=rx(r"\bvllm\b(?![-.](?:rs|metal|mlx)\b)|VllmWorker|EngineCore|gpu_model_runner\.py|kv_cache_utils\.py|gpu_worker\.py|"
