@@ -392,7 +392,6 @@ LOG = LogWords(
         msg(r"[KV] cache type \w+ with block size \d+ does not divide n_embd_head|V cache quantization requires "
             r"flash.?attn|quantized V cache was requested, but this requires Flash Attention", "not_oom",
             code="kv-cache-type-unsupported"),
-        # ggml's own fixed metadata/scratch pool (old builds, KoboldCpp): too small for the batch, not the GPU
         # an operation the back end cannot run: ggml-backend.cpp's scheduler, a tensor already placed on a back end
         # that lacks its op ("pre-allocated tensor (cache_k_l3 (view)) in a buffer (Vulkan0) that cannot run the
         # operation (SET_ROWS)"), ggml-vulkan's "ggml_vulkan: Error: Missing op: X", ggml-sycl's "error: op not
@@ -400,6 +399,7 @@ LOG = LogWords(
         msg(r"\bpre-allocated tensor \(.{1,200}?\) in a buffer \(\S+\) that cannot run the operation\b|"
             r"\bggml_vulkan: Error: Missing op: |compute_forward: error: op not supported\b|"
             r"\berror: node +\d+, op = +\w+ not implemented\b", "not_oom", code="backend-op-unsupported"),
+        # ggml's own fixed metadata/scratch pool (old builds, KoboldCpp): too small for the batch, not the GPU
         msg(r"not enough space in the (?:context's memory pool|scratch memory|buffer)", "not_oom",
             code="ggml-context-pool-too-small"),
         # pinned host memory is optional: llama.cpp warns and goes on with pageable memory (ggml-cuda.cu

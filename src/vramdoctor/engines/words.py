@@ -149,18 +149,20 @@ def switch(key: str, flag: str) -> Figure:
 TRIED = (r"\b(?:(?:I |we )?(?:have |had )?(?:already |also )?(?:tried|tested|attempted)\b(?P<t>[^.;\n]{0,40}?)|even with )"
          r"`?(?P<flag>--?[a-z][\w-]*)`?(?:\s*(?:=|to|of|at|as)\s*|\s+)`?(?P<value>\d+(?:\.\d+)?)\b`?"
          r"(?P<after>[^\n]{0,120})")
+#: a flag (with its dashes or named without them, "gpu-memory-utilization") or a config key, as the words of a value
+#: tried name it
+FLAG_NAME = r"(?P<flag>--?[a-z][\w-]*|[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)"
 #: ... or a setting the user says they moved to a value, and it still failed ("We reduced the
 #: kvcache_free_gpu_mem_frac flag in the config file all the way down to .10 and still see this error", "lowered
 #: --gpu-memory-utilization to 0.7, same OOM"): a flag or a config key, the value after "to"
 TRIED_TO = (r"\b(?:reduced|reducing|lowered|lowering|decreased|decreasing|dropped|raised|raising|increased|increasing|"
-            r"bumped|changed|set|setting)\s+(?:the\s+)?`?"
-            r"(?P<flag>--?[a-z][\w-]*|[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)`?"
+            r"bumped|changed|set|setting)\s+(?:the\s+)?`?" + FLAG_NAME + r"`?"
             r"(?:\s+(?:flag|setting|option|parameter|value))?"
             r"(?:\s+in\s+(?:the\s+|our\s+|my\s+)?[\w.-]+(?:\s+file)?)?\s+(?:all\s+the\s+way\s+)?(?:down\s+|up\s+)?"
             r"to\s+`?(?P<value>\d*\.?\d+)\b`?(?P<after>[^\n]{0,120})")
 #: ... in Chinese: "已经把 --cache-max-entry-count 降到 0.5 还是一样爆显存" (lowered to 0.5, the same OOM); the flag or key,
 #: a verb of moving it (降到, 调到, 改成, 设置为, ...), the value
-TRIED_TO_ZH = (r"`?(?P<flag>--?[a-z][\w-]*|[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)`?\s*(?:参数|的值)?\s*(?:从\s*[\d.]+\s*)?"
+TRIED_TO_ZH = (r"`?" + FLAG_NAME + r"`?\s*(?:参数|的值)?\s*(?:从\s*[\d.]+\s*)?"
                r"(?:降到|降低到|降为|降至|调到|调成|调整到|调整为|调低到|调小到|改成|改为|改到|设置为|设置成|设为|设成|设到|"
                r"减少到|减小到|提高到|增加到|增大到|调高到)\s*`?(?P<value>\d*\.?\d+)`?(?P<after>[^\n]{0,120})")
 _FAILED_ZH = re.compile(r"还是|仍然|依然|照样|一样|同样|报错|崩|爆显存|炸显存|显存不足|不行|没用|无效|(?<![A-Za-z])oom|OOM")
