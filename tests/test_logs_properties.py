@@ -17,7 +17,7 @@ from vramdoctor.engines import all_engines, get
 from vramdoctor.engines.interface import SETTINGS
 from vramdoctor.errors import UsageError
 from vramdoctor.logs import KINDS, diagnose
-from vramdoctor.logs.prefilter import alternatives, required
+from vramdoctor.logs.prefilter import Words, alternatives, required, hyperscan
 from vramdoctor.logs.reader import read_blocks, read_lines
 from vramdoctor.logs.scan import numbered
 
@@ -147,11 +147,37 @@ def _fraction_shown(run) -> float | None:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 1 else None
 
 
+#: the block searches this machine has (Hyperscan where its package is installed; the automaton everywhere)
+BACKENDS = ["ahocorasick"] + (["hyperscan"] if hyperscan is not None else [])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
-def test_the_block_prefilter_reports_what_every_line_reports(path):
+def test_the_block_prefilter_reports_what_every_line_reports(path, backend, monkeypatch):
+    monkeypatch.setattr(Words, "backend", backend)
     by_lines = diagnose(read_lines(str(path)))
     by_blocks = diagnose(read_blocks(str(path)))
     assert by_lines.to_dict() == by_blocks.to_dict()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_block_search_finds_every_line_holding_a_word(backend, monkeypatch):
+    """Each backend finds a hit in every line that holds a word (in any case, at the block's edges, a CJK word),
+    in order, and none in a line that holds none; a search that stops early has paid for no more."""
+    monkeypatch.setattr(Words, "backend", backend)
+    w = Words(["out of memory", "oom", "显存"])
+    block = ("CUDA OUT OF MEMORY here\nnothing\nan oom and an Out Of Memory\n"
+             "plain\n显存不足\nroom\nOOM").encode() + b"\n"
+    low = Words.prepare(block)
+    lines = {block.count(b"\n", 0, h) for h in w.hits(low, 0, len(low))}
+    assert lines == {0, 2, 4, 5, 6}  # ("room" holds "oom")
+    hits = list(w.hits(low, 0, len(low)))
+    assert hits == sorted(hits)
+    later = block.index(b"plain")
+    assert {block.count(b"\n", 0, h) for h in w.hits(low, later, len(low))} == {4, 5, 6}
+    assert list(w.hits(low, 0, block.index(b"\n"))) and not list(w.hits(low, block.index(b"nothing"),
+                                                                            block.index(b"an oom")))
+    assert list(Words([]).hits(low, 0, len(low))) == []
 
 
 def test_small_blocks_split_lines_anywhere(tmp_path):

@@ -1,6 +1,6 @@
 """The fast path: scan a log as blocks of bytes, decoding only the lines that can matter.
 
-One Aho-Corasick pass over each block (4 MiB) finds every line holding a word some pattern needs
+One multi-word search over each block (4 MiB; `prefilter.Words`) finds every line holding a word some pattern needs
 (`Knowledge.words`); only those lines are decoded and fed to the `Scanner`, with every line number
 counted as `grep -n` counts it. Whole lines are fed where the scanner needs every line: the first
 `ENGINE_SAMPLE_LINES` (to recognise the engine) and the lines just after a failure (its backtrace
@@ -155,8 +155,7 @@ def _skip(s: Scanner, n: int, count: int) -> int:
 
 def _scan_buffer(buf: bytes, line_no: int, s: Scanner, search: _Search, state: dict, feed) -> int:
     """Feed the lines of `buf` (whole lines, ending in '\\n') that matter; return the last line number."""
-    low = buf.lower()
-    view = memoryview(low)  # searched from a position without copying the rest of the block
+    low = Words.prepare(buf)  # (the same length and newlines as `buf`)
     pos, n = 0, line_no
     size = len(buf)
     window = state.get("window", WINDOW_BYTES)  # shrinks while searches are cut short, grows back when not
@@ -176,11 +175,11 @@ def _scan_buffer(buf: bytes, line_no: int, s: Scanner, search: _Search, state: d
         stop = min(size, base + window)
         if stop < size:
             stop = low.index(b"\n", stop - 1) + 1
-        for hit in words.first_hits(view[base:stop]):
-            start = low.rfind(b"\n", 0, base + hit) + 1
+        for hit in words.hits(low, base, stop):
+            start = low.rfind(b"\n", 0, hit) + 1
             if start < pos:
                 continue  # a second hit on a line already fed
-            end = low.index(b"\n", base + hit)
+            end = low.index(b"\n", hit)
             n = _skip(s, n, low.count(b"\n", pos, start))
             n += 1
             state["offset"] = start
