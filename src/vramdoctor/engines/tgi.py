@@ -16,6 +16,13 @@ from re import IGNORECASE as I, DOTALL as S
 from .interface import Endpoints, Engine, KvView, LogWords, StepCode, Tokenizer, answer_json, as_count, prom_samples
 from .words import NOT_ADMIN, NUM, cli, count, fig, fraction, msg, rx
 
+# the model built from its weights (server/text_generation_server/models/flash_causal_lm.py FlashCausalLM.__init__:
+# `weights = Weights(filenames, device, dtype, ...)` then `model = model_class(prefix, config, weights)`, 1.x's
+# flash_mistral.py `model = model_cls(config, weights)`; each layer takes its tensors through utils/weights.py
+# `weights.get_tensor` / `get_sharded` / `get_multi_weights_col`): the KV cache comes later, in warmup()
+_MODEL_BUILT = rx(r"\bmodel_(?:cls|class)\((?:prefix,\s*)?config,\s*weights\)|\bweights\.get_(?:tensor|sharded|"
+                  r"multi_weights_col|multi_weights_row|packed_sharded|weights_col)\(|text_generation_server/utils/weights\.py")
+
 LOG = LogWords(
     # (and its name as people write it, "TGI", and its benchmark client, text-generation-benchmark)
     fingerprint=rx(r"text[-_]generation[-_](?:inference|router|launcher|server|client|benchmark)|router/src|\bTGI\b|"
@@ -49,6 +56,7 @@ LOG = LogWords(
         msg(r"\bError when initializing model\b", "wrapper", "WEIGHTS"),
     ),
     frames={
+        "WEIGHTS": _MODEL_BUILT,
         "WARMUP": rx(r"in warmup\b|\bwarmup\{|Method Warmup|Warming up model"),
         # (and the router's request spans, router/src/server.rs chat_completions / completions / compat_generate /
         # generate_stream, and its infer module, router/src/infer: they run only for a request)
@@ -116,6 +124,7 @@ LOG = LogWords(
         fig("cuda_graphs_off", r"(?:^|\s)--cuda-graphs(?:=|\s+)['\"]?0(?![\d,.])|\bcuda_graphs: Some\(\[0\]\)",
             lambda m: True),
     ),
+    loader=_MODEL_BUILT,
     step_codes=(
         # the warm-up prefill (server/text_generation_server/models/flash_causal_lm.py warmup -> generate_token, before
         # the KV cache is sized and the graphs captured): what its own message says, "Not enough memory to handle N

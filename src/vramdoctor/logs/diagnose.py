@@ -549,6 +549,25 @@ _LOADED_WORDS = re.compile(r"\b(?:after|once) (?:the )?(?:\w+ )?models? (?:is |w
 _NOT_THEN = re.compile(r"\b(?:not|never|before|without)\s+(?:\w+\s+){0,2}$", re.I)
 
 
+#: the code line a traceback prints under its frame that raises or asserts (indented)
+_CODE_LINE = re.compile(r"^\s+(?:raise|assert)\s")
+#: a traceback's last line: an exception's class at the line's start ("NotImplementedError: awq is not supported",
+#: "torch.OutOfMemoryError: ...", a bare "AssertionError")
+_RAISED = re.compile(r"^\s*(?:\w+\.)*\w*(?:Error|Exception)\b(?::|\s*$)")
+
+
+def _raised_not_memory(f: Failure) -> bool:
+    """Whether the traceback failure `f` heads (or is a frame of) goes on to its exception line, and that exception
+    names a cause that is not memory (`exception_not_memory`): the first such line after it, before another
+    traceback's header."""
+    for _, t in f.after:
+        if t.lstrip().startswith("Traceback (most recent call last)"):
+            return False
+        if _RAISED.match(t) and not FRAME.search(t):
+            return exception_not_memory(t)
+    return False
+
+
 def _narrowed(phases: list[str], said: list[str]) -> list[str]:
     """The candidate phases a report's words leave: loading or starting words rule serving out, "after the model is
     loaded" the weights (only narrowing: where the words would leave none, all stay)."""
@@ -921,16 +940,26 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         # upgrading, loading the model fails with OOM errors during model initialization."): the engine's own line of
         # it, where the log has one, decides
         # (not the crash the report's words explain as an allocation that failed first: the crash is its consequence)
-        own = [g for g in fatal if g is not f and g.kind in ("oom", "not_oom") and not user_words(g.text)
+        # (a traceback's code line is the program's, quotes and all: `raise NotImplementedError(f"{q} is not ...")`)
+        own = [g for g in fatal if g is not f and g.kind in ("oom", "not_oom")
+               and (not user_words(g.text) or _CODE_LINE.match(g.text))
                and not sentence_like(g.text) and not _INTRO.match(g.text) and not _TABLE_ROW.match(g.text)
                and not (f.code == "crash-after-alloc-failed" and g.code == "crash-access-violation")]
-        cut = [g for g in run.failures if g.kind == "error" and g.line_no > f.line_no and not user_words(g.text)]
+        later = [g for g in run.failures if g.kind == "error" and g.line_no > f.line_no and not user_words(g.text)]
+        # (an error below the words that goes on to its cause, and the cause is not memory: "It results in OOM on
+        # A100." above a traceback that ends "ValueError: Unknown quantization method", or in a bare AssertionError:
+        # the log's own failure is that error, as where a title names the out-of-memory)
+        shown = [g for g in later if not sentence_like(g.text) and (_cause_shown(g) or _assertion(g)
+                                                                    or _raised_not_memory(g))]
+        cut = [g for g in later if g not in shown]
         # (or the engine's wrapper line that names the ledgers its step could have failed in: "failed to create context
         # with model", after the weights, for "It is saying out of memory but it's not")
         named = [g for g in run.failures if g.kind in ("wrapper", "error") and (g.phase or g.candidates)
                  and program_line(g.text)]
         if own:
             f = own[0]
+        elif f.kind == "oom" and shown and not cut:
+            f = shown[0]
         elif f.kind == "oom" and not f.phase and not f.candidates and named and not cut:
             told = (f.line_no, f.text)
             f = replace(named[0], kind="oom", code="", wrapper=False, deciding=None)

@@ -48,11 +48,11 @@ LEVEL = re.compile(r"^.{0,80}?(?:\b|\[|level=)(DEBUG|INFO|WARNING|WARN|ERROR|CRI
 COMPOSE_PREFIX = r"[A-Za-z][\w.-]*\s+\|\s?"
 #: a Python frame, also one a console or docker compose wrapped: its second half after "File" (under compose's prefix,
 #: its function name on the next line: '"/x/linear.py", line 129,'), or its first half ('File "/x/runner.py",');
-#: several on one line are a flattened traceback
-PY_FRAME = re.compile(r'File "[^"]+", line \d+, in [\w<>.]+|^(?:' + COMPOSE_PREFIX + r')?\W*"[^"]+\.py", line \d+,?'
+#: several on one line are a flattened traceback; a paste cut inside its first frame's "File" keeps 'ile "/x/a.py", line 3'
+PY_FRAME = re.compile(r'File "[^"]+", line \d+, in [\w<>.]+|^(?:' + COMPOSE_PREFIX + r')?(?:ile|le|e)?\W*"[^"]+\.py", line \d+,?'
                       r'(?:\s+in\b|\s*$)|File "[^"]+\.py",(?: line \d+,?)?\s*$')
 #: a frame of any language: Python, a C++ backtrace entry, Go, CUDA source
-FRAME = re.compile(r'File "[^"]+", line \d+, in [\w<>.]+|^(?:' + COMPOSE_PREFIX + r')?\W*"[^"]+\.py", line \d+,?(?:\s+in\b|\s*$)|'
+FRAME = re.compile(r'File "[^"]+", line \d+, in [\w<>.]+|^(?:' + COMPOSE_PREFIX + r')?(?:ile|le|e)?\W*"[^"]+\.py", line \d+,?(?:\s+in\b|\s*$)|'
                    r'File "[^"]+\.py",(?: line \d+,?)?\s*$|'
                    r'^#\d+\s+0x[0-9a-f]+ in \S|'  # gdb's backtrace (ggml_print_backtrace: "#5  0x00007efc... in f () from x.so")
                    r'^\s*(?:\\n)?\d+\s+(?:0x[0-9a-f]+\s|\S+\s+0x[0-9a-f]+ )|'

@@ -1,0 +1,76 @@
+"""`vramdoctor logs` on the kinds of fault the held-out rounds 218 and later (issue 6, stop 32) found, each with logs
+of our own in other engines, versions and wordings. The engines' lines follow their sources (named in
+`vramdoctor/engines/<engine>.py`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from logcase import diag, kind_of, run_of
+
+# --- a report's sentence of an out-of-memory above a traceback that goes on to its own cause, and that cause is not
+# memory (a feature request's motivation, then the crash of the workaround it tried): the log's failure decides, as
+# where a title names the out-of-memory; its frames are never the out-of-memory's place (they made it WEIGHTS) -----
+
+_FRAMES = ['  File "/usr/lib/python3.10/site-packages/sglang/srt/layers/moe/fused_moe_triton/layer.py", line 227, in '
+           '__init__']
+
+
+@pytest.mark.parametrize("said,error", [
+    ("Currently, SGLang supports dp+ep. But for A100, when the context is very long, it will result in OOM.",
+     ["    assert self.quant_method is not None", "AssertionError"]),
+    ("For long prompts on A100 it always results in OOM, so we need AWQ support for DeepSeek V2.",
+     ["    self.quant_method = get_quant_method(config)",
+      "ValueError: Unknown quantization method: awq_marlin. Must be one of ['fp8', 'gptq']."]),
+    ("I get OOM with the fp16 model, and the AWQ one crashes like this:",
+     ["    raise NotImplementedError(f\"{quant} is not supported for MoE\")",
+      "NotImplementedError: awq is not supported for MoE"]),
+])
+def test_a_stated_oom_above_a_traceback_ending_in_another_cause_is_that_cause(said, error):
+    lines = ["# [Feature] quantized MoE", "", said, "", "```", "Traceback (most recent call last):"] + _FRAMES + error
+    assert kind_of(lines + ["```"])[0] == "NOT_OOM"
+
+
+@pytest.mark.parametrize("error", [
+    ["    self.w13_weight = torch.empty(", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."],
+    ["    self.w13_weight = torch.empty("],  # (cut before its error: the report's words give the cause)
+])
+def test_a_stated_oom_above_a_traceback_of_memory_or_cut_is_still_memory(error):
+    lines = ["I get OOM when loading the fp16 model on 8x A100:", "", "Traceback (most recent call last):"] + _FRAMES
+    assert kind_of(lines + error)[0] in ("WEIGHTS", "UNDETERMINED")
+
+
+# --- a traceback whose first frame lost the start of its "File" (a paste or an excerpt cut at its left edge), and TGI's
+# model build from its weights (`model_class(prefix, config, weights)`, `weights.get_sharded(...)`): the weights -------
+
+_TGI_TB_ESCAPED = ('ile \\"/usr/src/server/text_generation_server/models/flash_causal_lm.py\\", line 1020, in '
+                   '__init__\\n    model = model_class(prefix, config, weights)\\n\\n  File \\"/usr/src/server/'
+                   'text_generation_server/models/custom_modeling/flash_qwen2_modeling.py\\", li')
+
+
+@pytest.mark.parametrize("lines", [
+    # 1.x, escaped in a JSON record, cut at both ends
+    ["With QUANTIZE unset I get CUDA OOMs:", "```",
+     'ile \\"/opt/conda/lib/python3.10/site-packages/text_generation_server/models/flash_mistral.py\\", line 333, in '
+     '__init__\\n    model = model_cls(config, weights)\\n\\n  File \\"/opt/conda/lib/python3.10/site-packages/'
+     'text_generation_server/models/custom_modeling/flash_mixtral_modeling.py\\", li', "```"],
+    # 2.x's FlashCausalLM, its layers taking their tensors (the weights module named), escaped and cut
+    ["the shard dies with torch.cuda.OutOfMemoryError right after start:", _TGI_TB_ESCAPED],
+    # pasted as lines, its first frame cut to "le", the layers' tensors taken, the rest cut
+    ["CUDA out of memory on 2x L4 with Mixtral", "",
+     'le "/usr/src/server/text_generation_server/models/custom_modeling/flash_mixtral_modeling.py", line 310, in '
+     '__init__', '    self.gate = weights.get_multi_weights_col(', '  File "/usr/src/server/text_gen'],
+])
+def test_a_traceback_cut_inside_its_first_file_word_still_shows_the_weights_loading(lines):
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+def test_a_frame_cut_inside_its_file_word_is_a_frame_not_a_line_of_its_own():
+    # (in a vLLM traceback, the innermost frame cut so: still the innermost, the graph capture)
+    lines = ["INFO 05-02 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5",
+             "INFO 05-02 10:00:30 [gpu_model_runner.py:1329] Model loading took 14.99 GiB and 20.1 seconds",
+             "INFO 05-02 10:00:40 [kv_cache_utils.py:634] GPU KV cache size: 60,000 tokens",
+             'e "/usr/local/lib/python3.12/site-packages/vllm/v1/worker/gpu_model_runner.py", line 1702, in capture_model',
+             "    self._dummy_run(num_tokens)",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB."]
+    assert kind_of(lines)[0] == "WARMUP"
