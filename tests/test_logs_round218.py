@@ -74,3 +74,51 @@ def test_a_frame_cut_inside_its_file_word_is_a_frame_not_a_line_of_its_own():
              "    self._dummy_run(num_tokens)",
              "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB."]
     assert kind_of(lines)[0] == "WARMUP"
+
+
+# --- a count of out-of-memory events that is zero (torch.cuda.memory_summary()'s "CUDA OOMs: 0", an exporter's "OOM
+# events: 0"): no out-of-memory happened; a count above zero is one ----------------------------------------------------
+
+_SUMMARY = ["|===========================================================================|",
+            "|                  PyTorch CUDA memory summary, device ID 0                 |",
+            "|---------------------------------------------------------------------------|",
+            "|            CUDA OOMs: {n}            |        cudaMalloc retries: 0         |",
+            "|===========================================================================|",
+            "| Allocated memory      |  11986 MiB |  12247 MiB |  15882 MiB |   3895 MiB |"]
+
+
+@pytest.mark.parametrize("lines", [
+    ["After `del llm` nothing is released:"] + [t.replace("{n}", "0") for t in _SUMMARY],
+    ["INFO 06-01 10:00:00 [metrics.py:100] gpu0 memory used 70.2 GiB, OOM events: 0, oom_kills=0"],
+    ["sglang-exporter | node=a100-3 OOMs=0 restarts=0 uptime=36h"],
+])
+def test_a_count_of_zero_ooms_is_no_oom(lines):
+    assert kind_of(lines)[0] in ("NONE", "LEAK")
+
+
+def test_a_count_of_ooms_above_zero_is_memory():
+    assert kind_of(["Summary after the crash:"] + [t.replace("{n}", "2") for t in _SUMMARY])[0] == "UNDETERMINED"
+
+
+# --- an out-of-memory named as what something would do, not what happened: things told apart by it ("skip cuda graphs
+# that will oom"), a condition or a question with a modal ("warn users if the combination will OOM") -----------------
+
+@pytest.mark.parametrize("said", [
+    "# fix: skip cuda graphs that will oom and improve free memory logging",
+    "This PR adds a check to warn users if the combination will OOM before the server starts.",
+    "[Feature] drop batch sizes which would OOM during capture",
+    "We should check whether a batch of 256 could run out of memory before capturing it.",
+])
+def test_an_oom_a_sentence_only_conditions_on_is_no_failure(said):
+    lines = [said, "", "```", "Server started at unix:///tmp/text-generation-server-0",
+             "Free memory before the warmup: 6939.06 MB", "Free memory after allocating the cache: 393.06 MB",
+             "Total memory used for CUDA graphs: 222.00 MB", "```"]
+    assert kind_of(lines)[0] == "NONE"
+
+
+@pytest.mark.parametrize("said", [
+    "# cuda graphs OOM with max_batch_size 256",
+    "When I start it with 256 graphs it will OOM every time.",
+])
+def test_an_oom_stated_beside_those_words_is_still_one(said):
+    assert kind_of([said, "", "Server started at unix:///tmp/text-generation-server-0"])[0] != "NONE"

@@ -40,6 +40,11 @@ _SUPPOSED = re.compile(
     # ... or the out of memory the subject of a condition ("If out-of-memory error occurs during cudagraph capture,
     # consider ...", vLLM's own hint at INFO; "if an OOM happens"): not "if I use 32k context I get OOM"
     r"\bif (?:an? |the |any )?(?:CUDA |GPU )?" + _OOM_NAME + "|"
+    # ... or a condition, or a question, whether something will or would run out ("warn users if the combination
+    # will OOM", "check whether a batch of 64 would run out of memory")
+    r"\b(?:if|whether|unless)\b[^.;!?]{0,80}?\b(?:will|would|could|might|may|can)\s+(?:\w+\s+)?" + _OOM_NAME + "|"
+    # ... or things told apart by whether they would ("skip cuda graphs that will oom", "configs which would OOM")
+    r"\b(?:that|which)\s+(?:will|would|could|might|may)\s+(?:likely\s+|probably\s+)?" + _OOM_NAME + "|"
     r"(?:\bif you(?:['\u2019]re | (?:are |run |hit |encounter |see |get ))|\bmay (?:cause|lead to|result in)|\bmight |"
     # (ggml-opencl's hint after any OpenCL error: "You may be out of VRAM. Please check if you have enough.")
     r"\bmay be |\bmaybe |"
