@@ -122,3 +122,61 @@ def test_an_oom_a_sentence_only_conditions_on_is_no_failure(said):
 ])
 def test_an_oom_stated_beside_those_words_is_still_one(said):
     assert kind_of([said, "", "Server started at unix:///tmp/text-generation-server-0"])[0] != "NONE"
+
+
+# --- ggml-sycl's CHECK_TRY_ERROR, which catches a sycl::exception and names only the call it was in ("Exception caught
+# in this line of code", "Exception caught at file:..., line:..."): a failure whose cause is not shown, never a named
+# cause that is not memory (h222/17: an A770 copying fp16 weights, "leave memory settings alone") ---------------------
+
+@pytest.mark.parametrize("lines", [
+    ["Error: llama runner process has terminated: error:CHECK_TRY_ERROR((*stream).memcpy((char *) tensor->data + "
+     "offset, data, size).wait()): Exception caught in this line of code.",
+     "  in function ggml_backend_sycl_buffer_set_tensor at C:\\llm.cpp\\ggml\\src\\ggml-sycl\\ggml-sycl.cpp:432",
+     "C:\\llm.cpp\\ggml\\src\\ggml-sycl\\..\\ggml-sycl\\common.hpp:115: SYCL error"],
+    ["llama_model_load: loading model from qwen2.5-14b-f16.gguf",
+     "Exception caught at file:/llama.cpp/ggml/src/ggml-sycl/ggml-sycl.cpp, line:3812, func:operator()",
+     "SYCL error: CHECK_TRY_ERROR(dpct::gemm_batch(*stream, oneapi::mkl::transpose::trans, ...)): "
+     "Exception caught in this line of code."],
+])
+def test_a_caught_sycl_exception_without_its_message_is_a_cause_not_shown(lines):
+    assert kind_of(lines) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+def test_a_sycl_exception_with_its_message_is_read():
+    # (the exception's own words printed: out of device memory)
+    lines = ["Exception caught at file:/llama.cpp/ggml/src/ggml-sycl/ggml-sycl.cpp, line:432",
+             "  in function ggml_backend_sycl_buffer_set_tensor",
+             "terminate called after throwing an instance of 'sycl::_V1::exception'",
+             "  what():  UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY"]
+    assert kind_of(lines)[0] in ("WEIGHTS", "UNDETERMINED") and kind_of(lines)[1] != "failure-cause-not-shown"
+
+
+# --- Triton's backend manager not finding a backend's library (the model's config names a backend whose .so is not
+# installed): a library that could not be loaded, not a cause left unshown ------------------------------------------
+
+@pytest.mark.parametrize("backend", ["tensorrtllm", "vllm", "python"])
+def test_triton_not_finding_a_backend_library_is_a_library_that_did_not_load(backend):
+    lines = [f"I0120 08:28:09.100000 2049 model_lifecycle.cc:469] loading: model_{backend}:1",
+             f"E0120 08:28:09.425599 2049 model_lifecycle.cc:654] \"failed to load 'model_{backend}' version 1: Invalid "
+             f"argument: unable to find backend library for backend '{backend}', try specifying runtime on the model "
+             "configuration.\"",
+             "error: creating server: Internal - failed to load all models"]
+    assert kind_of(lines) == ("NOT_OOM", "library-load-failed")
+
+
+# --- a bus error (SIGBUS), in the words of the shell, systemd, docker and TGI's launcher: not memory running out;
+# in a container most often /dev/shm, and the advice says how to give it more ----------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["# Error: Download process was signaled to shutdown with signal 7"],
+    ["2024-05-01T10:00:00.000000Z ERROR text_generation_launcher: Shard 0 failed to start",
+     "2024-05-01T10:00:00.000000Z  INFO text_generation_launcher: Shard process was signaled to shutdown with signal 7"],
+    ["main: loading model", "Bus error (core dumped)"],
+    ["vllm-server.service: Main process exited, code=killed, status=7/BUS"],
+    ["$ docker ps -a", "CONTAINER ID   IMAGE                    STATUS", "3f2a1b0c9d8e   vllm/vllm-openai:v0.6.3  Exited (135) "
+     "2 minutes ago"],
+])
+def test_a_bus_error_is_named_not_memory(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "bus-error"), (run.kind, run.code)
+    assert "/dev/shm" in run.message and "--shm-size" in run.message

@@ -1104,6 +1104,9 @@ LOG = LogWords(
         msg(r"cannot open shared object file|\bLoadLibrary\w* failed|\bdlopen\b.{0,120}\bfailed|Library not loaded:|"
             r"(?:[Cc]ould not|[Cc]ouldn't|[Ff]ailed to|[Uu]nable to) load (?:the )?(?:shared |dynamic |native )?library\b|"
             r"error while loading shared libraries|"
+            # (Triton's backend manager, the backend's .so not where the model's config says: "failed to load
+            # 'tensorrt_llm' version 1: Invalid argument: unable to find backend library for backend 'tensorrtllm'")
+            r"\bunable to find backend library\b|"
             # (Windows' ERROR_MOD_NOT_FOUND, 126, as LoadLibrary, Python's ctypes ("[WinError 126]") and Node's dlopen
             # print it; LM Studio loads its engines as Node modules: "Failed to load LLM engine from path: ...node")
             r"The specified module could not be found|\[WinError 126\]|Failed to load LLM engine\b|"
@@ -1484,6 +1487,13 @@ LOG = LogWords(
             r"\b(?:integer )?divi(?:de|sion)[- ]by[- ]zero\b|"
             + ended_by("-1073741676"), "not_oom",
             code="floating-point-exception"),
+        # a bus error (SIGBUS: the shell's "Bus error (core dumped)", systemd's "status=7/BUS", TGI's launcher's
+        # "signaled to shutdown with signal 7", an exit status of 135, 128 + 7): a mapped page that could not be had,
+        # in a container most often /dev/shm full (PyTorch's and NCCL's shared memory past docker's 64 MiB), or a
+        # model file cut short or changed while it was mapped; not the GPU's memory
+        msg(r"\bBus error\b|\bSIGBUS\b|\bstatus=7/BUS\b|\bsignaled to shutdown with signal 7\b|"
+            r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*135\b|\bExited \(135\)|" + ended_by("-7"),
+            "not_oom", code="bus-error"),
         # DeepSpeed-MII / FastGen: its KV blocks ran out mid-generation; it frees them all and recomputes
         # Apple's Metal error string: any Metal program's (llama.cpp, MLX, PyTorch MPS), so no engine's evidence
         # Ascend's runtime (CANN, as vllm-ascend and MindIE print it): a task on the NPU that did not finish in time

@@ -290,6 +290,11 @@ _NOT_OOM = {
     "kernel-config-unsupported": "the attention kernel has no build for this model's shape (its head size, group "
                                  "size or page size): not memory; choose another attention back end or a build that "
                                  "supports it.",
+    "bus-error": "the process died of a bus error (SIGBUS): a page of mapped memory it could not have. In a container "
+                 "that is most often /dev/shm full (docker's default is 64 MiB; PyTorch's and NCCL's shared memory live "
+                 "there): start it with --shm-size 1g or --ipc=host, or mount a memory-backed volume at /dev/shm (a "
+                 "Kubernetes emptyDir with medium: Memory). Otherwise a model file cut short or changed while mapped (a "
+                 "download still running, a network file system): check the file. Not the GPU's memory.",
     "floating-point-exception": "an arithmetic fault (SIGFPE: an integer division by zero, often a kernel's launch "
                                 "arithmetic at a size it does not handle, such as a prompt past the chunk or batch "
                                 "size): a bug, not memory running out; note the size it starts at and report it to "

@@ -334,6 +334,10 @@ CAUSE_UNKNOWN = re.compile(r"\bfor (?:some|an? unknown|unknown|no (?:apparent|ob
                            r"\bwithout (?:a |any )?(?:reason|cause)\b|\b(?:crashed|died)\s*(?:[.,;:]|$)|"
                            # (a gRPC status with an empty description: LocalAI's "rpc error: code = Canceled desc = ")
                            r"\brpc error: code = \w+ desc =\s*$|"
+                           # (ggml-sycl's CHECK_TRY_ERROR, which catches a sycl::exception and names only the call:
+                           # "error:CHECK_TRY_ERROR((*stream).memcpy(...)): Exception caught in this line of code.",
+                           # "Exception caught at file:ggml-sycl.cpp, line:432")
+                           r"\bException caught (?:in this line of code|at file\b)|"
                            # (or an exception whose message only says that a step failed: "RuntimeError: Initialization
                            # failed", "RuntimeError: Engine core initialization failed.")
                            r"(?:Error|Exception)\s*:\s*(?:[\w-]+\s+){0,3}(?:failed|failure|aborted)\W*$", re.I)
