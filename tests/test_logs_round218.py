@@ -180,3 +180,34 @@ def test_a_bus_error_is_named_not_memory(lines):
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("NOT_OOM", "bus-error"), (run.kind, run.code)
     assert "/dev/shm" in run.message and "--shm-size" in run.message
+
+
+# --- vLLM's "KV cache is needed, which is larger than the available KV cache memory" as a report shortens it: the pool
+# too small for one sequence of the context, with the two sizes read ---------------------------------------------------
+
+@pytest.mark.parametrize("said", [
+    "ValueError: 1.75 GiB KV cache is needed, available 0.13 GiB",
+    "On the 4090 it stops at start-up: 3.20 GiB KV cache is needed but only 0.90 GiB is available.",
+    "vllm 0.9.1 -> ValueError (2.5 GiB KV cache is needed, while 0.4 GiB available)",
+])
+def test_vllms_kv_needed_as_a_report_shortens_it_is_the_pool(said):
+    run = run_of(diag("\n".join(["INFO 07-05 10:00:00 [__init__.py:244] vLLM API server version 0.9.1", said])))
+    assert (run.kind, run.code) == ("KV_CAPACITY", "max-model-len-exceeds-kv-cache"), (run.kind, run.code)
+    assert run.numbers.get("kv_available_bytes") and run.numbers["kv_available_bytes"] < run.numbers["kv_needed_bytes"]
+
+
+# --- vLLM's multimodal profiler warning that the profile run's dummy sequence is too short (multimodal/profiling.py):
+# a step under way, the profile run; a message that quotes a small dict and a sum is no dump of settings -------------
+
+_MM_WARN = ("WARNING 04-27 16:27:59 [profiling.py:245] The sequence length used for profiling (max_num_batched_tokens / "
+            "max_num_seqs = {n}) is too short to hold the multi-modal embeddings in the worst case ({t} tokens in total, "
+            "out of which {{'image': {i}, 'video': {v}}} are reserved for multi-modal embeddings). This may cause "
+            "certain multi-modal inputs to fail during inference, even when the input text is short.")
+
+
+@pytest.mark.parametrize("n,t,i,v", [(20000, 98304, 81920, 16384), (8192, 16384, 16384, 0), (4096, 32768, 24576, 8192)])
+def test_vllms_multimodal_profiling_warning_places_the_oom_in_the_profile_run(n, t, i, v):
+    lines = [_MM_WARN.format(n=n, t=t, i=i, v=v),
+             "ERROR 04-27 16:28:02 [engine.py:448] CUDA out of memory. Tried to allocate 800.00 MiB. GPU 0 has a total "
+             "capacity of 15.56 GiB of which 442.62 MiB is free."]
+    assert kind_of(lines) == ("WARMUP", "profile-run-oom")

@@ -415,7 +415,10 @@ LOG = LogWords(
         # (a user may quote only its words, without the figures: "... is larger than the maximum number of tokens ...")
         msg(r"is larger than the maximum number of tokens that can be stored in KV cache",
             "oom", "KV", "max-model-len-exceeds-kv-cache"),
-        msg(r"KV cache is needed, which is larger than the available KV cache memory", "oom", "KV",
+        # (and as a report shortens it: "ValueError: 1.75 GiB KV cache is needed, available 0.13 GiB")
+        msg(r"KV cache is needed, which is larger than the available KV cache memory|"
+            r"\bKV cache is needed,?\s+(?:but\s+|while\s+|and\s+)?(?:only\s+)?(?:the\s+)?(?:[\d.]+\s*[KMG]i?B\s+)?"
+            r"(?:is\s+)?available\b", "oom", "KV",
             "max-model-len-exceeds-kv-cache"),
         msg(r"out of memory occurred when warming up sampler|warming up sampler with \d+ dummy", "oom", "WARMUP",
             "sampler-warmup-oom"),
@@ -473,7 +476,11 @@ LOG = LogWords(
                  r"initialize_from_config|_reshape_kv_cache|initialize_cache|raise_if_cache_size_invalid"),
         "WARMUP": rx(r"profile_run|_dummy_run|_dummy_sampler_run|determine_available_memory|"
                      r"determine_num_available_blocks|capture_model|compile_or_warm_up_model|_warm_up_model|Capturing CUDA graph|"
-                     r"Capturing cudagraph|Memory profiling"),
+                     r"Capturing cudagraph|Memory profiling|"
+                     # (multimodal/profiling.py making the profile run's dummy inputs: "The sequence length used for
+                     # profiling (max_num_batched_tokens / max_num_seqs = 20000) is too short to hold the multi-modal
+                     # embeddings in the worst case")
+                     r"sequence length used for profiling"),
         # (the quantization methods' repacking after the weights are read: process_weights_after_loading,
         # gptq_marlin_repack, awq_marlin_repack)
         "WEIGHTS": rx(r"load_model|init_device\b|Starting to load model|Loading weights|Loading drafter model|create_weights|"
@@ -551,6 +558,10 @@ LOG = LogWords(
         fig("kv_pool_tokens", r"can be stored in KV cache \(" + NUM + r"\)", count),
         fig("kv_needed_bytes", SIZE + r" KV cache is needed"),
         fig("kv_available_bytes", r"available KV cache memory \(" + SIZE),
+        fig("kv_available_bytes", r"KV cache is needed,?\s+(?:but\s+|while\s+|and\s+)?(?:only\s+)?(?:the\s+)?"
+            r"available:?\s+" + SIZE),
+        fig("kv_available_bytes", r"KV cache is needed,?\s+(?:but\s+|while\s+|and\s+)?(?:only\s+)?" + SIZE +
+            r"\s+(?:is\s+)?available"),
         fig("kv_pool_bytes", r"available KV cache memory \(" + SIZE),
         fig("max_model_len_model", r"derived max_model_len \((?:max_position_embeddings|\w+)=" + NUM, count),
         fig("max_model_len_fit", r"estimated maximum model length is " + NUM, count),

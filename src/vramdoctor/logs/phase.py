@@ -107,8 +107,12 @@ def _unwrapped(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
 #: a line saying a step finished, in any engine's words (a time taken, "loaded", "prepared", "done")
 _FINISHED = re.compile(r"\b(?:took|finished|done|loaded|prepared|succeeded)\b|\bin [\d.]+ ?(?:s|ms|sec|seconds)\b",
                        re.I)  # (not "Completed": progress bars say "40% Completed")
+#: a setting and its value as a dump prints them, `name=value` (`n_ctx = 4096` in llama.cpp's) or a dict's `'name': `:
+#: three of one form make a dump (not a message that quotes a small dict and a sum: "(max_num_batched_tokens /
+#: max_num_seqs = 20000) ... {'image': 81920, 'video': 16384}")
 #: (a name from its first letter only: one tried from each letter of a long word is quadratic in it)
-_SETTING = re.compile(r"\b\w+\s*=\s*['\"\w]|'\w+': ")
+_SETTING = re.compile(r"\b\w+\s*=\s*['\"\w]")
+_DICT_SETTING = re.compile(r"'\w+': ")
 #: a line of code (a traceback's source line), whose keyword arguments are not a dump of settings
 _CODE = re.compile(r"^\s*(?:self\.)?\w+(?:\[\w+\])?\s*=\s*\[?\s*(?:torch|np|self)\.\w+")
 
@@ -124,7 +128,7 @@ def is_progress(text: str) -> bool:
     k = knowledge()
     return (bool(STATS.search(text)) or any(p.search(text) for _, p in k.milestones)
             or any(p.search(text) for p in k.run_start)
-            or len(_SETTING.findall(text)) >= 3 and not _CODE.search(text))
+            or (len(_SETTING.findall(text)) >= 3 or len(_DICT_SETTING.findall(text)) >= 3) and not _CODE.search(text))
 
 
 @dataclass
