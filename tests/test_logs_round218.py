@@ -211,3 +211,20 @@ def test_vllms_multimodal_profiling_warning_places_the_oom_in_the_profile_run(n,
              "ERROR 04-27 16:28:02 [engine.py:448] CUDA out of memory. Tried to allocate 800.00 MiB. GPU 0 has a total "
              "capacity of 15.56 GiB of which 442.62 MiB is free."]
     assert kind_of(lines) == ("WARMUP", "profile-run-oom")
+
+
+# --- macOS's memory-pressure killer, jetsam, in a crash report's, the kernel's and a report's words: the host's memory
+# (unified memory on Apple silicon), a kill for want of it ------------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["# oMLX process killed by macOS jetsam under memory pressure", "", "  - A long-context request in flight"],
+    ["main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+     "srv  update_slots: all slots are idle",
+     "2025-03-01 10:00:00.000 kernel[0]: memorystatus: killing_specific_process pid 812 [llama-server] "
+     "(per-process-limit) 24589MB - memorystatus_available_pages: 10240"],
+    ['{"bug_type":"298","os_version":"macOS 14.4","name":"JetsamEvent","largestProcess":"ollama"}'],
+    ["The server gets killed under memory pressure as soon as two long chats run at once."],
+])
+def test_macos_jetsam_is_a_host_memory_kill(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind in ("RUNTIME", "UNDETERMINED", "WEIGHTS") and "host" in run.code, (run.kind, run.code)

@@ -864,6 +864,11 @@ LOG = LogWords(
             # memory")
             # (macOS's own dialog for it, "Your system has run out of application memory")
             r"\b(?:has |have )?(?:run|ran|running) out of application memory\b|"
+            # (... and its memory-pressure killer, jetsam: a crash report's "JetsamEvent", the kernel's "memorystatus:
+            # killing_specific_process pid 812 [ollama] (per-process-limit)", "killed by macOS jetsam", a process
+            # "killed under memory pressure")
+            r"\bjetsam\b|\bJetsamEvent\b|\bmemorystatus\w*:? (?:kill|killing)\w*|"
+            r"\bkill(?:ed|s)?\b[^.;\n]{0,60}?\bunder memory pressure\b|"
             r"\b(?:exhaust(?:s|ed|ing)?|OOMs?|OOMed|OOM'd|run(?:s|ning)? out of|ran out of) (?:the |all )?(?:host RAM|"
             r"host memory|system RAM|system memory|CPU RAM|CPU memory|host's RAM|host's memory)\b",
             "oom", "HOST"),
