@@ -228,3 +228,27 @@ def test_vllms_multimodal_profiling_warning_places_the_oom_in_the_profile_run(n,
 def test_macos_jetsam_is_a_host_memory_kill(lines):
     run = run_of(diag("\n".join(lines)))
     assert run.kind in ("RUNTIME", "UNDETERMINED", "WEIGHTS") and "host" in run.code, (run.kind, run.code)
+
+
+# --- memory growth stated in words the growth patterns missed: a metric's name between the memory word and the rising
+# (内存container_memory_working_set_bytes持续增加), memory taken again with each step ("keeps consuming system RAM
+# and SWAP with each prompt") -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("said", [
+    "# [Bug]: 0.23.0RC1版本单机拉起deepseek服务容器内使用内存container_memory_working_set_bytes持续增加",
+    "# 服务运行一天后显存nvidia_gpu_memory_used_bytes不断上涨",
+    "# Llama keeps consuming system RAM and SWAP with each prompt.",
+    "The server eats more and more VRAM after every request until it dies.",
+    "ollama keeps using more memory for each new conversation",
+])
+def test_growth_in_these_words_is_stated(said):
+    assert kind_of([said, "", "INFO 09-15 10:00:00 [api_server.py:1043] vLLM API server version 0.9.2"]) == (
+        "LEAK", "memory-growth-stated")
+
+
+@pytest.mark.parametrize("said", [
+    "It keeps using 20 GB of RAM for each model I load, which is expected for its size.",
+    "# 内存container_memory_working_set_bytes达到 30G",
+])
+def test_use_without_growth_is_not_growth(said):
+    assert kind_of([said, "", "INFO 09-15 10:00:00 [api_server.py:1043] vLLM API server version 0.9.2"])[0] != "LEAK"

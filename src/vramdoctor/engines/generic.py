@@ -211,6 +211,11 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            # ... memory allocated over and over ("the model keeping allocat memory when handling a request", "it keeps
            # allocating more VRAM")
            r"\bkeep(?:s|ing)?\s+(?:on\s+)?allocat\w*\s+(?:more\s+)?(?:\w+\s+)?(?:memory|RAM|VRAM)\b|"
+           # ... or taking more of it with each step ("Llama keeps consuming system RAM and SWAP with each prompt", "it
+           # eats more and more VRAM after every request")
+           r"(?:\bkeep(?:s|ing)?\s+(?:on\s+)?(?:consum|eat|us|tak|grabb|hogg)\w*|\b(?:consum|eat|us|tak)\w*\s+more(?:\s+and\s+"
+           r"more)?)\s+(?:\w+\s+){0,2}?(?:memory|RAM|VRAM|swap)\b[^.;!?\n]{0,40}?\b(?:with|after|on|per|for)\s+(?:each|every)"
+           r"\s+(?:\w+\s+)?" + _STEP + "|"
            # ... soaring until it fills the machine ("the scheduler's memory soars until it eats the whole machine")
            r"\b(?:memory|RAM|VRAM|usage)\b[^.;!?\n]{0,30}?\b(?:soar|skyrocket|balloon)\w*\s+until\s+(?:it\s+)?"
            r"(?:eats|fills|consumes|uses|takes)\s+(?:up\s+)?(?:all|the (?:whole|entire))\b|"
@@ -377,7 +382,10 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"to swap|to grow|growing|leaking|to leak)\b")
 #: ... in Chinese: memory that keeps rising (显存一直缓慢增长, 内存持续上涨), memory not given back (显存不释放), a leak
 #: (内存泄漏)
-_GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM)[^，。,.；;！？]{0,12}?(?:一直|持续|不断|不停地?|缓慢|逐渐|慢慢|越来越|逐步|累积|累计)"
+_GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM)[^，。,.；;！？]{0,12}?"
+              # (or the metric read between them: 内存container_memory_working_set_bytes持续增加)
+              r"(?:[A-Za-z_][\w.:{}=\"-]{0,120}\s*)?"
+              r"(?:一直|持续|不断|不停地?|缓慢|逐渐|慢慢|越来越|逐步|累积|累计)"
               r"[^，。,.；;！？]{0,6}?(?:增长|增加|增大|上涨|上升|变大|升高|涨|多)|"
               r"(?:显存|内存)[^，。,.；;！？]{0,8}?(?:不|没有?|未|无法)(?:会|能)?(?:被)?(?:释放|回收)|"
               # ... or not going down once a request is over (每次问题结束后显存不降)
