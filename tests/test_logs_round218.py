@@ -252,3 +252,16 @@ def test_growth_in_these_words_is_stated(said):
 ])
 def test_use_without_growth_is_not_growth(said):
     assert kind_of([said, "", "INFO 09-15 10:00:00 [api_server.py:1043] vLLM API server version 0.9.2"])[0] != "LEAK"
+
+
+# --- a failure after a count of requests named with a word before their noun ("after ~400 LLM queries"), or the
+# noun said earlier in the sentence ("on queries to vLLM after running around 400 successfully"): while serving -------
+
+@pytest.mark.parametrize("said", [
+    "LMCache + vLLM : Failing to allocate memory after ~400 LLM queries",
+    "Receiving the error on queries to vLLM after running around 400 successfully.",
+    "The runner dies with out of memory after about 120 chat completions.",
+])
+def test_an_oom_after_a_count_of_requests_is_while_serving(said):
+    lines = [said, "", "CUDA out of memory. Tried to allocate 2.00 GiB."]
+    assert kind_of(lines)[0] == "RUNTIME"

@@ -1839,8 +1839,12 @@ LOG = LogWords(
                         r"\bconnect(?:s|ed|ing)? to the server from (?:a|an|my|the|another) (?:[\w-]+ ){0,3}?client\b|"
                         r"\bafter (?:handling |serving |processing |answering )?(?:only |just |about |around |~)?"
                         r"(?:\d+(?:\s*(?:-|–|to)\s*\d+)?|two|three|four|five|six|seven|eight|nine|ten|a dozen|twenty|"
-                        r"thirty|forty|fifty|a hundred|hundreds of) (?:responses/)?"
+                        r"thirty|forty|fifty|a hundred|hundreds of) (?:responses/)?(?:(?:LLM|API|chat|inference|"
+                        r"successful|user|client|HTTP|completion)\s+)?"
                         r"(?:conversations?|requests?|prompts?|queries|chats?|messages?|completions?)\b|"
+                        # (... the noun said before: "on queries to vLLM after running around 400 successfully")
+                        r"\bafter (?:running|serving|handling|processing|answering) (?:about |around |roughly |~)?\d+ "
+                        r"(?:of them )?(?:successfully|fine|ok|without (?:issue|problem|error)s?)\b|"
                         # ... or a benchmark client driving the server (TGI's text-generation-benchmark, vLLM's
                         # benchmark_serving.py / `vllm bench serve`, SGLang's bench_serving, NVIDIA's genai-perf)
                         # in the report's words ("run BM command: `text-generation-benchmark ...`"; not the command
