@@ -265,3 +265,38 @@ def test_use_without_growth_is_not_growth(said):
 def test_an_oom_after_a_count_of_requests_is_while_serving(said):
     lines = [said, "", "CUDA out of memory. Tried to allocate 2.00 GiB."]
     assert kind_of(lines)[0] == "RUNTIME"
+
+
+# --- what llama.cpp's issue template asks to paste under "### Name and Version" (the output of `llama-cli --version`,
+# run bare its "error: --model is required") is no line of the failing run: never its named cause; a failure pasted
+# there after a blank line and the report's words is the run's -----------------------------------------------------
+
+_LLAMA_CUT = ["### Relevant log output", "", "```",
+              "llama_kv_cache:    Vulkan0 KV buffer size =  1536.00 MiB",
+              "llama_context: enumerating backends", "l"]
+
+
+@pytest.mark.parametrize("env", [
+    ["### Name and Version", "", "llama-cli.exe", "load_backend: loaded CUDA backend from bin\\ggml-cuda.dll",
+     "error: --model is required"],
+    ["### Name and Version", "", "```", "$ ./llama-server --version",
+     "error: invalid argument: --version", "```"],
+    ["## Name and Version", "./build/bin/llama-cli", "ggml_vulkan: Found 1 Vulkan devices:",
+     "error: --model is required"],
+])
+def test_a_templates_version_output_is_not_the_run(env):
+    lines = ["# Eval bug: fails to load with -fa off", ""] + env + [
+        "", "### Problem description", "", "there's an issue when loading the model if -fa off is used"] + _LLAMA_CUT
+    assert kind_of(lines)[0] != "NOT_OOM"
+
+
+def test_the_same_error_outside_such_a_heading_is_read():
+    assert kind_of(["$ llama-cli.exe", "error: --model is required"])[0] == "NOT_OOM"
+
+
+def test_a_failure_pasted_under_the_version_after_the_reports_words_is_the_runs():
+    lines = ["### Name and Version", "", "./llama-cli --version", "version: 5123 (a4837577)", "",
+             "Sometimes, llama-server produces the following error.", "",
+             "terminate called after throwing an instance of 'std::runtime_error'",
+             "  what():  error from HF API, response code: 500", "Aborted (core dumped)"]
+    assert kind_of(lines)[0] == "NOT_OOM"
