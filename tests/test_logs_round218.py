@@ -300,3 +300,17 @@ def test_a_failure_pasted_under_the_version_after_the_reports_words_is_the_runs(
              "terminate called after throwing an instance of 'std::runtime_error'",
              "  what():  error from HF API, response code: 500", "Aborted (core dumped)"]
     assert kind_of(lines)[0] == "NOT_OOM"
+
+
+@pytest.mark.parametrize("warning", [
+    "16:36:42-092387 WARNING  Failed to load flash-attention due to the following error:",
+    "WARNING 10-27 16:36:42 [utils.py:100] Could not import the optional kernel, continuing without it:",
+    "[W 2024-10-27 16:36:42] warn: xformers not available, traceback follows",
+])
+def test_a_traceback_a_warning_shows_does_not_take_over_a_stated_oom(warning):
+    # (the program goes on after a warning's traceback: the report's out-of-memory is still the failure)
+    lines = ["as soon as the context passes 6 - 7K, it gives me an OOM error despite the free VRAM.", "",
+             "```", warning, "", "Traceback (most recent call last):",
+             '  File "/home/u/text-generation-webui/modules/exllamav2_hf.py", line 23, in <module>',
+             "    import flash_attn", "ModuleNotFoundError: No module named 'flash_attn'", "```"]
+    assert kind_of(lines)[0] != "NOT_OOM"

@@ -554,6 +554,22 @@ _LOADED_WORDS = re.compile(r"\b(?:after|once) (?:the )?(?:\w+ )?models? (?:is |w
 _NOT_THEN = re.compile(r"\b(?:not|never|before|without)\s+(?:\w+\s+){0,2}$", re.I)
 
 
+#: a warning's words that it shows an error the program goes on from ("WARNING  Failed to load flash-attention due to
+#: the following error:", text-generation-webui's, then the ImportError's traceback)
+_WARNING_LEVEL = re.compile(r"^(?:.{0,80}?\b(?:WARNING|WARN)\b|\[W[ \d]|.{0,80}?\b[Ww]arn(?:ing)?:)")
+
+
+def _under_a_warning(f: Failure) -> bool:
+    """Whether the traceback `f` is part of (its header, a frame or its exception line) was printed under a warning: a
+    line at WARNING level just before its header, the program going on after it."""
+    lines = [*f.before, (f.line_no, f.text)]
+    for i in range(len(lines) - 1, -1, -1):
+        if lines[i][1].lstrip().startswith("Traceback (most recent call last)"):
+            above = [t for _, t in lines[max(0, i - 3):i] if t.strip()]
+            return bool(above) and bool(_WARNING_LEVEL.match(above[-1]))
+    return False
+
+
 #: the code line a traceback prints under its frame that raises or asserts (indented)
 _CODE_LINE = re.compile(r"^\s+(?:raise|assert)\s")
 #: a traceback's last line: an exception's class at the line's start ("NotImplementedError: awq is not supported",
@@ -954,8 +970,8 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         # (an error below the words that goes on to its cause, and the cause is not memory: "It results in OOM on
         # A100." above a traceback that ends "ValueError: Unknown quantization method", or in a bare AssertionError:
         # the log's own failure is that error, as where a title names the out-of-memory)
-        shown = [g for g in later if not sentence_like(g.text) and (_cause_shown(g) or _assertion(g)
-                                                                    or _raised_not_memory(g))]
+        shown = [g for g in later if not sentence_like(g.text) and not _under_a_warning(g)
+                 and (_cause_shown(g) or _assertion(g) or _raised_not_memory(g))]
         cut = [g for g in later if g not in shown]
         # (or the engine's wrapper line that names the ledgers its step could have failed in: "failed to create context
         # with model", after the weights, for "It is saying out of memory but it's not")
