@@ -314,3 +314,19 @@ def test_a_traceback_a_warning_shows_does_not_take_over_a_stated_oom(warning):
              '  File "/home/u/text-generation-webui/modules/exllamav2_hf.py", line 23, in <module>',
              "    import flash_attn", "ModuleNotFoundError: No module named 'flash_attn'", "```"]
     assert kind_of(lines)[0] != "NOT_OOM"
+
+
+# --- vLLM's check that a hybrid model's state pool holds a block per concurrent sequence (config/compilation.py:
+# "max_num_seqs (1024) exceeds available Mamba cache blocks (614)"): KV_CAPACITY, advice a cap below the blocks -------
+
+@pytest.mark.parametrize("asked,blocks", [(1024, 614), (256, 108), (512, 196)])
+def test_max_num_seqs_over_the_state_pool_is_the_pools_capacity(asked, blocks):
+    lines = ["INFO 11-02 10:00:00 [gpu_model_runner.py:2800] Model loading took 17.66 GiB and 8.7 seconds",
+             "(EngineCore_DP0 pid=2) ERROR 11-02 10:00:40 [core.py:708] ValueError: max_num_seqs "
+             f"({asked}) exceeds available Mamba cache blocks ({blocks}). Each decode sequence requires one Mamba "
+             "cache block, so CUDA graph capture cannot proceed."]
+    d = diag("\n".join(lines))
+    run = run_of(d)
+    assert (run.kind, run.code) == ("KV_CAPACITY", "max-num-seqs-exceeds-state-pool")
+    steps = [a for a in d.to_dict()["runs"][0]["advice"] if a["setting"] == "max_num_seqs"]
+    assert steps and steps[0]["direction"] == "down" and steps[0]["value"] <= blocks

@@ -422,6 +422,12 @@ LOG = LogWords(
             "max-model-len-exceeds-kv-cache"),
         msg(r"out of memory occurred when warming up sampler|warming up sampler with \d+ dummy", "oom", "WARMUP",
             "sampler-warmup-oom"),
+        # a hybrid model's recurrent state (Mamba, linear attention) takes one block of the pool per running sequence,
+        # and the pool holds fewer blocks than max_num_seqs (config/compilation.py, at the CUDA graph sizes: "max_num_seqs
+        # (1024) exceeds available Mamba cache blocks (614). Each decode sequence requires one Mamba cache block"):
+        # the pool cannot hold the configured concurrency
+        msg(r"max_num_seqs \(\d+\) exceeds available Mamba cache blocks", "oom", "KV",
+            "max-num-seqs-exceeds-state-pool"),
         msg(r"Free memory on device .* is less than desired GPU memory utilization|Error in memory profiling\. "
             r"(?:Initial free memory|This happens when)", "not_oom", code="gpu-shared-with-other-process"),
         msg(r"is too long and exceeds the capacity of block_manager|not enough kv cache blocks to run the entire sequence", "pressure", "KV",
@@ -557,6 +563,8 @@ LOG = LogWords(
         fig("kv_pool_tokens", r"KV cache size: " + NUM + r" tokens", count),
         fig("kv_pool_tokens", r"can be stored in KV cache \(" + NUM + r"\)", count),
         fig("kv_needed_bytes", SIZE + r" KV cache is needed"),
+        fig("max_num_seqs", r"max_num_seqs \(" + NUM + r"\) exceeds available Mamba cache blocks", count),
+        fig("state_pool_blocks", r"exceeds available Mamba cache blocks \(" + NUM + r"\)", count),
         fig("kv_available_bytes", r"available KV cache memory \(" + SIZE),
         fig("kv_available_bytes", r"KV cache is needed,?\s+(?:but\s+|while\s+|and\s+)?(?:only\s+)?(?:the\s+)?"
             r"available:?\s+" + SIZE),

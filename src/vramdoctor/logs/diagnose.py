@@ -1784,6 +1784,9 @@ _CODE_MESSAGES = {
     "hicache-host-memory-short": "The weights and the GPU's KV pool were made, but the host-memory tier of the "
                                  "hierarchical KV cache asked for more host memory than was free: the host's memory, "
                                  "not the GPU's, is short.",
+    "max-num-seqs-exceeds-state-pool": "The weights loaded, but the pool of this hybrid model's recurrent state "
+                                       "(Mamba or linear-attention layers, one block per running sequence) holds fewer "
+                                       "blocks than the configured number of concurrent sequences.",
 }
 
 _MESSAGES = {

@@ -27,6 +27,15 @@ class KvSteps:
         if code == "hicache-host-memory-short":
             self._host_tier()
             return
+        if code == "max-num-seqs-exceeds-state-pool":
+            # one state block per running sequence: the cap below the blocks the pool holds, or a pool with more
+            blocks = n.get("state_pool_blocks")
+            blocks = blocks if isinstance(blocks, int) and blocks > 0 else None
+            s.add("fewer concurrent sequences", "max_num_seqs", "each running sequence of this hybrid model holds one "
+                  "block of recurrent state" + (f"; the pool has {blocks:,}" if blocks else ""), "down", blocks,
+                  c.max_num_seqs)
+            self.fraction_up("a larger pool holds more state blocks")
+            return
         if code == "no-memory-for-kv-cache":
             # the weights alone fill this fraction: a small step rarely leaves a pool, so at least half the rest
             u = c.fraction
