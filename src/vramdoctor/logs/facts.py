@@ -112,6 +112,15 @@ class RunFacts:
         series.append((snapshot, size, line_no, text[:300]))
 
     def note(self, key: str, value: object, mode: str, line_no: int) -> None:
+        if mode == "list" and key != "failed_alloc_bytes" and type(value) in (int, float) and (
+                value >= 0 or not key.endswith("_bytes")):  # type: ignore[operator]
+            series = self.numbers.get(key)
+            if type(series) is list:  # (the common case, a series going on: what the general path below does)
+                if len(series) >= MAX_SERIES:
+                    del series[::2]
+                series.append(value)
+                self.number_lines[key] = line_no
+                return
         if unset(value):
             return  # an argument dump's "quantization=None": the setting is not set, not a value named None
         if key.endswith("_bytes") and isinstance(value, int) and value < 0:

@@ -95,6 +95,7 @@ _VALUE_ONLY = re.compile(r"^\s*:\s*[-\d.,]+\s*[KMGT]i?B\s*$")
 #: the value alone on its line under Rust's "key: Some(" (TGI's Args printed with {:#?}: "        30000,")
 _SOME_VALUE = re.compile(r"^\s*[\w.\x22'-]+,?\s*$")
 _TABLE_WORDS = ("resident", "rss", "res", "vram", "mem", "used")
+_TABLE_WORD = re.compile("|".join(_TABLE_WORDS))  # (one search for any of them)
 
 
 def _step_key(step: str) -> tuple[float, ...]:
@@ -230,7 +231,7 @@ class Scanner:
         done = r.progress.get("weights_done")
         if done is not None and ("kv_sized" in r.progress or "kv_done" in r.progress
                                  or any(f.line_no > done for f in r.failures)):
-            return any(i in self._restart and self.k.milestones[i][1].search(text) for i in ms)
+            return any(self.k.milestones[i][1].search(text) for i in [i for i in ms if i in self._restart])
         return False
 
     def _tick(self, line_no: int, text: str) -> None:
@@ -558,7 +559,7 @@ class Scanner:
                 self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)
                 return
             self.table = None
-        if any(w in lowered for w in _TABLE_WORDS):
+        if _TABLE_WORD.search(lowered):
             head = header_column(text)
             if head is not None:
                 self.table = (head[0], head[1], None)
@@ -594,27 +595,30 @@ class Scanner:
         """Read figure `f` from `text`; True if its pattern matched (whether or not a value was taken)."""
         matched = False
         owner = None
+        key, mode, read = f.key, f.mode, f.read
         for m in f.pattern.finditer(text, start):
             matched = True
             try:
-                value = f.read(m)
+                value = read(m)
             except (ValueError, KeyError, IndexError, OverflowError):
                 continue
             if self.prompt_open and line_no > self.prompt_open and self.prompt_figures is None and r is self.prompt_run:
                 self.prompt_figures = _figures_of(r)  # (the figures as they were, should the prompt's close come)
-            r.note(f.key, value, f.mode, line_no)
+            r.note(key, value, mode, line_no)
             if owner is None:
                 owner = self.k.figure_owner.get(id(f), "generic")
-                owners = r.figure_owners.get(f.key)
+                owners = r.figure_owners.get(key)
                 if owners is None:
-                    r.figure_owners[f.key] = {owner}
+                    r.figure_owners[key] = {owner}
                 elif owner not in owners:
                     owners.add(owner)
-            if f.mode in ("last", "first") and not unset(value):  # (each engine's own value, `logs._own_figures`)
-                values = r.owned_values.setdefault(f.key, {})
-                if f.mode == "last" or owner not in values:
-                    values[owner] = (line_no, value, f.mode)
-            if f.mode not in ("list", "set", "map"):
+            if mode == "list":
+                continue
+            if (mode == "last" or mode == "first") and not unset(value):  # (each engine's own value, `_own_figures`)
+                values = r.owned_values.setdefault(key, {})
+                if mode == "last" or owner not in values:
+                    values[owner] = (line_no, value, mode)
+            if mode != "set" and mode != "map":
                 break
         return matched
 
