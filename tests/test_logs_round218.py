@@ -330,3 +330,53 @@ def test_max_num_seqs_over_the_state_pool_is_the_pools_capacity(asked, blocks):
     assert (run.kind, run.code) == ("KV_CAPACITY", "max-num-seqs-exceeds-state-pool")
     steps = [a for a in d.to_dict()["runs"][0]["advice"] if a["setting"] == "max_num_seqs"]
     assert steps and steps[0]["direction"] == "down" and steps[0]["value"] <= blocks
+
+
+# --- growth as an increase of a size over a span of time ("increase 60G cpu memory in 2h"), and a leak called "leaky"
+
+@pytest.mark.parametrize("said", [
+    "Exists memory leaky (increase 60G cpu memory in 2h)",
+    "The server grew 8 GB of RAM in 3 hours with a single client.",
+    "RSS increased by ~12GiB host memory over 10 hours of idle chat traffic",
+])
+def test_growth_over_a_span_of_time_is_stated(said):
+    assert kind_of(["# [CANN] memory", "", said])[0] == "LEAK"
+
+
+# --- an OpenAI-style server's request handler in the frames (Xinference's restful_api create_embedding,
+# llama-cpp-python's create_completion): the failure came on a request ---------------------------------------------
+
+@pytest.mark.parametrize("handler", [
+    ('xinference/api/restful_api.py", line 1189, in create_embedding',
+     "    embedding = await model.create_embedding(body.input, **kwargs)"),
+    ('llama_cpp/llama.py", line 1700, in create_completion', "    completion = next(completion_or_chunks)"),
+    ('xinference/api/restful_api.py", line 1301, in rerank', "    scores = await model.create_rerank(documents)"),
+])
+def test_a_request_handlers_frames_place_the_oom_while_serving(handler):
+    frame, code = handler
+    lines = ["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 7.22 GiB. GPU 0 has a total capacity of "
+             "21.98 GiB of which 6.02 GiB is free.", "", "Traceback (most recent call last):",
+             f'  File "/usr/local/lib/python3.10/dist-packages/{frame}', code]
+    assert kind_of(lines)[0] == "RUNTIME"
+
+
+# --- Python's logging with its default handler: the record's message under its prefix, then a traceback under none:
+# the message is the exception's, above a traceback the paste cut ----------------------------------------------------
+
+@pytest.mark.parametrize("record", [
+    "2024-10-25 12:21:14,974 xinference.api.restful_api 37502 ERROR    [address=1.2.3.4:45585, pid=43525] Timed out "
+    "after 601 seconds waiting for clients. 1/2 clients joined.",
+    "2025-02-01 09:00:00,001 - fastchat.serve.model_worker - ERROR - Model path /models/qwen does not exist",
+    "2025-03-01 10:00:00.123 ERROR root: Unsupported quantization method gguf for this model",
+])
+def test_a_records_message_above_a_bare_traceback_is_its_cause(record):
+    lines = [record, "Traceback (most recent call last):",
+             '  File "/opt/app/server.py", line 977, in launch_model', "    model_uid = await self.launch(",
+             '  File "/opt/app/pool.py", line 659, in send']
+    assert kind_of(lines)[0] == "NOT_OOM"
+
+
+def test_a_records_memory_message_above_a_bare_traceback_is_memory():
+    lines = ["2025-03-01 10:00:00,123 worker 77 ERROR    CUDA out of memory. Tried to allocate 2.00 GiB",
+             "Traceback (most recent call last):", '  File "/opt/app/worker.py", line 9, in load_model']
+    assert kind_of(lines)[0] != "NOT_OOM"

@@ -183,7 +183,11 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"over time|over (?:the )?(?:\w+ ){0,2}?(?:lifetime|uptime)\b|without (?:bound|limit)|unbounded(?:ly)?\b|indefinitely|(?:with|after|on|per) (?:each|every) (?:request|call|batch|"
            r"iteration|step|inference)|until\b|"
            # ... to a point ("ram usage is growing to the point it's oomkilled")
-           r"to the point (?:where|that|it)\b))|\b(?:memory|VRAM|RAM|GPU memory|host memory)[- ]leak(?:s|ing|age)?\b|"
+           r"to the point (?:where|that|it)\b))|\b(?:memory|VRAM|RAM|GPU memory|host memory)[- ]leak(?:s|ing|age|y)?\b|"
+           # ... an increase of a size over a span of time ("increase 60G cpu memory in 2h", "grew 8 GB of RAM in 3 hours")
+           # (the memory word in a lookahead: the block search then looks for the verbs, not for "ram")
+           r"\b(?:increas|grow|grew|gain|climb)\w*\s+(?:by\s+)?(?:about\s+|~)?\d[\d.]*\s*[KMGT]i?B?\s+(?=(?:of\s+)?(?:\w+\s+)?"
+           r"(?:memory|RAM|VRAM|RSS)\s+(?:in|within|over|after)\s+(?:about\s+|~)?\d+\s*(?:h|hrs?|hours?|min|minutes|days?)\b)|"
            # ... to a size, over a long span of work the same line names ("Ran this overnight ... llava-server grew to
            # +16GB memory ... About 1750 images processed"; not while it loaded)
            r"^(?![^\n]*\b(?:while|when|during) (?:the model )?(?:load|start|init)\w*)"
@@ -1705,6 +1709,9 @@ LOG = LogWords(
         "RUNTIME": rx(r"\bin generate\b|\.generate\(|generate_step|greedy_search|beam_search|\bin _sample\b|"
                       r"\bprompt_step\b|\bstream_generate\b|batch_generator\.py|"
                       r"in _prefill|/v1/(?:chat/)?completions|chat_completion|\bchatcmpl-|\brequest_id\b|"
+                      # (an OpenAI-style server's request handler: Xinference's restful_api "in create_embedding",
+                      # llama-cpp-python's create_completion, a rerank endpoint)
+                      r"\bcreate_(?:embeddings?|completion|rerank)\b|"
                       r"\bschedule (?:a |the )?(?:single )?(?:sequence|request)|\bPrefill failed for\b|"
                       r"Error during (?:chat )?streaming|"
                       # a request's prefill by its progress ("during chunked prefill at 51072/53418 tokens", "Prefill

@@ -495,6 +495,10 @@ def _with_what_before(f: Failure) -> Failure:
 #: a traceback's header after a log prefix at an error level ("ERROR 08-16 18:12:26 [engine.py:458] Traceback (most
 #: recent call last):"): group 1 is the prefix
 _LOGGED_HEADER = re.compile(r"^(.*\b(?:ERROR|CRITICAL|FATAL)\b.*?)Traceback \(most recent call last\):\s*$")
+#: a log record's prefix up to its level ERROR and what follows it before the message: a time, a logger's name, a
+#: process id, then the level ("2024-10-25 12:21:14,974 xinference.api.restful_api 37502 ERROR    [address=..., pid=1]")
+_RECORD_LEVEL = re.compile(r"^\s*\d{4}-\d\d-\d\d[ T][\d:.,]+\s+(?:[\w.:\[\]-]+\s+){0,3}(?:ERROR|CRITICAL|FATAL)\b:?\s*"
+                           r"(?:\[[^\]]{0,120}\]\s*)?")
 #: a line that begins a chained traceback's header, not an exception's message
 _CHAINED = re.compile(r"above exception|during handling of|^\s*$", re.I)
 #: a record's own words that only say something failed, above the traceback it logs ("AsyncLLM output_handler
@@ -512,10 +516,20 @@ def _with_message_before(f: Failure) -> Failure:
     must divisible by BLOCK_SIZE_K", then "... [engine.py:458] Traceback (most recent call last):"). Another record's
     line (another time, another source) is not it."""
     m = _LOGGED_HEADER.match(f.text)
-    if m is None or not f.before or _cause_shown(f):
+    bare = m is None and f.text.strip() == "Traceback (most recent call last):" and not f.text[:1].isspace()
+    if m is None and not bare or not f.before or _cause_shown(f):
         return f
     ln, prev = f.before[-1]
-    prefix = m.group(1)
+    if bare:
+        # (Python's logging with its default handler: the record's line under its prefix, the traceback under none:
+        # "2024-10-25 12:21:14,974 xinference.api.restful_api 37502 ERROR    [...] Timed out after 601 seconds waiting
+        # for clients." then "Traceback (most recent call last):")
+        level = _RECORD_LEVEL.match(prev)
+        if ln != f.line_no - 1 or level is None:
+            return f
+        prefix = prev[:level.end()]
+    else:
+        prefix = m.group(1)
     if ln != f.line_no - 1 or not prev.startswith(prefix):
         return f
     said = prev[len(prefix):].strip()
