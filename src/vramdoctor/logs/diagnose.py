@@ -290,11 +290,6 @@ _NOT_OOM = {
     "kernel-config-unsupported": "the attention kernel has no build for this model's shape (its head size, group "
                                  "size or page size): not memory; choose another attention back end or a build that "
                                  "supports it.",
-    "bus-error": "the process died of a bus error (SIGBUS): a page of mapped memory it could not have. In a container "
-                 "that is most often /dev/shm full (docker's default is 64 MiB; PyTorch's and NCCL's shared memory live "
-                 "there): start it with --shm-size 1g or --ipc=host, or mount a memory-backed volume at /dev/shm (a "
-                 "Kubernetes emptyDir with medium: Memory). Otherwise a model file cut short or changed while mapped (a "
-                 "download still running, a network file system): check the file. Not the GPU's memory.",
     "floating-point-exception": "an arithmetic fault (SIGFPE: an integer division by zero, often a kernel's launch "
                                 "arithmetic at a size it does not handle, such as a prompt past the chunk or batch "
                                 "size): a bug, not memory running out; note the size it starts at and report it to "
@@ -342,6 +337,15 @@ _MAYBE_MEMORY = {
         "under vLLM or IPEX that is most often the device's memory (a larger batch fails, a smaller one runs), but it "
         "is also a driver's other limits. The same run with a smaller batch or context tells them apart.",
         "sycl-runtime-error"),
+    "bus-error": (
+        "which mapped memory the process could not have: /dev/shm (df -h /dev/shm inside the container), the model "
+        "file (changed or cut short while mapped), or device memory mapped into the process",
+        "The process died of a bus error (SIGBUS): a page of memory it had mapped could not be had. In a container "
+        "that is most often /dev/shm full (docker's default is 64 MiB; PyTorch's and NCCL's shared memory live there: "
+        "--shm-size 1g or --ipc=host, or a memory-backed volume at /dev/shm); a model file cut short or changed while "
+        "mapped does it too; and where the GPU's memory is mapped into the process (an integrated GPU, SYCL or Metal "
+        "unified memory), a device that ran out can end this way: then fewer layers on the GPU or a smaller context "
+        "avoid it.", None),
 }
 
 
