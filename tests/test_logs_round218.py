@@ -381,3 +381,25 @@ def test_a_records_memory_message_above_a_bare_traceback_is_memory():
     lines = ["2025-03-01 10:00:00,123 worker 77 ERROR    CUDA out of memory. Tried to allocate 2.00 GiB",
              "Traceback (most recent call last):", '  File "/opt/app/worker.py", line 9, in load_model']
     assert kind_of(lines)[0] != "NOT_OOM"
+
+
+# --- ROCm's queue exception with the aperture violation's code, and the words for it: AMD's illegal memory access ---
+
+@pytest.mark.parametrize("line", [
+    ":0:rocdevice.cpp:3586: Callback: Queue 0x7f78cb400000 aborting with error : HSA_STATUS_ERROR_EXCEPTION: An HSAIL "
+    "operation resulted in a hardware exception. code: 0x1016",
+    "GPU queues intermittently crash with HSA_STATUS_ERROR_EXCEPTION (memory aperture violation) under TP8",
+])
+def test_rocms_aperture_violation_is_an_illegal_access(line):
+    assert kind_of([line]) == ("NOT_OOM", "illegal-memory-access")
+
+
+# --- growth in Chinese: grown and not given back after the work, built up until full ------------------------------
+
+@pytest.mark.parametrize("said", [
+    "启动模型推理一段时间后，内存占用变大，对话完成也不会回收，直到占满后模型停止输出响应",
+    "服务跑约 37 分钟后，Device 0 显存累积顶满 → OOM",
+    "跑了一晚上显存逐渐占满，重启后恢复",
+])
+def test_growth_in_these_chinese_words_is_stated(said):
+    assert kind_of(["# 推理服务内存问题", "", said])[0] == "LEAK"

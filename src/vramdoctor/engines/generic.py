@@ -205,6 +205,9 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B\s+(?:per|each|every|a|an)\s+\S+|"
            r"\bleak(?:s|ing|ed)? (?:(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B (?:of )?)?(?:host |CPU |GPU |system |"
            r"device )?memory\b|"
+           # (... host RAM by its name: "the first PP rank leaks host RAM proportional to the requests", "Host RAM leak")
+           r"\bleak(?:s|ing|ed)? (?:(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B (?:of )?)?(?:host|CPU|system|GPU) (?:RAM|VRAM)\b|"
+           r"\b(?:host|CPU|system) RAM leak(?:s|ing|age)?\b|"
            # ... the memory word first, the leak past ("15 GiB of CPU RAM permanently leaked on each invocation", "VRAM
            # gets leaked")
            r"\b(?:memory|RAM|VRAM|RSS)\b[^.;!?\n]{0,20}?\b(?:(?:is|are|was|were|gets?|got|being|been)\s+)?"
@@ -392,6 +395,10 @@ _GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM)[^，。,.；;！？]{0,12}?"
               r"(?:一直|持续|不断|不停地?|缓慢|逐渐|慢慢|越来越|逐步|累积|累计)"
               r"[^，。,.；;！？]{0,6}?(?:增长|增加|增大|上涨|上升|变大|升高|涨|多)|"
               r"(?:显存|内存)[^，。,.；;！？]{0,8}?(?:不|没有?|未|无法)(?:会|能)?(?:被)?(?:释放|回收)|"
+              # ... or grown, and not given back after the work (内存占用变大，对话完成也不会回收), or built up until
+              # full (显存累积顶满)
+              r"(?:显存|内存)(?:占用)?(?:变大|增大|增加)[^。！？]{0,24}?(?:不|没有?|未|无法)(?:会|能)?(?:被)?(?:释放|回收)|"
+              r"(?:显存|内存)[^，。,.；;！？]{0,8}?(?:累积|累计|逐渐|慢慢)(?:顶满|占满|打满|吃满|用满|耗尽)|"
               # ... or not going down once a request is over (每次问题结束后显存不降)
               r"(?:结束|完成|之后|以后|后)[^，。,.；;！？]{0,4}?(?:显存|内存)(?:占用)?(?:也|都|仍|还)?(?:不|没有?)(?:会)?(?:下降|降|回落|减少)|"
               # ... or a reading hours on that is another than before (1个多小时之后，vllm显存占用变成了18G)
@@ -961,7 +968,10 @@ LOG = LogWords(
         # ... and as ROCm's HSA runtime reports it to the process ("Memory access fault by GPU node-1 (Agent handle:
         # ...) on address ... Reason: Page not present", also cut after "node-1 (A"; rocdevice.cpp's
         # HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION / _MEMORY_FAULT), or as a user names it ("a memory access fault")
-        msg(r"\bmemory access fault\b|\bHSA_STATUS_ERROR_MEMORY_(?:APERTURE_VIOLATION|FAULT)\b", "not_oom",
+        # (... also as the queue's hardware exception with the aperture violation's code, "HSA_STATUS_ERROR_EXCEPTION: An
+        # HSAIL operation resulted in a hardware exception. code: 0x1016", and in words, "memory aperture violation")
+        msg(r"\bmemory access fault\b|\bHSA_STATUS_ERROR_MEMORY_(?:APERTURE_VIOLATION|FAULT)\b|"
+            r"\bHSA_STATUS_ERROR_EXCEPTION\b[^\n]{0,120}?\bcode: 0x1016\b|\bmemory aperture violation\b", "not_oom",
             code="illegal-memory-access"),
         # ... and as Ascend's runtime reports it (an AI core's exception: "errorStr: The DDR address of the MTE
         # instruction is out of range"): a kernel read or wrote outside its memory
