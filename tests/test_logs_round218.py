@@ -403,3 +403,29 @@ def test_rocms_aperture_violation_is_an_illegal_access(line):
 ])
 def test_growth_in_these_chinese_words_is_stated(said):
     assert kind_of(["# 推理服务内存问题", "", said])[0] == "LEAK"
+
+
+# --- vLLM V1's multiproc executor relaying a worker's failure without its error ("RuntimeError: Worker failed with
+# error", its quote empty or cut): no named cause; the worker's own error (above, or in another process's output) is
+# what would say -------------------------------------------------------------------------------------------------
+
+_DAM = ["(EngineCore_DP0 pid=185173)   File \"/x/vllm/v1/engine/core.py\", line 190, in _initialize_kv_caches",
+        "(EngineCore_DP0 pid=185173)     available_gpu_memory = self.model_executor.determine_available_memory()",
+        "(EngineCore_DP0 pid=185173)   File \"/x/vllm/v1/executor/multiproc_executor.py\", line 344, in get_response",
+        "(EngineCore_DP0 pid=185173)     raise RuntimeError("]
+
+
+@pytest.mark.parametrize("last", [
+    "(EngineCore_DP0 pid=185173) RuntimeError: Worker failed with error",
+    "(EngineCore_DP0 pid=185173) RuntimeError: Worker failed with error '', please check the stack trace above for the "
+    "root cause",
+])
+def test_a_worker_failure_relayed_without_its_error_names_no_cause(last):
+    assert kind_of(_DAM + [last]) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+def test_a_worker_failure_relayed_with_its_error_is_read():
+    last = ("(EngineCore_DP0 pid=185173) RuntimeError: Worker failed with error 'CUDA out of memory. Tried to allocate "
+            "2.00 GiB', please check the stack trace above for the root cause")
+    assert kind_of(_DAM + [last])[0] in ("WARMUP", "UNDETERMINED") and kind_of(_DAM + [last])[1] != \
+        "failure-cause-not-shown"

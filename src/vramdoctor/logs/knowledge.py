@@ -340,7 +340,12 @@ CAUSE_UNKNOWN = re.compile(r"\bfor (?:some|an? unknown|unknown|no (?:apparent|ob
                            r"\bException caught (?:in this line of code|at file\b)|"
                            # (or an exception whose message only says that a step failed: "RuntimeError: Initialization
                            # failed", "RuntimeError: Engine core initialization failed.")
-                           r"(?:Error|Exception)\s*:\s*(?:[\w-]+\s+){0,3}(?:failed|failure|aborted)\W*$", re.I)
+                           r"(?:Error|Exception)\s*:\s*(?:[\w-]+\s+){0,3}(?:failed|failure|aborted)\W*$|"
+                           # (vLLM V1's multiproc executor relaying a worker's failure, its quoted error cut off or not
+                           # printed: "RuntimeError: Worker failed with error" / "... with error '', please check the
+                           # stack trace above for the root cause")
+                           r"(?:Error|Exception)\s*:\s*(?:[\w-]+\s+){0,3}failed with error\s*(?:''|\x22\x22)?\W*"
+                           r"(?:please check the stack trace above for the root cause\W*)?$", re.I)
 
 
 def exception_not_memory(text: str) -> bool:
