@@ -429,3 +429,15 @@ def test_a_worker_failure_relayed_with_its_error_is_read():
             "2.00 GiB', please check the stack trace above for the root cause")
     assert kind_of(_DAM + [last])[0] in ("WARMUP", "UNDETERMINED") and kind_of(_DAM + [last])[1] != \
         "failure-cause-not-shown"
+
+
+# --- the first batch of work after a start the report calls normal ("crashes during the first inference batch"):
+# while serving; a decode or prefill step alone is not said (a warm-up runs those too) ------------------------------
+
+@pytest.mark.parametrize("said", [
+    "The server starts up normally but crashes during the first inference batch with:",
+    "It OOMs on the first generation step after the model is up.",
+    "vllm dies at the first inference pass, right after the health check passes",
+])
+def test_the_first_inference_batch_is_serving(said):
+    assert kind_of([said, "", "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB."])[0] == "RUNTIME"

@@ -1831,6 +1831,10 @@ LOG = LogWords(
                         r"\bwhen (?:I |we )?(?:send|sending|sent|submit|submitting|submitted) (?:a |the |my |an? )?"
                         r"(?:large |long |big |longer |bigger )?(?:prompts?|requests?|inputs?|queries)\b|"
                         r"\bprompted with (?:~|about |around |over )?\d[\d,.]*[kK]?\+? tokens\b|"
+                        # ... or the first batch of work after start ("The server starts up normally but crashes during
+                        # the first inference batch"; not a decode or prefill step, which a warm-up runs too)
+                        r"\b(?:during|on|at|in|with) the first (?:inference|generation|serving) (?:batch|step|pass|"
+                        r"iteration)\b|"
                         # ... or an image sent to it ("hitting the server with an image causes a CUDA OOM crash", "when I
                         # send an image", "an image request makes the runner fail")
                         r"\b(?:hitting|hit|sending|send|sent|giving|feeding|passing) (?:the server |it |the model )?"
