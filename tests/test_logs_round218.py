@@ -441,3 +441,12 @@ def test_a_worker_failure_relayed_with_its_error_is_read():
 ])
 def test_the_first_inference_batch_is_serving(said):
     assert kind_of([said, "", "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB."])[0] == "RUNTIME"
+
+
+# --- the GPUs' communication failing, in a report's Chinese (卡间通信报错, 多卡通信失败, 节点间通信超时): not memory ----
+
+@pytest.mark.parametrize("title", ["# 使用vllm批量推理时卡间通信报错", "# 两台机器部署 sglang 节点间通信超时", "# 8卡推理多卡通信失败"])
+def test_gpu_communication_failing_in_chinese_is_not_memory(title):
+    lines = [title, "", "INFO 05-01 10:00:00 llm_engine.py:100] # cuda blocks: 91424, # CPU blocks: 4096",
+             "Capturing CUDA graph shapes:   0%|          | 0/35 [00:00<?, ?it/s]"]
+    assert kind_of(lines) == ("NOT_OOM", "communication-error")

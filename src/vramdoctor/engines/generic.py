@@ -1104,7 +1104,9 @@ LOG = LogWords(
             # Bad address", "failed to register address ... (cuda) ... on md[6]=mlx5_0: Input/output error", NIXL's
             # "Failed to ucp_mem_map"): a GPU buffer the network card could not register, not a disk and not memory
             # used up (its EIO is the card's; an ENOMEM there is the locked-memory limit, `ulimit -l`)
-            r"\bUCX\s+ERROR\b|\bFailed to ucp_mem_map\b|\bibv_reg_mr\([^\n]{0,200}?\bfailed\b",
+            r"\bUCX\s+ERROR\b|\bFailed to ucp_mem_map\b|\bibv_reg_mr\([^\n]{0,200}?\bfailed\b|"
+            # ... or in a report's Chinese: the GPUs' communication failing (卡间通信报错, 多卡通信失败, 节点间通信超时)
+            r"(?:卡间|多卡|跨卡|节点间|机间|GPU间|显卡间)通信(?:报错|错误|失败|超时|异常|出错)",
             "not_oom", code="communication-error"),
         # the GPU stopped answering (a hang, a driver reset, a reset by the OS watchdog): a named cause, not memory
         # (Vulkan VK_ERROR_DEVICE_LOST and its C++ name, D3D12's device removal, NVIDIA's Xid 79 text)
