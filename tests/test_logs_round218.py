@@ -450,3 +450,15 @@ def test_gpu_communication_failing_in_chinese_is_not_memory(title):
     lines = [title, "", "INFO 05-01 10:00:00 llm_engine.py:100] # cuda blocks: 91424, # CPU blocks: 4096",
              "Capturing CUDA graph shapes:   0%|          | 0/35 [00:00<?, ?it/s]"]
     assert kind_of(lines) == ("NOT_OOM", "communication-error")
+
+
+# --- a gRPC back end without the method called (LocalAI's "rpc error: code = Unknown desc = unimplemented"): a path the
+# back end does not have, not memory ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    '# "error":{"code":500,"message":"rpc error: code = Unknown desc = unimplemented","type":""}}',
+    "11:02AM ERR Server error error=\"rpc error: code = Unimplemented desc = method Embedding not implemented\"",
+    "failed to load model: rpc error: code = Unknown desc = method TokenizeString not implemented",
+])
+def test_a_backend_without_the_method_called_is_a_code_path_not_memory(line):
+    assert kind_of([line]) == ("NOT_OOM", "code-error")

@@ -1374,7 +1374,11 @@ LOG = LogWords(
         # "vector::_M_realloc_insert", "basic_string::_M_create", "cannot create std::vector larger than max_size()"):
         # a wrong size computed, not memory exhausted (that is std::bad_alloc)
         msg(r"\bvector::_M_(?:default_append|realloc_insert|fill_insert|range_check)\b|\bbasic_string::_M_create\b|"
-            r"\bcannot create std::vector larger than max_size", "not_oom", code="code-error"),
+            r"\bcannot create std::vector larger than max_size|"
+            # ... or a gRPC back end without the method called (LocalAI's "rpc error: code = Unknown desc =
+            # unimplemented", gRPC's own status "code = Unimplemented"): a path that back end does not have
+            r"\brpc error: code = \w+ desc = (?:unimplemented|method \w+ not implemented)\b|\bcode = Unimplemented\b",
+            "not_oom", code="code-error"),
         msg(r"^(?!.*(?:out of memory|\bOOM|OutOfMemory|\b(?:WARNING|WARN|INFO|DEBUG)\b))(?:.*?\b(?:crash(?:es|ed|ing)?|"
             r"fail(?:s|ed|ing)?|dies|died|"
             r"errors? out|abort(?:s|ed)?)\b(?:[^.;!?\n]|\.(?=\S)){0,100}?\b(?:with|because|since|due to|as|from)\b"
