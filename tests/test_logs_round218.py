@@ -462,3 +462,15 @@ def test_gpu_communication_failing_in_chinese_is_not_memory(title):
 ])
 def test_a_backend_without_the_method_called_is_a_code_path_not_memory(line):
     assert kind_of([line]) == ("NOT_OOM", "code-error")
+
+
+# --- PyTorch asked for a size no device has, from an overflowed computation ("Tried to allocate more than 1EB memory",
+# "Storage size calculation overflowed"): a wrong size computed, not memory used up -------------------------------
+
+@pytest.mark.parametrize("line", [
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate more than 1EB memory.",
+    "RuntimeError: Storage size calculation overflowed with sizes=[4703721924520770560]",
+    "# [BUG] webui.py运行报错，Error: CUDA out of memory. Tried to allocate more than 1EB memory",
+])
+def test_an_impossible_allocation_size_is_not_memory_used_up(line):
+    assert kind_of([line]) == ("NOT_OOM", "code-error")

@@ -1375,6 +1375,9 @@ LOG = LogWords(
         # a wrong size computed, not memory exhausted (that is std::bad_alloc)
         msg(r"\bvector::_M_(?:default_append|realloc_insert|fill_insert|range_check)\b|\bbasic_string::_M_create\b|"
             r"\bcannot create std::vector larger than max_size|"
+            # ... or PyTorch's: a size no device has, from an overflowed computation ("CUDA out of memory. Tried to
+            # allocate more than 1EB memory", c10's "Storage size calculation overflowed with sizes=[...]")
+            r"\bTried to allocate more than 1EB memory\b|\bStorage size calculation overflowed\b|"
             # ... or a gRPC back end without the method called (LocalAI's "rpc error: code = Unknown desc =
             # unimplemented", gRPC's own status "code = Unimplemented"): a path that back end does not have
             r"\brpc error: code = \w+ desc = (?:unimplemented|method \w+ not implemented)\b|\bcode = Unimplemented\b",
