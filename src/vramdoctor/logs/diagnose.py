@@ -529,7 +529,7 @@ def _with_message_before(f: Failure) -> Failure:
         # "2024-10-25 12:21:14,974 xinference.api.restful_api 37502 ERROR    [...] Timed out after 601 seconds waiting
         # for clients." then "Traceback (most recent call last):")
         level = _RECORD_LEVEL.match(prev)
-        if ln != f.line_no - 1 or level is None:
+        if level is None:
             return f
         prefix = prev[:level.end()]
     else:

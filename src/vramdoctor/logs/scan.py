@@ -61,7 +61,7 @@ ENGINE_SAMPLE_LINES = 2000
 #: blank line) is no line of the failing run
 #: (not the environment headings of other templates, "### System Info", "### Your current environment": reports
 #: paste their logs there too)
-_ENV_SECTION = re.compile(r"^\s{0,3}#{1,6}\s+Name and Version\s*:?\s*$", re.I)
+_VERSION_SECTION = re.compile(r"^\s{0,3}#{1,6}\s+Name and Version\s*:?\s*$", re.I)
 #: any markdown heading, whatever its first character (an emoji: "### 🐛 Describe the bug")
 _ANY_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
 RUN_SAMPLE_LINES = 200  # fed lines of a later failing run tried against the engines' fingerprints
@@ -155,8 +155,8 @@ class Scanner:
         # command lines read after a run failed: (line, text, the forms it is read in) each, waiting for the run they
         # start
         self.deferred: list[tuple[int, str, list]] = []
-        # under an issue template's version heading (see `_ENV_SECTION`): 1 before its first line, 2 in its lines
-        self.env_section = 0
+        # under an issue template's version heading (see `_VERSION_SECTION`): 1 before its first line, 2 in its lines
+        self.version_section = 0
 
     def _read_figures(self, r: RunFacts, line_no: int, text: str, texts: list) -> None:
         """The figures of one line (`texts`: the line, and the forms it is also read in) into run `r`."""
@@ -364,13 +364,13 @@ class Scanner:
         if len(text) > MAX_LINE:
             text = window(text)
         if line_no > ENGINE_SAMPLE_LINES:
-            self.env_section = 0
+            self.version_section = 0
         elif _ANY_HEADING.match(text):  # (in the first lines, which both paths read whole)
-            self.env_section = 1 if _ENV_SECTION.match(text) else 0
-        elif self.env_section and text.strip() not in ("", "```", "```shell", "```console", "```bash", "```text"):
-            self.env_section = 2  # the version's output, up to the first blank line after it
-        elif self.env_section == 2:
-            self.env_section = 0  # (a report goes on under the heading: "Sometimes, llama-server produces ...")
+            self.version_section = 1 if _VERSION_SECTION.match(text) else 0
+        elif self.version_section and text.strip() not in ("", "```", "```shell", "```console", "```bash", "```text"):
+            self.version_section = 2  # the version's output, up to the first blank line after it
+        elif self.version_section == 2:
+            self.version_section = 0  # (a report goes on under the heading: "Sometimes, llama-server produces ...")
         self._tick(line_no, text)
         self._failing_items(line_no, text)
         ascii_text = text.isascii()
@@ -673,7 +673,7 @@ class Scanner:
     def _failure(self, r: RunFacts, line_no: int, text: str, c: dict[str, set[int]], v=_UNKNOWN) -> bool:
         """Record a failure or pressure line (`v`: its verdict, None for none, if already known); True if the
         line is one."""
-        if self.env_section:
+        if self.version_section:
             return False  # (the output of a version or environment command a template asks for: not the run)
         if v is _UNKNOWN:
             v = self.k.verdict(text, c.get("msg", set()))
