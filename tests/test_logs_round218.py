@@ -474,3 +474,25 @@ def test_a_backend_without_the_method_called_is_a_code_path_not_memory(line):
 ])
 def test_an_impossible_allocation_size_is_not_memory_used_up(line):
     assert kind_of([line]) == ("NOT_OOM", "code-error")
+
+
+# --- a code line that passes the KV cache as an argument (every V0 model's forward: `model_output =
+# self.model(input_ids, positions, kv_caches,`) is the model called, not the cache made: the innermost start-up frame
+# decides (review 32/06 was KV_CAPACITY for a V0 profile run) -------------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    "        model_output = self.model(input_ids, positions, kv_caches,",
+    "        hidden_states = self.model(input_ids, positions, kv_caches, attn_metadata)",
+    "        return self.model_runner.execute_model(seq_group_metadata_list, kv_caches)",
+])
+def test_a_kv_cache_passed_as_an_argument_is_not_its_allocation(call):
+    lines = ["INFO 08-10 10:00:00 model_runner.py:720] Loading model weights took 14.9595 GB",
+             "Traceback (most recent call last):",
+             '  File "/usr/lib/python3.10/site-packages/vllm/worker/worker.py", line 179, in determine_num_available_blocks',
+             "    self.model_runner.profile_run()",
+             '  File "/usr/lib/python3.10/site-packages/vllm/worker/model_runner.py", line 1233, in profile_run',
+             "    self.execute_model(model_input, kv_caches, intermediate_tensors)",
+             '  File "/usr/lib/python3.10/site-packages/vllm/worker/model_runner.py", line 1450, in execute_model', call,
+             '  File "/usr/lib/python3.10/site-packages/torch/nn/functional.py", line 200, in linear',
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.50 GiB."]
+    assert kind_of(lines) == ("WARMUP", "profile-run-oom")

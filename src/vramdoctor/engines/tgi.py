@@ -20,7 +20,7 @@ from .words import NOT_ADMIN, NUM, cli, count, fig, fraction, msg, rx
 # `weights = Weights(filenames, device, dtype, ...)` then `model = model_class(prefix, config, weights)`, 1.x's
 # flash_mistral.py `model = model_cls(config, weights)`; each layer takes its tensors through utils/weights.py
 # `weights.get_tensor` / `get_sharded` / `get_multi_weights_col`): the KV cache comes later, in warmup()
-_MODEL_BUILT = rx(r"\bmodel_(?:cls|class)\((?:prefix,\s*)?config,\s*weights\)|\bweights\.get_(?:tensor|sharded|"
+_MODEL_BUILT = rx(r"\bmodel_(?:cls|class)\((?:(?:prefix,\s*)?config,\s*weights\))?|\bweights\.get_(?:tensor|sharded|"
                   r"multi_weights_col|multi_weights_row|packed_sharded|weights_col)\(|text_generation_server/utils/weights\.py")
 
 LOG = LogWords(

@@ -61,6 +61,8 @@ def frames(f: Failure) -> list[tuple[tuple, int, str]]:
 
 _ASSIGN = re.compile(r"^\s*[\w.,*\[\]() ]+?(?<![=!<>])=(?!=)")
 _ALLOC = re.compile(r"^\s*torch\.(?:empty|zeros)")
+#: a call whose arguments are names only (no string, no nested call): group 1 ends at its open parenthesis
+_CALL_ARGS = re.compile(r"^((?:await\s+|return\s+)?[\w.]+\()[\w.\s,=*]*\)?,?\s*$")
 
 
 def _callee(text: str) -> str:
@@ -71,9 +73,15 @@ def _callee(text: str) -> str:
     cut = max((m.end() for m in re.finditer(r"\s{2,}(?=\S)", text)), default=0)  # the code after its indent
     code = text[cut:]
     m = _ASSIGN.match(code)
-    if not m or _ALLOC.match(code[m.end():]):
+    if m and _ALLOC.match(code[m.end():]):
         return text
-    return code[m.end():].lstrip()
+    call = code[m.end():].lstrip() if m else code
+    # (nor the names it passes: `model_output = self.model(input_ids, positions, kv_caches,` in every V0 model's
+    # forward is the model called, not the KV cache made; an argument's words in a string are kept)
+    args = _CALL_ARGS.match(call) if cut else None
+    if args:
+        return call[:args.end(1)]
+    return call if m else text
 
 
 _OPEN_FRAME = re.compile(r'\bFile\s*$|File "[^"]*$|File "[^"]*",?\s*$|File "[^"]*", line \d*$|'
