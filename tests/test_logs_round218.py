@@ -496,3 +496,14 @@ def test_a_kv_cache_passed_as_an_argument_is_not_its_allocation(call):
              '  File "/usr/lib/python3.10/site-packages/torch/nn/functional.py", line 200, in linear',
              "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.50 GiB."]
     assert kind_of(lines) == ("WARMUP", "profile-run-oom")
+
+
+def test_the_context_that_fits_follows_from_the_kv_needed_and_available():
+    # (vLLM's check prints the sizes for one sequence of max_model_len tokens: the context that fits is in proportion)
+    lines = ["INFO 05-02 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5",
+             "ValueError: To serve at least one request with the models's max seq len (65536), (8.00 GiB KV cache is "
+             "needed, which is larger than the available KV cache memory (4.51 GiB). Based on the available memory, "
+             "Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."]
+    d = diag("\n".join(lines)).to_dict()["runs"][0]
+    step = next(a for a in d["advice"] if a["setting"] == "max_model_len")
+    assert step["value"] == 36864 and "about" in step["why"]

@@ -92,6 +92,15 @@ class KvSteps:
             self.free_gpu()
             return
         fit, asked = n.get("max_model_len_fit") or n.get("kv_pool_tokens"), n.get("max_model_len")
+        need, avail = n.get("kv_needed_bytes"), n.get("kv_available_bytes")
+        about = ""
+        if fit is None and isinstance(asked, int) and isinstance(need, int) and isinstance(avail, int) and (
+                0 < avail < need):
+            # vLLM's check (v1/core/kv_cache_utils.py check_enough_kv_cache_memory): `need` is one sequence of
+            # max_model_len tokens, linear in it for full attention, so the context that fits is in the same
+            # proportion (down to a multiple of 256: a sliding window's layers make the real one a little larger)
+            fit = asked * avail // need // 256 * 256 or None
+            about = "about "
         if isinstance(fit, int) and isinstance(asked, int) and 0 <= fit < min(2048, asked / 8):
             # a pool of a few blocks: the weights fill the fraction (or the profile measured wrong), and a
             # context that short serves nothing
@@ -104,7 +113,7 @@ class KvSteps:
                   _more_gpus(n))
             return
         if isinstance(fit, int) and isinstance(asked, int) and 0 < fit < asked:
-            s.add("shorter context", "max_model_len", f"the pool holds {fit:,} tokens; {asked:,} were asked for",
+            s.add("shorter context", "max_model_len", f"the pool holds {about}{fit:,} tokens; {asked:,} were asked for",
                   "down", fit, asked, m=max(1, fit - 512))
         else:
             s.add("shorter context", "max_model_len", "the context is what the pool must hold per sequence", "down")
