@@ -507,3 +507,39 @@ def test_the_context_that_fits_follows_from_the_kv_needed_and_available():
     d = diag("\n".join(lines)).to_dict()["runs"][0]
     step = next(a for a in d["advice"] if a["setting"] == "max_model_len")
     assert step["value"] == 36864 and "about" in step["why"]
+
+
+@pytest.mark.parametrize("lines,words", [
+    (['time=2025-02-03T21:15:50.000+01:00 level=INFO source=server.go:104 msg="system memory" total="31.2 GiB" '
+      'free="20.1 GiB"',
+      'time=2025-02-03T21:16:02.118+01:00 level=ERROR source=sched.go:455 msg="error loading llama server" '
+      'error="llama runner process has terminated: signal: killed"'], "use_mmap"),
+    (["./llama-server -m llama-70b-q4.gguf --no-mmap -ngl 10",
+      "llama_model_loader: loaded meta data with 30 key-value pairs and 724 tensors from llama-70b-q4.gguf",
+      "load_tensors: loading model tensors, this can take a while... (mmap = false)",
+      "load_tensors: offloading 10 repeating layers to GPU", "Killed"], "--no-mmap"),
+])
+def test_host_memory_advice_names_the_engines_own_mmap_setting(lines, words):
+    d = diag("\n".join(lines)).to_dict()["runs"][-1]
+    text = " ".join(a["why"] for a in d["advice"])
+    assert words in text and "safetensors" not in text, (d["kind"], d["code"], text)
+
+
+# --- NCCL's own warning that the GPUs cannot reach each other's memory (CUDA error 217) under an NCCL error: the
+# advice names NCCL_P2P_DISABLE=1 (review 32/24 only said to re-run with NCCL_DEBUG=INFO, whose output it was) ------
+
+@pytest.mark.parametrize("warn", [
+    "box:4411:4529 [0] include/alloc.h:125 NCCL WARN Cuda failure 217 'peer access is not supported between these two "
+    "devices'",
+    "(VllmWorkerProcess pid=812) node1:812:812 [1] transport/p2p.cc:272 NCCL WARN Cuda failure "
+    "'cudaErrorPeerAccessUnsupported'",
+])
+def test_nccl_with_peer_access_unsupported_advises_p2p_off(warn):
+    lines = [warn, "RuntimeError: NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)"]
+    d = diag("\n".join(lines)).to_dict()["runs"][-1]
+    assert d["code"] == "nccl-error" and any("NCCL_P2P_DISABLE=1" in a["why"] for a in d["advice"])
+
+
+def test_an_nccl_error_without_it_does_not():
+    d = diag("RuntimeError: NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)").to_dict()
+    assert not any("NCCL_P2P_DISABLE" in a["why"] for a in d["runs"][-1]["advice"])

@@ -2091,6 +2091,11 @@ LOG = LogWords(
         # growth a user measured and states as a difference: "Delta: +32.911 GiB", "increase: +4 GB"
         fig("reported_memory_delta_bytes", r"\b(?:delta|diff|difference|growth|increase|grew(?: by)?)\s*[:=]?\s*\+\s?"
             + _USIZE, _usize, mode="list"),
+        # GPUs that cannot reach each other's memory directly (CUDA error 217, cudaErrorPeerAccessUnsupported, as NCCL's
+        # "NCCL WARN Cuda failure 217 'peer access is not supported between these two devices'" reports it): NCCL's
+        # peer-to-peer transport fails where NCCL_P2P_DISABLE=1 would send the traffic through host memory
+        fig("_p2p_unsupported", r"peer access is not supported|\bCuda failure 217\b|cudaErrorPeerAccessUnsupported",
+            lambda m: True),
         fig("_growth_stated", _GROWTH, _growth, mode="first", prose=True),
         fig("_growth_stated", _GROWTH_ZH, _growth_zh, mode="first", prose=True, flags=0),
         fig("_growth_stated", _TO_FROM, _growth_to_from, mode="first", prose=True),

@@ -196,6 +196,10 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
             rerun = ("AMD_SERIALIZE_KERNEL=3 (HIP's CUDA_LAUNCH_BLOCKING; NCCL_DEBUG=INFO for RCCL)" if n.get("_rocm")
                      else "ASCEND_LAUNCH_BLOCKING=1 (CANN's CUDA_LAUNCH_BLOCKING; HCCL's own logs for collectives)"
                      if n.get("_ascend") else "CUDA_LAUNCH_BLOCKING=1 (NCCL_DEBUG=INFO for NCCL)")
+            if n.get("_p2p_unsupported") is True and code in ("nccl-error", "cuda-error"):
+                s.say("no peer-to-peer transport", "these GPUs cannot reach each other's memory directly (CUDA error "
+                      "217, peer access not supported: consumer GPUs, a VM, or IOMMU/ACS on the PCIe bridge): set "
+                      "NCCL_P2P_DISABLE=1 so NCCL goes through host memory (slower), or enable peer access")
             s.say("leave memory settings alone", "memory is not the problem: a shorter context or lower utilization "
                   f"will not fix it; re-run with {rerun} and report it")
         else:

@@ -207,7 +207,11 @@ class LoadSteps:
         if host:
             s.say("more host memory", ("the engine found no GPU, so the weights live in CPU RAM" if no_gpu else
                                        "the weights pass through CPU RAM on the way to the GPU") + ": add RAM or swap" + (
-                  "" if n.get("mmap_in_use") is True else ", or load with mmap / safetensors so they are not copied"))
+                  "" if n.get("mmap_in_use") is True else
+                  # (a GGUF is mapped unless mmap is turned off: llama.cpp's --no-mmap, Ollama's use_mmap false)
+                  ", or keep the model memory-mapped (" + ("its use_mmap option left on" if s.name == "ollama" else
+                                                            "no --no-mmap") + ") so it is not copied"
+                  if s.name in GGML else ", or load with mmap / safetensors so they are not copied"))
         offl = n.get("layers_offloaded")
         offl = offl[-1] if isinstance(offl, list) and offl else offl
         rep = n.get("repeating_layers_offloaded")
