@@ -25,7 +25,7 @@ from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts
 from ..engines.interface import AFTER_MILESTONE
 from ..engines.words import LOADING_ZH, SIZE, to_bytes
 from .knowledge import CAUSE_UNKNOWN, COMMAND, ELISION, FRAME, SIGKILL_RX, Verdict, exception_not_memory, knowledge, phase_words
-from .lines import STATED, stated, stops_inside, traceback_line
+from .lines import STATED, TB_HEADER, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, STARTUP, Place, during_step, frames, locate, step_done, step_reached
 from .prose import OOM_ANY
 from .quiet import leak, no_failure, pool_below_context, pressure, shortfall, starved
@@ -520,7 +520,7 @@ def _with_message_before(f: Failure) -> Failure:
     must divisible by BLOCK_SIZE_K", then "... [engine.py:458] Traceback (most recent call last):"). Another record's
     line (another time, another source) is not it."""
     m = _LOGGED_HEADER.match(f.text)
-    bare = m is None and f.text.strip() == "Traceback (most recent call last):" and not f.text[:1].isspace()
+    bare = m is None and f.text.strip() == TB_HEADER + ":" and not f.text[:1].isspace()
     if m is None and not bare or not f.before or _cause_shown(f):
         return f
     ln, prev = f.before[-1]
@@ -582,7 +582,7 @@ def _under_a_warning(f: Failure) -> bool:
     line at WARNING level just before its header, the program going on after it."""
     lines = [*f.before, (f.line_no, f.text)]
     for i in range(len(lines) - 1, -1, -1):
-        if lines[i][1].lstrip().startswith("Traceback (most recent call last)"):
+        if lines[i][1].lstrip().startswith(TB_HEADER):
             above = [t for _, t in lines[max(0, i - 3):i] if t.strip()]
             return bool(above) and bool(_WARNING_LEVEL.match(above[-1]))
     return False
@@ -600,7 +600,7 @@ def _raised_not_memory(f: Failure) -> bool:
     names a cause that is not memory (`exception_not_memory`): the first such line after it, before another
     traceback's header."""
     for _, t in f.after:
-        if t.lstrip().startswith("Traceback (most recent call last)"):
+        if t.lstrip().startswith(TB_HEADER):
             return False
         if _RAISED.match(t) and not FRAME.search(t):
             return exception_not_memory(t)

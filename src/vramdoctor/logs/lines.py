@@ -75,9 +75,13 @@ STATED = re.compile(r"\b(?:\w+\.)*(?:[A-Z]\w*)?(?:Error|Exception|Exit|Interrupt
                     r"^\s*(?:[A-Za-z]:)?[^\s:]*\.(?:c|cc|cpp|cxx|cu|m|mm):\d+: (?!warning\b|note\b)[A-Za-z].{6,}")
 
 
+#: a Python traceback's header, without its colon
+TB_HEADER = "Traceback (most recent call last)"
+
+
 def stated(text: str) -> bool:
     """The line states a cause (not a traceback header, a frame, or a log level word)."""
-    return bool(STATED.search(text)) and "Traceback (most recent call last)" not in text
+    return bool(STATED.search(text)) and TB_HEADER not in text
 ENDED = re.compile(r"[.!?)\]'\":%]\s*$")
 _SPLIT_FRAME = re.compile(r'(?=\bFile "[^"]+", line \d+, in )|(?<=\S)\s+(?=(?:\w+\.)*\w+(?:Error|Exception): )')
 _FRAME_HEAD = re.compile(r'^(File "[^"]+", line \d+, in [\w<>.]+)\s+(\S.*)$')

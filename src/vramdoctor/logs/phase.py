@@ -12,7 +12,7 @@ from .facts import Failure
 from .authorship import TITLE, program_line, prose_like, sentence_like, title_case, user_words
 from .knowledge import ELISION, FRAME, PY_FRAME, knowledge, phase_words
 from .prose import OOM_ANY, clauses
-from .lines import LOG_PREFIX, bare_prefix
+from .lines import LOG_PREFIX, TB_HEADER, bare_prefix
 
 GIB = 2**30
 STARTUP = ("WEIGHTS", "KV", "WARMUP")
@@ -387,19 +387,17 @@ def _oom_sentence(text: str) -> str:
     return " ".join(held) if held else text
 
 
-_TB_HEADER = "Traceback (most recent call last)"
-
 
 def _before_traceback(f: Failure, n: int = 6) -> list[tuple[int, str]]:
     """The `n` lines just before failure `f`, or, where a Python traceback leads up to it, the `n` lines before that
     traceback's header (its frames are the failure's, read apart; a header joined to the line before it, a progress
     bar's "... | 1/58 [00:00<00:56]Traceback (most recent call last):", keeps that line's own words)."""
     before = f.before
-    at = next((i for i in range(len(before) - 1, -1, -1) if _TB_HEADER in before[i][1]), None)
+    at = next((i for i in range(len(before) - 1, -1, -1) if TB_HEADER in before[i][1]), None)
     if at is None:
         return before[-n:]
     ln, text = before[at]
-    head = text[:text.index(_TB_HEADER)].rstrip()
+    head = text[:text.index(TB_HEADER)].rstrip()
     return before[max(0, at - n):at] + ([(ln, head)] if head and not bare_prefix(head) else [])
 
 

@@ -231,7 +231,7 @@ class Scanner:
         done = r.progress.get("weights_done")
         if done is not None and ("kv_sized" in r.progress or "kv_done" in r.progress
                                  or any(f.line_no > done for f in r.failures)):
-            return any(self.k.milestones[i][1].search(text) for i in [i for i in ms if i in self._restart])
+            return any(i in self._restart and self.k.milestones[i][1].search(text) for i in ms)
         return False
 
     def _tick(self, line_no: int, text: str) -> None:
@@ -674,7 +674,7 @@ class Scanner:
         """Record a failure or pressure line (`v`: its verdict, None for none, if already known); True if the
         line is one."""
         if self.version_section:
-            return False  # (the output of a version or environment command a template asks for: not the run)
+            return False  # (the output of the version command llama.cpp's template asks for: not the run)
         if v is _UNKNOWN:
             v = self.k.verdict(text, c.get("msg", set()))
         if v is None and c.get("frame") and PY_FRAME.search(text):
