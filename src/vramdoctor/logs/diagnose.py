@@ -592,7 +592,7 @@ def _under_a_warning(f: Failure) -> bool:
 _CODE_LINE = re.compile(r"^\s+(?:raise|assert)\s")
 #: a traceback's last line: an exception's class at the line's start ("NotImplementedError: awq is not supported",
 #: "torch.OutOfMemoryError: ...", a bare "AssertionError")
-_RAISED = re.compile(r"^\s*(?:\w+\.)*\w*(?:Error|Exception)\b(?::|\s*$)")
+_EXCEPTION_LINE = re.compile(r"^\s*(?:\w+\.)*\w*(?:Error|Exception)\b(?::|\s*$)")
 
 
 def _raised_not_memory(f: Failure) -> bool:
@@ -602,7 +602,7 @@ def _raised_not_memory(f: Failure) -> bool:
     for _, t in f.after:
         if t.lstrip().startswith(TB_HEADER):
             return False
-        if _RAISED.match(t) and not FRAME.search(t):
+        if _EXCEPTION_LINE.match(t) and not FRAME.search(t):
             return exception_not_memory(t)
     return False
 
