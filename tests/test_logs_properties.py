@@ -17,7 +17,9 @@ from vramdoctor.engines import all_engines, get
 from vramdoctor.engines.interface import SETTINGS
 from vramdoctor.errors import UsageError
 from vramdoctor.logs import KINDS, diagnose
-from vramdoctor.logs.prefilter import Words, alternatives, required, hyperscan
+from vramdoctor.engines.words import lazy
+from vramdoctor.logs.lines import ended
+from vramdoctor.logs.prefilter import Words, alternatives, hyperscan, necessary, prefix, required
 from vramdoctor.logs.reader import read_blocks, read_lines
 from vramdoctor.logs.scan import numbered
 
@@ -219,6 +221,28 @@ def test_a_long_alternation_split_into_its_alternatives_matches_the_same_lines()
 ])
 def test_alternatives_split_only_at_the_top_level(text, pieces):
     assert [p.pattern for p in alternatives(re.compile(text), min_chars=0)] == pieces
+
+
+def test_reading_a_patterns_words_compiles_none_of_them():
+    """Start-up reads the words of every engine pattern (most of which a log never gets to): a pattern compiled on
+    first use stays uncompiled through `required`, `prefix`, `necessary` and `alternatives` (2,000 of them compiled
+    at start cost a third of a second on every run); the pieces `alternatives` gives are compiled on first use too."""
+    long = "|".join(f"{chr(97 + i % 26)}word{i} (?:alpha|beta) gamma" for i in range(200))
+    for p in (lazy(r"CUDA out of memory\. Tried to allocate ([\d.]+) (GiB|MiB)"), lazy(long, 0)):
+        assert required(p) and (prefix(p) or True) and necessary(p) is not None
+        pieces = alternatives(p)
+        assert "search" not in vars(p), p.pattern[:40]
+        assert all("search" not in vars(q) for q in pieces if q is not p)
+    pieces = alternatives(lazy(long, 0))
+    assert len(pieces) == 200 and pieces[3].search("a dword3 beta gamma") and not pieces[3].search("dword3 delta gamma")
+
+
+@pytest.mark.parametrize("text", ["done.", "done. ", "done.\n", "(x)", "50%", "'a'", "\"a\"", "ok:", "key: [1]", "",
+                                  "   ", "no end", "ends in space ", "ends!\t\u3000", "why?", "a\u00a0", "stop.\x0c"])
+def test_ended_reads_a_lines_last_character_as_the_pattern_did(text):
+    """`lines.ended` (a string check, run on every line an engine's words were found in) says what the regex it
+    replaced, `[.!?)\\]'\":%]\\s*$`, said."""
+    assert ended(text) == bool(re.search(r"[.!?)\]'\":%]\s*$", text)), repr(text)
 
 
 def _hard_wrap(text: str, width: int) -> str:

@@ -149,8 +149,9 @@ class Knowledge:
                 sample_by_word.setdefault(w, []).append(i)
         self.sample_words = Words(sample_by_word)
         self.sample_by_id = [sample_by_word[w] for w in self.sample_words.words]
-        #: figure index -> the words its matches start with (a search may begin at the first of them)
-        self.figure_prefix = [prefix(f.pattern) for f in self.figures]
+        #: figure index -> the words its matches start with (a search may begin at the first of them), as a tuple
+        #: (in a fixed order), or None
+        self.figure_prefix = [None if (w := prefix(f.pattern)) is None else tuple(sorted(w)) for f in self.figures]
         # every pattern the scanner tries, with the words one of which it needs (None: try always)
         items: list[tuple[str, int, re.Pattern]] = (
             [("start", i, p) for i, p in enumerate(self.run_start)]
@@ -214,10 +215,10 @@ class Knowledge:
         n = len(self.fingerprints)
         return sorted(i for i in ix if i < n), sorted(i - n for i in ix if i >= n)
 
-    def verdict(self, text: str, msg_ix: set[int]) -> Verdict | None:
-        """What a line says about a failure, from the messages whose words it holds."""
+    def verdict(self, text: str, msg_ix: set[int], low: str | None = None) -> Verdict | None:
+        """What a line says about a failure, from the messages whose words it holds (`low`: the line lowercased, where
+        the caller has it)."""
         hits = []
-        low = None
         for i in msg_ix:
             m, eng = self.messages[i]
             needs = self._needs.get(i)

@@ -82,7 +82,17 @@ TB_HEADER = "Traceback (most recent call last)"
 def stated(text: str) -> bool:
     """The line states a cause (not a traceback header, a frame, or a log level word)."""
     return bool(STATED.search(text)) and TB_HEADER not in text
-ENDED = re.compile(r"[.!?)\]'\":%]\s*$")
+
+
+#: the last characters of a line that ends a sentence or a message
+_ENDS = frozenset(".!?)]'\":%")
+
+
+def ended(text: str) -> bool:
+    """The line ends a sentence or a message: its last character other than white space is one of `_ENDS`."""
+    return text.rstrip()[-1:] in _ENDS
+
+
 _SPLIT_FRAME = re.compile(r'(?=\bFile "[^"]+", line \d+, in )|(?<=\S)\s+(?=(?:\w+\.)*\w+(?:Error|Exception): )')
 _FRAME_HEAD = re.compile(r'^(File "[^"]+", line \d+, in [\w<>.]+)\s+(\S.*)$')
 _CARETS = re.compile(r"\s*[\^~]{3,}\s*")

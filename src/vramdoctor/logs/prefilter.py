@@ -16,6 +16,8 @@ from typing import Iterable, Iterator, Sequence
 
 import ahocorasick_rs
 
+from ..engines.words import lazy
+
 try:  # Hyperscan: 3-4x faster on a block than the automaton (bench/logs_scan); wheels for x86-64 Linux only
     import hyperscan
 except ImportError:  # pragma: no cover - other platforms
@@ -103,14 +105,21 @@ def _branch(alternatives, icase: bool) -> frozenset[str] | None:
     return frozenset(words)
 
 
+def _flags(pattern: re.Pattern) -> int:
+    """A pattern's flags, without compiling one that is compiled on first use (`engines.words.lazy`): reading the
+    words of every pattern at start-up compiles none of them."""
+    flags = getattr(pattern, "_flags", None)
+    return pattern.flags if flags is None else flags
+
+
 def required(pattern: re.Pattern) -> frozenset[str] | None:
     """Lowercase words one of which every match of `pattern` contains, or None if no set of words of
     three or more characters is required (such a pattern cannot be prefiltered)."""
-    tree = P.parse(pattern.pattern, pattern.flags)
-    items = list(tree)
+    flags = _flags(pattern)
+    items = list(P.parse(pattern.pattern, flags))
     if len(items) == 1 and items[0][0] is C.BRANCH:
-        return _branch(items[0][1][1], bool(pattern.flags & re.IGNORECASE))
-    return _seq(items, bool(pattern.flags & re.IGNORECASE))
+        return _branch(items[0][1][1], bool(flags & re.IGNORECASE))
+    return _seq(items, bool(flags & re.IGNORECASE))
 
 
 def necessary(pattern: re.Pattern) -> tuple[frozenset[str], ...]:
@@ -118,8 +127,9 @@ def necessary(pattern: re.Pattern) -> tuple[frozenset[str], ...]:
     top-level parts (`_options`), positive lookarounds included (a `(?=...100%)` lookahead's "100" too), of three or
     more characters. A line that lacks every word of one set cannot match: a check before the regex, far cheaper than a
     search that fails (`()`: no such set)."""
-    tree = list(P.parse(pattern.pattern, pattern.flags))
-    icase = bool(pattern.flags & re.IGNORECASE)
+    flags = _flags(pattern)
+    tree = list(P.parse(pattern.pattern, flags))
+    icase = bool(flags & re.IGNORECASE)
     if len(tree) == 1 and tree[0][0] is C.BRANCH:
         one = _branch(tree[0][1][1], icase)
         return (one,) if one else ()
@@ -132,10 +142,10 @@ def alternatives(pattern: re.Pattern, *, min_chars: int = 2000) -> list[re.Patte
     words, so a line is tried only against the alternatives whose words it holds (one 25,000-character alternation of
     a user's wordings otherwise costs every line that holds any of its words a full search). Returns [pattern] where
     it is short, not one alternation at the top, verbose, or a piece does not compile alone (a backreference)."""
-    text = pattern.pattern
-    if not isinstance(text, str) or len(text) < min_chars or pattern.flags & re.VERBOSE:
+    text, flags = pattern.pattern, _flags(pattern)
+    if not isinstance(text, str) or len(text) < min_chars or flags & re.VERBOSE:
         return [pattern]
-    tree = list(P.parse(text, pattern.flags))
+    tree = list(P.parse(text, flags))
     if len(tree) != 1 or tree[0][0] is not C.BRANCH:
         return [pattern]
     pieces, depth, start, i, in_class = [], 0, 0, 0, False
@@ -161,17 +171,23 @@ def alternatives(pattern: re.Pattern, *, min_chars: int = 2000) -> list[re.Patte
             start = i + 1
         i += 1
     pieces.append(text[start:])
-    try:
-        out = [re.compile(x, pattern.flags) for x in pieces]
+    try:  # (each piece parsed here, compiled on first use)
+        out = [_checked(x, flags) for x in pieces]
     except re.error:
         return [pattern]
     return out if len(out) == len(tree[0][1][1]) else [pattern]
 
 
+def _checked(text: str, flags: int) -> re.Pattern:
+    """`text` as a pattern compiled on first use, once it parses (re.error if not)."""
+    P.parse(text, flags)
+    return lazy(text, flags)
+
+
 def prefix(pattern: re.Pattern) -> frozenset[str] | None:
     """Lowercase words one of which every match of `pattern` starts with (after any `\\b` or `^`), or None:
     a search can then begin where the word is, instead of scanning the line from its start."""
-    items = [it for it in P.parse(pattern.pattern, pattern.flags) if it[0] is not C.AT]
+    items = [it for it in P.parse(pattern.pattern, _flags(pattern)) if it[0] is not C.AT]
     if not items:
         return None
     op, av = items[0]

@@ -24,7 +24,7 @@ from .lines import (
     ECHO_CLOSED,
     ECHO_END,
     ECHO_LINES,
-    ENDED,
+    ended,
     LOG_PREFIX,
     MAX_LINE,
     STRONG_PREFIX,
@@ -94,8 +94,15 @@ _LISTED = re.compile(r"`?(?<![\w-])(--?[a-z][\w-]*)`?(?:=|\s+)`?(\d+(?:\.\d+)?)\
 _VALUE_ONLY = re.compile(r"^\s*:\s*[-\d.,]+\s*[KMGT]i?B\s*$")
 #: the value alone on its line under Rust's "key: Some(" (TGI's Args printed with {:#?}: "        30000,")
 _SOME_VALUE = re.compile(r"^\s*[\w.\x22'-]+,?\s*$")
-_TABLE_WORDS = ("resident", "rss", "res", "vram", "mem", "used")
-_TABLE_WORD = re.compile("|".join(_TABLE_WORDS))  # (one search for any of them)
+_TABLE_WORDS = ("rss", "res", "vram", "mem", "used")  # ("resident" holds "res")
+
+
+def _table_word(lowered: str) -> bool:
+    """The line holds a word a memory table's header has (a plain loop: this runs for every line read)."""
+    for w in _TABLE_WORDS:
+        if w in lowered:
+            return True
+    return False
 
 
 def _step_key(step: str) -> tuple[float, ...]:
@@ -161,7 +168,8 @@ class Scanner:
     def _read_figures(self, r: RunFacts, line_no: int, text: str, texts: list) -> None:
         """The figures of one line (`texts`: the line, and the forms it is also read in) into run `r`."""
         k = self.k
-        done: set[int] = set()
+        figures, prefixes = k.figures, k.figure_prefix
+        done: set[int] | None = set() if len(texts) > 1 else None  # (a figure read from one form is not read again)
         tried_here = None  # the line says a value was tried: its flags are not the settings in use
         written = None  # the line has a program's own prefix: a user's words are not read from it
         for fig_text, fig_low, fig_c in texts:
@@ -170,9 +178,9 @@ class Scanner:
                 continue
             ascii_text = fig_text.isascii()
             for i in sorted(ix) if len(ix) > 1 else ix:
-                if i in done:
+                if done is not None and i in done:
                     continue
-                f = k.figures[i]
+                f = figures[i]
                 if f.prose:
                     if written is None:
                         written = bool(STRONG_PREFIX.match(text)) and not TITLE.match(text)  # (a "[Bug] ..." title)
@@ -184,16 +192,15 @@ class Scanner:
                     if tried_here:
                         continue
                 begin = 0
-                words = k.figure_prefix[i]
+                words = prefixes[i]
                 if words and ascii_text:  # begin where the word that starts every match is (str = bytes)
-                    begin = -1
-                    for w in words:
-                        x = fig_low.find(w)
-                        if x >= 0 and (begin < 0 or x < begin):
-                            begin = x
+                    if len(words) == 1:
+                        begin = fig_low.find(words[0])
+                    else:
+                        begin = min((x for x in map(fig_low.find, words) if x >= 0), default=-1)
                     if begin < 0:
                         continue
-                if self._figure(r, f, fig_text, line_no, begin):
+                if self._figure(r, f, fig_text, line_no, begin) and done is not None:
                     done.add(i)
 
     def _new_run(self, line_no: int) -> None:
@@ -231,7 +238,8 @@ class Scanner:
         done = r.progress.get("weights_done")
         if done is not None and ("kv_sized" in r.progress or "kv_done" in r.progress
                                  or any(f.line_no > done for f in r.failures)):
-            return any(i in self._restart and self.k.milestones[i][1].search(text) for i in ms)
+            return not self._restart.isdisjoint(ms) and any(
+                i in self._restart and self.k.milestones[i][1].search(text) for i in ms)
         return False
 
     def _tick(self, line_no: int, text: str) -> None:
@@ -302,7 +310,7 @@ class Scanner:
         if not before or before[-1][0] != line_no - 1:
             return False
         prev = before[-1][1].rstrip()
-        if (not prev or LOG_PREFIX.match(text) or LOG_PREFIX.match(prev) or ENDED.search(prev)
+        if (not prev or LOG_PREFIX.match(text) or LOG_PREFIX.match(prev) or ended(prev)
                 or not text.lstrip()[:1].islower()):
             return False
         joined = prev + ("" if prev.endswith("-") else " ") + text.strip()
@@ -514,14 +522,14 @@ class Scanner:
                                    # load text model: ...", not a title's own words, "ROCm unable to load models")
                                    or hv.kind == "wrapper" and stated(text)):
                 r.heading = (line_no, text)  # read as the failure only where no line of the log shows one
-        v = k.verdict(text, c["msg"]) if "msg" in c and not joined and not heading else None
+        v = k.verdict(text, c["msg"], lowered) if "msg" in c and not joined and not heading else None
         if v is not None and v.kind == "oom" and v.engine == "generic" and self._hedged_before(line_no, text):
             v = None  # (the line ends a sentence the line before began with a hedge: "it may cause out-of-" / "memory")
         failed = not joined and not heading and ("msg" in c or "frame" in c) and self._failure(r, line_no, text, c, v)
         if "msg" in c and not joined and not (self.partial and self.partial[2] == line_no):
             # an engine's words that did not match, or an error line cut short: a terminal may have wrapped it
-            if not ENDED.search(text) and not PY_FRAME.search(text) and ((v is None and k.explicit_words(c["msg"]))
-                                            or (v is not None and v.engine == "generic")):
+            if ((v is None and k.explicit_words(c["msg"]) or v is not None and v.engine == "generic")
+                    and not ended(text) and not PY_FRAME.search(text)):
                 self.partial = (line_no, text, line_no, 0)
                 self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)
         if failed or self.wants_every_line_until >= line_no:
@@ -559,7 +567,7 @@ class Scanner:
                 self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)
                 return
             self.table = None
-        if _TABLE_WORD.search(lowered):
+        if _table_word(lowered):
             head = header_column(text)
             if head is not None:
                 self.table = (head[0], head[1], None)
