@@ -96,8 +96,8 @@ OOM_WORDS = (r"out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError
              r"(?<![A-Za-z0-9_])OOM(?:s|ed|ing|'d|-ing)(?![A-Za-z0-9_])" + _NONE_COUNTED, r"cudaErrorMemoryAllocation", r"hipErrorOutOfMemory", r"\bNV_ERR_NO_MEMORY\b",
              r"ErrorOutOfDeviceMemory", r"CUDA_ERROR_OUT_OF_MEMORY", r"cudaMalloc failed", r"memory allocation failed",
              r"CUDA out of\b", r"\bfail(?:ed|ing|s)? to allocate", r"unable to allocate .*buffer",
-             r"Insufficient (?:GPU |device )?memory", r"not enough memory", r"kIOGPUCommandBufferCallbackErrorOutOfMemory",
-             r"\bno enough memory", r"\b(?:UR|ZE)_RESULT_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY\b", r"too large for (?:the )?available memory", r"not enough (?:GPU |device |free |KV cache |cache |CUDA )+memory",
+             r"Insufficient (?:GPU |device |free |available |CUDA |VRAM |video )*memory", r"not enough memory", r"kIOGPUCommandBufferCallbackErrorOutOfMemory",
+             r"\bno enough memory", r"\b(?:UR|ZE)_RESULT_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY\b", r"too large for (?:the )?available memory", r"not enough (?:GPU |device |free |available |KV cache |cache |CUDA |VRAM |video )+memory",
              r"\b(?:memory|VRAM) (?:ran|runs|running) out\b",
              # ... exhausted ("Long prefill (>40k tokens) exhausts unified memory and silently kills the worker rank",
              # "the GPU memory is exhausted"): placed by the words around it

@@ -415,8 +415,12 @@ LOG = LogWords(
         # (a user may quote only its words, without the figures: "... is larger than the maximum number of tokens ...")
         msg(r"is larger than the maximum number of tokens that can be stored in KV cache",
             "oom", "KV", "max-model-len-exceeds-kv-cache"),
-        # (and as a report shortens it: "ValueError: 1.75 GiB KV cache is needed, available 0.13 GiB")
-        msg(r"KV cache is needed, which is larger than the available KV cache memory|"
+        # (and as a report shortens it: "ValueError: 1.75 GiB KV cache is needed, available 0.13 GiB"; V1's first form,
+        # 0.7, printed "KV cache is" "needed" with no space between; the sentence's own start, which
+        # v1/core/kv_cache_utils.py raises only there, names it too where a paste or a terminal cut the line after it:
+        # "To serve at least one request with the model's max seq len (1048576),")
+        msg(r"KV cache is ?needed, which is larger than the available KV cache memory|"
+            r"\bTo serve at least one request with the models?'s?'? max seq len \(\d+\)|"
             r"\bKV cache is needed,?\s+(?:but\s+|while\s+|and\s+)?(?:only\s+)?(?:the\s+)?(?:[\d.]+\s*[KMG]i?B\s+)?"
             r"(?:is\s+)?available\b", "oom", "KV",
             "max-model-len-exceeds-kv-cache"),
@@ -661,6 +665,11 @@ LOG = LogWords(
         "larger than the available KV cache memory ({} GiB). {*}Try increasing `gpu_memory_utilization` or "
         "decreasing `max_model_len` when initializing the engine. See https://docs.vllm.ai/en/latest/"
         "configuration/conserving_memory/ for more details.",
+        # V1 from 0.12 (the typo "models's" fixed; utilization also controls the CPU backend's memory)
+        "To serve at least one request with the model's max seq len ({}), ({} GiB KV cache is needed, which is "
+        "larger than the available KV cache memory ({} GiB). {*}Try increasing `gpu_memory_utilization` (which also "
+        "controls CPU memory on the CPU backend) or decreasing `max_model_len` when initializing the engine. See "
+        "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.",
         # V1's start-up check (v1/worker/gpu_worker.py init_device / utils request_memory): 0.8-0.10, then with the
         # device's name (0.11+)
         "Free memory on device ({}/{} GiB) on startup is less than desired GPU memory utilization ({}, {} GiB). "

@@ -243,8 +243,13 @@ _STAGE = r"\s+(?:phase|stage|step|pass)\b"
 #: during weight load", "OOM while loading the weights", "during CUDA graph capture"); not "model loading", which
 #: llama.cpp's users say of the whole start-up
 _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(?:weights?|checkpoint) (?:load(?:ing)?|is loading)\b|"
-                       r"\b(?:during|while|when) (?:(?:trying|attempting) to load|loading) (?:the )?(?:model(?:'s)? )?"
-                       r"(?:weights|checkpoint|safetensors|shards)\b", re.I),
+                       r"\b(?:during|while|when) (?:(?:it|I|we|the (?:server|engine|runner|worker)) )?(?:(?:trying|attempting|"
+                       r"tries|try) to load|loading|loads?) (?:the )?(?:model(?:'s)? )?"
+                       r"(?:weights|checkpoint|safetensors|shards)\b|"
+                       # ... or the loading itself said to run out ("weight loading itself OOMs", "checkpoint loading
+                       # runs out of memory")
+                       r"\b(?:weights?|checkpoint|safetensors|shards?) load(?:ing)? (?:itself |alone |already )?"
+                       r"(?:OOM(?:s|ed|'d)?|r[au]ns? out of (?:GPU |device |CUDA )?memory)\b", re.I),
             "WEIGHTS"),
            # ... the buffers of expert or tensor parallel communication, made after the weights ("CUDA OOM during
            # UCCL-EP buffer allocation", "while allocating the DeepEP buffers", "NCCL buffer allocation fails")
