@@ -68,3 +68,48 @@ def test_memory_said_short_with_a_word_between_is_memory(lines, kind):
 ])
 def test_the_weights_loading_said_to_run_out_is_the_weights(lines):
     assert kind_of(lines)[0] == "WEIGHTS"
+
+
+# --- a kill or an out of memory a person only guesses at ("My strong suspicion is the process is being killed under
+# memory pressure (OOM)", "my hunch is", "our theory"): no kill is shown, so no host-memory kill is told as fact;
+# a kill the line states with a guess at its cause stays a kill of undetermined cause ----------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["# Server crashes after a few queries", "",
+     "Thanks! My strong suspicion is the process is being killed under memory pressure (OOM), which fits what you see.",
+     "\u26a0\ufe0f  Server request failed, falling back to direct execution..."],
+    ["my hunch is that the runner gets OOM-killed by the kernel once the context grows",
+     "Error: llama runner process no longer running: -1"],
+    ["Our working theory: the container is killed by the OOM killer when two requests overlap.",
+     "[ERROR] api: upstream closed the connection"],
+])
+def test_a_kill_only_guessed_at_is_not_a_host_memory_kill(lines):
+    assert kind_of(lines) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+def test_a_kill_stated_with_a_guess_at_its_cause_is_still_a_kill():
+    assert kind_of(["[2024-03-01 10:00:00 +0000] [7] [ERROR] Worker (pid:99) was sent SIGKILL! Perhaps out of "
+                    "memory?"]) == ("UNDETERMINED", "host-oom-kill")
+
+
+# --- an error chain whose root cause says only that the process ended (LM Studio's "Error in RPC handler: Error:
+# Rehydrated error" ... "- Caused By: Error: The model has crashed without additional information. (Exit code: N)"):
+# no cause is shown, so memory is not ruled out; a root cause that names one still decides --------------------------
+
+_LMS_CHAIN = ["[2025-06-01 09:00:00.000] [error] [LMSInternal][Client=LM Studio][Endpoint=sendMessage] Error in RPC "
+              "handler: Error: Rehydrated error",
+              "    at _0x1.fromSerializedError (C:\\LM Studio\\resources\\app\\.webpack\\main\\index.js:1:2)",
+              "- Caused By: Error: Channel Error",
+              "    at handle (C:\\LM Studio\\resources\\app\\.webpack\\main\\index.js:3:4)"]
+
+
+@pytest.mark.parametrize("root,expected", [
+    ("- Caused By: Error: The model has crashed without additional information. (Exit code: 18446744072635812000)",
+     ("UNDETERMINED", "failure-cause-not-shown")),
+    ("- Caused By: Error: The model process exited unexpectedly.", ("UNDETERMINED", "failure-cause-not-shown")),
+    ("- Caused By: Error: error loading model architecture: unknown model architecture: 'qwen3next'",
+     ("NOT_OOM", "model-file-error")),
+])
+def test_an_error_chains_root_cause_decides_whether_a_cause_is_shown(root, expected):
+    assert kind_of(_LMS_CHAIN + [root]) == expected

@@ -543,6 +543,11 @@ def _with_message_before(f: Failure) -> Failure:
     return replace(f, line_no=ln, text=prev.strip(), after=[(f.line_no, f.text), *f.after])
 
 
+#: an error chain's next cause under the error (Node's `- Caused By: Error: ...`, LM Studio's serialized errors; Java's
+#: `Caused by: ...`): the last one is the root cause
+_CAUSED_BY = re.compile(r"^\s*-?\s*Caused [Bb]y:\s")
+
+
 def _cause_shown(f: Failure) -> bool:
     """The failure's own words state what went wrong (not a wrapper, not a bare frame or header, not cut). A last
     line that may be cut ("CUDA ru") counts only if it ends a sentence or reads whole without CUDA or memory words."""
@@ -553,6 +558,10 @@ def _cause_shown(f: Failure) -> bool:
         return False
     if _NO_CAUSE.match(f.text.rsplit(": ", 1)[-1]) or _NO_INFO.search(f.text) or CAUSE_UNKNOWN.search(f.text):
         return False  # the words after the label only say that an error happened
+    root = next((t for _, t in reversed(f.after) if _CAUSED_BY.match(t)), None)
+    if root is not None and (_NO_CAUSE.match(root.rsplit(": ", 1)[-1]) or _NO_INFO.search(root)
+                             or CAUSE_UNKNOWN.search(root)):
+        return False  # ... or the chain's root cause below it says only that the process ended
     if f.after or _CUT_END.search(f.text):
         return True
     tail = f.text.rsplit(": ", 1)[-1]  # the words after the last label: "... error in CALL: TEXT"

@@ -266,6 +266,12 @@ class Knowledge:
             hits = [h for h in hits if not (h[3] == "generic" and h[1].kind == "oom")]
             if past_fixed(text):  # (a failure told as past and fixed: its quoted error is no failure either)
                 hits = [h for h in hits if h[3] != "generic"]
+        elif hits and hits[0][2] == "generic" and hits[0][1].kind == "oom" and supposed(text) and not SIGKILL_RX.search(
+                text):
+            # (and the general words that name a step or a kill, where the line only supposes them: "My strong
+            # suspicion is the process is being killed under memory pressure (OOM)"; not a kill the line states with
+            # a guess at its cause, gunicorn's "Worker (pid:25134) was sent SIGKILL! Perhaps out of memory?")
+            hits = [h for h in hits if not (h[2] == "generic" and h[1].kind == "oom")]
         if hits and hits[0][3] == "generic" and hits[0][1].kind == "error" and _level(text) in _QUIET:
             hits = []  # an INFO line that mentions an error ("retrying after error: ...") is not a failure
         if not hits:

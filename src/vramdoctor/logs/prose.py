@@ -64,6 +64,10 @@ _SUPPOSED = re.compile(
     r"\b(?:probably|possibly|perhaps|likely|presumably|suspect(?:s|ed)?|think|believe|guess|(?:pretty|fairly|quite) sure)"
     r"\s+(?:(?:it(?:'s| is| was)?|this(?:'s| is| was)?|that(?:'s| is)?|there(?:'s| is)|an?|the|just|simply|maybe|"
     r"probably|we(?:'re| are)|I(?:'m| am))\s+){0,3}" + _OOM_NAME + "|"
+    # ... or a guess named as one, the out of memory in the clause it opens ("My strong suspicion is the process is
+    # being killed under memory pressure (OOM)", "my hunch is that the runner OOMs", "our theory: the KV cache OOMs")
+    r"\b(?:(?:my|our|the) (?:strong |main |best |first |working )?(?:suspicion|hunch|guess|theory|hypothesis)|"
+    r"I(?:'d| would) guess|(?:I|we) suspect)\b[^.;!?]{0,100}?" + _OOM_NAME + "|"
     # a margin to an out-of-memory, not one ("about 200MiBs from VRAM OOM at 3.75bpw, far from it at 3.0bpw")
     r"(?:\b\d[\d.,]*\s*[KMGT]i?B?s?|\bfar|\bwell)\s+(?:away\s+)?from\s+(?:\w+\s+){0,2}?" + _OOM_NAME + "|"
     # a Chinese clause that conditions, supposes, predicts, asks or denies (如果 if, 可能 maybe, 应该 should, 肯定
