@@ -113,3 +113,25 @@ _LMS_CHAIN = ["[2025-06-01 09:00:00.000] [error] [LMSInternal][Client=LM Studio]
 ])
 def test_an_error_chains_root_cause_decides_whether_a_cause_is_shown(root, expected):
     assert kind_of(_LMS_CHAIN + [root]) == expected
+
+
+# --- memory a model's unload does not give back, in a person's words ("it leaves the mmproj portion of the model still
+# loaded in VRAM", "VRAM is not released after unloading"): memory kept with no load to hold it, a leak; not memory
+# kept after an out of memory (the failure's), nor an unload that frees it ------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["# VRAM not freed after unloading model", "",
+     "VRAM is not released after unloading the model with keep_alive=0; nvidia-smi still shows 4.1 GiB used by ollama."],
+    ["After `POST /api/generate` with keep_alive 0 the model unloads, but about 2 GB of memory stays allocated until I "
+     "restart the service."],
+    ["Calling /slots/0?action=erase and unloading the model: the VRAM still in use is 3 GB, it never gets freed."],
+])
+def test_memory_an_unload_does_not_give_back_is_a_leak(lines):
+    assert kind_of(lines) == ("LEAK", "memory-growth-stated")
+
+
+@pytest.mark.parametrize("line", ["The server did not release the memory after encountering OOM.",
+                                  "Unloading the model frees the VRAM as expected."])
+def test_memory_kept_after_a_failure_or_freed_by_an_unload_is_no_leak(line):
+    assert kind_of([line])[0] != "LEAK"

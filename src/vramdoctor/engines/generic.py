@@ -416,6 +416,15 @@ _GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM)[^，。,.；;！？]{0,12}?"
 #: a reading a user states with the one it rose from after it, over a span of work or time ("RSS reaches ~9 GB after
 #: 2,000 generated tokens, from a ~1.5 GB base", "VRAM climbed to 22 GiB after 500 requests, from 16 GiB at start"):
 #: checked by _growth_to_from (a memory word, a span, a fifth more)
+#: memory a model's unload (or its process's end of work) does not give back, in a person's words ("it leaves the
+#: `mmproj-model-f16` portion of the model still loaded in VRAM", "VRAM is not released after unloading the model",
+#: "after the model is unloaded 3 GB stay allocated"): memory kept with no load to hold it, as a leak
+_NOT_FREED = r"(?:isn't|aren't|wasn't|weren't|(?:is|are|was|were|does|do|did|gets?|got) (?:not|never)|never)\s+(?:get\s+|be\s+|being\s+|been\s+)?"
+_KEPT = (r"\bunload\w*\b(?=[^.;!?\n]{0,200}?\b(?:VRAM|memory|RAM)\b)[^.;!?\n]{0,160}?\b(?:still (?:loaded|allocated|resident|"
+         r"held|occupied|in use)\b|stays? (?:allocated|loaded|resident|occupied|in use)\b|remains? (?:allocated|loaded|"
+         r"resident|occupied|in use|higher)\b|" + _NOT_FREED + r"(?:freed|released|reclaimed|returned|given back)\b)|"
+         r"\b(?:VRAM|memory|RAM)\b[^.;!?\n]{0,40}?" + _NOT_FREED + r"(?:freed|released|reclaimed|returned|given back)\b"
+         r"[^.;!?\n]{0,40}?\b(?:after|when|once|on)\b[^.;!?\n]{0,30}?\bunload")
 _TO_FROM = (r"\b(?:reach(?:es|ed)?|(?:climb(?:s|ed)?|grows?|grew|rises|rose|goes up|went up) to|ends? (?:up )?at)\s+"
             r"(?:~|about |around |over )?" + _USIZE + r"[^.;!?\n]{0,80}?\bfrom (?:a |the )?(?:~|about |around )?" + _USIZE)
 _SPAN = re.compile(r"\b(?:after|over|within|for)\s+(?:\S+\s+){0,3}?(?:tokens|requests|hours?|minutes|days?|weeks?|rounds|"
@@ -2099,6 +2108,7 @@ LOG = LogWords(
         fig("_growth_stated", _GROWTH, _growth, mode="first", prose=True),
         fig("_growth_stated", _GROWTH_ZH, _growth_zh, mode="first", prose=True, flags=0),
         fig("_growth_stated", _TO_FROM, _growth_to_from, mode="first", prose=True),
+        fig("_growth_stated", _KEPT, lambda m: _growth(m, rise=False), mode="first", prose=True),
         fig("_growth_stated", _FROM_TO, _growth_from_to, mode="first", prose=True),
         fig("_growth_stated", _NOW_THEN, _growth_now_then, mode="first", prose=True),
         fig("_growth_stated", _BY_SIZE, _growth_over_span, mode="first", prose=True),
