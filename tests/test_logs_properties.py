@@ -201,6 +201,19 @@ def test_every_engine_pattern_can_be_prefiltered():
         assert e.log.fingerprint is not None or e.name in ("generic",), e.name
 
 
+def test_every_engine_pattern_compiles():
+    """Patterns are compiled on first use (`engines.words.lazy`), and start-up reads their words without compiling
+    them: one that does not compile (a variable-width look-behind) would fail only on the first line holding its
+    words. Each is compiled here."""
+    for e in all_engines():
+        log = e.log
+        patterns = [*log.run_start, *(m.pattern for m in log.messages), *(p for _, p in log.milestones),
+                    *(f.pattern for f in log.figures), *log.frames.values(), *(s.pattern for s in log.step_codes),
+                    *(p for p in (log.fingerprint, log.loader, log.chat) if p is not None)]
+        for p in patterns:
+            p.search("")  # (compiles it: re.error if it cannot be)
+
+
 def test_a_long_alternation_split_into_its_alternatives_matches_the_same_lines():
     """The scanner tries a long alternation (a user's wordings for requests) one alternative at a time, each behind
     its own words: every line of every log here matches some piece exactly where it matches the whole."""

@@ -135,3 +135,17 @@ def test_memory_an_unload_does_not_give_back_is_a_leak(lines):
                                   "Unloading the model frees the VRAM as expected."])
 def test_memory_kept_after_a_failure_or_freed_by_an_unload_is_no_leak(line):
     assert kind_of([line])[0] != "LEAK"
+
+
+# --- a report whose title or words say the server went down ("the service shutdown", "the workers go down", "shuts
+# down"): a failure stated, its cause not shown; never "no memory problem" ---------------------------------------------
+
+
+@pytest.mark.parametrize("said", [
+    "# [Bug] When request threads is greater than 2, the service shutdown",
+    "# [Bug] the server shuts down with 3 concurrent requests",
+    "At the first request the Ray workers go down while the API server stays up.",
+])
+def test_a_server_said_to_go_down_is_a_failure_of_unshown_cause(said):
+    lines = [said, "", "python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-VL-3B-Instruct --port 8000"]
+    assert kind_of(lines) == ("UNDETERMINED", "failure-cause-not-shown")

@@ -661,6 +661,10 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
           # taken": the purpose it failed, not a failure of the run)
           r"(?:does|did|do)(?: not|n['\u2019]?t)(?: even)? work(?! to \w)|stop(?:s|ped)? responding|not working|"
           r"errors? out|"
+          # ... or the server, named, goes down ("When request threads is greater than 2, the service shutdown", "the
+          # Ray workers go down", "the server shuts down with 3 requests")
+          r"\b(?:service|server|process|engine|backend|runner|workers?|instance) (?:(?:just|then|suddenly|immediately|"
+          r"also) )?(?:shut(?:s|ting)? ?down|shutdown|go(?:es)? down|went down)\b|"
           # ... or it ends on its own ("in the middle of the generation, it just terminates itself", "the server exits
           # unexpectedly", "quits abruptly")
           r"(?:terminat|exit|quit|clos|shut)(?:es|ed|ing|s)?(?: down)? (?:itself|unexpectedly|abruptly|on its own|"
