@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from logcase import kind_of
+from logcase import diag, flags, kind_of, run_of
 
 # --- vLLM V1's KV-capacity check (v1/core/kv_cache_utils.py) named by its own opening words, where a paste or a terminal
 # cut the line before "KV cache is needed": the pool cannot hold max_model_len, never "an error that is not memory" ----
@@ -149,3 +149,34 @@ def test_memory_kept_after_a_failure_or_freed_by_an_unload_is_no_leak(line):
 def test_a_server_said_to_go_down_is_a_failure_of_unshown_cause(said):
     lines = [said, "", "python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-VL-3B-Instruct --port 8000"]
     assert kind_of(lines) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+# --- llama.cpp that could not pin the weights it keeps on the CPU (ggml_cuda_host_malloc "failed to allocate N MiB of
+# pinned memory") and no device buffer failed: host RAM is the short one, so "fewer layers on the GPU" would push more
+# of the model there; with a device buffer that failed too, fewer layers stay the step ------------------------------
+
+_PINNED_LOAD = [
+    "llama_model_loader: - type q4_K:  441 tensors",
+    "ggml_cuda_host_malloc: failed to allocate 28123.50 MiB of pinned memory: out of memory",
+    "load_tensors: offloading 20 repeating layers to GPU",
+    "load_tensors: offloaded 20/81 layers to GPU",
+    "load_tensors:          CPU model buffer size = 28123.50 MiB",
+    "load_tensors:        CUDA0 model buffer size =  9912.63 MiB",
+]
+
+
+def test_weights_that_could_not_be_pinned_get_no_fewer_gpu_layers():
+    run = run_of(diag("\n".join(["# 70B on a 12 GB card and 32 GB of RAM: the model does not fit in VRAM and the PC "
+                                 "freezes for hours", "```", *_PINNED_LOAD])))
+    assert run.kind == "WEIGHTS"
+    assert "gpu_layers" not in flags(run) and "-ngl" not in flags(run)
+    assert any("pinned" in a["why"] for a in run.advice)
+
+
+def test_a_device_buffer_that_failed_beside_a_pinned_one_still_gets_fewer_gpu_layers():
+    run = run_of(diag("\n".join([*_PINNED_LOAD[:2], "load_tensors: offloading 20 repeating layers to GPU",
+                                 "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9912.63 MiB on device 0: "
+                                 "cudaMalloc failed: out of memory",
+                                 "alloc_tensor_range: failed to allocate CUDA0 buffer of size 10394142208",
+                                 "llama_model_load: error loading model: unable to allocate CUDA0 buffer"])))
+    assert run.kind == "WEIGHTS" and "-ngl" in flags(run)

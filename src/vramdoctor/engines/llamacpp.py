@@ -614,6 +614,11 @@ LOG = LogWords(
         fig("_host_alloc_failed", r"cpu_buffer_type_alloc_buffer: failed to allocate|(?:failed|unable) to allocate "
             r"(?:CPU|CPU_Mapped|CPU_REPACK|CPU_AARCH64|CUDA_Host|ROCm_Host) buffer|ggml_aligned_malloc: insufficient memory",
             lambda m: True),
+        # the layers kept on the CPU could not be pinned (ggml-cuda.cu ggml_cuda_host_malloc "failed to allocate %.2f MB
+        # of pinned memory"): the load goes on with pageable memory, but host RAM (or the pinning limit) is short, so
+        # layers moved off the GPU are no step to propose
+        fig("_host_pinned_failed_bytes", r"failed to allocate " + SIZE + r" of pinned memory",
+            lambda m: to_bytes(m.group(1), m.group(2))),
         fig("free_memory_bytes", r"using device \w+ \(.*\) .*?- " + SIZE + r" free"),
         # whether the weights are memory-mapped (load_tensors "... (mmap = true)", llama-cpp-python's use_mmap, a pasted
         # --no-mmap; KoboldCpp's --usemmap): then they are not copied into RAM, and mmap is no step to propose

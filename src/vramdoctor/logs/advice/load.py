@@ -240,6 +240,14 @@ class LoadSteps:
             if not no_gpu:
                 s.add("more layers on the GPU", "gpu_layers", "moves weights from host RAM to the GPU, if it has room",
                       "up", None, offl if isinstance(offl, int) else None)
+        elif (s.name in GGML and isinstance(n.get("_host_pinned_failed_bytes"), int)
+              and not n.get("failed_alloc_bytes") and not no_gpu):
+            # no device buffer failed, and the layers kept on the CPU could not even be pinned: host RAM is the short
+            # one, so fewer layers on the GPU would put more of the weights where memory is already short
+            pinned = n["_host_pinned_failed_bytes"]
+            s.say("more host memory", f"the {pinned / GIB:.2f} GiB of weights kept on the CPU could not be pinned "
+                  "(ggml_cuda_host_malloc): host RAM, or the pinning limit (`ulimit -l`, WSL), is short already; fewer "
+                  "layers on the GPU would put more of the model there. Add RAM, or use fewer-bit weights")
         elif s.name in GGML or s.engine is None and n.get("layers_total"):
             # the layers whose share of the buffer that failed fits in the memory free, less a tenth for the KV
             # cache and compute buffers that come after the weights
