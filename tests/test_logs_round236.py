@@ -180,3 +180,36 @@ def test_a_device_buffer_that_failed_beside_a_pinned_one_still_gets_fewer_gpu_la
                                  "alloc_tensor_range: failed to allocate CUDA0 buffer of size 10394142208",
                                  "llama_model_load: error loading model: unable to allocate CUDA0 buffer"])))
     assert run.kind == "WEIGHTS" and "-ngl" in flags(run)
+
+
+# --- Ascend's AI-core exception in a report's shorter words ("MTE DDR address out of range"): a kernel that touched
+# memory it does not own, not memory running out --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["# [Bug]: ACL graph capture on 910B fails with error code 507015 (MTE DDR address out of range)", "", "```",
+     "| NPU     Chip | Process id | Process memory(MB) |", "| 0       0    | 1207319    | 17792"],
+    ["vllm-ascend crashes at the first request with aicore error 507015, MTE address is out of range."],
+])
+def test_ascends_mte_address_out_of_range_is_an_illegal_access(lines):
+    assert kind_of(lines) == ("NOT_OOM", "illegal-memory-access")
+
+
+# --- an assertion whose message names a rule a setting's value breaks ("max_chunk_size must be multiple of 256,
+# received None"): not memory; one whose words are memory's ("block_size must be a multiple of 16") stays open -------
+
+_TB = ["Traceback (most recent call last):", '  File "/app/backends/exllamav2/model.py", line 212, in create',
+       "    self.generator = ExLlamaV2DynamicGeneratorAsync("]
+
+
+@pytest.mark.parametrize("error", [
+    "AssertionError: max_chunk_size must be multiple of 256, received None",
+    "AssertionError: tensor_parallel_size must be divisible by the number of attention heads (40)",
+    "AssertionError: temperature must be positive",
+])
+def test_an_assertion_naming_a_settings_rule_is_not_memory(error):
+    assert kind_of(_TB + [error]) == ("NOT_OOM", "assertion-failed")
+
+
+def test_an_assertion_whose_rule_is_about_memory_stays_open():
+    assert kind_of(_TB + ["AssertionError: block_size must be a multiple of 16 for the KV cache pool"])[0] != "NOT_OOM"

@@ -988,7 +988,9 @@ LOG = LogWords(
             code="illegal-memory-access"),
         # ... and as Ascend's runtime reports it (an AI core's exception: "errorStr: The DDR address of the MTE
         # instruction is out of range"): a kernel read or wrote outside its memory
-        msg(r"\bThe DDR address of the MTE instruction is out\b|\bMTE instruction is out of range\b", "not_oom",
+        # (and in a report's shorter words: "error code 507015 (MTE DDR address out of range)")
+        msg(r"\bThe DDR address of the MTE instruction is out\b|\bMTE instruction is out of range\b|"
+            r"\bMTE (?:DDR )?address (?:is )?out of range\b", "not_oom",
             code="illegal-memory-access"),
         # ... and Ascend's stream queues (CANN's runtime "[SqCqManage]Alloc sq cq fail"): a count of hardware
         # submission queues, not memory; the "Failed to apply for memory." before it is its symptom

@@ -1106,6 +1106,11 @@ _UNSUPPORTED = re.compile(r"\b(?:not (?:supported|compiled|enabled|available|imp
 #: ... or quoted whole inside a wrapper's line (vLLM V1's "RuntimeError: Worker failed with error 'AssertionError:
 #: auto_functionalized was not removed', please check the stack trace above for the root cause")
 _ASSERTION_QUOTED = re.compile(r"[`'\x22]AssertionError:\s*([^`'\x22\n]{3,300}?)\.?[`'\x22]")
+#: ... or a rule a setting's value breaks ("max_chunk_size must be multiple of 256, received None", "tp_size must be
+#: divisible by the number of heads", "temperature must be positive")
+_CONSTRAINT = re.compile(r"\bmust be (?:an? )?(?:multiple of|divisible by|positive|non-negative|greater than|less than|"
+                         r"smaller than|larger than|at least|at most|between|one of|set|specified|an? (?:int|integer|"
+                         r"string|list|bool|float))\b|\b(?:received|got) None\b", re.I)
 #: a condition or message that two values must agree (equal, or a mismatch named): a consistency check
 _AGREEMENT = re.compile(r"[=!]=|\bmismatch\b|\bexpected\b.{1,80}\b(?:got|but)\b", re.I)
 #: words in an assertion's condition that may be about memory (a pool, blocks, free bytes, the cache)
@@ -1140,7 +1145,7 @@ def _assertion(f: Failure) -> tuple[int, str] | None:
         # (a condition, a comparison, or a message that names what the code does not have or support: "Torch not
         # compiled with CUDA enabled", "auto_functionalized was not removed"; not a consistency check that only says
         # values disagree, "seq_lens_sum must match", whose cause may be anything)
-        if cond.startswith("assert ") or _AGREEMENT.search(cond) or _UNSUPPORTED.search(cond):
+        if cond.startswith("assert ") or _AGREEMENT.search(cond) or _UNSUPPORTED.search(cond) or _CONSTRAINT.search(cond):
             return None if _speaks_of_memory(cond) else (f.line_no, f.text.strip())
     # (the failure may be the traceback's first frame, or the kill that ended it: the assertion is before it)
     lines = [*f.before[-6:], (f.line_no, f.text), *f.after]
