@@ -213,3 +213,47 @@ def test_an_assertion_naming_a_settings_rule_is_not_memory(error):
 
 def test_an_assertion_whose_rule_is_about_memory_stays_open():
     assert kind_of(_TB + ["AssertionError: block_size must be a multiple of 16 for the KV cache pool"])[0] != "NOT_OOM"
+
+
+# --- Gloo's own words that it connected ("[Gloo] Rank 0 is connected to 1 peer ranks. Expected number of connected peer
+# ranks is : 1", torch 2.5+) are no communication failure; its failures still are -----------------------------------
+
+
+def test_gloos_connected_line_is_no_failure_under_a_stated_oom():
+    lines = ["# [Bug]: DeepSeek V3.2 CUDA OUT OF MEMORY", "```",
+             "[Gloo] Rank 0 is connected to 1 peer ranks. Expected number of connected peer ranks is : 1",
+             "[Gloo] Rank 0 is connected to 0 peer ranks. Expected number of connected peer ranks is : 0",
+             "[2025-12-01 10:00:00 TP0] Load weight begin. avail mem=78.51 GB"]
+    assert kind_of(lines)[0] != "NOT_OOM"
+    assert kind_of(lines[2:4]) == ("NONE", "no-memory-problem")
+
+
+@pytest.mark.parametrize("line", [
+    "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer [10.0.0.2]:4312",
+    "RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error",
+    "[E ProcessGroupGloo.cpp:138] gloo: failed to connect to 10.0.0.3:29500 after 30 s",
+])
+def test_gloos_failures_stay_communication_errors(line):
+    assert kind_of([line]) == ("NOT_OOM", "communication-error")
+
+
+# --- an assertion that only compares two values for equality (`assert new_spec.page_size_bytes == max_page_size`):
+# a consistency check, which memory running out does not fail, whatever the values are of ---------------------------
+
+
+@pytest.mark.parametrize("code", ["    assert new_spec.page_size_bytes == max_page_size",
+                                  "    assert len(kv_cache_groups) == num_cache_blocks_per_rank",
+                                  "    assert self.free_blocks != prev_free_blocks, 'pool did not change'"])
+def test_an_equality_assertion_is_not_memory_whatever_it_compares(code):
+    lines = ["(EngineCore_DP0 pid=9) ERROR 11-02 10:00:00 [core.py:1229] Traceback (most recent call last):",
+             '(EngineCore_DP0 pid=9) ERROR 11-02 10:00:00 [core.py:1229]   File "/vllm/v1/core/kv_cache_utils.py", '
+             'line 880, in unify_kv_cache_spec_page_size',
+             f"(EngineCore_DP0 pid=9) ERROR 11-02 10:00:00 [core.py:1229] {code}",
+             "(EngineCore_DP0 pid=9) ERROR 11-02 10:00:00 [core.py:1229] AssertionError"]
+    assert kind_of(lines) == ("NOT_OOM", "assertion-failed")
+
+
+def test_an_order_assertion_about_memory_stays_open():
+    lines = ["Traceback (most recent call last):", '  File "/sglang/srt/mem_cache/memory_pool.py", line 120, in init',
+             "    assert self.free_bytes >= needed_bytes", "AssertionError"]
+    assert kind_of(lines)[0] != "NOT_OOM"

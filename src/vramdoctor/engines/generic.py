@@ -1099,7 +1099,10 @@ LOG = LogWords(
         msg(r"\bcublas\w+\b[^\n]{0,40}?\b(?:invalid (?:parameter|value)|not supported|execution failed|architecture "
             r"mismatch)\b", "not_oom", code="cuda-kernel-error"),
         # the processes failed to talk to each other (gloo, TCP): a distributed set-up fault, not memory
-        msg(r"\bgloo\b.*(?:Connection|connect|timed? ?out|reset|closed|\bcl$)|Connection (?:closed|reset|refused) by peer|"
+        # (not its success, torch 2.5's "[Gloo] Rank 0 is connected to 1 peer ranks. Expected number of connected peer
+        # ranks is : 1", nor "the barrier via GLOO connects both nodes")
+        msg(r"\bgloo\b.*(?:Connection (?:closed|reset|refused|timed? ?out)|connect\w* (?:failed|error|timed? ?out|refused)|"
+            r"(?:failed|unable) to connect|timed? ?out|reset|closed|\bcl$)|Connection (?:closed|reset|refused) by peer|"
             r"ConnectionResetError|ConnectionRefusedError|"
             # ... or torch.distributed's store (c10d's TCPStore, which ranks meet at: "[c10d] waitForInput: socket
             # SocketImpl(...) timed out after 600000ms", "torch.distributed.DistStoreError: wait timeout after 600000ms")

@@ -1129,8 +1129,16 @@ _TYPE_CHECK = re.compile(r"^\s*\(?\s*(?:not\s+)?(?:isinstance|issubclass|hasattr
 
 def _speaks_of_memory(cond: str) -> bool:
     """An assertion's condition names something memory is made of (`_MEMORY_CONDITION`), past the settings' switches
-    it reads (`_SWITCH`); a check of a type or presence (`_TYPE_CHECK`) never does."""
-    return not _TYPE_CHECK.search(cond) and bool(_MEMORY_CONDITION.search(_SWITCH.sub("", cond)))
+    it reads (`_SWITCH`); a check of a type or presence (`_TYPE_CHECK`), or of two values' equality (`_EQUALITY_ONLY`),
+    never does."""
+    return (not _TYPE_CHECK.search(cond) and not _EQUALITY_ONLY.match(cond)
+            and bool(_MEMORY_CONDITION.search(_SWITCH.sub("", cond))))
+
+
+#: a condition that only compares for equality (`assert new_spec.page_size_bytes == max_page_size`): a consistency
+#: check between two values, which memory running out does not fail, whatever the values are of (an order, `>=`, may be
+#: a check that enough is free)
+_EQUALITY_ONLY = re.compile(r"^[^<>]*(?:==|!=)[^<>]*$")
 
 
 def _assertion(f: Failure) -> tuple[int, str] | None:
