@@ -1131,14 +1131,16 @@ def _speaks_of_memory(cond: str) -> bool:
     """An assertion's condition names something memory is made of (`_MEMORY_CONDITION`), past the settings' switches
     it reads (`_SWITCH`); a check of a type or presence (`_TYPE_CHECK`), or of two values' equality (`_EQUALITY_ONLY`),
     never does."""
-    return (not _TYPE_CHECK.search(cond) and not _EQUALITY_ONLY.match(cond)
+    return (not _TYPE_CHECK.search(cond) and not (_EQUALITY_ONLY.match(cond) and not _FREE_WORDS.search(cond))
             and bool(_MEMORY_CONDITION.search(_SWITCH.sub("", cond))))
 
 
 #: a condition that only compares for equality (`assert new_spec.page_size_bytes == max_page_size`): a consistency
-#: check between two values, which memory running out does not fail, whatever the values are of (an order, `>=`, may be
+#: check between two values, which memory running out does not fail, whatever sizes they are (an order, `>=`, may be
 #: a check that enough is free)
 _EQUALITY_ONLY = re.compile(r"^[^<>]*(?:==|!=)[^<>]*$")
+#: ... unless one side is what is free ("len(free_blocks) == num_required_blocks": the blocks a pool could give)
+_FREE_WORDS = re.compile(r"free|avail|remain|left", re.I)
 
 
 def _assertion(f: Failure) -> tuple[int, str] | None:
