@@ -258,3 +258,21 @@ def test_an_order_assertion_about_memory_stays_open():
     lines = ["Traceback (most recent call last):", '  File "/sglang/srt/mem_cache/memory_pool.py", line 120, in init',
              "    assert self.free_bytes >= needed_bytes", "AssertionError"]
     assert kind_of(lines)[0] != "NOT_OOM"
+
+
+# --- NCCL's own allocator failing under its "unhandled cuda error" ("Last error: Failed to CUDA malloc 512 bytes",
+# alloc.h), on the lines after it or later on the same line of a JSON string: NCCL's buffers ran out of memory ----------
+
+_NCCL = ("torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:"
+         "2395, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5")
+
+
+@pytest.mark.parametrize("lines", [
+    [_NCCL, "ncclUnhandledCudaError: Call to CUDA function failed.", "Last error:", "Failed to CUDA malloc 512 bytes"],
+    ["> " + _NCCL + "\\nncclUnhandledCudaError: Call to CUDA function failed.\\nLast error:\\nFailed to CUDA malloc "
+     "2097152 bytes"],
+    ["[2025-03-01 10:00:00 TP3] Scheduler hit an exception: " + _NCCL.replace("2.20.5", "2.21.5"),
+     "ncclUnhandledCudaError: Call to CUDA function failed.", "Last error:", "Failed to CUDA calloc 64 bytes"],
+])
+def test_nccls_own_allocation_failing_is_its_buffers_out_of_memory(lines):
+    assert kind_of(lines) == ("WARMUP", "nccl-buffers-oom")

@@ -962,6 +962,9 @@ LOG = LogWords(
         # driver refused, a set-up fault, not memory; NCCL's init.cc / CUDACHECK print the CUDA error's own string)
         # (also cut short, "Cuda failure 2 'out of me": 2 is cudaErrorMemoryAllocation)
         msg(r"NCCL.*(?:out of memory|\bCuda failure (?:2\b|(?:\d+ )?'out\b))", "oom", "WARMUP", "nccl-buffers-oom"),
+        # (NCCL's own allocator, under its "ncclUnhandledCudaError: Call to CUDA function failed. Last error:": alloc.h
+        # "Failed to CUDA malloc %ld bytes", "Failed to CUDA calloc", cuMem "Failed to CUDA host alloc")
+        msg(r"\bFailed to CUDA (?:malloc|calloc|host alloc|(?:cuMem)?Create) \d+ bytes\b", "oom", "WARMUP", "nccl-buffers-oom"),
         msg(r"NCCL.*\bCuda failure(?: \d+)? '(?!out of memory')[^'\n]{3,80}'", "not_oom", code="nccl-error"),
         # (also as people write it: "an illegal CUDA memory access", cudaErrorIllegalAddress)
         msg(r"illegal (?:CUDA |GPU |device )?memory access|illegal address|cudaErrorIllegalAddress|"
