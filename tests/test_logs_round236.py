@@ -276,3 +276,23 @@ _NCCL = ("torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc
 ])
 def test_nccls_own_allocation_failing_is_its_buffers_out_of_memory(lines):
     assert kind_of(lines) == ("WARMUP", "nccl-buffers-oom")
+
+
+# --- TGI's router that lost its shard ("text_generation_client: router/client/src/lib.rs:33: Server error: transport
+# error", "error trying to connect: Connection refused (os error 111)"): the shard died, its cause in its own lines,
+# never "not memory" -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    "2023-08-27T20:45:03.167347Z ERROR batch{batch_size=6}:decode:decode{size=6}:decode{size=6}: text_generation_client:"
+    " router/client/src/lib.rs:33: Server error: transport error",
+    "2024-08-30T02:09:48.065252Z ERROR batch{batch_size=1}:prefill:prefill{id=121 size=1}:prefill{id=121 size=1}: "
+    "text_generation_client: router/client/src/lib.rs:33: Server error: error trying to connect: Connection refused (os "
+    "error 111)",
+    "2024-08-30T02:09:48.063951Z ERROR generate_stream{parameters=GenerateParameters { best_of: None }}:async_stream:"
+    "generate_stream:infer:send_error: text_generation_router::infer: router/src/infer.rs:876: Request failed during "
+    "generation: Server error: error trying to connect: Connection refused (os error 111)",
+])
+def test_tgis_router_that_lost_its_shard_is_a_failure_of_unshown_cause(line):
+    assert kind_of(["# concurrent 2k prompts crash the TGI service", "```", line]) == (
+        "UNDETERMINED", "failure-cause-not-shown")

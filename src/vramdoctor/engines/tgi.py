@@ -50,6 +50,15 @@ LOG = LogWords(
         # every shard is up, so the failure is in the weights phase
         msg(r"Shard \d+ failed to start|\bShardCannotStart\b", "wrapper", "WEIGHTS"),
         msg(r"Shard \d+ crashed|Shard complete standard error output", "wrapper"),
+        # the router's client that lost its shard (router/client/src/lib.rs, "Server error: transport error", "error
+        # trying to connect: Connection refused (os error 111)"; infer.rs "Request failed during generation: Server
+        # error: ..."): the shard process died, its cause in the shard's own lines; in a batch's prefill or decode, or a
+        # stream's generation, while serving
+        msg(r"(?=.*\b(?:prefill|decode|generate(?:_stream)?)\b).*(?:text_generation_client: router/client/src/lib\.rs:\d+: "
+            r"|Request failed during generation: )Server error: (?:transport error|error trying to connect|"
+            r"[^\n]{0,80}?Connection refused|[^\n]{0,80}?broken pipe)", "wrapper", "RUNTIME"),
+        msg(r"(?:text_generation_client: router/client/src/lib\.rs:\d+: |Request failed during generation: )Server error: "
+            r"(?:transport error|error trying to connect|[^\n]{0,80}?Connection refused|[^\n]{0,80}?broken pipe)", "wrapper"),
         # the shard's own verdict that building its model failed (server/text_generation_server/server.py serve_inner:
         # get_model raised, logged as "Error when initializing model" before the traceback): the model's layers and
         # weights; its KV cache and warm-up come later, in the router's Warmup call
