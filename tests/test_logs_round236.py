@@ -296,3 +296,26 @@ def test_nccls_own_allocation_failing_is_its_buffers_out_of_memory(lines):
 def test_tgis_router_that_lost_its_shard_is_a_failure_of_unshown_cause(line):
     assert kind_of(["# concurrent 2k prompts crash the TGI service", "```", line]) == (
         "UNDETERMINED", "failure-cause-not-shown")
+
+
+# --- a GPU-sharing layer's limit check with a usage past 2**63 bytes (HAMi-core's "Device 0 OOM 18446744073707737660 /
+# 24146608128": a counter that went below zero and wrapped), and out-of-memory errors a report calls false: an
+# accounting's error, not memory running out; a usage that can exist stays an out of memory -------------------------
+
+_HAMI = "[HAMI-core ERROR (pid:1 thread=140160828682240 allocator.c:53)]: Device 0 OOM {} / 24146608128"
+
+
+def test_a_wrapped_usage_counter_is_an_accounting_error():
+    assert kind_of([_HAMI.format("18446744073707737660")]) == ("NOT_OOM", "memory-accounting-wrapped")
+
+
+def test_a_usage_that_can_exist_stays_an_out_of_memory():
+    assert kind_of([_HAMI.format("25769803776")])[0] not in ("NOT_OOM", "NONE")
+
+
+@pytest.mark.parametrize("line", [
+    "HAMi displays unrealistic GPU memory usage in containers, leading to false OOM errors and application failures.",
+    "Since the driver update the vGPU layer reports a spurious CUDA out of memory in every pod.",
+])
+def test_out_of_memory_errors_called_false_are_none(line):
+    assert kind_of([line]) == ("NONE", "no-memory-problem")

@@ -966,6 +966,10 @@ LOG = LogWords(
         # "Failed to CUDA malloc %ld bytes", "Failed to CUDA calloc", cuMem "Failed to CUDA host alloc")
         msg(r"\bFailed to CUDA (?:malloc|calloc|host alloc|(?:cuMem)?Create) \d+ bytes\b", "oom", "WARMUP", "nccl-buffers-oom"),
         msg(r"NCCL.*\bCuda failure(?: \d+)? '(?!out of memory')[^'\n]{3,80}'", "not_oom", code="nccl-error"),
+        # a GPU-sharing layer's own limit check with a usage past 2**63 bytes, a counter that went below zero and wrapped
+        # (HAMi-core's allocator.c "Device 0 OOM 18446744073707737660 / 24146608128", nvidia-smi showing 17 TB used in
+        # the container): its accounting is wrong, nothing ran out
+        msg(r"\bDevice \d+ OOM (?:\d{20}|9[3-9]\d{17}|92[3-9]\d{16}) / \d+", "not_oom", code="memory-accounting-wrapped"),
         # (also as people write it: "an illegal CUDA memory access", cudaErrorIllegalAddress)
         msg(r"illegal (?:CUDA |GPU |device )?memory access|illegal address|cudaErrorIllegalAddress|"
             r"CUDA_ERROR_ILLEGAL_ADDRESS|"

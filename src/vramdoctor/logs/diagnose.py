@@ -130,6 +130,9 @@ _NOT_OOM = {
     "health-check-failed": "a supervisor (Kubernetes, Ray Serve, KServe) gave up on a server that did not answer its "
                            "health check: it hung, was too busy, or was still loading.",
     "illegal-memory-access": "a kernel touched memory it does not own (a bug in a kernel, the engine or the driver).",
+    "memory-accounting-wrapped": "a GPU-sharing layer (HAMi-core's limit in a container) counted more memory in use than "
+                                 "can exist, a counter that went below zero and wrapped: its accounting is wrong, "
+                                 "nothing ran out; update the layer, or run without its memory limit to confirm.",
     "nccl-error": "the GPUs failed to talk to each other (NCCL).",
     "device-side-assert": "a kernel assertion failed (bad token ids or shapes).",
     "heap-corruption": "the C library found its heap corrupted (a double free or a write past a buffer): a bug in the "

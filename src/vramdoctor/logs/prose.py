@@ -64,6 +64,9 @@ _SUPPOSED = re.compile(
     r"\b(?:probably|possibly|perhaps|likely|presumably|suspect(?:s|ed)?|think|believe|guess|(?:pretty|fairly|quite) sure)"
     r"\s+(?:(?:it(?:'s| is| was)?|this(?:'s| is| was)?|that(?:'s| is)?|there(?:'s| is)|an?|the|just|simply|maybe|"
     r"probably|we(?:'re| are)|I(?:'m| am))\s+){0,3}" + _OOM_NAME + "|"
+    # ... or one called false ("leading to false OOM errors", "a spurious OOM", "bogus out-of-memory reports"): an
+    # accounting's error, not memory running out
+    r"\b(?:false|spurious|fake|bogus|phantom|erroneous|incorrect)\s+(?:CUDA\s+|GPU\s+)?" + _OOM_NAME + "|"
     # ... or a guess named as one, the out of memory in the clause it opens ("My strong suspicion is the process is
     # being killed under memory pressure (OOM)", "my hunch is that the runner OOMs", "our theory: the KV cache OOMs")
     r"\b(?:(?:my|our|the) (?:strong |main |best |first |working )?(?:suspicion|hunch|guess|theory|hypothesis)|"
