@@ -319,3 +319,27 @@ def test_a_usage_that_can_exist_stays_an_out_of_memory():
 ])
 def test_out_of_memory_errors_called_false_are_none(line):
     assert kind_of([line]) == ("NONE", "no-memory-problem")
+
+
+# --- a runner that ended with status 127 (the dynamic loader could not find a library, or the program), and a model
+# whose architecture the engine's table lacks (exllamav2/v3's ARCHITECTURES list): not memory --------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["# ollama runner process has terminated: exit status 127", "", "Ollama reports this error for any model."],
+    ['time=2025-01-02T10:00:00.000Z level=ERROR source=sched.go:455 msg="error loading llama server" error="llama runner '
+     'process has terminated: exit status 127"'],
+    ["/usr/lib/ollama/runners/cuda_v12/ollama_llama_server: error while loading shared libraries: libcudart.so.12: "
+     "cannot open shared object file: No such file or directory"],
+])
+def test_a_runner_ended_by_status_127_is_a_library_not_found(lines):
+    assert kind_of(lines) == ("NOT_OOM", "library-load-failed")
+
+
+@pytest.mark.parametrize("line", [
+    'the architecture in the model, "Gemma3ForConditionalGeneration", is not found in the ARCHITECTURES list in '
+    "architectures.py.",
+    "ValueError: Unknown architecture Qwen3MoeForCausalLM in config.json",
+])
+def test_an_architecture_the_engines_table_lacks_is_unsupported(line):
+    assert kind_of([line]) == ("NOT_OOM", "model-unsupported")

@@ -1170,6 +1170,10 @@ LOG = LogWords(
             # a parent reports the process's end in decimal, Ollama's "llama runner process no longer running:
             # 3221225785")
             r"\bexit status 0xc0000139\b|\bSTATUS_ENTRYPOINT_NOT_FOUND\b|"
+            # (127: the dynamic loader could not find a shared library the program needs, or the program itself, as a
+            # parent reports the end of a process it ran directly: Ollama's "llama runner process has terminated: exit
+            # status 127"; the loader's own words, "error while loading shared libraries")
+            r"\bexit status 127\b|\berror while loading shared libraries\b|"
             r"\bno longer running: (?:3221225781|3221225785|-1073741515|-1073741511)\b|" + ended_by("3221225781") + "|"
             + ended_by("3221225785") + "|" + ended_by("-1073741515") + "|" + ended_by("-1073741511"),
             "not_oom", code="library-load-failed"),
@@ -1504,7 +1508,10 @@ LOG = LogWords(
         # architectures ['DeepseekV3ForCausalLM'] are not supported for now. Supported architectures: ..."), also
         # quoted as a report's title without its "ValueError: "; transformers' "... has model type `qwen3_next` but
         # Transformers does not recognize this architecture": not memory
-        msg(r"\bModel architectures? \[[^\]\n]{1,300}\] (?:are|is) not supported\b|\bdoes not recognize this architecture\b",
+        # (and exllamav2/v3's architecture table, "the architecture in the model, \"Gemma3ForConditionalGeneration\", is
+        # not found in the ARCHITECTURES list"; exllamav2's "Unknown architecture ... in config.json")
+        msg(r"\bModel architectures? \[[^\]\n]{1,300}\] (?:are|is) not supported\b|\bdoes not recognize this architecture\b|"
+            r"\bnot (?:found |present )?in (?:the )?ARCHITECTURES list\b|\bUnknown architecture\b[^\n]{0,80}?\bin config\.json\b",
             "not_oom", code="model-unsupported"),
         # a program built for another CPU (macOS's EBADARCH, "fork/exec .../ollama-runner: bad CPU type in executable",
         # an arm64 runner on an Intel Mac; Linux's ENOEXEC, "exec format error", "cannot execute binary file: Exec format
