@@ -343,3 +343,21 @@ def test_a_runner_ended_by_status_127_is_a_library_not_found(lines):
 ])
 def test_an_architecture_the_engines_table_lacks_is_unsupported(line):
     assert kind_of([line]) == ("NOT_OOM", "model-unsupported")
+
+
+# --- a frame a paste broke after its file's comma (`File ".../memory_pool.py",` / `line 499, in _init_mamba_pool`):
+# joined back with its space, it is a frame, and its place decides ---------------------------------------------------
+
+_OOM = ["torch.OutOfMemoryError: CUDA out of memory.", "Tried to allocate 18.56 GiB."]
+
+
+@pytest.mark.parametrize("frame,kind", [
+    (['File "/env/lib/python3.10/site-packages/sglang/srt/mem_cache/memory_pool.py",',
+      "line 499, in _init_mamba_pool"], "KV_CAPACITY"),
+    (['File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py",',
+      "line 2700, in capture_model"], "WARMUP"),
+    (['File "/opt/conda/lib/python3.11/site-packages/text_generation_server/models/flash_causal_lm.py",',
+      "line 1342, in warmup"], "WARMUP"),
+])
+def test_a_frame_broken_after_its_files_comma_is_read(frame, kind):
+    assert kind_of(["## Error", *frame, *_OOM])[0] == kind

@@ -105,7 +105,10 @@ def _unwrapped(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
         if out and ln == last + 1 and text and not LOG_PREFIX.match(text) and (
                 hard and last_len == width or _OPEN_FRAME.search(prev)
                 or PY_FRAME.search(prev) and not text[0].isspace() and not _EXCEPTION.match(text)):
-            out[-1] = (out[-1][0], prev + text)
+            # (a frame cut after its file's comma, `File ".../memory_pool.py",` / `line 499, in _init_mamba_pool`, a
+            # paste's own line break: the space the break took is put back)
+            gap = " " if prev.endswith(",") and not (hard and last_len == width) else ""
+            out[-1] = (out[-1][0], prev + gap + text)
         else:
             out.append((ln, text))
         last, last_len = ln, len(text)
