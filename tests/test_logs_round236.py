@@ -361,3 +361,31 @@ _OOM = ["torch.OutOfMemoryError: CUDA out of memory.", "Tried to allocate 18.56 
 ])
 def test_a_frame_broken_after_its_files_comma_is_read(frame, kind):
     assert kind_of(["## Error", *frame, *_OOM])[0] == kind
+
+
+# --- the weights' making named as the step ("during the weight creation phase", "in the weights initialization
+# stage", "at the `create weights` step"): the weights -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    "# [Bug]: An OOM issue occurs during the weight creation phase when deploying HunyuanImage-3.0.",
+    "CUDA out of memory in the weights initialization stage with TP=1",
+    "OOM at the `create weights` step for the MoE experts",
+])
+def test_the_weights_making_named_as_the_step_is_the_weights(line):
+    assert kind_of([line]) == ("WEIGHTS", "weights-alloc-failed")
+
+
+# --- memory said to go gradually from one size to another ("Gradually Out of memory from 14G to 24G"): growth over
+# time, the adverb its span; not a model's weights coming in while it loads -------------------------------------------
+
+
+@pytest.mark.parametrize("line", ["# Gradually Out of memory from 14G to 24G",
+                                  "GPU memory goes gradually from 14G to 24G and then out of memory",
+                                  "Host memory use steadily went from 9 GB to 15 GB over the day"])
+def test_memory_said_to_go_gradually_from_one_size_to_another_is_growth(line):
+    assert kind_of([line]) == ("LEAK", "memory-growth-stated")
+
+
+def test_memory_rising_gradually_while_the_model_loads_is_no_leak():
+    assert kind_of(["While loading the model, memory usage gradually goes from 2 GB to 14 GB."])[0] != "LEAK"

@@ -447,7 +447,11 @@ _FROM_TO = (r"(?:\b(?:memory|RAM|VRAM|RSS|usage|it)\b[^.;!?\n]{0,30}?\b(?:went|g
             r"increased|increases|jumped|jumps|crept|creeps)\s+(?:up\s+)?|"
             # ... or what took it there, memory after the verb ("40 requests took RSS from 1.3 GiB to 6.4 GiB")
             r"\b(?:took|takes?|pushed|push(?:es)?|brought|brings?|drove|drives?)\s+(?:the\s+)?(?:\w+\s+)?"
-            r"(?:memory|RAM|VRAM|RSS|usage)\s+(?:up\s+)?)"
+            r"(?:memory|RAM|VRAM|RSS|usage)\s+(?:up\s+)?|"
+            # ... or a gradual change said with the sizes, memory named before them ("Gradually Out of memory from 14G
+            # to 24G", "slowly, memory use from 9 GB to 15 GB")
+            r"\b(?:gradual(?:ly)?|slowly|steadily|progressively)\b(?=[^.;!?\n]{0,40}?\b(?:memory|RAM|VRAM|RSS|usage)\b)"
+            r"[^.;!?\n]{0,40}?\s)"
             # (sizes qualified as people write them: "from under ~100 GB used to ~220 GB+")
             r"from\s+(?:under |below |less than |over |above |about |around |roughly )?~?" + _USIZE +
             r"(?:\s+(?:used|in use|RSS|resident))?\s+to\s+(?:~|about |around |over |above |more than )?~?" + _USIZE)
@@ -455,6 +459,8 @@ _NOW_THEN = (r"\b(?:is|sits|stands) (?:now )?at (?:~|about |around |over )?" + _
              r"(?:started|began|was) at (?:~|about |around )?" + _USIZE)
 
 
+#: the adverbs of `_FROM_TO` that say the change was gradual: a span of time in themselves
+_GRADUAL = re.compile(r"(?:gradual(?:ly)?|slowly|steadily|progressively)\b", re.I)
 #: the verbs of `_FROM_TO` that name what took memory up, with memory after them
 _TOOK = re.compile(r"(?:took|takes?|pushed|push(?:es)?|brought|brings?|drove|drives?)\b", re.I)
 
@@ -463,6 +469,12 @@ def _growth_from_to(m: re.Match) -> str:
     """`_FROM_TO`'s clause; where what took memory up is its subject ("40 requests took RSS from ..."), that subject
     must be a span of work or time: "Loading took memory from 1 GB to 14 GB, then it served for two days" is the
     load's own rise."""
+    if _GRADUAL.match(m.group(0)):  # (the adverb is the span: "gradually ... from 14G to 24G")
+        clause = _growth(m)
+        to, start = _usize(m, 3), _usize(m, 1)
+        if start <= 0 or to < 1.2 * start:
+            raise ValueError("no growth")
+        return clause
     clause = _growth_to_from(m, start=1, to=3)
     if _TOOK.match(m.group(0)):
         text = m.string

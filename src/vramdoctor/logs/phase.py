@@ -291,7 +291,10 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
            # _Load weight_ phase", "at the weight loading stage", "during the `cuda graph capture` phase", "during the
            # post-load warmup pass")
            (re.compile(r"\b(?:reach(?:es|ed|ing)?|at|in|during|into)\s+(?:the\s+)?" + _MARK + r"(?:load(?:ing)?[ _]"
-                       r"(?:the\s+)?(?:model[ _])?weights?|weights?[ _]load(?:ing)?)" + _MARK + _STAGE, re.I), "WEIGHTS"),
+                       r"(?:the\s+)?(?:model[ _])?weights?|weights?[ _]load(?:ing)?|"
+                       # (or made: "during the weight creation phase", "in the weights initialization stage")
+                       r"(?:model[ _])?weights?[ _](?:creation|initiali[sz]ation|init|allocation)|"
+                       r"creat(?:e|ing)[ _](?:the\s+)?(?:model[ _])?weights?)" + _MARK + _STAGE, re.I), "WEIGHTS"),
            (re.compile(r"\b(?:reach(?:es|ed|ing)?|at|in|during|into)\s+(?:the\s+)?(?:post-load\s+|initial\s+|first\s+)?" + _MARK + r"(?:(?:cuda[ _])?graph[ _]"
                        r"captur\w*|warm[ _-]?up|(?:memory[ _])?profil(?:e|ing)(?:[ _]run)?)" + _MARK + _STAGE, re.I),
             "WARMUP"),
