@@ -389,3 +389,20 @@ def test_memory_said_to_go_gradually_from_one_size_to_another_is_growth(line):
 
 def test_memory_rising_gradually_while_the_model_loads_is_no_leak():
     assert kind_of(["While loading the model, memory usage gradually goes from 2 GB to 14 GB."])[0] != "LEAK"
+
+
+# --- vLLM's CPU back end whose KV cache space (VLLM_CPU_KVCACHE_SPACE, host RAM) is larger than its NUMA node has free
+# (v1/worker/cpu_worker.py): the KV pool, advised in that back end's own setting, never a GPU utilization ------------
+
+_CPU_KV = ("ValueError: Available memory on node 0 (149.11/692.65 GiB) on kv cache allocation is less than requested "
+           "memory for kv (206.54/207.8 GiB). Reduce CPU memory used by other processes.")
+
+
+@pytest.mark.parametrize("lines", [
+    ["(EngineCore_DP0 pid=41) ERROR 10-02 08:00:00 [core.py:708] " + _CPU_KV],
+    ["# vLLM CPU image in a pod fails at start", "", "`" + _CPU_KV + "`"],
+])
+def test_vllms_cpu_kv_space_past_the_nodes_free_memory_is_the_kv_pool(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("KV_CAPACITY", "cpu-kv-space-exceeds-memory")
+    assert "VLLM_CPU_KVCACHE_SPACE" in run.advice[0]["why"] and "gpu-memory-utilization" not in flags(run)

@@ -305,6 +305,7 @@ from .words import (  # noqa: E402
     rules_note,
     rx,
     switch,
+    to_bytes,
 )
 
 _ARG = r"['\"]?\s*[=:]\s*['\"]?"  # key=value in Namespace(...), key: value in dicts and config dumps
@@ -424,6 +425,10 @@ LOG = LogWords(
             r"\bKV cache is needed,?\s+(?:but\s+|while\s+|and\s+)?(?:only\s+)?(?:the\s+)?(?:[\d.]+\s*[KMG]i?B\s+)?"
             r"(?:is\s+)?available\b", "oom", "KV",
             "max-model-len-exceeds-kv-cache"),
+        # the CPU back end's KV cache space (VLLM_CPU_KVCACHE_SPACE, host RAM) larger than the NUMA node has free
+        # (v1/worker/cpu_worker.py: "Available memory on node 0 (149.11/692.65 GiB) on kv cache allocation is less than
+        # requested memory for kv (206.54/207.8 GiB). Reduce CPU memory used by other processes.")
+        msg(r"on kv cache allocation is less than requested memory for kv\b", "oom", "KV", "cpu-kv-space-exceeds-memory"),
         msg(r"out of memory occurred when warming up sampler|warming up sampler with \d+ dummy", "oom", "WARMUP",
             "sampler-warmup-oom"),
         # a hybrid model's recurrent state (Mamba, linear attention) takes one block of the pool per running sequence,
@@ -577,6 +582,10 @@ LOG = LogWords(
         fig("kv_pool_bytes", r"available KV cache memory \(" + SIZE),
         fig("max_model_len_model", r"derived max_model_len \((?:max_position_embeddings|\w+)=" + NUM, count),
         fig("max_model_len_fit", r"estimated maximum model length is " + NUM, count),
+        fig("kv_available_bytes", r"Available memory on node \d+ \(([\d.]+)/[\d.]+ ([KMGT]i?B)\) on kv cache allocation",
+            lambda m: to_bytes(m.group(1), m.group(2))),
+        fig("kv_needed_bytes", r"less than requested memory for kv \(([\d.]+)/[\d.]+ ([KMGT]i?B)\)",
+            lambda m: to_bytes(m.group(1), m.group(2))),
         fig("max_model_len", r"max seq len \(" + NUM + r"\)", count),
         fig("max_model_len", r"Maximum concurrency for " + NUM + r" tokens per request", count),
         fig("max_concurrency", r"Maximum concurrency for [\d,]+ tokens per request: ([\d.]+)x", fraction),

@@ -70,7 +70,16 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
         s.say("check what asked for it", f"one allocation on the GPU asked for {on_gpu / 2**30:,.1f} GiB, more than "
               f"{held}: a setting far too large for this model (a context or batch), a bug or a corrupt file asked for "
               "it, and no memory setting makes it fit; the steps after this one shrink its usual causes")
-    if kind == "KV_CAPACITY":
+    if kind == "KV_CAPACITY" and code == "cpu-kv-space-exceeds-memory":
+        need, free = n.get("kv_needed_bytes"), n.get("kv_available_bytes")
+        sizes = (f" ({need / 2**30:.2f} GiB asked, {free / 2**30:.2f} GiB free on the node)"
+                 if isinstance(need, int) and isinstance(free, int) else "")
+        s.say("a smaller KV cache space", "vLLM's CPU back end reserves VLLM_CPU_KVCACHE_SPACE GiB of host RAM for the KV "
+              f"cache, and the NUMA node had less free{sizes}: set VLLM_CPU_KVCACHE_SPACE below what is free, or free "
+              "the host memory other processes hold")
+        s.add("shorter context", "max_model_len", "a smaller KV space holds fewer tokens: the context must fit in it",
+              "down")
+    elif kind == "KV_CAPACITY":
         a.runtime() if code.startswith("kv-pool-full") else a.kv()
     elif kind == "WEIGHTS":
         if code == "weights-exceed-memory-limit":
