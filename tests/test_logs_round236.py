@@ -406,3 +406,19 @@ def test_vllms_cpu_kv_space_past_the_nodes_free_memory_is_the_kv_pool(lines):
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("KV_CAPACITY", "cpu-kv-space-exceeds-memory")
     assert "VLLM_CPU_KVCACHE_SPACE" in run.advice[0]["why"] and "gpu-memory-utilization" not in flags(run)
+
+
+# --- a request's prefill or decode named as where memory ran out ("OOM-kills the scheduler on chunked prefill",
+# "during decoding"): serving, also for a kill by the OOM killer; not the graphs or the profile run of one ------------
+
+
+@pytest.mark.parametrize("line,expected", [
+    ("# [Bug] skip_radix_cache_insert livelocks and OOM-kills the scheduler on chunked prefill",
+     ("RUNTIME", "host-oom-kill")),
+    ("CUDA out of memory during decoding with 64 concurrent requests", ("RUNTIME", "serving-oom")),
+    ("OOM during prefill graph capture", ("WARMUP", "cuda-graph-capture-oom")),
+    ("mem-fraction OOMs at decode-graph capture (~5GB)", ("WARMUP", "cuda-graph-capture-oom")),
+    ("OOM during the profile run's dummy prefill", ("WARMUP", "profile-run-oom")),
+])
+def test_a_requests_prefill_or_decode_named_is_serving(line, expected):
+    assert kind_of([line]) == expected

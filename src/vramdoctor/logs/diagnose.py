@@ -1637,7 +1637,11 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             loaded = any(m in later for m in ("ready", "requests"))
             loading = not loaded and ("weights_done" not in later and (
                 "start" in later or any(phase_words(t, engine) in ("WEIGHTS", "STARTUP") for _, t in f.after[:12])))
-        said = None if loaded or failed_load else _serving_told(run, f)  # (the report's words of serving)
+        # (the report's words of serving: its requests, or a step only serving runs, "OOM-kills the scheduler on
+        # chunked prefill")
+        said = None if loaded or failed_load else (_serving_told(run, f) or next(
+            ((ln, t) for ln, t in [(f.line_no, f.text), *f.before[-16:], *f.after] if not program_line(t)
+             and during_step(t) == "RUNTIME"), None))
         if said and "weights_done" in f.progress:  # the weights loaded, and the report says it was serving
             return Diagnosis(kind="RUNTIME", code="host-oom-kill", evidence=[(f.line_no, f.text), said],
                              phase_source=f"the report's words (line {said[0]}), inferred, after the weights loaded",
