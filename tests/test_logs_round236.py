@@ -422,3 +422,25 @@ def test_vllms_cpu_kv_space_past_the_nodes_free_memory_is_the_kv_pool(lines):
 ])
 def test_a_requests_prefill_or_decode_named_is_serving(line, expected):
     assert kind_of([line]) == expected
+
+
+# --- a traceback under a report's out-of-memory, cut where its innermost frame shown is PyTorch's own (nn.Linear's
+# __init__, torch/utils/_device.py): the frames left out are PyTorch's too, so the frames shown place it ---------------
+
+_TITLE_OOM = ("# [Installation]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 72.00 MiB. GPU 0 has a "
+              "total capacity of 44.52 GiB of which 43.88 MiB is free.")
+_SP = '  File "/usr/local/lib/python3.12/dist-packages/'
+
+
+@pytest.mark.parametrize("frames", [
+    [_SP + 'vllm_omni/diffusion/models/qwen_image/qwen_image_transformer.py", line 491, in __init__',
+     "    self.img_mlp = FeedForward(dim=dim, dim_out=dim)",
+     _SP + 'torch/nn/modules/linear.py", line 109, in __init__',
+     "    torch.empty((out_features, in_features), **factory_kwargs)",
+     _SP + 'torch/utils/_device.py", line 103, in __torch_function__', "    return func(*args, **kwargs)"],
+    [_SP + 'vllm/model_executor/models/llama.py", line 300, in __init__',
+     "    self.mlp = LlamaMLP(", _SP + 'torch/nn/modules/linear.py", line 106, in __init__',
+     "    self.weight = Parameter("],
+])
+def test_a_traceback_cut_inside_pytorch_is_placed_by_its_frames(frames):
+    assert kind_of([_TITLE_OOM, "", *frames])[0] == "WEIGHTS"

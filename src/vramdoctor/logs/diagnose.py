@@ -24,7 +24,7 @@ from .authorship import TITLE, narrates_failure, program_line, prose_like, sente
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts
 from ..engines.interface import AFTER_MILESTONE
 from ..engines.words import LOADING_ZH, SIZE, to_bytes
-from .knowledge import CAUSE_UNKNOWN, COMMAND, ELISION, FRAME, SIGKILL_RX, Verdict, exception_not_memory, knowledge, phase_words
+from .knowledge import CAUSE_UNKNOWN, COMMAND, ELISION, FRAME, PY_FRAME, SIGKILL_RX, Verdict, exception_not_memory, knowledge, phase_words
 from .lines import STATED, TB_HEADER, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, STARTUP, Place, during_step, frames, locate, step_done, step_reached
 from .prose import OOM_ANY
@@ -721,6 +721,17 @@ def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Dia
                          message=f"An allocation failed at start (line {f.line_no}), but the server went on to serve "
                                  f"(line {min(later)}): the engine handled it (a retry or a fallback).")
     return None
+
+
+#: a Python frame in PyTorch's own package (".../site-packages/torch/utils/_device.py", "torch/nn/modules/linear.py")
+_TORCH_FRAME = re.compile(r'File "[^"]*[/\\](?:site|dist)-packages[/\\]torch[/\\]')
+
+
+def _in_torch(f: Failure) -> bool:
+    """The innermost Python frame the log shows for failure `f` is PyTorch's own: the frames a cut left out are PyTorch's
+    too, so the engine's step is the one the frames shown name (nn.Linear's __init__ under a model's layers)."""
+    py = [t for _, _, t in sorted(frames(f)) if PY_FRAME.search(t)]  # (innermost first)
+    return bool(py) and bool(_TORCH_FRAME.search(py[0]))
 
 
 def _ends(f: Failure) -> bool:
@@ -1536,7 +1547,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         return device
     if run.heading and f.deciding == run.heading and place.deciding == run.heading:
         place = replace(place, source="the engine's error the report's title quotes")
-    if ((told or user_words(f.text)) and place.phase in STARTUP and not _ends(f) and not (told and f.deciding == told)
+    if ((told or user_words(f.text)) and place.phase in STARTUP and not _ends(f) and not _in_torch(f)
+            and not (told and f.deciding == told)
             and place.source.startswith(("the stack frames", "the message after"))
             and not _checks_pool(f)
             and not (place.phase == "WEIGHTS" and _loader_proper(f))):
