@@ -444,3 +444,17 @@ _SP = '  File "/usr/local/lib/python3.12/dist-packages/'
 ])
 def test_a_traceback_cut_inside_pytorch_is_placed_by_its_frames(frames):
     assert kind_of([_TITLE_OOM, "", *frames])[0] == "WEIGHTS"
+
+
+# --- the memory profiling named without a stage word, maybe in markdown ("it will cause OOM _**during memory
+# profiling**_"), beside words that the requests run fine ("But it's actually ok during inference"): the warm-up ----
+
+
+@pytest.mark.parametrize("line", [
+    "This value blocks me from using multiple images as it will cause OOM _**during memory profiling**_. But it's "
+    "actually ok during inference since I can resize my images.",
+    "The server OOMs while profiling memory at start; it works fine when serving requests with small images.",
+    "CUDA out of memory in the profile run of Qwen2.5-VL, no problem for requests once it starts with fewer images.",
+])
+def test_the_profiling_named_beside_requests_that_run_fine_is_the_warmup(line):
+    assert kind_of([line])[0] == "WARMUP"

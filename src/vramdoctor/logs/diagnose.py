@@ -26,7 +26,7 @@ from ..engines.interface import AFTER_MILESTONE
 from ..engines.words import LOADING_ZH, SIZE, to_bytes
 from .knowledge import CAUSE_UNKNOWN, COMMAND, ELISION, FRAME, PY_FRAME, SIGKILL_RX, Verdict, exception_not_memory, knowledge, phase_words
 from .lines import STATED, TB_HEADER, stated, stops_inside, traceback_line
-from .phase import FAILED_REQUEST, STARTUP, Place, during_step, frames, locate, step_done, step_reached
+from .phase import FAILED_REQUEST, FINE_WHEN_SERVING, STARTUP, Place, during_step, frames, locate, step_done, step_reached
 from .prose import OOM_ANY
 from .quiet import leak, no_failure, pool_below_context, pressure, shortfall, starved
 from .verdict import KIND_OF_PHASE, Diagnosis
@@ -767,7 +767,9 @@ def _told_on_a_request(run: RunFacts, f: Failure) -> bool:
     buffers"), or a person's line a few lines after it tells the out of memory again with its request."""
     at = run.progress.get("requests")
     if at == f.line_no:
-        return not program_line(f.text)
+        # (not where the sentence says the requests run fine: "it will cause OOM during memory profiling. But it's
+        # actually ok during inference")
+        return not program_line(f.text) and not FINE_WHEN_SERVING.search(f.text)
     # ... or the report's words just after the pasted failure that tell it again with its request ("OOMs at 75 MiB on
     # the 2nd request")
     text = run.progress_text.get("requests", "")

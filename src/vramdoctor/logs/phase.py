@@ -298,6 +298,10 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
            (re.compile(r"\b(?:reach(?:es|ed|ing)?|at|in|during|into)\s+(?:the\s+)?(?:post-load\s+|initial\s+|first\s+)?" + _MARK + r"(?:(?:cuda[ _])?graph[ _]"
                        r"captur\w*|warm[ _-]?up|(?:memory[ _])?profil(?:e|ing)(?:[ _]run)?)" + _MARK + _STAGE, re.I),
             "WARMUP"),
+           # ... the memory profiling named without a stage word, maybe in markdown ("it will cause OOM _**during memory
+           # profiling**_", "OOMs while profiling memory")
+           (re.compile(r"\b(?:during|while|when|in)\s+(?:the\s+)?[_*`'\x22]{0,4}(?:memory\s+profil(?:e|ing)|profil(?:e|ing)\s+"
+                       r"(?:the\s+)?memory|(?:the\s+)?profil(?:e|ing)\s+run)\b", re.I), "WARMUP"),
            # ... a request's prefill or decode, which only serving runs ("OOM-kills the scheduler on chunked prefill",
            # "crashes during decoding"; not the graphs or the profile run of one, "during prefill graph capture")
            (re.compile(r"\b(?:on|during|in|at|while)\s+(?:a\s+|the\s+)?(?:chunked\s+|long\s+|large\s+)?(?:prefill(?:s|ing)?|"
@@ -506,6 +510,12 @@ def _other_workers(f: Failure, line_no: int) -> bool:
     return text is not None and _worker(text) != mine
 
 
+#: a person's words that the requests themselves run fine ("it's actually ok during inference", "works fine when
+#: serving requests"): the requests named there are no step the failure came in
+FINE_WHEN_SERVING = re.compile(r"\b(?:ok|okay|fine|works?|working|no (?:problem|issue)s?)\b[^.;!?\n]{0,30}?\b(?:during|"
+                               r"when|while|for|in)\s+(?:the\s+)?(?:inference|serving|requests?|generation|decoding)\b", re.I)
+
+
 def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: frozenset[str] = frozenset()) -> Place:
     """Where `f` happened, from the evidence in order; see the module docstring. weights_bytes: the
     model's weights (printed by the engine, or estimated), held against what PyTorch held when it failed. told: the
@@ -513,7 +523,10 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     words, not over the engine's stack frames."""
     k = knowledge()
     eng = k.engine.get(engine)
-    marker = last_marker(f.progress)
+    # (not a milestone only the failure's own sentence gave: "it will cause OOM during memory profiling. But it's ok
+    # during inference" names the step that failed, and the requests as what works)
+    fine = bool(FINE_WHEN_SERVING.search(f.text))
+    marker = last_marker({m: ln for m, ln in f.progress.items() if not (fine and m in told and ln == f.line_no)})
     floor = FLOOR[marker] if marker else None
     # (not a milestone another worker printed: in a distributed start each rank loads its own weights, and the one
     # that failed may still have been loading when another said it was done)
