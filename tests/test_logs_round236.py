@@ -458,3 +458,47 @@ def test_a_traceback_cut_inside_pytorch_is_placed_by_its_frames(frames):
 ])
 def test_the_profiling_named_beside_requests_that_run_fine_is_the_warmup(line):
     assert kind_of([line])[0] == "WARMUP"
+
+
+# --- a report's sentence of an out of memory whose step the report's next sentences name ("... cannot load with the
+# current load_weights()" / "Reduces peak memory from ~157 GB to ~81.6 GB during weight loading"): that step, not a
+# request the report makes later to test a fix ------------------------------------------------------------------------
+
+
+_PR_FIX = [
+    '# [Model] Fix Glm4Moe OOM on unified-mem systems: stream weights',
+    '',
+    'a contributor, 2026-03-14',
+    '## Motivation',
+    '',
+    'On unified-memory systems like Jetson Thor (128 GB shared CPU+GPU pool), the GLM-4.6-FP8 model (90 GB on disk) cannot load with the current Glm4MoeForCausalLM.load_weights() implementation. The method buffers the entire weight generator into a Python list before processing, causing a peak memory usage of ~170 GB (95 GB model skeleton + 75 GB weight buffer), which exceeds the  119 GB physical limit and triggers OOM.',
+    '',
+    '## Modifications',
+    '',
+    '  **`python/sglang/srt/models/glm4_moe.py`**',
+    '  - Remove the `updated_weights = []` buffer list in `load_weights()`',
+    '  - Move `expert_params_mapping` and `params_dict` computation before the loop',
+    '  - Iterate the `weights` generator directly, applying `replace_prefix`/`replace_substrings` inline',
+    '  - Reduces peak memory from ~170 GB to ~95 GB during weight loading',
+    '',
+    'So now the keeps peak at ~95 GB.',
+    '',
+    '  Tested end-to-end on Jetson Thor with zai-org/GLM-4.6-FP8 using modelopt_mixed quantization:',
+    '```',
+    '  python3 -m sglang.launch_server \\',
+    '    --model-path zai-org/GLM-4.6-FP8 \\',
+    '    --disable-radix-cache --disable-cuda-graph \\',
+    '    --max-total-tokens 8192 --context-length 4096 \\',
+    '    --mamba-ssm-dtype bfloat16',
+    '```',
+    '',
+    'then',
+    '',
+    '```',
+    '  curl -s http://localhost:8000/v1/chat/completions \\',
+    '    -H "Content-Type: ap',
+]
+
+
+def test_the_step_the_reports_next_sentences_name_places_its_oom():
+    assert kind_of(_PR_FIX)[0] == "WEIGHTS"

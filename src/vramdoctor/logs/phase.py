@@ -547,7 +547,11 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
         # ... or the report's words above the engine's own line of it ("Fix OOM in DeepSeek weight loading", "This
         # causes OOM when loading large models"), where they name one step only
         # (and below a title that is itself the failure: the report's body tells of it)
-        body = f.after if TITLE.match(f.text) else []
+        # (or below a sentence of the report's own that names the failure: the report's sentences just after it, "...
+        # cannot load with the current load_weights()" / "Reduces peak memory from ~157 GB to ~81.6 GB during weight
+        # loading")
+        body = f.after if TITLE.match(f.text) else f.after[:12] if (
+            (user_words(f.text) or sentence_like(f.text)) and not program_line(f.text)) else []
         told_steps = {during_step(t) or _raised_in(t, engine) for _, t in [*f.before, *body]
                       if not program_line(t) and not FRAME.search(t)} - {None}
         during = told_steps.pop() if len(told_steps) == 1 else None
