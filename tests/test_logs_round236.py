@@ -502,3 +502,23 @@ _PR_FIX = [
 
 def test_the_step_the_reports_next_sentences_name_places_its_oom():
     assert kind_of(_PR_FIX)[0] == "WEIGHTS"
+
+
+# --- vLLM's profiling check with the free memory the same before and after ("Initial free memory 30.3 GiB, current
+# free memory 30.3 GiB"): the platform's memory query did not see the profile run, not another process; with more free
+# after, another process let memory go --------------------------------------------------------------------------------
+
+_PROFILING = ("(EngineCore_DP0 pid=418) ERROR 01-29 15:38:21 [core.py:946] AssertionError: Error in memory profiling. "
+              "Initial free memory {}, current free memory {}. This happens when {}")
+
+
+@pytest.mark.parametrize("before,after,why,code", [
+    ("30.3 GiB", "30.3 GiB", "other processes sharing the same container release GPU memory while vLLM is profiling "
+     "during initialization.", "free-memory-unchanged"),
+    ("22.12 GiB", "22.12 GiB", "the GPU memory was not properly cleaned up before initializing the vLLM instance.",
+     "free-memory-unchanged"),
+    ("30.3 GiB", "31.8 GiB", "other processes sharing the same container release GPU memory while vLLM is profiling "
+     "during initialization.", "gpu-shared-with-other-process"),
+])
+def test_vllms_profiling_check_tells_unchanged_free_memory_from_another_process(before, after, why, code):
+    assert kind_of([_PROFILING.format(before, after, why)]) == ("NOT_OOM", code)

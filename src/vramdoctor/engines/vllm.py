@@ -437,6 +437,12 @@ LOG = LogWords(
         # the pool cannot hold the configured concurrency
         msg(r"max_num_seqs \(\d+\) exceeds available Mamba cache blocks", "oom", "KV",
             "max-num-seqs-exceeds-state-pool"),
+        # the profiling check (v1/worker/gpu_worker.py determine_available_memory: "assert init free memory > free
+        # memory after profiling"): with the two the same, the device's free memory did not move while the profile ran
+        # (a platform whose memory query does not see the engine's own allocations, Intel XPU among them), not another
+        # process; "Initial free memory 30.3 GiB, current free memory 30.3 GiB"
+        msg(r"Error in memory profiling\. Initial free memory ([\d.]+ ?[KMGT]i?B), current free memory \1(?!\w)",
+            "not_oom", code="free-memory-unchanged"),
         msg(r"Free memory on device .* is less than desired GPU memory utilization|Error in memory profiling\. "
             r"(?:Initial free memory|This happens when)", "not_oom", code="gpu-shared-with-other-process"),
         msg(r"is too long and exceeds the capacity of block_manager|not enough kv cache blocks to run the entire sequence", "pressure", "KV",

@@ -142,6 +142,11 @@ _NOT_OOM = {
     "gpu-shared-with-other-process": "at start the GPU had less free memory than the configured fraction asks "
                                      "for: another process holds part of it. Nothing ran out; the engine refused to "
                                      "start.",
+    "free-memory-unchanged": "vLLM's profiling check found the device's free memory the same before and after its "
+                             "profile run, which allocated memory: this platform's memory query does not see the "
+                             "engine's own allocations (Intel XPU among them), or the driver reports free memory "
+                             "wrongly; no other process and no memory shortage is shown. Update the driver or the "
+                             "platform's vLLM build; memory settings do not fix it.",
     "max-model-len-exceeds-model": "the configured context is longer than the model allows.",
     "invalid-memory-fraction": "the memory fraction given is out of its range.",
     "static-storage-overflow": "a buffer sized when the model was compiled (for its context window) overflowed: "
