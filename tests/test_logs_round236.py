@@ -522,3 +522,21 @@ _PROFILING = ("(EngineCore_DP0 pid=418) ERROR 01-29 15:38:21 [core.py:946] Asser
 ])
 def test_vllms_profiling_check_tells_unchanged_free_memory_from_another_process(before, after, why, code):
     assert kind_of([_PROFILING.format(before, after, why)]) == ("NOT_OOM", code)
+
+
+# --- an engine's settings printed one per line ("INFO:     KV Cache Data Type = fp8"), maybe its last entry cut ("INFO:
+# KV Cache Dat"): settings, no step the run reached; a step's own line after the list still is one -------------------
+
+_ECHO = ["I get an out-of-memory error when I start it, with ~18GB of VRAM free:", "", "```",
+         "INFO:     Initializing the Aphrodite Engine (v0.5.0) with the following config:",
+         "INFO:     Model = 'EleutherAI/pythia-70m-deduped'", "INFO:     Context Length = 2048",
+         "INFO:     Enforce Eager Mode = False"]
+
+
+@pytest.mark.parametrize("last,kind", [
+    ("INFO:     KV Cache Dat", "UNDETERMINED"),
+    ("INFO:     KV Cache Data Type = fp8_e5m2", "UNDETERMINED"),
+    ("INFO:     Downloading model weights ['*.bin']", "WEIGHTS"),
+])
+def test_settings_printed_one_per_line_are_no_step(last, kind):
+    assert kind_of(_ECHO + [last])[0] == kind

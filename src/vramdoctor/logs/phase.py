@@ -420,6 +420,26 @@ def _before_traceback(f: Failure, n: int = 6) -> list[tuple[int, str]]:
     return before[max(0, at - n):at] + ([(ln, head)] if head and not bare_prefix(head) else [])
 
 
+#: one setting of an engine's settings printed one per line ("INFO:     Initializing the Aphrodite Engine (v0.5.0) with the
+#: following config:" then "INFO:     Context Length = 2048"): its prefix (group 1), the setting's name, " = "
+_CONFIG_ENTRY = re.compile(r"^(\W{0,3}(?:\S+\s+)?)[A-Z][\w()/-]*(?: [\w()/-]+){0,5} = \S")
+
+
+def _config_entry(text: str, before: str | None) -> bool:
+    """`text` is one entry of a settings list printed one per line, or, where `before` is given (the line before a
+    paste's last line), the list's next entry cut short: the entry before it, with the same prefix, is one ("INFO:
+    KV Cache Dat" after "INFO:     Enforce Eager Mode = False")."""
+    if _CONFIG_ENTRY.match(text):
+        return True
+    m = _CONFIG_ENTRY.match(before or "")
+    # (a name in the list's own Title Case, cut: not a step's line after the list, "Downloading model weights")
+    return bool(m) and text.startswith(m.group(1)) and bool(_TITLE_CASE.match(text[len(m.group(1)):]))
+
+
+#: words each capitalised, as a settings list names its entries ("KV Cache Dat")
+_TITLE_CASE = re.compile(r"[A-Z][\w()/-]*(?: [A-Z][\w()/-]*){0,5}\s*$")
+
+
 def step_reached(f: Failure, engine: str, floor: str | None = None) -> tuple[str, tuple[int, str], bool] | None:
     """The phase of the last start-up step the lines before failure `f` name (or before the traceback that leads up
     to it: vLLM's "Starting profile run for multi-modal models."), its line, and whether an excerpt's gap ("[...]")
@@ -431,7 +451,11 @@ def step_reached(f: Failure, engine: str, floor: str | None = None) -> tuple[str
     # (a step another worker printed is not this one's: SGLang's "[DP0 TP0] Using KV cache dtype" above "[DP1 TP1]
     # Scheduler hit an exception", each rank at its own step)
     mine = _worker(f.text)
-    for ln, text in reversed(_before_traceback(f)):
+    lines = _before_traceback(f)
+    by_line = dict(lines)
+    for ln, text in reversed(lines):
+        if _config_entry(text, by_line.get(ln - 1) if ln == lines[-1][0] else None):
+            continue  # (an engine's settings printed one per line, "INFO:     KV Cache Data Type = fp8": no step)
         if any(p.search(text) for _, p in k.milestones):
             return None  # a milestone passed after it: the steps before it are done ("torch.compile" before V1 sized its pool)
         gap = gap or bool(ELISION.match(text))
