@@ -540,3 +540,22 @@ _ECHO = ["I get an out-of-memory error when I start it, with ~18GB of VRAM free:
 ])
 def test_settings_printed_one_per_line_are_no_step(last, kind):
     assert kind_of(_ECHO + [last])[0] == kind
+
+
+# --- failures that are not memory in other engines' and systems' words: MLC LLM's device query ("Cannot read total GPU
+# global memory from device"), TVM's kernel asking for more shared memory than a block may have ("Failed to set the
+# allowed dynamic shared memory size to 73728"), macOS's libmalloc ("BUG IN CLIENT OF LIBMALLOC: memory corruption of
+# free block") ---------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lines,code", [
+    (["# [Bug] Cannot read total GPU global memory from device.", "", "mlc_llm serve crashed with the above error."],
+     "device-memory-query-failed"),
+    (["When applying ChatModule -> [Bug] Failed to set the allowed dynamic shared memory size to 73728"],
+     "kernel-shared-memory"),
+    (["- **Detection**: `libsystem_malloc.dylib` - \"BUG IN CLIENT OF LIBMALLOC: memory corruption of free block\""],
+     "heap-corruption"),
+    (["# Heap memory corruption (EXC_BREAKPOINT/SIGTRAP) in json_string on macOS ARM64"], "heap-corruption"),
+])
+def test_more_failures_that_are_not_memory(lines, code):
+    assert kind_of(lines) == ("NOT_OOM", code)

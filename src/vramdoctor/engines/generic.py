@@ -1101,8 +1101,11 @@ LOG = LogWords(
         msg(r"Thread creation failed: |\bpthread_create failed\b|can't start new thread|failed to spawn thread|"
             r"what\(\):\s+Resource temporarily unavailable\s*$", "not_oom", code="thread-creation-failed"),
         # glibc's heap checks: memory corrupted by a bug, not memory running out
+        # (and macOS's libmalloc: "BUG IN CLIENT OF LIBMALLOC: memory corruption of free block", "Heap memory
+        # corruption", a SIGTRAP its checks raise)
         msg(r"double free or corruption|free\(\): invalid pointer|malloc\(\): corrupted|corrupted size vs\. prev_size|"
-            r"malloc_consolidate\(\): invalid", "not_oom", code="heap-corruption"),
+            r"malloc_consolidate\(\): invalid|BUG IN CLIENT OF LIBMALLOC|\bheap (?:memory )?corruption\b", "not_oom",
+            code="heap-corruption"),
         msg(r"(?:CUDA|HIP|ROCm)\w*[ _](?:runtime )?error\b.{0,300}?invalid argument|invalid argument .*\.cu:\d+", "not_oom",
             code="cuda-invalid-argument"),
         msg(r"misaligned address|CUBLAS_STATUS_(?!ALLOC|NOT_INITIALIZED)\w+|cuDNN error|unspecified launch failure|"
@@ -1231,8 +1234,11 @@ LOG = LogWords(
         # (... and TensorRT-LLM's masked multi-head attention kernel for a sequence longer than its shared memory holds:
         # decoderMaskedMultiheadAttentionLaunch.h, "Sequence Length is too long for the MMHA kernel (not enough shared
         # memory)")
+        # (and TVM's / MLC LLM's kernel launch that asks for more shared memory than the GPU allows a block:
+        # "Failed to set the allowed dynamic shared memory size to 73728", cudaFuncSetAttribute)
         msg(r"OutOfResources|out of resource: shared memory|\btoo long for the MMHA kernel\b|"
-            r"\(not enough shared memory\)", "not_oom", code="kernel-shared-memory"),
+            r"\(not enough shared memory\)|\bFailed to set the allowed dynamic shared memory size\b", "not_oom",
+            code="kernel-shared-memory"),
         # the driver, not memory: "unsupported display driver / cuda driver combination", "driver version is
         # insufficient", "no CUDA-capable device"
         msg(r"unsupported display driver|cuda driver combination|driver version is insufficient|"
@@ -1327,6 +1333,8 @@ LOG = LogWords(
         # (not a warning that goes on without it: "Failed to query device memory info, falling back")
         msg(r"\bfailed to (?:get|query|read) (?:the )?device(?:'s)? (?:free |total )?memory(?: size| info)?\b"
             r"(?![^\n]*\bfall(?:ing|s)? ?back\b)|"
+            # (MLC LLM's: "Cannot read total GPU global memory from device", the device's query through TVM)
+            r"\bCannot read total GPU global memory from device\b|"
             # (ROCm's runtime at AMD_LOG_LEVEL 1-3: "HSA_AMD_AGENT_INFO_MEMORY_AVAIL query failed.", then
             # "hipMemGetInfo: Returned hipErrorInvalidValue": the free-memory query itself failed, an old kernel driver
             # or a container without the KFD's memory info; torch.cuda.mem_get_info then raises)
