@@ -559,3 +559,15 @@ def test_settings_printed_one_per_line_are_no_step(last, kind):
 ])
 def test_more_failures_that_are_not_memory(lines, code):
     assert kind_of(lines) == ("NOT_OOM", code)
+
+
+# --- ggml's scheduler limit of inputs to one split (ggml-backend.c GGML_ASSERT(n_inputs < GGML_SCHED_MAX_SPLIT_INPUTS)),
+# named by a report's title or printed whole: not memory -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    "# Eval bug: Gemma 4 edge models fail to load, n_inputs < GGML_SCHED_MAX_SPLIT_INPUTS",
+    "/llama.cpp/ggml/src/ggml-backend.cpp:1095: GGML_ASSERT(n_inputs < GGML_SCHED_MAX_SPLIT_INPUTS) failed",
+])
+def test_ggmls_split_inputs_limit_is_an_assert_not_memory(line):
+    assert kind_of([line]) == ("NOT_OOM", "ggml-assert")

@@ -1295,7 +1295,11 @@ LOG = LogWords(
         # about a buffer or a memory pool may be memory, so it is left to the words around it
         # ... and ggml-alloc's own fixed list of free blocks overflowing (2023's ggml-alloc.c "GGML_ASSERT: ...: alloc->
         # n_free_blocks < MAX_FREE_BLOCKS && \"out of free blocks\""): a limit of its bookkeeping, not memory
-        msg(r"n_free_blocks < MAX_FREE_BLOCKS|\x22out of free blocks\x22", "not_oom", code="ggml-assert"),
+        # (and the scheduler's own fixed limit of inputs to one split of the graph, ggml-backend.c "GGML_ASSERT(n_inputs <
+        # GGML_SCHED_MAX_SPLIT_INPUTS)", named by a report's title alone: "Gemma 4 edge models fail to load, n_inputs <
+        # GGML_SCHED_MAX_SPLIT_INPUTS")
+        msg(r"n_free_blocks < MAX_FREE_BLOCKS|\x22out of free blocks\x22|\bn_inputs < GGML_SCHED_MAX_SPLIT_INPUTS\b",
+            "not_oom", code="ggml-assert"),
         msg(r"GGML_ASSERT\((?!.*(?:" + MEMORY_TERMS + r")).*\) failed|GGML_ASSERT: \S+:\d+: (?!.*(?:"
             + MEMORY_TERMS + r"))\S|"
             # ... as a report names the assert that failed, by its source line ("crash on failed assert
