@@ -571,3 +571,22 @@ def test_more_failures_that_are_not_memory(lines, code):
 ])
 def test_ggmls_split_inputs_limit_is_an_assert_not_memory(line):
     assert kind_of([line]) == ("NOT_OOM", "ggml-assert")
+
+
+# --- a report whose words say the error its log shows is another than the title's ("it works! ... then I got
+# different errors"): the title's out of memory is no cause of the log's cut traceback --------------------------------
+
+_ALPA = ["", "I increased the number of GPUs to 4 and it works!", "Out of curiosity, I tried 8 GPUs, then I got {}.",
+         "", "```", "(DeviceMeshGroupManager pid=276) INFO | stdout | Load model bloom-7b1 ...",
+         "Traceback (most recent call last):", '  File "start.py", line 49, in <module>', "    ray.get(t)"]
+
+
+@pytest.mark.parametrize("words", ["different errors", "another error", "a new error"])
+def test_a_log_said_to_show_another_error_than_the_titles_is_not_the_titles(words):
+    lines = ["# OOM while serving language models"] + [t.format(words) for t in _ALPA]
+    assert kind_of(lines) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+def test_a_log_under_the_titles_out_of_memory_keeps_it():
+    lines = ["# OOM while serving language models"] + [t.format("the same error") for t in _ALPA]
+    assert kind_of(lines)[0] in ("RUNTIME", "WEIGHTS", "UNDETERMINED") and kind_of(lines)[1] != "failure-cause-not-shown"

@@ -2162,6 +2162,11 @@ LOG = LogWords(
         fig("_failure_stated", _FAILS, _failure_stated, mode="first", prose=True),
         fig("_failure_stated", _FAILS_ZH, _failure_stated_zh, mode="first", prose=True, flags=0),
         fig("_hang_stated", _HANGS, _failure_stated, mode="first", prose=True),
+        # a person's words that the error the log shows is not the one the report began with ("I increased the GPUs and
+        # it works! ... then I got different errors"): the title's failure is no cause of the log's
+        fig("_other_error_said", r"\b(?:got|get|getting|see|seeing|hit|hitting|have|ran into|run into|now)\s+(?:a\s+|an\s+|"
+            r"some\s+)?(?:different|another|new|other)\s+(?:errors?|exceptions?|failures?|issues?|problems?|crash(?:es)?)\b",
+            lambda m: True, mode="first", prose=True),
         # a leak denied in the report's words, a maintainer's reply pasted with it ("doesn't look like a real memory leak
         # ... then stays pretty steady", "this is not a memory leak"): the growth a title claims is contested
         fig("_leak_denied", r"\b(?:(?:does|did|do)(?: not|n['\u2019]t) (?:look|seem|appear)(?: to be)?(?: like)?|"

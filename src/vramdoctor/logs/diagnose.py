@@ -819,7 +819,7 @@ def _titled_cause(run: RunFacts):
     # (or pasted without its markdown, labelled or tagged: "Title: [Bug]: ... ValueError: No available memory for the
     # cache blocks", which the scanner keeps as a failure of its own)
     title = run.heading or next(((x.line_no, x.text) for x in run.failures if TITLE.match(x.text)), None)
-    if not title:
+    if not title or run.numbers.get("_other_error_said") is True:  # (the log's error is another than the title's)
         return None
     ln, text = title
     if text.rstrip().endswith("?"):
