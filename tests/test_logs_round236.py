@@ -590,3 +590,23 @@ def test_a_log_said_to_show_another_error_than_the_titles_is_not_the_titles(word
 def test_a_log_under_the_titles_out_of_memory_keeps_it():
     lines = ["# OOM while serving language models"] + [t.format("the same error") for t in _ALPA]
     assert kind_of(lines)[0] in ("RUNTIME", "WEIGHTS", "UNDETERMINED") and kind_of(lines)[1] != "failure-cause-not-shown"
+
+
+# --- a step a person's words say the failure came after, in a sentence that puts it in the start-up ("aborted at
+# engine init ... right after CUDA graph capture", "fails to start right after"): the start-up's warm-up, never
+# serving ----------------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    ["The eagle cases aborted at engine init with HSA_STATUS_ERROR_OUT_OF_RESOURCES right after CUDA graph capture.", "",
+     "Root cause: the fixed capture cost exceeded the slack left by the KV cache, so it ran out of memory."],
+    ["The server fails to start right after CUDA graph capture.", "",
+     "It is an OOM: the capture used the slack the pool left."],
+])
+def test_a_step_passed_in_a_sentence_of_the_startup_is_the_warmup(lines):
+    assert kind_of(lines)[0] == "WARMUP"
+
+
+def test_a_step_passed_with_requests_after_it_is_serving():
+    assert kind_of(["Right after the graphs were captured and the first requests came in, it ran out of memory."])[0] \
+        == "RUNTIME"

@@ -338,7 +338,18 @@ def passed_step(text: str) -> str | None:
     """The lowest phase a user's sentence puts a failure in by naming a step it came after ("CUDA OutOfMemory even
     after warmup phase succeeded": RUNTIME), None where it names none."""
     found = [nxt for rx, nxt in _PASSED if _said(rx, text)]
-    return max(found, key=PHASES.index) if found else None
+    step = max(found, key=PHASES.index) if found else None
+    if step == "RUNTIME" and _AT_STARTUP.search(text):
+        # (the same sentence puts it in the start-up: "aborted at engine init ... right after CUDA graph capture",
+        # "startup OOMed": the step after the one named, within the start-up, the warm-up)
+        return "WARMUP"
+    return step
+
+
+#: a person's words that a failure came while the server was starting ("at engine init", "startup OOMed", "during
+#: initialization", "fails to start")
+_AT_STARTUP = re.compile(r"\b(?:at|during|in) (?:the )?(?:engine )?(?:init(?:ialization)?|start-?up)\b|\bstart-?up "
+                         r"(?:OOM\w*|fail\w*|crash\w*|abort\w*)|\b(?:fails?|failed) to start\b", re.I)
 
 
 #: a function a person's words name as where something happened ("exception from ggml_vk_allocate in
