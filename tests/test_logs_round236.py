@@ -610,3 +610,21 @@ def test_a_step_passed_in_a_sentence_of_the_startup_is_the_warmup(lines):
 def test_a_step_passed_with_requests_after_it_is_serving():
     assert kind_of(["Right after the graphs were captured and the first requests came in, it ran out of memory."])[0] \
         == "RUNTIME"
+
+
+# --- the operating system's kernel stopped (macOS's "panic(cpu 0): ... IOGPUGroupMemory ...", Linux's "Kernel panic -
+# not syncing"): not memory used up; Linux's own panic for memory (panic_on_oom) is memory ---------------------------
+
+
+@pytest.mark.parametrize("line", [
+    'panic(cpu 0): "IOGPUGroupMemory::remove_memory_object() memory object not found"',
+    "panic(cpu 4 caller 0xfffffe0012345678): \"AGX firmware crashed\" @IOGPUFamily.cpp:1234",
+    "[ 8123.456789] Kernel panic - not syncing: Fatal exception in interrupt",
+])
+def test_a_kernel_panic_is_not_memory(line):
+    assert kind_of([line]) == ("NOT_OOM", "kernel-panic")
+
+
+def test_linuxs_panic_on_oom_is_memory():
+    kind = kind_of(["[ 9001.1] Kernel panic - not syncing: Out of memory: system-wide panic_on_oom is enabled"])[0]
+    assert kind not in ("NOT_OOM", "NONE")

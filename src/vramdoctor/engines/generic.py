@@ -982,6 +982,12 @@ LOG = LogWords(
         # (HAMi-core's allocator.c "Device 0 OOM 18446744073707737660 / 24146608128", nvidia-smi showing 17 TB used in
         # the container): its accounting is wrong, nothing ran out
         msg(r"\bDevice \d+ OOM (?:\d{20}|9[3-9]\d{17}|92[3-9]\d{16}) / \d+", "not_oom", code="memory-accounting-wrapped"),
+        # the operating system's kernel itself stopped (macOS's "panic(cpu 0 caller 0x...): \"IOGPUGroupMemory::
+        # remove_memory_object() memory object not found\"", Linux's "Kernel panic - not syncing"): a driver's or the
+        # kernel's fault that takes the machine down; what it names is the driver's bookkeeping, not memory used up
+        # (not Linux's own panic for memory: "Kernel panic - not syncing: Out of memory: system-wide panic_on_oom")
+        msg(r"\bpanic\(cpu \d+\b|\bKernel panic - not syncing\b(?!:?\s*(?:Out of memory|System is deadlocked on memory))",
+            "not_oom", code="kernel-panic"),
         # (also as people write it: "an illegal CUDA memory access", cudaErrorIllegalAddress)
         msg(r"illegal (?:CUDA |GPU |device )?memory access|illegal address|cudaErrorIllegalAddress|"
             r"CUDA_ERROR_ILLEGAL_ADDRESS|"

@@ -130,6 +130,9 @@ _NOT_OOM = {
     "health-check-failed": "a supervisor (Kubernetes, Ray Serve, KServe) gave up on a server that did not answer its "
                            "health check: it hung, was too busy, or was still loading.",
     "illegal-memory-access": "a kernel touched memory it does not own (a bug in a kernel, the engine or the driver).",
+    "kernel-panic": "the operating system's kernel stopped the machine (a kernel panic, most often in the GPU driver): "
+                    "a driver's or the system's fault, not memory used up; the panic report's driver and the OS "
+                    "version are what to report.",
     "memory-accounting-wrapped": "a GPU-sharing layer (HAMi-core's limit in a container) counted more memory in use than "
                                  "can exist, a counter that went below zero and wrapped: its accounting is wrong, "
                                  "nothing ran out; update the layer, or run without its memory limit to confirm.",
