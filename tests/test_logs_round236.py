@@ -126,6 +126,11 @@ def test_an_error_chains_root_cause_decides_whether_a_cause_is_shown(root, expec
     ["After `POST /api/generate` with keep_alive 0 the model unloads, but about 2 GB of memory stays allocated until I "
      "restart the service."],
     ["Calling /slots/0?action=erase and unloading the model: the VRAM still in use is 3 GB, it never gets freed."],
+    ["Even after deleting the object and invoking the garbage collection, the VRAM is still not freed. The VRAM only "
+     "gets cleared after I kill the app."],
+    ["1 - llama_free_model(llm) raises:", "```", "Traceback (most recent call last):",
+     '  File "app.py", line 48, in <module>', "    llama_free_model(llm)", "ctypes.ArgumentError: argument 1: TypeError: "
+     "wrong type", "```", "2 - After del llm and gc.collect() the memory is still not released."],
 ])
 def test_memory_an_unload_does_not_give_back_is_a_leak(lines):
     assert kind_of(lines) == ("LEAK", "memory-growth-stated")
@@ -628,3 +633,20 @@ def test_a_kernel_panic_is_not_memory(line):
 def test_linuxs_panic_on_oom_is_memory():
     kind = kind_of(["[ 9001.1] Kernel panic - not syncing: Out of memory: system-wide panic_on_oom is enabled"])[0]
     assert kind not in ("NOT_OOM", "NONE")
+
+
+# --- CLBlast's own wording of an OpenCL status ("CLBlast: OpenCL error: clEnqueueNDRangeKernel: -4"): -4, -5, -6 are
+# memory (above the GGML_ASSERT it brings), -61 a buffer past the device's limit, others not memory ------------------
+
+
+@pytest.mark.parametrize("status,expected", [("-4", None), ("-5", None), ("-61", "buffer-exceeds-allocation-limit"),
+                                             ("-30", "opencl-error")])
+def test_clblasts_opencl_status_is_read(status, expected):
+    kind, code = kind_of([f"CLBlast: OpenCL error: clEnqueueNDRangeKernel: {status}",
+                          "GGML_ASSERT: ./ggml-opencl.cpp:1775: false"])
+    if expected == "opencl-error":
+        assert (kind, code) == ("NOT_OOM", "opencl-error")
+    elif expected:
+        assert code == expected
+    else:
+        assert kind not in ("NOT_OOM", "NONE")

@@ -420,11 +420,16 @@ _GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM)[^，。,.；;！？]{0,12}?"
 #: `mmproj-model-f16` portion of the model still loaded in VRAM", "VRAM is not released after unloading the model",
 #: "after the model is unloaded 3 GB stay allocated"): memory kept with no load to hold it, as a leak
 _NOT_FREED = r"(?:isn't|aren't|wasn't|weren't|(?:is|are|was|were|does|do|did|gets?|got) (?:not|never)|never)\s+(?:get\s+|be\s+|being\s+|been\s+)?"
-_KEPT = (r"\bunload\w*\b(?=[^.;!?\n]{0,200}?\b(?:VRAM|memory|RAM)\b)[^.;!?\n]{0,160}?\b(?:still (?:loaded|allocated|resident|"
+_KEPT = (r"(?:\bunload\w*\b|\b(?:even )?after (?:\w+ ){0,2}?(?:delet\w*|del|freeing|closing|releasing|stopping|garbage[- ]"
+         r"collect\w*|gc\.collect|empty_cache)\b)(?=[^.;!?\n]{0,200}?\b(?:VRAM|memory|RAM)\b)[^.;!?\n]{0,160}?\b(?:still (?:loaded|allocated|resident|"
          r"held|occupied|in use)\b|stays? (?:allocated|loaded|resident|occupied|in use)\b|remains? (?:allocated|loaded|"
          r"resident|occupied|in use|higher)\b|" + _NOT_FREED + r"(?:freed|released|reclaimed|returned|given back)\b)|"
          r"\b(?:VRAM|memory|RAM)\b[^.;!?\n]{0,40}?" + _NOT_FREED + r"(?:freed|released|reclaimed|returned|given back)\b"
-         r"[^.;!?\n]{0,40}?\b(?:after|when|once|on)\b[^.;!?\n]{0,30}?\bunload")
+         r"[^.;!?\n]{0,40}?\b(?:after|when|once|on)\b[^.;!?\n]{0,30}?\bunload|"
+         # ... or still not freed, the "still" saying something should have freed it ("the VRAM is still not freed. The
+         # VRAM only gets cleared after I kill the app")
+         r"\b(?:VRAM|memory|RAM)\b[^.;!?\n]{0,30}?\b(?:is|was|are|were|gets?|got) still not (?:being )?(?:freed|released|"
+         r"cleared|reclaimed)\b")
 _TO_FROM = (r"\b(?:reach(?:es|ed)?|(?:climb(?:s|ed)?|grows?|grew|rises|rose|goes up|went up) to|ends? (?:up )?at)\s+"
             r"(?:~|about |around |over )?" + _USIZE + r"[^.;!?\n]{0,80}?\bfrom (?:a |the )?(?:~|about |around )?" + _USIZE)
 _SPAN = re.compile(r"\b(?:after|over|within|for)\s+(?:\S+\s+){0,3}?(?:tokens|requests|hours?|minutes|days?|weeks?|rounds|"
@@ -1088,12 +1093,13 @@ LOG = LogWords(
         # ggml-opencl.cpp:1708"; CL/cl.h): memory where it is CL_MEM_OBJECT_ALLOCATION_FAILURE (-4), CL_OUT_OF_RESOURCES
         # (-5), CL_OUT_OF_HOST_MEMORY (-6) or CL_INVALID_BUFFER_SIZE (-61); another cause otherwise (-30
         # CL_INVALID_VALUE, -38 CL_INVALID_MEM_OBJECT, -54 CL_INVALID_WORK_GROUP_SIZE, ...)
+        # (and CLBlast's own wording, 2023 llama.cpp and whisper.cpp: "CLBlast: OpenCL error: clEnqueueNDRangeKernel: -4")
         msg(r"\berror -(?:4|5|6) at \S*ggml-opencl\.cpp:\d+|\bCL_(?:MEM_OBJECT_ALLOCATION_FAILURE|OUT_OF_RESOURCES|"
-            r"OUT_OF_HOST_MEMORY)\b", "oom"),
-        msg(r"\berror -61 at \S*ggml-opencl\.cpp:\d+|\bCL_INVALID_BUFFER_SIZE\b", "oom",
+            r"OUT_OF_HOST_MEMORY)\b|\bOpenCL error: \w+: -(?:4|5|6)\b", "oom"),
+        msg(r"\berror -61 at \S*ggml-opencl\.cpp:\d+|\bCL_INVALID_BUFFER_SIZE\b|\bOpenCL error: \w+: -61\b", "oom",
             code="buffer-exceeds-allocation-limit"),
-        msg(r"\berror -(?!(?:4|5|6|61)\b)\d+ at \S*ggml-opencl\.cpp:\d+|\bCL_INVALID_(?!BUFFER_SIZE\b)[A-Z_]+\b", "not_oom",
-            code="opencl-error"),
+        msg(r"\berror -(?!(?:4|5|6|61)\b)\d+ at \S*ggml-opencl\.cpp:\d+|\bCL_INVALID_(?!BUFFER_SIZE\b)[A-Z_]+\b|"
+            r"\bOpenCL error: \w+: -(?!(?:4|5|6|61)\b)\d+\b", "not_oom", code="opencl-error"),
         # ... an NPU kernel's own assertion (Ascend C's "[ASSERT] [CANN_VERSION : ...] .../gather_v3_base.h:137: Assertion
         # `(0 <= val && val < this->gxSize_)' Index 4096 out of range[0 4096)!"): an index past a tensor's end, a bug or
         # an input longer than a size it was built for, not memory
