@@ -650,3 +650,20 @@ def test_clblasts_opencl_status_is_read(status, expected):
         assert code == expected
     else:
         assert kind not in ("NOT_OOM", "NONE")
+
+
+# --- a hang a person's words put in the model's load ("加载卡住不动", "hangs while loading the model"): a model read into
+# host memory that is short pages instead of failing, so memory is not ruled out; a hang elsewhere still is no memory ---
+
+
+@pytest.mark.parametrize("lines", [
+    ["# ERNIE-4.5-VL-424B-A47B-Paddle加载卡住不动", "", "```sh",
+     "$python -m fastdeploy.entrypoints.openai.api_server --model ERNIE-4.5-VL-424B-A47B-Paddle --port 8180", "```"],
+    ["The server hangs while loading the model, always at 60% of the shards."],
+])
+def test_a_load_said_to_stall_leaves_memory_open(lines):
+    assert kind_of(lines) == ("UNDETERMINED", "load-stalled")
+
+
+def test_a_hang_after_a_request_is_still_no_memory():
+    assert kind_of(["The server hangs after the first request."]) == ("NOT_OOM", "hang-no-error")

@@ -23,6 +23,12 @@ _DECODE_FULL = re.compile(DECODE_FULL, re.I)
 _RELAYED = re.compile(r"\bBadRequestError\b|\bOpenAIException\b|\bError code: 400\b|\bstatus code 400\b|\bHTTP 400\b")
 
 
+
+#: a hang a person's words put in the model's load ("加载卡住", "stuck while loading the model", "loading hangs")
+#: (not a load that finished first, "hangs after the model loads", 加载完成后卡住; nor a failure to load, "unable to
+#: load models and hangs")
+_LOAD_STALLED = re.compile(r"加载(?!完|后|成功|好)|载入(?!完|后|成功)|\bloading\b|\bwhile (?:it |the model )?loads\b", re.I)
+
 def leak(run: RunFacts) -> Diagnosis | None:
     said = [p for p in run.pressure if p.kind == "leak"]
     if said:  # the engine's own leak check
@@ -526,6 +532,17 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
         # scheduler wait forever; nor a log cut short, whose next lines are not shown; nor a server whose log says it
         # is ready and shows nothing after, which waits for requests)
         ln = run.number_lines.get("_hang_stated", 0)
+        if _LOAD_STALLED.search(hang):
+            # (a load that stalls, "ERNIE-4.5-VL-424B 加载卡住不动", "loading hangs at 60%": a model read into host memory
+            # that is short pages instead of failing, so it is not ruled out)
+            return Diagnosis(kind="UNDETERMINED", code="load-stalled", oom=None, inferred=True,
+                             evidence=reached + [(ln, hang)], candidates=["WEIGHTS"],
+                             phase_source="the report's own words: the load stalls, and the log shows no error",
+                             missing="the host's free memory and swap while it loads (free -g, vmstat 1)",
+                             message="The report tells of the model's load stalling, and no line of the log shows an "
+                                     "error: a model read into host memory that is short pages instead of failing "
+                                     "(watch free memory and swap while it loads: `free -g`, `vmstat 1`); a collective "
+                                     "or a lock that never returns looks the same (`py-spy dump --pid PID`).")
         return Diagnosis(kind="NOT_OOM", code="hang-no-error", oom=False, inferred=True, evidence=reached + [(ln, hang)],
                          phase_source="the report's own words: it hangs, and the log shows no error",
                          message="The report tells of a hang, and no line of the log shows an error: a process that "
