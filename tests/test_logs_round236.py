@@ -667,3 +667,13 @@ def test_a_load_said_to_stall_leaves_memory_open(lines):
 
 def test_a_hang_after_a_request_is_still_no_memory():
     assert kind_of(["The server hangs after the first request."]) == ("NOT_OOM", "hang-no-error")
+
+
+@pytest.mark.parametrize("line", [
+    "# Could not start backend: Runtime compute cap 70 is not compatible with compile time compute cap 80",
+    "2024-01-01T00:00:00Z ERROR text_embeddings_router: router/src/main.rs:300: Could not start backend: Runtime compute "
+    "cap 75 is not compatible with compile time compute cap 80",
+])
+def test_teis_build_for_another_compute_capability_is_gpu_unsupported(line):
+    """TEI's candle back end built for another GPU: no kernels for this one, not memory."""
+    assert kind_of([line]) == ("NOT_OOM", "gpu-unsupported")

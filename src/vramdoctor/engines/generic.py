@@ -1464,6 +1464,9 @@ LOG = LogWords(
             # ... or a build that has no kernels for it (Ollama's discover "skipping CUDA device — compute capability not
             # in compiled architectures", which then runs on the CPU)
             r"\bcompute capability not in (?:the )?compiled architectures\b|"
+            # (TEI's candle build for another GPU: "Could not start backend: Runtime compute cap 70 is not compatible with
+            # compile time compute cap 80")
+            r"\bRuntime compute cap \d+ is not compatible with compile time compute cap\b|"
             # ... in a report's words ("fail: 2080 Ti does not support bfloat16", "the V100 doesn't support FP8"), not in
             # a line that states an out of memory too
             r"^(?![^\n]*(?:out of memory|OutOfMemory|\bOOM))[^\n]*?\b(?:GPU|card|\d{3,4}\s?Ti|[TVAPHL]\d{1,3}|sm_?\d+|Turing|Volta|Pascal)\S*\s+does(?: not|n['\u2019]?t) "
