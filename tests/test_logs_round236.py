@@ -423,6 +423,8 @@ def test_vllms_cpu_kv_space_past_the_nodes_free_memory_is_the_kv_pool(lines):
     ("CUDA out of memory during decoding with 64 concurrent requests", ("RUNTIME", "serving-oom")),
     ("OOM during prefill graph capture", ("WARMUP", "cuda-graph-capture-oom")),
     ("mem-fraction OOMs at decode-graph capture (~5GB)", ("WARMUP", "cuda-graph-capture-oom")),
+    ("Shipping an image kills llama-server mid-prefill with CUDA out of memory.", ("RUNTIME", "prefill-oom")),
+    ("The runner dies mid-generation: CUDA error: out of memory.", ("RUNTIME", "serving-oom")),
     ("OOM during the profile run's dummy prefill", ("WARMUP", "profile-run-oom")),
 ])
 def test_a_requests_prefill_or_decode_named_is_serving(line, expected):

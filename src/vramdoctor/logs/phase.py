@@ -305,7 +305,9 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
            # ... a request's prefill or decode, which only serving runs ("OOM-kills the scheduler on chunked prefill",
            # "crashes during decoding"; not the graphs or the profile run of one, "during prefill graph capture")
            (re.compile(r"\b(?:on|during|in|at|while)\s+(?:a\s+|the\s+)?(?:chunked\s+|long\s+|large\s+)?(?:prefill(?:s|ing)?|"
-                       r"decod(?:e|ing))\b(?![\s_-]+(?:warm|graph|cuda|captur|profil|dummy))", re.I), "RUNTIME"),
+                       r"decod(?:e|ing))\b(?![\s_-]+(?:warm|graph|cuda|captur|profil|dummy))|"
+                       # (or in the middle of one: "kills llama-server mid-prefill", "dies mid-generation")
+                       r"\bmid-(?:prefill|decode|generation|request|stream|response)\b", re.I), "RUNTIME"),
            # ... in Chinese: the model's loading reported the error (模型加载报错, 模型加载失败), or loading a named model
            # brought the out of memory (加载Qwen-72B-chat LLM model 出现OOM)
            (re.compile(r"(?:模型|权重)(?:加载|载入)(?:报错|失败|出错)|加载\s*[A-Za-z][\w.\-]{1,60}(?:\s*LLM)?(?:\s*(?:model|模型))?\s*"
