@@ -679,3 +679,28 @@ def test_a_hang_after_a_request_is_still_no_memory():
 def test_teis_build_for_another_compute_capability_is_gpu_unsupported(line):
     """TEI's candle back end built for another GPU: no kernels for this one, not memory."""
     assert kind_of([line]) == ("NOT_OOM", "gpu-unsupported")
+
+
+# --- vLLM's collect_env on an NVIDIA machine ("ROCM used to build PyTorch: N/A", "ROCm: Disabled") is no AMD GPU: a
+# kernel fault's advice stays CUDA's; NCCL's probe for its network plugin at INFO ("dlerror=libnccl-net.so: cannot open
+# shared object file ... using internal implementation") is no library that failed to load ---------------------------
+
+_IMA = "RuntimeError: CUDA error: an illegal memory access was encountered"
+
+
+@pytest.mark.parametrize("env", [["ROCM used to build PyTorch: N/A"], ["CUDA Archs: Not Set; ROCm: Disabled; Neuron: "
+                                                                      "Disabled"]])
+def test_collect_envs_rocm_not_in_use_keeps_cudas_advice(env):
+    run = run_of(diag("\n".join(["Collecting environment information...", *env, "", _IMA])))
+    assert run.kind == "NOT_OOM" and "CUDA_LAUNCH_BLOCKING" in " ".join(a["why"] for a in run.advice)
+    assert "AMD_SERIALIZE_KERNEL" not in " ".join(a["why"] for a in run.advice)
+
+
+_PLUGIN = ("c3b1a9f0d2e4:1:1 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No "
+           "such file or directory No plugin found (libnccl-net.so), using internal implementation")
+
+
+def test_nccls_plugin_probe_is_no_library_failure():
+    assert kind_of([_PLUGIN]) == ("NONE", "no-memory-problem")
+    assert kind_of([_PLUGIN, "c3b1a9f0d2e4:1:1 [0] NCCL WARN Error: failed to extend /dev/shm/nccl-abc to 9637892 "
+                    "bytes"]) == ("NOT_OOM", "shm-exhausted")

@@ -1182,7 +1182,11 @@ LOG = LogWords(
         # runtime that failed to load): a named cause, not memory
         # (Jan/cortex "Could not load engine: Could not load library \"...engine.dll\"", the loader's "error while
         # loading shared libraries", "Failed to load shared library")
-        msg(r"cannot open shared object file|\bLoadLibrary\w* failed|\bdlopen\b.{0,120}\bfailed|Library not loaded:|"
+        # (not NCCL's probe for its network plugin, at INFO, which goes on without it: "NCCL INFO NET/Plugin :
+        # dlerror=libnccl-net.so: cannot open shared object file ... No plugin found (libnccl-net.so), using internal
+        # implementation")
+        msg(r"^(?![^\n]*(?:using internal implementation|NET/Plugin\s*:))[^\n]*?cannot open shared object file|"
+            r"\bLoadLibrary\w* failed|\bdlopen\b.{0,120}\bfailed|Library not loaded:|"
             r"(?:[Cc]ould not|[Cc]ouldn't|[Ff]ailed to|[Uu]nable to) load (?:the )?(?:shared |dynamic |native )?library\b|"
             r"error while loading shared libraries|"
             # (Triton's backend manager, the backend's .so not where the model's config says: "failed to load
@@ -2214,7 +2218,9 @@ LOG = LogWords(
         fig("_custom_all_reduce_failed", r"File \x22[^\x22]*custom_all_reduce\w*\.py\x22|custom_all_reduce\w*\.cuh?:\d+",
             lambda m: True),
         # an AMD GPU under ROCm/HIP: its debugging switches are HIP's, not CUDA's
-        fig("_rocm", r"\bhip(?:Error\w+|Malloc\w*|Memcpy\w*)|\bHIP error\b|\bROCm\d?\b|\bRCCL\b|/opt/rocm\b|"
+        # (not vLLM's collect_env on an NVIDIA machine: "ROCM used to build PyTorch: N/A", "ROCm: Disabled")
+        fig("_rocm", r"\bhip(?:Error\w+|Malloc\w*|Memcpy\w*)|\bHIP error\b|"
+            r"\bROCm\d?\b(?! used to build PyTorch: N/A)(?!\s*:\s*(?:Disabled|N/A|None|False|No)\b)|\bRCCL\b|/opt/rocm\b|"
             r"\bgfx9[0-9a-f]{2}\b|\bgfx1[01]\d\d\b", lambda m: True),
         # ... an Ascend NPU under CANN: its switch is ASCEND_LAUNCH_BLOCKING, its collectives HCCL's
         fig("_ascend", r"\bCANN_VERSION\b|\bvllm[-_]ascend\b|\btorch_npu\b|\bAscend\b|\bEZ9999\b|\bHCCL\b", lambda m: True),
