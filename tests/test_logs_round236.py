@@ -704,3 +704,27 @@ def test_nccls_plugin_probe_is_no_library_failure():
     assert kind_of([_PLUGIN]) == ("NONE", "no-memory-problem")
     assert kind_of([_PLUGIN, "c3b1a9f0d2e4:1:1 [0] NCCL WARN Error: failed to extend /dev/shm/nccl-abc to 9637892 "
                     "bytes"]) == ("NOT_OOM", "shm-exhausted")
+
+
+# --- a failure whose own restart command follows it ("$ vllm serve ... 0,9", argparse's error, then "$ vllm serve ...
+# 0.9" and a start-up that serves): two runs, the later one decides; not an error pasted above its start-up ----------
+
+_SECOND_TRY = ["INFO 02-20 09:41:05 api_server.py:912] vLLM API server version 0.7.3",
+               "INFO 02-20 09:41:23 model_runner.py:1115] Loading model weights took 17.2181 GB",
+               "INFO 02-20 09:41:27 executor_base.py:111] # cuda blocks: 540, # CPU blocks: 780",
+               "INFO:     Application startup complete.",
+               'INFO:     127.0.0.1:48832 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+
+
+@pytest.mark.parametrize("first", [
+    ["$ vllm serve google/gemma-2-9b-it --max-model-len 8192 --gpu-memory-utilization 0,9",
+     "usage: vllm serve <model_tag> [options]",
+     "vllm serve: error: argument --gpu-memory-utilization: invalid float value: '0,9'", "", "second try:", "",
+     "$ vllm serve google/gemma-2-9b-it --max-model-len 8192 --gpu-memory-utilization 0.9"],
+    ["$ vllm serve google/gemma-2-9b-it --max-model-len 8192 --max-num-seq 16",
+     "vllm serve: error: unrecognized arguments: --max-num-seq 16", "",
+     "$ vllm serve google/gemma-2-9b-it --max-model-len 8192 --max-num-seqs 16"],
+])
+def test_a_failure_followed_by_its_own_restart_command_is_its_own_run(first):
+    rep = diag("\n".join(first + _SECOND_TRY))
+    assert len(rep.runs) == 2 and rep.runs[0].kind == "NOT_OOM" and run_of(rep).kind == "NONE"

@@ -160,7 +160,10 @@ def _attach_orphans(runs: list[RunFacts]) -> tuple[list[RunFacts], list[str]]:
             _tell(r, nxt)  # the user's words above the log they paste are about it
             i += 1
             continue
-        pasted = r.failures and not r.progress and all(not f.progress for f in r.failures)
+        # (not a run whose own restart command follows its failure: "$ vllm serve ... 0,9", argparse's error, then "$ vllm
+        # serve ... 0.9" and the start-up it begins, which is that second try's)
+        pasted = (r.failures and not r.progress and all(not f.progress for f in r.failures)
+                  and not r.command_after_failure)
         if pasted and nxt and "start" in nxt.progress and (not nxt.failures or _same_error(r, nxt)):
             nxt.failures = []  # the start-up's own copy of the pasted error (cut after its first lines)
             for f in r.failures + r.pressure:

@@ -82,6 +82,9 @@ class RunFacts:
     owned_values: dict[str, dict[str, tuple[int, object, str]]] = field(default_factory=dict)
     engine_hits: dict[str, int] = field(default_factory=dict)
     command_hits: int = 0  # of engine_hits, those in a command the user pasted ("$ python -m aphrodite...")
+    # the line of a command pasted after this run's failure (the restart it begins: "$ vllm serve ... 0.9" after an
+    # argparse error for "0,9"), 0 where none
+    command_after_failure: int = 0
     lines: int = 0
     dropped_after: tuple[int, tuple[int, int] | None] | None = None  # (runs left out, their lines), see MAX_RUNS
     out_of_order: int = 0  # (the first run) the log's steps back in time: its lines are out of order, see Scanner

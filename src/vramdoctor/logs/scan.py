@@ -489,6 +489,7 @@ class Scanner:
         if "fig" in c and r.failures and not started and COMMAND.match(text):
             # a command line after this run failed: the restart it begins, whose settings they are (read into the run
             # that starts within RESTART_GAP lines, else into this one)
+            r.command_after_failure = r.command_after_failure or line_no
             if len(self.deferred) < MAX_DEFERRED:  # (past that many, no command's continued lines: read in place)
                 self.deferred.append((line_no, text, texts))
             else:
