@@ -220,10 +220,11 @@ class _Lazy:
 
     def __init__(self, pattern: str, flags: int) -> None:
         self.pattern = pattern
-        self._flags = flags
+        #: the flags it is compiled with (`flags` itself compiles it, as the compiled pattern's own attribute)
+        self.source_flags = flags
 
     def __getattr__(self, name: str):
-        compiled = re.compile(self.pattern, self._flags)
+        compiled = re.compile(self.pattern, self.source_flags)
         for attr in self._METHODS:
             setattr(self, attr, getattr(compiled, attr))
         return getattr(compiled, name)

@@ -1001,8 +1001,8 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         kind, within = told_apart
         # (after it: on a later line, or later on the same line, a JSON string's "\\nLast error:\\nFailed to CUDA malloc")
         after = next((i + 1 for i, g in enumerate(fatal) if g is f), None)
-        detail = [g for g in (fatal[after:] if after is not None else fatal)
-                  if g.kind == kind and 0 <= g.line_no - f.line_no <= within and (after is not None or g.line_no > f.line_no)]
+        rest = fatal[after:] if after is not None else [g for g in fatal if g.line_no > f.line_no]
+        detail = [g for g in rest if g.kind == kind and 0 <= g.line_no - f.line_no <= within]
         f = detail[0] if detail else f
     if f.kind in ("oom", "not_oom"):
         f = _latest_survived(run, f, fatal, engine)

@@ -108,7 +108,7 @@ def _branch(alternatives, icase: bool) -> frozenset[str] | None:
 def _flags(pattern: re.Pattern) -> int:
     """A pattern's flags, without compiling one that is compiled on first use (`engines.words.lazy`): reading the
     words of every pattern at start-up compiles none of them."""
-    flags = getattr(pattern, "_flags", None)
+    flags = getattr(pattern, "source_flags", None)
     return pattern.flags if flags is None else flags
 
 
