@@ -132,6 +132,10 @@ class LogWords:
     pinned_host_load: where the engine copies the model into host memory that CUDA pins when it loads without mmap
     (llama.cpp's ggml_cuda_host_malloc), the run that tells that pinned memory from the GPU's, in its own settings:
     a CUDA allocation that fails while it loads with no layer on the GPU may be that pinned buffer. Empty otherwise.
+    stalled: a line the engine prints again and again while one of its processes waits on another that does not
+    answer (vLLM's shm_broadcast.py "No available shared memory broadcast block found in 60 seconds"): a log of a
+    server that was serving and ends on two or more of them, with no failure, shows a process stuck (at start-up the
+    same line is a long compilation, and benign).
     sentences: memory messages in full, as the engine's source formats them (`{}` where it puts a value without
     spaces, `{*}` where it puts free text), for
     those whose first words do not yet speak of memory ("To serve at least one request with the models's max seq
@@ -158,6 +162,7 @@ class LogWords:
     not_oom_advice: dict[str, str] = field(default_factory=dict)
     pinned_host_load: str = ""
     sentences: tuple[str, ...] = ()
+    stalled: re.Pattern | None = None
 
 
 #: the settings advice moves, in vramdoctor's names; each engine spells the ones it has

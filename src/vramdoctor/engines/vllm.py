@@ -738,6 +738,11 @@ LOG = LogWords(
     # of memory most often returns (a larger batch fails, a smaller one runs), though the driver's other limits give it
     # too: maybe memory here (llama.cpp's SYCL kernels hit it on their own limits: not memory there)
     maybe_memory=("sycl-out-of-resources",),
+    # distributed/device_communicators/shm_broadcast.py (MessageQueue.acquire_write / acquire_read): every
+    # VLLM_RINGBUFFER_WARNING_INTERVAL (60 s) a reader or writer waits on the ring buffer, "No available shared memory
+    # broadcast block found in 60 seconds" (0.5: "No available block found in 60 second.", at debug level)
+    stalled=rx(r"No available shared memory broadcast block found in \d+ seconds?|"
+               r"shm_broadcast\.py:\d+\]\s+No available block found in \d+ second"),
     warmup_goes_on=(rx(r"gpu_model_runner\.py:\d+\]\s+Graph capturing finished"), "the sampler's warm-up"),
     # a worker setting up its device before any weights (gpu_worker.py init_device,
     # init_worker_distributed_environment; distributed/parallel_state.py init_distributed_environment,

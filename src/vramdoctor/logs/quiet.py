@@ -12,7 +12,7 @@ from ..errors import UsageError
 from .facts import RunFacts
 from .knowledge import FRAME, LEVEL, PY_FRAME, knowledge, phase_words
 from .lines import LOG_PREFIX, bare_prefix, message
-from .phase import is_progress, last_marker, steps_named
+from .phase import STATS, is_progress, last_marker, steps_named
 from .prose import OOM_ANY, supposed, written_by_user
 from .verdict import KIND_OF_PHASE, Diagnosis
 
@@ -387,6 +387,24 @@ def _offload(run: RunFacts, engine: str) -> Diagnosis | None:
                              "requests or an image may run it out of memory.")
 
 
+def _stalled(run: RunFacts, engine: str) -> list[tuple[int, str]]:
+    """The log's last lines that say anything, where they are the engine's line that a process waits on another
+    (`LogWords.stalled`): those lines, oldest first (the run of them at the log's end, blank lines between them
+    skipped, and the periodic statistics a server with requests it cannot finish goes on printing between them);
+    empty where the last line is something else or the engine has no such line."""
+    words = knowledge().own_or_wrapped(engine, lambda w: w.stalled)
+    out: list[tuple[int, str]] = []
+    if words is None:
+        return out
+    for ln, text in reversed(run.tail_lines):
+        if not text.strip() or (out and STATS.search(text)):
+            continue
+        if not words.search(text):
+            break
+        out.append((ln, text))
+    return out[::-1]
+
+
 def _step_under_way(run: RunFacts, engine: str) -> tuple[int, str, str] | None:
     """The log's last line that says anything (blank lines and a bare log prefix, "[... TP5]", say nothing), when it
     names a start-up step under way ("Capturing the model for CUDA graphs", "llama_kv_cache_init: CUDA0 KV buffe",
@@ -524,6 +542,19 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                              message=said + ", and the server went on: the failure the report states is that "
                                             "refusal, not memory. A larger context per request (or fewer slots sharing "
                                             "it) lets them in, if memory allows.")
+    stuck = _stalled(run, engine) if marker in ("ready", "requests") and not run.tail_cut else []
+    if len(stuck) >= 2:
+        # the server was serving and its log ends on the engine's own "still waiting" line, again and again: one of
+        # its processes waits on another that does not answer (a collective or a kernel that never returns), which is
+        # no memory running out: that fails with an error (at start-up the same line is a long compilation: not here)
+        return Diagnosis(kind="NOT_OOM", code="process-stalled", oom=False, inferred=True,
+                         evidence=reached + stuck[-2:],
+                         phase_source="the engine's own repeated line that a process waits on another",
+                         message=f"The server was serving, and its log ends on the engine's line that one of its "
+                                 f"processes still waits on another, {len(stuck)} times in a row, with no error: a "
+                                 "worker stuck in a collective or a kernel that never returns, not memory running "
+                                 "out, which fails with an error. Dump the stuck workers' threads (py-spy dump --pid "
+                                 "PID), and run with NCCL_DEBUG=INFO to see which collective waits.")
     hang = run.numbers.get("_hang_stated")
     if (isinstance(hang, str) and not _MEMORY_NAMED.search(hang) and not run.tail_cut and marker != "ready"
             and not run.numbers.get("_machine_frozen")):  # (the whole machine frozen: a host paging may be it)
