@@ -60,3 +60,37 @@ def test_a_failure_after_the_waits_decides():
                                "ERROR 03-12 12:46:03 [core.py:634] torch.OutOfMemoryError: CUDA out of memory. Tried "
                                "to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB of which 1.02 GiB is "
                                "free."])[0] == "RUNTIME"
+
+
+# --- a report's title on the first line, a sentence with its stop and no blank line under it, that says "out of
+# memory": the program's own out-of-memory line below it places the failure, not the title ----------------------------
+
+@pytest.mark.parametrize("lines, kind", [
+    # llama.cpp on Vulkan, two GPUs: the compute buffers were made, then an allocation failed
+    (["Out of memory with two GPUs on Vulkan.",
+      "offloaded 41/41 layers to GPU",
+      "   Vulkan0 buffer size = 11458.44 MiB",
+      "   Vulkan1 buffer size =  9088.14 MiB",
+      "Vulkan0 KV buffer size =    80.00 MiB",
+      "Vulkan1 KV buffer size =    40.00 MiB",
+      "llama_new_context_with_model: KV self size  =  120.00 MiB, K (f16):   60.00 MiB, V (f16):   60.00 MiB",
+      "   Vulkan0 compute buffer size =   113.00 MiB",
+      "   Vulkan1 compute buffer size =   139.00 MiB",
+      "ggml_vulkan: Device memory allocation of size 120422400 failed.",
+      "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory"], "WARMUP"),
+    # vLLM: a title in other words, the pool's own check below it
+    (["OOM at start-up with Qwen2.5-72B on 4x L40S!",
+      "INFO 05-02 10:00:00 [gpu_model_runner.py:1300] Model loading took 34.2 GiB and 40.1 seconds",
+      "ERROR 05-02 10:00:30 [core.py:586] ValueError: To serve at least one request with the models's max seq len "
+      "(131072), (10.00 GiB KV cache is needed, which is larger than the available KV cache memory (3.10 GiB). Try "
+      "increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."],
+     "KV_CAPACITY"),
+    # llama-server: the model's own buffer failed
+    (["Model does not load, out of memory on RTX 3060.",
+      "llm_load_tensors: offloading 32 repeating layers to GPU",
+      "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 11200.00 MiB on device 0: cudaMalloc failed: out of "
+      "memory",
+      "llama_model_load: error loading model: unable to allocate backend buffer"], "WEIGHTS"),
+])
+def test_a_first_line_title_yields_to_the_programs_own_out_of_memory_line(lines, kind):
+    assert kind_of(lines)[0] == kind

@@ -848,8 +848,14 @@ def _plain_title(run: RunFacts, f: Failure) -> bool:
     a blank line under it and no stop of a sentence: a person's summary, not a line the program wrote."""
     return (f.line_no == run.first_line == 1 and (not program_line(f.text) or bool(_TITLE_TAG.match(f.text)))
             and not FRAME.search(f.text)
-            and len(f.text) <= 200 and not f.text.rstrip().endswith((".", "!", "?", ":"))
-            and any(ln == 2 and not t.strip() for ln, t in f.after[:1]))
+            and len(f.text) <= 200 and (not f.text.rstrip().endswith((".", "!", "?", ":"))
+                                        and any(ln == 2 and not t.strip() for ln, t in f.after[:1])
+                                        # (or any first line of no program's, where the program's own out-of-memory
+                                        # line follows: "Multi GPU with Vulkan out of memory issue." over a log whose
+                                        # ggml_vulkan line names the allocation that failed)
+                                        or not program_line(f.text) and any(
+                                            g.line_no > f.line_no and g.kind == "oom" and program_line(g.text)
+                                            and not user_words(g.text) for g in run.failures)))
 
 
 def _grew_until(run: RunFacts, f: Failure, how: str) -> Diagnosis | None:
