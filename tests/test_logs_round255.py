@@ -94,3 +94,56 @@ def test_a_failure_after_the_waits_decides():
 ])
 def test_a_first_line_title_yields_to_the_programs_own_out_of_memory_line(lines, kind):
     assert kind_of(lines)[0] == kind
+
+
+# --- a crash of the engine's own code right after it retracted or preempted requests for a full KV pool: the crash is
+# in the path that copes with the full pool, reached because the pool ran full under load (RUNTIME), never "leave
+# memory settings alone" -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    # SGLang >= 0.4.10's words, then its scheduler's traceback ending in an exception its code did not expect
+    ["[2025-09-01 10:00:01 TP0] Decode batch. #running-req: 64, #token: 182000, token usage: 0.99, gen throughput "
+     "(token/s): 2100.5, #queue-req: 12",
+     "[2025-09-01 10:00:02 TP0] KV cache pool is full. Retract requests. #retracted_reqs: 2, #new_token_ratio: 0.41 -> "
+     "0.72",
+     "[2025-09-01 10:00:02 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+     '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2701, in run_scheduler_process',
+     "    scheduler.event_loop_overlap()",
+     '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1420, in update_running_batch',
+     "    self.tree_cache.cache_finished_req(req)",
+     "KeyError: 'a3f1c9e2'"],
+    # vLLM V0 preempting, then a CUDA kernel's bad access in the next step
+    ["INFO 06-01 09:00:00 metrics.py:351] Avg prompt throughput: 5000.1 tokens/s, Avg generation throughput: 900.2 "
+     "tokens/s, Running: 120 reqs, Swapped: 0 reqs, Pending: 40 reqs, GPU KV cache usage: 99.8%, CPU KV cache usage: "
+     "0.0%.",
+     "WARNING 06-01 09:00:01 scheduler.py:1089] Sequence group chatcmpl-7 is preempted by PreemptionMode.RECOMPUTE "
+     "mode because there is not enough KV cache space. This can affect the end-to-end performance. Increase "
+     "gpu_memory_utilization or tensor_parallel_size to provide more KV cache memory. total_num_cumulative_preemption=1",
+     "Fatal Python error: Segmentation fault",
+     "",
+     "Thread 0x00007f4b58a9b700 (most recent call first):",
+     '  File "/usr/local/lib/python3.10/dist-packages/vllm/worker/model_runner.py", line 1700 in execute_model'],
+])
+def test_a_crash_at_once_after_the_engine_freed_a_full_pool_is_serving_under_load(lines):
+    assert kind_of(lines) == ("RUNTIME", "crash-after-kv-pool-full")
+
+
+def test_a_crash_after_requests_were_served_again_is_its_own():
+    """Requests served between the retraction and the crash: the server went on from the full pool; the crash is its
+    own failure."""
+    assert kind_of([
+        "[2025-09-01 10:00:02 TP0] KV cache pool is full. Retract requests. #retracted_reqs: 2, #new_token_ratio: 0.41 "
+        "-> 0.72",
+        "[2025-09-01 10:00:03 TP0] Decode batch. #running-req: 30, #token: 90000, token usage: 0.50, gen throughput "
+        "(token/s): 2100.5, #queue-req: 0",
+        "[2025-09-01 10:00:04] INFO:     127.0.0.1:41604 - \"POST /generate HTTP/1.1\" 200 OK",
+        "[2025-09-01 10:05:00 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+        '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2701, in run_scheduler_process',
+        "KeyError: 'a3f1c9e2'"])[1] != "crash-after-kv-pool-full"
+
+
+def test_a_crash_with_no_full_pool_before_it_is_not_memory():
+    assert kind_of([
+        "[2025-09-01 10:00:03 TP0] Decode batch. #running-req: 30, #token: 90000, token usage: 0.50, gen throughput "
+        "(token/s): 2100.5, #queue-req: 0",
+        "Fatal Python error: Segmentation fault"])[0] == "NOT_OOM"

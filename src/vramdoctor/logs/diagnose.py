@@ -925,6 +925,59 @@ def _full_while_serving(run: RunFacts) -> Diagnosis | None:
     return _evidence_before(pressure(run, failed_after=True), "RUNTIME", "the full pool is")
 
 
+#: a crash of the engine's own code (a bad access, a failed check, an exception its code did not expect): where it
+#: follows the engine's retraction or preemption of requests at once, it happened in the path that copes with a full pool
+_CRASHES = frozenset({"crash-access-violation", "shape-mismatch", "code-error", "kernel-check-failed",
+                      "assertion-failed", "error-not-memory", "device-side-assert", "illegal-memory-access"})
+#: the engine's acts on a KV pool full while serving that change the batch under way (not requests left waiting)
+_POOL_ACTS = frozenset({"kv-pool-full-retracting", "kv-pool-full-preempting", "kv-pool-full-recomputing"})
+#: Python's fault handler's dump of a thread's stack ("Thread 0x00007f4b58a9b700 (most recent call first):")
+_THREAD_DUMP = re.compile(r"^\s*(?:Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):")
+#: the most lines a crash's first line (its traceback's header, a fault handler's line) may follow the engine's act by
+#: (blank lines only between them)
+_CRASH_NEXT = 3
+#: the most lines a traceback runs from its header to its error line
+_TRACEBACK_SPAN = 400
+
+
+def _crash_after_full_pool(run: RunFacts, f: Failure, error: bool = False) -> Diagnosis | None:
+    """The engine's own act on a KV pool full while serving (SGLang's "Decode out of memory happened. #retracted_reqs:
+    3", vLLM's preemption), then at once a crash of its code, `f` (SGLang's "Fatal Python error: Segmentation fault",
+    FlashInfer's CHECK_GE on the batch's KV indices after the retraction): the crash happened in the path that copes with
+    the full pool, reached because the pool ran full under load: RUNTIME (inferred), with the crash named. None where
+    `f` is no crash of the engine's code, or something else (a request served, a statistics line, a failure) came between
+    the act and the crash. `error`: `f` is an error whose cause is shown and is not memory (a KeyError in the code that
+    requeues the retracted requests), whatever its code."""
+    if not (error or f.code in _CRASHES) or user_words(f.text) or sentence_like(f.text):
+        return None
+    acts = [p for p in run.pressure if p.kind == "pressure" and p.code in _POOL_ACTS and p.line_no < f.line_no]
+    if not acts:
+        return None
+    p = acts[-1]
+    # the crash's first line: its traceback's header (or a fault handler's thread dump) where the lines before it
+    # show one after the act, else the first failure after the act
+    header = [ln for ln, t in f.before if ln > p.line_no and (TB_HEADER in t or _THREAD_DUMP.match(t))]
+    start = min([g.line_no for g in run.failures if p.line_no < g.line_no <= f.line_no] + header[:1],
+                default=f.line_no)
+    between = [t for ln, t in f.before if p.line_no < ln < start and t.strip()]
+    if start - p.line_no > _CRASH_NEXT or f.line_no - start > _TRACEBACK_SPAN or between:
+        return None
+    return Diagnosis(kind="RUNTIME", code="crash-after-kv-pool-full", evidence=[(p.line_no, p.text), (f.line_no, f.text)],
+                     oom=None, inferred=True, phase_source=f"the engine's act on a full KV pool just before the crash "
+                                                           f"(line {p.line_no})",
+                     message="The KV cache pool was full while serving: the engine "
+                             f"{_POOL_ACT_WORDS.get(p.code, 'coped')} (line {p.line_no}), and the server crashed at once "
+                             f"after, in the code that copes with it ({_NOT_OOM.get(f.code, 'an error of its code: ' + f.text.strip()[-80:]).rstrip('.')}). "
+                             "The crash is the engine's bug, worth reporting with these lines; what leads into it is a "
+                             "pool too small for this load: fewer concurrent requests or a larger pool keep the server off "
+                             "that path.")
+
+
+_POOL_ACT_WORDS = {"kv-pool-full-retracting": "retracted running requests to free KV cache",
+                   "kv-pool-full-preempting": "preempted running sequences to free KV cache",
+                   "kv-pool-full-recomputing": "dropped the KV cache to recompute the running requests"}
+
+
 #: a structured log line's source field ("source=gpu.go:359"), which names the code that logged it, not a frame
 _LOG_SOURCE = re.compile(r"\bsource=\S+\.go:\d+")
 
@@ -1444,6 +1497,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                          phase_source=place.source, missing=missing,
                          message=said + (" If it is memory, the phase would be " + " or ".join(cands) + "." if cands
                                          else ""))
+    crashed = _crash_after_full_pool(run, f) if f.kind == "not_oom" else None
+    if crashed:
+        return crashed
     if f.kind == "not_oom":
         return Diagnosis(kind="NOT_OOM", code=f.code, evidence=[(f.line_no, f.text)], oom=False,
                          message="This is not memory running out: " + _not_oom_advice(f.code, engine))
@@ -1496,6 +1552,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                              message=f"An error while serving with the KV cache {usage[-1]}% used and no out-of-"
                                      "memory message: memory was not exhausted.")
         if logged or _cause_shown(f):
+            crashed = _crash_after_full_pool(run, f, error=True)
+            if crashed:
+                return crashed
             said = _error_words(f.text)
             words = sorted({m.group(0).lower() for m in _MEMORYISH.finditer(said)})
             if words and _OF_KIND.search(said) and not _OF_AMOUNT.search(said):

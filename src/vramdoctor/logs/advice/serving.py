@@ -58,7 +58,8 @@ class ServingSteps:
                   "--swap-space GiB per GPU, which ran out: --preemption-mode recompute drops their KV cache and "
                   "recomputes it instead, or a larger --swap-space gives them room")
         if code in ("kv-swap-space-exhausted", "kv-pool-full-retracting", "kv-pool-full-preempting", "kv-pool-full-queueing", "kv-blocks-exhausted",
-                    "kv-cache-entries-exhausted", "kv-cache-full", "kv-cache-full-request-failed"):
+                    "kv-cache-entries-exhausted", "kv-cache-full", "kv-cache-full-request-failed",
+                    "crash-after-kv-pool-full"):
             self._pool_full()
             return
         if code == "lora-load-oom":
