@@ -147,3 +147,34 @@ def test_a_crash_with_no_full_pool_before_it_is_not_memory():
         "[2025-09-01 10:00:03 TP0] Decode batch. #running-req: 30, #token: 90000, token usage: 0.50, gen throughput "
         "(token/s): 2100.5, #queue-req: 0",
         "Fatal Python error: Segmentation fault"])[0] == "NOT_OOM"
+
+
+# --- an exception the engine's start-up raised ends the process: serving lines pasted after it, no new start-up
+# between, are another run's, never a recovery ------------------------------------------------------------------------
+
+_STATS_AFTER = ["Later, with --max-model-len 8192 it works:",
+                "INFO 05-03 18:07:24 metrics.py:229] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 0.0 "
+                "tokens/s, Running: 0 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.0%, CPU KV cache "
+                "usage: 0.0%",
+                "INFO:     10.1.1.1:5050 - \"POST /v1/completions HTTP/1.1\" 200 OK"]
+
+
+@pytest.mark.parametrize("error, kind", [
+    # vLLM V0's check, bare as a traceback's last line
+    ("ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV "
+     "cache (16864). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the "
+     "engine.", "KV_CAPACITY"),
+    # V1's check as its engine core logs it
+    ("ERROR 07-02 10:11:12 [core.py:586] ValueError: No available memory for the cache blocks. Try increasing "
+     "`gpu_memory_utilization` when initializing the engine.", "KV_CAPACITY"),
+    # SGLang's check of its pool, raised
+    ("[2025-06-01 10:00:41 TP0] RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.",
+     "KV_CAPACITY"),
+])
+def test_an_exception_raised_at_start_is_not_recovered_by_serving_lines_pasted_after_it(error, kind):
+    """(PyTorch's own out of memory at start is another matter: an engine may catch it and go on, see round 86.)"""
+    lines = ["INFO 05-03 17:50:01 llm_engine.py:100] Initializing an LLM engine (v0.4.1) with config: "
+             "model='mistralai/Mistral-7B-Instruct-v0.2'",
+             "INFO 05-03 17:50:30 model_runner.py:173] Loading model weights took 13.4966 GB",
+             error] + _STATS_AFTER
+    assert kind_of(lines)[0] == kind

@@ -697,6 +697,18 @@ def _says_non_fatal(text: str) -> bool:
     return False
 
 
+#: an engine's start-up check raised as a Python exception ("ValueError: The model's max seq len (32768) is larger than
+#: ...", SGLang's "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static"), alone or after a log
+#: prefix's source or ERROR level: its verdict, which nothing catches (not PyTorch's own out of memory, "torch.
+#: OutOfMemoryError", "RuntimeError: CUDA out of memory": an allocation an engine may catch and go on from, SGLang
+#: disabling the graphs it could not capture; nor a line that says the program goes on)
+_RAISED_CHECK = re.compile(r"(?:^|\]\s|\s(?:ERROR|CRITICAL)\b[^\n]{0,80}?\s)\s*(?:ValueError|AssertionError|RuntimeError): "
+                           r"(?!(?:CUDA|HIP) (?:error: )?out of memory)"
+                           r"(?![^\n]*\b(?i:retry|retrying|falling back|fallback|skipping|continuing)\b)")
+#: engines whose user interface catches a failed load and goes on serving without the model (the web UI's loader)
+_CATCHES_LOAD_ERRORS = frozenset({"text-generation-webui"})
+
+
 def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Diagnosis | None:
     """A start-up failure the engine got past: it said it retries another way, or the run went on to serve."""
     end = max(f.end_line, f.line_no)
@@ -715,6 +727,11 @@ def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Dia
                          message=f"An allocation failed (line {f.line_no}), but the report says it was not fatal and "
                                  "the model went on to run: the engine handled it (a retry or a fallback). Memory "
                                  "was tight; a longer prompt or more parallel requests may not fit.")
+    if _RAISED_CHECK.search(f.text) and engine not in _CATCHES_LOAD_ERRORS:
+        # a Python exception the engine's start-up raised (vLLM's "ValueError: The model's max seq len (32768) is larger
+        # than the maximum number of tokens that can be stored in KV cache"): nothing catches it, the process ends;
+        # serving lines after it, no new start-up between, are another run's, pasted after it
+        return None
     later = _served_after(run, end, engine)
     # (a user's sentence that names the failure is no step of the run: the engine's lines after it are no recovery)
     if (later and not user_words(f.text) and not prose_like(f.text) and not sentence_like(f.text)
