@@ -178,3 +178,33 @@ def test_an_exception_raised_at_start_is_not_recovered_by_serving_lines_pasted_a
              "INFO 05-03 17:50:30 model_runner.py:173] Loading model weights took 13.4966 GB",
              error] + _STATS_AFTER
     assert kind_of(lines)[0] == kind
+
+
+# --- a process ended by SIGABRT as Go's os/exec reports it (Ollama's runner): the signal only, its cause in lines the
+# log does not show: undetermined, never "an error that names its cause" ------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    'time=2024-06-07T10:00:09.000Z level=ERROR source=sched.go:344 msg="error loading llama server" '
+    'error="llama runner process has terminated: signal: aborted (core dumped) "',
+    "Error: llama runner process has terminated: signal: aborted (core dumped)",
+    "Error: llama runner process has terminated: signal: aborted",
+])
+def test_a_runner_ended_by_abort_names_no_cause(line):
+    assert kind_of(["$ ollama run qwen2:72b-instruct-q2_K", line]) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+def test_nvidia_smis_table_at_its_fixed_width_is_no_wrapped_log():
+    """nvidia-smi pads its table to 91 characters: its borders and rows at that width are no terminal's wrap."""
+    from vramdoctor.logs.unwrap import wrap_width
+    border = "+" + "-" * 89 + "+"
+    rows = [border, "| NVIDIA-SMI 550.54.15" + " " * 40 + "Driver Version: 550.54.15      CUDA Version: 12.4     |",
+            "|" + "=" * 89 + "|"]
+    for gpu in range(4):
+        rows += [f"|   {gpu}  Tesla V100-SXM2-16GB           On  |   00000000:00:1{gpu}.0 Off |".ljust(90) + "|",
+                 f"| N/A   36C    P0             56W /  300W |    8620MiB /  16384MiB |      0%      Default |".ljust(90)
+                 + "|", border]
+    rows = [r[:90] + "|" if r.startswith("|") and len(r) != 91 else r for r in rows]
+    assert {len(r) for r in rows} == {91}
+    text = "\n".join(["$ ollama run qwen2:72b-instruct-q2_K", "Error: llama runner process has terminated",
+                      "nvidia-smi:"] + rows + ["that is all"]) + "\n"
+    assert wrap_width(text.encode()) is None

@@ -1370,6 +1370,9 @@ LOG = LogWords(
         msg(r"\bexit status 0xc0000409\b|\bSTATUS_STACK_BUFFER_OVERRUN\b|" + ended_by("-6") + "|"
             + ended_by("-1073740791") + "|" + ended_by("3221226505") + "|" + ended_by("134")
             + r"|\binterrupted by signal 6\b|"
+            # (Go's os/exec for a child ended by SIGABRT, as Ollama reports its runner's end: "llama runner process has
+            # terminated: signal: aborted (core dumped)")
+            r"\bsignal: aborted\b|"
             # (the shell's report of it: macOS's "Abort trap: 6", zsh's job line "zsh: abort      ./llama-server ...",
             # "[1]    4242 abort      ./main ...")
             r"\bAbort trap: 6\b|^\s*(?:zsh: |\[\d+\][+-]?\s+(?:\d+\s+)?)abort\s+\S", "wrapper"),

@@ -10,6 +10,7 @@ message cut short over the lines after it.
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Iterable, Iterator
 
 from .lines import LOG_PREFIX, STRONG_PREFIX, unbox
@@ -20,6 +21,10 @@ MIN_WRAPPED = 3  # lines at that width, at the least (two of equal length are to
 CONTINUED = 0.6  # of the lines at that width, the share followed by a line with no log prefix
 SAME_START = 12  # characters two lines begin with alike that make the second a line of its own, not a continuation
 MAX_JOINED = 64 * 1024  # bytes a wrapped message is joined up to (a message is far shorter; lines past it are left)
+
+
+#: a line of a table drawn in text: a border ("+-----+", "|=====|") or a row between bars ("| 0  Tesla V100 ... |")
+_TABLE_LINE = re.compile(rb"^\s*[+|][^\n]*[+|]\s*$")
 
 
 def _width(raw: bytes) -> int:
@@ -48,7 +53,9 @@ def wrap_width(sample: bytes) -> int | None:
     if len(filled) < MIN_WRAPPED + 1:
         return None
     width = max(filled)
-    at = [i for i, w in enumerate(widths) if w == width]
+    # (not a table's own rows and borders, which a program pads to one width: nvidia-smi's are 91 characters, "+----+",
+    # "| NVIDIA-SMI 550.54 ... |", and the row after one is the table's next, no continuation)
+    at = [i for i, w in enumerate(widths) if w == width and not _TABLE_LINE.match(lines[i].rstrip(b"\r"))]
     if width < MIN_WIDTH or len(at) < MIN_WRAPPED or len(at) < 0.02 * len(filled):
         return None
     if len(at) == len(filled):  # every line as wide as the widest: one line repeated, not a wrap (whose last piece
