@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from logcase import kind_of
+from logcase import diag, kind_of, run_of
 
 # --- vLLM's shared-memory ring buffer (distributed/device_communicators/shm_broadcast.py) waiting, again and again, at
 # the end of a log of a server that was serving: a worker stuck, no memory running out; at start-up the same line is a
@@ -208,3 +208,33 @@ def test_nvidia_smis_table_at_its_fixed_width_is_no_wrapped_log():
     text = "\n".join(["$ ollama run qwen2:72b-instruct-q2_K", "Error: llama runner process has terminated",
                       "nvidia-smi:"] + rows + ["that is all"]) + "\n"
     assert wrap_width(text.encode()) is None
+
+
+# --- LMDeploy TurboMind (turbomind.py _load_weights, Nov 2023 - May 2026): "get N model params" is logged before the
+# export writes the weights to the GPU under its "Convert to turbomind format" bar; the weights are done at the bar's
+# end, and the KV cache comes after (_create_engine) ----------------------------------------------------------------
+
+_TM_START = ["2025-03-01 10:00:00,000 - lmdeploy - INFO - builder.py:63 - Build <pipeline> with "
+             "TurbomindEngineConfig(dtype='auto', model_format=None, tp=1, session_len=32768, max_batch_size=128, "
+             "cache_max_entry_count=0.8)",
+             "2025-03-01 10:00:05,000 - lmdeploy - WARNING - turbomind.py:231 - get 379 model params"]
+
+
+@pytest.mark.parametrize("tail", [
+    # the export's bar short of its end, then PyTorch's out of memory with no frames
+    ["Convert to turbomind format:  58%|█████▊    | 28/48 [00:21<00:15,  1.30it/s]",
+     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 640.00 MiB. GPU 0 has a total capacity of 23.64 "
+     "GiB of which 211.50 MiB is free."],
+    # TurboMind's own allocator, right after the count
+    ["RuntimeError: [TM][ERROR] CUDA runtime error: out of memory /lmdeploy/src/turbomind/utils/allocator.h:246"],
+])
+def test_turbominds_parameter_count_is_no_weights_loaded(tail):
+    assert kind_of(_TM_START + tail)[0] in ("WEIGHTS", "UNDETERMINED")
+    assert kind_of(_TM_START + tail)[0] == "WEIGHTS" or "WEIGHTS" in run_of(diag("\n".join(_TM_START + tail))).candidates
+
+
+def test_turbominds_export_at_its_end_is_the_weights_loaded():
+    assert kind_of(_TM_START + [
+        "Convert to turbomind format: 100%|██████████| 48/48 [00:36<00:00,  1.30it/s]",
+        "RuntimeError: [TM][ERROR] CUDA runtime error: out of memory /lmdeploy/src/turbomind/utils/allocator.h:246"])[0] \
+        in ("KV_CAPACITY", "UNDETERMINED")

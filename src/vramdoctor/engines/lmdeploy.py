@@ -65,7 +65,10 @@ LOG = LogWords(
                       r"_main_loop_get_outputs|_main_loop_try_send_next_inputs|engine/engine_loop\.py"),
     },
     milestones=(
-        ("weights_done", rx(r"get \d+ model params|model params loaded")),
+        # TurboMind's weights are written to the GPU by the export that its "Convert to turbomind format" bar follows
+        # (turbomind.py _load_weights, Nov 2023 - May 2026: _get_model_params logs "get N model params" first, then
+        # _tm_model.export(); the KV cache comes after, in _create_engine): the bar at its end, not the count before it
+        ("weights_done", rx(r"Convert to turbomind format:\s*100%|model params loaded")),
         ("kv_done", rx(r"max_block_count = [1-9]|max cached tokens: [1-9]|Object cache budget")),
         ("ready", rx(r"Uvicorn running|HINT:\s+Please open")),
         # a request taken up (serve/async_engine.py generate: "session_id=1, history_tokens=0, input_tokens=2408,
