@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from logcase import diag, kind_of, run_of
+from logcase import diag, flags, kind_of, run_of
 
 # --- vLLM's shared-memory ring buffer (distributed/device_communicators/shm_broadcast.py) waiting, again and again, at
 # the end of a log of a server that was serving: a worker stuck, no memory running out; at start-up the same line is a
@@ -238,3 +238,32 @@ def test_turbominds_export_at_its_end_is_the_weights_loaded():
         "Convert to turbomind format: 100%|██████████| 48/48 [00:36<00:00,  1.30it/s]",
         "RuntimeError: [TM][ERROR] CUDA runtime error: out of memory /lmdeploy/src/turbomind/utils/allocator.h:246"])[0] \
         in ("KV_CAPACITY", "UNDETERMINED")
+
+
+# --- Apple GPUs: the weights' Metal buffers larger than the working-set limit the log shows. ggml-metal wraps the mapped
+# file without copying it, so the buffers "succeed" and the first graph fails with a command buffer out of memory: the
+# weights ledger, and -ngl sized from the limit, not the warm-up's KV and batch knobs ----------------------------------
+
+def _metal(model_mib: float, kv_mib: float, prefix: str = "") -> list[str]:
+    return [prefix + line for line in [
+        "llm_load_tensors: offloading 80 repeating layers to GPU",
+        "llm_load_tensors: offloaded 81/81 layers to GPU",
+        f"llm_load_tensors:      Metal buffer size = {model_mib:.2f} MiB",
+        "llm_load_tensors:        CPU buffer size =   563.62 MiB",
+        "ggml_metal_init: recommendedMaxWorkingSetSize  = 22906.50 MB",
+        f"llama_kv_cache_init:      Metal KV buffer size =  {kv_mib:.2f} MiB",
+        "llama_new_context_with_model:      Metal compute buffer size =  1104.00 MiB",
+        "ggml_metal_graph_compute: command buffer 0 failed with status 5",
+        "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)"]]
+
+
+@pytest.mark.parametrize("prefix", ["", "llama-server-1  | ", "[2024-09-01 10:00:00] "])
+def test_weights_past_the_metal_working_set_are_the_weights(prefix):
+    run = run_of(diag("\n".join(_metal(40543.11, 2560.0, prefix))))
+    assert (run.kind, run.code) == ("WEIGHTS", "weights-exceed-working-set")
+    assert "-ngl 36" in flags(run), flags(run)
+
+
+def test_weights_within_the_working_set_leave_the_warm_up():
+    """A 10 GiB model with a 9 GiB KV cache beside it: the weights fit the limit; what did not is the rest."""
+    assert kind_of(_metal(10240.0, 9216.0))[1] != "weights-exceed-working-set"

@@ -995,6 +995,19 @@ _POOL_ACT_WORDS = {"kv-pool-full-retracting": "retracted running requests to fre
                    "kv-pool-full-recomputing": "dropped the KV cache to recompute the running requests"}
 
 
+def _weights_over_working_set(run: RunFacts) -> str | None:
+    """Where the weights' Metal buffers the log shows (llama.cpp's "Metal_Mapped model buffer size = 40543.11 MiB",
+    summed) are larger than the working-set limit it shows (ggml-metal's "recommendedMaxWorkingSetSize = 22906.50 MB"),
+    the words that say so; None otherwise (either figure missing, or the weights within the limit)."""
+    n = run.numbers
+    ws, gpu = n.get("working_set_bytes"), n.get("gpu_model_buffer_bytes")
+    gpu = sum(v for v in gpu if isinstance(v, int)) if isinstance(gpu, list) else gpu
+    if not (isinstance(ws, int) and ws > 0 and isinstance(gpu, int) and gpu > ws):
+        return None
+    return (f"the weights' Metal buffers ({gpu / 2**30:.2f} GiB) against the GPU's working-set limit "
+            f"({ws / 2**30:.2f} GiB, recommendedMaxWorkingSetSize): the weights alone do not fit")
+
+
 #: a structured log line's source field ("source=gpu.go:359"), which names the code that logged it, not a frame
 _LOG_SOURCE = re.compile(r"\bsource=\S+\.go:\d+")
 
@@ -1692,6 +1705,13 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         # expert rebalance's transfers, execute_model -> eplb_step) ran out there
         place = replace(place, phase="RUNTIME", candidates=["RUNTIME"],
                         source="the failure message, and stack frames that show it serving")
+    over = _weights_over_working_set(run) if f.code == "metal-command-buffer-oom" and place.phase in (
+        "WARMUP", None) else None
+    if over:
+        # the Metal buffers of the weights alone past the GPU's working-set limit: ggml-metal wraps the mapped file
+        # without copying it, so the buffers "succeed" and the first graph that must make them resident fails
+        place = replace(place, phase="WEIGHTS", candidates=["WEIGHTS"], inferred=True, source=over)
+        f = replace(f, code="weights-exceed-working-set")
     recovered = _recovered(run, f, place, engine)
     if recovered:
         return recovered

@@ -20,6 +20,20 @@ from .kv import FRACTION_OF_FREE
 from .steps import GGML, GIB, _more_gpus, _tp_now
 
 
+
+def _metal_room(n: dict) -> tuple[int, int] | None:
+    """(the weights' Metal buffers, the bytes the working-set limit leaves them beside the KV cache and compute buffers
+    the log shows), from llama.cpp's figures (gpu_model_buffer_bytes, working_set_bytes, gpu_kv_buffer_bytes,
+    gpu_compute_buffer_bytes); None where a figure is missing or nothing is left."""
+    def total(key: str) -> int:
+        v = n.get(key)
+        return sum(x for x in v if isinstance(x, int)) if isinstance(v, list) else v if isinstance(v, int) else 0
+    ws, gpu = n.get("working_set_bytes"), total("gpu_model_buffer_bytes")
+    if not isinstance(ws, int) or gpu <= 0:
+        return None
+    left = ws - total("gpu_kv_buffer_bytes") - total("gpu_compute_buffer_bytes")
+    return (gpu, left) if left > 0 else None
+
 class LoadSteps:
     def warmup(self) -> None:
         s, n, c, code = self.s, self.n, self.c, self.code
@@ -272,6 +286,15 @@ class LoadSteps:
                 value = min(offl - 1, int(offl * free * 0.9 / failed))
                 why += (f"; {offl} layers asked for {failed / GIB:.2f} GiB with {free / GIB:.2f} GiB free: about "
                         f"{value} fit, leaving a tenth for the KV cache and compute buffers")
+            room = _metal_room(n) if code == "weights-exceed-working-set" else None
+            if room and isinstance(offl, int) and offl > 0:
+                # (the weights' Metal buffers past the working-set limit: the layers whose share fits in the limit,
+                # less the KV cache and compute buffers the log shows beside them)
+                gpu, left = room
+                value = min(offl - 1, int(offl * left / gpu))
+                why += (f"; the {offl} layers' {gpu / GIB:.2f} GiB of Metal buffers against the "
+                        f"{left / GIB:.2f} GiB the working-set limit leaves beside the KV cache and compute buffers: "
+                        f"about {value} fit")
             if offl == 1:  # below one layer there is only none: the CPU alone
                 value, why = 0, "one layer was on the GPU and still the load failed: below 1 the only step is 0, " \
                                 "the model on the CPU alone (slower)"
