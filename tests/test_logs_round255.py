@@ -267,3 +267,36 @@ def test_weights_past_the_metal_working_set_are_the_weights(prefix):
 def test_weights_within_the_working_set_leave_the_warm_up():
     """A 10 GiB model with a 9 GiB KV cache beside it: the weights fit the limit; what did not is the rest."""
     assert kind_of(_metal(10240.0, 9216.0))[1] != "weights-exceed-working-set"
+
+
+# --- a user's image encoded for a prompt (mtmd-helper's "encoding image or slice...", printed bare by llama-mtmd-cli
+# and llama-server): a request's work, so a buffer that fails after it is serving, not the warm-up; a buffer past the
+# device's single-allocation limit keeps that code --------------------------------------------------------------------
+
+_MTMD = ["llama_context: Vulkan0 compute buffer size =   941.25 MiB",
+         "main: loading model: Qwen2.5-VL-3B-Instruct-f16.gguf",
+         "alloc_compute_meta:    Vulkan0 compute buffer size =   208.69 MiB",
+         "main: Qwen2.5-VL-3B-Instruct-f16.gguf"]
+
+
+@pytest.mark.parametrize("step, failed", [
+    ("encoding image or slice...", ["ggml_vulkan: Device memory allocation of size 4342230552 failed.",
+                                    "ggml_vulkan: Requested buffer size exceeds device memory allocation limit: "
+                                    "ErrorOutOfDeviceMemory",
+                                    "ggml_gallocr_reserve_n: failed to allocate Vulkan0 buffer of size 4342230552"]),
+    ("encoding image slice...", ["ggml_backend_cuda_buffer_type_alloc_buffer: allocating 6144.00 MiB on device 0: "
+                                 "cudaMalloc failed: out of memory",
+                                 "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 6442450944"]),
+])
+def test_a_buffer_that_fails_while_a_users_image_is_encoded_is_serving(step, failed):
+    assert kind_of(_MTMD + [step] + failed)[0] == "RUNTIME"
+
+
+def test_the_single_allocation_limit_is_kept_while_serving():
+    run = run_of(diag("\n".join(_MTMD + ["encoding image or slice...",
+                                         "ggml_vulkan: Device memory allocation of size 4342230552 failed.",
+                                         "ggml_vulkan: Requested buffer size exceeds device memory allocation limit: "
+                                         "ErrorOutOfDeviceMemory",
+                                         "ggml_gallocr_reserve_n: failed to allocate Vulkan0 buffer of size 4342230552"])))
+    assert (run.kind, run.code) == ("RUNTIME", "buffer-exceeds-allocation-limit")
+    assert "single-allocation limit" in " ".join(a["change"] for a in run.advice)

@@ -29,6 +29,8 @@ In a llama-server the context `-c` is shared by the `-np` slots, so the grid cel
 
 from __future__ import annotations
 
+import re
+
 from ..errors import UsageError
 from ..parallel import decoder_layers, tied_head, weight_split, with_layers
 from .llamacpp_split import device_layers
@@ -310,6 +312,12 @@ from .words import NOT_ADMIN, NUM, SIZE, count, fig, lazy, msg, rx, to_bytes  # 
 
 _DEV = r"(?:CUDA|ROCm|Metal|MTL|Vulkan|SYCL|CANN)\d*"
 
+#: a user's image encoded for a prompt (tools/mtmd/mtmd-helper.cpp mtmd_helper_eval_chunk_single: "encoding image or
+#: slice...", "image/slice encoded in 812 ms", "decoding image batch 1/1"), printed bare, with no log prefix, by
+#: llama-mtmd-cli and llama-server alike: a request's work (clip's own warm-up says "warmup" instead)
+MTMD_STEPS = re.compile(r"\bencoding image (?:or )?slice\.\.\.|\bimage(?:/| )slice encoded in \d+ ms|"
+                        r"\bdecoding image batch \d+/\d+")
+
 #: tools/server update_slots: "Context size has been exceeded.", sent to every processing slot when llama_decode finds
 #: no free KV cell for even a one-token batch; with slots sharing one cache (kv_unified) that cache is full under load
 DECODE_FULL = r"\bContext size has been exceeded\b"
@@ -504,6 +512,10 @@ LOG = LogWords(
                         r"log_server_r: request: (?!GET /(?:health|metrics|props|slots|v1/models|models)\b)|"
                         r"prompt eval time|processing task|selected slot by|params_from_: |updating prompt cache|"
                         r"prompt_save: |new prompt, n_ctx_slot|"
+                        # (a user's image encoded for a prompt, mtmd-helper.cpp mtmd_helper_eval_chunk_single:
+                        # "encoding image or slice...", "image/slice encoded in 812 ms", "decoding image batch 1/1";
+                        # clip's own warm-up says "warmup" instead)
+                        + MTMD_STEPS.pattern + r"|"
                         # (the prompt cache's own words without the function's tag, server_prompt_cache: "saving prompt
                         # with length 146764, total state size = 5332.813 MiB", "... exceeds cache limit (360.000
                         # MiB), skipping cache": it saves a request's prompt state)

@@ -494,7 +494,10 @@ LOG = LogWords(
         # start-up step below)
         "KV": rx(r"(?<!_)initialize_kv_cache(?!s)|_allocate_kv_cache|kv_cache_utils|"
                  r"check_enough_kv_cache_memory|get_kv_cache_config|CacheEngine|init_cache_engine|_initialize_kv(?!_caches)|"
-                 r"initialize_from_config|_reshape_kv_cache|initialize_cache|raise_if_cache_size_invalid"),
+                 r"initialize_from_config|_reshape_kv_cache|initialize_cache|raise_if_cache_size_invalid|"
+                 # (AWS Neuron through transformers-neuronx: decoder.py to_neuron makes each layer's KV cache,
+                 # init_caches, as it loads the layers)
+                 r"\binit_caches\b"),
         "WARMUP": rx(r"profile_run|_dummy_run|_dummy_sampler_run|determine_available_memory|"
                      r"determine_num_available_blocks|capture_model|compile_or_warm_up_model|_warm_up_model|Capturing CUDA graph|"
                      r"Capturing cudagraph|Memory profiling|"

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from ..engines.llamacpp import MTMD_STEPS
 from .authorship import TITLE, narrates_failure, program_line, prose_like, sentence_like, user_words
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts
 from ..engines.interface import AFTER_MILESTONE
@@ -768,6 +769,11 @@ def _ends(f: Failure) -> bool:
 _ANSWERED = re.compile(r"\|\s*2\d\d\s*\|")
 
 
+#: codes that name what failed whatever the phase (one buffer past the device's largest single allocation): kept where
+#: the phase moves
+_ANY_PHASE = frozenset({"buffer-exceeds-allocation-limit"})
+
+
 def _serving_before(run: RunFacts, f: Failure, engine: str) -> bool:
     """The server's own lines (its ready line, a request it took) came before failure `f` in its run: not a user's
     words of serving, nor Ollama's front server (which loads a model for a request)."""
@@ -781,7 +787,7 @@ def _serving_before(run: RunFacts, f: Failure, engine: str) -> bool:
             ready is not None and ready < ln and bool(_ANSWERED.search(text))))
     for m in ("ready", "requests"):
         ln, text = f.progress.get(m), run.progress_text.get(m, "")
-        if ln is not None and ln < f.line_no and program_line(text):
+        if ln is not None and ln < f.line_no and (program_line(text) or MTMD_STEPS.match(text.strip())):
             return True
     return False
 
@@ -1685,7 +1691,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         # re-reserved for a longer prompt, ggml_gallocr_reserve_n, on task 12): the phase never goes back
         place = replace(place, phase="RUNTIME", candidates=["RUNTIME"],
                         source=place.source + ", after the server was serving")
-        f = replace(f, code="")
+        f = replace(f, code=f.code if f.code in _ANY_PHASE else "")
     if place.phase == "WARMUP" and not _engine_says(place) and _told_on_a_request(run, f):
         # a warm-up step's words in a person's sentence that says, in the same breath, that it came on a request ("it
         # passes /health ... but the first real completion request crashes ...: failed to allocate compute pp

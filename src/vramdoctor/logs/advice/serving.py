@@ -27,6 +27,10 @@ class ServingSteps:
             s.say("more host memory", "the server ran out of system RAM (CPU offload, swap-space, pinned buffers or "
                   "the prefix cache kept in RAM): add RAM or offload less")
             return
+        if code == "buffer-exceeds-allocation-limit":  # one buffer made for a request (an image's encoder graph)
+            self._the_limit("buffer made for the request", ": make that buffer smaller (a smaller image or batch); fewer "
+                            "layers on the GPU do not")
+            return
         if code == "request-slots-exhausted":  # the request-slot pool, not the KV token pool
             self.seqs_down("the request slots ran out (the engine's own advice); the KV pool itself may be nearly empty")
             return
