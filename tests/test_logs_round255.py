@@ -300,3 +300,37 @@ def test_the_single_allocation_limit_is_kept_while_serving():
                                          "ggml_gallocr_reserve_n: failed to allocate Vulkan0 buffer of size 4342230552"])))
     assert (run.kind, run.code) == ("RUNTIME", "buffer-exceeds-allocation-limit")
     assert "single-allocation limit" in " ".join(a["change"] for a in run.advice)
+
+
+# --- the report quotes the error first, then pastes the whole output that ends in the same line: the line in the
+# output, after the start-up steps, is the failure (not "the log begins at the failure") --------------------------
+
+@pytest.mark.parametrize("error, steps, kind", [
+    ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9651.94 MiB on device 0: cudaMalloc failed: out of memory",
+     ["llm_load_tensors: offloaded 63/63 layers to GPU", "llm_load_tensors:        CUDA0 buffer size = 20110.22 MiB",
+      "llama_kv_cache_init:      CUDA0 KV buffer size =  2048.00 MiB",
+      "llama_new_context_with_model: KV self size  = 2048.00 MiB, K (f16): 1024.00 MiB, V (f16): 1024.00 MiB"],
+     "WARMUP"),
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total capacity of 79.19 GiB "
+     "of which 1.22 GiB is free.",
+     ["INFO 05-02 10:00:00 [gpu_model_runner.py:1300] Model loading took 70.2 GiB and 40.1 seconds",
+      "INFO 05-02 10:00:20 [gpu_worker.py:220] Available KV cache memory: 1.40 GiB",
+      "INFO 05-02 10:00:20 [kv_cache_utils.py:716] GPU KV cache size: 11,424 tokens",
+      "INFO 05-02 10:00:21 [api_server.py:1351] Starting vLLM API server 0 on http://0.0.0.0:8000",
+      "INFO:     Application startup complete.",
+      "INFO:     10.0.0.4:51234 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK"], "RUNTIME"),
+])
+def test_the_error_quoted_above_its_whole_output_is_placed_in_the_output(error, steps, kind):
+    lines = ["It errors out with:", error, "", "Here is the whole output:"] + steps + [error]
+    assert kind_of(lines)[0] == kind
+
+
+def test_pipeline_parallelisms_copies_of_the_compute_buffers_are_named():
+    run = run_of(diag("\n".join([
+        "llama_new_context_with_model: pipeline parallelism enabled (n_copies=4)",
+        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 12288.00 MiB on device 0: cudaMalloc failed: out of "
+        "memory",
+        "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 12884901888",
+        "llama_new_context_with_model: failed to allocate compute buffers"])))
+    assert run.kind == "WARMUP"
+    assert any("GGML_SCHED_MAX_COPIES" in a["why"] for a in run.advice), run.advice

@@ -665,6 +665,10 @@ LOG = LogWords(
             lambda m: "on" if m.group(1) == "enabled" else "off"),
         fig("kv_offload", r"llama_kv_cache_init: .*\boffload = ([01])\b", lambda m: m.group(1) == "1"),
         fig("n_ubatch", r"\bn_ubatch\s*=\s*(\d+)", count),
+        # the scheduler's copies of every compute buffer under pipeline parallelism (src/llama-context.cpp: more than
+        # one device, every layer on them, --split-mode layer, the KV cache on the GPUs and no tensor override;
+        # GGML_SCHED_MAX_COPIES, 4 by default, a build option): "pipeline parallelism enabled (n_copies=4)"
+        fig("sched_copies", r"pipeline parallelism enabled \(n_copies=(\d+)\)", count),
         fig("llama_build", r"(?:main: build = |\bbuild: )(\d+)", count),
         # (2026: "common_params_print_info: build 9592 (ac4cddeb0) with GNU 13.3.0")
         fig("llama_build", r"\bcommon_params_print_info: build (\d+) \(", count),

@@ -1089,6 +1089,12 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     f = fatal[0] if fatal else (run.failures[0] if run.failures else None)
     if f is None:
         return None, None
+    again = [g for g in fatal if g is not f and g.line_no > f.line_no and g.text.strip() == f.text.strip()
+             and len(g.progress) > len(f.progress)]
+    if again:
+        # the same line again further on, after start-up steps the first had not (the report quotes the error, then
+        # pastes the whole output that ends in it): the one in the output, with its progress, is the failure
+        f = again[0]
     if _self_kill(f):  # the engine's own kill after a worker failed: the failure is above it, its cause maybe not shown
         f = replace(f, kind="error", phase=None, code="")
     told_apart = _DETAIL_AFTER.get((f.kind, f.code))

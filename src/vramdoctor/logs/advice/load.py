@@ -131,6 +131,12 @@ class LoadSteps:
             self._smaller_batch()
         else:
             self._smaller_compute_buffer()
+        copies = n.get("sched_copies")
+        if isinstance(copies, int) and copies > 1:
+            s.say("one copy of the compute buffers", f"pipeline parallelism over the GPUs keeps {copies} copies of each "
+                  "compute buffer (ggml's scheduler, GGML_SCHED_MAX_COPIES): a build with -DGGML_SCHED_MAX_COPIES=1 "
+                  "keeps one, and so does a run without pipeline parallelism (--split-mode row, or one layer fewer on "
+                  "the GPUs than the model has)")
         if n.get("_host_alloc_failed"):  # (host RAM failed: layers moved off the GPU would need more of it)
             s.say("more host memory", "the allocation that failed was in system RAM (ggml's host allocator, a CPU "
                   "buffer): free RAM, raise the process's memory limits (`ulimit -v`, a container's), or add RAM")
