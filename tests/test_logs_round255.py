@@ -334,3 +334,15 @@ def test_pipeline_parallelisms_copies_of_the_compute_buffers_are_named():
         "llama_new_context_with_model: failed to allocate compute buffers"])))
     assert run.kind == "WARMUP"
     assert any("GGML_SCHED_MAX_COPIES" in a["why"] for a in run.advice), run.advice
+
+
+# --- a tuning guide's words that name an out of memory as a risk or as the end point of a procedure: no failure seen --
+
+@pytest.mark.parametrize("words", [
+    "Raise --mem-fraction-static in steps of 0.01 until you encounter OOM errors for your workloads.",
+    "If it is too low, you risk out-of-memory (OOM) errors later, so decrease it.",
+    "Keep raising gpu_memory_utilization until it hits OOM, then step back by 0.02.",
+])
+def test_an_out_of_memory_named_as_a_risk_or_an_end_point_is_no_failure(words):
+    assert kind_of(["[2025-08-11 17:17:03] max_total_num_tokens=665690, chunked_prefill_size=8192, max_prefill_tokens="
+                    "16384, max_running_requests=4096, context_len=65536, available_gpu_mem=13.50 GB", words])[0] == "NONE"

@@ -56,7 +56,10 @@ _SUPPOSED = re.compile(
     r"\bmake sure\b|\bensur(?:e|es|ing)\b|\bso that\b|\bin order (?:to|that)\b|"
     r"\bcould (?:cause|lead|result in)|\bcan (?:cause|lead to|result in)|\bwould (?:cause|lead to|result in)|"
     # (a consequence told as possible: "..., potentially resulting in an out-of-memory (OOM) error")
-    r"\bpotentially |\bto avoid|\bavoid(?:ing|s)? |\bprevent(?:s|ing|ed)? |\brisk of|\bin case of)"
+    r"\bpotentially |\bto avoid|\bavoid(?:ing|s)? |\bprevent(?:s|ing|ed)? |\brisk of|\bin case of|"
+    # (a risk named, "If it is too low, you risk out-of-memory (OOM) errors later"; a procedure's end point, "increase it
+    # in steps of 0.01 until you encounter OOM errors": a tuning guide's words, no failure seen)
+    r"\b(?:you|we|they|it) risks? |\brisking |\buntil (?:you|it|they|we) (?:encounter|hit|see|get|run into|reach)(?:s|es)?\b)"
     r"[^.;]{0,60}?" + _OOM_NAME + "|"
     # a guess at an out-of-memory ("It's probably an OOM", "I believe it is running out of memory", "I suspect an OOM",
     # "I'm pretty sure it's running out of memory"); not a stated one with a guess at its cause after it ("it crashed
