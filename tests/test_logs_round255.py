@@ -346,3 +346,35 @@ def test_pipeline_parallelisms_copies_of_the_compute_buffers_are_named():
 def test_an_out_of_memory_named_as_a_risk_or_an_end_point_is_no_failure(words):
     assert kind_of(["[2025-08-11 17:17:03] max_total_num_tokens=665690, chunked_prefill_size=8192, max_prefill_tokens="
                     "16384, max_running_requests=4096, context_len=65536, available_gpu_mem=13.50 GB", words])[0] == "NONE"
+
+
+# --- glibc's heap checks in their other words: memory corrupted by a bug, the SIGABRT after them named ---------------
+
+@pytest.mark.parametrize("line", [
+    "(RayWorkerWrapper pid=336, ip=10.99.48.129) free(): double free detected in tcache 2",
+    "free(): invalid next size (fast)",
+    "munmap_chunk(): invalid pointer",
+    "malloc(): unaligned tcache chunk detected",
+    "corrupted double-linked list",
+])
+def test_glibcs_heap_checks_are_heap_corruption(line):
+    assert kind_of(["INFO 03-27 22:18:01 [pynccl.py:69] vLLM is using nccl==2.25.1", line,
+                    "*** SIGABRT received at time=1743139179 on cpu 162 ***", "Fatal Python error: Aborted"]) == (
+        "NOT_OOM", "heap-corruption")
+
+
+# --- a leak stated as memory never let go, or as growing until it runs out -----------------------------------------
+
+@pytest.mark.parametrize("words", [
+    "The vision mask cache is never released, so with images of many sizes it fills the GPU.",
+    "Tensors allocated for each LoRA request are never freed.",
+    "The prefix cache will keep increasing and finally cause OOM after a few hundred requests.",
+])
+def test_memory_never_let_go_is_a_leak(words):
+    assert kind_of(["[2025-02-18 09:33:55] INFO:     127.0.0.1:41604 - \"POST /generate HTTP/1.1\" 200 OK", words,
+                    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."])[0] == "LEAK"
+
+
+def test_a_cache_freed_as_it_should_be_is_no_leak():
+    assert kind_of(["[2025-02-18 09:33:55] INFO:     127.0.0.1:41604 - \"POST /generate HTTP/1.1\" 200 OK",
+                    "The cache is released after every request, as expected."])[0] == "NONE"

@@ -223,6 +223,11 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"(?:\bkeep(?:s|ing)?\s+(?:on\s+)?(?:consum|eat|us|tak|grabb|hogg)\w*|\b(?:consum|eat|us|tak)\w*\s+more(?:\s+and\s+"
            r"more)?)\s+(?:\w+\s+){0,2}?(?:memory|RAM|VRAM|swap)\b[^.;!?\n]{0,40}?\b(?:with|after|on|per|for)\s+(?:each|every)"
            r"\s+(?:\w+\s+)?" + _STEP + "|"
+           # ... a cache or memory never let go ("the attention mask cache is never released", "allocated tensors are
+           # never freed"), or growing until it runs out ("the cache will keep increasing and finally cause OOM")
+           r"\b(?:cache|memory|VRAM|RAM|buffers?|tensors?|blocks?)\b[^.;!?\n]{0,50}?\b(?:is|are|gets?|get)\s+never\s+"
+           r"(?:released|freed|cleared|evicted|reclaimed)\b|"
+           r"\bkeeps?\s+(?:on\s+)?(?:increasing|growing|rising|climbing)\b[^.;!?\n]{0,40}?\b(?:OOM|out of memory)\b|"
            # ... soaring until it fills the machine ("the scheduler's memory soars until it eats the whole machine")
            r"\b(?:memory|RAM|VRAM|usage)\b[^.;!?\n]{0,30}?\b(?:soar|skyrocket|balloon)\w*\s+until\s+(?:it\s+)?"
            r"(?:eats|fills|consumes|uses|takes)\s+(?:up\s+)?(?:all|the (?:whole|entire))\b|"
@@ -1115,7 +1120,12 @@ LOG = LogWords(
         # glibc's heap checks: memory corrupted by a bug, not memory running out
         # (and macOS's libmalloc: "BUG IN CLIENT OF LIBMALLOC: memory corruption of free block", "Heap memory
         # corruption", a SIGTRAP its checks raise)
-        msg(r"double free or corruption|free\(\): invalid pointer|malloc\(\): corrupted|corrupted size vs\. prev_size|"
+        # (glibc 2.29+'s tcache check, "free(): double free detected in tcache 2"; "free(): invalid size", "free():
+        # invalid next size (fast)", "munmap_chunk(): invalid pointer", "realloc(): invalid pointer", "malloc():
+        # unaligned tcache chunk detected", "corrupted double-linked list")
+        msg(r"double free or corruption|free\(\): (?:invalid (?:pointer|size|next size)|double free detected)|"
+            r"(?:munmap_chunk|realloc)\(\): invalid pointer|malloc\(\): (?:corrupted|unaligned)|"
+            r"corrupted double-linked list|corrupted size vs\. prev_size|"
             r"malloc_consolidate\(\): invalid|BUG IN CLIENT OF LIBMALLOC|\bheap (?:memory )?corruption\b", "not_oom",
             code="heap-corruption"),
         msg(r"(?:CUDA|HIP|ROCm)\w*[ _](?:runtime )?error\b.{0,300}?invalid argument|invalid argument .*\.cu:\d+", "not_oom",
