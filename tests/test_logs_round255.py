@@ -378,3 +378,25 @@ def test_memory_never_let_go_is_a_leak(words):
 def test_a_cache_freed_as_it_should_be_is_no_leak():
     assert kind_of(["[2025-02-18 09:33:55] INFO:     127.0.0.1:41604 - \"POST /generate HTTP/1.1\" 200 OK",
                     "The cache is released after every request, as expected."])[0] == "NONE"
+
+
+# --- the report's words of an out of memory above a log that ends while a start-up step is under way (its bar short
+# of its end): that step; the Run:ai Model Streamer's lines are vLLM's weights being read --------------------------
+
+@pytest.mark.parametrize("tail, kind", [
+    (["(VllmWorker rank=0 pid=783) Loading safetensors using Runai Model Streamer:   8% Completed | 9/118 "
+      "[00:31<05:05,  2.80s/it]",
+      "(VllmWorker rank=0 pid=783) [RunAI Streamer] CPU Buffer size: 3.7 GiB for file: "
+      "model-00010-of-00118.safetensors"], "WEIGHTS"),
+    (["(VllmWorker rank=1 pid=784) Loading safetensors checkpoint shards:  45% Completed | 5/11 [00:40<00:48, "
+      "8.11s/it]"], "WEIGHTS"),
+    (["(VllmWorker rank=0 pid=783) INFO 05-02 10:02:00 [gpu_model_runner.py:1900] Model loading took 55.2 GiB",
+      "(VllmWorker rank=0 pid=783) INFO 05-02 10:03:00 [kv_cache_utils.py:716] GPU KV cache size: 211,424 tokens",
+      "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  30%|███       | 20/67 [00:05<00:12,  3.71it/s]"],
+     "WARMUP"),
+])
+def test_a_stated_out_of_memory_over_a_log_ending_in_a_step_is_that_step(tail, kind):
+    lines = ["Partway through the start-up the server fails with CUDA out of memory.", "",
+             "INFO 05-02 10:00:00 [core.py:58] Initializing a V1 LLM engine (v0.9.1) with config: "
+             "model='Qwen/Qwen3-235B-A22B', tensor_parallel_size=8"] + tail
+    assert kind_of(lines)[0] == kind

@@ -444,7 +444,9 @@ LOG = LogWords(
         msg(r"has wrong array length; expected \d+, got \d+|unknown model architecture: '|error loading model "
             r"(?:hyperparameters|architecture|vocabulary)|\bmissing tensor '|\btensor '[^']{1,200}' not found\b|"
             # (a multimodal projector of a kind this build does not know, clip.cpp's "unknown projector type: %s")
-            r"\bunknown projector type\b",
+            r"\bunknown projector type\b|"
+            # (clip.cpp before the type table, 2024: "clip_model_load: don't support projector with: %s currently")
+            r"\bdon't support projector with:",
             "not_oom", code="model-file-error"),
         # a file cut short (a partial download, a split GGUF's first part alone): llama-model-loader's "tensor '%s' data
         # is not within the file bounds, model is corrupted or incomplete", and a tensor count it cannot find

@@ -511,7 +511,11 @@ LOG = LogWords(
                       r"process_weights_after_loading|\b\w+_marlin_repack|"
                       r"_initialize_model|initialize_model|get_model\(|model_loader|"
                       # (the model's layers being made, model_executor/models/utils.py: only while it is built)
-                      r"\bmake_layers\b"),
+                      r"\bmake_layers\b|"
+                      # (the Run:ai Model Streamer loader, model_loader/runai_streamer_loader.py: "Loading safetensors
+                      # using Runai Model Streamer:   8% Completed | 9/118", its "[RunAI Streamer] CPU Buffer size: 3.7
+                      # GiB for file: ..." as each file is read)
+                      r"Loading safetensors using Runai Model Streamer|\[RunAI Streamer\] CPU Buffer size"),
         # (the sampler's own frames are not here: the warm-up runs it too, _dummy_sampler_run, so alone they are a
         # graph evaluation, COMPUTE below; the frame that called it, execute_model or the dummy run, decides)
         "RUNTIME": rx(r"(?<![\w])execute_model|_get_prompt_logprobs_dict|compute_logprobs|step_async|"

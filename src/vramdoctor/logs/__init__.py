@@ -173,6 +173,8 @@ def _attach_orphans(runs: list[RunFacts]) -> tuple[list[RunFacts], list[str]]:
             _take_figures(r, nxt)
             r.progress = {**nxt.progress, **r.progress}
             r.last_line = max(r.last_line, nxt.last_line)
+            if nxt.tail_lines:  # (the log's last lines are the start-up's: a step under way where it ends)
+                r.tail, r.tail_cut, r.tail_lines = nxt.tail, nxt.tail_cut, nxt.tail_lines
             for k, v in nxt.engine_hits.items():
                 r.engine_hits[k] = r.engine_hits.get(k, 0) + v
             r.command_hits += nxt.command_hits

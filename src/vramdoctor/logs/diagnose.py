@@ -29,7 +29,7 @@ from .knowledge import CAUSE_UNKNOWN, COMMAND, ELISION, FRAME, PY_FRAME, SIGKILL
 from .lines import STATED, TB_HEADER, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, FINE_WHEN_SERVING, STARTUP, Place, during_step, frames, locate, step_done, step_reached
 from .prose import OOM_ANY
-from .quiet import leak, no_failure, pool_below_context, pressure, shortfall, starved
+from .quiet import leak, no_failure, pool_below_context, pressure, shortfall, starved, step_under_way, bar_under_way
 from .verdict import KIND_OF_PHASE, Diagnosis
 
 #: words of memory as an amount (not a kind of it: "unknown memory type", "memory layout")
@@ -1717,6 +1717,16 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         # expert rebalance's transfers, execute_model -> eplb_step) ran out there
         place = replace(place, phase="RUNTIME", candidates=["RUNTIME"],
                         source="the failure message, and stack frames that show it serving")
+    tail = step_under_way(run, engine) if place.phase is None and f.kind == "oom" else None
+    if (tail and tail[2] in STARTUP and tail[2] in place.candidates and tail[0] > f.line_no
+            and any(bar_under_way(t) for ln, t in run.tail_lines if ln > f.line_no)
+            and (f.pasted or user_words(f.text) or sentence_like(f.text) or _plain_title(run, f)
+                 or f.line_no == run.first_line and not program_line(f.text))):
+        # the report's words of an out of memory (or the error pasted above the start-up) over a log that ends while
+        # a start-up step is under way, a bar short of its end among its last lines ("about 10% into the loading process the Pod dies"
+        # over the loader's lines): that step
+        place = replace(place, phase=tail[2], candidates=[tail[2]], deciding=tail[:2], inferred=True,
+                        source="the report's words of the failure, and the step under way where the log ends")
     over = _weights_over_working_set(run) if f.code == "metal-command-buffer-oom" and place.phase in (
         "WARMUP", None) else None
     if over:

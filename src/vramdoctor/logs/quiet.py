@@ -405,7 +405,7 @@ def _stalled(run: RunFacts, engine: str) -> list[tuple[int, str]]:
     return out[::-1]
 
 
-def _step_under_way(run: RunFacts, engine: str) -> tuple[int, str, str] | None:
+def step_under_way(run: RunFacts, engine: str) -> tuple[int, str, str] | None:
     """The log's last line that says anything (blank lines and a bare log prefix, "[... TP5]", say nothing), when it
     names a start-up step under way ("Capturing the model for CUDA graphs", "llama_kv_cache_init: CUDA0 KV buffe",
     a capture's progress bar short of its end, the capture registering its buffers) rather than one finished or a
@@ -424,6 +424,13 @@ _BAR = re.compile(r"(\d{1,3})%(?:\|[^|]*| Completed )\|\s*(\d+)/(\d+)\b")
 _BAR_DONE = re.compile(r"\d{1,3}% Completed\b")
 #: figures that read the device as a step begins, not a step's result ("using device CUDA0 (...) - 23200 MiB free")
 _READINGS = frozenset({"free_memory_bytes", "total_memory_bytes", "host_free_memory_bytes", "model_name"})
+
+
+def bar_under_way(text: str) -> bool:
+    """The line is a progress bar short of its end ("Loading safetensors checkpoint shards:  45% Completed | 5/11",
+    "Capturing CUDA graphs ...:  30%|███       | 20/67"): a step the program was doing, not a setting or a sentence."""
+    bar = _BAR.search(text)
+    return bool(bar) and int(bar.group(1)) < 100 and bar.group(2) != bar.group(3)
 
 
 def _under_way(ln: int, text: str, engine: str) -> tuple[int, str, str] | None:
@@ -582,7 +589,7 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                  "the stuck process's threads (py-spy dump --pid PID; gdb for a native server), and on "
                                  "several GPUs or nodes run with NCCL_DEBUG=INFO to see which collective waits.")
     unfinished = marker is not None and marker not in ("ready", "requests")
-    step = _step_under_way(run, engine) if marker not in ("ready", "requests") else None
+    step = step_under_way(run, engine) if marker not in ("ready", "requests") else None
     if step:
         ln, text, phase = step
         order = list(KIND_OF_PHASE)  # the step under way, or a later one the log did not reach
