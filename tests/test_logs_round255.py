@@ -400,3 +400,39 @@ def test_a_stated_out_of_memory_over_a_log_ending_in_a_step_is_that_step(tail, k
              "INFO 05-02 10:00:00 [core.py:58] Initializing a V1 LLM engine (v0.9.1) with config: "
              "model='Qwen/Qwen3-235B-A22B', tensor_parallel_size=8"] + tail
     assert kind_of(lines)[0] == kind
+
+
+# --- TGI v3's error in its Debug form (backends/v3/src/lib.rs V3Error::NotEnoughMemory(usize), whose Display is "Not
+# enough memory to handle `max_total_tokens={0}`"): the KV pool cannot hold max_total_tokens; a warning line that the
+# launcher went on from is no failure of its own ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["[Bug] Error: Backend(NotEnoughMemory(64)) when deploying Gemma-2B on v5e-8", "",
+     "2025-03-24T09:41:58.843958Z  WARN text_generation_launcher::gpu: Cannot determine GPU compute capability: "
+     "AssertionError: Torch not compiled with CUDA enabled",
+     "2025-03-24T09:42:28.064165Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0"],
+    ["2025-05-01T10:00:00.000000Z  INFO text_generation_launcher: Starting Webserver",
+     "Error: Backend(NotEnoughMemory(131072))"],
+])
+def test_tgis_not_enough_memory_is_the_pool_against_max_total_tokens(lines):
+    assert kind_of(lines) == ("KV_CAPACITY", "max-model-len-exceeds-kv-cache")
+
+
+# --- not memory: SGLang's warm-up request answered by an HTTP proxy's page; ggml's CPU back end not loaded ------------
+
+def test_a_warm_up_request_answered_by_a_proxys_page_is_no_memory():
+    assert kind_of([
+        "[2025-03-05 10:32:47] INFO:     Uvicorn running on http://0.0.0.0:8039 (Press CTRL+C to quit)",
+        "[2025-03-05 10:34:48] Initialization failed. warmup error: Traceback (most recent call last):",
+        '  File "/sglang/srt/entrypoints/http_server.py", line 548, in _wait_and_warmup',
+        '    assert res.status_code == 200, f"{res=}, {res.text=}"',
+        "AssertionError: res=<Response [502]>, res.text='<html><head><title>502 Bad Gateway</title></head>'",
+        "Killed"]) == ("NOT_OOM", "warmup-request-proxied")
+
+
+@pytest.mark.parametrize("line", ["llama_model_load: error loading model: make_cpu_buft_list: no CPU backend found",
+                                  "ggml_backend_dev_get: no backends are loaded. hint: use ggml_backend_load() or "
+                                  "ggml_backend_load_all() to load a backend before calling this function"])
+def test_ggmls_back_ends_not_loaded_are_no_memory(line):
+    assert kind_of(["build: 5930 (b0f0ecc3) with cc (GCC) 14.2.1 for x86_64-pc-linux-gnu", line,
+                    "llama_model_load_from_file_impl: failed to load model"]) == ("NOT_OOM", "library-load-failed")

@@ -1215,6 +1215,9 @@ LOG = LogWords(
             # parent reports the end of a process it ran directly: Ollama's "llama runner process has terminated: exit
             # status 127"; the loader's own words, "error while loading shared libraries")
             r"\bexit status 127\b|\berror while loading shared libraries\b|"
+            # (ggml's back ends loaded as libraries at run time, GGML_BACKEND_DL: none of the CPU's found, "make_cpu_buft_list:
+            # no CPU backend found", "no backends are loaded. hint: use ggml_backend_load() or ggml_backend_load_all()")
+            r"\bno CPU backend found\b|\bno backends are loaded\b|"
             r"\bno longer running: (?:3221225781|3221225785|-1073741515|-1073741511)\b|" + ended_by("3221225781") + "|"
             + ended_by("3221225785") + "|" + ended_by("-1073741515") + "|" + ended_by("-1073741511"),
             "not_oom", code="library-load-failed"),

@@ -313,6 +313,11 @@ LOG = LogWords(
         # not memory running out
         msg(r"\bWatchdog timeout \(self\.watchdog_timeout=", "not_oom", code="watchdog-timeout"),
         msg(r"Initialization failed\. warmup error", "wrapper", "WARMUP"),
+        # the warm-up request to its own port answered by a web page (entrypoints/http_server.py _wait_and_warmup:
+        # "assert res.status_code == 200, f'{res=}, {res.text=}'" with "res=<Response [503]>, res.text='<!DOCTYPE
+        # html ... Squid'"): an HTTP proxy in the environment took the request to localhost, not the server
+        msg(r"res=<Response \[\d{3}\]>, res\.text='\s*<(?:!DOCTYPE html|html)\b", "not_oom",
+            code="warmup-request-proxied"),
         msg(r"Scheduler hit an exception|Exception in ModelTpServer|scheduler is dead|Received sigquit from a child|"
             r"Initialization failed\. Please see the error messages above|"
             # (2026's launcher: "RuntimeError: Rank 0 scheduler died during initialization (exit code: -3)": the

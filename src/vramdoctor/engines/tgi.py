@@ -39,8 +39,10 @@ LOG = LogWords(
         msg(r"Not enough memory to handle .*prefill tokens|decrease `?--max-batch-prefill-tokens", "oom", "WARMUP",
             "prefill-tokens-exceed-memory"),
         msg(r"Input validation error|`inputs` tokens \+ `max_new_tokens` must be <=", "request"),
-        msg(r"Not enough memory to handle `?max_total_tokens\b|`max_total_tokens` must be <= `max_batch_total_tokens`",
-            "oom", "KV", "max-model-len-exceeds-kv-cache"),
+        # (the error's Debug form as the launcher and the router print it: backends/v3/src/lib.rs
+        # V3Error::NotEnoughMemory(usize), "Error: Backend(NotEnoughMemory(64))", whose Display is the sentence)
+        msg(r"Not enough memory to handle `?max_total_tokens\b|`max_total_tokens` must be <= `max_batch_total_tokens`|"
+            r"\bNotEnoughMemory\(\d+\)", "oom", "KV", "max-model-len-exceeds-kv-cache"),
         # graph capture failed at warm-up: TGI goes on without those graphs (v2.0.4+)
         msg(r"Decode cuda graph warmup failed", "pressure", "WARMUP", "cuda-graph-warmup-skipped"),
         msg(r"Method Warmup encountered an error|Unable to warmup the Python model shards", "wrapper", "WARMUP"),

@@ -268,6 +268,9 @@ _NOT_OOM = {
                                "kernel could not write the target, often a buffer a GPU driver mapped for the "
                                "weights; a driver or runtime bug (an older runtime, another driver, or loading "
                                "without direct reads such as mmap on, may avoid it), not memory running out.",
+    "warmup-request-proxied": "the server's warm-up request to its own port was answered by a web page, an HTTP "
+                              "proxy's: the environment's http_proxy took a request to localhost. Not memory; set "
+                              "NO_PROXY=localhost,127.0.0.1 (and no_proxy) for the server, or unset the proxy.",
     "network-error": "a download or a model hub's API could not be reached (a name that did not resolve, a network "
                      "that is down, a proxy or TLS certificate the client refused): not memory; check the network, "
                      "the proxy settings (HTTPS_PROXY) and the certificate store, or download the model first and "
@@ -1120,8 +1123,13 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         own = [g for g in fatal if g is not f and g.kind in ("oom", "not_oom")
                and (not user_words(g.text) or _CODE_LINE.match(g.text))
                and not sentence_like(g.text) and not _INTRO.match(g.text) and not _TABLE_ROW.match(g.text)
-               and not (f.code == "crash-after-alloc-failed" and g.code == "crash-access-violation")]
-        later = [g for g in run.failures if g.kind == "error" and g.line_no > f.line_no and not user_words(g.text)]
+               and not (f.code == "crash-after-alloc-failed" and g.code == "crash-access-violation")
+               # (nor a warning the program went on from that names another cause: "WARN ... Cannot determine GPU
+               # compute capability: AssertionError: Torch not compiled with CUDA enabled" under a title's
+               # "Backend(NotEnoughMemory(64))")
+               and not (f.kind == "oom" and g.kind == "not_oom" and _WARNING_LEVEL.match(g.text))]
+        later = [g for g in run.failures if g.kind == "error" and g.line_no > f.line_no and not user_words(g.text)
+                 and not _WARNING_LEVEL.match(g.text)]  # (an error a warning line reports, the program going on)
         # (an error below the words that goes on to its cause, and the cause is not memory: "It results in OOM on
         # A100." above a traceback that ends "ValueError: Unknown quantization method", or in a bare AssertionError:
         # the log's own failure is that error, as where a title names the out-of-memory)
