@@ -436,3 +436,14 @@ def test_a_warm_up_request_answered_by_a_proxys_page_is_no_memory():
 def test_ggmls_back_ends_not_loaded_are_no_memory(line):
     assert kind_of(["build: 5930 (b0f0ecc3) with cc (GCC) 14.2.1 for x86_64-pc-linux-gnu", line,
                     "llama_model_load_from_file_impl: failed to load model"]) == ("NOT_OOM", "library-load-failed")
+
+
+# --- an out of memory named by its stage, the stage first: decode is a request's (not a decode graph's capture) ------
+
+@pytest.mark.parametrize("title, kind", [
+    ("[Bug] Decode OOM due to wrong new page estimation", "RUNTIME"),
+    ("decoding out-of-memory with 64 concurrent requests", "RUNTIME"),
+    ("Decode OOM during CUDA graph capture", "WARMUP"),
+])
+def test_an_out_of_memory_named_by_its_stage(title, kind):
+    assert kind_of([title, "", "The server was started with --tp 2 and the default settings."])[0] == kind

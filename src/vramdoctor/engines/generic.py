@@ -1920,6 +1920,10 @@ LOG = LogWords(
                         # ... a prefill that failed ("prefill dies with CUDA OOM", "the first 8k prefill OOMs", "prefill
                         # OOM when growing --num-tokens")
                         r"\bprefills? (?:OOMs?|OOM-?ed|dies|died|crash(?:es|ed)?|runs? out of memory)\b|"
+                        # ... or the out of memory named by its stage, the stage first ("Decode OOM due to wrong new page
+                        # estimation", "decoding OOM with 64 concurrent requests")
+                        r"\b(?:decode|decoding)[ -](?:OOMs?|out[ -]of[ -]memory)\b"
+                        r"(?![^\n]{0,60}\b(?:graphs?|cudagraphs?|captur\w*|warm\w*|profil\w*|dummy)\b)|"
                         # ... or the out of memory at a request's prefill or decode ("single-request OOM at prefill",
                         # "vLLM OOMs during prefill", "runs out of memory in the decode"), or a request submitted
                         # (not a graph named by its batch's kind: "OOMs at decode-graph capture" is the warm-up's)
