@@ -447,3 +447,14 @@ def test_ggmls_back_ends_not_loaded_are_no_memory(line):
 ])
 def test_an_out_of_memory_named_by_its_stage(title, kind):
     assert kind_of([title, "", "The server was started with --tp 2 and the default settings."])[0] == kind
+
+
+# --- a benchmark or load test run against the server, in the report's words: requests, which only serving takes ----
+
+@pytest.mark.parametrize("words", [
+    "The server is successfully started but OOM occurs while running the benchmark.",
+    "It starts fine, then it OOMs under the load test after a minute.",
+    "We get CUDA out of memory during running our stress test with 80 concurrent users.",
+])
+def test_an_out_of_memory_under_a_benchmark_is_serving(words):
+    assert kind_of(["[Bug] hierarchical cache oom", "", words])[0] == "RUNTIME"

@@ -308,6 +308,11 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        r"decod(?:e|ing))\b(?![\s_-]+(?:warm|graph|cuda|captur|profil|dummy))|"
                        # (or in the middle of one: "kills llama-server mid-prefill", "dies mid-generation")
                        r"\bmid-(?:prefill|decode|generation|request|stream|response)\b", re.I), "RUNTIME"),
+           # ... a benchmark or load test run against the server ("OOM occurs while running the benchmark", "it OOMs under
+           # the load test"): requests, which only serving takes
+           (re.compile(r"\b(?:while|when|during|in)\s+(?:running|executing|doing)\s+(?:the\s+|a\s+|my\s+|our\s+)?"
+                       r"(?:[\w-]+\s+)?(?:benchmarks?|load[ -]tests?|stress[ -]tests?)\b|"
+                       r"\bunder\s+(?:the\s+|a\s+)?(?:benchmark|load[ -]test|stress[ -]test)\b", re.I), "RUNTIME"),
            # ... in Chinese: the model's loading reported the error (模型加载报错, 模型加载失败), or loading a named model
            # brought the out of memory (加载Qwen-72B-chat LLM model 出现OOM)
            (re.compile(r"(?:模型|权重)(?:加载|载入)(?:报错|失败|出错)|加载\s*[A-Za-z][\w.\-]{1,60}(?:\s*LLM)?(?:\s*(?:model|模型))?\s*"
