@@ -458,3 +458,16 @@ def test_an_out_of_memory_named_by_its_stage(title, kind):
 ])
 def test_an_out_of_memory_under_a_benchmark_is_serving(words):
     assert kind_of(["[Bug] hierarchical cache oom", "", words])[0] == "RUNTIME"
+
+
+# --- the whole device hanging or rebooting is not the server's hang: a host short of memory looks like that --------
+
+@pytest.mark.parametrize("words", [
+    "If in adb shell, Android hangs and reboots.",
+    "After a minute the phone freezes completely.",
+    "The box hangs and then restarts when the model loads.",
+])
+def test_a_device_that_hangs_or_reboots_is_not_ruled_out_as_memory(words):
+    run = run_of(diag("\n".join(["llama_model_loader: loaded meta data with 29 key-value pairs",
+                                 "llm_load_tensors:        CPU buffer size =  4437.80 MiB", words])))
+    assert run.kind != "NOT_OOM", (run.kind, run.code)

@@ -719,6 +719,7 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
 #: "the server was stucked", "wedges with no diagnosable cause", "hangs indefinitely during fitting params"); not the
 #: whole machine freezing (a host out of memory thrashing its swap looks like that), nor a request waiting in a queue
 _HANGS = (r"(?<!machine )(?<!system )(?<!computer )(?<!desktop )(?<!laptop )(?<!screen )(?<!PC )(?<!OS )"
+          r"(?<!Android )(?<!phone )(?<!Windows )(?<!macOS )"
           r"\b(?:hangs|hung|hanging|hang (?:during|at|in|on|when|while|forever|indefinitely)|stuck(?:ed)?|wedge[sd]|wedging|"
           r"deadlock(?:s|ed)?|"
           # (a server that stops without a word: "SGLang stops working after a few requests", "Without any errors, it
@@ -2215,8 +2216,10 @@ LOG = LogWords(
         # freezes macOS"): what a host out of memory and paging looks like, so a hang beside it may be memory
         fig("_machine_frozen", r"\b(?:entire|whole)\s+(?:\w+\s+)?(?:system|machine|computer|mac|pc|desktop|os)\s+"
             r"(?:\w+\s+)?(?:freez|froze|hang|hung|lock|becomes? unresponsive|became unresponsive)|"
-            r"\b(?:system|computer|machine|mac|pc|laptop|desktop|screen|os)\s+(?:completely\s+|totally\s+)?"
-            r"(?:freez|froze|hangs|hung|locks? up|locked up)|\bfreez(?:e|es|ing)\s+(?:the\s+|my\s+)?(?:whole\s+|entire\s+)?"
+            r"\b(?:system|computer|machine|mac|pc|laptop|desktop|screen|os|android|phone|windows|macos)\s+"
+            r"(?:completely\s+|totally\s+)?(?:freez|froze|hangs|hung|locks? up|locked up)|"
+            # (or the machine restarting under it: "Android hangs and reboots", "the PC reboots")
+            r"\b(?:hangs|hung|freezes|froze)\s+and\s+(?:then\s+)?(?:reboots|rebooted|restarts|restarted)\b|\bfreez(?:e|es|ing)\s+(?:the\s+|my\s+)?(?:whole\s+|entire\s+)?"
             r"(?:macOS|Windows|Linux|system|computer|machine|PC|Mac|desktop)\b", _failure_stated, mode="first",
             prose=True),
         # a user's table of context sizes and what each did ("- 21k context: 23194MiB used", "- 22k context: OOM",
