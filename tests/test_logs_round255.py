@@ -471,3 +471,20 @@ def test_a_device_that_hangs_or_reboots_is_not_ruled_out_as_memory(words):
     run = run_of(diag("\n".join(["llama_model_loader: loaded meta data with 29 key-value pairs",
                                  "llm_load_tensors:        CPU buffer size =  4437.80 MiB", words])))
     assert run.kind != "NOT_OOM", (run.kind, run.code)
+
+
+# --- "same error with X": a value tried that still failed, never proposed again -----------------------------------
+
+@pytest.mark.parametrize("words", [
+    "Same error with --gpu-memory-utilization 0.95, on an RTX 4090.",
+    "The same OOM happens when using --gpu-memory-utilization 0.95.",
+])
+def test_a_value_with_the_same_error_is_not_proposed_again(words):
+    run = run_of(diag("\n".join([
+        words,
+        "INFO 05-02 09:59:00 [utils.py:326] non-default args: {'model': 'Qwen/Qwen2.5-7B', 'gpu_memory_utilization': 0.9}",
+        "INFO 05-02 10:00:00 [gpu_model_runner.py:1300] Model loading took 14.2 GiB and 40.1 seconds",
+        "ERROR 05-02 10:00:30 [core.py:586] ValueError: To serve at least one request with the models's max seq len "
+        "(32768), (4.00 GiB KV cache is needed, which is larger than the available KV cache memory (3.05 GiB). Try "
+        "increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."])))
+    assert "--gpu-memory-utilization 0.95 " not in flags(run) + " ", flags(run)

@@ -146,7 +146,10 @@ def switch(key: str, flag: str) -> Figure:
 #: a user's words that a flag's value was tried and the run still failed ("I have tried setting `--max-running-requests`
 #: to 1 but it still fails", "even with --max-model-len 16384 it fails", "also tried -c 4096, same OOM"): the flag, the
 #: value; the failure said after it on the same line (not "... and that works")
-TRIED = (r"\b(?:(?:I |we )?(?:have |had )?(?:already |also )?(?:tried|tested|attempted)\b(?P<t>[^.;\n]{0,40}?)|even with )"
+TRIED = (r"\b(?:(?:I |we )?(?:have |had )?(?:already |also )?(?:tried|tested|attempted)\b(?P<t>[^.;\n]{0,40}?)|even with |"
+         # ("Same error with --gpu-memory-utilization 0.95", "the same OOM when using --max-model-len 28000")
+         r"same (?:error|OOM|crash|issue|problem|failure|result)s? (?:happens |occurs |appears )?(?:also )?"
+         r"(?:with|using|when using|for) )"
          r"`?(?P<flag>--?[a-z][\w-]*)`?(?:\s*(?:=|to|of|at|as)\s*|\s+)`?(?P<value>\d+(?:\.\d+)?)\b`?"
          r"(?P<after>[^\n]{0,120})")
 #: a flag (with its dashes or named without them, "gpu-memory-utilization") or a config key, as the words of a value
@@ -183,7 +186,7 @@ _WORKED = re.compile(r"\b(?:works?|worked|working|fine|succeed\w*|success\w*|run
 def tried(m: re.Match) -> tuple[str, float | int]:
     """(flag, value) from a `TRIED` match, when the same line says it still failed ("even with" says so itself), and
     not that it worked first ("... and that works, but I need 29000")."""
-    return _still_failed(m, _FAILED, _WORKED, said=m.group(0).lower().startswith("even with"))
+    return _still_failed(m, _FAILED, _WORKED, said=m.group(0).lower().startswith(("even with", "same ")))
 
 
 def _still_failed(m: re.Match, failed_words: re.Pattern, worked_words: re.Pattern,
