@@ -488,3 +488,18 @@ def test_a_value_with_the_same_error_is_not_proposed_again(words):
         "(32768), (4.00 GiB KV cache is needed, which is larger than the available KV cache memory (3.05 GiB). Try "
         "increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."])))
     assert "--gpu-memory-utilization 0.95 " not in flags(run) + " ", flags(run)
+
+
+# --- a GPU shared with another process, where what is free cannot hold the weights (--model's estimate): freeing the
+# GPU comes first, and the fraction is named only for once they fit --------------------------------------------------
+
+def test_a_fraction_that_cannot_hold_the_weights_is_not_the_first_step():
+    from vramdoctor.logs import diagnose
+    from vramdoctor.logs.scan import numbered
+    text = ("ERROR 05-02 10:00:00 [core.py:586] ValueError: Free memory on device (13.75/79.19 GiB) on startup is less "
+            "than desired GPU memory utilization (0.9, 71.27 GiB). Decrease GPU memory utilization or reduce GPU memory "
+            "used by other processes.")
+    rep = diagnose(numbered([text]), weights_bytes=54 * 2**30)
+    run = rep.runs[rep.diagnosis["run"] - 1]
+    assert run.code == "gpu-shared-with-other-process"
+    assert run.advice[0]["change"] == "free the GPU", run.advice

@@ -165,11 +165,17 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
             x = round(free / total - 0.02, 2) if isinstance(free, int) and isinstance(total, int) and total else None
             if x is not None and a.c.fraction is not None and x >= a.c.fraction:
                 x = None
-            w = n.get("weights_bytes")
+            w = n.get("weights_bytes") or n.get("_model_weights_bytes")  # (the log's, else --model's estimate)
             tight = (isinstance(w, int) and isinstance(total, int) and x is not None and x * total < w * 1.1)
             if x is not None and x < 0.05:  # (all but a sliver held by others: no fraction of it serves a model)
                 s.say("free the GPU", f"only {free / 2**30:.2f} GiB of {total / 2**30:.2f} GiB is free, so no fraction "
                       "fits: stop the other process (nvidia-smi lists it) or give this server its own GPU")
+            elif tight:  # (what is free cannot hold the weights: freeing the GPU first; the fraction only names it)
+                s.say("free the GPU", f"the {free / 2**30:.2f} GiB free cannot hold the weights ({w / 2**30:.2f} GiB): "
+                      "stop the other process (nvidia-smi lists it) or give this server its own GPU")
+                s.add("a fraction of what is free", "memory_fraction", "only once the weights fit in what is free: the "
+                      "engine takes its fraction of the whole GPU, and another process holds part of it", "down", x,
+                      a.c.fraction)
             else:
                 s.add("a fraction of what is free", "memory_fraction", "the engine takes its fraction of the whole GPU, "
                       "and another process holds part of it" + ("; at that fraction the weights alone would not fit, "
