@@ -503,3 +503,22 @@ def test_a_fraction_that_cannot_hold_the_weights_is_not_the_first_step():
     run = rep.runs[rep.diagnosis["run"] - 1]
     assert run.code == "gpu-shared-with-other-process"
     assert run.advice[0]["change"] == "free the GPU", run.advice
+
+
+# --- a graph capture that ran out of memory: fewer tokens per step is no step for it --------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["INFO 05-02 10:00:00 [model_runner.py:1300] Loading model weights took 14.2 GiB",
+     "INFO 05-02 10:00:10 [gpu_executor.py:122] # GPU blocks: 2048, # CPU blocks: 2048",
+     "INFO 05-02 10:00:11 [model_runner.py:1500] Capturing the model for CUDA graphs. This may lead to unexpected "
+     "consequences if the model is not static.",
+     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of 23.64 GiB "
+     "of which 20.50 MiB is free."],
+    ["[2025-06-01 10:00:30 TP0] Load weight end. type=Qwen2ForCausalLM, avail mem=60.00 GB, mem usage=15.00 GB.",
+     "[2025-06-01 10:00:40 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=2.00 GB",
+     "[2025-06-01 10:00:41 TP0] Capture cuda graph failed: CUDA out of memory. Tried to allocate 64.00 MiB."],
+])
+def test_a_graph_capture_out_of_memory_gets_no_fewer_tokens_per_step(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "WARMUP"
+    assert "max-num-batched-tokens" not in flags(run) and "chunked-prefill-size" not in flags(run), flags(run)

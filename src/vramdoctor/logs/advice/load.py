@@ -85,7 +85,10 @@ class LoadSteps:
             bs = n.get("cuda_graph_max_bs")
             s.add("smaller CUDA graphs", "cuda_graphs", "graph capture keeps memory for every captured batch size",
                   "down", max(1, bs // 2) if isinstance(bs, int) and bs > 1 else None, bs if isinstance(bs, int) else None)
-            if s.name != "tgi":
+            if s.name != "tgi" and code != "cuda-graph-capture-oom":
+                # (not for the graphs' capture: fewer tokens per step lower the profiled peak, which only makes the pool
+                # larger; the room the capture has outside the pool stays what the fraction leaves, and SGLang's pool
+                # does not follow the chunk size at all)
                 s.add("smaller batches", "max_num_batched_tokens", "the profiled activation peak scales with tokens "
                       "per step", "down")
             if s.name in GGML:
