@@ -522,3 +522,33 @@ def test_a_graph_capture_out_of_memory_gets_no_fewer_tokens_per_step(lines):
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "WARMUP"
     assert "max-num-batched-tokens" not in flags(run) and "chunked-prefill-size" not in flags(run), flags(run)
+
+
+# --- a GGUF file named with its quant type, on a pasted command or in the loader's words: fewer-bit weights in use,
+# never proposed again ---------------------------------------------------------------------------------------------
+
+_GGUF_OOM = ["ggml_backend_cuda_buffer_type_alloc_buffer: allocating 20110.22 MiB on device 0: cudaMalloc failed: out of "
+             "memory", "llama_model_load: error loading model: unable to allocate CUDA0 buffer"]
+
+
+@pytest.mark.parametrize("head", [
+    ["./server -c 4096 --model /models/yi-34b-200k.Q4_K_M.gguf -ngl 61"],
+    ["$ llama-server -m /mnt/models/Kimi-K2-Instruct-IQ4_XS.gguf -ngl 62 -c 32768"],
+])
+def test_a_gguf_quant_in_use_is_not_proposed(head):
+    run = run_of(diag("\n".join(head + _GGUF_OOM)))
+    assert run.kind == "WEIGHTS"
+    assert "Q4_K_M" not in flags(run) and "smaller quant" not in flags(run), flags(run)
+
+
+def test_mistralrs_loading_a_q4_gguf_gets_no_in_situ_quantization():
+    run = run_of(diag("\n".join([
+        "2026-04-08T18:41:28.272080Z  INFO mistralrs_core::pipeline::hf: Loading `Qwen3-8B-Q4_K_M.gguf` locally at "
+        "`workdir/qwen3/Qwen3-8B-Q4_K_M.gguf`",
+        "Error: Model 'Qwen3-8B-Q4_K_M.gguf' (4.68 GB) exceeds available memory on all devices"])))
+    assert "--isq" not in flags(run), flags(run)
+
+
+def test_an_f16_gguf_may_still_get_fewer_bits():
+    run = run_of(diag("\n".join(["$ llama-server -m /models/llama-3-8b-F16.gguf -ngl 99"] + _GGUF_OOM)))
+    assert "quant" in flags(run), flags(run)

@@ -2112,6 +2112,10 @@ LOG = LogWords(
         fig("_quantized_name", r"\b[\w.-]{2,80}[-_](?:GPTQ|AWQ|EXL2|GGUF|FP8|INT4|INT8|W4A16|W8A8|bnb-4bit|4bit|NF4|"
             r"MXFP4|NVFP4|(?i:mxfp4|nvfp4|awq|gptq|[2348]bit))(?:[-_][\w.-]{1,40})?\b", lambda m: m.group(0), mode="first",
             flags=0),
+        # ... or a GGUF file named with its quant type ("Loading `Qwen3-8B-Q4_K_M.gguf` locally", "-m
+        # Kimi-K2-Instruct-IQ4_XS.gguf"): the type in its name (mistral.rs, llama.cpp, Ollama, LM Studio all load them)
+        fig("_quantized_name", r"[\w.+-]{0,200}?[-_.](?i:I?Q[1-8]_[A-Z0-9_]{1,6}|TQ[12]_0|F16|BF16|F32)\.gguf\b",
+            lambda m: m.group(0), mode="last", flags=0),
         # a quantized checkpoint the loader detected (vLLM's quantization/fp8.py and modelopt.py "Detected fp8
         # checkpoint. Please note that the format is experimental ...", "Detected ModelOpt fp8 checkpoint", copied by
         # SGLang and KTransformers): fewer-bit weights are in use

@@ -706,6 +706,10 @@ LOG = LogWords(
         # the 2023 builds' load line ("llama.cpp: loading model from ./models/7B/ggml-model-q4_0.bin",
         # "llama_model_load: loading model from 'models/7B/ggml-model-q4_0.bin' - please wait ...")
         fig("model_name", r"\bloading model from '?(\S{1,400}?\.(?:gguf|bin))\b", lambda m: m.group(1)),
+        # the file a pasted command serves ("./server -c 4096 --model /models/yi-34b.Q4_K_M.gguf -ngl 61"): its
+        # quantization is in its name
+        Figure(key="model_name", pattern=lazy(r"(?:^|\s)(?:-m|--model)(?:=|\s+)['\x22]?(\S{1,400}?\.gguf)\b", 0),
+               read=lambda m: m.group(1), mode="last", command=True),
     ),
     sentences=(
         # ggml-cuda.cu ggml_backend_cuda_buffer_type_alloc_buffer, and ggml-alloc.c / ggml-backend.cpp after it: a
