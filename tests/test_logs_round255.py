@@ -552,3 +552,16 @@ def test_mistralrs_loading_a_q4_gguf_gets_no_in_situ_quantization():
 def test_an_f16_gguf_may_still_get_fewer_bits():
     run = run_of(diag("\n".join(["$ llama-server -m /models/llama-3-8b-F16.gguf -ngl 99"] + _GGUF_OOM)))
     assert "quant" in flags(run), flags(run)
+
+
+# --- MLX: a crash report whose crashed thread stops in the Metal allocator is an allocation that failed ------------
+
+def test_a_crash_in_mlxs_metal_allocator_is_memory():
+    run = run_of(diag("\n".join([
+        "2026-03-01 10:00:00,000 - INFO - Starting httpd at 127.0.0.1 on port 8080...",
+        '127.0.0.1 - - [01/Mar/2026 10:00:05] "POST /v1/chat/completions HTTP/1.1" 200 -',
+        "Exception Type: EXC_CRASH (SIGABRT)",
+        "Thread 7 Crashed:",
+        "0   libmlx.dylib  0x1051 mlx::core::metal::MetalAllocator::malloc(unsigned long) + 812",
+        "1   libmlx.dylib  0x1052 mlx::core::QuantizedMatmul::eval_gpu(std::vector<mlx::core::array> const&) + 96"])))
+    assert run.kind == "RUNTIME" and run.oom is not False, (run.kind, run.code)

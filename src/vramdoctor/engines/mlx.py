@@ -27,6 +27,10 @@ LOG = LogWords(
         # greater than the maximum allowed buffer size of M bytes"): a prompt's KV cache or activations in one buffer
         msg(r"Attempting to allocate \d+ bytes which is greater than the maximum allowed buffer size", "oom",
             code="metal-buffer-exceeds-max"),
+        # a crash report whose crashed thread stops in the allocator (macOS's "Exception Type: EXC_CRASH (SIGABRT)",
+        # then "libmlx.dylib  mlx::core::metal::MetalAllocator::malloc(unsigned long)"): malloc throws only when it
+        # cannot give the buffer, and the uncaught throw aborts the process
+        msg(r"\bmlx::core::metal::MetalAllocator::malloc\(", "oom"),
     ),
     milestones=(
         ("weights_done", rx(r"Batch eval all weights")),
