@@ -565,3 +565,14 @@ def test_a_crash_in_mlxs_metal_allocator_is_memory():
         "0   libmlx.dylib  0x1051 mlx::core::metal::MetalAllocator::malloc(unsigned long) + 812",
         "1   libmlx.dylib  0x1052 mlx::core::QuantizedMatmul::eval_gpu(std::vector<mlx::core::array> const&) + 96"])))
     assert run.kind == "RUNTIME" and run.oom is not False, (run.kind, run.code)
+
+
+# --- the pool full under load in the report's words, its share before the word cache ------------------------------
+
+@pytest.mark.parametrize("words, kind", [
+    ("[Bug]: Hitting close to 100% cache causes spike in waiting and kills throughput", "RUNTIME"),
+    ("At ~100% KV cache the requests pile up in the queue.", "RUNTIME"),
+    ("Is it normal to sit near 100% KV cache usage?", "NONE"),
+])
+def test_a_pool_at_its_full_share_in_the_reports_words(words, kind):
+    assert kind_of([words, "", "Your current environment", "vLLM Version: 0.10.1.1"])[0] == kind

@@ -1668,6 +1668,13 @@ LOG = LogWords(
         # and a search from every position of it is slow)
         msg(r"^(?=[^\n]*?100\s?%)[^\n]*?\bKV[- ]?cache usage\b[^.;!?\n]{0,60}?\b(?:reach(?:es|ed|ing)?|hits?|is at|goes to|went to|stays at|"
             r"stuck at|gets to|got to)\s+100\s?%(?!\?)", "pressure", "RUNTIME", "kv-cache-full"),
+        # ... or the pool named after its share ("Hitting close to 100% cache causes spike in waiting", "at ~100% KV
+        # cache, requests pile up"; each form's whole words the block search looks for, not a bare "100", which the
+        # digits of every dated line take the shape of)
+        msg(r"\b(?:hit(?:s|ting)?|reach(?:es|ed|ing)?|at|near(?:ly)?|close to|almost)\s+(?:close to\s+|near\s+|nearly\s+|"
+            r"almost\s+|~)?100% cache\b(?![^\n]*\?\s*$)", "pressure", "RUNTIME", "kv-cache-full"),
+        msg(r"\b(?:hit(?:s|ting)?|reach(?:es|ed|ing)?|at|near(?:ly)?|close to|almost)\s+(?:close to\s+|near\s+|nearly\s+|"
+            r"almost\s+|~)?100% KV cache\b(?![^\n]*\?\s*$)", "pressure", "RUNTIME", "kv-cache-full"),
         # a request refused for want of KV room (vllm.rs "Remaining N kvcache tokens, but your prompt requires M")
         msg(r"Remaining \d+ kv ?cache tokens, but (?:your )?prompt requires", "pressure", "RUNTIME",
             "request-exceeds-kv-pool"),
