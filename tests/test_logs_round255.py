@@ -576,3 +576,20 @@ def test_a_crash_in_mlxs_metal_allocator_is_memory():
 ])
 def test_a_pool_at_its_full_share_in_the_reports_words(words, kind):
     assert kind_of([words, "", "Your current environment", "vLLM Version: 0.10.1.1"])[0] == kind
+
+
+# --- a title that names the product first ("Ollama: Crash on ...") is the report's words: the failure it states is
+# read, so a start-up cut before ready is no clean bill -----------------------------------------------------------
+
+@pytest.mark.parametrize("title", ["Ollama: Crash on Intel Iris Xe due to non-configurable pipeline parallelism",
+                                   "vLLM: Server dies at start with two GPUs"])
+def test_a_product_first_title_states_its_failure(title):
+    assert kind_of([title, "llm_load_tensors: offloaded 41/41 layers to GPU",
+                    "llm_load_tensors:      SYCL0 buffer size = 13302.36 MiB",
+                    "Found 1 SYC"])[0] == "UNDETERMINED"
+
+
+def test_a_2023_builds_own_line_is_no_title():
+    assert kind_of(["llama.cpp: loading model from ./models/7B/ggml-model-q4_0.bin",
+                    "llama_model_load_internal: mem required  = 5407.71 MB (+ 1026.00 MB per state)",
+                    "main: prompt: 'Hello'"])[0] == "NONE"

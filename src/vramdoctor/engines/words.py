@@ -114,6 +114,9 @@ def mib(m: re.Match, i: int = 1) -> int:
 #: ..."): the report's words, not a program's line (logs' TITLE and the prose figures' `_WRITTEN` both read it)
 ISSUE_TAGS = (r"\[(?:Bug|BUG|bug|Usage|Feature|Question|Performance|Misc|RFC|Doc|Docs|Installation|New Model|Hardware|"
               r"Help|Issue)\]:?\s+[^\W_]|(?:Bug|Misc\. bug|Eval bug|Compile bug|Feature Request):\s+\S|"
+              # (a title that names the product first, "Ollama: Crash on Intel Iris Xe due to ...": no engine prints its
+              # own name so; not "llama.cpp: loading model from", a 2023 build's own line, nor a lower-case word after)
+              r"(?:Ollama|vLLM|SGLang|LM Studio|LMDeploy|TGI|KoboldCpp|LocalAI|TensorRT-LLM|ExLlamaV2|MLX):\s+[A-Z][a-z]|"
               # (a Chinese forum's or tracker's tag in full-width brackets: "【求助】", "【BUG】", "【问题】")
               r"【(?:求助|问题|提问|BUG|Bug|bug|报错|错误|讨论|疑问|咨询)】\s*\S")
 
