@@ -29,7 +29,8 @@ from .knowledge import CAUSE_UNKNOWN, COMMAND, ELISION, FRAME, PY_FRAME, SIGKILL
 from .lines import STATED, TB_HEADER, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, FINE_WHEN_SERVING, STARTUP, Place, during_step, frames, locate, step_done, step_reached
 from .prose import OOM_ANY
-from .quiet import leak, no_failure, pool_below_context, pressure, shortfall, starved, step_under_way, bar_under_way
+from .quiet import (bar_under_way, leak, no_failure, pool_below_context, pressure, shortfall, starved,
+                    step_under_way)
 from .verdict import KIND_OF_PHASE, Diagnosis
 
 #: words of memory as an amount (not a kind of it: "unknown memory type", "memory layout")
@@ -988,12 +989,13 @@ def _crash_after_full_pool(run: RunFacts, f: Failure, error: bool = False) -> Di
     between = [t for ln, t in f.before if p.line_no < ln < start and t.strip()]
     if start - p.line_no > _CRASH_NEXT or f.line_no - start > _TRACEBACK_SPAN or between:
         return None
+    crash = _NOT_OOM.get(f.code, "an error of its code: " + f.text.strip()[-80:]).rstrip(".")
     return Diagnosis(kind="RUNTIME", code="crash-after-kv-pool-full", evidence=[(p.line_no, p.text), (f.line_no, f.text)],
                      oom=None, inferred=True, phase_source=f"the engine's act on a full KV pool just before the crash "
                                                            f"(line {p.line_no})",
                      message="The KV cache pool was full while serving: the engine "
                              f"{_POOL_ACT_WORDS.get(p.code, 'coped')} (line {p.line_no}), and the server crashed at once "
-                             f"after, in the code that copes with it ({_NOT_OOM.get(f.code, 'an error of its code: ' + f.text.strip()[-80:]).rstrip('.')}). "
+                             f"after, in the code that copes with it ({crash}). "
                              "The crash is the engine's bug, worth reporting with these lines; what leads into it is a "
                              "pool too small for this load: fewer concurrent requests or a larger pool keep the server off "
                              "that path.")
@@ -1731,8 +1733,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             and (f.pasted or user_words(f.text) or sentence_like(f.text) or _plain_title(run, f)
                  or f.line_no == run.first_line and not program_line(f.text))):
         # the report's words of an out of memory (or the error pasted above the start-up) over a log that ends while
-        # a start-up step is under way, a bar short of its end among its last lines ("about 10% into the loading process the Pod dies"
-        # over the loader's lines): that step
+        # a start-up step is under way, a bar short of its end among its last lines ("about 10% into the loading
+        # process the Pod dies" over the loader's lines): that step
         place = replace(place, phase=tail[2], candidates=[tail[2]], deciding=tail[:2], inferred=True,
                         source="the report's words of the failure, and the step under way where the log ends")
     over = _weights_over_working_set(run) if f.code == "metal-command-buffer-oom" and place.phase in (
