@@ -593,3 +593,26 @@ def test_a_2023_builds_own_line_is_no_title():
     assert kind_of(["llama.cpp: loading model from ./models/7B/ggml-model-q4_0.bin",
                     "llama_model_load_internal: mem required  = 5407.71 MB (+ 1026.00 MB per state)",
                     "main: prompt: 'Hello'"])[0] == "NONE"
+
+
+# --- a 2023 build's ggml arena (ggml_new_tensor_impl before ggml-alloc and GGUF) holds the tensors' data, sized at
+# start from the model and the settings: its overflow is that phase's, with a newer build first; the metadata pool
+# of today's builds (ggml_new_object) stays no memory ------------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "ggml_new_tensor_impl: not enough space in the context's memory pool (needed 268478672, available 268435456)",
+    "ggml_new_tensor_impl: not enough space in the context's memory pool (needed 81920140, available 83199)",
+])
+def test_a_2023_arena_that_overflowed_is_memory_in_its_phase(line):
+    run = run_of(diag("\n".join([
+        "llama_model_load: loading model from 'models/65B/ggml-model-q4_0.bin' - please wait ...",
+        "llama_model_load: ggml ctx size = 41477.73 MB",
+        "main: prompt: 'Building a website can be done in 10 simple steps:'", line, "Segmentation fault (core dumped)"])))
+    assert run.code == "ggml-arena-too-small" and run.kind != "NOT_OOM", (run.kind, run.code)
+    assert run.advice[0]["change"] == "a newer build"
+
+
+def test_todays_metadata_pool_stays_no_memory():
+    assert kind_of(["llama_context: n_ctx = 4096",
+                    "ggml_new_object: not enough space in the context's memory pool (needed 12582912, available "
+                    "12582400)"]) == ("NOT_OOM", "ggml-context-pool-too-small")

@@ -407,9 +407,17 @@ LOG = LogWords(
         msg(r"\bpre-allocated tensor \(.{1,200}?\) in a buffer \(\S+\) that cannot run the operation\b|"
             r"\bggml_vulkan: Error: Missing op: |compute_forward: error: op not supported\b|"
             r"\berror: node +\d+, op = +\w+ not implemented\b", "not_oom", code="backend-op-unsupported"),
-        # ggml's own fixed metadata/scratch pool (old builds, KoboldCpp): too small for the batch, not the GPU
-        msg(r"not enough space in the (?:context's memory pool|scratch memory|buffer)", "not_oom",
-            code="ggml-context-pool-too-small"),
+        # a 2023 build's ggml arena, a context made with its data (ggml.c ggml_new_tensor_impl before ggml-alloc and
+        # GGUF, Aug 2023; llama.cpp sized it at start from the model and the settings: "llama_model_load: ggml ctx
+        # size = 41477.73 MB" for the weights and the KV cache, a compute buffer for an eval): the tensors themselves
+        # outgrew it, in the phase the run was in
+        msg(r"\bggml_new_tensor_impl: not enough space in the context's memory pool", "oom",
+            code="ggml-arena-too-small"),
+        # ggml's own fixed metadata pool (ggml_new_object: a context of tensor headers, no data) and the fixed scratch
+        # buffers of 2023 builds and KoboldCpp ("not enough space in the scratch memory" on a BLAS prompt batch): too
+        # small for the batch's graph, not the GPU
+        msg(r"(?<!ggml_new_tensor_impl: )not enough space in the context's memory pool|"
+            r"not enough space in the (?:scratch memory|buffer)", "not_oom", code="ggml-context-pool-too-small"),
         # pinned host memory is optional: llama.cpp warns and goes on with pageable memory (ggml-cuda.cu
         # ggml_cuda_host_malloc "WARNING: failed to allocate %.2f MB of pinned memory: %s"; ggml-vulkan.cpp
         # ggml_backend_vk_host_buffer_type_alloc_buffer "ggml_vulkan: Failed to allocate pinned memory (%s)", in older

@@ -70,6 +70,11 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
         s.say("check what asked for it", f"one allocation on the GPU asked for {on_gpu / 2**30:,.1f} GiB, more than "
               f"{held}: a setting far too large for this model (a context or batch), a bug or a corrupt file asked for "
               "it, and no memory setting makes it fit; the steps after this one shrink its usual causes")
+    if code == "ggml-arena-too-small":
+        s.say("a newer build", "a 2023 llama.cpp build (or a program built on it) sizes one ggml arena at start from an "
+              "estimate of the model and the settings, and the tensors outgrew it: builds since GGUF (August 2023) "
+              "size each buffer from the model; on this build a shorter context (-c) or a smaller batch (-b) shrinks "
+              "what the arena must hold")
     if kind == "KV_CAPACITY" and code == "cpu-kv-space-exceeds-memory":
         need, free = n.get("kv_needed_bytes"), n.get("kv_available_bytes")
         sizes = (f" ({need / 2**30:.2f} GiB asked, {free / 2**30:.2f} GiB free on the node)"
