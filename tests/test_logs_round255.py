@@ -616,3 +616,10 @@ def test_todays_metadata_pool_stays_no_memory():
     assert kind_of(["llama_context: n_ctx = 4096",
                     "ggml_new_object: not enough space in the context's memory pool (needed 12582912, available "
                     "12582400)"]) == ("NOT_OOM", "ggml-context-pool-too-small")
+
+
+def test_nims_hub_client_that_could_not_fetch_its_files_is_the_network():
+    assert kind_of([
+        "INFO 11-26 10:19:10.000 pre_download.py:87] Fetching contents for profile 3f8c...",
+        "[11-26 10:19:17.953 ERROR  nim_sdk::hub::repo  rust/nim-sdk/src/hub/repo.rs:128] One or more errors fetching "
+        "files:", "[11-26 10:19:17.953 ERROR  nim_sdk:"]) == ("NOT_OOM", "network-error")

@@ -1547,7 +1547,10 @@ LOG = LogWords(
             r"\bNetwork is unreachable\b|\bCERTIFICATE_VERIFY_FAILED\b|"
             # (huggingface_hub's LocalEntryNotFoundError: the file is not in the local cache and the hub could not be
             # reached, or offline mode forbade it)
-            r"\bLocalEntryNotFoundError\b", "not_oom", code="network-error"),
+            r"\bLocalEntryNotFoundError\b|"
+            # (NVIDIA NIM's hub client downloading a profile: "nim_sdk::hub::repo ... One or more errors fetching
+            # files:")
+            r"\bnim_sdk::hub\b[^\n]*\bOne or more errors fetching files\b", "not_oom", code="network-error"),
         # gunicorn's arbiter killing a worker that sent no heartbeat within --timeout (arbiter.py murder_workers:
         # "[CRITICAL] WORKER TIMEOUT (pid:25134)", then SIGABRT, then SIGKILL): a request or a load that took too long,
         # not memory; its "was sent SIGKILL! Perhaps out of memory?" after it is this kill
