@@ -623,3 +623,14 @@ def test_nims_hub_client_that_could_not_fetch_its_files_is_the_network():
         "INFO 11-26 10:19:10.000 pre_download.py:87] Fetching contents for profile 3f8c...",
         "[11-26 10:19:17.953 ERROR  nim_sdk::hub::repo  rust/nim-sdk/src/hub/repo.rs:128] One or more errors fetching "
         "files:", "[11-26 10:19:17.953 ERROR  nim_sdk:"]) == ("NOT_OOM", "network-error")
+
+
+def test_sglangs_own_lowered_fraction_is_the_one_in_use():
+    from vramdoctor.logs.scan import numbered
+    from vramdoctor.logs import diagnose
+    rep = diagnose(numbered([
+        "python -m sglang.launch_server --model-path Qwen/Qwen2.5-VL-7B-Instruct --mem-fraction-static 0.7",
+        "[2025-04-20 14:03:12 TP0] Automatically reduce --mem-fraction-static to 0.630 because this is a multimodal "
+        "model.",
+        "[2025-04-20 14:03:20 TP0] Load weight begin. avail mem=15.58 GB"]))
+    assert rep.runs[-1].numbers["mem_fraction_static"] == 0.63

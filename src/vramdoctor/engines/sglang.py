@@ -408,6 +408,9 @@ LOG = LogWords(
         fig("mem_fraction_static", r"mem[_-]fraction[_-]static" + _ARG + r"([\d.]+)", fraction),
         # a pasted command line ("python -m sglang.launch_server ... --mem-fraction-static 0.8 --tp 2")
         cli("mem_fraction_static", "mem-fraction-static", fraction),
+        # the value it runs with where it lowers the one given (server_args.py: "Automatically reduce
+        # --mem-fraction-static to 0.630 because this is a multimodal model", "... to 0.540")
+        fig("mem_fraction_static", r"Automatically (?:reduce|adjust|set) --mem-fraction-static to ([\d.]+)", fraction),
         cli("max_model_len", "context-length", count),
         cli("max_num_seqs", "max-running-requests", count),
         cli("chunked_prefill_size", "chunked-prefill-size", count),
