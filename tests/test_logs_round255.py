@@ -634,3 +634,34 @@ def test_sglangs_own_lowered_fraction_is_the_one_in_use():
         "model.",
         "[2025-04-20 14:03:20 TP0] Load weight begin. avail mem=15.58 GB"]))
     assert rep.runs[-1].numbers["mem_fraction_static"] == 0.63
+
+
+# --- the server's own command again after its run served starts the next run: the first run's serving is not the
+# second's phase --------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("first, command, second, kind", [
+    (["main: model loaded", "main: server is listening on http://0.0.0.0:8080 - starting the main loop",
+      "srv  update_slots: all slots are idle"],
+     "/home/u/llama.cpp/build/bin/llama-server --threads 8 --port 8080 -m granite-3b-q8_0.gguf -ngl 99",
+     ["llama_kv_cache_init:    Vulkan0 KV buffer size =   640.00 MiB",
+      "llama_new_context_with_model:    Vulkan0 compute buffer size =   152.00 MiB",
+      "common_init_from_params: warming up the model with an empty run - please wait ... (--no-warmup to disable)",
+      "terminate called after throwing an instance of 'vk::OutOfDeviceMemoryError'",
+      "  what():  vk::Device::createDescriptorPool: ErrorOutOfDeviceMemory"], "WARMUP"),
+    (["INFO:     Application startup complete.",
+      "INFO:     127.0.0.1:50840 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK"],
+     "$ vllm serve Qwen/Qwen2.5-32B-Instruct --max-model-len 131072",
+     ["INFO 05-02 10:00:00 [gpu_model_runner.py:1300] Model loading took 61.0 GiB and 40.1 seconds",
+      "ERROR 05-02 10:00:30 [core.py:586] ValueError: To serve at least one request with the models's max seq len "
+      "(131072), (32.00 GiB KV cache is needed, which is larger than the available KV cache memory (9.05 GiB). Try "
+      "increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."],
+     "KV_CAPACITY"),
+])
+def test_the_servers_command_again_after_it_served_starts_the_next_run(first, command, second, kind):
+    assert kind_of(first + ["", "Now with the bigger settings:", command] + second)[0] == kind
+
+
+def test_a_client_command_after_serving_starts_nothing():
+    assert kind_of(["main: server is listening on http://0.0.0.0:8080 - starting the main loop",
+                    "$ curl http://localhost:8080/completion -d '{\"prompt\": \"hi\"}'",
+                    "srv  log_server_r: request: POST /completion 127.0.0.1 200"])[0] == "NONE"

@@ -39,7 +39,7 @@ from .lines import (
     window,
 )
 from . import processes
-from .authorship import HEADING, TITLE, sentence_like, user_words
+from .authorship import HEADING, TITLE, program_line, sentence_like, user_words
 from .prose import elsewhen, possible_only
 from .table import header_column, row_value
 
@@ -90,6 +90,10 @@ _FAILS_LIST = re.compile(r"\b(?:every|all|each|none of)\b[^.]*?\b(?:fail(?:s|ed)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
 _LISTED = re.compile(r"`?(?<![\w-])(--?[a-z][\w-]*)`?(?:=|\s+)`?(\d+(?:\.\d+)?)\b`?((?:\s*/\s*`?\d+(?:\.\d+)?\b`?)*)",
                      re.I)
+#: a command that starts an inference server (the binary by its path or name, or its Python entry point)
+_RELAUNCH = re.compile(r"^\s*(?:[$#]\s*)?(?:\S*/)?(?:llama-server|vllm\s+serve|python[\d.]*\s+-m\s+(?:vllm\.entrypoints\S*|"
+                       r"sglang\.launch_server)|text-generation-launcher|ollama\s+serve|lmdeploy\s+serve\s+api_server)"
+                       r"(?=\s+\S)")
 #: a line that is only a value for the label on the line before it (": 18.00 GiB")
 _VALUE_ONLY = re.compile(r"^\s*:\s*[-\d.,]+\s*[KMGT]i?B\s*$")
 #: the value alone on its line under Rust's "key: Some(" (TGI's Args printed with {:#?}: "        30000,")
@@ -431,6 +435,11 @@ class Scanner:
             return
         ms = sorted(c.get("ms", ()))
         started = "start" in c and any(k.run_start[i].search(text) for i in c["start"])
+        if (not started and not r.failures and _RELAUNCH.match(text)
+                and any(m in r.progress and program_line(r.progress_text.get(m, "")) for m in ("ready", "requests"))):
+            # the server's own command again after its run served (a report's second try, pasted under the first):
+            # the start of the next run, whose lines follow it
+            started = True
         if self._is_new_start(text, started, ms):
             self._new_run(line_no)
             r = self.run
