@@ -22,14 +22,14 @@ from dataclasses import replace
 
 from ..engines.llamacpp import MTMD_STEPS
 from .authorship import TITLE, narrates_failure, program_line, prose_like, sentence_like, user_words
-from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts
+from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts, summed
 from ..engines.interface import AFTER_MILESTONE
 from ..engines.words import LOADING_ZH, SIZE, to_bytes
 from .knowledge import CAUSE_UNKNOWN, COMMAND, ELISION, FRAME, PY_FRAME, SIGKILL_RX, Verdict, exception_not_memory, knowledge, phase_words
 from .lines import STATED, TB_HEADER, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, FINE_WHEN_SERVING, STARTUP, Place, during_step, frames, locate, step_done, step_reached
 from .prose import OOM_ANY
-from .quiet import (bar_under_way, leak, no_failure, pool_below_context, pressure, shortfall, starved,
+from .quiet import (COPES, bar_under_way, leak, no_failure, pool_below_context, pressure, shortfall, starved,
                     step_under_way)
 from .verdict import KIND_OF_PHASE, Diagnosis
 
@@ -994,25 +994,18 @@ def _crash_after_full_pool(run: RunFacts, f: Failure, error: bool = False) -> Di
                      oom=None, inferred=True, phase_source=f"the engine's act on a full KV pool just before the crash "
                                                            f"(line {p.line_no})",
                      message="The KV cache pool was full while serving: the engine "
-                             f"{_POOL_ACT_WORDS.get(p.code, 'coped')} (line {p.line_no}), and the server crashed at once "
+                             f"{COPES.get(p.code, 'coped')} (line {p.line_no}), and the server crashed at once "
                              f"after, in the code that copes with it ({crash}). "
                              "The crash is the engine's bug, worth reporting with these lines; what leads into it is a "
                              "pool too small for this load: fewer concurrent requests or a larger pool keep the server off "
                              "that path.")
 
 
-_POOL_ACT_WORDS = {"kv-pool-full-retracting": "retracted running requests to free KV cache",
-                   "kv-pool-full-preempting": "preempted running sequences to free KV cache",
-                   "kv-pool-full-recomputing": "dropped the KV cache to recompute the running requests"}
-
-
 def _weights_over_working_set(run: RunFacts) -> str | None:
     """Where the weights' Metal buffers the log shows (llama.cpp's "Metal_Mapped model buffer size = 40543.11 MiB",
     summed) are larger than the working-set limit it shows (ggml-metal's "recommendedMaxWorkingSetSize = 22906.50 MB"),
     the words that say so; None otherwise (either figure missing, or the weights within the limit)."""
-    n = run.numbers
-    ws, gpu = n.get("working_set_bytes"), n.get("gpu_model_buffer_bytes")
-    gpu = sum(v for v in gpu if isinstance(v, int)) if isinstance(gpu, list) else gpu
+    ws, gpu = run.numbers.get("working_set_bytes"), summed(run.numbers, "gpu_model_buffer_bytes")
     if not (isinstance(ws, int) and ws > 0 and isinstance(gpu, int) and gpu > ws):
         return None
     return (f"the weights' Metal buffers ({gpu / 2**30:.2f} GiB) against the GPU's working-set limit "

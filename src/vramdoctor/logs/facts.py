@@ -58,6 +58,15 @@ def unset(value: object) -> bool:
     return isinstance(value, str) and value.strip("'\"").lower() in ("none", "null", "")
 
 
+def summed(numbers: dict, key: str) -> int | None:
+    """A figure in all: a list figure's whole numbers summed (one per device or buffer, llama.cpp's "CUDA0 buffer size"
+    and "CUDA1 buffer size"), a single one as it is; None where the figure is absent or not a whole number."""
+    v = numbers.get(key)
+    if isinstance(v, list):
+        return sum(x for x in v if isinstance(x, int))
+    return v if isinstance(v, int) else None
+
+
 @dataclass
 class RunFacts:
     """What one server start left in the log."""

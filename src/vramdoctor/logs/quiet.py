@@ -225,26 +225,27 @@ def pressure(run: RunFacts, failed_after: bool = False) -> Diagnosis | None:
         return None  # (a warning the engine went on past at start is no answer to a failure the report states)
     if kind == "KV_CAPACITY":  # at start: the pool came out smaller than the settings ask for
         message = (f"At start the KV cache pool came out smaller than the settings ask for ({count}): the engine "
-                   f"{_COPES.get(p.code, 'coped')} and went on. Longer requests than it holds will fail or wait.")
+                   f"{COPES.get(p.code, 'coped')} and went on. Longer requests than it holds will fail or wait.")
     else:
         effect = ("Requests fail or run in smaller batches: the context's KV cells are too few for this load."
                   if p.code.startswith("kv-cache-full") else
                   "Requests wait or are recomputed: the pool is too small for this load.")
-        message = (f"The KV cache pool was full while serving ({count}): the engine {_COPES.get(p.code, 'coped')}"
+        message = (f"The KV cache pool was full while serving ({count}): the engine {COPES.get(p.code, 'coped')}"
                    + (". " if failed_after else ", and no process crashed. ") + effect)
     return Diagnosis(kind=kind, code=p.code or "kv-pool-full", evidence=[(x.line_no, x.text) for x in pressure[:3]],
                      phase_source="the engine's own warning", message=message)
 
 
-_COPES = {"kv-pool-full-retracting": "retracted running requests and queued them again",
-          "kv-pool-full-preempting": "preempted running sequences (recomputed or swapped later)",
-          "kv-cache-full": "retried with a smaller batch or failed the request",
-          "kv-cache-full-request-failed": "failed the request", "kv-pool-full-queueing": "kept requests waiting",
-          "request-exceeds-kv-pool": "refused a request longer than its whole pool",
-          "request-exceeds-context": "refused a request longer than a slot's context",
-          "session-len-truncated": "cut session_len to what the pool holds",
-          "kv-pool-full-recomputing": "dropped the whole KV cache and recomputed the running requests",
-          "cuda-graph-warmup-skipped": "went on without the CUDA graphs it could not capture"}
+#: what the engine did on each of its pool-full warnings, in words (also what a crash right after one follows)
+COPES = {"kv-pool-full-retracting": "retracted running requests and queued them again",
+         "kv-pool-full-preempting": "preempted running sequences (recomputed or swapped later)",
+         "kv-cache-full": "retried with a smaller batch or failed the request",
+         "kv-cache-full-request-failed": "failed the request", "kv-pool-full-queueing": "kept requests waiting",
+         "request-exceeds-kv-pool": "refused a request longer than its whole pool",
+         "request-exceeds-context": "refused a request longer than a slot's context",
+         "session-len-truncated": "cut session_len to what the pool holds",
+         "kv-pool-full-recomputing": "dropped the whole KV cache and recomputed the running requests",
+         "cuda-graph-warmup-skipped": "went on without the CUDA graphs it could not capture"}
 
 
 def shortfall(run: RunFacts) -> Diagnosis | None:
@@ -434,8 +435,7 @@ def bar_under_way(text: str) -> bool:
 
 
 def _under_way(ln: int, text: str, engine: str) -> tuple[int, str, str] | None:
-    bar = _BAR.search(text)
-    if bar and (int(bar.group(1)) >= 100 or bar.group(2) == bar.group(3)):
+    if _BAR.search(text) and not bar_under_way(text):
         return None  # a bar at its end: that step finished
     if supposed(text) and not LEVEL.match(text):
         return None  # a user's sentence (no log level) that supposes or denies an out-of-memory: no engine's step

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from ..facts import summed
 from .sizes import (
     AT_4_BITS,
     AT_8_BITS,
@@ -20,19 +21,16 @@ from .kv import FRACTION_OF_FREE
 from .steps import GGML, GIB, _more_gpus, _tp_now
 
 
-
 def _metal_room(n: dict) -> tuple[int, int] | None:
     """(the weights' Metal buffers, the bytes the working-set limit leaves them beside the KV cache and compute buffers
     the log shows), from llama.cpp's figures (gpu_model_buffer_bytes, working_set_bytes, gpu_kv_buffer_bytes,
     gpu_compute_buffer_bytes); None where a figure is missing or nothing is left."""
-    def total(key: str) -> int:
-        v = n.get(key)
-        return sum(x for x in v if isinstance(x, int)) if isinstance(v, list) else v if isinstance(v, int) else 0
-    ws, gpu = n.get("working_set_bytes"), total("gpu_model_buffer_bytes")
+    ws, gpu = n.get("working_set_bytes"), summed(n, "gpu_model_buffer_bytes") or 0
     if not isinstance(ws, int) or gpu <= 0:
         return None
-    left = ws - total("gpu_kv_buffer_bytes") - total("gpu_compute_buffer_bytes")
+    left = ws - (summed(n, "gpu_kv_buffer_bytes") or 0) - (summed(n, "gpu_compute_buffer_bytes") or 0)
     return (gpu, left) if left > 0 else None
+
 
 class LoadSteps:
     def warmup(self) -> None:
