@@ -136,6 +136,12 @@ class LogWords:
     answer (vLLM's shm_broadcast.py "No available shared memory broadcast block found in 60 seconds"): a log of a
     server that was serving and ends on two or more of them, with no failure, shows a process stuck (at start-up the
     same line is a long compilation, and benign).
+    launch: the engine's server command as a person types it (the binary or its Python entry point, without the
+    shell prompt or path before it: vLLM's "vllm serve"): that command pasted again after a run that served starts the
+    next run (a report's second try under its first).
+    bare_requests: lines of a request's work that the engine prints bare, with no log prefix (llama.cpp's
+    mtmd-helper "encoding image or slice..."), so that they do not look like a program's line: the server's own
+    lines of serving all the same.
     sentences: memory messages in full, as the engine's source formats them (`{}` where it puts a value without
     spaces, `{*}` where it puts free text), for
     those whose first words do not yet speak of memory ("To serve at least one request with the models's max seq
@@ -163,6 +169,8 @@ class LogWords:
     pinned_host_load: str = ""
     sentences: tuple[str, ...] = ()
     stalled: re.Pattern | None = None
+    launch: re.Pattern | None = None
+    bare_requests: re.Pattern | None = None
 
 
 #: the settings advice moves, in vramdoctor's names; each engine spells the ones it has

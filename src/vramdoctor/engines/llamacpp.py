@@ -338,6 +338,9 @@ _BREAKDOWN = (r"\|\s*(?:-\s*)?(?!Host\b)(\w+)(?: \([^)|]{0,80}\))?\s*\|\s*\d+\s*
               r"\s*(\d+)\s*\+\s*(\d+)\s*\)")
 
 LOG = LogWords(
+    # the server command (tools/server's binary, llama-server)
+    launch=rx(r"llama-server"),
+    bare_requests=MTMD_STEPS,
     # (and its own programs on a pasted command line, before 2024's llama- names: "./server ... -ngl 999", "./main -m")
     fingerprint=rx(r"llama_model_loader|llm_load_|load_tensors:|llama_new_context_with_model|llama_context:|"
                    r"(?:^|\s)\./(?:server|main)\s(?=[^\n]*\s-(?:ngl|m|c|np)\s)|"

@@ -19,6 +19,8 @@ from .interface import Engine, LogWords
 from .words import SIZE, cli, count, count_outside, fig, fraction, msg, rx, switch
 
 LOG = LogWords(
+    # the server command (lmdeploy/cli/serve.py: "lmdeploy serve api_server")
+    launch=rx(r"lmdeploy\s+serve\s+api_server"),
     quiet=True,  # default log level WARNING: the INFO lines of loading and sizing are not printed
     # (a word of its own: not inside Ray Serve's "VLLMDeployment", whose letters hold "LMDeploy")
     fingerprint=rx(r"(?<![A-Za-z])lmdeploy|turbomind|\[TM\]\[|\[BlockManager\]"),

@@ -25,6 +25,8 @@ CHAT_QUESTION = rx(r"^\s*>>> (?!Send a message)(?!(?:import|from|for|while|if|el
                    r"[^\n]*:\s*$)[A-Za-z][\w'\u2019,-]*(?:\s+[\w'\u2019\x22\u201c\u201d,.!?:;-]+){2,}\s*$", 0)
 
 LOG = LogWords(
+    # the server command (cmd/cmd.go: "ollama serve")
+    launch=rx(r"ollama\s+serve"),
     # (the name alone, not inside another: "/models/mixtral_ollama/", and not a front end that emulates its API,
     # KoboldCpp's "For third party Ollama API Emulation")
     fingerprint=rx(r"(?<![A-Za-z0-9_])ollama(?![A-Za-z0-9_]|\s+API\s+Emulation)|\[GIN\]|memory layout cannot be allocated|source=(?:server|memory|sched|routes|types|gpu|device|causal|runner|ggml)\.go|msg=\"?offload|"

@@ -256,6 +256,8 @@ def _decimal_gb(m) -> int:
 
 
 LOG = LogWords(
+    # the server command (python -m sglang.launch_server, python/sglang/launch_server.py)
+    launch=rx(r"python[\d.]*\s+-m\s+sglang\.launch_server"),
     # ("sglang" anywhere but as the name of a conda or virtual environment a vLLM log runs in: ".../envs/sglang/lib/...")
     # (not its kernels' package, sglang-kernel / sgl-kernel, which other engines install too)
     fingerprint=rx(r"(?<!envs/)(?<!venvs/)sglang(?!/lib/python|[-_]kernel)| TP\d+\]|\[TP\d+\]|KV Cache is allocated|Load weight (?:begin|end)|mem_fraction_static|"

@@ -24,6 +24,8 @@ _MODEL_BUILT = rx(r"\bmodel_(?:cls|class)\((?:(?:prefix,\s*)?config,\s*weights\)
                   r"multi_weights_col|multi_weights_row|packed_sharded|weights_col)\(|text_generation_server/utils/weights\.py")
 
 LOG = LogWords(
+    # the server command (launcher/src/main.rs)
+    launch=rx(r"text-generation-launcher"),
     # (and its name as people write it, "TGI", and its benchmark client, text-generation-benchmark)
     fingerprint=rx(r"text[-_]generation[-_](?:inference|router|launcher|server|client|benchmark)|router/src|\bTGI\b|"
                    r"max[-_]batch[-_](?:total[-_])?tokens|--max-total-tokens|warmup\{|prefill\{|--num-shard"),

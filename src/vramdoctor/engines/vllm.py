@@ -379,6 +379,9 @@ _MM_ENCODER = (r"_execute_mm_encoder|execute_mm_encoder|get_multimodal_embedding
                r"\b_process_(?:image|video|audio)_input\b|\bget_image_features\b")
 
 LOG = LogWords(
+    # the server command (vllm/entrypoints/cli/serve.py; the older entry points python -m vllm.entrypoints.openai.api_server
+    # and vllm.entrypoints.api_server)
+    launch=rx(r"vllm\s+serve|python[\d.]*\s+-m\s+vllm\.entrypoints\S*"),
     fingerprint=rx(r"\bvllm\b(?![-.](?:rs|metal|mlx)\b)|VllmWorker|EngineCore|gpu_model_runner\.py|kv_cache_utils\.py|gpu_worker\.py|"
                    r"# (?:GPU|cuda) blocks|GPU KV cache size|Loading model weights took|Memory profiling results|"
                    r"async_llm_engine\.py|llm_engine\.py|model_runner\.py:\d+\]|APIServer pid=|\[loggers\.py:\d+\]|"

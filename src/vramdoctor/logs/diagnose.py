@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ..engines.llamacpp import MTMD_STEPS
 from .authorship import TITLE, narrates_failure, program_line, prose_like, sentence_like, user_words
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts, summed
 from ..engines.interface import AFTER_MILESTONE
@@ -791,7 +790,8 @@ def _serving_before(run: RunFacts, f: Failure, engine: str) -> bool:
             ready is not None and ready < ln and bool(_ANSWERED.search(text))))
     for m in ("ready", "requests"):
         ln, text = f.progress.get(m), run.progress_text.get(m, "")
-        if ln is not None and ln < f.line_no and (program_line(text) or MTMD_STEPS.match(text.strip())):
+        if ln is not None and ln < f.line_no and (program_line(text) or any(
+                p.match(text.strip()) for p in knowledge().bare_requests)):
             return True
     return False
 

@@ -116,6 +116,11 @@ class Knowledge:
         self.engines = engines
         self.fingerprints = [(e.name, e.log.fingerprint) for e in engines if e.log.fingerprint is not None]
         self.run_start = [p for e in engines for p in e.log.run_start]
+        #: every engine's server command (`LogWords.launch`), typed at a shell prompt or by its path, with arguments
+        self.launch = [re.compile(r"^\s*(?:[$#]\s*)?(?:\S*/)?(?:" + e.log.launch.pattern + r")(?=\s+\S)", e.log.launch.flags)
+                       for e in engines if e.log.launch is not None]
+        #: every engine's bare lines of a request's work (`LogWords.bare_requests`)
+        self.bare_requests = [e.log.bare_requests for e in engines if e.log.bare_requests is not None]
         self.messages: list[tuple[Message, str]] = [(m, e.name) for e in engines for m in e.log.messages]
         # (a long alternation, a user's wordings for requests, as one pattern per alternative: see `alternatives`)
         self.milestones = [(marker, q) for e in engines for marker, p in e.log.milestones for q in alternatives(p)]
@@ -155,6 +160,7 @@ class Knowledge:
         # every pattern the scanner tries, with the words one of which it needs (None: try always)
         items: list[tuple[str, int, re.Pattern]] = (
             [("start", i, p) for i, p in enumerate(self.run_start)]
+            + [("launch", i, p) for i, p in enumerate(self.launch)]
             + [("msg", i, m.pattern) for i, (m, _) in enumerate(self.messages)]
             + [("ms", i, p) for i, (_, p) in enumerate(self.milestones)]
             + [("fig", i, f.pattern) for i, f in enumerate(self.figures) if not f.passive]

@@ -90,10 +90,6 @@ _FAILS_LIST = re.compile(r"\b(?:every|all|each|none of)\b[^.]*?\b(?:fail(?:s|ed)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
 _LISTED = re.compile(r"`?(?<![\w-])(--?[a-z][\w-]*)`?(?:=|\s+)`?(\d+(?:\.\d+)?)\b`?((?:\s*/\s*`?\d+(?:\.\d+)?\b`?)*)",
                      re.I)
-#: a command that starts an inference server (the binary by its path or name, or its Python entry point)
-_RELAUNCH = re.compile(r"^\s*(?:[$#]\s*)?(?:\S*/)?(?:llama-server|vllm\s+serve|python[\d.]*\s+-m\s+(?:vllm\.entrypoints\S*|"
-                       r"sglang\.launch_server)|text-generation-launcher|ollama\s+serve|lmdeploy\s+serve\s+api_server)"
-                       r"(?=\s+\S)")
 #: a line that is only a value for the label on the line before it (": 18.00 GiB")
 _VALUE_ONLY = re.compile(r"^\s*:\s*[-\d.,]+\s*[KMGT]i?B\s*$")
 #: the value alone on its line under Rust's "key: Some(" (TGI's Args printed with {:#?}: "        30000,")
@@ -435,7 +431,7 @@ class Scanner:
             return
         ms = sorted(c.get("ms", ()))
         started = "start" in c and any(k.run_start[i].search(text) for i in c["start"])
-        if (not started and not r.failures and _RELAUNCH.match(text)
+        if (not started and not r.failures and "launch" in c and any(k.launch[i].match(text) for i in c["launch"])
                 and any(m in r.progress and program_line(r.progress_text.get(m, "")) for m in ("ready", "requests"))):
             # the server's own command again after its run served (a report's second try, pasted under the first):
             # the start of the next run, whose lines follow it
