@@ -720,8 +720,12 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
 #: whole machine freezing (a host out of memory thrashing its swap looks like that), nor a request waiting in a queue
 _HANGS = (r"(?<!machine )(?<!system )(?<!computer )(?<!desktop )(?<!laptop )(?<!screen )(?<!PC )(?<!OS )"
           r"(?<!Android )(?<!phone )(?<!Windows )(?<!macOS )"
-          r"\b(?:hangs|hung|hanging|hang (?:during|at|in|on|when|while|forever|indefinitely)|stuck(?:ed)?|wedge[sd]|wedging|"
-          r"deadlock(?:s|ed)?|"
+          r"\b(?:hangs|hung|hanging|hang (?:during|at|in|on|when|while|forever|indefinitely|with|after|before)|"
+          r"stuck(?:ed)?|wedge[sd]|wedging|deadlock(?:s|ed)?|"
+          # (a start-up or a server that stalls or freezes: "stalls after this:", "stalling on startup", "the server
+          # freezes after the first request", "times out while trying to instantiate"; the machine's own freeze is
+          # excluded above)
+          r"stall(?:s|ed|ing)?|freez(?:es|ing)|froze|times? out while trying to|"
           # (a server that stops without a word: "SGLang stops working after a few requests", "Without any errors, it
           # just stops", "Seems like falling in an infinite loop", "stops responding"; in Chinese 卡住, stuck)
           r"stops? (?:working|responding)|stopped (?:working|responding)|just stops|(?:becomes?|became) unresponsive|"
@@ -2255,9 +2259,11 @@ LOG = LogWords(
         fig("_custom_all_reduce_failed", r"File \x22[^\x22]*custom_all_reduce\w*\.py\x22|custom_all_reduce\w*\.cuh?:\d+",
             lambda m: True),
         # an AMD GPU under ROCm/HIP: its debugging switches are HIP's, not CUDA's
-        # (not vLLM's collect_env on an NVIDIA machine: "ROCM used to build PyTorch: N/A", "ROCm: Disabled")
+        # (not vLLM's collect_env on an NVIDIA machine, which names ROCm to say it is absent: "ROCM used to build
+        # PyTorch: N/A", "ROCM Version: Could not collect", "ROCm: Disabled")
         fig("_rocm", r"\bhip(?:Error\w+|Malloc\w*|Memcpy\w*)|\bHIP error\b|"
-            r"\bROCm\d?\b(?! used to build PyTorch: N/A)(?!\s*:\s*(?:Disabled|N/A|None|False|No)\b)|\bRCCL\b|/opt/rocm\b|"
+            r"\bROCm\d?\b(?!(?: version| used to build PyTorch)?\s*:\s*(?:Disabled|N/A|None|False|No|Could not "
+            r"collect)\b)|\bRCCL\b|/opt/rocm\b|"
             r"\bgfx9[0-9a-f]{2}\b|\bgfx1[01]\d\d\b", lambda m: True),
         # ... an Ascend NPU under CANN: its switch is ASCEND_LAUNCH_BLOCKING, its collectives HCCL's
         fig("_ascend", r"\bCANN_VERSION\b|\bvllm[-_]ascend\b|\btorch_npu\b|\bAscend\b|\bEZ9999\b|\bHCCL\b", lambda m: True),

@@ -27,7 +27,9 @@ _RELAYED = re.compile(r"\bBadRequestError\b|\bOpenAIException\b|\bError code: 40
 #: a hang a person's words put in the model's load ("加载卡住", "stuck while loading the model", "loading hangs")
 #: (not a load that finished first, "hangs after the model loads", 加载完成后卡住; nor a failure to load, "unable to
 #: load models and hangs")
-_LOAD_STALLED = re.compile(r"加载(?!完|后|成功|好)|载入(?!完|后|成功)|\bloading\b|\bwhile (?:it |the model )?loads\b", re.I)
+#: (not a load that finished: "After loading, one GPU gets stuck at 100% utilization")
+_LOAD_STALLED = re.compile(r"加载(?!完|后|成功|好)|载入(?!完|后|成功)|(?<!after )(?<!finished )(?<!done )\bloading\b|"
+                           r"\bwhile (?:it |the model )?loads\b", re.I)
 
 def leak(run: RunFacts) -> Diagnosis | None:
     said = [p for p in run.pressure if p.kind == "leak"]

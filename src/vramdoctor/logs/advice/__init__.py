@@ -29,6 +29,14 @@ class _Advisor(KvSteps, LoadSteps, ServingSteps, Base):
     """The steps for one diagnosis: the shared moves (Base) and one group per ledger."""
 
 
+def _several_gpus(n: dict) -> bool:
+    """The log shows work over several GPUs or nodes (a tensor or pipeline parallel size, or more than one worker
+    rank): where a hang's collective may be waiting."""
+    sizes = [n.get(k) for k in ("tensor_parallel_size", "pipeline_parallel_size", "nnodes")]
+    ranks = n.get("worker_ranks")
+    return any(isinstance(x, int) and x > 1 for x in sizes) or (isinstance(ranks, list) and len(ranks) > 1)
+
+
 def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str] | None = None) -> list[dict]:
     """Steps for `kind` (and its `code`), in the order to try them, each a dict: change, flags, why,
     setting, direction, value, current."""
@@ -220,8 +228,15 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
                 s.say("no peer-to-peer transport", "these GPUs cannot reach each other's memory directly (CUDA error "
                       "217, peer access not supported: consumer GPUs, a VM, or IOMMU/ACS on the PCIe bridge): set "
                       "NCCL_P2P_DISABLE=1 so NCCL goes through host memory (slower), or enable peer access")
-            s.say("leave memory settings alone", "memory is not the problem: a shorter context or lower utilization "
-                  f"will not fix it; re-run with {rerun} and report it")
+            s.say("leave memory settings alone", "memory is not the problem: a shorter context or a smaller memory "
+                  f"share will not fix it; re-run with {rerun} and report it")
+        elif code in ("hang-no-error", "process-stalled"):
+            # (no error to read: what settles a hang is where its threads wait)
+            s.say("find where it waits", "no line shows an error, and memory settings will not unstick it: dump the "
+                  "stuck process's threads (py-spy dump --pid PID for a Python server; gdb -p PID -batch -ex 'thread "
+                  "apply all bt' for a native one)" + ("" if not _several_gpus(n) else
+                                                       ", and re-run with NCCL_DEBUG=INFO to see which collective "
+                                                       "waits"))
         else:
             s.say("leave memory settings alone", "memory is not the problem: the error names its cause; fix that "
                   "(the model, the install, the set-up) rather than memory settings")
