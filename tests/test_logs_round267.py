@@ -101,3 +101,109 @@ def test_a_hang_told_in_other_words_is_a_hang(lines):
 def test_a_whole_machine_that_freezes_is_not_a_servers_hang():
     kind, code = kind_of(["My whole system freezes after the first chat request"] + _OLLAMA_UP)
     assert code != "hang-no-error"
+
+
+# --- vLLM V0's block allocator with no free block (core/block/naive_block.py: BlockAllocator.NoFreeBlocksError): the KV
+# pool ran out while serving -------------------------------------------------------------------------------------------
+
+_V0_SERVING = ["INFO 12-13 08:50:01 api_server.py:651] vLLM API server version 0.6.4.post1",
+               "INFO 12-13 08:51:10 gpu_executor.py:122] # GPU blocks: 2711, # CPU blocks: 2048",
+               "INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)",
+               "INFO 12-13 08:58:10 engine.py:267] Added request chatcmpl-1f2e."]
+
+
+@pytest.mark.parametrize("tail", [
+    ["ERROR 12-13 08:58:11 engine.py:165] NoFreeBlocksError()",
+     "ERROR 12-13 08:58:11 engine.py:165] Traceback (most recent call last):",
+     'ERROR 12-13 08:58:11 engine.py:165]   File "/usr/lib/python3/site-packages/vllm/core/scheduler.py", line 1413, '
+     "in _allocate_and_set_running",
+     "ERROR 12-13 08:58:11 engine.py:165]     self.block_manager.allocate(seq_group)",
+     "ERROR 12-13 08:58:11 engine.py:165] vllm.core.block.interfaces.BlockAllocator.NoFreeBlocksError"],
+    ["Traceback (most recent call last):",
+     '  File "/opt/venv/lib/python3.10/site-packages/vllm/core/block/prefix_caching_block.py", line 291, in '
+     "_allocate_block_id",
+     "    raise BlockAllocator.NoFreeBlocksError()",
+     "vllm.core.block.interfaces.BlockAllocator.NoFreeBlocksError"],
+])
+def test_vllm_v0s_no_free_blocks_is_the_pool_running_out_while_serving(tail):
+    assert kind_of(_V0_SERVING + tail) == ("RUNTIME", "kv-blocks-exhausted")
+
+
+# --- a C++ length_error by its type's name (libc++'s wording, macOS and clang builds): a size computed wrong, not memory
+
+@pytest.mark.parametrize("tail", [
+    ["slot update_slots: id  0 | task 412 | slot context shift, n_keep = 0, n_left = 8190, n_discard = 4095",
+     "libc++abi: terminating due to uncaught exception of type std::length_error: vector"],
+    ["terminate called after throwing an instance of 'std::length_error'", "  what():  vector::reserve",
+     "Aborted (core dumped)"],
+])
+def test_a_cpp_length_error_in_any_spelling_is_a_code_error(tail):
+    lines = ["main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+             "slot launch_slot_: id  0 | task 412 | processing task"] + tail
+    assert kind_of(lines) == ("NOT_OOM", "code-error")
+
+
+# --- .NET's access violation (a C# host of llama.cpp): a bad pointer, not memory running out ---------------------------
+
+@pytest.mark.parametrize("line", [
+    "Fatal error: System.AccessViolationException: Attempted to read or write protected memory. This is often an "
+    "indication that other memory is corrupt.",
+    "Unhandled exception. System.AccessViolationException: Attempted to read or write protected memory.",
+    "   at LLama.Native.NativeApi.llama_decode(SafeLLamaContextHandle ctx, LLamaNativeBatch batch): Attempted to read "
+    "or write protected memory. This is often an indication that other memory is corrupt.",
+])
+def test_dotnets_access_violation_is_a_crash_not_memory(line):
+    lines = ["llm_load_tensors: offloaded 33/33 layers to GPU",
+             "ggml_vulkan: Found 1 Vulkan devices:",
+             "Vulkan0: Radeon RX 580 Series (AMD proprietary driver) | uma: 0 | fp16: 0 | warp size: 64", line]
+    assert kind_of(lines) == ("NOT_OOM", "crash-access-violation")
+
+
+# --- two counts that do not agree ("N tokens to M placeholders"): an input's fault, not memory -------------------------
+
+@pytest.mark.parametrize("error", [
+    "ValueError: Attempted to assign 5 x 256 = 1280 multimodal tokens to 1024 placeholders",
+    "ValueError: The number of image tokens (576) does not match the number of image placeholders (2)",
+    "RuntimeError: Expected the number of tokens to match: 3072 tokens doesn't match 2048 slots",
+])
+def test_tokens_that_do_not_match_placeholders_are_not_memory(error):
+    lines = _V0_SERVING + ["ERROR 12-13 08:58:11 engine.py:165] Traceback (most recent call last):",
+                           'ERROR 12-13 08:58:11 engine.py:165]   File "/usr/lib/python3/site-packages/vllm/inputs/'
+                           'preprocess.py", line 120, in _process_multimodal',
+                           "ERROR 12-13 08:58:11 engine.py:165] " + error,
+                           'INFO:     10.0.0.4:51234 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error']
+    assert kind_of(lines)[0] == "NOT_OOM"
+
+
+# --- Metal's "command buffer N failed with status 5" is an error of any kind: the error line after it names which -----
+
+_METAL = ["ggml_metal_init: recommendedMaxWorkingSetSize  = 103079.22 MB",
+          "llama_kv_cache_init:      Metal KV buffer size =    72.00 MiB",
+          "generate: n_ctx = 4096, n_batch = 2048, n_predict = -1, n_keep = 1"]
+
+
+@pytest.mark.parametrize("after, kind", [
+    ("error: Caused GPU Hang Error (00000003:kIOGPUCommandBufferCallbackErrorHang)", "NOT_OOM"),
+    ("error: Discarded (victim of GPU error/recovery) (00000005:kIOGPUCommandBufferCallbackErrorInnocentVictim)",
+     "NOT_OOM"),
+    ("error: Caused GPU Timeout Error (00000002:kIOGPUCommandBufferCallbackErrorTimeout)", "NOT_OOM"),
+    ("error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)", "RUNTIME"),
+    ("llama_graph_compute: ggml_backend_sched_graph_compute_async failed with error -1", "RUNTIME"),
+])
+def test_metals_status_5_is_read_by_the_error_line_after_it(after, kind):
+    lines = (["When I run llama-cli, the inference crashes partway through with a GPU error."] + _METAL
+             + ["ggml_metal_graph_compute: command buffer 0 failed with status 5", after, "main : failed to eval"])
+    assert kind_of(lines)[0] == kind
+
+
+@pytest.mark.parametrize("after, kind", [
+    ("error: Caused GPU Hang Error (00000003:kIOGPUCommandBufferCallbackErrorHang)", "NOT_OOM"),
+    ("error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)", "memory"),
+])
+def test_metals_status_5_then_ggmls_abort_then_its_error_line(after, kind):
+    # (ggml-metal-context.m of 2026: the status, its own "fatal error" abort, then Metal's error line)
+    lines = _METAL[:2] + ["ggml_metal_synchronize: error: command buffer 0 failed with status 5",
+                          "/Users/u/llama.cpp/ggml/src/ggml-metal/ggml-metal-context.m:235: fatal error", after,
+                          "WARNING: Using native backtrace. Set GGML_BACKTRACE_LLDB for more info."]
+    got = kind_of(lines)
+    assert got[0] == kind if kind != "memory" else got == (got[0], "metal-command-buffer-oom") and got[0] != "NOT_OOM"

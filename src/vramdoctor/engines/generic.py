@@ -1363,7 +1363,10 @@ LOG = LogWords(
             r"\bException 0xC0000005\b|\b(?:crash(?:es|ed)?|fails?|failed|dies|died|aborts?) with an? access violation\b|"
             # (Go's runtime, Ollama's runner: "invalid memory address or nil pointer dereference", "[signal
             # 0xc0000005 code=0x0 addr=0x0 pc=...]" on Windows, "[signal SIGSEGV: segmentation violation ...]")
-            r"\binvalid memory address or nil pointer dereference\b|\[signal 0xc0000005\b",
+            r"\binvalid memory address or nil pointer dereference\b|\[signal 0xc0000005\b|"
+            # (.NET's, a C# host of llama.cpp such as LLamaSharp: "Fatal error: System.AccessViolationException:
+            # Attempted to read or write protected memory. This is often an indication that other memory is corrupt.")
+            r"\bSystem\.AccessViolationException\b|\bAttempted to read or write protected memory\b",
             "not_oom",
             code="crash-access-violation"),
         # the back end could not read the device's memory size (llama.cpp's SYCL "[ggml_backend_sycl_device_get_memory]
@@ -1462,8 +1465,10 @@ LOG = LogWords(
             code="compiler-error"),
         # ... or C++'s length_error of a container asked for an impossible size (libstdc++'s "vector::_M_default_append",
         # "vector::_M_realloc_insert", "basic_string::_M_create", "cannot create std::vector larger than max_size()"):
-        # a wrong size computed, not memory exhausted (that is std::bad_alloc)
+        # a wrong size computed, not memory exhausted (that is std::bad_alloc); by its type's name too, as libc++ (clang,
+        # macOS) prints it: "libc++abi: terminating due to uncaught exception of type std::length_error: vector"
         msg(r"\bvector::_M_(?:default_append|realloc_insert|fill_insert|range_check)\b|\bbasic_string::_M_create\b|"
+            r"\bstd::length_error\b|\bvector::reserve\b|"
             r"\bcannot create std::vector larger than max_size|"
             # ... or PyTorch's: a size no device has, from an overflowed computation ("CUDA out of memory. Tried to
             # allocate more than 1EB memory", c10's "Storage size calculation overflowed with sizes=[...]")

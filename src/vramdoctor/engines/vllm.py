@@ -408,6 +408,11 @@ LOG = LogWords(
         # shrank under it: "[kvcached][WARNING] ... available_size()=71 < need_size=76"): the pool ran out while serving
         msg(r"Cannot get \d+ (?:leased )?free blocks from the pool|\bavailable_size\(\)\s*=\s*\d+\s*<\s*need_size\s*=\s*\d+",
             "oom", "RUNTIME", "kv-blocks-exhausted"),
+        # ... V0's block allocator with no free block when its scheduler allocates a request's blocks
+        # (core/block/naive_block.py _allocate_block_id: "raise BlockAllocator.NoFreeBlocksError()", logged as
+        # "NoFreeBlocksError()" and "vllm.core.block.interfaces.BlockAllocator.NoFreeBlocksError"; the prefix-caching
+        # allocator's too): the pool ran out while serving
+        msg(r"\bNoFreeBlocksError\b", "oom", "RUNTIME", "kv-blocks-exhausted"),
         msg(r"No available memory for the cache blocks", "oom", "KV", "no-memory-for-kv-cache"),
         # V1 dumps the batch it was running after its engine core crashed (`v1/engine/core.py` ->
         # `dump_input.py`: "Dumping input data for V1 LLM engine", earlier "Dumping scheduler output for model

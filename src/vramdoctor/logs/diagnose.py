@@ -40,7 +40,10 @@ _CUT_END = re.compile(r"[.)\]'\"!>:]\s*$")
 #: an error's words of a thing wrong in kind (a shape, a type, a spec, a layout it does not support or cannot convert),
 #: and of an amount (a size, a shortfall, what is free or allocated): the first without the second is no memory cause
 _OF_KIND = re.compile(r"\b(?:unsupported|not supported|shapes?|specs?|layouts?|dtypes?|types?|convert\w*|invalid|"
-                      r"mismatch\w*|incompatible|not implemented)\b", re.I)
+                      r"mismatch\w*|incompatible|not implemented|"
+                      # (two counts that do not agree: "Attempted to assign 5 x 256 = 1280 multimodal tokens to 1024
+                      # placeholders", "the number of tokens does not match")
+                      r"placeholders?|(?:does|do) not match|doesn't match)\b", re.I)
 _OF_AMOUNT = re.compile(r"\b(?:enough|insufficient|exceed\w*|larger|smaller|bigger|too (?:small|large|big|many|few|"
                         r"long)|out of|available|free|allocat\w*|capacity|no (?:space|room)|full|needs?|needed|required|"
                         r"bytes|[KMGT]i?B)\b|\d(?:\.\d+)?\s*[KMGT]i?B\b", re.I)
@@ -1063,8 +1066,11 @@ _TABLE_ROW = re.compile(r"^\s*\|[^|\n]*\|")
 #: failures whose runtime's own detail follows within a few lines and names what it could not get: (kind, code) ->
 #: (the detail's kind, the lines it may come within). NCCL's error, then "Last error: / Cuda failure 'out of memory'":
 #: the CUDA call it names ran out of memory; Ascend's "Failed to apply for memory.", then "[SqCqManage]Alloc sq cq
-#: fail": its stream queues, not memory
-_DETAIL_AFTER = {("not_oom", "nccl-error"): ("oom", 4), ("oom", "npu-alloc-failed"): ("not_oom", 6)}
+#: fail": its stream queues, not memory; Metal's "command buffer 0 failed with status 5" (an error of any kind: older
+#: ggml-metal printed nothing more, and it was most often memory), then "error: Caused GPU Hang Error (...Hang)": a hang
+#: (the detail's code too, where only one does: not ggml's "fatal error" abort that follows every one of them)
+_DETAIL_AFTER = {("not_oom", "nccl-error"): ("oom", 4, ""), ("oom", "npu-alloc-failed"): ("not_oom", 6, ""),
+                 ("oom", "metal-command-buffer-oom"): ("not_oom", 3, "metal-command-buffer-error")}
 
 
 def _cut_copy_of_refusal(run: RunFacts, f: Failure) -> bool:
@@ -1077,6 +1083,19 @@ def _cut_copy_of_refusal(run: RunFacts, f: Failure) -> bool:
     # (its last words inside the refusal, which goes on past them: the same line, cut)
     at = whole.find(tail) if len(tail) >= 16 else -1
     return at >= 0 and len(whole.rstrip()) > at + len(tail)
+
+
+def _detail_after(f: Failure, fatal: list[Failure]) -> Failure:
+    """Failure `f`, or, where its runtime prints what it could not get a few lines on (`_DETAIL_AFTER`), that detail:
+    after it, on a later line or later on the same line (a JSON string's "\\nLast error:\\nFailed to CUDA malloc")."""
+    told_apart = _DETAIL_AFTER.get((f.kind, f.code))
+    if not told_apart:
+        return f
+    kind, within, code = told_apart
+    after = next((i + 1 for i, g in enumerate(fatal) if g is f), None)
+    rest = fatal[after:] if after is not None else [g for g in fatal if g.line_no > f.line_no]
+    detail = [g for g in rest if g.kind == kind and 0 <= g.line_no - f.line_no <= within and g.code == (code or g.code)]
+    return detail[0] if detail else f
 
 
 def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, str] | None]:
@@ -1095,16 +1114,9 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         f = again[0]
     if _self_kill(f):  # the engine's own kill after a worker failed: the failure is above it, its cause maybe not shown
         f = replace(f, kind="error", phase=None, code="")
-    told_apart = _DETAIL_AFTER.get((f.kind, f.code))
-    if told_apart:  # a failure whose runtime prints what it could not get a few lines on: that detail decides
-        kind, within = told_apart
-        # (after it: on a later line, or later on the same line, a JSON string's "\\nLast error:\\nFailed to CUDA malloc")
-        after = next((i + 1 for i, g in enumerate(fatal) if g is f), None)
-        rest = fatal[after:] if after is not None else [g for g in fatal if g.line_no > f.line_no]
-        detail = [g for g in rest if g.kind == kind and 0 <= g.line_no - f.line_no <= within]
-        f = detail[0] if detail else f
+    f = _detail_after(f, fatal)
     if f.kind in ("oom", "not_oom"):
-        f = _latest_survived(run, f, fatal, engine)
+        f = _detail_after(_latest_survived(run, f, fatal, engine), fatal)
     titled = _title_over_words(run, f)
     if titled:
         return titled, None
@@ -1136,7 +1148,7 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         named = [g for g in run.failures if g.kind in ("wrapper", "error") and (g.phase or g.candidates)
                  and program_line(g.text)]
         if own:
-            f = own[0]
+            f = _detail_after(own[0], fatal)
         elif f.kind == "oom" and shown and not cut:
             f = shown[0]
         elif f.kind == "oom" and not f.phase and not f.candidates and named and not cut:
