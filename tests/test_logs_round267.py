@@ -207,3 +207,39 @@ def test_metals_status_5_then_ggmls_abort_then_its_error_line(after, kind):
                           "WARNING: Using native backtrace. Set GGML_BACKTRACE_LLDB for more info."]
     got = kind_of(lines)
     assert got[0] == kind if kind != "memory" else got == (got[0], "metal-command-buffer-oom") and got[0] != "NOT_OOM"
+
+
+# --- a report that only says something "does not work" / "fails", over a log that ends on the server answering a
+# request with no failure: what does not work is not the server failing (the answers' content, a client's side) --------
+
+_VLLM_ANSWERED = ["INFO 06-15 14:10:01 api_server.py:177] vLLM API server version 0.5.0",
+                  "INFO 06-15 14:11:10 gpu_executor.py:83] # GPU blocks: 2595, # CPU blocks: 2048",
+                  "INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)",
+                  'INFO:     127.0.0.1:50312 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+_LCPP_CLI_DONE = ["llama_kv_cache_unified:    Vulkan0 KV buffer size =   512.00 MiB",
+                  "main: interactive mode on.", "generate: n_ctx = 4096, n_batch = 2048, n_predict = 64, n_keep = 1",
+                  " what is your name? is the difference between a man and a boy?",
+                  "llama_perf_sampler_print:    sampling time =       3.10 ms /    35 runs   (    0.09 ms per token)",
+                  "llama_perf_context_print:        load time =    1520.11 ms",
+                  "llama_perf_context_print:       total time =    1952.91 ms /    35 tokens"]
+_OLLAMA_ANSWERED = ['time=2025-03-01T10:00:05.000Z level=INFO source=server.go:619 msg="llama runner started in 4.02 '
+                    'seconds"',
+                    "[GIN] 2025/03/01 - 10:00:09 | 200 |  3.1s |       127.0.0.1 | POST     \"/api/chat\""]
+
+
+@pytest.mark.parametrize("lines", [
+    ["[Bug]: AWQ quantization is not working properly"] + _VLLM_ANSWERED,
+    ["Vulkan: Gemma 3 does not work as expected"] + _LCPP_CLI_DONE,
+    ["Tool calls fail with qwen2.5 in ollama"] + _OLLAMA_ANSWERED,
+    ["I can see some clip layers failing to load, and the other slots answer nonsense."] + _LCPP_CLI_DONE,
+])
+def test_it_does_not_work_over_a_log_that_ends_answering_is_no_failure(lines):
+    assert kind_of(lines) == ("NONE", "no-memory-problem")
+
+
+@pytest.mark.parametrize("lines", [
+    ["The server crashes after the second request"] + _VLLM_ANSWERED,
+    ["[Bug]: AWQ quantization is not working"] + _VLLM_ANSWERED[:3],
+])
+def test_a_crash_told_or_a_log_without_an_answer_stays_undetermined(lines):
+    assert kind_of(lines)[0] == "UNDETERMINED"

@@ -631,6 +631,18 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          + f", but the log stops partway through line {ln}: whatever the server printed next is "
                            "not here. If it failed, pass the log to its end.")
     said = run.numbers.get("_failure_stated")
+    answered = _answered_last(run) if isinstance(said, str) and not _CRASH_WORDS.search(said) else None
+    if answered:
+        # the report's words of a failure say no more than that something does not work ("does not work as expected",
+        # "fails", "failing to load"), and the log ends on the server answering a request (its timings, a 200, the
+        # answer itself): what does not work is not a failure the log shows (an answer's quality, a client's side)
+        ln = run.number_lines.get("_failure_stated", 0)
+        return Diagnosis(kind="NONE", code="no-memory-problem", oom=False, evidence=reached + [answered],
+                         phase_source="the log's end: the server answering a request",
+                         message=f"The report says something does not work (line {ln}), but the log ends on the "
+                                 f"server answering a request (line {answered[0]}) and shows no failure: what it "
+                                 "means (the answers' content, a client's side) is not a failure of the server, and "
+                                 "no memory problem is shown.")
     if isinstance(said, str):  # the text says it failed, and nothing in the log places or names that failure
         ln = run.number_lines.get("_failure_stated", 0)
         order = list(KIND_OF_PHASE)
@@ -653,6 +665,29 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                                                        if marker else ".")
                      + (" The run ends there, before the server said it was ready: if it failed after this, the "
                         "lines that show it are not in this log." if unfinished else ""))
+
+
+#: a report's words of a failure that say more than "it does not work": a crash, a hang, an exit, an error named
+_CRASH_WORDS = re.compile(r"crash|\bdie[sd]?\b|\bdying\b|killed|abort|segfault|segmentation|\bhang|\bhung\b|freez|froze|"
+                          r"stuck|exit|shut|terminat|error|exception|\bOOM|out of memory|restart|stops? respond|"
+                          r"unresponsive|timed? ?out|refuse", re.I)
+#: a server's line of a request answered: llama.cpp's timings of a finished request (print_timings, since 2024
+#: llama_perf_context_print), a response of 200 in an access line (uvicorn's "HTTP/1.1" 200 OK", Gin's "| 200 |",
+#: llama-server's "request: POST /v1/chat/completions 127.0.0.1 200"), the answer's JSON itself ("finish_reason":
+#: "stop", "object":"chat.completion")
+_ANSWERED = re.compile(r"\b(?:print_timings|llama_perf_context_print):\s+total time\b|\bHTTP/[\d.]+\x22? 200\b|"
+                       r"\|\s*200\s*\||\brequest: POST /\S+ \S+ 200\b|\x22finish_reason\x22\s*:\s*\x22(?:stop|length)\x22|"
+                       r"\x22object\x22\s*:\s*\x22(?:chat\.completion|text_completion)\x22")
+
+
+def _answered_last(run: RunFacts) -> tuple[int, str] | None:
+    """The line among the run's last 15 that shows a request answered (`_ANSWERED`), where no line after it says
+    anything of a failure: the run ends serving. None otherwise."""
+    tail = [(ln, t) for ln, t in run.tail_lines if t.strip()][-15:]
+    hits = [(ln, t) for ln, t in tail if _ANSWERED.search(t)]
+    if not hits or run.failures or run.tail_cut:
+        return None
+    return hits[-1]
 
 
 #: words that tie a report's sentence to memory, the KV cache or its blocks
