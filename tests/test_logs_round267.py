@@ -243,3 +243,21 @@ def test_it_does_not_work_over_a_log_that_ends_answering_is_no_failure(lines):
 ])
 def test_a_crash_told_or_a_log_without_an_answer_stays_undetermined(lines):
     assert kind_of(lines)[0] == "UNDETERMINED"
+
+
+# --- SYCL's unknown result (-999 "Unknown PI error", UR_RESULT_ERROR_UNKNOWN) names no cause: undetermined, memory among
+# the causes (an allocation past an Intel GPU's memory ends this way too) ----------------------------------------------
+
+@pytest.mark.parametrize("tail", [
+    ["Native API failed. Native API returns: -999 (Unknown PI error) -999 (Unknown PI error)",
+     "Exception caught at file:/app/ggml/src/ggml-sycl.cpp, line:3021, func:operator()"],
+    ["terminate called after throwing an instance of 'sycl::_V1::exception'",
+     "  what():  level_zero backend failed with error: 2147483646 (UR_RESULT_ERROR_UNKNOWN)"],
+])
+def test_sycls_unknown_error_is_undetermined_not_not_memory(tail):
+    lines = ["ggml_sycl_init: found 1 SYCL devices:",
+             "llm_load_tensors:      SYCL0 buffer size =  5005.04 MiB",
+             "llama_kv_cache_init:      SYCL0 KV buffer size = 17920.00 MiB"] + tail
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("UNDETERMINED", "sycl-unknown-error")
+    assert "-c" in run.message and run.missing

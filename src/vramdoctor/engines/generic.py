@@ -1261,8 +1261,12 @@ LOG = LogWords(
         # unknown result -999 printed "-999 (Unknown PI error)"; again only ..._OUT_OF_*_MEMORY is memory)
         # (..._OUT_OF_RESOURCES has a code of its own: an engine may know it as maybe memory, LogWords.maybe_memory)
         msg(r"\b(?:UR_RESULT_ERROR|PI_ERROR)_OUT_OF_RESOURCES\b", "not_oom", code="sycl-out-of-resources", flags=0),
-        msg(r"\bUR_RESULT_ERROR_(?!OUT_OF_(?:DEVICE|HOST)_MEMORY\b|OUT_OF_RESOURCES\b)[A-Z_]+|"
-            r"\bPI_ERROR_(?!OUT_OF_(?:DEVICE|HOST)_MEMORY\b|OUT_OF_RESOURCES\b)[A-Z_]+|\bUnknown PI error\b", "not_oom",
+        # (but the unknown result, -999 "Unknown PI error", UR_RESULT_ERROR_UNKNOWN, names nothing: Level Zero's
+        # catch-all, which on Intel GPUs an allocation past the device's memory or its 4 GiB single-allocation limit
+        # gives as well as a lost device: maybe memory, `logs.diagnose._MAYBE_MEMORY`)
+        msg(r"\bUR_RESULT_ERROR_UNKNOWN\b|\bUnknown PI error\b", "not_oom", code="sycl-unknown-error", flags=0),
+        msg(r"\bUR_RESULT_ERROR_(?!OUT_OF_(?:DEVICE|HOST)_MEMORY\b|OUT_OF_RESOURCES\b|UNKNOWN\b)[A-Z_]+|"
+            r"\bPI_ERROR_(?!OUT_OF_(?:DEVICE|HOST)_MEMORY\b|OUT_OF_RESOURCES\b)[A-Z_]+", "not_oom",
             code="sycl-runtime-error", flags=0),
         # a kernel asked for more on-chip shared memory than the GPU has (Triton): a kernel limit, not GPU memory
         # (... and TensorRT-LLM's masked multi-head attention kernel for a sequence longer than its shared memory holds:

@@ -355,6 +355,14 @@ _MAYBE_MEMORY = {
         "under vLLM or IPEX that is most often the device's memory (a larger batch fails, a smaller one runs), but it "
         "is also a driver's other limits. The same run with a smaller batch or context tells them apart.",
         "sycl-runtime-error"),
+    "sycl-unknown-error": (
+        "whether the buffers fit the device: the model, KV and compute buffers the log shows against the device's "
+        "memory (sycl-ls, xpu-smi), or the same run with a smaller context",
+        "The SYCL runtime returned an error it has no name for (-999, 'Unknown PI error', UR_RESULT_ERROR_UNKNOWN): "
+        "Level Zero's catch-all. On Intel GPUs an allocation past the device's memory, or past its 4 GiB limit for one "
+        "allocation, ends this way as well as a lost device or a driver's fault. Add up the buffers the log shows "
+        "against the device's memory, or run once with a smaller context (-c) or fewer layers on the GPU (-ngl): if "
+        "the error goes away, memory was the cause.", None),
     "bus-error": (
         "which mapped memory the process could not have: /dev/shm (df -h /dev/shm inside the container), the model "
         "file (changed or cut short while mapped), or device memory mapped into the process",
