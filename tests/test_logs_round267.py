@@ -261,3 +261,74 @@ def test_sycls_unknown_error_is_undetermined_not_not_memory(tail):
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("UNDETERMINED", "sycl-unknown-error")
     assert "-c" in run.message and run.missing
+
+
+# --- ggml's asserts: a pooling type is not a memory pool; the older "GGML_ASSERT: <path>:<line>:" form with a Windows
+# path that holds spaces ------------------------------------------------------------------------------------------------
+
+_SERVED = ["main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+           "srv  log_server_r: request: POST /v1/embeddings 127.0.0.1 200"]
+
+
+@pytest.mark.parametrize("line, code", [
+    ('/app/src/llama-graph.cpp:185: GGML_ASSERT(seq_id < n_tokens && "seq_id cannot be larger than n_tokens with '
+     'pooling_type == MEAN") failed', "ggml-assert"),
+    ("GGML_ASSERT: C:\\Users\\me\\Documents\\Random projects\\llama.cpp\\ggml-opencl.cpp:1726: to_fp32_cl != nullptr",
+     "ggml-assert"),
+    ("GGML_ASSERT: D:\\a b\\llama.cpp\\src\\llama.cpp:12011: n_outputs_prev + n_outputs <= n_outputs_all", "ggml-assert"),
+])
+def test_ggml_asserts_not_about_memory_in_other_forms(line, code):
+    assert kind_of(_SERVED + [line]) == ("NOT_OOM", code)
+
+
+def test_a_ggml_assert_on_a_memory_buffer_with_a_spaced_path_is_not_called_not_memory():
+    kind, code = kind_of(_SERVED + ["GGML_ASSERT: C:\\My Files\\llama.cpp\\ggml.c:4412: ctx->mem_buffer != NULL"])
+    assert kind != "NOT_OOM"
+
+
+# --- logits that are not numbers (SGLang's NaN detection, PyTorch's multinomial refusing inf/nan): the model's numbers
+# went wrong, not memory; a KV-pool check that fails after it is its fallout -------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["[2024-11-08 04:43:50 TP0] The server is fired up and ready to roll!",
+     "[2024-11-08 04:44:04 TP0] Prefill batch. #new-seq: 1, #new-token: 34, #cached-token: 0, token usage: 0.00",
+     "[2024-11-08 04:44:04 TP1] Detected errors during sampling! NaN in the logits.",
+     "[2024-11-08 04:44:04 TP0] Detected errors during sampling! NaN in the logits."],
+    ["INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)",
+     "ERROR 03-02 10:05:11 async_llm_engine.py:61] Engine background task failed",
+     "ERROR 03-02 10:05:11 async_llm_engine.py:61]     next_tokens = torch.multinomial(probs, num_samples=1)",
+     "ERROR 03-02 10:05:11 async_llm_engine.py:61] RuntimeError: probability tensor contains either `inf`, `nan` or "
+     "element < 0"],
+    ["Output generated in 0.52 seconds (12.1 tokens/s, 6 tokens, context 60, seed 1)",
+     "Traceback (most recent call last):",
+     '  File "/app/modules/text_generation.py", line 379, in generate_reply_HF',
+     "RuntimeError: probability tensor contains either inf, nan or element < 0",
+     "[2024-01-10 10:00:02 TP0] KV cache pool leak detected! max_total_num_tokens=391319, available_size=391285"],
+])
+def test_logits_that_are_not_numbers_are_not_memory(lines):
+    assert kind_of(lines) == ("NOT_OOM", "nan-in-logits")
+
+
+# --- PyTorch's warning that CUDA could not start as it counted devices ("Error 2: out of memory" in an environment
+# report's probe): a warning the program goes on from, not the run's out-of-memory --------------------------------------
+
+_CUDA_INIT = ("/opt/conda/lib/python3.12/site-packages/torch/cuda/__init__.py:128: UserWarning: CUDA initialization: "
+              "Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+              "NumCudaDevices() that might have already set an error? Error 2: out of memory (Triggered internally at "
+              "../c10/cuda/CUDAFunctions.cpp:108.)")
+
+
+@pytest.mark.parametrize("after, want", [
+    (["ERROR 09-12 19:15:10 async_llm_engine.py:63] ValueError: could not broadcast input array from shape (513,) "
+      "into shape (512,)", "INFO 09-12 19:15:11 async_llm_engine.py:180] Aborted request chatcmpl-1."], "NOT_OOM"),
+    (["INFO 09-12 19:15:10 metrics.py:351] Avg prompt throughput: 12.0 tokens/s, Avg generation throughput: 30.1 "
+      "tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 1.2%, CPU KV cache usage: 0.0%",
+      'INFO:     127.0.0.1:50312 - "POST /v1/chat/completions HTTP/1.1" 200 OK'], "NONE"),
+])
+def test_cudas_init_warning_in_an_environment_report_is_not_the_runs_oom(after, want):
+    lines = ["Collecting environment information...", _CUDA_INIT, "  return torch._C._cuda_getDeviceCount() > 0",
+             "PyTorch version: 2.4.0+cu121", "Is CUDA available: False",
+             "INFO 09-12 19:10:01 api_server.py:495] vLLM API server version 0.6.1",
+             "INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)",
+             "INFO 09-12 19:15:09 engine.py:267] Added request chatcmpl-1."] + after
+    assert kind_of(lines)[0] == want

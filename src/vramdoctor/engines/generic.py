@@ -131,7 +131,8 @@ CUDA_ERRORS = (r"invalid argument|invalid device ordinal|invalid device function
                r"unsupported value or parameter|"
                r"hipError(?!OutOfMemory)[A-Z]\w+|CUDA_ERROR_(?!OUT_OF_MEMORY)[A-Z_]+")
 #: words in an assertion's condition that may be about memory (a buffer not allocated, a pool too small)
-MEMORY_TERMS = r"mem_buffer|\bbuf\b|buffer|alloc|pool|memory|not enough space|CUDA error"
+#: (not a pooling type, "seq_id cannot be larger than n_tokens with pooling_type == MEAN": an embedding's setting)
+MEMORY_TERMS = r"mem_buffer|\bbuf\b|buffer|alloc|pool(?!ing)|memory|not enough space|CUDA error"
 
 #: words a pasted memory reading is named by (ps, top, /proc, nvidia-smi, a user's own notes)
 _MEMWORD = (r"\b(?:VmRSS|RSS|RES|[Rr]esident(?: memory| set)?|VRAM(?: used| usage)?|(?:GPU |[Hh]ost |[Ss]ystem )?"
@@ -1250,6 +1251,10 @@ LOG = LogWords(
         # of --max_total_token_num tokens, mem_manager): an out-of-memory there is either ledger
         msg(r"\bload model error: (?=[^\n]{0,80}?(?:out of memory|OutOfMemoryError|\bOOM\b))", "oom",
             candidates=("WEIGHTS", "KV")),
+        # PyTorch's sampler given probabilities that are not numbers (torch.multinomial: "probability tensor contains
+        # either `inf`, `nan` or element < 0"): the model's logits went wrong (fp16 overflow, a kernel, a quantisation)
+        msg(r"probability tensor contains either [`'\x22]?inf[`'\x22]?, [`'\x22]?nan[`'\x22]? or element < 0", "not_oom",
+            code="nan-in-logits"),
         # the server's port is taken by another process: a named cause, not memory
         msg(r"address already in use|\bEADDRINUSE\b|Only one usage of each socket address|port is already allocated",
             "not_oom", code="port-in-use"),
@@ -1338,7 +1343,9 @@ LOG = LogWords(
         # GGML_SCHED_MAX_SPLIT_INPUTS")
         msg(r"n_free_blocks < MAX_FREE_BLOCKS|\x22out of free blocks\x22|\bn_inputs < GGML_SCHED_MAX_SPLIT_INPUTS\b",
             "not_oom", code="ggml-assert"),
-        msg(r"GGML_ASSERT\((?!.*(?:" + MEMORY_TERMS + r")).*\) failed|GGML_ASSERT: \S+:\d+: (?!.*(?:"
+        # (its older form names the source file by its path, which may hold spaces on Windows: "GGML_ASSERT:
+        # C:\\Users\\me\\Random projects\\llama.cpp\\ggml-opencl.cpp:1726: to_fp32_cl != nullptr")
+        msg(r"GGML_ASSERT\((?!.*(?:" + MEMORY_TERMS + r")).*\) failed|GGML_ASSERT: [^\n]{1,300}?:\d+: (?!.*(?:"
             + MEMORY_TERMS + r"))\S|"
             # ... as a report names the assert that failed, by its source line ("crash on failed assert
             # GGML_ASSERT(max_blocks_per_sm > 0);")
@@ -1702,6 +1709,11 @@ LOG = LogWords(
         # detected, falling back to default tactic"; "out of memory, falling back to CPU"): a warning, no failure
         msg(r"(?:\bOOM\b|out of memory)[^\n]{0,60}?\b(?:falling back|fall(?:s|ing)? back|fallback) to\b", "note",
             code="oom-fallback"),
+        # ... or PyTorch's warning that CUDA could not start when it counted the devices (torch/cuda/__init__.py
+        # _is_compiled/is_available: "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). ...
+        # Error 2: out of memory"): the program goes on without CUDA (an environment report's torch.cuda probe, a WSL
+        # or MIG set-up); the failure, if any, is what comes of it later
+        msg(r"CUDA initialization: Unexpected error from cudaGetDeviceCount\(\)", "note", code="cuda-init-warning"),
         # ... or skipped the case it was trying (TensorRT-LLM's benchmarks/python/benchmark.py: "Exception <e> caught
         # while allocating memory; skipping <config>"; a sweep's "OOM, skipping batch size 64")
         msg(r"(?:\bOOM\b|out of memory)[^\n]*?(?:\bcaught while allocating memory; skipping\b|"

@@ -264,6 +264,10 @@ LOG = LogWords(
                    r"Capture cuda graph|max_total_num_tokens|Prefill batch[.,] #new-seq|#running-req"),
     run_start=(rx(r"server_args=ServerArgs", 0),),
     messages=(
+        # the sampler found NaN in the logits (layers/sampler.py with --enable-nan-detection: "Detected errors during
+        # sampling! NaN in the logits."): the model's numbers went wrong (a dtype that overflows, a kernel, a
+        # quantisation), not memory
+        msg(r"Detected errors during sampling! NaN in the logits", "not_oom", code="nan-in-logits"),
         msg(r"Not enough memory\. Please try to increase --mem-fraction-static", "oom", "KV",
             "no-memory-for-kv-cache"),
         # "max_total_tokens=X is larger than the profiled value Y": a warning, unless Y leaves no pool

@@ -154,6 +154,10 @@ _NOT_OOM = {
                              "engine's own allocations (Intel XPU among them), or the driver reports free memory "
                              "wrongly; no other process and no memory shortage is shown. Update the driver or the "
                              "platform's vLLM build; memory settings do not fix it.",
+    "nan-in-logits": "the model's logits held NaN or inf (its numbers went wrong, not its memory): most often a "
+                     "model trained in bfloat16 run in float16, which overflows (run it in bfloat16 or float32), or a "
+                     "quantised or attention kernel's fault on this GPU (another kernel, an unquantised model or a "
+                     "newer release tells which).",
     "max-model-len-exceeds-model": "the configured context is longer than the model allows.",
     "invalid-memory-fraction": "the memory fraction given is out of its range.",
     "static-storage-overflow": "a buffer sized when the model was compiled (for its context window) overflowed: "
