@@ -332,3 +332,24 @@ def test_cudas_init_warning_in_an_environment_report_is_not_the_runs_oom(after, 
              "INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)",
              "INFO 09-12 19:15:09 engine.py:267] Added request chatcmpl-1."] + after
     assert kind_of(lines)[0] == want
+
+
+# --- a report's title or sentence that restates the error, memory words around it ("with kv-cache quantization"): the
+# log's own line of that error decides --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("title, error", [
+    ("[Bug]: KeyError: 'local_attn_masks' on running gemma3 models with kv-cache quantization",
+     "KeyError: 'local_attn_masks'"),
+    ("Got `ValueError: too many values to unpack (expected 2)` with the fp8 KV cache and a bigger memory pool",
+     "ValueError: too many values to unpack (expected 2)"),
+    ("[Bug] IndexError: list index out of range in the scheduler when the radix cache is on",
+     "IndexError: list index out of range"),
+])
+def test_the_logs_own_line_of_an_error_the_title_restates_decides(title, error):
+    lines = [title, "INFO 04-01 10:00:01 [gpu_model_runner.py:1120] Model loading took 8.1 GiB",
+             "Traceback (most recent call last):",
+             '  File "/usr/lib/python3/site-packages/vllm/worker/model_runner.py", line 1730, in execute_model',
+             "    hidden = model_executable(**inputs)", error,
+             "INFO 04-01 10:00:05 [launcher.py:74] Shutting down FastAPI HTTP server."]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "NOT_OOM" and run.evidence[0]["line"] == 6, (run.kind, run.code, run.evidence)

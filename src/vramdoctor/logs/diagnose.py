@@ -1097,6 +1097,22 @@ def _cut_copy_of_refusal(run: RunFacts, f: Failure) -> bool:
     return at >= 0 and len(whole.rstrip()) > at + len(tail)
 
 
+#: an exception as it prints: its class and the first words of its message ("KeyError: 'local_attn_masks'")
+_EXCEPTION_SAID = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Exit|Interrupt)): (\S[^\n]{2,60})")
+
+
+def _own_line_of(run: RunFacts, f: Failure) -> Failure | None:
+    """The log's own line (a program's, after `f`) of the error a report's words `f` restate: an exception whose class
+    and first words `f` holds too. None where the log has no such line."""
+    for g in run.failures:
+        if g.line_no <= f.line_no or g.kind != "error" or not program_line(g.text) or user_words(g.text):
+            continue
+        m = _EXCEPTION_SAID.search(g.text)
+        if m and f"{m.group(1)}: {m.group(2)[:20]}" in f.text:
+            return g
+    return None
+
+
 def _detail_after(f: Failure, fatal: list[Failure]) -> Failure:
     """Failure `f`, or, where its runtime prints what it could not get a few lines on (`_DETAIL_AFTER`), that detail:
     after it, on a later line or later on the same line (a JSON string's "\\nLast error:\\nFailed to CUDA malloc")."""
@@ -1578,6 +1594,11 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         later = [g for g in run.failures if g.line_no > f.line_no and g.kind == "error"
                  and not (user_words(g.text) or sentence_like(g.text)) and (_cause_shown(g) or _assertion(g))]
         f = later[0] if later else f
+    if f.kind == "error" and (TITLE.match(f.text) or user_words(f.text) or sentence_like(f.text)):
+        # the report's title or sentence that restates the error ("[Bug]: KeyError: 'local_attn_masks' on running gemma3
+        # with kv-cache quantization"), over the log's own line of it ("KeyError: 'local_attn_masks'"): the log's line
+        # decides, without the report's words around it
+        f = _own_line_of(run, f) or f
     if f.kind == "error":
         # (a cause only the report's title gives, "Server error: failed to decode", is what the full pool did)
         short = shortfall(run) or pool_below_context(run, engine) or leak(run) or (
