@@ -353,3 +353,56 @@ def test_the_logs_own_line_of_an_error_the_title_restates_decides(title, error):
              "INFO 04-01 10:00:05 [launcher.py:74] Shutting down FastAPI HTTP server."]
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "NOT_OOM" and run.evidence[0]["line"] == 6, (run.kind, run.code, run.evidence)
+
+
+# --- a process that died without a cause while serving, the KV pool mostly free: the pool's use rules nothing out (a
+# host OOM kill or a crash leaves it as it was): undetermined, not "not memory" -----------------------------------------
+
+_V1_STATS = ("(APIServer pid=1) INFO 09-03 13:20:41 [loggers.py:123] Engine 000: Avg prompt throughput: 2210.7 tokens/s, "
+             "Avg generation throughput: 402.3 tokens/s, Running: 22 reqs, Waiting: 0 reqs, GPU KV cache usage: 31.0%, "
+             "Prefix cache hit rate: 44.9%")
+
+
+@pytest.mark.parametrize("died", [
+    "(APIServer pid=1) ERROR 09-03 13:20:47 [core_client.py:564] Engine core proc EngineCore_0 died unexpectedly, "
+    "shutting down client.",
+    "(VllmWorker rank=0 pid=88) ERROR 09-03 13:20:47 [multiproc_executor.py:140] Worker proc VllmWorker-1 died "
+    "unexpectedly, shutting down executor.",
+])
+def test_a_process_that_died_without_a_cause_is_undetermined_whatever_the_pool(died):
+    lines = [_V1_STATS, '(APIServer pid=1) INFO:     10.0.0.2:55120 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+             died,
+             "(APIServer pid=1) ERROR 09-03 13:20:47 [async_llm.py:416] AsyncLLM output_handler failed.",
+             "(APIServer pid=1) ERROR 09-03 13:20:47 [async_llm.py:416] vllm.v1.engine.exceptions.EngineDeadError: "
+             "EngineCore encountered an issue. See stack trace (above) for the root cause.",
+             '(APIServer pid=1) INFO:     10.0.0.2:55130 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server '
+             "Error", "(APIServer pid=1) INFO:     Shutting down", "(APIServer pid=1) INFO:     Application shutdown "
+             "complete."]
+    assert kind_of(lines)[0] == "UNDETERMINED"
+
+
+# --- the out of memory pasted above the start-up, which ends on a step begun and then only the first line of the
+# process's death ("Process SpawnProcess-1:", "Traceback (most recent call last):"): that step -------------------------
+
+_OOM_ABOVE = ["The server dies at startup with this error:", "",
+              "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of "
+              "44.53 GiB of which 27.25 MiB is free.", "", "Full log from the start:", ""]
+
+
+@pytest.mark.parametrize("startup, want", [
+    (["INFO 11-19 21:03:12 api_server.py:585] vLLM API server version 0.6.4.post1",
+      "INFO 11-19 21:03:40 model_runner.py:1077] Loading model weights took 27.5916 GB",
+      "INFO 11-19 21:03:44 gpu_executor.py:113] # GPU blocks: 4533, # CPU blocks: 1365",
+      "INFO 11-19 21:03:47 model_runner.py:1400] Capturing cudagraphs for decoding. This may lead to unexpected "
+      "consequences if the model is not static.", "Process SpawnProcess-1:"], "WARMUP"),
+    (["[2025-03-01 10:00:01] server_args=ServerArgs(model_path='Qwen/Qwen2.5-32B-Instruct', tp_size=1)",
+      "[2025-03-01 10:00:40 TP0] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=17.10 GB",
+      "[2025-03-01 10:00:41 TP0] KV Cache is allocated. #tokens: 120000, K size: 5.49 GB, V size: 5.49 GB",
+      "[2025-03-01 10:00:42 TP0] Capture cuda graph begin. This can take up to several minutes.",
+      "Traceback (most recent call last):"], "WARMUP"),
+    (["INFO 11-19 21:03:12 api_server.py:585] vLLM API server version 0.6.4.post1",
+      "INFO 11-19 21:03:23 model_runner.py:1072] Starting to load model Qwen/Qwen2.5-72B-Instruct...",
+      "Process SpawnProcess-1:"], "WEIGHTS"),
+])
+def test_an_oom_pasted_above_a_startup_that_dies_during_a_step_is_that_step(startup, want):
+    assert kind_of(_OOM_ABOVE + startup)[0] == want

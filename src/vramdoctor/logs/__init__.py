@@ -18,7 +18,7 @@ from .diagnose import detect_engine, diagnose_run
 from .facts import PROSE_HIT, RunFacts
 from .knowledge import knowledge
 from .lines import STRONG_PREFIX
-from .quiet import pool_below_cap
+from .quiet import DEATH_BEGINS, pool_below_cap
 from .reader import Blocks
 from .scan import scan
 from .verdict import OOM_KINDS
@@ -164,7 +164,10 @@ def _attach_orphans(runs: list[RunFacts]) -> tuple[list[RunFacts], list[str]]:
         # serve ... 0.9" and the start-up it begins, which is that second try's)
         pasted = (r.failures and not r.progress and all(not f.progress for f in r.failures)
                   and not r.command_after_failure)
-        if pasted and nxt and "start" in nxt.progress and (not nxt.failures or _same_error(r, nxt)):
+        # (nor where the start-up's only failure is the first line of a death cut right after it, "Traceback (most
+        # recent call last):", "Process SpawnProcess-1:": the pasted error is what followed it)
+        if pasted and nxt and "start" in nxt.progress and (
+                not nxt.failures or _same_error(r, nxt) or all(DEATH_BEGINS.match(g.text) for g in nxt.failures)):
             nxt.failures = []  # the start-up's own copy of the pasted error (cut after its first lines)
             for f in r.failures + r.pressure:
                 f.pasted = True

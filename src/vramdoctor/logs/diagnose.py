@@ -28,7 +28,7 @@ from .knowledge import CAUSE_UNKNOWN, COMMAND, ELISION, FRAME, PY_FRAME, SIGKILL
 from .lines import STATED, TB_HEADER, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, FINE_WHEN_SERVING, STARTUP, Place, during_step, frames, locate, step_done, step_reached
 from .prose import OOM_ANY
-from .quiet import (COPES, bar_under_way, leak, no_failure, pool_below_context, pressure, shortfall, starved,
+from .quiet import (COPES, DEATH_BEGINS, bar_under_way, leak, no_failure, pool_below_context, pressure, shortfall, starved,
                     step_under_way)
 from .verdict import KIND_OF_PHASE, Diagnosis
 
@@ -1636,7 +1636,10 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         usage = run.numbers.get("kv_usage_pct") or []
         # (only where the log goes on after the error: a paste that stops at it may have cut the out-of-memory
         # line that would have followed)
-        if usage and usage[-1] < 50 and "requests" in f.progress and len(f.after) >= 3:
+        # (not a process that died without a cause, vLLM V1's "Engine core proc EngineCore_0 died unexpectedly": a
+        # host OOM kill or a crash leaves the GPU's pool as it was, so its use rules nothing out)
+        if (usage and usage[-1] < 50 and "requests" in f.progress and len(f.after) >= 3
+                and not any(CAUSE_UNKNOWN.search(t) for _, t in f.before[-20:] + [(f.line_no, f.text)])):
             return Diagnosis(kind="NOT_OOM", code="serving-error-kv-mostly-free", evidence=[(f.line_no, f.text)],
                              oom=False, inferred=True,
                              message=f"An error while serving with the KV cache {usage[-1]}% used and no out-of-"
@@ -1767,7 +1770,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                         source="the failure message, and stack frames that show it serving")
     tail = step_under_way(run, engine) if place.phase is None and f.kind == "oom" else None
     if (tail and tail[2] in STARTUP and tail[2] in place.candidates and tail[0] > f.line_no
-            and any(bar_under_way(t) for ln, t in run.tail_lines if ln > f.line_no)
+            and (any(bar_under_way(t) for ln, t in run.tail_lines if ln > f.line_no)
+                 or any(DEATH_BEGINS.match(t) for ln, t in run.tail_lines if ln > tail[0]))
             and (f.pasted or user_words(f.text) or sentence_like(f.text) or _plain_title(run, f)
                  or f.line_no == run.first_line and not program_line(f.text))):
         # the report's words of an out of memory (or the error pasted above the start-up) over a log that ends while

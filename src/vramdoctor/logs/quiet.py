@@ -416,9 +416,14 @@ def step_under_way(run: RunFacts, engine: str) -> tuple[int, str, str] | None:
     lines = run.tail_lines or ([run.tail] if run.tail else [])
     for i in range(len(lines) - 1, -1, -1):
         ln, text = lines[i]
-        if text.strip() and not bare_prefix(text):
+        if text.strip() and not bare_prefix(text) and not DEATH_BEGINS.match(text):
             return _under_way(ln, text, engine) or _stub(ln, text, lines[:i], engine)
     return None
+
+
+#: the first line of a process's death, cut right after it: Python multiprocessing's header of a child's traceback
+#: ("Process SpawnProcess-1:", "Process EngineCore_0:"), a traceback's header: the step before it was under way
+DEATH_BEGINS = re.compile(r"^\s*(?:Process [\w-]+:|Traceback \(most recent call last\):)\s*$")
 
 
 #: a progress bar (tqdm, or vLLM's own "45% Completed | 5/11"): its percentage and its count done of all
