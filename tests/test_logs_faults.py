@@ -1055,7 +1055,7 @@ def test_a_trtllm_cuda_runtime_oom_is_memory():
      "two devices'", "cuda-error"),
     # cudaGetErrorString texts under other prefixes: FlashInfer, TensorRT-LLM, ggml, a HIP build
     ("RuntimeError: CUDA error: operation not permitted when stream is capturing", "cuda-error"),
-    ("[TensorRT-LLM][ERROR] Assertion failed: CUDA error: invalid device ordinal", "cuda-error"),
+    ("[TensorRT-LLM][ERROR] Assertion failed: CUDA error: invalid device ordinal", "invalid-device-ordinal"),
     ("CUDA error: too many resources requested for launch", "cuda-error"),
     ("HIP error: hipErrorNoBinaryForGpu: Unable to find code object for all current devices!", "cuda-no-kernel-image"),
     ("RuntimeError: CUDA error: no kernel image is available for execution on the device", "cuda-no-kernel-image"),

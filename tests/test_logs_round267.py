@@ -406,3 +406,23 @@ _OOM_ABOVE = ["The server dies at startup with this error:", "",
 ])
 def test_an_oom_pasted_above_a_startup_that_dies_during_a_step_is_that_step(startup, want):
     assert kind_of(_OOM_ABOVE + startup)[0] == want
+
+
+# --- a GPU index past those the process can see ("invalid device ordinal", HIP's hipErrorInvalidDevice): a set-up that
+# asks for more GPUs than visible; the advice lists what it sees and fits the parallel sizes to it ---------------------
+
+@pytest.mark.parametrize("lines", [
+    ["INFO 04-10 10:00:01 api_server.py:585] args: Namespace(model='m', tensor_parallel_size=4)",
+     "(VllmWorkerProcess pid=311) ERROR 04-10 10:00:09 multiproc_worker_utils.py:226]     torch.cuda.set_device(self.device)",
+     "RuntimeError: CUDA error: invalid device ordinal"],
+    ["[2025-02-01 10:00:01] server_args=ServerArgs(model_path='m', tp_size=16, nnodes=2)",
+     "[2025-02-01 10:00:05 TP9] Scheduler hit an exception: Traceback (most recent call last):",
+     "RuntimeError: HIP error: hipErrorInvalidDevice"],
+    ["ggml_cuda_init: found 1 CUDA devices:",
+     "CUDA error: invalid device ordinal",
+     "  current device: 1, in function ggml_cuda_set_device at ggml/src/ggml-cuda/ggml-cuda.cu:88"],
+])
+def test_an_invalid_device_ordinal_is_a_gpu_set_up_not_memory(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "invalid-device-ordinal")
+    assert "VISIBLE_DEVICES" in said(run) and "CUDA_LAUNCH_BLOCKING" not in said(run)

@@ -1320,6 +1320,11 @@ LOG = LogWords(
         # package built for another PyTorch, CUDA or GPU, or an operator never registered for it
         msg(r"\bCould not run '[\w:.]{1,120}' with arguments from the '\w{1,40}' backend", "not_oom",
             code="operator-not-available"),
+        # a device index past the GPUs this process can see (cudaErrorInvalidDevice, "invalid device ordinal"; HIP's
+        # hipErrorInvalidDevice): more ranks than visible GPUs (tensor x pipeline parallel x nodes), or a
+        # CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES / container that shows fewer; a set-up, not memory
+        msg(r"\binvalid device ordinal\b|\bhipErrorInvalidDevice\b|\bcudaErrorInvalidDevice\b|"
+            r"\bCUDA_ERROR_INVALID_DEVICE\b", "not_oom", code="invalid-device-ordinal"),
         # any other CUDA/HIP runtime error string (cudaGetErrorString) that is not out-of-memory, under whatever
         # prefix prints it ("CUDA error: ...", "Failed: Cuda error FILE:LINE '...'", "CUDA runtime error in ...")
         # (and MUSA's, Moore Threads' CUDA-compatible runtime, as ggml's CUDA back end built for it prints it: "MUSA

@@ -154,6 +154,9 @@ _NOT_OOM = {
                              "engine's own allocations (Intel XPU among them), or the driver reports free memory "
                              "wrongly; no other process and no memory shortage is shown. Update the driver or the "
                              "platform's vLLM build; memory settings do not fix it.",
+    "invalid-device-ordinal": "the server asked for a GPU this process cannot see: more ranks than visible GPUs "
+                              "(tensor x pipeline parallel x nodes), or CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES / "
+                              "a container's --gpus that shows fewer than it wants.",
     "nan-in-logits": "the model's logits held NaN or inf (its numbers went wrong, not its memory): most often a "
                      "model trained in bfloat16 run in float16, which overflows (run it in bfloat16 or float32), or a "
                      "quantised or attention kernel's fault on this GPU (another kernel, an unquantised model or a "

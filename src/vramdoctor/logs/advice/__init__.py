@@ -230,6 +230,13 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
                       "NCCL_P2P_DISABLE=1 so NCCL goes through host memory (slower), or enable peer access")
             s.say("leave memory settings alone", "memory is not the problem: a shorter context or a smaller memory "
                   f"share will not fix it; re-run with {rerun} and report it")
+        elif code == "invalid-device-ordinal":
+            tp = n.get("tensor_parallel_size")
+            s.say("match the GPUs it sees", "memory is not the problem: the server asked for a GPU this process "
+                  "cannot see. List what it sees (nvidia-smi -L, rocm-smi, and CUDA_VISIBLE_DEVICES / "
+                  "HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES, a container's --gpus), then make the parallel sizes "
+                  "(tensor x pipeline x nodes" + (f", tensor parallel {tp} here" if isinstance(tp, int) else "")
+                  + ") or the device index fit them")
         elif code in ("hang-no-error", "process-stalled"):
             # (no error to read: what settles a hang is where its threads wait)
             s.say("find where it waits", "no line shows an error, and memory settings will not unstick it: dump the "
