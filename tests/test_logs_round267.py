@@ -426,3 +426,25 @@ def test_an_invalid_device_ordinal_is_a_gpu_set_up_not_memory(lines):
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("NOT_OOM", "invalid-device-ordinal")
     assert "VISIBLE_DEVICES" in said(run) and "CUDA_LAUNCH_BLOCKING" not in said(run)
+
+
+# --- ENOMEM from sigaltstack (Python's faulthandler.enable(), a stack smaller than the CPU's signal frame): a build too
+# old for the CPU, not memory used up; a fork's ENOMEM stays host memory ----------------------------------------------
+
+@pytest.mark.parametrize("tail, code", [
+    (["Traceback (most recent call last):",
+      '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2238, in run_scheduler_process',
+      "    faulthandler.enable()", "OSError: [Errno 12] Cannot allocate memory"], "signal-stack-too-small"),
+    (["(VllmWorker rank=0 pid=201) Traceback (most recent call last):",
+      '(VllmWorker rank=0 pid=201)   File "/usr/lib/python3.10/site-packages/vllm/v1/executor/multiproc_executor.py", '
+      "line 379, in worker_main",
+      "(VllmWorker rank=0 pid=201)     faulthandler.enable(file=sys.stderr)",
+      "(VllmWorker rank=0 pid=201) OSError: [Errno 12] Cannot allocate memory"], "signal-stack-too-small"),
+    (["sigaltstack: Cannot allocate memory"], "signal-stack-too-small"),
+    (["Traceback (most recent call last):",
+      '  File "/usr/lib/python3.10/multiprocessing/popen_fork.py", line 66, in _launch',
+      "    self.pid = os.fork()", "OSError: [Errno 12] Cannot allocate memory"], "host-alloc-failed"),
+])
+def test_enomem_from_the_signal_stack_is_not_memory_used_up(tail, code):
+    lines = ["[2025-05-19 08:01:20] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1)"] + tail
+    assert kind_of(lines)[1] == code

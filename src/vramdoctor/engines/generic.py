@@ -979,6 +979,11 @@ LOG = LogWords(
         # "ggml_metal_host_malloc: error: posix_memalign failed"; on Apple silicon that memory is the GPU's too), the
         # assertion on its NULL after it ("GGML_ASSERT: llama.cpp:491: data") the consequence: placed by the step
         msg(r"\bposix_memalign failed\b", "oom"),
+        # ENOMEM from sigaltstack(), the alternate signal stack smaller than this CPU's signal frame needs (Linux 5.14+
+        # checks it against AMX-era frames; CPython's faulthandler before bpo-46968 sized it from the static SIGSTKSZ):
+        # "sigaltstack: Cannot allocate memory", or Python's "faulthandler.enable()" frame over "OSError: [Errno 12]
+        # Cannot allocate memory" (read with its frame in logs.diagnose): a build too old for the CPU, not memory
+        msg(r"\bsigaltstack(?:\(\))?: Cannot allocate memory\b", "not_oom", code="signal-stack-too-small"),
         # the kernel's ENOMEM (errno 12, strerror "Cannot allocate memory"): an mmap of a weights file (PyTorch's
         # MapAllocator "unable to mmap N bytes from file <...>: Cannot allocate memory (12)"), a fork, a host buffer;
         # host memory or the address space (overcommit, ulimit -v), not the GPU

@@ -154,6 +154,10 @@ _NOT_OOM = {
                              "engine's own allocations (Intel XPU among them), or the driver reports free memory "
                              "wrongly; no other process and no memory shortage is shown. Update the driver or the "
                              "platform's vLLM build; memory settings do not fix it.",
+    "signal-stack-too-small": "the process could not set up its alternate signal stack (sigaltstack's ENOMEM, raised "
+                              "by Python's faulthandler.enable()): the stack is smaller than this CPU's signal frame "
+                              "needs (Linux 5.14+ checks it on CPUs with AMX), which a Python older than the fix of "
+                              "bpo-46968 (3.11, and its 2022 backports) gets wrong. Use a newer Python or image.",
     "invalid-device-ordinal": "the server asked for a GPU this process cannot see: more ranks than visible GPUs "
                               "(tensor x pipeline parallel x nodes), or CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES / "
                               "a container's --gpus that shows fewer than it wants.",
@@ -1100,6 +1104,8 @@ def _cut_copy_of_refusal(run: RunFacts, f: Failure) -> bool:
     return at >= 0 and len(whole.rstrip()) > at + len(tail)
 
 
+#: the frames of setting up the alternate signal stack (Python's faulthandler.enable(), sigaltstack itself)
+_SIGNAL_STACK = re.compile(r"\bfaulthandler\.enable\(|\bsigaltstack\b")
 #: an exception as it prints: its class and the first words of its message ("KeyError: 'local_attn_masks'")
 _EXCEPTION_SAID = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Exit|Interrupt)): (\S[^\n]{2,60})")
 
@@ -1560,6 +1566,10 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                  "kernel.threads-max). Tell them apart in the server's environment: `ulimit -v` and "
                                  "`ulimit -u`, its threads now (`ls /proc/PID/task | wc -l`) against "
                                  "/sys/fs/cgroup/pids.max.")
+    if f.code == "host-alloc-failed" and any(_SIGNAL_STACK.search(t) for _, _, t in frames(f)):
+        # Python's faulthandler.enable() raising ENOMEM: its sigaltstack() refused a stack smaller than the CPU's
+        # signal frame, not memory used up
+        f = replace(f, kind="not_oom", code="signal-stack-too-small", phase=None)
     leaked = _count_leak_told(run, f)
     if leaked:
         return Diagnosis(kind="LEAK", code="metal-buffer-leak", evidence=sorted({(f.line_no, f.text), leaked}),
