@@ -448,3 +448,66 @@ def test_an_invalid_device_ordinal_is_a_gpu_set_up_not_memory(lines):
 def test_enomem_from_the_signal_stack_is_not_memory_used_up(tail, code):
     lines = ["[2025-05-19 08:01:20] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1)"] + tail
     assert kind_of(lines)[1] == code
+
+
+# --- numbers that went NaN in a computation, as llama.cpp's tools print it (ik_llama.cpp's op check, llama-perplexity's
+# chunks), and ggml's abort in a header's kernel ("mmq.cuh:4254: fatal error"): not memory -------------------------------
+
+_LCPP_LOADED = ["llm_load_tensors:        CPU buffer size = 118694.87 MiB",
+                "llm_load_tensors:      CUDA0 buffer size = 17032.39 MiB",
+                "llama_kv_cache_init:      CUDA0 KV buffer size =   512.00 MiB",
+                "llama_new_context_with_model:      CUDA0 compute buffer size =   312.00 MiB"]
+
+
+@pytest.mark.parametrize("tail, code", [
+    (["Oops(ggml_compute_forward_sum_rows_f32, ffn_moe_weights_sum-60): found nan for i1 = 0, i2 = 0, i3 = 0. ne00 = 8"],
+     "nan-in-logits"),
+    (["Oops(ggml_compute_forward_soft_max_f32, kq_soft_max-3): found -inf for i1 = 2, i2 = 0, i3 = 0. ne00 = 512"],
+     "nan-in-logits"),
+    (["perplexity: calculating perplexity over 20 chunks, n_ctx=512, batch_size=2048, n_seq=4",
+      "[1]nan,[2]nan,[3]nan,[4]nan,[5]nan,[6]nan,[7]nan,[8]nan,^C"], "nan-in-logits"),
+    (["[1]-nan,[2]-nan,[3]-nan,[4]-nan,", "Unexpected negative standard deviation of log(prob)"], "nan-in-logits"),
+    (["/opt/ik_llama.cpp/ggml/src/ggml-cuda/template-instances/../mmq.cuh:4254: fatal error"], "ggml-assert"),
+    (["D:\\a\\llama.cpp\\ggml\\src\\ggml-cuda\\mmq.cuh:107: fatal error"], "ggml-assert"),
+])
+def test_nan_in_a_computation_or_a_kernels_abort_is_not_memory(tail, code):
+    assert kind_of(_LCPP_LOADED + tail) == ("NOT_OOM", code)
+
+
+# --- a leak detector's report of bytes not freed at exit ("Detected memory leaks!", LeakSanitizer, valgrind) under a
+# title that says "memory leak": no memory growing while the server runs -------------------------------------------------
+
+@pytest.mark.parametrize("report", [
+    ["Detected memory leaks!", "Leak Hash: 0xD208674E, Count: 1, Total 16 bytes",
+     "  Call Stack (TID 1234):", "    ucrtbased.dll!malloc()"],
+    ["==4242==ERROR: LeakSanitizer: detected memory leaks", "",
+     "Direct leak of 64 byte(s) in 1 object(s) allocated from:", "    #0 0x7f1 in malloc"],
+    ["==4242== LEAK SUMMARY:", "==4242==    definitely lost: 1,024 bytes in 2 blocks",
+     "==4242==    indirectly lost: 0 bytes in 0 blocks"],
+])
+def test_a_leak_detectors_report_at_exit_is_not_memory_growth(report):
+    lines = (["Misc. bug: Potential memory leak in backend registry",
+              "This is not a huge leak but here's the details of the leak detector:",
+              "llama_model_loader: loaded meta data with 29 key-value pairs and 291 tensors from model.gguf",
+              "llm_load_tensors:        CPU buffer size =  4437.80 MiB"] + report)
+    assert kind_of(lines)[0] != "LEAK"
+
+
+# --- a library from another build (the dynamic linker's "symbol lookup error ... undefined symbol"), a tensor whose
+# shape this build's architecture does not expect (check_tensor_dims): not memory ---------------------------------------
+
+@pytest.mark.parametrize("line, code", [
+    ("/home/ai/ik_llama.cpp/build/bin/llama-server: symbol lookup error: /home/ai/ik_llama.cpp/build/ggml/src/"
+     "libggml.so: undefined symbol: _Z26ggml_cuda_op_mul_multi_addR25ggml_backend_cuda_contextP11ggml_tensor",
+     "library-load-failed"),
+    ("python3: symbol lookup error: /usr/local/lib/python3.10/dist-packages/vllm/_C.abi3.so: undefined symbol: "
+     "_ZN3c104cuda9SetDeviceEi", "library-load-failed"),
+    ("llama_model_load: error loading model: check_tensor_dims: tensor 'blk.0.attn_q_b.weight' has wrong shape; "
+     "expected  1536, 73728, got  1536, 24576,     1,     1", "model-file-error"),
+    ("llama_load_model_from_file: failed to load model: check_tensor_dims: tensor 'output.weight' has wrong shape; "
+     "expected  4096, 128256, got  4096, 32000,     1,     1", "model-file-error"),
+])
+def test_a_foreign_library_or_a_tensor_of_the_wrong_shape_is_not_memory(line, code):
+    lines = ["llama_model_loader: loaded meta data with 43 key-value pairs and 1147 tensors from model.gguf",
+             "llm_load_print_meta: model size       = 387.56 GiB (4.96 BPW)", line]
+    assert kind_of(lines) == ("NOT_OOM", code)

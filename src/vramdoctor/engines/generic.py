@@ -1043,7 +1043,14 @@ LOG = LogWords(
         msg(r"\bAlloc sq cq fail\b", "not_oom", code="device-resource-exhausted"),
         # ggml's GGML_ABORT("fatal error") (an unsupported case in a kernel, "ggml-cuda/fattn.cu:574: fatal error"):
         # an abort by a check, not memory running out
-        msg(r"\.(?:cu|cpp|c|m):\d+: fatal error\s*$", "not_oom", code="ggml-assert"),
+        # (in a header too: "ggml-cuda/template-instances/../mmq.cuh:4254: fatal error")
+        msg(r"\.(?:cu|cuh|cpp|hpp|c|h|m|mm):\d+: fatal error\s*$", "not_oom", code="ggml-assert"),
+        # numbers that went NaN or inf in a computation: ik_llama.cpp's check on a graph op's output ("Oops(ggml_compute_
+        # forward_sum_rows_f32, ffn_moe_weights_sum-60): found nan for i1 = 0, ...", then its abort), llama-perplexity's
+        # chunks all NaN ("[1]nan,[2]nan,[3]nan", "[1]-nan,[2]-nan"), its "Unexpected negative standard deviation of
+        # log(prob)": the model's numbers (a type that overflows, a kernel, a quantisation), not memory
+        msg(r"\bOops\(ggml_\w+, [^)]{1,120}\): found -?(?:nan|inf)\b|^\s*\[1\]-?nan,\[2\]-?nan,|"
+            r"\bUnexpected negative standard deviation of log\(prob\)", "not_oom", code="nan-in-logits"),
         # Metal's API validation (an Objective-C method, then "failed assertion `...'": "-[_MTLCommandBuffer
         # addCompletedHandler:]:1011: failed assertion `Completed handler provided after commit call'"): a command
         # buffer or encoder used out of order, a bug; not where its words speak of memory or a size past a limit
@@ -1226,6 +1233,9 @@ LOG = LogWords(
             # parent reports the end of a process it ran directly: Ollama's "llama runner process has terminated: exit
             # status 127"; the loader's own words, "error while loading shared libraries")
             r"\bexit status 127\b|\berror while loading shared libraries\b|"
+            # (the dynamic linker resolving a function at run time that the library it loaded lacks, a library from
+            # another build: "llama-server: symbol lookup error: .../libggml.so: undefined symbol: _Z26ggml_...")
+            r"\bsymbol lookup error: [^\n]{0,300}?undefined symbol\b|"
             # (ggml's back ends loaded as libraries at run time, GGML_BACKEND_DL: none of the CPU's found, "make_cpu_buft_list:
             # no CPU backend found", "no backends are loaded. hint: use ggml_backend_load() or ggml_backend_load_all()")
             r"\bno CPU backend found\b|\bno backends are loaded\b|"
@@ -2261,6 +2271,13 @@ LOG = LogWords(
         fig("_leak_denied", r"\b(?:(?:does|did|do)(?: not|n['\u2019]t) (?:look|seem|appear)(?: to be)?(?: like)?|"
             r"(?:is|was|it['\u2019]s|that['\u2019]s)(?: not|n['\u2019]t)|not|no) (?:a |an )?(?:real |true |actual |genuine )?"
             r"(?:memory |VRAM |RAM |GPU memory )?leak\b", lambda m: True, prose=True),
+        # a leak detector's report of what was not freed when the program ended (MSVC's CRT "Detected memory leaks!",
+        # "Dumping objects ->", Visual Leak Detector's "Leak Hash: 0x..., Count: 1, Total 16 bytes", LeakSanitizer's
+        # "detected memory leaks", valgrind's "definitely lost: 16 bytes in 1 blocks"): bytes held at exit, not memory
+        # growing while the server runs
+        fig("_leak_detector", r"\bDetected memory leaks!|\bLeak Hash: 0x[0-9A-F]+, Count: \d+|\bLeakSanitizer: detected "
+            r"memory leaks\b|\bdefinitely lost: [\d,]+ bytes in [\d,]+ blocks\b|^\s*Dumping objects ->\s*$",
+            lambda m: True),
         # the whole machine frozen, not only the server ("the entire macOS system freezes", "my PC locks up", "Ollama
         # freezes macOS"): what a host out of memory and paging looks like, so a hang beside it may be memory
         fig("_machine_frozen", r"\b(?:entire|whole)\s+(?:\w+\s+)?(?:system|machine|computer|mac|pc|desktop|os)\s+"

@@ -461,6 +461,10 @@ LOG = LogWords(
             "not_oom", code="model-file-error"),
         # a file cut short (a partial download, a split GGUF's first part alone): llama-model-loader's "tensor '%s' data
         # is not within the file bounds, model is corrupted or incomplete", and a tensor count it cannot find
+        # ... or a tensor whose shape is not the one this build's architecture expects (llama-model.cpp
+        # create_tensor -> check_tensor_dims: "tensor 'blk.0.attn_q_b.weight' has wrong shape; expected 1536, 73728,
+        # got 1536, 24576, 1, 1"): a file converted for another build or fork
+        msg(r"check_tensor_dims: tensor '[^']{1,200}' has wrong shape\b", "not_oom", code="model-file-error"),
         msg(r"data is not within the file bounds|model is corrupted or incomplete|wrong number of tensors; expected "
             r"\d+, got \d+|done_getting_tensors: wrong number of tensors", "not_oom", code="model-file-error"),
         # wrappers that only follow a failed load of the weights (llama_model_load_from_file returned NULL:

@@ -161,7 +161,7 @@ _NOT_OOM = {
     "invalid-device-ordinal": "the server asked for a GPU this process cannot see: more ranks than visible GPUs "
                               "(tensor x pipeline parallel x nodes), or CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES / "
                               "a container's --gpus that shows fewer than it wants.",
-    "nan-in-logits": "the model's logits held NaN or inf (its numbers went wrong, not its memory): most often a "
+    "nan-in-logits": "the model's numbers (its logits, or a layer's output) went NaN or inf, not its memory: most often a "
                      "model trained in bfloat16 run in float16, which overflows (run it in bfloat16 or float32), or a "
                      "quantised or attention kernel's fault on this GPU (another kernel, an unquantised model or a "
                      "newer release tells which).",

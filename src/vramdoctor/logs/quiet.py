@@ -163,7 +163,9 @@ def _reported_growth(run: RunFacts) -> Diagnosis | None:
                                  f"to {series[-1] / 2**30:.2f} GiB: memory that is not given back (a leak, or a "
                                  "cache that grows without bound) until something runs out.")
     stated = n.get("_growth_stated")
-    if isinstance(stated, str) and not n.get("_leak_denied"):  # (not where the report's words deny the leak)
+    # (not where the report's words deny the leak, nor where its leak is a leak detector's report at exit: bytes not
+    # freed when the program ended, "Detected memory leaks!", not growth while it runs)
+    if isinstance(stated, str) and not n.get("_leak_denied") and not n.get("_leak_detector"):
         line = run.number_lines.get("_growth_stated", 0)
         return Diagnosis(kind="LEAK", code="memory-growth-stated", oom=None, inferred=True,
                          evidence=[(line, stated)], phase_source="the report's own words",
