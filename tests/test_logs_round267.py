@@ -511,3 +511,31 @@ def test_a_foreign_library_or_a_tensor_of_the_wrong_shape_is_not_memory(line, co
     lines = ["llama_model_loader: loaded meta data with 43 key-value pairs and 1147 tensors from model.gguf",
              "llm_load_print_meta: model size       = 387.56 GiB (4.96 BPW)", line]
     assert kind_of(lines) == ("NOT_OOM", code)
+
+
+# --- a server that restarts of itself, told in words: a failure the log does not show; a "[Performance]" report of
+# what runs slowly: no failure; V1's "RPC call to execute_model timed out": a worker's failure elsewhere ----------------
+
+_V1_UP = ["INFO 03-12 10:01:02 [api_server.py:1351] Starting vLLM API server 0 on http://0.0.0.0:8000",
+          "INFO:     Application startup complete.",
+          'INFO:     10.0.0.4:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+          "INFO 03-12 10:09:00 [launcher.py:80] Shutting down FastAPI HTTP server."]
+
+
+@pytest.mark.parametrize("lines, want", [
+    (["[Bug]: Vllm automatically restarts", "Vllm restarts randomly while running multiple subsequent requests."]
+     + _V1_UP, "UNDETERMINED"),
+    (["The server keeps restarting under load, logs after it restarted:"] + _V1_UP, "UNDETERMINED"),
+    (["[Performance]: Added requests take too much time, and the model will not run until all are added"]
+     + _V1_UP[:3], "NONE"),
+    (_V1_UP[:3] + ["(EngineCore_DP0 pid=77) ERROR 03-12 10:09:01 [core.py:710] TimeoutError: RPC call to "
+                   "execute_model timed out.",
+                   "(APIServer pid=1) ERROR 03-12 10:09:01 [async_llm.py:420] vllm.v1.engine.exceptions."
+                   "EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.",
+                   "(APIServer pid=1) INFO:     Shutting down"], "NOT_OOM"),
+])
+def test_restarts_told_speed_asked_and_a_workers_rpc_timeout(lines, want):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == want
+    if run.code == "worker-rpc-timeout":  # (a stuck worker: find where it waits)
+        assert "py-spy dump" in said(run)

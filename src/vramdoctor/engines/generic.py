@@ -684,6 +684,10 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
           # taken": the purpose it failed, not a failure of the run)
           r"(?:does|did|do)(?: not|n['\u2019]?t)(?: even)? work(?! to \w)|stop(?:s|ped)? responding|not working|"
           r"errors? out|"
+          # (a server that restarts of itself: "Vllm restarts randomly while running requests", "restarted
+          # unexpectedly", "keeps restarting")
+          r"restart(?:s|ed|ing)? (?:randomly|unexpectedly|by itself|itself|on its own|all the time|every \w+)|"
+          r"(?:keeps|kept) restarting|"
           # ... or the server, named, goes down ("When request threads is greater than 2, the service shutdown", "the
           # Ray workers go down", "the server shuts down with 3 requests")
           r"\b(?:service|server|process|engine|backend|runner|workers?|instance) (?:(?:just|then|suddenly|immediately|"
@@ -776,6 +780,8 @@ def _failure_stated(m: re.Match) -> str:
     text = m.string
     if _WRITTEN.match(text):
         raise ValueError("a program's line")
+    if _PERFORMANCE_TITLE.match(text):
+        raise ValueError("a question of speed")  # (vLLM's "[Performance]: ... will not run until ...")
     clause = text[_sentence_start(text, m.start()):m.start()]
     if _QUOTED_LEVEL.search(clause) or _QUOTED_SOURCE.search(clause):
         raise ValueError("a program's words, quoted")
@@ -784,6 +790,9 @@ def _failure_stated(m: re.Match) -> str:
     return _growth(m, inside=False, rise=False)
 
 
+#: a report filed as a question of speed (vLLM's issue template "[Performance]: ..."): what it says does not work is
+#: how fast, not a failure
+_PERFORMANCE_TITLE = re.compile(r"^\W{0,4}\[Performance\]", re.I)
 #: a sentence that opens with what an instruction is for ("To get the error output, ...", "To see the crash log, run
 #: it from a terminal"): the error is what to capture, not one met
 _PURPOSE = re.compile(r"\W*(?:\d+\.\s*)?(?:in order )?to (?:get|see|capture|collect|show|view|find|read|print|log|"

@@ -482,6 +482,10 @@ LOG = LogWords(
         msg(r"Failed core proc\(s\): \{[^}]{0,200}?: -11\b", "not_oom", code="crash-access-violation"),
         msg(r"Failed core proc\(s\): \{[^}]{0,200}?: -8\b", "not_oom", code="floating-point-exception"),
         msg(r"Failed core proc\(s\): \{[^}]{0,200}?: -9\b", "oom", "HOST"),
+        # V1's executor waiting on its workers past its timeout (v1/executor/multiproc_executor.py collective_rpc:
+        # "TimeoutError: RPC call to execute_model timed out."): a worker alive and stuck (a collective, a kernel);
+        # one that ran out of memory raises and reports it, one that died is reported as died
+        msg(r"RPC call to \w+ timed out", "not_oom", code="worker-rpc-timeout"),
         msg(r"EngineCore hit an exception|Engine core initialization failed|Got fatal signal from worker|"
             r"Exception in worker|WorkerProc hit an exception|WorkerProc failed to start|Error in model execution|"
             r"EngineCore failed to start|EngineCore encountered (?:a fatal error|an issue)|Background loop has errored|"

@@ -158,6 +158,9 @@ _NOT_OOM = {
                               "by Python's faulthandler.enable()): the stack is smaller than this CPU's signal frame "
                               "needs (Linux 5.14+ checks it on CPUs with AMX), which a Python older than the fix of "
                               "bpo-46968 (3.11, and its 2022 backports) gets wrong. Use a newer Python or image.",
+    "worker-rpc-timeout": "the engine waited on its workers past its timeout (VLLM_RPC_TIMEOUT): a worker alive and "
+                          "stuck, in a collective that never completes or a kernel that does not return. A worker that "
+                          "ran out of memory raises and reports it, and one that died is reported as died.",
     "invalid-device-ordinal": "the server asked for a GPU this process cannot see: more ranks than visible GPUs "
                               "(tensor x pipeline parallel x nodes), or CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES / "
                               "a container's --gpus that shows fewer than it wants.",
@@ -1106,6 +1109,8 @@ def _cut_copy_of_refusal(run: RunFacts, f: Failure) -> bool:
 
 #: the frames of setting up the alternate signal stack (Python's faulthandler.enable(), sigaltstack itself)
 _SIGNAL_STACK = re.compile(r"\bfaulthandler\.enable\(|\bsigaltstack\b")
+#: failures that are an engine waiting on a worker past its timeout: a consequence where the worker's failure shows
+_WAITED_ON = frozenset({"worker-rpc-timeout"})
 #: an exception as it prints: its class and the first words of its message ("KeyError: 'local_attn_masks'")
 _EXCEPTION_SAID = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Exit|Interrupt)): (\S[^\n]{2,60})")
 
@@ -1154,6 +1159,11 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     f = _detail_after(f, fatal)
     if f.kind in ("oom", "not_oom"):
         f = _detail_after(_latest_survived(run, f, fatal, engine), fatal)
+    if f.code in _WAITED_ON:
+        # the engine's timeout waiting on a worker, after that worker's own failure in the log (an illegal memory
+        # access, an out of memory): the worker's failure is the cause, the timeout its consequence
+        before = [g for g in fatal if g.line_no < f.line_no and g.code not in _WAITED_ON]
+        f = before[-1] if before else f
     titled = _title_over_words(run, f)
     if titled:
         return titled, None

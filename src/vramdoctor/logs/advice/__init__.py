@@ -237,7 +237,7 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
                   "HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES, a container's --gpus), then make the parallel sizes "
                   "(tensor x pipeline x nodes" + (f", tensor parallel {tp} here" if isinstance(tp, int) else "")
                   + ") or the device index fit them")
-        elif code in ("hang-no-error", "process-stalled"):
+        elif code in ("hang-no-error", "process-stalled", "worker-rpc-timeout"):
             # (no error to read: what settles a hang is where its threads wait)
             s.say("find where it waits", "no line shows an error, and memory settings will not unstick it: dump the "
                   "stuck process's threads (py-spy dump --pid PID for a Python server; gdb -p PID -batch -ex 'thread "
