@@ -539,3 +539,43 @@ def test_restarts_told_speed_asked_and_a_workers_rpc_timeout(lines, want):
     assert run.kind == want
     if run.code == "worker-rpc-timeout":  # (a stuck worker: find where it waits)
         assert "py-spy dump" in said(run)
+
+
+# --- "ollama" as a folder of a model's path is not Ollama's log ----------------------------------------------------------
+
+def test_a_folder_named_ollama_in_a_path_does_not_make_the_log_ollamas():
+    rep = diag("\n".join([
+        "./build/bin/llama-sweep-bench --model /mnt/models/ollama/models--ubergarm--DeepSeek-R1/IQ2_K_R4.gguf -c 8192",
+        "llama_model_loader: loaded meta data with 45 key-value pairs and 1147 tensors from /mnt/models/ollama/"
+        "models--ubergarm--DeepSeek-R1/IQ2_K_R4.gguf (version GGUF V3 (latest))",
+        "llm_load_tensors:        CPU buffer size = 118694.87 MiB",
+        "llama_kv_cache_init:      CUDA0 KV buffer size =   512.00 MiB"]))
+    assert rep.engine == "llamacpp"
+
+
+def test_ollamas_own_log_with_its_model_path_is_still_ollamas():
+    rep = diag("\n".join([
+        'time=2025-03-01T10:00:01.000Z level=INFO source=server.go:405 msg="starting llama server" cmd="/usr/bin/ollama '
+        'runner --model /usr/share/ollama/.ollama/models/blobs/sha256-6a0746a1ec1a --ctx-size 8192"',
+        "llama_model_loader: loaded meta data with 29 key-value pairs and 291 tensors from /usr/share/ollama/.ollama/"
+        "models/blobs/sha256-6a0746a1ec1a (version GGUF V3 (latest))"]))
+    assert rep.engine == "ollama"
+
+
+# --- llama.cpp's tools read as llama.cpp: llama-bench's table, the end-of-run timings, 2023's loader and main --------
+
+@pytest.mark.parametrize("lines", [
+    ["| model                          |       size |     params | backend    | ngl | n_batch | n_ubatch |          test |"
+     "              t/s |",
+     "| ------------------------------ | ---------: | ---------: | ---------- | --: | ------: | -------: | ------------: |"
+     " ---------------: |",
+     "| deepseek2 671B Q8_0            | 307.20 GiB |   671.03 B | CUDA       |  63 |    2048 |      512 |         pp512 |"
+     "     12.31 \u00b1 0.10 |"],
+    ["main: seed  = 1679150968", "llama_model_load: loading model from './models/65B/ggml-model-q4_0.bin' - please wait ...",
+     "llama_model_load: ggml ctx size = 41477.73 MB"],
+    ["what is your name? is the difference between a man and a boy?",
+     "llama_perf_sampler_print:    sampling time =       3.10 ms /    35 runs   (    0.09 ms per token)",
+     "llama_perf_context_print:       total time =    1952.91 ms /    35 tokens"],
+])
+def test_llamacpps_tools_output_is_read_as_llamacpp(lines):
+    assert diag("\n".join(lines)).engine == "llamacpp"

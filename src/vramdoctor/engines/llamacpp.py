@@ -346,7 +346,14 @@ LOG = LogWords(
                    r"(?:^|\s)\./(?:server|main)\s(?=[^\n]*\s-(?:ngl|m|c|np)\s)|"
                    r"llama_kv_cache|ggml_backend|ggml_cuda|llama-server|llama_init_from|print_info:|ggml_gallocr|"
                    r"srv\s+\w+:|main: build|ggml_metal|update_slots|launch_slot|ggml_new_tensor_impl|"
-                   r"slot print_timing|llama_io_(?:write|read)_"),
+                   r"slot print_timing|llama_io_(?:write|read)_|"
+                   # (its tools' own output: the timings every program prints at its end, llama_print_timings before
+                   # 2024's llama_perf_context_print; llama-bench's table, "| model | size | params | backend | ngl |"
+                   # and its "| pp512 |" / "| tg128 |" tests; 2023's loader and main, "llama_model_load: ggml ctx size =",
+                   # "main: seed  = 1679"; 2024's server "llama server listening at")
+                   r"llama_print_timings|llama_perf_\w+_print|^\s*\|\s*model\s*\|\s*size\s*\|\s*params\s*\|\s*backend\s*\||"
+                   r"\|\s*(?:pp|tg)\d+\s*\|\s*[\d.]+ \u00b1 [\d.]+\s*\||llama_model_load: (?:ggml ctx size|loading model "
+                   r"from|memory_size)|^main: seed\s*=\s*\d|llama server listening at"),
     # (and the first line of a model's load where no program line comes before it: 2023's "llama.cpp: loading model
     # from PATH" (llama.cpp llama_model_load), as llama-cpp-python and other bindings print it)
     run_start=(rx(r"llama_server: initializing|main: build = |build: \d+ \(|system info: n_threads|"

@@ -29,7 +29,8 @@ LOG = LogWords(
     launch=rx(r"ollama\s+serve"),
     # (the name alone, not inside another: "/models/mixtral_ollama/", and not a front end that emulates its API,
     # KoboldCpp's "For third party Ollama API Emulation")
-    fingerprint=rx(r"(?<![A-Za-z0-9_])ollama(?![A-Za-z0-9_]|\s+API\s+Emulation)|\[GIN\]|memory layout cannot be allocated|source=(?:server|memory|sched|routes|types|gpu|device|causal|runner|ggml)\.go|msg=\"?offload|"
+    # (not a folder of a path, "/mnt/models/ollama/models--ubergarm--..." that another engine loads from)
+    fingerprint=rx(r"(?<![A-Za-z0-9_/\\])ollama(?![A-Za-z0-9_/\\]|\s+API\s+Emulation)|\[GIN\]|memory layout cannot be allocated|source=(?:server|memory|sched|routes|types|gpu|device|causal|runner|ggml)\.go|msg=\"?offload|"
                    r"runner\.go|llama runner|starting llama server|"
                    # its Go runner's errors (runner/llamarunner/runner.go panics on processBatch's "failed to decode
                    # batch: %w"; llama/llama.go Decode: "llama_decode failed with code %d")
