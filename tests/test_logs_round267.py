@@ -579,3 +579,21 @@ def test_ollamas_own_log_with_its_model_path_is_still_ollamas():
 ])
 def test_llamacpps_tools_output_is_read_as_llamacpp(lines):
     assert diag("\n".join(lines)).engine == "llamacpp"
+
+
+# --- layers on the GPU as the command asked (-ngl N), or none with no GPU in sight: not "the GPU is at its limit" -------
+
+@pytest.mark.parametrize("lines, code", [
+    (["./llama-cli -m model.gguf -ngl 16 -c 4096 -p hello",
+      "llm_load_tensors: offloading 16 repeating layers to GPU", "llm_load_tensors: offloaded 16/33 layers to GPU",
+      "llm_load_tensors:      CUDA0 buffer size =  2100.00 MiB"], "offload-as-asked"),
+    (["./llama-server -m model.gguf --n-gpu-layers 20",
+      "load_tensors: offloaded 20/49 layers to GPU", "load_tensors:        CUDA0 model buffer size =  6000.00 MiB",
+      "main: server is listening on http://127.0.0.1:8080 - starting the main loop"], "offload-as-asked"),
+    (["ggml_init_cublas: no CUDA devices found, CUDA will be disabled", "./main -m model.gguf -p hello",
+      "llm_load_tensors: offloaded 0/33 layers to GPU", "llm_load_tensors:        CPU buffer size =  3891.24 MiB"],
+     "no-gpu-offload"),
+])
+def test_layers_offloaded_as_asked_or_none_without_a_gpu_are_not_a_full_gpu(lines, code):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NONE", code) and "at its limit" not in run.message

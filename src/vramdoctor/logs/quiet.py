@@ -376,8 +376,26 @@ def _offload(run: RunFacts, engine: str) -> Diagnosis | None:
         return Diagnosis(kind="KV_CAPACITY", code="kv-cache-forces-cpu-offload", inferred=True, evidence=[line],
                          message=f"Only {offl} of {total} layers went to the GPU: the KV cache for this context "
                                  f"({kv / 2**30:.1f} GiB) does not fit beside the weights ({weights / 2**30:.1f} GiB).")
+    asked = n.get("n_gpu_layers")
+    asked = asked[-1] if isinstance(asked, list) and asked else asked
+    if isinstance(asked, int) and 0 <= asked <= offl:
+        # the layers the command asked for (-ngl N, --n-gpu-layers N, num_gpu) all went: the user's split, not the
+        # GPU's limit
+        return Diagnosis(kind="NONE", code="offload-as-asked", oom=False, evidence=[line],
+                         phase_source="the layers the command asked for",
+                         message=f"{offl} of {total} layers went to the GPU, as the command asked ({asked}): the rest "
+                                 "run on the CPU because of that setting, not because the GPU is full. Nothing failed "
+                                 "in this log.")
     free = n.get("free_memory_bytes", n.get("available_memory_bytes"))
     free = free[0] if isinstance(free, list) and free else free
+    if offl == 0 and not isinstance(free, int) and not n.get("gpu_total_bytes"):
+        # nothing went to a GPU, and the log shows no GPU memory at all: no layers were asked for (llama.cpp's -ngl
+        # was 0 by default until 2025), a CPU-only build, or no usable GPU found ("no CUDA devices found")
+        return Diagnosis(kind="NONE", code="no-gpu-offload", oom=False, evidence=[line],
+                         phase_source="the engine's own offload decision",
+                         message=f"None of the {total} layers went to a GPU, and no GPU memory figure is in the log: no "
+                                 "layers were asked for (-ngl / --n-gpu-layers, num_gpu), the build has no GPU back "
+                                 "end, or no usable GPU was found. GPU memory is not what limits this run.")
     if offl == 0 and isinstance(free, int) and isinstance(weights, int) and free > weights:
         # nothing went to a GPU that had room for the weights: a CPU build, -ngl 0 / num_gpu 0, or no usable GPU
         return Diagnosis(kind="NONE", code="no-gpu-offload", oom=False, evidence=[line],
