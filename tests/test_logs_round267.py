@@ -597,3 +597,23 @@ def test_llamacpps_tools_output_is_read_as_llamacpp(lines):
 def test_layers_offloaded_as_asked_or_none_without_a_gpu_are_not_a_full_gpu(lines, code):
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("NONE", code) and "at its limit" not in run.message
+
+
+# --- llama.cpp's buffers that hold weights or cache under other names: the row split's "CUDA0_Split", the CPU's
+# repacked copies ("CPU_REPACK", before 2025 "CPU_AARCH64"), a GPU back end's host buffer ("ROCm_Host KV") -------------
+
+def test_split_repacked_and_host_buffers_are_counted():
+    run = run_of(diag("\n".join([
+        "llm_load_tensors: CUDA0_Split model buffer size = 13302.19 MiB",
+        "llm_load_tensors: CUDA1_Split model buffer size = 12949.22 MiB",
+        "llm_load_tensors:      CUDA0 model buffer size =     1.69 MiB",
+        "llm_load_tensors:        CPU model buffer size =   563.62 MiB",
+        "load_tensors:  CPU_REPACK model buffer size =  1024.00 MiB",
+        "llm_load_tensors: CPU_AARCH64 model buffer size =   512.00 MiB",
+        "llama_kv_cache_init:      ROCm0 KV buffer size =   128.00 MiB",
+        "llama_kv_cache_init:  ROCm_Host KV buffer size =   256.00 MiB"])))
+    n = run.numbers
+    mib = [round(x * 2**20) for x in (13302.19, 12949.22, 1.69, 563.62, 1024, 512)]
+    assert sorted(n["gpu_model_buffer_bytes"]) == sorted(mib[:3])
+    assert sorted(n["cpu_model_buffer_bytes"]) == sorted(mib[3:])
+    assert n["kv_buffer_bytes_by_device"]["ROCm_Host"] == 256 * 2**20

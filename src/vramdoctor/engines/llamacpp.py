@@ -560,7 +560,9 @@ LOG = LogWords(
         # a 2023 build's loader (llama.cpp before the llama_model_loader rewrite: "llama_model_load_internal: ..."),
         # which kept every layer on the CPU unless -ngl asked for some
         fig("_cpu_layers_unless_told", r"\bllama_model_load_internal:", lambda m: True),
-        fig("gpu_model_buffer_bytes", _DEV + r"(?:_Mapped)? (?:model )?buffer size =\s*" + SIZE, mode="list"),
+        # (and the row split's share of each device, --split-mode row: "CUDA0_Split model buffer size = 13302.19 MiB",
+        # the weights the split spreads, beside the small per-device "CUDA0 model buffer")
+        fig("gpu_model_buffer_bytes", _DEV + r"(?:_Mapped|_Split)? (?:model )?buffer size =\s*" + SIZE, mode="list"),
         # what each device is planned to hold before anything is allocated (llama-context.cpp
         # llama_memory_breakdown_print, the fit's projection, 2025-09 on: "| memory breakdown [MiB] | total free self
         # model context compute unaccounted |" / "| SYCL0 (Intel Arc Pro B65) | 32656 = 31827 + (20798 = 20583 + 142 +
@@ -568,7 +570,10 @@ LOG = LogWords(
         fig("planned_model_bytes", _BREAKDOWN, lambda m: int(m.group(2)) * 2**20, mode="list"),
         fig("planned_context_bytes", _BREAKDOWN, lambda m: int(m.group(3)) * 2**20, mode="list"),
         fig("planned_compute_bytes", _BREAKDOWN, lambda m: int(m.group(4)) * 2**20, mode="list"),
-        fig("cpu_model_buffer_bytes", r"CPU(?:_Mapped)? (?:model )?buffer size =\s*" + SIZE, mode="list"),
+        # (and the weights the CPU back end repacked for its kernels, a copy of their own: "CPU_REPACK model buffer
+        # size", before 2025 "CPU_AARCH64 model buffer size")
+        fig("cpu_model_buffer_bytes", r"CPU(?:_Mapped|_REPACK|_AARCH64)? (?:model )?buffer size =\s*" + SIZE,
+            mode="list"),
         fig("kv_pool_bytes", r"KV self size\s*=\s*" + SIZE),
         fig("kv_pool_bytes", r"llama_kv_cache(?:_unified|_iswa)?: size =\s*" + SIZE, mode="list"),
         fig("kv_cells", r"llama_kv_cache(?:_unified|_iswa)?: size =.*?\(\s*" + NUM + r" cells", count, mode="list"),
@@ -601,9 +606,9 @@ LOG = LogWords(
         fig("n_slots", r"llama_kv_cache(?:_unified)?: size =.*?cells,\s*\d+ layers,\s*(\d+)/\d+ seqs", count,
             mode="first"),
         fig("gpu_kv_buffer_bytes", _DEV + r" KV buffer size =\s*" + SIZE, mode="list"),
-        fig("kv_buffer_bytes_by_device", r"\b(" + _DEV + r"|CPU|CUDA_Host|CPU_Mapped) KV buffer size =\s*" + SIZE,
+        fig("kv_buffer_bytes_by_device", r"\b(" + _DEV + r"|CPU|CPU_Mapped|[A-Za-z]+_Host) KV buffer size =\s*" + SIZE,
             lambda m: (m.group(1), to_bytes(m.group(2), m.group(3))), mode="map"),
-        fig("host_kv_buffer_bytes", r"(?:CPU|CUDA_Host|ROCm_Host) KV buffer size =\s*" + SIZE, mode="list"),
+        fig("host_kv_buffer_bytes", r"(?:CPU|[A-Za-z]+_Host) KV buffer size =\s*" + SIZE, mode="list"),
         fig("compute_buffer_bytes", r"compute buffer size =\s*" + SIZE, mode="list"),
         fig("gpu_compute_buffer_bytes", _DEV + r" compute buffer size =\s*" + SIZE, mode="list"),
         fig("n_ctx", r"\bn_ctx\s*=\s*" + NUM, count),
