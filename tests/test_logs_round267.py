@@ -617,3 +617,11 @@ def test_split_repacked_and_host_buffers_are_counted():
     assert sorted(n["gpu_model_buffer_bytes"]) == sorted(mib[:3])
     assert sorted(n["cpu_model_buffer_bytes"]) == sorted(mib[3:])
     assert n["kv_buffer_bytes_by_device"]["ROCm_Host"] == 256 * 2**20
+
+
+@pytest.mark.parametrize("command", ["./llama-server -m model.gguf --ctx-size 0 -ngl 99",
+                                     "./llama-cli -m model.gguf -c 0 -ngl 99 -p hi"])
+def test_a_context_of_0_asks_for_the_models_own_and_is_not_read_as_0(command):
+    run = run_of(diag("\n".join([command, "llama_context: n_ctx         = 32768",
+                                 "llama_kv_cache_unified:      CUDA0 KV buffer size =  4096.00 MiB"])))
+    assert run.numbers.get("max_model_len") != 0

@@ -624,8 +624,9 @@ LOG = LogWords(
         fig("n_ubatch", r"(?:-ub |--ubatch-size[= ])\s*(\d+)", count, flags=0),
         # the context the user set on a pasted command line (llama.cpp pads it to its cells: -c 5000 prints n_ctx =
         # 5120); "-c" only after the program's name ("-c" alone is too short a word to search a log for)
-        fig("max_model_len", r"(?:^|\s)--ctx-size(?:=|\s+)(\d+)\b", count, flags=0),
-        fig("max_model_len", r"\bllama-(?:server|cli)\b.*?\s-c(?:=|\s+)(\d+)\b", count, flags=0),
+        # (not 0, which asks for the model's own training context: that context is the one the log's n_ctx shows)
+        fig("max_model_len", r"(?:^|\s)--ctx-size(?:=|\s+)(?!0\b)(\d+)\b", count, flags=0),
+        fig("max_model_len", r"\bllama-(?:server|cli)\b.*?\s-c(?:=|\s+)(?!0\b)(\d+)\b", count, flags=0),
         fig("n_parallel", r"(?:--parallel|-np|n_seq_max\s*=)\s*(\d+)", count),
         # the layers on the GPU as set on a pasted command line (-1 or a number above the model's layers: all)
         fig("n_gpu_layers", r"(?:^|\s)(?:-ngl|--n-gpu-layers|--gpu-layers)(?:=|\s+)(-?\d+)\b", lambda m: int(m.group(1)),
