@@ -625,3 +625,37 @@ def test_a_context_of_0_asks_for_the_models_own_and_is_not_read_as_0(command):
     run = run_of(diag("\n".join([command, "llama_context: n_ctx         = 32768",
                                  "llama_kv_cache_unified:      CUDA0 KV buffer size =  4096.00 MiB"])))
     assert run.numbers.get("max_model_len") != 0
+
+
+# --- causes named by other runtimes' words: HIP without a kernel's code object for this GPU ("Cannot find Symbol with
+# name"), SYCL's work-group limit above ggml-sycl's "Exception caught at file", a library checked for and not loaded,
+# and NCCL's probe of its optional plugins (tuner, profiler, net) is no failure ------------------------------------------
+
+@pytest.mark.parametrize("tail, code", [
+    ([":0:/src/clr/hipamd/src/hip_global.cpp:117 : 6190051732 us:  Cannot find Symbol with name: "
+      "_ZN7ck_tile6kentryILi256ELi1ENS_12Rmsnorm2dFwd", "Fatal Python error: Aborted"], "cuda-no-kernel-image"),
+    (["The number of work-items in each dimension of a work-group cannot exceed {512, 512, 512} for this device",
+      "Exception caught at file:/app/ggml/src/ggml-sycl/ggml-sycl.cpp, line:3600"], "kernel-config-unsupported"),
+    (["Total number of work-items in a work-group cannot exceed 1024 for this device",
+      "Exception caught at file:/app/ggml/src/ggml-sycl/ggml-sycl.cpp, line:3210"], "kernel-config-unsupported"),
+    (['  File "/sgl-workspace/sglang/python/sglang/srt/distributed/device_communicators/custom_all_reduce.py", line '
+      "250, in create_shared_buffer", "AssertionError: libcudart is not loaded in the current process"],
+     "library-load-failed"),
+])
+def test_other_runtimes_words_for_a_cause_not_memory(tail, code):
+    lines = ["[2025-04-22 21:29:09 TP0] Memory pool end. avail mem=7.57 GB",
+             "[2025-04-22 21:29:09 TP0] Capture cuda graph begin. This can take up to several minutes."] + tail
+    assert kind_of(lines) == ("NOT_OOM", code)
+
+
+@pytest.mark.parametrize("probe", [
+    "host:75208:75208 [4] NCCL INFO TUNER/Plugin: Plugin load returned 11 : libnccl-net.so: cannot open shared object "
+    "file: No such file or directory : when loading libnccl-tuner.so",
+    "host:75208:75208 [4] NCCL INFO PROFILER/Plugin: Plugin load returned 2 : libnccl-profiler.so: cannot open shared "
+    "object file: No such file or directory",
+])
+def test_nccls_probe_of_an_optional_plugin_is_no_failure(probe):
+    lines = ["[2025-02-08 00:25:30 TP4] Init torch distributed begin.", probe,
+             "host:75208:75208 [4] NCCL INFO comm 0x5a4 rank 4 nranks 16 cudaDev 4 busId 9d000 - Init COMPLETE",
+             "[2025-02-08 00:26:30 TP4] Load weight begin. avail mem=78.12 GB"]
+    assert kind_of(lines)[1] != "library-load-failed"

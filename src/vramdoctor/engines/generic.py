@@ -1222,8 +1222,11 @@ LOG = LogWords(
         # (not NCCL's probe for its network plugin, at INFO, which goes on without it: "NCCL INFO NET/Plugin :
         # dlerror=libnccl-net.so: cannot open shared object file ... No plugin found (libnccl-net.so), using internal
         # implementation")
-        msg(r"^(?![^\n]*(?:using internal implementation|NET/Plugin\s*:))[^\n]*?cannot open shared object file|"
+        msg(r"^(?![^\n]*(?:using internal implementation|[A-Z]+/Plugin\s*:))[^\n]*?cannot open shared object file|"
             r"\bLoadLibrary\w* failed|\bdlopen\b.{0,120}\bfailed|Library not loaded:|"
+            # (a check that a library is in the process, SGLang's custom all-reduce on a ROCm machine without CUDA's
+            # runtime: "AssertionError: libcudart is not loaded in the current process")
+            r"\blib\w+(?:\.so[\d.]*)? is not loaded in the current process\b|"
             r"(?:[Cc]ould not|[Cc]ouldn't|[Ff]ailed to|[Uu]nable to) load (?:the )?(?:shared |dynamic |native )?library\b|"
             r"error while loading shared libraries|"
             # (Triton's backend manager, the backend's .so not where the model's config says: "failed to load
@@ -1259,7 +1262,15 @@ LOG = LogWords(
         # error: Cannot read .../TensileLibrary.dat: No such file or directory for GPU arch : gfx906"): as CUDA's
         # "no kernel image", a build for another GPU
         msg(r"rocBLAS error: Cannot read \S*TensileLibrary|No such file or directory for GPU arch\b|"
-            r"rocBLAS error: Could not initialize Tensile host", "not_oom", code="cuda-no-kernel-image"),
+            r"rocBLAS error: Could not initialize Tensile host|"
+            # (... and HIP's runtime without a kernel's code object for this GPU, hipamd's hip_global.cpp: "Cannot find
+            # Symbol with name: _ZN7ck_tile...", hipErrorNoBinaryForGpu's cousin, before the abort it causes)
+            r"\bhip_global\.cpp:\d+ [^\n]{0,60}Cannot find Symbol with name\b", "not_oom", code="cuda-no-kernel-image"),
+        # a kernel launch this device cannot run (SYCL's exception on a work-group past the device's limits, printed
+        # just above ggml-sycl's "Exception caught at file:...": "The number of work-items in each dimension of a
+        # work-group cannot exceed {512, 512, 512} for this device"): a kernel's configuration, not memory
+        msg(r"\bwork-items in each dimension of a work-group cannot exceed\b|\bTotal number of work-items in a "
+            r"work-group cannot exceed\b", "not_oom", code="kernel-config-unsupported"),
         # a supervisor (Ray Serve, KServe, Kubernetes) gave up on a replica that stopped answering its health
         # check: the server hung or was too busy to answer, which by itself is not memory running out
         msg(r"Didn't receive health check response|marking it unhealthy|[Ll]iveness probe failed|"
