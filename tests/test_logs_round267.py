@@ -659,3 +659,26 @@ def test_nccls_probe_of_an_optional_plugin_is_no_failure(probe):
              "host:75208:75208 [4] NCCL INFO comm 0x5a4 rank 4 nranks 16 cudaDev 4 busId 9d000 - Init COMPLETE",
              "[2025-02-08 00:26:30 TP4] Load weight begin. avail mem=78.12 GB"]
     assert kind_of(lines)[1] != "library-load-failed"
+
+
+# --- C++'s out_of_range / invalid_argument (a bad index or argument, not memory), and a title that names a ggml assert
+# it fails "with" -------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines, code", [
+    (["Using --grammar with Command R causes an std::out_of_range exception and crashes.",
+      "llama_new_context_with_model:      CUDA0 compute buffer size =   508.00 MiB",
+      "msvcp140d.dll!std::_Xout_of_range(const char * _Message) Line 26"], "code-error"),
+    (["main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+      "terminate called after throwing an instance of 'std::out_of_range'", "  what():  unordered_map::at",
+      "Aborted (core dumped)"], "code-error"),
+    (["main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+      "terminate called after throwing an instance of 'std::invalid_argument'", "  what():  stoi",
+      "Aborted (core dumped)"], "code-error"),
+    (["Misc. bug: Hybrid models failing to load with assert GGML_ASSERT(kv_size % n_pad == 0)",
+      "llama_model_loader: loaded meta data with 41 key-value pairs and 449 tensors from granite-4.0-h.gguf"],
+     "ggml-assert"),
+    (["llama-server crashes with the assertion GGML_ASSERT(n_tokens_all <= cparams.n_batch) on long prompts",
+      "main: server is listening on http://127.0.0.1:8080 - starting the main loop"], "ggml-assert"),
+])
+def test_cpp_logic_errors_and_a_named_ggml_assert_are_not_memory(lines, code):
+    assert kind_of(lines) == ("NOT_OOM", code)

@@ -1389,7 +1389,9 @@ LOG = LogWords(
             + MEMORY_TERMS + r"))\S|"
             # ... as a report names the assert that failed, by its source line ("crash on failed assert
             # GGML_ASSERT(max_blocks_per_sm > 0);")
-            r"\b(?:failed|failing) assert(?:ion)?\W{1,8}GGML_ASSERT\((?!.*(?:" + MEMORY_TERMS + r")).*\)|"
+            # (or "... failing to load with assert GGML_ASSERT(kv_size % n_pad == 0)")
+            r"\b(?:(?:failed|failing)|(?:fail(?:s|ed|ing)?|crash(?:es|ed|ing)?|abort(?:s|ed|ing)?)\b[^\n]{0,40}?\bwith)"
+            r" (?:an? |the )?assert(?:ion)?\W{1,8}GGML_ASSERT\((?!.*(?:" + MEMORY_TERMS + r")).*\)|"
             # ... or as a report's title names it, the assert and when it comes ("Eval bug: GGML_ASSERT(id >= 0 && id
             # < n_expert) when running GPT-OSS 20B")
             r"^[^\n]{0,40}?\bGGML_ASSERT\((?![^\n]*(?:" + MEMORY_TERMS + r"))[^\n]{1,200}?\)\s+(?:when|while|with|on|in|after|"
@@ -1520,6 +1522,9 @@ LOG = LogWords(
         # macOS) prints it: "libc++abi: terminating due to uncaught exception of type std::length_error: vector"
         msg(r"\bvector::_M_(?:default_append|realloc_insert|fill_insert|range_check)\b|\bbasic_string::_M_create\b|"
             r"\bstd::length_error\b|\bvector::reserve\b|"
+            # (... and its kin, an index or an argument out of its range: "terminate called after throwing an instance
+            # of 'std::out_of_range'", MSVC's "std::_Xout_of_range", "std::invalid_argument")
+            r"\bstd::(?:_X)?out_of_range\b|\bstd::invalid_argument\b|"
             r"\bcannot create std::vector larger than max_size|"
             # ... or PyTorch's: a size no device has, from an overflowed computation ("CUDA out of memory. Tried to
             # allocate more than 1EB memory", c10's "Storage size calculation overflowed with sizes=[...]")
