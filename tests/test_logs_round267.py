@@ -682,3 +682,4 @@ def test_nccls_probe_of_an_optional_plugin_is_no_failure(probe):
 ])
 def test_cpp_logic_errors_and_a_named_ggml_assert_are_not_memory(lines, code):
     assert kind_of(lines) == ("NOT_OOM", code)
+

@@ -16,7 +16,7 @@ from typing import Callable, Iterable
 
 from .facts import RunFacts
 from .knowledge import Knowledge, knowledge
-from .lines import CUT_LOOKBACK, pieces, tail_cut
+from .lines import CUT_LOOKBACK, MAX_LINE, pieces, tail_cut, window as cut_window
 from .prefilter import Words
 from .reader import clean
 from .scan import ENGINE_SAMPLE_LINES, TAIL_LINES, WINDOW, Scanner
@@ -95,7 +95,9 @@ def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[Run
             out: list[tuple[int, str]] = []
             for chunk, ln in ((head, head_first), (raw, first)):
                 for line in chunk.split(b"\n")[:-1] if chunk else ():
-                    out.extend((ln, t) for t in pieces(clean(line)))
+                    # (a line past MAX_LINE cut to its window, as the scanner reads it: a 1 MB prompt line among a
+                    # failure's neighbours is otherwise read whole by every rule that looks at them)
+                    out.extend((ln, cut_window(t) if len(t) > MAX_LINE else t) for t in pieces(clean(line)))
                     ln += 1
             out += cur
             return [(ln, t) for ln, t in out[-WINDOW:] if ln >= max(1, run_first)]
@@ -107,7 +109,7 @@ def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[Run
         state["cur"] = []
         for part in pieces(clean(raw)):
             s.feed(line_no, part)
-            state["cur"].append((line_no, part))
+            state["cur"].append((line_no, cut_window(part) if len(part) > MAX_LINE else part))
 
     line_no = 0  # lines consumed so far
     carry = b""

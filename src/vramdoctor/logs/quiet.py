@@ -461,7 +461,12 @@ def bar_under_way(text: str) -> bool:
     return bool(bar) and int(bar.group(1)) < 100 and bar.group(2) != bar.group(3)
 
 
+#: how much of a line names a step under way: its first characters (a 1 MB line of a prompt names none past them)
+STEP_CHARS = 4096
+
+
 def _under_way(ln: int, text: str, engine: str) -> tuple[int, str, str] | None:
+    text = text[:STEP_CHARS]
     if _BAR.search(text) and not bar_under_way(text):
         return None  # a bar at its end: that step finished
     if supposed(text) and not LEVEL.match(text):

@@ -819,8 +819,12 @@ class Scanner:
                                       lines_before=list(self.recent), cut=True))
             r.lines, r.last_line = max(r.lines, 1), max(r.last_line, last[0])
         if last and r.lines:
+            # (a line past MAX_LINE as the scanner read it, its window: the rules that read the log's end read no more)
+            if len(last[1]) > MAX_LINE:
+                last = (last[0], window(last[1]))
             r.tail, r.tail_cut = last, cut_mid_line
-            lines = [(ln, unbox(t)) for ln, t in (tail or []) if r.first_line <= ln < last[0] and ln > self.echo_until]
+            lines = [(ln, window(t) if len(t) > MAX_LINE else t) for ln, t in
+                     ((ln, unbox(t)) for ln, t in (tail or []) if r.first_line <= ln < last[0] and ln > self.echo_until)]
             r.tail_lines = lines[-TAIL_LINES:] + [last]
         self.runs.append(self.run)
         for run in self.runs:  # a heading that names a failure, where the log's own lines show none or any pressure
