@@ -683,3 +683,14 @@ def test_nccls_probe_of_an_optional_plugin_is_no_failure(probe):
 def test_cpp_logic_errors_and_a_named_ggml_assert_are_not_memory(lines, code):
     assert kind_of(lines) == ("NOT_OOM", code)
 
+
+
+# --- a rule of its own ("==================" under a longer one) at the log's end is a report's separator, not a line
+# cut partway -----------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("rule", ["==================", "------", "**********"])
+def test_a_shorter_rule_under_a_longer_one_is_not_a_cut_line(rule):
+    from vramdoctor.logs.lines import cut_mid_line
+    before = ["=================================", "GPU 0: NVIDIA GeForce RTX 3090 | 22.2 / 24.0 GB",
+              "Report generated at: Thu Nov  6 11:19:54 2025", rule[0] * 33]
+    assert not cut_mid_line(rule, before)

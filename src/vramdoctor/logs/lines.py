@@ -269,8 +269,8 @@ def cut_mid_line(last: str, before: list[str]) -> bool:
     if _PATH_CUT.search(t):
         return True  # a path cut before its file's extension ("/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.": ggml's abort
         # line, "ggml-cuda.cu:88: CUDA error", stops there), not a sentence's stop
-    if last[-1:].isspace():
-        return False
+    if last[-1:].isspace() or _RULE.fullmatch(t.strip()):
+        return False  # (nor a rule of its own, "==================" under a longer "=======...": a report's separator)
     n = len(last)
     if any(len(b) > n and b.startswith(last) and not b[n].isspace() for b in before[-CUT_LOOKBACK:]):
         return True
