@@ -694,3 +694,18 @@ def test_a_shorter_rule_under_a_longer_one_is_not_a_cut_line(rule):
     before = ["=================================", "GPU 0: NVIDIA GeForce RTX 3090 | 22.2 / 24.0 GB",
               "Report generated at: Thu Nov  6 11:19:54 2025", rule[0] * 33]
     assert not cut_mid_line(rule, before)
+
+
+# --- a program's own summaries of what it allocated at load ("llm_load_tensors: VRAM used = ...", "total VRAM used")
+# are not readings over time: no LEAK from them ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("summaries", [
+    ["llm_load_tensors: system memory used  =   70.44 MiB", "llm_load_tensors: VRAM used           = 1456.19 MiB",
+     "llama_new_context_with_model: total VRAM used: 1726.19 MiB (model: 1456.19 MiB, context: 270.00 MiB)"],
+    ["llama_model_load_internal: mem required  =  372.40 MB (+ 1608.00 MB per state)",
+     "llama_model_load_internal: VRAM used: 3475 MB", "llama_init_from_file: kv self size  = 1600.00 MB"],
+])
+def test_load_summaries_of_memory_used_are_no_growth(summaries):
+    lines = (["llama.cpp is slow on my GPU"] + summaries
+             + ["llama_print_timings:       total time =  4965.25 ms", "[end of text]"])
+    assert kind_of(lines)[0] != "LEAK"

@@ -2263,7 +2263,11 @@ LOG = LogWords(
             prose=True),
         fig("kv_cache_dtype", r"\bKV[- ]?cache (?:in|as|at|quantized to)\s+`?(fp8(?:_e4m3|_e5m2)?|int8|8-bit|q8_0|q4_0)\b",
             lambda m: m.group(1).lower().replace("8-bit", "int8"), prose=True),
-        fig("reported_memory_bytes", _MEMWORD + r"\s*(?:~=|≈|~|[=:])?\s*~?" + _USIZE, _usize, mode="list", flags=0),
+        # (not a program's own summary of what it allocated, under a C function's tag: llama.cpp's "llm_load_tensors:
+        # VRAM used = 1456.19 MiB", "llama_new_context_with_model: total VRAM used: 1726.19 MiB": several quantities
+        # printed once at load, not one reading over time)
+        fig("reported_memory_bytes", r"^(?![ \t]*[a-z][a-z0-9]*_\w*:\s)[^\n]*?" + _MEMWORD + r"\s*(?:~=|≈|~|[=:])?\s*~?"
+            + _USIZE, _usize, mode="list", flags=0),
         # ... and nvidia-smi's own readings over time (`--query-gpu=timestamp,memory.used --format=csv -l N`: a row
         # "2025/03/01 10:00:00.000, 20512 MiB" with one size after its time)
         fig("reported_memory_bytes", r"^\s*\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)?,\s*(\d+)\s*MiB\s*$",

@@ -516,7 +516,10 @@ LOG = LogWords(
     },
     milestones=(
         # (not "offloaded N/M layers to GPU": load_tensors prints it before it allocates the weights' buffers)
-        ("weights_done", rx(r"model buffer size =|" + _DEV + r"\w* buffer size =|CPU buffer size =")),
+        # (and the load's summary of 2023-24 builds: "llm_load_tensors: system memory used = 2939.68 MiB", "VRAM used
+        # = 1456.19 MiB", "llama_model_load_internal: mem required = ...")
+        ("weights_done", rx(r"model buffer size =|" + _DEV + r"\w* buffer size =|CPU buffer size =|"
+                            r"llm_load_tensors: (?:system memory|VRAM) used\s*=")),
         # (the cache's summary, printed once all its buffers are allocated: llama-kv-cache.cpp prints "KV buffer size"
         # after each buffer it allocates, so a failure after one is the next buffer of the same cache; an iSWA model
         # makes two caches, the non-SWA one, then the SWA one)
