@@ -709,3 +709,17 @@ def test_load_summaries_of_memory_used_are_no_growth(summaries):
     lines = (["llama.cpp is slow on my GPU"] + summaries
              + ["llama_print_timings:       total time =  4965.25 ms", "[end of text]"])
     assert kind_of(lines)[0] != "LEAK"
+
+
+# --- a pasted script's own messages (echo "ERROR: ...", print("Error: ...".format(...))) are not the server's failure
+
+@pytest.mark.parametrize("script", [
+    ['    echo "ERROR: Server failed to start"', "    exit 1", "fi"],
+    ['        print("Error: Command timed out after {} seconds".format(timeout))', "        sys.exit(1)"],
+    ["  printf 'FATAL: model failed to load\\n'", "done"],
+])
+def test_a_pasted_scripts_messages_are_not_the_servers_failure(script):
+    lines = (["My launcher script:"] + script
+             + ["INFO 06-15 14:11:10 gpu_executor.py:83] # GPU blocks: 2595, # CPU blocks: 2048",
+                "INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)"])
+    assert kind_of(lines)[0] == "NONE"

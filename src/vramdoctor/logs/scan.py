@@ -90,6 +90,9 @@ _FAILS_LIST = re.compile(r"\b(?:every|all|each|none of)\b[^.]*?\b(?:fail(?:s|ed)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
 _LISTED = re.compile(r"`?(?<![\w-])(--?[a-z][\w-]*)`?(?:=|\s+)`?(\d+(?:\.\d+)?)\b`?((?:\s*/\s*`?\d+(?:\.\d+)?\b`?)*)",
                      re.I)
+#: a line of a script the report pastes that prints a message (shell's echo/printf, Python's print, with its string
+#: literal): its words are what the script would print, not what the server did
+_SCRIPT_PRINT = re.compile(r"^\s*(?:(?:echo|printf)(?:\s+-[a-zA-Z]+)*\s+[\x22']|(?:print|console\.log|puts)\s*\(\s*f?[\x22'])")
 #: a line that is only a value for the label on the line before it (": 18.00 GiB")
 _VALUE_ONLY = re.compile(r"^\s*:\s*[-\d.,]+\s*[KMGT]i?B\s*$")
 #: the value alone on its line under Rust's "key: Some(" (TGI's Args printed with {:#?}: "        30000,")
@@ -689,6 +692,8 @@ class Scanner:
         line is one."""
         if self.version_section:
             return False  # (the output of the version command llama.cpp's template asks for: not the run)
+        if _SCRIPT_PRINT.match(text):
+            return False  # (a pasted script's own message, never printed here: echo "ERROR: Server failed to start")
         if v is _UNKNOWN:
             v = self.k.verdict(text, c.get("msg", set()))
         if v is None and c.get("frame") and PY_FRAME.search(text):
