@@ -723,3 +723,25 @@ def test_a_pasted_scripts_messages_are_not_the_servers_failure(script):
              + ["INFO 06-15 14:11:10 gpu_executor.py:83] # GPU blocks: 2595, # CPU blocks: 2048",
                 "INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)"])
     assert kind_of(lines)[0] == "NONE"
+
+
+# --- llama-cli's answer, printed bare after its "generate: n_ctx = ..." line: the model's words are not the report's
+# ("the waves crashed", "UserNotFoundException"), but an error the program prints bare there is still read ---------------
+
+_CLI = ["llama_kv_cache_init:      CUDA0 KV buffer size =   832.00 MiB",
+        "generate: n_ctx = 4096, n_batch = 2048, n_predict = -1, n_keep = 1", "", "> write a story"]
+_TIMINGS = ["llama_print_timings:        load time =    1520.11 ms",
+            "llama_print_timings:       total time =    1952.91 ms /    35 tokens"]
+
+
+@pytest.mark.parametrize("answer", [
+    ["Once upon a time the waves crashed against the rocks, and the ship failed to reach the shore."],
+    ["import com.example.demo.exception.UserNotFoundException;", "public class UserService {", "}"],
+])
+def test_the_models_answer_is_not_the_reports_words(answer):
+    assert kind_of(_CLI + answer + _TIMINGS)[0] == "NONE"
+
+
+def test_an_error_printed_bare_during_the_answer_is_still_read():
+    kind, code = kind_of(_CLI + ["Once upon a time", "CUDA error 400 at ggml-cuda.cu:3343: invalid resource handle"])
+    assert kind == "NOT_OOM"

@@ -136,6 +136,10 @@ class LogWords:
     answer (vLLM's shm_broadcast.py "No available shared memory broadcast block found in 60 seconds"): a log of a
     server that was serving and ends on two or more of them, with no failure, shows a process stuck (at start-up the
     same line is a long compilation, and benign).
+    answer_begins: a line of the engine's own after which it prints the model's answer as bare text, with no log prefix
+    (llama-cli's "generate: n_ctx = 4096, n_batch = 2048, n_predict = -1, n_keep = 1", its "== Running in interactive
+    mode. =="): those lines, up to the engine's next line with a log prefix (its timings), are the answer (as `chat`'s),
+    not the engine's log.
     launch: the engine's server command as a person types it (the binary or its Python entry point, without the
     shell prompt or path before it: vLLM's "vllm serve"): that command pasted again after a run that served starts the
     next run (a report's second try under its first).
@@ -170,6 +174,7 @@ class LogWords:
     sentences: tuple[str, ...] = ()
     stalled: re.Pattern | None = None
     launch: re.Pattern | None = None
+    answer_begins: re.Pattern | None = None
     bare_requests: re.Pattern | None = None
 
 

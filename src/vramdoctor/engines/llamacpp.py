@@ -340,6 +340,10 @@ _BREAKDOWN = (r"\|\s*(?:-\s*)?(?!Host\b)(\w+)(?: \([^)|]{0,80}\))?\s*\|\s*\d+\s*
 LOG = LogWords(
     # the server command (tools/server's binary, llama-server)
     launch=rx(r"llama-server"),
+    # (tools/main, llama-cli: the prompt's evaluation starts, then the answer is printed as it is sampled, then the
+    # timings: "generate: n_ctx = 4096, n_batch = 2048, n_predict = -1, n_keep = 1"; in interactive mode "== Running in
+    # interactive mode. ==")
+    answer_begins=rx(r"generate: n_ctx = \d+, n_batch = \d+|== Running in interactive mode\. =="),
     bare_requests=MTMD_STEPS,
     # (and its own programs on a pasted command line, before 2024's llama- names: "./server ... -ngl 999", "./main -m")
     fingerprint=rx(r"llama_model_loader|llm_load_|load_tensors:|llama_new_context_with_model|llama_context:|"

@@ -138,6 +138,10 @@ class Knowledge:
         self.loaders = [e.log.loader for e in engines if e.log.loader is not None]
         #: every engine's interactive prompt with a question typed at it (`LogWords.chat`)
         self.chat = [e.log.chat for e in engines if e.log.chat is not None]
+        #: every engine's line after which it prints the model's answer bare (`LogWords.answer_begins`), as one pattern
+        #: matched at a line's start
+        begins = [e.log.answer_begins.pattern for e in engines if e.log.answer_begins is not None]
+        self.answer_begins = re.compile(r"\s*(?:" + "|".join(begins) + ")") if begins else None
         #: every engine's memory sentences in full (a line cut partway into one is cut before its cause)
         self.sentences = tuple(x for e in engines for x in e.log.sentences)
         self.passive = [f for f in self.figures if f.passive]

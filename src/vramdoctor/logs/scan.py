@@ -90,6 +90,10 @@ _FAILS_LIST = re.compile(r"\b(?:every|all|each|none of)\b[^.]*?\b(?:fail(?:s|ed)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
 _LISTED = re.compile(r"`?(?<![\w-])(--?[a-z][\w-]*)`?(?:=|\s+)`?(\d+(?:\.\d+)?)\b`?((?:\s*/\s*`?\d+(?:\.\d+)?\b`?)*)",
                      re.I)
+#: the most lines of a model's answer printed bare after the engine's line that begins it (`LogWords.answer_begins`)
+ANSWER_LINES = 256
+#: a C function's tag at a line's start, as llama.cpp's lines carry it ("llama_perf_context_print: ...")
+_FUNCTION_TAG = re.compile(r"[a-z][a-z0-9]*_\w*: ")
 #: a line of a script the report pastes that prints a message (shell's echo/printf, Python's print, with its string
 #: literal): its words are what the script would print, not what the server did
 _SCRIPT_PRINT = re.compile(r"^\s*(?:(?:echo|printf)(?:\s+-[a-zA-Z]+)*\s+[\x22']|(?:print|console\.log|puts)\s*\(\s*f?[\x22'])")
@@ -167,6 +171,7 @@ class Scanner:
         self.deferred: list[tuple[int, str, list]] = []
         # under an issue template's version heading (see `_VERSION_SECTION`): 1 before its first line, 2 in its lines
         self.version_section = 0
+        self.answer_text = 0  # the line after which the engine prints the model's answer bare (`LogWords.answer_begins`)
 
     def _read_figures(self, r: RunFacts, line_no: int, text: str, texts: list) -> None:
         """The figures of one line (`texts`: the line, and the forms it is also read in) into run `r`."""
@@ -185,6 +190,8 @@ class Scanner:
                     continue
                 f = figures[i]
                 if f.prose:
+                    if self.answer_text and line_no > self.answer_text:
+                        continue  # (the model's answer, not the report's words: "the waves crashed against the rocks")
                     if written is None:
                         written = bool(STRONG_PREFIX.match(text)) and not TITLE.match(text)  # (a "[Bug] ..." title)
                     if written:
@@ -424,6 +431,16 @@ class Scanner:
             self.answer_from = line_no
             self.wants_every_line_until = max(self.wants_every_line_until, line_no + ECHO_LINES)
             echo = True
+        if k.answer_begins is not None and k.answer_begins.match(text):
+            # the engine's own line after which it prints the model's answer bare (llama-cli's "generate: n_ctx = ..."):
+            # the lines after it, up to its next line under a function's tag or a strong prefix, are the answer's:
+            # no words of the report are read from them (its errors are still read, as the program prints them bare)
+            # (every line of it read, by both paths, so that its end is seen wherever it is)
+            self.answer_text = line_no
+            self.wants_every_line_until = max(self.wants_every_line_until, line_no + ANSWER_LINES)
+        elif self.answer_text and (_FUNCTION_TAG.match(text) or STRONG_PREFIX.match(text)
+                                   or line_no > self.answer_text + ANSWER_LINES):
+            self.answer_text = 0
         if echo:  # a logged request: the prompt is the user's text
             r.lines += 1
             r.last_line = line_no
