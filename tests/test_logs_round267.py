@@ -165,6 +165,8 @@ def test_dotnets_access_violation_is_a_crash_not_memory(line):
     "ValueError: Attempted to assign 5 x 256 = 1280 multimodal tokens to 1024 placeholders",
     "ValueError: The number of image tokens (576) does not match the number of image placeholders (2)",
     "RuntimeError: Expected the number of tokens to match: 3072 tokens doesn't match 2048 slots",
+    "RuntimeError: Expected there to be 1 prompt updates corresponding to 1 audio items, but instead found 0 prompt "
+    "updates! Either the prompt text has missing/incorrect tokens for multi-modal inputs",
 ])
 def test_tokens_that_do_not_match_placeholders_are_not_memory(error):
     lines = _V0_SERVING + ["ERROR 12-13 08:58:11 engine.py:165] Traceback (most recent call last):",

@@ -43,7 +43,9 @@ _OF_KIND = re.compile(r"\b(?:unsupported|not supported|shapes?|specs?|layouts?|d
                       r"mismatch\w*|incompatible|not implemented|"
                       # (two counts that do not agree: "Attempted to assign 5 x 256 = 1280 multimodal tokens to 1024
                       # placeholders", "the number of tokens does not match")
-                      r"placeholders?|(?:does|do) not match|doesn't match)\b", re.I)
+                      r"placeholders?|(?:does|do) not match|doesn't match|"
+                      # ("Expected there to be 1 prompt updates corresponding to 1 audio items, but instead found 0")
+                      r"corresponding to|but (?:instead )?found)\b", re.I)
 _OF_AMOUNT = re.compile(r"\b(?:enough|insufficient|exceed\w*|larger|smaller|bigger|too (?:small|large|big|many|few|"
                         r"long)|out of|available|free|allocat\w*|capacity|no (?:space|room)|full|needs?|needed|required|"
                         r"bytes|[KMGT]i?B)\b|\d(?:\.\d+)?\s*[KMGT]i?B\b", re.I)
