@@ -747,3 +747,27 @@ def test_the_models_answer_is_not_the_reports_words(answer):
 def test_an_error_printed_bare_during_the_answer_is_still_read():
     kind, code = kind_of(_CLI + ["Once upon a time", "CUDA error 400 at ggml-cuda.cu:3343: invalid resource handle"])
     assert kind == "NOT_OOM"
+
+
+# --- a Vulkan call that failed for another reason than memory, and 2023's loader's model-file errors: not memory; a
+# Vulkan out of memory stays memory ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines, want", [
+    (["AdrenoVK-0: Failed to link shaders.", "llama_model_load: error loading model: vk::Device::createComputePipeline: "
+      "ErrorUnknown"], ("NOT_OOM", "gpu-driver-error")),
+    (["ggml_vulkan: Found 1 Vulkan devices:", "terminate called after throwing an instance of "
+      "'vk::InitializationFailedError'", "  what():  vk::Queue::submit: ErrorInitializationFailed"],
+     ("NOT_OOM", "gpu-driver-error")),
+    (["main: seed = 1678609319", "llama_model_load: tensor 'tok_embeddings.weight' has wrong size in model file",
+      "main: failed to load model from './models/7B/ggml-model-q4_0.bin'"], ("NOT_OOM", "model-file-error")),
+    (["llama_model_load: invalid model file './models/ggml-model.bin' (bad magic)",
+      "main: failed to load model from './models/ggml-model.bin'"], ("NOT_OOM", "model-file-error")),
+])
+def test_a_vulkan_call_failing_or_an_old_model_file_is_not_memory(lines, want):
+    assert kind_of(lines) == want
+
+
+def test_a_vulkan_out_of_memory_is_still_memory():
+    kind, code = kind_of(["ggml_vulkan: Found 1 Vulkan devices:", "llama_model_load: error loading model: "
+                          "vk::Device::allocateMemory: ErrorOutOfDeviceMemory"])
+    assert kind != "NOT_OOM"

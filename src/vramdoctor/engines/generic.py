@@ -1197,6 +1197,12 @@ LOG = LogWords(
             # ... or in a report's Chinese: the GPUs' communication failing (卡间通信报错, 多卡通信失败, 节点间通信超时)
             r"(?:卡间|多卡|跨卡|节点间|机间|GPU间|显卡间)通信(?:报错|错误|失败|超时|异常|出错)",
             "not_oom", code="communication-error"),
+        # a Vulkan call that failed for another reason than memory (Vulkan-Hpp's exception, "vk::Device::
+        # createComputePipeline: ErrorUnknown", "vk::Queue::submit: ErrorInitializationFailed"; a driver that could not
+        # build a shader, Adreno's "Failed to link shaders"): the driver or the back end, not memory (its
+        # ErrorOutOfDeviceMemory / ErrorOutOfHostMemory are, and ErrorDeviceLost is gpu-device-lost below)
+        msg(r"\bvk::\w+::\w+: Error(?!OutOf(?:Device|Host|Pool)Memory|DeviceLost|FragmentedPool)\w+|\bFailed to link "
+            r"shaders\b", "not_oom", code="gpu-driver-error"),
         # the GPU stopped answering (a hang, a driver reset, a reset by the OS watchdog): a named cause, not memory
         # (Vulkan VK_ERROR_DEVICE_LOST and its C++ name, D3D12's device removal, NVIDIA's Xid 79 text)
         # (and Mesa's radv on amdgpu: "The CS has been cancelled because the context is lost"; NVIDIA's driver faults by

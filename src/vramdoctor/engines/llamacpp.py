@@ -476,6 +476,10 @@ LOG = LogWords(
         # create_tensor -> check_tensor_dims: "tensor 'blk.0.attn_q_b.weight' has wrong shape; expected 1536, 73728,
         # got 1536, 24576, 1, 1"): a file converted for another build or fork
         msg(r"check_tensor_dims: tensor '[^']{1,200}' has wrong shape\b", "not_oom", code="model-file-error"),
+        # (2023's loader, llama_model_load before GGUF: "tensor 'tok_embeddings.weight' has wrong size in model file",
+        # "invalid model file '...' (bad magic)", "unknown tensor '...' in model file")
+        msg(r"\btensor '[^']{1,200}' has wrong (?:size|shape) in model file\b|\binvalid model file '[^']{0,300}' "
+            r"\(bad magic\)|\bunknown tensor '[^']{1,200}' in model file\b", "not_oom", code="model-file-error"),
         msg(r"data is not within the file bounds|model is corrupted or incomplete|wrong number of tensors; expected "
             r"\d+, got \d+|done_getting_tensors: wrong number of tensors", "not_oom", code="model-file-error"),
         # wrappers that only follow a failed load of the weights (llama_model_load_from_file returned NULL:

@@ -163,6 +163,9 @@ _NOT_OOM = {
     "worker-rpc-timeout": "the engine waited on its workers past its timeout (VLLM_RPC_TIMEOUT): a worker alive and "
                           "stuck, in a collective that never completes or a kernel that does not return. A worker that "
                           "ran out of memory raises and reports it, and one that died is reported as died.",
+    "gpu-driver-error": "a GPU API call failed for another reason than memory (a Vulkan call's ErrorUnknown or "
+                        "ErrorInitializationFailed, a shader the driver could not build): the driver or the back end's "
+                        "build. Update the driver, or use another back end (CPU, another GPU API) to tell them apart.",
     "invalid-device-ordinal": "the server asked for a GPU this process cannot see: more ranks than visible GPUs "
                               "(tensor x pipeline parallel x nodes), or CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES / "
                               "a container's --gpus that shows fewer than it wants.",
