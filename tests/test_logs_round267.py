@@ -771,3 +771,29 @@ def test_a_vulkan_out_of_memory_is_still_memory():
     kind, code = kind_of(["ggml_vulkan: Found 1 Vulkan devices:", "llama_model_load: error loading model: "
                           "vk::Device::allocateMemory: ErrorOutOfDeviceMemory"])
     assert kind != "NOT_OOM"
+
+
+# --- more words of causes: a segfault in other locales, ggml's empty backend buffer (an allocation that came back
+# NULL: memory), llama-quantize's own failures, a test harness's comparison, Ray's placement --------------------------
+
+@pytest.mark.parametrize("tail, want", [
+    (["段错误 (核心已转储)"], ("NOT_OOM", "crash-access-violation")),
+    (["Speicherzugriffsfehler (Speicherabzug geschrieben)"], ("NOT_OOM", "crash-access-violation")),
+    (["Erreur de segmentation (core dumped)"], ("NOT_OOM", "crash-access-violation")),
+    (["llama_model_quantize: failed to quantize: quantized data validation failed"], ("NOT_OOM", "model-file-error")),
+    (["Sorry, uknown model => cannot fix it => bailing out"], ("NOT_OOM", "model-file-error")),
+    (["E   AssertionError: Scalars are not close!", "E   Absolute difference: 0.0375 (up to 0.01 allowed)"],
+     ("NOT_OOM", "assertion-failed")),
+    (["ValueError: Ray does not allocate any GPUs on the driver node. Consider adjusting the Ray placement group or "
+      "running the driver on a GPU node."], ("NOT_OOM", "error-not-memory")),
+])
+def test_more_causes_in_other_words(tail, want):
+    assert kind_of(["llama_kv_cache_init:      ROCm0 KV buffer size =   256.00 MiB"] + tail) == want
+
+
+def test_ggmls_empty_backend_buffer_is_an_allocation_that_failed():
+    kind, code = kind_of(["llm_load_tensors:      SYCL0 buffer size =  5871.99 MiB",
+                          "llama_new_context_with_model: n_ctx      = 131072",
+                          "GGML_ASSERT: D:\\a\\llama.cpp\\ggml\\src\\ggml-backend.c:96: base != NULL && \"backend buffer "
+                          "base cannot be NULL\""])
+    assert kind == "KV_CAPACITY", (kind, code)

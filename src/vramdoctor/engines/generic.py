@@ -1296,6 +1296,16 @@ LOG = LogWords(
         # either `inf`, `nan` or element < 0"): the model's logits went wrong (fp16 overflow, a kernel, a quantisation)
         msg(r"probability tensor contains either [`'\x22]?inf[`'\x22]?, [`'\x22]?nan[`'\x22]? or element < 0", "not_oom",
             code="nan-in-logits"),
+        # ggml's check that a back end's buffer has memory behind it (ggml-backend.c ggml_backend_buffer_get_base:
+        # GGML_ASSERT(base != NULL && "backend buffer base cannot be NULL")): the buffer's allocation came back empty,
+        # memory that ran out in the step under way (older SYCL and Vulkan back ends returned NULL rather than failing)
+        msg(r"\bbackend buffer base cannot be NULL\b", "oom"),
+        # a test harness's comparison of numbers (PyTorch's assert_close in a pytest run: "AssertionError: Scalars are
+        # not close!", "Tensor-likes are not close!"): a result that differs, not memory
+        msg(r"\b(?:Scalars|Tensor-likes) are not (?:close|equal)!", "not_oom", code="assertion-failed"),
+        # Ray placing a worker where no GPU is ("Ray does not allocate any GPUs on the driver node. Consider adjusting
+        # the Ray placement group ..."): a cluster's placement, not memory
+        msg(r"\bRay does not allocate any GPUs on the driver node\b", "not_oom", code="error-not-memory"),
         # the server's port is taken by another process: a named cause, not memory
         msg(r"address already in use|\bEADDRINUSE\b|Only one usage of each socket address|port is already allocated",
             "not_oom", code="port-in-use"),
@@ -1412,7 +1422,10 @@ LOG = LogWords(
             "not_oom", code="assertion-failed"),
         # a crash by a bad pointer (Windows "exception: access violation", POSIX SIGSEGV): not memory running out
         # (the shell's and a container's exit status 139 is 128 + SIGSEGV's 11)
-        msg(r"exception: access violation|Segmentation fault|\bSIGSEGV\b|segfault at |"
+        # (also the shell's and libc's words in other locales: zh_CN "段错误 (核心已转储)", de "Speicherzugriffsfehler",
+        # fr "Erreur de segmentation", es "Violación de segmento", ja "セグメンテーション違反", ru "Ошибка сегментирования")
+        msg(r"exception: access violation|Segmentation fault|\bSIGSEGV\b|segfault at |段错误|Speicherzugriffsfehler|"
+            r"Erreur de segmentation|Violaci[oó]n de segmento|セグメンテーション違反|Ошибка сегментирования|"
             r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*139\b|\bExited \(139\)|"
             r"\bstatus=11/SEGV\b|\bsignaled to shutdown with signal 11\b|"
             # (Windows' NTSTATUS for it, as Go's os/exec prints a process's end: "exit status 0xc0000005")

@@ -476,6 +476,11 @@ LOG = LogWords(
         # create_tensor -> check_tensor_dims: "tensor 'blk.0.attn_q_b.weight' has wrong shape; expected 1536, 73728,
         # got 1536, 24576, 1, 1"): a file converted for another build or fork
         msg(r"check_tensor_dims: tensor '[^']{1,200}' has wrong shape\b", "not_oom", code="model-file-error"),
+        # llama-quantize's own failures (tools/quantize, llama_model_quantize_impl: "llama_model_quantize: failed to
+        # quantize: quantized data validation failed", ik_llama.cpp's "Sorry, uknown model => cannot fix it => bailing
+        # out"): the model or its data, not memory (an allocation it could not make says so in its own words)
+        msg(r"\bllama_model_quantize: failed to quantize: (?![^\n]*(?:alloc|memory))|=> bailing out\b", "not_oom",
+            code="model-file-error"),
         # (2023's loader, llama_model_load before GGUF: "tensor 'tok_embeddings.weight' has wrong size in model file",
         # "invalid model file '...' (bad magic)", "unknown tensor '...' in model file")
         msg(r"\btensor '[^']{1,200}' has wrong (?:size|shape) in model file\b|\binvalid model file '[^']{0,300}' "
