@@ -797,3 +797,20 @@ def test_ggmls_empty_backend_buffer_is_an_allocation_that_failed():
                           "GGML_ASSERT: D:\\a\\llama.cpp\\ggml\\src\\ggml-backend.c:96: base != NULL && \"backend buffer "
                           "base cannot be NULL\""])
     assert kind == "KV_CAPACITY", (kind, code)
+
+
+# --- a hang told of a start-up step whose name holds "cache" (vLLM's "generating GPU P2P access cache": a file) is a
+# hang; "stuck in a loop" over a log that ends on the request's timings is the output, not the process ------------------
+
+def test_a_start_up_stuck_at_generating_the_p2p_access_cache_is_a_hang():
+    kind, code = kind_of(['[Bug]: Stuck at "generating GPU P2P access cache"',
+                          "INFO 07-29 08:27:19 api_server.py:219] vLLM API server version 0.5.3.post1",
+                          "INFO 07-29 08:28:19 custom_all_reduce_utils.py:212] generating GPU P2P access cache in "
+                          "/home/u/.cache/vllm/gpu_p2p_access_cache_for_0,1.json"])
+    assert (kind, code) == ("NOT_OOM", "hang-no-error")
+
+
+def test_stuck_in_a_loop_over_a_finished_request_is_no_hang():
+    kind, code = kind_of(["llama-mtmd-cli gets stuck in a loop on this image"] + _CLI
+                         + ["the same sentence again and again"] + _TIMINGS)
+    assert code != "hang-no-error"

@@ -596,7 +596,11 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                  "PID), and run with NCCL_DEBUG=INFO to see which collective waits.")
     hang = run.numbers.get("_hang_stated")
     if (isinstance(hang, str) and not _MEMORY_NAMED.search(hang) and not run.tail_cut and marker != "ready"
-            and not run.numbers.get("_machine_frozen")):  # (the whole machine frozen: a host paging may be it)
+            and not run.numbers.get("_machine_frozen")  # (the whole machine frozen: a host paging may be it)
+            # (nor a log that ends on a program finishing its work, llama.cpp's timings or the user's interrupt: what
+            # the report calls stuck is the output, "gets stuck in a loop", not the process; a server's answer to one
+            # request is no such end, it may hang on the next)
+            and not any(_PROGRAM_DONE.search(t) for _, t in run.tail_lines[-15:])):
         # the report tells of a hang and no line of the log shows a failure: memory that runs out fails with an error
         # (not a hang its words tie to memory, the KV blocks or the cache: a pool too small for one request makes a
         # scheduler wait forever; nor a log cut short, whose next lines are not shown; nor a server whose log says it
@@ -705,9 +709,14 @@ _CRASH_WORDS = re.compile(r"crash|\bdie[sd]?\b|\bdying\b|killed|abort|segfault|s
 #: llama_perf_context_print), a response of 200 in an access line (uvicorn's "HTTP/1.1" 200 OK", Gin's "| 200 |",
 #: llama-server's "request: POST /v1/chat/completions 127.0.0.1 200"), the answer's JSON itself ("finish_reason":
 #: "stop", "object":"chat.completion")
-_ANSWERED = re.compile(r"\b(?:print_timings|llama_perf_context_print):\s+total time\b|\bHTTP/[\d.]+\x22? 200\b|"
+_ANSWERED = re.compile(r"\b(?:(?:llama_)?print_timings|llama_perf_context_print):\s+total time\b|\bHTTP/[\d.]+\x22? 200\b|"
                        r"\|\s*200\s*\||\brequest: POST /\S+ \S+ 200\b|\x22finish_reason\x22\s*:\s*\x22(?:stop|length)\x22|"
                        r"\x22object\x22\s*:\s*\x22(?:chat\.completion|text_completion)\x22")
+
+
+#: a program's own end of its work: llama.cpp's timings at a run's end (print_timings, llama_perf_context_print), its
+#: "Interrupted by user"
+_PROGRAM_DONE = re.compile(r"\b(?:(?:llama_)?print_timings|llama_perf_context_print):\s+total time\b|^\s*Interrupted by user\s*$")
 
 
 def _answered_last(run: RunFacts) -> tuple[int, str] | None:
@@ -721,7 +730,10 @@ def _answered_last(run: RunFacts) -> tuple[int, str] | None:
 
 
 #: words that tie a report's sentence to memory, the KV cache or its blocks
-_MEMORY_NAMED = re.compile(r"memory|\bmem\b|alloc|\bOOM|\bVRAM\b|\bRAM\b|cache|\bKV\b|(?<![A-Za-z])blocks?(?![A-Za-z])|buffer|pool|"
+#: (not a cache of files: vLLM's "generating GPU P2P access cache", a compile or download cache)
+_MEMORY_NAMED = re.compile(r"memory|\bmem\b|alloc|\bOOM|\bVRAM\b|\bRAM\b|"
+                           r"(?<!access )(?<!compile )(?<!compilation )(?<!download )(?<!disk )(?<!file )(?<!kernel )"
+                           r"(?<!triton )(?<!inductor )(?<!torch )(?<!model )cache|\bKV\b|(?<![A-Za-z])blocks?(?![A-Za-z])|buffer|pool|"
                            r"\bswap", re.I)
 
 
