@@ -709,14 +709,15 @@ _CRASH_WORDS = re.compile(r"crash|\bdie[sd]?\b|\bdying\b|killed|abort|segfault|s
 #: llama_perf_context_print), a response of 200 in an access line (uvicorn's "HTTP/1.1" 200 OK", Gin's "| 200 |",
 #: llama-server's "request: POST /v1/chat/completions 127.0.0.1 200"), the answer's JSON itself ("finish_reason":
 #: "stop", "object":"chat.completion")
-_ANSWERED = re.compile(r"\b(?:(?:llama_)?print_timings|llama_perf_context_print):\s+total time\b|\bHTTP/[\d.]+\x22? 200\b|"
+_TIMINGS = r"\b(?:(?:llama_)?print_timings|llama_perf_context_print):\s+total time\b"
+_ANSWERED = re.compile(_TIMINGS + r"|\bHTTP/[\d.]+\x22? 200\b|"
                        r"\|\s*200\s*\||\brequest: POST /\S+ \S+ 200\b|\x22finish_reason\x22\s*:\s*\x22(?:stop|length)\x22|"
                        r"\x22object\x22\s*:\s*\x22(?:chat\.completion|text_completion)\x22")
 
 
 #: a program's own end of its work: llama.cpp's timings at a run's end (print_timings, llama_perf_context_print), its
 #: "Interrupted by user"
-_PROGRAM_DONE = re.compile(r"\b(?:(?:llama_)?print_timings|llama_perf_context_print):\s+total time\b|^\s*Interrupted by user\s*$")
+_PROGRAM_DONE = re.compile(_TIMINGS + r"|^\s*Interrupted by user\s*$")
 
 
 def _answered_last(run: RunFacts) -> tuple[int, str] | None:
