@@ -814,3 +814,19 @@ def test_stuck_in_a_loop_over_a_finished_request_is_no_hang():
     kind, code = kind_of(["llama-mtmd-cli gets stuck in a loop on this image"] + _CLI
                          + ["the same sentence again and again"] + _TIMINGS)
     assert code != "hang-no-error"
+
+
+# --- a client's view of a server that stopped answering (aiohttp's payload not completed, httpx's peer closed, Ollama's
+# Windows socket closed under it): the server failed, its cause elsewhere: undetermined, not "not memory" ----------------
+
+@pytest.mark.parametrize("line", [
+    "aiohttp.client_exceptions.ClientPayloadError: Response payload is not completed: <TransferEncodingError: 400, "
+    "message='Not enough data for satisfy transfer length header.'>",
+    "httpx.RemoteProtocolError: peer closed connection without sending complete message body (incomplete chunked read)",
+    'time=2025-03-10T10:00:09.000+08:00 level=ERROR source=server.go:456 msg="post predict" error="Post '
+    '\\"http://127.0.0.1:53120/completion\\": read tcp 127.0.0.1:53123->127.0.0.1:53120: wsarecv: An existing '
+    'connection was forcibly closed by the remote host."',
+])
+def test_a_clients_view_of_a_server_gone_is_undetermined(line):
+    lines = ["[2025-03-10 10:00:00] The server is fired up and ready to roll!", line]
+    assert kind_of(lines)[0] == "UNDETERMINED"

@@ -1306,6 +1306,11 @@ LOG = LogWords(
         # Ray placing a worker where no GPU is ("Ray does not allocate any GPUs on the driver node. Consider adjusting
         # the Ray placement group ..."): a cluster's placement, not memory
         msg(r"\bRay does not allocate any GPUs on the driver node\b", "not_oom", code="error-not-memory"),
+        # a client's view of a server that stopped answering mid-response (aiohttp's "ClientPayloadError: Response
+        # payload is not completed", "ServerDisconnectedError: Server disconnected", httpx's "RemoteProtocolError: peer
+        # closed connection without sending complete message body"): the server failed; its cause is in its own log
+        msg(r"\bResponse payload is not completed\b|\bServerDisconnectedError\b|\bpeer closed connection without "
+            r"sending complete message body\b", "wrapper"),
         # the server's port is taken by another process: a named cause, not memory
         msg(r"address already in use|\bEADDRINUSE\b|Only one usage of each socket address|port is already allocated",
             "not_oom", code="port-in-use"),

@@ -75,7 +75,10 @@ LOG = LogWords(
             r"(?:POST predict|do load request|completion request): .{0,200}\bEOF\b|"
             # (the client's view of the runner that died mid-answer, 2023-2024: "Error: error reading llm response:
             # unexpected EOF"; its cause is in the server's log)
-            r"\berror reading llm response: (?:unexpected )?EOF\b", "wrapper"),
+            r"\berror reading llm response: (?:unexpected )?EOF\b|"
+            # (... and on Windows, the socket the runner held closed under the server: "wsarecv: An existing connection
+            # was forcibly closed by the remote host")
+            r"\bwsarecv:? an existing connection was forcibly closed by the remote host\b", "wrapper"),
     ),
     # the Go runner (runner/ollamarunner/runner.go): reserving the worst-case compute graph at load is its warm-up
     frames={"WARMUP": rx(r"reserveWorstCaseGraph|\breserveGraph\b"),
