@@ -830,3 +830,18 @@ def test_stuck_in_a_loop_over_a_finished_request_is_no_hang():
 def test_a_clients_view_of_a_server_gone_is_undetermined(line):
     lines = ["[2025-03-10 10:00:00] The server is fired up and ready to roll!", line]
     assert kind_of(lines)[0] == "UNDETERMINED"
+
+
+# --- TGI's weights that do not fit: the quantization advised is one TGI makes at load from an unquantized checkpoint
+# (eetq, fp8, bitsandbytes), not awq/gptq, which need a checkpoint already quantized -----------------------------------
+
+def test_tgis_weights_advice_quantizes_at_load():
+    run = run_of(diag("\n".join([
+        '2024-05-01T10:00:00.000000Z  INFO text_generation_launcher: Args { model_id: "meta-llama/Meta-Llama-3-70B-'
+        'Instruct", quantize: None, num_shard: Some(1) }',
+        "2024-05-01T10:00:06.000000Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0",
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 MiB. GPU 0 has a total capacity of "
+        "79.15 GiB of which 10.56 MiB is free.",
+        "2024-05-01T10:01:07.000000Z ERROR text_generation_launcher: Shard 0 failed to start"])))
+    assert run.kind == "WEIGHTS"
+    assert "--quantize eetq" in flags(run) and "awq" not in flags(run)

@@ -197,7 +197,10 @@ ENGINE = Engine(
     flags={"max_model_len": "--max-total-tokens {n} --max-input-tokens {m}",
            "max_num_seqs": "--max-concurrent-requests {n}", "memory_fraction": "--cuda-memory-fraction {x}",
            "kv_cache_dtype": "--kv-cache-dtype fp8_e5m2", "cuda_graphs": "--cuda-graphs 1,2,4",
-           "tensor_parallel_size": "--num-shard {n}", "quantization": "--quantize awq|gptq|bitsandbytes-nf4",
+           "tensor_parallel_size": "--num-shard {n}",
+           # (quantized at load from an unquantized checkpoint; awq, gptq, marlin and exl2 need a checkpoint already
+           # quantized that way: server/text_generation_server/cli.py Quantization)
+           "quantization": "--quantize eetq|fp8|bitsandbytes-nf4",
            "prefill_tokens": "--max-batch-prefill-tokens {n}",
            "max_num_batched_tokens": "--max-batch-prefill-tokens {n}"},
 )
