@@ -845,3 +845,21 @@ def test_tgis_weights_advice_quantizes_at_load():
         "2024-05-01T10:01:07.000000Z ERROR text_generation_launcher: Shard 0 failed to start"])))
     assert run.kind == "WEIGHTS"
     assert "--quantize eetq" in flags(run) and "awq" not in flags(run)
+
+
+# --- llama.cpp's -c sized from the memory free: with flash attention off, each token of context also costs the KQ
+# matrix of the compute buffer (n_ubatch x n_head x 4 bytes), so the -c advised is that much shorter -----------------------
+
+@pytest.mark.parametrize("fa, ctx", [("0", 13056), ("1", 17152)])
+def test_the_context_advised_counts_the_kq_buffer_without_flash_attention(fa, ctx):
+    run = run_of(diag("\n".join([
+        "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4090) - 23305 MiB free",
+        "print_info: n_head           = 40", "print_info: n_head_kv        = 8",
+        "load_tensors:        CUDA0 model buffer size = 18508.35 MiB",
+        "llama_context: n_ctx         = 32768", "llama_context: n_ubatch      = 512",
+        f"llama_context: flash_attn    = {fa}",
+        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: cudaMalloc failed: out of "
+        "memory",
+        "llama_kv_cache_unified: failed to allocate buffer for kv cache"])))
+    assert run.kind == "KV_CAPACITY"
+    assert f"-c {ctx} " in flags(run) + " "

@@ -711,6 +711,9 @@ LOG = LogWords(
             lambda m: "on" if m.group(1) == "enabled" else "off"),
         fig("kv_offload", r"llama_kv_cache_init: .*\boffload = ([01])\b", lambda m: m.group(1) == "1"),
         fig("n_ubatch", r"\bn_ubatch\s*=\s*(\d+)", count),
+        # the model's attention heads (print_info / llm_load_print_meta: "n_head = 40"; not n_head_kv), which size the
+        # KQ matrix of the compute buffer where flash attention is off
+        fig("n_head", r"\bn_head\s*=\s*(\d+)\b", count, mode="first"),
         # the scheduler's copies of every compute buffer under pipeline parallelism (src/llama-context.cpp: more than
         # one device, every layer on them, --split-mode layer, the KV cache on the GPUs and no tensor override;
         # GGML_SCHED_MAX_COPIES, 4 by default, a build option): "pipeline parallelism enabled (n_copies=4)"

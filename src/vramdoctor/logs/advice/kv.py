@@ -215,8 +215,14 @@ class KvSteps:
             need = n.get("kv_cache_requested_bytes") or per * ctx
             why = f"the KV cache for {ctx:,} tokens needs {need / GIB:.2f} GiB ({per:,} bytes per token)"
             if isinstance(free, int) and isinstance(weights, int) and free > weights:
-                target = max(256, int((free - weights) * 0.9 / per) // 256 * 256)
+                # (without flash attention the compute buffer holds the KQ matrix, n_ubatch x n_ctx x n_head in f32,
+                # sized for the whole context: each token of -c costs that too; llamacpp.compute_buffer_estimate)
+                kq = _kq_bytes_per_token(n)
+                target = max(256, int((free - weights) * 0.9 / (per + kq)) // 256 * 256)
                 why += f"; {free / GIB:.1f} GiB free minus {weights / GIB:.1f} GiB of weights, with a 10% margin"
+                if kq:
+                    why += (f"; with flash attention off, the compute buffer adds {kq:,} bytes per token of context "
+                            "(n_ubatch x n_head x 4: -fa drops it and lets a longer -c fit)")
                 slot = n.get("ollama_num_ctx")
                 if isinstance(slot, int):  # with one slot (the step above), num_ctx may be as large as what fits
                     slots = parallel if s.name == "ollama" and isinstance(parallel, int) and parallel > 1 else 1
@@ -255,3 +261,11 @@ class KvSteps:
             s.add("smaller batches", "n_ubatch", "a smaller batch shrinks the compute buffer reserved beside the KV "
                   "cache", "down", 256, ub)
 
+
+def _kq_bytes_per_token(n: dict) -> int:
+    """Bytes per token of context the compute buffer takes for the KQ matrix where the log shows flash attention off
+    (llama.cpp's `flash_attn = 0`, "Flash Attention was auto, set to disabled"): n_ubatch x n_head x 4 (f32); 0 where
+    it is on, or the log does not show it, n_ubatch or n_head."""
+    fa, ub, heads = n.get("flash_attn"), n.get("n_ubatch"), n.get("n_head")
+    off = str(fa).lower() in ("0", "false", "off", "disabled")
+    return ub * heads * 4 if off and isinstance(ub, int) and isinstance(heads, int) and ub > 0 and heads > 0 else 0
