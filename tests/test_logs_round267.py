@@ -863,3 +863,25 @@ def test_the_context_advised_counts_the_kq_buffer_without_flash_attention(fa, ct
         "llama_kv_cache_unified: failed to allocate buffer for kv cache"])))
     assert run.kind == "KV_CAPACITY"
     assert f"-c {ctx} " in flags(run) + " "
+
+
+# --- the images per prompt already capped at 1 in the engine's args are not proposed again -------------------------------
+
+@pytest.mark.parametrize("args, capped", [("'limit_mm_per_prompt': {'image': 1}", True),
+                                          ("'limit_mm_per_prompt': {'image': 4}", False)])
+def test_the_images_per_prompt_in_use_are_not_proposed_again(args, capped):
+    run = run_of(diag("\n".join([
+        "(APIServer pid=1) INFO 09-01 10:00:00 [api_server.py:1805] vLLM API server version 0.10.1.1",
+        "(APIServer pid=1) INFO 09-01 10:00:00 [utils.py:326] non-default args: {'model': 'Qwen/Qwen2.5-VL-32B-Instruct"
+        "-AWQ', " + args + ", 'max_model_len': 8192}",
+        "(EngineCore_0 pid=190) INFO 09-01 10:01:10 [gpu_model_runner.py:2007] Model loading took 19.8 GiB",
+        "(EngineCore_0 pid=190) INFO 09-01 10:01:12 [gpu_model_runner.py:2461] Encoder cache will be initialized with a "
+        "budget of 16384 tokens, and profiled with 1 image items of the maximum feature size.",
+        "(EngineCore_0 pid=190) ERROR 09-01 10:01:14 [core.py:700] Traceback (most recent call last):",
+        '(EngineCore_0 pid=190) ERROR 09-01 10:01:14 [core.py:700]   File "/usr/lib/python3/vllm/v1/worker/'
+        'gpu_model_runner.py", line 2603, in profile_run',
+        "(EngineCore_0 pid=190) ERROR 09-01 10:01:14 [core.py:700]     dummy_encoder_outputs = self.model."
+        "get_multimodal_embeddings(",
+        "(EngineCore_0 pid=190) ERROR 09-01 10:01:14 [core.py:700] torch.OutOfMemoryError: CUDA out of memory. Tried "
+        "to allocate 3.20 GiB. GPU 0 has a total capacity of 47.38 GiB of which 1.10 GiB is free."])))
+    assert ("--limit-mm-per-prompt" not in said(run)) == capped

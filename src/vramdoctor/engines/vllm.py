@@ -585,6 +585,9 @@ LOG = LogWords(
                         r"Added request|Dumping scheduler stats: SchedulerStats\(num_running_reqs=[1-9]")),
     ),
     figures=(
+        # the images per prompt the engine allows (--limit-mm-per-prompt, printed in its args: "'limit_mm_per_prompt':
+        # {'image': 1}", "limit_mm_per_prompt={'image': 2, 'video': 0}"): a cap already at 1 is not proposed again
+        fig("limit_mm_images", r"\blimit_mm_per_prompt['\x22]?\s*[=:]\s*\{[^}]{0,80}?['\x22]image['\x22]\s*:\s*(\d+)", count),
         fig("weights_bytes", r"(?:Loading model weights|Model loading) took " + SIZE),
         fig("kv_pool_bytes", r"Available KV cache memory: " + SIZE),
         fig("kv_pool_bytes", r"memory reserved for KV Cache is " + SIZE),

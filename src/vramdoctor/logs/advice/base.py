@@ -83,10 +83,12 @@ class Base:
         at start with the largest image the limits allow). vLLM's and Aphrodite's flags; SGLang sizes images in its
         processor only; others in plain words."""
         if self.s.name in ("vllm", "aphrodite"):
+            # (not a cap on images per prompt the args show at 1 already)
+            fewer = ("" if self.n.get("limit_mm_images") == 1 else
+                     " and the images per prompt (--limit-mm-per-prompt '{\"image\": 1}')")
             self.s.say("smaller or fewer images", f"the vision encoder ran out of memory {when}: its activations grow "
                        "with the image's pixels; cap them (--mm-processor-kwargs '{\"max_pixels\": N}' for Qwen-VL "
-                       "models) and the images per prompt (--limit-mm-per-prompt '{\"image\": 1}'), or resize images "
-                       "before sending them")
+                       f"models){fewer}, or resize images before sending them")
         else:
             self.s.say("smaller or fewer images", f"the vision encoder ran out of memory {when}: its activations grow "
                        "with the image's pixels; send smaller images (resize them before sending) or fewer per request")
