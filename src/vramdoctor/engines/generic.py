@@ -19,7 +19,7 @@ from .base import (
     step_tokens,
 )
 from .interface import Engine, LogWords, StepCode
-from .words import ISSUE_TAGS, LOADING_ZH, NUM, SIZE, TRIED, TRIED_TO, TRIED_TO_ZH, count, fig, msg, rx, to_bytes, tried, tried_zh
+from .words import FUNCTION_TAG, ISSUE_TAGS, LOADING_ZH, NUM, SIZE, TRIED, TRIED_TO, TRIED_TO_ZH, count, fig, msg, rx, to_bytes, tried, tried_zh
 
 GIB = 2**30
 
@@ -2290,7 +2290,7 @@ LOG = LogWords(
         # (not a program's own summary of what it allocated, under a C function's tag: llama.cpp's "llm_load_tensors:
         # VRAM used = 1456.19 MiB", "llama_new_context_with_model: total VRAM used: 1726.19 MiB": several quantities
         # printed once at load, not one reading over time)
-        fig("reported_memory_bytes", r"^(?![ \t]*[a-z][a-z0-9]*_\w*:\s)[^\n]*?" + _MEMWORD + r"\s*(?:~=|≈|~|[=:])?\s*~?"
+        fig("reported_memory_bytes", r"^(?![ \t]*" + FUNCTION_TAG + r"\s)[^\n]*?" + _MEMWORD + r"\s*(?:~=|≈|~|[=:])?\s*~?"
             + _USIZE, _usize, mode="list", flags=0),
         # ... and nvidia-smi's own readings over time (`--query-gpu=timestamp,memory.used --format=csv -l N`: a row
         # "2025/03/01 10:00:00.000, 20512 MiB" with one size after its time)

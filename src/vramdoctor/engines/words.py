@@ -146,6 +146,10 @@ def switch(key: str, flag: str) -> Figure:
                   read=lambda m: True, mode="last", command=True)
 
 
+#: a C function's name as the tag at a line's start ("llm_load_tensors:", "llama_perf_context_print:"): a program's own
+#: line under that function, as llama.cpp's carry it (what follows the colon, a space, is each caller's to match)
+FUNCTION_TAG = r"[a-z][a-z0-9]*_\w*:"
+
 #: a user's words that a flag's value was tried and the run still failed ("I have tried setting `--max-running-requests`
 #: to 1 but it still fails", "even with --max-model-len 16384 it fails", "also tried -c 4096, same OOM"): the flag, the
 #: value; the failure said after it on the same line (not "... and that works")

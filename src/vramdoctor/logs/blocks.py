@@ -16,7 +16,7 @@ from typing import Callable, Iterable
 
 from .facts import RunFacts
 from .knowledge import Knowledge, knowledge
-from .lines import CUT_LOOKBACK, MAX_LINE, pieces, tail_cut, window as cut_window
+from .lines import CUT_LOOKBACK, pieces, tail_cut, window as cut_window
 from .prefilter import Words
 from .reader import clean
 from .scan import ENGINE_SAMPLE_LINES, TAIL_LINES, WINDOW, Scanner
@@ -97,7 +97,7 @@ def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[Run
                 for line in chunk.split(b"\n")[:-1] if chunk else ():
                     # (a line past MAX_LINE cut to its window, as the scanner reads it: a 1 MB prompt line among a
                     # failure's neighbours is otherwise read whole by every rule that looks at them)
-                    out.extend((ln, cut_window(t) if len(t) > MAX_LINE else t) for t in pieces(clean(line)))
+                    out.extend((ln, cut_window(t)) for t in pieces(clean(line)))
                     ln += 1
             out += cur
             return [(ln, t) for ln, t in out[-WINDOW:] if ln >= max(1, run_first)]
@@ -109,7 +109,7 @@ def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[Run
         state["cur"] = []
         for part in pieces(clean(raw)):
             s.feed(line_no, part)
-            state["cur"].append((line_no, cut_window(part) if len(part) > MAX_LINE else part))
+            state["cur"].append((line_no, cut_window(part)))
 
     line_no = 0  # lines consumed so far
     carry = b""

@@ -58,6 +58,13 @@ def unset(value: object) -> bool:
     return isinstance(value, str) and value.strip("'\"").lower() in ("none", "null", "")
 
 
+def latest(numbers: dict, key: str) -> object:
+    """A figure's latest value: a list figure's last entry (the last reading of it the log shows), a single one as it
+    is (an empty list and an absent figure as they are: [] and None)."""
+    v = numbers.get(key)
+    return v[-1] if isinstance(v, list) and v else v
+
+
 def summed(numbers: dict, key: str) -> int | None:
     """A figure in all: a list figure's whole numbers summed (one per device or buffer, llama.cpp's "CUDA0 buffer size"
     and "CUDA1 buffer size"), a single one as it is; None where the figure is absent or not a whole number."""

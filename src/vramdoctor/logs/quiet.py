@@ -9,7 +9,7 @@ import re
 
 from ..engines.llamacpp import DECODE_FULL
 from ..errors import UsageError
-from .facts import RunFacts
+from .facts import RunFacts, latest
 from .knowledge import FRAME, LEVEL, PY_FRAME, knowledge, phase_words
 from .lines import LOG_PREFIX, bare_prefix, message
 from .phase import STATS, is_progress, last_marker, steps_named
@@ -376,8 +376,7 @@ def _offload(run: RunFacts, engine: str) -> Diagnosis | None:
         return Diagnosis(kind="KV_CAPACITY", code="kv-cache-forces-cpu-offload", inferred=True, evidence=[line],
                          message=f"Only {offl} of {total} layers went to the GPU: the KV cache for this context "
                                  f"({kv / 2**30:.1f} GiB) does not fit beside the weights ({weights / 2**30:.1f} GiB).")
-    asked = n.get("n_gpu_layers")
-    asked = asked[-1] if isinstance(asked, list) and asked else asked
+    asked = latest(n, "n_gpu_layers")
     if isinstance(asked, int) and 0 <= asked <= offl:
         # the layers the command asked for (-ngl N, --n-gpu-layers N, num_gpu) all went: the user's split, not the
         # GPU's limit

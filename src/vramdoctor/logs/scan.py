@@ -15,7 +15,7 @@ import re
 from collections import deque
 from typing import Callable, Iterable, Iterator
 
-from ..engines.words import _WORKED as _WORKED_WORDS, TRIED
+from ..engines.words import _WORKED as _WORKED_WORDS, FUNCTION_TAG, TRIED
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts, unset
 from .knowledge import (COMMAND, ELISION, FRAME, GDB_CHATTER, PY_FRAME, Knowledge, exception_not_memory, is_echo,
                         knowledge)
@@ -93,7 +93,7 @@ _LISTED = re.compile(r"`?(?<![\w-])(--?[a-z][\w-]*)`?(?:=|\s+)`?(\d+(?:\.\d+)?)\
 #: the most lines of a model's answer printed bare after the engine's line that begins it (`LogWords.answer_begins`)
 ANSWER_LINES = 256
 #: a C function's tag at a line's start, as llama.cpp's lines carry it ("llama_perf_context_print: ...")
-_FUNCTION_TAG = re.compile(r"[a-z][a-z0-9]*_\w*: ")
+_FUNCTION_TAG = re.compile(FUNCTION_TAG + " ")
 #: a line of a script the report pastes that prints a message (shell's echo/printf, Python's print, with its string
 #: literal): its words are what the script would print, not what the server did
 _SCRIPT_PRINT = re.compile(r"^\s*(?:(?:echo|printf)(?:\s+-[a-zA-Z]+)*\s+[\x22']|(?:print|console\.log|puts)\s*\(\s*f?[\x22'])")
@@ -842,11 +842,9 @@ class Scanner:
             r.lines, r.last_line = max(r.lines, 1), max(r.last_line, last[0])
         if last and r.lines:
             # (a line past MAX_LINE as the scanner read it, its window: the rules that read the log's end read no more)
-            if len(last[1]) > MAX_LINE:
-                last = (last[0], window(last[1]))
+            last = (last[0], window(last[1]))
             r.tail, r.tail_cut = last, cut_mid_line
-            lines = [(ln, window(t) if len(t) > MAX_LINE else t) for ln, t in
-                     ((ln, unbox(t)) for ln, t in (tail or []) if r.first_line <= ln < last[0] and ln > self.echo_until)]
+            lines = [(ln, window(unbox(t))) for ln, t in (tail or []) if r.first_line <= ln < last[0] and ln > self.echo_until]
             r.tail_lines = lines[-TAIL_LINES:] + [last]
         self.runs.append(self.run)
         for run in self.runs:  # a heading that names a failure, where the log's own lines show none or any pressure

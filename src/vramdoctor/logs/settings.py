@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from ..engines.interface import Engine
+from .facts import latest
 
 _QUANT_NAME = re.compile(r"awq|gptq|fp8|int4|int8|w4a16|w8a8|4bit|8bit|bnb|nf4|exl2|gguf|\bq[2-8]_|\biq[1-4]|mxfp4|"
                          r"nvfp4|marlin|squeezellm|hqq|-\d(?:\.\d+)?bpw", re.I)
@@ -40,8 +41,7 @@ def current(n: dict, e: Engine | None) -> Current:
     defaults = e.defaults_for(n.get("engine_version")) if e and listed else {}
     frac, frac_default = None, False
     if e and e.fraction_key:
-        v = n.get(e.fraction_key)
-        v = v[-1] if isinstance(v, list) and v else v
+        v = latest(n, e.fraction_key)
         if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 1:
             frac = float(v)
         elif e.fraction_key in defaults:

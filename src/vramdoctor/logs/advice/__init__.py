@@ -30,11 +30,10 @@ class _Advisor(KvSteps, LoadSteps, ServingSteps, Base):
 
 
 def _several_gpus(n: dict) -> bool:
-    """The log shows work over several GPUs or nodes (a tensor or pipeline parallel size, or more than one worker
-    rank): where a hang's collective may be waiting."""
-    sizes = [n.get(k) for k in ("tensor_parallel_size", "pipeline_parallel_size", "nnodes")]
-    ranks = n.get("worker_ranks")
-    return any(isinstance(x, int) and x > 1 for x in sizes) or (isinstance(ranks, list) and len(ranks) > 1)
+    """The log shows work over several GPUs (a tensor parallel size above 1, or more than one worker rank, a set of
+    them): where a hang's collective may be waiting."""
+    tp, ranks = n.get("tensor_parallel_size"), n.get("worker_ranks")
+    return (isinstance(tp, int) and tp > 1) or (isinstance(ranks, list) and len(ranks) > 1)
 
 
 def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str] | None = None) -> list[dict]:

@@ -3,6 +3,7 @@ KV cache off the GPU, other processes on the GPU, a cap that was hit."""
 
 from __future__ import annotations
 
+from ..facts import latest
 from ..settings import current
 from .steps import _KV8, GGML, GIB, Step, _down, _Steps, _up
 
@@ -153,9 +154,8 @@ class Base:
         allowed = self.n.get("allowed_bytes")
         if not isinstance(allowed, int) and not self.n.get("_exceeds_allowed"):
             return False
-        total, free, asked = self.n.get("total_memory_bytes"), self.n.get("free_memory_bytes"), \
+        total, free, asked = self.n.get("total_memory_bytes"), latest(self.n, "free_memory_bytes"), \
             self.n.get("failed_alloc_bytes")
-        free = free[-1] if isinstance(free, list) and free else free
         asked = max(asked) if isinstance(asked, list) and asked else asked
         if isinstance(free, int) and isinstance(asked, int) and free < asked or \
                 isinstance(total, int) and isinstance(allowed, int) and allowed >= 0.98 * total:

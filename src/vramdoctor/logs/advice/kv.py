@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from ..facts import latest
 from .sizes import kv_shortfall
 from .steps import GGML, GIB, _more_gpus
 
@@ -69,9 +70,8 @@ class KvSteps:
         if code == "kv-cache-alloc-failed" and s.name not in GGML and sized_by_fraction:
             # the pool is sized from the fraction, not from the context: allocating it failed because the
             # fraction counted memory that was not free
-            tried, free, total = n.get("failed_alloc_bytes"), n.get("free_memory_bytes"), n.get("total_memory_bytes")
+            tried, free, total = n.get("failed_alloc_bytes"), latest(n, "free_memory_bytes"), n.get("total_memory_bytes")
             tried = max(tried) if isinstance(tried, list) and tried else tried
-            free = free[-1] if isinstance(free, list) and free else free
             to = None
             if c.fraction and all(isinstance(v, int) and v > 0 for v in (tried, free, total)) and tried > free:
                 to = c.fraction - (tried - free) / total - 0.02

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from ..facts import summed
+from ..facts import latest, summed
 from .sizes import (
     AT_4_BITS,
     AT_8_BITS,
@@ -233,8 +233,7 @@ class LoadSteps:
                   ", or keep the model memory-mapped (" + ("its use_mmap option left on" if s.name == "ollama" else
                                                             "no --no-mmap") + ") so it is not copied"
                   if s.name in GGML else ", or load with mmap / safetensors so they are not copied"))
-        offl = n.get("layers_offloaded")
-        offl = offl[-1] if isinstance(offl, list) and offl else offl
+        offl = latest(n, "layers_offloaded")
         rep = n.get("repeating_layers_offloaded")
         if offl is None and isinstance(rep, int):  # a load that failed before "offloaded N/M layers"
             offl = rep + (1 if n.get("_output_layer_offloaded") else 0)

@@ -10,6 +10,7 @@ from typing import Iterator
 from ...engines import all_engines, get
 from ...engines.interface import Engine
 from ...errors import UsageError
+from ..facts import latest
 
 GIB, MIB = 2**30, 2**20
 #: llama.cpp and the engines that run it (their weights are layers placed on the GPU, their buffers ggml's)
@@ -249,8 +250,7 @@ _SHOWN = {"max_model_len": ("ollama_num_ctx", "max_model_len", "n_ctx", "kv_cell
 def _shown_counts(setting: str, n: dict) -> Iterator[int]:
     """The counts the log shows for `setting`, in the order of its figures (`_SHOWN`; a series' latest value)."""
     for key in _SHOWN.get(setting, ()):
-        v = n.get(key)
-        v = v[-1] if isinstance(v, list) and v else v
+        v = latest(n, key)
         if isinstance(v, int) and not isinstance(v, bool):
             yield v
 
