@@ -915,6 +915,11 @@ _GROWS = (r"(?:reaches|reached|passes|passed|grows|grew|gets to|got to|exceeds|e
 
 
 LOG = LogWords(
+    # (a request answered, in the words of no engine in particular: an HTTP access line of a 200, uvicorn's
+    # "\x22POST /v1/chat/completions HTTP/1.1\x22 200 OK" that every Python server prints; the answer's JSON itself,
+    # "finish_reason": "stop", "object": "chat.completion")
+    answered=rx(r"\bHTTP/[\d.]+\x22? 200\b|\x22finish_reason\x22\s*:\s*\x22(?:stop|length)\x22|"
+                r"\x22object\x22\s*:\s*\x22(?:chat\.completion|text_completion)\x22", 0),
     messages=(
         # the kernel's OOM killer: host RAM, not the GPU (phase from progress: loading or serving)
         msg(r"^\s*Killed\s*$|Out of memory: Killed process|OOMKilled(?![\x22':= ]*(?:false|0)\b)|oom-kill", "oom",

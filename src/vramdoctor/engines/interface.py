@@ -143,6 +143,14 @@ class LogWords:
     launch: the engine's server command as a person types it (the binary or its Python entry point, without the
     shell prompt or path before it: vLLM's "vllm serve"): that command pasted again after a run that served starts the
     next run (a report's second try under its first).
+    answered: a line of the engine's own that shows a request answered (llama-server's access line "request: POST
+    /v1/chat/completions 127.0.0.1 200", Gin's "| 200 |" in Ollama, uvicorn's "HTTP/1.1" 200 OK"): a log that ends on
+    one, with no failure after it, ends serving.
+    work_done: a line a program prints when it has finished its work (llama.cpp's timings at a run's end,
+    llama-cli's "Interrupted by user"): a log that ends on one ended a piece of work, not in a hang.
+    loads_on_request: where the engine's front server loads its model for a request (Ollama), the engine's own line of
+    a request its loaded model took (Ollama's runner, "loading cache slot"): only that, or an answered request after
+    the engine said it was ready, shows serving; a request line alone does not.
     bare_requests: lines of a request's work that the engine prints bare, with no log prefix (llama.cpp's
     mtmd-helper "encoding image or slice..."), so that they do not look like a program's line: the server's own
     lines of serving all the same.
@@ -176,6 +184,9 @@ class LogWords:
     launch: re.Pattern | None = None
     answer_begins: re.Pattern | None = None
     bare_requests: re.Pattern | None = None
+    answered: re.Pattern | None = None
+    work_done: re.Pattern | None = None
+    loads_on_request: re.Pattern | None = None
 
 
 #: the settings advice moves, in vramdoctor's names; each engine spells the ones it has

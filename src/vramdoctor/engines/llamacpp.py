@@ -337,6 +337,10 @@ _NOT_PROPOSED = (r"(?:^|(?<!\b[Tt]ry)(?<!\b[Uu]se)(?<!\b[Ww]ith)(?<!\b[Aa]dd)(?<
 _BREAKDOWN = (r"\|\s*(?:-\s*)?(?!Host\b)(\w+)(?: \([^)|]{0,80}\))?\s*\|\s*\d+\s*=\s*\d+ \+ \(\s*\d+\s*=\s*(\d+)\s*\+"
               r"\s*(\d+)\s*\+\s*(\d+)\s*\)")
 
+#: the timings a llama.cpp program prints for a finished request or at its end (print_timings; since 2024
+#: llama_perf_context_print)
+TIMINGS = r"\b(?:(?:llama_)?print_timings|llama_perf_context_print):\s+total time\b"
+
 LOG = LogWords(
     # the server command (tools/server's binary, llama-server)
     launch=rx(r"llama-server"),
@@ -345,6 +349,12 @@ LOG = LogWords(
     # interactive mode. ==")
     answer_begins=rx(r"generate: n_ctx = \d+, n_batch = \d+|== Running in interactive mode\. =="),
     bare_requests=MTMD_STEPS,
+    # (a request answered: the timings of a finished request, print_timings before 2024's llama_perf_context_print,
+    # "llama_perf_context_print:        total time =   1234.56 ms"; tools/server's access line, log_server_request
+    # "request: POST /v1/chat/completions 127.0.0.1 200")
+    answered=rx(TIMINGS + r"|\brequest: POST /\S+ \S+ 200\b", 0),
+    # (a program's end of its work: those timings; llama-cli's "Interrupted by user" on Ctrl-C)
+    work_done=rx(TIMINGS + r"|^\s*Interrupted by user\s*$", 0),
     # (and its own programs on a pasted command line, before 2024's llama- names: "./server ... -ngl 999", "./main -m")
     fingerprint=rx(r"llama_model_loader|llm_load_|load_tensors:|llama_new_context_with_model|llama_context:|"
                    r"(?:^|\s)\./(?:server|main)\s(?=[^\n]*\s-(?:ngl|m|c|np)\s)|"

@@ -27,6 +27,11 @@ CHAT_QUESTION = rx(r"^\s*>>> (?!Send a message)(?!(?:import|from|for|while|if|el
 LOG = LogWords(
     # the server command (cmd/cmd.go: "ollama serve")
     launch=rx(r"ollama\s+serve"),
+    # (a request answered: Gin's access line, "[GIN] 2025/04/03 - 19:22:31 | 200 |    6.82s | 127.0.0.1 | POST ...")
+    answered=rx(r"\|\s*2\d\d\s*\|", 0),
+    # (its front server loads the model for a request: the runner taking one up is its own line of serving,
+    # runner/llamarunner/cache.go "loading cache slot")
+    loads_on_request=rx(r"loading cache slot", 0),
     # (the name alone, not inside another: "/models/mixtral_ollama/", and not a front end that emulates its API,
     # KoboldCpp's "For third party Ollama API Emulation")
     # (not a folder of a path, "/mnt/models/ollama/models--ubergarm--..." that another engine loads from)

@@ -798,10 +798,6 @@ def _ends(f: Failure) -> bool:
     return any(stated(t) for _, t in f.after)
 
 
-#: Gin's access line of a request answered (Ollama's "[GIN] 2025/04/03 - 19:22:31 | 200 | 6.82s | ...")
-_ANSWERED = re.compile(r"\|\s*2\d\d\s*\|")
-
-
 #: codes that name what failed whatever the phase (one buffer past the device's largest single allocation): kept where
 #: the phase moves
 _ANY_PHASE = frozenset({"buffer-exceeds-allocation-limit"})
@@ -810,14 +806,15 @@ _ANY_PHASE = frozenset({"buffer-exceeds-allocation-limit"})
 def _serving_before(run: RunFacts, f: Failure, engine: str) -> bool:
     """The server's own lines (its ready line, a request it took) came before failure `f` in its run: not a user's
     words of serving, nor Ollama's front server (which loads a model for a request)."""
-    if engine == "ollama":
-        # (its front server loads a model for a request: only the runner's own line of a request it took, "loading
-        # cache slot", is serving, the model loaded; or a request answered, Gin's "| 200 |", after the runner said it
-        # had started: the load was over)
+    own = knowledge().engine.get(engine)
+    if own is not None and own.log.loads_on_request is not None:
+        # (its front server loads a model for a request (Ollama): only its own line of a request the loaded model
+        # took is serving; or a request answered after it said it was ready: the load was over)
         ln, ready = f.progress.get("requests"), f.progress.get("ready")
         text = run.progress_text.get("requests", "")
-        return ln is not None and ln < f.line_no and ("loading cache slot" in text or (
-            ready is not None and ready < ln and bool(_ANSWERED.search(text))))
+        answered = own.log.answered
+        return ln is not None and ln < f.line_no and (bool(own.log.loads_on_request.search(text)) or (
+            ready is not None and ready < ln and answered is not None and bool(answered.search(text))))
     for m in ("ready", "requests"):
         ln, text = f.progress.get(m), run.progress_text.get(m, "")
         if ln is not None and ln < f.line_no and (program_line(text) or any(

@@ -109,6 +109,17 @@ _NAMED_AS_ABSENT = re.compile(r"\b(?:no|without(?: an?| any)?|never an?)\s+$", r
 _CRASH_AFTER_OOM = ("crash-access-violation",)
 
 
+def _either(patterns) -> re.Pattern | None:
+    """One pattern that matches where any of `patterns` does (None among them skipped; None where none is left), each
+    alternative under its own flags (case, multi-line) as a scoped group."""
+    parts = []
+    for p in patterns:
+        if p is not None:
+            scoped = "".join(c for c, f in (("i", re.I), ("m", re.M), ("s", re.S)) if p.flags & f)
+            parts.append(f"(?{scoped}:{p.pattern})")
+    return re.compile("|".join(parts)) if parts else None
+
+
 class Knowledge:
     """All engines' words with their required words, indexed for the scanner."""
 
@@ -119,6 +130,10 @@ class Knowledge:
         #: every engine's server command (`LogWords.launch`), typed at a shell prompt or by its path, with arguments
         self.launch = [re.compile(r"^\s*(?:[$#]\s*)?(?:\S*/)?(?:" + e.log.launch.pattern + r")(?=\s+\S)", e.log.launch.flags)
                        for e in engines if e.log.launch is not None]
+        #: every engine's line of a request answered, and of a program's end of its work (`LogWords.answered`,
+        #: `LogWords.work_done`), each as one pattern (None where no engine has one)
+        self.answered = _either(e.log.answered for e in engines)
+        self.work_done = _either(e.log.work_done for e in engines)
         #: every engine's bare lines of a request's work (`LogWords.bare_requests`)
         self.bare_requests = [e.log.bare_requests for e in engines if e.log.bare_requests is not None]
         self.messages: list[tuple[Message, str]] = [(m, e.name) for e in engines for m in e.log.messages]

@@ -599,7 +599,7 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
             # (nor a log that ends on a program finishing its work, llama.cpp's timings or the user's interrupt: what
             # the report calls stuck is the output, "gets stuck in a loop", not the process; a server's answer to one
             # request is no such end, it may hang on the next)
-            and not any(_PROGRAM_DONE.search(t) for _, t in run.tail_lines[-15:])):
+            and not _work_done(run)):
         # the report tells of a hang and no line of the log shows a failure: memory that runs out fails with an error
         # (not a hang its words tie to memory, the KV blocks or the cache: a pool too small for one request makes a
         # scheduler wait forever; nor a log cut short, whose next lines are not shown; nor a server whose log says it
@@ -704,26 +704,18 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
 _CRASH_WORDS = re.compile(r"crash|\bdie[sd]?\b|\bdying\b|killed|abort|segfault|segmentation|\bhang|\bhung\b|freez|froze|"
                           r"stuck|exit|shut|terminat|error|exception|\bOOM|out of memory|restart|stops? respond|"
                           r"unresponsive|timed? ?out|refuse", re.I)
-#: a server's line of a request answered: llama.cpp's timings of a finished request (print_timings, since 2024
-#: llama_perf_context_print), a response of 200 in an access line (uvicorn's "HTTP/1.1" 200 OK", Gin's "| 200 |",
-#: llama-server's "request: POST /v1/chat/completions 127.0.0.1 200"), the answer's JSON itself ("finish_reason":
-#: "stop", "object":"chat.completion")
-_TIMINGS = r"\b(?:(?:llama_)?print_timings|llama_perf_context_print):\s+total time\b"
-_ANSWERED = re.compile(_TIMINGS + r"|\bHTTP/[\d.]+\x22? 200\b|"
-                       r"\|\s*200\s*\||\brequest: POST /\S+ \S+ 200\b|\x22finish_reason\x22\s*:\s*\x22(?:stop|length)\x22|"
-                       r"\x22object\x22\s*:\s*\x22(?:chat\.completion|text_completion)\x22")
-
-
-#: a program's own end of its work: llama.cpp's timings at a run's end (print_timings, llama_perf_context_print), its
-#: "Interrupted by user"
-_PROGRAM_DONE = re.compile(_TIMINGS + r"|^\s*Interrupted by user\s*$")
+def _work_done(run: RunFacts) -> bool:
+    """A line among the run's last 15 says a program finished its work (any engine's `LogWords.work_done`)."""
+    done = knowledge().work_done
+    return done is not None and any(done.search(t) for _, t in run.tail_lines[-15:])
 
 
 def _answered_last(run: RunFacts) -> tuple[int, str] | None:
-    """The line among the run's last 15 that shows a request answered (`_ANSWERED`), where no line after it says
-    anything of a failure: the run ends serving. None otherwise."""
+    """The line among the run's last 15 that shows a request answered (any engine's `LogWords.answered`), where no
+    line after it says anything of a failure: the run ends serving. None otherwise."""
+    answered = knowledge().answered
     tail = [(ln, t) for ln, t in run.tail_lines if t.strip()][-15:]
-    hits = [(ln, t) for ln, t in tail if _ANSWERED.search(t)]
+    hits = [(ln, t) for ln, t in tail if answered is not None and answered.search(t)]
     if not hits or run.failures or run.tail_cut:
         return None
     return hits[-1]
