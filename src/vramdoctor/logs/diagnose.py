@@ -840,14 +840,16 @@ def _told_on_a_request(run: RunFacts, f: Failure) -> bool:
 
 def _served_after(run: RunFacts, end: int, engine: str) -> list[int]:
     """The lines after line `end` where the server shows it served: its ready line, or a request it answered (not
-    one it failed: a 5xx status; not Ollama's front server, which answers for whichever runner is loaded, or for
-    none). Only the server's own lines: a user's words or a client's call placed after the failure ("when the first
+    one it failed: a 5xx status; not a front server that loads its model on a request, `LogWords.loads_on_request`,
+    Ollama's, which answers for whichever runner is loaded, or for none). Only the server's own lines: a user's words or a client's call placed after the failure ("when the first
     request is received, it runs out of memory:", a reproduction script) say when it failed, not that it went on."""
+    own = knowledge().engine.get(engine)
+    front = own is not None and own.log.loads_on_request is not None
     out = []
     for m, ln in run.progress.items():
         text = run.progress_text.get(m, "")
         if ln > end and program_line(text) and (
-                m == "ready" or m == "requests" and not (FAILED_REQUEST.search(text) or engine == "ollama")):
+                m == "ready" or m == "requests" and not (FAILED_REQUEST.search(text) or front)):
             out.append(ln)
     return out
 
