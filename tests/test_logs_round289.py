@@ -10,6 +10,7 @@ import pytest
 
 from logcase import diag, flags, kind_of, run_of
 from vramdoctor.engines import all_engines
+from vramdoctor.engines.generic import _FAILS
 from vramdoctor.logs.knowledge import _either, knowledge
 
 
@@ -50,3 +51,78 @@ _OLLAMA_COMPLAINT = ["ollama keeps failing after a while, not working as expecte
 def test_a_204_answer_in_ollama_ends_serving():
     # (Gin's 2xx, not only 200: a request answered with no content is answered all the same)
     assert kind_of(_OLLAMA_COMPLAINT) == ("NONE", "no-memory-problem")
+
+
+# --- one batch larger than the whole KV cache (llama-kv-cache.cpp find_slot "n_tokens = N > size = M"): the context is
+# smaller than the batch the program sends, which no load explains and nothing ran out of (h273/02) ------------------
+
+_EMBED_CTX = ["llama_context: n_ctx         = 512", "llama_context: n_batch       = 2048",
+              "llama_kv_cache_unified:        CPU KV buffer size =    48.00 MiB"]
+
+
+@pytest.mark.parametrize("lines", [
+    _EMBED_CTX + ["batch_decode: n_tokens = 2043, n_seq = 118", "find_slot: n_tokens = 2043 > size = 512",
+                  "decode: failed to find KV cache slot for ubatch of size 2043",
+                  "llama_decode: failed to decode, ret = 1"],
+    ["time=2025-06-01T10:00:00Z level=INFO source=server.go:619 msg=\"llama runner started in 2.0 seconds\"",
+     "find_slot: n_tokens = 4096 > size = 2048", "decode: failed to find KV cache slot for ubatch of size 4096",
+     "time=2025-06-01T10:00:05Z level=ERROR source=runner.go:300 msg=\"failed to decode batch\""],
+    ["llama-embedding -m nomic-embed-text-v1.5.f16.gguf -c 256 -b 1024 -ub 1024 -f docs.txt",
+     "E find_slot: n_tokens = 1000 > size = 256", "E decode: failed to find a memory slot for batch of size 1000",
+     "E batch_decode : failed to process"],
+])
+def test_a_batch_larger_than_the_whole_cache_is_a_context_setting_not_memory(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "batch-larger-than-context")
+    assert "-c" in run.message
+
+
+def test_a_cache_full_under_load_without_find_slots_size_line_stays_runtime():
+    lines = ["main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+             "slot launch_slot_: id  0 | task 5 | processing task",
+             "decode: failed to find KV cache slot for ubatch of size 512",
+             "srv  update_slots: failed to find free space in the KV cache, retrying with smaller batch size, i = 0, n_batch = 512, ret = 1"]
+    assert kind_of(lines)[0] == "RUNTIME"
+
+
+# --- a refusal of a prompt longer than the context, raised by a program that calls the engine itself (vLLM's LLM
+# class, llama-cpp-python's Llama): the program stopped on it, not memory; a server that logs the same traceback and
+# goes on is still serving ---------------------------------------------------------------------------------------------
+
+_RAISED = [
+    ["from llama_cpp import Llama", "llm = Llama(model_path=\"qwen2.5-7b-instruct-q4_k_m.gguf\", n_ctx=512)",
+     "Traceback (most recent call last):", "  File \"/home/u/rag.py\", line 31, in <module>",
+     "  File \"/home/u/.venv/lib/python3.11/site-packages/llama_cpp/llama.py\", line 1047, in _create_completion",
+     "    raise ValueError(", "ValueError: Requested tokens (2043) exceed context window of 512"],
+    ["INFO 05-01 10:00:00 llm_engine.py:100] Initializing an LLM engine (v0.6.3) with config: max_seq_len=8192",
+     "Traceback (most recent call last):", "  File \"/x/run.py\", line 10, in <module>", "    outputs = llm.generate(prompts)",
+     "  File \"/x/vllm/engine/llm_engine.py\", line 600, in _validate_model_input", "    raise ValueError(",
+     "ValueError: Input prompt (9000 tokens) is too long and exceeds limit of 8192"],
+    ["[2025-03-01 10:00:00] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=60.1 GB",
+     "Traceback (most recent call last):", "  File \"/w/bench.py\", line 44, in <module>",
+     "    out = engine.generate(prompt, sampling_params)",
+     "  File \"/w/sglang/srt/managers/tokenizer_manager.py\", line 402, in _validate_one_request", "    raise ValueError(",
+     "ValueError: The input (40000 tokens) is longer than the model's context length (32768 tokens)."],
+]
+
+
+@pytest.mark.parametrize("lines", _RAISED)
+def test_a_refusal_raised_where_no_server_ran_stops_the_program(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "requests-refused-too-long")
+
+
+def test_a_server_that_logs_the_refusals_traceback_goes_on_serving():
+    lines = ["INFO:     Application startup complete.",
+             "ERROR 05-01 10:01:00 serving_chat.py:200] Error in preprocessing prompt inputs",
+             "Traceback (most recent call last):", "  File \"/x/vllm/entrypoints/openai/serving_chat.py\", line 180, in create_chat_completion",
+             "    raise ValueError(", "ValueError: This model's maximum context length is 8192 tokens. However, you requested 9000 tokens."]
+    assert kind_of(lines) == ("NONE", "requests-refused-too-long")
+
+
+@pytest.mark.parametrize("code", ["    raise RuntimeError(", "    raise TypeError(", "        raise EngineDeadError("])
+def test_a_tracebacks_line_of_code_is_not_the_reports_words_of_a_failure(code):
+    # (the class called in a line of code under its frame; the report's own "dies with EngineDeadError" still is one)
+    fails = re.compile(_FAILS, re.I)
+    assert not fails.search(code)
+    assert fails.search("the server dies with EngineDeadError after a few requests")

@@ -699,7 +699,9 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
           # an exception named by its class, in the report's words ("启动后反复kill进程：vllm.v1.engine exceptions
           # enginedeaderror", "the server dies with EngineDeadError", "RuntimeError on the first request"; not a memory
           # error's class, which the out-of-memory words read with their own rules: told as past and fixed, supposed)
-          r"(?![a-z]*(?:memory|oom|alloc)[a-z]*(?:error|exception))[a-z]{3,}(?:error|exception)(?=\W*(?:$|[\s:;,.!?)]))|"
+          # (not the class called in a line of code, a traceback's "    raise ValueError(" under its frame)
+          r"(?![a-z]*(?:memory|oom|alloc)[a-z]*(?:error|exception))[a-z]{3,}(?:error|exception)(?!\()"
+          r"(?=\W*(?:$|[\s:;,.!?)]))|"
           # an error named by the source line that raised it ("kv cache quantization error LlamaBatch.cc:1153")
           r"error(?: at| in)? [\w/.-]{0,80}?\.(?:cc|cpp|cu|cuh|c|h|hpp|py|rs|go):\d+|"
           # restarted by its supervisor, over and over ("keeps restarting every few minutes", "restarts in a loop",

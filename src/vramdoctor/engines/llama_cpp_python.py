@@ -28,6 +28,10 @@ LOG = LogWords(
     messages=(
         # _internals.py LlamaContext.decode raises on llama_decode's 1: no KV cells for the batch (the request fails)
         msg(r"llama_decode returned 1\b", "pressure", "RUNTIME", "kv-cache-full-request-failed"),
+        # llama.py's check before it evaluates a prompt longer than the context (create_embedding, _create_completion:
+        # "Requested tokens (2043) exceed context window of 512"): the request is refused, nothing ran out (its server
+        # answers it with a 400, context_length_exceeded)
+        msg(r"\bRequested tokens \(\d+\) exceed context window of \d+", "request"),
     ),
 )
 

@@ -398,6 +398,10 @@ LOG = LogWords(
             code="buffer-exceeds-allocation-limit"),
         msg(r"\bbuffer \(tensor size: \d+, max buffer size: 0\)", "not_oom",
             code="device-memory-query-failed"),
+        # one batch holds more tokens than the whole cache has cells (llama-kv-cache.cpp find_slot, b3xxx to today:
+        # "find_slot: n_tokens = 2043 > size = 512"): no load makes it fit and nothing ran out; the context is smaller
+        # than the batch the program sends (-c below -b / -ub, an embedding's whole input in one batch)
+        msg(r"\bfind_slot: n_tokens = \d+ > size = \d+", "not_oom", code="batch-larger-than-context"),
         # the cells are full while serving: the server retries with a smaller batch (not a crash); older builds
         # failed the batch ("KV cache is full - try increasing it via the context size")
         # (llama_decode returns 1: "could not find a KV slot for the batch (try reducing the size of the batch or
@@ -802,6 +806,10 @@ LOG = LogWords(
     # (a per-buffer "KV buffer size" line with no summary after it: the cache is still being made, its next buffer)
     after={"kv_sized": ("KV",)},
     not_oom_advice={
+        "batch-larger-than-context": "one batch holds more tokens than the KV cache has cells (find_slot's n_tokens "
+                                     "> size): the context, -c, is smaller than the batch the program sends. Give -c "
+                                     "at least the batch's tokens, or send smaller batches (-b and -ub no larger "
+                                     "than -c; for embeddings, inputs that fit one batch).",
         "k-shift-unsupported": "a slot's context filled and llama.cpp tried to shift its KV cache (K-shift), which "
                                "this model's cache cannot do: keep each request within the context (a smaller "
                                "n_predict, or a larger -c per slot), or turn context shift off (llama-server's "

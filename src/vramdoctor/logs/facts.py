@@ -111,6 +111,8 @@ class RunFacts:
     refused: int = 0  # requests the server refused (longer than its context): not failures of the server
     heading: tuple[int, str] | None = None  # a markdown heading that names a failure in an engine's words (a fallback)
     refused_first: tuple[int, str] | None = None
+    #: the last refusal that ended a traceback (the program raised it: an offline script stops there), its line
+    refused_raised: int = 0
     #: process listings pasted beside the log (`processes`): process key -> (snapshot, resident bytes, line, its text)
     #: in the order read, and its command; one snapshot of many processes gives each one reading
     process_series: dict[str, list[tuple[int, int, int, str]]] = field(default_factory=dict)

@@ -563,6 +563,17 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                      "or a context per slot (no unified cache) keeps them apart.")
         said = (f"{run.refused} request(s) were refused as longer than the context the server allows (the first at "
                 f"line {ln})")
+        raised = run.refused_raised
+        if raised and "ready" not in run.progress and not any(t.strip() for n, t in run.tail_lines if n > raised):
+            # the refusal ended a traceback and the log ends there, no server said it was ready: a program that calls
+            # the engine itself (vLLM's LLM class, llama-cpp-python's Llama) raised it and stopped
+            return Diagnosis(kind="NOT_OOM", code="requests-refused-too-long", oom=False,
+                             evidence=[(raised, next((t for n, t in run.tail_lines if n == raised), text))],
+                             phase_source="the engine's own refusal, raised",
+                             message=f"The program stopped on the engine's refusal of a prompt longer than the "
+                                     f"context (line {raised}), raised as an exception: not memory. Shorten the "
+                                     "prompt, or allow a longer context (if memory allows: a longer context needs "
+                                     "more KV cache).")
         if not isinstance(run.numbers.get("_failure_stated"), str):
             return Diagnosis(kind="NONE", code="requests-refused-too-long", oom=False, evidence=[(ln, text)],
                              phase_source="the server's own refusal",

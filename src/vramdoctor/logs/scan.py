@@ -695,14 +695,16 @@ class Scanner:
         f.deciding = (first, whole) if v.phase else f.deciding
         return True
 
-    def _drop_traceback_before(self, r: RunFacts, line_no: int) -> None:
+    def _drop_traceback_before(self, r: RunFacts, line_no: int) -> bool:
         """Forget the run's last failure where it is a traceback that the line at `line_no` ends (a header, frames, a
-        wrapper, no stated cause, within three lines): the line is that traceback's exception."""
+        wrapper, no stated cause, within three lines): the line is that traceback's exception. True if it was one."""
         last = r.failures[-1] if r.failures else None
         if last and last.kind == "error" and not stated(last.text) and line_no - max(last.end_line, last.line_no) <= 3:
             r.failures.remove(last)
             if last in self.pending:
                 self.pending.remove(last)
+            return True
+        return False
 
     def _failure(self, r: RunFacts, line_no: int, text: str, c: dict[str, set[int]], v=_UNKNOWN) -> bool:
         """Record a failure or pressure line (`v`: its verdict, None for none, if already known); True if the
@@ -737,7 +739,8 @@ class Scanner:
             return True
         if kind == "request":  # a request refused (longer than the context): the server goes on serving
             # (the traceback it ends, a wrapper's "Error in preprocessing prompt inputs" and its frames, is its own)
-            self._drop_traceback_before(r, line_no)
+            if self._drop_traceback_before(r, line_no):
+                r.refused_raised = line_no
             r.refused += 1
             if r.refused == 1:
                 r.refused_first = (line_no, text)
