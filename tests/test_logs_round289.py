@@ -126,3 +126,40 @@ def test_a_tracebacks_line_of_code_is_not_the_reports_words_of_a_failure(code):
     fails = re.compile(_FAILS, re.I)
     assert not fails.search(code)
     assert fails.search("the server dies with EngineDeadError after a few requests")
+
+
+# --- a crash told in the report's words ("I get a segfault", "it segfaults") and a later paste whose only failure is
+# told as the same again ("Crashed as well with a very similar backtrace"): the earlier run's crash decides (h273/08) --
+
+_GDB = ["(gdb) bt", "#0  amd::KernelParameters::set (this=0x1d9cb10, index=11, size=4, value=0x100000020)",
+        "#1  0x00007fffb9822b7c in ihipLaunchKernel_validate (f=0x3281e20) at hip_module.cpp:301"]
+_SECOND_LOAD = ["llm_load_print_meta: model size       = 12.88 GiB (8.50 BPW)",
+                "llm_load_tensors: offloaded 41/41 layers to GPU",
+                "llm_load_tensors:      ROCm0 buffer size = 13023.85 MiB"]
+
+
+@pytest.mark.parametrize("said, again", [
+    ("Shortly after I get a segfault, sometimes a few seconds into the response:", "Crashed as well with a very similar backtrace."),
+    ("When I send the first prompt it segfaults:", "Same crash with the smaller model."),
+    ("llama-cli then segfaulted with this backtrace", "It fails the same way."),
+])
+def test_a_segfault_in_the_reports_words_then_the_same_again_is_the_crash(said, again):
+    lines = ["main: build = 2408 (8030da7a)", "llama_new_context_with_model: n_ctx      = 2048",
+             "llama_kv_cache_init:      ROCm0 KV buffer size =   128.00 MiB",
+             "llama_new_context_with_model:      ROCm0 compute buffer size =   324.00 MiB", "", said] + _GDB + [
+             "", "I also tried a smaller model that fits the GPU whole:", ""] + _SECOND_LOAD + ["", again]
+    assert kind_of(lines) == ("NOT_OOM", "crash-access-violation")
+
+
+def test_the_same_again_after_a_run_that_showed_no_failure_stays_undetermined():
+    lines = ["main: build = 2408 (8030da7a)", "llama_new_context_with_model: n_ctx      = 2048",
+             "main: server is listening on 127.0.0.1:8080"] + _SECOND_LOAD + ["", "Crashed again."]
+    assert kind_of(lines)[0] == "UNDETERMINED"
+
+
+@pytest.mark.parametrize("text", ["# debug segfaults with gdb -ex run", "no segfault this time",
+                                  "segfault handler installed"])
+def test_segfault_named_without_a_crash_told_is_none(text):
+    lines = ["main: server is listening on http://127.0.0.1:8080 - starting the main loop", text,
+             "request: POST /v1/chat/completions 127.0.0.1 200"]
+    assert kind_of(lines)[0] == "NONE"

@@ -1436,7 +1436,10 @@ LOG = LogWords(
         # (the shell's and a container's exit status 139 is 128 + SIGSEGV's 11)
         # (also the shell's and libc's words in other locales: zh_CN "段错误 (核心已转储)", de "Speicherzugriffsfehler",
         # fr "Erreur de segmentation", es "Violación de segmento", ja "セグメンテーション違反", ru "Ошибка сегментирования")
+        # (and in a report's words, "I get a segfault", "it segfaults", "crashes with a segfault")
         msg(r"exception: access violation|Segmentation fault|\bSIGSEGV\b|segfault at |段错误|Speicherzugriffsfehler|"
+            r"\b(?:an?|with|get|got|gets|getting|hit|hits) segfault\b|"
+            r"\b(?:it|that|which|then|and|still|also|just|always|sometimes|randomly) segfault(?:s|ed)\b|"
             r"Erreur de segmentation|Violaci[oó]n de segmento|セグメンテーション違反|Ошибка сегментирования|"
             r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*139\b|\bExited \(139\)|"
             r"\bstatus=11/SEGV\b|\bsignaled to shutdown with signal 11\b|"

@@ -18,6 +18,7 @@ from .diagnose import detect_engine, diagnose_run
 from .facts import PROSE_HIT, RunFacts
 from .knowledge import knowledge
 from .lines import STRONG_PREFIX
+from .prose import same_again
 from .quiet import DEATH_BEGINS, pool_below_cap
 from .reader import Blocks
 from .scan import scan
@@ -267,6 +268,10 @@ def decide(reports: list[RunReport], out_of_order: bool = False) -> RunReport | 
         told = [x for x in earlier if x.kind == "NOT_OOM" and not set(x.progress) - {"start"}
                 and x.evidence and not any(STRONG_PREFIX.match(e["text"]) for e in x.evidence)]
         echo = echo or r.kind == "UNDETERMINED" and r.code == "failure-cause-not-shown" and bool(told)
+        # (or the report's words of this run's failure say it was the same as before, "Crashed as well with a very
+        # similar backtrace" under a second model's load: the earlier run's failure names it)
+        echo = echo or (r.kind == "UNDETERMINED" and r.code == "failure-cause-not-shown" and bool(r.evidence)
+                        and same_again(r.evidence[-1]["text"]))
         # (a run that is only its start line, cut: the settings of a server pasted again, "This is my config:
         # args: Namespace(...", after it served)
         settings = cut and r.first_line == r.last_line and set(r.progress) <= {"start"}

@@ -174,6 +174,19 @@ def elsewhen(text: str, at: int) -> bool:
     return bool(_ELSEWHEN.search(text, start, end))
 
 
+#: a report's words that a failure was the same as one told before ("Crashed as well with a very similar backtrace",
+#: "same error again with the 13B model", "it fails the same way")
+_SAME_AGAIN = re.compile(r"\bas well\b|\bagain\b|\blikewise\b|\bthe same (?:way|thing|error|crash|issue|problem|result)\b|"
+                         r"\bsame (?:error|crash|issue|problem|result|backtrace|trace)\b|"
+                         r"\b(?:a |an )?(?:very )?similar (?:error|crash|backtrace|trace|issue|problem|result)\b|"
+                         r"\btoo\s*[.!]?\s*$", re.I)
+
+
+def same_again(text: str) -> bool:
+    """The report's words tell a failure as the same as one told before (`_SAME_AGAIN`)."""
+    return bool(_SAME_AGAIN.search(text))
+
+
 def past_fixed(text: str) -> bool:
     """The line tells an out-of-memory as past and fixed (`_PAST_FIXED`)."""
     return bool(OOM_ANY.search(text) and _PAST_FIXED.search(text))
