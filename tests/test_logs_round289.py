@@ -163,3 +163,35 @@ def test_segfault_named_without_a_crash_told_is_none(text):
     lines = ["main: server is listening on http://127.0.0.1:8080 - starting the main loop", text,
              "request: POST /v1/chat/completions 127.0.0.1 200"]
     assert kind_of(lines)[0] == "NONE"
+
+
+# --- a C++ exception's what() whose message runs over many lines (a model's answer quoted in it), the abort far below
+# it: that message is the abort's cause (h277/18) ------------------------------------------------------------------------
+
+_SERVING = ["main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+            "slot launch_slot_: id  0 | task 0 | processing task"]
+_ANSWER = ["The error you're seeing comes from the shell, not from the server.", "",
+           "In zsh the ampersand is a command separator,", "so the shell expects another command after it.", "", "",
+           "curl -XPOST http://host:80/route?a=1", "", "(Replace the host with your own.)'"]
+
+
+@pytest.mark.parametrize("what", [
+    "  what():  Invalid diff: '{\"name\": \"bash\"' not found at start of 'The answer:",
+    "  what():  [json.exception.parse_error.101] parse error at line 3, column 1: syntax error while parsing value - "
+    "invalid literal; last read: 'The answer:",
+    "  what():  Failed to parse tool call arguments as JSON: 'The answer:",
+])
+def test_an_aborts_cause_is_the_what_of_many_lines_above_it(what):
+    # (std::terminate's own line glued to the slot's line before it, as a terminal's two writers left it)
+    lines = _SERVING + ["slot launch_slot_: id  0 | task 0 | processing task00=0minate called after throwing an "
+                        "instance of 'std::runtime_error'", what] + _ANSWER + [
+        "Aborted (core dumped)"]
+    assert kind_of(lines)[0] == "NOT_OOM"
+
+
+def test_a_what_behind_the_programs_own_lines_is_not_the_aborts_cause():
+    # (lines under a log's level prefix: the server went on after that message)
+    lines = _SERVING + ["  what():  Invalid diff: 'x' not found at start of 'y'"] + [
+        f"INFO [            update_slots] kv cache rm [p0, end) | tid=\"1\" id_slot=0 id_task={i} p0=0"
+        for i in range(8)] + ["Aborted (core dumped)"]
+    assert kind_of(lines)[0] == "UNDETERMINED"

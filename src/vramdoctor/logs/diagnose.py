@@ -25,7 +25,7 @@ from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts, summed
 from ..engines.interface import AFTER_MILESTONE
 from ..engines.words import LOADING_ZH, SIZE, to_bytes
 from .knowledge import CAUSE_UNKNOWN, COMMAND, ELISION, FRAME, PY_FRAME, SIGKILL_RX, Verdict, exception_not_memory, knowledge, phase_words
-from .lines import STATED, TB_HEADER, stated, stops_inside, traceback_line
+from .lines import STATED, STRONG_PREFIX, TB_HEADER, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, FINE_WHEN_SERVING, STARTUP, Place, during_step, frames, locate, step_done, step_reached
 from .prose import OOM_ANY
 from .quiet import (COPES, DEATH_BEGINS, bar_under_way, leak, no_failure, pool_below_context, pressure, shortfall, starved,
@@ -525,6 +525,8 @@ def _stopped_by_hand(run: RunFacts, f: Failure) -> Diagnosis | None:
 
 #: the message of C++'s uncaught exception, as libstdc++ prints it under "terminate called after throwing ..."
 _WHAT = re.compile(r"^\s*what\(\):\s+\S")
+#: the most lines above an abort searched for the what() of the exception it ends (a message of many lines)
+_WHAT_SPAN = 40
 #: an abort that names no cause ("Fatal Python error: Aborted", "Aborted (core dumped)", SIGABRT)
 _BARE_ABORT = re.compile(r"\bAborted\b|\bSIGABRT\b|\bsignal 6\b", re.I)
 
@@ -534,7 +536,15 @@ def _with_what_before(f: Failure) -> Failure:
     (std::terminate prints it, then abort() ends the process): that message is the cause."""
     if not _BARE_ABORT.search(f.text) or _cause_shown(f):
         return f
-    what = next(((ln, t) for ln, t in reversed(f.before[-6:]) if _WHAT.match(t)), None)
+    # (a few lines above; or further, where the message itself runs over many lines, a model's answer quoted in it,
+    # and no program's own line or frame comes between it and the abort)
+    what = None
+    for i, (ln, t) in enumerate(reversed(f.before[-_WHAT_SPAN:])):
+        if _WHAT.match(t):
+            what = (ln, t)
+            break
+        if i >= 6 and (STRONG_PREFIX.match(t) or FRAME.search(t)):
+            break
     if what is None:
         return f
     # (the abort follows it: the message is whole, not a last line cut short)
