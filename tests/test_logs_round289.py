@@ -195,3 +195,71 @@ def test_a_what_behind_the_programs_own_lines_is_not_the_aborts_cause():
         f"INFO [            update_slots] kv cache rm [p0, end) | tid=\"1\" id_slot=0 id_task={i} p0=0"
         for i in range(8)] + ["Aborted (core dumped)"]
     assert kind_of(lines)[0] == "UNDETERMINED"
+
+
+# --- a traceback hard-wrapped at a console's width under the report's longer sentences, and Ray's task error whose
+# remote traceback follows it: the traceback is read to its last line, the exception that says what failed (h276/17) --
+
+_P = "ERROR 05-09 03:01:59 [core.py:402] "
+_RAY_TB = [
+    "INFO 05-09 03:00:00 [api_server.py:1090] Starting vLLM API server on http://0.0.0.0:8000",
+    "INFO:     Application startup complete.",
+    _P + "EngineCore encountered a fatal error.", _P + "Traceback (most recent call last):",
+    _P + '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 393, in run_engine_core',
+    _P + "    engine_core.run_busy_loop()",
+    _P + '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/executor/ray_distributed_executor.py", line 51, in execute_model',
+    _P + "    self.forward_dag = self._compiled_ray_dag(enable_asyncio=False)",
+    _P + "                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+    _P + '  File "/usr/local/lib/python3.12/dist-packages/ray/dag/compiled_dag_node.py", line 1357, in _init_communicators',
+    _P + "    p2p_communicator_id = _init_communicator(",
+    _P + "                          ^^^^^^^^^^^^^^^^^^^",
+] + [x for i in range(8) for x in (
+    _P + f'  File "/usr/local/lib/python3.12/dist-packages/ray/dag/compiled_dag_node.py", line {1300 + i}, in _step_{i}',
+    _P + f"    self._step_{i + 1}()",
+    _P + "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^")] + [
+    _P + '  File "/usr/local/lib/python3.12/dist-packages/ray/_private/worker.py", line 929, in get_objects',
+    _P + "    raise value.as_instanceof_cause()",
+    _P + "ray.exceptions.RayTaskError(ModuleNotFoundError): ray::RayWorkerWrapper.__ray_call__() (pid=324, ip=192.168.195.154, actor_id=72876ece9f2cadebbf85ef1301000000)",
+    _P + "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+    _P + "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+    _P + '  File "/usr/local/lib/python3.12/dist-packages/ray/actor.py", line 1732, in __ray_call__',
+    _P + "    return fn(self, *args, **kwargs)",
+    _P + '  File "/usr/local/lib/python3.12/dist-packages/ray/experimental/channel/torch_tensor_nccl_channel.py", line 683, in _do_get_unique_nccl_id',
+    _P + "    from cupy.cuda import nccl",
+]
+_PROSE = ["When running V1 on the AMD MI300A (this is an example with Ray, running distributed APUs), vLLM complains that "
+          "cupy is missing, which I do not understand at all on ROCm.",
+          "Setting enforce_eager=True in an attempt to disable anything having to do with CUDA whatsoever still results "
+          "in vllm failing on no module cupy found, same as before.", ""]
+
+
+def _fold(lines: list[str], width: int) -> list[str]:
+    out = []
+    for line in lines:
+        while len(line) > width:
+            out.append(line[:width])
+            line = line[width:]
+        out.append(line)
+    return out
+
+
+@pytest.mark.parametrize("width", [None, 130, 100, 88])
+@pytest.mark.parametrize("last, kind", [
+    ("ModuleNotFoundError: No module named 'cupy'", "NOT_OOM"),
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 63.98 GiB "
+     "of which 1.02 GiB is free.", "RUNTIME"),
+])
+def test_a_wrapped_traceback_under_longer_sentences_is_read_to_its_exception(width, last, kind):
+    log = _RAY_TB + [_P + last]
+    lines = _PROSE + (_fold(log, width) if width else log)
+    assert kind_of(lines)[0] == kind
+
+
+def test_a_stated_error_is_kept_behind_many_bare_frames():
+    # (frames eight lines apart, each a failure of its own: the exception at their end still counts)
+    frames = []
+    for i in range(12):
+        frames += [f'  File "/srv/app/step{i}.py", line {i + 10}, in step{i}', f"    step{i + 1}()", "", "", "", "", ""]
+    lines = ["INFO:     Application startup complete.", "Traceback (most recent call last):"] + frames + [
+        "ValueError: tokenizer config names an unknown chat template 'chatml-x'"]
+    assert kind_of(lines)[0] == "NOT_OOM"

@@ -49,8 +49,12 @@ COMPOSE_PREFIX = r"[A-Za-z][\w.-]*\s+\|\s?"
 #: a Python frame, also one a console or docker compose wrapped: its second half after "File" (under compose's prefix,
 #: its function name on the next line: '"/x/linear.py", line 129,'), or its first half ('File "/x/runner.py",');
 #: several on one line are a flattened traceback; a paste cut inside its first frame's "File" keeps 'ile "/x/a.py", line 3'
+#: ... or hard-wrapped at a width inside the path: its first half 'File "/usr/lib/python3.12/dist-packages/ray/exp' (an
+#: opened quote that runs to the line's end) or 'File "/x/executor.py", lin' ('..., line 103, in'), its second half 'nel.py", line 762, in
+#: _init_communicator'
 PY_FRAME = re.compile(r'File "[^"]+", line \d+, in [\w<>.]+|^(?:' + COMPOSE_PREFIX + r')?(?:ile|le|e)?\W*"[^"]+\.py", line \d+,?'
-                      r'(?:\s+in\b|\s*$)|File "[^"]+\.py",(?: line \d+,?)?\s*$')
+                      r'(?:\s+in\b|\s*$)|File "[^"]+\.py",(?: line \d+,?)?\s*$|File "/[^"\s]{8,}$|File "/[^"]+\.py",[ \w,]*$|'
+                      r'^[\w./-]*\.py", line \d+, in [\w<>.]+\s*$')
 #: a frame of any language: Python, a C++ backtrace entry, Go, CUDA source
 FRAME = re.compile(r'File "[^"]+", line \d+, in [\w<>.]+|^(?:' + COMPOSE_PREFIX + r')?(?:ile|le|e)?\W*"[^"]+\.py", line \d+,?(?:\s+in\b|\s*$)|'
                    r'File "[^"]+\.py",(?: line \d+,?)?\s*$|'

@@ -54,6 +54,7 @@ MAX_DEFERRED = 64
 AFTER = 12  # lines kept after a failure: C++ backtraces and follow-up messages
 AFTER_TRACEBACK = 400  # ... and while a Python traceback that began in them goes on: its frames, up to this many lines
 MAX_FAILURES = 8
+JOIN_FRAME = 5  # lines from a failure's last line within which a Python frame continues its traceback
 MAX_PRESSURE = 8
 ENGINE_SAMPLE_LINES = 2000
 #: llama.cpp's issue template's heading for the version it asks to paste ("### Name and Version": the output of
@@ -752,16 +753,26 @@ class Scanner:
                                           engine=v.engine, progress=dict(r.progress)))
             return True
         if len(r.failures) >= MAX_FAILURES:
-            # keep room for a fatal failure: a later out-of-memory must not be lost behind earlier errors
+            # keep room for a fatal failure: a later out-of-memory must not be lost behind earlier errors; nor an error
+            # that states its cause behind bare frames and headers that state none
             weak = [f for f in r.failures if f.kind == "error"]
-            if kind not in ("oom", "not_oom") or not weak:
+            if kind == "error" and stated(text):
+                weak = [f for f in weak if not stated(f.text)]
+            elif kind not in ("oom", "not_oom"):
+                weak = []
+            if not weak:
                 return True
             r.failures.remove(weak[-1])
+            if weak[-1] in self.pending:
+                self.pending.remove(weak[-1])
         last = r.failures[-1] if r.failures else None
         # (not across a milestone passed since: the run went on after it, and this is a failure of its own)
         # (nor across a markdown fence: the report's words above a pasted log, "DeepSeek-Coder-V2-Lite out of memory" /
         # "```" / the engine's error, are two accounts; the engine's line is its own failure)
-        joined = bool(last and not last.retried and line_no - max(last.end_line, last.line_no) <= 3
+        # (a frame up to JOIN_FRAME lines on: a traceback's next frame, after a code line, its carets and the rest of
+        # a frame a console wrapped)
+        gap = JOIN_FRAME if kind == "error" and PY_FRAME.search(text) else 3
+        joined = bool(last and not last.retried and line_no - max(last.end_line, last.line_no) <= gap
                       and max(r.progress.values(), default=0) <= max(last.end_line, last.line_no)
                       and not (line_no - max(last.end_line, last.line_no) > 1  # (a fence needs a line between)
                                and any(ln > max(last.end_line, last.line_no) and _FENCE.match(t)
@@ -932,11 +943,17 @@ def numbered(texts: Iterable[str]) -> Iterator[tuple[int, str]]:
 
 def _keeps_after(f: Failure) -> bool:
     """Whether failure `f` keeps the next line after it: the first AFTER lines, and past them a Python traceback still
-    going (its last lines hold a frame: the frame, the code line under it, the carets under that), up to
+    going (its last lines hold a frame: the frame, the code line under it, the carets under that; in a paste
+    hard-wrapped at a width, the frame's remainder on a line of its own, and a second row of carets), up to
     AFTER_TRACEBACK; a traceback that begins at the failure (SGLang's "Scheduler hit an exception: Traceback") and is
     cut before its error line places the failure by its innermost frame, which may be many frames down."""
     n = len(f.after)
     if n < AFTER:
         return True
-    return n < AFTER_TRACEBACK and any(PY_FRAME.search(t) for _, t in f.after[-3:])
+    return n < AFTER_TRACEBACK and any(PY_FRAME.search(t) or _REMOTE_TRACEBACK.search(t) for _, t in f.after[-5:])
+
+
+#: a line after which a traceback goes on with another process's frames: Ray's task error, whose remote traceback
+#: follows it ("ray.exceptions.RayTaskError(ModuleNotFoundError): ray::RayWorkerWrapper.__ray_call__() (pid=324, ...)")
+_REMOTE_TRACEBACK = re.compile(r"\bRayTaskError\(\w+\): ray::")
 

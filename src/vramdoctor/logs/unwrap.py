@@ -19,6 +19,7 @@ SAMPLE = 256 * 1024  # bytes read before deciding (the first block only, when fo
 MIN_WIDTH = 50  # narrower "widths" are short logs, not a terminal
 MIN_WRAPPED = 3  # lines at that width, at the least (two of equal length are too common by chance)
 CONTINUED = 0.6  # of the lines at that width, the share followed by a line with no log prefix
+LONGER = 0.25  # lines wider than the wrap's width, as a share of the lines at it (a report's own sentences above it)
 SAME_START = 12  # characters two lines begin with alike that make the second a line of its own, not a continuation
 MAX_JOINED = 64 * 1024  # bytes a wrapped message is joined up to (a message is far shorter; lines past it are left)
 
@@ -52,16 +53,30 @@ def wrap_width(sample: bytes) -> int | None:
     filled = [w for w in widths if w]
     if len(filled) < MIN_WRAPPED + 1:
         return None
-    width = max(filled)
+    # (the widest lines; or, where a few lines are wider still, the report's own sentences or an environment listing
+    # pasted above a console's wrapped log, the width most lines stop at: no more than LONGER of them go past it)
     # (not a table's own rows and borders, which a program pads to one width: nvidia-smi's are 91 characters, "+----+",
     # "| NVIDIA-SMI 550.54 ... |", and the row after one is the table's next, no continuation)
-    at = [i for i, w in enumerate(widths) if w == width and not _TABLE_LINE.match(lines[i].rstrip(b"\r"))]
-    if width < MIN_WIDTH or len(at) < MIN_WRAPPED or len(at) < 0.02 * len(filled):
-        return None
-    if len(at) == len(filled):  # every line as wide as the widest: one line repeated, not a wrap (whose last piece
-        return None  # of each message is shorter)
-    continued = sum(1 for i in at if i + 1 < len(lines) and continues(lines[i].rstrip(b"\r"), lines[i + 1]))
-    return width if continued >= CONTINUED * len(at) else None
+    counts: dict[int, int] = {}
+    for i, w in enumerate(widths):
+        if w >= MIN_WIDTH and not _TABLE_LINE.match(lines[i].rstrip(b"\r")):
+            counts[w] = counts.get(w, 0) + 1
+    tried = [max(counts)] + sorted(counts, key=lambda w: (-counts[w], -w))[:2] if counts else []
+    for width in dict.fromkeys(tried):
+        at = [i for i, w in enumerate(widths) if w == width and not _TABLE_LINE.match(lines[i].rstrip(b"\r"))]
+        wider = sum(1 for w in filled if w > width)
+        if len(at) < MIN_WRAPPED or len(at) < 0.02 * len(filled) or wider > LONGER * len(at):
+            continue
+        # (below the widest line, not lines a pane pads with blanks to its width: a wrap cuts inside the text)
+        padded = sum(1 for i in at if lines[i].rstrip(b"\r")[-1:] in (b" ", b"\t"))
+        if wider and padded > LONGER * len(at):
+            continue
+        if len(at) == len(filled):  # every line as wide as the widest: one line repeated, not a wrap (whose last
+            return None  # piece of each message is shorter)
+        continued = sum(1 for i in at if i + 1 < len(lines) and continues(lines[i].rstrip(b"\r"), lines[i + 1]))
+        if continued >= CONTINUED * len(at):
+            return width
+    return None
 
 
 def unwrap(blocks: Iterable[bytes], warnings: list[str], path: str, follow: bool = False) -> Iterator[bytes]:
