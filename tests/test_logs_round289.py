@@ -263,3 +263,56 @@ def test_a_stated_error_is_kept_behind_many_bare_frames():
     lines = ["INFO:     Application startup complete.", "Traceback (most recent call last):"] + frames + [
         "ValueError: tokenizer config names an unknown chat template 'chatml-x'"]
     assert kind_of(lines)[0] == "NOT_OOM"
+
+
+# --- LMDeploy's "No enough gpu memory for runtime.": its KV sizing (the logits buffer leaves no room for 16 blocks of
+# the free memory times cache_max_entry_count), raised after the weights, not a warm-up (h293/02) --------------------
+
+@pytest.mark.parametrize("lines", [
+    ["2024-12-10 08:01:02,114 - lmdeploy - INFO - model_agent.py:234 - loading weights.",
+     "2024-12-10 08:01:40,010 - lmdeploy - DEBUG - model_agent.py:62 - device<0> free gpu memory: 61 mb",
+     "Traceback (most recent call last):",
+     '  File "/opt/py3/lib/python3.10/site-packages/lmdeploy/pytorch/engine/model_agent.py", line 96, in _update_cache_config',
+     "    gpu_mem = __get_free_gpu_mem_size(cache_block_size)",
+     "RuntimeError: No enough gpu memory for runtime."],
+    ["2025-04-02 10:11:12,000 - lmdeploy - INFO - base.py:160 - Updating configs.",
+     "2025-04-02 10:11:12,300 - lmdeploy - ERROR - async_engine.py:270 - No enough gpu memory for runtime."],
+    ["lmdeploy serve api_server Qwen/Qwen2.5-14B-Instruct --backend pytorch --cache-max-entry-count 0.5",
+     "RuntimeError: No enough gpu memory for runtime."],
+])
+def test_lmdeploys_no_memory_for_runtime_is_the_kv_sizing(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("KV_CAPACITY", "no-memory-for-kv-cache")
+    assert "--cache-max-entry-count 0." not in said(run) or "above" in said(run)
+
+
+# --- a host OOM kill pasted under the pod's state or the kernel's lines, far below the engine's last line, a weights'
+# load or conversion bar short of its end: the weights, not undetermined (h293/04) ---------------------------------------
+
+_POD_STATE = ["```", "", "$ kubectl describe pod llm-0 | sed -n '/Containers:/,/Conditions:/p'", "Containers:",
+              "  server:", "    Container ID:  containerd://7b1e0f3d6a2c", "    Image:         registry.local/llm:2025.03",
+              "    Image ID:      registry.local/llm@sha256:9f1c", "    Port:          8000/TCP",
+              "    Host Port:     0/TCP", "    Command:", "      /bin/sh", "      -c", "    Args:",
+              "      exec /srv/start.sh",
+              "    State:          Waiting", "      Reason:       CrashLoopBackOff", "    Last State:     Terminated",
+              "      Reason:       OOMKilled", "      Exit Code:    137", "    Ready:          False",
+              "    Restart Count:  5", "    Limits:", "      memory:          48Gi"]
+
+
+@pytest.mark.parametrize("bar", [
+    "Convert to turbomind format:  41%|████▏     | 33/80 [02:36<03:41,  4.71s/it]",
+    "Loading safetensors checkpoint shards:  40% Completed | 12/30 [01:10<01:45,  5.83s/it]",
+    "Loading checkpoint shards:  55%|█████▌    | 11/20 [00:40<00:33,  3.70s/it]",
+])
+def test_a_host_kill_far_below_a_weights_bar_under_way_is_the_weights(bar):
+    lines = ["INFO 03-18 06:41:00 [api_server.py:1043] vLLM API server version 0.8.5" if "safetensors" in bar else
+             "2025-03-18 06:41:31,772 - lmdeploy - WARNING - turbomind.py:214 - get 883 model params", bar] + _POD_STATE
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+def test_a_host_kill_below_a_graph_capture_under_way_is_not_the_weights():
+    lines = ["INFO 03-18 06:41:00 [api_server.py:1043] vLLM API server version 0.8.5",
+             "Loading safetensors checkpoint shards: 100% Completed | 30/30 [02:50<00:00,  5.83s/it]",
+             "INFO 03-18 06:44:00 [gpu_model_runner.py:1500] Model loading took 60.2 GiB and 171 seconds",
+             "Capturing CUDA graph shapes:  40%|████      | 27/67 [00:10<00:15,  2.61it/s]"] + _POD_STATE
+    assert kind_of(lines)[0] != "WEIGHTS"

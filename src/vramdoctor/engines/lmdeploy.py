@@ -48,7 +48,11 @@ LOG = LogWords(
             "RUNTIME", "kv-blocks-exhausted"),
         msg(r"max_block_count\s*=\s*0\b|cache_block_num\s*=\s*0\b|No enough gpu memory for kv cache", "oom", "KV",
             "no-memory-for-kv-cache"),
-        msg(r"No enough gpu memory for runtime", "oom", "WARMUP", "warmup-oom"),
+        # (and "for runtime": the same sizing, pytorch/engine/model_agent.py __get_runtime_size (v0.2-v0.6),
+        # executor/base.py _get_runtime_size (v0.7+), halves max_prefill_token_num until the logits buffer leaves room
+        # for 16 KV blocks of the free memory times cache_max_entry_count, and raises this at 0: the KV cache sized
+        # after the weights found no room, not a warm-up)
+        msg(r"No enough gpu memory for runtime", "oom", "KV", "no-memory-for-kv-cache"),
         msg(r"No enough blocks for `session_len`|`session_len` truncated to \d+", "pressure", "KV",
             "session-len-truncated"),
         msg(r"Maybe cache is full, free gpu cache blocks", "pressure", "RUNTIME", "kv-pool-full-queueing"),
@@ -60,7 +64,10 @@ LOG = LogWords(
     frames={
         "KV": rx(r"create_model_instance|_create_model_instance|createModelInstance|create_engine|_create_engine|"
                  r"LlamaCacheManager|BlockManager|SequenceManager|(?<!cache_)max_entry_count|CacheEngine|_update_cache_config"),
-        "WEIGHTS": rx(r"_create_weight|create_shared_weights|createSharedWeights|_load_weights|export_weights"),
+        # (and TurboMind's export of the weights under way, its tqdm bar short of 100%: "Convert to turbomind format:
+        # 41%|████▏     | 33/80")
+        "WEIGHTS": rx(r"_create_weight|create_shared_weights|createSharedWeights|_load_weights|export_weights|"
+                      r"Convert to turbomind format:\s+(?!100%)\d{1,2}%"),
         "RUNTIME": rx(r"LlamaBatch::(?:Forward|InitializeSampling)|_forward_thread|stream_infer|async_stream_infer|"
                       # the PyTorch engine's serving loop (request.py, engine.py, engine_loop.py)
                       r"_raise_exception_on_finish|_async_loop_background|_async_step_background|"

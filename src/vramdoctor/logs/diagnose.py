@@ -523,6 +523,16 @@ def _stopped_by_hand(run: RunFacts, f: Failure) -> Diagnosis | None:
                              "in this run.")
 
 
+def _last_step(f: Failure, engine: str) -> str | None:
+    """The phase of the last line before failure `f` that names a step under way in the engine's words (not one that
+    says a step finished: that line's phase is over); None where no line does."""
+    for _, t in reversed(f.before):
+        ph = phase_words(t, engine)
+        if ph is not None:
+            return None if step_done(t) else ph
+    return None
+
+
 #: the message of C++'s uncaught exception, as libstdc++ prints it under "terminate called after throwing ..."
 _WHAT = re.compile(r"^\s*what\(\):\s+\S")
 #: the most lines above an abort searched for the what() of the exception it ends (a message of many lines)
@@ -1857,7 +1867,12 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                      if not program_line(t)) or any(
             phase_words(t, engine) in ("WEIGHTS", "STARTUP") and not step_done(t) for _, t in f.before[-12:]) or (
             alloc and any(phase_words(t, engine) == "WEIGHTS" for _, t in f.before + f.after))
-        source = place.source
+        # (or the last step the engine's lines show under way, however far above the kill the pod's state or the
+        # kernel's lines pasted under them go: a weights' load or conversion bar short of its end)
+        last_step = not loading and "weights_done" not in f.progress and not loaded and \
+            _last_step(f, engine) == "WEIGHTS"
+        loading = loading or last_step
+        source = "the last step the engine's lines show under way: the weights' load" if last_step else place.source
         if f.pasted and not loaded:
             source = "the start-up pasted after it"
             # pasted above the start-up it ended (a pod's state, dmesg, then the container's log): that start-up's
