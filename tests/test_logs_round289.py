@@ -316,3 +316,47 @@ def test_a_host_kill_below_a_graph_capture_under_way_is_not_the_weights():
              "INFO 03-18 06:44:00 [gpu_model_runner.py:1500] Model loading took 60.2 GiB and 171 seconds",
              "Capturing CUDA graph shapes:  40%|████      | 27/67 [00:10<00:15,  2.61it/s]"] + _POD_STATE
     assert kind_of(lines)[0] != "WEIGHTS"
+
+
+# --- TensorRT-LLM's PyTorch backend: its profiling figure "during inference ... in memory usage profiling" is no request
+# served; its KV cache config check is no KV step; its cut of the attention window to the pool is the KV ledger
+# (h293/07, h293/08, h293/10) ---------------------------------------------------------------------------------------------
+
+_TRT = "[11/05/2025-09:33:21] [TRT-LLM] [I] "
+
+
+def test_trtllms_profiling_figure_is_not_a_request_and_a_graph_warmup_oom_is_warmup():
+    lines = ["[TensorRT-LLM] TensorRT-LLM version: 1.1.0rc3", _TRT + "Using LLM with PyTorch backend",
+             _TRT + "Memory dynamically allocated during inference (inside torch) in memory usage profiling: 3.12 GiB",
+             _TRT + "Memory used outside torch (e.g., NCCL and CUDA graphs) in memory usage profiling: 3.05 GiB",
+             "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 13.30 GiB for max tokens in paged KV cache (54496).",
+             _TRT + "Creating CUDA graph instances for 35 batch sizes.",
+             _TRT + "Run generation only CUDA graph warmup for batch size=240, draft_len=0",
+             "[11/05/2025-09:33:26] [TRT-LLM] [E] Failed to initialize executor on rank 0: CUDA out of memory. Tried to "
+             "allocate 148.00 MiB. GPU 0 has a total capacity of 79.19 GiB of which 97.00 MiB is free."]
+    assert kind_of(lines)[0] == "WARMUP"
+
+
+@pytest.mark.parametrize("config", ['KV cache quantization set to "auto". Using checkpoint KV quantization.',
+                                    'Validating KV Cache config against kv_cache_dtype="auto"',
+                                    "kv_cache_dtype is set to fp8 for this model"])
+def test_a_kv_cache_setting_named_is_no_kv_step(config):
+    lines = ["[TensorRT-LLM] TensorRT-LLM version: 1.0.0", _TRT + "Using LLM with PyTorch backend", _TRT + config,
+             "[09/29/2025-17:20:27] [TRT-LLM] [E] Failed to initialize executor on rank 0: CUDA out of memory. Tried "
+             "to allocate 270.00 MiB. GPU 0 has a total capacity of 47.53 GiB of which 118.06 MiB is free."]
+    assert kind_of(lines)[0] != "KV_CAPACITY"
+
+
+@pytest.mark.parametrize("cut", [
+    ["[TRT-LLM] [W] Attention window size 131072 exceeds upper bound 38048 for available blocks. Reducing to 38048.",
+     "[TRT-LLM] [W] Adjusted max_seq_len to 38048"],
+    ["[TensorRT-LLM][WARNING] maxSequenceLen (32768) and maxAttentionWindow are too large for at least one sequence "
+     "to fit in kvCache. they are reduced to 5376"],
+])
+def test_trtllm_cutting_the_context_to_the_pool_is_the_kv_ledger(cut):
+    lines = ["[TensorRT-LLM] TensorRT-LLM version: 1.1.0rc3", _TRT + "Using LLM with PyTorch backend"] + [
+        _TRT[:23] + c if c.startswith("[TRT-LLM]") else c for c in cut] + [
+        "INFO:     Application startup complete.",
+        'INFO:     10.0.0.5:40112 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request']
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("KV_CAPACITY", "max-model-len-exceeds-kv-cache")

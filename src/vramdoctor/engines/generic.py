@@ -1920,7 +1920,9 @@ LOG = LogWords(
                       # layers from: candle_nn::var_builder's VarBuilder get / ShardedSafeTensors, MmapedSafetensors)
                       r"\bcandle_nn::var_builder::|\bVarBuilder(?:Args)?(?:<[^>]{0,40}>)?::get|\bShardedSafeTensors\b|"
                       r"\bMmapedSafetensors::load\b"),
-        "KV": rx(r"kv_cache_init|allocate_kv|kv cache|(?<!_initialize_)kv_cache|cache blocks|\b(?:kv|key|value|k|v)_(?:buffer|cache)s?"
+        # (not a setting of the cache named, TensorRT-LLM's config check 'KV cache quantization set to "auto"')
+        "KV": rx(r"kv_cache_init|allocate_kv|kv cache(?! (?:quantization|dtype|data ?type|type|config)\b)|"
+                 r"(?<!_initialize_)kv_cache(?!_dtype|_config)|cache blocks|\b(?:kv|key|value|k|v)_(?:buffer|cache)s?"
                  r"\s*=\s*\[?\s*torch\.(?:empty|zeros)"),
         # (ahead-of-time compilation of the model's programs at start: XLA/JAX on TPUs, torch.compile)
         # (and kernels tuned at start: FlashInfer's and Triton's autotuners run each kernel's variants once, before serving)
@@ -1973,8 +1975,10 @@ LOG = LogWords(
                         # during inference")
                         # (nor a step named to be told apart: "so that OOM happens during profiling instead of
                         # during inference")
+                        # (nor a profiling pass's figure, TensorRT-LLM's "Memory dynamically allocated during inference
+                        # (inside torch) in memory usage profiling: 3.12 GiB")
                         r"(?<!fail )(?<!instead of )(?<!rather than )\b(?:during|while|at) (?:doing |running )?"
-                        r"inferr?ence\b|"
+                        r"inferr?ence\b(?![^.\n]{0,60}\bprofiling\b)|"
                         # ... "when inference", as many write it ("When inference，batch size = 4 ... oom occurs")
                         r"\bwhen (?:doing |running )?inferr?enc(?:e|ing)\b|"
                         # ... or requests served ("after the cluster serves requests for a period of time", "during

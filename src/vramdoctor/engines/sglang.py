@@ -333,7 +333,10 @@ LOG = LogWords(
     frames={
         # (model_executor/model_runner.py load_model logs "Load weight begin" before it loads, "Load weight end" after)
         "WEIGHTS": rx(r"Load weight begin\b"),
-        "KV": rx(r"init_memory_pool|TokenToKVPool|_create_buffers|memory_pool\.py|profile_max_num_token"),
+        # (and init_memory_pool's first line, model_runner.py "Using KV cache dtype: torch.bfloat16": the pool is
+        # being sized and made after it)
+        "KV": rx(r"init_memory_pool|TokenToKVPool|_create_buffers|memory_pool\.py|profile_max_num_token|"
+                 r"Using KV cache dtype:"),
         # (init_device_graphs: the name from 0.5 on, for every device's graph runner)
         # (and the symmetric-memory pool preallocated for the communication kernels after the KV pool,
         # model_runner.py prealloc_symmetric_memory_pool, SGLANG_SYMM_MEM_PREALLOC_GB_SIZE)

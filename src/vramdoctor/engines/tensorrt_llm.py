@@ -36,7 +36,11 @@ LOG = LogWords(
         msg(r"No free blocks left", "oom", "RUNTIME", "kv-blocks-exhausted"),
         # the pool holds less than one sequence of maxSequenceLen: the engine cuts it ("... are too large for at least
         # one sequence to fit in kvCache. they are reduced to 5376"); longer requests fail
-        msg(r"too large for at least one sequence to fit in kvCache", "pressure", "KV", "max-model-len-exceeds-kv-cache"),
+        # (the PyTorch backend's words for the same cut, 1.x: "Attention window size 131072 exceeds upper bound 38048
+        # for available blocks. Reducing to 38048." then "Adjusted max_seq_len to 38048")
+        msg(r"too large for at least one sequence to fit in kvCache|"
+            r"\bAttention window size \d+ exceeds upper bound \d+ for available blocks", "pressure", "KV",
+            "max-model-len-exceeds-kv-cache"),
         # the block manager's own assertion when it finds no free block (kvCacheManager.cpp getFreeBlock)
         msg(r"Assertion failed: freeBlockIterator\.has_value\(\)", "oom", "RUNTIME", "kv-blocks-exhausted"),
         msg(r"tokens the KV cache can hold|maxTokensInPagedKvCache(?: \(\d+\))? must be large enough\b",  # (also cut after "enough")
@@ -99,6 +103,9 @@ LOG = LogWords(
         fig("weights_bytes", r"^\s*(?:Model|model): ([\d.]+) / ([\d.]+)\s*$",
             lambda m: gib(m, 1) - gib(m, 2)),
         fig("kv_pool_tokens", r"to fit in kvCache\. they are reduced to (\d+)", count),
+        fig("kv_pool_tokens", r"\bAttention window size \d+ exceeds upper bound (\d+) for available blocks", count),
+        fig("max_model_len", r"\bAttention window size (\d+) exceeds upper bound \d+ for available blocks", count,
+            mode="first"),
         fig("failed_component", _STAGE + r"(.{1,120})$", lambda m: m.group(1).strip()),
         fig("free_gpu_memory_fraction", r"(?:free_gpu_memory_fraction|free_gpu_mem_fraction|freeGpuMemoryFraction)"
             r"['\"]?\s*[=:]\s*([\d.]+)", fraction),
