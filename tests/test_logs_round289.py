@@ -360,3 +360,49 @@ def test_trtllm_cutting_the_context_to_the_pool_is_the_kv_ledger(cut):
         'INFO:     10.0.0.5:40112 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request']
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("KV_CAPACITY", "max-model-len-exceeds-kv-cache")
+
+
+# --- TGI's warm-up: the router's "Invalid hostname" (v2+: main.rs, before server::run warms up) is no ready line; the
+# warm-up makes the KV cache first (init_kv_cache, KVCache), so an OOM in those frames is the KV ledger though the
+# wrapper says Warmup; a handler's source line f"Not enough memory to handle {num_tokens} ..." is no such message
+# (h291/09, h291/10) -----------------------------------------------------------------------------------------------------
+
+_TGI_UP = ["2025-01-14T10:21:38.552019Z  INFO text_generation_launcher: Server started at unix:///tmp/text-generation-server-0",
+           "2025-01-14T10:21:38.647288Z  INFO shard-manager: text_generation_launcher: Shard ready in 27.6s rank=0",
+           "2025-01-14T10:21:38.741516Z  INFO text_generation_launcher: Starting Webserver",
+           "2025-01-14T10:21:39.311762Z  WARN text_generation_router::server: router/src/server.rs:2015: Invalid hostname, defaulting to 0.0.0.0",
+           "2025-01-14T10:21:39.402877Z  INFO text_generation_router_v3: backends/v3/src/lib.rs:125: Warming up model",
+           "2025-01-14T10:21:41.225914Z ERROR text_generation_launcher: Method Warmup encountered an error.",
+           "Traceback (most recent call last):"]
+_TGI_OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 128.00 MiB. GPU 0 has a total capacity of "
+            "22.16 GiB of which 85.19 MiB is free.")
+
+
+def test_tgis_prefill_warmup_message_after_invalid_hostname_is_warmup():
+    lines = _TGI_UP + ['  File "/opt/conda/lib/python3.10/site-packages/text_generation_server/models/flash_causal_lm.py", line 1103, in warmup',
+                       "    raise RuntimeError(",
+                       "RuntimeError: Not enough memory to handle 16384 prefill tokens. You need to decrease `--max-batch-prefill-tokens`"]
+    assert kind_of(lines) == ("WARMUP", "prefill-tokens-exceed-memory")
+
+
+@pytest.mark.parametrize("inner", [
+    ['  File "/opt/conda/lib/python3.11/site-packages/text_generation_server/models/flash_causal_lm.py", line 1386, in init_kv_cache',
+     "    KVCache(",
+     '  File "/opt/conda/lib/python3.11/site-packages/text_generation_server/layers/attention/kv_cache.py", line 71, in __init__',
+     "    torch.empty("],
+    ['  File "/opt/conda/lib/python3.10/site-packages/text_generation_server/models/flash_causal_lm.py", line 800, in warmup',
+     "    _, batch, _ = self.generate_token(batch)",
+     '  File "/opt/conda/lib/python3.10/site-packages/text_generation_server/models/cache_manager.py", line 40, in __init__',
+     "    torch.empty("],
+])
+def test_tgis_warmup_oom_inside_the_kv_caches_frames_is_the_kv_ledger(inner):
+    lines = _TGI_UP + ['  File "/opt/conda/lib/python3.11/site-packages/text_generation_server/models/flash_causal_lm.py", line 1553, in warmup',
+                       "    self.init_kv_cache("] + inner + [_TGI_OOM]
+    assert kind_of(lines)[0] == "KV_CAPACITY"
+
+
+def test_a_handlers_source_line_is_not_the_prefill_message():
+    lines = _TGI_UP + ['  File "/opt/conda/lib/python3.11/site-packages/text_generation_server/models/flash_causal_lm.py", line 1580, in warmup',
+                       '    f"Not enough memory to handle {num_tokens} prefill tokens. "',
+                       "UnboundLocalError: cannot access local variable 'num_tokens' where it is not associated with a value"]
+    assert kind_of(lines)[1] != "prefill-tokens-exceed-memory"

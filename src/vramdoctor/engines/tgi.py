@@ -38,8 +38,10 @@ LOG = LogWords(
         # models/cache_manager.py allocate: "Out of available cache blocks: asked {n}, only {m} free blocks"): the
         # request fails while serving
         msg(r"Out of available cache blocks: asked \d+, only \d+ free blocks", "oom", "RUNTIME", "kv-blocks-exhausted"),
-        msg(r"Not enough memory to handle .*prefill tokens|decrease `?--max-batch-prefill-tokens", "oom", "WARMUP",
-            "prefill-tokens-exceed-memory"),
+        # (not the source line a traceback shows of it, v3.0's f"Not enough memory to handle {num_tokens} prefill
+        # tokens. ", where an error in the handler itself, UnboundLocalError on num_tokens, is what was raised)
+        msg(r"Not enough memory to handle (?!\{)[^\n]*prefill tokens|decrease `?--max-batch-prefill-tokens", "oom",
+            "WARMUP", "prefill-tokens-exceed-memory"),
         msg(r"Input validation error|`inputs` tokens \+ `max_new_tokens` must be <=", "request"),
         # (the error's Debug form as the launcher and the router print it: backends/v3/src/lib.rs
         # V3Error::NotEnoughMemory(usize), "Error: Backend(NotEnoughMemory(64))", whose Display is the sentence)
@@ -70,6 +72,9 @@ LOG = LogWords(
     ),
     frames={
         "WEIGHTS": _MODEL_BUILT,
+        # (the warm-up makes the KV cache first, v2.3+: flash_causal_lm.py warmup -> init_kv_cache, layers/attention/
+        # kv_cache.py KVCache; v2.x models/cache_manager.py CacheManager)
+        "KV": rx(r"\binit_kv_cache\b|layers/attention/kv_cache\.py|\bset_cache_manager\b|models/cache_manager\.py"),
         "WARMUP": rx(r"in warmup\b|\bwarmup\{|Method Warmup|Warming up model"),
         # (and the router's request spans, router/src/server.rs chat_completions / completions / compat_generate /
         # generate_stream, and its infer module, router/src/infer: they run only for a request)
@@ -86,7 +91,9 @@ LOG = LogWords(
         # printed once the shards' warmup() returned (backends/v3/src/lib.rs; router/src/main.rs before v2): the pool,
         # the prefill pass and the CUDA graphs are behind it, and the router starts serving next
         ("ready", rx(r"(?:Setting|Inferred) max batch total tokens")),
-        ("ready", rx(r"text_generation_router.*Connected|Invalid hostname, defaulting to|Starting HTTP server")),
+        # (not the router's "Invalid hostname, defaulting to 0.0.0.0": v1.x printed it after the warm-up, v2+ in
+        # main.rs before server::run warms the model up)
+        ("ready", rx(r"text_generation_router.*Connected|Starting HTTP server")),
         ("requests", rx(r"generate\{|generate_stream\{|\"POST /(?:generate|v1/" + NOT_ADMIN + r")|Success$")),
     ),
     figures=(

@@ -43,6 +43,26 @@ def _at_least(phases, floor: str | None) -> list[str]:
 SIZE_REPORT = re.compile(r'\bmsg="?[\w ]{2,40}"? (?:\w+=\S+ )*size="?' + SIZE)
 
 
+def _inside_wrapper(f: Failure, engine: str) -> Place | None:
+    """Where failure `f`'s phase is a wrapper's, the engine's coarse step that joined it (TGI's "Method Warmup
+    encountered an error", whose warm-up makes the KV cache first), the start-up step its stack frames name inside that
+    step, innermost first, where it is an earlier one (the KV cache inside the warm-up); None otherwise."""
+    v = knowledge().line_verdict(f.deciding[1]) if f.deciding else None
+    if v is None or v.kind != "wrapper" or f.phase not in STARTUP:
+        return None
+    found = {}
+    for order, ln, text in sorted(frames(f)):
+        p = phase_words(_callee(text), engine) if ln <= f.line_no else None  # (the traceback that ends at it)
+        if p in STARTUP and p not in found:
+            found[p] = (order, ln, text)
+    if not found:
+        return None
+    p = min(found, key=lambda x: found[x][0])
+    if STARTUP.index(p) >= STARTUP.index(f.phase):
+        return None
+    return Place(p, "the stack frames, inside the engine's step that failed", found[p][1:], [p])
+
+
 def frames(f: Failure) -> list[tuple[tuple, int, str]]:
     """(order, line, text) of the failure's stack frames and the code line under each, innermost first:
     a C/C++/CUDA backtrace prints its innermost frame first, a Python traceback last."""
@@ -614,6 +634,9 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
                      list(f.candidates))
     if f.phase:  # the failure's own words, or the engine's verdict that joined it
         own = f.deciding is None or f.deciding[0] == f.line_no
+        inner = _inside_wrapper(f, engine) if not own else None
+        if inner is not None:
+            return inner
         return Place(f.phase, "the failure message" if own else "the message after the failure",
                      f.deciding or (f.line_no, f.text), [f.phase])
     more = _more_weights(f, engine)
