@@ -406,3 +406,44 @@ def test_a_handlers_source_line_is_not_the_prefill_message():
                        '    f"Not enough memory to handle {num_tokens} prefill tokens. "',
                        "UnboundLocalError: cannot access local variable 'num_tokens' where it is not associated with a value"]
     assert kind_of(lines)[1] != "prefill-tokens-exceed-memory"
+
+
+# --- growth the log shows before the failure that ends it: nvidia-smi's CSV of memory.used then memory.total, a cron
+# job's table led by ISO times, or a rate in the report's words ("~9 GB/day", "goes up, ~2-3 GB per day"): the last
+# failure is how the growth ended, LEAK (h290/08, h292/17) ---------------------------------------------------------------
+
+_SERVE_OOM = ["INFO:     Application startup complete.",
+              "INFO 09-05 03:10:01 [loggers.py:123] Engine 000: Avg prompt throughput: 900.1 tokens/s, Running: 3 reqs, "
+              "Waiting: 0 reqs, GPU KV cache usage: 5.1%, Prefix cache hit rate: 0.0%",
+              "ERROR 09-05 03:12:44 [core.py:702] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 184.00 "
+              "MiB. GPU 0 has a total capacity of 79.25 GiB of which 21.75 MiB is free."]
+
+
+def _csv(used: list[int]) -> list[str]:
+    return ["timestamp, memory.used [MiB], memory.total [MiB]"] + [
+        f"2025/09/0{1 + i // 2} {'08' if i % 2 == 0 else '20'}:00:02.114, {u} MiB, 81920 MiB" for i, u in enumerate(used)]
+
+
+def test_nvidia_smis_csv_of_used_and_total_rising_is_growth():
+    assert kind_of(_csv([71240, 71988, 73432, 74876, 76530, 77702, 79364, 80610]) + _SERVE_OOM)[0] == "LEAK"
+
+
+def test_nvidia_smis_csv_flat_is_no_growth():
+    assert kind_of(_csv([71240, 71250, 71238, 71244, 71240, 71251, 71239, 71245]) + _SERVE_OOM)[0] == "RUNTIME"
+
+
+def test_a_cron_jobs_rss_table_led_by_iso_times_is_growth():
+    rows = [f"2025-06-0{2 + i // 4}T{(i % 4) * 6:02d}:00Z     2231  {2214532 + i * 2300000}   {41236320 + i * 2300000}"
+            for i in range(10)]
+    lines = ["srv  log_server_r: request: POST /v1/embeddings 10.0.0.7 200", "memory over time:", "",
+             "date                  PID    RSS(KB)   VSZ(KB)"] + rows + [
+        "", "[277421.118509] Out of memory: Killed process 2231 (llama-server) total-vm:67490212kB, "
+            "anon-rss:28901644kB, file-rss:88064kB, shmem-rss:0kB, UID:0 pgtables:57156kB oom_score_adj:0"]
+    assert kind_of(lines)[0] == "LEAK"
+
+
+@pytest.mark.parametrize("told", ["Then the number only goes up, ~2-3 GB per day, never back down.",
+                                  "RSS grows ~9 GB/day until the OOM killer kills it.",
+                                  "VRAM climbs 1.5 GB per hour while we serve the same traffic."])
+def test_a_rate_of_growth_in_the_reports_words_is_growth(told):
+    assert kind_of([told, ""] + _SERVE_OOM)[0] == "LEAK"

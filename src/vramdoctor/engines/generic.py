@@ -202,8 +202,15 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"\b(?:grow|grew|increas|ris|rose|climb)\w*\s+"
            r"(?:unbounded(?:ly)?|without (?:bound|limit)|indefinitely|over time|until (?:it |the )?(?:OOM|runs out|is killed))\b|"
            # ... by a size per step, without "by" ("Draft KV cache grows ~10MB per PP+TG cycle until OOM")
+           # (or per a span of time written with a slash, "RSS grows ~9 GB/day")
            r"\b(?:memory|VRAM|RAM|RSS|KV ?cache|usage)\b[^.;!?\n]{0,30}?\b(?:grows|increases|rises|climbs|leaks)\s+"
-           r"(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B\s+(?:per|each|every|a|an)\s+\S+|"
+           r"(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B(?:\s+(?:per|each|every|a|an)\s+\S+|\s*/\s*(?:day|d|hour|h|hr|"
+           r"min|minute|week)\b)|"
+           # ... a rise at a rate in time, whatever the sentence calls what rises ("Then the number only goes up, ~2-3 GB
+           # per day, never back down")
+           r"\b(?:goes|went|grows|grew|climbs|climbed|rises|rose|increases|increased|creeps|crept)(?: up)?,?\s+"
+           r"(?:about |around |roughly |~)?\d[\d.]*(?:\s*-\s*\d[\d.]*)?\s*[KMGT]i?B\s*(?:/\s*|per |a |an |every )"
+           r"(?:day|hour|hr|minute|min|week)\b|"
            r"\bleak(?:s|ing|ed)? (?:(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B (?:of )?)?(?:host |CPU |GPU |system |"
            r"device )?memory\b|"
            # (... host RAM by its name: "the first PP rank leaks host RAM proportional to the requests", "Host RAM leak")
@@ -2307,8 +2314,9 @@ LOG = LogWords(
         fig("reported_memory_bytes", r"^(?![ \t]*" + FUNCTION_TAG + r"\s)[^\n]*?" + _MEMWORD + r"\s*(?:~=|≈|~|[=:])?\s*~?"
             + _USIZE, _usize, mode="list", flags=0),
         # ... and nvidia-smi's own readings over time (`--query-gpu=timestamp,memory.used --format=csv -l N`: a row
-        # "2025/03/01 10:00:00.000, 20512 MiB" with one size after its time)
-        fig("reported_memory_bytes", r"^\s*\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)?,\s*(\d+)\s*MiB\s*$",
+        # "2025/03/01 10:00:00.000, 20512 MiB" with one size after its time; or memory.used then memory.total,
+        # "2025/09/01 08:00:02.114, 71240 MiB, 81920 MiB": the first, the query's order)
+        fig("reported_memory_bytes", r"^\s*\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)?,\s*(\d+)\s*MiB(?:,\s*\d+\s*MiB)?\s*$",
             lambda m: int(m.group(1)) * 2**20, mode="list", flags=0),
         # growth a user measured and states as a difference: "Delta: +32.911 GiB", "increase: +4 GB"
         fig("reported_memory_delta_bytes", r"\b(?:delta|diff|difference|growth|increase|grew(?: by)?)\s*[:=]?\s*\+\s?"

@@ -11,7 +11,9 @@ from ..engines.words import to_bytes
 
 _MEMCOL = re.compile(r"^(?:resident|rss|res|vram|vmrss|mem(?:ory)?|used|mem_used|memory_used)(?:\((\w+)\))?$", re.I)
 _WORD = re.compile(r"^[A-Za-z%#_()./-]+$")
-_STEP = re.compile(r"^\d+(?:[:.]\d+)*[a-z]{0,3}$", re.I)  # 10, 09:00, 1.5h, 2000req
+# 10, 09:00, 1.5h, 2000req; or a date and time in one cell, ISO 8601's "2025-06-02T10:00Z" (a cron job's `date -Is`)
+_STEP = re.compile(r"^\d+(?:[:.]\d+)*[a-z]{0,3}$|^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?$",
+                   re.I)
 _VALUE = re.compile(r"^\+?(\d[\d,]*(?:\.\d+)?)\s*([kKMGT](?:i?B)?)?$")
 MAX_COLUMNS = 16
 
