@@ -447,3 +447,20 @@ def test_a_cron_jobs_rss_table_led_by_iso_times_is_growth():
                                   "VRAM climbs 1.5 GB per hour while we serve the same traffic."])
 def test_a_rate_of_growth_in_the_reports_words_is_growth(told):
     assert kind_of([told, ""] + _SERVE_OOM)[0] == "LEAK"
+
+
+# --- a pool that holds less than the context, where the engine cut the context to it and went on serving (Aphrodite's
+# "Forcing max_model_len to N." after vLLM's words): the KV ledger, not a recovery (h294/10) ------------------------------
+
+@pytest.mark.parametrize("prefix", ["aphrodite-1  | ", "", "2024-11-02 10:00:01 | "])
+def test_a_context_forced_down_to_the_pool_then_serving_is_kv_capacity(prefix):
+    lines = [prefix + x for x in [
+        "INFO:     # GPU blocks: 774, # CPU blocks: 1024",
+        "INFO:     Maximum sequence length allowed in the cache: 12384",
+        "ERROR:    The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in "
+        "KV cache (12384). Try increasing `gpu_memory_utilization`, setting `--enable-chunked-prefill`, or reducing "
+        "`max_model_len` when initializing the engine.",
+        "ERROR:    Forcing max_model_len to 12384.",
+        "INFO:     Started server process [1]", "INFO:     Application startup complete."]]
+    lines.insert(0, prefix + "INFO:     Aphrodite Engine version 0.6.2")
+    assert kind_of(lines) == ("KV_CAPACITY", "max-model-len-exceeds-kv-cache")

@@ -795,6 +795,15 @@ def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Dia
             and (place.phase in STARTUP or place.phase is None)):
         at = min(later)
         text = next((run.progress_text.get(m, "") for m, ln in run.progress.items() if ln == at), "")
+        if f.code == "max-model-len-exceeds-kv-cache":
+            # the pool holds less than the context asked for, and the engine cut the context to it and went on
+            # (Aphrodite's "Forcing max_model_len to 12384." after vLLM's words): the KV ledger is short, requests
+            # longer than the pool fail
+            return Diagnosis(kind="KV_CAPACITY", code=f.code, oom=True, evidence=[(f.line_no, f.text), (at, text)],
+                             phase_source="the engine's own words that the pool holds less than the context",
+                             message=f"The KV cache pool holds less than the context asked for (line {f.line_no}); "
+                                     f"the engine cut the context to what the pool holds and went on to serve (line "
+                                     f"{at}). Requests longer than that fail or are refused.")
         return Diagnosis(kind="NONE", code="recovered-at-start", oom=True, evidence=[(f.line_no, f.text), (at, text)],
                          phase_source="the start-up going on to serve after the failure",
                          message=f"An allocation failed at start (line {f.line_no}), but the server went on to serve "
