@@ -464,3 +464,31 @@ def test_a_context_forced_down_to_the_pool_then_serving_is_kv_capacity(prefix):
         "INFO:     Started server process [1]", "INFO:     Application startup complete."]]
     lines.insert(0, prefix + "INFO:     Aphrodite Engine version 0.6.2")
     assert kind_of(lines) == ("KV_CAPACITY", "max-model-len-exceeds-kv-cache")
+
+
+# --- LocalAI loads a model for the first request that names it: "Request received" before the load is no serving; only
+# the backend's own lines of a request the loaded model took are (h294/04) ------------------------------------------------
+
+_LAI = "local-ai-1  | 9:14PM DBG "
+_LAI_GRPC = _LAI + "GRPC(qwen.gguf-127.0.0.1:38141): stderr "
+_LAI_LOAD = [_LAI + 'Request received: {"model":"qwen2.5-7b-instruct","temperature":null,"max_tokens":null,'
+                    '"messages":[{"role":"user","content":"Summarise this invoice."}],"stream":false}',
+             "local-ai-1  | 9:14PM INF Loading model 'qwen.gguf' with backend llama-cpp",
+             _LAI_GRPC + "llm_load_tensors: offloaded 29/29 layers to GPU",
+             _LAI_GRPC + "llm_load_tensors:      CUDA0 buffer size =  7165.44 MiB",
+             _LAI_GRPC + "llama_kv_cache_init:      CUDA0 KV buffer size =  7168.00 MiB"]
+
+
+def test_localais_request_before_its_lazy_load_is_not_serving():
+    lines = _LAI_LOAD + [_LAI_GRPC + "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 7861195264",
+                         _LAI_GRPC + "llama_new_context_with_model: failed to allocate compute buffers"]
+    assert kind_of(lines)[0] == "WARMUP"
+
+
+def test_localai_after_its_model_loaded_and_took_a_request_is_serving():
+    lines = _LAI_LOAD + [_LAI_GRPC + "llama_new_context_with_model:      CUDA0 compute buffer size =   304.00 MiB",
+                         "local-ai-1  | 9:15PM INF [llama-cpp] Loads OK",
+                         _LAI_GRPC + "slot launch_slot_: id  0 | task 0 | processing task",
+                         _LAI_GRPC + "CUDA error: out of memory",
+                         _LAI_GRPC + "  current device: 0, in function alloc at ggml-cuda.cu:380"]
+    assert kind_of(lines)[0] == "RUNTIME"

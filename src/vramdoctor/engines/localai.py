@@ -19,6 +19,10 @@ LOG = LogWords(
     milestones=(
         ("ready", rx(r"LocalAI API is listening")),
     ),
+    # (it loads a model for the first request that names it, pkg/model/initializers.go: "Request received" comes before
+    # the load, so only the backend's own lines of a request the loaded model took are serving: "[llama-cpp] Loads OK"
+    # and its llama.cpp slot lines relayed as "GRPC(...): stderr ...")
+    loads_on_request=rx(r"\] Loads OK\b|launch_slot|print_timings|prompt eval time"),
     figures=(
         fig("max_model_len", r"^\s*context_size:\s*(\d+)\s*$", count),
         fig("n_gpu_layers", r"^\s*gpu_layers:\s*(-?\d+)\s*$", count),
