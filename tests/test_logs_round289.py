@@ -492,3 +492,22 @@ def test_localai_after_its_model_loaded_and_took_a_request_is_serving():
                          _LAI_GRPC + "CUDA error: out of memory",
                          _LAI_GRPC + "  current device: 0, in function alloc at ggml-cuda.cu:380"]
     assert kind_of(lines)[0] == "RUNTIME"
+
+
+# --- a title that quotes the error in other words than the output below that ends in it ("Error:
+# DriverError(CUDA_ERROR_OUT_OF_MEMORY) al cargar ..." over "Error: DriverError(CUDA_ERROR_OUT_OF_MEMORY, \"out of
+# memory\")"): the output's line, with the steps before it, decides (h294/07) --------------------------------------------
+
+@pytest.mark.parametrize("title, last", [
+    ("Error: DriverError(CUDA_ERROR_OUT_OF_MEMORY) al cargar Qwen2.5-7B-Instruct en RTX 3060",
+     'Error: DriverError(CUDA_ERROR_OUT_OF_MEMORY, "out of memory")'),
+    ("torch.OutOfMemoryError: CUDA out of memory when loading the 32B model",
+     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 270.00 MiB. GPU 0 has a total capacity of 23.5 GiB"),
+])
+def test_a_title_quoting_the_error_yields_to_the_outputs_line(title, last):
+    lines = [title, "", "Hola, compilé mistral.rs 0.3.1 con `--features cuda` y se para en la capa 23 de 28:", "",
+             "$ ./target/release/mistralrs-server -i plain -m Qwen/Qwen2.5-7B-Instruct -a qwen2",
+             "2024-10-06T09:14:02.993427Z  INFO mistralrs_core::pipeline::normal: Loading model `Qwen/Qwen2.5-7B-Instruct` on cuda[0].",
+             "Loading repeating layers: [00:00:07] [################################>-------] 23/28 (2s)", last, "",
+             "nvidia-smi al mismo tiempo mostraba 11.9 GB / 12 GB."]
+    assert kind_of(lines)[0] == "WEIGHTS"

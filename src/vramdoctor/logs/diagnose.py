@@ -17,6 +17,7 @@ The rules, in the order they are applied:
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import replace
 
@@ -1148,6 +1149,23 @@ _WAITED_ON = frozenset({"worker-rpc-timeout"})
 _EXCEPTION_SAID = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Exit|Interrupt)): (\S[^\n]{2,60})")
 
 
+#: the least of an error line two lines must begin with alike to be the same error quoted twice (a title's
+#: "Error: DriverError(CUDA_ERROR_OUT_OF_MEMORY) al cargar ..." and the output's "Error:
+#: DriverError(CUDA_ERROR_OUT_OF_MEMORY, \"out of memory\")")
+_SAME_ERROR_CHARS = 24
+
+
+def _same_error(a: str, b: str) -> bool:
+    """Lines `a` and `b` hold the same error: the same text, or the same first words of it, an exception's class and
+    its first argument (`_SAME_ERROR_CHARS` characters at the least), however each goes on."""
+    a, b = a.strip(), b.strip()
+    if a == b:
+        return True
+    same = os.path.commonprefix([a, b])
+    return len(same) >= _SAME_ERROR_CHARS and bool(STATED.search(same) or _EXCEPTION_SAID.search(same)
+                                                    or OOM_ANY.search(same))
+
+
 def _own_line_of(run: RunFacts, f: Failure) -> Failure | None:
     """The log's own line (a program's, after `f`) of the error a report's words `f` restate: an exception whose class
     and first words `f` holds too. None where the log has no such line."""
@@ -1181,8 +1199,9 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     f = fatal[0] if fatal else (run.failures[0] if run.failures else None)
     if f is None:
         return None, None
-    again = [g for g in fatal if g is not f and g.line_no > f.line_no and g.text.strip() == f.text.strip()
-             and len(g.progress) > len(f.progress)]
+    # (or the report's title quotes it, on the run's first line, and the output below ends in it)
+    again = [g for g in fatal if g is not f and g.line_no > f.line_no and _same_error(f.text, g.text)
+             and (len(g.progress) > len(f.progress) or f.line_no == run.first_line or TITLE.match(f.text))]
     if again:
         # the same line again further on, after start-up steps the first had not (the report quotes the error, then
         # pastes the whole output that ends in it): the one in the output, with its progress, is the failure
