@@ -511,3 +511,30 @@ def test_a_title_quoting_the_error_yields_to_the_outputs_line(title, last):
              "Loading repeating layers: [00:00:07] [################################>-------] 23/28 (2s)", last, "",
              "nvidia-smi al mismo tiempo mostraba 11.9 GB / 12 GB."]
     assert kind_of(lines)[0] == "WEIGHTS"
+
+
+# --- a runner the system refused to execute (Go's "fork/exec ...: permission denied", a temp dir mounted noexec) and an
+# option value a back end refuses before anything loads (llama.cpp's SYCL "... is not supported by llama.cpp with
+# SYCL. It's developing." / "Exit!"): not memory (h289/02, h292/04) ------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    'time=2024-05-23T08:03:40.773Z level=ERROR source=server.go:361 msg="unable to load any llama server" error="unable '
+    'to start server fork/exec /tmp/ollama3127845512/runners/cpu_avx2/ollama_llama_server: permission denied.  '
+    '/tmp/ollama3127845512/runners/cpu_avx2 may have noexec set.  Set OLLAMA_TMPDIR for server to a writable executable '
+    'directory"',
+    'time=2024-09-02T11:00:00.000Z level=WARN source=sched.go:646 msg="error loading llama server" error="fork/exec '
+    '/usr/lib/ollama/runners/cuda_v12/ollama_llama_server: permission denied"',
+    "Error: llama runner process has terminated: fork/exec /home/u/.ollama/runners/ollama_llama_server: permission denied",
+])
+def test_a_runner_the_system_refused_to_execute_is_not_memory(line):
+    run = run_of(diag("\n".join(["time=2024-05-23T08:03:39.000Z level=INFO source=server.go:320 msg=\"starting llama server\"", line])))
+    assert (run.kind, run.code) == ("NOT_OOM", "access-denied")
+    assert "OLLAMA_TMPDIR" in run.message
+
+
+@pytest.mark.parametrize("backend", ["SYCL", "Vulkan"])
+def test_an_option_value_the_back_end_refuses_is_a_bad_argument(backend):
+    lines = ["./build/bin/llama-cli -m models/llama-2-13b.Q4_0.gguf -ngl 99 -sm row -p hello",
+             f"warning: The split mode value:[row] is not supported by llama.cpp with {backend}. It's developing.",
+             "Exit!"]
+    assert kind_of(lines) == ("NOT_OOM", "bad-argument")

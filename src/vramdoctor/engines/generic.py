@@ -1276,8 +1276,11 @@ LOG = LogWords(
             "not_oom", code="library-load-failed"),
         # Windows' STATUS_ACCESS_DENIED as a process's end reports it ("llama runner process has terminated: exit
         # status 0xc0000022", in decimal 3221225506 or -1073741790)
+        # (and a POSIX exec the system refused: Go's os/exec "fork/exec /tmp/ollama312/runners/cpu_avx2/
+        # ollama_llama_server: permission denied", a temporary directory mounted noexec)
         msg(r"\bexit status 0xc0000022\b|\bSTATUS_ACCESS_DENIED\b|" + ended_by("3221225506") + "|"
-            + ended_by("-1073741790"), "not_oom", code="access-denied"),
+            + ended_by("-1073741790") + r"|\bfork/exec [^:\n]{1,400}: permission denied\b|\bmay have noexec set\b",
+            "not_oom", code="access-denied"),
         # rocBLAS without kernels for this GPU's architecture (a ROCm build that left out gfx906 and the like: "rocBLAS
         # error: Cannot read .../TensileLibrary.dat: No such file or directory for GPU arch : gfx906"): as CUDA's
         # "no kernel image", a build for another GPU

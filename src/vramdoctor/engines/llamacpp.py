@@ -411,6 +411,10 @@ LOG = LogWords(
             r"KV cache is full - try increasing it|failed to find (?:a )?KV cache slot for u?batch|"
             r"could not find a KV slot for the batch|llama_decode: failed to decode, ret = 1\b", "pressure",
             "RUNTIME", "kv-cache-full"),
+        # an option value the build's back end refuses before anything loads (common/common.cpp, 2024, under
+        # GGML_USE_SYCL: "warning: The split mode value:[row] is not supported by llama.cpp with SYCL. It's developing."
+        # then "Exit!" and exit(1))
+        msg(r"\bis not supported by llama\.cpp with \w+\. It's developing\b", "not_oom", code="bad-argument"),
         # a request longer than a slot's context (-c / -np): refused, the server goes on
         msg(r"the request exceeds the available context size|exceeds the available context size|"
             # (server.cpp, with context shift off: "Input prompt is too big compared to KV size. Please try increasing

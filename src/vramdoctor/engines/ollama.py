@@ -161,6 +161,10 @@ LOG = LogWords(
     # the runner takes no --no-context-shift from its user: the request's num_ctx and num_predict, and in 2026
     # builds its "shift" option, set it (server/sched.go resolveContextShift)
     not_oom_advice={
+        "access-denied": "the system refused to run Ollama's runner (llm/server.go: \"fork/exec ...: permission "
+                         "denied\", its temporary directory mounted noexec, or on Windows an antivirus or a folder's "
+                         "rights): set OLLAMA_TMPDIR to a directory the server may write to and execute from, or allow "
+                         "the runner; memory is not involved.",
         "load-timeout": "Ollama gave up waiting for its runner to load the model (OLLAMA_LOAD_TIMEOUT, 5 minutes by "
                         "default, with no progress; or the client closed its request first: 'context canceled'): the "
                         "load stalled reading the model (a slow or network disk, a model larger than RAM paged in "
