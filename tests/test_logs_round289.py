@@ -538,3 +538,31 @@ def test_an_option_value_the_back_end_refuses_is_a_bad_argument(backend):
              f"warning: The split mode value:[row] is not supported by llama.cpp with {backend}. It's developing.",
              "Exit!"]
     assert kind_of(lines) == ("NOT_OOM", "bad-argument")
+
+
+# --- a client that hung up while its answer was written (BrokenPipeError, socketserver's "Exception occurred during
+# processing of request from", starlette's ClientDisconnect): that request only; where the server answers more after
+# it, no failure of the server (h293/14) ---------------------------------------------------------------------------------
+
+_ACCESS = '192.168.10.23 - - [22/Sep/2025 09:31:58] "POST /v1/chat/completions HTTP/1.1" 200 -'
+
+
+@pytest.mark.parametrize("hangup", [
+    ["---------------------------------------- Exception occurred during processing of request from ('192.168.10.41', "
+     "60412) Traceback (most recent call last):   File \"/usr/lib/python3.12/socketserver.py\", line 840, in write     "
+     "self._sock.sendall(b) BrokenPipeError: [Errno 32] Broken pipe"],
+    ["ERROR:    Exception in ASGI application", "Traceback (most recent call last):",
+     '  File "/srv/.venv/lib/python3.11/site-packages/starlette/responses.py", line 250, in stream_response',
+     "    await send({\"type\": \"http.response.body\", \"body\": chunk, \"more_body\": True})",
+     "BrokenPipeError: [Errno 32] Broken pipe"],
+])
+def test_a_client_hang_up_then_more_answers_is_no_failure(hangup):
+    lines = ["2025-09-22 09:14:02,311 - INFO - Starting httpd at 0.0.0.0 on port 8081...", _ACCESS] + hangup + [
+        _ACCESS.replace("09:31:58", "09:40:17"), _ACCESS.replace("09:31:58", "09:44:09")]
+    assert kind_of(lines) == ("NONE", "client-disconnected")
+
+
+def test_a_client_hang_up_that_ends_the_log_is_not_memory():
+    lines = ["2025-09-22 09:14:02,311 - INFO - Starting httpd at 0.0.0.0 on port 8081...", _ACCESS,
+             "BrokenPipeError: [Errno 32] Broken pipe"]
+    assert kind_of(lines) == ("NOT_OOM", "client-disconnected")

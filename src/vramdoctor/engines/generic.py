@@ -929,6 +929,11 @@ LOG = LogWords(
     # "finish_reason": "stop", "object": "chat.completion")
     answered=rx(r"\bHTTP/[\d.]+\x22? 200\b|\x22finish_reason\x22\s*:\s*\x22(?:stop|length)\x22|"
                 r"\x22object\x22\s*:\s*\x22(?:chat\.completion|text_completion)\x22", 0),
+    not_oom_advice={
+        "client-disconnected": "a client hung up before its answer was written (a Stop pressed in a chat UI, a timeout "
+                               "on the client's side, a proxy closing the connection): that request only. If clients "
+                               "hang up before answers come, raise their timeout or stream the answer.",
+    },
     messages=(
         # the kernel's OOM killer: host RAM, not the GPU (phase from progress: loading or serving)
         msg(r"^\s*Killed\s*$|Out of memory: Killed process|OOMKilled(?![\x22':= ]*(?:false|0)\b)|oom-kill", "oom",
@@ -1183,6 +1188,12 @@ LOG = LogWords(
         # failed: invalid value"), as a report or ggml's error line quotes it; not its allocation failure
         msg(r"\bcublas\w+\b[^\n]{0,40}?\b(?:invalid (?:parameter|value)|not supported|execution failed|architecture "
             r"mismatch)\b", "not_oom", code="cuda-kernel-error"),
+        # a client that hung up while its request was answered: the server's write failed ("BrokenPipeError: [Errno 32]
+        # Broken pipe" in Python's socketserver, which reports it under "Exception occurred during processing of request
+        # from ('192.168.10.41', 60412)"; uvicorn/starlette's ClientDisconnect): that request only, not memory
+        msg(r"\bBrokenPipeError\b|\[Errno 32\] Broken pipe|\bException occurred during processing of request from\b|"
+            r"\bstarlette\.requests\.ClientDisconnect\b|\bClientDisconnect(?:ed)?(?:Error)?\b",
+            "not_oom", code="client-disconnected"),
         # the processes failed to talk to each other (gloo, TCP): a distributed set-up fault, not memory
         # (not its success, torch 2.5's "[Gloo] Rank 0 is connected to 1 peer ranks. Expected number of connected peer
         # ranks is : 1", nor "the barrier via GLOO connects both nodes")

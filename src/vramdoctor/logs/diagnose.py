@@ -1149,6 +1149,9 @@ _WAITED_ON = frozenset({"worker-rpc-timeout"})
 _EXCEPTION_SAID = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Exit|Interrupt)): (\S[^\n]{2,60})")
 
 
+#: not-memory failures of one request, which a server survives: code -> what happened
+_ONE_REQUEST = {"client-disconnected": "its client hung up before the answer was written (a Stop pressed, a timeout on "
+                                       "the client's side)"}
 #: the least of an error line two lines must begin with alike to be the same error quoted twice (a title's
 #: "Error: DriverError(CUDA_ERROR_OUT_OF_MEMORY) al cargar ..." and the output's "Error:
 #: DriverError(CUDA_ERROR_OUT_OF_MEMORY, \"out of memory\")")
@@ -1660,6 +1663,20 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     crashed = _crash_after_full_pool(run, f) if f.kind == "not_oom" else None
     if crashed:
         return crashed
+    if f.kind == "not_oom" and f.code in _ONE_REQUEST:
+        end = max(f.end_line, f.line_no)
+        answered = knowledge().answered
+        later = _served_after(run, end, engine) or [ln for ln, t in run.tail_lines if ln > end and answered is not None
+                                                    and not sentence_like(t) and answered.search(t)]
+        if later:
+            # that request's failure only, and the server answered more after it: no failure of the server
+            return Diagnosis(kind="NONE", code=f.code, evidence=[(f.line_no, f.text), (min(later), next(
+                (t for ln, t in [*((run.progress[m], run.progress_text.get(m, "")) for m in run.progress),
+                                 *run.tail_lines] if ln == min(later)), ""))], oom=False,
+                             phase_source="the server answering requests after it",
+                             message=f"One request failed (line {f.line_no}): " + _ONE_REQUEST[f.code] + "; the "
+                                     f"server went on answering others (line {min(later)}). No failure of the server, "
+                                     "and no memory problem.")
     if f.kind == "not_oom":
         return Diagnosis(kind="NOT_OOM", code=f.code, evidence=[(f.line_no, f.text)], oom=False,
                          message="This is not memory running out: " + _not_oom_advice(f.code, engine))
