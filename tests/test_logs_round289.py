@@ -566,3 +566,37 @@ def test_a_client_hang_up_that_ends_the_log_is_not_memory():
     lines = ["2025-09-22 09:14:02,311 - INFO - Starting httpd at 0.0.0.0 on port 8081...", _ACCESS,
              "BrokenPipeError: [Errno 32] Broken pipe"]
     assert kind_of(lines) == ("NOT_OOM", "client-disconnected")
+
+
+# --- a start-up stopped by hand (a traceback that ends in a bare KeyboardInterrupt, whatever was pasted under it) is no
+# failure of its own: the hang the report tells of decides; hang advice does not propose NCCL_DEBUG=INFO where it is
+# already on (h291/14, h290/15) ------------------------------------------------------------------------------------------
+
+_CTRL_C = ["^CTraceback (most recent call last):",
+           '  File "/srv/.venv/lib/python3.10/site-packages/sglang/srt/entrypoints/engine.py", line 449, in _launch_subprocesses',
+           "    data = scheduler_pipe_readers[i].recv()",
+           '  File "/usr/lib/python3.10/multiprocessing/connection.py", line 379, in _recv',
+           "    chunk = read(handle, remaining)", "KeyboardInterrupt"]
+_SMI = ["", "$ nvidia-smi   (while it was stuck)",
+        "|   0  NVIDIA GeForce RTX 4090        Off |   00000000:01:00.0 Off |                  Off |",
+        "| 30%   52C    P2            112W /  450W |     891MiB /  24564MiB |    100%      Default |"]
+
+
+@pytest.mark.parametrize("after", [[], _SMI])
+def test_a_start_up_stopped_by_hand_after_a_hang_is_the_hang(after):
+    lines = ["Server stuck forever at \"sglang is using nccl\" with --tp 2", "",
+             "NCCL_DEBUG=INFO python -m sglang.launch_server --model-path Qwen/Qwen2.5-14B-Instruct-AWQ --tp 2",
+             "[2025-03-02 22:10:49 TP0] Init torch distributed begin.",
+             "gpu-0:4211:4211 [0] NCCL INFO Init COMPLETE",
+             "[2025-03-02 22:10:51 TP0] sglang is using nccl==2.21.5"] + _CTRL_C + after
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "hang-no-error")
+    assert "re-run with NCCL_DEBUG=INFO" not in said(run)
+
+
+def test_hang_advice_proposes_nccl_debug_where_it_is_off():
+    lines = ["vLLM hangs forever at startup with tensor parallel 4",
+             "vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4",
+             "INFO 05-02 10:00:00 [parallel_state.py:948] rank 0 in world size 4 is assigned as DP rank 0, PP rank 0, TP rank 0"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "NOT_OOM" and "re-run with NCCL_DEBUG=INFO" in said(run)

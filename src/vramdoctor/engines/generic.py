@@ -2340,6 +2340,9 @@ LOG = LogWords(
         # peer-to-peer transport fails where NCCL_P2P_DISABLE=1 would send the traffic through host memory
         fig("_p2p_unsupported", r"peer access is not supported|\bCuda failure 217\b|cudaErrorPeerAccessUnsupported",
             lambda m: True),
+        # NCCL's own debug output already on: NCCL_DEBUG=INFO (or TRACE) set in a command or an environment listing,
+        # or the lines it prints under it ("gpu-0:123:123 [0] NCCL INFO Init COMPLETE")
+        fig("_nccl_debug", r"\bNCCL_DEBUG\s*[=:]\s*['\x22]?(?:INFO|TRACE)\b|\bNCCL INFO\b", lambda m: True),
         fig("_growth_stated", _GROWTH, _growth, mode="first", prose=True),
         fig("_growth_stated", _GROWTH_ZH, _growth_zh, mode="first", prose=True, flags=0),
         fig("_growth_stated", _TO_FROM, _growth_to_from, mode="first", prose=True),

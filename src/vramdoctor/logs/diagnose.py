@@ -508,15 +508,28 @@ def _with_panic_message(f: Failure) -> Failure:
 _INTERRUPTED = re.compile(r"^\s*(?:\^C)?(?:\w+\.)*KeyboardInterrupt\s*$")
 
 
+def _interrupted(run: RunFacts, f: Failure) -> bool:
+    """The traceback error `f` heads ends in a bare KeyboardInterrupt (Ctrl-C, SIGINT), in the lines after it or the
+    run's last lines: the process was stopped by hand."""
+    ends = [(ln, t) for ln, t in [(f.line_no, f.text), *f.after, *_tail_after(run, f)] if t.strip()]
+    if ends and _INTERRUPTED.match(ends[-1][1]):
+        return True
+    # (or the traceback's own last line, whatever was pasted under it: its first line that is no frame, no code
+    # under a frame, no carets)
+    for _, t in f.after:
+        if not t.strip() or FRAME.search(t) or t[:1].isspace():
+            continue
+        return bool(_INTERRUPTED.match(t))
+    return False
+
+
 def _stopped_by_hand(run: RunFacts, f: Failure) -> Diagnosis | None:
     """NONE where error `f` is the traceback of a server stopped by hand (a bare KeyboardInterrupt ends it, in the lines
     after it or the run's last lines) after it had served: no failure. None otherwise (a server stopped while it
     started may have hung: that is left to the rest)."""
-    if not any(m in f.progress for m in ("ready", "requests")):
+    if not any(m in f.progress for m in ("ready", "requests")) or not _interrupted(run, f):
         return None
     ends = [(ln, t) for ln, t in [(f.line_no, f.text), *f.after, *_tail_after(run, f)] if t.strip()]
-    if not ends or not _INTERRUPTED.match(ends[-1][1]):
-        return None
     return Diagnosis(kind="NONE", code="stopped-by-hand", oom=False, evidence=[ends[-1]],
                      phase_source="the traceback's last line: the process was interrupted (SIGINT)",
                      message="The server was stopped by hand (Ctrl-C: the KeyboardInterrupt that ends the traceback) "
@@ -1725,6 +1738,10 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         stopped = _stopped_by_hand(run, f)
         if stopped:
             return stopped
+        if all(g.kind == "error" for g in run.failures) and _interrupted(run, f):
+            # stopped by hand before it served (Ctrl-C on a start-up that did not go on): the traceback is where it
+            # was waiting, no failure of its own; what the run shows besides (a hang the report tells of) decides
+            return no_failure(replace(run, failures=[]), engine)
         usage = run.numbers.get("kv_usage_pct") or []
         # (only where the log goes on after the error: a paste that stops at it may have cut the out-of-memory
         # line that would have followed)

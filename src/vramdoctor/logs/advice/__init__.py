@@ -241,6 +241,9 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
             s.say("find where it waits", "no line shows an error, and memory settings will not unstick it: dump the "
                   "stuck process's threads (py-spy dump --pid PID for a Python server; gdb -p PID -batch -ex 'thread "
                   "apply all bt' for a native one)" + ("" if not _several_gpus(n) else
+                                                       "; NCCL_DEBUG=INFO is on: its last NCCL INFO lines name the "
+                                                       "communicator and the step where the ranks stopped" if
+                                                       n.get("_nccl_debug") is True else
                                                        ", and re-run with NCCL_DEBUG=INFO to see which collective "
                                                        "waits"))
         else:
