@@ -600,3 +600,34 @@ def test_hang_advice_proposes_nccl_debug_where_it_is_off():
              "INFO 05-02 10:00:00 [parallel_state.py:948] rank 0 in world size 4 is assigned as DP rank 0, PP rank 0, TP rank 0"]
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "NOT_OOM" and "re-run with NCCL_DEBUG=INFO" in said(run)
+
+
+# --- SGLang's barrier after the weights ("TP rank 0 could finish the model loading, but there are other ranks that
+# didn't finish loading. It is likely due to unexpected failures (e.g., OOM) or a slow node."): another rank failed
+# while loading; undetermined on its own, the weights where the other rank's out of memory is in the log (h291/06) -------
+
+_BARRIER = ["[2025-09-22 11:03:30 TP0] Load weight begin. avail mem=78.11 GB",
+            "[2025-09-22 11:03:30 TP1] Load weight begin. avail mem=78.11 GB",
+            "[2025-09-22 11:06:28 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.float16, avail mem=47.60 GB, "
+            "mem usage=30.51 GB.",
+            "[2025-09-22 11:08:28 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+            '  File "/sgl/python/sglang/srt/model_executor/model_runner.py", line 798, in load_model',
+            "    raise ValueError(",
+            "ValueError: TP rank 0 could finish the model loading, but there are other ranks that didn't finish "
+            "loading. It is likely due to unexpected failures (e.g., OOM) or a slow node."]
+
+
+def test_sglangs_barrier_alone_is_undetermined_in_the_weights():
+    run = run_of(diag("\n".join(_BARRIER)))
+    assert (run.kind, run.code) == ("UNDETERMINED", "rank-failed-loading")
+    assert run.candidates == ["WEIGHTS"]
+
+
+@pytest.mark.parametrize("other, code", [
+    (["", "$ sudo dmesg -T | grep -i killed", "[Mon Sep 22 11:04:39 2025] Memory cgroup out of memory: Killed process "
+      "2210417 (sglang::schedul) total-vm:63412288kB, anon-rss:17102344kB, file-rss:512020kB"], "weights-exceed-system-memory"),
+    (["[2025-09-22 11:05:02 TP1] Scheduler hit an exception: torch.OutOfMemoryError: CUDA out of memory. Tried to "
+      "allocate 1.02 GiB. GPU 1 has a total capacity of 79.11 GiB of which 312.00 MiB is free."], "weights-alloc-failed"),
+])
+def test_sglangs_barrier_with_the_other_ranks_out_of_memory_is_the_weights(other, code):
+    assert kind_of(_BARRIER + other) == ("WEIGHTS", code)

@@ -256,6 +256,8 @@ def _decimal_gb(m) -> int:
 
 
 LOG = LogWords(
+    # (another rank that did not finish loading: an out of memory there, or a slow node)
+    maybe_memory=("rank-failed-loading",),
     # the server command (python -m sglang.launch_server, python/sglang/launch_server.py)
     launch=rx(r"python[\d.]*\s+-m\s+sglang\.launch_server"),
     # ("sglang" anywhere but as the name of a conda or virtual environment a vLLM log runs in: ".../envs/sglang/lib/...")
@@ -264,6 +266,11 @@ LOG = LogWords(
                    r"Capture cuda graph|max_total_num_tokens|Prefill batch[.,] #new-seq|#running-req"),
     run_start=(rx(r"server_args=ServerArgs", 0),),
     messages=(
+        # the barrier after the weights (model_runner.py load_model, 0.4.x+: "TP rank 0 could finish the model loading,
+        # but there are other ranks that didn't finish loading. It is likely due to unexpected failures (e.g., OOM) or
+        # a slow node."): another rank failed or stalled while it loaded its weights, whatever this rank reached
+        msg(r"could finish the model loading, but there are other ranks that didn'?t finish loading", "not_oom",
+            "WEIGHTS", "rank-failed-loading"),
         # the sampler found NaN in the logits (layers/sampler.py with --enable-nan-detection: "Detected errors during
         # sampling! NaN in the logits."): the model's numbers went wrong (a dtype that overflows, a kernel, a
         # quantisation), not memory

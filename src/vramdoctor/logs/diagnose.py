@@ -355,6 +355,12 @@ def _count_leak_told(run: RunFacts, f: Failure) -> tuple[int, str] | None:
 #: errors that name no memory but that a full device gives too: code -> (what would settle it, the message, and where
 #: only the engines that list it in `LogWords.maybe_memory` know it so, the plain code it is elsewhere)
 _MAYBE_MEMORY = {
+    "rank-failed-loading": (
+        "why the other ranks did not finish: their own lines (the failing rank's prefix, TP1's), or the kernel's log "
+        "(dmesg: an OOM kill of a scheduler process)",
+        "A rank finished loading its weights and waited for the others, which did not finish (SGLang's barrier after "
+        "load_model): another rank failed while it loaded its weights, out of GPU or host memory, or a slow node. The "
+        "failing rank's own lines, or dmesg for the OOM killer, tell which.", None),
     "cuda-module-load-failed": (
         "whether the GPU's memory was full when the module loaded",
         "CUDA could not load a kernel's module (cudaErrorSharedObjectInitFailed). With lazy module loading "
@@ -1663,6 +1669,22 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     maybe = _MAYBE_MEMORY.get(f.code) if f.kind == "not_oom" else None
     if maybe and maybe[2] and f.code not in (knowledge().own_or_wrapped(engine, lambda lw: lw.maybe_memory) or ()):
         f, maybe = replace(f, code=maybe[2]), None  # (an engine that does not know it as memory: its plain code)
+    if maybe and f.code == "rank-failed-loading":
+        # ... the other rank's own out of memory in the same log (its traceback, or the kernel's OOM kill of it): that
+        # settles it, the weights' load ran out (of the GPU's memory, or of the host's)
+        k = knowledge()
+        lines = [(g.line_no, g.text) for g in run.failures if g is not f] + [*f.after, *run.tail_lines]
+        other = next(((ln, t, v) for ln, t in lines if ln != f.line_no and not COMMAND.match(t) and not user_words(t)
+                      and not prose_like(t) and not sentence_like(t)
+                      and (v := k.line_verdict(t)) is not None and v.kind == "oom"), None)
+        if other is not None:
+            host = other[2].phase == "HOST"
+            return Diagnosis(kind="WEIGHTS", code="weights-exceed-system-memory" if host else "weights-alloc-failed",
+                             evidence=[(f.line_no, f.text), other[:2]],
+                             phase_source="the engine's barrier after the weights: another rank did not finish loading",
+                             message="Another rank ran out of " + ("host memory (the OOM killer)" if host else
+                                                                   "GPU memory") + f" while it loaded its weights (line "
+                                     f"{other[0]}); this rank finished and waited for it (line {f.line_no}).")
     if maybe:
         place = locate(f, engine, weights, marks)
         # (not a host kill the next line reports: the module's failure is the GPU's)
