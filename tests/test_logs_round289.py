@@ -631,3 +631,38 @@ def test_sglangs_barrier_alone_is_undetermined_in_the_weights():
 ])
 def test_sglangs_barrier_with_the_other_ranks_out_of_memory_is_the_weights(other, code):
     assert kind_of(_BARRIER + other) == ("WEIGHTS", code)
+
+
+# --- a worker's own step among other ranks' lines (vLLM 0.11's "(Worker_TP0_EP0 pid=N)", SGLang's "[... TP1]"): read
+# back past the others' lines, and no other rank's milestone ends the walk (h295/12) ---------------------------------------
+
+@pytest.mark.parametrize("tag0, tag1", [("(Worker_TP0_EP0 pid=90801) ", "(Worker_TP1_EP1 pid=90802) "),
+                                        ("(Worker_TP0 pid=701) ", "(Worker_TP1 pid=702) "),
+                                        ("(Worker_DP0_TP0 pid=11) ", "(Worker_DP0_TP1 pid=12) ")])
+def test_a_workers_own_step_among_interleaved_ranks_places_its_failure(tag0, tag1):
+    steps = ["INFO 11-02 20:14:31 [gpu_model_runner.py:2602] Starting to load model Qwen/Qwen3-30B-A3B-Instruct-2507...",
+             "INFO 11-02 20:14:31 [gpu_model_runner.py:2634] Loading model from scratch...",
+             "INFO 11-02 20:14:31 [cuda.py:366] Using Flash Attention backend on V1 engine."]
+    lines = ["(APIServer pid=90412) INFO 11-02 20:13:58 [api_server.py:1839] vLLM API server version 0.11.0"]
+    for s in steps:
+        lines += [tag0 + s, tag1 + s]
+    lines += [tag0 + "ERROR 11-02 20:14:37 [multiproc_executor.py:597] WorkerProc failed to start.",
+              tag0 + "ERROR 11-02 20:14:37 [multiproc_executor.py:597] Traceback (most recent call last):",
+              tag0 + "ERROR 11-02 20:14:37 [multiproc_executor.py:597] ...(same traceback as above)...",
+              tag0 + "ERROR 11-02 20:14:37 [multiproc_executor.py:597] torch.OutOfMemoryError: CUDA out of memory. "
+                     "Tried to allocate 384.00 MiB. GPU 0 has a total capacity of 23.65 GiB of which 281.56 MiB is free."]
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+# --- a directory's or a file's name in an error is no word of memory ("Permission denied: '/.cache'",
+# "~/.cache/huggingface") (h295/18) --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("error", ["PermissionError: [Errno 13] Permission denied: '/.cache'",
+                                   "OSError: [Errno 30] Read-only file system: '/root/.cache/huggingface/hub'",
+                                   "FileNotFoundError: [Errno 2] No such file or directory: '/models/kv_cache_buffers/config.json'"])
+def test_a_path_in_an_error_is_no_word_of_memory(error):
+    lines = ["(APIServer pid=1) INFO 10-03 08:00:00 [api_server.py:1839] vLLM API server version 0.20.0",
+             "(APIServer pid=1) Traceback (most recent call last):",
+             '(APIServer pid=1)   File "/usr/local/lib/python3.12/site-packages/vllm/transformers_utils/config.py", line 598, in get_config',
+             "(APIServer pid=1) " + error]
+    assert kind_of(lines)[0] == "NOT_OOM"

@@ -25,7 +25,8 @@ from .authorship import TITLE, narrates_failure, program_line, prose_like, sente
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts, summed
 from ..engines.interface import AFTER_MILESTONE
 from ..engines.words import LOADING_ZH, SIZE, to_bytes
-from .knowledge import CAUSE_UNKNOWN, COMMAND, ELISION, FRAME, PY_FRAME, SIGKILL_RX, Verdict, exception_not_memory, knowledge, phase_words
+from .knowledge import (CAUSE_UNKNOWN, COMMAND, ELISION, FRAME, PY_FRAME, SIGKILL_RX, Verdict, exception_not_memory,
+                        knowledge, phase_words, without_paths)
 from .lines import STATED, STRONG_PREFIX, TB_HEADER, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, FINE_WHEN_SERVING, STARTUP, Place, during_step, frames, locate, step_done, step_reached
 from .prose import OOM_ANY
@@ -1780,7 +1781,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             if crashed:
                 return crashed
             said = _error_words(f.text)
-            words = sorted({m.group(0).lower() for m in _MEMORYISH.finditer(said)})
+            # (not a directory's or a file's name in it: "Permission denied: '/.cache'")
+            words = sorted({m.group(0).lower() for m in _MEMORYISH.finditer(without_paths(said))})
             if words and _OF_KIND.search(said) and not _OF_AMOUNT.search(said):
                 # memory's words only as the name of what is wrong in kind ("Unsupported kv cache shape", "failed to
                 # convert the KV cache specs to one unified type"), none of an amount: a format, not a size

@@ -384,6 +384,16 @@ CAUSE_UNKNOWN = re.compile(r"\bfor (?:some|an? unknown|unknown|no (?:apparent|ob
                            r"(?:please check the stack trace above for the root cause\W*)?$", re.I)
 
 
+#: a file path in an error's words ("/.cache", "~/.cache/huggingface/hub", "C:\\models\\kv_cache.gguf"): its names
+#: are a directory's or a file's, not memory's
+_PATH = re.compile(r"(?:[A-Za-z]:)?(?:~|\.{1,2})?(?:[\\/][\w.@+-]+)+[\\/]?")
+
+
+def without_paths(text: str) -> str:
+    """`text` with the file paths in it blanked (`_PATH`): what is left are its own words."""
+    return _PATH.sub(" ", text)
+
+
 def exception_not_memory(text: str) -> bool:
     """`text` quotes a Python exception, its class and message, with no word of memory in it ("[Bug] pp>1 report
     RuntimeError: batch_size must be equal to batch_size_k"): a named error that is not memory running out; not one
@@ -391,7 +401,7 @@ def exception_not_memory(text: str) -> bool:
     m = _EXCEPTION.search(text)
     if not m or CAUSE_UNKNOWN.search(text, m.start()):
         return False
-    return not _MEMORY_WORDS.search(text) or bool(_VALIDATION.search(text, m.start()))
+    return not _MEMORY_WORDS.search(without_paths(text)) or bool(_VALIDATION.search(text, m.start()))
 SIGKILL_RX = re.compile(SIGKILL, re.I)  # (see engines.generic.SIGKILL)
 #: an OOM kill denied: by the container's flag, or in words ("not killed by the OOM killer", "wasn't OOM-killed",
 #: "was not OOMKilled", "no oom-killer", "nothing gets killed")

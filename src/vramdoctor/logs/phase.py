@@ -445,6 +445,10 @@ def _oom_sentence(text: str) -> str:
 
 
 
+#: ranks' lines read for a worker's steps, interleaved with its own
+_RANKS_READ = 4
+
+
 def _before_traceback(f: Failure, n: int = 6) -> list[tuple[int, str]]:
     """The `n` lines just before failure `f`, or, where a Python traceback leads up to it, the `n` lines before that
     traceback's header (its frames are the failure's, read apart; a header joined to the line before it, a progress
@@ -489,16 +493,17 @@ def step_reached(f: Failure, engine: str, floor: str | None = None) -> tuple[str
     # (a step another worker printed is not this one's: SGLang's "[DP0 TP0] Using KV cache dtype" above "[DP1 TP1]
     # Scheduler hit an exception", each rank at its own step)
     mine = _worker(f.text)
-    lines = _before_traceback(f)
+    # (with ranks interleaved, as many lines again for each other rank's: this one's steps lie among theirs)
+    lines = _before_traceback(f, 6 if mine is None else 6 * _RANKS_READ)
     by_line = dict(lines)
     for ln, text in reversed(lines):
         if _config_entry(text, by_line.get(ln - 1) if ln == lines[-1][0] else None):
             continue  # (an engine's settings printed one per line, "INFO:     KV Cache Data Type = fp8": no step)
+        if mine is not None and _worker(text) not in (None, mine):
+            continue  # (nor is a milestone another worker passed this one's)
         if any(p.search(text) for _, p in k.milestones):
             return None  # a milestone passed after it: the steps before it are done ("torch.compile" before V1 sized its pool)
         gap = gap or bool(ELISION.match(text))
-        if mine is not None and _worker(text) not in (None, mine):
-            continue
         if FRAME.search(text) or is_progress(text) or user_words(text) or _LEAK.search(text):
             continue  # (a user's heading, "## Captured logs:", names no step; nor does a leak check's report)
         if _FINISHED.search(text):
