@@ -666,3 +666,24 @@ def test_a_path_in_an_error_is_no_word_of_memory(error):
              '(APIServer pid=1)   File "/usr/local/lib/python3.12/site-packages/vllm/transformers_utils/config.py", line 598, in get_config',
              "(APIServer pid=1) " + error]
     assert kind_of(lines)[0] == "NOT_OOM"
+
+
+# --- torch.compile's "BackendCompilerFailed: backend='inductor' raised:" with the error it wraps on the next line: that
+# error decides, an out of memory in SGLang's graph capture too (h296/03) ------------------------------------------------
+
+_CAPTURE = ["[2025-09-20 10:00:01] Memory pool end. avail mem=0.41 GB",
+            "[2025-09-20 10:00:02] Capture cuda graph begin. This can take up to several minutes. avail mem=0.29 GB",
+            "Traceback (most recent call last):",
+            '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line 391, in __init__',
+            "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:"]
+
+
+def test_a_compiler_failure_that_wraps_an_out_of_memory_is_the_out_of_memory():
+    lines = _CAPTURE + ["OutOfMemoryError: CUDA out of memory. Tried to allocate 224.00 MiB. GPU 0 has a total "
+                        "capacity of 23.69 GiB of which 131.44 MiB is free."]
+    assert kind_of(lines)[0] == "WARMUP"
+
+
+def test_a_compiler_failure_that_wraps_another_error_is_not_memory():
+    lines = _CAPTURE + ["AssertionError: auto_functionalized was not removed"]
+    assert kind_of(lines)[0] == "NOT_OOM"

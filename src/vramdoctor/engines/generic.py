@@ -1567,10 +1567,12 @@ LOG = LogWords(
         # torch.compile's compiler failing (Inductor's lowering or a graph pass: "torch._inductor.exc.InductorError:
         # AssertionError: auto_functionalized was not removed", dynamo's "BackendCompilerFailed: backend='inductor'
         # raised: ..."): the model's compilation, a bug or an unsupported GPU; not where the error it wraps is memory
+        # (nor where its line ends at "raised:", the error it wraps on the next line: that one decides, a wrapper's)
         msg(r"\b(?:torch\._inductor\.exc\.InductorError|BackendCompilerFailed)\b(?![^\n]{0,300}?(?:out of memory|"
             # (nor where it wraps a type this GPU lacks: gpu-unsupported, below)
-            r"OutOfMemory|OOM\b|out of resource|not supported in this architecture|compute capability))", "not_oom",
-            code="compiler-error"),
+            r"OutOfMemory|OOM\b|out of resource|not supported in this architecture|compute capability))"
+            r"(?![^\n]*\braised:\s*$)", "not_oom", code="compiler-error"),
+        msg(r"\bBackendCompilerFailed: backend='?\w+'? raised:\s*$", "wrapper"),
         # ... or C++'s length_error of a container asked for an impossible size (libstdc++'s "vector::_M_default_append",
         # "vector::_M_realloc_insert", "basic_string::_M_create", "cannot create std::vector larger than max_size()"):
         # a wrong size computed, not memory exhausted (that is std::bad_alloc); by its type's name too, as libc++ (clang,
