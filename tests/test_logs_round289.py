@@ -687,3 +687,22 @@ def test_a_compiler_failure_that_wraps_an_out_of_memory_is_the_out_of_memory():
 def test_a_compiler_failure_that_wraps_another_error_is_not_memory():
     lines = _CAPTURE + ["AssertionError: auto_functionalized was not removed"]
     assert kind_of(lines)[0] == "NOT_OOM"
+
+
+# --- an out of memory the report only worries about ("I just worry it will OOM as soon as more users come", "担心以后
+# OOM"): no failure, over a log that serves (h296/18, h298/05) ----------------------------------------------------------
+
+_SERVES = ["INFO:     Application startup complete.",
+           'INFO:     127.0.0.1:40312 - "POST /v1/completions HTTP/1.1" 200 OK']
+
+
+@pytest.mark.parametrize("worry", ["Requests do work and answer fine, I just worry it will OOM as soon as more users come.",
+                                   "显存占用很高，担心以后 OOM",
+                                   "We are afraid it might run out of memory once the context grows."])
+def test_an_out_of_memory_only_worried_about_is_no_failure(worry):
+    assert kind_of([_SERVES[0], worry, _SERVES[1]])[0] == "NONE"
+
+
+def test_a_worry_then_the_out_of_memory_itself_is_a_failure():
+    said = "I worried about OOM, and then it crashed with CUDA out of memory."
+    assert kind_of([_SERVES[0], said, _SERVES[1]])[0] == "RUNTIME"

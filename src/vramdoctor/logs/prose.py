@@ -35,6 +35,11 @@ _SUPPOSED = re.compile(
     r"(?:\b(?:no|not|never|without|nor|zero|no longer)|\b(?:would|could|will|might|may|can|does|did|do|is|was|were|are|"
     r"wo|ca)"
     r"(?:\s+not|n['\u2019]?t|\s+never))\s+(?:\w+\s+){0,3}?" + _OOM_NAME + "|"
+    # a worry of one to come ("I just worry it will OOM as soon as more users come", "afraid it might run out of
+    # memory", "担心以后 OOM")
+    r"\b(?:worr(?:y|ied|ies|ying)|afraid|concerned|fear(?:s|ed|ing|ful)?|nervous)\b[^.;!?]{0,60}?"
+    r"\b(?:will|would|might|may|could|to|it'?ll)\s+(?:\w+\s+){0,3}?" + _OOM_NAME + "|"
+    r"担心[^。；！？.;!?]{0,30}?(?:OOM|爆显存|显存不足|内存不足|out of memory)|"
     # a doubt in the first person ("I don't think it ran out of memory")
     r"\b(?:don['\u2019]?t|do not|doesn['\u2019]?t|does not) (?:think|believe)\b|"
     # ... or the out of memory the subject of a condition ("If out-of-memory error occurs during cudagraph capture,
