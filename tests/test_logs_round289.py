@@ -706,3 +706,36 @@ def test_an_out_of_memory_only_worried_about_is_no_failure(worry):
 def test_a_worry_then_the_out_of_memory_itself_is_a_failure():
     said = "I worried about OOM, and then it crashed with CUDA out of memory."
     assert kind_of([_SERVES[0], said, _SERVES[1]])[0] == "RUNTIME"
+
+
+# --- the same output pasted twice, the error block first and the whole log after it with its traceback elided ("...
+# (same as above)"): the copy that shows the cause decides, whatever stamps a collector put before the second copy's
+# lines (h298/17, h300/03) -----------------------------------------------------------------------------------------------
+
+_EC = "(EngineCore_0 pid=87) "
+_BLOCK = [_EC + "ERROR 09-03 08:16:13 [core.py:700] EngineCore failed to start.",
+          _EC + "ERROR 09-03 08:16:13 [core.py:700] Traceback (most recent call last):",
+          _EC + 'ERROR 09-03 08:16:13 [core.py:700]   File "/opt/venv/lib/python3.11/site-packages/vllm/v1/worker/gpu_model_runner.py", line 2464, in _dummy_sampler_run',
+          _EC + "ERROR 09-03 08:16:13 [core.py:700] RuntimeError: CUDA out of memory occurred when warming up sampler "
+                "with 1024 dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when "
+                "initializing the engine."]
+_WHOLE = ["(APIServer pid=1) INFO 09-03 08:14:02 [api_server.py:1805] vLLM API server version 0.10.1.1",
+          _EC + "INFO 09-03 08:14:20 [gpu_model_runner.py:1953] Starting to load model Qwen/Qwen2.5-14B-Instruct...",
+          _EC + "INFO 09-03 08:14:30 [gpu_model_runner.py:2007] Model loading took 27.5218 GiB and 8.841532 seconds",
+          _EC + "INFO 09-03 08:15:52 [gpu_model_runner.py:2708] Graph capturing finished in 29 secs, took 1.84 GiB",
+          _BLOCK[0], _BLOCK[1], _EC + "ERROR 09-03 08:16:13 [core.py:700] ... (same as above)",
+          "(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}"]
+
+
+@pytest.mark.parametrize("stamp", ["", "2025-09-03T08:16:13.221770628Z "])
+def test_the_same_output_pasted_twice_is_decided_by_the_copy_with_the_cause(stamp):
+    lines = ["pod crashloop after graph capture:", "```"] + _BLOCK + ["```", "", "full log:", "```"] + [
+        stamp + x for x in _WHOLE] + ["```"]
+    assert kind_of(lines) == ("WARMUP", "sampler-warmup-oom")
+
+
+def test_another_run_after_a_failed_one_is_no_copy():
+    # (a restart at another time: its own lines, none of the first run's; its failure is its own)
+    second = [x.replace("08:1", "09:4").replace("pid=87", "pid=91") for x in _WHOLE]
+    lines = _BLOCK + [""] + second
+    assert kind_of(lines)[0] == "UNDETERMINED"

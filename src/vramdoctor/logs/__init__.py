@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Iterable, Union
 
@@ -247,11 +248,12 @@ def _same_error(pasted: RunFacts, startup: RunFacts) -> bool:
 UNFINISHED = ("log-ends-during-step", "log-cut-off")
 
 
-def decide(reports: list[RunReport], out_of_order: bool = False) -> RunReport | None:
+def decide(reports: list[RunReport], out_of_order: bool = False, copies: frozenset[int] = frozenset()) -> RunReport | None:
     """The run whose verdict stands: the latest run with a finding, unless a later run got further (reached
     serving) without one. A run that stopped short of serving does not clear an earlier failure. In a log whose
     lines are out of order the runs are pieces, with no latest: where the engine's own words state one kind of
-    failure (not inferred, not undetermined) in them, that piece decides."""
+    failure (not inferred, not undetermined) in them, that piece decides. `copies`: the indices of runs that are
+    the same output as an earlier run pasted again (`_pasted_again`), which decide nothing that run decided."""
     if out_of_order:
         stated = [r for r in reports if r.kind not in ("NONE", "UNDETERMINED") and not r.inferred]
         if stated and len({r.kind for r in stated}) == 1:
@@ -275,6 +277,9 @@ def decide(reports: list[RunReport], out_of_order: bool = False) -> RunReport | 
         # (a run that is only its start line, cut: the settings of a server pasted again, "This is my config:
         # args: Namespace(...", after it served)
         settings = cut and r.first_line == r.last_line and set(r.progress) <= {"start"}
+        # (or the same output as an earlier run pasted again, its cause cut from this copy: "...(same traceback as
+        # above)...", the error block quoted first and the whole output after it)
+        echo = echo or r.index in copies and r.kind == "UNDETERMINED"
         if (echo and any(x.kind not in ("NONE", "UNDETERMINED") for x in earlier)
                 or cut and any(x.kind != "NONE" and x.code not in UNFINISHED for x in earlier)
                 or settings and any(m in x.progress for x in earlier for m in SERVING)):
@@ -284,6 +289,30 @@ def decide(reports: list[RunReport], out_of_order: bool = False) -> RunReport | 
         if any(m in r.progress for m in SERVING):
             return r
     return reports[-1] if reports else None
+
+
+#: the time a collector puts before each line (kubectl --timestamps, docker logs -t): one paste of the output may have
+#: it and the other not
+_ISO_STAMP = re.compile(r"^\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+")
+#: the least length of a line two runs must both hold, word for word, to be one output pasted twice (a time and a
+#: process's tag in it make it that moment's)
+_SAME_LINE_CHARS = 40
+
+
+def _pasted_again(runs: list[RunFacts]) -> frozenset[int]:
+    """The indices of runs that hold a line of a program's, word for word, that an earlier run holds too (a line with
+    a time or a process's tag, `_SAME_LINE_CHARS` or longer: the same output pasted again, not another start)."""
+    seen: set[str] = set()
+    out = set()
+    for i, r in enumerate(runs):
+        lines = {_ISO_STAMP.sub("", t).strip() for t in r.progress_text.values()}
+        lines |= {_ISO_STAMP.sub("", t).strip() for f in r.failures
+                  for t in [f.text, *(x for _, x in f.before), *(x for _, x in f.after)]}
+        lines = {t for t in lines if len(t) >= _SAME_LINE_CHARS and STRONG_PREFIX.match(t)}
+        if lines & seen:
+            out.add(i)
+        seen |= lines
+    return frozenset(out)
 
 
 Source = Union[Blocks, Iterable[tuple[int, str]]]
@@ -357,7 +386,7 @@ def diagnose(source: Source, *, engine: str | None = None, model_check=None,
             missing=d.missing, progress=dict(r.progress),
             model_check=model_check(numbers, derived, eng) if model_check else [],
         ))
-    chosen = decide(reports, shuffled)
+    chosen = decide(reports, shuffled, _pasted_again(runs))
     total = flip or (runs[-1].last_line if runs else 0)
     diagnosis = ({"kind": chosen.kind, "code": chosen.code, "run": chosen.index + 1} if chosen
                  else {"kind": "NONE", "code": "empty", "run": 0})
