@@ -739,3 +739,42 @@ def test_another_run_after_a_failed_one_is_no_copy():
     second = [x.replace("08:1", "09:4").replace("pid=87", "pid=91") for x in _WHOLE]
     lines = _BLOCK + [""] + second
     assert kind_of(lines)[0] == "UNDETERMINED"
+
+
+# --- the report's words of growth above the log (a run of their own: the title and sentences), the log ending in an out
+# of memory while serving: the growth's end, LEAK (h298/04, h298/14) -----------------------------------------------------
+
+_SERVED_OOM = ["```", "vllm serve Qwen/Qwen2.5-7B-Instruct --gpu-memory-utilization 0.9 --max-model-len 32768", "```", "",
+               "INFO 09-05 03:00:00 [api_server.py:1090] Starting vLLM API server on http://0.0.0.0:8000",
+               "INFO:     Application startup complete.",
+               'INFO:     10.0.0.4:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+               "ERROR 09-05 03:12:44 [engine.py:160] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+               "592.00 MiB. GPU 0 has a total capacity of 79.25 GiB of which 21.75 MiB is free."]
+
+
+@pytest.mark.parametrize("words", [
+    ["GPU memory slowly increases over ~20h of serving, then CUDA OOM and engine dies", "",
+     "Memory after restart 35.9 GB, then it slowly goes up while serving requests: 36.8, 37.9, 39.1 and 39.6 GB."],
+    ["VRAM keeps climbing outside the KV pool for ~11h while serving requests, then CUDA OOM", ""],
+])
+def test_growth_told_above_a_log_that_ends_in_a_serving_oom_is_a_leak(words):
+    assert kind_of(words + _SERVED_OOM)[0] == "LEAK"
+
+
+def test_growth_told_above_an_lmdeploy_log_that_ends_in_a_serving_oom_is_a_leak():
+    words = ["pytorch engine: GPU memory slowly increases over ~20h of serving, then CUDA OOM and engine dead", "",
+             "After start nvidia-smi shows about 35.9 GB. Then it slowly goes up while serving: ~36.8 GB after 4h, 37.9 "
+             "GB after 10h, and around 20h it is at 39.6 GB and the engine crashes with CUDA OOM.", ""]
+    log = ["```", "lmdeploy serve api_server Qwen/Qwen2.5-7B-Instruct --backend pytorch --server-port 23333", "```", "",
+           "2025-06-02 08:00:01,002 - lmdeploy - INFO - builder.py:64 - matching vision model: None",
+           "HINT:    Please open http://0.0.0.0:23333 in a browser for detailed api usage!!!",
+           "INFO:     Uvicorn running on http://0.0.0.0:23333 (Press CTRL+C to quit)",
+           'INFO:     10.0.0.7:40112 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+           "2025-06-03 04:11:09,551 - lmdeploy - ERROR - model_agent.py:705 - Task <ModelAgentLoop> failed",
+           "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 592.00 MiB. GPU 0 has a total capacity of "
+           "39.38 GiB of which 101.06 MiB is free."]
+    assert kind_of(words + log)[0] == "LEAK"
+
+
+def test_a_serving_oom_under_words_of_no_growth_stays_runtime():
+    assert kind_of(["CUDA OOM after a few long prompts", ""] + _SERVED_OOM)[0] == "RUNTIME"

@@ -284,6 +284,13 @@ def decide(reports: list[RunReport], out_of_order: bool = False, copies: frozens
                 or cut and any(x.kind != "NONE" and x.code not in UNFINISHED for x in earlier)
                 or settings and any(m in x.progress for x in earlier for m in SERVING)):
             continue  # a wrapper's echo of the earlier run's failure ("error starting llama server: ...")
+        # (a run out of memory while serving, under the report's own words of growth that became a run of their own,
+        # the title and the sentences above the log: "GPU memory keeps climbing for ~11h then CUDA OOM"; the out of
+        # memory is how that growth ended, as within one run)
+        grew = [x for x in earlier if x.kind == "LEAK" and x.evidence
+                and not any(STRONG_PREFIX.match(e["text"]) for e in x.evidence) and "ready" not in x.progress]
+        if r.kind == "RUNTIME" and grew:
+            return grew[-1]
         if r.kind != "NONE":
             return r
         if any(m in r.progress for m in SERVING):
