@@ -778,3 +778,25 @@ def test_growth_told_above_an_lmdeploy_log_that_ends_in_a_serving_oom_is_a_leak(
 
 def test_a_serving_oom_under_words_of_no_growth_stays_runtime():
     assert kind_of(["CUDA OOM after a few long prompts", ""] + _SERVED_OOM)[0] == "RUNTIME"
+
+
+# --- TGI's "`max_total_tokens` must be <= `max_batch_total_tokens`": the launcher's check of two limits the user passed,
+# before any shard started, is an argument error; the router's same words after its warm-up measured the pool are the
+# KV ledger (h291/13, h300/14) ------------------------------------------------------------------------------------------
+
+_TGI_ARGS = ["2025-03-01T10:00:00.000000Z  INFO text_generation_launcher: Args {",
+             "    model_id: \"meta-llama/Llama-3.1-8B-Instruct\",", "    max_total_tokens: Some(", "        32768,", "    ),",
+             "}"]
+_TGI_REFUSED = 'Error: ArgumentValidation("`max_total_tokens` must be <= `max_batch_total_tokens`. Given: 32768 and 16000")'
+
+
+def test_tgis_launcher_refusing_two_limits_is_a_bad_argument():
+    assert kind_of(_TGI_ARGS + [_TGI_REFUSED]) == ("NOT_OOM", "bad-argument")
+
+
+def test_tgis_router_after_its_warmup_is_the_kv_ledger():
+    warmed = ["2025-03-01T10:00:30.000000Z  INFO shard-manager: text_generation_launcher: Shard ready in 28.1s rank=0",
+              "2025-03-01T10:00:31.000000Z  INFO text_generation_router_v3: backends/v3/src/lib.rs:125: Warming up model",
+              "2025-03-01T10:00:35.000000Z  INFO text_generation_router_v3: backends/v3/src/lib.rs:137: Setting max "
+              "batch total tokens to 16000"]
+    assert kind_of(_TGI_ARGS + warmed + [_TGI_REFUSED])[0] == "KV_CAPACITY"

@@ -89,7 +89,8 @@ LOG = LogWords(
         ("weights_done", rx(r"Shard ready in|Server started at unix")),
         ("kv_sized", rx(r"KV-cache blocks: [1-9]")),
         # printed once the shards' warmup() returned (backends/v3/src/lib.rs; router/src/main.rs before v2): the pool,
-        # the prefill pass and the CUDA graphs are behind it, and the router starts serving next
+        # the prefill pass and the CUDA graphs are behind it, and the router starts serving next (after checking its
+        # limits against that pool, backends/v3/src/main.rs: "`max_total_tokens` must be <= `max_batch_total_tokens`")
         ("ready", rx(r"(?:Setting|Inferred) max batch total tokens")),
         # (not the router's "Invalid hostname, defaulting to 0.0.0.0": v1.x printed it after the warm-up, v2+ in
         # main.rs before server::run warms the model up)

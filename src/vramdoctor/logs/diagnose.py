@@ -1169,6 +1169,8 @@ _WAITED_ON = frozenset({"worker-rpc-timeout"})
 _EXCEPTION_SAID = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Exit|Interrupt)): (\S[^\n]{2,60})")
 
 
+#: an argument check's words on two limits given (TGI's ArgumentValidation, "`a` must be <= `b`. Given: x and y")
+_ARGUMENT_CHECK = re.compile(r"\bArgumentValidation\b|`\w+` must be <= `\w+`\. Given: \d+ and \d+")
 #: not-memory failures of one request, which a server survives: code -> what happened
 _ONE_REQUEST = {"client-disconnected": "its client hung up before the answer was written (a Stop pressed, a timeout on "
                                        "the client's side)"}
@@ -1637,6 +1639,27 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     if f is None:
         return no_failure(run, engine)
     marks = _told_markers(run)
+    checked = f.code == "max-model-len-exceeds-kv-cache" and _ARGUMENT_CHECK.search(f.text) and "start" in f.progress
+    if checked and "requests" not in f.progress and any(m in f.progress for m in ("kv_sized", "kv_done", "warmup_done",
+                                                                                   "ready")):
+        # ... the router's same check after the warm-up measured the pool (backends/v3/src/main.rs): the pool holds
+        # fewer tokens than one request may take, before anything was served
+        return Diagnosis(kind="KV_CAPACITY", code=f.code, evidence=[(f.line_no, f.text)], oom=True,
+                         phase_source="the router's check of its limits against the pool the warm-up measured",
+                         message="The KV cache pool the warm-up measured holds fewer tokens than one request may take "
+                                 "(--max-total-tokens), and the router refused to start: a shorter request limit, or "
+                                 "more memory for the pool.")
+    if checked and not any(
+            m in f.progress for m in ("weights_done", "kv_sized", "kv_done", "warmup_done", "ready", "requests")):
+        # the same check on limits the user passed, before any weights loaded (TGI's launcher, main.rs: "`max_total_tokens`
+        # must be <= `max_batch_total_tokens`. Given: 32768 and 16000", where the router's same words after its warm-up
+        # compare the pool it measured): two settings that contradict each other, nothing was allocated
+        return Diagnosis(kind="NOT_OOM", code="bad-argument", evidence=[(f.line_no, f.text)], oom=False,
+                         phase_source="the launcher's check of its arguments, before any weights loaded",
+                         message="This is not memory running out: two limits given on the command line contradict "
+                                 "each other (a longest request larger than the batch's token budget), and the server "
+                                 "refused them before it loaded anything. Raise or drop the budget "
+                                 "(--max-batch-total-tokens) or lower the request's limit (--max-total-tokens).")
     killed = _killed_not_oom(run, f)
     if killed:
         return killed
