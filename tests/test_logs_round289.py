@@ -800,3 +800,44 @@ def test_tgis_router_after_its_warmup_is_the_kv_ledger():
               "2025-03-01T10:00:35.000000Z  INFO text_generation_router_v3: backends/v3/src/lib.rs:137: Setting max "
               "batch total tokens to 16000"]
     assert kind_of(_TGI_ARGS + warmed + [_TGI_REFUSED])[0] == "KV_CAPACITY"
+
+
+# --- vLLM's ulimit warning names an error that could follow ("This can cause fd limit errors like `OSError: [Errno 24]
+# Too many open files`"): the start-up goes on, no failure; SGLang's check that the GPUs have memory alike ("The memory
+# capacity is unbalanced") is another process on one of them (review 37 #1, #3) -----------------------------------------
+
+_ULIMIT = ("WARNING 08-30 11:20:01 utils.py:1234] Found ulimit of 1024 and failed to automatically increase with error "
+           "current limit exceeds maximum limit. This can cause fd limit errors like `OSError: [Errno 24] Too many "
+           "open files`. Consider increasing with ulimit -n")
+
+
+def test_vllms_ulimit_warning_is_no_failure():
+    lines = ["INFO 08-30 11:20:01 api_server.py:459] vLLM API server version 0.5.5", _ULIMIT,
+             "INFO 08-30 11:20:14 model_runner.py:890] Loading model weights took 13.5083 GB",
+             "INFO:     Application startup complete.", 'INFO:     10.4.0.2:55104 - "POST /v1/completions HTTP/1.1" 200 OK']
+    assert kind_of(lines)[0] == "NONE"
+
+
+@pytest.mark.parametrize("line", ["WARNING 05-01 10:00:00 [x.py:1] This may cause errors like `RuntimeError: stream "
+                                  "capture invalidated` on older drivers.",
+                                  "WARNING: disabling it could lead to crashes such as 'ValueError: bad block table'."])
+def test_an_error_a_warning_says_could_follow_is_no_failure(line):
+    lines = ["INFO:     Application startup complete.", line,
+             'INFO:     10.4.0.2:55104 - "POST /v1/completions HTTP/1.1" 200 OK']
+    assert kind_of(lines)[0] == "NONE"
+
+
+@pytest.mark.parametrize("error", [
+    "ValueError: The memory capacity is unbalanced. Some GPUs may be occupied by other processes. "
+    "min_per_gpu_memory=41.37, local_gpu_memory=78.92, local_gpu_memory * 0.9=71.03",
+    "RuntimeError: The memory capacity is unbalanced. min_per_gpu_memory=20.1, pre_model_load_memory=78.9",
+])
+def test_sglangs_unbalanced_gpus_is_another_process_not_memory(error):
+    lines = ["[2025-03-05 10:20:44] server_args=ServerArgs(model_path='meta-llama/Llama-3.3-70B-Instruct', tp_size=4)",
+             "[2025-03-05 10:20:53 TP0] Init torch distributed begin.",
+             "[2025-03-05 10:20:56 TP3] Scheduler hit an exception: Traceback (most recent call last):",
+             '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 304, in init_torch_distributed',
+             error]
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "gpu-memory-unbalanced")
+    assert "CUDA_VISIBLE_DEVICES" in run.message

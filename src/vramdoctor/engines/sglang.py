@@ -265,7 +265,18 @@ LOG = LogWords(
     fingerprint=rx(r"(?<!envs/)(?<!venvs/)sglang(?!/lib/python|[-_]kernel)| TP\d+\]|\[TP\d+\]|KV Cache is allocated|Load weight (?:begin|end)|mem_fraction_static|"
                    r"Capture cuda graph|max_total_num_tokens|Prefill batch[.,] #new-seq|#running-req"),
     run_start=(rx(r"server_args=ServerArgs", 0),),
+    not_oom_advice={
+        "gpu-memory-unbalanced": "one GPU had far less memory free than the others when SGLang started "
+                                 "(model_runner.py init_torch_distributed: min_per_gpu_memory below 0.9 of the local "
+                                 "GPU's): another process holds memory on it. Free that GPU (nvidia-smi shows the "
+                                 "process) or start on GPUs that are alike and free (CUDA_VISIBLE_DEVICES); no memory "
+                                 "setting of SGLang's passes this check.",
+    },
     messages=(
+        # its check that every GPU has about the same memory free before it loads (model_runner.py
+        # init_torch_distributed: "The memory capacity is unbalanced. Some GPUs may be occupied by other processes.
+        # min_per_gpu_memory=41.37, local_gpu_memory=78.92, local_gpu_memory * 0.9=71.03"): another process holds one
+        msg(r"\bThe memory capacity is unbalanced\b", "not_oom", code="gpu-memory-unbalanced"),
         # the barrier after the weights (model_runner.py load_model, 0.4.x+: "TP rank 0 could finish the model loading,
         # but there are other ranks that didn't finish loading. It is likely due to unexpected failures (e.g., OOM) or
         # a slow node."): another rank failed or stalled while it loaded its weights, whatever this rank reached

@@ -419,6 +419,10 @@ LOG = LogWords(
         # execution" and "Dumping scheduler stats"): a failure while serving, its cause in the lines after the dump
         msg(r"Dumping (?:input data for V1 LLM engine|scheduler output for model execution|scheduler stats:)", "error",
             "RUNTIME"),
+        # its start-up's warning that the open-file limit could not be raised (utils set_ulimit: "Found ulimit of 1024
+        # and failed to automatically increase with error current limit exceeds maximum limit. This can cause fd limit
+        # errors like `OSError: [Errno 24] Too many open files`. Consider increasing with ulimit -n"): it goes on
+        msg(r"Found ulimit of \d+ and failed to automatically increase", "note"),
         msg(r"Failed to load model - not enough GPU memory|Failed to create unquantized linear weights|"
             r"Failed to initialize q/k/v range constants", "oom", "WEIGHTS", "weights-alloc-failed"),
         # (a user may quote only its words, without the figures: "... is larger than the maximum number of tokens ...")

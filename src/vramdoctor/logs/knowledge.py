@@ -279,7 +279,8 @@ class Knowledge:
         # (specific before general)
         hits.sort(key=lambda h: (-h[0], not h[1].code, h[4]))
         # (a crash a line only says could come, "This could lead to a segmentation fault at exit": none came)
-        hits = [h for h in hits if h[1].kind != "not_oom" or not _MAY_LEAD.search(text, max(0, h[5] - 60), h[5])]
+        hits = [h for h in hits if h[1].kind not in ("not_oom", "error")
+                or not _MAY_LEAD.search(text, max(0, h[5] - 80), h[5])]
         hint = _KILL_IF.search(text) if any(h[1].phase == "HOST" for h in hits) else None
         if hint:  # (the kill's words after "If exit code is -9": the case it did not report)
             hits = [h for h in hits if h[5] < hint.start() or not (h[1].phase == "HOST" or h[3] == "generic"
@@ -399,8 +400,8 @@ def exception_not_memory(text: str) -> bool:
     RuntimeError: batch_size must be equal to batch_size_k"): a named error that is not memory running out; not one
     whose words say its cause is unknown (`CAUSE_UNKNOWN`)."""
     m = _EXCEPTION.search(text)
-    if not m or CAUSE_UNKNOWN.search(text, m.start()):
-        return False
+    if not m or CAUSE_UNKNOWN.search(text, m.start()) or _MAY_LEAD.search(text, max(0, m.start() - 80), m.start()):
+        return False  # (nor one a warning names as what could follow: "This can cause fd limit errors like `OSError:")
     return not _MEMORY_WORDS.search(without_paths(text)) or bool(_VALIDATION.search(text, m.start()))
 SIGKILL_RX = re.compile(SIGKILL, re.I)  # (see engines.generic.SIGKILL)
 #: an OOM kill denied: by the container's flag, or in words ("not killed by the OOM killer", "wasn't OOM-killed",
@@ -415,8 +416,11 @@ _KILL_DENIED = re.compile(
 
 #: words that a failure could follow, just before its words ("This could lead to a segmentation fault at exit", arrow's
 #: warning at exit): a possibility, not a failure
-_MAY_LEAD = re.compile(r"\b(?:could|may|might|can|would)\s+(?:\w+\s+)?(?:lead to|cause|result in|trigger)\s+(?:an?\s+)?$",
-                       re.I)
+# (also with the kind of error and an example after it: vLLM's ulimit warning, "This can cause fd limit errors like
+# `OSError: [Errno 24] Too many open files`")
+_MAY_LEAD = re.compile(r"\b(?:could|may|might|can|would)\s+(?:\w+\s+)?(?:lead to|cause|result in|trigger)\s+(?:an?\s+)?"
+                       r"(?:[\w-]+\s+){0,4}?(?:(?:errors?|failures?|crash(?:es)?|issues?|problems?)\s+)?"
+                       r"(?:(?:like|such as|e\.g\.,?)\s*)?[`'\x22(]*[\w.]*$", re.I)
 #: an OOM kill an engine's message names only as the cause of another exit code than the one it reports (SGLang's
 #: "Rank 0 scheduler died during initialization (exit code: -3). If exit code is -9 (SIGKILL), a common cause is the
 #: OS OOM killer."): a hint for a case that did not happen
