@@ -841,3 +841,32 @@ def test_sglangs_unbalanced_gpus_is_another_process_not_memory(error):
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("NOT_OOM", "gpu-memory-unbalanced")
     assert "CUDA_VISIBLE_DEVICES" in run.message
+
+
+# --- llama-bench killed between "benchmark i/n: starting" and its warm-up is loading that test's model; its footer's
+# "build: <commit> (<number>)" is read for the number (h302/05) --------------------------------------------------------
+
+def test_llama_bench_killed_after_starting_a_test_is_the_weights():
+    lines = ["$ ./llama-bench -m llama-3.1-8b.Q4_K_M.gguf,llama-3.1-70b.Q8_0.gguf -mmp 0 -p 512 -n 128",
+             "llama-bench: benchmark 1/2: starting", "llama-bench: benchmark 1/2: warmup prompt run",
+             "llama-bench: benchmark 1/2: prompt run 1/5",
+             "| llama 8B Q4_K - Medium |   4.58 GiB |     8.03 B | CPU        |      16 |         pp512 |     61.20 ± 0.31 |",
+             "llama-bench: benchmark 2/2: starting", "Killed"]
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+@pytest.mark.parametrize("line, build", [("build: 7eee341b (3906)", 3906), ("build: 3906 (7eee341b)", 3906),
+                                         ("main: build = 2408 (8030da7a)", 2408)])
+def test_llama_cpps_build_number_in_either_order(line, build):
+    assert run_of(diag("\n".join([line, "llama_model_loader: loaded meta data with 21 key-value pairs"]))).numbers.get(
+        "llama_build") == build
+
+
+# --- LMDeploy's environment check ("<CUDA> check failed!", its cause on the next line in red) is not memory (h303/07) -----
+
+@pytest.mark.parametrize("what", ["CUDA", "Transformers", "Model"])
+def test_lmdeploys_environment_check_is_not_memory(what):
+    lines = ["2025-07-14 16:20:30,001 - lmdeploy - INFO - async_engine.py:260 - input backend=pytorch",
+             f"2025-07-14 16:20:31,882 - lmdeploy - ERROR - base.py:54 - <{what}> check failed!",
+             "\x1b[31mmodel_format=fp8 requires sm>=9.0.\x1b[0m"]
+    assert kind_of(lines) == ("NOT_OOM", "environment-check-failed")

@@ -537,8 +537,11 @@ LOG = LogWords(
                       r"llama_decode"),
         # (not a load that reads the vocabulary only, "llama_model_load: vocab only - skipping tensors", as Ollama
         # does to tokenize before its runner starts: no weights move)
+        # (and llama-bench's own progress, examples/llama-bench/llama-bench.cpp: "llama-bench: benchmark 1/2: starting"
+        # comes before it loads that test's model, "... warmup prompt run" after)
         "WEIGHTS": rx(r"^(?![^\n]*\bvocab only\b)[^\n]*?(?:llama_model_load|load_tensors|llm_load_tensors|loading model "
-                      r"tensors|ggml_backend_metal_buffer_from_ptr|ggml_metal_buffer_map)"),
+                      r"tensors|ggml_backend_metal_buffer_from_ptr|ggml_metal_buffer_map|"
+                      r"llama-bench: benchmark \d+/\d+: starting)"),
         "RUNTIME": rx(r"update_slots|launch_slot|slot \d+ |prompt processing|print_timing|n_past =|"
                       r"common_speculative\w*|::draft\b|"
                       # tools/server's request handlers (server.cpp handle_completions_impl, handle_chat_completions,
@@ -736,7 +739,9 @@ LOG = LogWords(
         # one device, every layer on them, --split-mode layer, the KV cache on the GPUs and no tensor override;
         # GGML_SCHED_MAX_COPIES, 4 by default, a build option): "pipeline parallelism enabled (n_copies=4)"
         fig("sched_copies", r"pipeline parallelism enabled \(n_copies=(\d+)\)", count),
-        fig("llama_build", r"(?:main: build = |\bbuild: )(\d+)", count),
+        # (not llama-bench's footer, "build: 7eee341b (3906)", its commit first and the number after it)
+        fig("llama_build", r"(?:main: build = |\bbuild: )(\d+)(?![0-9a-f])", count),
+        fig("llama_build", r"\bbuild: [0-9a-f]{7,12} \((\d+)\)", count),
         # (2026: "common_params_print_info: build 9592 (ac4cddeb0) with GNU 13.3.0")
         fig("llama_build", r"\bcommon_params_print_info: build (\d+) \(", count),
         # lines only builds before mid-2025 print (renamed to load_tensors / llama_context / llama_kv_cache); not

@@ -27,7 +27,17 @@ LOG = LogWords(
     # (and the engine's first line, serve/async_engine.py AsyncEngine.__init__ "input backend=pytorch, backend_config=...")
     run_start=(rx(r"lmdeploy serve api_server|lmdeploy\.serve\.|turbomind model config:|"
                   r"\binput backend=\w+, backend_config=", 0),),
+    not_oom_advice={
+        "environment-check-failed": "LMDeploy's check of its environment failed before it built anything "
+                                    "(pytorch/check_env: the GPU's architecture, the CUDA or torch install, the "
+                                    "transformers version or the model's format); the line after it says which. Fix "
+                                    "that (another model format or GPU, a matching install); memory is not involved.",
+    },
     messages=(
+        # its environment checks before it builds anything (lmdeploy/pytorch/check_env: "<CUDA> check failed!",
+        # "<Transformers> check failed!", "<Model> check failed!", each with its cause in red on the next line,
+        # log_and_exit: "model_format=fp8 requires sm>=9.0."): the GPU, the install or the model, not memory
+        msg(r"<[\w ]{1,40}> check failed!", "not_oom", code="environment-check-failed"),
         # a request longer than the session allows (TurboMind: "total sequence length (62534 + 3002) exceeds session_len
         # (65536)", then async_engine's "run out of tokens. session=119"; "Truncate max_new_tokens to 128"): the request
         # is cut or refused, the server goes on
