@@ -870,3 +870,20 @@ def test_lmdeploys_environment_check_is_not_memory(what):
              f"2025-07-14 16:20:31,882 - lmdeploy - ERROR - base.py:54 - <{what}> check failed!",
              "\x1b[31mmodel_format=fp8 requires sm>=9.0.\x1b[0m"]
     assert kind_of(lines) == ("NOT_OOM", "environment-check-failed")
+
+
+# --- -ngl sized from the model's own layer count, not from the -ngl asked for (99 on an 80-layer model puts its 80 and
+# the output layer on the GPU): the share of the buffer that failed per layer (h297/01, h300/08) ----------------------
+
+@pytest.mark.parametrize("count", ["print_info: n_layer          = 80",
+                                   "llm_load_print_meta: n_layer          = 80",
+                                   "llama_model_loader: - kv   4:                          llama.block_count u32              = 80"])
+def test_fewer_layers_are_sized_from_the_models_layer_count(count):
+    lines = ["llama-server -m Llama-3.3-70B-Instruct-Q4_K_M.gguf -ngl 99 -c 8192",
+             "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4090) - 23654 MiB free", count,
+             "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 39977.00 MiB on device 0: cudaMalloc failed: out of memory",
+             "alloc_tensor_range: failed to allocate CUDA0 buffer of size 41918414848",
+             "llama_model_load: error loading model: unable to allocate CUDA0 buffer"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "WEIGHTS"
+    assert "-ngl 43" in flags(run).split(" | ")

@@ -715,6 +715,11 @@ LOG = LogWords(
         fig("repeating_layers_offloaded", r"offloading (\d+) repeating layers to GPU", count),
         fig("_output_layer_offloaded", r"offloading output layer to GPU", lambda m: True),
         fig("layers_total", r"offloaded \d+/(\d+) layers", count),
+        # ... or the model's own count where no offload line was printed (the load failed first): n_layer repeating
+        # layers and the output layer (llama-model.cpp print_info "n_layer = 80", 2024's llm_load_print_meta; the GGUF
+        # key "<arch>.block_count" the loader dumps)
+        fig("model_layers", r"(?:print_info|llm_load_print_meta): n_layer\s*=\s*(\d+)\s*$", count),
+        fig("model_layers", r"llama_model_loader: - kv\s+\d+:\s+\w+\.block_count\s+u32\s+=\s+(\d+)\s*$", count),
         # (print_info / llm_load_print_meta: "file type   = Q4_K - Medium"; older builds "model ftype      = Q4_K - Medium")
         fig("file_type", r"(?:file type|model ftype)\s*=\s*(\S+(?: - \w+)?)", lambda m: m.group(1)),
         fig("kv_cache_dtype", r"\bK \((\w+)\):", lambda m: m.group(1)),

@@ -240,6 +240,10 @@ class LoadSteps:
         ngl = n.get("n_gpu_layers")
         if offl is None and isinstance(ngl, int) and not isinstance(ngl, bool) and ngl >= 0:
             offl = ngl  # the layers the user asked for (-ngl, n_gpu_layers), where the log prints none offloaded
+            layers = n.get("layers_total") or n.get("model_layers")
+            if isinstance(layers, int) and layers > 0:
+                # (no more than the model has: -ngl 99 on 80 layers puts the 80 and the output layer there)
+                offl = min(offl, layers + (1 if n.get("layers_total") is None else 0))
         if host and (s.name in GGML or s.engine is None and n.get("layers_total")):
             if not no_gpu:
                 s.add("more layers on the GPU", "gpu_layers", "layers on the GPU do not stay in host RAM, if the GPU "
