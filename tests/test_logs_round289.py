@@ -756,6 +756,8 @@ _SERVED_OOM = ["```", "vllm serve Qwen/Qwen2.5-7B-Instruct --gpu-memory-utilizat
     ["GPU memory slowly increases over ~20h of serving, then CUDA OOM and engine dies", "",
      "Memory after restart 35.9 GB, then it slowly goes up while serving requests: 36.8, 37.9, 39.1 and 39.6 GB."],
     ["VRAM keeps climbing outside the KV pool for ~11h while serving requests, then CUDA OOM", ""],
+    # (a title tagged as a tracker's, "[Bug]: ...", is the report's words too)
+    ["[Bug]: APIServer memory grows ~1.5 GB/hour while serving requests, then OOM", ""],
 ])
 def test_growth_told_above_a_log_that_ends_in_a_serving_oom_is_a_leak(words):
     assert kind_of(words + _SERVED_OOM)[0] == "LEAK"

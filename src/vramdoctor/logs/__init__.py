@@ -13,7 +13,7 @@ from typing import Iterable, Union
 
 from ..engines import all_engines
 from .advice import advise
-from .authorship import sentence_like, user_words
+from .authorship import TITLE, sentence_like, user_words
 from .blocks import scan_blocks
 from .diagnose import detect_engine, diagnose_run
 from .facts import PROSE_HIT, RunFacts
@@ -288,7 +288,8 @@ def decide(reports: list[RunReport], out_of_order: bool = False, copies: frozens
         # the title and the sentences above the log: "GPU memory keeps climbing for ~11h then CUDA OOM"; the out of
         # memory is how that growth ended, as within one run)
         grew = [x for x in earlier if x.kind == "LEAK" and x.evidence
-                and not any(STRONG_PREFIX.match(e["text"]) for e in x.evidence) and "ready" not in x.progress]
+                and not any(STRONG_PREFIX.match(e["text"]) and not TITLE.match(e["text"]) for e in x.evidence)
+                and "ready" not in x.progress]
         if r.kind == "RUNTIME" and grew:
             return grew[-1]
         if r.kind != "NONE":

@@ -13,7 +13,7 @@ from .facts import RunFacts, latest
 from .knowledge import FRAME, LEVEL, PY_FRAME, knowledge, phase_words
 from .lines import LOG_PREFIX, bare_prefix, message
 from .phase import STATS, is_progress, last_marker, steps_named
-from .prose import OOM_ANY, supposed, written_by_user
+from .prose import supposed, written_by_user
 from .verdict import KIND_OF_PHASE, Diagnosis
 
 
