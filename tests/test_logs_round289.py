@@ -889,3 +889,17 @@ def test_fewer_layers_are_sized_from_the_models_layer_count(count):
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "WEIGHTS"
     assert "-ngl 43" in flags(run).split(" | ")
+
+
+# --- systemd's "Main process exited, code=exited, status=0/SUCCESS" after a start-up that died is no request served
+# (TGI's router ends a request's line with ": Success", in its case) (h301/01) -------------------------------------------
+
+def test_systemds_success_exit_after_a_failed_start_is_no_serving():
+    j = "Sep 12 10:02:12 gpu-node03 vllm-serve[18422]: "
+    lines = [j + "INFO 09-12 10:01:40 api_server.py:440] vLLM API server version 0.5.5",
+             j + "INFO 09-12 10:01:50 model_runner.py:879] Starting to load model mistralai/Mixtral-8x7B-Instruct-v0.1...",
+             j + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 896.00 MiB. GPU 0 has a total capacity of "
+                 "79.15 GiB of which 481.31 MiB is free.",
+             j + "ERROR 09-12 10:02:20 api_server.py:171] RPCServer process died before responding to readiness probe",
+             "Sep 12 10:02:21 gpu-node03 systemd[1]: vllm-serve.service: Main process exited, code=exited, status=0/SUCCESS"]
+    assert kind_of(lines)[0] == "WEIGHTS"

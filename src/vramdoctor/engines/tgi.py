@@ -95,7 +95,9 @@ LOG = LogWords(
         # (not the router's "Invalid hostname, defaulting to 0.0.0.0": v1.x printed it after the warm-up, v2+ in
         # main.rs before server::run warms the model up)
         ("ready", rx(r"text_generation_router.*Connected|Starting HTTP server")),
-        ("requests", rx(r"generate\{|generate_stream\{|\"POST /(?:generate|v1/" + NOT_ADMIN + r")|Success$")),
+        # (the router's "...: router/src/server.rs:432: Success" at a request's end, in its case; not systemd's
+        # "Main process exited, code=exited, status=0/SUCCESS")
+        ("requests", rx(r"generate\{|generate_stream\{|\"POST /(?:generate|v1/" + NOT_ADMIN + r")|:\s(?-i:Success)$")),
     ),
     figures=(
         fig("kv_pool_tokens", r"(?:Inferred|Setting) max batch total tokens(?: to)?:? " + NUM, count),
