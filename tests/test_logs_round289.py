@@ -903,3 +903,28 @@ def test_systemds_success_exit_after_a_failed_start_is_no_serving():
              j + "ERROR 09-12 10:02:20 api_server.py:171] RPCServer process died before responding to readiness probe",
              "Sep 12 10:02:21 gpu-node03 systemd[1]: vllm-serve.service: Main process exited, code=exited, status=0/SUCCESS"]
     assert kind_of(lines)[0] == "WEIGHTS"
+
+
+# --- a traceback flattened onto one line (literal "\n" between its frames): its frames in the order they stand, the
+# innermost last, decide, not their text's alphabetical order (h303/06, a confidently wrong WEIGHTS) ----------------------
+
+def _flat(frames_: list[str], error: str) -> str:
+    body = "".join(f'  File "{path}", line {ln}, in {fn}\\n    {code}\\n' for path, ln, fn, code in frames_)
+    return "Process mp_engine_proc:\\nTraceback (most recent call last):\\n" + body + error
+
+
+_LMD = "/opt/conda/lib/python3.10/site-packages/lmdeploy/pytorch"
+_OOM6 = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 6.00 MiB. GPU 0 has a total capacity of 22.05 GiB"
+
+
+@pytest.mark.parametrize("inner, kind", [
+    ([(_LMD + "/engine/executor/base.py", 197, "init", "self.warmup()"),
+      (_LMD + "/backends/cuda/graph_runner.py", 111, "capture", "output = self.model(**padded_kwargs)")], "WARMUP"),
+    ([(_LMD + "/engine/model_agent.py", 300, "build_model", "self._load_weights()"),
+      (_LMD + "/weight_loader/model_weight_loader.py", 150, "load_model_weights", "param.copy_(weight)")], "WEIGHTS"),
+])
+def test_a_flattened_tracebacks_innermost_frame_decides(inner, kind):
+    outer = [(_LMD + "/engine/mp_engine/zmq_engine.py", 92, "_mp_proc", "engine = Engine.from_pretrained("),
+             (_LMD + "/engine/engine.py", 456, "from_pretrained", "return cls(model_path=pretrained_model_name_or_path,")]
+    lines = ["2025-09-03 11:02:07,913 - lmdeploy - INFO - base.py:188 - Building Model.", _flat(outer + inner, _OOM6)]
+    assert kind_of(lines)[0] == kind

@@ -72,10 +72,11 @@ def frames(f: Failure) -> list[tuple[tuple, int, str]]:
         if not FRAME.search(text) or SIZE_REPORT.search(text):
             continue
         python = bool(PY_FRAME.search(text))
-        order = (1, -ln, 1) if python else (0, ln, 0)
+        # (the piece's place breaks ties on one line: a traceback flattened onto one line, its frames pieces of it)
+        order = (1, -ln, -i, 1) if python else (0, ln, i, 0)
         out.append((order, ln, text))
         if python and i + 1 < len(lines) and not FRAME.search(lines[i + 1][1]):
-            out.append(((1, -ln, 0), lines[i + 1][0], lines[i + 1][1]))  # the code line: inside its frame
+            out.append(((1, -ln, -i, 0), lines[i + 1][0], lines[i + 1][1]))  # the code line: inside its frame
     return out
 
 
