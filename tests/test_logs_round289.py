@@ -928,3 +928,25 @@ def test_a_flattened_tracebacks_innermost_frame_decides(inner, kind):
              (_LMD + "/engine/engine.py", 456, "from_pretrained", "return cls(model_path=pretrained_model_name_or_path,")]
     lines = ["2025-09-03 11:02:07,913 - lmdeploy - INFO - base.py:188 - Building Model.", _flat(outer + inner, _OOM6)]
     assert kind_of(lines)[0] == kind
+
+
+# --- a report's title that quotes a warning the engine printed and went on from (ggml's pinned-memory fallback): no
+# failure of its own over a log that serves (h299/17) ------------------------------------------------------------------
+
+_PINNED = ["ggml_cuda_host_malloc: failed to allocate 2706.50 MiB of pinned memory: out of memory",
+           "llm_load_tensors:        CPU buffer size =  2706.50 MiB",
+           "llm_load_tensors:      CUDA0 buffer size =  4893.02 MiB",
+           "main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+           "request: POST /v1/chat/completions 127.0.0.1 200"]
+
+
+@pytest.mark.parametrize("title", ['KoboldCpp WSL2: "failed to allocate pinned memory: out of memory" - is my setup broken?',
+                                   'Is “failed to allocate pinned memory” a problem? It still answers'])
+def test_a_title_quoting_a_warning_the_engine_went_on_from_is_no_failure(title):
+    assert kind_of([title, ""] + _PINNED)[0] == "NONE"
+
+
+def test_a_title_quoting_an_error_the_log_does_not_warn_of_is_still_read():
+    title = 'Server dies: "CUDA error: out of memory" after a few requests'
+    lines = [title, ""] + _PINNED + ["CUDA error: out of memory", "  current device: 0, in function alloc at ggml-cuda.cu:380"]
+    assert kind_of(lines)[0] == "RUNTIME"

@@ -1191,6 +1191,21 @@ def _same_error(a: str, b: str) -> bool:
                                                     or OOM_ANY.search(same))
 
 
+#: words in quotes in a report's title or sentence (what it quotes of the log)
+_QUOTED = re.compile(r"[\x22\u201c`]([^\x22\u201d`]{12,300})[\x22\u201d`]")
+
+
+def _quotes_a_note(run: RunFacts, f: Failure) -> bool:
+    """Failure `f` is a report's title or sentence that quotes a warning the engine printed and went on from (a note:
+    ggml's "failed to allocate 2706.50 MiB of pinned memory: out of memory", then the buffer made in ordinary memory):
+    every word it quotes stands in one of the run's notes. Such words report no failure of their own."""
+    if not run.notes or not (TITLE.match(f.text) or user_words(f.text) or f.line_no == run.first_line):
+        return False
+    quoted = [set(re.findall(r"[a-z]+", m.group(1).lower())) for m in _QUOTED.finditer(f.text)]
+    quoted = [q for q in quoted if len(q) >= 3]
+    return bool(quoted) and all(any(q <= set(re.findall(r"[a-z]+", t.lower())) for _, t in run.notes) for q in quoted)
+
+
 def _own_line_of(run: RunFacts, f: Failure) -> Failure | None:
     """The log's own line (a program's, after `f`) of the error a report's words `f` restate: an exception whose class
     and first words `f` holds too. None where the log has no such line."""
@@ -1220,8 +1235,8 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     """The failure that decides run `run` (None: the run shows none), and the line of the report's own words that gave
     its cause where the log's lines do not (a user's sentence, or the title; None where they do)."""
     told: tuple[int, str] | None = None  # a user's sentence that gave the cause of the failure the log shows cut
-    fatal = [f for f in run.failures if f.kind in ("oom", "not_oom") and not _self_kill(f)]
-    f = fatal[0] if fatal else (run.failures[0] if run.failures else None)
+    fatal = [f for f in run.failures if f.kind in ("oom", "not_oom") and not _self_kill(f) and not _quotes_a_note(run, f)]
+    f = fatal[0] if fatal else next((g for g in run.failures if not _quotes_a_note(run, g)), None)
     if f is None:
         return None, None
     # (or the report's title quotes it, on the run's first line, and the output below ends in it)

@@ -113,6 +113,8 @@ class RunFacts:
     refused_first: tuple[int, str] | None = None
     #: the last refusal that ended a traceback (the program raised it: an offline script stops there), its line
     refused_raised: int = 0
+    #: the engine's warnings it goes on from (a verdict of kind "note"), the first few: (line, text)
+    notes: list[tuple[int, str]] = field(default_factory=list)
     #: process listings pasted beside the log (`processes`): process key -> (snapshot, resident bytes, line, its text)
     #: in the order read, and its command; one snapshot of many processes gives each one reading
     process_series: dict[str, list[tuple[int, int, int, str]]] = field(default_factory=dict)

@@ -54,7 +54,9 @@ MAX_DEFERRED = 64
 AFTER = 12  # lines kept after a failure: C++ backtraces and follow-up messages
 AFTER_TRACEBACK = 400  # ... and while a Python traceback that began in them goes on: its frames, up to this many lines
 MAX_FAILURES = 8
-JOIN_FRAME = 5  # lines from a failure's last line within which a Python frame continues its traceback
+JOIN_FRAME = 5
+MAX_NOTES = 16  # an engine's warnings it goes on from, kept per run
+MAX_NOTE_CHARS = 500  # lines from a failure's last line within which a Python frame continues its traceback
 MAX_PRESSURE = 8
 ENGINE_SAMPLE_LINES = 2000
 #: llama.cpp's issue template's heading for the version it asks to paste ("### Name and Version": the output of
@@ -730,8 +732,10 @@ class Scanner:
             if last and line_no - max(last.end_line, last.line_no) <= 3:
                 last.retried, last.end_line = (line_no, text), line_no
             return True
-        if kind == "note":  # a warning the engine goes on from (pinned host memory): nothing to record
+        if kind == "note":  # a warning the engine goes on from (pinned host memory): no failure
             self.note = (line_no, _SOURCE.match(text).group(0) if _SOURCE.match(text) else "")
+            if len(r.notes) < MAX_NOTES:  # (kept so a report's title that quotes it is known for it)
+                r.notes.append((line_no, text[:MAX_NOTE_CHARS]))
             return True
         if line_no == self.note[0] + 1 and _DETAIL.match(text[len(self.note[1]):]) and text.startswith(self.note[1]):
             # the warning's own detail on the next line, under its prefix (ggml-vulkan's "Failed to allocate pinned
