@@ -515,29 +515,29 @@ def _with_panic_message(f: Failure) -> Failure:
 _INTERRUPTED = re.compile(r"^\s*(?:\^C)?(?:\w+\.)*KeyboardInterrupt\s*$")
 
 
-def _interrupted(run: RunFacts, f: Failure) -> bool:
-    """The traceback error `f` heads ends in a bare KeyboardInterrupt (Ctrl-C, SIGINT), in the lines after it or the
-    run's last lines: the process was stopped by hand."""
+def _interrupted(run: RunFacts, f: Failure) -> tuple[int, str] | None:
+    """The bare KeyboardInterrupt (Ctrl-C, SIGINT) that ends the traceback error `f` heads, in the lines after it or
+    the run's last lines: the process was stopped by hand. None where it ends otherwise."""
     ends = [(ln, t) for ln, t in [(f.line_no, f.text), *f.after, *_tail_after(run, f)] if t.strip()]
     if ends and _INTERRUPTED.match(ends[-1][1]):
-        return True
+        return ends[-1]
     # (or the traceback's own last line, whatever was pasted under it: its first line that is no frame, no code
     # under a frame, no carets)
-    for _, t in f.after:
+    for ln, t in f.after:
         if not t.strip() or FRAME.search(t) or t[:1].isspace():
             continue
-        return bool(_INTERRUPTED.match(t))
-    return False
+        return (ln, t) if _INTERRUPTED.match(t) else None
+    return None
 
 
 def _stopped_by_hand(run: RunFacts, f: Failure) -> Diagnosis | None:
     """NONE where error `f` is the traceback of a server stopped by hand (a bare KeyboardInterrupt ends it, in the lines
     after it or the run's last lines) after it had served: no failure. None otherwise (a server stopped while it
     started may have hung: that is left to the rest)."""
-    if not any(m in f.progress for m in ("ready", "requests")) or not _interrupted(run, f):
+    stop = _interrupted(run, f) if any(m in f.progress for m in ("ready", "requests")) else None
+    if stop is None:
         return None
-    ends = [(ln, t) for ln, t in [(f.line_no, f.text), *f.after, *_tail_after(run, f)] if t.strip()]
-    return Diagnosis(kind="NONE", code="stopped-by-hand", oom=False, evidence=[ends[-1]],
+    return Diagnosis(kind="NONE", code="stopped-by-hand", oom=False, evidence=[stop],
                      phase_source="the traceback's last line: the process was interrupted (SIGINT)",
                      message="The server was stopped by hand (Ctrl-C: the KeyboardInterrupt that ends the traceback) "
                              "after it had served; that traceback is its shutdown, not a failure. No memory problem "

@@ -50,17 +50,25 @@ def _inside_wrapper(f: Failure, engine: str) -> Place | None:
     v = knowledge().line_verdict(f.deciding[1]) if f.deciding else None
     if v is None or v.kind != "wrapper" or f.phase not in STARTUP:
         return None
-    found = {}
-    for order, ln, text in sorted(frames(f)):
-        p = phase_words(_callee(text), engine) if ln <= f.line_no else None  # (the traceback that ends at it)
-        if p in STARTUP and p not in found:
-            found[p] = (order, ln, text)
-    if not found:
+    # (the traceback that ends at it, not one after it)
+    found = _first_phases([x for x in sorted(frames(f)) if x[1] <= f.line_no], engine)
+    starting = [p for p in STARTUP if p in found]
+    if not starting:
         return None
-    p = min(found, key=lambda x: found[x][0])
+    p = min(starting, key=lambda x: found[x][0])
     if STARTUP.index(p) >= STARTUP.index(f.phase):
         return None
     return Place(p, "the stack frames, inside the engine's step that failed", found[p][1:], [p])
+
+
+def _first_phases(listed: list[tuple[tuple, int, str]], engine: str) -> dict[str, tuple[tuple, int, str]]:
+    """Each phase the frames `listed` (sorted, innermost first: `frames`) name, with the first frame that names it."""
+    found: dict[str, tuple[tuple, int, str]] = {}
+    for order, ln, text in listed:
+        p = phase_words(_callee(text), engine)
+        if p and p not in found:
+            found[p] = (order, ln, text)
+    return found
 
 
 def frames(f: Failure) -> list[tuple[tuple, int, str]]:
@@ -710,13 +718,9 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     told_start = any(_told_start(t) for _, t in [*f.before, (f.line_no, f.text), *f.after]) and "ready" not in f.progress
     # stack frames: a start-up step anywhere beats a serving step (start-up runs the forward pass too);
     # among start-up steps the innermost is the most specific
-    found: dict[str, tuple[tuple, int, str]] = {}
-    startup_frame = False
-    for order, ln, text in sorted(frames(f)):
-        p = phase_words(_callee(text), engine)
-        if p and p not in found:
-            found[p] = (order, ln, text)
-        startup_frame = startup_frame or any(x.search(text) for x in k.frames.get("STARTUP", ()))
+    listed = sorted(frames(f))
+    found = _first_phases(listed, engine)
+    startup_frame = any(x.search(text) for _, _, text in listed for x in k.frames.get("STARTUP", ()))
     start_phases = [p for p in STARTUP if p in found]
     if start_phases:
         p = min(start_phases, key=lambda x: found[x][0])
