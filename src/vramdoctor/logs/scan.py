@@ -54,9 +54,9 @@ MAX_DEFERRED = 64
 AFTER = 12  # lines kept after a failure: C++ backtraces and follow-up messages
 AFTER_TRACEBACK = 400  # ... and while a Python traceback that began in them goes on: its frames, up to this many lines
 MAX_FAILURES = 8
-JOIN_FRAME = 5
+JOIN_FRAME = 5  # lines from a failure's last line within which a Python frame continues its traceback
 MAX_NOTES = 16  # an engine's warnings it goes on from, kept per run
-MAX_NOTE_CHARS = 500  # lines from a failure's last line within which a Python frame continues its traceback
+MAX_NOTE_CHARS = 500  # ... each up to this many characters
 MAX_PRESSURE = 8
 ENGINE_SAMPLE_LINES = 2000
 #: llama.cpp's issue template's heading for the version it asks to paste ("### Name and Version": the output of
