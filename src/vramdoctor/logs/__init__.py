@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
+from itertools import chain
 from typing import Iterable, Union
 
 from ..engines import all_engines
+from . import streams
 from .advice import advise
 from .authorship import TITLE, sentence_like, user_words
 from .blocks import scan_blocks
@@ -21,8 +23,8 @@ from .knowledge import knowledge
 from .lines import STRONG_PREFIX
 from .prose import same_again
 from .quiet import DEATH_BEGINS, pool_below_cap
-from .reader import Blocks
-from .scan import scan
+from .reader import Blocks, clean, lines_of
+from .scan import LineScan, scan
 from .verdict import OOM_KINDS
 
 KINDS = ("WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME", "UNDETERMINED", "LEAK", "NOT_OOM", "NONE")
@@ -52,6 +54,7 @@ class RunReport:
     missing: str = ""
     progress: dict = field(default_factory=dict)
     model_check: list[str] = field(default_factory=list)
+    program: str = ""
 
 
 @dataclass
@@ -299,6 +302,41 @@ def decide(reports: list[RunReport], out_of_order: bool = False, copies: frozens
     return reports[-1] if reports else None
 
 
+def _choose(chosen: list[RunReport | None]) -> RunReport | None:
+    """Of the runs that decide each program's lines (one per program; one in all for a log of one program), the one
+    that decides the log: a failure before no failure; a program's before the untagged lines' (the report's words
+    above the log, which may be about any of them: they decide only where no program shows a failure); out of memory
+    before another failure; then the latest."""
+    found = [r for r in chosen if r is not None]
+    return max(found, key=lambda r: (r.kind != "NONE", bool(r.program), r.kind in OOM_KINDS, r.last_line),
+               default=None)
+
+
+def _scan(source: Source) -> list[tuple[str, list[RunFacts]]]:
+    """The runs of `source`, per program where its lines are several programs' taken in turn (`streams`): (the
+    program's tag, its runs) in the order the programs first show; otherwise one ("", runs)."""
+    if isinstance(source, Blocks):
+        it = iter(source)
+        first = next(it, b"")
+        sample = [clean(x) for x in first.split(b"\n", streams.SAMPLE_LINES)[:streams.SAMPLE_LINES]]
+        rest = chain([first], it)
+        bar = streams.interleaved(sample)
+        if bar is None:
+            runs = scan_blocks(rest)
+            if source.broken and runs and runs[-1].tail:
+                runs[-1].tail_cut = True  # (the data broke off: its last line is no end the server wrote)
+            return [("", runs)]
+        lines = lines_of(rest)
+    else:
+        bar, lines = streams.peek(source)
+        if bar is None:
+            return [("", scan(lines))]
+    demux = streams.Demux(lambda name: LineScan())
+    for name, line_no, text in streams.split(lines, bar):
+        demux.feed(name, line_no, text)
+    return [(name, ls.finish()) for name, ls in demux.consumers.items()] or [("", [])]
+
+
 #: the time a collector puts before each line (kubectl --timestamps, docker logs -t): one paste of the output may have
 #: it and the other not
 _ISO_STAMP = re.compile(r"^\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+")
@@ -334,27 +372,37 @@ def diagnose(source: Source, *, engine: str | None = None, model_check=None,
     estimate), held per GPU against the memory an out-of-memory error says was in use, and the size advice gives
     GPUs and offload from. heads: the model's attention heads and its KV heads per layer kind (the tensor-parallel
     sizes it allows)."""
-    runs = scan_blocks(source) if isinstance(source, Blocks) else scan(source)
-    if isinstance(source, Blocks) and source.broken and runs and runs[-1].tail:
-        runs[-1].tail_cut = True  # (the data broke off: its last line is no end the server wrote)
+    groups = _scan(source)
     flip = 0  # the log's last line number, where it was written newest first and is read from its end
-    if runs and runs[0].newest_first:
-        head = runs[0].newest_first
+    if len(groups) == 1 and groups[0][1] and groups[0][1][0].newest_first:
+        head = groups[0][1][0].newest_first
         flip = head[-1][0]
-        runs = scan([(flip + 1 - ln, text) for ln, text in reversed(head)])
-    runs, notes = _attach_orphans(runs)
+        groups = [("", scan([(flip + 1 - ln, text) for ln, text in reversed(head)]))]
+    notes: list[str] = []
+    named = [n for n, _ in groups if n]
+    if named:
+        notes.append(f"the log interleaves {len(named)} programs' lines ({', '.join(named)}: docker "
+                     "compose services or pods, by the tag before each line): each was read as a log of its own, and "
+                     "one's start-up or serving clears nothing of another's failure.")
     if flip:
         notes.append("the log is written newest first (its times step back and never on, as a web console or a log "
                      "explorer lists it): it was read from its last line up; the line numbers are the file's.")
-    if runs and runs[0].dropped_after:
-        count, span = runs[0].dropped_after
-        notes.append(f"{count:,} runs (lines {span[0]:,}-{span[1]:,}) were left out: the server restarted over and "
-                     "over; the first and the latest runs are shown." if span else f"{count:,} runs were left out.")
-    shuffled = bool(runs and runs[0].out_of_order)
-    if shuffled:
-        notes.append(f"the log's times step back {runs[0].out_of_order} times: its lines are out of order (a shuffled, "
-                     "reversed or reassembled paste), so its runs are pieces of it and the steps before a failure may "
-                     "not be its own; paste the log in the order it was written (or sort it by time).")
+    runs: list[RunFacts] = []
+    spans: list[tuple[str, int, int, bool]] = []  # each program's runs: its name, first index, end, shuffled
+    for name, group in groups:
+        group, more = _attach_orphans(group)
+        notes += more
+        if group and group[0].dropped_after:
+            count, span = group[0].dropped_after
+            notes.append(f"{count:,} runs (lines {span[0]:,}-{span[1]:,}) were left out: the server restarted over "
+                         "and over; the first and the latest runs are shown." if span else f"{count:,} runs were left out.")
+        shuffled = bool(group and group[0].out_of_order)
+        if shuffled:
+            notes.append(f"the log's times step back {group[0].out_of_order} times: its lines are out of order (a "
+                         "shuffled, reversed or reassembled paste), so its runs are pieces of it and the steps before a "
+                         "failure may not be its own; paste the log in the order it was written (or sort it by time).")
+        spans.append((name, len(runs), len(runs) + len(group), shuffled))
+        runs += group
     hits: dict[str, int] = {}
     for r in runs:
         for k, v in r.engine_hits.items():
@@ -385,7 +433,7 @@ def diagnose(source: Source, *, engine: str | None = None, model_check=None,
             figures["_model_heads"] = heads
         back = (lambda ln: flip + 1 - ln) if flip else (lambda ln: ln)  # (a line number in the file)
         reports.append(RunReport(
-            index=i, first_line=back(r.last_line if flip else r.first_line),
+            index=i, program=next((n for n, a, b, _ in spans if a <= i < b), ""), first_line=back(r.last_line if flip else r.first_line),
             last_line=back(r.first_line if flip else r.last_line), engine=eng, kind=d.kind, code=d.code,
             message=d.message, inferred=d.inferred, phase_source=d.phase_source,
             evidence=[{"line": back(ln), "text": t} for ln, t in d.evidence],
@@ -394,8 +442,9 @@ def diagnose(source: Source, *, engine: str | None = None, model_check=None,
             missing=d.missing, progress=dict(r.progress),
             model_check=model_check(numbers, derived, eng) if model_check else [],
         ))
-    chosen = decide(reports, shuffled, _pasted_again(runs))
-    total = flip or (runs[-1].last_line if runs else 0)
+    chosen = _choose([decide(reports[a:b], shuffled, frozenset(a + i for i in _pasted_again(runs[a:b])))
+                      for _, a, b, shuffled in spans])
+    total = flip or max((r.last_line for r in runs), default=0)
     diagnosis = ({"kind": chosen.kind, "code": chosen.code, "run": chosen.index + 1} if chosen
                  else {"kind": "NONE", "code": "empty", "run": 0})
     return LogReport(engine=overall, runs=reports, lines=total, notes=notes, diagnosis=diagnosis)

@@ -89,7 +89,8 @@ def _quote(text: str, width: int = 220) -> str:
 
 def _run(console: Console, r: RunReport, total: int, detailed: bool) -> None:
     style = KIND_STYLE.get(r.kind, "white")
-    head = f"run {r.index + 1}/{total} (lines {r.first_line}-{r.last_line}, {r.engine}): "
+    where = f", {printable(r.program)}" if r.program else ""  # (one program's lines of several: `streams`)
+    head = f"run {r.index + 1}/{total} (lines {r.first_line}-{r.last_line}, {r.engine}{where}): "
     console.print(f"{head}[bold {style}]{r.kind}[/] [dim]{r.code}[/] - {WHICH_LEDGER.get(r.kind, '')}"
                   + (" [dim](inferred)[/]" if r.inferred else ""))
     if not detailed:

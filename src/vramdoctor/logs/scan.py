@@ -925,19 +925,34 @@ _FENCE = re.compile(r"^\s*(?:```|~~~)\s*([\w+-]*)")
 _QUOTED_EXCEPTION = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning):\s")
 
 
+class LineScan:
+    """A scan fed one numbered line at a time, every one of them: `feed(line_no, text)`, then `finish()`."""
+
+    def __init__(self) -> None:
+        self.s = Scanner()
+        self.last: tuple[int, str] | None = None
+        self.recent: deque[tuple[int, str]] = deque(maxlen=CUT_LOOKBACK + 1)
+
+    def feed(self, line_no: int, text: str) -> None:
+        if self.last is None and not self.s.runs:
+            self.s.run.first_line = line_no  # (a program's first line among others', not the log's first)
+        self.recent.append((line_no, text))
+        for part in pieces(text):
+            self.s.feed(line_no, part)
+            self.last = (line_no, part)
+
+    def finish(self) -> list[RunFacts]:
+        texts = [t for _, t in self.recent]
+        cut = tail_cut(texts[-1], texts[:-1], knowledge().sentences) if texts else False
+        return self.s.finish(self.last, cut_mid_line=cut, tail=list(self.recent))
+
+
 def scan(lines: Iterable[tuple[int, str]]) -> list[RunFacts]:
     """Scan numbered lines, every one of them (see `blocks.scan_blocks` for the fast path)."""
-    s = Scanner()
-    last = None
-    recent: deque[tuple[int, str]] = deque(maxlen=CUT_LOOKBACK + 1)
+    ls = LineScan()
     for line_no, text in lines:
-        recent.append((line_no, text))
-        for part in pieces(text):
-            s.feed(line_no, part)
-            last = (line_no, part)
-    texts = [t for _, t in recent]
-    cut = tail_cut(texts[-1], texts[:-1], knowledge().sentences) if texts else False
-    return s.finish(last, cut_mid_line=cut, tail=list(recent))
+        ls.feed(line_no, text)
+    return ls.finish()
 
 
 def numbered(texts: Iterable[str]) -> Iterator[tuple[int, str]]:
