@@ -98,3 +98,80 @@ def test_one_compose_service_alone_is_read_as_before():
     """)
     assert all(r.program == "" for r in rep.runs)
     assert run_of(rep).kind == "KV_CAPACITY"
+
+
+# --- a GPU the engine found and would not use, so the model then loads and serves on the CPU: the refusal decides,
+# not the CPU run after it (Ollama's discover/*.go at each version) ----------------------------------------------------
+
+OLLAMA_CPU_AFTER = """
+    time=2025-03-02T10:00:05.101Z level=INFO source=server.go:405 msg="starting llama server" cmd="/usr/bin/ollama runner --model /root/.ollama/models/blobs/sha256-6a0746a1ec1a --ctx-size 8192 --batch-size 512 --threads 6 --no-mmap --parallel 4 --port 40193"
+    time=2025-03-02T10:00:05.300Z level=INFO source=server.go:585 msg="waiting for llama runner to start responding"
+    time=2025-03-02T10:00:05.301Z level=INFO source=memory.go:356 msg="offload to cpu" layers.requested=-1 layers.model=29 layers.offload=0 layers.split="" memory.available="[28.3 GiB]" memory.gpu_overhead="0 B" memory.required.full="2.8 GiB" memory.required.partial="0 B" memory.required.kv="896.0 MiB" memory.required.allocations="[2.8 GiB]" memory.weights.total="1.9 GiB" memory.weights.repeating="1.6 GiB" memory.weights.nonrepeating="308.2 MiB" memory.graph.full="424.0 MiB" memory.graph.partial="570.7 MiB"
+    time=2025-03-02T10:00:07.712Z level=INFO source=server.go:624 msg="llama runner started in 2.41 seconds"
+    [GIN] 2025/03/02 - 10:00:19 | 200 | 14.21s | 127.0.0.1 | POST "/api/generate"
+"""
+
+
+def test_ollama_05_radeon_its_rocm_build_lacks_then_the_cpu():
+    rep = diag("""
+        ollama uses cpu only with my 6600 XT
+        time=2025-03-02T10:00:01.001Z level=INFO source=routes.go:1238 msg="Listening on [::]:11434 (version 0.5.12)"
+        time=2025-03-02T10:00:01.002Z level=INFO source=gpu.go:217 msg="looking for compatible GPUs"
+        time=2025-03-02T10:00:01.010Z level=WARN source=amd_linux.go:378 msg="amdgpu is not supported (supported types:[gfx1010 gfx1012 gfx1030 gfx1100 gfx1101 gfx1102 gfx900 gfx906 gfx908 gfx90a gfx940 gfx941 gfx942])" gpu_type=gfx1032 gpu=0 library=/usr/lib/ollama
+        time=2025-03-02T10:00:01.010Z level=WARN source=amd_linux.go:385 msg="See https://github.com/ollama/ollama/blob/main/docs/gpu.md#overrides for HSA_OVERRIDE_GFX_VERSION usage"
+        time=2025-03-02T10:00:01.011Z level=INFO source=amd_linux.go:404 msg="no compatible amdgpu devices detected"
+        time=2025-03-02T10:00:01.011Z level=INFO source=gpu.go:377 msg="no compatible GPUs were discovered"
+        time=2025-03-02T10:00:01.011Z level=INFO source=types.go:130 msg="inference compute" id=0 library=cpu variant="" compute="" driver=0.0 name="" total="31.2 GiB" available="28.3 GiB"
+    """ + OLLAMA_CPU_AFTER)
+    run = run_of(rep)
+    assert (run.kind, run.code) == ("NOT_OOM", "gpu-unsupported"), (run.kind, run.code)
+    assert "HSA_OVERRIDE_GFX_VERSION" in run.message
+
+
+def test_ollama_01_key_value_refusal_and_an_old_nvidia_card():
+    # (0.1.3x printed the supported types as a field: msg="amdgpu is not supported" ... supported_types=...)
+    for refusal in (
+            'time=2024-05-20T09:00:01.010+02:00 level=WARN source=amd_linux.go:340 msg="amdgpu is not supported" '
+            'gpu=0 gpu_type=gfx1032 library=/usr/lib64 supported_types="[gfx1030 gfx1100 gfx1101 gfx1102]"',
+            'time=2024-05-20T09:00:01.010+02:00 level=INFO source=gpu.go:260 msg="[0] CUDA GPU is too old. Compute '
+            'Capability detected: 3.5"'):
+        rep = diag('time=2024-05-20T09:00:01.001+02:00 level=INFO source=routes.go:1074 msg="Listening on '
+                   '127.0.0.1:11434 (version 0.1.38)"\n' + refusal + "\n" + OLLAMA_CPU_AFTER)
+        run = run_of(rep)
+        assert (run.kind, run.code) == ("NOT_OOM", "gpu-unsupported"), (refusal, run.kind, run.code)
+
+
+def test_ollama_012_device_filtered_then_the_cpu_in_journald():
+    lines = [
+        'ollama[3342]: time=2025-11-28T18:02:11.520+01:00 level=INFO source=routes.go:1597 msg="Listening on 127.0.0.1:11434 (version 0.12.11)"',
+        'ollama[3342]: time=2025-11-28T18:02:12.318+01:00 level=DEBUG source=runner.go:128 msg="verifying device is supported" library=/usr/local/lib/ollama/rocm description="AMD Radeon RX 7600" compute=gfx1102 id=0 pci_id=0000:0b:00.0',
+        'ollama[3342]: time=2025-11-28T18:02:13.466+01:00 level=DEBUG source=runner.go:135 msg="filtering device which didn\'t fully initialize" id=0 libdir=/usr/local/lib/ollama/rocm pci_id=0000:0b:00.0 library=ROCm',
+        'ollama[3342]: time=2025-11-28T18:02:13.470+01:00 level=INFO source=types.go:60 msg="inference compute" id=cpu library=cpu compute="" name=cpu description=cpu libdirs=ollama driver="" pci_id="" type="" total="31.2 GiB" available="28.3 GiB"',
+        'ollama[3342]: time=2025-11-28T18:03:40.180+01:00 level=INFO source=ggml.go:494 msg="offloaded 0/29 layers to GPU"',
+        'ollama[3342]: time=2025-11-28T18:03:41.436+01:00 level=INFO source=server.go:1332 msg="llama runner started in 1.33 seconds"',
+        'ollama[3342]: [GIN] 2025/11/28 - 18:03:52 | 200 | 12.1s | 127.0.0.1 | POST "/api/chat"',
+    ]
+    run = run_of(diag("\n".join("Nov 28 18:02:11 ryzen " + x for x in lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "gpu-unsupported"), (run.kind, run.code)
+
+
+def test_a_device_filtered_while_another_gpu_takes_the_layers_is_no_failure():
+    # (two GPUs, one filtered; the model went to the other: the refusal did not put the model on the CPU)
+    rep = diag("""
+        time=2025-11-28T18:02:11.520Z level=INFO source=routes.go:1597 msg="Listening on 127.0.0.1:11434 (version 0.12.11)"
+        time=2025-11-28T18:02:13.466Z level=DEBUG source=runner.go:135 msg="filtering device which didn't fully initialize" id=1 libdir=/usr/lib/ollama/cuda_v12 pci_id=0000:65:00.0 library=CUDA
+        time=2025-11-28T18:02:13.470Z level=INFO source=types.go:42 msg="inference compute" id=GPU-7c1f3a02 library=CUDA compute=8.6 name=CUDA0 description="NVIDIA GeForce RTX 3090" libdirs=ollama,cuda_v12 driver=12.8 pci_id=0000:01:00.0 type=discrete total="24.0 GiB" available="23.3 GiB"
+        time=2025-11-28T18:03:40.180Z level=INFO source=ggml.go:494 msg="offloaded 29/29 layers to GPU"
+        time=2025-11-28T18:03:41.436Z level=INFO source=server.go:1332 msg="llama runner started in 1.33 seconds"
+        [GIN] 2025/11/28 - 18:03:52 | 200 | 1.1s | 127.0.0.1 | POST "/api/chat"
+    """)
+    assert run_of(rep).kind == "NONE", (run_of(rep).kind, run_of(rep).code)
+
+
+def test_another_engines_words_for_a_shared_code_stay_its_own():
+    # (gpu-unsupported is every engine's code: Ollama's ROCm words are not vLLM's advice)
+    run = run_of(diag("""
+        INFO 07-25 08:12:40 api_server.py:585] vLLM API server version 0.6.3.post1
+        ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4 GPU has compute capability 7.5. You can use float16 instead by explicitly setting the`dtype` flag in CLI, for example: --dtype=half.
+    """))
+    assert run.code == "gpu-unsupported" and "HSA_OVERRIDE" not in run.message and "Ollama" not in run.message

@@ -51,6 +51,15 @@ LOG = LogWords(
         # model layers"): it then offloads 0 layers and runs the model on the CPU, nothing failed (what the offload
         # decision says is read from its msg=offload line)
         msg(r"insufficient VRAM to load", "note"),
+        # a GPU it found and would not use, so the model runs on the CPU: a ROCm or CUDA library that could not
+        # initialize it (discover/runner.go v0.12+, at DEBUG: "filtering device which didn't fully initialize"), a
+        # Radeon its ROCm build has no kernels for (discover/amd_linux.go, amd_windows.go v0.1.3x-0.11: "amdgpu is not
+        # supported" with its gpu_type and the supported types; HSA_OVERRIDE_GFX_VERSION maps it to one on Linux), an
+        # APU's iGPU ("unsupported Radeon iGPU detected skipping"), a GPU older than its builds ("amdgpu too old",
+        # gpu.go "CUDA GPU is too old. Compute Capability detected: 3.5")
+        msg(r"filtering device which didn'?t fully initialize|\bamdgpu is not supported\b|"
+            r"unsupported Radeon iGPU detected skipping|\bamdgpu too old\b|CUDA GPU is too old\b", "not_oom",
+            code="gpu-unsupported"),
         # the Go runner's KV cache (kvcache/causal.go): no cells for a batch while serving
         # (ErrKvCacheFull, "could not find a kv cache slot" in later releases); the runner panics on it in processBatch
         # ("panic: failed to decode batch: could not find a kv cache slot"): a failure, not pressure
@@ -170,6 +179,12 @@ LOG = LogWords(
                         "load stalled reading the model (a slow or network disk, a model larger than RAM paged in "
                         "over and over) or the runner hung. Check the disk's read speed and the runner's own lines "
                         "before the timeout; raise OLLAMA_LOAD_TIMEOUT where the load is only slow.",
+        "gpu-unsupported": "Ollama found the GPU but would not use it, so the model runs on the CPU: its ROCm build "
+                           "has no kernels for this Radeon (Linux: set HSA_OVERRIDE_GFX_VERSION to the nearest type it "
+                           "supports, 10.3.0 for RDNA2 gfx103x, 11.0.0 for RDNA3 gfx110x; Windows takes no override), "
+                           "the GPU is older than its CUDA build, or the library could not initialize it (run with "
+                           "OLLAMA_DEBUG=1 to see its discovery lines; builds since 0.12.6 can use the GPU through "
+                           "Vulkan with OLLAMA_VULKAN=1); memory is not the problem.",
         "k-shift-unsupported": "a request's context filled and Ollama's runner tried to shift its KV cache "
                                "(K-shift), which this model's cache cannot do: size num_ctx to hold the prompt and "
                                "the whole answer, and cap the answer with num_predict (newer Ollama also takes "

@@ -298,7 +298,10 @@ def decide(reports: list[RunReport], out_of_order: bool = False, copies: frozens
         if r.kind != "NONE":
             return r
         if any(m in r.progress for m in SERVING):
-            return r
+            # (a GPU the engine refused earlier, on which this run served with none: the refusal is why, Ollama's
+            # "amdgpu is not supported" at its start, then each model it loads on the CPU)
+            refused = [x for x in earlier if x.code == "gpu-unsupported"]
+            return refused[-1] if refused and r.code == "no-gpu-offload" else r
     return reports[-1] if reports else None
 
 

@@ -404,14 +404,14 @@ _MAYBE_MEMORY = {
 
 def _not_oom_advice(code: str, engine: str) -> str:
     """What to change for not-memory failure `code`: in the engine's own settings where its module says it
-    (`LogWords.not_oom_advice`), else the engine it wraps, else the engine whose failure it is (the code is only
-    ever one engine's), else the words every engine shares."""
+    (`LogWords.not_oom_advice`), else the engine it wraps, else the words every engine shares, else the engine
+    whose failure it is (a code only one engine's words give)."""
     k = knowledge()
     own = k.own_or_wrapped(engine, lambda w: w.not_oom_advice.get(code))
     if own:
         return own
-    return next((e.log.not_oom_advice[code] for e in k.engines if code in e.log.not_oom_advice),
-                _NOT_OOM.get(code, "a failure that is not memory exhaustion."))
+    return _NOT_OOM.get(code) or next((e.log.not_oom_advice[code] for e in k.engines if code in e.log.not_oom_advice),
+                                      "a failure that is not memory exhaustion.")
 
 
 def _stops_short(f: Failure) -> bool:
@@ -1645,7 +1645,18 @@ def _kv_over_free(run: RunFacts, f: Failure, cands: list[str]) -> Diagnosis | No
                              "that failed is not in this log.")
 
 
+def _gpu_used_anyway(run: RunFacts, f: Failure) -> bool:
+    """A GPU the engine would not use (`gpu-unsupported` from its device discovery: Ollama's "filtering device which
+    didn't fully initialize") where layers went to a GPU all the same (`layers_offloaded` above 0): another GPU took the
+    model, and the refusal is no failure of the run."""
+    layers = run.numbers.get("layers_offloaded")
+    layers = layers if isinstance(layers, list) else [layers]
+    return f.code == "gpu-unsupported" and any(isinstance(x, int) and x > 0 for x in layers)
+
+
 def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -> Diagnosis:
+    if any(_gpu_used_anyway(run, f) for f in run.failures):
+        run = replace(run, failures=[f for f in run.failures if not _gpu_used_anyway(run, f)])
     if len(run.failures) == 1 and run.failures[0].kind == "error" and _cut_copy_of_refusal(run, run.failures[0]):
         # the refusal the report quotes whole, cut in the log below it: a refused request, and the log's cut is that
         # line's, not another failure's
