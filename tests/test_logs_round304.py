@@ -175,3 +175,45 @@ def test_another_engines_words_for_a_shared_code_stay_its_own():
         ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4 GPU has compute capability 7.5. You can use float16 instead by explicitly setting the`dtype` flag in CLI, for example: --dtype=half.
     """))
     assert run.code == "gpu-unsupported" and "HSA_OVERRIDE" not in run.message and "Ollama" not in run.message
+
+
+# --- Ollama's new engine (0.11+): the layout it prints after a load request that failed (ml/device.go, "allocated or
+# not") tells how far the allocation got: a kv cache and no compute graph is a cache tensor that failed ---------------
+
+def _ollama_new_engine(fail: str, layout: list[str], kv: int = 40960) -> str:
+    req = ("time=2025-11-14T09:41:52.745Z level=INFO source=runner.go:1222 msg=load request=\"{{Operation:{op} LoraPath:[] "
+           "Parallel:{par} BatchSize:{b} FlashAttention:true KvSize:{kv} KvCacheType: NumThreads:12 GPULayers:65[ID:GPU-91e2 "
+           "Layers:65(0..64)] MultiUserCache:false ProjectorPath: MainGPU:0 UseMmap:false}}\"")
+    return "\n".join([
+        'time=2025-11-14T09:41:52.332Z level=INFO source=server.go:400 msg="starting runner" cmd="/usr/bin/ollama runner --ollama-engine --model /root/.ollama/models/blobs/sha256-3291abe7 --port 39977"',
+        'time=2025-11-14T09:41:52.359Z level=INFO source=server.go:653 msg="loading model" "model layers"=65 requested=65',
+        req.format(op="fit", par=2, b=512, kv=kv), req.format(op="alloc", par=2, b=512, kv=kv), fail,
+        req.format(op="close", par=0, b=0, kv=0), *layout,
+        'time=2025-11-14T09:41:55.921Z level=INFO source=sched.go:453 msg="Load failed" model=/root/.ollama/models/blobs/sha256-3291abe7 error="memory layout cannot be allocated with num_gpu = 65"',
+    ])
+
+
+def _layout(*ledgers: tuple[str, str]) -> list[str]:
+    return [f'time=2025-11-14T09:41:55.921Z level=INFO source=device.go:212 msg="{name}" device=CUDA0 size="{size}"'
+            for name, size in ledgers] + ['time=2025-11-14T09:41:55.921Z level=INFO source=device.go:244 msg="total memory" size="30.0 GiB"']
+
+
+def test_ollama_new_engine_cache_tensor_that_failed_is_the_kv_cache():
+    for fail in ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 80.00 MiB on device 0: cudaMalloc failed: out of memory",
+                 "ggml_vulkan: Device memory allocation of size 83886080 failed."):
+        run = run_of(diag(_ollama_new_engine(fail, _layout(("model weights", "18.4 GiB"), ("kv cache", "4.8 GiB")))))
+        assert (run.kind, run.code) == ("KV_CAPACITY", "kv-cache-alloc-failed"), (fail, run.kind, run.code)
+        # (the figures are the load's own, not the zeros of the request that closed it)
+        assert (run.numbers["max_model_len"], run.numbers["n_parallel"], run.numbers["n_ubatch"]) == (40960, 2, 512)
+
+
+def test_ollama_new_engine_with_a_graph_in_its_layout_is_not_read_as_the_cache():
+    # (the graph was tried, so the cache was made: a small failure then is no cache tensor's; and the weights' own
+    # buffer that failed is the weights, by its size)
+    fail = "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 80.00 MiB on device 0: cudaMalloc failed: out of memory"
+    run = run_of(diag(_ollama_new_engine(fail, _layout(("model weights", "18.4 GiB"), ("kv cache", "10.0 GiB"),
+                                                       ("compute graph", "1.2 GiB")))))
+    assert run.kind != "KV_CAPACITY", (run.kind, run.code)
+    fail = "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 18841.60 MiB on device 0: cudaMalloc failed: out of memory"
+    run = run_of(diag(_ollama_new_engine(fail, _layout(("model weights", "18.4 GiB")))))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)

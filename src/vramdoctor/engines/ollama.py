@@ -132,13 +132,15 @@ LOG = LogWords(
         fig("n_parallel", r"(?:--parallel|OLLAMA_NUM_PARALLEL[=:])\s*(\d+)", count),
         # num_batch: the runner's --batch-size (its cmd line), or the new engine's load request "BatchSize:512"; the
         # runner sets both n_batch and n_ubatch to it (llama/llama.go NewContextParams), so it is the physical batch
-        fig("n_ubatch", r"(?:--batch-size[= ]|\bBatchSize:)(\d+)", count),
+        # (not the request that closes a failed load, whose fields are all zero: "{Operation:close ... KvSize:0 ...}")
+        fig("n_ubatch", r"--batch-size[= ](\d+)|^(?!.*\bOperation:close\b).*?\bBatchSize:(\d+)",
+            lambda m: count(m, 1 if m.group(1) else 2)),
         fig("max_model_len", r"--ctx-size (\d+)", count),
         # the new engine's load request (runner/ollamarunner/runner.go `msg=load request="{Operation:alloc ...
         # Parallel:4 BatchSize:512 FlashAttention:false KvSize:131072 KvCacheType:q8_0 ...}"`): KvSize is the runner's
         # whole context (num_ctx x parallel), as --ctx-size was
-        fig("max_model_len", r"\bKvSize:(\d+)", count),
-        fig("n_parallel", r"\bload request=.*?\bParallel:(\d+)", count),
+        fig("max_model_len", r"^(?!.*\bOperation:close\b).*?\bKvSize:(\d+)", count),
+        fig("n_parallel", r"^(?!.*\bOperation:close\b).*?\bload request=.*?\bParallel:(\d+)", count),
         fig("kv_cache_dtype", r"\bKvCacheType:(\w+)", lambda m: m.group(1)),
         # the layers asked for (server.go `msg="loading model" "model layers"=81 requested=81`, -1: as many as fit;
         # `memory layout cannot be allocated with num_gpu = 81`)

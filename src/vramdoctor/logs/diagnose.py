@@ -1497,7 +1497,9 @@ def _killed_not_oom(run: RunFacts, f: Failure) -> Diagnosis | None:
 #: the size an allocation that failed asked for, in the failure's words or the allocator's line after it (ggml:
 #: `allocating 8624.00 MiB on device 0: cudaMalloc failed`, `alloc_tensor_range: failed to allocate CUDA0 buffer of
 #: size 9042919424`)
-_TRIED_SIZE = re.compile(r"\ballocating " + SIZE + r" on device|\bfailed to allocate \w+ buffer of size (\d+)\b")
+_TRIED_SIZE = re.compile(r"\ballocating " + SIZE + r" on device|\bfailed to allocate \w+ buffer of size (\d+)\b|"
+                         # (ggml-vulkan's own: "ggml_vulkan: Device memory allocation of size 134217728 failed.")
+                         r"\bDevice memory allocation of size (\d+) failed")
 #: ledger figures an engine prints for what each ledger needs, the failed request included (Ollama's layout)
 _LEDGER_FIGURES = (("WEIGHTS", "layout_weights_bytes", "the model weights"), ("KV", "layout_kv_bytes", "the kv cache"),
                    ("WARMUP", "layout_graph_bytes", "the compute graph"))
@@ -1513,7 +1515,7 @@ def _ledger_by_size(f: Failure, n: dict) -> Place | None:
     if m is None:
         return None
     try:
-        size = to_bytes(m.group(1), m.group(2)) if m.group(1) else int(m.group(3))
+        size = to_bytes(m.group(1), m.group(2)) if m.group(1) else int(m.group(3) or m.group(4))
     except ValueError:
         return None  # a size past what any device holds: garbage, no ledger's
     hits = []
@@ -1524,10 +1526,25 @@ def _ledger_by_size(f: Failure, n: dict) -> Place | None:
             if value > 0 and abs(size - value) <= slack:
                 hits.append((phase, words, value))
     if len({h[0] for h in hits}) != 1:
-        return None
+        return None if hits else _cache_tensor(f, n, size)
     phase, words, value = hits[0]
     return Place(phase, f"the size that failed ({size / 2**30:.2f} GiB): the engine's own figure for {words} on a "
                         f"device ({value / 2**30:.2f} GiB)", (f.line_no, f.text), [phase])
+
+
+def _cache_tensor(f: Failure, n: dict, size: int) -> Place | None:
+    """An allocation that failed, smaller than the kv cache the engine's layout printed, where the layout has a kv cache
+    on a GPU and no compute graph: Ollama's new engine makes the cache tensor by tensor, each in a buffer of its own,
+    after the weights' buffers are allocated and before it reserves the graph (whose size the layout prints once tried,
+    failed or not: ml/device.go "allocated or not"), so the failure is one of the cache's tensors."""
+    kv, graph = n.get("layout_kv_bytes"), n.get("layout_graph_bytes")
+    kv = [x for x in (kv if isinstance(kv, list) else [kv]) if isinstance(x, int) and x > 0]
+    graph = [x for x in (graph if isinstance(graph, list) else [graph]) if isinstance(x, int) and x > 0]
+    if not kv or graph or size >= max(kv):
+        return None
+    return Place("KV", f"the engine's own layout: a kv cache on a device ({max(kv) / 2**30:.2f} GiB) and no compute "
+                       f"graph, which is reserved after the cache is made; the size that failed ({size / 2**20:.0f} MiB) "
+                       "is one of the cache's tensors", (f.line_no, f.text), ["KV"])
 
 
 #: frames of loading a model, in any engine's words (a worker past its device set-up)
