@@ -217,3 +217,82 @@ def test_ollama_new_engine_with_a_graph_in_its_layout_is_not_read_as_the_cache()
     fail = "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 18841.60 MiB on device 0: cudaMalloc failed: out of memory"
     run = run_of(diag(_ollama_new_engine(fail, _layout(("model weights", "18.4 GiB")))))
     assert run.kind == "WEIGHTS", (run.kind, run.code)
+
+
+# --- an error pasted above the start-up it came after, the clock stepping back once between them: the start-up going
+# on to serve is no recovery from it, nor a later run that clears it -----------------------------------------------
+
+def test_vllm_v1_error_block_above_its_own_start_up_is_the_serving_oom():
+    rep = diag("""
+        server died after ~20 min under load. error first, then the beginning of the same log
+        INFO 06-03 14:02:10 [loggers.py:118] Engine 000: Avg prompt throughput: 3120.4 tokens/s, Avg generation throughput: 210.2 tokens/s, Running: 31 reqs, Waiting: 12 reqs, GPU KV cache usage: 97.1%, Prefix cache hit rate: 12.0%
+        ERROR 06-03 14:02:14 [core.py:588] EngineCore encountered a fatal error.
+        ERROR 06-03 14:02:14 [core.py:588] Traceback (most recent call last):
+        ERROR 06-03 14:02:14 [core.py:588]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 579, in run_engine_core
+        ERROR 06-03 14:02:14 [core.py:588]     engine_core.run_busy_loop()
+        ERROR 06-03 14:02:14 [core.py:588]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 1264, in execute_model
+        ERROR 06-03 14:02:14 [core.py:588]     hidden_states = self.model(
+        ERROR 06-03 14:02:14 [core.py:588] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.10 GiB. GPU 0 has a total capacity of 79.19 GiB of which 1.02 GiB is free. Including non-PyTorch memory, this process has 78.16 GiB memory in use.
+        INFO:     10.0.0.7:51522 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error
+
+        INFO 06-03 13:41:02 [api_server.py:1043] vLLM API server version 0.9.1
+        INFO 06-03 13:41:02 [cli_args.py:325] non-default args: {'model': 'Qwen/Qwen2.5-32B-Instruct', 'max_model_len': 32768, 'gpu_memory_utilization': 0.95}
+        INFO 06-03 13:41:40 [gpu_model_runner.py:1595] Model loading took 61.04 GiB and 30.1 seconds
+        INFO 06-03 13:42:01 [kv_cache_utils.py:716] GPU KV cache size: 49,152 tokens
+        INFO 06-03 13:42:20 [gpu_model_runner.py:2017] Graph capturing finished in 19 secs, took 0.88 GiB
+        INFO:     Application startup complete.
+        INFO:     10.0.0.7:40312 - "POST /v1/chat/completions HTTP/1.1" 200 OK
+    """)
+    run = run_of(rep)
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+    assert run.numbers.get("gpu_memory_utilization") == 0.95  # (the start-up's settings, for the advice)
+    assert any("stamped later than the start-up" in n for n in rep.notes)
+
+
+def test_sglang_decode_oom_pasted_above_the_start_up():
+    rep = diag("""
+        [2025-05-01 10:20:00] Decode batch. #running-req: 61, #token: 401230, token usage: 0.99, gen throughput (token/s): 2210.01, #queue-req: 40,
+        [2025-05-01 10:20:03] Scheduler hit an exception: Traceback (most recent call last):
+          File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1936, in run_scheduler_process
+            scheduler.event_loop_overlap()
+          File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 1082, in forward_decode
+            return self.model.forward(
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 79.11 GiB of which 812.00 MiB is free.
+        -- beginning of the same container log --
+        [2025-05-01 10:05:11] server_args=ServerArgs(model_path='meta-llama/Llama-3.1-70B-Instruct', tp_size=1, mem_fraction_static=0.9, context_length=None)
+        [2025-05-01 10:05:30] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=38.12 GB, mem usage=40.10 GB.
+        [2025-05-01 10:05:31] KV Cache is allocated. #tokens: 405000, K size: 15.45 GB, V size: 15.45 GB
+        [2025-05-01 10:05:40] INFO:     Application startup complete.
+        [2025-05-01 10:05:41] The server is fired up and ready to roll!
+    """)
+    run = run_of(rep)
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+def test_ollama_runner_crash_pasted_above_the_start_up_is_no_recovery():
+    # (one run: the runner's crash at 10:47, then the server's start-up at 09:02 pasted under it)
+    rep = diag("""
+        time=2025-03-02T22:47:13.101+01:00 level=ERROR source=server.go:421 msg="llama runner terminated" error="exit status 2"
+        CUDA error: out of memory
+          current device: 0, in function alloc at /go/src/github.com/ollama/ollama/ml/backend/ggml/ggml/src/ggml-cuda/ggml-cuda.cu:380
+          cuMemCreate(&handle, reserve_size, &prop, 0)
+        time=2025-03-02T21:02:01.001+01:00 level=INFO source=routes.go:1238 msg="Listening on 127.0.0.1:11434 (version 0.5.12)"
+        time=2025-03-02T21:02:05.300+01:00 level=INFO source=server.go:585 msg="waiting for llama runner to start responding"
+        time=2025-03-02T21:02:07.712+01:00 level=INFO source=server.go:624 msg="llama runner started in 2.41 seconds"
+        [GIN] 2025/03/02 - 21:02:19 | 200 | 14.21s | 127.0.0.1 | POST "/api/generate"
+    """)
+    run = run_of(rep)
+    assert run.code != "recovered-at-start" and run.kind != "NONE", (run.kind, run.code)
+
+
+def test_a_failure_the_start_up_went_on_from_in_time_is_still_recovered():
+    # (the same lines in the order written: an allocation failed at 21:02:04, the runner then started and served)
+    rep = diag("""
+        time=2025-03-02T21:02:01.001+01:00 level=INFO source=routes.go:1238 msg="Listening on 127.0.0.1:11434 (version 0.5.12)"
+        time=2025-03-02T21:02:04.101+01:00 level=INFO source=server.go:421 msg="runner" msg="ggml_backend_cuda_buffer_type_alloc_buffer: allocating 2048.00 MiB on device 0: cudaMalloc failed: out of memory"
+        time=2025-03-02T21:02:05.300+01:00 level=INFO source=server.go:585 msg="waiting for llama runner to start responding"
+        time=2025-03-02T21:02:07.712+01:00 level=INFO source=server.go:624 msg="llama runner started in 2.41 seconds"
+        [GIN] 2025/03/02 - 21:02:19 | 200 | 14.21s | 127.0.0.1 | POST "/api/generate"
+    """)
+    run = run_of(rep)
+    assert run.kind == "NONE", (run.kind, run.code)

@@ -17,7 +17,7 @@ from . import streams
 from .advice import advise
 from .authorship import TITLE, sentence_like, user_words
 from .blocks import scan_blocks
-from .diagnose import detect_engine, diagnose_run
+from .diagnose import detect_engine, diagnose_run, later_by_clock, seconds_of_day
 from .facts import PROSE_HIT, RunFacts
 from .knowledge import knowledge
 from .lines import STRONG_PREFIX
@@ -169,15 +169,19 @@ def _attach_orphans(runs: list[RunFacts]) -> tuple[list[RunFacts], list[str]]:
         # serve ... 0.9" and the start-up it begins, which is that second try's)
         pasted = (r.failures and not r.progress and all(not f.progress for f in r.failures)
                   and not r.command_after_failure)
+        # (or an error block with the requests before it, stamped later than the whole start-up pasted under it: "The
+        # error:", then "Start-up log from the same run:", the clock going back between them)
+        spliced = bool(r.failures and nxt and "start" in nxt.progress and not nxt.failures
+                       and not r.command_after_failure and _after_by_clock(r, nxt))
         # (nor where the start-up's only failure is the first line of a death cut right after it, "Traceback (most
         # recent call last):", "Process SpawnProcess-1:": the pasted error is what followed it)
-        if pasted and nxt and "start" in nxt.progress and (
+        if spliced or pasted and nxt and "start" in nxt.progress and (
                 not nxt.failures or _same_error(r, nxt) or all(DEATH_BEGINS.match(g.text) for g in nxt.failures)):
+            what = "a failure without a start line" if pasted else "stamped later than the start-up under them"
             nxt.failures = []  # the start-up's own copy of the pasted error (cut after its first lines)
             for f in r.failures + r.pressure:
                 f.pasted = True
-                if not f.progress:
-                    f.progress = dict(nxt.progress)
+                f.progress = {**nxt.progress, **f.progress}
             _take_figures(r, nxt)
             r.progress = {**nxt.progress, **r.progress}
             r.last_line = max(r.last_line, nxt.last_line)
@@ -186,15 +190,25 @@ def _attach_orphans(runs: list[RunFacts]) -> tuple[list[RunFacts], list[str]]:
             for k, v in nxt.engine_hits.items():
                 r.engine_hits[k] = r.engine_hits.get(k, 0) + v
             r.command_hits += nxt.command_hits
-            notes.append(f"lines {r.first_line}-{nxt.first_line - 1} (a failure without a start line) were read "
-                         f"with the start-up pasted after them (lines {nxt.first_line}-{nxt.last_line}): how far that "
-                         "start-up got is where the failure happened.")
+            notes.append(f"lines {r.first_line}-{nxt.first_line - 1} ({what}) were read with the start-up pasted "
+                         f"after them (lines {nxt.first_line}-{nxt.last_line}): how far that start-up got is where the "
+                         "failure happened.")
             out.append(r)
             i += 2
             continue
         out.append(r)
         i += 1
     return out, notes
+
+
+def _after_by_clock(r: RunFacts, nxt: RunFacts) -> bool:
+    """Run `r`'s first failure is stamped later than every stamped step of the start-up `nxt` pasted under it (within
+    half a day): the error pasted above the start-up it came after."""
+    f = r.failures[0]
+    # (the failure's own stamp, else the nearest line above it with one: a traceback's last line has none)
+    stamped = next((t for t in [f.text, *(x for _, x in reversed(f.before))] if seconds_of_day(t) is not None), "")
+    steps = [t for t in nxt.progress_text.values() if t and seconds_of_day(t) is not None]
+    return bool(steps and stamped) and all(later_by_clock(stamped, t) for t in steps)
 
 
 #: the most lines a report's own words above its log may take (a title and a few paragraphs)

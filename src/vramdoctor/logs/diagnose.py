@@ -784,6 +784,27 @@ _RAISED_CHECK = re.compile(r"(?:^|\]\s|\s(?:ERROR|CRITICAL)\b[^\n]{0,80}?\s)\s*(
 _CATCHES_LOAD_ERRORS = frozenset({"text-generation-webui"})
 
 
+#: a time of day near a line's start: "22:47:03" (24-hour, seconds), or zerolog's Kitchen "10:47PM" (LocalAI)
+_TIME_OF_DAY = re.compile(r"(?<![\d:])(?:([01]?\d|2[0-3]):([0-5]\d):([0-5]\d)(?![\d:])|(1[0-2]|0?[1-9]):([0-5]\d)([AP]M)\b)")
+
+
+def seconds_of_day(text: str) -> int | None:
+    m = _TIME_OF_DAY.search(text[:80])
+    if not m:
+        return None
+    if m.group(1) is not None:
+        return int(m.group(1)) * 3600 + int(m.group(2)) * 60 + int(m.group(3))
+    return (int(m.group(4)) % 12 + (12 if m.group(6) == "PM" else 0)) * 3600 + int(m.group(5)) * 60
+
+
+def later_by_clock(failure: str, served: str) -> bool:
+    """The failure's line is stamped later than the serving line below it (within the same half day): the error was
+    pasted above the start-up it came after ("the error part first, then the start of the log"), so the start-up
+    going on to serve is no recovery from it."""
+    a, b = seconds_of_day(failure), seconds_of_day(served)
+    return a is not None and b is not None and 0 < a - b < 12 * 3600
+
+
 def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Diagnosis | None:
     """A start-up failure the engine got past: it said it retries another way, or the run went on to serve."""
     end = max(f.end_line, f.line_no)
@@ -816,6 +837,8 @@ def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Dia
             and (place.phase in STARTUP or place.phase is None)):
         at = min(later)
         text = next((run.progress_text.get(m, "") for m, ln in run.progress.items() if ln == at), "")
+        if later_by_clock(f.text, text):
+            return None  # (the failure pasted above a start-up it came after: no recovery, see _later_by_clock)
         if f.code == "max-model-len-exceeds-kv-cache":
             # the pool holds less than the context asked for, and the engine cut the context to it and went on
             # (Aphrodite's "Forcing max_model_len to 12384." after vLLM's words): the KV ledger is short, requests
