@@ -296,3 +296,54 @@ def test_a_failure_the_start_up_went_on_from_in_time_is_still_recovered():
     """)
     run = run_of(rep)
     assert run.kind == "NONE", (run.kind, run.code)
+
+
+# --- a run that failed while serving, then a retry that served: serving is as far as a run gets, so the retry got no
+# further than the failure, which decides (a start-up failure is still cleared by a retry that reached serving) ------
+
+VLLM_SERVING_OOM = """
+    INFO 06-03 13:41:02 [api_server.py:1043] vLLM API server version 0.9.1
+    INFO 06-03 13:41:40 [gpu_model_runner.py:1595] Model loading took 61.04 GiB and 30.1 seconds
+    INFO:     Application startup complete.
+    INFO:     10.0.0.7:40312 - "POST /v1/chat/completions HTTP/1.1" 200 OK
+    ERROR 06-03 14:02:14 [core.py:588] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.10 GiB. GPU 0 has a total capacity of 79.19 GiB of which 1.02 GiB is free. Including non-PyTorch memory, this process has 78.16 GiB memory in use.
+"""
+VLLM_RETRY_SERVED = """
+    INFO 06-03 14:10:02 [api_server.py:1043] vLLM API server version 0.9.1
+    INFO 06-03 14:10:40 [gpu_model_runner.py:1595] Model loading took 61.04 GiB and 30.1 seconds
+    INFO:     Application startup complete.
+    INFO:     10.0.0.7:40990 - "POST /v1/chat/completions HTTP/1.1" 200 OK
+"""
+
+
+def test_a_serving_oom_is_not_cleared_by_a_retry_that_served():
+    run = run_of(diag(VLLM_SERVING_OOM + "\n" + VLLM_RETRY_SERVED))
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+def test_llama_server_crash_under_a_request_then_a_restart_that_served():
+    rep = diag("""
+        main: server is listening on http://0.0.0.0:8080 - starting the main loop
+        srv  update_slots: all slots are idle
+        slot launch_slot_: id  0 | task 0 | processing task
+        slot update_slots: id  0 | task 0 | prompt processing progress, n_past = 6873, n_tokens = 2048, progress = 0.298
+        CUDA error: out of memory
+          current device: 0, in function alloc at /app/ggml/src/ggml-cuda/ggml-cuda.cu:406
+          cuMemCreate(&handle, reserve_size, &prop, 0)
+        /app/ggml/src/ggml-cuda/ggml-cuda.cu:84: CUDA error
+        $ ./llama-server -m qwen2.5-14b-q4_k_m.gguf -c 8192 -ngl 40
+        build: 4500 (1a2b3c4d) with cc (Ubuntu 11.4.0) 11.4.0 for x86_64-linux-gnu
+        main: server is listening on http://0.0.0.0:8080 - starting the main loop
+        srv  update_slots: all slots are idle
+        slot      release: id  0 | task 0 | stop processing: n_past = 7012, truncated = 0
+        srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200
+    """)
+    assert run_of(rep).kind == "RUNTIME", (run_of(rep).kind, run_of(rep).code)
+
+
+def test_a_start_up_failure_is_still_cleared_by_a_retry_that_served():
+    run = run_of(diag("""
+        INFO 06-03 13:41:02 [api_server.py:1043] vLLM API server version 0.9.1
+        ERROR 06-03 13:41:31 [core.py:515] ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.
+    """ + "\n" + VLLM_RETRY_SERVED))
+    assert run.kind == "NONE", (run.kind, run.code)

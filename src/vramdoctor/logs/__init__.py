@@ -312,6 +312,11 @@ def decide(reports: list[RunReport], out_of_order: bool = False, copies: frozens
         if r.kind != "NONE":
             return r
         if any(m in r.progress for m in SERVING):
+            # (a run that failed while serving, before this one: serving is as far as a run gets, so this one got no
+            # further than that failure, and the failure decides)
+            served = [x for x in earlier if x.kind in ("RUNTIME", "LEAK") and "requests" in x.progress]
+            if served:
+                return served[-1]
             # (a GPU the engine refused earlier, on which this run served with none: the refusal is why, Ollama's
             # "amdgpu is not supported" at its start, then each model it loads on the CPU)
             refused = [x for x in earlier if x.code == "gpu-unsupported"]
