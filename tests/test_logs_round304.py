@@ -347,3 +347,23 @@ def test_a_start_up_failure_is_still_cleared_by_a_retry_that_served():
         ERROR 06-03 13:41:31 [core.py:515] ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.
     """ + "\n" + VLLM_RETRY_SERVED))
     assert run.kind == "NONE", (run.kind, run.code)
+
+
+# --- ExLlamaV3 behind tabbyAPI: its autosplit's words, and its modules' bar as the load under way ----------------------
+
+def test_exllamav3_autosplit_is_weights_or_cache_never_a_forward_pass():
+    rep = diag("""
+        INFO:     Using backend exllamav3
+        INFO:     Loading model: /models/Qwen3-32B-exl3-6.0bpw
+        Loading model modules ━━━━━━━━━━━━━━━━━━━━━━━━━━━╸━━━━━━━━━━━━━  61% 40/66 0:00:12
+        Traceback (most recent call last):
+          File "/opt/venv/lib/python3.12/site-packages/exllamav3/models/model.py", line 373, in load_gen
+            yield from self._load_autosplit(
+          File "/opt/venv/lib/python3.12/site-packages/exllamav3/models/model.py", line 231, in _load_autosplit
+            raise RuntimeError("Insufficient VRAM in split for model and cache")
+        RuntimeError: Insufficient VRAM in split for model and cache
+    """)
+    run = run_of(rep)
+    assert (run.kind, run.code) == ("UNDETERMINED", "autosplit-insufficient-vram"), (run.kind, run.code)
+    assert set(run.candidates) == {"WEIGHTS", "KV_CAPACITY"} and "start" in run.progress
+    assert "EXL3" in " ".join(a["flags"] for a in run.advice)

@@ -16,12 +16,17 @@ from .interface import Engine, LogWords
 from .words import NOT_ADMIN, count, fig, msg, rx
 
 LOG = LogWords(
-    fingerprint=rx(r"exllamav2|tabbyAPI|exl2\b|ExLlamaV2"),
+    fingerprint=rx(r"exllamav[23]|tabbyAPI|exl[23]\b|ExLlamaV[23]"),
     run_start=(rx(r"^(?:\S+ \S+ )?(?:INFO:\s+)?Loading model: ", 0),),
     messages=(
         # autosplit loads weights, the lazy cache and a forward pass together: the words leave all three open
         msg(r"Insufficient VRAM for model and cache", "oom", code="autosplit-insufficient-vram",
             candidates=("WEIGHTS", "KV", "WARMUP")),
+        # ExLlamaV3's autosplit (exllamav3/models/model.py _load_autosplit, and its allocator's initial_split) places
+        # each module with its share of the cache, module by module, against the memory left: weights or cache, no
+        # forward pass
+        msg(r"Insufficient VRAM in split for model and cache", "oom", code="autosplit-insufficient-vram",
+            candidates=("WEIGHTS", "KV")),
         msg(r"Insufficient space in device allocation", "oom", "WEIGHTS", "weights-exceed-gpu-split"),
         msg(r"Job requires \d+ pages \(only \d+ available\)", "oom", "RUNTIME", "max-model-len-exceeds-kv-cache"),
     ),
@@ -36,6 +41,8 @@ LOG = LogWords(
     },
     milestones=(
         ("weights_done", rx(r"Modules\s*\|.*\|\s*(\d+)/\1|Loaded model weights")),
+        # (tabbyAPI's bar over ExLlamaV3's modules, weights and their cache: "Loading model modules ━━╸━━ 58% 94/163")
+        ("start", rx(r"Loading model modules\b|Using backend exllamav[23]\b")),
         ("ready", rx(r"Model successfully loaded")),
         ("requests", rx(r"Received chat completion request|Metrics \(ID:|\"POST /v1/" + NOT_ADMIN)),
     ),
@@ -61,5 +68,5 @@ ENGINE = Engine(
     flags={"max_model_len": "max_seq_len {n} (and cache_size)", "max_num_seqs": "max_batch_size {n}",
            "kv_cache_dtype": "cache_mode Q8 (or Q4)", "max_num_batched_tokens": "chunk_size {n}",
            "cuda_graphs": "autosplit_reserve (MiB per GPU) / a gpu_split leaving 1-2 GiB",
-           "tensor_parallel_size": "gpu_split across GPUs", "quantization": "a lower-bpw EXL2 quant"},
+           "tensor_parallel_size": "gpu_split across GPUs", "quantization": "a lower-bpw EXL2 / EXL3 quant"},
 )
