@@ -367,3 +367,62 @@ def test_exllamav3_autosplit_is_weights_or_cache_never_a_forward_pass():
     assert (run.kind, run.code) == ("UNDETERMINED", "autosplit-insufficient-vram"), (run.kind, run.code)
     assert set(run.candidates) == {"WEIGHTS", "KV_CAPACITY"} and "start" in run.progress
     assert "EXL3" in " ".join(a["flags"] for a in run.advice)
+
+
+# --- start-ups that end before any model: llama-server's argument parser and its HTTP socket; a model the hub
+# refused or the network broke off (each engine's own words) -----------------------------------------------------------
+
+def test_llama_server_refuses_an_arguments_value():
+    for line in ('error while handling argument "--cache-type-k": Unsupported cache type: q8',
+                 'error while handling argument "--split-mode": invalid value'):
+        run = run_of(diag(f"""
+            llama-server -m /models/qwen2.5-7b-q4_k_m.gguf -c 32768 -ngl 99 -fa -ctk q8 -ctv q8
+            {line}
+
+            usage:
+            -ctk,  --cache-type-k TYPE              KV cache data type for K
+                                                    allowed values: f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1
+                                                    (default: f16)
+
+            to show complete usage, run with -h
+        """))
+        assert (run.kind, run.code) == ("NOT_OOM", "bad-argument"), (line, run.kind, run.code)
+
+
+def test_llama_server_that_could_not_listen_is_no_memory_problem():
+    run = run_of(diag("""
+        build: 4600 (a1b2c3d4) with cc (Ubuntu 11.4.0) 11.4.0 for x86_64-linux-gnu
+        system info: n_threads = 8, n_threads_batch = 8, total_threads = 16
+        main: HTTP server is listening, hostname: 0.0.0.0, port: 80, http threads: 15
+        main: couldn't bind HTTP server socket, hostname: 0.0.0.0, port: 80
+        srv    operator(): operator(): cleaning up before exit...
+    """))
+    assert (run.kind, run.code) == ("NOT_OOM", "port-in-use"), (run.kind, run.code)
+    assert "--port" in run.message
+
+
+def test_a_model_the_hub_refused_or_the_network_broke_off():
+    cases = {
+        # LocalAI's preload of a gated model
+        '3:12PM ERR error downloading model error="failed to download url \\"https://huggingface.co/google/gemma-2-2b-it-GGUF/resolve/main/2b_it_v2.gguf\\", invalid status code 401" filepath=/build/models/2b_it_v2.gguf':
+            "download-refused",
+        # huggingface_hub under vLLM
+        "huggingface_hub.errors.GatedRepoError: 401 Client Error. (Request ID: Root=1-66)": "download-refused",
+        "requests.exceptions.HTTPError: 403 Client Error: Forbidden for url: https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct/resolve/main/config.json":
+            "download-refused",
+        # Ollama's pull, the client's last words
+        'Error: max retries exceeded: Get "https://dd20bb89.r2.cloudflarestorage.com/ollama/docker/registry/v2/blobs/sha256/b1/data": dial tcp 172.64.145.17:443: i/o timeout':
+            "network-error",
+        "Error: pull model manifest: Get \"https://registry.ollama.ai/v2/library/qwen3/manifests/32b\": dial tcp: lookup registry.ollama.ai on 127.0.0.53:53: no such host":
+            "network-error",
+    }
+    for line, code in cases.items():
+        run = run_of(diag(line))
+        assert (run.kind, run.code) == ("NOT_OOM", code), (line, run.kind, run.code)
+
+
+def test_ollama_runner_it_could_not_reach_on_this_machine_is_no_network_problem():
+    # (a local address: the runner that died, told again by the client)
+    run = run_of(diag('Error: max retries exceeded: Get "http://127.0.0.1:39977/health": dial tcp 127.0.0.1:39977: '
+                      'connect: connection refused'))
+    assert run.code != "network-error", (run.kind, run.code)

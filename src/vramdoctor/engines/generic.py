@@ -1673,6 +1673,11 @@ LOG = LogWords(
             # (NVIDIA NIM's hub client downloading a profile: "nim_sdk::hub::repo ... One or more errors fetching
             # files:")
             r"\bnim_sdk::hub\b[^\n]*\bOne or more errors fetching files\b", "not_oom", code="network-error"),
+        # a model hub that answered and refused the download (huggingface_hub's GatedRepoError / "Cannot access gated
+        # repo", requests' "401 Client Error: Unauthorized for url: https://huggingface.co/...", "Access to model X is
+        # restricted"): a gated or private model without a token, not memory
+        msg(r"\bGatedRepoError\b|\bCannot access gated repo\b|\b40[13] Client Error: (?:Unauthorized|Forbidden) for "
+            r"url: https?://|\bAccess to model \S{1,200} is restricted\b", "not_oom", code="download-refused"),
         # gunicorn's arbiter killing a worker that sent no heartbeat within --timeout (arbiter.py murder_workers:
         # "[CRITICAL] WORKER TIMEOUT (pid:25134)", then SIGABRT, then SIGKILL): a request or a load that took too long,
         # not memory; its "was sent SIGKILL! Perhaps out of memory?" after it is this kill

@@ -373,6 +373,12 @@ LOG = LogWords(
     run_start=(rx(r"llama_server: initializing|main: build = |build: \d+ \(|system info: n_threads|"
                   r"^llama\.cpp: loading model from ", 0),),
     messages=(
+        # its argument parser refusing a value (common/arg.cpp common_params_parse_ex: "error while handling argument
+        # \"--cache-type-k\": Unsupported cache type: q8", then the usage of that flag): nothing ran
+        msg(r"\berror while handling argument \x22-{1,2}[\w-]+\x22: ", "not_oom", code="bad-argument"),
+        # ... or its HTTP server that could not listen (tools/server/server.cpp main: "couldn't bind HTTP server socket,
+        # hostname: 0.0.0.0, port: 8080", then "cleaning up before exit"): before the model loads
+        msg(r"\bcouldn'?t bind HTTP server socket\b", "not_oom", code="port-in-use"),
         msg(r"failed to allocate buffer for (?:kv|rs) cache|llama_kv_cache_init\(\) failed|"
             r"failed to initialize the KV cache", "oom", "KV", "kv-cache-alloc-failed"),
         msg(r"failed to allocate compute (?:pp |tg )?buffers|ggml_gallocr_reserve_n: failed to allocate|"
@@ -820,6 +826,10 @@ LOG = LogWords(
     # (a per-buffer "KV buffer size" line with no summary after it: the cache is still being made, its next buffer)
     after={"kv_sized": ("KV",)},
     not_oom_advice={
+        "port-in-use": "llama-server could not listen on its host and port: another process holds the port (`ss "
+                       "-ltnp` or `netstat -ano` shows which), or the port is below 1024 and the user may not bind it; "
+                       "pick another --port (or stop the other process). The model was never loaded: memory is not "
+                       "involved.",
         "batch-larger-than-context": "one batch holds more tokens than the KV cache has cells (find_slot's n_tokens "
                                      "> size): the context, -c, is smaller than the batch the program sends. Give -c "
                                      "at least the batch's tokens, or send smaller batches (-b and -ub no larger "

@@ -11,11 +11,19 @@ model's YAML file (`core/config`, LLMConfig): `context_size`, `gpu_layers`, `f16
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import count, fig, rx
+from .words import count, fig, msg, rx
 
 LOG = LogWords(
     fingerprint=rx(r"\bGRPC\([\w.:-]{1,120}\): std(?:err|out) |LocalAI API is listening|\blocal-ai\b|"
                    r"\bwith backend [\w.-]+$|\] Attempting to load$|\] Fails: could not load model"),
+    messages=(
+        # a model it was told to fetch at start that the server refused (pkg/downloader/uri.go: "failed to download url
+        # \"https://huggingface.co/...\", invalid status code 401", logged as "error downloading model" and by
+        # core/application/startup.go "error installing models"): gated, private or a wrong name
+        msg(r"\bfailed to download url \S{1,600} invalid status code 4\d\d\b", "not_oom", code="download-refused"),
+        # ... or a download the network broke off
+        msg(r"\berror downloading model\b(?![^\n]*invalid status code 4\d\d)", "not_oom", code="network-error"),
+    ),
     milestones=(
         ("ready", rx(r"LocalAI API is listening")),
     ),

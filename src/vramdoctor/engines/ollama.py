@@ -51,6 +51,12 @@ LOG = LogWords(
         # model layers"): it then offloads 0 layers and runs the model on the CPU, nothing failed (what the offload
         # decision says is read from its msg=offload line)
         msg(r"insufficient VRAM to load", "note"),
+        # a pull the network broke off (server/download.go: each part's "attempt N failed: ... retrying", then the
+        # client's "Error: max retries exceeded: Get \"https://...\": dial tcp ...: i/o timeout"; images.go
+        # "pull model manifest: ... no such host"): not memory, not the model
+        msg(r"\bmax retries exceeded: Get \x22https?://(?!localhost|127\.)|\bpull model manifest: [^\n]{0,300}?"
+            r"(?:i/o timeout|no such host|connection refused|TLS handshake timeout|connection reset)", "not_oom",
+            code="network-error"),
         # a GPU it found and would not use, so the model runs on the CPU: a ROCm or CUDA library that could not
         # initialize it (discover/runner.go v0.12+, at DEBUG: "filtering device which didn't fully initialize"), a
         # Radeon its ROCm build has no kernels for (discover/amd_linux.go, amd_windows.go v0.1.3x-0.11: "amdgpu is not
@@ -181,6 +187,10 @@ LOG = LogWords(
                         "load stalled reading the model (a slow or network disk, a model larger than RAM paged in "
                         "over and over) or the runner hung. Check the disk's read speed and the runner's own lines "
                         "before the timeout; raise OLLAMA_LOAD_TIMEOUT where the load is only slow.",
+        "network-error": "Ollama's pull could not reach its registry or the storage it redirects to (a proxy it was "
+                         "not told of, DNS, a firewall, a connection that stalls): set HTTPS_PROXY in the server's own "
+                         "environment (`systemctl edit ollama`, or the container's env), not only the shell's, then "
+                         "`ollama pull` again (it resumes the parts it has); memory is not involved.",
         "gpu-unsupported": "Ollama found the GPU but would not use it, so the model runs on the CPU: its ROCm build "
                            "has no kernels for this Radeon (Linux: set HSA_OVERRIDE_GFX_VERSION to the nearest type it "
                            "supports, 10.3.0 for RDNA2 gfx103x, 11.0.0 for RDNA3 gfx110x; Windows takes no override), "

@@ -295,6 +295,9 @@ _NOT_OOM = {
     "warmup-request-proxied": "the server's warm-up request to its own port was answered by a web page, an HTTP "
                               "proxy's: the environment's http_proxy took a request to localhost. Not memory; set "
                               "NO_PROXY=localhost,127.0.0.1 (and no_proxy) for the server, or unset the proxy.",
+    "download-refused": "the model hub refused the download (401 or 403: a gated or private model, which needs its "
+                        "licence accepted on the hub and a token, HF_TOKEN; 404: a wrong repository or file name): not "
+                        "memory. Set the token where the server runs, or download the model and pass its local path.",
     "network-error": "a download or a model hub's API could not be reached (a name that did not resolve, a network "
                      "that is down, a proxy or TLS certificate the client refused): not memory; check the network, "
                      "the proxy settings (HTTPS_PROXY) and the certificate store, or download the model first and "
