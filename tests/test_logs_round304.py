@@ -426,3 +426,46 @@ def test_ollama_runner_it_could_not_reach_on_this_machine_is_no_network_problem(
     run = run_of(diag('Error: max retries exceeded: Get "http://127.0.0.1:39977/health": dial tcp 127.0.0.1:39977: '
                       'connect: connection refused'))
     assert run.code != "network-error", (run.kind, run.code)
+
+
+# --- a report's statement followed by its own guess as a question after a dash ("stuck forever ... — out of memory??",
+# "keeps growing all day — leak?"): the statement stands; the question neither denies it nor ties it to memory -------
+
+VLLM_TP2_START = """
+    (APIServer pid=1) INFO 10-14 16:20:41 [api_server.py:1839] vLLM API server version 0.11.0
+    (APIServer pid=1) INFO 10-14 16:20:41 [utils.py:233] non-default args: {'model': 'Qwen/Qwen2.5-72B-Instruct-AWQ', 'max_model_len': 32768, 'tensor_parallel_size': 2}
+    (Worker_TP0 pid=2911804) INFO 10-14 16:22:10 [gpu_model_runner.py:2653] Model loading took 19.2467 GiB and 71.2 seconds
+    (Worker_TP0 pid=2911804) INFO 10-14 16:22:50 [backends.py:548] Using cache directory: /root/.cache/vllm/torch_compile_cache/6a0e/rank_0_0/backbone for vLLM's torch.compile
+    (EngineCore_DP0 pid=2911701) INFO 10-14 16:24:02 [shm_broadcast.py:466] No available shared memory broadcast block found in 60 seconds. This typically happens when some processes are hanging or doing some time-consuming work (e.g. compilation).
+    (EngineCore_DP0 pid=2911701) INFO 10-14 16:25:02 [shm_broadcast.py:466] No available shared memory broadcast block found in 60 seconds. This typically happens when some processes are hanging or doing some time-consuming work (e.g. compilation).
+"""
+
+
+def test_a_hang_told_with_a_guess_of_memory_as_a_question_is_a_hang():
+    for title in ("[Bug] TP=2 on two A6000 stuck forever after torch.compile, GPU 100% — out of memory??",
+                  "vllm 0.11 start-up hangs with tp 2 (no error) - OOM?"):
+        run = run_of(diag(title + "\n" + VLLM_TP2_START))
+        assert (run.kind, run.code) == ("NOT_OOM", "hang-no-error"), (title, run.kind, run.code)
+
+
+def test_growth_told_with_a_guess_as_a_question_is_growth():
+    run = run_of(diag("""
+        llama-server memory keeps growing all day with --cache-reuse — leak?
+        main: server is listening on http://0.0.0.0:8080 - starting the main loop
+        srv  update_slots: all slots are idle
+        srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200
+    """))
+    assert run.kind == "LEAK", (run.kind, run.code)
+
+
+def test_a_quoted_warning_asked_about_after_a_dash_is_no_failure_told():
+    run = run_of(diag("""
+        KoboldCpp: "failed to allocate 2706.50 MiB of pinned memory: out of memory" - is my setup broken?
+        ggml_cuda_host_malloc: failed to allocate 2706.50 MiB of pinned memory: out of memory
+        llm_load_tensors: offloaded 25/33 layers to GPU
+        Load Text Model OK: True
+        Please connect to custom endpoint at http://localhost:5001
+        Processing Prompt (12 / 12 tokens)
+        Generating (100 / 100 tokens)
+    """))
+    assert run.kind == "NONE", (run.kind, run.code)

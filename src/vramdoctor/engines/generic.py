@@ -605,7 +605,11 @@ def _growth(m: re.Match, inside: bool = True, rise: bool = True) -> str:
     begin = _sentence_start(text, at)
     after = _SENTENCE_END.search(text, m.end())
     end = after.start() if after else len(text)
-    if text[end:end + 1] == "?" or _supposed(text, begin, at, m.end(), inside) or (
+    # (a question after a dash is a clause of its own: "stuck forever after torch.compile, GPU 100% — out of memory??";
+    # not where the words are a quote the question is about: '"failed to allocate pinned memory" - is my setup broken?')
+    own = text.count("\x22", 0, m.start()) % 2 == 0
+    asked = text[end:end + 1] == "?" and not (own and _DASH_CLAUSE.search(text, m.end(), end))
+    if asked or _supposed(text, begin, at, m.end(), inside) or (
             inside and (_EXPECTED.search(text, m.end(), end + 1) or _COMES_BACK.search(text, m.end(), end + 1)
                         or _WITH_LOAD.search(text, begin, end + 1))):
         raise ValueError("not stated")
@@ -780,6 +784,10 @@ def _failure_stated_zh(m: re.Match) -> str:
 _WRITTEN = re.compile(r"^\s*(?!#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[^\W_]|Title:\s|"
                       # (an issue's title pasted with its tracker's tag, "[Bug] gpt-oss ... error LlamaBatch.cc:1153")
                       + ISSUE_TAGS + r")(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
+
+
+#: a dash between clauses of one sentence (an em or en dash, or a hyphen with spaces around it)
+_DASH_CLAUSE = re.compile(r"\s[\u2014\u2013-]\s|[\u2014\u2013]")
 
 
 def _failure_stated(m: re.Match) -> str:

@@ -605,7 +605,7 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                  "out, which fails with an error. Dump the stuck workers' threads (py-spy dump --pid "
                                  "PID), and run with NCCL_DEBUG=INFO to see which collective waits.")
     hang = run.numbers.get("_hang_stated")
-    if (isinstance(hang, str) and not _MEMORY_NAMED.search(hang) and not run.tail_cut and marker != "ready"
+    if (isinstance(hang, str) and not _ties_to_memory(hang) and not run.tail_cut and marker != "ready"
             and not run.numbers.get("_machine_frozen")  # (the whole machine frozen: a host paging may be it)
             # (nor a log that ends on a program finishing its work, llama.cpp's timings or the user's interrupt: what
             # the report calls stuck is the output, "gets stuck in a loop", not the process; a server's answer to one
@@ -738,6 +738,18 @@ _MEMORY_NAMED = re.compile(r"memory|\bmem\b|alloc|\bOOM|\bVRAM\b|\bRAM\b|"
                            r"(?<!access )(?<!compile )(?<!compilation )(?<!download )(?<!disk )(?<!file )(?<!kernel )"
                            r"(?<!triton )(?<!inductor )(?<!torch )(?<!model )cache|\bKV\b|(?<![A-Za-z])blocks?(?![A-Za-z])|buffer|pool|"
                            r"\bswap", re.I)
+
+
+#: a question in a report's words ("— out of memory??", "is it the KV cache?"): what it asks is not what it states
+_ASKED = re.compile(r"[^,;:.!?\u2014\u2013]*\?+")
+#: memory named to be ruled out ("I don't think it is OOM", "not a memory problem", "no OOM in the log")
+_RULED_OUT = re.compile(r"\b(?:not|n[o'\u2019]t|never|no)\b[^,;.!?]{0,40}?\b(?:OOM|out of memory|memory)\b", re.I)
+
+
+def _ties_to_memory(words: str) -> bool:
+    """The report's words of a hang tie it to memory (`_MEMORY_NAMED`), where they state it: not in a question they
+    ask ("stuck forever after torch.compile — out of memory??") nor where they rule memory out."""
+    return bool(_MEMORY_NAMED.search(_RULED_OUT.sub(" ", _ASKED.sub(" ", words))))
 
 
 #: a process tag at a line's start ("(VllmWorker rank=0 pid=401) ", "(EngineCore_DP0 pid=94) "): the process that
