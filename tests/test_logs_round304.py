@@ -469,3 +469,36 @@ def test_a_quoted_warning_asked_about_after_a_dash_is_no_failure_told():
         Generating (100 / 100 tokens)
     """))
     assert run.kind == "NONE", (run.kind, run.code)
+
+
+# --- a monitor's rows over time pasted beside the log (docker stats, nvidia-smi's per-process query): each process's
+# or container's own series, read as readings --------------------------------------------------------------------------
+
+def test_docker_stats_rows_rising_until_the_kill_are_growth():
+    rows = [("10:05", "13.92GiB"), ("12:05", "19.40GiB"), ("14:05", "24.87GiB"), ("18:05", "35.13GiB"),
+            ("22:05", "44.98GiB"), ("06:05", "61.02GiB")]
+    stats = "\n".join(f"[05-13 {t}] 7c2e9d41b0af   vl-ocr   214.3%    {m} / 64GiB   21.75%    1.21GB / 96.4MB   "
+                      "0B / 0B          182" for t, m in rows)
+    run = run_of(diag(VLLM_RETRY_SERVED + "\nCONTAINER ID   NAME     CPU %     MEM USAGE / LIMIT   MEM %     NET I/O"
+                      "          BLOCK I/O        PIDS\n" + stats + "\n"
+                      "[Tue May 14 06:09:11 2025] Memory cgroup out of memory: Killed process 4121 (python3) "
+                      "total-vm:98123456kB, anon-rss:61840212kB, file-rss:0kB"))
+    assert (run.kind, run.code) == ("LEAK", "memory-growth-reported"), (run.kind, run.code)
+
+
+def test_nvidia_smi_apps_rows_of_two_processes_are_two_series():
+    # (the runner grows, the other process stays: the series are per process, not one mixed series)
+    rows = []
+    for i, (t, grow) in enumerate([("09:00", 5610), ("13:00", 5991), ("17:00", 6373), ("21:00", 6801)]):
+        rows.append(f"2025/02/03 {t}:00.000, 4127, /usr/lib/ollama/runners/cuda_v12/ollama_llama_server, {grow} MiB")
+        rows.append(f"2025/02/03 {t}:00.000, 4311, /usr/bin/python3, 1080 MiB")
+    run = run_of(diag("ollama runner VRAM creeping up\n" + "\n".join(rows)))
+    assert (run.kind, run.code) == ("LEAK", "memory-growth-reported"), (run.kind, run.code)
+    assert "4127" in run.message and "1 other process" in run.message
+
+
+def test_steady_docker_stats_rows_are_no_growth():
+    stats = "\n".join(f"7c2e9d41b0af   vllm   108.4%    {m} / 32GiB   19.10%    1.02MB / 871kB    1.21GB / 0B       63"
+                      for m in ("6.113GiB", "6.120GiB", "6.118GiB", "6.121GiB"))
+    run = run_of(diag(VLLM_RETRY_SERVED + "\n" + stats))
+    assert run.kind == "NONE", (run.kind, run.code)

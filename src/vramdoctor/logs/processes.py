@@ -82,6 +82,28 @@ def row(text: str, h: Header) -> tuple[str, int, str] | None:
     return key, size, command[:80]
 
 
+#: a monitor's row of one process or container over time: nvidia-smi's per-process query (`--query-compute-apps=pid,
+#: process_name,used_memory --format=csv,noheader`, MiB) with the time a user's loop put first ("2025-07-13 21:05:01,
+#: 305522, /usr/local/bin/ollama, 1512 MiB"), and `docker stats`' row (CONTAINER ID, NAME, CPU %, MEM USAGE / LIMIT,
+#: MEM %: "7c2e9d41b0af   vl-ocr   214.3%    13.92GiB / 64GiB   21.75%"), a time or a note around it
+_APPS_ROW = re.compile(r"^\s*\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d(?::\d\d)?(?:\.\d+)?,\s*(\d+),\s*([^,\n]{1,200}),\s*(\d+)\s*MiB\s*$")
+_STATS_ROW = re.compile(r"\b([0-9a-f]{12})\s+([\w.-]{1,128})\s+\d+(?:\.\d+)?%\s+(\d+(?:\.\d+)?)\s?([KMGT]i?B)\s+/\s+"
+                        r"\d+(?:\.\d+)?\s?[KMGT]i?B\s+\d+(?:\.\d+)?%")
+_UNIT = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def monitor_row(text: str) -> tuple[str, int, str] | None:
+    """(process or container, bytes, its name) of a monitor's row over time (`_APPS_ROW`: GPU memory, `_STATS_ROW`:
+    a container's memory), else None. docker prints binary units (GiB, MiB) and, in older releases, GB/MB for them too."""
+    m = _APPS_ROW.match(text)
+    if m:
+        return m.group(1), int(m.group(3)) * 2**20, m.group(2).strip()[:80]
+    m = _STATS_ROW.search(text)
+    if m:
+        return m.group(1), int(float(m.group(3)) * _UNIT[m.group(4)[0]]), m.group(2)
+    return None
+
+
 def aux_row(text: str) -> tuple[str, int, str] | None:
     """(pid, resident bytes, command) of a `ps aux` row pasted without its header, else None."""
     m = _AUX_ROW.match(text)

@@ -187,8 +187,8 @@ def _rising(series: list[int]) -> bool:
 
 
 def _process_growth(run: RunFacts) -> Diagnosis | None:
-    """The same process in 3+ snapshots of a pasted listing (ps, top), its resident memory rising: the process that
-    grew most names the run. One snapshot of many processes gives each one reading, which is no series."""
+    """The same process in 3+ snapshots of a pasted listing (ps, top) or a monitor's rows (nvidia-smi's per-process
+    query, docker stats), its memory rising: the process that grew most names the run. One snapshot of many processes gives each one reading, which is no series."""
     grown = []
     for key, readings in run.process_series.items():
         sizes = [b for _, b, _, _ in readings]
@@ -204,7 +204,8 @@ def _process_growth(run: RunFacts) -> Diagnosis | None:
     return Diagnosis(kind="LEAK", code="memory-growth-reported", oom=None, inferred=True,
                      evidence=[(ln, text) for _, _, ln, text in readings[:8]],
                      phase_source="the process listings pasted in the log, one snapshot after another",
-                     message=f"{len(sizes)} snapshots of the same {who} show its resident memory rising from "
+                     message=f"{len(sizes)} snapshots of the same {who} show its memory (as the listing or monitor "
+                             f"reads it: resident, GPU or the container's) rising from "
                              f"{sizes[0] / 2**30:.2f} GiB to {sizes[-1] / 2**30:.2f} GiB"
                              + (f", while {steady} other process(es) listed beside it did not" if steady else "")
                              + ": memory that is not given back (a leak, or a cache that grows without bound) until "

@@ -613,6 +613,12 @@ class Scanner:
             self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)
             return
         listing = self.listing
+        watched = processes.monitor_row(text) if not listing or not listing[0] else None
+        if watched is not None:  # (a monitor's row: each one a reading of its own, over time)
+            self.snapshots += 1
+            key, size, command = watched
+            r.note_process(key, self.snapshots, size, line_no, command, text)
+            return
         got = processes.row(text, listing[0]) if listing and listing[0] else None
         if got is None and (listing is None or listing[0] is None) and line_no <= ENGINE_SAMPLE_LINES:
             got = processes.aux_row(text)
