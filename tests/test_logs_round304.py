@@ -502,3 +502,48 @@ def test_steady_docker_stats_rows_are_no_growth():
                       for m in ("6.113GiB", "6.120GiB", "6.118GiB", "6.121GiB"))
     run = run_of(diag(VLLM_RETRY_SERVED + "\n" + stats))
     assert run.kind == "NONE", (run.kind, run.code)
+
+
+# --- an out of memory raised again in an engine's own words (`raise RuntimeError(...) from e`): the cause's frames,
+# printed first, decide where its words cover more than one step (TGI 3's warm-up: the KV cache, then a prefill) -------
+
+def _tgi_warmup(cause_frames: str) -> str:
+    return f"""
+        2025-01-14T16:22:31.346981Z  INFO shard-manager: text_generation_launcher: Shard ready in 21.505818419s rank=0
+        2025-01-14T16:22:31.525110Z  INFO text_generation_router_v3: backends/v3/src/lib.rs:125: Warming up model
+        2025-01-14T16:22:32.118702Z ERROR text_generation_launcher: Method Warmup encountered an error.
+        Traceback (most recent call last):
+{cause_frames}
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB. GPU 0 has a total capacity of 22.03 GiB of which 119.06 MiB is free.
+
+        The above exception was the direct cause of the following exception:
+
+        Traceback (most recent call last):
+          File "/opt/conda/lib/python3.11/site-packages/text_generation_server/server.py", line 144, in Warmup
+            self.model.warmup(batch, max_input_tokens, max_total_tokens)
+          File "/opt/conda/lib/python3.11/site-packages/text_generation_server/models/flash_causal_lm.py", line 1579, in warmup
+            raise RuntimeError(
+        RuntimeError: Not enough memory to handle 8049 prefill tokens. You need to decrease `--max-batch-prefill-tokens`
+    """
+
+
+KV_FRAMES = """          File "/opt/conda/lib/python3.11/site-packages/text_generation_server/models/flash_causal_lm.py", line 1553, in warmup
+            self.init_kv_cache(
+          File "/opt/conda/lib/python3.11/site-packages/text_generation_server/models/flash_causal_lm.py", line 1386, in init_kv_cache
+            self.kv_cache = [
+          File "/opt/conda/lib/python3.11/site-packages/text_generation_server/layers/attention/kv_cache.py", line 71, in __init__
+            torch.empty("""
+PREFILL_FRAMES = """          File "/opt/conda/lib/python3.11/site-packages/text_generation_server/models/flash_causal_lm.py", line 1561, in warmup
+            _, _batch, _ = self.generate_token(batch)
+          File "/opt/conda/lib/python3.11/site-packages/text_generation_server/models/flash_causal_lm.py", line 1810, in generate_token
+            out, speculative_logits = self.forward(batch, adapter_data)"""
+
+
+def test_tgi3_warmup_whose_cause_was_the_kv_cache():
+    run = run_of(diag(_tgi_warmup(KV_FRAMES)))
+    assert run.kind == "KV_CAPACITY", (run.kind, run.code)
+
+
+def test_tgi3_warmup_whose_cause_was_the_prefill_stays_the_prefill():
+    run = run_of(diag(_tgi_warmup(PREFILL_FRAMES)))
+    assert (run.kind, run.code) == ("WARMUP", "prefill-tokens-exceed-memory"), (run.kind, run.code)

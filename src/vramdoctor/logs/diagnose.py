@@ -1257,6 +1257,33 @@ def _detail_after(f: Failure, fatal: list[Failure]) -> Failure:
     return detail[0] if detail else f
 
 
+#: Python's line between a chained exception and the one raised from it (`raise X(...) from e`)
+_DIRECT_CAUSE = re.compile(r"^\s*The above exception was the direct cause of the following exception:")
+
+
+def _cause_of_reraise(f: Failure, fatal: list[Failure], engine: str) -> Failure:
+    """An out of memory raised again with an engine's own words (`raise RuntimeError("Not enough memory to handle N
+    prefill tokens") from e`: Python prints the cause first, then "The above exception was the direct cause of the
+    following exception:", then the error raised from it): where the cause's own stack frames place it in another phase
+    than the words raised from it (TGI 3's warm-up wraps making the KV cache and its prefill in one handler), the cause
+    decides, in its frames' phase. `f`: the failure chosen, the cause or the error raised from it."""
+    if f.kind != "oom":
+        return f
+    for h in fatal:
+        if h.kind != "oom" or h.line_no < f.line_no:
+            continue
+        cause = [g for g in fatal if g.kind == "oom" and g.line_no < h.line_no and g.line_no <= f.line_no
+                 and any(_DIRECT_CAUSE.match(t) and ln > g.line_no for ln, t in h.before)]
+        if not cause:
+            continue
+        g = cause[-1]
+        at = locate(g, engine)
+        if at.source.startswith("the stack frames") and at.phase and at.phase != locate(h, engine).phase:
+            return replace(g, phase=at.phase)  # (its phase its frames', not the words raised from it below)
+        return f
+    return f
+
+
 def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, str] | None]:
     """The failure that decides run `run` (None: the run shows none), and the line of the report's own words that gave
     its cause where the log's lines do not (a user's sentence, or the title; None where they do)."""
@@ -1277,6 +1304,7 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     f = _detail_after(f, fatal)
     if f.kind in ("oom", "not_oom"):
         f = _detail_after(_latest_survived(run, f, fatal, engine), fatal)
+    f = _cause_of_reraise(f, fatal, engine)
     if f.code in _WAITED_ON:
         # the engine's timeout waiting on a worker, after that worker's own failure in the log (an illegal memory
         # access, an out of memory): the worker's failure is the cause, the timeout its consequence
