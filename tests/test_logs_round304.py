@@ -547,3 +547,76 @@ def test_tgi3_warmup_whose_cause_was_the_kv_cache():
 def test_tgi3_warmup_whose_cause_was_the_prefill_stays_the_prefill():
     run = run_of(diag(_tgi_warmup(PREFILL_FRAMES)))
     assert (run.kind, run.code) == ("WARMUP", "prefill-tokens-exceed-memory"), (run.kind, run.code)
+
+
+# --- a client's call the user pasted (`$ curl .../v1/chat/completions -d '{...}'`) is a request sent, told: no step of
+# the server's; to a front server that loads its model for it (LocalAI, Ollama), no evidence it was serving -----------
+
+def test_a_curl_to_a_front_server_then_its_backends_oom_is_undetermined():
+    for server_lines in (
+            ['2:17PM DBG GRPC(mistral-small-24b-127.0.0.1:34613): stderr CUDA error: out of memory',
+             '2:17PM DBG GRPC(mistral-small-24b-127.0.0.1:34613): stderr   current device: 0, in function'],
+            ['2:17PM ERR Server error error="failed to load model with internal loader: could not load model: rpc '
+             'error: code = Unavailable desc = error reading from server: EOF" ip=172.17.0.1 latency=41.2s method=POST',
+             '2:17PM DBG GRPC(mistral-small-24b-127.0.0.1:34613): stderr CUDA error: out of memory'][::-1]):
+        text = "\n".join([
+            "500 from the server, the container restarts",
+            "$ curl -s localhost:8080/v1/chat/completions -H 'Content-Type: application/json' -d "
+            "'{\"model\":\"mistral-small-24b\",\"messages\":[{\"role\":\"user\",\"content\":\"summarize the notes\"}]}'",
+            '{"error":{"code":500,"message":"rpc error: code = Unavailable desc = error reading from server: EOF"}}',
+            *server_lines])
+        run = run_of(diag(text))
+        assert run.kind == "UNDETERMINED", (server_lines[0], run.kind, run.code)
+
+
+def test_a_curl_to_vllm_then_an_oom_in_its_forward_pass_is_still_serving():
+    run = run_of(diag("""
+        $ curl -s localhost:8000/v1/completions -H 'Content-Type: application/json' -d '{"model":"m","prompt":"hello"}'
+        ERROR 06-03 14:02:14 [core.py:588] EngineCore encountered a fatal error.
+        ERROR 06-03 14:02:14 [core.py:588]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 1264, in execute_model
+        ERROR 06-03 14:02:14 [core.py:588]     hidden_states = self.model(
+        ERROR 06-03 14:02:14 [core.py:588] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.10 GiB. GPU 0 has a total capacity of 79.19 GiB of which 1.02 GiB is free.
+    """))
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+# --- a front server's API listening is not its model ready (LocalAI loads a model for the request that names it): a
+# host OOM kill after its load began and before "Loads OK" is the load; after it, serving ------------------------------
+
+LOCALAI_UP = """
+    Mar 03 10:39:51 nuc local-ai[1187]: 10:39AM INF LocalAI version: v2.26.0 (09941c0bfb9119bb01a04b2a0a16897ecf2cd087)
+    Mar 03 10:39:52 nuc local-ai[1187]: 10:39AM INF LocalAI API is listening! Please connect to the endpoint for API documentation. endpoint=http://0.0.0.0:8080
+"""
+KERNEL_KILL = ("Mar 03 10:42:51 nuc kernel: Out of memory: Killed process 48213 (llama-cpp-avx2) total-vm:21563148kB, "
+               "anon-rss:14893220kB, file-rss:1152kB, shmem-rss:0kB, UID:998 pgtables:29844kB oom_score_adj:0")
+
+
+def test_localai_killed_while_it_loads_the_model_for_a_request():
+    for load in ("Mar 03 10:41:55 nuc local-ai[1187]: 10:41AM INF BackendLoader starting backend=llama-cpp "
+                 "modelID=qwen2.5-32b-instruct o.model=Qwen2.5-32B-Instruct-Q4_K_M.gguf",
+                 "Mar 03 10:41:55 nuc local-ai[1187]: 10:41AM INF Loading model 'Qwen2.5-32B-Instruct-Q4_K_M.gguf' "
+                 "with backend llama-cpp"):
+        run = run_of(diag(LOCALAI_UP + "\n" + load + "\n" + KERNEL_KILL))
+        assert run.kind == "WEIGHTS", (load, run.kind, run.code)
+
+
+def test_localai_killed_after_its_model_loaded_is_serving():
+    run = run_of(diag(LOCALAI_UP + """
+        Mar 03 10:41:55 nuc local-ai[1187]: 10:41AM INF BackendLoader starting backend=llama-cpp modelID=qwen2.5-32b-instruct o.model=Qwen2.5-32B-Instruct-Q4_K_M.gguf
+        Mar 03 10:42:20 nuc local-ai[1187]: 10:42AM INF [llama-cpp] Loads OK
+        Mar 03 10:42:21 nuc local-ai[1187]: 10:42AM DBG GRPC(qwen2.5-32b-127.0.0.1:34613): stderr slot launch_slot_: id  0 | task 0 | processing task
+    """ + KERNEL_KILL))
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+def test_a_bare_kill_after_a_start_line_is_not_read_as_the_weights():
+    run = run_of(diag("""
+        [2025-07-02 19:20:03] server_args=ServerArgs(model_path='Qwen/Qwen2.5-32B-Instruct-AWQ', tp_size=2)
+        [2025-07-02 19:20:10 TP0] Init torch distributed begin.
+        ^CTraceback (most recent call last):
+          File "/usr/lib/python3.10/multiprocessing/connection.py", line 379, in _recv
+            chunk = read(handle, remaining)
+        KeyboardInterrupt
+        Killed
+    """))
+    assert run.kind != "WEIGHTS", (run.kind, run.code)

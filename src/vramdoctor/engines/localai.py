@@ -24,8 +24,13 @@ LOG = LogWords(
         # ... or a download the network broke off
         msg(r"\berror downloading model\b(?![^\n]*invalid status code 4\d\d)", "not_oom", code="network-error"),
     ),
+    # (its API listening is the front server's, not a model's: it loads a model for the first request that names it,
+    # pkg/model/initializers.go "BackendLoader starting backend=..." / "Loading model '%s' with backend %s", the load
+    # under way; the backend's "[llama-cpp] Loads OK" the model ready)
+    run_start=(rx(r"\bBackendLoader starting backend=|\bLoading model '[^'\n]{1,300}' with backend ", 0),),
     milestones=(
-        ("ready", rx(r"LocalAI API is listening")),
+        ("start", rx(r"\bBackendLoader starting backend=|\bLoading model '[^'\n]{1,300}' with backend ")),
+        ("ready", rx(r"\] Loads OK\b")),
     ),
     # (it loads a model for the first request that names it, pkg/model/initializers.go: "Request received" comes before
     # the load, so only the backend's own lines of a request the loaded model took are serving: "[llama-cpp] Loads OK"

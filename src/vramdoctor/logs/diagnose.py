@@ -25,7 +25,7 @@ from .authorship import TITLE, narrates_failure, program_line, prose_like, sente
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts, summed
 from ..engines.interface import AFTER_MILESTONE
 from ..engines.words import LOADING_ZH, SIZE, to_bytes
-from .knowledge import (CAUSE_UNKNOWN, COMMAND, ELISION, FRAME, PY_FRAME, SIGKILL_RX, Verdict, exception_not_memory,
+from .knowledge import (CAUSE_UNKNOWN, CLIENT_CALL, COMMAND, ELISION, FRAME, PY_FRAME, SIGKILL_RX, Verdict, exception_not_memory,
                         knowledge, phase_words, without_paths)
 from .lines import STATED, STRONG_PREFIX, TB_HEADER, stated, stops_inside, traceback_line
 from .phase import FAILED_REQUEST, FINE_WHEN_SERVING, STARTUP, Place, during_step, frames, locate, step_done, step_reached
@@ -930,7 +930,7 @@ def _served_after(run: RunFacts, end: int, engine: str) -> list[int]:
     return out
 
 
-def _serving_told(run: RunFacts, f: Failure) -> tuple[int, str] | None:
+def _serving_told(run: RunFacts, f: Failure, engine: str = "") -> tuple[int, str] | None:
     """Where the report, not the server, says the run was serving when failure `f` came: a user's words or a
     client's call to the server ("when I give it longer questions", a reproduction script's
     `client.chat.completions.create(`), before the failure or after it; None where it says not, or where a
@@ -941,6 +941,9 @@ def _serving_told(run: RunFacts, f: Failure) -> tuple[int, str] | None:
         ln, text = run.titled["requests"]
     if ln is None or program_line(text):
         return None
+    own = knowledge().engine.get(engine)
+    if own is not None and own.log.loads_on_request is not None and CLIENT_CALL.match(text):
+        return None  # (a front server loads its model for the request it was sent: the call may have failed its load)
     end = max(f.end_line, f.line_no)
     if any(m != "requests" and at > end for m, at in run.progress.items()):
         return None
@@ -2077,8 +2080,15 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         # kernel's lines pasted under them go: a weights' load or conversion bar short of its end)
         last_step = not loading and "weights_done" not in f.progress and not loaded and \
             _last_step(f, engine) == "WEIGHTS"
-        loading = loading or last_step
-        source = "the last step the engine's lines show under way: the weights' load" if last_step else place.source
+        # (or a start line of the server's own and no step after it: LocalAI's "BackendLoader starting backend=..."
+        # for the request that named the model, then the kill: the load under way)
+        # (a kill by the OOM killer: not a bare SIGKILL, whose sender the log does not name, a user's kill after Ctrl-C
+        # too; nor the CPU allocator failing, whose own frames say what asked, a fork)
+        started = not loading and not loaded and not bare and not alloc and set(f.progress) == {"start"} and program_line(
+            run.progress_text.get("start", "")) and f.progress["start"] < f.line_no
+        loading = loading or last_step or started
+        source = ("the last step the engine's lines show under way: the weights' load" if last_step else
+                  "the server's start line, no step after it: the load under way" if started else place.source)
         if f.pasted and not loaded:
             source = "the start-up pasted after it"
             # pasted above the start-up it ended (a pod's state, dmesg, then the container's log): that start-up's
@@ -2095,7 +2105,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                 "start" in later or any(phase_words(t, engine) in ("WEIGHTS", "STARTUP") for _, t in f.after[:12])))
         # (the report's words of serving: its requests, or a step only serving runs, "OOM-kills the scheduler on
         # chunked prefill")
-        said = None if loaded or failed_load else (_serving_told(run, f) or next(
+        said = None if loaded or failed_load else (_serving_told(run, f, engine) or next(
             ((ln, t) for ln, t in [(f.line_no, f.text), *f.before[-16:], *f.after] if not program_line(t)
              and during_step(t) == "RUNTIME"), None))
         if said and "weights_done" in f.progress:  # the weights loaded, and the report says it was serving
@@ -2199,7 +2209,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         phase, where = "WARMUP", "the figures printed: the weights fit, what comes beside them does not"
         f.code = "temporary-buffer-exceeds-memory"
     if phase is None and "RUNTIME" in place.candidates and f.kind == "oom":
-        told = _serving_told(run, f)
+        told = _serving_told(run, f, engine)
         if told:
             phase, where = "RUNTIME", f"the report's words: it failed while serving (line {told[0]})"
             place = replace(place, deciding=told, inferred=True)

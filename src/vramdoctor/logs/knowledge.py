@@ -465,6 +465,8 @@ def knowledge() -> Knowledge:
 #: a command line or shell prompt pasted with the log (`$ vllm serve ...`, `user@host:~$ python bench.py --profile`,
 #: `docker run ... \\`, a notebook's `!python ...`, a continued line of options): its words name the user's command,
 #: never a step the engine is in ("profile_restful_api.py" is a benchmark, not a memory profile)
+#: a request sent from a shell (curl, wget, HTTPie): the user's call, not a line of the server's
+CLIENT_CALL = re.compile(r"^\s*(?:[$#%>]\s*)?(?:curl|wget|https?|xh)\s+\S")
 COMMAND = re.compile(
     r"^\s*(?:\(\w[\w.-]*\)\s+)?(?:[\w.-]+@[\w.-]+:\S*\s*[$#]\s+\S|\$\s+\S|>>>\s|PS [A-Za-z]:\\[^>]{0,120}>\s*\S)|"
     # (also as bash's xtrace prints it, "+ llama-server ...", "++ ...")

@@ -17,7 +17,7 @@ from typing import Callable, Iterable, Iterator
 
 from ..engines.words import _WORKED as _WORKED_WORDS, FUNCTION_TAG, TRIED
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts, unset
-from .knowledge import (COMMAND, ELISION, FRAME, GDB_CHATTER, PY_FRAME, Knowledge, exception_not_memory, is_echo,
+from .knowledge import (CLIENT_CALL, COMMAND, ELISION, FRAME, GDB_CHATTER, PY_FRAME, Knowledge, exception_not_memory, is_echo,
                         knowledge)
 from .lines import (
     CUT_LOOKBACK,
@@ -447,7 +447,9 @@ class Scanner:
         if echo:  # a logged request: the prompt is the user's text
             r.lines += 1
             r.last_line = line_no
-            if "requests" not in r.progress:
+            if CLIENT_CALL.match(text):  # (the user's own call with its prompt: a request sent, told)
+                r.titled.setdefault("requests", (line_no, text[:500]))
+            elif "requests" not in r.progress:
                 r.progress["requests"] = line_no
                 r.progress_text["requests"] = _ELIDED_PROMPT.sub(r"\1\2...\2", text, count=1)[:200]
             self.recent.append((line_no, text))
@@ -488,7 +490,9 @@ class Scanner:
                         r.engine_hits[NAMED_HIT + name] = r.engine_hits.get(NAMED_HIT + name, 0) + 1
         if "elision" in c and ELISION.match(text):
             r.elisions.append(line_no)
-        titled = bool(HEADING.match(text))  # (a report's title tells: it is no step the run passed)
+        # (a report's title tells: it is no step the run passed; nor is a client's call the user pasted, `$ curl
+        # .../v1/chat/completions`: a request sent, which the server may not have taken)
+        titled = bool(HEADING.match(text) or CLIENT_CALL.match(text))
         for i in ms:
             marker, pattern = k.milestones[i]
             if titled and marker not in r.titled and pattern.search(text):
