@@ -4,8 +4,15 @@ of our own in other engines, versions and wordings. The engines' lines follow th
 
 from __future__ import annotations
 
+import pytest
+
 from logcase import diag, run_of
 from vramdoctor.logs import streams
+
+
+def said(run) -> str:
+    """All of a run's advice, every field, joined."""
+    return " | ".join(" ".join(str(v) for v in a.values()) for a in run.advice)
 
 
 # --- several programs' lines interleaved in one paste (docker compose services, kubectl --prefix pods): each is a
@@ -620,3 +627,32 @@ def test_a_bare_kill_after_a_start_line_is_not_read_as_the_weights():
         Killed
     """))
     assert run.kind != "WEIGHTS", (run.kind, run.code)
+
+
+# --- a setting's value the engine's own configuration refused before anything was allocated: no memory problem, and
+# the advice is that setting in its range (not "leave memory settings alone") --------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["(APIServer pid=52817) INFO 12-09 15:30:02 [api_server.py:1772] vLLM API server version 0.12.0",
+     "(APIServer pid=52817) pydantic_core._pydantic_core.ValidationError: 1 validation error for CacheConfig",
+     "(APIServer pid=52817) gpu_memory_utilization",
+     "(APIServer pid=52817)   Input should be less than or equal to 1 [type=less_than_equal, input_value=90.0, input_type=float]"],
+    ['  File "C:\\\\lmd\\\\lib\\\\site-packages\\\\lmdeploy\\\\messages.py", line 263, in __post_init__',
+     "    assert 0 < self.cache_max_entry_count < 1, 'invalid cache_max_entry_count'",
+     "AssertionError: invalid cache_max_entry_count"],
+    ["INFO 05-01 10:00:01 api_server.py:212] vLLM API server version 0.5.2",
+     "ValueError: GPU memory utilization must be less than 1.0. Got 90.0."],
+])
+def test_a_setting_the_engine_refused_is_that_setting_in_its_range(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "setting-rejected"), (run.kind, run.code)
+    assert "0.9, not 90" in said(run) and "leave memory settings alone" not in said(run)
+
+
+def test_an_assertion_on_memory_state_is_no_refused_setting():
+    # (an assert whose message names no setting stays what it was)
+    run = run_of(diag("""
+        [2025-05-19 08:01:20] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1)
+        AssertionError: invalid block table for request 7 at step 512, please report
+    """))
+    assert run.code != "setting-rejected", (run.kind, run.code)

@@ -21,7 +21,7 @@ LOG = LogWords(
     fingerprint=rx(r"aphrodite|Aphrodite Engine|Minimum concurrency: [\d.]+x"),
     run_start=(rx(r"Initializing (?:the )?Aphrodite Engine", 0),),
     messages=(  # (its KV messages are vLLM's words, read from vllm.py)
-        msg(r"GPU memory utilization must be less than 1\.0", "not_oom", code="invalid-memory-fraction"),
+        msg(r"GPU memory utilization must be less than 1\.0", "not_oom", code="setting-rejected"),
     ),
     frames=dict(VLLM_LOG.frames),
     milestones=(

@@ -1681,6 +1681,14 @@ LOG = LogWords(
             # (NVIDIA NIM's hub client downloading a profile: "nim_sdk::hub::repo ... One or more errors fetching
             # files:")
             r"\bnim_sdk::hub\b[^\n]*\bOne or more errors fetching files\b", "not_oom", code="network-error"),
+        # a setting's value the engine's own configuration refused before anything was allocated: pydantic's check on
+        # a config class (vLLM 0.10+ "pydantic_core._pydantic_core.ValidationError: 1 validation error for CacheConfig",
+        # then the field and "Input should be less than or equal to 1 [... input_value=90.0"), an assert in a config
+        # dataclass's __post_init__ naming the field (LMDeploy messages.py "AssertionError: invalid
+        # cache_max_entry_count"), vLLM's older check ("GPU memory utilization must be less than 1.0. Got 90.0.")
+        msg(r"\bValidationError: \d+ validation errors? for \w*(?:Config|Args|Arguments|Params|Parameters|Settings)\b|"
+            r"\bAssertionError: invalid [a-z][a-z0-9_]{2,60}\s*$|"
+            r"\bGPU memory utilization must be (?:less than|within|between)\b", "not_oom", code="setting-rejected"),
         # a model hub that answered and refused the download (huggingface_hub's GatedRepoError / "Cannot access gated
         # repo", requests' "401 Client Error: Unauthorized for url: https://huggingface.co/...", "Access to model X is
         # restricted"): a gated or private model without a token, not memory

@@ -176,7 +176,6 @@ _NOT_OOM = {
                      "quantised or attention kernel's fault on this GPU (another kernel, an unquantised model or a "
                      "newer release tells which).",
     "max-model-len-exceeds-model": "the configured context is longer than the model allows.",
-    "invalid-memory-fraction": "the memory fraction given is out of its range.",
     "static-storage-overflow": "a buffer sized when the model was compiled (for its context window) overflowed: "
                                "an input longer than the compiled context, however much GPU memory is free.",
     "kernel-shared-memory": "a kernel asked for more on-chip shared memory than this GPU has (a kernel limit, "
@@ -217,6 +216,9 @@ _NOT_OOM = {
                     "in the OpenCL back end or the driver, often at a size it does not handle (a context past 2048 "
                     "tokens in old CLBlast builds); update the engine or the driver, or use another back end (CUDA, "
                     "Vulkan).",
+    "setting-rejected": "the engine's own check refused a setting's value before it allocated anything (a fraction "
+                        "given as a percentage, 90 for 0.9; a fraction of 1 or more; a value of the wrong type): give "
+                        "the setting the error names a value in its range.",
     "bad-argument": "the command line has an option or a value the program does not accept (a misspelt flag, a flag "
                     "of another version, a subcommand where options go): nothing ran. Fix the command line; `--help` "
                     "lists what this version takes.",

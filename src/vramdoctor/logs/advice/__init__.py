@@ -206,6 +206,10 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
             s.say("a larger /dev/shm", "NCCL could not grow its buffers in /dev/shm (a container's default is 64 MiB): "
                   "run the container with `--ipc=host` or `--shm-size 16g` (Kubernetes: an emptyDir of medium Memory "
                   "at /dev/shm); GPU memory is not the problem")
+        elif code == "setting-rejected":
+            s.say("the refused setting in its range", "the engine refused a value before it allocated anything: give "
+                  "the setting the error names a value it accepts (a memory fraction as 0.9, not 90, and below 1); "
+                  "memory itself was not short")
         elif code == "swap-space-too-large":
             s.say("a smaller --swap-space", "vLLM refuses a CPU swap space over 70% of the machine's RAM: lower "
                   "--swap-space (in GiB per GPU; 0 is fine unless many sequences are preempted); the GPU is not the "
