@@ -656,3 +656,28 @@ def test_an_assertion_on_memory_state_is_no_refused_setting():
         AssertionError: invalid block table for request 7 at step 512, please report
     """))
     assert run.code != "setting-rejected", (run.kind, run.code)
+
+
+# --- the report's belief in a leak above a pool that was full under load (preemption, retraction): the pool the engine
+# sized at start holds its memory whether idle or not; the coping engine is what the log shows, not growth ----------
+
+@pytest.mark.parametrize("words, pool", [
+    ("nvidia-smi says 36GB used even when idle, we think memory is not freed after requests.",
+     "WARNING 11-14 10:02:11 scheduler.py:1483] Sequence group chat-91fe is preempted by PreemptionMode.RECOMPUTE mode "
+     "because there is not enough KV cache space. This can affect the end-to-end performance. Increase "
+     "gpu_memory_utilization or tensor_parallel_size to provide more KV cache memory. total_num_cumulative_preemption=51"),
+    ("GPU memory keeps growing through the day, looks like a leak to me.",
+     "[2025-05-01 10:20:00] Decode out of memory happened. #retracted_reqs: 3, #new_token_ratio: 0.5432 -> 0.8012"),
+])
+def test_a_leak_believed_over_a_pool_full_under_load_is_the_full_pool(words, pool):
+    run = run_of(diag(f"""
+        slow after 30 users
+        {words}
+
+        INFO 11-14 09:00:41 api_server.py:528] vLLM API server version 0.6.3.post1
+        INFO:     Application startup complete.
+        INFO:     10.0.0.7:40312 - "POST /v1/chat/completions HTTP/1.1" 200 OK
+        {pool}
+        INFO:     10.0.0.7:40313 - "POST /v1/chat/completions HTTP/1.1" 200 OK
+    """))
+    assert run.kind == "RUNTIME" and run.code.startswith("kv-pool-full"), (run.kind, run.code)
