@@ -681,3 +681,20 @@ def test_a_leak_believed_over_a_pool_full_under_load_is_the_full_pool(words, poo
         INFO:     10.0.0.7:40313 - "POST /v1/chat/completions HTTP/1.1" 200 OK
     """))
     assert run.kind == "RUNTIME" and run.code.startswith("kv-pool-full"), (run.kind, run.code)
+
+
+def test_a_crash_of_another_cause_while_serving_is_not_cleared_by_a_retry_that_served():
+    crash = """
+        INFO 06-03 13:41:02 [api_server.py:1043] vLLM API server version 0.9.1
+        INFO:     Application startup complete.
+        INFO:     10.0.0.7:40312 - "POST /v1/chat/completions HTTP/1.1" 200 OK
+        ERROR 06-03 14:02:14 [core.py:588] RuntimeError: CUDA error: an illegal memory access was encountered
+    """
+    run = run_of(diag(crash + "\n" + VLLM_RETRY_SERVED))
+    assert (run.kind, run.code) == ("NOT_OOM", "illegal-memory-access"), (run.kind, run.code)
+    # (a refusal at start-up, then a retry that served, is still cleared: the retry got further)
+    run = run_of(diag("""
+        INFO 06-03 13:41:02 [api_server.py:1043] vLLM API server version 0.9.1
+        vllm: error: unrecognized arguments: --max-num-seq 8
+    """ + "\n" + VLLM_RETRY_SERVED))
+    assert run.kind == "NONE", (run.kind, run.code)

@@ -15,7 +15,7 @@ from typing import Iterable, Union
 from ..engines import all_engines
 from . import streams
 from .advice import advise
-from .authorship import TITLE, sentence_like, user_words
+from .authorship import TITLE, program_line, sentence_like, user_words
 from .blocks import scan_blocks
 from .diagnose import detect_engine, diagnose_run, later_by_clock, seconds_of_day
 from .facts import PROSE_HIT, RunFacts
@@ -316,7 +316,11 @@ def decide(reports: list[RunReport], out_of_order: bool = False, copies: frozens
         if any(m in r.progress for m in SERVING):
             # (a run that failed while serving, before this one: serving is as far as a run gets, so this one got no
             # further than that failure, and the failure decides)
-            served = [x for x in earlier if x.kind in ("RUNTIME", "LEAK") and "requests" in x.progress]
+            # (a crash of another cause while it served too, the program's own line of it after its requests: "CUDA
+            # error: an illegal memory access was encountered" in a decode, then a retry with a workaround that served)
+            served = [x for x in earlier if "requests" in x.progress and (x.kind in ("RUNTIME", "LEAK") or (
+                x.kind == "NOT_OOM" and any(e["line"] > x.progress["requests"] and program_line(e["text"])
+                                            for e in x.evidence)))]
             if served:
                 return served[-1]
             # (a GPU the engine refused earlier, on which this run served with none: the refusal is why, Ollama's
