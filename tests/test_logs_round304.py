@@ -698,3 +698,56 @@ def test_a_crash_of_another_cause_while_serving_is_not_cleared_by_a_retry_that_s
         vllm: error: unrecognized arguments: --max-num-seq 8
     """ + "\n" + VLLM_RETRY_SERVED))
     assert run.kind == "NONE", (run.kind, run.code)
+
+
+# --- advice in the engine's own words: Ollama's num_ctx is a slot's share (the runner's KvSize is it x the slots);
+# wrappers of llama.cpp get their own names in the reasons, not -c / -np / -fa; a build that prints flash_attn as 0/1
+# takes a bare -fa ---------------------------------------------------------------------------------------------------
+
+def test_ollama_kv_full_advice_is_per_slot_num_ctx_in_its_own_words():
+    run = run_of(diag("""
+        time=2025-10-23T14:02:11.512Z level=INFO source=runner.go:893 msg="starting go runner"
+        time=2025-10-23T14:02:11.702Z level=INFO source=runner.go:828 msg=load request="{Operation:commit LoraPath:[] Parallel:4 BatchSize:512 FlashAttention:false KvSize:32768 KvCacheType: NumThreads:32 GPULayers:49[ID:GPU-61d0 Layers:49(0..48)] MultiUserCache:false ProjectorPath: MainGPU:0 UseMmap:false}"
+        time=2025-10-23T14:02:14.960Z level=INFO source=server.go:1310 msg="llama runner started in 3.48 seconds"
+        [GIN] 2025/10/23 - 14:05:01 | 200 |  2.1s |  127.0.0.1 | POST     "/api/chat"
+        panic: failed to decode batch: could not find a kv cache slot
+    """))
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+    text = said(run)
+    assert "num_ctx higher than 8,192" in text and "32,768" not in text
+    assert " -c " not in text and "-np" not in text and "-fa" not in text
+
+
+def test_llama_cpp_python_reasons_name_its_own_settings():
+    run = run_of(diag("""
+        llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3060) - 11247 MiB free
+        llama_model_loader: loaded meta data with 29 key-value pairs and 292 tensors from /models/llama-3.1-8b-q6_k.gguf (version GGUF V3 (latest))
+        llm_load_print_meta: n_head           = 32
+        llm_load_tensors: offloaded 33/33 layers to GPU
+        llm_load_tensors:      CUDA0 buffer size =  6282.24 MiB
+        llama_new_context_with_model: n_ctx      = 131072
+        llama_new_context_with_model: n_ubatch   = 512
+        llama_new_context_with_model: flash_attn = 0
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 16384.00 MiB on device 0: cudaMalloc failed: out of memory
+        llama_kv_cache_init: failed to allocate buffer for kv cache
+        llama_new_context_with_model: llama_kv_cache_init() failed for self-attention cache
+        Traceback (most recent call last):
+          File "/opt/venv/lib/python3.11/site-packages/llama_cpp/llama.py", line 393, in __init__
+            self._ctx = _LlamaContext(
+        ValueError: Failed to create llama_context
+    """))
+    assert run.kind == "KV_CAPACITY", (run.kind, run.code)
+    assert "-fa" not in said(run) and " -c " not in said(run), said(run)
+
+
+def test_a_build_printing_flash_attn_as_a_number_takes_a_bare_fa():
+    base = """
+        llama_context: n_ctx         = 131072
+        llama_context: flash_attn    = {fa}
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 16384.00 MiB on device 0: cudaMalloc failed: out of memory
+        llama_kv_cache_unified: failed to allocate buffer for kv cache
+    """
+    old = run_of(diag(base.format(fa="0")))
+    new = run_of(diag(base.format(fa="disabled")))
+    assert "-fa on" not in said(old) and "-fa" in said(old), said(old)
+    assert "-fa on" in said(new), said(new)

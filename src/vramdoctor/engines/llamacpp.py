@@ -759,6 +759,9 @@ LOG = LogWords(
         # llama_init_from_model's own error, "failed to initialize the context", which builds still print
         fig("_old_wording", r"^\s*(?:llm_load_\w+|llama_new_context_with_model|llama_kv_cache_init):|"
             r"^\s*llama_init_from_model: (?!failed to initialize the context)", lambda m: True),
+        # (llama_context's flash attention as a number, "flash_attn    = 0" (%d): builds before b6343 printed the
+        # switch; since, its mode by name, "flash_attn = auto")
+        fig("_old_wording", r"\bllama_context: flash_attn\s+= [01]\s*$", lambda m: True),
         # names only builds from b6343 (-fa on|off|auto, August 2025) on print: llama_context's "flash_attn = auto",
         # llama_memory_breakdown_print (September 2025), the pipeline-parallel retry (October 2025, PR 16748),
         # common_init_result and ggml_gallocr_reserve_n_impl (late 2025), sched_reserve and common_params_print_info

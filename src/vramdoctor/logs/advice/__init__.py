@@ -151,7 +151,8 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
             par = n.get("n_parallel")
             slot, asked = n.get("n_ctx_slot"), n.get("_slot_prompt_tokens")
             asked = max(asked) if isinstance(asked, list) and asked else asked  # (one value: flattened to it)
-            why = "each of the -np slots gets -c / -np tokens; a larger -c (if memory allows)"
+            c, np_ = s.term("max_model_len", "the context"), s.term("max_num_seqs", "the slots")
+            why = f"each of the {np_} slots gets {c} / {np_} tokens; a larger {c} (if memory allows)"
             if isinstance(slot, int) and isinstance(asked, int) and asked > slot:
                 # (the slot's share and the longest prompt it was sent, as the server printed them)
                 why += f"; a slot holds {slot:,} tokens and a prompt of {asked:,} came: each slot needs at least that"

@@ -222,7 +222,8 @@ class KvSteps:
                 why += f"; {free / GIB:.1f} GiB free minus {weights / GIB:.1f} GiB of weights, with a 10% margin"
                 if kq:
                     why += (f"; with flash attention off, the compute buffer adds {kq:,} bytes per token of context "
-                            "(n_ubatch x n_head x 4: -fa drops it and lets a longer -c fit)")
+                            f"(n_ubatch x n_head x 4: {s.term('flash_attn', 'flash attention')} drops it and lets a "
+                            f"longer {s.term('max_model_len', 'context')} fit)")
                 slot = n.get("ollama_num_ctx")
                 if isinstance(slot, int):  # with one slot (the step above), num_ctx may be as large as what fits
                     slots = parallel if s.name == "ollama" and isinstance(parallel, int) and parallel > 1 else 1

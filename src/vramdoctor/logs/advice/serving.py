@@ -120,17 +120,21 @@ class ServingSteps:
             return
         if s.name in GGML:
             parallel = self.n.get("n_parallel")
+            ctx = s.term("max_model_len", "the context")
             if isinstance(parallel, int) and parallel > 1:
-                s.add("fewer parallel slots", "max_num_seqs", "the slots share the cells of -c", "down", parallel // 2,
-                      parallel)
+                share = (f"each slot has its own {ctx}, and the runner's cache is {ctx} x the slots" if s.name == "ollama"
+                         else f"the slots share the cells of {ctx}")
+                s.add("fewer parallel slots", "max_num_seqs", share, "down", parallel // 2, parallel)
             # (from -c as given where the log shows it: a slot's line prints its own share, "n_ctx = 2048" of -c 8192
             # over 4 slots)
+            # (Ollama's num_ctx is a slot's share: the runner's cells are it x the slots)
+            slot = self.n.get("ollama_num_ctx")
             cells = [v for v in (self.n.get("n_ctx"), self.n.get("max_model_len")) if isinstance(v, int) and v > 0]
-            s.add("more cells", "max_model_len", "a larger -c holds more tokens at once (if memory allows)", "up",
-                  None, max(cells) if cells else None)
+            s.add("more cells", "max_model_len", f"a larger {ctx} holds more tokens at once (if memory allows)", "up",
+                  None, slot if isinstance(slot, int) else max(cells) if cells else None)
             # the cache is sized in cells (-c), not bytes: an 8-bit cache alone adds none
-            self.kv8("8-bit KV cache with a larger -c", "halves the bytes per token, so about twice the -c fits "
-                     "in the same memory; on its own it adds no cells")
+            self.kv8(f"8-bit KV cache with a larger {ctx}", f"halves the bytes per token, so about twice the {ctx} "
+                     "fits in the same memory; on its own it adds no cells")
             return
         running = self.n.get("running_reqs")
         peak = max(running) if isinstance(running, list) and running else None

@@ -62,6 +62,15 @@ class _Steps:
     def has(self, setting: str) -> bool:
         return self.engine is None or setting in self.flags
 
+    def term(self, setting: str, default: str) -> str:
+        """The engine's own name of `setting` for a sentence (its flag without a value or a note: "-c", "num_ctx",
+        "n_ctx", "--contextsize", "OLLAMA_FLASH_ATTENTION=1"); `default`, in plain words, where it has none."""
+        text = self.flags.get(setting) if self.engine is not None else None
+        if not text:
+            return default
+        text = text.split(" (", 1)[0]
+        return text.split("{n}", 1)[0].rstrip(" =:") if "{n}" in text else text
+
     def add(self, change: str, setting: str, why: str, direction: str | None = None, value: object = None,
             current: object = None, **fill: object) -> None:
         """A step moving `setting`; skipped where the engine has no such setting."""
