@@ -751,3 +751,28 @@ def test_a_build_printing_flash_attn_as_a_number_takes_a_bare_fa():
     new = run_of(diag(base.format(fa="disabled")))
     assert "-fa on" not in said(old) and "-fa" in said(old), said(old)
     assert "-fa on" in said(new), said(new)
+
+
+@pytest.mark.parametrize("guess", ["so I think it is running out of VRAM or leaking.",
+                                   "I'm pretty sure it's running out of VRAM when the team is online."])
+def test_a_guess_of_running_out_of_vram_over_a_full_pool_is_the_full_pool(guess):
+    run = run_of(diag(f"""
+        vLLM gets slow when 30 people use it
+        GPU memory is at 21.9 of 23 GB according to nvidia-smi, {guess}
+        INFO 03-12 09:02:51 model_runner.py:1115] Loading model weights took 13.5083 GB
+        INFO:     Application startup complete.
+        INFO:     10.0.0.7:40312 - "POST /v1/chat/completions HTTP/1.1" 200 OK
+        WARNING 03-12 14:17:11 scheduler.py:1754] Sequence group chatcmpl-f4220c is preempted by PreemptionMode.RECOMPUTE mode because there is not enough KV cache space. This can affect the end-to-end performance. Increase gpu_memory_utilization or tensor_parallel_size to provide more KV cache memory. total_num_cumulative_preemption=1
+    """))
+    assert (run.kind, run.code) == ("RUNTIME", "kv-pool-full-preempting"), (run.kind, run.code)
+
+
+def test_a_build_for_another_gpu_is_advised_in_its_build_systems_terms():
+    ggml = run_of(diag("""
+        ggml_cuda_init: found 1 CUDA devices:
+          Device 0: NVIDIA GeForce GTX 1080 Ti, compute capability 6.1, VMM: yes
+        CUDA error: no kernel image is available for execution on the device
+          current device: 0, in function ggml_cuda_compute_forward at ggml/src/ggml-cuda/ggml-cuda.cu:2313
+    """))
+    assert ggml.code == "cuda-no-kernel-image", (ggml.kind, ggml.code)
+    assert "CMAKE_CUDA_ARCHITECTURES" in said(ggml) and "TORCH_CUDA_ARCH_LIST" not in said(ggml)

@@ -25,7 +25,7 @@ _CLAUSE = re.compile(r"(?<=[.!?;])\s+|(?:,|(?<![\s,]))\s+\b(?:but|however|yet|al
                      r"\s+[\u2014\u2013]\s+|\s+--?\s+|"
                      r"(?<=[。！？；，])|但是|不过", I)
 _OOM_NAME = (r"(?:OOMs?(?![A-Za-z0-9_])|OOM-?ing|OOM-?(?:ed|'d)(?![A-Za-z0-9_])|out[- ]of[- ]memory|OutOfMemory|"
-             r"run(?:s|ning)? out of (?:\w+ )?memory|out of (?:GPU |video |graphics )?VRAM\b)")
+             r"run(?:s|ning)? out of (?:\w+ )?(?:memory|VRAM\b)|out of (?:GPU |video |graphics )?VRAM\b)")
 #: a clause that supposes, expects or denies: what the user expects or hopes, what should (not) happen, the
 #: out-of-memory itself denied ("no OOM", "never runs out of memory", "would not OOM", "didn't run out of memory"),
 #: and advice before it ("if you hit OOM", "to avoid OOM", "may cause OOM")

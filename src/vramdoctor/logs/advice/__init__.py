@@ -216,9 +216,12 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
                   "--swap-space (in GiB per GPU; 0 is fine unless many sequences are preempted); the GPU is not the "
                   "problem")
         elif code == "cuda-no-kernel-image":
+            # (ggml's CUDA back end is built by CMake alone; TORCH_CUDA_ARCH_LIST is PyTorch's extensions')
+            arch = ("CMAKE_CUDA_ARCHITECTURES to it (61 for 6.1; `native` builds only for the GPU of the machine that "
+                    "builds)" if s.name in GGML else "CMAKE_CUDA_ARCHITECTURES or TORCH_CUDA_ARCH_LIST to it")
             s.say("a build for this GPU", "memory is not the problem: install a build or wheel compiled for this GPU's "
                   "compute capability (`nvidia-smi --query-gpu=compute_cap --format=csv`; for a source build set "
-                  "CMAKE_CUDA_ARCHITECTURES or TORCH_CUDA_ARCH_LIST to it)")
+                  + arch + ")")
         elif code == "operator-not-available":
             s.say("a matching kernel build", "memory is not the problem: reinstall the package that registers the "
                   "operator named in the error, built for the PyTorch and CUDA in use (`python -c 'import torch; "
