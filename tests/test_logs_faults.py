@@ -787,8 +787,10 @@ def test_a_pool_of_a_few_blocks_is_not_a_context_to_serve():
 
 
 def test_tgi_prefill_never_below_the_longest_input():
+    # (TGI 2's router, which refuses a prefill batch below the input limit: router/src/main.rs; its v3 router does
+    # only where the model cannot chunk a prefill, test_logs_round304)
     run = run_of(diag("""
-        2025-04-01T10:00:00.000000Z ERROR warmup{max_input_length=Some(40000) max_prefill_tokens=40050 max_total_tokens=Some(41000) max_batch_size=None}:warmup: text_generation_router_v3::client: backends/v3/src/client/mod.rs:45: Server error: Not enough memory to handle 40050 prefill tokens. You need to decrease `--max-batch-prefill-tokens`
+        2024-06-01T10:00:00.000000Z ERROR warmup{max_input_length=40000 max_prefill_tokens=40050 max_total_tokens=41000 max_batch_size=None}:warmup: text_generation_client: router/client/src/lib.rs:33: Server error: Not enough memory to handle 40050 prefill tokens. You need to decrease `--max-batch-prefill-tokens`
     """))
     # TGI's launcher: max_input_tokens < max_total_tokens and max_batch_prefill_tokens >= max_input_tokens; one
     # step moves all three (a prefill step alone would be refused at 40,000 input tokens)

@@ -776,3 +776,18 @@ def test_a_build_for_another_gpu_is_advised_in_its_build_systems_terms():
     """))
     assert ggml.code == "cuda-no-kernel-image", (ggml.kind, ggml.code)
     assert "CMAKE_CUDA_ARCHITECTURES" in said(ggml) and "TORCH_CUDA_ARCH_LIST" not in said(ggml)
+
+
+def test_tgi3_splits_a_long_input_over_prefill_batches_so_the_input_limit_may_stay():
+    base = """
+        2025-01-14T16:22:30.001Z  INFO text_generation_launcher: Args {{ max_input_tokens: Some(30000), max_total_tokens: Some(32000), max_batch_prefill_tokens: Some(30000) }}
+        2025-01-14T16:22:31.525Z  INFO {router}: Warming up model
+        2025-01-14T16:22:32.118Z ERROR text_generation_launcher: Method Warmup encountered an error.
+        RuntimeError: Not enough memory to handle 30000 prefill tokens. You need to decrease `--max-batch-prefill-tokens`
+    """
+    v3 = run_of(diag(base.format(router="text_generation_router_v3: backends/v3/src/lib.rs:125")))
+    v2 = run_of(diag(base.format(router="text_generation_router: router/src/main.rs:380")))
+    assert v3.code == v2.code == "prefill-tokens-exceed-memory", (v3.code, v2.code)
+    # (v3: the prefill batch alone, with the input limit lowered only where the router refuses it; v2: all three)
+    assert [a["setting"] for a in v3.advice][0] == "prefill_tokens" and "may stay" in said(v3), said(v3)
+    assert [a["setting"] for a in v2.advice][0] == "max_model_len" and "--max-input-tokens" in said(v2), said(v2)

@@ -100,6 +100,9 @@ LOG = LogWords(
         ("requests", rx(r"generate\{|generate_stream\{|\"POST /(?:generate|v1/" + NOT_ADMIN + r")|:\s(?-i:Success)$")),
     ),
     figures=(
+        # TGI 3's router (backends/v3), which splits a long input over prefill batches where the model supports
+        # chunking (main.rs refuses max_input_tokens above max_batch_prefill_tokens only `&& !support_chunking`)
+        fig("_tgi_chunking", r"\btext_generation_router_v3\b|\bbackends/v3/src/", lambda m: True),
         fig("kv_pool_tokens", r"(?:Inferred|Setting) max batch total tokens(?: to)?:? " + NUM, count),
         # the router overriding the user's --max-batch-total-tokens with the pool it sized from free memory (router
         # main.rs, flash models: a warning "Inferred max batch total tokens: N", printed only where the user set one)

@@ -99,7 +99,7 @@ class LoadSteps:
         tokens = n.get("prefill_tokens") or n.get("max_batch_prefill_tokens")
         longest = n.get("max_input_tokens")
         half = tokens // 2 if isinstance(tokens, int) and tokens > 1 else None
-        if half and isinstance(longest, int) and half < longest:
+        if half and isinstance(longest, int) and half < longest and not n.get("_tgi_chunking"):
             # TGI refuses to start unless max_input_tokens < max_total_tokens and max_batch_prefill_tokens >=
             # max_input_tokens (launcher/src/main.rs): all three go down together, keeping the room for output
             total = n.get("max_model_len")
@@ -112,7 +112,13 @@ class LoadSteps:
                 s.out[-1].flags += f" --max-batch-prefill-tokens {half}"
         else:
             s.add("smaller prefill batches", "prefill_tokens", "TGI's warm-up runs one prefill of "
-                  "--max-batch-prefill-tokens; it must fit beside the weights", "down", half, tokens)
+                  "--max-batch-prefill-tokens; it must fit beside the weights" + (
+                      f" (its v3 router splits a longer input over several prefill batches where the model supports "
+                      f"chunking, TGI 3's default, so --max-input-tokens {longest:,} may stay; where it refuses a "
+                      f"prefill batch below the input limit, TGI 2.x or PREFILL_CHUNKING=0, lower --max-input-tokens "
+                      f"to it too)" if n.get("_tgi_chunking") and isinstance(longest, int) and half and half < longest
+                      else ""),
+                  "down", half, tokens)
 
     def _compute_buffer(self) -> None:
         """llama.cpp family: advice follows the buffer that dominates, KV cache or compute."""
