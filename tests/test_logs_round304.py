@@ -791,3 +791,15 @@ def test_tgi3_splits_a_long_input_over_prefill_batches_so_the_input_limit_may_st
     # (v3: the prefill batch alone, with the input limit lowered only where the router refuses it; v2: all three)
     assert [a["setting"] for a in v3.advice][0] == "prefill_tokens" and "may stay" in said(v3), said(v3)
     assert [a["setting"] for a in v2.advice][0] == "max_model_len" and "--max-input-tokens" in said(v2), said(v2)
+
+
+def test_vllm_hint_how_to_turn_chunked_prefill_off_is_not_it_off():
+    run = run_of(diag("""
+        INFO 10-29 08:41:12 api_server.py:528] vLLM API server version 0.6.3.post1
+        WARNING 10-29 08:41:12 arg_utils.py:957] Chunked prefill is enabled by default for models with max_model_len > 32K. Currently, chunked prefill might not work with some features or models. If you encounter any issues, please disable chunked prefill by setting --enable-chunked-prefill=False.
+        INFO 10-29 08:41:12 config.py:1021] Chunked prefill is enabled with max_num_batched_tokens=512.
+        INFO 10-29 08:41:40 model_runner.py:1067] Loading model weights took 14.9888 GB
+        ValueError: The model's max seq len (60000) is larger than the maximum number of tokens that can be stored in KV cache (46784). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+    """))
+    assert run.kind == "KV_CAPACITY", (run.kind, run.code)
+    assert "is off here" not in said(run) and "--enable-chunked-prefill" not in said(run), said(run)

@@ -688,8 +688,10 @@ LOG = LogWords(
             r"# CPU blocks|is larger than the maximum number of tokens that can be stored in KV cache|"
             r"vllm/engine/(?:async_)?llm_engine\.py|vllm/worker/(?:worker|model_runner|cache_engine)\.py|"
             r"\bAsyncEngineDeadError\b|\bMQLLMEngine", lambda m: True, passive=True),
-        fig("_chunked_prefill_off", r"--no-enable-chunked-prefill\b|enable[_-]chunked[_-]prefill['\"]?\s*[=:]\s*['\"]?"
-            r"False\b|--enable-chunked-prefill[= ]false\b", lambda m: True),
+        # (not the warning's own hint how to turn it off, arg_utils.py: "please disable chunked prefill by setting
+        # --enable-chunked-prefill=False")
+        fig("_chunked_prefill_off", r"(?<!setting )--no-enable-chunked-prefill\b|(?<!setting --)enable[_-]chunked[_-]"
+            r"prefill['\"]?\s*[=:]\s*['\"]?False\b|(?<!setting )--enable-chunked-prefill[= ]false\b", lambda m: True),
         fig("_chunked_prefill_on", r"Chunked prefill is enabled with max_num_batched_tokens|"
             r"enable[_-]chunked[_-]prefill['\"]?\s*[=:]\s*['\"]?True\b|--enable-chunked-prefill\b(?! false)",
             lambda m: True),
