@@ -803,3 +803,18 @@ def test_vllm_hint_how_to_turn_chunked_prefill_off_is_not_it_off():
     """))
     assert run.kind == "KV_CAPACITY", (run.kind, run.code)
     assert "is off here" not in said(run) and "--enable-chunked-prefill" not in said(run), said(run)
+
+
+def test_host_ram_out_while_loading_with_mmap_off_and_the_gpu_full():
+    # (Ollama 0.6 turned mmap off itself and placed as many layers as its estimate fit: no more layers can go to the
+    # GPU, and memory-mapping must be asked for, not "left on")
+    run = run_of(diag("""
+        time=2025-04-11T14:21:03.410+02:00 level=INFO source=server.go:105 msg="system memory" total="31.2 GiB" free="16.4 GiB" free_swap="0 B"
+        time=2025-04-11T14:21:03.412+02:00 level=INFO source=server.go:138 msg=offload library=cuda layers.requested=-1 layers.model=81 layers.offload=42 layers.split="" memory.available="[23.2 GiB]" memory.gpu_overhead="0 B" memory.required.full="44.5 GiB" memory.required.partial="22.9 GiB" memory.required.kv="2.5 GiB" memory.required.allocations="[22.9 GiB]" memory.weights.total="39.6 GiB" memory.weights.repeating="38.8 GiB" memory.weights.nonrepeating="822.0 MiB" memory.graph.full="1.1 GiB" memory.graph.partial="1.1 GiB"
+        time=2025-04-11T14:21:03.517+02:00 level=INFO source=server.go:405 msg="starting llama server" cmd="/usr/local/bin/ollama runner --model /m --ctx-size 8192 --batch-size 512 --n-gpu-layers 42 --threads 8 --no-mmap --parallel 1 --port 40213"
+        load_tensors: loading model tensors, this can take a while... (mmap = false)
+        Apr 11 14:21:31 tower kernel: Out of memory: Killed process 2290 (ollama) total-vm:48219136kB, anon-rss:15840212kB, file-rss:0kB
+    """))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)
+    assert "use_mmap option to true" in said(run) and "left on" not in said(run), said(run)
+    assert not any(a["setting"] == "gpu_layers" for a in run.advice), said(run)

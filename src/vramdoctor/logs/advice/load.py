@@ -235,9 +235,14 @@ class LoadSteps:
             s.say("more host memory", ("the engine found no GPU, so the weights live in CPU RAM" if no_gpu else
                                        "the weights pass through CPU RAM on the way to the GPU") + ": add RAM or swap" + (
                   "" if n.get("mmap_in_use") is True else
-                  # (a GGUF is mapped unless mmap is turned off: llama.cpp's --no-mmap, Ollama's use_mmap false)
-                  ", or keep the model memory-mapped (" + ("its use_mmap option left on" if s.name == "ollama" else
-                                                            "no --no-mmap") + ") so it is not copied"
+                  # (a GGUF is mapped unless mmap is turned off: llama.cpp's --no-mmap, Ollama's use_mmap false; the
+                  # log's own "(mmap = false)" says it was off for this load: Ollama turns it off by itself where free
+                  # RAM is below its estimate, so it must be asked for)
+                  (", or load it memory-mapped so it is not copied (it was not: " + (
+                      "set its use_mmap option to true" if s.name == "ollama" else "drop --no-mmap") + ")"
+                   if n.get("mmap_in_use") is False else
+                   ", or keep the model memory-mapped (" + ("its use_mmap option left on" if s.name == "ollama" else
+                                                            "no --no-mmap") + ") so it is not copied")
                   if s.name in GGML else ", or load with mmap / safetensors so they are not copied"))
         offl = latest(n, "layers_offloaded")
         rep = n.get("repeating_layers_offloaded")
@@ -251,7 +256,7 @@ class LoadSteps:
                 # (no more than the model has: -ngl 99 on 80 layers puts the 80 and the output layer there)
                 offl = min(offl, layers + (1 if n.get("layers_total") is None else 0))
         if host and (s.name in GGML or s.engine is None and n.get("layers_total")):
-            if not no_gpu:
+            if not no_gpu and not _gpu_full(n):
                 s.add("more layers on the GPU", "gpu_layers", "layers on the GPU do not stay in host RAM, if the GPU "
                       "has room", "up", None, offl if isinstance(offl, int) else None)
         elif (s.name in GGML or s.engine is None and n.get("layers_total")) and n.get("_host_alloc_failed"):
@@ -433,3 +438,14 @@ class LoadSteps:
                         f"failed, and one GPU holds {self._room(per_gpu)}; --model sizes it)")
         s.add("offload part of the weights", "cpu_offload", why, "up", value, cur)
 
+
+def _gpu_full(n: dict) -> bool:
+    """The engine's own estimate says the GPU holds no more layers: Ollama's `memory.required.partial` (what the layers
+    it placed need, with their cache and graph) within one layer's weights of `memory.available` (llm/memory.go)."""
+    need, free = latest(n, "required_partial_bytes"), n.get("available_memory_bytes")
+    free = sum(free) if isinstance(free, list) and all(isinstance(x, int) for x in free) else free
+    weights, layers = n.get("weights_bytes"), n.get("layers_total") or n.get("model_layers")
+    if not (isinstance(need, int) and isinstance(free, int) and isinstance(weights, int) and isinstance(layers, int)
+            and layers > 0):
+        return False
+    return free - need < weights // layers
