@@ -818,3 +818,13 @@ def test_host_ram_out_while_loading_with_mmap_off_and_the_gpu_full():
     assert run.kind == "WEIGHTS", (run.kind, run.code)
     assert "use_mmap option to true" in said(run) and "left on" not in said(run), said(run)
     assert not any(a["setting"] == "gpu_layers" for a in run.advice), said(run)
+
+
+def test_a_kill_at_a_systemd_units_memory_limit_names_the_unit():
+    run = run_of(diag("""
+        Jun 02 10:00:01 box ollama[1187]: time=2025-06-02T10:00:01.000Z level=INFO source=server.go:405 msg="starting llama server" cmd="/usr/local/bin/ollama runner --model /m --ctx-size 8192 --n-gpu-layers 0 --no-mmap --port 40213"
+        Jun 02 10:00:40 box kernel: oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,oom_memcg=/system.slice/ollama.service,task_memcg=/system.slice/ollama.service,task=ollama,pid=1290,uid=998
+        Jun 02 10:00:40 box kernel: Memory cgroup out of memory: Killed process 1290 (ollama) total-vm:20219136kB, anon-rss:16740212kB, file-rss:0kB
+    """))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)
+    assert "MemoryMax" in said(run) and "ollama.service" in said(run) and "docker --memory" not in said(run)

@@ -2264,6 +2264,10 @@ LOG = LogWords(
         # `"OOMKilled": true`), not on the machine's RAM
         fig("container_limit", r"\bCONSTRAINT_MEMCG\b|\bMemory cgroup out of memory\b|\bReason:\s+OOMKilled\b|"
             r"\"OOMKilled\":\s*true\b", lambda m: True),
+        # ... whose cgroup is a systemd unit's (the oom-kill line's "oom_memcg=/system.slice/ollama.service"): the
+        # unit's MemoryMax= (or MemoryLimit=), not a container's
+        fig("_unit_memory_limit", r"\boom_memcg=/(?:system|user)\.slice/(?:[\w@.-]+/)*([\w@.-]+\.service)\b",
+            lambda m: m.group(1)),
         # the model in Hugging Face's cache path ("models--Qwen--Qwen3-30B-A3B-GPTQ-Int4/snapshots/"): its name, and so
         # its quantization, where the log prints no model name of its own
         fig("model_name", r"\bmodels--([\w.-]{1,100})--([\w.-]{1,200})/snapshots/",

@@ -261,9 +261,16 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
     if host and n.get("container_limit"):
         # the kernel's OOM killer acting on the container's own cgroup limit (CONSTRAINT_MEMCG, "Memory cgroup out of
         # memory", a pod's OOMKilled): the limit was reached, the machine may have RAM to spare
-        s.out.insert(host[0], Step(change="raise the container's memory limit", flags="", why=(
-            "the process was killed at its container's memory limit (its cgroup), not for lack of the machine's RAM: "
-            "raise the limit (a pod's resources.limits.memory, docker --memory, compose mem_limit) to what the server "
-            "needs in RAM; the machine's free RAM is not the bound")))
+        unit = n.get("_unit_memory_limit")
+        if isinstance(unit, str):  # (a systemd unit's cgroup: its MemoryMax=)
+            s.out.insert(host[0], Step(change="raise the service's memory limit", flags="", why=(
+                f"the process was killed at the memory limit of its systemd unit ({unit}'s cgroup: MemoryMax=, or "
+                "MemoryLimit= on older systemd), not for lack of the machine's RAM: raise it (`systemctl edit "
+                f"{unit}`, [Service] MemoryMax=...) or remove it; the machine's free RAM is not the bound")))
+        else:
+            s.out.insert(host[0], Step(change="raise the container's memory limit", flags="", why=(
+                "the process was killed at its container's memory limit (its cgroup), not for lack of the machine's "
+                "RAM: raise the limit (a pod's resources.limits.memory, docker --memory, compose mem_limit) to what the "
+                "server needs in RAM; the machine's free RAM is not the bound")))
     return [step.to_dict() for step in s.out]
 
