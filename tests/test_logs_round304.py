@@ -828,3 +828,19 @@ def test_a_kill_at_a_systemd_units_memory_limit_names_the_unit():
     """))
     assert run.kind == "WEIGHTS", (run.kind, run.code)
     assert "MemoryMax" in said(run) and "ollama.service" in said(run) and "docker --memory" not in said(run)
+
+
+@pytest.mark.parametrize("client", [
+    "client side (python openai): `openai.APITimeoutError: Request timed out.` for about half of the requests.",
+    "httpx.ReadTimeout: timed out",
+    "requests.exceptions.ReadTimeout: HTTPConnectionPool(host='localhost', port=30000): Read timed out. (read timeout=60)",
+])
+def test_a_client_that_gave_up_waiting_is_the_servers_slowness_not_a_failure(client):
+    run = run_of(diag(f"""
+        [2025-09-18 14:00:01] INFO:     Application startup complete.
+        [2025-09-18 14:01:10 TP0] Decode batch. #running-req: 22, #token: 90512, token usage: 0.98, gen throughput (token/s): 410.21, #queue-req: 9,
+        [2025-09-18 14:02:24 TP0] Decode out of memory happened. #retracted_reqs: 2, #new_token_ratio: 0.3148 -> 0.6711
+        [2025-09-18 14:02:31 TP0] Decode out of memory happened. #retracted_reqs: 3, #new_token_ratio: 0.6512 -> 0.9308
+        {client}
+    """))
+    assert (run.kind, run.code) == ("RUNTIME", "kv-pool-full-retracting"), (run.kind, run.code)

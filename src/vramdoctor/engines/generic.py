@@ -1347,6 +1347,11 @@ LOG = LogWords(
         # closed connection without sending complete message body"): the server failed; its cause is in its own log
         msg(r"\bResponse payload is not completed\b|\bServerDisconnectedError\b|\bpeer closed connection without "
             r"sending complete message body\b", "wrapper"),
+        # ... or a client that gave up waiting (openai's APITimeoutError "Request timed out.", httpx's and requests'
+        # ReadTimeout): a server too slow for the client's timeout, its own lines say why (a full KV pool retracting,
+        # a queue), not a failure of its own
+        msg(r"\b(?:openai\.)?APITimeoutError\b|\bhttpx\.(?:ReadTimeout|ConnectTimeout|PoolTimeout)\b|"
+            r"\brequests\.exceptions\.(?:ReadTimeout|ConnectTimeout)\b|\bServerTimeoutError\b", "wrapper"),
         # the server's port is taken by another process: a named cause, not memory
         msg(r"address already in use|\bEADDRINUSE\b|Only one usage of each socket address|port is already allocated",
             "not_oom", code="port-in-use"),
