@@ -844,3 +844,17 @@ def test_a_client_that_gave_up_waiting_is_the_servers_slowness_not_a_failure(cli
         {client}
     """))
     assert (run.kind, run.code) == ("RUNTIME", "kv-pool-full-retracting"), (run.kind, run.code)
+
+
+def test_an_rpc_worker_that_could_not_be_reached_is_no_memory_problem():
+    run = run_of(diag("""
+        $ ./llama-server -m Llama-3.3-70B-Instruct-Q4_K_M.gguf --rpc 192.168.1.42:50052,192.168.1.43:50052 -c 16384
+        build: 7847 (1a2b3c4d) with cc (Ubuntu 13.2.0) 13.2.0 for x86_64-linux-gnu
+        Failed to connect to 192.168.1.43:50052
+        load_tensors: offloaded 60/81 layers to GPU
+        load_tensors:         RPC0 model buffer size =  9299.21 MiB
+        main: server is listening on http://0.0.0.0:8080 - starting the main loop
+        srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200
+    """))
+    assert (run.kind, run.code) == ("NOT_OOM", "rpc-worker-unreachable"), (run.kind, run.code)
+    assert "rpc-server" in run.message

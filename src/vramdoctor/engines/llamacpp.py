@@ -379,6 +379,10 @@ LOG = LogWords(
         # ... or its HTTP server that could not listen (tools/server/server.cpp main: "couldn't bind HTTP server socket,
         # hostname: 0.0.0.0, port: 8080", then "cleaning up before exit"): before the model loads
         msg(r"\bcouldn'?t bind HTTP server socket\b", "not_oom", code="port-in-use"),
+        # ... or an RPC worker it was given that it could not reach (ggml/src/ggml-rpc/ggml-rpc.cpp socket_connect:
+        # "Failed to connect to 192.168.1.43:50052"): the model is then placed without that device, on the others
+        # and the CPU; the network, not memory
+        msg(r"^\s*Failed to connect to [\w.-]+:\d{2,5}\s*$", "not_oom", code="rpc-worker-unreachable"),
         msg(r"failed to allocate buffer for (?:kv|rs) cache|llama_kv_cache_init\(\) failed|"
             r"failed to initialize the KV cache", "oom", "KV", "kv-cache-alloc-failed"),
         msg(r"failed to allocate compute (?:pp |tg )?buffers|ggml_gallocr_reserve_n: failed to allocate|"
@@ -829,6 +833,11 @@ LOG = LogWords(
     # (a per-buffer "KV buffer size" line with no summary after it: the cache is still being made, its next buffer)
     after={"kv_sized": ("KV",)},
     not_oom_advice={
+        "rpc-worker-unreachable": "an RPC worker given with --rpc could not be reached (its rpc-server not running, "
+                                  "another port, a firewall, no route to the host): the model was placed without it, "
+                                  "on the other devices and the CPU, so it runs slower; start the worker's rpc-server "
+                                  "(rpc-server -H 0.0.0.0 -p PORT) and check the route (nc -vz HOST PORT). Memory is "
+                                  "not the problem.",
         "port-in-use": "llama-server could not listen on its host and port: another process holds the port (`ss "
                        "-ltnp` or `netstat -ano` shows which), or the port is below 1024 and the user may not bind it; "
                        "pick another --port (or stop the other process). The model was never loaded: memory is not "
