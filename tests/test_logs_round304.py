@@ -858,3 +858,39 @@ def test_an_rpc_worker_that_could_not_be_reached_is_no_memory_problem():
     """))
     assert (run.kind, run.code) == ("NOT_OOM", "rpc-worker-unreachable"), (run.kind, run.code)
     assert "rpc-server" in run.message
+
+
+def test_mlx_allocator_refusing_a_buffer_while_the_weights_load():
+    run = run_of(diag("""
+        $ mlx_lm.generate --model mlx-community/Meta-Llama-3.1-70B-Instruct-8bit --prompt hi
+        Traceback (most recent call last):
+          File "/Users/k/venvs/mlx/lib/python3.12/site-packages/mlx_lm/utils.py", line 222, in load_model
+            mx.eval(model.parameters())
+        RuntimeError: [malloc] Unable to allocate 234881024 bytes.
+    """))
+    assert (run.kind, run.code) == ("WEIGHTS", "weights-alloc-failed"), (run.kind, run.code)
+
+
+def test_tabbyapi_ports_taken_is_no_memory_problem():
+    run = run_of(diag("""
+        2025-02-11 23:12:40.501 INFO:     Loading model: /models/Qwen2.5-32B-exl2
+        2025-02-11 23:12:40.603 ERROR:    Ports 5000 and 5001 are in use by different services.
+        2025-02-11 23:12:40.603 ERROR:    Please free up those ports or specify a different one.
+        2025-02-11 23:12:40.603 ERROR:    Exiting.
+    """))
+    assert (run.kind, run.code) == ("NOT_OOM", "port-in-use"), (run.kind, run.code)
+
+
+def test_triton_loading_its_other_models_is_one_start_and_its_status_no_cuda_error():
+    run = run_of(diag("""
+        I0912 08:14:02.101 1 model_lifecycle.cc:472] "loading: tensorrt_llm:1"
+        [TensorRT-LLM][INFO] Loaded engine size: 15345 MiB
+        [TensorRT-LLM][INFO] Memory usage when calculating max tokens in paged kv cache: total: 22.49 GiB, available: 0.02 GiB
+        [TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: 3
+        E0912 08:14:19.661824 1 backend_model.cc:692] "ERROR: Failed to create instance: unexpected error when creating modelInstanceState: [TensorRT-LLM][ERROR] Assertion failed: Impossibe to fit in any sequence in kvCache (/tmp/tritonbuild/tensorrtllm/tensorrt_llm/cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp:1129)"
+        I0912 08:14:19.662052 1 model_lifecycle.cc:839] "successfully loaded 'postprocessing'"
+        I0912 08:14:19.662118 1 model_lifecycle.cc:839] "successfully loaded 'preprocessing'"
+        E0912 08:14:19.662517 1 model_repository_manager.cc:703] "Invalid argument: ensemble 'ensemble' depends on 'tensorrt_llm' which has no loaded version. Model 'tensorrt_llm' loading failed with error"
+        error: creating server: Internal - failed to load all models
+    """))
+    assert (run.kind, run.code) == ("KV_CAPACITY", "max-model-len-exceeds-kv-cache"), (run.kind, run.code)

@@ -29,6 +29,10 @@ LOG = LogWords(
             candidates=("WEIGHTS", "KV")),
         msg(r"Insufficient space in device allocation", "oom", "WEIGHTS", "weights-exceed-gpu-split"),
         msg(r"Job requires \d+ pages \(only \d+ available\)", "oom", "RUNTIME", "max-model-len-exceeds-kv-cache"),
+        # tabbyAPI's start-up that found its ports taken (main.py entrypoint_async: "Ports 5000 and 5001 are in use by
+        # different services."; "Port 5000 is in use by another service."): before any model
+        msg(r"\bPorts? \d+(?: and \d+)? (?:is|are) in use by (?:another|different) services?\b", "not_oom",
+            code="port-in-use"),
     ),
     frames={
         "KV": rx(r"create_state_tensors|ExLlamaV2Cache|cache\.py\", line \d+, in __init__|create_cache"),

@@ -1432,7 +1432,9 @@ LOG = LogWords(
         # re-logged by a wrapper without its prefix ("VLLM: Failed: /workspace/csrc/custom_all_reduce.cuh:368
         # 'invalid argument'")
         # (also with a space for the colon, as TensorRT-LLM's kernels print it: "tinygemm2_cuda.cu 64 - invalid argument")
-        msg(r"\.(?:cuh?|cpp|cc|hpp?)(?::|\s+)\d+\W{1,3}(?:" + CUDA_ERRORS + ")", "not_oom", code="cuda-error"),
+        # (in the runtime's own lower case: not a status of another library's after its source location, Triton's
+        # "model_repository_manager.cc:703] \"Invalid argument: ensemble ... depends on ...")
+        msg(r"\.(?:cuh?|cpp|cc|hpp?)(?::|\s+)\d+\W{1,3}(?-i:" + CUDA_ERRORS + ")", "not_oom", code="cuda-error"),
         # ... and a CUDA error's whole text, distinctive without a prefix ("\"peer access is not supported between
         # these two devices\" when using multiple GPUs", a report's title over a bare stack)
         msg(r"\bpeer access is not supported between these two devices\b", "not_oom", code="cuda-error"),

@@ -31,7 +31,13 @@ LOG = LogWords(
         # then "libmlx.dylib  mlx::core::metal::MetalAllocator::malloc(unsigned long)"): malloc throws only when it
         # cannot give the buffer, and the uncaught throw aborts the process
         msg(r"\bmlx::core::metal::MetalAllocator::malloc\(", "oom"),
+        # the allocator's own refusal of one buffer (mlx/allocator.cpp, "[malloc] Unable to allocate N bytes.";
+        # "[malloc_or_wait]" in releases before 0.22): the device's memory is spent
+        msg(r"\[malloc\] Unable to allocate \d+ bytes", "oom"),
     ),
+    # mlx_lm's load (utils.py load_model: `mx.eval(model.parameters())` makes the weights real, lazily loaded until
+    # then): an allocation failing there is the weights
+    frames={"WEIGHTS": rx(r"\bin load_model\b[^\n]*$|mx\.eval\(model\.parameters\(\)\)")},
     milestones=(
         ("weights_done", rx(r"Batch eval all weights")),
         ("ready", rx(r"Starting httpd at")),

@@ -45,6 +45,10 @@ LOG = LogWords(
         msg(r"Assertion failed: freeBlockIterator\.has_value\(\)", "oom", "RUNTIME", "kv-blocks-exhausted"),
         msg(r"tokens the KV cache can hold|maxTokensInPagedKvCache(?: \(\d+\))? must be large enough\b",  # (also cut after "enough")
             "oom", "KV", "max-model-len-exceeds-kv-cache"),
+        # ... and the pool that holds not one sequence of the beam width's blocks (kvCacheManager.cpp
+        # getMaxAttentionWindowUpperBound: "Impossible to fit in any sequence in kvCache", misspelt "Impossibe" in
+        # releases of 2024): the pool sized from what the fraction left was too small
+        msg(r"\bImpossib(?:l)?e to fit in any sequence in kvCache\b", "oom", "KV", "max-model-len-exceeds-kv-cache"),
         msg(r"\[TensorRT-LLM\]\[ERROR\]", "error"),
         # its other assertions, on a condition that is not about memory (customAllReduceKernels.cu "Assertion failed:
         # elts_per_rank % elts_per_thread == 0"): a size or setting its kernels do not handle; read whole only, to the

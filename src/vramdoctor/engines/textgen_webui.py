@@ -16,7 +16,8 @@ LOG = LogWords(
     run_start=(rx(r"python server\.py|Starting Text generation web UI|Loading \S+\.\.\.$", 0),),
     frames={"RUNTIME": rx(r"generate_reply|generate_with_streaming|text_generation\.py|Output generated")},
     milestones=(
-        ("weights_done", rx(r"Loaded the model in|Successfully loaded")),
+        # (not Triton's "successfully loaded 'postprocessing'" of each model in its repository, quoted)
+        ("weights_done", rx(r"Loaded the model in|(?<![\x22'])Successfully loaded(?! ')")),
         ("ready", rx(r"Running on local URL|Starting API at")),
         ("requests", rx(r"Output generated in|\"POST /v1/" + NOT_ADMIN + r"|/api/v1/generate")),
     ),

@@ -13,12 +13,17 @@ Triton setting.
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import fig, fraction, rx
+from .words import fig, fraction, msg, rx
 
 LOG = LogWords(
     # (Triton's own lines are every backend's: only those of the TensorRT-LLM backend say it is this one)
     fingerprint=rx(r"tensorrtllm_backend|inflight_batcher_llm|libtriton_tensorrtllm|backend:\s*\"?tensorrtllm\b|"
                    r"when creating modelInstanceState|TRITONBACKEND_\w+: tensorrt_llm\b"),
+    messages=(
+        # Triton's summary of the models that did not load (src/main.cc: "error: creating server: Internal - failed to
+        # load all models"): the model's own error above says why
+        msg(r"\berror: creating server: \w+ - failed to load all models\b", "wrapper"),
+    ),
     figures=(
         fig("free_gpu_memory_fraction", r"kv_cache_free_gpu_mem_fraction\W{1,40}?(0?\.\d+|1(?:\.0+)?)\b", fraction),
     ),
