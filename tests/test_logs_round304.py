@@ -894,3 +894,35 @@ def test_triton_loading_its_other_models_is_one_start_and_its_status_no_cuda_err
         error: creating server: Internal - failed to load all models
     """))
     assert (run.kind, run.code) == ("KV_CAPACITY", "max-model-len-exceeds-kv-cache"), (run.kind, run.code)
+
+
+def test_tgi_download_step_killed_while_converting_is_the_weights():
+    run = run_of(diag("""
+        2024-01-09T13:20:01.000Z  INFO text_generation_launcher: Starting check and download process
+        2024-01-09T13:20:09.000Z  WARN text_generation_launcher: No safetensors weights found for model org/llama2-70b-ft at revision None. Converting PyTorch weights to safetensors.
+        2024-01-09T13:26:41.000Z  INFO text_generation_launcher: Convert: [3/15] -- Took: 0:01:32.684108
+        2024-01-09T13:31:48.520Z ERROR download: text_generation_launcher: Download process was signaled to shutdown with signal 9:
+        Error: DownloadError
+    """))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)
+
+
+def test_a_healthy_tgi_whose_pool_replaced_the_users_batch_budget_is_no_growth():
+    run = run_of(diag("""
+        2025-06-01T10:00:01Z  WARN text_generation_router_v3: backends/v3/src/lib.rs:90: `--max-batch-total-tokens` is deprecated for Flash Attention models.
+        2025-06-01T10:00:01Z  WARN text_generation_router_v3: backends/v3/src/lib.rs:94: Inferred max batch total tokens: 90651
+        2025-06-01T10:00:01Z  INFO text_generation_router_v3: backends/v3/src/lib.rs:137: Setting max batch total tokens to 90651
+        2025-06-01T10:00:02Z  INFO text_generation_router::server: router/src/server.rs:2298: Connected
+        2025-06-01T10:01:12Z  INFO chat_completions{total_time="1.2s"}: text_generation_router::server: router/src/server.rs:432: Success
+    """))
+    assert run.kind == "NONE", (run.kind, run.code)
+
+
+def test_old_llama_server_bind_wording_and_sycls_device_allocation():
+    bind = run_of(diag("""
+        {"tid":"1","timestamp":1718000000,"level":"INFO","function":"main","line":2500,"msg":"build info","build":3150}
+        couldn't bind to server socket: hostname=0.0.0.0 port=80
+    """))
+    assert (bind.kind, bind.code) == ("NOT_OOM", "port-in-use"), (bind.kind, bind.code)
+    sycl = run_of(diag("alloc: can't malloc 2415914188 Bytes memory on deviceSegmentation fault (core dumped)"))
+    assert sycl.kind == "UNDETERMINED" and sycl.oom is True, (sycl.kind, sycl.code)

@@ -378,7 +378,11 @@ LOG = LogWords(
         msg(r"\berror while handling argument \x22-{1,2}[\w-]+\x22: ", "not_oom", code="bad-argument"),
         # ... or its HTTP server that could not listen (tools/server/server.cpp main: "couldn't bind HTTP server socket,
         # hostname: 0.0.0.0, port: 8080", then "cleaning up before exit"): before the model loads
-        msg(r"\bcouldn'?t bind HTTP server socket\b", "not_oom", code="port-in-use"),
+        # (before mid-2024, examples/server/server.cpp: "couldn't bind to server socket: hostname=0.0.0.0 port=80")
+        msg(r"\bcouldn'?t bind (?:HTTP server socket|to server socket)\b", "not_oom", code="port-in-use"),
+        # ggml-sycl's pool and buffer type refusing a device allocation ("alloc: can't malloc 2415914188 Bytes memory on
+        # device"): the device's memory, its phase left to the progress
+        msg(r"\bcan'?t malloc \d+ Bytes memory on device", "oom"),
         # ... or an RPC worker it was given that it could not reach (ggml/src/ggml-rpc/ggml-rpc.cpp socket_connect:
         # "Failed to connect to 192.168.1.43:50052"): the model is then placed without that device, on the others
         # and the CPU; the network, not memory

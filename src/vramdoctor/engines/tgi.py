@@ -71,7 +71,11 @@ LOG = LogWords(
         msg(r"\bError when initializing model\b", "wrapper", "WEIGHTS"),
     ),
     frames={
-        "WEIGHTS": _MODEL_BUILT,
+        # (and the launcher's download step before any shard, which converts a .bin checkpoint to safetensors in host
+        # RAM: cli.py "No safetensors weights found ... Converting PyTorch weights to safetensors.", utils/convert.py
+        # "Convert: [3/15] -- Took: ...", and the step's own span, "download: text_generation_launcher")
+        "WEIGHTS": rx(_MODEL_BUILT.pattern + r"|Converting PyTorch weights to safetensors|\bConvert: \[\d+/\d+\]|"
+                      r"\bdownload: text_generation_launcher\b|Starting check and download process"),
         # (the warm-up makes the KV cache first, v2.3+: flash_causal_lm.py warmup -> init_kv_cache, layers/attention/
         # kv_cache.py KVCache; v2.x models/cache_manager.py CacheManager)
         "KV": rx(r"\binit_kv_cache\b|layers/attention/kv_cache\.py|\bset_cache_manager\b|models/cache_manager\.py"),

@@ -360,11 +360,14 @@ def starved(run: RunFacts, engine: str) -> Diagnosis | None:
 
 def _offload(run: RunFacts, engine: str) -> Diagnosis | None:
     n = run.numbers
-    if engine == "tgi" and "kv_pool_tokens" in n and "_tgi_pool_overrode" in n:  # (the user's smaller value overridden)
+    # (the user's value overridden: not in a run that shows requests answered and no word of memory falling, which
+    # is a healthy pool made up front)
+    if (engine == "tgi" and "kv_pool_tokens" in n and "_tgi_pool_overrode" in n
+            and (isinstance(n.get("_growth_stated"), str) or "requests" not in run.progress)):
         return Diagnosis(kind="LEAK", code="tgi-kv-pool-fills-free-memory", inferred=True, oom=None,
                          message=f"TGI sized its KV pool to {n['kv_pool_tokens']:,} tokens from the memory free at "
-                                 "warm-up, over --max-batch-total-tokens: the pool fills as traffic grows, so free "
-                                 "memory keeps falling without a matching load.",
+                                 "warm-up, in place of --max-batch-total-tokens: the pool fills as traffic grows, so "
+                                 "free memory keeps falling without a matching load.",
                          evidence=[(run.number_lines["kv_pool_tokens"], f"max batch total tokens {n['kv_pool_tokens']}")])
     offl, total = n.get("layers_offloaded"), n.get("layers_total")
     if isinstance(offl, list):
