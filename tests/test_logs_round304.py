@@ -926,3 +926,31 @@ def test_old_llama_server_bind_wording_and_sycls_device_allocation():
     assert (bind.kind, bind.code) == ("NOT_OOM", "port-in-use"), (bind.kind, bind.code)
     sycl = run_of(diag("alloc: can't malloc 2415914188 Bytes memory on deviceSegmentation fault (core dumped)"))
     assert sycl.kind == "UNDETERMINED" and sycl.oom is True, (sycl.kind, sycl.code)
+
+
+@pytest.mark.parametrize("doubt", [
+    "so I can't tell if it died while serving or while starting up again.",
+    "I honestly don't know if it crashed while it was starting up on a new node or while serving traffic.",
+])
+def test_a_report_that_cannot_tell_whether_it_was_serving_gives_no_step(doubt):
+    run = run_of(diag(f"""
+        vllm 0.9.2 died overnight with CUDA out of memory (TP=2) — only partial logs
+        The pod restarted 3 times during the night, {doubt}
+        (VllmWorker rank=0 pid=214) ERROR 06-11 03:12:44 [multiproc_executor.py:522] WorkerProc hit an exception.
+        (VllmWorker rank=0 pid=214) ERROR 06-11 03:12:44 [multiproc_executor.py:522] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.02 GiB. GPU 0 has a total capacity of 44.39 GiB of which 512.00 MiB is free.
+    """))
+    assert run.kind == "UNDETERMINED", (run.kind, run.code)
+
+
+def test_nvidia_smi_tables_of_one_process_rising_over_days_are_growth():
+    tables = []
+    for day, used in enumerate((73204, 74972, 76640, 78496, 80908), 1):
+        tables += [f"Tag {day}: nvidia-smi",
+                   "| Processes:                                                                              |",
+                   "|  GPU   GI   CI        PID   Type   Process name                              GPU Memory |",
+                   f"|    0   N/A  N/A      1834      C   /opt/lmdeploy/venv/bin/python3                {used}MiB |",
+                   "+-----------------------------------------------------------------------------------------+"]
+    run = run_of(diag("\n".join(["lmdeploy serve api_server /models/qwen2.5-72b --server-port 23333"] + tables + [
+        "terminate called after throwing an instance of 'std::runtime_error'",
+        "  what():  [TM][ERROR] CUDA runtime error: out of memory /lmdeploy/src/turbomind/utils/allocator.h:246"])))
+    assert (run.kind, run.code) == ("LEAK", "memory-growth-reported"), (run.kind, run.code)

@@ -90,17 +90,25 @@ _APPS_ROW = re.compile(r"^\s*\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d(?::\d\d)?(?:\.\d
 _STATS_ROW = re.compile(r"\b([0-9a-f]{12})\s+([\w.-]{1,128})\s+\d+(?:\.\d+)?%\s+(\d+(?:\.\d+)?)\s?([KMGT]i?B)\s+/\s+"
                         r"\d+(?:\.\d+)?\s?[KMGT]i?B\s+\d+(?:\.\d+)?%")
 _UNIT = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+#: a process row of nvidia-smi's table (GPU, GI, CI, PID, Type, Process name, GPU Memory Usage: "|    0   N/A  N/A
+#: 1834      C   /opt/lmdeploy/venv/bin/python3                73204MiB |"): one table after another is a series per
+#: process on its GPU
+_SMI_ROW = re.compile(r"^\s*\|\s+(\d+)\s+(?:N/A|\d+)\s+(?:N/A|\d+)\s+(\d+)\s+(?:C|G|C\+G|M|M\+C)\s+(\S.{0,120}?)\s+"
+                      r"(\d+)\s*MiB\s*\|\s*$")
 
 
 def monitor_row(text: str) -> tuple[str, int, str] | None:
-    """(process or container, bytes, its name) of a monitor's row over time (`_APPS_ROW`: GPU memory, `_STATS_ROW`:
-    a container's memory), else None. docker prints binary units (GiB, MiB) and, in older releases, GB/MB for them too."""
+    """(process or container, bytes, its name) of a monitor's row over time (`_APPS_ROW`, `_SMI_ROW`: GPU memory,
+    `_STATS_ROW`: a container's memory), else None. docker prints binary units (GiB, MiB) and, in older releases, GB/MB for them too."""
     m = _APPS_ROW.match(text)
     if m:
         return m.group(1), int(m.group(3)) * 2**20, m.group(2).strip()[:80]
     m = _STATS_ROW.search(text)
     if m:
         return m.group(1), int(float(m.group(3)) * _UNIT[m.group(4)[0]]), m.group(2)
+    m = _SMI_ROW.match(text)
+    if m:
+        return f"{m.group(2)} on GPU {m.group(1)}", int(m.group(4)) * 2**20, m.group(3)[:80]
     return None
 
 

@@ -146,7 +146,12 @@ _PAST_FIXED = re.compile(r"\b(?:before|previously|earlier|used to|at first|initi
 #: a clause that tells what could happen, not what did ("it is possible for users to crash the server at inference
 #: time by sending in large images", "in principle a request could fill it")
 _POSSIBLE = re.compile(r"\bit(?:'s|\u2019s| is| was| would be) (?:\w+ )?possible\b|\bpossible for\b|\bin principle\b|"
-                       r"\bin theory\b|\btheoretically\b|\bhypothetically\b", I)
+                       r"\bin theory\b|\btheoretically\b|\bhypothetically\b|"
+                       # (or one of two the report cannot tell between: "I honestly don't know if it crashed while it
+                       # was starting up or while serving traffic", "can't tell if it died while serving or ...")
+                       r"\b(?:(?:do|does|did)(?:n['\u2019]?t| not) (?:really |honestly )?know|(?:can['\u2019]?t|cannot|can not|couldn['\u2019]?t|could not) "
+                       r"(?:really )?(?:tell|say|see)|(?:am |i['\u2019]m )?not sure|no idea|unclear)\b[^.;!?]{0,40}?"
+                       r"\b(?:if|whether|when)\b", I)
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])")
