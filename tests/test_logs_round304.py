@@ -954,3 +954,17 @@ def test_nvidia_smi_tables_of_one_process_rising_over_days_are_growth():
         "terminate called after throwing an instance of 'std::runtime_error'",
         "  what():  [TM][ERROR] CUDA runtime error: out of memory /lmdeploy/src/turbomind/utils/allocator.h:246"])))
     assert (run.kind, run.code) == ("LEAK", "memory-growth-reported"), (run.kind, run.code)
+
+
+def test_trtllm_pytorch_profiling_pass_raising_its_forwards_oom_is_the_warmup():
+    run = run_of(diag("""
+        [06/24/2025-07:41:50] [TRT-LLM] [I] Memory used after loading model weights (inside torch) in memory usage profiling: 15.07 GiB
+        [06/24/2025-07:42:04] [TRT-LLM] [E] Encountered an error in forward function: CUDA out of memory. Tried to allocate 1.75 GiB. GPU 0 has a total capacity of 22.05 GiB of which 1.37 GiB is free.
+        Traceback (most recent call last):
+          File "/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/pyexecutor/py_executor_creator.py", line 359, in create_py_executor
+            kv_cache_creator.estimate_max_tokens(py_executor)
+          File "/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/pyexecutor/_util.py", line 241, in estimate_max_tokens
+            raise RuntimeError(response.error_msg)
+        RuntimeError: CUDA out of memory. Tried to allocate 1.75 GiB. GPU 0 has a total capacity of 22.05 GiB of which 1.37 GiB is free.
+    """))
+    assert run.kind == "WARMUP", (run.kind, run.code)

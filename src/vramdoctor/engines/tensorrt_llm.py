@@ -79,8 +79,11 @@ LOG = LogWords(
                       r"deserializeCudaEngine|deserialize cuda engine"),
         "KV": rx(r"KVCacheManager|kvCacheManager|_create_kv_cache_manager|KvCacheCreator|create_kv_cache|"
                  r"calculateMaxNumBlocks"),
+        # (and the PyTorch backend's profiling pass before the pool is sized, _torch/pyexecutor/_util.py KvCacheCreator
+        # .estimate_max_tokens: dummy requests of max_num_tokens through the model, whose out of memory it raises
+        # again, "raise RuntimeError(response.error_msg)")
         "WARMUP": rx(r"RuntimeBuffers::RuntimeBuffers|RuntimeBuffers::create|_run_dummy|configure_kv_cache_capacity|"
-                     r"Autotuning process starts|CUDA graph warmup"),
+                     r"Autotuning process starts|CUDA graph warmup|\bin estimate_max_tokens\b"),
         "RUNTIME": rx(r"RuntimeBuffers::(?:prepareStep|reshape)|forwardAsync|executeStep|_executor_loop|_forward_step"),
     },
     milestones=(
