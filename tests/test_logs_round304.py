@@ -968,3 +968,27 @@ def test_trtllm_pytorch_profiling_pass_raising_its_forwards_oom_is_the_warmup():
         RuntimeError: CUDA out of memory. Tried to allocate 1.75 GiB. GPU 0 has a total capacity of 22.05 GiB of which 1.37 GiB is free.
     """))
     assert run.kind == "WARMUP", (run.kind, run.code)
+
+
+def test_ollama_new_engine_go_stack_after_a_failed_allocation_places_it():
+    run = run_of(diag("""
+        time=2025-04-09T20:14:34.233+02:00 level=INFO source=server.go:405 msg="starting llama server" cmd="/usr/local/bin/ollama runner --ollama-engine --model /m --ctx-size 8192 --n-gpu-layers 63 --port 40213"
+        time=2025-04-09T20:14:34.236+02:00 level=INFO source=server.go:614 msg="waiting for server to become available" status="llm server loading model"
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 27367.52 MiB on device 0: cudaMalloc failed: out of memory
+        SIGSEGV: segmentation violation
+        PC=0x7f2b1c4d21a0 m=9 sigcode=1 addr=0x58
+        signal arrived during cgo execution
+
+        goroutine 51 gp=0xc000583880 m=9 mp=0xc000600808 [syscall]:
+        runtime.cgocall(0x5634f2f1d2a0, 0xc00008fb28)
+        \truntime/cgocall.go:167 +0x4b fp=0xc00008fb00 sp=0xc00008fac8 pc=0x5634f2250f2b
+        github.com/ollama/ollama/ml/backend/ggml._Cfunc_ggml_backend_buffer_set_usage(0x0, 0x1)
+        \t_cgo_gotypes.go:330 +0x3e fp=0xc00008fb28 sp=0xc00008fb00 pc=0x5634f24a9a5e
+        github.com/ollama/ollama/ml/backend/ggml.New.func6(...)
+        \tgithub.com/ollama/ollama/ml/backend/ggml/ggml.go:284
+        github.com/ollama/ollama/ml/backend/ggml.New(0xc0001a2000, {0x5634f33d7a40, 0xc00012e0a8})
+        \tgithub.com/ollama/ollama/ml/backend/ggml/ggml.go:284 +0x1be6 fp=0xc00008ff18 sp=0xc00008fb28 pc=0x5634f24b0f46
+        github.com/ollama/ollama/model.New({0x5634f33c9b78, 0xc0004a2190}, {0x7ffe1e5a7c2b?, 0x0?})
+        \tgithub.com/ollama/ollama/model/model.go:106 +0xd0 fp=0xc00008ffa0 sp=0xc00008ff58 pc=0x5634f24f2a10
+    """))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)

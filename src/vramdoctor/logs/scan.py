@@ -979,9 +979,13 @@ def _keeps_after(f: Failure) -> bool:
     n = len(f.after)
     if n < AFTER:
         return True
-    return n < AFTER_TRACEBACK and any(PY_FRAME.search(t) or _REMOTE_TRACEBACK.search(t) for _, t in f.after[-5:])
+    return n < AFTER_TRACEBACK and any(PY_FRAME.search(t) or _REMOTE_TRACEBACK.search(t) or _GO_FRAME.match(t)
+                                       for _, t in f.after[-5:])
 
 
+#: a Go goroutine's frame after a panic or a signal in cgo (Ollama's runner: "github.com/ollama/ollama/model.New(...)"
+#: and its "\tgithub.com/ollama/ollama/model/model.go:106 +0xd0 ..." line): the stack goes on
+_GO_FRAME = re.compile(r"^\s*(?:[\w.-]+/)+[\w.-]+\.go:\d+(?: \+0x[0-9a-f]+)?(?:\s|$)|^(?:[\w.-]+/)+[\w.-]+\.\S+\(.*\)\s*$")
 #: a line after which a traceback goes on with another process's frames: Ray's task error, whose remote traceback
 #: follows it ("ray.exceptions.RayTaskError(ModuleNotFoundError): ray::RayWorkerWrapper.__ray_call__() (pid=324, ...)")
 _REMOTE_TRACEBACK = re.compile(r"\bRayTaskError\(\w+\): ray::")
