@@ -992,3 +992,19 @@ def test_ollama_new_engine_go_stack_after_a_failed_allocation_places_it():
         \tgithub.com/ollama/ollama/model/model.go:106 +0xd0 fp=0xc00008ffa0 sp=0xc00008ff58 pc=0x5634f24f2a10
     """))
     assert run.kind == "WEIGHTS", (run.kind, run.code)
+
+
+def test_a_pods_state_pasted_above_its_previous_log_is_that_logs_failure():
+    run = run_of(diag("""
+        TGI pod OOMKilled on startup, exit 137, GPU has plenty of room
+        helm values (excerpt): args ["--model-id", "org/llama2-13b-ft", "--max-total-tokens", "4096"], resources.limits.memory 16Gi
+        $ kubectl describe pod tgi-0 -n inference
+            Last State:     Terminated
+              Reason:       OOMKilled
+              Exit Code:    137
+        $ kubectl logs tgi-0 -n inference --previous
+        2024-11-02T09:00:01.000Z  INFO text_generation_launcher: Args { model_id: "org/llama2-13b-ft", max_total_tokens: Some(4096) }
+        2024-11-02T09:00:02.000Z  INFO download: text_generation_launcher: Starting check and download process
+        2024-11-02T09:00:09.000Z  WARN text_generation_launcher: No safetensors weights found for model org/llama2-13b-ft at revision None. Converting PyTorch weights to safetensors.
+    """))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)

@@ -518,7 +518,10 @@ class Scanner:
             self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)
         if nested is not None:
             texts.insert(0, (nested, nested.lower(), k.candidates(nested.lower().encode("utf-8", "replace"))))
-        if "fig" in c and r.failures and not started and COMMAND.match(text):
+        # (after a program's failure: not the report's title or words, above the commands it pastes)
+        if ("fig" in c and r.failures and not started and COMMAND.match(text) and not _VIEWS.match(text)
+                and any(not TITLE.match(f.text) and not user_words(f.text) and not f.line_no == r.first_line == 1
+                        for f in r.failures)):
             # a command line after this run failed: the restart it begins, whose settings they are (read into the run
             # that starts within RESTART_GAP lines, else into this one)
             r.command_after_failure = r.command_after_failure or line_no
@@ -983,6 +986,11 @@ def _keeps_after(f: Failure) -> bool:
                                        for _, t in f.after[-5:])
 
 
+#: a command that shows a log or the state of what ran (`kubectl logs ... --previous`, `docker inspect`, `journalctl`,
+#: `dmesg`): the paste goes on with what it printed, no restart
+_VIEWS = re.compile(r"^\s*(?:[\w.-]+@[\w.-]+:\S*\s*)?(?:[$#%>]\s*)?(?:sudo\s+)?(?:kubectl\s+(?:-n\s+\S+\s+)?(?:logs|describe|get|"
+                    r"top|events)|(?:docker|podman|nerdctl)\s+(?:compose\s+)?(?:logs|inspect|ps|stats|events)|journalctl|dmesg|"
+                    r"nvidia-smi|rocm-smi|cat|tail|less|head|grep|zgrep|free|top|htop|ps|vmstat)\b")
 #: a Go goroutine's frame after a panic or a signal in cgo (Ollama's runner: "github.com/ollama/ollama/model.New(...)"
 #: and its "\tgithub.com/ollama/ollama/model/model.go:106 +0xd0 ..." line): the stack goes on
 _GO_FRAME = re.compile(r"^\s*(?:[\w.-]+/)+[\w.-]+\.go:\d+(?: \+0x[0-9a-f]+)?(?:\s|$)|^(?:[\w.-]+/)+[\w.-]+\.\S+\(.*\)\s*$")
