@@ -100,15 +100,18 @@ _SMI_ROW = re.compile(r"^\s*\|\s+(\d+)\s+(?:N/A|\d+)\s+(?:N/A|\d+)\s+(\d+)\s+(?:
 def monitor_row(text: str) -> tuple[str, int, str] | None:
     """(process or container, bytes, its name) of a monitor's row over time (`_APPS_ROW`, `_SMI_ROW`: GPU memory,
     `_STATS_ROW`: a container's memory), else None. docker prints binary units (GiB, MiB) and, in older releases, GB/MB for them too."""
-    m = _APPS_ROW.match(text)
-    if m:
-        return m.group(1), int(m.group(3)) * 2**20, m.group(2).strip()[:80]
-    m = _STATS_ROW.search(text)
-    if m:
-        return m.group(1), int(float(m.group(3)) * _UNIT[m.group(4)[0]]), m.group(2)
-    m = _SMI_ROW.match(text)
-    if m:
-        return f"{m.group(2)} on GPU {m.group(1)}", int(m.group(4)) * 2**20, m.group(3)[:80]
+    if "B" not in text:  # (every row holds a size's unit: most lines of a log are passed over at once)
+        return None
+    if "MiB" in text:
+        m = _APPS_ROW.match(text) or _SMI_ROW.match(text)
+        if m and m.re is _APPS_ROW:
+            return m.group(1), int(m.group(3)) * 2**20, m.group(2).strip()[:80]
+        if m:
+            return f"{m.group(2)} on GPU {m.group(1)}", int(m.group(4)) * 2**20, m.group(3)[:80]
+    if " / " in text and "%" in text:
+        m = _STATS_ROW.search(text)
+        if m:
+            return m.group(1), int(float(m.group(3)) * _UNIT[m.group(4)[0]]), m.group(2)
     return None
 
 
