@@ -1008,3 +1008,12 @@ def test_a_pods_state_pasted_above_its_previous_log_is_that_logs_failure():
         2024-11-02T09:00:09.000Z  WARN text_generation_launcher: No safetensors weights found for model org/llama2-13b-ft at revision None. Converting PyTorch weights to safetensors.
     """))
     assert run.kind == "WEIGHTS", (run.kind, run.code)
+
+
+def test_localai_backend_that_died_while_loading_shows_no_cause():
+    run = run_of(diag("""
+        3:40PM INF LocalAI API is listening! Please connect to the endpoint for API documentation. endpoint=http://0.0.0.0:8080
+        3:43PM INF BackendLoader starting backend=llama-cpp modelID=qwen2.5-14b o.model=qwen2.5-14b-instruct-q4_k_m.gguf
+        3:44PM ERR [llama-cpp] Failed loading model, trying with fallback 'llama-cpp-fallback', error: failed to load model with internal loader: could not load model: rpc error: code = Unavai
+    """))
+    assert run.kind == "UNDETERMINED", (run.kind, run.code)

@@ -23,6 +23,11 @@ LOG = LogWords(
         msg(r"\bfailed to download url \S{1,600} invalid status code 4\d\d\b", "not_oom", code="download-refused"),
         # ... or a download the network broke off
         msg(r"\berror downloading model\b(?![^\n]*invalid status code 4\d\d)", "not_oom", code="network-error"),
+        # its backend process that died while it loaded a model (pkg/model/initializers.go, the gRPC call that lost its
+        # server: "could not load model: rpc error: code = Unavailable desc = error reading from server: EOF"; also cut
+        # short after "code = Unavai"): the backend's own output, shown only with --debug, says why
+        msg(r"\b(?:failed to load model with internal loader|could not load model): rpc error: code = "
+            r"(?:Unavailable|Unavai\w*\s*$)", "wrapper", candidates=("WEIGHTS", "KV", "WARMUP")),
     ),
     # (its API listening is the front server's, not a model's: it loads a model for the first request that names it,
     # pkg/model/initializers.go "BackendLoader starting backend=..." / "Loading model '%s' with backend %s", the load
