@@ -1017,3 +1017,15 @@ def test_localai_backend_that_died_while_loading_shows_no_cause():
         3:44PM ERR [llama-cpp] Failed loading model, trying with fallback 'llama-cpp-fallback', error: failed to load model with internal loader: could not load model: rpc error: code = Unavai
     """))
     assert run.kind == "UNDETERMINED", (run.kind, run.code)
+
+
+def test_lm_studio_mlx_engine_loaded_then_a_request_then_metal_oom_is_serving():
+    run = run_of(diag("""
+        2025-03-10 21:14:55 [DEBUG] [ModelKit][INFO] Loading model from /Users/anna/.lmstudio/models/mlx-community/Qwen2.5-32B-Instruct-4bit...
+        2025-03-10 21:15:03 [DEBUG] [ModelKit][INFO] Model loaded successfully
+        timestamp: 3/10/2025, 9:15:12 PM
+        type: llm.prediction.input
+        modelIdentifier: qwen2.5-32b-instruct
+        libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)
+    """))
+    assert run.kind == "RUNTIME", (run.kind, run.code)

@@ -15,7 +15,7 @@ from .words import msg, rx
 
 LOG = LogWords(
     fingerprint=rx(r"mlx_lm|mlx-lm|mlx_vlm|mlx\.core|\[METAL\] Command buffer execution failed|mlx-community/|"
-                   r"Batch eval all weights"),
+                   r"Batch eval all weights|\[ModelKit\]\[INFO\]|mlx_engine"),
     # no KV pool is made at start: after the weights come kernel compilation and requests
     after={"weights_done": ("WARMUP", "RUNTIME")},
     messages=(
@@ -39,9 +39,11 @@ LOG = LogWords(
     # then): an allocation failing there is the weights
     frames={"WEIGHTS": rx(r"\bin load_model\b[^\n]*$|mx\.eval\(model\.parameters\(\)\)")},
     milestones=(
-        ("weights_done", rx(r"Batch eval all weights")),
+        # (and LM Studio's MLX engine, mlx-engine mlx_engine/model_kit.py: "[ModelKit][INFO] Model loaded
+        # successfully"; the app's `lms log stream` shows each request as "type: llm.prediction.input")
+        ("weights_done", rx(r"Batch eval all weights|\[ModelKit\]\[INFO\] Model loaded successfully")),
         ("ready", rx(r"Starting httpd at")),
-        ("requests", rx(r"\"POST /v1/(?:chat/)?completions")),
+        ("requests", rx(r"\"POST /v1/(?:chat/)?completions|^\s*type: llm\.prediction\.input\b")),
     ),
 )
 
