@@ -1029,3 +1029,19 @@ def test_lm_studio_mlx_engine_loaded_then_a_request_then_metal_oom_is_serving():
         libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)
     """))
     assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+def test_llama_cpp_python_all_layers_as_minus_one_is_not_the_feature_off():
+    run = run_of(diag("""
+        llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4090) - 23310 MiB free
+        llama_model_loader: - kv   3: llama.block_count u32 = 80
+        ggml_backend_cuda_buffer_type_alloc_buffer: allocating 39976.00 MiB on device 0: cudaMalloc failed: out of memory
+        llama_model_load: error loading model: unable to allocate CUDA0 buffer
+        Traceback (most recent call last):
+          File "/srv/app.py", line 5, in <module>
+            llm = Llama(model_path="/models/llama-3.3-70b-q4_k_m.gguf", n_gpu_layers=-1, n_ctx=8192)
+        ValueError: Failed to load model from file: /models/llama-3.3-70b-q4_k_m.gguf
+    """))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)
+    text = said(run)
+    assert "turns it off" not in text and "(it is off)" not in text, text

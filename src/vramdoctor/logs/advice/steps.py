@@ -93,6 +93,12 @@ class _Steps:
             return  # an Apple GPU: a Mac has one, whose memory is the machine's own, so there is nothing to split over
         if current is None and direction in ("down", "up"):
             current = _shown(setting, self.n)
+        if setting == "gpu_layers" and current is None and any(v < 0 for v in _shown_counts(setting, self.n)):
+            # (a negative layer count is every layer on the GPU, llama-cpp-python's n_gpu_layers=-1, not the
+            # feature off: the current value is the model's layers, where the log shows them)
+            layers = self.n.get("layers_total") or self.n.get("model_layers")
+            current = layers if isinstance(layers, int) and layers > 0 else None
+            why += "; -1 in this log puts every layer there"
         # (a size the log shows negative is the feature off, SGLang's --chunked-prefill-size -1: "below" it is no value;
         # the step turns it on)
         off = _off(setting, self.n) if current is None and direction == "down" else None
@@ -272,6 +278,8 @@ def _shown(setting: str, n: dict) -> int | None:
 def _off(setting: str, n: dict) -> int | None:
     """The negative value the log shows for a size `setting` (SGLang's --chunked-prefill-size -1: chunked prefill off),
     None where it shows none."""
+    if setting == "gpu_layers":
+        return None  # (a negative layer count is every layer, not none: see _Steps.add)
     return next((v for v in _shown_counts(setting, n) if v < 0), None)
 
 
