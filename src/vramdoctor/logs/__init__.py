@@ -267,7 +267,8 @@ UNFINISHED = ("log-ends-during-step", "log-cut-off")
 
 def decide(reports: list[RunReport], out_of_order: bool = False, copies: frozenset[int] = frozenset()) -> RunReport | None:
     """The run whose verdict stands: the latest run with a finding, unless a later run got further (reached
-    serving) without one. A run that stopped short of serving does not clear an earlier failure. In a log whose
+    serving) without one. A run that stopped short of serving does not clear an earlier failure, nor does any run
+    clear one that failed while serving (serving is as far as a run gets). In a log whose
     lines are out of order the runs are pieces, with no latest: where the engine's own words state one kind of
     failure (not inferred, not undetermined) in them, that piece decides. `copies`: the indices of runs that are
     the same output as an earlier run pasted again (`_pasted_again`), which decide nothing that run decided."""
