@@ -1045,3 +1045,23 @@ def test_llama_cpp_python_all_layers_as_minus_one_is_not_the_feature_off():
     assert run.kind == "WEIGHTS", (run.kind, run.code)
     text = said(run)
     assert "turns it off" not in text and "(it is off)" not in text, text
+
+
+def test_a_title_quoting_a_warning_above_the_command_and_its_output_states_nothing():
+    # (the title, the user's words and the pasted command make a run of their own that the output joins: the warnings
+    # the output went on from come with it)
+    run = run_of(diag("""
+        koboldcpp 1.76 says "failed to allocate pinned memory: out of memory" - is it broken or ok?
+        The console shows an out of memory message during load, but then it says Load Text Model OK and chats work.
+
+        C:\\AI\\kobold>koboldcpp_cu12.exe --model C:\\AI\\models\\Mistral-Nemo-Instruct-2407-Q4_K_M.gguf --usecublas normal 0 --gpulayers 24 --contextsize 8192
+        ***
+        Welcome to KoboldCpp - Version 1.76
+        ggml_cuda_host_malloc: failed to allocate 3035.93 MiB of pinned memory: out of memory
+        llm_load_tensors: offloaded 24/41 layers to GPU
+        Load Text Model OK: True
+        Please connect to custom endpoint at http://localhost:5001
+        Processing Prompt (12 / 12 tokens)
+        Generating (100 / 100 tokens)
+    """))
+    assert run.kind == "NONE", (run.kind, run.code)

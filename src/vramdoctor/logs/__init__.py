@@ -183,6 +183,7 @@ def _attach_orphans(runs: list[RunFacts]) -> tuple[list[RunFacts], list[str]]:
                 f.pasted = True
                 f.progress = {**nxt.progress, **f.progress}
             _take_figures(r, nxt)
+            r.notes = r.notes + nxt.notes  # (the warnings it went on from: a title that quotes one is known for it)
             r.progress = {**nxt.progress, **r.progress}
             r.last_line = max(r.last_line, nxt.last_line)
             if nxt.tail_lines:  # (the log's last lines are the start-up's: a step under way where it ends)
