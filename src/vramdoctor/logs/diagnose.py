@@ -22,7 +22,7 @@ import re
 from dataclasses import replace
 
 from .authorship import TITLE, narrates_failure, program_line, prose_like, sentence_like, user_words
-from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts, summed
+from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts, positive, summed
 from ..engines.interface import AFTER_MILESTONE
 from ..engines.words import LOADING_ZH, SIZE, to_bytes
 from .knowledge import (CAUSE_UNKNOWN, CLIENT_CALL, COMMAND, ELISION, FRAME, PY_FRAME, SIGKILL_RX, Verdict, exception_not_memory,
@@ -1419,13 +1419,11 @@ def _planned_ledger(run: RunFacts, left: list[str]) -> tuple[str, str] | None:
     before allocating (llama.cpp's memory breakdown: a device's model, context and compute buffers), to within half a
     percent and one ledger only, and that phase is among those left; None otherwise."""
     n = run.numbers
-    failed = n.get("failed_alloc_bytes")
-    failed = [v for v in (failed if isinstance(failed, list) else [failed]) if isinstance(v, int) and v > 0]
+    failed = positive(n, "failed_alloc_bytes")
     found = set()
     for key, phase, name in _PLANNED:
-        sizes = n.get(key)
-        for size in (sizes if isinstance(sizes, list) else [sizes]):
-            if isinstance(size, int) and size > 0 and any(abs(v - size) <= max(2**20, size // 200) for v in failed):
+        for size in positive(n, key):
+            if any(abs(v - size) <= max(2**20, size // 200) for v in failed):
                 found.add((phase, name, size, key))
     if len({f[0] for f in found}) != 1:
         return None
@@ -1579,10 +1577,9 @@ def _ledger_by_size(f: Failure, n: dict) -> Place | None:
         return None  # a size past what any device holds: garbage, no ledger's
     hits = []
     for phase, key, words in _LEDGER_FIGURES:
-        v = n.get(key)
-        for value in (v if isinstance(v, list) else [v] if isinstance(v, int) else []):
+        for value in positive(n, key):
             slack = 0.005 * value + (0.05 * 2**30 if value >= 2**30 else 0.05 * 2**20)
-            if value > 0 and abs(size - value) <= slack:
+            if abs(size - value) <= slack:
                 hits.append((phase, words, value))
     if len({h[0] for h in hits}) != 1:
         return None if hits else _cache_tensor(f, n, size)
@@ -1596,10 +1593,8 @@ def _cache_tensor(f: Failure, n: dict, size: int) -> Place | None:
     on a GPU and no compute graph: Ollama's new engine makes the cache tensor by tensor, each in a buffer of its own,
     after the weights' buffers are allocated and before it reserves the graph (whose size the layout prints once tried,
     failed or not: ml/device.go "allocated or not"), so the failure is one of the cache's tensors."""
-    kv, graph = n.get("layout_kv_bytes"), n.get("layout_graph_bytes")
-    kv = [x for x in (kv if isinstance(kv, list) else [kv]) if isinstance(x, int) and x > 0]
-    graph = [x for x in (graph if isinstance(graph, list) else [graph]) if isinstance(x, int) and x > 0]
-    if not kv or graph or size >= max(kv):
+    kv = positive(n, "layout_kv_bytes")
+    if not kv or positive(n, "layout_graph_bytes") or size >= max(kv):
         return None
     return Place("KV", f"the engine's own layout: a kv cache on a device ({max(kv) / 2**30:.2f} GiB) and no compute "
                        f"graph, which is reserved after the cache is made; the size that failed ({size / 2**20:.0f} MiB) "
@@ -1725,9 +1720,7 @@ def _gpu_used_anyway(run: RunFacts, f: Failure) -> bool:
     """A GPU the engine would not use (`gpu-unsupported` from its device discovery: Ollama's "filtering device which
     didn't fully initialize") where layers went to a GPU all the same (`layers_offloaded` above 0): another GPU took the
     model, and the refusal is no failure of the run."""
-    layers = run.numbers.get("layers_offloaded")
-    layers = layers if isinstance(layers, list) else [layers]
-    return f.code == "gpu-unsupported" and any(isinstance(x, int) and x > 0 for x in layers)
+    return f.code == "gpu-unsupported" and bool(positive(run.numbers, "layers_offloaded"))
 
 
 def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -> Diagnosis:

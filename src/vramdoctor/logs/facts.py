@@ -65,6 +65,13 @@ def latest(numbers: dict, key: str) -> object:
     return v[-1] if isinstance(v, list) and v else v
 
 
+def positive(numbers: dict, key: str) -> list[int]:
+    """A figure's whole values above zero, whether it was read once or as a list (one per device or reading); []
+    where it is absent."""
+    v = numbers.get(key)
+    return [x for x in (v if isinstance(v, list) else [v]) if isinstance(x, int) and x > 0]
+
+
 def summed(numbers: dict, key: str) -> int | None:
     """A figure in all: a list figure's whole numbers summed (one per device or buffer, llama.cpp's "CUDA0 buffer size"
     and "CUDA1 buffer size"), a single one as it is; None where the figure is absent or not a whole number."""

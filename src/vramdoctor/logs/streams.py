@@ -27,11 +27,20 @@ SAMPLE_LINES = 2000
 MAX_STREAMS = 16
 
 
+def _tagged(text: str) -> tuple[str, int] | None:
+    """The program `text` is tagged with and the column of its bar (-1 for kubectl's tag, which has none); None for an
+    untagged line."""
+    m = TAG.match(text)
+    if not m:
+        return None
+    return (m.group(1), text.find("|", m.end(1))) if m.group(1) else (m.group(2), -1)
+
+
 def _tag(text: str, bar: int | None) -> str | None:
     """The program `text` is tagged with: compose's service where its bar stands at column `bar`, kubectl's pod."""
-    m = TAG.match(text)
-    if m and (m.group(2) or m.end(1) < len(text) and text.find("|", m.end(1)) == bar):
-        return m.group(1) or m.group(2)
+    tagged = _tagged(text)
+    if tagged and (tagged[1] < 0 or tagged[1] == bar):
+        return tagged[0]
     m = EXITED.match(text)
     return m.group(1) if m else None
 
@@ -45,12 +54,12 @@ def interleaved(texts: Iterable[str]) -> int | None:
     bars: Counter[int] = Counter()
     switches, last = 0, None
     for text in texts:
-        m = TAG.match(text)
-        if not m:
+        tagged = _tagged(text)
+        if not tagged:
             continue
-        name = m.group(1) or m.group(2)
+        name, bar = tagged
         counts[name] += 1
-        bars[text.find("|", m.end(1)) if m.group(1) else -1] += 1
+        bars[bar] += 1
         if last is not None and name != last:
             switches += 1
         last = name

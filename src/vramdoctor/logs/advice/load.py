@@ -442,8 +442,7 @@ class LoadSteps:
 def _gpu_full(n: dict) -> bool:
     """The engine's own estimate says the GPU holds no more layers: Ollama's `memory.required.partial` (what the layers
     it placed need, with their cache and graph) within one layer's weights of `memory.available` (llm/memory.go)."""
-    need, free = latest(n, "required_partial_bytes"), n.get("available_memory_bytes")
-    free = sum(free) if isinstance(free, list) and all(isinstance(x, int) for x in free) else free
+    need, free = latest(n, "required_partial_bytes"), summed(n, "available_memory_bytes")
     weights, layers = n.get("weights_bytes"), n.get("layers_total") or n.get("model_layers")
     if not (isinstance(need, int) and isinstance(free, int) and isinstance(weights, int) and isinstance(layers, int)
             and layers > 0):
