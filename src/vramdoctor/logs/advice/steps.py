@@ -93,7 +93,7 @@ class _Steps:
             return  # an Apple GPU: a Mac has one, whose memory is the machine's own, so there is nothing to split over
         if current is None and direction in ("down", "up"):
             current = _shown(setting, self.n)
-        if setting == "gpu_layers" and current is None and any(v < 0 for v in _shown_counts(setting, self.n)):
+        if setting in _NEGATIVE_IS_ALL and current is None and any(v < 0 for v in _shown_counts(setting, self.n)):
             # (a negative layer count is every layer on the GPU, llama-cpp-python's n_gpu_layers=-1, not the
             # feature off: the current value is the model's layers, where the log shows them)
             layers = self.n.get("layers_total") or self.n.get("model_layers")
@@ -278,13 +278,16 @@ def _shown(setting: str, n: dict) -> int | None:
 def _off(setting: str, n: dict) -> int | None:
     """The negative value the log shows for a size `setting` (SGLang's --chunked-prefill-size -1: chunked prefill off),
     None where it shows none."""
-    if setting == "gpu_layers":
+    if setting in _NEGATIVE_IS_ALL:
         return None  # (a negative layer count is every layer, not none: see _Steps.add)
     return next((v for v in _shown_counts(setting, n) if v < 0), None)
 
 
 #: settings whose 0 is a value the user set (-ngl 0: no layer on the GPU), not an unset or automatic one
 _ZERO_IS_SET = ("gpu_layers",)
+#: settings whose negative value is all of it (llama-cpp-python's n_gpu_layers=-1: every layer on the GPU), not the
+#: feature off as a negative size is elsewhere (`_off`)
+_NEGATIVE_IS_ALL = ("gpu_layers",)
 
 
 def _tp_now(n: dict) -> int | None:
