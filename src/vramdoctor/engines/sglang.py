@@ -484,6 +484,10 @@ LOG = LogWords(
     # (and a model class's __init__ under srt/models, which allocates its weights as it makes its layers)
     loader=rx(r"model_runner\.py\W+line \d+, in \w+[^\n]*\n[^\n]*\bself\.load_model\(|"
               r"srt/models/\w+\.py\W+line \d+, in __init__\b"),
+    # a second model loaded after the target's: the speculative draft worker (speculative/eagle_worker.py builds a
+    # TpModelWorker with is_draft_worker=True once the target's runner, its pool included, is made) runs its own
+    # ModelRunner.load_model, which prints "Load weight begin" again
+    more_weights=rx(r"\bLoad weight begin\b"),
 )
 
 

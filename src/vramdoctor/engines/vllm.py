@@ -777,6 +777,11 @@ LOG = LogWords(
     # ensure_model_parallel_initialized, initialize_model_parallel; device_communicators/pynccl.py's communicator)
     device_setup=rx(r"\bin (?:init_device|init_worker_distributed_environment|init_distributed_environment|"
                     r"ensure_model_parallel_initialized|initialize_model_parallel)\b|\bpynccl\.py\W+line \d+, in __init__"),
+    # a second model loaded after the target's weights: V0's speculative decoding builds its draft model's worker after
+    # the target's (spec_decode/spec_decode_worker.py init_device -> proposer_worker.load_model, whose model runner
+    # prints "Starting to load model <draft>..." again); V1's runner loads the drafter after the target in load_model
+    # (v1/spec_decode/eagle.py, "Loading drafter model...")
+    more_weights=rx(r"\bStarting to load model\b|\bLoading drafter model\b"),
 )
 
 

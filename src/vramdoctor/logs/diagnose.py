@@ -28,7 +28,8 @@ from ..engines.words import LOADING_ZH, SIZE, to_bytes
 from .knowledge import (CAUSE_UNKNOWN, CLIENT_CALL, COMMAND, ELISION, FRAME, PY_FRAME, SIGKILL_RX, Verdict, exception_not_memory,
                         knowledge, phase_words, without_paths)
 from .lines import STATED, STRONG_PREFIX, TB_HEADER, stated, stops_inside, traceback_line
-from .phase import FAILED_REQUEST, FINE_WHEN_SERVING, STARTUP, Place, during_step, frames, locate, step_done, step_reached
+from .phase import (FAILED_REQUEST, FINE_WHEN_SERVING, PROJECTOR, SECOND_MODEL, STARTUP, Place, during_step, frames, locate,
+                    step_done, step_reached)
 from .prose import OOM_ANY
 from .quiet import (COPES, DEATH_BEGINS, bar_under_way, leak, no_failure, pool_below_context, pressure, shortfall, starved,
                     step_under_way)
@@ -2248,6 +2249,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     evidence = sorted({(f.line_no, f.text), place.deciding} | ({told} if told else set()))
     stack = " ".join(t for _, _, t in frames(f)) if kind in ("WARMUP", "RUNTIME", "KV_CAPACITY") else ""
     code = _code(kind, f, place.deciding[1] + " " + where + " " + stack)
+    if place.source == SECOND_MODEL and not f.code:  # the first model loaded; the one after it did not fit beside it
+        code = "projector-weights-oom" if PROJECTOR.search(place.deciding[1]) else "draft-model-weights-oom"
     # (a failure only a person's words state, placed by the engine's lines elsewhere in the paste: where the log stops
     # or what it shows is not where the words say memory ran out, so the place is a reading, not the engine's word)
     told_only = told is not None or (user_words(f.text) or TITLE.match(f.text) or prose_like(f.text)) and \
@@ -2294,6 +2297,10 @@ def _pinned_host(run: RunFacts, f: Failure, engine: str) -> Diagnosis | None:
 
 #: the message of a code that says more than its kind's (`_MESSAGES`)
 _CODE_MESSAGES = {
+    "draft-model-weights-oom": "The first model's weights loaded; a second model loaded after them, a draft model for "
+                               "speculative decoding, ran out of memory: the draft does not fit beside the target.",
+    "projector-weights-oom": "The model's weights loaded; its multimodal projector (mmproj, the vision encoder) loaded "
+                             "after them and ran out of memory: it does not fit beside the model.",
     "hicache-host-memory-short": "The weights and the GPU's KV pool were made, but the host-memory tier of the "
                                  "hierarchical KV cache asked for more host memory than was free: the host's memory, "
                                  "not the GPU's, is short.",

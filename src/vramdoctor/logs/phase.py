@@ -527,6 +527,13 @@ def step_reached(f: Failure, engine: str, floor: str | None = None) -> tuple[str
 AFTER_VERDICT = 12
 
 
+#: the source of a place read from a second model's load (`_more_weights`)
+SECOND_MODEL = "a second model's load under way (a multimodal projector or a draft model)"
+#: a second model's load line that names a multimodal projector (clip.cpp's loader, "loading multimodal model",
+#: Ollama's "used as mmproj"), not a draft model
+PROJECTOR = re.compile(r"\bclip|\bmmproj\b|\bprojector\b|\bmultimodal\b|\bmtmd_", re.I)
+
+
 def _more_weights(f: Failure, engine: str) -> tuple[int, str] | None:
     """The line of a second model's load (`LogWords.more_weights`: a multimodal projector, a draft model) that is the
     last step before failure `f` after the run's weights milestone, with no milestone and no other step between them;
@@ -655,8 +662,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
                      f.deciding or (f.line_no, f.text), [f.phase])
     more = _more_weights(f, engine)
     if more:  # a second model's weights loading after the first's milestones (a projector, a draft model)
-        return Place("WEIGHTS", "a second model's load under way (a multimodal projector or a draft model)", more,
-                     ["WEIGHTS"], inferred=True)
+        return Place("WEIGHTS", SECOND_MODEL, more, ["WEIGHTS"], inferred=True)
     # words of a step, not an engine's verdict: never before the progress made (a failure that is itself a stack frame,
     # a traceback pasted without its header or its error, is placed with the other frames: the innermost decides)
     headless = bool(FRAME.search(f.text))

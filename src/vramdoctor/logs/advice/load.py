@@ -229,6 +229,8 @@ class LoadSteps:
         if code == "buffer-exceeds-allocation-limit":
             self._weights_past_the_limit()
             return
+        if code in ("draft-model-weights-oom", "projector-weights-oom"):
+            self._second_model()
         host = code == "weights-exceed-system-memory"  # host RAM ran out: nothing may move to the CPU
         no_gpu = n.get("gpu_absent") is True  # (the engine found no GPU: nothing moves there)
         if host:
@@ -357,6 +359,34 @@ class LoadSteps:
         if s.has("cpu_offload"):
             self._offload(weights, per_gpu, tp)
         self.free_gpu()
+
+    def _second_model(self) -> None:
+        """The second model loaded after the first (a speculative decoding draft, a multimodal projector) is the one
+        that did not fit: that model smaller, elsewhere, or not loaded, in the engine's own flags where it has them
+        (vLLM engine/arg_utils.py --speculative-config / --speculative-model; SGLang server_args.py
+        --speculative-draft-model-path, its draft worker built after the target's pool; llama.cpp common/arg.cpp
+        -md / -ngld / --no-mmproj-offload; KoboldCpp --draftmodel / --draftgpulayers / --mmprojcpu)."""
+        s = self.s
+        if self.code == "projector-weights-oom":
+            how = {"llamacpp": "keep it on the CPU (--no-mmproj-offload; slower image reading), or a smaller "
+                               "projector file (an f16 or q8_0 mmproj instead of f32)",
+                   "koboldcpp": "keep it on the CPU (--mmprojcpu), or a smaller projector file",
+                   "ollama": "a text-only variant of the model (no projector), or fewer layers on the GPU (num_gpu) to "
+                             "leave it room"}.get(s.name, "keep it on the CPU if the engine allows it, a smaller "
+                                                           "projector file, or a text-only model")
+            s.say("a smaller projector, or none on the GPU", "the model's own weights fit; the multimodal projector "
+                  "loaded after them did not: " + how)
+            return
+        how = {"vllm": "a smaller or quantized draft model (\"model\" in --speculative-config; --speculative-model "
+                       "in older releases), or no speculative decoding",
+               "sglang": "a smaller draft model (--speculative-draft-model-path), or no speculative decoding; the "
+                         "draft loads after the target's KV pool is made, so a lower --mem-fraction-static leaves it "
+                         "room",
+               "llamacpp": "a smaller draft model (-md), fewer of its layers on the GPU (-ngld), or no draft",
+               "koboldcpp": "a smaller draft model (--draftmodel), fewer of its layers on the GPU (--draftgpulayers), "
+                            "or no draft"}.get(s.name, "a smaller or quantized draft model, or no speculative decoding")
+        s.say("a smaller draft model, or none", "the target model's weights fit; the draft model loaded after them "
+              "did not: " + how)
 
     def _room(self, per_gpu: int) -> str:
         """What one GPU holds for weights, and how that follows from the log."""

@@ -1,0 +1,104 @@
+"""`vramdoctor logs` on the kinds of fault the held-out rounds 316 and later (issue 6, stop 38) found, each with logs
+of our own in other engines, versions and wordings. The engines' lines follow their sources (named in
+`vramdoctor/engines/<engine>.py`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from logcase import diag, run_of
+
+
+def said(run) -> str:
+    """All of a run's advice, every field, joined."""
+    return " | ".join(" ".join(str(v) for v in a.values()) for a in run.advice)
+
+
+# --- a second model's load after the first's weights milestone (a speculative-decoding draft, a multimodal
+# projector): a failure while it loads is that model's weights, however far the first got; its advice is about it ----
+
+VLLM_V0_DRAFT = """
+    spec decode with 8B draft OOM on 2xA100 40GB, target alone works
+    INFO 09-02 11:20:01 llm_engine.py:237] Initializing an LLM engine (v0.6.1) with config: model='Qwen/Qwen2-57B-A14B-Instruct-GPTQ-Int4', speculative_config=SpeculativeConfig(draft_model='Qwen/Qwen2-7B-Instruct', num_spec_tokens=4), tensor_parallel_size=2
+    INFO 09-02 11:20:09 model_runner.py:997] Starting to load model Qwen/Qwen2-57B-A14B-Instruct-GPTQ-Int4...
+    (VllmWorkerProcess pid=4410) INFO 09-02 11:20:09 model_runner.py:997] Starting to load model Qwen/Qwen2-57B-A14B-Instruct-GPTQ-Int4...
+    INFO 09-02 11:21:40 model_runner.py:1008] Loading model weights took 15.2203 GB
+    (VllmWorkerProcess pid=4410) INFO 09-02 11:21:41 model_runner.py:1008] Loading model weights took 15.2203 GB
+    INFO 09-02 11:21:41 model_runner.py:997] Starting to load model Qwen/Qwen2-7B-Instruct...
+    [rank0]: Traceback (most recent call last):
+    [rank0]:   File "/opt/vllm/vllm/spec_decode/spec_decode_worker.py", line 335, in init_device
+    [rank0]:     self.proposer_worker.load_model()
+    [rank0]:   File "/opt/vllm/vllm/worker/model_runner.py", line 999, in load_model
+    [rank0]:     self.model = get_model(model_config=self.model_config,
+    [rank0]:   File "/opt/vllm/vllm/model_executor/model_loader/loader.py", line 162, in _initialize_model
+    [rank0]:     return build_model(
+    [rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.02 GiB. GPU 0 has a total capacity of 39.39 GiB of which 612.31 MiB is free. Including non-PyTorch memory, this process has 38.78 GiB memory in use.
+"""
+
+SGLANG_EAGLE_DRAFT = """
+    [2025-03-04 08:01:02 TP0] Load weight begin. avail mem=78.68 GB
+    [2025-03-04 08:01:40 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=63.51 GB, mem usage=15.17 GB.
+    [2025-03-04 08:01:41 TP0] KV Cache is allocated. #tokens: 437590, K size: 26.71 GB, V size: 26.71 GB
+    [2025-03-04 08:01:41 TP0] Memory pool end. avail mem=9.87 GB
+    [2025-03-04 08:01:42 TP0] Load weight begin. avail mem=9.87 GB
+    [2025-03-04 08:01:43 TP0] Scheduler hit an exception: Traceback (most recent call last):
+      File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1748, in run_scheduler_process
+        scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, dp_rank)
+      File "/sgl-workspace/sglang/python/sglang/srt/speculative/eagle_worker.py", line 62, in __init__
+        super().__init__(
+      File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 198, in initialize
+        self.load_model()
+    torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 896.00 MiB. GPU 0 has a total capacity of 79.10 GiB of which 512.00 MiB is free.
+"""
+
+
+@pytest.mark.parametrize("text,code,words", [
+    (VLLM_V0_DRAFT, "draft-model-weights-oom", "--speculative-config"),
+    (SGLANG_EAGLE_DRAFT, "draft-model-weights-oom", "--speculative-draft-model-path"),
+])
+def test_a_draft_models_load_after_the_targets_weights_is_the_drafts_weights(text, code, words):
+    run = run_of(diag(text))
+    assert (run.kind, run.code) == ("WEIGHTS", code), (run.kind, run.code)
+    assert words in said(run).split(" | ")[0], said(run)
+
+
+_LLAMA_LOADED = ["load_tensors: offloading 28 repeating layers to GPU",
+                 "load_tensors: offloaded 29/29 layers to GPU",
+                 "load_tensors:        CUDA0 model buffer size =  7605.33 MiB",
+                 "llama_context: n_ctx         = 16384",
+                 "llama_kv_cache_unified:      CUDA0 KV cache size =   896.00 MiB",
+                 "llama_context:      CUDA0 compute buffer size =   304.75 MiB"]
+_LLAMA_OOM = ["ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1288.31 MiB on device 0: cudaMalloc failed: out of "
+              "memory",
+              "alloc_tensor_range: failed to allocate CUDA0 buffer of size 1350897664"]
+
+
+@pytest.mark.parametrize("load,code,words", [
+    (["srv    load_model: loading multimodal model 'mmproj-model-f16.gguf'", "clip_ctx: CLIP using CUDA0 backend"],
+     "projector-weights-oom", "--no-mmproj-offload"),
+    (["clip_model_loader: model name:   Qwen2.5-VL-7B-Instruct", "load_hparams: projector:          qwen2.5vl_merger"],
+     "projector-weights-oom", "--no-mmproj-offload"),
+    (["srv    load_model: loading draft model 'Qwen2.5-0.5B-Instruct-Q8_0.gguf'"], "draft-model-weights-oom", "-ngld"),
+])
+def test_llama_servers_second_model_is_named_in_its_code_and_advice(load, code, words):
+    run = run_of(diag("\n".join([*_LLAMA_LOADED, *load, *_LLAMA_OOM])))
+    assert (run.kind, run.code) == ("WEIGHTS", code), (run.kind, run.code)
+    assert words in said(run), said(run)
+
+
+def test_another_workers_load_line_between_weights_and_a_profile_oom_is_no_second_model():
+    # (each V0 worker prints its own "Starting to load model"; one printed after another's weights milestone, then its
+    # own milestone, is the same model: the failure after both is the profiling run's)
+    run = run_of(diag("""
+        INFO 09-02 11:20:09 model_runner.py:997] Starting to load model meta-llama/Llama-3.1-70B-Instruct...
+        INFO 09-02 11:21:40 model_runner.py:1008] Loading model weights took 32.8814 GB
+        (VllmWorkerProcess pid=4410) INFO 09-02 11:21:40 model_runner.py:997] Starting to load model meta-llama/Llama-3.1-70B-Instruct...
+        (VllmWorkerProcess pid=4410) INFO 09-02 11:21:52 model_runner.py:1008] Loading model weights took 32.8814 GB
+        [rank0]: Traceback (most recent call last):
+        [rank0]:   File "/opt/vllm/vllm/worker/worker.py", line 223, in determine_num_available_blocks
+        [rank0]:     self.model_runner.profile_run()
+        [rank0]:   File "/opt/vllm/vllm/worker/model_runner.py", line 1215, in profile_run
+        [rank0]:     self.execute_model(model_input, kv_caches, intermediate_tensors)
+        [rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB. GPU 0 has a total capacity of 39.39 GiB of which 1.12 GiB is free.
+    """))
+    assert run.kind == "WARMUP", (run.kind, run.code)
