@@ -4,6 +4,8 @@ of our own in other engines, versions and wordings. The engines' lines follow th
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 from logcase import diag, run_of
@@ -102,3 +104,68 @@ def test_another_workers_load_line_between_weights_and_a_profile_oom_is_no_secon
         [rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB. GPU 0 has a total capacity of 39.39 GiB of which 1.12 GiB is free.
     """))
     assert run.kind == "WARMUP", (run.kind, run.code)
+
+
+# --- a worker's traceback that ends in its own tagged KeyboardInterrupt (the user's Ctrl-C on a start-up that hung),
+# interleaved with another process's traceback: that process was stopped by hand, where it waited; no failure of its
+# own, so the hang the report tells of decides ------------------------------------------------------------------------
+
+VLLM_TP_HANG = """
+    vllm 0.6.4 -tp 2 stuck forever at NCCL init, had to ctrl-c
+    $ vllm serve Qwen/Qwen2.5-14B-Instruct -tp 2
+    INFO 11-20 09:14:02 api_server.py:585] vLLM API server version 0.6.4
+    INFO 11-20 09:14:09 llm_engine.py:249] Initializing an LLM engine (v0.6.4) with config: model='Qwen/Qwen2.5-14B-Instruct', tensor_parallel_size=2
+    (VllmWorkerProcess pid=8812) INFO 11-20 09:14:15 multiproc_worker_utils.py:215] Worker ready; awaiting tasks
+    INFO 11-20 09:14:16 utils.py:960] Found nccl from library libnccl.so.2
+    INFO 11-20 09:14:16 pynccl.py:69] vLLM is using nccl==2.21.5
+    ^C
+    (VllmWorkerProcess pid=8812) Traceback (most recent call last):
+    Traceback (most recent call last):
+    (VllmWorkerProcess pid=8812)   File "/usr/local/lib/python3.10/dist-packages/vllm/executor/multiproc_worker_utils.py", line 223, in _run_worker_process
+      File "/usr/local/lib/python3.10/dist-packages/vllm/distributed/device_communicators/pynccl.py", line 99, in __init__
+    (VllmWorkerProcess pid=8812)     output = executor(*args, **kwargs)
+        self.comm: ncclComm_t = self.nccl.ncclCommInitRank(
+    (VllmWorkerProcess pid=8812)   File "/usr/local/lib/python3.10/dist-packages/vllm/distributed/parallel_state.py", line 1024, in init_distributed_environment
+    (VllmWorkerProcess pid=8812)     torch.distributed.barrier()
+    (VllmWorkerProcess pid=8812) KeyboardInterrupt
+      File "/usr/local/lib/python3.10/dist-packages/vllm/distributed/device_communicators/pynccl_wrapper.py", line 277, in ncclCommInitRank
+"""
+
+V1_RANK_HANG = """
+    [rank1]: Traceback (most recent call last):
+    [rank0]: Traceback (most recent call last):
+    [rank1]:   File "/opt/venv/lib/python3.12/site-packages/torch/distributed/distributed_c10d.py", line 4551, in barrier
+    [rank0]:   File "/opt/venv/lib/python3.12/site-packages/torch/distributed/distributed_c10d.py", line 4551, in barrier
+    [rank1]:     work.wait()
+    [rank0]:     work.wait()
+    [rank1]: KeyboardInterrupt
+    [rank0]:   File "/opt/venv/lib/python3.12/site-packages/torch/_ops.py", line 1158, in __call__
+    [rank0]:     return self._op(*args, **(kwargs or {}))
+    [rank0]: KeyboardInterrupt
+"""
+
+
+@pytest.mark.parametrize("text", [
+    VLLM_TP_HANG,
+    "sglang tp=2 launch never finishes, it just hangs after loading config, I pressed Ctrl-C after 20 minutes\n"
+    + textwrap.dedent(V1_RANK_HANG),
+])
+def test_a_workers_tagged_keyboard_interrupt_is_the_user_stopping_a_hang(text):
+    run = run_of(diag(text))
+    assert (run.kind, run.code) == ("NOT_OOM", "hang-no-error"), (run.kind, run.code)
+
+
+def test_a_workers_tagged_error_beside_the_main_processs_interrupt_is_still_its_error():
+    run = run_of(diag("""
+        vllm -tp 2 dies at start, I pressed ctrl-c when it hung
+        (VllmWorkerProcess pid=8812) Traceback (most recent call last):
+        Traceback (most recent call last):
+        (VllmWorkerProcess pid=8812)   File "/usr/local/lib/python3.10/dist-packages/vllm/distributed/device_communicators/pynccl.py", line 99, in __init__
+          File "/usr/local/lib/python3.10/dist-packages/vllm/executor/multiproc_gpu_executor.py", line 192, in _run_workers
+        (VllmWorkerProcess pid=8812)     self.comm: ncclComm_t = self.nccl.ncclCommInitRank(
+            driver_worker_output = driver_worker_method(*args, **kwargs)
+        (VllmWorkerProcess pid=8812) RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)
+        KeyboardInterrupt
+    """))
+    assert (run.kind, run.code) != ("NOT_OOM", "hang-no-error"), (run.kind, run.code)
+    assert run.kind == "NOT_OOM", (run.kind, run.code)

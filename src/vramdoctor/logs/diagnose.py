@@ -521,15 +521,42 @@ def _with_panic_message(f: Failure) -> Failure:
 _INTERRUPTED = re.compile(r"^\s*(?:\^C)?(?:\w+\.)*KeyboardInterrupt\s*$")
 
 
+TRACEBACK = "Traceback (most recent call last):"
+
+
+def _process_tag(text: str) -> str:
+    """The process's tag before a traceback's header on `text` ("(VllmWorkerProcess pid=268) ", "[rank1]: "); "" where
+    the line is no header or has none (the terminal's "^C" echo is none)."""
+    at = text.find(TRACEBACK)
+    return text[:at] if at > 0 and text[:at].replace("^C", "").strip() else ""
+
+
 def _interrupted(run: RunFacts, f: Failure) -> tuple[int, str] | None:
     """The bare KeyboardInterrupt (Ctrl-C, SIGINT) that ends the traceback error `f` heads, in the lines after it or
-    the run's last lines: the process was stopped by hand. None where it ends otherwise."""
-    ends = [(ln, t) for ln, t in [(f.line_no, f.text), *f.after, *_tail_after(run, f)] if t.strip()]
+    the run's last lines: the process was stopped by hand. None where it ends otherwise. A traceback whose header
+    carries a process's tag ("(VllmWorkerProcess pid=268) Traceback ...", "[rank1]: Traceback ...") is read in each
+    tagged process's lines alone, without the tag: the processes' tracebacks interleave, and one Ctrl-C stops them
+    all."""
+    after = [*f.after, *_tail_after(run, f)]
+    tag = _process_tag(f.text)
+    if not tag:
+        return _ends_interrupted([(f.line_no, f.text), *after], f.after)
+    for other in dict.fromkeys([tag, *filter(None, (_process_tag(t) for _, t in after))]):
+        mine = [(ln, t[len(other):]) for ln, t in after if t.startswith(other) and not _process_tag(t)]
+        stop = _ends_interrupted(mine, mine) if mine else None
+        if stop:
+            return stop
+    return None
+
+
+def _ends_interrupted(lines: list[tuple[int, str]], kept: list[tuple[int, str]]) -> tuple[int, str] | None:
+    """The bare KeyboardInterrupt that ends `lines` (a traceback and what follows it), or that is the traceback's own
+    last line among `kept` (its first line that is no frame, no code under a frame, no carets, whatever was pasted
+    under it); None otherwise."""
+    ends = [(ln, t) for ln, t in lines if t.strip()]
     if ends and _INTERRUPTED.match(ends[-1][1]):
         return ends[-1]
-    # (or the traceback's own last line, whatever was pasted under it: its first line that is no frame, no code
-    # under a frame, no carets)
-    for ln, t in f.after:
+    for ln, t in kept:
         if not t.strip() or FRAME.search(t) or t[:1].isspace():
             continue
         return (ln, t) if _INTERRUPTED.match(t) else None
@@ -1880,9 +1907,10 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         stopped = _stopped_by_hand(run, f)
         if stopped:
             return stopped
-        if all(g.kind == "error" for g in run.failures) and _interrupted(run, f):
+        if all(g.kind == "error" for g in run.failures) and any(_interrupted(run, g) for g in run.failures):
             # stopped by hand before it served (Ctrl-C on a start-up that did not go on): the traceback is where it
             # was waiting, no failure of its own; what the run shows besides (a hang the report tells of) decides
+            # (any process's: the others' tracebacks, interleaved and cut, name no cause of their own either)
             return no_failure(replace(run, failures=[]), engine)
         usage = run.numbers.get("kv_usage_pct") or []
         # (only where the log goes on after the error: a paste that stops at it may have cut the out-of-memory
