@@ -169,3 +169,72 @@ def test_a_workers_tagged_error_beside_the_main_processs_interrupt_is_still_its_
     """))
     assert (run.kind, run.code) != ("NOT_OOM", "hang-no-error"), (run.kind, run.code)
     assert run.kind == "NOT_OOM", (run.kind, run.code)
+
+
+# --- advice in the flags of the program the log shows: mlx_lm.server has no --max-kv-size (generate's and chat's), and
+# its concurrency (0.30.6) and prefill-step (0.31.0) flags only from the releases that added them ----------------------
+
+_METAL_OOM = ("libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer "
+              "execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)")
+
+
+def _mlx_server(version_line: str) -> str:
+    return "\n".join([
+        "mlx_lm.server crashes on a long prompt, M2 Pro 32GB",
+        "$ mlx_lm.server --model mlx-community/Qwen2.5-14B-Instruct-4bit --port 8080",
+        *([version_line] if version_line else []),
+        "2025-06-01 10:00:01,120 - INFO - Starting httpd at 127.0.0.1 on port 8080...",
+        '127.0.0.1 - - [01/Jun/2025 10:02:11] "POST /v1/chat/completions HTTP/1.1" 200 -',
+        _METAL_OOM])
+
+
+@pytest.mark.parametrize("version_line,present,absent", [
+    ("$ pip show mlx-lm | head -2\nName: mlx-lm\nVersion: 0.26.3\nmlx-lm 0.26.3", [],
+     ["--max-kv-size N", "--decode-concurrency", "--prefill-step-size"]),
+    ("(mlx-lm==0.31.1)", ["--decode-concurrency", "--prefill-step-size"], ["--max-kv-size N", "0.31 and later"]),
+    ("", ["--decode-concurrency", "0.30.6 and later", "--prefill-step-size"], ["--max-kv-size N"]),
+])
+def test_mlx_servers_advice_has_only_the_servers_flags_of_its_release(version_line, present, absent):
+    run = run_of(diag(_mlx_server(version_line)))
+    assert run.code == "metal-command-buffer-oom", (run.kind, run.code)
+    text = said(run)
+    assert all(p in text for p in present), text
+    assert not any(a in text for a in absent), text
+
+
+def test_mlx_generate_keeps_its_rotating_kv_cache():
+    from vramdoctor.engines.mlx import ENGINE
+    flags = ENGINE.flags_for({"_mlx_generate": True, "_mlx_server": True})
+    assert "--max-kv-size" in flags["max_model_len"], flags
+    assert "--max-kv-size" not in ENGINE.flags_for({"_mlx_server": True})["max_model_len"].split(":")[0]
+
+
+# --- fewer-bit weights for a model that is 8-bit already: the engine's own 4-bit form (an MLX 4-bit conversion, an
+# AWQ/GPTQ checkpoint in that engine's flag), never its fp8 that is in use, nor another engine's checkpoint kind --------
+
+MLX_8BIT_LOAD = """
+    $ mlx_lm.server --model mlx-community/Qwen2.5-72B-Instruct-8bit
+    Traceback (most recent call last):
+      File "/opt/homebrew/lib/python3.12/site-packages/mlx_lm/utils.py", line 179, in load_model
+        mx.eval(model.parameters())
+    RuntimeError: [malloc] Unable to allocate 234881024 bytes.
+"""
+
+VLLM_FP8_LOAD = """
+    INFO 10-02 09:00:01 api_server.py:528] vLLM API server version 0.6.2
+    INFO 10-02 09:00:07 llm_engine.py:226] Initializing an LLM engine (v0.6.2) with config: model='neuralmagic/Meta-Llama-3.1-70B-Instruct-FP8', quantization=fp8, tensor_parallel_size=1
+    INFO 10-02 09:00:09 model_runner.py:1014] Starting to load model neuralmagic/Meta-Llama-3.1-70B-Instruct-FP8...
+    [rank0]:   File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/quantization/fp8.py", line 171, in create_weights
+    [rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 MiB. GPU 0 has a total capacity of 44.34 GiB of which 201.81 MiB is free.
+"""
+
+
+@pytest.mark.parametrize("text,words,not_words", [
+    (MLX_8BIT_LOAD, "mlx_lm.convert -q --q-bits 4", "AWQ"),
+    (VLLM_FP8_LOAD, "--quantization awq|gptq)", "fp8)"),
+])
+def test_weights_8_bit_already_get_the_engines_own_4_bit_form(text, words, not_words):
+    run = run_of(diag(text))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)
+    step = next(a for a in run.advice if a["setting"] == "quantization")
+    assert words in step["flags"] and not_words not in step["flags"], step

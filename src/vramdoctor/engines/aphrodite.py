@@ -56,5 +56,6 @@ ENGINE = Engine(
            "max_num_batched_tokens": "--max-num-batched-tokens {n} --enable-chunked-prefill",
            "cuda_graphs": "--enforce-eager", "tensor_parallel_size": "--tensor-parallel-size {n}",
            "quantization": "a 4-bit AWQ/GPTQ or fp8 checkpoint (-q awq|gptq|fp8)",
+           "quantization_4bit": "a 4-bit AWQ/GPTQ checkpoint (-q awq|gptq)",
            "cpu_offload": "--cpu-offload-gb {n}"},
 )

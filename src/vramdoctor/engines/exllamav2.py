@@ -72,5 +72,6 @@ ENGINE = Engine(
     flags={"max_model_len": "max_seq_len {n} (and cache_size)", "max_num_seqs": "max_batch_size {n}",
            "kv_cache_dtype": "cache_mode Q8 (or Q4)", "max_num_batched_tokens": "chunk_size {n}",
            "cuda_graphs": "autosplit_reserve (MiB per GPU) / a gpu_split leaving 1-2 GiB",
-           "tensor_parallel_size": "gpu_split across GPUs", "quantization": "a lower-bpw EXL2 / EXL3 quant"},
+           "tensor_parallel_size": "gpu_split across GPUs", "quantization": "a lower-bpw EXL2 / EXL3 quant",
+           "quantization_4bit": "a 4.0 bpw EXL2 / EXL3 quant"},
 )

@@ -199,6 +199,7 @@ SETTINGS = (
     "cuda_graphs",  # fewer or no captured graphs
     "tensor_parallel_size",  # more GPUs
     "quantization",  # fewer-bit weights
+    "quantization_4bit",  # 4-bit weights, for weights that are 8-bit already (fp8, int8, an 8-bit conversion)
     "cpu_offload",  # weights kept in CPU memory
     "gpu_layers",  # llama.cpp family: layers on the GPU
     "kv_offload",  # llama.cpp family: KV cache in system memory

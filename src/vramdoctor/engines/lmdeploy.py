@@ -128,5 +128,6 @@ ENGINE = Engine(
     flags={"max_model_len": "--session-len {n}", "max_num_seqs": "--max-batch-size {n}",
            "memory_fraction": "--cache-max-entry-count {x}", "kv_cache_dtype": "--quant-policy 8",
            "max_num_batched_tokens": "--max-prefill-token-num {n}", "tensor_parallel_size": "--tp {n}",
-           "quantization": "a 4-bit AWQ model (--model-format awq)"},
+           "quantization": "a 4-bit AWQ model (--model-format awq)",
+           "quantization_4bit": "a 4-bit AWQ model (--model-format awq)"},
 )

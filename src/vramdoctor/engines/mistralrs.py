@@ -61,5 +61,6 @@ ENGINE = Engine(
            "kv_cache_dtype": "--pa-cache-type f8e4m3",
            "max_num_batched_tokens": "--pa-prefill-chunk-size {n}",
            "quantization": "--isq Q4K (in-situ quantization) or a smaller quant",
+           "quantization_4bit": "--isq Q4K (in-situ quantization) or a 4-bit quant",
            "gpu_layers": "--num-device-layers {n}"},
 )

@@ -44,5 +44,6 @@ ENGINE = Engine(
     fraction_key="gpu_memory_utilization",
     flags={"max_model_len": "--context-window-size {n}", "max_num_seqs": "--max-batch-size {n}",
            "memory_fraction": "gpu_memory_utilization {x}", "max_num_batched_tokens": "--prefill-chunk-size {n}",
-           "tensor_parallel_size": "--tensor-parallel-shards {n}", "quantization": "q4f16_1 weights"},
+           "tensor_parallel_size": "--tensor-parallel-shards {n}", "quantization": "q4f16_1 weights",
+           "quantization_4bit": "q4f16_1 weights"},
 )

@@ -11,7 +11,7 @@ Metal working set of unified memory: macOS lets the GPU wire only part of it (`i
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import msg, rx
+from .words import fig, msg, release, rx
 
 LOG = LogWords(
     fingerprint=rx(r"mlx_lm|mlx-lm|mlx_vlm|mlx\.core|\[METAL\] Command buffer execution failed|mlx-community/|"
@@ -45,10 +45,43 @@ LOG = LogWords(
         ("ready", rx(r"Starting httpd at")),
         ("requests", rx(r"\"POST /v1/(?:chat/)?completions|^\s*type: llm\.prediction\.input\b")),
     ),
+    figures=(
+        # which program ran: the server (mlx_lm/server.py: "Starting httpd at", its access lines) or the one-shot
+        # generate / chat commands, which have --max-kv-size
+        fig("_mlx_server", r"\bmlx_lm[.\s]server\b|\bmlx_lm/server\.py\b|\bStarting httpd at\b", lambda m: True),
+        fig("_mlx_generate", r"\bmlx_lm[.\s](?:generate|chat)\b|\bmlx_lm/(?:generate|chat)\.py\b", lambda m: True),
+        # its release where a paste shows it ("mlx-lm==0.26.3", pip's "mlx-lm 0.31.0", "mlx_lm version: 0.30.6")
+        fig("engine_version", r"\bmlx[-_]lm(?:==|\s+v?|\s+version:?\s*v?)(\d+\.\d+(?:\.\d+)?)\b", lambda m: m.group(1)),
+    ),
 )
 
+#: mlx_lm.server's flags by release (mlx_lm/server.py argparse per tag): --decode-concurrency and
+#: --prompt-concurrency (requests decoded / prompts read at once) from 0.30.6, --prefill-step-size (tokens per
+#: prefill step, 2048 by default) from 0.31.0; no release has --max-kv-size, which is generate's and chat's
+SERVER_CONCURRENCY = (0, 30, 6)
+SERVER_PREFILL_STEP = (0, 31, 0)
+
+
+def _flags_for(flags: dict, n: dict) -> dict:
+    """The flags of the program the log shows: mlx_lm.server has no --max-kv-size (a long prompt is the client's to
+    shorten), and its concurrency and prefill-step flags by release (`SERVER_CONCURRENCY`, `SERVER_PREFILL_STEP`;
+    named with the release that added them where the log shows none)."""
+    if not n.get("_mlx_server") or n.get("_mlx_generate"):
+        return flags
+    v = release(n.get("engine_version"))
+    flags["max_model_len"] = "shorter prompts (mlx_lm.server caps no context: --max-kv-size is mlx_lm.generate's)"
+    if v is None or v >= SERVER_CONCURRENCY:
+        flags["max_num_seqs"] = "--decode-concurrency {n} --prompt-concurrency {n}" + (
+            " (mlx-lm 0.30.6 and later)" if v is None else "")
+    if v is None or v >= SERVER_PREFILL_STEP:
+        flags["max_num_batched_tokens"] = "--prefill-step-size {n}" + (" (mlx-lm 0.31 and later)" if v is None else "")
+    return flags
+
+
 ENGINE = Engine(
-    name="mlx", label="MLX LM", log=LOG, aliases=("mlx-lm", "mlx_lm", "mlx-vlm"),
+    name="mlx", label="MLX LM", log=LOG, aliases=("mlx-lm", "mlx_lm", "mlx-vlm"), adapt_flags=_flags_for,
     flags={"max_model_len": "shorter prompts, or --max-kv-size {n} (mlx_lm.generate: a rotating KV cache)",
-           "quantization": "a 4-bit MLX conversion of the model (mlx_lm.convert -q, or an mlx-community -4bit repo)"},
+           "quantization": "a 4-bit MLX conversion of the model (mlx_lm.convert -q, or an mlx-community -4bit repo)",
+           "quantization_4bit": "a 4-bit MLX conversion of the model (mlx_lm.convert -q --q-bits 4, or an mlx-community "
+                                "-4bit repo)"},
 )

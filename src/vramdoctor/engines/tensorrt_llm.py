@@ -164,5 +164,6 @@ ENGINE = Engine(
            "memory_fraction": "--kv_cache_free_gpu_memory_fraction {x} (kv_cache_config.free_gpu_memory_fraction)",
            "kv_cache_dtype": "kv_cache_config.dtype: fp8", "max_num_batched_tokens": "--max_num_tokens {n}",
            "cuda_graphs": "cuda_graph_config.max_batch_size: {n} (or no cuda_graph_config: no CUDA graphs)",
-           "tensor_parallel_size": "--tp_size {n}", "quantization": "an fp8 or int4-AWQ checkpoint"},
+           "tensor_parallel_size": "--tp_size {n}", "quantization": "an fp8 or int4-AWQ checkpoint",
+           "quantization_4bit": "an int4-AWQ checkpoint"},
 )

@@ -38,5 +38,6 @@ ENGINE = Engine(
            "max_num_batched_tokens": "a smaller n_batch (llama.cpp loaders only; transformers and GPTQ prefill the whole "
                                      "prompt at once: shorten it)",
            "tensor_parallel_size": "--gpu-split across GPUs",
-           "quantization": "a 4-bit quant (GPTQ/EXL2/GGUF Q4)", "cpu_offload": "--gpu-memory lower (the rest on the CPU)"},
+           "quantization": "a 4-bit quant (GPTQ/EXL2/GGUF Q4)",
+           "quantization_4bit": "a 4-bit quant (GPTQ/EXL2/GGUF Q4)", "cpu_offload": "--gpu-memory lower (the rest on the CPU)"},
 )

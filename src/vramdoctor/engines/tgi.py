@@ -218,6 +218,7 @@ ENGINE = Engine(
            # (quantized at load from an unquantized checkpoint; awq, gptq, marlin and exl2 need a checkpoint already
            # quantized that way: server/text_generation_server/cli.py Quantization)
            "quantization": "--quantize eetq|fp8|bitsandbytes-nf4",
+           "quantization_4bit": "an AWQ/GPTQ checkpoint (--quantize awq|gptq), or --quantize bitsandbytes-nf4",
            "prefill_tokens": "--max-batch-prefill-tokens {n}",
            "max_num_batched_tokens": "--max-batch-prefill-tokens {n}"},
 )

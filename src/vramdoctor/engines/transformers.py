@@ -22,6 +22,7 @@ ENGINE = Engine(
            "kv_cache_dtype": "cache_implementation='quantized'", "max_num_batched_tokens": "smaller batches",
            "tensor_parallel_size": "device_map='auto' across GPUs",
            "quantization": "load_in_4bit (bitsandbytes) or an AWQ/GPTQ checkpoint",
+           "quantization_4bit": "load_in_4bit (bitsandbytes) or an AWQ/GPTQ checkpoint",
            "cpu_offload": "device_map='auto' with max_memory (the rest on the CPU)",
            "flash_attn": "attn_implementation='sdpa' or 'flash_attention_2'"},
 )

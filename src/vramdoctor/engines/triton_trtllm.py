@@ -41,5 +41,6 @@ ENGINE = Engine(
            "kv_cache_dtype": "an fp8 KV cache built into the engine (quantize.py --kv_cache_dtype fp8, then "
                              "trtllm-build)",
            "tensor_parallel_size": "an engine converted with --tp_size {n} (launch_triton_server.py --world_size {n})",
-           "quantization": "an fp8 or int4-AWQ engine (quantize.py, then trtllm-build)"},
+           "quantization": "an fp8 or int4-AWQ engine (quantize.py, then trtllm-build)",
+           "quantization_4bit": "an int4-AWQ engine (quantize.py --qformat int4_awq, then trtllm-build)"},
 )

@@ -884,6 +884,7 @@ ENGINE = Engine(
            "cuda_graphs": "--enforce-eager (or a lower --max-num-seqs: fewer graph sizes to capture)",
            "tensor_parallel_size": "--tensor-parallel-size {n}",
            "quantization": "a 4-bit AWQ/GPTQ or fp8 checkpoint (--quantization awq|gptq|fp8)",
+           "quantization_4bit": "a 4-bit AWQ/GPTQ checkpoint (--quantization awq|gptq)",
            "cpu_offload": "--cpu-offload-gb {n}", "nccl": "--disable-custom-all-reduce",
            "lora_slots": "--max-loras {n}", "lora_rank": "--max-lora-rank {n}"},
     aliases=("vllm-v1", "vllm-v0"),

@@ -72,7 +72,8 @@ class Base:
             return
         if self.c.quantized and self.s.engine is not None and self.s.name not in GGML:
             # 8-bit already (fp8, int8): only 4-bit is fewer
-            self.s.out.append(Step(change=change, flags="a 4-bit checkpoint (AWQ, GPTQ)",
+            self.s.out.append(Step(change=change, flags=self.s.flags.get("quantization_4bit",
+                                                                          "a 4-bit checkpoint (AWQ, GPTQ)"),
                                    why=why + " (the weights are 8-bit already)", setting="quantization",
                                    direction="down"))
             return
