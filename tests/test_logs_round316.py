@@ -238,3 +238,44 @@ def test_weights_8_bit_already_get_the_engines_own_4_bit_form(text, words, not_w
     assert run.kind == "WEIGHTS", (run.kind, run.code)
     step = next(a for a in run.advice if a["setting"] == "quantization")
     assert words in step["flags"] and not_words not in step["flags"], step
+
+
+# --- tabbyAPI makes one ExLlamaV2 cache of cache_size tokens (batch_size=1) that its dynamic generator's jobs share:
+# fewer jobs at once (max_batch_size) do not shrink it; a script's own ExLlamaV2Cache(batch_size=N) does grow with N ----
+
+_EXL2_CACHE_OOM = """
+      File "/opt/exl2/lib/python3.11/site-packages/exllamav2/cache.py", line 253, in __init__
+        self.create_state_tensors(copy_from, lazy)
+      File "/opt/exl2/lib/python3.11/site-packages/exllamav2/cache.py", line 91, in create_state_tensors
+        p_key_states = torch.zeros(self.batch_size, self.max_seq_len, num_key_value_heads, head_dim, dtype = self.dtype, device = device)
+    torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total capacity of 23.55 GiB of which 2.61 GiB is free.
+"""
+
+
+@pytest.mark.parametrize("head,batch_step", [
+    ("""
+    INFO:     Using backend exllamav2
+    INFO:     Loading model: /srv/tabbyAPI/models/Mistral-Small-24B-exl2-5.0bpw
+    Traceback (most recent call last):
+      File "/srv/tabbyAPI/backends/exllamav2/model.py", line 731, in create_cache
+        return ExLlamaV2Cache(self.model, max_seq_len=cache_size, lazy=autosplit, batch_size=1)
+    """, False),
+    ("""
+    C:\\srv\\tabby> start.bat
+    Traceback (most recent call last):
+      File "C:\\srv\\tabby\\common\\model.py", line 112, in load_model
+      File "C:\\srv\\tabby\\backends\\exllamav2\\model.py", line 731, in create_cache
+    """, False),
+    ("""
+    $ python my_batch.py --model /models/Mistral-Small-24B-exl2-5.0bpw
+    Traceback (most recent call last):
+      File "/home/u/my_batch.py", line 40, in <module>
+        cache = ExLlamaV2Cache(model, batch_size = 8, max_seq_len = 32768)
+    """, True),
+])
+def test_tabbys_shared_cache_gets_no_fewer_sequences_step(head, batch_step):
+    text = textwrap.dedent(head).strip("\n") + "\n" + textwrap.dedent(_EXL2_CACHE_OOM).strip("\n")
+    rep = diag(text)
+    run = run_of(rep)
+    assert (rep.engine, run.kind) == ("exllamav2", "KV_CAPACITY"), (rep.engine, run.kind, run.code)
+    assert ("max_batch_size" in said(run)) is batch_step, said(run)

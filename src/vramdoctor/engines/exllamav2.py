@@ -52,6 +52,11 @@ LOG = LogWords(
     ),
     figures=(
         fig("modules_loaded", r"Modules\s*\|.*\|\s*(\d+)/\d+", count),
+        # tabbyAPI (backends/exllamav2/model.py create_cache: one cache of batch_size=1 and max_seq_len=cache_size,
+        # shared by the dynamic generator's jobs; max_batch_size only bounds the jobs): a cache that does not grow
+        # with the batch
+        fig("_shared_cache", r"\btabbyAPI\b|\bbackends[/\\]exllamav[23][/\\]model\.py\b|\bUsing backend exllamav[23]\b",
+            lambda m: True),
         fig("max_model_len", r"\bmax_seq_len['\"]?\s*[=:]\s*(\d+)", count),
         fig("cache_size_tokens", r"\bcache_size['\"]?\s*[=:]\s*(\d+)", count),
         fig("kv_cache_dtype", r"\bcache_mode['\"]?\s*[=:]\s*['\"]?(\w+)", lambda m: m.group(1)),

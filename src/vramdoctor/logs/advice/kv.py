@@ -88,7 +88,8 @@ class KvSteps:
             s.add("shorter context", "max_model_len", "the cache is allocated for the whole context at once",
                   "down", None, n.get("max_model_len"))
             self.kv8()
-            self.seqs_down("each sequence in the batch has its own cache")
+            if not n.get("_shared_cache"):  # (tabbyAPI's one cache of cache_size tokens does not grow with the batch)
+                self.seqs_down("each sequence in the batch has its own cache")
             self.free_gpu()
             return
         fit, asked = n.get("max_model_len_fit") or n.get("kv_pool_tokens"), n.get("max_model_len")
