@@ -279,3 +279,29 @@ def test_tabbys_shared_cache_gets_no_fewer_sequences_step(head, batch_step):
     run = run_of(rep)
     assert (rep.engine, run.kind) == ("exllamav2", "KV_CAPACITY"), (rep.engine, run.kind, run.code)
     assert ("max_batch_size" in said(run)) is batch_step, said(run)
+
+
+# --- llama.cpp's own hint that the cache's free cells were too scattered for a batch ("... or enable
+# defragmentation"): KV defragmentation (-dt) where the log shows it off or does not show it; not where it is on -------
+
+_NO_SLOT_SPACE = ("srv  update_slots: failed to find free space in the KV cache, retrying with smaller batch size - try "
+                  "increasing it via the context size or enable defragmentation, i = -512, n_batch = 512, ret = 1")
+_SERVING = ["main: server is listening on http://0.0.0.0:8080 - starting the main loop",
+            "slot launch_slot_: id  3 | task 812 | processing task"]
+
+
+@pytest.mark.parametrize("command,advised", [
+    ("llama-server -m /m/Mistral-Nemo-Q5_K_M.gguf -c 32768 -np 8 -ngl 99 -dt -1", True),
+    ("llama-server -m /m/Mistral-Nemo-Q5_K_M.gguf -c 32768 -np 8 -ngl 99", True),
+    ("llama-server -m /m/Mistral-Nemo-Q5_K_M.gguf -c 32768 -np 8 -ngl 99 --defrag-thold 0.1", False),
+])
+def test_llama_servers_defragmentation_hint_is_advised_only_where_it_is_off(command, advised):
+    run = run_of(diag("\n".join([f"$ {command}", *_SERVING, _NO_SLOT_SPACE, _NO_SLOT_SPACE])))
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+    assert ("-dt 0.1" in said(run)) is advised, said(run)
+
+
+def test_no_defragmentation_without_the_engines_hint():
+    run = run_of(diag("\n".join(["$ llama-server -m /m/q.gguf -c 8192 -np 4 -dt -1", *_SERVING,
+                                 "srv  update_slots: context shift is disabled and the KV cache is full"])))
+    assert "-dt" not in " ".join(a["flags"] for a in run.advice), said(run)

@@ -203,6 +203,7 @@ SETTINGS = (
     "cpu_offload",  # weights kept in CPU memory
     "gpu_layers",  # llama.cpp family: layers on the GPU
     "kv_offload",  # llama.cpp family: KV cache in system memory
+    "kv_defrag",  # llama.cpp: KV cache defragmentation (-dt), packing free cells that are scattered
     "n_ubatch",  # llama.cpp family: physical batch (compute buffer)
     "flash_attn",
     "prefill_tokens",  # TGI: --max-batch-prefill-tokens

@@ -679,6 +679,17 @@ LOG = LogWords(
         fig("max_model_len", r"(?:^|\s)--ctx-size(?:=|\s+)(?!0\b)(\d+)\b", count, flags=0),
         fig("max_model_len", r"\bllama-(?:server|cli)\b.*?\s-c(?:=|\s+)(?!0\b)(\d+)\b", count, flags=0),
         fig("n_parallel", r"(?:--parallel|-np|n_seq_max\s*=)\s*(\d+)", count),
+        # KV defragmentation's threshold on a pasted command line (common/arg.cpp -dt / --defrag-thold, "< 0 -
+        # disabled"; deprecated and ignored once the unified cache no longer needs it, late 2025)
+        # ("-dt" only after the program's name or its image, "-dt" alone being too short a word to search a log for)
+        fig("defrag_thold", r"(?:^|\s)--defrag-thold(?:=|\s+)(-?\d+(?:\.\d+)?)(?![\w.])", lambda m: float(m.group(1)),
+            flags=0),
+        fig("defrag_thold", r"\bllama(?:-server|-cli|\.cpp:server)\b.*?\s-dt(?:=|\s+)(-?\d+(?:\.\d+)?)(?![\w.])",
+            lambda m: float(m.group(1)), flags=0),
+        # the decode loop's own hint that the cache's free cells were too scattered for a batch (llama.cpp
+        # llama_decode / the server's update_slots: "failed to find free space in the KV cache, retrying with smaller
+        # batch size - try increasing it via the context size or enable defragmentation"): builds whose -dt works
+        fig("_defrag_hint", r"\bor enable defragmentation\b", lambda m: True),
         # the layers on the GPU as set on a pasted command line (-1 or a number above the model's layers: all)
         fig("n_gpu_layers", r"(?:^|\s)(?:-ngl|--n-gpu-layers|--gpu-layers)(?:=|\s+)(-?\d+)\b", lambda m: int(m.group(1)),
             flags=0),
@@ -992,5 +1003,6 @@ ENGINE = Engine(
     flags={"max_model_len": "-c {n}", "max_num_seqs": "-np {n}", "kv_cache_dtype": "-ctk q8_0 -ctv q8_0 -fa on",
            "n_ubatch": "-ub {n}", "flash_attn": "-fa on (builds before b6343, Aug 2025: -fa)", "tensor_parallel_size": "--split-mode layer across GPUs",
            "quantization": "a smaller quant (Q4_K_M)", "gpu_layers": "-ngl {n}",
-           "kv_offload": "-nkvo (or a lower -ngl)", "overhead": "--fit-target {v} (MiB kept free per GPU)"},
+           "kv_offload": "-nkvo (or a lower -ngl)", "overhead": "--fit-target {v} (MiB kept free per GPU)",
+           "kv_defrag": "-dt 0.1"},
 )

@@ -132,6 +132,15 @@ class ServingSteps:
             cells = [v for v in (self.n.get("n_ctx"), self.n.get("max_model_len")) if isinstance(v, int) and v > 0]
             s.add("more cells", "max_model_len", f"a larger {ctx} holds more tokens at once (if memory allows)", "up",
                   None, slot if isinstance(slot, int) else max(cells) if cells else None)
+            dt = self.n.get("defrag_thold")
+            if self.n.get("_defrag_hint") and not (isinstance(dt, float) and dt >= 0):
+                # (the build's own hint names it: free cells scattered between the slots' sequences fit no batch)
+                s.add("KV defragmentation on", "kv_defrag", "the engine's own warning names it: free cells scattered "
+                      "between the slots' sequences fit no batch; defragmentation packs them" + (
+                          " (off here: a negative -dt)" if isinstance(dt, float) else
+                          " (the log does not show -dt: common.h's default is -1, off, in older builds and 0.1 in "
+                          "later ones)"), "on",
+                      None, dt if isinstance(dt, float) else None)
             # the cache is sized in cells (-c), not bytes: an 8-bit cache alone adds none
             self.kv8(f"8-bit KV cache with a larger {ctx}", f"halves the bytes per token, so about twice the {ctx} "
                      "fits in the same memory; on its own it adds no cells")
