@@ -305,3 +305,47 @@ def test_no_defragmentation_without_the_engines_hint():
     run = run_of(diag("\n".join(["$ llama-server -m /m/q.gguf -c 8192 -np 4 -dt -1", *_SERVING,
                                  "srv  update_slots: context shift is disabled and the KV cache is full"])))
     assert "-dt" not in " ".join(a["flags"] for a in run.advice), said(run)
+
+
+# --- a setting the report gives with an attempt that worked ("with N_CTX = 8192 it ... works", "works fine with
+# --max-num-seqs 256") is that attempt's, not the failing run's: the engine's own value stands ----------------------------
+
+LCPP_PY_CTX = """
+    ValueError: Failed to create llama_context (Qwen2.5-14B Q4_K_M, RTX 3060 12GB)
+    llm = Llama(model_path=MODEL, n_gpu_layers=-1, n_ctx=N_CTX, verbose=True)
+    llama_new_context_with_model: n_ctx      = 16384
+    llama_new_context_with_model: n_batch    = 512
+    llama_kv_cache_init:      CUDA0 KV buffer size =  3072.00 MiB
+    ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1356.02 MiB on device 0: cudaMalloc failed: out of memory
+    ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 1421890560
+    llama_new_context_with_model: failed to allocate compute buffers
+    ValueError: Failed to create llama_context
+    with N_CTX = 8192 it prints "model ready" and works. Do I need flash attention?
+"""
+
+VLLM_SEQS = """
+    INFO 07-15 13:02:15 [cli_args.py:325] non-default args: {'model': 'Qwen/Qwen2.5-14B-Instruct', 'max_num_seqs': 1024}
+    INFO 07-15 13:03:40 [gpu_model_runner.py:1892] Model loading took 27.57 GiB and 7.9 seconds
+    INFO 07-15 13:03:58 [kv_cache_utils.py:716] GPU KV cache size: 61,488 tokens
+    ERROR 07-15 13:04:08 [core.py:586] RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.
+    it works fine with --max-num-seqs 256, is 1024 too much for 40GB?
+"""
+
+
+@pytest.mark.parametrize("text,key,value", [
+    (LCPP_PY_CTX, "n_ctx", 16384),
+    (VLLM_SEQS, "max_num_seqs", 1024),
+])
+def test_a_setting_given_with_an_attempt_that_worked_is_not_the_failing_runs(text, key, value):
+    run = run_of(diag(text))
+    assert run.numbers.get(key) == value, run.numbers
+
+
+def test_a_hang_told_with_its_setting_keeps_the_hang():
+    run = run_of(diag("""
+        Hangs forever at startup with -tp 4 on 4x 4090 (no error, GPUs at 100%)
+        INFO 11-20 09:14:02 api_server.py:585] vLLM API server version 0.6.4
+        INFO 11-20 09:14:16 pynccl.py:69] vLLM is using nccl==2.21.5
+    """))
+    assert (run.kind, run.code) == ("NOT_OOM", "hang-no-error"), (run.kind, run.code)
+    assert any("-tp 4 on 4x 4090 (no error" in e["text"] for e in run.evidence), run.evidence

@@ -81,10 +81,21 @@ _YAML_KEY = re.compile(r"^(\s*)([A-Za-z_][\w.-]*):\s*$")
 _YAML_CHILD = re.compile(r"^(\s*)([A-Za-z_][\w-]*):\s+(\S.{0,200})$")
 _TRIED = re.compile(TRIED, re.I)
 #: a flag a user's sentence gives with an attempt that worked ("then with --max-model-len 16384 it works:", above the run
-#: that did): that run's setting, not the failing one's
-_WORKED_WITH = re.compile(r"\bwith\s+`?--?[a-z][\w-]*`?(?:\s*=\s*|\s+)`?\d+(?:\.\d+)?\b`?[^\n]{0,60}?\b(?:it |that |this )?"
-                          r"(?:works|worked|runs fine|ran fine|loads fine|loaded fine|starts fine|started fine|is fine|"
-                          r"succeeds|succeeded|no (?:problems?|issues?|errors?))\b", re.I)
+#: that did, "works fine with --max-num-seqs 256"): that run's setting, not the failing one's; a pasted command's flags
+#: on such a line are all skipped
+#: (nor a failure told between them: "hangs forever with -tp 4 (no error" is the failing setting)
+_WORKS = (r"(?:works|worked|runs fine|ran fine|loads fine|loaded fine|starts fine|started fine|is fine|succeeds|succeeded|"
+          r"no (?:problems?|issues?|errors?))\b")
+_BETWEEN = r"(?:(?!hang|stuck|crash|fail|freez|froze|OOM|die)[^\n]){0,60}?\b(?:it |that |this )?"
+_FLAG_SET = r"`?--?[a-z][\w-]*`?(?:\s*=\s*|\s+)`?\d+(?:\.\d+)?\b`?"
+_WORKED_WITH = re.compile(r"\bwith\s+" + _FLAG_SET + _BETWEEN + _WORKS + r"|\b" + _WORKS + r"(?:\s+fine)?\s+with\s+" +
+                          _FLAG_SET, re.I)
+#: ... and a setting by its name ("with N_CTX = 8192 it prints \"model ready\" and works", "works with n_ctx=8192"):
+#: the figures inside those words only are skipped, the rest of the line is read (a bare name takes "=": "with GPU 0 it
+#: works" names no setting)
+_NAME_SET = r"`?[A-Za-z_]\w*`?\s*=\s*`?\d+(?:\.\d+)?\b`?"
+_WORKED_WITH_NAME = re.compile(r"\bwith\s+(?:" + _FLAG_SET + "|" + _NAME_SET + ")" + _BETWEEN + _WORKS + r"|\b" + _WORKS +
+                               r"(?:\s+fine)?\s+with\s+(?:" + _FLAG_SET + "|" + _NAME_SET + ")", re.I)
 #: a user's line that says every (or each, all) way they tried failed, and lists them below it ("Every load path fails
 #: with `...`:"), and the list's items: each `-flag value` in them (values after a "/" go with the flag before them) was
 #: tried and failed, as TRIED's are
@@ -204,6 +215,11 @@ class Scanner:
                         tried_here = bool(_TRIED.search(text) or _WORKED_WITH.search(text))
                     if tried_here:
                         continue
+                read_text = fig_text
+                if not f.prose and not f.command and "with " in fig_low:
+                    # (a setting a sentence gives with an attempt that worked: not the failing run's; the words are
+                    # blanked, in place, so the line's other figures are read where they stand)
+                    read_text = _WORKED_WITH_NAME.sub(lambda m: " " * len(m.group(0)), fig_text)
                 begin = 0
                 words = prefixes[i]
                 if words and ascii_text:  # begin where the word that starts every match is (str = bytes)
@@ -213,7 +229,7 @@ class Scanner:
                         begin = min((x for x in map(fig_low.find, words) if x >= 0), default=-1)
                     if begin < 0:
                         continue
-                if self._figure(r, f, fig_text, line_no, begin) and done is not None:
+                if self._figure(r, f, read_text, line_no, begin) and done is not None:
                     done.add(i)
 
     def _new_run(self, line_no: int) -> None:
