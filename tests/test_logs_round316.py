@@ -349,3 +349,37 @@ def test_a_hang_told_with_its_setting_keeps_the_hang():
     """))
     assert (run.kind, run.code) == ("NOT_OOM", "hang-no-error"), (run.kind, run.code)
     assert any("-tp 4 on 4x 4090 (no error" in e["text"] for e in run.evidence), run.evidence
+
+
+# --- a not-memory finding the program printed at warning level and went on from, to serve: a warning, no failure;
+# vLLM raising the same words (not allowed) stays the failure; a GPU refused before the CPU served stays NOT_OOM ------
+
+LMDEPLOY_WARNED = """
+    2025-07-22 10:04:19,884 - lmdeploy - WARNING - utils.py:328 - User-specified max_model_len (65536) is greater than the derived max_model_len (max_position_embeddings=32768 or model_max_length=None in model's config.json).
+    HINT:    Please open http://0.0.0.0:23333 in a browser for detailed api usage!!!
+    INFO:     Uvicorn running on http://0.0.0.0:23333 (Press CTRL+C to quit)
+    INFO:     127.0.0.1:38616 - "POST /v1/chat/completions HTTP/1.1" 200 OK
+"""
+
+VLLM_ALLOWED_LONG = """
+    INFO 03-01 10:00:00 [api_server.py:1090] vLLM API server version 0.8.5
+    WARNING 03-01 10:00:05 [config.py:3310] User-specified max_model_len (65536) is greater than the derived max_model_len (max_position_embeddings=32768 or model_max_length=None in model's config.json). VLLM_ALLOW_LONG_MAX_MODEL_LEN must be used with extreme caution. If the model uses relative position encoding (RoPE), positions exceeding derived_max_model_len lead to nan. If the model uses absolute position encoding, positions exceeding derived_max_model_len will cause a CUDA array out-of-bounds error.
+    INFO 03-01 10:01:10 [gpu_model_runner.py:1347] Model loading took 14.99 GiB and 6.2 seconds
+    INFO 03-01 10:01:40 [api_server.py:1037] Starting vLLM API server on http://0.0.0.0:8000
+    INFO:     10.0.0.5:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK
+"""
+
+VLLM_REFUSED_LONG = """
+    INFO 03-01 10:00:00 [api_server.py:1090] vLLM API server version 0.8.5
+    ValueError: User-specified max_model_len (65536) is greater than the derived max_model_len (max_position_embeddings=32768 or model_max_length=None in model's config.json). To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
+"""
+
+
+@pytest.mark.parametrize("text,kind", [
+    (LMDEPLOY_WARNED, "NONE"),
+    (VLLM_ALLOWED_LONG, "NONE"),
+    (VLLM_REFUSED_LONG, "NOT_OOM"),
+])
+def test_a_not_memory_warning_the_server_went_on_from_is_no_failure(text, kind):
+    run = run_of(diag(text))
+    assert run.kind == kind, (run.kind, run.code)

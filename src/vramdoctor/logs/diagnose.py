@@ -1317,12 +1317,26 @@ def _cause_of_reraise(f: Failure, fatal: list[Failure], engine: str) -> Failure:
     return f
 
 
+def _warned_and_went_on(run: RunFacts, f: Failure, engine: str) -> bool:
+    """Failure `f` is not memory, printed by the program at warning level, and the server served after it (its ready
+    line or a request answered): a warning it went on from (LMDeploy's "WARNING - utils.py:328 - User-specified
+    max_model_len (65536) is greater than the derived max_model_len", which vLLM raises unless allowed), no failure."""
+    return (f.kind == "not_oom" and f.code not in _SERVES_DEGRADED and program_line(f.text)
+            and bool(_WARNING_LEVEL.match(f.text)) and bool(_served_after(run, max(f.end_line, f.line_no), engine)))
+
+
+#: not-memory failures a server goes on to serve from, slower or smaller, that stay the run's finding: a GPU refused (the
+#: CPU serves), an RPC worker it could not reach (placed without it)
+_SERVES_DEGRADED = frozenset({"gpu-unsupported", "rpc-worker-unreachable"})
+
+
 def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, str] | None]:
     """The failure that decides run `run` (None: the run shows none), and the line of the report's own words that gave
     its cause where the log's lines do not (a user's sentence, or the title; None where they do)."""
     told: tuple[int, str] | None = None  # a user's sentence that gave the cause of the failure the log shows cut
-    fatal = [f for f in run.failures if f.kind in ("oom", "not_oom") and not _self_kill(f) and not _quotes_a_note(run, f)]
-    f = fatal[0] if fatal else next((g for g in run.failures if not _quotes_a_note(run, g)), None)
+    failures = [g for g in run.failures if not _warned_and_went_on(run, g, engine)]
+    fatal = [f for f in failures if f.kind in ("oom", "not_oom") and not _self_kill(f) and not _quotes_a_note(run, f)]
+    f = fatal[0] if fatal else next((g for g in failures if not _quotes_a_note(run, g)), None)
     if f is None:
         return None, None
     # (or the report's title quotes it, on the run's first line, and the output below ends in it)
