@@ -383,3 +383,30 @@ VLLM_REFUSED_LONG = """
 def test_a_not_memory_warning_the_server_went_on_from_is_no_failure(text, kind):
     run = run_of(diag(text))
     assert run.kind == kind, (run.kind, run.code)
+
+
+# --- TurboMind's warm-up (LlamaBatch::Warmup: GEMM tuning, a prefill pass per batch size, after its KV blocks) is a
+# step under way; its "Tuning finished" is the warm-up done -------------------------------------------------------------
+
+_TM_START = ["$ lmdeploy serve api_server Qwen/Qwen2.5-14B-Instruct --backend turbomind --session-len 32768",
+             "2025-03-02 11:00:40,112 - lmdeploy - WARNING - turbomind.py:231 - get 579 model params",
+             "[TM][INFO] [BlockManager] block_size = 6.000 MB",
+             "[TM][INFO] [BlockManager] max_block_count = 1203",
+             "[TM][INFO] [Gemm2] Tuning sequence: 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192",
+             "[TM][INFO] [Gemm2] 8", "[TM][INFO] [Gemm2] 16", "[TM][INFO] [Gemm2] 4096"]
+_TM_OOM = ["[TM][ERROR] CUDA runtime error: out of memory /lmdeploy/src/turbomind/utils/allocator.h:246",
+           "Aborted (core dumped)"]
+
+
+@pytest.mark.parametrize("between,kind", [
+    ([], "WARMUP"),
+    (["[TM][INFO] [Gemm2] 8192"], "WARMUP"),
+    (["[TM][INFO] [Gemm2] 8192", "[TM][INFO] [Gemm2] Tuning finished in 14.21 seconds.",
+      "HINT:    Please open http://0.0.0.0:23333 in a browser for detailed api usage!!!",
+      "INFO:     Uvicorn running on http://0.0.0.0:23333 (Press CTRL+C to quit)",
+      "2025-03-02 11:05:00,000 - lmdeploy - INFO - async_engine.py:675 - session=1, adapter_name=None, "
+      "input_tokens=30122, gen_config=GenerationConfig(max_new_tokens=2048)"], "RUNTIME"),
+])
+def test_turbominds_gemm_tuning_is_its_warm_up(between, kind):
+    run = run_of(diag("\n".join([*_TM_START, *between, *_TM_OOM])))
+    assert run.kind == kind, (run.kind, run.code)

@@ -78,6 +78,10 @@ LOG = LogWords(
         # 41%|████▏     | 33/80")
         "WEIGHTS": rx(r"_create_weight|create_shared_weights|createSharedWeights|_load_weights|export_weights|"
                       r"Convert to turbomind format:\s+(?!100%)\d{1,2}%"),
+        # TurboMind's warm-up after its KV blocks are made: GEMM tuning, one prefill forward pass per batch size
+        # (LlamaBatch::Warmup, v0.6 LlamaV2.cc - v0.10 LlamaBatch.cc: "[Gemm2] Tuning sequence: 8, 16, ...", then
+        # "[Gemm2] 8192" before each pass; LlamaTritonModel.cc createEngine runs it before the engine starts)
+        "WARMUP": rx(r"\[Gemm2\] (?:Tuning sequence:|\d+\s*$)|LlamaBatch::Warmup|\[Engine\]\[Warmup\]"),
         "RUNTIME": rx(r"LlamaBatch::(?:Forward|InitializeSampling)|_forward_thread|stream_infer|async_stream_infer|"
                       # the PyTorch engine's serving loop (request.py, engine.py, engine_loop.py)
                       r"_raise_exception_on_finish|_async_loop_background|_async_step_background|"
@@ -89,6 +93,7 @@ LOG = LogWords(
         # _tm_model.export(); the KV cache comes after, in _create_engine): the bar at its end, not the count before it
         ("weights_done", rx(r"Convert to turbomind format:\s*100%|model params loaded")),
         ("kv_done", rx(r"max_block_count = [1-9]|max cached tokens: [1-9]|Object cache budget")),
+        ("warmup_done", rx(r"\[Gemm2\] Tuning finished in")),
         ("ready", rx(r"Uvicorn running|HINT:\s+Please open")),
         # a request taken up (serve/async_engine.py generate: "session_id=1, history_tokens=0, input_tokens=2408,
         # max_new_tokens=2048, ..."; later "session=1, adapter_name=None, input_tokens=...")
