@@ -410,3 +410,31 @@ _TM_OOM = ["[TM][ERROR] CUDA runtime error: out of memory /lmdeploy/src/turbomin
 def test_turbominds_gemm_tuning_is_its_warm_up(between, kind):
     run = run_of(diag("\n".join([*_TM_START, *between, *_TM_OOM])))
     assert run.kind == kind, (run.kind, run.code)
+
+
+# --- mistral.rs's PagedAttention scheduler finishing a request as ignored: the pool full under load (after evicting a
+# running sequence), or one request past the whole pool; --pa-ctxt-len is the pool's tokens, no request's cap ---------
+
+_MRS_START = ["$ ./mistralrs-server --port 1234 --paged-attn --pa-ctxt-len 16384 plain -m Qwen/Qwen3-8B",
+              "2025-07-03T09:30:09.911530Z  INFO mistralrs_core::paged_attention: Using PagedAttention with block size "
+              "32 and 512 GPU blocks: available context length is 16384 tokens",
+              "2025-07-03T09:30:12.001000Z  INFO mistralrs_server: Serving on http://0.0.0.0:1234.",
+              "2025-07-03T09:31:00.000000Z  INFO mistralrs_core::engine::logger: Throughput (T/s) 48.20, Prefix cache "
+              "hitrate 0.00%, 4 running, 3 waiting"]
+
+
+@pytest.mark.parametrize("line,kind,code", [
+    ("2025-07-03T09:31:02.500000Z  WARN mistralrs_core::paged_attention::scheduler: Sequence 17 with length of 3581 "
+     "tokens still exceeds KV cache size even after evicting another sequence.", "RUNTIME", "kv-cache-full-request-failed"),
+    ("2025-07-03T09:31:02.500000Z  WARN mistralrs_core::paged_attention::scheduler: Sequence 21 with length of 20112 "
+     "tokens is too long and exceeds KV cache size. To fix, increase the maximum sequence length for the KV cache, for "
+     "example with `--max-seq-len`/ `max_seq_len` in automatic device mapping parameters.", "KV_CAPACITY",
+     "request-exceeds-kv-pool"),
+])
+def test_mistralrs_scheduler_ignoring_a_request_is_its_pool(line, kind, code):
+    run = run_of(diag("\n".join([*_MRS_START, line])))
+    assert (run.kind, run.code) == (kind, code), (run.kind, run.code)
+    text = said(run)
+    assert "--pa-ctxt-len lower" not in text and "--pa-ctxt-len N" not in text, text
+    if kind == "RUNTIME":
+        assert "--pa-ctxt-len above 16384" in text, text

@@ -30,6 +30,14 @@ LOG = LogWords(
         # [...], and exceeds total capacity by 7530MB"): its layers (with their share of the cache it plans for) do
         # not fit on the devices given
         msg(r"This model does not fit on the devices\b", "oom", "WEIGHTS", "weights-exceed-gpu-memory"),
+        # the PagedAttention scheduler (paged_attention/scheduler.rs, v0.6+) finishing a waiting request as ignored, its
+        # answer empty: after evicting a running sequence it still found no room ("Sequence 17 with length of 3581
+        # tokens still exceeds KV cache size even after evicting another sequence."): the pool full under load
+        msg(r"tokens still exceeds KV cache size even after evicting another sequence", "pressure", "RUNTIME",
+            "kv-cache-full-request-failed"),
+        # ... or with nothing running to evict, or longer than the whole pool ("... is too long and exceeds KV cache
+        # size. To fix, increase the maximum sequence length for the KV cache"): one request past the pool
+        msg(r"tokens is too long and exceeds KV cache size", "pressure", "KV", "request-exceeds-kv-pool"),
     ),
     # its warm-up request is the start-up's last step, sent once the model and its KV cache are made: a model
     # execution after "Beginning dummy run." is that warm-up, and after "Dummy run completed" a served request
@@ -48,16 +56,31 @@ LOG = LogWords(
         fig("kv_pool_tokens", r"GPU blocks: available context length is (\d+) tokens", count),
         cli("max_num_seqs", "max-seqs", count),
         cli("pa_gpu_mem_usage", "pa-gpu-mem-usage", fraction),
-        cli("max_model_len", "pa-ctxt-len", count),
+        # the pool's size in tokens (mistralrs-server --pa-ctxt-len: "Total context length to allocate the KV cache
+        # for", which takes priority over --pa-gpu-mem-usage); a model type's --max-seq-len only sizes the automatic
+        # device map ("not a hard limit", model_selected.rs)
+        cli("pa_ctxt_len", "pa-ctxt-len", count),
     ),
 )
 
+
+def _flags_for(flags: dict, n: dict) -> dict:
+    """mistral.rs caps no request's length (a model type's --max-seq-len sizes the device map only), so a shorter
+    request is the client's; its pool is --pa-ctxt-len tokens where that is given, which takes priority over
+    --pa-gpu-mem-usage (mistralrs-server main.rs, v0.6), so a larger pool is asked of it there."""
+    flags["max_model_len"] = "shorter prompts (mistral.rs caps no request's length: --max-seq-len sizes the device map only)"
+    tokens = n.get("pa_ctxt_len")
+    if isinstance(tokens, int) and tokens > 0:
+        flags["memory_fraction"] = (f"--pa-ctxt-len above {tokens} (the pool's tokens, if memory allows: it takes "
+                                    "priority over --pa-gpu-mem-usage)")
+    return flags
+
 ENGINE = Engine(
-    name="mistralrs", label="mistral.rs", log=LOG, fraction_key="pa_gpu_mem_usage",
+    name="mistralrs", label="mistral.rs", log=LOG, fraction_key="pa_gpu_mem_usage", adapt_flags=_flags_for,
     aliases=("mistral.rs", "mistral-rs", "mistralrs-server"),
     flags={"max_num_seqs": "--max-seqs {n}",
            "memory_fraction": "--pa-gpu-mem-usage {x} (PagedAttention's share of GPU memory)",
-           "max_model_len": "--pa-ctxt-len {n}",
+           "max_model_len": "--max-seq-len {n} (after the model type)",
            "kv_cache_dtype": "--pa-cache-type f8e4m3",
            "max_num_batched_tokens": "--pa-prefill-chunk-size {n}",
            "quantization": "--isq Q4K (in-situ quantization) or a smaller quant",
