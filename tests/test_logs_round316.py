@@ -438,3 +438,46 @@ def test_mistralrs_scheduler_ignoring_a_request_is_its_pool(line, kind, code):
     assert "--pa-ctxt-len lower" not in text and "--pa-ctxt-len N" not in text, text
     if kind == "RUNTIME":
         assert "--pa-ctxt-len above 16384" in text, text
+
+
+# --- memory readings over time in other forms: a ps listing appended under one header (the same pid again is the next
+# snapshot), docker stats rows that start at the name, a script's own `alloc=` prints; not a high-water mark ----------
+
+_KILL = ("[305712.118204] Out of memory: Killed process 51234 (koboldcpp-linu) total-vm:58823412kB, "
+         "anon-rss:30114876kB, file-rss:118204kB, shmem-rss:0kB, UID:1000 pgtables:61240kB oom_score_adj:0")
+
+
+@pytest.mark.parametrize("rows", [
+    ["  PID   RSS     ELAPSED CMD",
+     "51234 1384212      00:05 ./koboldcpp --model m.gguf",
+     "51234 9106552  1-00:01:03 ./koboldcpp --model m.gguf",
+     "51234 20412908 2-00:00:52 ./koboldcpp --model m.gguf",
+     "51234 29870412 3-00:00:34 ./koboldcpp --model m.gguf"],
+    ["11-03 09:00  vllm-vl   187.31%   11.42GiB / 64GiB   17.84%",
+     "11-04 09:00  vllm-vl   176.02%   31.08GiB / 64GiB   48.56%",
+     "11-05 09:00  vllm-vl   193.45%   44.87GiB / 64GiB   70.11%",
+     "11-06 09:00  vllm-vl   188.90%   55.31GiB / 64GiB   86.42%"],
+    ["[worker] loaded in 19.8s  alloc=14.21GB reserved=14.53GB",
+     "[worker] 09:24:02 job 200 done  prompt=2876 new=400  alloc=14.93GB reserved=15.61GB",
+     "[worker] 10:11:40 job 400 done  prompt=3101 new=388  alloc=16.40GB reserved=17.02GB",
+     "[worker] 11:02:19 job 600 done  prompt=2950 new=412  alloc=18.58GB reserved=19.20GB"],
+])
+def test_readings_over_time_in_other_forms_are_a_series(rows):
+    run = run_of(diag("\n".join(["server slows down over days, then the kernel kills it", *rows, _KILL])))
+    assert (run.kind, run.code) == ("LEAK", "memory-growth-reported"), (run.kind, run.code)
+    assert "report it" in said(run) and "measure, then report" not in said(run), said(run)
+
+
+@pytest.mark.parametrize("rows", [
+    ["  PID   RSS     ELAPSED CMD",
+     "51234 9106552      00:05 ./koboldcpp --model m.gguf",
+     "51234 9106560  1-00:01:03 ./koboldcpp --model m.gguf",
+     "51234 9106548  2-00:00:52 ./koboldcpp --model m.gguf"],
+    ["2025-07-24 15:21:34,553 - DEBUG - Peak memory: 9.841 GB",
+     "2025-07-24 15:28:06,553 - DEBUG - Peak memory: 11.922 GB",
+     "2025-07-24 15:34:29,553 - DEBUG - Peak memory: 13.607 GB",
+     "2025-07-24 15:40:29,553 - DEBUG - Peak memory: 15.970 GB"],
+])
+def test_flat_readings_or_a_high_water_mark_are_no_growth(rows):
+    run = run_of(diag("\n".join(["$ mlx_lm.server --model mlx-community/Qwen2.5-14B-Instruct-4bit", *rows])))
+    assert run.code != "memory-growth-reported", (run.kind, run.code)

@@ -136,7 +136,11 @@ MEMORY_TERMS = r"mem_buffer|\bbuf\b|buffer|alloc|pool(?!ing)|memory|not enough s
 
 #: words a pasted memory reading is named by (ps, top, /proc, nvidia-smi, a user's own notes)
 _MEMWORD = (r"\b(?:VmRSS|RSS|RES|[Rr]esident(?: memory| set)?|VRAM(?: used| usage)?|(?:GPU |[Hh]ost |[Ss]ystem )?"
-            r"[Mm]emory (?:used|usage)|[Uu]sed memory)\b")
+            r"[Mm]emory (?:used|usage)|[Uu]sed memory|"
+            # (a script's own print of torch.cuda.memory_allocated(), "alloc=14.21GB", "allocated: 14.2 GiB"; not a
+            # high-water mark, mlx_lm.server's "Peak memory: 9.841 GB", mx.get_peak_memory() never reset: any larger
+            # request raises it for good)
+            r"(?:memory_)?alloc(?:ated)?(?=\s*[=:]))\b")
 #: a size as people write it: "1123 MiB", "20.5G", "5.74 GB"
 _USIZE = r"(\d[\d,]*(?:\.\d+)?)\s*([kKMGT])(?:i?B)?\b"
 _ARROW = r"\s*(?:->|→|=>|\bto\b)\s*"

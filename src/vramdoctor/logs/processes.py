@@ -85,10 +85,11 @@ def row(text: str, h: Header) -> tuple[str, int, str] | None:
 #: a monitor's row of one process or container over time: nvidia-smi's per-process query (`--query-compute-apps=pid,
 #: process_name,used_memory --format=csv,noheader`, MiB) with the time a user's loop put first ("2025-07-13 21:05:01,
 #: 305522, /usr/local/bin/ollama, 1512 MiB"), and `docker stats`' row (CONTAINER ID, NAME, CPU %, MEM USAGE / LIMIT,
-#: MEM %: "7c2e9d41b0af   vl-ocr   214.3%    13.92GiB / 64GiB   21.75%"), a time or a note around it
+#: MEM %: "7c2e9d41b0af   vl-ocr   214.3%    13.92GiB / 64GiB   21.75%"; a `--format "table {{.Name}}\t{{.CPUPerc}}\t
+#: {{.MemUsage}}"` row starts at the name, "vllm-vl   187.31%   11.42GiB / 64GiB"), a time or a note around it
 _APPS_ROW = re.compile(r"^\s*\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d(?::\d\d)?(?:\.\d+)?,\s*(\d+),\s*([^,\n]{1,200}),\s*(\d+)\s*MiB\s*$")
-_STATS_ROW = re.compile(r"\b([0-9a-f]{12})\s+([\w.-]{1,128})\s+\d+(?:\.\d+)?%\s+(\d+(?:\.\d+)?)\s?([KMGT]i?B)\s+/\s+"
-                        r"\d+(?:\.\d+)?\s?[KMGT]i?B\s+\d+(?:\.\d+)?%")
+_STATS_ROW = re.compile(r"(?:\b([0-9a-f]{12})\s+)?(?<![\w.-])([A-Za-z][\w.-]{0,127})\s+\d+(?:\.\d+)?%\s+(\d+(?:\.\d+)?)\s?"
+                        r"([KMGT]i?B)\s+/\s+\d+(?:\.\d+)?\s?[KMGT]i?B(?:\s+\d+(?:\.\d+)?%|\s*$)")
 _UNIT = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 #: a process row of nvidia-smi's table (GPU, GI, CI, PID, Type, Process name, GPU Memory Usage: "|    0   N/A  N/A
 #: 1834      C   /opt/lmdeploy/venv/bin/python3                73204MiB |"): one table after another is a series per
@@ -110,8 +111,8 @@ def monitor_row(text: str) -> tuple[str, int, str] | None:
             return f"{m.group(2)} on GPU {m.group(1)}", int(m.group(4)) * 2**20, m.group(3)[:80]
     if " / " in text and "%" in text:
         m = _STATS_ROW.search(text)
-        if m:
-            return m.group(1), int(float(m.group(3)) * _UNIT[m.group(4)[0]]), m.group(2)
+        if m:  # (keyed by its container id, or its name where the row has none)
+            return m.group(1) or m.group(2), int(float(m.group(3)) * _UNIT[m.group(4)[0]]), m.group(2)
     return None
 
 

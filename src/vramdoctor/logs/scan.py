@@ -653,6 +653,11 @@ class Scanner:
             return
         key, size, command = got
         assert listing is not None
+        if key in listing[1] and listing[0] is not None:
+            # (the same process again under one header: a listing logged over time, `ps -o pid,rss,etime` every 12 h
+            # appended under its first header; each row the next snapshot)
+            self.snapshots += 1
+            listing[1].clear()
         listing[1].add(key)
         r.note_process(key, self.snapshots, size, line_no, command, text)
         self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)

@@ -164,9 +164,14 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
             s.add("a longer context", "max_model_len", "if memory allows (`vramdoctor estimate` tells); otherwise "
                   "the client must send shorter requests", "up", None, ctx)
     elif kind == "LEAK" and code.startswith("memory-growth"):  # readings or words about a process's memory
-        s.say("measure, then report", "read the server's memory (host RSS of each of its processes, and the GPU's) "
-              "at the same load several times over hours; steady growth with steady load is memory not freed: "
-              "report it to the engine with those readings and this log")
+        if code == "memory-growth-reported":  # (readings in the log that rise: measured already)
+            s.say("report it", "the log's own readings show the growth: report it to the engine with them and this "
+                  "log (the engine's version, the model, the kind of requests: images, long prompts, LoRA, prefix "
+                  "caching), and whether the load stayed steady while they rose")
+        else:
+            s.say("measure, then report", "read the server's memory (host RSS of each of its processes, and the "
+                  "GPU's) at the same load several times over hours; steady growth with steady load is memory not "
+                  "freed: report it to the engine with those readings and this log")
         s.say("until fixed", "restart the server before it reaches its memory limit; a higher memory limit only "
               "delays the kill")
     elif kind == "LEAK":
