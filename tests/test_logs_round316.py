@@ -481,3 +481,19 @@ def test_readings_over_time_in_other_forms_are_a_series(rows):
 def test_flat_readings_or_a_high_water_mark_are_no_growth(rows):
     run = run_of(diag("\n".join(["$ mlx_lm.server --model mlx-community/Qwen2.5-14B-Instruct-4bit", *rows])))
     assert run.code != "memory-growth-reported", (run.kind, run.code)
+
+
+# --- a report's title that begins with a count of its setup ("2-node ...", "4x A100 ...", "70B ...") is the report's
+# words, not a program's line: the hang it states is read ---------------------------------------------------------------
+
+@pytest.mark.parametrize("title", [
+    '2-node DeepSeek-R1 (tp 16) hangs forever after "Init torch distributed begin."',
+    "4x A100 start stuck at NCCL init, no error",
+    "70B model hangs at startup with tp 8",
+])
+def test_a_title_that_begins_with_a_count_states_its_hang(title):
+    run = run_of(diag("\n".join([
+        title, "",
+        "node0: [2025-06-05 08:11:40] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-R1', tp_size=16)",
+        "node0: [2025-06-05 08:11:58 TP0] Init torch distributed begin."])))
+    assert (run.kind, run.code) == ("NOT_OOM", "hang-no-error"), (run.kind, run.code)

@@ -787,7 +787,11 @@ def _failure_stated_zh(m: re.Match) -> str:
 #: "Title: ...")
 _WRITTEN = re.compile(r"^\s*(?!#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[^\W_]|Title:\s|"
                       # (an issue's title pasted with its tracker's tag, "[Bug] gpt-oss ... error LlamaBatch.cc:1153")
-                      + ISSUE_TAGS + r")(?:[\w.-]+:\s|[\[(<{|#>$]|\d|(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
+                      + ISSUE_TAGS + r")(?:[\w.-]+:\s|[\[(<{|#>$]|"
+                      # (a digit, but not a title that begins with a count of the setup: "2-node DeepSeek-R1 (tp 16)
+                      # hangs", "4x A100 ...", "70B model ...", "8 GPUs ...")
+                      r"\d(?!\d{0,3}(?:\.\d)?(?:x|-?nodes?|\s?GPUs?|B|-bit)\b(?!:))|"
+                      r"(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
 
 
 #: a dash between clauses of one sentence (an em or en dash, or a hyphen with spaces around it)
