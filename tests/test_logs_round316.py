@@ -497,3 +497,21 @@ def test_a_title_that_begins_with_a_count_states_its_hang(title):
         "node0: [2025-06-05 08:11:40] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-R1', tp_size=16)",
         "node0: [2025-06-05 08:11:58 TP0] Init torch distributed begin."])))
     assert (run.kind, run.code) == ("NOT_OOM", "hang-no-error"), (run.kind, run.code)
+
+
+# --- Ollama's client quoting the runner's last error line as status.go kept it: the bare prefix of ggml's abort line
+# ("CUDA error", "ROCm error") names no cause: undetermined, with where the server's log is ---------------------------
+
+@pytest.mark.parametrize("line", [
+    "Error: llama runner process has terminated: CUDA error",
+    "Error: llama runner process has terminated: ROCm error",
+])
+def test_ollamas_bare_abort_prefix_names_no_cause(line):
+    run = run_of(diag("\n".join(["$ ollama run llama3.1", line, "$ ollama run phi3", line])))
+    assert (run.kind, run.code) == ("UNDETERMINED", "failure-cause-not-shown"), (run.kind, run.code)
+    assert "journalctl -u ollama" in said(run), said(run)
+
+
+def test_ollamas_abort_with_its_reason_is_read():
+    run = run_of(diag("$ ollama run llama3.1\nError: llama runner process has terminated: CUDA error: out of memory"))
+    assert run.kind != "NOT_OOM" and run.code != "failure-cause-not-shown", (run.kind, run.code)

@@ -92,6 +92,10 @@ LOG = LogWords(
             r"\bOOM\b|insufficient memory))", "not_oom", code="load-timeout"),
         msg(r"llama runner process has terminated: exit status|"
             r"llama runner process no longer running|llama runner process has (?:t\w*)?\W*$|"
+            # (... with the runner's last line of error as llm/status.go keeps it: the prefix it matched and what
+            # follows on that line, so ggml's abort line, "ggml-cuda.cu:132: CUDA error", written after the line with
+            # the reason, leaves the bare prefix: "llama runner process has terminated: CUDA error" names no cause)
+            r"llama runner process has terminated: (?:CUDA|ROCm|HIP|SYCL|Vulkan|Metal) error\W*$|"
             r"(?:POST predict|do load request|completion request): .{0,200}\bEOF\b|"
             # (the client's view of the runner that died mid-answer, 2023-2024: "Error: error reading llm response:
             # unexpected EOF"; its cause is in the server's log)

@@ -236,6 +236,11 @@ class ServingSteps:
         if self.code == "metal-command-buffer-oom":
             self._metal_limit()
         if self.code == "failure-cause-not-shown":
-            s.say("find the cause", "the line that says why the run failed is missing; memory may not be the cause")
+            s.say("find the cause", "the line that says why the run failed is missing; memory may not be the cause" + (
+                # (the client prints only the runner's last error; the reason is in the server's own log, where
+                # docs/troubleshooting.md says it is kept)
+                ": it is in the Ollama server's log, not the client's (Linux: `journalctl -u ollama --no-pager`; "
+                "macOS: ~/.ollama/logs/server.log; Windows: %LOCALAPPDATA%\\Ollama\\server.log; docker: `docker logs "
+                "CONTAINER`), the lines just above `llama runner process has terminated`" if s.name == "ollama" else ""))
 
 
