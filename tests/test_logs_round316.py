@@ -515,3 +515,35 @@ def test_ollamas_bare_abort_prefix_names_no_cause(line):
 def test_ollamas_abort_with_its_reason_is_read():
     run = run_of(diag("$ ollama run llama3.1\nError: llama runner process has terminated: CUDA error: out of memory"))
     assert run.kind != "NOT_OOM" and run.code != "failure-cause-not-shown", (run.kind, run.code)
+
+
+# --- a GPU Ollama's server refused at its start, then a runner it started for a request that served with no GPU in
+# use: the refusal is why (not the runner's NONE); a later start that put layers on a GPU clears it --------------------
+
+_OLLAMA_REFUSED = [
+    'time=2024-11-21T08:14:52.204Z level=INFO source=routes.go:1240 msg="Listening on [::]:11434 (version 0.4.2)"',
+    'time=2024-11-21T08:14:53.318Z level=INFO source=gpu.go:312 msg="[0] CUDA GPU is too old. Compute Capability '
+    'detected: 3.7"',
+    'time=2024-11-21T08:14:53.417Z level=INFO source=gpu.go:386 msg="no compatible GPUs were discovered"',
+    'time=2024-11-21T08:16:30.563Z level=INFO source=server.go:383 msg="starting llama server" '
+    'cmd="/usr/local/lib/ollama/runners/cpu_avx2/ollama_llama_server --model /m/sha256-8eeb --ctx-size 8192"',
+    'time=2024-11-21T08:16:34.108Z level=INFO source=server.go:601 msg="llama runner started in 3.54 seconds"',
+    '[GIN] 2024/11/21 - 08:17:49 | 200 |         1m18s |       127.0.0.1 | POST     "/api/generate"']
+
+
+def test_ollamas_refused_gpu_stands_over_the_cpu_runner_that_served():
+    run = run_of(diag("\n".join(["ollama uses only CPU on my R730 with two K80", *_OLLAMA_REFUSED])))
+    assert (run.kind, run.code) == ("NOT_OOM", "gpu-unsupported"), (run.kind, run.code)
+
+
+def test_a_later_runner_with_layers_on_a_gpu_clears_the_refusal():
+    run = run_of(diag("\n".join([
+        *_OLLAMA_REFUSED,
+        'time=2024-11-21T09:00:00.000Z level=INFO source=server.go:383 msg="starting llama server" '
+        'cmd="/usr/local/lib/ollama/runners/cuda_v11/ollama_llama_server --model /m/sha256-8eeb --ctx-size 8192"',
+        "llm_load_tensors: offloading 32 repeating layers to GPU",
+        "llm_load_tensors: offloaded 33/33 layers to GPU",
+        "llm_load_tensors:      CUDA0 buffer size =  4155.99 MiB",
+        'time=2024-11-21T09:00:04.108Z level=INFO source=server.go:601 msg="llama runner started in 4.10 seconds"',
+        '[GIN] 2024/11/21 - 09:00:49 | 200 |         4.2s |       127.0.0.1 | POST     "/api/generate"'])))
+    assert run.kind == "NONE", (run.kind, run.code)

@@ -327,9 +327,26 @@ def decide(reports: list[RunReport], out_of_order: bool = False, copies: frozens
                 return served[-1]
             # (a GPU the engine refused earlier, on which this run served with none: the refusal is why, Ollama's
             # "amdgpu is not supported" at its start, then each model it loads on the CPU)
+            # (also where the later run shows no GPU in use at all: the runner Ollama starts for a request, a run of
+            # its own, after the server's start that refused the GPU: "CUDA GPU is too old", then cpu_avx2)
             refused = [x for x in earlier if x.code == "gpu-unsupported"]
-            return refused[-1] if refused and r.code == "no-gpu-offload" else r
+            return refused[-1] if refused and (r.code == "no-gpu-offload" or not _used_a_gpu(r)) else r
     return reports[-1] if reports else None
+
+
+#: figures that show a run put something on a GPU (llama.cpp's layers offloaded and device buffers, Ollama's layout)
+_ON_A_GPU = ("layers_offloaded", "repeating_layers_offloaded", "gpu_model_buffer_bytes", "gpu_kv_buffer_bytes",
+             "gpu_compute_buffer_bytes")
+
+
+def _used_a_gpu(r: RunReport) -> bool:
+    """Run `r`'s figures show something placed on a GPU (`_ON_A_GPU`, a positive value)."""
+    for key in _ON_A_GPU:
+        v = r.numbers.get(key)
+        values = v if isinstance(v, list) else [v]
+        if any(isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0 for x in values):
+            return True
+    return False
 
 
 def _choose(chosen: list[RunReport | None]) -> RunReport | None:
