@@ -547,3 +547,34 @@ def test_a_later_runner_with_layers_on_a_gpu_clears_the_refusal():
         'time=2024-11-21T09:00:04.108Z level=INFO source=server.go:601 msg="llama runner started in 4.10 seconds"',
         '[GIN] 2024/11/21 - 09:00:49 | 200 |         4.2s |       127.0.0.1 | POST     "/api/generate"'])))
     assert run.kind == "NONE", (run.kind, run.code)
+
+
+# --- each rank's out-of-memory error lists its own pid, holding what PyTorch allocated there and a little more: those
+# are this server's ranks, no other process to stop; a process that holds more than that is another ---------------------
+
+def _rank_oom(gpu: int, pid: int, in_use: str, allocated: str) -> str:
+    return (f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 224.00 MiB. GPU {gpu} has a total capacity "
+            f"of 22.19 GiB of which 145.50 MiB is free. Process {pid} has {in_use} GiB memory in use. Of the allocated "
+            f"memory {allocated} GiB is allocated by PyTorch, and 13.21 MiB is reserved by PyTorch but unallocated.")
+
+
+_V1_SERVING = ["INFO 05-01 10:00:00 [gpu_model_runner.py:1595] Model loading took 20.10 GiB and 6.1 seconds",
+               "INFO 05-01 10:00:30 [api_server.py:1043] Starting vLLM API server on http://0.0.0.0:8000",
+               'INFO:     10.0.0.5:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+
+
+def test_each_ranks_own_pid_is_no_other_process():
+    run = run_of(diag("\n".join([*_V1_SERVING, *(
+        f"(VllmWorker rank={g} pid={p}) ERROR 05-01 10:05:00 [multiproc_executor.py:527] " + _rank_oom(g, p, "22.04",
+                                                                                                       "21.61")
+        for g, p in ((2, 314), (0, 300), (3, 321)))])))
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+    assert not any(a["change"] in ("check the other processes", "free the GPU") for a in run.advice), said(run)
+
+
+def test_a_process_holding_more_than_the_failing_one_allocated_is_still_named():
+    run = run_of(diag("\n".join([*_V1_SERVING, "ERROR 05-01 10:05:00 [core.py:527] " + _rank_oom(0, 4410, "12.31", "6.02").replace(
+        "Process 4410 has 12.31 GiB memory in use.", "Process 4410 has 12.31 GiB memory in use. Process 5120 has 9.70 "
+        "GiB memory in use.")])))
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+    assert any(a["change"] in ("check the other processes", "free the GPU") for a in run.advice), said(run)

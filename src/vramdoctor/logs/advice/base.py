@@ -128,6 +128,13 @@ class Base:
         pairs = list(zip(pids, sizes)) if len(pids) == len(sizes) else [(None, b) for b in sizes]
         if all(p is not None for p, _ in pairs):  # several ranks' errors list the same processes again
             pairs = list(dict(pairs).items())
+        torch_held = self.n.get("torch_allocated_bytes")
+        if isinstance(torch_held, int) and torch_held > 0 and all(
+                torch_held <= b <= torch_held * 1.05 + GIB for _, b in pairs):
+            # (each process listed holds what PyTorch had allocated in the failing process, and a little more for its
+            # context: the failing ranks themselves, one per GPU, as each rank's error lists its own pid, "GPU 2 ...
+            # Process 314 has 22.04 GiB memory in use. Of the allocated memory 21.61 GiB is allocated by PyTorch")
+            return
         ranks = self.n.get("worker_ranks") or []
         if isinstance(ranks, list) and len(set(ranks)) >= 2:  # the processes may be this server's other ranks
             listed = ", ".join(f"pid {p}: {b / GIB:.2f} GiB" if p else f"{b / GIB:.2f} GiB" for p, b in pairs)
