@@ -578,3 +578,24 @@ def test_a_process_holding_more_than_the_failing_one_allocated_is_still_named():
         "GiB memory in use.")])))
     assert run.kind == "RUNTIME", (run.kind, run.code)
     assert any(a["change"] in ("check the other processes", "free the GPU") for a in run.advice), said(run)
+
+
+# --- an AMD GPU whose architecture the ROCm libraries lack kernels for: HIP's terms (HSA_OVERRIDE_GFX_VERSION to the
+# family's supported architecture, never the card's own one already set), not CUDA's compute capability -----------------
+
+_ROCBLAS = ("rocBLAS error: Cannot read /usr/local/lib/ollama/rocm/rocblas/library/TensileLibrary.dat: No such file or "
+            "directory for GPU arch : {arch}")
+
+
+@pytest.mark.parametrize("env,arch,says,not_says", [
+    ('HSA_OVERRIDE_GFX_VERSION=10.3.1', "gfx1031", "HSA_OVERRIDE_GFX_VERSION=10.3.0", "compute_cap"),
+    ("", "gfx1032", "HSA_OVERRIDE_GFX_VERSION=10.3.0", "CMAKE_CUDA_ARCHITECTURES"),
+    ("", "gfx1101", "HSA_OVERRIDE_GFX_VERSION=11.0.0", "compute_cap"),
+    ("HSA_OVERRIDE_GFX_VERSION=10.3.0", "gfx1030", "ROCm build that includes it", "HSA_OVERRIDE_GFX_VERSION=10.3.0 ("),
+])
+def test_rocm_missing_kernels_get_hips_terms(env, arch, says, not_says):
+    run = run_of(diag("\n".join(["$ sudo systemctl edit ollama   # Environment=" + env if env else "$ ollama serve",
+                                 f"ggml_cuda_init: found 1 ROCm devices:\n  Device 0: AMD Radeon RX 6700 XT, {arch} "
+                                 f"(0x{arch[3:]}), VMM: no, Wave Size: 32", _ROCBLAS.format(arch=arch)])))
+    assert run.code == "cuda-no-kernel-image", (run.kind, run.code)
+    assert says in said(run) and not_says not in said(run), said(run)

@@ -2447,6 +2447,13 @@ LOG = LogWords(
             r"\bROCm\d?\b(?!(?: version| used to build PyTorch)?\s*:\s*(?:Disabled|N/A|None|False|No|Could not "
             r"collect)\b)|\bRCCL\b|/opt/rocm\b|"
             r"\bgfx9[0-9a-f]{2}\b|\bgfx1[01]\d\d\b", lambda m: True),
+        # ... its architecture as the runtime names it (rocBLAS "for GPU arch : gfx1031", Ollama's "compute=gfx1031",
+        # llama.cpp's "Device 0: AMD Radeon RX 6700 XT, gfx1031 (0x1031)"), and the override the environment sets
+        # (HSA_OVERRIDE_GFX_VERSION=10.3.0: the runtime then loads that architecture's kernels)
+        fig("gfx_arch", r"(?:GPU arch\s*:\s*|\bcompute=|, )(gfx(?:9[0-9a-f]{2}|1[01]\d\d))\b", lambda m: m.group(1),
+            flags=0),
+        fig("hsa_override", r"\bHSA_OVERRIDE_GFX_VERSION\s*[=:]\s*[\x22']?(\d{1,2}\.\d\.\d)\b", lambda m: m.group(1),
+            flags=0),
         # ... an Ascend NPU under CANN: its switch is ASCEND_LAUNCH_BLOCKING, its collectives HCCL's
         fig("_ascend", r"\bCANN_VERSION\b|\bvllm[-_]ascend\b|\btorch_npu\b|\bAscend\b|\bEZ9999\b|\bHCCL\b", lambda m: True),
         # generic key=value settings in argument dumps (Namespace, dicts, config lines)

@@ -11,6 +11,8 @@ the wrong way, and never gives a flag the engine lacks: an engine not recognised
 
 from __future__ import annotations
 
+import re
+
 from ..knowledge import knowledge
 from .base import Base
 from .kv import KvSteps
@@ -220,6 +222,8 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
             s.say("a smaller --swap-space", "vLLM refuses a CPU swap space over 70% of the machine's RAM: lower "
                   "--swap-space (in GiB per GPU; 0 is fine unless many sequences are preempted); the GPU is not the "
                   "problem")
+        elif code == "cuda-no-kernel-image" and n.get("_rocm"):
+            s.say("a build for this GPU", "memory is not the problem: " + _rocm_arch(n))
         elif code == "cuda-no-kernel-image":
             # (ggml's CUDA back end is built by CMake alone; TORCH_CUDA_ARCH_LIST is PyTorch's extensions')
             arch = ("CMAKE_CUDA_ARCHITECTURES to it (61 for 6.1; `native` builds only for the GPU of the machine that "
@@ -278,4 +282,24 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
                 "RAM: raise the limit (a pod's resources.limits.memory, docker --memory, compose mem_limit) to what the "
                 "server needs in RAM; the machine's free RAM is not the bound")))
     return [step.to_dict() for step in s.out]
+
+
+def _rocm_arch(n: dict) -> str:
+    """What to do about an AMD GPU whose architecture the ROCm libraries in use have no kernels for (rocBLAS's
+    TensileLibrary for gfx1031, hipErrorNoBinaryForGpu): a build that includes it, or for an RDNA card the override to
+    its family's supported member (gfx103N -> 10.3.0, gfx110N -> 11.0.0, as ROCm ships kernels for gfx1030 and
+    gfx1100), named against the override the log shows set."""
+    arch, override = n.get("gfx_arch"), n.get("hsa_override")
+    m = re.fullmatch(r"gfx(10)(3)([0-9a-f])|gfx(11)(0)([0-9a-f])", arch) if isinstance(arch, str) else None
+    family = None
+    if m:
+        major, minor, step = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(4), m.group(5), m.group(6))
+        family = f"{int(major)}.{int(minor)}.0" if step != "0" else None
+    text = (f"the ROCm libraries in use have no kernels for {arch}" if isinstance(arch, str) else
+            "the ROCm libraries in use have no kernels for this GPU's architecture") + "; "
+    if family and override != family:
+        text += (f"set HSA_OVERRIDE_GFX_VERSION={family} (its family's supported architecture) in the server's "
+                 "environment" + (f", not {override}, which names an architecture the libraries lack"
+                                  if isinstance(override, str) else "") + ", or ")
+    return text + "install a ROCm build that includes it (the engine's ROCm image, or rocBLAS built for it)"
 
