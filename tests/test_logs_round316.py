@@ -599,3 +599,22 @@ def test_rocm_missing_kernels_get_hips_terms(env, arch, says, not_says):
                                  f"(0x{arch[3:]}), VMM: no, Wave Size: 32", _ROCBLAS.format(arch=arch)])))
     assert run.code == "cuda-no-kernel-image", (run.kind, run.code)
     assert says in said(run) and not_says not in said(run), said(run)
+
+
+# --- turning mmap on in each GGML engine's own terms: llama-cpp-python's use_mmap / --use_mmap, KoboldCpp's --nommap -----
+
+@pytest.mark.parametrize("command,says", [
+    ("$ python -m llama_cpp.server --model /m/qwen2.5-14b-instruct-q8_0.gguf --n_gpu_layers 0 --use_mmap false",
+     "--use_mmap true"),
+    ("$ ./koboldcpp --model /m/qwen2.5-14b-instruct-q8_0.gguf --nommap --contextsize 8192", "drop --nommap"),
+])
+def test_mmap_on_in_the_engines_own_terms(command, says):
+    run = run_of(diag("\n".join([
+        command,
+        "llama_model_loader: loaded meta data with 29 key-value pairs and 579 tensors from /m/qwen2.5-14b-instruct-q8_0.gguf",
+        "llm_load_tensors: ggml ctx size =    0.25 MiB",
+        "llm_load_tensors:        CPU buffer size = 14970.77 MiB",
+        "[612044.118204] Out of memory: Killed process 4121 (python) total-vm:18823412kB, anon-rss:15114876kB, "
+        "file-rss:1204kB, shmem-rss:0kB, UID:1000 pgtables:31240kB oom_score_adj:0"])))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)
+    assert says in said(run) and "--no-mmap" not in said(run), said(run)

@@ -728,7 +728,10 @@ LOG = LogWords(
         # --no-mmap; KoboldCpp's --usemmap): then they are not copied into RAM, and mmap is no step to propose
         fig("mmap_in_use", r"\(mmap = (true|false)\)|\buse_mmap\s*[=:]\s*(True|False|true|false)\b",
             lambda m: (m.group(1) or m.group(2)).lower() == "true"),
-        fig("mmap_in_use", r"(?:^|\s)--(no-mmap|usemmap)\b", lambda m: m.group(1) == "usemmap", flags=0),
+        fig("mmap_in_use", r"(?:^|\s)--(no-mmap|nommap|usemmap)\b", lambda m: m.group(1) == "usemmap", flags=0),
+        # (llama-cpp-python's server, llama_cpp/server/settings.py: "--use_mmap false")
+        fig("mmap_in_use", r"(?:^|\s)--use_mmap(?:=|\s+)(true|false|True|False|1|0)\b",
+            lambda m: m.group(1).lower() in ("true", "1"), flags=0),
         # ... and the weights' buffer on the CPU named as mapped (llama-model.cpp: a host buffer made from the mmap'd
         # file is "CPU_Mapped", "load_tensors:   CPU_Mapped model buffer size = ..."): mmap in use
         fig("mmap_in_use", r"\bCPU_Mapped model buffer size\b", lambda m: True, flags=0),

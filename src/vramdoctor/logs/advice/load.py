@@ -21,6 +21,14 @@ from .kv import FRACTION_OF_FREE
 from .steps import GGML, GIB, _more_gpus, _tp_now
 
 
+#: turning mmap on, and leaving it on, in each GGML engine's own terms (llama.cpp common/arg.cpp --no-mmap; Ollama's
+#: use_mmap option; llama-cpp-python's use_mmap, its server's --use_mmap; KoboldCpp's --nommap)
+_MMAP_ON = {"": ("drop --no-mmap", "no --no-mmap"),
+            "ollama": ("set its use_mmap option to true", "its use_mmap option left on"),
+            "llama-cpp-python": ("use_mmap=True; its server: --use_mmap true", "use_mmap left True"),
+            "koboldcpp": ("drop --nommap (releases that map only when asked: --usemmap)", "no --nommap")}
+
+
 def _metal_room(n: dict) -> tuple[int, int] | None:
     """(the weights' Metal buffers, the bytes the working-set limit leaves them beside the KV cache and compute buffers
     the log shows), from llama.cpp's figures (gpu_model_buffer_bytes, working_set_bytes, gpu_kv_buffer_bytes,
@@ -240,11 +248,10 @@ class LoadSteps:
                   # (a GGUF is mapped unless mmap is turned off: llama.cpp's --no-mmap, Ollama's use_mmap false; the
                   # log's own "(mmap = false)" says it was off for this load: Ollama turns it off by itself where free
                   # RAM is below its estimate, so it must be asked for)
-                  (", or load it memory-mapped so it is not copied (it was not: " + (
-                      "set its use_mmap option to true" if s.name == "ollama" else "drop --no-mmap") + ")"
-                   if n.get("mmap_in_use") is False else
-                   ", or keep the model memory-mapped (" + ("its use_mmap option left on" if s.name == "ollama" else
-                                                            "no --no-mmap") + ") so it is not copied")
+                  (", or load it memory-mapped so it is not copied (it was not: " + _MMAP_ON.get(s.name, _MMAP_ON[""])[0]
+                   + ")" if n.get("mmap_in_use") is False else
+                   ", or keep the model memory-mapped (" + _MMAP_ON.get(s.name, _MMAP_ON[""])[1] + ") so it is not "
+                   "copied")
                   if s.name in GGML else ", or load with mmap / safetensors so they are not copied"))
         offl = latest(n, "layers_offloaded")
         rep = n.get("repeating_layers_offloaded")
