@@ -618,3 +618,33 @@ def test_mmap_on_in_the_engines_own_terms(command, says):
         "file-rss:1204kB, shmem-rss:0kB, UID:1000 pgtables:31240kB oom_score_adj:0"])))
     assert run.kind == "WEIGHTS", (run.kind, run.code)
     assert says in said(run) and "--no-mmap" not in said(run), said(run)
+
+
+# --- the log's engine from its own lines: a neighbour named in a process listing's row or in running words of the
+# report ("ollama is also running on this box") is not the engine; a short first line that names it is the title -------
+
+_LLAMA_SERVER = ["$ ./build/bin/llama-server -m /m/Mistral-Small-24B-Q4_K_M.gguf -ngl 99 -c 32768 -ub 1024",
+                 "load_tensors: offloaded 41/41 layers to GPU",
+                 "load_tensors:        CUDA0 model buffer size = 13153.53 MiB",
+                 "llama_context: n_ctx         = 32768",
+                 "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 2912.02 MiB on device 0: cudaMalloc failed: "
+                 "out of memory",
+                 "graph_reserve: failed to allocate compute buffers"]
+
+
+@pytest.mark.parametrize("extra", [
+    ["|    0   N/A  N/A           41877      C   /usr/local/bin/ollama                  3804MiB |"],
+    ["weights are 13GB, KV for 32k is 5GB, card has 24GB. why it fails? ollama is also running on this box "
+     "(open-webui uses it for embeddings) but that is only ~3.5GB"],
+    ["ollama    41877  2.1  3.0 5123456 3896000 ?   Ssl  09:12   0:41 /usr/local/bin/ollama serve"],
+])
+def test_a_neighbour_named_beside_the_log_is_not_its_engine(extra):
+    rep = diag("\n".join(["llama-server fails to create context at 32k", *extra, *_LLAMA_SERVER]))
+    assert rep.engine == "llamacpp", rep.engine
+    assert "-ub" in said(run_of(rep)), said(run_of(rep))
+
+
+def test_a_short_first_line_naming_a_wrapper_is_the_title():
+    rep = diag("\n".join(["CUDA Memory Allocation Failure and mlock Memory Lock Issue in llama-cpp-python",
+                          *_LLAMA_SERVER[1:]]))
+    assert rep.engine == "llama-cpp-python", rep.engine

@@ -490,18 +490,29 @@ class Scanner:
             r.sampled += 1
             sampled = k.sampled(low)
             prosey = None
+            # (a process listing's row, nvidia-smi's "| 0 N/A N/A 41877 C /usr/local/bin/ollama 3804MiB |" or a
+            # `ps aux` row, names a process that runs, the server or one beside it: as the user's words, it counts
+            # only where no program's line names an engine)
+            listed = bool(sampled[0]) and (text.lstrip().startswith("|") and processes.monitor_row(text) is not None
+                                           or processes.aux_row(text) is not None)
+            if listed:
+                prosey = True
             for i in sampled[0]:
                 name, pattern = k.fingerprints[i]
                 if pattern.search(text):
-                    if prosey is None:  # (also a plain sentence: "The same model runs fine in Ollama.")
-                        prosey = user_words(text) or bool(_SENTENCE.match(text) and not LOG_PREFIX.match(text))
+                    if prosey is None:  # (also a plain sentence: "The same model runs fine in Ollama."; or running
+                        # text in lower case, "why it fails? ollama is also running on this box (open-webui uses it)")
+                        prosey = user_words(text) or bool(_SENTENCE.match(text) and not LOG_PREFIX.match(text)) or \
+                            _named_in_words(pattern, text)
                     # (an engine named in the user's words counts only where no line of a program names one)
                     key = PROSE_HIT + name if prosey else name
                     r.engine_hits[key] = r.engine_hits.get(key, 0) + 1
                     if not prosey and COMMAND.match(text):
                         r.command_hits += 1
-                    if prosey and (HEADING.match(text) or TITLE.match(text) or _versioned(pattern, text)):
-                        # ... and named as the one the report is about: in its title, or with its version
+                    if prosey and not listed and (HEADING.match(text) or TITLE.match(text) or _versioned(pattern, text)
+                                                  or line_no == 1 and _short_title(text)):
+                        # ... and named as the one the report is about: in its title (a heading, a tracker's tag, or
+                        # the paste's short first line), or with its version
                         # ("KoboldCpp 1.93", "I'm on Ollama v0.5.7"), not as a model's source ("an Ollama GGUF blob")
                         r.engine_hits[NAMED_HIT + name] = r.engine_hits.get(NAMED_HIT + name, 0) + 1
         if "elision" in c and ELISION.match(text):
@@ -926,6 +937,34 @@ class Scanner:
 
 #: a sentence: a capitalised word, four or more words with no program's marks in them (no "=", brackets, paths,
 #: pipes), ended by a stop
+#: the most words of a paste's first line read as its title
+_TITLE_WORDS = 16
+#: a list item's or a sentence's mark: a line that is no title
+_NOT_TITLE = re.compile(r"^\s*(?:\d+[.)]|[-*\u2022])\s|[.:]\s*$")
+
+
+def _short_title(text: str) -> bool:
+    """A paste's first line that reads as its title: `_TITLE_WORDS` words or fewer, no list item, not a sentence
+    ended by a stop or a line that introduces what follows."""
+    return len(text.split()) <= _TITLE_WORDS and not _NOT_TITLE.search(text)
+
+
+#: a name standing as a word of its own (not in a path, a file's or a module's name)
+_BARE_NAME = re.compile(r"(?<![\w/.\\-])[A-Za-z][\w.-]*[A-Za-z0-9](?![\w/\\-]|\.\w)")
+#: running words around it: six or more
+_WORDS = re.compile(r"(?:[A-Za-z'\u2019]+\W+){6}")
+
+
+def _named_in_words(pattern: re.Pattern, text: str) -> bool:
+    """An engine's fingerprint matched only as its bare name among running words of a line no program wrote (no log
+    prefix, no command, no stack frame): "why it fails? ollama is also running on this box (open-webui uses it ...)"
+    names a neighbour, not the log's engine; a process listing's row is passed over before this."""
+    if LOG_PREFIX.match(text) or COMMAND.match(text) or FRAME.search(text) or not _WORDS.search(text):
+        return False
+    hits = [m for m in pattern.finditer(text)]
+    return bool(hits) and all(_BARE_NAME.fullmatch(m.group(0)) and _BARE_NAME.match(text, m.start()) for m in hits)
+
+
 _SENTENCE = re.compile(r"^\s*[A-Z][\w'\u2019-]*,?(?: +[\w'\u2019,.-]+){3,60}[.!?:]\s*$")
 
 
