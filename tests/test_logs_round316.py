@@ -648,3 +648,42 @@ def test_a_short_first_line_naming_a_wrapper_is_the_title():
     rep = diag("\n".join(["CUDA Memory Allocation Failure and mlock Memory Lock Issue in llama-cpp-python",
                           *_LLAMA_SERVER[1:]]))
     assert rep.engine == "llama-cpp-python", rep.engine
+
+
+# --- a worry, a fear of what may come, or another's word for it (hearsay) states no failure: the log decides ------------
+
+_VLLM_HEALTHY = ["INFO 05-01 10:00:00 [gpu_model_runner.py:1595] Model loading took 15.27 GiB and 6.1 seconds",
+                 "INFO 05-01 10:00:20 [kv_cache_utils.py:716] GPU KV cache size: 301,184 tokens",
+                 "INFO 05-01 10:00:30 [api_server.py:1043] Starting vLLM API server on http://0.0.0.0:8000",
+                 'INFO:     10.0.0.5:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+                 'INFO:     10.0.0.5:51240 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+
+
+@pytest.mark.parametrize("words", [
+    "Requests work and are fast, no errors at all. But nvidia-smi says 44 GB used even when idle. I am afraid it will "
+    "crash when more users come. Is that normal?",
+    "Everything answers fine as far as I can tell, but I'm worried the card is running out of VRAM or so.",
+    "Someone in another issue said vLLM goes OOM under load, so I ran a load test before we put it in production.",
+    "I read that it runs out of memory after a day of chats; so far all requests are OK.",
+])
+def test_a_worry_or_hearsay_states_no_failure(words):
+    run = run_of(diag("\n".join([words, *_VLLM_HEALTHY])))
+    assert run.kind == "NONE", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("words", [
+    "It crashed with CUDA out of memory after the second request, I am afraid the pool is too big.",
+    "vLLM goes OOM under load, someone said to lower the utilization but it did not help.",
+])
+def test_a_failure_stated_beside_a_worry_or_hearsay_stays(words):
+    run = run_of(diag("\n".join([*_VLLM_HEALTHY, words])))
+    assert run.kind != "NONE", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("words", [
+    "We feared OOM, then the server died with torch.OutOfMemoryError on the third request.",
+    "I was worried about running out of memory and then it crashed with CUDA out of memory while serving.",
+])
+def test_a_worry_followed_by_the_failure_itself_keeps_the_failure(words):
+    run = run_of(diag("\n".join([*_VLLM_HEALTHY, words])))
+    assert run.kind != "NONE", (run.kind, run.code)

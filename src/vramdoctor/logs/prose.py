@@ -22,7 +22,9 @@ OOM_ANY = re.compile("|".join(f"(?:{w})" for w in OOM_WORDS), I)
 _CLAUSE = re.compile(r"(?<=[.!?;])\s+|(?:,|(?<![\s,]))\s+\b(?:but|however|yet|although|though|whereas|while)\b,?\s+|"
                      # (and a dash set off by spaces: "exhausts unified memory and kills the worker — no traceback, no
                      # OOM record" says two things)
-                     r"\s+[\u2014\u2013]\s+|\s+--?\s+|"
+                     r"(?<!\s)\s+[\u2014\u2013]\s+|(?<!\s)\s+--?\s+|"
+                     # (and a next event: "I worried about OOM, and then it crashed with CUDA out of memory")
+                     r"(?:,\s*|(?<![\s,])\s+)and\s+then\s+|,\s*then\s+|"
                      r"(?<=[。！？；，])|但是|不过", I)
 _OOM_NAME = (r"(?:OOMs?(?![A-Za-z0-9_])|OOM-?ing|OOM-?(?:ed|'d)(?![A-Za-z0-9_])|out[- ]of[- ]memory|OutOfMemory|"
              r"run(?:s|ning)? out of (?:\w+ )?(?:memory|VRAM\b)|out of (?:GPU |video |graphics )?VRAM\b)")
@@ -37,8 +39,13 @@ _SUPPOSED = re.compile(
     r"(?:\s+not|n['\u2019]?t|\s+never))\s+(?:\w+\s+){0,3}?" + _OOM_NAME + "|"
     # a worry of one to come ("I just worry it will OOM as soon as more users come", "afraid it might run out of
     # memory", "担心以后 OOM")
-    r"\b(?:worr(?:y|ied|ies|ying)|afraid|concerned|fear(?:s|ed|ing|ful)?|nervous)\b[^.;!?]{0,60}?"
-    r"\b(?:will|would|might|may|could|to|it'?ll)\s+(?:\w+\s+){0,3}?" + _OOM_NAME + "|"
+    # (or a worry of one now, which guesses: "I'm worried the card is running out of VRAM or so")
+    r"\b(?:worr(?:y|ied|ies|ying)|afraid|concerned|fear(?:s|ed|ing|ful)?|nervous)\b[^.;!?]{0,60}?" + _OOM_NAME + "|"
+    # another's word for it, hearsay ("Someone in another issue said lmdeploy goes OOM under load", "In the discord
+    # someone said \"kobold OOMs after a while\"", "I read that it runs out of memory on long chats")
+    r"\b(?:someone|somebody|people|others|(?:a|my|our) (?:friend|colleague|coworker|user|boss)|users)\b[^.;!?]{0,60}?"
+    r"\b(?:said|says|say|told|tells|claimed|claims|reported|reports|mentioned|wrote|warned)\b[^.;!?]{0,80}?" + _OOM_NAME
+    + "|" r"\b(?:I(?:'ve| have)? (?:read|heard)|reportedly|according to|rumou?rs?)\b[^.;!?]{0,80}?" + _OOM_NAME + "|"
     r"担心[^。；！？.;!?]{0,30}?(?:OOM|爆显存|显存不足|内存不足|out of memory)|"
     # a doubt in the first person ("I don't think it ran out of memory")
     r"\b(?:don['\u2019]?t|do not|doesn['\u2019]?t|does not) (?:think|believe)\b|"
