@@ -39,7 +39,7 @@ def prompt_closes(text: str) -> bool:
 
 ECHO_END = re.compile(r"['\"],\s*(?:params: SamplingParams|sampling_params|lora_request|prompt_token_ids)")
 #: the start of a line a log writes itself: a timestamp, a level, a process tag, a bracketed source
-_STRONG = (r"^\s*(?:\(\w+[\w =]*pid=\d+\)|\[?\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:|time=|level=|"
+_STRONG = (r"^\s*(?:\((?:\w+[\w =]*)?pid=\d+(?:,\s*ip=[\w.:-]+)?\)|\[?\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:|time=|level=|"
            # trantor's "20250430 21:55:01.443740 UTC" (Jan's cortex), glog's "E0306 16:40:07.708802" (Triton)
            r"\d{8} \d\d:\d\d:\d\d\.\d+ |[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ |"
            r"(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|\[[\w.: -]+\]|[A-Z][a-z]{2} +\d+ \d\d:|"
@@ -51,7 +51,8 @@ _STRONG = (r"^\s*(?:\(\w+[\w =]*pid=\d+\)|\[?\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:|tim
            # a service's line as journalctl prints it without the time ("ollama[8017]: CUDA error 2 at ...")
            r"[\w.-]+\[\d+\]: ")
 # (the last: docker compose's "svc-1  | "; before it LocalAI's zerolog "8:02AM DBG "; the first: vLLM's process
-# tags "(APIServer pid=1)", "(VllmWorker rank=3 pid=1090)")
+# tags "(APIServer pid=1)", "(VllmWorker rank=3 pid=1090)", and Ray's for a worker on another node,
+# "(RayWorkerWrapper pid=206994, ip=192.168.10.25)", "(pid=4012, ip=10.0.0.7)")
 # (and llama-server's own tags before its function's name, tools/server 2024+: "srv  update_slots: ", "slot launch_slot_: ",
 # "que    start_loop: ")
 LOG_PREFIX = re.compile(_STRONG + r"|\w+: |(?:srv|slot|que|res|mtmd) {1,4}\w+: )")

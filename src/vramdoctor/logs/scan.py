@@ -253,11 +253,11 @@ class Scanner:
 
     def _is_new_start(self, text: str, start: bool, ms: set[int]) -> bool:
         r = self.run
+        # (not where only a person's words got it there: a report's text above its log, in any language, "...
+        # 显存一直缓慢增长 ... 最后 OOM 退出", or its title, "[Bug]: about NCCL error：unhandled system error", is
+        # about the run its log shows)
+        said = lambda t: user_words(t) or sentence_like(t) or bool(TITLE.match(t) or HEADING.match(t))  # noqa: E731
         if start:  # a start line after the run got anywhere (or failed) opens the next run
-            # (not where only a person's words got it there: a report's text above its log, in any language, "...
-            # 显存一直缓慢增长 ... 最后 OOM 退出", or its title, "[Bug]: about NCCL error：unhandled system error", is
-            # about the run its log shows)
-            said = lambda t: user_words(t) or sentence_like(t) or bool(TITLE.match(t) or HEADING.match(t))  # noqa: E731
             return any(k in r.progress and not said(r.progress_text.get(k, ""))
                        for k in ("weights_done", "kv_sized", "kv_done", "warmup_done", "ready", "requests")) or any(
                 not said(f.text) for f in r.failures)
@@ -265,7 +265,9 @@ class Scanner:
         # server restarted (a failure before the weights were done, then more of them loading, is the same load
         # going on past it)
         done = r.progress.get("weights_done")
-        if done is not None and ("kv_sized" in r.progress or "kv_done" in r.progress
+        # (nor a person's sentence that quotes the load's figures: "Loading fails despite ... 24524 MiB, which should
+        # be larger than ROCm0 model buffer size = 17827.35 MiB + ...")
+        if done is not None and not said(text) and ("kv_sized" in r.progress or "kv_done" in r.progress
                                  or any(f.line_no > done for f in r.failures)):
             return not self._restart.isdisjoint(ms) and any(
                 i in self._restart and self.k.milestones[i][1].search(text) for i in ms)

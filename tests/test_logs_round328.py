@@ -1,0 +1,114 @@
+"""`vramdoctor logs` on the kinds of fault the held-out rounds 328 and later (issue 6, stop 39) found, each with logs
+of our own in other engines, versions and wordings. The engines' lines follow their sources (named in
+`vramdoctor/engines/<engine>.py`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from logcase import diag, run_of
+
+
+def said(run) -> str:
+    """All of a run's advice, every field, joined."""
+    return " | ".join(" ".join(str(v) for v in a.values()) for a in run.advice)
+
+
+# --- Ray's tag for a worker on another node, "(RayWorkerWrapper pid=206994, ip=192.168.10.25)", is a log prefix: the
+# traceback's lines under it are its own lines, not one frame wrapped onto the next -----------------------------------
+
+def _ray(tag: str, lines: list[str]) -> list[str]:
+    return [f"({tag}) ERROR 03-27 10:29:13 [worker_base.py:620] {t}" for t in lines]
+
+
+_V0_CAPTURE = ["Error executing method 'initialize_cache'. This might cause deadlock in distributed execution.",
+               "Traceback (most recent call last):",
+               '  File "/usr/lib/python3.12/site-packages/vllm/worker/worker_base.py", line 612, in execute_method',
+               "    return run_method(self, method, args, kwargs)",
+               '  File "/usr/lib/python3.12/site-packages/vllm/worker/worker.py", line 308, in initialize_cache',
+               "    self._warm_up_model()",
+               '  File "/usr/lib/python3.12/site-packages/vllm/worker/worker.py", line 338, in _warm_up_model',
+               "    self.model_runner.capture_model(self.gpu_cache)",
+               '  File "/usr/lib/python3.12/site-packages/vllm/worker/model_runner.py", line 1562, in capture_model',
+               "    graph_runner.capture(**capture_inputs)",
+               '  File "/usr/lib/python3.12/site-packages/vllm/model_executor/layers/fused_moe/fused_moe.py", line 1255, '
+               "in fused_experts_impl",
+               "    intermediate_cache1 = torch.empty((M, topk_ids.shape[1], N),",
+               "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. GPU 6 has a total capacity of "
+               "44.53 GiB of which 448.00 KiB is free."]
+_V0_START = ["INFO 03-27 10:28:57 [model_runner.py:1146] Model loading took 20.6367 GB and 281.44 seconds",
+             "INFO 03-27 10:29:02 [executor_base.py:111] # cuda blocks: 38104, # CPU blocks: 7281"]
+
+
+@pytest.mark.parametrize("tag", ["RayWorkerWrapper pid=206994, ip=192.168.10.25", "pid=4012, ip=10.0.0.7",
+                                 "RayWorkerVllm pid=88, ip=gpu-node-3.cluster.local"])
+def test_a_ray_workers_tag_with_its_node_is_a_log_prefix(tag):
+    run = run_of(diag("\n".join(_V0_START + _ray(tag, _V0_CAPTURE))))
+    assert (run.kind, run.code) == ("WARMUP", "cuda-graph-capture-oom"), (run.kind, run.code)
+
+
+def test_a_ray_workers_weights_traceback_under_its_node_tag():
+    frames = ["Error executing method 'load_model'. This might cause deadlock in distributed execution.",
+              "Traceback (most recent call last):",
+              '  File "/opt/vllm/vllm/worker/worker.py", line 183, in load_model',
+              "    self.model_runner.load_model()",
+              '  File "/opt/vllm/vllm/model_executor/model_loader/loader.py", line 364, in load_model',
+              "    model = _initialize_model(vllm_config=vllm_config)",
+              "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 896.00 MiB. GPU 0 has a total capacity of "
+              "23.64 GiB of which 512.00 MiB is free."]
+    start = "INFO 02-11 08:00:00 [llm_engine.py:237] Initializing an LLM engine (v0.7.3) with config: model='x'"
+    run = run_of(diag("\n".join([start] + _ray("RayWorkerWrapper pid=51, ip=10.2.0.14", frames))))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)
+
+
+# --- an issue title whose tracker tag has its colon and no space, "[Bug]:torch.OutOfMemoryError: ...", is the report's
+# title: the log's own line of the error decides ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("title", [
+    "[Bug]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. GPU 6 has a total capacity of "
+    "44.53 GiB of which 448.00 KiB is free.",
+    "[Usage]:CUDA out of memory when capturing graphs on 4 nodes",
+    "[Bug]:  OOM with DeepSeek-R1 on L40S",
+])
+def test_a_title_tag_with_its_colon_and_no_space_is_the_title(title):
+    run = run_of(diag("\n".join([title, ""] + _V0_START + _ray("RayWorkerWrapper pid=7, ip=10.0.0.2", _V0_CAPTURE))))
+    assert (run.kind, run.code) == ("WARMUP", "cuda-graph-capture-oom"), (run.kind, run.code)
+
+
+# --- a person's sentence after the log that quotes the load's own figures ("should be larger than ROCm0 model buffer
+# size = 17827.35 MiB + ...") is no restart of the server: the failure the log shows decides -------------------------
+
+_LLAMA_COMPUTE = [
+    "load_tensors: offloaded 81/81 layers to GPU",
+    "load_tensors:        ROCm0 model buffer size = 17827.35 MiB",
+    "llama_context: n_ctx         = 20480",
+    "llama_kv_cache:      ROCm0 KV buffer size =  3280.00 MiB",
+    "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 14136.04 MiB on device 0: cudaMalloc failed: out of memory",
+    "ggml_gallocr_reserve_n: failed to allocate ROCm0 buffer of size 14822711296",
+    "graph_reserve: failed to allocate compute buffers",
+    "llama_init_from_model: failed to initialize the context: failed to allocate compute pp buffers",
+    "srv    load_model: failed to load model, 'models/Apertus-70B-IQ4_XS.gguf'",
+    "main: exiting due to model loading error",
+    "",
+]
+
+
+@pytest.mark.parametrize("words", [
+    "Loading fails despite that the reported VRAM (eg for ROCm0) is 24524 MiB, which should be larger than ROCm0 model "
+    "buffer size = 17827.35 MiB + ROCm0 KV buffer size = 3280.00 MiB. Unless I'm missing something?",
+    "Why does it fail? ROCm0 model buffer size = 17827.35 MiB and the KV buffer size = 3280.00 MiB fit in 24 GB.",
+    "I do not understand: CUDA0 model buffer size = 17827.35 MiB is far below what the card has",
+])
+def test_a_sentence_quoting_the_loads_figures_is_no_restart(words):
+    rep = diag("\n".join(_LLAMA_COMPUTE + [words]))
+    run = run_of(rep)
+    assert (run.kind, run.code) == ("WARMUP", "compute-buffer-alloc-failed"), (run.kind, run.code)
+    assert len(rep.runs) == 1, [r.kind for r in rep.runs]
+
+
+def test_the_servers_own_load_line_after_a_failure_is_still_a_restart():
+    again = ["load_tensors:        ROCm0 model buffer size = 17827.35 MiB",
+             "llama_kv_cache:      ROCm0 KV buffer size =  1640.00 MiB",
+             "main: server is listening on http://0.0.0.0:8080 - starting the main loop"]
+    rep = diag("\n".join(_LLAMA_COMPUTE + again))
+    assert len(rep.runs) == 2, [r.kind for r in rep.runs]
