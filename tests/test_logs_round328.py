@@ -112,3 +112,58 @@ def test_the_servers_own_load_line_after_a_failure_is_still_a_restart():
              "main: server is listening on http://0.0.0.0:8080 - starting the main loop"]
     rep = diag("\n".join(_LLAMA_COMPUTE + again))
     assert len(rep.runs) == 2, [r.kind for r in rep.runs]
+
+
+# --- SGLang's own words for a pool it could not size, as each version wrote them ------------------------------------
+
+@pytest.mark.parametrize("error", [
+    "RuntimeError: Not enought memory. Please try to increase --mem-fraction-static.",
+    "RuntimeError: Not enough memory to allocate KV cache.",
+    "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.",
+])
+def test_sglangs_pool_refusal_in_each_versions_words(error):
+    lines = ["server_args=ServerArgs(model_path='mistralai/Mistral-7B-Instruct-v0.2', mem_fraction_static=0.9)",
+             "Rank 0: load weight end.",
+             "Traceback (most recent call last):",
+             '  File "/venv/lib/python3.11/site-packages/sglang/srt/managers/router/model_runner.py", line 272, in '
+             "__init__",
+             "    self.init_memory_pool(total_gpu_memory)",
+             '  File "/venv/lib/python3.11/site-packages/sglang/srt/managers/router/model_runner.py", line 331, in '
+             "init_memory_pool",
+             "    raise RuntimeError(",
+             error]
+    rep = diag("\n".join(lines))
+    run = run_of(rep)
+    assert rep.engine == "sglang", rep.engine
+    assert (run.kind, run.code) == ("KV_CAPACITY", "no-memory-for-kv-cache"), (run.kind, run.code)
+
+
+# --- a milestone the report's words give first ("I can send some messages at first", above the log), then a program's
+# own line of it (text-generation-webui's bare "Output generated in ..."): the program's line shows it, and the failure
+# cannot go back before it (a prefill's frames, `preprocess_only=True`, are no warm-up once requests were answered) ---
+
+_TEXTGEN_SERVED = [
+    "16:38:19-311502 INFO     Loaded \"Meta-Llama-3.1-70B-Instruct-6.0bpw-h6-exl2\" in 98.52 seconds.",
+    "16:38:19-312644 INFO     LOADER: \"ExLlamav2_HF\"",
+    "Output generated in 21.47 seconds (9.22 tokens/s, 198 tokens, context 2871, seed 1204817350)",
+    "Output generated in 27.63 seconds (8.83 tokens/s, 244 tokens, context 5893, seed 1519920378)",
+    "Traceback (most recent call last):",
+    '  File "/home/u/text-generation-webui/modules/text_generation.py", line 398, in generate_with_callback',
+    "    shared.model.generate(**kwargs)",
+    '  File "/home/u/text-generation-webui/modules/exllamav2_hf.py", line 140, in __call__',
+    "    self.ex_model.forward(seq_tensor[longest_prefix:-1].view(1, -1), ex_cache, preprocess_only=True, loras=self.loras)",
+    '  File "/home/u/env/lib/python3.11/site-packages/exllamav2/attn.py", line 902, in _attn_torch',
+    "    attn_weights = torch.matmul(q_states, k_states)",
+    "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 6.26 GiB. GPU 1 has a total capacity of 23.98 GiB of "
+    "which 5.07 GiB is free.",
+]
+
+
+@pytest.mark.parametrize("words", [
+    "I can send some messages to the AI in the chat tab at first, but as soon as the context passes 6 - 7K, it gives "
+    "me an OOM error.",
+    "The first few requests work, then it runs out of memory once the chat gets long.",
+])
+def test_the_programs_own_serving_line_after_the_reports_words_is_a_floor(words):
+    run = run_of(diag("\n".join([words, ""] + _TEXTGEN_SERVED)))
+    assert run.kind == "RUNTIME", (run.kind, run.code)

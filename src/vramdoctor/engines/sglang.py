@@ -286,8 +286,11 @@ LOG = LogWords(
         # sampling! NaN in the logits."): the model's numbers went wrong (a dtype that overflows, a kernel, a
         # quantisation), not memory
         msg(r"Detected errors during sampling! NaN in the logits", "not_oom", code="nan-in-logits"),
-        msg(r"Not enough memory\. Please try to increase --mem-fraction-static", "oom", "KV",
-            "no-memory-for-kv-cache"),
+        # (0.1.x model_runner.py init_memory_pool as users pasted it, "Not enought memory. Please try to increase
+        # --mem-fraction-static."; later pool_configurator.py's, which may also name the KV cache: "Not enough memory
+        # to allocate KV cache.")
+        msg(r"Not enought? memory\. Please try to increase --mem-fraction-static|"
+            r"Not enough memory to allocate (?:the )?KV cache\b", "oom", "KV", "no-memory-for-kv-cache"),
         # "max_total_tokens=X is larger than the profiled value Y": a warning, unless Y leaves no pool
         msg(r"larger than the profiled value (?:-\d+|0)\b", "oom", "KV", "no-memory-for-kv-cache"),
         msg(r"SWA pool cap .* leaves no room for the full KV pool", "oom", "KV", "no-memory-for-kv-cache"),

@@ -19,7 +19,7 @@ from .knowledge import Knowledge, knowledge
 from .lines import CUT_LOOKBACK, pieces, tail_cut, window as cut_window
 from .prefilter import Words
 from .reader import clean
-from .scan import ENGINE_SAMPLE_LINES, TAIL_LINES, WINDOW, Scanner
+from .scan import ENGINE_SAMPLE_LINES, TAIL_LINES, WINDOW, Scanner, shown_progress
 
 WINDOW_BYTES = 256 * 1024  # bytes searched at once within a block
 MIN_WINDOW = 4 * 1024  # the least, while the state changes every few lines (a crash loop, a partial line)
@@ -169,8 +169,8 @@ def _scan_buffer(buf: bytes, line_no: int, s: Scanner, search: _Search, state: d
             feed(n, buf[pos:end])
             pos = end + 1
             continue
-        words = search.words(s.run.progress)
-        marks = (len(s.runs), len(s.run.progress))
+        words = search.words(shown_progress(s.run))
+        marks = (len(s.runs), len(s.run.progress), sum(s.run.progress.values()))
         base = pos
         # a window at a time: where the state changes often (a crash loop) the rest of the block is searched
         # again with other words, so each search stays short
@@ -187,7 +187,8 @@ def _scan_buffer(buf: bytes, line_no: int, s: Scanner, search: _Search, state: d
             state["offset"] = start
             feed(n, buf[start:end])
             pos = end + 1
-            if (len(s.runs), len(s.run.progress)) != marks or s.wants_every_line_until > n:
+            if (len(s.runs), len(s.run.progress), sum(s.run.progress.values())) != marks or \
+                    s.wants_every_line_until > n:
                 window = max(MIN_WINDOW, window // 2)  # the rest of this window was searched for nothing
                 break  # the state changed: search the rest with the words it now needs
         else:

@@ -21,7 +21,7 @@ import os
 import re
 from dataclasses import replace
 
-from .authorship import TITLE, narrates_failure, program_line, prose_like, sentence_like, user_words
+from .authorship import TITLE, narrates_failure, persons_line, program_line, prose_like, sentence_like, user_words
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts, positive, summed
 from ..engines.interface import AFTER_MILESTONE
 from ..engines.words import LOADING_ZH, SIZE, to_bytes
@@ -1182,7 +1182,11 @@ def _missing(f: Failure, place: Place | None) -> str:
 
 def _told_markers(run: RunFacts) -> frozenset[str]:
     """The milestones only a user's words gave (no program's line: "the crash below happens when we send requests")."""
-    return frozenset(m for m, t in run.progress_text.items() if not program_line(t))
+    # (a serving line a program printed bare, text-generation-webui's "Output generated in 21.47 seconds (...)", shows
+    # it served; a start-up bar printed bare, transformers' "Loading checkpoint shards: 100%", read the weights into
+    # host memory, which a model moved to the GPU after it, `model.cuda()`, goes past: a person's, as before)
+    return frozenset(m for m, t in run.progress_text.items()
+                     if persons_line(t) or not program_line(t) and m not in ("ready", "requests"))
 
 
 #: a report's line that introduces the paste below it ("It crashed with OOM:", "模型加载完以后爆显存："): words ending in a

@@ -39,7 +39,7 @@ from .lines import (
     window,
 )
 from . import processes
-from .authorship import HEADING, TITLE, program_line, sentence_like, user_words
+from .authorship import HEADING, TITLE, persons_line, program_line, sentence_like, user_words
 from .prose import elsewhen, possible_only
 from .table import header_column, row_value
 
@@ -135,6 +135,16 @@ def _step_key(step: str) -> tuple[float, ...]:
 _SOURCE = re.compile(r"^\s*[A-Za-z_]\w*: ")
 #: an exception's bare text, a call and its error code ("vk::Device::allocateMemory: ErrorOutOfDeviceMemory")
 _DETAIL = re.compile(r"^\s*(?:\w+::)+\w+: \w+\s*$|^\s*Requested buffer size exceeds device [\w ]{1,40} limit: \w+\s*$")
+
+
+def told_only(r: RunFacts, marker: str) -> bool:
+    """Milestone `marker` of run `r` was given by the report's words only, no program's line (`program_line`)."""
+    return marker in r.progress and persons_line(r.progress_text.get(marker, ""))
+
+
+def shown_progress(r: RunFacts) -> list[str]:
+    """The milestones of run `r` a program's own line showed (not only the report's words: `told_only`)."""
+    return [m for m in r.progress if not told_only(r, m)]
 
 
 class Scanner:
@@ -526,9 +536,14 @@ class Scanner:
             marker, pattern = k.milestones[i]
             if titled and marker not in r.titled and pattern.search(text):
                 r.titled[marker] = (line_no, text[:500])
-            elif not titled and marker not in r.progress and (m := pattern.search(text)) and not (
+            elif not titled and (marker not in r.progress or told_only(r, marker)) and (
+                    m := pattern.search(text)) and not (
                     marker == "requests" and possible_only(text, m.start())
                     or (user_words(text) or sentence_like(text)) and elsewhen(text, m.start())):
+                if marker in r.progress and persons_line(text):
+                    continue  # (the report's words again: the first of them stands)
+                # (a program's own line of a milestone the report's words gave first, "I can send some messages at
+                # first" above the log, then its "Output generated in 21.47 seconds": the program's line shows it)
                 r.progress[marker] = line_no
                 r.progress_text[marker] = text[:500]
         # a key of a YAML block pasted with the log is read as "parent.key: value" (a figure that does not match that
