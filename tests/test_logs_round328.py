@@ -167,3 +167,31 @@ _TEXTGEN_SERVED = [
 def test_the_programs_own_serving_line_after_the_reports_words_is_a_floor(words):
     run = run_of(diag("\n".join([words, ""] + _TEXTGEN_SERVED)))
     assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+# --- a report in Chinese: an error denied by what the user sees (日志里看不到报错) states no failure; its numbered list
+# ("1.每一次...") is the user's words; memory added up at each request or never given back is a leak -------------------
+
+_XINFERENCE = [
+    "2024-06-29 09:12:47,512 xinference.api.restful_api 1 INFO     Starting Xinference at endpoint: http://0.0.0.0:9997",
+    "2024-06-29 09:12:47,690 uvicorn.error 1 INFO     Uvicorn running on http://0.0.0.0:9997 (Press CTRL+C to quit)",
+    "2024-06-29 09:14:09,866 xinference.core.worker 45 INFO     [request 6a1e] Leave launch_builtin_model, elapsed "
+    "time: 7 s",
+]
+
+
+@pytest.mark.parametrize("denied", ["加载 bge-reranker-v2-m3，调用正常。日志里看不到报错：", "日志里没有任何报错。",
+                                    "服务一直在跑，没看到错误。"])
+def test_an_error_denied_in_chinese_states_no_failure(denied):
+    run = run_of(diag("\n".join([denied, *_XINFERENCE])))
+    assert run.kind == "NONE", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("said", [
+    "1.每一次搜索调用模型后，显存就会累加一次（大概 5G），4，5次24G显存就已占满",
+    "2.显存会一直处于被占状态，不会自动释放，需要手动关闭对应模型才会释放显存",
+    "3、每次请求之后内存都会叠加一点",
+])
+def test_a_numbered_chinese_item_of_memory_kept_is_a_leak(said):
+    run = run_of(diag("\n".join([*_XINFERENCE, "", "主要问题现象：", said])))
+    assert (run.kind, run.code) == ("LEAK", "memory-growth-stated"), (run.kind, run.code)

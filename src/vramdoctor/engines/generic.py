@@ -411,7 +411,12 @@ _GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM)[^，。,.；;！？]{0,12}?"
               r"(?:[A-Za-z_][\w.:{}=\"-]{0,120}\s*)?"
               r"(?:一直|持续|不断|不停地?|缓慢|逐渐|慢慢|越来越|逐步|累积|累计)"
               r"[^，。,.；;！？]{0,6}?(?:增长|增加|增大|上涨|上升|变大|升高|涨|多)|"
-              r"(?:显存|内存)[^，。,.；;！？]{0,8}?(?:不|没有?|未|无法)(?:会|能)?(?:被)?(?:释放|回收)|"
+              r"(?:显存|内存)[^，。,.；;！？]{0,8}?(?:不|没有?|未|无法)(?:会|能)?(?:自动)?(?:被)?(?:释放|回收)|"
+              # (the clause told after the memory's state: 显存会一直处于被占状态，不会自动释放)
+              r"(?:显存|内存)[^。.；;！？]{0,16}?(?:一直|始终|持续|长期)[^。.；;！？]{0,12}?[，,]\s*(?:也|都|仍|还)?"
+              r"(?:不|没有?|未|无法)(?:会|能)?(?:自动)?(?:被)?(?:释放|回收)|"
+              # ... or added up at each request (每一次搜索调用模型后，显存就会累加一次): a size each step leaves
+              r"每一?次[^。！？；;]{0,24}?(?:显存|内存)[^。！？；;，,]{0,8}?(?:累加|累积|叠加)|"
               # ... or grown, and not given back after the work (内存占用变大，对话完成也不会回收), or built up until
               # full (显存累积顶满)
               r"(?:显存|内存)(?:占用)?(?:变大|增大|增加)[^。！？]{0,24}?(?:不|没有?|未|无法)(?:会|能)?(?:被)?(?:释放|回收)|"
@@ -754,7 +759,10 @@ _HANGS = (r"(?<!machine )(?<!system )(?<!computer )(?<!desktop )(?<!laptop )(?<!
           # just stops", "Seems like falling in an infinite loop", "stops responding"; in Chinese 卡住, stuck)
           r"stops? (?:working|responding)|stopped (?:working|responding)|just stops|(?:becomes?|became) unresponsive|"
           r"infinite loop)\b(?! (?:in|on) (?:the )?(?:queue|waiting))|卡住")
-_FAILS_ZH = (r"(?<![不没未无])(?<!没有)(?:报错|出错|崩溃|崩了|挂了|挂掉|挂死|宕机|卡死|失败|出现了?"
+_FAILS_ZH = (r"(?<![不没未无])(?<!没有)"
+             # (nor an error denied by what the user sees: 日志里看不到报错, 没看到错误, 没有任何报错)
+             r"(?<!看不到)(?<!看不见)(?<!没看到)(?<!没看见)(?<!找不到)(?<!没发现)(?<!未发现)(?<!没有任何)(?<!没有什么)"
+             r"(?:报错|出错|崩溃|崩了|挂了|挂掉|挂死|宕机|卡死|失败|出现了?"
              # (not a usage that is abnormal, "出现了显存占用双倍异常的问题": memory used, not a failure)
              r"(?:(?!占用|使用|用量|消耗)[^，。,.！？!?]){0,6}?(?:错误|报错|异常))|"
              # cannot load, start or run it (无法加载, 加载不了, 跑不起来, 启动不了)
@@ -792,7 +800,8 @@ _WRITTEN = re.compile(r"^\s*(?!#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[^\W_]|Titl
                       + ISSUE_TAGS + r")(?:[\w.-]+:\s|[\[(<{|#>$]|"
                       # (a digit, but not a title that begins with a count of the setup: "2-node DeepSeek-R1 (tp 16)
                       # hangs", "4x A100 ...", "70B model ...", "8 GPUs ...")
-                      r"\d(?!\d{0,3}(?:\.\d)?(?:x|-?nodes?|\s?GPUs?|B|-bit)\b(?!:))|"
+                      # (nor an item of the report's numbered list: "1.每一次搜索调用模型后", "2、显存会一直...", "3) tried")
+                      r"\d(?!\d{0,3}(?:\.\d)?(?:x|-?nodes?|\s?GPUs?|B|-bit)\b(?!:))(?!\d?[.、)）]\s*[^\W\d_])|"
                       r"(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
 
 

@@ -170,7 +170,7 @@ def _reported_growth(run: RunFacts) -> Diagnosis | None:
         return Diagnosis(kind="LEAK", code="memory-growth-stated", oom=None, inferred=True,
                          evidence=[(line, stated)], phase_source="the report's own words",
                          message="The report states in words that memory keeps growing ("
-                                 + ("no readings of it are in the log" if not series else
+                                 + ("no series of readings vramdoctor could read is in the log" if not series else
                                     f"the {len(series)} readings in the log, {series[0] / 2**30:.2f} to "
                                     f"{series[-1] / 2**30:.2f} GiB, do not show it by themselves")
                                  + "): memory that is not given back, a leak or a cache without bound, until "
