@@ -86,6 +86,20 @@ def test_control_characters_become_visible():
     assert printable("[red]x\x1b") == "\\[red]x\\x1b"
 
 
+@pytest.mark.parametrize("char", ["\u202e", "\u202d", "\u2066", "\u2069", "\u200f", "\u061c", "\u2028", "\ufeff"])
+def test_unicode_format_characters_that_reorder_a_line_become_visible(char):
+    assert visible(f"a{char}b") == f"a\\u{ord(char):04x}b"
+
+
+def test_a_right_to_left_override_in_a_logs_line_is_printed_visible(tmp_path):
+    p = tmp_path / "server.log"
+    p.write_text("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4096.00 MiB on device 0: cudaMalloc failed: "
+                 "out of memory \u202e RTL\n", encoding="utf-8")
+    r = run("logs", str(p))
+    assert r.exit_code == 0, r.output
+    assert "\u202e" not in r.stdout and "\\u202e" in r.stdout, r.stdout
+
+
 # -- files that are not regular files --------------------------------------------------------------------------
 
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")

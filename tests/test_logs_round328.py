@@ -195,3 +195,26 @@ def test_an_error_denied_in_chinese_states_no_failure(denied):
 def test_a_numbered_chinese_item_of_memory_kept_is_a_leak(said):
     run = run_of(diag("\n".join([*_XINFERENCE, "", "主要问题现象：", said])))
     assert (run.kind, run.code) == ("LEAK", "memory-growth-stated"), (run.kind, run.code)
+
+
+# --- a request logged with its prompt whole, longer than the line window (16 KiB), whose out-of-memory words come far
+# into the prompt: the window keeps the line's start, which says it is a prompt, so the words are the user's text -----
+
+_VLLM_SERVING = ["INFO 06-01 09:00:00 [gpu_model_runner.py:1595] Model loading took 15.27 GiB and 6.1 seconds",
+                 "INFO 06-01 09:00:20 [kv_cache_utils.py:716] GPU KV cache size: 301,184 tokens",
+                 "INFO 06-01 09:00:30 [api_server.py:1043] Starting vLLM API server on http://0.0.0.0:8000"]
+
+
+@pytest.mark.parametrize("head, tail", [
+    ("INFO 06-01 09:10:00 [logger.py:43] Received request chatcmpl-9: prompt: 'Please summarise: ",
+     "', params: SamplingParams(n=1, max_tokens=512), prompt_token_ids: None, lora_request: None."),
+    ("INFO 06-01 09:10:00 logger.py:37] Received request cmpl-4f1e: prompt: '<|user|>\\n",
+     "', params: SamplingParams(n=1, temperature=0.0, max_tokens=64), prompt_token_ids: [1, 2, 3], lora_request: None"),
+])
+@pytest.mark.parametrize("lead", [1500, 3000])
+def test_out_of_memory_words_deep_in_a_long_logged_prompt_are_its_text(head, tail, lead):
+    prompt = ("lorem ipsum " * lead + "torch.OutOfMemoryError: CUDA out of memory while loading weights "
+              + "dolor sit " * 1500)
+    lines = _VLLM_SERVING + [head + prompt + tail, 'INFO:     10.0.0.5:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "NONE", (run.kind, run.code)

@@ -154,6 +154,9 @@ def window(text: str) -> str:
         return text[:MAX_LINE] + " [...]"
     first, last = min(hits), max(hits)
     quarter = MAX_LINE // 4
+    # (and the line's own start, a quarter of a window, where the failure words are further on: a request logged with
+    # its prompt whole, "Received request chatcmpl-9: prompt: '...", says there what the rest of the line is)
+    head = max(head, min(quarter, first - quarter))
     if last - first <= MAX_LINE - 2 * quarter:  # one window holds both
         start = max(head, first - quarter)
         return text[:head] + ("[...] " if start > head else "") + text[start:start + MAX_LINE] + " [...]"
