@@ -218,3 +218,35 @@ def test_out_of_memory_words_deep_in_a_long_logged_prompt_are_its_text(head, tai
     lines = _VLLM_SERVING + [head + prompt + tail, 'INFO:     10.0.0.5:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "NONE", (run.kind, run.code)
+
+
+# --- a server vramdoctor does not know: its own words that the model is ready, or that a request failed, place the
+# failure; lines before a failure that name no known step are no "log that begins at the failure" ---------------------
+
+@pytest.mark.parametrize("lines", [
+    ["2025-03-01 10:00:00 | INFO | myserver | starting inference worker on cuda:0",
+     "2025-03-01 10:00:05 | INFO | myserver | model ready",
+     "2025-03-01 10:05:00 | ERROR | myserver | request 17 failed: RuntimeError: CUDA error: out of memory"],
+    ["[2025-03-01 10:00:00] llmsrv: loading weights from /models/q.bin",
+     "[2025-03-01 10:00:09] llmsrv: server is ready to accept requests",
+     "[2025-03-01 10:02:00] llmsrv: error processing request abc12: torch.OutOfMemoryError: CUDA out of memory. "
+     "Tried to allocate 1.00 GiB"],
+])
+def test_an_unknown_servers_own_ready_and_request_lines_place_its_failure(lines):
+    rep = diag("\n".join(lines))
+    run = run_of(rep)
+    assert run.kind == "RUNTIME", (run.kind, run.code, run.missing)
+
+
+def test_lines_before_a_failure_that_name_no_known_step_are_not_a_log_begun_at_the_failure():
+    run = run_of(diag("\n".join(["2025-03-01 10:00:00 | INFO | myserver | starting inference worker on cuda:0",
+                                 "2025-03-01 10:00:05 | INFO | myserver | loading shards",
+                                 "2025-03-01 10:05:00 | ERROR | myserver | RuntimeError: CUDA error: out of memory"])))
+    assert run.kind == "UNDETERMINED", (run.kind, run.code)
+    assert "begins at the failure" not in run.missing, run.missing
+
+
+@pytest.mark.parametrize("line", ["Is the model ready? It never says so.", "Once the model is ready it should serve."])
+def test_a_question_or_condition_of_readiness_is_no_milestone(line):
+    rep = diag("\n".join([line, "RuntimeError: CUDA error: out of memory"]))
+    assert "ready" not in run_of(rep).progress, run_of(rep).progress

@@ -2010,6 +2010,10 @@ LOG = LogWords(
                       # llama-cpp-python's create_completion, a rerank endpoint)
                       r"\bcreate_(?:embeddings?|completion|rerank)\b|"
                       r"\bschedule (?:a |the )?(?:single )?(?:sequence|request)|\bPrefill failed for\b|"
+                      # (a server's own line that a request failed, any server's words: "request 17 failed:",
+                      # "error processing request", "failed to handle request abc12")
+                      r"\brequest (?:#|no\.? ?)?\d+ failed\b|\b(?:error|exception) (?:while )?(?:processing|handling|"
+                      r"serving) (?:the |a |this )?request\b|\bfailed to (?:process|handle|serve) (?:the |a |this )?request\b|"
                       r"Error during (?:chat )?streaming|"
                       # a request's prefill by its progress ("during chunked prefill at 51072/53418 tokens", "Prefill
                       # force-stopped at 1441 tokens")
@@ -2025,6 +2029,12 @@ LOG = LogWords(
         # (and a health check answered 200, in any server's access line or a user's words: "GET /health HTTP/1.1" 200,
         # "`/health` still returned 200"; servers answer it 200 only once the model is loaded, 503 before)
         ("ready", rx(r"Application startup complete|Uvicorn running on|"
+                     # (a server's own line that its model is ready, in any server's words: "model ready", "server is
+                     # ready to serve", "ready to accept requests"; not a question of it)
+                     r"(?<!\bis )(?<!\bwhen )(?<!\bonce )(?<!\bbefore )(?<!\bif )(?<!\buntil )(?<!\bis the )"
+                     r"(?<!\bwhen the )(?<!\bonce the )(?<!\bbefore the )(?<!\bif the )(?<!\buntil the )"
+                     r"\b(?:model|server|service)s? (?:is |are )?ready\b(?![^\n]{0,40}\?)|"
+                     r"\bready to (?:serve|accept (?:requests|connections))\b(?![^\n]{0,40}\?)|"
                      r"/health\b[^\n]{0,60}?(?<![\d.])200\b(?! ?(?:ms|s\b|sec|bytes|tokens))")),
         # a request's own id, in any engine: OpenAI-style ids, "request_id=...", "Request <uuid>"
         ("requests", rx(r"\b(?:chat)?cmpl-[0-9a-f]{8}|\bchatcmpl-[\w-]{4,}|\brequest[_ ]id\b\W{1,3}[\w-]{4,}|"

@@ -1175,6 +1175,10 @@ def _missing(f: Failure, place: Place | None) -> str:
     if not f.progress and (user_words(f.text) or sentence_like(f.text) or TITLE.match(f.text)):
         # (a failure the report's words name, its title or a sentence, above lines of its own that show no start-up)
         return "the server's own lines of the run: the report names the failure, but no line below it shows the start-up"
+    if not f.progress and any(t.strip() for _, t in f.before):
+        # (lines before it, none a start-up step vramdoctor knows: an engine it does not recognise, or a quiet one)
+        return ("a start-up step before the failure: the lines before it name none that vramdoctor knows (loading the "
+                "weights, sizing the KV cache, warming up, serving); an engine it does not recognise prints its own")
     if not f.progress:
         return "the server's start-up lines: the log begins at the failure"
     return "a line that names the step under way (frames, a warm-up or allocation message)"
