@@ -188,11 +188,13 @@ def read_blocks(path: str, *, follow: bool = False, poll_s: float = 0.5, idle_st
         raise LogInputError("is a binary file, not a text log.", path=path,
                             hint="Pass the text log the server printed (stdout/stderr), not a model or core file.")
     out = warnings if warnings is not None else []
+    from .dockerjson import unjson
     from .unwrap import unwrap
 
     broken: list[str] = []
     source = _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, out, path, block, broken)
-    return Blocks(source=unwrap(source, out, path, follow), path=path, warnings=out, broken=broken)
+    return Blocks(source=unwrap(unjson(source, out, path, follow), out, path, follow), path=path, warnings=out,
+                  broken=broken)
 
 
 class _NoInterrupt:
