@@ -46,6 +46,13 @@ def test_nearest_model_ids():
     assert nearest("zzzz/nothing-like-it") == []
 
 
+@pytest.mark.parametrize("asked, first", [("Qwen/Qwen2.5-14B-Instruct", "Qwen/Qwen2.5-14B"),
+                                          ("Qwen/Qwen2.5-7B-Instruc", "Qwen/Qwen2.5-7B-Instruct")])
+def test_a_mistyped_id_finds_the_catalogs_model_of_its_size_first(asked, first):
+    near = nearest(asked)
+    assert near[0] == first, near
+
+
 def run(*args):
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     return subprocess.run([sys.executable, "-m", "vramdoctor", "estimate", *args], capture_output=True, text=True,
