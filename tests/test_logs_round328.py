@@ -250,3 +250,40 @@ def test_lines_before_a_failure_that_name_no_known_step_are_not_a_log_begun_at_t
 def test_a_question_or_condition_of_readiness_is_no_milestone(line):
     rep = diag("\n".join([line, "RuntimeError: CUDA error: out of memory"]))
     assert "ready" not in run_of(rep).progress, run_of(rep).progress
+
+
+# --- the end of the output pasted first, the start-up below it ("Here's the end of the output first, full startup
+# below", "报错信息先贴在这里（启动命令和前面的日志在下面）"): the start-up that stops inside its traceback, or whose failure
+# only the report's words tell, is the same run; the end's error line decides -----------------------------------------
+
+_TAIL = ['[rank0]:   File "/venv/lib/python3.11/site-packages/aphrodite/modeling/loader.py", line 103, in get_model',
+         "[rank0]:     model = _initialize_model(model_config, load_config, lora_config)",
+         '[rank0]:   File "/venv/lib/python3.11/site-packages/aphrodite/quantization/exl2.py", line 90, in create_weights',
+         "[rank0]:     torch.empty(input_size_per_partition // 32 * self.quant_config.weight_bits,",
+         "[rank0]: torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 216.00 MiB. GPU 0 has a total "
+         "capacity of 47.50 GiB of which 139.06 MiB is free."]
+_START = ["INFO:     Initializing the Aphrodite Engine (v0.5.3) with the following config:",
+          "INFO:     Model = 'Dracones/c4ai-command-r-plus_exl2_5.5bpw'",
+          "INFO:     Number of GPUs = 1",
+          "INFO:     Using FlashAttention backend."]
+
+
+@pytest.mark.parametrize("intro, end", [
+    ("Here's the end of the output first, full startup below.",
+     ["[rank0]: Traceback (most recent call last):", '[rank0]:   File "<frozen runpy>", line 198, in _run_module_as_main']),
+    ("报错信息先贴在这里（启动命令和前面的日志在下面）：",
+     ["", "启动后一直到这一步就挂了，还是同样的显存报错。"]),
+    ("Error first (the log before it is below):",
+     ["Traceback (most recent call last):"]),
+])
+def test_the_outputs_end_pasted_above_its_start_up_decides(intro, end):
+    rep = diag("\n".join(["[Bug]: CUDA out of memory with exl2 5.5bpw on 4x RTX 6000 Ada", "", intro, "", *_TAIL, "",
+                          *_START, *end]))
+    run = run_of(rep)
+    assert (run.kind, run.code) == ("WEIGHTS", "weights-alloc-failed"), (run.kind, run.code, len(rep.runs))
+
+
+def test_an_earlier_run_with_a_start_up_of_its_own_does_not_stand_for_a_later_cut_one():
+    again = [t.replace("5.5bpw", "4.0bpw").replace("v0.5.3", "v0.5.4") for t in _START]  # (a restart, upgraded)
+    rep = diag("\n".join([*_START, *_TAIL, "", *again, "[rank0]: Traceback (most recent call last):"]))
+    assert run_of(rep).kind == "UNDETERMINED", (run_of(rep).kind, run_of(rep).code)

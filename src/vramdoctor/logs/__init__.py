@@ -15,12 +15,12 @@ from typing import Iterable, Union
 from ..engines import all_engines
 from . import streams
 from .advice import advise
-from .authorship import TITLE, program_line, sentence_like, user_words
+from .authorship import TITLE, persons_line, program_line, sentence_like, user_words
 from .blocks import scan_blocks
 from .diagnose import detect_engine, diagnose_run, later_by_clock, seconds_of_day
 from .facts import PROSE_HIT, RunFacts
-from .knowledge import knowledge
-from .lines import STRONG_PREFIX
+from .knowledge import FRAME, knowledge
+from .lines import STRONG_PREFIX, TB_HEADER
 from .prose import same_again
 from .quiet import DEATH_BEGINS, pool_below_cap
 from .reader import Blocks, clean, lines_of
@@ -53,6 +53,7 @@ class RunReport:
     candidates: list[str] = field(default_factory=list)
     missing: str = ""
     progress: dict = field(default_factory=dict)
+    told: list[str] = field(default_factory=list)  # the milestones in `progress` only the report's words gave
     model_check: list[str] = field(default_factory=list)
     program: str = ""
 
@@ -299,6 +300,15 @@ def decide(reports: list[RunReport], out_of_order: bool = False, copies: frozens
         # (or the same output as an earlier run pasted again, its cause cut from this copy: "...(same traceback as
         # above)...", the error block quoted first and the whole output after it)
         echo = echo or r.index in copies and r.kind == "UNDETERMINED"
+        # (or the start-up pasted below the end of its own output, "Here's the end of the output first, full startup
+        # below", "报错信息先贴在这里（启动命令和前面的日志在下面）": this run stops inside a traceback, its error line not in
+        # it, or only the report's words tell its failure, and an earlier run with no start-up step of its own is
+        # that output's end, its error line included)
+        last = r.evidence[-1]["text"] if r.evidence else ""
+        inside = (r.kind == "UNDETERMINED" and r.code == "failure-cause-not-shown"
+                  and (TB_HEADER in last or bool(FRAME.search(last)) or r.phase_source == "the report's own words"))
+        echo = echo or inside and any(x.kind not in ("NONE", "UNDETERMINED")
+                                      and not set(x.progress) - set(x.told) for x in earlier)
         if (echo and any(x.kind not in ("NONE", "UNDETERMINED") for x in earlier)
                 or cut and any(x.kind != "NONE" and x.code not in UNFINISHED for x in earlier)
                 or settings and any(m in x.progress for x in earlier for m in SERVING)):
@@ -487,6 +497,7 @@ def diagnose(source: Source, *, engine: str | None = None, model_check=None,
             numbers={k: v for k, v in numbers.items() if not k.startswith("_")}, derived=derived,
             advice=advise(d.kind, eng, figures, d.code, d.candidates), oom=d.oom, candidates=d.candidates,
             missing=d.missing, progress=dict(r.progress),
+            told=sorted(m for m, t in r.progress_text.items() if persons_line(t)),
             model_check=model_check(numbers, derived, eng) if model_check else [],
         ))
     chosen = _choose([decide(reports[a:b], shuffled, frozenset(a + i for i in _pasted_again(runs[a:b])))
