@@ -287,3 +287,26 @@ def test_an_earlier_run_with_a_start_up_of_its_own_does_not_stand_for_a_later_cu
     again = [t.replace("5.5bpw", "4.0bpw").replace("v0.5.3", "v0.5.4") for t in _START]  # (a restart, upgraded)
     rep = diag("\n".join([*_START, *_TAIL, "", *again, "[rank0]: Traceback (most recent call last):"]))
     assert run_of(rep).kind == "UNDETERMINED", (run_of(rep).kind, run_of(rep).code)
+
+
+# --- a title with two tracker tags, "[Bug] [ROCm] Memory access fault ...", is the report's title: the failure the log's
+# own lines show decides, not the one the title names ----------------------------------------------------------------
+
+_SGLANG_POOL = [
+    "[2025-07-02 07:41:58 DP0 TP0] Load weight end. type=DeepseekV3ForCausalLM, dtype=torch.bfloat16, avail mem=21.73 "
+    "GB, mem usage=166.59 GB.",
+    "[2025-07-02 07:41:59 DP0 TP0] max_total_tokens=131072 is larger than the profiled value -561981. Use the profiled "
+    "value instead.",
+    "[2025-07-02 07:41:59 DP0 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+    '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 1081, in init_memory_pool',
+    "    raise RuntimeError(",
+    "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.",
+]
+
+
+@pytest.mark.parametrize("title", ["[Bug] [ROCm] Memory access fault on GSM8K benchmark when using DeepSeek R1 + DP",
+                                   "[Bug][AMD] illegal memory access with dp attention",
+                                   "[Usage]: [V1] NCCL error: unhandled system error on 8 GPUs"])
+def test_a_title_with_two_tags_yields_to_the_logs_own_failure(title):
+    run = run_of(diag("\n".join([title, "", *_SGLANG_POOL])))
+    assert (run.kind, run.code) == ("KV_CAPACITY", "no-memory-for-kv-cache"), (run.kind, run.code)
