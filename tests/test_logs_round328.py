@@ -310,3 +310,31 @@ _SGLANG_POOL = [
 def test_a_title_with_two_tags_yields_to_the_logs_own_failure(title):
     run = run_of(diag("\n".join([title, "", *_SGLANG_POOL])))
     assert (run.kind, run.code) == ("KV_CAPACITY", "no-memory-for-kv-cache"), (run.kind, run.code)
+
+
+# --- tabbyAPI loading another model while it serves (inline model loading, a model switch): that load is a run of its
+# own, and an out-of-memory in its frames is that model's weights, also under docker compose's prefix -----------------
+
+def _tabby(prefix: str) -> list[str]:
+    lines = ["2025-03-14 11:04:40.100 INFO:     Loading model: /app/models/Qwen2.5-32B-Instruct-exl2-6.0bpw",
+             "2025-03-14 11:04:58.100 INFO:     Model successfully loaded.",
+             '2025-03-14 11:04:59.018 INFO:     172.18.0.1:51642 - "POST /v1/chat/completions HTTP/1.1" 200',
+             "2025-03-14 11:04:59.112 INFO:     Unloading existing model.",
+             "2025-03-14 11:05:03.020 INFO:     Loading model: /app/models/Mistral-Small-24B-Instruct-2501-exl2-8.0bpw",
+             "2025-03-14 11:05:29.634 ERROR:    Traceback (most recent call last):",
+             '2025-03-14 11:05:29.634 ERROR:      File "/usr/local/lib/python3.10/dist-packages/exllamav2/model.py", '
+             "line 446, in load_gen",
+             "2025-03-14 11:05:29.634 ERROR:        module.load()",
+             '2025-03-14 11:05:29.634 ERROR:      File "/usr/local/lib/python3.10/dist-packages/exllamav2/device.py", '
+             "line 81, in prepare",
+             "2025-03-14 11:05:29.634 ERROR:    torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 260.00 MiB. "
+             "GPU 1 has a total capacity of 23.53 GiB of which 190.50 MiB is free.",
+             '2025-03-14 11:05:29.642 INFO:     172.18.0.1:51650 - "POST /v1/chat/completions HTTP/1.1" 500']
+    return [prefix + t for t in lines]
+
+
+@pytest.mark.parametrize("prefix", ["", "tabbyapi-1  | "])
+def test_tabbys_model_loaded_while_serving_is_a_load_of_its_own(prefix):
+    rep = diag("\n".join(_tabby(prefix)))
+    run = run_of(rep)
+    assert run.kind == "WEIGHTS", (run.kind, run.code, [r.kind for r in rep.runs])

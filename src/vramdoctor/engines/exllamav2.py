@@ -17,7 +17,9 @@ from .words import NOT_ADMIN, count, fig, msg, rx
 
 LOG = LogWords(
     fingerprint=rx(r"exllamav[23]|tabbyAPI|exl[23]\b|ExLlamaV[23]"),
-    run_start=(rx(r"^(?:\S+ \S+ )?(?:INFO:\s+)?Loading model: ", 0),),
+    # (tabbyAPI's model load, at start or when a request asks for another model, inline loading: a load of its own;
+    # also under docker compose's "tabbyapi-1  | " prefix)
+    run_start=(rx(r"^(?:[\w.-]+\s+\|\s+)?(?:\S+ \S+ )?(?:INFO:\s+)?Loading model: ", 0),),
     messages=(
         # autosplit loads weights, the lazy cache and a forward pass together: the words leave all three open
         msg(r"Insufficient VRAM for model and cache", "oom", code="autosplit-insufficient-vram",
