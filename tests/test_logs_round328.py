@@ -338,3 +338,23 @@ def test_tabbys_model_loaded_while_serving_is_a_load_of_its_own(prefix):
     rep = diag("\n".join(_tabby(prefix)))
     run = run_of(rep)
     assert run.kind == "WEIGHTS", (run.kind, run.code, [r.kind for r in rep.runs])
+
+
+# --- an error whose message is only a number (an exit or status code, "Error: 18446744072635810000") names no cause:
+# not "an error that is not memory" ------------------------------------------------------------------------------------
+
+_LMSTUDIO_FAILED = ["2025-08-07 16:46:07 [ERROR]", " Error loading model.", "",
+                    "(Exit code: 18446744072635810000). Unknown error. Try a different model and/or config."]
+
+
+@pytest.mark.parametrize("said", ["Unable to run any model. All models end with Error: 18446744072635810000",
+                                  "Every load ends with error: -1073740791",
+                                  "Loading fails: Error: (0xC0000005)"])
+def test_an_error_that_is_only_a_code_names_no_cause(said):
+    run = run_of(diag("\n".join([said, "", *_LMSTUDIO_FAILED])))
+    assert run.code != "error-not-memory", (run.kind, run.code)
+
+
+def test_a_windows_status_code_with_its_own_meaning_keeps_it():
+    run = run_of(diag("llama runner process has terminated: exit status 0xc00000fd"))
+    assert run.code == "stack-overflow", (run.kind, run.code)

@@ -59,7 +59,10 @@ LOG_PREFIX = re.compile(_STRONG + r"|\w+: |(?:srv|slot|que|res|mtmd) {1,4}\w+: )
 #: a prefix no wrapped text starts with by chance (a timestamp, a level, a process tag; not "word: ")
 STRONG_PREFIX = re.compile(_STRONG + ")")
 #: an error line that says what went wrong: an exception class and its message, "error: ...", a CUDA error text
-STATED = re.compile(r"\b(?:\w+\.)*(?:[A-Z]\w*)?(?:Error|Exception|Exit|Interrupt):\s+\S.{6,}|\berror: \S.{6,}|"
+#: (not a message that is only a number, a status or exit code: "Error: 18446744072635810000", "error: -1073741819")
+_ONLY_A_CODE = r"(?!\(?(?:0x[0-9a-fA-F]+|-?\d[\d,.]*)\)?\W*$)"
+STATED = re.compile(r"\b(?:\w+\.)*(?:[A-Z]\w*)?(?:Error|Exception|Exit|Interrupt):\s+" + _ONLY_A_CODE + r"\S.{6,}|"
+                    r"\berror: " + _ONLY_A_CODE + r"\S.{6,}|"
                     r"\b(?:CUDA|HIP|ROCm) error(?: \d+ at \S+)?: \S.{6,}|\bCUDA runtime error in .{1,200}?\): \S.{6,}|\b(?:[Ff]ailed|FAILED|[Uu]nable) to [\w ]{1,60}: (?![/~.'\x22]|\w:\\|\S+\.(?:gguf|bin|safetensors|pt)\b)\S.{5,}|\bfailed: \S.{6,}|\berror loading [\w ]{1,40}: \S.{6,}|\bfailed with error `\S.{6,}|"
                     r"called `Result::(?:unwrap|expect)\(\)` on an `Err` value: \S.{6,}|"
                     # a Rust panic with its message (before 1.73 quoted on the line: "panicked at 'msg', src/x.rs:2:5";
