@@ -358,3 +358,27 @@ def test_an_error_that_is_only_a_code_names_no_cause(said):
 def test_a_windows_status_code_with_its_own_meaning_keeps_it():
     run = run_of(diag("llama runner process has terminated: exit status 0xc00000fd"))
     assert run.code == "stack-overflow", (run.kind, run.code)
+
+
+# --- a client that hung up (BrokenPipeError) while the server went on answering is no end of the run: the failure
+# that ended it after (Metal's out-of-memory abort) decides, with or without a title above ----------------------------
+
+_BROKEN_PIPE = ["----------------------------------------",
+                "Exception occurred during processing of request from ('127.0.0.1', 51822)",
+                "Traceback (most recent call last):",
+                '  File "/opt/homebrew/lib/python3.12/site-packages/mlx_lm/server.py", line 1204, in handle_completion',
+                "    self.wfile.flush()",
+                "BrokenPipeError: [Errno 32] Broken pipe",
+                "----------------------------------------"]
+_OK = '127.0.0.1 - - [10/Jun/2026 09:15:02] "POST /v1/chat/completions HTTP/1.1" 200 -'
+
+
+@pytest.mark.parametrize("title", ["", "`mlx_lm.server` aborts with Metal OOM after a while"])
+def test_a_client_that_hung_up_is_no_end_of_the_run(title):
+    lines = ([title, ""] if title else []) + [
+        "2026-06-10 09:12:03,114 - INFO - Starting httpd at 127.0.0.1 on port 8080...", _OK, *_BROKEN_PIPE, _OK,
+        *_BROKEN_PIPE, _OK, _OK,
+        "libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer execution "
+        "failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)"]
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("RUNTIME", "metal-command-buffer-oom"), (run.kind, run.code)

@@ -1064,7 +1064,18 @@ def _latest_survived(run: RunFacts, f: Failure, fatal: list[Failure], engine: st
     if not served:
         return f
     after = [g for g in fatal if g.line_no > min(served)]
-    return after[0] if after else f
+    # (not one request's failure the server answered more after, a client that hung up, "BrokenPipeError": the
+    # failure after it, the Metal out-of-memory that aborted it, is the run's)
+    ended = [g for g in after if not (g.code in _ONE_REQUEST and _answered_after(run, max(g.end_line, g.line_no), engine))]
+    return ended[0] if ended else after[0] if after else f
+
+
+def _answered_after(run: RunFacts, end: int, engine: str) -> list[int]:
+    """The lines after line `end` where the server shows it served (`_served_after`), or, among the run's last lines,
+    answered a request (the engine's `answered` words)."""
+    answered = knowledge().answered
+    return _served_after(run, end, engine) or [ln for ln, t in run.tail_lines if ln > end and answered is not None
+                                                and not sentence_like(t) and answered.search(t)]
 
 
 def _evidence_before(d: Diagnosis | None, kind: str, what: str, f: Failure | None = None) -> Diagnosis | None:
@@ -1344,7 +1355,10 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     told: tuple[int, str] | None = None  # a user's sentence that gave the cause of the failure the log shows cut
     failures = [g for g in run.failures if not _warned_and_went_on(run, g, engine)]
     fatal = [f for f in failures if f.kind in ("oom", "not_oom") and not _self_kill(f) and not _quotes_a_note(run, f)]
-    f = fatal[0] if fatal else next((g for g in failures if not _quotes_a_note(run, g)), None)
+    # (not one request's failure the server answered more after, a client that hung up, where another failure
+    # follows: that one ended the run)
+    ended = [g for g in fatal if not (g.code in _ONE_REQUEST and _answered_after(run, max(g.end_line, g.line_no), engine))]
+    f = ended[0] if ended else fatal[0] if fatal else next((g for g in failures if not _quotes_a_note(run, g)), None)
     if f is None:
         return None, None
     # (or the report's title quotes it, on the run's first line, and the output below ends in it)
@@ -1868,10 +1882,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     if crashed:
         return crashed
     if f.kind == "not_oom" and f.code in _ONE_REQUEST:
-        end = max(f.end_line, f.line_no)
-        answered = knowledge().answered
-        later = _served_after(run, end, engine) or [ln for ln, t in run.tail_lines if ln > end and answered is not None
-                                                    and not sentence_like(t) and answered.search(t)]
+        later = _answered_after(run, max(f.end_line, f.line_no), engine)
         if later:
             # that request's failure only, and the server answered more after it: no failure of the server
             return Diagnosis(kind="NONE", code=f.code, evidence=[(f.line_no, f.text), (min(later), next(
