@@ -8,9 +8,12 @@ counts them. Lines that are not such objects pass unchanged.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from typing import Iterable, Iterator
+
+from .unwrap import by_lines, sniffed
 
 SAMPLE = 64 * 1024  # bytes read before deciding
 SAMPLE_LINES = 20  # whole lines looked at
@@ -41,12 +44,7 @@ def _value(raw: bytes) -> str | None:
 def unjson(blocks: Iterable[bytes], warnings: list[str], path: str, follow: bool = False) -> Iterator[bytes]:
     """The blocks of a log, each Docker json-file object read as the line it holds (see the module docstring);
     unchanged if the start of the log is not in that format. A note for the user goes to `warnings`."""
-    it = iter(blocks)
-    head = b""
-    for chunk in it:
-        head += chunk
-        if follow or len(head) >= SAMPLE:
-            break
+    head, it = sniffed(blocks, follow, SAMPLE)
     if not is_docker_json(head):
         if head:
             yield head
@@ -55,10 +53,14 @@ def unjson(blocks: Iterable[bytes], warnings: list[str], path: str, follow: bool
     warnings.append(f"{path}: the log is in Docker's json-file format; each line's \"log\" value was read (line "
                     "numbers are unchanged).")
     pending: list[str] = []  # the pieces of a line Docker split, so far
-    size = 0
+
+    def joined() -> list[bytes]:
+        text = "".join(pending).rstrip("\r").replace("\r\n", " ").replace("\n", " ")
+        out = [text.encode("utf-8", "replace")] + [b""] * (len(pending) - 1)
+        pending.clear()
+        return out
 
     def take(lines: list[bytes]) -> list[bytes]:
-        nonlocal size
         out: list[bytes] = []
         for raw in lines:
             value = _value(raw.rstrip(b"\r"))
@@ -66,32 +68,9 @@ def unjson(blocks: Iterable[bytes], warnings: list[str], path: str, follow: bool
                 out.append(raw)
                 continue
             ended = value.endswith("\n")
-            piece = value[:-1] if ended else value
-            pending.append(piece)
-            size += len(piece)
-            if ended or size >= MAX_JOINED:
-                text = "".join(pending).rstrip("\r").replace("\r\n", " ").replace("\n", " ")
-                out.append(text.encode("utf-8", "replace"))
-                out.extend([b""] * (len(pending) - 1))
-                pending.clear()
-                size = 0
+            pending.append(value[:-1] if ended else value)
+            if ended or sum(map(len, pending)) >= MAX_JOINED:
+                out.extend(joined())
         return out
 
-    carry = b""
-    for chunk in _chain(head, it):
-        parts = (carry + chunk).split(b"\n")
-        carry = parts.pop()
-        out = take(parts)
-        if out:
-            yield b"\n".join(out) + b"\n"
-    out = take([carry]) if carry else []
-    if pending:
-        out += ["".join(pending).encode("utf-8", "replace")] + [b""] * (len(pending) - 1)
-    if out:
-        yield b"\n".join(out) + b"\n"
-
-
-def _chain(head: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
-    if head:
-        yield head
-    yield from rest
+    yield from by_lines(itertools.chain([head], it), take, lambda: joined() if pending else [])

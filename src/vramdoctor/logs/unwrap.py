@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from .lines import LOG_PREFIX, STRONG_PREFIX, unbox
 
@@ -79,15 +79,39 @@ def wrap_width(sample: bytes) -> int | None:
     return None
 
 
-def unwrap(blocks: Iterable[bytes], warnings: list[str], path: str, follow: bool = False) -> Iterator[bytes]:
-    """The blocks of a log, with hard-wrapped lines joined (see the module docstring); unchanged if the start
-    of the log shows no wrap. A note for the user goes to `warnings`."""
+def sniffed(blocks: Iterable[bytes], follow: bool = False, sample: int = SAMPLE) -> tuple[bytes, Iterator[bytes]]:
+    """The first `sample` bytes of `blocks` (whole blocks; the first block only when following a live log), and an
+    iterator over the rest."""
     it = iter(blocks)
     head = b""
     for chunk in it:
         head += chunk
-        if follow or len(head) >= SAMPLE:
+        if follow or len(head) >= sample:
             break
+    return head, it
+
+
+def by_lines(blocks: Iterable[bytes], take: Callable[[list[bytes]], list[bytes]],
+             rest: Callable[[], list[bytes]]) -> Iterator[bytes]:
+    """`blocks` with their lines passed through `take` (a list of lines, each without its newline, in; the lines to
+    write out), block by block; `rest()` gives the lines `take` still holds at the end."""
+    carry = b""
+    for chunk in blocks:
+        parts = (carry + chunk).split(b"\n")
+        carry = parts.pop()
+        out = take(parts)
+        if out:
+            yield b"\n".join(out) + b"\n"
+    out = take([carry]) if carry else []
+    out += rest()
+    if out:
+        yield b"\n".join(out) + (b"" if carry else b"\n")
+
+
+def unwrap(blocks: Iterable[bytes], warnings: list[str], path: str, follow: bool = False) -> Iterator[bytes]:
+    """The blocks of a log, with hard-wrapped lines joined (see the module docstring); unchanged if the start
+    of the log shows no wrap. A note for the user goes to `warnings`."""
+    head, it = sniffed(blocks, follow)
     width = wrap_width(head)
     if width is None:
         if head:
@@ -124,15 +148,7 @@ def _joined(blocks: Iterable[bytes], width: int) -> Iterator[bytes]:
                 out.append(raw)
         return out
 
-    carry = b""
-    for chunk in blocks:
-        parts = (carry + chunk).split(b"\n")
-        carry = parts.pop()
-        out = take(parts)
-        if out:
-            yield b"\n".join(out) + b"\n"
-    out = take([carry]) if carry else []
-    if state[0] is not None:
-        out += [state[0]] + [b""] * state[1]
-    if out:
-        yield b"\n".join(out) + (b"" if carry else b"\n")
+    def rest() -> list[bytes]:
+        return [state[0]] + [b""] * state[1] if state[0] is not None else []
+
+    yield from by_lines(blocks, take, rest)
