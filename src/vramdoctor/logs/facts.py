@@ -92,6 +92,7 @@ class RunFacts:
     tail_lines: list[tuple[int, str]] = field(default_factory=list)  # the log's last lines in this run, `tail` last
     progress: dict[str, int] = field(default_factory=dict)  # marker -> first line number
     progress_text: dict[str, str] = field(default_factory=dict)  # marker -> that line
+    told: set[str] = field(default_factory=set)  # the markers of `progress` whose line is a person's (persons_line)
     #: the milestones a report's title names (marker -> its line): what the report tells, no step the run passed
     titled: dict[str, tuple[int, str]] = field(default_factory=dict)
     failures: list[Failure] = field(default_factory=list)

@@ -139,7 +139,7 @@ _DETAIL = re.compile(r"^\s*(?:\w+::)+\w+: \w+\s*$|^\s*Requested buffer size exce
 
 def told_only(r: RunFacts, marker: str) -> bool:
     """Milestone `marker` of run `r` was given by the report's words only, no program's line (`program_line`)."""
-    return marker in r.progress and persons_line(r.progress_text.get(marker, ""))
+    return marker in r.told
 
 
 def shown_progress(r: RunFacts) -> list[str]:
@@ -277,10 +277,10 @@ class Scanner:
         done = r.progress.get("weights_done")
         # (nor a person's sentence that quotes the load's figures: "Loading fails despite ... 24524 MiB, which should
         # be larger than ROCm0 model buffer size = 17827.35 MiB + ...")
-        if done is not None and not said(text) and ("kv_sized" in r.progress or "kv_done" in r.progress
+        if done is not None and ("kv_sized" in r.progress or "kv_done" in r.progress
                                  or any(f.line_no > done for f in r.failures)):
             return not self._restart.isdisjoint(ms) and any(
-                i in self._restart and self.k.milestones[i][1].search(text) for i in ms)
+                i in self._restart and self.k.milestones[i][1].search(text) for i in ms) and not said(text)
         return False
 
     def _tick(self, line_no: int, text: str) -> None:
@@ -385,6 +385,7 @@ class Scanner:
         for marker in [m for m, ln in r.progress.items() if inside(ln) and m != "requests"]:
             del r.progress[marker]
             r.progress_text.pop(marker, None)
+            r.told.discard(marker)
 
     def _answering(self, line_no: int, text: str) -> bool:
         """Whether line `line_no` is the model's answer to the question typed at an interactive prompt on line
@@ -497,6 +498,8 @@ class Scanner:
         if started and "start" not in r.progress:
             r.progress["start"] = line_no
             r.progress_text["start"] = text[:500]
+            if persons_line(text):
+                r.told.add("start")
         if line_no <= ENGINE_SAMPLE_LINES or (r.failures and r.sampled < RUN_SAMPLE_LINES
                                                and sum(r.engine_hits.values()) < 3):
             r.sampled += 1
@@ -546,6 +549,10 @@ class Scanner:
                 # first" above the log, then its "Output generated in 21.47 seconds": the program's line shows it)
                 r.progress[marker] = line_no
                 r.progress_text[marker] = text[:500]
+                if persons_line(text):
+                    r.told.add(marker)
+                else:
+                    r.told.discard(marker)
         # a key of a YAML block pasted with the log is read as "parent.key: value" (a figure that does not match that
         # is read from the line as it is); only in the first lines, every one of which both paths feed
         nested = self._nested(text) if line_no <= ENGINE_SAMPLE_LINES else None
