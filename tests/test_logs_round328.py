@@ -382,3 +382,14 @@ def test_a_client_that_hung_up_is_no_end_of_the_run(title):
         "failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)"]
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("RUNTIME", "metal-command-buffer-oom"), (run.kind, run.code)
+
+
+# --- an error whose words say only that a call into the system failed ("A call to an OS function failed.", "The
+# operation failed.") names no cause: undetermined, not "an error that is not memory" --------------------------------
+
+@pytest.mark.parametrize("error", ["Error: [Model_Load] A call to an OS function failed.",
+                                   "RuntimeError: A call to an OS function failed",
+                                   "Error: [Context] The operation failed."])
+def test_a_system_call_that_failed_names_no_cause(error):
+    run = run_of(diag("\n".join(['Loading model "Meta-Llama-3-8B-Instruct-64k.Q4_K_M"...', error])))
+    assert run.kind == "UNDETERMINED", (run.kind, run.code)

@@ -464,6 +464,11 @@ def _wrapper_states_cause(text: str) -> bool:
 _NO_CAUSE = re.compile(r"\s*(?:an? )?(?:unknown |unexpected |internal |unhandled )?(?:error|exception|failure|problem)s? "
                        r"(?:has |have )?(?:occurred|occured|happened|was raised|was thrown)\b|\s*something went wrong\b|"
                        r"\W*(?:internal server error|unknown error|unexpected error)\W*$|"
+                       # ... or only that a call into the system failed ("Error: [Model_Load] A call to an OS function
+                       # failed.", Windows' ERROR_... text as a library relays it; "The operation failed."): which call
+                       # and why are not said
+                       r"\s*(?:\[[^\]\n]{1,40}\]\s*)?(?:an? )?call to an? (?:OS|operating[- ]system|system) function "
+                       r"failed\W*$|\s*(?:\[[^\]\n]{1,40}\]\s*)?(?:the )?(?:operation|system call) failed\W*$|"
                        # ... or only that the load failed ("Error: Error loading model.", LM Studio's channel handler)
                        r"\s*(?:error|failed|failure) (?:while )?(?:loading|to load) (?:the )?model\W*$|"
                        # ... or only the signal that ended it ("Fatal Python error: Aborted", "Abort trap: 6"): abort()
