@@ -393,3 +393,23 @@ def test_a_client_that_hung_up_is_no_end_of_the_run(title):
 def test_a_system_call_that_failed_names_no_cause(error):
     run = run_of(diag("\n".join(['Loading model "Meta-Llama-3-8B-Instruct-64k.Q4_K_M"...', error])))
     assert run.kind == "UNDETERMINED", (run.kind, run.code)
+
+
+# --- a Jetson's Tegra memory manager the process may not open (NvRmMemInit): CUDA sees no GPU and the server runs on
+# the CPU; not "no memory problem" -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["Nov 27 16:54:51 jetson ollama[7008]: 2023/11/27 16:54:51 routes.go:777: Listening on 127.0.0.1:11434 (version "
+     "0.1.11)",
+     "Nov 27 16:54:54 jetson ollama[7008]: NvRmMemInitNvmap failed with Permission denied",
+     "Nov 27 16:54:54 jetson ollama[7008]: ****NvRmMemInit failed**** error type: 196626",
+     "Nov 27 16:54:54 jetson ollama[7008]: 2023/11/27 16:54:54 llama.go:300: no GPU detected",
+     'Nov 27 16:55:31 jetson ollama[7008]: [GIN] 2023/11/27 - 16:55:31 | 200 | 36.4s | 127.0.0.1 | POST "/api/generate"'],
+    ["NvRmMemInitNvmap failed with Permission denied",
+     "****NvRmMemInit failed**** error type: 196626",
+     "ggml_cuda_init: failed to initialize CUDA: no CUDA-capable device is detected",
+     "main: server is listening on http://127.0.0.1:8080 - starting the main loop"],
+])
+def test_a_jetsons_memory_manager_refused_is_no_gpu(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "cuda-driver-error"), (run.kind, run.code)

@@ -1419,7 +1419,11 @@ LOG = LogWords(
             r"\bCurrent node has no GPU available\b|"
             # (ipex-llm's llama.cpp on SYCL finding no Level Zero GPU: "llama_model_load: can not find preferred GPU
             # platform")
-            r"\bcan ?not find preferred GPU platform\b", "not_oom", code="cuda-driver-error"),
+            r"\bcan ?not find preferred GPU platform\b|"
+            # (a Jetson's Tegra memory manager the process may not open, /dev/nvmap without the video group or a
+            # container's device: "NvRmMemInitNvmap failed with Permission denied", "****NvRmMemInit failed****": CUDA
+            # sees no GPU, and Ollama or llama.cpp then runs on the CPU)
+            r"\bNvRmMemInit(?:Nvmap)? failed\b", "not_oom", code="cuda-driver-error"),
         # the build has no code for this GPU's architecture (CUDA's cudaErrorNoKernelImageForDevice, HIP's
         # hipErrorNoBinaryForGpu)
         msg(r"no kernel image is available|hipErrorNoBinaryForGpu|Unable to find code object for all current devices|"
