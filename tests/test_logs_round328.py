@@ -413,3 +413,34 @@ def test_a_system_call_that_failed_names_no_cause(error):
 def test_a_jetsons_memory_manager_refused_is_no_gpu(lines):
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("NOT_OOM", "cuda-driver-error"), (run.kind, run.code)
+
+
+# --- a Metal buffer that took the allocations past the GPU's recommended working set (ggml-metal's own warning) in a
+# run that never got ready: macOS pages the GPU's memory and the start-up crawls; the buffer names the ledger ---------
+
+def _metal(buffer: str, size: str, total: str) -> list[str]:
+    return ["llama_new_context_with_model: n_ctx      = 200000",
+            "ggml_metal_init: recommendedMaxWorkingSetSize  = 10922.67 MB",
+            f"ggml_metal_add_buffer: allocated '{buffer:<16}' buffer, size = {size} MB, ({total} / 10922.67), warning: "
+            "current allocated size is greater than the recommended max working set size"]
+
+
+@pytest.mark.parametrize("head", [[], ["2023/11/16 21:14:20 llama.go:400: starting llama runner"]])
+def test_the_kv_buffer_past_the_working_set_in_a_start_that_never_got_ready(head):
+    lines = [*head, "ggml_metal_add_buffer: allocated 'data            ' buffer, size =  3316.00 MB, ( 3316.56 / "
+             "10922.67)", *_metal("kv", "12500.03", "15816.59")]
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("KV_CAPACITY", "kv-exceeds-working-set"), (run.kind, run.code)
+
+
+def test_the_weights_buffer_past_the_working_set_is_the_weights():
+    run = run_of(diag("\n".join(_metal("data", "40543.11", "40543.66"))))
+    assert (run.kind, run.code) == ("WEIGHTS", "weights-exceed-working-set"), (run.kind, run.code)
+
+
+def test_the_warning_in_a_run_that_served_is_no_such_finding():
+    lines = [*_metal("kv", "12500.03", "15816.59"),
+             "main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+             "srv  log_server_r: request: POST /completion 127.0.0.1 200"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.code != "kv-exceeds-working-set", (run.kind, run.code)

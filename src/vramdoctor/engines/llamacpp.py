@@ -803,6 +803,13 @@ LOG = LogWords(
             r"sampled|build: |print_info)", count, mode="first"),
         fig("_log_epoch", r"\"timestamp\":\s*(1[67]\d{8})\b", count, mode="first"),
         fig("working_set_bytes", r"recommendedMaxWorkingSetSize( +)=\s*" + NUM + r"\s*(MiB|MB)", _working_set),
+        # a Metal buffer that took the allocations past the GPU's working-set limit (ggml-metal.m of 2023,
+        # ggml_metal_add_buffer: "allocated 'kv              ' buffer, size = 12500.03 MB, (15816.59 / 10922.67),
+        # warning: current allocated size is greater than the recommended max working set size"; later builds'
+        # ggml_backend_metal_log_allocated_size prints the warning alone): the buffer's name, "" where not printed;
+        # macOS then pages the GPU's memory, and the start-up crawls or stops
+        fig("_metal_over_working_set", r"(?:allocated '(\w+)\s*' buffer\b[^\n]*?)?\bwarning: current allocated size is "
+            r"greater than the recommended max working set size", lambda m: m.group(1) or "", mode="first"),
         # the file served (llama-model-loader.cpp: "loaded meta data with N key-value pairs and M tensors from PATH";
         # the server's load_model), then the name inside it (general.name), printed after
         fig("model_name", r"loaded meta data with \d+ key-value pairs and \d+ tensors from (\S{1,400}?\.gguf)\b",

@@ -328,6 +328,34 @@ def pool_below_context(run: RunFacts, engine: str) -> Diagnosis | None:
                              "waits forever), whatever memory is left outside the pool.")
 
 
+def over_working_set(run: RunFacts) -> Diagnosis | None:
+    """A Metal buffer took the allocations past the GPU's recommended working set (ggml-metal's own warning,
+    `_metal_over_working_set`) and the run never said it was ready: macOS pages the GPU's memory, so the start-up
+    crawls ("it takes forever to load") or stops. The buffer named decides the ledger: `kv` the KV cache (the
+    context), `data` the weights; a warning without a name, the last start-up step passed."""
+    name = run.numbers.get("_metal_over_working_set")
+    if not isinstance(name, str) or any(m in run.progress and m not in run.told for m in ("ready", "requests")):
+        return None
+    marker = last_marker(run.progress)
+    kv = name == "kv" or not name and marker in ("kv_sized", "kv_done")
+    weights = name == "data" or not name and marker in (None, "start", "weights_done")
+    if not (kv or weights):
+        return None
+    ln = run.number_lines.get("_metal_over_working_set", 0)
+    ws = run.numbers.get("working_set_bytes")
+    limit = f" ({ws / 2**30:.2f} GiB)" if isinstance(ws, int) else ""
+    what = "the KV cache's buffer" if kv else "the weights' buffer"
+    return Diagnosis(kind="KV_CAPACITY" if kv else "WEIGHTS",
+                     code="kv-exceeds-working-set" if kv else "weights-exceed-working-set", oom=None, inferred=True,
+                     evidence=[(ln, f"Metal {name or 'buffer'} past the recommended max working set")],
+                     phase_source="the engine's own warning that a buffer went past the GPU's working set",
+                     message=f"Metal's allocations went past the GPU's recommended working set{limit} with {what} "
+                             "(the engine warned so), and the run never said it was ready: macOS then pages the GPU's "
+                             "memory, so loading crawls or stops. "
+                             + ("A smaller context (-c / num_ctx) shrinks the KV cache to fit." if kv else
+                                "Fewer-bit weights or fewer layers on the GPU fit them."))
+
+
 #: a pool carved from free memory that got less than this share of the GPU was starved by what came before it
 STARVED_SHARE = 0.02
 
@@ -542,7 +570,7 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
             d = full if full and full.code.startswith("kv-pool-full") else d
         if d:
             return d
-    d = pool_below_context(run, engine)
+    d = pool_below_context(run, engine) or over_working_set(run)
     if d:
         return d
     marker = last_marker(run.progress)
