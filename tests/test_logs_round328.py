@@ -444,3 +444,26 @@ def test_the_warning_in_a_run_that_served_is_no_such_finding():
              "srv  log_server_r: request: POST /completion 127.0.0.1 200"]
     run = run_of(diag("\n".join(lines)))
     assert run.code != "kv-exceeds-working-set", (run.kind, run.code)
+
+
+# --- vLLM's offline LLM.generate answered its prompts (its "Processed prompts: 100%" bar, the example scripts' "Prompt:
+# ..., Generated text: ..." prints): a report that something "is not working" over it shows no failure --------------
+
+_VLLM_OFFLINE = ["INFO 04-02 12:34:38 [gpu_model_runner.py:1273] Model loading took 17.5283 GiB and 37.628151 seconds",
+                 "INFO 04-02 12:34:46 [kv_cache_utils.py:578] GPU KV cache size: 89,744 tokens",
+                 "Processed prompts: 100%|##########| 4/4 [00:21<00:00,  5.31s/it, est. speed input: 1.98 toks/s, "
+                 "output: 12.06 toks/s]",
+                 "Prompt: 'Hello, my name is', Generated text: \" Sarah and I'm a 3rd year student ...\"",
+                 "Prompt: 'The capital of France is', Generated text: ' Paris. It is located in ...'"]
+
+
+@pytest.mark.parametrize("title", ["[Bug]: CPU offload not working for DeepSeek-V2-Lite-Chat",
+                                   "cpu_offload_gb does not work as expected"])
+def test_not_working_over_offline_outputs_is_no_failure(title):
+    run = run_of(diag("\n".join([title, "", *_VLLM_OFFLINE])))
+    assert run.kind == "NONE", (run.kind, run.code)
+
+
+def test_a_crash_told_over_offline_outputs_is_not_cleared():
+    run = run_of(diag("\n".join(["[Bug]: vLLM crashes after generating with cpu offload", "", *_VLLM_OFFLINE])))
+    assert run.kind != "NONE", (run.kind, run.code)

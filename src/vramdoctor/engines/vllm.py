@@ -379,6 +379,9 @@ _MM_ENCODER = (r"_execute_mm_encoder|execute_mm_encoder|get_multimodal_embedding
                r"\b_process_(?:image|video|audio)_input\b|\bget_image_features\b")
 
 LOG = LogWords(
+    # (the offline LLM.generate's requests answered: its "Processed prompts:" bar at 100%, and the example scripts'
+    # own print of each output, examples/offline_inference "Prompt: %r, Generated text: %r")
+    answered=rx(r"Processed prompts: 100%|\bPrompt: .{0,400}?, Generated text: "),
     # the server command (vllm/entrypoints/cli/serve.py; the older entry points python -m vllm.entrypoints.openai.api_server
     # and vllm.entrypoints.api_server)
     launch=rx(r"vllm\s+serve|python[\d.]*\s+-m\s+vllm\.entrypoints\S*"),
