@@ -467,3 +467,17 @@ def test_not_working_over_offline_outputs_is_no_failure(title):
 def test_a_crash_told_over_offline_outputs_is_not_cleared():
     run = run_of(diag("\n".join(["[Bug]: vLLM crashes after generating with cpu offload", "", *_VLLM_OFFLINE])))
     assert run.kind != "NONE", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("error", [
+    "RuntimeError: The device (Intel(R) Graphics [0x7d51]) doesn't support querying the available free memory. You "
+    "can file an issue at https://github.com/pytorch/pytorch",
+    "RuntimeError: The device (Intel(R) Arc(TM) A770 Graphics) does not support querying the available free memory",
+])
+def test_an_xpu_without_a_free_memory_query_is_no_memory_shortage(error):
+    lines = ["ERROR 07-10 08:43:05 [core.py:586]   File \"/workspace/vllm/vllm/v1/worker/xpu_worker.py\", line 98, in "
+             "determine_available_memory",
+             "ERROR 07-10 08:43:05 [core.py:586]     free_gpu_memory, total_gpu_memory = torch.xpu.mem_get_info()",
+             f"ERROR 07-10 08:43:05 [core.py:586] {error}"]
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NOT_OOM", "device-memory-query-failed"), (run.kind, run.code)

@@ -1525,7 +1525,11 @@ LOG = LogWords(
             # (ROCm's runtime at AMD_LOG_LEVEL 1-3: "HSA_AMD_AGENT_INFO_MEMORY_AVAIL query failed.", then
             # "hipMemGetInfo: Returned hipErrorInvalidValue": the free-memory query itself failed, an old kernel driver
             # or a container without the KFD's memory info; torch.cuda.mem_get_info then raises)
-            r"\bHSA_AMD_AGENT_INFO_MEMORY_AVAIL query failed\b|\bhipMemGetInfo: Returned hipError(?!Success\b)\w+",
+            r"\bHSA_AMD_AGENT_INFO_MEMORY_AVAIL query failed\b|\bhipMemGetInfo: Returned hipError(?!Success\b)\w+|"
+            # (PyTorch's XPU back end on an Intel GPU whose driver has no free-memory query, torch/xpu/memory.py
+            # mem_get_info: "The device (Intel(R) Graphics [0x7d51]) doesn't support querying the available free
+            # memory"; vLLM's xpu_worker sizes its pool from it)
+            r"\bdoes(?:n't| not) support querying the available free memory\b",
             "not_oom", code="device-memory-query-failed"),
         # a crash's register dump (Go's runtime after a fatal signal in C code, "rax    0x90d000" ... "rip ..."; gdb's
         # "rip            0x7f..."): the process died by a signal, which the lines before it name if the log has them
