@@ -15,7 +15,7 @@ from typing import Iterable, Union
 from ..engines import all_engines
 from . import streams
 from .advice import advise
-from .authorship import TITLE, persons_line, program_line, sentence_like, user_words
+from .authorship import TITLE, program_line, sentence_like, user_words
 from .blocks import scan_blocks
 from .diagnose import detect_engine, diagnose_run, later_by_clock, seconds_of_day
 from .facts import PROSE_HIT, RunFacts
@@ -497,7 +497,7 @@ def diagnose(source: Source, *, engine: str | None = None, model_check=None,
             numbers={k: v for k, v in numbers.items() if not k.startswith("_")}, derived=derived,
             advice=advise(d.kind, eng, figures, d.code, d.candidates), oom=d.oom, candidates=d.candidates,
             missing=d.missing, progress=dict(r.progress),
-            told=sorted(m for m, t in r.progress_text.items() if persons_line(t)),
+            told=sorted(r.told),
             model_check=model_check(numbers, derived, eng) if model_check else [],
         ))
     chosen = _choose([decide(reports[a:b], shuffled, frozenset(a + i for i in _pasted_again(runs[a:b])))

@@ -138,7 +138,7 @@ _DETAIL = re.compile(r"^\s*(?:\w+::)+\w+: \w+\s*$|^\s*Requested buffer size exce
 
 
 def told_only(r: RunFacts, marker: str) -> bool:
-    """Milestone `marker` of run `r` was given by the report's words only, no program's line (`program_line`)."""
+    """Milestone `marker` of run `r` was given by the report's words only, no program's line (`persons_line`)."""
     return marker in r.told
 
 
