@@ -481,3 +481,30 @@ def test_an_xpu_without_a_free_memory_query_is_no_memory_shortage(error):
              f"ERROR 07-10 08:43:05 [core.py:586] {error}"]
     run = run_of(diag("\n".join(lines)))
     assert (run.kind, run.code) == ("NOT_OOM", "device-memory-query-failed"), (run.kind, run.code)
+
+
+# --- TurboMind's BlockManager prints its sizes, then allocates its first chunk of blocks: an out-of-memory in
+# create_model_instance right after them is the KV pool being made, not a later step ---------------------------------
+
+_BLOCKS = ["[TM][INFO] [BlockManager] block_size = 16 MB",
+           "[TM][INFO] [BlockManager] max_block_count = 753",
+           "[TM][INFO] [BlockManager] chunk_size = 753"]
+
+
+@pytest.mark.parametrize("frame", ["_create_model_instance", "create_model_instance"])
+def test_turbominds_first_blocks_failing_is_the_kv_pool(frame):
+    lines = [*_BLOCKS, "Traceback (most recent call last):",
+             f'  File "/usr/lib/python3.8/site-packages/lmdeploy/turbomind/turbomind.py", line 486, in {frame}',
+             "    model_inst = self.tm_model.model_comm.create_model_instance(",
+             "RuntimeError: [TM][ERROR] CUDA runtime error: out of memory /lmdeploy/src/turbomind/utils/allocator.h:231"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "KV_CAPACITY", (run.kind, run.code)
+
+
+def test_turbominds_blocks_failing_while_serving_is_runtime():
+    lines = [*_BLOCKS, "INFO:     Uvicorn running on http://0.0.0.0:23333 (Press CTRL+C to quit)",
+             "2024-03-01 10:00:01,000 - lmdeploy - INFO - session_id=1, history_tokens=0, input_tokens=2408, "
+             "max_new_tokens=2048",
+             "RuntimeError: [TM][ERROR] CUDA runtime error: out of memory /lmdeploy/src/turbomind/utils/allocator.h:231"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "RUNTIME", (run.kind, run.code)

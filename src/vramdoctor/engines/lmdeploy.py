@@ -92,7 +92,10 @@ LOG = LogWords(
         # (turbomind.py _load_weights, Nov 2023 - May 2026: _get_model_params logs "get N model params" first, then
         # _tm_model.export(); the KV cache comes after, in _create_engine): the bar at its end, not the count before it
         ("weights_done", rx(r"Convert to turbomind format:\s*100%|model params loaded")),
-        ("kv_done", rx(r"max_block_count = [1-9]|max cached tokens: [1-9]|Object cache budget")),
+        # (BlockManager's constructor prints its block_size, max_block_count and chunk_size, then allocates its first
+        # chunk, Malloc(): the pool sized, its memory not yet taken; v0.1-v0.5 models/llama/BlockManager.cc)
+        ("kv_sized", rx(r"max_block_count = [1-9]")),
+        ("kv_done", rx(r"max cached tokens: [1-9]|Object cache budget")),
         ("warmup_done", rx(r"\[Gemm2\] Tuning finished in")),
         ("ready", rx(r"Uvicorn running|HINT:\s+Please open")),
         # a request taken up (serve/async_engine.py generate: "session_id=1, history_tokens=0, input_tokens=2408,
