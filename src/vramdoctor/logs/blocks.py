@@ -63,6 +63,12 @@ class _Search:
         return all(cat == "ms" and self.k.milestones[i][0] in passed for cat, i in self.k.by_id[self.k.words.index[w]])
 
 
+def _marks(s: Scanner) -> tuple[int, int, int]:
+    """What changes the words the search needs: the runs, the milestones passed, and the lines that showed them (a
+    milestone the report's words gave, then a program's own line of it)."""
+    return len(s.runs), len(s.run.progress), sum(s.run.progress.values())
+
+
 def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[RunFacts]:
     """Scan a log given as blocks of bytes; the same facts as `scan.scan` over its lines."""
     k = k or knowledge()
@@ -170,7 +176,7 @@ def _scan_buffer(buf: bytes, line_no: int, s: Scanner, search: _Search, state: d
             pos = end + 1
             continue
         words = search.words(shown_progress(s.run))
-        marks = (len(s.runs), len(s.run.progress), sum(s.run.progress.values()))
+        marks = _marks(s)
         base = pos
         # a window at a time: where the state changes often (a crash loop) the rest of the block is searched
         # again with other words, so each search stays short
@@ -187,8 +193,7 @@ def _scan_buffer(buf: bytes, line_no: int, s: Scanner, search: _Search, state: d
             state["offset"] = start
             feed(n, buf[start:end])
             pos = end + 1
-            if (len(s.runs), len(s.run.progress), sum(s.run.progress.values())) != marks or \
-                    s.wants_every_line_until > n:
+            if _marks(s) != marks or s.wants_every_line_until > n:
                 window = max(MIN_WINDOW, window // 2)  # the rest of this window was searched for nothing
                 break  # the state changed: search the rest with the words it now needs
         else:

@@ -1071,8 +1071,13 @@ def _latest_survived(run: RunFacts, f: Failure, fatal: list[Failure], engine: st
     after = [g for g in fatal if g.line_no > min(served)]
     # (not one request's failure the server answered more after, a client that hung up, "BrokenPipeError": the
     # failure after it, the Metal out-of-memory that aborted it, is the run's)
-    ended = [g for g in after if not (g.code in _ONE_REQUEST and _answered_after(run, max(g.end_line, g.line_no), engine))]
+    ended = [g for g in after if not _survived(run, g, engine)]
     return ended[0] if ended else after[0] if after else f
+
+
+def _survived(run: RunFacts, g: Failure, engine: str) -> bool:
+    """Failure `g` is one request's (`_ONE_REQUEST`: a client that hung up), and the server answered more after it."""
+    return g.code in _ONE_REQUEST and bool(_answered_after(run, max(g.end_line, g.line_no), engine))
 
 
 def _answered_after(run: RunFacts, end: int, engine: str) -> list[int]:
@@ -1362,7 +1367,7 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     fatal = [f for f in failures if f.kind in ("oom", "not_oom") and not _self_kill(f) and not _quotes_a_note(run, f)]
     # (not one request's failure the server answered more after, a client that hung up, where another failure
     # follows: that one ended the run)
-    ended = [g for g in fatal if not (g.code in _ONE_REQUEST and _answered_after(run, max(g.end_line, g.line_no), engine))]
+    ended = [g for g in fatal if not _survived(run, g, engine)]
     f = ended[0] if ended else fatal[0] if fatal else next((g for g in failures if not _quotes_a_note(run, g)), None)
     if f is None:
         return None, None

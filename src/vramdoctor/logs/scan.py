@@ -137,14 +137,9 @@ _SOURCE = re.compile(r"^\s*[A-Za-z_]\w*: ")
 _DETAIL = re.compile(r"^\s*(?:\w+::)+\w+: \w+\s*$|^\s*Requested buffer size exceeds device [\w ]{1,40} limit: \w+\s*$")
 
 
-def told_only(r: RunFacts, marker: str) -> bool:
-    """Milestone `marker` of run `r` was given by the report's words only, no program's line (`persons_line`)."""
-    return marker in r.told
-
-
 def shown_progress(r: RunFacts) -> list[str]:
-    """The milestones of run `r` a program's own line showed (not only the report's words: `told_only`)."""
-    return [m for m in r.progress if not told_only(r, m)]
+    """The milestones of run `r` a program's own line showed (not only the report's words: `RunFacts.told`)."""
+    return [m for m in r.progress if m not in r.told]
 
 
 class Scanner:
@@ -539,20 +534,18 @@ class Scanner:
             marker, pattern = k.milestones[i]
             if titled and marker not in r.titled and pattern.search(text):
                 r.titled[marker] = (line_no, text[:500])
-            elif not titled and (marker not in r.progress or told_only(r, marker)) and (
+            elif not titled and (marker not in r.progress or marker in r.told) and (
                     m := pattern.search(text)) and not (
                     marker == "requests" and possible_only(text, m.start())
                     or (user_words(text) or sentence_like(text)) and elsewhen(text, m.start())):
-                if marker in r.progress and persons_line(text):
+                person = persons_line(text)
+                if marker in r.progress and person:
                     continue  # (the report's words again: the first of them stands)
                 # (a program's own line of a milestone the report's words gave first, "I can send some messages at
                 # first" above the log, then its "Output generated in 21.47 seconds": the program's line shows it)
                 r.progress[marker] = line_no
                 r.progress_text[marker] = text[:500]
-                if persons_line(text):
-                    r.told.add(marker)
-                else:
-                    r.told.discard(marker)
+                (r.told.add if person else r.told.discard)(marker)
         # a key of a YAML block pasted with the log is read as "parent.key: value" (a figure that does not match that
         # is read from the line as it is); only in the first lines, every one of which both paths feed
         nested = self._nested(text) if line_no <= ENGINE_SAMPLE_LINES else None

@@ -38,6 +38,11 @@ def find(model_id: str) -> str | None:
 _SIZE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?(?:x\d+)?[BbMm])(?![a-z])")
 
 
+def _sizes(name: str) -> set[str]:
+    """The sizes a model's name gives (`_SIZE`), lower-cased."""
+    return {m.lower() for m in _SIZE.findall(name)}
+
+
 def nearest(model_id: str, n: int = 3) -> list[str]:
     """Catalog ids close to a mistyped `model_id` (by the whole id, or by the name after the owner), those of the same
     size in their name first ("Qwen/Qwen2.5-14B-Instruct" finds "Qwen/Qwen2.5-14B" before "Qwen/Qwen2.5-1.5B-Instruct")."""
@@ -49,16 +54,16 @@ def nearest(model_id: str, n: int = 3) -> list[str]:
     by_name = {k.split("/")[-1].lower(): k for k in ids}
     name = model_id.strip().split("/")[-1].lower()
     hits += [by_name[h] if h in by_name else h for h in difflib.get_close_matches(name, by_name, n=n, cutoff=0.8)]
-    sizes = {m.lower() for m in _SIZE.findall(name)}
+    sizes = _sizes(name)
     if sizes:  # (and the ids of the same size and a close name, which difflib ranks below a one-letter difference)
         hits += [by_name[h] for h in difflib.get_close_matches(name, by_name, n=4 * n, cutoff=0.6)
-                 if {m.lower() for m in _SIZE.findall(h)} == sizes]
+                 if _sizes(h) == sizes]
     out: list[str] = []
     for h in hits:
         k = low.get(h, h)
         if k in ids and k not in out:
             out.append(k)
-    same = [k for k in out if sizes and {m.lower() for m in _SIZE.findall(k.split("/")[-1])} == sizes]
+    same = [k for k in out if sizes and _sizes(k.split("/")[-1]) == sizes]
     return (same + [k for k in out if k not in same])[:n]
 
 
