@@ -479,6 +479,19 @@ def test_cli_model_check():
     assert any("vs 57,344 estimated" in n for n in notes), notes
 
 
+def test_cli_model_unknown_still_diagnoses(tmp_path, monkeypatch):
+    """A --model that cannot be loaded (not cached, offline, or a bad path) loses only the comparison: the log's
+    diagnosis is still printed, the model's error is a warning, and the exit code is 2 (bad input)."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    missing = tmp_path / "no-such-model"
+    r = _cli(str(LOGS / "case-001.log"), "--model", str(missing))
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert "diagnosis" in r.stdout and "--model" in r.stderr and "without comparing" in r.stderr
+    r = _cli(str(LOGS / "case-001.log"), "--model", str(missing), "--json")
+    doc = json.loads(r.stdout)
+    assert r.exit_code == 2 and doc["diagnosis"]["kind"] and any("--model" in w for w in doc["warnings"])
+
+
 # --- files that are not logs, and gzip that is whole ------------------------------------------------------
 
 

@@ -218,15 +218,19 @@ def logs(paths: list[str], engine: Optional[str], json_out: bool, follow: bool, 
             from .engines import get as get_engine_named
 
             engine = get_engine_named(engine).name
-        check, weights, heads = None, None, None
+        check, weights, heads, model_error = None, None, None, ""
         if model:
             from .logs.check import model_checker
             from .sources import load_model
 
-            spec = load_model(model, revision=revision)
-            check, weights = model_checker(spec), spec.weights.total_bytes or None
-            kv = tuple(sorted({layer.num_kv_heads for layer in spec.layers if layer.kind in ("full", "sliding")}))
-            heads = (spec.num_attention_heads, kv) if spec.num_attention_heads and kv else None
+            try:
+                spec = load_model(model, revision=revision)
+            except VramdoctorError as e:  # the log is still diagnosed; the comparison is what is lost (exit 2)
+                model_error = f"--model: {e} The log is diagnosed without comparing its figures with the model's estimate."
+            else:
+                check, weights = model_checker(spec), spec.weights.total_bytes or None
+                kv = tuple(sorted({layer.num_kv_heads for layer in spec.layers if layer.kind in ("full", "sliding")}))
+                heads = (spec.num_attention_heads, kv) if spec.num_attention_heads and kv else None
         use_redact = redact if redact is not None else bool(output)
         fn = redact_fn if use_redact else None
         if output and any(_same_file(p, output) for p in paths):
@@ -245,7 +249,7 @@ def logs(paths: list[str], engine: Optional[str], json_out: bool, follow: bool, 
                              hint="Run one `vramdoctor logs -f` per log, or diagnose them together without -f.")
         reports, failed = [], []
         for p in paths:
-            warnings: list[str] = []
+            warnings: list[str] = [model_error] if model_error else []
             try:
                 rep = diagnose(read_blocks(p, follow=follow, warnings=warnings), engine=engine, model_check=check,
                                weights_bytes=weights, heads=heads)
@@ -286,7 +290,7 @@ def logs(paths: list[str], engine: Optional[str], json_out: bool, follow: bool, 
         if sink:
             sink.close()
             err.print(f"report written to {printable(output)} (redacted: {'yes' if use_redact else 'no'})")
-        if failed:
+        if failed or model_error:
             raise SystemExit(2)
 
 
