@@ -338,6 +338,8 @@ def test_tabbys_model_loaded_while_serving_is_a_load_of_its_own(prefix):
     rep = diag("\n".join(_tabby(prefix)))
     run = run_of(rep)
     assert run.kind == "WEIGHTS", (run.kind, run.code, [r.kind for r in rep.runs])
+    # the server answered a request before this load: the message must not say "before any request"
+    assert "before any request" not in run.message and "before that model served" in run.message, run.message
 
 
 # --- an error whose message is only a number (an exit or status code, "Error: 18446744072635810000") names no cause:

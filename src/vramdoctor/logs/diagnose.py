@@ -2381,7 +2381,7 @@ _CODE_MESSAGES = {
 }
 
 _MESSAGES = {
-    "WEIGHTS": "Memory ran out while loading or placing the weights, before any request. Restarting will not help; "
+    "WEIGHTS": "Memory ran out while loading or placing the weights, before that model served a request. Restarting will not help; "
                "a shorter context will not either.",
     "KV_CAPACITY": "The weights loaded, but the KV cache pool cannot hold the configured context (or got no memory at all).",
     "WARMUP": "Memory ran out after the weights were loaded, while profiling, warming up, capturing CUDA graphs or "
