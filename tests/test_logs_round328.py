@@ -4,6 +4,8 @@ of our own in other engines, versions and wordings. The engines' lines follow th
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from logcase import diag, run_of
@@ -510,3 +512,49 @@ def test_turbominds_blocks_failing_while_serving_is_runtime():
              "RuntimeError: [TM][ERROR] CUDA runtime error: out of memory /lmdeploy/src/turbomind/utils/allocator.h:231"]
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+# --- the engine's own stats lines showing the KV pool creep at a steady number of running requests come before the
+# report's words stating growth: with the words alone over a pool shown full, the full pool decided (RUNTIME), though
+# the lines show the pool's blocks not coming back (h338/02) -----------------------------------------------------------
+
+def _sglang_creep(title: str) -> list[str]:
+    rows = [(34, 110000, 0.11, 0), (35, 380000, 0.38, 0), (33, 640000, 0.64, 0), (36, 880000, 0.88, 3),
+            (35, 951000, 0.95, 12), (36, 979000, 0.98, 40)]
+    return [title, "",
+            "[2025-06-02 08:10:01] max_total_num_tokens=997952, chunked_prefill_size=8192, max_prefill_tokens=16384, "
+            "max_running_requests=4097, context_len=32768",
+            "[2025-06-02 08:10:04] INFO:     Application startup complete.",
+            *[f"[2025-06-02 {9 + i:02d}:00:00 TP0] Decode batch. #running-req: {r}, #token: {t}, token usage: {u:.2f}, "
+              f"cuda graph: True, gen throughput (token/s): 1200.00, #queue-req: {q}" for i, (r, t, u, q) in
+              enumerate(rows)]]
+
+
+def _vllm_creep(title: str) -> list[str]:
+    rows = [(20, 9.5, 0), (21, 31.0, 0), (20, 55.2, 0), (22, 81.7, 2), (21, 97.9, 14), (21, 99.4, 31)]
+    return [title, "",
+            "INFO 04-11 09:00:00 api_server.py:219] vLLM API server version 0.5.4",
+            "INFO 04-11 09:00:40 gpu_executor.py:102] # GPU blocks: 12000, # CPU blocks: 2048",
+            "INFO:     Application startup complete.",
+            *[f"INFO 04-11 {10 + i:02d}:00:00 metrics.py:406] Avg prompt throughput: 610.2 tokens/s, Avg generation "
+              f"throughput: 540.8 tokens/s, Running: {r} reqs, Swapped: 0 reqs, Pending: {q} reqs, GPU KV cache usage: "
+              f"{u}%, CPU KV cache usage: 0.0%." for i, (r, u, q) in enumerate(rows)]]
+
+
+@pytest.mark.parametrize("lines", [
+    _sglang_creep("[Bug] KV cache not released after requests complete, token usage keeps growing until it hangs"),
+    _sglang_creep("Memory leak: #token climbs for hours at the same load"),
+    _vllm_creep("[Bug]: GPU KV cache usage keeps increasing over time, blocks seem to never be freed"),
+])
+def test_pool_creep_at_steady_running_is_a_leak_also_under_stated_growth(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("LEAK", "kv-cache-usage-creep"), (run.kind, run.code)
+
+
+def test_stated_growth_over_a_pool_filled_by_more_requests_stays_the_full_pool():
+    """The words state growth, but the running requests rose with the usage: the load filled the pool."""
+    lines = _vllm_creep("GPU memory keeps growing over time until requests queue")
+    rows = iter([5, 16, 30, 44, 52, 53])
+    lines = [re.sub(r"Running: \d+ reqs", lambda m: f"Running: {next(rows)} reqs", ln) for ln in lines]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "RUNTIME" and run.code.startswith("kv-pool-full"), (run.kind, run.code)

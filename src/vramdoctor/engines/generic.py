@@ -84,7 +84,10 @@ CODE_ERRORS = (r"NotImplementedError|AttributeError|KeyError|TypeError|IndexErro
 _NONE_COUNTED = r"(?!(?:\s+(?:events?|kills?|counts?))?\s*[:=]\s*0(?![\d.]))"
 OOM_WORDS = (r"out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError\b", r"显存(?:不足|不够|溢出|爆了?|炸了?|爆炸)|[爆炸]显存|内存溢出",
              # (a GPU's memory in Chinese as 内存 with the device named: "系统报出CUDA内存不足错误")
-             r"(?:CUDA|GPU|NPU|显卡|设备)\s*(?:的)?内存(?:不足|不够)", r"\bout of (?:GPU|CUDA|device|video|graphics|VRAM) memory\b", r"\[malloc_or_wait\] Unable to allocate", r"Exceeded max size of memory allocation", r"the resource allocation failed", r"VK_ERROR_OUT_OF_DEVICE_MEMORY",
+             r"(?:CUDA|GPU|NPU|显卡|设备)\s*(?:的)?内存(?:不足|不够)",
+             # (and 内存 alone, as "not enough memory" is in English: the GPU's or the host's, the words around it tell
+             # which; "提示内存不足，然后进程退出了")
+             r"(?<![显])内存(?:不足|不够)", r"\bout of (?:GPU|CUDA|device|video|graphics|VRAM) memory\b", r"\[malloc_or_wait\] Unable to allocate", r"Exceeded max size of memory allocation", r"the resource allocation failed", r"VK_ERROR_OUT_OF_DEVICE_MEMORY",
              r"\[metal::malloc\]", r"greater than the maximum allowed buffer size", r"alloc_?\w*mem\w* failed", r"OutOfMemoryError", r"(?<![A-Za-z0-9_])OutOfMemory(?![A-Za-z0-9_])", r"CUBLAS_STATUS_ALLOC_FAILED",
              # (not the name of a watch for one: "invisible to dmesg OOM detection", "the OOM score", "OOM protection")
              # (not "OOM check": "when the OOM check fails" is one found)
@@ -140,7 +143,10 @@ _MEMWORD = (r"\b(?:VmRSS|RSS|RES|[Rr]esident(?: memory| set)?|VRAM(?: used| usag
             # (a script's own print of torch.cuda.memory_allocated(), "alloc=14.21GB", "allocated: 14.2 GiB"; not a
             # high-water mark, mlx_lm.server's "Peak memory: 9.841 GB", mx.get_peak_memory() never reset: any larger
             # request raises it for good)
-            r"(?:memory_)?alloc(?:ated)?(?=\s*[=:]))\b")
+            r"(?:memory_)?alloc(?:ated)?(?=\s*[=:])|"
+            # (MLX's mx.get_active_memory() as a server prints it after each load and unload, oMLX's engine_pool:
+            # "Unloaded model: X, freed=6.04GB (expected>=22.41GB), active_memory: 41.88GB")
+            r"active_memory(?=\s*[=:]))\b")
 #: a size as people write it: "1123 MiB", "20.5G", "5.74 GB"
 _USIZE = r"(\d[\d,]*(?:\.\d+)?)\s*([kKMGT])(?:i?B)?\b"
 _ARROW = r"\s*(?:->|→|=>|\bto\b)\s*"
@@ -189,6 +195,13 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"iteration|step|inference)|until\b|"
            # ... to a point ("ram usage is growing to the point it's oomkilled")
            r"to the point (?:where|that|it)\b))|\b(?:memory|VRAM|RAM|GPU memory|host memory)[- ]leak(?:s|ing|age|y)?\b|"
+           # ... RAM by its bare name, kept rising ("RAM keeps climbing between and during generations"), or taken
+           # slowly ("watch it slowly take up way more ram than it should", "VRAM gradually fills up over the session")
+           # (the memory word in a lookbehind: the block search then looks for the verbs, not for "ram")
+           r"(?:(?<=\bRAM )|(?<=\bVRAM ))(?:keeps?|kept|continu\w*)\s+(?:to\s+|on\s+)?(?:grow|increas|ris|climb|"
+           r"go(?:es|ing)? up|creep)\w*|"
+           r"\b(?:slowly|gradually|steadily)\s+(?:take|eat|use|consume|fill|gobble)\w*\s+(?:up\s+)?(?:\w+\s+){0,3}?"
+           r"(?:RAM|VRAM|memory)\b|(?:(?<=\bRAM )|(?<=\bVRAM )|(?<=\bmemory ))(?:slowly|gradually|steadily)\s+fills?\s+up\b|"
            # ... an increase of a size over a span of time ("increase 60G cpu memory in 2h", "grew 8 GB of RAM in 3 hours")
            # (the memory word in a lookahead: the block search then looks for the verbs, not for "ram")
            r"\b(?:increas|grow|grew|gain|climb)\w*\s+(?:by\s+)?(?:about\s+|~)?\d[\d.]*\s*[KMGT]i?B?\s+(?=(?:of\s+)?(?:\w+\s+)?"
@@ -809,6 +822,19 @@ _WRITTEN = re.compile(r"^\s*(?!#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[^\W_]|Titl
 _DASH_CLAUSE = re.compile(r"\s[\u2014\u2013-]\s|[\u2014\u2013]")
 
 
+#: a report's words that the server's answers are wrong, not that it failed ("outputs generate irrelevant content",
+#: "giberish output", "it returns random symbols", "the answer is garbled"): a fault of correctness (the model file, a
+#: backend's kernel, a split across GPUs), not of memory (not denied: "no gibberish")
+_BAD_OUTPUT = (r"(?<!\bno )(?<!\bnot )\b(?:gib+erish|garbled|garbage|nonsense|nonsensical|incoherent|meaningless|irrelevant|"
+               r"corrupted)\s+(?:\w+\s+){0,2}?(?:output|text|answers?|responses?|replies|content|tokens?|characters|"
+               r"results?)\b|\b(?:outputs?|answers?|responses?|replies|generates?|produces?|returns?|prints?|spits? out)\s+"
+               r"(?:\w+\s+){0,3}?(?:gib+erish|garbage|nonsense|random (?:unrelated )?(?:text|symbols|characters|tokens|words))\b|"
+               r"\b(?:output|answers?|responses?|text) (?:is|are|was|were) (?:all |just |complete |total )?(?:gib+erish|garbled|"
+               r"garbage|nonsense)\b")
+#: ... in Chinese (输出乱码, 回答是乱码, 胡言乱语, 输出内容不相关)
+_BAD_OUTPUT_ZH = r"(?<!没有)(?<!不是)乱码|胡言乱语|答非所问|输出(?:内容)?(?:不相关|无关|错乱)"
+
+
 def _failure_stated(m: re.Match) -> str:
     """The clause of a user's line that states a failure; ValueError where the line is a program's, the words are a
     program's quoted in it ("Is this expected? WARNING: failed to allocate 17088.03 MB of pinned memory"), or the failure
@@ -1266,6 +1292,12 @@ LOG = LogWords(
             r"GPU has fallen off the bus|\bthe context is lost\b|"
             r"\bXid\W{0,3}(?:\(PCI:[\w:.]+\)\W{1,3})?(?:8|13|32|43|48|56|57|61|62|63|64|68|69|74|79|92|94|95|109|119|"
             r"120|121|140|143|150|154|155)(?!\d)", "not_oom", code="gpu-device-lost"),
+        # a GPU whose memory has uncorrectable ECC errors, as nvidia-smi counts them (its table's "Volatile Uncorr.
+        # ECC" column, `nvidia-smi -q`'s "Volatile ... Double Bit ... Total : 2", "DRAM Uncorrectable : 1") and a
+        # report gives it in words ("有一张卡的Volatile Uncorr. ECC 报1了", "Volatile Uncorr. ECC shows 3 on GPU 2"): the
+        # hardware, not memory running out; a count of 0, N/A or Off is no error
+        msg(r"\bUncorr(?:\.|ectable)? ECC\b[^\n|]{0,30}?(?:报|为|是|=|:|\bis\b|\bshows?\b|\breports?\b|\bof\b|\bat\b)\s*了?\s*"
+            r"[1-9]\d*(?![\d.%])|\bDRAM Uncorrectable\s*:\s*[1-9]", "not_oom", code="gpu-ecc-error"),
         # (Xid 31, an MMU fault: a kernel touched an address it does not own, the driver's side of an illegal memory
         # access)
         msg(r"\bXid\W{0,3}(?:\(PCI:[\w:.]+\)\W{1,3})?31(?!\d)", "not_oom", code="illegal-memory-access"),
@@ -1398,6 +1430,16 @@ LOG = LogWords(
         msg(r"OutOfResources|out of resource: shared memory|\btoo long for the MMHA kernel\b|"
             r"\(not enough shared memory\)|\bFailed to set the allowed dynamic shared memory size\b", "not_oom",
             code="kernel-shared-memory"),
+        # a kernel that could not be compiled (Triton's compiler/errors.py: CompilationError, MLIRCompilationError from a
+        # backend's pipeline, "triton.compiler.errors.MLIRCompilationError: ... Failed to run BiShengHIR pipeline" on
+        # Ascend; TorchInductor's "torch._inductor.exc.InductorError: ... CompilationError"): the compiler failed on
+        # this shape, not memory running out (a larger batch token budget can change the kernels compiled)
+        msg(r"\btriton\.compiler\.errors\.(?:MLIR)?CompilationError\b|^\s*(?:\w+\.)*MLIRCompilationError\b|"
+            r"\bFailed to run BiShengHIR pipeline\b", "not_oom", code="kernel-compile-error"),
+        # Ascend's CANN runtime refusing a call's argument (its error code EE1001, "The argument is invalid.Reason: Memory
+        # async failed, src loc type=1, dst loc type=1, kind=1 is invalid!"): a bad call, whatever the words "Memory"
+        # in its reason; the CANN error code table: EE1001 is an invalid argument, not an allocation
+        msg(r"\bEE1001\b|\bThe argument is invalid\.\s?Reason:", "not_oom", code="npu-invalid-argument", flags=0),
         # the driver, not memory: "unsupported display driver / cuda driver combination", "driver version is
         # insufficient", "no CUDA-capable device"
         msg(r"unsupported display driver|cuda driver combination|driver version is insufficient|"
@@ -1468,8 +1510,12 @@ LOG = LogWords(
         # (and the scheduler's own fixed limit of inputs to one split of the graph, ggml-backend.c "GGML_ASSERT(n_inputs <
         # GGML_SCHED_MAX_SPLIT_INPUTS)", named by a report's title alone: "Gemma 4 edge models fail to load, n_inputs <
         # GGML_SCHED_MAX_SPLIT_INPUTS")
-        msg(r"n_free_blocks < MAX_FREE_BLOCKS|\x22out of free blocks\x22|\bn_inputs < GGML_SCHED_MAX_SPLIT_INPUTS\b",
-            "not_oom", code="ggml-assert"),
+        # (and the graph allocator finding a tensor with no buffer assigned, ggml-alloc.c ggml_gallocr_init_tensor /
+        # ggml_gallocr_allocate_node: "GGML_ASSERT(talloc->buffer_id >= 0) failed": the graph run is not the graph it
+        # reserved for, a bug of the caller's (Ollama 0.6's gemma3), not a buffer that could not be made, which fails
+        # earlier with "failed to allocate ... buffer")
+        msg(r"n_free_blocks < MAX_FREE_BLOCKS|\x22out of free blocks\x22|\bn_inputs < GGML_SCHED_MAX_SPLIT_INPUTS\b|"
+            r"GGML_ASSERT\(talloc->buffer_id >= 0\)", "not_oom", code="ggml-assert"),
         # (its older form names the source file by its path, which may hold spaces on Windows: "GGML_ASSERT:
         # C:\\Users\\me\\Random projects\\llama.cpp\\ggml-opencl.cpp:1726: to_fp32_cl != nullptr")
         msg(r"GGML_ASSERT\((?!.*(?:" + MEMORY_TERMS + r")).*\) failed|GGML_ASSERT: [^\n]{1,300}?:\d+: (?!.*(?:"
@@ -2072,6 +2118,12 @@ LOG = LogWords(
                         # ... or requests served ("after the cluster serves requests for a period of time", "during
                         # continuous inference requests")
                         r"\bserv(?:es|ed|ing) (?:user |client |inference |\d+ )?requests\b|"
+                        # ... or answered ("The app loads the model fine and answers requests, then ..."), or some of
+                        # them failing ("I'm getting this error on certain requests", "then on some request it blows
+                        # up"; not before any, "before it answers requests", "never handles requests")
+                        r"(?<!before it )(?<!before )(?<!never )(?<!not )(?<!n't )\b(?:answer|handl|process)(?:s|es|ed|ing)? "
+                        r"(?:(?:user|client|chat|API|inference|the|some|a few|many|several|\d+) ){0,2}requests\b|"
+                        r"\bon (?:some|certain|a few|random|specific|particular|one) requests?\b|"
                         # (not a setting's name: "max concurrent requests to 8")
                         r"(?<!max )(?<!maximum )(?<!number of )(?<!limit of )(?<!limit on )"
                         r"\b(?:continuous|sustained|concurrent|steady) (?:inference |chat |completion )?requests\b"
@@ -2155,7 +2207,9 @@ LOG = LogWords(
                         r"\b(?:a single|one|each|every) (?:[\w-]+ ){0,2}?request (?:whose|with an?) (?:[\w-]+ ){0,3}?"
                         r"(?:prompt|input|context)\b|\b(?:at|during|in|on) (?:a |the )?long[- ]context prefill\b|"
                         r"(?<!instead of )(?<!rather than )\b(?:while|when|during) serving\b"
-                        r"(?! (?:the |a |my |this |our )?(?:model|weights)\b|"
+                        # (nor a mode of use named against another: "batch inference mode causes OOM, while serving
+                        # mode does not")
+                        r"(?! (?:the |a |my |this |our )?(?:model|weights|mode)\b|"
                         # (nor a model by its name: "when serving Qwen3.8-27B", "while serving meta-llama/Llama-3.3-70B")
                         r" (?:the |a |my |this |our )?(?:[A-Za-z][\w.-]*?\d|[\w.-]+/[\w.-]))|"
                         # ... or after a number of them ("after handling only 6 conversations", "after ~200 requests")
@@ -2424,6 +2478,13 @@ LOG = LogWords(
         fig("_failure_stated", _FAILS, _failure_stated, mode="first", prose=True),
         fig("_failure_stated", _FAILS_ZH, _failure_stated_zh, mode="first", prose=True, flags=0),
         fig("_hang_stated", _HANGS, _failure_stated, mode="first", prose=True),
+        # a report's later note that the failure above it is gone ("EDIT: Now working with 0.1.48", "Update: fixed",
+        # "it works now"): the log pasted under it is the run that works, not the failure's own start-up
+        fig("_fixed_stated", r"\b(?:EDIT|UPDATE)\s*\d*\s*[:：\-]\s*(?:it(?:'s| is)\s+)?(?:now\s+)?(?:working|works|fixed|"
+            r"solved|resolved)\b|^\W*(?:it(?:'s| is)\s+)?now (?:working|works)\b|(?<!not )(?<!n't )\b(?:it )?works now\b|"
+            r"^\W*(?:已解决|解决了|现在(?:可以|正常)了)", lambda m: m.group(0), mode="first", prose=True),
+        fig("_bad_output_stated", _BAD_OUTPUT, _failure_stated, mode="first", prose=True),
+        fig("_bad_output_stated", _BAD_OUTPUT_ZH, _failure_stated, mode="first", prose=True, flags=0),
         # a person's words that the error the log shows is not the one the report began with ("I increased the GPUs and
         # it works! ... then I got different errors"): the title's failure is no cause of the log's
         fig("_other_error_said", r"\b(?:got|get|getting|see|seeing|hit|hitting|have|ran into|run into|now)\s+(?:a\s+|an\s+|"

@@ -601,7 +601,9 @@ LOG = LogWords(
                         # (a request's image or audio chunk encoded, tools/server: "srv  process_chun: processing
                         # image...")
                         r"process_chun\w*: processing (?:image|audio)|"
-                        r"^generate: n_ctx = \d+, n_batch = \d+")),
+                        # (... or its interactive session begun, main.cpp: "== Running in interactive mode. ==", printed
+                        # after "generate: ..." once the model is loaded; each input the user types is a request)
+                        r"^generate: n_ctx = \d+, n_batch = \d+|^== Running in interactive mode\. ==")),
     ),
     figures=(
         # (also Metal's view of the mmapped file, "Metal_Mapped model buffer size": on unified memory, the GPU's)

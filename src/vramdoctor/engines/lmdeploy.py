@@ -16,7 +16,7 @@ a fraction of the memory free after the weights from v0.2.2 (default 0.8).
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import SIZE, cli, count, count_outside, fig, fraction, msg, rx, switch
+from .words import NEGATIVE_BLOCKS, SIZE, cli, count, count_outside, fig, fraction, msg, rx, switch
 
 LOG = LogWords(
     # the server command (lmdeploy/cli/serve.py: "lmdeploy serve api_server")
@@ -63,6 +63,11 @@ LOG = LogWords(
         # for 16 KV blocks of the free memory times cache_max_entry_count, and raises this at 0: the KV cache sized
         # after the weights found no room, not a warm-up)
         msg(r"No enough gpu memory for runtime", "oom", "KV", "no-memory-for-kv-cache"),
+        # ... before that check (the PyTorch engine of 0.2.x, pytorch/engine/cache_engine.py allocate_gpu_cache): the
+        # block count from the free memory came out negative and the cache's [num_blocks, block_size, num_heads,
+        # head_dim] tensor was made with it ("rank[0] failed with error: Trying to create tensor with negative
+        # dimension -83: [-83, 64, 4, 128]")
+        msg(NEGATIVE_BLOCKS, "oom", "KV", "no-memory-for-kv-cache"),
         msg(r"No enough blocks for `session_len`|`session_len` truncated to \d+", "pressure", "KV",
             "session-len-truncated"),
         msg(r"Maybe cache is full, free gpu cache blocks", "pressure", "RUNTIME", "kv-pool-full-queueing"),

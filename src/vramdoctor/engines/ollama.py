@@ -161,6 +161,14 @@ LOG = LogWords(
         fig("layout_weights_bytes", r'msg="model weights" device=(?!CPU)\S+ size="?' + SIZE, mode="list"),
         fig("layout_kv_bytes", r'msg="kv cache" device=(?!CPU)\S+ size="?' + SIZE, mode="list"),
         fig("layout_graph_bytes", r'msg="compute graph" device=(?!CPU)\S+ size="?' + SIZE, mode="list"),
+        # ... and what stays on the CPU (all of it where no layer went to a GPU)
+        fig("layout_cpu_weights_bytes", r'msg="model weights" device=CPU size="?' + SIZE),
+        fig("layout_cpu_kv_bytes", r'msg="kv cache" device=CPU size="?' + SIZE),
+        fig("layout_cpu_graph_bytes", r'msg="compute graph" device=CPU size="?' + SIZE),
+        # each GPU's free memory as discovery found it (types.go: `msg="inference compute" id=GPU-... library=cuda ...
+        # total="95.6 GiB" available="95.0 GiB"`)
+        fig("gpu_available_bytes", r'msg="?inference compute"? id=\S+ library=(?!cpu\b)\S+\b[^\n]*?\bavailable="?' + SIZE,
+            mode="list"),
         fig("system_memory_required_bytes", r"requires more system memory \(" + SIZE),
         fig("system_memory_available_bytes", r"than is available \(" + SIZE),
         fig("kv_cache_dtype", r"OLLAMA_KV_CACHE_TYPE[=:](\w+)", lambda m: m.group(1)),

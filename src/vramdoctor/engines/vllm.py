@@ -291,6 +291,7 @@ class VllmRules(RulesBase):
 
 from .interface import Engine, LogWords, StepCode  # noqa: E402
 from .words import (  # noqa: E402
+    NEGATIVE_BLOCKS,
     NOT_ADMIN,
     NUM,
     SIZE,
@@ -417,6 +418,11 @@ LOG = LogWords(
         # allocator's too): the pool ran out while serving
         msg(r"\bNoFreeBlocksError\b", "oom", "RUNTIME", "kv-blocks-exhausted"),
         msg(r"No available memory for the cache blocks", "oom", "KV", "no-memory-for-kv-cache"),
+        # ... before that check existed (0.1.x-0.2.1, worker/cache_engine.py allocate_gpu_cache): the block count came
+        # out negative (the profiled peak above the utilization's share) and the cache's first tensor, [num_blocks,
+        # num_heads, head_size // x, block_size, x], was made with it: "Trying to create tensor with negative dimension
+        # -1234: [-1234, 32, 16, 16, 8]"
+        msg(NEGATIVE_BLOCKS, "oom", "KV", "no-memory-for-kv-cache"),
         # V1 dumps the batch it was running after its engine core crashed (`v1/engine/core.py` ->
         # `dump_input.py`: "Dumping input data for V1 LLM engine", earlier "Dumping scheduler output for model
         # execution" and "Dumping scheduler stats"): a failure while serving, its cause in the lines after the dump
@@ -523,7 +529,12 @@ LOG = LogWords(
                      # (multimodal/profiling.py making the profile run's dummy inputs: "The sequence length used for
                      # profiling (max_num_batched_tokens / max_num_seqs = 20000) is too short to hold the multi-modal
                      # embeddings in the worst case")
-                     r"sequence length used for profiling"),
+                     r"sequence length used for profiling|"
+                     # (torch.compile of the model, V1's first step of the profile run, compilation/backends.py:
+                     # "Dynamo bytecode transform time: 12.87 s", "Compiling a graph for dynamic shape takes 41.2 s",
+                     # its Inductor workers using host RAM; done at "torch.compile takes 54.1 s in total")
+                     r"\bDynamo bytecode transform time\b|\bCompiling a graph for (?:dynamic shape|general shape|"
+                     r"shape \d+)\b|\bCache the graph (?:of shape|for dynamic shape)\b"),
         # (the quantization methods' repacking after the weights are read: process_weights_after_loading,
         # gptq_marlin_repack, awq_marlin_repack)
         "WEIGHTS": rx(r"load_model|init_device\b|Starting to load model|Loading weights|Loading drafter model|create_weights|"

@@ -168,12 +168,16 @@ def _attach_orphans(runs: list[RunFacts]) -> tuple[list[RunFacts], list[str]]:
             continue
         # (not a run whose own restart command follows its failure: "$ vllm serve ... 0,9", argparse's error, then "$ vllm
         # serve ... 0.9" and the start-up it begins, which is that second try's)
+        # (nor one whose report's words after its failure say it is gone, "EDIT: Now working with 0.1.48": the start-up
+        # under them is the run that works)
+        fixed = isinstance(r.numbers.get("_fixed_stated"), str) and bool(r.failures) and (
+            r.number_lines.get("_fixed_stated", 0) > r.failures[0].line_no)
         pasted = (r.failures and not r.progress and all(not f.progress for f in r.failures)
-                  and not r.command_after_failure)
+                  and not r.command_after_failure and not fixed)
         # (or an error block with the requests before it, stamped later than the whole start-up pasted under it: "The
         # error:", then "Start-up log from the same run:", the clock going back between them)
         spliced = bool(r.failures and nxt and "start" in nxt.progress and not nxt.failures
-                       and not r.command_after_failure and _after_by_clock(r, nxt))
+                       and not r.command_after_failure and not fixed and _after_by_clock(r, nxt))
         # (nor where the start-up's only failure is the first line of a death cut right after it, "Traceback (most
         # recent call last):", "Process SpawnProcess-1:": the pasted error is what followed it)
         if spliced or pasted and nxt and "start" in nxt.progress and (

@@ -31,8 +31,8 @@ from .lines import STATED, STRONG_PREFIX, TB_HEADER, stated, stops_inside, trace
 from .phase import (FAILED_REQUEST, FINE_WHEN_SERVING, PROJECTOR, SECOND_MODEL, STARTUP, Place, during_step, frames, locate,
                     step_done, step_reached)
 from .prose import OOM_ANY
-from .quiet import (COPES, DEATH_BEGINS, bar_under_way, leak, no_failure, pool_below_context, pressure, shortfall, starved,
-                    step_under_way)
+from .quiet import (COPES, DEATH_BEGINS, bar_under_way, growth, leak, no_failure, pool_below_context, pressure,
+                    shortfall, starved, step_under_way)
 from .verdict import KIND_OF_PHASE, Diagnosis
 
 #: words of memory as an amount (not a kind of it: "unknown memory type", "memory layout")
@@ -150,6 +150,16 @@ _NOT_OOM = {
     "heap-corruption": "the C library found its heap corrupted (a double free or a write past a buffer): a bug in the "
                        "engine or a native library, not memory running out.",
     "cuda-invalid-argument": "a CUDA call got an invalid argument.",
+    "gpu-ecc-error": "a GPU counts uncorrectable ECC errors in its memory: faulty or failing hardware, which hangs or "
+                     "crashes the processes on it. Reset the GPU (or reboot), check `nvidia-smi -q -d ECC` and the "
+                     "kernel log for Xid 48/63/64/94/95, and have the card replaced if the count comes back; memory "
+                     "settings will not help.",
+    "npu-invalid-argument": "an Ascend (CANN) runtime call got an invalid argument (EE1001), such as a memory copy "
+                            "between locations it does not allow: a bug in the caller or a version mismatch between "
+                            "vllm-ascend, torch_npu and CANN.",
+    "kernel-compile-error": "a kernel could not be compiled (Triton's or the backend's compiler failed on this shape). "
+                            "A different token budget (--max-num-batched-tokens) changes the "
+                            "shapes compiled; upgrading the compiler stack, or the engine's eager mode, avoids it.",
     "cuda-kernel-error": "a CUDA kernel or library call failed.",
     "gpu-shared-with-other-process": "at start the GPU had less free memory than the configured fraction asks "
                                      "for: another process holds part of it. Nothing ran out; the engine refused to "
@@ -1031,8 +1041,8 @@ def _plain_title(run: RunFacts, f: Failure) -> bool:
 def _grew_until(run: RunFacts, f: Failure, how: str) -> Diagnosis | None:
     """The run's memory growth (reported or stated) as the cause of failure `f`, which ended it (`how` says so); None
     where the run shows no growth."""
-    grown = leak(run)
-    if not (grown and grown.code.startswith("memory-growth")):
+    grown = growth(run)
+    if not grown:
         return None
     kill = [(f.line_no, f.text)] if all(ln != f.line_no for ln, _ in grown.evidence) else []
     return replace(grown, evidence=grown.evidence + kill, message=grown.message + how)
@@ -2207,6 +2217,16 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                              message=what + " after the KV cache was sized and before the server was serving: "
                                      "the weights had been read; the cache's host buffers (CPU swap space, pinned "
                                      "memory, a cache in RAM on a unified-memory machine) or the warm-up after them.")
+        if not loaded and not failed_load and "weights_done" in f.progress and _last_step(f, engine) == "WARMUP":
+            # after the weights, the engine's lines show a warm-up step under way (vLLM's torch.compile: "Compiling a
+            # graph for dynamic shape ...", Inductor's compile workers in host RAM): that step
+            ln, t = next((ln, t) for ln, t in reversed(f.before) if phase_words(t, engine) is not None)
+            return Diagnosis(kind="WARMUP", code="host-oom-kill" if not alloc else "host-alloc-failed", inferred=True,
+                             evidence=[(f.line_no, f.text), (ln, t)],
+                             phase_source=f"the last step the engine's lines show under way (line {ln})",
+                             message=what + " after the weights loaded, during a warm-up step (its line above: "
+                                     "compiling the model's graphs or the profile run), which used the host's RAM: "
+                                     "the compiler's workers and its caches, not the GPU.")
         if not loaded and not failed_load and "weights_done" in f.progress:
             # after the weights' buffers, before serving: the weights still paging in (mmap), or the host buffers
             # the engine makes next (CPU swap space, pinned memory, a KV cache or compute buffer in RAM)

@@ -343,9 +343,11 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        r"(?:[\w-]+\s+)?(?:benchmarks?|load[ -]tests?|stress[ -]tests?)\b|"
                        r"\bunder\s+(?:the\s+|a\s+)?(?:benchmark|load[ -]test|stress[ -]test)\b", re.I), "RUNTIME"),
            # ... in Chinese: the model's loading reported the error (模型加载报错, 模型加载失败), or loading a named model
-           # brought the out of memory (加载Qwen-72B-chat LLM model 出现OOM)
-           (re.compile(r"(?:模型|权重)(?:加载|载入)(?:报错|失败|出错)|加载\s*[A-Za-z][\w.\-]{1,60}(?:\s*LLM)?(?:\s*(?:model|模型))?\s*"
-                       r"(?:时|的时候|过程中)?\s*(?:出现|报)\s*(?:OOM|显存不足|CUDA out of memory)", re.I), "WEIGHTS"),
+           # brought the out of memory (加载Qwen-72B-chat LLM model 出现OOM), or the error came while a named model loaded
+           # (加载Baichuan2-13B-Chat时出异常, 载入 Qwen2-72B 的时候报错)
+           (re.compile(r"(?:模型|权重)(?:加载|载入)(?:报错|失败|出错)|(?:加载|载入)\s*[A-Za-z][\w.\-]{1,60}(?:\s*LLM)?(?:\s*(?:model|模型))?\s*"
+                       r"(?:(?:时|的时候|过程中)?\s*(?:出现|报)\s*(?:OOM|显存不足|CUDA out of memory)|"
+                       r"(?:时|的时候|过程中|期间)\s*(?:出现|出|报|发生)?(?:了)?(?:异常|错误|报错|错|OOM|显存不足))", re.I), "WEIGHTS"),
            # ... the model compiled at start (torch.compile, run within the engine's profiling or graph capture: "OOM
            # during torch.compile", "while compiling the model", 错误发生在模型编译阶段, torch.compile过程中)
            (re.compile(r"\b(?:during|while|when|in)\s+(?:the\s+)?[`'\x22]?torch\.compile\b|\b(?:during|while|when)\s+"
@@ -610,6 +612,14 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     # during inference" names the step that failed, and the requests as what works)
     fine = bool(FINE_WHEN_SERVING.search(f.text))
     marker = last_marker({m: ln for m, ln in f.progress.items() if not (fine and m in told and ln == f.line_no)})
+    own = {m: ln for m, ln in f.progress.items() if m not in told}
+    if marker in told and (own.get("start", 0) > f.progress[marker] or any(
+            ln > f.progress[marker] and program_line(t) and not step_done(t) and phase_words(t, engine) in STARTUP
+            for ln, t in f.before)):
+        # (a milestone only the report's words gave, above the server's own start line or its own line of a start-up
+        # step under way: "fails with OOM on certain requests" over a log that then says "Starting to load model" and
+        # fails: the words are about the report, the start-up below is this run's, and its own lines place the failure)
+        marker = last_marker(own)
     floor = FLOOR[marker] if marker else None
     # (not a milestone another worker printed: in a distributed start each rank loads its own weights, and the one
     # that failed may still have been loading when another said it was done)

@@ -148,6 +148,15 @@ _PAST_FIXED = re.compile(r"\b(?:before|previously|earlier|used to|at first|initi
                          r"\b(?:(?:it |this |everything )?works?(?: fine| again)? now|now (?:it )?works|"
                          r"(?:is|was|got|has been) (?:fixed|solved|resolved|gone)|no longer (?:happens|occurs|OOMs?|crashes))\b",
                          re.I)
+#: ... or a failure worked around by a setting now in use ("the defaults OOM on our box, so we changed to GMU 0.93 and
+#: max-num-seqs 2", "官方那组参数会 OOM，所以改成了 GMU 0.93"): not where the change did not help ("so I lowered it to 0.8
+#: but it still OOMs", "所以改成了 0.8，还是 OOM")
+_WORKED_AROUND = re.compile(r"(?:\bOOM\w*|\bout of memory\b|\bcrash\w*|爆显存|显存不足|内存不足)[^.!?。！？]{0,40}?"
+                            r"(?:\b(?:so|therefore|hence|thus)\s+(?:I|we)\s+(?:changed|switched|lowered|reduced|moved|"
+                            r"dropped|went)(?: it)? (?:to|down to)\b|(?:所以|因此|于是)(?:我们|我)?(?:就)?(?:改成|改为|换成|调成|调到|降到|"
+                            r"设为|设置为|改用))"
+                            r"(?![^.!?。！？]*(?:\bstill\b|\bbut\b|\bhowever\b|\bagain\b|\bsame\b|还是|仍然|依然|但是|但|又))",
+                            re.I)
 
 
 #: a clause that tells what could happen, not what did ("it is possible for users to crash the server at inference
@@ -205,8 +214,9 @@ def same_again(text: str) -> bool:
 
 
 def past_fixed(text: str) -> bool:
-    """The line tells an out-of-memory as past and fixed (`_PAST_FIXED`)."""
-    return bool(OOM_ANY.search(text) and _PAST_FIXED.search(text))
+    """The line tells an out-of-memory as past and fixed (`_PAST_FIXED`), or worked around by a setting now in use
+    (`_WORKED_AROUND`)."""
+    return bool(OOM_ANY.search(text) and (_PAST_FIXED.search(text) or _WORKED_AROUND.search(text)))
 
 
 def supposed(text: str) -> bool:

@@ -38,6 +38,19 @@ def leak(run: RunFacts) -> Diagnosis | None:
     grown = _reported_growth(run)
     if grown:
         return grown
+    # (the engine's own stats lines showing the pool creep come before the report's words: the words say growth, the
+    # lines show which ledger grew)
+    return _usage_creep(run) or _stated_growth(run)
+
+
+def growth(run: RunFacts) -> Diagnosis | None:
+    """Memory growth the log's readings show or the report's words state (`memory-growth-*`), None without it."""
+    return _reported_growth(run) or _stated_growth(run)
+
+
+def _usage_creep(run: RunFacts) -> Diagnosis | None:
+    """The KV pool's usage (the engine's periodic stats line) rising over 3+ readings while the running requests
+    stay the same: blocks not coming back as requests finish."""
     usage = [u for u in run.numbers.get("kv_usage_pct", []) if isinstance(u, (int, float))]
     running = run.numbers.get("running_reqs", [])
     if len(usage) >= 3 and usage[-1] - usage[0] >= 10:
@@ -56,7 +69,7 @@ def leak(run: RunFacts) -> Diagnosis | None:
         same = bool(prompt) and len(prompt) == len(usage) and not any(v > 0 for v in prompt[1:])
         if ups >= 0.75 * (len(usage) - 1) and steady and not filling and not same:
             return Diagnosis(kind="LEAK", code="kv-cache-usage-creep", oom=None,
-                             message=f"KV cache usage rose from {usage[0]}% to {usage[-1]}% while the running "
+                             message=f"KV cache usage rose from {usage[0]}% to {max(usage)}% while the running "
                                      f"requests stayed at {min(running) if running else '?'}-"
                                      f"{max(running) if running else '?'}: blocks are not coming back as "
                                      "requests finish.",
@@ -162,6 +175,14 @@ def _reported_growth(run: RunFacts) -> Diagnosis | None:
                          message=f"{len(series)} memory readings in the log rise from {series[0] / 2**30:.2f} GiB "
                                  f"to {series[-1] / 2**30:.2f} GiB: memory that is not given back (a leak, or a "
                                  "cache that grows without bound) until something runs out.")
+    return None
+
+
+def _stated_growth(run: RunFacts) -> Diagnosis | None:
+    """Growth the report's words state ("memory keeps growing", "KV cache not released after request completes"), where
+    no readings of the log show it by themselves."""
+    n = run.numbers
+    series = [v for v in n.get("reported_memory_bytes", []) if isinstance(v, int) and v > 0]
     stated = n.get("_growth_stated")
     # (not where the report's words deny the leak, nor where its leak is a leak detector's report at exit: bytes not
     # freed when the program ended, "Detected memory leaks!", not growth while it runs)
@@ -417,6 +438,9 @@ def _offload(run: RunFacts, engine: str) -> Diagnosis | None:
                          message=f"{offl} of {total} layers went to the GPU, as the command asked ({asked}): the rest "
                                  "run on the CPU because of that setting, not because the GPU is full. Nothing failed "
                                  "in this log.")
+    placed = _placed_on_cpu(run, offl, total, line)
+    if placed:
+        return placed
     free = n.get("free_memory_bytes", n.get("available_memory_bytes"))
     free = free[0] if isinstance(free, list) and free else free
     if offl == 0 and not isinstance(free, int) and not n.get("gpu_total_bytes"):
@@ -439,6 +463,42 @@ def _offload(run: RunFacts, engine: str) -> Diagnosis | None:
                      message=f"Only {offl} of {total} layers went to the GPU; the rest run on the CPU (slower). "
                              "Nothing failed in this log: the GPU is at its limit, so a longer prompt, more parallel "
                              "requests or an image may run it out of memory.")
+
+
+def _placed_on_cpu(run: RunFacts, offl: int, total: int, line: tuple[int, str]) -> Diagnosis | None:
+    """No layer went to a GPU because the context's KV cache or compute graph alone is larger than any GPU's free
+    memory (Ollama's new engine, v0.11+: its layout puts each on the CPU, `msg="kv cache" device=CPU size="14.0 GiB"`,
+    beside the GPUs discovery found, `available="5.1 GiB"`): the larger of the two that cannot fit decides (the KV
+    cache: KV_CAPACITY; the graph: WARMUP, the compute buffers). None where the log does not show both sides."""
+    n = run.numbers
+    gpus = [b for b in n.get("gpu_available_bytes", []) if isinstance(b, int) and b > 0]
+    kv, graph = n.get("layout_cpu_kv_bytes"), n.get("layout_cpu_graph_bytes")
+    if offl != 0 or not gpus:
+        return None
+    best = max(gpus)
+    over = [(b, name) for b, name in ((kv, "kv"), (graph, "graph")) if isinstance(b, int) and b > best]
+    if not over:
+        return None
+    size, name = max(over)
+    gpu_line = (run.number_lines.get("gpu_available_bytes", 0), f"largest GPU free: {best / 2**30:.1f} GiB")
+    if name == "kv":
+        return Diagnosis(kind="KV_CAPACITY", code="kv-cache-forces-cpu-offload", inferred=True, oom=None,
+                         evidence=[line, (run.number_lines.get("layout_cpu_kv_bytes", 0), f"KV cache {size / 2**30:.1f} "
+                                          "GiB"), gpu_line],
+                         phase_source="the engine's own layout of the ledgers",
+                         message=f"None of the {total} layers went to a GPU: the KV cache for this context "
+                                 f"({size / 2**30:.1f} GiB) alone is larger than any GPU's free memory "
+                                 f"({best / 2**30:.1f} GiB), so the engine placed the whole model on the CPU. A "
+                                 "shorter context (or a quantized KV cache) lets the layers go to the GPU.")
+    return Diagnosis(kind="WARMUP", code="compute-graph-forces-cpu-offload", inferred=True, oom=None,
+                     evidence=[line, (run.number_lines.get("layout_cpu_graph_bytes", 0), f"compute graph "
+                                      f"{size / 2**30:.1f} GiB"), gpu_line],
+                     phase_source="the engine's own layout of the ledgers",
+                     message=f"None of the {total} layers went to a GPU: the compute graph (the buffers a forward pass "
+                             f"needs for this context and batch, {size / 2**30:.1f} GiB) alone is larger than any GPU's "
+                             f"free memory ({best / 2**30:.1f} GiB), so the engine placed the whole model on the CPU. "
+                             "Flash attention (which keeps the attention matrix out of the graph), a shorter context "
+                             "or a smaller batch shrink it.")
 
 
 def _stalled(run: RunFacts, engine: str) -> list[tuple[int, str]]:
@@ -687,6 +747,19 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          message="The log ends while a start-up step was under way, with nothing after it: whether "
                                  "that step ran out of memory cannot be told from this log. If it did, the phase "
                                  "would be " + " or ".join(cands) + ".")
+    wrong = run.numbers.get("_bad_output_stated")
+    if isinstance(wrong, str) and not run.failures:
+        # the report says the answers are wrong (gibberish, unrelated text) and the log shows no failure: a fault of
+        # correctness, which memory settings do not touch
+        ln = run.number_lines.get("_bad_output_stated", 0)
+        return Diagnosis(kind="NOT_OOM", code="wrong-output", oom=False, evidence=reached + [(ln, wrong)],
+                         phase_source="the report's own words",
+                         message="This is not memory running out: the report says the server's answers are wrong "
+                                 f"(line {ln}), and the log shows no failure. Wrong output comes from the model file "
+                                 "(a broken or mismatched quantization, a wrong chat template), a backend's kernels (a "
+                                 "GPU architecture or driver the build does not handle, a split across GPUs) or "
+                                 "sampling settings; try one GPU, another backend or build, or another file of the "
+                                 "model. Memory settings will not help.")
     # (not where the cut line is another program's, pasted last: "for comparison, vLLM prints: ...")
     cut = bool(run.tail_cut and run.tail) and not _others_line(run.tail[1], engine)
     # (the report's words that it failed or hung: a cut log of a serving run is then no clean bill, "请求卡住")

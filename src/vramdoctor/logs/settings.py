@@ -57,7 +57,11 @@ def current(n: dict, e: Engine | None) -> Current:
     host = n.get("host_kv_buffer_bytes")
     gpu_kv = n.get("gpu_kv_buffer_bytes")
     kv_on_host = bool(host) and not gpu_kv or n.get("kv_offload") is False
-    if n.get("failed_on_host"):
+    offl = n.get("layers_offloaded")
+    offl = offl[-1] if isinstance(offl, list) and offl else offl
+    # (no layer on a GPU: the KV cache, which lives beside its layers, is all in host memory already; Ollama's new
+    # engine says so, `msg="kv cache" device=CPU`)
+    if n.get("failed_on_host") or offl == 0 and (n.get("layout_cpu_kv_bytes") or n.get("layers_total")):
         kv_on_host = True
     off = n.get("cpu_offload_gb", defaults.get("cpu_offload_gb"))
     return Current(fraction=frac, fraction_default=frac_default, max_num_seqs=seqs if isinstance(seqs, int) else None,

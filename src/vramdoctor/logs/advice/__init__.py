@@ -101,6 +101,14 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
                   "larger than the memory cap it was given (oMLX's --max-model-memory) or the memory it found free; "
                   "raise the cap where the machine has the memory, else the steps below shrink the weights")
         a.weights()
+    elif kind == "WARMUP" and code in ("host-oom-kill", "host-alloc-failed"):
+        # host RAM ran out in a warm-up step (vLLM's torch.compile: Inductor's compile workers): the GPU's settings do
+        # not touch it
+        s.say("more host memory", "host RAM (or the container's memory limit) ran out during the warm-up, not the GPU: "
+              "add RAM or raise the container's or pod's limit; fewer compile workers (TORCHINDUCTOR_COMPILE_THREADS=1) "
+              "or a warm compile cache (the second start reuses it) need less")
+        s.add("no compilation", "cuda_graphs", "skip torch.compile and the graphs: the compiler's workers and caches are "
+              "what used the host's RAM", "off")
     elif kind == "WARMUP":
         a.warmup()
     elif kind == "RUNTIME":

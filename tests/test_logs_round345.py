@@ -1,0 +1,326 @@
+"""`vramdoctor logs` on the kinds of fault held-out rounds 345-350 (issue 6, stop 40, sources no earlier round used)
+found, each with logs of our own in other engines, versions and wordings than the example. The engines' lines follow
+their sources (named in `vramdoctor/engines/<engine>.py`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from logcase import diag, kind_of, run_of
+
+
+def said(run) -> str:
+    """All of a run's advice, every field, joined."""
+    return " | ".join(" ".join(str(v) for v in a.values()) for a in run.advice)
+
+
+BARE_OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 8.00 GiB. GPU 0 has a total capacity of "
+            "23.55 GiB of which 5.58 GiB is free. Including non-PyTorch memory, this process has 17.96 GiB memory in use.")
+
+
+# --- a mode of use named against another ("batch inference mode causes OOM, while serving mode does not") is no step
+# the run was in: "while serving" there is "whereas", not a request under way (h345/07) ---------------------------------
+
+@pytest.mark.parametrize("title", [
+    "[Bug]: local batch inference mode causes OOM error, while serving mode does not cause error",
+    "Offline LLM.generate OOMs when serving mode is fine on the same GPU",
+    "OOM in the python API, during serving mode everything works",
+])
+def test_a_mode_named_against_another_is_no_request_under_way(title):
+    run = run_of(diag("\n".join([title, "", "vllm version: 0.5.4, gpu 24GB memory", BARE_OOM])))
+    assert run.kind == "UNDETERMINED", (run.kind, run.code, run.phase_source)
+
+
+def test_serving_requests_in_words_still_places_the_failure():
+    run = run_of(diag("\n".join(["It OOMs while serving requests from two clients.", BARE_OOM])))
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+# --- an out-of-memory the report says it worked around with a setting now in use ("the defaults OOM, so we changed to
+# GMU 0.93"): the run shown is the one that works; not where the change did not help (h345/08) --------------------------
+
+_VLLM_SERVING = ["INFO 06-15 14:10:01 api_server.py:177] vLLM API server version 0.9.1",
+                 "INFO 06-15 14:11:10 [kv_cache_utils.py:716] GPU KV cache size: 120,112 tokens",
+                 "INFO:     Application startup complete.",
+                 'INFO:     127.0.0.1:50312 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+
+
+@pytest.mark.parametrize("words", [
+    "- 官方那组 GMU 0.96 + 256K + 默认 CUDA graph 在我们这边会 OOM，所以改成了 GMU 0.93、max-num-seqs 2",
+    "- The README's settings (0.96, 256K) OOM on our box, so we changed to 0.93 and max-num-seqs 2.",
+    "- 默认参数显存不足，于是我们调到 --max-model-len 32768",
+])
+def test_an_oom_worked_around_by_the_settings_in_use_is_no_failure(words):
+    lines = ["[Performance]: decode slower than the README on 4x4090", "", words, "", *_VLLM_SERVING]
+    assert kind_of(lines)[0] == "NONE", kind_of(lines)
+
+
+@pytest.mark.parametrize("words", [
+    "- The defaults OOM on our box, so we changed to 0.93 but it still OOMs at start.",
+    "- 默认参数会 OOM，所以改成了 GMU 0.9，还是 OOM",
+])
+def test_a_workaround_that_did_not_help_keeps_the_failure(words):
+    lines = ["[Bug]: OOM at start", "", words, "", *_VLLM_SERVING[:2]]
+    assert kind_of(lines)[0] != "NONE", kind_of(lines)
+
+
+# --- Chinese: the error came while a named model loaded (加载Baichuan2-13B-Chat时出异常) -----------------------------------
+
+@pytest.mark.parametrize("title", [
+    "加载Baichuan2-13B-Chat时出异常，torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 50.00 MiB. GPU",
+    "载入 Qwen2-72B-Instruct 的时候报错 CUDA out of memory",
+    "加载glm-4-9b-chat过程中出现了OOM，显卡是4090",
+])
+def test_chinese_words_of_a_named_models_load_place_the_weights(title):
+    run = run_of(diag("\n".join([title, "", "Collecting environment information...", "PyTorch version: 2.3.0+cu121"])))
+    assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)
+
+
+# --- causes that are not memory: a kernel the compiler could not build, Ascend's invalid argument (EE1001), a GPU with
+# uncorrectable ECC errors, ggml's graph allocator finding a tensor without a buffer --------------------------------------
+
+@pytest.mark.parametrize("lines, code", [
+    (["(Worker_TP2 pid=131) ERROR 03-30 05:12:55 [multiproc_executor.py:880] triton.compiler.errors.MLIRCompilationError:",
+      "(Worker_TP2 pid=131) ERROR 03-30 05:12:55 [multiproc_executor.py:880] loc(\"kernel.ttadapter.mlir\":2:1): error: "
+      "Failed to run BiShengHIR pipeline"], "kernel-compile-error"),
+    (["[2025-02-01 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+      '  File "/usr/local/lib/python3.10/dist-packages/triton/compiler/compiler.py", line 280, in compile',
+      "triton.compiler.errors.CompilationError: at 32:12: def _fwd_kernel("], "kernel-compile-error"),
+    (["ERROR 05-29 20:52:26 worker_base.py:581] [ERROR] 2025-05-29-20:52:26 (PID:1059, Device:0, RankID:-1) ERR00100 "
+      "PTA call acl api failed.",
+      "ERROR 05-29 20:52:26 worker_base.py:581] EE1001: [PID: 1059] 2025-05-29-20:52:24.655.114 The argument is "
+      "invalid.Reason: Memory async failed, src loc type=1, dst loc type=1, kind=1 is invalid!"], "npu-invalid-argument"),
+    (["The server stops answering after two days; a hardware problem: GPU 3's Volatile Uncorr. ECC shows 2"],
+     "gpu-ecc-error"),
+    (["有一张卡的Volatile Uncorr. ECC 报1了"], "gpu-ecc-error"),
+    (['time=2025-04-25T15:57:38.186Z level=INFO source=server.go:619 msg="llama runner started in 6.32 seconds"',
+      "ggml-alloc.c:819: GGML_ASSERT(talloc->buffer_id >= 0) failed", "SIGABRT: abort"], "ggml-assert"),
+])
+def test_causes_that_are_not_memory(lines, code):
+    assert kind_of(lines) == ("NOT_OOM", code)
+
+
+def test_no_ecc_errors_counted_is_no_failure():
+    lines = ["nvidia-smi shows Volatile Uncorr. ECC: 0 on every GPU", *_VLLM_SERVING]
+    assert kind_of(lines)[0] == "NONE", kind_of(lines)
+
+
+# --- a KV pool sized to a negative block count before the engines checked for it: the cache's first tensor made with
+# it, "Trying to create tensor with negative dimension -83: [-83, 64, 4, 128]" (LMDeploy 0.2's PyTorch engine, vLLM
+# 0.1-0.2.1) -----------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["Loading checkpoint shards: 100%|██████████| 21/21 [00:41<00:00,  1.98s/it]",
+     "2024-03-27 08:52:03,117 - lmdeploy - INFO - distribute model parameters.",
+     "2024-03-27 08:52:31,904 - lmdeploy - ERROR - rank[1] failed with error: Trying to create tensor with negative "
+     "dimension -83: [-83, 64, 4, 128]"],
+    ["INFO 11-02 10:00:00 llm_engine.py:72] Initializing an LLM engine with config: model='lmsys/vicuna-13b-v1.5'",
+    "INFO 11-02 10:01:40 llm_engine.py:207] # GPU blocks: -412, # CPU blocks: 327",
+    "RuntimeError: Trying to create tensor with negative dimension -412: [-412, 40, 16, 16, 8]"],
+])
+def test_a_negative_block_count_is_the_kv_pool_without_memory(lines):
+    assert kind_of(lines) == ("KV_CAPACITY", "no-memory-for-kv-cache")
+
+
+def test_a_negative_dimension_of_another_shape_is_not_the_pool():
+    lines = ["INFO 11-02 10:00:00 llm_engine.py:72] Initializing an LLM engine with config: model='x'",
+             "RuntimeError: Trying to create tensor with negative dimension -1: [-1]"]
+    assert kind_of(lines)[0] != "KV_CAPACITY"
+
+
+# --- growth a report states in other words: RAM by its bare name, kept rising; memory taken slowly ------------------
+
+_TEXTGEN_SERVING = ["Running on local URL:  http://127.0.0.1:7860",
+                    "Output generated in 187.44 seconds (0.53 tokens/s, 100 tokens, context 43)",
+                    "Output generated in 203.91 seconds (0.49 tokens/s, 100 tokens, context 149)"]
+
+
+@pytest.mark.parametrize("words", [
+    "(RAM keeps climbing in the system monitor between and during generations until the whole 64GB is used)",
+    "3. Watch it slowly take up way more ram than it should.",
+    "VRAM keeps going up after every chat and never comes back down.",
+])
+def test_growth_in_other_words_is_a_leak(words):
+    assert kind_of([*_TEXTGEN_SERVING, words]) == ("LEAK", "memory-growth-stated")
+
+
+def test_ram_in_a_name_is_no_growth_word():
+    assert kind_of(["The param count keeps climbing in our dashboards.", *_TEXTGEN_SERVING])[0] == "NONE"
+
+
+# --- requests in a report's words: answered ("loads the model fine and answers requests"), or some failing ("on
+# certain requests"); and such words above a log whose own lines then show a start-up step failing do not place it --------
+
+_CUDA_ERR = "CUDA error 2 at D:\\a\\LLamaSharp\\LLamaSharp\\ggml-cuda.cu:6016: out of memory"
+
+
+@pytest.mark.parametrize("words", [
+    "The app loads the model fine and answers requests, then on some request it just blows up.",
+    "I'm getting this error now on certain requests using several different models.",
+    "It handles chat requests for a while, then dies.",
+])
+def test_requests_answered_or_failing_in_words_place_the_failure(words):
+    assert kind_of([words, "", _CUDA_ERR, "current device: 0"])[0] == "RUNTIME"
+
+
+_VLLM_LOAD_OOM = [
+    "INFO 06-02 10:00:40 [gpu_model_runner.py:1595] Starting to load model Qwen/Qwen2.5-72B-Instruct...",
+    "ERROR 06-02 10:01:10 [core.py:700] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.02 GiB. GPU 0 "
+    "has a total capacity of 79.19 GiB of which 512.00 MiB is free."]
+
+
+@pytest.mark.parametrize("words", [
+    "After the upgrade, the model fails with OOM on certain requests.",
+    "After the upgrade, the server fails with OOM when serving requests from the UI.",
+    "The app loads the model fine and answers requests, then it blows up.",
+])
+def test_words_of_serving_above_a_log_failing_its_load_do_not_place_it(words):
+    run = run_of(diag("\n".join([words, "", "```", *_VLLM_LOAD_OOM, "```"])))
+    assert run.kind == "WEIGHTS", (run.kind, run.code, run.phase_source)
+
+
+# --- llama.cpp's interactive session (main.cpp "== Running in interactive mode. =="): each input typed is a request ---
+
+def test_an_arena_overflow_after_an_interactive_answer_is_serving():
+    lines = ["main: build = 622 (f4c55d3)", "llama.cpp: loading model from zh-models/7B/ggml-model-q4_0.bin",
+             "llama_init_from_file: kv self size  = 1024.00 MB", "", "== Running in interactive mode. ==",
+             " - Press Ctrl+C to interject at any time.", "> 用一句话介绍一下北京", "北京是中国的首都。",
+             "> 生成一个pytorch的随机向量,维度是2,5",
+             "ggml_new_tensor_impl: not enough space in the context's memory pool (needed 819402384, available "
+             "805306368)", "zsh: segmentation fault  ./main -m zh-models/7B/ggml-model-q4_0.bin -ins"]
+    assert kind_of(lines) == ("RUNTIME", "ggml-arena-too-small")
+
+
+# --- answers the report calls wrong (gibberish, unrelated text) over a log with no failure: a fault of correctness ------
+
+_OLLAMA_ANSWERED = ['time=2025-03-01T10:00:05.000Z level=INFO source=server.go:619 msg="llama runner started in 4.02 '
+                    'seconds"', '[GIN] 2025/03/01 - 10:00:09 | 200 |  3.1s |       127.0.0.1 | POST     "/api/chat"']
+
+
+@pytest.mark.parametrize("words", [
+    "ROCM setup with two 7900 XTX outputs generate irrelevant content.",
+    "Rocm docker container giberish output",
+    "The answer is garbled since 0.6.2",
+    "升级之后模型输出乱码",
+])
+def test_wrong_answers_told_are_not_memory(words):
+    run = run_of(diag("\n".join([words, "", *_OLLAMA_ANSWERED])))
+    assert (run.kind, run.code) == ("NOT_OOM", "wrong-output"), (run.kind, run.code)
+    assert "Memory settings will not help" in run.message
+
+
+@pytest.mark.parametrize("words", ["There is no gibberish output anymore, thanks.", "The output is not garbled now."])
+def test_wrong_answers_denied_are_no_failure(words):
+    assert kind_of([words, "", *_OLLAMA_ANSWERED])[0] == "NONE", kind_of([words, "", *_OLLAMA_ANSWERED])
+
+
+# --- Ollama's new engine placing no layer on a GPU because the context's KV cache or compute graph alone is larger than
+# any GPU's free memory (its layout lines, device=CPU, beside discovery's available=) ------------------------------------
+
+def _ollama_layout(kv: str, graph: str, avail: str, gpus: int = 1) -> list[str]:
+    found = [f'time=2025-09-16T10:02:41.614+02:00 level=INFO source=types.go:131 msg="inference compute" id=GPU-{i} '
+             f'library=cuda variant=v12 compute=8.6 driver=12.8 name="NVIDIA RTX" total="{avail}" available="{avail}"'
+             for i in range(gpus)]
+    return [*found,
+            'time=2025-09-16T10:03:05.443+02:00 level=INFO source=server.go:545 msg="loading model" "model layers"=29 '
+            'requested=-1',
+            'time=2025-09-16T10:03:09.303+02:00 level=INFO source=ggml.go:498 msg="offloaded 0/29 layers to GPU"',
+            'time=2025-09-16T10:03:09.304+02:00 level=INFO source=backend.go:310 msg="model weights" device=CPU '
+            'size="1.9 GiB"',
+            f'time=2025-09-16T10:03:09.304+02:00 level=INFO source=backend.go:321 msg="kv cache" device=CPU size="{kv}"',
+            'time=2025-09-16T10:03:09.304+02:00 level=INFO source=backend.go:332 msg="compute graph" device=CPU '
+            f'size="{graph}"',
+            'time=2025-09-16T10:03:12.660+02:00 level=INFO source=server.go:1326 msg="llama runner started in 7.22 '
+            'seconds"']
+
+
+@pytest.mark.parametrize("kv, graph, avail, gpus, want", [
+    ("14.0 GiB", "8.1 GiB", "5.1 GiB", 1, ("KV_CAPACITY", "kv-cache-forces-cpu-offload")),
+    ("62.0 GiB", "124.0 GiB", "95.0 GiB", 8, ("WARMUP", "compute-graph-forces-cpu-offload")),
+    ("30.0 GiB", "2.0 GiB", "23.5 GiB", 2, ("KV_CAPACITY", "kv-cache-forces-cpu-offload")),
+])
+def test_ollama_placing_nothing_on_a_gpu_for_a_ledger_larger_than_any(kv, graph, avail, gpus, want):
+    run = run_of(diag("\n".join(_ollama_layout(kv, graph, avail, gpus))))
+    assert (run.kind, run.code) == want
+    assert "kv_offload" not in [a["setting"] for a in run.advice], said(run)  # the KV cache is on the CPU already
+
+
+def test_ollama_placing_nothing_on_a_gpu_with_room_is_not_a_ledger():
+    run = run_of(diag("\n".join(_ollama_layout("1.0 GiB", "0.5 GiB", "23.5 GiB"))))
+    assert run.kind == "NONE", (run.kind, run.code)
+
+
+# --- MLX's active memory printed after each load and unload (oMLX's engine_pool), rising: growth measured ----------------
+
+def test_mlx_active_memory_rising_is_growth():
+    lines = [f"2026-06-09 {h:02d}:00:00,000 - omlx.engine_pool - INFO - [-] - Unloaded model: Qwen3.5-4B-8bit, "
+             f"freed={f}GB (expected>=4.62GB), active_memory: {a}GB (settled)"
+             for h, f, a in ((10, "4.58", "36.20"), (13, "1.12", "41.88"), (16, "0.40", "58.70"), (19, "-51.56",
+                                                                                               "115.90"))]
+    assert kind_of(lines) == ("LEAK", "memory-growth-reported")
+
+
+# --- a failure the report says is gone ("EDIT: Now working with 0.1.48"), over the log of the run that works: the
+# failure is no error pasted above that start-up ---------------------------------------------------------------------------
+
+_OLLAMA_STARTUP = ['ollama  | time=2024-07-01T19:42:10.612Z level=INFO source=routes.go:1110 msg="Listening on '
+                   '[::]:11434 (version 0.1.48)"',
+                   "ollama  | llm_load_tensors: offloaded 33/33 layers to GPU",
+                   'ollama  | time=2024-07-01T19:42:34.871Z level=INFO source=server.go:599 msg="llama runner started '
+                   'in 2.77 seconds"',
+                   'ollama  | [GIN] 2024/07/01 - 19:42:34 | 200 |  2.870193544s |       127.0.0.1 | POST     "/api/chat"']
+
+
+@pytest.mark.parametrize("fixed", ["EDIT: Now working with 0.1.48 :smiley:", "Update: fixed after upgrading.",
+                                   "It works now with the new image."])
+def test_a_failure_said_to_be_gone_over_the_log_that_works(fixed):
+    lines = ["$ docker exec -it ollama ollama run codellama:7b-python",
+             "Error: llama runner process has terminated: signal: segmentation fault (core dumped)", "", fixed, "",
+             *_OLLAMA_STARTUP]
+    assert kind_of(lines)[0] == "NONE", kind_of(lines)
+
+
+def test_a_failure_pasted_above_its_start_up_still_decides():
+    lines = ["Error: llama runner process has terminated: signal: segmentation fault (core dumped)", "",
+             _OLLAMA_STARTUP[0], _OLLAMA_STARTUP[1]]
+    assert kind_of(lines)[0] == "NOT_OOM", kind_of(lines)
+
+
+# --- 内存不足 ("not enough memory") alone, as a report says it: an out-of-memory, its ledger and phase not shown ----------
+
+@pytest.mark.parametrize("words", ["运行openai_api_server.py 显示内存不足", "(后面的报错见截图，就是提示内存不足，然后进程退出了)"])
+def test_chinese_not_enough_memory_alone_is_an_out_of_memory(words):
+    lines = ["INFO 06-14 10:55:15 llm_engine.py:100] Initializing an LLM engine (v0.4.2) with config: model='x'", words]
+    assert kind_of(lines)[0] == "UNDETERMINED", kind_of(lines)
+
+
+def test_chinese_memory_denied_is_no_failure():
+    lines = ["INFO 06-14 10:55:15 llm_engine.py:100] Initializing an LLM engine (v0.4.2) with config: model='x'",
+             "INFO:     Application startup complete.", "不是内存不足的问题，服务正常"]
+    assert kind_of(lines)[0] != "UNDETERMINED" or kind_of(lines)[1] != "oom-phase-not-shown", kind_of(lines)
+
+
+# --- the host's OOM killer during vLLM's torch.compile (its lines "Compiling a graph for dynamic shape ..."): WARMUP, a
+# step that uses the host's RAM, with host-memory advice -----------------------------------------------------------------
+
+@pytest.mark.parametrize("step", [
+    "(EngineCore_DP0 pid=274) INFO 02-18 09:16:14 [backends.py:287] Compiling a graph for dynamic shape ...",
+    "(EngineCore_DP0 pid=274) INFO 02-18 09:16:09 [backends.py:703] Dynamo bytecode transform time: 12.87 s",
+])
+def test_a_host_oom_kill_during_torch_compile_is_the_warm_up(step):
+    lines = ["(APIServer pid=1) INFO 02-18 09:14:02 [api_server.py:1351] vLLM API server version 0.15.2",
+             "(EngineCore_DP0 pid=274) INFO 02-18 09:15:56 [gpu_model_runner.py:3568] Model loading took 75.43 GiB "
+             "memory and 93.870812 seconds", step,
+             "[ 6214.907336] Out of memory: Killed process 274 (VLLM::EngineCor) total-vm:221876540kB, "
+             "anon-rss:5148228kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:160200kB oom_score_adj:0"]
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("WARMUP", "host-oom-kill"), (run.kind, run.code)
+    assert "host" in said(run) and "gpu_memory_utilization" not in [a["setting"] for a in run.advice]
+
+
+def test_a_host_oom_kill_after_the_weights_with_no_step_stays_undetermined():
+    lines = ["(EngineCore_DP0 pid=274) INFO 02-18 09:15:56 [gpu_model_runner.py:3568] Model loading took 75.43 GiB "
+             "memory and 93.870812 seconds",
+             "[ 6214.907336] Out of memory: Killed process 274 (VLLM::EngineCor) total-vm:221876540kB, "
+             "anon-rss:5148228kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:160200kB oom_score_adj:0"]
+    assert kind_of(lines) == ("UNDETERMINED", "host-oom-kill")
