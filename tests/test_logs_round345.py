@@ -324,3 +324,29 @@ def test_a_host_oom_kill_after_the_weights_with_no_step_stays_undetermined():
              "[ 6214.907336] Out of memory: Killed process 274 (VLLM::EngineCor) total-vm:221876540kB, "
              "anon-rss:5148228kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:160200kB oom_score_adj:0"]
     assert kind_of(lines) == ("UNDETERMINED", "host-oom-kill")
+
+
+# --- the engine's watchdog after its stats showed the KV pool full with requests queued: the stall came in the path that
+# copes with a full pool (h341/12); with room in the pool, the watchdog is no memory's ------------------------------------
+
+def _sglang_stall(usage: str, queued: int, stats: str) -> list[str]:
+    row = {"new": f"Decode batch, #running-req: 61, #full token: 1937408, full token usage: {usage}, #swa token: 188160, "
+                  f"swa token usage: 0.97, cuda graph: True, gen throughput (token/s): 1822.40, #queue-req: {queued},",
+           "old": f"Decode batch. #running-req: 40, #token: 310000, token usage: {usage}, gen throughput (token/s): "
+                  f"900.10, #queue-req: {queued}"}[stats]
+    return ["[2026-07-08 03:10:00] INFO:     Application startup complete.",
+            f"[2026-07-08 03:14:55 TP0] {row}", f"[2026-07-08 03:14:57 TP0] {row}",
+            "[2026-07-08 03:19:58 TP0] Scheduler watchdog timeout (self.watchdog_timeout=300, self.soft=False)",
+            "[2026-07-08 03:20:03] SIGQUIT received. signum=None, frame=None. It usually means one child failed."]
+
+
+@pytest.mark.parametrize("usage, stats", [("1.00", "new"), ("0.99", "old")])
+def test_a_watchdog_after_a_full_pool_is_the_pool(usage, stats):
+    run = run_of(diag("\n".join(_sglang_stall(usage, 151, stats))))
+    assert (run.kind, run.code) == ("RUNTIME", "stall-after-kv-pool-full"), (run.kind, run.code)
+    assert any(a["setting"] == "max_num_seqs" and a["direction"] == "down" for a in run.advice), said(run)
+
+
+@pytest.mark.parametrize("usage, queued", [("0.31", 151), ("1.00", 0)])
+def test_a_watchdog_with_room_or_nothing_waiting_is_not_the_pool(usage, queued):
+    assert kind_of(_sglang_stall(usage, queued, "new")) == ("NOT_OOM", "watchdog-timeout")

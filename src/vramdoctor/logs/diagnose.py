@@ -1170,6 +1170,32 @@ def _crash_after_full_pool(run: RunFacts, f: Failure, error: bool = False) -> Di
                              "that path.")
 
 
+#: the pool's usage, in percent, at which a stats line shows it full
+FULL_PCT = 99
+
+
+def _stall_after_full_pool(run: RunFacts, f: Failure) -> Diagnosis | None:
+    """The engine's watchdog killing a scheduler that stopped making progress (SGLang's "Scheduler watchdog timeout"),
+    where the engine's last stats line before it shows the KV pool full (usage FULL_PCT% or more) with requests queued:
+    the stall came in the path that copes with a full pool (eviction, retraction), reached because the pool ran full
+    under load: RUNTIME (inferred). None where the last reading shows room, or no request waiting."""
+    usage = [u for u in run.numbers.get("kv_usage_pct", []) if isinstance(u, (int, float))]
+    queued = [q for q in run.numbers.get("queue_reqs", []) if isinstance(q, int)]
+    line = run.number_lines.get("kv_usage_pct", 0)
+    if not usage or usage[-1] < FULL_PCT or not queued or queued[-1] <= 0 or not line or line > f.line_no:
+        return None
+    return Diagnosis(kind="RUNTIME", code="stall-after-kv-pool-full", oom=None, inferred=True,
+                     evidence=[(line, f"KV cache usage {usage[-1]:g}%, {queued[-1]} requests queued"),
+                               (f.line_no, f.text)],
+                     phase_source=f"the engine's stats before the stall (line {line}): the pool full under load",
+                     message=f"The KV cache pool was full while serving ({usage[-1]:g}% used, {queued[-1]} requests "
+                             "waiting), and then the scheduler made no progress until the engine's watchdog killed "
+                             "the server: the stall came in the path that copes with a full pool (eviction of cached "
+                             "entries, retraction), an engine bug worth reporting with these lines. What leads into it "
+                             "is a pool too small for this load: fewer concurrent requests or a larger pool keep the "
+                             "server off that path.")
+
+
 def _weights_over_working_set(run: RunFacts) -> str | None:
     """Where the weights' Metal buffers the log shows (llama.cpp's "Metal_Mapped model buffer size = 40543.11 MiB",
     summed) are larger than the working-set limit it shows (ggml-metal's "recommendedMaxWorkingSetSize = 22906.50 MB"),
@@ -1899,6 +1925,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                          message=said + (" If it is memory, the phase would be " + " or ".join(cands) + "." if cands
                                          else ""))
     crashed = _crash_after_full_pool(run, f) if f.kind == "not_oom" else None
+    crashed = crashed or (_stall_after_full_pool(run, f) if f.code == "watchdog-timeout" else None)
     if crashed:
         return crashed
     if f.kind == "not_oom" and f.code in _ONE_REQUEST:
