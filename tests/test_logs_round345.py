@@ -350,3 +350,32 @@ def test_a_watchdog_after_a_full_pool_is_the_pool(usage, stats):
 @pytest.mark.parametrize("usage, queued", [("0.31", 151), ("1.00", 0)])
 def test_a_watchdog_with_room_or_nothing_waiting_is_not_the_pool(usage, queued):
     assert kind_of(_sglang_stall(usage, queued, "new")) == ("NOT_OOM", "watchdog-timeout")
+
+
+# --- memory the report says was not freed when what held it was closed, then a later load of the model runs out: the
+# growth is the cause (h342/10) --------------------------------------------------------------------------------------------
+
+_LCPP_LOAD = ["llama.cpp: loading model from E:\\models\\llama2_7b_chat.ggmlv3.q4_0.bin",
+              "llama_model_load_internal: offloaded 35/35 layers to GPU",
+              "llama_model_load_internal: total VRAM used: 4212 MB",
+              "llama_new_context_with_model: kv self size  =  256.00 MB"]
+_LCPP_RELOAD_OOM = ["llama.cpp: loading model from E:\\models\\llama2_7b_chat.ggmlv3.q4_0.bin",
+                    "llama_model_load_internal: offloading 32 repeating layers to GPU",
+                    "CUDA error 2 at C:\\LLamaSharp\\llama.cpp\\ggml-cuda.cu:5031: out of memory"]
+
+
+@pytest.mark.parametrize("title, words", [
+    ("Out of GPU memory when creating multiple sessions",
+     "I tested recovering memory when we create a new session and close them again. Looks like the GPU memory is not "
+     "freed."),
+    ("OOM after reopening the chat a few times",
+     "Every time I close the chat and start a new one, the VRAM isn't released."),
+])
+def test_memory_not_freed_on_close_then_a_reload_oom_is_a_leak(title, words):
+    lines = [title, words, "", *_LCPP_LOAD, "[session 1 closed] [session 2 created]", *_LCPP_RELOAD_OOM]
+    assert kind_of(lines) == ("LEAK", "memory-growth-stated")
+
+
+def test_a_reload_oom_without_words_of_growth_is_the_weights():
+    lines = ["Out of GPU memory on the second load", "", *_LCPP_LOAD, *_LCPP_RELOAD_OOM]
+    assert kind_of(lines)[0] == "WEIGHTS", kind_of(lines)

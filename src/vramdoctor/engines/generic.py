@@ -464,7 +464,12 @@ _KEPT = (r"(?:\bunload\w*\b|\b(?:even )?after (?:\w+ ){0,2}?(?:delet\w*|del|free
          # ... or still not freed, the "still" saying something should have freed it ("the VRAM is still not freed. The
          # VRAM only gets cleared after I kill the app")
          r"\b(?:VRAM|memory|RAM)\b[^.;!?\n]{0,30}?\b(?:is|was|are|were|gets?|got) still not (?:being )?(?:freed|released|"
-         r"cleared|reclaimed)\b")
+         r"cleared|reclaimed)\b|"
+         # ... or not freed when what held it was closed, the closing told in the sentence before ("recover memory when
+         # we create a new session and close them again. Looks like the GPU memory is not freed.")
+         r"\bclos(?:e|es|ed|ing)\s+(?:the\s+|a\s+|each\s+|every\s+)?(?:\w+\s+)?(?:sessions?|conversations?|chats?|"
+         r"contexts?|instances?|them|it)\b[^!?\n]{0,120}?\b(?:VRAM|memory|RAM)\b[^.;!?\n]{0,30}?(?:\b(?:is|was|are|were|gets?|"
+         r"got)\s+not|\b(?:isn't|wasn't|aren't|never(?: gets?)?))\s+(?:being\s+)?(?:freed|released|reclaimed|cleared)\b")
 _TO_FROM = (r"\b(?:reach(?:es|ed)?|(?:climb(?:s|ed)?|grows?|grew|rises|rose|goes up|went up) to|ends? (?:up )?at)\s+"
             r"(?:~|about |around |over )?" + _USIZE + r"[^.;!?\n]{0,80}?\bfrom (?:a |the )?(?:~|about |around )?" + _USIZE)
 _SPAN = re.compile(r"\b(?:after|over|within|for)\s+(?:\S+\s+){0,3}?(?:tokens|requests|hours?|minutes|days?|weeks?|rounds|"

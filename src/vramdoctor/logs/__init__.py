@@ -325,7 +325,10 @@ def decide(reports: list[RunReport], out_of_order: bool = False, copies: frozens
                 and "ready" not in x.progress]
         # (not a pool full under load that the engine coped with, preempting or retracting: memory held by the pool
         # it sized at start, "36GB used even when idle", is no growth)
-        if r.kind == "RUNTIME" and grew and not r.code.startswith("kv-pool-full"):
+        # (also a load of the model again that runs out, after a run whose memory the report says was not freed:
+        # "created and closed the session 4 times", then the next load's out-of-memory; the earlier run loaded too)
+        if grew and (r.kind == "RUNTIME" and not r.code.startswith("kv-pool-full")
+                     or r.kind == "WEIGHTS" and any("start" in x.progress for x in grew)):
             return grew[-1]
         if r.kind != "NONE":
             return r

@@ -2150,7 +2150,13 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     if recovered:
         return recovered
     said_grew = run.number_lines.get("_growth_stated") == f.line_no and not program_line(f.text)
-    if (place.phase in (None, "RUNTIME") or said_grew) and f.kind == "oom":
+    # (or the failure is only the report's words, its title or a sentence, and the report states growth: "Out of GPU
+    # memory when creating multiple sessions" over "Looks like the GPU memory is not freed": the growth is the cause,
+    # wherever the start-up pasted under the words got to)
+    told_only = isinstance(run.numbers.get("_growth_stated"), str) and not program_line(f.text) and bool(
+        TITLE.match(f.text) or user_words(f.text) or sentence_like(f.text) or persons_line(f.text)
+        or not STRONG_PREFIX.match(f.text) and not FRAME.search(f.text) and f.pasted)
+    if (place.phase in (None, "RUNTIME") or said_grew or told_only) and f.kind == "oom":
         # (or the failure's own sentence says memory grew until it ran out: "VRAM leak ...: Draft KV cache grows ~10MB
         # per cycle until OOM" names the cache that grew, not a pool too small at start)
         # memory that kept growing while serving, then ran out: the growth is the cause, the failure its end
