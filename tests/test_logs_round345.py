@@ -379,3 +379,34 @@ def test_memory_not_freed_on_close_then_a_reload_oom_is_a_leak(title, words):
 def test_a_reload_oom_without_words_of_growth_is_the_weights():
     lines = ["Out of GPU memory on the second load", "", *_LCPP_LOAD, *_LCPP_RELOAD_OOM]
     assert kind_of(lines)[0] == "WEIGHTS", kind_of(lines)
+
+
+# --- mlx_lm.server's prompt cache readings after each request ("Prompt Cache: 8 sequences, 19.81 GB"), rising until a
+# Metal out-of-memory: growth measured, with the cache's own caps as advice (h337/06) -----------------------------------
+
+def _mlx_cache(sizes: list[str], end: list[str]) -> list[str]:
+    out = ["$ mlx_lm.server --model mlx-community/Qwen3.5-4B-MLX-8bit",
+           "2026-06-10 09:12:03,114 - INFO - Starting httpd at 127.0.0.1 on port 8080..."]
+    for i, size in enumerate(sizes, 1):
+        out += [f'127.0.0.1 - - [10/Jun/2026 09:{14 + i:02d}:27] "POST /v1/chat/completions HTTP/1.1" 200 -',
+                f"2026-06-10 09:{14 + i:02d}:41,502 - INFO - Prompt Cache: {i} sequences, {size} GB"]
+    return out + end
+
+
+_METAL_OOM = ["libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer "
+              "execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)"]
+
+
+@pytest.mark.parametrize("sizes, end", [
+    (["0.74", "1.61", "3.02", "5.87", "8.93", "12.40", "15.66", "19.81", "23.35"], _METAL_OOM),
+    (["2.10", "4.40", "6.90", "9.80"], []),
+])
+def test_a_prompt_cache_growing_is_growth_with_its_caps_advised(sizes, end):
+    run = run_of(diag("\n".join(_mlx_cache(sizes, end))))
+    assert (run.kind, run.code) == ("LEAK", "memory-growth-reported"), (run.kind, run.code)
+    assert "--prompt-cache-bytes" in said(run)
+
+
+def test_a_steady_prompt_cache_is_no_growth():
+    run = run_of(diag("\n".join(_mlx_cache(["3.02", "3.05", "3.01", "3.04"], []))))
+    assert run.kind == "NONE", (run.kind, run.code)

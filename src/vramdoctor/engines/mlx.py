@@ -11,7 +11,11 @@ Metal working set of unified memory: macOS lets the GPU wire only part of it (`i
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import fig, msg, release, rx
+from .words import SIZE, fig, msg, release, rx, to_bytes
+
+def _size(m) -> int:
+    return to_bytes(m.group(1), m.group(2))
+
 
 LOG = LogWords(
     fingerprint=rx(r"mlx_lm|mlx-lm|mlx_vlm|mlx\.core|\[METAL\] Command buffer execution failed|mlx-community/|"
@@ -52,6 +56,11 @@ LOG = LogWords(
         fig("_mlx_generate", r"\bmlx_lm[.\s](?:generate|chat)\b|\bmlx_lm/(?:generate|chat)\.py\b", lambda m: True),
         # its release where a paste shows it ("mlx-lm==0.26.3", pip's "mlx-lm 0.31.0", "mlx_lm version: 0.30.6")
         fig("engine_version", r"\bmlx[-_]lm(?:==|\s+v?|\s+version:?\s*v?)(\d+\.\d+(?:\.\d+)?)\b", lambda m: m.group(1)),
+        # the server's prompt cache after each request (server.py's LRUPromptCache, capped by its count of sequences,
+        # not by bytes: "Prompt Cache: 8 sequences, 19.81 GB"): a reading of the memory it holds, which rises as it
+        # keeps longer prompts' states
+        fig("reported_memory_bytes", r"\bPrompt Cache: \d+ sequences?, " + SIZE, _size, mode="list"),
+        fig("_mlx_prompt_cache", r"\bPrompt Cache: \d+ sequences?, ", lambda m: True),
     ),
 )
 

@@ -174,6 +174,13 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
             s.add("a longer context", "max_model_len", "if memory allows (`vramdoctor estimate` tells); otherwise "
                   "the client must send shorter requests", "up", None, ctx)
     elif kind == "LEAK" and code.startswith("memory-growth"):  # readings or words about a process's memory
+        if n.get("_mlx_prompt_cache"):
+            # (mlx_lm.server's LRU prompt cache keeps up to --prompt-cache-size prompts' KV states, 10 by default,
+            # however long each is, and no byte cap unless --prompt-cache-bytes is given: server.py's argparse)
+            s.say("cap the prompt cache", "the readings are mlx_lm.server's prompt cache, which keeps up to "
+                  "--prompt-cache-size prompts' KV states (10 by default) however long each is, with no byte cap "
+                  "unless one is given: set --prompt-cache-bytes below what the machine can spare (the releases that "
+                  "have it; `mlx_lm.server --help` lists it), or a lower --prompt-cache-size")
         if code == "memory-growth-reported":  # (readings in the log that rise: measured already)
             s.say("report it", "the log's own readings show the growth: report it to the engine with them and this "
                   "log (the engine's version, the model, the kind of requests: images, long prompts, LoRA, prefix "
