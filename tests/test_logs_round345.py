@@ -410,3 +410,171 @@ def test_a_prompt_cache_growing_is_growth_with_its_caps_advised(sizes, end):
 def test_a_steady_prompt_cache_is_no_growth():
     run = run_of(diag("\n".join(_mlx_cache(["3.02", "3.05", "3.01", "3.04"], []))))
     assert run.kind == "NONE", (run.kind, run.code)
+
+
+# === rounds 351-356 (new sources: pages, non-English reports, model repos, rollout frameworks, platforms) ===============
+
+# --- an evaluation harness named by its command line, its own log's prefix or its script's frame loads the model
+# in-process: no request under way (only words that say it ran against the server are) ---------------------------------
+
+_V0_CAPTURE_OOM = [
+    "INFO 06-20 14:02:19 model_runner.py:146] Loading model weights took 13.4966 GB",
+    "INFO 06-20 14:02:21 gpu_executor.py:83] # GPU blocks: 3127, # CPU blocks: 512",
+    "INFO 06-20 14:02:23 model_runner.py:854] Capturing the model for CUDA graphs. This may lead to unexpected "
+    "consequences if the model is not static.",
+    "Traceback (most recent call last):",
+    '  File "/opt/conda/lib/python3.10/site-packages/vllm/worker/model_runner.py", line 935, in capture_model',
+    "    graph_runner.capture(",
+    "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB. GPU "]
+
+
+@pytest.mark.parametrize("head", [
+    ["$ lm_eval --model vllm --model_args pretrained=/data/models/my-7b,gpu_memory_utilization=0.9 --tasks mmlu"],
+    ["08/23 10:32:48 - OpenCompass - INFO - Partitioned into 13 tasks.",
+     '  File "/opt/conda/bin/lm_eval", line 8, in <module>'],
+])
+def test_a_harness_named_by_its_command_or_prefix_is_no_request(head):
+    assert kind_of([*head, *_V0_CAPTURE_OOM]) == ("WARMUP", "cuda-graph-capture-oom")
+
+
+def test_a_harness_said_to_run_against_the_server_is_requests():
+    lines = ["It OOMs while running lm-eval against the endpoint.", "", BARE_OOM]
+    assert kind_of(lines)[0] == "RUNTIME", kind_of(lines)
+
+
+# --- a model's load killed by the host: the shell's "Killed" in its locale's words, a loader's per-tensor lines, and
+# Chinese words of how far the load got (加载到40层左右时会爆内存) -------------------------------------------------------------
+
+_KT_LOADING = ["using custom modeling_xxx.py.", "loading token_embd.weight to cpu",
+               "loading blk.0.attn_q_a_norm.weight to cuda:0", "...", "loading blk.39.attn_q_a.weight to cuda:0",
+               "loading blk.39.attn_q_a_norm.weight to cuda:0"]
+
+
+@pytest.mark.parametrize("killed", ["已杀死", "Killed", "Getötet"])
+def test_a_load_killed_in_any_locale_is_the_weights_in_host_memory(killed):
+    lines = ["[Bug] ktransformers 0.2.4 运行 deepseek_q4_km", "", "$ python -m ktransformers.local_chat --cpu_infer 70",
+             *_KT_LOADING, killed]
+    assert kind_of(lines)[0] == "WEIGHTS", kind_of(lines)
+
+
+@pytest.mark.parametrize("title", [
+    "【OOM问题】 跑DeepSeek-R1-Q4_K_M，加载到2/3(blk.40 一共有blk.60)时就已经用掉400多GB内存了。",
+    "[Bug] 加载到40层左右时会爆内存",
+])
+def test_chinese_words_of_how_far_the_load_got_place_the_weights(title):
+    assert kind_of([title, "", "硬件：A800 80GB"])[0] == "WEIGHTS", kind_of([title, "", "硬件：A800 80GB"])
+
+
+# --- Ascend's graph capture out of streams (not memory), and a server that went away, its cause elsewhere -------------
+
+@pytest.mark.parametrize("line", [
+    "New capture stream failed, stream_id=1987, event_id=[-1->70037].[FUNC:GetCaptureStream][FILE:capture_model_utils.cc]",
+    "rtStreamWaitEvent execution failed, reason=driver error:resource alloc fail[FUNC:FuncErrorReason]",
+    "stream wait event failed, runtime result = 207005[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:148]",
+])
+def test_ascend_streams_for_graph_capture_are_no_memory(line):
+    lines = ["(Worker_TP3 pid=78100) ERROR 04-20 21:27:00 [multiproc_executor.py:932]         TraceBack (most recent "
+             "call last):", f"(Worker_TP3 pid=78100) ERROR 04-20 21:27:00 [multiproc_executor.py:932]        {line}"]
+    assert kind_of(lines) == ("NOT_OOM", "device-resource-exhausted")
+
+
+@pytest.mark.parametrize("line", ["ERROR:utils:Failed to create chat completion: {'detail': 'Remote server "
+                                  "0.0.0.0:36281 closed'}",
+                                  "aiohttp.client_exceptions.ServerDisconnectedError: Server disconnected"])
+def test_a_server_gone_away_names_no_cause(line):
+    lines = ["benchmark当并发数超过一定值，系统会报错", "python benchmark/benchmark_long.py --concurrency 12", line]
+    assert kind_of(lines) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+# --- a load by its concurrency, or the server said to be up and serving, in words: requests ----------------------------
+
+@pytest.mark.parametrize("words", [
+    "Server is up and serving DeepSeek-R1-awq; input 128 / output 128 at 256 concurrency -> oom and the engine dies.",
+    "The engine dies with 64 concurrent users, fine with 8.",
+])
+def test_a_load_by_its_concurrency_is_serving(words):
+    assert kind_of([words, "", "vllm 0.8.4, 8x A100", "torch.OutOfMemoryError: CUDA out of memory."])[0] == "RUNTIME"
+
+
+# --- LMDeploy's vision encoder taking a request's image after TurboMind started: serving, not the pool it sized --------
+
+def test_lmdeploy_image_request_oom_is_serving():
+    lines = ["[TM][INFO] [BlockManager] block_size = 16 MB", "[TM][INFO] [BlockManager] max_block_count = 160",
+             "[TM][INFO] LlamaBatch<T>::Start()",
+             "2024-12-11 15:03:52,276 - lmdeploy - INFO - vl/engine.py:88 - ImageEncoder received 1 images, left 1 "
+             "images.",
+             "Exception in thread Thread-3 (_forward_loop):", "Traceback (most recent call last):",
+             '  File "/usr/local/lib/python3.10/dist-packages/lmdeploy/vl/engine.py", line 100, in _forward_loop',
+             "    outputs = self.model.forward(**inputs)",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 410.00 MiB. GPU 0 has a total capacity of "
+             "79.11 GiB of which 197.88 MiB is free."]
+    assert kind_of(lines)[0] == "RUNTIME", kind_of(lines)
+
+
+# --- llama.cpp asked for logits the batch did not request: a bug, not memory ------------------------------------------
+
+def test_invalid_logits_id_is_not_memory():
+    lines = ["7:23PM INF [llama-cpp] Loads OK",
+             "7:23PM DBG GRPC(m-127.0.0.1:44125): stderr llama_get_logits_ith: invalid logits id 14, reason: no logits",
+             '7:23PM ERR Server error error="rpc error: code = Unavailable desc = error reading from server: EOF"']
+    assert kind_of(lines) == ("NOT_OOM", "ggml-assert")
+
+
+# --- `kubectl top pod` rows of one pod over time, rising to its OOMKilled: growth measured -----------------------------
+
+def test_kubectl_top_rows_rising_are_growth():
+    rows = [f"vllm-deployment-router-7d9f8c6b6d-hq2lp   2{i}0m   {1184 + 1150 * i}Mi" for i in range(7)]
+    lines = ["$ kubectl describe pod vllm-deployment-router-7d9f8c6b6d-hq2lp | grep -A3 'Last State'",
+             "    Last State:     Terminated", "      Reason:       OOMKilled", "      Exit Code:    137", "",
+             "$ kubectl top pod -n vllm -l app.kubernetes.io/component=router --no-headers", *rows]
+    assert kind_of(lines) == ("LEAK", "memory-growth-reported")
+
+
+def test_kubectl_top_rows_steady_are_no_growth():
+    rows = [f"vllm-deployment-router-7d9f8c6b6d-hq2lp   2{i}0m   {1184 + i}Mi" for i in range(5)]
+    assert kind_of(["$ kubectl top pod --no-headers", *rows])[0] == "NONE"
+
+
+# --- a script's code pasted above the run's own start line is no step the run passed (`llm.generate(...)`) ------------
+
+def test_script_code_above_the_start_line_places_nothing():
+    lines = ["llm = LLM(model=\"allenai/OLMo-1B-hf\", device='cuda:3')",
+             "outputs = llm.generate(prompts, sampling_params)", "", "$ python test.py",
+             "INFO 05-05 14:02:11 llm_engine.py:98] Initializing an LLM engine (v0.4.1) with config: model='x'", "...",
+             "OutOfMemoryError: CUDA out of memory. Tried to allocate 4.43 GiB. GPU "]
+    assert kind_of(lines)[0] == "UNDETERMINED", kind_of(lines)
+
+
+# --- Ollama's runner started again on the CPU alone after the GPU's ran out loading: the GPU's failure decides --------
+
+_OLLAMA_GPU_OOM = ["2023/09/26 21:40:42 llama.go:310: starting llama runner",
+                   "llama.cpp: loading model from /home/user/.ollama/models/blobs/sha256:476d7ab8",
+                   "llama_model_load_internal: offloaded 83/83 layers to GPU",
+                   "CUDA error 2 at /go/src/github.com/jmorganca/ollama/llm/llama.cpp/ggml/ggml-cuda.cu:5031: out of "
+                   "memory",
+                   "2023/09/26 21:40:49 llama.go:320: llama runner exited with error: exit status 1"]
+_OLLAMA_CPU_RUN = ["2023/09/26 21:40:49 llama.go:310: starting llama runner",
+                   "llama.cpp: loading model from /home/user/.ollama/models/blobs/sha256:476d7ab8",
+                   "llama_new_context_with_model: kv self size  =  640.00 MB",
+                   "2023/09/26 21:41:11 llama.go:360: llama runner started in 22.4 seconds"]
+
+
+def test_ollamas_fallback_to_the_cpu_clears_no_gpu_failure():
+    assert kind_of([*_OLLAMA_GPU_OOM, *_OLLAMA_CPU_RUN])[0] == "WEIGHTS", kind_of([*_OLLAMA_GPU_OOM, *_OLLAMA_CPU_RUN])
+
+
+def test_a_later_run_on_the_gpu_that_serves_clears_the_failure():
+    gpu_run = [*_OLLAMA_CPU_RUN[:2], "llama_model_load_internal: offloaded 60/83 layers to GPU", *_OLLAMA_CPU_RUN[2:]]
+    assert kind_of([*_OLLAMA_GPU_OOM, *gpu_run])[0] == "NONE", kind_of([*_OLLAMA_GPU_OOM, *gpu_run])
+
+
+# --- a gap the paste describes in brackets ("[... several hundred llama_model_loader lines cut ...]"): what came just
+# before the failure is not shown, so the step it names is no step under way --------------------------------------------
+
+@pytest.mark.parametrize("gap", ["[... several hundred llama_model_loader lines cut ...]",
+                                 "(... 300 lines of load output omitted ...)"])
+def test_a_described_gap_is_no_step_under_way(gap):
+    lines = ["Dec 11 18:31:37 x99 ollama[25964]: 2023/12/11 18:31:37 llama.go:421: starting llama runner", gap,
+             "Dec 11 18:31:58 x99 ollama[25964]: CUDA error 2 at /go/src/ollama/llm/llama.cpp/gguf/ggml-cuda.cu:8571: "
+             "out of memory"]
+    assert kind_of(lines)[0] == "UNDETERMINED", kind_of(lines)

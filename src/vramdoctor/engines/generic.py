@@ -83,6 +83,8 @@ CODE_ERRORS = (r"NotImplementedError|AttributeError|KeyError|TypeError|IndexErro
 #: after "OOM": a count of them that is zero ("CUDA OOMs: 0", "OOM events: 0", "oom_kills=0")
 _NONE_COUNTED = r"(?!(?:\s+(?:events?|kills?|counts?))?\s*[:=]\s*0(?![\d.]))"
 OOM_WORDS = (r"out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError\b", r"显存(?:不足|不够|溢出|爆了?|炸了?|爆炸)|[爆炸]显存|内存溢出",
+             # (host RAM blowing up in the same words: "加载到40层左右时会爆内存", "内存爆了")
+             r"爆内存|内存(?:爆了|炸了|爆掉)",
              # (a GPU's memory in Chinese as 内存 with the device named: "系统报出CUDA内存不足错误")
              r"(?:CUDA|GPU|NPU|显卡|设备)\s*(?:的)?内存(?:不足|不够)",
              # (and 内存 alone, as "not enough memory" is in English: the GPU's or the host's, the words around it tell
@@ -994,8 +996,10 @@ LOG = LogWords(
     },
     messages=(
         # the kernel's OOM killer: host RAM, not the GPU (phase from progress: loading or serving)
-        msg(r"^\s*Killed\s*$|Out of memory: Killed process|OOMKilled(?![\x22':= ]*(?:false|0)\b)|oom-kill", "oom",
-            "HOST"),
+        # (and the shell's "Killed" in its locale's words, bash's translations: 已杀死 (zh_CN), 已終止 (zh_TW), 強制終了
+        # (ja), 죽었음 (ko), Getötet (de), Processus arrêté (fr), Убито (ru))
+        msg(r"^\s*(?:Killed|已杀死|已終止|強制終了|죽었음|Getötet|Processus arrêté|Убито)\s*$|Out of memory: Killed process|"
+            r"OOMKilled(?![\x22':= ]*(?:false|0)\b)|oom-kill", "oom", "HOST"),
         # the same SIGKILL as its parent reports it (SIGKILL above): the OOM killer's unless the log says it was not
         # (`Reason: Error`, `OOMKilled: false`, a failed liveness probe: diagnose's `process-killed`)
         msg(SIGKILL, "oom", "HOST"),
@@ -1126,7 +1130,12 @@ LOG = LogWords(
             code="illegal-memory-access"),
         # ... and Ascend's stream queues (CANN's runtime "[SqCqManage]Alloc sq cq fail"): a count of hardware
         # submission queues, not memory; the "Failed to apply for memory." before it is its symptom
-        msg(r"\bAlloc sq cq fail\b", "not_oom", code="device-resource-exhausted"),
+        # (and its streams for graph capture, ACL graph mode: "New capture stream failed", "Create capture stream
+        # failed", "rtStreamWaitEvent execution failed, reason=driver error:resource alloc fail", "runtime result =
+        # 207005", CANN's ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, a stream or event, where device memory is 207001)
+        msg(r"\bAlloc sq cq fail\b|\b(?:New|Create) capture stream failed\b|\bruntime result = 207005\b|"
+            r"\brtStreamWaitEvent execution failed, reason=driver error:resource alloc fail\b", "not_oom",
+            code="device-resource-exhausted"),
         # ggml's GGML_ABORT("fatal error") (an unsupported case in a kernel, "ggml-cuda/fattn.cu:574: fatal error"):
         # an abort by a check, not memory running out
         # (in a header too: "ggml-cuda/template-instances/../mmq.cuh:4254: fatal error")
@@ -2026,6 +2035,9 @@ LOG = LogWords(
                       r"Loading bmodel|error (?:while )?loading (?:the )?model\b|"
                       # (candle's examples and servers: "loading the model weights from ...", "building the model")
                       r"\bloading the model weights\b|"
+                      # (a loader's line per tensor as it places it, ktransformers' custom GGUF loader: "loading
+                      # blk.39.attn_q_a.weight to cuda:0", "loading token_embd.weight to cpu")
+                      r"^loading (?:blk\.\d+\.)?[\w.]+\.(?:weight|bias|scales?) to (?:cuda(?::\d+)?|cpu|npu(?::\d+)?)\b|"
                       # (nn.Module.to's convert, moving each weight to the device: "return t.to(device, dtype if ...";
                       # a whole model moved, transformers' Trainer._move_model_to_device "model = model.to(device)")
                       r"\breturn t\.to\(\s*device\b|\b_move_model_to_device\b|\bmodel\.(?:cuda|to)\(|"
@@ -2129,6 +2141,11 @@ LOG = LogWords(
                         r"(?<!before it )(?<!before )(?<!never )(?<!not )(?<!n't )\b(?:answer|handl|process)(?:s|es|ed|ing)? "
                         r"(?:(?:user|client|chat|API|inference|the|some|a few|many|several|\d+) ){0,2}requests\b|"
                         r"\bon (?:some|certain|a few|random|specific|particular|one) requests?\b|"
+                        # ... or a load by its concurrency ("input 128 / output 128 at 256 concurrency -> oom", "with
+                        # 64 concurrent users"), or the server said to be up and serving ("Server is up and serving
+                        # DeepSeek-R1-awq; benchmark ...")
+                        r"\bat \d+ concurren(?:cy|t requests|t users)\b|\bwith \d+ concurrent (?:requests|users|clients|"
+                        r"sessions)\b|\b(?:is|was) up and serving\b|"
                         # (not a setting's name: "max concurrent requests to 8")
                         r"(?<!max )(?<!maximum )(?<!number of )(?<!limit of )(?<!limit on )"
                         r"\b(?:continuous|sustained|concurrent|steady) (?:inference |chat |completion )?requests\b"
@@ -2245,8 +2262,12 @@ LOG = LogWords(
                         r"\bgenai-perf\b)|"
                         # ... or an evaluation harness or load tester driving it ("after OpenCompass batch 8 test", "while
                         # running lm-eval against the endpoint", "during the locust load test")
-                        r"\b(?:OpenCompass|opencompass|lm-eval|lm_eval|lm-evaluation-harness|evalscope|lighteval|locust|"
-                        r"llmperf|guidellm)\b|\b(?:load|stress|concurrency|pressure) test(?:s|ing)?\b|"
+                        # (named in words that say it ran: not its command line, its own log's prefix or a frame of
+                        # its script, "$ lm_eval --model vllm ...", "OpenCompass - INFO - Partitioned into 13 tasks",
+                        # which load the model in-process before any request)
+                        r"\b(?:after|while|during|when|running|ran|run|runs|with|using|via|from|in)\s+(?:\w+\s+){0,2}?"
+                        r"(?:OpenCompass|opencompass|lm-eval|lm_eval|lm-evaluation-harness|evalscope|lighteval|locust|"
+                        r"llmperf|guidellm)\b(?!\s+-{1,2}\w)|\b(?:load|stress|concurrency|pressure) test(?:s|ing)?\b|"
                         # ... several requests at once, or one being processed by its size ("when server running multi
                         # requests", "processing actual ~128k request crashes")
                         r"\b(?:running|serving|handling|processing) (?:multi|multiple|several|many|concurrent|parallel) "

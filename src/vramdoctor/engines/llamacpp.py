@@ -380,6 +380,10 @@ LOG = LogWords(
         # hostname: 0.0.0.0, port: 8080", then "cleaning up before exit"): before the model loads
         # (before mid-2024, examples/server/server.cpp: "couldn't bind to server socket: hostname=0.0.0.0 port=80")
         msg(r"\bcouldn'?t bind (?:HTTP server socket|to server socket)\b", "not_oom", code="port-in-use"),
+        # a batch asked for logits it did not request (src/llama-context.cpp llama_get_logits_ith: "invalid logits id
+        # 14, reason: no logits", then GGML_ABORT): a bug of the caller's batch (a server or binding out of step with
+        # the library), not memory
+        msg(r"\bllama_get_logits_ith: invalid logits id -?\d+", "not_oom", code="ggml-assert"),
         # ggml-sycl's pool and buffer type refusing a device allocation ("alloc: can't malloc 2415914188 Bytes memory on
         # device"): the device's memory, its phase left to the progress
         msg(r"\bcan'?t malloc \d+ Bytes memory on device", "oom"),

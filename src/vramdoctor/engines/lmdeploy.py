@@ -88,6 +88,8 @@ LOG = LogWords(
         # "[Gemm2] 8192" before each pass; LlamaTritonModel.cc createEngine runs it before the engine starts)
         "WARMUP": rx(r"\[Gemm2\] (?:Tuning sequence:|\d+\s*$)|LlamaBatch::Warmup|\[Engine\]\[Warmup\]"),
         "RUNTIME": rx(r"LlamaBatch::(?:Forward|InitializeSampling)|_forward_thread|stream_infer|async_stream_infer|"
+                      # (the vision encoder's loop over requests' images, vl/engine.py _forward_loop)
+                      r"lmdeploy/vl/engine\.py\W+line \d+, in _forward_loop\b|"
                       # the PyTorch engine's serving loop (request.py, engine.py, engine_loop.py)
                       r"_raise_exception_on_finish|_async_loop_background|_async_step_background|"
                       r"_main_loop_get_outputs|_main_loop_try_send_next_inputs|engine/engine_loop\.py"),
@@ -102,10 +104,15 @@ LOG = LogWords(
         ("kv_sized", rx(r"max_block_count = [1-9]")),
         ("kv_done", rx(r"max cached tokens: [1-9]|Object cache budget")),
         ("warmup_done", rx(r"\[Gemm2\] Tuning finished in")),
-        ("ready", rx(r"Uvicorn running|HINT:\s+Please open")),
+        # (or TurboMind's batch loop started, LlamaBatch.cc Start(): "[TM][INFO] LlamaBatch<T>::Start()", the engine
+        # built and its cache made, for the offline pipeline too)
+        ("ready", rx(r"Uvicorn running|HINT:\s+Please open|LlamaBatch<T>::Start\(\)")),
         # a request taken up (serve/async_engine.py generate: "session_id=1, history_tokens=0, input_tokens=2408,
         # max_new_tokens=2048, ..."; later "session=1, adapter_name=None, input_tokens=...")
-        ("requests", rx(r"\bsession(?:_id)?=\d+, (?:history_tokens=\d+|adapter_name=\S+), input_tokens=\d+")),
+        # (and a request's images taken by the vision encoder, vl/engine.py: "ImageEncoder received 1 images, left 1
+        # images.", "ImageEncoder process 1 images, left 0 images.")
+        ("requests", rx(r"\bsession(?:_id)?=\d+, (?:history_tokens=\d+|adapter_name=\S+), input_tokens=\d+|"
+                        r"\bImageEncoder (?:received|process) \d+ images?\b")),
     ),
     figures=(
         # the PyTorch engine without CUDA graphs (cli/utils.py --eager-mode; PytorchEngineConfig(eager_mode=True))

@@ -22,7 +22,9 @@ SIZE = NUM + r"\s*([KMGT]i?B|bytes)\b"
 #: /v1/model/load and /unload, LoRA and token admin): those are no inference requests
 NOT_ADMIN = r"(?!models?\b|model/|lora/|token/|auth/|internal/)"
 #: the model loading, in a Chinese report's words (在加载模型时, 加载权重的时候, 模型加载过程中)
-LOADING_ZH = r"加载(?:模型|权重)(?:时|的时候|过程中|期间)|模型(?:加载|载入)(?:时|的时候|过程中|期间)"
+LOADING_ZH = (r"加载(?:模型|权重)(?:时|的时候|过程中|期间)|模型(?:加载|载入)(?:时|的时候|过程中|期间)|"
+              # (or how far the load got when it failed: 加载到40层左右时, 加载到2/3(blk.40 一共有blk.60)时)
+              r"(?:加载|载入)到[^，。,;；!！?？]{0,30}?(?:时|的时候)")
 #: a cache tensor made with a negative block count, the first of its 4 or 5 dimensions (PyTorch's "Trying to create
 #: tensor with negative dimension -83: [-83, 64, 4, 128]"): the engine sized its KV pool from the memory left after the
 #: weights and found less than nothing (vLLM 0.1-0.2.1 cache_engine.py, LMDeploy 0.2 PyTorch engine cache_engine.py)

@@ -347,7 +347,13 @@ def decide(reports: list[RunReport], out_of_order: bool = False, copies: frozens
             # (also where the later run shows no GPU in use at all: the runner Ollama starts for a request, a run of
             # its own, after the server's start that refused the GPU: "CUDA GPU is too old", then cpu_avx2)
             refused = [x for x in earlier if x.code == "gpu-unsupported"]
-            return refused[-1] if refused and (r.code == "no-gpu-offload" or not _used_a_gpu(r)) else r
+            if refused and (r.code == "no-gpu-offload" or not _used_a_gpu(r)):
+                return refused[-1]
+            # (nor a runner Ollama starts again on the CPU alone after the GPU's ran out of memory loading: its own
+            # fallback, "llama runner exited with error" then a runner with no layer offloaded; the GPU's failure is
+            # the user's problem)
+            fell_back = [x for x in earlier if x.kind in ("WEIGHTS", "KV_CAPACITY", "WARMUP") and _used_a_gpu(x)]
+            return fell_back[-1] if fell_back and r.engine == "ollama" and not _used_a_gpu(r) else r
     return reports[-1] if reports else None
 
 

@@ -40,7 +40,11 @@ def is_echo(text: str, which=None) -> bool:
     return any(ECHOES[i].search(text) for i in (range(len(ECHOES)) if which is None else which))
 #: a line that says lines were left out of an excerpt: what came between is unknown
 ELISION = re.compile(r"^\s*(?:\[\s*(?:\.\.\.|…|snip|truncated|omitted)\s*\]|\.\.\.|…|--|<snip>|\(\.\.\.\)|"
-                     r"\.\.\. ?\(?\d+ (?:more )?lines? (?:omitted|skipped|truncated)\)?)\s*$", I)
+                     r"\.\.\. ?\(?\d+ (?:more )?lines? (?:omitted|skipped|truncated)\)?|"
+                     # (a gap the paste describes in brackets: "[... several hundred llama_model_loader lines cut ...]",
+                     # "[... model load output snipped ...]", "(... 300 lines omitted ...)")
+                     r"[\[(]\s*(?:\.\.\.|…)[^\])\n]{1,120}?\b(?:lines?|output|logs?)\b[^\])\n]{0,40}?\b(?:cut|snipped|"
+                     r"omitted|skipped|trimmed|removed|elided|truncated)\b[^\])\n]{0,20}[\])])\s*$", I)
 #: a log level near the start of a line
 LEVEL = re.compile(r"^.{0,80}?(?:\b|\[|level=)(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b|"
                    r"\[TRT-LLM\] (?:\[RANK \d+\] )?\[([IWEFDV])\]")
@@ -371,6 +375,10 @@ CAUSE_UNKNOWN = re.compile(r"\bfor (?:some|an? unknown|unknown|no (?:apparent|ob
                            r"\bwithout (?:a |any )?(?:reason|cause)\b|\b(?:crashed|died)\s*(?:[.,;:]|$)|"
                            # (a gRPC status with an empty description: LocalAI's "rpc error: code = Canceled desc = ")
                            r"\brpc error: code = \w+ desc =\s*$|"
+                           # (a client or a supervisor relaying that the server went away, its cause elsewhere:
+                           # Xinference's "{'detail': 'Remote server 0.0.0.0:36281 closed'}", aiohttp's "Server
+                           # disconnected", httpx's "RemoteProtocolError: Server disconnected without sending a response")
+                           r"\bRemote server [\w.:-]+ closed\b|\bServer disconnected(?: without sending a response)?\b|"
                            # (ggml-sycl's CHECK_TRY_ERROR, which catches a sycl::exception and names only the call:
                            # "error:CHECK_TRY_ERROR((*stream).memcpy(...)): Exception caught in this line of code.",
                            # "Exception caught at file:ggml-sycl.cpp, line:432")

@@ -347,7 +347,9 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
            # (加载Baichuan2-13B-Chat时出异常, 载入 Qwen2-72B 的时候报错)
            (re.compile(r"(?:模型|权重)(?:加载|载入)(?:报错|失败|出错)|(?:加载|载入)\s*[A-Za-z][\w.\-]{1,60}(?:\s*LLM)?(?:\s*(?:model|模型))?\s*"
                        r"(?:(?:时|的时候|过程中)?\s*(?:出现|报)\s*(?:OOM|显存不足|CUDA out of memory)|"
-                       r"(?:时|的时候|过程中|期间)\s*(?:出现|出|报|发生)?(?:了)?(?:异常|错误|报错|错|OOM|显存不足))", re.I), "WEIGHTS"),
+                       r"(?:时|的时候|过程中|期间)\s*(?:出现|出|报|发生)?(?:了)?(?:异常|错误|报错|错|OOM|显存不足))|"
+                       # (or how far the load got when it failed: 加载到40层左右时会爆内存, 加载到2/3(blk.40)时就已经用掉400多GB内存了)
+                       r"(?:加载|载入)到[^，。,;；!！?？]{0,30}?(?:时|的时候)", re.I), "WEIGHTS"),
            # ... the model compiled at start (torch.compile, run within the engine's profiling or graph capture: "OOM
            # during torch.compile", "while compiling the model", 错误发生在模型编译阶段, torch.compile过程中)
            (re.compile(r"\b(?:during|while|when|in)\s+(?:the\s+)?[`'\x22]?torch\.compile\b|\b(?:during|while|when)\s+"
@@ -507,7 +509,11 @@ def step_reached(f: Failure, engine: str, floor: str | None = None) -> tuple[str
     # (with ranks interleaved, as many lines again for each other rank's: this one's steps lie among theirs)
     lines = _before_traceback(f, 6 if mine is None else 6 * _RANKS_READ)
     by_line = dict(lines)
+    start = f.progress.get("start")
     for ln, text in reversed(lines):
+        if start is not None and ln < start:
+            return None  # (above the run's own start line: a script's code pasted before it, `llm.generate(...)`, a
+            # report's words; no step this run passed)
         if _config_entry(text, by_line.get(ln - 1) if ln == lines[-1][0] else None):
             continue  # (an engine's settings printed one per line, "INFO:     KV Cache Data Type = fp8": no step)
         if mine is not None and _worker(text) not in (None, mine):

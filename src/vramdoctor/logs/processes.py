@@ -90,6 +90,9 @@ def row(text: str, h: Header) -> tuple[str, int, str] | None:
 _APPS_ROW = re.compile(r"^\s*\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d(?::\d\d)?(?:\.\d+)?,\s*(\d+),\s*([^,\n]{1,200}),\s*(\d+)\s*MiB\s*$")
 _STATS_ROW = re.compile(r"(?:\b([0-9a-f]{12})\s+)?(?<![\w.-])([A-Za-z][\w.-]{0,127})\s+\d+(?:\.\d+)?%\s+(\d+(?:\.\d+)?)\s?"
                         r"([KMGT]i?B)\s+/\s+\d+(?:\.\d+)?\s?[KMGT]i?B(?:\s+\d+(?:\.\d+)?%|\s*$)")
+#: ... and `kubectl top pod`'s row (NAME, CPU(cores), MEMORY(bytes); with --all-namespaces the namespace first:
+#: "vllm-deployment-router-7d9f8c6b6d-hq2lp   212m   1184Mi"): a pod's memory, in Kubernetes' binary suffixes
+_TOP_ROW = re.compile(r"^\s*(?:[a-z0-9][a-z0-9-]{0,62}\s+)?([a-z0-9][a-z0-9.-]{0,252})\s+\d+m\s+(\d+)(Ki|Mi|Gi|Ti)\s*$")
 _UNIT = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 #: a process row of nvidia-smi's table (GPU, GI, CI, PID, Type, Process name, GPU Memory Usage: "|    0   N/A  N/A
 #: 1834      C   /opt/lmdeploy/venv/bin/python3                73204MiB |"): one table after another is a series per
@@ -100,9 +103,10 @@ _SMI_ROW = re.compile(r"^\s*\|\s+(\d+)\s+(?:N/A|\d+)\s+(?:N/A|\d+)\s+(\d+)\s+(?:
 
 def monitor_row(text: str) -> tuple[str, int, str] | None:
     """(process or container, bytes, its name) of a monitor's row over time (`_APPS_ROW`, `_SMI_ROW`: GPU memory,
-    `_STATS_ROW`: a container's memory), else None. docker prints binary units (GiB, MiB) and, in older releases, GB/MB for them too."""
+    `_STATS_ROW`: a container's memory, `_TOP_ROW`: a pod's), else None. docker prints binary units (GiB, MiB) and, in older releases, GB/MB for them too."""
     if "B" not in text:  # (every row holds a size's unit: most lines of a log are passed over at once)
-        return None
+        m = _TOP_ROW.match(text) if text.rstrip().endswith("i") else None
+        return (m.group(1), int(m.group(2)) * _UNIT[m.group(3)[0]], m.group(1)) if m else None
     if "MiB" in text:
         m = _APPS_ROW.match(text) or _SMI_ROW.match(text)
         if m and m.re is _APPS_ROW:
