@@ -247,8 +247,9 @@ class Words:
 
     def hits(self, block: bytes, start: int, stop: int) -> Iterator[int]:
         """Offsets in `block[start:stop]` (absolute) of words, in order: the automaton gives every non-overlapping
-        match, Hyperscan one per line (the search goes on after the line's newline), lazily, so a caller that stops
-        early pays for what it took."""
+        match, lazily, so a caller that stops early pays for what it took; Hyperscan one per line (the hits after it
+        on the same line are passed over), from one scan of the whole span (a scan per hit line cost more than the
+        span it may scan for nothing when the caller stops early: the caller's window shrinks then)."""
         if not self._raw:
             return iter(())
         if Words.backend == "hyperscan":
@@ -266,23 +267,21 @@ class Words:
                        ids=list(range(len(self._raw))), elements=len(self._raw),
                        flags=[hyperscan.HS_FLAG_CASELESS] * len(self._raw))
             self._hs = db
-        found: list[int] = []
+        ends: list[int] = []
 
-        def first(_id, _from, to, _flags, _ctx):  # the word ending first: stop the search there
-            found.append(to)
-            return True
+        def every(_id, _from, to, _flags, _ctx):  # each word's end: one scan of the window, not one per line
+            ends.append(to)
+            return False
 
-        view = memoryview(block)
+        self._hs.scan(memoryview(block)[start:stop], match_event_handler=every)
+        if not ends:
+            return
+        ends.sort()  # (Hyperscan reports by end offset; sorted all the same)
         pos = start
-        while pos < stop:
-            found.clear()
-            try:
-                self._hs.scan(view[pos:stop], match_event_handler=first)
-            except hyperscan.ScanTerminated:
-                pass
-            if not found:
-                return
-            hit = pos + found[0] - 1  # the word's last byte
+        for to in ends:
+            hit = start + to - 1  # the word's last byte
+            if hit < pos:
+                continue  # (another word on a line already given)
             yield hit
             pos = block.find(b"\n", hit, stop) + 1
             if pos == 0:
