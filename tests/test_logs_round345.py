@@ -578,3 +578,195 @@ def test_a_described_gap_is_no_step_under_way(gap):
              "Dec 11 18:31:58 x99 ollama[25964]: CUDA error 2 at /go/src/ollama/llm/llama.cpp/gguf/ggml-cuda.cu:8571: "
              "out of memory"]
     assert kind_of(lines)[0] == "UNDETERMINED", kind_of(lines)
+
+
+# === rounds 357-359 (new sources: other accelerators, the newest threads, forks) and the new-user review ===============
+
+# --- a restart the log shows only by its proxy's start (llama-swap) or by the report's command again, after a failure ---
+
+def test_llama_swap_restarted_after_a_health_check_failure_serves():
+    lines = ["$ ./llama-swap --config config.yaml --listen :8080", "llama-swap listening on :8080",
+             "srv    load_model: loading model '/models/Qwen2.5-32B-Instruct-Q4_K_M.gguf'",
+             "unable to start process: health check failed after 15s", "",
+             "It takes longer than 15 seconds to load the model; I raised healthCheckTimeout and restarted:", "",
+             "$ ./llama-swap --config config.yaml --listen :8080", "llama-swap listening on :8080",
+             "main: server is listening on http://127.0.0.1:9503 - starting the main loop",
+             "srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200"]
+    assert kind_of(lines)[0] == "NONE", kind_of(lines)
+
+
+def test_the_command_again_after_a_failure_then_its_milestones_is_a_new_run():
+    lines = ["(APIServer pid=1) INFO 12-17 09:12:44 [api_server.py:1839] vLLM API server version 0.12.0rc1",
+             "(Worker_TP0 pid=412) ERROR 12-17 09:17:25 [multiproc_executor.py:822] RuntimeError: NPU out of memory. "
+             "Tried to allocate 2.00 GiB (NPU 0; 60.96 GiB total capacity; 55.91 GiB already allocated)",
+             "(EngineCore_DP0 pid=274) ERROR 12-17 09:17:25 [core.py:866] EngineCore failed to start.", "",
+             "vllm serve /data/models/Qwen3-Next-80B-A3B-Instruct --tensor-parallel-size 4 --gpu-memory-utilization 0.6",
+             "",
+             "(EngineCore_DP0 pid=1391) INFO 12-24 10:03:32 [kv_cache_utils.py:1286] GPU KV cache size: 73,728 tokens",
+             "(APIServer pid=1) INFO:     Application startup complete.",
+             '(APIServer pid=1) INFO:     10.20.3.17:51822 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+    assert kind_of(lines)[0] == "NONE", kind_of(lines)
+
+
+# --- a load on other accelerators or programs: Gaudi's PT_DEVMEM, a load line with its ellipsis, ExLlama v1's
+# constructor, words of a failure before the load ended ---------------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ['  File "run_generation.py", line 186, in main', "    model = model.eval().to(args.device)",
+     '  File "/usr/local/lib/python3.8/dist-packages/torch/nn/modules/module.py", line 1145, in to',
+     "    return self._apply(convert)",
+     "RuntimeError: [Rank:0] FATAL ERROR :: MODULE:PT_DEVMEM Allocation failed for size::3288334336 (3136)MB"],
+    ["TinyChatEngine by MIT HAN Lab", "Using model: LLaMA2_7B_chat", "Loading model... Killed"],
+    ["/data/local/tmp/proj $ bin/powerserve-run -m qwen14B", "[INFO ] Load model qwen2 ...",
+     "[INFO ] QNN backend API version: 5.31.0", "Killed"],
+    ['  File "/home/fm/exllama/test_benchmark_inference.py", line 111, in <lambda>',
+     '    model = timer("Load model", lambda: ExLlama(config))',
+     '  File "/home/fm/exllama/model.py", line 569, in __init__', "    tensor = tensor.to(device, non_blocking = True)",
+     "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 170.00 MiB (GPU 0; 11.76 GiB total capacity)"],
+])
+def test_loads_on_other_accelerators_and_programs_are_the_weights(lines):
+    assert kind_of(lines)[0] == "WEIGHTS", kind_of(lines)
+
+
+@pytest.mark.parametrize("words", ["Attempting to load a 33b model led to cuda OOM error before the model loaded.",
+                                   "Loading the model makes this jump to 14GB, then I think it OOMs."])
+def test_words_of_a_failure_before_the_load_ended_are_the_weights(words):
+    assert kind_of([words, "", "torch.cuda.OutOfMemoryError: CUDA out of memory."])[0] == "WEIGHTS"
+
+
+# --- readings a report writes as an arrow chain ("2.1 GB -> 6.8 GB -> 13.6 GB"), rising: growth measured ----------
+
+def test_an_arrow_chain_of_readings_rising_is_growth():
+    lines = ["2026-08-18 10:02:11,604 - INFO - Starting httpd at 127.0.0.1 on port 8080...",
+             '127.0.0.1 - - [18/Aug/2026 10:02:44] "POST /v1/chat/completions HTTP/1.1" 200 -', "",
+             "footprint of the server process after each swap: 2.1 GB -> 6.8 GB -> 13.6 GB -> 13.8 GB"]
+    assert kind_of(lines) == ("LEAK", "memory-growth-reported")
+
+
+def test_an_arrow_chain_of_cards_is_no_reading():
+    lines = ["2026-08-18 10:02:11,604 - INFO - Starting httpd at 127.0.0.1 on port 8080...",
+             '127.0.0.1 - - [18/Aug/2026 10:02:44] "POST /v1/chat/completions HTTP/1.1" 200 -', "",
+             "I tried cards of 16 GB -> 24 GB -> 48 GB over the years."]
+    assert kind_of(lines)[0] == "NONE", kind_of(lines)
+
+
+# --- an error code out of memory also gives (SYCL's -999) at the step where the run shows an out-of-memory too ---------
+
+def test_a_maybe_memory_code_beside_the_runs_own_oom_is_that_oom():
+    lines = ["Running on local URL:  http://127.0.0.1:7860",
+             "Output generated in 25.66 seconds (10.68 tokens/s, 274 tokens, context 1821, seed 2025931740)",
+             "Traceback (most recent call last):",
+             '  File "C:\\\\tgw\\\\modules\\\\text_generation.py", line 390, in generate_with_callback',
+             "    shared.model.generate(**kwargs)",
+             "RuntimeError: Native API failed. Native API returns: -999 (Unknown PI error) -999 (Unknown PI error)", "",
+             "earlier the same point gave:", "RuntimeError: Allocation is out of device memory on current platform."]
+    assert kind_of(lines) == ("RUNTIME", "sycl-unknown-error")
+
+
+# --- socketserver's "Exception occurred during processing of request" is a request's failure, its cause below: a Metal
+# buffer past the largest allowed is memory, a broken pipe a client's hang-up -----------------------------------------
+
+def _socketserver(error: str) -> list[str]:
+    return ["2026-09-03 11:20:07,512 - INFO - Starting httpd at 127.0.0.1 on port 8080...",
+            '127.0.0.1 - - [03/Sep/2026 11:26:49] "POST /v1/chat/completions HTTP/1.1" 200 -',
+            "----------------------------------------",
+            "Exception occurred during processing of request from ('127.0.0.1', 52344)",
+            "Traceback (most recent call last):",
+            '  File "/x/mlx_lm/generate.py", line 381, in generate_step', "    mx.eval([c.state for c in prompt_cache])",
+            error, "----------------------------------------"]
+
+
+def test_a_request_exception_is_judged_by_its_cause():
+    oom = _socketserver("RuntimeError: [metal::malloc] Attempting to allocate 23633057546 bytes which is greater than "
+                        "the maximum allowed buffer size of 21582210662 bytes.")
+    assert kind_of(oom) == ("RUNTIME", "metal-buffer-exceeds-max")
+    pipe = _socketserver("BrokenPipeError: [Errno 32] Broken pipe")
+    assert kind_of(pipe)[1] == "client-disconnected"
+
+
+# --- the new-user review (stop 40) ---------------------------------------------------------------------------------------
+
+_VLLM_KV_OK = ["INFO 06-01 09:00:00 [api_server.py:1043] vLLM API server version 0.9.1",
+               "INFO 06-01 09:00:20 [gpu_model_runner.py:1595] Model loading took 14.2488 GiB and 8.211 seconds",
+               "INFO 06-01 09:00:40 [gpu_worker.py:227] Available KV cache memory: 4.10 GiB",
+               "INFO 06-01 09:00:40 [kv_cache_utils.py:715] GPU KV cache size: 76,768 tokens"]
+
+
+@pytest.mark.parametrize("words", ["The defaults OOM, so we changed to 0.85, but it still OOMs.",
+                                   "会 OOM，所以改成了 GMU 0.85，还是 OOM"])
+def test_a_workaround_that_did_not_help_keeps_the_failure_without_a_title(words):
+    assert kind_of([words, "", *_VLLM_KV_OK])[0] != "NONE", kind_of([words, "", *_VLLM_KV_OK])
+
+
+def test_words_of_the_first_request_over_a_startup_that_only_got_on_place_it():
+    lines = ["The server crashes as soon as I send the first request.", *_VLLM_KV_OK[:2],
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."]
+    assert kind_of(lines)[0] == "RUNTIME", kind_of(lines)
+
+
+@pytest.mark.parametrize("words", ["OOM under 64 concurrency with 4k prompts:", "The server OOMs under load:",
+                                   "OOM when serving 32 parallel requests:"])
+def test_an_intro_line_with_serving_words_is_read_with_the_run(words):
+    lines = [words, _VLLM_KV_OK[0], "ERROR 06-01 09:30:00 [core.py:586] torch.OutOfMemoryError: CUDA out of memory."]
+    rep = diag("\n".join(lines))
+    assert len(rep.runs) == 1 and run_of(rep).kind == "RUNTIME", ([r.kind for r in rep.runs], run_of(rep).code)
+
+
+@pytest.mark.parametrize("words", ["The server starts fine and handles a few chats, then crashes with this:",
+                                   "It works for the first few messages, then:", "服务正常运行了几个小时，处理了很多请求后报错："])
+def test_more_words_of_serving(words):
+    assert kind_of([words, "torch.OutOfMemoryError: CUDA out of memory."])[0] == "RUNTIME"
+
+
+@pytest.mark.parametrize("title", ["加载chatglm3-6b时内存不足", "加载 chatglm3-6b 的时候内存不足",
+                                   "Qwen2.5-72B-Instruct 模型加载时显存不足，怎么办"])
+def test_more_chinese_words_of_a_models_load(title):
+    assert kind_of([title, "", "PyTorch version: 2.3.0+cu121"])[0] == "WEIGHTS"
+
+
+@pytest.mark.parametrize("gap", ["(snipped ~200 lines of warmup output)", "(cut the rest of the load output)"])
+def test_gaps_in_any_bracket_style(gap):
+    lines = ["llama_model_loader: loaded meta data with 26 key-value pairs", gap,
+             "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1536.00 MiB on device 0: cudaMalloc failed: out of "
+             "memory"]
+    assert kind_of(lines)[0] == "UNDETERMINED", kind_of(lines)
+
+
+@pytest.mark.parametrize("line", ["ERROR 06-01 06:12:55 [core.py:396] RuntimeError: CUDA error: uncorrectable ECC error "
+                                  "encountered", "GPU 2 has 4 uncorrectable ECC errors according to nvidia-smi"])
+def test_ecc_errors_in_cudas_words_and_a_count(line):
+    assert kind_of(["INFO:     Application startup complete.", line]) == ("NOT_OOM", "gpu-ecc-error")
+
+
+def test_a_fraction_lowered_past_the_whole_pool_is_not_advised():
+    lines = ["INFO 06-01 09:00:00 [api_server.py:1043] vLLM API server version 0.9.1",
+             "INFO 06-01 09:00:00 [cli_args.py:325] non-default args: {'model': 'Qwen/Qwen2.5-7B-Instruct', "
+             "'max_model_len': 8192, 'gpu_memory_utilization': 0.7}",
+             "INFO 06-01 09:00:20 [gpu_model_runner.py:1595] Model loading took 14.2488 GiB and 8.211 seconds",
+             "INFO 06-01 09:00:40 [gpu_worker.py:227] Available KV cache memory: 0.85 GiB",
+             "INFO:     Application startup complete.",
+             'INFO:     10.0.0.5:50122 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+             "ERROR 06-01 09:05:31 [core.py:586] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.20 GiB. "
+             "GPU 0 has a total capacity of 23.55 GiB of which 1.00 GiB is free."]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "RUNTIME"
+    assert not any(a["setting"] == "memory_fraction" and a["direction"] == "down" for a in run.advice), said(run)
+    assert "no headroom to take from the pool" in said(run)
+
+
+def test_a_fraction_with_room_in_the_pool_is_still_advised_down():
+    lines = ["INFO 06-01 09:00:00 [cli_args.py:325] non-default args: {'gpu_memory_utilization': 0.9}",
+             "INFO 06-01 09:00:20 [gpu_model_runner.py:1595] Model loading took 14.2488 GiB and 8.211 seconds",
+             "INFO 06-01 09:00:40 [gpu_worker.py:227] Available KV cache memory: 40.00 GiB",
+             "INFO:     Application startup complete.",
+             'INFO:     10.0.0.5:50122 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+             "ERROR 06-01 09:05:31 [core.py:586] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.20 GiB. "
+             "GPU 0 has a total capacity of 79.15 GiB of which 1.00 GiB is free."]
+    run = run_of(diag("\n".join(lines)))
+    assert any(a["setting"] == "memory_fraction" and a["direction"] == "down" for a in run.advice), said(run)
+
+
+def test_lm_evals_own_request_bar_is_requests():
+    lines = ["Running generate_until requests:   3%|▎         | 40/1319 [00:31<16:50,  1.27it/s]",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."]
+    assert kind_of(lines)[0] == "RUNTIME", kind_of(lines)

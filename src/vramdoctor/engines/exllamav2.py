@@ -39,7 +39,10 @@ LOG = LogWords(
     frames={
         "KV": rx(r"create_state_tensors|ExLlamaV2Cache|cache\.py\", line \d+, in __init__|create_cache"),
         "WARMUP": rx(r"preprocess_only|load_gen\b.*forward|in warmup\b"),
+        # (and ExLlama v1, exllamav2's predecessor by the same author, which loads its weights in its constructor,
+        # model.py ExLlama.__init__: "model = ExLlama(config)", "tensor = tensor.to(device, non_blocking = True)")
         "WEIGHTS": rx(r"load_autosplit|load_gen|load_tp_gen|\bmodule\.load\(|load_multi|load_weight|"
+                      r"\bExLlama\(config\)|exllama/model\.py\W+line \d+, in __init__\b|"
                       r"exllamav2/(?:linear|attn|mlp|moe_mlp|parallel_decoder|embedding|rmsnorm|layernorm|"
                       r"pos_embedding|head|module)\.py\", line \d+, in load\b|"
                       r"exllamav2/device\.py\", line \d+|get_device_context"),

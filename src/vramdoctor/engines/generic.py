@@ -85,6 +85,9 @@ _NONE_COUNTED = r"(?!(?:\s+(?:events?|kills?|counts?))?\s*[:=]\s*0(?![\d.]))"
 OOM_WORDS = (r"out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError\b", r"显存(?:不足|不够|溢出|爆了?|炸了?|爆炸)|[爆炸]显存|内存溢出",
              # (host RAM blowing up in the same words: "加载到40层左右时会爆内存", "内存爆了")
              r"爆内存|内存(?:爆了|炸了|爆掉)",
+             # (Intel Gaudi's device memory, habana_frameworks' allocator: "FATAL ERROR :: MODULE:PT_DEVMEM Allocation
+             # failed for size::3288334336 (3136)MB", and its torch exception "HPU out of memory")
+             r"\bPT_DEVMEM Allocation failed\b", r"\bHPU out of memory\b",
              # (a GPU's memory in Chinese as 内存 with the device named: "系统报出CUDA内存不足错误")
              r"(?:CUDA|GPU|NPU|显卡|设备)\s*(?:的)?内存(?:不足|不够)",
              # (and 内存 alone, as "not enough memory" is in English: the GPU's or the host's, the words around it tell
@@ -156,6 +159,20 @@ _ARROW = r"\s*(?:->|→|=>|\bto\b)\s*"
 
 def _usize(m, i: int = 1) -> int:
     return to_bytes(m.group(i), m.group(i + 1).upper() + "iB")
+
+
+#: readings a person writes as a chain of three or more sizes joined by arrows, in the order they came ("footprint after
+#: each swap: 2.1 GB -> 6.8 GB -> 13.6 GB -> 13.8 GB")
+#: (after the word for what they measure: not GPUs tried one after another, "16 GB -> 24 GB -> 48 GB cards")
+_CHAIN_ONE = r"\d[\d,]*(?:\.\d+)?\s*[kKMGT]i?B?"
+_CHAIN = (r"\b(?:footprint|memory|VRAM|RSS|resident)\b[^\n]*?"
+          r"(" + _CHAIN_ONE + r"\s*(?:->|→|=>)\s*~?" + _CHAIN_ONE + r"(?:\s*(?:->|→|=>)\s*~?" + _CHAIN_ONE + r"\b)+)")
+_CHAIN_SIZE = re.compile(_USIZE)
+
+
+def _chain(m: re.Match) -> tuple[int, ...]:
+    """The sizes of an arrow chain (`_CHAIN`), in bytes, in order."""
+    return tuple(_usize(x) for x in _CHAIN_SIZE.finditer(m.group(1)))
 
 
 #: a rise a line gives as the start-up's own ("right after startup because vLLM preallocates the KV cache")
@@ -998,7 +1015,9 @@ LOG = LogWords(
         # the kernel's OOM killer: host RAM, not the GPU (phase from progress: loading or serving)
         # (and the shell's "Killed" in its locale's words, bash's translations: 已杀死 (zh_CN), 已終止 (zh_TW), 強制終了
         # (ja), 죽었음 (ko), Getötet (de), Processus arrêté (fr), Убито (ru))
-        msg(r"^\s*(?:Killed|已杀死|已終止|強制終了|죽었음|Getötet|Processus arrêté|Убито)\s*$|Out of memory: Killed process|"
+        # (also printed after a progress line the program left open: "Loading model... Killed")
+        msg(r"^\s*(?:Killed|已杀死|已終止|強制終了|죽었음|Getötet|Processus arrêté|Убито)\s*$|(?:\.\.\.|…)\s*Killed\s*$|"
+            r"Out of memory: Killed process|"
             r"OOMKilled(?![\x22':= ]*(?:false|0)\b)|oom-kill", "oom", "HOST"),
         # the same SIGKILL as its parent reports it (SIGKILL above): the OOM killer's unless the log says it was not
         # (`Reason: Error`, `OOMKilled: false`, a failed liveness probe: diagnose's `process-killed`)
@@ -1258,9 +1277,12 @@ LOG = LogWords(
         # a client that hung up while its request was answered: the server's write failed ("BrokenPipeError: [Errno 32]
         # Broken pipe" in Python's socketserver, which reports it under "Exception occurred during processing of request
         # from ('192.168.10.41', 60412)"; uvicorn/starlette's ClientDisconnect): that request only, not memory
-        msg(r"\bBrokenPipeError\b|\[Errno 32\] Broken pipe|\bException occurred during processing of request from\b|"
+        msg(r"\bBrokenPipeError\b|\[Errno 32\] Broken pipe|"
             r"\bstarlette\.requests\.ClientDisconnect\b|\bClientDisconnect(?:ed)?(?:Error)?\b",
             "not_oom", code="client-disconnected"),
+        # (socketserver's header itself comes before any exception a request's handler raised, a Metal allocation's as
+        # well as a client's hang-up: a request's failure, its cause in the traceback under it)
+        msg(r"\bException occurred during processing of request from\b", "wrapper", "RUNTIME"),
         # the processes failed to talk to each other (gloo, TCP): a distributed set-up fault, not memory
         # (not its success, torch 2.5's "[Gloo] Rank 0 is connected to 1 peer ranks. Expected number of connected peer
         # ranks is : 1", nor "the barrier via GLOO connects both nodes")
@@ -1310,8 +1332,11 @@ LOG = LogWords(
         # ECC" column, `nvidia-smi -q`'s "Volatile ... Double Bit ... Total : 2", "DRAM Uncorrectable : 1") and a
         # report gives it in words ("有一张卡的Volatile Uncorr. ECC 报1了", "Volatile Uncorr. ECC shows 3 on GPU 2"): the
         # hardware, not memory running out; a count of 0, N/A or Off is no error
+        # (and CUDA's own error for it, cudaErrorECCUncorrectable: "CUDA error: uncorrectable ECC error encountered",
+        # and a count of them in words: "GPU 2 has 4 uncorrectable ECC errors according to nvidia-smi")
         msg(r"\bUncorr(?:\.|ectable)? ECC\b[^\n|]{0,30}?(?:报|为|是|=|:|\bis\b|\bshows?\b|\breports?\b|\bof\b|\bat\b)\s*了?\s*"
-            r"[1-9]\d*(?![\d.%])|\bDRAM Uncorrectable\s*:\s*[1-9]", "not_oom", code="gpu-ecc-error"),
+            r"[1-9]\d*(?![\d.%])|\bDRAM Uncorrectable\s*:\s*[1-9]|\buncorrectable ECC error encountered\b|"
+            r"\bcudaErrorECCUncorrectable\b|\b[1-9]\d* uncorrectable ECC errors?\b", "not_oom", code="gpu-ecc-error"),
         # (Xid 31, an MMU fault: a kernel touched an address it does not own, the driver's side of an illegal memory
         # access)
         msg(r"\bXid\W{0,3}(?:\(PCI:[\w:.]+\)\W{1,3})?31(?!\d)", "not_oom", code="illegal-memory-access"),
@@ -2035,6 +2060,10 @@ LOG = LogWords(
                       r"Loading bmodel|error (?:while )?loading (?:the )?model\b|"
                       # (candle's examples and servers: "loading the model weights from ...", "building the model")
                       r"\bloading the model weights\b|"
+                      # (a server's own line that its model's load has begun, an ellipsis after it: PowerServe's
+                      # "[INFO ] Load model qwen2 ...", "Loading model llama-3-8b..."; no such line once it finished)
+                      # (also with the shell's "Killed" printed after it on the same line: "Loading model... Killed")
+                      r"^\W{0,3}(?:\[?(?:INFO|I)\s*\]?\s*:?\s*)?Load(?:ing)? model\b[^\n]{0,80}?(?:\.\.\.|…)\s*(?:Killed)?\s*$|"
                       # (a loader's line per tensor as it places it, ktransformers' custom GGUF loader: "loading
                       # blk.39.attn_q_a.weight to cuda:0", "loading token_embd.weight to cpu")
                       r"^loading (?:blk\.\d+\.)?[\w.]+\.(?:weight|bias|scales?) to (?:cuda(?::\d+)?|cpu|npu(?::\d+)?)\b|"
@@ -2144,8 +2173,20 @@ LOG = LogWords(
                         # ... or a load by its concurrency ("input 128 / output 128 at 256 concurrency -> oom", "with
                         # 64 concurrent users"), or the server said to be up and serving ("Server is up and serving
                         # DeepSeek-R1-awq; benchmark ...")
-                        r"\bat \d+ concurren(?:cy|t requests|t users)\b|\bwith \d+ concurrent (?:requests|users|clients|"
-                        r"sessions)\b|\b(?:is|was) up and serving\b|"
+                        r"\b(?:at|under|with) \d+ concurren(?:cy|t requests|t users)\b|\bwith \d+ concurrent (?:requests|users|"
+                        r"clients|sessions)\b|\b(?:is|was) up and (?:running and )?serving\b|\bserving traffic\b|"
+                        # ... or under load, bare ("The server OOMs under load."; not a load test's plan, nor a load
+                        # of the model), or a number of parallel requests ("when serving 32 parallel requests")
+                        r"(?<!tested )\bunder load\b(?! test)|\b(?:serving|handling|processing|sending|with) \d+ "
+                        r"(?:parallel|concurrent|simultaneous) (?:requests|prompts|chats|users)\b|"
+                        # ... or chats or messages handled or answered before it failed ("handles a few chats, then
+                        # crashes", "It works for the first few messages, then:")
+                        r"\b(?:handles?|handled|answers?|answered|serves|served) (?:a few|some|several|many|two|three|"
+                        r"\d+) (?:chats|messages|prompts|conversations|questions)\b|\bworks? (?:fine )?for the first "
+                        r"(?:few |couple of |\d+ )?(?:messages|requests|prompts|chats|questions|turns)\b|"
+                        # ... in Chinese: requests handled, or running hours before it failed (处理了很多请求后报错,
+                        # 服务正常运行了几个小时)
+                        r"处理了[^，。,.]{0,10}请求|(?:正常)?运行了(?:几|[0-9一二三四五六七八九十]+)个?(?:小时|天)|"
                         # (not a setting's name: "max concurrent requests to 8")
                         r"(?<!max )(?<!maximum )(?<!number of )(?<!limit of )(?<!limit on )"
                         r"\b(?:continuous|sustained|concurrent|steady) (?:inference |chat |completion )?requests\b"
@@ -2268,6 +2309,9 @@ LOG = LogWords(
                         r"\b(?:after|while|during|when|running|ran|run|runs|with|using|via|from|in)\s+(?:\w+\s+){0,2}?"
                         r"(?:OpenCompass|opencompass|lm-eval|lm_eval|lm-evaluation-harness|evalscope|lighteval|locust|"
                         r"llmperf|guidellm)\b(?!\s+-{1,2}\w)|\b(?:load|stress|concurrency|pressure) test(?:s|ing)?\b|"
+                        # (lm-evaluation-harness's own bar over the requests it runs, in-process or not: "Running
+                        # generate_until requests:   3%| 40/1319", "Running loglikelihood requests")
+                        r"\bRunning (?:generate_until|loglikelihood(?:_rolling)?) requests\b|"
                         # ... several requests at once, or one being processed by its size ("when server running multi
                         # requests", "processing actual ~128k request crashes")
                         r"\b(?:running|serving|handling|processing) (?:multi|multiple|several|many|concurrent|parallel) "
@@ -2494,6 +2538,7 @@ LOG = LogWords(
         # NCCL's own debug output already on: NCCL_DEBUG=INFO (or TRACE) set in a command or an environment listing,
         # or the lines it prints under it ("gpu-0:123:123 [0] NCCL INFO Init COMPLETE")
         fig("_nccl_debug", r"\bNCCL_DEBUG\s*[=:]\s*['\x22]?(?:INFO|TRACE)\b|\bNCCL INFO\b", lambda m: True),
+        fig("_reading_chain", _CHAIN, _chain, mode="first", prose=True),
         fig("_growth_stated", _GROWTH, _growth, mode="first", prose=True),
         fig("_growth_stated", _GROWTH_ZH, _growth_zh, mode="first", prose=True, flags=0),
         fig("_growth_stated", _TO_FROM, _growth_to_from, mode="first", prose=True),

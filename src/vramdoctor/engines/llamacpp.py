@@ -370,8 +370,10 @@ LOG = LogWords(
                    r"from|memory_size)|^main: seed\s*=\s*\d|llama server listening at"),
     # (and the first line of a model's load where no program line comes before it: 2023's "llama.cpp: loading model
     # from PATH" (llama.cpp llama_model_load), as llama-cpp-python and other bindings print it)
+    # (and llama-swap, the proxy that starts llama-server per model, at its own start: "llama-swap listening on :8080"
+    # (mostlygeek/llama-swap main.go): a restart of the proxy starts its servers afresh)
     run_start=(rx(r"llama_server: initializing|main: build = |build: \d+ \(|system info: n_threads|"
-                  r"^llama\.cpp: loading model from ", 0),),
+                  r"^llama\.cpp: loading model from |^llama-swap listening on ", 0),),
     messages=(
         # its argument parser refusing a value (common/arg.cpp common_params_parse_ex: "error while handling argument
         # \"--cache-type-k\": Unsupported cache type: q8", then the usage of that flag): nothing ran

@@ -21,7 +21,7 @@ import os
 import re
 from dataclasses import replace
 
-from .authorship import TITLE, narrates_failure, persons_line, program_line, prose_like, sentence_like, user_words
+from .authorship import INTRO, TITLE, narrates_failure, persons_line, program_line, prose_like, sentence_like, user_words
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts, positive, summed
 from ..engines.interface import AFTER_MILESTONE
 from ..engines.words import LOADING_ZH, SIZE, to_bytes
@@ -1250,15 +1250,6 @@ def _told_markers(run: RunFacts) -> frozenset[str]:
                      if persons_line(t) or not program_line(t) and m not in ("ready", "requests"))
 
 
-#: a report's line that introduces the paste below it ("It crashed with OOM:", "模型加载完以后爆显存："): words ending in a
-#: colon, with no log prefix and no exception's class
-_INTRO = re.compile(r"^\s*(?![\w.]*(?:Error|Exception)\b)[A-Za-z\u4e00-\u9fff][^:：\n]{2,120}[:：]\s*$|"
-                    # ... or words that say the paste below is the log ("Here is the complete log for an OOM on v0.1.20
-                    # using mixtral:8x7b-...", "Below is the output when it OOMs")
-                    r"^\s*(?:Here(?: is|'s| are)|Below (?:is|are)|Attached (?:is|are)|This is|These are)\s+(?:\w+\s+){0,3}?"
-                    r"(?:logs?|output|traceback|trace|stack ?trace)\b", re.I)
-
-
 #: a row of a markdown table the report draws ("| Qwen3.5 PyTorch | accumulates, never frees | ~2,013 GB | OOM |")
 _TABLE_ROW = re.compile(r"^\s*\|[^|\n]*\|")
 
@@ -1428,7 +1419,7 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     titled = _title_over_words(run, f)
     if titled:
         return titled, None
-    if f.kind in ("oom", "not_oom") and (user_words(f.text) or sentence_like(f.text) or _INTRO.match(f.text)
+    if f.kind in ("oom", "not_oom") and (user_words(f.text) or sentence_like(f.text) or INTRO.match(f.text)
                                           or _plain_title(run, f) or TITLE.match(f.text)):
         # a user's sentence that names the failure ("I was able to reproduce it: ... after a fatal OOM", "After
         # upgrading, loading the model fails with OOM errors during model initialization."): the engine's own line of
@@ -1437,7 +1428,7 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         # (a traceback's code line is the program's, quotes and all: `raise NotImplementedError(f"{q} is not ...")`)
         own = [g for g in fatal if g is not f and g.kind in ("oom", "not_oom")
                and (not user_words(g.text) or _CODE_LINE.match(g.text))
-               and not sentence_like(g.text) and not _INTRO.match(g.text) and not _TABLE_ROW.match(g.text)
+               and not sentence_like(g.text) and not INTRO.match(g.text) and not _TABLE_ROW.match(g.text)
                and not (f.code == "crash-after-alloc-failed" and g.code == "crash-access-violation")
                # (nor a warning the program went on from that names another cause: "WARN ... Cannot determine GPU
                # compute capability: AssertionError: Torch not compiled with CUDA enabled" under a title's
@@ -1783,7 +1774,8 @@ def _device_setup(run: RunFacts, f: Failure, place: Place) -> Diagnosis | None:
 #: the GPU), so the model loading there is its weights
 #: (also loading alone, "mid-load", and the checkpoint's progress bar the report says stopped: "`Loading safetensors
 #: checkpoint shards` stops advancing at 40%"; not the loading of an adapter, a prompt or the KV cache)
-_HOST_LOADING = re.compile(r"\b(?:while|when|during) (?:the )?model (?:is |was )?loading\b|\b(?:while|when|during) loading "
+_HOST_LOADING = re.compile(r"\b(?:while|when|during) (?:the )?model (?:is |was )?loading\b|"
+                           r"\b(?:while|when) it (?:is|was) (?:still )?loading\b|\b(?:while|when|during) loading "
                            r"(?:the |a |my )?(?:\w+ )?model\b|\bduring model load(?:ing)?\b|\bmid[- ]load(?:ing)?\b|"
                            r"\b(?:while|during) loading\b(?!\s+(?:the\s+|an?\s+)?(?:kv|cache|context|lora|adapters?|"
                            r"prompts?|requests?|images?|tokenizer)\b)|"
@@ -1920,6 +1912,18 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         cands = [KIND_OF_PHASE[p] for p in (place.candidates if place.phase is None else [place.phase])
                  if p in KIND_OF_PHASE]
         missing, said, _ = maybe
+        # (the run shows the program's own out-of-memory as well, the same step's at another try: "earlier the same
+        # point gave: RuntimeError: Allocation is out of device memory on current platform", then SYCL's -999 at it:
+        # the error code out of memory also gives is that out of memory)
+        oom = next((g for g in run.failures if g is not f and g.kind == "oom" and not user_words(g.text)
+                    and not sentence_like(g.text) and not TITLE.match(g.text)), None)
+        if oom is not None and place.phase in KIND_OF_PHASE and place.phase != "HOST":
+            return Diagnosis(kind=KIND_OF_PHASE[place.phase], code=f.code, inferred=True,
+                             evidence=[(f.line_no, f.text), (oom.line_no, oom.text)],
+                             phase_source=place.source + f"; the out-of-memory the run shows at the same step (line "
+                                                         f"{oom.line_no})",
+                             message=said + f" Here the run also shows an out-of-memory (line {oom.line_no}), the "
+                                            "same step's: memory ran out " + _DURING_PHASE[place.phase] + ".")
         return Diagnosis(kind="UNDETERMINED", code=f.code, evidence=[(f.line_no, f.text)], oom=None, candidates=cands,
                          phase_source=place.source, missing=missing,
                          message=said + (" If it is memory, the phase would be " + " or ".join(cands) + "." if cands
@@ -2041,7 +2045,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                      "memory ran out cannot be told. Missing: " + _missing(f, place) + ". If it was "
                                      "memory, the phase would be " + " or ".join(cands) + ".")
     if (not f.progress and run.progress and (user_words(f.text) or TITLE.match(f.text) or _plain_title(run, f)
-                                             or (_INTRO.match(f.text) or prose_like(f.text))
+                                             or (INTRO.match(f.text) or prose_like(f.text))
                                              and not (during_step(f.text) or _HOST_LOADING.search(f.text)
                                                       or phase_words(f.text, engine)))
             and not any(g is not f and g.kind in ("oom", "not_oom", "error") and program_line(g.text)
@@ -2184,7 +2188,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         loading = failed_load or any(during_step(t) == "WEIGHTS" or _HOST_LOADING.search(t)
                                      for _, t in [(f.line_no, f.text), *f.before[-16:], *f.after]
                                      if not program_line(t)) or any(
-            phase_words(t, engine) in ("WEIGHTS", "STARTUP") and not step_done(t) for _, t in f.before[-12:]) or (
+            # (the kill's own line too, where the shell printed it after the step's: "Loading model... Killed")
+            phase_words(t, engine) in ("WEIGHTS", "STARTUP") and not step_done(t)
+            for _, t in [*f.before[-12:], (f.line_no, f.text)]) or (
             alloc and any(phase_words(t, engine) == "WEIGHTS" for _, t in f.before + f.after))
         # (or the last step the engine's lines show under way, however far above the kill the pod's state or the
         # kernel's lines pasted under them go: a weights' load or conversion bar short of its end)
@@ -2432,6 +2438,10 @@ _CODE_MESSAGES = {
                                        "(Mamba or linear-attention layers, one block per running sequence) holds fewer "
                                        "blocks than the configured number of concurrent sequences.",
 }
+
+#: where memory ran out, by phase, in a message's words
+_DURING_PHASE = {"WEIGHTS": "while the weights were loading", "KV": "while the KV cache was being made",
+                 "WARMUP": "while warming up", "RUNTIME": "while serving requests"}
 
 _MESSAGES = {
     "WEIGHTS": "Memory ran out while loading or placing the weights, before that model served a request. Restarting will not help; "

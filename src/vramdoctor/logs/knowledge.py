@@ -43,8 +43,9 @@ ELISION = re.compile(r"^\s*(?:\[\s*(?:\.\.\.|…|snip|truncated|omitted)\s*\]|\.
                      r"\.\.\. ?\(?\d+ (?:more )?lines? (?:omitted|skipped|truncated)\)?|"
                      # (a gap the paste describes in brackets: "[... several hundred llama_model_loader lines cut ...]",
                      # "[... model load output snipped ...]", "(... 300 lines omitted ...)")
-                     r"[\[(]\s*(?:\.\.\.|…)[^\])\n]{1,120}?\b(?:lines?|output|logs?)\b[^\])\n]{0,40}?\b(?:cut|snipped|"
-                     r"omitted|skipped|trimmed|removed|elided|truncated)\b[^\])\n]{0,20}[\])])\s*$", I)
+                     r"[\[(]\s*(?:\.\.\.|…)?[^\])\n]{0,120}?\b(?:(?:lines?|output|logs?)\b[^\])\n]{0,40}?\b(?:cut|snipped|"
+                     r"omitted|skipped|trimmed|removed|elided|truncated)|(?:cut|snipped|omitted|skipped|trimmed|removed|"
+                     r"elided|truncated)\b[^\])\n]{0,60}?\b(?:lines?|output|logs?))\b[^\])\n]{0,40}[\])])\s*$", I)
 #: a log level near the start of a line
 LEVEL = re.compile(r"^.{0,80}?(?:\b|\[|level=)(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b|"
                    r"\[TRT-LLM\] (?:\[RANK \d+\] )?\[([IWEFDV])\]")

@@ -281,7 +281,11 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        # ... or the loading itself said to run out ("weight loading itself OOMs", "checkpoint loading
                        # runs out of memory")
                        r"\b(?:weights?|checkpoint|safetensors|shards?) load(?:ing)? (?:itself |alone |already )?"
-                       r"(?:OOM(?:s|ed|'d)?|r[au]ns? out of (?:GPU |device |CUDA )?memory)\b", re.I),
+                       r"(?:OOM(?:s|ed|'d)?|r[au]ns? out of (?:GPU |device |CUDA )?memory)\b|"
+                       # ... or before the load ended ("led to cuda OOM error before the model loaded"; "loading the
+                       # model makes this jump to 14GB, then I think it OOMs")
+                       r"\bbefore (?:the )?model (?:was |had |has |could )?(?:fully |finished |be )?load(?:ed|ing)?\b|"
+                       r"\bloading the model makes? (?:it|this|memory|RAM|VRAM)\b", re.I),
             "WEIGHTS"),
            # ... the buffers of expert or tensor parallel communication, made after the weights ("CUDA OOM during
            # UCCL-EP buffer allocation", "while allocating the DeepEP buffers", "NCCL buffer allocation fails")
@@ -347,7 +351,11 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
            # (加载Baichuan2-13B-Chat时出异常, 载入 Qwen2-72B 的时候报错)
            (re.compile(r"(?:模型|权重)(?:加载|载入)(?:报错|失败|出错)|(?:加载|载入)\s*[A-Za-z][\w.\-]{1,60}(?:\s*LLM)?(?:\s*(?:model|模型))?\s*"
                        r"(?:(?:时|的时候|过程中)?\s*(?:出现|报)\s*(?:OOM|显存不足|CUDA out of memory)|"
-                       r"(?:时|的时候|过程中|期间)\s*(?:出现|出|报|发生)?(?:了)?(?:异常|错误|报错|错|OOM|显存不足))|"
+                       r"(?:时|的时候|过程中|期间)\s*(?:出现|出|报|发生)?(?:了)?(?:异常|错误|报错|错|OOM|显存不足|内存不足|显存溢出|"
+                       r"内存溢出|爆显存|爆内存))|"
+                       # (or the model's load itself named, then the failure: 模型加载时显存不足, 权重加载的时候爆显存)
+                       r"(?:模型|权重)\s*(?:加载|载入)(?:时|的时候|过程中|期间)\s*(?:出现|出|报|发生)?(?:了)?(?:异常|错误|报错|"
+                       r"OOM|显存不足|内存不足|显存溢出|内存溢出|爆显存|爆内存)|"
                        # (or how far the load got when it failed: 加载到40层左右时会爆内存, 加载到2/3(blk.40)时就已经用掉400多GB内存了)
                        r"(?:加载|载入)到[^，。,;；!！?？]{0,30}?(?:时|的时候)", re.I), "WEIGHTS"),
            # ... the model compiled at start (torch.compile, run within the engine's profiling or graph capture: "OOM
@@ -619,12 +627,12 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     fine = bool(FINE_WHEN_SERVING.search(f.text))
     marker = last_marker({m: ln for m, ln in f.progress.items() if not (fine and m in told and ln == f.line_no)})
     own = {m: ln for m, ln in f.progress.items() if m not in told}
-    if marker in told and (own.get("start", 0) > f.progress[marker] or any(
-            ln > f.progress[marker] and program_line(t) and not step_done(t) and phase_words(t, engine) in STARTUP
-            for ln, t in f.before)):
-        # (a milestone only the report's words gave, above the server's own start line or its own line of a start-up
-        # step under way: "fails with OOM on certain requests" over a log that then says "Starting to load model" and
-        # fails: the words are about the report, the start-up below is this run's, and its own lines place the failure)
+    if marker in told and any(ln > f.progress[marker] and program_line(t) and not step_done(t)
+                              and phase_words(t, engine) in STARTUP for ln, t in f.before):
+        # (a milestone only the report's words gave, above the server's own line of a start-up step under way: "fails
+        # with OOM on certain requests" over a log that then says "Starting to load model" and fails: the words are
+        # about the report, the start-up below is this run's, and its own lines place the failure; not a start-up that
+        # only got on, "Model loading took ...", under "it crashes as soon as I send the first request")
         marker = last_marker(own)
     floor = FLOOR[marker] if marker else None
     # (not a milestone another worker printed: in a distributed start each rank loads its own weights, and the one

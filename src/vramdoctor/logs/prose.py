@@ -155,7 +155,9 @@ _WORKED_AROUND = re.compile(r"(?:\bOOM\w*|\bout of memory\b|\bcrash\w*|爆显存
                             r"(?:\b(?:so|therefore|hence|thus)\s+(?:I|we)\s+(?:changed|switched|lowered|reduced|moved|"
                             r"dropped|went)(?: it)? (?:to|down to)\b|(?:所以|因此|于是)(?:我们|我)?(?:就)?(?:改成|改为|换成|调成|调到|降到|"
                             r"设为|设置为|改用))"
-                            r"(?![^.!?。！？]*(?:\bstill\b|\bbut\b|\bhowever\b|\bagain\b|\bsame\b|还是|仍然|依然|但是|但|又))",
+                            # (to the sentence's end: a decimal point, "0.85", ends none)
+                            r"(?!(?:[^.!?。！？]|\.(?=\d))*(?:\bstill\b|\bbut\b|\bhowever\b|\bagain\b|\bsame\b|还是|仍然|依然|"
+                            r"但是|但|又))",
                             re.I)
 
 

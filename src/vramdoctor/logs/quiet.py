@@ -155,6 +155,17 @@ def _reported_growth(run: RunFacts) -> Diagnosis | None:
     if grown:
         return grown
     series = [v for v in n.get("reported_memory_bytes", []) if isinstance(v, int) and v > 0]
+    chain = n.get("_reading_chain")
+    if not _rising(series) and isinstance(chain, tuple) and _rising(list(chain)):
+        # (readings a person wrote as a chain, "2.1 GB -> 6.8 GB -> 13.6 GB", where the log's own do not rise)
+        series = list(chain)
+        line = run.number_lines.get("_reading_chain", 0)
+        return Diagnosis(kind="LEAK", code="memory-growth-reported", oom=None, inferred=True,
+                         evidence=[(line, "memory readings " + ", ".join(f"{v / 2**30:.2f} GiB" for v in series[:8]))],
+                         phase_source="the memory readings the report gives, one after another",
+                         message=f"{len(series)} memory readings the report gives rise from {series[0] / 2**30:.2f} GiB "
+                                 f"to {series[-1] / 2**30:.2f} GiB: memory that is not given back (a leak, or a cache "
+                                 "that grows without bound) until something runs out.")
     deltas = [v for v in n.get("reported_memory_delta_bytes", []) if isinstance(v, int) and v >= DELTA_BYTES]
     if deltas and series:  # readings pasted with the growth between them stated: the user measured it rise
         line = run.number_lines.get("reported_memory_delta_bytes", 0)

@@ -39,7 +39,7 @@ from .lines import (
     window,
 )
 from . import processes
-from .authorship import HEADING, TITLE, persons_line, program_line, sentence_like, user_words
+from .authorship import HEADING, INTRO, TITLE, persons_line, program_line, sentence_like, user_words
 from .prose import elsewhen, possible_only
 from .table import header_column, row_value
 
@@ -261,11 +261,19 @@ class Scanner:
         # (not where only a person's words got it there: a report's text above its log, in any language, "...
         # 显存一直缓慢增长 ... 最后 OOM 退出", or its title, "[Bug]: about NCCL error：unhandled system error", is
         # about the run its log shows)
-        said = lambda t: user_words(t) or sentence_like(t) or bool(TITLE.match(t) or HEADING.match(t))  # noqa: E731
+        # (or its line that introduces the paste below it: "OOM under 64 concurrency with 4k prompts:")
+        said = lambda t: user_words(t) or sentence_like(t) or bool(TITLE.match(t) or HEADING.match(t) or INTRO.match(t))  # noqa: E731
         if start:  # a start line after the run got anywhere (or failed) opens the next run
             return any(k in r.progress and not said(r.progress_text.get(k, ""))
                        for k in ("weights_done", "kv_sized", "kv_done", "warmup_done", "ready", "requests")) or any(
                 not said(f.text) for f in r.failures)
+        # the server's own milestone after this run, which had its own start, failed and had its command pasted again
+        # after the failure (a report's second try with other settings, its start line not pasted: "vllm serve ...
+        # --gpu-memory-utilization 0.6", then "GPU KV cache size: 73,728 tokens"): that command's run
+        if (ms and r.command_after_failure and "start" in r.progress and r.progress["start"] < r.command_after_failure
+                and any(f.line_no < r.command_after_failure and not said(f.text) for f in r.failures)
+                and any(self.k.milestones[i][1].search(text) for i in ms) and not said(text)):
+            return True
         # a weights-loaded line after this run already sized its cache, or failed once its weights were loaded: the
         # server restarted (a failure before the weights were done, then more of them loading, is the same load
         # going on past it)

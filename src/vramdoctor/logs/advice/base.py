@@ -8,6 +8,11 @@ from ..settings import current
 from .steps import _KV8, GGML, GIB, Step, _down, _Steps, _up
 
 
+#: engines whose KV pool is what their memory fraction leaves after the weights and the profiled peak (vLLM's
+#: gpu_memory_utilization, SGLang's mem_fraction_static): lowering the fraction takes from the pool
+_POOL_IN_FRACTION = ("vllm", "aphrodite", "sglang")
+
+
 class Base:
     def __init__(self, kind: str, code: str, engine: str, n: dict) -> None:
         self.kind, self.code, self.n = kind, code, n
@@ -51,8 +56,21 @@ class Base:
     def fraction_down(self, why: str, to: float | None = None) -> None:
         if self.capped:  # the cap itself was hit: lowering it would make it worse
             return
-        self.s.add("more headroom outside the pool", "memory_fraction", why, "down", _down(self.c.fraction, to),
-                   self.c.fraction)
+        value = _down(self.c.fraction, to)
+        pool, total = self.n.get("kv_pool_bytes"), self.n.get("total_memory_bytes")
+        if (value is not None and self.c.fraction and self.s.name in _POOL_IN_FRACTION and isinstance(pool, int)
+                and isinstance(total, int) and 0 < pool and 0 < total):
+            # (the engine carves its KV pool from what the fraction leaves after the weights and the profiled peak:
+            # a lower fraction takes its difference from the pool, and a pool smaller than that is gone, the server
+            # refusing to start, "No available memory for the cache blocks")
+            taken = (self.c.fraction - value) * total
+            if taken >= pool:
+                self.s.say("no headroom to take from the pool", f"the KV pool is {pool / GIB:.2f} GiB, less than "
+                           f"the {taken / GIB:.2f} GiB a fraction of {value:g} (from {self.c.fraction:g}) would take "
+                           "from it: the server would not start; smaller weights (fewer bits) or more GPUs make the "
+                           "room instead")
+                return
+        self.s.add("more headroom outside the pool", "memory_fraction", why, "down", value, self.c.fraction)
 
     def flash_on(self, why: str) -> None:
         """Flash attention on, unless the log shows it on already ("auto" may have left it off: said so)."""
