@@ -770,3 +770,70 @@ def test_lm_evals_own_request_bar_is_requests():
     lines = ["Running generate_until requests:   3%|▎         | 40/1319 [00:31<16:50,  1.27it/s]",
              "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."]
     assert kind_of(lines)[0] == "RUNTIME", kind_of(lines)
+
+
+# --- memory held outside this process, from PyTorch's error without its list of processes (a container's): total less
+# free less "this process has" -------------------------------------------------------------------------------------------
+
+def _held(free: str, mine: str) -> list[str]:
+    return ["INFO 06-01 09:00:00 [api_server.py:1043] vLLM API server version 0.9.1",
+            "INFO:     Application startup complete.",
+            'INFO:     10.0.0.5:50122 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+            f"ERROR 06-01 09:05:31 [core.py:586] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.20 GiB. "
+            f"GPU 0 has a total capacity of 23.55 GiB of which {free} is free. Including non-PyTorch memory, this process "
+            f"has {mine} memory in use."]
+
+
+def test_memory_held_outside_this_process_is_named():
+    run = run_of(diag("\n".join(_held("100.00 MiB", "14.90 GiB"))))
+    assert "free the GPU" in said(run) and "8.55 GiB is held outside this process" in said(run), said(run)
+
+
+def test_no_memory_held_outside_this_process_says_nothing_of_it():
+    run = run_of(diag("\n".join(_held("1.00 GiB", "22.50 GiB"))))
+    assert "held outside this process" not in said(run), said(run)
+
+
+# --- llama.cpp's compute buffer reserved again while serving (a larger batch than any before): RUNTIME where the run's
+# own lines show it serving; a warm-up where they do not -----------------------------------------------------------------
+
+_GALLOCR = ["ggml_backend_cuda_buffer_type_alloc_buffer: allocating 2048.00 MiB on device 0: cudaMalloc failed: out of "
+            "memory", "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 2147483648"]
+
+
+@pytest.mark.parametrize("serving", [
+    ["== Running in interactive mode. ==", " - Press Ctrl+C to interject at any time.", "> Summarize this document"],
+    ["main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+     "slot launch_slot_: id  0 | task 0 | processing task"],
+])
+def test_a_compute_buffer_reserved_again_while_serving_is_runtime(serving):
+    assert kind_of([*serving, *_GALLOCR]) == ("RUNTIME", "compute-buffer-alloc-failed")
+
+
+def test_a_compute_buffer_at_start_is_the_warm_up():
+    lines = ["llama_kv_cache_unified:      CUDA0 KV buffer size =  1024.00 MiB", *_GALLOCR]
+    assert kind_of(lines) == ("WARMUP", "compute-buffer-alloc-failed")
+
+
+# --- rounds 360-361: a size before "load" is the verb ("models under 8GB load fine"), and out of memory only in an
+# aside that asks ("(out of VRAM?)") states no failure: the program's own error decides ------------------------------
+
+_GPT4ALL_LOAD = ["llama_model_loader: loaded meta data with 19 key-value pairs and 363 tensors from C:/m/x.Q4_0.gguf",
+                 "llm_load_tensors: ggml ctx size =    0.12 MiB", "Error allocating memory ErrorOutOfDeviceMemory",
+                 "error loading model: Error allocating vulkan memory."]
+
+
+_GPT4ALL_WORDS = ["The app crashes without a warning with a model that needs more than 16 GB. Choose model -> app",
+                  "closes, nothing in the window. Models with RAM requirements under 8GB load fine and also use the GPU.",
+                  "", "On the older release the same models load, but on the CPU only; the device",
+                  "label in the chat view says \"CPU\" and hovering it shows: GPU loading failed (out of VRAM?)",
+                  "Console from the older release when it switches:", ""]
+
+
+def test_words_that_state_no_serving_or_no_failure_leave_the_programs_error_to_decide():
+    assert kind_of([*_GPT4ALL_WORDS, *_GPT4ALL_LOAD])[0] == "WEIGHTS", kind_of([*_GPT4ALL_WORDS, *_GPT4ALL_LOAD])
+
+
+def test_under_load_still_is_serving():
+    assert kind_of(["The server OOMs under sustained load.", "torch.OutOfMemoryError: CUDA out of memory."])[0] == \
+        "RUNTIME"

@@ -2333,7 +2333,9 @@ LOG = LogWords(
                         # ... under a load ("under sustained load", "under production traffic"), concurrent requests
                         # named without a count ("under a small number of concurrent requests"; not a setting's name,
                         # "max concurrent requests")
-                        r"\bunder (?:a |an |the )?(?:\w+ ){0,2}?(?:load|traffic)\b(?! balanc)|"
+                        # (not a size, whose "load" is the verb: "models under 8GB load fine")
+                        r"\bunder (?!~?\d[\d.,]*\s*[KMGT]i?B\b)(?:a |an |the )?(?:\w+ ){0,2}?(?:load|traffic)\b"
+                        r"(?! balanc| fine\b| ok\b| correctly\b| properly\b| well\b)|"
                         r"(?<!max )(?<!maximum )\bconcurrent (?:long(?:[- ]context)? |large |big )?(?:requests|users|"
                         r"clients|calls|sessions)\b|"
                         # ... after a time serving ("after running the API server for a few minutes", "after using it

@@ -677,6 +677,12 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     if f.candidates and not f.phase:  # the words name several phases at once: nothing narrows them
         return Place(None, "the failure message, which names several ledgers at once", (f.line_no, f.text),
                      list(f.candidates))
+    if f.phase == "WARMUP" and frame_floor == "RUNTIME" and f.code == "compute-buffer-alloc-failed":
+        # (a compute buffer made again while serving: llama.cpp's scheduler reserves the graph anew for a larger batch
+        # than any before, ggml_gallocr_reserve_n from llama_decode; the run's own lines show it serving, so the
+        # warm-up is past; not the report's words alone)
+        return Place("RUNTIME", "the failure message (a compute buffer reserved again) and the server already serving",
+                     f.deciding or (f.line_no, f.text), ["RUNTIME"], inferred=True)
     if f.phase:  # the failure's own words, or the engine's verdict that joined it
         own = f.deciding is None or f.deciding[0] == f.line_no
         inner = _inside_wrapper(f, engine) if not own else None

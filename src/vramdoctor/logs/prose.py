@@ -226,6 +226,9 @@ def supposed(text: str) -> bool:
     does), or the line tells the failure as past and fixed (`_PAST_FIXED`): the line reports no failure."""
     if past_fixed(text):
         return True
+    bare = _ASKED_ASIDE.sub(" ", text)
+    if bare != text and not OOM_ANY.search(bare):
+        return True  # (out of memory only in an aside that asks: "GPU loading failed (out of VRAM?)")
     held = [c for c in clauses(text) if OOM_ANY.search(c)]
     # (a clause that asks: "Could a 128k context cause an OOM later?"; not one that asks why it happens, which says it
     # does: "Why does the deployment encounter OOM errors when ...?")
@@ -233,6 +236,8 @@ def supposed(text: str) -> bool:
                               for c in held)
 
 
+#: an aside in parentheses that asks ("(out of VRAM?)", "(OOM maybe?)"): a guess, no failure stated
+_ASKED_ASIDE = re.compile(r"\([^()\n]{0,80}\?\s*\)")
 #: a question of why something happens: it takes the thing as so
 _WHY_ASKED = re.compile(r"^\W*(?:Title:\s*)?(?:\[[^\]]{1,30}\]:?\s*)*why\s+(?:does|do|did|is|are|was|am|would)\b", re.I)
 

@@ -141,6 +141,7 @@ class Base:
         """Other processes the error names as holding memory on this GPU (the server's own pids left out)."""
         sizes, pids = self.n.get("listed_process_in_use_bytes") or [], self.n.get("gpu_process_pids") or []
         if not isinstance(sizes, list) or not sizes:
+            self._held_elsewhere()
             return
         own = set(self.n.get("server_pids") or [])
         pairs = list(zip(pids, sizes)) if len(pids) == len(sizes) else [(None, b) for b in sizes]
@@ -173,6 +174,21 @@ class Base:
             listed = ", ".join(f"pid {p}: {b / GIB:.2f} GiB" if p else f"{b / GIB:.2f} GiB" for p, b in pairs)
             self.s.say("check the other processes", f"the error lists {len(pairs)} process(es) on this GPU ({listed}); "
                        "any that is not this server takes memory from it")
+
+    def _held_elsewhere(self) -> None:
+        """PyTorch's error without its list of processes (in a container, whose other processes it cannot see):
+        the GPU's total, less what was free and what this process held ("GPU 0 has a total capacity of 23.55 GiB of
+        which 100.00 MiB is free. Including non-PyTorch memory, this process has 14.90 GiB memory in use"), is
+        memory held outside this process; said where it is a GiB or a twentieth of the GPU, or more."""
+        total, free, mine = (self.n.get(k) for k in ("total_memory_bytes", "free_memory_bytes", "process_in_use_bytes"))
+        if not (isinstance(total, int) and isinstance(free, int) and isinstance(mine, int) and total > 0):
+            return  # (one value each: figures of several errors, one per GPU, are not one GPU's)
+        other = total - free - mine
+        if other >= max(GIB, total // 20):
+            self.s.say("free the GPU", f"the error says this process held {mine / GIB:.2f} GiB of the GPU's "
+                       f"{total / GIB:.2f} GiB and {free / GIB:.2f} GiB was free: about {other / GIB:.2f} GiB is held "
+                       "outside this process (another process, or another container's, which the error cannot list); "
+                       "`nvidia-smi` on the host shows whose: stop it or give this server its own GPU")
 
     # --- by diagnosis ---------------------------------------------------------------------------------------
     def cap(self) -> bool:
