@@ -226,7 +226,8 @@ def logs(paths: list[str], engine: Optional[str], json_out: bool, follow: bool, 
             try:
                 spec = load_model(model, revision=revision)
             except VramdoctorError as e:  # the log is still diagnosed; the comparison is what is lost (exit 2)
-                model_error = f"--model: {e} The log is diagnosed without comparing its figures with the model's estimate."
+                model_error = (f"--model: {e} The log is diagnosed without comparing its figures with the model's "
+                               "estimate.")
             else:
                 check, weights = model_checker(spec), spec.weights.total_bytes or None
                 kv = tuple(sorted({layer.num_kv_heads for layer in spec.layers if layer.kind in ("full", "sliding")}))

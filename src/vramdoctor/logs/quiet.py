@@ -158,14 +158,8 @@ def _reported_growth(run: RunFacts) -> Diagnosis | None:
     chain = n.get("_reading_chain")
     if not _rising(series) and isinstance(chain, tuple) and _rising(list(chain)):
         # (readings a person wrote as a chain, "2.1 GB -> 6.8 GB -> 13.6 GB", where the log's own do not rise)
-        series = list(chain)
-        line = run.number_lines.get("_reading_chain", 0)
-        return Diagnosis(kind="LEAK", code="memory-growth-reported", oom=None, inferred=True,
-                         evidence=[(line, "memory readings " + ", ".join(f"{v / 2**30:.2f} GiB" for v in series[:8]))],
-                         phase_source="the memory readings the report gives, one after another",
-                         message=f"{len(series)} memory readings the report gives rise from {series[0] / 2**30:.2f} GiB "
-                                 f"to {series[-1] / 2**30:.2f} GiB: memory that is not given back (a leak, or a cache "
-                                 "that grows without bound) until something runs out.")
+        return _readings_rise(list(chain), run.number_lines.get("_reading_chain", 0), "the report gives",
+                              "the memory readings the report gives, one after another")
     deltas = [v for v in n.get("reported_memory_delta_bytes", []) if isinstance(v, int) and v >= DELTA_BYTES]
     if deltas and series:  # readings pasted with the growth between them stated: the user measured it rise
         line = run.number_lines.get("reported_memory_delta_bytes", 0)
@@ -179,14 +173,20 @@ def _reported_growth(run: RunFacts) -> Diagnosis | None:
                                  "take more under the same load over a longer time (`vramdoctor probe` reads the "
                                  "server before, during and after requests and says whether memory creeps).")
     if _rising(series):
-        line = run.number_lines.get("reported_memory_bytes", 0)
-        return Diagnosis(kind="LEAK", code="memory-growth-reported", oom=None, inferred=True,
-                         evidence=[(line, "memory readings " + ", ".join(f"{v / 2**30:.2f} GiB" for v in series[:8]))],
-                         phase_source="the memory readings in the log",
-                         message=f"{len(series)} memory readings in the log rise from {series[0] / 2**30:.2f} GiB "
-                                 f"to {series[-1] / 2**30:.2f} GiB: memory that is not given back (a leak, or a "
-                                 "cache that grows without bound) until something runs out.")
+        return _readings_rise(series, run.number_lines.get("reported_memory_bytes", 0), "in the log",
+                              "the memory readings in the log")
     return None
+
+
+def _readings_rise(series: list[int], line: int, whose: str, source: str) -> Diagnosis:
+    """LEAK from `series` (bytes, in order, rising: `_rising`), read from line `line`; `whose`: where the readings are
+    ("in the log", "the report gives"), `source`: the phase source's words."""
+    return Diagnosis(kind="LEAK", code="memory-growth-reported", oom=None, inferred=True,
+                     evidence=[(line, "memory readings " + ", ".join(f"{v / 2**30:.2f} GiB" for v in series[:8]))],
+                     phase_source=source,
+                     message=f"{len(series)} memory readings {whose} rise from {series[0] / 2**30:.2f} GiB to "
+                             f"{series[-1] / 2**30:.2f} GiB: memory that is not given back (a leak, or a cache that "
+                             "grows without bound) until something runs out.")
 
 
 def _stated_growth(run: RunFacts) -> Diagnosis | None:
