@@ -2173,8 +2173,8 @@ LOG = LogWords(
                         # ... or a load by its concurrency ("input 128 / output 128 at 256 concurrency -> oom", "with
                         # 64 concurrent users"), or the server said to be up and serving ("Server is up and serving
                         # DeepSeek-R1-awq; benchmark ...")
-                        r"\b(?:at|under|with) \d+ concurren(?:cy|t requests|t users)\b|\bwith \d+ concurrent (?:requests|users|"
-                        r"clients|sessions)\b|\b(?:is|was) up and (?:running and )?serving\b|\bserving traffic\b|"
+                        r"\b(?:at|under|with) \d+ concurren(?:cy|t requests|t users)\b|\bwith \d+ concurrent (?:clients|"
+                        r"sessions)\b|\b(?:is|was) up and (?:running and )?serving\b|\bserving traffic\b|"
                         # ... or under load, bare ("The server OOMs under load."; not a load test's plan, nor a load
                         # of the model), or a number of parallel requests ("when serving 32 parallel requests")
                         r"(?<!tested )\bunder load\b(?! test)|\b(?:serving|handling|processing|sending|with) \d+ "

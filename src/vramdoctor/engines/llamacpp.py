@@ -729,8 +729,7 @@ LOG = LogWords(
         # the layers kept on the CPU could not be pinned (ggml-cuda.cu ggml_cuda_host_malloc "failed to allocate %.2f MB
         # of pinned memory"): the load goes on with pageable memory, but host RAM (or the pinning limit) is short, so
         # layers moved off the GPU are no step to propose
-        fig("_host_pinned_failed_bytes", r"failed to allocate " + SIZE + r" of pinned memory",
-            lambda m: to_bytes(m.group(1), m.group(2))),
+        fig("_host_pinned_failed_bytes", r"failed to allocate " + SIZE + r" of pinned memory"),
         fig("free_memory_bytes", r"using device \w+ \(.*\) .*?- " + SIZE + r" free"),
         # whether the weights are memory-mapped (load_tensors "... (mmap = true)", llama-cpp-python's use_mmap, a pasted
         # --no-mmap; KoboldCpp's --usemmap): then they are not copied into RAM, and mmap is no step to propose

@@ -11,11 +11,7 @@ Metal working set of unified memory: macOS lets the GPU wire only part of it (`i
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import SIZE, fig, msg, release, rx, to_bytes
-
-def _size(m) -> int:
-    return to_bytes(m.group(1), m.group(2))
-
+from .words import SIZE, fig, msg, release, rx
 
 LOG = LogWords(
     fingerprint=rx(r"mlx_lm|mlx-lm|mlx_vlm|mlx\.core|\[METAL\] Command buffer execution failed|mlx-community/|"
@@ -59,7 +55,7 @@ LOG = LogWords(
         # the server's prompt cache after each request (server.py's LRUPromptCache, capped by its count of sequences,
         # not by bytes: "Prompt Cache: 8 sequences, 19.81 GB"): a reading of the memory it holds, which rises as it
         # keeps longer prompts' states
-        fig("reported_memory_bytes", r"\bPrompt Cache: \d+ sequences?, " + SIZE, _size, mode="list"),
+        fig("reported_memory_bytes", r"\bPrompt Cache: \d+ sequences?, " + SIZE, mode="list"),
         fig("_mlx_prompt_cache", r"\bPrompt Cache: \d+ sequences?, ", lambda m: True),
     ),
 )

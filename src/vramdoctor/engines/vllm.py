@@ -306,7 +306,6 @@ from .words import (  # noqa: E402
     rules_note,
     rx,
     switch,
-    to_bytes,
 )
 
 _ARG = r"['\"]?\s*[=:]\s*['\"]?"  # key=value in Namespace(...), key: value in dicts and config dumps
@@ -628,10 +627,8 @@ LOG = LogWords(
         fig("kv_pool_bytes", r"available KV cache memory \(" + SIZE),
         fig("max_model_len_model", r"derived max_model_len \((?:max_position_embeddings|\w+)=" + NUM, count),
         fig("max_model_len_fit", r"estimated maximum model length is " + NUM, count),
-        fig("kv_available_bytes", r"Available memory on node \d+ \(([\d.]+)/[\d.]+ ([KMGT]i?B)\) on kv cache allocation",
-            lambda m: to_bytes(m.group(1), m.group(2))),
-        fig("kv_needed_bytes", r"less than requested memory for kv \(([\d.]+)/[\d.]+ ([KMGT]i?B)\)",
-            lambda m: to_bytes(m.group(1), m.group(2))),
+        fig("kv_available_bytes", r"Available memory on node \d+ \(([\d.]+)/[\d.]+ ([KMGT]i?B)\) on kv cache allocation"),
+        fig("kv_needed_bytes", r"less than requested memory for kv \(([\d.]+)/[\d.]+ ([KMGT]i?B)\)"),
         fig("max_model_len", r"max seq len \(" + NUM + r"\)", count),
         fig("max_model_len", r"Maximum concurrency for " + NUM + r" tokens per request", count),
         fig("max_concurrency", r"Maximum concurrency for [\d,]+ tokens per request: ([\d.]+)x", fraction),

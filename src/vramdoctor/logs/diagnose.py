@@ -595,10 +595,16 @@ def _stopped_by_hand(run: RunFacts, f: Failure) -> Diagnosis | None:
 def _last_step(f: Failure, engine: str) -> str | None:
     """The phase of the last line before failure `f` that names a step under way in the engine's words (not one that
     says a step finished: that line's phase is over); None where no line does."""
-    for _, t in reversed(f.before):
+    step = _last_step_line(f, engine)
+    return step[2] if step else None
+
+
+def _last_step_line(f: Failure, engine: str) -> tuple[int, str, str] | None:
+    """(line, text, phase) of the step `_last_step` finds; None where it finds none."""
+    for ln, t in reversed(f.before):
         ph = phase_words(t, engine)
         if ph is not None:
-            return None if step_done(t) else ph
+            return None if step_done(t) else (ln, t, ph)
     return None
 
 
@@ -2256,10 +2262,11 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                              message=what + " after the KV cache was sized and before the server was serving: "
                                      "the weights had been read; the cache's host buffers (CPU swap space, pinned "
                                      "memory, a cache in RAM on a unified-memory machine) or the warm-up after them.")
-        if not loaded and not failed_load and "weights_done" in f.progress and _last_step(f, engine) == "WARMUP":
+        step = _last_step_line(f, engine) if not loaded and not failed_load and "weights_done" in f.progress else None
+        if step and step[2] == "WARMUP":
             # after the weights, the engine's lines show a warm-up step under way (vLLM's torch.compile: "Compiling a
             # graph for dynamic shape ...", Inductor's compile workers in host RAM): that step
-            ln, t = next((ln, t) for ln, t in reversed(f.before) if phase_words(t, engine) is not None)
+            ln, t, _ = step
             return Diagnosis(kind="WARMUP", code="host-oom-kill" if not alloc else "host-alloc-failed", inferred=True,
                              evidence=[(f.line_no, f.text), (ln, t)],
                              phase_source=f"the last step the engine's lines show under way (line {ln})",
@@ -2444,8 +2451,8 @@ _DURING_PHASE = {"WEIGHTS": "while the weights were loading", "KV": "while the K
                  "WARMUP": "while warming up", "RUNTIME": "while serving requests"}
 
 _MESSAGES = {
-    "WEIGHTS": "Memory ran out while loading or placing the weights, before that model served a request. Restarting will not help; "
-               "a shorter context will not either.",
+    "WEIGHTS": "Memory ran out while loading or placing the weights, before that model served a request. Restarting "
+               "will not help; a shorter context will not either.",
     "KV_CAPACITY": "The weights loaded, but the KV cache pool cannot hold the configured context (or got no memory at all).",
     "WARMUP": "Memory ran out after the weights were loaded, while profiling, warming up, capturing CUDA graphs or "
               "reserving compute buffers.",

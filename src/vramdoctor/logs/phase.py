@@ -626,18 +626,18 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     # during inference" names the step that failed, and the requests as what works)
     fine = bool(FINE_WHEN_SERVING.search(f.text))
     marker = last_marker({m: ln for m, ln in f.progress.items() if not (fine and m in told and ln == f.line_no)})
-    own = {m: ln for m, ln in f.progress.items() if m not in told}
+    shown_marks = {m: ln for m, ln in f.progress.items() if m not in told}  # (the program's own milestones)
     if marker in told and any(ln > f.progress[marker] and program_line(t) and not step_done(t)
                               and phase_words(t, engine) in STARTUP for ln, t in f.before):
         # (a milestone only the report's words gave, above the server's own line of a start-up step under way: "fails
         # with OOM on certain requests" over a log that then says "Starting to load model" and fails: the words are
         # about the report, the start-up below is this run's, and its own lines place the failure; not a start-up that
         # only got on, "Model loading took ...", under "it crashes as soon as I send the first request")
-        marker = last_marker(own)
+        marker = last_marker(shown_marks)
     floor = FLOOR[marker] if marker else None
     # (not a milestone another worker printed: in a distributed start each rank loads its own weights, and the one
     # that failed may still have been loading when another said it was done)
-    shown = last_marker({m: ln for m, ln in f.progress.items() if m not in told and not _other_workers(f, ln)})
+    shown = last_marker({m: ln for m, ln in shown_marks.items() if not _other_workers(f, ln)})
     frame_floor = FLOOR[shown] if shown else None
     passed = passed_step(f.text) if user_words(f.text) or sentence_like(f.text) else None
     if passed is None and not f.phase:
@@ -796,7 +796,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     if startup_frame and marker in told:
         # (the engine's frames show it still starting: a milestone only the report's words gave, "我在尝试vllm推理时"
         # over a script's `llm = LLM(model=...)`, does not place it; the engine's own lines do)
-        marker = last_marker({m: ln for m, ln in f.progress.items() if m not in told})
+        marker = last_marker(shown_marks)
         floor = FLOOR[marker] if marker else None
     quiet = bool(eng and eng.log.quiet)
     if marker is None or marker == "start":

@@ -154,7 +154,7 @@ def _reported_growth(run: RunFacts) -> Diagnosis | None:
     grown = _process_growth(run)
     if grown:
         return grown
-    series = [v for v in n.get("reported_memory_bytes", []) if isinstance(v, int) and v > 0]
+    series = _readings(n)
     chain = n.get("_reading_chain")
     if not _rising(series) and isinstance(chain, tuple) and _rising(list(chain)):
         # (readings a person wrote as a chain, "2.1 GB -> 6.8 GB -> 13.6 GB", where the log's own do not rise)
@@ -178,6 +178,11 @@ def _reported_growth(run: RunFacts) -> Diagnosis | None:
     return None
 
 
+def _readings(n: dict) -> list[int]:
+    """The memory readings the log shows (`reported_memory_bytes`), bytes, in order, positive ones only."""
+    return [v for v in n.get("reported_memory_bytes", []) if isinstance(v, int) and v > 0]
+
+
 def _readings_rise(series: list[int], line: int, whose: str, source: str) -> Diagnosis:
     """LEAK from `series` (bytes, in order, rising: `_rising`), read from line `line`; `whose`: where the readings are
     ("in the log", "the report gives"), `source`: the phase source's words."""
@@ -193,7 +198,7 @@ def _stated_growth(run: RunFacts) -> Diagnosis | None:
     """Growth the report's words state ("memory keeps growing", "KV cache not released after request completes"), where
     no readings of the log show it by themselves."""
     n = run.numbers
-    series = [v for v in n.get("reported_memory_bytes", []) if isinstance(v, int) and v > 0]
+    series = _readings(n)
     stated = n.get("_growth_stated")
     # (not where the report's words deny the leak, nor where its leak is a leak detector's report at exit: bytes not
     # freed when the program ended, "Detected memory leaks!", not growth while it runs)

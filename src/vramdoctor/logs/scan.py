@@ -262,7 +262,8 @@ class Scanner:
         # 显存一直缓慢增长 ... 最后 OOM 退出", or its title, "[Bug]: about NCCL error：unhandled system error", is
         # about the run its log shows)
         # (or its line that introduces the paste below it: "OOM under 64 concurrency with 4k prompts:")
-        said = lambda t: user_words(t) or sentence_like(t) or bool(TITLE.match(t) or HEADING.match(t) or INTRO.match(t))  # noqa: E731
+        said = lambda t: (user_words(t) or sentence_like(t)  # noqa: E731
+                          or bool(TITLE.match(t) or HEADING.match(t) or INTRO.match(t)))
         if start:  # a start line after the run got anywhere (or failed) opens the next run
             return any(k in r.progress and not said(r.progress_text.get(k, ""))
                        for k in ("weights_done", "kv_sized", "kv_done", "warmup_done", "ready", "requests")) or any(
