@@ -837,3 +837,12 @@ def test_words_that_state_no_serving_or_no_failure_leave_the_programs_error_to_d
 def test_under_load_still_is_serving():
     assert kind_of(["The server OOMs under sustained load.", "torch.OutOfMemoryError: CUDA out of memory."])[0] == \
         "RUNTIME"
+
+
+# --- "under load" is the one alternative of the requests words with its exclusions ("under load balancing" is no
+# serving); a second, bare one added this stop beside it bypassed them -------------------------------------------------
+
+@pytest.mark.parametrize("words, kind", [("Both replicas sit under load balancing behind nginx.", "UNDETERMINED"),
+                                         ("The server OOMs under load.", "RUNTIME")])
+def test_under_load_keeps_its_exclusions(words, kind):
+    assert kind_of([words, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."])[0] == kind

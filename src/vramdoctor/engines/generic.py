@@ -2175,9 +2175,9 @@ LOG = LogWords(
                         # DeepSeek-R1-awq; benchmark ...")
                         r"\b(?:at|under|with) \d+ concurren(?:cy|t requests|t users)\b|\bwith \d+ concurrent (?:clients|"
                         r"sessions)\b|\b(?:is|was) up and (?:running and )?serving\b|\bserving traffic\b|"
-                        # ... or under load, bare ("The server OOMs under load."; not a load test's plan, nor a load
-                        # of the model), or a number of parallel requests ("when serving 32 parallel requests")
-                        r"(?<!tested )\bunder load\b(?! test)|\b(?:serving|handling|processing|sending|with) \d+ "
+                        # ... or a number of parallel requests ("when serving 32 parallel requests"; "under load",
+                        # bare, is the alternative below, "under (a|the) ... load")
+                        r"\b(?:serving|handling|processing|sending|with) \d+ "
                         r"(?:parallel|concurrent|simultaneous) (?:requests|prompts|chats|users)\b|"
                         # ... or chats or messages handled or answered before it failed ("handles a few chats, then
                         # crashes", "It works for the first few messages, then:")
