@@ -86,8 +86,9 @@ OOM_WORDS = (r"out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError
              # (host RAM blowing up in the same words: "加载到40层左右时会爆内存", "内存爆了")
              r"爆内存|内存(?:爆了|炸了|爆掉)",
              # (Intel Gaudi's device memory, habana_frameworks' allocator: "FATAL ERROR :: MODULE:PT_DEVMEM Allocation
-             # failed for size::3288334336 (3136)MB", and its torch exception "HPU out of memory")
-             r"\bPT_DEVMEM Allocation failed\b", r"\bHPU out of memory\b",
+             # failed for size::3288334336 (3136)MB", "MODULE:DEVMEM Allocation failed" in older releases, and its torch
+             # exception "HPU out of memory")
+             r"\b(?:PT_)?DEVMEM Allocation failed\b", r"\bHPU out of memory\b",
              # (a GPU's memory in Chinese as 内存 with the device named: "系统报出CUDA内存不足错误")
              r"(?:CUDA|GPU|NPU|显卡|设备)\s*(?:的)?内存(?:不足|不够)",
              # (and 内存 alone, as "not enough memory" is in English: the GPU's or the host's, the words around it tell
@@ -1669,6 +1670,10 @@ LOG = LogWords(
         # because `Qwen2ForCausalLM` does not implement `set_embed`"); not in a sentence that also names an
         # out-of-memory, nor in a warning that goes on ("WARNING ... Failed to import Ray with ModuleNotFoundError")
         msg(r"^\s*(?:[\w.]+\.)?(?:" + CODE_ERRORS + r")\s*$", "not_oom", code="code-error", flags=0),
+        # ... or as the cause Ray names in its own exception's class when a remote task or actor raised it
+        # ("ray.exceptions.RayTaskError(KeyError): ray::RayWorkerWrapper.execute_method() (pid=..., ...)": the worker's
+        # KeyError, its own line maybe cut from the log)
+        msg(r"\bRay(?:Task|Actor)Error\((?:" + CODE_ERRORS + r")\)", "not_oom", code="code-error", flags=0),
         # a server's own memory guard refusing to load a model beside what it holds (oMLX: "Cannot load X: projected
         # memory 127.68GB would exceed process limit 88.00GB (current: 64.22GB, model: 63.46GB)"): the weights ledger,
         # before any of them moved
@@ -1780,6 +1785,13 @@ LOG = LogWords(
             r"(?:VRAM|GPU memory|video memory|GPU)\b|"
             r"\b(?:model|it|weights)\s+(?:is|are)\s+too\s+(?:big|large)\s+(?:for|to fit in(?:to)?)\s+(?:the\s+|my\s+|a\s+)?"
             r"(?:GPU|VRAM|card|graphics card)\b)", "oom", "WEIGHTS"),
+        # a report's words that the KV cache (llama.cpp's context, which holds it) could not be allocated ("model A cannot
+        # allocate memory for the kvcache", "it crashes when it tries to allocate the context when doing the first
+        # inference"): the KV ledger, whatever the same line says of the weights fitting only in part
+        msg(r"\b(?:cannot|can['\u2019]?t|could(?: not|n['\u2019]t)|unable to|not able to|fail(?:s|ed)? to)\s+allocate\s+"
+            r"(?:(?:enough\s+)?(?:memory|space|VRAM)\s+for\s+)?(?:the\s+|its\s+)?(?:kv[ -]?cache|context)\b(?![ -]blocks?\b)|"
+            r"\b(?:crash(?:es|ed)?|fails|failed|dies|died|OOMs?)\s+when\s+(?:it\s+)?(?:tries|trying|tried)\s+to\s+allocate\s+"
+            r"(?:the\s+|its\s+)?(?:kv[ -]?cache|context)\b", "oom", "KV", "kv-cache-alloc-failed"),
         # a loader's own estimate refusing a context before allocating it (node-llama-cpp's InsufficientMemoryError: "A
         # context size of 4096 with 4 sequences is too large for the available VRAM"): the KV cache for that context
         msg(r"\bcontext size of \d+ (?:with \d+ sequences? )?is too large for the available (?:VRAM|RAM|memory)\b", "oom", "KV",
@@ -2157,7 +2169,9 @@ LOG = LogWords(
                         # during inference")
                         # (nor a profiling pass's figure, TensorRT-LLM's "Memory dynamically allocated during inference
                         # (inside torch) in memory usage profiling: 3.12 GiB")
+                        # (... of one kind of input: "Crash occurs during vision inference")
                         r"(?<!fail )(?<!instead of )(?<!rather than )\b(?:during|while|at) (?:doing |running )?"
+                        r"(?:(?:vision|image|multimodal|multi-modal|VLM|long[- ]context|streaming) )?"
                         r"inferr?ence\b(?![^.\n]{0,60}\bprofiling\b)|"
                         # ... "when inference", as many write it ("When inference，batch size = 4 ... oom occurs")
                         r"\bwhen (?:doing |running )?inferr?enc(?:e|ing)\b|"
@@ -2230,6 +2244,16 @@ LOG = LogWords(
                         r"around |roughly |up to )?\d[\d,.]*\s?[kK]?\s+tokens\s+before\b|"
                         r"\b(?:crash(?:es|ed)?|dies|died|fails|failed|OOMs|OOMed)\b[^.\n]{0,30}?\bafter (?:~|about |"
                         r"around |roughly )?\d[\d,.]*\s?[kK]? (?:generated |output |context )?tokens\b|"
+                        # ... or a generation's prompt the program prints as it begins, in the model's chat template
+                        # (mlx_vlm's and mlx_lm's generate with verbose on: "Prompt: <|im_start|>system")
+                        r"^\s*Prompt:\s*(?:<\|im_start\|>|<\|begin_of_text\|>|<start_of_turn>|<bos>|<s>\s*\[INST\]|\[INST\]|"
+                        r"<\|user\|>|<\|system\|>)|"
+                        # ... or the length a conversation's context reached when it failed ("when tokens reach 6k",
+                        # "once the context exceeds 8000 tokens", 当token达到6k时)
+                        r"\b(?:when|once|after|as soon as) (?:the )?(?:tokens?|token count|context(?: length)?|"
+                        r"conversation(?: length)?|(?:prompt|input) length) (?:reach(?:es|ed)?|exceed(?:s|ed)?|gets? (?:to|"
+                        r"past|over)|grows? (?:past|beyond|over)|goes (?:past|over|above)) (?:~|about |around |roughly )?"
+                        r"\d[\d,.]*\s?[kK]?\b|(?:token|上下文|输入|对话)[^，。,.\n]{0,6}?(?:达到|超过|到达)\s*\d|"
                         # ... a request by its size in tokens ("if I put an input of 17,000 tokens into generate")
                         r"\b(?:an?|the|my) (?:input|prompt|request) of (?:~|about |around |over )?\d[\d,.]*[kK]? tokens\b|"
                         # ... or several ("prompts of ~4000 tokens were fine and ~6000 tokens killed the engine")

@@ -602,6 +602,15 @@ LOG = LogWords(
                         r"Added request|Dumping scheduler stats: SchedulerStats\(num_running_reqs=[1-9]")),
     ),
     figures=(
+        # a report's words that a start-up failure went away when the server kept more memory outside its KV pool: CUDA
+        # graphs off (--enforce-eager: "--enforce-eager ... Pod boots") or a lower --gpu-memory-utilization, the
+        # pool's budget ("reducing the gpu-memory-utilization value from 0.93 to 0.83 allows the server to start"):
+        # what failed needed memory outside the pool, the warm-up's (read with `diagnose._fixed_outside_pool`)
+        fig("_fixed_outside_pool", r"(?:--enforce[-_]eager|\benforce_eager\s*=\s*True|\bdisabl\w* (?:the )?CUDA ?graphs?)"
+            r"[^\n]{0,80}?\b(?:boots|booted|starts|started|works|worked|fixe[sd]|solve[sd]|loads|loaded)\b|"
+            r"\b(?:reduc|lower|decreas|dropp)\w*\s+(?:the\s+)?`?(?:--)?gpu[-_]memory[-_]utili[sz]ation`?[^\n]{0,60}?\b(?:allows?|"
+            r"lets?|makes?|fix(?:es|ed)?|solve[sd]|works?|worked|helps?|helped|boots|starts)\b", lambda m: m.group(0),
+            mode="first", prose=True),
         # the images per prompt the engine allows (--limit-mm-per-prompt, printed in its args: "'limit_mm_per_prompt':
         # {'image': 1}", "limit_mm_per_prompt={'image': 2, 'video': 0}"): a cap already at 1 is not proposed again
         fig("limit_mm_images", r"\blimit_mm_per_prompt['\x22]?\s*[=:]\s*\{[^}]{0,80}?['\x22]image['\x22]\s*:\s*(\d+)", count),

@@ -8,7 +8,7 @@ import re
 from ..engines.words import ISSUE_TAGS
 from .knowledge import COMMAND
 from .lines import LOG_PREFIX
-from .prose import written_by_user
+from .prose import OOM_ANY, written_by_user
 
 #: a markdown heading (not gdb's "#0  0x..." frames)
 HEADING = re.compile(r"^\s{0,3}#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[`*_\"']*[^\W\d]")  # (also "# [Bug] Insufficient ...")
@@ -113,3 +113,19 @@ INTRO = re.compile(r"^\s*(?![\w.]*(?:Error|Exception)\b)[A-Za-z\u4e00-\u9fff][^:
                    # using mixtral:8x7b-...", "Below is the output when it OOMs")
                    r"^\s*(?:Here(?: is|'s| are)|Below (?:is|are)|Attached (?:is|are)|This is|These are)\s+(?:\w+\s+){0,3}?"
                    r"(?:logs?|output|traceback|trace|stack ?trace)\b", re.I)
+
+
+#: where one sentence of a person's running text ends and the next begins (". The", "。")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])|(?<=[。！？])")
+
+
+def told_in_a_sentence(text: str) -> bool:
+    """The out-of-memory in `text` is named only in one sentence of a person's line of several, and that sentence reads as
+    a person's ("When trying to run it with --tp-size 2, the server fails to load. It throws a RuntimeError: ... The
+    same model also causes an OOM error when trying to run on a single GPU, so tp=2 is the only viable option."): the
+    whole line holds an exception's name, so it is not `sentence_like`, but its words of memory are the report's."""
+    if program_line(text):
+        return False
+    parts = SENTENCE_END.split(text)
+    return len(parts) > 1 and any(OOM_ANY.search(p) and sentence_like(p) for p in parts) and not any(
+        OOM_ANY.search(p) and not sentence_like(p) for p in parts)

@@ -21,7 +21,8 @@ import os
 import re
 from dataclasses import replace
 
-from .authorship import INTRO, TITLE, narrates_failure, persons_line, program_line, prose_like, sentence_like, user_words
+from .authorship import (INTRO, TITLE, narrates_failure, persons_line, program_line, prose_like, sentence_like,
+                         told_in_a_sentence, user_words)
 from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts, positive, summed
 from ..engines.interface import AFTER_MILESTONE
 from ..engines.words import LOADING_ZH, SIZE, to_bytes
@@ -29,7 +30,7 @@ from .knowledge import (CAUSE_UNKNOWN, CLIENT_CALL, COMMAND, ELISION, FRAME, PY_
                         knowledge, phase_words, without_paths)
 from .lines import STATED, STRONG_PREFIX, TB_HEADER, stated, stops_inside, traceback_line
 from .phase import (FAILED_REQUEST, FINE_WHEN_SERVING, PROJECTOR, SECOND_MODEL, STARTUP, Place, during_step, frames, locate,
-                    step_done, step_reached)
+                    LOAD_ANNOUNCED, is_progress, step_done, step_reached)
 from .prose import OOM_ANY
 from .quiet import (COPES, DEATH_BEGINS, bar_under_way, growth, leak, no_failure, pool_below_context, pressure,
                     shortfall, starved, step_under_way)
@@ -1392,6 +1393,10 @@ def _warned_and_went_on(run: RunFacts, f: Failure, engine: str) -> bool:
 _SERVES_DEGRADED = frozenset({"gpu-unsupported", "rpc-worker-unreachable"})
 
 
+#: Ray's exception for a remote task or actor's, naming the class of its cause
+_RAY_CAUSE_CLASS = re.compile(r"\bRay(?:Task|Actor)Error\(\w+\)")
+
+
 def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, str] | None]:
     """The failure that decides run `run` (None: the run shows none), and the line of the report's own words that gave
     its cause where the log's lines do not (a user's sentence, or the title; None where they do)."""
@@ -1404,6 +1409,11 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     f = ended[0] if ended else fatal[0] if fatal else next((g for g in failures if not _quotes_a_note(run, g)), None)
     if f is None:
         return None, None
+    if f.kind == "not_oom" and _RAY_CAUSE_CLASS.search(f.text):
+        # Ray's exception that names its cause's class ("RayTaskError(KeyError): ray::...execute_method()"), then the
+        # cause's own traceback: the cause's own line, where the log has it, decides
+        below = [g for g in fatal if g.line_no > f.line_no]
+        f = below[0] if below else f
     # (or the report's title quotes it, on the run's first line, and the output below ends in it)
     again = [g for g in fatal if g is not f and g.line_no > f.line_no and _same_error(f.text, g.text)
              and (len(g.progress) > len(f.progress) or f.line_no == run.first_line or TITLE.match(f.text))]
@@ -1426,7 +1436,8 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     if titled:
         return titled, None
     if f.kind in ("oom", "not_oom") and (user_words(f.text) or sentence_like(f.text) or INTRO.match(f.text)
-                                          or _plain_title(run, f) or TITLE.match(f.text)):
+                                          or _plain_title(run, f) or TITLE.match(f.text)
+                                          or f.kind == "oom" and told_in_a_sentence(f.text)):
         # a user's sentence that names the failure ("I was able to reproduce it: ... after a fatal OOM", "After
         # upgrading, loading the model fails with OOM errors during model initialization."): the engine's own line of
         # it, where the log has one, decides
@@ -1780,6 +1791,16 @@ def _device_setup(run: RunFacts, f: Failure, place: Place) -> Diagnosis | None:
 #: the GPU), so the model loading there is its weights
 #: (also loading alone, "mid-load", and the checkpoint's progress bar the report says stopped: "`Loading safetensors
 #: checkpoint shards` stops advancing at 40%"; not the loading of an adapter, a prompt or the KV cache)
+def _load_announced(f: Failure) -> bool:
+    """The last lines before the kill `f` hold a load's announcement (`LOAD_ANNOUNCED`) and no step after it: the
+    load was under way (the kill on its own line: "Loading pygmalion-6b..." / "Killed")."""
+    before = [t for _, t in f.before[-12:] if t.strip()]
+    for i, t in enumerate(before):
+        if LOAD_ANNOUNCED.match(t) and not any(is_progress(u) and not LOAD_ANNOUNCED.match(u) for u in before[i + 1:]):
+            return True
+    return False
+
+
 _HOST_LOADING = re.compile(r"\b(?:while|when|during) (?:the )?model (?:is |was )?loading\b|"
                            r"\b(?:while|when) it (?:is|was) (?:still )?loading\b|\b(?:while|when|during) loading "
                            r"(?:the |a |my )?(?:\w+ )?model\b|\bduring model load(?:ing)?\b|\bmid[- ]load(?:ing)?\b|"
@@ -2196,7 +2217,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                      if not program_line(t)) or any(
             # (the kill's own line too, where the shell printed it after the step's: "Loading model... Killed")
             phase_words(t, engine) in ("WEIGHTS", "STARTUP") and not step_done(t)
-            for _, t in [*f.before[-12:], (f.line_no, f.text)]) or (
+            for _, t in [*f.before[-12:], (f.line_no, f.text)]) or _load_announced(f) or (
             alloc and any(phase_words(t, engine) == "WEIGHTS" for _, t in f.before + f.after))
         # (or the last step the engine's lines show under way, however far above the kill the pod's state or the
         # kernel's lines pasted under them go: a weights' load or conversion bar short of its end)
@@ -2368,6 +2389,13 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         planned = _planned_ledger(run, left)
         if planned:
             phase, where = planned
+            place = replace(place, inferred=True)
+    if phase is None and "WARMUP" in left and not any(m in f.progress for m in ("ready", "requests")):
+        fixed = run.numbers.get("_fixed_outside_pool")
+        if isinstance(fixed, str):
+            phase, where = "WARMUP", (f"the report's words of the fix that worked (line "
+                                      f"{run.number_lines.get('_fixed_outside_pool', 0)}): more memory outside the KV "
+                                      "pool, for the warm-up")
             place = replace(place, inferred=True)
     if phase is None:
         cands = [KIND_OF_PHASE[p] for p in left]

@@ -3,6 +3,8 @@ it passed, and every figure it printed, each capped (a series keeps its shape in
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -16,6 +18,15 @@ PROSE_HIT = "~"
 #: ... and the mark on those that name the engine as the one the report is about (its title, or with its version:
 #: "KoboldCpp 1.93"), counted beside the PROSE_HIT ones
 NAMED_HIT = PROSE_HIT * 2
+
+
+#: a refusal as a client received it: an OpenAI-style client's exception ("litellm.BadRequestError", "Error code: 400 -
+#: ..."), an HTTP status 4xx, or the JSON error body a server sent back ({"error":{"code":400,"message":"the request
+#: exceeds the available context size ...","type":"exceed_context_size_error"}}), which no server prints in its own log
+RELAYED = re.compile(r"\bBadRequestError\b|\bOpenAIException\b|\bError code: 4\d\d\b|\bstatus(?: code)?:? 4\d\d\b|"
+                     r"\bHTTP(?:/\d(?:\.\d)?)? 4\d\d\b|\b4\d\d Bad Request\b|^\s*\{?\s*\x22error\x22\s*:\s*\{|"
+                     r"\x22type\x22\s*:\s*\x22(?:exceed_context_size_error|invalid_request_error|BadRequestError)\x22|"
+                     r"^\s*\x22code\x22\s*:\s*4\d\d\b")
 
 @dataclass
 class Failure:
@@ -121,6 +132,8 @@ class RunFacts:
     refused_first: tuple[int, str] | None = None
     #: the last refusal that ended a traceback (the program raised it: an offline script stops there), its line
     refused_raised: int = 0
+    #: the first refusal came as a client received it (`RELAYED`): the user's own request failed
+    refused_relayed: bool = False
     #: the engine's warnings it goes on from (a verdict of kind "note"), the first few: (line, text)
     notes: list[tuple[int, str]] = field(default_factory=list)
     #: process listings pasted beside the log (`processes`): process key -> (snapshot, resident bytes, line, its text)

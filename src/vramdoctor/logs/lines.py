@@ -74,6 +74,10 @@ STATED = re.compile(r"\b(?:\w+\.)*(?:[A-Z]\w*)?(?:Error|Exception|Exit|Interrupt
                     # an exception logged by its class object (LMDeploy's engine.py "exception happened: <class
                     # 'IndexError'> index 17 is out of bounds ...")
                     r"<class '(?:\w+\.)*\w*(?:Error|Exception)'>:?\s+\S.{6,}|"
+                    # Intel Gaudi's bridge stating its fatal error (habana_frameworks: "[Rank:0] FATAL ERROR ::
+                    # MODULE:PT_LAZY Error, ValidateSyncInputTensors tensor_data is empty."), not its wrapper of a
+                    # thread's failure told on the next line ("MODULE:BRIDGE Exception in Launch thread...")
+                    r"\bFATAL ERROR :: MODULE:\w+ (?![^\n]{0,40}\bException in \w+ thread\b)\S.{6,}|"
                     # ggml's abort, its source location and its message ("clip.cpp:4391: Unknown projector type")
                     # (alone at its line's start: not GGML_ASSERT's "GGML_ASSERT: ggml.c:4412: ctx->mem_buffer != NULL")
                     r"^\s*(?:[A-Za-z]:)?[^\s:]*\.(?:c|cc|cpp|cxx|cu|m|mm):\d+: (?!warning\b|note\b)[A-Za-z].{6,}")

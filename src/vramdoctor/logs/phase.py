@@ -503,6 +503,13 @@ def _config_entry(text: str, before: str | None) -> bool:
 _TITLE_CASE = re.compile(r"[A-Z][\w()/-]*(?: [A-Z][\w()/-]*){0,5}\s*$")
 
 
+#: a program's line that announces the load it begins, ending in an ellipsis (text-generation-webui's "Loading
+#: pygmalion-6b...", "Loading model...", "Loading checkpoint /models/x.gguf ..."): not of a tokenizer, data or settings
+LOAD_ANNOUNCED = re.compile(r"^\s*(?:\S+\s+){0,3}?(?:[A-Za-z]+:\s*)?Loading\s+(?!(?:the\s+)?(?:tokenizer|dataset|data|config\w*|settings|"
+                             r"extensions?|plugins?|vocab\w*|index|prompts?|conversations?|history|characters?|sessions?|"
+                             r"LoRAs?|adapters?|images?|requests?)\b)\S[^\n]{0,120}?(?:\.\.\.|…)\s*$", re.I)
+
+
 def step_reached(f: Failure, engine: str, floor: str | None = None) -> tuple[str, tuple[int, str], bool] | None:
     """The phase of the last start-up step the lines before failure `f` name (or before the traceback that leads up
     to it: vLLM's "Starting profile run for multi-modal models."), its line, and whether an excerpt's gap ("[...]")
@@ -526,6 +533,8 @@ def step_reached(f: Failure, engine: str, floor: str | None = None) -> tuple[str
             continue  # (an engine's settings printed one per line, "INFO:     KV Cache Data Type = fp8": no step)
         if mine is not None and _worker(text) not in (None, mine):
             continue  # (nor is a milestone another worker passed this one's)
+        if LOAD_ANNOUNCED.match(text) and (not floor or PHASES.index("WEIGHTS") >= PHASES.index(floor)):
+            return "WEIGHTS", (ln, text), gap  # (the load it announces, under way: "Loading pygmalion-6b...")
         if any(p.search(text) for _, p in k.milestones):
             return None  # a milestone passed after it: the steps before it are done ("torch.compile" before V1 sized its pool)
         gap = gap or bool(ELISION.match(text))

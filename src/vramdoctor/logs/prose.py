@@ -25,6 +25,9 @@ _CLAUSE = re.compile(r"(?<=[.!?;])\s+|(?:,|(?<![\s,]))\s+\b(?:but|however|yet|al
                      r"(?<!\s)\s+[\u2014\u2013]\s+|(?<!\s)\s+--?\s+|"
                      # (and a next event: "I worried about OOM, and then it crashed with CUDA out of memory")
                      r"(?:,\s*|(?<![\s,])\s+)and\s+then\s+|,\s*then\s+|"
+                     # (and a relative clause set off by a comma, which says a thing of its own: "we are encountering a
+                     # \"CUDA out of memory\" error, which theoretically shouldn't happen")
+                     r",\s+(?=which\b)|"
                      r"(?<=[。！？；，])|但是|不过", I)
 _OOM_NAME = (r"(?:OOMs?(?![A-Za-z0-9_])|OOM-?ing|OOM-?(?:ed|'d)(?![A-Za-z0-9_])|out[- ]of[- ]memory|OutOfMemory|"
              r"run(?:s|ning)? out of (?:\w+ )?(?:memory|VRAM\b)|out of (?:GPU |video |graphics )?VRAM\b)")

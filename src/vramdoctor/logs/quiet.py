@@ -9,7 +9,7 @@ import re
 
 from ..engines.llamacpp import DECODE_FULL
 from ..errors import UsageError
-from .facts import RunFacts, latest
+from .facts import RELAYED, RunFacts, latest
 from .knowledge import FRAME, LEVEL, PY_FRAME, knowledge, phase_words
 from .lines import LOG_PREFIX, bare_prefix, message
 from .phase import STATS, is_progress, last_marker, steps_named
@@ -20,7 +20,6 @@ from .verdict import KIND_OF_PHASE, Diagnosis
 #: llama-server's words when llama_decode finds no free KV cell for a one-token batch (`engines.llamacpp.DECODE_FULL`)
 _DECODE_FULL = re.compile(DECODE_FULL, re.I)
 #: a client's error that relays the server's answer to a request (OpenAI's and LiteLLM's exceptions, an HTTP 400)
-_RELAYED = re.compile(r"\bBadRequestError\b|\bOpenAIException\b|\bError code: 400\b|\bstatus code 400\b|\bHTTP 400\b")
 
 
 
@@ -688,12 +687,12 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                      f"context (line {raised}), raised as an exception: not memory. Shorten the "
                                      "prompt, or allow a longer context (if memory allows: a longer context needs "
                                      "more KV cache).")
-        if not isinstance(run.numbers.get("_failure_stated"), str):
+        if not isinstance(run.numbers.get("_failure_stated"), str) and not run.refused_relayed:
             return Diagnosis(kind="NONE", code="requests-refused-too-long", oom=False, evidence=[(ln, text)],
                              phase_source="the server's own refusal",
                              message=said + "; it went on serving. No memory failure: a longer context needs more KV "
                                             "cache, if memory allows.")
-        if (marker in ("ready", "requests") or _RELAYED.search(text)) and not run.tail_cut:
+        if (marker in ("ready", "requests") or RELAYED.search(text) or run.refused_relayed) and not run.tail_cut:
             # the report says it failed, and what the log shows of a failure is requests refused as too long while
             # the server went on: that refusal is the failure it means (a client sees an error), not memory (where the
             # server had not started, or the log is cut, the failure stated decides below)

@@ -16,7 +16,7 @@ from collections import deque
 from typing import Callable, Iterable, Iterator
 
 from ..engines.words import _WORKED as _WORKED_WORDS, FUNCTION_TAG, TRIED
-from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts, unset
+from .facts import NAMED_HIT, PROSE_HIT, RELAYED, Failure, RunFacts, unset
 from .knowledge import (CLIENT_CALL, COMMAND, ELISION, FRAME, GDB_CHATTER, PY_FRAME, Knowledge, exception_not_memory, is_echo,
                         knowledge)
 from .lines import (
@@ -39,7 +39,7 @@ from .lines import (
     window,
 )
 from . import processes
-from .authorship import HEADING, INTRO, TITLE, persons_line, program_line, sentence_like, user_words
+from .authorship import HEADING, INTRO, TITLE, persons_line, program_line, sentence_like, told_in_a_sentence, user_words
 from .prose import elsewhen, possible_only
 from .table import header_column, row_value
 
@@ -820,6 +820,9 @@ class Scanner:
             r.refused += 1
             if r.refused == 1:
                 r.refused_first = (line_no, text)
+                # (the body of the client's error, pasted over lines: its first lines hold the status)
+                r.refused_relayed = any(RELAYED.search(t) for n, t in [*list(self.recent)[-4:], (line_no, text)]
+                                        if line_no - n <= 4)
             return True
         if kind in ("pressure", "leak"):
             self._drop_traceback_before(r, line_no)  # a traceback (header, frames) that this warning ends: its exception
@@ -847,7 +850,11 @@ class Scanner:
         # (a frame up to JOIN_FRAME lines on: a traceback's next frame, after a code line, its carets and the rest of
         # a frame a console wrapped)
         gap = JOIN_FRAME if kind == "error" and PY_FRAME.search(text) else 3
+        # (nor a program's traceback under a person's account of the failure in a line of several sentences, "The same
+        # model also causes an OOM error on a single GPU": the program's error is a failure of its own)
         joined = bool(last and not last.retried and line_no - max(last.end_line, last.line_no) <= gap
+                      and not (kind == "error" and last.kind == "oom" and told_in_a_sentence(last.text)
+                               and not told_in_a_sentence(text))
                       and max(r.progress.values(), default=0) <= max(last.end_line, last.line_no)
                       and not (line_no - max(last.end_line, last.line_no) > 1  # (a fence needs a line between)
                                and any(ln > max(last.end_line, last.line_no) and _FENCE.match(t)
