@@ -227,3 +227,33 @@ def test_a_start_up_fixed_by_memory_outside_the_pool_is_the_warm_up(lines):
 def test_a_serving_failure_fixed_by_eager_mode_stays_serving():
     lines = ["It OOMs while serving requests from two clients.", BARE_OOM, "With --enforce-eager it works."]
     assert kind_of(lines)[0] == "RUNTIME", kind_of(lines)
+
+
+# --- a script's file named after a request handler ("example_chat_completion.py", the reference Llama's example) is no
+# request under way; a model-parallel layer allocating its weights as it is built (fairscale's
+# _initialize_affine_weight) is the weights (h366/10, a confidently wrong RUNTIME) --------------------------------------
+
+_REF_OOM = ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 MiB. GPU 3 has a total capacty of "
+            "15.77 GiB of which 289.38 MiB is free.")
+
+
+def test_the_reference_llamas_weights_built_in_parallel_layers_are_the_weights():
+    lines = ["> initializing model parallel with size 8", "Traceback (most recent call last):",
+             '  File "/mnt/llama/example_chat_completion.py", line 35, in main', "    generator = Llama.build(",
+             '  File "/mnt/llama/llama/generation.py", line 119, in build', "    model = Transformer(model_args)",
+             '  File "/usr/local/lib/python3.10/dist-packages/fairscale/nn/model_parallel/layers.py", line 68, in '
+             "_initialize_affine_weight", "    master_weight = torch.empty(", _REF_OOM]
+    assert kind_of(lines)[0] == "WEIGHTS", kind_of(lines)
+
+
+def test_a_script_named_after_a_handler_is_no_request():
+    lines = ["Traceback (most recent call last):", '  File "/work/example_chat_completion.py", line 73, in main',
+             "    main()", _REF_OOM]
+    assert kind_of(lines)[0] == "UNDETERMINED", kind_of(lines)
+
+
+def test_the_chat_completion_handler_is_still_a_request():
+    lines = ["Traceback (most recent call last):",
+             '  File "/venv/lib/python3.11/site-packages/llama_cpp/llama.py", line 1990, in create_chat_completion',
+             "    return handler(", _REF_OOM]
+    assert kind_of(lines)[0] == "RUNTIME", kind_of(lines)

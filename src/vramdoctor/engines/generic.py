@@ -2068,6 +2068,9 @@ LOG = LogWords(
                       # "torch.empty((out_features, in_features), **factory_kwargs)")
                       r"torch/nn/modules/\w+\.py\W+line \d+, in __init__|"
                       r"Parameter\(torch\.empty|_load_pretrained_model|dispatch_model|loading model tensors|"
+                      # (a model-parallel layer allocating its weights as it is built: fairscale's and Megatron's
+                      # _initialize_affine_weight, under the reference Llama's "model = Transformer(model_args)")
+                      r"\b_initialize_affine_weight\b|"
                       r"(?:checkpoint|[Mm]ulti-thread loading) shards:|Loading weights|loading weights|Loading model weights|load_bmodel|"
                       r"Loading bmodel|error (?:while )?loading (?:the )?model\b|"
                       # (candle's examples and servers: "loading the model weights from ...", "building the model")
@@ -2117,7 +2120,9 @@ LOG = LogWords(
                      r"Registering \d+ cuda graph addresses"),
         "RUNTIME": rx(r"\bin generate\b|\.generate\(|generate_step|greedy_search|beam_search|\bin _sample\b|"
                       r"\bprompt_step\b|\bstream_generate\b|batch_generator\.py|"
-                      r"in _prefill|/v1/(?:chat/)?completions|chat_completion|\bchatcmpl-|\brequest_id\b|"
+                      # (a handler's name, not a script's file named after it: "example_chat_completion.py", the
+                      # reference Llama's example, loads the model before any request)
+                      r"in _prefill|/v1/(?:chat/)?completions|chat_completion(?!\w*\.py\b)|\bchatcmpl-|\brequest_id\b|"
                       # (an OpenAI-style server's request handler: Xinference's restful_api "in create_embedding",
                       # llama-cpp-python's create_completion, a rerank endpoint)
                       r"\bcreate_(?:embeddings?|completion|rerank)\b|"
