@@ -257,3 +257,25 @@ def test_the_chat_completion_handler_is_still_a_request():
              '  File "/venv/lib/python3.11/site-packages/llama_cpp/llama.py", line 1990, in create_chat_completion',
              "    return handler(", _REF_OOM]
     assert kind_of(lines)[0] == "RUNTIME", kind_of(lines)
+
+
+# --- Meta's reference Llama code (engines/llama_reference.py): its KV cache allocated whole as the attention layers are
+# built (`self.cache_k = torch.zeros(...)`), its "Loaded in X seconds" before the example generates -----------------
+
+_REF_HEAD = ["> initializing model parallel with size 1", "> initializing ddp with size 1",
+             "> initializing pipeline with size 1"]
+
+
+def test_the_reference_llamas_kv_cache_built_whole_is_the_kv_cache():
+    lines = [*_REF_HEAD, "Traceback (most recent call last):",
+             '  File "/work/llama/example_text_completion.py", line 20, in main', "    generator = Llama.build(",
+             '  File "/work/llama/llama/model.py", line 160, in __init__',
+             "    self.cache_k = torch.zeros(", _REF_OOM]
+    assert kind_of(lines)[0] == "KV_CAPACITY", kind_of(lines)
+
+
+def test_the_reference_llama_generating_after_it_loaded_is_serving():
+    lines = [*_REF_HEAD, "Loaded in 7.07 seconds", "Traceback (most recent call last):",
+             '  File "/work/codellama/example_instructions.py", line 68, in main',
+             "    results = generator.chat_completion(", _REF_OOM]
+    assert kind_of(lines)[0] == "RUNTIME", kind_of(lines)
