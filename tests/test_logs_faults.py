@@ -1056,7 +1056,7 @@ def test_a_trtllm_cuda_runtime_oom_is_memory():
     ("Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:368 'peer access is not supported between these "
      "two devices'", "cuda-error"),
     # cudaGetErrorString texts under other prefixes: FlashInfer, TensorRT-LLM, ggml, a HIP build
-    ("RuntimeError: CUDA error: operation not permitted when stream is capturing", "cuda-error"),
+    ("RuntimeError: CUDA error: operation not permitted when stream is capturing", "graph-capture-illegal-op"),
     ("[TensorRT-LLM][ERROR] Assertion failed: CUDA error: invalid device ordinal", "invalid-device-ordinal"),
     ("CUDA error: too many resources requested for launch", "cuda-error"),
     ("HIP error: hipErrorNoBinaryForGpu: Unable to find code object for all current devices!", "cuda-no-kernel-image"),

@@ -1271,6 +1271,12 @@ LOG = LogWords(
         # cuBLAS could not make its handle (cublasCreate): its workspace is device memory, so a full GPU gives this as
         # well as a broken install (diagnose._MAYBE_MEMORY)
         msg(r"CUBLAS_STATUS_NOT_INITIALIZED", "not_oom", code="cublas-not-initialized"),
+        # an operation CUDA refuses during stream capture (cudaErrorStreamCaptureUnsupported, 900: "operation not
+        # permitted when stream is capturing"; cudaErrorStreamCaptureInvalidated, 901: "operation failed due to a
+        # previous error during capture"), an allocation among them ("cudaMalloc(20480 bytes) failed: operation not
+        # permitted when stream is capturing"): the capture's bug, not memory
+        msg(r"\boperation not permitted when stream is capturing\b|\bcudaErrorStreamCapture(?:Unsupported|Invalidated)\b|"
+            r"\boperation failed due to a previous error during capture\b", "not_oom", code="graph-capture-illegal-op"),
         # ... a cuBLAS call named with the status it returned in words ("cublasSgemm_v2 invalid parameter", "cublasGemmEx
         # failed: invalid value"), as a report or ggml's error line quotes it; not its allocation failure
         msg(r"\bcublas\w+\b[^\n]{0,40}?\b(?:invalid (?:parameter|value)|not supported|execution failed|architecture "
@@ -1588,6 +1594,8 @@ LOG = LogWords(
             r"Erreur de segmentation|Violaci[oó]n de segmento|セグメンテーション違反|Ошибка сегментирования|"
             r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*139\b|\bExited \(139\)|"
             r"\bstatus=11/SEGV\b|\bsignaled to shutdown with signal 11\b|"
+            # (Triton Inference Server's own signal handler: "Signal (11) received.", then its backtrace)
+            r"^\s*Signal \(11\) received\.?\s*$|"
             # (Windows' NTSTATUS for it, as Go's os/exec prints a process's end: "exit status 0xc0000005")
             r"\bexit status 0xc0000005\b|\bSTATUS_ACCESS_VIOLATION\b|" + ended_by("-11") + "|" + ended_by("-1073741819") + "|"
             + ended_by("3221225477") + r"|\(0xC0000005\)|"

@@ -431,6 +431,9 @@ LOG = LogWords(
             r"KV cache is full - try increasing it|failed to find (?:a )?KV cache slot for u?batch|"
             r"could not find a KV slot for the batch|llama_decode: failed to decode, ret = 1\b", "pressure",
             "RUNTIME", "kv-cache-full"),
+        # llama_decode's return 1 (no KV slot for the batch) as a binding raises it (LLamaSharp's DecodeResult
+        # "NoKvSlot": "LLamaDecodeError: llama_decode failed: 'NoKvSlot'"): the cache full, the app stopped
+        msg(r"\bllama_decode failed: '?NoKvSlot'?", "oom", "RUNTIME", "kv-cache-full"),
         # an option value the build's back end refuses before anything loads (common/common.cpp, 2024, under
         # GGML_USE_SYCL: "warning: The split mode value:[row] is not supported by llama.cpp with SYCL. It's developing."
         # then "Exit!" and exit(1))
@@ -542,6 +545,10 @@ LOG = LogWords(
             "wrapper", candidates=("KV", "WARMUP")),
         msg(r"error loading model\s*$|unable to load model|failed to load model(?:, '[^']*')?\s*$|"
             r"exiting due to model loading error", "wrapper"),
+        # llama-bench loads the model alone, then makes each context (tools/llama-bench: "%s: error: failed to load
+        # model '%s'" when llama_model_load_from_file fails; "failed to create context with model '%s'" after): the
+        # weights
+        msg(r"^main: error: failed to load model '[^'\n]+'\s*$", "wrapper", "WEIGHTS"),
     ),
     frames={
         "KV": rx(r"llama_kv_cache_init|llama_kv_cache\w*::|init_kv_cache"),

@@ -278,6 +278,11 @@ _NOT_OOM = {
     "communication-error": "the processes failed to talk to each other (gloo, TCP, NCCL set-up, NIXL's KV cache "
                            "transfer between servers, an RDMA card registering a GPU buffer through UCX).",
     "crash-access-violation": "a crash by a bad memory access (a bug), not memory running out.",
+    "graph-capture-illegal-op": "an operation CUDA forbids while a stream is captured into a graph (an allocation or a "
+                                "synchronization during the capture, `cudaErrorStreamCaptureUnsupported`) ran in the "
+                                "engine's capture: a bug in its graph path, not memory running out; the allocator's "
+                                "failures after it follow from the broken capture. Run without CUDA graphs to confirm "
+                                "(--enforce-eager, --disable-cuda-graph).",
     "guardrail-estimate-invalid": "LM Studio's load guardrail could not size this model (its estimate is NaN: an "
                                   "architecture or file its estimator does not know) and refused it; nothing was "
                                   "allocated. Turn the guardrail off (Settings, model loading guardrails) or update LM "
@@ -1414,6 +1419,17 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         # cause's own traceback: the cause's own line, where the log has it, decides
         below = [g for g in fatal if g.line_no > f.line_no]
         f = below[0] if below else f
+    if f.code == "crash-access-violation":
+        # a crash by a bad access, which names no cause, beside memory running out in the same run ("fails to load on
+        # GPU with ROCm OOM errors, and for some settings even ends with a segfault"; an allocation that returned
+        # nothing, then used): the out-of-memory is the cause, the crash its consequence
+        ooms = [g for g in fatal if g.kind == "oom"]
+        f = ooms[0] if ooms else f
+    if f.code in _SERVES_DEGRADED:
+        # a failure the engine goes on from, placing the model without what it refused (an RPC worker it could not
+        # reach), then memory running out: the placement without it did not fit, and that ended the run
+        short = [g for g in fatal if g.line_no > f.line_no and g.kind == "oom"]
+        f = short[0] if short else f
     # (or the report's title quotes it, on the run's first line, and the output below ends in it)
     again = [g for g in fatal if g is not f and g.line_no > f.line_no and _same_error(f.text, g.text)
              and (len(g.progress) > len(f.progress) or f.line_no == run.first_line or TITLE.match(f.text))]
@@ -1446,7 +1462,9 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         own = [g for g in fatal if g is not f and g.kind in ("oom", "not_oom")
                and (not user_words(g.text) or _CODE_LINE.match(g.text))
                and not sentence_like(g.text) and not INTRO.match(g.text) and not _TABLE_ROW.match(g.text)
-               and not (f.code == "crash-after-alloc-failed" and g.code == "crash-access-violation")
+               # (nor a crash by a bad access under a person's words of an out-of-memory: "still comes to an OOM with
+               # 10000+ inference requests", then the crash dump, SIGSEGV in the allocator: the crash names no cause)
+               and not (f.kind == "oom" and g.code == "crash-access-violation")
                # (nor a warning the program went on from that names another cause: "WARN ... Cannot determine GPU
                # compute capability: AssertionError: Torch not compiled with CUDA enabled" under a title's
                # "Backend(NotEnoughMemory(64))")

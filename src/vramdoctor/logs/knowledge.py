@@ -113,6 +113,9 @@ SHAPES = 4096  # line shapes whose candidates are kept
 _LISTED_CAUSES = re.compile(r"\b(?:There are some|Some|Possible|Potential) (?:potential |possible )?root causes?\b|"
                             r"\bpossible (?:root )?causes (?:are|include)\b", re.I)
 #: words just before a failure's own that say it is not there ("no nccl error", "without any illegal memory access")
+#: words that name a failure the reader may meet, in a document's advice ("If you encounter a connection error ...",
+#: "if you see `CUDA out of memory`, lower ..."): what follows them on the line did not happen
+_IF_YOU = re.compile(r"\b[Ii]f you (?:ever )?(?:encounter|see|get|hit|run into|are seeing|receive|experience|face|meet)\b")
 _NAMED_AS_ABSENT = re.compile(r"\b(?:no|without(?: an?| any)?|never an?)\s+$", re.I)
 #: crashes that follow an allocation that failed, where the same words name both (the crash is the consequence)
 _CRASH_AFTER_OOM = ("crash-access-violation",)
@@ -270,6 +273,11 @@ class Knowledge:
                 if eng == "generic" and m.kind == "not_oom":
                     origin = "generic"
                 hits.append((RANK[(origin, m.kind)], m, eng, origin, i, found.start()))
+        advised = _IF_YOU.search(text) if hits else None
+        if advised:
+            # a failure a document names as one the reader may meet ("If you encounter a connection error with Hugging
+            # Face (e.g., `We couldn't connect to 'https://huggingface.co' ...`), try ..."): none happened
+            hits = [h for h in hits if h[5] < advised.start()]
         listed = _LISTED_CAUSES.search(text) if hits else None
         if listed and any(h[5] > listed.start() for h in hits):
             # causes a program lists as possible ("There are some potential root causes. (1) The process is killed by
