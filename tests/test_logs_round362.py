@@ -147,7 +147,16 @@ def test_a_refusal_in_the_servers_own_log_is_still_no_failure():
 def test_ollama_refusing_what_the_model_cannot_do_is_not_memory(line):
     lines = ['time=2025-05-23T04:37:31.411Z level=INFO source=server.go:631 msg="llama runner started in 4.52 seconds"',
              line, '[GIN] 2025/05/23 - 04:37:31 | 500 |  4.626549125s |       127.0.0.1 | POST     "/api/embed"']
-    assert kind_of(lines) == ("NOT_OOM", "model-unsupported"), kind_of(lines)
+    assert kind_of(lines) == ("NOT_OOM", "capability-unsupported"), kind_of(lines)
+
+
+def test_ollamas_warning_that_it_goes_on_without_the_option_is_no_failure():
+    lines = ['time=2026-01-01T10:00:00.000Z level=INFO source=server.go:594 msg="llama runner started in 2.51 seconds"',
+             'time=2026-01-01T10:00:05.000Z level=WARN source=routes.go:301 msg="model does not support thinking, ignoring '
+             'think option"',
+             "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 2430.00 MiB on device 0: cudaMalloc failed: out of "
+             "memory", "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 2548039680"]
+    assert kind_of(lines)[0] == "RUNTIME", kind_of(lines)
 
 
 # --- a load the program announces with an ellipsis ("Loading pygmalion-6b...", "Loading model..."), then the kill or

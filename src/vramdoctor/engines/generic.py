@@ -1272,11 +1272,11 @@ LOG = LogWords(
         # well as a broken install (diagnose._MAYBE_MEMORY)
         msg(r"CUBLAS_STATUS_NOT_INITIALIZED", "not_oom", code="cublas-not-initialized"),
         # an operation CUDA refuses during stream capture (cudaErrorStreamCaptureUnsupported, 900: "operation not
-        # permitted when stream is capturing"; cudaErrorStreamCaptureInvalidated, 901: "operation failed due to a
-        # previous error during capture"), an allocation among them ("cudaMalloc(20480 bytes) failed: operation not
-        # permitted when stream is capturing"): the capture's bug, not memory
-        msg(r"\boperation not permitted when stream is capturing\b|\bcudaErrorStreamCapture(?:Unsupported|Invalidated)\b|"
-            r"\boperation failed due to a previous error during capture\b", "not_oom", code="graph-capture-illegal-op"),
+        # permitted when stream is capturing"), an allocation among them ("cudaMalloc(20480 bytes) failed: operation
+        # not permitted when stream is capturing"): the capture's bug, not memory (not cudaErrorStreamCaptureInvalidated,
+        # 901, "operation failed due to a previous error during capture": that previous error, maybe memory, is the cause)
+        msg(r"\boperation not permitted when stream is capturing\b|\bcudaErrorStreamCaptureUnsupported\b", "not_oom",
+            code="graph-capture-illegal-op"),
         # ... a cuBLAS call named with the status it returned in words ("cublasSgemm_v2 invalid parameter", "cublasGemmEx
         # failed: invalid value"), as a report or ggml's error line quotes it; not its allocation failure
         msg(r"\bcublas\w+\b[^\n]{0,40}?\b(?:invalid (?:parameter|value)|not supported|execution failed|architecture "
@@ -1799,7 +1799,10 @@ LOG = LogWords(
         msg(r"\b(?:cannot|can['\u2019]?t|could(?: not|n['\u2019]t)|unable to|not able to|fail(?:s|ed)? to)\s+allocate\s+"
             r"(?:(?:enough\s+)?(?:memory|space|VRAM)\s+for\s+)?(?:the\s+|its\s+)?(?:kv[ -]?cache|context)\b(?![ -]blocks?\b)|"
             r"\b(?:crash(?:es|ed)?|fails|failed|dies|died|OOMs?)\s+when\s+(?:it\s+)?(?:tries|trying|tried)\s+to\s+allocate\s+"
-            r"(?:the\s+|its\s+)?(?:kv[ -]?cache|context)\b", "oom", "KV", "kv-cache-alloc-failed"),
+            r"(?:the\s+|its\s+)?(?:kv[ -]?cache|context)\b|"
+            # (... "runs out of VRAM allocating the context buffer at -c 65536")
+            r"\b(?:runs?|ran|running) out of (?:VRAM|memory|GPU memory)\s+(?:when\s+|while\s+)?allocating\s+(?:the\s+|its\s+)?"
+            r"(?:kv[ -]?cache|context)\b", "oom", "KV", "kv-cache-alloc-failed"),
         # a loader's own estimate refusing a context before allocating it (node-llama-cpp's InsufficientMemoryError: "A
         # context size of 4096 with 4 sequences is too large for the available VRAM"): the KV cache for that context
         msg(r"\bcontext size of \d+ (?:with \d+ sequences? )?is too large for the available (?:VRAM|RAM|memory)\b", "oom", "KV",

@@ -22,7 +22,10 @@ LOG = LogWords(
     frames={
         # the KV cache, allocated whole as the attention layers are built
         "KV": rx(r"\bself\.cache_[kv] = torch\.zeros\("),
-        "WEIGHTS": rx(r"\bmodel = Transformer\(model_args\)|\bLlama\.build\(|\bmodel\.load_state_dict\(checkpoint"),
+        # (Llama.build, its Transformer(model_args), a layer's parameters made as it is built: fairscale's
+        # "self.weight = Parameter(torch.Tensor(...))"; code lines are read without what they assign to)
+        "WEIGHTS": rx(r"\bTransformer\(model_args\)|\bLlama\.build\(|\bload_state_dict\(checkpoint|"
+                      r"llama/generation\.py\W+line \d+, in build\b|\bParameter\(torch\.(?:Tensor|empty)\("),
         "RUNTIME": rx(r"\bin (?:text_completion|chat_completion)\b|\bgenerator\.(?:text_completion|chat_completion)\(|"
                       r"llama/generation\.py\W+line \d+, in generate\b"),
     },

@@ -59,9 +59,10 @@ LOG = LogWords(
             code="network-error"),
         # a request for something the model cannot do (the new engine's runner: "llm embedding error: this model does
         # not support embeddings"; server/routes.go: "\"gemma3\" does not support tools", "... does not support
-        # thinking", "... does not support generate"): the request refused, not memory
+        # thinking", "... does not support generate"): the request refused, not memory (not its warning that it goes on
+        # without the option: "model does not support thinking, ignoring think option")
         msg(r"(?:\bthis model|[\x22'][^\x22'\n]{1,200}[\x22']|[\w./:-]+) does not support (?:embeddings|generate|chat|tools|"
-            r"thinking|insert|completions?|vision)\b", "not_oom", code="model-unsupported"),
+            r"thinking|insert|completions?|vision)\b(?![^\n]{0,40}\bignoring\b)", "not_oom", code="capability-unsupported"),
         # a GPU it found and would not use, so the model runs on the CPU: a ROCm or CUDA library that could not
         # initialize it (discover/runner.go v0.12+, at DEBUG: "filtering device which didn't fully initialize"), a
         # Radeon its ROCm build has no kernels for (discover/amd_linux.go, amd_windows.go v0.1.3x-0.11: "amdgpu is not

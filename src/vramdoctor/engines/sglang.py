@@ -241,7 +241,7 @@ class SglangRules(RulesBase):
 
 from .interface import (Endpoints, Engine, KvView, LogWords, StepCode, Preset, Tokenizer, answer_json,  # noqa: E402
                         as_count, token_ids)
-from .words import NUM, SIZE, cli, count, fig, fraction, msg, rx, switch  # noqa: E402
+from .words import FIX_GAP, NUM, SIZE, cli, count, fig, fraction, msg, rx, switch  # noqa: E402
 
 _ARG = r"['\"]?\s*[=:]\s*['\"]?"
 
@@ -393,10 +393,10 @@ LOG = LogWords(
     figures=(
         # a report's words that a start-up failure went away with CUDA graphs off or a lower static fraction (see
         # vllm's figure of the same key): memory outside the pool, the warm-up's
-        fig("_fixed_outside_pool", r"--disable[-_]cuda[-_]graph\b[^\n]{0,80}?\b(?:boots|starts|started|works|worked|fixe[sd]|"
-            r"solve[sd]|loads|loaded)\b|\b(?:reduc|lower|decreas|dropp)\w*\s+(?:the\s+)?`?(?:--)?mem[-_]fraction[-_]static`?"
-            r"[^\n]{0,60}?\b(?:allows?|lets?|makes?|fix(?:es|ed)?|solve[sd]|works?|worked|helps?|helped|boots|starts)\b",
-            lambda m: m.group(0), mode="first", prose=True),
+        fig("_fixed_outside_pool", r"--disable[-_]cuda[-_]graph\b" + FIX_GAP + r"\b(?:boots?|starts?|started|works?|worked|"
+            r"fix(?:es|ed)?|solve[sd]|loads?|loaded)\b|\b(?:reduc|lower|decreas|dropp)\w*\s+(?:the\s+)?`?(?:--)?"
+            r"mem[-_]fraction[-_]static`?" + FIX_GAP + r"\b(?:allows?|lets?|makes?|fix(?:es|ed)?|solve[sd]|works?|worked|"
+            r"helps?|helped|boots|starts)\b", lambda m: m.group(0), mode="first", prose=True),
         fig("weights_bytes", r"Load weight end\..*?mem usage=" + SIZE),
         fig("kv_pool_bytes", r"KV Cache is allocated\..*?KV size: " + SIZE),
         fig("kv_k_bytes", r"KV Cache is allocated\..*?K size: " + SIZE),

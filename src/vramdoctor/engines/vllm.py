@@ -291,6 +291,7 @@ class VllmRules(RulesBase):
 
 from .interface import Engine, LogWords, StepCode  # noqa: E402
 from .words import (  # noqa: E402
+    FIX_GAP,
     NEGATIVE_BLOCKS,
     NOT_ADMIN,
     NUM,
@@ -606,11 +607,16 @@ LOG = LogWords(
         # graphs off (--enforce-eager: "--enforce-eager ... Pod boots") or a lower --gpu-memory-utilization, the
         # pool's budget ("reducing the gpu-memory-utilization value from 0.93 to 0.83 allows the server to start"):
         # what failed needed memory outside the pool, the warm-up's (read with `diagnose._fixed_outside_pool`)
+        # (the words between the flag and the verb say nothing against it: not "--enforce-eager did not help, lowering
+        # max-model-len fixed it"; the verb also before it: "it works when I add --enforce-eager")
         fig("_fixed_outside_pool", r"(?:--enforce[-_]eager|\benforce_eager\s*=\s*True|\bdisabl\w* (?:the )?CUDA ?graphs?)"
-            r"[^\n]{0,80}?\b(?:boots|booted|starts|started|works|worked|fixe[sd]|solve[sd]|loads|loaded)\b|"
-            r"\b(?:reduc|lower|decreas|dropp)\w*\s+(?:the\s+)?`?(?:--)?gpu[-_]memory[-_]utili[sz]ation`?[^\n]{0,60}?\b(?:allows?|"
-            r"lets?|makes?|fix(?:es|ed)?|solve[sd]|works?|worked|helps?|helped|boots|starts)\b", lambda m: m.group(0),
-            mode="first", prose=True),
+            + FIX_GAP + r"\b(?:boots?|booted|starts?|started|works?|worked|fix(?:es|ed)?|solve[sd]|loads?|loaded)\b|"
+            r"\b(?:works?|worked|starts?|started|boots?|booted|loads?|loaded)\b(?: fine| again| now)?,? (?:when|if|after|once|"
+            r"with) (?:I |we )?(?:add(?:ing)?|us(?:e|ing)|pass(?:ing)?|set(?:ting)?)? ?`?(?:--enforce[-_]eager|"
+            r"enforce_eager\s*=\s*True)\b|"
+            r"\b(?:reduc|lower|decreas|dropp)\w*\s+(?:the\s+)?`?(?:--)?gpu[-_]memory[-_]utili[sz]ation`?" + FIX_GAP
+            + r"\b(?:allows?|lets?|makes?|fix(?:es|ed)?|solve[sd]|works?|worked|helps?|helped|boots|starts)\b",
+            lambda m: m.group(0), mode="first", prose=True),
         # the images per prompt the engine allows (--limit-mm-per-prompt, printed in its args: "'limit_mm_per_prompt':
         # {'image': 1}", "limit_mm_per_prompt={'image': 2, 'video': 0}"): a cap already at 1 is not proposed again
         fig("limit_mm_images", r"\blimit_mm_per_prompt['\x22]?\s*[=:]\s*\{[^}]{0,80}?['\x22]image['\x22]\s*:\s*(\d+)", count),

@@ -156,6 +156,11 @@ def switch(key: str, flag: str) -> Figure:
 #: line under that function, as llama.cpp's carry it (what follows the colon, a space, is each caller's to match)
 FUNCTION_TAG = r"[a-z][a-z0-9]*_\w*:"
 
+#: the words between a setting and the verb that says it fixed the failure ("--enforce-eager ... Pod boots"), none of
+#: which say otherwise: no denial, no turn, no other flag ("--enforce-eager did not help, lowering max-model-len to 32768
+#: fixed it")
+FIX_GAP = r"(?:(?!\bnot\b|n['\u2019]t\b|\bno\b|\bnever\b|\bdid\b|\bbut\b|\bstill\b|--|max[-_]model[-_]len)[^\n]){0,80}?"
+
 #: a user's words that a flag's value was tried and the run still failed ("I have tried setting `--max-running-requests`
 #: to 1 but it still fails", "even with --max-model-len 16384 it fails", "also tried -c 4096, same OOM"): the flag, the
 #: value; the failure said after it on the same line (not "... and that works")

@@ -126,6 +126,8 @@ def told_in_a_sentence(text: str) -> bool:
     whole line holds an exception's name, so it is not `sentence_like`, but its words of memory are the report's."""
     if program_line(text):
         return False
-    parts = SENTENCE_END.split(text)
+    parts = SENTENCE_END.split(text.rstrip())
+    if parts and parts[-1][-1:] not in ".!?。！？":  # (a line that ends without its stop: "... but with tp 4 it won't start")
+        parts[-1] += "."
     return len(parts) > 1 and any(OOM_ANY.search(p) and sentence_like(p) for p in parts) and not any(
         OOM_ANY.search(p) and not sentence_like(p) for p in parts)

@@ -278,6 +278,9 @@ _NOT_OOM = {
     "communication-error": "the processes failed to talk to each other (gloo, TCP, NCCL set-up, NIXL's KV cache "
                            "transfer between servers, an RDMA card registering a GPU buffer through UCX).",
     "crash-access-violation": "a crash by a bad memory access (a bug), not memory running out.",
+    "capability-unsupported": "the request asked the model for what it cannot do (embeddings from a chat model, tools "
+                              "or thinking from a model without them), and the server refused it: not memory; use a "
+                              "model that supports it, or leave the option out.",
     "graph-capture-illegal-op": "an operation CUDA forbids while a stream is captured into a graph (an allocation or a "
                                 "synchronization during the capture, `cudaErrorStreamCaptureUnsupported`) ran in the "
                                 "engine's capture: a bug in its graph path, not memory running out; the allocator's "
@@ -497,6 +500,9 @@ _NO_CAUSE = re.compile(r"\s*(?:an? )?(?:unknown |unexpected |internal |unhandled
 #: information. (Exit code: 6)")
 _NO_INFO = re.compile(r"\b(?:crashed|failed|exited|stopped|terminated) (?:without|with no) (?:any )?(?:additional |"
                       r"further |more )?(?:information|details?|message|output|error message)\b|"
+                      # ... or that an earlier error, not shown, caused it (CUDA's cudaErrorStreamCaptureInvalidated:
+                      # "operation failed due to a previous error during capture")
+                      r"\bdue to a previous error\b|"
                       # ... or a client's view of it, the server's HTTP 500 and nothing of why ("openai.error.APIError:
                       # Invalid response object from API: 'Internal Server Error' (HTTP response code was 500)")
                       r"\bInternal Server Error\W{0,3}(?:\(HTTP (?:response )?(?:code|status) (?:was |is )?500\)|for url\b|$)|"
@@ -1583,7 +1589,8 @@ _UNSUPPORTED = re.compile(r"\b(?:not (?:supported|compiled|enabled|available|imp
 _ASSERTION_QUOTED = re.compile(r"[`'\x22]AssertionError:\s*([^`'\x22\n]{3,300}?)\.?[`'\x22]")
 #: ... or a rule a setting's value breaks ("max_chunk_size must be multiple of 256, received None", "tp_size must be
 #: divisible by the number of heads", "temperature must be positive")
-_CONSTRAINT = re.compile(r"\bmust be (?:an? )?(?:multiple of|divisible by|positive|non-negative|greater than|less than|"
+_CONSTRAINT = re.compile(r"\bis not (?:a multiple of|divisible by)\b|"
+                         r"\bmust be (?:an? )?(?:multiple of|divisible by|positive|non-negative|greater than|less than|"
                          r"smaller than|larger than|at least|at most|between|one of|set|specified|an? (?:int|integer|"
                          r"string|list|bool|float))\b|\b(?:received|got) None\b", re.I)
 #: a condition or message that two values must agree (equal, or a mismatch named): a consistency check

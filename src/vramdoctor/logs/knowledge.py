@@ -115,7 +115,8 @@ _LISTED_CAUSES = re.compile(r"\b(?:There are some|Some|Possible|Potential) (?:po
 #: words just before a failure's own that say it is not there ("no nccl error", "without any illegal memory access")
 #: words that name a failure the reader may meet, in a document's advice ("If you encounter a connection error ...",
 #: "if you see `CUDA out of memory`, lower ..."): what follows them on the line did not happen
-_IF_YOU = re.compile(r"\b[Ii]f you (?:ever )?(?:encounter|see|get|hit|run into|are seeing|receive|experience|face|meet)\b")
+_IF_YOU = re.compile(r"\b(?:[Ii]f|[Ii]n case) you (?:ever )?(?:encounter|see|get|hit|run into|are seeing|receive|experience|face|"
+                     r"meet)\b")
 _NAMED_AS_ABSENT = re.compile(r"\b(?:no|without(?: an?| any)?|never an?)\s+$", re.I)
 #: crashes that follow an allocation that failed, where the same words name both (the crash is the consequence)
 _CRASH_AFTER_OOM = ("crash-access-violation",)

@@ -60,7 +60,8 @@ _SUPPOSED = re.compile(
     r"\b(?:if|whether|unless)\b[^.;!?]{0,80}?\b(?:will|would|could|might|may|can)\s+(?:\w+\s+)?" + _OOM_NAME + "|"
     # ... or things told apart by whether they would ("skip cuda graphs that will oom", "configs which would OOM")
     r"\b(?:that|which)\s+(?:will|would|could|might|may)\s+(?:likely\s+|probably\s+)?" + _OOM_NAME + "|"
-    r"(?:\bif you(?:['\u2019]re | (?:are |run |hit |encounter |see |get ))|\bmay (?:cause|lead to|result in)|\bmight |"
+    r"(?:\bif you(?:['\u2019]re | (?:are |run |hit |encounter |see |get ))|\bin case (?:you )?(?:run into|hit|encounter|see|get)\b|"
+    r"\bmay (?:cause|lead to|result in)|\bmight |"
     # (ggml-opencl's hint after any OpenCL error: "You may be out of VRAM. Please check if you have enough.")
     r"\bmay be |\bmaybe |"
     # an inference hedged ("the error seems to suggest running out of memory", "looks like an OOM", "suggests OOM")

@@ -88,14 +88,17 @@ _WORKS = (r"(?:works|worked|runs fine|ran fine|loads fine|loaded fine|starts fin
           r"no (?:problems?|issues?|errors?))\b")
 _BETWEEN = r"(?:(?!hang|stuck|crash|fail|freez|froze|OOM|die)[^\n]){0,60}?\b(?:it |that |this )?"
 _FLAG_SET = r"`?--?[a-z][\w-]*`?(?:\s*=\s*|\s+)`?\d+(?:\.\d+)?\b`?"
+#: ... or the setting that fixed it ("--mem-fraction-static 0.7 fixed it")
+_FIXED_BY = r"(?:(?!\bnot\b|n't\b)[^\n.;]){0,20}?\b(?:fixed|fixes|solved|solves|resolved|resolves)\b"
 _WORKED_WITH = re.compile(r"\bwith\s+" + _FLAG_SET + _BETWEEN + _WORKS + r"|\b" + _WORKS + r"(?:\s+fine)?\s+with\s+" +
-                          _FLAG_SET, re.I)
+                          _FLAG_SET + r"|" + _FLAG_SET + _FIXED_BY, re.I)
 #: ... and a setting by its name ("with N_CTX = 8192 it prints \"model ready\" and works", "works with n_ctx=8192"):
 #: the figures inside those words only are skipped, the rest of the line is read (a bare name takes "=": "with GPU 0 it
 #: works" names no setting)
 _NAME_SET = r"`?[A-Za-z_]\w*`?\s*=\s*`?\d+(?:\.\d+)?\b`?"
 _WORKED_WITH_NAME = re.compile(r"\bwith\s+(?:" + _FLAG_SET + "|" + _NAME_SET + ")" + _BETWEEN + _WORKS + r"|\b" + _WORKS +
-                               r"(?:\s+fine)?\s+with\s+(?:" + _FLAG_SET + "|" + _NAME_SET + ")", re.I)
+                               r"(?:\s+fine)?\s+with\s+(?:" + _FLAG_SET + "|" + _NAME_SET + ")|(?:" + _FLAG_SET + "|"
+                               + _NAME_SET + ")" + _FIXED_BY, re.I)
 #: a user's line that says every (or each, all) way they tried failed, and lists them below it ("Every load path fails
 #: with `...`:"), and the list's items: each `-flag value` in them (values after a "/" go with the flag before them) was
 #: tried and failed, as TRIED's are
@@ -769,6 +772,14 @@ class Scanner:
         f.deciding = (first, whole) if v.phase else f.deciding
         return True
 
+    def _code_under_frame(self, line_no: int) -> bool:
+        """The line at `line_no` is a traceback's code line, indented under its frame ("  File \"x.py\", line 41, in
+        <module>" / "    resp = client.chat.completions.create(...)"): a milestone's words there are the code the
+        traceback went through, and the traceback goes on past it."""
+        lines = dict(list(self.recent)[-8:])
+        text, above = lines.get(line_no), lines.get(line_no - 1)
+        return bool(text and above and text[:1].isspace() and PY_FRAME.search(above))
+
     def _drop_traceback_before(self, r: RunFacts, line_no: int) -> bool:
         """Forget the run's last failure where it is a traceback that the line at `line_no` ends (a header, frames, a
         wrapper, no stated cause, within three lines): the line is that traceback's exception. True if it was one."""
@@ -853,9 +864,11 @@ class Scanner:
         # (nor a program's traceback under a person's account of the failure in a line of several sentences, "The same
         # model also causes an OOM error on a single GPU": the program's error is a failure of its own)
         joined = bool(last and not last.retried and line_no - max(last.end_line, last.line_no) <= gap
-                      and not (kind == "error" and last.kind == "oom" and told_in_a_sentence(last.text)
-                               and not told_in_a_sentence(text))
-                      and max(r.progress.values(), default=0) <= max(last.end_line, last.line_no)
+                      and not (kind == "error" and last.kind == "oom"
+                               and (told_in_a_sentence(last.text) or sentence_like(last.text))
+                               and not (told_in_a_sentence(text) or sentence_like(text)))
+                      and all(ln <= max(last.end_line, last.line_no) or self._code_under_frame(ln)
+                              for ln in r.progress.values())
                       and not (line_no - max(last.end_line, last.line_no) > 1  # (a fence needs a line between)
                                and any(ln > max(last.end_line, last.line_no) and _FENCE.match(t)
                                        for ln, t in self._lines_before(line_no)[-3:])))
