@@ -224,3 +224,23 @@ def test_a_value_that_fixed_it_is_not_the_failing_runs():
                                  "[2025-02-10 14:02:41 TP0] Scheduler hit an exception: torch.OutOfMemoryError: CUDA out "
                                  "of memory. Tried to allocate 5.80 GiB."])))
     assert run.numbers.get("mem_fraction_static") != 0.7, run.numbers
+
+
+# --- LLamaSharp as an engine of its own (engines/llamasharp.py): advice in ModelParams' properties, its context read
+# from `ContextSize = N`; its LoadWeightsFailedException is a failed load whose cause is above it, not "not memory" -----
+
+def test_llamasharps_advice_is_in_its_own_properties():
+    from logcase import diag, flags, run_of
+    run = run_of(diag("\n".join(["LLamaSharp 0.19 chat app, ContextSize = 4096. After ~10 messages:", "",
+                                 "LLama.Exceptions.LLamaDecodeError: llama_decode failed: 'NoKvSlot'",
+                                 "   at LLama.StatefulExecutorBase.InferInternal(IInferenceParams inferenceParams)"])))
+    assert run.engine == "llamasharp" and "ModelParams.ContextSize" in flags(run) and " -c " not in f" {flags(run)} "
+    assert run.numbers.get("max_model_len") == 4096, run.numbers
+
+
+def test_llamasharps_failed_load_is_no_finding_of_not_memory():
+    lines = ["Loading a 13B Q5_K_M on an 8 GB card:",
+             "Unhandled exception. LLama.Exceptions.LoadWeightsFailedException: Failed to load model "
+             "'C:\\models\\llama-2-13b.Q5_K_M.gguf'.",
+             "   at LLama.LLamaWeights.LoadFromFile(IModelParams params)"]
+    assert kind_of(lines)[0] != "NOT_OOM", kind_of(lines)

@@ -431,9 +431,6 @@ LOG = LogWords(
             r"KV cache is full - try increasing it|failed to find (?:a )?KV cache slot for u?batch|"
             r"could not find a KV slot for the batch|llama_decode: failed to decode, ret = 1\b", "pressure",
             "RUNTIME", "kv-cache-full"),
-        # llama_decode's return 1 (no KV slot for the batch) as a binding raises it (LLamaSharp's DecodeResult
-        # "NoKvSlot": "LLamaDecodeError: llama_decode failed: 'NoKvSlot'"): the cache full, the app stopped
-        msg(r"\bllama_decode failed: '?NoKvSlot'?", "oom", "RUNTIME", "kv-cache-full"),
         # an option value the build's back end refuses before anything loads (common/common.cpp, 2024, under
         # GGML_USE_SYCL: "warning: The split mode value:[row] is not supported by llama.cpp with SYCL. It's developing."
         # then "Exit!" and exit(1))
