@@ -1811,11 +1811,6 @@ def _device_setup(run: RunFacts, f: Failure, place: Place) -> Diagnosis | None:
                              "or context setting changes that.")
 
 
-#: a report's words that host memory ran out while the model loaded ("killed by Kubernetes when memory crosses the
-#: limit while model is loading"): host RAM holds the weights on their way to the GPU (the KV cache and buffers are on
-#: the GPU), so the model loading there is its weights
-#: (also loading alone, "mid-load", and the checkpoint's progress bar the report says stopped: "`Loading safetensors
-#: checkpoint shards` stops advancing at 40%"; not the loading of an adapter, a prompt or the KV cache)
 def _load_announced(f: Failure) -> bool:
     """The last lines before the kill `f` hold a load's announcement (`LOAD_ANNOUNCED`) and no step after it: the
     load was under way (the kill on its own line: "Loading pygmalion-6b..." / "Killed")."""
@@ -1826,6 +1821,11 @@ def _load_announced(f: Failure) -> bool:
     return False
 
 
+#: a report's words that host memory ran out while the model loaded ("killed by Kubernetes when memory crosses the
+#: limit while model is loading"): host RAM holds the weights on their way to the GPU (the KV cache and buffers are on
+#: the GPU), so the model loading there is its weights
+#: (also loading alone, "mid-load", and the checkpoint's progress bar the report says stopped: "`Loading safetensors
+#: checkpoint shards` stops advancing at 40%"; not the loading of an adapter, a prompt or the KV cache)
 _HOST_LOADING = re.compile(r"\b(?:while|when|during) (?:the )?model (?:is |was )?loading\b|"
                            r"\b(?:while|when) it (?:is|was) (?:still )?loading\b|\b(?:while|when|during) loading "
                            r"(?:the |a |my )?(?:\w+ )?model\b|\bduring model load(?:ing)?\b|\bmid[- ]load(?:ing)?\b|"

@@ -9,7 +9,7 @@ import re
 
 from ..engines.llamacpp import DECODE_FULL
 from ..errors import UsageError
-from .facts import RELAYED, RunFacts, latest
+from .facts import RunFacts, latest
 from .knowledge import FRAME, LEVEL, PY_FRAME, knowledge, phase_words
 from .lines import LOG_PREFIX, bare_prefix, message
 from .phase import STATS, is_progress, last_marker, steps_named
@@ -692,7 +692,7 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                              phase_source="the server's own refusal",
                              message=said + "; it went on serving. No memory failure: a longer context needs more KV "
                                             "cache, if memory allows.")
-        if (marker in ("ready", "requests") or RELAYED.search(text) or run.refused_relayed) and not run.tail_cut:
+        if (marker in ("ready", "requests") or run.refused_relayed) and not run.tail_cut:
             # the report says it failed, and what the log shows of a failure is requests refused as too long while
             # the server went on: that refusal is the failure it means (a client sees an error), not memory (where the
             # server had not started, or the log is cut, the failure stated decides below)
