@@ -309,3 +309,24 @@ def test_a_missing_model_or_server_is_refused_before_anything_starts(tmp_path):
         assert words in res.stderr and "Traceback" not in res.stderr, (argv, res.stderr)
         assert len(res.stderr.strip().splitlines()) == 1, res.stderr  # one paragraph
         assert not (tmp_path / "r").exists()  # nothing started, not even the results folder
+
+
+def test_a_server_under_a_memory_limit_gets_one_malloc_arena_unless_the_user_set_it(tmp_path, monkeypatch):
+    """glibc's per-thread arenas reserve 64 MiB of address space each, as many as the threads' timing makes: under
+    RLIMIT_AS the same settings would fit once and fail the next time."""
+    import sys
+
+    from vramdoctor.server.launch import launch
+
+    def seen(name: str, limit: int | None) -> str:
+        s = launch([sys.executable, "-c", "import os; print(os.environ.get('MALLOC_ARENA_MAX'))"], tmp_path / name,
+                   memory_limit_bytes=limit)
+        s.proc.wait(timeout=60)
+        s.stop()
+        return (tmp_path / name).read_text().strip()
+
+    monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
+    assert seen("limited.log", 2**32) == "1"
+    assert seen("free.log", None) == "None"
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
+    assert seen("user.log", 2**32) == "4"

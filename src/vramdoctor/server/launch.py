@@ -24,6 +24,12 @@ from pathlib import Path
 
 from ..errors import LaunchError
 
+#: the environment a server gets under an address-space limit, unless the user's own environment sets it: glibc's
+#: malloc gives threads that contend for it arenas of their own, each reserving 64 MiB of address space (its
+#: HEAP_MAX_SIZE on 64-bit, twice DEFAULT_MMAP_THRESHOLD_MAX) that is never touched; how many it makes depends on the
+#: threads' timing, so the same server at the same settings could fit the limit once and fail it the next time. One
+#: arena makes the limit count what is allocated.
+LIMITED_ENV = {"MALLOC_ARENA_MAX": "1"}
 #: seconds between SIGTERM and SIGKILL
 DEFAULT_GRACE_S = 10.0
 #: a server's log keeps its first LOG_HEAD_BYTES and its last LOG_TAIL_BYTES of output
@@ -85,6 +91,13 @@ def _preexec(memory_limit_bytes: int | None, die_with_parent: bool = True):
     return apply
 
 
+def server_env(env: dict | None, memory_limit_bytes: int | None) -> dict:
+    """The server's environment: vramdoctor's, with LIMITED_ENV's defaults under a memory limit (where neither the
+    environment nor `env` sets them), then `env`."""
+    limited = {k: v for k, v in LIMITED_ENV.items() if k not in os.environ} if memory_limit_bytes is not None else {}
+    return {**os.environ, **limited, **(env or {})}
+
+
 class Launched:
     """A running server started by `launch()`. pid: the group leader's; log_path: its stdout and stderr."""
 
@@ -104,7 +117,7 @@ class Launched:
                               hint="Give a folder you can write to.") from None
         try:
             self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})}, cwd=cwd,
+                                         stdin=subprocess.DEVNULL, env=server_env(env, memory_limit_bytes), cwd=cwd,
                                          preexec_fn=_preexec(memory_limit_bytes), close_fds=True, bufsize=0)
         except FileNotFoundError:
             self._drop_log()
