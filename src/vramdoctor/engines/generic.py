@@ -94,6 +94,9 @@ OOM_WORDS = (r"out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError
              # (and 内存 alone, as "not enough memory" is in English: the GPU's or the host's, the words around it tell
              # which; "提示内存不足，然后进程退出了")
              r"(?<![显])内存(?:不足|不够)", r"\bout of (?:GPU|CUDA|device|video|graphics|VRAM) memory\b", r"\[malloc_or_wait\] Unable to allocate", r"Exceeded max size of memory allocation", r"the resource allocation failed", r"VK_ERROR_OUT_OF_DEVICE_MEMORY",
+             # (Vulkan's VkResult by its number, as TVM's Vulkan runtime in MLC LLM prints it before the name, which a
+             # paste may cut: "Vulkan Error, code=-2: VK_ERROR_OUT_OF_DEVICE_MEMORY"; -1 is VK_ERROR_OUT_OF_HOST_MEMORY)
+             r"\bVulkan Error, code=-[12]\b", r"VK_ERROR_OUT_OF_HOST_MEMORY",
              r"\[metal::malloc\]", r"greater than the maximum allowed buffer size", r"alloc_?\w*mem\w* failed", r"OutOfMemoryError", r"(?<![A-Za-z0-9_])OutOfMemory(?![A-Za-z0-9_])", r"CUBLAS_STATUS_ALLOC_FAILED",
              # (not the name of a watch for one: "invisible to dmesg OOM detection", "the OOM score", "OOM protection")
              # (not "OOM check": "when the OOM check fails" is one found)
@@ -154,7 +157,7 @@ _MEMWORD = (r"\b(?:VmRSS|RSS|RES|[Rr]esident(?: memory| set)?|VRAM(?: used| usag
             # "Unloaded model: X, freed=6.04GB (expected>=22.41GB), active_memory: 41.88GB")
             r"active_memory(?=\s*[=:]))\b")
 #: a size as people write it: "1123 MiB", "20.5G", "5.74 GB"
-_USIZE = r"(\d[\d,]*(?:\.\d+)?)\s*([kKMGT])(?:i?B)?\b"
+_USIZE = r"(\d[\d,]*(?:\.\d+)?)\+?\s*([kKMGT])(?:i?B)?\b\+?"  # (a size with its "or more" sign: "42+GB", "42GB+")
 _ARROW = r"\s*(?:->|→|=>|\bto\b)\s*"
 
 
@@ -410,6 +413,14 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"\b(?:at|with|on|after|for|in) (?:each|every) (?:new |single )?" + _STEP + r",?\s+(?:the\s+)?(?:\w+\s+){0,2}?"
            r"(?:memory|RAM|VRAM|RSS)\b(?:\s+(?:usage|use|consumption|footprint))?\s+(?:increases|grows|goes up|rises|"
            r"climbs|creeps up)\b|"
+           # ... another size taken with each step, the step first or last ("With each successive prompt, another
+           # 200-400MB of VRAM is used", "an additional 300 MB of RAM gets used after every message")
+           r"\b(?:with|after|on|for|at)\s+(?:each|every)\s+(?:successive\s+|new\s+|subsequent\s+|further\s+)?" + _STEP +
+           r",?\s+(?:another|an (?:additional|extra)|a further)\s+(?:about |around |roughly |~)?\d[\d.,]*(?:\s*-\s*\d[\d.,]*)?"
+           r"\s*[KMG]i?B\s+(?:of\s+)?(?:\w+\s+)?(?:memory|RAM|VRAM|RSS)\b|"
+           r"\b(?:another|an (?:additional|extra)|a further)\s+(?:about |around |roughly |~)?\d[\d.,]*(?:\s*-\s*\d[\d.,]*)?"
+           r"\s*[KMG]i?B\s+(?:of\s+)?(?:\w+\s+)?(?:memory|RAM|VRAM|RSS)\b[^.;!?\n]{0,40}?\b(?:with|after|on|for|per)\s+"
+           r"(?:each|every)\s+(?:successive\s+|new\s+|subsequent\s+)?" + _STEP + "|"
            # doubling over time ("RAM usage doubles every few hours")
            r"\b(?:memory|RAM|VRAM|RSS|usage)\b[^.;!?\n]{0,30}?\b(?:doubles|doubled|triples|tripled)\s+(?:every|each|over|"
            r"after|within|in)\b|"
@@ -494,6 +505,8 @@ _TO_FROM = (r"\b(?:reach(?:es|ed)?|(?:climb(?:s|ed)?|grows?|grew|rises|rose|goes
             r"(?:~|about |around |over )?" + _USIZE + r"[^.;!?\n]{0,80}?\bfrom (?:a |the )?(?:~|about |around )?" + _USIZE)
 _SPAN = re.compile(r"\b(?:after|over|within|for)\s+(?:\S+\s+){0,3}?(?:tokens|requests|hours?|minutes|days?|weeks?|rounds|"
                    r"iterations|prompts|generations|calls|runs|chats|completions|nights?|weekends?)\b|\bovernight\b|"
+                   # ... or the same work done many times ("After calling '/rerank' request many times", "400,000 times")
+                   r"\b(?:many|several|multiple|countless|\d[\d,]*|hundreds of|thousands of)\s+times\b|"
                    # ... or a count of steps of work, as the subject ("40 consecutive requests took RSS from ..."; not
                    # of tokens, which is one request's size: "8192 tokens take VRAM from 6 GB to 9 GB")
                    r"\b\d[\d,]*\s+(?:consecutive\s+|more\s+|further\s+)?(?:requests|rounds|iterations|prompts|generations|"
@@ -509,7 +522,11 @@ _MEM_IN = re.compile(r"\b(?:RSS|RAM|VRAM|memory|resident)\b", re.I)
 #: two days"), and as where it is now and where it started ("after 1000 requests the process is at 30 GB, it started
 #: at 12 GB"), checked by _growth_from_to and _growth_now_then
 _FROM_TO = (r"(?:\b(?:memory|RAM|VRAM|RSS|usage|it)\b[^.;!?\n]{0,30}?\b(?:went|goes|rose|rises|climbs?|climbed|grew|grows|"
-            r"increased|increases|jumped|jumps|crept|creeps)\s+(?:up\s+)?|"
+            r"increased|increases|jumped|jumps|crept|creeps)\s+(?:up\s+)?"
+            # (an adverb of how much between, maybe opening a bracket: "RAM memory usage increases significantly(from
+            # 6GB to 42+GB)")
+            r"(?:(?:significantly|considerably|substantially|massively|sharply|rapidly|quickly|dramatically|hugely|a lot)"
+            r"\s*\(?\s*)?|"
             # ... or what took it there, memory after the verb ("40 requests took RSS from 1.3 GiB to 6.4 GiB")
             r"\b(?:took|takes?|pushed|push(?:es)?|brought|brings?|drove|drives?)\s+(?:the\s+)?(?:\w+\s+)?"
             r"(?:memory|RAM|VRAM|RSS|usage)\s+(?:up\s+)?|"
@@ -712,8 +729,12 @@ _WITH_LOAD = re.compile(r"\bas (?:more |the )?(?:users?|requests?|clients?|load|
                         r"(?!\w* (?:served|handled|processed|completed|so far)\b)", re.I)
 #: a sentence that puts the rise while a model loads or the server starts ("When loading Gemma 4 31B in LM Studio, memory
 #: usage keeps growing"): the load filling memory, not memory kept after work is done
-_WHILE_LOADING = re.compile(r"\b(?:when|while|during)\s+(?:the\s+|it\s+is\s+)?(?:model\s+)?(?:load(?:ing)?|start(?:ing|up)?|"
-                            r"initiali[sz]\w*)\b", re.I)
+_WHILE_LOADING = re.compile(r"\b(?:when|while|during)\s+(?:the\s+|it\s+is\s+)?(?:model\s+)?(?:load(?:ing)?(?![ -]tests?\b)|"
+                            r"start(?:ing|up)?|initiali[sz]\w*)\b|"
+                            # (the load named with what loads or where: "During the GPU load attempt", "while the 70B
+                            # model loads"; not a load test)
+                            r"\b(?:when|while|during)\s+(?:the\s+)?(?!I\b|we\b|you\b)(?:[\w.-]+\s+){1,2}?"
+                            r"load(?:s|ing)?\b(?!\s+(?:tests?|balanc\w*|generator))", re.I)
 #: ... unless it is over loads repeated (a model loaded and unloaded again and again)
 _LOAD_CYCLES = re.compile(r"\bunload|\breload|\b(?:each|every|repeated(?:ly)?)\s+(?:model\s+)?loads?\b|\bcycles?\b|"
                           r"\bswap(?:ping|s)?\s+models?\b", re.I)
@@ -796,7 +817,12 @@ _HANGS = (r"(?<!machine )(?<!system )(?<!computer )(?<!desktop )(?<!laptop )(?<!
           # (a server that stops without a word: "SGLang stops working after a few requests", "Without any errors, it
           # just stops", "Seems like falling in an infinite loop", "stops responding"; in Chinese 卡住, stuck)
           r"stops? (?:working|responding)|stopped (?:working|responding)|just stops|(?:becomes?|became) unresponsive|"
-          r"infinite loop)\b(?! (?:in|on) (?:the )?(?:queue|waiting))|卡住")
+          r"infinite loop|"
+          # (a command that goes no further: "Even after waiting for a long time, the command does not proceed
+          # further", "it never proceeds past this line", "nothing happens after that", "waits forever")
+          r"does(?: not|n['\u2019]?t) (?:proceed|progress|go|get|move) (?:any )?further|never (?:proceeds|progresses|gets "
+          r"past|moves on)|nothing (?:else )?happens (?:after|afterwards|from there)|waits? forever|waiting forever)\b"
+          r"(?! (?:in|on) (?:the )?(?:queue|waiting))|卡住")
 _FAILS_ZH = (r"(?<![不没未无])(?<!没有)"
              # (nor an error denied by what the user sees: 日志里看不到报错, 没看到错误, 没有任何报错)
              r"(?<!看不到)(?<!看不见)(?<!没看到)(?<!没看见)(?<!找不到)(?<!没发现)(?<!未发现)(?<!没有任何)(?<!没有什么)"
@@ -1016,8 +1042,10 @@ LOG = LogWords(
         # the kernel's OOM killer: host RAM, not the GPU (phase from progress: loading or serving)
         # (and the shell's "Killed" in its locale's words, bash's translations: 已杀死 (zh_CN), 已終止 (zh_TW), 強制終了
         # (ja), 죽었음 (ko), Getötet (de), Processus arrêté (fr), Убито (ru))
-        # (also printed after a progress line the program left open: "Loading model... Killed")
+        # (also printed after a progress line the program left open: "Loading model... Killed", a tqdm bar,
+        # "Loading checkpoint shards:  38%|██▊    | 3/8 [00:02<00:03,  1.28it/s]Killed")
         msg(r"^\s*(?:Killed|已杀死|已終止|強制終了|죽었음|Getötet|Processus arrêté|Убито)\s*$|(?:\.\.\.|…)\s*Killed\s*$|"
+            r"\d%[^\n]*?[\]|]\s*Killed\s*$|\d/\d+\s*Killed\s*$|"
             r"Out of memory: Killed process|"
             r"OOMKilled(?![\x22':= ]*(?:false|0)\b)|oom-kill", "oom", "HOST"),
         # the same SIGKILL as its parent reports it (SIGKILL above): the OOM killer's unless the log says it was not
@@ -1449,6 +1477,11 @@ LOG = LogWords(
         # a queue), not a failure of its own
         msg(r"\b(?:openai\.)?APITimeoutError\b|\bhttpx\.(?:ReadTimeout|ConnectTimeout|PoolTimeout)\b|"
             r"\brequests\.exceptions\.(?:ReadTimeout|ConnectTimeout)\b|\bServerTimeoutError\b", "wrapper"),
+        # torch.distributed.elastic's agent (torchrun) stopping the other workers because one failed
+        # (multiprocessing/api.py _close: "Sending process 148594 closing signal SIGTERM"; "failed (exitcode: 1)
+        # local_rank: 0 (pid: 123) of binary: ..."): the failed worker's own lines say why
+        msg(r"\bSending process \d+ closing signal SIG(?:TERM|INT)\b|\bfailed \(exitcode: (?:[1-9]\d*|-(?!9\b)\d+)\) "
+            r"local_rank: \d+", "wrapper"),
         # the server's port is taken by another process: a named cause, not memory
         msg(r"address already in use|\bEADDRINUSE\b|Only one usage of each socket address|port is already allocated",
             "not_oom", code="port-in-use"),
@@ -1594,6 +1627,8 @@ LOG = LogWords(
             r"Erreur de segmentation|Violaci[oó]n de segmento|セグメンテーション違反|Ошибка сегментирования|"
             r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*139\b|\bExited \(139\)|"
             r"\bstatus=11/SEGV\b|\bsignaled to shutdown with signal 11\b|"
+            # (systemd-coredump's and coredumpctl info's record of the dump: "Signal: 11 (SEGV)")
+            r"^\s*Signal: 11 \(SEGV\)|"
             # (Triton Inference Server's own signal handler: "Signal (11) received.", then its backtrace)
             r"^\s*Signal \(11\) received\.?\s*$|"
             # (Windows' NTSTATUS for it, as Go's os/exec prints a process's end: "exit status 0xc0000005")
@@ -1637,14 +1672,14 @@ LOG = LogWords(
             + r"|\binterrupted by signal 6\b|"
             # (Go's os/exec for a child ended by SIGABRT, as Ollama reports its runner's end: "llama runner process has
             # terminated: signal: aborted (core dumped)")
-            r"\bsignal: aborted\b|"
+            r"\bsignal: aborted\b|^\s*Signal: 6 \(ABRT\)|"
             # (the shell's report of it: macOS's "Abort trap: 6", zsh's job line "zsh: abort      ./llama-server ...",
             # "[1]    4242 abort      ./main ...")
             r"\bAbort trap: 6\b|^\s*(?:zsh: |\[\d+\][+-]?\s+(?:\d+\s+)?)abort\s+\S", "wrapper"),
         # an instruction the CPU does not have (a build for AVX2 / AVX-512 on a CPU or a VM without it): SIGILL, 4, as
         # the shell ("Illegal instruction (core dumped)"), systemd ("status=4/ILL"), TGI's launcher ("signaled to
         # shutdown with signal 4") and an exit status of 132 (128 + 4) report it
-        msg(r"\bIllegal instruction\b|\bSIGILL\b|\bstatus=4/ILL\b|\bsignaled to shutdown with signal 4\b|"
+        msg(r"\bIllegal instruction\b|\bSIGILL\b|\bstatus=4/ILL\b|^\s*Signal: 4 \(ILL\)|\bsignaled to shutdown with signal 4\b|"
             r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*132\b|\bExited \(132\)|"
             # (Windows: STATUS_ILLEGAL_INSTRUCTION, "exit status 0xc000001d")
             r"\bexit status 0xc000001d\b|\bSTATUS_ILLEGAL_INSTRUCTION\b|" + ended_by("-4") + "|"
@@ -1742,6 +1777,11 @@ LOG = LogWords(
         # capability: 80. Current capability: 75.", flash-attn's "FlashAttention only supports Ampere GPUs or newer")
         msg(r"\bnot supported (?:in|on|by|for) (?:this|the current|your) (?:GPU|architecture|device|hardware)\b|"
             r"\bonly supported on GPUs with compute capability\b|\bMinimum capability: \d+\.?\s+Current capability: \d+|"
+            # (a model or feature only one kind of device runs, TEI's "Qwen3 is only supported on Cuda devices in fp16
+            # with flash attention enabled", "FP8 Marlin is only supported on Hopper GPUs"; or one refused on this
+            # device, "... is not supported on Metal")
+            r"\b(?:is|are) only supported on (?:Cuda|CUDA|NVIDIA|ROCm|Hopper|Ampere|Blackwell|Ada|TPU|XPU)\b|"
+            r"\b(?:is|are) not supported on (?:CPU|Metal|MPS|ROCm|XPU|Apple)\b|"
             r"\bonly supports? (?:Ampere|Hopper|Turing|Ada|Blackwell|sm_?\d+)\b|"
             r"\brequires? (?:a GPU with )?compute capability (?:of )?(?:at least |>= ?)?\d|"
             # ... or a build that has no kernels for it (Ollama's discover "skipping CUDA device — compute capability not
@@ -1803,6 +1843,18 @@ LOG = LogWords(
             # (... "runs out of VRAM allocating the context buffer at -c 65536")
             r"\b(?:runs?|ran|running) out of (?:VRAM|memory|GPU memory)\s+(?:when\s+|while\s+)?allocating\s+(?:the\s+|its\s+)?"
             r"(?:kv[ -]?cache|context)\b", "oom", "KV", "kv-cache-alloc-failed"),
+        # ... or an engine's own error that making its KV cache failed, in words of no engine vramdoctor has a module
+        # for ("failed to reserve the host KV cache: cudaMallocHost failed to pin 8192 MiB", "Failed to create KV
+        # cache"), not one that names a cause of form ("failed to initialize the KV cache: unsupported dtype")
+        msg(r"\b(?:fail(?:s|ed)? to|unable to|could not|cannot|can['\u2019]t)\s+(?:reserve|pin|create|initiali[sz]e)"
+            r"\s+(?:the\s+|its\s+|a\s+)?(?:(?:host|CPU|pinned|GPU|device|paged)\s+)?(?:kv[ -]?cache|key[- ]value "
+            r"cache)\b(?![ -]blocks?\b)(?![^\n]*\b(?:unsupported|not supported|invalid|mismatch\w*|dtype|not implemented)\b)", "oom", "KV",
+            "kv-cache-alloc-failed"),
+        # ... or a pool too small for the context told in a report's words ("reserves 20.88 GiB per GPU for graphs,
+        # leaving too little KV memory", "Startup then fails the KV admission check")
+        msg(r"\b(?:leav\w+|left)\s+(?:too little|not enough|insufficient)\s+KV[ -]?(?:cache\s+)?(?:memory|space|"
+            r"capacity|blocks)\b|\bfail(?:s|ed)?\s+(?:the\s+)?KV[ -]?(?:cache\s+)?(?:admission|capacity|size)\s+check\b",
+            "oom", "KV", "kv-cache-too-small"),
         # a loader's own estimate refusing a context before allocating it (node-llama-cpp's InsufficientMemoryError: "A
         # context size of 4096 with 4 sequences is too large for the available VRAM"): the KV cache for that context
         msg(r"\bcontext size of \d+ (?:with \d+ sequences? )?is too large for the available (?:VRAM|RAM|memory)\b", "oom", "KV",
@@ -1894,7 +1946,7 @@ LOG = LogWords(
         # an arithmetic fault (SIGFPE, 8: an integer division by zero, as in a kernel's launch arithmetic past a chunk
         # or batch size it does not handle): the shell ("Floating point exception (core dumped)"), systemd
         # ("status=8/FPE"), TGI's launcher ("signal 8") and an exit status of 136 (128 + 8); not memory
-        msg(r"\bFloating point exception\b|\bSIGFPE\b|\bstatus=8/FPE\b|\bsignaled to shutdown with signal 8\b|"
+        msg(r"\bFloating point exception\b|\bSIGFPE\b|\bstatus=8/FPE\b|^\s*Signal: 8 \(FPE\)|\bsignaled to shutdown with signal 8\b|"
             r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*136\b|\bExited \(136\)|"
             # (Windows: STATUS_INTEGER_DIVIDE_BY_ZERO, "exit status 0xc0000094")
             r"\bexit status 0xc0000094\b|\bSTATUS_INTEGER_DIVIDE_BY_ZERO\b|" + ended_by("-8") + "|"
@@ -1907,7 +1959,7 @@ LOG = LogWords(
         # "signaled to shutdown with signal 7", an exit status of 135, 128 + 7): a mapped page that could not be had,
         # in a container most often /dev/shm full (PyTorch's and NCCL's shared memory past docker's 64 MiB), or a
         # model file cut short or changed while it was mapped; not the GPU's memory
-        msg(r"\bBus error\b|\bSIGBUS\b|\bstatus=7/BUS\b|\bsignaled to shutdown with signal 7\b|"
+        msg(r"\bBus error\b|\bSIGBUS\b|\bstatus=7/BUS\b|^\s*Signal: 7 \(BUS\)|\bsignaled to shutdown with signal 7\b|"
             r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*135\b|\bExited \(135\)|" + ended_by("-7"),
             "not_oom", code="bus-error"),
         # DeepSpeed-MII / FastGen: its KV blocks ran out mid-generation; it frees them all and recomputes
@@ -2048,7 +2100,7 @@ LOG = LogWords(
         msg(r"^\W{0,3}(?:Exception|Error): \S", "error"),  # Python's base classes: "Exception: <message>"
         msg(r"CUDA (?:runtime )?error", "error"),
         msg(r"Traceback \(most recent call last\)", "error"),
-        msg(r"\bpanic:|Check failed|terminate called|core dumped|FATAL EXCEPTION|GGML_ASSERT|GGML_ABORT|"
+        msg(r"\bpanic:|\bpanic serving [^\s:]+:\d+: |Check failed|terminate called|core dumped|FATAL EXCEPTION|GGML_ASSERT|GGML_ABORT|"
             r"fatal error|Assertion fail", "error"),
         msg(r"\berror: \S", "error"),
         # a line at ERROR or FATAL level (Python logging, glog's "E0131", tracing, JSON, logfmt) saying something

@@ -1,6 +1,7 @@
 """MLC LLM.
 
-Sources (mlc-ai/mlc-llm): `cpp/serve/threaded_engine.cc` / `config.cc` ("Insufficient GPU memory error: The
+Sources (mlc-ai/mlc-llm): `cpp/llm_chat.cc` and `python/mlc_llm/cli/chat.py` (the chat CLI's help, "You can use the
+following special commands:", printed once the model is loaded), `cpp/serve/threaded_engine.cc` / `config.cc` ("Insufficient GPU memory error: The
 available single GPU memory is %.3f MB, which is less than the sum of model weight size (%.3f MB) and
 temporary buffer size (%.3f MB)"; MB there is MiB: / 1024 / 1024), engine config gpu_memory_utilization
 (default 0.85), --prefill-chunk-size, --context-window-size, --max-batch-size.
@@ -28,7 +29,9 @@ LOG = LogWords(
     # its weights are the params/ directory of a compiled model (params_shard_N.bin, listed in ndarray-cache.json):
     # loading it, or a shard of it, is the weights being read ("-- loading /models/mlc/.../params/")
     frames={"WEIGHTS": rx(r"\bloading\s+\S*/params/?(?:\s|$)|\bparams_shard_\d+\.bin\b|\bndarray-cache\.json\b")},
-    milestones=(("ready", rx(r"Serving on http|Uvicorn running")),),
+    # (the chat CLI, mlc_chat_cli / `mlc_llm chat`, lists its commands once the model is loaded and it waits for
+    # input: "You can use the following special commands:")
+    milestones=(("ready", rx(r"Serving on http|Uvicorn running|You can use the following special commands:")),),
     figures=(
         fig("available_memory_bytes", r"available single GPU memory is " + SIZE),
         fig("weights_bytes", r"model weight size \(" + SIZE),

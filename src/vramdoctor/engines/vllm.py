@@ -600,7 +600,11 @@ LOG = LogWords(
         # logging_utils/dump_input.py: "Dumping scheduler stats: SchedulerStats(num_running_reqs=809, ..."; the warm-up's
         # dummy runs are never scheduled)
         ("requests", rx(r"Processed prompts:|\"(?:POST|GET) /v1/" + NOT_ADMIN + r"|Avg prompt throughput|Received request|"
-                        r"Added request|Dumping scheduler stats: SchedulerStats\(num_running_reqs=[1-9]")),
+                        r"Added request|Dumping scheduler stats: SchedulerStats\(num_running_reqs=[1-9]|"
+                        # (... or a request in the scheduler output it dumps, any of its lines: "NewRequestData(req_id=",
+                        # a multimodal input's "modality='video'", a request's prompt tokens)
+                        r"\[dump_input\.py:\d+\][^\n]*?(?:NewRequestData\(|CachedRequestData\(req_ids=\[[\x22']|"
+                        r"\bmodality=[\x22']|prompt_token_ids=\[\d)")),
     ),
     figures=(
         # a report's words that a start-up failure went away when the server kept more memory outside its KV pool: CUDA
@@ -686,8 +690,8 @@ LOG = LogWords(
         # (not the profiler's quotient, "max_num_batched_tokens / max_num_seqs = 8192", a length per sequence)
         fig("max_num_seqs", r"(?<!/ )\bmax_num_seqs" + _ARG + r"(\d+)", count),
         fig("max_num_batched_tokens", r"\bmax_num_batched_tokens" + _ARG + r"(\d+)", count),
-        fig("kv_cache_dtype", r"\bkv_cache_dtype" + _ARG + r"(\w+)", lambda m: m.group(1)),
-        fig("quantization", r"\bquantization" + _ARG + r"(\w+)", lambda m: m.group(1)),
+        fig("kv_cache_dtype", r"\bkv_cache_dtype" + _ARG + r"(\w+(?:[.-]\w+)*)", lambda m: m.group(1)),
+        fig("quantization", r"\bquantization" + _ARG + r"(\w+(?:[.-]\w+)*)", lambda m: m.group(1)),
         fig("cpu_offload_gb", r"\bcpu_offload_gb" + _ARG + r"([\d.]+)", fraction),
         cli("cpu_offload_gb", "cpu-offload-gb", fraction),
         # (only in argument dumps: vLLM's own hint "set 'enforce_eager=True'" names the setting without using it)

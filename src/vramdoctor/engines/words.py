@@ -134,8 +134,8 @@ def fig(key: str, pattern: str, read: Callable[[re.Match], object] = size, mode:
 
 def cli(key: str, flag: str, read: Callable[[re.Match], object], mode: str = "last") -> Figure:
     """A setting from a pasted command line: `--flag VALUE` or `--flag=VALUE` (flag as the engine spells it,
-    with its alternatives: "tp-size|tp")."""
-    return Figure(key=key, pattern=lazy(r"(?:^|\s)--(?:" + flag + r")(?:=|\s+)['\"]?([\w.]+)", 0), read=read, mode=mode,
+    with its alternatives: "tp-size|tp"); a value joined by hyphens is one value (`--quantization compressed-tensors`)."""
+    return Figure(key=key, pattern=lazy(r"(?:^|\s)--(?:" + flag + r")(?:=|\s+)['\"]?([\w.]+(?:-\w[\w.]*)*)", 0), read=read, mode=mode,
                   command=True)
 
 

@@ -590,11 +590,29 @@ def _ends_interrupted(lines: list[tuple[int, str]], kept: list[tuple[int, str]])
     return None
 
 
+#: a server's own line that it was asked to stop and is stopping: vLLM 0.2x's "[shutdown] EngineCore: trigger received
+#: signal=SIGTERM" and "[shutdown] API server: shutdown triggered", or a plain "Received SIGTERM, shutting down" (not a
+#: signal from a child, SGLang's "Received sigquit from a child process", which is a failure)
+_SHUTDOWN_ASKED = re.compile(r"\btrigger received signal=SIG(?:TERM|INT)\b|\[shutdown\][^\n]{0,80}?\bshutdown triggered\b|"
+                             r"\b(?:received|got|caught)\s+(?:the\s+)?(?:signal\s+)?(?:SIGTERM|SIGINT|signal (?:15|2)\b)"
+                             r"(?![^\n]{0,40}\bchild\b)[^\n]{0,60}?\b(?:shutting down|stopping|exiting|shutdown)\b", re.I)
+
+
 def _stopped_by_hand(run: RunFacts, f: Failure) -> Diagnosis | None:
     """NONE where error `f` is the traceback of a server stopped by hand (a bare KeyboardInterrupt ends it, in the lines
-    after it or the run's last lines) after it had served: no failure. None otherwise (a server stopped while it
-    started may have hung: that is left to the rest)."""
-    stop = _interrupted(run, f) if any(m in f.progress for m in ("ready", "requests")) else None
+    after it or the run's last lines), or one that follows the server's own line that it was asked to stop
+    (`_SHUTDOWN_ASKED`: a queue closed under its reader as it stops), after it had served: no failure. None otherwise
+    (a server stopped while it started may have hung: that is left to the rest)."""
+    served = [f.progress[m] for m in ("ready", "requests") if m in f.progress]
+    asked = next(((ln, t) for ln, t in f.before if served and ln > min(served) and _SHUTDOWN_ASKED.search(t)
+                  and program_line(t)), None)
+    if asked:
+        return Diagnosis(kind="NONE", code="stopped-by-hand", oom=False, evidence=[asked, (f.line_no, f.text)],
+                         phase_source=f"the server's own line that it was asked to stop (line {asked[0]})",
+                         message="The server was asked to stop (a signal, by hand or by its supervisor) after it had "
+                                 "served, and the error after that line is its shutdown, not a failure. No memory "
+                                 "problem in this run.")
+    stop = _interrupted(run, f) if served else None
     if stop is None:
         return None
     return Diagnosis(kind="NONE", code="stopped-by-hand", oom=False, evidence=[stop],
@@ -1584,6 +1602,10 @@ _ASSERTION_SAYS = re.compile(r"\bAssertionError:\s*(\S.*?)[`'\x22]?\.?\s*$")
 #: an assertion's message that names a capability or a state the code lacks (a build, a back end, a feature, a pass)
 _UNSUPPORTED = re.compile(r"\b(?:not (?:supported|compiled|enabled|available|implemented|removed|installed)|"
                           r"does(?:n't| not) support|unsupported|only supports?|not compatible)\b", re.I)
+#: ... of them, those that say a path is missing rather than a thing absent ("does not support", "not implemented";
+#: not "not available", "not enabled", which a cache or its memory may be)
+_FEATURE_MISSING = re.compile(r"\b(?:does(?:n't| not) support|(?:is |are )?not (?:yet )?(?:supported|implemented)|"
+                              r"unsupported)\b", re.I)
 #: ... or quoted whole inside a wrapper's line (vLLM V1's "RuntimeError: Worker failed with error 'AssertionError:
 #: auto_functionalized was not removed', please check the stack trace above for the root cause")
 _ASSERTION_QUOTED = re.compile(r"[`'\x22]AssertionError:\s*([^`'\x22\n]{3,300}?)\.?[`'\x22]")
@@ -1637,6 +1659,10 @@ def _assertion(f: Failure) -> tuple[int, str] | None:
         # (a condition, a comparison, or a message that names what the code does not have or support: "Torch not
         # compiled with CUDA enabled", "auto_functionalized was not removed"; not a consistency check that only says
         # values disagree, "seq_lens_sum must match", whose cause may be anything)
+        if not cond.startswith("assert ") and _FEATURE_MISSING.search(cond):
+            # (a message that the code has no such path, whatever it names: "SlidingWindowManager does not support
+            # fine-grained (partial) cache hits" is a feature missing, not a cache too small)
+            return f.line_no, f.text.strip()
         if cond.startswith("assert ") or _AGREEMENT.search(cond) or _UNSUPPORTED.search(cond) or _CONSTRAINT.search(cond):
             return None if _speaks_of_memory(cond) else (f.line_no, f.text.strip())
     # (the failure may be the traceback's first frame, or the kill that ended it: the assertion is before it)
@@ -2281,6 +2307,19 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                              phase_source=f"the report's words (line {said[0]}), inferred, after the weights loaded",
                              message=what + " while serving, as the report says; the server's own lines of the "
                                             "serving are not in the log.")
+        # (the report's words of a warm-up step, where they name no load and no serving: "OOM killer during JIT
+        # compilation", the weights loaded and torch.compile done before it)
+        warm = None if loaded or failed_load else next(
+            ((ln, t) for ln, t in [(f.line_no, f.text), *f.before[-16:], *f.after] if not program_line(t)
+             and during_step(t) == "WARMUP"), None)
+        if warm and not any(during_step(t) == "WEIGHTS" for _, t in [(f.line_no, f.text), *f.before[-16:], *f.after]
+                            if not program_line(t)):
+            return Diagnosis(kind="WARMUP", code="host-oom-kill", evidence=[(f.line_no, f.text), warm], inferred=True,
+                             phase_source=f"the report's words (line {warm[0]}), inferred: a warm-up step",
+                             message=what + " during a warm-up step the report names (compiling kernels, the profile "
+                                            "run, graph capture): host RAM, taken by the compiler's processes or the "
+                                            "step's host buffers; the server's own lines of that step are not in the "
+                                            "log.")
         done = f.progress.get("weights_done", 0)
         # (the engine's lines of setting up its context once the weights are read, or the engine's it wraps)
         context = knowledge().own_or_wrapped(engine, lambda w: w.context_setup)

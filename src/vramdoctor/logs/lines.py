@@ -68,6 +68,13 @@ STATED = re.compile(r"\b(?:\w+\.)*(?:[A-Z]\w*)?(?:Error|Exception|Exit|Interrupt
                     # a Rust panic with its message (before 1.73 quoted on the line: "panicked at 'msg', src/x.rs:2:5";
                     # since, after the location: "panicked at src/x.rs:2:5: msg", the message joined from its own line)
                     r"\bpanicked at (?:'[^']{6,}'|\S+:\d+:\d+:\s+\S.{6,})|"
+                    # ... or Go's, its message on the line ("panic: height:27 or width:257 must be larger than
+                    # factor:28", net/http's "http: panic serving 127.0.0.1:57511: ..."), where it names no step that
+                    # may fail for want of memory (Ollama's runner's "panic: unable to create llama context" does not
+                    # say why), nor a bad pointer (that is a crash of its own)
+                    r"\bpanic(?: serving [^\s:]+(?::\d+)?)?: (?!runtime error: invalid memory address)(?![^\n]*\b(?:context|"
+                    r"models?|load\w*|llama|decod\w*|runner|ggml|CUDA|GPU|device|backend|init\w*|creat\w*|alloc\w*)\b)"
+                    r"\S.{6,}|"
                     # ... or C++'s uncaught exception with its what() ("terminate called after throwing an instance of
                     # 'std::runtime_error'  what():  ...", the line after it joined)
                     r"\bterminate called after throwing an instance of '[^']+'\s+what\(\):\s+\S.{6,}|^\s*what\(\):\s+\S.{6,}|"

@@ -331,6 +331,11 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
            (re.compile(r"\b(?:reach(?:es|ed|ing)?|at|in|during|into)\s+(?:the\s+)?(?:post-load\s+|initial\s+|first\s+)?" + _MARK + r"(?:(?:cuda[ _])?graph[ _]"
                        r"captur\w*|warm[ _-]?up|(?:memory[ _])?profil(?:e|ing)(?:[ _]run)?)" + _MARK + _STAGE, re.I),
             "WARMUP"),
+           # ... the warm-up named plainly, with no stage word ("resulting in OOM in warmup", "the server OOMs during
+           # warmup", "CUDA out of memory while warming up the model", "dies during the sampler warm-up"): the step the
+           # failure came in, whatever else the sentence names (the KV cache it had sized before)
+           (re.compile(r"\b(?:during|while|in|at)\s+(?:the\s+)?(?:(?:initial|first|model(?:'s)?|sampler|engine|post-load)\s+)?"
+                       r"(?:warm[ -]?up|warming(?:\s+up)?)\b(?![ _-](?:done|finished|complete))", re.I), "WARMUP"),
            # ... the memory profiling named without a stage word, maybe in markdown ("it will cause OOM _**during memory
            # profiling**_", "OOMs while profiling memory")
            (re.compile(r"\b(?:during|while|when|in)\s+(?:the\s+)?[_*`'\x22]{0,4}(?:memory\s+profil(?:e|ing)|profil(?:e|ing)\s+"
@@ -345,7 +350,16 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
            # the load test"): requests, which only serving takes
            (re.compile(r"\b(?:while|when|during|in)\s+(?:running|executing|doing)\s+(?:the\s+|a\s+|my\s+|our\s+)?"
                        r"(?:[\w-]+\s+)?(?:benchmarks?|load[ -]tests?|stress[ -]tests?)\b|"
-                       r"\bunder\s+(?:the\s+|a\s+)?(?:benchmark|load[ -]test|stress[ -]test)\b", re.I), "RUNTIME"),
+                       r"\bunder\s+(?:the\s+|a\s+)?(?:benchmark|load[ -]test|stress[ -]test)\b|"
+                       # ... or requests sent, many or without a pause ("OOM issues occurred during continuous request
+                       # sending", "crashes while sending concurrent requests", "OOMs under heavy load"; not a request
+                       # sent, "when sending requests through the API", which a title may say of a start-up's failure)
+                       r"\b(?:during|while|when|in)\s+(?:the\s+)?(?:continuous|concurrent|sustained|repeated|parallel|"
+                       r"heavy|high)\s+(?:request|requests|query|queries)\s+(?:sending|submission|traffic|load|bursts?)\b|"
+                       r"\b(?:while|when|during)\s+(?:continuously\s+|concurrently\s+|repeatedly\s+)?(?:sending|submitting|"
+                       r"firing|issuing)\s+(?:many|multiple|lots of|a (?:burst|flood|stream) of|concurrent|parallel|"
+                       r"continuous|simultaneous|\d+)\s+(?:\w+\s+)?(?:requests|queries|prompts)\b|"
+                       r"\bunder\s+(?:heavy|high|sustained|concurrent|production)\s+(?:load|traffic)\b", re.I), "RUNTIME"),
            # ... in Chinese: the model's loading reported the error (模型加载报错, 模型加载失败), or loading a named model
            # brought the out of memory (加载Qwen-72B-chat LLM model 出现OOM), or the error came while a named model loaded
            # (加载Baichuan2-13B-Chat时出异常, 载入 Qwen2-72B 的时候报错)
@@ -361,7 +375,12 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
            # ... the model compiled at start (torch.compile, run within the engine's profiling or graph capture: "OOM
            # during torch.compile", "while compiling the model", 错误发生在模型编译阶段, torch.compile过程中)
            (re.compile(r"\b(?:during|while|when|in)\s+(?:the\s+)?[`'\x22]?torch\.compile\b|\b(?:during|while|when)\s+"
-                       r"compiling\s+(?:the\s+)?(?:model|graph)\b|\b(?:in|during|at)\s+(?:the\s+)?(?:model\s+)?"
+                       r"compiling\s+(?:the\s+)?(?:model|graph)\b|"
+                       # (or its kernels compiled just in time, FlashInfer's or Triton's, nvcc and cicc: "OOM killer
+                       # during JIT compilation", "while JIT-compiling the kernels")
+                       r"\b(?:during|while|when|in)\s+(?:the\s+)?(?:JIT|kernel|CUDA|Triton|FlashInfer)[ -]?compil\w*|"
+                       r"\b(?:during|while|when)\s+(?:JIT[ -])?compiling\s+(?:the\s+)?(?:CUDA\s+|Triton\s+|FlashInfer\s+)?"
+                       r"kernels?\b|\b(?:in|during|at)\s+(?:the\s+)?(?:model\s+)?"
                        r"compil(?:e|ation)\s+(?:stage|phase|step)\b|(?:模型)?编译(?:阶段|过程中?|期间)|torch\.compile\s*(?:过程|阶段|期间|时)",
                        re.I), "WARMUP"))
 

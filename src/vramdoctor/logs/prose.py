@@ -219,10 +219,21 @@ def same_again(text: str) -> bool:
     return bool(_SAME_AGAIN.search(text))
 
 
+#: ... the change told first, the out-of-memory as its reason ("Notably, I had to reduce 1 layer on CUDA 2 (compared to
+#: ...), as now CUDA 2 was getting OOM", "we needed to lower -ngl to 40 because the 70B went OOM"): what the writer
+#: changed before the run shown; not where the change did not help ("I had to lower it, since it OOMed, but it still
+#: crashes")
+_CHANGED_FOR = re.compile(r"\b(?:I|we)\s+(?:had|needed|have|was forced|were forced)\s+to\s+(?:\w+\s+){0,2}?(?:reduce|lower|"
+                          r"decrease|drop|remove|offload|move|cut|shrink|limit|disable|turn off|switch|use (?:fewer|less|a "
+                          r"smaller))\b(?:[^.!?。！？]|\.(?=\S)){0,240}?\b(?:as|because|since)\b(?:[^.!?。！？]|\.(?=\S)){0,60}?(?:\bOOM\w*|\bout of "
+                          r"memory\b)(?!(?:[^.!?。！？]|\.(?=\d))*(?:\bstill\b|\bbut\b|\bhowever\b|\bagain\b))", re.I)
+
+
 def past_fixed(text: str) -> bool:
     """The line tells an out-of-memory as past and fixed (`_PAST_FIXED`), or worked around by a setting now in use
-    (`_WORKED_AROUND`)."""
-    return bool(OOM_ANY.search(text) and (_PAST_FIXED.search(text) or _WORKED_AROUND.search(text)))
+    (`_WORKED_AROUND`, `_CHANGED_FOR`)."""
+    return bool(OOM_ANY.search(text) and (_PAST_FIXED.search(text) or _WORKED_AROUND.search(text)
+                                          or _CHANGED_FOR.search(text)))
 
 
 def supposed(text: str) -> bool:
