@@ -244,3 +244,30 @@ def test_llamasharps_failed_load_is_no_finding_of_not_memory():
              "'C:\\models\\llama-2-13b.Q5_K_M.gguf'.",
              "   at LLama.LLamaWeights.LoadFromFile(IModelParams params)"]
     assert kind_of(lines)[0] != "NOT_OOM", kind_of(lines)
+
+
+# --- a long line that introduces the paste below it (over 120 characters, naming the version) is read with the run
+# below, not as a run of its own; a client's HTTPError for a request the server refused is that refusal (review) -------
+
+def test_a_long_intro_line_is_read_with_the_run_below():
+    from logcase import diag
+    rep = diag("\n".join([
+        "vLLM 0.6.4, Qwen2-VL-7B-Instruct on a 24GB card. Text prompts work, but it OOMs during image inference with "
+        "large screenshots:", "",
+        "INFO 12-01 10:00:01 api_server.py:585] vLLM API server version 0.6.4",
+        "INFO 12-01 10:00:30 model_runner.py:1072] Loading model weights took 15.55 GB",
+        "INFO 12-01 10:00:40 gpu_executor.py:122] # GPU blocks: 1620, # CPU blocks: 4681",
+        "ERROR 12-01 10:05:10 engine.py:135] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 5.02 GiB."]))
+    assert len(rep.runs) == 1 and rep.runs[0].kind == "RUNTIME", [(r.kind, r.first_line) for r in rep.runs]
+
+
+@pytest.mark.parametrize("client", [
+    "huggingface_hub.utils._errors.HfHubHTTPError: 422 Client Error: Unprocessable Entity for url: "
+    "http://tgi:8080/generate (Request ID: abc)",
+    "requests.exceptions.HTTPError: 422 Client Error: Unprocessable Entity for url: http://localhost:8080/generate",
+])
+def test_a_clients_http_error_for_a_refused_request_is_that_refusal(client):
+    lines = ["TGI 2.0.4 with Mistral-7B, my client gets this for long inputs:", "", client, "",
+             "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 3900 `inputs` tokens "
+             "and 500 `max_new_tokens`"]
+    assert kind_of(lines) == ("NOT_OOM", "requests-refused-too-long"), kind_of(lines)

@@ -106,9 +106,10 @@ def narrates_failure(text: str) -> bool:
     return not program_line(text) and bool(_NARRATES.search(text))
 
 
-#: a report's line that introduces the paste below it ("It crashed with OOM:", "模型加载完以后爆显存："): words ending in a
-#: colon, with no log prefix and no exception's class
-INTRO = re.compile(r"^\s*(?![\w.]*(?:Error|Exception)\b)[A-Za-z\u4e00-\u9fff][^:：\n]{2,120}[:：]\s*$|"
+#: a report's line that introduces the paste below it ("It crashed with OOM:", "模型加载完以后爆显存："; long ones too,
+#: "vLLM 0.6.4, Qwen2-VL-7B-Instruct on a 24GB card. Text prompts work, but it OOMs during image inference with large
+#: screenshots:"): words ending in a colon, with no log prefix and no exception's class
+INTRO = re.compile(r"^\s*(?![\w.]*(?:Error|Exception)\b)[A-Za-z\u4e00-\u9fff][^:：\n]{2,300}[:：]\s*$|"
                    # ... or words that say the paste below is the log ("Here is the complete log for an OOM on v0.1.20
                    # using mixtral:8x7b-...", "Below is the output when it OOMs")
                    r"^\s*(?:Here(?: is|'s| are)|Below (?:is|are)|Attached (?:is|are)|This is|These are)\s+(?:\w+\s+){0,3}?"

@@ -23,7 +23,7 @@ from dataclasses import replace
 
 from .authorship import (INTRO, TITLE, narrates_failure, persons_line, program_line, prose_like, sentence_like,
                          told_in_a_sentence, user_words)
-from .facts import NAMED_HIT, PROSE_HIT, Failure, RunFacts, positive, summed
+from .facts import NAMED_HIT, PROSE_HIT, RELAYED, Failure, RunFacts, positive, summed
 from ..engines.interface import AFTER_MILESTONE
 from ..engines.words import LOADING_ZH, SIZE, to_bytes
 from .knowledge import (CAUSE_UNKNOWN, CLIENT_CALL, COMMAND, ELISION, FRAME, PY_FRAME, SIGKILL_RX, Verdict, exception_not_memory,
@@ -1910,6 +1910,10 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         # the refusal the report quotes whole, cut in the log below it: a refused request, and the log's cut is that
         # line's, not another failure's
         return no_failure(replace(run, failures=[], tail_cut=False), engine)
+    if run.refused and run.failures and all(g.kind == "error" and RELAYED.search(g.text) for g in run.failures):
+        # the client's own error for a request the server refused (requests' "422 Client Error: Unprocessable Entity
+        # for url: .../generate", then TGI's "Input validation error: ..."): that refusal, not a failure of its own
+        return no_failure(replace(run, failures=[]), engine)
     f, told = _deciding(run, engine)
     if f is None:
         return no_failure(run, engine)

@@ -24,6 +24,9 @@ NAMED_HIT = PROSE_HIT * 2
 #: ..."), an HTTP status 4xx, or the JSON error body a server sent back ({"error":{"code":400,"message":"the request
 #: exceeds the available context size ...","type":"exceed_context_size_error"}}), which no server prints in its own log
 RELAYED = re.compile(r"\bBadRequestError\b|\bOpenAIException\b|\bError code: 4\d\d\b|\bstatus(?: code)?:? 4\d\d\b|"
+                     # (Python requests' HTTPError, as huggingface_hub raises it: "422 Client Error: Unprocessable
+                     # Entity for url: http://tgi:8080/generate")
+                     r"\b4\d\d Client Error\b|"
                      r"\bHTTP(?:/\d(?:\.\d)?)? 4\d\d\b|\b4\d\d Bad Request\b|^\s*\{?\s*\x22error\x22\s*:\s*\{|"
                      r"\x22type\x22\s*:\s*\x22(?:exceed_context_size_error|invalid_request_error|BadRequestError)\x22|"
                      r"^\s*\x22code\x22\s*:\s*4\d\d\b")
