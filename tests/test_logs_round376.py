@@ -402,3 +402,134 @@ def test_a_hang_in_other_words(said):
 def test_a_host_kill_during_kernel_compilation_is_warmup(said):
     lines = [said, "Aug 01 18:01:30 dgx-spark kernel: Out of memory: Killed process 21394 (cicc)"]
     assert kind_of(lines) == ("WARMUP", "host-oom-kill"), kind_of(lines)
+
+
+# === rounds 383-387 ===================================================================================================
+
+# --- IPython's and Jupyter's traceback frames ("File ~/x/gpu_model_runner.py:2874, in GPUModelRunner._dummy_sampler_run
+# (self, hidden_states)") are frames; a person's words that something brought the out-of-memory on ("triggers an
+# immediate CUDA OOM ... at the FastLanguageModel.from_pretrained()") yield to the log's own error (h385/01: was WEIGHTS)
+
+_IPYTHON_OOM = ["---------------------------------------------------------------------------",
+                "OutOfMemoryError                          Traceback (most recent call last)",
+                "File ~/envs/x/lib/python3.10/site-packages/vllm/v1/worker/gpu_model_runner.py:2874, in "
+                "GPUModelRunner._dummy_sampler_run(self, hidden_states)", "   2873 try:",
+                "-> 2874     sampler_output = self.sampler(logits=logits, sampling_metadata=dummy_metadata)"]
+
+
+@pytest.mark.parametrize("said", [
+    "Enabling UNSLOTH_VLLM_STANDBY=1 together with fast_inference=True triggers an immediate CUDA OOM on RTX 4090 (24GB) "
+    "at the FastLanguageModel.from_pretrained().",
+    "Setting gpu_memory_utilization=0.95 in from_pretrained causes an OOM right away.",
+])
+def test_an_ipython_traceback_places_the_failure_over_a_sentence(said):
+    lines = [said, "INFO 11-01 23:47:29 [gpu_model_runner.py:3118] Graph capturing finished in 23 secs, took 2.28 GiB",
+             *_IPYTHON_OOM]
+    assert kind_of(lines)[0] == "WARMUP", kind_of(lines)
+
+
+def test_an_ipython_frame_of_a_load_is_the_weights():
+    lines = ["OutOfMemoryError                          Traceback (most recent call last)",
+             "File ~/venv/lib/python3.11/site-packages/transformers/modeling_utils.py:4500, in "
+             "_load_state_dict_into_meta_model(model, state_dict)", "torch.OutOfMemoryError: CUDA out of memory."]
+    assert kind_of(lines)[0] == "WEIGHTS", kind_of(lines)
+
+
+# --- a client that could not reach a server on this machine: that server failed, its cause in its own lines (h385/08:
+# was NOT_OOM); not one a proxy refused -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "requests.exceptions.ConnectionError: HTTPConnectionPool(host='0.0.0.0', port=8000): Max retries exceeded with url: "
+    "/health/ (Caused by NewConnectionError('Failed to establish a new connection: [Errno 111] Connection refused'))",
+    "Error: connect ECONNREFUSED 127.0.0.1:11434",
+    "httpx.ConnectError: [Errno 111] Connection refused",
+])
+def test_a_client_that_cannot_reach_a_local_server(line):
+    assert kind_of([line]) == ("UNDETERMINED", "failure-cause-not-shown"), kind_of([line])
+
+
+# --- a report's title that names the out-of-memory alone, then the body's sentence that names its step ("run into an
+# OOM error as it tries to create the kv cache") (h385/16: was UNDETERMINED) --------------------------------------------
+
+@pytest.mark.parametrize("body", [
+    "I am trying to evaluate a fine-tuned llama 3.1 model but run into an OOM error as it tries to create the kv cache "
+    "with max sequence length.",
+    "It runs out of memory while loading the weights, before anything else happens.",
+])
+def test_a_bare_title_then_the_body_names_the_step(body):
+    lines = ["Eval recipe produces OOM with Llama 3.1", "", "Hi,", "", body]
+    kind = kind_of(lines)[0]
+    assert kind == ("KV_CAPACITY" if "kv cache" in body else "WEIGHTS"), kind_of(lines)
+
+
+# --- what vLLM's sleep mode could not free, rising across an RL trainer's steps: memory kept (h385/11) -----------------
+
+def test_sleep_modes_residual_rising_is_growth():
+    lines = ["INFO 05-22 10:00:00 [gpu_worker.py:110] Sleep mode freed 43.82 GiB memory, 4.11 GiB memory is still in use.",
+             "INFO 05-22 10:20:00 [gpu_worker.py:110] Sleep mode freed 36.40 GiB memory, 11.57 GiB memory is still in use.",
+             "INFO 05-22 10:40:00 [gpu_worker.py:110] Sleep mode freed 23.00 GiB memory, 25.00 GiB memory is still in use."]
+    assert kind_of(lines)[0] == "LEAK", kind_of(lines)
+
+
+def test_sleep_modes_residual_steady_is_no_growth():
+    lines = [f"INFO 05-22 10:{m}:00 [gpu_worker.py:110] Sleep mode freed 43.82 GiB memory, 4.11 GiB memory is still in use."
+             for m in ("00", "20", "40")]
+    assert kind_of(lines)[0] != "LEAK", kind_of(lines)
+
+
+# --- a load's progress, then the kill in words ("Loading checkpoint shards:  62%, then progress be killed") (h385/13) ----
+
+@pytest.mark.parametrize("said", ["Loading checkpoint shards:  62%, then progress be killed",
+                                  "Loading checkpoint shards stops at 3/8 and then the process gets killed"])
+def test_a_load_then_killed_in_words(said):
+    assert kind_of([said])[0] == "WEIGHTS", kind_of([said])
+
+
+# --- a container stopped for starting too long is no memory (Modal's "Runner has been initializing for too long"); a
+# pod's "status code 139" is a crash by a bad access; bitsandbytes quantizing weights as they are placed is the weights;
+# Gradio's request handler is serving (h386/06, h386/05, h387/06, h387/14) --------------------------------------------
+
+def test_a_platform_stopping_a_slow_start_is_no_memory():
+    lines = ["Loading weights took 5.38 GB", "Runner has been initializing for too long: 300 seconds. Terminating."]
+    assert kind_of(lines) == ("NOT_OOM", "load-timeout"), kind_of(lines)
+
+
+def test_a_status_code_139_is_a_segfault():
+    assert kind_of(["The pod dies with status code 139 right after 'Model loading took 1.9 GiB'."]) == (
+        "NOT_OOM", "crash-access-violation")
+
+
+def test_bitsandbytes_placing_weights_is_the_weights():
+    lines = ["Traceback (most recent call last):",
+             '  File "/h2ogpt/.venv/lib/python3.10/site-packages/transformers/utils/bitsandbytes.py", line 91, in '
+             "set_module_quantized_tensor_to_device", "    new_value = bnb.nn.Params4bit(new_value, requires_grad=False, "
+             "**kwargs).to(device)", "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 112.00 MiB"]
+    assert kind_of(lines)[0] == "WEIGHTS", kind_of(lines)
+
+
+@pytest.mark.parametrize("ready", ["To create a public link, set `share=True` in `launch()`.",
+                                   "Running on local URL:  http://127.0.0.1:7860"])
+def test_gradios_request_handler_is_serving(ready):
+    lines = [ready, "Traceback (most recent call last):",
+             '  File "C:\\venv\\lib\\site-packages\\gradio\\queueing.py", line 489, in call_prediction',
+             "    output = await route_utils.call_process_api(",
+             "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB"]
+    assert kind_of(lines)[0] == "RUNTIME", kind_of(lines)
+
+
+@pytest.mark.parametrize("said", ["模型启动后卡着不动，没有任何报错", "日志停在这里以后就一直不动"])
+def test_a_hang_in_chinese_words(said):
+    lines = ["INFO 01-01 10:00:00 llm_engine.py:70] Initializing an LLM engine with config: model='Qwen-72B'", said]
+    assert kind_of(lines)[0] in ("NOT_OOM", "UNDETERMINED"), kind_of(lines)
+
+
+# --- the weights swizzled or processed for a kernel once read, named in words: loading them (h376/05: was
+# UNDETERMINED) --------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("said", [
+    "The model weights load successfully (15/15 shards) but the post-load mxfp4 swizzle step OOMs at cumem_allocator.cpp.",
+    "CUDA out of memory in process_weights_after_loading for the FP8 MoE layers.",
+    "The NVFP4 swizzle runs out of memory right after the shards are read.",
+])
+def test_weights_processed_after_reading_are_the_weights(said):
+    assert kind_of([said])[0] == "WEIGHTS", kind_of([said])

@@ -822,7 +822,7 @@ _HANGS = (r"(?<!machine )(?<!system )(?<!computer )(?<!desktop )(?<!laptop )(?<!
           # further", "it never proceeds past this line", "nothing happens after that", "waits forever")
           r"does(?: not|n['\u2019]?t) (?:proceed|progress|go|get|move) (?:any )?further|never (?:proceeds|progresses|gets "
           r"past|moves on)|nothing (?:else )?happens (?:after|afterwards|from there)|waits? forever|waiting forever)\b"
-          r"(?! (?:in|on) (?:the )?(?:queue|waiting))|卡住")
+          r"(?! (?:in|on) (?:the )?(?:queue|waiting))|卡住|卡着不动|卡在那里?不动|一直不动|没有反应了?")
 _FAILS_ZH = (r"(?<![不没未无])(?<!没有)"
              # (nor an error denied by what the user sees: 日志里看不到报错, 没看到错误, 没有任何报错)
              r"(?<!看不到)(?<!看不见)(?<!没看到)(?<!没看见)(?<!找不到)(?<!没发现)(?<!未发现)(?<!没有任何)(?<!没有什么)"
@@ -1000,6 +1000,9 @@ SIGKILL = (r"process has terminated: signal: killed|\bKilled: 9\b|<Signals\.SIGK
            r"\(signal 9\)|by signal 9\b)|"
            # (a report's title or words: "Killed while loading weight", "the process gets killed during model loading")
            r"\b[Kk]illed (?:while|during|when) (?:loading|reading|mapping) (?:the )?(?:model|weights?|checkpoint|shards?)\b|"
+           # (or a load's progress, then the kill: "Loading checkpoint shards:  62%, then progress be killed")
+           r"\b[Ll]oading (?:checkpoint )?(?:shards|weights|model)\b[^\n]{0,60}?\b(?:then|and)\s+(?:the\s+)?(?:\w+\s+)?"
+           r"(?:be|was|got|gets|get|is)\s+killed\b|"
            # (Open MPI's mpirun for a rank, as TensorRT-LLM's multi-GPU runs print it: "mpirun noticed that process rank
            # 6 with PID 0 on node n1 exited on signal 9 (Killed).")
            r"\bexited on signal 9\b|"
@@ -1442,6 +1445,9 @@ LOG = LogWords(
         # check: the server hung or was too busy to answer, which by itself is not memory running out
         msg(r"Didn't receive health check response|marking it unhealthy|[Ll]iveness probe failed|"
             r"health check (?:failed|timed out)", "not_oom", code="health-check-failed"),
+        # ... or a platform that stops a container still starting past its limit (Modal's "Runner has been
+        # initializing for too long: 300 seconds"): the load took longer than allowed, not memory
+        msg(r"\bRunner has been initializing for too long\b", "not_oom", code="load-timeout"),
         # Ray ending an actor that nothing refers to any more (src/ray/core_worker: "The actor is dead because all
         # references to the actor were removed", as its RayActorError and its core worker's "Force kill actor request"
         # print it): the handle went out of scope or its owner was torn down, not memory (Ray's memory monitor says
@@ -1477,6 +1483,15 @@ LOG = LogWords(
         # a queue), not a failure of its own
         msg(r"\b(?:openai\.)?APITimeoutError\b|\bhttpx\.(?:ReadTimeout|ConnectTimeout|PoolTimeout)\b|"
             r"\brequests\.exceptions\.(?:ReadTimeout|ConnectTimeout)\b|\bServerTimeoutError\b", "wrapper"),
+        # ... or a client that could not reach a server on this machine at all (requests' "HTTPConnectionPool(host=
+        # '0.0.0.0', port=8000): Max retries exceeded with url: /health/ (Caused by NewConnectionError(... Connection
+        # refused", httpx's "ConnectError: [Errno 111] Connection refused", Node's "connect ECONNREFUSED 127.0.0.1:8000"):
+        # that server failed or never started; its own lines say why
+        # (not one a proxy in the way refused, "(Caused by ProxyError('Unable to connect to proxy'))": that is its cause)
+        msg(r"\bHTTPS?ConnectionPool\(host='(?:localhost|127\.[\d.]+|0\.0\.0\.0|\[?::1\]?)', port=\d+\): Max retries exceeded"
+            r"(?![^\n]*\bProxyError\b)|"
+            r"\bconnect ECONNREFUSED (?:127\.[\d.]+|0\.0\.0\.0|::1|localhost):\d+|"
+            r"\b(?:httpx\.)?ConnectError: (?:\[Errno 111\] )?(?:Connection refused|All connection attempts failed)", "wrapper"),
         # torch.distributed.elastic's agent (torchrun) stopping the other workers because one failed
         # (multiprocessing/api.py _close: "Sending process 148594 closing signal SIGTERM"; "failed (exitcode: 1)
         # local_rank: 0 (pid: 123) of binary: ..."): the failed worker's own lines say why
@@ -1625,7 +1640,7 @@ LOG = LogWords(
             r"\b(?:an?|with|get|got|gets|getting|hit|hits) segfault\b|"
             r"\b(?:it|that|which|then|and|still|also|just|always|sometimes|randomly) segfault(?:s|ed)\b|"
             r"Erreur de segmentation|Violaci[oó]n de segmento|セグメンテーション違反|Ошибка сегментирования|"
-            r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*139\b|\bExited \(139\)|"
+            r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*139\b|\bExited \(139\)|\bstatus code:? 139\b|"
             r"\bstatus=11/SEGV\b|\bsignaled to shutdown with signal 11\b|"
             # (systemd-coredump's and coredumpctl info's record of the dump: "Signal: 11 (SEGV)")
             r"^\s*Signal: 11 \(SEGV\)|"
@@ -2123,6 +2138,9 @@ LOG = LogWords(
         msg(r"\x22(?:POST|GET) /[^\x22]*\x22 50[0-3]\b", "error", "RUNTIME"),
     ),
     frames={
+        # a web UI's handler of a user's request (Gradio's queue: gradio/queueing.py call_prediction, route_utils.py
+        # call_process_api, blocks.py process_api): a request served; the app loads its model before launch()
+        "RUNTIME": rx(r"gradio/queueing\.py|gradio\\queueing\.py|\bin call_prediction\b|\bin call_process_api\b"),
         # building the model's layers (their weights allocated in __init__: torch.empty in a layer) or moving it
         # to the GPU (nn.Module.cuda/.to run _apply over every tensor)
         "WEIGHTS": rx(r"from_pretrained|_load_state_dict|load_state_dict|load_model|load_weights|weight_loader|"
@@ -2209,6 +2227,9 @@ LOG = LogWords(
         # (and a health check answered 200, in any server's access line or a user's words: "GET /health HTTP/1.1" 200,
         # "`/health` still returned 200"; servers answer it 200 only once the model is loaded, 503 before)
         ("ready", rx(r"Application startup complete|Uvicorn running on|"
+                     # (a Gradio app launched: "Running on local URL:  http://127.0.0.1:7860", "To create a public
+                     # link, set `share=True` in `launch()`.")
+                     r"Running on local URL:|To create a public link, set `share=True`|"
                      # (a server's own line that its model is ready, in any server's words: "model ready", "server is
                      # ready to serve", "ready to accept requests"; not a question of it)
                      r"(?<!\bis )(?<!\bwhen )(?<!\bonce )(?<!\bbefore )(?<!\bif )(?<!\buntil )(?<!\bis the )"

@@ -12,7 +12,10 @@ from .words import rx
 LOG = LogWords(
     fingerprint=rx(r"transformers/(?:modeling_utils|generation/utils|models/)|from_pretrained|accelerate/|"
                    r"_load_state_dict_into_meta_model|Loading checkpoint shards"),
-    frames={"WEIGHTS": rx(r"_load_state_dict_into_meta_model|_load_pretrained_model|dispatch_model"),
+    # (and bitsandbytes quantizing each weight as it is placed on the GPU: integrations/bitsandbytes.py
+    # set_module_quantized_tensor_to_device, bitsandbytes' Params4bit.cuda / Int8Params.cuda)
+    frames={"WEIGHTS": rx(r"_load_state_dict_into_meta_model|_load_pretrained_model|dispatch_model|"
+                          r"set_module_quantized_tensor_to_device|\bin (?:Params4bit|Int8Params)\.|bitsandbytes/nn/modules\.py"),
             "RUNTIME": rx(r"generation/utils\.py|\bin _sample\b|\bin generate\b")},
 )
 

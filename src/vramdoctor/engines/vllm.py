@@ -626,6 +626,11 @@ LOG = LogWords(
         fig("limit_mm_images", r"\blimit_mm_per_prompt['\x22]?\s*[=:]\s*\{[^}]{0,80}?['\x22]image['\x22]\s*:\s*(\d+)", count),
         fig("weights_bytes", r"(?:Loading model weights|Model loading) took " + SIZE),
         fig("kv_pool_bytes", r"Available KV cache memory: " + SIZE),
+        # what sleep mode could not free, one reading a sleep (v1/worker/gpu_worker.py sleep(): "Sleep mode freed
+        # 43.82 GiB memory, 4.11 GiB memory is still in use."): rising across an RL trainer's steps, memory kept
+        # (in its own lines, and quoted in a report's words)
+        fig("reported_memory_bytes", SIZE + r" memory is still in use", mode="list"),
+        fig("reported_memory_bytes", SIZE + r" memory is still in use", mode="list", prose=True),
         fig("kv_pool_bytes", r"memory reserved for KV Cache is " + SIZE),
         fig("kv_pool_bytes", r"kv_cache_size=" + SIZE),
         fig("kv_pool_bytes", r"\bAvailable memory: (\d+), total memory: \d+", count),  # (vllm-ascend: bytes)

@@ -100,6 +100,19 @@ _NARRATES = re.compile(r"\b(?:crash(?:es|ed)?|fails|died|dies|errors? out|errore
                        r"randomly|badly|hard)\s+)?(?:during|while|when|at|on|in|with|after|before|because|due)\b", re.I)
 
 
+#: ... or that a setting or an action brought the out-of-memory on ("Enabling UNSLOTH_VLLM_STANDBY=1 ... triggers an
+#: immediate CUDA OOM on RTX 4090 at the FastLanguageModel.from_pretrained()", "this config causes an OOM", "it ran into
+#: out of memory"): a person's cause and effect, which no program writes of its own failure
+_BROUGHT_ON = re.compile(r"\b(?:triggers?|triggered|causes|caused|gives|gave|throws|threw|results in|resulted in|leads to|"
+                         r"led to|runs into|ran into)\s+(?:an?\s+|the\s+)?(?:immediate\s+|instant\s+)?(?:CUDA\s+|GPU\s+)?"
+                         r"(?:OOM|out[- ]of[- ]memory)\b", re.I)
+
+
+def brings_on_failure(text: str) -> bool:
+    """The line is a person's words that something brought an out-of-memory on (`_BROUGHT_ON`), not a program's line."""
+    return not program_line(text) and bool(_BROUGHT_ON.search(text))
+
+
 def narrates_failure(text: str) -> bool:
     """The line is a person's account of a failure (see `_NARRATES`), not a program's line with a log prefix: a summary
     written after the run, so no line of the log is before or after it in time."""

@@ -21,7 +21,7 @@ import os
 import re
 from dataclasses import replace
 
-from .authorship import (INTRO, TITLE, narrates_failure, persons_line, program_line, prose_like, sentence_like,
+from .authorship import (INTRO, TITLE, brings_on_failure, narrates_failure, persons_line, program_line, prose_like, sentence_like,
                          told_in_a_sentence, user_words)
 from .facts import NAMED_HIT, PROSE_HIT, RELAYED, Failure, RunFacts, positive, summed
 from ..engines.interface import AFTER_MILESTONE
@@ -1477,7 +1477,8 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         return titled, None
     if f.kind in ("oom", "not_oom") and (user_words(f.text) or sentence_like(f.text) or INTRO.match(f.text)
                                           or _plain_title(run, f) or TITLE.match(f.text)
-                                          or f.kind == "oom" and told_in_a_sentence(f.text)):
+                                          or f.kind == "oom" and (told_in_a_sentence(f.text)
+                                                                  or brings_on_failure(f.text))):
         # a user's sentence that names the failure ("I was able to reproduce it: ... after a fatal OOM", "After
         # upgrading, loading the model fails with OOM errors during model initialization."): the engine's own line of
         # it, where the log has one, decides
@@ -1505,8 +1506,15 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         # with model", after the weights, for "It is saying out of memory but it's not")
         named = [g for g in run.failures if g.kind in ("wrapper", "error") and (g.phase or g.candidates)
                  and program_line(g.text)]
+        stepped = [g for g in fatal if g is not f and g.kind == "oom" and g.line_no > f.line_no and not g.phase
+                   and during_step(g.text)] if f.kind == "oom" and not f.phase and not own and (
+            _plain_title(run, f) or TITLE.match(f.text)) else []
         if own:
             f = _detail_after(own[0], fatal)
+        elif stepped:
+            # (a title that names the out-of-memory alone, "Eval recipe produces OOM with Llama 3.1", then the body's
+            # sentence of it that names the step, "run into an OOM error as it tries to create the kv cache")
+            f = stepped[0]
         elif f.kind == "oom" and shown and not cut:
             f = shown[0]
         elif f.kind == "oom" and not f.phase and not f.candidates and named and not cut:

@@ -310,14 +310,21 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
            # allocating about 43G with a 160K context", "at 128K the KV cache alone exceeds the 4Gi pod limit")
            # ... the weights repacked for a kernel after they are read, part of loading them (vLLM's
            # process_weights_after_loading: "Model loads but Marlin repack fails", "the AWQ repack OOMs")
+           # (or swizzled into a kernel's layout, or processed once read: "the post-load mxfp4 swizzle step OOMs", "the
+           # weight swizzle fails", "OOM in process_weights_after_loading")
            (re.compile(r"\b(?:marlin|machete|awq|gptq|exllama|weights?)\s+repack(?:ing|s|ed)?\b|"
-                       r"\brepack(?:ing|s|ed)?\s+(?:of\s+)?(?:the\s+)?(?:marlin\s+|quantized\s+)?weights\b", re.I),
+                       r"\brepack(?:ing|s|ed)?\s+(?:of\s+)?(?:the\s+)?(?:marlin\s+|quantized\s+)?weights\b|"
+                       r"\b(?:post-load\s+(?:[\w.-]+\s+){0,2}?|weights?\s+|mxfp4\s+|nvfp4\s+|fp4\s+)swizzl\w*|"
+                       r"\bpost-load\s+(?:weight|quantization|quant)\s+(?:processing|conversion|step)\b|"
+                       r"\bprocess_weights_after_loading\b", re.I),
             "WEIGHTS"),
            # ... or resumed after a release (torch_memory_saver's resume in RL frameworks, SGLang's
            # resume_memory_occupation(tags=["kv_cache"]): "OOM when resume kv cache")
            (re.compile(r"\bresum\w*\s+(?:the\s+)?(?:kv|key[- ]value)\s+cache\b", re.I), "KV"),
            (re.compile(r"\bresum\w*\s+(?:the\s+)?(?:model\s+)?weights\b", re.I), "WEIGHTS"),
-           (re.compile(r"\b(?:kv|key[- ]value) (?:buffer|cache)(?: size)? allocat\w*|\ballocat\w* (?:the |a )?(?:kv|key[- ]value) "
+           (re.compile(r"\b(?:tries|trying|tried|attempts?|attempting)\s+to\s+(?:create|initiali[sz]e|build|set up|make)\s+"
+                       r"(?:the\s+|a\s+|its\s+)?(?:kv|key[- ]value)\s+(?:buffer|cache)\b|"
+                       r"\b(?:kv|key[- ]value) (?:buffer|cache)(?: size)? allocat\w*|\ballocat\w* (?:the |a )?(?:kv|key[- ]value) "
                        r"(?:buffer|cache)\b|\b(?:kv|key[- ]value) cache (?:alone |by itself |itself )?(?:\S+ ){0,5}?(?:exceeds|"
                        r"would exceed|is (?:larger|bigger) than|needs more than|does(?: not|n't) fit)\b", re.I), "KV"),
            # ... a phase, stage or step named by its step, maybe in markdown or quotes ("OOM when sglang init reaches
