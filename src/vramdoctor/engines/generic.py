@@ -2138,9 +2138,6 @@ LOG = LogWords(
         msg(r"\x22(?:POST|GET) /[^\x22]*\x22 50[0-3]\b", "error", "RUNTIME"),
     ),
     frames={
-        # a web UI's handler of a user's request (Gradio's queue: gradio/queueing.py call_prediction, route_utils.py
-        # call_process_api, blocks.py process_api): a request served; the app loads its model before launch()
-        "RUNTIME": rx(r"gradio/queueing\.py|gradio\\queueing\.py|\bin call_prediction\b|\bin call_process_api\b"),
         # building the model's layers (their weights allocated in __init__: torch.empty in a layer) or moving it
         # to the GPU (nn.Module.cuda/.to run _apply over every tensor)
         "WEIGHTS": rx(r"from_pretrained|_load_state_dict|load_state_dict|load_model|load_weights|weight_loader|"
@@ -2199,7 +2196,10 @@ LOG = LogWords(
                      # the custom all-reduce registering the buffers a capture used, as the capture ends (vLLM's and
                      # SGLang's custom_all_reduce.py register_graph_buffers): the capture is still under way
                      r"Registering \d+ cuda graph addresses"),
-        "RUNTIME": rx(r"\bin generate\b|\.generate\(|generate_step|greedy_search|beam_search|\bin _sample\b|"
+        # (also a web UI's handler of a user's request, Gradio's queue: gradio/queueing.py call_prediction,
+        # route_utils.py call_process_api: a request served; the app loads its model before launch())
+        "RUNTIME": rx(r"gradio[/\\]queueing\.py|\bin call_prediction\b|\bin call_process_api\b|"
+                      r"\bin generate\b|\.generate\(|generate_step|greedy_search|beam_search|\bin _sample\b|"
                       r"\bprompt_step\b|\bstream_generate\b|batch_generator\.py|"
                       # (a handler's name, not a script's file named after it: "example_chat_completion.py", the
                       # reference Llama's example, loads the model before any request)
