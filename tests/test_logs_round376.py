@@ -533,3 +533,21 @@ def test_a_hang_in_chinese_words(said):
 ])
 def test_weights_processed_after_reading_are_the_weights(said):
     assert kind_of([said])[0] == "WEIGHTS", kind_of([said])
+
+
+# --- vLLM's start-up check with a fraction above what is free, where what is in use is no more than a process's own
+# start takes: the fraction's fault, not another process (h386/10) -------------------------------------------------------
+
+@pytest.mark.parametrize("free,total,util,want", [
+    ("173.8", "178.35", "0.98, 174.78", "fraction-above-free"),
+    ("78.9", "79.19", "0.999, 79.11", "fraction-above-free"),
+    ("54.11", "79.18", "0.92, 72.84", "gpu-shared-with-other-process"),
+])
+def test_a_fraction_above_what_is_free(free, total, util, want):
+    line = (f"ValueError: Free memory on device cuda:0 ({free}/{total} GiB) on startup is less than desired GPU memory "
+            f"utilization ({util} GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.")
+    run = run_of(diag("INFO 07-01 09:41:00 [core.py:70] Initializing a V1 LLM engine (v0.10.1) with config: model='m'\n"
+                      + line))
+    assert (run.kind, run.code) == ("NOT_OOM", want), (run.kind, run.code)
+    assert "--gpu-memory-utilization" in flags(run)
+    assert ("free the GPU" in " ".join(a["why"] + a["change"] for a in run.advice)) == (want != "fraction-above-free")

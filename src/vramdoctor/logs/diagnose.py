@@ -162,6 +162,10 @@ _NOT_OOM = {
                             "A different token budget (--max-num-batched-tokens) changes the "
                             "shapes compiled; upgrading the compiler stack, or the engine's eager mode, avoids it.",
     "cuda-kernel-error": "a CUDA kernel or library call failed.",
+    "fraction-above-free": "the configured fraction of the GPU is more than it had free at start, and what was in use "
+                           "then is no more than a process's own CUDA context and communication buffers take, so no "
+                           "other process need be there: a fraction this near 1 is above what any GPU has free. Nothing "
+                           "ran out; the engine refused to start.",
     "gpu-shared-with-other-process": "at start the GPU had less free memory than the configured fraction asks "
                                      "for: another process holds part of it. Nothing ran out; the engine refused to "
                                      "start.",
@@ -1409,6 +1413,23 @@ def _cause_of_reraise(f: Failure, fatal: list[Failure], engine: str) -> Failure:
     return f
 
 
+#: at most this share of the GPU in use at start is what the process's own CUDA context and communicators take, with
+#: no other process needed to explain it (a context is 0.3-1 GiB; NCCL's buffers and a driver's reserve more on large
+#: GPUs): a fraction asked above what is then free is the fraction's own fault
+_OWN_START_SHARE = 0.03
+
+
+def _fraction_above_free(run: RunFacts) -> str:
+    """The code of vLLM's start-up check that found less free memory than its fraction asks for: where what was in use
+    is no more than a process's own start takes (`_OWN_START_SHARE` of the GPU), `fraction-above-free` (a fraction
+    near 1, above what any GPU has free once the CUDA context is made), else `gpu-shared-with-other-process`. The
+    figures are the check's own, "Free memory on device (173.8/178.35 GiB)"."""
+    free, total = run.numbers.get("free_memory_bytes"), run.numbers.get("total_memory_bytes")
+    if isinstance(free, int) and isinstance(total, int) and 0 < free <= total and total - free <= _OWN_START_SHARE * total:
+        return "fraction-above-free"
+    return "gpu-shared-with-other-process"
+
+
 def _warned_and_went_on(run: RunFacts, f: Failure, engine: str) -> bool:
     """Failure `f` is not memory, printed by the program at warning level, and the server served after it (its ready
     line or a request answered): a warning it went on from (LMDeploy's "WARNING - utils.py:328 - User-specified
@@ -2034,8 +2055,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                      f"server went on answering others (line {min(later)}). No failure of the server, "
                                      "and no memory problem.")
     if f.kind == "not_oom":
-        return Diagnosis(kind="NOT_OOM", code=f.code, evidence=[(f.line_no, f.text)], oom=False,
-                         message="This is not memory running out: " + _not_oom_advice(f.code, engine))
+        code = _fraction_above_free(run) if f.code == "gpu-shared-with-other-process" else f.code
+        return Diagnosis(kind="NOT_OOM", code=code, evidence=[(f.line_no, f.text)], oom=False,
+                         message="This is not memory running out: " + _not_oom_advice(code, engine))
     if f.kind == "error" and not _cause_shown(f) and not _assertion(f):
         # a wrapper's line that only says it failed ("FATAL ERROR with generation. Attempting to recreate the
         # generator"), the traceback it logs later ending in its cause: that error decides

@@ -195,7 +195,14 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
         s.say("watch, then restart", "usage that keeps rising with steady load points at memory not being freed: "
               "track the engine's KV usage or free memory against load, report it with this log, and restart")
     elif kind == "NOT_OOM":
-        if code == "gpu-shared-with-other-process":
+        if code == "fraction-above-free":
+            free, total = n.get("free_memory_bytes"), n.get("total_memory_bytes")
+            x = round(free / total - 0.02, 2) if isinstance(free, int) and isinstance(total, int) and total else None
+            if x is not None and a.c.fraction is not None and x >= a.c.fraction:
+                x = None
+            s.add("a fraction of what is free", "memory_fraction", "the fraction asked is above what the GPU has free "
+                  "once the process's own CUDA context is made; leave that room", "down", x, a.c.fraction)
+        elif code == "gpu-shared-with-other-process":
             free, total = n.get("free_memory_bytes"), n.get("total_memory_bytes")
             x = round(free / total - 0.02, 2) if isinstance(free, int) and isinstance(total, int) and total else None
             if x is not None and a.c.fraction is not None and x >= a.c.fraction:
