@@ -365,19 +365,20 @@ def test_llama_swap_upstream_exited_while_starting():
     assert rep.engine == "llama-swap" and run_of(rep).kind == "UNDETERMINED", (rep.engine, run_of(rep).kind)
 
 
-def test_llama_swap_upstream_ended_by_sigterm_is_no_memory():
+def test_llama_swap_upstream_ended_while_starting_is_a_failure_not_shown():
     lines = ["[DEBUG] <qwen3> Health check error on http://localhost:5805/health, status code: 503 (normal during "
              "startup)", "[DEBUG] <qwen3> cmd.Wait() returned error: signal: terminated",
              "[INFO] <qwen3> process exited but not StateStopping, current state: starting"]
-    assert kind_of(lines) == ("NOT_OOM", "stopped-by-sigterm"), kind_of(lines)
+    assert kind_of(lines) == ("UNDETERMINED", "failure-cause-not-shown"), kind_of(lines)
 
 
-def test_llama_swap_upstream_killed_is_host_memory():
-    lines = ["[INFO] <qwen3> Health check error on http://localhost:5805/health, status code: 503 (normal during "
-             "startup)", "llm_load_tensors: loading model tensors, this can take a while... (mmap = false)",
-             "[DEBUG] <qwen3> cmd.Wait() returned error: signal: killed"]
-    assert kind_of(lines)[0] in ("WEIGHTS", "UNDETERMINED"), kind_of(lines)
-    assert kind_of(lines)[0] != "NOT_OOM"
+@pytest.mark.parametrize("sig", ["terminated", "killed"])
+def test_llama_swaps_own_stop_is_no_failure(sig):
+    lines = ["[INFO] <qwen3> Unloading model, TTL of 300s reached",
+             "[DEBUG] <qwen3> Stopping process, current state: ready",
+             "[DEBUG] <qwen3> swapState() State transitioned from ready to stopping",
+             f"[DEBUG] <qwen3> cmd.Wait() returned error: signal: {sig}", "[DEBUG] <qwen3> Process stopped OK"]
+    assert kind_of(lines)[0] == "NONE", kind_of(lines)
 
 
 # --- a command that goes no further, in words ("the command does not proceed further") (h377/03: was NONE) -----------
@@ -551,3 +552,94 @@ def test_a_fraction_above_what_is_free(free, total, util, want):
     assert (run.kind, run.code) == ("NOT_OOM", want), (run.kind, run.code)
     assert "--gpu-memory-utilization" in flags(run)
     assert ("free the GPU" in " ".join(a["why"] + a["change"] for a in run.advice)) == (want != "fraction-above-free")
+
+
+# === from the new-user review of stop 42 ===============================================================================
+
+_LOAD_TB = ['  File "/vllm/model_executor/model_loader/default_loader.py", line 269, in load_weights',
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB."]
+
+
+@pytest.mark.parametrize("intro,log", [
+    ("OOM under 64 concurrency:", _LOAD_TB),
+    ("The server OOMs during warmup:", ["Loading safetensors checkpoint shards:  50% Completed | 15/30 [00:30<00:30]",
+                                       "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB."]),
+])
+def test_an_introducing_line_yields_to_the_pastes_own_step(intro, log):
+    assert kind_of([intro, *log])[0] == "WEIGHTS", kind_of([intro, *log])
+
+
+def test_requests_denied_in_words_are_no_serving():
+    assert kind_of(["It OOMs when loading the model, not while sending concurrent requests."])[0] != "RUNTIME"
+
+
+@pytest.mark.parametrize("warning", [
+    "WARNING 05-01 10:00:00 [platform.py:100] bfloat16 is not supported on CPU, using float32 instead.",
+    'time=2025-05-01T10:00:00Z level=WARN msg="flash attention is only supported on CUDA devices with compute '
+    'capability 7.0+, disabling"',
+])
+def test_a_fallback_warning_is_no_failure(warning):
+    lines = [warning, "INFO 05-01 10:00:05 [gpu_model_runner.py:1200] Model loading took 14.99 GiB and 12.3 seconds",
+             'INFO:     127.0.0.1:40000 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+    assert kind_of(lines)[0] == "NONE", kind_of(lines)
+
+
+@pytest.mark.parametrize("said", [
+    "I had to reduce -ngl to 30 because of OOM, but I still get OOM on long prompts.",
+    "I had to reduce -ngl to 30 because of OOM; now it OOMs on the second request.",
+])
+def test_a_change_that_did_not_stop_the_oom_keeps_it(said):
+    assert kind_of([said])[0] != "NONE", kind_of([said])
+
+
+@pytest.mark.parametrize("line", [
+    "RuntimeError: Failed to create KV cache: no CUDA-capable device is detected",
+    "ERROR lmcache: Unable to create KV cache directory /mnt/kvcache: Permission denied",
+    "failed to initialize the KV cache: CUDA driver version is insufficient for CUDA runtime version",
+    "I don't think it's leaving too little KV memory, since the pool shows 40 GiB free.",
+])
+def test_kv_cache_words_with_another_cause_are_not_capacity(line):
+    assert kind_of([line])[0] != "KV_CAPACITY", kind_of([line])
+
+
+def test_an_assertion_that_blocks_ran_out_is_not_a_missing_feature():
+    assert kind_of(["AssertionError: Out of KV cache blocks; swapping is not supported in V1"])[0] != "NOT_OOM"
+
+
+def test_a_go_panic_about_memory_is_not_no_memory():
+    assert kind_of(["panic: requested 24 GiB but only 8 GiB free on GPU0"])[0] != "NOT_OOM"
+
+
+@pytest.mark.parametrize("said", [
+    "During load testing, memory keeps growing over 3 hours and never comes back down.",
+    "When under load, VRAM keeps growing over 3 hours and never comes back down.",
+    "During the locust load run, RSS keeps growing over 3 hours and never comes back down.",
+])
+def test_growth_under_load_is_growth(said):
+    assert kind_of([said])[0] == "LEAK", kind_of([said])
+
+
+@pytest.mark.parametrize("said", [
+    "I tested it 5 times: memory rose from 6 GB to 20 GB during each long request and dropped back to 6 GB after.",
+    "With each successive prompt, another 200-400MB of VRAM is used, and it is all released when the chat ends.",
+])
+def test_growth_given_back_is_no_leak(said):
+    assert kind_of([said])[0] != "LEAK", kind_of([said])
+
+
+@pytest.mark.parametrize("cmd", ["$ vllm serve m --kv_cache_dtype fp8 --max-model-len 131072",
+                                 'args: ["--model", "m", "--kv-cache-dtype", "fp8", "--max-model-len", "131072"]'])
+def test_a_kv_dtype_in_use_in_other_spellings_is_not_advised_again(cmd):
+    run = run_of(diag(cmd + "\nValueError: To serve at least one request with the models's max seq len (131072), "
+                            "(16.00 GiB KV cache is needed, which is larger than the available KV cache memory (9.37 "
+                            "GiB). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+                            "initializing the engine."))
+    assert run.numbers.get("kv_cache_dtype") == "fp8", run.numbers
+    assert "--kv-cache-dtype" not in flags(run), flags(run)
+
+
+def test_killed_after_a_graph_capture_bar_is_the_warmup():
+    lines = ["INFO 05-01 10:00:00 [gpu_model_runner.py:1200] Model loading took 14.99 GiB and 12.3 seconds",
+             "INFO 05-01 10:00:10 [gpu_worker.py:200] Available KV cache memory: 40.00 GiB",
+             "Capturing CUDA graph shapes:  60%|██████    | 40/67 [00:10<00:07,  3.9it/s]Killed"]
+    assert kind_of(lines) == ("WARMUP", "host-oom-kill"), kind_of(lines)

@@ -729,19 +729,23 @@ _WITH_LOAD = re.compile(r"\bas (?:more |the )?(?:users?|requests?|clients?|load|
                         r"(?!\w* (?:served|handled|processed|completed|so far)\b)", re.I)
 #: a sentence that puts the rise while a model loads or the server starts ("When loading Gemma 4 31B in LM Studio, memory
 #: usage keeps growing"): the load filling memory, not memory kept after work is done
-_WHILE_LOADING = re.compile(r"\b(?:when|while|during)\s+(?:the\s+|it\s+is\s+)?(?:model\s+)?(?:load(?:ing)?(?![ -]tests?\b)|"
+_WHILE_LOADING = re.compile(r"\b(?:when|while|during)\s+(?:the\s+|it\s+is\s+)?(?:model\s+)?(?:load(?:ing)?(?![ -]test)|"
                             r"start(?:ing|up)?|initiali[sz]\w*)\b|"
                             # (the load named with what loads or where: "During the GPU load attempt", "while the 70B
                             # model loads"; not a load test)
-                            r"\b(?:when|while|during)\s+(?:the\s+)?(?!I\b|we\b|you\b)(?:[\w.-]+\s+){1,2}?"
-                            r"load(?:s|ing)?\b(?!\s+(?:tests?|balanc\w*|generator))", re.I)
+                            r"\b(?:when|while|during)\s+(?:the\s+)?(?!I\b|we\b|you\b|under\b|heavy\b|high\b)(?:[\w.-]+\s+){1,2}?"
+                            r"load(?:s|ing)?\b(?![ -](?:test|balanc|generator|run\b))", re.I)
 #: ... unless it is over loads repeated (a model loaded and unloaded again and again)
 _LOAD_CYCLES = re.compile(r"\bunload|\breload|\b(?:each|every|repeated(?:ly)?)\s+(?:model\s+)?loads?\b|\bcycles?\b|"
                           r"\bswap(?:ping|s)?\s+models?\b", re.I)
 #: the rest of the sentence says the memory comes back ("goes up by 2 GB per request, then drops back", "and is freed
 #: again"): use while a step runs, not growth
-_COMES_BACK = re.compile(r"\b(?:then|and|but)\s+(?:it\s+)?(?:drops?|goes|comes?|falls?|returns?)\s+(?:back|down)\b|"
-                         r"\b(?:then|and)\s+(?:is\s+|gets\s+)?(?:freed|released)\s+(?:again|afterwards|after)\b", re.I)
+_COMES_BACK = re.compile(r"\b(?:then|and|but)\s+(?:it\s+)?(?:drops?|dropped|goes|went|comes?|came|falls?|fell|returns?|"
+                         r"returned)\s+(?:back|down)\b|"
+                         r"\b(?:then|and)\s+(?:is\s+|gets\s+)?(?:freed|released)\s+(?:again|afterwards|after)\b|"
+                         # (or all of it given back when the work ends: "and it is all released when the chat ends")
+                         r"\b(?:and|but|then)\s+(?:it|memory|everything|all of it)\s+(?:is|was|gets|got)\s+(?:all\s+)?"
+                         r"(?:released|freed|given back|returned)\b", re.I)
 #: the rest of the sentence calls what it describes expected ("it doesn't free the VRAM, which is expected since vLLM
 #: preallocates"): the engine's design, not growth
 _EXPECTED = re.compile(r"\b(?:which|that|this) (?:is|was|'s) (?:\w+ )?expected\b|\bas (?:is )?expected\b|"
@@ -1795,8 +1799,12 @@ LOG = LogWords(
             # (a model or feature only one kind of device runs, TEI's "Qwen3 is only supported on Cuda devices in fp16
             # with flash attention enabled", "FP8 Marlin is only supported on Hopper GPUs"; or one refused on this
             # device, "... is not supported on Metal")
-            r"\b(?:is|are) only supported on (?:Cuda|CUDA|NVIDIA|ROCm|Hopper|Ampere|Blackwell|Ada|TPU|XPU)\b|"
-            r"\b(?:is|are) not supported on (?:CPU|Metal|MPS|ROCm|XPU|Apple)\b|"
+            # (not a warning that goes on without it, "bfloat16 is not supported on CPU, using float32 instead",
+            # Ollama's "flash attention is only supported on CUDA devices ..., disabling")
+            r"\b(?:is|are) only supported on (?:Cuda|CUDA|NVIDIA|ROCm|Hopper|Ampere|Blackwell|Ada|TPU|XPU)\b"
+            r"(?![^\n]*\b(?:using|falling back|falls? back|disabling|instead)\b)|"
+            r"\b(?:is|are) not supported on (?:CPU|Metal|MPS|ROCm|XPU|Apple)\b"
+            r"(?![^\n]*\b(?:using|falling back|falls? back|disabling|instead)\b)|"
             r"\bonly supports? (?:Ampere|Hopper|Turing|Ada|Blackwell|sm_?\d+)\b|"
             r"\brequires? (?:a GPU with )?compute capability (?:of )?(?:at least |>= ?)?\d|"
             # ... or a build that has no kernels for it (Ollama's discover "skipping CUDA device — compute capability not
@@ -1863,11 +1871,13 @@ LOG = LogWords(
         # cache"), not one that names a cause of form ("failed to initialize the KV cache: unsupported dtype")
         msg(r"\b(?:fail(?:s|ed)? to|unable to|could not|cannot|can['\u2019]t)\s+(?:reserve|pin|create|initiali[sz]e)"
             r"\s+(?:the\s+|its\s+|a\s+)?(?:(?:host|CPU|pinned|GPU|device|paged)\s+)?(?:kv[ -]?cache|key[- ]value "
-            r"cache)\b(?![ -]blocks?\b)(?![^\n]*\b(?:unsupported|not supported|invalid|mismatch\w*|dtype|not implemented)\b)", "oom", "KV",
+            r"cache)\b(?![ -]blocks?\b)(?![^\n]*\b(?:unsupported|not supported|invalid|mismatch\w*|dtype|not implemented|"
+            r"driver|device is detected|no CUDA|[Pp]ermission|director(?:y|ies)|No such file|not found|version)\b)", "oom", "KV",
             "kv-cache-alloc-failed"),
         # ... or a pool too small for the context told in a report's words ("reserves 20.88 GiB per GPU for graphs,
         # leaving too little KV memory", "Startup then fails the KV admission check")
-        msg(r"\b(?:leav\w+|left)\s+(?:too little|not enough|insufficient)\s+KV[ -]?(?:cache\s+)?(?:memory|space|"
+        msg(r"^(?![^\n]*\b(?:don['\u2019]?t|do not|doesn['\u2019]?t|does not|not) (?:think|believe)\b)[^\n]*?"
+            r"\b(?:leav\w+|left)\s+(?:too little|not enough|insufficient)\s+KV[ -]?(?:cache\s+)?(?:memory|space|"
             r"capacity|blocks)\b|\bfail(?:s|ed)?\s+(?:the\s+)?KV[ -]?(?:cache\s+)?(?:admission|capacity|size)\s+check\b",
             "oom", "KV", "kv-cache-too-small"),
         # a loader's own estimate refusing a context before allocating it (node-llama-cpp's InsufficientMemoryError: "A

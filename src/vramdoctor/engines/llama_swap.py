@@ -4,8 +4,9 @@ say what became of the upstream process; the upstream's output, mixed into the s
 
 Sources (mostlygeek/llama-swap, proxy/process.go): `[INFO] <model> Health check passed on http://...`, `swapState()
 State transitioned from starting to ready`, the upstream's end as Go's os/exec reports it, `ExitError >> exit status 1,
-exit code: 1` and `cmd.Wait() returned error: signal: terminated`, and `process exited but not StateStopping, current
-state: starting` (it ended while llama-swap still waited for it to be ready).
+exit code: 1` and `cmd.Wait() returned error: signal: terminated` (or `killed`: llama-swap's own stop sends SIGTERM, then
+SIGKILL once its graceful timeout, cmd.WaitDelay, has passed), and `process exited but not StateStopping, current state:
+starting` (it ended while llama-swap had not asked it to stop).
 """
 
 from __future__ import annotations
@@ -17,24 +18,16 @@ from .words import msg, rx
 LOG = LogWords(
     fingerprint=rx(r"swapState\(\) State transitioned|process exited but not StateStopping|\bllama-swap\b|"
                    r"<[\w.:/-]{1,80}> (?:Health check (?:passed|error)|cmd\.Wait\(\) returned|ExitError >>)"),
+    # (the upstream's end by a signal, "cmd.Wait() returned error: signal: terminated" or "signal: killed", is no
+    # failure by itself: llama-swap stops it so on every swap and ttl, SIGTERM then SIGKILL after its graceful timeout
+    # (cmd.WaitDelay); what says it ended on its own is the state llama-swap was in, not stopping)
     messages=(
-        # the upstream ended by SIGKILL: the OOM killer's, as for any process
-        msg(r"cmd\.Wait\(\) returned error: signal: killed\b", "oom", "HOST"),
-        # ... by SIGTERM: a stop someone asked for (llama-swap itself on a swap or a ttl, a supervisor, a user), not
-        # memory, which ends a process with SIGKILL
-        msg(r"cmd\.Wait\(\) returned error: signal: terminated\b", "not_oom", code="stopped-by-sigterm"),
-        # ... with an exit status of its own, or while llama-swap still waited for it: its cause in the upstream's
-        # own lines
-        msg(r"\bExitError >> exit status (?!0\b)\d+|process exited but not StateStopping, current state: starting",
+        # the upstream ended with an exit status of its own, or while llama-swap had not asked it to stop (starting or
+        # ready): its cause in the upstream's own lines, the OOM killer's among them
+        msg(r"\bExitError >> exit status (?!0\b)\d+|process exited but not StateStopping, current state: (?:starting|ready)",
             "wrapper"),
     ),
     milestones=(("ready", rx(r"Health check passed on https?://|State transitioned from starting to ready")),),
-    not_oom_advice={
-        "stopped-by-sigterm": "the upstream server was ended by SIGTERM, a stop asked for (llama-swap on a swap, its "
-                              "ttl or a health check it gave up on, or a supervisor), not memory, which ends a "
-                              "process by SIGKILL. llama-swap's own lines just before say why; if it stopped a server "
-                              "that was still loading, raise its healthCheckTimeout.",
-    },
 )
 
 ENGINE = Engine(name="llama-swap", label="llama-swap", log=LOG, wraps="llamacpp", aliases=("llamaswap",),

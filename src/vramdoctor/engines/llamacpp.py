@@ -394,7 +394,9 @@ LOG = LogWords(
         # and the CPU; the network, not memory
         msg(r"^\s*Failed to connect to [\w.-]+:\d{2,5}\s*$", "not_oom", code="rpc-worker-unreachable"),
         msg(r"failed to allocate buffer for (?:kv|rs) cache|llama_kv_cache_init\(\) failed|"
-            r"failed to initialize the KV cache", "oom", "KV", "kv-cache-alloc-failed"),
+            # (not where the same line names another cause: "...: CUDA driver version is insufficient")
+            r"failed to initialize the KV cache(?![^\n]*\b(?:driver version|no CUDA-capable|not supported|unsupported|"
+            r"[Pp]ermission denied)\b)", "oom", "KV", "kv-cache-alloc-failed"),
         msg(r"failed to allocate compute (?:pp |tg )?buffers|ggml_gallocr_reserve_n: failed to allocate|"
             r"failed to allocate output buffer", "oom", "WARMUP", "compute-buffer-alloc-failed"),
         msg(r"unable to allocate (?:backend|\w+) buffer|failed to allocate buffer for model|"

@@ -135,7 +135,11 @@ def fig(key: str, pattern: str, read: Callable[[re.Match], object] = size, mode:
 def cli(key: str, flag: str, read: Callable[[re.Match], object], mode: str = "last") -> Figure:
     """A setting from a pasted command line: `--flag VALUE` or `--flag=VALUE` (flag as the engine spells it,
     with its alternatives: "tp-size|tp"); a value joined by hyphens is one value (`--quantization compressed-tensors`)."""
-    return Figure(key=key, pattern=lazy(r"(?:^|\s)--(?:" + flag + r")(?:=|\s+)['\"]?([\w.]+(?:-\w[\w.]*)*)", 0), read=read, mode=mode,
+    # (vLLM's argument parser takes a flag's underscores for its hyphens, `--kv_cache_dtype fp8`; a pod spec's args list
+    # gives the value as the next item, `"--kv-cache-dtype", "fp8"`)
+    spelled = flag.replace("-", "[-_]")
+    return Figure(key=key, pattern=lazy(r"(?:^|[\s\x22'\[])--(?:" + spelled + r")(?:=|\s+|[\x22'],\s*)['\"]?([\w.]+(?:-\w[\w.]*)*)", 0),
+                  read=read, mode=mode,
                   command=True)
 
 

@@ -1635,6 +1635,8 @@ _UNSUPPORTED = re.compile(r"\b(?:not (?:supported|compiled|enabled|available|imp
 #: not "not available", "not enabled", which a cache or its memory may be)
 _FEATURE_MISSING = re.compile(r"\b(?:does(?:n't| not) support|(?:is |are )?not (?:yet )?(?:supported|implemented)|"
                               r"unsupported)\b", re.I)
+#: ... unless the message also says something ran out ("Out of KV cache blocks; swapping is not supported in V1")
+_RAN_OUT = re.compile(r"\bout of\b|\bnot enough\b|\bno (?:free|more)\b|\bis full\b|\bexhausted\b|\binsufficient\b", re.I)
 #: ... or quoted whole inside a wrapper's line (vLLM V1's "RuntimeError: Worker failed with error 'AssertionError:
 #: auto_functionalized was not removed', please check the stack trace above for the root cause")
 _ASSERTION_QUOTED = re.compile(r"[`'\x22]AssertionError:\s*([^`'\x22\n]{3,300}?)\.?[`'\x22]")
@@ -1688,7 +1690,7 @@ def _assertion(f: Failure) -> tuple[int, str] | None:
         # (a condition, a comparison, or a message that names what the code does not have or support: "Torch not
         # compiled with CUDA enabled", "auto_functionalized was not removed"; not a consistency check that only says
         # values disagree, "seq_lens_sum must match", whose cause may be anything)
-        if not cond.startswith("assert ") and _FEATURE_MISSING.search(cond):
+        if not cond.startswith("assert ") and _FEATURE_MISSING.search(cond) and not _RAN_OUT.search(cond):
             # (a message that the code has no such path, whatever it names: "SlidingWindowManager does not support
             # fine-grained (partial) cache hits" is a feature missing, not a cache too small)
             return f.line_no, f.text.strip()
@@ -2346,6 +2348,11 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         warm = None if loaded or failed_load else next(
             ((ln, t) for ln, t in [(f.line_no, f.text), *f.before[-16:], *f.after] if not program_line(t)
              and during_step(t) == "WARMUP"), None)
+        if warm is None and not loaded and not failed_load and phase_words(f.text, engine) == "WARMUP" \
+                and not step_done(f.text):
+            # (or the kill printed after the bar of a warm-up step the program left open: "Capturing CUDA graph
+            # shapes:  60%|██████    | 40/67 [00:10<00:07]Killed")
+            warm = (f.line_no, f.text)
         if warm and not any(during_step(t) == "WEIGHTS" for _, t in [(f.line_no, f.text), *f.before[-16:], *f.after]
                             if not program_line(t)):
             return Diagnosis(kind="WARMUP", code="host-oom-kill", evidence=[(f.line_no, f.text), warm], inferred=True,

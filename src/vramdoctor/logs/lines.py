@@ -73,7 +73,8 @@ STATED = re.compile(r"\b(?:\w+\.)*(?:[A-Z]\w*)?(?:Error|Exception|Exit|Interrupt
                     # may fail for want of memory (Ollama's runner's "panic: unable to create llama context" does not
                     # say why), nor a bad pointer (that is a crash of its own)
                     r"\bpanic(?: serving [^\s:]+(?::\d+)?)?: (?!runtime error: invalid memory address)(?![^\n]*\b(?:context|"
-                    r"models?|load\w*|llama|decod\w*|runner|ggml|CUDA|GPU|device|backend|init\w*|creat\w*|alloc\w*)\b)"
+                    r"models?|load\w*|llama|decod\w*|runner|ggml|CUDA|GPU\d*|device|backend|init\w*|creat\w*|alloc\w*|free|"
+                    r"memory|VRAM|RAM|\d+(?:\.\d+)? ?[KMGT]i?B)\b)"
                     r"\S.{6,}|"
                     # ... or C++'s uncaught exception with its what() ("terminate called after throwing an instance of
                     # 'std::runtime_error'  what():  ...", the line after it joined)

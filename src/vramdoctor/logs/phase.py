@@ -11,7 +11,7 @@ from ..engines.words import SIZE, to_bytes
 from .facts import Failure
 from .authorship import TITLE, program_line, prose_like, sentence_like, title_case, user_words
 from .knowledge import ELISION, FRAME, PY_FRAME, knowledge, phase_words
-from .prose import OOM_ANY, clauses
+from .prose import OOM_ANY, clauses, denied_at
 from .lines import LOG_PREFIX, TB_HEADER, bare_prefix
 
 GIB = 2**30
@@ -650,6 +650,30 @@ FINE_WHEN_SERVING = re.compile(r"\b(?:ok|okay|fine|works?|working|no (?:problem|
                                r"when|while|for|in)\s+(?:the\s+)?(?:inference|serving|requests?|generation|decoding)\b", re.I)
 
 
+def _shown_under_way(f: Failure, engine: str, pasted_below: bool = False) -> set[str]:
+    """The phases the log's own lines put failure `f` in: its stack frames', else the last line before it, not a
+    person's, that names a step (none where that step says it finished); pasted_below: `f` is a person's line that
+    introduces the paste under it, whose lines up to the program's own error are read instead. Empty where they name
+    none."""
+    framed = {p for p in (phase_words(t, engine) for _, _, t in frames(f)) if p in PHASES}
+    if framed:
+        return framed
+    lines = f.before[-12:]
+    if pasted_below:
+        lines = []
+        for ln, t in f.after[:12]:
+            if OOM_ANY.search(t) and program_line(t) or TB_HEADER in t:
+                break
+            lines.append((ln, t))
+    for _, t in reversed(lines):
+        if user_words(t) or sentence_like(t) or not t.strip():
+            continue
+        p = phase_words(t, engine)
+        if p in PHASES:
+            return set() if step_done(t) else {p}
+    return set()
+
+
 def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: frozenset[str] = frozenset()) -> Place:
     """Where `f` happened, from the evidence in order; see the module docstring. weights_bytes: the
     model's weights (printed by the engine, or estimated), held against what PyTorch held when it failed. told: the
@@ -660,10 +684,21 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     # (not a milestone only the failure's own sentence gave: "it will cause OOM during memory profiling. But it's ok
     # during inference" names the step that failed, and the requests as what works)
     fine = bool(FINE_WHEN_SERVING.search(f.text))
-    marker = last_marker({m: ln for m, ln in f.progress.items() if not (fine and m in told and ln == f.line_no)})
-    shown_marks = {m: ln for m, ln in f.progress.items() if m not in told}  # (the program's own milestones)
-    if marker in told and any(ln > f.progress[marker] and program_line(t) and not step_done(t)
-                              and phase_words(t, engine) in STARTUP for ln, t in f.before):
+    # (nor one a person's line that introduces the paste gave, "OOM under 64 concurrency:", where the paste's own
+    # frames or lines show a start-up step under way: the words are the report's, the traceback places it)
+    person = not program_line(f.text)
+    opens = person and f.text.rstrip().endswith((":", "："))
+    under_way = _shown_under_way(f, engine, opens) & set(STARTUP) if person else set()
+    intro = bool(under_way) and opens
+    # (nor one the person's own line denies: "It OOMs when loading the model, not while sending concurrent requests")
+    denied = {m for m, p in k.milestones if person and f.progress.get(m) == f.line_no and p.search(f.text)
+              and all(denied_at(f.text, mm.start()) for mm in p.finditer(f.text))}
+    progress = {m: ln for m, ln in f.progress.items() if not (intro and ln == f.line_no) and m not in denied}
+    marker = last_marker({m: ln for m, ln in progress.items() if not (fine and m in told and ln == f.line_no)})
+    shown_marks = {m: ln for m, ln in progress.items() if m not in told}  # (the program's own milestones)
+    if marker in told and (any(ln > f.progress[marker] and program_line(t) and not step_done(t)
+                               and phase_words(t, engine) in STARTUP for ln, t in f.before)
+                           or _shown_under_way(f, engine) & set(STARTUP)):
         # (a milestone only the report's words gave, above the server's own line of a start-up step under way: "fails
         # with OOM on certain requests" over a log that then says "Starting to load model" and fails: the words are
         # about the report, the start-up below is this run's, and its own lines place the failure; not a start-up that
@@ -685,6 +720,8 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
         floor = passed  # (the user's words: a floor for the failure's own words, not over the engine's frames)
     during = during_step(f.text) if passed is None and (user_words(f.text) or sentence_like(f.text)
                                                          or not LOG_PREFIX.match(f.text)) else None
+    if during and intro and during not in under_way:
+        during = None  # ("The server OOMs during warmup:" above a load at 50%: the paste's own step places it)
     if passed is None and during is None and not f.phase:
         # ... or the report's words above the engine's own line of it ("Fix OOM in DeepSeek weight loading", "This
         # causes OOM when loading large models"), where they name one step only
@@ -697,11 +734,17 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
         told_steps = {during_step(t) or _raised_in(t, engine) for _, t in [*f.before, *body]
                       if not program_line(t) and not FRAME.search(t)} - {None}
         during = told_steps.pop() if len(told_steps) == 1 else None
+        shown_now = _shown_under_way(f, engine) if during else set()
+        if shown_now and during not in shown_now:
+            # (the log's own lines show another step under way, its frames or a step begun and not finished: they
+            # place it, not the report's words around the paste, "The server OOMs during warmup:" above a load at 50%)
+            during = None
     if during and not f.phase and not f.candidates and (floor is None or PHASES.index(during) >= PHASES.index(floor)):
         return Place(during, "the report's words of the step under way", (f.line_no, f.text), [during], inferred=True)
     if (during is None and passed is None and not f.phase and not f.candidates and (user_words(f.text)
                                                                                     or sentence_like(f.text))
-            and not FRAME.search(f.text) and any(p.search(f.text) for m, p in k.milestones if m == "requests")):
+            and not FRAME.search(f.text) and any(not denied_at(f.text, mm.start()) for m, p in k.milestones
+                                                 if m == "requests" for mm in p.finditer(f.text))):
         # a person's sentence of the failure that says it came on a request ("even saying \"Hello\" will lead to the
         # out of memory error", "it OOMs when a request arrives")
         return Place("RUNTIME", "the report's words: it failed on a request", (f.line_no, f.text), ["RUNTIME"],
@@ -732,6 +775,8 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     # a traceback pasted without its header or its error, is placed with the other frames: the innermost decides)
     headless = bool(FRAME.search(f.text))
     p = phase_words(_RESIDENT.sub(" ", _oom_sentence(f.text)), engine) if not headless else None
+    if intro and p not in under_way:
+        p = None  # (an introducing line's step words yield to the paste's own step under way)
     if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
         return Place(p, "the failure message", (f.line_no, f.text), [p])
     if p == "COMPUTE":  # the failure's own words name a graph evaluation (V0's "Error in model execution")

@@ -200,6 +200,16 @@ def possible_only(text: str, at: int) -> bool:
     return bool(_POSSIBLE.search(text, start, end))
 
 
+#: a denial just before the words at a point ("not while sending concurrent requests", "never under load", "without
+#: any request"): the words name what did not happen
+_DENIED_BEFORE = re.compile(r"(?:\b(?:not|never|no|without|nor)|n['\u2019]t)[^\w.;:!?,]+(?:\w+[^\w.;:!?,]+){0,2}$", re.I)
+
+
+def denied_at(text: str, at: int) -> bool:
+    """The words of `text` at character `at` are denied by the few words just before them (`_DENIED_BEFORE`)."""
+    return bool(_DENIED_BEFORE.search(text[max(0, at - 30):at]))
+
+
 def elsewhen(text: str, at: int) -> bool:
     """The sentence of `text` around character `at` is about another version or an earlier time (`_ELSEWHEN`)."""
     start, end = _sentence_around(text, at)
@@ -225,8 +235,9 @@ def same_again(text: str) -> bool:
 #: crashes")
 _CHANGED_FOR = re.compile(r"\b(?:I|we)\s+(?:had|needed|have|was forced|were forced)\s+to\s+(?:\w+\s+){0,2}?(?:reduce|lower|"
                           r"decrease|drop|remove|offload|move|cut|shrink|limit|disable|turn off|switch|use (?:fewer|less|a "
-                          r"smaller))\b(?:[^.!?。！？]|\.(?=\S)){0,240}?\b(?:as|because|since)\b(?:[^.!?。！？]|\.(?=\S)){0,60}?(?:\bOOM\w*|\bout of "
-                          r"memory\b)(?!(?:[^.!?。！？]|\.(?=\d))*(?:\bstill\b|\bbut\b|\bhowever\b|\bagain\b))", re.I)
+                          r"smaller))\b(?:[^.!?。！？]|\.(?=\S)){0,240}?\b(?:as|because|since)\b(?:(?!\bOOM|\bout of memory)(?:[^.!?。！？]|"
+                          r"\.(?=\S))){0,60}(?:\bOOM\w*|\bout of memory\b)(?!(?:[^.!?。！？]|\.(?=\d))*(?:\bstill\b|\bbut\b|"
+                          r"\bhowever\b|\bagain\b|\banyway\b|\bnow (?:it|I|we)\b|\bOOM|\bout of memory\b))", re.I)
 
 
 def past_fixed(text: str) -> bool:

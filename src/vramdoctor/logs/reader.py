@@ -209,6 +209,8 @@ class _NoInterrupt:
 
 #: bytes that say nothing: whitespace, and NULs (a file preallocated or zero-filled after a crash; reading strips them)
 _BLANK = b" \t\r\n\x0b\x0c\x00"
+#: UTF-8's byte-order mark, which some editors write at a file's start
+_BOM = b"\xef\xbb\xbf"
 #: blank bytes read before a log that has said nothing is refused
 BLANK_LIMIT = 64 << 20
 _EMPTY_HINT = "Pass the server's log file, or pipe it in with `... 2>&1 | vramdoctor logs -`."
@@ -229,7 +231,8 @@ def _blocks(stream, gz, encoding, follow, poll_s, idle_stop_s, warnings, path, s
                     break
                 read += len(chunk)
                 ever += len(chunk)
-                said = said or bool(chunk.strip(_BLANK))
+                # (a byte-order mark says nothing either: a file of only "\ufeff" and a newline is empty)
+                said = said or bool(chunk.strip(_BLANK).replace(_BOM, b"").strip(_BLANK))
                 if not said and ever > BLANK_LIMIT:  # (`vramdoctor logs - < /dev/zero` would read for ever)
                     raise LogInputError(f"holds only blank lines, spaces or NUL bytes in its first {BLANK_LIMIT >> 20} "
                                         "MiB: there is nothing to diagnose.", path=path, hint=_EMPTY_HINT)

@@ -40,7 +40,7 @@ from .lines import (
 )
 from . import processes
 from .authorship import HEADING, INTRO, TITLE, persons_line, program_line, sentence_like, told_in_a_sentence, user_words
-from .prose import elsewhen, possible_only
+from .prose import denied_at, elsewhen, possible_only
 from .table import header_column, row_value
 
 WINDOW = 80  # lines kept before a failure: the traceback that leads to it
@@ -549,7 +549,8 @@ class Scanner:
             elif not titled and (marker not in r.progress or marker in r.told) and (
                     m := pattern.search(text)) and not (
                     marker == "requests" and possible_only(text, m.start())
-                    or (user_words(text) or sentence_like(text)) and elsewhen(text, m.start())):
+                    or (user_words(text) or sentence_like(text)) and (elsewhen(text, m.start())
+                                                                      or denied_at(text, m.start()))):
                 person = persons_line(text)
                 if marker in r.progress and person:
                     continue  # (the report's words again: the first of them stands)
