@@ -643,3 +643,15 @@ def test_killed_after_a_graph_capture_bar_is_the_warmup():
              "INFO 05-01 10:00:10 [gpu_worker.py:200] Available KV cache memory: 40.00 GiB",
              "Capturing CUDA graph shapes:  60%|██████    | 40/67 [00:10<00:07,  3.9it/s]Killed"]
     assert kind_of(lines) == ("WARMUP", "host-oom-kill"), kind_of(lines)
+
+
+@pytest.mark.parametrize("event", [
+    "  Warning  Evicted  2m  kubelet  The node was low on resource: memory. Container vllm was using 61Gi, request is "
+    "32Gi, has larger consumption of memory.",
+    "Events: Evicted: The node was low on resource: memory. Threshold quantity: 100Mi, available: 92Mi.",
+])
+def test_a_pods_eviction_for_memory_is_host_memory(event):
+    lines = [*_VLLM_UP, event, "INFO 05-01 10:10:00 [api_server.py:99] Received SIGTERM, shutting down the server.",
+             "ERROR 05-01 10:10:00 [async_llm.py:704] vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered "
+             "an issue."]
+    assert kind_of(lines) == ("RUNTIME", "host-oom-kill"), kind_of(lines)

@@ -330,3 +330,5 @@ def test_a_server_under_a_memory_limit_gets_one_malloc_arena_unless_the_user_set
     assert seen("free.log", None) == "None"
     monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
     assert seen("user.log", 2**32) == "4"
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "")  # (set empty: glibc's default, as if absent)
+    assert seen("empty.log", 2**32) == "1"

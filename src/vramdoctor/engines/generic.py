@@ -1058,6 +1058,10 @@ LOG = LogWords(
         # the same SIGKILL as its parent reports it (SIGKILL above): the OOM killer's unless the log says it was not
         # (`Reason: Error`, `OOMKilled: false`, a failed liveness probe: diagnose's `process-killed`)
         msg(SIGKILL, "oom", "HOST"),
+        # the kubelet evicting a pod for the node's memory pressure (its event, "Evicted ... The node was low on
+        # resource: memory. Container vllm was using 61Gi, request is 32Gi"): host memory; it stops the pod with
+        # SIGTERM, so the server's shutdown lines after it are this eviction's
+        msg(r"\bThe node was low on resource: memory\b", "oom", "HOST"),
         # the same in a user's words: a pod or container past its memory limit, the OS's OOM killer
         msg(r"\bkilled by the (?:OS|kernel|system|OOM[- ]killer)\b|\bOOM[- ]killer\b|\bOOM event\b|"
             r"\bkilled by (?:Kubernetes|k8s|the kubelet|Docker)\b[^.;]{0,80}?\b(?:memory|limit)|"

@@ -94,7 +94,8 @@ def _preexec(memory_limit_bytes: int | None, die_with_parent: bool = True):
 def server_env(env: dict | None, memory_limit_bytes: int | None) -> dict:
     """The server's environment: vramdoctor's, with LIMITED_ENV's defaults under a memory limit (where neither the
     environment nor `env` sets them), then `env`."""
-    limited = {k: v for k, v in LIMITED_ENV.items() if k not in os.environ} if memory_limit_bytes is not None else {}
+    # (a variable set empty, `MALLOC_ARENA_MAX=`, is glibc's default: set as if absent)
+    limited = {k: v for k, v in LIMITED_ENV.items() if not os.environ.get(k)} if memory_limit_bytes is not None else {}
     return {**os.environ, **limited, **(env or {})}
 
 
