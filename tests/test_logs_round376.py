@@ -655,3 +655,24 @@ def test_a_pods_eviction_for_memory_is_host_memory(event):
              "ERROR 05-01 10:10:00 [async_llm.py:704] vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered "
              "an issue."]
     assert kind_of(lines) == ("RUNTIME", "host-oom-kill"), kind_of(lines)
+
+
+# --- in Chinese: the model that could not be loaded (导致应用无法加载模型) is the weights; the model called (调用的时候) is a
+# request (h383/10, h383/11: were UNDETERMINED) -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("said", ["显卡只有6G，导致应用无法加载模型，报错如下：", "加载模型失败，提示显存不足："])
+def test_a_model_that_could_not_load_in_chinese(said):
+    lines = [said, "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 128.00 MiB (GPU 0; 5.50 GiB total "
+             "capacity; 4.69 GiB already allocated)"]
+    assert kind_of(lines)[0] == "WEIGHTS", kind_of(lines)
+
+
+@pytest.mark.parametrize("said", ["使用cuda:1调用合并之后的模型的时候，报上图错误", "调用接口时显存不足"])
+def test_the_model_called_in_chinese_is_a_request(said):
+    lines = [said, "Error: CUDA error when allocating 8236 kB memory! maybe there's no enough memory left on device."]
+    assert kind_of(lines)[0] == "RUNTIME", kind_of(lines)
+
+
+def test_a_model_that_is_not_unloadable_is_no_load_failure():
+    lines = ["不是无法加载模型，而是推理时报错：", "torch.cuda.OutOfMemoryError: CUDA out of memory."]
+    assert kind_of(lines)[0] != "WEIGHTS", kind_of(lines)

@@ -2519,7 +2519,8 @@ LOG = LogWords(
                         r"\b(?:conversation|chat|dialog(?:ue)?|chat history|context) " + _GROWS + r"|"
                         # ... in Chinese: while inferring, generating, chatting, or when a request or input is sent
                         # (推理时, 当我们输入三张图像时, 发送请求的时候), or under concurrency (并发)
-                        r"(?:推理|生成|对话|请求|输入|发送)[^，。,.！？]{0,16}?(?:时|的时候|过程中|以后|之后)|高?并发|"
+                        # (or the model called, 调用的时候)
+                        r"(?:推理|生成|对话|请求|输入|发送|调用)[^，。,.！？]{0,16}?(?:时|的时候|过程中|以后|之后)|高?并发|"
                         # ... or "when" before the inference (当我使用4090和sglang进行推理会报错OOM)
                         r"当[^，。,.！？]{0,24}?(?:进行|做|跑|开始)(?:推理|生成|对话)|"
                         # ... also in traditional characters (推理時, 對話), or an image a request sent being too big

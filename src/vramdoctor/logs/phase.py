@@ -370,7 +370,8 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
            # ... in Chinese: the model's loading reported the error (模型加载报错, 模型加载失败), or loading a named model
            # brought the out of memory (加载Qwen-72B-chat LLM model 出现OOM), or the error came while a named model loaded
            # (加载Baichuan2-13B-Chat时出异常, 载入 Qwen2-72B 的时候报错)
-           (re.compile(r"(?:模型|权重)(?:加载|载入)(?:报错|失败|出错)|(?:加载|载入)\s*[A-Za-z][\w.\-]{1,60}(?:\s*LLM)?(?:\s*(?:model|模型))?\s*"
+           (re.compile(r"(?:模型|权重)(?:加载|载入)(?:报错|失败|出错)|(?<!不是)无法(?:加载|载入)(?:模型|权重)|"
+                       r"(?:加载|载入)(?:模型|权重)(?:失败|报错|出错)|(?:加载|载入)\s*[A-Za-z][\w.\-]{1,60}(?:\s*LLM)?(?:\s*(?:model|模型))?\s*"
                        r"(?:(?:时|的时候|过程中)?\s*(?:出现|报)\s*(?:OOM|显存不足|CUDA out of memory)|"
                        r"(?:时|的时候|过程中|期间)\s*(?:出现|出|报|发生)?(?:了)?(?:异常|错误|报错|错|OOM|显存不足|内存不足|显存溢出|"
                        r"内存溢出|爆显存|爆内存))|"
