@@ -2299,9 +2299,10 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                 "The operating system killed the process for lack of host RAM")
         failed_load = bool(_LOAD_FAILED.search(f.text))  # reported as a failed load ("error loading llama server")
         loaded = not failed_load and any(m in f.progress for m in ("ready", "requests"))  # serving
-        loading = failed_load or any(during_step(t) == "WEIGHTS" or _HOST_LOADING.search(t)
-                                     for _, t in [(f.line_no, f.text), *f.before[-16:], *f.after]
-                                     if not program_line(t)) or any(
+        # the report's lines around the kill and the step each names in words (`during_step`), read once
+        told_steps = [(ln, t, during_step(t)) for ln, t in [(f.line_no, f.text), *f.before[-16:], *f.after]
+                      if not program_line(t)]
+        loading = failed_load or any(step == "WEIGHTS" or _HOST_LOADING.search(t) for _, t, step in told_steps) or any(
             # (the kill's own line too, where the shell printed it after the step's: "Loading model... Killed")
             phase_words(t, engine) in ("WEIGHTS", "STARTUP") and not step_done(t)
             for _, t in [*f.before[-12:], (f.line_no, f.text)]) or _load_announced(f) or (
@@ -2336,8 +2337,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         # (the report's words of serving: its requests, or a step only serving runs, "OOM-kills the scheduler on
         # chunked prefill")
         said = None if loaded or failed_load else (_serving_told(run, f, engine) or next(
-            ((ln, t) for ln, t in [(f.line_no, f.text), *f.before[-16:], *f.after] if not program_line(t)
-             and during_step(t) == "RUNTIME"), None))
+            ((ln, t) for ln, t, step in told_steps if step == "RUNTIME"), None))
         if said and "weights_done" in f.progress:  # the weights loaded, and the report says it was serving
             return Diagnosis(kind="RUNTIME", code="host-oom-kill", evidence=[(f.line_no, f.text), said],
                              phase_source=f"the report's words (line {said[0]}), inferred, after the weights loaded",
@@ -2345,16 +2345,14 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                             "serving are not in the log.")
         # (the report's words of a warm-up step, where they name no load and no serving: "OOM killer during JIT
         # compilation", the weights loaded and torch.compile done before it)
-        warm = None if loaded or failed_load else next(
-            ((ln, t) for ln, t in [(f.line_no, f.text), *f.before[-16:], *f.after] if not program_line(t)
-             and during_step(t) == "WARMUP"), None)
+        warm = None if loaded or failed_load else next(((ln, t) for ln, t, step in told_steps if step == "WARMUP"),
+                                                        None)
         if warm is None and not loaded and not failed_load and phase_words(f.text, engine) == "WARMUP" \
                 and not step_done(f.text):
             # (or the kill printed after the bar of a warm-up step the program left open: "Capturing CUDA graph
             # shapes:  60%|██████    | 40/67 [00:10<00:07]Killed")
             warm = (f.line_no, f.text)
-        if warm and not any(during_step(t) == "WEIGHTS" for _, t in [(f.line_no, f.text), *f.before[-16:], *f.after]
-                            if not program_line(t)):
+        if warm and not any(step == "WEIGHTS" for _, _, step in told_steps):
             return Diagnosis(kind="WARMUP", code="host-oom-kill", evidence=[(f.line_no, f.text), warm], inferred=True,
                              phase_source=f"the report's words (line {warm[0]}), inferred: a warm-up step",
                              message=what + " during a warm-up step the report names (compiling kernels, the profile "

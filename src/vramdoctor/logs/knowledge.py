@@ -51,6 +51,9 @@ LEVEL = re.compile(r"^.{0,80}?(?:\b|\[|level=)(DEBUG|INFO|WARNING|WARN|ERROR|CRI
                    r"\[TRT-LLM\] (?:\[RANK \d+\] )?\[([IWEFDV])\]")
 #: docker compose's prefix of a service's line ("tabbyapi-1  | ")
 COMPOSE_PREFIX = r"[A-Za-z][\w.-]*\s+\|\s?"
+#: IPython's and Jupyter's own form of a frame, ultratb's: "File ~/envs/x/lib/python3.10/site-packages/vllm/v1/worker/
+#: gpu_model_runner.py:2874, in GPUModelRunner._dummy_sampler_run(self, hidden_states)"
+_IPYTHON_FRAME = r'(?:^|\s)File [~/.\w][^\s"]*\.py:\d+, in [\w<>.]+'
 #: a Python frame, also one a console or docker compose wrapped: its second half after "File" (under compose's prefix,
 #: its function name on the next line: '"/x/linear.py", line 129,'), or its first half ('File "/x/runner.py",');
 #: several on one line are a flattened traceback; a paste cut inside its first frame's "File" keeps 'ile "/x/a.py", line 3'
@@ -60,11 +63,9 @@ COMPOSE_PREFIX = r"[A-Za-z][\w.-]*\s+\|\s?"
 PY_FRAME = re.compile(r'File "[^"]+", line \d+, in [\w<>.]+|^(?:' + COMPOSE_PREFIX + r')?(?:ile|le|e)?\W*"[^"]+\.py", line \d+,?'
                       r'(?:\s+in\b|\s*$)|File "[^"]+\.py",(?: line \d+,?)?\s*$|File "/[^"\s]{8,}$|File "/[^"]+\.py",[ \w,]*$|'
                       r'^[\w./-]*\.py", line \d+, in [\w<>.]+\s*$|'
-                      # (IPython's and Jupyter's own form, ultratb: "File ~/envs/x/lib/python3.10/site-packages/vllm/v1/
-                      # worker/gpu_model_runner.py:2874, in GPUModelRunner._dummy_sampler_run(self, hidden_states)")
-                      r'(?:^|\s)File [~/.\w][^\s"]*\.py:\d+, in [\w<>.]+')
+                      + _IPYTHON_FRAME)
 #: a frame of any language: Python, a C++ backtrace entry, Go, CUDA source
-FRAME = re.compile(r'File "[^"]+", line \d+, in [\w<>.]+|(?:^|\s)File [~/.\w][^\s"]*\.py:\d+, in [\w<>.]+|^(?:' + COMPOSE_PREFIX + r')?(?:ile|le|e)?\W*"[^"]+\.py", line \d+,?(?:\s+in\b|\s*$)|'
+FRAME = re.compile(r'File "[^"]+", line \d+, in [\w<>.]+|' + _IPYTHON_FRAME + r'|^(?:' + COMPOSE_PREFIX + r')?(?:ile|le|e)?\W*"[^"]+\.py", line \d+,?(?:\s+in\b|\s*$)|'
                    r'File "[^"]+\.py",(?: line \d+,?)?\s*$|'
                    r'^#\d+\s+0x[0-9a-f]+ in \S|'  # gdb's backtrace (ggml_print_backtrace: "#5  0x00007efc... in f () from x.so")
                    r'^\s*(?:\\n)?\d+\s+(?:0x[0-9a-f]+\s|\S+\s+0x[0-9a-f]+ )|'

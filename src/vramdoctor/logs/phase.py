@@ -689,7 +689,8 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     # frames or lines show a start-up step under way: the words are the report's, the traceback places it)
     person = not program_line(f.text)
     opens = person and f.text.rstrip().endswith((":", "："))
-    under_way = _shown_under_way(f, engine, opens) & set(STARTUP) if person else set()
+    here = _shown_under_way(f, engine)  # (the step the log's own lines show under way, read once)
+    under_way = (_shown_under_way(f, engine, True) if opens else here) & set(STARTUP) if person else set()
     intro = bool(under_way) and opens
     # (nor one the person's own line denies: "It OOMs when loading the model, not while sending concurrent requests")
     denied = {m for m, p in k.milestones if person and f.progress.get(m) == f.line_no and p.search(f.text)
@@ -699,7 +700,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     shown_marks = {m: ln for m, ln in progress.items() if m not in told}  # (the program's own milestones)
     if marker in told and (any(ln > f.progress[marker] and program_line(t) and not step_done(t)
                                and phase_words(t, engine) in STARTUP for ln, t in f.before)
-                           or _shown_under_way(f, engine) & set(STARTUP)):
+                           or here & set(STARTUP)):
         # (a milestone only the report's words gave, above the server's own line of a start-up step under way: "fails
         # with OOM on certain requests" over a log that then says "Starting to load model" and fails: the words are
         # about the report, the start-up below is this run's, and its own lines place the failure; not a start-up that
@@ -735,8 +736,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
         told_steps = {during_step(t) or _raised_in(t, engine) for _, t in [*f.before, *body]
                       if not program_line(t) and not FRAME.search(t)} - {None}
         during = told_steps.pop() if len(told_steps) == 1 else None
-        shown_now = _shown_under_way(f, engine) if during else set()
-        if shown_now and during not in shown_now:
+        if during and here and during not in here:
             # (the log's own lines show another step under way, its frames or a step begun and not finished: they
             # place it, not the report's words around the paste, "The server OOMs during warmup:" above a load at 50%)
             during = None

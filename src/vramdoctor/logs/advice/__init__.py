@@ -38,6 +38,15 @@ def _several_gpus(n: dict) -> bool:
     return (isinstance(tp, int) and tp > 1) or (isinstance(ranks, list) and len(ranks) > 1)
 
 
+def _fraction_of_free(n: dict, current: float | None) -> float | None:
+    """A memory fraction 0.02 below the share of the GPU the log shows free at start (`free_memory_bytes` over
+    `total_memory_bytes`, vLLM's start-up check), rounded to 0.01; None where the figures are missing or it is not
+    below the fraction in use, `current`."""
+    free, total = n.get("free_memory_bytes"), n.get("total_memory_bytes")
+    x = round(free / total - 0.02, 2) if isinstance(free, int) and isinstance(total, int) and total else None
+    return None if x is not None and current is not None and x >= current else x
+
+
 def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str] | None = None) -> list[dict]:
     """Steps for `kind` (and its `code`), in the order to try them, each a dict: change, flags, why,
     setting, direction, value, current."""
@@ -196,17 +205,12 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
               "track the engine's KV usage or free memory against load, report it with this log, and restart")
     elif kind == "NOT_OOM":
         if code == "fraction-above-free":
-            free, total = n.get("free_memory_bytes"), n.get("total_memory_bytes")
-            x = round(free / total - 0.02, 2) if isinstance(free, int) and isinstance(total, int) and total else None
-            if x is not None and a.c.fraction is not None and x >= a.c.fraction:
-                x = None
+            x = _fraction_of_free(n, a.c.fraction)
             s.add("a fraction of what is free", "memory_fraction", "the fraction asked is above what the GPU has free "
                   "once the process's own CUDA context is made; leave that room", "down", x, a.c.fraction)
         elif code == "gpu-shared-with-other-process":
             free, total = n.get("free_memory_bytes"), n.get("total_memory_bytes")
-            x = round(free / total - 0.02, 2) if isinstance(free, int) and isinstance(total, int) and total else None
-            if x is not None and a.c.fraction is not None and x >= a.c.fraction:
-                x = None
+            x = _fraction_of_free(n, a.c.fraction)
             w = n.get("weights_bytes") or n.get("_model_weights_bytes")  # (the log's, else --model's estimate)
             tight = (isinstance(w, int) and isinstance(total, int) and x is not None and x * total < w * 1.1)
             if x is not None and x < 0.05:  # (all but a sliver held by others: no fraction of it serves a model)
