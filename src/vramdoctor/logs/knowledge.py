@@ -177,6 +177,13 @@ class Knowledge:
         #: every engine's memory sentences in full (a line cut partway into one is cut before its cause)
         self.sentences = tuple(x for e in engines for x in e.log.sentences)
         self.passive = [f for f in self.figures if f.passive]
+        #: figures whose every value is kept as a series ("list"), read from a program's line (no command line's
+        #: setting, no person's words): what a periodic statistics line is read into (`scan.Scanner._sampled_out`);
+        #: not the sizes of failed allocations, each of which is evidence
+        self.series_figures = frozenset(i for i, f in enumerate(self.figures) if f.mode == "list" and not f.command
+                                        and not f.prose and f.key != "failed_alloc_bytes")
+        #: figures read only from a person's words (never from a line a program wrote)
+        self.prose_figures = frozenset(i for i, f in enumerate(self.figures) if f.prose)
         # tried only on some lines (the first lines, a failure's neighbours): fingerprints and passive figures,
         # behind their own word search (kept out of `words`, which decides which lines are read at all)
         sampled = [p for _, p in self.fingerprints] + [f.pattern for f in self.passive]
@@ -310,11 +317,17 @@ class Knowledge:
             hits = [h for h in hits if h[1].phase != "HOST" and not (h[3] == "generic" and h[1].kind == "oom")]
             if SIGKILL_RX.search(text) and not any(h[1].kind in ("oom", "not_oom") for h in hits):
                 return Verdict(kind="error", phase=None, code="process-killed", engine="generic")
-        if hits and hits[0][3] == "generic" and hits[0][1].kind == "oom" and _advisory(text):
+        sup: list[bool] = []  # (`supposed`, read once: a long line's clauses are many searches)
+
+        def supposes() -> bool:
+            if not sup:
+                sup.append(supposed(text))
+            return sup[0]
+        if hits and hits[0][3] == "generic" and hits[0][1].kind == "oom" and _advisory(text, supposes):
             hits = [h for h in hits if not (h[3] == "generic" and h[1].kind == "oom")]
             if past_fixed(text):  # (a failure told as past and fixed: its quoted error is no failure either)
                 hits = [h for h in hits if h[3] != "generic"]
-        elif hits and hits[0][2] == "generic" and hits[0][1].kind == "oom" and supposed(text) and not SIGKILL_RX.search(
+        elif hits and hits[0][2] == "generic" and hits[0][1].kind == "oom" and supposes() and not SIGKILL_RX.search(
                 text):
             # (and the general words that name a step or a kill, where the line only supposes them: "My strong
             # suspicion is the process is being killed under memory pressure (OOM)"; not a kill the line states with
@@ -462,10 +475,11 @@ _RAISED = re.compile(r"\b(?:torch\.(?:cuda\.)?)?OutOfMemoryError: |\b(?:RuntimeE
                      r"(?:error: )?out of memory\b")
 
 
-def _advisory(text: str) -> bool:
+def _advisory(text: str, supposes: Callable[[], bool]) -> bool:
     """Out-of-memory words at INFO/DEBUG level (not an out of memory raised, which another program relays at its own
-    level), or only in clauses that advise, suppose, expect or deny one (`prose.supposed`): not a failure."""
-    return _level(text) in _QUIET and not _RAISED.search(text) or supposed(text)
+    level), or only in clauses that advise, suppose, expect or deny one (`supposes`: `prose.supposed` of the line):
+    not a failure."""
+    return _level(text) in _QUIET and not _RAISED.search(text) or supposes()
 
 
 def _holds(low: str, needs: tuple[frozenset[str], ...]) -> bool:

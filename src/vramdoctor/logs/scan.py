@@ -51,6 +51,11 @@ _ELIDED_PROMPT = re.compile(r"(\bprompt: )(['\x22])(?:.*?\2(?=, (?:params|sampli
 RESTART_GAP = 8
 #: command lines (a command continued over lines) held for the run they begin
 MAX_DEFERRED = 64
+#: lines of one shape of periodic statistics (an engine's throughput and KV usage line every few seconds) read whole in
+#: a run; past them, each further doubling of their count is read at half the rate before (the series keep their
+#: shape, and the latest line is always read: `Scanner._sampled_out`)
+SERIES_WHOLE = 256
+MAX_SERIES_SHAPES = 256  # shapes of candidate figures remembered (`_sampled_out`)
 AFTER = 12  # lines kept after a failure: C++ backtraces and follow-up messages
 AFTER_TRACEBACK = 400  # ... and while a Python traceback that began in them goes on: its frames, up to this many lines
 MAX_FAILURES = 8
@@ -194,9 +199,63 @@ class Scanner:
         # under an issue template's version heading (see `_VERSION_SECTION`): 1 before its first line, 2 in its lines
         self.version_section = 0
         self.answer_text = 0  # the line after which the engine prints the model's answer bare (`LogWords.answer_begins`)
+        # periodic statistics lines (`_sampled_out`): their shape (the figures they hold) -> (the run, lines of that
+        # shape seen in it); the latest line of each shape not read yet, (run, line, text, texts)
+        self.series_seen: dict[frozenset[int], tuple[RunFacts, int]] = {}
+        self.series_held: dict[frozenset[int], tuple[RunFacts, int, str, list]] = {}
+        self._series_shape: dict[int, tuple[set[int], frozenset[int] | None]] = {}  # id(candidates) -> (them, shape)
 
     def _read_figures(self, r: RunFacts, line_no: int, text: str, texts: list) -> None:
-        """The figures of one line (`texts`: the line, and the forms it is also read in) into run `r`."""
+        """The figures of one line (`texts`: the line, and the forms it is also read in) into run `r`; first those of
+        the statistics lines held back before it (`_sampled_out`), so every series is read in the log's order."""
+        if self.series_held and any(fig_c.get("fig") for _, _, fig_c in texts):
+            self._read_held()
+        self._read_now(r, line_no, text, texts)
+
+    def _read_held(self) -> None:
+        """Read the statistics lines held back (the latest of each shape), in the log's order."""
+        held = sorted(self.series_held.values(), key=lambda h: h[1])
+        self.series_held = {}
+        for r, line_no, text, texts in held:
+            self._read_now(r, line_no, text, texts)
+
+    def _sampled_out(self, r: RunFacts, line_no: int, text: str, lowered: str, texts: list) -> bool:
+        """True if this line's figures are left unread: a periodic statistics line (every figure it can hold is a
+        series read from a program's line, `Knowledge.series_figures`; prose figures only where a program wrote the
+        line, so they are not read from it) past the first SERIES_WHOLE of its shape in run `r`, and not one of the
+        sample kept: between n = SERIES_WHOLE * 2**(j-1) and SERIES_WHOLE * 2**j lines of the shape, every 2**j-th.
+        A line left out waits as its shape's latest (`series_held`): the next line of any other figures reads it
+        first, a new run or the log's end reads it, and a later line of the same shape replaces it unread. A week of
+        a server's stats lines (hundreds of thousands) is read as a few thousand; what the series are read for (the
+        first and latest reading, rises over time, lengths alike across a line's figures) is kept."""
+        if len(texts) != 1 or self.prompt_open or "with " in lowered:
+            return False
+        c = texts[0][2]
+        ix = c.get("fig")
+        if not ix:
+            return False
+        known = self._series_shape.get(id(ix))
+        if known is None or known[0] is not ix:
+            k = self.k
+            shape = frozenset(ix) if ix <= k.series_figures | k.prose_figures and ix & k.series_figures else None
+            if len(self._series_shape) >= MAX_SERIES_SHAPES:
+                self._series_shape.clear()
+            known = self._series_shape[id(ix)] = (ix, shape)
+        shape = known[1]
+        if shape is None:
+            return False
+        if not shape <= self.k.series_figures and not (STRONG_PREFIX.match(text) and not TITLE.match(text)):
+            return False  # (a person's words that may hold a figure of theirs: read as always)
+        seen = self.series_seen.get(shape)
+        n = seen[1] if seen is not None and seen[0] is r else 0
+        self.series_seen[shape] = (r, n + 1)
+        if n % (1 << (n // SERIES_WHOLE).bit_length()) == 0:
+            self.series_held.pop(shape, None)  # (an older line of the shape, not in the sample: left out)
+            return False
+        self.series_held[shape] = (r, line_no, text, texts)
+        return True
+
+    def _read_now(self, r: RunFacts, line_no: int, text: str, texts: list) -> None:
         k = self.k
         figures, prefixes = k.figures, k.figure_prefix
         done: set[int] | None = set() if len(texts) > 1 else None  # (a figure read from one form is not read again)
@@ -211,6 +270,15 @@ class Scanner:
                 if done is not None and i in done:
                     continue
                 f = figures[i]
+                begin = 0
+                words = prefixes[i]
+                if words and ascii_text:  # begin where the word that starts every match is (str = bytes)
+                    if len(words) == 1:
+                        begin = fig_low.find(words[0])
+                    else:
+                        begin = min((x for x in map(fig_low.find, words) if x >= 0), default=-1)
+                    if begin < 0:
+                        continue  # (before the checks below, each a search of the whole line)
                 if f.prose:
                     if self.answer_text and line_no > self.answer_text:
                         continue  # (the model's answer, not the report's words: "the waves crashed against the rocks")
@@ -219,6 +287,8 @@ class Scanner:
                     if written:
                         continue
                 if f.command:
+                    if not f.pattern.search(fig_text, begin):
+                        continue  # (no flag of its own here: the line's words are not searched for an attempt)
                     if tried_here is None:
                         tried_here = bool(_TRIED.search(text) or _WORKED_WITH.search(text))
                     if tried_here:
@@ -228,19 +298,13 @@ class Scanner:
                     # (a setting a sentence gives with an attempt that worked: not the failing run's; the words are
                     # blanked, in place, so the line's other figures are read where they stand)
                     read_text = _WORKED_WITH_NAME.sub(lambda m: " " * len(m.group(0)), fig_text)
-                begin = 0
-                words = prefixes[i]
-                if words and ascii_text:  # begin where the word that starts every match is (str = bytes)
-                    if len(words) == 1:
-                        begin = fig_low.find(words[0])
-                    else:
-                        begin = min((x for x in map(fig_low.find, words) if x >= 0), default=-1)
-                    if begin < 0:
-                        continue
                 if self._figure(r, f, read_text, line_no, begin) and done is not None:
                     done.add(i)
 
     def _new_run(self, line_no: int) -> None:
+        if self.series_held:
+            self._read_held()
+        self.series_seen = {}
         self.pending = []
         self.runs.append(self.run)
         if len(self.runs) > MAX_RUNS:  # a server restarting over and over: keep the first and the latest runs
@@ -586,7 +650,7 @@ class Scanner:
                 self.deferred.append((line_no, text, texts))
             else:
                 self._read_figures(r, line_no, text, texts)
-        else:
+        elif not self._sampled_out(r, line_no, text, lowered, texts):
             self._read_figures(r, line_no, text, texts)
         if self.deferred and line_no > self.deferred[-1][0] + RESTART_GAP:
             for held in self.deferred:
@@ -938,6 +1002,8 @@ class Scanner:
         cut_mid_line: that line is cut partway (`lines.tail_cut`: the start of a line like those before it, or partway
         into an engine's memory message). tail: the log's
         last lines (number, text), oldest first, ending with `last`'s line."""
+        if self.series_held:
+            self._read_held()
         for held in self.deferred:  # (no run began after them: the failed run's own command lines after all)
             self._read_figures(self.run, *held)
         self.deferred = []
