@@ -686,12 +686,21 @@ def _growth(m: re.Match, inside: bool = True, rise: bool = True) -> str:
         raise ValueError("memory held after a failure")  # ("did not release the memory after encountering OOM")
     if _FIXED_SINCE.search(text, m.end(), end + 1):
         raise ValueError("a leak told as fixed")  # ("all of the memory leak issues ... have been solved in 0.6.6")
+    if _OTHERS_TOLD.search(text, begin, at):
+        raise ValueError("others' reports")  # ("I have seen some other talk of memory leaks (#390), but I'm ...")
     if rise and (_SHORT_SPAN.search(sentence) or _WITHIN_STEP.search(sentence)) and not _LONG_SPAN.search(sentence):
         raise ValueError("a rise within one step")  # ("rises (3.4, 3.5GB etc.) and after about a minute it throws")
     return text[begin:end + 1].strip()[:300]
 
 
 
+#: growth named as what other reports tell, just before its words ("I have seen some other talk of memory leaks (#390),
+#: but I'm having a more sporadic issue", "unlike the memory leak in #1234", "there are existing issues about RAM
+#: usage growing"): not the writer's own run
+_OTHERS_TOLD = re.compile(r"(?:\b(?:other|others['\u2019]?|some|previous|earlier|existing|similar|related)\s+(?:\w+\s+){0,2}?"
+                          r"(?:talk|reports?|issues?|discussions?|threads?|mentions?|complaints?|tickets?)\s+"
+                          r"(?:of|about|on|regarding|mentioning)|\bunlike (?:the|those|that|other))\s+(?:\w+\s+){0,2}$",
+                          re.I)
 #: a leak told as fixed, after its words in the same sentence ("I believe that all of the memory leak issues of the
 #: traditional type have been solved in 0.6.6", "the RAM leak was fixed in b4500")
 _FIXED_SINCE = re.compile(r"\b(?:has|have|had) been (?:fixed|solved|resolved|addressed|patched)\b|"
@@ -1088,6 +1097,11 @@ LOG = LogWords(
         # ... in Chinese: host memory (内存) rising or too high, then the process died or froze ("内存占用过高，直接卡掉",
         # "内存一直上涨，然后进程被杀")
         msg(_ROSE_TO_KILL_ZH, "oom", "HOST", flags=0),
+        # PyTorch's allocators refusing an allocation past what the device or the process's fraction allows
+        # (CUDACachingAllocator.cpp "Allocation on device 0 would exceed allowed memory. (out of memory)",
+        # CUDAMallocAsyncAllocator.cpp "allocation on device 0 would exceed allowed memory"), also cut after its first
+        # words where a UI shows the exception's start (ComfyUI's "Error loading model: Allocation on device")
+        msg(r"\b[Aa]llocation on device(?: \d+)?(?: would exceed allowed memory\b|\s*$)", "oom"),
         # Ray's memory monitor (python/ray/_private/memory_monitor.py, the raylet's worker killing policy): a task or
         # actor killed because the node's host RAM ran low ("ray.exceptions.OutOfMemoryError: Task was killed due to
         # the node running low on memory.", the raylet's "Workers ... killed due to memory pressure (OOM)")
@@ -1863,13 +1877,16 @@ LOG = LogWords(
         # a report's words that the KV cache (llama.cpp's context, which holds it) could not be allocated ("model A cannot
         # allocate memory for the kvcache", "it crashes when it tries to allocate the context when doing the first
         # inference"): the KV ledger, whatever the same line says of the weights fitting only in part
-        msg(r"\b(?:cannot|can['\u2019]?t|could(?: not|n['\u2019]t)|unable to|not able to|fail(?:s|ed)? to)\s+allocate\s+"
+        # (not LMCache's own words, "LMCache WARNING: Failed to allocate memory for the KV cache.": its offload buffer,
+        # the `lmcache-store-full` note below)
+        msg(r"^(?![^\n]*\bLMCache\b)[^\n]*?(?:"
+            r"\b(?:cannot|can['\u2019]?t|could(?: not|n['\u2019]t)|unable to|not able to|fail(?:s|ed)? to)\s+allocate\s+"
             r"(?:(?:enough\s+)?(?:memory|space|VRAM)\s+for\s+)?(?:the\s+|its\s+)?(?:kv[ -]?cache|context)\b(?![ -]blocks?\b)|"
             r"\b(?:crash(?:es|ed)?|fails|failed|dies|died|OOMs?)\s+when\s+(?:it\s+)?(?:tries|trying|tried)\s+to\s+allocate\s+"
             r"(?:the\s+|its\s+)?(?:kv[ -]?cache|context)\b|"
             # (... "runs out of VRAM allocating the context buffer at -c 65536")
             r"\b(?:runs?|ran|running) out of (?:VRAM|memory|GPU memory)\s+(?:when\s+|while\s+)?allocating\s+(?:the\s+|its\s+)?"
-            r"(?:kv[ -]?cache|context)\b", "oom", "KV", "kv-cache-alloc-failed"),
+            r"(?:kv[ -]?cache|context)\b)", "oom", "KV", "kv-cache-alloc-failed"),
         # ... or an engine's own error that making its KV cache failed, in words of no engine vramdoctor has a module
         # for ("failed to reserve the host KV cache: cudaMallocHost failed to pin 8192 MiB", "Failed to create KV
         # cache"), not one that names a cause of form ("failed to initialize the KV cache: unsupported dtype")
@@ -2150,6 +2167,14 @@ LOG = LogWords(
         # request failed while serving, its cause elsewhere (Gin's `| 500 |` is Ollama's, whose requests load the
         # model first: engines/ollama.py)
         msg(r"\x22(?:POST|GET) /[^\x22]*\x22 50[0-3]\b", "error", "RUNTIME"),
+        # the loader's exception named with a cause of no memory (src/llama.cpp llama_model_load's catch, "error loading
+        # model: %s": "borrow_shared_tensor: this model is a draft head without its own 'token_embd.weight'", "failed
+        # to open x.gguf: No such file or directory", "invalid split file idx: 3"): the file or the settings; not a
+        # buffer it could not allocate or map, nor its own words that it failed with no cause; last of all, so
+        # the causes named above (a read error, a lost device, a back end not loaded) keep their own codes
+        msg(r"\berror loading model: (?!error loading model\b)(?!\s*$)(?![^\n]*(?:alloc|memory|buffer|mmap|\boom\b|"
+            r"\bout of\b|OutOf|insufficient|not enough|too large|too big|exceed|resource|failed to load model|"
+            r"\bNULL\b|nullptr))", "not_oom", code="model-load-error"),
     ),
     frames={
         # building the model's layers (their weights allocated in __init__: torch.empty in a layer) or moving it

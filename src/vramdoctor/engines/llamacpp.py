@@ -392,7 +392,8 @@ LOG = LogWords(
         # ... or an RPC worker it was given that it could not reach (ggml/src/ggml-rpc/ggml-rpc.cpp socket_connect:
         # "Failed to connect to 192.168.1.43:50052"): the model is then placed without that device, on the others
         # and the CPU; the network, not memory
-        msg(r"^\s*Failed to connect to [\w.-]+:\d{2,5}\s*$", "not_oom", code="rpc-worker-unreachable"),
+        # (the host's name empty where the address was given as ":50052", or an IPv6 one in brackets)
+        msg(r"^\s*Failed to connect to [\w.\[\]:-]*:\d{2,5}\s*$", "not_oom", code="rpc-worker-unreachable"),
         msg(r"failed to allocate buffer for (?:kv|rs) cache|llama_kv_cache_init\(\) failed|"
             # (not where the same line names another cause: "...: CUDA driver version is insufficient")
             r"failed to initialize the KV cache(?![^\n]*\b(?:driver version|no CUDA-capable|not supported|unsupported|"
@@ -527,6 +528,10 @@ LOG = LogWords(
             r"\(bad magic\)|\bunknown tensor '[^']{1,200}' in model file\b", "not_oom", code="model-file-error"),
         msg(r"data is not within the file bounds|model is corrupted or incomplete|wrong number of tensors; expected "
             r"\d+, got \d+|done_getting_tensors: wrong number of tensors", "not_oom", code="model-file-error"),
+        # a setting the loader refuses (src/llama.cpp llama_prepare_model_devices: "invalid value for main_gpu: 0
+        # (available devices: 0)", a GPU index with no GPU the build can use)
+        msg(r"\binvalid value for (?:main_gpu|split_mode|tensor_split|n_gpu_layers|[a-z_]{3,40})\b: ", "not_oom",
+            code="bad-argument"),
         # wrappers that only follow a failed load of the weights (llama_model_load_from_file returned NULL:
         # llama.cpp's common_init_from_params, llama-cpp-python's Llama(), Tabby's bindings "Unable to load model:
         # PATH"); a failure before them with no phase of its own was loading the weights
@@ -863,7 +868,12 @@ LOG = LogWords(
     # its loader proper, as a native backtrace names it (gdb's "#5 0x... in llama_model::load_tensors(...)", older
     # builds' llm_load_tensors, the data read by load_all_data): it makes the weights' buffers and reads them, nothing
     # else, so a backtrace cut inside it was loading the weights
-    loader=rx(r"\bllama_model::load_tensors\b|\bin llm_load_tensors\b|\bllama_model_loader::load_all_data\b"),
+    # (also ggml_print_backtrace's mangled names, "libllama.so(_ZN11llama_model12load_tensorsER18llama_model_loader+0x5e)",
+    # and the multimodal projector's own loader, mtmd's "clip_model_loader::load_tensors" / mtmd_init_from_file: the
+    # projector's weights)
+    loader=rx(r"\bllama_model::load_tensors\b|\bin llm_load_tensors\b|\bllama_model_loader::load_all_data\b|"
+              r"\b_ZN\d+llama_model\d+load_tensors|\bclip_model_loader::load_tensors\b|"
+              r"\b_ZN\d+clip_model_loader\d+load_tensors|\bmtmd_init_from_file\b"),
     # CUDA builds copy the model into pinned host buffers when mmap is off (ggml-cuda.cu ggml_cuda_host_malloc, which
     # GGML_CUDA_NO_PINNED turns off)
     pinned_host_load="Run once with GGML_CUDA_NO_PINNED=1, or with mmap on (no --no-mmap): if it then loads, pinned "

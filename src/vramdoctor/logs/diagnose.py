@@ -279,6 +279,9 @@ _NOT_OOM = {
                    "unsupported model or option.",
     "model-file-error": "the model file could not be opened or read (a wrong path, a partial download, a format "
                         "this build does not know).",
+    "model-load-error": "the loader refused the model for the cause its error names (a draft head loaded alone, a "
+                        "file or a split it cannot read, a setting the model does not take): fix the model or the "
+                        "command, not memory.",
     "communication-error": "the processes failed to talk to each other (gloo, TCP, NCCL set-up, NIXL's KV cache "
                            "transfer between servers, an RDMA card registering a GPU buffer through UCX).",
     "crash-access-violation": "a crash by a bad memory access (a bug), not memory running out.",
@@ -1934,7 +1937,28 @@ def _gpu_used_anyway(run: RunFacts, f: Failure) -> bool:
     return f.code == "gpu-unsupported" and bool(positive(run.numbers, "layers_offloaded"))
 
 
+#: a check a script reports as passed, on its own line ("[PASS] OOM guard", "test_prefill_oom PASSED", "OOM stress:
+#: passed", "Long prompt OOM test ... ✓") ...
+_CHECK_PASSED = re.compile(r"(?:^|\s)[\u2713\u2714\u2611\u2705](?:\s|$)|\bPASS(?:ED)?\b|\[\s*OK\s*\]|:\s*(?i:passed|ok)\W*$")
+#: ... or on the line under it ("[2/8] Tool response prefill OOM (~25K-token mock tool response) ..." / "  ✓ tool
+#: prefill OK")
+_PASS_BELOW = re.compile(r"^\s*(?:[\u2713\u2714\u2611\u2705]|\[\s*(?:PASS|OK)\s*\]|PASS(?:ED)?\b)")
+#: words of a failure itself, which no pass mark beside them takes back
+_FAILED_WORDS = re.compile(r"(?i:error|exception|traceback|fail(?:s|ed|ure)?|killed|crash\w*|abort\w*)|\bFAIL\b")
+
+
+def _check_passed(f: Failure) -> bool:
+    """Out-of-memory words that are the name of a check a test script ran and reports as passed (on its line or the
+    first line under it), in no engine's words of its own and with no failure's words: a step that went well."""
+    if f.engine != "generic" or f.kind != "oom" or _FAILED_WORDS.search(f.text):
+        return False
+    below = next((t for _, t in f.after if t.strip()), "")
+    return bool(_CHECK_PASSED.search(f.text) or _PASS_BELOW.match(below))
+
+
 def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -> Diagnosis:
+    if any(_check_passed(f) for f in run.failures):
+        run = replace(run, failures=[f for f in run.failures if not _check_passed(f)])
     if any(_gpu_used_anyway(run, f) for f in run.failures):
         run = replace(run, failures=[f for f in run.failures if not _gpu_used_anyway(run, f)])
     if len(run.failures) == 1 and run.failures[0].kind == "error" and _cut_copy_of_refusal(run, run.failures[0]):
@@ -2519,12 +2543,19 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     code = _code(kind, f, place.deciding[1] + " " + where + " " + stack)
     if place.source == SECOND_MODEL and not f.code:  # the first model loaded; the one after it did not fit beside it
         code = "projector-weights-oom" if PROJECTOR.search(place.deciding[1]) else "draft-model-weights-oom"
+    elif kind == "WEIGHTS" and not f.code and _PROJECTOR_LOADER.search(" ".join(t for _, _, t in frames(f))):
+        code = "projector-weights-oom"  # (its own loader in the backtrace: mtmd loads it after the model and context)
     # (a failure only a person's words state, placed by the engine's lines elsewhere in the paste: where the log stops
     # or what it shows is not where the words say memory ran out, so the place is a reading, not the engine's word)
     told_only = told is not None or (user_words(f.text) or TITLE.match(f.text) or prose_like(f.text)) and \
         place.deciding[0] != f.line_no
     return Diagnosis(kind=kind, code=code, evidence=evidence, phase_source=where,
                      inferred=place.inferred or bool(told_only), message=_CODE_MESSAGES.get(code, _MESSAGES[kind]))
+
+
+#: the multimodal projector's own loader in a backtrace (llama.cpp's tools/mtmd: clip_model_loader::load_tensors under
+#: clip_init under mtmd_init_from_file, also as glibc prints them mangled, "_ZN17clip_model_loader12load_tensors...")
+_PROJECTOR_LOADER = re.compile(r"(?:\b|\d)(?:clip_model_loader|clip_init|mtmd_init_from_file)")
 
 
 #: a CUDA or HIP runtime's out of memory, in ggml's words ("CUDA error 2 at ggml-cuda.cu:359: out of memory",

@@ -69,6 +69,10 @@ FRAME = re.compile(r'File "[^"]+", line \d+, in [\w<>.]+|' + _IPYTHON_FRAME + r'
                    r'File "[^"]+\.py",(?: line \d+,?)?\s*$|'
                    r'^#\d+\s+0x[0-9a-f]+ in \S|'  # gdb's backtrace (ggml_print_backtrace: "#5  0x00007efc... in f () from x.so")
                    r'^\s*(?:\\n)?\d+\s+(?:0x[0-9a-f]+\s|\S+\s+0x[0-9a-f]+ )|'
+                   # glibc's backtrace_symbols, which ggml_print_backtrace prints where gdb is absent
+                   # ("/root/llama.cpp/build/bin/libmtmd.so.0(_ZN17clip_model_loader12load_tensorsER8clip_ctx+0x9b86)
+                   # [0x76e040035586]", "/lib/x86_64-linux-gnu/libc.so.6(+0x29ca8) [0x76e040506ca8]")
+                   r'^\s*\S+\((?:[A-Za-z_]\w*)?\+0x[0-9a-f]+\) \[0x[0-9a-f]+\]\s*$|'
                    # (a Go frame's file line, "\t/go/src/.../llama.go:143 +0x1a5", or a Go source a line names,
                    # "source=ggml.go:220 msg=..."; not the prefix of Go's standard log, "routes.go:1230: INFO ...")
                    r'\.go:\d+(?![\d:])|\b\w+\.cu:\d+|^\s+at \S+\(|'
@@ -399,7 +403,10 @@ _VALIDATION = re.compile(r"\b(?:must|should) be (?:a multiple of|divisible by|on
 #: to proceed", DeepSpeed-MII's wait for its server; "died unexpectedly", "Unknown error"): no cause is named
 CAUSE_UNKNOWN = re.compile(r"\bfor (?:some|an? unknown|unknown|no (?:apparent|obvious))\s+reasons?\b|\bunknown (?:error|"
                            r"reason|cause|failure)\b|\b(?:crashed|died|exited|terminated|stopped|quit)\s+unexpectedly\b|"
-                           r"\bwithout (?:a |any )?(?:reason|cause)\b|\b(?:crashed|died)\s*(?:[.,;:]|$)|"
+                           r"\bwithout (?:a |any )?(?:reason|cause)\b|\b(?:crashed|died)\s*(?:[.,;:!]|$)|"
+                           # (a front end's own words that its server went away: Jan's "Error: Model appears to have
+                           # crashed!", "the model seems to have stopped")
+                           r"\b(?:appears|seems|appear|seem) to have (?:crashed|died|stopped|exited|quit)\b|"
                            # (a gRPC status with an empty description: LocalAI's "rpc error: code = Canceled desc = ")
                            r"\brpc error: code = \w+ desc =\s*$|"
                            # (a client or a supervisor relaying that the server went away, its cause elsewhere:

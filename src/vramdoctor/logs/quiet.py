@@ -549,7 +549,12 @@ def step_under_way(run: RunFacts, engine: str) -> tuple[int, str, str] | None:
 
 #: the first line of a process's death, cut right after it: Python multiprocessing's header of a child's traceback
 #: ("Process SpawnProcess-1:", "Process EngineCore_0:"), a traceback's header: the step before it was under way
-DEATH_BEGINS = re.compile(r"^\s*(?:Process [\w-]+:|Traceback \(most recent call last\):)\s*$")
+DEATH_BEGINS = re.compile(r"^\s*(?:Process [\w-]+:|Traceback \(most recent call last\):)\s*$|"
+                          # (or Python's warning at the exit of processes that were stopped, multiprocessing's
+                          # resource tracker finding what they left: "UserWarning: resource_tracker: There appear to be
+                          # 1 leaked semaphore objects to clean up at shutdown", and the source line warnings print
+                          # under it, "  warnings.warn('resource_tracker: There appear to be %d '")
+                          r"^\s*(?:\S+\.py:\d+: )?UserWarning: resource_tracker: There appear to be\b|^\s*warnings\.warn\(")
 
 
 #: a progress bar (tqdm, or vLLM's own "45% Completed | 5/11"): its percentage and its count done of all
@@ -645,7 +650,13 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
             d = full if full and full.code.startswith("kv-pool-full") else d
         if d:
             return d
-    d = pool_below_context(run, engine) or over_working_set(run)
+    pool = pool_below_context(run, engine)
+    aside = ""
+    if pool and last_marker(run.progress) not in ("ready", "requests") and step_under_way(run, engine):
+        # (the log ends while a start-up step is under way: the run never served, so a pool shorter than the context,
+        # which fails only a request longer than the pool, is not what stopped it; told beside the step)
+        aside, pool = " Besides, " + pool.message[0].lower() + pool.message[1:], None
+    d = pool or over_working_set(run)
     if d:
         return d
     marker = last_marker(run.progress)
@@ -761,7 +772,7 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          missing="the lines after this step: whether it finished, and how",
                          message="The log ends while a start-up step was under way, with nothing after it: whether "
                                  "that step ran out of memory cannot be told from this log. If it did, the phase "
-                                 "would be " + " or ".join(cands) + ".")
+                                 "would be " + " or ".join(cands) + "." + aside)
     wrong = run.numbers.get("_bad_output_stated")
     if isinstance(wrong, str) and not run.failures:
         # the report says the answers are wrong (gibberish, unrelated text) and the log shows no failure: a fault of
