@@ -148,6 +148,8 @@ def test_a_crash_told_with_no_cause_is_undetermined_not_a_cause(words):
      "  \u2713 multi-turn agent OK"],
     ["tests/test_serving.py::test_long_prompt_oom PASSED", "tests/test_serving.py::test_batch PASSED"],
     ["[PASS] KV cache OOM guard at 128 concurrent requests", "[PASS] warm-up"],
+    ["[1/3] Long prompt OOM check \u2714\ufe0f", "[2/3] Concurrency OOM check \u2714\ufe0f"],
+    ["Long prompt OOM check passed", "Concurrency OOM test -> OK"],
 ])
 def test_a_check_named_for_out_of_memory_that_passed_is_no_failure(lines):
     assert kind_of(["Running STRESS / boundary test against http://127.0.0.1:30000"] + lines)[0] == "NONE"
@@ -157,6 +159,12 @@ def test_a_check_named_for_out_of_memory_that_passed_is_no_failure(lines):
     ["[2/8] Tool response prefill OOM (~25K-token mock tool response) ...",
      "  \u2717 failed: CUDA out of memory. Tried to allocate 2.00 GiB"],
     ["tests/test_serving.py::test_long_prompt_oom FAILED"],
+    # (from the new-user review: a real out-of-memory beside another check's mark)
+    ["\u274c --max-model-len 32768: CUDA out of memory on the first long request", "\u2705 --max-model-len 16384: works"],
+    ["Results: \u2705 16k context works, \u274c 32k context: CUDA out of memory when the prompt is long"],
+    ["bs=64 ctx=32768: OOM", "\u2713 bs=32 ctx=32768 OK"],
+    ["| 32768 | \u2713 | OOM |"],
+    ["CUDA out of memory while serving request 17", "[  OK  ] Started vllm.service."],
 ])
 def test_a_check_named_for_out_of_memory_that_failed_is_still_a_failure(lines):
     assert kind_of(["Running STRESS / boundary test against http://127.0.0.1:30000"] + lines)[0] != "NONE"
@@ -290,3 +298,241 @@ def test_an_allocation_past_what_the_device_allows_is_out_of_memory(lines):
 
 def test_an_allocation_on_device_told_as_done_is_no_failure():
     assert kind_of(["Allocation on device 0 took 12 ms", "Model loaded"])[0] not in ("WEIGHTS", "UNDETERMINED")
+
+
+# --- SGLang's 2024 leak warning (available_size already free + evictable), a warning it goes on from
+
+
+@pytest.mark.parametrize("avail, total, kind", [(75821, 75833, "LEAK"), (75833, 75833, None), (75840, 75833, "NOT_OOM")])
+def test_sglangs_early_leak_warning_is_read_from_its_counts(avail, total, kind):
+    lines = ["Rank 0: max_total_num_token=75833, max_prefill_num_token=12638, context_len=4096,",
+             "INFO:     Uvicorn running on http://0.0.0.0:30000 (Press CTRL+C to quit)",
+             "new fill batch. #seq: 1. #cached_token: 0. #new_token: 27. #remaining_req: 0. #running_req: 0",
+             f"/usr/lib/python3/site-packages/sglang/srt/managers/router/model_rpc.py:212: UserWarning: Warning: "
+             f"available_size={avail}, max_total_num_token={total}", "KV cache pool leak detected!",
+             '  warnings.warn(']
+    if kind is None:
+        return  # (equal counts: SGLang prints no warning then)
+    rep = diag("\n".join(lines))
+    run = run_of(rep)
+    assert run.kind == kind, (run.kind, run.code)
+    if kind == "LEAK":
+        assert run.code == "kv-slots-not-returned" and "12 of" in run.message
+
+
+# --- a notebook's kernel that died names no cause
+
+
+@pytest.mark.parametrize("line", [
+    "nbclient.exceptions.DeadKernelError: Kernel died",
+    "Kernel died while waiting for execute reply.",
+    "The kernel appears to have died. It will restart automatically.",
+])
+def test_a_notebook_kernel_that_died_names_no_cause(line):
+    lines = ["Run `import vllm`, then the engine starts:",
+             "INFO 09-01 10:00:00 [api_server.py:1800] vLLM API server version 0.6.3", line]
+    assert kind_of(lines)[0] == "UNDETERMINED"
+
+
+# --- Mooncake's RDMA registration failing is the transfer engine's set-up, not memory
+
+
+@pytest.mark.parametrize("lines", [
+    ["PD mode failure", "W1212 12:06:27.219069   205 rdma_transport.cpp:166] RdmaTransport: Failed to register memory: "
+     "addr 0x7fd3e7048000 length 294912"] * 1,
+    ["E0101 08:00:00.000001  77 rdma_transport.cpp:166] RdmaTransport: Failed to register memory: addr 0x7f00 length "
+     "1073741824", "RuntimeError: Mooncake transfer engine initialization failed"],
+])
+def test_mooncakes_rdma_registration_failing_is_a_communication_error(lines):
+    assert kind_of(lines) == ("NOT_OOM", "communication-error")
+
+
+# --- in Chinese, a long document or text worked on is a request
+
+
+@pytest.mark.parametrize("words", ["对于一些篇幅较长的文档进行分析时总是报错，这个怎么解决？", "处理长文本时显存不够，报错如下：",
+                                   "总结很长的文档的时候报错"])
+def test_a_long_document_worked_on_in_chinese_is_a_request(words):
+    lines = [words, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 18.43 GiB. GPU 0 has a total "
+                    "capacity of 23.50 GiB of which 6.64 GiB is free."]
+    assert kind_of(lines)[0] == "RUNTIME"
+
+
+# --- an engine named in a person's Chinese words is the writer's, not the log's; Xinference has its own flags
+
+
+def test_an_engine_named_in_chinese_words_does_not_make_the_log_its():
+    lines = ["### The command used to start Xinference", "xinference-local -H 0.0.0.0 --log-level DEBUG",
+             "之前用ollama从没遇到提示GPU资源不足，是不是ollama会自动从不同的gpu获取资源",
+             "对于一些篇幅较长的文档进行分析时总是报错",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 18.43 GiB. GPU 0 has a total capacity of "
+             "23.50 GiB of which 6.64 GiB is free."]
+    rep = diag("\n".join(lines))
+    assert rep.engine == "xinference", rep.engine
+    assert not any("OLLAMA" in a["flags"] or "num_ctx" in a["flags"] for a in run_of(rep).advice)
+
+
+def test_an_engine_named_in_chinese_words_alone_is_still_read_as_named():
+    """With no program's line naming any engine, the writer's words are all there is."""
+    lines = ["我用ollama跑qwen2.5的时候报错了，显存不够", "Error: llama runner process has terminated: cudaMalloc failed: out of "
+             "memory"]
+    assert diag("\n".join(lines)).engine == "ollama"
+
+
+# --- Python refusing a call's arguments, whatever they are named, is no memory
+
+
+@pytest.mark.parametrize("line", [
+    "TypeError: VLLMModelConfig.__init__() got an unexpected keyword argument 'gpu_memory_utilization'",
+    "TypeError: LLM.__init__() missing 1 required positional argument: 'model'",
+    "TypeError: load_model() takes 2 positional arguments but 3 were given",
+])
+def test_a_call_python_refuses_is_not_memory(line):
+    lines = ["lighteval vllm model_config.yaml leaderboard|gsm8k|0|0", "Traceback (most recent call last):",
+             '  File "/usr/lib/python3.11/site-packages/lighteval/main_vllm.py", line 120, in vllm', line]
+    assert kind_of(lines)[0] == "NOT_OOM"
+
+
+# --- TensorRT-LLM's PyTorch backend fitting a context the user did not set to its pool; its assertions on settings
+
+_TRT_DEFAULTED = [
+    "[12/20/2025-04:20:19] [TRT-LLM] [I] Starting TensorRT-LLM init.",
+    "[12/20/2025-04:21:09] [TRT-LLM] [I] max_seq_len is not specified, using inferred value 131072",
+    "[12/20/2025-04:21:51] [TRT-LLM] [W] Attention window size 131072 exceeds upper bound 86720 for available blocks. "
+    "Reducing to 86720.",
+    "[12/20/2025-04:21:51] [TRT-LLM] [W] Adjusted max_seq_len to 86720",
+    "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 5.95 GiB for max tokens in paged KV cache (86720).",
+    "INFO:     Application startup complete.",
+]
+
+
+def test_trtllm_fitting_a_context_the_user_did_not_set_is_no_failure():
+    assert kind_of(_TRT_DEFAULTED) == ("NONE", "context-fit-to-pool")
+
+
+def test_trtllm_cutting_a_context_the_user_set_stays_kv_capacity():
+    lines = [_TRT_DEFAULTED[0], "trtllm-serve openai/gpt-oss-120b --max_seq_len 131072"] + _TRT_DEFAULTED[2:]
+    assert kind_of(lines)[0] == "KV_CAPACITY"
+
+
+@pytest.mark.parametrize("line", [
+    "[TensorRT-LLM][ERROR] Assertion failed: When KV cache block reuse is set, model has to be built with paged context "
+    "FMHA support (/app/tensorrt_llm/cpp/tensorrt_llm/batch_manager/trtGptModelInflightBatching.cpp:140)",
+    "[TensorRT-LLM][ERROR] Assertion failed: Do not set crossKvCacheFraction for decoder-only model",
+    "[TensorRT-LLM][ERROR] Assertion failed: remaining_buffer_size == 0 (/workspace/tensorrt_llm/cpp/tensorrt_llm/"
+    "kernels/decoderMaskedMultiheadAttention/decoderXQAImplJIT/cubinObjRegistry.h:45)",
+])
+def test_trtllm_assertions_on_settings_or_builds_are_not_memory(line):
+    assert kind_of(["[TensorRT-LLM] TensorRT-LLM version: 0.17.0", line]) == ("NOT_OOM", "assertion-failed")
+
+
+@pytest.mark.parametrize("line", [
+    "[TensorRT-LLM][ERROR] Assertion failed: freeBlockIterator.has_value() (/app/tensorrt_llm/cpp/tensorrt_llm/"
+    "batch_manager/kvCacheManager.cpp:250)",
+    "[TensorRT-LLM][ERROR] Assertion failed: Impossible to fit in any sequence in kvCache",
+])
+def test_trtllm_assertions_on_the_pool_stay_memory(line):
+    assert kind_of(["[TensorRT-LLM] TensorRT-LLM version: 0.17.0", line])[0] != "NOT_OOM"
+
+
+# --- a shell's report of a kill glued to the load's progress bar it cut short
+
+
+@pytest.mark.parametrize("line", [
+    "Loading checkpoint shards:   0%|          | 0/2 [00:00<?, ?it/s][1]    78030 killed     python run_localGPT.py",
+    "Loading checkpoint shards:  50%|#####     | 1/2 [00:41<00:41, 41.2s/it][2]+  Killed                  python serve.py",
+])
+def test_a_job_kill_glued_to_a_load_bar_is_the_weights(line):
+    assert kind_of(["python run.py --device_type cpu", line])[0] == "WEIGHTS"
+
+
+# --- a loader's error that names only the file names no cause
+
+
+@pytest.mark.parametrize("line", [
+    "`Error: error loading model /Users/me/.ollama/models/blobs/sha256:8934d96d3f08982e95922b2b7a2c626a1fe873d7c3b0`",
+    "Error: error loading model /root/.ollama/models/blobs/sha256-6a0746a1ec1aef3e7ec53868f220ff6e389f6f8ef87a01d77c",
+    "llama runner: error loading model: '/models/qwen2.5-7b-instruct-q4_k_m.gguf'",
+])
+def test_an_error_loading_a_model_that_names_only_its_file_is_undetermined(line):
+    assert kind_of(["ollama run llama3.1:70b", line])[0] == "UNDETERMINED"
+
+
+# --- a client's words that its server crashed name no cause; a program's words that its error is normal take it back
+
+
+@pytest.mark.parametrize("line", [
+    "/src/llama.cpp/ggml/src/ggml-rpc/ggml-rpc.cpp:858: Remote RPC server crashed or returned malformed response",
+    "Error: the backend crashed or returned an invalid reply",
+])
+def test_a_server_that_crashed_or_answered_garbage_names_no_cause(line):
+    assert kind_of(["llama-bench -m model.gguf --rpc 10.0.0.2:50052 -p 32768", line])[0] == "UNDETERMINED"
+
+
+@pytest.mark.parametrize("line", [
+    "0.00.289.588 E llama_init_from_model: failed to initialize the context: dflash requires ctx_other to be set (this "
+    "warning is normal during memory fitting)",
+    "0.00.301.002 E llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache "
+    "(this warning is normal during memory fitting)",
+])
+def test_an_error_its_program_calls_normal_is_no_failure(line):
+    lines = [line, "main: model loaded", "main: server is listening on http://0.0.0.0:8098",
+             "srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200"]
+    assert kind_of(lines)[0] == "NONE"
+
+
+# --- from the new-user review of this stop's readings
+
+
+def test_a_windows_paging_file_too_small_while_loading_is_not_said_to_be_no_memory():
+    lines = ["main: loading model", "llama_model_load: error loading model: MapViewOfFile failed: The paging file is too "
+             "small for this operation to complete.", "llama_load_model_from_file: failed to load model"]
+    assert kind_of(lines)[0] != "NOT_OOM"
+
+
+@pytest.mark.parametrize("line", ["Peak allocation on device", "[stats] total allocation on device 0"])
+def test_a_statistic_of_allocation_on_device_is_no_failure(line):
+    assert kind_of(["got prompt", line, "Prompt executed in 8.51 seconds"])[0] == "NONE"
+
+
+def test_lmcache_relaying_an_explicit_cuda_oom_is_that_oom():
+    lines = ["INFO:     Application startup complete.",
+             'INFO:     127.0.0.1:40000 - "POST /v1/completions HTTP/1.1" 200 OK',
+             "[2025-10-01 08:00:01,002] LMCache ERROR: Failed to allocate memory for the KV cache on GPU: CUDA out of "
+             "memory. Tried to allocate 2.00 GiB"]
+    assert kind_of(lines)[0] == "RUNTIME"
+
+
+def test_a_leak_named_as_like_another_issue_is_not_growth_stated():
+    lines = ["This looks similar to issue #390 (memory leak), but I'm not sure it is the same thing.",
+             "Traceback (most recent call last):",
+             '  File "/usr/lib/python3.8/site-packages/faster_whisper/transcribe.py", line 584, in '
+             'generate_with_fallback', "    result = self.model.generate(",
+             "RuntimeError: CUDA failed with error out of memory"]
+    assert kind_of(lines)[0] == "RUNTIME"
+
+
+_WHISPER_UP = ["whisper_model_load: model size    = 3094.36 MB", "whisper_init_state: kv cross size =  251.66 MB"]
+_GGML_CUDA_OOM = ["CUDA error: out of memory",
+                  "  current device: 0, in function ggml_backend_cuda_graph_compute at ggml/src/ggml-cuda/ggml-cuda.cu:2720",
+                  "  cudaStreamSynchronize(cuda_ctx->stream())"]
+
+
+@pytest.mark.parametrize("between", [
+    ["main: processing 'talk.wav' (57600000 samples, 3600.0 sec), 4 threads, 1 processors, 5 beams + best of 5",
+     "[00:00:00.000 --> 00:00:04.000]   And so my fellow Americans"],
+    ["main: processing 'talk.wav' (57600000 samples, 3600.0 sec), 4 threads, 1 processors, 5 beams + best of 5"],
+    ["whisper server listening at http://127.0.0.1:8080", "Received request: jfk.wav", "Successfully loaded jfk.wav"],
+])
+def test_whisper_cpp_out_of_memory_while_transcribing_is_serving(between):
+    rep = diag("\n".join(_WHISPER_UP + between + _GGML_CUDA_OOM))
+    assert rep.engine == "whisper.cpp" and run_of(rep).kind == "RUNTIME", (rep.engine, run_of(rep).kind)
+
+
+def test_ctranslate2_weights_already_8_bit_are_not_advised_8_bit_again():
+    lines = ['model = WhisperModel("large-v3", device="cuda", compute_type="int8_float16")',
+             "Traceback (most recent call last):",
+             '  File "/usr/lib/python3.10/site-packages/faster_whisper/transcribe.py", line 145, in __init__',
+             "RuntimeError: CUDA failed with error out of memory"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "WEIGHTS" and not any("int8_float16" in a["flags"] for a in run.advice), run.advice

@@ -100,3 +100,14 @@ def test_a_held_stats_line_is_read_before_a_later_line_of_the_same_figures():
     numbers = diag("\n".join(lines)).to_dict()["runs"][0]["numbers"]
     assert numbers["kv_usage_pct"][-2:] == [20.0 + (n - 1) % 2, 99.0], numbers["kv_usage_pct"][-3:]
     assert numbers["running_reqs"][-1] == 33 and numbers["queue_reqs"][-1] == 5
+
+
+def test_two_engines_taking_turns_are_both_sampled():
+    """Data-parallel engines print their stats lines in turn (`Engine 000`, `Engine 001`): the sample's odd step reads
+    both, not every other line of one."""
+    n = 8 * SERIES_WHOLE
+    lines = HEAD + [_stats(i, 30, 10.0).replace("Engine 000", "Engine 00%d" % (i % 2)).replace(
+        "GPU KV cache usage: 10.0%", "GPU KV cache usage: %s%%" % ("10.0" if i % 2 == 0 else "80.0")) for i in range(n)]
+    usage = diag("\n".join(lines)).to_dict()["runs"][0]["numbers"]["kv_usage_pct"]
+    tail = usage[-40:-1]  # (the latest line is always read: the sample before it)
+    assert 10.0 in tail and 80.0 in tail, tail

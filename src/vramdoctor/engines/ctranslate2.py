@@ -15,7 +15,7 @@ default 5, `batch_size` in `BatchedInferencePipeline`); subgen's `Error processi
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import msg, rx
+from .words import fig, msg, rx
 
 LOG = LogWords(
     fingerprint=rx(r"\bctranslate2\b|\bfaster[_-]whisper\b|\bwhisper[_-]ctranslate2\b|\bwhisperx\b|"
@@ -25,6 +25,12 @@ LOG = LogWords(
         msg(r"\bCUDA failed with error out of memory\b", "oom", code="ctranslate2-cuda-oom"),
         # ... and for other CUDA errors: the device, the driver or a kernel, not memory
         msg(r"\bCUDA failed with error (?!out of memory)[a-z]", "not_oom", code="cuda-kernel-error"),
+    ),
+    figures=(
+        # the weights' type the user chose (WhisperModel(..., compute_type="int8_float16"), whisper-ctranslate2's
+        # --compute_type int8): already 8-bit, fewer bits are not advised again
+        fig("quantization", r"\bcompute_type\s*[=:]?\s*['\x22]?(int8(?:_float16|_bfloat16|_float32)?|int16)\b",
+            lambda m: m.group(1)),
     ),
     frames={
         # the model object made: its weights placed on the device (a frozen build names the constructor "init"); the
@@ -40,6 +46,6 @@ LOG = LogWords(
 ENGINE = Engine(
     name="ctranslate2", label="CTranslate2 / faster-whisper", log=LOG,
     aliases=("faster-whisper", "faster_whisper", "whisper-ctranslate2", "whisperx"),
-    flags={"quantization": "compute_type=\"int8_float16\"", "quantization_4bit": "compute_type=\"int8_float16\"",
-           "max_num_seqs": "batch_size={n}"},
+    flags={"quantization": "compute_type=\"int8_float16\"",
+           "max_num_seqs": "beam_size={n} (batch_size={n} in BatchedInferencePipeline)"},
 )

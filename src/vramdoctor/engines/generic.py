@@ -699,7 +699,8 @@ def _growth(m: re.Match, inside: bool = True, rise: bool = True) -> str:
 #: usage growing"): not the writer's own run
 _OTHERS_TOLD = re.compile(r"(?:\b(?:other|others['\u2019]?|some|previous|earlier|existing|similar|related)\s+(?:\w+\s+){0,2}?"
                           r"(?:talk|reports?|issues?|discussions?|threads?|mentions?|complaints?|tickets?)\s+"
-                          r"(?:of|about|on|regarding|mentioning)|\bunlike (?:the|those|that|other))\s+(?:\w+\s+){0,2}$",
+                          r"(?:of|about|on|regarding|mentioning)|\bunlike (?:the|those|that|other))\s+(?:\w+\s+){0,2}$|"
+                          r"\b(?:similar to|same as|like|see|cf\.?|duplicate of)\s+(?:issue\s+)?#\d+\s*[(:,-]?\s*$",
                           re.I)
 #: a leak told as fixed, after its words in the same sentence ("I believe that all of the memory leak issues of the
 #: traditional type have been solved in 0.6.6", "the RAM leak was fixed in b4500")
@@ -1006,6 +1007,9 @@ SIGKILL = (r"process has terminated: signal: killed|\bKilled: 9\b|<Signals\.SIGK
            # "bash: line 1:  4242 Killed   python serve.py", "[1]+  Killed   python serve.py"), systemd's
            # "code=killed, status=9/KILL", TGI's launcher ("Shard process was signaled to shutdown with signal 9")
            r"^\s*(?:zsh: |bash: (?:line \d+:\s+)?|\[\d+\][+-]?\s+)(?:\d+\s+)?[Kk]illed\s+\S|"
+           # (... also glued to the progress bar the kill cut short, no newline between: "Loading checkpoint shards:
+           # 0%|          | 0/2 [00:00<?, ?it/s][1]    78030 killed     python run.py")
+           r"(?:(?<=it/s\])|(?<=s/it\]))\[\d+\][+-]?\s+(?:\d+\s+)?[Kk]illed\s+\S|"
            r"\bstatus=9/KILL\b|\bsignaled to shutdown with signal 9\b|"
            # a front end's own words for its server process killed ("Restart failed: Process was killed (SIGKILL) —
            # likely out of memory", "worker killed by SIGKILL", "the server was killed (signal 9)")
@@ -1101,7 +1105,8 @@ LOG = LogWords(
         # (CUDACachingAllocator.cpp "Allocation on device 0 would exceed allowed memory. (out of memory)",
         # CUDAMallocAsyncAllocator.cpp "allocation on device 0 would exceed allowed memory"), also cut after its first
         # words where a UI shows the exception's start (ComfyUI's "Error loading model: Allocation on device")
-        msg(r"\b[Aa]llocation on device(?: \d+)?(?: would exceed allowed memory\b|\s*$)", "oom"),
+        msg(r"\b[Aa]llocation on device(?: \d+)? would exceed allowed memory\b|"
+            r"(?:\b(?:Error|Exception|OutOfMemoryError)\b[\w ]{0,40}:\s*)[Aa]llocation on device(?: \d+)?\W*$", "oom"),
         # Ray's memory monitor (python/ray/_private/memory_monitor.py, the raylet's worker killing policy): a task or
         # actor killed because the node's host RAM ran low ("ray.exceptions.OutOfMemoryError: Task was killed due to
         # the node running low on memory.", the raylet's "Workers ... killed due to memory pressure (OOM)")
@@ -1368,6 +1373,9 @@ LOG = LogWords(
             # "Failed to ucp_mem_map"): a GPU buffer the network card could not register, not a disk and not memory
             # used up (its EIO is the card's; an ENOMEM there is the locked-memory limit, `ulimit -l`)
             r"\bUCX\s+ERROR\b|\bFailed to ucp_mem_map\b|\bibv_reg_mr\([^\n]{0,200}?\bfailed\b|"
+            # (Mooncake's transfer engine, under SGLang's and vLLM's disaggregated prefill, registering a buffer with the
+            # RDMA card: rdma_transport.cpp "RdmaTransport: Failed to register memory: addr 0x7fd3e7048000 length 294912")
+            r"\bRdmaTransport: Failed to register memory\b|"
             # ... or in a report's Chinese: the GPUs' communication failing (卡间通信报错, 多卡通信失败, 节点间通信超时)
             r"(?:卡间|多卡|跨卡|节点间|机间|GPU间|显卡间)通信(?:报错|错误|失败|超时|异常|出错)",
             "not_oom", code="communication-error"),
@@ -2066,7 +2074,8 @@ LOG = LogWords(
             "request-exceeds-kv-pool"),
         # LMCache (a KV offload layer under vLLM/SGLang): its own buffer is full, the engine's pool is not ("Failed to
         # allocate memory for the KV cache ... will not be stored"); the engine goes on
-        msg(r"LMCache\b.{0,200}(?:Failed to allocate memory|will not be stored)|will not be stored", "note",
+        msg(r"^(?![^\n]*(?:CUDA out of memory|OutOfMemoryError))[^\n]*?(?:LMCache\b.{0,200}(?:Failed to allocate memory|"
+            r"will not be stored)|will not be stored)", "note",
             code="lmcache-store-full"),
         # an out of memory the program caught and went on from another way (FlashInfer's autotuner: "[Autotuner]: OOM
         # detected, falling back to default tactic"; "out of memory, falling back to CPU"): a warning, no failure
@@ -2172,8 +2181,11 @@ LOG = LogWords(
         # to open x.gguf: No such file or directory", "invalid split file idx: 3"): the file or the settings; not a
         # buffer it could not allocate or map, nor its own words that it failed with no cause; last of all, so
         # the causes named above (a read error, a lost device, a back end not loaded) keep their own codes
-        msg(r"\berror loading model: (?!error loading model\b)(?!\s*$)(?![^\n]*(?:alloc|memory|buffer|mmap|\boom\b|"
-            r"\bout of\b|OutOf|insufficient|not enough|too large|too big|exceed|resource|failed to load model|"
+        msg(r"\berror loading model: (?!error loading model\b)(?!\s*$)"
+            # (nor one that names only the file, "error loading model: '/models/x.gguf'": no cause)
+            r"(?!['\x22`]?(?:[A-Za-z]:)?[\\/~.]?[\w.@+-]*(?:[\\/][\w.@+:-]+)+['\x22`]?\s*$)(?![^\n]*(?:alloc|memory|buffer|mmap|\boom\b|"
+            r"\bout of\b|OutOf|insufficient|not enough|too large|too big|too small|exceed|resource|failed to load model|"
+            r"paging file|\bcommit|VRAM|\bRAM\b|"
             r"\bNULL\b|nullptr))", "not_oom", code="model-load-error"),
     ),
     frames={
@@ -2546,6 +2558,9 @@ LOG = LogWords(
                         # (推理时, 当我们输入三张图像时, 发送请求的时候), or under concurrency (并发)
                         # (or the model called, 调用的时候)
                         r"(?:推理|生成|对话|请求|输入|发送|调用)[^，。,.！？]{0,16}?(?:时|的时候|过程中|以后|之后)|高?并发|"
+                        # ... or a long document or text worked on (对于一些篇幅较长的文档进行分析时, 处理长文本时,
+                        # 总结长文档的时候)
+                        r"(?:较长|很长|长)的?(?:文档|文本|输入|提示词?|上下文)[^，。,.！？]{0,16}?(?:时|的时候|过程中)|"
                         # ... or "when" before the inference (当我使用4090和sglang进行推理会报错OOM)
                         r"当[^，。,.！？]{0,24}?(?:进行|做|跑|开始)(?:推理|生成|对话)|"
                         # ... also in traditional characters (推理時, 對話), or an image a request sent being too big

@@ -56,6 +56,18 @@ LOG = LogWords(
         msg(r"\[TensorRT-LLM\]\[ERROR\] Assertion failed: (?![^\n]*(?:" + MEMORY_TERMS + r"|[Cc]ache|[Bb]lock|[Tt]oken|"
             r"[Ff]ree|[Pp]ool|[Ss]pace|[Mm]em))[^\n]*\([^()\s]+\.(?:cu|cuh|cpp|h):\d+\)", "not_oom",
             code="assertion-failed", flags=0),
+        # ... and, whatever words of caches or buffers they hold, those that state a setting or a build the model or
+        # engine needs ("Assertion failed: When KV cache block reuse is set, model has to be built with paged context
+        # FMHA support", "Do not set crossKvCacheFraction for decoder-only model") or compare two values for equality
+        # (the XQA kernels' "Assertion failed: remaining_buffer_size == 0"): a consistency check of settings or of a
+        # build, which memory running out does not fail
+        msg(r"\[TensorRT-LLM\]\[ERROR\] Assertion failed: (?![^\n]*(?:\balloc|[Mm]emory|\benough\b|\bfit\b|has_value|"
+            r"[Ii]nsufficient|[Ee]xceed|too (?:small|large)|\bOOM\b))(?:[^\n]*?(?:\bhas to be built with\b|\b[Dd]o not set\b|"
+            r"\bis not supported\b|\bmust be (?:set|built|enabled|disabled)\b)|"
+            # (the equality of two values none of which names the KV manager's blocks, caches or pools:
+            # "mNextBlocks.size() == mBlocks.size()" is its bookkeeping, left undetermined)
+            r"\s*(?![^\n]*(?:[Bb]lock|[Cc]ache|[Pp]ool|[Ff]ree|[Tt]oken))[\w.\[\]()>-]+ == [\w.]+\s*(?:\(|$))",
+            "not_oom", code="assertion-failed", flags=0),
         msg(_STAGE + r"(?:KV cache|kv_cache|Initial KV cache|_no_capture_init_kv_cache)", "oom", "KV",
             "kv-cache-alloc-failed"),
         msg(_STAGE + r"(?:Model|model|Draft model|draft_model)\s*$", "oom", "WEIGHTS", "weights-alloc-failed"),
@@ -113,6 +125,10 @@ LOG = LogWords(
         fig("kv_pool_tokens", r"\bAttention window size \d+ exceeds upper bound (\d+) for available blocks", count),
         fig("max_model_len", r"\bAttention window size (\d+) exceeds upper bound \d+ for available blocks", count,
             mode="first"),
+        # a context the user did not set, the model's own taken (the PyTorch backend: "max_seq_len is not specified,
+        # using inferred value 131072"): a cut of it to the pool is the engine sizing to the GPU, not a setting that
+        # did not fit
+        fig("_context_defaulted", r"\bmax_seq_len is not specified, using inferred value \d+", lambda m: True),
         fig("failed_component", _STAGE + r"(.{1,120})$", lambda m: m.group(1).strip()),
         fig("free_gpu_memory_fraction", r"(?:free_gpu_memory_fraction|free_gpu_mem_fraction|freeGpuMemoryFraction)"
             r"['\"]?\s*[=:]\s*([\d.]+)", fraction),

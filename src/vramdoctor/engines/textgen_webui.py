@@ -17,7 +17,9 @@ LOG = LogWords(
     frames={"RUNTIME": rx(r"generate_reply|generate_with_streaming|text_generation\.py|Output generated")},
     milestones=(
         # (not Triton's "successfully loaded 'postprocessing'" of each model in its repository, quoted)
-        ("weights_done", rx(r"Loaded the model in|(?<![\x22'])Successfully loaded(?! ')")),
+        # (not a file a request brought, whisper-server's "Successfully loaded jfk.wav")
+        ("weights_done", rx(r"Loaded the model in|(?<![\x22'])Successfully loaded(?! ')(?!\s+\S+\.(?:wav|mp3|flac|ogg|"
+                            r"m4a|webm|png|jpe?g|webp|pdf|txt)\b)")),
         ("ready", rx(r"Running on local URL|Starting API at")),
         ("requests", rx(r"Output generated in|\"POST /v1/" + NOT_ADMIN + r"|/api/v1/generate")),
     ),

@@ -20,10 +20,16 @@ LOG = LogWords(
     frames={
         "WEIGHTS": rx(r"\bwhisper_model_load\b|\bwhisper_init_from_file\w*: loading model\b"),
         "KV": rx(r"\bwhisper_kv_cache_init\b"),
-        "RUNTIME": rx(r"\bwhisper_full\w*\b|\bwhisper_(?:encode|decode)\w*\b|\bfailed to process audio\b"),
+        # (a file under way, whisper-cli's "main: processing 'talk.wav' (...)", or a request, whisper-server's
+        # "Received request: jfk.wav")
+        "RUNTIME": rx(r"\bwhisper_full\w*\b|\bwhisper_(?:encode|decode)\w*\b|\bfailed to process audio\b|"
+                      r"\bmain: processing '|\bReceived request: "),
     },
     milestones=(("weights_done", rx(r"\bwhisper_model_load: (?:model size|CUDA\d* total size)\s+=")),
-                ("kv_done", rx(r"\bwhisper_init_state: kv cross size\s+="))),
+                ("kv_done", rx(r"\bwhisper_init_state: kv cross size\s+=")),
+                # a file or a request under way: whisper-cli's "main: processing 'talk.wav' (...)", whisper-server's
+                # "Received request: jfk.wav", a segment transcribed ("[00:00:00.000 --> 00:00:04.000]   And so ...")
+                ("requests", rx(r"\bmain: processing '|\bReceived request: |^\[\d\d:\d\d:\d\d\.\d{3} --> \d\d:"))),
 )
 
 ENGINE = Engine(

@@ -1038,6 +1038,10 @@ def _serving_told(run: RunFacts, f: Failure, engine: str = "") -> tuple[int, str
     return ln, text
 
 
+#: a lower-case name with underscores in quotes, a setting's or an argument's ('gpu_memory_utilization', "max_memory")
+_QUOTED_NAME = re.compile(r"(['\x22`])[a-z][a-z0-9]*(?:_[a-z0-9]+)+\1")
+
+
 def _titled_cause(run: RunFacts):
     """The error the report's title names (a markdown heading: "# [Bug] RuntimeError: NCCL error: unhandled system
     error"), as (Verdict, (line, text)), where its words are an out-of-memory's or another failure's that the engines'
@@ -1937,23 +1941,33 @@ def _gpu_used_anyway(run: RunFacts, f: Failure) -> bool:
     return f.code == "gpu-unsupported" and bool(positive(run.numbers, "layers_offloaded"))
 
 
-#: a check a script reports as passed, on its own line ("[PASS] OOM guard", "test_prefill_oom PASSED", "OOM stress:
-#: passed", "Long prompt OOM test ... ✓") ...
-_CHECK_PASSED = re.compile(r"(?:^|\s)[\u2713\u2714\u2611\u2705](?:\s|$)|\bPASS(?:ED)?\b|\[\s*OK\s*\]|:\s*(?i:passed|ok)\W*$")
-#: ... or on the line under it ("[2/8] Tool response prefill OOM (~25K-token mock tool response) ..." / "  ✓ tool
-#: prefill OK")
-_PASS_BELOW = re.compile(r"^\s*(?:[\u2713\u2714\u2611\u2705]|\[\s*(?:PASS|OK)\s*\]|PASS(?:ED)?\b)")
-#: words of a failure itself, which no pass mark beside them takes back
-_FAILED_WORDS = re.compile(r"(?i:error|exception|traceback|fail(?:s|ed|ure)?|killed|crash\w*|abort\w*)|\bFAIL\b")
+#: a check a script reports as passed, on its own line, in words ("test_prefill_oom PASSED", "[PASS] OOM guard",
+#: "OOM stress: passed", "Long prompt OOM check passed", "OOM test -> OK") ...
+_CHECK_PASSED = re.compile(r"\bPASS(?:ED)?\s*$|^\s*\[\s*PASS\s*\]|:\s*(?i:passed|ok)\W*$|\b(?i:check|test)\s+(?i:passed)\W*$|"
+                           r"(?:->|\u2192)\s*OK\W*$")
+#: ... or by a mark on the line under a step's title ("[2/8] Tool response prefill OOM (~25K-token mock tool
+#: response) ..." / "  \u2713 tool prefill OK"; the emoji's form with its variation selector too)
+_PASS_BELOW = re.compile(r"^\s*(?:[\u2713\u2714\u2611\u2705]\ufe0f?|\[\s*PASS\s*\]|PASS(?:ED)?\b)")
+#: ... or by a mark at the end of the check's own title ("[1/3] Long prompt OOM check \u2714\ufe0f")
+_PASS_MARK_AFTER = re.compile(r"\s[\u2713\u2714\u2611\u2705]\ufe0f?\s*$")
+#: a step's title in a script's output: numbered ("[2/8] ...") or left open ("... ...", "…")
+_STEP_TITLE = re.compile(r"^\s*\[\d+/\d+\]|(?:\.\.\.|\u2026)\s*$")
+#: words or marks of a failure itself, which no pass mark beside them takes back
+_FAILED_WORDS = re.compile(r"(?i:error|exception|traceback|fail(?:s|ed|ure)?|killed|crash\w*|abort\w*)|\bFAIL\b|"
+                           r"[\u274c\u2717\u2718\u2716]")
 
 
 def _check_passed(f: Failure) -> bool:
-    """Out-of-memory words that are the name of a check a test script ran and reports as passed (on its line or the
-    first line under it), in no engine's words of its own and with no failure's words: a step that went well."""
+    """Out-of-memory words that are the name of a check a test script ran and reports as passed (in words at the end
+    of its own line, or by a mark on the first line under the check's title), in no engine's words of its own and
+    with no failure's words or marks: a step that went well. Not a line that states an out-of-memory beside another
+    check's mark ("bs=64: OOM" over "\u2713 bs=32 OK"), nor a table's row of marks."""
     if f.engine != "generic" or f.kind != "oom" or _FAILED_WORDS.search(f.text):
         return False
+    if _CHECK_PASSED.search(f.text) or _STEP_TITLE.search(f.text[:12]) and _PASS_MARK_AFTER.search(f.text):
+        return True
     below = next((t for _, t in f.after if t.strip()), "")
-    return bool(_CHECK_PASSED.search(f.text) or _PASS_BELOW.match(below))
+    return bool(_STEP_TITLE.search(f.text) and _PASS_BELOW.match(below) and not _FAILED_WORDS.search(below))
 
 
 def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -> Diagnosis:
@@ -2151,7 +2165,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                 return crashed
             said = _error_words(f.text)
             # (not a directory's or a file's name in it: "Permission denied: '/.cache'")
-            words = sorted({m.group(0).lower() for m in _MEMORYISH.finditer(without_paths(said))})
+            # (nor a setting's or argument's name quoted in it: "got an unexpected keyword argument
+            # 'gpu_memory_utilization'")
+            words = sorted({m.group(0).lower() for m in _MEMORYISH.finditer(_QUOTED_NAME.sub(" ", without_paths(said)))})
             if words and _OF_KIND.search(said) and not _OF_AMOUNT.search(said):
                 # memory's words only as the name of what is wrong in kind ("Unsupported kv cache shape", "failed to
                 # convert the KV cache specs to one unified type"), none of an amount: a format, not a size

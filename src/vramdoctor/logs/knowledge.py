@@ -27,7 +27,9 @@ I = re.IGNORECASE
 #: "Received request ... prompt: '...'", SGLang's --log-requests "Receive: obj=GenerateReqInput(" / "Finish: ...
 #: out={'text'", Ollama's debug "chat request ... prompt=", JSON request bodies
 ECHOES = tuple(re.compile(p) for p in (
-    r"Received request", r"\bprompt: ['\"]", r"prompt_token_ids", r"\bparams: SamplingParams", r"\"messages\": ?\[",
+    # (vLLM's "Received request chatcmpl-5f2...: prompt: '...'", its id before the colon; not whisper-server's
+    # "Received request: jfk.wav", a file's name)
+    r"Received request [\w.:-]+", r"\bprompt: ['\"]", r"prompt_token_ids", r"\bparams: SamplingParams", r"\"messages\": ?\[",
     # (also compact, as llama-server's verbose log of a request's body prints it, tools/server log_server_request:
     # "srv  log_server_r: request:  {\"messages\":[...]}")
     r"Receive: obj=\w*ReqInput\(", r"Finish: obj=\w*ReqInput\(", r"\bout=\{'text'", r"msg=\"?chat request",
@@ -289,6 +291,10 @@ class Knowledge:
                 if eng == "generic" and m.kind == "not_oom":
                     origin = "generic"
                 hits.append((RANK[(origin, m.kind)], m, eng, origin, i, found.start()))
+        if hits and _SAID_NORMAL.search(text):
+            # (the program's own words that this error is expected and goes on: llama.cpp's "failed to initialize the
+            # context: ... (this warning is normal during memory fitting)"): no failure
+            return Verdict(kind="note", phase=None, code="said-normal", engine="generic")
         advised = _IF_YOU.search(text) if hits else None
         if advised:
             # a failure a document names as one the reader may meet ("If you encounter a connection error with Hugging
@@ -396,7 +402,11 @@ _MEMORY_WORDS = re.compile(r"memory|\bmem\b|alloc|\bOOM|\bVRAM\b|\bRAM\b|cache|\
 #: "kv_cache_dtype must be one of ...", "head_size 80 is not supported"): a setting or a model refused, not memory
 #: used up (not "must be positive" or "greater than", which a pool that got nothing breaks too)
 _VALIDATION = re.compile(r"\b(?:must|should) be (?:a multiple of|divisible by|one of|a power of (?:two|2))\b|"
-                         r"\b(?:is|are) not (?:yet )?supported\b", re.I)
+                         r"\b(?:is|are) not (?:yet )?supported\b|"
+                         # (a call's arguments Python refuses, whatever they are named: "TypeError:
+                         # VLLMModelConfig.__init__() got an unexpected keyword argument 'gpu_memory_utilization'")
+                         r"\bgot an unexpected keyword argument\b|\bmissing \d+ required (?:positional|keyword-only) "
+                         r"arguments?\b|\btakes \d+ positional arguments? but \d+ (?:was|were) given\b", re.I)
 
 
 #: an exception's words that its cause is not known or not given ("RuntimeError: server crashed for some reason, unable
@@ -407,6 +417,16 @@ CAUSE_UNKNOWN = re.compile(r"\bfor (?:some|an? unknown|unknown|no (?:apparent|ob
                            # (a front end's own words that its server went away: Jan's "Error: Model appears to have
                            # crashed!", "the model seems to have stopped")
                            r"\b(?:appears|seems|appear|seem) to have (?:crashed|died|stopped|exited|quit)\b|"
+                           # (a notebook's kernel that died: Jupyter's "The kernel appears to have died. It will restart
+                           # automatically.", nbclient's "Kernel died while waiting for execute reply" / "DeadKernelError:
+                           # Kernel died", Colab's "Your session crashed after using all available RAM" names its own)
+                           r"\bKernel died\b|\bDeadKernelError\b|"
+                           # (a client's words that its server went away, ggml-rpc.cpp's "Remote RPC server crashed or
+                           # returned malformed response")
+                           r"\bcrashed or (?:returned|sent|gave)\b|"
+                           # (a loader's words that name only the file it failed on, Ollama's client: "Error: error
+                           # loading model /Users/me/.ollama/models/blobs/sha256-8934...")
+                           r"\berror loading model:? ['\x22`]?(?:[A-Za-z]:)?[\\/~.]?[\w.@+-]*(?:[\\/][\w.@+:-]+)+['\x22`]?\s*$|"
                            # (a gRPC status with an empty description: LocalAI's "rpc error: code = Canceled desc = ")
                            r"\brpc error: code = \w+ desc =\s*$|"
                            # (a client or a supervisor relaying that the server went away, its cause elsewhere:
@@ -435,6 +455,12 @@ _PATH = re.compile(r"(?:[A-Za-z]:)?(?:~|\.{1,2})?(?:[\\/][\w.@+-]+)+[\\/]?")
 def without_paths(text: str) -> str:
     """`text` with the file paths in it blanked (`_PATH`): what is left are its own words."""
     return _PATH.sub(" ", text)
+
+
+#: a program's own words, beside an error on the same line, that it is expected ("(this warning is normal during memory
+#: fitting)", "this error is expected and can be ignored")
+_SAID_NORMAL = re.compile(r"\(?this (?:warning|error|message) is (?:normal|expected|harmless)\b|"
+                          r"\bthis (?:warning|error|message) (?:can|may) (?:safely )?be ignored\b", re.I)
 
 
 def exception_not_memory(text: str) -> bool:

@@ -264,6 +264,15 @@ def pressure(run: RunFacts, failed_after: bool = False) -> Diagnosis | None:
     count = f"{n}{'+' if n >= 8 else ''} warning{'s' if n > 1 else ''}"
     if kind == "KV_CAPACITY" and isinstance(run.numbers.get("_failure_stated"), str):
         return None  # (a warning the engine went on past at start is no answer to a failure the report states)
+    if kind == "KV_CAPACITY" and p.code == "max-model-len-exceeds-kv-cache" and run.numbers.get("_context_defaulted"):
+        # the context cut to the pool was the model's own, which the user did not ask for: the engine sized it to the
+        # GPU and went on
+        return Diagnosis(kind="NONE", code="context-fit-to-pool", oom=False,
+                         evidence=[(x.line_no, x.text) for x in pressure[:2]],
+                         phase_source="the engine's own warning, over a context the user did not set",
+                         message=f"No failure: no context was set, and the engine cut the model's own to what its KV "
+                                 f"pool holds ({count}) and went on. A request longer than that is refused; to serve "
+                                 "longer ones, give the pool more memory or the weights less.")
     if kind == "KV_CAPACITY":  # at start: the pool came out smaller than the settings ask for
         message = (f"At start the KV cache pool came out smaller than the settings ask for ({count}): the engine "
                    f"{COPES.get(p.code, 'coped')} and went on. Longer requests than it holds will fail or wait.")

@@ -223,7 +223,8 @@ class Scanner:
         """True if this line's figures are left unread: a periodic statistics line (every figure it can hold is a
         series read from a program's line, `Knowledge.series_figures`; prose figures only where a program wrote the
         line, so they are not read from it) past the first SERIES_WHOLE of its shape in run `r`, and not one of the
-        sample kept: between n = SERIES_WHOLE * 2**(j-1) and SERIES_WHOLE * 2**j lines of the shape, every 2**j-th.
+        sample kept: between n = SERIES_WHOLE * 2**(j-1) and SERIES_WHOLE * 2**j lines of the shape, every (2**j + 1)-th
+        (odd, so that two data-parallel engines' lines taking turns are both read).
         A line left out waits as its shape's latest (`series_held`): the next line of any other figures reads it
         first, a new run or the log's end reads it, and a later line of the same shape replaces it unread. A week of
         a server's stats lines (hundreds of thousands) is read as a few thousand; what the series are read for (the
@@ -249,7 +250,8 @@ class Scanner:
         seen = self.series_seen.get(shape)
         n = seen[1] if seen is not None and seen[0] is r else 0
         self.series_seen[shape] = (r, n + 1)
-        if n % (1 << (n // SERIES_WHOLE).bit_length()) == 0:
+        j = (n // SERIES_WHOLE).bit_length()
+        if n % ((1 << j) + 1 if j else 1) == 0:  # (an odd step: lines of two engines taking turns are both sampled)
             self.series_held.pop(shape, None)  # (an older line of the shape, not in the sample: left out)
             return False
         self.series_held[shape] = (r, line_no, text, texts)
@@ -589,7 +591,7 @@ class Scanner:
                     if prosey is None:  # (also a plain sentence: "The same model runs fine in Ollama."; or running
                         # text in lower case, "why it fails? ollama is also running on this box (open-webui uses it)")
                         prosey = user_words(text) or bool(_SENTENCE.match(text) and not LOG_PREFIX.match(text)) or \
-                            _named_in_words(pattern, text)
+                            _named_in_words(pattern, text) or _named_in_cjk_words(text)
                     # (an engine named in the user's words counts only where no line of a program names one)
                     key = PROSE_HIT + name if prosey else name
                     r.engine_hits[key] = r.engine_hits.get(key, 0) + 1
@@ -1079,6 +1081,14 @@ def _named_in_words(pattern: re.Pattern, text: str) -> bool:
 
 
 _SENTENCE = re.compile(r"^\s*[A-Z][\w'\u2019-]*,?(?: +[\w'\u2019,.-]+){3,60}[.!?:]\s*$")
+#: running words in Chinese, Japanese or Korean: six characters of them in a row
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]{6}")
+
+
+def _named_in_cjk_words(text: str) -> bool:
+    """A line of running Chinese, Japanese or Korean words no program wrote (no log prefix, no command, no stack
+    frame): an engine named there ("之前用ollama从没遇到提示GPU资源不足") is named by the writer, as in English words."""
+    return bool(_CJK_RUN.search(text)) and not (LOG_PREFIX.match(text) or COMMAND.match(text) or FRAME.search(text))
 
 
 def _versioned(pattern, text: str) -> bool:
