@@ -536,3 +536,32 @@ def test_ctranslate2_weights_already_8_bit_are_not_advised_8_bit_again():
              "RuntimeError: CUDA failed with error out of memory"]
     run = run_of(diag("\n".join(lines)))
     assert run.kind == "WEIGHTS" and not any("int8_float16" in a["flags"] for a in run.advice), run.advice
+
+
+# --- from the second review: an out-of-memory a line states is no check's name, whatever mark or "passed" follows
+
+
+@pytest.mark.parametrize("lines", [
+    ["[2/4] 32k-token prompt ... CUDA out of memory", "  \u2713 server still responding"],
+    ["Our vLLM pod gets CUDA out of memory about 10 minutes after the startup health check passed."],
+    ["bs=64 -> CUDA out of memory, bs=32 -> OK"],
+    ["results: -np 4: OOM, -np 2: ok"],
+])
+def test_an_out_of_memory_stated_beside_a_pass_is_still_a_failure(lines):
+    assert kind_of(lines)[0] != "NONE"
+
+
+@pytest.mark.parametrize("name", ["blob", "voice_note.aac", "clip.opus"])
+def test_whisper_servers_uploaded_file_is_no_model_loaded(name):
+    lines = _WHISPER_UP + ["whisper server listening at http://127.0.0.1:8080", f"Received request: {name}",
+                           f"Successfully loaded {name}"] + _GGML_CUDA_OOM
+    rep = diag("\n".join(lines))
+    assert rep.engine == "whisper.cpp" and len(rep.runs) == 1 and run_of(rep).kind == "RUNTIME", (
+        rep.engine, len(rep.runs), run_of(rep).kind)
+
+
+@pytest.mark.parametrize("line", ["ERROR: Failed to load model: Allocation on device",
+                                  "RuntimeError: Allocation on device"])
+def test_allocation_on_device_cut_after_any_errors_words_is_out_of_memory(line):
+    run = run_of(diag("\n".join(["got prompt", line])))
+    assert run.oom is True or run.kind in ("WEIGHTS", "RUNTIME", "WARMUP", "KV_CAPACITY"), (run.kind, run.code)

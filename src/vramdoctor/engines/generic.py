@@ -1106,7 +1106,7 @@ LOG = LogWords(
         # CUDAMallocAsyncAllocator.cpp "allocation on device 0 would exceed allowed memory"), also cut after its first
         # words where a UI shows the exception's start (ComfyUI's "Error loading model: Allocation on device")
         msg(r"\b[Aa]llocation on device(?: \d+)? would exceed allowed memory\b|"
-            r"(?:\b(?:Error|Exception|OutOfMemoryError)\b[\w ]{0,40}:\s*)[Aa]llocation on device(?: \d+)?\W*$", "oom"),
+            r"(?i:\w*(?:error|exception))\b[^\n]{0,60}?:\s*[Aa]llocation on device(?: \d+)?\W*$", "oom"),
         # Ray's memory monitor (python/ray/_private/memory_monitor.py, the raylet's worker killing policy): a task or
         # actor killed because the node's host RAM ran low ("ray.exceptions.OutOfMemoryError: Task was killed due to
         # the node running low on memory.", the raylet's "Workers ... killed due to memory pressure (OOM)")

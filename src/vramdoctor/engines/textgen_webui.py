@@ -18,8 +18,8 @@ LOG = LogWords(
     milestones=(
         # (not Triton's "successfully loaded 'postprocessing'" of each model in its repository, quoted)
         # (not a file a request brought, whisper-server's "Successfully loaded jfk.wav")
-        ("weights_done", rx(r"Loaded the model in|(?<![\x22'])Successfully loaded(?! ')(?!\s+\S+\.(?:wav|mp3|flac|ogg|"
-                            r"m4a|webm|png|jpe?g|webp|pdf|txt)\b)")),
+        ("weights_done", rx(r"Loaded the model in|(?<![\x22'])Successfully loaded(?! ')(?!\s+(?:blob|\S+\.(?:wav|mp3|"
+                            r"flac|ogg|oga|opus|aac|m4a|amr|3gp|mp4|mkv|mov|avi|webm|png|jpe?g|webp|gif|pdf|txt))\s*$)")),
         ("ready", rx(r"Running on local URL|Starting API at")),
         ("requests", rx(r"Output generated in|\"POST /v1/" + NOT_ADMIN + r"|/api/v1/generate")),
     ),

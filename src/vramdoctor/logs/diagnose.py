@@ -1957,12 +1957,17 @@ _FAILED_WORDS = re.compile(r"(?i:error|exception|traceback|fail(?:s|ed|ure)?|kil
                            r"[\u274c\u2717\u2718\u2716]")
 
 
+#: an out-of-memory the line states, not only names as a check's ("CUDA out of memory", "-np 4: OOM", "OOMed"): no
+#: pass mark on the line or under it takes that back
+_OOM_STATED = re.compile(r"out of memory|OutOfMemory|\bCUDA\b|\bOOM(?:ed|s|'d|ing)\b|:\s*OOM\b|\bOOM\s*[,;]", re.I)
+
+
 def _check_passed(f: Failure) -> bool:
     """Out-of-memory words that are the name of a check a test script ran and reports as passed (in words at the end
     of its own line, or by a mark on the first line under the check's title), in no engine's words of its own and
     with no failure's words or marks: a step that went well. Not a line that states an out-of-memory beside another
     check's mark ("bs=64: OOM" over "\u2713 bs=32 OK"), nor a table's row of marks."""
-    if f.engine != "generic" or f.kind != "oom" or _FAILED_WORDS.search(f.text):
+    if f.engine != "generic" or f.kind != "oom" or _FAILED_WORDS.search(f.text) or _OOM_STATED.search(f.text):
         return False
     if _CHECK_PASSED.search(f.text) or _STEP_TITLE.search(f.text[:12]) and _PASS_MARK_AFTER.search(f.text):
         return True

@@ -433,6 +433,8 @@ CAUSE_UNKNOWN = re.compile(r"\bfor (?:some|an? unknown|unknown|no (?:apparent|ob
                            # Xinference's "{'detail': 'Remote server 0.0.0.0:36281 closed'}", aiohttp's "Server
                            # disconnected", httpx's "RemoteProtocolError: Server disconnected without sending a response")
                            r"\bRemote server [\w.:-]+ closed\b|\bServer disconnected(?: without sending a response)?\b|"
+                           # (xoscar's exception for it, as Xinference relays it: "xoscar.errors.ServerClosed")
+                           r"\bServerClosed\b|"
                            # (ggml-sycl's CHECK_TRY_ERROR, which catches a sycl::exception and names only the call:
                            # "error:CHECK_TRY_ERROR((*stream).memcpy(...)): Exception caught in this line of code.",
                            # "Exception caught at file:ggml-sycl.cpp, line:432")

@@ -264,7 +264,8 @@ def pressure(run: RunFacts, failed_after: bool = False) -> Diagnosis | None:
     count = f"{n}{'+' if n >= 8 else ''} warning{'s' if n > 1 else ''}"
     if kind == "KV_CAPACITY" and isinstance(run.numbers.get("_failure_stated"), str):
         return None  # (a warning the engine went on past at start is no answer to a failure the report states)
-    if kind == "KV_CAPACITY" and p.code == "max-model-len-exceeds-kv-cache" and run.numbers.get("_context_defaulted"):
+    if (kind == "KV_CAPACITY" and p.code == "max-model-len-exceeds-kv-cache" and run.numbers.get("_context_defaulted")
+            and not run.failures and not run.refused):  # (not where a request was then refused or failed)
         # the context cut to the pool was the model's own, which the user did not ask for: the engine sized it to the
         # GPU and went on
         return Diagnosis(kind="NONE", code="context-fit-to-pool", oom=False,
