@@ -565,3 +565,14 @@ def test_whisper_servers_uploaded_file_is_no_model_loaded(name):
 def test_allocation_on_device_cut_after_any_errors_words_is_out_of_memory(line):
     run = run_of(diag("\n".join(["got prompt", line])))
     assert run.oom is True or run.kind in ("WEIGHTS", "RUNTIME", "WARMUP", "KV_CAPACITY"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("message", ["Remote server 0.0.0.0:41029 closed", "Server disconnected without sending a response"])
+def test_a_logged_message_that_only_says_the_other_side_went_away_names_no_cause(message):
+    lines = ["2024-11-20 15:33:02,411 xinference.api.restful_api 1 INFO     Chat completion request for qwen2.5-instruct",
+             f"2024-11-20 15:33:09,877 xinference.api.restful_api 1 ERROR    {message}",
+             "Traceback (most recent call last):",
+             '  File "/usr/local/lib/python3.10/dist-packages/xinference/api/restful_api.py", line 2047, in '
+             "create_chat_completion", "    data = await model.chat(",
+             f"xoscar.errors.ServerClosed: {message}"]
+    assert kind_of(lines)[0] == "UNDETERMINED"

@@ -2144,7 +2144,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         f = _with_what_before(f)
         header = f
         f = _with_message_before(f)
-        logged = f is not header  # (the exception's message a log record printed above its traceback: whole)
+        # (the exception's message a log record printed above its traceback: whole; not one whose words only say the
+        # other side went away, "Remote server 0.0.0.0:41029 closed")
+        logged = f is not header and not CAUSE_UNKNOWN.search(f.text)
         stopped = _stopped_by_hand(run, f)
         if stopped:
             return stopped
