@@ -576,3 +576,14 @@ def test_a_logged_message_that_only_says_the_other_side_went_away_names_no_cause
              "create_chat_completion", "    data = await model.chat(",
              f"xoscar.errors.ServerClosed: {message}"]
     assert kind_of(lines)[0] == "UNDETERMINED"
+
+
+@pytest.mark.parametrize("line", [
+    "[12/20/2025-04:30:12] [TRT-LLM] [E] Error in request 12: The sum of prompt length (98213) and query length (0) "
+    "should not exceed max_num_tokens (86720)",
+    "[TensorRT-LLM][ERROR] Encountered an error in forwardAsync function: Prompt length (98213) exceeds maximum input "
+    "length (86720).",
+])
+def test_trtllm_refusing_a_request_longer_than_the_pool_it_fit_is_no_clean_bill(line):
+    lines = _TRT_DEFAULTED + ['INFO:     127.0.0.1:40022 - "POST /v1/chat/completions HTTP/1.1" 200 OK', line]
+    assert kind_of(lines)[0] != "NONE" or kind_of(lines)[1] != "context-fit-to-pool"

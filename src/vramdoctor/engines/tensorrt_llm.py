@@ -34,6 +34,11 @@ LOG = LogWords(
                   r"\[TensorRT-LLM\] TensorRT-LLM version:", 0),),
     messages=(
         msg(r"No free blocks left", "oom", "RUNTIME", "kv-blocks-exhausted"),
+        # a request refused for its length, the server going on (the PyTorch backend: "[TRT-LLM] [E] Error in request
+        # 12: The sum of prompt length (98213) and query length (0) should not exceed max_num_tokens (86720)"; the C++
+        # executor's "Prompt length (9000) exceeds maximum input length (8192)")
+        msg(r"\bThe sum of prompt length \(\d+\)[^\n]{0,80}? should not exceed (?:max_num_tokens|max_seq_len|max_input_len)\b|"
+            r"\bPrompt length \(\d+\) exceeds maximum input length \(\d+\)", "request"),
         # the pool holds less than one sequence of maxSequenceLen: the engine cuts it ("... are too large for at least
         # one sequence to fit in kvCache. they are reduced to 5376"); longer requests fail
         # (the PyTorch backend's words for the same cut, 1.x: "Attention window size 131072 exceeds upper bound 38048
