@@ -19,7 +19,7 @@ from .base import (
     step_tokens,
 )
 from .interface import Engine, LogWords, StepCode
-from .words import FUNCTION_TAG, ISSUE_TAGS, LOADING_ZH, NUM, SIZE, TRIED, TRIED_TO, TRIED_TO_ZH, count, fig, msg, rx, to_bytes, tried, tried_zh
+from .words import FUNCTION_TAG, ISSUE_TAGS, LOADING_ZH, NUM, PATH_ALONE, SIZE, TRIED, TRIED_TO, TRIED_TO_ZH, count, fig, msg, rx, to_bytes, tried, tried_zh
 
 GIB = 2**30
 
@@ -1827,9 +1827,8 @@ LOG = LogWords(
             # device, "... is not supported on Metal")
             # (not a warning that goes on without it, "bfloat16 is not supported on CPU, using float32 instead",
             # Ollama's "flash attention is only supported on CUDA devices ..., disabling")
-            r"\b(?:is|are) only supported on (?:Cuda|CUDA|NVIDIA|ROCm|Hopper|Ampere|Blackwell|Ada|TPU|XPU)\b"
-            r"(?![^\n]*\b(?:using|falling back|falls? back|disabling|instead)\b)|"
-            r"\b(?:is|are) not supported on (?:CPU|Metal|MPS|ROCm|XPU|Apple)\b"
+            r"\b(?:is|are) (?:only supported on (?:Cuda|CUDA|NVIDIA|ROCm|Hopper|Ampere|Blackwell|Ada|TPU|XPU)|"
+            r"not supported on (?:CPU|Metal|MPS|ROCm|XPU|Apple))\b"
             r"(?![^\n]*\b(?:using|falling back|falls? back|disabling|instead)\b)|"
             r"\bonly supports? (?:Ampere|Hopper|Turing|Ada|Blackwell|sm_?\d+)\b|"
             r"\brequires? (?:a GPU with )?compute capability (?:of )?(?:at least |>= ?)?\d|"
@@ -2183,7 +2182,7 @@ LOG = LogWords(
         # the causes named above (a read error, a lost device, a back end not loaded) keep their own codes
         msg(r"\berror loading model: (?!error loading model\b)(?!\s*$)"
             # (nor one that names only the file, "error loading model: '/models/x.gguf'": no cause)
-            r"(?!['\x22`]?(?:[A-Za-z]:)?[\\/~.]?[\w.@+-]*(?:[\\/][\w.@+:-]+)+['\x22`]?\s*$)(?![^\n]*(?:alloc|memory|buffer|mmap|\boom\b|"
+            r"(?!" + PATH_ALONE + r")(?![^\n]*(?:alloc|memory|buffer|mmap|\boom\b|"
             r"\bout of\b|OutOf|insufficient|not enough|too large|too big|too small|exceed|resource|failed to load model|"
             r"paging file|\bcommit|VRAM|\bRAM\b|"
             r"\bNULL\b|nullptr))", "not_oom", code="model-load-error"),

@@ -127,6 +127,10 @@ ISSUE_TAGS = (r"\[(?:Bug|BUG|bug|Usage|Feature|Question|Performance|Misc|RFC|Doc
               r"【(?:求助|问题|提问|BUG|Bug|bug|报错|错误|讨论|疑问|咨询)】\s*\S")
 
 
+#: a file's path and nothing else, maybe quoted ("/models/x.gguf", "'C:\\models\\x.gguf'", "~/.ollama/models/blobs/
+#: sha256:8934..."): what a loader's error names where it gives no cause
+PATH_ALONE = r"['\x22`]?(?:[A-Za-z]:)?[\\/~.]?[\w.@+-]*(?:[\\/][\w.@+:-]+)+['\x22`]?\s*$"
+
 def fig(key: str, pattern: str, read: Callable[[re.Match], object] = size, mode: str = "last",
         flags: int = I, passive: bool = False, prose: bool = False) -> Figure:
     return Figure(key=key, pattern=lazy(pattern, flags), read=read, mode=mode, passive=passive, prose=prose)

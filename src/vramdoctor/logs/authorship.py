@@ -10,6 +10,9 @@ from .knowledge import COMMAND
 from .lines import LOG_PREFIX
 from .prose import OOM_ANY, written_by_user
 
+#: a character of Chinese, Japanese (kana) or Korean running words
+CJK = r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]"
+
 #: a markdown heading (not gdb's "#0  0x..." frames)
 HEADING = re.compile(r"^\s{0,3}#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[`*_\"']*[^\W\d]")  # (also "# [Bug] Insufficient ...")
 #: an item of a list the user wrote ("- tried -c 4096", "4. model: ...")

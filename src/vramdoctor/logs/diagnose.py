@@ -21,7 +21,7 @@ import os
 import re
 from dataclasses import replace
 
-from .authorship import (INTRO, TITLE, brings_on_failure, narrates_failure, persons_line, program_line, prose_like, sentence_like,
+from .authorship import (CJK, INTRO, TITLE, brings_on_failure, narrates_failure, persons_line, program_line, prose_like, sentence_like,
                          told_in_a_sentence, user_words)
 from .facts import NAMED_HIT, PROSE_HIT, RELAYED, Failure, RunFacts, positive, summed
 from ..engines.interface import AFTER_MILESTONE
@@ -839,8 +839,7 @@ _GOES_ON = re.compile(r"(?:\b(?:with|the|of|a|an|to|for|in|on|at|by|from|and|or|
 
 #: a line in Chinese, Japanese or Korean words with no log prefix: a user's sentence ("模型加载报错，cuda out of
 #: memory"), not an engine's line
-_CJK_PROSE = re.compile(r"^(?![\[(]?\d{4}-\d\d-\d\d|\w+: )(?:[^\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]*"
-                        r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]){4}")
+_CJK_PROSE = re.compile(r"^(?![\[(]?\d{4}-\d\d-\d\d|\w+: )(?:[^" + CJK[1:-1] + r"]*" + CJK + r"){4}")
 
 
 #: a report's words that a failure was not fatal ("I hit a non-fatal compute-buffer allocation failure", "The model
@@ -1976,10 +1975,9 @@ def _check_passed(f: Failure) -> bool:
 
 
 def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -> Diagnosis:
-    if any(_check_passed(f) for f in run.failures):
-        run = replace(run, failures=[f for f in run.failures if not _check_passed(f)])
-    if any(_gpu_used_anyway(run, f) for f in run.failures):
-        run = replace(run, failures=[f for f in run.failures if not _gpu_used_anyway(run, f)])
+    kept = [f for f in run.failures if not _check_passed(f) and not _gpu_used_anyway(run, f)]
+    if len(kept) < len(run.failures):
+        run = replace(run, failures=kept)
     if len(run.failures) == 1 and run.failures[0].kind == "error" and _cut_copy_of_refusal(run, run.failures[0]):
         # the refusal the report quotes whole, cut in the log below it: a refused request, and the log's cut is that
         # line's, not another failure's

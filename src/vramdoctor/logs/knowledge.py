@@ -17,6 +17,7 @@ from typing import Callable
 from ..engines import all_engines
 from ..engines.generic import SIGKILL
 from ..engines.interface import Engine, Figure, LogWords, Message
+from ..engines.words import PATH_ALONE
 from .prefilter import Words, alternatives, necessary, prefix, required
 from .prose import clause_at, past_fixed, supposed
 
@@ -426,7 +427,7 @@ CAUSE_UNKNOWN = re.compile(r"\bfor (?:some|an? unknown|unknown|no (?:apparent|ob
                            r"\bcrashed or (?:returned|sent|gave)\b|"
                            # (a loader's words that name only the file it failed on, Ollama's client: "Error: error
                            # loading model /Users/me/.ollama/models/blobs/sha256-8934...")
-                           r"\berror loading model:? ['\x22`]?(?:[A-Za-z]:)?[\\/~.]?[\w.@+-]*(?:[\\/][\w.@+:-]+)+['\x22`]?\s*$|"
+                           r"\berror loading model:? " + PATH_ALONE + r"|"
                            # (a gRPC status with an empty description: LocalAI's "rpc error: code = Canceled desc = ")
                            r"\brpc error: code = \w+ desc =\s*$|"
                            # (a client or a supervisor relaying that the server went away, its cause elsewhere:

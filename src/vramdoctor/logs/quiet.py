@@ -660,16 +660,17 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
             d = full if full and full.code.startswith("kv-pool-full") else d
         if d:
             return d
+    marker = last_marker(run.progress)
+    step = step_under_way(run, engine) if marker not in ("ready", "requests") else None  # (the step under way at the end)
     pool = pool_below_context(run, engine)
     aside = ""
-    if pool and last_marker(run.progress) not in ("ready", "requests") and step_under_way(run, engine):
+    if pool and step:
         # (the log ends while a start-up step is under way: the run never served, so a pool shorter than the context,
         # which fails only a request longer than the pool, is not what stopped it; told beside the step)
         aside, pool = " Besides, " + pool.message[0].lower() + pool.message[1:], None
     d = pool or over_working_set(run)
     if d:
         return d
-    marker = last_marker(run.progress)
     d = starved(run, engine) or _offload(run, engine)
     # (a clean bill from the offload decision waits for the start-up to end: one cut partway through a line is cut)
     # (nor one the report's words contradict, saying the run failed: "Cannot load model on the GPU (Error: llama
@@ -769,7 +770,6 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                  "the stuck process's threads (py-spy dump --pid PID; gdb for a native server), and on "
                                  "several GPUs or nodes run with NCCL_DEBUG=INFO to see which collective waits.")
     unfinished = marker is not None and marker not in ("ready", "requests")
-    step = step_under_way(run, engine) if marker not in ("ready", "requests") else None
     if step:
         ln, text, phase = step
         order = list(KIND_OF_PHASE)  # the step under way, or a later one the log did not reach

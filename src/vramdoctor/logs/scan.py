@@ -39,7 +39,7 @@ from .lines import (
     window,
 )
 from . import processes
-from .authorship import HEADING, INTRO, TITLE, persons_line, program_line, sentence_like, told_in_a_sentence, user_words
+from .authorship import CJK, HEADING, INTRO, TITLE, persons_line, program_line, sentence_like, told_in_a_sentence, user_words
 from .prose import denied_at, elsewhen, possible_only
 from .table import header_column, row_value
 
@@ -203,7 +203,8 @@ class Scanner:
         # shape seen in it); the latest line of each shape not read yet, (run, line, text, texts)
         self.series_seen: dict[frozenset[int], tuple[RunFacts, int]] = {}
         self.series_held: dict[frozenset[int], tuple[RunFacts, int, str, list]] = {}
-        self._series_shape: dict[int, tuple[set[int], frozenset[int] | None]] = {}  # id(candidates) -> (them, shape)
+        # id(candidates) -> (them, their shape or None where not a statistics line's, whether it holds a person's figure)
+        self._series_shape: dict[int, tuple[set[int], frozenset[int] | None, bool]] = {}
 
     def _read_figures(self, r: RunFacts, line_no: int, text: str, texts: list) -> None:
         """The figures of one line (`texts`: the line, and the forms it is also read in) into run `r`; first those of
@@ -238,14 +239,15 @@ class Scanner:
         known = self._series_shape.get(id(ix))
         if known is None or known[0] is not ix:
             k = self.k
-            shape = frozenset(ix) if ix <= k.series_figures | k.prose_figures and ix & k.series_figures else None
+            series = ix & k.series_figures
+            shape = frozenset(ix) if series and ix <= series | k.prose_figures else None
             if len(self._series_shape) >= MAX_SERIES_SHAPES:
                 self._series_shape.clear()
-            known = self._series_shape[id(ix)] = (ix, shape)
-        shape = known[1]
+            known = self._series_shape[id(ix)] = (ix, shape, len(series) < len(ix))
+        _, shape, with_prose = known
         if shape is None:
             return False
-        if not shape <= self.k.series_figures and not (STRONG_PREFIX.match(text) and not TITLE.match(text)):
+        if with_prose and not (STRONG_PREFIX.match(text) and not TITLE.match(text)):
             return False  # (a person's words that may hold a figure of theirs: read as always)
         seen = self.series_seen.get(shape)
         n = seen[1] if seen is not None and seen[0] is r else 0
@@ -1082,7 +1084,7 @@ def _named_in_words(pattern: re.Pattern, text: str) -> bool:
 
 _SENTENCE = re.compile(r"^\s*[A-Z][\w'\u2019-]*,?(?: +[\w'\u2019,.-]+){3,60}[.!?:]\s*$")
 #: running words in Chinese, Japanese or Korean: six characters of them in a row
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]{6}")
+_CJK_RUN = re.compile(CJK + "{6}")
 
 
 def _named_in_cjk_words(text: str) -> bool:
