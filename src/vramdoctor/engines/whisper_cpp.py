@@ -15,21 +15,21 @@ from __future__ import annotations
 from .interface import Engine, LogWords
 from .words import rx
 
+#: a file or a request under way: whisper-cli's "main: processing 'talk.wav' (...)", whisper-server's "Received request:
+#: jfk.wav" (a frame of the run's work, and a milestone of it)
+_UNDER_WAY = r"\bmain: processing '|\bReceived request: "
+
 LOG = LogWords(
     fingerprint=rx(r"\bwhisper_(?:init_from_file\w*|model_load|init_state|full\w*|kv_cache_init|print_timings)\b"),
     frames={
         "WEIGHTS": rx(r"\bwhisper_model_load\b|\bwhisper_init_from_file\w*: loading model\b"),
         "KV": rx(r"\bwhisper_kv_cache_init\b"),
-        # (a file under way, whisper-cli's "main: processing 'talk.wav' (...)", or a request, whisper-server's
-        # "Received request: jfk.wav")
-        "RUNTIME": rx(r"\bwhisper_full\w*\b|\bwhisper_(?:encode|decode)\w*\b|\bfailed to process audio\b|"
-                      r"\bmain: processing '|\bReceived request: "),
+        "RUNTIME": rx(r"\bwhisper_full\w*\b|\bwhisper_(?:encode|decode)\w*\b|\bfailed to process audio\b|" + _UNDER_WAY),
     },
     milestones=(("weights_done", rx(r"\bwhisper_model_load: (?:model size|CUDA\d* total size)\s+=")),
                 ("kv_done", rx(r"\bwhisper_init_state: kv cross size\s+=")),
-                # a file or a request under way: whisper-cli's "main: processing 'talk.wav' (...)", whisper-server's
-                # "Received request: jfk.wav", a segment transcribed ("[00:00:00.000 --> 00:00:04.000]   And so ...")
-                ("requests", rx(r"\bmain: processing '|\bReceived request: |^\[\d\d:\d\d:\d\d\.\d{3} --> \d\d:"))),
+                # (or a segment transcribed: "[00:00:00.000 --> 00:00:04.000]   And so ...")
+                ("requests", rx(_UNDER_WAY + r"|^\[\d\d:\d\d:\d\d\.\d{3} --> \d\d:"))),
 )
 
 ENGINE = Engine(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from ..engines.words import ISSUE_TAGS
-from .knowledge import COMMAND
+from .knowledge import COMMAND, FRAME
 from .lines import LOG_PREFIX
 from .prose import OOM_ANY, written_by_user
 
@@ -22,6 +22,16 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+\S")
 #: an issue's title pasted without its markdown: its tracker's tag ("[Bug] CUDA OOM during inference", "[Usage]: ..."),
 #: or labelled ("Title: GPU OOM during inference")
 TITLE = re.compile(r"^\s*(?:" + ISSUE_TAGS + r"|Title:\s+\S)")
+
+
+#: running words in Chinese, Japanese or Korean: six characters of them in a row
+_CJK_RUN = re.compile(CJK + "{6}")
+
+
+def cjk_words(text: str) -> bool:
+    """A line of running Chinese, Japanese or Korean words no program wrote (no log prefix, no command, no stack
+    frame): an engine named there ("之前用ollama从没遇到提示GPU资源不足") is named by the writer, as in English words."""
+    return bool(_CJK_RUN.search(text)) and not (LOG_PREFIX.match(text) or COMMAND.match(text) or FRAME.search(text))
 
 
 def user_words(text: str) -> bool:

@@ -39,7 +39,7 @@ from .lines import (
     window,
 )
 from . import processes
-from .authorship import CJK, HEADING, INTRO, TITLE, persons_line, program_line, sentence_like, told_in_a_sentence, user_words
+from .authorship import HEADING, INTRO, TITLE, cjk_words, persons_line, program_line, sentence_like, told_in_a_sentence, user_words
 from .prose import denied_at, elsewhen, possible_only
 from .table import header_column, row_value
 
@@ -593,7 +593,7 @@ class Scanner:
                     if prosey is None:  # (also a plain sentence: "The same model runs fine in Ollama."; or running
                         # text in lower case, "why it fails? ollama is also running on this box (open-webui uses it)")
                         prosey = user_words(text) or bool(_SENTENCE.match(text) and not LOG_PREFIX.match(text)) or \
-                            _named_in_words(pattern, text) or _named_in_cjk_words(text)
+                            _named_in_words(pattern, text) or cjk_words(text)
                     # (an engine named in the user's words counts only where no line of a program names one)
                     key = PROSE_HIT + name if prosey else name
                     r.engine_hits[key] = r.engine_hits.get(key, 0) + 1
@@ -1083,16 +1083,6 @@ def _named_in_words(pattern: re.Pattern, text: str) -> bool:
 
 
 _SENTENCE = re.compile(r"^\s*[A-Z][\w'\u2019-]*,?(?: +[\w'\u2019,.-]+){3,60}[.!?:]\s*$")
-#: running words in Chinese, Japanese or Korean: six characters of them in a row
-_CJK_RUN = re.compile(CJK + "{6}")
-
-
-def _named_in_cjk_words(text: str) -> bool:
-    """A line of running Chinese, Japanese or Korean words no program wrote (no log prefix, no command, no stack
-    frame): an engine named there ("之前用ollama从没遇到提示GPU资源不足") is named by the writer, as in English words."""
-    return bool(_CJK_RUN.search(text)) and not (LOG_PREFIX.match(text) or COMMAND.match(text) or FRAME.search(text))
-
-
 def _versioned(pattern, text: str) -> bool:
     """An engine's name (its fingerprint `pattern`) followed by a version ("KoboldCpp 1.93", "Ollama v0.5.7")."""
     return any(_VERSION.match(text, m.end()) for m in pattern.finditer(text))
