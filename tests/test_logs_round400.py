@@ -54,3 +54,350 @@ def test_a_few_slots_lost_before_a_pool_shortage_do_not_make_it_a_leak(avail):
     lines = _SERVING + _warn(avail, 75833, 0) + ["[gpu_id=0] Prefill batch. #new-seq: 64, #new-token: 65536"]
     run = run_of(diag("\n".join(lines + _PREFILL_OOM)))
     assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+# --- llama.cpp's loader placing tensors ("... cannot be used with preferred buffer type CUDA_Host, using CPU instead",
+# --- printed by done_getting_tensors or load_tensors) is the weights load under way: an allocation failing right after
+# --- it is the weights' buffer
+
+@pytest.mark.parametrize("placing", [
+    "done_getting_tensors: tensor 'token_embd.weight' (q4_K) (and 0 others) cannot be used with preferred buffer type "
+    "CUDA_Host, using CPU instead",
+    "load_tensors: tensor 'token_embd.weight' (q6_K) (and 12 others) cannot be used with preferred buffer type "
+    "ROCm_Host, using CPU instead",
+    "llama_model_loader: done_getting_tensors: tensor 'output.weight' (q8_0) (and 1 others) cannot be used with "
+    "preferred buffer type Vulkan_Host, using CPU instead",
+])
+@pytest.mark.parametrize("fail", [
+    "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 39979.48 MiB on device 1: cudaMalloc failed: out of memory",
+    "ggml_vulkan: Device memory allocation of size 4202692608 failed.",
+])
+def test_an_allocation_failing_as_the_loader_places_tensors_is_the_weights(placing, fail):
+    run = run_of(diag("\n".join(["llama-bench -m llama-3.1-70b-instruct-Q4_K_M.gguf -dev CUDA1 -v", placing, fail])))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)
+
+
+def test_an_allocation_after_the_weights_and_the_context_stays_the_kv_cache():
+    run = run_of(diag("\n".join([
+        "load_tensors: tensor 'token_embd.weight' (q4_K) (and 0 others) cannot be used with preferred buffer type "
+        "CUDA_Host, using CPU instead",
+        "load_tensors:        CUDA0 model buffer size =  3900.12 MiB",
+        "llama_context: n_ctx         = 131072",
+        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 16384.00 MiB on device 0: cudaMalloc failed: out of "
+        "memory",
+        "llama_kv_cache_unified: failed to allocate buffer for kv cache"])))
+    assert run.kind == "KV_CAPACITY", (run.kind, run.code)
+
+
+# --- an assertion in the C runtimes' other words (Microsoft's "Assertion failed: EXPR, file F, line N", musl's
+# --- "Assertion failed: EXPR (file: func: line)") on a condition with no memory in it is no memory
+
+@pytest.mark.parametrize("line", [
+    r"Assertion failed: found, file F:\ai_system\llama-cpp\src\llama-sampler.cpp, line 1094",
+    r"Assertion failed: n_tokens_all <= cparams.n_batch, file D:\a\llama.cpp\src\llama-context.cpp, line 1022",
+    "Assertion failed: idx < vocab.n_tokens() (src/llama-vocab.cpp: token_get_attr: 1688)",
+])
+def test_a_c_runtime_assertion_on_no_memory_condition_is_not_oom(line):
+    log = "\n".join(["main: server is listening on http://0.0.0.0:8080 - starting the main loop",
+                     "srv  update_slots: all slots are idle", line])
+    run = run_of(diag(log))
+    assert (run.kind, run.code) == ("NOT_OOM", "assertion-failed"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line", [
+    r"Assertion failed: buf != NULL && \"failed to allocate buffer\", file C:\src\ggml-alloc.c, line 90",
+    "Assertion failed: ctx->mem_buffer != NULL (ggml/src/ggml.c: ggml_init: 1512)",
+])
+def test_a_c_runtime_assertion_on_an_allocation_is_not_called_no_memory(line):
+    run = run_of(diag("\n".join(["load_tensors:        CUDA0 model buffer size =  3900.12 MiB", line])))
+    assert run.kind != "NOT_OOM", (run.kind, run.code)
+
+
+# --- a setting's line in an args list or config (quoted, a YAML item, commented out, with the writer's comment after
+# --- it) is a setting: its words ("# Number of concurrent requests", "reduce kv cache size") are no step of the run
+
+@pytest.mark.parametrize("settings", [
+    ['  # "--max_num_seqs=1",  # # Number of concurrent requests. reduce kv cache size.',
+     '  "--kv-cache-dtype=fp8" #dynamic quantization of the KV cache'],
+    ["  - --max-num-seqs=4  # number of concurrent requests", '  - "--max-model-len=1000"  # reduce the kv cache'],
+    ["max_concurrent_requests: 8   # limit on concurrent requests"],
+])
+def test_a_settings_comment_is_no_step_of_the_run(settings):
+    log = "\n".join(["extraArgs: ["] + settings + ["  \"--gpu-memory-utilization=0.99\",", " ]", "```", "",
+                     "VllmWorker rank=1 pid=254) torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.25 "
+                     "GiB. GPU 1 has a total capacity of 93.02 GiB of which 1.18 GiB is free."])
+    run = run_of(diag(log))
+    assert run.kind == "UNDETERMINED", (run.kind, run.code, run.phase_source)
+
+
+def test_concurrent_requests_in_a_sentence_still_tell_serving():
+    run = run_of(diag("\n".join([
+        "It crashes with 32 concurrent requests after the server is up:",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.25 GiB. GPU 0 has a total capacity of "
+        "79.19 GiB of which 1.02 GiB is free."])))
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+# --- Ollama refusing a model for want of host memory, where its own figures show the kv cache larger than the weights:
+# --- the context asked for is what did not fit (KV_CAPACITY), not the weights
+
+@pytest.mark.parametrize("figures", [
+    ['msg=load request="{Operation:fit ... KvSize:262144 ...}"', 'msg="kv cache" device=CUDA0 size="36.0 GiB"',
+     'msg="model weights" device=CUDA0 size="2.3 GiB"', 'msg="total memory" size="39.5 GiB"'],
+    ['time=2026-03-01T10:00:00.000Z level=INFO source=device.go:245 msg="model weights" device=CPU size="4.1 GiB"',
+     'time=2026-03-01T10:00:00.000Z level=INFO source=device.go:256 msg="kv cache" device=CPU size="16.0 GiB"'],
+    ['time=2025-01-10T09:00:00.000+08:00 level=INFO source=memory.go:356 msg="offload to cpu" layers.requested=-1 '
+     'layers.model=29 layers.offload=0 layers.split="" memory.available="[15.2 GiB]" memory.gpu_overhead="0 B" '
+     'memory.required.full="30.1 GiB" memory.required.partial="0 B" memory.required.kv="28.0 GiB" '
+     'memory.required.allocations="[30.1 GiB]" memory.weights.total="1.9 GiB" memory.weights.repeating="1.7 GiB"'],
+])
+def test_ollamas_refusal_where_its_kv_cache_outweighs_the_weights_is_the_context(figures):
+    log = "\n".join(figures + ['time=2026-03-01T10:00:01.000Z level=ERROR source=server.go:300 msg="model requires '
+                               'more system memory (34.4 GiB) than is available (17.7 GiB)"'])
+    run = run_of(diag(log))
+    assert (run.kind, run.code) == ("KV_CAPACITY", "context-exceeds-system-memory"), (run.kind, run.code)
+    assert any("num_ctx" in a or "OLLAMA_CONTEXT_LENGTH" in a for a in map(str, run.advice)), run.advice
+
+
+@pytest.mark.parametrize("figures", [
+    ['msg="kv cache" device=CPU size="1.0 GiB"', 'msg="model weights" device=CPU size="38.3 GiB"'],
+    [],
+])
+def test_ollamas_refusal_where_the_weights_outweigh_the_kv_cache_stays_the_weights(figures):
+    log = "\n".join(figures + ["Error: model requires more system memory (40.2 GiB) than is available (31.0 GiB)"])
+    run = run_of(diag(log))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)
+
+
+# --- a loader's error that relays only a server's HTTP status names no cause ("Error loading model: Request failed:
+# --- 500"): not a cause of no memory
+
+@pytest.mark.parametrize("line", [
+    "Error loading model: Request failed: 500",
+    "error loading model: HTTP 503 Service Unavailable",
+    "Error loading model: status code: 500",
+])
+def test_a_loaders_error_that_relays_an_http_status_names_no_cause(line):
+    run = run_of(diag("\n".join(["# lemonade run Gemma-4-26B-A4B-it-GGUF", "Loading model: Gemma-4-26B-A4B-it-GGUF", line,
+                                 "E llama_model_load_from_file_impl: failed to load model"])))
+    assert run.kind == "UNDETERMINED", (run.kind, run.code)
+
+
+def test_a_loaders_error_with_a_cause_of_no_memory_is_still_not_oom():
+    run = run_of(diag("llama_model_load: error loading model: failed to open x.gguf: No such file or directory"))
+    assert (run.kind, run.code) == ("NOT_OOM", "model-load-error"), (run.kind, run.code)
+
+
+# --- pydantic's own line of a settings check, pasted without its title ("Value error, Total number of attention heads
+# --- (64) must be divisible by tensor parallel size (3)."): a setting refused
+
+@pytest.mark.parametrize("line", [
+    "Value error, Total number of attention heads (64) must be divisible by tensor parallel size (3).",
+    "  Value error, Invalid repository ID or local directory specified: 'org/none'. [type=value_error, "
+    "input_value=ArgsKwargs((), {}), input_type=ArgsKwargs]",
+    "Value error, Unknown quantization method: awq_int3. Must be one of ['awq', 'gptq']. [type=value_error]",
+])
+def test_pydantics_value_error_line_is_a_setting_refused(line):
+    run = run_of(diag("\n".join(["(APIServer pid=415) INFO 08-15 14:56:15 api_utils.py:273] non-default args: {}",
+                                 line])))
+    assert (run.kind, run.code) == ("NOT_OOM", "setting-rejected"), (run.kind, run.code)
+
+
+def test_pydantics_value_error_of_memory_is_not_called_a_setting_refused():
+    run = run_of(diag("Value error, Insufficient memory: the KV cache needs 12.00 GiB, 3.20 GiB available."))
+    assert run.code != "setting-rejected", (run.kind, run.code)
+
+
+# --- an exception whose class alone says it is a bug in code, its message cut by the end of the log, is still that
+# --- bug ("UnboundLocalError: local variable 'images' referenced before as")
+
+@pytest.mark.parametrize("last", [
+    "UnboundLocalError: local variable 'images' referenced before as",
+    "KeyError: 'model.layers.0.mlp.experts.0.gate_pr",
+    "AttributeError: 'NoneType' object has no attribute 'messag",
+])
+def test_a_code_errors_line_cut_at_the_logs_end_is_still_a_code_error(last):
+    log = "\n".join(["Traceback (most recent call last):", '  File "/srv/app/server.py", line 1033, in generate',
+                     "    data = convert(data)", last])
+    run = run_of(diag(log))
+    assert run.kind == "NOT_OOM", (run.kind, run.code)
+
+
+def test_a_runtime_error_cut_at_the_logs_end_is_not_called_a_code_error():
+    log = "\n".join(["Traceback (most recent call last):", '  File "/srv/app/server.py", line 1033, in generate',
+                     "RuntimeError: CUDA out of mem"])
+    run = run_of(diag(log))
+    assert run.kind != "NOT_OOM", (run.kind, run.code)
+
+
+# --- glog's and TVM's check that compares two values and prints both, on lengths or indices: an assertion, not memory
+
+@pytest.mark.parametrize("line", [
+    "TVMError: Check failed: n <= it->second.seq_length (304 vs. 202) : The sequence only has length 202, while the "
+    "length of pop is 304 which exceeds the whole sequence length.",
+    "F0312 10:00:00.000000 123 paged_kv_cache.cc:812] Check failed: seq_id < num_seqs (17 vs. 16) : unknown sequence",
+    "Check failed: (pos >= 0) (-1 vs. 0) : position is negative",
+])
+def test_a_checked_comparison_of_lengths_is_an_assertion(line):
+    run = run_of(diag("\n".join(["[10:18:16] Serving on http://127.0.0.1:8000", line])))
+    assert (run.kind, run.code) == ("NOT_OOM", "assertion-failed"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line", [
+    "Check failed: total_bytes <= available_bytes (9126805504 vs. 8589934592) : not enough memory for the pool",
+    "Check failed: (__e == VK_SUCCESS) is false: Vulkan Error, code=-2: VK_ERROR_OUT_OF_DEVICE_MEMORY",
+    "Check failed: num_pages <= free_pages (4096 vs. 1024)",
+])
+def test_a_checked_comparison_of_sizes_or_a_status_is_not_called_an_assertion(line):
+    run = run_of(diag(line))
+    assert run.code != "assertion-failed", (run.kind, run.code)
+
+
+# --- a front end's own words for the engine's out-of-memory (Tabby's "CUDA memory allocation error detected:")
+
+@pytest.mark.parametrize("line", ["  CUDA memory allocation error detected:", "GPU memory allocation error: retry with "
+                                  "a smaller model", "Fatal: device memory allocation error"])
+def test_a_front_ends_memory_allocation_error_is_out_of_memory(line):
+    run = run_of(diag("\n".join(["WARN llama_cpp_server::supervisor: llama-server <completion> exited with status code 1",
+                                 "  ERROR", "", line, "  1. Try using a smaller Model"])))
+    assert run.kind not in ("NONE", "NOT_OOM"), (run.kind, run.code)
+
+
+# --- a warning of what would happen, and a program's own explanation of what happens as a rule, are no failure met
+
+_KOBOLD = ["Initializing CLBlast (First Run)...", "Attempting to use: Platform=0, Device=0 (If invalid, program will crash)",
+           "Load Model OK: True", "Starting Kobold HTTP Server on port 5001",
+           "Please connect to custom endpoint at http://localhost:5001"]
+
+
+@pytest.mark.parametrize("aside", ["(If invalid, program will crash)", "(otherwise the server fails to start)",
+                                   "(if this is wrong, llama-server will not start)"])
+def test_a_bracketed_warning_of_what_would_happen_is_no_failure(aside):
+    log = "\n".join(_KOBOLD[:1] + ["Attempting to use: Platform=0, Device=0 " + aside] + _KOBOLD[2:])
+    run = run_of(diag(log))
+    assert run.kind == "NONE", (run.kind, run.code, run.message)
+
+
+@pytest.mark.parametrize("line", [
+    "No available shared memory broadcast block found in 60 seconds. This typically happens when some processes are "
+    "hanging or doing some time-consuming work (e.g. compilation).",
+    "Still waiting for the workers. This usually means that one of them is stuck or hanging on a collective.",
+])
+def test_a_programs_explanation_of_what_happens_as_a_rule_is_no_hang_told(line):
+    log = "\n".join(["It takes a long time to load the model, and the following logs are printed during the process:",
+                     "```", line, "```"])
+    run = run_of(diag(log))
+    assert run.code != "hang-no-error", (run.kind, run.code)
+
+
+def test_a_hang_the_writer_states_is_still_a_hang():
+    log = "\n".join(["The server hangs forever after loading the model, no error.", "```",
+                     "No available shared memory broadcast block found in 60 seconds.", "```"])
+    run = run_of(diag(log))
+    assert run.kind == "NOT_OOM", (run.kind, run.code)
+
+
+# --- the words of a report that name the weights being allocated ("preventing allocation of model weights")
+
+@pytest.mark.parametrize("words", [
+    "The failure occurs due to TPU HBM fragmentation, preventing allocation of model weights.",
+    "It runs out of memory during the allocation of the model weights on the second card.",
+])
+def test_the_allocation_of_the_weights_in_words_is_the_weights(words):
+    log = "\n".join([words, "", "```", "E0118 22:42:45.737331   20084 tpu_pjrt_client.cc:1889] TpuClient::AllocateBuffer "
+                     "returning error after 1 attempt(s): RESOURCE_EXHAUSTED: Error allocating device buffer: "
+                     "Attempting to allocate 1.96G.", "```"])
+    run = run_of(diag(log))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)
+
+
+# --- a task cancelled while a program closes, after it served: its shutdown, no failure
+
+_SERVED = ["INFO 09-18 09:25:21 [model_runner.py:1450] Capturing cudagraphs for decoding.",
+           "INFO:     Application startup complete.",
+           'INFO:     127.0.0.1:55046 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+
+
+@pytest.mark.parametrize("frames", [
+    ['  File "/workspace/ART/src/mp_actors/move.py", line 214, in close',
+     "    asyncio.get_event_loop().run_until_complete(self._handle_responses_task)"],
+    ['  File "/srv/app/engine.py", line 88, in shutdown', "    await self._loop_task"],
+    ['  File "/srv/app/client.py", line 40, in __aexit__', "    await self.aclose()"],
+])
+def test_a_task_cancelled_as_the_program_closes_is_no_failure(frames):
+    log = "\n".join(_SERVED + ["Traceback (most recent call last):"] + frames + [
+        '  File "/usr/lib/python3.10/asyncio/futures.py", line 196, in result', "    raise exc",
+        "asyncio.exceptions.CancelledError"])
+    run = run_of(diag(log))
+    assert (run.kind, run.code) == ("NONE", "cancelled-at-shutdown"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("tail", [
+    ['  File "/srv/app/engine.py", line 88, in step', "    await self._loop_task", "asyncio.exceptions.CancelledError"],
+    ['  File "/srv/app/engine.py", line 88, in shutdown', "    await self._loop_task",
+     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."],
+])
+def test_a_cancellation_outside_a_close_or_beside_another_error_is_not_called_a_shutdown(tail):
+    run = run_of(diag("\n".join(_SERVED + ["Traceback (most recent call last):"] + tail)))
+    assert run.code != "cancelled-at-shutdown", (run.kind, run.code)
+
+
+# --- a request named by what it is for ("The next RAG query needs the worker to embed the question"), and a long input
+# --- by its length ("when processing a 256k long sequence"): serving
+
+@pytest.mark.parametrize("words", [
+    "The next RAG query needs the embedding worker, and the pipeline hard-fails with:",
+    "On the first search query after start-up it fails with:",
+    "The service reports an out-of-memory error when processing a 256k long sequence:",
+])
+def test_a_request_named_by_its_use_or_its_length_is_serving(words):
+    log = "\n".join([words, "", "CUDA out of memory. Tried to allocate 490.00 MiB. GPU 0 has a total capacity of 7.60 "
+                     "GiB of which 422.62 MiB is free."])
+    run = run_of(diag(log))
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+# --- a failure not of memory at glog's warning level, after which the server became ready and answered: went on from
+
+def test_a_glog_warning_the_server_went_on_from_is_no_failure():
+    log = "\n".join([
+        "W0227 14:34:03.339938 3828981 rdma_transport.cpp:400] RdmaTransport: Failed to register memory: addr "
+        "0x7f9568000000 length 375858432",
+        "[2026-02-27 14:34:03] INFO:     Application startup complete.",
+        '[2026-02-27 14:34:05] INFO:     10.99.91.49:55048 - "POST /generate HTTP/1.1" 200 OK',
+        "[2026-02-27 14:34:05] The server is fired up and ready to roll!"])
+    run = run_of(diag(log))
+    assert run.kind == "NONE", (run.kind, run.code)
+
+
+def test_the_same_failure_at_error_level_with_no_serving_after_stays_a_failure():
+    log = "\n".join(["E0227 14:34:03.339938 3828981 rdma_transport.cpp:400] RdmaTransport: Failed to register memory: "
+                     "addr 0x7f9568000000 length 375858432", "Killed"])
+    run = run_of(diag(log))
+    assert run.kind != "NONE", (run.kind, run.code)
+
+
+# --- a failure told with what still works ("cannot run X with turbomind, although it can still run with PyTorch"): a
+# --- path missing, no failure of the run
+
+@pytest.mark.parametrize("words", [
+    "We still cannot run the latest Qwen3-VL models with turbomind engine, although it can still run with PyTorch "
+    "engine, but it is very slow.",
+    "It fails to load with flash attention, but it still works without it.",
+])
+def test_a_failure_told_with_what_still_runs_is_no_failure(words):
+    log = "\n".join([words, "", "```", "2025-12-09 00:43:11,783 - lmdeploy - WARNING - archs.py:45 - Fallback to "
+                     "pytorch engine because `/models/Qwen3-VL-32B-Instruct` not supported by turbomind engine.", "```"])
+    run = run_of(diag(log))
+    assert run.kind == "NONE", (run.kind, run.code, run.message)
+
+
+# --- vLLM V0's answer to a request after its background loop died of an out-of-memory: serving
+
+@pytest.mark.parametrize("err", [
+    "OutOfMemoryError('HIP out of memory. Tried to allocate 1.63 GiB. GPU 0 has a total capacity of 63.98 GiB')",
+    "OutOfMemoryError('CUDA out of memory. Tried to allocate 20.00 MiB.')",
+])
+def test_vllms_engine_loop_not_running_over_an_out_of_memory_is_serving(err):
+    run = run_of(diag("Engine loop is not running. Inspect the stacktrace to find the original error: " + err))
+    assert run.kind == "RUNTIME", (run.kind, run.code)

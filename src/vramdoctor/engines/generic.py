@@ -107,6 +107,8 @@ OOM_WORDS = (r"out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError
              # ("OOM" as a verb: "OOMing unpredictably", "it OOMed", "OOMs at 4", "OOM'd", "OOM-ing")
              r"(?<![A-Za-z0-9_])OOM(?:s|ed|ing|'d|-ing)(?![A-Za-z0-9_])" + _NONE_COUNTED, r"cudaErrorMemoryAllocation", r"hipErrorOutOfMemory", r"\bNV_ERR_NO_MEMORY\b",
              r"ErrorOutOfDeviceMemory", r"CUDA_ERROR_OUT_OF_MEMORY", r"cudaMalloc failed", r"memory allocation failed",
+             # (a front end's own words for the engine's out-of-memory: Tabby's "CUDA memory allocation error detected:")
+             r"\b(?:CUDA|GPU|device|VRAM) memory allocation error\b",
              r"CUDA out of\b", r"\bfail(?:ed|ing|s)? to allocate", r"unable to allocate .*buffer",
              r"Insufficient (?:GPU |device |free |available |CUDA |VRAM |video )*memory", r"not enough memory", r"kIOGPUCommandBufferCallbackErrorOutOfMemory",
              r"\bno enough memory", r"\b(?:UR|ZE)_RESULT_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY\b", r"too large for (?:the )?available memory", r"not enough (?:GPU |device |free |available |KV cache |cache |CUDA |VRAM |video )+memory",
@@ -914,7 +916,32 @@ def _failure_stated(m: re.Match) -> str:
         raise ValueError("a program's words, quoted")
     if _PURPOSE.match(clause):
         raise ValueError("an instruction's purpose")  # ("To get the error output, open cmd and run it")
+    opened = text.rfind("(", 0, m.start())
+    if opened >= 0 and ")" not in text[opened:m.start()] and _WARNED.match(text, opened):
+        raise ValueError("a warning of what would happen")  # ("Device=0 (If invalid, program will crash)")
+    if _AS_A_RULE.search(clause):
+        raise ValueError("what happens as a rule")  # ("This typically happens when some processes are hanging")
+    if _RUNS_ANOTHER_WAY.match(text, m.end()):
+        raise ValueError("it runs another way")  # ("cannot run X with turbomind, although it can still run with PyTorch")
     return _growth(m, inside=False, rise=False)
+
+
+#: words that tell what happens as a rule, before the failure they name ("This typically happens when some processes
+#: are hanging", vLLM's shm_broadcast.py; "this usually means the process crashed"): a program's or a guide's
+#: explanation, no failure met
+_AS_A_RULE = re.compile(r"\b(?:typically|usually|often|normally|generally|commonly|can|may|might) (?:happens?|occurs?|"
+                        r"means?|indicates?|is caused|be caused)\b[^.;!?\n]{0,40}?\b(?:when|if|that|because|by)\b", re.I)
+
+
+#: the rest of a sentence that says it runs all the same, another way ("we still cannot run Qwen3-VL with turbomind
+#: engine, although it can still run with PyTorch engine, but it is very slow"): a path missing, no failure of the run
+_RUNS_ANOTHER_WAY = re.compile(r"[^.;!?\n]{0,120}?\b(?:although|though|but|however)\b,?\s+(?:it|the model|they|this)\s+"
+                               r"(?:can |could |does |do )?still\s+(?:runs?|works?|loads?|serves?)\b", re.I)
+
+
+#: an aside in brackets that warns what would happen ("Attempting to use: Platform=0, Device=0 (If invalid, program
+#: will crash)", KoboldCpp's CLBlast; "(otherwise it fails)"): no failure met
+_WARNED = re.compile(r"\(\s*(?:if|otherwise|else|unless|or else)\b", re.I)
 
 
 #: a report filed as a question of speed (vLLM's issue template "[Performance]: ..."): what it says does not work is
@@ -1659,7 +1686,11 @@ LOG = LogWords(
             "not_oom", code="ggml-assert"),
         # C's assert() (glibc's "file.cpp:2686: void f(...): Assertion `count > 0' failed."), on a condition that
         # speaks of nothing memory is made of
-        msg(r"\bAssertion [`'\u2018](?![^`'\u2019\n]*(?:" + MEMORY_TERMS + r"))[^`'\u2019\n]{1,300}['\u2019] failed",
+        msg(r"\bAssertion [`'\u2018](?![^`'\u2019\n]*(?:" + MEMORY_TERMS + r"))[^`'\u2019\n]{1,300}['\u2019] failed|"
+            # (the Microsoft C runtime's "Assertion failed: found, file F:\src\llama-sampler.cpp, line 1094", musl's
+            # "Assertion failed: n > 0 (src/x.c: f: 12)")
+            r"\bAssertion failed: (?![^\n]*?(?:" + MEMORY_TERMS + r")[^\n]*?(?:, file |\s\())[^\n]{1,300}?"
+            r"(?:, file [^\n]{1,400}?, line \d+|\s\([^():\n]{1,300}: \w+: \d+\))",
             "not_oom", code="assertion-failed"),
         # a crash by a bad pointer (Windows "exception: access violation", POSIX SIGSEGV): not memory running out
         # (the shell's and a container's exit status 139 is 128 + SIGSEGV's 11)
@@ -1748,6 +1779,12 @@ LOG = LogWords(
             code="shape-mismatch"),
         # ... in glog's and TurboMind's words ("[TM][FATAL] kernels/apply_token_bitmask_inplace_cuda.cu(212): Check
         # failed: logits_shape.first == bitmask_shape.first logits and bitmask must have the same batch size")
+        # glog's and TVM's check that compares two values and prints both (MLC's paged KV cache "Check failed: n <=
+        # it->second.seq_length (304 vs. 202) : The sequence only has length 202, while the length of pop is 304"): an
+        # assertion on lengths or indices, not memory (not one on sizes, bytes, pages or a status a call returned)
+        msg(r"\bCheck failed: (?![^\n]*(?:" + MEMORY_TERMS + r"|workspace|bytes|size|capacity|avail|free|pages?\b|"
+            r"blocks?\b|SUCCESS|[Ss]uccess|status|\berr|shape|dims?\b|ndim|batch_size))\(?[\w.\->\[\]()]{1,80} ?(?:<=|>=|<|>|==|!=) ?[\w.\->\[\]()]{1,80}"
+            r"\)? \(-?\d+ vs\. ?-?\d+\)", "not_oom", code="assertion-failed"),
         msg(r"\bCheck failed: (?![^\n]*(?:" + MEMORY_TERMS + r"|workspace))[^\n]*?\b\w*(?:shape|dims?|ndim|batch_size)\w*\b"
             r"[^\n]*?(?:==|!=)|\bmust have the same (?:batch size|shape|dtype|number of (?:tokens|dims|dimensions))\b",
             "not_oom", code="shape-mismatch"),
@@ -1935,7 +1972,12 @@ LOG = LogWords(
         # cache_max_entry_count"), vLLM's older check ("GPU memory utilization must be less than 1.0. Got 90.0.")
         msg(r"\bValidationError: \d+ validation errors? for \w*(?:Config|Args|Arguments|Params|Parameters|Settings)\b|"
             r"\bAssertionError: invalid [a-z][a-z0-9_]{2,60}\s*$|"
-            r"\bGPU memory utilization must be (?:less than|within|between)\b", "not_oom", code="setting-rejected"),
+            r"\bGPU memory utilization must be (?:less than|within|between)\b|"
+            # (and the error's own line under that title, pydantic v2's "  Value error, Total number of attention heads
+            # (64) must be divisible by tensor parallel size (3). [type=value_error, ...": a check of the settings,
+            # pasted without its title; not one that speaks of memory, which the rules for memory read)
+            r"^\s*Value error, (?![^\n]*(?:" + MEMORY_TERMS + r"|out of|exceed|insufficient|not enough|\bKV\b|"
+            r"\bcache\b))[A-Z][^\n]{8,}", "not_oom", code="setting-rejected"),
         # a model hub that answered and refused the download (huggingface_hub's GatedRepoError / "Cannot access gated
         # repo", requests' "401 Client Error: Unauthorized for url: https://huggingface.co/...", "Access to model X is
         # restricted"): a gated or private model without a token, not memory
@@ -2185,7 +2227,10 @@ LOG = LogWords(
             r"(?!" + PATH_ALONE + r")(?![^\n]*(?:alloc|memory|buffer|mmap|\boom\b|"
             r"\bout of\b|OutOf|insufficient|not enough|too large|too big|too small|exceed|resource|failed to load model|"
             r"paging file|\bcommit|VRAM|\bRAM\b|"
-            r"\bNULL\b|nullptr))", "not_oom", code="model-load-error"),
+            r"\bNULL\b|nullptr|"
+            # (nor a front end relaying the server's status, "Error loading model: Request failed: 500": no cause)
+            r"\bRequest failed\b|\bstatus(?: code)?\s*[:=]?\s*[45]\d\d\b|\bHTTP\b|Internal Server Error|"
+            r":\s*[45]\d\d\s*$))", "not_oom", code="model-load-error"),
     ),
     frames={
         # building the model's layers (their weights allocated in __init__: torch.empty in a layer) or moving it
@@ -2300,7 +2345,8 @@ LOG = LogWords(
                         # ... or served for a while ("serves for days, then dies", "after serving fine for 3 hours")
                         r"\bserv(?:es|ed|ing) (?:fine |well |normally |happily )?for (?:a few |several |many |\d+ )?"
                         r"(?:minutes|hours|days|weeks)\b|\b(?:while|when) (?:[\w.-]+ (?:is|was) )?(?:serving|processing|generating|handling|reading|evaluating|ingesting) (?:a |the |\d+ )?"
-                        r"(?:[\w-]+ ){0,3}?(?:requests?|prompts?|completions?)\b|"
+                        # (or a long input by its length: "when processing a 256k long sequence")
+                        r"(?:[\w-]+ ){0,3}?(?:requests?|prompts?|completions?|(?:long |\d+[kK]? )sequences?)\b|"
                         # inference or a load of requests named ("OOM while inference", "with 30 concurrent requests")
                         # (not a warning's hypothesis: vLLM's profiler "may cause certain multi-modal inputs to fail
                         # during inference")
@@ -2499,7 +2545,9 @@ LOG = LogWords(
                         # (not a size, whose "load" is the verb: "models under 8GB load fine")
                         r"\bunder (?!~?\d[\d.,]*\s*[KMGT]i?B\b)(?:a |an |the )?(?:\w+ ){0,2}?(?:load|traffic)\b"
                         r"(?! balanc| fine\b| ok\b| correctly\b| properly\b| well\b)|"
-                        r"(?<!max )(?<!maximum )\bconcurrent (?:long(?:[- ]context)? |large |big )?(?:requests|users|"
+                        # (nor a setting's description, "# Number of concurrent requests" beside a flag)
+                        r"(?<!max )(?<!maximum )(?<!number of )(?<!num of )(?<!# of )(?<!limit of )(?<!limit on )"
+                        r"\bconcurrent (?:long(?:[- ]context)? |large |big )?(?:requests|users|"
                         r"clients|calls|sessions)\b|"
                         # ... after a time serving ("after running the API server for a few minutes", "after using it
                         # for two days")
@@ -2544,7 +2592,8 @@ LOG = LogWords(
                         r"(?<!before )(?<!until )(?<!without )\b(?:the|your|my|our) (?:very )?(?:first|second|third|fourth|"
                         r"fifth|next|same|"
                         r"\d+(?:st|nd|rd|th)|nth|Nth) (?:real |actual |single )?(?:API |HTTP |"
-                        r"chat |(?:chat )?completions? |inference )?(?:request|prompt|query|call)s?\b"
+                        r"chat |(?:chat )?completions? |inference |RAG |search |embedding |user )?(?:request|prompt|query|"
+                        r"call)s?\b"
                         # (not code's words: "at the same call site", "the first call stack")
                         r"(?![\s-]+(?:sites?|stacks?|paths?|chains?|graphs?|backs?)\b)|"
                         r"\b(?:an?|the|same|every|each) API (?:request|call)s?\b|"

@@ -570,8 +570,12 @@ LOG = LogWords(
         # does to tokenize before its runner starts: no weights move)
         # (and llama-bench's own progress, examples/llama-bench/llama-bench.cpp: "llama-bench: benchmark 1/2: starting"
         # comes before it loads that test's model, "... warmup prompt run" after)
+        # (also the loader placing tensors, llama-model-loader.cpp done_getting_tensors and load_tensors' "tensor
+        # 'token_embd.weight' (q4_K) (and 0 others) cannot be used with preferred buffer type CUDA_Host, using CPU
+        # instead": the weights' buffers are made next)
         "WEIGHTS": rx(r"^(?![^\n]*\bvocab only\b)[^\n]*?(?:llama_model_load|load_tensors|llm_load_tensors|loading model "
-                      r"tensors|ggml_backend_metal_buffer_from_ptr|ggml_metal_buffer_map|"
+                      r"tensors|ggml_backend_metal_buffer_from_ptr|ggml_metal_buffer_map|done_getting_tensors|"
+                      r"cannot be used with preferred buffer type|"
                       r"llama-bench: benchmark \d+/\d+: starting)"),
         "RUNTIME": rx(r"update_slots|launch_slot|slot \d+ |prompt processing|print_timing|n_past =|"
                       r"common_speculative\w*|::draft\b|"

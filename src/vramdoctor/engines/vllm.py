@@ -389,7 +389,7 @@ LOG = LogWords(
     fingerprint=rx(r"\bvllm\b(?![-.](?:rs|metal|mlx)\b)|VllmWorker|EngineCore|gpu_model_runner\.py|kv_cache_utils\.py|gpu_worker\.py|"
                    r"# (?:GPU|cuda) blocks|GPU KV cache size|Loading model weights took|Memory profiling results|"
                    r"async_llm_engine\.py|llm_engine\.py|model_runner\.py:\d+\]|APIServer pid=|\[loggers\.py:\d+\]|"
-                   r"Avg prompt throughput|"
+                   r"Avg prompt throughput|Engine loop is not running\. Inspect the stacktrace|"
                    # V1's worker processes by their parallel ranks ("(Worker_TP7_EP7 pid=65033)", "(Worker_DP1_TP0 pid=...)")
                    # and the executor that runs them
                    r"\(Worker(?:_[A-Z]{2}\d+)+ pid=\d+\)|multiproc_executor\.py:\d+\]|"
@@ -513,6 +513,13 @@ LOG = LogWords(
         # dump_input_on_failure: "Writing input of failed execution to /tmp/err_execute_model_input_....pkl..."): an
         # execution failed while serving, its exception after
         msg(r"Writing input of failed execution to\b", "wrapper", "RUNTIME"),
+        # V0's AsyncLLMEngine answering a request after its background loop died (engine/async_llm_engine.py
+        # AsyncEngineDeadError: "Engine loop is not running. Inspect the stacktrace to find the original error: %s",
+        # what a client gets back, "OutOfMemoryError('HIP out of memory ...')"): the loop runs only once the engine
+        # serves, so the error it names came while serving
+        msg(r"\bEngine loop is not running\. Inspect the stacktrace to find the original error: [^\n]{0,40}?"
+            r"(?:OutOfMemoryError|out of memory)", "oom", "RUNTIME", "serving-oom"),
+        msg(r"\bEngine loop is not running\. Inspect the stacktrace to find the original error\b", "wrapper", "RUNTIME"),
     ),
     frames={
         # (not the engine's `_initialize_kv_caches`, which runs the profile, then the cache, then the warm-up: a

@@ -25,6 +25,7 @@ from .authorship import (CJK, INTRO, TITLE, brings_on_failure, narrates_failure,
                          told_in_a_sentence, user_words)
 from .facts import NAMED_HIT, PROSE_HIT, RELAYED, Failure, RunFacts, positive, summed
 from ..engines.interface import AFTER_MILESTONE
+from ..engines.generic import CODE_ERRORS
 from ..engines.words import LOADING_ZH, SIZE, to_bytes
 from .knowledge import (CAUSE_UNKNOWN, CLIENT_CALL, COMMAND, ELISION, FRAME, PY_FRAME, SIGKILL_RX, Verdict, exception_not_memory,
                         knowledge, phase_words, without_paths)
@@ -446,12 +447,18 @@ def _not_oom_advice(code: str, engine: str) -> str:
                                       "a failure that is not memory exhaustion.")
 
 
+#: an exception whose class alone says it is a bug in code, with its message after it: the class is whole
+_CODE_CLASS = re.compile(r"^\s*(?:[\w.]+\.)?(?:" + CODE_ERRORS + r"): \S")
+
+
 def _stops_short(f: Failure) -> bool:
     """The error line stops before its sentence does: the log ends partway into its first error words ("CUDA e"),
     it stops partway into an engine's memory sentence (`head -c` or `cut -c` through "To serve at least one request
     with the models's max seq len (1310"), or, as the log's last line, it ends on a word that joins to the next, on
     a space, or inside a bracket it opened."""
     t = f.text
+    if _CODE_CLASS.match(t):  # (whatever its message, cut or not: "UnboundLocalError: local variable 'x' referenced
+        return False          # before as" is a bug in code, the class says so)
     if f.cut or stops_inside(t, knowledge().sentences):
         return True
     if f.after:
@@ -490,6 +497,11 @@ def _wrapper_states_cause(text: str) -> bool:
 _NO_CAUSE = re.compile(r"\s*(?:an? )?(?:unknown |unexpected |internal |unhandled )?(?:error|exception|failure|problem)s? "
                        r"(?:has |have )?(?:occurred|occured|happened|was raised|was thrown)\b|\s*something went wrong\b|"
                        r"\W*(?:internal server error|unknown error|unexpected error)\W*$|"
+                       # ... or only the status a server answered with ("HTTP 503 Service Unavailable", "status code:
+                       # 500"; not a cause named before it, "error from HF API, response code: 500"): the server's own
+                       # log has the cause
+                       r"\s*(?:request failed:?\s*)?(?:HTTP\s*(?:error\s*)?|(?:HTTP )?status(?: code)?\s*[:=]?\s*)[45]\d\d"
+                       r"(?:\s+[A-Z][A-Za-z ]{0,40})?\W*$|"
                        # ... or only that a call into the system failed ("Error: [Model_Load] A call to an OS function
                        # failed.", Windows' ERROR_... text as a library relays it; "The operation failed."): which call
                        # and why are not said
@@ -605,6 +617,29 @@ _SHUTDOWN_ASKED = re.compile(r"\btrigger received signal=SIG(?:TERM|INT)\b|\[shu
                              r"(?![^\n]{0,40}\bchild\b)[^\n]{0,60}?\b(?:shutting down|stopping|exiting|shutdown)\b", re.I)
 
 
+#: a cancellation, bare, as a traceback's last line (asyncio's, Python 3.8+ "asyncio.exceptions.CancelledError", and
+#: concurrent.futures')
+_CANCELLED = re.compile(r"^\s*(?:(?:asyncio|concurrent\.futures)(?:\.exceptions|\._base)?\.)?CancelledError\s*$")
+#: a traceback's last line: an exception's class, bare or with its message
+_RAISED = re.compile(r"^\s*(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b(?::|\s*$)")
+#: a frame of a program closing: its close, shutdown, cleanup or exit path
+_CLOSING_FRAME = re.compile(r"\bin (?:\w+_)?(?:close|shutdown|cleanup|clean_up|teardown|stop|exit|__exit__|__aexit__|"
+                            r"__del__|atexit|_atexit\w*)(?:_\w+)?\b|\bin (?:close|shutdown)\w*\b")
+
+
+def _cancelled_at_close(run: RunFacts, f: Failure) -> tuple[int, str] | None:
+    """The frame of a close or shutdown path (`_CLOSING_FRAME`) in the traceback of failure `f` (its lines before and
+    after), where every exception it raised is a bare CancelledError: a task cancelled as the program closed (ART's "in close_proxy" ... "asyncio.exceptions.CancelledError" after its run
+    finished). None otherwise."""
+    # (and the traceback chained to it, "During handling of the above exception, another exception occurred:", which
+    # the run's last lines hold)
+    block = [*f.before[-16:], (f.line_no, f.text), *f.after, *_tail_after(run, f)[:40]]
+    raised = [t for _, t in block if _RAISED.match(t)]
+    if not raised or not all(_CANCELLED.match(t) for t in raised):
+        return None  # (no cancellation, or another exception beside it: that one decides)
+    return next(((ln, t) for ln, t in reversed(block) if PY_FRAME.search(t) and _CLOSING_FRAME.search(t)), None)
+
+
 def _stopped_by_hand(run: RunFacts, f: Failure) -> Diagnosis | None:
     """NONE where error `f` is the traceback of a server stopped by hand (a bare KeyboardInterrupt ends it, in the lines
     after it or the run's last lines), or one that follows the server's own line that it was asked to stop
@@ -619,6 +654,13 @@ def _stopped_by_hand(run: RunFacts, f: Failure) -> Diagnosis | None:
                          message="The server was asked to stop (a signal, by hand or by its supervisor) after it had "
                                  "served, and the error after that line is its shutdown, not a failure. No memory "
                                  "problem in this run.")
+    closing = _cancelled_at_close(run, f) if served else None
+    if closing:
+        return Diagnosis(kind="NONE", code="cancelled-at-shutdown", oom=False, evidence=[closing, (f.line_no, f.text)],
+                         phase_source=f"the traceback: a task cancelled while the program closed (line {closing[0]})",
+                         message="The program had served and was closing: a task still waiting was cancelled as it "
+                                 "shut down (the CancelledError under a close or shutdown call), which is its "
+                                 "shutdown, not a failure. No memory problem in this run.")
     stop = _interrupted(run, f) if served else None
     if stop is None:
         return None
@@ -731,6 +773,8 @@ def _cause_shown(f: Failure) -> bool:
     if f.wrapper and _wrapper_states_cause(f.text) and not _stops_short(f) and (
             f.after or _CUT_END.search(f.text) or not _GOES_ON.search(f.text)):
         return True
+    if not f.wrapper and _CODE_CLASS.match(f.text):
+        return True  # (the class is the cause, whatever its message: "KeyError: 'model.layers.0.mlp.gate_pr")
     if f.wrapper or not stated(f.text) or _CHECK.search(f.text) or _stops_short(f):
         return False
     if _NO_CAUSE.match(f.text.rsplit(": ", 1)[-1]) or _NO_INFO.search(f.text) or CAUSE_UNKNOWN.search(f.text):
@@ -760,7 +804,9 @@ _NOT_THEN = re.compile(r"\b(?:not|never|before|without)\s+(?:\w+\s+){0,2}$", re.
 
 #: a warning's words that it shows an error the program goes on from ("WARNING  Failed to load flash-attention due to
 #: the following error:", text-generation-webui's, then the ImportError's traceback)
-_WARNING_LEVEL = re.compile(r"^(?:.{0,80}?\b(?:WARNING|WARN)\b|\[W[ \d]|.{0,80}?\b[Ww]arn(?:ing)?:)")
+#: (also glog's own, "W0227 14:34:03.339938 3828981 rdma_transport.cpp:400] ...": its level letter, then the date)
+_WARNING_LEVEL = re.compile(r"^(?:.{0,80}?\b(?:WARNING|WARN)\b|\[W[ \d]|.{0,80}?\b[Ww]arn(?:ing)?:|"
+                            r"\s*W\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ )")
 
 
 def _under_a_warning(f: Failure) -> bool:
@@ -1768,6 +1814,22 @@ _LEDGER_FIGURES = (("WEIGHTS", "layout_weights_bytes", "the model weights"), ("K
                    ("WARMUP", "layout_graph_bytes", "the compute graph"))
 
 
+def _refusal_ledger(n: dict) -> str | None:
+    """Where an engine refused a model for want of host memory (Ollama's `model requires more system memory (34.4 GiB)
+    than is available (17.7 GiB)`, its sum of every ledger for the context asked for: llm/server.go, from the layout
+    ml/device.go prints, or llm/memory.go's estimate before the new engine), the kv cache its own figures show larger than
+    the model's weights: the context is what did not fit (an agent's 262,144-token KvSize for a 2.3 GiB model). A
+    sentence naming both figures; None where the figures are not both shown, or the weights are the larger."""
+    kv = sum(positive(n, "layout_kv_bytes")) + sum(positive(n, "layout_cpu_kv_bytes"))
+    weights = sum(positive(n, "layout_weights_bytes")) + sum(positive(n, "layout_cpu_weights_bytes"))
+    if not (kv and weights):
+        kv, weights = (sum(positive(n, k)) for k in ("kv_required_bytes", "weights_bytes"))
+    if not (kv and weights) or kv <= weights:
+        return None
+    return (f"the engine's own figures of what it asked for: the kv cache {kv / 2**30:.1f} GiB, more than the model "
+            f"weights {weights / 2**30:.1f} GiB, so the context asked for is what did not fit")
+
+
 def _ledger_by_size(f: Failure, n: dict) -> Place | None:
     """The ledger whose size, as the engine printed it, is the allocation that failed: Ollama's new engine allocates
     each device's weights in one buffer (ml/backend/ggml/ggml.go New: ggml_backend_alloc_ctx_tensors_from_buft) and its
@@ -2510,6 +2572,10 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                      "memory: the driver, MIG or sharing, or another GPU than the one meant).")
         phase, where = "WARMUP", "the figures printed: the weights fit, what comes beside them does not"
         f.code = "temporary-buffer-exceeds-memory"
+    refused = _refusal_ledger(n) if phase == "WEIGHTS" and f.code == "weights-exceed-system-memory" else None
+    if refused:
+        phase, where = "KV", refused
+        f.code = "context-exceeds-system-memory"
     if phase is None and "RUNTIME" in place.candidates and f.kind == "oom":
         told = _serving_told(run, f, engine)
         if told:
@@ -2624,6 +2690,9 @@ _CODE_MESSAGES = {
     "hicache-host-memory-short": "The weights and the GPU's KV pool were made, but the host-memory tier of the "
                                  "hierarchical KV cache asked for more host memory than was free: the host's memory, "
                                  "not the GPU's, is short.",
+    "context-exceeds-system-memory": "The engine refused to load the model: what it needs for the context asked "
+                                     "for, its KV cache more than the weights, is more memory than the machine has. "
+                                     "A shorter context makes it fit; smaller weights would not.",
     "max-num-seqs-exceeds-state-pool": "The weights loaded, but the pool of this hybrid model's recurrent state "
                                        "(Mamba or linear-attention layers, one block per running sequence) holds fewer "
                                        "blocks than the configured number of concurrent sequences.",

@@ -553,8 +553,11 @@ COMMAND = re.compile(
     r"should|crashes|crashed|hangs|hung|fails|failed|works|worked|runs|ran|seems|keeps|kept|also|then|now|still|only|"
     r"never|always|gets|got|uses|used|starts|started|loads|loaded|takes|took|returns|shows|showed|prints|printed|says|"
     r"has|had|and|or|but|with|on|in|itself|server|process)\b)|"
-    r"^\s*--?[A-Za-z][\w-]*(?:[ =]['\x22]?[^\s\\]+['\x22]?)?(?:\s+--?[A-Za-z][\w-]*(?:[ =]['\x22]?[^\s\\]+['\x22]?)?)*"
-    r"\s*\\?\s*$|"
+    # (also a flag in an args list, quoted, a YAML item, with the writer's comment after it: '  "--kv-cache-dtype=fp8"
+    # #dynamic quantization of the KV cache', '  - "--max-model-len=1000",  # context length', one commented out:
+    # '  # "--max_num_seqs=1",  # Number of concurrent requests')
+    r"^\s*(?:#\s*)?(?:-\s+)?['\x22]?--?[A-Za-z][\w-]*(?:[ =]['\x22]?[^\s\\'\x22,]+['\x22]?)?['\x22]?,?"
+    r"(?:\s+--?[A-Za-z][\w-]*(?:[ =]['\x22]?[^\s\\]+['\x22]?)?)*\s*\\?\s*(?:(?<=\s)#[^\n]*|(?<=[,\x22'])\s*#[^\n]*)?$|"
     # a program by its absolute path, then its options ("/var/lib/gpustack/bin/llama-box_v0.0.114 --host 0.0.0.0 ...")
     r"^\s*(?:\++\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*/[\w./+-]+(?=[ \t]+--?[A-Za-z])")
 

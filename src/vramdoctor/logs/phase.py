@@ -302,7 +302,7 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
            # ... the weights' (or a multimodal projector's) buffers being allocated ("fails its first projector
            # allocation", "while allocating the model weights")
            (re.compile(r"\b(?:projector|mmproj|vision (?:encoder|tower)|model weights?|weights?) (?:buffer )?allocations?\b|"
-                       r"\ballocat\w* (?:the )?(?:model |projector |mmproj )?weights?(?: buffers?)?\b|"
+                       r"\ballocat\w* (?:of )?(?:the )?(?:model |projector |mmproj )?weights?(?: buffers?)?\b|"
                        # ... or the buffer named with its size ("cudaMalloc fails OOM on the 929 MB weight buffer")
                        r"\b(?:on|for|of|in) (?:the |a )?(?:~?\d[\d.,]*\s?[KMG]i?B )?(?:model )?weights? buffers?\b",
                        re.I), "WEIGHTS"),
@@ -324,8 +324,8 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
            (re.compile(r"\bresum\w*\s+(?:the\s+)?(?:model\s+)?weights\b", re.I), "WEIGHTS"),
            (re.compile(r"\b(?:tries|trying|tried|attempts?|attempting)\s+to\s+(?:create|initiali[sz]e|build|set up|make)\s+"
                        r"(?:the\s+|a\s+|its\s+)?(?:kv|key[- ]value)\s+(?:buffer|cache)\b|"
-                       r"\b(?:kv|key[- ]value) (?:buffer|cache)(?: size)? allocat\w*|\ballocat\w* (?:the |a )?(?:kv|key[- ]value) "
-                       r"(?:buffer|cache)\b|\b(?:kv|key[- ]value) cache (?:alone |by itself |itself )?(?:\S+ ){0,5}?(?:exceeds|"
+                       r"\b(?:kv|key[- ]value) (?:buffer|cache)(?: size)? allocat\w*|\ballocat\w* (?:the |a |its |their )?"
+                       r"(?:own )?(?:draft )?(?:kv|key[- ]value) (?:buffer|cache|pool)\b|\b(?:kv|key[- ]value) cache (?:alone |by itself |itself )?(?:\S+ ){0,5}?(?:exceeds|"
                        r"would exceed|is (?:larger|bigger) than|needs more than|does(?: not|n't) fit)\b", re.I), "KV"),
            # ... a phase, stage or step named by its step, maybe in markdown or quotes ("OOM when sglang init reaches
            # _Load weight_ phase", "at the weight loading stage", "during the `cuda graph capture` phase", "during the
