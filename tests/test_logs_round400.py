@@ -401,3 +401,28 @@ def test_a_failure_told_with_what_still_runs_is_no_failure(words):
 def test_vllms_engine_loop_not_running_over_an_out_of_memory_is_serving(err):
     run = run_of(diag("Engine loop is not running. Inspect the stacktrace to find the original error: " + err))
     assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+# --- llama.cpp's own warning level (its timestamps on: "0.00.476.197 W srv ..."), a failure it names at that level and
+# --- went on from to serve: no failure
+
+_LLAMA_SERVED = ["0.01.102.334 I srv    load_model: initializing slots, n_slots = 1",
+                 "0.01.300.001 I main: server is listening on http://0.0.0.0:8098",
+                 "0.05.000.000 I srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200"]
+
+
+@pytest.mark.parametrize("warned", [
+    "0.00.476.197 W srv    load_model: [spec] failed to measure draft model memory: failed to create llama_context "
+    "from model",
+    "0.00.476.197 W common_init_from_params: failed to load control vector, continuing without it",
+])
+def test_a_llamacpp_warning_it_went_on_from_is_no_failure(warned):
+    run = run_of(diag("\n".join([warned] + _LLAMA_SERVED)))
+    assert run.kind == "NONE", (run.kind, run.code)
+
+
+def test_a_llamacpp_out_of_memory_at_warning_level_is_still_read():
+    run = run_of(diag("\n".join([
+        "0.00.476.197 W ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4096.00 MiB on device 0: cudaMalloc "
+        "failed: out of memory", "0.00.476.300 E llama_init_from_model: failed to initialize the context"])))
+    assert run.kind not in ("NONE", "NOT_OOM"), (run.kind, run.code)

@@ -804,9 +804,12 @@ _NOT_THEN = re.compile(r"\b(?:not|never|before|without)\s+(?:\w+\s+){0,2}$", re.
 
 #: a warning's words that it shows an error the program goes on from ("WARNING  Failed to load flash-attention due to
 #: the following error:", text-generation-webui's, then the ImportError's traceback)
-#: (also glog's own, "W0227 14:34:03.339938 3828981 rdma_transport.cpp:400] ...": its level letter, then the date)
+#: (also glog's own, "W0227 14:34:03.339938 3828981 rdma_transport.cpp:400] ...": its level letter, then the date;
+#: llama.cpp's, the level letter after the time)
 _WARNING_LEVEL = re.compile(r"^(?:.{0,80}?\b(?:WARNING|WARN)\b|\[W[ \d]|.{0,80}?\b[Ww]arn(?:ing)?:|"
-                            r"\s*W\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ )")
+                            r"\s*W\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ |"
+                            # (and llama.cpp's common/log.cpp with timestamps on: "0.00.476.197 W srv  load_model: ...")
+                            r"\s*\d+\.\d\d\.\d{3}\.\d{3} W )")
 
 
 def _under_a_warning(f: Failure) -> bool:
@@ -1483,10 +1486,11 @@ def _fraction_above_free(run: RunFacts) -> str:
 
 
 def _warned_and_went_on(run: RunFacts, f: Failure, engine: str) -> bool:
-    """Failure `f` is not memory, printed by the program at warning level, and the server served after it (its ready
-    line or a request answered): a warning it went on from (LMDeploy's "WARNING - utils.py:328 - User-specified
-    max_model_len (65536) is greater than the derived max_model_len", which vLLM raises unless allowed), no failure."""
-    return (f.kind == "not_oom" and f.code not in _SERVES_DEGRADED and program_line(f.text)
+    """Failure `f` is not memory (or names no cause), printed by the program at warning level, and the server served
+    after it (its ready line or a request answered): a warning it went on from (LMDeploy's "WARNING - utils.py:328 -
+    User-specified max_model_len (65536) is greater than the derived max_model_len", which vLLM raises unless allowed;
+    llama-server's "W srv load_model: [spec] failed to measure draft model memory: ..."), no failure."""
+    return (f.kind in ("not_oom", "error") and f.code not in _SERVES_DEGRADED and program_line(f.text)
             and bool(_WARNING_LEVEL.match(f.text)) and bool(_served_after(run, max(f.end_line, f.line_no), engine)))
 
 
