@@ -426,3 +426,166 @@ def test_a_llamacpp_out_of_memory_at_warning_level_is_still_read():
         "0.00.476.197 W ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4096.00 MiB on device 0: cudaMalloc "
         "failed: out of memory", "0.00.476.300 E llama_init_from_model: failed to initialize the context"])))
     assert run.kind not in ("NONE", "NOT_OOM"), (run.kind, run.code)
+
+
+# --- a size asked for that no machine has (a petabyte or more): a size computed wrong, not memory running out
+
+@pytest.mark.parametrize("line", [
+    "[GPU] Exceeded max size of memory object allocation: requested 2305843008391495680 bytes, but max alloc size "
+    "supported by device is 4294959104 bytes.Please try to reduce batch size or use lower precision.",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 8589934592.00 GiB. GPU 0 has a total capacity of "
+    "79.19 GiB of which 70.02 GiB is free.",
+    "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 17592186044416.00 MiB on device 0: cudaMalloc failed: out "
+    "of memory",
+])
+def test_a_size_no_machine_has_is_a_size_computed_wrong(line):
+    run = run_of(diag(line))
+    assert (run.kind, run.code) == ("NOT_OOM", "allocation-size-overflow"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line", [
+    "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 768000.00 MiB on device 0: cudaMalloc failed: out of memory",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 750.00 GiB. GPU 0 has a total capacity of 79.19 GiB",
+])
+def test_a_large_but_possible_size_stays_out_of_memory(line):
+    run = run_of(diag(line))
+    assert run.kind != "NOT_OOM", (run.kind, run.code)
+
+
+# --- a program's own words that what it found is a bug of its own
+
+@pytest.mark.parametrize("line", ["ID not found in entries. This is a bug.",
+                                  "ERROR: unexpected state in scheduler: request 12 has no slot. This is a bug, please "
+                                  "report it."])
+def test_a_programs_own_words_that_it_is_a_bug_are_not_memory(line):
+    run = run_of(diag("\n".join(["thread 'tokio-runtime-worker' panicked at router/src/infer.rs:598:14:", line])))
+    assert (run.kind, run.code) == ("NOT_OOM", "engine-bug"), (run.kind, run.code)
+
+
+def test_a_bug_the_program_names_beside_memory_is_not_called_a_bug_of_code():
+    run = run_of(diag("RuntimeError: Prefill out of memory. This is a bug if the pool was sized right."))
+    assert run.code != "engine-bug", (run.kind, run.code)
+
+
+# --- smaller readings: Windows' port in use in Chinese; an OS error as the cause a wrapper names; Go's nil error as a
+# --- cause; a hyphenated name in a wrapper's words
+
+@pytest.mark.parametrize("line", [
+    "Error: listen tcp 127.0.0.1:11434: bind: 通常每个套接字地址(协议/网络地址/端口)只允许使用一次。",
+    "Error: listen tcp 127.0.0.1:11434: bind：通常只允许每个套接字地址（协议/网络地址/端口）使用一次。",
+])
+def test_windows_port_in_use_in_chinese_is_the_port(line):
+    run = run_of(diag(line))
+    assert (run.kind, run.code) == ("NOT_OOM", "port-in-use"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line", [
+    "2025-03-20T10:02:44+00:00 - gpustack.worker.backends.vox_box - ERROR - Failed to run the vox-box server: [Errno 2] "
+    "No such file or directory: '/usr/local/python3.10/bin/vox-box'",
+    "ERROR - Failed to start the llama-box server: [Errno 13] Permission denied: '/opt/llama-box'",
+])
+def test_a_wrapper_naming_an_os_error_names_its_cause(line):
+    run = run_of(diag(line))
+    assert run.kind == "NOT_OOM", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line", [
+    'litellm.APIConnectionError: OllamaException - {"error":"llama runner process has terminated: %!w(<nil>)"}',
+    'OllamaError: {"error":"llama runner process has terminated: %!w(\\u003cnil\\u003e)"}',
+])
+def test_gos_nil_error_names_no_cause(line):
+    run = run_of(diag(line))
+    assert run.kind == "UNDETERMINED", (run.kind, run.code)
+
+
+# --- RKLLM and the RKNN runtime on Rockchip NPUs: an NPU allocation the load's own words then say failed is the weights
+
+@pytest.mark.parametrize("lines", [
+    ["I rkllm: loading rkllm model from ./language_model_w8a8.rkllm",
+     "E RKNN: [09:40:45.140] failed to malloc npu memory, size: 3085697024, flags: 0x2",
+     "E RKNN: [09:40:45.148] load model file error!", "E rkllm: rkllm_init failed"],
+    ["rkllm init success", "main: LLM Model loaded in 17759.32 ms",
+     "E RKNN: [01:13:18.656] failed to malloc npu memory, size: 1427746880, flags: 0x2",
+     "E RKNN: [01:13:18.656] Import rknn model failed!", "E RKNN: [01:13:18.656] rknn_init, load model failed!"],
+    ["E RKNN: [10:01:02.003] failed to malloc npu memory, size: 4022861824, flags: 0x2",
+     "E RKNN: [10:01:02.010] load model file error!"],
+])
+def test_an_npu_allocation_the_load_then_says_failed_is_the_weights(lines):
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)
+
+
+# --- TGI's router going on with the tokenizer it has; a host-memory watchdog's stop; Ollama finding no GPU
+
+def test_tgis_router_without_its_python_tokenizer_goes_on():
+    run = run_of(diag("\n".join([
+        "2025-04-14T15:52:02.679061Z ERROR text_generation_router::server: router/src/server.rs:1672: Failed to import "
+        "python tokenizer ModuleNotFoundError: No module named 'transformers'",
+        "2025-04-14T15:52:02.780106Z  INFO text_generation_router::server: router/src/server.rs:2266: Connected"])))
+    assert run.kind == "NONE", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line", [
+    "[2026-03-08T15:49:40Z] watchdog host-memory guard tripped: MemAvailable=10.6GiB < 16GiB; terminating pid=1223238",
+    "earlyoom: low memory! mem avail: 310 of 15890 MiB ( 1.95%), sending SIGTERM to process 4411 \"llama-server\"",
+])
+def test_a_host_memory_watchdogs_stop_is_host_memory(line):
+    run = run_of(diag(line))
+    assert run.kind not in ("NONE", "NOT_OOM"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line", [
+    'time=2024-09-17T15:04:08.215Z level=INFO source=gpu.go:560 msg="no nvidia devices detected" '
+    "library=/usr/lib/x86_64-linux-gnu/libcuda.so.550.107.02",
+    'time=2024-09-17T15:04:08.215Z level=INFO source=gpu.go:386 msg="no compatible GPUs were discovered"',
+])
+def test_ollama_finding_no_gpu_is_the_finding_though_it_serves(line):
+    log = "\n".join(['time=2024-09-17T15:04:01.101Z level=INFO source=routes.go:1172 msg="Listening on [::]:11434 '
+                     '(version 0.3.10)"', line,
+                     "[GIN] 2024/09/17 - 15:05:00 | 200 |  12.1s |       127.0.0.1 | POST     \"/api/chat\""])
+    run = run_of(diag(log))
+    assert (run.kind, run.code) == ("NOT_OOM", "gpu-not-detected"), (run.kind, run.code)
+
+
+# --- in Chinese, a load killed partway (模型加载到87%被kill了): the weights
+
+@pytest.mark.parametrize("words", ["原因是内存不够，模型加载到87%被kill了，有木有什么解决办法？", "模型加载到一半就被杀掉了"])
+def test_a_load_killed_partway_in_chinese_is_the_weights(words):
+    run = run_of(diag("\n".join(["cli_demo.sh: line 5: 12989 Killed", words])))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)
+
+
+# --- TVM's check of a condition it states ("Check failed: (X) is false: MSG") on no memory: an assertion
+
+@pytest.mark.parametrize("line", [
+    "TVMError: Check failed: (args.size() == 22 || args.size() == 23) is false: Invalid number of KV cache constructor "
+    "args.",
+    "Check failed: (f.defined()) is false: Function vm.builtin.attention_kv_cache_create not found",
+])
+def test_tvms_stated_condition_on_no_memory_is_an_assertion(line):
+    run = run_of(diag(line))
+    assert (run.kind, run.code) == ("NOT_OOM", "assertion-failed"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line", [
+    "Check failed: (__e == VK_SUCCESS) is false: Vulkan Error, code=-2: VK_ERROR_OUT_OF_DEVICE_MEMORY",
+    "Check failed: (ptr != nullptr) is false: device allocation returned null",
+    "Check failed: (free_pages >= need) is false: not enough pages",
+])
+def test_tvms_stated_condition_on_a_status_a_pointer_or_memory_is_not_called_an_assertion(line):
+    run = run_of(diag(line))
+    assert run.code != "assertion-failed", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line", ['{"code":-100301,"error":"SDKError(Plugin loading failed)"}',
+                                  "RuntimeError: failed to load the QNN plugin"])
+def test_a_plugin_that_would_not_load_is_not_memory(line):
+    run = run_of(diag(line))
+    assert (run.kind, run.code) == ("NOT_OOM", "library-load-failed"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line", ["cli_demo.sh: line 5: 12989 Killed", "./run_server.sh: line 12: 4242 Killed"
+                                  "                  python -m vllm.entrypoints.openai.api_server --model x"])
+def test_a_scripts_kill_as_the_shell_reports_it_is_a_kill(line):
+    run = run_of(diag(line))
+    assert (run.kind, run.code) == ("UNDETERMINED", "host-oom-kill"), (run.kind, run.code)

@@ -1034,6 +1034,9 @@ SIGKILL = (r"process has terminated: signal: killed|\bKilled: 9\b|<Signals\.SIGK
            # "bash: line 1:  4242 Killed   python serve.py", "[1]+  Killed   python serve.py"), systemd's
            # "code=killed, status=9/KILL", TGI's launcher ("Shard process was signaled to shutdown with signal 9")
            r"^\s*(?:zsh: |bash: (?:line \d+:\s+)?|\[\d+\][+-]?\s+)(?:\d+\s+)?[Kk]illed\s+\S|"
+           # (... or a script's, the shell naming the script and its line: "cli_demo.sh: line 5: 12989 Killed", the
+           # command after it maybe cut)
+           r"^\s*[\w./-]+\.sh: line \d+:\s+\d+\s+Killed\b|"
            # (... also glued to the progress bar the kill cut short, no newline between: "Loading checkpoint shards:
            # 0%|          | 0/2 [00:00<?, ?it/s][1]    78030 killed     python run.py")
            r"(?:(?<=it/s\])|(?<=s/it\]))\[\d+\][+-]?\s+(?:\d+\s+)?[Kk]illed\s+\S|"
@@ -1102,6 +1105,12 @@ LOG = LogWords(
         # resource: memory. Container vllm was using 61Gi, request is 32Gi"): host memory; it stops the pod with
         # SIGTERM, so the server's shutdown lines after it are this eviction's
         msg(r"\bThe node was low on resource: memory\b", "oom", "HOST"),
+        # a watchdog of the host's free memory stopping the process ("watchdog host-memory guard tripped:
+        # MemAvailable=10.6GiB < 16GiB; terminating pid=1223238", earlyoom's "low memory! ... sending SIGTERM"):
+        # host memory, the step under way its phase
+        msg(r"\b(?:host|system)[- ]memory (?:guard|watchdog|limit) (?:tripped|triggered|exceeded)\b|"
+            r"\bMemAvailable=[\d.]+ ?[KMG]i?B < [\d.]+ ?[KMG]i?B\b[^\n]{0,40}?\bterminat|\bearlyoom\b[^\n]{0,80}?\blow memory!",
+            "oom", "HOST"),
         # the same in a user's words: a pod or container past its memory limit, the OS's OOM killer
         msg(r"\bkilled by the (?:OS|kernel|system|OOM[- ]killer)\b|\bOOM[- ]killer\b|\bOOM event\b|"
             r"\bkilled by (?:Kubernetes|k8s|the kubelet|Docker)\b[^.;]{0,80}?\b(?:memory|limit)|"
@@ -1268,6 +1277,16 @@ LOG = LogWords(
         # ... and OpenVINO's GPU plugin (the llama.cpp OpenVINO back end, OpenVINO GenAI): "[GPU] Exceeded max size of
         # memory object allocation: requested N bytes, but max alloc size supported by device is M bytes"
         msg(r"\bExceeded max size of memory object allocation\b", "oom", code="buffer-exceeds-allocation-limit"),
+        # a program's own words that the state it found is a bug of its own ("ID not found in entries. This is a bug.",
+        # TGI's router): not memory (not where the line speaks of memory)
+        msg(r"^(?![^\n]*(?:" + MEMORY_TERMS + r"|out of|\bOOM\b))[^\n]*\bThis is a bug\b", "not_oom", code="engine-bug"),
+        # a size asked for that no machine has, a petabyte or more in any allocator's words ("requested
+        # 2305843008391495680 bytes", "Tried to allocate 8589934592.00 GiB", ggml's "allocating 17592186044416.00 MiB",
+        # "allocation of size 18446744073709551615"): a size computed wrong (an overflow, a negative count read as
+        # unsigned), a bug in the code, not memory running out
+        msg(r"\brequested \d{16,} bytes\b|\bTried to allocate \d{7,}(?:\.\d+)? ?GiB\b|\bTried to allocate \d{4,}(?:\.\d+)? ?"
+            r"(?:TiB|PiB|EiB)\b|\ballocating \d{10,}(?:\.\d+)? MiB\b|\b(?:allocation|buffer) of size \d{16,}\b",
+            "not_oom", code="allocation-size-overflow"),
         # ... and PyTorch's XPU allocator on Intel GPUs (IPEX, torch-xpu: "Current platform can NOT allocate memory
         # block with size larger than 4GB! Tried to allocate 40.00 GiB"): one block past the device's single-allocation
         # cap, whatever is free
@@ -1475,6 +1494,8 @@ LOG = LogWords(
             # (ggml's back ends loaded as libraries at run time, GGML_BACKEND_DL: none of the CPU's found, "make_cpu_buft_list:
             # no CPU backend found", "no backends are loaded. hint: use ggml_backend_load() or ggml_backend_load_all()")
             r"\bno CPU backend found\b|\bno backends are loaded\b|"
+            # (an SDK's own words that a back end's plugin would not load: Nexa's "SDKError(Plugin loading failed)")
+            r"\b(?:Plugin|Backend|backend plugin) (?:loading|load) failed\b|\bfailed to load (?:the )?(?:\w+ )?plugin\b|"
             r"\bno longer running: (?:3221225781|3221225785|-1073741515|-1073741511)\b|" + ended_by("3221225781") + "|"
             + ended_by("3221225785") + "|" + ended_by("-1073741515") + "|" + ended_by("-1073741511"),
             "not_oom", code="library-load-failed"),
@@ -1555,7 +1576,9 @@ LOG = LogWords(
         msg(r"\bSending process \d+ closing signal SIG(?:TERM|INT)\b|\bfailed \(exitcode: (?:[1-9]\d*|-(?!9\b)\d+)\) "
             r"local_rank: \d+", "wrapper"),
         # the server's port is taken by another process: a named cause, not memory
-        msg(r"address already in use|\bEADDRINUSE\b|Only one usage of each socket address|port is already allocated",
+        msg(r"address already in use|\bEADDRINUSE\b|Only one usage of each socket address|port is already allocated|"
+            # (Windows' WSAEADDRINUSE in Chinese: "bind：通常每个套接字地址(协议/网络地址/端口)只允许使用一次。")
+            r"每个套接字地址[^。\n]{0,24}?(?:只允许)?使用一次",
             "not_oom", code="port-in-use"),
         # oneAPI's Unified Runtime (SYCL on Intel GPUs: llama.cpp's ggml-sycl, IPEX) names its results ur_result_t
         # (unified-runtime include/ur_api.h): only UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY and ..._OUT_OF_HOST_MEMORY are
@@ -1779,6 +1802,12 @@ LOG = LogWords(
             code="shape-mismatch"),
         # ... in glog's and TurboMind's words ("[TM][FATAL] kernels/apply_token_bitmask_inplace_cuda.cu(212): Check
         # failed: logits_shape.first == bitmask_shape.first logits and bitmask must have the same batch size")
+        # ... or TVM's check of a condition it states, then its message ("Check failed: (args.size() == 22 ||
+        # args.size() == 23) is false: Invalid number of KV cache constructor args.", a runtime and a compiled model
+        # of two versions): not one on a status a call returned (VK_SUCCESS), a pointer, or a size of memory
+        msg(r"\bCheck failed: \((?![^\n]*?(?:SUCCESS|[Ss]uccess|nullptr|NULL|\bnull\b|" + MEMORY_TERMS + r"|\bfree|avail|bytes|"
+            r"capacity|pages?\b|blocks?\b|\berr))[^\n]{1,200}?\) is false: (?![^\n]*(?:out of|exceed|insufficient|not enough|"
+            r"memory|[Oo]ut[Oo]f[Mm]emory|OOM))", "not_oom", code="assertion-failed"),
         # glog's and TVM's check that compares two values and prints both (MLC's paged KV cache "Check failed: n <=
         # it->second.seq_length (304 vs. 202) : The sequence only has length 202, while the length of pop is 304"): an
         # assertion on lengths or indices, not memory (not one on sizes, bytes, pages or a status a call returned)

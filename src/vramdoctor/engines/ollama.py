@@ -51,6 +51,9 @@ LOG = LogWords(
         # model layers"): it then offloads 0 layers and runs the model on the CPU, nothing failed (what the offload
         # decision says is read from its msg=offload line)
         msg(r"insufficient VRAM to load", "note"),
+        # a discovery that found no GPU to use (gpu/gpu.go 0.1-0.11: "no nvidia devices detected" with the libcuda it
+        # tried, "no compatible GPUs were discovered"): the model runs on the CPU; a finding that stays though it serves
+        msg(r"\bno nvidia devices detected\b|\bno compatible GPUs were discovered\b", "not_oom", code="gpu-not-detected"),
         # a pull the network broke off (server/download.go: each part's "attempt N failed: ... retrying", then the
         # client's "Error: max retries exceeded: Get \"https://...\": dial tcp ...: i/o timeout"; images.go
         # "pull model manifest: ... no such host"): not memory, not the model
@@ -215,6 +218,12 @@ LOG = LogWords(
                            "the GPU is older than its CUDA build, or the library could not initialize it (run with "
                            "OLLAMA_DEBUG=1 to see its discovery lines; builds since 0.12.6 can use the GPU through "
                            "Vulkan with OLLAMA_VULKAN=1); memory is not the problem.",
+        "gpu-not-detected": "Ollama found no GPU it can use, so the model runs on the CPU: the driver or its "
+                            "library is not visible to the server (a container started without `--gpus all` or the "
+                            "NVIDIA container toolkit, a libcuda of another driver version, nouveau instead of the "
+                            "NVIDIA driver, a service without access to /dev/nvidia*). Run `nvidia-smi` where the "
+                            "server runs, and OLLAMA_DEBUG=1 to see its discovery lines; if the CPU is what you meant, "
+                            "nothing is wrong. Memory is not the problem.",
         "k-shift-unsupported": "a request's context filled and Ollama's runner tried to shift its KV cache "
                                "(K-shift), which this model's cache cannot do: size num_ctx to hold the prompt and "
                                "the whole answer, and cap the answer with num_predict (newer Ollama also takes "

@@ -31,6 +31,10 @@ LOG = LogWords(
                    r"max[-_]batch[-_](?:total[-_])?tokens|--max-total-tokens|warmup\{|prefill\{|--num-shard"),
     run_start=(rx(r"text_generation_launcher: Args", 0),),
     messages=(
+        # the router's note that it could not import the Python tokenizer (router/src/server.rs: "Failed to import
+        # python tokenizer ModuleNotFoundError: No module named 'transformers'", logged at ERROR): it goes on with the
+        # tokenizer.json it loaded, no failure
+        msg(r"\bFailed to import python tokenizer\b", "note"),
         # the router's span of a batch it serves ("batch{batch_size=1}:prefill:prefill{id=7570 size=1}: ... Server error:
         # CUDA out of memory"): a request's prefill or decode, after start-up (the warm-up runs under its own span)
         msg(r"\bbatch\{batch_size=\d+\}:(?:prefill|decode)\b.{0,300}?out of memory", "oom", "RUNTIME"),

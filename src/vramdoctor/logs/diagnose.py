@@ -310,6 +310,13 @@ _NOT_OOM = {
     "gpu-unsupported": "this GPU lacks a data type or kernel the model or settings need (bfloat16 or fp8 below their "
                        "compute capability, a kernel built for newer GPUs): use a type it has (--dtype float16, "
                        "another quantization) or a newer GPU.",
+    "engine-bug": "the program says the state it found is a bug of its own (an entry, an index or a state it did not "
+                  "expect), not memory running out: upgrade, or report it with the request and settings that set it "
+                  "off.",
+    "allocation-size-overflow": "the size asked for is more than any machine has (a petabyte or more): a size the "
+                                "code computed wrong (an overflow, a negative count read as unsigned), a bug to "
+                                "report with the settings and the input that set it off (a cache setting such as "
+                                "prefix caching, a very long input); no memory setting makes it fit.",
     "assertion-failed": "an assertion in the engine's code failed, on a condition that is not about memory (a GPU, "
                         "model or setting it does not support, or a bug): read its condition; another attention back "
                         "end, --enforce-eager or a newer release may avoid it.",
@@ -489,7 +496,11 @@ def _wrapper_states_cause(text: str) -> bool:
         return False
     tail = text[m.end():].strip()  # (all of it: a cause may hold a colon of its own, "Permission denied: /models/...")
     return (len(re.findall(r"[A-Za-z]{2,}", tail)) >= 4 and not _MEMORYISH.search(tail) and "cuda" not in tail.lower()
-            and not _ELSEWHERE.search(tail) and not tail.startswith(("{", "(", "[")))
+            and not _ELSEWHERE.search(tail) and (not tail.startswith(("{", "(", "[")) or _ERRNO.match(tail)))
+
+
+#: an OS error as Python prints it, its number then its words ("[Errno 2] No such file or directory: '/x/vox-box'")
+_ERRNO = re.compile(r"\[(?:Errno|WinError) \d+\] [A-Z]")
 
 
 #: words after an error's label that only say an error happened ("openai request error: An error occurred during
@@ -1496,7 +1507,7 @@ def _warned_and_went_on(run: RunFacts, f: Failure, engine: str) -> bool:
 
 #: not-memory failures a server goes on to serve from, slower or smaller, that stay the run's finding: a GPU refused (the
 #: CPU serves), an RPC worker it could not reach (placed without it)
-_SERVES_DEGRADED = frozenset({"gpu-unsupported", "rpc-worker-unreachable"})
+_SERVES_DEGRADED = frozenset({"gpu-unsupported", "gpu-not-detected", "rpc-worker-unreachable"})
 
 
 #: Ray's exception for a remote task or actor's, naming the class of its cause

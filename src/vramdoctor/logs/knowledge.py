@@ -289,7 +289,7 @@ class Knowledge:
                 continue  # (a failure named as absent: "tensor_parallel_size = 1  no nccl error", "without an NCCL error")
             if found:
                 origin = "generic" if eng == "generic" and not (m.phase or m.code) else "explicit"
-                if eng == "generic" and m.kind == "not_oom":
+                if eng == "generic" and m.kind == "not_oom" and m.code not in _OVER_OOM_WORDS:
                     origin = "generic"
                 hits.append((RANK[(origin, m.kind)], m, eng, origin, i, found.start()))
         if hits and _SAID_NORMAL.search(text):
@@ -392,6 +392,10 @@ class Knowledge:
 
 _QUIET = ("INFO", "DEBUG", "I", "D", "V")
 
+#: not-memory codes of the generic words that outrank the out-of-memory words on their own line: a size asked for that
+#: no machine has is a size computed wrong, whatever the allocator calls its refusal
+_OVER_OOM_WORDS = frozenset({"allocation-size-overflow"})
+
 #: a Python exception by its class and the start of its message ("RuntimeError: batch_size must be ...")
 _EXCEPTION = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\s*:\s*[\w`'\x22]")
 #: words that may speak of memory, a cache or an allocation: an exception naming one is not told apart from them
@@ -430,6 +434,9 @@ CAUSE_UNKNOWN = re.compile(r"\bfor (?:some|an? unknown|unknown|no (?:apparent|ob
                            r"\berror loading model:? " + PATH_ALONE + r"|"
                            # (a gRPC status with an empty description: LocalAI's "rpc error: code = Canceled desc = ")
                            r"\brpc error: code = \w+ desc =\s*$|"
+                           # (Go's formatting of a nil error, "llama runner process has terminated: %!w(<nil>)", Ollama
+                           # relaying an exit with no error; JSON may escape it, "%!w(\u003cnil\u003e)")
+                           r"%!\w\((?:<nil>|\\u003cnil\\u003e)\)|"
                            # (a client or a supervisor relaying that the server went away, its cause elsewhere:
                            # Xinference's "{'detail': 'Remote server 0.0.0.0:36281 closed'}", aiohttp's "Server
                            # disconnected", httpx's "RemoteProtocolError: Server disconnected without sending a response")

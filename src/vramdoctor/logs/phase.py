@@ -379,7 +379,9 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        r"(?:模型|权重)\s*(?:加载|载入)(?:时|的时候|过程中|期间)\s*(?:出现|出|报|发生)?(?:了)?(?:异常|错误|报错|"
                        r"OOM|显存不足|内存不足|显存溢出|内存溢出|爆显存|爆内存)|"
                        # (or how far the load got when it failed: 加载到40层左右时会爆内存, 加载到2/3(blk.40)时就已经用掉400多GB内存了)
-                       r"(?:加载|载入)到[^，。,;；!！?？]{0,30}?(?:时|的时候)", re.I), "WEIGHTS"),
+                       # (or killed there: 模型加载到87%被kill了, 加载到一半就被杀掉)
+                       r"(?:加载|载入)到[^，。,;；!！?？]{0,30}?(?:时|的时候|就?被(?:kill|杀|终止|干掉)|就?(?:崩溃|挂了|退出|OOM))",
+                       re.I), "WEIGHTS"),
            # ... the model compiled at start (torch.compile, run within the engine's profiling or graph capture: "OOM
            # during torch.compile", "while compiling the model", 错误发生在模型编译阶段, torch.compile过程中)
            (re.compile(r"\b(?:during|while|when|in)\s+(?:the\s+)?[`'\x22]?torch\.compile\b|\b(?:during|while|when)\s+"
