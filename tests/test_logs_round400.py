@@ -589,3 +589,14 @@ def test_a_plugin_that_would_not_load_is_not_memory(line):
 def test_a_scripts_kill_as_the_shell_reports_it_is_a_kill(line):
     run = run_of(diag(line))
     assert (run.kind, run.code) == ("UNDETERMINED", "host-oom-kill"), (run.kind, run.code)
+
+
+# --- Ollama relaying that its runner went away mid-answer ("unexpected EOF"): no cause named
+
+@pytest.mark.parametrize("line", [
+    "Error: an error was encountered while running the model: unexpected EOF",
+    "ollama._types.ResponseError: an error was encountered while running the model: unexpected EOF (status code: 500)",
+])
+def test_ollamas_relay_of_a_runner_gone_mid_answer_names_no_cause(line):
+    run = run_of(diag(line))
+    assert run.kind == "UNDETERMINED", (run.kind, run.code)

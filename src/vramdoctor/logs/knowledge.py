@@ -437,6 +437,9 @@ CAUSE_UNKNOWN = re.compile(r"\bfor (?:some|an? unknown|unknown|no (?:apparent|ob
                            # (Go's formatting of a nil error, "llama runner process has terminated: %!w(<nil>)", Ollama
                            # relaying an exit with no error; JSON may escape it, "%!w(\u003cnil\u003e)")
                            r"%!\w\((?:<nil>|\\u003cnil\\u003e)\)|"
+                           # (Ollama's client relaying that its runner went away mid-answer: "Error: an error was
+                           # encountered while running the model: unexpected EOF"; the runner's own lines say why)
+                           r"\bwhile running the model: (?:unexpected )?EOF\b|"
                            # (a client or a supervisor relaying that the server went away, its cause elsewhere:
                            # Xinference's "{'detail': 'Remote server 0.0.0.0:36281 closed'}", aiohttp's "Server
                            # disconnected", httpx's "RemoteProtocolError: Server disconnected without sending a response")
