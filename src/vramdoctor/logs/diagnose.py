@@ -654,8 +654,9 @@ def _cancelled_at_close(run: RunFacts, f: Failure) -> tuple[int, str] | None:
 def _stopped_by_hand(run: RunFacts, f: Failure) -> Diagnosis | None:
     """NONE where error `f` is the traceback of a server stopped by hand (a bare KeyboardInterrupt ends it, in the lines
     after it or the run's last lines), or one that follows the server's own line that it was asked to stop
-    (`_SHUTDOWN_ASKED`: a queue closed under its reader as it stops), after it had served: no failure. None otherwise
-    (a server stopped while it started may have hung: that is left to the rest)."""
+    (`_SHUTDOWN_ASKED`: a queue closed under its reader as it stops), or a task cancelled as the program closed
+    (`_cancelled_at_close`), after it had served: no failure. None otherwise (a server stopped while it started may
+    have hung: that is left to the rest)."""
     served = [f.progress[m] for m in ("ready", "requests") if m in f.progress]
     asked = next(((ln, t) for ln, t in f.before if served and ln > min(served) and _SHUTDOWN_ASKED.search(t)
                   and program_line(t)), None)
