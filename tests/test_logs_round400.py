@@ -455,8 +455,8 @@ def test_a_large_but_possible_size_stays_out_of_memory(line):
 # --- a program's own words that what it found is a bug of its own
 
 @pytest.mark.parametrize("line", ["ID not found in entries. This is a bug.",
-                                  "ERROR: unexpected state in scheduler: request 12 has no slot. This is a bug, please "
-                                  "report it."])
+                                  "ERROR: unexpected state in scheduler: request 12 has no sequence group. This is a "
+                                  "bug, please report it."])
 def test_a_programs_own_words_that_it_is_a_bug_are_not_memory(line):
     run = run_of(diag("\n".join(["thread 'tokio-runtime-worker' panicked at router/src/infer.rs:598:14:", line])))
     assert (run.kind, run.code) == ("NOT_OOM", "engine-bug"), (run.kind, run.code)
@@ -527,7 +527,7 @@ def test_tgis_router_without_its_python_tokenizer_goes_on():
 
 @pytest.mark.parametrize("line", [
     "[2026-03-08T15:49:40Z] watchdog host-memory guard tripped: MemAvailable=10.6GiB < 16GiB; terminating pid=1223238",
-    "earlyoom: low memory! mem avail: 310 of 15890 MiB ( 1.95%), sending SIGTERM to process 4411 \"llama-server\"",
+    "watchdog system-memory guard triggered: MemAvailable=1.2GiB < 2GiB; terminating pid=4411",
 ])
 def test_a_host_memory_watchdogs_stop_is_host_memory(line):
     run = run_of(diag(line))
@@ -600,3 +600,219 @@ def test_a_scripts_kill_as_the_shell_reports_it_is_a_kill(line):
 def test_ollamas_relay_of_a_runner_gone_mid_answer_names_no_cause(line):
     run = run_of(diag(line))
     assert run.kind == "UNDETERMINED", (run.kind, run.code)
+
+
+# --- from the new-user review and rounds 415-420: a person's short sentence that serving was under way is told, and
+# --- the engine's own step under way decides over it
+
+_SG_CAPTURE = ["[2025-03-02 11:00:01 TP0] Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=60.00 GB",
+               "[2025-03-02 11:00:02 TP0] KV Cache is allocated. #tokens: 480000, K size: 20.30 GB, V size: 20.30 GB",
+               "[2025-03-02 11:00:03 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=18.00 GB",
+               "[2025-03-02 11:00:04 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+               '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line 300, in capture',
+               "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total capacity of "
+               "79.19 GiB of which 1.00 GiB is free."]
+
+
+@pytest.mark.parametrize("words", ["It fails when processing a 128k long sequence.", "The next RAG query fails.",
+                                   "It crashes with 32 concurrent requests on this box."])
+def test_the_engines_own_warm_up_step_decides_over_a_told_request(words):
+    run = run_of(diag("\n".join([words] + _SG_CAPTURE)))
+    assert run.kind == "WARMUP", (run.kind, run.code, run.phase_source)
+
+
+def test_a_programs_ready_line_that_reads_like_a_sentence_is_not_told():
+    run = run_of(diag("\n".join([
+        "Loading model on Cuda(CudaDevice(DeviceId(0)))...", "Model loaded.", "Serving on http://0.0.0.0:8080.",
+        "thread '<unnamed>' panicked at mistralrs-core/src/pipeline/llama.rs:311:9:",
+        'Model failed with error `DriverError(CUDA_ERROR_OUT_OF_MEMORY, "out of memory")`.'])))
+    assert run.kind == "RUNTIME", (run.kind, run.phase_source)
+
+
+# --- a person's sentence that names a step (quoting a program's words) is no step under way for a kill
+
+def test_a_sentence_quoting_a_loaders_line_is_no_step_under_way():
+    log = "\n".join(["The expected behavior is that the response is printed but the debug information (i.e "
+                     "llama_model_loader: - kv ...) is not.", "```shell",
+                     "% llama-cli --log-disable -m ./models/8B/favorite-8B.gguf -p \"Give an answer.\"", "Killed", "```"])
+    run = run_of(diag(log))
+    assert run.kind == "UNDETERMINED", (run.kind, run.code, run.phase_source)
+
+
+# --- Ollama's refusal: the compute graph counts with the context; a refusal after another model served is a new load
+
+def test_ollamas_refusal_where_kv_and_graph_outweigh_the_weights_is_the_context():
+    log = "\n".join(['msg="model weights" device=CPU size="4.3 GiB"', 'msg="kv cache" device=CPU size="3.0 GiB"',
+                     'msg="compute graph" device=CPU size="8.5 GiB"',
+                     'level=ERROR source=sched.go:455 msg="error loading llama server" error="model requires more system '
+                     'memory (15.8 GiB) than is available (11.2 GiB)"'])
+    run = run_of(diag(log))
+    assert (run.kind, run.code) == ("KV_CAPACITY", "context-exceeds-system-memory"), (run.kind, run.code)
+
+
+def test_ollamas_refusal_where_the_weights_alone_exceed_what_is_free_stays_the_weights():
+    log = "\n".join(['msg="model weights" device=CPU size="20.1 GiB"', 'msg="kv cache" device=CPU size="16.0 GiB"',
+                     'msg="compute graph" device=CPU size="8.5 GiB"',
+                     'msg="error loading llama server" error="model requires more system memory (44.6 GiB) than is '
+                     'available (17.7 GiB)"'])
+    run = run_of(diag(log))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("load", [
+    'time=2025-03-02T10:05:00.000Z level=INFO source=sched.go:731 msg="new model will fit in available VRAM, loading"',
+    'time=2025-11-02T10:05:00.000Z level=INFO source=server.go:470 msg="loading model" model=/root/.ollama/models/b',
+])
+def test_ollamas_refusal_of_a_model_after_another_served_is_a_new_load(load):
+    log = "\n".join([
+        'time=2025-03-02T10:00:00.000Z level=INFO source=routes.go:1238 msg="Listening on 127.0.0.1:11434 (version '
+        '0.5.12)"',
+        'time=2025-03-02T10:00:07.000Z level=INFO source=server.go:596 msg="llama runner started in 2.10 seconds"',
+        '[GIN] 2025/03/02 - 10:00:09 | 200 |  2.3s |       127.0.0.1 | POST     "/api/chat"', load,
+        'time=2025-03-02T10:05:00.200Z level=ERROR source=sched.go:455 msg="error loading llama server" error="model '
+        'requires more system memory (45.3 GiB) than is available (17.7 GiB)"'])
+    run = run_of(diag(log))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)
+    assert "context" in run.message and "does not matter" not in " ".join(map(str, run.advice))
+
+
+# --- SGLang's leak check: its later spelling; a CUDA allocation after it is that allocation's
+
+_LEAK_WARN = ["/sgl-workspace/sglang/python/sglang/srt/managers/tp_worker.py:611: UserWarning: Warning: "
+              "available_size=301000, max_total_num_tokens=412000", "KV cache pool leak detected!", "  warnings.warn("]
+
+
+def test_sglangs_later_leak_warning_spelling_is_read():
+    run = run_of(diag("\n".join(["[2024-09-11 08:00:09] The server is fired up and ready to roll!"] + _LEAK_WARN + [
+        "[2024-09-11 09:10:00 TP0] Decode batch. #running-req: 120, #token: 300500, token usage: 1.00",
+        "RuntimeError: Decode out of memory. This should never happen."])))
+    assert (run.kind, run.code) == ("LEAK", "kv-slots-not-returned"), (run.kind, run.code)
+
+
+def test_a_cuda_allocation_failing_after_the_leak_warning_is_that_allocations():
+    run = run_of(diag("\n".join(["[2024-09-11 08:00:09] The server is fired up and ready to roll!"] + _LEAK_WARN + [
+        "[2024-09-11 09:10:00 TP0] Decode batch. #running-req: 120, #token: 300500, token usage: 1.00",
+        '  File "/sgl-workspace/sglang/python/sglang/srt/layers/logits_processor.py", line 80, in forward',
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB."])))
+    assert run.kind == "RUNTIME", (run.kind, run.code)
+
+
+# --- more words of memory running out; more sizes no machine has; a GPU found by another library
+
+@pytest.mark.parametrize("line", [
+    "ERROR 05-10 11:00:00 [scheduler.py:400] KV block allocation failed for request cmpl-12",
+    "2024-05-01T10:00:00Z ERROR text_generation_router::infer: Block allocation failed: allocator returned None.",
+    "ERROR:    Metal memory allocation error detected, see above",
+    "gpu-memory guard tripped: used=79.1GiB > 78.0GiB; terminating",
+])
+def test_more_words_of_memory_running_out_are_out_of_memory(line):
+    run = run_of(diag("\n".join(["INFO:     Application startup complete.",
+                                 'INFO:     127.0.0.1:40000 - "POST /v1/chat/completions HTTP/1.1" 200 OK', line])))
+    assert run.kind not in ("NONE", "NOT_OOM"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line", [
+    "RuntimeError: [enforce fail at alloc_cpu.cpp:117] data. DefaultCPUAllocator: not enough memory: you tried to "
+    "allocate 18446744073709551612 bytes.",
+    "[TRT] [E] 2: [executionContext.cpp::ExecutionContext::564] Error Code 2: OutOfMemory (Requested size was "
+    "1152921504606846976 bytes.)",
+    "[TensorRT-LLM][ERROR] Requested amount of GPU memory (1152921504606846976 bytes) could not be allocated.",
+    "ggml_backend_cuda_buffer_type_alloc_buffer: allocating -2048.00 MiB on device 0: cudaMalloc failed: out of memory",
+])
+def test_more_sizes_no_machine_has_are_a_size_computed_wrong(line):
+    run = run_of(diag(line))
+    assert (run.kind, run.code) == ("NOT_OOM", "allocation-size-overflow"), (run.kind, run.code)
+
+
+def test_no_nvidia_device_beside_a_gpu_another_library_found_is_no_finding():
+    log = "\n".join([
+        'time=2025-02-01T10:00:00.200Z level=INFO source=gpu.go:630 msg="no nvidia devices detected by library '
+        '/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.14"',
+        'time=2025-02-01T10:00:00.400Z level=INFO source=types.go:131 msg="inference compute" id=GPU-0 library=rocm '
+        'variant="" compute=gfx1100 driver=6.8 name=1002:744c total="24.0 GiB" available="23.5 GiB"',
+        '[GIN] 2025/02/01 - 10:00:09 | 200 |  2.3s |       127.0.0.1 | POST     "/api/chat"'])
+    run = run_of(diag(log))
+    assert run.kind == "NONE", (run.kind, run.code)
+
+
+# --- a program's note of what it does then, and a fall-back it takes, are no failure
+
+@pytest.mark.parametrize("line", [
+    "WARNING:  If a CUDA memory allocation error is detected, the request will be retried with a smaller batch",
+    "0.00.476.197 W llama_model_load: mmap failed: Cannot allocate memory, falling back to reading the file",
+    "WARNING 09-13 19:33:14 cpu_executor.py:324] CUDA graph is not supported on CPU, fallback to the eager mode.",
+])
+def test_a_programs_note_of_what_it_would_do_or_does_instead_is_no_failure(line):
+    log = "\n".join([line, "0.01.300.001 I main: server is listening on http://0.0.0.0:8098",
+                     'INFO:     127.0.0.1:40000 - "POST /v1/completions HTTP/1.1" 200'])
+    run = run_of(diag(log))
+    assert run.kind == "NONE", (run.kind, run.code)
+
+
+# --- the writer's note after a setting, with out-of-memory words in it, is no failure of the run
+
+@pytest.mark.parametrize("setting", ['    "--max_num_seqs=1",  # OOM at 4 concurrent requests',
+                                     '    "--max-model-len", "16384",  # Prefill out of memory above this',
+                                     "  --gpu-memory-utilization 0.95 \\\\  # CUDA out of memory at 0.98"])
+def test_a_settings_note_with_oom_words_is_no_failure(setting):
+    log = "\n".join(["args = [", setting, "]",
+                     "INFO 05-10 10:00:31 [gpu_model_runner.py:1347] Model loading took 37.7 GiB and 21.0 seconds",
+                     'INFO:     127.0.0.1:40000 - "POST /v1/chat/completions HTTP/1.1" 200 OK'])
+    run = run_of(diag(log))
+    assert run.kind == "NONE", (run.kind, run.code)
+
+
+# --- checks and bugs named beside memory, and hints of what happens as a rule, are not read as their words say
+
+@pytest.mark.parametrize("line", [
+    "Request failed during generation: Server error: Not enough free KV blocks to schedule the request. This is a bug.",
+    "Assertion failed: cache.n_free_blocks > 0 (src/llama-kv-cache.cpp: find_slot: 640)",
+    "SDKError(Plugin loading failed: cannot allocate memory)",
+    "ERROR 05-10 11:00:00 [multiproc_executor.py:140] Worker proc VllmWorker-0 died unexpectedly, shutting down "
+    "executor. This typically happens when the GPU runs out of memory or some processes are hanging.",
+])
+def test_words_beside_memory_or_a_hint_are_not_read_as_a_cause(line):
+    run = run_of(diag(line))
+    assert run.kind == "UNDETERMINED", (run.kind, run.code)
+
+
+# --- more from rounds 415-420
+
+def test_a_kill_right_after_an_assertion_is_the_engines_own():
+    log = "\n".join(["Traceback (most recent call last):",
+                     '  File "/opt/sglang/srt/managers/controller/cuda_graph_runner.py", line 188, in replay',
+                     "    assert not batch.return_logprob", "AssertionError", " ", "Killed"])
+    run = run_of(diag(log))
+    assert run.kind == "NOT_OOM", (run.kind, run.code)
+
+
+def test_sglangs_sigquit_after_a_crashed_subprocess_makes_the_kill_its_own():
+    log = "\n".join(["Fatal Python error: Segmentation fault", "",
+                     "[2026-04-25 02:01:26] Subprocess scheduler_0 (pid=7391) crashed with exit code -11. Triggering "
+                     "SIGQUIT for cleanup...",
+                     "[2026-04-25 02:01:26] SIGQUIT received. signum=None, frame=None. It usually means one child failed."]
+                    + ["node:1021620:1023014 [6] NCCL INFO [Service thread] Connection closed by localRank 1"] * 6
+                    + ["bash: line 1:  7231 Killed                  python3 scripts/run.py"])
+    run = run_of(diag(log))
+    assert run.kind == "NOT_OOM", (run.kind, run.code)
+
+
+def test_a_crash_told_as_another_issues_is_not_the_writers():
+    log = "\n".join(["INFO 09-13 19:33:20 llm_engine.py:100] Processed prompts: 100%| 1/1",
+                     "However accordingly to #8198 prompt logs causes vllm to crash when using multi-step."])
+    run = run_of(diag(log))
+    assert run.kind == "NONE", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line,kind", [
+    ('got exception: {"code":500,"message":"image input is not supported by this server","type":"server_error"}',
+     "NOT_OOM"),
+    ("Unable to allocate memory for image embeddings", "RUNTIME"),
+    ('ggml_metal_init: error: load pipeline error: Error Domain=CompilerError Code=2 "only 14 constant buffers binding '
+     'are supported in the simulator but 25 were used"', "NOT_OOM"),
+])
+def test_llamacpps_multimodal_and_metal_words(line, kind):
+    run = run_of(diag("\n".join(["main: server is listening on http://127.0.0.1:8080 - starting the main loop", line,
+                                 "ggml_backend_metal_device_init: error: failed to allocate context"
+                                 if "Metal" in line or "metal" in line else ""])))
+    assert run.kind == kind, (run.kind, run.code)

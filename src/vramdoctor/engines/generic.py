@@ -108,7 +108,10 @@ OOM_WORDS = (r"out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError
              r"(?<![A-Za-z0-9_])OOM(?:s|ed|ing|'d|-ing)(?![A-Za-z0-9_])" + _NONE_COUNTED, r"cudaErrorMemoryAllocation", r"hipErrorOutOfMemory", r"\bNV_ERR_NO_MEMORY\b",
              r"ErrorOutOfDeviceMemory", r"CUDA_ERROR_OUT_OF_MEMORY", r"cudaMalloc failed", r"memory allocation failed",
              # (a front end's own words for the engine's out-of-memory: Tabby's "CUDA memory allocation error detected:")
-             r"\b(?:CUDA|GPU|device|VRAM) memory allocation error\b",
+             r"\b(?:CUDA|GPU|device|VRAM|Metal|host|Host) memory allocation error\b",
+             # (a pool's block allocator that gave none: "KV block allocation failed for request cmpl-12", TGI's "Block
+             # allocation failed: allocator returned None."; a watchdog of the GPU's memory: "gpu-memory guard tripped")
+             r"\b(?:KV )?[Bb]lock allocation failed\b", r"\b(?:gpu|GPU|device|VRAM)[- ]memory (?:guard|watchdog) (?:tripped|triggered)\b",
              r"CUDA out of\b", r"\bfail(?:ed|ing|s)? to allocate", r"unable to allocate .*buffer",
              r"Insufficient (?:GPU |device |free |available |CUDA |VRAM |video )*memory", r"not enough memory", r"kIOGPUCommandBufferCallbackErrorOutOfMemory",
              r"\bno enough memory", r"\b(?:UR|ZE)_RESULT_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY\b", r"too large for (?:the )?available memory", r"not enough (?:GPU |device |free |available |KV cache |cache |CUDA |VRAM |video )+memory",
@@ -702,7 +705,10 @@ def _growth(m: re.Match, inside: bool = True, rise: bool = True) -> str:
 _OTHERS_TOLD = re.compile(r"(?:\b(?:other|others['\u2019]?|some|previous|earlier|existing|similar|related)\s+(?:\w+\s+){0,2}?"
                           r"(?:talk|reports?|issues?|discussions?|threads?|mentions?|complaints?|tickets?)\s+"
                           r"(?:of|about|on|regarding|mentioning)|\bunlike (?:the|those|that|other))\s+(?:\w+\s+){0,2}$|"
-                          r"\b(?:similar to|same as|like|see|cf\.?|duplicate of)\s+(?:issue\s+)?#\d+\s*[(:,-]?\s*$",
+                          r"\b(?:similar to|same as|like|see|cf\.?|duplicate of)\s+(?:issue\s+)?#\d+\s*[(:,-]?\s*$|"
+                          # (or a clause that tells what another issue reports: "However accordingly to #8198 prompt
+                          # logs causes vllm to crash when using multi-step.")
+                          r"\b(?:according(?:ly)?|as reported)\s+(?:to|in)\s+(?:issue\s+)?#\d+\b[^.;!?\n]{0,80}$",
                           re.I)
 #: a leak told as fixed, after its words in the same sentence ("I believe that all of the memory leak issues of the
 #: traditional type have been solved in 0.6.6", "the RAM leak was fixed in b4500")
@@ -1106,11 +1112,10 @@ LOG = LogWords(
         # SIGTERM, so the server's shutdown lines after it are this eviction's
         msg(r"\bThe node was low on resource: memory\b", "oom", "HOST"),
         # a watchdog of the host's free memory stopping the process ("watchdog host-memory guard tripped:
-        # MemAvailable=10.6GiB < 16GiB; terminating pid=1223238", earlyoom's "low memory! ... sending SIGTERM"):
-        # host memory, the step under way its phase
+        # MemAvailable=10.6GiB < 16GiB; terminating pid=1223238"): host memory, the step under way its phase (not
+        # earlyoom, which names the process it kills, often another)
         msg(r"\b(?:host|system)[- ]memory (?:guard|watchdog|limit) (?:tripped|triggered|exceeded)\b|"
-            r"\bMemAvailable=[\d.]+ ?[KMG]i?B < [\d.]+ ?[KMG]i?B\b[^\n]{0,40}?\bterminat|\bearlyoom\b[^\n]{0,80}?\blow memory!",
-            "oom", "HOST"),
+            r"\bMemAvailable=[\d.]+ ?[KMG]i?B < [\d.]+ ?[KMG]i?B\b[^\n]{0,40}?\bterminat", "oom", "HOST"),
         # the same in a user's words: a pod or container past its memory limit, the OS's OOM killer
         msg(r"\bkilled by the (?:OS|kernel|system|OOM[- ]killer)\b|\bOOM[- ]killer\b|\bOOM event\b|"
             r"\bkilled by (?:Kubernetes|k8s|the kubelet|Docker)\b[^.;]{0,80}?\b(?:memory|limit)|"
@@ -1192,7 +1197,9 @@ LOG = LogWords(
         # MapAllocator "unable to mmap N bytes from file <...>: Cannot allocate memory (12)"), a fork, a host buffer;
         # host memory or the address space (overcommit, ulimit -v), not the GPU
         msg(r"Cannot allocate memory \(12\)|\[Errno 12\] Cannot allocate memory|\bENOMEM\b|"
-            r"\bmmap failed: Cannot allocate memory", "oom", "HOST",
+            # (not llama.cpp's loader going on without the mmap: "mmap failed: Cannot allocate memory, falling back
+            # to reading the file")
+            r"\bmmap failed: Cannot allocate memory(?![^\n]{0,20}\bfalling back\b)", "oom", "HOST",
             "host-alloc-failed"),
         # NCCL's own buffers (not the KV pool): NCCL WARN Cuda failure 'out of memory'
         # (and only that: "NCCL WARN Cuda failure 'operation not supported'" is a CUDA call NCCL made that the device or
@@ -1279,12 +1286,17 @@ LOG = LogWords(
         msg(r"\bExceeded max size of memory object allocation\b", "oom", code="buffer-exceeds-allocation-limit"),
         # a program's own words that the state it found is a bug of its own ("ID not found in entries. This is a bug.",
         # TGI's router): not memory (not where the line speaks of memory)
-        msg(r"^(?![^\n]*(?:" + MEMORY_TERMS + r"|out of|\bOOM\b))[^\n]*\bThis is a bug\b", "not_oom", code="engine-bug"),
+        msg(r"^(?![^\n]*(?:" + MEMORY_TERMS + r"|out of|\bOOM\b|\bKV\b|\bblocks?\b|\bcache\b|\bfree\b|\bslots?\b|"
+            r"\bpages?\b))[^\n]*\bThis is a bug\b", "not_oom", code="engine-bug"),
         # a size asked for that no machine has, a petabyte or more in any allocator's words ("requested
         # 2305843008391495680 bytes", "Tried to allocate 8589934592.00 GiB", ggml's "allocating 17592186044416.00 MiB",
         # "allocation of size 18446744073709551615"): a size computed wrong (an overflow, a negative count read as
         # unsigned), a bug in the code, not memory running out
-        msg(r"\brequested \d{16,} bytes\b|\bTried to allocate \d{7,}(?:\.\d+)? ?GiB\b|\bTried to allocate \d{4,}(?:\.\d+)? ?"
+        # (also as DefaultCPUAllocator and TensorRT word it, "you tried to allocate 18446744073709551612 bytes",
+        # "Requested size was 1152921504606846976 bytes", "Requested amount of GPU memory (1152921504606846976 bytes)",
+        # and a negative size, "allocating -2048.00 MiB")
+        msg(r"(?:\ballocat\w*|\b[Rr]equested)\D{0,40}?(?<![\d.])\d{16,} ?bytes\b|\ballocat\w* -\d[\d.]* ?(?:[KMGT]i?B|bytes)\b|"
+            r"\brequested \d{16,} bytes\b|\bTried to allocate \d{7,}(?:\.\d+)? ?GiB\b|\bTried to allocate \d{4,}(?:\.\d+)? ?"
             r"(?:TiB|PiB|EiB)\b|\ballocating \d{10,}(?:\.\d+)? MiB\b|\b(?:allocation|buffer) of size \d{16,}\b",
             "not_oom", code="allocation-size-overflow"),
         # ... and PyTorch's XPU allocator on Intel GPUs (IPEX, torch-xpu: "Current platform can NOT allocate memory
@@ -1495,7 +1507,8 @@ LOG = LogWords(
             # no CPU backend found", "no backends are loaded. hint: use ggml_backend_load() or ggml_backend_load_all()")
             r"\bno CPU backend found\b|\bno backends are loaded\b|"
             # (an SDK's own words that a back end's plugin would not load: Nexa's "SDKError(Plugin loading failed)")
-            r"\b(?:Plugin|Backend|backend plugin) (?:loading|load) failed\b|\bfailed to load (?:the )?(?:\w+ )?plugin\b|"
+            r"\b(?:Plugin|Backend|backend plugin) (?:loading|load) failed\b(?![^\n]{0,40}(?:allocate|memory))|"
+            r"\bfailed to load (?:the )?(?:\w+ )?plugin\b(?![^\n]{0,40}(?:allocate|memory))|"
             r"\bno longer running: (?:3221225781|3221225785|-1073741515|-1073741511)\b|" + ended_by("3221225781") + "|"
             + ended_by("3221225785") + "|" + ended_by("-1073741515") + "|" + ended_by("-1073741511"),
             "not_oom", code="library-load-failed"),
@@ -1712,7 +1725,8 @@ LOG = LogWords(
         msg(r"\bAssertion [`'\u2018](?![^`'\u2019\n]*(?:" + MEMORY_TERMS + r"))[^`'\u2019\n]{1,300}['\u2019] failed|"
             # (the Microsoft C runtime's "Assertion failed: found, file F:\src\llama-sampler.cpp, line 1094", musl's
             # "Assertion failed: n > 0 (src/x.c: f: 12)")
-            r"\bAssertion failed: (?![^\n]*?(?:" + MEMORY_TERMS + r")[^\n]*?(?:, file |\s\())[^\n]{1,300}?"
+            r"\bAssertion failed: (?![^\n]*?(?:" + MEMORY_TERMS + r"|\bKV\b|kv_|\bcache\b|\bblocks?\b|_free|\bfree\b|"
+            r"\bslots?\b)[^\n]*?(?:, file |\s\())[^\n]{1,300}?"
             r"(?:, file [^\n]{1,400}?, line \d+|\s\([^():\n]{1,300}: \w+: \d+\))",
             "not_oom", code="assertion-failed"),
         # a crash by a bad pointer (Windows "exception: access violation", POSIX SIGSEGV): not memory running out
@@ -1895,7 +1909,7 @@ LOG = LogWords(
             # Ollama's "flash attention is only supported on CUDA devices ..., disabling")
             r"\b(?:is|are) (?:only supported on (?:Cuda|CUDA|NVIDIA|ROCm|Hopper|Ampere|Blackwell|Ada|TPU|XPU)|"
             r"not supported on (?:CPU|Metal|MPS|ROCm|XPU|Apple))\b"
-            r"(?![^\n]*\b(?:using|falling back|falls? back|disabling|instead)\b)|"
+            r"(?![^\n]*\b(?:using|falling back|falls? back|fallback|disabling|instead|casting to|converting to)\b)|"
             r"\bonly supports? (?:Ampere|Hopper|Turing|Ada|Blackwell|sm_?\d+)\b|"
             r"\brequires? (?:a GPU with )?compute capability (?:of )?(?:at least |>= ?)?\d|"
             # ... or a build that has no kernels for it (Ollama's discover "skipping CUDA device — compute capability not

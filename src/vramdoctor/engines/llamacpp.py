@@ -406,6 +406,13 @@ LOG = LogWords(
         # also printed by llama-bench, before or without vk's ErrorOutOfDeviceMemory
         # (also as a report's title quotes it without the prefix: "Device memory allocation of size 17368219904 failed")
         msg(r"(?:ggml_vulkan: )?\bDevice memory allocation of size \d+ failed", "oom"),
+        # llava's and llamafile's embedding of an image, made for each image a request sends (examples/llava/llava.cpp
+        # llava_image_embed_make_with_clip_img: "Unable to allocate memory for image embeddings"): serving
+        msg(r"\bUnable to allocate memory for image embeddings?\b", "oom", "RUNTIME", "serving-oom"),
+        # a server started without a projector refusing an image (tools/server: "image input is not supported by this
+        # server", "audio input is not supported ..."): the request asked for what it cannot do, no memory
+        msg(r"\b(?:image|audio|multimodal) input is not supported by this server\b", "not_oom",
+            code="capability-unsupported"),
         # ... or one buffer larger than the device allows in a single allocation (ggml_vk_create_buffer: size above
         # maxMemoryAllocationSize, "memory allocation limit", or above maxBufferSize / maxStorageBufferRange, "buffer
         # size limit"; about 4 GiB on many drivers): no amount of free memory takes it, only a smaller buffer (the phase
@@ -451,6 +458,11 @@ LOG = LogWords(
         # the fitting of -c / -ngl to free memory (2026, llama_params_fit) failed: llama.cpp goes on loading with the
         # settings as given, so what failed the fit is told by what follows
         msg(r"llama_params_fit: encountered an error while trying to fit", "note"),
+        # ggml-metal compiling its kernels and failing (ggml_metal_init: "error: load pipeline error: Error
+        # Domain=CompilerError Code=2 \"only 14 constant buffers binding are supported in the simulator but 25 were
+        # used\"", "error: Error Domain=MTLLibraryErrorDomain ... failed to load library"): the back end cannot start on
+        # this device (its "failed to allocate context" after it is that init's, not memory)
+        msg(r"\bggml_metal_init: error: load pipeline error\b", "not_oom", code="kernel-build-failed"),
         # a KV cache type this model or these settings cannot take (llama-context.cpp): a setting, not memory
         msg(r"[KV] cache type \w+ with block size \d+ does not divide n_embd_head|V cache quantization requires "
             r"flash.?attn|quantized V cache was requested, but this requires Flash Attention", "not_oom",
@@ -484,6 +496,13 @@ LOG = LogWords(
         # mlock N-byte buffer (after previously locking M bytes): <reason>" (Linux's "Cannot allocate memory" past
         # RLIMIT_MEMLOCK, Windows' "Out of memory (win32 error 1453)" past the working set) and loads on unlocked
         msg(r"\bfailed to mlock \d+-byte buffer\b", "note"),
+        # the loader's mmap of the model file refused, then the file read into memory instead (llama-mmap.cpp: "mmap
+        # failed: Cannot allocate memory, falling back to reading the file"): it goes on
+        msg(r"\bmmap failed: [^\n]{0,80}?\bfalling back to reading the file\b", "note"),
+        # llamafile opening its web page in a browser once the server listens (llamafile/launch_browser: "failed to open
+        # http://127.0.0.1:8080/ in a browser tab using xdg-open: No such file or directory", a machine with no
+        # browser): the server goes on, no failure
+        msg(r"\bfailed to open https?://\S+ in a browser tab\b", "note"),
         # the scheduler re-reserving its graph when the backends of a split change (ggml-backend.cpp
         # ggml_backend_sched_alloc_splits): routine, and it goes on
         msg(r"failed to allocate graph, reserving", "note"),

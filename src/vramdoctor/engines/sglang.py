@@ -422,10 +422,11 @@ LOG = LogWords(
         fig("leak_check_total_tokens", _KV_LEAK + r".{0,200}?\b(?:max_total_num_tokens|total)=" + NUM, count),
         # the 2024 releases' form (srt/managers/router/model_rpc.py forward_step, when idle: warnings.warn("Warning:
         # available_size={available_size}, max_total_num_token={N}\nKV cache pool leak detected!"), its available_size
-        # already free + evictable, so nothing cached is left to add), a warning the server goes on from
-        fig("leak_check_available_tokens", r"\bWarning: available_size=" + NUM + r", max_total_num_token=\d", count),
-        fig("leak_check_evictable_tokens", r"\bWarning: available_size=\d+, max_total_num_token=\d", lambda m: 0),
-        fig("leak_check_total_tokens", r"\bWarning: available_size=\d+, max_total_num_token=" + NUM, count),
+        # already free + evictable, so nothing cached is left to add), a warning the server goes on from (the
+        # attribute spelled max_total_num_tokens in later 2024 releases, managers/tp_worker.py)
+        fig("leak_check_available_tokens", r"\bWarning: available_size=" + NUM + r", max_total_num_tokens?=\d", count),
+        fig("leak_check_evictable_tokens", r"\bWarning: available_size=\d+, max_total_num_tokens?=\d", lambda m: 0),
+        fig("leak_check_total_tokens", r"\bWarning: available_size=\d+, max_total_num_tokens?=" + NUM, count),
         fig("free_memory_bytes", r"avail mem=" + SIZE, mode="list"),
         fig("kv_usage_pct", r"(?<!swa )token usage: ([\d.]+)", lambda m: round(float(m.group(1)) * 100, 2),
             mode="list"),  # the full-attention pool ("full token usage"; not the sliding-window one)

@@ -59,7 +59,7 @@ def persons_line(text: str) -> bool:
 #: a sentence as people write them: a capital first, 10+ words, a stop last; and none of a program's marks (an
 #: exception's class and colon, a level word, `::`, an environment variable set, a table's `|`)
 _SENTENCE = re.compile(r"^\s*[A-Z][a-z]+\b(?:\W+\w+){9,}[^\n]*[.!?]['\x22)]?\s*$")
-_PROGRAM_MARKS = re.compile(r"\w(?:Error|Exception|Warning)\b|\berror:|\b(?:ERROR|WARN\w*|INFO|DEBUG|FATAL)\b|::|"
+PROGRAM_MARKS = re.compile(r"\w(?:Error|Exception|Warning)\b|\berror:|\b(?:ERROR|WARN\w*|INFO|DEBUG|FATAL)\b|::|"
                             r"\b[A-Z][A-Z0-9_]{3,}=|\||"
                             r"^\s*(?:Error|Exception|Warning|Traceback)\b|\b(?:PyTorch|CUDA|cudaMalloc)\b")
 
@@ -69,7 +69,7 @@ def sentence_like(text: str) -> bool:
     a program's marks: "After upgrading to 1.0, loading the model with TP=2 fails with OOM errors during model
     initialization." is one; "Of the allocated memory 20.5 GiB is allocated by PyTorch, ..." is PyTorch's): where a
     program's line of the same failure follows, that line decides."""
-    return (not LOG_PREFIX.match(text) and bool(_SENTENCE.match(text)) and not _PROGRAM_MARKS.search(text))
+    return (not LOG_PREFIX.match(text) and bool(_SENTENCE.match(text)) and not PROGRAM_MARKS.search(text))
 
 
 #: a word of a title set in title case ("Allocation", "KV", "vLLM's", "70B"), and the short words titles leave in lower

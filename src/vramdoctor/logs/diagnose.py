@@ -21,7 +21,7 @@ import os
 import re
 from dataclasses import replace
 
-from .authorship import (CJK, INTRO, TITLE, brings_on_failure, narrates_failure, persons_line, program_line, prose_like, sentence_like,
+from .authorship import (CJK, INTRO, PROGRAM_MARKS, TITLE, brings_on_failure, narrates_failure, persons_line, program_line, prose_like, sentence_like,
                          told_in_a_sentence, user_words)
 from .facts import NAMED_HIT, PROSE_HIT, RELAYED, Failure, RunFacts, positive, summed
 from ..engines.interface import AFTER_MILESTONE
@@ -33,7 +33,7 @@ from .lines import STATED, STRONG_PREFIX, TB_HEADER, stated, stops_inside, trace
 from .phase import (FAILED_REQUEST, FINE_WHEN_SERVING, PROJECTOR, SECOND_MODEL, STARTUP, Place, during_step, frames, locate,
                     LOAD_ANNOUNCED, is_progress, step_done, step_reached)
 from .prose import OOM_ANY
-from .quiet import (COPES, DEATH_BEGINS, bar_under_way, growth, leak, no_failure, pool_below_context, pressure,
+from .quiet import (COPES, DEATH_BEGINS, bar_under_way, growth, leak, slots_lost, no_failure, pool_below_context, pressure,
                     shortfall, starved, step_under_way)
 from .verdict import KIND_OF_PHASE, Diagnosis
 
@@ -690,9 +690,25 @@ def _last_step(f: Failure, engine: str) -> str | None:
     return step[2] if step else None
 
 
+def _persons_sentence(text: str) -> bool:
+    """The line is a person's sentence (no program's line) that does not speak of the failure, whatever program words
+    it quotes ("the debug information (i.e llama_model_loader: - kv ...) is not"); not one that tells where it came
+    ("Loading checkpoint shards:  62%, then progress be killed")."""
+    return not program_line(text) and (sentence_like(text) or prose_like(text) or persons_line(text)
+                                       or user_words(text)) and not _TELLS_FAILURE.search(text)
+
+
+#: words of a failure in a person's sentence
+_TELLS_FAILURE = re.compile(r"\b(?:kill\w*|crash\w*|OOM\w*|out of memory|die[sd]?|dying|fail\w*|abort\w*|stuck|hang\w*)\b",
+                            re.I)
+
+
 def _last_step_line(f: Failure, engine: str) -> tuple[int, str, str] | None:
     """(line, text, phase) of the step `_last_step` finds; None where it finds none."""
     for ln, t in reversed(f.before):
+        if _persons_sentence(t):
+            continue  # (a person's sentence that names a step, "the debug information (i.e llama_model_loader: - kv
+            # ...) is not": no step the program was in)
         ph = phase_words(t, engine)
         if ph is not None:
             return None if step_done(t) else (ln, t, ph)
@@ -1145,10 +1161,18 @@ def _plain_title(run: RunFacts, f: Failure) -> bool:
                                             and not user_words(g.text) for g in run.failures)))
 
 
+#: a KV pool running short while serving, in an engine's words (SGLang's scheduler: "Prefill out of memory. This should
+#: never happen.", "Decode out of memory happened. #retracted_reqs: 3")
+_POOL_SHORT = re.compile(r"\b(?:Prefill|Decode) out of memory\b")
+
+
 def _grew_until(run: RunFacts, f: Failure, how: str) -> Diagnosis | None:
     """The run's memory growth (reported or stated) as the cause of failure `f`, which ended it (`how` says so); None
     where the run shows no growth."""
-    grown = growth(run)
+    # (or the engine's own idle check of its pool that found a tenth of it lost, where `f` is that pool running short:
+    # "Prefill out of memory", "Decode out of memory"; not a CUDA allocation, which the pool reserved up front does
+    # not make fail)
+    grown = growth(run) or (slots_lost(run) if _POOL_SHORT.search(f.text) else None)
     if not grown:
         return None
     kill = [(f.line_no, f.text)] if all(ln != f.line_no for ln, _ in grown.evidence) else []
@@ -1353,8 +1377,17 @@ def _told_markers(run: RunFacts) -> frozenset[str]:
     # (a serving line a program printed bare, text-generation-webui's "Output generated in 21.47 seconds (...)", shows
     # it served; a start-up bar printed bare, transformers' "Loading checkpoint shards: 100%", read the weights into
     # host memory, which a model moved to the GPU after it, `model.cuda()`, goes past: a person's, as before)
+    # (a person's sentence that serving was under way, not in the first person: "It fails when processing a 128k long
+    # sequence.", "The next RAG query needs the embedding worker": told, not a line the server printed)
     return frozenset(m for m, t in run.progress_text.items()
-                     if persons_line(t) or not program_line(t) and m not in ("ready", "requests"))
+                     if persons_line(t) or not program_line(t) and (m not in ("ready", "requests") or (
+                         sentence_like(t) or user_words(t) or _SHORT_SENTENCE.match(t) and not PROGRAM_MARKS.search(t))
+                         and not STRONG_PREFIX.match(t)))
+
+
+#: a short sentence as people write them: a capital word, then four or more plain words, a stop last (not a program's
+#: "Serving on http://0.0.0.0:8080.")
+_SHORT_SENTENCE = re.compile(r"^\s*[A-Z][a-z]+(?:,? +[A-Za-z0-9][\w'\u2019-]*){4,}[^\n]*[.!?:]['\x22)]?\s*$")
 
 
 #: a row of a markdown table the report draws ("| Qwen3.5 PyTorch | accumulates, never frees | ~2,013 GB | OOM |")
@@ -1519,7 +1552,11 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     """The failure that decides run `run` (None: the run shows none), and the line of the report's own words that gave
     its cause where the log's lines do not (a user's sentence, or the title; None where they do)."""
     told: tuple[int, str] | None = None  # a user's sentence that gave the cause of the failure the log shows cut
-    failures = [g for g in run.failures if not _warned_and_went_on(run, g, engine)]
+    # (nor a discovery that found no GPU of one kind where the run found another to use: Ollama's "no nvidia devices
+    # detected" beside its ROCm GPU's "inference compute ... library=rocm ... available=23.5 GiB")
+    other_gpu = bool(positive(run.numbers, "gpu_available_bytes"))
+    failures = [g for g in run.failures if not _warned_and_went_on(run, g, engine)
+                and not (g.code == "gpu-not-detected" and other_gpu)]
     fatal = [f for f in failures if f.kind in ("oom", "not_oom") and not _self_kill(f) and not _quotes_a_note(run, f)]
     # (not one request's failure the server answered more after, a client that hung up, where another failure
     # follows: that one ended the run)
@@ -1640,13 +1677,36 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
 #: SGLang's "Received sigquit from a child process. It usually means the child failed."): the shell's "Killed" after it
 #: is that, not the OOM killer
 _SELF_SHUTDOWN = re.compile(r"Got fatal signal from worker processes|See stack trace above for root cause|"
-                            r"Received sigquit from a child proces")  # (an SGLang release spells it "proces.")
+                            r"Received sigquit from a child proces|"  # (an SGLang release spells it "proces.")
+                            # (SGLang 0.5's: "SIGQUIT received. signum=None, frame=None. It usually means one child
+                            # failed.", after "Subprocess scheduler_0 (pid=7391) crashed with exit code -11. Triggering
+                            # SIGQUIT for cleanup...")
+                            r"SIGQUIT received\b[^\n]{0,80}?\bIt usually means one child failed|"
+                            r"\bcrashed with exit code -?\d+\. Triggering SIGQUIT for cleanup")
 
 
 def _self_kill(f: Failure) -> bool:
     """`f` is a bare SIGKILL (no killer named) right after the engine's own words that it is shutting itself down."""
     return (f.phase == "HOST" and bool(SIGKILL_RX.search(f.text) or _SHELL_KILLED.match(f.text))
-            and not _OOM_KILLER.search(f.text) and any(_SELF_SHUTDOWN.search(t) for _, t in f.before[-3:]))
+            and not _OOM_KILLER.search(f.text) and (any(_SELF_SHUTDOWN.search(t) for _, t in f.before[-_SELF_SPAN:])
+                                                     or _after_a_bug(f)))
+
+
+def _after_a_bug(f: Failure) -> bool:
+    """The kill `f` directly follows a traceback that ended in a bug of the code (an AssertionError, a KeyError, ...:
+    SGLang 0.1-0.2 kills its own process tree after its controller's exception, and the shell reports "Killed"): the
+    engine's own kill, the bug its cause."""
+    last = [t for _, t in f.before[-4:] if t.strip()]
+    return bool(last) and bool(_BUG_CLASS.match(last[-1]))
+
+
+#: an exception of a bug in code, as a traceback's last line
+_BUG_CLASS = re.compile(r"^\s*(?:[\w.]+\.)?(?:AssertionError|" + CODE_ERRORS + r")\b(?::|\s*$)")
+
+
+#: the most lines between the engine's words that it stops itself and the kill (other processes' lines of going down
+#: come between: NCCL's "[Service thread] Connection closed by localRank 1", one per peer)
+_SELF_SPAN = 16
 
 
 #: the shell's word for a job that died of SIGKILL ("Killed", "[1]+  Killed   python -m ...")
@@ -1833,17 +1893,24 @@ _LEDGER_FIGURES = (("WEIGHTS", "layout_weights_bytes", "the model weights"), ("K
 def _refusal_ledger(n: dict) -> str | None:
     """Where an engine refused a model for want of host memory (Ollama's `model requires more system memory (34.4 GiB)
     than is available (17.7 GiB)`, its sum of every ledger for the context asked for: llm/server.go, from the layout
-    ml/device.go prints, or llm/memory.go's estimate before the new engine), the kv cache its own figures show larger than
-    the model's weights: the context is what did not fit (an agent's 262,144-token KvSize for a 2.3 GiB model). A
-    sentence naming both figures; None where the figures are not both shown, or the weights are the larger."""
+    ml/device.go prints, or llm/memory.go's estimate before the new engine), the kv cache and the compute graph (both grow
+    with the context) its own figures show larger than the model's weights: the context is what did not fit (an agent's
+    262,144-token KvSize for a 2.3 GiB model). A sentence naming the figures; None where the kv cache and the weights
+    are not both shown, or the weights are the larger."""
+    # (the compute graph too: its size grows with the context and the batch, an n_ctx x n_batch attention matrix
+    # without flash attention, so it is on the context's side)
     kv = sum(positive(n, "layout_kv_bytes")) + sum(positive(n, "layout_cpu_kv_bytes"))
+    graph = sum(positive(n, "layout_graph_bytes")) + sum(positive(n, "layout_cpu_graph_bytes"))
     weights = sum(positive(n, "layout_weights_bytes")) + sum(positive(n, "layout_cpu_weights_bytes"))
     if not (kv and weights):
         kv, weights = (sum(positive(n, k)) for k in ("kv_required_bytes", "weights_bytes"))
-    if not (kv and weights) or kv <= weights:
-        return None
-    return (f"the engine's own figures of what it asked for: the kv cache {kv / 2**30:.1f} GiB, more than the model "
-            f"weights {weights / 2**30:.1f} GiB, so the context asked for is what did not fit")
+        graph = max(positive(n, "graph_full_bytes"), default=0)
+    avail = n.get("system_memory_available_bytes")
+    if not (kv and weights) or kv + graph <= weights or isinstance(avail, int) and weights >= avail:
+        return None  # (nor where the weights alone are more than it has: no context makes them fit)
+    what = f"the kv cache {kv / 2**30:.1f} GiB" + (f" and the compute graph {graph / 2**30:.1f} GiB" if graph else "")
+    return (f"the engine's own figures of what it asked for: {what}, more than the model weights "
+            f"{weights / 2**30:.1f} GiB, so the context asked for is what did not fit")
 
 
 def _ledger_by_size(f: Failure, n: dict) -> Place | None:
@@ -2344,7 +2411,10 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             else:
                 place = replace(place, phase=None, candidates=later,
                                 source=place.source + ", cut before its innermost frames")
-    if place.phase in STARTUP and _serving_before(run, f, engine) and not _engine_says(place):
+    # (not a load the failure's own words say failed, "error loading llama server", "model requires more system
+    # memory": Ollama and the proxies load a model when a request names it, after serving others)
+    new_load = place.phase == "WEIGHTS" and (f.code == "weights-exceed-system-memory" or bool(_LOAD_FAILED.search(f.text)))
+    if place.phase in STARTUP and _serving_before(run, f, engine) and not _engine_says(place) and not new_load:
         # a start-up step's words after the server's own lines showed it serving (llama-server's compute buffer
         # re-reserved for a longer prompt, ggml_gallocr_reserve_n, on task 12): the phase never goes back
         place = replace(place, phase="RUNTIME", candidates=["RUNTIME"],
@@ -2427,7 +2497,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                       if not program_line(t)]
         loading = failed_load or any(step == "WEIGHTS" or _HOST_LOADING.search(t) for _, t, step in told_steps) or any(
             # (the kill's own line too, where the shell printed it after the step's: "Loading model... Killed")
-            phase_words(t, engine) in ("WEIGHTS", "STARTUP") and not step_done(t)
+            phase_words(t, engine) in ("WEIGHTS", "STARTUP") and not step_done(t) and not _persons_sentence(t)
             for _, t in [*f.before[-12:], (f.line_no, f.text)]) or _load_announced(f) or (
             alloc and any(phase_words(t, engine) == "WEIGHTS" for _, t in f.before + f.after))
         # (or the last step the engine's lines show under way, however far above the kill the pod's state or the
@@ -2652,8 +2722,18 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
     # or what it shows is not where the words say memory ran out, so the place is a reading, not the engine's word)
     told_only = told is not None or (user_words(f.text) or TITLE.match(f.text) or prose_like(f.text)) and \
         place.deciding[0] != f.line_no
+    message = _CODE_MESSAGES.get(code, _MESSAGES[kind])
+    if code == "weights-exceed-system-memory" and run.numbers.get("system_memory_required_bytes") is not None:
+        message = _REFUSED_LOAD  # (the engine's sum for the load it refused: the KV cache is in it)
     return Diagnosis(kind=kind, code=code, evidence=evidence, phase_source=where,
-                     inferred=place.inferred or bool(told_only), message=_CODE_MESSAGES.get(code, _MESSAGES[kind]))
+                     inferred=place.inferred or bool(told_only), message=message)
+
+
+#: the message of a load an engine refused for the sum of its ledgers (Ollama's "model requires more system memory
+#: (45.3 GiB) than is available (17.7 GiB)"), where its figures do not show the KV cache outweighing the weights
+_REFUSED_LOAD = ("The engine refused to load the model: the memory it needs, the weights with the KV cache for the "
+                 "context asked for and its compute buffers, is more than the machine has free. Smaller weights fit "
+                 "best; a shorter context lowers the sum too. Restarting will not help.")
 
 
 #: the multimodal projector's own loader in a backtrace (llama.cpp's tools/mtmd: clip_model_loader::load_tensors under
@@ -2707,8 +2787,9 @@ _CODE_MESSAGES = {
                                  "hierarchical KV cache asked for more host memory than was free: the host's memory, "
                                  "not the GPU's, is short.",
     "context-exceeds-system-memory": "The engine refused to load the model: what it needs for the context asked "
-                                     "for, its KV cache more than the weights, is more memory than the machine has. "
-                                     "A shorter context makes it fit; smaller weights would not.",
+                                     "for (its KV cache and compute buffers, more than the weights) is more memory "
+                                     "than the machine has, while the weights alone would fit. A shorter context is "
+                                     "the change that counts; smaller weights alone would not.",
     "max-num-seqs-exceeds-state-pool": "The weights loaded, but the pool of this hybrid model's recurrent state "
                                        "(Mamba or linear-attention layers, one block per running sequence) holds fewer "
                                        "blocks than the configured number of concurrent sequences.",

@@ -122,12 +122,20 @@ SHAPES = 4096  # line shapes whose candidates are kept
 #: a program's words that what follows is a list of possible causes, not the cause (Ray: "There are some potential root
 #: causes.")
 _LISTED_CAUSES = re.compile(r"\b(?:There are some|Some|Possible|Potential) (?:potential |possible )?root causes?\b|"
-                            r"\bpossible (?:root )?causes (?:are|include)\b", re.I)
+                            r"\bpossible (?:root )?causes (?:are|include)\b|"
+                            # (or what happens as a rule: "This typically happens when the GPU runs out of memory or
+                            # some processes are hanging")
+                            r"\b(?:This|It|That) (?:typically|usually|often|normally|generally|commonly) (?:happens|"
+                            r"occurs|means)\b", re.I)
 #: words just before a failure's own that say it is not there ("no nccl error", "without any illegal memory access")
 #: words that name a failure the reader may meet, in a document's advice ("If you encounter a connection error ...",
 #: "if you see `CUDA out of memory`, lower ..."): what follows them on the line did not happen
 _IF_YOU = re.compile(r"\b(?:[Ii]f|[Ii]n case) you (?:ever )?(?:encounter|see|get|hit|run into|are seeing|receive|experience|face|"
-                     r"meet)\b")
+                     r"meet)\b|"
+                     # (or a condition on an error, a program's note of what it would do then: "If a CUDA memory
+                     # allocation error is detected, the request will be retried with a smaller batch")
+                     r"\b(?:[Ii]f|[Ii]n case|[Ww]henever|[Ss]hould) (?:an?|the|any) (?=[^,;.\n]{0,80}?\b(?:is detected|is raised|"
+                     r"occurs|happens|is thrown|is hit)\b)")
 _NAMED_AS_ABSENT = re.compile(r"\b(?:no|without(?: an?| any)?|never an?)\s+$", re.I)
 #: crashes that follow an allocation that failed, where the same words name both (the crash is the consequence)
 _CRASH_AFTER_OOM = ("crash-access-violation",)
@@ -567,6 +575,8 @@ COMMAND = re.compile(
     # #dynamic quantization of the KV cache', '  - "--max-model-len=1000",  # context length', one commented out:
     # '  # "--max_num_seqs=1",  # Number of concurrent requests')
     r"^\s*(?:#\s*)?(?:-\s+)?['\x22]?--?[A-Za-z][\w-]*(?:[ =]['\x22]?[^\s\\'\x22,]+['\x22]?)?['\x22]?,?"
+    # (its value as the list's next item: '"--max-model-len", "16384",')
+    r"(?:[ \t]*['\x22][^\s'\x22]{1,200}['\x22],?)?"
     r"(?:\s+--?[A-Za-z][\w-]*(?:[ =]['\x22]?[^\s\\]+['\x22]?)?)*\s*\\?\s*(?:(?<=\s)#[^\n]*|(?<=[,\x22'])\s*#[^\n]*)?$|"
     # a program by its absolute path, then its options ("/var/lib/gpustack/bin/llama-box_v0.0.114 --host 0.0.0.0 ...")
     r"^\s*(?:\++\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*/[\w./+-]+(?=[ \t]+--?[A-Za-z])")

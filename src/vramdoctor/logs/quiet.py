@@ -43,9 +43,8 @@ def leak(run: RunFacts) -> Diagnosis | None:
 
 
 def growth(run: RunFacts) -> Diagnosis | None:
-    """Memory growth the log's readings show or the report's words state (`memory-growth-*`), or the engine's own
-    idle check of its KV pool counting a tenth of the pool or more lost (`kv-slots-not-returned`); None without it."""
-    return _reported_growth(run) or _stated_growth(run) or _slots_lost(run)
+    """Memory growth the log's readings show or the report's words state (`memory-growth-*`), None without it."""
+    return _reported_growth(run) or _stated_growth(run)
 
 
 #: the share of the KV pool an idle leak check must find lost before a later shortage of the pool is put down to it:
@@ -53,7 +52,7 @@ def growth(run: RunFacts) -> Diagnosis | None:
 LOST_SHARE = 0.1
 
 
-def _slots_lost(run: RunFacts) -> Diagnosis | None:
+def slots_lost(run: RunFacts) -> Diagnosis | None:
     """The engine's own idle leak check (SGLang 0.1-0.2 warned and went on: `Warning: available_size=20113,
     max_total_num_token=75833`) finding at least LOST_SHARE of the pool neither free nor cached: the pool the server
     went on with had shrunk by that much, so its later shortage is the leak's end. None otherwise (no check, a check

@@ -60,6 +60,9 @@ AFTER = 12  # lines kept after a failure: C++ backtraces and follow-up messages
 AFTER_TRACEBACK = 400  # ... and while a Python traceback that began in them goes on: its frames, up to this many lines
 MAX_FAILURES = 8
 JOIN_FRAME = 5  # lines from a failure's last line within which a Python frame continues its traceback
+#: the writer's note after a setting on its line (a shell's or a config's comment: '"--max-model-len", "16384",  #
+#: Prefill out of memory above this')
+_SETTING_NOTE = re.compile(r"(?<=\s)#\s|(?<=[,\x22'])\s*#\s")
 MAX_NOTES = 16  # an engine's warnings it goes on from, kept per run
 MAX_NOTE_CHARS = 500  # ... each up to this many characters
 MAX_PRESSURE = 8
@@ -867,6 +870,11 @@ class Scanner:
             return False  # (the output of the version command llama.cpp's template asks for: not the run)
         if _SCRIPT_PRINT.match(text):
             return False  # (a pasted script's own message, never printed here: echo "ERROR: Server failed to start")
+        note = _SETTING_NOTE.search(text)
+        if note and COMMAND.match(text) and self.k.line_verdict(text[:note.start()]) is None:
+            # (a setting's line with the writer's note after it: '"--max_num_seqs=1",  # OOM at 4 concurrent requests'
+            # is a setting and a note on it, no failure of this run)
+            return False
         if v is _UNKNOWN:
             v = self.k.verdict(text, c.get("msg", set()))
         if v is None and c.get("frame") and PY_FRAME.search(text):

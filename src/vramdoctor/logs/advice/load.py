@@ -342,6 +342,12 @@ class LoadSteps:
             if c.cpu_offload_gb and s.has("cpu_offload"):
                 s.add("less CPU offload", "cpu_offload", "the offloaded weights are held in host RAM", "down", None,
                       c.cpu_offload_gb)
+            if n.get("system_memory_required_bytes") is not None:
+                # (an engine's refusal that sums every ledger for the context asked for, Ollama's "model requires more
+                # system memory (45.3 GiB)": the KV cache is in that sum, so the context counts too)
+                self.quant("fewer bytes of weights to pass through host RAM; the sum refused also holds the KV cache "
+                           "for the context asked for, so a shorter context lowers it as well")
+                return
             self.quant("fewer bytes of weights to pass through host RAM; context length does not matter here")
             return
         if s.name in GGML and (n.get("_host_alloc_failed") or no_gpu):
