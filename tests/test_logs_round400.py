@@ -816,3 +816,39 @@ def test_llamacpps_multimodal_and_metal_words(line, kind):
                                  "ggml_backend_metal_device_init: error: failed to allocate context"
                                  if "Metal" in line or "metal" in line else ""])))
     assert run.kind == kind, (run.kind, run.code)
+
+
+def test_llamafile_failing_to_open_a_browser_is_no_failure():
+    log = "\n".join(["llama server listening at http://127.0.0.1:8080", "",
+                     "failed to open http://127.0.0.1:8080/ in a browser tab using xdg-open: No such file or directory",
+                     '{"function":"log_server_request","level":"INFO","line":2794,"method":"POST","msg":"request",'
+                     '"path":"/completion","status":200}'])
+    run = run_of(diag(log))
+    assert run.kind == "NONE", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line", [
+    "Exception: Ollama Error - {'error': 'POST predict: Post \"http://127.0.0.1:54043/completion\": read tcp "
+    "127.0.0.1:54045->127.0.0.1:54043: wsarecv: An existing connection was forcibly closed by the remote host.'}",
+    'level=ERROR source=server.go:807 msg="post predict" error="POST predict: Post \\"http://127.0.0.1:34567/completion'
+    '\\": EOF"',
+])
+def test_ollamas_relay_of_its_runner_gone_names_no_cause(line):
+    run = run_of(diag(line))
+    assert run.kind == "UNDETERMINED", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("words", [
+    "this is a memory allocation failure it seems, from me not having enough memory. it just segfaults",
+    "(`ctx->mem_buffer` is nullptr which probably means the malloc just failed)",
+])
+def test_a_segfault_the_report_puts_down_to_memory_is_undetermined(words):
+    run = run_of(diag("\n".join(["main: seed = 1679", "llama_model_load: loading model from 'models/7B/ggml-model-q4_0.bin'",
+                                 "Segmentation fault (core dumped)", words])))
+    assert (run.kind, run.code) == ("UNDETERMINED", "crash-cause-not-shown"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("words", ["There is plenty of memory free, it is not OOM.", ""])
+def test_a_segfault_with_memory_ruled_out_or_unmentioned_stays_a_crash(words):
+    run = run_of(diag("\n".join(["main: seed = 1679", "Segmentation fault (core dumped)", words])))
+    assert (run.kind, run.code) == ("NOT_OOM", "crash-access-violation"), (run.kind, run.code)

@@ -32,7 +32,7 @@ from .knowledge import (CAUSE_UNKNOWN, CLIENT_CALL, COMMAND, ELISION, FRAME, PY_
 from .lines import STATED, STRONG_PREFIX, TB_HEADER, stated, stops_inside, traceback_line
 from .phase import (FAILED_REQUEST, FINE_WHEN_SERVING, PROJECTOR, SECOND_MODEL, STARTUP, Place, during_step, frames, locate,
                     LOAD_ANNOUNCED, is_progress, step_done, step_reached)
-from .prose import OOM_ANY
+from .prose import OOM_ANY, denied_at
 from .quiet import (COPES, DEATH_BEGINS, bar_under_way, growth, leak, slots_lost, no_failure, pool_below_context, pressure,
                     shortfall, starved, step_under_way)
 from .verdict import KIND_OF_PHASE, Diagnosis
@@ -688,6 +688,32 @@ def _last_step(f: Failure, engine: str) -> str | None:
     says a step finished: that line's phase is over); None where no line does."""
     step = _last_step_line(f, engine)
     return step[2] if step else None
+
+
+def _memory_blamed(run: RunFacts, f: Failure) -> tuple[int, str] | None:
+    """A person's line near failure `f` (or the report's title) that puts it down to memory running out ("from me not
+    having enough memory", "the malloc just failed"); None where none does."""
+    lines = [*f.before[-30:], *f.after[:30], *([run.heading] if run.heading else [])]
+    for ln, t in lines:
+        if program_line(t):
+            continue
+        m = OOM_ANY.search(t) or _MALLOC_FAILED.search(t)
+        # (not one that denies it: "it is not an OOM", "there is no out of memory error")
+        if m and not denied_at(t, m.start()) and not _NOT_MEMORY.search(t):
+            return ln, t
+    return None
+
+
+#: a person's words that memory is not the cause ("plenty of memory free", "it's not OOM", "memory is fine")
+_NOT_MEMORY = re.compile(r"\b(?:plenty of|lots of|enough free) (?:free )?(?:memory|RAM|VRAM)\b|\bnot (?:an? )?(?:OOM|out of "
+                         r"memory|memory (?:issue|problem))\b|\bmemory (?:is|was) (?:fine|ok|not the (?:issue|problem))\b",
+                         re.I)
+
+
+#: a person's words that an allocation returned nothing or memory was short ("the malloc just failed", "a memory
+#: allocation failure it seems", "from me not having enough memory")
+_MALLOC_FAILED = re.compile(r"\bmalloc (?:just |probably |must have )?failed\b|\bmalloc returned (?:NULL|null|nullptr)\b|"
+                            r"\bmemory allocation fail\w*|\bnot having enough (?:memory|RAM|VRAM)\b", re.I)
 
 
 def _persons_sentence(text: str) -> bool:
@@ -2242,6 +2268,19 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                              message=f"One request failed (line {f.line_no}): " + _ONE_REQUEST[f.code] + "; the "
                                      f"server went on answering others (line {min(later)}). No failure of the server, "
                                      "and no memory problem.")
+    blamed = _memory_blamed(run, f) if f.kind == "not_oom" and f.code == "crash-access-violation" else None
+    if blamed:
+        # a crash by a bad access that the report's own words put down to memory ("this is a memory allocation failure
+        # it seems, ... it just segfaults", "`ctx->mem_buffer` is nullptr which probably means the malloc just failed"):
+        # an allocation that returned nothing, then used, crashes so; the log does not show which it was
+        return Diagnosis(kind="UNDETERMINED", code="crash-cause-not-shown", evidence=[(f.line_no, f.text), blamed],
+                         oom=None, candidates=[], phase_source="the crash, and the report's words that blame memory",
+                         missing="the allocation that failed, if one did: run it again with the engine's debug "
+                                 "output on, or under a debugger, to see what returned nothing",
+                         message="The process crashed by a bad memory access, and the report's words put it down to "
+                                 "memory running out (an allocation that returned nothing, then used, crashes so), "
+                                 "but no line shows an allocation that failed: it may be memory or a bug. Run "
+                                 "`vramdoctor estimate` with the same model and settings to see whether it fits.")
     if f.kind == "not_oom":
         code = _fraction_above_free(run) if f.code == "gpu-shared-with-other-process" else f.code
         return Diagnosis(kind="NOT_OOM", code=code, evidence=[(f.line_no, f.text)], oom=False,

@@ -448,6 +448,12 @@ CAUSE_UNKNOWN = re.compile(r"\bfor (?:some|an? unknown|unknown|no (?:apparent|ob
                            # (Ollama's client relaying that its runner went away mid-answer: "Error: an error was
                            # encountered while running the model: unexpected EOF"; the runner's own lines say why)
                            r"\bwhile running the model: (?:unexpected )?EOF\b|"
+                           # (... or its server's own relay of the runner on localhost gone: 'POST predict: Post
+                           # "http://127.0.0.1:54043/completion": read tcp ...: wsarecv: An existing connection was
+                           # forcibly closed by the remote host.', '...: EOF', '...: connection refused')
+                           r"\bPOST predict: Post \\?\x22http://127\.0\.0\.1:\d+/completion\\?\x22: (?:(?:unexpected )?EOF|"
+                           r"read tcp [^\n]{0,200}?(?:forcibly closed|connection reset|EOF)|dial tcp [^\n]{0,120}?"
+                           r"connection refused)|"
                            # (a client or a supervisor relaying that the server went away, its cause elsewhere:
                            # Xinference's "{'detail': 'Remote server 0.0.0.0:36281 closed'}", aiohttp's "Server
                            # disconnected", httpx's "RemoteProtocolError: Server disconnected without sending a response")

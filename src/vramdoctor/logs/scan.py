@@ -893,6 +893,10 @@ class Scanner:
             return True
         if kind == "note":  # a warning the engine goes on from (pinned host memory): no failure
             self.note = (line_no, _SOURCE.match(text).group(0) if _SOURCE.match(text) else "")
+            for key in ("_failure_stated", "_hang_stated"):  # (its words are no report's: llamafile's "failed to
+                if r.number_lines.get(key) == line_no:  # open http://... in a browser tab")
+                    r.numbers.pop(key, None)
+                    r.number_lines.pop(key, None)
             if len(r.notes) < MAX_NOTES:  # (kept so a report's title that quotes it is known for it)
                 r.notes.append((line_no, text[:MAX_NOTE_CHARS]))
             return True
