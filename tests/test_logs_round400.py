@@ -852,3 +852,82 @@ def test_a_segfault_the_report_puts_down_to_memory_is_undetermined(words):
 def test_a_segfault_with_memory_ruled_out_or_unmentioned_stays_a_crash(words):
     run = run_of(diag("\n".join(["main: seed = 1679", "Segmentation fault (core dumped)", words])))
     assert (run.kind, run.code) == ("NOT_OOM", "crash-access-violation"), (run.kind, run.code)
+
+
+# --- from the second new-user review
+
+@pytest.mark.parametrize("end", [["AssertionError: req.output_ids is empty"], ["KeyError: 'rid-123'"],
+                                 ["    assert req.finished()", "AssertionError"]])
+def test_a_bug_after_the_leak_warning_is_that_bug(end):
+    log = "\n".join(["[2024-09-12 10:00:00] The server is fired up and ready to roll!"] + _LEAK_WARN + [
+        "[2024-09-12 10:20:00 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+        '  File "/sglang/srt/managers/scheduler.py", line 900, in event_loop'] + end)
+    run = run_of(diag(log))
+    assert run.kind != "LEAK", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("line", [
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. Cannot fallback to the eager mode.",
+    "RuntimeError: mmap failed: Cannot allocate memory, falling back to reading the file also failed: CUDA out of memory",
+])
+def test_an_out_of_memory_that_cannot_fall_back_stays_one(line):
+    run = run_of(diag("\n".join(["INFO ... vLLM API server version 0.9.1",
+                                 "INFO ... Model loading took 14.99 GiB and 5.1 seconds", line])))
+    assert run.kind not in ("NONE", "NOT_OOM"), (run.kind, run.code)
+
+
+@pytest.mark.parametrize("words", ["模型加载到87%被kill了", "加载模型到87%时进程被杀掉了"])
+def test_a_chinese_load_killed_alone_is_a_kill_while_loading(words):
+    run = run_of(diag(words))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)
+
+
+def test_earlyoom_killing_the_server_is_host_memory_and_a_browser_is_not():
+    served = ["INFO:     Application startup complete.",
+              'INFO:     127.0.0.1:40000 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+    server = 'earlyoom[812]: sending SIGKILL to process 4412 uid 1000 "python3": oom_score 900, VmRSS 50000 MiB'
+    browser = 'earlyoom[812]: sending SIGTERM to process 5120 uid 1000 "chrome": badness 900, VmRSS 8000 MiB'
+    assert run_of(diag("\n".join(served + [server]))).kind == "RUNTIME"
+    assert run_of(diag("\n".join(served + [browser] + served[1:]))).kind == "NONE"
+
+
+def test_tabbys_allocation_error_after_it_listens_is_serving():
+    log = "\n".join(["2025-06-18T15:08:32Z  INFO tabby::serve: crates/tabby/src/serve.rs:150: Listening at 0.0.0.0:8080",
+                     "2025-06-18T15:10:00Z ERROR tabby_inference: CUDA memory allocation error detected",
+                     "2025-06-18T15:10:01Z  INFO tabby::routes: POST /v1/completions 200"])
+    assert run_of(diag(log)).kind == "RUNTIME"
+
+
+@pytest.mark.parametrize("words,kind", [
+    ("The first RAG query never arrives: the server crashes during startup.", "UNDETERMINED"),
+    ("vLLM allocates its own KV pool at start. It served fine for an hour, then a long request came in:", "RUNTIME"),
+])
+def test_requests_never_sent_and_general_remarks(words, kind):
+    log = "\n".join(["vLLM 0.9.1", words, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."])
+    assert run_of(diag(log)).kind == kind
+
+
+@pytest.mark.parametrize("help_line", ["# HELP vllm:kv_block_allocation_failed_total KV block allocation failed count",
+                                       "# HELP tgi_oom_total Number of CUDA out of memory errors"])
+def test_a_metrics_description_is_no_failure(help_line):
+    log = "\n".join(["INFO:     Application startup complete.",
+                     'INFO:     127.0.0.1:40000 - "POST /v1/chat/completions HTTP/1.1" 200 OK', help_line,
+                     help_line.split()[2] + " 0.0"])
+    assert run_of(diag(log)).kind == "NONE"
+
+
+@pytest.mark.parametrize("line", [
+    "F0301 10:00:00.000000 1234 buf.cc:88] Check failed: ptr != nullptr (0 vs. 0)",
+    "tvm.error.InternalError: Check failed: (status == kTvmErrorNoError) is false:",
+    "Check failed: (workspace_size <= max_workspace_size_) is false: 1073741824 vs 268435456",
+    "[TM][ERROR] Check failed: (block_count <= max_block_count) is false: 300 vs 256 (SequenceManager.cc:100)",
+    r"Assertion failed: ptr, file C:\src\ggml\src\ggml-alloc.c, line 100",
+    "Assertion failed: data (ggml/src/ggml-cuda.cu: ggml_cuda_pool_malloc: 300)",
+    "ggml/src/ggml-cuda.cu:300: void* ggml_cuda_pool_malloc(size_t): Assertion `data' failed.",
+])
+def test_checks_on_pointers_status_sizes_or_blocks_are_not_called_assertions(line):
+    assert run_of(diag(line)).code != "assertion-failed"
+
+
+def test_an_http_reason_phrase_alone_names_no_cause():
+    assert run_of(diag("Error loading model: Request failed: 507 Insufficient Storage")).kind == "UNDETERMINED"

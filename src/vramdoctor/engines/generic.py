@@ -1056,6 +1056,8 @@ SIGKILL = (r"process has terminated: signal: killed|\bKilled: 9\b|<Signals\.SIGK
            # (or a load's progress, then the kill: "Loading checkpoint shards:  62%, then progress be killed")
            r"\b[Ll]oading (?:checkpoint )?(?:shards|weights|model)\b[^\n]{0,60}?\b(?:then|and)\s+(?:the\s+)?(?:\w+\s+)?"
            r"(?:be|was|got|gets|get|is)\s+killed\b|"
+           # (... in Chinese: a load killed partway, "模型加载到87%被kill了", "加载模型到87%时进程被杀掉了")
+           r"(?:加载|载入)[^，。,;；!！?？\n]{0,30}?被(?:kill|KILL|Kill|杀掉?|系统杀掉?|干掉|终止)|"
            # (Open MPI's mpirun for a rank, as TensorRT-LLM's multi-GPU runs print it: "mpirun noticed that process rank
            # 6 with PID 0 on node n1 exited on signal 9 (Killed).")
            r"\bexited on signal 9\b|"
@@ -1115,7 +1117,11 @@ LOG = LogWords(
         # MemAvailable=10.6GiB < 16GiB; terminating pid=1223238"): host memory, the step under way its phase (not
         # earlyoom, which names the process it kills, often another)
         msg(r"\b(?:host|system)[- ]memory (?:guard|watchdog|limit) (?:tripped|triggered|exceeded)\b|"
-            r"\bMemAvailable=[\d.]+ ?[KMG]i?B < [\d.]+ ?[KMG]i?B\b[^\n]{0,40}?\bterminat", "oom", "HOST"),
+            r"\bMemAvailable=[\d.]+ ?[KMG]i?B < [\d.]+ ?[KMG]i?B\b[^\n]{0,40}?\bterminat|"
+            # (earlyoom's kill where the process it names is a server's: "earlyoom: sending SIGTERM to process 4412 uid
+            # 1000 \"python3\": badness 900, VmRSS 50000 MiB", a Python or an engine's binary; not a browser's)
+            r"\bsending SIG(?:TERM|KILL) to process \d+ (?:uid \d+ )?\x22(?:python[\d.]*|llama-server|llama-cli|ollama\w*|"
+            r"vllm|sglang\w*|text-generation-\w+|lmdeploy|koboldcpp\w*|tritonserver|trtllm-serve)\x22", "oom", "HOST"),
         # the same in a user's words: a pod or container past its memory limit, the OS's OOM killer
         msg(r"\bkilled by the (?:OS|kernel|system|OOM[- ]killer)\b|\bOOM[- ]killer\b|\bOOM event\b|"
             r"\bkilled by (?:Kubernetes|k8s|the kubelet|Docker)\b[^.;]{0,80}?\b(?:memory|limit)|"
@@ -1295,7 +1301,8 @@ LOG = LogWords(
         # (also as DefaultCPUAllocator and TensorRT word it, "you tried to allocate 18446744073709551612 bytes",
         # "Requested size was 1152921504606846976 bytes", "Requested amount of GPU memory (1152921504606846976 bytes)",
         # and a negative size, "allocating -2048.00 MiB")
-        msg(r"(?:\ballocat\w*|\b[Rr]equested)\D{0,40}?(?<![\d.])\d{16,} ?bytes\b|\ballocat\w* -\d[\d.]* ?(?:[KMGT]i?B|bytes)\b|"
+        msg(r"\b(?:tried to allocate|[Rr]equested size was|[Rr]equested amount of [\w ]{0,20}\(|[Rr]equested)\s*\d{16,} ?bytes\b|"
+            r"\ballocat\w* -\d[\d.]* ?(?:[KMGT]i?B|bytes)\b|"
             r"\brequested \d{16,} bytes\b|\bTried to allocate \d{7,}(?:\.\d+)? ?GiB\b|\bTried to allocate \d{4,}(?:\.\d+)? ?"
             r"(?:TiB|PiB|EiB)\b|\ballocating \d{10,}(?:\.\d+)? MiB\b|\b(?:allocation|buffer) of size \d{16,}\b",
             "not_oom", code="allocation-size-overflow"),
@@ -1722,11 +1729,12 @@ LOG = LogWords(
             "not_oom", code="ggml-assert"),
         # C's assert() (glibc's "file.cpp:2686: void f(...): Assertion `count > 0' failed."), on a condition that
         # speaks of nothing memory is made of
-        msg(r"\bAssertion [`'\u2018](?![^`'\u2019\n]*(?:" + MEMORY_TERMS + r"))[^`'\u2019\n]{1,300}['\u2019] failed|"
+        msg(r"^(?![^\n]*(?:malloc|_alloc|alloc_|ggml-alloc))[^\n]*?\bAssertion [`'\u2018](?![^`'\u2019\n]*(?:" + MEMORY_TERMS + r")|"
+            r"(?:data|ptr|p|buf|ctx)['\u2019])[^`'\u2019\n]{1,300}['\u2019] failed|"
             # (the Microsoft C runtime's "Assertion failed: found, file F:\src\llama-sampler.cpp, line 1094", musl's
             # "Assertion failed: n > 0 (src/x.c: f: 12)")
-            r"\bAssertion failed: (?![^\n]*?(?:" + MEMORY_TERMS + r"|\bKV\b|kv_|\bcache\b|\bblocks?\b|_free|\bfree\b|"
-            r"\bslots?\b)[^\n]*?(?:, file |\s\())[^\n]{1,300}?"
+            r"\bAssertion failed: (?![^\n]*(?:" + MEMORY_TERMS + r"|\bKV\b|kv_|\bcache\b|\bblocks?\b|_free|\bfree\b|"
+            r"\bslots?\b|malloc|\bptr\b|nullptr|NULL|Assertion failed: (?:data|p|buf|ctx)\b))[^\n]{1,300}?"
             r"(?:, file [^\n]{1,400}?, line \d+|\s\([^():\n]{1,300}: \w+: \d+\))",
             "not_oom", code="assertion-failed"),
         # a crash by a bad pointer (Windows "exception: access violation", POSIX SIGSEGV): not memory running out
@@ -1819,14 +1827,14 @@ LOG = LogWords(
         # ... or TVM's check of a condition it states, then its message ("Check failed: (args.size() == 22 ||
         # args.size() == 23) is false: Invalid number of KV cache constructor args.", a runtime and a compiled model
         # of two versions): not one on a status a call returned (VK_SUCCESS), a pointer, or a size of memory
-        msg(r"\bCheck failed: \((?![^\n]*?(?:SUCCESS|[Ss]uccess|nullptr|NULL|\bnull\b|" + MEMORY_TERMS + r"|\bfree|avail|bytes|"
-            r"capacity|pages?\b|blocks?\b|\berr))[^\n]{1,200}?\) is false: (?![^\n]*(?:out of|exceed|insufficient|not enough|"
+        msg(r"\bCheck failed: \((?![^\n]*?(?:SUCCESS|[Ss]uccess|nullptr|NULL|\bnull\b|\bptr\b|" + MEMORY_TERMS + r"|\bfree|avail|"
+            r"bytes|capacity|page|block|workspace|(?<!\.)size(?!\(\))|status|[Ee]rror|\berr))[^\n]{1,200}?\) is false: (?![^\n]*(?:out of|exceed|insufficient|not enough|"
             r"memory|[Oo]ut[Oo]f[Mm]emory|OOM))", "not_oom", code="assertion-failed"),
         # glog's and TVM's check that compares two values and prints both (MLC's paged KV cache "Check failed: n <=
         # it->second.seq_length (304 vs. 202) : The sequence only has length 202, while the length of pop is 304"): an
         # assertion on lengths or indices, not memory (not one on sizes, bytes, pages or a status a call returned)
-        msg(r"\bCheck failed: (?![^\n]*(?:" + MEMORY_TERMS + r"|workspace|bytes|size|capacity|avail|free|pages?\b|"
-            r"blocks?\b|SUCCESS|[Ss]uccess|status|\berr|shape|dims?\b|ndim|batch_size))\(?[\w.\->\[\]()]{1,80} ?(?:<=|>=|<|>|==|!=) ?[\w.\->\[\]()]{1,80}"
+        msg(r"\bCheck failed: (?![^\n]*(?:" + MEMORY_TERMS + r"|workspace|bytes|size|capacity|avail|free|page|"
+            r"block|SUCCESS|[Ss]uccess|status|\berr|shape|dims?\b|ndim|batch_size|nullptr|NULL|\bnull\b|\bptr\b))\(?[\w.\->\[\]()]{1,80} ?(?:<=|>=|<|>|==|!=) ?[\w.\->\[\]()]{1,80}"
             r"\)? \(-?\d+ vs\. ?-?\d+\)", "not_oom", code="assertion-failed"),
         msg(r"\bCheck failed: (?![^\n]*(?:" + MEMORY_TERMS + r"|workspace))[^\n]*?\b\w*(?:shape|dims?|ndim|batch_size)\w*\b"
             r"[^\n]*?(?:==|!=)|\bmust have the same (?:batch size|shape|dtype|number of (?:tokens|dims|dimensions))\b",
@@ -2163,7 +2171,9 @@ LOG = LogWords(
             code="lmcache-store-full"),
         # an out of memory the program caught and went on from another way (FlashInfer's autotuner: "[Autotuner]: OOM
         # detected, falling back to default tactic"; "out of memory, falling back to CPU"): a warning, no failure
-        msg(r"(?:\bOOM\b|out of memory)[^\n]{0,60}?\b(?:falling back|fall(?:s|ing)? back|fallback) to\b", "note",
+        # (not one that cannot: "... Cannot fallback to the eager mode.", "fallback ... disabled")
+        msg(r"(?:\bOOM\b|out of memory)[^\n]{0,60}?(?<!cannot )(?<!can't )(?<!could not )(?<!unable to )\b(?:falling back|"
+            r"fall(?:s|ing)? back|fallback) to\b(?![^\n]{0,60}\b(?:disabled|also failed|failed)\b)", "note",
             code="oom-fallback"),
         # ... or PyTorch's warning that CUDA could not start when it counted the devices (torch/cuda/__init__.py
         # _is_compiled/is_available: "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). ...
@@ -2368,6 +2378,9 @@ LOG = LogWords(
                      # (a Gradio app launched: "Running on local URL:  http://127.0.0.1:7860", "To create a public
                      # link, set `share=True` in `launch()`.")
                      r"Running on local URL:|To create a public link, set `share=True`|"
+                     # (Tabby's server listening, crates/tabby/src/serve.rs: "INFO tabby::serve: ... Listening at
+                     # 0.0.0.0:8080")
+                     r"\btabby::serve\b[^\n]*\bListening at\b|"
                      # (a server's own line that its model is ready, in any server's words: "model ready", "server is
                      # ready to serve", "ready to accept requests"; not a question of it)
                      r"(?<!\bis )(?<!\bwhen )(?<!\bonce )(?<!\bbefore )(?<!\bif )(?<!\buntil )(?<!\bis the )"
@@ -2386,8 +2399,8 @@ LOG = LogWords(
                         r"\brequests? (?:is |was |were |are )?(?:still )?(?:in flight|in progress|being (?:served|"
                         r"processed|generated))|\bin[- ]flight requests?\b|"
                         # ... or served for a while ("serves for days, then dies", "after serving fine for 3 hours")
-                        r"\bserv(?:es|ed|ing) (?:fine |well |normally |happily )?for (?:a few |several |many |\d+ )?"
-                        r"(?:minutes|hours|days|weeks)\b|\b(?:while|when) (?:[\w.-]+ (?:is|was) )?(?:serving|processing|generating|handling|reading|evaluating|ingesting) (?:a |the |\d+ )?"
+                        r"\bserv(?:es|ed|ing) (?:fine |well |normally |happily )?for (?:an? |a few |several |many |\d+ )?"
+                        r"(?:minutes?|hours?|days?|weeks?)\b|\b(?:while|when) (?:[\w.-]+ (?:is|was) )?(?:serving|processing|generating|handling|reading|evaluating|ingesting) (?:a |the |\d+ )?"
                         # (or a long input by its length: "when processing a 256k long sequence")
                         r"(?:[\w-]+ ){0,3}?(?:requests?|prompts?|completions?|(?:long |\d+[kK]? )sequences?)\b|"
                         # inference or a load of requests named ("OOM while inference", "with 30 concurrent requests")
@@ -2637,8 +2650,10 @@ LOG = LogWords(
                         r"\d+(?:st|nd|rd|th)|nth|Nth) (?:real |actual |single )?(?:API |HTTP |"
                         r"chat |(?:chat )?completions? |inference |RAG |search |embedding |user )?(?:request|prompt|query|"
                         r"call)s?\b"
-                        # (not code's words: "at the same call site", "the first call stack")
-                        r"(?![\s-]+(?:sites?|stacks?|paths?|chains?|graphs?|backs?)\b)|"
+                        # (not code's words: "at the same call site", "the first call stack"; nor one that never came,
+                        # "The first RAG query never arrives", "the request was never sent")
+                        r"(?![\s-]+(?:sites?|stacks?|paths?|chains?|graphs?|backs?)\b)"
+                        r"(?!\s+(?:never|(?:is|was|were) never|did not|didn't|does not|doesn't|(?:is|was) not)\b)|"
                         r"\b(?:an?|the|same|every|each) API (?:request|call)s?\b|"
                         # through the server's API or chat ("accessing the models through api", "in the chat tab",
                         # "once the conversation reaches 8K tokens")

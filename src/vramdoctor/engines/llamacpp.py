@@ -498,7 +498,8 @@ LOG = LogWords(
         msg(r"\bfailed to mlock \d+-byte buffer\b", "note"),
         # the loader's mmap of the model file refused, then the file read into memory instead (llama-mmap.cpp: "mmap
         # failed: Cannot allocate memory, falling back to reading the file"): it goes on
-        msg(r"\bmmap failed: [^\n]{0,80}?\bfalling back to reading the file\b", "note"),
+        msg(r"\bmmap failed: [^\n]{0,80}?\bfalling back to reading the file\b(?![^\n]*(?:also failed|out of memory|"
+            r"OutOfMemory))", "note"),
         # llamafile opening its web page in a browser once the server listens (llamafile/launch_browser: "failed to open
         # http://127.0.0.1:8080/ in a browser tab using xdg-open: No such file or directory", a machine with no
         # browser): the server goes on, no failure

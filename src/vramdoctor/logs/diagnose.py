@@ -511,6 +511,8 @@ _NO_CAUSE = re.compile(r"\s*(?:an? )?(?:unknown |unexpected |internal |unhandled
                        # ... or only the status a server answered with ("HTTP 503 Service Unavailable", "status code:
                        # 500"; not a cause named before it, "error from HF API, response code: 500"): the server's own
                        # log has the cause
+                       r"\s*[45]\d\d\s+(?:Insufficient Storage|Internal Server Error|Service Unavailable|Bad Gateway|"
+                       r"Gateway Time-?out|Not Found|Bad Request)\W*$|"
                        r"\s*(?:request failed:?\s*)?(?:HTTP\s*(?:error\s*)?|(?:HTTP )?status(?: code)?\s*[:=]?\s*)[45]\d\d"
                        r"(?:\s+[A-Z][A-Za-z ]{0,40})?\W*$|"
                        # ... or only that a call into the system failed ("Error: [Model_Load] A call to an OS function
@@ -2298,7 +2300,13 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         f = _own_line_of(run, f) or f
     if f.kind == "error":
         # (a cause only the report's title gives, "Server error: failed to decode", is what the full pool did)
-        short = shortfall(run) or pool_below_context(run, engine) or leak(run) or (
+        # (the engine's own leak check only where the error names no cause of its own: "KeyError: 'rid-123'" or an
+        # AssertionError after SGLang's leak warning is that bug)
+        unexplained = not (_cause_shown(f) or _assertion(f) or _BUG_CLASS.match(f.text) or (
+            stated(f.text) and not _MEMORYISH.search(f.text) and "cuda" not in f.text.lower()))
+        checked = any(p.kind == "leak" for p in run.pressure)  # (the engine's own leak check, not the report's words)
+        short = shortfall(run) or pool_below_context(run, engine) or (
+            leak(run) if unexplained or not checked else None) or (
             _full_while_serving(run) if not _cause_shown(f) or TITLE.match(f.text) else None)
         if short:
             return short

@@ -324,8 +324,8 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
            (re.compile(r"\bresum\w*\s+(?:the\s+)?(?:model\s+)?weights\b", re.I), "WEIGHTS"),
            (re.compile(r"\b(?:tries|trying|tried|attempts?|attempting)\s+to\s+(?:create|initiali[sz]e|build|set up|make)\s+"
                        r"(?:the\s+|a\s+|its\s+)?(?:kv|key[- ]value)\s+(?:buffer|cache)\b|"
-                       r"\b(?:kv|key[- ]value) (?:buffer|cache)(?: size)? allocat\w*|\ballocat\w* (?:the |a |its |their )?"
-                       r"(?:own )?(?:draft )?(?:kv|key[- ]value) (?:buffer|cache|pool)\b|\b(?:kv|key[- ]value) cache (?:alone |by itself |itself )?(?:\S+ ){0,5}?(?:exceeds|"
+                       r"\b(?:kv|key[- ]value) (?:buffer|cache)(?: size)? allocat\w*|\ballocat\w* (?:the |a )?(?:kv|key[- ]value) "
+                       r"(?:buffer|cache)\b|\b(?:kv|key[- ]value) cache (?:alone |by itself |itself )?(?:\S+ ){0,5}?(?:exceeds|"
                        r"would exceed|is (?:larger|bigger) than|needs more than|does(?: not|n't) fit)\b", re.I), "KV"),
            # ... a phase, stage or step named by its step, maybe in markdown or quotes ("OOM when sglang init reaches
            # _Load weight_ phase", "at the weight loading stage", "during the `cuda graph capture` phase", "during the
@@ -380,7 +380,8 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        r"OOM|显存不足|内存不足|显存溢出|内存溢出|爆显存|爆内存)|"
                        # (or how far the load got when it failed: 加载到40层左右时会爆内存, 加载到2/3(blk.40)时就已经用掉400多GB内存了)
                        # (or killed there: 模型加载到87%被kill了, 加载到一半就被杀掉)
-                       r"(?:加载|载入)到[^，。,;；!！?？]{0,30}?(?:时|的时候|就?被(?:kill|杀|终止|干掉)|就?(?:崩溃|挂了|退出|OOM))",
+                       r"(?:加载|载入)(?:模型|权重)?到[^，。,;；!！?？]{0,30}?(?:时|的时候|就?被(?:kill|杀|终止|干掉)|就?(?:崩溃|挂了|退出|"
+                       r"OOM))",
                        re.I), "WEIGHTS"),
            # ... the model compiled at start (torch.compile, run within the engine's profiling or graph capture: "OOM
            # during torch.compile", "while compiling the model", 错误发生在模型编译阶段, torch.compile过程中)

@@ -60,6 +60,8 @@ AFTER = 12  # lines kept after a failure: C++ backtraces and follow-up messages
 AFTER_TRACEBACK = 400  # ... and while a Python traceback that began in them goes on: its frames, up to this many lines
 MAX_FAILURES = 8
 JOIN_FRAME = 5  # lines from a failure's last line within which a Python frame continues its traceback
+#: a metric's description or type line in Prometheus's text exposition format
+_METRIC_HELP = re.compile(r"^\s*# (?:HELP|TYPE) [a-zA-Z_:][\w:]* ")
 #: the writer's note after a setting on its line (a shell's or a config's comment: '"--max-model-len", "16384",  #
 #: Prefill out of memory above this')
 _SETTING_NOTE = re.compile(r"(?<=\s)#\s|(?<=[,\x22'])\s*#\s")
@@ -870,6 +872,9 @@ class Scanner:
             return False  # (the output of the version command llama.cpp's template asks for: not the run)
         if _SCRIPT_PRINT.match(text):
             return False  # (a pasted script's own message, never printed here: echo "ERROR: Server failed to start")
+        if _METRIC_HELP.match(text):
+            return False  # (a metric's description in Prometheus's text format: "# HELP vllm:kv_block_allocation_failed_total
+            # KV block allocation failed count", a counter's name, no event)
         note = _SETTING_NOTE.search(text)
         if note and COMMAND.match(text) and self.k.line_verdict(text[:note.start()]) is None:
             # (a setting's line with the writer's note after it: '"--max_num_seqs=1",  # OOM at 4 concurrent requests'
