@@ -1294,16 +1294,15 @@ LOG = LogWords(
         # TGI's router): not memory (not where the line speaks of memory)
         msg(r"^(?![^\n]*(?:" + MEMORY_TERMS + r"|out of|\bOOM\b|\bKV\b|\bblocks?\b|\bcache\b|\bfree\b|\bslots?\b|"
             r"\bpages?\b))[^\n]*\bThis is a bug\b", "not_oom", code="engine-bug"),
-        # a size asked for that no machine has, a petabyte or more in any allocator's words ("requested
-        # 2305843008391495680 bytes", "Tried to allocate 8589934592.00 GiB", ggml's "allocating 17592186044416.00 MiB",
-        # "allocation of size 18446744073709551615"): a size computed wrong (an overflow, a negative count read as
-        # unsigned), a bug in the code, not memory running out
-        # (also as DefaultCPUAllocator and TensorRT word it, "you tried to allocate 18446744073709551612 bytes",
-        # "Requested size was 1152921504606846976 bytes", "Requested amount of GPU memory (1152921504606846976 bytes)",
-        # and a negative size, "allocating -2048.00 MiB")
+        # a size asked for that no machine has, a petabyte or more in any allocator's words (OpenVINO's "requested
+        # 2305843008391495680 bytes", DefaultCPUAllocator's "you tried to allocate 18446744073709551612 bytes",
+        # TensorRT's "Requested size was 1152921504606846976 bytes" and "Requested amount of GPU memory (... bytes)",
+        # PyTorch's "Tried to allocate 8589934592.00 GiB", ggml's "allocating 17592186044416.00 MiB", "allocation of size
+        # 18446744073709551615"), or a negative one ("allocating -2048.00 MiB"): a size computed wrong (an overflow, a
+        # negative count read as unsigned), a bug in the code, not memory running out
         msg(r"\b(?:tried to allocate|[Rr]equested size was|[Rr]equested amount of [\w ]{0,20}\(|[Rr]equested)\s*\d{16,} ?bytes\b|"
             r"\ballocat\w* -\d[\d.]* ?(?:[KMGT]i?B|bytes)\b|"
-            r"\brequested \d{16,} bytes\b|\bTried to allocate \d{7,}(?:\.\d+)? ?GiB\b|\bTried to allocate \d{4,}(?:\.\d+)? ?"
+            r"\bTried to allocate \d{7,}(?:\.\d+)? ?GiB\b|\bTried to allocate \d{4,}(?:\.\d+)? ?"
             r"(?:TiB|PiB|EiB)\b|\ballocating \d{10,}(?:\.\d+)? MiB\b|\b(?:allocation|buffer) of size \d{16,}\b",
             "not_oom", code="allocation-size-overflow"),
         # ... and PyTorch's XPU allocator on Intel GPUs (IPEX, torch-xpu: "Current platform can NOT allocate memory
