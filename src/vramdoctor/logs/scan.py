@@ -872,19 +872,18 @@ class Scanner:
             return False  # (the output of the version command llama.cpp's template asks for: not the run)
         if _SCRIPT_PRINT.match(text):
             return False  # (a pasted script's own message, never printed here: echo "ERROR: Server failed to start")
-        if _METRIC_HELP.match(text):
-            return False  # (a metric's description in Prometheus's text format: "# HELP vllm:kv_block_allocation_failed_total
-            # KV block allocation failed count", a counter's name, no event)
-        note = _SETTING_NOTE.search(text)
-        if note and COMMAND.match(text) and self.k.line_verdict(text[:note.start()]) is None:
-            # (a setting's line with the writer's note after it: '"--max_num_seqs=1",  # OOM at 4 concurrent requests'
-            # is a setting and a note on it, no failure of this run)
-            return False
         if v is _UNKNOWN:
             v = self.k.verdict(text, c.get("msg", set()))
         if v is None and c.get("frame") and PY_FRAME.search(text):
             kind, wrapper = "error", False  # a traceback pasted without its header or exception line
         elif v is None:
+            return False
+        elif _METRIC_HELP.match(text):
+            return False  # (a metric's description in Prometheus's text format: "# HELP vllm:kv_block_allocation_failed_total
+            # KV block allocation failed count", a counter's name, no event)
+        elif _setting_note(text, self.k):
+            # (a setting's line with the writer's note after it: '"--max_num_seqs=1",  # OOM at 4 concurrent requests'
+            # is a setting and a note on it, no failure of this run)
             return False
         else:
             kind, wrapper = ("error", True) if v.kind == "wrapper" else (v.kind, False)
@@ -1100,6 +1099,13 @@ def _named_in_words(pattern: re.Pattern, text: str) -> bool:
 
 
 _SENTENCE = re.compile(r"^\s*[A-Z][\w'\u2019-]*,?(?: +[\w'\u2019,.-]+){3,60}[.!?:]\s*$")
+def _setting_note(text: str, k: Knowledge) -> bool:
+    """The line is a setting (a flag in a command or an args list) whose words of a failure are only in the writer's
+    note after it (`_SETTING_NOTE`): the part before the note says nothing."""
+    note = _SETTING_NOTE.search(text)
+    return bool(note) and bool(COMMAND.match(text)) and k.line_verdict(text[:note.start()]) is None
+
+
 def _versioned(pattern, text: str) -> bool:
     """An engine's name (its fingerprint `pattern`) followed by a version ("KoboldCpp 1.93", "Ollama v0.5.7")."""
     return any(_VERSION.match(text, m.end()) for m in pattern.finditer(text))
