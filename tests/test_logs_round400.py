@@ -931,3 +931,26 @@ def test_checks_on_pointers_status_sizes_or_blocks_are_not_called_assertions(lin
 
 def test_an_http_reason_phrase_alone_names_no_cause():
     assert run_of(diag("Error loading model: Request failed: 507 Insufficient Storage")).kind == "UNDETERMINED"
+
+
+# --- no "more layers on the GPU" where every layer is there already (-ngl 99, or the model's layer count)
+
+_LOAD_LINE = ("load_tensors: tensor 'token_embd.weight' (q4_K) (and 0 others) cannot be used with preferred buffer type "
+              "CUDA_Host, using CPU instead")
+
+
+@pytest.mark.parametrize("fail", [["Killed"], ["ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of "
+                                               "size 19327352832",
+                                               "llama_model_load: error loading model: unable to allocate CPU buffer"]])
+def test_no_more_layers_advised_where_every_layer_is_on_the_gpu(fail):
+    run = run_of(diag("\n".join(["./llama-server -m Qwen3-32B-Q4_K_M.gguf -ngl 99 -c 32768 --port 8080", _LOAD_LINE]
+                                + fail)))
+    assert run.kind == "WEIGHTS", (run.kind, run.code)
+    assert not any("more layers on the GPU" in str(a) for a in run.advice), run.advice
+
+
+def test_more_layers_still_advised_where_some_are_on_the_cpu():
+    run = run_of(diag("\n".join(["./llama-server -m Qwen3-32B-Q4_K_M.gguf -ngl 20 -c 32768 --port 8080", _LOAD_LINE,
+                                 "ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size 19327352832",
+                                 "llama_model_load: error loading model: unable to allocate CPU buffer"])))
+    assert any("more layers on the GPU" in str(a) for a in run.advice), run.advice

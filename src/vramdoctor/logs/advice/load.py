@@ -264,8 +264,9 @@ class LoadSteps:
             if isinstance(layers, int) and layers > 0:
                 # (no more than the model has: -ngl 99 on 80 layers puts the 80 and the output layer there)
                 offl = min(offl, layers + (1 if n.get("layers_total") is None else 0))
+        every = _all_layers(offl, n)  # (-ngl 99 or more, or every layer the model has: none left to move)
         if host and (s.name in GGML or s.engine is None and n.get("layers_total")):
-            if not no_gpu and not _gpu_full(n):
+            if not no_gpu and not _gpu_full(n) and not every:
                 s.add("more layers on the GPU", "gpu_layers", "layers on the GPU do not stay in host RAM, if the GPU "
                       "has room", "up", None, offl if isinstance(offl, int) else None)
         elif (s.name in GGML or s.engine is None and n.get("layers_total")) and n.get("_host_alloc_failed"):
@@ -281,7 +282,7 @@ class LoadSteps:
             else:
                 s.say("more host memory", "the weights that stay on the CPU did not fit in RAM: add RAM, or load with "
                       "mmap")
-            if not no_gpu:
+            if not no_gpu and not every:
                 s.add("more layers on the GPU", "gpu_layers", "moves weights from host RAM to the GPU, if it has room",
                       "up", None, offl if isinstance(offl, int) else None)
         elif (s.name in GGML and isinstance(n.get("_host_pinned_failed_bytes"), int)
@@ -491,3 +492,16 @@ def _gpu_full(n: dict) -> bool:
             and layers > 0):
         return False
     return free - need < weights // layers
+
+
+#: the layer count users pass for "every layer on the GPU" (llama.cpp's -ngl 99, 999): more than most models have
+ALL_LAYERS = 99
+
+
+def _all_layers(offl, n: dict) -> bool:
+    """Every layer is on the GPU already: `offl` (the layers offloaded or asked for) is at least the model's layer count
+    where the log gives it, or at least ALL_LAYERS where it does not; nothing is left to move there."""
+    if not isinstance(offl, int) or isinstance(offl, bool):
+        return False
+    layers = n.get("layers_total") or n.get("model_layers")
+    return offl >= layers if isinstance(layers, int) and layers > 0 else offl >= ALL_LAYERS
