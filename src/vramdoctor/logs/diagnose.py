@@ -2302,12 +2302,13 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         # (a cause only the report's title gives, "Server error: failed to decode", is what the full pool did)
         # (the engine's own leak check only where the error names no cause of its own: "KeyError: 'rid-123'" or an
         # AssertionError after SGLang's leak warning is that bug)
-        unexplained = not (_cause_shown(f) or _assertion(f) or _BUG_CLASS.match(f.text) or (
+        shown = _cause_shown(f)
+        unexplained = not (shown or _assertion(f) or _BUG_CLASS.match(f.text) or (
             stated(f.text) and not _MEMORYISH.search(f.text) and "cuda" not in f.text.lower()))
         checked = any(p.kind == "leak" for p in run.pressure)  # (the engine's own leak check, not the report's words)
         short = shortfall(run) or pool_below_context(run, engine) or (
             leak(run) if unexplained or not checked else None) or (
-            _full_while_serving(run) if not _cause_shown(f) or TITLE.match(f.text) else None)
+            _full_while_serving(run) if not shown or TITLE.match(f.text) else None)
         if short:
             return short
         asserted = _assertion(f)

@@ -58,17 +58,11 @@ def slots_lost(run: RunFacts) -> Diagnosis | None:
     went on with had shrunk by that much, so its later shortage is the leak's end. None otherwise (no check, a check
     that does not give its counts, or slots given back twice)."""
     said = [p for p in run.pressure if p.kind == "leak"]
-    if not said:
+    free, counts, total = _leak_counts(run.numbers)
+    if not said or not isinstance(free, int) or not isinstance(total, int) or total - sum(counts) < LOST_SHARE * total:
         return None
     d = _leak_check(run, [(p.line_no, p.text) for p in said[:3]])
-    n = run.numbers
-    total = n.get("leak_check_total_tokens")
-    total = total if isinstance(total, int) else n.get("kv_pool_tokens")
-    counted = sum(c for c in (n.get(k) for k in ("leak_check_available_tokens", "leak_check_evictable_tokens",
-                                                  "leak_check_protected_tokens")) if isinstance(c, int))
-    if d.code != "kv-slots-not-returned" or not isinstance(total, int) or total - counted < LOST_SHARE * total:
-        return None
-    return d
+    return d if d.code == "kv-slots-not-returned" else None
 
 
 def _usage_creep(run: RunFacts) -> Diagnosis | None:
@@ -100,18 +94,25 @@ def _usage_creep(run: RunFacts) -> Diagnosis | None:
     return None
 
 
+def _leak_counts(n: dict) -> tuple[object, list[int], object]:
+    """The counts of the engine's own leak check in figures `n`: (its free slots, every count it gave of free, cached
+    and held slots, the pool's slots: the check's own total, else the pool's size the log printed); None or a non-int
+    where a figure is missing."""
+    free = n.get("leak_check_available_tokens")
+    counts = [c for c in (free, n.get("leak_check_evictable_tokens"), n.get("leak_check_protected_tokens"))
+              if isinstance(c, int)]
+    total = n.get("leak_check_total_tokens")
+    return free, counts, total if isinstance(total, int) else n.get("kv_pool_tokens")
+
+
 def _leak_check(run: RunFacts, evidence: list[tuple[int, str]]) -> Diagnosis:
     """SGLang's idle check of its KV pool (scheduler check_memory: free + cached + held-by-the-cache slots against the
     pool, which it stops on when they differ), read from its own counts: fewer counted than the pool holds is slots
     no request holds and none gave back, a leak of the pool's slots (LEAK); more, or a negative count, is slots given
     back twice (NOT_OOM, its bookkeeping); where the line does not give every count, its bookkeeping is off, which
     way not shown (NOT_OOM)."""
-    n = run.numbers
-    free, cached, held = (n.get(k) for k in ("leak_check_available_tokens", "leak_check_evictable_tokens",
-                                             "leak_check_protected_tokens"))
-    total = n.get("leak_check_total_tokens")
-    total = total if isinstance(total, int) else n.get("kv_pool_tokens")
-    counts = [c for c in (free, cached, held) if isinstance(c, int)]
+    free, counts, total = _leak_counts(run.numbers)
+    cached = run.numbers.get("leak_check_evictable_tokens")
     if isinstance(free, int) and isinstance(total, int):
         counted = sum(counts)
         if counted > total or any(c < 0 for c in counts):
