@@ -841,7 +841,7 @@ def test_direction_words_name_the_current_value():
 
 # --- a new user's review: each finding, as a kind --------------------------------------------------------
 
-def test_refused_requests_are_not_failures_and_never_hide_a_later_oom():
+def test_refused_requests_are_not_memory_and_never_hide_a_later_oom():
     refused = "".join(
         f"        (APIServer pid=1) ERROR 09-01 12:{i:02d}:00 [serving_chat.py:200] Error in preprocessing prompt inputs\n"
         f"        (APIServer pid=1) ValueError: This model's maximum context length is 32768 tokens. However, you "
@@ -851,7 +851,7 @@ def test_refused_requests_are_not_failures_and_never_hide_a_later_oom():
         (APIServer pid=1) INFO:     Application startup complete.
     """
     alone = run_of(diag(start + refused))
-    assert alone.kind == "NONE" and alone.code == "requests-refused-too-long"
+    assert alone.kind == "NOT_OOM" and alone.code == "requests-refused-too-long"
     crash = """
         (EngineCore_DP0 pid=2) ERROR 09-01 13:00:00 [core.py:700]   File "/v/vllm/v1/worker/gpu_model_runner.py", line 1500, in execute_model
         (EngineCore_DP0 pid=2) ERROR 09-01 13:00:00 [core.py:700] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.
@@ -867,7 +867,7 @@ def test_llamacpp_request_longer_than_a_slot_asks_for_more_context_per_slot():
         slot launch_slot_: id  2 | task 40 | processing task
         srv    send_error: task id = 40, error: the request exceeds the available context size, try increasing it
     """))
-    assert run.kind == "NONE" and run.code == "requests-refused-too-long"
+    assert run.kind == "NOT_OOM" and run.code == "requests-refused-too-long"
     ctx = [a for a in run.advice if a["setting"] == "max_model_len"][0]
     assert ctx["direction"] == "up"
     assert [a for a in run.advice if a["setting"] == "max_num_seqs"][0]["value"] == 2

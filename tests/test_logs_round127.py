@@ -477,8 +477,8 @@ _VLLM_SERVING = ["(APIServer pid=1) INFO:     Application startup complete.",
      "llama_model_loader: loaded meta data with 30 key-value pairs and 291 tensors from m.gguf"],
     ["SGLang with --tp 16 over two nodes deadlocks during start-up.", "[2025-06-01 10:00:00 TP0] Init torch distributed begin."],
 ])
-def test_a_hang_with_no_error_is_not_memory(lines):
-    assert _kind(lines) == ("NOT_OOM", "hang-no-error")
+def test_a_hang_with_no_error_is_undetermined(lines):
+    assert _kind(lines) == ("UNDETERMINED", "hang-no-error")
 
 
 @pytest.mark.parametrize("lines", [
@@ -621,7 +621,7 @@ def test_koboldcpps_could_not_load_its_model_is_a_failure_whose_cause_is_not_sho
     (r"# KoboldCpp - Version 1.108.2 Error: Could not load text model: D:\kobold\gemma-3-27b-it.q4_k_m.gguf",
      "UNDETERMINED"),
     # a title in the report's own words about a hang: read with the hang's reading
-    ("# [Issue]: ROCm unable to load models and hangs since driver 26.5.1", "NOT_OOM"),
+    ("# [Issue]: ROCm unable to load models and hangs since driver 26.5.1", "UNDETERMINED"),
 ])
 def test_a_title_that_quotes_an_engines_wrapper_line(title, kind):
     lines = [title, "Welcome to KoboldCpp - Version 1.108.2", "load: control token:      4 '<mask>' is not marked as EOG"]

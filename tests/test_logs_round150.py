@@ -388,7 +388,7 @@ _REFUSAL = ("10.21.400.100 E srv    send_error: task id = 812, error: request (4
 
 @pytest.mark.parametrize("said,kind", [
     ("The server fails on long prompts from the agent with:", "NOT_OOM"),
-    ("Long prompts from the agent give:", "NONE"),
+    ("Long prompts from the agent give:", "NOT_OOM"),
 ])
 def test_a_refusal_quoted_whole_above_its_cut_copy_is_the_refusal(said, kind):
     lines = [said, "", _REFUSAL, "", "```console",
@@ -727,7 +727,7 @@ def test_a_server_that_stops_without_a_word_is_a_hang(said):
              "[2025-02-01 10:00:00] The server is fired up and ready to roll!",
              "[2025-02-01 10:00:05 TP0] Decode batch. #running-req: 96, #token: 40211, token usage: 0.41, #queue-req: 0",
              said]
-    assert kind_of(lines) == ("NOT_OOM", "hang-no-error")
+    assert kind_of(lines) == ("UNDETERMINED", "hang-no-error")
 
 
 def test_a_stated_hang_over_a_serving_log_cut_partway_is_no_clean_bill():

@@ -38,8 +38,18 @@ def test_a_log_ending_in_a_start_up_step_is_that_steps_over_a_pool_shorter_than_
     assert "WARMUP" in run.candidates and "32,997" in run.message  # (the pool's shortfall told beside the step)
 
 
-def test_a_pool_shorter_than_the_context_after_the_server_is_ready_stays_kv_capacity():
+def test_a_pool_shorter_than_the_context_after_the_server_is_ready_is_a_limit_told_not_a_failure():
+    # (stop 45, h422/09: SGLang caps a request's input to the smaller of the context and the pool, scheduler's
+    # max_req_input_len, and refuses longer ones: a server that is ready with such a pool has not failed)
     lines = _SGLANG_SWA + ["[2026-08-01 21:52:00] The server is fired up and ready to roll!"]
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("NONE", "no-memory-problem"), (run.kind, run.code)
+    assert "32,997" in run.message
+
+
+def test_a_pool_shorter_than_the_context_with_a_failure_told_stays_kv_capacity():
+    lines = _SGLANG_SWA + ["[2026-08-01 21:52:00] The server is fired up and ready to roll!",
+                           "Requests longer than about 30k tokens all fail."]
     assert kind_of(lines) == ("KV_CAPACITY", "max-model-len-exceeds-kv-cache")
 
 

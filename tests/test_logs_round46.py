@@ -728,7 +728,7 @@ def test_a_refused_request_ends_its_traceback(wrapper, refusal):
              wrapper.split("] ")[0] + '] File "/venv/vllm/entrypoints/openai/serving_engine.py", line 600, in _validate_input',
              refusal, 'INFO:     127.0.0.1:40000 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request']
     run = run_of(diag("\n".join(lines)))
-    assert (run.kind, run.code) == ("NONE", "requests-refused-too-long"), (run.kind, run.code)
+    assert (run.kind, run.code) == ("NOT_OOM", "requests-refused-too-long"), (run.kind, run.code)
 
 
 # --- a failure only the title names, above a log that shows how far the run got ---------------------------------------

@@ -880,7 +880,7 @@ def test_lmdeploys_request_past_session_len_is_a_refusal():
              "max_new_tokens is truncated to 1768",
              "2025-01-01 10:05:00,000 - lmdeploy - ERROR - async_engine.py:806 - run out of tokens. session=7."]
     run = run_of(diag("\n".join(lines)))
-    assert (run.kind, run.code) == ("NONE", "requests-refused-too-long"), (run.kind, run.code)
+    assert (run.kind, run.code) == ("NOT_OOM", "requests-refused-too-long"), (run.kind, run.code)
 
 
 # --- a size past what any device holds in PyTorch's message (a driver's garbage figure) is left unread, not a crash ---

@@ -480,7 +480,7 @@ def test_a_persons_explanation_after_the_failure_places_nothing(after):
 # load (RUNTIME), not one request longer than its slot's context ---------------------------------------------------
 
 
-@pytest.mark.parametrize("slots,unified,kind", [(4, "true", "RUNTIME"), (4, "false", "NONE"), (1, "true", "NONE")])
+@pytest.mark.parametrize("slots,unified,kind", [(4, "true", "RUNTIME"), (4, "false", "NOT_OOM"), (1, "true", "NOT_OOM")])
 def test_context_exceeded_on_a_shared_kv_cache_is_the_cache_full(slots, unified, kind):
     run = run_of(diag("\n".join([
         "main: build = 6500 (a1b2c3d4)",

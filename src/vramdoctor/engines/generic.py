@@ -248,9 +248,12 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"(?:unbounded(?:ly)?|without (?:bound|limit)|indefinitely|over time|until (?:it |the )?(?:OOM|runs out|is killed))\b|"
            # ... by a size per step, without "by" ("Draft KV cache grows ~10MB per PP+TG cycle until OOM")
            # (or per a span of time written with a slash, "RSS grows ~9 GB/day")
-           r"\b(?:memory|VRAM|RAM|RSS|KV ?cache|usage)\b[^.;!?\n]{0,30}?\b(?:grows|increases|rises|climbs|leaks)\s+"
-           r"(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B(?:\s+(?:per|each|every|a|an)\s+\S+|\s*/\s*(?:day|d|hour|h|hr|"
-           r"min|minute|week)\b)|"
+           # (or "is increasing rapidly by round 2MB/second": a verb's -ing form, how fast, "by" and a rate per second)
+           r"\b(?:memory|VRAM|RAM|RSS|KV ?cache|usage)\b[^.;!?\n]{0,30}?\b(?:grows|increases|rises|climbs|leaks|"
+           r"(?:is |are |keeps )(?:growing|increasing|rising|climbing|leaking))\s+(?:(?:rapidly|quickly|fast|steadily|slowly|"
+           r"constantly|linearly)\s+)?(?:(?:by|at)\s+)?"
+           r"(?:about |around |round |roughly |~)?\d[\d.,]*\s*[KMG]i?B(?:\s+(?:per|each|every|a|an)\s+\S+|\s*/\s*(?:day|d|hour|h|hr|"
+           r"min|minute|week|second|sec|s)\b)|"
            # ... a rise at a rate in time, whatever the sentence calls what rises ("Then the number only goes up, ~2-3 GB
            # per day, never back down")
            r"\b(?:goes|went|grows|grew|climbs|climbed|rises|rose|increases|increased|creeps|crept)(?: up)?,?\s+"
@@ -268,6 +271,16 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            # ... each step raising it by a size, the step first ("each request increases memory usage by about ~300MB")
            r"\b(?:each|every)\s+(?:\w+\s+){0,2}?" + _STEP + r"\s+(?:increases|raises|grows|bumps|adds to)\s+(?:the\s+)?"
            r"(?:\w+\s+)?(?:memory|RAM|VRAM|RSS)\b(?:\s+(?:usage|use|consumption|footprint))?\s+by\b|"
+           # ... the rise first, then what rises ("I'm getting steadily increasing memory usage and eventually OOM",
+           # "ever-growing RSS")
+           r"\b(?:steadily|constantly|continuously|gradually|ever[- ]?)\s*(?:increasing|growing|rising|climbing)\s+"
+           r"(?:[\w-]+\s+)?(?:memory|RAM|VRAM|RSS)\b|"
+           # ... memory filled up over a long span of serving ("it fills up the memory usage on the gpu after a day",
+           # "VRAM fills up after a few hours")
+           r"\bfill(?:s|ed)? up (?:the )?(?:[\w-]+ ){0,3}?(?:memory|VRAM|RAM)\b[^.;!?\n]{0,40}?\bafter (?:a|an|one|two|three|"
+           r"several|a few|\d+) (?:days?|hours?|weeks?|nights?)\b|"
+           r"(?:(?<=\bRAM )|(?<=\bVRAM )|(?<=\bmemory ))fill(?:s|ed)? up\b[^.;!?\n]{0,20}?\bafter (?:a|an|one|two|three|several|"
+           r"a few|\d+) (?:days?|hours?|weeks?|nights?)\b|"
            # ... memory allocated over and over ("the model keeping allocat memory when handling a request", "it keeps
            # allocating more VRAM")
            r"\bkeep(?:s|ing)?\s+(?:on\s+)?allocat\w*\s+(?:more\s+)?(?:\w+\s+)?(?:memory|RAM|VRAM)\b|"
@@ -650,6 +663,11 @@ _WHY = re.compile(r"\b(?:not sure|unsure|no idea|(?:(?:do|does|did)(?: not|n['\u
                   r" (?:know|understand|tell|figure out|see)|unclear|wonder(?:ing)?|curious)\s+(?:why|how come)\b", re.I)
 
 
+#: a conjunction that begins a clause with its own subject ("... and I'm getting", "..., but it keeps"): the words
+#: before it are another clause's
+_NEW_SUBJECT = re.compile(r"\b(?:and|but|so)\s+(?=(?:I|I['\u2019]m|we|we['\u2019]re|it|it['\u2019]s|memory|RAM|VRAM)\b)", re.I)
+
+
 def _supposed(text: str, begin: int, at: int, end: int, inside: bool = True) -> bool:
     """Whether the words at `text[at:end]`, in the sentence that starts at `begin`, are denied, doubted, asked about or
     supposed rather than stated: judged in their own clause (after the sentence's last comma before them), so a
@@ -658,6 +676,10 @@ def _supposed(text: str, begin: int, at: int, end: int, inside: bool = True) -> 
     whose negation is the report ("can't even run")."""
     head = _WHY.sub(" ", text[begin:at])  # ("not sure why memory keeps growing" asks why, not whether)
     own = head[max(head.rfind(","), head.rfind(":")) + 1:]  # the words' own clause, up to them
+    # (a clause of its own begins at a conjunction with its own subject: "causing KV cache to be not freed and I'm
+    # getting steadily increasing memory usage": the denial is the earlier clause's)
+    joined = list(_NEW_SUBJECT.finditer(own))
+    own = own[joined[-1].end():] if joined else own
     words = text[at:end]
     inside = "" if not inside or _NOT_GIVEN_BACK.search(words) else _UNBOUNDED.sub(" ", words)
     if _DENIED.search(own) or _DENIED.search(inside) or _SUPPOSED_GROWTH.search(head) or _SUPPOSED_GROWTH.search(words):
@@ -839,7 +861,9 @@ _HANGS = (r"(?<!machine )(?<!system )(?<!computer )(?<!desktop )(?<!laptop )(?<!
           # (a server that stops without a word: "SGLang stops working after a few requests", "Without any errors, it
           # just stops", "Seems like falling in an infinite loop", "stops responding"; in Chinese 卡住, stuck)
           r"stops? (?:working|responding)|stopped (?:working|responding)|just stops|(?:becomes?|became) unresponsive|"
-          r"infinite loop|"
+          # (not a loop the user runs it in: "Then run the model in an infinite loop", `yes | ./main ...`)
+          r"(?<!\bin )(?<!\binto )an? infinite loop|(?:fall\w*|fell|caught|stuck|go(?:es)?|went|enter\w*|get\w*|got|"
+          r"end\w* up|trapped) (?:in|into) an? infinite loop|"
           # (a command that goes no further: "Even after waiting for a long time, the command does not proceed
           # further", "it never proceeds past this line", "nothing happens after that", "waits forever")
           r"does(?: not|n['\u2019]?t) (?:proceed|progress|go|get|move) (?:any )?further|never (?:proceeds|progresses|gets "
@@ -1246,7 +1270,8 @@ LOG = LogWords(
         # HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION / _MEMORY_FAULT), or as a user names it ("a memory access fault")
         # (... also as the queue's hardware exception with the aperture violation's code, "HSA_STATUS_ERROR_EXCEPTION: An
         # HSAIL operation resulted in a hardware exception. code: 0x1016", and in words, "memory aperture violation")
-        msg(r"\bmemory access fault\b|\bHSA_STATUS_ERROR_MEMORY_(?:APERTURE_VIOLATION|FAULT)\b|"
+        # (or shorter, "crashes with memory-fault while initializing")
+        msg(r"\bmemory access fault\b|\bmemory-fault\b|\bHSA_STATUS_ERROR_MEMORY_(?:APERTURE_VIOLATION|FAULT)\b|"
             r"\bHSA_STATUS_ERROR_EXCEPTION\b[^\n]{0,120}?\bcode: 0x1016\b|\bmemory aperture violation\b", "not_oom",
             code="illegal-memory-access"),
         # ... and as Ascend's runtime reports it (an AI core's exception: "errorStr: The DDR address of the MTE
@@ -1589,6 +1614,11 @@ LOG = LogWords(
             r"(?![^\n]*\bProxyError\b)|"
             r"\bconnect ECONNREFUSED (?:127\.[\d.]+|0\.0\.0\.0|::1|localhost):\d+|"
             r"\b(?:httpx\.)?ConnectError: (?:\[Errno 111\] )?(?:Connection refused|All connection attempts failed)", "wrapper"),
+        # ... or a launcher whose server's output ended before the server said it was ready (Unsloth's vLLM
+        # launcher: "Stdout stream ended before readiness message detected."; "the server process exited before it
+        # became ready"): the server died starting, its own lines above say why, if any do
+        msg(r"\bstream ended before (?:the )?(?:readiness|ready) message\b|\b(?:server )?process (?:exited|died|"
+            r"terminated) before (?:it )?(?:became|becoming|was|being) ready\b", "wrapper"),
         # torch.distributed.elastic's agent (torchrun) stopping the other workers because one failed
         # (multiprocessing/api.py _close: "Sending process 148594 closing signal SIGTERM"; "failed (exitcode: 1)
         # local_rank: 0 (pid: 123) of binary: ..."): the failed worker's own lines say why
@@ -1662,7 +1692,13 @@ LOG = LogWords(
         # the build has no code for this GPU's architecture (CUDA's cudaErrorNoKernelImageForDevice, HIP's
         # hipErrorNoBinaryForGpu)
         msg(r"no kernel image is available|hipErrorNoBinaryForGpu|Unable to find code object for all current devices|"
-            r"has no device code compatible with CUDA arch",
+            r"has no device code compatible with CUDA arch|"
+            # (PyTorch's own check of the GPU against the architectures its wheel was built for, torch/cuda/__init__.py
+            # _check_capability: "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current
+            # PyTorch installation."; SYCL's runtime finding no kernel built for the device, "No kernel named
+            # _ZTSZZL17rms_norm_f32_sycl... was found")
+            r"\bwith CUDA capability sm_\d+ is not compatible with the current PyTorch installation\b|"
+            r"\bNo kernel named \w{6,}",
             "not_oom", code="cuda-no-kernel-image"),
         # CUDA could not load a kernel's module (cudaErrorSharedObjectInitFailed, "shared object initialization
         # failed"): with lazy module loading (CUDA_MODULE_LOADING=LAZY, CUDA 11.7+, the default from 12.2) a module is
@@ -1726,6 +1762,12 @@ LOG = LogWords(
             # failed", fattn-common.cuh: a kernel given a view it does not take, not memory used up)
             r"GGML_ASSERT\(!?ggml_(?:is_contiguous\w*|are_same_shape|is_transposed|is_permuted)\(\w+\)\) failed",
             "not_oom", code="ggml-assert"),
+        # an engine's own check that what it allocated or needs stays under what the device has (PowerInfer's
+        # llama.cpp: "GGML_ASSERT: llama.cpp:3107: vram_allocated_bytes < vram_capacity"; "Check failed: used_bytes <=
+        # budget_bytes"): the check failing is memory running out, in whichever step made it
+        msg(r"(?:GGML_ASSERT\(|GGML_ASSERT: [^\n]{1,300}?:\d+: |Assertion [`'\u2018]|Check failed: \(?|\bassert\s*\(?|"
+            r"^[\w./\\-]+\.(?:c|cc|cpp|cu|h|hpp):\d+: )\s*\w*(?:allocated|used|required|needed|requested)\w*\s*<=?\s*"
+            r"\w*(?:capacity|limit|budget|free|avail\w*|total)\w*\b", "oom"),
         # C's assert() (glibc's "file.cpp:2686: void f(...): Assertion `count > 0' failed."), on a condition that
         # speaks of nothing memory is made of
         msg(r"^(?![^\n]*(?:malloc|_alloc|alloc_|ggml-alloc))[^\n]*?\bAssertion [`'\u2018](?![^`'\u2019\n]*(?:" + MEMORY_TERMS + r")|"
@@ -1869,7 +1911,10 @@ LOG = LogWords(
             r"allowed|ambiguous|conflicting)|the following arguments are required:|ambiguous option:|invalid argument: "
             r"-{1,2}[\w-]|unknown argument: -{1,2}[\w-])|\bError: (?:No such option: -|Invalid value for '-)|"
             # (Go's cobra, Ollama's CLI: "Error: unknown flag: --num-gpu", "unknown shorthand flag: 'x' in -x")
-            r"\b[Ee]rror: unknown (?:shorthand )?flag: ['-]",
+            r"\b[Ee]rror: unknown (?:shorthand )?flag: ['-]|"
+            # (Go's standard flag package, a Kubernetes controller's or an operator's binary: "flag provided but not
+            # defined: -enable-runtime-sidecar", then "Usage of /manager:")
+            r"\bflag provided but not defined: -",
             "not_oom", code="bad-argument"),
         # torch.compile's compiler failing (Inductor's lowering or a graph pass: "torch._inductor.exc.InductorError:
         # AssertionError: auto_functionalized was not removed", dynamo's "BackendCompilerFailed: backend='inductor'
@@ -2457,11 +2502,17 @@ LOG = LogWords(
                         r"\b(?:saying|sending|typing|asking|say|send|type)\s+(?:it\s+)?(?:a\s+)?[\x22'`\u201c]?(?:hello|hi|hey)\b|"
                         # ... or an answer being made ("gets OOM when generating a first message"), or a crash after the
                         # server had run a while ("crashes after some time")
-                        r"\b(?:when|while) generating (?:a |the |its |my )?(?:first |next )?(?:message|response|reply|answer|"
-                        r"tokens?|text|output)\b|\b(?:crash(?:es|ed)?|dies|died|fails|OOMs?|hangs)\s+after\s+(?:some\s+time|"
+                        # (also as a non-native writer puts it, "OOM when generate the first message", or with its
+                        # subject, "when it generates the answer")
+                        r"\b(?:when|while) (?:(?:it|I|we|the model) )?(?:generating|generates?|generated) (?:a |the |its |my |an )?"
+                        r"(?:first |next )?(?:message|response|reply|answer|tokens?|text|output)\b|\b(?:crash(?:es|ed)?|dies|died|fails|OOMs?|hangs)\s+after\s+(?:some\s+time|"
                         r"a\s+while|a\s+few\s+(?:minutes|hours))\b|"
                         # ... or a prompt sent ("when prompting for inference, ollama crashed", "when I prompt it")
                         r"\bwhen (?:I |we )?prompt(?:ing|ed)?\b(?! (?:it |the model )?to (?:load|start))|"
+                        # ... or an RL or training run that got partway, its engine serving the rollouts until then
+                        # ("midway through training", "训练到中途出现了下面的报错", "训练到一半就OOM了")
+                        r"\b(?:midway|halfway|partway|part way|half way|mid-way) (?:through|into) (?:the |my |our )?"
+                        r"(?:RL |GRPO |PPO )?training\b|训练到(?:一半|中途)|训练中途|"
                         # ... or prediction, or serving itself ("OOMing unpredictably on prediction", "OOMed at
                         # prediction-time", "it OOMs while serving"; not "while serving the model", a start)
                         r"\b(?:during|while|at|on) prediction(?:[- ]time)?\b|"
@@ -2839,7 +2890,10 @@ LOG = LogWords(
         # a leak denied in the report's words, a maintainer's reply pasted with it ("doesn't look like a real memory leak
         # ... then stays pretty steady", "this is not a memory leak"): the growth a title claims is contested
         fig("_leak_denied", r"\b(?:(?:does|did|do)(?: not|n['\u2019]t) (?:look|seem|appear)(?: to be)?(?: like)?|"
-            r"(?:is|was|it['\u2019]s|that['\u2019]s)(?: not|n['\u2019]t)|not|no) (?:a |an )?(?:real |true |actual |genuine )?"
+            # ("no leak" said of what is seen: "there is no memory leak", "I see no leak"; not an expectation's
+            # heading, "Expected Behavior: No memory leak while running the example")
+            r"(?:is|was|it['\u2019]s|that['\u2019]s)(?: not|n['\u2019]t)|not|(?:there(?:['\u2019]s| is| was| are)|see|saw|"
+            r"found|find|shows?|showed)\s+no) (?:a |an )?(?:real |true |actual |genuine )?"
             r"(?:memory |VRAM |RAM |GPU memory )?leak\b", lambda m: True, prose=True),
         # a leak detector's report of what was not freed when the program ended (MSVC's CRT "Detected memory leaks!",
         # "Dumping objects ->", Visual Leak Detector's "Leak Hash: 0x..., Count: 1, Total 16 bytes", LeakSanitizer's

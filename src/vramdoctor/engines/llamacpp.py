@@ -441,6 +441,17 @@ LOG = LogWords(
             r"KV cache is full - try increasing it|failed to find (?:a )?KV cache slot for u?batch|"
             r"could not find a KV slot for the batch|llama_decode: failed to decode, ret = 1\b", "pressure",
             "RUNTIME", "kv-cache-full"),
+        # a batch the context's own check refuses before it runs (llama-batch.cpp llama_batch_allocr::init, b5xxx+:
+        # "the tokens of sequence 3 in the input batch have inconsistent sequence positions", "invalid token[0] =
+        # 151700", "invalid seq_id[0][0] = 5 > 4"; then llama-context.cpp decode's "failed to initialize batch" and
+        # llama_decode's "failed to decode, ret = -1"): the program's input (a speculative draft, a client's token
+        # ids), not memory
+        msg(r"\bin the input batch have inconsistent sequence positions\b|\binvalid token\[\d+\] = -?\d+|"
+            r"\binvalid seq_id\[\d+\]\[\d+\] = -?\d+|\bdecode: failed to initialize batch\b|"
+            r"\bllama_decode: failed to decode, ret = -1\b", "not_oom", code="batch-invalid"),
+        # ggml-sycl's device allocation that failed (ggml-sycl.cpp ggml_backend_sycl_buffer_type_alloc_buffer: "can't
+        # allocate 12745011200 Bytes of memory on device"): the device had not that much; the buffer's step decides
+        msg(r"\bcan't allocate \d+ Bytes of memory on device\b", "oom"),
         # an option value the build's back end refuses before anything loads (common/common.cpp, 2024, under
         # GGML_USE_SYCL: "warning: The split mode value:[row] is not supported by llama.cpp with SYCL. It's developing."
         # then "Exit!" and exit(1))
@@ -747,6 +758,8 @@ LOG = LogWords(
         # ggml's Vulkan backend names the size it asked the device for (ggml-vulkan.cpp ggml_vk_create_buffer:
         # "ggml_vulkan: Device memory allocation of size 10737418240 failed.", bytes)
         fig("failed_alloc_bytes", r"ggml_vulkan: Device memory allocation of size (\d+) failed", count, mode="list"),
+        fig("failed_alloc_bytes", r"\bcan't allocate (\d+) Bytes of memory on device\b", count, mode="list"),
+        fig("_gpu_alloc_bytes", r"\bcan't allocate (\d+) Bytes of memory on device\b", count, mode="list"),
         fig("_gpu_alloc_bytes", r"ggml_vulkan: Device memory allocation of size (\d+) failed", count, mode="list"),
         # (a Vulkan device allocates at most maxMemoryAllocationSize, about 4 GiB, at once, so llama.cpp splits the
         # weights into buffers no larger (ggml_backend_buft_get_max_size): the allocation that failed is one of them)

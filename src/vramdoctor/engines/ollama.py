@@ -97,6 +97,12 @@ LOG = LogWords(
         # to start - progress 0.00 - <the runner's last error>" after OLLAMA_LOAD_TIMEOUT without progress, or
         # ": context canceled" when the client went away first): a load that stalled, not memory (unless the last
         # error it quotes says so, which the words for that error read)
+        # the runner stopping an answer because its client went away (runner/ollamarunner and llamarunner
+        # runner.go: "aborting completion request due to client closing the connection"): the client's timeout or
+        # its user, the server slower than the client would wait (a 500 after exactly 10m0s is such a timeout), not
+        # memory
+        msg(r"\baborting completion request due to client closing the connection\b", "not_oom",
+            code="client-closed-connection"),
         msg(r"timed out waiting for llama runner to start(?![^\n]*(?:out of memory|cudaMalloc failed|failed to allocate|"
             r"\bOOM\b|insufficient memory))", "not_oom", code="load-timeout"),
         msg(r"llama runner process has terminated: exit status|"

@@ -63,12 +63,14 @@ LOG = LogWords(
             code="assertion-failed", flags=0),
         # ... and, whatever words of caches or buffers they hold, those that state a setting or a build the model or
         # engine needs ("Assertion failed: When KV cache block reuse is set, model has to be built with paged context
-        # FMHA support", "Do not set crossKvCacheFraction for decoder-only model") or compare two values for equality
+        # FMHA support", "Do not set crossKvCacheFraction for decoder-only model", "KV-cache-less is only supported for
+        # context", an engine built with --kv_cache_type=disabled) or compare two values for equality
         # (the XQA kernels' "Assertion failed: remaining_buffer_size == 0"): a consistency check of settings or of a
         # build, which memory running out does not fail
         msg(r"\[TensorRT-LLM\]\[ERROR\] Assertion failed: (?![^\n]*(?:\balloc|[Mm]emory|\benough\b|\bfit\b|has_value|"
             r"[Ii]nsufficient|[Ee]xceed|too (?:small|large)|\bOOM\b))(?:[^\n]*?(?:\bhas to be built with\b|\b[Dd]o not set\b|"
-            r"\bis not supported\b|\bmust be (?:set|built|enabled|disabled)\b)|"
+            r"\bis not supported\b|\bis only supported (?:for|with|on|in|when|by|if)\b|"
+            r"\bmust be (?:set|built|enabled|disabled)\b)|"
             # (the equality of two values none of which names the KV manager's blocks, caches or pools:
             # "mNextBlocks.size() == mBlocks.size()" is its bookkeeping, left undetermined)
             r"\s*(?![^\n]*(?:[Bb]lock|[Cc]ache|[Pp]ool|[Ff]ree|[Tt]oken))[\w.\[\]()>-]+ == [\w.]+\s*(?:\(|$))",

@@ -17,6 +17,11 @@ LOG = LogWords(
     frames={"WEIGHTS": rx(r"_load_state_dict_into_meta_model|_load_pretrained_model|dispatch_model|"
                           r"set_module_quantized_tensor_to_device|\bin (?:Params4bit|Int8Params)\.|bitsandbytes/nn/modules\.py"),
             "RUNTIME": rx(r"generation/utils\.py|\bin _sample\b|\bin generate\b")},
+    # the loader proper: transformers' own from_pretrained (modeling_utils.py, and the Auto classes' in
+    # models/auto/auto_factory.py) builds the model and reads its weights, nothing else: frames cut inside it are the
+    # load, whatever came below them
+    loader=rx(r"transformers[/\\](?:modeling_utils|models[/\\]auto[/\\]auto_factory)\.py\W+line \d+, in from_pretrained\b|"
+              r"\b_load_state_dict_into_meta_model\b|\b_load_pretrained_model\b"),
 )
 
 ENGINE = Engine(

@@ -507,7 +507,10 @@ LOG = LogWords(
             r"Engine process failed to start|"
             # ... or while serving (engine/multiprocessing/client.py run_heartbeat_loop: "Engine process (pid N) died.";
             # entrypoints/launcher.py, 0.5-0.10: the server stops once its engine is dead)
-            r"Engine process \(pid \d+\) died|(?:MQLLMEngine|AsyncLLMEngine) (?:is already dead|has failed), "
+            r"Engine process \(pid \d+\) died|"
+            # V1's front end finding its engine core process gone (v1/engine/core_client.py monitor_engine_cores:
+            # "Engine core proc EngineCore_DP0 died unexpectedly, shutting down client."): its cause is the core's
+            r"\bEngine core proc \w+ died unexpectedly\b|(?:MQLLMEngine|AsyncLLMEngine) (?:is already dead|has failed), "
             r"terminating server process", "wrapper"),
         # V0's model runner dumping the inputs of a model execution that raised (worker/model_runner_base.py
         # dump_input_on_failure: "Writing input of failed execution to /tmp/err_execute_model_input_....pkl..."): an

@@ -50,7 +50,12 @@ _OF_KIND = re.compile(r"\b(?:unsupported|not supported|shapes?|specs?|layouts?|d
                       # placeholders", "the number of tokens does not match")
                       r"placeholders?|(?:does|do) not match|doesn't match|"
                       # ("Expected there to be 1 prompt updates corresponding to 1 audio items, but instead found 0")
-                      r"corresponding to|but (?:instead )?found)\b", re.I)
+                      r"corresponding to|but (?:instead )?found|"
+                      # (a feature only some settings or builds have: "KV-cache-less is only supported for context",
+                      # TensorRT-LLM's "TrtGptModelInflightBatching requires GPT attention plugin with packed input and
+                      # paged KV cache", an engine built without it)
+                      r"only supported|requires? (?:an? |the )?(?:[\w-]+ ){0,4}?(?:plugin|build flag|build option))\b",
+                      re.I)
 _OF_AMOUNT = re.compile(r"\b(?:enough|insufficient|exceed\w*|larger|smaller|bigger|too (?:small|large|big|many|few|"
                         r"long)|out of|available|free|allocat\w*|capacity|no (?:space|room)|full|needs?|needed|required|"
                         r"bytes|[KMGT]i?B)\b|\d(?:\.\d+)?\s*[KMGT]i?B\b", re.I)
@@ -236,6 +241,14 @@ _NOT_OOM = {
     "setting-rejected": "the engine's own check refused a setting's value before it allocated anything (a fraction "
                         "given as a percentage, 90 for 0.9; a fraction of 1 or more; a value of the wrong type): give "
                         "the setting the error names a value in its range.",
+    "client-closed-connection": "the client closed the connection before the answer was done (its own timeout, or its "
+                                "user stopping it): the server was slower than the client would wait (generation on "
+                                "the CPU, a long prompt, requests queued), not memory; raise the client's timeout, or "
+                                "make answers faster (a smaller model, more layers on the GPU, fewer requests at once).",
+    "batch-invalid": "the engine's own check refused the batch it was given before running it (token ids outside "
+                     "the vocabulary, a sequence id past the slots, positions that do not follow those in the KV "
+                     "cache): the program's input or a bug in how it builds batches (speculative decoding, a "
+                     "client's token ids), not memory.",
     "bad-argument": "the command line has an option or a value the program does not accept (a misspelt flag, a flag "
                     "of another version, a subcommand where options go): nothing ran. Fix the command line; `--help` "
                     "lists what this version takes.",
@@ -456,6 +469,10 @@ def _not_oom_advice(code: str, engine: str) -> str:
 
 #: an exception whose class alone says it is a bug in code, with its message after it: the class is whole
 _CODE_CLASS = re.compile(r"^\s*(?:[\w.]+\.)?(?:" + CODE_ERRORS + r"): \S")
+#: IPython's (Jupyter's) traceback header, which names the exception's class before its frames ("FileNotFoundError
+#: Traceback (most recent call last)"): a class that is itself the cause (a bug's, a missing file's), its message cut
+_IPY_CLASS = re.compile(r"^\s*(?:[\w.]+\.)?(?:" + CODE_ERRORS + r"|FileNotFoundError|PermissionError|IsADirectoryError|"
+                        r"NotADirectoryError)\s{2,}Traceback \(most recent call last\)")
 
 
 def _stops_short(f: Failure) -> bool:
@@ -829,7 +846,7 @@ def _cause_shown(f: Failure) -> bool:
     if f.wrapper and _wrapper_states_cause(f.text) and not _stops_short(f) and (
             f.after or _CUT_END.search(f.text) or not _GOES_ON.search(f.text)):
         return True
-    if not f.wrapper and _CODE_CLASS.match(f.text):
+    if not f.wrapper and _CODE_CLASS.match(f.text) or _IPY_CLASS.match(f.text):
         return True  # (the class is the cause, whatever its message: "KeyError: 'model.layers.0.mlp.gate_pr")
     if f.wrapper or not stated(f.text) or _CHECK.search(f.text) or _stops_short(f):
         return False
@@ -2076,6 +2093,13 @@ _HOST_LOADING = re.compile(r"\b(?:while|when|during) (?:the )?model (?:is |was )
                            r"froze|gets? stuck|got stuck|is stuck)\b|" + LOADING_ZH, re.I)
 
 
+#: a program that only converts a model's weights, by its command or its own words: TensorRT-LLM's examples'
+#: convert_checkpoint.py ("Total time of reading and converting"), llama.cpp's convert_hf_to_gguf.py, the older
+#: convert.py / convert-pth-to-ggml.py / convert-hf-to-gguf.py, and llama-quantize (quantize)
+_CONVERTING = re.compile(r"\bconvert(?:[_-](?:checkpoint|hf[_-]to[_-]gguf|pth[_-]to[_-]ggml|llama[_-]ggml[_-]to[_-]gguf))?"
+                         r"\.py\b|\bTotal time of reading and converting\b|(?:^|[\s/\\])(?:llama-)?quantize(?:\.exe)?\s+\S+\.(?:gguf|bin)\b")
+
+
 #: a field of a pod's or container's state, as kubectl describe prints it ("    State:          Running", "      Exit Code:
 #: 137"): the orchestrator's words about the process, not the server's own lines
 _POD_FIELD = re.compile(r"^\s*(?:State|Last State|Reason|Exit Code|Started|Finished|Ready|Restart Count|Signal|Message|"
@@ -2558,8 +2582,13 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         # too; nor the CPU allocator failing, whose own frames say what asked, a fork)
         started = not loading and not loaded and not bare and not alloc and set(f.progress) == {"start"} and program_line(
             run.progress_text.get("start", "")) and f.progress["start"] < f.line_no
-        loading = loading or last_step or started
-        source = ("the last step the engine's lines show under way: the weights' load" if last_step else
+        # (or a program that does nothing but convert weights, its command or its own line above the kill: TensorRT-
+        # LLM's convert_checkpoint.py, "Total time of reading and converting 52.1 s" before it writes the checkpoint;
+        # llama.cpp's convert_hf_to_gguf.py and llama-quantize): no KV cache, no serving, only the weights in host RAM
+        converting = not loading and not loaded and any(_CONVERTING.search(t) for _, t in f.before[-40:])
+        loading = loading or last_step or started or converting
+        source = ("a program that only converts weights" if converting else
+                  "the last step the engine's lines show under way: the weights' load" if last_step else
                   "the server's start line, no step after it: the load under way" if started else place.source)
         if f.pasted and not loaded:
             source = "the start-up pasted after it"

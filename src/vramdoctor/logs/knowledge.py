@@ -426,6 +426,9 @@ _VALIDATION = re.compile(r"\b(?:must|should) be (?:a multiple of|divisible by|on
 #: to proceed", DeepSpeed-MII's wait for its server; "died unexpectedly", "Unknown error"): no cause is named
 CAUSE_UNKNOWN = re.compile(r"\bfor (?:some|an? unknown|unknown|no (?:apparent|obvious))\s+reasons?\b|\bunknown (?:error|"
                            r"reason|cause|failure)\b|\b(?:crashed|died|exited|terminated|stopped|quit)\s+unexpectedly\b|"
+                           # (the adverb first: Ollama's llm/server.go "model runner has unexpectedly stopped, this may
+                           # be due to resource limitations or an internal error, check ollama server logs for details")
+                           r"\bunexpectedly\s+(?:crashed|died|exited|terminated|stopped|quit)\b|"
                            r"\bwithout (?:a |any )?(?:reason|cause)\b|\b(?:crashed|died)\s*(?:[.,;:!]|$)|"
                            # (a front end's own words that its server went away: Jan's "Error: Model appears to have
                            # crashed!", "the model seems to have stopped")

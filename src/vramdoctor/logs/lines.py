@@ -49,7 +49,10 @@ _STRONG = (r"^\s*(?:\((?:\w+[\w =]*)?pid=\d+(?:,\s*ip=[\w.:-]+)?\)|\[?\d{4}-\d\d
            # NCCL's debug lines (debug.cc: "host:pid:tid [dev] NCCL INFO ...", "gpu01:2341:2390 [0] NCCL WARN ...")
            r"[\w.-]+:\d+:\d+ \[\d+\] |"
            # a service's line as journalctl prints it without the time ("ollama[8017]: CUDA error 2 at ...")
-           r"[\w.-]+\[\d+\]: ")
+           r"[\w.-]+\[\d+\]: |"
+           # Python's warnings module ("/usr/lib/python3.12/site-packages/torchvision/io/image.py:14: UserWarning:
+           # Failed to load image Python extension ... If you don't plan on using image functionality ...")
+           r"(?:[A-Za-z]:)?[\w./\\~-]+\.py:\d+: \w*Warning: ")
 # (the last: docker compose's "svc-1  | "; before it LocalAI's zerolog "8:02AM DBG "; the first: vLLM's process
 # tags "(APIServer pid=1)", "(VllmWorker rank=3 pid=1090)", and Ray's for a worker on another node,
 # "(RayWorkerWrapper pid=206994, ip=192.168.10.25)", "(pid=4012, ip=10.0.0.7)")

@@ -285,7 +285,12 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        # ... or before the load ended ("led to cuda OOM error before the model loaded"; "loading the
                        # model makes this jump to 14GB, then I think it OOMs")
                        r"\bbefore (?:the )?model (?:was |had |has |could )?(?:fully |finished |be )?load(?:ed|ing)?\b|"
-                       r"\bloading the model makes? (?:it|this|memory|RAM|VRAM)\b", re.I),
+                       r"\bloading the model makes? (?:it|this|memory|RAM|VRAM)\b|"
+                       # ... or the model placed on a device as it loads ("it loads the llama 65B model directly into
+                       # one GPU and return CUDA OOM", "loading the whole model onto a single GPU"): the weights' place
+                       r"\bload(?:s|ed|ing)?\s+(?:the\s+|a\s+|my\s+|this\s+)?(?:(?:whole|entire|full)\s+)?(?:[\w.-]+\s+){0,3}?"
+                       r"model\s+(?:(?:directly|entirely|fully|all|whole)\s+)?(?:in|on)?to\s+(?:one|a single|a|the|each|"
+                       r"every|single)\s+(?:GPU|device|card)\b", re.I),
             "WEIGHTS"),
            # ... the buffers of expert or tensor parallel communication, made after the weights ("CUDA OOM during
            # UCCL-EP buffer allocation", "while allocating the DeepEP buffers", "NCCL buffer allocation fails")

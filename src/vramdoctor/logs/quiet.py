@@ -693,6 +693,12 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
         # (the log ends while a start-up step is under way: the run never served, so a pool shorter than the context,
         # which fails only a request longer than the pool, is not what stopped it; told beside the step)
         aside, pool = " Besides, " + pool.message[0].lower() + pool.message[1:], None
+    elif pool and marker in ("ready", "requests") and not run.refused and not any(
+            isinstance(run.numbers.get(k), str) for k in ("_failure_stated", "_hang_stated")):
+        # (the server said it was ready, or served, and neither the log nor the report's words tell of a failure: a
+        # pool shorter than the context fails only a request longer than the pool, which SGLang refuses by itself,
+        # its longest input being the smaller of the two (scheduler's max_req_input_len): a limit to tell, no failure)
+        aside, pool = " Note: " + pool.message[0].lower() + pool.message[1:], None
     d = pool or over_working_set(run)
     if d:
         return d
@@ -735,10 +741,12 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                      "prompt, or allow a longer context (if memory allows: a longer context needs "
                                      "more KV cache).")
         if not isinstance(run.numbers.get("_failure_stated"), str) and not run.refused_relayed:
-            return Diagnosis(kind="NONE", code="requests-refused-too-long", oom=False, evidence=[(ln, text)],
+            # (NOT_OOM, not NONE: the client got an error for each, a failure of its own, though the server went on)
+            return Diagnosis(kind="NOT_OOM", code="requests-refused-too-long", oom=False, evidence=[(ln, text)],
                              phase_source="the server's own refusal",
-                             message=said + "; it went on serving. No memory failure: a longer context needs more KV "
-                                            "cache, if memory allows.")
+                             message=said + "; it went on serving. Each client got an error, and memory is not the "
+                                            "cause: a shorter prompt fits, or a longer context does (it needs more KV "
+                                            "cache, if memory allows).")
         if (marker in ("ready", "requests") or run.refused_relayed) and not run.tail_cut:
             # the report says it failed, and what the log shows of a failure is requests refused as too long while
             # the server went on: that refusal is the failure it means (a client sees an error), not memory (where the
@@ -787,13 +795,18 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                      "error: a model read into host memory that is short pages instead of failing "
                                      "(watch free memory and swap while it loads: `free -g`, `vmstat 1`); a collective "
                                      "or a lock that never returns looks the same (`py-spy dump --pid PID`).")
-        return Diagnosis(kind="NOT_OOM", code="hang-no-error", oom=False, inferred=True, evidence=reached + [(ln, hang)],
+        # (UNDETERMINED, not NOT_OOM: no line says why it stopped, so nothing rules memory out, though memory that
+        # runs out most often fails with an error; what the stuck threads wait on settles it)
+        return Diagnosis(kind="UNDETERMINED", code="hang-no-error", oom=None, inferred=True, candidates=[],
+                         evidence=reached + [(ln, hang)],
                          phase_source="the report's own words: it hangs, and the log shows no error",
-                         message="The report tells of a hang, and no line of the log shows an error: a process that "
-                                 "waits forever (a collective that never completes across GPUs or nodes, a kernel that "
-                                 "does not return, a lock) is not memory running out, which fails with an error. Dump "
-                                 "the stuck process's threads (py-spy dump --pid PID; gdb for a native server), and on "
-                                 "several GPUs or nodes run with NCCL_DEBUG=INFO to see which collective waits.")
+                         missing="what the stuck process waits on: its threads' stacks (py-spy dump --pid PID)",
+                         message="The report tells of a hang, and no line of the log shows an error, so why it stopped "
+                                 "cannot be told from the log. Memory that runs out most often fails with an error; a "
+                                 "process that waits forever (a collective that never completes across GPUs or nodes, "
+                                 "a kernel that does not return, a lock) is the likelier cause. Dump the stuck "
+                                 "process's threads (py-spy dump --pid PID; gdb for a native server), and on several "
+                                 "GPUs or nodes run with NCCL_DEBUG=INFO to see which collective waits.")
     unfinished = marker is not None and marker not in ("ready", "requests")
     if step:
         ln, text, phase = step
@@ -832,7 +845,7 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          phase_source=f"the furthest step reached ({marker})",
                          message=f"No memory failure in the lines shown; the run got as far as {_REACHED[marker]}, "
                                  f"and the log stops partway through line {ln}: if the server failed after this, the "
-                                 "lines that show it are not here.")
+                                 "lines that show it are not here." + aside)
     if cut:  # the start-up stops partway through a line: what came next is not here
         ln, text = run.tail
         order = list(KIND_OF_PHASE)
@@ -880,7 +893,7 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                      message="No memory failure found in this run" + (f"; it got as far as {_REACHED[marker]}."
                                                                        if marker else ".")
                      + (" The run ends there, before the server said it was ready: if it failed after this, the "
-                        "lines that show it are not in this log." if unfinished else ""))
+                        "lines that show it are not in this log." if unfinished else "") + aside)
 
 
 #: a report's words of a failure that say more than "it does not work": a crash, a hang, an exit, an error named

@@ -926,6 +926,12 @@ class Scanner:
                 r.pressure.append(Failure(line_no=line_no, text=text, kind=kind, code=v.code, phase=v.phase,
                                           engine=v.engine, progress=dict(r.progress)))
             return True
+        if v and v.code == "client-closed-connection":
+            # (a client that went away explains the failed response just above it, a 500 after exactly 10m0s, its
+            # timeout; a stream the user stopped is no failure: its response had begun, a 200)
+            last = r.failures[-1] if r.failures else None
+            if not (last and last.kind == "error" and line_no - max(last.end_line, last.line_no) <= 3):
+                return True
         if len(r.failures) >= MAX_FAILURES:
             # keep room for a fatal failure: a later out-of-memory must not be lost behind earlier errors; nor an error
             # that states its cause behind bare frames and headers that state none

@@ -38,6 +38,19 @@ def _several_gpus(n: dict) -> bool:
     return (isinstance(tp, int) and tp > 1) or (isinstance(ranks, list) and len(ranks) > 1)
 
 
+def _where_it_waits(s, n: dict) -> None:
+    """The step for a hang with no error (`hang-no-error`) or a process stuck waiting (`process-stalled`,
+    `worker-rpc-timeout`): no error to read, so where its threads wait settles it."""
+    s.say("find where it waits", "no line shows an error, and memory settings will not unstick it: dump the "
+          "stuck process's threads (py-spy dump --pid PID for a Python server; gdb -p PID -batch -ex 'thread "
+          "apply all bt' for a native one)" + ("" if not _several_gpus(n) else
+                                               "; NCCL_DEBUG=INFO is on: its last NCCL INFO lines name the "
+                                               "communicator and the step where the ranks stopped" if
+                                               n.get("_nccl_debug") is True else
+                                               ", and re-run with NCCL_DEBUG=INFO to see which collective "
+                                               "waits"))
+
+
 def _fraction_of_free(n: dict, current: float | None) -> float | None:
     """A memory fraction 0.02 below the share of the GPU the log shows free at start (`free_memory_bytes` over
     `total_memory_bytes`, vLLM's start-up check), rounded to 0.01; None where the figures are missing or it is not
@@ -162,9 +175,11 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
               "container's or pod's memory limit, or lower what the server keeps in RAM (CPU offload, swap space, "
               "layers kept on the CPU); the log does not show in which phase, so which of these to lower first is not "
               "told")
+    elif kind == "UNDETERMINED" and code == "hang-no-error":
+        _where_it_waits(s, n)
     elif kind == "UNDETERMINED":
         a.undetermined(candidates or [])
-    elif kind == "NONE" and code == "requests-refused-too-long":
+    elif code == "requests-refused-too-long":
         ctx = _shown("max_model_len", n)
         if s.name in GGML:
             par = n.get("n_parallel")
@@ -279,16 +294,8 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
                   "HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES, a container's --gpus), then make the parallel sizes "
                   "(tensor x pipeline x nodes" + (f", tensor parallel {tp} here" if isinstance(tp, int) else "")
                   + ") or the device index fit them")
-        elif code in ("hang-no-error", "process-stalled", "worker-rpc-timeout"):
-            # (no error to read: what settles a hang is where its threads wait)
-            s.say("find where it waits", "no line shows an error, and memory settings will not unstick it: dump the "
-                  "stuck process's threads (py-spy dump --pid PID for a Python server; gdb -p PID -batch -ex 'thread "
-                  "apply all bt' for a native one)" + ("" if not _several_gpus(n) else
-                                                       "; NCCL_DEBUG=INFO is on: its last NCCL INFO lines name the "
-                                                       "communicator and the step where the ranks stopped" if
-                                                       n.get("_nccl_debug") is True else
-                                                       ", and re-run with NCCL_DEBUG=INFO to see which collective "
-                                                       "waits"))
+        elif code in ("process-stalled", "worker-rpc-timeout"):
+            _where_it_waits(s, n)
         else:
             s.say("leave memory settings alone", "memory is not the problem: the error names its cause; fix that "
                   "(the model, the install, the set-up) rather than memory settings")
