@@ -1285,8 +1285,11 @@ LOG = LogWords(
         # (and its streams for graph capture, ACL graph mode: "New capture stream failed", "Create capture stream
         # failed", "rtStreamWaitEvent execution failed, reason=driver error:resource alloc fail", "runtime result =
         # 207005", CANN's ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, a stream or event, where device memory is 207001)
+        # (vllm-ascend's own words for it: "ACLgraph has insufficient available streams to capture the configured
+        # number of sizes")
         msg(r"\bAlloc sq cq fail\b|\b(?:New|Create) capture stream failed\b|\bruntime result = 207005\b|"
-            r"\brtStreamWaitEvent execution failed, reason=driver error:resource alloc fail\b", "not_oom",
+            r"\brtStreamWaitEvent execution failed, reason=driver error:resource alloc fail\b|"
+            r"\bACLgraph has insufficient available streams\b", "not_oom",
             code="device-resource-exhausted"),
         # ggml's GGML_ABORT("fatal error") (an unsupported case in a kernel, "ggml-cuda/fattn.cu:574: fatal error"):
         # an abort by a check, not memory running out
@@ -1437,6 +1440,9 @@ LOG = LogWords(
         # (socketserver's header itself comes before any exception a request's handler raised, a Metal allocation's as
         # well as a client's hang-up: a request's failure, its cause in the traceback under it)
         msg(r"\bException occurred during processing of request from\b", "wrapper", "RUNTIME"),
+        # ... or a web framework's log of a request's handler that raised (Flask's app.logger "Exception on /predict
+        # [POST]", BentoML's api_server "[ERROR] [api_server:3] Exception on /minilm_l_2_v2_sim"): serving
+        msg(r"\bException on /[\w/.{}-]*(?: \[(?:GET|POST|PUT|PATCH|DELETE)\])?", "wrapper", "RUNTIME"),
         # the processes failed to talk to each other (gloo, TCP): a distributed set-up fault, not memory
         # (not its success, torch 2.5's "[Gloo] Rank 0 is connected to 1 peer ranks. Expected number of connected peer
         # ranks is : 1", nor "the barrier via GLOO connects both nodes")
@@ -1983,7 +1989,10 @@ LOG = LogWords(
         # a kernel compiled at start-up that did not build (FlashInfer's and torch's JIT: "CalledProcessError: Command
         # '['ninja', '-v', ...]' returned non-zero exit status 1", "Error building extension", "ninja: build stopped"):
         # a toolchain or kernel source problem, not memory
-        msg(r"CalledProcessError: Command '\[?'(?:ninja|nvcc|cmake|make|c\+\+|g\+\+|gcc|hipcc)'|\bError building extension\b|"
+        # (and AWS Neuron's compiler, run for each graph at start: "CalledProcessError: Command '['neuronx-cc',
+        # 'compile', '--framework=XLA', ...", not one killed, "returned non-zero exit status -9")
+        msg(r"CalledProcessError: Command '\[?'(?:ninja|nvcc|cmake|make|c\+\+|g\+\+|gcc|hipcc|neuronx-cc)'"
+            r"(?![^\n]*exit status -9\b)|\bError building extension\b|"
             r"\bninja: build stopped\b|"
             # (a compiler's own error for a header the kernel's source needs: "fatal error: cuda_fp8.h: No such file or
             # directory", clang's "fatal error: 'cuda_fp8.h' file not found")
@@ -2513,6 +2522,10 @@ LOG = LogWords(
                         # ("midway through training", "训练到中途出现了下面的报错", "训练到一半就OOM了")
                         r"\b(?:midway|halfway|partway|part way|half way|mid-way) (?:through|into) (?:the |my |our )?"
                         r"(?:RL |GRPO |PPO )?training\b|训练到(?:一半|中途)|训练中途|"
+                        # ... or the out of memory called a runtime one ("Its possible to get a runtime OOM from the MLA
+                        # attention workspace", "OOM at inference time")
+                        r"\bruntime (?:OOMs?|out[- ]of[- ]memory)\b|\b(?:OOMs?|out of memory) at (?:run[- ]?time|inference "
+                        r"time)\b|"
                         # ... or prediction, or serving itself ("OOMing unpredictably on prediction", "OOMed at
                         # prediction-time", "it OOMs while serving"; not "while serving the model", a start)
                         r"\b(?:during|while|at|on) prediction(?:[- ]time)?\b|"

@@ -890,7 +890,7 @@ LOG = LogWords(
     step_codes=(
         # a compute graph reserved at load (llama-context.cpp graph_reserve, ggml-alloc.c ggml_gallocr_reserve_n,
         # ggml-backend.cpp ggml_backend_sched_reserve): a compute buffer, not a captured CUDA graph
-        StepCode("WARMUP", "compute-buffer-alloc-failed", rx(r"gallocr|compute buffer|sched_reserve|graph_reserve")),
+        StepCode("WARMUP", "compute-buffer-alloc-failed", rx(r"gallocr|compute buffer|sched_reserve|graph[_ ]reserv")),
     ),
     # its context set up once the weights are read (llama-context.cpp llama_context, older llama.cpp
     # llama_new_context_with_model, llama_init_from_model; its "n_ctx = N" line): llama-model.cpp load_tensors prints

@@ -41,6 +41,12 @@ LOG = LogWords(
         # protocol runtime llama-server for <id> exited before becoming healthy. exitCode=1, signal=null": the
         # runtime's own lines say why; a load, since the runtime is started to load a model
         msg(r"\bexited before becoming healthy\b", "wrapper", candidates=("WEIGHTS", "KV", "WARMUP")),
+        # its server refusing a conversation longer than the context the model was loaded with ("[ERROR] Trying to keep
+        # the first 10136 tokens when context the overflows. However, the model is loaded with context length of only
+        # 7866 tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter
+        # input"): a request too long, not memory
+        msg(r"\bthe model is loaded with context length of only \d+ tokens\b|\bTrying to keep the first \d+ tokens when "
+            r"context the overflows\b", "request"),
     ),
     # (not its "[LM STUDIO SERVER] Success! HTTP server listening on port N": the server listens before any model is
     # loaded, by hand or just in time for a request, so a load that fails after it is a load, not serving)

@@ -48,6 +48,10 @@ LOG = LogWords(
             "max-model-len-exceeds-kv-cache"),
         # the block manager's own assertion when it finds no free block (kvCacheManager.cpp getFreeBlock)
         msg(r"Assertion failed: freeBlockIterator\.has_value\(\)", "oom", "RUNTIME", "kv-blocks-exhausted"),
+        # (the block manager finding no GPU block to free for a new one, kvCacheManager.cpp findBestGPUBlockToFree:
+        # "Assertion failed: mFreePrimaryBlocks list has no GPU blocks", with reuse and host offload on): the same
+        # pool run dry while serving
+        msg(r"Assertion failed: mFreePrimaryBlocks list has no GPU blocks", "oom", "RUNTIME", "kv-blocks-exhausted"),
         msg(r"tokens the KV cache can hold|maxTokensInPagedKvCache(?: \(\d+\))? must be large enough\b",  # (also cut after "enough")
             "oom", "KV", "max-model-len-exceeds-kv-cache"),
         # ... and the pool that holds not one sequence of the beam width's blocks (kvCacheManager.cpp

@@ -1871,7 +1871,11 @@ def _assertion(f: Failure) -> tuple[int, str] | None:
             return None if _speaks_of_memory(cond) else (f.line_no, f.text.strip())
     # (the failure may be the traceback's first frame, or the kill that ended it: the assertion is before it)
     lines = [*f.before[-6:], (f.line_no, f.text), *f.after]
-    hits = [i for i, (ln, t) in enumerate(lines) if _BARE_ASSERTION.search(t)]
+    # (or one whose message only shows values, its f-string's: "AssertionError: req_id: cmpl-benchmark-39-0, 236"
+    # under "assert num_output_tokens == 0, \\": the condition is the `assert` line's; not a message of memory)
+    hits = [i for i, (ln, t) in enumerate(lines) if _BARE_ASSERTION.search(t) or (
+        (m := _ASSERTION_SAYS.search(t)) is not None and not _speaks_of_memory(m.group(1)) and not _RAN_OUT.search(
+            m.group(1)) and not _UNSUPPORTED.search(m.group(1)))]
     at = next((i for i in hits if lines[i][0] >= f.line_no), hits[-1] if hits else None)
     if at is None:
         return None

@@ -350,6 +350,11 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        r"(?:warm[ -]?up|warming(?:\s+up)?)\b(?![ _-](?:done|finished|complete))", re.I), "WARMUP"),
            # ... the memory profiling named without a stage word, maybe in markdown ("it will cause OOM _**during memory
            # profiling**_", "OOMs while profiling memory")
+           # ... llama.cpp's reservation of its compute graph's buffers, after the KV cache ("a fatal cudaMalloc
+           # out-of-memory error during the graph reservation step", "OOM while reserving the compute buffers")
+           (re.compile(r"\b(?:during|while|when|in|at)\s+(?:the\s+)?(?:compute\s+)?graph\s+reserv\w*|\b(?:during|while|when)\s+"
+                       r"reserving\s+(?:the\s+)?(?:compute\s+)?(?:graph|buffers?)\b|\bcompute\s+buffers?\s+reservation\b", re.I),
+            "WARMUP"),
            (re.compile(r"\b(?:during|while|when|in)\s+(?:the\s+)?[_*`'\x22]{0,4}(?:memory\s+profil(?:e|ing)|profil(?:e|ing)\s+"
                        r"(?:the\s+)?memory|(?:the\s+)?profil(?:e|ing)\s+run)\b", re.I), "WARMUP"),
            # ... a request's prefill or decode, which only serving runs ("OOM-kills the scheduler on chunked prefill",
