@@ -103,3 +103,39 @@ def test_a_request_handlers_failure_and_a_runtime_oom_are_serving(lines):
 def test_a_runtime_error_class_is_not_a_runtime_oom():
     lines = ["RuntimeError: CUDA out of memory. Tried to allocate 394.00 MiB."]
     assert kind_of(lines)[0] != "RUNTIME"
+
+
+# --- vLLM V0's handler of SIGTERM after the server served: a stop, not a failure (h433/11)
+
+_V0_SERVED = ["INFO 04-18 14:20:00 api_server.py:958] vLLM API server version 0.7.2",
+              "INFO:     Application startup complete.",
+              'INFO:     127.0.0.1:40000 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+
+
+@pytest.mark.parametrize("tail", [
+    ["ERROR 04-18 15:05:59 engine.py:389] MQLLMEngine terminated", "Traceback (most recent call last):",
+     '  File "/x/vllm/engine/multiprocessing/engine.py", line 374, in signal_handler',
+     '    raise KeyboardInterrupt("MQLLMEngine terminated")', "KeyboardInterrupt: MQLLMEngine terminated"],
+    ["Traceback (most recent call last):", '  File "/x/vllm/engine/multiprocessing/engine.py", line 386, in run_mp_engine',
+     "    engine.start()", "KeyboardInterrupt: MQLLMEngine terminated", "INFO:     Shutting down"],
+])
+def test_v0s_sigterm_handler_after_serving_is_a_stop(tail):
+    assert kind_of([*_V0_SERVED, *tail])[0] == "NONE"
+
+
+def test_another_keyboard_interrupt_message_is_not_a_stop_by_itself():
+    lines = [*_V0_SERVED, "Traceback (most recent call last):", '  File "/x/app.py", line 3, in run',
+             "KeyboardInterrupt: CUDA out of memory while stopping"]
+    assert kind_of(lines)[0] != "NONE"
+
+
+# --- FlashInfer's check of a launch's status with CUDA's error string: invalid argument is no memory (h433/13)
+
+@pytest.mark.parametrize("err, kind", [
+    ("invalid argument", "NOT_OOM"),
+    ("out of memory", "RUNTIME"),
+])
+def test_a_status_check_reads_cudas_error_string(err, kind):
+    lines = [*_V0_SERVED, "(Worker_TP0 pid=300) ERROR 06-13 20:09:13 [multiproc_executor.py:962] RuntimeError: Check "
+             f"failed: (status == cudaSuccess) is false: BatchPrefillWithPagedKVCache failed with error {err}"]
+    assert kind_of(lines)[0] == kind, kind_of(lines)

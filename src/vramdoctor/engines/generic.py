@@ -1411,7 +1411,10 @@ LOG = LogWords(
             r"corrupted double-linked list|corrupted size vs\. prev_size|"
             r"malloc_consolidate\(\): invalid|BUG IN CLIENT OF LIBMALLOC|\bheap (?:memory )?corruption\b", "not_oom",
             code="heap-corruption"),
-        msg(r"(?:CUDA|HIP|ROCm)\w*[ _](?:runtime )?error\b.{0,300}?invalid argument|invalid argument .*\.cu:\d+", "not_oom",
+        # (and FlashInfer's check of a launch's status, with CUDA's error string after it: "Check failed: (status ==
+        # cudaSuccess) is false: BatchPrefillWithPagedKVCache failed with error invalid argument")
+        msg(r"(?:CUDA|HIP|ROCm)\w*[ _](?:runtime )?error\b.{0,300}?invalid argument|invalid argument .*\.cu:\d+|"
+            r"\(status == (?:cuda|hip)Success\) is false: [^\n]{0,200}?\bfailed with error invalid argument\b", "not_oom",
             code="cuda-invalid-argument"),
         msg(r"misaligned address|CUBLAS_STATUS_(?!ALLOC|NOT_INITIALIZED)\w+|cuDNN error|unspecified launch failure|"
             # (a CUTLASS kernel that could not run this problem, vLLM's and sgl-kernel's TORCH_CHECK on its status:
