@@ -92,7 +92,7 @@ def test_an_engine_core_that_died_unexpectedly_is_a_failure_whose_cause_is_not_s
 
 @pytest.mark.parametrize("line", [
     "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.",
-    "UserWarning: NVIDIA B200 with CUDA capability sm_100 is not compatible with the current PyTorch installation.",
+    "RuntimeError: NVIDIA B200 with CUDA capability sm_100 is not compatible with the current PyTorch installation.",
     "No kernel named _ZTSZZL17rms_norm_f32_syclPKfPfiiiilllfPN4sycl3_V15queueEiENKU was found",
 ])
 def test_no_kernels_for_this_gpu_in_more_words(line):

@@ -4,7 +4,7 @@ with guards that the fix does not overreach."""
 from __future__ import annotations
 
 import pytest
-from logcase import kind_of
+from logcase import diag, kind_of
 
 # --- LM Studio's server refusing a conversation longer than the context the model was loaded with (h429/08)
 
@@ -139,3 +139,129 @@ def test_a_status_check_reads_cudas_error_string(err, kind):
     lines = [*_V0_SERVED, "(Worker_TP0 pid=300) ERROR 06-13 20:09:13 [multiproc_executor.py:962] RuntimeError: Check "
              f"failed: (status == cudaSuccess) is false: BatchPrefillWithPagedKVCache failed with error {err}"]
     assert kind_of(lines)[0] == kind, kind_of(lines)
+
+
+# --- from the new-user review of stop 45 (helper-446) -----------------------------------------------------------------
+
+# llama_decode's -2 is llama.cpp's GGML_STATUS_ALLOC_FAILED (llama-context.cpp decode): memory, not a bug
+
+@pytest.mark.parametrize("lines", [
+    ["Traceback (most recent call last):",
+     '  File "/home/u/.venv/lib/python3.11/site-packages/llama_cpp/_internals.py", line 320, in decode',
+     '    raise RuntimeError(f"llama_decode returned {return_code}")', "RuntimeError: llama_decode returned -2"],
+    ["srv  update_slots: id  0 | task 5 | prompt processing progress, n_tokens = 512",
+     "llama_decode: failed to decode, ret = -2"],
+])
+def test_llama_decodes_minus_two_is_memory(lines):
+    assert kind_of(lines)[0] not in ("NOT_OOM", "NONE"), kind_of(lines)
+
+
+# PyTorch's capability warning is a warning: a real out of memory after it decides
+
+def test_a_capability_warning_does_not_outrank_an_out_of_memory():
+    lines = ["/usr/local/lib/python3.10/dist-packages/torch/cuda/__init__.py:235: UserWarning: NVIDIA RTX PRO 6000 "
+             "Blackwell with CUDA capability sm_120 is not compatible with the current PyTorch installation.",
+             "Traceback (most recent call last):",
+             '  File "/app/run.py", line 12, in <module>',
+             '    model = AutoModelForCausalLM.from_pretrained(name, device_map="cuda:0")',
+             '  File "/usr/local/lib/python3.10/dist-packages/transformers/modeling_utils.py", line 4200, in '
+             "from_pretrained",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB. GPU 0 has a total capacity of "
+             "31.36 GiB of which 1.20 GiB is free."]
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+# LM Studio's crash line in its server log's form
+
+@pytest.mark.parametrize("line", [
+    "2025-06-01 11:01:05 [ERROR] The model has crashed without additional information. (Exit code: 6)",
+    "[ERROR] The model has crashed without additional information. (Exit code: 18446744072635812000)",
+])
+def test_lm_studios_crash_line_is_a_failure_whose_cause_is_not_shown(line):
+    lines = ["2025-06-01 11:00:00 [INFO] [LM STUDIO SERVER] Success! HTTP server listening on port 1234",
+             "2025-06-01 11:01:00 [INFO] [LM STUDIO SERVER] Running chat completion on conversation with 2 messages.",
+             line]
+    assert kind_of(lines) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+# a request's handler that loads the model on demand: the loader proper decides
+
+@pytest.mark.parametrize("route", ["/load_model [POST]", "/v1/models/load [POST]"])
+def test_a_handler_that_loads_the_model_is_the_weights(route):
+    lines = [f"[2024-05-01 10:00:00,123] ERROR in app: Exception on {route}", "Traceback (most recent call last):",
+             '  File "/app/server.py", line 40, in load_model',
+             '    model = AutoModelForCausalLM.from_pretrained(path, device_map="cuda:0")',
+             '  File "/usr/local/lib/python3.10/site-packages/transformers/modeling_utils.py", line 3850, in '
+             "from_pretrained",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB."]
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+# warnings that are no failure: tokenizers' fork warning, torch's "you may run out of memory"
+
+_V = ["INFO 05-20 10:12:01 [api_server.py:1043] vLLM API server version 0.8.5",
+      "INFO:     Application startup complete.",
+      'INFO:     10.0.0.5:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+
+
+@pytest.mark.parametrize("line", [
+    "huggingface/tokenizers: The current process just got forked, after parallelism has already been used. Disabling "
+    "parallelism to avoid deadlocks...",
+    "/usr/local/lib/python3.12/dist-packages/torch/cuda/memory.py:400: UserWarning: You may run out of memory with "
+    "expandable_segments disabled.",
+])
+def test_a_warning_is_no_failure(line):
+    assert kind_of([line, *_V])[0] == "NONE", kind_of([line, *_V])
+    assert kind_of([*_V, line])[0] == "NONE", kind_of([*_V, line])
+
+
+def test_running_out_of_memory_stated_is_still_memory():
+    assert kind_of([*_V, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB."])[0] == "RUNTIME"
+
+
+# a report's "the KV cache is allocated" names no engine
+
+def test_a_reports_words_of_the_kv_cache_allocated_are_not_sglangs_line():
+    lines = ["vLLM crashes right after the KV cache is allocated:",
+             "INFO 05-20 10:12:01 [api_server.py:1043] vLLM API server version 0.8.5",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."]
+    rep = diag("\n".join(lines))
+    assert rep.engine == "vllm", rep.engine
+
+
+# an SGLang pool shorter than the context, under a report of long requests that fail in other words
+
+@pytest.mark.parametrize("said", ["Prompts longer than about 12k tokens are rejected.", "Long prompts return a 400 error.",
+                                  "Any request above 12k tokens comes back with HTTP 400."])
+def test_long_requests_told_keep_a_short_pool_the_cause(said):
+    lines = [said, "[2026-04-11 14:34:10 TP0] max_total_num_tokens=12079, chunked_prefill_size=4096, max_prefill_tokens="
+             "16384, max_running_requests=1, context_len=40960, available_gpu_mem=4.10 GB",
+             "[2026-04-11 14:34:21] The server is fired up and ready to roll!"]
+    assert kind_of(lines) == ("KV_CAPACITY", "max-model-len-exceeds-kv-cache")
+
+
+# more refusals of a request's length, and growth in more words
+
+@pytest.mark.parametrize("line", [
+    "2024-05-01T10:00:00.000Z ERROR text_generation_router::infer: router/src/infer/mod.rs:105: `inputs` must have "
+    "less than 4000 tokens. Given: 4512",
+    "[TensorRT-LLM][ERROR] Assertion failed: Input length (8193) + max new tokens (100) + draft tokens (0) must be less "
+    "than max sequence length (8192).",
+    "[TensorRT-LLM][ERROR] Prompt length + number of requested output tokens (8000 + 500) exceeds maximum sequence "
+    "length (8192)",
+    "2025-06-01 11:01:05 [ERROR] The number of tokens to keep from the initial prompt is greater than the context "
+    "length. Try to load the model with a larger context length, or provide a shorter input",
+])
+def test_more_refusals_of_a_requests_length(line):
+    assert kind_of([line]) == ("NOT_OOM", "requests-refused-too-long")
+
+
+@pytest.mark.parametrize("said", ["Memory creeps up between requests.", "The memory usage creeps up slowly."])
+def test_memory_that_creeps_up_is_growth(said):
+    assert kind_of([said]) == ("LEAK", "memory-growth-stated")
+
+
+@pytest.mark.parametrize("said", ['The model answers with an infinite loop of "the the the".',
+                                  "Stuck in an infinite loop of tool calls, the agent never stops."])
+def test_output_in_an_infinite_loop_is_no_hang(said):
+    assert kind_of([said, *_V])[1] != "hang-no-error"

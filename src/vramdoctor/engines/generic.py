@@ -82,7 +82,10 @@ CODE_ERRORS = (r"NotImplementedError|AttributeError|KeyError|TypeError|IndexErro
 #: out-of-memory in the words of PyTorch, CUDA, HIP, Vulkan, Metal and allocators in general
 #: after "OOM": a count of them that is zero ("CUDA OOMs: 0", "OOM events: 0", "oom_kills=0")
 _NONE_COUNTED = r"(?!(?:\s+(?:events?|kills?|counts?))?\s*[:=]\s*0(?![\d.]))"
-OOM_WORDS = (r"out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError\b", r"显存(?:不足|不够|溢出|爆了?|炸了?|爆炸)|[爆炸]显存|内存溢出",
+OOM_WORDS = (
+             # (not a warning that it may: torch's "UserWarning: You may run out of memory with expandable_segments
+             # disabled")
+             r"(?<!may run )(?<!might run )(?<!could run )(?<!can run )out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError\b", r"显存(?:不足|不够|溢出|爆了?|炸了?|爆炸)|[爆炸]显存|内存溢出",
              # (host RAM blowing up in the same words: "加载到40层左右时会爆内存", "内存爆了")
              r"爆内存|内存(?:爆了|炸了|爆掉)",
              # (Intel Gaudi's device memory, habana_frameworks' allocator: "FATAL ERROR :: MODULE:PT_DEVMEM Allocation
@@ -217,7 +220,9 @@ _STEP = (r"(?:iteration|loop|request|call|run|generation|inference|load|reload|c
 _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|server's) RAM|RAM (?:usage|use|"
            r"consumption))\b[^.;!?\n]{0,60}?\b(?:(?:keeps?|kept|continu\w*|steadily|"
            r"gradually|constantly|slowly)\s+(?:to\s+|on\s+)?(?:grow|increas|ris|climb|go(?:es|ing)? up|creep)\w*|"
-           r"(?:grow|grew|increas|ris|climb|creep|ratchet)\w*\s+(?:up\s+)?(?:continuously|steadily|constantly|gradually|linearly|"
+           r"(?:grow|grew|increas|ris|climb|creep|ratchet)\w*\s+(?:up\s+)?(?:continuously|steadily|constantly|gradually|linearly|slowly|"
+           # ("Memory creeps up between requests")
+           r"between (?:requests|calls|runs|generations|batches|prompts)\b|"
            r"monotonically|across (?:requests|calls|runs|generations|batches)|"
            r"over time|over (?:the )?(?:\w+ ){0,2}?(?:lifetime|uptime)\b|without (?:bound|limit)|unbounded(?:ly)?\b|indefinitely|(?:with|after|on|per) (?:each|every) (?:request|call|batch|"
            r"iteration|step|inference)|until\b|"
@@ -853,7 +858,8 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
 _HANGS = (r"(?<!machine )(?<!system )(?<!computer )(?<!desktop )(?<!laptop )(?<!screen )(?<!PC )(?<!OS )"
           r"(?<!Android )(?<!phone )(?<!Windows )(?<!macOS )"
           r"\b(?:hangs|hung|hanging|hang (?:during|at|in|on|when|while|forever|indefinitely|with|after|before)|"
-          r"stuck(?:ed)?|wedge[sd]|wedging|deadlock(?:s|ed)?|"
+          # (not huggingface/tokenizers' "Disabling parallelism to avoid deadlocks...")
+          r"stuck(?:ed)?(?! in an? (?:infinite |endless )?loop of\b)|wedge[sd]|wedging|(?<!avoid )(?<!prevent )deadlock(?:s|ed)?|"
           # (a start-up or a server that stalls or freezes: "stalls after this:", "stalling on startup", "the server
           # freezes after the first request", "times out while trying to instantiate"; the machine's own freeze is
           # excluded above)
@@ -862,8 +868,10 @@ _HANGS = (r"(?<!machine )(?<!system )(?<!computer )(?<!desktop )(?<!laptop )(?<!
           # just stops", "Seems like falling in an infinite loop", "stops responding"; in Chinese 卡住, stuck)
           r"stops? (?:working|responding)|stopped (?:working|responding)|just stops|(?:becomes?|became) unresponsive|"
           # (not a loop the user runs it in: "Then run the model in an infinite loop", `yes | ./main ...`)
-          r"(?<!\bin )(?<!\binto )an? infinite loop|(?:fall\w*|fell|caught|stuck|go(?:es)?|went|enter\w*|get\w*|got|"
-          r"end\w* up|trapped) (?:in|into) an? infinite loop|"
+          # (nor output that repeats, "answers with an infinite loop of \"the the the\"", "an infinite loop of tool
+          # calls": the model's text, not a stuck process)
+          r"(?<!\bin )(?<!\binto )an? infinite loop(?! of\b)|(?:fall\w*|fell|caught|stuck|go(?:es)?|went|enter\w*|get\w*|"
+          r"got|end\w* up|trapped) (?:in|into) an? infinite loop(?! of\b)|"
           # (a command that goes no further: "Even after waiting for a long time, the command does not proceed
           # further", "it never proceeds past this line", "nothing happens after that", "waits forever")
           r"does(?: not|n['\u2019]?t) (?:proceed|progress|go|get|move) (?:any )?further|never (?:proceeds|progresses|gets "
@@ -1706,7 +1714,8 @@ LOG = LogWords(
             # _check_capability: "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current
             # PyTorch installation."; SYCL's runtime finding no kernel built for the device, "No kernel named
             # _ZTSZZL17rms_norm_f32_sycl... was found")
-            r"\bwith CUDA capability sm_\d+ is not compatible with the current PyTorch installation\b|"
+            r"^(?![^\n]*\bUserWarning: )[^\n]*?\bwith CUDA capability sm_\d+ is not compatible with the current PyTorch "
+            r"installation\b|"
             r"\bNo kernel named \w{6,}",
             "not_oom", code="cuda-no-kernel-image"),
         # CUDA could not load a kernel's module (cudaErrorSharedObjectInitFailed, "shared object initialization
@@ -2903,6 +2912,11 @@ LOG = LogWords(
         fig("_other_error_said", r"\b(?:got|get|getting|see|seeing|hit|hitting|have|ran into|run into|now)\s+(?:a\s+|an\s+|"
             r"some\s+)?(?:different|another|new|other)\s+(?:errors?|exceptions?|failures?|issues?|problems?|crash(?:es)?)\b",
             lambda m: True, mode="first", prose=True),
+        # the report's words of long requests or prompts ("Prompts longer than about 12k tokens are rejected", "long
+        # requests never return"): what a KV pool shorter than the context fails, read by logs.quiet
+        fig("_long_requests_told", r"\b(?:long(?:er)?|large|big)\s+(?:prompts?|requests?|inputs?|contexts?)\b|"
+            r"\b(?:prompts?|requests?|inputs?)\s+(?:longer than|above|beyond)\s+(?:about\s+|~)?\d", lambda m: True,
+            mode="first", prose=True),
         # a leak denied in the report's words, a maintainer's reply pasted with it ("doesn't look like a real memory leak
         # ... then stays pretty steady", "this is not a memory leak"): the growth a title claims is contested
         fig("_leak_denied", r"\b(?:(?:does|did|do)(?: not|n['\u2019]t) (?:look|seem|appear)(?: to be)?(?: like)?|"

@@ -20,6 +20,10 @@ LOG = LogWords(
                    # llama-index's LlamaCPP: their validator's words, and the class being built
                    r"\bLlamaCpp\(|validation error for LlamaCpp|Could not load Llama model from path|"
                    r"langchain(?:_community)?[/.]llms[/.]llamacpp|\bLlamaCPP\("),
+    # (a prompt evaluated: llama.py's eval and generate call _internals.py's decode only for a request's tokens; the
+    # model and its context are made in Llama.__init__)
+    frames={"RUNTIME": rx(r"llama_cpp[/\\]_internals\.py\W+line \d+, in decode\b|llama_cpp[/\\]llama\.py\W+line \d+, in "
+                          r"(?:eval|generate|_create_completion|create_completion|create_chat_completion|__call__)\b")},
     figures=(
         # the layers on the GPU as the user set them, in a pasted server command (`--n_gpu_layers 1`) or the class's
         # keyword arguments (`n_gpu_layers=35`, `n_gpu_layers: 35` in a settings dump); -1 is all of them
@@ -28,6 +32,9 @@ LOG = LogWords(
     messages=(
         # _internals.py LlamaContext.decode raises on llama_decode's 1: no KV cells for the batch (the request fails)
         msg(r"llama_decode returned 1\b", "pressure", "RUNTIME", "kv-cache-full-request-failed"),
+        # ... and its -2, llama.cpp's GGML_STATUS_ALLOC_FAILED from the graph's compute (llama-context.cpp decode,
+        # 2025+: -2 an allocation failed, -3 the compute failed for another reason): memory, its step the run's
+        msg(r"\bllama_decode returned -2\b", "oom"),
         # llama.py's check before it evaluates a prompt longer than the context (create_embedding, _create_completion:
         # "Requested tokens (2043) exceed context window of 512"): the request is refused, nothing ran out (its server
         # answers it with a 400, context_length_exceeded)

@@ -36,7 +36,9 @@ LOG = LogWords(
         # the dialog's title only says the load failed (weights, context or buffers): its cause is the "cause" line
         msg(r"\"title\":\s*\"(?:Error loading model|Failed to load (?:the )?model)", "wrapper"),
         # a cause that names nothing: the process exited ("Exit code: N"); no memory words
-        msg(r"Some model operation failed|\(Exit code: -?\d+\)\.", "error"),
+        # (also as its server log says it: "[ERROR] The model has crashed without additional information. (Exit
+        # code: 6)", with or without a stop after it)
+        msg(r"Some model operation failed|\(Exit code: -?\d+\)(?:\.|\s*$)|\bThe model has crashed\b", "error"),
         # ... or its engine runtime (llama-server run by LM Studio, 0.3.2x-0.4) that exited while loading: "Engine
         # protocol runtime llama-server for <id> exited before becoming healthy. exitCode=1, signal=null": the
         # runtime's own lines say why; a load, since the runtime is started to load a model
@@ -46,7 +48,8 @@ LOG = LogWords(
         # 7866 tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter
         # input"): a request too long, not memory
         msg(r"\bthe model is loaded with context length of only \d+ tokens\b|\bTrying to keep the first \d+ tokens when "
-            r"context the overflows\b", "request"),
+            r"context the overflows\b|\bThe number of tokens to keep from the initial prompt is greater than the context "
+            r"length\b", "request"),
     ),
     # (not its "[LM STUDIO SERVER] Success! HTTP server listening on port N": the server listens before any model is
     # loaded, by hand or just in time for a request, so a load that fails after it is a load, not serving)
@@ -59,6 +62,9 @@ LOG = LogWords(
         fig("free_memory_bytes", r"\"vram_unused\":\s*\"" + SIZE),
         fig("total_memory_bytes", r"\"vram_recommended_capacity\":\s*\"" + SIZE),
         fig("n_ctx", r"\"n_ctx\":\s*(\d+)", count),
+        # (its refusal names the context the model was loaded with: "the model is loaded with context length of only
+        # 7866 tokens")
+        fig("max_model_len", r"\bloaded with context length of only (\d+) tokens\b", count),
         fig("host_free_memory_bytes", r"\"ram_unused\":\s*\"" + SIZE),
         fig("engine_version", r"\"app\":\s*\{\s*\"version\":\s*\"([\w.+-]{1,40})\"", lambda m: m.group(1)),
         # its load estimate, a block in its log ("[LM Studio] Model load size estimate with raw num offload layers

@@ -262,7 +262,7 @@ LOG = LogWords(
     launch=rx(r"python[\d.]*\s+-m\s+sglang\.launch_server"),
     # ("sglang" anywhere but as the name of a conda or virtual environment a vLLM log runs in: ".../envs/sglang/lib/...")
     # (not its kernels' package, sglang-kernel / sgl-kernel, which other engines install too)
-    fingerprint=rx(r"(?<!envs/)(?<!venvs/)sglang(?!/lib/python|[-_]kernel)| TP\d+\]|\[TP\d+\]|KV Cache is allocated|Load weight (?:begin|end)|mem_fraction_static|"
+    fingerprint=rx(r"(?<!envs/)(?<!venvs/)sglang(?!/lib/python|[-_]kernel)| TP\d+\]|\[TP\d+\]|KV Cache is allocated\. \(?(?:#tokens|dtype|K size)|Load weight (?:begin|end)|mem_fraction_static|"
                    r"Capture cuda graph|max_total_num_tokens|Prefill batch[.,] #new-seq|#running-req"),
     run_start=(rx(r"server_args=ServerArgs", 0),),
     not_oom_advice={
@@ -383,7 +383,9 @@ LOG = LogWords(
     },
     milestones=(
         ("weights_done", rx(r"Load weight end")),
-        ("kv_done", rx(r"KV Cache is allocated|Memory pool end|max_total_num_tokens=")),
+        # (its own line, "KV Cache is allocated. #tokens: N" / ". dtype: ...": not a report's "the KV cache is
+        # allocated")
+        ("kv_done", rx(r"KV Cache is allocated\. \(?(?:#tokens|dtype|K size)|Memory pool end|max_total_num_tokens=")),
         ("warmup_done", rx(r"Capture .{0,20}(?:cuda|CUDA) graph end")),
         # (also the scheduler's own leak check, check_memory: it runs in the event loop when idle, after start-up)
         ("ready", rx(r"The server is fired up|leak detected!")),

@@ -38,7 +38,13 @@ LOG = LogWords(
         # 12: The sum of prompt length (98213) and query length (0) should not exceed max_num_tokens (86720)"; the C++
         # executor's "Prompt length (9000) exceeds maximum input length (8192)")
         msg(r"\bThe sum of prompt length \(\d+\)[^\n]{0,80}? should not exceed (?:max_num_tokens|max_seq_len|max_input_len)\b|"
-            r"\bPrompt length \(\d+\) exceeds maximum input length \(\d+\)", "request"),
+            r"\bPrompt length \(\d+\) exceeds maximum input length \(\d+\)|"
+            # (and the request's whole length against the engine's: "Prompt length + number of requested output tokens
+            # (8000 + 500) exceeds maximum sequence length (8192)", "Input length (8193) + max new tokens (100) + draft
+            # tokens (0) must be less than max sequence length (8192)")
+            r"\bnumber of requested output tokens \(\d+ \+ \d+\) exceeds maximum sequence length\b|"
+            r"\bInput length \(\d+\) \+ max new tokens \(\d+\)[^\n]{0,60}? must be less than max sequence length\b",
+            "request"),
         # the pool holds less than one sequence of maxSequenceLen: the engine cuts it ("... are too large for at least
         # one sequence to fit in kvCache. they are reduced to 5376"); longer requests fail
         # (the PyTorch backend's words for the same cut, 1.x: "Attention window size 131072 exceeds upper bound 38048

@@ -46,7 +46,9 @@ LOG = LogWords(
         # tokens. ", where an error in the handler itself, UnboundLocalError on num_tokens, is what was raised)
         msg(r"Not enough memory to handle (?!\{)[^\n]*prefill tokens|decrease `?--max-batch-prefill-tokens", "oom",
             "WARMUP", "prefill-tokens-exceed-memory"),
-        msg(r"Input validation error|`inputs` tokens \+ `max_new_tokens` must be <=", "request"),
+        # (router/src/validation.rs: "`inputs` must have less than 4000 tokens. Given: 4512" as well)
+        msg(r"Input validation error|`inputs` tokens \+ `max_new_tokens` must be <=|`inputs` must have less than \d+ tokens\b",
+            "request"),
         # (the error's Debug form as the launcher and the router print it: backends/v3/src/lib.rs
         # V3Error::NotEnoughMemory(usize), "Error: Backend(NotEnoughMemory(64))", whose Display is the sentence)
         msg(r"Not enough memory to handle `?max_total_tokens\b|`max_total_tokens` must be <= `max_batch_total_tokens`|"

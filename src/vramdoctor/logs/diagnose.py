@@ -2454,6 +2454,12 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         elif TITLE.match(f.text):  # ... or, below a title, the body's sentences that name the step it came in
             f = replace(f, after=f.after + [(ln, t) for ln, t in tail if not program_line(t) and during_step(t)])
     place = locate(f, engine, weights, marks)
+    if (place.phase == "RUNTIME" and (f.wrapper or f.deciding and f.deciding[0] != f.line_no)
+            and _loader_proper(f)):
+        # (a request's handler that loads a model on demand, "Exception on /load_model [POST]" over from_pretrained's
+        # frames: the wrapper says a request was handled, the loader proper says what it was doing)
+        place = replace(place, phase="WEIGHTS", candidates=["WEIGHTS"], inferred=True,
+                        source="the stack frames: a model loader proper, under a request's handler")
     if not place.source.startswith(("the failure message", "the message after")):
         place = _ledger_by_size(f, run.numbers) or place
     device = _device_setup(run, f, place)

@@ -694,8 +694,10 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
         # which fails only a request longer than the pool, is not what stopped it; told beside the step)
         aside, pool = " Besides, " + pool.message[0].lower() + pool.message[1:], None
     elif pool and marker in ("ready", "requests") and not run.refused and not any(
-            isinstance(run.numbers.get(k), str) for k in ("_failure_stated", "_hang_stated")):
-        # (the server said it was ready, or served, and neither the log nor the report's words tell of a failure: a
+            isinstance(run.numbers.get(k), str) for k in ("_failure_stated", "_hang_stated")) and not run.numbers.get(
+            "_long_requests_told"):
+        # (the server said it was ready, or served, and neither the log nor the report's words tell of a failure, nor
+        # of long requests: a
         # pool shorter than the context fails only a request longer than the pool, which SGLang refuses by itself,
         # its longest input being the smaller of the two (scheduler's max_req_input_len): a limit to tell, no failure)
         aside, pool = " Note: " + pool.message[0].lower() + pool.message[1:], None

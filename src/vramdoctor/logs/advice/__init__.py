@@ -185,12 +185,14 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
             par = n.get("n_parallel")
             slot, asked = n.get("n_ctx_slot"), n.get("_slot_prompt_tokens")
             asked = max(asked) if isinstance(asked, list) and asked else asked  # (one value: flattened to it)
-            c, np_ = s.term("max_model_len", "the context"), s.term("max_num_seqs", "the slots")
-            why = f"each of the {np_} slots gets {c} / {np_} tokens; a larger {c} (if memory allows)"
+            c, np_ = s.term("max_model_len", "the context"), s.term("max_num_seqs", "")
+            # (an engine with no setting for its slots, LM Studio's app: the context is the request's own)
+            why = (f"each of the {np_} slots gets {c} / {np_} tokens; a larger {c} (if memory allows)" if np_ else
+                   f"a larger {c} (if memory allows), or a shorter prompt")
             if isinstance(slot, int) and isinstance(asked, int) and asked > slot:
                 # (the slot's share and the longest prompt it was sent, as the server printed them)
                 why += f"; a slot holds {slot:,} tokens and a prompt of {asked:,} came: each slot needs at least that"
-            s.add("more context per slot", "max_model_len", why, "up", None, ctx)
+            s.add("more context per slot" if np_ else "more context", "max_model_len", why, "up", None, ctx)
             if isinstance(par, int) and par > 1:
                 s.add("fewer parallel slots", "max_num_seqs", "fewer slots give each a larger share of -c", "down",
                       max(1, par // 2), par)
