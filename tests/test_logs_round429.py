@@ -265,3 +265,19 @@ def test_memory_that_creeps_up_is_growth(said):
                                   "Stuck in an infinite loop of tool calls, the agent never stops."])
 def test_output_in_an_infinite_loop_is_no_hang(said):
     assert kind_of([said, *_V])[1] != "hang-no-error"
+
+
+@pytest.mark.parametrize("said", [
+    "I would expect memory to be released after each request, but it keeps growing.",
+    "I expected RSS to stay flat between requests, but it keeps climbing.",
+])
+def test_an_expectation_then_growth_is_growth(said):
+    assert kind_of([said, *_V]) == ("LEAK", "memory-growth-stated")
+
+
+@pytest.mark.parametrize("said", [
+    "I expected memory to keep growing, but it stays flat.",
+    "Memory keeps growing, I thought, but it is only the cache warming up?",
+])
+def test_growth_that_was_only_expected_or_asked_is_no_leak(said):
+    assert kind_of([said, *_V])[0] != "LEAK", kind_of([said, *_V])

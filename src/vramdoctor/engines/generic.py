@@ -695,6 +695,10 @@ def _supposed(text: str, begin: int, at: int, end: int, inside: bool = True) -> 
     return not condition and bool(_HEDGE.search(own) or _HEDGE.search(words))
 
 
+#: the turn from what was expected to what happened, inside growth's words (", but", "; however")
+_BUT = re.compile(r"[,;]\s*(?:but|however|yet)\b,?\s*", re.I)
+
+
 def _growth(m: re.Match, inside: bool = True, rise: bool = True) -> str:
     """The clause of the line that states the growth; ValueError where it is denied, doubted or asked. rise: the words
     state a rise, so one within a single step ("rises 3.4, 3.5 GB ... after a minute") is no growth; a failure stated
@@ -703,6 +707,11 @@ def _growth(m: re.Match, inside: bool = True, rise: bool = True) -> str:
     begin = _sentence_start(text, at)
     after = _SENTENCE_END.search(text, m.end())
     end = after.start() if after else len(text)
+    turn = _BUT.search(m.group(0))
+    if turn:
+        # (an expectation, then what happened: "I expected RSS to stay flat between requests, but it keeps growing":
+        # the words after "but" are what the report states)
+        begin = at = m.start() + turn.end()
     # (a question after a dash is a clause of its own: "stuck forever after torch.compile, GPU 100% — out of memory??";
     # not where the words are a quote the question is about: '"failed to allocate pinned memory" - is my setup broken?')
     own = text.count("\x22", 0, m.start()) % 2 == 0
