@@ -697,9 +697,9 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
             isinstance(run.numbers.get(k), str) for k in ("_failure_stated", "_hang_stated")) and not run.numbers.get(
             "_long_requests_told"):
         # (the server said it was ready, or served, and neither the log nor the report's words tell of a failure, nor
-        # of long requests: a
-        # pool shorter than the context fails only a request longer than the pool, which SGLang refuses by itself,
-        # its longest input being the smaller of the two (scheduler's max_req_input_len): a limit to tell, no failure)
+        # of long requests: a pool shorter than the context fails only a request longer than the pool, which SGLang
+        # refuses by itself, its longest input being the smaller of the two (scheduler's max_req_input_len): a limit
+        # to tell, no failure)
         aside, pool = " Note: " + pool.message[0].lower() + pool.message[1:], None
     d = pool or over_working_set(run)
     if d:
