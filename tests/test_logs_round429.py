@@ -281,3 +281,22 @@ def test_an_expectation_then_growth_is_growth(said):
 ])
 def test_growth_that_was_only_expected_or_asked_is_no_leak(said):
     assert kind_of([said, *_V])[0] != "LEAK", kind_of([said, *_V])
+
+
+# a report's words that place the failure: a request by its turn, the model placed on several GPUs, a load partway
+
+_BARE_OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 500.00 MiB."
+
+
+@pytest.mark.parametrize("said, kind", [
+    ("It crashes on the second chat message with CUDA out of memory.", "RUNTIME"),
+    ("It fails at the third request every time.", "RUNTIME"),
+    ("When loading the model onto two GPUs with device_map='auto' it goes out of memory on GPU 0.", "WEIGHTS"),
+    ("Midway through loading the checkpoint shards it fails with CUDA out of memory.", "WEIGHTS"),
+])
+def test_more_words_that_place_the_failure(said, kind):
+    assert kind_of([said, _BARE_OOM])[0] == kind
+
+
+def test_a_first_step_that_is_not_a_request_is_not_serving():
+    assert kind_of(["It fails on the first try of loading the model onto the card.", _BARE_OOM])[0] != "RUNTIME"

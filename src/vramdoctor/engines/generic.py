@@ -2543,6 +2543,10 @@ LOG = LogWords(
                         # ("midway through training", "训练到中途出现了下面的报错", "训练到一半就OOM了")
                         r"\b(?:midway|halfway|partway|part way|half way|mid-way) (?:through|into) (?:the |my |our )?"
                         r"(?:RL |GRPO |PPO )?training\b|训练到(?:一半|中途)|训练中途|"
+                        # ... or a request counted by its turn ("It crashes on the second chat message", "fails at the
+                        # third request")
+                        r"\b(?:on|at|with|after)\s+(?:the\s+|my\s+)?(?:first|second|third|fourth|fifth|next|\d+(?:st|nd|rd|th))\s+"
+                        r"(?:chat\s+|user\s+)?(?:message|request|prompt|turn|reply|question|query)\b|"
                         # ... or the out of memory called a runtime one ("Its possible to get a runtime OOM from the MLA
                         # attention workspace", "OOM at inference time")
                         r"\bruntime (?:OOMs?|out[- ]of[- ]memory)\b|\b(?:OOMs?|out of memory) at (?:run[- ]?time|inference "

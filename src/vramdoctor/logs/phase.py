@@ -275,7 +275,8 @@ _STAGE = r"\s+(?:phase|stage|step|pass)\b"
 #: during weight load", "OOM while loading the weights", "during CUDA graph capture"); not "model loading", which
 #: llama.cpp's users say of the whole start-up
 _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(?:weights?|checkpoint) (?:load(?:ing)?|is loading)\b|"
-                       r"\b(?:during|while|when) (?:(?:it|I|we|the (?:server|engine|runner|worker)) )?(?:(?:trying|attempting|"
+                       r"\b(?:during|while|when|midway through|partway through|halfway through) (?:(?:it|I|we|the "
+                       r"(?:server|engine|runner|worker)) )?(?:(?:trying|attempting|"
                        r"tries|try) to load|loading|loads?) (?:the )?(?:model(?:'s)? )?"
                        r"(?:weights|checkpoint|safetensors|shards)\b|"
                        # ... or the loading itself said to run out ("weight loading itself OOMs", "checkpoint loading
@@ -289,8 +290,9 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        # ... or the model placed on a device as it loads ("it loads the llama 65B model directly into
                        # one GPU and return CUDA OOM", "loading the whole model onto a single GPU"): the weights' place
                        r"\bload(?:s|ed|ing)?\s+(?:the\s+|a\s+|my\s+|this\s+)?(?:(?:whole|entire|full)\s+)?(?:[\w.-]+\s+){0,3}?"
-                       r"model\s+(?:(?:directly|entirely|fully|all|whole)\s+)?(?:in|on)?to\s+(?:one|a single|a|the|each|"
-                       r"every|single)\s+(?:GPU|device|card)\b", re.I),
+                       r"model\s+(?:(?:directly|entirely|fully|all|whole)\s+)?(?:in|on)?to\s+(?:(?:one|a single|a|the|each|"
+                       r"every|single)\s+(?:GPU|device|card)\b|(?:two|three|four|eight|both|all|several|multiple|\d+)\s+"
+                       r"(?:GPUs|devices|cards)\b)", re.I),
             "WEIGHTS"),
            # ... the buffers of expert or tensor parallel communication, made after the weights ("CUDA OOM during
            # UCCL-EP buffer allocation", "while allocating the DeepEP buffers", "NCCL buffer allocation fails")
