@@ -451,7 +451,8 @@ LOG = LogWords(
             r"\bllama_decode: failed to decode, ret = -1\b", "not_oom", code="batch-invalid"),
         # llama_decode's -2: the graph's compute could not allocate (llama-context.cpp decode maps
         # GGML_STATUS_ALLOC_FAILED to -2, 2025+; -3 is a compute that failed otherwise, its cause not given)
-        msg(r"\bfailed to decode, ret = -2\b|\bllama_decode returned -2\b", "oom"),
+        # (llama-cpp-python's "llama_decode returned -2" is its own engine's words)
+        msg(r"\bfailed to decode, ret = -2\b", "oom"),
         # ggml-sycl's device allocation that failed (ggml-sycl.cpp ggml_backend_sycl_buffer_type_alloc_buffer: "can't
         # allocate 12745011200 Bytes of memory on device"): the device had not that much; the buffer's step decides
         msg(r"\bcan't allocate \d+ Bytes of memory on device\b", "oom"),

@@ -848,7 +848,7 @@ def _cause_shown(f: Failure) -> bool:
     if f.wrapper and _wrapper_states_cause(f.text) and not _stops_short(f) and (
             f.after or _CUT_END.search(f.text) or not _GOES_ON.search(f.text)):
         return True
-    if not f.wrapper and _CODE_CLASS.match(f.text) or _IPY_CLASS.match(f.text):
+    if (not f.wrapper and _CODE_CLASS.match(f.text)) or _IPY_CLASS.match(f.text):
         return True  # (the class is the cause, whatever its message: "KeyError: 'model.layers.0.mlp.gate_pr")
     if f.wrapper or not stated(f.text) or _CHECK.search(f.text) or _stops_short(f):
         return False

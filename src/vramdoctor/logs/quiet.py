@@ -688,13 +688,14 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
     marker = last_marker(run.progress)
     step = step_under_way(run, engine) if marker not in ("ready", "requests") else None  # (the step under way at the end)
     pool = pool_below_context(run, engine)
+    # (the report's words that it failed or hung)
+    told = any(isinstance(run.numbers.get(k), str) for k in ("_failure_stated", "_hang_stated"))
     aside = ""
     if pool and step:
         # (the log ends while a start-up step is under way: the run never served, so a pool shorter than the context,
         # which fails only a request longer than the pool, is not what stopped it; told beside the step)
         aside, pool = " Besides, " + pool.message[0].lower() + pool.message[1:], None
-    elif pool and marker in ("ready", "requests") and not run.refused and not any(
-            isinstance(run.numbers.get(k), str) for k in ("_failure_stated", "_hang_stated")) and not run.numbers.get(
+    elif pool and marker in ("ready", "requests") and not run.refused and not told and not run.numbers.get(
             "_long_requests_told"):
         # (the server said it was ready, or served, and neither the log nor the report's words tell of a failure, nor
         # of long requests: a pool shorter than the context fails only a request longer than the pool, which SGLang
@@ -838,8 +839,7 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                  "model. Memory settings will not help.")
     # (not where the cut line is another program's, pasted last: "for comparison, vLLM prints: ...")
     cut = bool(run.tail_cut and run.tail) and not _others_line(run.tail[1], engine)
-    # (the report's words that it failed or hung: a cut log of a serving run is then no clean bill, "请求卡住")
-    told = any(isinstance(run.numbers.get(k), str) for k in ("_failure_stated", "_hang_stated"))
+    # (the report's words that it failed or hung, `told`: a cut log of a serving run is then no clean bill, "请求卡住")
     if cut and marker in ("ready", "requests") and not told:
         # serving, then the paste stops partway through a line: every log of a healthy server ends somewhere
         ln, text = run.tail

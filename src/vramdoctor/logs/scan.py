@@ -1105,6 +1105,8 @@ def _named_in_words(pattern: re.Pattern, text: str) -> bool:
 
 
 _SENTENCE = re.compile(r"^\s*[A-Z][\w'\u2019-]*,?(?: +[\w'\u2019,.-]+){3,60}[.!?:]\s*$")
+
+
 def _setting_note(text: str, k: Knowledge) -> bool:
     """The line is a setting (a flag in a command or an args list) whose words of a failure are only in the writer's
     note after it (`_SETTING_NOTE`): the part before the note says nothing."""
