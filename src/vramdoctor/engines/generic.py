@@ -86,6 +86,8 @@ OOM_WORDS = (
              # (not a warning that it may: torch's "UserWarning: You may run out of memory with expandable_segments
              # disabled")
              r"(?<!may run )(?<!might run )(?<!could run )(?<!can run )out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError\b", r"显存(?:不足|不够|溢出|爆了?|炸了?|爆炸)|[爆炸]显存|内存溢出",
+             # (or more than there is: "传一个大一点的图片会超显存", "显存超了")
+             r"超(?:出|过)?显存|显存超(?:了|出|限)",
              # (host RAM blowing up in the same words: "加载到40层左右时会爆内存", "内存爆了")
              r"爆内存|内存(?:爆了|炸了|爆掉)",
              # (Intel Gaudi's device memory, habana_frameworks' allocator: "FATAL ERROR :: MODULE:PT_DEVMEM Allocation
@@ -470,10 +472,18 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            # an onset over time or requests ("after some time the runner starts swapping", "after ~50 prompts it
            # begins to swap")
            r"\b(?:after|over)\b(?:(?!\b(?:not|never)\b|n't\b)[^.;!?\n]){0,60}?\b(?:starts?|begins?|started|began)\s+(?:\w+ly\s+)?(?:swapping|"
-           r"to swap|to grow|growing|leaking|to leak)\b")
+           r"to swap|to grow|growing|leaking|to leak)\b|"
+           # an out of memory that comes only after long use: hundreds of requests or more ("We encounter OOM after a
+           # few hundred (maybe a thousand) prompts", "it crashes after ~2000 requests"), or extended periods ("out of
+           # memory problems over extended periods of usage"): what each request left behind, added up
+           r"\b(?:OOMs?|OOM-?ed|out[- ]of[- ]memory|crash(?:es|ed)?|runs? out of memory|ran out of memory|dies|died)\b"
+           r"[^.;!?\n]{0,40}?\b(?:after (?:a few |several |some |many |about |around |~)?(?:hundreds?|thousands?|[1-9]\d{2,}|"
+           r"[1-9][\d.]*[kK])\s+(?:\([^)\n]{0,40}\)\s+)?(?:of\s+)?(?:prompts|requests|queries|calls|messages|conversations|"
+           r"generations|completions)\b|over (?:extended|long|prolonged) (?:periods?|stretches)(?: of (?:time|usage|use|"
+           r"running|uptime|serving))?\b)")
 #: ... in Chinese: memory that keeps rising (显存一直缓慢增长, 内存持续上涨), memory not given back (显存不释放), a leak
 #: (内存泄漏)
-_GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM)[^，。,.；;！？]{0,12}?"
+_GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM|nvidia-smi)[^，。,.；;！？]{0,12}?"
               # (or the metric read between them: 内存container_memory_working_set_bytes持续增加)
               r"(?:[A-Za-z_][\w.:{}=\"-]{0,120}\s*)?"
               r"(?:一直|持续|不断|不停地?|缓慢|逐渐|慢慢|越来越|逐步|累积|累计)"
@@ -494,6 +504,8 @@ _GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM)[^，。,.；;！？]{0,12}?"
               r"\d+\s*个?多?(?:小时|天)(?:之?后|以后)[^。！？；;]{0,16}?(?:显存|内存)(?:占用)?(?:变成|变为|成了|涨到|增长到)了?\s*"
               r"\d+(?:\.\d+)?\s*[GM]|"
               r"(?:显存|内存)[^，。,.；;！？]{0,8}?泄[漏露]|"
+              # ... or piling up (会出现累积的显存，然后到上限后报错; 显存不断堆积; not 累计, a total: 累计显存占用 20G)
+              r"(?:累积|堆积)的?(?:显存|内存)|(?:显存|内存)(?:占用)?(?:不断|一直|持续|逐渐)?(?:累积|堆积)(?![^，。,.；;！？]{0,4}\d)|"
               # soaring until it fills the machine (内存占用会飙升，直到吃满整个机器)
               r"(?:显存|内存)(?:占用)?[^。！？]{0,8}?(?:飙升|暴涨|猛涨|狂涨)[^。！？]{0,6}?直到|"
               # "the more it is used, the more it takes" (显存越占越多, 内存越用越大)
@@ -699,6 +711,14 @@ def _supposed(text: str, begin: int, at: int, end: int, inside: bool = True) -> 
 _BUT = re.compile(r"[,;]\s*(?:but|however|yet)\b,?\s*", re.I)
 
 
+#: a question's first word: an auxiliary that asks yes or no, a question word, "any": what follows is asked
+_QUESTION_WORD = re.compile(r"\W*(?:does|do|did|is|are|was|were|can|could|should|would|will|has|have|had|might|may|must|"
+                            r"why|how|what|when|where|whether|which|any|anyone|anybody)\b", re.I)
+#: growth's words that end in the failure it leads to ("increases until the oom", "grows until it crashes")
+_TO_FAILURE = re.compile(r"\buntil\b[^.;!?\n]{0,30}?\b(?:OOMs?|OOM-?ed|out[- ]of[- ]memory|crash(?:es|ed)?|killed|dies)\b",
+                         re.I)
+
+
 def _growth(m: re.Match, inside: bool = True, rise: bool = True) -> str:
     """The clause of the line that states the growth; ValueError where it is denied, doubted or asked. rise: the words
     state a rise, so one within a single step ("rises 3.4, 3.5 GB ... after a minute") is no growth; a failure stated
@@ -716,6 +736,10 @@ def _growth(m: re.Match, inside: bool = True, rise: bool = True) -> str:
     # not where the words are a quote the question is about: '"failed to allocate pinned memory" - is my setup broken?')
     own = text.count("\x22", 0, m.start()) % 2 == 0
     asked = text[end:end + 1] == "?" and not (own and _DASH_CLAUSE.search(text, m.end(), end))
+    if asked and not _QUESTION_WORD.match(text, begin) and _TO_FAILURE.search(text, m.start(), end):
+        # (a statement a writer ends with a question mark, its subject first and the failure it leads to named: "During
+        # the gptq quantization process, the gpu memory usage increases until the oom?": what happens, asked why)
+        asked = False
     if asked or _supposed(text, begin, at, m.end(), inside) or (
             inside and (_EXPECTED.search(text, m.end(), end + 1) or _COMES_BACK.search(text, m.end(), end + 1)
                         or _WITH_LOAD.search(text, begin, end + 1))):
@@ -1640,6 +1664,16 @@ LOG = LogWords(
             r"(?![^\n]*\bProxyError\b)|"
             r"\bconnect ECONNREFUSED (?:127\.[\d.]+|0\.0\.0\.0|::1|localhost):\d+|"
             r"\b(?:httpx\.)?ConnectError: (?:\[Errno 111\] )?(?:Connection refused|All connection attempts failed)", "wrapper"),
+        # (a FastChat model worker registering with its controller at start, fastchat/serve/model_worker.py
+        # register_to_controller: "HTTPConnectionPool(host='localhost', port=21001): Max retries exceeded with url:
+        # /register_worker": the controller, a process of its own, is not running or not at that address; the worker
+        # loads its model only after it registers)
+        msg(r"\bMax retries exceeded with url: /(?:register_worker|receive_heart_beat)\b", "not_oom",
+            code="communication-error"),
+        # a launcher's words that its workers failed, their own log elsewhere (FastDeploy's engine.py: "Failed to
+        # launch worker processes, check log/workerlog.* for more details."); and a process signalled after it had
+        # already gone, as the launcher cleans up ("ProcessLookupError: [Errno 3] No such process"): no cause
+        msg(r"\bFailed to launch worker processes?\b|\bProcessLookupError: \[Errno 3\] No such process\b", "wrapper"),
         # ... or a launcher whose server's output ended before the server said it was ready (Unsloth's vLLM
         # launcher: "Stdout stream ended before readiness message detected."; "the server process exited before it
         # became ready"): the server died starting, its own lines above say why, if any do
@@ -1918,6 +1952,11 @@ LOG = LogWords(
         # ("ray.exceptions.RayTaskError(KeyError): ray::RayWorkerWrapper.execute_method() (pid=..., ...)": the worker's
         # KeyError, its own line maybe cut from the log)
         msg(r"\bRay(?:Task|Actor)Error\((?:" + CODE_ERRORS + r")\)", "not_oom", code="code-error", flags=0),
+        # ... or a supervisor's line that names the class it caught and where (olmOCR's pipeline around its SGLang
+        # server: "ERROR - IndexError in model, restarting server"; "KeyError while processing request")
+        msg(r"\b(?:" + CODE_ERRORS + r") (?:in|while|during|when|from) (?:the |a )?(?:model|engine|server|worker|"
+            r"forward(?: pass)?|request|generation|processing|handling|decod(?:e|ing)|inference)\b", "not_oom",
+            code="code-error", flags=0),
         # a server's own memory guard refusing to load a model beside what it holds (oMLX: "Cannot load X: projected
         # memory 127.68GB would exceed process limit 88.00GB (current: 64.22GB, model: 63.46GB)"): the weights ledger,
         # before any of them moved
@@ -1943,6 +1982,17 @@ LOG = LogWords(
             # defined: -enable-runtime-sidecar", then "Usage of /manager:")
             r"\bflag provided but not defined: -",
             "not_oom", code="bad-argument"),
+        # the shell or a launcher could not find the program to run: bash's and dash's "bash: vllm: command not found",
+        # "/bin/sh: 1: sglang: not found", zsh's "zsh: command not found: llama-server", coreutils' nohup "nohup:
+        # failed to run command 'vllm': No such file or directory" (busybox: "can't execute"), cmd.exe's "'ollama' is
+        # not recognized as an internal or external command", PowerShell's "The term 'vllm' is not recognized as the
+        # name of a cmdlet", an OCI runtime's 'exec: "vllm": executable file not found in $PATH': nothing started
+        msg(r"^(?:-?bash|sh|dash|/bin/(?:ba|da)?sh|/usr/bin/env)(?:: line \d+)?:\s+(?:\d+:\s+)?[\w./+-]{1,200}: "
+            r"(?:command )?not found\s*$|^zsh: command not found: \S|\bnohup: (?:failed to run command|can't execute) "
+            r"'[^'\n]{1,200}': No such file or directory\b|^\W?'[^'\n]{1,200}' is not recognized as an internal or "
+            r"external command\b|\bThe term '[^'\n]{1,200}' is not recognized as (?:the )?name of a cmdlet\b|"
+            r"\bexec: \x22[^\x22\n]{1,200}\x22: executable file not found in \$PATH\b",
+            "not_oom", code="command-not-found"),
         # torch.compile's compiler failing (Inductor's lowering or a graph pass: "torch._inductor.exc.InductorError:
         # AssertionError: auto_functionalized was not removed", dynamo's "BackendCompilerFailed: backend='inductor'
         # raised: ..."): the model's compilation, a bug or an unsupported GPU; not where the error it wraps is memory
@@ -2406,7 +2456,10 @@ LOG = LogWords(
                       r"\bcandle_nn::var_builder::|\bVarBuilder(?:Args)?(?:<[^>]{0,40}>)?::get|\bShardedSafeTensors\b|"
                       r"\bMmapedSafetensors::load\b"),
         # (not a setting of the cache named, TensorRT-LLM's config check 'KV cache quantization set to "auto"')
-        "KV": rx(r"kv_cache_init|allocate_kv|kv cache(?! (?:quantization|dtype|data ?type|type|config)\b)|"
+        # (and gpt-fast's static cache, as fish-speech and torchchat make it: "model.setup_caches(", "b.attention.kv_cache
+        # = KVCache(", 'self.register_buffer("k_cache", torch.zeros(cache_shape, ...))')
+        "KV": rx(r"\bsetup_caches\b|\bKVCache\(|\bregister_buffer\(\s*[\x22'](?:k|v|kv)_cache[\x22']|"
+                 r"kv_cache_init|allocate_kv|kv cache(?! (?:quantization|dtype|data ?type|type|config)\b)|"
                  r"(?<!_initialize_)kv_cache(?!_dtype|_config)|cache blocks|\b(?:kv|key|value|k|v)_(?:buffer|cache)s?"
                  r"\s*=\s*\[?\s*torch\.(?:empty|zeros)"),
         # (ahead-of-time compilation of the model's programs at start: XLA/JAX on TPUs, torch.compile)
@@ -2486,8 +2539,11 @@ LOG = LogWords(
                         # (inside torch) in memory usage profiling: 3.12 GiB")
                         # (... of one kind of input: "Crash occurs during vision inference")
                         r"(?<!fail )(?<!instead of )(?<!rather than )\b(?:during|while|at) (?:doing |running )?"
-                        r"(?:(?:vision|image|multimodal|multi-modal|VLM|long[- ]context|streaming) )?"
-                        r"inferr?ence\b(?![^.\n]{0,60}\bprofiling\b)|"
+                        # (or of one mode, by its name: "OOM During QDQ Inference", "during FP8 inference", "during
+                        # batched inference")
+                        r"(?:(?:vision|image|multimodal|multi-modal|VLM|long[- ]context|streaming|quantized|batch(?:ed)?|"
+                        r"offline|(?-i:[A-Z][A-Z0-9-]{1,9})) )?"
+                        r"inferr?ence\b(?! (?:engine|server)\b)(?![^.\n]{0,60}\bprofiling\b)|"
                         # ... "when inference", as many write it ("When inference，batch size = 4 ... oom occurs")
                         r"\bwhen (?:doing |running )?inferr?enc(?:e|ing)\b|"
                         # ... or requests served ("after the cluster serves requests for a period of time", "during
@@ -2516,6 +2572,16 @@ LOG = LogWords(
                         # ... in Chinese: requests handled, or running hours before it failed (处理了很多请求后报错,
                         # 服务正常运行了几个小时)
                         r"处理了[^，。,.]{0,10}请求|(?:正常)?运行了(?:几|[0-9一二三四五六七八九十]+)个?(?:小时|天)|"
+                        # ... or an input sent to the model that was up (传一个稍微大一点的图片会超显存, 输入提示词，提交后又报
+                        # 显存不足, 发送了一段长文本)
+                        # (what came of it told after it: 后, 时, 会; not a program's prompt, "请输入您的问题：")
+                        r"(?:传|上传|发送|输入|提交)了?(?:一个|一张|一段|一份|一篇)?[^，。,.\n]{0,10}?(?:图片|图像|照片|视频|"
+                        r"音频|PDF|pdf|文档|提示词|问题|长文本)(?:后|时|的时候|就|会|又)|提交后|"
+                        # ... or the input it failed with, named ("CUDA-ooM with large PDFs", "it's still failing for a 5
+                        # page pdf", "crashes on long images")
+                        r"\b(?:fail(?:s|ed|ing)?|crash(?:es|ed|ing)?|OOMs?|OOM-?ed|out of memory|dies|died)\s+(?:with|for|on)"
+                        r"\s+(?:a |an |the |some |large |long |big |larger |longer |bigger |high-res(?:olution)? |"
+                        r"\d+[- ]pages? )+(?:PDFs?|images?|pictures?|photos?|documents?|videos?|audio files?)\b|"
                         # (not a setting's name: "max concurrent requests to 8")
                         r"(?<!max )(?<!maximum )(?<!number of )(?<!limit of )(?<!limit on )"
                         r"\b(?:continuous|sustained|concurrent|steady) (?:inference |chat |completion )?requests\b"
@@ -2913,6 +2979,14 @@ LOG = LogWords(
         fig("_failure_stated", _FAILS, _failure_stated, mode="first", prose=True),
         fig("_failure_stated", _FAILS_ZH, _failure_stated_zh, mode="first", prose=True, flags=0),
         fig("_hang_stated", _HANGS, _failure_stated, mode="first", prose=True),
+        # a report's words that the program goes on after the error it shows ("但是还是能正常往下运行", "不影响使用",
+        # "but it still runs fine"): that error was not fatal (not taken back: "still runs, but then crashes")
+        fig("_goes_on_stated", r"(?:还是|仍然|依然|照样|也)(?:可以|能够?)(?:正常)?(?:往下|继续)?(?:运行|使用|工作|推理)"
+            r"(?![^。！？\n]{0,12}(?:但|不过|直到|然后|之后))|不影响(?:正常)?(?:使用|运行|推理)",
+            lambda m: m.group(0), mode="first", prose=True, flags=0),
+        fig("_goes_on_stated", r"\b(?:it|the model|the server|the program|everything) (?:still|then) (?:runs|works|"
+            r"loads|serves|starts)(?: fine| normally| OK)?\b(?![^.;!?\n]{0,60}\b(?:until|but|before|then (?:crash|fail|"
+            r"die)|after (?:a|some|that)))", lambda m: m.group(0), mode="first", prose=True),
         # a report's later note that the failure above it is gone ("EDIT: Now working with 0.1.48", "Update: fixed",
         # "it works now"): the log pasted under it is the run that works, not the failure's own start-up
         fig("_fixed_stated", r"\b(?:EDIT|UPDATE)\s*\d*\s*[:：\-]\s*(?:it(?:'s| is)\s+)?(?:now\s+)?(?:working|works|fixed|"

@@ -103,7 +103,8 @@ LOG = LogWords(
         # memory
         msg(r"\baborting completion request due to client closing the connection\b", "not_oom",
             code="client-closed-connection"),
-        msg(r"timed out waiting for llama runner to start(?![^\n]*(?:out of memory|cudaMalloc failed|failed to allocate|"
+        # (from 2026 the runner is llama.cpp's own server: "timed out waiting for llama-server to start")
+        msg(r"timed out waiting for (?:llama runner|llama-server) to start(?![^\n]*(?:out of memory|cudaMalloc failed|failed to allocate|"
             r"\bOOM\b|insufficient memory))", "not_oom", code="load-timeout"),
         msg(r"llama runner process has terminated: exit status|"
             r"llama runner process no longer running|llama runner process has (?:t\w*)?\W*$|"

@@ -15,13 +15,18 @@ LOG = LogWords(
     # (and bitsandbytes quantizing each weight as it is placed on the GPU: integrations/bitsandbytes.py
     # set_module_quantized_tensor_to_device, bitsandbytes' Params4bit.cuda / Int8Params.cuda)
     frames={"WEIGHTS": rx(r"_load_state_dict_into_meta_model|_load_pretrained_model|dispatch_model|"
+                          r"\bload_checkpoint_in_model\b|"
                           r"set_module_quantized_tensor_to_device|\bin (?:Params4bit|Int8Params)\.|bitsandbytes/nn/modules\.py"),
             "RUNTIME": rx(r"generation/utils\.py|\bin _sample\b|\bin generate\b")},
     # the loader proper: transformers' own from_pretrained (modeling_utils.py, and the Auto classes' in
     # models/auto/auto_factory.py) builds the model and reads its weights, nothing else: frames cut inside it are the
     # load, whatever came below them
+    # (and accelerate's, which a model built empty is loaded by: big_modeling.py load_checkpoint_and_dispatch,
+    # utils/modeling.py load_checkpoint_in_model, which sets each weight on its device)
     loader=rx(r"transformers[/\\](?:modeling_utils|models[/\\]auto[/\\]auto_factory)\.py\W+line \d+, in from_pretrained\b|"
-              r"\b_load_state_dict_into_meta_model\b|\b_load_pretrained_model\b"),
+              r"\b_load_state_dict_into_meta_model\b|\b_load_pretrained_model\b|"
+              r"accelerate[/\\](?:big_modeling|utils[/\\]modeling)\.py\W+line \d+, in (?:load_checkpoint_and_dispatch|"
+              r"load_checkpoint_in_model)\b"),
 )
 
 ENGINE = Engine(

@@ -407,6 +407,11 @@ LOG = LogWords(
         # a LoRA adapter whose rank is above the cap the slots were sized for (lora/peft_helper.py validate_legal:
         # "LoRA rank {r} is greater than max_lora_rank {max_lora_rank}"): a setting, not memory
         msg(r"LoRA rank \d+ is greater than max_lora_rank\b", "not_oom", code="lora-rank-over-cap"),
+        # a tool-call parser that could not read the model's output (entrypoints/openai/tool_parsers/*_tool_parser.py,
+        # logger.exception: "Error in extracting tool call from response." for a whole answer, "Error trying to handle
+        # streaming tool call." for a stream): this request's output, not memory
+        msg(r"\bError (?:in extracting tool calls? from (?:the )?response|trying to handle streaming tool call)\b",
+            "not_oom", code="tool-call-parse-error"),
         # V1's block pool asked for more blocks than are free (v1/core/block_pool.py get_new_blocks: "Cannot get N free
         # blocks from the pool"), the scheduler's count and the pool apart (an elastic or shared pool, kvcached's, that
         # shrank under it: "[kvcached][WARNING] ... available_size()=71 < need_size=76"): the pool ran out while serving
@@ -434,8 +439,9 @@ LOG = LogWords(
         msg(r"Found ulimit of \d+ and failed to automatically increase", "note"),
         msg(r"Failed to load model - not enough GPU memory|Failed to create unquantized linear weights|"
             r"Failed to initialize q/k/v range constants", "oom", "WEIGHTS", "weights-alloc-failed"),
-        # (a user may quote only its words, without the figures: "... is larger than the maximum number of tokens ...")
-        msg(r"is larger than the maximum number of tokens that can be stored in KV cache",
+        # (a user may quote only its words, without the figures: "... is larger than the maximum number of tokens ...";
+        # or retype it, "maxinum")
+        msg(r"is larger than the maxi[mn]um number of tokens that can be stored in KV cache",
             "oom", "KV", "max-model-len-exceeds-kv-cache"),
         # (and as a report shortens it: "ValueError: 1.75 GiB KV cache is needed, available 0.13 GiB"; V1's first form,
         # 0.7, printed "KV cache is" "needed" with no space between; the sentence's own start, which
@@ -487,8 +493,12 @@ LOG = LogWords(
         msg(r"(?:Waiting|Pending): [1-9]\d* reqs,\s*GPU KV cache usage: (?:99\.\d|100\.0)%", "pressure", "RUNTIME",
             "kv-pool-full-queueing", flags=0),
         # a request refused for its length (entrypoints' validation): the server goes on serving
+        # (or an image's tokens more than the encoder cache was sized for at start, v1/core/encoder_cache_manager and
+        # the input processor: "The decoder prompt contains a(n) image item with length 4200, which exceeds the
+        # pre-allocated encoder cache size 3721. Please reduce the input size or increase the encoder cache size")
         msg(r"maximum context length is \d+ tokens|is longer than the maximum model length|"
-            r"Input prompt \(\d+ tokens\) is too long and exceeds limit of", "request"),
+            r"Input prompt \(\d+ tokens\) is too long and exceeds limit of|"
+            r"\bwhich exceeds the pre-allocated encoder cache size \d+", "request"),
         # the engine core's exit code as the front end lists it (v1/engine/utils.py "Failed core proc(s): {'EngineCore_0':
         # -4}", Python's returncode: minus the signal that ended it): that signal, where it names a cause
         msg(r"Failed core proc\(s\): \{[^}]{0,200}?: -4\b", "not_oom", code="illegal-instruction"),
@@ -730,7 +740,7 @@ LOG = LogWords(
         # (and V0's own code in a traceback: V1 runs vllm/v1/..., and from 0.8 the old engine modules hand over to it, so a
         # frame in them, or V0's dead-engine error, is V0's)
         fig("_vllm_v0", r"Initializing an LLM engine \(v|\bLoading model weights took\b|# (?:GPU|cuda) blocks: [\d,]+, "
-            r"# CPU blocks|is larger than the maximum number of tokens that can be stored in KV cache|"
+            r"# CPU blocks|is larger than the maxi[mn]um number of tokens that can be stored in KV cache|"
             r"vllm/engine/(?:async_)?llm_engine\.py|vllm/worker/(?:worker|model_runner|cache_engine)\.py|"
             r"\bAsyncEngineDeadError\b|\bMQLLMEngine", lambda m: True, passive=True),
         # (not the warning's own hint how to turn it off, arg_utils.py: "please disable chunked prefill by setting

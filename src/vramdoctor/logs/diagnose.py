@@ -252,6 +252,17 @@ _NOT_OOM = {
     "bad-argument": "the command line has an option or a value the program does not accept (a misspelt flag, a flag "
                     "of another version, a subcommand where options go): nothing ran. Fix the command line; `--help` "
                     "lists what this version takes.",
+    "tool-call-parse-error": "the server could not read the model's answer as a tool call (the parser chosen with "
+                             "--tool-call-parser does not fit this model's format, or the model wrote malformed "
+                             "JSON): that request's answer, not memory; use the parser made for this model's chat "
+                             "template.",
+    "kernel-no-valid-tactic": "no configuration of this kernel ran on this GPU (TensorRT-LLM's GEMM profiler found "
+                              "no valid tactic): a quantization mode or kernel this GPU or build does not support, or "
+                              "an engine built for another GPU; rebuild the engine on this GPU with this TensorRT-LLM, "
+                              "or choose another quantization. Not memory.",
+    "command-not-found": "the shell (or the container's runtime) could not find the program the command names: "
+                         "nothing started. Install it, activate the environment it was installed into, or give its "
+                         "full path (`which vllm`, `python -m vllm.entrypoints.openai.api_server`).",
     "lora-rank-over-cap": "the LoRA adapter's rank is above the cap the adapter slots were sized for: raise "
                           "--max-lora-rank to the adapter's rank (the slots grow with it) or use an adapter of a lower "
                           "rank. Not memory.",
@@ -2177,8 +2188,18 @@ def _check_passed(f: Failure) -> bool:
     return bool(_STEP_TITLE.search(f.text) and _PASS_BELOW.match(below) and not _FAILED_WORDS.search(below))
 
 
+def _helper_not_found(run: RunFacts, f: Failure) -> bool:
+    """Failure `f` is a command the shell did not find, and the server's own start-up lines come after it: a helper
+    a script calls ("/entrypoint.sh: line 3: nvidia-smi: command not found"), not the server, which was found."""
+    # (a milestone's text is not kept where the failure was read with a start-up pasted after it: its line is one)
+    return f.code == "command-not-found" and any(
+        ln > max(f.end_line, f.line_no) and (m not in run.progress_text or program_line(run.progress_text[m]))
+        for m, ln in run.progress.items())
+
+
 def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -> Diagnosis:
-    kept = [f for f in run.failures if not _check_passed(f) and not _gpu_used_anyway(run, f)]
+    kept = [f for f in run.failures if not _check_passed(f) and not _gpu_used_anyway(run, f)
+            and not _helper_not_found(run, f)]
     if len(kept) < len(run.failures):
         run = replace(run, failures=kept)
     if len(run.failures) == 1 and run.failures[0].kind == "error" and _cut_copy_of_refusal(run, run.failures[0]):

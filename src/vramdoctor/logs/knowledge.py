@@ -415,6 +415,9 @@ _MEMORY_WORDS = re.compile(r"memory|\bmem\b|alloc|\bOOM|\bVRAM\b|\bRAM\b|cache|\
 #: "kv_cache_dtype must be one of ...", "head_size 80 is not supported"): a setting or a model refused, not memory
 #: used up (not "must be positive" or "greater than", which a pool that got nothing breaks too)
 _VALIDATION = re.compile(r"\b(?:must|should) be (?:a multiple of|divisible by|one of|a power of (?:two|2))\b|"
+                         # (and the rule told as broken: "Weight input_size_per_partition = 7392 is not divisible by
+                         # min_thread_k = 128." from vLLM's Marlin check)
+                         r"\b(?:is|are) not (?:evenly )?(?:divisible by|a multiple of)\b|"
                          r"\b(?:is|are) not (?:yet )?supported\b|"
                          # (a call's arguments Python refuses, whatever they are named: "TypeError:
                          # VLLMModelConfig.__init__() got an unexpected keyword argument 'gpu_memory_utilization'")
@@ -490,7 +493,11 @@ def without_paths(text: str) -> str:
 #: a program's own words, beside an error on the same line, that it is expected ("(this warning is normal during memory
 #: fitting)", "this error is expected and can be ignored")
 _SAID_NORMAL = re.compile(r"\(?this (?:warning|error|message) is (?:normal|expected|harmless)\b|"
-                          r"\bthis (?:warning|error|message) (?:can|may) (?:safely )?be ignored\b", re.I)
+                          r"\bthis (?:warning|error|message) (?:can|may) (?:safely )?be ignored\b|"
+                          # (JAX probing each back end it was built for, at INFO, and going on with the next: xla_bridge's
+                          # "Unable to initialize backend 'tpu': INTERNAL: Failed to open libtpu.so: ...", then "Falling
+                          # back to cpu")
+                          r"\bxla_bridge\.py:\d+\] Unable to initialize backend '\w+'", re.I)
 
 
 def exception_not_memory(text: str) -> bool:

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from ..engines.interface import AFTER_MILESTONE, FLOOR, MILESTONES, PHASES
-from ..engines.words import SIZE, to_bytes
+from ..engines.words import LOADING_ZH, SIZE, to_bytes
 from .facts import Failure
 from .authorship import TITLE, program_line, prose_like, sentence_like, title_case, user_words
 from .knowledge import ELISION, FRAME, PY_FRAME, knowledge, phase_words
@@ -292,7 +292,18 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        r"\bload(?:s|ed|ing)?\s+(?:the\s+|a\s+|my\s+|this\s+)?(?:(?:whole|entire|full)\s+)?(?:[\w.-]+\s+){0,3}?"
                        r"model\s+(?:(?:directly|entirely|fully|all|whole)\s+)?(?:in|on)?to\s+(?:(?:one|a single|a|the|each|"
                        r"every|single)\s+(?:GPU|device|card)\b|(?:two|three|four|eight|both|all|several|multiple|\d+)\s+"
-                       r"(?:GPUs|devices|cards)\b)", re.I),
+                       r"(?:GPUs|devices|cards)\b)|"
+                       # ... or a model loaded again, or another loaded beside the first (a web UI's "Reload" or its
+                       # model switch: "when reloading the model it runs out of memory", "when I load a second model",
+                       # "switching to the int8 model fails", "选择ChatGLM-6B-int8 重新加载模型后，报错", "切换模型时报错")
+                       r"\b(?:when|while|on)\s+(?:(?:I|we|it)\s+)?(?:re-?load(?:ing)?|load(?:ing)?\s+(?:a\s+)?(?:second|another|"
+                       r"new|different|2nd)|switch(?:ing)?\s+to)\s+(?:the\s+|a\s+|another\s+|my\s+)?(?:[\w.-]+\s+){0,2}?"
+                       r"models?\b|\b(?:re-?loading|switching\s+to)\s+(?:the\s+|a\s+|another\s+)?(?:[\w.-]+\s+){0,2}?model\s+"
+                       r"(?:fails|failed|OOMs|OOMed|crashes|crashed|runs out|ran out)\b|"
+                       r"重新加载(?:模型)?(?:后|时)?[，,]?\s*(?:就|又)?(?:报错|出错|显存不足|爆显存|OOM)|"
+                       r"切换(?:到)?[^，。,.\n]{0,20}?模型(?:后|时)[，,]?\s*(?:就|又)?(?:报错|出错|显存不足|爆显存|OOM)|"
+                       # ... in Chinese: while the model loads (加载模型时, 模型加载过程中, 加载到40层左右时)
+                       + LOADING_ZH, re.I),
             "WEIGHTS"),
            # ... the buffers of expert or tensor parallel communication, made after the weights ("CUDA OOM during
            # UCCL-EP buffer allocation", "while allocating the DeepEP buffers", "NCCL buffer allocation fails")
@@ -552,6 +563,50 @@ LOAD_ANNOUNCED = re.compile(r"^\s*(?:\S+\s+){0,3}?(?:[A-Za-z]+:\s*)?Loading\s+(?
                              r"LoRAs?|adapters?|images?|requests?)\b)\S[^\n]{0,120}?(?:\.\.\.|…)\s*$", re.I)
 
 
+#: a completion or generation endpoint in an access log's line ("POST /v1/chat/completions HTTP/1.1", "POST /generate")
+_REQUEST_PATH = re.compile(r"\b(?:POST|GET) /(?:v1/(?:chat/)?completions|v1/embeddings|generate(?:_stream)?|completions?|"
+                           r"infer|predict|api/(?:chat|generate))\b")
+
+
+def _request_failed_after(f: Failure, engine: str) -> tuple[int, str] | None:
+    """The server's access-log line, within the few lines after failure `f`, that answered a completion request with
+    a 5xx status (uvicorn's `"POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error`): the failure was that
+    request's. None otherwise, and for a server that loads its model on a request (Ollama's 500 may be its load)."""
+    own = knowledge().engine.get(engine)
+    if own is not None and own.log.loads_on_request is not None:
+        return None
+    for ln, text in f.after[:4]:
+        if program_line(text) and FAILED_REQUEST.search(text) and _REQUEST_PATH.search(text):
+            return ln, text
+    return None
+
+
+#: the top of a Python program a report pastes: an import, a definition, a markdown fence that names the language
+_PY_TOP = re.compile(r"^\s*(?:import [\w.]+|from [\w.]+ import\b|def \w+\(|class \w+\b[(:]|```\s*(?:python|py)\s*$)")
+#: a line that reads as Python: blank, indented, a comment, a statement's keyword, an assignment, a call, or a line
+#: that a bracket or colon leaves open or closes
+_PY_LIKE = re.compile(r"^\s*$|^\s+\S|^#|^(?:if|elif|else|for|while|with|try|except|finally|return|print|import|from|def|"
+                      r"class|async|await|raise|assert|@)\b|^[\w.\[\]'\x22, ]+?\s*(?<![=!<>])=(?!=)|^[\w.]+\(|[(\[{,:]\s*$|"
+                      r"^[)\]}]")
+
+
+def _script_lines(before: list[tuple[int, str]]) -> set[int]:
+    """The lines of `before` that belong to a Python program the report pastes (from an import, a definition or a
+    ```python fence, through the lines that read as Python, up to the first that does not, a log's line or a
+    fence): its code names steps (`model.generate(`) that are the program's, not the run's progress."""
+    out: set[int] = set()
+    inside = False
+    for ln, text in before:
+        if _PY_TOP.match(text) and not LOG_PREFIX.match(text):
+            inside = True
+        elif inside and (text.strip().startswith("```") or LOG_PREFIX.match(text) or FRAME.search(text)
+                         or not _PY_LIKE.match(text)):
+            inside = False
+        if inside:
+            out.add(ln)
+    return out
+
+
 def step_reached(f: Failure, engine: str, floor: str | None = None) -> tuple[str, tuple[int, str], bool] | None:
     """The phase of the last start-up step the lines before failure `f` name (or before the traceback that leads up
     to it: vLLM's "Starting profile run for multi-modal models."), its line, and whether an excerpt's gap ("[...]")
@@ -566,11 +621,14 @@ def step_reached(f: Failure, engine: str, floor: str | None = None) -> tuple[str
     # (with ranks interleaved, as many lines again for each other rank's: this one's steps lie among theirs)
     lines = _before_traceback(f, 6 if mine is None else 6 * _RANKS_READ)
     by_line = dict(lines)
+    script = _script_lines(f.before)
     start = f.progress.get("start")
     for ln, text in reversed(lines):
         if start is not None and ln < start:
             return None  # (above the run's own start line: a script's code pasted before it, `llm.generate(...)`, a
             # report's words; no step this run passed)
+        if ln in script:
+            continue  # (a program the report pastes, "outputs = model.generate(**inputs)": its code, not its progress)
         if _config_entry(text, by_line.get(ln - 1) if ln == lines[-1][0] else None):
             continue  # (an engine's settings printed one per line, "INFO:     KV Cache Data Type = fp8": no step)
         if mine is not None and _worker(text) not in (None, mine):
@@ -875,6 +933,10 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
             return Place("WARMUP", "the stack frames (a forward pass) and the report's words that it failed starting",
                          where, ["WARMUP"], inferred=True)
         return Place(None, "the stack frames (a graph evaluation: warm-up or serving)", where, ["WARMUP", "RUNTIME"])
+    failed = _request_failed_after(f, engine)
+    if failed:
+        return Place("RUNTIME", "the server's answer right after it: the request it failed (a 5xx status)", failed,
+                     ["RUNTIME"])
     reached = step_reached(f, engine, floor)
     if reached and not reached[2]:
         p, line, _ = reached

@@ -94,7 +94,7 @@ _SUPPOSED = re.compile(
     r"(?:\b\d[\d.,]*\s*[KMGT]i?B?s?|\bfar|\bwell)\s+(?:away\s+)?from\s+(?:\w+\s+){0,2}?" + _OOM_NAME + "|"
     # a Chinese clause that conditions, supposes, predicts, asks or denies (如果 if, 可能 maybe, 应该 should, 肯定
     # surely, 是否/会不会/吗 whether, 不/没 not)
-    r"如果|要是|假如|可能|也许|应该|肯定|是否|会不会|吗|？|[不没未无](?:会|是|再)?(?=显存|爆显存)",
+    r"如果|要是|假如|可能|也许|应该|肯定|是否|会不会|吗|？|[不没未无](?:会|是|再)?(?=显存|爆显存|超(?:出|过)?显存)",
     I)
 
 

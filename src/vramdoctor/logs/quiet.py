@@ -874,6 +874,17 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                  f"server answering a request (line {answered[0]}) and shows no failure: what it "
                                  "means (the answers' content, a client's side) is not a failure of the server, and "
                                  "no memory problem is shown.")
+    goes_on = run.numbers.get("_goes_on_stated")
+    if isinstance(said, str) and isinstance(goes_on, str) and (
+            run.number_lines.get("_goes_on_stated", 0) > run.number_lines.get("_failure_stated", 0)):
+        # the report shows an error and then says the program went on past it ("每次都会出现如下报错 ... 但是还是能正常往下
+        # 运行"): the lines it shows are that error's, not a failure
+        ln = run.number_lines.get("_goes_on_stated", 0)
+        return Diagnosis(kind="NONE", code="no-memory-problem", oom=False, evidence=reached + [(ln, goes_on)],
+                         phase_source=f"the report's words that it goes on (line {ln})",
+                         message=f"The report shows an error (line {run.number_lines.get('_failure_stated', 0)}) "
+                                 f"and then says the program goes on past it (line {ln}): not a failure, and no "
+                                 "memory problem is shown.")
     if isinstance(said, str):  # the text says it failed, and nothing in the log places or names that failure
         ln = run.number_lines.get("_failure_stated", 0)
         order = list(KIND_OF_PHASE)

@@ -1,0 +1,330 @@
+"""Kinds of fault found on held-out rounds 434-445 (logs vramdoctor had not seen), each in several wordings of our own,
+with guards that the fix does not overreach."""
+
+from __future__ import annotations
+
+import pytest
+from logcase import kind_of
+
+_BARE_OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.66 GiB. GPU 0 has a total capacity of "
+             "79.25 GiB of which 1.57 GiB is free.")
+_VLLM_UP = ["INFO 05-01 10:00:00 [api_server.py:1000] vLLM API server version 0.9.1",
+            "INFO 05-01 10:00:05 [gpu_model_runner.py:1000] Model loading took 14.99 GiB and 5.1 seconds",
+            "INFO:     Application startup complete."]
+
+
+# --- the shell could not find the program: nothing started (h435/12)
+
+@pytest.mark.parametrize("line", [
+    "nohup: failed to run command 'vllm': No such file or directory",
+    "bash: vllm: command not found",
+    "zsh: command not found: llama-server",
+    "/bin/sh: 1: sglang: not found",
+    "'ollama' is not recognized as an internal or external command,",
+    "The term 'vllm' is not recognized as the name of a cmdlet, function, script file, or operable program.",
+    'docker: Error response from daemon: failed to create task for container: OCI runtime create failed: runc create '
+    'failed: unable to start container process: exec: "vllm": executable file not found in $PATH: unknown.',
+])
+def test_a_command_not_found_is_not_memory(line):
+    assert kind_of(["$ vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192", line]) == (
+        "NOT_OOM", "command-not-found")
+
+
+@pytest.mark.parametrize("missing", ["/entrypoint.sh: line 3: nvidia-smi: command not found", "sh: 1: lsof: not found"])
+def test_a_helper_not_found_before_or_beside_a_server_that_runs_is_no_failure(missing):
+    lines = [missing, *_VLLM_UP, 'INFO:     127.0.0.1:5000 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+    assert kind_of(lines)[0] == "NONE"
+    lines = [*_VLLM_UP[:2], missing, _VLLM_UP[2], 'INFO:     127.0.0.1:5000 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+    assert kind_of(lines)[0] == "NONE"
+
+
+# --- vLLM's context check as a user retypes it (h435/02)
+
+@pytest.mark.parametrize("line", [
+    "ValueError : the model's max seq len (32768) is larger than the maxinum number of tokens that can be stored in KV "
+    "cache, Try increasing 'gpu_memory_utilization' or decreasing 'max_model_len' when initializing the engine",
+    "ValueError: The model's max seq len (8192) is larger than the maxinum number of tokens that can be stored in KV "
+    "cache (5000).",
+])
+def test_the_context_check_retyped_is_the_kv_cache(line):
+    assert kind_of(["GPTQ-int4 vllm部署出错", line]) == ("KV_CAPACITY", "max-model-len-exceeds-kv-cache")
+
+
+# --- vLLM's tool-call parser failing on a model's answer: that request's, not memory (h435/05)
+
+@pytest.mark.parametrize("line", [
+    "(APIServer pid=85343) ERROR 10-09 09:39:54 [hermes_tool_parser.py:157] Error in extracting tool call from response.",
+    "ERROR 03-02 11:02:10 [mistral_tool_parser.py:201] Error trying to handle streaming tool call.",
+])
+def test_a_tool_call_the_parser_could_not_read_is_not_memory(line):
+    lines = [*_VLLM_UP, 'INFO:     127.0.0.1:50001 - "POST /v1/chat/completions HTTP/1.1" 200 OK', line,
+             "Traceback (most recent call last):", '  File "/x/hermes_tool_parser.py", line 135, in <listcomp>',
+             "    json.loads(match[0] if match[0] else match[1])"]
+    assert kind_of(lines) == ("NOT_OOM", "tool-call-parse-error")
+
+
+# --- JAX probing its back ends at INFO is no library missing (h436/02)
+
+_JAX = ["I0224 16:15:11.469793 140378916851712 checkpointer.py:164] Restoring item from /home/d/gemma/2b-it.",
+        "I0224 16:15:27.563766 140378916851712 xla_bridge.py:689] Unable to initialize backend 'rocm': module "
+        "'jaxlib.xla_extension' has no attribute 'GpuAllocatorConfig'",
+        "I0224 16:15:27.568676 140378916851712 xla_bridge.py:689] Unable to initialize backend 'tpu': INTERNAL: Failed "
+        "to open libtpu.so: libtpu.so: cannot open shared object file: No such file or directory",
+        "W0224 16:15:27.568863 140378916851712 xla_bridge.py:727] An NVIDIA GPU may be present on this machine, but a "
+        "CUDA-enabled jaxlib is not installed. Falling back to cpu."]
+
+
+def test_jax_probing_its_back_ends_is_no_failure():
+    assert kind_of([*_JAX, "Parameters loaded."])[0] == "NONE"
+    assert kind_of([*_JAX, "Parameters loaded.", "Killed"])[1] != "library-load-failed"
+
+
+def test_a_library_that_will_not_load_is_still_read():
+    line = "python3: error while loading shared libraries: libcudart.so.12: cannot open shared object file"
+    assert kind_of([line]) == ("NOT_OOM", "library-load-failed")
+
+
+# --- a supervisor's line naming the bug class it caught (h436/03)
+
+@pytest.mark.parametrize("line", [
+    "2025-04-03 11:13:48,716 - __main__ - ERROR - IndexError in model, restarting server",
+    "2025-04-03 11:13:48,716 - worker - ERROR - KeyError while processing request 17",
+    "ERROR: AttributeError during generation, see above",
+])
+def test_a_bug_class_named_by_a_supervisor_is_not_memory(line):
+    lines = ["2025-04-03 11:13:46,686 - __main__ - INFO - The server is fired up and ready to roll!", line]
+    assert kind_of(lines) == ("NOT_OOM", "code-error")
+
+
+def test_a_bug_class_named_in_a_persons_words_is_not_read():
+    assert kind_of(["I think there is a KeyError in my config somewhere.", _BARE_OOM])[0] != "NOT_OOM"
+
+
+# --- TensorRT-LLM's GEMM profiler finding no kernel that runs here (h436/06)
+
+@pytest.mark.parametrize("line", [
+    "  what():  [TensorRT-LLM][ERROR] Assertion failed: No valid weight only groupwise GEMM tactic(It is usually caused "
+    "by the failure to execute all candidate configurations of the CUTLASS kernel, please pay attention to the warning "
+    "information when building the engine.) (/src/weightOnlyGroupwiseQuantMatmulPlugin.cpp:511)",
+    "[TensorRT-LLM][ERROR] Assertion failed: No valid weight only per-channel GEMM tactic",
+])
+def test_no_valid_gemm_tactic_is_not_memory(line):
+    lines = ["terminate called after throwing an instance of 'tensorrt_llm::common::TllmException'", line]
+    assert kind_of(lines) == ("NOT_OOM", "kernel-no-valid-tactic")
+
+
+# --- Ollama's load timeout, its runner now llama.cpp's own server (h436/07)
+
+@pytest.mark.parametrize("line", [
+    'time=2026-06-02T07:22:05.634Z level=ERROR source=sched.go:455 msg="error loading llama server" '
+    'error="timed out waiting for llama-server to start - progress 0.45 - "',
+    'time=2026-06-02T07:22:05.634Z level=ERROR source=sched.go:455 msg="error loading llama server" '
+    'error="timed out waiting for llama runner to start - progress 0.00 - "',
+])
+def test_ollamas_load_timeout_in_both_wordings(line):
+    lines = ['time=2026-06-02T07:17:05.634Z level=INFO source=server.go:100 msg="starting llama server"', line]
+    assert kind_of(lines) == ("NOT_OOM", "load-timeout")
+
+
+# --- an out of memory answered right after as a failed request: that request's (h437/06)
+
+_AWQ_TB = ['  File "/usr/local/lib/python3.10/site-packages/vllm/model_executor/layers/quantization/awq.py", line 169, '
+           'in apply',
+           "    out = ops.awq_dequantize(qweight, scales, qzeros, 0, 0, 0)",
+           "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 416.00 MiB. GPU "]
+
+
+@pytest.mark.parametrize("answer", [
+    'INFO:     10.96.202.56:41576 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error',
+    'INFO:     127.0.0.1:40000 - "POST /v1/completions HTTP/1.1" 500 Internal Server Error',
+    'INFO:     127.0.0.1:40000 - "POST /generate HTTP/1.1" 500 Internal Server Error',
+])
+def test_an_out_of_memory_then_a_failed_request_is_serving(answer):
+    assert kind_of([*_AWQ_TB, answer, "ERROR:    Exception in ASGI application"])[0] == "RUNTIME"
+
+
+def test_a_500_from_a_server_that_loads_on_request_places_nothing():
+    # (Ollama loads the model for the request: its 500 may be that load's)
+    lines = ['time=2025-01-01T10:00:00.000Z level=INFO source=server.go:100 msg="starting llama server"',
+             "CUDA error: out of memory",
+             "[GIN] 2025/01/01 - 10:00:05 | 500 |  5.1s |       127.0.0.1 | POST     \"/api/chat\""]
+    assert kind_of(lines)[0] != "RUNTIME"
+
+
+# --- the input a failure came with, named: serving (h436/12, h440/11, h435/01)
+
+@pytest.mark.parametrize("said", [
+    "CUDA-ooM with large PDFs",
+    "it's still failing for a 5 page pdf with the following error:",
+    "The server crashes on large images with this error:",
+    "我在xinference中部署了Qwen2.5-VL-7b，可以正常使用，但是通过dify接入的时候传一个稍微大一点的图片会超显存",
+    "单加载完模型后，UI上传图片，输入提示词，提交后又报显存不足的错误。",
+])
+def test_the_input_it_failed_with_is_serving(said):
+    assert kind_of([said, _BARE_OOM])[0] == "RUNTIME"
+
+
+def test_a_programs_prompt_for_input_is_no_request():
+    lines = [_BARE_OOM, "程序：", "while True:", "    prompt = input(\"请输入您的问题（输入'退出'来结束对话）: \")"]
+    assert kind_of(lines)[0] != "RUNTIME"
+
+
+@pytest.mark.parametrize("said, oom", [
+    ("传一个稍微大一点的图片会超显存", True),
+    ("显存超了，模型加载不了", True),
+    ("这个配置不会超显存", False),
+])
+def test_more_than_there_is_in_chinese_is_out_of_memory(said, oom):
+    kind = kind_of([said])[0]
+    assert (kind not in ("NONE", "NOT_OOM")) == oom, kind
+
+
+# --- accelerate's loader, a model built empty and then loaded (h434/04)
+
+def test_a_traceback_cut_in_accelerates_loader_is_the_weights():
+    lines = ["Loading checkpoint shards: 100%|██████████| 8/8 [00:01<00:00,  7.85it/s]",
+             "Traceback (most recent call last):",
+             '  File "/x/cli_demo_multi_gpus.py", line 51, in <module>',
+             "    model = load_checkpoint_and_dispatch(model, MODEL_PATH, device_map=device_map, dtype=TORCH_TYPE)",
+             '  File "/x/site-packages/accelerate/big_modeling.py", line 607, in load_checkpoint_and_dispatch',
+             "    load_checkpoint_in_model(",
+             '  File "/x/site-packages/accelerate/utils/modeling.py", line 1736, in load_checkpoint_in_model',
+             "    set_module_tensor_to_device(",
+             "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 112.00 MiB."]
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+# --- a program pasted above the error: its code is no step the run reached (h434/11)
+
+def test_a_pasted_programs_generate_call_is_no_request():
+    lines = ["import torch", "from transformers import AutoModelForCausalLM, AutoTokenizer", "",
+             "model = AutoModelForCausalLM.from_pretrained(", '    "THUDM/glm-4-9b-chat",', ").to(device).eval()", "",
+             "with torch.no_grad():", "    outputs = model.generate(**inputs, **gen_kwargs)",
+             "    print(tokenizer.decode(outputs[0], skip_special_tokens=True))", "",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.16 GiB. GPU 0 has a total capacity of "
+             "11.00 GiB of which 0 bytes is free."]
+    assert kind_of(lines)[0] != "RUNTIME"
+
+
+def test_a_generate_frame_in_a_traceback_is_still_serving():
+    lines = ["Loading checkpoint shards: 100%|██████████| 4/4", "Traceback (most recent call last):",
+             '  File "/x/chat.py", line 30, in <module>', "    outputs = model.generate(**inputs, **gen_kwargs)",
+             '  File "/x/site-packages/transformers/generation/utils.py", line 2024, in generate',
+             "    result = self._sample(", _BARE_OOM]
+    assert kind_of(lines)[0] == "RUNTIME"
+
+
+# --- growth in more Chinese words (h434/01)
+
+@pytest.mark.parametrize("said", [
+    "加载多模态选项后，后台nvidia-smi会持续增长到32G后，报错",
+    "加载多模态时，会出现累积的显存，然后到上限后报错",
+    "每次对话之后显存不断堆积，最后OOM",
+])
+def test_growth_in_more_chinese_words(said):
+    assert kind_of([said, _BARE_OOM]) == ("LEAK", "memory-growth-stated")
+
+
+def test_a_total_is_no_growth():
+    assert kind_of(["累计显存占用 20G，加载模型时报错", _BARE_OOM])[0] != "LEAK"
+
+
+# --- the report's words that the program went on past the error it shows (h434/13)
+
+_COMPILED = ["No compiled kernel found.", "Compiling kernels : /home/d/.cache/quantization_kernels_parallel.c",
+             "Load kernel : /home/d/.cache/quantization_kernels_parallel.so", "Applying quantization to glm layers"]
+
+
+@pytest.mark.parametrize("said", ["但是还是能正常往下运行", "不过不影响使用", "But it still runs fine afterwards."])
+def test_an_error_the_report_says_it_goes_on_past_is_no_failure(said):
+    assert kind_of(["每次运行都会出现如下报错", *_COMPILED, said])[0] == "NONE"
+
+
+@pytest.mark.parametrize("said", ["但是还是能正常运行，但是推理时报错", "It still runs, but then crashes after a minute."])
+def test_going_on_taken_back_is_still_a_failure(said):
+    assert kind_of(["每次运行都会出现如下报错", *_COMPILED, said])[0] != "NONE"
+
+
+# --- a worker that cannot reach its controller; a launcher's workers that failed elsewhere (h438/04, h440/04)
+
+def test_a_fastchat_worker_without_its_controller_is_not_memory():
+    lines = ["2023-05-30 17:19:25 | ERROR | stderr | ConnectionError: HTTPConnectionPool(host='localhost', port=21001): "
+             "Max retries exceeded with url: /register_worker",
+             "2023-05-30 17:19:25 | ERROR | stderr | (Caused by NewConnectionError('<urllib3.connection.HTTPConnection "
+             "object at 0x7fed5f8683a0>: Failed to establish a new connection: [Errno 111] Connection refused'))"]
+    assert kind_of(lines) == ("NOT_OOM", "communication-error")
+
+
+def test_workers_that_failed_elsewhere_then_a_cleanup_error_show_no_cause():
+    lines = ["Loading Weights:   0%|          | 0/100 [00:05<?, ?it/s]",
+             "ERROR    2026-04-19 19:22:38,720 4358  engine.py[line:160] Failed to launch worker processes, check "
+             "log/workerlog.* for more details.",
+             "ERROR    2026-04-19 19:22:46,347 4358  engine.py[line:447] Error extracting sub services: [Errno 3] No "
+             "such process, Traceback (most recent call last):",
+             '  File "/usr/local/lib/python3.10/dist-packages/fastdeploy/engine/engine.py", line 444, in '
+             "_exit_sub_services",
+             "    pgid = os.getpgid(self.worker_proc.pid)",
+             "ProcessLookupError: [Errno 3] No such process"]
+    assert kind_of(lines)[0] == "UNDETERMINED"
+
+
+# --- inference of one mode, by its name; a model loaded again or beside another (h437/07, h438/07)
+
+@pytest.mark.parametrize("said, kind", [
+    ("OOM During QDQ Inference with Over 20 GB Free Memory", "RUNTIME"),
+    ("CUDA OOM during FP8 inference on the H100", "RUNTIME"),
+    ("When I load a second model it fails:", "WEIGHTS"),
+    ("when reloading the model it runs out of memory", "WEIGHTS"),
+    ("Switching to the 13B model fails with OOM.", "WEIGHTS"),
+    ("选择ChatGLM-6B-int8 重新加载模型后，报错，此时显卡使用如下:", "WEIGHTS"),
+    ("vllm参数中tensor_parallel_size=1，加载模型时，除了gpu0之外的卡没有使用，导致出现报错：", "WEIGHTS"),
+])
+def test_more_words_that_place_the_failure(said, kind):
+    assert kind_of([said, _BARE_OOM])[0] == kind
+
+
+def test_an_inference_engines_start_is_not_serving():
+    assert kind_of(["OOM during vLLM inference engine start", _BARE_OOM])[0] != "RUNTIME"
+
+
+# --- growth told by the long use it needs, or stated with a question mark (h438/12, h437/05)
+
+@pytest.mark.parametrize("said", [
+    "we're running into out of memory problems over extended periods of usage.",
+    "We encounter OOM after a few hundred prompts.",
+    "The server crashes with out of memory after ~2000 requests.",
+    "During the gptq quantization process, the gpu memory usage increases until the oom?",
+])
+def test_growth_told_by_long_use(said):
+    assert kind_of([said, _BARE_OOM]) == ("LEAK", "memory-growth-stated")
+
+
+@pytest.mark.parametrize("said", [
+    "Does the gpu memory usage increase until the oom?",
+    "It crashes after the second request.",
+    "It crashes after 2 requests with long prompts.",
+])
+def test_a_question_or_a_few_requests_is_no_growth(said):
+    assert kind_of([said, _BARE_OOM])[0] != "LEAK"
+
+
+# --- gpt-fast's static KV cache (fish-speech, torchchat) (h444/04)
+
+def test_a_static_cache_made_by_setup_caches_is_the_kv_cache():
+    lines = ['  File "M:\\x\\fish_speech\\models\\text2semantic\\inference.py", line 762, in worker',
+             "    model.setup_caches(",
+             '  File "M:\\x\\fish_speech\\models\\text2semantic\\llama.py", line 395, in setup_caches',
+             "    b.attention.kv_cache = KVCache(",
+             '  File "M:\\x\\fish_speech\\models\\text2semantic\\llama.py", line 279, in __init__',
+             '    self.register_buffer("k_cache", torch.zeros(cache_shape, dtype=dtype))',
+             "torch.OutOfMemoryError: Allocation on device"]
+    assert kind_of(lines)[0] == "KV_CAPACITY"
+
+
+# --- vLLM refusing an image longer than its encoder cache: a request refused (h443/05)
+
+def test_an_image_over_the_encoder_cache_is_a_request_refused():
+    line = ("openai.BadRequestError: Error code: 400 - {'error': {'message': 'The decoder prompt contains a(n) image item "
+            "with length 4200, which exceeds the pre-allocated encoder cache size 3721. Please reduce the input size or "
+            "increase the encoder cache size by setting --limit-mm-per-prompt at startup.'}}")
+    assert kind_of([*_VLLM_UP, line]) == ("NOT_OOM", "requests-refused-too-long")
