@@ -328,3 +328,66 @@ def test_an_image_over_the_encoder_cache_is_a_request_refused():
             "with length 4200, which exceeds the pre-allocated encoder cache size 3721. Please reduce the input size or "
             "increase the encoder cache size by setting --limit-mm-per-prompt at startup.'}}")
     assert kind_of([*_VLLM_UP, line]) == ("NOT_OOM", "requests-refused-too-long")
+
+
+# --- glibc's heap checks in more words, a progress bar run on into them (h443/09)
+
+@pytest.mark.parametrize("line", [
+    "mineru-client | free(): corrupted unsorted chunks2l<00: 00,1.62s/it]",
+    "malloc(): corrupted top size",
+])
+def test_more_of_glibcs_heap_checks_are_corruption(line):
+    assert kind_of(["Two Step Extraction: 100%|██████████| 244/244", line, "Aborted (core dumped)"]) == (
+        "NOT_OOM", "heap-corruption")
+
+
+# --- ggml's check that a tensor has no buffer yet: allocated twice, a bug (h444/09)
+
+def test_a_tensor_given_a_second_buffer_is_a_bug():
+    line = "/x/external/ggml/src/ggml-backend.cpp:1982: GGML_ASSERT(tensor->buffer == NULL) failed"
+    assert kind_of(["load_backend: loaded CPU backend from libggml-cpu.so", line]) == ("NOT_OOM", "ggml-assert")
+
+
+def test_a_buffer_that_is_null_may_be_memory():
+    line = "/x/ggml/src/ggml-backend.cpp:1982: GGML_ASSERT(buffer != NULL) failed"
+    assert kind_of(["load_backend: loaded CPU backend from libggml-cpu.so", line])[0] != "NOT_OOM"
+
+
+# --- TensorRT's engine plan refused, its line ending there (h444/07)
+
+def test_an_engine_plan_refused_in_few_words_is_not_memory():
+    lines = ["I0408 20:10:00.000000 1 pinned_memory_manager.cc:275] Pinned memory pool is created at '0x7f' with size "
+             "268435456", "[04/08/2024-20:10:01] [TRT] [E] 6: The engine plan file is not compatible"]
+    assert kind_of(lines) == ("NOT_OOM", "engine-plan-incompatible")
+
+
+# --- the report's words of a stop or an error the paste does not show (h442/09, h439/10)
+
+_BOX = ["[2025-07-12 01:25:26.526801] I version    : v0.0.136 (b376289)",
+        "[2025-07-12 01:25:27.527114] I ggml_cuda_init: found 1 CUDA devices:"]
+
+
+@pytest.mark.parametrize("said", [
+    "Shortly after starting the server, the process stops abruptly without showing any error.",
+    "The server stopped unexpectedly after this:",
+    "the instance show the error as follow:",
+    "I get the following error:",
+    "it gives error as below",
+])
+def test_a_failure_told_and_not_shown_is_undetermined(said):
+    assert kind_of([said, *_BOX]) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+def test_an_error_no_longer_had_is_no_failure():
+    assert kind_of(["I no longer get the following error:", *_BOX])[0] == "NONE"
+
+
+# --- the requests by their length, in a person's words (h442/12)
+
+@pytest.mark.parametrize("said", [
+    "OOM on longer context questions, because those push it over 48GB VRAM.",
+    "It crashes on long prompts.",
+    "The server fails with large inputs every time.",
+])
+def test_long_requests_named_are_serving(said):
+    assert kind_of(["Yes, it will load and you can ask short questions.", said, _BARE_OOM])[0] == "RUNTIME"

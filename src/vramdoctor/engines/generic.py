@@ -859,6 +859,12 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
           # unexpectedly", "quits abruptly")
           r"(?:terminat|exit|quit|clos|shut)(?:es|ed|ing|s)?(?: down)? (?:itself|unexpectedly|abruptly|on its own|"
           r"without (?:an? |any )?(?:error|warning|message))|"
+          # ... or an error announced for the lines below ("the instance show the error as follow:", "I get the
+          # following error:", "it gives error as below")
+          r"(?:get|gets|got|getting|show|shows|showed|showing|give|gives|gave|giving|receive|received|receiving)\s+"
+          r"(?:(?:the|this|these|an?|same)\s+)?(?:errors?\s+(?:as\s+)?(?:follows?|below)\b|following\s+errors?\b)|"
+          # ("Shortly after starting the server, the process stops abruptly without showing any error")
+          r"stop(?:s|ped|ping)? (?:abruptly|unexpectedly|suddenly|by itself|on its own)\b|"
           # an exception named by its class, in the report's words ("启动后反复kill进程：vllm.v1.engine exceptions
           # enginedeaderror", "the server dies with EngineDeadError", "RuntimeError on the first request"; not a memory
           # error's class, which the out-of-memory words read with their own rules: told as past and fixed, supposed)
@@ -1450,7 +1456,11 @@ LOG = LogWords(
         msg(r"double free or corruption|free\(\): (?:invalid (?:pointer|size|next size)|double free detected)|"
             r"(?:munmap_chunk|realloc)\(\): invalid pointer|malloc\(\): (?:corrupted|unaligned)|"
             r"corrupted double-linked list|corrupted size vs\. prev_size|"
-            r"malloc_consolidate\(\): invalid|BUG IN CLIENT OF LIBMALLOC|\bheap (?:memory )?corruption\b", "not_oom",
+            r"malloc_consolidate\(\): invalid|BUG IN CLIENT OF LIBMALLOC|\bheap (?:memory )?corruption\b|"
+            # (glibc's checks of its bins and its top chunk: "free(): corrupted unsorted chunks", "malloc(): corrupted
+            # top size", "corrupted size vs. prev_size in fastbins")
+            # (a progress bar's output may run on into it: "free(): corrupted unsorted chunks2l<00: 00,1.62s/it]")
+            r"\bcorrupted unsorted chunks|\bcorrupted top size\b", "not_oom",
             code="heap-corruption"),
         # (and FlashInfer's check of a launch's status, with CUDA's error string after it: "Check failed: (status ==
         # cudaSuccess) is false: BatchPrefillWithPagedKVCache failed with error invalid argument")
@@ -1804,8 +1814,12 @@ LOG = LogWords(
         # ggml_gallocr_allocate_node: "GGML_ASSERT(talloc->buffer_id >= 0) failed": the graph run is not the graph it
         # reserved for, a bug of the caller's (Ollama 0.6's gemma3), not a buffer that could not be made, which fails
         # earlier with "failed to allocate ... buffer")
+        # (and a tensor given a buffer that already has one, ggml-backend.cpp ggml_backend_tensor_alloc: "GGML_ASSERT(
+        # tensor->buffer == NULL) failed": allocated twice, a bug; the opposite check, "!= NULL", is the one a failed
+        # allocation breaks)
         msg(r"n_free_blocks < MAX_FREE_BLOCKS|\x22out of free blocks\x22|\bn_inputs < GGML_SCHED_MAX_SPLIT_INPUTS\b|"
-            r"GGML_ASSERT\(talloc->buffer_id >= 0\)", "not_oom", code="ggml-assert"),
+            r"GGML_ASSERT\(talloc->buffer_id >= 0\)|GGML_ASSERT\([\w>.-]{0,60}\bbuffer == (?:NULL|nullptr)\)", "not_oom",
+            code="ggml-assert"),
         # (its older form names the source file by its path, which may hold spaces on Windows: "GGML_ASSERT:
         # C:\\Users\\me\\Random projects\\llama.cpp\\ggml-opencl.cpp:1726: to_fp32_cl != nullptr")
         msg(r"GGML_ASSERT\((?!.*(?:" + MEMORY_TERMS + r")).*\) failed|GGML_ASSERT: [^\n]{1,300}?:\d+: (?!.*(?:"
@@ -2582,6 +2596,10 @@ LOG = LogWords(
                         r"\b(?:fail(?:s|ed|ing)?|crash(?:es|ed|ing)?|OOMs?|OOM-?ed|out of memory|dies|died)\s+(?:with|for|on)"
                         r"\s+(?:a |an |the |some |large |long |big |larger |longer |bigger |high-res(?:olution)? |"
                         r"\d+[- ]pages? )+(?:PDFs?|images?|pictures?|photos?|documents?|videos?|audio files?)\b|"
+                        # (or the requests, by their length: "it will throw Cuda OOM on longer context questions")
+                        r"\b(?:OOMs?|OOM-?ed|out of memory|crash(?:es|ed)?|fails?)\s+(?:with|for|on)\s+(?:the\s+|some\s+)?"
+                        r"(?:long|longer|large|larger|big|bigger)\s+(?:context\s+)?(?:questions|prompts|requests|inputs|"
+                        r"conversations|queries|documents)\b|"
                         # (not a setting's name: "max concurrent requests to 8")
                         r"(?<!max )(?<!maximum )(?<!number of )(?<!limit of )(?<!limit on )"
                         r"\b(?:continuous|sustained|concurrent|steady) (?:inference |chat |completion )?requests\b"

@@ -98,7 +98,8 @@ LOG = LogWords(
         # TensorRT's runtime refusing an engine built by another TensorRT or for another GPU ("The engine plan file
         # is not compatible with this version of TensorRT, expecting library version 9.2.0.4 got 9.2.0.5, please
         # rebuild.", "... is generated on an incompatible device, expecting compute 8.6 got compute 8.9"): rebuild it
-        msg(r"\bengine plan file is (?:not compatible with this version of TensorRT|generated on an incompatible "
+        # (TensorRT's own error line for it, which may end there: "[TRT] [E] 6: The engine plan file is not compatible")
+        msg(r"\bengine plan file is (?:not compatible(?: with this version of TensorRT|\s*$)|generated on an incompatible "
             r"device)\b", "not_oom", code="engine-plan-incompatible"),
         msg(r"Failed to deserialize cuda engine|Engine deserialization failed", "wrapper", "WEIGHTS"),
         # trtllm-build: TensorRT could not place the engine's weights while building it ("[TRT] [E] [defaultAllocator]
