@@ -391,3 +391,160 @@ def test_an_error_no_longer_had_is_no_failure():
 ])
 def test_long_requests_named_are_serving(said):
     assert kind_of(["Yes, it will load and you can ask short questions.", said, _BARE_OOM])[0] == "RUNTIME"
+
+
+# --- vLLM's sleep-mode allocator failing a CUDA call for another cause, then PyTorch's out of memory (h441/07)
+
+_CUMEM_OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 7 has a total capacity of "
+              "79.11 GiB of which 66.43 GiB is free. Including non-PyTorch memory, this process has 0 bytes memory in use.")
+
+
+@pytest.mark.parametrize("line", [
+    "CUDA Error: invalid argument at /workspace/csrc/cumem_allocator.cpp:119",
+    "(EngineCore_DP0 pid=2231) CUDA Error: operation not supported at /opt/vllm/csrc/cumem_allocator.cpp:73",
+])
+def test_the_sleep_mode_allocators_cuda_error_is_not_memory(line):
+    lines = ["INFO 03-01 10:00:00 [gpu_worker.py:100] Sleep mode enabled", line, "",
+             '  File "/x/torch/cuda/memory.py", line 700, in _alloc', "    return func(*args, **kwargs)", _CUMEM_OOM]
+    assert kind_of(lines) == ("NOT_OOM", "allocator-cuda-error")
+
+
+def test_the_sleep_mode_allocator_out_of_memory_is_memory():
+    lines = ["INFO 03-01 10:00:00 [gpu_worker.py:100] Sleep mode enabled",
+             "CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:62", _BARE_OOM]
+    assert kind_of(lines)[0] not in ("NOT_OOM", "NONE")
+
+
+# --- one request's arrival told (h444/08)
+
+@pytest.mark.parametrize("said", [
+    "A long TTS request arrived while other processes held most of the card (~2.5 GiB free).",
+    "Then the first request came in and it died:",
+])
+def test_a_requests_arrival_told_is_serving(said):
+    assert kind_of([said, _BARE_OOM])[0] == "RUNTIME"
+
+
+def test_a_request_before_the_load_is_not_serving():
+    assert kind_of(["The request arrived before the model was loaded.", _BARE_OOM])[0] != "RUNTIME"
+
+
+# --- from the new-user review of stop 46 ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["llm-1  | /bin/sh: 1: vllm: not found", "llm-1 exited with code 127"],
+    ["[pod/sglang-7c9f/sglang] /bin/bash: line 1: sglang: command not found"],
+    ["server-1  | /usr/bin/env: 'python3': No such file or directory", "server-1 exited with code 127"],
+    ["2025-03-01 10:00:00,001 INFO spawnerr: can't find command 'llama-server'",
+     "2025-03-01 10:00:04,006 INFO gave up: llama entered FATAL state, too many start retries too quickly"],
+    ["Mar 02 11:20:01 box (vllm)[2041]: vllm.service: Failed at step EXEC spawning /opt/venv/bin/vllm: No such file or "
+     "directory", "Mar 02 11:20:01 box systemd[1]: vllm.service: Main process exited, code=exited, status=203/EXEC"],
+    ["(base) root@gpu01:~# vllm serve /data/Qwen2.5-7B", "bash: vllm: 未找到命令"],
+    ["C:\\Users\\li>ollama serve", "'ollama' 不是内部或外部命令，也不是可运行的程序"],
+    ["PS C:\\> vllm serve x", "vllm: The term 'vllm' is not recognized as a name of a cmdlet, function, script file, or "
+     "executable program."],
+    ["~> llama-server -m m.gguf", "fish: Unknown command: llama-server"],
+    ["% ./build/bin/llama-server -m m.gguf", "zsh: no such file or directory: ./build/bin/llama-server"],
+])
+def test_command_not_found_in_more_shells_and_under_prefixes(lines):
+    assert kind_of(lines) == ("NOT_OOM", "command-not-found")
+
+
+def test_a_program_the_shell_may_not_run_is_access_denied():
+    assert kind_of(["$ ./llama-server -m m.gguf", "-bash: ./llama-server: Permission denied"]) == (
+        "NOT_OOM", "access-denied")
+
+
+def test_a_helper_not_found_while_the_server_serves_is_no_failure():
+    lines = ["main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+             "srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200",
+             "bash: nvtop: command not found",
+             "srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200"]
+    assert kind_of(lines)[0] == "NONE"
+
+
+def test_a_tool_call_error_the_server_went_on_from_gives_way_to_a_later_out_of_memory():
+    lines = [*_VLLM_UP, 'INFO:     172.17.0.1:50412 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+             "ERROR 05-14 09:20:41 [hermes_tool_parser.py:115] Error in extracting tool call from response.",
+             'INFO:     172.17.0.1:50420 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+             "ERROR 05-14 10:02:11 [core.py:390] EngineCore encountered a fatal error.",
+             "ERROR 05-14 10:02:11 [core.py:390] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.64 GiB."]
+    assert kind_of(lines)[0] == "RUNTIME"
+
+
+@pytest.mark.parametrize("said", [
+    "Update: after upgrading I no longer get the following error: `torch.OutOfMemoryError: CUDA out of memory`. Log:",
+    "With 0.9 I don't get this OOM anymore, log of the working run:",
+])
+def test_an_error_no_longer_had_in_one_line_is_no_failure(said):
+    assert kind_of([said, *_VLLM_UP, 'INFO:     127.0.0.1:5000 - "POST /v1/chat/completions HTTP/1.1" 200 OK'])[0] \
+        == "NONE"
+
+
+@pytest.mark.parametrize("lines, code", [
+    (["INFO:2025-07-20 10:00:00,000:jax._src.xla_bridge:895: Unable to initialize backend 'tpu': INTERNAL: Failed to "
+      "open libtpu.so: libtpu.so: cannot open shared object file: No such file or directory", "Using CPU backend."],
+     None),
+    (["[TensorRT-LLM] TensorRT-LLM version: 0.17.0", "[02/10/2025-08:00:01] [TRT] [E] IRuntime::deserializeCudaEngine: "
+      "Error Code 1: Serialization (Serialization assertion stdVersionRead == kSERIALIZATION_VERSION failed.Version tag "
+      "does not match. Note: Current Version: 239, Serialized Engine Version: 238)"], "engine-plan-incompatible"),
+    (["slot launch_slot_: id  0 | task 0 | processing task", "Exception 0xc0000374 0x0 0x0 0x7ffd3e0f93a9",
+      "signal arrived during external code execution"], "heap-corruption"),
+    (["2024-01-09 14:30:05 | ERROR | stderr | requests.exceptions.ConnectionError: HTTPConnectionPool(host='localhost', "
+      "port=21001): Max retries exceeded with url: /list_models (Caused by NewConnectionError('...: Failed to establish "
+      "a new connection: [Errno 111] Connection refused'))"], "communication-error"),
+])
+def test_more_wordings_from_the_review(lines, code):
+    kind, got = kind_of(lines)
+    assert (kind, got) == ("NOT_OOM", code) if code else kind == "NONE", (kind, got)
+
+
+def test_the_context_check_with_another_typo():
+    line = ("ValueError: The model's max seq len (32768) is larger than the maximun number of tokens that can be stored "
+            "in KV cache (12000).")
+    assert kind_of([line]) == ("KV_CAPACITY", "max-model-len-exceeds-kv-cache")
+
+
+@pytest.mark.parametrize("said, kind", [
+    ("Every time I reload the model after changing the adapter it goes OOM; a fresh start loads fine.", "WEIGHTS"),
+    ("Switching from the 8B to the 70B model in the UI fails with:", "WEIGHTS"),
+    ("同一张卡上再加载第二个模型时报错：", "WEIGHTS"),
+    ("模型加载阶段直接爆显存：", "WEIGHTS"),
+    ("The service runs out of GPU memory when users upload PDFs bigger than 40 pages.", "RUNTIME"),
+    ("Sending a request with 6 images in one message crashes the server with OOM.", "RUNTIME"),
+    ("识别超过10分钟的音频就会爆显存：", "RUNTIME"),
+    ("图片分辨率一大就显存不足：", "RUNTIME"),
+    ("页面上输入问题，点提交之后就报显存不足了：", "RUNTIME"),
+])
+def test_paraphrases_that_place_the_failure(said, kind):
+    assert kind_of([said, _BARE_OOM])[0] == kind
+
+
+@pytest.mark.parametrize("said", [
+    "After a couple of thousand requests the server always OOMs; right after a restart it's fine.",
+    "VRAM usage creeps up day after day until it dies with OOM.",
+    "We get out of memory after long periods of use.",
+    "长时间运行后显存会一点点累积，两三天就 OOM 一次：",
+])
+def test_paraphrases_of_growth(said):
+    assert kind_of([said, _BARE_OOM]) == ("LEAK", "memory-growth-stated")
+
+
+_LLAMA_OK = ["main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+             "srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200"]
+
+
+@pytest.mark.parametrize("said", [
+    "The server exits after ~10 minutes with no error message at all. Last lines:",
+    "服务跑着跑着进程就没了，没有任何报错信息：",
+    "When I send a request the server gives the error shown below:",
+    "发送请求后报如下错误：",
+])
+def test_paraphrases_of_a_failure_not_shown(said):
+    assert kind_of([said, *_LLAMA_OK]) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+@pytest.mark.parametrize("said", ["容器启动日志如下，服务能正常用，只是想问这个报错要不要紧：",
+                                  "下面这个报错出现后程序还能继续正常推理，只是想知道原因："])
+def test_an_error_the_report_says_it_goes_on_past_in_the_same_line(said):
+    assert kind_of([said, *_LLAMA_OK])[0] == "NONE"

@@ -223,6 +223,8 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"consumption))\b[^.;!?\n]{0,60}?\b(?:(?:keeps?|kept|continu\w*|steadily|"
            r"gradually|constantly|slowly)\s+(?:to\s+|on\s+)?(?:grow|increas|ris|climb|go(?:es|ing)? up|creep)\w*|"
            r"(?:grow|grew|increas|ris|climb|creep|ratchet)\w*\s+(?:up\s+)?(?:continuously|steadily|constantly|gradually|linearly|slowly|"
+           # ("VRAM usage creeps up day after day")
+           r"(?:day|hour|week) after (?:day|hour|week)|every (?:day|hour)|each (?:day|hour)|"
            # ("Memory creeps up between requests")
            r"between (?:requests|calls|runs|generations|batches|prompts)\b|"
            r"monotonically|across (?:requests|calls|runs|generations|batches)|"
@@ -480,7 +482,13 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"[^.;!?\n]{0,40}?\b(?:after (?:a few |several |some |many |about |around |~)?(?:hundreds?|thousands?|[1-9]\d{2,}|"
            r"[1-9][\d.]*[kK])\s+(?:\([^)\n]{0,40}\)\s+)?(?:of\s+)?(?:prompts|requests|queries|calls|messages|conversations|"
            r"generations|completions)\b|over (?:extended|long|prolonged) (?:periods?|stretches)(?: of (?:time|usage|use|"
-           r"running|uptime|serving))?\b)")
+           r"running|uptime|serving))?\b|after (?:long|extended|prolonged) (?:periods?|stretches) of (?:time|usage|use|"
+           r"running|uptime|serving)\b)|"
+           # ... the count first ("After a couple of thousand requests the server always OOMs")
+           r"\bafter (?:a few |a couple of |several |some |many |about |around |~)?(?:hundreds?|thousands?|[1-9]\d{2,}|"
+           r"[1-9][\d.]*[kK])\s+(?:of\s+)?(?:prompts|requests|queries|calls|messages|conversations|generations|completions)\b"
+           r"[^.;!?\n]{0,40}?\b(?:OOMs?|OOM-?ed|out[- ]of[- ]memory|crash(?:es|ed)?|runs? out of memory|ran out of memory|"
+           r"dies|died)\b")
 #: ... in Chinese: memory that keeps rising (显存一直缓慢增长, 内存持续上涨), memory not given back (显存不释放), a leak
 #: (内存泄漏)
 _GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM|nvidia-smi)[^，。,.；;！？]{0,12}?"
@@ -505,7 +513,8 @@ _GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM|nvidia-smi)[^，。,.；;！？
               r"\d+(?:\.\d+)?\s*[GM]|"
               r"(?:显存|内存)[^，。,.；;！？]{0,8}?泄[漏露]|"
               # ... or piling up (会出现累积的显存，然后到上限后报错; 显存不断堆积; not 累计, a total: 累计显存占用 20G)
-              r"(?:累积|堆积)的?(?:显存|内存)|(?:显存|内存)(?:占用)?(?:不断|一直|持续|逐渐)?(?:累积|堆积)(?![^，。,.；;！？]{0,4}\d)|"
+              # (显存会一点点累积)
+              r"(?:累积|堆积)的?(?:显存|内存)|(?:显存|内存)(?:占用)?[^，。,.；;！？\d]{0,6}?(?:累积|堆积)(?![^，。,.；;！？]{0,4}\d)|"
               # soaring until it fills the machine (内存占用会飙升，直到吃满整个机器)
               r"(?:显存|内存)(?:占用)?[^。！？]{0,8}?(?:飙升|暴涨|猛涨|狂涨)[^。！？]{0,6}?直到|"
               # "the more it is used, the more it takes" (显存越占越多, 内存越用越大)
@@ -862,7 +871,10 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
           # ... or an error announced for the lines below ("the instance show the error as follow:", "I get the
           # following error:", "it gives error as below")
           r"(?:get|gets|got|getting|show|shows|showed|showing|give|gives|gave|giving|receive|received|receiving)\s+"
-          r"(?:(?:the|this|these|an?|same)\s+)?(?:errors?\s+(?:as\s+)?(?:follows?|below)\b|following\s+errors?\b)|"
+          r"(?:(?:the|this|these|an?|same)\s+)?(?:errors?\s+(?:(?:as\s+)?(?:follows?|below)|shown below)\b|following\s+errors?\b)|"
+          # ... or it ends with no error told ("The server exits after ~10 minutes with no error message at all")
+          r"(?:terminat|exit|quit|die|crash)\w*\b[^.;!?\n]{0,40}?\b(?:with no |without (?:an? |any )?)(?:error|warning)s?"
+          r"(?: messages?)?\b|"
           # ("Shortly after starting the server, the process stops abruptly without showing any error")
           r"stop(?:s|ped|ping)? (?:abruptly|unexpectedly|suddenly|by itself|on its own)\b|"
           # an exception named by its class, in the report's words ("启动后反复kill进程：vllm.v1.engine exceptions
@@ -925,6 +937,8 @@ _FAILS_ZH = (r"(?<![不没未无])(?<!没有)"
              # cannot load, start or run it (无法加载, 加载不了, 跑不起来, 启动不了)
              r"(?<![不没])(?<!不是)(?<!并非)(?<!没有)无法(?:加载|启动|运行|推理|部署)|(?<!不是)(?:加载|启动|运行)不了|"
              r"(?<!不是)(?:跑|起)不起来|"
+             # (the process gone, an error announced: 进程就没了, 发送请求后报如下错误)
+             r"进程(?:就|突然|直接|莫名)?(?:没了|消失了?|不见了)|报(?:如下|以下|下面的?)(?:错误|错)|"
              r"(?<![不没未无会要能])崩(?!溃)")
 #: a Chinese clause that supposes, predicts, asks or conditions: if (如果/要是), maybe (可能/也许), should (应该),
 #: will surely (肯定/一定会), whether (是否), a question (吗, ？)
@@ -1460,6 +1474,10 @@ LOG = LogWords(
             # (glibc's checks of its bins and its top chunk: "free(): corrupted unsorted chunks", "malloc(): corrupted
             # top size", "corrupted size vs. prev_size in fastbins")
             # (a progress bar's output may run on into it: "free(): corrupted unsorted chunks2l<00: 00,1.62s/it]")
+            # (and Windows' STATUS_HEAP_CORRUPTION, 0xc0000374, as Go's runtime prints the exception, "Exception
+            # 0xc0000374 0x0 0x0 0x7ffd3e0f93a9", or a parent reports the end: 3221226356, -1073740940)
+            r"\b(?:Exception|exit status|exception code:?|exit code:?)\s+0xc0000374\b|\bSTATUS_HEAP_CORRUPTION\b|"
+            r"\b(?:exit status|exit code:?|no longer running:)\s+(?:3221226356|-1073740940)\b|"
             r"\bcorrupted unsorted chunks|\bcorrupted top size\b", "not_oom",
             code="heap-corruption"),
         # (and FlashInfer's check of a launch's status, with CUDA's error string after it: "Check failed: (status ==
@@ -1678,7 +1696,8 @@ LOG = LogWords(
         # register_to_controller: "HTTPConnectionPool(host='localhost', port=21001): Max retries exceeded with url:
         # /register_worker": the controller, a process of its own, is not running or not at that address; the worker
         # loads its model only after it registers)
-        msg(r"\bMax retries exceeded with url: /(?:register_worker|receive_heart_beat)\b", "not_oom",
+        msg(r"\bMax retries exceeded with url: /(?:register_worker|"
+            r"receive_heart_beat|list_models|get_worker_address|refresh_all_workers)\b", "not_oom",
             code="communication-error"),
         # a launcher's words that its workers failed, their own log elsewhere (FastDeploy's engine.py: "Failed to
         # launch worker processes, check log/workerlog.* for more details."); and a process signalled after it had
@@ -1997,16 +2016,31 @@ LOG = LogWords(
             r"\bflag provided but not defined: -",
             "not_oom", code="bad-argument"),
         # the shell or a launcher could not find the program to run: bash's and dash's "bash: vllm: command not found",
-        # "/bin/sh: 1: sglang: not found", zsh's "zsh: command not found: llama-server", coreutils' nohup "nohup:
-        # failed to run command 'vllm': No such file or directory" (busybox: "can't execute"), cmd.exe's "'ollama' is
-        # not recognized as an internal or external command", PowerShell's "The term 'vllm' is not recognized as the
-        # name of a cmdlet", an OCI runtime's 'exec: "vllm": executable file not found in $PATH': nothing started
-        msg(r"^(?:-?bash|sh|dash|/bin/(?:ba|da)?sh|/usr/bin/env)(?:: line \d+)?:\s+(?:\d+:\s+)?[\w./+-]{1,200}: "
-            r"(?:command )?not found\s*$|^zsh: command not found: \S|\bnohup: (?:failed to run command|can't execute) "
-            r"'[^'\n]{1,200}': No such file or directory\b|^\W?'[^'\n]{1,200}' is not recognized as an internal or "
-            r"external command\b|\bThe term '[^'\n]{1,200}' is not recognized as (?:the )?name of a cmdlet\b|"
-            r"\bexec: \x22[^\x22\n]{1,200}\x22: executable file not found in \$PATH\b",
+        # "/bin/sh: 1: sglang: not found", "/bin/bash: line 1: vllm: command not found" (in Chinese "bash: vllm: 未找到命
+        # 令"), zsh's "zsh: command not found: llama-server" and "zsh: no such file or directory: ./llama-server",
+        # fish's "fish: Unknown command: llama-server", env's "/usr/bin/env: 'python': No such file or directory",
+        # coreutils' nohup "nohup: failed to run command 'vllm': No such file or directory" (busybox: "can't execute"),
+        # cmd.exe's "'ollama' is not recognized as an internal or external command" (in Chinese "'llama-server' 不是内部
+        # 或外部命令"), PowerShell's "The term 'vllm' is not recognized as the name of a cmdlet" (7: "as a name of"),
+        # an OCI runtime's 'exec: "vllm": executable file not found in $PATH', supervisord's "spawnerr: can't find
+        # command 'vllm'", systemd's "Failed at step EXEC spawning /usr/local/bin/ollama: No such file or directory"
+        # (status=203/EXEC); under a compose service's or a pod's prefix too ("sglang-1  | /bin/sh: 1: sglang: not
+        # found", "[pod/vllm-0/vllm] bash: ..."): nothing started
+        msg(r"(?:^|[|\]]\s+)(?:-?bash|sh|dash|/bin/(?:ba|da)?sh)(?:: line \d+)?:\s+(?:\d+:\s+)?[\w./+-]{1,200}: "
+            r"(?:(?:command )?not found|未找到命令|コマンドが見つかりません)\s*$|"
+            r"(?:^|[|\]]\s+)zsh: (?:command not found|no such file or directory): \S|(?:^|[|\]]\s+)fish: Unknown command:? \S|"
+            r"(?:^|[|\]]\s+)/usr/bin/env: '?[\w./+-]{1,200}'?: No such file or directory\b|"
+            r"\bnohup: (?:failed to run command|can't execute) '[^'\n]{1,200}': No such file or directory\b|"
+            r"'[^'\n]{1,200}' (?:is not recognized as an internal or external command\b|不是内部或外部命令)|"
+            r"\bThe term '[^'\n]{1,200}' is not recognized as (?:the |a )?name of a cmdlet\b|"
+            r"\bexec: \x22[^\x22\n]{1,200}\x22: executable file not found in \$PATH\b|\bspawnerr: can't find command\b|"
+            r"\bFailed (?:at step EXEC spawning|to locate executable) \S{1,300}: No such file or directory\b|"
+            r"\bstatus=203/EXEC\b",
             "not_oom", code="command-not-found"),
+        # ... or found it and was refused running it ("-bash: ./build/bin/llama-server: Permission denied", "zsh:
+        # permission denied: ./llama-server"): not executable, or on a disk mounted noexec
+        msg(r"(?:^|[|\]]\s+)(?:-?bash|sh|dash|/bin/(?:ba|da)?sh)(?:: line \d+)?:\s+(?:\d+:\s+)?[\w./+-]{1,200}: "
+            r"Permission denied\s*$|(?:^|[|\]]\s+)zsh: permission denied: \S", "not_oom", code="access-denied"),
         # torch.compile's compiler failing (Inductor's lowering or a graph pass: "torch._inductor.exc.InductorError:
         # AssertionError: auto_functionalized was not removed", dynamo's "BackendCompilerFailed: backend='inductor'
         # raised: ..."): the model's compilation, a bug or an unsupported GPU; not where the error it wraps is memory
@@ -2600,6 +2634,20 @@ LOG = LogWords(
                         r"\b(?:OOMs?|OOM-?ed|out of memory|crash(?:es|ed)?|fails?)\s+(?:with|for|on)\s+(?:the\s+|some\s+)?"
                         r"(?:long|longer|large|larger|big|bigger)\s+(?:context\s+)?(?:questions|prompts|requests|inputs|"
                         r"conversations|queries|documents)\b|"
+                        # (or an input sent, by what it holds: "runs out of GPU memory when users upload PDFs bigger
+                        # than ~40 pages", "Sending a request with 6 images in one message crashes the server")
+                        r"\b(?:send(?:s|ing)?|sent|submit(?:s|ted|ting)?|upload(?:s|ed|ing)?)\s+(?:(?:a|an|one|the|my)\s+)?"
+                        r"(?:requests?|prompts?|PDFs?|images?|documents?|videos?|audio(?: files?)?)\s+(?:with|of|bigger|larger|"
+                        r"longer|over|containing)\b|"
+                        # ... in Chinese: an input too large or long (识别超过10分钟的音频就会爆显存, 图片分辨率一大就显存不足),
+                        # or sent from a page (页面上输入问题，点提交之后就报显存不足了)
+                        r"(?:超过|大于|长于)[^，。,.\n]{1,12}?的(?:音频|图片|图像|视频|文档|PDF|pdf|文本)|"
+                        r"(?:音频|图片|图像|视频|文档|PDF|pdf|分辨率|输入)[^，。,.\n]{0,6}?(?:一大|一长|过大|过长|太大|太长)(?:就|时|的时候)|"
+                        r"点(?:击)?提交(?:之后|后|以后)|"
+                        # (or one request's arrival told: "A long TTS request arrived while other processes held most
+                        # of the card"; not one before the load, "The request arrived before the model was loaded")
+                        r"\b(?:an?|the)\s+(?:[\w-]+\s+){0,2}?requests?\s+(?:arrived|came in|comes in|arrives)\b"
+                        r"(?!\s+(?:before|while (?:the )?model (?:was |is )?load))|"
                         # (not a setting's name: "max concurrent requests to 8")
                         r"(?<!max )(?<!maximum )(?<!number of )(?<!limit of )(?<!limit on )"
                         r"\b(?:continuous|sustained|concurrent|steady) (?:inference |chat |completion )?requests\b"
@@ -2999,7 +3047,9 @@ LOG = LogWords(
         fig("_hang_stated", _HANGS, _failure_stated, mode="first", prose=True),
         # a report's words that the program goes on after the error it shows ("但是还是能正常往下运行", "不影响使用",
         # "but it still runs fine"): that error was not fatal (not taken back: "still runs, but then crashes")
-        fig("_goes_on_stated", r"(?:还是|仍然|依然|照样|也)(?:可以|能够?)(?:正常)?(?:往下|继续)?(?:运行|使用|工作|推理)"
+        # (服务能正常用, 程序还能继续正常推理)
+        fig("_goes_on_stated", r"(?:还是|还|仍然|依然|照样|也|服务|程序)(?:可以|能够?)(?:继续)?(?:正常)?(?:往下|继续)?"
+            r"(?:运行|使用|用|工作|推理)"
             r"(?![^。！？\n]{0,12}(?:但|不过|直到|然后|之后))|不影响(?:正常)?(?:使用|运行|推理)",
             lambda m: m.group(0), mode="first", prose=True, flags=0),
         fig("_goes_on_stated", r"\b(?:it|the model|the server|the program|everything) (?:still|then) (?:runs|works|"

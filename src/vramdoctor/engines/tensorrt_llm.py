@@ -99,8 +99,12 @@ LOG = LogWords(
         # is not compatible with this version of TensorRT, expecting library version 9.2.0.4 got 9.2.0.5, please
         # rebuild.", "... is generated on an incompatible device, expecting compute 8.6 got compute 8.9"): rebuild it
         # (TensorRT's own error line for it, which may end there: "[TRT] [E] 6: The engine plan file is not compatible")
+        # (TensorRT 10's words for an engine serialized by another version: "IRuntime::deserializeCudaEngine: Error Code
+        # 1: Serialization (Serialization assertion stdVersionRead == kSERIALIZATION_VERSION failed.Version tag does
+        # not match. ...)")
         msg(r"\bengine plan file is (?:not compatible(?: with this version of TensorRT|\s*$)|generated on an incompatible "
-            r"device)\b", "not_oom", code="engine-plan-incompatible"),
+            r"device)\b|\bSerialization assertion stdVersionRead == kSERIALIZATION_VERSION failed\b|\bVersion tag does not "
+            r"match\b", "not_oom", code="engine-plan-incompatible"),
         msg(r"Failed to deserialize cuda engine|Engine deserialization failed", "wrapper", "WEIGHTS"),
         # trtllm-build: TensorRT could not place the engine's weights while building it ("[TRT] [E] [defaultAllocator]
         # ... Error Code 2: OutOfMemory (Requested size was N bytes.)", then "Engine building failed")

@@ -407,6 +407,12 @@ LOG = LogWords(
         # a LoRA adapter whose rank is above the cap the slots were sized for (lora/peft_helper.py validate_legal:
         # "LoRA rank {r} is greater than max_lora_rank {max_lora_rank}"): a setting, not memory
         msg(r"LoRA rank \d+ is greater than max_lora_rank\b", "not_oom", code="lora-rank-over-cap"),
+        # the sleep-mode allocator's CUDA call failing for a cause other than memory (csrc/cumem_allocator.cpp's
+        # CUDA_CHECK: "CUDA Error: invalid argument at /workspace/csrc/cumem_allocator.cpp:119"), which PyTorch then
+        # raises as an out of memory, the allocation having returned nothing ("Tried to allocate 20.00 MiB ... of
+        # which 66.43 GiB is free"): not memory (its "CUDA Error: out of memory at ..." is)
+        msg(r"\bCUDA Error: (?!out of memory)[^\n]{1,80}? at \S*cumem_allocator\.cpp:\d+", "not_oom",
+            code="allocator-cuda-error"),
         # a tool-call parser that could not read the model's output (entrypoints/openai/tool_parsers/*_tool_parser.py,
         # logger.exception: "Error in extracting tool call from response." for a whole answer, "Error trying to handle
         # streaming tool call." for a stream): this request's output, not memory
@@ -441,7 +447,7 @@ LOG = LogWords(
             r"Failed to initialize q/k/v range constants", "oom", "WEIGHTS", "weights-alloc-failed"),
         # (a user may quote only its words, without the figures: "... is larger than the maximum number of tokens ...";
         # or retype it, "maxinum")
-        msg(r"is larger than the maxi[mn]um number of tokens that can be stored in KV cache",
+        msg(r"is larger than the maxi[mn]u[mn] number of tokens that can be stored in KV cache",
             "oom", "KV", "max-model-len-exceeds-kv-cache"),
         # (and as a report shortens it: "ValueError: 1.75 GiB KV cache is needed, available 0.13 GiB"; V1's first form,
         # 0.7, printed "KV cache is" "needed" with no space between; the sentence's own start, which
@@ -740,7 +746,7 @@ LOG = LogWords(
         # (and V0's own code in a traceback: V1 runs vllm/v1/..., and from 0.8 the old engine modules hand over to it, so a
         # frame in them, or V0's dead-engine error, is V0's)
         fig("_vllm_v0", r"Initializing an LLM engine \(v|\bLoading model weights took\b|# (?:GPU|cuda) blocks: [\d,]+, "
-            r"# CPU blocks|is larger than the maxi[mn]um number of tokens that can be stored in KV cache|"
+            r"# CPU blocks|is larger than the maxi[mn]u[mn] number of tokens that can be stored in KV cache|"
             r"vllm/engine/(?:async_)?llm_engine\.py|vllm/worker/(?:worker|model_runner|cache_engine)\.py|"
             r"\bAsyncEngineDeadError\b|\bMQLLMEngine", lambda m: True, passive=True),
         # (not the warning's own hint how to turn it off, arg_utils.py: "please disable chunked prefill by setting

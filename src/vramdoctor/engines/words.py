@@ -22,7 +22,9 @@ SIZE = NUM + r"\s*([KMGT]i?B|bytes)\b"
 #: /v1/model/load and /unload, LoRA and token admin): those are no inference requests
 NOT_ADMIN = r"(?!models?\b|model/|lora/|token/|auth/|internal/)"
 #: the model loading, in a Chinese report's words (在加载模型时, 加载权重的时候, 模型加载过程中)
-LOADING_ZH = (r"加载(?:模型|权重)(?:时|的时候|过程中|期间)|模型(?:加载|载入)(?:时|的时候|过程中|期间)|"
+LOADING_ZH = (r"加载(?:模型|权重)(?:时|的时候|过程中|期间|阶段)|模型(?:加载|载入)(?:时|的时候|过程中|期间|阶段)|"
+              # (or another model loaded beside the first: 再加载第二个模型时, 加载另一个模型的时候)
+              r"加载(?:第[二三四2-4]个|另一个|新的?)模型(?:时|的时候)|"
               # (or how far the load got when it failed: 加载到40层左右时, 加载到2/3(blk.40 一共有blk.60)时)
               r"(?:加载|载入)到[^，。,;；!！?？]{0,30}?(?:时|的时候)")
 #: a cache tensor made with a negative block count, the first of its 4 or 5 dimensions (PyTorch's "Trying to create

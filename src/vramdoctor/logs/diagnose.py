@@ -260,9 +260,15 @@ _NOT_OOM = {
                               "no valid tactic): a quantization mode or kernel this GPU or build does not support, or "
                               "an engine built for another GPU; rebuild the engine on this GPU with this TensorRT-LLM, "
                               "or choose another quantization. Not memory.",
-    "command-not-found": "the shell (or the container's runtime) could not find the program the command names: "
-                         "nothing started. Install it, activate the environment it was installed into, or give its "
-                         "full path (`which vllm`, `python -m vllm.entrypoints.openai.api_server`).",
+    "allocator-cuda-error": "vLLM's sleep-mode allocator (cumem_allocator.cpp) had a CUDA call fail for a cause other "
+                            "than memory (invalid argument), and PyTorch then reported the allocation that returned "
+                            "nothing as out of memory, with the GPU's memory free: not memory. Update vLLM, or run "
+                            "without sleep mode (enable_sleep_mode off; in RL trainers, a server mode instead of "
+                            "colocating) to confirm.",
+    "command-not-found": "the shell (or the container's runtime, or the service manager) could not find the program "
+                         "the command names: nothing started. Install it, activate the environment it was installed "
+                         "into, or give its full path (`command -v NAME` on Linux and macOS, `where NAME` on "
+                         "Windows, says which one the shell finds).",
     "lora-rank-over-cap": "the LoRA adapter's rank is above the cap the adapter slots were sized for: raise "
                           "--max-lora-rank to the adapter's rank (the slots grow with it) or use an adapter of a lower "
                           "rank. Not memory.",
@@ -1274,8 +1280,17 @@ def _latest_survived(run: RunFacts, f: Failure, fatal: list[Failure], engine: st
     return ended[0] if ended else after[0] if after else f
 
 
+#: failures of one request's answer that stay the run's finding where nothing worse follows (a tool call the parser
+#: could not read), but give way to a failure after them the server did not go on from
+_ONE_ANSWER = frozenset({"tool-call-parse-error"})
+
+
 def _survived(run: RunFacts, g: Failure, engine: str) -> bool:
-    """Failure `g` is one request's (`_ONE_REQUEST`: a client that hung up), and the server answered more after it."""
+    """Failure `g` is one request's (`_ONE_REQUEST`: a client that hung up; `_ONE_ANSWER`), and the server answered
+    more after it."""
+    if g.code in _ONE_ANSWER:
+        # (from its own line: the traceback it logs may be read on to a later failure's lines, its end past them)
+        return bool(_answered_after(run, g.line_no, engine))
     return g.code in _ONE_REQUEST and bool(_answered_after(run, max(g.end_line, g.line_no), engine))
 
 
@@ -1602,6 +1617,13 @@ def _warned_and_went_on(run: RunFacts, f: Failure, engine: str) -> bool:
 _SERVES_DEGRADED = frozenset({"gpu-unsupported", "gpu-not-detected", "rpc-worker-unreachable"})
 
 
+#: not-memory failures of an allocator's own CUDA call that PyTorch reports as an out of memory just after (vLLM's
+#: sleep-mode allocator, cumem_allocator.cpp)
+_REPORTED_AS_OOM = frozenset({"allocator-cuda-error"})
+#: ... within this many lines after it (its traceback between them)
+_REPORTED_WITHIN = 40
+
+
 #: Ray's exception for a remote task or actor's, naming the class of its cause
 _RAY_CAUSE_CLASS = re.compile(r"\bRay(?:Task|Actor)Error\(\w+\)")
 
@@ -1616,6 +1638,11 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     failures = [g for g in run.failures if not _warned_and_went_on(run, g, engine)
                 and not (g.code == "gpu-not-detected" and other_gpu)]
     fatal = [f for f in failures if f.kind in ("oom", "not_oom") and not _self_kill(f) and not _quotes_a_note(run, f)]
+    # (an allocator's CUDA call that failed for another cause, which PyTorch then raised as an out of memory, the
+    # allocation having returned nothing: the out of memory after it is that failure's report, not memory)
+    reported = [g.line_no for g in fatal if g.code in _REPORTED_AS_OOM]
+    if reported:
+        fatal = [g for g in fatal if not (g.kind == "oom" and any(0 < g.line_no - ln <= _REPORTED_WITHIN for ln in reported))]
     # (not one request's failure the server answered more after, a client that hung up, where another failure
     # follows: that one ended the run)
     ended = [g for g in fatal if not _survived(run, g, engine)]
@@ -2192,9 +2219,12 @@ def _helper_not_found(run: RunFacts, f: Failure) -> bool:
     """Failure `f` is a command the shell did not find, and the server's own start-up lines come after it: a helper
     a script calls ("/entrypoint.sh: line 3: nvidia-smi: command not found"), not the server, which was found."""
     # (a milestone's text is not kept where the failure was read with a start-up pasted after it: its line is one)
-    return f.code == "command-not-found" and any(
-        ln > max(f.end_line, f.line_no) and (m not in run.progress_text or program_line(run.progress_text[m]))
-        for m, ln in run.progress.items())
+    # (nor one the server answered requests after, a helper run beside it: "bash: gpustat: command not found")
+    if f.code != "command-not-found":
+        return False
+    end = max(f.end_line, f.line_no)
+    return any(ln > end and (m not in run.progress_text or program_line(run.progress_text[m]))
+               for m, ln in run.progress.items()) or bool(_answered_after(run, end, ""))
 
 
 def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -> Diagnosis:

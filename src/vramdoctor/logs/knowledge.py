@@ -496,8 +496,9 @@ _SAID_NORMAL = re.compile(r"\(?this (?:warning|error|message) is (?:normal|expec
                           r"\bthis (?:warning|error|message) (?:can|may) (?:safely )?be ignored\b|"
                           # (JAX probing each back end it was built for, at INFO, and going on with the next: xla_bridge's
                           # "Unable to initialize backend 'tpu': INTERNAL: Failed to open libtpu.so: ...", then "Falling
-                          # back to cpu")
-                          r"\bxla_bridge\.py:\d+\] Unable to initialize backend '\w+'", re.I)
+                          # back to cpu"; under absl's prefix, "xla_bridge.py:689]", or Python logging's,
+                          # "INFO:...:jax._src.xla_bridge:895:")
+                          r"\bxla_bridge(?:\.py:\d+\]|:\d+:) Unable to initialize backend '\w+'", re.I)
 
 
 def exception_not_memory(text: str) -> bool:

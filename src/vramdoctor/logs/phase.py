@@ -298,7 +298,13 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        # "switching to the int8 model fails", "选择ChatGLM-6B-int8 重新加载模型后，报错", "切换模型时报错")
                        r"\b(?:when|while|on)\s+(?:(?:I|we|it)\s+)?(?:re-?load(?:ing)?|load(?:ing)?\s+(?:a\s+)?(?:second|another|"
                        r"new|different|2nd)|switch(?:ing)?\s+to)\s+(?:the\s+|a\s+|another\s+|my\s+)?(?:[\w.-]+\s+){0,2}?"
-                       r"models?\b|\b(?:re-?loading|switching\s+to)\s+(?:the\s+|a\s+|another\s+)?(?:[\w.-]+\s+){0,2}?model\s+"
+                       r"models?\b|"
+                       # ("Every time I reload the model after changing the LoRA it goes OOM", "Switching from the 8B to
+                       # the 70B model in the UI fails")
+                       r"\b(?:every time|each time|whenever)\s+(?:I|we|it)\s+re-?loads?\s+(?:the\s+|a\s+|my\s+)?(?:[\w.-]+\s+){0,2}?"
+                       r"model\b|\bswitch(?:ing|es|ed)?\s+from\s+(?:the\s+|a\s+)?[\w.-]{1,40}(?:\s+model)?\s+to\s+(?:the\s+|a\s+)?"
+                       r"(?:[\w.-]+\s+){0,2}?models?\b|"
+                       r"\b(?:re-?loading|switching\s+to)\s+(?:the\s+|a\s+|another\s+)?(?:[\w.-]+\s+){0,2}?model\s+"
                        r"(?:fails|failed|OOMs|OOMed|crashes|crashed|runs out|ran out)\b|"
                        r"重新加载(?:模型)?(?:后|时)?[，,]?\s*(?:就|又)?(?:报错|出错|显存不足|爆显存|OOM)|"
                        r"切换(?:到)?[^，。,.\n]{0,20}?模型(?:后|时)[，,]?\s*(?:就|又)?(?:报错|出错|显存不足|爆显存|OOM)|"

@@ -50,6 +50,12 @@ _SUPPOSED = re.compile(
     r"\b(?:said|says|say|told|tells|claimed|claims|reported|reports|mentioned|wrote|warned)\b[^.;!?]{0,80}?" + _OOM_NAME
     + "|" r"\b(?:I(?:'ve| have)? (?:read|heard)|reportedly|according to|rumou?rs?)\b[^.;!?]{0,80}?" + _OOM_NAME + "|"
     r"担心[^。；！？.;!?]{0,30}?(?:OOM|爆显存|显存不足|内存不足|out of memory)|"
+    # an error said to be gone ("after upgrading I no longer get the following error: `torch.OutOfMemoryError ...`", "I
+    # don't get this OOM anymore")
+    r"\b(?:no longer|not any ?more|never again)\s+(?:get|gets|see|sees|hit|hits|have|has|encounter|run into|receive)\b"
+    r"[^.;!?]{0,60}?(?:" + _OOM_NAME + r"|\berrors?\b)|"
+    r"\b(?:don['\u2019]?t|do not|doesn['\u2019]?t|does not)\s+(?:get|see|hit|have)\s+(?:this|that|the|these|those|any)\s+"
+    r"(?:\w+\s+)?(?:errors?|OOMs?|crash(?:es)?)\s+(?:any ?more|again)\b|"
     # a doubt in the first person ("I don't think it ran out of memory")
     r"\b(?:don['\u2019]?t|do not|doesn['\u2019]?t|does not) (?:think|believe)\b|"
     # ... or the out of memory the subject of a condition ("If out-of-memory error occurs during cudagraph capture,
@@ -152,6 +158,11 @@ _PAST_FIXED = re.compile(r"\b(?:before|previously|earlier|used to|at first|initi
                          r"\b(?:(?:it |this |everything )?works?(?: fine| again)? now|now (?:it )?works|"
                          r"(?:is|was|got|has been) (?:fixed|solved|resolved|gone)|no longer (?:happens|occurs|OOMs?|crashes))\b",
                          re.I)
+#: ... or an error the writer says they no longer get ("after upgrading to 0.8.5 I no longer get the following error:
+#: `torch.OutOfMemoryError: ...`", "I don't get this OOM anymore")
+_GONE = re.compile(r"\b(?:no longer|not any ?more|never again)\s+(?:get|gets|see|sees|hit|hits|have|has|encounter|run into|"
+                   r"receive)\b|\b(?:don['\u2019]?t|do not|doesn['\u2019]?t|does not)\s+(?:get|see|hit|have)\s+(?:this|that|"
+                   r"the|these|those|any)\s+(?:\w+\s+)?(?:errors?|OOMs?|crash(?:es)?)\s+(?:any ?more|again)\b", re.I)
 #: ... or a failure worked around by a setting now in use ("the defaults OOM on our box, so we changed to GMU 0.93 and
 #: max-num-seqs 2", "官方那组参数会 OOM，所以改成了 GMU 0.93"): not where the change did not help ("so I lowered it to 0.8
 #: but it still OOMs", "所以改成了 0.8，还是 OOM")
@@ -244,7 +255,7 @@ def past_fixed(text: str) -> bool:
     """The line tells an out-of-memory as past and fixed (`_PAST_FIXED`), or worked around by a setting now in use
     (`_WORKED_AROUND`, `_CHANGED_FOR`)."""
     return bool(OOM_ANY.search(text) and (_PAST_FIXED.search(text) or _WORKED_AROUND.search(text)
-                                          or _CHANGED_FOR.search(text)))
+                                          or _CHANGED_FOR.search(text) or _GONE.search(text)))
 
 
 def supposed(text: str) -> bool:

@@ -876,7 +876,7 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                  "no memory problem is shown.")
     goes_on = run.numbers.get("_goes_on_stated")
     if isinstance(said, str) and isinstance(goes_on, str) and (
-            run.number_lines.get("_goes_on_stated", 0) > run.number_lines.get("_failure_stated", 0)):
+            run.number_lines.get("_goes_on_stated", 0) >= run.number_lines.get("_failure_stated", 0)):
         # the report shows an error and then says the program went on past it ("每次都会出现如下报错 ... 但是还是能正常往下
         # 运行"): the lines it shows are that error's, not a failure
         ln = run.number_lines.get("_goes_on_stated", 0)
@@ -912,7 +912,9 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
 #: a report's words of a failure that say more than "it does not work": a crash, a hang, an exit, an error named
 _CRASH_WORDS = re.compile(r"crash|\bdie[sd]?\b|\bdying\b|killed|abort|segfault|segmentation|\bhang|\bhung\b|freez|froze|"
                           r"stuck|exit|shut|terminat|error|exception|\bOOM|out of memory|restart|stops? respond|"
-                          r"unresponsive|timed? ?out|refuse", re.I)
+                          r"unresponsive|timed? ?out|refuse|"
+                          # (and in Chinese: an error, a crash, a process gone, a hang, a time-out)
+                          r"错误|报错|出错|崩|挂了|挂掉|没了|退出|卡死|卡住|超时", re.I)
 def _work_done(run: RunFacts) -> bool:
     """A line among the run's last 15 says a program finished its work (any engine's `LogWords.work_done`)."""
     done = knowledge().work_done
