@@ -74,6 +74,11 @@ class GenericRules(RulesBase):
 
 #: Python's exceptions that are never memory running out: a path the code does not have (NotImplementedError), an
 #: attribute, key or index it does not find, a wrong type, an import that failed, a value that did not parse
+#: a POSIX shell's message about the command it was to run, at a line's start or after a compose service's or a pod's
+#: prefix ("bash: vllm: ", "/bin/sh: 1: sglang: ", "sglang-1  | /bin/bash: line 1: vllm: "), the message after it
+_SHELL_SAYS = r"(?:^|[|\]]\s+)(?:-?bash|sh|dash|/bin/(?:ba|da)?sh)(?:: line \d+)?:\s+(?:\d+:\s+)?[\w./+-]{1,200}: "
+
+
 CODE_ERRORS = (r"NotImplementedError|AttributeError|KeyError|TypeError|IndexError|NameError|ImportError|"
                r"ModuleNotFoundError|ZeroDivisionError|UnboundLocalError|JSONDecodeError|UnicodeDecodeError|"
                r"RecursionError")
@@ -2026,8 +2031,7 @@ LOG = LogWords(
         # command 'vllm'", systemd's "Failed at step EXEC spawning /usr/local/bin/ollama: No such file or directory"
         # (status=203/EXEC); under a compose service's or a pod's prefix too ("sglang-1  | /bin/sh: 1: sglang: not
         # found", "[pod/vllm-0/vllm] bash: ..."): nothing started
-        msg(r"(?:^|[|\]]\s+)(?:-?bash|sh|dash|/bin/(?:ba|da)?sh)(?:: line \d+)?:\s+(?:\d+:\s+)?[\w./+-]{1,200}: "
-            r"(?:(?:command )?not found|未找到命令|コマンドが見つかりません)\s*$|"
+        msg(_SHELL_SAYS + r"(?:(?:command )?not found|未找到命令|コマンドが見つかりません)\s*$|"
             r"(?:^|[|\]]\s+)zsh: (?:command not found|no such file or directory): \S|(?:^|[|\]]\s+)fish: Unknown command:? \S|"
             r"(?:^|[|\]]\s+)/usr/bin/env: '?[\w./+-]{1,200}'?: No such file or directory\b|"
             r"\bnohup: (?:failed to run command|can't execute) '[^'\n]{1,200}': No such file or directory\b|"
@@ -2039,8 +2043,7 @@ LOG = LogWords(
             "not_oom", code="command-not-found"),
         # ... or found it and was refused running it ("-bash: ./build/bin/llama-server: Permission denied", "zsh:
         # permission denied: ./llama-server"): not executable, or on a disk mounted noexec
-        msg(r"(?:^|[|\]]\s+)(?:-?bash|sh|dash|/bin/(?:ba|da)?sh)(?:: line \d+)?:\s+(?:\d+:\s+)?[\w./+-]{1,200}: "
-            r"Permission denied\s*$|(?:^|[|\]]\s+)zsh: permission denied: \S", "not_oom", code="access-denied"),
+        msg(_SHELL_SAYS + r"Permission denied\s*$|(?:^|[|\]]\s+)zsh: permission denied: \S", "not_oom", code="access-denied"),
         # torch.compile's compiler failing (Inductor's lowering or a graph pass: "torch._inductor.exc.InductorError:
         # AssertionError: auto_functionalized was not removed", dynamo's "BackendCompilerFailed: backend='inductor'
         # raised: ..."): the model's compilation, a bug or an unsupported GPU; not where the error it wraps is memory
