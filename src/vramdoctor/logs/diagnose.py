@@ -1642,7 +1642,8 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     # allocation having returned nothing: the out of memory after it is that failure's report, not memory)
     reported = [g.line_no for g in fatal if g.code in _REPORTED_AS_OOM]
     if reported:
-        fatal = [g for g in fatal if not (g.kind == "oom" and any(0 < g.line_no - ln <= _REPORTED_WITHIN for ln in reported))]
+        fatal = [g for g in fatal
+                 if not (g.kind == "oom" and any(0 < g.line_no - ln <= _REPORTED_WITHIN for ln in reported))]
     # (not one request's failure the server answered more after, a client that hung up, where another failure
     # follows: that one ended the run)
     ended = [g for g in fatal if not _survived(run, g, engine)]
@@ -2216,10 +2217,10 @@ def _check_passed(f: Failure) -> bool:
 
 
 def _helper_not_found(run: RunFacts, f: Failure) -> bool:
-    """Failure `f` is a command the shell did not find, and the server's own start-up lines come after it: a helper
-    a script calls ("/entrypoint.sh: line 3: nvidia-smi: command not found"), not the server, which was found."""
+    """Failure `f` is a command the shell did not find, and the server's own start-up lines, or its answers to
+    requests, come after it: a helper a script calls ("/entrypoint.sh: line 3: nvidia-smi: command not found") or one
+    run beside the server ("bash: gpustat: command not found"), not the server, which was found."""
     # (a milestone's text is not kept where the failure was read with a start-up pasted after it: its line is one)
-    # (nor one the server answered requests after, a helper run beside it: "bash: gpustat: command not found")
     if f.code != "command-not-found":
         return False
     end = max(f.end_line, f.line_no)
