@@ -548,3 +548,18 @@ def test_paraphrases_of_a_failure_not_shown(said):
                                   "下面这个报错出现后程序还能继续正常推理，只是想知道原因："])
 def test_an_error_the_report_says_it_goes_on_past_in_the_same_line(said):
     assert kind_of([said, *_LLAMA_OK])[0] == "NONE"
+
+
+@pytest.mark.parametrize("said", ["With --max-model-len 16384 I no longer get the following error:",
+                                  "After the upgrade we don't get this error anymore:"])
+def test_an_error_quoted_under_words_that_it_is_gone_is_no_failure(said):
+    lines = [said, "", "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that "
+             "can be stored in KV cache (20480).", "", "New run for reference:", *_VLLM_UP]
+    assert kind_of(lines)[0] == "NONE"
+
+
+def test_an_error_quoted_under_words_that_it_is_still_there_is_the_failure():
+    lines = ["With --max-model-len 16384 I still get the following error:", "",
+             "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be "
+             "stored in KV cache (20480)."]
+    assert kind_of(lines)[0] == "KV_CAPACITY"

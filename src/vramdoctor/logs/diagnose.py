@@ -32,7 +32,7 @@ from .knowledge import (CAUSE_UNKNOWN, CLIENT_CALL, COMMAND, ELISION, FRAME, PY_
 from .lines import STATED, STRONG_PREFIX, TB_HEADER, stated, stops_inside, traceback_line
 from .phase import (FAILED_REQUEST, FINE_WHEN_SERVING, PROJECTOR, SECOND_MODEL, STARTUP, Place, during_step, frames, locate,
                     LOAD_ANNOUNCED, is_progress, step_done, step_reached)
-from .prose import OOM_ANY, denied_at
+from .prose import OOM_ANY, denied_at, says_gone
 from .quiet import (COPES, DEATH_BEGINS, bar_under_way, growth, leak, slots_lost, no_failure, pool_below_context, pressure,
                     shortfall, starved, step_under_way)
 from .verdict import KIND_OF_PHASE, Diagnosis
@@ -1617,6 +1617,16 @@ def _warned_and_went_on(run: RunFacts, f: Failure, engine: str) -> bool:
 _SERVES_DEGRADED = frozenset({"gpu-unsupported", "gpu-not-detected", "rpc-worker-unreachable"})
 
 
+def _quoted_as_gone(f: Failure) -> bool:
+    """Failure `f` is quoted under a person's line that announces it as an error they no longer get ("With
+    --max-model-len 16384 I no longer get the following error:", then the error): a past failure, not the run's."""
+    above = [(ln, t) for ln, t in f.before[-3:] if t.strip()]
+    if not above:
+        return False
+    ln, text = above[-1]
+    return user_words(text) and text.rstrip().endswith((":", "：")) and says_gone(text)
+
+
 #: not-memory failures of an allocator's own CUDA call that PyTorch reports as an out of memory just after (vLLM's
 #: sleep-mode allocator, cumem_allocator.cpp)
 _REPORTED_AS_OOM = frozenset({"allocator-cuda-error"})
@@ -1636,7 +1646,7 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     # detected" beside its ROCm GPU's "inference compute ... library=rocm ... available=23.5 GiB")
     other_gpu = bool(positive(run.numbers, "gpu_available_bytes"))
     failures = [g for g in run.failures if not _warned_and_went_on(run, g, engine)
-                and not (g.code == "gpu-not-detected" and other_gpu)]
+                and not (g.code == "gpu-not-detected" and other_gpu) and not _quoted_as_gone(g)]
     fatal = [f for f in failures if f.kind in ("oom", "not_oom") and not _self_kill(f) and not _quotes_a_note(run, f)]
     # (an allocator's CUDA call that failed for another cause, which PyTorch then raised as an out of memory, the
     # allocation having returned nothing: the out of memory after it is that failure's report, not memory)

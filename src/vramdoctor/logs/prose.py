@@ -251,6 +251,12 @@ _CHANGED_FOR = re.compile(r"\b(?:I|we)\s+(?:had|needed|have|was forced|were forc
                           r"\bhowever\b|\bagain\b|\banyway\b|\bnow (?:it|I|we)\b|\bOOM|\bout of memory\b))", re.I)
 
 
+def says_gone(text: str) -> bool:
+    """A person's line says an error is one they no longer get (`_GONE`): "With --max-model-len 16384 I no longer get
+    the following error:"."""
+    return bool(_GONE.search(text))
+
+
 def past_fixed(text: str) -> bool:
     """The line tells an out-of-memory as past and fixed (`_PAST_FIXED`), or worked around by a setting now in use
     (`_WORKED_AROUND`, `_CHANGED_FOR`)."""
