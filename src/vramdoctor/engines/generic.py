@@ -224,6 +224,13 @@ def _reading(m, i: int) -> int:
 #: one step of a server's work that memory may be left behind by ("after every request", "per completion")
 _STEP = (r"(?:iteration|loop|request|call|run|generation|inference|load|reload|cycle|restart|unload|completion|prompt|"
          r"chat|query|message|conversation|swap)s?\b")
+#: words of a run's end by memory or a crash ("OOMs", "ran out of memory", "died"), a count of hundreds or more
+#: ("thousands", "2000", "2k") and what it counts ("prompts", "of requests"), and a use over time ("usage", "uptime"): the
+#: parts of growth told by the long use an out of memory needed (`_GROWTH`)
+_DIED = r"(?:OOMs?|OOM-?ed|out[- ]of[- ]memory|crash(?:es|ed)?|runs? out of memory|ran out of memory|dies|died)\b"
+_MANY = r"(?:hundreds?|thousands?|[1-9]\d{2,}|[1-9][\d.]*[kK])"
+_OF_REQUESTS = r"(?:of\s+)?(?:prompts|requests|queries|calls|messages|conversations|generations|completions)\b"
+_USE = r"(?:time|usage|use|running|uptime|serving)"
 _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|server's) RAM|RAM (?:usage|use|"
            r"consumption))\b[^.;!?\n]{0,60}?\b(?:(?:keeps?|kept|continu\w*|steadily|"
            r"gradually|constantly|slowly)\s+(?:to\s+|on\s+)?(?:grow|increas|ris|climb|go(?:es|ing)? up|creep)\w*|"
@@ -483,17 +490,12 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            # an out of memory that comes only after long use: hundreds of requests or more ("We encounter OOM after a
            # few hundred (maybe a thousand) prompts", "it crashes after ~2000 requests"), or extended periods ("out of
            # memory problems over extended periods of usage"): what each request left behind, added up
-           r"\b(?:OOMs?|OOM-?ed|out[- ]of[- ]memory|crash(?:es|ed)?|runs? out of memory|ran out of memory|dies|died)\b"
-           r"[^.;!?\n]{0,40}?\b(?:after (?:a few |several |some |many |about |around |~)?(?:hundreds?|thousands?|[1-9]\d{2,}|"
-           r"[1-9][\d.]*[kK])\s+(?:\([^)\n]{0,40}\)\s+)?(?:of\s+)?(?:prompts|requests|queries|calls|messages|conversations|"
-           r"generations|completions)\b|over (?:extended|long|prolonged) (?:periods?|stretches)(?: of (?:time|usage|use|"
-           r"running|uptime|serving))?\b|after (?:long|extended|prolonged) (?:periods?|stretches) of (?:time|usage|use|"
-           r"running|uptime|serving)\b)|"
+           r"\b" + _DIED + r"[^.;!?\n]{0,40}?\b(?:after (?:a few |several |some |many |about |around |~)?" + _MANY
+           + r"\s+(?:\([^)\n]{0,40}\)\s+)?" + _OF_REQUESTS + r"|over (?:extended|long|prolonged) (?:periods?|stretches)"
+           r"(?: of " + _USE + r")?\b|after (?:long|extended|prolonged) (?:periods?|stretches) of " + _USE + r"\b)|"
            # ... the count first ("After a couple of thousand requests the server always OOMs")
-           r"\bafter (?:a few |a couple of |several |some |many |about |around |~)?(?:hundreds?|thousands?|[1-9]\d{2,}|"
-           r"[1-9][\d.]*[kK])\s+(?:of\s+)?(?:prompts|requests|queries|calls|messages|conversations|generations|completions)\b"
-           r"[^.;!?\n]{0,40}?\b(?:OOMs?|OOM-?ed|out[- ]of[- ]memory|crash(?:es|ed)?|runs? out of memory|ran out of memory|"
-           r"dies|died)\b")
+           r"\bafter (?:a few |a couple of |several |some |many |about |around |~)?" + _MANY + r"\s+" + _OF_REQUESTS
+           + r"[^.;!?\n]{0,40}?\b" + _DIED)
 #: ... in Chinese: memory that keeps rising (显存一直缓慢增长, 内存持续上涨), memory not given back (显存不释放), a leak
 #: (内存泄漏)
 _GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM|nvidia-smi)[^，。,.；;！？]{0,12}?"

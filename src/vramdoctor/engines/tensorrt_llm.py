@@ -65,10 +65,16 @@ LOG = LogWords(
         # releases of 2024): the pool sized from what the fraction left was too small
         msg(r"\bImpossib(?:l)?e to fit in any sequence in kvCache\b", "oom", "KV", "max-model-len-exceeds-kv-cache"),
         msg(r"\[TensorRT-LLM\]\[ERROR\]", "error"),
+        # (listed before the general checks below: the first of equal verdicts wins)
+        # its GEMM plugins finding no kernel configuration that runs on this GPU (the CUTLASS profiler's verdict,
+        # weightOnlyGroupwiseQuantMatmulPlugin.cpp / gemm profilers: "Assertion failed: No valid weight only groupwise
+        # GEMM tactic(It is usually caused by the failure to execute all candidate configurations of the CUTLASS
+        # kernel ...)", "No valid weight only per-channel GEMM tactic"): a kernel this GPU or build does not run
+        msg(r"\bAssertion failed: No valid [\w -]{1,80}? tactic\b", "not_oom", code="kernel-no-valid-tactic"),
         # its other assertions, on a condition that is not about memory (customAllReduceKernels.cu "Assertion failed:
         # elts_per_rank % elts_per_thread == 0"): a size or setting its kernels do not handle; read whole only, to the
         # source file it names (a line cut at "Assertion failed: maxTo" may be the pool's)
-        msg(r"\[TensorRT-LLM\]\[ERROR\] Assertion failed: (?!No valid [\w -]{1,80}? tactic\b)(?![^\n]*(?:" + MEMORY_TERMS + r"|[Cc]ache|[Bb]lock|[Tt]oken|"
+        msg(r"\[TensorRT-LLM\]\[ERROR\] Assertion failed: (?![^\n]*(?:" + MEMORY_TERMS + r"|[Cc]ache|[Bb]lock|[Tt]oken|"
             r"[Ff]ree|[Pp]ool|[Ss]pace|[Mm]em))[^\n]*\([^()\s]+\.(?:cu|cuh|cpp|h):\d+\)", "not_oom",
             code="assertion-failed", flags=0),
         # ... and, whatever words of caches or buffers they hold, those that state a setting or a build the model or
@@ -77,12 +83,7 @@ LOG = LogWords(
         # context", an engine built with --kv_cache_type=disabled) or compare two values for equality
         # (the XQA kernels' "Assertion failed: remaining_buffer_size == 0"): a consistency check of settings or of a
         # build, which memory running out does not fail
-        # its GEMM plugins finding no kernel configuration that runs on this GPU (the CUTLASS profiler's verdict,
-        # weightOnlyGroupwiseQuantMatmulPlugin.cpp / gemm profilers: "Assertion failed: No valid weight only groupwise
-        # GEMM tactic(It is usually caused by the failure to execute all candidate configurations of the CUTLASS
-        # kernel ...)", "No valid weight only per-channel GEMM tactic"): a kernel this GPU or build does not run
-        msg(r"\bAssertion failed: No valid [\w -]{1,80}? tactic\b", "not_oom", code="kernel-no-valid-tactic"),
-        msg(r"\[TensorRT-LLM\]\[ERROR\] Assertion failed: (?!No valid [\w -]{1,80}? tactic\b)(?![^\n]*(?:\balloc|[Mm]emory|\benough\b|\bfit\b|has_value|"
+        msg(r"\[TensorRT-LLM\]\[ERROR\] Assertion failed: (?![^\n]*(?:\balloc|[Mm]emory|\benough\b|\bfit\b|has_value|"
             r"[Ii]nsufficient|[Ee]xceed|too (?:small|large)|\bOOM\b))(?:[^\n]*?(?:\bhas to be built with\b|\b[Dd]o not set\b|"
             r"\bis not supported\b|\bis only supported (?:for|with|on|in|when|by|if)\b|"
             r"\bmust be (?:set|built|enabled|disabled)\b)|"

@@ -1147,8 +1147,7 @@ def _served_after(run: RunFacts, end: int, engine: str) -> list[int]:
     one it failed: a 5xx status; not a front server that loads its model on a request, `LogWords.loads_on_request`,
     Ollama's, which answers for whichever runner is loaded, or for none). Only the server's own lines: a user's words or a client's call placed after the failure ("when the first
     request is received, it runs out of memory:", a reproduction script) say when it failed, not that it went on."""
-    own = knowledge().engine.get(engine)
-    front = own is not None and own.log.loads_on_request is not None
+    front = knowledge().loads_on_request(engine)
     out = []
     for m, ln in run.progress.items():
         text = run.progress_text.get(m, "")
@@ -1169,8 +1168,7 @@ def _serving_told(run: RunFacts, f: Failure, engine: str = "") -> tuple[int, str
         ln, text = run.titled["requests"]
     if ln is None or program_line(text):
         return None
-    own = knowledge().engine.get(engine)
-    if own is not None and own.log.loads_on_request is not None and CLIENT_CALL.match(text):
+    if knowledge().loads_on_request(engine) and CLIENT_CALL.match(text):
         return None  # (a front server loads its model for the request it was sent: the call may have failed its load)
     end = max(f.end_line, f.line_no)
     if any(m != "requests" and at > end for m, at in run.progress.items()):

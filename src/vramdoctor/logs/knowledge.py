@@ -369,6 +369,12 @@ class Knowledge:
         code = top[1].code or next((h[1].code for h in hits if h[1].code and h[1].kind == top[1].kind), "")
         return Verdict(kind=top[1].kind, phase=phase, code=code, engine=top[2], candidates=top[1].candidates)
 
+    def loads_on_request(self, engine: str) -> bool:
+        """The engine's front server loads a model for the request it is sent (`LogWords.loads_on_request`: Ollama),
+        so a request's line or a failed answer may be that load's."""
+        e = self.engine.get(engine)
+        return e is not None and e.log.loads_on_request is not None
+
     def own_or_wrapped(self, engine: str, get: Callable[[LogWords], object]) -> object:
         """What `get` reads from the engine's log words, or, where it gives nothing there, from those of the engine
         it wraps (Ollama, KoboldCpp, LM Studio, llama-cpp-python print llama.cpp's lines); None where neither has it."""

@@ -578,8 +578,7 @@ def _request_failed_after(f: Failure, engine: str) -> tuple[int, str] | None:
     """The server's access-log line, within the few lines after failure `f`, that answered a completion request with
     a 5xx status (uvicorn's `"POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error`): the failure was that
     request's. None otherwise, and for a server that loads its model on a request (Ollama's 500 may be its load)."""
-    own = knowledge().engine.get(engine)
-    if own is not None and own.log.loads_on_request is not None:
+    if knowledge().loads_on_request(engine):
         return None
     for ln, text in f.after[:4]:
         if program_line(text) and FAILED_REQUEST.search(text) and _REQUEST_PATH.search(text):

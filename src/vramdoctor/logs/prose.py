@@ -31,6 +31,12 @@ _CLAUSE = re.compile(r"(?<=[.!?;])\s+|(?:,|(?<![\s,]))\s+\b(?:but|however|yet|al
                      r"(?<=[。！？；，])|但是|不过", I)
 _OOM_NAME = (r"(?:OOMs?(?![A-Za-z0-9_])|OOM-?ing|OOM-?(?:ed|'d)(?![A-Za-z0-9_])|out[- ]of[- ]memory|OutOfMemory|"
              r"run(?:s|ning)? out of (?:\w+ )?(?:memory|VRAM\b)|out of (?:GPU |video |graphics )?VRAM\b)")
+#: a writer's words that they no longer meet what follows ("I no longer get", "never again hit"), and that an error is
+#: not met any more ("I don't get this OOM anymore")
+_NO_LONGER = (r"\b(?:no longer|not any ?more|never again)\s+(?:get|gets|see|sees|hit|hits|have|has|encounter|run into|"
+              r"receive)\b")
+_NOT_ANYMORE = (r"\b(?:don['\u2019]?t|do not|doesn['\u2019]?t|does not)\s+(?:get|see|hit|have)\s+(?:this|that|the|these|those|"
+                r"any)\s+(?:\w+\s+)?(?:errors?|OOMs?|crash(?:es)?)\s+(?:any ?more|again)\b")
 #: a clause that supposes, expects or denies: what the user expects or hopes, what should (not) happen, the
 #: out-of-memory itself denied ("no OOM", "never runs out of memory", "would not OOM", "didn't run out of memory"),
 #: and advice before it ("if you hit OOM", "to avoid OOM", "may cause OOM")
@@ -52,10 +58,7 @@ _SUPPOSED = re.compile(
     r"担心[^。；！？.;!?]{0,30}?(?:OOM|爆显存|显存不足|内存不足|out of memory)|"
     # an error said to be gone ("after upgrading I no longer get the following error: `torch.OutOfMemoryError ...`", "I
     # don't get this OOM anymore")
-    r"\b(?:no longer|not any ?more|never again)\s+(?:get|gets|see|sees|hit|hits|have|has|encounter|run into|receive)\b"
-    r"[^.;!?]{0,60}?(?:" + _OOM_NAME + r"|\berrors?\b)|"
-    r"\b(?:don['\u2019]?t|do not|doesn['\u2019]?t|does not)\s+(?:get|see|hit|have)\s+(?:this|that|the|these|those|any)\s+"
-    r"(?:\w+\s+)?(?:errors?|OOMs?|crash(?:es)?)\s+(?:any ?more|again)\b|"
+    + _NO_LONGER + r"[^.;!?]{0,60}?(?:" + _OOM_NAME + r"|\berrors?\b)|" + _NOT_ANYMORE + "|"
     # a doubt in the first person ("I don't think it ran out of memory")
     r"\b(?:don['\u2019]?t|do not|doesn['\u2019]?t|does not) (?:think|believe)\b|"
     # ... or the out of memory the subject of a condition ("If out-of-memory error occurs during cudagraph capture,
@@ -160,9 +163,7 @@ _PAST_FIXED = re.compile(r"\b(?:before|previously|earlier|used to|at first|initi
                          re.I)
 #: ... or an error the writer says they no longer get ("after upgrading to 0.8.5 I no longer get the following error:
 #: `torch.OutOfMemoryError: ...`", "I don't get this OOM anymore")
-_GONE = re.compile(r"\b(?:no longer|not any ?more|never again)\s+(?:get|gets|see|sees|hit|hits|have|has|encounter|run into|"
-                   r"receive)\b|\b(?:don['\u2019]?t|do not|doesn['\u2019]?t|does not)\s+(?:get|see|hit|have)\s+(?:this|that|"
-                   r"the|these|those|any)\s+(?:\w+\s+)?(?:errors?|OOMs?|crash(?:es)?)\s+(?:any ?more|again)\b", re.I)
+_GONE = re.compile(_NO_LONGER + "|" + _NOT_ANYMORE, re.I)
 #: ... or a failure worked around by a setting now in use ("the defaults OOM on our box, so we changed to GMU 0.93 and
 #: max-num-seqs 2", "官方那组参数会 OOM，所以改成了 GMU 0.93"): not where the change did not help ("so I lowered it to 0.8
 #: but it still OOMs", "所以改成了 0.8，还是 OOM")

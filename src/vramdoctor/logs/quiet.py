@@ -861,32 +861,28 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                                                     if marker else "")
                          + f", but the log stops partway through line {ln}: whatever the server printed next is "
                            "not here. If it failed, pass the log to its end.")
-    said = run.numbers.get("_failure_stated")
+    said, said_ln = run.numbers.get("_failure_stated"), run.number_lines.get("_failure_stated", 0)
     answered = _answered_last(run) if isinstance(said, str) and not _CRASH_WORDS.search(said) else None
     if answered:
         # the report's words of a failure say no more than that something does not work ("does not work as expected",
         # "fails", "failing to load"), and the log ends on the server answering a request (its timings, a 200, the
         # answer itself): what does not work is not a failure the log shows (an answer's quality, a client's side)
-        ln = run.number_lines.get("_failure_stated", 0)
         return Diagnosis(kind="NONE", code="no-memory-problem", oom=False, evidence=reached + [answered],
                          phase_source="the log's end: the server answering a request",
-                         message=f"The report says something does not work (line {ln}), but the log ends on the "
+                         message=f"The report says something does not work (line {said_ln}), but the log ends on the "
                                  f"server answering a request (line {answered[0]}) and shows no failure: what it "
                                  "means (the answers' content, a client's side) is not a failure of the server, and "
                                  "no memory problem is shown.")
     goes_on = run.numbers.get("_goes_on_stated")
-    if isinstance(said, str) and isinstance(goes_on, str) and (
-            run.number_lines.get("_goes_on_stated", 0) >= run.number_lines.get("_failure_stated", 0)):
+    if isinstance(said, str) and isinstance(goes_on, str) and run.number_lines.get("_goes_on_stated", 0) >= said_ln:
         # the report shows an error and then says the program went on past it ("每次都会出现如下报错 ... 但是还是能正常往下
         # 运行"): the lines it shows are that error's, not a failure
         ln = run.number_lines.get("_goes_on_stated", 0)
         return Diagnosis(kind="NONE", code="no-memory-problem", oom=False, evidence=reached + [(ln, goes_on)],
                          phase_source=f"the report's words that it goes on (line {ln})",
-                         message=f"The report shows an error (line {run.number_lines.get('_failure_stated', 0)}) "
-                                 f"and then says the program goes on past it (line {ln}): not a failure, and no "
-                                 "memory problem is shown.")
+                         message=f"The report shows an error (line {said_ln}) and then says the program goes on past it "
+                                 f"(line {ln}): not a failure, and no memory problem is shown.")
     if isinstance(said, str):  # the text says it failed, and nothing in the log places or names that failure
-        ln = run.number_lines.get("_failure_stated", 0)
         order = list(KIND_OF_PHASE)
         at = {"weights_done": "KV", "kv_sized": "KV", "kv_done": "WARMUP", "warmup_done": "WARMUP", "ready": "RUNTIME",
               "requests": "RUNTIME"}.get(marker or "start", "WEIGHTS")
@@ -895,10 +891,10 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
         # ggml_vk_allocate in llama_kv_cache_init")
         named = steps_named(said, engine) & set(left)
         cands = [KIND_OF_PHASE[p] for p in (sorted(named, key=order.index) if len(named) == 1 else left)]
-        return Diagnosis(kind="UNDETERMINED", code="failure-cause-not-shown", oom=None, evidence=reached + [(ln, said)],
-                         candidates=cands, phase_source="the report's own words",
+        return Diagnosis(kind="UNDETERMINED", code="failure-cause-not-shown", oom=None,
+                         evidence=reached + [(said_ln, said)], candidates=cands, phase_source="the report's own words",
                          missing="the server's own lines of the failure the report states",
-                         message="The report says the run failed (line " + str(ln) + "), but no line of the log "
+                         message="The report says the run failed (line " + str(said_ln) + "), but no line of the log "
                                  "shows the failure, so whether memory ran out cannot be told. If it was memory, the "
                                  "phase would be " + " or ".join(cands) + ".")
     return Diagnosis(kind="NONE", code="no-memory-problem", oom=False, evidence=reached,
@@ -915,6 +911,8 @@ _CRASH_WORDS = re.compile(r"crash|\bdie[sd]?\b|\bdying\b|killed|abort|segfault|s
                           r"unresponsive|timed? ?out|refuse|"
                           # (and in Chinese: an error, a crash, a process gone, a hang, a time-out)
                           r"错误|报错|出错|崩|挂了|挂掉|没了|退出|卡死|卡住|超时", re.I)
+
+
 def _work_done(run: RunFacts) -> bool:
     """A line among the run's last 15 says a program finished its work (any engine's `LogWords.work_done`)."""
     done = knowledge().work_done
