@@ -709,6 +709,10 @@ def _supposed(text: str, begin: int, at: int, end: int, inside: bool = True) -> 
     whose negation is the report ("can't even run")."""
     head = _WHY.sub(" ", text[begin:at])  # ("not sure why memory keeps growing" asks why, not whether)
     own = head[max(head.rfind(","), head.rfind(":")) + 1:]  # the words' own clause, up to them
+    # (a dash begins a clause of its own: "the first request never returns - it just hangs" states the hang; a pair of
+    # dashes sets words aside, "it does not - as far as I can tell - hang" keeps its denial)
+    parts = _DASH_CLAUSE.split(own)
+    own = parts[-1] if len(parts) % 2 == 0 else " ".join(parts[0::2])
     # (a clause of its own begins at a conjunction with its own subject: "causing KV cache to be not freed and I'm
     # getting steadily increasing memory usage": the denial is the earlier clause's)
     joined = list(_NEW_SUBJECT.finditer(own))

@@ -40,6 +40,7 @@ from .lines import (
 )
 from . import processes
 from .authorship import HEADING, INTRO, TITLE, cjk_words, persons_line, program_line, sentence_like, told_in_a_sentence, user_words
+from .phase import FAILED_REQUEST
 from .prose import denied_at, elsewhen, possible_only
 from .table import header_column, row_value
 
@@ -198,6 +199,7 @@ class Scanner:
         self.steps = [0, 0]  # times that step back, and on, against the last time after the same prefix shape
         self.failing_list = (0, 0)  # (the line that says the items below it all failed, the last line seen)
         self.note = (0, "")  # the last warning the engine goes on from: (its line, its "source: " prefix)
+        self.aborted: tuple | None = None  # a client's close that no failed answer followed yet: (line, text, verdict)
         # command lines read after a run failed: (line, text, the forms it is read in) each, waiting for the run they
         # start
         self.deferred: list[tuple[int, str, list]] = []
@@ -865,9 +867,10 @@ class Scanner:
             return True
         return False
 
-    def _failure(self, r: RunFacts, line_no: int, text: str, c: dict[str, set[int]], v=_UNKNOWN) -> bool:
+    def _failure(self, r: RunFacts, line_no: int, text: str, c: dict[str, set[int]], v=_UNKNOWN,
+                 replay: bool = False) -> bool:
         """Record a failure or pressure line (`v`: its verdict, None for none, if already known); True if the
-        line is one."""
+        line is one. replay: a line held back until a later one showed it to be a failure's (a client's close)."""
         if self.version_section:
             return False  # (the output of the version command llama.cpp's template asks for: not the run)
         if _SCRIPT_PRINT.match(text):
@@ -926,12 +929,16 @@ class Scanner:
                 r.pressure.append(Failure(line_no=line_no, text=text, kind=kind, code=v.code, phase=v.phase,
                                           engine=v.engine, progress=dict(r.progress)))
             return True
-        if v and v.code == "client-closed-connection":
+        if v and v.code == "client-closed-connection" and not replay:
             # (a client that went away explains the failed response just above it, a 500 after exactly 10m0s, its
             # timeout; a stream the user stopped is no failure: its response had begun, a 200)
             last = r.failures[-1] if r.failures else None
             if not (last and last.kind == "error" and line_no - max(last.end_line, last.line_no) <= 3):
+                self.aborted = (line_no, text, v)  # (or the one just below: Ollama's runner aborts, then GIN logs the 500)
                 return True
+        if kind == "error" and self.aborted and 0 < line_no - self.aborted[0] <= 3 and FAILED_REQUEST.search(text):
+            held, self.aborted = self.aborted, None
+            self._failure(r, held[0], held[1], c, held[2], replay=True)  # the close, then its 500 joins it
         if len(r.failures) >= MAX_FAILURES:
             # keep room for a fatal failure: a later out-of-memory must not be lost behind earlier errors; nor an error
             # that states its cause behind bare frames and headers that state none
@@ -989,6 +996,10 @@ class Scanner:
                 if last not in self.pending:
                     self.pending.append(last)
                 self.wants_every_line_until = line_no + AFTER
+                return True
+            if kind == last.kind == "not_oom" and v and v.code == "code-error" and last.code not in ("", "code-error"):
+                # (a Python exception in the traceback under an engine's own words for what failed, vLLM's "Error in
+                # extracting tool call from response." then its JSONDecodeError: those words name it more closely)
                 return True
             if kind == last.kind == "oom":
                 if v and v.code and not last.code:
