@@ -87,3 +87,76 @@ def test_a_tool_calls_traceback_keeps_its_code(parser, raised, error):
              head + error,
              'INFO:     127.0.0.1:5002 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
     assert kind_of(lines) == ("NOT_OOM", "tool-call-parse-error")
+
+
+# --- the least the weights weigh, from the model's name and the log's settings, more than the GPUs hold: the weights
+# ledger, though no line places the out of memory (h445/10, h434/11)
+
+_OOM_ON = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 294.00 MiB. GPU 0 has a total capacity of "
+           "{cap} GiB of which 46.50 MiB is free.")
+
+
+@pytest.mark.parametrize("lines, cap", [
+    (['from vllm import LLM', 'llm = LLM(model="mosaicml/mpt-30b")'], "22.19"),
+    (['import torch', 'from transformers import AutoModelForCausalLM, AutoTokenizer', 'device = "cuda"',
+      'tokenizer = AutoTokenizer.from_pretrained("THUDM/glm-4-9b-chat", trust_remote_code=True)',
+      'model = AutoModelForCausalLM.from_pretrained(', '    "THUDM/glm-4-9b-chat",', '    torch_dtype=torch.bfloat16,',
+      ').to(device).eval()', '', 'Traceback (most recent call last):', '  File "/app/run.py", line 5, in <module>'],
+     "11.00"),
+    (['$ vllm serve meta-llama/Llama-3.1-70B-Instruct --dtype bfloat16 --max-model-len 8192'], "79.25"),
+    (['model_id = "Qwen/Qwen2.5-72B-Instruct"', 'pipe = pipeline("text-generation", model=model_id, '
+      'torch_dtype=torch.float16, device=0)'], "79.25"),
+])
+def test_weights_that_cannot_fit_by_their_name_are_the_weights(lines, cap):
+    assert kind_of([*lines, _OOM_ON.format(cap=cap)]) == ("WEIGHTS", "weights-exceed-gpu-memory")
+
+
+@pytest.mark.parametrize("lines", [
+    ['$ vllm serve meta-llama/Llama-3.1-70B-Instruct --dtype bfloat16 --tensor-parallel-size 2'],  # two GPUs hold it
+    ['$ vllm serve hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4'],  # 4-bit: 35 GB
+    ['$ vllm serve openai/gpt-oss-120b'],  # published in MXFP4: 63 GB
+    ['$ vllm serve Qwen/Qwen2.5-72B-Instruct'],  # no dtype shown: fp8 at the least, 65 GB
+    ['$ vllm serve mistralai/Mixtral-8x7B-Instruct-v0.1 --dtype bfloat16'],  # a mixture: its name states no count
+    ['model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-70b-hf", device_map="auto", '
+     'torch_dtype=torch.float16)'],  # spread over GPUs and the CPU
+    ['model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-70b-hf", load_in_4bit=True)'],
+    ['$ vllm serve meta-llama/Llama-3.1-70B-Instruct --dtype bfloat16 --cpu-offload-gb 80'],
+    ['$ ./llama-server -m Llama-3.1-70B-Instruct-Q8_0.gguf -ngl 40'],  # layers on the CPU by design
+    ['INFO 05-01 10:00:00 [api_server.py:1000] vLLM API server version 0.9.1',
+     '$ vllm serve meta-llama/Llama-3.1-70B-Instruct --dtype bfloat16',
+     'INFO 05-01 10:00:05 [gpu_model_runner.py:1000] Model loading took 64.99 GiB and 5.1 seconds'],  # it loaded
+])
+def test_weights_that_may_fit_or_went_elsewhere_are_not_placed_by_their_name(lines):
+    assert kind_of([*lines, _OOM_ON.format(cap="79.25")]) != ("WEIGHTS", "weights-exceed-gpu-memory")
+
+
+@pytest.mark.parametrize("name, billions", [
+    ("mosaicml/mpt-30b", 30.0), ("Qwen/Qwen2.5-0.5B-Instruct", 0.5), ("Qwen/Qwen3-30B-A3B", 30.0),
+    ("meta-llama/Llama-2-13b-chat-hf", 13.0), ("facebook/OPT-1.3b", 1.3), ("/models/DeepSeek-R1-Distill-Llama-70B/", 70.0),
+    ("mistralai/Mixtral-8x7B-v0.1", None), ("bigscience/bloom-7b1", None), ("microsoft/phi-2", None),
+    ("Qwen/Qwen2-57B-A14B", 57.0), ("org/model-7b-to-13b", None),
+])
+def test_the_parameters_a_name_states(name, billions):
+    from vramdoctor.logs.named_size import params_billion
+    assert params_billion(name) == billions
+
+
+# --- the report names, by its own message, the error that ended the run, and no line of the log shows it: that error,
+# not memory (h449/12)
+
+@pytest.mark.parametrize("said", [
+    ["# vllm 崩溃问题排查", "", "vllm在处理请求时,导致了抛出**No valid structured output parameter found**异常,该异常未被 "
+     "EngineCore 捕获导致引擎崩溃"],
+    ["The engine crashed because it raised 'No valid structured output parameter found'."],
+    ["The server crashed after it threw `ValueError: Invalid prompt template`."],
+])
+def test_an_error_the_report_names_by_its_message_is_that_error(said):
+    assert kind_of([*said, *_VLLM_SERVING]) == ("NOT_OOM", "error-not-memory")
+
+
+@pytest.mark.parametrize("said", [
+    "The server crashed after it threw 'failed to allocate KV cache buffer'.",  # memory words: not another error
+    "The engine crashed and raised an exception.",  # no message named
+])
+def test_an_error_named_without_a_message_or_of_memory_is_not_another_error(said):
+    assert kind_of([said, *_VLLM_SERVING]) != ("NOT_OOM", "error-not-memory")

@@ -2945,6 +2945,31 @@ LOG = LogWords(
         # its quantization, where the log prints no model name of its own
         fig("model_name", r"\bmodels--([\w.-]{1,100})--([\w.-]{1,200})/snapshots/",
             lambda m: f"{m.group(1)}/{m.group(2)}"),
+        # an error's own message a report's words say was raised, quoted or set off ("导致了抛出**No valid structured
+        # output parameter found**异常", "it raised 'Invalid prompt template'", "threw `ValueError: unknown model`"): read
+        # by logs.quiet, where no line of the log shows the failure the report states
+        fig("_raised_named", r"(?:抛出了?|引发了?|报出了?)\s*[*`'\x22\u201c\u300c]+([^*`'\x22\u201d\u300d\n]{6,200}?)"
+            r"[*`'\x22\u201d\u300d]+\s*的?(?:异常|错误|报错)|"
+            r"\b(?:rais(?:ed|es|ing)|thr(?:ew|ows|own)|throwing)\s+(?:an?\s+|the\s+)?(?:exception\s+|error\s+)?"
+            r"(?:[\w.]+(?:Error|Exception)\s*)?[(:]?\s*[`'\x22\u201c]([^`'\x22\u201d\n]{6,200}?)[`'\x22\u201d]",
+            lambda m: (m.group(1) or m.group(2) or "")[:120], mode="first", prose=True),
+        # the model a pasted script loads ("AutoModelForCausalLM.from_pretrained(\"THUDM/glm-4-9b-chat\"", "model_id =
+        # 'Qwen/Qwen1.5-14B-Chat'"), the 16- or 32-bit dtype it or an engine's config gives the weights, and what puts
+        # them elsewhere than whole on one GPU: read by logs.named_size for the least the weights weigh
+        fig("_pretrained_name", r"\bfrom_pretrained\(\s*(?:pretrained_model_name_or_path\s*=\s*)?['\"]([^'\"\s]{1,200})['\"]",
+            lambda m: m.group(1), mode="first"),
+        fig("_pretrained_name", r"\b(?:model_id|model_name|model_name_or_path)\s*=\s*['\"]([^'\"\s]{1,200})['\"]",
+            lambda m: m.group(1), mode="first"),
+        fig("_weights_dtype", r"(?:(?<![\w.])(?:torch_)?dtype\s*[=:]\s*|(?<![\w-])--dtype(?:=|\s+))['\"]?(?:torch\.)?(bfloat16|float16|half|float32|bf16|fp16|"
+            r"fp32)\b", lambda m: m.group(1).lower()),
+        fig("_quant_said", r"\bload_in_(?:4|8)bit\s*=\s*True|\bBitsAndBytesConfig\(|\bquantization_config\s*=|\bbnb_4bit_|"
+            r"--quantize\b|\bquantize\s*=\s*['\"]?\w|--load-in-(?:4|8)bit|\bload_in_low_bit\b", lambda m: m.group(0),
+            mode="first"),
+        fig("_weights_spread", r"\bdevice_map\s*=\s*(?!['\"]?(?:cuda(?::0)?|0)['\"]?\s*[,)])|\bmax_memory\s*=|"
+            r"\b(?:cpu|disk)_offload|\boffload_folder\b|--cpu-offload|--sharded\b|\bexpert[_-]parallel|\bep[_-]size\b|"
+            r"\benable_ep_moe\b|\brank[= ]?[1-9]\b|\bcuda:[1-9]\b|\bCUDA_VISIBLE_DEVICES=\S*,", lambda m: m.group(0),
+            mode="first"),
+        fig("pipeline_parallel_size", r"\b(?:pipeline_parallel_size|pp_size)['\"]?\s*[=:]\s*(\d+)", count),
         # a quantized checkpoint the report names by its suffix, in a title or a sentence ("Vicuna-7B-v1.5-GPTQ fails
         # with ...", "TheBloke/Llama-2-70B-AWQ"): its weights are already fewer-bit (read by logs.settings)
         # (the suffix in either case: MLX's community names are lower case, "Qwen3.5-122B-A10B-Text-mxfp4-mlx")

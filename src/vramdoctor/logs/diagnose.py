@@ -32,6 +32,7 @@ from .knowledge import (CAUSE_UNKNOWN, CLIENT_CALL, COMMAND, ELISION, FRAME, PY_
 from .lines import STATED, STRONG_PREFIX, TB_HEADER, stated, stops_inside, traceback_line
 from .phase import (FAILED_REQUEST, FINE_WHEN_SERVING, PROJECTOR, SECOND_MODEL, STARTUP, Place, during_step, frames, locate,
                     LOAD_ANNOUNCED, is_progress, step_done, step_reached)
+from .named_size import weights_exceed_gpus
 from .prose import OOM_ANY, denied_at, says_gone
 from .quiet import (COPES, DEATH_BEGINS, bar_under_way, growth, leak, slots_lost, no_failure, pool_below_context, pressure,
                     shortfall, starved, step_under_way)
@@ -2839,6 +2840,14 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         if planned:
             phase, where = planned
             place = replace(place, inferred=True)
+    if phase is None and "WEIGHTS" in left:
+        # (the least the model's name and settings let its weights weigh is more than its GPUs hold: the weights could
+        # not have loaded, whatever step the log leaves out)
+        named = weights_exceed_gpus(run.numbers, engine)
+        if named:
+            phase, where = "WEIGHTS", named.reason
+            place = replace(place, inferred=True)
+            f.code = f.code or "weights-exceed-gpu-memory"
     if phase is None and "WARMUP" in left and not any(m in f.progress for m in ("ready", "requests")):
         fixed = run.numbers.get("_fixed_outside_pool")
         if isinstance(fixed, str):

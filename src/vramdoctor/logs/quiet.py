@@ -882,6 +882,16 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          phase_source=f"the report's words that it goes on (line {ln})",
                          message=f"The report shows an error (line {said_ln}) and then says the program goes on past it "
                                  f"(line {ln}): not a failure, and no memory problem is shown.")
+    named, named_ln = run.numbers.get("_raised_named"), run.number_lines.get("_raised_named", 0)
+    if isinstance(said, str) and isinstance(named, str) and abs(named_ln - said_ln) <= _NEAR and not _MEMORY_SAID.search(named):
+        # the report's words name the error that ended the run by its own message, on the line that states the
+        # failure or a few lines from it, its title above the cause ("导致了抛出**No valid structured output parameter found**异常", "it raised 'Invalid prompt
+        # template'"), words of no memory: that error
+        return Diagnosis(kind="NOT_OOM", code="error-not-memory", oom=False, inferred=True,
+                         evidence=reached + [(named_ln, named)], phase_source="the report's own words: the error it names",
+                         message=f"The report names the error that ended the run ({named!r}, line {named_ln}), "
+                                 "and its words are not memory running out: fix that error rather than memory "
+                                 "settings. The server's own lines of it are not in the log.")
     if isinstance(said, str):  # the text says it failed, and nothing in the log places or names that failure
         order = list(KIND_OF_PHASE)
         at = {"weights_done": "KV", "kv_sized": "KV", "kv_done": "WARMUP", "warmup_done": "WARMUP", "ready": "RUNTIME",
@@ -906,6 +916,13 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
 
 
 #: a report's words of a failure that say more than "it does not work": a crash, a hang, an exit, an error named
+
+
+#: how far (lines) from the report's words of a failure an error it names by its message is that failure's
+_NEAR = 10
+#: words of memory in an error the report names (`_raised_named`): then it is no error of another kind
+_MEMORY_SAID = re.compile(r"memory|\bOOM|alloc|显存|内存|cache blocks|\bKV\b", re.I)
+
 _CRASH_WORDS = re.compile(r"crash|\bdie[sd]?\b|\bdying\b|killed|abort|segfault|segmentation|\bhang|\bhung\b|freez|froze|"
                           r"stuck|exit|shut|terminat|error|exception|\bOOM|out of memory|restart|stops? respond|"
                           r"unresponsive|timed? ?out|refuse|"
