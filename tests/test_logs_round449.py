@@ -141,6 +141,33 @@ def test_the_parameters_a_name_states(name, billions):
     assert params_billion(name) == billions
 
 
+# --- the report's words that it failed as the model answered a question typed at its prompt: serving (h450/12)
+
+_BARE_OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.66 GiB. GPU 0 has a total capacity of "
+             "79.25 GiB of which 1.57 GiB is free.")
+
+
+@pytest.mark.parametrize("said", [
+    "Now I am able to get until the prompt where I input some question. However, it is not able to process any answer "
+    "and the process gets killed due to RAM memory.",
+    "It loads fine, but as soon as I type a question it runs out of memory.",
+    "It runs out of memory when it tries to answer.",
+    "OOM when answering the first question",
+    "When I enter a prompt it crashes with OOM.",
+])
+def test_a_question_typed_or_answered_is_serving(said):
+    assert kind_of([said, _BARE_OOM])[0] == "RUNTIME"
+
+
+@pytest.mark.parametrize("said", [
+    "Before I even type a question it already runs out of memory.",
+    "It runs out of memory before it tries to answer.",
+    "I typed the command and it ran out of memory.",
+])
+def test_no_question_yet_is_not_serving(said):
+    assert kind_of([said, _BARE_OOM])[0] == "UNDETERMINED"
+
+
 # --- the report names, by its own message, the error that ended the run, and no line of the log shows it: that error,
 # not memory (h449/12)
 
@@ -160,3 +187,17 @@ def test_an_error_the_report_names_by_its_message_is_that_error(said):
 ])
 def test_an_error_named_without_a_message_or_of_memory_is_not_another_error(said):
     assert kind_of([said, *_VLLM_SERVING]) != ("NOT_OOM", "error-not-memory")
+
+
+# --- the load and the serving in a Korean or Japanese report's words, as in a Chinese one's (h449/09)
+
+@pytest.mark.parametrize("said, kind", [
+    ("여러 개의 LLM 모델을 한 번에 로드하려고 할 때 CUDA out of memory 발생", "WEIGHTS"),
+    ("모델 로딩 중 메모리 부족", "WEIGHTS"),
+    ("モデルの読み込み中にメモリ不足になります", "WEIGHTS"),
+    ("推論中にOOMになります", "RUNTIME"),
+    ("추론 중 CUDA out of memory 발생", "RUNTIME"),
+    ("요청을 보내면 메모리 부족으로 죽습니다", "RUNTIME"),
+])
+def test_the_phase_in_korean_and_japanese_words(said, kind):
+    assert kind_of([said, _BARE_OOM])[0] == kind

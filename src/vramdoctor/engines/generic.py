@@ -19,7 +19,7 @@ from .base import (
     step_tokens,
 )
 from .interface import Engine, LogWords, StepCode
-from .words import FUNCTION_TAG, ISSUE_TAGS, LOADING_ZH, NUM, PATH_ALONE, SIZE, TRIED, TRIED_TO, TRIED_TO_ZH, count, fig, msg, rx, to_bytes, tried, tried_zh
+from .words import FUNCTION_TAG, ISSUE_TAGS, LOADING_CJK, NUM, PATH_ALONE, SIZE, TRIED, TRIED_TO, TRIED_TO_ZH, count, fig, msg, rx, to_bytes, tried, tried_zh
 
 GIB = 2**30
 
@@ -653,7 +653,7 @@ def _growth_zh(m: re.Match) -> str:
     return clause
 
 
-_LOADING_ZH = re.compile(LOADING_ZH)
+_LOADING_ZH = re.compile(LOADING_CJK)
 
 
 #: a negation right before the Chinese growth words
@@ -1175,7 +1175,7 @@ _SENDS = "|".join(f"{who} {how}{verb}" for who in ("I", "we", "user", "users", "
                   for verb in ("send", "sent", "sending", "submit", "submits", "submitted", "give", "gave", "ask",
                                "asks", "asked", "feed", "fed", "execute", "executed", "run", "ran", "paste",
                                "pasted", "post", "posts", "posted", "make", "makes", "made", "call", "calls", "called",
-                               "sends"))
+                               "sends", "type", "typed", "enter", "entered", "input", "inputs"))
 #: a conversation or chat growing ("once the conversation reaches 8K tokens")
 _GROWS = (r"(?:reaches|reached|passes|passed|grows|grew|gets to|got to|exceeds|exceeded|hits|"
           r"(?:gets|got|becomes|became|grows) (?:too |very |quite |a bit )?long(?:er)?)\b")
@@ -2818,6 +2818,11 @@ LOG = LogWords(
                         r"completions|calls)\b|"
                         # ... as a verb ("when inferencing DeepSeekV3 with a large batch size", "while inferring")
                         r"\b(?:when|while|during) (?:inferencing|inferring)\b|"
+                        # ... or the model answering ("when it tries to answer", "while answering the first question")
+                        r"\b(?:when|while|as soon as|once|each time|every time) (?:it|the model|the bot|the assistant) "
+                        r"(?:tries|starts|begins|attempts) to (?:answer|respond|reply)\b|"
+                        r"\b(?:when|while) (?:answering|responding to|replying to) (?:a |the |my |any |each )?(?:\w+ )?"
+                        r"(?:questions?|prompts?|requests?|messages?|queries|query)\b|"
                         r"\b\d+ (?:concurrent|parallel|simultaneous) (?:requests|users|clients|streams)\b|"
                         # ... or a load named without a number ("after many concurrent requests", "under high
                         # concurrency", "with hundreds of users")
@@ -2893,6 +2898,10 @@ LOG = LogWords(
                         # (推理时, 当我们输入三张图像时, 发送请求的时候), or under concurrency (并发)
                         # (or the model called, 调用的时候)
                         r"(?:推理|生成|对话|请求|输入|发送|调用)[^，。,.！？]{0,16}?(?:时|的时候|过程中|以后|之后)|高?并发|"
+                        # ... in Japanese and Korean: while inferring or generating, or when a request is sent
+                        # (推論中に, 生成時に, リクエストを送ると; 추론 중, 생성할 때, 요청을 보내면)
+                        r"(?:推論|生成)(?:中|時)に?|リクエストを送(?:ると|った時|信すると)|"
+                        r"(?:추론|생성) ?(?:중|시|할 때|하는 중)|요청을 보내(?:면|니까|자)|"
                         # ... or a long document or text worked on (对于一些篇幅较长的文档进行分析时, 处理长文本时,
                         # 总结长文档的时候)
                         r"(?:较长|很长|长)的?(?:文档|文本|输入|提示词?|上下文)[^，。,.！？]{0,16}?(?:时|的时候|过程中)|"

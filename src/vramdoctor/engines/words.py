@@ -21,12 +21,16 @@ SIZE = NUM + r"\s*([KMGT]i?B|bytes)\b"
 #: after an OpenAI-style path's "/v1/": not a server's model management or listing (GET /v1/models, tabbyAPI's POST
 #: /v1/model/load and /unload, LoRA and token admin): those are no inference requests
 NOT_ADMIN = r"(?!models?\b|model/|lora/|token/|auth/|internal/)"
-#: the model loading, in a Chinese report's words (在加载模型时, 加载权重的时候, 模型加载过程中)
-LOADING_ZH = (r"加载(?:模型|权重)(?:时|的时候|过程中|期间|阶段)|模型(?:加载|载入)(?:时|的时候|过程中|期间|阶段)|"
+#: the model loading, in a Chinese report's words (在加载模型时, 加载权重的时候, 模型加载过程中), a Korean one's (모델을 로드할 때,
+#: 한 번에 로드하려고 할 때, 모델 로딩 중, 적재하면) or a Japanese one's (モデルの読み込み中, モデルをロードする際, 読み込み時)
+LOADING_CJK = (r"加载(?:模型|权重)(?:时|的时候|过程中|期间|阶段)|模型(?:加载|载入)(?:时|的时候|过程中|期间|阶段)|"
               # (or another model loaded beside the first: 再加载第二个模型时, 加载另一个模型的时候)
               r"加载(?:第[二三四2-4]个|另一个|新的?)模型(?:时|的时候)|"
               # (or how far the load got when it failed: 加载到40层左右时, 加载到2/3(blk.40 一共有blk.60)时)
-              r"(?:加载|载入)到[^，。,;；!！?？]{0,30}?(?:时|的时候)")
+              r"(?:加载|载入)到[^，。,;；!！?？]{0,30}?(?:时|的时候)|"
+              r"(?:로드|로딩|적재)(?:하려고 할 때|할 때|하는 중|하면|시에?|중에?)|모델 (?:로드|로딩|적재) ?(?:중|시)|"
+              r"(?:モデル|重み)(?:の|を)?(?:読み込み|ロード)(?:中|時|の際|する際|しようとすると|すると)|"
+              r"(?:読み込み|ロード)(?:中|時)に")
 #: a cache tensor made with a negative block count, the first of its 4 or 5 dimensions (PyTorch's "Trying to create
 #: tensor with negative dimension -83: [-83, 64, 4, 128]"): the engine sized its KV pool from the memory left after the
 #: weights and found less than nothing (vLLM 0.1-0.2.1 cache_engine.py, LMDeploy 0.2 PyTorch engine cache_engine.py)

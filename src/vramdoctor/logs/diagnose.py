@@ -26,7 +26,7 @@ from .authorship import (CJK, INTRO, PROGRAM_MARKS, TITLE, brings_on_failure, na
 from .facts import NAMED_HIT, PROSE_HIT, RELAYED, Failure, RunFacts, positive, summed
 from ..engines.interface import AFTER_MILESTONE
 from ..engines.generic import CODE_ERRORS
-from ..engines.words import LOADING_ZH, SIZE, to_bytes
+from ..engines.words import LOADING_CJK, SIZE, to_bytes
 from .knowledge import (CAUSE_UNKNOWN, CLIENT_CALL, COMMAND, ELISION, FRAME, PY_FRAME, SIGKILL_RX, Verdict, exception_not_memory,
                         knowledge, phase_words, without_paths)
 from .lines import STATED, STRONG_PREFIX, TB_HEADER, stated, stops_inside, traceback_line
@@ -2144,7 +2144,7 @@ _HOST_LOADING = re.compile(r"\b(?:while|when|during) (?:the )?model (?:is |was )
                            r"\b(?:while|when|during) (?:the )?(?:loading (?:the )?)?(?:projector|mmproj|vision tower|clip "
                            r"model)\b(?! (?:is |was )?(?:running|encod\w+|process\w+))|"
                            r"\bcheckpoint shards\W{0,3}\s+(?:bar\s+)?(?:stops?|stopped|stalls?|stalled|hangs?|hung|freezes|"
-                           r"froze|gets? stuck|got stuck|is stuck)\b|" + LOADING_ZH, re.I)
+                           r"froze|gets? stuck|got stuck|is stuck)\b|" + LOADING_CJK, re.I)
 
 
 #: a program that only converts a model's weights, by its command or its own words: TensorRT-LLM's examples'

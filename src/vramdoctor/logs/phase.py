@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from ..engines.interface import AFTER_MILESTONE, FLOOR, MILESTONES, PHASES
-from ..engines.words import LOADING_ZH, SIZE, to_bytes
+from ..engines.words import LOADING_CJK, SIZE, to_bytes
 from .facts import Failure
 from .authorship import TITLE, program_line, prose_like, sentence_like, title_case, user_words
 from .knowledge import ELISION, FRAME, PY_FRAME, knowledge, phase_words
@@ -309,7 +309,7 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        r"重新加载(?:模型)?(?:后|时)?[，,]?\s*(?:就|又)?(?:报错|出错|显存不足|爆显存|OOM)|"
                        r"切换(?:到)?[^，。,.\n]{0,20}?模型(?:后|时)[，,]?\s*(?:就|又)?(?:报错|出错|显存不足|爆显存|OOM)|"
                        # ... in Chinese: while the model loads (加载模型时, 模型加载过程中, 加载到40层左右时)
-                       + LOADING_ZH, re.I),
+                       + LOADING_CJK, re.I),
             "WEIGHTS"),
            # ... the buffers of expert or tensor parallel communication, made after the weights ("CUDA OOM during
            # UCCL-EP buffer allocation", "while allocating the DeepEP buffers", "NCCL buffer allocation fails")
