@@ -168,6 +168,34 @@ def test_no_question_yet_is_not_serving(said):
     assert kind_of([said, _BARE_OOM])[0] == "UNDETERMINED"
 
 
+# --- the OOM killer's victim a compiler: kernels compiled just in time at start-up, host RAM in the warm-up (h452/12)
+
+_VLLM_LOADED = ["INFO 05-01 10:00:00 [api_server.py:1000] vLLM API server version 0.10.1",
+                "INFO 05-01 10:00:05 [gpu_model_runner.py:1000] Model loading took 95.63 GiB and 595.6 seconds"]
+
+
+@pytest.mark.parametrize("kill", [
+    "Aug 01 18:01:30 dgx-spark kernel: Out of memory: Killed process 21394 (cicc) total-vm:10886376kB, "
+    "anon-rss:7529332kB, file-rss:0kB, UID:1000",
+    "[81234.567890] Out of memory: Killed process 4242 (ptxas) total-vm:3288512kB, anon-rss:2902112kB",
+    "[ 9120.001122] Out of memory: Killed process 77120 (cc1plus) total-vm:4128800kB, anon-rss:3900012kB",
+])
+def test_a_compiler_the_oom_killer_chose_is_the_warm_up(kill):
+    assert kind_of([*_VLLM_LOADED, "Aug 01 18:01:30 dgx-spark kernel: systemd invoked oom-killer: "
+                    "gfp_mask=0x140dca, order=0, oom_score_adj=0", kill]) == ("WARMUP", "host-oom-kill")
+
+
+def test_a_compiler_killed_in_a_build_from_source_is_not_the_warm_up():
+    lines = ["$ pip install vllm --no-binary vllm", "Building wheels for collected packages: vllm",
+             "[ 9120.001122] Out of memory: Killed process 77120 (cc1plus) total-vm:4128800kB, anon-rss:3900012kB"]
+    assert kind_of(lines)[0] != "WARMUP"
+
+
+def test_the_server_itself_killed_is_not_read_as_a_compiler():
+    kill = "[81234.567890] Out of memory: Killed process 4242 (python3) total-vm:93288512kB, anon-rss:82902112kB"
+    assert kind_of([*_VLLM_LOADED, kill]) != ("WARMUP", "host-oom-kill")
+
+
 # --- the report names, by its own message, the error that ended the run, and no line of the log shows it: that error,
 # not memory (h449/12)
 
@@ -201,3 +229,66 @@ def test_an_error_named_without_a_message_or_of_memory_is_not_another_error(said
 ])
 def test_the_phase_in_korean_and_japanese_words(said, kind):
     assert kind_of([said, _BARE_OOM])[0] == kind
+
+
+# --- a script's line that it moves the loaded model onto the device: the weights still coming in, not the KV cache
+# (h451/07)
+
+_SHARDS = ("Loading checkpoint shards: 100%|##########| 4/4 [00:00<00:00, 16.11it/s]")
+
+
+@pytest.mark.parametrize("moving, oom", [
+    ("INFO:app.llm:3 Moving model to mps...", "ERROR:app.llm: Failed to load model: MPS backend out of memory (MPS "
+     "allocated: 20.08 GiB, other allocations: 384.00 KiB, max allowed: 20.13 GiB). Tried to allocate 112.00 MiB on "
+     "private pool."),
+    ("2025-01-01 10:00:00 INFO moving the model to cuda", _BARE_OOM),
+    ("[loader] Moving model to the GPU", _BARE_OOM),
+])
+def test_moving_the_model_to_the_device_is_the_weights(moving, oom):
+    lines = ["from transformers import AutoModelForCausalLM", _SHARDS, moving, oom]
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+def test_shards_read_then_generate_is_not_the_weights():
+    lines = ["from transformers import AutoModelForCausalLM", _SHARDS, "Traceback (most recent call last):",
+             '  File "/usr/lib/python3/site-packages/transformers/generation/utils.py", line 2215, in generate',
+             _BARE_OOM]
+    assert kind_of(lines)[0] == "RUNTIME"
+
+
+# --- TensorFlow's plugins registered twice (a notebook, a server importing it through a dependency): noise at absl's
+# E level, no failure (h451/05)
+
+@pytest.mark.parametrize("noise", [
+    "E0000 00:00:1754600272.146783   10516 cuda_dnn.cc:8579] Unable to register cuDNN factory: Attempting to register "
+    "factory for plugin cuDNN when one has already been registered",
+    "2025-08-07 20:57:52.125111: E external/local_xla/xla/stream_executor/cuda/cuda_fft.cc:467] Unable to register "
+    "cuFFT factory: Attempting to register factory for plugin cuFFT when one has already been registered",
+    "E0000 00:00:1754600272.153513   10516 cuda_blas.cc:1407] Unable to register cuBLAS factory: Attempting to register "
+    "factory for plugin cuBLAS when one has already been registered",
+])
+def test_tensorflow_plugins_registered_twice_are_no_failure(noise):
+    assert kind_of([noise, *_VLLM_SERVING])[0] == "NONE"
+
+
+# --- a server shutting down, then its lifespan task cancelled: stopped, no failure (h451/05)
+
+_CANCELLED_TB = ["ERROR:    Traceback (most recent call last):",
+                 '  File "/usr/local/lib/python3.11/dist-packages/starlette/routing.py", line 701, in lifespan',
+                 "    await receive()",
+                 '  File "/usr/lib/python3.11/asyncio/queues.py", line 158, in get',
+                 "    await getter",
+                 "asyncio.exceptions.CancelledError"]
+
+
+@pytest.mark.parametrize("shutdown", [
+    ["INFO:     Shutting down"],
+    ["INFO 08-07 21:00:28 [launcher.py:80] Shutting down FastAPI HTTP server.", "INFO:     Shutting down"],
+])
+def test_a_task_cancelled_after_the_server_shut_down_is_no_failure(shutdown):
+    assert kind_of([*_VLLM_SERVING, *shutdown, *_CANCELLED_TB]) == ("NONE", "cancelled-at-shutdown")
+
+
+def test_a_failure_before_the_shutdown_still_decides():
+    died = "ERROR 08-07 21:00:27 [core.py:700] EngineCore encountered a fatal error: CUDA error: an illegal memory access"
+    assert kind_of([*_VLLM_SERVING, died, "INFO:     Shutting down", *_CANCELLED_TB])[0] != "NONE"

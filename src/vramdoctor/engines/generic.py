@@ -2361,6 +2361,12 @@ LOG = LogWords(
         # Error 2: out of memory"): the program goes on without CUDA (an environment report's torch.cuda probe, a WSL
         # or MIG set-up); the failure, if any, is what comes of it later
         msg(r"CUDA initialization: Unexpected error from cudaGetDeviceCount\(\)", "note", code="cuda-init-warning"),
+        # ... or TensorFlow's and XLA's plugins registered twice when both are imported in one process (a notebook, a
+        # server that imports TensorFlow through a dependency: cuda_dnn.cc, cuda_fft.cc, cuda_blas.cc "Unable to
+        # register cuDNN factory: Attempting to register factory for plugin cuDNN when one has already been
+        # registered", at absl's E level), and its "computation placer already registered": noise, nothing fails
+        msg(r"\bUnable to register cu(?:DNN|FFT|BLAS) factory: Attempting to register factory for plugin \w+ when one has "
+            r"already been registered\b|\bcomputation placer already registered\b", "note", code="plugin-registered-twice"),
         # ... or skipped the case it was trying (TensorRT-LLM's benchmarks/python/benchmark.py: "Exception <e> caught
         # while allocating memory; skipping <config>"; a sweep's "OOM, skipping batch size 64")
         msg(r"(?:\bOOM\b|out of memory)[^\n]*?(?:\bcaught while allocating memory; skipping\b|"

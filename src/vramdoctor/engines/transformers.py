@@ -16,7 +16,10 @@ LOG = LogWords(
     # set_module_quantized_tensor_to_device, bitsandbytes' Params4bit.cuda / Int8Params.cuda)
     frames={"WEIGHTS": rx(r"_load_state_dict_into_meta_model|_load_pretrained_model|dispatch_model|"
                           r"\bload_checkpoint_in_model\b|"
-                          r"set_module_quantized_tensor_to_device|\bin (?:Params4bit|Int8Params)\.|bitsandbytes/nn/modules\.py"),
+                          r"set_module_quantized_tensor_to_device|\bin (?:Params4bit|Int8Params)\.|bitsandbytes/nn/modules\.py|"
+                          # (a script's own line that it moves the model it loaded onto the device: "Moving model to
+                          # mps...", "moving the model to cuda")
+                          r"\b[Mm]oving (?:the )?model to (?:cuda|gpu|mps|xpu|npu|hpu|the GPU|device)\b"),
             "RUNTIME": rx(r"generation/utils\.py|\bin _sample\b|\bin generate\b")},
     # the loader proper: transformers' own from_pretrained (modeling_utils.py, and the Auto classes' in
     # models/auto/auto_factory.py) builds the model and reads its weights, nothing else: frames cut inside it are the

@@ -670,6 +670,9 @@ _SHUTDOWN_ASKED = re.compile(r"\btrigger received signal=SIG(?:TERM|INT)\b|\[shu
 #: a cancellation, bare, as a traceback's last line (asyncio's, Python 3.8+ "asyncio.exceptions.CancelledError", and
 #: concurrent.futures')
 _CANCELLED = re.compile(r"^\s*(?:(?:asyncio|concurrent\.futures)(?:\.exceptions|\._base)?\.)?CancelledError\s*$")
+#: a server's own line that it is shutting down (uvicorn's server.py "Shutting down", vLLM's launcher.py "Shutting down
+#: FastAPI HTTP server.")
+_SHUTTING_DOWN = re.compile(r"(?:^|\]\s|INFO:\s+)Shutting down(?: FastAPI HTTP server)?\.?\s*$")
 #: a traceback's last line: an exception's class, bare or with its message
 _RAISED = re.compile(r"^\s*(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b(?::|\s*$)")
 #: a frame of a program closing: its close, shutdown, cleanup or exit path
@@ -687,7 +690,12 @@ def _cancelled_at_close(run: RunFacts, f: Failure) -> tuple[int, str] | None:
     raised = [t for _, t in block if _RAISED.match(t)]
     if not raised or not all(_CANCELLED.match(t) for t in raised):
         return None  # (no cancellation, or another exception beside it: that one decides)
-    return next(((ln, t) for ln, t in reversed(block) if PY_FRAME.search(t) and _CLOSING_FRAME.search(t)), None)
+    closing = next(((ln, t) for ln, t in reversed(block) if PY_FRAME.search(t) and _CLOSING_FRAME.search(t)), None)
+    # (or the server's own line that it is shutting down just before, uvicorn's "INFO:     Shutting down" or vLLM's
+    # "Shutting down FastAPI HTTP server.", then its lifespan task cancelled in "await receive()": a server stopped,
+    # where no other failure of the run comes first)
+    return closing or next(((ln, t) for ln, t in reversed(f.before[-12:]) if _SHUTTING_DOWN.search(t)
+                            and program_line(t) and run.failures and run.failures[0] is f), None)
 
 
 def _stopped_by_hand(run: RunFacts, f: Failure) -> Diagnosis | None:
@@ -1947,6 +1955,12 @@ _KILLED = ("The process was killed (SIGKILL: exit code 137 is 128 + 9), and not 
 
 
 #: the kernel's OOM killer named (its own line, a container's flag) or Ray's memory monitor
+#: the OOM killer's victim named as a compiler (CUDA's front end and assembler, GCC's and Clang's, the build tools)
+_KILLED_COMPILER = re.compile(r"\bKilled process \d+ \((cicc|ptxas|nvcc|nvlink|fatbinary|cudafe\+\+|cc1plus|cc1|g\+\+|"
+                              r"c\+\+|gcc|clang(?:\+\+)?|ninja|ld(?:\.\w+)?)\)")
+#: a package built from source: its compilers are the build's, not a server's start-up
+_BUILDING = re.compile(r"\bBuilding wheels?\b|\bsetup\.py\b|\bpip3? install\b|\bRunning setup\.py\b|\bcmake\b|"
+                       r"\bninja: build stopped\b|\buv pip install\b", re.I)
 _OOM_KILLER = re.compile(r"Out of memory: Killed process|OOMKilled|oom-kill|OOM[- ]killer|memory pressure|running low "
                          r"on memory", re.I)
 _RAY_KILL = re.compile(r"ray\.exceptions\.OutOfMemoryError|node running low on memory", re.I)
@@ -2677,6 +2691,20 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             loaded = any(m in later for m in ("ready", "requests"))
             loading = not loaded and ("weights_done" not in later and (
                 "start" in later or any(phase_words(t, engine) in ("WEIGHTS", "STARTUP") for _, t in f.after[:12])))
+        # (on the kill's own line, or the kernel's just under a report's line of it)
+        compiler = next((m for t in [f.text, *(t for _, t in f.after[:6])] for m in [_KILLED_COMPILER.search(t)] if m),
+                        None)
+        if compiler and not loaded and not failed_load and not any(_BUILDING.search(t) for _, t in f.before[-40:]):
+            # the OOM killer's victim is a compiler (cicc, ptxas, cc1plus): kernels compiled just in time as the server
+            # starts (FlashInfer's and DeepGEMM's JIT, torch.compile's C++ wrappers, MAX_JOBS of them at once), after
+            # the weights, before serving; not a package built from source, whose own lines say so
+            return Diagnosis(kind="WARMUP", code="host-oom-kill", evidence=[(f.line_no, f.text)], inferred=True,
+                             phase_source=f"the process the OOM killer chose, {compiler.group(1)}: a compiler, so "
+                                          "kernels were being compiled just in time at start-up",
+                             message=what + f": it chose a compiler ({compiler.group(1)}), so kernels were being "
+                                     "compiled just in time at start-up, after the weights: the compiler's processes "
+                                     "took the host's RAM beside the model. Fewer compile jobs at once (MAX_JOBS=1) or "
+                                     "a prebuilt kernel cache avoids it; the GPU is not the ledger here.")
         # (the report's words of serving: its requests, or a step only serving runs, "OOM-kills the scheduler on
         # chunked prefill")
         said = None if loaded or failed_load else (_serving_told(run, f, engine) or next(
