@@ -13,7 +13,7 @@ import pytest
 from conftest import DATA
 from vramdoctor.logs import diagnose
 from vramdoctor.logs.reader import LogInputError, read_lines
-from vramdoctor.logs.scan import Scanner, numbered
+from vramdoctor.logs.scan import WINDOW_MAX, Scanner, numbered
 
 LOGS = DATA / "logs"
 INDEX = [json.loads(line) for line in (LOGS / "index.jsonl").read_text().splitlines()]
@@ -384,14 +384,15 @@ def test_follow_reads_lines_appended_later(tmp_path):
 
 
 def test_memory_stays_bounded_on_a_long_log():
-    """200,000 lines: the scanner keeps a fixed window, capped failures and capped series."""
+    """200,000 lines: the scanner keeps a fixed window (WINDOW_MAX lines: 80 counted, IPython's source context not
+    counted), capped failures and capped series."""
     s = Scanner()
     for i in range(1, 50_001):
         s.feed(i, f"INFO 10-14 17:00:48 [loggers.py:123] Engine 000: Running: 5 reqs, GPU KV cache usage: {i % 97}.0%")
         if i % 1000 == 0:
             s.feed(i, "RuntimeError: something failed")
     runs = s.finish()
-    assert len(s.recent) <= 80
+    assert len(s.recent) <= WINDOW_MAX == 320
     assert all(len(r.failures) <= 8 for r in runs)
     assert all(len(v) <= 513 for r in runs for v in r.numbers.values() if isinstance(v, list))
 

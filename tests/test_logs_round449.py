@@ -292,3 +292,46 @@ def test_a_task_cancelled_after_the_server_shut_down_is_no_failure(shutdown):
 def test_a_failure_before_the_shutdown_still_decides():
     died = "ERROR 08-07 21:00:27 [core.py:700] EngineCore encountered a fatal error: CUDA error: an illegal memory access"
     assert kind_of([*_VLLM_SERVING, died, "INFO:     Shutting down", *_CANCELLED_TB])[0] != "NONE"
+
+
+# --- IPython's and Jupyter's tracebacks: the exception's class in the header, source context under every frame (five to
+# eleven lines each), the exception's own line last: the frames that place it are read, however far above (h451/13)
+
+def _ipython_traceback(outer: str, error: str, frames: int = 14) -> list[str]:
+    """An IPython traceback: the header, a notebook cell, `outer` as the outermost library frame, then `frames` more
+    with seven lines of source each, then `error`."""
+    lines = ["-" * 75, error.split(":")[0] + "                          Traceback (most recent call last)",
+             "Cell In[12], line 3", "      1 messages.append(tool_response)", "      2 inputs = tok(messages)",
+             "----> 3 out = run(inputs)", "", "Cell In[10], line 15, in run(inputs)",
+             *[f"     {9 + i} step_{i}()" for i in range(5)], "---> 15     return model.generate(**inputs)", "",
+             "File /opt/venv/lib/python3.10/site-packages/torch/utils/_contextlib.py:116, in decorate_context(*args)",
+             "    113 @functools.wraps(func)", "    114 def decorate_context(*args, **kwargs):",
+             "    115     with ctx_factory():", "--> 116         return func(*args, **kwargs)", "", outer]
+    lines += [f"   {2040 + i}     x = step_{i}(x)" for i in range(6)] + ["-> 2046     return self._inner(x)", ""]
+    for n in range(frames):
+        lines.append(f"File /opt/venv/lib/python3.10/site-packages/torch/nn/modules/module.py:{1500 + n}, in "
+                     "Module._call_impl(self, *args)")
+        lines += [f"   {1490 + n + i}     hook_{i}(args)" for i in range(6)] + [f"-> {1500 + n}     return forward_call(*args)", ""]
+    return lines + [error]
+
+
+_IPY_OOM = ("OutOfMemoryError: CUDA out of memory. Tried to allocate 2.68 GiB. GPU 0 has a total capacity of 15.89 GiB "
+            "of which 1.79 GiB is free.")
+
+
+@pytest.mark.parametrize("outer, kind", [
+    ("File /opt/venv/lib/python3.10/site-packages/transformers/generation/utils.py:2048, in "
+     "GenerationMixin.generate(self, inputs, generation_config)", "RUNTIME"),
+    ("File /opt/venv/lib/python3.10/site-packages/transformers/modeling_utils.py:4225, in "
+     "PreTrainedModel._load_pretrained_model(cls, model, state_dict)", "WEIGHTS"),
+])
+def test_an_ipython_traceback_is_read_for_its_outer_frames(outer, kind):
+    lines = _ipython_traceback(outer, _IPY_OOM)
+    assert len(lines) > 120  # (past the 80 lines kept before a failure, were the source context counted)
+    assert kind_of(["from transformers import AutoModelForCausalLM", *lines])[0] == kind
+
+
+def test_an_ipython_traceback_cut_before_its_last_line_keeps_the_header_s_class():
+    lines = _ipython_traceback("File /opt/venv/lib/python3.10/site-packages/transformers/generation/utils.py:2048, in "
+                               "GenerationMixin.generate(self)", _IPY_OOM, frames=2)[:-1]
+    assert kind_of(["from transformers import AutoModelForCausalLM", *lines])[0] != "NONE"

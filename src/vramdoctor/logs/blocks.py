@@ -19,7 +19,7 @@ from .knowledge import Knowledge, knowledge
 from .lines import CUT_LOOKBACK, pieces, tail_cut, window as cut_window
 from .prefilter import Words
 from .reader import clean
-from .scan import ENGINE_SAMPLE_LINES, TAIL_LINES, WINDOW, Scanner, shown_progress
+from .scan import ENGINE_SAMPLE_LINES, TAIL_LINES, WINDOW_MAX, Scanner, before_window, shown_progress
 
 WINDOW_BYTES = 256 * 1024  # bytes searched at once within a block
 MIN_WINDOW = 4 * 1024  # the least, while the state changes every few lines (a crash loop, a partial line)
@@ -77,20 +77,20 @@ def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[Run
     state: dict = {"buf": b"", "prev": b"", "prev_last_line": 0, "buf_first_line": 1, "offset": 0, "cur": [], "read": 0}
 
     def before(line_no: int) -> Callable[[], list[tuple[int, str]]]:
-        """The up to WINDOW lines before `line_no`, which starts at state['offset'] of the buffer: their bytes
+        """The lines before `line_no` (`scan.before_window`: up to WINDOW, IPython's source context not counted), which starts at state['offset'] of the buffer: their bytes
         are cut out now (a few `rfind`s) and decoded only if the failure is ever read (a crash loop has
         thousands of failures, most of them in runs that are dropped)."""
         buf, end = state["buf"], state["offset"]
         start, n = end, 0
-        while n < WINDOW and start > 0:
+        while n < WINDOW_MAX and start > 0:
             start = buf.rfind(b"\n", 0, start - 1) + 1
             n += 1
         raw, first = buf[start:end], line_no - n
         head, head_first = b"", first
-        if n < WINDOW and state["prev"]:  # the tail of the previous block
+        if n < WINDOW_MAX and state["prev"]:  # the tail of the previous block
             prev = state["prev"]
             pstart, m = len(prev), 0
-            while n + m < WINDOW and pstart > 0 and state["prev_last_line"] - m >= 1:
+            while n + m < WINDOW_MAX and pstart > 0 and state["prev_last_line"] - m >= 1:
                 pstart = prev.rfind(b"\n", 0, pstart - 1) + 1
                 m += 1
             head, head_first = prev[pstart:], state["prev_last_line"] - m + 1
@@ -106,7 +106,7 @@ def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[Run
                     out.extend((ln, cut_window(t)) for t in pieces(clean(line)))
                     ln += 1
             out += cur
-            return [(ln, t) for ln, t in out[-WINDOW:] if ln >= max(1, run_first)]
+            return before_window((ln, t) for ln, t in out if ln >= max(1, run_first))
         return decode
 
     s.before_source = before

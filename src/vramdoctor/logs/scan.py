@@ -44,7 +44,28 @@ from .phase import FAILED_REQUEST
 from .prose import denied_at, elsewhen, possible_only
 from .table import header_column, row_value
 
-WINDOW = 80  # lines kept before a failure: the traceback that leads to it
+WINDOW = 80  # lines kept before a failure: the traceback that leads to it (IPython's source context not counted)
+WINDOW_MAX = 4 * WINDOW  # lines kept before a failure at most, with IPython's source context
+#: a line of source IPython and Jupyter print under each frame of a traceback (ultratb: "    113 @functools.wraps(func)",
+#: "--> 116     return func(*args, **kwargs)"): five to eleven a frame, which would push the outer frames (a
+#: `generate` that places the failure) out of the window
+_IPY_CONTEXT = re.compile(r"^(?:-*>|\s)\s*\d+\s")
+
+
+#: IPython's and Jupyter's header of a traceback, the exception's class first ("OutOfMemoryError
+#: Traceback (most recent call last)"): its frames follow, each with source context, and the exception's own line last
+_IPY_HEADER = re.compile(r"^\s*((?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Interrupt|Exit))\s{2,}Traceback \(most recent call last\)")
+
+
+def before_window(lines: Iterable[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The last WINDOW of `lines` (numbered, oldest first), IPython's source context lines not counted, and at most
+    WINDOW_MAX in all: the lines kept before a failure, the same by both reading paths."""
+    out = list(lines)[-WINDOW_MAX:]
+    counted, i = 0, len(out)
+    while i > 0 and counted < WINDOW:
+        i -= 1
+        counted += not _IPY_CONTEXT.match(out[i][1])
+    return out[i:]
 #: a logged request's prompt (vLLM's "Received request chat-3f2c: prompt: '...', params: ..."): the user's text, left
 #: out where the line is quoted as the request that shows the server serving
 _ELIDED_PROMPT = re.compile(r"(\bprompt: )(['\x22])(?:.*?\2(?=, (?:params|sampling_params|prompt_token_ids)\b)|.*$)")
@@ -167,7 +188,7 @@ class Scanner:
         self.k = k or knowledge()
         self.runs: list[RunFacts] = []
         self.run = RunFacts(first_line=1)
-        self.recent: deque[tuple[int, str]] = deque(maxlen=WINDOW)
+        self.recent: deque[tuple[int, str]] = deque(maxlen=WINDOW_MAX)
         self.pending: list[Failure] = []
         self.before_source: Callable[[int], Callable[[], list[tuple[int, str]]]] | None = None
         self.wants_every_line_until = 0
@@ -422,7 +443,7 @@ class Scanner:
     def _lines_before(self, line_no: int) -> list[tuple[int, str]]:
         """The lines before `line_no` as the block reader has them (it may not have fed them here), else the lines
         kept: both reading paths see the same ones."""
-        return self.before_source(line_no)() if self.before_source else list(self.recent)
+        return self.before_source(line_no)() if self.before_source else before_window(self.recent)
 
     def _hedged_before(self, line_no: int, text: str) -> bool:
         """Line `line_no` goes on a person's sentence from the line before (no log prefix on either, the one before
@@ -961,7 +982,12 @@ class Scanner:
         gap = JOIN_FRAME if kind == "error" and PY_FRAME.search(text) else 3
         # (nor a program's traceback under a person's account of the failure in a line of several sentences, "The same
         # model also causes an OOM error on a single GPU": the program's error is a failure of its own)
-        joined = bool(last and not last.retried and line_no - max(last.end_line, last.line_no) <= gap
+        since = max(last.end_line, last.line_no) if last else 0
+        # (under IPython's header, "OutOfMemoryError    Traceback (most recent call last)", its source context lines
+        # between frames do not count: ultratb prints five to eleven of them under each)
+        close = bool(last) and (line_no - since <= gap or bool(_IPY_HEADER.match(last.text)) and sum(
+            1 for ln, t in self._lines_before(line_no) if ln > since and t.strip() and not _IPY_CONTEXT.match(t)) <= gap)
+        joined = bool(last and not last.retried and close
                       and not (kind == "error" and last.kind == "oom"
                                and (told_in_a_sentence(last.text) or sentence_like(last.text))
                                and not (told_in_a_sentence(text) or sentence_like(text)))
@@ -972,6 +998,20 @@ class Scanner:
                                        for ln, t in self._lines_before(line_no)[-3:])))
         if last and joined:  # one failure, many lines: lines that continue the same traceback or message join it
             last.end_line = line_no
+            head = _IPY_HEADER.match(last.text)
+            if head and kind in ("oom", "not_oom", "error") and text.lstrip().startswith(head.group(1) + ":"):
+                # IPython's header named the exception; its own line at the traceback's end says what failed, under
+                # the frames that place it: that line is the failure (its class alone stays, where a paste cuts it)
+                last.kind, last.text, last.line_no, last.wrapper = kind, text, line_no, wrapper
+                last.code = v.code if v else ""
+                last.phase, last.candidates = (v.phase, v.candidates) if v else (None, ())
+                last.deciding = (line_no, text) if v and v.phase else None
+                last.lines_before = self.before_source(line_no) if self.before_source else before_window(self.recent)
+                last.after = []
+                if last not in self.pending:
+                    self.pending.append(last)
+                self.wants_every_line_until = line_no + AFTER
+                return True
             if (v and v.phase and last.phase is None and kind in ("oom", "error") and last.kind in ("oom", "error")
                     and not (v.phase == "HOST" and last.kind == "oom")):  # "Killed" after a GPU OOM: its aftermath
                 last.phase, last.deciding = v.phase, (line_no, text)  # the engine's verdict a line or two later
@@ -980,7 +1020,7 @@ class Scanner:
                 if last.kind == "error" and not stated(last.text) and stated(text):
                     # a header, a frame or a wrapper, then the exception that says what failed: that is the cause
                     last.text, last.line_no, last.wrapper, last.after = text, line_no, wrapper, []
-                    last.lines_before = self.before_source(line_no) if self.before_source else list(self.recent)
+                    last.lines_before = self.before_source(line_no) if self.before_source else before_window(self.recent)
                     if last not in self.pending:
                         self.pending.append(last)
                     self.wants_every_line_until = line_no + AFTER
@@ -991,7 +1031,7 @@ class Scanner:
                 last.code = v.code if v else ""
                 last.phase, last.candidates = (v.phase, v.candidates) if v else (None, ())
                 last.deciding = (line_no, text) if v and v.phase else None
-                last.lines_before = self.before_source(line_no) if self.before_source else list(self.recent)
+                last.lines_before = self.before_source(line_no) if self.before_source else before_window(self.recent)
                 last.after = []
                 if last not in self.pending:
                     self.pending.append(last)
@@ -1016,14 +1056,14 @@ class Scanner:
                     last.candidates = last.candidates or v.candidates
                     if v.phase and not last.phase:
                         last.phase, last.deciding = v.phase, (line_no, text)
-                last.lines_before = self.before_source(line_no) if self.before_source else list(self.recent)
+                last.lines_before = self.before_source(line_no) if self.before_source else before_window(self.recent)
                 last.after = []
                 self.wants_every_line_until = line_no + AFTER
                 return True
         f = Failure(line_no=line_no, text=text, kind=kind, code=v.code if v else "", phase=v.phase if v else None,
                     engine=v.engine if v else "", wrapper=wrapper, progress=dict(r.progress),
                     candidates=v.candidates if v else (),
-                    lines_before=self.before_source(line_no) if self.before_source else list(self.recent))
+                    lines_before=self.before_source(line_no) if self.before_source else before_window(self.recent))
         last_marker = max(r.progress.values(), default=r.first_line)
         f.elided = any(last_marker <= e < line_no for e in r.elisions)
         if v and v.phase:
@@ -1051,7 +1091,7 @@ class Scanner:
                 last[0] in (f.line_no, f.end_line) for f in r.failures) and not any(
                 last[1].strip() and last[1].strip() in p.text for p in r.pressure):  # the warning before, again
             r.failures.append(Failure(line_no=last[0], text=last[1], kind="error", progress=dict(r.progress),
-                                      lines_before=list(self.recent), cut=True))
+                                      lines_before=before_window(self.recent), cut=True))
             r.lines, r.last_line = max(r.lines, 1), max(r.last_line, last[0])
         if last and r.lines:
             # (a line past MAX_LINE as the scanner read it, its window: the rules that read the log's end read no more)
