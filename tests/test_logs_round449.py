@@ -335,3 +335,34 @@ def test_an_ipython_traceback_cut_before_its_last_line_keeps_the_header_s_class(
     lines = _ipython_traceback("File /opt/venv/lib/python3.10/site-packages/transformers/generation/utils.py:2048, in "
                                "GenerationMixin.generate(self)", _IPY_OOM, frames=2)[:-1]
     assert kind_of(["from transformers import AutoModelForCausalLM", *lines])[0] != "NONE"
+
+
+# --- an exception Python ignored and went on from (sys.unraisablehook's "Exception ignored in: ..."): its traceback is
+# no failure (h451/03)
+
+_LLAMA_SERVED = ["llama_new_context_with_model: n_ctx      = 4096",
+                 "llama_perf_context_print:       total time =    2953.52 ms /    67 tokens"]
+
+
+@pytest.mark.parametrize("ignored, where", [
+    ("Exception ignored on calling ctypes callback function: <function llama_log_callback at 0x10f10cb80>",
+     '  File "/env/lib/python3.11/site-packages/llama_cpp/_logger.py", line 39, in llama_log_callback'),
+    ("Exception ignored in: <function Llama.__del__ at 0x7f1c2a3b8e50>",
+     '  File "/env/lib/python3.11/site-packages/llama_cpp/llama.py", line 2201, in __del__'),
+    ("Exception ignored in atexit callback: <function shutdown at 0x7f0a1c2d3e40>",
+     '  File "/usr/lib/python3.12/logging/__init__.py", line 2245, in shutdown'),
+])
+def test_an_exception_python_ignored_is_no_failure(ignored, where):
+    lines = [*_LLAMA_SERVED, ignored, "Traceback (most recent call last):", where, "    h.flush()",
+             "TypeError: 'NoneType' object is not callable"]
+    assert kind_of(lines)[0] == "NONE"
+
+
+def test_a_failure_after_an_ignored_exception_still_decides():
+    lines = [*_LLAMA_SERVED, "Exception ignored in: <function Llama.__del__ at 0x7f1c2a3b8e50>",
+             "Traceback (most recent call last):",
+             '  File "/env/lib/python3.11/site-packages/llama_cpp/llama.py", line 2201, in __del__',
+             "TypeError: 'NoneType' object is not callable",
+             "Traceback (most recent call last):", '  File "/app/run.py", line 4, in <module>',
+             "ValueError: Requested tokens (5000) exceed context window of 4096"]
+    assert kind_of(lines)[0] == "NOT_OOM"

@@ -2361,6 +2361,12 @@ LOG = LogWords(
         # Error 2: out of memory"): the program goes on without CUDA (an environment report's torch.cuda probe, a WSL
         # or MIG set-up); the failure, if any, is what comes of it later
         msg(r"CUDA initialization: Unexpected error from cudaGetDeviceCount\(\)", "note", code="cuda-init-warning"),
+        # ... or an exception Python ignored and went on from (sys.unraisablehook's default: "Exception ignored in:
+        # <function Llama.__del__ at 0x7f...>" at exit, "Exception ignored on calling ctypes callback function:
+        # <function llama_log_callback ...>", "Exception ignored in atexit callback", 3.13's "Exception ignored while
+        # ..."): its traceback, which follows, is no failure (logs.scan passes it over; an out of memory in it is still
+        # read)
+        msg(r"^\s*Exception ignored (?:in\b|on\b|while\b|when\b)", "note", code="exception-ignored", flags=0),
         # ... or TensorFlow's and XLA's plugins registered twice when both are imported in one process (a notebook, a
         # server that imports TensorFlow through a dependency: cuda_dnn.cc, cuda_fft.cc, cuda_blas.cc "Unable to
         # register cuDNN factory: Attempting to register factory for plugin cuDNN when one has already been

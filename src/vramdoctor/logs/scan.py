@@ -28,6 +28,7 @@ from .lines import (
     LOG_PREFIX,
     MAX_LINE,
     STRONG_PREFIX,
+    TB_HEADER,
     WRAP_LINES,
     cut_error,
     error_level,
@@ -45,6 +46,7 @@ from .prose import denied_at, elsewhen, possible_only
 from .table import header_column, row_value
 
 WINDOW = 80  # lines kept before a failure: the traceback that leads to it (IPython's source context not counted)
+_IGNORED_SPAN = 60  # lines under Python's "Exception ignored in: ..." within which its traceback ends
 WINDOW_MAX = 4 * WINDOW  # lines kept before a failure at most, with IPython's source context
 #: a line of source IPython and Jupyter print under each frame of a traceback (ultratb: "    113 @functools.wraps(func)",
 #: "--> 116     return func(*args, **kwargs)"): five to eleven a frame, which would push the outer frames (a
@@ -221,6 +223,7 @@ class Scanner:
         self.failing_list = (0, 0)  # (the line that says the items below it all failed, the last line seen)
         self.note = (0, "")  # the last warning the engine goes on from: (its line, its "source: " prefix)
         self.aborted: tuple | None = None  # a client's close that no failed answer followed yet: (line, text, verdict)
+        self.ignored = 0  # the line of Python's "Exception ignored in: ..." whose traceback is under way, else 0
         # command lines read after a run failed: (line, text, the forms it is read in) each, waiting for the run they
         # start
         self.deferred: list[tuple[int, str, list]] = []
@@ -914,6 +917,12 @@ class Scanner:
         if v and v.engine != "generic" and not self.k.engine[v.engine].wraps:
             # an engine's own words are evidence of that engine (a wrapper is known by its own fingerprints)
             r.engine_hits[v.engine] = r.engine_hits.get(v.engine, 0) + 1
+        if self.ignored and 0 < line_no - self.ignored <= _IGNORED_SPAN and kind != "oom":
+            # (the traceback Python printed for an exception it ignored: its header, its frames, and its own line,
+            # which ends it)
+            if not (TB_HEADER in text or FRAME.search(text) or text[:1].isspace()):
+                self.ignored = 0
+            return True
         if kind == "retry":  # the engine retries what failed a line or two before: that one need not be fatal
             last = r.failures[-1] if r.failures else None
             if last and line_no - max(last.end_line, last.line_no) <= 3:
@@ -921,6 +930,8 @@ class Scanner:
             return True
         if kind == "note":  # a warning the engine goes on from (pinned host memory): no failure
             self.note = (line_no, _SOURCE.match(text).group(0) if _SOURCE.match(text) else "")
+            if v.code == "exception-ignored":
+                self.ignored = line_no
             for key in ("_failure_stated", "_hang_stated"):  # (its words are no report's: llamafile's "failed to
                 if r.number_lines.get(key) == line_no:  # open http://... in a browser tab")
                     r.numbers.pop(key, None)
