@@ -366,3 +366,43 @@ def test_a_failure_after_an_ignored_exception_still_decides():
              "Traceback (most recent call last):", '  File "/app/run.py", line 4, in <module>',
              "ValueError: Requested tokens (5000) exceed context window of 4096"]
     assert kind_of(lines)[0] == "NOT_OOM"
+
+
+# --- a GPU Ollama's discovery skipped, beside another it lists for inference: that one computes, no failure (h455/01)
+
+_SKIPPED = ('time=2025-03-17T09:49:31.224+08:00 level=INFO source=amd_windows.go:127 msg="unsupported Radeon iGPU '
+            'detected skipping" id=0 total="12.2 GiB"')
+_OLLAMA_LISTENING = ('time=2025-03-17T09:49:28.893+08:00 level=INFO source=routes.go:1297 msg="Listening on '
+                     '127.0.0.1:11434 (version 0.6.1)"')
+
+
+@pytest.mark.parametrize("compute", [
+    'time=2025-03-17T09:49:31.227+08:00 level=INFO source=types.go:130 msg="inference compute" id=GPU-e8624b08 '
+    'library=cuda variant=v12 compute=8.9 driver=12.7 name="NVIDIA GeForce RTX 4060 Laptop GPU" total="8.0 GiB" '
+    'available="6.9 GiB"',
+    'time=2025-03-17T09:49:31.227+08:00 level=INFO source=types.go:130 msg="inference compute" id=0 library=rocm '
+    'variant="" compute=gfx1100 driver=6.2 name="Radeon RX 7900 XTX" total="24.0 GiB" available="23.8 GiB"',
+])
+def test_a_gpu_skipped_beside_one_that_computes_is_no_failure(compute):
+    assert kind_of([_OLLAMA_LISTENING, _SKIPPED, compute])[0] == "NONE"
+
+
+def test_a_gpu_skipped_with_none_left_is_still_read():
+    cpu = ('time=2025-03-17T09:49:31.227+08:00 level=INFO source=types.go:130 msg="inference compute" id=0 library=cpu '
+           'variant="" compute="" driver=0.0 name="" total="31.3 GiB" available="20.1 GiB"')
+    assert kind_of([_OLLAMA_LISTENING, _SKIPPED, cpu]) == ("NOT_OOM", "gpu-unsupported")
+
+
+# --- a step named in markdown emphasis ("during the **Graph Capture / Compilation** phase"): still the step (h455/13)
+
+@pytest.mark.parametrize("said", [
+    "The server loaded the shards but failed during the **Graph Capture / Compilation** phase.",
+    "It ran out of memory while the *graph capture* was running.",
+])
+def test_a_step_in_markdown_emphasis_is_the_step(said):
+    assert kind_of([said, _BARE_OOM])[0] == "WARMUP"
+
+
+def test_a_step_in_emphasis_denied_is_not_the_step():
+    said = "It does not fail during the **Graph Capture** phase but later, when I send a request."
+    assert kind_of([said, _BARE_OOM])[0] != "WARMUP"

@@ -2200,9 +2200,12 @@ def _kv_over_free(run: RunFacts, f: Failure, cands: list[str]) -> Diagnosis | No
 
 def _gpu_used_anyway(run: RunFacts, f: Failure) -> bool:
     """A GPU the engine would not use (`gpu-unsupported` from its device discovery: Ollama's "filtering device which
-    didn't fully initialize") where layers went to a GPU all the same (`layers_offloaded` above 0): another GPU took the
-    model, and the refusal is no failure of the run."""
-    return f.code == "gpu-unsupported" and bool(positive(run.numbers, "layers_offloaded"))
+    didn't fully initialize", "unsupported Radeon iGPU detected skipping") where layers went to a GPU all the same
+    (`layers_offloaded` above 0), or where the discovery lists another GPU it will compute on (Ollama's "inference
+    compute" with a GPU library, `gpu_available_bytes`): another GPU took the model, and the refusal is no failure of
+    the run."""
+    return f.code == "gpu-unsupported" and bool(positive(run.numbers, "layers_offloaded")
+                                                 or positive(run.numbers, "gpu_available_bytes"))
 
 
 #: a check a script reports as passed, on its own line, in words ("test_prefill_oom PASSED", "[PASS] OOM guard",

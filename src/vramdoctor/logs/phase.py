@@ -316,7 +316,7 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
            (re.compile(r"\b(?:EP|DeepEP|UCCL-EP|MoRI|pplx|all2all|all-to-all|NCCL|communication|comm) (?:communication )?"
                        r"buffers? (?:allocation|allocat\w*)\b|\ballocat\w* (?:the )?(?:EP|DeepEP|UCCL-EP|all2all|"
                        r"all-to-all|NCCL|communication) (?:communication )?buffers?\b", re.I), "WARMUP"),
-           (re.compile(r"\b(?:during|while|when|in) (?:the )?(?:cuda )?graph captur\w*|\b(?:during|while|when) "
+           (re.compile(r"\b(?:during|while|when|in) (?:the )?" + _MARK + r"(?:cuda )?graph captur\w*|\b(?:during|while|when) "
                        r"capturing (?:the )?(?:cuda )?graphs?\b|"
                        # ... or the graphs turned on, where the failure comes only then ("When enable cuda graph got OOM
                        # error", "OOM only with CUDA graphs enabled", "as soon as I turn on cudagraphs")
