@@ -103,9 +103,13 @@ _OOM_ON = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 294.00
       'model = AutoModelForCausalLM.from_pretrained(', '    "THUDM/glm-4-9b-chat",', '    torch_dtype=torch.bfloat16,',
       ').to(device).eval()', '', 'Traceback (most recent call last):', '  File "/app/run.py", line 5, in <module>'],
      "11.00"),
-    (['$ vllm serve meta-llama/Llama-3.1-70B-Instruct --dtype bfloat16 --max-model-len 8192'], "79.25"),
-    (['model_id = "Qwen/Qwen2.5-72B-Instruct"', 'pipe = pipeline("text-generation", model=model_id, '
-      'torch_dtype=torch.float16, device=0)'], "79.25"),
+    (['$ vllm serve meta-llama/Llama-3.1-70B-Instruct --dtype bfloat16 --max-model-len 8192',
+      "INFO 05-01 10:00:00 [core.py:71] Initializing a V1 LLM engine (v0.10.1) with config: "
+      "model='meta-llama/Llama-3.1-70B-Instruct', dtype=torch.bfloat16, max_seq_len=8192, quantization=None"], "79.25"),
+    (['import torch', 'from transformers import pipeline, AutoTokenizer', 'model_id = "Qwen/Qwen2.5-72B-Instruct"',
+      'tokenizer = AutoTokenizer.from_pretrained(model_id)',
+      'pipe = pipeline("text-generation", model=model_id, torch_dtype=torch.float16, device=0)', '',
+      'Traceback (most recent call last):', '  File "/app/run.py", line 5, in <module>'], "79.25"),
 ])
 def test_weights_that_cannot_fit_by_their_name_are_the_weights(lines, cap):
     assert kind_of([*lines, _OOM_ON.format(cap=cap)]) == ("WEIGHTS", "weights-exceed-gpu-memory")
@@ -128,6 +132,44 @@ def test_weights_that_cannot_fit_by_their_name_are_the_weights(lines, cap):
 ])
 def test_weights_that_may_fit_or_went_elsewhere_are_not_placed_by_their_name(lines):
     assert kind_of([*lines, _OOM_ON.format(cap="79.25")]) != ("WEIGHTS", "weights-exceed-gpu-memory")
+
+
+_405B_CONFIG = ("INFO 05-01 10:00:00 [core.py:71] Initializing a V1 LLM engine (v0.10.1) with config: "
+                "model='meta-llama/Llama-3.1-405B-Instruct', dtype=torch.bfloat16, quantization=None")
+
+
+@pytest.mark.parametrize("lines", [
+    # the pipeline's stages given as flags (16 GPUs hold 405B in bf16)
+    ['$ vllm serve meta-llama/Llama-3.1-405B-Instruct --tensor-parallel-size 8 --pipeline-parallel-size 2', _405B_CONFIG],
+    ['$ vllm serve meta-llama/Llama-3.1-405B-Instruct -tp 8 -pp 2', _405B_CONFIG],
+    ['$ python -m sglang.launch_server --model-path meta-llama/Llama-3.1-405B-Instruct --tp-size 8 --pp-size 2 '
+     '--dtype bfloat16', "quantization=None"],
+    # processes that each hold a share: transformers' tensor parallel plan under torchrun
+    ['$ torchrun --nproc-per-node 8 infer.py', 'model = AutoModelForCausalLM.from_pretrained('
+     '"meta-llama/Llama-3.1-405B-Instruct", tp_plan="auto", torch_dtype=torch.bfloat16)'],
+    # a 4-bit checkpoint named FP4, and vLLM's short -q
+    ['$ vllm serve nvidia/Llama-3.1-405B-Instruct-FP4 --tensor-parallel-size 2', _405B_CONFIG],
+    ['$ vllm serve meta-llama/Llama-3.1-405B-Instruct -q awq -tp 4',
+     _405B_CONFIG.replace("quantization=None", "quantization=None (overridden on the command line)")],
+    # a serving engine's --dtype is its activations': a checkpoint published in fp8 stays fp8 (no config line says None)
+    ['$ vllm serve deepseek-ai/DeepSeek-Prover-V2-671B --dtype bfloat16 --tensor-parallel-size 8'],
+])
+def test_weights_spread_or_fewer_bits_than_the_flags_say_are_not_placed_by_their_name(lines):
+    assert kind_of([*lines, _OOM_ON.format(cap="79.25")]) != ("WEIGHTS", "weights-exceed-gpu-memory")
+
+
+def test_a_model_id_commented_out_is_not_the_model():
+    lines = ["import torch", "from transformers import AutoModelForCausalLM", '# model_id = "meta-llama/Llama-2-70b-hf"',
+             'model_id = "meta-llama/Llama-2-7b-hf"', "model = AutoModelForCausalLM.from_pretrained(model_id, "
+             "torch_dtype=torch.float16).to('cuda')", "", "Traceback (most recent call last):",
+             '  File "/app/run.py", line 5, in <module>', _OOM_ON.format(cap="23.65")]
+    assert kind_of(lines) != ("WEIGHTS", "weights-exceed-gpu-memory")
+
+
+def test_an_engine_that_keeps_experts_on_the_cpu_is_not_placed_by_its_name():
+    lines = ["$ python -m ktransformers.local_chat --model_path deepseek-ai/DeepSeek-V2.5-236B --gguf_path ./gguf "
+             "--cpu_infer 32", _OOM_ON.format(cap="23.65")]
+    assert kind_of(lines) != ("WEIGHTS", "weights-exceed-gpu-memory")
 
 
 @pytest.mark.parametrize("name, billions", [
@@ -185,10 +227,26 @@ def test_a_compiler_the_oom_killer_chose_is_the_warm_up(kill):
                     "gfp_mask=0x140dca, order=0, oom_score_adj=0", kill]) == ("WARMUP", "host-oom-kill")
 
 
-def test_a_compiler_killed_in_a_build_from_source_is_not_the_warm_up():
-    lines = ["$ pip install vllm --no-binary vllm", "Building wheels for collected packages: vllm",
-             "[ 9120.001122] Out of memory: Killed process 77120 (cc1plus) total-vm:4128800kB, anon-rss:3900012kB"]
-    assert kind_of(lines)[0] != "WARMUP"
+@pytest.mark.parametrize("build", [
+    ["$ pip install vllm --no-binary vllm", "Building wheels for collected packages: vllm"],
+    ["$ MAX_JOBS=8 pip install flash-attn --no-build-isolation", "  Building wheel for flash-attn (setup.py) ... -"],
+    ["$ cmake -B build -DGGML_CUDA=ON && cmake --build build --config Release -j 16",
+     "[ 42%] Building CUDA object ggml/src/ggml-cuda/CMakeFiles/ggml-cuda.dir/fattn.cu.o"],
+])
+def test_a_compiler_killed_in_a_build_from_source_is_the_build(build):
+    kill = "[ 9120.001122] Out of memory: Killed process 77120 (cc1plus) total-vm:4128800kB, anon-rss:3900012kB"
+    assert kind_of([*build, kill]) == ("NOT_OOM", "kernel-build-failed")
+
+
+def test_a_prebuilt_install_before_the_server_starts_is_no_build():
+    kill = "Aug 01 18:01:30 dgx-spark kernel: Out of memory: Killed process 21394 (cicc) total-vm:10886376kB"
+    lines = ["$ pip install vllm==0.10.1.1", "Successfully installed vllm-0.10.1.1", *_VLLM_LOADED, kill]
+    assert kind_of(lines) == ("WARMUP", "host-oom-kill")
+
+
+def test_a_compiler_killed_with_no_server_or_build_shown_is_not_placed():
+    kill = "[ 9120.001122] Out of memory: Killed process 77120 (cc1plus) total-vm:4128800kB, anon-rss:3900012kB"
+    assert kind_of([kill])[0] == "UNDETERMINED"
 
 
 def test_the_server_itself_killed_is_not_read_as_a_compiler():
@@ -406,3 +464,141 @@ def test_a_step_in_markdown_emphasis_is_the_step(said):
 def test_a_step_in_emphasis_denied_is_not_the_step():
     said = "It does not fail during the **Graph Capture** phase but later, when I send a request."
     assert kind_of([said, _BARE_OOM])[0] != "WARMUP"
+
+
+@pytest.mark.parametrize("said", [
+    "I raised `max_num_batched_tokens` to 16384 (was 8192) and since then the server crashes after a few minutes.",
+    'Once I raised "--max-model-len" from 8192 to 32768 the container keeps crashing.',
+    'I already raised "vllm-project/vllm#18211" about this last month, and the server still crashes every night.',
+    'We tried throwing "bigger instances" at it but the container still crashes after an hour.',
+])
+def test_a_setting_an_issue_or_a_remedy_raised_is_no_error_named(said):
+    assert kind_of([said, *_VLLM_SERVING]) != ("NOT_OOM", "error-not-memory")
+
+
+def test_a_condition_closed_by_a_dash_does_not_suppose_what_follows():
+    said = "Not sure if related - the server hangs after the first request."
+    assert kind_of([said, *_VLLM_SERVING]) == ("UNDETERMINED", "hang-no-error")
+
+
+def test_transformers_read_its_shards_then_a_bare_oom_is_not_the_kv_cache():
+    lines = ["from transformers import AutoModelForCausalLM", _SHARDS, _BARE_OOM]
+    assert kind_of(lines) == ("UNDETERMINED", "oom-phase-not-shown")
+
+
+@pytest.mark.parametrize("said, kind", [
+    ("It runs out of memory while it's answering.", "RUNTIME"),
+    ("As soon as I start chatting it dies with CUDA OOM.", "RUNTIME"),
+    ("リクエストを投げるとOOMで落ちます", "RUNTIME"),
+    ("推論を実行するとメモリ不足になります", "RUNTIME"),
+    ("질문을 입력하면 메모리 부족으로 죽습니다", "RUNTIME"),
+    ("대화를 시작하면 OOM이 납니다", "RUNTIME"),
+    ("一发请求就崩溃，显存不足", "RUNTIME"),
+    ("推理一会儿就挂了，显存不够", "RUNTIME"),
+    ("모델을 불러오는 중에 메모리 부족", "WEIGHTS"),
+])
+def test_more_words_of_serving_and_of_the_load(said, kind):
+    assert kind_of([said, _BARE_OOM])[0] == kind
+
+
+@pytest.mark.parametrize("said", [
+    "Before I start chatting it already runs out of memory.",
+    "The graphs are captured while it's loading, then it runs out of memory.",
+])
+def test_no_chat_yet_is_not_serving(said):
+    assert kind_of([said, _BARE_OOM])[0] != "RUNTIME"
+
+
+# --- a pool the engine counts below one full-length request, after which it started and served: its own check at
+# start passed (sliding-window layers hold only their window), no failure; told as a note (h454/01)
+
+_CONCURRENCY = ["INFO 07-09 14:34:00 [api_server.py:1034] vLLM API server version 0.8.4",
+                "INFO 07-09 14:34:15 [core.py:61] Initializing a V1 LLM engine (v0.8.4) with config: "
+                "model='google/gemma-3-12b-it', max_seq_len=131072",
+                "INFO 07-09 14:35:11 [kv_cache_utils.py:634] GPU KV cache size: 69,920 tokens",
+                "INFO 07-09 14:35:11 [kv_cache_utils.py:637] Maximum concurrency for 131,072 tokens per request: 0.53x"]
+
+
+def test_a_pool_below_one_request_then_serving_is_no_failure():
+    lines = [*_CONCURRENCY, "INFO:     Application startup complete.",
+             "INFO 07-09 14:36:49 [loggers.py:87] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation "
+             "throughput: 0.0 tokens/s, Running: 0 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.0%"]
+    assert kind_of(lines)[0] == "NONE"
+
+
+def test_a_pool_below_one_request_where_the_log_stops_is_the_kv_cache():
+    assert kind_of(_CONCURRENCY) == ("KV_CAPACITY", "max-model-len-exceeds-kv-cache")
+
+
+# --- colour codes a paste left without their escape, or with it written out: read as the lines without them
+
+@pytest.mark.parametrize("paint, unpaint", [
+    ("[1;36m(VllmWorker rank=0 pid=12409)[0;0m ", "(VllmWorker rank=0 pid=12409) "),
+    ("#033[1;36m(VllmWorker pid=96)#033[0;0m ", "(VllmWorker pid=96) "),
+    ("^[[36m(EngineCore_DP0 pid=7)^[[0m ", "(EngineCore_DP0 pid=7) "),
+])
+def test_colour_codes_without_their_escape_are_left_out(paint, unpaint):
+    from vramdoctor.logs.reader import unpaint as strip
+    body = ["INFO 07-09 14:34:31 [gpu_model_runner.py:1276] Starting to load model Qwen/Qwen2.5-7B-Instruct...",
+            "ERROR 07-09 14:34:40 [core.py:400] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.66 GiB."]
+    assert strip(paint + body[0]) == unpaint + body[0]
+    assert kind_of([paint + b for b in body]) == kind_of([unpaint + b for b in body]) == ("WEIGHTS", "weights-alloc-failed")
+
+
+# --- IPython's frames with spaces in their path, and its "(...)" where it skips source lines: still frames, no
+# excerpt mark (h453/03)
+
+def test_an_ipython_traceback_with_spaces_in_its_paths_and_skipped_source_is_read():
+    site = "File ~/CS271 Topics in ML/HW2/.venv/lib/python3.9/site-packages/"
+    lines = ["from transformers import AutoModelForCausalLM", _SHARDS, "-" * 75,
+             "RuntimeError                              Traceback (most recent call last)",
+             "Cell In[18], line 1", "----> 1 sequences = pipeline(prompt, max_length=400)", "",
+             site + "transformers/generation/utils.py:2465, in GenerationMixin.generate(self, inputs)",
+             "   2457     )", "   (...)", "-> 2465     result = self._sample(input_ids)", ""]
+    for n in range(12):
+        lines += [site + f"torch/nn/modules/module.py:{1751 + n}, in Module._wrapped_call_impl(self, *args)",
+                  f"   {1749 + n}     return self._compiled_call_impl(*args)", "   (...)",
+                  f"-> {1751 + n}     return self._call_impl(*args)", ""]
+    lines.append("RuntimeError: MPS backend out of memory (MPS allocated: 18.13 GB, other allocations: 3.73 MB, max "
+                 "allowed: 18.13 GB). Tried to allocate 946.00 KB on private pool.")
+    assert kind_of(lines)[0] == "RUNTIME"
+
+
+# --- transformers' quantizer refusing a device map that spills onto the CPU or the disk: the weights do not fit the GPU
+# (h453/05)
+
+@pytest.mark.parametrize("where", [
+    '  File "/usr/local/lib/python3.10/dist-packages/transformers/quantizers/quantizer_bnb_4bit.py", line 86, in '
+    'validate_environment',
+    "File /opt/conda/lib/python3.10/site-packages/transformers/quantizers/quantizer_bnb_8bit.py:90, in "
+    "Bnb8BitHfQuantizer.validate_environment(self, *args, **kwargs)",
+])
+def test_modules_dispatched_to_the_cpu_by_the_quantizer_are_the_weights(where):
+    lines = ["model = AutoModelForCausalLM.from_pretrained('meta-llama/Llama-2-13b-hf', load_in_4bit=True)",
+             "Traceback (most recent call last):", where,
+             "ValueError: Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit "
+             "the quantized model. If you want to dispatch the model on the CPU or the disk while keeping these modules "
+             "in 32-bit, you need to set `load_in_8bit_fp32_cpu_offload=True` and pass a custom `device_map`."]
+    assert kind_of(lines) == ("WEIGHTS", "weights-exceed-gpu-memory")
+
+
+# --- bitsandbytes' frames: its weights' load to the GPU is the weights, its layers' forward a model's pass (h451/04,
+# where a notebook's whole traceback made the forward the innermost frame)
+
+def test_a_4bit_layers_forward_under_generate_is_not_the_weights():
+    lines = ["from transformers import AutoModelForCausalLM", "Traceback (most recent call last):",
+             '  File "/usr/local/lib/python3.10/dist-packages/transformers/generation/utils.py", line 2465, in generate',
+             "    result = self._sample(",
+             '  File "/usr/local/lib/python3.10/dist-packages/bitsandbytes/nn/modules.py", line 496, in forward',
+             "    out = bnb.matmul_4bit(x, self.weight.t(), bias=bias, quant_state=self.weight.quant_state)",
+             _BARE_OOM]
+    assert kind_of(lines)[0] == "RUNTIME"
+
+
+def test_bitsandbytes_moving_a_weight_to_the_gpu_is_the_weights():
+    lines = ["from transformers import AutoModelForCausalLM", "Traceback (most recent call last):",
+             '  File "/usr/local/lib/python3.10/dist-packages/transformers/modeling_utils.py", line 3850, in '
+             'from_pretrained', "    model = cls(config, *model_args, **model_kwargs)",
+             '  File "/usr/local/lib/python3.10/dist-packages/bitsandbytes/nn/modules.py", line 324, in cuda',
+             "    return self._quantize(device)", _BARE_OOM]
+    assert kind_of(lines)[0] == "WEIGHTS"

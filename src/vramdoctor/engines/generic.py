@@ -722,8 +722,9 @@ def _supposed(text: str, begin: int, at: int, end: int, inside: bool = True) -> 
     if _DENIED.search(own) or _DENIED.search(inside) or _SUPPOSED_GROWTH.search(head) or _SUPPOSED_GROWTH.search(words):
         return True
     condition = [m for m in _CONDITION.finditer(head)]
-    if condition and not re.search(r",|\bthen\b", head[condition[-1].end():]):
-        return True  # inside the condition itself
+    if condition and not re.search(r",|\bthen\b", head[condition[-1].end():]) and not _DASH_CLAUSE.search(
+            head, condition[-1].end()):
+        return True  # inside the condition itself (a dash closes it too: "Not sure if related - the server hangs")
     return not condition and bool(_HEDGE.search(own) or _HEDGE.search(words))
 
 
@@ -914,6 +915,21 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
 #: ... in Chinese, the language of many reports to vLLM, SGLang, LMDeploy and Qwen: an error reported or met (报错,
 #: 出错, 出现了这个错误), a crash (崩溃, 崩了, 挂了), a failure (失败), a model that cannot load or run (无法加载,
 #: 跑不起来); not denied just before (不/没/没有/未/无)
+def _error_message(m: re.Match) -> str | None:
+    """`_raised_named`'s message where it reads as an error's (an exception's class in it, or three words or more, or
+    two with a capital first: "No valid structured output parameter found", "unknown model architecture"); None for a
+    flag, a setting's name, an issue or a plain noun phrase ("--max-model-len", "max_num_batched_tokens",
+    "vllm-project/vllm#18211", "bigger instances")."""
+    text = (m.group(1) or m.group(2) or "").strip()
+    words = text.split()
+    if not text or text[0] in "-#" or re.search(r"#\d", text):
+        return None
+    if (re.search(r"\w(?:Error|Exception)\b|[\u3000-\u9fff]", text) or len(words) >= 3
+            or text[0].isupper() and len(words) == 2):
+        return text[:120]
+    return None
+
+
 #: a report's words that the server hangs: waits forever with no error ("EngineCore hangs in cuEventSynchronize",
 #: "the server was stucked", "wedges with no diagnosable cause", "hangs indefinitely during fitting params"); not the
 #: whole machine freezing (a host out of memory thrashing its swap looks like that), nor a request waiting in a queue
@@ -2835,6 +2851,11 @@ LOG = LogWords(
                         r"(?:tries|starts|begins|attempts) to (?:answer|respond|reply)\b|"
                         r"\b(?:when|while) (?:answering|responding to|replying to) (?:a |the |my |any |each )?(?:\w+ )?"
                         r"(?:questions?|prompts?|requests?|messages?|queries|query)\b|"
+                        r"\b(?:when|while) it(?:'s|\u2019s| is) (?:answering|responding|replying|generating (?:an? |the )?"
+                        r"(?:answer|response|reply))\b|"
+                        # ... or a chat begun ("as soon as I start chatting", "when I begin a conversation")
+                        r"(?<!\bbefore I )(?<!\bbefore we )(?<!\bbefore you )(?<!\buntil I )"
+                        r"\b(?:start|begin)(?:s|ed|ing)? (?:chatting|a (?:new )?(?:chat|conversation))\b|"
                         r"\b\d+ (?:concurrent|parallel|simultaneous) (?:requests|users|clients|streams)\b|"
                         # ... or a load named without a number ("after many concurrent requests", "under high
                         # concurrency", "with hundreds of users")
@@ -2913,7 +2934,13 @@ LOG = LogWords(
                         # ... in Japanese and Korean: while inferring or generating, or when a request is sent
                         # (推論中に, 生成時に, リクエストを送ると; 추론 중, 생성할 때, 요청을 보내면)
                         r"(?:推論|生成)(?:中|時)に?|リクエストを送(?:ると|った時|信すると)|"
-                        r"(?:추론|생성) ?(?:중|시|할 때|하는 중)|요청을 보내(?:면|니까|자)|"
+                        r"リクエストを投げ(?:ると|たら|た時)|推論を(?:実行|開始)(?:すると|したら|する時|した時)|"
+                        r"質問を(?:入力|送信|送)(?:すると|したら|ると|った時)|"
+                        r"(?:추론|생성) ?(?:중|시|할 때|하는 중)|요청을 (?:보내|날리)(?:면|니까|자)|"
+                        r"질문을 (?:입력하|하)(?:면|니까|자)|대화를 시작하(?:면|니까|자)|"
+                        # ... and a request sent or the model asked in a Chinese report's shortest words (一发请求就崩溃,
+                        # 推理一会儿就挂, 一提问就报错)
+                        r"一发(?:请求|消息|问题)就|推理一会儿?就|(?:一|刚)(?:提问|问问题|发消息)就|"
                         # ... or a long document or text worked on (对于一些篇幅较长的文档进行分析时, 处理长文本时,
                         # 总结长文档的时候)
                         r"(?:较长|很长|长)的?(?:文档|文本|输入|提示词?|上下文)[^，。,.！？]{0,16}?(?:时|的时候|过程中)|"
@@ -2971,30 +2998,42 @@ LOG = LogWords(
         # by logs.quiet, where no line of the log shows the failure the report states
         fig("_raised_named", r"(?:抛出了?|引发了?|报出了?)\s*[*`'\x22\u201c\u300c]+([^*`'\x22\u201d\u300d\n]{6,200}?)"
             r"[*`'\x22\u201d\u300d]+\s*的?(?:异常|错误|报错)|"
+            # (the program raised it, not the writer: "I raised `max_num_batched_tokens` to 16384", "we tried throwing
+            # \"bigger instances\" at it", "I already raised \"vllm#18211\"" are a setting, a remedy, an issue)
+            r"(?<!\bI )(?<!\bwe )(?<!\bWe )(?<!\byou )(?<!\bYou )(?<!\bthey )(?<!\balready )(?<!\btried )(?<!\balso )"
             r"\b(?:rais(?:ed|es|ing)|thr(?:ew|ows|own)|throwing)\s+(?:an?\s+|the\s+)?(?:exception\s+|error\s+)?"
             r"(?:[\w.]+(?:Error|Exception)\s*)?[(:]?\s*[`'\x22\u201c]([^`'\x22\u201d\n]{6,200}?)[`'\x22\u201d]",
-            lambda m: (m.group(1) or m.group(2) or "")[:120], mode="first", prose=True),
+            _error_message, mode="first", prose=True),
         # the model a pasted script loads ("AutoModelForCausalLM.from_pretrained(\"THUDM/glm-4-9b-chat\"", "model_id =
         # 'Qwen/Qwen1.5-14B-Chat'"), the 16- or 32-bit dtype it or an engine's config gives the weights, and what puts
         # them elsewhere than whole on one GPU: read by logs.named_size for the least the weights weigh
-        fig("_pretrained_name", r"\bfrom_pretrained\(\s*(?:pretrained_model_name_or_path\s*=\s*)?['\"]([^'\"\s]{1,200})['\"]",
-            lambda m: m.group(1), mode="first"),
-        fig("_pretrained_name", r"\b(?:model_id|model_name|model_name_or_path)\s*=\s*['\"]([^'\"\s]{1,200})['\"]",
-            lambda m: m.group(1), mode="first"),
-        fig("_weights_dtype", r"(?:(?<![\w.])(?:torch_)?dtype\s*[=:]\s*|(?<![\w-])--dtype(?:=|\s+))['\"]?(?:torch\.)?(bfloat16|float16|half|float32|bf16|fp16|"
+        # (not a line commented out, "# model_id = ...": the last one set is the one that loads)
+        fig("_pretrained_name", r"^[^#\n]*?\bfrom_pretrained\(\s*(?:pretrained_model_name_or_path\s*=\s*)?['\"]([^'\"\s]{1,200})['\"]",
+            lambda m: m.group(1)),
+        fig("_pretrained_name", r"^[^#\n]*?\b(?:model_id|model_name|model_name_or_path)\s*=\s*['\"]([^'\"\s]{1,200})['\"]",
+            lambda m: m.group(1)),
+        fig("_weights_dtype", r"(?:(?<![\w.])(?:torch_)?dtype['\"]?\s*[=:]\s*|(?<![\w-])--dtype(?:=|\s+))['\"]?(?:torch\.)?(bfloat16|float16|half|float32|bf16|fp16|"
             r"fp32)\b", lambda m: m.group(1).lower()),
         fig("_quant_said", r"\bload_in_(?:4|8)bit\s*=\s*True|\bBitsAndBytesConfig\(|\bquantization_config\s*=|\bbnb_4bit_|"
             r"--quantize\b|\bquantize\s*=\s*['\"]?\w|--load-in-(?:4|8)bit|\bload_in_low_bit\b", lambda m: m.group(0),
             mode="first"),
         fig("_weights_spread", r"\bdevice_map\s*=\s*(?!['\"]?(?:cuda(?::0)?|0)['\"]?\s*[,)])|\bmax_memory\s*=|"
             r"\b(?:cpu|disk)_offload|\boffload_folder\b|--cpu-offload|--sharded\b|\bexpert[_-]parallel|\bep[_-]size\b|"
-            r"\benable_ep_moe\b|\brank[= ]?[1-9]\b|\bcuda:[1-9]\b|\bCUDA_VISIBLE_DEVICES=\S*,", lambda m: m.group(0),
-            mode="first"),
+            r"\benable_ep_moe\b|\brank[= ]?[1-9]\b|\bcuda:[1-9]\b|\bCUDA_VISIBLE_DEVICES=\S*,|"
+            # (or processes that each hold a share, or the weights kept in host memory: transformers' tensor
+            # parallel plan, torchrun or accelerate with several processes, DeepSpeed's ZeRO, FSDP, KTransformers'
+            # experts on the CPU)
+            r"\btp_plan\s*=|--nproc[_-]per[_-]node(?:=|\s+)(?:[2-9]|\d\d)|--num[_-]processes(?:=|\s+)(?:[2-9]|\d\d)|"
+            r"\bdeepspeed\b|\bzero[_-]?(?:stage|3|optimization)|\boffload_param\b|\bFSDP\b|\bfully_shard|"
+            r"\bktransformers\b|--cpu[_-]infer\b|--optimize[_-]config", lambda m: m.group(0), mode="first"),
         fig("pipeline_parallel_size", r"\b(?:pipeline_parallel_size|pp_size)['\"]?\s*[=:]\s*(\d+)", count),
+        # (an engine's config line that says nothing quantizes the weights, vLLM's and SGLang's "quantization=None":
+        # a value figures drop as unset, kept here as the fact it is)
+        fig("_quant_none", r"\bquantization['\"]?\s*[=:]\s*['\"]?(?:None|null)\b", lambda m: True),
         # a quantized checkpoint the report names by its suffix, in a title or a sentence ("Vicuna-7B-v1.5-GPTQ fails
         # with ...", "TheBloke/Llama-2-70B-AWQ"): its weights are already fewer-bit (read by logs.settings)
         # (the suffix in either case: MLX's community names are lower case, "Qwen3.5-122B-A10B-Text-mxfp4-mlx")
-        fig("_quantized_name", r"\b[\w.-]{2,80}[-_](?:GPTQ|AWQ|EXL2|GGUF|FP8|INT4|INT8|W4A16|W8A8|bnb-4bit|4bit|NF4|"
+        fig("_quantized_name", r"\b[\w.-]{2,80}[-_](?:GPTQ|AWQ|EXL2|GGUF|FP8|FP4|INT4|INT8|W4A16|W8A8|bnb-4bit|4bit|NF4|"
             r"MXFP4|NVFP4|(?i:mxfp4|nvfp4|awq|gptq|[2348]bit))(?:[-_][\w.-]{1,40})?\b", lambda m: m.group(0), mode="first",
             flags=0),
         # ... or a GGUF file named with its quant type ("Loading `Qwen3-8B-Q4_K_M.gguf` locally", "-m

@@ -462,6 +462,7 @@ LOG = LogWords(
         cli("kv_cache_dtype", "kv-cache-dtype", lambda m: m.group(1)),
         cli("quantization", "quantization", lambda m: m.group(1)),
         cli("tensor_parallel_size", "tp-size|tp", count),
+        cli("pipeline_parallel_size", "pp-size|pp", count),
         cli("cuda_graph_max_bs", "cuda-graph-max-bs", count),
         cli("page_size", "page-size", count),
         # no CUDA graphs (server_args.py --disable-cuda-graph, disable_cuda_graph=True in its ServerArgs dump)

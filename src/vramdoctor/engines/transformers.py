@@ -7,7 +7,7 @@ Sources: `transformers/modeling_utils.py` (`_load_state_dict_into_meta_model`, "
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import rx
+from .words import msg, rx
 
 LOG = LogWords(
     fingerprint=rx(r"transformers/(?:modeling_utils|generation/utils|models/)|from_pretrained|accelerate/|"
@@ -16,7 +16,10 @@ LOG = LogWords(
     # set_module_quantized_tensor_to_device, bitsandbytes' Params4bit.cuda / Int8Params.cuda)
     frames={"WEIGHTS": rx(r"_load_state_dict_into_meta_model|_load_pretrained_model|dispatch_model|"
                           r"\bload_checkpoint_in_model\b|"
-                          r"set_module_quantized_tensor_to_device|\bin (?:Params4bit|Int8Params)\.|bitsandbytes/nn/modules\.py|"
+                          # (bitsandbytes' own load of a weight, its Params4bit / Int8Params moved to the GPU and
+                          # quantized: not its layers' forward, Linear4bit.forward, which is a model's pass)
+                          r"set_module_quantized_tensor_to_device|\bin (?:Params4bit|Int8Params)\.|"
+                          r"bitsandbytes/nn/modules\.py\W+line \d+, in (?:cuda|to|_quantize|__new__|from_prequantized)\b|"
                           # (a script's own line that it moves the model it loaded onto the device: "Moving model to
                           # mps...", "moving the model to cuda")
                           r"\b[Mm]oving (?:the )?model to (?:cuda|gpu|mps|xpu|npu|hpu|the GPU|device)\b"),
@@ -30,6 +33,14 @@ LOG = LogWords(
               r"\b_load_state_dict_into_meta_model\b|\b_load_pretrained_model\b|"
               r"accelerate[/\\](?:big_modeling|utils[/\\]modeling)\.py\W+line \d+, in (?:load_checkpoint_and_dispatch|"
               r"load_checkpoint_in_model)\b"),
+    # the quantizer refusing a device map that put modules on the CPU or the disk (quantizers/quantizer_bnb_4bit.py and
+    # _8bit.py validate_environment: "Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU
+    # RAM to fit the quantized model."): accelerate's map did not fit the weights on the GPU, before any moved
+    messages=(msg(r"\bSome modules are dispatched on the CPU or the disk\. Make sure you have enough GPU RAM to fit\b",
+                  "oom", "WEIGHTS", "weights-exceed-gpu-memory"),),
+    # no KV pool made at start: after the checkpoint's shards are read come the weights moved to the device (a script's
+    # `model.to("cuda")` after loading on the CPU) or the first `generate`, whose cache grows with it
+    after={"weights_done": ("WEIGHTS", "RUNTIME")},
 )
 
 ENGINE = Engine(

@@ -715,6 +715,13 @@ LOG = LogWords(
         cli("tensor_parallel_size", "tensor-parallel-size", count),
         # (its short alias, engine/arg_utils.py "--tensor-parallel-size", "-tp")
         fig("tensor_parallel_size", r"(?:^|\s)-tp(?:=|\s+)(\d+)\b", count, flags=0),
+        # (the pipeline's stages, each holding its share of the weights: --pipeline-parallel-size, -pp; and the
+        # quantization's short flag, -q)
+        cli("pipeline_parallel_size", "pipeline-parallel-size", count),
+        fig("pipeline_parallel_size", r"(?:^|\s)-pp(?:=|\s+)(\d+)\b", count, flags=0),
+        fig("quantization", r"(?:^|\s)-q(?:=|\s+)((?:awq|gptq|fp8|marlin|bitsandbytes|compressed-tensors|gguf|aqlm|"
+            r"squeezellm|deepspeedfp|experts_int8|fbgemm_fp8|modelopt|nvfp4|mxfp4|hqq|bitblas|torchao|quark|moe_wna16|"
+            r"ptpc_fp8|qqq|ipex|tpu_int8)\w*)\b", lambda m: m.group(1), flags=0),
         # no CUDA graphs: --enforce-eager (engine/arg_utils.py; Aphrodite's too)
         switch("cuda_graphs_off", "enforce-eager"),
         fig("gpu_memory_utilization", r"gpu[_-]memory[_-]utilization['\"]?\s*[=(:]\s*['\"]?\(?([\d.]+)", fraction),

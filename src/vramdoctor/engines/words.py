@@ -29,6 +29,7 @@ LOADING_CJK = (r"加载(?:模型|权重)(?:时|的时候|过程中|期间|阶段
               # (or how far the load got when it failed: 加载到40层左右时, 加载到2/3(blk.40 一共有blk.60)时)
               r"(?:加载|载入)到[^，。,;；!！?？]{0,30}?(?:时|的时候)|"
               r"(?:로드|로딩|적재)(?:하려고 할 때|할 때|하는 중|하면|시에?|중에?)|모델 (?:로드|로딩|적재) ?(?:중|시)|"
+              r"불러오(?:는 ?중|는 동안|려고 할 때|면서)|"
               r"(?:モデル|重み)(?:の|を)?(?:読み込み|ロード)(?:中|時|の際|する際|しようとすると|すると)|"
               r"(?:読み込み|ロード)(?:中|時)に")
 #: a cache tensor made with a negative block count, the first of its 4 or 5 dimensions (PyTorch's "Trying to create

@@ -2697,10 +2697,23 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         # (on the kill's own line, or the kernel's just under a report's line of it)
         compiler = next((m for t in [f.text, *(t for _, t in f.after[:6])] for m in [_KILLED_COMPILER.search(t)] if m),
                         None)
-        if compiler and not loaded and not failed_load and not any(_BUILDING.search(t) for _, t in f.before[-40:]):
+        started_at = min(f.progress.values(), default=0)
+        built = [ln for ln, t in f.before[-40:] if _BUILDING.search(t)]
+        if compiler and built and (not started_at or max(built) > started_at):
+            # ... a package built from source (pip building a wheel, cmake, a docker build), after any server start:
+            # the build's compilers took the host's RAM, no server's ledger
+            return Diagnosis(kind="NOT_OOM", code="kernel-build-failed", oom=False, inferred=True,
+                             evidence=[(max(built), dict(f.before).get(max(built), "")), (f.line_no, f.text)],
+                             phase_source=f"the build's own line (line {max(built)}) and the process the OOM killer "
+                                          f"chose, {compiler.group(1)}",
+                             message=f"A build from source ran out of host RAM: the OOM killer chose its compiler "
+                                     f"({compiler.group(1)}), each of its parallel jobs holding gigabytes. Build with "
+                                     "fewer jobs at once (MAX_JOBS=1 or 2, `cmake --build -j 2`), add swap, or install a "
+                                     "prebuilt wheel or image; no server ran, so no GPU ledger is involved.")
+        if compiler and (started_at or engine not in ("unknown", "generic", "")) and not loaded and not failed_load:
             # the OOM killer's victim is a compiler (cicc, ptxas, cc1plus): kernels compiled just in time as the server
             # starts (FlashInfer's and DeepGEMM's JIT, torch.compile's C++ wrappers, MAX_JOBS of them at once), after
-            # the weights, before serving; not a package built from source, whose own lines say so
+            # the weights, before serving; not a package built from source after the start, whose own lines say so
             return Diagnosis(kind="WARMUP", code="host-oom-kill", evidence=[(f.line_no, f.text)], inferred=True,
                              phase_source=f"the process the OOM killer chose, {compiler.group(1)}: a compiler, so "
                                           "kernels were being compiled just in time at start-up",

@@ -41,8 +41,9 @@ ECHOES = tuple(re.compile(p) for p in (
 def is_echo(text: str, which=None) -> bool:
     """The line logs a request (its prompt or output is the user's text)."""
     return any(ECHOES[i].search(text) for i in (range(len(ECHOES)) if which is None else which))
-#: a line that says lines were left out of an excerpt: what came between is unknown
-ELISION = re.compile(r"^\s*(?:\[\s*(?:\.\.\.|…|snip|truncated|omitted)\s*\]|\.\.\.|…|--|<snip>|\(\.\.\.\)|"
+#: a line that says lines were left out of an excerpt: what came between is unknown (not IPython's "   (...)", indented
+#: under a traceback's frame, where it skips lines of the frame's source)
+ELISION = re.compile(r"^(?!\s{2,}\(\.\.\.\)\s*$)\s*(?:\[\s*(?:\.\.\.|…|snip|truncated|omitted)\s*\]|\.\.\.|…|--|<snip>|\(\.\.\.\)|"
                      r"\.\.\. ?\(?\d+ (?:more )?lines? (?:omitted|skipped|truncated)\)?|"
                      # (a gap the paste describes in brackets: "[... several hundred llama_model_loader lines cut ...]",
                      # "[... model load output snipped ...]", "(... 300 lines omitted ...)")
@@ -55,8 +56,9 @@ LEVEL = re.compile(r"^.{0,80}?(?:\b|\[|level=)(DEBUG|INFO|WARNING|WARN|ERROR|CRI
 #: docker compose's prefix of a service's line ("tabbyapi-1  | ")
 COMPOSE_PREFIX = r"[A-Za-z][\w.-]*\s+\|\s?"
 #: IPython's and Jupyter's own form of a frame, ultratb's: "File ~/envs/x/lib/python3.10/site-packages/vllm/v1/worker/
-#: gpu_model_runner.py:2874, in GPUModelRunner._dummy_sampler_run(self, hidden_states)"
-_IPYTHON_FRAME = r'(?:^|\s)File [~/.\w][^\s"]*\.py:\d+, in [\w<>.]+'
+#: gpu_model_runner.py:2874, in GPUModelRunner._dummy_sampler_run(self, hidden_states)" (its path unquoted, spaces and
+#: all: "File ~/CS271 Topics in ML/.venv/lib/...")
+_IPYTHON_FRAME = r'(?:^|\s)File [~/.\w][^"\n]{0,300}?\.py:\d+, in [\w<>.]+'
 #: a Python frame, also one a console or docker compose wrapped: its second half after "File" (under compose's prefix,
 #: its function name on the next line: '"/x/linear.py", line 129,'), or its first half ('File "/x/runner.py",');
 #: several on one line are a flattened traceback; a paste cut inside its first frame's "File" keeps 'ile "/x/a.py", line 3'

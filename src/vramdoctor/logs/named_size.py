@@ -4,11 +4,14 @@ whatever step the log leaves out. Pure: figures in, a finding out.
 
 A lower bound, never an estimate: the parameters the name states (`mpt-30b`, `Qwen2.5-72B-Instruct`, `Qwen3-30B-A3B`:
 30), less a tenth for the name's rounding (Llama-2-7b has 6.74 billion); bytes per parameter 2 where the log shows a
-16-bit dtype and no quantization (4 for 32-bit), else 1 (checkpoints published in fp8: DeepSeek-V3, MiniMax-M2), and
-0.5 for a quantized model or a family published in 4 bits (gpt-oss in MXFP4, Kimi-K2-Thinking in INT4); nothing
-at all for 3 bits or fewer, a mixture named as `8x7B`, or a name with two counts. The GPUs are the tensor and pipeline
-parallel sizes the log shows (1 where it shows neither and nothing else spreads the weights); a set-up that puts
-weights elsewhere (llama.cpp's layers, a device map, CPU offload, experts across data-parallel ranks) gets nothing.
+16-bit dtype and that nothing quantizes the weights (a serving engine's config line with `quantization=None`;
+transformers' `torch_dtype`), 4 for 32-bit, else 1 (checkpoints published in fp8: DeepSeek-V3, MiniMax-M2), and 0.5
+for a quantized model or a family published in 4 bits (gpt-oss in MXFP4, Kimi-K2-Thinking in INT4); nothing at all for
+3 bits or fewer, a mixture named as `8x7B`, or a name with two counts. The GPUs are the tensor and pipeline parallel
+sizes the log shows (1 where it shows neither and nothing else spreads the weights); the least must pass what they
+hold by a tenth. Only engines that put the whole model on the GPUs are read (vLLM, SGLang, TGI, transformers, LMDeploy,
+TensorRT-LLM, Aphrodite); a set-up that puts weights elsewhere (a device map, CPU offload, experts across
+data-parallel ranks, several processes, DeepSpeed, FSDP) gets nothing.
 """
 
 from __future__ import annotations
@@ -31,9 +34,13 @@ _VERY_LOW_BIT = re.compile(r"\b[123]\.?\d*-?bits?\b|\bi?q[123]_|\biq[1-3]\b|\btq
 #: families published with fewer than 16 bits per parameter, and the least they weigh per parameter
 _NATIVE = ((re.compile(r"gpt-oss|kimi", re.I), 0.5),
            (re.compile(r"deepseek-(?:v3|r1)(?![\w.-]*distill)|minimax-m|mistral-large-3", re.I), 1.0))
-#: engines that keep part of a model in host memory by design (layers off the GPU): a size tells nothing of the GPU
-_PARTIAL = frozenset({"llamacpp", "ollama", "koboldcpp", "llama-cpp-python", "lmstudio", "localai", "llamaedge",
-                      "exllamav2", "mlx"})
+#: engines that put the whole model on the GPUs unless told otherwise (a device map, CPU offload, checked apart); the
+#: others keep layers in host memory by design (llama.cpp and the servers over it, ExLlamaV2, KTransformers), or are
+#: not known: a size tells nothing of their GPU
+_WHOLE_ON_GPU = frozenset({"vllm", "sglang", "tgi", "transformers", "lmdeploy", "tensorrt-llm", "triton-trtllm",
+                           "aphrodite"})
+#: how much more than the GPUs hold the least size must be: a name's count and a GPU's capacity are both rounded
+_MARGIN = 1.1
 
 
 @dataclass(frozen=True)
@@ -55,7 +62,7 @@ def params_billion(name: str) -> float | None:
     return counts.pop() if len(counts) == 1 and min(counts) > 0 else None
 
 
-def _bytes_per_param(n: dict, name: str, quantized: bool) -> float | None:
+def _bytes_per_param(n: dict, name: str, quantized: bool, engine: str) -> float | None:
     """The least bytes a parameter takes (see the module docstring); None where no bound holds."""
     said = " ".join(str(n.get(k) or "") for k in ("quantization", "_quant_said", "_quantized_name")) + " " + name
     if _VERY_LOW_BIT.search(said):
@@ -66,9 +73,13 @@ def _bytes_per_param(n: dict, name: str, quantized: bool) -> float | None:
         if family.search(name):
             return least
     dtype = str(latest(n, "_weights_dtype") or "").lower()
-    if dtype in ("float32", "float", "fp32"):
+    # (a 16- or 32-bit dtype is the weights' only where nothing quantizes them: a serving engine's --dtype is its
+    # activations', and it reads a checkpoint's own quantization (fp8 published) unless its config line says None;
+    # transformers' torch_dtype casts what it loads, quantized only by a config the log would show)
+    unquantized = bool(n.get("_quant_none")) and not n.get("quantization") or engine == "transformers"
+    if unquantized and dtype in ("float32", "float", "fp32"):
         return 4.0
-    if dtype in ("bfloat16", "float16", "half", "bf16", "fp16"):
+    if unquantized and dtype in ("bfloat16", "float16", "half", "bf16", "fp16"):
         return 2.0
     return 1.0
 
@@ -91,7 +102,7 @@ def weights_exceed_gpus(n: dict, engine: str) -> NamedSize | None:
     name, the capacity or the GPUs are not known. Sources: the name (`model_name`, else a script's
     `from_pretrained("...")` or `model_id = "..."`, `_pretrained_name`), PyTorch's "GPU 0 has a total capacity of X
     GiB" (`total_memory_bytes`), the engine's `tensor_parallel_size` / `pipeline_parallel_size`."""
-    if engine in _PARTIAL or n.get("cpu_offload_gb"):
+    if engine not in _WHOLE_ON_GPU or n.get("cpu_offload_gb"):
         return None
     for key in ("model_name", "_pretrained_name"):
         name = latest(n, key)
@@ -100,13 +111,13 @@ def weights_exceed_gpus(n: dict, engine: str) -> NamedSize | None:
             break
     else:
         return None
-    per = _bytes_per_param(n, name, current(n, None).quantized)
+    per = _bytes_per_param(n, name, current(n, None).quantized, engine)
     capacity = max(positive(n, "total_memory_bytes"), default=0)
     gpus = _gpus(n)
     if per is None or not capacity or gpus is None:
         return None
     least = int(params * 1e9 * 0.9 * per)
-    if least <= capacity * gpus:
+    if least <= _MARGIN * capacity * gpus:
         return None
     on = f"{gpus} GPUs of {capacity / GIB:.2f} GiB" if gpus > 1 else f"a GPU of {capacity / GIB:.2f} GiB"
     return NamedSize(least_bytes=least, capacity_bytes=capacity * gpus, gpus=gpus,

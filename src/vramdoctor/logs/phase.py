@@ -785,6 +785,11 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
         # only got on, "Model loading took ...", under "it crashes as soon as I send the first request")
         marker = last_marker(shown_marks)
     floor = FLOOR[marker] if marker else None
+    # (an engine whose own phases after this milestone begin lower, transformers' weights moved to the device after the
+    # checkpoint is read: the floor is the lowest of them)
+    own_after = k.own_or_wrapped(engine, lambda w: w.after.get(marker)) if marker else None
+    if own_after and floor and PHASES.index(min(own_after, key=PHASES.index)) < PHASES.index(floor):
+        floor = min(own_after, key=PHASES.index)
     # (not a milestone another worker printed: in a distributed start each rank loads its own weights, and the one
     # that failed may still have been loading when another said it was done)
     shown = last_marker({m: ln for m, ln in shown_marks.items() if not _other_workers(f, ln)})

@@ -328,7 +328,12 @@ def shortfall(run: RunFacts) -> Diagnosis | None:
     """Memory evidence without a failure line: the engine's own figures show a shortfall."""
     n = run.numbers
     conc = n.get("max_concurrency")
-    if isinstance(conc, float) and conc < 1:
+    # (not where the server went on to be ready or serve after the figure: the engine's own check at start passed, its
+    # pool enough for one request by its own count, sliding-window layers holding only their window; a pool shorter
+    # than the context is then told as a note, `pool_below_context`)
+    said_at = run.number_lines.get("max_concurrency", 0)
+    went_on = any(run.progress.get(m, 0) > said_at for m in ("ready", "requests"))
+    if isinstance(conc, float) and conc < 1 and not went_on:
         return Diagnosis(kind="KV_CAPACITY", code="max-model-len-exceeds-kv-cache", inferred=True,
                          evidence=[(run.number_lines["max_concurrency"], f"Maximum concurrency {conc}x")],
                          message=f"The KV pool holds {conc:.2f} of one full-length request: the server cannot serve "

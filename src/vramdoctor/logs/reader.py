@@ -27,6 +27,16 @@ from .sniff import ARCHIVES, is_binary, text_encoding, what_binary, what_json
 SNIFF = 8192
 BLOCK = 1 << 22  # 4 MiB
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+#: ... and the colour codes whose escape a paste lost, left around a process's tag or at a line's start (vLLM's
+#: "[1;36m(VllmWorker rank=1 pid=12436)[0;0m INFO ...", "[0;36m(APIServer pid=21)[0;0m Traceback ..."), or whose escape
+#: it wrote out (syslog's "#033[1;36m", a terminal's "^[[0m", a string's "\033[", "\x1b[", "\u001b[", "\e[")
+BARE_SGR = re.compile(r"(?:#033|\^\[|\\033|\\x1b|\\u001b|\\e)\[(?:\d{1,3};)*\d{0,3}m|^(?:\[(?:\d{1,3};)*\d{1,3}m)+|"
+                      r"\[(?:\d{1,3};)*\d{1,3}m(?=\()|(?<=\))\[(?:\d{1,3};)*\d{1,3}m")
+
+
+def unpaint(text: str) -> str:
+    """`text` without the colour codes a paste left without their escape (`BARE_SGR`)."""
+    return BARE_SGR.sub("", text) if "m" in text and "[" in text else text
 
 class LogInputError(VramdoctorError, OSError):
     """A log that cannot be read (missing, binary, empty, a model file). `path` names it."""
@@ -113,6 +123,7 @@ def clean(raw: bytes) -> str:
         text = text.rsplit("\r", 1)[-1] or text.replace("\r", " ")
     if "\x1b" in text:
         text = ANSI.sub("", text)
+    text = unpaint(text)
     return text.replace("\x00", "") if "\x00" in text else text
 
 

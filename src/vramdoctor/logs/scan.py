@@ -40,6 +40,7 @@ from .lines import (
     window,
 )
 from . import processes
+from .reader import unpaint
 from .authorship import HEADING, INTRO, TITLE, cjk_words, persons_line, program_line, sentence_like, told_in_a_sentence, user_words
 from .phase import FAILED_REQUEST
 from .prose import denied_at, elsewhen, possible_only
@@ -49,9 +50,9 @@ WINDOW = 80  # lines kept before a failure: the traceback that leads to it (IPyt
 _IGNORED_SPAN = 60  # lines under Python's "Exception ignored in: ..." within which its traceback ends
 WINDOW_MAX = 4 * WINDOW  # lines kept before a failure at most, with IPython's source context
 #: a line of source IPython and Jupyter print under each frame of a traceback (ultratb: "    113 @functools.wraps(func)",
-#: "--> 116     return func(*args, **kwargs)"): five to eleven a frame, which would push the outer frames (a
-#: `generate` that places the failure) out of the window
-_IPY_CONTEXT = re.compile(r"^(?:-*>|\s)\s*\d+\s")
+#: "--> 116     return func(*args, **kwargs)", and "   (...)" where it skips some): five to eleven a frame, which would
+#: push the outer frames (a `generate` that places the failure) out of the window
+_IPY_CONTEXT = re.compile(r"^(?:-*>|\s)\s*\d+\s|^\s{2,}\(\.\.\.\)\s*$")
 
 
 #: IPython's and Jupyter's header of a traceback, the exception's class first ("OutOfMemoryError
@@ -1237,8 +1238,10 @@ def scan(lines: Iterable[tuple[int, str]]) -> list[RunFacts]:
 
 
 def numbered(texts: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """Lines numbered from 1, without their newline or the colour codes a paste left without their escape (as the
+    block reader's `reader.clean` does)."""
     for i, t in enumerate(texts, 1):
-        yield i, t.rstrip("\n")
+        yield i, unpaint(t.rstrip("\n"))
 
 
 def _keeps_after(f: Failure) -> bool:

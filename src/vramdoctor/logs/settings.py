@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from ..engines.interface import Engine
 from .facts import latest
 
-_QUANT_NAME = re.compile(r"awq|gptq|fp8|int4|int8|w4a16|w8a8|4bit|8bit|bnb|nf4|exl2|gguf|\bq[2-8]_|\biq[1-4]|mxfp4|"
+_QUANT_NAME = re.compile(r"awq|gptq|fp8|fp4|fp6|int4|int8|w4a16|w8a8|4bit|8bit|bnb|nf4|exl2|gguf|\bq[2-8]_|\biq[1-4]|mxfp4|"
                          r"nvfp4|marlin|squeezellm|hqq|-\d(?:\.\d+)?bpw", re.I)
 _LOW_BIT_GGUF = re.compile(r"^(?:Q[2-4]|IQ[1-4]|TQ)", re.I)
 #: a model name or quantization of 4 bits or fewer: 4-bit methods, GGUF/GGML quants of 1-4 bits (`q2_K`, `IQ3_XXS`,
 #: `TQ1_0`), MLX's `-3bit`, EXL2 at 4 bpw or fewer
-_LOW_BIT_NAME = re.compile(r"awq|gptq|int4|[234]bit|nf4|w4a16|q4|\bq[23]_|\bi?q[1-4]_|\biq[1-4]\b|\btq[12]_|mxfp4|"
+_LOW_BIT_NAME = re.compile(r"awq|gptq|int4|fp4|[234]bit|nf4|w4a16|q4|\bq[23]_|\bi?q[1-4]_|\biq[1-4]\b|\btq[12]_|mxfp4|"
                            r"nvfp4|-[234](?:\.\d+)?bpw", re.I)
 
 
