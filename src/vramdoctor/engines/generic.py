@@ -3001,7 +3001,7 @@ LOG = LogWords(
             # (the program raised it, not the writer: "I raised `max_num_batched_tokens` to 16384", "we tried throwing
             # \"bigger instances\" at it", "I already raised \"vllm#18211\"" are a setting, a remedy, an issue)
             r"(?<!\bI )(?<!\bwe )(?<!\bWe )(?<!\byou )(?<!\bYou )(?<!\bthey )(?<!\balready )(?<!\btried )(?<!\balso )"
-            r"\b(?:rais(?:ed|es|ing)|thr(?:ew|ows|own)|throwing)\s+(?:an?\s+|the\s+)?(?:exception\s+|error\s+)?"
+            r"\b(?:raised|raises|raising|threw|throws|thrown|throwing)\s+(?:an?\s+|the\s+)?(?:exception\s+|error\s+)?"
             r"(?:[\w.]+(?:Error|Exception)\s*)?[(:]?\s*[`'\x22\u201c]([^`'\x22\u201d\n]{6,200}?)[`'\x22\u201d]",
             _error_message, mode="first", prose=True),
         # the model a pasted script loads ("AutoModelForCausalLM.from_pretrained(\"THUDM/glm-4-9b-chat\"", "model_id =
@@ -3010,7 +3010,10 @@ LOG = LogWords(
         # (not a line commented out, "# model_id = ...": the last one set is the one that loads)
         fig("_pretrained_name", r"^[^#\n]*?\bfrom_pretrained\(\s*(?:pretrained_model_name_or_path\s*=\s*)?['\"]([^'\"\s]{1,200})['\"]",
             lambda m: m.group(1)),
-        fig("_pretrained_name", r"^[^#\n]*?\b(?:model_id|model_name|model_name_or_path)\s*=\s*['\"]([^'\"\s]{1,200})['\"]",
+        # (each name its own pattern: the words the scan searches for are then "model_id" and "model_name", not the
+        # "model_" of every engine's module names)
+        fig("_pretrained_name", r"^[^#\n]*?\bmodel_id\s*=\s*['\"]([^'\"\s]{1,200})['\"]", lambda m: m.group(1)),
+        fig("_pretrained_name", r"^[^#\n]*?\bmodel_name(?:_or_path)?\s*=\s*['\"]([^'\"\s]{1,200})['\"]",
             lambda m: m.group(1)),
         fig("_weights_dtype", r"(?:(?<![\w.])(?:torch_)?dtype['\"]?\s*[=:]\s*|(?<![\w-])--dtype(?:=|\s+))['\"]?(?:torch\.)?(bfloat16|float16|half|float32|bf16|fp16|"
             r"fp32)\b", lambda m: m.group(1).lower()),

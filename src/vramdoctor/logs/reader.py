@@ -35,8 +35,12 @@ BARE_SGR = re.compile(r"(?:#033|\^\[|\\033|\\x1b|\\u001b|\\e)\[(?:\d{1,3};)*\d{0
 
 
 def unpaint(text: str) -> str:
-    """`text` without the colour codes a paste left without their escape (`BARE_SGR`)."""
-    return BARE_SGR.sub("", text) if "m" in text and "[" in text else text
+    """`text` without the colour codes a paste left without their escape (`BARE_SGR`). (Plain substring checks first:
+    the regex on every line costs the scan a tenth of its time.)"""
+    if ("m(" in text or ")[" in text or "033[" in text or "^[[" in text or "1b[" in text or "\\e[" in text
+            or text[:1] == "[" and text[1:2].isdigit()):
+        return BARE_SGR.sub("", text)
+    return text
 
 class LogInputError(VramdoctorError, OSError):
     """A log that cannot be read (missing, binary, empty, a model file). `path` names it."""
