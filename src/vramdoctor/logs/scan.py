@@ -1014,16 +1014,7 @@ class Scanner:
             if head and kind in ("oom", "not_oom", "error") and text.lstrip().startswith(head.group(1) + ":"):
                 # IPython's header named the exception; its own line at the traceback's end says what failed, under
                 # the frames that place it: that line is the failure (its class alone stays, where a paste cuts it)
-                last.kind, last.text, last.line_no, last.wrapper = kind, text, line_no, wrapper
-                last.code = v.code if v else ""
-                last.phase, last.candidates = (v.phase, v.candidates) if v else (None, ())
-                last.deciding = (line_no, text) if v and v.phase else None
-                last.lines_before = self.before_source(line_no) if self.before_source else before_window(self.recent)
-                last.after = []
-                if last not in self.pending:
-                    self.pending.append(last)
-                self.wants_every_line_until = line_no + AFTER
-                return True
+                return self._anchor(last, kind, text, line_no, v, wrapper)
             if (v and v.phase and last.phase is None and kind in ("oom", "error") and last.kind in ("oom", "error")
                     and not (v.phase == "HOST" and last.kind == "oom")):  # "Killed" after a GPU OOM: its aftermath
                 last.phase, last.deciding = v.phase, (line_no, text)  # the engine's verdict a line or two later
@@ -1039,16 +1030,7 @@ class Scanner:
                 return True
             if kind in ("oom", "not_oom") and user_words(last.text) and not user_words(text):
                 # a user's sentence that named the failure, then the engine's own line of it: the engine's decides
-                last.kind, last.text, last.line_no, last.wrapper = kind, text, line_no, False
-                last.code = v.code if v else ""
-                last.phase, last.candidates = (v.phase, v.candidates) if v else (None, ())
-                last.deciding = (line_no, text) if v and v.phase else None
-                last.lines_before = self.before_source(line_no) if self.before_source else before_window(self.recent)
-                last.after = []
-                if last not in self.pending:
-                    self.pending.append(last)
-                self.wants_every_line_until = line_no + AFTER
-                return True
+                return self._anchor(last, kind, text, line_no, v, False)
             if kind == last.kind == "not_oom" and v and v.code == "code-error" and last.code not in ("", "code-error"):
                 # (a Python exception in the traceback under an engine's own words for what failed, vLLM's "Error in
                 # extracting tool call from response." then its JSONDecodeError: those words name it more closely)
@@ -1082,6 +1064,20 @@ class Scanner:
             f.deciding = (line_no, text)
         r.failures.append(f)
         self.pending.append(f)
+        self.wants_every_line_until = line_no + AFTER
+        return True
+
+    def _anchor(self, f: Failure, kind: str, text: str, line_no: int, v, wrapper: bool) -> bool:
+        """Move failure `f` onto a later line that says what failed (`kind`, its verdict `v`): its words, code, phase
+        and the lines before it are that line's; True (the line is taken)."""
+        f.kind, f.text, f.line_no, f.wrapper = kind, text, line_no, wrapper
+        f.code = v.code if v else ""
+        f.phase, f.candidates = (v.phase, v.candidates) if v else (None, ())
+        f.deciding = (line_no, text) if v and v.phase else None
+        f.lines_before = self.before_source(line_no) if self.before_source else before_window(self.recent)
+        f.after = []
+        if f not in self.pending:
+            self.pending.append(f)
         self.wants_every_line_until = line_no + AFTER
         return True
 
