@@ -2698,13 +2698,14 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         compiler = next((m for t in [f.text, *(t for _, t in f.after[:6])] for m in [_KILLED_COMPILER.search(t)] if m),
                         None)
         started_at = min(f.progress.values(), default=0)
-        built = [ln for ln, t in f.before[-40:] if _BUILDING.search(t)]
-        if compiler and built and (not started_at or max(built) > started_at):
+        # (the build's own lines, looked for only where a compiler was killed; the last is the latest)
+        built = [(ln, t) for ln, t in f.before[-40:] if _BUILDING.search(t)] if compiler else []
+        if built and (not started_at or built[-1][0] > started_at):
             # ... a package built from source (pip building a wheel, cmake, a docker build), after any server start:
             # the build's compilers took the host's RAM, no server's ledger
             return Diagnosis(kind="NOT_OOM", code="kernel-build-failed", oom=False, inferred=True,
-                             evidence=[(max(built), dict(f.before).get(max(built), "")), (f.line_no, f.text)],
-                             phase_source=f"the build's own line (line {max(built)}) and the process the OOM killer "
+                             evidence=[built[-1], (f.line_no, f.text)],
+                             phase_source=f"the build's own line (line {built[-1][0]}) and the process the OOM killer "
                                           f"chose, {compiler.group(1)}",
                              message=f"A build from source ran out of host RAM: the OOM killer chose its compiler "
                                      f"({compiler.group(1)}), each of its parallel jobs holding gigabytes. Build with "

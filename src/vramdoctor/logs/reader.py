@@ -42,6 +42,7 @@ def unpaint(text: str) -> str:
         return BARE_SGR.sub("", text)
     return text
 
+
 class LogInputError(VramdoctorError, OSError):
     """A log that cannot be read (missing, binary, empty, a model file). `path` names it."""
 
