@@ -46,7 +46,7 @@ LOG = LogWords(
                       r"exllamav2/(?:linear|attn|mlp|moe_mlp|parallel_decoder|embedding|rmsnorm|layernorm|"
                       r"pos_embedding|head|module)\.py\", line \d+, in load\b|"
                       r"exllamav2/device\.py\", line \d+|get_device_context"),
-        "RUNTIME": rx(r"iterate|generate_gen|stream_generate|_gen_begin"),
+        "RUNTIME": rx(r"\biterate\b|generate_gen|stream_generate|_gen_begin"),
     },
     milestones=(
         ("weights_done", rx(r"Modules\s*\|.*\|\s*(\d+)/\1|Loaded model weights")),

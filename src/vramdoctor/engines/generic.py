@@ -885,6 +885,8 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
           r"(?:get|gets|got|getting|show|shows|showed|showing|give|gives|gave|giving|receive|received|receiving)\s+"
           r"(?:(?:the|this|these|an?|same)\s+)?(?:errors?\s+(?:(?:as\s+)?(?:follows?|below)|shown below)\b|following\s+errors?\b)|"
           # ... or it ends with no error told ("The server exits after ~10 minutes with no error message at all")
+          # ... or it aborts with an error ("The model loading aborts with an RPC Internal Error stating that ...")
+          r"abort(?:s|ed)? with (?:an? |the )?(?:[\w.-]+ ){0,3}?(?:error|exception)|"
           r"(?:terminat|exit|quit|die|crash)\w*\b[^.;!?\n]{0,40}?\b(?:with no |without (?:an? |any )?)(?:error|warning)s?"
           r"(?: messages?)?\b|"
           # ("Shortly after starting the server, the process stops abruptly without showing any error")
@@ -920,7 +922,7 @@ def _error_message(m: re.Match) -> str | None:
     two with a capital first: "No valid structured output parameter found", "unknown model architecture"); None for a
     flag, a setting's name, an issue or a plain noun phrase ("--max-model-len", "max_num_batched_tokens",
     "vllm-project/vllm#18211", "bigger instances")."""
-    text = (m.group(1) or m.group(2) or "").strip()
+    text = next((g for g in m.groups() if g), "").strip()
     words = text.split()
     if not text or text[0] in "-#" or re.search(r"#\d", text):
         return None
@@ -966,6 +968,8 @@ _FAILS_ZH = (r"(?<![不没未无])(?<!没有)"
              r"(?<!不是)(?:跑|起)不起来|"
              # (the process gone, an error announced: 进程就没了, 发送请求后报如下错误)
              r"进程(?:就|突然|直接|莫名)?(?:没了|消失了?|不见了)|报(?:如下|以下|下面的?)(?:错误|错)|"
+             # (an error reported by its message, 报`Cannot connect to host 127.0.0.1:8877 ssl:default`错误)
+             r"(?<![汇预警情简日周月年举通])报了?\s*[*`'\x22\u201c\u300c]+(?=[^\n]{6,200}?[*`'\x22\u201d\u300d]+\s*的?(?:异常|错误|报错|错))|"
              r"(?<![不没未无会要能])崩(?!溃)")
 #: a Chinese clause that supposes, predicts, asks or conditions: if (如果/要是), maybe (可能/也许), should (应该),
 #: will surely (肯定/一定会), whether (是否), a question (吗, ？)
@@ -1703,8 +1707,15 @@ LOG = LogWords(
         # a client's view of a server that stopped answering mid-response (aiohttp's "ClientPayloadError: Response
         # payload is not completed", "ServerDisconnectedError: Server disconnected", httpx's "RemoteProtocolError: peer
         # closed connection without sending complete message body"): the server failed; its cause is in its own log
+        # (and http.client's, under requests: "('Connection aborted.', RemoteDisconnected('Remote end closed connection
+        # without response'))", the server gone before it answered)
         msg(r"\bResponse payload is not completed\b|\bServerDisconnectedError\b|\bpeer closed connection without "
-            r"sending complete message body\b", "wrapper"),
+            r"sending complete message body\b|\bRemoteDisconnected\(\W{0,2}Remote end closed connection without response\b",
+            "wrapper"),
+        # ... or a program's error with its message empty, alone on its line (click's and many CLIs' "Error: " where the
+        # exception's text was empty: `llm -m l2c 'Tell me a joke'` printing only "Error: "): it failed, and why is not
+        # shown
+        msg(r"^\s*(?:Error|ERROR):\s*$", "wrapper"),
         # ... or a client that gave up waiting (openai's APITimeoutError "Request timed out.", httpx's and requests'
         # ReadTimeout): a server too slow for the client's timeout, its own lines say why (a full KV pool retracting,
         # a queue), not a failure of its own
@@ -1718,6 +1729,9 @@ LOG = LogWords(
         msg(r"\bHTTPS?ConnectionPool\(host='(?:localhost|127\.[\d.]+|0\.0\.0\.0|\[?::1\]?)', port=\d+\): Max retries exceeded"
             r"(?![^\n]*\bProxyError\b)|"
             r"\bconnect ECONNREFUSED (?:127\.[\d.]+|0\.0\.0\.0|::1|localhost):\d+|"
+            # (aiohttp's ClientConnectorError: "Cannot connect to host 127.0.0.1:8877 ssl:default [Connect call
+            # failed ...]")
+            r"\bCannot connect to host (?:127\.[\d.]+|0\.0\.0\.0|localhost|\[?::1\]?):\d+ ssl:|"
             r"\b(?:httpx\.)?ConnectError: (?:\[Errno 111\] )?(?:Connection refused|All connection attempts failed)", "wrapper"),
         # (a FastChat model worker registering with its controller at start, fastchat/serve/model_worker.py
         # register_to_controller: "HTTPConnectionPool(host='localhost', port=21001): Max retries exceeded with url:
@@ -1919,6 +1933,9 @@ LOG = LogWords(
             + ended_by("3221225477") + r"|\(0xC0000005\)|"
             # (in a report's words: "crash (Exception 0xc0000005)", "crashes with an access violation")
             r"\bException 0xC0000005\b|\b(?:crash(?:es|ed)?|fails?|failed|dies|died|aborts?) with an? access violation\b|"
+            # (a Windows crash handler's own line, as Lemonade prints its llama-server's end: "Exception Code:
+            # 0xC0000005")
+            r"\bException Code: 0x[Cc]0000005\b|"
             # (Go's runtime, Ollama's runner: "invalid memory address or nil pointer dereference", "[signal
             # 0xc0000005 code=0x0 addr=0x0 pc=...]" on Windows, "[signal SIGSEGV: segmentation violation ...]")
             r"\binvalid memory address or nil pointer dereference\b|\[signal 0xc0000005\b|"
@@ -2226,6 +2243,10 @@ LOG = LogWords(
             # pasted without its title; not one that speaks of memory, which the rules for memory read)
             r"^\s*Value error, (?![^\n]*(?:" + MEMORY_TERMS + r"|out of|exceed|insufficient|not enough|\bKV\b|"
             r"\bcache\b))[A-Z][^\n]{8,}", "not_oom", code="setting-rejected"),
+        # ... or a request's body its server refused by pydantic's check ("Error processing chat completion request: 2
+        # validation errors for Message", mlx-openai-server; "1 validation error for ChatCompletionRequest"): that
+        # request's shape, not memory
+        msg(r"\b[1-9]\d* validation errors? for (?:\w+\.)*[A-Z]\w*\b", "not_oom", code="request-rejected"),
         # a model hub that answered and refused the download (huggingface_hub's GatedRepoError / "Cannot access gated
         # repo", requests' "401 Client Error: Unauthorized for url: https://huggingface.co/...", "Access to model X is
         # restricted"): a gated or private model without a token, not memory
@@ -2508,6 +2529,10 @@ LOG = LogWords(
                       r"\b_initialize_affine_weight\b|"
                       r"(?:checkpoint|[Mm]ulti-thread loading) shards:|Loading weights|loading weights|Loading model weights|load_bmodel|"
                       r"Loading bmodel|error (?:while )?loading (?:the )?model\b|"
+                      # (a tool's own catch of the load's exception, the out of memory in the same line: rkllm-toolkit's
+                      # "ERROR: Catch exception when loading model: CUDA out of memory. Tried to allocate 260.00 MiB")
+                      r"\b(?:exception|error)s? (?:caught |occurred |raised )?(?:when|while|during) loading (?:the )?model\b"
+                      r"(?=[^\n]{0,40}\b(?:out of memory|OOM)\b)|"
                       # (candle's examples and servers: "loading the model weights from ...", "building the model")
                       r"\bloading the model weights\b|"
                       # (a server's own line that its model's load has begun, an ellipsis after it: PowerServe's
@@ -2601,7 +2626,8 @@ LOG = LogWords(
                      r"\bready to (?:serve|accept (?:requests|connections))\b(?![^\n]{0,40}\?)|"
                      r"/health\b[^\n]{0,60}?(?<![\d.])200\b(?! ?(?:ms|s\b|sec|bytes|tokens))")),
         # a request's own id, in any engine: OpenAI-style ids, "request_id=...", "Request <uuid>"
-        ("requests", rx(r"\b(?:chat)?cmpl-[0-9a-f]{8}|\bchatcmpl-[\w-]{4,}|\brequest[_ ]id\b\W{1,3}[\w-]{4,}|"
+        # (an id holds a digit: not a name in a line of code, "infer_tensor(request_id, shard, tensor," under a frame)
+        ("requests", rx(r"\b(?:chat)?cmpl-[0-9a-f]{8}|\bchatcmpl-[\w-]{4,}|\brequest[_ ]id\b\W{1,3}(?=[\w-]*\d)[\w-]{4,}|"
                         r"\bRequest:? [\w.-]*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-|"
                         # servers without a module: vllm.rs "Received completion request with 21 messages",
                         # mistral.rs "Throughput (T/s) 320.60, ... 1 running, 0 waiting"
@@ -2679,7 +2705,16 @@ LOG = LogWords(
                         # ... in Chinese: an input too large or long (识别超过10分钟的音频就会爆显存, 图片分辨率一大就显存不足),
                         # or sent from a page (页面上输入问题，点提交之后就报显存不足了)
                         r"(?:超过|大于|长于)[^，。,.\n]{1,12}?的(?:音频|图片|图像|视频|文档|PDF|pdf|文本)|"
-                        r"(?:音频|图片|图像|视频|文档|PDF|pdf|分辨率|输入)[^，。,.\n]{0,6}?(?:一大|一长|过大|过长|太大|太长)(?:就|时|的时候)|"
+                        # (or the text, the prompt, the context: 短文本没事，文本一长就报CUDA error: out of memory)
+                        r"(?:音频|图片|图像|视频|文档|PDF|pdf|分辨率|输入|文本|提示词|上下文|问题|内容|对话|prompt)[^，。,.\n]{0,6}?"
+                        r"(?:一大|一长|过大|过长|太大|太长)(?:就|时|的时候)|"
+                        # (or a large file or document processed: 在初始化比较大文件的时候会爆显存, 处理较长的文档时)
+                        r"(?:处理|初始化|导入|上传|解析|向量化)(?:比较|较|很|非常|特别|一个|一些)?(?:大|长)(?:一点|一些)?的?"
+                        r"(?:文件|文档|PDF|pdf|文本|数据)|"
+                        # ... in English ("crashes while embedding a large document", "when processing a big PDF")
+                        r"\b(?:while|when) (?:processing|embedding|indexing|ingesting|uploading|vectori[sz]ing|chunking|"
+                        r"parsing|translating|summari[sz]ing) (?:a |the |some |my )?(?:large|big|long|huge|larger|bigger|"
+                        r"longer) (?:files?|documents?|PDFs?|texts?|inputs?)\b|"
                         r"点(?:击)?提交(?:之后|后|以后)|"
                         # (or one request's arrival told: "A long TTS request arrived while other processes held most
                         # of the card"; not one before the load, "The request arrived before the model was loaded")
@@ -2712,6 +2747,14 @@ LOG = LogWords(
                         # ("midway through training", "训练到中途出现了下面的报错", "训练到一半就OOM了")
                         r"\b(?:midway|halfway|partway|part way|half way|mid-way) (?:through|into) (?:the |my |our )?"
                         r"(?:RL |GRPO |PPO )?training\b|训练到(?:一半|中途)|训练中途|"
+                        # (or a count of steps it got through: "I encounter a CUDA OOM error after 50-60 steps", "after
+                        # a few iterations it runs out of memory")
+                        r"\b(?:OOMs?|OOM-?ed|out of memory|crash(?:es|ed)?|fails?|failed|dies|died|errors?)\b[^.\n]{0,40}?"
+                        r"\bafter (?:about |around |roughly |~)?(?:\d+(?:\s*[-~\u2013]\s*\d+)?|a few|several|some|many) "
+                        r"(?:training |RL |PPO |GRPO |rollout )?(?:steps|iterations|epochs|rollouts|episodes|batches)\b|"
+                        r"\bafter (?:about |around |roughly |~)?(?:\d+(?:\s*[-~\u2013]\s*\d+)?|a few|several|some|many) "
+                        r"(?:training |RL |PPO |GRPO |rollout )?(?:steps|iterations|epochs|rollouts|episodes|batches)\b"
+                        r"[^.\n]{0,40}?\b(?:OOM|out of memory|crash|fails|failed|dies|died|errors? out)|"
                         # ... or a request counted by its turn ("It crashes on the second chat message", "fails at the
                         # third request")
                         r"\b(?:on|at|with|after)\s+(?:the\s+|my\s+)?(?:first|second|third|fourth|fifth|next|\d+(?:st|nd|rd|th))\s+"
@@ -2996,8 +3039,20 @@ LOG = LogWords(
         # an error's own message a report's words say was raised, quoted or set off ("导致了抛出**No valid structured
         # output parameter found**异常", "it raised 'Invalid prompt template'", "threw `ValueError: unknown model`"): read
         # by logs.quiet, where no line of the log shows the failure the report states
-        fig("_raised_named", r"(?:抛出了?|引发了?|报出了?)\s*[*`'\x22\u201c\u300c]+([^*`'\x22\u201d\u300d\n]{6,200}?)"
-            r"[*`'\x22\u201d\u300d]+\s*的?(?:异常|错误|报错)|"
+        # (also reported, 报: "evalscope速度基准测试报`Cannot connect to host 127.0.0.1:8877 ssl:default`错误")
+        fig("_raised_named", r"(?:抛出了?|引发了?|报出了?|(?<![汇预警情简日周月年举通])报了?)\s*[*`'\x22\u201c\u300c]+([^*`'\x22\u201d\u300d\n]{6,200}?)"
+            r"[*`'\x22\u201d\u300d]+\s*的?(?:异常|错误|报错|错)|"
+            # ... or in English, the run failing with it or the report getting it ("fails with `Cannot connect to
+            # host` error", "I get the error 'unknown model architecture: gemma3'", "aborts with an RPC Internal Error
+            # stating that the key `gemma3.attention.layer_norm_rms_epsilon` is not found"): the program's error, not
+            # a setting the writer changed
+            r"\b(?:fails?|failed|failing|crash(?:es|ed)?|aborts?|aborted|errors? out|dies|died|exits?|exited)\s+with\s+"
+            r"(?:an?\s+|the\s+|this\s+)?(?:[\w.]+(?:Error|Exception)\s*)?[(:]?\s*[`'\x22\u201c]([^`'\x22\u201d\n]{6,200}?)[`'\x22\u201d]|"
+            r"\b(?:get|gets|got|getting|see|saw|seeing|hit|hits|hitting|receive[sd]?|receiving)\s+(?:an?|the|this)\s+"
+            r"(?:[\w.]+\s+)?(?:error|exception)(?:\s+(?:message|saying|that says))?\s*[(:]?\s*"
+            r"[`'\x22\u201c]([^`'\x22\u201d\n]{6,200}?)[`'\x22\u201d]|"
+            r"\b(?:error|exception|Error|Exception) (?:stating|saying|which says|that says|telling me)(?: that)? "
+            r"((?:[^.\n]|\.(?!\s|$)){6,200}?)(?:\.(?:\s|$)|$)|"
             # (the program raised it, not the writer: "I raised `max_num_batched_tokens` to 16384", "we tried throwing
             # \"bigger instances\" at it", "I already raised \"vllm#18211\"" are a setting, a remedy, an issue)
             r"(?<!\bI )(?<!\bwe )(?<!\bWe )(?<!\byou )(?<!\bYou )(?<!\bthey )(?<!\balready )(?<!\btried )(?<!\balso )"

@@ -27,10 +27,11 @@ LOG = LogWords(
                    r"Check your context buffer sizes|"
                    r"Welcome to KoboldCpp|gpttype_load_model|gpttype_adapter|Load Text Model OK|Could not load text model"),
     run_start=(rx(r"Welcome to KoboldCpp", 0),),
-    frames={"RUNTIME": rx(r"Processing Prompt|Generating \(\d+ / \d+ tokens\)")},
+    # (its own progress line, with its count: not another server's "Error processing prompt")
+    frames={"RUNTIME": rx(r"Processing Prompt(?: \[BLAS\])? \(\d+ / \d+ tokens\)|Generating \(\d+ / \d+ tokens\)")},
     milestones=(
         ("ready", rx(r"Please connect to custom endpoint at|Starting Kobold API on port")),
-        ("requests", rx(r"Processing Prompt|Input: \{|Generating \(")),
+        ("requests", rx(r"Processing Prompt(?: \[BLAS\])? \(\d+ / \d+ tokens\)|Input: \{|Generating \(")),
     ),
     figures=(
         fig("prompt_tokens", r"Processing Prompt(?: \[BLAS\])? \(\d+ / (\d+) tokens\)", count),

@@ -23,7 +23,13 @@ LOG = LogWords(
                           # (a script's own line that it moves the model it loaded onto the device: "Moving model to
                           # mps...", "moving the model to cuda")
                           r"\b[Mm]oving (?:the )?model to (?:cuda|gpu|mps|xpu|npu|hpu|the GPU|device)\b"),
-            "RUNTIME": rx(r"generation/utils\.py|\bin _sample\b|\bin generate\b")},
+            # (and a model's own forward pass, its modeling file's `forward` as Python or IPython prints the frame:
+            # "transformers/models/gemma3/modeling_gemma3.py:754, in Gemma3TextModel.forward(", accelerate's hook
+            # around it, hooks.py `new_forward`: the weights are in place and an input is going through; an engine's
+            # start-up frames around it, vLLM's profiling run over its transformers back end, win as start-up steps)
+            "RUNTIME": rx(r"generation/utils\.py|\bin _sample\b|\bin generate\b|"
+                          r"transformers[/\\]models[/\\]\w+[/\\]modeling_\w+\.py(?::\d+,|\x22, line \d+,)? in (?:\w+\.)?forward\b|"
+                          r"accelerate[/\\]hooks\.py(?::\d+,|\x22, line \d+,)? in new_forward\b")},
     # the loader proper: transformers' own from_pretrained (modeling_utils.py, and the Auto classes' in
     # models/auto/auto_factory.py) builds the model and reads its weights, nothing else: frames cut inside it are the
     # load, whatever came below them
@@ -41,6 +47,18 @@ LOG = LogWords(
     # no KV pool made at start: after the checkpoint's shards are read come the weights moved to the device (a script's
     # `model.to("cuda")` after loading on the CPU) or the first `generate`, whose cache grows with it
     after={"weights_done": ("WEIGHTS", "RUNTIME")},
+    # a generation begun: `generate`'s own warnings at each call (generation/utils.py: "Setting `pad_token_id` to
+    # `eos_token_id`:2 for open-end generation.", "Both `max_new_tokens` (=200) and `max_length`(=200) seem to have been
+    # set.", "Input length of input_ids is 1200, but `max_length` is set to 1024", "The attention mask and the pad
+    # token id were not set", "A decoder-only architecture is being used, but right-padding was detected"), and the
+    # text2text pipeline's check of each input (pipelines/text2text_generation.py: "Your input_length: 1024 is bigger
+    # than 0.9 * max_length: 200")
+    milestones=(("requests", rx(r"\bSetting `pad_token_id` to `eos_token_id`:\s*\d+ for open-end generation|"
+                                r"\bBoth `max_new_tokens` \(=\d+\) and `max_length` ?\(=\d+\) seem to have been set\b|"
+                                r"\bInput length of input_ids is \d+, but `max_length` is set to \d+|"
+                                r"\bThe attention mask and the pad token id were not set\b|"
+                                r"\bA decoder-only architecture is being used, but right-padding was detected\b|"
+                                r"\bYour input_length: \d+ is bigger than 0\.9 \* max_length\b")),),
 )
 
 ENGINE = Engine(

@@ -363,6 +363,9 @@ _NOT_OOM = {
     "warmup-request-proxied": "the server's warm-up request to its own port was answered by a web page, an HTTP "
                               "proxy's: the environment's http_proxy took a request to localhost. Not memory; set "
                               "NO_PROXY=localhost,127.0.0.1 (and no_proxy) for the server, or unset the proxy.",
+    "request-rejected": "the server refused a request's body by its own check of its fields (pydantic's \"N "
+                        "validation errors for Message\"): the request's shape (a field a client sends that this "
+                        "server does not take, a tool call's format), not memory; the fields it names say which.",
     "download-refused": "the model hub refused the download (401 or 403: a gated or private model, which needs its "
                         "licence accepted on the hub and a token, HF_TOKEN; 404: a wrong repository or file name): not "
                         "memory. Set the token where the server runs, or download the model and pass its local path.",
@@ -1855,8 +1858,10 @@ def _planned_ledger(run: RunFacts, left: list[str]) -> tuple[str, str] | None:
 
 
 #: a bare AssertionError (no message of its own) and the `assert` statement its traceback shows just before it
-_BARE_ASSERTION = re.compile(r"\bAssertionError\s*$")
-_ASSERT_LINE = re.compile(r"(?:^|\]\s|\|\s)\s*assert\s+(\S.*)$")
+#: (also with its colon and nothing after it, as IPython prints it: "AssertionError: "; and the statement as IPython's
+#: excerpt marks it, "-> 1228 assert param_data.shape == loaded_weight.shape")
+_BARE_ASSERTION = re.compile(r"\bAssertionError:?\s*$")
+_ASSERT_LINE = re.compile(r"(?:^|\]\s|\|\s)\s*(?:-*>\s*)?(?:\d+\s+)?assert\s+(\S.*)$")
 #: an AssertionError's own words on its line (its condition, or a message)
 _ASSERTION_SAYS = re.compile(r"\bAssertionError:\s*(\S.*?)[`'\x22]?\.?\s*$")
 #: an assertion's message that names a capability or a state the code lacks (a build, a back end, a feature, a pass)

@@ -58,7 +58,10 @@ COMPOSE_PREFIX = r"[A-Za-z][\w.-]*\s+\|\s?"
 #: IPython's and Jupyter's own form of a frame, ultratb's: "File ~/envs/x/lib/python3.10/site-packages/vllm/v1/worker/
 #: gpu_model_runner.py:2874, in GPUModelRunner._dummy_sampler_run(self, hidden_states)" (its path unquoted, spaces and
 #: all: "File ~/CS271 Topics in ML/.venv/lib/...")
-_IPYTHON_FRAME = r'(?:^|\s)File [~/.\w][^"\n]{0,300}?\.py:\d+, in [\w<>.]+'
+#: (and IPython 7's and older, its path then the function with its arguments: "/usr/local/lib/python3.10/dist-packages/
+#: accelerate/hooks.py in new_forward(module, *args, **kwargs)")
+_IPYTHON_FRAME = (r'(?:^|\s)File [~/.\w][^"\n]{0,300}?\.py:\d+, in [\w<>.]+|'
+                  r'^(?:/|~/|[A-Za-z]:\\)[^\s"]{1,300}?\.py in [\w<>.]+\(')
 #: a Python frame, also one a console or docker compose wrapped: its second half after "File" (under compose's prefix,
 #: its function name on the next line: '"/x/linear.py", line 129,'), or its first half ('File "/x/runner.py",');
 #: several on one line are a flattened traceback; a paste cut inside its first frame's "File" keeps 'ile "/x/a.py", line 3'
@@ -581,7 +584,8 @@ def knowledge() -> Knowledge:
 #: `docker run ... \\`, a notebook's `!python ...`, a continued line of options): its words name the user's command,
 #: never a step the engine is in ("profile_restful_api.py" is a benchmark, not a memory profile)
 #: a request sent from a shell (curl, wget, HTTPie): the user's call, not a line of the server's
-CLIENT_CALL = re.compile(r"^\s*(?:[$#%>]\s*)?(?:curl|wget|https?|xh)\s+\S")
+#: (also by its path, "/usr/bin/curl --progress-bar ... http://edgenode2:8000/v1/chat/completions")
+CLIENT_CALL = re.compile(r"^\s*(?:[$#%>]\s*)?(?:(?:/[\w.-]+)*/(?=curl|wget|xh))?(?:curl|wget|https?|xh)\s+\S")
 COMMAND = re.compile(
     r"^\s*(?:\(\w[\w.-]*\)\s+)?(?:[\w.-]+@[\w.-]+:\S*\s*[$#]\s+\S|\$\s+\S|>>>\s|PS [A-Za-z]:\\[^>]{0,120}>\s*\S)|"
     # (also as bash's xtrace prints it, "+ llama-server ...", "++ ...")

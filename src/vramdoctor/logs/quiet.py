@@ -888,7 +888,8 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          message=f"The report shows an error (line {said_ln}) and then says the program goes on past it "
                                  f"(line {ln}): not a failure, and no memory problem is shown.")
     named, named_ln = run.numbers.get("_raised_named"), run.number_lines.get("_raised_named", 0)
-    if isinstance(said, str) and isinstance(named, str) and abs(named_ln - said_ln) <= _NEAR and not _MEMORY_SAID.search(named):
+    if (isinstance(said, str) and isinstance(named, str) and abs(named_ln - said_ln) <= _NEAR
+            and not _MEMORY_SAID.search(named) and _names_a_cause(named, engine)):
         # the report's words name the error that ended the run by its own message, on the line that states the
         # failure or a few lines from it, its title above the cause ("导致了抛出**No valid structured output parameter found**异常", "it raised 'Invalid prompt
         # template'"), words of no memory: that error
@@ -926,7 +927,25 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
 #: how far (lines) from the report's words of a failure an error it names by its message is that failure's
 _NEAR = 10
 #: words of memory in an error the report names (`_raised_named`): then it is no error of another kind
-_MEMORY_SAID = re.compile(r"memory|\bOOM|alloc|显存|内存|cache blocks|\bKV\b", re.I)
+#: (and a model that does not fit, in the words of one: "too large", "not enough", "insufficient")
+_MEMORY_SAID = re.compile(r"memory|\bOOM|alloc|显存|内存|cache blocks|\bKV\b|too (?:large|big)|not enough|insufficient|"
+                          r"\bfit\b|\bresources?\b", re.I)
+
+#: an error's words that name a step that failed, not why ("Capture cuda graph failed", "Engine core initialization
+#: failed", "model load error")
+_STEP_FAILED = re.compile(r"\b(?:failed|failure|error|crashed|aborted)\W*$", re.I)
+
+
+def _names_a_cause(named: str, engine: str) -> bool:
+    """The error a report names by its message (`_raised_named`) says why the run failed: not a step of the start-up
+    or serving that failed (`phase_words`: "Capture cuda graph failed", whose cause is under it, memory among them), nor
+    words that only say a step failed (`_STEP_FAILED`), nor a line an engine's rules read as a wrapper around another
+    failure or as memory (a client's "Cannot connect to host 127.0.0.1:8877": the server it called failed or never
+    started, for a reason its own log gives)."""
+    v = knowledge().line_verdict(named)
+    return (not (v and v.kind in ("wrapper", "oom", "pressure")) and not _STEP_FAILED.search(named)
+            and phase_words(named, engine) is None)
+
 
 _CRASH_WORDS = re.compile(r"crash|\bdie[sd]?\b|\bdying\b|killed|abort|segfault|segmentation|\bhang|\bhung\b|freez|froze|"
                           r"stuck|exit|shut|terminat|error|exception|\bOOM|out of memory|restart|stops? respond|"

@@ -144,6 +144,8 @@ _LISTED = re.compile(r"`?(?<![\w-])(--?[a-z][\w-]*)`?(?:=|\s+)`?(\d+(?:\.\d+)?)\
                      re.I)
 #: the most lines of a model's answer printed bare after the engine's line that begins it (`LogWords.answer_begins`)
 ANSWER_LINES = 256
+#: lines a client's call the report pastes may span (`curl` with its options and a JSON body, `Scanner._client_call`)
+CALL_LINES = 64
 #: a C function's tag at a line's start, as llama.cpp's lines carry it ("llama_perf_context_print: ...")
 _FUNCTION_TAG = re.compile(FUNCTION_TAG + " ")
 #: a line of a script the report pastes that prints a message (shell's echo/printf, Python's print, with its string
@@ -231,6 +233,9 @@ class Scanner:
         # under an issue template's version heading (see `_VERSION_SECTION`): 1 before its first line, 2 in its lines
         self.version_section = 0
         self.answer_text = 0  # the line after which the engine prints the model's answer bare (`LogWords.answer_begins`)
+        # a client's call the report pastes (`curl ... \`): (its first line and that line's text, its last line so far,
+        # whether it goes on to the next line, whether a single quote is open in it: `-d '{` ... `}'`)
+        self.call: tuple[int, str, int, bool, bool] = (0, "", 0, False, False)
         # periodic statistics lines (`_sampled_out`): their shape (the figures they hold) -> (the run, lines of that
         # shape seen in it); the latest line of each shape not read yet, (run, line, text, texts)
         self.series_seen: dict[frozenset[int], tuple[RunFacts, int]] = {}
@@ -548,6 +553,7 @@ class Scanner:
                 if self.prompt_figures is not None and r is self.prompt_run:  # (the prompt's figures: not the server's)
                     r.numbers, r.number_lines, r.figure_owners, r.owned_values = self.prompt_figures
                 self.prompt_open = 0
+        in_call = self._client_call(line_no, text)
         echo = "echo" in c and is_echo(text, c["echo"])
         if echo and not ECHO_CLOSED.search(text) and not prompt_closes(text):
             # a prompt logged with its newlines: the next lines are its text
@@ -583,8 +589,8 @@ class Scanner:
         if echo:  # a logged request: the prompt is the user's text
             r.lines += 1
             r.last_line = line_no
-            if CLIENT_CALL.match(text):  # (the user's own call with its prompt: a request sent, told)
-                r.titled.setdefault("requests", (line_no, text[:500]))
+            if in_call:  # (the user's own call with its prompt: a request sent, told, where the call begins)
+                r.titled.setdefault("requests", self.call[:2])
             elif "requests" not in r.progress:
                 r.progress["requests"] = line_no
                 r.progress_text["requests"] = _ELIDED_PROMPT.sub(r"\1\2...\2", text, count=1)[:200]
@@ -641,11 +647,11 @@ class Scanner:
             r.elisions.append(line_no)
         # (a report's title tells: it is no step the run passed; nor is a client's call the user pasted, `$ curl
         # .../v1/chat/completions`: a request sent, which the server may not have taken)
-        titled = bool(HEADING.match(text) or CLIENT_CALL.match(text))
+        titled = bool(HEADING.match(text) or in_call)
         for i in ms:
             marker, pattern = k.milestones[i]
             if titled and marker not in r.titled and pattern.search(text):
-                r.titled[marker] = (line_no, text[:500])
+                r.titled[marker] = self.call[:2] if in_call else (line_no, text[:500])
             elif not titled and (marker not in r.progress or marker in r.told) and (
                     m := pattern.search(text)) and not (
                     marker == "requests" and possible_only(text, m.start())
@@ -731,6 +737,24 @@ class Scanner:
         self._table(r, line_no, text, lowered)
         self._processes(r, line_no, text)
         self.recent.append((line_no, text))
+
+    def _client_call(self, line_no: int, text: str) -> bool:
+        """Line `line_no` is a client's call the report pastes (`CLIENT_CALL`: `curl http://host:8000/v1/chat/completions
+        \\`), or a line of one that goes on: after a line that ends in a backslash, or inside the quoted body it opened
+        (`-d '{` ... `"messages": [{"role": "user", "content": "hello"}]` ... `}'`), for at most `CALL_LINES` lines. Its
+        words are a request sent, not one the server took."""
+        first, first_text, last, goes_on, quoted = self.call
+        if CLIENT_CALL.match(text):
+            first, first_text, quoted = line_no, text[:500], text.count("'") % 2 == 1
+        elif goes_on and line_no == last + 1 and line_no - first <= CALL_LINES:
+            quoted ^= text.count("'") % 2 == 1
+        else:
+            return False
+        goes_on = quoted or text.rstrip().endswith("\\")
+        self.call = (first, first_text, line_no, goes_on, quoted)
+        if goes_on:  # (its next line is read whole on both paths)
+            self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)
+        return True
 
     def _nested(self, text: str) -> str | None:
         """A config pasted as YAML: a key that opens a block (`cuda_graph_config:`) is remembered, and a key indented
