@@ -260,3 +260,116 @@ def test_an_out_of_memory_after_work_was_done_is_runtime(said):
 ])
 def test_counts_of_other_things_say_no_serving(said):
     assert kind_of([said, _OOM])[0] != "RUNTIME"
+
+
+# --- an application's words that its work on an input failed, the out of memory after them; documents processed
+
+@pytest.mark.parametrize("line", [
+    "Parsing failed: CUDA out of memory. Tried to allocate 86.00 MiB. GPU 0 has a total capacity of 7.62 GiB",
+    "\u274c Processing failed: CUDA out of memory. Tried to allocate 86.00 MiB.",
+    "ERROR:docstrange.pipeline.nanonets_processor:Nanonets OCR extraction failed: CUDA out of memory. Tried to allocate "
+    "122.64 GiB.",
+    "Transcription failed: CUDA failed with error out of memory",
+])
+def test_an_inputs_processing_that_failed_for_memory_is_runtime(line):
+    assert kind_of([line])[0] == "RUNTIME"
+
+
+def test_a_models_load_that_failed_for_memory_stays_the_weights():
+    assert kind_of(["Model loading failed: CUDA out of memory. Tried to allocate 86.00 MiB."])[0] == "WEIGHTS"
+
+
+@pytest.mark.parametrize("said", [
+    "I am facing CUDA Out-of-Memory errors when processing PDF files on our Linux box.",
+    "Getting CUDA out of memory error when converting a small PDF file (801KB, 17 pages).",
+    "It runs out of memory while OCRing scanned pages.",
+    "one of the prompts I'm using causes a CUDA OOM error",
+    "Certain prompts trigger an out-of-memory on the second GPU.",
+])
+def test_documents_or_prompts_that_cause_it_are_runtime(said):
+    assert kind_of([said, _OOM])[0] == "RUNTIME"
+
+
+@pytest.mark.parametrize("said", [
+    "It crashes while parsing the model file.",
+    "when converting the GGUF file it runs out of memory",
+    "Loading the model causes an OOM.",
+])
+def test_the_models_own_files_are_not_an_input(said):
+    assert kind_of([said, _OOM])[0] != "RUNTIME"
+
+
+# --- ggml's example programs and the ports built on them: their loader's lines are the weights
+
+@pytest.mark.parametrize("loader", [
+    ["starcoder_model_load: loading model from 'models/bigcode/starcoder-ggml.bin'",
+     "starcoder_model_load: ggml ctx size = 51276.47 MB"],
+    ["gpt2_model_load: loading model from 'models/gpt-2-1558M/ggml-model.bin'", "gpt2_model_load: ggml ctx size = 6743.80 MB"],
+    ["gptj_model_load: n_ctx   = 2048", "gptj_model_load: ggml ctx size = 13334.86 MB"],
+])
+def test_a_ggml_example_loaders_lines_are_the_weights(loader):
+    assert kind_of([*loader, "GGML_ASSERT: ggml.c:3874: ctx->mem_buffer != NULL", "Aborted (core dumped)"])[0] == "WEIGHTS"
+
+
+# --- the eager attention's own line under a frame is a forward pass
+
+def test_the_eager_attentions_scores_are_a_forward_pass():
+    lines = ["Traceback (most recent call last):", '  File "/x/modeling_qwen2_vl.py", line 410, in attn',
+             "    attn_weights = torch.matmul(query_states, key_states.transpose(2, 3)) / math.sqrt(self.head_dim)", _FWD]
+    assert kind_of(lines)[0] == "RUNTIME"
+
+
+# --- an exception's class after a colon in a report's title; memory held after a crash is no leak
+
+@pytest.mark.parametrize("title", ["Qwen3-Embedding model crashed: KeyError: None",
+                                   "Server failed: `AttributeError: 'NoneType' object has no attribute 'shape'`"])
+def test_a_title_naming_a_code_error_after_a_colon_is_that_error(title):
+    lines = [title, "", "(APIServer pid=1) INFO:     Application startup complete.",
+             "(EngineCore_0 pid=7) ERROR 08-22 15:18:41 [dump_input.py:69] Dumping input data for V1 LLM engine"]
+    assert kind_of(lines) == ("NOT_OOM", "code-error")
+
+
+def test_a_title_naming_memory_after_a_colon_is_not_a_code_error():
+    assert kind_of(["Server crashed: CUDA out of memory, then KeyError: None"])[0] != "NOT_OOM"
+
+
+@pytest.mark.parametrize("said", ["Qwen3.5-122B-A10B on 4xB70 崩溃，且内存不释放。", "vllm 挂了以后显存不释放"])
+def test_memory_held_after_a_crash_is_no_leak(said):
+    assert kind_of([said, "(APIServer pid=1) INFO:     Application startup complete."])[0] != "LEAK"
+
+
+@pytest.mark.parametrize("said", ["每次请求结束后显存不释放", "服务运行几天后，显存不释放，越来越多"])
+def test_memory_not_given_back_between_requests_is_a_leak(said):
+    assert kind_of([said, "(APIServer pid=1) INFO:     Application startup complete."])[0] == "LEAK"
+
+
+# --- stable-diffusion.cpp: a model's params buffer is its weights, a graph's compute buffer an image's work
+
+_SD_LOAD = ["[INFO ] stable-diffusion.cpp:274  - VAE weight type:             f32",
+            "[DEBUG] ggml_extend.hpp:1075 - clip params backend buffer size =  235.06 MB(RAM) (196 tensors)"]
+
+
+def test_sd_cpps_params_buffer_that_failed_is_the_weights():
+    lines = [*_SD_LOAD, "ggml_vulkan: Device memory allocation of size 4280791040 failed.",
+             "ggml_vulkan: No suitable memory type found: ErrorOutOfDeviceMemory",
+             "[ERROR] ggml_extend.hpp:1067 - flux alloc params backend buffer failed, num_tensors = 780"]
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+@pytest.mark.parametrize("work", [
+    ["[INFO ] stable-diffusion.cpp:4512 - sampling completed, taking 131.77s",
+     "[INFO ] stable-diffusion.cpp:4197 - decoding 1 latents",
+     "[DEBUG] ggml_extend.hpp:2061 - vae compute buffer size: 14978.25 MB(VRAM)",
+     "[ERROR] ggml_extend.hpp:70   - ROCm error: out of memory"],
+    ["[INFO ] stable-diffusion.cpp:4405 - generating image: 1/1 - seed 42",
+     "ggml_vulkan: Device memory allocation of size 26722162176 failed.",
+     "ggml_vulkan: No suitable memory type found: ErrorOutOfDeviceMemory"],
+])
+def test_sd_cpps_image_work_that_ran_out_is_runtime(work):
+    assert kind_of([*_SD_LOAD, "[INFO ] model_loader.cpp:1224 - loading tensors completed, taking 0.20s", *work])[0] == (
+        "RUNTIME")
+
+
+@pytest.mark.parametrize("said", ["For C1, the image cannot be generated.", "The model cannot be loaded at all."])
+def test_a_failure_told_in_the_passive_is_a_failure(said):
+    assert kind_of([said, "[DEBUG] ggml_extend.hpp - vae compute buffer size: 2560.25 MB (VRAM)"])[0] == "UNDETERMINED"

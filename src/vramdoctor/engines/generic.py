@@ -650,7 +650,16 @@ def _growth_zh(m: re.Match) -> str:
         raise ValueError("denied")
     if _LOADING_ZH.search(m.string):
         raise ValueError("a rise within the load")  # (加载模型的时候内存一直上涨: the weights coming in, no leak)
+    if _HELD_AFTER_CRASH_ZH.search(m.string[:m.end()]) and re.search(r"释放|回收", m.group(0)):
+        # (memory not given back after the process crashed, 崩溃，且内存不释放: what the dead process held, or its
+        # stuck workers, not memory growing as it served)
+        raise ValueError("held after a crash")
     return clause
+
+
+#: a crash told before memory said not to be given back, in the same line
+_HELD_AFTER_CRASH_ZH = re.compile(r"(?:崩溃|崩了|挂了|挂掉|宕机|退出|被杀|被kill|crash\w*|coredump|core dump)[^。！？]{0,12}?"
+                                  r"(?:显存|内存)", re.I)
 
 
 _LOADING_ZH = re.compile(LOADING_CJK)
@@ -858,6 +867,9 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
           r"hung|freez(?:es|ing)|froze|dies|died|"
           r"(?:can'?t|cannot|could ?n[o']t|unable to|won'?t|will not) (?:even )?(?:run|start|load|serve)"
           r"(?! out\b)|"
+          # (or in the passive, of what it makes: "the image cannot be generated", "the model could not be loaded")
+          r"(?:can'?t|cannot|can not|could ?n[o']t|won'?t|will not) be (?:generated|created|produced|processed|loaded|"
+          r"served|started|run|transcribed)\b|"
           # ("the model didn't start", "the server does not start", "it never came up")
           # (the negations written out: each a word the prefilter can search for, not "launch", which every
           # llama-server request line holds)
@@ -2112,7 +2124,9 @@ LOG = LogWords(
         msg(r"^(?!.*(?:out of memory|\bOOM|OutOfMemory|\b(?:WARNING|WARN|INFO|DEBUG)\b))(?:.*?\b(?:crash(?:es|ed|ing)?|"
             r"fail(?:s|ed|ing)?|dies|died|"
             r"errors? out|abort(?:s|ed)?)\b(?:[^.;!?\n]|\.(?=\S)){0,100}?\b(?:with|because|since|due to|as|from)\b"
-            r"(?:[^.;!?\n]|\.(?=\S)){0,100}?|.*?\b(?:raises?|raised|throws?|threw|getting|got|hits?)\s+(?:an?\s+|the\s+)?`?)"
+            r"(?:[^.;!?\n]|\.(?=\S)){0,100}?|.*?\b(?:raises?|raised|throws?|threw|getting|got|hits?)\s+(?:an?\s+|the\s+)?`?|"
+            # (or after a colon, as a title puts it: "Qwen3-Embedding model crashed: KeyError: None")
+            r".*?\b(?:crash(?:es|ed)?|fail(?:s|ed)?|died|aborted)\s*:\s*`?)"
             r"(?:\b(?:" + CODE_ERRORS + r")\b|\bdo(?:es)?(?: not|n['\u2019]t) (?:implement|define)\b|"
             r"\bhas no (?:attribute|method)\b|\bmissing (?:the )?(?:methods?|attributes?)\b|"
             r"\b(?:is|are) not (?:yet )?implemented\b|\bhas no `)", "not_oom", code="code-error"),
@@ -2518,7 +2532,11 @@ LOG = LogWords(
     frames={
         # building the model's layers (their weights allocated in __init__: torch.empty in a layer) or moving it
         # to the GPU (nn.Module.cuda/.to run _apply over every tensor)
+        # (and ggml's example programs and the C++ ports built on them, their loader's own lines: starcoder.cpp's
+        # "starcoder_model_load: ggml ctx size = 51276.47 MB", gpt-2's "gpt2_model_load: loading model from ...", the
+        # weights' context made next)
         "WEIGHTS": rx(r"from_pretrained|_load_state_dict|load_state_dict|load_model|load_weights|weight_loader|"
+                      r"^(?![^\n]*\bvocab only\b)[a-z][a-z0-9]*(?:_[a-z0-9]+)*_model_load: |"
                       r"(?:layers|models)/(?:\w+/){0,3}\w+\.py\W+line \d+, in __init__|self\._apply\(|\bin _apply\b|"
                       # (PyTorch's own layers made on the device, `with torch.device("cuda")`: nn.Linear's __init__,
                       # "torch.empty((out_features, in_features), **factory_kwargs)")
@@ -2598,6 +2616,11 @@ LOG = LogWords(
                       r"\brequest (?:#|no\.? ?)?\d+ failed\b|\b(?:error|exception) (?:while )?(?:processing|handling|"
                       r"serving) (?:the |a |this )?request\b|\bfailed to (?:process|handle|serve) (?:the |a |this )?request\b|"
                       r"Error during (?:chat )?streaming|"
+                      # (an application's own words that its work on an input failed, the error after them: MonkeyOCR's
+                      # "Parsing failed: CUDA out of memory", "Processing failed: ...", docstrange's "Nanonets OCR
+                      # extraction failed:")
+                      r"\b(?:[Pp]arsing|[Pp]rocessing|[Ee]xtraction|OCR|[Tt]ranscription|[Cc]onversion|[Rr]ecognition|"
+                      r"[Tt]ranslation|[Ss]ummari[sz]ation|[Ii]ndexing) failed:|"
                       # a request's prefill by its progress ("during chunked prefill at 51072/53418 tokens", "Prefill
                       # force-stopped at 1441 tokens")
                       r"\bduring (?:chunked )?prefill at \d+/\d+ tokens\b|\bPrefill force-stopped at \d+ tokens\b"),
@@ -2666,6 +2689,11 @@ LOG = LogWords(
                         r"(?<!before it )(?<!before )(?<!never )(?<!not )(?<!n't )\b(?:answer|handl|process)(?:s|es|ed|ing)? "
                         r"(?:(?:user|client|chat|API|inference|the|some|a few|many|several|\d+) ){0,2}requests\b|"
                         r"\bon (?:some|certain|a few|random|specific|particular|one) requests?\b|"
+                        # (or one of the prompts named as the cause: "one of the prompts I'm using causes a CUDA OOM
+                        # error", "certain prompts trigger an OOM")
+                        r"\b(?:one of (?:the|my) prompts|(?:some|certain|a few|specific|particular|long|longer) prompts?)"
+                        r"(?: (?:I'm|I am|we're|I) (?:using|sending|use|send))? (?:causes?|triggers?|leads? to|results? in)"
+                        r" (?:an? |the )?(?:CUDA )?(?:OOM|out[- ]of[- ]memory)\b|"
                         # ... or a load by its concurrency ("input 128 / output 128 at 256 concurrency -> oom", "with
                         # 64 concurrent users"), or the server said to be up and serving ("Server is up and serving
                         # DeepSeek-R1-awq; benchmark ...")
@@ -2715,6 +2743,12 @@ LOG = LogWords(
                         r"\b(?:while|when) (?:processing|embedding|indexing|ingesting|uploading|vectori[sz]ing|chunking|"
                         r"parsing|translating|summari[sz]ing) (?:a |the |some |my )?(?:large|big|long|huge|larger|bigger|"
                         r"longer) (?:files?|documents?|PDFs?|texts?|inputs?)\b|"
+                        # (or documents of any size, named as such: "when processing PDF files", "when converting a small
+                        # PDF file (801KB, 17 pages)"; not the model's own files, "while parsing the model file")
+                        r"\b(?:while|when) (?:processing|parsing|converting|extracting|OCR(?:ing)?|embedding|indexing|"
+                        r"transcribing|translating|summari[sz]ing) (?:a |the |some |my |these |those |\d+ )?"
+                        r"(?:(?!model|gguf|safetensors|weights?\b|checkpoint|config|tokenizer)[\w.-]+ ){0,3}?"
+                        r"(?:PDFs?|documents?|pages|images|scans|(?:PDF|image|audio|video) files?)\b|"
                         r"点(?:击)?提交(?:之后|后|以后)|"
                         # (or one request's arrival told: "A long TTS request arrived while other processes held most
                         # of the card"; not one before the load, "The request arrived before the model was loaded")

@@ -29,7 +29,11 @@ LOG = LogWords(
             # start-up frames around it, vLLM's profiling run over its transformers back end, win as start-up steps)
             "RUNTIME": rx(r"generation/utils\.py|\bin _sample\b|\bin generate\b|"
                           r"transformers[/\\]models[/\\]\w+[/\\]modeling_\w+\.py(?::\d+,|\x22, line \d+,)? in (?:\w+\.)?forward\b|"
-                          r"accelerate[/\\]hooks\.py(?::\d+,|\x22, line \d+,)? in new_forward\b")},
+                          r"accelerate[/\\]hooks\.py(?::\d+,|\x22, line \d+,)? in new_forward\b|"
+                          # (the eager attention's own lines, its scores over the input: modeling_*.py's
+                          # "attn_weights = torch.matmul(query_states, key_states.transpose(2, 3))", the shared
+                          # `eager_attention_forward` of 4.48+)
+                          r"\btorch\.matmul\(query_states, key_states\.transpose\(2, 3\)\)|\beager_attention_forward\b")},
     # the loader proper: transformers' own from_pretrained (modeling_utils.py, and the Auto classes' in
     # models/auto/auto_factory.py) builds the model and reads its weights, nothing else: frames cut inside it are the
     # load, whatever came below them
