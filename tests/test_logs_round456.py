@@ -373,3 +373,17 @@ def test_sd_cpps_image_work_that_ran_out_is_runtime(work):
 @pytest.mark.parametrize("said", ["For C1, the image cannot be generated.", "The model cannot be loaded at all."])
 def test_a_failure_told_in_the_passive_is_a_failure(said):
     assert kind_of([said, "[DEBUG] ggml_extend.hpp - vae compute buffer size: 2560.25 MB (VRAM)"])[0] == "UNDETERMINED"
+
+
+# --- "could not" is a failure that happened, not a supposition
+
+@pytest.mark.parametrize("said", ["The server could not start.", "The model could not be loaded.",
+                                  "vLLM couldn't start after the update."])
+def test_could_not_states_a_failure(said):
+    lines = [said, "INFO 05-01 10:00:00 [api_server.py:1000] vLLM API server version 0.9.1"]
+    assert kind_of(lines) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+@pytest.mark.parametrize("said", ["It could crash if memory is low.", "It could not be memory, I think, but it is slow."])
+def test_could_still_supposes(said):
+    assert kind_of([said, "INFO 05-01 10:00:00 [api_server.py:1000] vLLM API server version 0.9.1"])[0] == "NONE"

@@ -684,7 +684,8 @@ _NOT_GIVEN_BACK = re.compile(r"(?:\b(?:not|never)|n['\u2019]?t)\s+(?:seem\s+to\s
                              r"(?:back )?down|come(?:s)? back)\b", re.I)
 #: a clause that supposes rather than reports ("memory would keep growing", "to check whether RSS increases", "I
 #: expect memory to grow")
-_SUPPOSED_GROWTH = re.compile(r"\b(?:would|could|should|to see|to check|expect\w*|hop\w*|wonder\w*|suspect\w*|"
+#: (not "could not" and "couldn't", a past failure: "the server could not start", "the image could not be generated")
+_SUPPOSED_GROWTH = re.compile(r"\b(?:would|could(?!\s*not\b|n['\u2019]?t\b)|should|to see|to check|expect\w*|hop\w*|wonder\w*|suspect\w*|"
                               # (a worry of what may come: "I am afraid it will crash when more users come")
                               r"afraid|worr(?:y|ied|ies|ying)|fear(?:s|ed|ful)?|concerned|"
                               r"maybe|perhaps|possibly|probably|it(?:'s| is) possible|possible for|"
