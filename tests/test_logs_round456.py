@@ -4,7 +4,7 @@ guards that the fix does not overreach."""
 from __future__ import annotations
 
 import pytest
-from logcase import kind_of
+from logcase import diag, kind_of, run_of
 
 _OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB"
 _VLLM_SERVING = ["INFO 05-01 10:00:00 [api_server.py:1000] vLLM API server version 0.9.1",
@@ -387,3 +387,118 @@ def test_could_not_states_a_failure(said):
 @pytest.mark.parametrize("said", ["It could crash if memory is low.", "It could not be memory, I think, but it is slow."])
 def test_could_still_supposes(said):
     assert kind_of([said, "INFO 05-01 10:00:00 [api_server.py:1000] vLLM API server version 0.9.1"])[0] == "NONE"
+
+
+# --- a person's words that it failed while the model loaded, not naming its weights: the weights where the engine's
+# start-up is their load alone (transformers), a start-up step, whichever, elsewhere (vLLM, llama.cpp, Ollama size the
+# KV cache and warm up as part of what their users call loading) and where no engine is recognised (stop 48: the same
+# reading in every language; h469/11 read WEIGHTS for a vLLM start-up)
+
+_LOADING_WORDS = ["模型加载阶段直接爆显存：", "加载模型时显存不足", "모델 로딩 중 메모리 부족", "モデルの読み込み中にメモリ不足になります",
+                  "모델을 불러오는 중에 메모리 부족", "CUDA out of memory during model loading",
+                  "When loading the model I get out of memory."]
+
+
+@pytest.mark.parametrize("said", _LOADING_WORDS)
+def test_words_of_the_models_load_are_the_weights_for_a_script(said):
+    lines = ['model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2-7B-Instruct", torch_dtype="auto")', said, _OOM]
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+@pytest.mark.parametrize("engine_line", [
+    "INFO 05-01 10:00:00 [api_server.py:1000] vLLM API server version 0.9.1",
+    "llama_model_loader: loaded meta data with 30 key-value pairs and 291 tensors from /models/q.gguf",
+    None,
+])
+@pytest.mark.parametrize("said", _LOADING_WORDS)
+def test_words_of_the_models_load_are_a_start_up_step_elsewhere(said, engine_line):
+    run = run_of(diag("\n".join([*([engine_line] if engine_line else []), said, _OOM])))
+    assert run.kind == "UNDETERMINED" and "WEIGHTS" in run.candidates and "RUNTIME" not in run.candidates, (
+        run.kind, run.candidates)
+
+
+@pytest.mark.parametrize("said", ["同一张卡上再加载第二个模型时报错：", "여러 개의 LLM 모델을 한 번에 로드하려고 할 때 CUDA out of memory 발생",
+                                  "vllm参数中tensor_parallel_size=1，再加载另一个模型的时候报错："])
+def test_a_second_model_loaded_is_the_weights_whatever_the_engine(said):
+    assert kind_of(["INFO 05-01 10:00:00 [api_server.py:1000] vLLM API server version 0.9.1", said, _OOM])[0] == "WEIGHTS"
+
+
+# --- stop 48's new-user review: what it found after the readings above
+
+@pytest.mark.parametrize("line", [
+    "Error processing prompt (see logs with DEBUG>=2): CUDA out of memory. Tried to allocate 2.00 GiB",
+    "Error processing request (see logs with INFO>=2): CUDA out of memory. Tried to allocate 2.00 GiB",
+    '{"detail": "Error processing prompt (see logs with DEBUG>=2): CUDA Error 2, out of memory"}',
+])
+def test_a_level_compared_with_a_number_is_no_lines_level(line):
+    assert kind_of([line])[0] not in ("NONE", "NOT_OOM")
+
+
+def test_exos_pass_after_its_shard_loaded_is_runtime():
+    lines = ["ram used: 16.06 GB, layers.31.feed_forward.w3.weight: 100%| loaded weights in 5123.45 ms, 16.06 GB loaded "
+             "at 3.13 GB/s",
+             "Error processing prompt (see logs with DEBUG>=2): CUDA Error 2, out of memory"]
+    assert kind_of(lines)[0] == "RUNTIME"
+
+
+def test_an_error_named_in_chinese_ends_a_log_cut_in_a_step():
+    lines = ['启动之后报了"unknown model architecture"的错误',
+             "llama_model_loader: loaded meta data with 30 key-value pairs and 291 tensors from /models/q.gguf",
+             "llama_model_loader: - kv   0: general.architecture str = qwen3moe"]
+    assert kind_of(lines) == ("NOT_OOM", "error-not-memory")
+
+
+@pytest.mark.parametrize("said", ['llama-server fails with "Cannot connect to host 127.0.0.1:8877" error from my client',
+                                  '调用接口报"Connection refused by 127.0.0.1:11434"错误'])
+def test_a_named_error_that_the_server_is_gone_names_no_cause(said):
+    assert kind_of([said, "INFO starting the server"]) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+def test_an_error_the_run_errors_with_is_that_error():
+    assert kind_of(['It errors with "tokenizer.model not found" when loading the model.']) == (
+        "NOT_OOM", "error-not-memory")
+
+
+def test_json_that_did_not_parse_is_no_memory():
+    assert kind_of(["2025-01-01 12:00:00 - app - ERROR - Parsing failed: Expecting value: line 1 column 1 (char 0)"]) == (
+        "NOT_OOM", "code-error")
+
+
+_LC = ["pydantic.v1.error_wrappers.ValidationError: 1 validation error for LlamaCpp", "__root__"]
+
+
+def test_langchains_llamacpp_that_failed_to_load_does_not_say_why():
+    lines = [*_LC, "  Could not load Llama model from path: /models/x.gguf. Received error Failed to load model from file: "
+             "/models/x.gguf (type=value_error)"]
+    assert kind_of(lines) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+def test_langchains_llamacpp_without_its_file_is_the_file():
+    lines = [*_LC, "  Could not load Llama model from path: /models/x.gguf. Received error Model path does not exist: "
+             "/models/x.gguf (type=value_error)"]
+    assert kind_of(lines) == ("NOT_OOM", "model-file-error")
+
+
+def test_a_requests_sampling_params_refused_is_the_request():
+    lines = [*_VLLM_SERVING, "pydantic_core._pydantic_core.ValidationError: 1 validation error for SamplingParams"]
+    assert kind_of(lines) == ("NOT_OOM", "request-rejected")
+
+
+@pytest.mark.parametrize("line", ["[ERROR] ggml_extend.hpp:1148 - clip: failed to allocate the compute buffer",
+                                  "[ERROR] ggml_extend.hpp:1148 - vae: failed to allocate the compute buffer"])
+def test_sd_cpps_compute_buffer_is_the_images_work(line):
+    assert kind_of(["[INFO ] stable-diffusion.cpp:274  - VAE weight type:             f32", line])[0] == "RUNTIME"
+
+
+@pytest.mark.parametrize("said", ["It OOMs after about 2 hours of serving:", "It dies after a few days of uptime."])
+def test_a_time_of_serving_before_it_is_serving(said):
+    assert kind_of([said, _OOM])[0] == "RUNTIME"
+
+
+def test_sd_cpps_image_asked_for_then_a_buffer_that_failed_is_runtime():
+    lines = ["[INFO ] stable-diffusion.cpp:564  - loading model from 'sd3.5_large.safetensors' completed, taking 12.01s",
+             "[INFO ] stable-diffusion.cpp:1851 - txt2img 1536x1536",
+             "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1200.00 MiB on device 0: cudaMalloc failed: out of memory",
+             "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 1258291200",
+             "[ERROR] ggml_extend.hpp:1148 - clip: failed to allocate the compute buffer"]
+    assert kind_of(lines)[0] == "RUNTIME"

@@ -18,6 +18,7 @@ from .interface import Engine, LogWords
 from .words import fig, msg, rx
 
 LOG = LogWords(
+    load_is_weights=True,  # (its start-up is the weights' load: no pool sized, no warm-up)
     fingerprint=rx(r"\bctranslate2\b|\bfaster[_-]whisper\b|\bwhisper[_-]ctranslate2\b|\bwhisperx\b|"
                    r"\bCUDA failed with error\b"),
     messages=(

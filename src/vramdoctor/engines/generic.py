@@ -900,6 +900,8 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
           # ... or it ends with no error told ("The server exits after ~10 minutes with no error message at all")
           # ... or it aborts with an error ("The model loading aborts with an RPC Internal Error stating that ...")
           r"abort(?:s|ed)? with (?:an? |the )?(?:[\w.-]+ ){0,3}?(?:error|exception)|"
+          # ... or errors with a message ("It errors with \"tokenizer.model not found\" when loading the model")
+          r"\berror(?:s|ed) with (?:an? |the )?[`'\x22\u201c]|"
           r"(?:terminat|exit|quit|die|crash)\w*\b[^.;!?\n]{0,40}?\b(?:with no |without (?:an? |any )?)(?:error|warning)s?"
           r"(?: messages?)?\b|"
           # ("Shortly after starting the server, the process stops abruptly without showing any error")
@@ -2120,7 +2122,11 @@ LOG = LogWords(
             r"\bTried to allocate more than 1EB memory\b|\bStorage size calculation overflowed\b|"
             # ... or a gRPC back end without the method called (LocalAI's "rpc error: code = Unknown desc =
             # unimplemented", gRPC's own status "code = Unimplemented"): a path that back end does not have
-            r"\brpc error: code = \w+ desc = (?:unimplemented|method \w+ not implemented)\b|\bcode = Unimplemented\b",
+            r"\brpc error: code = \w+ desc = (?:unimplemented|method \w+ not implemented)\b|\bcode = Unimplemented\b|"
+            # ... or JSON that did not parse, its decoder's message without its class ("Parsing failed: Expecting value:
+            # line 1 column 1 (char 0)"): a reply or a file that was not JSON
+            r"\bExpecting (?:value|property name enclosed in double quotes|',' delimiter|':' delimiter): line \d+ column "
+            r"\d+ \(char \d+\)",
             "not_oom", code="code-error"),
         msg(r"^(?!.*(?:out of memory|\bOOM|OutOfMemory|\b(?:WARNING|WARN|INFO|DEBUG)\b))(?:.*?\b(?:crash(?:es|ed|ing)?|"
             r"fail(?:s|ed|ing)?|dies|died|"
@@ -2250,7 +2256,8 @@ LOG = LogWords(
         # then the field and "Input should be less than or equal to 1 [... input_value=90.0"), an assert in a config
         # dataclass's __post_init__ naming the field (LMDeploy messages.py "AssertionError: invalid
         # cache_max_entry_count"), vLLM's older check ("GPU memory utilization must be less than 1.0. Got 90.0.")
-        msg(r"\bValidationError: \d+ validation errors? for \w*(?:Config|Args|Arguments|Params|Parameters|Settings)\b|"
+        # (not a request's own, vLLM's SamplingParams: request-rejected)
+        msg(r"\bValidationError: \d+ validation errors? for (?!SamplingParams\b)\w*(?:Config|Args|Arguments|Params|Parameters|Settings)\b|"
             r"\bAssertionError: invalid [a-z][a-z0-9_]{2,60}\s*$|"
             r"\bGPU memory utilization must be (?:less than|within|between)\b|"
             # (and the error's own line under that title, pydantic v2's "  Value error, Total number of attention heads
@@ -2261,7 +2268,10 @@ LOG = LogWords(
         # ... or a request's body its server refused by pydantic's check ("Error processing chat completion request: 2
         # validation errors for Message", mlx-openai-server; "1 validation error for ChatCompletionRequest"): that
         # request's shape, not memory
-        msg(r"\b[1-9]\d* validation errors? for (?:\w+\.)*[A-Z]\w*\b", "not_oom", code="request-rejected"),
+        # (not langchain's or llama-index's wrapper of a model's load, "1 validation error for LlamaCpp ... Could not load
+        # Llama model from path": that load failed, for a reason not shown)
+        msg(r"\b[1-9]\d* validation errors? for (?:\w+\.)*(?!LlamaCpp\b|LlamaCPP\b|Llama\b|CTransformers\b|GPT4All\b)"
+            r"[A-Z]\w*\b", "not_oom", code="request-rejected"),
         # a model hub that answered and refused the download (huggingface_hub's GatedRepoError / "Cannot access gated
         # repo", requests' "401 Client Error: Unauthorized for url: https://huggingface.co/...", "Access to model X is
         # restricted"): a gated or private model without a token, not memory
@@ -2662,7 +2672,10 @@ LOG = LogWords(
                         r"processed|generated))|\bin[- ]flight requests?\b|"
                         # ... or served for a while ("serves for days, then dies", "after serving fine for 3 hours")
                         r"\bserv(?:es|ed|ing) (?:fine |well |normally |happily )?for (?:an? |a few |several |many |\d+ )?"
-                        r"(?:minutes?|hours?|days?|weeks?)\b|\b(?:while|when) (?:[\w.-]+ (?:is|was) )?(?:serving|processing|generating|handling|reading|evaluating|ingesting) (?:a |the |\d+ )?"
+                        r"(?:minutes?|hours?|days?|weeks?)\b|"
+                        # (or the time it served first: "It OOMs after about 2 hours of serving")
+                        r"\bafter (?:about |around |roughly |~)?(?:an?|a few|several|many|\d+(?:\.\d+)?) (?:minutes?|hours?|days?|"
+                        r"weeks?) of (?:serving|inference|use|usage|uptime|running|traffic|requests)\b|\b(?:while|when) (?:[\w.-]+ (?:is|was) )?(?:serving|processing|generating|handling|reading|evaluating|ingesting) (?:a |the |\d+ )?"
                         # (or a long input by its length: "when processing a 256k long sequence")
                         r"(?:[\w-]+ ){0,3}?(?:requests?|prompts?|completions?|(?:long |\d+[kK]? )sequences?)\b|"
                         # inference or a load of requests named ("OOM while inference", "with 30 concurrent requests")
@@ -3081,7 +3094,7 @@ LOG = LogWords(
             # host` error", "I get the error 'unknown model architecture: gemma3'", "aborts with an RPC Internal Error
             # stating that the key `gemma3.attention.layer_norm_rms_epsilon` is not found"): the program's error, not
             # a setting the writer changed
-            r"\b(?:fails?|failed|failing|crash(?:es|ed)?|aborts?|aborted|errors? out|dies|died|exits?|exited)\s+with\s+"
+            r"\b(?:fails?|failed|failing|crash(?:es|ed)?|aborts?|aborted|errors?(?: out)?|errored(?: out)?|dies|died|exits?|exited)\s+with\s+"
             r"(?:an?\s+|the\s+|this\s+)?(?:[\w.]+(?:Error|Exception)\s*)?[(:]?\s*[`'\x22\u201c]([^`'\x22\u201d\n]{6,200}?)[`'\x22\u201d]|"
             r"\b(?:get|gets|got|getting|see|saw|seeing|hit|hits|hitting|receive[sd]?|receiving)\s+(?:an?|the|this)\s+"
             r"(?:[\w.]+\s+)?(?:error|exception)(?:\s+(?:message|saying|that says))?\s*[(:]?\s*"

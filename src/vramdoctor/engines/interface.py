@@ -151,6 +151,10 @@ class LogWords:
     loads_on_request: where the engine's front server loads its model for a request (Ollama), the engine's own line of
     a request its loaded model took (Ollama's runner, "loading cache slot"): only that, or an answered request after
     the engine said it was ready, shows serving; a request line alone does not.
+    load_is_weights: the engine's start-up is its weights' load alone (transformers' `from_pretrained`, whisper's
+    model load: no KV pool sized, no warm-up or graphs), so a person's words that it failed while the model loaded
+    ("加载模型时显存不足", "OOM when loading the model") name the weights; elsewhere (vLLM, llama.cpp, Ollama: what their
+    users call loading the model includes the KV cache and the warm-up) those words name a start-up step, whichever.
     bare_requests: lines of a request's work that the engine prints bare, with no log prefix (llama.cpp's
     mtmd-helper "encoding image or slice..."), so that they do not look like a program's line: the server's own
     lines of serving all the same.
@@ -187,6 +191,7 @@ class LogWords:
     answered: re.Pattern | None = None
     work_done: re.Pattern | None = None
     loads_on_request: re.Pattern | None = None
+    load_is_weights: bool = False
 
 
 #: the settings advice moves, in vramdoctor's names; each engine spells the ones it has

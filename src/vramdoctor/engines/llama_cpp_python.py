@@ -39,6 +39,12 @@ LOG = LogWords(
         # "Requested tokens (2043) exceed context window of 512"): the request is refused, nothing ran out (its server
         # answers it with a 400, context_length_exceeded)
         msg(r"\bRequested tokens \(\d+\) exceed context window of \d+", "request"),
+        # langchain's validator of its LlamaCpp wrapper, whose error is the Llama() it built ("1 validation error for
+        # LlamaCpp ... Could not load Llama model from path: x.gguf. Received error Failed to load model from file"):
+        # a wrapper, its cause the words under it or llama.cpp's lines above
+        msg(r"\b\d+ validation errors? for (?:LlamaCpp|LlamaCPP)\b", "wrapper"),
+        # ... and llama.py's own check before it loads (Llama.__init__: "Model path does not exist: %s"): no file
+        msg(r"\bModel path does not exist: ", "not_oom", code="model-file-error"),
     ),
 )
 

@@ -15,13 +15,18 @@ options `-W`/`-H`, `--vae-tiling`, `--clip-on-cpu`, `--vae-on-cpu`, `--offload-t
 from __future__ import annotations
 
 from .interface import Engine, LogWords
-from .words import rx
+from .words import msg, rx
 
 #: an image's work under way or done: a request's
 _IMAGE = (r"\bgenerating image: \d+/\d+\b|\bsampling completed\b|\bdecoding \d+ latents?\b|\bget_learned_condition "
-          r"completed\b|\bencode_first_stage completed\b|\bgenerating \d+ latent images? completed\b")
+          r"completed\b|\bencode_first_stage completed\b|\bgenerating \d+ latent images? completed\b|"
+          # (the image asked for, stable-diffusion.cpp's generate_image: "txt2img 1536x1536", "img2img 1024x1024")
+          r"\b(?:txt2img|img2img|img2vid) \d+x\d+\b")
 
 LOG = LogWords(
+    # (a graph's compute buffer that could not be allocated, the text encoder's, the diffusion model's or the VAE's:
+    # made for the image under way, as it runs; ggml_extend.hpp: "%s: failed to allocate the compute buffer")
+    messages=(msg(r"\b\w+: failed to allocate the compute buffer\b", "oom", "RUNTIME", "compute-buffer-alloc-failed"),),
     fingerprint=rx(r"\bstable-diffusion\.cpp:\d+\b|\bggml_extend\.hpp:\d+\b|\b(?:flux|unet|mmdit|vae|clip|t5)\.hpp:\d+ +- |"
                    r"\bparams backend buffer size =|\balloc params backend buffer failed\b"),
     frames={
@@ -31,7 +36,7 @@ LOG = LogWords(
         # (a graph's compute buffer, made when it runs for an image: its size line, then the allocation)
         "RUNTIME": rx(r"\b\w+ compute buffer size: [\d.]+ ?MB\b|" + _IMAGE),
     },
-    milestones=(("weights_done", rx(r"\bloading tensors completed, taking\b")),
+    milestones=(("weights_done", rx(r"\bloading tensors completed, taking\b|\bloading model from '[^'\n]*' completed, taking\b")),
                 ("requests", rx(_IMAGE))),
 )
 

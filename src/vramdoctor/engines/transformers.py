@@ -10,6 +10,7 @@ from .interface import Engine, LogWords
 from .words import msg, rx
 
 LOG = LogWords(
+    load_is_weights=True,  # (its start-up is the weights' load: no pool sized, no warm-up)
     fingerprint=rx(r"transformers/(?:modeling_utils|generation/utils|models/)|from_pretrained|accelerate/|"
                    r"_load_state_dict_into_meta_model|Loading checkpoint shards"),
     # (and bitsandbytes quantizing each weight as it is placed on the GPU: integrations/bitsandbytes.py

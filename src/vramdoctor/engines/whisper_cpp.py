@@ -20,6 +20,7 @@ from .words import rx
 _UNDER_WAY = r"\bmain: processing '|\bReceived request: "
 
 LOG = LogWords(
+    load_is_weights=True,  # (its start-up is the weights' load: no pool sized, no warm-up)
     fingerprint=rx(r"\bwhisper_(?:init_from_file\w*|model_load|init_state|full\w*|kv_cache_init|print_timings)\b"),
     frames={
         "WEIGHTS": rx(r"\bwhisper_model_load\b|\bwhisper_init_from_file\w*: loading model\b"),

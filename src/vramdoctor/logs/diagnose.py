@@ -1739,7 +1739,7 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         named = [g for g in run.failures if g.kind in ("wrapper", "error") and (g.phase or g.candidates)
                  and program_line(g.text)]
         stepped = [g for g in fatal if g is not f and g.kind == "oom" and g.line_no > f.line_no and not g.phase
-                   and during_step(g.text)] if f.kind == "oom" and not f.phase and not own and (
+                   and during_step(g.text, engine)] if f.kind == "oom" and not f.phase and not own and (
             _plain_title(run, f) or TITLE.match(f.text)) else []
         if own:
             f = _detail_after(own[0], fatal)
@@ -2511,7 +2511,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                      "memory, the phase would be " + " or ".join(cands) + ".")
     if (not f.progress and run.progress and (user_words(f.text) or TITLE.match(f.text) or _plain_title(run, f)
                                              or (INTRO.match(f.text) or prose_like(f.text))
-                                             and not (during_step(f.text) or _HOST_LOADING.search(f.text)
+                                             and not (during_step(f.text, engine) or _HOST_LOADING.search(f.text)
                                                       or phase_words(f.text, engine)))
             and not any(g is not f and g.kind in ("oom", "not_oom", "error") and program_line(g.text)
                         for g in run.failures)):
@@ -2535,7 +2535,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         if any(FRAME.search(t) for _, t in tail):
             f = replace(f, after=f.after + tail)
         elif TITLE.match(f.text):  # ... or, below a title, the body's sentences that name the step it came in
-            f = replace(f, after=f.after + [(ln, t) for ln, t in tail if not program_line(t) and during_step(t)])
+            f = replace(f, after=f.after + [(ln, t) for ln, t in tail if not program_line(t) and during_step(t, engine)])
     place = locate(f, engine, weights, marks)
     if (place.phase == "RUNTIME" and (f.wrapper or f.deciding and f.deciding[0] != f.line_no)
             and _loader_proper(f)):
@@ -2660,7 +2660,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         failed_load = bool(_LOAD_FAILED.search(f.text))  # reported as a failed load ("error loading llama server")
         loaded = not failed_load and any(m in f.progress for m in ("ready", "requests"))  # serving
         # the report's lines around the kill and the step each names in words (`during_step`), read once
-        told_steps = [(ln, t, during_step(t)) for ln, t in [(f.line_no, f.text), *f.before[-16:], *f.after]
+        told_steps = [(ln, t, during_step(t, engine)) for ln, t in [(f.line_no, f.text), *f.before[-16:], *f.after]
                       if not program_line(t)]
         loading = failed_load or any(step == "WEIGHTS" or _HOST_LOADING.search(t) for _, t, step in told_steps) or any(
             # (the kill's own line too, where the shell printed it after the step's: "Loading model... Killed")
@@ -2804,7 +2804,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                      "swap space, pinned memory, a KV cache or compute buffer in RAM).")
         kv = None if loaded else next(((ln, t) for ln, t in [*f.before[-16:], (f.line_no, f.text), *f.after,
                                                              *run.tail_lines]
-                                       if not program_line(t) and during_step(t) == "KV"), None)
+                                       if not program_line(t) and during_step(t, engine) == "KV"), None)
         if kv:  # the report's words name the KV cache as what did not fit: a cache in host RAM (a CPU build, a
             # unified-memory machine, a KV cache kept off the GPU)
             return Diagnosis(kind="KV_CAPACITY", code="kv-cache-alloc-failed", inferred=True,

@@ -51,7 +51,8 @@ ELISION = re.compile(r"^(?!\s{2,}\(\.\.\.\)\s*$)\s*(?:\[\s*(?:\.\.\.|…|snip|tr
                      r"omitted|skipped|trimmed|removed|elided|truncated)|(?:cut|snipped|omitted|skipped|trimmed|removed|"
                      r"elided|truncated)\b[^\])\n]{0,60}?\b(?:lines?|output|logs?))\b[^\])\n]{0,40}[\])])\s*$", I)
 #: a log level near the start of a line
-LEVEL = re.compile(r"^.{0,80}?(?:\b|\[|level=)(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b|"
+#: (not a level compared with a number, exo's "Error processing prompt (see logs with DEBUG>=2): ...")
+LEVEL = re.compile(r"^.{0,80}?(?:\b|\[|level=)(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b(?!\s*[<>]=?\s*\d)|"
                    r"\[TRT-LLM\] (?:\[RANK \d+\] )?\[([IWEFDV])\]")
 #: docker compose's prefix of a service's line ("tabbyapi-1  | ")
 COMPOSE_PREFIX = r"[A-Za-z][\w.-]*\s+\|\s?"

@@ -232,8 +232,9 @@ def _told_start(text: str) -> bool:
     startup")."""
     if LOG_PREFIX.match(text) or FRAME.search(text):
         return False
+    # (also while the model loaded, in words that do not name its weights: a start-up step, whichever)
     return any(not re.search(r"\b(?:not|never|no)\W+(?:\w+\W+)?$|n't\W+(?:\w+\W+)?$", text[max(0, m.start() - 16):m.start()])
-               for m in _STARTING_TOLD.finditer(text))
+               for rx in (_STARTING_TOLD, MODEL_LOADING_TOLD) for m in rx.finditer(text))
 
 
 #: a step a user's words say was passed: "even after warmup phase succeeded", "once the model has loaded", "after
@@ -307,9 +308,7 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        r"\b(?:re-?loading|switching\s+to)\s+(?:the\s+|a\s+|another\s+)?(?:[\w.-]+\s+){0,2}?model\s+"
                        r"(?:fails|failed|OOMs|OOMed|crashes|crashed|runs out|ran out)\b|"
                        r"重新加载(?:模型)?(?:后|时)?[，,]?\s*(?:就|又)?(?:报错|出错|显存不足|爆显存|OOM)|"
-                       r"切换(?:到)?[^，。,.\n]{0,20}?模型(?:后|时)[，,]?\s*(?:就|又)?(?:报错|出错|显存不足|爆显存|OOM)|"
-                       # ... in Chinese: while the model loads (加载模型时, 模型加载过程中, 加载到40层左右时)
-                       + LOADING_CJK, re.I),
+                       r"切换(?:到)?[^，。,.\n]{0,20}?模型(?:后|时)[，,]?\s*(?:就|又)?(?:报错|出错|显存不足|爆显存|OOM)", re.I),
             "WEIGHTS"),
            # ... the buffers of expert or tensor parallel communication, made after the weights ("CUDA OOM during
            # UCCL-EP buffer allocation", "while allocating the DeepEP buffers", "NCCL buffer allocation fails")
@@ -435,10 +434,37 @@ def _said(rx: re.Pattern, text: str, not_yet: re.Pattern = _NOT_YET) -> bool:
 _NOT_DURING = re.compile(r"\b(?:" + _DENY_STEP + r")\W+(?:\w+\W+){0,2}$", re.I)
 
 
-def during_step(text: str) -> str | None:
-    """The phase a report's words say the failure came during, where they name one ledger's step; None otherwise."""
+#: a person's words that the failure came while the model loaded, not naming its weights ("加载模型时", "模型加载过程中",
+#: "モデルの読み込み中", "when loading the model", "during model loading", "at load time"): the weights' step only where the
+#: engine's start-up is its weights' load (`LogWords.load_is_weights`); vLLM's, llama.cpp's and Ollama's users say it of
+#: a start-up that sizes the KV cache and warms up as well
+MODEL_LOADING_TOLD = re.compile(
+    r"\b(?:when|while|during|on)\s+(?:(?:I|we|it)\s+(?:was\s+|am\s+|is\s+|are\s+)?)?(?:trying to\s+)?(?:loading|load)\s+"
+    r"(?:the\s+|a\s+|my\s+|this\s+)?(?:[\w.-]+\s+){0,2}?model\b(?!\s+(?:weights|checkpoint|shards))|"
+    r"\b(?:during|while|in)\s+(?:the\s+)?model\s+load(?:ing)?\b|\b(?:at|during)\s+load(?:ing)?\s+time\b|"
+    r"\bOOMs?\s+(?:at|on|while|during)\s+load(?:ing)?\b|" + LOADING_CJK, re.I)
+#: ... of which a second model's load beside the first, or several at once, is the weights whatever the engine
+#: (再加载第二个模型时, 加载另一个模型的时候, 여러 개의 LLM 모델을 한 번에 로드하려고 할 때)
+_SECOND_MODEL_CJK = re.compile(r"加载(?:第[二三四2-4]个|另一个|新的?|多个)模型(?:时|的时候)|여러\s*개의[^.。\n]{0,20}?모델|"
+                               r"複数の(?:LLM)?モデル")
+
+
+def during_step(text: str, engine: str = "") -> str | None:
+    """The phase a report's words say the failure came during, where they name one ledger's step; None otherwise.
+    Words of the model's load without its weights (`MODEL_LOADING_TOLD`) are the weights' step only for an engine whose
+    start-up is its weights' load (`LogWords.load_is_weights`, `engine` its name)."""
     found = {ph for rx, ph in _DURING if _said(rx, text, _NOT_DURING)}
+    if not found and _said(MODEL_LOADING_TOLD, text, _NOT_DURING) and (
+            load_is_weights(engine) or _SECOND_MODEL_CJK.search(text)):
+        found = {"WEIGHTS"}
     return found.pop() if len(found) == 1 else None
+
+
+def load_is_weights(engine: str) -> bool:
+    """The engine `engine` (its name) starts by loading its weights and nothing more (`LogWords.load_is_weights`); not
+    where no engine is recognised: the words then name a start-up step, whichever."""
+    e = knowledge().engine.get(engine or "")
+    return bool(e and e.log.load_is_weights)
 
 
 def passed_step(text: str) -> str | None:
@@ -803,7 +829,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
         passed = max(told_after, key=PHASES.index) if told_after else None
     if passed and (floor is None or PHASES.index(passed) > PHASES.index(floor)):
         floor = passed  # (the user's words: a floor for the failure's own words, not over the engine's frames)
-    during = during_step(f.text) if passed is None and (user_words(f.text) or sentence_like(f.text)
+    during = during_step(f.text, engine) if passed is None and (user_words(f.text) or sentence_like(f.text)
                                                          or not LOG_PREFIX.match(f.text)) else None
     if during and intro and during not in under_way:
         during = None  # ("The server OOMs during warmup:" above a load at 50%: the paste's own step places it)
@@ -816,7 +842,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
         # loading")
         body = f.after if TITLE.match(f.text) else f.after[:12] if (
             (user_words(f.text) or sentence_like(f.text)) and not program_line(f.text)) else []
-        told_steps = {during_step(t) or _raised_in(t, engine) for _, t in [*f.before, *body]
+        told_steps = {during_step(t, engine) or _raised_in(t, engine) for _, t in [*f.before, *body]
                       if not program_line(t) and not FRAME.search(t)} - {None}
         during = told_steps.pop() if len(told_steps) == 1 else None
         if during and here and during not in here:
@@ -881,7 +907,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
             # FlashInfer FP4 kernel autotuning"): the step they name
             p = phase_words(re.split(r"[,;，；]|\.\s|\s(?:right |just )?(?:after|before|when|once)\s",
                                      text[said.start(said.lastindex or 1):])[0], engine)
-            p = p if p in PHASES else during_step(text)  # (or a step in the report's words: "allocating a KV buffer")
+            p = p if p in PHASES else during_step(text, engine)  # (or a step in the report's words: "allocating a KV buffer")
             if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
                 return Place(p, "the report's words of where it failed", (ln, text), [p], inferred=True)
         if i >= 3:

@@ -816,7 +816,8 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                  "process's threads (py-spy dump --pid PID; gdb for a native server), and on several "
                                  "GPUs or nodes run with NCCL_DEBUG=INFO to see which collective waits.")
     unfinished = marker is not None and marker not in ("ready", "requests")
-    if step:
+    # (a log that ends in a step, where the report names the error that ended it: that error, below)
+    if step and not _named_cause(run, engine):
         ln, text, phase = step
         order = list(KIND_OF_PHASE)  # the step under way, or a later one the log did not reach
         if phase is None:  # a step's first word that names no phase: from the milestone reached on
@@ -887,9 +888,9 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          phase_source=f"the report's words that it goes on (line {ln})",
                          message=f"The report shows an error (line {said_ln}) and then says the program goes on past it "
                                  f"(line {ln}): not a failure, and no memory problem is shown.")
-    named, named_ln = run.numbers.get("_raised_named"), run.number_lines.get("_raised_named", 0)
-    if (isinstance(said, str) and isinstance(named, str) and abs(named_ln - said_ln) <= _NEAR
-            and not _MEMORY_SAID.search(named) and _names_a_cause(named, engine)):
+    cause = _named_cause(run, engine)
+    if cause:
+        named_ln, named = cause
         # the report's words name the error that ended the run by its own message, on the line that states the
         # failure or a few lines from it, its title above the cause ("导致了抛出**No valid structured output parameter found**异常", "it raised 'Invalid prompt
         # template'"), words of no memory: that error
@@ -944,7 +945,24 @@ def _names_a_cause(named: str, engine: str) -> bool:
     started, for a reason its own log gives)."""
     v = knowledge().line_verdict(named)
     return (not (v and v.kind in ("wrapper", "oom", "pressure")) and not _STEP_FAILED.search(named)
-            and phase_words(named, engine) is None)
+            and not _SERVER_GONE.search(named) and phase_words(named, engine) is None)
+
+
+#: a client's words that the server it called was not there or went away ("Cannot connect to host 127.0.0.1:8877",
+#: "Connection refused", "Remote end closed connection"): that server failed or never started, for its own reason
+_SERVER_GONE = re.compile(r"\bCannot connect to\b|\bConnection (?:refused|reset|aborted|closed)\b|\bECONNREFUSED\b|"
+                          r"\bRemote end closed\b|\bServer disconnected\b|\bconnect(?:ion)? timed? ?out\b|拒绝连接|连接被拒绝", re.I)
+
+
+def _named_cause(run: RunFacts, engine: str) -> tuple[int, str] | None:
+    """The error the report names by its message (`_raised_named`: line, message), within `_NEAR` lines of its words of
+    a failure (`_failure_stated`), where that message is a cause of no memory (`_names_a_cause`); None otherwise."""
+    said, said_ln = run.numbers.get("_failure_stated"), run.number_lines.get("_failure_stated", 0)
+    named, named_ln = run.numbers.get("_raised_named"), run.number_lines.get("_raised_named", 0)
+    if (isinstance(said, str) and isinstance(named, str) and abs(named_ln - said_ln) <= _NEAR
+            and not _MEMORY_SAID.search(named) and _names_a_cause(named, engine)):
+        return named_ln, named
+    return None
 
 
 _CRASH_WORDS = re.compile(r"crash|\bdie[sd]?\b|\bdying\b|killed|abort|segfault|segmentation|\bhang|\bhung\b|freez|froze|"
