@@ -502,3 +502,73 @@ def test_sd_cpps_image_asked_for_then_a_buffer_that_failed_is_runtime():
              "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 1258291200",
              "[ERROR] ggml_extend.hpp:1148 - clip: failed to allocate the compute buffer"]
     assert kind_of(lines)[0] == "RUNTIME"
+
+
+# --- held-out rounds 469-473
+
+@pytest.mark.parametrize("said", ["This works now, where before it ran out of memory.  Thanks for fixing.",
+                                  "Thanks, that fixed the OOM.", "Everything works now, while before it crashed with OOM."])
+def test_an_out_of_memory_told_as_fixed_in_either_order_is_none(said):
+    assert kind_of([said, "python -m mlx_vlm generate --model mlx-community/Qwen3-VL-2B-Thinking-bf16"])[0] == "NONE"
+
+
+@pytest.mark.parametrize("said", ["It works now, but before the first request it still runs out of memory.",
+                                  "It works now, but before it still runs out of memory sometimes."])
+def test_before_a_step_or_still_is_no_fix(said):
+    assert kind_of([said, "INFO starting"])[0] != "NONE"
+
+
+def test_faulthandlers_frames_are_frames():
+    lines = ["libc++abi: terminating due to uncaught exception of type std::runtime_error: Attempting to allocate "
+             "51619840000 bytes which is greater than the maximum allowed buffer size of 21743271936 bytes.",
+             "Fatal Python error: Aborted", "", "Thread 0x00000001e136dc40 (most recent call first):",
+             '  File "/Users/m/mlx-vlm/mlx_vlm/models/qwen2_vl/qwen2_vl.py", line 81 in _merge_input_ids_with_image_features',
+             '  File "/Users/m/mlx-vlm/mlx_vlm/utils.py", line 888 in generate_step',
+             '  File "/Users/m/mlx-vlm/mlx_vlm/generate.py", line 84 in main']
+    assert kind_of(lines)[0] == "RUNTIME"
+
+
+@pytest.mark.parametrize("work", [["Generating summary with MLX model..."], ["Generating response..."],
+                                  ["Iter 10: Train loss 2.586, Learning Rate 1.000e-05, It/sec 1.426, Peak mem 31.753 GB"],
+                                  ["Loading datasets", "Training"]])
+def test_a_programs_words_that_its_work_is_under_way_are_runtime(work):
+    oom = ("libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer execution "
+           "failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)")
+    assert kind_of([*work, oom])[0] == "RUNTIME"
+
+
+def test_a_question_of_generating_is_no_work_under_way():
+    assert kind_of(["Generating text? It fails before that.", _OOM])[0] != "RUNTIME"
+
+
+def test_a_step_that_can_be_done_elsewhere_is_not_this_runs():
+    said = ("I got CUDA OOM error when loading model `facebook/opt-30b`, however the model can be successfully loaded onto "
+            "GPUs with huggingface transformers.")
+    assert kind_of([said, _OOM])[0] != "KV_CAPACITY"
+
+
+@pytest.mark.parametrize("said", ["参照推理的 tutorial，连续执行 44 次后，出现 OOM：", "推理了几十次之后显存不足"])
+def test_a_count_of_runs_before_it_is_runtime_in_chinese(said):
+    assert kind_of([said, _OOM])[0] == "RUNTIME"
+
+
+_EXEC = ("torch.OutOfMemoryError: Error in model execution (input dumped to /tmp/err_execute_model_input.pkl): CUDA out "
+         "of memory. Tried to allocate 1.93 GiB.")
+
+
+@pytest.mark.parametrize("said", [
+    "[Usage]: When using vllm to start the internvl2-8b model service at A10 card(24GB), an error occurs.",
+    "I'm trying to launch Qwen2-VL-7B with vllm and it fails:",
+])
+def test_a_model_execution_while_the_server_was_started_is_the_warm_up(said):
+    assert kind_of([said, _EXEC])[0] == "WARMUP"
+
+
+def test_a_model_execution_after_serving_stays_runtime():
+    assert kind_of(["I'm trying to launch Qwen2-VL-7B with vllm:", *_VLLM_SERVING, _EXEC])[0] == "RUNTIME"
+
+
+@pytest.mark.parametrize("said", ["3. Model starts loading, Shared GPU memory usage slowly increases",
+                                  "The weights are being loaded and VRAM keeps increasing until it crashes."])
+def test_memory_rising_while_the_model_loads_is_no_leak(said):
+    assert kind_of([said, _OOM])[0] != "LEAK"

@@ -843,7 +843,11 @@ _WHILE_LOADING = re.compile(r"\b(?:when|while|during)\s+(?:the\s+|it\s+is\s+)?(?
                             # (the load named with what loads or where: "During the GPU load attempt", "while the 70B
                             # model loads"; not a load test)
                             r"\b(?:when|while|during)\s+(?:the\s+)?(?!I\b|we\b|you\b|under\b|heavy\b|high\b)(?:[\w.-]+\s+){1,2}?"
-                            r"load(?:s|ing)?\b(?![ -](?:test|balanc|generator|run\b))", re.I)
+                            r"load(?:s|ing)?\b(?![ -](?:test|balanc|generator|run\b))|"
+                            # (or the model's load begun, its rise beside it: "3. Model starts loading, Shared GPU memory
+                            # usage slowly increases")
+                            r"\b(?:model|weights?|checkpoint|shards?)\s+(?:starts?|started|begins?|began|is|was|are|were)\s+"
+                            r"(?:being\s+)?(?:loading|loaded|to\s+load)\b", re.I)
 #: ... unless it is over loads repeated (a model loaded and unloaded again and again)
 _LOAD_CYCLES = re.compile(r"\bunload|\breload|\b(?:each|every|repeated(?:ly)?)\s+(?:model\s+)?loads?\b|\bcycles?\b|"
                           r"\bswap(?:ping|s)?\s+models?\b", re.I)
@@ -1039,6 +1043,14 @@ _BAD_OUTPUT = (r"(?<!\bno )(?<!\bnot )\b(?:gib+erish|garbled|garbage|nonsense|no
 _BAD_OUTPUT_ZH = r"(?<!没有)(?<!不是)乱码|胡言乱语|答非所问|输出(?:内容)?(?:不相关|无关|错乱)"
 
 
+#: a line that tells a failure as past and fixed, the fix first or last ("This works now, where before it crashed",
+#: "Before the update it crashed, now it works fine"); not a step "before the first request" or a failure "still" there
+_WORKS_NOW = re.compile(r"\b(?:(?:it |this |everything )?works?(?: fine| again)? now|now (?:it )?works)\b[^.!?]{0,40}?"
+                        r"\bbefore\b(?!\s+(?:the|a|an|any|each|every|my)\s)(?![^.!?]*\bstill\b)|"
+                        r"\b(?:before|previously)\b(?![^.!?]*\bstill\b)[^.!?]{0,120}?\b(?:(?:it |this |everything )?works?"
+                        r"(?: fine| again)? now|now (?:it )?works)\b", re.I)
+
+
 def _failure_stated(m: re.Match) -> str:
     """The clause of a user's line that states a failure; ValueError where the line is a program's, the words are a
     program's quoted in it ("Is this expected? WARNING: failed to allocate 17088.03 MB of pinned memory"), or the failure
@@ -1060,6 +1072,8 @@ def _failure_stated(m: re.Match) -> str:
         raise ValueError("what happens as a rule")  # ("This typically happens when some processes are hanging")
     if _RUNS_ANOTHER_WAY.match(text, m.end()):
         raise ValueError("it runs another way")  # ("cannot run X with turbomind, although it can still run with PyTorch")
+    if _WORKS_NOW.search(text):
+        raise ValueError("told as past and fixed")  # ("This works now, where before it crashed with OOM")
     return _growth(m, inside=False, rise=False)
 
 
@@ -2661,7 +2675,10 @@ LOG = LogWords(
                      r"/health\b[^\n]{0,60}?(?<![\d.])200\b(?! ?(?:ms|s\b|sec|bytes|tokens))")),
         # a request's own id, in any engine: OpenAI-style ids, "request_id=...", "Request <uuid>"
         # (an id holds a digit: not a name in a line of code, "infer_tensor(request_id, shard, tensor," under a frame)
-        ("requests", rx(r"\b(?:chat)?cmpl-[0-9a-f]{8}|\bchatcmpl-[\w-]{4,}|\brequest[_ ]id\b\W{1,3}(?=[\w-]*\d)[\w-]{4,}|"
+        # (or a program's own line that it is generating an answer: "Generating summary with MLX model...",
+        # "Generating response...")
+        ("requests", rx(r"^\s*Generating (?:a |the )?(?:summary|response|answer|reply|completion|output|text)\b(?![^\n]*\?)|"
+                        r"\b(?:chat)?cmpl-[0-9a-f]{8}|\bchatcmpl-[\w-]{4,}|\brequest[_ ]id\b\W{1,3}(?=[\w-]*\d)[\w-]{4,}|"
                         r"\bRequest:? [\w.-]*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-|"
                         # servers without a module: vllm.rs "Received completion request with 21 messages",
                         # mistral.rs "Throughput (T/s) 320.60, ... 1 running, 0 waiting"
@@ -2725,6 +2742,8 @@ LOG = LogWords(
                         # ... in Chinese: requests handled, or running hours before it failed (处理了很多请求后报错,
                         # 服务正常运行了几个小时)
                         r"处理了[^，。,.]{0,10}请求|(?:正常)?运行了(?:几|[0-9一二三四五六七八九十]+)个?(?:小时|天)|"
+                        # (or a count of runs it got through: 连续执行 44 次后，出现 OOM, 推理了几十次之后)
+                        r"(?:执行|运行|推理|调用|请求|生成)了?\s*(?:\d+|几十|几百|上百|上千|多)\s*次(?:之?后|以后)|"
                         # ... or an input sent to the model that was up (传一个稍微大一点的图片会超显存, 输入提示词，提交后又报
                         # 显存不足, 发送了一段长文本)
                         # (what came of it told after it: 后, 时, 会; not a program's prompt, "请输入您的问题：")

@@ -43,7 +43,12 @@ LOG = LogWords(
         # successfully"; the app's `lms log stream` shows each request as "type: llm.prediction.input")
         ("weights_done", rx(r"Batch eval all weights|\[ModelKit\]\[INFO\] Model loaded successfully")),
         ("ready", rx(r"Starting httpd at")),
-        ("requests", rx(r"\"POST /v1/(?:chat/)?completions|^\s*type: llm\.prediction\.input\b")),
+        # (and a fine-tune's steps under way, mlx_lm.lora's and mlx-examples' lora.py reports: "Iter 50: Train loss
+        # 1.487, ...", "Iter 1: Val loss 3.495": its model loaded, its work on the data going on)
+        ("requests", rx(r"\"POST /v1/(?:chat/)?completions|^\s*type: llm\.prediction\.input\b|"
+                        r"^Iter \d+: (?:Train|Val) loss [\d.]+|"
+                        # (mlx-examples' lora.py, after "Loading datasets": "Training", its loop begun)
+                        r"^Training\s*$")),
     ),
     figures=(
         # which program ran: the server (mlx_lm/server.py: "Starting httpd at", its access lines) or the one-shot

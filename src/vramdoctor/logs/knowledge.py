@@ -62,7 +62,10 @@ COMPOSE_PREFIX = r"[A-Za-z][\w.-]*\s+\|\s?"
 #: (and IPython 7's and older, its path then the function with its arguments: "/usr/local/lib/python3.10/dist-packages/
 #: accelerate/hooks.py in new_forward(module, *args, **kwargs)")
 _IPYTHON_FRAME = (r'(?:^|\s)File [~/.\w][^"\n]{0,300}?\.py:\d+, in [\w<>.]+|'
-                  r'^(?:/|~/|[A-Za-z]:\\)[^\s"]{1,300}?\.py in [\w<>.]+\(')
+                  r'^(?:/|~/|[A-Za-z]:\\)[^\s"]{1,300}?\.py in [\w<>.]+\(|'
+                  # (and faulthandler's, after "Fatal Python error: Aborted", its line and function with no comma
+                  # between: '  File "/x/mlx_vlm/utils.py", line 888 in generate_step')
+                  r'File "[^"]+", line \d+ in [\w<>.]+\s*$')
 #: a Python frame, also one a console or docker compose wrapped: its second half after "File" (under compose's prefix,
 #: its function name on the next line: '"/x/linear.py", line 129,'), or its first half ('File "/x/runner.py",');
 #: several on one line are a flattened traceback; a paste cut inside its first frame's "File" keeps 'ile "/x/a.py", line 3'

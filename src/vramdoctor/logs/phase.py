@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from ..engines.interface import AFTER_MILESTONE, FLOOR, MILESTONES, PHASES
-from ..engines.words import LOADING_CJK, SIZE, to_bytes
+from ..engines.words import ISSUE_TAGS, LOADING_CJK, SIZE, to_bytes
 from .facts import Failure
 from .authorship import TITLE, program_line, prose_like, sentence_like, title_case, user_words
 from .knowledge import ELISION, FRAME, PY_FRAME, knowledge, phase_words
@@ -218,7 +218,10 @@ _STARTING = re.compile(_STAMP + r"srv\s+load_model: ")
 _STARTING_TOLD = re.compile(
     r"\b(?:when|while|during|on|at)\s+(?:starting|launching|booting|initiali[sz]ing|bringing up|spinning up|"
     r"start[- ]?up|startup|launch)\b|\b(?:fails?|failed|failing) to (?:start|launch|boot|come up)\b|"
-    r"\b(?:won't|doesn't|does not|can't|cannot|couldn't|could not) (?:start|launch|boot|come up)\b", re.I)
+    r"\b(?:won't|doesn't|does not|can't|cannot|couldn't|could not) (?:start|launch|boot|come up)\b|"
+    # (or the server being started, told by what it was used for: "When using vllm to start the internvl2-8b model
+    # service at A10 card, an error occurs")
+    r"\b(?:using|use|trying|attempting|tried|try)\s+(?:[\w.-]+\s+)?to\s+(?:start|launch|boot|bring up|spin up|deploy)\b", re.I)
 #: a report's words of where the failure was raised ("Error occurs in `prealloc_symmetric_memory_pool` at
 #: `model_runner.py:3420` during FlashInfer FP4 kernel autotuning", "it fails inside capture_model")
 _TOLD_WHERE = re.compile(r"\b(?:occurs?|occurred|happens?|happened|is raised|was raised|is thrown|fails|failed) (?:in|inside|"
@@ -227,11 +230,14 @@ _TOLD_WHERE = re.compile(r"\b(?:occurs?|occurred|happens?|happened|is raised|was
                          r"(?:错误|报错|问题|异常|OOM)(?:发生|出现)(?:在|于)\s*(\S)", re.I)
 
 
+_ISSUE_TAG = re.compile(r"\s*(?:#+\s*)?(?:" + ISSUE_TAGS + ")")
+
+
 def _told_start(text: str) -> bool:
     """A person's line (no log prefix, no frame) that says the failure came while starting, not denied ("it is not at
     startup")."""
-    if LOG_PREFIX.match(text) or FRAME.search(text):
-        return False
+    if LOG_PREFIX.match(text) and not _ISSUE_TAG.match(text) or FRAME.search(text):
+        return False  # (an issue's title after its tracker's tag, "[Usage]: When using vllm to start ...", is the user's)
     # (also while the model loaded, in words that do not name its weights: a start-up step, whichever)
     return any(not re.search(r"\b(?:not|never|no)\W+(?:\w+\W+)?$|n't\W+(?:\w+\W+)?$", text[max(0, m.start() - 16):m.start()])
                for rx in (_STARTING_TOLD, MODEL_LOADING_TOLD) for m in rx.finditer(text))
@@ -896,6 +902,11 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
         if marker in ("kv_done", "warmup_done"):
             return Place("WARMUP", "the failure message (a model execution) before the server was ready",
                          (f.line_no, f.text), ["WARMUP"])
+        if ("requests" not in f.progress and "ready" not in f.progress
+                and any(_told_start(t) for _, t in [*f.before, (f.line_no, f.text), *f.after])):
+            # (the report's words that it failed as the server started: the profile or warm-up run's model execution)
+            return Place("WARMUP", "the failure message (a model execution) and the report's words that it failed "
+                         "starting", (f.line_no, f.text), ["WARMUP"], inferred=True)
         return Place(None, "the failure message (a model execution: the profile or warm-up run, or a request)",
                      (f.line_no, f.text), ["WARMUP", "RUNTIME"])
     # an engine's own verdict a line or two later, or the request that failed (the lines after a frame are more of

@@ -159,7 +159,14 @@ def clause_at(text: str, at: int) -> int:
 #: --max-model-len 8192 it works now", "It used to OOM; that is solved since 0.6")
 _PAST_FIXED = re.compile(r"\b(?:before|previously|earlier|used to|at first|initially|originally)\b(?:(?!\.\s)[^!?]){0,200}?"
                          r"\b(?:(?:it |this |everything )?works?(?: fine| again)? now|now (?:it )?works|"
-                         r"(?:is|was|got|has been) (?:fixed|solved|resolved|gone)|no longer (?:happens|occurs|OOMs?|crashes))\b",
+                         r"(?:is|was|got|has been) (?:fixed|solved|resolved|gone)|no longer (?:happens|occurs|OOMs?|crashes))\b|"
+                         # ... the other way round ("This works now, where before it ran out of memory"), or a fix that
+                         # ended it ("Thanks, that fixed the OOM")
+                         r"\b(?:(?:it |this |everything )?works?(?: fine| again)? now|now (?:it )?works)\b[^.!?]{0,40}?"
+                         r"\b(?:where|whereas|while|but|and)?\s*before\b(?!\s+(?:the|a|an|any|each|every|my)\s)"
+                         r"(?![^.!?]*\bstill\b)|"
+                         r"\b(?:fixed|solved|resolved) (?:the|my|this|that) (?:OOM|out[- ]of[- ]memory|memory (?:issue|error|"
+                         r"problem))",
                          re.I)
 #: ... or an error the writer says they no longer get ("after upgrading to 0.8.5 I no longer get the following error:
 #: `torch.OutOfMemoryError: ...`", "I don't get this OOM anymore")
@@ -204,6 +211,17 @@ def _sentence_around(text: str, at: int) -> tuple[int, int]:
             return start, c.start()
         start = c.end()
     return start, len(text)
+
+
+#: a modal before a step's words, which tells what can be done, not what this run did ("however the model can be
+#: successfully loaded onto GPUs with huggingface transformers", "it could be loaded fine last week")
+_COULD_BE = re.compile(r"\b(?:can|could|would|should|might|may)\s+(?:\w+\s+){0,2}?be\s+(?:\w+\s+)?$", I)
+
+
+def could_be_at(text: str, at: int) -> bool:
+    """The words just before character `at` are a modal and "be" (`_COULD_BE`): what the step after them names is
+    what can happen, not what happened."""
+    return bool(_COULD_BE.search(text[max(0, at - 48):at]))
 
 
 def possible_only(text: str, at: int) -> bool:

@@ -43,7 +43,7 @@ from . import processes
 from .reader import unpaint
 from .authorship import HEADING, INTRO, TITLE, cjk_words, persons_line, program_line, sentence_like, told_in_a_sentence, user_words
 from .phase import FAILED_REQUEST
-from .prose import denied_at, elsewhen, possible_only
+from .prose import could_be_at, denied_at, elsewhen, possible_only
 from .table import header_column, row_value
 
 WINDOW = 80  # lines kept before a failure: the traceback that leads to it (IPython's source context not counted)
@@ -656,7 +656,8 @@ class Scanner:
                     m := pattern.search(text)) and not (
                     marker == "requests" and possible_only(text, m.start())
                     or (user_words(text) or sentence_like(text)) and (elsewhen(text, m.start())
-                                                                      or denied_at(text, m.start()))):
+                                                                      or denied_at(text, m.start())
+                                                                      or could_be_at(text, m.start()))):
                 person = persons_line(text)
                 if marker in r.progress and person:
                     continue  # (the report's words again: the first of them stands)
