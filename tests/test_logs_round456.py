@@ -572,3 +572,40 @@ def test_a_model_execution_after_serving_stays_runtime():
                                   "The weights are being loaded and VRAM keeps increasing until it crashes."])
 def test_memory_rising_while_the_model_loads_is_no_leak(said):
     assert kind_of([said, _OOM])[0] != "LEAK"
+
+
+# --- held-out rounds 474-476
+
+@pytest.mark.parametrize("said", ["[BUG] 利用VLLM进行推理时，加载模型时OOM",
+                                  "When running inference with vLLM, it OOMs while loading the model.",
+                                  "推理服务启动时显存不足"])
+def test_inference_as_the_purpose_does_not_outweigh_the_load_named_as_the_step(said):
+    lines = [said, "vllm serve baichuan2-13b --gpu-memory-utilization 0.9", _OOM]
+    assert kind_of(lines)[0] != "RUNTIME"
+
+
+def test_a_request_in_one_sentence_and_startup_in_another_is_still_the_request():
+    said = ("One completion request with a 200k-token input kills the server with out of memory. The KV cache was sized "
+            "at 600,000 tokens at startup.")
+    assert kind_of([said, "INFO 05-01 10:00:00 [api_server.py:1000] vLLM API server version 0.9.1", _OOM])[0] == "RUNTIME"
+
+
+@pytest.mark.parametrize("cell", [
+    ["Cell In[9], line 15", "     12 n_input_tokens = batch['input_ids'].shape[-1]", "     14 t1 = time.perf_counter()",
+     "---> 15 generated = model.generate(batch['input_ids'].to('cuda'), max_length=n_input_tokens+25)",
+     "     16 t2 = time.perf_counter()"],
+    ["<ipython-input-5-0a1b2c3d> in <module>", "      3 inputs = tok(prompt, return_tensors='pt').to(0)",
+     "----> 4 out = model.generate(**inputs, max_new_tokens=200)"],
+])
+def test_a_notebook_cells_line_that_ran_is_read(cell):
+    lines = ["OutOfMemoryError                          Traceback (most recent call last)", *cell, "",
+             "OutOfMemoryError: CUDA out of memory. Tried to allocate 86.00 MiB (GPU 0; 3.94 GiB total capacity)"]
+    assert kind_of(lines)[0] == "RUNTIME"
+
+
+def test_a_notebook_cell_that_loads_is_the_weights():
+    lines = ["OutOfMemoryError                          Traceback (most recent call last)", "Cell In[3], line 4",
+             "      2 from transformers import AutoModelForCausalLM", "      3 name = 'Qwen/Qwen2-7B'",
+             "----> 4 model = AutoModelForCausalLM.from_pretrained(name, device_map='cuda')", "",
+             "OutOfMemoryError: CUDA out of memory. Tried to allocate 260.00 MiB (GPU 0; 14.75 GiB total capacity)"]
+    assert kind_of(lines)[0] == "WEIGHTS"

@@ -65,7 +65,10 @@ _IPYTHON_FRAME = (r'(?:^|\s)File [~/.\w][^"\n]{0,300}?\.py:\d+, in [\w<>.]+|'
                   r'^(?:/|~/|[A-Za-z]:\\)[^\s"]{1,300}?\.py in [\w<>.]+\(|'
                   # (and faulthandler's, after "Fatal Python error: Aborted", its line and function with no comma
                   # between: '  File "/x/mlx_vlm/utils.py", line 888 in generate_step')
-                  r'File "[^"]+", line \d+ in [\w<>.]+\s*$')
+                  r'File "[^"]+", line \d+ in [\w<>.]+\s*$|'
+                  # (and the notebook cell's own frame, IPython 8's "Cell In[9], line 15", 7's "<ipython-input-5-0a1b>
+                  # in <module>")
+                  r'^\s*Cell In\s?\[\d+\], line \d+|^<ipython-input-[\w-]+> in <?\w+>?')
 #: a Python frame, also one a console or docker compose wrapped: its second half after "File" (under compose's prefix,
 #: its function name on the next line: '"/x/linear.py", line 129,'), or its first half ('File "/x/runner.py",');
 #: several on one line are a flattened traceback; a paste cut inside its first frame's "File" keeps 'ile "/x/a.py", line 3'

@@ -84,8 +84,26 @@ def frames(f: Failure) -> list[tuple[tuple, int, str]]:
         order = (1, -ln, -i, 1) if python else (0, ln, i, 0)
         out.append((order, ln, text))
         if python and i + 1 < len(lines) and not FRAME.search(lines[i + 1][1]):
-            out.append(((1, -ln, -i, 0), lines[i + 1][0], lines[i + 1][1]))  # the code line: inside its frame
+            code = _arrow_line(lines, i + 1)  # (IPython's excerpt: the line its arrow marks, "---> 15 x = f(")
+            out.append(((1, -ln, -i, 0), lines[code][0], lines[code][1]))  # the code line: inside its frame
     return out
+
+
+#: a line of IPython's excerpt under a frame, numbered, its arrow on the line that ran ("---> 15     generated = ...")
+_EXCERPT = re.compile(r"^\s*(?:-*>\s*)?\d+\s")
+_ARROW = re.compile(r"^\s*-*>\s*\d+\s")
+
+
+def _arrow_line(lines: list[tuple[int, str]], at: int) -> int:
+    """The index of the code line under the frame before `lines[at]`: where IPython's numbered excerpt begins there, its
+    line with the arrow (within 12 lines); otherwise `at` itself."""
+    for j in range(at, min(len(lines), at + 12)):
+        text = lines[j][1]
+        if not _EXCERPT.match(text):
+            break
+        if _ARROW.match(text):
+            return j
+    return at
 
 
 _ASSIGN = re.compile(r"^\s*[\w.,*\[\]() ]+?(?<![=!<>])=(?!=)")
@@ -221,7 +239,9 @@ _STARTING_TOLD = re.compile(
     r"\b(?:won't|doesn't|does not|can't|cannot|couldn't|could not) (?:start|launch|boot|come up)\b|"
     # (or the server being started, told by what it was used for: "When using vllm to start the internvl2-8b model
     # service at A10 card, an error occurs")
-    r"\b(?:using|use|trying|attempting|tried|try)\s+(?:[\w.-]+\s+)?to\s+(?:start|launch|boot|bring up|spin up|deploy)\b", re.I)
+    r"\b(?:using|use|trying|attempting|tried|try)\s+(?:[\w.-]+\s+)?to\s+(?:start|launch|boot|bring up|spin up|deploy)\b|"
+    # (in Chinese: 启动时, 服务启动的时候, 部署过程中, 初始化阶段)
+    r"(?:启动|部署|初始化)(?:时|的时候|过程中|阶段|期间)", re.I)
 #: a report's words of where the failure was raised ("Error occurs in `prealloc_symmetric_memory_pool` at
 #: `model_runner.py:3420` during FlashInfer FP4 kernel autotuning", "it fails inside capture_model")
 _TOLD_WHERE = re.compile(r"\b(?:occurs?|occurred|happens?|happened|is raised|was raised|is thrown|fails|failed) (?:in|inside|"
@@ -233,7 +253,7 @@ _TOLD_WHERE = re.compile(r"\b(?:occurs?|occurred|happens?|happened|is raised|was
 _ISSUE_TAG = re.compile(r"\s*(?:#+\s*)?(?:" + ISSUE_TAGS + ")")
 
 
-def _told_start(text: str) -> bool:
+def told_start(text: str) -> bool:
     """A person's line (no log prefix, no frame) that says the failure came while starting, not denied ("it is not at
     startup")."""
     if LOG_PREFIX.match(text) and not _ISSUE_TAG.match(text) or FRAME.search(text):
@@ -859,8 +879,11 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
         return Place(during, "the report's words of the step under way", (f.line_no, f.text), [during], inferred=True)
     if (during is None and passed is None and not f.phase and not f.candidates and (user_words(f.text)
                                                                                     or sentence_like(f.text))
-            and not FRAME.search(f.text) and any(not denied_at(f.text, mm.start()) for m, p in k.milestones
-                                                 if m == "requests" for mm in p.finditer(f.text))):
+            and not FRAME.search(f.text) and not told_start(f.text)
+            and any(not denied_at(f.text, mm.start()) for m, p in k.milestones
+                    if m == "requests" for mm in p.finditer(f.text))):
+        # (not where the same sentence says it failed as the model loaded or the server started: "利用VLLM进行推理时，
+        # 加载模型时OOM", inference the purpose, the load the step)
         # a person's sentence of the failure that says it came on a request ("even saying \"Hello\" will lead to the
         # out of memory error", "it OOMs when a request arrives")
         return Place("RUNTIME", "the report's words: it failed on a request", (f.line_no, f.text), ["RUNTIME"],
@@ -903,7 +926,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
             return Place("WARMUP", "the failure message (a model execution) before the server was ready",
                          (f.line_no, f.text), ["WARMUP"])
         if ("requests" not in f.progress and "ready" not in f.progress
-                and any(_told_start(t) for _, t in [*f.before, (f.line_no, f.text), *f.after])):
+                and any(told_start(t) for _, t in [*f.before, (f.line_no, f.text), *f.after])):
             # (the report's words that it failed as the server started: the profile or warm-up run's model execution)
             return Place("WARMUP", "the failure message (a model execution) and the report's words that it failed "
                          "starting", (f.line_no, f.text), ["WARMUP"], inferred=True)
@@ -952,7 +975,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
             return Place(v.phase, "the engine's verdict a few lines after the failure", (ln, text), [v.phase])
     # the report's own words that it failed starting ("When starting the model using the following command", "the
     # server fails to start"): a start-up step, whichever
-    told_start = any(_told_start(t) for _, t in [*f.before, (f.line_no, f.text), *f.after]) and "ready" not in f.progress
+    start_told = any(told_start(t) for _, t in [*f.before, (f.line_no, f.text), *f.after]) and "ready" not in f.progress
     # stack frames: a start-up step anywhere beats a serving step (start-up runs the forward pass too);
     # among start-up steps the innermost is the most specific
     listed = sorted(frames(f))
@@ -976,7 +999,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
         if served:  # (the engine's own line after it that requests were running: its dump of the failed batch)
             return Place("RUNTIME", "the stack frames (a graph evaluation) and the engine's line after them that "
                          "requests were running", served, ["RUNTIME"], inferred=True)
-        if told_start and "requests" not in f.progress:  # a forward pass while starting: the profile or warm-up run
+        if start_told and "requests" not in f.progress:  # a forward pass while starting: the profile or warm-up run
             return Place("WARMUP", "the stack frames (a forward pass) and the report's words that it failed starting",
                          where, ["WARMUP"], inferred=True)
         return Place(None, "the stack frames (a graph evaluation: warm-up or serving)", where, ["WARMUP", "RUNTIME"])
@@ -997,7 +1020,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     # start-up milestone: the server was still starting when it failed, so it was not serving)
     starting_after = any(_STARTING.search(t) or any(m not in ("ready", "requests") and p.search(t)
                                                       for m, p in k.milestones) for _, t in f.after)
-    scope = STARTUP if startup_frame or starting_after or told_start else PHASES
+    scope = STARTUP if startup_frame or starting_after or start_told else PHASES
     if startup_frame and marker in told:
         # (the engine's frames show it still starting: a milestone only the report's words gave, "我在尝试vllm推理时"
         # over a script's `llm = LLM(model=...)`, does not place it; the engine's own lines do)

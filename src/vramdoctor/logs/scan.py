@@ -42,7 +42,7 @@ from .lines import (
 from . import processes
 from .reader import unpaint
 from .authorship import HEADING, INTRO, TITLE, cjk_words, persons_line, program_line, sentence_like, told_in_a_sentence, user_words
-from .phase import FAILED_REQUEST
+from .phase import FAILED_REQUEST, told_start
 from .prose import could_be_at, denied_at, elsewhen, possible_only
 from .table import header_column, row_value
 
@@ -180,6 +180,17 @@ _DETAIL = re.compile(r"^\s*(?:\w+::)+\w+: \w+\s*$|^\s*Requested buffer size exce
 def shown_progress(r: RunFacts) -> list[str]:
     """The milestones of run `r` a program's own line showed (not only the report's words: `RunFacts.told`)."""
     return [m for m in r.progress if m not in r.told]
+
+
+def _sentence_of(text: str, at: int) -> str:
+    """The sentence of `text` around character `at` (up to the stops around it; a stop between digits, "0.9", is none)."""
+    stops = [m.end() for m in _STOP.finditer(text, 0, at)]
+    end = _STOP.search(text, at)
+    return text[stops[-1] if stops else 0:end.start() if end else len(text)]
+
+
+#: a sentence's stop (not a decimal point)
+_STOP = re.compile(r"[.!?](?!\d)(?:\s|$)|[。！？]")
 
 
 class Scanner:
@@ -654,7 +665,7 @@ class Scanner:
                 r.titled[marker] = self.call[:2] if in_call else (line_no, text[:500])
             elif not titled and (marker not in r.progress or marker in r.told) and (
                     m := pattern.search(text)) and not (
-                    marker == "requests" and possible_only(text, m.start())
+                    marker == "requests" and (possible_only(text, m.start()) or told_start(_sentence_of(text, m.start())))
                     or (user_words(text) or sentence_like(text)) and (elsewhen(text, m.start())
                                                                       or denied_at(text, m.start())
                                                                       or could_be_at(text, m.start()))):
