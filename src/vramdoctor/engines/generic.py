@@ -936,6 +936,12 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
 #: ... in Chinese, the language of many reports to vLLM, SGLang, LMDeploy and Qwen: an error reported or met (报错,
 #: 出错, 出现了这个错误), a crash (崩溃, 崩了, 挂了), a failure (失败), a model that cannot load or run (无法加载,
 #: 跑不起来); not denied just before (不/没/没有/未/无)
+#: an error's message quoted in a report's words, six to 200 characters (`_raised_named`), and the exception's class
+#: that may come before it ("threw `ValueError: unknown model`", "raised RuntimeError('...')")
+_QUOTED_MESSAGE = r"[`'\x22\u201c]([^`'\x22\u201d\n]{6,200}?)[`'\x22\u201d]"
+_CLASS_THEN = r"(?:[\w.]+(?:Error|Exception)\s*)?[(:]?\s*"
+
+
 def _error_message(m: re.Match) -> str | None:
     """`_raised_named`'s message where it reads as an error's (an exception's class in it, or three words or more, or
     two with a capital first: "No valid structured output parameter found", "unknown model architecture"); None for a
@@ -1043,12 +1049,14 @@ _BAD_OUTPUT = (r"(?<!\bno )(?<!\bnot )\b(?:gib+erish|garbled|garbage|nonsense|no
 _BAD_OUTPUT_ZH = r"(?<!没有)(?<!不是)乱码|胡言乱语|答非所问|输出(?:内容)?(?:不相关|无关|错乱)"
 
 
-#: a line that tells a failure as past and fixed, the fix first or last ("This works now, where before it crashed",
-#: "Before the update it crashed, now it works fine"); not a step "before the first request" or a failure "still" there
-_WORKS_NOW = re.compile(r"\b(?:(?:it |this |everything )?works?(?: fine| again)? now|now (?:it )?works)\b[^.!?]{0,40}?"
-                        r"\bbefore\b(?!\s+(?:the|a|an|any|each|every|my)\s)(?![^.!?]*\bstill\b)|"
-                        r"\b(?:before|previously)\b(?![^.!?]*\bstill\b)[^.!?]{0,120}?\b(?:(?:it |this |everything )?works?"
-                        r"(?: fine| again)? now|now (?:it )?works)\b", re.I)
+#: a fix the writer tells as done ("it works now", "now it works", "everything works fine now")
+WORKS_NOW = r"\b(?:(?:it |this |everything )?works?(?: fine| again)? now|now (?:it )?works)\b"
+#: ... then what it did before ("This works now, where before it crashed"); not a step "before the first request", nor
+#: a failure "still" there (logs.prose reads the same words as an out of memory told as fixed)
+WORKS_NOW_BEFORE = WORKS_NOW + r"[^.!?]{0,40}?\bbefore\b(?!\s+(?:the|a|an|any|each|every|my)\s)(?![^.!?]*\bstill\b)"
+#: a line that tells a failure as past and fixed, the fix first or last ("Before the update it crashed, now it works")
+_WORKS_NOW = re.compile(WORKS_NOW_BEFORE + r"|\b(?:before|previously)\b(?![^.!?]*\bstill\b)[^.!?]{0,120}?" + WORKS_NOW,
+                        re.I)
 
 
 def _failure_stated(m: re.Match) -> str:
@@ -3114,17 +3122,16 @@ LOG = LogWords(
             # stating that the key `gemma3.attention.layer_norm_rms_epsilon` is not found"): the program's error, not
             # a setting the writer changed
             r"\b(?:fails?|failed|failing|crash(?:es|ed)?|aborts?|aborted|errors?(?: out)?|errored(?: out)?|dies|died|exits?|exited)\s+with\s+"
-            r"(?:an?\s+|the\s+|this\s+)?(?:[\w.]+(?:Error|Exception)\s*)?[(:]?\s*[`'\x22\u201c]([^`'\x22\u201d\n]{6,200}?)[`'\x22\u201d]|"
+            r"(?:an?\s+|the\s+|this\s+)?" + _CLASS_THEN + _QUOTED_MESSAGE + "|"
             r"\b(?:get|gets|got|getting|see|saw|seeing|hit|hits|hitting|receive[sd]?|receiving)\s+(?:an?|the|this)\s+"
-            r"(?:[\w.]+\s+)?(?:error|exception)(?:\s+(?:message|saying|that says))?\s*[(:]?\s*"
-            r"[`'\x22\u201c]([^`'\x22\u201d\n]{6,200}?)[`'\x22\u201d]|"
+            r"(?:[\w.]+\s+)?(?:error|exception)(?:\s+(?:message|saying|that says))?\s*[(:]?\s*" + _QUOTED_MESSAGE + "|"
             r"\b(?:error|exception|Error|Exception) (?:stating|saying|which says|that says|telling me)(?: that)? "
             r"((?:[^.\n]|\.(?!\s|$)){6,200}?)(?:\.(?:\s|$)|$)|"
             # (the program raised it, not the writer: "I raised `max_num_batched_tokens` to 16384", "we tried throwing
             # \"bigger instances\" at it", "I already raised \"vllm#18211\"" are a setting, a remedy, an issue)
             r"(?<!\bI )(?<!\bwe )(?<!\bWe )(?<!\byou )(?<!\bYou )(?<!\bthey )(?<!\balready )(?<!\btried )(?<!\balso )"
             r"\b(?:raised|raises|raising|threw|throws|thrown|throwing)\s+(?:an?\s+|the\s+)?(?:exception\s+|error\s+)?"
-            r"(?:[\w.]+(?:Error|Exception)\s*)?[(:]?\s*[`'\x22\u201c]([^`'\x22\u201d\n]{6,200}?)[`'\x22\u201d]",
+            + _CLASS_THEN + _QUOTED_MESSAGE,
             _error_message, mode="first", prose=True),
         # the model a pasted script loads ("AutoModelForCausalLM.from_pretrained(\"THUDM/glm-4-9b-chat\"", "model_id =
         # 'Qwen/Qwen1.5-14B-Chat'"), the 16- or 32-bit dtype it or an engine's config gives the weights, and what puts

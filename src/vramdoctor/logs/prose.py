@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..engines.generic import OOM_WORDS
+from ..engines.generic import OOM_WORDS, WORKS_NOW_BEFORE
 
 I = re.IGNORECASE
 
@@ -162,9 +162,7 @@ _PAST_FIXED = re.compile(r"\b(?:before|previously|earlier|used to|at first|initi
                          r"(?:is|was|got|has been) (?:fixed|solved|resolved|gone)|no longer (?:happens|occurs|OOMs?|crashes))\b|"
                          # ... the other way round ("This works now, where before it ran out of memory"), or a fix that
                          # ended it ("Thanks, that fixed the OOM")
-                         r"\b(?:(?:it |this |everything )?works?(?: fine| again)? now|now (?:it )?works)\b[^.!?]{0,40}?"
-                         r"\b(?:where|whereas|while|but|and)?\s*before\b(?!\s+(?:the|a|an|any|each|every|my)\s)"
-                         r"(?![^.!?]*\bstill\b)|"
+                         + WORKS_NOW_BEFORE + "|"
                          r"\b(?:fixed|solved|resolved) (?:the|my|this|that) (?:OOM|out[- ]of[- ]memory|memory (?:issue|error|"
                          r"problem))",
                          re.I)

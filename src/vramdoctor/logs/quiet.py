@@ -816,8 +816,9 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                  "process's threads (py-spy dump --pid PID; gdb for a native server), and on several "
                                  "GPUs or nodes run with NCCL_DEBUG=INFO to see which collective waits.")
     unfinished = marker is not None and marker not in ("ready", "requests")
+    cause = _named_cause(run, engine)  # (the error the report names, read below)
     # (a log that ends in a step, where the report names the error that ended it: that error, below)
-    if step and not _named_cause(run, engine):
+    if step and not cause:
         ln, text, phase = step
         order = list(KIND_OF_PHASE)  # the step under way, or a later one the log did not reach
         if phase is None:  # a step's first word that names no phase: from the milestone reached on
@@ -888,7 +889,6 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          phase_source=f"the report's words that it goes on (line {ln})",
                          message=f"The report shows an error (line {said_ln}) and then says the program goes on past it "
                                  f"(line {ln}): not a failure, and no memory problem is shown.")
-    cause = _named_cause(run, engine)
     if cause:
         named_ln, named = cause
         # the report's words name the error that ended the run by its own message, on the line that states the
