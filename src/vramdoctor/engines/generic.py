@@ -117,12 +117,20 @@ OOM_WORDS = (
              # ("OOM" as a verb: "OOMing unpredictably", "it OOMed", "OOMs at 4", "OOM'd", "OOM-ing")
              r"(?<![A-Za-z0-9_])OOM(?:s|ed|ing|'d|-ing)(?![A-Za-z0-9_])" + _NONE_COUNTED, r"cudaErrorMemoryAllocation", r"hipErrorOutOfMemory", r"\bNV_ERR_NO_MEMORY\b",
              r"ErrorOutOfDeviceMemory", r"CUDA_ERROR_OUT_OF_MEMORY", r"cudaMalloc failed", r"memory allocation failed",
+             # (the driver API's CUresult by its number, 2 being CUDA_ERROR_OUT_OF_MEMORY (cuda.h), as torch_memory_saver
+             # prints it: "[torch_memory_saver.cpp] CUresult error  result=2 file=... func=cu_mem_create"; and the
+             # runtime's cudaError 2, cudaErrorMemoryAllocation, as old ggml-cuda printed it: "CUDA error 2 at
+             # ggml-cuda.cu:6045: out of memory")
+             r"\bCUresult\b[^\n]{0,30}?\bresult\s*[=:]\s*2\b(?![\d.])", r"\bCUDA error 2 (?:at|in)\b",
              # (a front end's own words for the engine's out-of-memory: Tabby's "CUDA memory allocation error detected:")
              r"\b(?:CUDA|GPU|device|VRAM|Metal|host|Host) memory allocation error\b",
              # (a pool's block allocator that gave none: "KV block allocation failed for request cmpl-12", TGI's "Block
              # allocation failed: allocator returned None."; a watchdog of the GPU's memory: "gpu-memory guard tripped")
              r"\b(?:KV )?[Bb]lock allocation failed\b", r"\b(?:gpu|GPU|device|VRAM)[- ]memory (?:guard|watchdog) (?:tripped|triggered)\b",
              r"CUDA out of\b", r"\bfail(?:ed|ing|s)? to allocate", r"unable to allocate .*buffer",
+             # (an allocation of a size refused, in any words: OpenVINO's GPU plugin, "[CL ext] Can not allocate
+             # 16049884928 bytes for USM Device"; "unable to allocate 8589934592 bytes")
+             r"\b(?:[Cc]an ?not|[Cc]an't|[Cc]ould ?n[o']t|[Uu]nable to) allocate \d[\d,]*\s*[Bb]ytes\b",
              r"Insufficient (?:GPU |device |free |available |CUDA |VRAM |video )*memory", r"not enough memory", r"kIOGPUCommandBufferCallbackErrorOutOfMemory",
              r"\bno enough memory", r"\b(?:UR|ZE)_RESULT_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY\b", r"too large for (?:the )?available memory", r"not enough (?:GPU |device |free |available |KV cache |cache |CUDA |VRAM |video )+memory",
              r"\b(?:memory|VRAM) (?:ran|runs|running) out\b",
@@ -282,6 +290,13 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"(?:day|hour|hr|minute|min|week)\b|"
            r"\bleak(?:s|ing|ed)? (?:(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B (?:of )?)?(?:host |CPU |GPU |system |"
            r"device )?memory\b|"
+           # ... growth by its rate, the noun first ("growth scaling with request volume (100–1000+ MB/h during bursts, ~2
+           # MB/h idle)")
+           r"\bgrowth\b[^.;!?\n]{0,60}?\d[\d.,]*\+?\s*[KMGT]i?B\s*/\s*(?:day|d|hour|h|hr|min|minute|week)\b|"
+           # ... a leak met, found or reproduced ("We hit this exact leak in production", "we reproduced the leak"; not a
+           # leak checker, "the leak detector")
+           r"\b(?:hit|hitting|see|seeing|saw|observe[ds]?|observing|found|find|reproduced?|reproducing|confirm(?:ed)?)\s+"
+           r"(?:this|the|that|a)\s+(?:exact\s+|same\s+|slow\s+)?leak\b(?![- ](?:detector|sanitizer|checker|check)\b)|"
            # (... host RAM by its name: "the first PP rank leaks host RAM proportional to the requests", "Host RAM leak")
            r"\bleak(?:s|ing|ed)? (?:(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B (?:of )?)?(?:host|CPU|system|GPU) (?:RAM|VRAM)\b|"
            r"\b(?:host|CPU|system) RAM leak(?:s|ing|age)?\b|"
@@ -778,6 +793,11 @@ def _growth(m: re.Match, inside: bool = True, rise: bool = True) -> str:
     sentence = text[begin:end + 1]
     if inside and _WHILE_LOADING.search(sentence) and not _LOAD_CYCLES.search(sentence):
         raise ValueError("memory rising while a model loads")  # ("When loading X, memory usage keeps growing"): the load
+    if (inside and _LEAK_NAMED.search(m.group(0)) and _WHILE_LOADING.search(text, 0, begin)
+            and not _LOAD_CYCLES.search(text)):
+        # (a leak named after the same paragraph put the rise in the load: "During the GPU load attempt, system memory
+        # usage climbs until it fills the entire 96GB of RAM ... but the memory leak/exhaustion persists": the load's)
+        raise ValueError("a leak named for a rise while a model loads")
     if _AFTER_FAILURE.search(text, m.end(), end + 1):
         raise ValueError("memory held after a failure")  # ("did not release the memory after encountering OOM")
     if _FIXED_SINCE.search(text, m.end(), end + 1):
@@ -838,6 +858,8 @@ _WITH_LOAD = re.compile(r"\bas (?:more |the )?(?:users?|requests?|clients?|load|
                         r"(?!\w* (?:served|handled|processed|completed|so far)\b)", re.I)
 #: a sentence that puts the rise while a model loads or the server starts ("When loading Gemma 4 31B in LM Studio, memory
 #: usage keeps growing"): the load filling memory, not memory kept after work is done
+#: a leak by its name ("memory leak", "leaks host RAM")
+_LEAK_NAMED = re.compile(r"\bleak", re.I)
 _WHILE_LOADING = re.compile(r"\b(?:when|while|during)\s+(?:the\s+|it\s+is\s+)?(?:model\s+)?(?:load(?:ing)?(?![ -]test)|"
                             r"start(?:ing|up)?|initiali[sz]\w*)\b|"
                             # (the load named with what loads or where: "During the GPU load attempt", "while the 70B
@@ -1546,7 +1568,12 @@ LOG = LogWords(
             # 0xc0000374 0x0 0x0 0x7ffd3e0f93a9", or a parent reports the end: 3221226356, -1073740940)
             r"\b(?:Exception|exit status|exception code:?|exit code:?)\s+0xc0000374\b|\bSTATUS_HEAP_CORRUPTION\b|"
             r"\b(?:exit status|exit code:?|no longer running:)\s+(?:3221226356|-1073740940)\b|"
-            r"\bcorrupted unsorted chunks|\bcorrupted top size\b", "not_oom",
+            r"\bcorrupted unsorted chunks|\bcorrupted top size\b|"
+            # (glibc's own asserts inside its allocator, malloc.c's consistency checks of its chunks: "llama-box:
+            # malloc.c:2617: sysmalloc: Assertion `(old_top == initial_top (av) && old_size == 0) || ...' failed.";
+            # memory running out makes malloc return NULL, never fail these; and the stack's canary, "*** stack
+            # smashing detected ***: terminated": a write past a buffer on the stack)
+            r"\bmalloc\.c:\d+: \w+: Assertion [`'\u2018]|\*\*\* stack smashing detected \*\*\*", "not_oom",
             code="heap-corruption"),
         # (and FlashInfer's check of a launch's status, with CUDA's error string after it: "Check failed: (status ==
         # cudaSuccess) is false: BatchPrefillWithPagedKVCache failed with error invalid argument")
@@ -2546,7 +2573,10 @@ LOG = LogWords(
         # a request answered with a server error (an access log: uvicorn's `"POST /v1/... HTTP/1.1" 500`): a
         # request failed while serving, its cause elsewhere (Gin's `| 500 |` is Ollama's, whose requests load the
         # model first: engines/ollama.py)
-        msg(r"\x22(?:POST|GET) /[^\x22]*\x22 50[0-3]\b", "error", "RUNTIME"),
+        # (not a probe of the server's own state, "GET /health HTTP/1.1" 503 Service Unavailable: servers answer it 503
+        # until their warm-up is done, SGLang until its first /generate; no request of a user's failed)
+        msg(r"\x22(?:POST|GET) /(?!(?:v1/)?(?:health|healthz|ready|readyz|readiness|live|livez|liveness|ping)\b)[^\x22]*"
+            r"\x22 50[0-3]\b", "error", "RUNTIME"),
         # the loader's exception named with a cause of no memory (src/llama.cpp llama_model_load's catch, "error loading
         # model: %s": "borrow_shared_tensor: this model is a draft head without its own 'token_embd.weight'", "failed
         # to open x.gguf: No such file or directory", "invalid split file idx: 3"): the file or the settings; not a
@@ -2575,6 +2605,10 @@ LOG = LogWords(
                       # "torch.empty((out_features, in_features), **factory_kwargs)")
                       r"torch/nn/modules/\w+\.py\W+line \d+, in __init__|"
                       r"Parameter\(torch\.empty|_load_pretrained_model|dispatch_model|loading model tensors|"
+                      # (LLaVA's builder, copied into most vision-language repositories, llava/model/builder.py
+                      # `load_pretrained_model`, and its resize of the embeddings to the tokenizer after the load,
+                      # transformers' modeling_utils.py `resize_token_embeddings`)
+                      r"\bin load_pretrained_model\b|\bin (?:_?resize_token_embeddings|_get_resized_embeddings)\b|"
                       # (a model-parallel layer allocating its weights as it is built: fairscale's and Megatron's
                       # _initialize_affine_weight, under the reference Llama's "model = Transformer(model_args)")
                       r"\b_initialize_affine_weight\b|"
@@ -2685,7 +2719,10 @@ LOG = LogWords(
         # (an id holds a digit: not a name in a line of code, "infer_tensor(request_id, shard, tensor," under a frame)
         # (or a program's own line that it is generating an answer: "Generating summary with MLX model...",
         # "Generating response...")
+        # (or a script's own line of the input it took, by its length: "Prompt tokens: 8", "Number of input tokens =
+        # 1532": the model was loaded and an input is going through it)
         ("requests", rx(r"^\s*Generating (?:a |the )?(?:summary|response|answer|reply|completion|output|text)\b(?![^\n]*\?)|"
+                        r"^\s*(?:Number of |Total )?(?:prompt|input) tokens\s*[:=]\s*\d[\d,]*\s*$|"
                         r"\b(?:chat)?cmpl-[0-9a-f]{8}|\bchatcmpl-[\w-]{4,}|\brequest[_ ]id\b\W{1,3}(?=[\w-]*\d)[\w-]{4,}|"
                         r"\bRequest:? [\w.-]*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-|"
                         # servers without a module: vllm.rs "Received completion request with 21 messages",
@@ -2824,7 +2861,9 @@ LOG = LogWords(
                         r"(?:RL |GRPO |PPO )?training\b|训练到(?:一半|中途)|训练中途|"
                         # (or a count of steps it got through: "I encounter a CUDA OOM error after 50-60 steps", "after
                         # a few iterations it runs out of memory")
-                        r"\b(?:OOMs?|OOM-?ed|out of memory|crash(?:es|ed)?|fails?|failed|dies|died|errors?)\b[^.\n]{0,40}?"
+                        # (or the error by its class, "it has torch.OutOfMemoryError after several epochs")
+                        r"(?:\b(?:OOMs?|OOM-?ed|out of memory|crash(?:es|ed)?|fails?|failed|dies|died|errors?)\b|"
+                        r"OutOfMemoryError\b)[^.\n]{0,40}?"
                         r"\bafter (?:about |around |roughly |~)?(?:\d+(?:\s*[-~\u2013]\s*\d+)?|a few|several|some|many) "
                         r"(?:training |RL |PPO |GRPO |rollout )?(?:steps|iterations|epochs|rollouts|episodes|batches)\b|"
                         r"\bafter (?:about |around |roughly |~)?(?:\d+(?:\s*[-~\u2013]\s*\d+)?|a few|several|some|many) "
@@ -2897,6 +2936,11 @@ LOG = LogWords(
                         r"\bwhen (?:I |we )?(?:send|sending|sent|submit|submitting|submitted) (?:a |the |my |an? )?"
                         r"(?:large |long |big |longer |bigger )?(?:prompts?|requests?|inputs?|queries)\b|"
                         r"\bprompted with (?:~|about |around |over )?\d[\d,.]*[kK]?\+? tokens\b|"
+                        # ... or a request by its prompt's size ("the first generate with a ~33k-token prompt throws",
+                        # "sending a 20k token prompt"; not a context set at start, "with a 32k-token context")
+                        r"\b(?:with|on|for|sending|send|sent|given|feeding) (?:it )?(?:a |an |the |my |one )?"
+                        r"(?:~|about |around |over |roughly )?\d[\d,.]*\s*[kK]?\+?[- ]tokens? (?:long )?"
+                        r"(?:prompt|input|request|query|document)s?\b|"
                         # ... or the first batch of work after start ("The server starts up normally but crashes during
                         # the first inference batch"; not a decode or prefill step, which a warm-up runs too)
                         r"\b(?:during|on|at|in|with) the first (?:inference|generation|serving) (?:batch|step|pass|"
@@ -3048,7 +3092,8 @@ LOG = LogWords(
                         # ... in Chinese: while inferring, generating, chatting, or when a request or input is sent
                         # (推理时, 当我们输入三张图像时, 发送请求的时候), or under concurrency (并发)
                         # (or the model called, 调用的时候)
-                        r"(?:推理|生成|对话|请求|输入|发送|调用)[^，。,.！？]{0,16}?(?:时|的时候|过程中|以后|之后)|高?并发|"
+                        # (not past another clause's own "在...时" or load: "做推理 在load模型时 ... 报oom" is the load's)
+                        r"(?:推理|生成|对话|请求|输入|发送|调用)(?:(?!在|加载|load|启动)[^，。,.！？]){0,16}?(?:时|的时候|过程中|以后|之后)|高?并发|"
                         # ... in Japanese and Korean: while inferring or generating, or when a request is sent
                         # (推論中に, 生成時に, リクエストを送ると; 추론 중, 생성할 때, 요청을 보내면)
                         r"(?:推論|生成)(?:中|時)に?|リクエストを送(?:ると|った時|信すると)|"
@@ -3064,6 +3109,13 @@ LOG = LogWords(
                         r"(?:较长|很长|长)的?(?:文档|文本|输入|提示词?|上下文)[^，。,.！？]{0,16}?(?:时|的时候|过程中)|"
                         # ... or "when" before the inference (当我使用4090和sglang进行推理会报错OOM)
                         r"当[^，。,.！？]{0,24}?(?:进行|做|跑|开始)(?:推理|生成|对话)|"
+                        # ... or the inference under way, then the error in the next clause (我在3090上，进行视频推理，有如下
+                        # 报错; 做图像推理，出现OOM)
+                        r"(?:进行|做|跑)[^，。,.！？]{0,8}?推理[，,]\s*(?:有|出现|遇到|发生|报)|"
+                        # ... and in English, the inference the writer was running ("I was running video inference on a
+                        # 3090 and got this error")
+                        r"\b(?:was|were|am|are|I'm|we're) (?:running|doing|performing) (?:[\w-]+ ){0,2}?inferr?ence\b"
+                        r"(?! (?:engine|server|framework)s?\b)|"
                         # ... also in traditional characters (推理時, 對話), or an image a request sent being too big
                         # (圖片尺寸太大, 图片太大: "the image is too large, causing OOM")
                         r"(?:推理|對話|請求|輸入|發送)[^，。,.！？]{0,16}?(?:時|的時候|過程中|以後|之後)|"
@@ -3376,7 +3428,11 @@ LOG = LogWords(
     # (process_weights_after_loading), a model moved to the GPU whole (model.cuda(), nn.Module._apply)
     loader=rx(r"\bload_weights\b|\bweight_loader\b|\b_?create_weights?\b|Parameter\(torch\.(?:empty|zeros)|"
               r"\bprocess_weights?(?:_after_loading)?\b|\bin _apply\b|\bself\._apply\(|"
-              r"\bmodel\s*=\s*model\.(?:cuda|to)\("),
+              r"\bmodel\s*=\s*model\.(?:cuda|to)\(|"
+              # (LLaVA's builder, llava/model/builder.py `load_pretrained_model`, which the vision-language repositories
+              # copy: it builds the model, reads its weights and its vision tower's, and resizes its embeddings to the
+              # tokenizer; it returns before any input)
+              r"\bin load_pretrained_model\b"),
     # a process setting up its device before any weights, in any engine: PyTorch's CUDA context
     # (torch.cuda.set_device -> torch._C._cuda_setDevice) and NCCL's communicator (ncclCommInitRank)
     device_setup=rx(r"\bin (?:set_device|_cuda_setDevice)\b|\bncclCommInitRank\b"),

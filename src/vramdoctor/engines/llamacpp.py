@@ -449,6 +449,10 @@ LOG = LogWords(
         msg(r"\bin the input batch have inconsistent sequence positions\b|\binvalid token\[\d+\] = -?\d+|"
             r"\binvalid seq_id\[\d+\]\[\d+\] = -?\d+|\bdecode: failed to initialize batch\b|"
             r"\bllama_decode: failed to decode, ret = -1\b", "not_oom", code="batch-invalid"),
+        # a decode asked of an encoder-only model (llama-context.cpp decode: "cannot decode batches with this context
+        # (use llama_encode() instead)", an embedding model such as bge-m3 or a BERT; Ollama's embeddings path then
+        # encodes and answers): the request's kind for this model, not memory
+        msg(r"\bcannot decode batches with this context\b", "not_oom", code="decode-on-encoder-model"),
         # llama_decode's -2: the graph's compute could not allocate (llama-context.cpp decode maps
         # GGML_STATUS_ALLOC_FAILED to -2, 2025+; -3 is a compute that failed otherwise, its cause not given)
         # (llama-cpp-python's "llama_decode returned -2" is its own engine's words)

@@ -29,12 +29,19 @@ LOG = LogWords(
             # around it, hooks.py `new_forward`: the weights are in place and an input is going through; an engine's
             # start-up frames around it, vLLM's profiling run over its transformers back end, win as start-up steps)
             "RUNTIME": rx(r"generation/utils\.py|\bin _sample\b|\bin generate\b|"
-                          r"transformers[/\\]models[/\\]\w+[/\\]modeling_\w+\.py(?::\d+,|\x22, line \d+,)? in (?:\w+\.)?forward\b|"
+                          # (also a modeling file kept outside transformers, as remote code or copied into a project:
+                          # "transformers_modules/InternVL2-4B/modeling_internvl_chat.py", "vlmeval/vlm/qwen2_vl/
+                          # modeling_qwen2_5_vl.py\", line 273, in forward", its path's head cut off)
+                          r"(?:^|[/\\\s\x22])modeling_\w+\.py(?::\d+,|\x22, line \d+,)? in (?:\w+\.)?forward\b|"
                           r"accelerate[/\\]hooks\.py(?::\d+,|\x22, line \d+,)? in new_forward\b|"
                           # (the eager attention's own lines, its scores over the input: modeling_*.py's
                           # "attn_weights = torch.matmul(query_states, key_states.transpose(2, 3))", the shared
                           # `eager_attention_forward` of 4.48+)
-                          r"\btorch\.matmul\(query_states, key_states\.transpose\(2, 3\)\)|\beager_attention_forward\b")},
+                          r"\btorch\.matmul\(query_states, key_states\.transpose\(2, 3\)\)|\beager_attention_forward\b|"
+                          # (... as the vision towers and older modeling files write it, the scores of a query and a
+                          # key: "attn_weights = torch.matmul(q, k.transpose(1, 2)) / math.sqrt(self.head_dim)")
+                          r"\b(?:attn_weights|attn_scores|attention_scores|scores)\s*=\s*torch\.matmul\(\s*(?:q|query|"
+                          r"query_states|query_layer)\s*,\s*(?:k|key|key_states|key_layer)\.transpose\(")},
     # the loader proper: transformers' own from_pretrained (modeling_utils.py, and the Auto classes' in
     # models/auto/auto_factory.py) builds the model and reads its weights, nothing else: frames cut inside it are the
     # load, whatever came below them

@@ -549,7 +549,9 @@ LOG = LogWords(
                  # (AWS Neuron through transformers-neuronx: decoder.py to_neuron makes each layer's KV cache,
                  # init_caches, as it loads the layers)
                  r"\binit_caches\b"),
-        "WARMUP": rx(r"profile_run|_dummy_run|_dummy_sampler_run|determine_available_memory|"
+        # (and the dummy run in words, vllm-omni's worker: "RuntimeError: Dummy run failed: Worker failed with error 'CUDA
+        # out of memory. ...'": the profile or warm-up run, which V1 names _dummy_run)
+        "WARMUP": rx(r"profile_run|_dummy_run|_dummy_sampler_run|determine_available_memory|\b[Dd]ummy (?:sampler )?run\b|"
                      r"determine_num_available_blocks|capture_model|compile_or_warm_up_model|_warm_up_model|Capturing CUDA graph|"
                      r"Capturing cudagraph|Memory profiling|"
                      # (multimodal/profiling.py making the profile run's dummy inputs: "The sequence length used for

@@ -55,7 +55,13 @@ _OF_KIND = re.compile(r"\b(?:unsupported|not supported|shapes?|specs?|layouts?|d
                       # (a feature only some settings or builds have: "KV-cache-less is only supported for context",
                       # TensorRT-LLM's "TrtGptModelInflightBatching requires GPT attention plugin with packed input and
                       # paged KV cache", an engine built without it)
-                      r"only supported|requires? (?:an? |the )?(?:[\w-]+ ){0,4}?(?:plugin|build flag|build option))\b",
+                      r"only supported|requires? (?:an? |the )?(?:[\w-]+ ){0,4}?(?:plugin|build flag|build option)|"
+                      # (a state the step needs first, not reached: SGLang's "NVFP4 KV cache global scales must be
+                      # calibrated before CUDA graph capture", "the KV cache has not been initialized", "cache must be
+                      # set before ...")
+                      r"must (?:first )?be (?:calibrated|initiali[sz]ed|set|provided|specified|called|registered|enabled|"
+                      r"disabled|created)|(?:has|have|was|were) not (?:yet )?been (?:calibrated|initiali[sz]ed|set|"
+                      r"called|registered|created)|not (?:yet )?(?:calibrated|initiali[sz]ed))\b",
                       re.I)
 _OF_AMOUNT = re.compile(r"\b(?:enough|insufficient|exceed\w*|larger|smaller|bigger|too (?:small|large|big|many|few|"
                         r"long)|out of|available|free|allocat\w*|capacity|no (?:space|room)|full|needs?|needed|required|"
@@ -155,7 +161,7 @@ _NOT_OOM = {
                                  "nothing ran out; update the layer, or run without its memory limit to confirm.",
     "nccl-error": "the GPUs failed to talk to each other (NCCL).",
     "device-side-assert": "a kernel assertion failed (bad token ids or shapes).",
-    "heap-corruption": "the C library found its heap corrupted (a double free or a write past a buffer): a bug in the "
+    "heap-corruption": "the C library found its heap or stack corrupted (a double free or a write past a buffer): a bug in the "
                        "engine or a native library, not memory running out.",
     "cuda-invalid-argument": "a CUDA call got an invalid argument.",
     "gpu-ecc-error": "a GPU counts uncorrectable ECC errors in its memory: faulty or failing hardware, which hangs or "
@@ -250,6 +256,10 @@ _NOT_OOM = {
                      "the vocabulary, a sequence id past the slots, positions that do not follow those in the KV "
                      "cache): the program's input or a bug in how it builds batches (speculative decoding, a "
                      "client's token ids), not memory.",
+    "decode-on-encoder-model": "the model is encoder-only (an embedding model: BERT, bge-m3, nomic-embed): the engine "
+                               "will not decode with it and encodes instead; where the request was still answered "
+                               "(200) nothing failed. Send it embedding requests, not completions, and keep "
+                               "generation on a decoder model: not memory.",
     "bad-argument": "the command line has an option or a value the program does not accept (a misspelt flag, a flag "
                     "of another version, a subcommand where options go): nothing ran. Fix the command line; `--help` "
                     "lists what this version takes.",
@@ -2484,7 +2494,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                 # convert the KV cache specs to one unified type"), none of an amount: a format, not a size
                 return Diagnosis(kind="NOT_OOM", code="error-not-memory", evidence=[(f.line_no, f.text)], oom=False,
                                  message="The run failed with an error that names the " + "/".join(words) + " by its "
-                                         "kind (a shape, a type, a spec it does not support), not by its size: no "
+                                         "kind (a shape, a type, a spec it does not support, a state it needs first), not by its size: no "
                                          "amount, shortfall or allocation is named, so memory is not the cause.")
             if words:  # a stated cause in words about memory that vramdoctor does not know: do not guess
                 return Diagnosis(kind="UNDETERMINED", code="failure-unrecognised", evidence=[(f.line_no, f.text)],

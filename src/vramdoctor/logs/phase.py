@@ -287,6 +287,17 @@ _PASSED = [(re.compile(r"\b(?:(?:even )?after|once|since)\s+(?:[`'\x22\u201c](?!
 _PASSED += [(re.compile(r"(?<![没未不无])(?<!无法)(?<!没有)(?:模型|权重)?加载(?:成功|完成)|模型(?:已经)?加载(?:好|完)了?", 0), "KV"),
             (re.compile(r"(?<![没未不无能])(?<!无法)(?<!没有)(?:服务)?启动(?:成功|完成)(?:了)?(?:后|之后|以后)|服务(?:已经)?(?:起来|跑起来)"
                         r"(?:了)?(?:后|之后|以后)", 0), "RUNTIME")]
+#: ... and told as done well, the step then the manner ("The model loads fine, but ...", "the server starts up
+#: normally", "it passes startup and serves short prompts"); not asked or hoped ("does it start fine?": a question
+#: is no account)
+_FINE = r"(?:fine|ok(?:ay)?|normally|successfully|correctly|without (?:any )?(?:errors?|issues?|problems?))\b(?![^.!\n]{0,40}\?)"
+#: (the model, not its weights: "the model weights load successfully, but the post-load swizzle OOMs" is still their step)
+_PASSED += [(re.compile(r"\b(?:the |my |our )?model\s+(?:loads?|loaded)\s+(?:up\s+)?" + _FINE,
+                        re.I), "KV"),
+            (re.compile(r"\b(?:the |my |our )?(?:server|engine|service|instance|container|it)\s+(?:starts?|started|boots?|"
+                        r"booted|comes? up|came up|launch(?:es|ed)|initiali[sz]es|initiali[sz]ed)\s+(?:up\s+)?" + _FINE + r"|"
+                        r"\b(?:pass(?:es|ed)?|gets? through|got through|survives?|survived|clears?|cleared) (?:the )?"
+                        r"(?:start-?up|initiali[sz]ation|engine init\w*|warm-?up)\b", re.I), "RUNTIME")]
 
 
 #: words before a step that say it had not passed ("before warm-up finished", "never loaded", "during warmup")
@@ -334,7 +345,15 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        r"\b(?:re-?loading|switching\s+to)\s+(?:the\s+|a\s+|another\s+)?(?:[\w.-]+\s+){0,2}?model\s+"
                        r"(?:fails|failed|OOMs|OOMed|crashes|crashed|runs out|ran out)\b|"
                        r"重新加载(?:模型)?(?:后|时)?[，,]?\s*(?:就|又)?(?:报错|出错|显存不足|爆显存|OOM)|"
-                       r"切换(?:到)?[^，。,.\n]{0,20}?模型(?:后|时)[，,]?\s*(?:就|又)?(?:报错|出错|显存不足|爆显存|OOM)", re.I),
+                       r"切换(?:到)?[^，。,.\n]{0,20}?模型(?:后|时)[，,]?\s*(?:就|又)?(?:报错|出错|显存不足|爆显存|OOM)|"
+                       # ... or the load's own progress where it failed, a count of shards or a share of the model
+                       # ("在load模型时总是在17/19左右报oom", "load到模型的80%左右时", "it always dies at 17/19 checkpoint
+                       # shards", "fails at about 80% of loading the weights"): the weights' read itself, in any engine
+                       r"(?:load|加载|載入)(?:模型)?(?:时|的时候)?[^，。！？\n]{0,12}?[在到至]\s*(?:第\s*)?\d+\s*/\s*\d+|"
+                       r"(?:load|加载|載入)(?:到|至)(?:模型的)?\s*(?:约|大约|大概)?\s*\d{1,3}\s*%|"
+                       r"\b(?:at|around|about|after)\s+(?:shard\s+)?\d+\s*/\s*\d+\s+(?:of\s+the\s+)?(?:checkpoint\s+)?"
+                       r"(?:safetensors\s+)?shards\b|\b(?:at|around|about)\s+\d{1,2}\s*%\s+(?:of\s+)?(?:loading\s+)?"
+                       r"(?:the\s+)?(?:weights|checkpoint|shards)\b", re.I),
             "WEIGHTS"),
            # ... the buffers of expert or tensor parallel communication, made after the weights ("CUDA OOM during
            # UCCL-EP buffer allocation", "while allocating the DeepEP buffers", "NCCL buffer allocation fails")

@@ -582,9 +582,20 @@ def step_under_way(run: RunFacts, engine: str) -> tuple[int, str, str] | None:
     lines = run.tail_lines or ([run.tail] if run.tail else [])
     for i in range(len(lines) - 1, -1, -1):
         ln, text = lines[i]
-        if text.strip() and not bare_prefix(text) and not DEATH_BEGINS.match(text):
+        # (nor a markdown fence that closes the paste, "```")
+        if (text.strip() and not bare_prefix(text) and not DEATH_BEGINS.match(text) and not _WAITING.match(text)
+                and not _FENCE_ONLY.match(text)):
             return _under_way(ln, text, engine) or _stub(ln, text, lines[:i], engine)
     return None
+
+
+#: a launcher's line that it is still waiting on the program it started (Lemonade's "Still waiting for
+#: llama-server...", a script's "Waiting for the server to start..."): says nothing of its own; the step the program
+#: was in is the line before the waiting
+_WAITING = re.compile(r"^\W{0,3}(?:\[[\w.-]{1,40}\]\s*)?(?:Still |still )?[Ww]aiting (?:for|on|until) (?:the )?"
+                      r"[\w.-]+(?: (?:server|engine|process|model|backend))?(?: to (?:start|be ready|come up|respond|"
+                      r"become (?:ready|available)|load))?(?:\s*\.{3}|…)?\s*(?:\(\d+\s*s?\))?\s*(?:`{3})?\s*$")
+_FENCE_ONLY = re.compile(r"^\s*`{3,}\w*\s*$")
 
 
 #: the first line of a process's death, cut right after it: Python multiprocessing's header of a child's traceback

@@ -41,7 +41,7 @@ from .lines import (
 )
 from . import processes
 from .reader import unpaint
-from .authorship import HEADING, INTRO, TITLE, cjk_words, persons_line, program_line, sentence_like, told_in_a_sentence, user_words
+from .authorship import HEADING, INTRO, TITLE, cjk_words, persons_line, program_line, prose_like, sentence_like, told_in_a_sentence, user_words
 from .phase import FAILED_REQUEST, told_start
 from .prose import could_be_at, denied_at, elsewhen, possible_only
 from .table import header_column, row_value
@@ -533,6 +533,26 @@ class Scanner:
             return False
         return True
 
+    def _title_above(self) -> None:
+        """The paste's first line is the report's title (a short line, a blank line, then the report's words or a
+        section's heading: an issue as a tracker shows it, "torch.OutOfMemoryError: CUDA out of memory occurred when
+        inferring an image or a video" / "" / "Hi, I tried to infer ..."): the milestones it names are what the report
+        tells (`RunFacts.titled`), not steps the run passed, as under a markdown heading. Called at line 3, which every
+        path feeds (as lines 1 and 2)."""
+        first = next((t for ln, t in self.recent if ln == 1), None)
+        second = next((t for ln, t in self.recent if ln == 2), None)
+        r = self.run
+        if first is None or second is None or second.strip() or r.first_line != 1 or not _short_title(first):
+            return
+        for marker in [m for m, ln in r.progress.items() if ln == 1 and m != "start"]:
+            r.titled.setdefault(marker, (1, r.progress_text.get(marker, first)[:500]))
+            del r.progress[marker]
+            r.progress_text.pop(marker, None)
+            r.told.discard(marker)
+            for f in r.failures + r.pressure:  # (the title itself a failure: its words are not a step it came after)
+                if f.progress.get(marker) == 1:
+                    del f.progress[marker]
+
     def feed(self, line_no: int, text: str) -> None:
         if len(text) > MAX_LINE:
             text = window(text)
@@ -546,6 +566,8 @@ class Scanner:
             self.version_section = 0  # (a report goes on under the heading: "Sometimes, llama-server produces ...")
         self._tick(line_no, text)
         self._failing_items(line_no, text)
+        if line_no == 3 and (HEADING.match(text) or persons_line(text) or prose_like(text)):
+            self._title_above()
         ascii_text = text.isascii()
         lowered = text.lower()
         k = self.k
