@@ -265,7 +265,17 @@ def test_a_second_ctrl_c_still_stops_the_server_and_prints_the_report(tmp_path):
                           serve("stubborn", weights_mib=16), "--rest", "30", "--tiers", "128", "--output-tiers", "8",
                           "--results-dir", str(tmp_path), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, preexec_fn=_default_sigint)
-    time.sleep(6)
+    # (the Ctrl-C must come in the 30 s rest, after the baseline: wait for the server to listen, however long a loaded
+    # machine takes to start it, then for the baseline and the one short request)
+    import socket
+
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.2)
+    time.sleep(5)
     kids = [c.pid for c in psutil.Process(p.pid).children(recursive=True)]
     p.send_signal(signal.SIGINT)
     time.sleep(1)
