@@ -307,3 +307,32 @@ def test_the_loads_own_progress_where_it_failed_is_the_weights(said):
 @pytest.mark.parametrize("said", ["用vllm推理时报oom", "After 17/19 requests it dies."])
 def test_other_counts_and_inference_are_not_the_load(said):
     assert kind_of([said, _OOM])[0] != "WEIGHTS"
+
+
+# --- an optional module's import caught and printed, the run going on: no failure of its own (h485/05, 12) ---------
+
+_SGLANG_ROCM = ["[2026-05-25 18:03:30 TP0] Init torch distributed begin.", "{notice}",
+                "[2026-05-25 18:03:32 TP0] Init torch distributed ends. elapsed=2.73 s, mem usage=0.30 GB",
+                "[2026-05-25 18:03:33 TP0] Load weight begin. avail mem=31.42 GB",
+                "[2026-05-25 18:03:34 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+                '  File "/sglang/srt/layers/quantization/unquant.py", line 219, in create_weights',
+                "    torch.empty(num_experts, w2_weight_n, w2_weight_k, dtype=params_dtype),",
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 384.00 MiB. GPU 0 has a total capacity of "
+                "31.86 GiB of which 124.00 MiB is free."]
+
+
+@pytest.mark.parametrize("notice", [
+    "[2026-05-25 18:03:30 TP0] Failed to import amdsmi with ModuleNotFoundError(\"No module named 'amdsmi'\")",
+    "[2026-05-25 18:03:30 TP0] Failed to import from vllm._C with ImportError('libcudart.so.12: cannot open shared "
+    "object file')",
+    "[2026-05-25 18:03:30 TP0] Failed to import pynvml with OSError('NVML Shared Library Not Found')",
+])
+def test_an_optional_import_the_run_went_on_from_is_no_failure(notice):
+    lines = [x.format(notice=notice) for x in _SGLANG_ROCM]
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+def test_an_import_that_ended_the_run_stays_its_failure():
+    lines = ["[2026-05-25 18:03:30 TP0] Init torch distributed begin.",
+             "Traceback (most recent call last):", "ModuleNotFoundError: No module named 'sgl_kernel'"]
+    assert kind_of(lines)[0] == "NOT_OOM"

@@ -1637,6 +1637,23 @@ def _warned_and_went_on(run: RunFacts, f: Failure, engine: str) -> bool:
 _SERVES_DEGRADED = frozenset({"gpu-unsupported", "gpu-not-detected", "rpc-worker-unreachable"})
 
 
+#: an optional module's import that failed, the exception caught and printed by its repr ("Failed to import amdsmi with
+#: ModuleNotFoundError(\"No module named 'amdsmi'\")", vLLM's "Failed to import from vllm._C with ImportError(...)"):
+#: the program logs it and goes on without the module
+_OPTIONAL_IMPORT = re.compile(r"\b[Ff]ailed to import (?:from )?[\w.]+(?: from [\w.]+)? with (?:ModuleNotFoundError|"
+                              r"ImportError|OSError)\(")
+
+
+def _optional_import_passed(run: RunFacts, f: Failure) -> bool:
+    """Failure `f` is an optional import the program caught and printed (`_OPTIONAL_IMPORT`), and the run went on past
+    it: a later step of its own, or a later failure that ended it (SGLang on ROCm without amdsmi, then "Load weight
+    begin" and an out of memory): no failure of its own."""
+    return (f.kind in ("not_oom", "error") and bool(_OPTIONAL_IMPORT.search(f.text))
+            and (any(ln > f.line_no for ln in run.progress.values())
+                 or any(g.line_no > f.line_no and g.kind in ("oom", "not_oom") and not _OPTIONAL_IMPORT.search(g.text)
+                        for g in run.failures)))
+
+
 def _quoted_as_gone(f: Failure) -> bool:
     """Failure `f` is quoted under a person's line that announces it as an error they no longer get ("With
     --max-model-len 16384 I no longer get the following error:", then the error): a past failure, not the run's."""
@@ -1666,7 +1683,8 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     # detected" beside its ROCm GPU's "inference compute ... library=rocm ... available=23.5 GiB")
     other_gpu = bool(positive(run.numbers, "gpu_available_bytes"))
     failures = [g for g in run.failures if not _warned_and_went_on(run, g, engine)
-                and not (g.code == "gpu-not-detected" and other_gpu) and not _quoted_as_gone(g)]
+                and not (g.code == "gpu-not-detected" and other_gpu) and not _quoted_as_gone(g)
+                and not _optional_import_passed(run, g)]
     fatal = [f for f in failures if f.kind in ("oom", "not_oom") and not _self_kill(f) and not _quotes_a_note(run, f)]
     # (an allocator's CUDA call that failed for another cause, which PyTorch then raised as an out of memory, the
     # allocation having returned nothing: the out of memory after it is that failure's report, not memory)
