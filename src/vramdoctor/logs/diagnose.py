@@ -161,8 +161,8 @@ _NOT_OOM = {
                                  "nothing ran out; update the layer, or run without its memory limit to confirm.",
     "nccl-error": "the GPUs failed to talk to each other (NCCL).",
     "device-side-assert": "a kernel assertion failed (bad token ids or shapes).",
-    "heap-corruption": "the C library found its heap or stack corrupted (a double free or a write past a buffer): a bug in the "
-                       "engine or a native library, not memory running out.",
+    "heap-corruption": "the C library found its heap or stack corrupted (a double free or a write past a buffer): a "
+                       "bug in the engine or a native library, not memory running out.",
     "cuda-invalid-argument": "a CUDA call got an invalid argument.",
     "gpu-ecc-error": "a GPU counts uncorrectable ECC errors in its memory: faulty or failing hardware, which hangs or "
                      "crashes the processes on it. Reset the GPU (or reboot), check `nvidia-smi -q -d ECC` and the "
@@ -2512,7 +2512,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                 # convert the KV cache specs to one unified type"), none of an amount: a format, not a size
                 return Diagnosis(kind="NOT_OOM", code="error-not-memory", evidence=[(f.line_no, f.text)], oom=False,
                                  message="The run failed with an error that names the " + "/".join(words) + " by its "
-                                         "kind (a shape, a type, a spec it does not support, a state it needs first), not by its size: no "
+                                         "kind (a shape, a type, a spec it does not support, a state it needs "
+                                         "first), not by its size: no "
                                          "amount, shortfall or allocation is named, so memory is not the cause.")
             if words:  # a stated cause in words about memory that vramdoctor does not know: do not guess
                 return Diagnosis(kind="UNDETERMINED", code="failure-unrecognised", evidence=[(f.line_no, f.text)],

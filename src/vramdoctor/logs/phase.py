@@ -290,7 +290,8 @@ _PASSED += [(re.compile(r"(?<![没未不无])(?<!无法)(?<!没有)(?:模型|权
 #: ... and told as done well, the step then the manner ("The model loads fine, but ...", "the server starts up
 #: normally", "it passes startup and serves short prompts"); not asked or hoped ("does it start fine?": a question
 #: is no account)
-_FINE = r"(?:fine|ok(?:ay)?|normally|successfully|correctly|without (?:any )?(?:errors?|issues?|problems?))\b(?![^.!\n]{0,40}\?)"
+_FINE = (r"(?:fine|ok(?:ay)?|normally|successfully|correctly|without (?:any )?(?:errors?|issues?|problems?))\b"
+         r"(?![^.!\n]{0,40}\?)")
 #: (the model, not its weights: "the model weights load successfully, but the post-load swizzle OOMs" is still their step)
 _PASSED += [(re.compile(r"\b(?:the |my |our )?model\s+(?:loads?|loaded)\s+(?:up\s+)?" + _FINE,
                         re.I), "KV"),
