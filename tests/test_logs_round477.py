@@ -336,3 +336,47 @@ def test_an_import_that_ended_the_run_stays_its_failure():
     lines = ["[2026-05-25 18:03:30 TP0] Init torch distributed begin.",
              "Traceback (most recent call last):", "ModuleNotFoundError: No module named 'sgl_kernel'"]
     assert kind_of(lines)[0] == "NOT_OOM"
+
+
+# --- the new-user review of stop 49: the same readings after a log's prefix, and two more wordings of serving --------
+
+@pytest.mark.parametrize("waiting", ["INFO:     Still waiting for llama-server...",
+                                     "2025-01-01 10:00:00,123 - INFO - Still waiting for llama-server...",
+                                     '[2026-06-07 11:58:20] INFO:     172.17.0.1:53596 - "GET /health HTTP/1.1" 503 '
+                                     'Service Unavailable'])
+def test_prefixed_waiting_and_probe_lines_leave_the_step_under_way(waiting):
+    lines = ["[2026-06-07 11:57:43] KV Cache is allocated. #tokens: 6827, K size: 0.09 GB, V size: 0.09 GB",
+             "[2026-06-07 11:57:57] Capture cuda graph begin. This can take up to several minutes. avail mem=9.2 GB",
+             "Capturing batches (bs=4 avail_mem=9.0 GB):  35%|███▌      | 7/20", waiting, waiting]
+    assert kind_of(lines) == ("UNDETERMINED", "log-ends-during-step")
+
+
+@pytest.mark.parametrize("said", ["模型加载成功后，一进行推理就报OOM", "when someone pastes a 60k token document the request fails",
+                                  "It dies as soon as a user uploads a 100k-token document:"])
+def test_more_words_of_serving(said):
+    assert kind_of([said, _OOM])[0] == "RUNTIME"
+
+
+def test_sglangs_tensor_parallel_size_alias_is_read():
+    rep = diag("python -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B-Instruct "
+               "--tensor-parallel-size 4 --port 30000\n" + _OOM)
+    assert run_of(rep).numbers.get("tensor_parallel_size") == 4, run_of(rep).numbers
+
+
+# --- IPython's excerpt of a library's source that raises is code, not its error (h486/03: was NOT_OOM code-error) ----
+
+@pytest.mark.parametrize("code", ["    152     raise TypeError(", "--> 152     raise ValueError(f'bad {x}')"])
+def test_an_ipython_excerpt_line_that_raises_is_no_error(code):
+    lines = ["RuntimeError                              Traceback (most recent call last)",
+             "File /x/vllm/utils.py:150, in check(x)", "    150 if not isinstance(x, str):", code,
+             "File /x/torch/cuda/__init__.py:300, in _lazy_init()", "--> 300     torch._C._cuda_init()",
+             "RuntimeError: CUDA error: out of memory"]
+    assert kind_of(lines)[0] != "NOT_OOM"
+
+
+def test_an_ipython_arrow_line_that_is_not_a_raise_is_read_as_before():
+    lines = ["ValueError                              Traceback (most recent call last)",
+             "Cell In[3], line 2", "----> 2 llm = LLM(model='x')",
+             "ValueError: Model architectures ['FooForCausalLM'] are not supported for now.",
+             "Supported architectures: ['LlamaForCausalLM']"]
+    assert kind_of(lines)[0] == "NOT_OOM"

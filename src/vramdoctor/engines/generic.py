@@ -2938,7 +2938,8 @@ LOG = LogWords(
                         r"\bprompted with (?:~|about |around |over )?\d[\d,.]*[kK]?\+? tokens\b|"
                         # ... or a request by its prompt's size ("the first generate with a ~33k-token prompt throws",
                         # "sending a 20k token prompt"; not a context set at start, "with a 32k-token context")
-                        r"\b(?:with|on|for|sending|send|sent|given|feeding) (?:it )?(?:a |an |the |my |one )?"
+                        r"\b(?:with|on|for|sending|send|sent|given|feeding|pastes?|pasted|pasting|submits?|"
+                        r"submitted|submitting|uploads?|uploaded|uploading) (?:it |in )?(?:a |an |the |my |one )?"
                         r"(?:~|about |around |over |roughly )?\d[\d,.]*\s*[kK]?\+?[- ]tokens? (?:long )?"
                         r"(?:prompt|input|request|query|document)s?\b|"
                         # ... or the first batch of work after start ("The server starts up normally but crashes during
@@ -3104,6 +3105,8 @@ LOG = LogWords(
                         # ... and a request sent or the model asked in a Chinese report's shortest words (一发请求就崩溃,
                         # 推理一会儿就挂, 一提问就报错)
                         r"一发(?:请求|消息|问题)就|推理一会儿?就|(?:一|刚)(?:提问|问问题|发消息)就|"
+                        # ... or as soon as inference runs (模型加载成功后，一进行推理就报OOM)
+                        r"(?:一|刚)(?:进行|开始|做|跑)(?:推理|生成|对话)就|"
                         # ... or a long document or text worked on (对于一些篇幅较长的文档进行分析时, 处理长文本时,
                         # 总结长文档的时候)
                         r"(?:较长|很长|长)的?(?:文档|文本|输入|提示词?|上下文)[^，。,.！？]{0,16}?(?:时|的时候|过程中)|"

@@ -461,7 +461,8 @@ LOG = LogWords(
         cli("chunked_prefill_size", "chunked-prefill-size", count),
         cli("kv_cache_dtype", "kv-cache-dtype", lambda m: m.group(1)),
         cli("quantization", "quantization", lambda m: m.group(1)),
-        cli("tensor_parallel_size", "tp-size|tp", count),
+        # (and its alias, server_args.py's "--tensor-parallel-size", which SGLang takes as --tp-size)
+        cli("tensor_parallel_size", "tp-size|tp|tensor-parallel-size", count),
         cli("pipeline_parallel_size", "pp-size|pp", count),
         cli("cuda_graph_max_bs", "cuda-graph-max-bs", count),
         cli("page_size", "page-size", count),

@@ -583,8 +583,10 @@ def step_under_way(run: RunFacts, engine: str) -> tuple[int, str, str] | None:
     for i in range(len(lines) - 1, -1, -1):
         ln, text = lines[i]
         # (nor a markdown fence that closes the paste, "```")
-        if (text.strip() and not bare_prefix(text) and not DEATH_BEGINS.match(text) and not _WAITING.match(text)
-                and not _FENCE_ONLY.match(text)):
+        # (nor a launcher's waiting or a readiness probe's access line, after the log's own prefix as well)
+        said = message(text)
+        if (text.strip() and not bare_prefix(text) and not DEATH_BEGINS.match(text) and not _WAITING.match(said)
+                and not _PROBE.search(said) and not _FENCE_ONLY.match(text)):
             return _under_way(ln, text, engine) or _stub(ln, text, lines[:i], engine)
     return None
 
@@ -596,6 +598,10 @@ _WAITING = re.compile(r"^\W{0,3}(?:\[[\w.-]{1,40}\]\s*)?(?:Still |still )?[Ww]ai
                       r"[\w.-]+(?: (?:server|engine|process|model|backend))?(?: to (?:start|be ready|come up|respond|"
                       r"become (?:ready|available)|load))?(?:\s*\.{3}|…)?\s*(?:\(\d+\s*s?\))?\s*(?:`{3})?\s*$")
 _FENCE_ONLY = re.compile(r"^\s*`{3,}\w*\s*$")
+#: a readiness probe's access line ("GET /health HTTP/1.1" 503): a server answers it while it starts, and it says
+#: nothing of the step under way
+_PROBE = re.compile(r"\x22(?:GET|HEAD) /(?:v1/)?(?:health|healthz|ready|readyz|readiness|live|livez|liveness|ping)\b"
+                    r"[^\x22]*\x22 \d{3}\b|\bGET /(?:v1/)?(?:health|healthz|ready|ping)\b[^\n]{0,40}\b\d{3}\b")
 
 
 #: the first line of a process's death, cut right after it: Python multiprocessing's header of a child's traceback

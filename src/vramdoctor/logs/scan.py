@@ -53,6 +53,8 @@ WINDOW_MAX = 4 * WINDOW  # lines kept before a failure at most, with IPython's s
 #: "--> 116     return func(*args, **kwargs)", and "   (...)" where it skips some): five to eleven a frame, which would
 #: push the outer frames (a `generate` that places the failure) out of the window
 _IPY_CONTEXT = re.compile(r"^(?:-*>|\s)\s*\d+\s|^\s{2,}\(\.\.\.\)\s*$")
+#: ... one that raises: the source of the raise, whose exception (named there, "raise TypeError(") is printed below
+_IPY_RAISE = re.compile(r"^(?:-*>|\s)\s*\d+\s+raise\s")
 
 
 #: IPython's and Jupyter's header of a traceback, the exception's class first ("OutOfMemoryError
@@ -756,6 +758,8 @@ class Scanner:
                                    or hv.kind == "wrapper" and stated(text)):
                 r.heading = (line_no, text)  # read as the failure only where no line of the log shows one
         v = k.verdict(text, c["msg"], lowered) if "msg" in c and not joined and not heading else None
+        if v is not None and _IPY_RAISE.match(text):
+            v = None  # (IPython's excerpt of a library's source, "    152     raise TypeError(": code, not its error)
         if v is not None and v.kind == "oom" and v.engine == "generic" and self._hedged_before(line_no, text):
             v = None  # (the line ends a sentence the line before began with a hedge: "it may cause out-of-" / "memory")
         failed = not joined and not heading and ("msg" in c or "frame" in c) and self._failure(r, line_no, text, c, v)
