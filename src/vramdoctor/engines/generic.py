@@ -239,6 +239,10 @@ _DIED = r"(?:OOMs?|OOM-?ed|out[- ]of[- ]memory|crash(?:es|ed)?|runs? out of memo
 _MANY = r"(?:hundreds?|thousands?|[1-9]\d{2,}|[1-9][\d.]*[kK])"
 _OF_REQUESTS = r"(?:of\s+)?(?:prompts|requests|queries|calls|messages|conversations|generations|completions)\b"
 _USE = r"(?:time|usage|use|running|uptime|serving)"
+#: the path of a readiness or liveness probe, the server's own state asked ("/health", "/v1/health", "/readyz"): servers
+#: answer it 503 while they start; an access line of one is no user's request (here, and logs/quiet.py's step under way)
+PROBE_PATH = r"(?:v1/)?(?:health|healthz|ready|readyz|readiness|live|livez|liveness|ping)\b"
+
 _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|server's) RAM|RAM (?:usage|use|"
            r"consumption))\b[^.;!?\n]{0,60}?\b(?:(?:keeps?|kept|continu\w*|steadily|"
            r"gradually|constantly|slowly)\s+(?:to\s+|on\s+)?(?:grow|increas|ris|climb|go(?:es|ing)? up|creep)\w*|"
@@ -2575,8 +2579,7 @@ LOG = LogWords(
         # model first: engines/ollama.py)
         # (not a probe of the server's own state, "GET /health HTTP/1.1" 503 Service Unavailable: servers answer it 503
         # until their warm-up is done, SGLang until its first /generate; no request of a user's failed)
-        msg(r"\x22(?:POST|GET) /(?!(?:v1/)?(?:health|healthz|ready|readyz|readiness|live|livez|liveness|ping)\b)[^\x22]*"
-            r"\x22 50[0-3]\b", "error", "RUNTIME"),
+        msg(r"\x22(?:POST|GET) /(?!" + PROBE_PATH + r")[^\x22]*\x22 50[0-3]\b", "error", "RUNTIME"),
         # the loader's exception named with a cause of no memory (src/llama.cpp llama_model_load's catch, "error loading
         # model: %s": "borrow_shared_tensor: this model is a draft head without its own 'token_embd.weight'", "failed
         # to open x.gguf: No such file or directory", "invalid split file idx: 3"): the file or the settings; not a

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from ..engines.generic import PROBE_PATH
 from ..engines.llamacpp import DECODE_FULL
 from ..errors import UsageError
 from .facts import RunFacts, latest
@@ -600,8 +601,7 @@ _WAITING = re.compile(r"^\W{0,3}(?:\[[\w.-]{1,40}\]\s*)?(?:Still |still )?[Ww]ai
 _FENCE_ONLY = re.compile(r"^\s*`{3,}\w*\s*$")
 #: a readiness probe's access line ("GET /health HTTP/1.1" 503): a server answers it while it starts, and it says
 #: nothing of the step under way
-_PROBE = re.compile(r"\x22(?:GET|HEAD) /(?:v1/)?(?:health|healthz|ready|readyz|readiness|live|livez|liveness|ping)\b"
-                    r"[^\x22]*\x22 \d{3}\b|\bGET /(?:v1/)?(?:health|healthz|ready|ping)\b[^\n]{0,40}\b\d{3}\b")
+_PROBE = re.compile(r"\x22(?:GET|HEAD) /" + PROBE_PATH + r"[^\x22]*\x22 \d{3}\b|\bGET /(?:v1/)?(?:health|healthz|ready|ping)\b[^\n]{0,40}\b\d{3}\b")
 
 
 #: the first line of a process's death, cut right after it: Python multiprocessing's header of a child's traceback
