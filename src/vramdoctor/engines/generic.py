@@ -1602,6 +1602,16 @@ LOG = LogWords(
         # failed: invalid value"), as a report or ggml's error line quotes it; not its allocation failure
         msg(r"\bcublas\w+\b[^\n]{0,40}?\b(?:invalid (?:parameter|value)|not supported|execution failed|architecture "
             r"mismatch)\b", "not_oom", code="cuda-kernel-error"),
+        # a BLAS library's own check of a call's arguments (its xerbla: Intel MKL's "Intel MKL ERROR: Parameter 13 was
+        # incorrect on entry to SGEMM .", OpenBLAS's and the reference BLAS's " ** On entry to SGEMM  parameter number
+        # 8 had an illegal value"): a matrix size or stride the caller got wrong, a build's bug, not memory
+        msg(r"\bMKL ERROR: Parameter \d+ was incorrect on entry to\b|\bOn entry to \w+\s+parameter number\s+\d+ had an "
+            r"illegal value\b", "not_oom", code="blas-bad-argument"),
+        # a back end with no kernels for the data type asked (text-embeddings-inference's ORT and candle back ends:
+        # "Could not start backend: DType float16 is not supported"), not a warning that goes on with another type
+        # ("bfloat16 is not supported on CPU, using float32 instead")
+        msg(r"\bD[Tt]ype:? [\w.]+ is not supported\b(?![^\n]*\b(?:using|falling back|falls? back|fallback|instead|"
+            r"casting to|converting to)\b)", "not_oom", code="dtype-unsupported"),
         # a client that hung up while its request was answered: the server's write failed ("BrokenPipeError: [Errno 32]
         # Broken pipe" in Python's socketserver, which reports it under "Exception occurred during processing of request
         # from ('192.168.10.41', 60412)"; uvicorn/starlette's ClientDisconnect): that request only, not memory
@@ -1772,6 +1782,14 @@ LOG = LogWords(
         # Ray placing a worker where no GPU is ("Ray does not allocate any GPUs on the driver node. Consider adjusting
         # the Ray placement group ..."): a cluster's placement, not memory
         msg(r"\bRay does not allocate any GPUs on the driver node\b", "not_oom", code="error-not-memory"),
+        # ... nor where the cluster has fewer GPUs free than the engine's ranks ask (vLLM's data-parallel start over
+        # Ray, v1/engine/utils.py: "Not enough resources to allocate 2 placement groups, only created 1 placement
+        # groups";
+        # its Ray executor's "The number of required GPUs exceeds the total number of available GPUs in the placement
+        # group"): GPUs counted, not memory (a node with none at all is cuda-driver-error)
+        msg(r"\bNot enough resources to allocate \d+ placement groups?\b|"
+            r"\bThe number of required GPUs exceeds the total number of available GPUs in the placement group\b",
+            "not_oom", code="error-not-memory"),
         # a client's view of a server that stopped answering mid-response (aiohttp's "ClientPayloadError: Response
         # payload is not completed", "ServerDisconnectedError: Server disconnected", httpx's "RemoteProtocolError: peer
         # closed connection without sending complete message body"): the server failed; its cause is in its own log
@@ -1780,6 +1798,10 @@ LOG = LogWords(
         msg(r"\bResponse payload is not completed\b|\bServerDisconnectedError\b|\bpeer closed connection without "
             r"sending complete message body\b|\bRemoteDisconnected\(\W{0,2}Remote end closed connection without response\b",
             "wrapper"),
+        # a desktop app's dialog for its server process that died (Jan's "LLAMA_CPP_PROCESS_ERROR" / "The model process
+        # encountered an unexpected error."): it failed; the cause is in the server's own lines, if the details show
+        # them
+        msg(r"\bLLAMA_CPP_PROCESS_ERROR\b|\bThe model process encountered an unexpected error\b", "wrapper"),
         # ... or a program's error with its message empty, alone on its line (click's and many CLIs' "Error: " where the
         # exception's text was empty: `llm -m l2c 'Tell me a joke'` printing only "Error: "): it failed, and why is not
         # shown
@@ -1861,6 +1883,10 @@ LOG = LogWords(
         # async failed, src loc type=1, dst loc type=1, kind=1 is invalid!"): a bad call, whatever the words "Memory"
         # in its reason; the CANN error code table: EE1001 is an invalid argument, not an allocation
         msg(r"\bEE1001\b|\bThe argument is invalid\.\s?Reason:", "not_oom", code="npu-invalid-argument", flags=0),
+        # an Ascend Transformer Boost operator that refused its inputs at setup (torch_npu's ATB ops:
+        # "ReshapeAndCacheOperation setup failed!", "PagedAttentionOperation setup failed!"): a data type or shape it
+        # does not take on this NPU (an fp8 KV cache on a 310P), before any memory is asked for
+        msg(r"\b[A-Z]\w*Operation setup failed\b", "not_oom", code="npu-operator-setup-failed", flags=0),
         # the driver, not memory: "unsupported display driver / cuda driver combination", "driver version is
         # insufficient", "no CUDA-capable device"
         msg(r"unsupported display driver|cuda driver combination|driver version is insufficient|"
@@ -2340,6 +2366,14 @@ LOG = LogWords(
         # the weights and the KV cache for the context, so either ledger
         msg(r"\bNo workers meet the resource requirements\b", "oom", code="guardrail-refused-load",
             candidates=("WEIGHTS", "KV")),
+        # ... or a container's own pick of a build for the GPUs it finds (NVIDIA NIM's profile selection, ngc_profile.py
+        # "Detected additional 1 compatible profile(s) that are currently not runnable due to low free GPU memory",
+        # then utils.py "Could not find a profile that is currently runnable with the detected hardware"): a refusal
+        # before anything loads, the profile's need against the GPU's free memory (NIM wraps its lines: the first
+        # half alone, "... currently not", at the line's end)
+        msg(r"\bcompatible profile\(s\) that are currently not(?:\s+runnable due to low free GPU memory\b|\s*$)", "oom",
+            code="guardrail-refused-load", candidates=("WEIGHTS", "KV")),
+        msg(r"\bCould not find a profile that is currently runnable\b", "wrapper"),
         # a server's own refusal in plain words that the KV cache for the context asked does not fit (MoE4All's infr:
         # "Error: this model cannot be served on this device: no usable KV cache fits." with "requested context :
         # 262144 tokens"; "the KV cache for 131072 tokens won't fit on this device"): the KV ledger; not a question
@@ -2662,7 +2696,9 @@ LOG = LogWords(
                  r"\s*=\s*\[?\s*torch\.(?:empty|zeros)"),
         # (ahead-of-time compilation of the model's programs at start: XLA/JAX on TPUs, torch.compile)
         # (and kernels tuned at start: FlashInfer's and Triton's autotuners run each kernel's variants once, before serving)
-        "WARMUP": rx(r"\bcaptur|cuda_graph|CudaGraph|CUDA graphs can take|graph_runner|warm(?:ing)?[ _-]?up|\bprofil(?!\w* verbosity)|"
+        "WARMUP": rx(r"\bcaptur|cuda_graph|CudaGraph|CUDA graphs can take|graph_runner|warm(?:ing)?[ _-]?up|"
+                     # (not a profile as a noun, NIM's "a profile that is currently runnable", "compatible profile(s)")
+                     r"\bprofil(?!\w* verbosity)(?!es?\b(?![ _]run))|"
                      r"\bautotun(?:e|es|ed|ing)\b|"
                      r"torch_compile_cache|_run_compilation|compilation_manager|precompil|compile_or_warm|"
                      r"XLA:\w+ compile\b|\bcompile permanent error|"

@@ -57,11 +57,21 @@ LOG = LogWords(
         msg(r"Decode cuda graph warmup failed", "pressure", "WARMUP", "cuda-graph-warmup-skipped"),
         msg(r"Method Warmup encountered an error|Unable to warmup the Python model shards", "wrapper", "WARMUP"),
         msg(r"Method (?:Prefill|Decode) encountered an error", "wrapper", "RUNTIME"),
+        # the router's stream that ended before its last token (router/src/infer: InferError::IncompleteGeneration,
+        # "Incomplete generation", and "Incomplete generation stream"): a request's generation failed, its cause in the
+        # shard's own lines
+        msg(r"\binfer\b[^\n]{0,80}\bIncomplete generation\b", "wrapper", "RUNTIME"),
         # a shard that exits before it says "Server started at unix://..." (launcher/src/main.rs shard_manager:
         # ShardCannotStart): it was building the model and loading its weights; the router's warm-up comes only once
         # every shard is up, so the failure is in the weights phase
         msg(r"Shard \d+ failed to start|\bShardCannotStart\b", "wrapper", "WEIGHTS"),
         msg(r"Shard \d+ crashed|Shard complete standard error output", "wrapper"),
+        # the launcher's own exit (launcher/src/main.rs: main returns Err(LauncherError), which Rust prints as "Error:
+        # DownloadError"): a step's failure whose cause the step printed (the download step's "Download encountered an
+        # error: ..." or "Download process was signaled to shutdown with signal 9"). The download step also converts a
+        # .bin checkpoint to safetensors in host RAM, before any shard loads it: the weights' phase
+        msg(r"\bError: DownloadError\b|\bDownload encountered an error\b", "wrapper", "WEIGHTS"),
+        msg(r"\bError: (?:ShardFailed|ShardDisconnected|WebserverFailed|WebserverCannotStart)\b", "wrapper"),
         # the router's client that lost its shard (router/client/src/lib.rs, "Server error: transport error", "error
         # trying to connect: Connection refused (os error 111)"; infer.rs "Request failed during generation: Server
         # error: ..."): the shard process died, its cause in the shard's own lines; in a batch's prefill or decode, or a

@@ -410,6 +410,16 @@ _NOT_OOM = {
                       "a mode its kernels do not support, often only in CUDA-graph capture or with one back end): "
                       "not memory; try without the option that brings in that kernel (for example CUDA graphs, or "
                       "another attention back end) and report it to the engine.",
+    "blas-bad-argument": "a BLAS library (Intel MKL, OpenBLAS, cuBLAS) refused a call's arguments (a matrix size or "
+                         "stride it does not take): a bug of the build or its kernels, not memory; try the engine's "
+                         "image or build made for this CPU or GPU, and report it to the engine.",
+    "dtype-unsupported": "the back end has no kernels for the data type asked on this device (float16 on a CPU back "
+                         "end, for one): not memory; ask for a data type it supports (the engine's --dtype, float32 "
+                         "on a CPU) or use its build for a GPU.",
+    "npu-operator-setup-failed": "an Ascend operator refused its inputs when it was set up (a data type or shape it "
+                                 "does not take on this NPU, such as an fp8 KV cache on a 310P): not memory; drop the "
+                                 "option that brings it in (--kv-cache-dtype, a quantization) or use versions of "
+                                 "vllm-ascend, torch_npu and CANN that support it.",
     "kernel-config-unsupported": "the attention kernel has no build for this model's shape (its head size, group "
                                  "size or page size): not memory; choose another attention back end or a build that "
                                  "supports it.",

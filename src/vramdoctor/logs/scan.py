@@ -1042,11 +1042,17 @@ class Scanner:
                 weak = [f for f in weak if not stated(f.text)]
             elif kind not in ("oom", "not_oom"):
                 weak = []
-            if not weak:
+            gone = weak[-1] if weak else None
+            if gone is None:
+                # ... nor behind failures the run went past, a milestone after each (eight ranks' "Failed to import
+                # amdsmi" at start-up, then the weights loaded, then a rank's traceback): the oldest of them goes
+                gone = next((f for f in r.failures
+                             if any(ln > max(f.end_line, f.line_no) for ln in r.progress.values())), None)
+            if gone is None:
                 return True
-            r.failures.remove(weak[-1])
-            if weak[-1] in self.pending:
-                self.pending.remove(weak[-1])
+            r.failures.remove(gone)
+            if gone in self.pending:
+                self.pending.remove(gone)
         last = r.failures[-1] if r.failures else None
         # (not across a milestone passed since: the run went on after it, and this is a failure of its own)
         # (nor across a markdown fence: the report's words above a pasted log, "DeepSeek-Coder-V2-Lite out of memory" /
@@ -1101,16 +1107,22 @@ class Scanner:
                 if v and v.code and not last.code:
                     last.code = v.code
                 return True
-            if kind == "oom" and last.kind == "error" and v and v.phase == "HOST" and stated(last.text):
+            if (kind == "oom" and last.kind == "error" and v and v.phase == "HOST" and stated(last.text)
+                    and not last.wrapper):
                 # a kill after an error that states its cause (SGLang ends its process tree after a warm-up error:
-                # "AssertionError: res=<Response [502]>" then "Killed"): the engine ending itself, its aftermath
+                # "AssertionError: res=<Response [502]>" then "Killed"): the engine ending itself, its aftermath (not
+                # after a wrapper, whose cause is elsewhere: TGI's "Error: DownloadError" printed above the download
+                # step's "signaled to shutdown with signal 9" where two streams interleave)
                 return True
             if kind == "oom" and last.kind == "error":  # the cause arrives a line later
+                was_wrapper = last.wrapper
                 last.kind, last.text, last.line_no, last.wrapper = "oom", text, line_no, False
                 last.code = last.code or (v.code if v else "")
                 if v:
                     last.candidates = last.candidates or v.candidates
-                    if v.phase and not last.phase:
+                    # (the host's memory, the OOM killer's, over the step a wrapper above it named: the kill says what
+                    # ran out; its own words or the progress place it)
+                    if v.phase and (not last.phase or v.phase == "HOST" and was_wrapper):
                         last.phase, last.deciding = v.phase, (line_no, text)
                 last.lines_before = self.before_source(line_no) if self.before_source else before_window(self.recent)
                 last.after = []

@@ -1,0 +1,160 @@
+"""Kinds of fault found in stop 50's held-out rounds (488 and later), each in several wordings of our own, with
+guards that the fix does not overreach."""
+
+from __future__ import annotations
+
+import pytest
+from logcase import kind_of
+
+_KILL = "2024-09-29T02:10:58.798995Z ERROR download: text_generation_launcher: Download process was signaled to shutdown with signal 9:"
+_CONVERT = ("2024-09-29T02:10:45.234250Z  WARN text_generation_launcher: No safetensors weights found for model "
+            "Intel/neural-chat-7b-v3-3 at revision None. Converting PyTorch weights to safetensors.")
+
+
+# --- TGI's launcher exit names the step that failed, not the cause (h488/03, /04: was NOT_OOM) ---------------------
+
+@pytest.mark.parametrize("order", ["kill-first", "exit-first"])  # (two streams interleaved: either comes first)
+@pytest.mark.parametrize("prefix", ["", "tgi: ", "    tgi-1  | "])
+def test_the_launchers_download_error_over_a_kill_is_the_weights_out_of_host_memory(order, prefix):
+    tail = [_KILL, "Error: DownloadError"] if order == "kill-first" else ["Error: DownloadError", _KILL]
+    assert kind_of([prefix + t for t in [_CONVERT, *tail]]) == ("WEIGHTS", "weights-exceed-system-memory")
+
+
+def test_the_download_error_alone_names_no_cause():
+    assert kind_of([_CONVERT, "Error: DownloadError"]) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+def test_a_download_that_failed_on_the_network_stays_not_memory():
+    lines = ["2024-09-29T02:10:58Z ERROR download: text_generation_launcher: Download encountered an error:",
+             "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='huggingface.co', port=443): Max retries "
+             "exceeded with url: /api/models/x (Caused by NewConnectionError: [Errno 111] Connection refused)",
+             "Error: DownloadError"]
+    assert kind_of(lines)[0] == "NOT_OOM"
+
+
+@pytest.mark.parametrize("line", ["Error: ShardFailed", "Error: WebserverFailed"])
+def test_the_launchers_other_exits_are_wrappers(line):
+    assert kind_of(["2025-01-01T00:00:00Z  INFO text_generation_launcher: Args { model_id: \"x\" }", line])[0] == (
+        "UNDETERMINED")
+
+
+# --- a run's survived failures fill the list and crowd out the one that ended it (h490/08: was UNDETERMINED) -------
+
+def _survived(n: int) -> list[str]:
+    return [f"[2026-02-26 16:30:42 TP{i}] Failed to import amdsmi with ModuleNotFoundError(\"No module named 'amdsmi'\")"
+            for i in range(n)]
+
+
+@pytest.mark.parametrize("error", ["TypeError: cannot unpack non-iterable ForwardMetadata object",
+                                   "ValueError: head_dim 576 is not divisible by 64",
+                                   "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"])
+def test_the_failure_that_ends_the_run_is_kept_after_many_it_went_past(error):
+    lines = [*_survived(8), "[2026-02-26 16:35:00 TP0] Load weight end. type=DeepseekV3ForCausalLM, avail mem=100.00 GB",
+             "[2026-02-26 16:41:24 TP6] Scheduler hit an exception: Traceback (most recent call last):",
+             '  File "/sgl/python/sglang/srt/model_executor/cuda_graph_runner.py", line 400, in capture',
+             "    out = run_once()", error]
+    kind = kind_of(lines)[0]
+    assert kind == ("WARMUP" if "OutOfMemory" in error else "NOT_OOM")
+
+
+def test_failures_not_gone_past_are_still_kept_first():
+    # (no milestone after them: the run did not survive them, and the first eight stand)
+    lines = [f"RuntimeError: CUDA error: device-side assert triggered (rank {i})" for i in range(8)]
+    assert kind_of([*lines, "ValueError: something else"])[0] == "NOT_OOM"
+
+
+# --- errors named in words of their own, not memory ----------------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "text-embeddings-inference-1  | Intel MKL ERROR: Parameter 13 was incorrect on entry to SGEMM .",
+    "Intel MKL ERROR: Parameter 8 was incorrect on entry to DGEMM.",
+    " ** On entry to SGEMM  parameter number  8 had an illegal value",
+])
+def test_a_blas_librarys_argument_check(line):
+    assert kind_of(["INFO text_embeddings_backend_candle: backends/candle/src/lib.rs:279: Starting Qwen3 model on Cpu",
+                    line]) == ("NOT_OOM", "blas-bad-argument")
+
+
+@pytest.mark.parametrize("line", [
+    "Error: Could not create backend: Could not start ORT backend: Could not start backend: DType float16 is not supported",
+    "Could not start backend: DType bfloat16 is not supported",
+    "RuntimeError: dtype torch.float8_e4m3fn is not supported",
+])
+def test_a_back_end_without_the_data_type(line):
+    assert kind_of([line]) == ("NOT_OOM", "dtype-unsupported")
+
+
+def test_a_data_type_it_goes_on_without_is_no_failure():
+    assert kind_of(["WARNING: DType bfloat16 is not supported, using float32 instead",
+                    "INFO: Application startup complete."])[0] == "NONE"
+
+
+@pytest.mark.parametrize("line", [
+    "[rank0]:[E623 13:46:28.176383770 compiler_depend.ts:429] ReshapeAndCacheOperation setup failed!",
+    "[E1001 10:00:00.1 compiler_depend.ts:429] PagedAttentionOperation setup failed!",
+])
+def test_an_ascend_operators_setup(line):
+    assert kind_of(["INFO 06-23 13:44:08 [importing.py:53] Triton not installed; vllm-ascend platform plugin", line,
+                    "RuntimeError: The Inner error is reported as above."]) == ("NOT_OOM", "npu-operator-setup-failed")
+
+
+@pytest.mark.parametrize("line", [
+    "ValueError: Not enough resources to allocate 2 placement groups, only created 1 placement groups. Available "
+    "resources: {'node': {'CPU': 8.0, 'GPU': 1.0, 'memory': 22000000000.0}}",
+    "ValueError: The number of required GPUs exceeds the total number of available GPUs in the placement group.",
+    "ValueError: Not enough resources to allocate 4 placement groups, only created 2 placement groups.",
+])
+def test_too_few_gpus_for_the_ranks_is_not_memory(line):
+    assert kind_of(["INFO 01-12 05:53:00 [api_server.py:1800] vLLM API server version 0.11.0", line])[0] == "NOT_OOM"
+
+
+# --- failures named without their cause: UNDETERMINED, never NONE (h488/02, h489/12) --------------------------------
+
+@pytest.mark.parametrize("lines", [
+    ["Error", "Something went wrong", "LLAMA_CPP_PROCESS_ERROR", "The model process encountered an unexpected error.",
+     "Details", "ggml_cuda_init: found 1 CUDA devices: Device 0: NVIDIA GeForce GTX 1060 6GB, compute capability 6.1"],
+    ["[jan] Error: LLAMA_CPP_PROCESS_ERROR"],
+])
+def test_a_desktop_apps_dialog_for_its_dead_server(lines):
+    assert kind_of(lines) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+@pytest.mark.parametrize("line", [
+    "2025-03-12T09:36:06.501161Z ERROR compat_generate{}:generate{}:generate: text_generation_router::infer: "
+    "router/src/infer/mod.rs:246: Incomplete generation",
+    "2024-05-01T10:00:00Z ERROR generate_stream{}:infer: text_generation_router::infer: router/src/infer/mod.rs:120: "
+    "Incomplete generation stream",
+])
+def test_tgis_incomplete_generation_is_a_request_that_failed(line):
+    assert kind_of([line]) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+# --- NIM's profile selection: a refusal before anything loads (h491/04: was NONE, then WARMUP from "profile") ------
+
+_NIM = ["INFO 07-26 09:44:00.18 ngc_profile.py:222] Running NIM without LoRA.",
+        "INFO 07-26 09:44:00.18 ngc_profile.py:224]", "  Detected 0 compatible profile(s).",
+        "INFO 07-26 09:44:00.18 ngc_profile.py:226]"]
+
+
+@pytest.mark.parametrize("said", [
+    ["  Detected additional 1 compatible profile(s) that are currently not", "    runnable due to low free GPU memory."],
+    ["  Detected additional 2 compatible profile(s) that are currently not runnable due to low free GPU memory."],
+])
+def test_nims_profiles_not_runnable_for_free_memory(said):
+    lines = [*_NIM, *said, "ERROR 07-26 09:44:00.18 utils.py:21]", "  Could not find a profile that is currently runnable",
+             "    with the detected hardware."]
+    kind, code = kind_of(lines)
+    assert kind == "UNDETERMINED"
+    if len(said) == 2:  # (NIM's own form, wrapped at its width; whole, the line reads as a sentence and the wrapper
+        assert code == "guardrail-refused-load"  # below it stands alone: its code is the oom's phase not shown)
+
+
+@pytest.mark.parametrize("line", ["a profile that is runnable", "profile(s) found: 3", "the profiles listed"])
+def test_a_profile_as_a_noun_is_no_warm_up(line):
+    assert kind_of([line, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"])[0] != "WARMUP"
+
+
+def test_the_profile_run_is_still_the_warm_up():
+    lines = ['  File "/vllm/worker/model_runner.py", line 1200, in profile_run', "    self.execute_model(",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"]
+    assert kind_of(lines)[0] == "WARMUP"
