@@ -158,3 +158,21 @@ def test_the_profile_run_is_still_the_warm_up():
     lines = ['  File "/vllm/worker/model_runner.py", line 1200, in profile_run', "    self.execute_model(",
              "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"]
     assert kind_of(lines)[0] == "WARMUP"
+
+
+# --- vllm-omni's warm-up failure in its own words, its cause cut by the paste (h495/06: the failure was not seen) ---
+
+_DUMMY = ["[Stage-0] INFO 01-23 01:16:41 [diffusion_engine.py:309] dummy run to warm up the model",
+          "[Stage-0] ERROR 01-23 01:16:57 [diffusion_engine.py:52] Dummy run failed: CUD"]
+
+
+def test_the_dummy_runs_failure_cut_short_is_a_failure_not_none():
+    assert kind_of([*_DUMMY, "```", "", "Any idea what is wrong?"]) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+def test_the_dummy_runs_failure_under_a_title_of_oom_is_the_warm_up():
+    assert kind_of(["OOM at start-up", "", *_DUMMY, "```"])[0] == "WARMUP"
+
+
+def test_the_dummy_runs_out_of_memory_in_full_is_the_warm_up():
+    assert kind_of([_DUMMY[0], _DUMMY[1] + "A out of memory. Tried to allocate 2.00 GiB"])[0] == "WARMUP"

@@ -539,6 +539,10 @@ LOG = LogWords(
         msg(r"\bEngine loop is not running\. Inspect the stacktrace to find the original error: [^\n]{0,40}?"
             r"(?:OutOfMemoryError|out of memory)", "oom", "RUNTIME", "serving-oom"),
         msg(r"\bEngine loop is not running\. Inspect the stacktrace to find the original error\b", "wrapper", "RUNTIME"),
+        # vllm-omni's diffusion engine reporting its warm-up's failure (diffusion_engine.py: "dummy run to warm up the
+        # model", then "Dummy run failed: <the error>"): the warm-up failed, its cause after the colon, which a paste
+        # may cut ("Dummy run failed: CUD")
+        msg(r"\bDummy run failed\b", "wrapper", "WARMUP"),
     ),
     frames={
         # (not the engine's `_initialize_kv_caches`, which runs the profile, then the cache, then the warm-up: a
