@@ -17,8 +17,9 @@ from typing import Callable
 from ..engines import all_engines
 from ..engines.generic import SIGKILL
 from ..engines.interface import Engine, Figure, LogWords, Message
-from ..engines.words import PATH_ALONE
-from .prefilter import Words, alternatives, necessary, prefix, required
+from ..engines.words import PATH_ALONE, lazy
+from . import pattern_cache
+from .prefilter import Words, alternatives, flags_of, necessary, prefix, required
 from .prose import clause_at, past_fixed, supposed
 
 I = re.IGNORECASE
@@ -167,8 +168,12 @@ def _either(patterns) -> re.Pattern | None:
 class Knowledge:
     """All engines' words with their required words, indexed for the scanner."""
 
-    def __init__(self, engines: tuple[Engine, ...]) -> None:
+    def __init__(self, engines: tuple[Engine, ...], memo: dict | None = None) -> None:
+        """`memo`: what `prefilter` read from patterns before (`pattern_cache`), by pattern; `self.memo_used` is what
+        this one read, to keep for the next."""
         self.engines = engines
+        self._memo, self.memo_used = memo or {}, {}
+        required, prefix, alternatives = self._remembered()
         self.fingerprints = [(e.name, e.log.fingerprint) for e in engines if e.log.fingerprint is not None]
         self.run_start = [p for e in engines for p in e.log.run_start]
         #: every engine's server command (`LogWords.launch`), typed at a shell prompt or by its path, with arguments
@@ -254,9 +259,42 @@ class Knowledge:
         # word has digits of its own: the candidates of a line are kept by its shape with digits made 0
         self._shape: dict[bytes, dict[str, set[int]]] = {}
         self._needs: dict[int, tuple[frozenset[str], ...]] = {}  # message -> its word sets (`necessary`), when first used
+        self._explicit: dict[int, tuple[set[int], bool]] = {}  # id(a line's message candidates) -> (them, explicit)
         digit_words = [w.translate(_ZEROS) for w in (x if isinstance(x, bytes) else x.encode()
                                                       for x in self.words.words) if any(48 <= ch <= 57 for ch in w)]
         self._digit_words = Words([w.decode() for w in digit_words])
+
+    def _remembered(self):
+        """`prefilter.required`, `prefix` and `alternatives`, each answered from `self._memo` where it holds the
+        pattern's text and flags, and recorded in `self.memo_used`."""
+        memo, used = self._memo, self.memo_used
+
+        def key(tag: str, p) -> str:
+            return f"{tag}\x00{flags_of(p)}\x00{p.pattern}"
+
+        def words(tag: str, fn):
+            def read(p):
+                k = key(tag, p)
+                got = memo.get(k, _MISSING)
+                if got is _MISSING:
+                    got = fn(p)
+                    got = None if got is None else sorted(got)
+                used[k] = got
+                return None if got is None else frozenset(got)
+            return read
+
+        def pieces(p):
+            if not isinstance(p.pattern, str) or len(p.pattern) < 2000:
+                return alternatives(p)  # (short: one piece, at once)
+            k = key("a", p)
+            got = memo.get(k, _MISSING)
+            if got is _MISSING or got is not None and "|".join(got) != p.pattern:
+                out = alternatives(p)
+                got = None if len(out) == 1 else [q.pattern for q in out]
+            used[k] = got
+            return [p] if got is None else [lazy(q, flags_of(p)) for q in got]
+
+        return words("r", required), words("p", prefix), pieces
 
     def candidates(self, low: bytes) -> dict[str, set[int]]:
         """Category -> indexes of the patterns a lowercased line could match (only categories with some).
@@ -412,8 +450,14 @@ class Knowledge:
         return text
 
     def explicit_words(self, msg_ix: set[int]) -> bool:
-        """The line holds words of an engine's own message (not only PyTorch's or CUDA's)."""
-        return any(self.messages[i][1] != "generic" for i in msg_ix)
+        """The line holds words of an engine's own message (not only PyTorch's or CUDA's). Kept by the identity of
+        the candidates' set, which lines of one shape share (`candidates`)."""
+        known = self._explicit.get(id(msg_ix))
+        if known is None or known[0] is not msg_ix:
+            if len(self._explicit) >= SHAPES:
+                self._explicit.clear()
+            known = self._explicit[id(msg_ix)] = (msg_ix, any(self.messages[i][1] != "generic" for i in msg_ix))
+        return known[1]
 
 
 _QUIET = ("INFO", "DEBUG", "I", "D", "V")
@@ -582,9 +626,19 @@ def _holds(low: str, needs: tuple[frozenset[str], ...]) -> bool:
     return True
 
 
+_MISSING = object()
+
+
 @lru_cache(maxsize=1)
 def knowledge() -> Knowledge:
-    return Knowledge(all_engines())
+    """Every engine's words, indexed; what was read from their patterns is kept on disk for the next run
+    (`pattern_cache`)."""
+    name = pattern_cache.digest()
+    memo = pattern_cache.load(name) if name else {}
+    k = Knowledge(all_engines(), memo)
+    if name and k.memo_used != memo:
+        pattern_cache.save(name, k.memo_used)
+    return k
 
 
 #: a command line or shell prompt pasted with the log (`$ vllm serve ...`, `user@host:~$ python bench.py --profile`,

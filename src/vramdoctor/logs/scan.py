@@ -255,6 +255,8 @@ class Scanner:
         self.series_held: dict[frozenset[int], tuple[RunFacts, int, str, list]] = {}
         # id(candidates) -> (them, their shape or None where not a statistics line's, whether it holds a person's figure)
         self._series_shape: dict[int, tuple[set[int], frozenset[int] | None, bool]] = {}
+        self._ms_order: dict[int, tuple[set[int], tuple[int, ...]]] = {}  # id(candidates' milestones) -> (them, sorted)
+        self._ms_markers: dict[int, frozenset[str]] = {}  # id(that sorted tuple) -> the markers of its milestones
 
     def _read_figures(self, r: RunFacts, line_no: int, text: str, texts: list) -> None:
         """The figures of one line (`texts`: the line, and the forms it is also read in) into run `r`; first those of
@@ -377,7 +379,7 @@ class Scanner:
                 self._read_figures(self.run if near else before, *held)
             self.deferred = []
 
-    def _is_new_start(self, text: str, start: bool, ms: set[int]) -> bool:
+    def _is_new_start(self, text: str, start: bool, ms: tuple[int, ...]) -> bool:
         r = self.run
         # (not where only a person's words got it there: a report's text above its log, in any language, "...
         # 显存一直缓慢增长 ... 最后 OOM 退出", or its title, "[Bug]: about NCCL error：unhandled system error", is
@@ -566,8 +568,11 @@ class Scanner:
             self.version_section = 2  # the version's output, up to the first blank line after it
         elif self.version_section == 2:
             self.version_section = 0  # (a report goes on under the heading: "Sometimes, llama-server produces ...")
-        self._tick(line_no, text)
-        self._failing_items(line_no, text)
+        if line_no <= ENGINE_SAMPLE_LINES:  # (both read the first lines only)
+            self._tick(line_no, text)
+            self._failing_items(line_no, text)
+        elif self.head:
+            self.head = []  # (a long log: no newest-first reading, as `_tick` says)
         if line_no == 3 and (HEADING.match(text) or persons_line(text) or prose_like(text)):
             self._title_above()
         ascii_text = text.isascii()
@@ -631,7 +636,7 @@ class Scanner:
                 r.progress_text["requests"] = _ELIDED_PROMPT.sub(r"\1\2...\2", text, count=1)[:200]
             self.recent.append((line_no, text))
             return
-        ms = sorted(c.get("ms", ()))
+        ms = self._sorted_ms(c)
         started = "start" in c and any(k.run_start[i].search(text) for i in c["start"])
         if (not started and not r.failures and "launch" in c and any(k.launch[i].match(text) for i in c["launch"])
                 and any(m in r.progress and program_line(r.progress_text.get(m, "")) for m in ("ready", "requests"))):
@@ -683,7 +688,15 @@ class Scanner:
         # (a report's title tells: it is no step the run passed; nor is a client's call the user pasted, `$ curl
         # .../v1/chat/completions`: a request sent, which the server may not have taken)
         titled = bool(HEADING.match(text) or in_call)
-        for i in ms:
+        milestones = k.milestones
+        if titled:
+            live = [i for i in ms if milestones[i][0] not in r.titled]
+        elif ms and r.progress.keys() >= self._ms_markers[id(ms)] and r.told.isdisjoint(self._ms_markers[id(ms)]):
+            live = ()  # (every one passed, none only told: a serving log's stats lines)
+        else:
+            progress, told = r.progress, r.told
+            live = [i for i in ms if milestones[i][0] not in progress or milestones[i][0] in told]
+        for i in live:
             marker, pattern = k.milestones[i]
             if titled and marker not in r.titled and pattern.search(text):
                 r.titled[marker] = self.call[:2] if in_call else (line_no, text[:500])
@@ -762,7 +775,8 @@ class Scanner:
             v = None  # (IPython's excerpt of a library's source, "    152     raise TypeError(": code, not its error)
         if v is not None and v.kind == "oom" and v.engine == "generic" and self._hedged_before(line_no, text):
             v = None  # (the line ends a sentence the line before began with a hedge: "it may cause out-of-" / "memory")
-        failed = not joined and not heading and ("msg" in c or "frame" in c) and self._failure(r, line_no, text, c, v)
+        failed = (not joined and not heading and (v is not None or "frame" in c)
+                  and self._failure(r, line_no, text, c, v))
         if "msg" in c and not joined and not (self.partial and self.partial[2] == line_no):
             # an engine's words that did not match, or an error line cut short: a terminal may have wrapped it
             if ((v is None and k.explicit_words(c["msg"]) or v is not None and v.engine == "generic")
@@ -775,6 +789,21 @@ class Scanner:
         self._table(r, line_no, text, lowered)
         self._processes(r, line_no, text)
         self.recent.append((line_no, text))
+
+    def _sorted_ms(self, c: dict[str, set[int]]) -> tuple[int, ...]:
+        """The milestones candidates `c` holds, in order (kept by the identity of the shared set, as `_sampled_out`
+        keeps shapes)."""
+        ms = c.get("ms")
+        if not ms:
+            return ()
+        known = self._ms_order.get(id(ms))
+        if known is None or known[0] is not ms:
+            if len(self._ms_order) >= MAX_SERIES_SHAPES:
+                self._ms_order.clear()
+                self._ms_markers.clear()
+            known = self._ms_order[id(ms)] = (ms, tuple(sorted(ms)))
+            self._ms_markers[id(known[1])] = frozenset(self.k.milestones[i][0] for i in ms)
+        return known[1]
 
     def _client_call(self, line_no: int, text: str) -> bool:
         """Line `line_no` is a client's call the report pastes (`CLIENT_CALL`: `curl http://host:8000/v1/chat/completions
