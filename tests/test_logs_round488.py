@@ -176,3 +176,105 @@ def test_the_dummy_runs_failure_under_a_title_of_oom_is_the_warm_up():
 
 def test_the_dummy_runs_out_of_memory_in_full_is_the_warm_up():
     assert kind_of([_DUMMY[0], _DUMMY[1] + "A out of memory. Tried to allocate 2.00 GiB"])[0] == "WARMUP"
+
+
+# --- pydantic's ValidationError carrying a validator's own exception (h493/10: LangChain's VLLM, was NOT_OOM) -----
+
+_VLLM_V04 = ["INFO 01-31 14:57:40 llm_engine.py:79] Initializing an LLM engine with config: "
+             "model='mistralai/Mistral-7B-Instruct-v0.2', max_seq_len=32768",
+             "INFO 01-31 14:57:56 llm_engine.py:275] # GPU blocks: 0, # CPU blocks: 2048"]
+
+
+@pytest.mark.parametrize("field", [
+    ["ValidationError: 1 validation error for VLLM", "__root__",
+     "  No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine. "
+     "(type=value_error)"],
+    ["pydantic_core._pydantic_core.ValidationError: 1 validation error for VLLM",
+     "  Value error, No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+     "initializing the engine. [type=value_error, input_value={'model': 'x'}, input_type=dict]"],
+])
+def test_a_validation_error_around_the_engines_own_error_is_that_error(field):
+    assert kind_of([*_VLLM_V04, *field]) == ("KV_CAPACITY", "no-memory-for-kv-cache")
+
+
+def test_a_validation_error_of_a_request_stays_not_memory():
+    lines = ["ValidationError: 2 validation errors for Message", "content", "  field required (type=value_error.missing)"]
+    assert kind_of(lines)[0] == "NOT_OOM"
+
+
+# --- IPython's frame header lists the function's parameters: their names are no step (h493/07: was KV_CAPACITY) ---
+
+_IPY_OOM = "OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB. GPU 0 has a total capacity of 79.15 GiB"
+
+
+@pytest.mark.parametrize("header", [
+    "File /x/transformer_lens/components.py:583, in AbstractAttention.forward(self, query_input, key_input, value_input, "
+    "past_kv_cache_entry, additive_attention_mask, attention_mask)",
+    "File ~/lib/model.py:41, in Block.forward(self, x, kv_cache=None, mask=None)",
+])
+def test_a_parameter_named_for_the_cache_is_no_kv_step(header):
+    lines = ["OutOfMemoryError                          Traceback (most recent call last)", header,
+             "    581 attn_scores = self.hook_attn_scores(attn_scores)",
+             "--> 583 pattern = torch.where(torch.isnan(pattern), 0, pattern)", "", _IPY_OOM]
+    assert kind_of(lines)[0] != "KV_CAPACITY"
+
+
+def test_a_function_named_for_the_cache_is_still_the_kv_step():
+    lines = ["OutOfMemoryError                          Traceback (most recent call last)",
+             "File /x/vllm/worker/cache_engine.py:88, in CacheEngine._allocate_kv_cache(self, num_blocks, device)",
+             "---> 88 kv_cache.append(torch.zeros(kv_cache_shape, dtype=self.dtype, device=device))", "", _IPY_OOM]
+    assert kind_of(lines)[0] == "KV_CAPACITY"
+
+
+# --- Megatron and TransformerEngine building a layer's parameters on the GPU: the weights (h493/11) ---------------
+
+_MEGATRON = ['[rank97]:   File "/usr/local/lib/python3.12/site-packages/megatron/core/transformer/spec_utils.py", line '
+             '119, in build_module', "[rank97]:     return module(",
+             '[rank97]:   File "/usr/local/lib/python3.12/site-packages/transformer_engine/pytorch/module/grouped_linear.py"'
+             ', line 696, in __init__', "[rank97]:     torch.empty("]
+_RANK_OOM = ("[rank97]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 48.00 MiB. GPU 1 has a total "
+             "capacity of 139.81 GiB of which 22.44 MiB is free.")
+
+
+@pytest.mark.parametrize("frames", [_MEGATRON, _MEGATRON[:2], _MEGATRON[2:]])
+def test_a_layer_built_on_the_gpu_is_the_weights(frames):
+    assert kind_of(["[rank97]: Traceback (most recent call last):", *frames, _RANK_OOM])[0] == "WEIGHTS"
+
+
+def test_a_transformer_engine_modules_forward_is_not_the_weights():
+    lines = ["[rank97]: Traceback (most recent call last):",
+             '[rank97]:   File "/usr/local/lib/python3.12/site-packages/transformer_engine/pytorch/module/linear.py", '
+             "line 1300, in forward", "[rank97]:     out = linear_fn(*args)", _RANK_OOM]
+    assert kind_of(lines)[0] != "WEIGHTS"
+
+
+def test_ipython_7s_frame_header_with_parameters_is_read_by_its_function():
+    # (h494/03: vLLM 0.5's profile run under a notebook; the model's forward takes `kv_cache` as a parameter)
+    lines = ["OutOfMemoryError                          Traceback (most recent call last)",
+             "/usr/local/lib/python3.10/dist-packages/vllm/worker/model_runner.py in profile_run(self)",
+             "--> 874         self.execute_model(model_input, kv_caches, intermediate_tensors)",
+             "/usr/local/lib/python3.10/dist-packages/vllm/model_executor/models/qwen2.py in forward(self, positions, "
+             "hidden_states, kv_cache, attn_metadata, residual)",
+             "--> 170         hidden_states = self.mlp(hidden_states)", "",
+             "OutOfMemoryError: CUDA out of memory. Tried to allocate 74.00 MiB. GPU "]
+    assert kind_of(lines)[0] == "WARMUP"
+
+
+# --- Ray retrying a task is no failure of its own (h491/07: it had read NOT_OOM over the raylet's OOM kill) --------
+
+_RAY_RETRY = ("(raylet) Task ServeController.listen_for_change failed. There are infinite retries remaining, so the task "
+              "will be retried. Error: The actor is temporarily unavailable: IOError: The actor was restarted")
+
+
+def test_a_ray_task_retried_after_an_oom_kill_leaves_the_kill_to_decide():
+    lines = ["(raylet) [2025-10-20 02:33:52,521 E 380145 380145] (raylet) node_manager.cc:3099: 5 Workers (tasks / "
+             "actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node",
+             "(raylet) Refer to the documentation on how to address the out of memory issue.",
+             "(ServeController pid=563547) WARNING 2025-10-20 02:33:52,741 controller -- Deployment 'x' has 1 replicas "
+             "that have taken more than 30s to initialize.", "(ServeController pid=563547) This may be caused by a slow "
+             "__init__ or reconfigure method.", "(raylet) ", _RAY_RETRY]
+    assert kind_of(lines)[1] == "host-oom-kill"
+
+
+def test_a_ray_task_retried_alone_is_no_failure():
+    assert kind_of(["INFO 2025-10-20 02:33:37 controller -- Starting", _RAY_RETRY])[0] == "NONE"

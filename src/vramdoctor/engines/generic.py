@@ -1782,6 +1782,11 @@ LOG = LogWords(
         # Ray placing a worker where no GPU is ("Ray does not allocate any GPUs on the driver node. Consider adjusting
         # the Ray placement group ..."): a cluster's placement, not memory
         msg(r"\bRay does not allocate any GPUs on the driver node\b", "not_oom", code="error-not-memory"),
+        # Ray retrying a task whose actor was restarted ("Task ServeController.listen_for_change failed. There are
+        # infinite retries remaining, so the task will be retried. Error: The actor is temporarily unavailable"): Ray
+        # goes on, no failure of its own (nor a retry of the failure above it: another task's); what ended the actor
+        # (an OOM kill above it) decides
+        msg(r"\bretries remaining, so the task will be retried\b", "note", code="task-retried"),
         # ... nor where the cluster has fewer GPUs free than the engine's ranks ask (vLLM's data-parallel start over
         # Ray, v1/engine/utils.py: "Not enough resources to allocate 2 placement groups, only created 1 placement
         # groups";
@@ -2649,6 +2654,11 @@ LOG = LogWords(
                       # (a model-parallel layer allocating its weights as it is built: fairscale's and Megatron's
                       # _initialize_affine_weight, under the reference Llama's "model = Transformer(model_args)")
                       r"\b_initialize_affine_weight\b|"
+                      # (... and Megatron's build_module from a layer's spec, a TransformerEngine module's constructor
+                      # making its parameters: "transformer_engine/pytorch/module/grouped_linear.py", line 696, in
+                      # __init__ / "torch.empty(")
+                      r"\bspec_utils\.py\x22?, line \d+, in build_module\b|"
+                      r"\btransformer_engine/pytorch/module/\w+\.py\x22?, line \d+, in __init__\b|"
                       r"(?:checkpoint|[Mm]ulti-thread loading) shards:|Loading weights|loading weights|Loading model weights|load_bmodel|"
                       r"Loading bmodel|error (?:while )?loading (?:the )?model\b|"
                       # (a tool's own catch of the load's exception, the out of memory in the same line: rkllm-toolkit's
@@ -3474,7 +3484,12 @@ LOG = LogWords(
               # (LLaVA's builder, llava/model/builder.py `load_pretrained_model`, which the vision-language repositories
               # copy: it builds the model, reads its weights and its vision tower's, and resizes its embeddings to the
               # tokenizer; it returns before any input)
-              r"\bin load_pretrained_model\b"),
+              r"\bin load_pretrained_model\b|"
+              # (Megatron building a layer from its spec, megatron/core/transformer/spec_utils.py build_module, and a
+              # TransformerEngine module's constructor making its parameters on the GPU, "grouped_linear.py", line 696,
+              # in __init__ / "torch.empty(": the model's weights made in place, before any input)
+              r"\bspec_utils\.py\x22?, line \d+, in build_module\b|"
+              r"\btransformer_engine/pytorch/module/\w+\.py\x22?, line \d+, in __init__\b"),
     # a process setting up its device before any weights, in any engine: PyTorch's CUDA context
     # (torch.cuda.set_device -> torch._C._cuda_setDevice) and NCCL's communicator (ncclCommInitRank)
     device_setup=rx(r"\bin (?:set_device|_cuda_setDevice)\b|\bncclCommInitRank\b"),

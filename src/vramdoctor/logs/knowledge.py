@@ -677,6 +677,11 @@ COMMAND = re.compile(
 _SETTING_NAME = re.compile(r"\b(?!CUBLAS_STATUS_)[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")  # (a status code is no setting)
 
 
+#: IPython's frame header's parameter list after the function's name (8.x: "File x.py:583, in Cls.forward(self, a, b)";
+#: 7.x: "/x/qwen2.py in forward(self, positions, hidden_states, kv_cache, attn_metadata)")
+_IPY_SIGNATURE = re.compile(r"((?:,|\.py)\s+in\s+[\w.<>]+)\((?:[^()\n]|\([^()\n]*\))*\)?\s*$")
+
+
 def phase_words(text: str, engine: str | None = None) -> str | None:
     """The phase a frame or an in-progress line names, None if it names none. The run's engine is asked
     first (then the engine it wraps, then the generic words, then every other engine): the same step
@@ -686,6 +691,9 @@ def phase_words(text: str, engine: str | None = None) -> str | None:
     if COMMAND.match(text):
         return None
     text = _SETTING_NAME.sub(" ", text)  # (a setting's name, OLLAMA_KV_CACHE_TYPE in a config dump, is no step)
+    # (nor a parameter's, in the list IPython's frame header gives after the function's name: "File x.py:583, in
+    # AbstractAttention.forward(self, query_input, past_kv_cache_entry, ...)")
+    text = _IPY_SIGNATURE.sub(r"\1", text)
     k = knowledge()
     order: list[str] = []
     e = k.engine.get(engine or "")

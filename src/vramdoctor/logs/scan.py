@@ -1125,6 +1125,12 @@ class Scanner:
                         self.pending.append(last)
                     self.wants_every_line_until = line_no + AFTER
                 return True
+            if (kind == "oom" and last.kind == "not_oom" and last.code == "request-rejected"
+                    and _VALIDATOR_SAYS.search(text)):
+                # pydantic lists each validator's own exception under the field it checked (LangChain's VLLM wrapper:
+                # "1 validation error for VLLM" / "__root__" / "  No available memory for the cache blocks. ...
+                # (type=value_error)"): that exception is the cause, the ValidationError only carries it
+                return self._anchor(last, kind, text, line_no, v, False)
             if kind in ("oom", "not_oom") and user_words(last.text) and not user_words(text):
                 # a user's sentence that named the failure, then the engine's own line of it: the engine's decides
                 return self._anchor(last, kind, text, line_no, v, False)
@@ -1361,6 +1367,9 @@ def _keeps_after(f: Failure) -> bool:
 _VIEWS = re.compile(r"^\s*(?:[\w.-]+@[\w.-]+:\S*\s*)?(?:[$#%>]\s*)?(?:sudo\s+)?(?:kubectl\s+(?:-n\s+\S+\s+)?(?:logs|describe|get|"
                     r"top|events)|(?:docker|podman|nerdctl)\s+(?:compose\s+)?(?:logs|inspect|ps|stats|events)|journalctl|dmesg|"
                     r"nvidia-smi|rocm-smi|cat|tail|less|head|grep|zgrep|free|top|htop|ps|vmstat)\b")
+#: a validator's own exception as pydantic lists it under the field it checked: v1's "  <message> (type=value_error)",
+#: v2's "  Value error, <message> [type=value_error, input_value=..., input_type=dict]"
+_VALIDATOR_SAYS = re.compile(r"\(type=value_error(?:\.\w+)?\)\s*$|\[type=value_error\b|^\s*Value error, ")
 #: a Go goroutine's frame after a panic or a signal in cgo (Ollama's runner: "github.com/ollama/ollama/model.New(...)"
 #: and its "\tgithub.com/ollama/ollama/model/model.go:106 +0xd0 ..." line): the stack goes on
 _GO_FRAME = re.compile(r"^\s*(?:[\w.-]+/)+[\w.-]+\.go:\d+(?: \+0x[0-9a-f]+)?(?:\s|$)|^(?:[\w.-]+/)+[\w.-]+\.\S+\(.*\)\s*$")
