@@ -75,7 +75,16 @@ def test_a_new_file_removes_the_older_ones(cache_home):
     pattern_cache.save("old", {"r\x000\x00a": None})
     pattern_cache.save("new", {"r\x000\x00b": ["bbb"]})
     assert sorted(p.name for p in cache_home.iterdir()) == ["patterns-new.json"]
-    assert json.loads((cache_home / "patterns-new.json").read_text()) == {"r\x000\x00b": ["bbb"]}
+    assert json.loads((cache_home / "patterns-new.json").read_text())["memo"] == {"r\x000\x00b": ["bbb"]}
+
+
+def test_a_file_changed_after_it_was_written_is_passed_over(cache_home):
+    pattern_cache.save("x", {"r\x000\x00a": ["aaa", "bbb"]})
+    path = cache_home / "patterns-x.json"
+    data = json.loads(path.read_text())
+    data["memo"]["r\x000\x00a"] = ["bbb", "aaa"]  # (still valid JSON, of the right shape)
+    path.write_text(json.dumps(data))
+    assert pattern_cache.load("x") == {}
 
 
 @pytest.mark.parametrize("backend", ["hyperscan", "ahocorasick"])

@@ -278,3 +278,58 @@ def test_a_ray_task_retried_after_an_oom_kill_leaves_the_kill_to_decide():
 
 def test_a_ray_task_retried_alone_is_no_failure():
     assert kind_of(["INFO 2025-10-20 02:33:37 controller -- Starting", _RAY_RETRY])[0] == "NONE"
+
+
+# --- the new-user review of stop 50 ----------------------------------------------------------------------------------
+
+_TGI_LOAD_OOM = ["2024-05-02T10:11:12.123456Z  INFO text_generation_launcher: Args { model_id: \"m\", num_shard: Some(2) }",
+                 "2024-05-02T10:11:15.923456Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0",
+                 "2024-05-02T10:11:33.102345Z ERROR text_generation_launcher: Error when initializing model",
+                 "Traceback (most recent call last):",
+                 '  File "/opt/conda/lib/python3.10/site-packages/text_generation_server/utils/weights.py", line 111, '
+                 "in get_sharded", "    tensor = tensor.to(device=self.device)",
+                 "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 224.00 MiB."]
+
+
+@pytest.mark.parametrize("replayed", [["Loading safetensors..."], ["Loading checkpoint shards: 100%|##########| 4/4"]])
+def test_a_launchers_replay_of_the_shards_output_is_no_restart(replayed):
+    lines = [*_TGI_LOAD_OOM,
+             "2024-05-02T10:11:34.501234Z ERROR shard-manager: text_generation_launcher: Shard complete standard error "
+             "output:", *replayed, " rank=0",
+             "2024-05-02T10:11:34.600234Z ERROR text_generation_launcher: Shard 0 failed to start", "Error: ShardCannotStart"]
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+_V1_WORKER = ["INFO 05-20 14:00:01 [core.py:58] Initializing a V1 LLM engine (v0.8.5) with config: model='q', "
+              "tensor_parallel_size=2",
+              "Loading safetensors checkpoint shards:  41% Completed | 7/17 [00:40<00:58,  5.80s/it]",
+              "ERROR 05-20 14:01:12 [core.py:396] EngineCore failed to start.",
+              "Exception: WorkerProc initialization failed due to an exception in a background process. See stack trace "
+              "for root cause."]
+
+
+def test_vllms_worker_start_failure_names_no_cause():
+    assert kind_of(_V1_WORKER) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+@pytest.mark.parametrize("kill", ["dmesg: [123456.7] Out of memory: Killed process 442 (VllmWorker rank) "
+                                  "total-vm:90123456kB, anon-rss:46012340kB", "Killed"])
+def test_vllms_worker_start_failure_with_the_kernels_kill_is_the_weights(kill):
+    assert kind_of([*_V1_WORKER, kill])[0] == "WEIGHTS"
+
+
+@pytest.mark.parametrize("line", ["OSError: [WinError -529697949] Windows Error 0xe06d7363",
+                                  "Exception code: 0xE06D7363 (unhandled C++ exception)"])
+def test_an_unhandled_cpp_exception_on_windows_names_no_cause(line):
+    lines = ['  File "D:\\\\proj\\\\.venv\\\\Lib\\\\site-packages\\\\llama_cpp\\\\llama.py", line 962, in __init__',
+             "    self._ctx = _LlamaContext(", line]
+    assert kind_of(lines) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+@pytest.mark.parametrize("line", [
+    "RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the "
+    "'spawn' start method",
+    "docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].",
+])
+def test_start_up_errors_that_are_not_memory(line):
+    assert kind_of(["INFO 02-14 08:00:00 api_server.py:585] vLLM API server version 0.6.4.post1", line])[0] == "NOT_OOM"

@@ -1787,6 +1787,14 @@ LOG = LogWords(
         # goes on, no failure of its own (nor a retry of the failure above it: another task's); what ended the actor
         # (an OOM kill above it) decides
         msg(r"\bretries remaining, so the task will be retried\b", "note", code="task-retried"),
+        # CUDA touched in a process forked after CUDA started (torch/cuda/__init__.py _lazy_init: "Cannot re-initialize
+        # CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method"): a
+        # process start method, not memory
+        msg(r"\bCannot re-initialize CUDA in forked subprocess\b", "not_oom", code="error-not-memory"),
+        # a C++ exception nobody caught, as Windows reports it (its code 0xE06D7363, "Windows Error 0xe06d7363", or the
+        # same as a signed number, "[WinError -529697949]", under llama-cpp-python's ctypes call): it failed, and the
+        # exception's own type and message are not shown (a failed allocation, std::bad_alloc, among them)
+        msg(r"\b0xe06d7363\b|\[WinError -529697949\]", "wrapper"),
         # ... nor where the cluster has fewer GPUs free than the engine's ranks ask (vLLM's data-parallel start over
         # Ray, v1/engine/utils.py: "Not enough resources to allocate 2 placement groups, only created 1 placement
         # groups";
@@ -1900,6 +1908,9 @@ LOG = LogWords(
             r"(?<!of pinned memory: )no CUDA-capable device|forward compatibility was attempted|"
             r"Driver/library version mismatch|"
             r"Failed to initialize NVML|"
+            # (a container started with `--gpus` where no runtime gives GPUs: docker's "could not select device driver
+            # \"\" with capabilities: [[gpu]]", the NVIDIA Container Toolkit missing)
+            r"\bcould not select device driver \S* with capabilities: \[\[gpu\]\]|"
             # (ROCm's: hipErrorNoDevice, "no ROCm-capable device is detected")
             r"no ROCm-capable device|\bhipErrorNoDevice\b|"
             # ggml's CUDA back end that could not start the runtime (ggml-cuda.cu ggml_cuda_init: "failed to initialize

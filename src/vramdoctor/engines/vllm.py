@@ -543,6 +543,10 @@ LOG = LogWords(
         # model", then "Dummy run failed: <the error>"): the warm-up failed, its cause after the colon, which a paste
         # may cut ("Dummy run failed: CUD")
         msg(r"\bDummy run failed\b", "wrapper", "WARMUP"),
+        # V1's executor finding a worker that failed while it started (v1/executor/multiproc_executor.py
+        # wait_for_ready: "WorkerProc initialization failed due to an exception in a background process. See stack
+        # trace for root cause."): the worker's own lines, or the kernel's kill of it, say why
+        msg(r"\bWorkerProc initialization failed due to an exception in a background process\b", "wrapper"),
     ),
     frames={
         # (not the engine's `_initialize_kv_caches`, which runs the profile, then the cache, then the warm-up: a

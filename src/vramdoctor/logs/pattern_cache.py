@@ -5,7 +5,8 @@ pattern with `re`'s own parser) costs every `vramdoctor logs` run 0.3-0.4 s, as 
 results depend only on the patterns, `prefilter`'s code and Python's regex parser, so they are kept in one JSON file
 under `$XDG_CACHE_HOME/vramdoctor` (`~/.cache/vramdoctor`): each result under its pattern's own text and flags, in a
 file named by a digest of the other two, so a changed pattern is read anew and a change to the code starts a new file
-(older ones are removed when it is written). A run writes the file only where it read a pattern the file did not hold,
+(older ones are removed when it is written). The file carries a checksum of what it holds, and one whose
+content does not match it is not read. A run writes the file only where it read a pattern the file did not hold,
 or the file held patterns no longer in use: it then holds this run's patterns only. The file only saves time: one that
 cannot be read, written, or that does not hold what it should is ignored, and the words are read from the patterns.
 """
@@ -51,10 +52,17 @@ def load(name: str) -> Memo:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, UnicodeDecodeError):
         return {}
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or not isinstance(data.get("memo"), dict):
         return {}
-    return {k: v for k, v in data.items() if isinstance(k, str)
+    memo = data["memo"]
+    if data.get("sha256") != _checksum(memo):  # (a file changed after it was written, still valid JSON)
+        return {}
+    return {k: v for k, v in memo.items() if isinstance(k, str)
             and (v is None or isinstance(v, list) and all(isinstance(w, str) for w in v))}
+
+
+def _checksum(memo: dict) -> str:
+    return hashlib.sha256(json.dumps(memo, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def save(name: str, memo: Memo) -> None:
@@ -66,7 +74,7 @@ def save(name: str, memo: Memo) -> None:
         fd, tmp = tempfile.mkstemp(prefix=".patterns-", dir=where)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(memo, f, separators=(",", ":"))
+                json.dump({"sha256": _checksum(memo), "memo": memo}, f, separators=(",", ":"))
             os.replace(tmp, where / f"{PREFIX}{name}.json")
         except BaseException:
             os.unlink(tmp)

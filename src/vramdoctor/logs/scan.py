@@ -246,6 +246,8 @@ class Scanner:
         # under an issue template's version heading (see `_VERSION_SECTION`): 1 before its first line, 2 in its lines
         self.version_section = 0
         self.answer_text = 0  # the line after which the engine prints the model's answer bare (`LogWords.answer_begins`)
+        # under a launcher's replay of a child's output (`_REPLAY`), up to the launcher's next line: no run starts there
+        self.replaying = False
         # a client's call the report pastes (`curl ... \`): (its first line and that line's text, its last line so far,
         # whether it goes on to the next line, whether a single quote is open in it: `-d '{` ... `}'`)
         self.call: tuple[int, str, int, bool, bool] = (0, "", 0, False, False)
@@ -637,12 +639,16 @@ class Scanner:
             self.recent.append((line_no, text))
             return
         ms = self._sorted_ms(c)
-        started = "start" in c and any(k.run_start[i].search(text) for i in c["start"])
+        if self.replaying and LOG_PREFIX.match(text):
+            self.replaying = False  # (the launcher's own next line: the replay is over)
+        started = "start" in c and not self.replaying and any(k.run_start[i].search(text) for i in c["start"])
         if (not started and not r.failures and "launch" in c and any(k.launch[i].match(text) for i in c["launch"])
                 and any(m in r.progress and program_line(r.progress_text.get(m, "")) for m in ("ready", "requests"))):
             # the server's own command again after its run served (a report's second try, pasted under the first):
             # the start of the next run, whose lines follow it
             started = True
+        if _REPLAY.search(text):
+            self.replaying = True
         if self._is_new_start(text, started, ms):
             self._new_run(line_no)
             r = self.run
@@ -1367,6 +1373,10 @@ def _keeps_after(f: Failure) -> bool:
 _VIEWS = re.compile(r"^\s*(?:[\w.-]+@[\w.-]+:\S*\s*)?(?:[$#%>]\s*)?(?:sudo\s+)?(?:kubectl\s+(?:-n\s+\S+\s+)?(?:logs|describe|get|"
                     r"top|events)|(?:docker|podman|nerdctl)\s+(?:compose\s+)?(?:logs|inspect|ps|stats|events)|journalctl|dmesg|"
                     r"nvidia-smi|rocm-smi|cat|tail|less|head|grep|zgrep|free|top|htop|ps|vmstat)\b")
+#: a launcher replaying a child process's output after it died (TGI's shard manager: "Shard complete standard error
+#: output:" then the shard's stderr, its "Loading safetensors..." too, up to the launcher's next line): the same run's
+#: lines again, no restart
+_REPLAY = re.compile(r"\bShard complete standard error output:")
 #: a validator's own exception as pydantic lists it under the field it checked: v1's "  <message> (type=value_error)",
 #: v2's "  Value error, <message> [type=value_error, input_value=..., input_type=dict]"
 _VALIDATOR_SAYS = re.compile(r"\(type=value_error(?:\.\w+)?\)\s*$|\[type=value_error\b|^\s*Value error, ")
