@@ -647,7 +647,7 @@ class Scanner:
             # the server's own command again after its run served (a report's second try, pasted under the first):
             # the start of the next run, whose lines follow it
             started = True
-        if _REPLAY.search(text):
+        if _REPLAY in text:  # (a substring test: this runs for every line read)
             self.replaying = True
         if self._is_new_start(text, started, ms):
             self._new_run(line_no)
@@ -1376,7 +1376,7 @@ _VIEWS = re.compile(r"^\s*(?:[\w.-]+@[\w.-]+:\S*\s*)?(?:[$#%>]\s*)?(?:sudo\s+)?(
 #: a launcher replaying a child process's output after it died (TGI's shard manager: "Shard complete standard error
 #: output:" then the shard's stderr, its "Loading safetensors..." too, up to the launcher's next line): the same run's
 #: lines again, no restart
-_REPLAY = re.compile(r"\bShard complete standard error output:")
+_REPLAY = "Shard complete standard error output:"
 #: a validator's own exception as pydantic lists it under the field it checked: v1's "  <message> (type=value_error)",
 #: v2's "  Value error, <message> [type=value_error, input_value=..., input_type=dict]"
 _VALIDATOR_SAYS = re.compile(r"\(type=value_error(?:\.\w+)?\)\s*$|\[type=value_error\b|^\s*Value error, ")
