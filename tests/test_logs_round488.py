@@ -333,3 +333,21 @@ def test_an_unhandled_cpp_exception_on_windows_names_no_cause(line):
 ])
 def test_start_up_errors_that_are_not_memory(line):
     assert kind_of(["INFO 02-14 08:00:00 api_server.py:585] vLLM API server version 0.6.4.post1", line])[0] == "NOT_OOM"
+
+
+def test_both_reading_paths_see_the_replays_end(tmp_path):
+    # (the block path feeds every line of a replay, so that the launcher's next line, which may hold no word any
+    # pattern needs, ends it there as it does on the line-by-line path)
+    from vramdoctor.logs import diagnose
+    from vramdoctor.logs.reader import read_blocks, read_lines
+
+    lines = [*_TGI_LOAD_OOM,
+             "2024-05-02T10:11:34.501234Z ERROR shard-manager: text_generation_launcher: Shard complete standard error "
+             "output:", "Loading safetensors...", " rank=0",
+             "2024-05-02T10:11:34.600234Z  INFO text_generation_launcher: Shutting down shards",
+             "text-generation-launcher --model-id m --num-shard 1",
+             "2024-05-02T10:12:12.123456Z  INFO text_generation_launcher: Args { model_id: \"m\", num_shard: Some(1) }",
+             "2024-05-02T10:12:40.123456Z  INFO text_generation_router: router/src/main.rs:320: Connected"]
+    path = tmp_path / "tgi.log"
+    path.write_text("\n".join(lines) + "\n")
+    assert diagnose(read_lines(str(path))).to_dict() == diagnose(read_blocks(str(path))).to_dict()

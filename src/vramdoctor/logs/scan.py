@@ -86,6 +86,7 @@ MAX_SERIES_SHAPES = 256  # shapes of candidate figures remembered (`_sampled_out
 AFTER = 12  # lines kept after a failure: C++ backtraces and follow-up messages
 AFTER_TRACEBACK = 400  # ... and while a Python traceback that began in them goes on: its frames, up to this many lines
 MAX_FAILURES = 8
+REPLAY_LINES = 200  # lines of a child's output a launcher replays (`_REPLAY`) at most
 JOIN_FRAME = 5  # lines from a failure's last line within which a Python frame continues its traceback
 #: a metric's description or type line in Prometheus's text exposition format
 _METRIC_HELP = re.compile(r"^\s*# (?:HELP|TYPE) [a-zA-Z_:][\w:]* ")
@@ -247,7 +248,8 @@ class Scanner:
         self.version_section = 0
         self.answer_text = 0  # the line after which the engine prints the model's answer bare (`LogWords.answer_begins`)
         # under a launcher's replay of a child's output (`_REPLAY`), up to the launcher's next line: no run starts there
-        self.replaying = False
+        # (the last line it may reach, else 0)
+        self.replaying = 0
         # a client's call the report pastes (`curl ... \`): (its first line and that line's text, its last line so far,
         # whether it goes on to the next line, whether a single quote is open in it: `-d '{` ... `}'`)
         self.call: tuple[int, str, int, bool, bool] = (0, "", 0, False, False)
@@ -639,8 +641,8 @@ class Scanner:
             self.recent.append((line_no, text))
             return
         ms = self._sorted_ms(c)
-        if self.replaying and LOG_PREFIX.match(text):
-            self.replaying = False  # (the launcher's own next line: the replay is over)
+        if self.replaying and (line_no > self.replaying or LOG_PREFIX.match(text)):
+            self.replaying = 0  # (the launcher's own next line: the replay is over)
         started = "start" in c and not self.replaying and any(k.run_start[i].search(text) for i in c["start"])
         if (not started and not r.failures and "launch" in c and any(k.launch[i].match(text) for i in c["launch"])
                 and any(m in r.progress and program_line(r.progress_text.get(m, "")) for m in ("ready", "requests"))):
@@ -648,7 +650,9 @@ class Scanner:
             # the start of the next run, whose lines follow it
             started = True
         if _REPLAY in text:  # (a substring test: this runs for every line read)
-            self.replaying = True
+            # (every line of it read, by both paths, so that its end is seen wherever it is)
+            self.replaying = line_no + REPLAY_LINES
+            self.wants_every_line_until = max(self.wants_every_line_until, self.replaying)
         if self._is_new_start(text, started, ms):
             self._new_run(line_no)
             r = self.run
