@@ -182,6 +182,12 @@ _MEMWORD = (r"\b(?:VmRSS|RSS|RES|[Rr]esident(?: memory| set)?|VRAM(?: used| usag
 #: a size as people write it: "1123 MiB", "20.5G", "5.74 GB"
 _USIZE = r"(\d[\d,]*(?:\.\d+)?)\+?\s*([kKMGT])(?:i?B)?\b\+?"  # (a size with its "or more" sign: "42+GB", "42GB+")
 _ARROW = r"\s*(?:->|→|=>|\bto\b)\s*"
+#: a layer built with its parameters on the device, the model's weights made in place before any input (a loader's
+#: frame and a WEIGHTS frame): Megatron's build_module from a layer's spec (megatron/core/transformer/spec_utils.py)
+#: and a TransformerEngine module's constructor ("transformer_engine/pytorch/module/grouped_linear.py", line 696, in
+#: __init__ / "torch.empty(")
+_LAYER_BUILT = (r"\bspec_utils\.py\x22?, line \d+, in build_module\b|"
+                r"\btransformer_engine/pytorch/module/\w+\.py\x22?, line \d+, in __init__\b")
 
 
 def _usize(m, i: int = 1) -> int:
@@ -2665,11 +2671,8 @@ LOG = LogWords(
                       # (a model-parallel layer allocating its weights as it is built: fairscale's and Megatron's
                       # _initialize_affine_weight, under the reference Llama's "model = Transformer(model_args)")
                       r"\b_initialize_affine_weight\b|"
-                      # (... and Megatron's build_module from a layer's spec, a TransformerEngine module's constructor
-                      # making its parameters: "transformer_engine/pytorch/module/grouped_linear.py", line 696, in
-                      # __init__ / "torch.empty(")
-                      r"\bspec_utils\.py\x22?, line \d+, in build_module\b|"
-                      r"\btransformer_engine/pytorch/module/\w+\.py\x22?, line \d+, in __init__\b|"
+                      # (... and a layer built on the device, Megatron's and TransformerEngine's: `_LAYER_BUILT`)
+                      + _LAYER_BUILT + r"|"
                       r"(?:checkpoint|[Mm]ulti-thread loading) shards:|Loading weights|loading weights|Loading model weights|load_bmodel|"
                       r"Loading bmodel|error (?:while )?loading (?:the )?model\b|"
                       # (a tool's own catch of the load's exception, the out of memory in the same line: rkllm-toolkit's
@@ -3496,11 +3499,8 @@ LOG = LogWords(
               # copy: it builds the model, reads its weights and its vision tower's, and resizes its embeddings to the
               # tokenizer; it returns before any input)
               r"\bin load_pretrained_model\b|"
-              # (Megatron building a layer from its spec, megatron/core/transformer/spec_utils.py build_module, and a
-              # TransformerEngine module's constructor making its parameters on the GPU, "grouped_linear.py", line 696,
-              # in __init__ / "torch.empty(": the model's weights made in place, before any input)
-              r"\bspec_utils\.py\x22?, line \d+, in build_module\b|"
-              r"\btransformer_engine/pytorch/module/\w+\.py\x22?, line \d+, in __init__\b"),
+              # (a layer built on the device: `_LAYER_BUILT`)
+              + _LAYER_BUILT),
     # a process setting up its device before any weights, in any engine: PyTorch's CUDA context
     # (torch.cuda.set_device -> torch._C._cuda_setDevice) and NCCL's communicator (ncclCommInitRank)
     device_setup=rx(r"\bin (?:set_device|_cuda_setDevice)\b|\bncclCommInitRank\b"),

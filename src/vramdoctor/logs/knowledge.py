@@ -19,7 +19,7 @@ from ..engines.generic import SIGKILL
 from ..engines.interface import Engine, Figure, LogWords, Message
 from ..engines.words import PATH_ALONE, lazy
 from . import pattern_cache
-from .prefilter import Words, alternatives, flags_of, necessary, prefix, required
+from .prefilter import ALTERNATION_MIN, Words, alternatives, flags_of, necessary, prefix, required
 from .prose import clause_at, past_fixed, supposed
 
 I = re.IGNORECASE
@@ -284,7 +284,7 @@ class Knowledge:
             return read
 
         def pieces(p):
-            if not isinstance(p.pattern, str) or len(p.pattern) < 2000:
+            if not isinstance(p.pattern, str) or len(p.pattern) < ALTERNATION_MIN:
                 return alternatives(p)  # (short: one piece, at once)
             k = key("a", p)
             got = memo.get(k, _MISSING)
@@ -452,12 +452,7 @@ class Knowledge:
     def explicit_words(self, msg_ix: set[int]) -> bool:
         """The line holds words of an engine's own message (not only PyTorch's or CUDA's). Kept by the identity of
         the candidates' set, which lines of one shape share (`candidates`)."""
-        known = self._explicit.get(id(msg_ix))
-        if known is None or known[0] is not msg_ix:
-            if len(self._explicit) >= SHAPES:
-                self._explicit.clear()
-            known = self._explicit[id(msg_ix)] = (msg_ix, any(self.messages[i][1] != "generic" for i in msg_ix))
-        return known[1]
+        return by_identity(self._explicit, msg_ix, lambda ix: any(self.messages[i][1] != "generic" for i in ix), SHAPES)
 
 
 _QUIET = ("INFO", "DEBUG", "I", "D", "V")
@@ -627,6 +622,18 @@ def _holds(low: str, needs: tuple[frozenset[str], ...]) -> bool:
 
 
 _MISSING = object()
+
+
+def by_identity(cache: dict, obj, make: Callable, cap: int):
+    """`make(obj)`, kept in `cache` under `obj`'s identity (with `obj` itself, so that the id is not reused while the
+    entry stands): for the sets of candidates that lines of one shape share (`Knowledge.candidates`), whose contents do
+    not change. The cache is emptied when it holds `cap` entries."""
+    known = cache.get(id(obj))
+    if known is None or known[0] is not obj:
+        if len(cache) >= cap:
+            cache.clear()
+        known = cache[id(obj)] = (obj, make(obj))
+    return known[1]
 
 
 @lru_cache(maxsize=1)

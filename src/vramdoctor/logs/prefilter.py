@@ -136,7 +136,11 @@ def necessary(pattern: re.Pattern) -> tuple[frozenset[str], ...]:
     return tuple(o for o in _options(tree, icase, lookarounds=True) if all(len(w.encode()) >= MIN_WORD for w in o))
 
 
-def alternatives(pattern: re.Pattern, *, min_chars: int = 2000) -> list[re.Pattern]:
+#: the length from which a pattern that is one alternation at the top is split into its alternatives (`alternatives`)
+ALTERNATION_MIN = 2000
+
+
+def alternatives(pattern: re.Pattern, *, min_chars: int = ALTERNATION_MIN) -> list[re.Pattern]:
     """`pattern` as one pattern per top-level alternative (`a|b|c` -> `a`, `b`, `c`), where it is a long
     alternation: a line matches some piece exactly where it matches `pattern`, and each piece has its own required
     words, so a line is tried only against the alternatives whose words it holds (one 25,000-character alternation of

@@ -17,8 +17,8 @@ from typing import Callable, Iterable, Iterator
 
 from ..engines.words import _WORKED as _WORKED_WORDS, FUNCTION_TAG, TRIED
 from .facts import NAMED_HIT, PROSE_HIT, RELAYED, Failure, RunFacts, unset
-from .knowledge import (CLIENT_CALL, COMMAND, ELISION, FRAME, GDB_CHATTER, PY_FRAME, Knowledge, exception_not_memory, is_echo,
-                        knowledge)
+from .knowledge import (CLIENT_CALL, COMMAND, ELISION, FRAME, GDB_CHATTER, PY_FRAME, Knowledge, by_identity,
+                        exception_not_memory, is_echo, knowledge)
 from .lines import (
     CUT_LOOKBACK,
     ECHO_CLOSED,
@@ -257,10 +257,10 @@ class Scanner:
         # shape seen in it); the latest line of each shape not read yet, (run, line, text, texts)
         self.series_seen: dict[frozenset[int], tuple[RunFacts, int]] = {}
         self.series_held: dict[frozenset[int], tuple[RunFacts, int, str, list]] = {}
-        # id(candidates) -> (them, their shape or None where not a statistics line's, whether it holds a person's figure)
-        self._series_shape: dict[int, tuple[set[int], frozenset[int] | None, bool]] = {}
-        self._ms_order: dict[int, tuple[set[int], tuple[int, ...]]] = {}  # id(candidates' milestones) -> (them, sorted)
-        self._ms_markers: dict[int, frozenset[str]] = {}  # id(that sorted tuple) -> the markers of its milestones
+        # kept by the identity of a shape's candidates (`by_identity`): its figures' series shape (`_series_of`), its
+        # milestones in order with their markers (`_milestones_of`)
+        self._series_shape: dict[int, tuple] = {}
+        self._ms_order: dict[int, tuple] = {}
 
     def _read_figures(self, r: RunFacts, line_no: int, text: str, texts: list) -> None:
         """The figures of one line (`texts`: the line, and the forms it is also read in) into run `r`; first those of
@@ -292,15 +292,7 @@ class Scanner:
         ix = c.get("fig")
         if not ix:
             return False
-        known = self._series_shape.get(id(ix))
-        if known is None or known[0] is not ix:
-            k = self.k
-            series = ix & k.series_figures
-            shape = frozenset(ix) if series and ix <= series | k.prose_figures else None
-            if len(self._series_shape) >= MAX_SERIES_SHAPES:
-                self._series_shape.clear()
-            known = self._series_shape[id(ix)] = (ix, shape, len(series) < len(ix))
-        _, shape, with_prose = known
+        shape, with_prose = by_identity(self._series_shape, ix, self._series_of, MAX_SERIES_SHAPES)
         if shape is None:
             return False
         if with_prose and not (STRONG_PREFIX.match(text) and not TITLE.match(text)):
@@ -314,6 +306,13 @@ class Scanner:
             return False
         self.series_held[shape] = (r, line_no, text, texts)
         return True
+
+    def _series_of(self, ix: set[int]) -> tuple[frozenset[int] | None, bool]:
+        """(the shape of a line whose figure candidates are `ix`, None where it is no statistics line's; whether it may
+        hold a person's figure)"""
+        series = ix & self.k.series_figures
+        shape = frozenset(ix) if series and ix <= series | self.k.prose_figures else None
+        return shape, len(series) < len(ix)
 
     def _read_now(self, r: RunFacts, line_no: int, text: str, texts: list) -> None:
         k = self.k
@@ -640,7 +639,7 @@ class Scanner:
                 r.progress_text["requests"] = _ELIDED_PROMPT.sub(r"\1\2...\2", text, count=1)[:200]
             self.recent.append((line_no, text))
             return
-        ms = self._sorted_ms(c)
+        ms, ms_markers = self._milestones_of(c)
         if self.replaying and (line_no > self.replaying or LOG_PREFIX.match(text)):
             self.replaying = 0  # (the launcher's own next line: the replay is over)
         started = "start" in c and not self.replaying and any(k.run_start[i].search(text) for i in c["start"])
@@ -701,7 +700,7 @@ class Scanner:
         milestones = k.milestones
         if titled:
             live = [i for i in ms if milestones[i][0] not in r.titled]
-        elif ms and r.progress.keys() >= self._ms_markers[id(ms)] and r.told.isdisjoint(self._ms_markers[id(ms)]):
+        elif ms and r.progress.keys() >= ms_markers and r.told.isdisjoint(ms_markers):
             live = ()  # (every one passed, none only told: a serving log's stats lines)
         else:
             progress, told = r.progress, r.told
@@ -800,20 +799,14 @@ class Scanner:
         self._processes(r, line_no, text)
         self.recent.append((line_no, text))
 
-    def _sorted_ms(self, c: dict[str, set[int]]) -> tuple[int, ...]:
-        """The milestones candidates `c` holds, in order (kept by the identity of the shared set, as `_sampled_out`
-        keeps shapes)."""
+    def _milestones_of(self, c: dict[str, set[int]]) -> tuple[tuple[int, ...], frozenset[str]]:
+        """The milestones candidates `c` holds, in order, and their markers (kept by the identity of the shared set)."""
         ms = c.get("ms")
         if not ms:
-            return ()
-        known = self._ms_order.get(id(ms))
-        if known is None or known[0] is not ms:
-            if len(self._ms_order) >= MAX_SERIES_SHAPES:
-                self._ms_order.clear()
-                self._ms_markers.clear()
-            known = self._ms_order[id(ms)] = (ms, tuple(sorted(ms)))
-            self._ms_markers[id(known[1])] = frozenset(self.k.milestones[i][0] for i in ms)
-        return known[1]
+            return (), frozenset()
+        markers = self.k.milestones
+        return by_identity(self._ms_order, ms, lambda x: (tuple(sorted(x)), frozenset(markers[i][0] for i in x)),
+                           MAX_SERIES_SHAPES)
 
     def _client_call(self, line_no: int, text: str) -> bool:
         """Line `line_no` is a client's call the report pastes (`CLIENT_CALL`: `curl http://host:8000/v1/chat/completions
