@@ -140,6 +140,10 @@ class LogWords:
     (llama-cli's "generate: n_ctx = 4096, n_batch = 2048, n_predict = -1, n_keep = 1", its "== Running in interactive
     mode. =="): those lines, up to the engine's next line with a log prefix (its timings), are the answer (as `chat`'s),
     not the engine's log.
+    replay_begins: the words of the engine's own line after which it replays a child process's output (TGI's shard
+    manager, "Shard complete standard error output:", then the dead shard's stderr, its "Loading safetensors..." too):
+    those lines, up to the engine's next line with a log prefix, are the same run's again, where no run starts. Matched
+    as a substring (every line read is tested).
     launch: the engine's server command as a person types it (the binary or its Python entry point, without the
     shell prompt or path before it: vLLM's "vllm serve"): that command pasted again after a run that served starts the
     next run (a report's second try under its first).
@@ -187,6 +191,7 @@ class LogWords:
     stalled: re.Pattern | None = None
     launch: re.Pattern | None = None
     answer_begins: re.Pattern | None = None
+    replay_begins: str = ""
     bare_requests: re.Pattern | None = None
     answered: re.Pattern | None = None
     work_done: re.Pattern | None = None

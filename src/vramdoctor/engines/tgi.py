@@ -30,6 +30,8 @@ LOG = LogWords(
     fingerprint=rx(r"text[-_]generation[-_](?:inference|router|launcher|server|client|benchmark)|router/src|\bTGI\b|"
                    r"max[-_]batch[-_](?:total[-_])?tokens|--max-total-tokens|warmup\{|prefill\{|--num-shard"),
     run_start=(rx(r"text_generation_launcher: Args", 0),),
+    # (launcher/src/main.rs shard_manager: the dead shard's stderr, printed whole after it)
+    replay_begins="Shard complete standard error output:",
     messages=(
         # the router's note that it could not import the Python tokenizer (router/src/server.rs: "Failed to import
         # python tokenizer ModuleNotFoundError: No module named 'transformers'", logged at ERROR): it goes on with the

@@ -206,6 +206,8 @@ class Knowledge:
         #: matched at a line's start
         begins = [e.log.answer_begins.pattern for e in engines if e.log.answer_begins is not None]
         self.answer_begins = re.compile(r"\s*(?:" + "|".join(begins) + ")") if begins else None
+        #: every engine's line after which it replays a child's output (`LogWords.replay_begins`), as substrings
+        self.replay_begins = tuple(e.log.replay_begins for e in engines if e.log.replay_begins)
         #: every engine's memory sentences in full (a line cut partway into one is cut before its cause)
         self.sentences = tuple(x for e in engines for x in e.log.sentences)
         self.passive = [f for f in self.figures if f.passive]

@@ -86,7 +86,7 @@ MAX_SERIES_SHAPES = 256  # shapes of candidate figures remembered (`_sampled_out
 AFTER = 12  # lines kept after a failure: C++ backtraces and follow-up messages
 AFTER_TRACEBACK = 400  # ... and while a Python traceback that began in them goes on: its frames, up to this many lines
 MAX_FAILURES = 8
-REPLAY_LINES = 200  # lines of a child's output a launcher replays (`_REPLAY`) at most
+REPLAY_LINES = 200  # lines of a child's output a launcher replays (`LogWords.replay_begins`) at most
 JOIN_FRAME = 5  # lines from a failure's last line within which a Python frame continues its traceback
 #: a metric's description or type line in Prometheus's text exposition format
 _METRIC_HELP = re.compile(r"^\s*# (?:HELP|TYPE) [a-zA-Z_:][\w:]* ")
@@ -247,7 +247,8 @@ class Scanner:
         # under an issue template's version heading (see `_VERSION_SECTION`): 1 before its first line, 2 in its lines
         self.version_section = 0
         self.answer_text = 0  # the line after which the engine prints the model's answer bare (`LogWords.answer_begins`)
-        # under a launcher's replay of a child's output (`_REPLAY`), up to the launcher's next line: no run starts there
+        # under a launcher's replay of a child's output (`LogWords.replay_begins`), up to the launcher's next line: no
+        # run starts there
         # (the last line it may reach, else 0)
         self.replaying = 0
         # a client's call the report pastes (`curl ... \`): (its first line and that line's text, its last line so far,
@@ -648,7 +649,7 @@ class Scanner:
             # the server's own command again after its run served (a report's second try, pasted under the first):
             # the start of the next run, whose lines follow it
             started = True
-        if _REPLAY in text:  # (a substring test: this runs for every line read)
+        if any(w in text for w in k.replay_begins):  # (substring tests: this runs for every line read)
             # (every line of it read, by both paths, so that its end is seen wherever it is)
             self.replaying = line_no + REPLAY_LINES
             self.wants_every_line_until = max(self.wants_every_line_until, self.replaying)
@@ -1370,10 +1371,6 @@ def _keeps_after(f: Failure) -> bool:
 _VIEWS = re.compile(r"^\s*(?:[\w.-]+@[\w.-]+:\S*\s*)?(?:[$#%>]\s*)?(?:sudo\s+)?(?:kubectl\s+(?:-n\s+\S+\s+)?(?:logs|describe|get|"
                     r"top|events)|(?:docker|podman|nerdctl)\s+(?:compose\s+)?(?:logs|inspect|ps|stats|events)|journalctl|dmesg|"
                     r"nvidia-smi|rocm-smi|cat|tail|less|head|grep|zgrep|free|top|htop|ps|vmstat)\b")
-#: a launcher replaying a child process's output after it died (TGI's shard manager: "Shard complete standard error
-#: output:" then the shard's stderr, its "Loading safetensors..." too, up to the launcher's next line): the same run's
-#: lines again, no restart
-_REPLAY = "Shard complete standard error output:"
 #: a validator's own exception as pydantic lists it under the field it checked: v1's "  <message> (type=value_error)",
 #: v2's "  Value error, <message> [type=value_error, input_value=..., input_type=dict]"
 _VALIDATOR_SAYS = re.compile(r"\(type=value_error(?:\.\w+)?\)\s*$|\[type=value_error\b|^\s*Value error, ")
