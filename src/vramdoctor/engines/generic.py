@@ -929,6 +929,9 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
           # unexpectedly", "quits abruptly")
           r"(?:terminat|exit|quit|clos|shut)(?:es|ed|ing|s)?(?: down)? (?:itself|unexpectedly|abruptly|on its own|"
           r"without (?:an? |any )?(?:error|warning|message))|"
+          # ... or a note set at the line where it ended ("[FINAL LINE — server exits here]", "<-- dies here")
+          r"(?:terminat(?:es|ed)|exit(?:s|ed)?|quit(?:s)?|die[sd]|crash(?:es|ed)?) (?:right )?(?:here|at this "
+          r"(?:point|line))\b|"
           # ... or an error announced for the lines below ("the instance show the error as follow:", "I get the
           # following error:", "it gives error as below")
           r"(?:get|gets|got|getting|show|shows|showed|showing|give|gives|gave|giving|receive|received|receiving)\s+"
@@ -1050,13 +1053,20 @@ def _failure_stated_zh(m: re.Match) -> str:
     return clause.strip()[:300]
 
 
+#: a person's note set into the log they paste, at the line it is about: a whole line in brackets with words of
+#: running text in it ("[FINAL LINE — server exits here]", "(server crashes here)"), or after an arrow that points at
+#: a line ("<-- crashes here", "<<< process dies here", "← hangs here")
+ANNOTATION = (r"[\[(](?=[^\])\n]*?[a-z]{2,} [a-z]{2,} [a-z]{2,})[^\[\]()\n]{3,200}[\])]\s*$|"
+              r"(?:<-+|<=+|<{2,}|\u2190)\s*(?=[A-Za-z])")
+
+
 #: the start of a line a program wrote, not a user ("llama_model_load: ", "[...]", a time, a level; a markdown heading,
 #: "#### Timeline before the crash", "# 用了一段时间 显存越占越多", "# [Bug]: 128K上下文...请求卡住" (a title may begin with a
 #: figure), is the user's, as is an issue's title pasted as
 #: "Title: ...")
 _WRITTEN = re.compile(r"^\s*(?!#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[^\W_]|Title:\s|"
                       # (an issue's title pasted with its tracker's tag, "[Bug] gpt-oss ... error LlamaBatch.cc:1153")
-                      + ISSUE_TAGS + r")(?:[\w.-]+:\s|[\[(<{|#>$]|"
+                      + ISSUE_TAGS + "|" + ANNOTATION + r")(?:[\w.-]+:\s|[\[(<{|#>$]|"
                       # (a digit, but not a title that begins with a count of the setup: "2-node DeepSeek-R1 (tp 16)
                       # hangs", "4x A100 ...", "70B model ...", "8 GPUs ...")
                       # (nor an item of the report's numbered list: "1.每一次搜索调用模型后", "2、显存会一直...", "3) tried")
@@ -2395,7 +2405,9 @@ LOG = LogWords(
         # half alone, "... currently not", at the line's end)
         msg(r"\bcompatible profile\(s\) that are currently not(?:\s+runnable due to low free GPU memory\b|\s*$)", "oom",
             code="guardrail-refused-load", candidates=("WEIGHTS", "KV")),
-        msg(r"\bCould not find a profile that is currently runnable\b", "wrapper"),
+        # (the selection's own failure alone: too few GPUs, an unsupported GPU, or too little free memory for every
+        # profile; were it memory, nothing had loaded, so the weights or the KV cache the profile counts)
+        msg(r"\bCould not find a profile that is currently runnable\b", "wrapper", candidates=("WEIGHTS", "KV")),
         # a server's own refusal in plain words that the KV cache for the context asked does not fit (MoE4All's infr:
         # "Error: this model cannot be served on this device: no usable KV cache fits." with "requested context :
         # 262144 tokens"; "the KV cache for 131072 tokens won't fit on this device"): the KV ledger; not a question

@@ -126,7 +126,11 @@ def mib(m: re.Match, i: int = 1) -> int:
 #: an issue's title as its tracker's form tags it ("[Bug] ...", "[Usage]: ...", llama.cpp's "Bug: ...", "Misc. bug:
 #: ..."): the report's words, not a program's line (logs' TITLE and the prose figures' `_WRITTEN` both read it)
 ISSUE_TAGS = (r"\[(?:Bug|BUG|bug|Usage|Feature|Question|Performance|Misc|RFC|Doc|Docs|Installation|New Model|Hardware|"
-              r"Help|Issue)\](?::\s*|\s+|(?=\[))(?:\[[^\]\n]{1,30}\]:?\s*){0,3}[^\W_]|(?:Bug|Misc\. bug|Eval bug|Compile bug|Feature Request):\s+\S|"
+              r"Help|Issue|"
+              # (the other trackers' own templates and labels: vLLM's "[CI Failure]: ...", "[Tracking Issue]", SGLang's
+              # "[Roadmap]", "[Regression]"; in any case, "[CI failure]")
+              r"(?i:CI Failure|Tracking Issue|Tracker|Roadmap|Regression|Feature Request|Enhancement|Discussion))"
+              r"\](?::\s*|\s+|(?=\[))(?:\[[^\]\n]{1,30}\]:?\s*){0,3}[^\W_]|(?:Bug|Misc\. bug|Eval bug|Compile bug|Feature Request):\s+\S|"
               # (a title that names the product first, "Ollama: Crash on Intel Iris Xe due to ...": no engine prints its
               # own name so; not "llama.cpp: loading model from", a 2023 build's own line, nor a lower-case word after)
               r"(?:Ollama|vLLM|SGLang|LM Studio|LMDeploy|TGI|KoboldCpp|LocalAI|TensorRT-LLM|ExLlamaV2|MLX):\s+[A-Z][a-z]|"

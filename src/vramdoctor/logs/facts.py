@@ -28,6 +28,10 @@ RELAYED = re.compile(r"\bBadRequestError\b|\bOpenAIException\b|\bError code: 4\d
                      # Entity for url: http://tgi:8080/generate")
                      r"\b4\d\d Client Error\b|"
                      r"\bHTTP(?:/\d(?:\.\d)?)? 4\d\d\b|\b4\d\d Bad Request\b|^\s*\{?\s*\x22error\x22\s*:\s*\{|"
+                     # (the body with its message as a string, inside a client's own error: the Vercel AI SDK's "Type
+                     # validation failed: Value: {\x22error\x22:\x22[address=..., pid=...] request (33430 tokens) exceeds
+                     # the available context size ...\x22}", relayed from Xinference's worker)
+                     r"\{\s*\x22error\x22\s*:\s*\x22|"
                      r"\x22type\x22\s*:\s*\x22(?:exceed_context_size_error|invalid_request_error|BadRequestError)\x22|"
                      r"^\s*\x22code\x22\s*:\s*4\d\d\b")
 

@@ -224,6 +224,9 @@ class ServingSteps:
         ctx = (s.flags.get("max_model_len") or "-c {n}").split(" {")[0].split(" (")[0] if s.engine else "the context"
         pull = (f"a KV cache too large for {ctx} wants a smaller {ctx}, a compute buffer a smaller batch" if s.name in GGML
                 else "a KV shortfall wants a larger pool, a warm-up one more headroom outside it")
+        if set(candidates) == {"WEIGHTS", "KV_CAPACITY"}:  # (a refusal before the load: its need counts both)
+            pull = (f"weights that do not fit want a smaller or more quantized model or more GPUs, a KV cache that does "
+                    + (f"not fit a smaller {ctx}" if s.engine else "not fit a shorter context"))
         if self.code in ("log-cut-off", "log-ends-during-step"):
             s.say("read the rest of the log", "the log stops before anything failed or finished: pass it to its end "
                   f"(`docker logs`, `journalctl -u ...`, the whole file), {self._estimate_hint('to see whether they fit')}")
