@@ -92,3 +92,45 @@ def test_a_clients_error_relaying_the_servers_refusal_is_that_refusal(line):
 def test_a_relayed_body_of_an_out_of_memory_stays_memory():
     line = 'Type validation failed: Value: {"error":"CUDA out of memory. Tried to allocate 2.00 GiB"}'
     assert kind_of(["I get this error:", line])[0] == "UNDETERMINED"
+
+
+# --- a pool full while serving that the engine copes with by its scheduling (preempting, retracting, recomputing,
+# keeping requests waiting) is no failure: NONE, its code kept, unless a failure follows or the report tells of a
+# problem the full pool answers (h491/13, h499/10, review 066: read RUNTIME over logs where nothing failed) ---------
+
+_PREEMPTED = ("WARNING 03-12 14:17:11 scheduler.py:1754] Sequence group chatcmpl-f4220c is preempted by "
+              "PreemptionMode.RECOMPUTE mode because there is not enough KV cache space. This can affect the end-to-end "
+              "performance. Increase gpu_memory_utilization or tensor_parallel_size to provide more KV cache memory. "
+              "total_num_cumulative_preemption=1")
+_RETRACTED = ("[2025-05-10 08:05:02 TP0] KV cache pool is full. Retract requests. #retracted_reqs: 2, "
+              "#new_token_ratio: 0.4103 -> 0.7000")
+_SERVED = ["INFO:     Application startup complete.",
+           'INFO:     10.0.0.7:40312 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+
+
+@pytest.mark.parametrize("pool", [_PREEMPTED, _RETRACTED])
+@pytest.mark.parametrize("words", [[], ["#### 5. 运行报警 (gpu_memory_utilization)", "", "服务端会出现如下的提示信息"],
+                                   ["Here is the log of our deployment for reference:"]])
+def test_a_pool_full_under_load_that_the_engine_copes_with_is_no_failure(pool, words):
+    run = run_of(diag("\n".join([*words, *_SERVED, pool, _SERVED[1]])))
+    assert run.kind == "NONE" and run.code.startswith("kv-pool-full"), (run.kind, run.code)
+    assert run.oom is False and run.advice  # (the steps that give the pool room are still offered)
+
+
+@pytest.mark.parametrize("words", ["vLLM gets slow when 30 people use it.", "It slows down a lot after 20 users.",
+                                   "Latency spikes when the team is online.", "服务在并发高的时候变慢",
+                                   "The server hangs after a few requests.", "The server crashes under load."])
+def test_a_full_pool_under_the_reports_words_of_a_problem_is_the_answer(words):
+    run = run_of(diag("\n".join([words, "", *_SERVED, _PREEMPTED])))
+    assert run.kind == "RUNTIME" and run.code == "kv-pool-full-preempting", (run.kind, run.code)
+
+
+@pytest.mark.parametrize("words", ["The fix for the slow tokenizer is below.", "Is this slower than expected?"])
+def test_words_of_slowness_that_tell_no_problem_leave_it_none(words):
+    run = run_of(diag("\n".join([words, "", *_SERVED, _PREEMPTED])))
+    assert run.kind == "NONE", (run.kind, run.code)
+
+
+def test_a_crash_after_the_full_pool_stays_the_crash_after_it():
+    lines = [*_SERVED, _RETRACTED, "Fatal Python error: Segmentation fault"]
+    assert kind_of(lines) == ("RUNTIME", "crash-after-kv-pool-full")

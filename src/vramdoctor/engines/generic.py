@@ -992,6 +992,15 @@ def _error_message(m: re.Match) -> str | None:
     return None
 
 
+#: a report's words that the server is slow or slows down under load ("vLLM gets slow when 30 people use it", "it
+#: slows down after 20 users", "latency spikes"): the question a pool full under load answers, the engine waiting or
+#: recomputing requests for want of KV cache (`quiet.pressure`)
+_SLOW = (r"\b(?:gets?|got|getting|is|was|are|were|becomes?|became|runs?|ran|very|too|so|extremely|really|painfully)"
+         r" (?:very |really |extremely |so |much |quite |a lot |way )?slow(?:er)?\b|\bslow(?:s|ed|ing)? down\b|"
+         r"\bslowdowns?\b|\b(?:latency|TTFT|response times?) (?:spikes?|increases?|goes up|went up|jumps?|"
+         r"is (?:high|huge|bad|terrible))")
+
+
 #: a report's words that the server hangs: waits forever with no error ("EngineCore hangs in cuEventSynchronize",
 #: "the server was stucked", "wedges with no diagnosable cause", "hangs indefinitely during fitting params"); not the
 #: whole machine freezing (a host out of memory thrashing its swap looks like that), nor a request waiting in a queue
@@ -3401,6 +3410,8 @@ LOG = LogWords(
         fig("_failure_stated", _FAILS, _failure_stated, mode="first", prose=True),
         fig("_failure_stated", _FAILS_ZH, _failure_stated_zh, mode="first", prose=True, flags=0),
         fig("_hang_stated", _HANGS, _failure_stated, mode="first", prose=True),
+        fig("_slow_stated", _SLOW, _failure_stated, mode="first", prose=True),
+        fig("_slow_stated", r"(?:变|很|非常|特别|越来越|太)慢", _failure_stated_zh, mode="first", prose=True, flags=0),
         # a report's words that the program goes on after the error it shows ("但是还是能正常往下运行", "不影响使用",
         # "but it still runs fine"): that error was not fatal (not taken back: "still runs, but then crashes")
         # (服务能正常用, 程序还能继续正常推理)

@@ -277,7 +277,11 @@ def _process_growth(run: RunFacts) -> Diagnosis | None:
 def pressure(run: RunFacts, failed_after: bool = False) -> Diagnosis | None:
     """The engine's own warnings that its KV pool was full and it coped (preempted, retracted, queued, failed a
     request): RUNTIME while serving, KV_CAPACITY at start; None without such warnings. `failed_after`: a failure
-    follows them (the message then does not say that no process crashed)."""
+    follows them (the message then does not say that no process crashed).
+    A pool full while serving that the engine coped with by its scheduling alone (`COPED`: requests preempted,
+    retracted, recomputed or kept waiting, none failed) is NONE, its code kept: nothing failed, where neither a failure
+    follows nor the report's words tell of a problem (`COMPLAINTS`: a failure, a hang, growth or slowness the user saw:
+    RUNTIME, the full pool its answer)."""
     pressure = [p for p in run.pressure if p.kind == "pressure"]
     if not pressure:
         return None
@@ -303,6 +307,15 @@ def pressure(run: RunFacts, failed_after: bool = False) -> Diagnosis | None:
     if kind == "KV_CAPACITY":  # at start: the pool came out smaller than the settings ask for
         message = (f"At start the KV cache pool came out smaller than the settings ask for ({count}): the engine "
                    f"{COPES.get(p.code, 'coped')} and went on. Longer requests than it holds will fail or wait.")
+    elif p.code in COPED and not failed_after and not run.failures and not any(
+            isinstance(run.numbers.get(k), str) and run.number_lines.get(k) not in {x.line_no for x in pressure}
+            for k in COMPLAINTS):  # (not the engine's own warning read as words: DeepSpeed's "Deadlock detected.")
+        return Diagnosis(kind="NONE", code=p.code, oom=False, evidence=[(x.line_no, x.text) for x in pressure[:3]],
+                         phase_source="the engine's own warning",
+                         message=f"No failure: the KV cache pool was full while serving ({count}), and the engine "
+                                 f"{COPES[p.code]}, as its scheduler does under load; no request failed and no process "
+                                 "crashed. Requests waited or were recomputed, which costs latency: a larger pool (or "
+                                 "fewer sequences at once) lets them run without waiting.")
     else:
         effect = ("Requests fail or run in smaller batches: the context's KV cells are too few for this load."
                   if p.code.startswith("kv-cache-full") else
@@ -312,6 +325,13 @@ def pressure(run: RunFacts, failed_after: bool = False) -> Diagnosis | None:
     return Diagnosis(kind=kind, code=p.code or "kv-pool-full", evidence=[(x.line_no, x.text) for x in pressure[:3]],
                      phase_source="the engine's own warning", message=message)
 
+
+#: the report's words of a problem that a pool full under load answers: a failure, a hang, growth, slowness
+COMPLAINTS = ("_failure_stated", "_hang_stated", "_growth_stated", "_slow_stated")
+
+#: the engine's acts on a full pool that fail no request: its scheduler's own ways of coping under load
+COPED = frozenset({"kv-pool-full-retracting", "kv-pool-full-preempting", "kv-pool-full-recomputing",
+                   "kv-pool-full-queueing"})
 
 #: what the engine did on each of its pool-full warnings, in words (also what a crash right after one follows)
 COPES = {"kv-pool-full-retracting": "retracted running requests and queued them again",

@@ -67,6 +67,8 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
     if engine == "ollama" and isinstance(par, int) and par > 1 and isinstance(ctx, int):
         # Ollama's runner gets --ctx-size num_ctx x OLLAMA_NUM_PARALLEL: the user's num_ctx is a slot's share
         n = {**n, "ollama_num_ctx": ctx // par}
+    if kind == "NONE" and code.startswith("kv-pool-full"):
+        kind = "RUNTIME"  # (no failure, but the pool was full under load: the same steps give it room)
     a = _Advisor(kind, code, engine, n)
     s = a.s
     tried = n.get("failed_alloc_bytes")
