@@ -134,3 +134,79 @@ def test_words_of_slowness_that_tell_no_problem_leave_it_none(words):
 def test_a_crash_after_the_full_pool_stays_the_crash_after_it():
     lines = [*_SERVED, _RETRACTED, "Fatal Python error: Segmentation fault"]
     assert kind_of(lines) == ("RUNTIME", "crash-after-kv-pool-full")
+
+
+# --- an application's marker before the error it relays (h501/03, /12: RAGFlow's "Fail to access model(...).
+# **ERROR**: <cause>" read as a failure without its cause) ---------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    'Fail to access model(qwen2:0.5b).**ERROR**:invalid format: expected "json" or a JSON schema',
+    "hint : 102 Fail to access model(VLLM/qwen3-30b).**ERROR**: CONNECTION_ERROR - Connection error.",
+    '**ERROR**: Error code: 400 - {"error": "max_tokens is too large"}'])
+def test_an_apps_error_marker_carries_the_cause(line):
+    assert kind_of(["adding a chat model will prompt: 102.", line]) == ("NOT_OOM", "error-not-memory")
+
+
+def test_an_apps_error_marker_around_an_out_of_memory_stays_memory():
+    line = "Fail to access model(qwen2:0.5b).**ERROR**: CUDA out of memory. Tried to allocate 2.00 GiB"
+    assert kind_of([line])[0] == "UNDETERMINED"
+
+
+# --- an error level line that names what FAILED (h497/07: llm-compressor's "ERROR - FAILED: Recovery thresholds not
+# met" after a clean run read NONE) ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "2026-01-29T05:51:50.616588+0000 | compare_with_baseline | ERROR - FAILED: Recovery thresholds not met",
+    "ERROR: FAILED: accuracy below threshold on gsm8k",
+    'time=2026-01-29T05:51:50Z level=ERROR msg="FAILED: checksum mismatch for model file"'])
+def test_an_error_line_of_what_failed_is_a_failure_not_memory(line):
+    assert kind_of(['INFO:     127.0.0.1:1 - "POST /v1/completions HTTP/1.1" 200 OK', line]) == (
+        "NOT_OOM", "error-not-memory")
+
+
+def test_an_error_line_that_failed_for_memory_stays_memory():
+    line = "2026-01-29T05:51:50Z | x | ERROR - FAILED: CUDA out of memory. Tried to allocate 2.00 GiB"
+    assert kind_of([line])[0] == "UNDETERMINED"
+
+
+# --- an embedding model's decode error that the engine answers anyway (h501/10: Ollama's /api/embed 200 after each
+# "decode: cannot decode batches with this context (use llama_encode() instead)" read NOT_OOM) ---------------------
+
+_DECODE = "decode: cannot decode batches with this context (use llama_encode() instead)"
+_EMBED_OK = '[GIN] 2025/06/10 - 21:14:55 | 200 | 3.442s | 127.0.0.1 | POST "/api/embed"'
+
+
+@pytest.mark.parametrize("after", [[_EMBED_OK], [_EMBED_OK, "", "why there is so much " + _DECODE],
+                                   ["srv  log_server_r: request: POST /embedding 127.0.0.1 200"]])
+def test_a_decode_error_answered_anyway_is_no_failure(after):
+    assert kind_of([_EMBED_OK, _DECODE, _DECODE, *after])[0] == "NONE"
+
+
+@pytest.mark.parametrize("after", [[], ["srv  send_error: task id = 3, error: Failed to decode the batch"],
+                                   ['[GIN] 2025/06/10 - 21:14:58 | 500 | 3.442s | 127.0.0.1 | POST "/api/chat"']])
+def test_a_decode_error_with_no_answer_after_it_stays_not_memory(after):
+    assert kind_of([_EMBED_OK, _DECODE, *after]) == ("NOT_OOM", "decode-on-encoder-model")
+
+
+# --- the multiprocessing resource tracker's own error at exit (h497/12: "KeyError: '/mp-h1ustgxb'" in
+# resource_tracker.py after a server stopped by its harness read NOT_OOM) ------------------------------------------
+
+_TRACKER = ["(EngineCore_DP0 pid=14297) /usr/lib/python3.12/multiprocessing/resource_tracker.py:123: UserWarning: "
+            "resource_tracker: process died unexpectedly, relaunching.  Some resources might leak.",
+            "Traceback (most recent call last):",
+            '  File "/usr/lib/python3.12/multiprocessing/resource_tracker.py", line 239, in main',
+            "    cache[rtype].remove(name)",
+            "KeyError: '/mp-h1ustgxb'"]
+_V1_SERVED = ["(APIServer pid=1) INFO:     Application startup complete.",
+              '(APIServer pid=1) INFO:     127.0.0.1:35822 - "POST /v1/completions HTTP/1.1" 200 OK']
+
+
+def test_the_resource_trackers_error_at_exit_is_no_failure():
+    assert kind_of([*_V1_SERVED, *_TRACKER])[0] == "NONE"
+
+
+def test_a_key_error_in_the_servers_own_frames_stays_a_failure():
+    lines = [*_V1_SERVED, "Traceback (most recent call last):",
+             '  File "/usr/lib/python3.12/site-packages/vllm/v1/engine/core.py", line 239, in run_busy_loop',
+             "    self.requests.pop(req_id)", "KeyError: 'cmpl-1'"]
+    assert kind_of(lines)[0] == "NOT_OOM"

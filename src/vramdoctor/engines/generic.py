@@ -2637,11 +2637,19 @@ LOG = LogWords(
         msg(r"\bpanic:|\bpanic serving [^\s:]+:\d+: |Check failed|terminate called|core dumped|FATAL EXCEPTION|GGML_ASSERT|GGML_ABORT|"
             r"fatal error|Assertion fail", "error"),
         msg(r"\berror: \S", "error"),
+        # (an application's own marker before the error it relays, RAGFlow's "Fail to access model(qwen2:0.5b).
+        # **ERROR**:invalid format: expected \"json\" ...", "**ERROR**: CONNECTION_ERROR - Connection error.")
+        msg(r"\*\*ERROR\*\*:\s*\S", "error"),
         # a line at ERROR or FATAL level (Python logging, glog's "E0131", tracing, JSON, logfmt) saying something
         # failed: a failure whose cause is what follows ("Failed to start model server: <cause>")
         msg(r"(?:\b(?:ERROR|FATAL|CRITICAL)\b|\"level\":\s*\"(?:ERROR|error|FATAL|fatal)\"|level=(?:ERROR|error|FATAL|"
             r"fatal)\b|^\s*[EF]\d{4}(?:\d{4})? \d\d:)"
             r".{0,300}?\b(?:[Ff]ailed|FAILED|[Uu]nable) to \w", "error", flags=0),
+        # ... or naming what failed after it ("compare_with_baseline | ERROR - FAILED: Recovery thresholds not met",
+        # "ERROR: FAILED: accuracy check")
+        msg(r"(?:\b(?:ERROR|FATAL|CRITICAL)\b|level=(?:ERROR|error|FATAL|fatal)\b(?:\s+msg=)?)\W{0,5}"
+            r"(?:FAILED|Failed|failed):\s+\S",
+            "error", flags=0),
         msg(r"\berror loading [\w ]{1,40}: \S", "error"),
         # an exception a server logs and names (LMDeploy's engine loop "exception happened: <class 'IndexError'> ...")
         msg(r"\bexception (?:happened|occurred|occured|raised|caught)\b", "error"),

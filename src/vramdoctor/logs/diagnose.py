@@ -1638,8 +1638,18 @@ def _warned_and_went_on(run: RunFacts, f: Failure, engine: str) -> bool:
     after it (its ready line or a request answered): a warning it went on from (LMDeploy's "WARNING - utils.py:328 -
     User-specified max_model_len (65536) is greater than the derived max_model_len", which vLLM raises unless allowed;
     llama-server's "W srv load_model: [spec] failed to measure draft model memory: ..."), no failure."""
+    if f.code in _ANSWERED_ANYWAY:  # (its request answered after it: the last lines answer, none failed after it)
+        end = f.line_no  # (one line: the lines read after it are not its own)
+        return bool(_answered_after(run, end, engine)) and not any(
+            FAILED_REQUEST.search(t) for ln, t in run.tail_lines if ln > end)
     return (f.kind in ("not_oom", "error") and f.code not in _SERVES_DEGRADED and program_line(f.text)
             and bool(_WARNING_LEVEL.match(f.text)) and bool(_served_after(run, max(f.end_line, f.line_no), engine)))
+
+
+#: errors an engine prints at error level for a path it then takes another way, the request still answered: llama.cpp's
+#: "decode: cannot decode batches with this context (use llama_encode() instead)" for an embedding model (Ollama's
+#: /api/embed answers 200 after each), a failure only where no answer follows
+_ANSWERED_ANYWAY = frozenset({"decode-on-encoder-model"})
 
 
 #: not-memory failures a server goes on to serve from, slower or smaller, that stay the run's finding: a GPU refused (the
@@ -1662,6 +1672,18 @@ def _optional_import_passed(run: RunFacts, f: Failure) -> bool:
             and (any(ln > f.line_no for ln in run.progress.values())
                  or any(g.line_no > f.line_no and g.kind in ("oom", "not_oom") and not _OPTIONAL_IMPORT.search(g.text)
                         for g in run.failures)))
+
+
+#: the frame of Python's multiprocessing resource tracker, whose own errors at exit ("KeyError: '/mp-h1ustgxb'" after
+#: "resource_tracker: process died unexpectedly, relaunching") follow a process that was stopped: noise of its shutdown
+_TRACKER_FRAME = re.compile(r'File "[^"]*multiprocessing[/\\]resource_tracker\.py", line \d+')
+
+
+def _tracker_noise(f: Failure) -> bool:
+    """Failure `f` is an error the multiprocessing resource tracker raised in its own frames at exit (the innermost
+    frame above it is the tracker's): what stopped the process is not in it."""
+    frame = next((t for _, t in reversed(f.before[-6:]) if FRAME.search(t)), "")
+    return f.kind in ("error", "not_oom") and bool(_TRACKER_FRAME.search(frame))
 
 
 def _quoted_as_gone(f: Failure) -> bool:
@@ -1694,7 +1716,11 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     other_gpu = bool(positive(run.numbers, "gpu_available_bytes"))
     failures = [g for g in run.failures if not _warned_and_went_on(run, g, engine)
                 and not (g.code == "gpu-not-detected" and other_gpu) and not _quoted_as_gone(g)
-                and not _optional_import_passed(run, g)]
+                and not _optional_import_passed(run, g) and not _tracker_noise(g)]
+    # (and the report's words that quote such an error after the log, "why there is so much decode: cannot decode
+    # batches with this context": the program's lines of it were gone on from)
+    gone = {g.code for g in run.failures if g.code in _ANSWERED_ANYWAY and g not in failures}
+    failures = [g for g in failures if not (g.code in gone and not program_line(g.text))]
     fatal = [f for f in failures if f.kind in ("oom", "not_oom") and not _self_kill(f) and not _quotes_a_note(run, f)]
     # (an allocator's CUDA call that failed for another cause, which PyTorch then raised as an out of memory, the
     # allocation having returned nothing: the out of memory after it is that failure's report, not memory)

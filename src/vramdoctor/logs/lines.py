@@ -66,7 +66,9 @@ STRONG_PREFIX = re.compile(_STRONG + ")")
 _ONLY_A_CODE = r"(?!\(?(?:0x[0-9a-fA-F]+|-?\d[\d,.]*)\)?\W*$)"
 STATED = re.compile(r"\b(?:\w+\.)*(?:[A-Z]\w*)?(?:Error|Exception|Exit|Interrupt):\s+" + _ONLY_A_CODE + r"\S.{6,}|"
                     r"\berror: " + _ONLY_A_CODE + r"\S.{6,}|"
-                    r"\b(?:CUDA|HIP|ROCm) error(?: \d+ at \S+)?: \S.{6,}|\bCUDA runtime error in .{1,200}?\): \S.{6,}|\b(?:[Ff]ailed|FAILED|[Uu]nable) to [\w -]{1,60}: (?![/~.'\x22]|\w:\\|\S+\.(?:gguf|bin|safetensors|pt)\b)\S.{5,}|\bfailed: \S.{6,}|\berror loading [\w ]{1,40}: \S.{6,}|\bfailed with error `\S.{6,}|"
+                    # (an application's marker before the error it relays: RAGFlow's "**ERROR**:invalid format: ...")
+                    r"\*\*ERROR\*\*:\s*" + _ONLY_A_CODE + r"\S.{6,}|"
+                    r"\b(?:CUDA|HIP|ROCm) error(?: \d+ at \S+)?: \S.{6,}|\bCUDA runtime error in .{1,200}?\): \S.{6,}|\b(?:[Ff]ailed|FAILED|[Uu]nable) to [\w -]{1,60}: (?![/~.'\x22]|\w:\\|\S+\.(?:gguf|bin|safetensors|pt)\b)\S.{5,}|\b(?:failed|FAILED|Failed): \S.{6,}|\berror loading [\w ]{1,40}: \S.{6,}|\bfailed with error `\S.{6,}|"
                     r"called `Result::(?:unwrap|expect)\(\)` on an `Err` value: \S.{6,}|"
                     # a Rust panic with its message (before 1.73 quoted on the line: "panicked at 'msg', src/x.rs:2:5";
                     # since, after the location: "panicked at src/x.rs:2:5: msg", the message joined from its own line)
