@@ -210,3 +210,46 @@ def test_a_key_error_in_the_servers_own_frames_stays_a_failure():
              '  File "/usr/lib/python3.12/site-packages/vllm/v1/engine/core.py", line 239, in run_busy_loop',
              "    self.requests.pop(req_id)", "KeyError: 'cmpl-1'"]
     assert kind_of(lines)[0] == "NOT_OOM"
+
+
+# --- ONNX Runtime's arena refusing a buffer (h501/06: RAGFlow's OCR, "Non-zero status code returned while running Clip
+# node ... BFCArena::AllocateRawInternal ... Failed to allocate memory for requested buffer of size 44433408" read with
+# all four ledgers open) ----------------------------------------------------------------------------------------------
+
+_ARENA = ("/onnxruntime_src/onnxruntime/core/framework/bfc_arena.cc:376 void* onnxruntime::BFCArena::AllocateRawInternal"
+          "(size_t, bool, onnxruntime::Stream*, bool, onnxruntime::WaitNotificationFn) Failed to allocate memory for "
+          "requested buffer of size 44433408")
+_RUN = ("[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : Non-zero status code returned while running Clip node. "
+        "Name:'p2o.Clip.6' Status Message: " + _ARENA)
+_INIT = ("onnxruntime.capi.onnxruntime_pybind11_state.RuntimeException: [ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : "
+         "Exception during initialization: " + _ARENA)
+
+
+def test_onnx_runtimes_run_out_of_memory_is_a_forward_pass():
+    run = run_of(diag(_RUN))
+    assert (run.kind, run.candidates) == ("UNDETERMINED", ["WARMUP", "RUNTIME"]), (run.kind, run.candidates)
+
+
+@pytest.mark.parametrize("served", ['INFO:     127.0.0.1:5000 - "POST /v1/embeddings HTTP/1.1" 200 OK',
+                                    "INFO:     Application startup complete."])
+def test_onnx_runtimes_run_out_of_memory_after_serving_began_is_runtime(served):
+    assert kind_of([served, _RUN])[0] == "RUNTIME"
+
+
+def test_onnx_runtimes_session_creation_out_of_memory_is_the_weights():
+    assert kind_of([_INIT]) == ("WEIGHTS", "weights-alloc-failed")
+
+
+def test_onnx_runtimes_run_failing_for_another_cause_is_not_memory():
+    line = ("[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Non-zero status code returned while running Reshape node. "
+            "Name:'Reshape_1' Status Message: shape mismatch")
+    assert kind_of([line])[0] != "UNDETERMINED"
+
+
+# --- several ledgers named by a message, narrowed by the run's own progress past all but one (the same rule for
+# every message that names several: a load's refusal before serving keeps them all) ------------------------------
+
+def test_a_message_naming_several_ledgers_before_any_progress_keeps_them():
+    run = run_of(diag("No workers meet the resource requirements. Consider adjusting parameters such as "
+                      "--gpu-memory-utilization (default: 0.9), --max-model-len"))
+    assert run.kind == "UNDETERMINED" and len(run.candidates) == 2, (run.kind, run.candidates)

@@ -2414,6 +2414,14 @@ LOG = LogWords(
         # half alone, "... currently not", at the line's end)
         msg(r"\bcompatible profile\(s\) that are currently not(?:\s+runnable due to low free GPU memory\b|\s*$)", "oom",
             code="guardrail-refused-load", candidates=("WEIGHTS", "KV")),
+        # ONNX Runtime's arena refusing a buffer (bfc_arena.cc "Failed to allocate memory for requested buffer of size
+        # N", the CUDA execution provider's allocator): in a session's Run ("Non-zero status code returned while running
+        # Clip node"), a forward pass, the warm-up's or a request's (RAGFlow's OCR, an embedding server); in the
+        # session's creation ("Exception during initialization"), its initializers placed on the device: the weights
+        msg(r"\bNon-zero status code returned while running \w+ node\b.{0,600}?\bFailed to allocate memory\b", "oom",
+            candidates=("WARMUP", "RUNTIME")),
+        msg(r"\bException during initialization: .{0,400}?\bFailed to allocate memory\b", "oom", "WEIGHTS",
+            "weights-alloc-failed"),
         # (the selection's own failure alone: too few GPUs, an unsupported GPU, or too little free memory for every
         # profile; were it memory, nothing had loaded, so the weights or the KV cache the profile counts)
         msg(r"\bCould not find a profile that is currently runnable\b", "wrapper", candidates=("WEIGHTS", "KV")),

@@ -911,9 +911,13 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     held, tried = _held(f.text)
     if held and weights_bytes and held >= 1.05 * weights_bytes and (floor is None or floor == "WEIGHTS"):
         floor = "KV"  # more than the weights was resident: they had loaded
-    if f.candidates and not f.phase:  # the words name several phases at once: nothing narrows them
+    if f.candidates and not f.phase:  # the words name several phases at once: the program's own progress narrows them
+        left = _at_least(f.candidates, frame_floor)  # (ONNX Runtime's Run, WARMUP or RUNTIME, after served requests)
+        if len(left) == 1 and len(f.candidates) > 1:
+            return Place(left[0], "the failure message, which names several ledgers, and the run's progress past the "
+                                  "others", (f.line_no, f.text), left, inferred=True)
         return Place(None, "the failure message, which names several ledgers at once", (f.line_no, f.text),
-                     list(f.candidates))
+                     left or list(f.candidates))
     if f.phase == "WARMUP" and frame_floor == "RUNTIME" and f.code == "compute-buffer-alloc-failed":
         # (a compute buffer made again while serving: llama.cpp's scheduler reserves the graph anew for a larger batch
         # than any before, ggml_gallocr_reserve_n from llama_decode; the run's own lines show it serving, so the
