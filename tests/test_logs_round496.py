@@ -253,3 +253,38 @@ def test_a_message_naming_several_ledgers_before_any_progress_keeps_them():
     run = run_of(diag("No workers meet the resource requirements. Consider adjusting parameters such as "
                       "--gpu-memory-utilization (default: 0.9), --max-model-len"))
     assert run.kind == "UNDETERMINED" and len(run.candidates) == 2, (run.kind, run.candidates)
+
+
+# --- the report's shorter words for what the log does not show (h504/06: "请求测试的时候出现illegal memory 错误";
+# h504/10: "It print killed"; h504/02: "always blocked here" above a warm-up's last lines; all read NONE) -----------
+
+@pytest.mark.parametrize("words", ["但是用请求测试的时候出现illegal memory 错误",
+                                   "[Bug] v0.12.2-cu12.8部署qwen3.5的时候请，求任何内容出现 illegal memory",
+                                   "Every request fails with an illegal memory error."])
+def test_an_illegal_memory_error_in_the_reports_words_is_not_memory(words):
+    assert kind_of([words]) == ("NOT_OOM", "illegal-memory-access")
+
+
+def test_no_illegal_memory_error_is_no_failure():
+    assert kind_of(["No illegal memory error this time, it works."])[0] == "NONE"
+
+
+@pytest.mark.parametrize("words", ["When I used convert_checkpoint.py to convert Gemma hf format, It print killed",
+                                   "it just says Killed and exits", "The terminal shows 'Killed' after a minute."])
+def test_the_shells_killed_in_the_reports_words_is_a_failure_without_its_cause(words):
+    assert kind_of([words]) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+def test_killed_qualifying_a_noun_is_no_failure():
+    assert kind_of(["It shows killed nodes in the graph view."])[0] == "NONE"
+
+
+@pytest.mark.parametrize("words", ["tried similar config, but always blocked here:", "It stays blocked after this."])
+def test_blocked_where_the_paste_ends_is_a_hang(words):
+    lines = [words, "[10/11/2025-03:47:19] [TRT-LLM] [RANK 0] [I] Run generation only CUDA graph warmup for batch "
+                    "size=32, draft_len=0"]
+    assert kind_of(lines) == ("UNDETERMINED", "hang-no-error")
+
+
+def test_blocked_by_a_firewall_is_no_hang():
+    assert kind_of(["The port is blocked by the firewall, so I opened it."])[0] == "NONE"

@@ -958,6 +958,10 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
           r"keeps? (?:on )?restarting|restart(?:s|ed|ing)? (?:in a loop|over and over|repeatedly|constantly|every)\b|"
           r"(?:gets?|got|is|was|keeps? getting|being) restarted|CrashLoopBackOff|crash[- ]?loop(?:ing)?|"
           r"(?:gets?|got|is|was|stays?|remains?) stuck|(?:gets?|got|is|was|being) killed|"
+          # ... or the word the shell printed for it, in the report's words ("It print killed", "it just says Killed")
+          # (not a word it qualifies: "It shows killed nodes in the graph view")
+          r"(?:print(?:s|ed)?|says?|said|shows?|showed|outputs?) (?:only |just )?['\x22`]?killed\b"
+          r"(?![ \t]+(?!and\b|then\b|after\b|when\b|while\b)[a-z])|"
           # an error met ("came back and met with an error", "I get this error", "it throws an exception"; not a purpose,
           # "To get the error output, open cmd")
           r"(?<![Tt]o )(?:met with|got|get|gets|getting|hit|hits|throws?|threw|raises?|raised) (?:an |the |this |that |a )?"
@@ -1013,6 +1017,9 @@ _HANGS = (r"(?<!machine )(?<!system )(?<!computer )(?<!desktop )(?<!laptop )(?<!
           # freezes after the first request", "times out while trying to instantiate"; the machine's own freeze is
           # excluded above)
           r"stall(?:s|ed|ing)?|freez(?:es|ing)|froze|times? out while trying to|"
+          # (or blocked where the paste ends: "tried similar config ..., but always blocked here:", "it stays blocked")
+          r"blocked (?:here|forever|indefinitely)\b|(?:always|stays?|remains?|gets?|got|keeps? (?:being|getting)) "
+          r"blocked\b|"
           # (a server that stops without a word: "SGLang stops working after a few requests", "Without any errors, it
           # just stops", "Seems like falling in an infinite loop", "stops responding"; in Chinese 卡住, stuck)
           r"stops? (?:working|responding)|stopped (?:working|responding)|just stops|(?:becomes?|became) unresponsive|"
@@ -1431,7 +1438,10 @@ LOG = LogWords(
         msg(r"\bpanic\(cpu \d+\b|\bKernel panic - not syncing\b(?!:?\s*(?:Out of memory|System is deadlocked on memory))",
             "not_oom", code="kernel-panic"),
         # (also as people write it: "an illegal CUDA memory access", cudaErrorIllegalAddress)
+        # (and shorter, in a report's words: "请求测试的时候出现illegal memory 错误", a title ending "出现 illegal memory",
+        # "fails with an illegal memory error")
         msg(r"illegal (?:CUDA |GPU |device )?memory access|illegal address|cudaErrorIllegalAddress|"
+            r"\billegal memory(?=\s*(?:(?:errors?|exceptions?|issues?|crash\w*)\b|\s*$))|illegal memory\s*(?:错误|报错|问题|异常)|"
             r"CUDA_ERROR_ILLEGAL_ADDRESS|"
             # (by its number, 700, as a driver call's result is printed: "Failed to encode tensor map: 700", "CUDA
             # error 700", "CUresult 700")
