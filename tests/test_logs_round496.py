@@ -141,10 +141,17 @@ def test_a_crash_after_the_full_pool_stays_the_crash_after_it():
 
 @pytest.mark.parametrize("line", [
     'Fail to access model(qwen2:0.5b).**ERROR**:invalid format: expected "json" or a JSON schema',
-    "hint : 102 Fail to access model(VLLM/qwen3-30b).**ERROR**: CONNECTION_ERROR - Connection error.",
     '**ERROR**: Error code: 400 - {"error": "max_tokens is too large"}'])
 def test_an_apps_error_marker_carries_the_cause(line):
     assert kind_of(["adding a chat model will prompt: 102.", line]) == ("NOT_OOM", "error-not-memory")
+
+
+@pytest.mark.parametrize("line", [
+    "hint : 102 Fail to access model(VLLM/qwen3-30b).**ERROR**: CONNECTION_ERROR - Connection error.",
+    "Fail to access model(qwen2:0.5b).**ERROR**: Request timed out.", "openai.APIConnectionError: Connection error."])
+def test_a_client_that_could_not_reach_the_server_names_no_cause(line):
+    # (as the README's conventions say of a client's "Connection refused": the server failed or never started)
+    assert kind_of(["adding a chat model will prompt: 102.", line]) == ("UNDETERMINED", "failure-cause-not-shown")
 
 
 def test_an_apps_error_marker_around_an_out_of_memory_stays_memory():
@@ -288,3 +295,57 @@ def test_blocked_where_the_paste_ends_is_a_hang(words):
 
 def test_blocked_by_a_firewall_is_no_hang():
     assert kind_of(["The port is blocked by the firewall, so I opened it."])[0] == "NONE"
+
+
+# --- the report's words of a problem a full pool answers, in more wordings (review 51: timeouts, latency, sluggish,
+# throughput drops, "takes forever", "never finish", 卡, 超时 read NONE), shown in the evidence -------------------
+
+@pytest.mark.parametrize("words", [
+    "Throughput drops to a crawl, first tokens take 30+ seconds", "clients start getting read timeouts",
+    "并发一上来就特别卡，首字延迟十几秒", "Requests time out under load", "Responses are really sluggish",
+    "High latency under load, p99 is over a minute", "高并发时请求超时，客户端报 504",
+    "Users complain it takes forever to answer", "Some requests never finish"])
+def test_more_words_of_slowness_make_the_full_pool_the_answer(words):
+    run = run_of(diag("\n".join([words, "", *_SERVED, _PREEMPTED])))
+    assert (run.kind, run.code) == ("RUNTIME", "kv-pool-full-preempting"), (run.kind, run.code)
+    assert any(e["line"] == 1 for e in run.evidence) and "report's words" in run.phase_source, run.evidence
+
+
+# --- a pool full under load, then the process stopped: the tracker's error at exit, or Ctrl-C (review 51: read RUNTIME,
+# "a failure follows") ------------------------------------------------------------------------------------------------
+
+_V1_FULL = ("(APIServer pid=1) INFO 09-01 13:00:48 [loggers.py:123] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg "
+            "generation throughput: 834.0 tokens/s, Running: 7 reqs, Waiting: 3 reqs, GPU KV cache usage: 100.0%, "
+            "Prefix cache hit rate: 42.4%")
+_WARN_SOURCE = "  warnings.warn('resource_tracker: process died unexpectedly, '"
+
+
+@pytest.mark.parametrize("tail", [_TRACKER, [*_TRACKER[:1], _WARN_SOURCE, *_TRACKER[1:]],
+                                  ["^C", "Traceback (most recent call last):", '  File "/usr/bin/vllm", line 8, in <module>',
+                                   "    sys.exit(main())", "KeyboardInterrupt"]])
+def test_a_full_pool_then_the_process_stopped_stays_no_failure(tail):
+    assert kind_of([*_V1_SERVED, _V1_FULL, *tail])[0] == "NONE"
+
+
+def test_the_trackers_warning_printed_with_its_source_line_is_no_failure():
+    assert kind_of([*_V1_SERVED, _TRACKER[0], _WARN_SOURCE, *_TRACKER[1:]])[0] == "NONE"
+
+
+# --- a YAML config pasted above the failure names settings, not the step under way (h505/09: "compilation-config:
+# '{... \"cudagraph_capture_sizes\":[1,2,4,8]}'" read as graph capture, WARMUP) -----------------------------------
+
+_EL0004 = ("(Worker_DP0_TP0_EP0 pid=1355611) ERROR 10-30 16:22:05 [multiproc_executor.py:703] [PID: 1355611] "
+           "2025-10-30-16:22:05.620.760 Memory_Allocation_Failure(EL0004): Failed to allocate memory.")
+
+
+@pytest.mark.parametrize("setting", [
+    "compilation-config: '{\"cudagraph_mode\":\"FULL_DECODE_ONLY\",\"cudagraph_capture_sizes\":[1,2,4,8]}'",
+    "  cudagraph_capture_sizes: [1,2,4,8]", "warmup_steps: 3"])
+def test_a_yaml_setting_is_no_step(setting):
+    assert kind_of(["max-num-seqs: 8", setting, _EL0004])[0] == "UNDETERMINED"
+
+
+def test_the_engines_own_line_of_graph_capture_is_still_the_step():
+    line = ("INFO 10-30 16:22:00 [model_runner.py:1] Capturing cudagraphs for decoding. This may lead to unexpected "
+            "consequences")
+    assert kind_of([line, _EL0004])[0] == "WARMUP"

@@ -930,8 +930,8 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
           r"(?:terminat|exit|quit|clos|shut)(?:es|ed|ing|s)?(?: down)? (?:itself|unexpectedly|abruptly|on its own|"
           r"without (?:an? |any )?(?:error|warning|message))|"
           # ... or a note set at the line where it ended ("[FINAL LINE — server exits here]", "<-- dies here")
-          r"(?:terminat(?:es|ed)|exit(?:s|ed)?|quit(?:s)?|die[sd]|crash(?:es|ed)?) (?:right )?(?:here|at this "
-          r"(?:point|line))\b|"
+          # (each phrase whole: "here" alone is a word of every other line)
+          r"\b(?:exits|exited|quits|dies|died|crashes|crashed|terminates|terminated) here\b|"
           # ... or an error announced for the lines below ("the instance show the error as follow:", "I get the
           # following error:", "it gives error as below")
           r"(?:get|gets|got|getting|show|shows|showed|showing|give|gives|gave|giving|receive|received|receiving)\s+"
@@ -1001,8 +1001,15 @@ def _error_message(m: re.Match) -> str | None:
 #: recomputing requests for want of KV cache (`quiet.pressure`)
 _SLOW = (r"\b(?:gets?|got|getting|is|was|are|were|becomes?|became|runs?|ran|very|too|so|extremely|really|painfully)"
          r" (?:very |really |extremely |so |much |quite |a lot |way )?slow(?:er)?\b|\bslow(?:s|ed|ing)? down\b|"
-         r"\bslowdowns?\b|\b(?:latency|TTFT|response times?) (?:spikes?|increases?|goes up|went up|jumps?|"
-         r"is (?:high|huge|bad|terrible))")
+         r"\bslowdowns?\b|\b(?:latency|TTFT|response times?|first tokens?) (?:spikes?|increases?|goes up|went up|"
+         r"jumps?|takes? \d|took \d|(?:is|are|gets?|becomes?) (?:high|huge|bad|terrible|long))|"
+         # ... in other words of the same ("High latency under load", "Responses are really sluggish", "Throughput
+         # drops to a crawl", "Generation speed drops from 60 tok/s to 5", "takes forever to answer", "some requests
+         # never finish", "clients start getting read timeouts", "Requests time out under load", "the client gets 504")
+         r"\b(?:high|huge|long|terrible|bad) (?:latency|TTFT|response times?)\b|\bsluggish\b|\bto a crawl\b|"
+         r"\b(?:throughput|speed) (?:drops|dropped|falls|fell|decreases|decreased|degrades|degraded)\b|"
+         r"\b(?:takes|take|took) forever\b|\bnever (?:finish|complete|return)(?:es|s|ed)?\b|"
+         r"\btimeouts?\b|\btimed out\b|\btimes out\b|\btime out\b|\bGateway Time-?out\b")
 
 
 #: a report's words that the server hangs: waits forever with no error ("EngineCore hangs in cuEventSynchronize",
@@ -1117,13 +1124,18 @@ _WORKS_NOW = re.compile(WORKS_NOW_BEFORE + r"|\b(?:before|previously)\b(?![^.!?]
                         re.I)
 
 
+#: a line of a program's source with a call on a string (Python's warnings print the line that warned: "  warnings.warn(
+#: 'resource_tracker: process died unexpectedly, '"; "    raise RuntimeError(\"Engine core initialization failed\")")
+_SOURCE_CALL = re.compile(r"^\s*(?:raise\s+)?[A-Za-z_][\w.]*\(\s*[fbr]?['\x22]")
+
+
 def _failure_stated(m: re.Match) -> str:
     """The clause of a user's line that states a failure; ValueError where the line is a program's, the words are a
     program's quoted in it ("Is this expected? WARNING: failed to allocate 17088.03 MB of pinned memory"), or the failure
     is denied, doubted, asked about or supposed."""
     text = m.string
-    if _WRITTEN.match(text):
-        raise ValueError("a program's line")
+    if _WRITTEN.match(text) or _SOURCE_CALL.match(text):
+        raise ValueError("a program's line")  # (or its source, a call quoted under a warning: "  warnings.warn('...")
     if _PERFORMANCE_TITLE.match(text):
         raise ValueError("a question of speed")  # (vLLM's "[Performance]: ... will not run until ...")
     clause = text[_sentence_start(text, m.start()):m.start()]
@@ -1870,7 +1882,11 @@ LOG = LogWords(
             # (aiohttp's ClientConnectorError: "Cannot connect to host 127.0.0.1:8877 ssl:default [Connect call
             # failed ...]")
             r"\bCannot connect to host (?:127\.[\d.]+|0\.0\.0\.0|localhost|\[?::1\]?):\d+ ssl:|"
-            r"\b(?:httpx\.)?ConnectError: (?:\[Errno 111\] )?(?:Connection refused|All connection attempts failed)", "wrapper"),
+            r"\b(?:httpx\.)?ConnectError: (?:\[Errno 111\] )?(?:Connection refused|All connection attempts failed)|"
+            # (openai's client, "APIConnectionError: Connection error.", and as an application relays it, RAGFlow's
+            # "**ERROR**: CONNECTION_ERROR - Connection error." or its timeout, "**ERROR**: Request timed out.")
+            r"\bAPIConnectionError: Connection error\b|\bCONNECTION_ERROR - Connection error\b|"
+            r"\*\*ERROR\*\*:\s*(?:Request timed out|Connection error)\b", "wrapper"),
         # (a FastChat model worker registering with its controller at start, fastchat/serve/model_worker.py
         # register_to_controller: "HTTPConnectionPool(host='localhost', port=21001): Max retries exceeded with url:
         # /register_worker": the controller, a process of its own, is not running or not at that address; the worker
@@ -3437,7 +3453,8 @@ LOG = LogWords(
         fig("_failure_stated", _FAILS_ZH, _failure_stated_zh, mode="first", prose=True, flags=0),
         fig("_hang_stated", _HANGS, _failure_stated, mode="first", prose=True),
         fig("_slow_stated", _SLOW, _failure_stated, mode="first", prose=True),
-        fig("_slow_stated", r"(?:变|很|非常|特别|越来越|太)慢", _failure_stated_zh, mode="first", prose=True, flags=0),
+        fig("_slow_stated", r"(?:变|很|非常|特别|越来越|太)慢|(?:很|非常|特别|越来越|太|就|变得?)卡|延迟(?:很|非常|特别|太)?"
+            r"(?:高|大|长)|首字延迟|超时", _failure_stated_zh, mode="first", prose=True, flags=0),
         # a report's words that the program goes on after the error it shows ("但是还是能正常往下运行", "不影响使用",
         # "but it still runs fine"): that error was not fatal (not taken back: "still runs, but then crashes")
         # (服务能正常用, 程序还能继续正常推理)

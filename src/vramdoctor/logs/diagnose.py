@@ -34,7 +34,7 @@ from .phase import (FAILED_REQUEST, FINE_WHEN_SERVING, PROJECTOR, SECOND_MODEL, 
                     LOAD_ANNOUNCED, is_progress, step_done, step_reached)
 from .named_size import weights_exceed_gpus
 from .prose import OOM_ANY, denied_at, says_gone
-from .quiet import (COPES, DEATH_BEGINS, bar_under_way, growth, leak, slots_lost, no_failure, pool_below_context, pressure,
+from .quiet import (COPES, tracker_noise, DEATH_BEGINS, bar_under_way, growth, leak, slots_lost, no_failure, pool_below_context, pressure,
                     shortfall, starved, step_under_way)
 from .verdict import KIND_OF_PHASE, Diagnosis
 
@@ -1674,18 +1674,6 @@ def _optional_import_passed(run: RunFacts, f: Failure) -> bool:
                         for g in run.failures)))
 
 
-#: the frame of Python's multiprocessing resource tracker, whose own errors at exit ("KeyError: '/mp-h1ustgxb'" after
-#: "resource_tracker: process died unexpectedly, relaunching") follow a process that was stopped: noise of its shutdown
-_TRACKER_FRAME = re.compile(r'File "[^"]*multiprocessing[/\\]resource_tracker\.py", line \d+')
-
-
-def _tracker_noise(f: Failure) -> bool:
-    """Failure `f` is an error the multiprocessing resource tracker raised in its own frames at exit (the innermost
-    frame above it is the tracker's): what stopped the process is not in it."""
-    frame = next((t for _, t in reversed(f.before[-6:]) if FRAME.search(t)), "")
-    return f.kind in ("error", "not_oom") and bool(_TRACKER_FRAME.search(frame))
-
-
 def _quoted_as_gone(f: Failure) -> bool:
     """Failure `f` is quoted under a person's line that announces it as an error they no longer get ("With
     --max-model-len 16384 I no longer get the following error:", then the error): a past failure, not the run's."""
@@ -1716,7 +1704,7 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     other_gpu = bool(positive(run.numbers, "gpu_available_bytes"))
     failures = [g for g in run.failures if not _warned_and_went_on(run, g, engine)
                 and not (g.code == "gpu-not-detected" and other_gpu) and not _quoted_as_gone(g)
-                and not _optional_import_passed(run, g) and not _tracker_noise(g)]
+                and not _optional_import_passed(run, g) and not tracker_noise(g)]
     # (and the report's words that quote such an error after the log, "why there is so much decode: cannot decode
     # batches with this context": the program's lines of it were gone on from)
     gone = {g.code for g in run.failures if g.code in _ANSWERED_ANYWAY and g not in failures}
@@ -2485,7 +2473,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         checked = any(p.kind == "leak" for p in run.pressure)  # (the engine's own leak check, not the report's words)
         short = shortfall(run) or pool_below_context(run, engine) or (
             leak(run) if unexplained or not checked else None) or (
-            _full_while_serving(run) if not shown or TITLE.match(f.text) else None)
+            _full_while_serving(run) if (not shown or TITLE.match(f.text)) and not _interrupted(run, f) else None)
         if short:
             return short
         asserted = _assertion(f)

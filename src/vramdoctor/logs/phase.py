@@ -619,11 +619,19 @@ def _before_traceback(f: Failure, n: int = 6) -> list[tuple[int, str]]:
 _CONFIG_ENTRY = re.compile(r"^(\W{0,3}(?:\S+\s+)?)[A-Z][\w()/-]*(?: [\w()/-]+){0,5} = \S")
 
 
+#: one key of a YAML config the report pastes, its value a number, a flag, a quoted string or JSON
+#: ("compilation-config: '{\"cudagraph_mode\":\"FULL_DECODE_ONLY\",\"cudagraph_capture_sizes\":[1,2,4,8]}'",
+#: "max-num-seqs: 8"): a setting's name, no step (not a program's function tag and its words, "load_tensors: loading
+#: model tensors")
+_YAML_SETTING = re.compile(r"^\s*(?:-\s+)?[a-z][\w.-]*:\s+(?:'[^'\n]*'|\x22[^\x22\n]*\x22|\{.*\}|\[.*\]|-?\d[\d.,_]*"
+                           r"|true|false|True|False|null|None)\s*$")
+
+
 def _config_entry(text: str, before: str | None) -> bool:
-    """`text` is one entry of a settings list printed one per line, or, where `before` is given (the line before a
-    paste's last line), the list's next entry cut short: the entry before it, with the same prefix, is one ("INFO:
-    KV Cache Dat" after "INFO:     Enforce Eager Mode = False")."""
-    if _CONFIG_ENTRY.match(text):
+    """`text` is one entry of a settings list printed one per line, or of a YAML config pasted (`_YAML_SETTING`), or,
+    where `before` is given (the line before a paste's last line), the list's next entry cut short: the entry before
+    it, with the same prefix, is one ("INFO: KV Cache Dat" after "INFO:     Enforce Eager Mode = False")."""
+    if _CONFIG_ENTRY.match(text) or _YAML_SETTING.match(text):
         return True
     m = _CONFIG_ENTRY.match(before or "")
     # (a name in the list's own Title Case, cut: not a step's line after the list, "Downloading model weights")

@@ -10,7 +10,7 @@ import re
 from ..engines.generic import PROBE_PATH
 from ..engines.llamacpp import DECODE_FULL
 from ..errors import UsageError
-from .facts import RunFacts, latest
+from .facts import Failure, RunFacts, latest
 from .knowledge import FRAME, LEVEL, PY_FRAME, knowledge, phase_words
 from .lines import LOG_PREFIX, bare_prefix, message
 from .phase import STATS, is_progress, last_marker, steps_named
@@ -304,13 +304,15 @@ def pressure(run: RunFacts, failed_after: bool = False) -> Diagnosis | None:
                          message=f"No failure: no context was set, and the engine cut the model's own to what its KV "
                                  f"pool holds ({count}) and went on. A request longer than that is refused; to serve "
                                  "longer ones, give the pool more memory or the weights less.")
+    # (the report's words of a problem; not the engine's own warning read as words: DeepSpeed's "Deadlock detected.")
+    told = [(run.number_lines.get(k, 0), run.numbers[k]) for k in COMPLAINTS if isinstance(run.numbers.get(k), str)
+            and run.number_lines.get(k) not in {x.line_no for x in pressure}]
+    evidence = [(x.line_no, x.text) for x in pressure[:3]]
     if kind == "KV_CAPACITY":  # at start: the pool came out smaller than the settings ask for
         message = (f"At start the KV cache pool came out smaller than the settings ask for ({count}): the engine "
                    f"{COPES.get(p.code, 'coped')} and went on. Longer requests than it holds will fail or wait.")
-    elif p.code in COPED and not failed_after and not run.failures and not any(
-            isinstance(run.numbers.get(k), str) and run.number_lines.get(k) not in {x.line_no for x in pressure}
-            for k in COMPLAINTS):  # (not the engine's own warning read as words: DeepSpeed's "Deadlock detected.")
-        return Diagnosis(kind="NONE", code=p.code, oom=False, evidence=[(x.line_no, x.text) for x in pressure[:3]],
+    elif p.code in COPED and not failed_after and all(tracker_noise(g) for g in run.failures) and not told:
+        return Diagnosis(kind="NONE", code=p.code, oom=False, evidence=evidence,
                          phase_source="the engine's own warning",
                          message=f"No failure: the KV cache pool was full while serving ({count}), and the engine "
                                  f"{COPES[p.code]}, as its scheduler does under load; no request failed and no process "
@@ -322,8 +324,25 @@ def pressure(run: RunFacts, failed_after: bool = False) -> Diagnosis | None:
                   "Requests wait or are recomputed: the pool is too small for this load.")
         message = (f"The KV cache pool was full while serving ({count}): the engine {COPES.get(p.code, 'coped')}"
                    + (". " if failed_after else ", and no process crashed. ") + effect)
-    return Diagnosis(kind=kind, code=p.code or "kv-pool-full", evidence=[(x.line_no, x.text) for x in pressure[:3]],
-                     phase_source="the engine's own warning", message=message)
+    source = "the engine's own warning"
+    if told and kind == "RUNTIME" and p.code in COPED:  # (what made it a problem: the report's words, shown)
+        evidence = sorted(evidence + [min(told)])
+        source += f", and the report's words of the problem it answers (line {min(told)[0]})"
+    return Diagnosis(kind=kind, code=p.code or "kv-pool-full", evidence=evidence, phase_source=source, message=message)
+
+
+#: the frame of Python's multiprocessing resource tracker, whose own errors at exit ("KeyError: '/mp-h1ustgxb'" after
+#: "resource_tracker: process died unexpectedly, relaunching") follow a process that was stopped: noise of its shutdown
+_TRACKER_FRAME = re.compile(r'File "[^"]*multiprocessing[/\\]resource_tracker\.py", line \d+')
+
+
+def tracker_noise(f: Failure) -> bool:
+    """Failure `f` is an error the multiprocessing resource tracker raised in its own frames at exit (every frame of
+    its traceback, above it or, for the traceback's header, below it, is the tracker's): what stopped the process is
+    not in it."""
+    block = [t for _, t in [*f.before[-6:], (f.line_no, f.text), *f.after[:8]]]
+    frames = [t for t in block if FRAME.search(t)]
+    return f.kind in ("error", "not_oom") and bool(frames) and all(_TRACKER_FRAME.search(t) for t in frames)
 
 
 #: the report's words of a problem that a pool full under load answers: a failure, a hang, growth, slowness
