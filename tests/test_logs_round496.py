@@ -63,7 +63,9 @@ _SAVED = "3.28.035.873 W srv prompt_save: - saving prompt with length 1783, tota
 
 
 @pytest.mark.parametrize("note", ["[FINAL LINE — server exits here]", "(server exits here)", "<-- server crashes here",
-                                  "<<< process dies here", "← died here, no error", "(the process exited here)"])
+                                  "<<< process dies here", "← died here, no error", "(the process exited here)",
+                                  "(dies here)", "# <- crashes here", "^^^ that's the last line, the process is gone",
+                                  "the server is dead after this"])
 def test_a_note_at_the_line_where_it_ended_is_a_failure_without_its_cause(note):
     assert kind_of([_SAVED, note]) == ("UNDETERMINED", "failure-cause-not-shown")
 

@@ -932,6 +932,8 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
           # ... or a note set at the line where it ended ("[FINAL LINE — server exits here]", "<-- dies here")
           # (each phrase whole: "here" alone is a word of every other line)
           r"\b(?:exits|exited|quits|dies|died|crashes|crashed|terminates|terminated) here\b|"
+          # ("the server is dead", "the process is gone after this")
+          r"\b(?:server|process|engine|worker|runner|container|pod) (?:is|was) (?:dead|gone)\b|"
           # ... or an error announced for the lines below ("the instance show the error as follow:", "I get the
           # following error:", "it gives error as below")
           r"(?:get|gets|got|getting|show|shows|showed|showing|give|gives|gave|giving|receive|received|receiving)\s+"
@@ -1079,8 +1081,10 @@ def _failure_stated_zh(m: re.Match) -> str:
 #: a person's note set into the log they paste, at the line it is about: a whole line in brackets with words of
 #: running text in it ("[FINAL LINE — server exits here]", "(server crashes here)"), or after an arrow that points at
 #: a line ("<-- crashes here", "<<< process dies here", "← hangs here")
-ANNOTATION = (r"[\[(](?=[^\])\n]*?[a-z]{2,} [a-z]{2,} [a-z]{2,})[^\[\]()\n]{3,200}[\])]\s*$|"
-              r"(?:<-+|<=+|<{2,}|\u2190)\s*(?=[A-Za-z])")
+ANNOTATION = (r"[\[(](?=[^\])\n]*?[a-z]{2,} [a-z]{2,})[^\[\]()\n]{3,200}[\])]\s*$|"
+              # (also after a comment's mark, "# <- crashes here", or carets that point up at the line, "^^^ that's the
+              # last line, the process is gone after this"; not Python's carets alone under a code line)
+              r"#?\s*(?:<-+|<=+|<{2,}|\u2190|\^{3,})\s*(?=[A-Za-z])")
 
 
 #: the start of a line a program wrote, not a user ("llama_model_load: ", "[...]", a time, a level; a markdown heading,
