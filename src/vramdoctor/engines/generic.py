@@ -1007,7 +1007,7 @@ _SLOW = (r"\b(?:gets?|got|getting|is|was|are|were|becomes?|became|runs?|ran|very
          r"jumps?|takes? \d|took \d|(?:is|are|gets?|becomes?) (?:high|huge|bad|terrible|long))|"
          # ... in other words of the same ("High latency under load", "Responses are really sluggish", "Throughput
          # drops to a crawl", "Generation speed drops from 60 tok/s to 5", "takes forever to answer", "some requests
-         # never finish", "clients start getting read timeouts", "Requests time out under load", "the client gets 504")
+         # never finish", "clients start getting read timeouts", "Requests time out under load", "504 Gateway Time-out")
          r"\b(?:high|huge|long|terrible|bad) (?:latency|TTFT|response times?)\b|\bsluggish\b|\bto a crawl\b|"
          r"\b(?:throughput|speed) (?:drops|dropped|falls|fell|decreases|decreased|degrades|degraded)\b|"
          r"\b(?:takes|take|took) forever\b|\bnever (?:finish|complete|return)(?:es|s|ed)?\b|"
