@@ -351,3 +351,24 @@ def test_the_engines_own_line_of_graph_capture_is_still_the_step():
     line = ("INFO 10-30 16:22:00 [model_runner.py:1] Capturing cudagraphs for decoding. This may lead to unexpected "
             "consequences")
     assert kind_of([line, _EL0004])[0] == "WARMUP"
+
+
+# --- IPython's line for an interrupted cell, "KeyboardInterrupt: " with its empty message (h503/06: a notebook's
+# generate stopped by hand read UNDETERMINED) -------------------------------------------------------------------------
+
+_PROCESSED = "Processed prompts:  48%|████▊     | 4800/10000 [12:01<13:01,  6.65it/s, est. speed input: 900.00 toks/s]"
+
+
+@pytest.mark.parametrize("last", ["KeyboardInterrupt: ", "KeyboardInterrupt:", "KeyboardInterrupt"])
+def test_a_cell_stopped_by_hand_is_no_failure(last):
+    lines = [_PROCESSED, "---------------------------------------------------------------------------",
+             "KeyboardInterrupt                         Traceback (most recent call last)",
+             "File /usr/local/lib/python3.10/dist-packages/vllm/model_executor/layers/sampler.py:331, in "
+             "_greedy_sample(selected_seq_groups, samples)", "--> 331     samples_lst = samples.tolist()", "", last]
+    assert kind_of(lines)[0] == "NONE"
+
+
+def test_an_interrupt_with_a_message_of_its_own_is_not_by_hand():
+    lines = [_PROCESSED, "Traceback (most recent call last):", '  File "x.py", line 3, in <module>',
+             "KeyboardInterrupt: the watchdog interrupted the main thread after 600 s"]
+    assert kind_of(lines)[0] != "NONE"

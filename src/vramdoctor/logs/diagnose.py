@@ -637,7 +637,7 @@ def _with_panic_message(f: Failure) -> Failure:
 #: a Python process stopped by hand (Ctrl-C, SIGINT): its traceback ends in a bare KeyboardInterrupt
 #: (or vLLM V0's handler of SIGTERM, engine/multiprocessing/engine.py signal_handler: "KeyboardInterrupt: MQLLMEngine
 #: terminated", the server stopped by its supervisor or by hand)
-_INTERRUPTED = re.compile(r"^\s*(?:\^C)?(?:\w+\.)*KeyboardInterrupt(?::\s*MQLLMEngine terminated)?\s*$")
+_INTERRUPTED = re.compile(r"^\s*(?:\^C)?(?:\w+\.)*KeyboardInterrupt(?::\s*(?:MQLLMEngine terminated)?)?\s*$")  # (IPython: "KeyboardInterrupt: ")
 
 
 TRACEBACK = "Traceback (most recent call last):"
