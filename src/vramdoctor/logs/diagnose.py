@@ -34,8 +34,8 @@ from .phase import (FAILED_REQUEST, FINE_WHEN_SERVING, PROJECTOR, SECOND_MODEL, 
                     LOAD_ANNOUNCED, is_progress, step_done, step_reached)
 from .named_size import weights_exceed_gpus
 from .prose import OOM_ANY, denied_at, says_gone
-from .quiet import (COPES, tracker_noise, DEATH_BEGINS, bar_under_way, growth, leak, slots_lost, no_failure, pool_below_context, pressure,
-                    shortfall, starved, step_under_way)
+from .quiet import (COPES, DEATH_BEGINS, bar_under_way, growth, leak, slots_lost, no_failure, pool_below_context, pressure,
+                    shortfall, starved, step_under_way, tracker_noise)
 from .verdict import KIND_OF_PHASE, Diagnosis
 
 #: words of memory as an amount (not a kind of it: "unknown memory type", "memory layout")
@@ -636,8 +636,8 @@ def _with_panic_message(f: Failure) -> Failure:
 
 #: a Python process stopped by hand (Ctrl-C, SIGINT): its traceback ends in a bare KeyboardInterrupt
 #: (or vLLM V0's handler of SIGTERM, engine/multiprocessing/engine.py signal_handler: "KeyboardInterrupt: MQLLMEngine
-#: terminated", the server stopped by its supervisor or by hand)
-_INTERRUPTED = re.compile(r"^\s*(?:\^C)?(?:\w+\.)*KeyboardInterrupt(?::\s*(?:MQLLMEngine terminated)?)?\s*$")  # (IPython: "KeyboardInterrupt: ")
+#: terminated", the server stopped by its supervisor or by hand; IPython's "KeyboardInterrupt: ", its message empty)
+_INTERRUPTED = re.compile(r"^\s*(?:\^C)?(?:\w+\.)*KeyboardInterrupt(?::\s*(?:MQLLMEngine terminated)?)?\s*$")
 
 
 TRACEBACK = "Traceback (most recent call last):"

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from ..safe import printable
 from . import LogReport, RunReport
+from .quiet import COPED
 
 KIND_STYLE = {"WEIGHTS": "red", "KV_CAPACITY": "yellow", "WARMUP": "magenta", "RUNTIME": "cyan", "LEAK": "blue",
               "NOT_OOM": "green", "NONE": "green", "UNDETERMINED": "white"}
@@ -91,7 +92,7 @@ def _run(console: Console, r: RunReport, total: int, detailed: bool) -> None:
     style = KIND_STYLE.get(r.kind, "white")
     where = f", {printable(r.program)}" if r.program else ""  # (one program's lines of several: `streams`)
     head = f"run {r.index + 1}/{total} (lines {r.first_line}-{r.last_line}, {r.engine}{where}): "
-    full = r.kind == "NONE" and r.code.startswith("kv-pool-full")  # (the engine coped: `quiet.pressure`)
+    full = r.kind == "NONE" and r.code in COPED  # (the engine coped: `quiet.pressure`)
     ledger = "no failure; the KV cache pool was full under load" if full else WHICH_LEDGER.get(r.kind, "")
     console.print(f"{head}[bold {style}]{r.kind}[/] [dim]{r.code}[/] - {ledger}"
                   + (" [dim](inferred)[/]" if r.inferred else ""))

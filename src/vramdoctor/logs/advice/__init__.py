@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from ..knowledge import knowledge
+from ..quiet import COPED
 from .base import Base
 from .kv import KvSteps
 from .load import LoadSteps
@@ -67,7 +68,7 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
     if engine == "ollama" and isinstance(par, int) and par > 1 and isinstance(ctx, int):
         # Ollama's runner gets --ctx-size num_ctx x OLLAMA_NUM_PARALLEL: the user's num_ctx is a slot's share
         n = {**n, "ollama_num_ctx": ctx // par}
-    if kind == "NONE" and code.startswith("kv-pool-full"):
+    if kind == "NONE" and code in COPED:
         kind = "RUNTIME"  # (no failure, but the pool was full under load: the same steps give it room)
     a = _Advisor(kind, code, engine, n)
     s = a.s
