@@ -262,6 +262,11 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"iteration|step|inference)|until\b|"
            # ... to a point ("ram usage is growing to the point it's oomkilled")
            r"to the point (?:where|that|it)\b))|\b(?:memory|VRAM|RAM|GPU memory|host memory)[- ]leak(?:s|ing|age|y)?\b|"
+           # ... the KV cache's own units leaked ("llama-server leaks KV cells at a fixed per-request rate", "KV blocks
+           # are leaked on aborted requests", "leaking cache pages")
+           r"\bleak(?:s|ing|ed)?\s+(?:\w+\s+){0,2}?(?:KV|cache)\s+(?:cache\s+)?(?:cells|blocks|pages)\b|"
+           r"\b(?:KV|cache)\s+(?:cache\s+)?(?:cells|blocks|pages)\s+(?:are\s+|were\s+|get\s+|got\s+|keep\s+)?"
+           r"(?:being\s+)?leak(?:s|ed|ing)\b|"
            # ... RAM by its bare name, kept rising ("RAM keeps climbing between and during generations"), or taken
            # slowly ("watch it slowly take up way more ram than it should", "VRAM gradually fills up over the session")
            # (the memory word in a lookbehind: the block search then looks for the verbs, not for "ram")
@@ -544,6 +549,9 @@ _GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM|nvidia-smi)[^，。,.；;！？
               r"\d+\s*个?多?(?:小时|天)(?:之?后|以后)[^。！？；;]{0,16}?(?:显存|内存)(?:占用)?(?:变成|变为|成了|涨到|增长到)了?\s*"
               r"\d+(?:\.\d+)?\s*[GM]|"
               r"(?:显存|内存)[^，。,.；;！？]{0,8}?泄[漏露]|"
+              # ... or only ever rising (主机内存（RAM）只涨不跌; RSS 从约 13GB 一路增长到 47.8GB)
+              r"(?:显存|内存|RSS|占用)[^。！？；;]{0,30}?(?:只涨不跌|只增不减|只升不降|只涨不降|"
+              r"一路(?:增长|上涨|飙升|攀升|走高|涨))|"
               # ... or piling up (会出现累积的显存，然后到上限后报错; 显存不断堆积; not 累计, a total: 累计显存占用 20G)
               # (显存会一点点累积)
               r"(?:累积|堆积)的?(?:显存|内存)|(?:显存|内存)(?:占用)?[^，。,.；;！？\d]{0,6}?(?:累积|堆积)(?![^，。,.；;！？]{0,4}\d)|"
@@ -1852,7 +1860,11 @@ LOG = LogWords(
         # its Ray executor's "The number of required GPUs exceeds the total number of available GPUs in the placement
         # group"): GPUs counted, not memory (a node with none at all is cuda-driver-error)
         msg(r"\bNot enough resources to allocate \d+ placement groups?\b|"
-            r"\bThe number of required GPUs exceeds the total number of available GPUs in the placement group\b",
+            r"\bThe number of required GPUs exceeds the total number of available GPUs in the placement group\b|"
+            # (Ray Serve's controller that cannot place a replica, deployment_state.py: "Deployment 'VLLMDeployment:x'
+            # in application 'ray-llm' 1 replicas that have taken more than 30s to be scheduled. ... Resources required
+            # for each replica: [...], total resources available: {}."; not "... to initialize", a slow start)
+            r"\breplicas? that (?:have|has) taken more than \d+s to be scheduled\b",
             "not_oom", code="error-not-memory"),
         # a client's view of a server that stopped answering mid-response (aiohttp's "ClientPayloadError: Response
         # payload is not completed", "ServerDisconnectedError: Server disconnected", httpx's "RemoteProtocolError: peer
@@ -2243,7 +2255,13 @@ LOG = LogWords(
             r"\bThe term '[^'\n]{1,200}' is not recognized as (?:the |a )?name of a cmdlet\b|"
             r"\bexec: \x22[^\x22\n]{1,200}\x22: executable file not found in \$PATH\b|\bspawnerr: can't find command\b|"
             r"\bFailed (?:at step EXEC spawning|to locate executable) \S{1,300}: No such file or directory\b|"
-            r"\bstatus=203/EXEC\b",
+            r"\bstatus=203/EXEC\b|"
+            # (Python's own words that the module or the script it was told to run is not there: "/home/u/.openllm/venv/
+            # 60848/bin/python: No module named bentoml" for `python -m bentoml`, "/usr/bin/python3: Error while
+            # finding module specification for 'vllm.entrypoints.openai.api_server' (ModuleNotFoundError: ...)",
+            # "python: can't open file '/app/server.py': [Errno 2] No such file or directory")
+            r"(?:^|[|\]]\s+)\S{0,300}?\bpython[\d.]*(?:\.exe)?: (?:No module named [\w.]+\s*$|Error while finding module "
+            r"specification for '[\w.]+'|can't open file '[^'\n]{1,300}': \[Errno 2\] No such file or directory)",
             "not_oom", code="command-not-found"),
         # ... or found it and was refused running it ("-bash: ./build/bin/llama-server: Permission denied", "zsh:
         # permission denied: ./llama-server"): not executable, or on a disk mounted noexec
@@ -2674,10 +2692,14 @@ LOG = LogWords(
         msg(r"Traceback \(most recent call last\)", "error"),
         msg(r"\bpanic:|\bpanic serving [^\s:]+:\d+: |Check failed|terminate called|core dumped|FATAL EXCEPTION|GGML_ASSERT|GGML_ABORT|"
             r"fatal error|Assertion fail", "error"),
-        msg(r"\berror: \S", "error"),
+        # (not a count a script prints under the label, "parse error: 116", "errors: 0")
+        msg(r"\berror: (?![\d.,]+\s*%?\s*$)\S", "error"),
         # (an application's own marker before the error it relays, RAGFlow's "Fail to access model(qwen2:0.5b).
         # **ERROR**:invalid format: expected \"json\" ...", "**ERROR**: CONNECTION_ERROR - Connection error.")
         msg(r"\*\*ERROR\*\*:\s*\S", "error"),
+        # (a server's JSON error body for a 5xx, pasted alone: '{"error":{"code":503,"message":"Service
+        # Unavailable","type":"server_error"}}'; its message is the cause, where it names one)
+        msg(r"^\s*\{\s*\x22error\x22\s*:\s*\{[^\n]{0,200}?\x22code\x22\s*:\s*5\d\d\b", "error"),
         # a line at ERROR or FATAL level (Python logging, glog's "E0131", tracing, JSON, logfmt) saying something
         # failed: a failure whose cause is what follows ("Failed to start model server: <cause>")
         msg(r"(?:\b(?:ERROR|FATAL|CRITICAL)\b|\"level\":\s*\"(?:ERROR|error|FATAL|fatal)\"|level=(?:ERROR|error|FATAL|"
@@ -2689,6 +2711,9 @@ LOG = LogWords(
             r"(?:FAILED|Failed|failed):\s+\S",
             "error", flags=0),
         msg(r"\berror loading [\w ]{1,40}: \S", "error"),
+        # ... or with no level, a program's own line that a step failed and why, at the line's start ("Failed to
+        # create new snapshot: Expected GGUF version '3', but got '2'", RamaLama's model store)
+        msg(r"^\s*Failed to [a-z][\w -]{1,60}: (?!//)\S", "error", flags=0),
         # an exception a server logs and names (LMDeploy's engine loop "exception happened: <class 'IndexError'> ...")
         msg(r"\bexception (?:happened|occurred|occured|raised|caught)\b", "error"),
         # a server's own words for a failed request or graph run, whose cause is elsewhere (OVMS, Triton)
@@ -3308,6 +3333,11 @@ LOG = LogWords(
             # a setting the writer changed
             r"\b(?:fails?|failed|failing|crash(?:es|ed)?|aborts?|aborted|errors?(?: out)?|errored(?: out)?|dies|died|exits?|exited)\s+with\s+"
             r"(?:an?\s+|the\s+|this\s+)?" + _CLASS_THEN + _QUOTED_MESSAGE + "|"
+            # (or with an operating system's error by its number and message, unquoted: LiteLLM's "`ollama serve`
+            # failed with Exception[WinError 2] The system cannot find the file specified.", "failed with [Errno 13]
+            # Permission denied: '/models'")
+            r"\b(?:fails?|failed|failing|crash(?:es|ed)?|aborts?|aborted|errored(?: out)?|died|exited)\s+with\s+"
+            r"(?:an?\s+)?(?:[\w.]*(?:Exception|Error)\s*)?(\[(?:WinError|Errno) -?\d+\]\s*[^\n]{4,200}?)\s*[.。]*\s*$|"
             r"\b(?:get|gets|got|getting|see|saw|seeing|hit|hits|hitting|receive[sd]?|receiving)\s+(?:an?|the|this)\s+"
             r"(?:[\w.]+\s+)?(?:error|exception)(?:\s+(?:message|saying|that says))?\s*[(:]?\s*" + _QUOTED_MESSAGE + "|"
             r"\b(?:error|exception|Error|Exception) (?:stating|saying|which says|that says|telling me)(?: that)? "

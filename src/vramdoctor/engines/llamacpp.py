@@ -309,6 +309,7 @@ class LlamaCppRules(RulesBase):
 from .interface import (Endpoints, Engine, Figure, KvView, LogWords, StepCode, Preset, Spelling,  # noqa: E402
                         Tokenizer, answer_json, as_count, token_ids)
 from .words import NOT_ADMIN, NUM, SIZE, count, fig, lazy, msg, rx, to_bytes  # noqa: E402
+from .generic import MEMORY_TERMS  # noqa: E402
 
 _DEV = r"(?:CUDA|ROCm|Metal|MTL|Vulkan|SYCL|CANN)\d*"
 
@@ -367,7 +368,12 @@ LOG = LogWords(
                    # "main: seed  = 1679"; 2024's server "llama server listening at")
                    r"llama_print_timings|llama_perf_\w+_print|^\s*\|\s*model\s*\|\s*size\s*\|\s*params\s*\|\s*backend\s*\||"
                    r"\|\s*(?:pp|tg)\d+\s*\|\s*[\d.]+ \u00b1 [\d.]+\s*\||llama_model_load: (?:ggml ctx size|loading model "
-                   r"from|memory_size)|^main: seed\s*=\s*\d|llama server listening at"),
+                   r"from|memory_size)|^main: seed\s*=\s*\d|llama server listening at|"
+                   # (its server's key=value log of 2024, kept by forks such as ik_llama.cpp: "INFO [
+                   # log_server_request] request | tid=\x22...\x22 ... status=200 method=\x22POST\x22"; and the same
+                   # in JSON, "function":"log_server_request")
+                   r"\[\s*(?:log_server_request|update_slots|launch_slot_with_task|print_timings|main)\] [\w ]{1,40}\| tid=|"
+                   r"\x22function\x22:\s*\x22(?:log_server_request|update_slots|launch_slot_with_task|print_timings)\x22"),
     # (and the first line of a model's load where no program line comes before it: 2023's "llama.cpp: loading model
     # from PATH" (llama.cpp llama_model_load), as llama-cpp-python and other bindings print it)
     # (and llama-swap, the proxy that starts llama-server per model, at its own start: "llama-swap listening on :8080"
@@ -375,6 +381,12 @@ LOG = LogWords(
     run_start=(rx(r"llama_server: initializing|main: build = |build: \d+ \(|system info: n_threads|"
                   r"^llama\.cpp: loading model from |^llama-swap listening on ", 0),),
     messages=(
+        # its HTTP layer's catch of an exception a request raised, in the server's key=value log of 2024 and its forks
+        # (ik_llama.cpp: "VERB [ operator()] Got exception | tid=\x22...\x22 code=500 message=\x22split method must
+        # have between 1 and 1 positional arguments ...\x22", a chat template that does not render): that request
+        # failed, for the reason in its message; memory only where the message says so
+        msg(r"\bGot exception \|[^\n]*?\bcode=5\d\d message=\x22(?![^\n]*?(?:out of memory|" + MEMORY_TERMS + r"))",
+            "not_oom", code="error-not-memory"),
         # its argument parser refusing a value (common/arg.cpp common_params_parse_ex: "error while handling argument
         # \"--cache-type-k\": Unsupported cache type: q8", then the usage of that flag): nothing ran
         msg(r"\berror while handling argument \x22-{1,2}[\w-]+\x22: ", "not_oom", code="bad-argument"),

@@ -455,6 +455,13 @@ LOG = LogWords(
         # "To serve at least one request with the model's max seq len (1048576),")
         msg(r"KV cache is ?needed, which is larger than the available KV cache memory|"
             r"\bTo serve at least one request with the models?'s?'? max seq len \(\d+\)|"
+            # (or its last sentence alone, which only that check says: "the estimated maximum model length is 185840",
+            # as a report's table quotes it)
+            r"\bestimated maximum model length is \d+|"
+            # (or a report's words for that check failing: "`--attention-backend FLASHINFER` fails the startup
+            # KV-cache-memory check at a `--max-model-len` that ...", "the KV cache memory check failed")
+            r"(?<!no longer )(?<!\bnot )(?<!n't )(?<!never )\bfail(?:s|ed|ing)?\s+(?:the\s+|vLLM's\s+)?(?:start-?up\s+)?KV[- ]cache[- ](?:memory|size|capacity)[- ]check\b|"
+            r"\bKV[- ]cache[- ](?:memory|size|capacity)[- ]check\s+(?:fails|failed|failing)\b|"
             r"\bKV cache is needed,?\s+(?:but\s+|while\s+|and\s+)?(?:only\s+)?(?:the\s+)?(?:[\d.]+\s*[KMG]i?B\s+)?"
             r"(?:is\s+)?available\b", "oom", "KV",
             "max-model-len-exceeds-kv-cache"),

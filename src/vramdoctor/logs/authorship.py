@@ -18,6 +18,16 @@ HEADING = re.compile(r"^\s{0,3}#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[`*_\"']*[^
 #: an item of a list the user wrote ("- tried -c 4096", "4. model: ...")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+\S")
 
+#: an issue's title whose tracker tag asks for something rather than reporting a run: a proposal ("[RFC]: Clearer error
+#: message when the KV cache does not fit"), a plan ("[Roadmap] vLLM Q3 2025 Roadmap"), the docs ("[Doc]: explain what
+#: to do about OOM when loading weights"), a feature ("[Feature]: ...", llama.cpp's "Feature Request: ..."). An
+#: out of memory it names is what it wants handled, not a failure it met; a report ("[Bug]", "[Usage]", "[Tracking
+#: Issue]", which tracks a fault) is not one of these
+ASKING_TITLE = re.compile(r"^\s*(?:#{1,6}\s+)?(?:\[(?i:RFC|Roadmap|Docs?|Documentation|Feature|Feature Request|"
+                          r"Enhancement|Proposal)\]|Feature Request:\s)")
+#: an item of a markdown task list ("- [ ] Reduce CUDA graph memory usage (OOM during capture)"): a thing to do
+TASK_ITEM = re.compile(r"^\s*(?:[-*]|\d+[.)])\s+\[[ xX]\]\s")
+
 
 #: an issue's title pasted without its markdown: its tracker's tag ("[Bug] CUDA OOM during inference", "[Usage]: ..."),
 #: or labelled ("Title: GPU OOM during inference")

@@ -21,7 +21,7 @@ import os
 import re
 from dataclasses import replace
 
-from .authorship import (CJK, INTRO, PROGRAM_MARKS, TITLE, brings_on_failure, narrates_failure, persons_line, program_line, prose_like, sentence_like,
+from .authorship import (CJK, INTRO, PROGRAM_MARKS, TASK_ITEM, TITLE, brings_on_failure, narrates_failure, persons_line, program_line, prose_like, sentence_like,
                          told_in_a_sentence, user_words)
 from .facts import NAMED_HIT, PROSE_HIT, RELAYED, Failure, RunFacts, positive, summed
 from ..engines.interface import AFTER_MILESTONE
@@ -40,7 +40,9 @@ from .verdict import KIND_OF_PHASE, Diagnosis
 
 #: words of memory as an amount (not a kind of it: "unknown memory type", "memory layout")
 _MEMORYISH = re.compile(r"\b(?:memory(?!\s+(?:type|layout|format|access|address|order|model|mapping|alignment)\b)|"
-                        r"mem|cache|kv|vram|tokens?|blocks?|alloc\w*|buffers?|capacity|gpu_memory\w*)\b",
+                        # (not a parser's token, "unexpected token '{%' at line 3", "invalid token")
+                        r"mem|cache|kv|vram|(?<!unexpected )(?<!invalid )(?<!unknown )(?<!illegal )tokens?|blocks?|"
+                        r"alloc\w*|buffers?|capacity|gpu_memory\w*)\b",
                         re.I)
 _CUT_END = re.compile(r"[.)\]'\"!>:]\s*$")
 #: an error's words of a thing wrong in kind (a shape, a type, a spec, a layout it does not support or cannot convert),
@@ -142,6 +144,8 @@ def _loader_proper(f: Failure) -> bool:
 
 
 _NOT_OOM = {
+    "error-not-memory": "the error names its cause, and it is not memory (read its message: a setting, the model or "
+                        "its template, the install, the cluster's resources); fix that rather than memory settings.",
     "ray-actor-released": "Ray ended the worker's actor because nothing referred to it any more (its handle went out "
                           "of scope, or the deployment or driver that owned it went away): a lifecycle fault, not "
                           "memory; keep a reference to the engine for as long as it serves.",
@@ -1695,6 +1699,14 @@ _REPORTED_WITHIN = 40
 _RAY_CAUSE_CLASS = re.compile(r"\bRay(?:Task|Actor)Error\(\w+\)")
 
 
+def _wished(run: RunFacts, g: Failure) -> bool:
+    """`g` is what a report that asks for something wants done, not a failure met: its title's own words, or an item
+    of its task list, under a title whose tag asks (`RunFacts.asking`: "[RFC]: Clearer error message when the KV cache
+    does not fit (instead of a bare OOM)", "[Roadmap] ..." / "- [ ] Reduce CUDA graph memory (OOM during capture)").
+    A program's line in it (a log pasted as the motivation) is still the run's own."""
+    return bool(run.asking) and not program_line(g.text) and (g.line_no == run.asking or bool(TASK_ITEM.match(g.text)))
+
+
 def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, str] | None]:
     """The failure that decides run `run` (None: the run shows none), and the line of the report's own words that gave
     its cause where the log's lines do not (a user's sentence, or the title; None where they do)."""
@@ -1704,7 +1716,7 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     other_gpu = bool(positive(run.numbers, "gpu_available_bytes"))
     failures = [g for g in run.failures if not _warned_and_went_on(run, g, engine)
                 and not (g.code == "gpu-not-detected" and other_gpu) and not _quoted_as_gone(g)
-                and not _optional_import_passed(run, g) and not tracker_noise(g)]
+                and not _optional_import_passed(run, g) and not tracker_noise(g) and not _wished(run, g)]
     # (and the report's words that quote such an error after the log, "why there is so much decode: cannot decode
     # batches with this context": the program's lines of it were gone on from)
     gone = {g.code for g in run.failures if g.code in _ANSWERED_ANYWAY and g not in failures}
@@ -1930,7 +1942,7 @@ _RAN_OUT = re.compile(r"\bout of\b|\bnot enough\b|\bno (?:free|more)\b|\bis full
 _ASSERTION_QUOTED = re.compile(r"[`'\x22]AssertionError:\s*([^`'\x22\n]{3,300}?)\.?[`'\x22]")
 #: ... or a rule a setting's value breaks ("max_chunk_size must be multiple of 256, received None", "tp_size must be
 #: divisible by the number of heads", "temperature must be positive")
-_CONSTRAINT = re.compile(r"\bis not (?:a multiple of|divisible by)\b|"
+_CONSTRAINT = re.compile(r"\bis not (?:a multiple of|divisible by)\b|\bexpects? [\w.]+ to be one of\b|"
                          r"\bmust be (?:an? )?(?:multiple of|divisible by|positive|non-negative|greater than|less than|"
                          r"smaller than|larger than|at least|at most|between|one of|set|specified|an? (?:int|integer|"
                          r"string|list|bool|float))\b|\b(?:received|got) None\b", re.I)
@@ -1947,7 +1959,10 @@ _SWITCH = re.compile(r"(?:\b\w+(?:\(\))?\.)*\b(?:disable|enable|use)_\w+", re.I)
 #: a condition that checks an object's type or presence (`isinstance(params.token_to_kv_pool_allocator,
 #: TokenToKVPoolAllocator)`, `self.kv_cache is not None`, `hasattr(layer, "kv_cache")`): it names objects, no amount
 _TYPE_CHECK = re.compile(r"^\s*\(?\s*(?:not\s+)?(?:isinstance|issubclass|hasattr|callable|type)\s*\(|^[\w.\[\]()]+\s+is\s+"
-                         r"(?:not\s+)?None\s*(?:,|$)")
+                         r"(?:not\s+)?None\s*(?:,|$)|"
+                         # (or a choice among named options, SGLang's server_args: "KV4 MHA expects attention_backend to
+                         # be one of ['triton', 'torch_native', ...], but got flashinfer": a setting's value, not a size)
+                         r"\bto be (?:one of|in) [\[({]\s*['\x22]")
 
 
 def _speaks_of_memory(cond: str) -> bool:

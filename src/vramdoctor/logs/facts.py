@@ -136,6 +136,9 @@ class RunFacts:
     sampled: int = 0  # lines tried against the engines' fingerprints
     refused: int = 0  # requests the server refused (longer than its context): not failures of the server
     heading: tuple[int, str] | None = None  # a markdown heading that names a failure in an engine's words (a fallback)
+    #: the line of the report's title where its tag asks for something (`authorship.ASKING_TITLE`: an RFC, a roadmap, a
+    #: feature, the docs), 0 where none: its words and its task list's items are wishes, not failures met
+    asking: int = 0
     refused_first: tuple[int, str] | None = None
     #: the last refusal that ended a traceback (the program raised it: an offline script stops there), its line
     refused_raised: int = 0

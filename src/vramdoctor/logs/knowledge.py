@@ -525,6 +525,16 @@ CAUSE_UNKNOWN = re.compile(r"\bfor (?:some|an? unknown|unknown|no (?:apparent|ob
                            r"\bRemote server [\w.:-]+ closed\b|\bServer disconnected(?: without sending a response)?\b|"
                            # (xoscar's exception for it, as Xinference relays it: "xoscar.errors.ServerClosed")
                            r"\bServerClosed\b|"
+                           # (a server's 5xx answer relayed with only its status's name or the server's generic words
+                           # for a failed step: '{"error":{"message":"Internal Server Error","code":500}}', llama-server's
+                           # '{"error":{"code":500,"message":"Compute error.","type":"server_error"}}' for a decode that
+                           # failed, a client's "HTTP 502 Bad Gateway from http://...", Envoy's "upstream connect error
+                           # or disconnect/reset before headers": the server's own log says why)
+                           r"[\x22']message[\x22']\s*:\s*[\x22'](?:Internal Server Error|Compute error\.?|Bad Gateway|"
+                           r"Service Unavailable|Gateway Time-?out|Internal error)[\x22']|"
+                           r"\b(?:HTTP(?:/\d(?:\.\d)?)? )?5\d\d (?:Bad Gateway|Service Unavailable|Gateway Time-?out|"
+                           r"Internal Server Error)(?:\s+(?:from|for url:?)\s+\S+)?\s*\W?\s*$|"
+                           r"\bupstream connect error or disconnect/reset before headers\b|"
                            # (ggml-sycl's CHECK_TRY_ERROR, which catches a sycl::exception and names only the call:
                            # "error:CHECK_TRY_ERROR((*stream).memcpy(...)): Exception caught in this line of code.",
                            # "Exception caught at file:ggml-sycl.cpp, line:432")

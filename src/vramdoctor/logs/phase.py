@@ -654,12 +654,24 @@ _REQUEST_PATH = re.compile(r"\b(?:POST|GET) /(?:v1/(?:chat/)?completions|v1/embe
                            r"infer|predict|api/(?:chat|generate))\b")
 
 
+#: a client's error that carries the server's 5xx answer to its request (openai's "InternalServerError: Error code: 500
+#: - {'message': 'CUDA out of memory. ...'}", requests' "500 Server Error", a JSON body's "code": 500)
+_ANSWERED_5XX = re.compile(r"\bError code: 5\d\d\b|\bInternalServerError\b|\b5\d\d (?:Server Error|Internal Server Error)\b|"
+                           r"\bHTTP(?:/\d(?:\.\d)?)? 5\d\d\b|\bstatus(?: code)?:? 5\d\d\b|[\x22']code[\x22']\s*:\s*5\d\d\b")
+#: ... whose body names a load, a launch or a start (Xinference's "Failed to launch model", a LoRA adapter's load): a
+#: request that was itself a load, not one the loaded model served
+_LOAD_ASKED = re.compile(r"\b(?:load|launch|start|init|spawn|register)", re.I)
+
+
 def _request_failed_after(f: Failure, engine: str) -> tuple[int, str] | None:
     """The server's access-log line, within the few lines after failure `f`, that answered a completion request with
-    a 5xx status (uvicorn's `"POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error`): the failure was that
-    request's. None otherwise, and for a server that loads its model on a request (Ollama's 500 may be its load)."""
+    a 5xx status (uvicorn's `"POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error`), or the failure's own
+    line where it is a client's error that carries that answer (`_ANSWERED_5XX`, no load named in it): the failure was
+    that request's. None otherwise, and for a server that loads its model on a request (Ollama's 500 may be its load)."""
     if knowledge().loads_on_request(engine):
         return None
+    if _ANSWERED_5XX.search(f.text) and not _LOAD_ASKED.search(f.text) and "rpc error" not in f.text:
+        return f.line_no, f.text  # (not a gRPC worker's relay, LocalAI's "rpc error: ...": its backend loads on call)
     for ln, text in f.after[:4]:
         if program_line(text) and FAILED_REQUEST.search(text) and _REQUEST_PATH.search(text):
             return ln, text
@@ -1037,7 +1049,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
         return Place(None, "the stack frames (a graph evaluation: warm-up or serving)", where, ["WARMUP", "RUNTIME"])
     failed = _request_failed_after(f, engine)
     if failed:
-        return Place("RUNTIME", "the server's answer right after it: the request it failed (a 5xx status)", failed,
+        return Place("RUNTIME", "the server's answer to a request: the request it failed (a 5xx status)", failed,
                      ["RUNTIME"])
     reached = step_reached(f, engine, floor)
     if reached and not reached[2]:

@@ -41,7 +41,7 @@ from .lines import (
 )
 from . import processes
 from .reader import unpaint
-from .authorship import HEADING, INTRO, TITLE, cjk_words, persons_line, program_line, prose_like, sentence_like, told_in_a_sentence, user_words
+from .authorship import ASKING_TITLE, HEADING, INTRO, TITLE, cjk_words, persons_line, program_line, prose_like, sentence_like, told_in_a_sentence, user_words
 from .phase import FAILED_REQUEST, told_start
 from .prose import could_be_at, denied_at, elsewhen, possible_only
 from .table import header_column, row_value
@@ -207,6 +207,7 @@ class Scanner:
         self.k = k or knowledge()
         self.runs: list[RunFacts] = []
         self.run = RunFacts(first_line=1)
+        self.asking = 0  # the line of a title that asks for something (`RunFacts.asking`), for every run after it
         self.recent: deque[tuple[int, str]] = deque(maxlen=WINDOW_MAX)
         self.pending: list[Failure] = []
         self.before_source: Callable[[int], Callable[[], list[tuple[int, str]]]] | None = None
@@ -342,6 +343,8 @@ class Scanner:
                 if f.prose:
                     if self.answer_text and line_no > self.answer_text:
                         continue  # (the model's answer, not the report's words: "the waves crashed against the rocks")
+                    if line_no == r.asking:
+                        continue  # (a title that asks for something: "Feature Request: ... when the KV cache fails")
                     if written is None:
                         written = bool(STRONG_PREFIX.match(text)) and not TITLE.match(text)  # (a "[Bug] ..." title)
                     if written:
@@ -373,7 +376,7 @@ class Scanner:
             self.dropped_lines = (min(self.dropped_lines[0], gone.first_line) if self.dropped_lines else gone.first_line,
                                   gone.last_line)
         before = self.run
-        self.run = RunFacts(first_line=line_no)
+        self.run = RunFacts(first_line=line_no, asking=self.asking)
         self.recent.clear()
         if self.deferred:
             # the command line that started it, and its continued lines; or, further back than that, the failed run's
@@ -579,6 +582,8 @@ class Scanner:
             self.head = []  # (a long log: no newest-first reading, as `_tick` says)
         if line_no == 3 and (HEADING.match(text) or persons_line(text) or prose_like(text)):
             self._title_above()
+        if line_no <= 3 and not self.asking and ASKING_TITLE.match(text):
+            self.asking = self.run.asking = line_no
         ascii_text = text.isascii()
         lowered = text.lower()
         k = self.k

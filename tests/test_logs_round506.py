@@ -1,0 +1,244 @@
+"""Kinds of fault found in stop 52: the leftovers of stop 51's review and held-out rounds 506 and later, each in
+several wordings of our own, with guards that the fix does not overreach."""
+
+from __future__ import annotations
+
+import pytest
+from logcase import kind_of
+
+# --- a title whose tag asks for something (review 51's c25, c26, c28: an "[RFC]", a "[Roadmap]" to-do item, a "[Doc]"
+# title that names an out of memory, over a healthy log or none, read as the failure) --------------------------------
+
+_HEALTHY = ["```",
+            "INFO 10-15 09:12:01 api_server.py:526] vLLM API server version 0.6.3.post1",
+            "INFO 10-15 09:12:17 model_runner.py:1067] Loading model weights took 14.9888 GB",
+            "INFO 10-15 09:12:19 gpu_executor.py:122] # GPU blocks: 2893, # CPU blocks: 2048",
+            "INFO 10-15 09:12:35 model_runner.py:1523] Graph capturing finished in 14 secs.",
+            "INFO:     Application startup complete.",
+            'INFO:     10.0.0.5:51200 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+            "```"]
+
+
+@pytest.mark.parametrize("title", [
+    "[RFC]: Clearer error message when the KV cache does not fit (instead of a bare OOM)",
+    "[Doc]: explain what to do about OOM when loading weights",
+    "[Docs] Document how to avoid CUDA out of memory during CUDA graph capture",
+    "## [Feature]: fall back to CPU offload instead of crashing with OOM at start-up",
+    "Feature Request: lower -c automatically when the KV cache fails to allocate",
+    "[Feature Request] Retry with a smaller batch on out of memory"])
+def test_a_title_that_asks_for_something_is_no_failure(title):
+    assert kind_of([title, "", "For reference, a normal start:", "", *_HEALTHY])[0] == "NONE"
+
+
+@pytest.mark.parametrize("item", ["- [ ] Reduce CUDA graph memory usage (OOM during capture on small GPUs)",
+                                  "* [x] Fix the KV cache OOM at 128k context",
+                                  "1. [ ] out of memory while loading the weights of MoE models on 2 GPUs"])
+def test_a_roadmaps_task_item_is_no_failure(item):
+    assert kind_of(["[Roadmap] Q3 2025 Roadmap", "", "This issue tracks the main items for Q3.", "", item,
+                    "- [ ] Faster startup"])[0] == "NONE"
+
+
+def test_a_programs_out_of_memory_under_an_asking_title_is_still_the_runs():
+    # (a feature request that pastes the failure it was written for: the program's line is the run's own)
+    lines = ["[Feature]: offload the KV cache when it does not fit", "", "Today it crashes:", "", "```",
+             "INFO 10-15 09:12:17 model_runner.py:1067] Loading model weights took 14.9888 GB",
+             "ERROR 10-15 09:12:19 engine.py:366] ValueError: No available memory for the cache blocks. Try increasing "
+             "`gpu_memory_utilization` when initializing the engine.", "```"]
+    assert kind_of(lines)[0] == "KV_CAPACITY"
+
+
+@pytest.mark.parametrize("title", ["[Bug]: OOM when loading weights", "[Usage]: out of memory when loading weights",
+                                   "[Tracking Issue] CUDA out of memory when loading weights"])
+def test_a_reports_title_still_tells_its_failure(title):
+    # (a report of a run: its title's out of memory over a log cut before any step stays a failure)
+    assert kind_of([title, "", "```", "INFO 10-15 09:12:01 api_server.py:526] vLLM API server version 0.6.3.post1",
+                    "```"])[0] not in ("NONE", "NOT_OOM")
+
+
+def test_a_task_item_in_a_bug_report_still_tells_its_failure():
+    lines = ["[Bug]: crash at start-up", "", "- [x] lowered gpu_memory_utilization, still CUDA out of memory while "
+             "loading the weights"]
+    assert kind_of(lines)[0] not in ("NONE", "NOT_OOM")
+
+
+# --- a client's error that carries the server's 5xx answer with an out of memory in it (review 51's c41: all four
+# phases; the server answered a request, so it was serving) -------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "openai.InternalServerError: Error code: 500 - {'object': 'error', 'message': 'CUDA out of memory. Tried to "
+    "allocate 1.95 GiB. GPU 0 has a total capacity of 22.06 GiB of which 1.12 GiB is free.', 'code': 500}",
+    "requests.exceptions.HTTPError: 500 Server Error: Internal Server Error for url: http://gpu:8000/generate "
+    "(torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB)",
+    '{"error":{"code":500,"message":"CUDA out of memory. Tried to allocate 2.00 GiB","type":"server_error"}}'])
+def test_a_relayed_5xx_with_an_out_of_memory_is_a_request_that_failed_while_serving(line):
+    assert kind_of(["My client got this from the vLLM server:", "", line])[0] == "RUNTIME"
+
+
+@pytest.mark.parametrize("line", [
+    # (a server that loads its model for the request: the 500 may be that load)
+    "Error: 500 Internal Server Error: llama runner process has terminated: cudaMalloc failed: out of memory",
+    # (a request that was itself a load: Xinference's launch, a LoRA adapter's load)
+    "RuntimeError: Error code: 500 - Failed to launch model, detail: CUDA out of memory. Tried to allocate 2.00 GiB"])
+def test_a_relayed_5xx_of_a_load_is_not_read_as_serving(line):
+    assert kind_of(["ollama run qwen2.5:32b" if "llama runner" in line else "xinference launch -n qwen2.5", line])[0] \
+        != "RUNTIME"
+
+
+# --- a relayed error body that names no cause (review 51's c46, c4e, c4f read NOT_OOM): the server's log says why --
+
+@pytest.mark.parametrize("line", [
+    'Error: 500 {"error":{"code":500,"message":"Compute error.","type":"server_error"}}',
+    'openai.APIError: {"error":{"message":"Internal Server Error","code":500}}',
+    "Error: HTTP 502 Bad Gateway from http://gpu-box:8080/v1/chat/completions",
+    '{"error":{"code":503,"message":"Service Unavailable","type":"server_error"}}'])
+def test_a_relayed_body_that_names_no_cause_is_undetermined(line):
+    assert kind_of(["My app shows this error when the prompt is long:", "", line])[0] == "UNDETERMINED"
+
+
+def test_a_relayed_body_that_names_a_cause_stays_that_cause():
+    line = 'Error: 400 {"error":{"code":400,"message":"the request exceeds the available context size","type":' \
+           '"exceed_context_size_error"}}'
+    assert kind_of(["My app shows this error:", "", line])[0] == "NOT_OOM"
+
+
+# --- Python's own words that the module or script it was told to run is not there (h511/02: "python: No module named
+# bentoml" under "Model loading..." read as no failure) --------------------------------------------------------------
+
+@pytest.mark.parametrize("line", ["/home/u/.openllm/venv/6084/bin/python: No module named bentoml",
+                                  "/usr/bin/python3: Error while finding module specification for "
+                                  "'vllm.entrypoints.openai.api_server' (ModuleNotFoundError: No module named 'vllm')",
+                                  "python: can't open file '/app/server.py': [Errno 2] No such file or directory"])
+def test_python_not_finding_what_to_run_is_a_command_not_found(line):
+    assert kind_of(["$ python -m bentoml serve gemma:2b --port 33009", "Model server started 2459797",
+                    "Model loading...", line]) == ("NOT_OOM", "command-not-found")
+
+
+# --- a report's words that the KV cache's own units leak (h509/04: "llama-server leaks KV cells at a fixed per-request
+# rate until the pool is exhausted" read NONE) -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("words", ["llama-server leaks KV cells at a fixed per-request rate until the pool is exhausted.",
+                                   "KV blocks are leaked on every aborted request, so the pool shrinks.",
+                                   "The scheduler keeps leaking cache pages under sustained load.",
+                                   "长时间运行后，主机内存（RAM）只涨不跌。",
+                                   "server 进程 RSS 从约 13GB 一路增长到 47.8GB。"])
+def test_a_reports_words_of_leaked_kv_units_or_memory_only_rising_is_a_leak(words):
+    assert kind_of(["### Summary", "", words])[0] == "LEAK"
+
+
+@pytest.mark.parametrize("words", ["The pool has 2048 KV blocks and 16 cells per block.",
+                                   "KV cells are freed when a request ends."])
+def test_kv_units_without_a_leak_are_no_leak(words):
+    assert kind_of(["### Summary", "", words])[0] != "LEAK"
+
+
+# --- vLLM's KV capacity check by its last sentence or the report's name for it (h509/07, h509/11) -------------------
+
+@pytest.mark.parametrize("words", [
+    '| `MAX_LEN=256000` | `ValueError`: needs 5.67 GiB of KV, 4.55 GiB available; "estimated maximum model length is '
+    '185840" |',
+    "Based on the available memory, the estimated maximum model length is 185840.",
+    "`--attention-backend FLASHINFER` fails the startup KV-cache-memory check at a `--max-model-len` that FLASH_ATTN "
+    "serves fine.",
+    "With fp8 the KV cache memory check failed at 128k."])
+def test_vllms_kv_capacity_check_in_short_is_kv_capacity(words):
+    assert kind_of(["vLLM 0.11.0", "", words])[0] == "KV_CAPACITY"
+
+
+def test_a_kv_check_that_no_longer_fails_is_no_kv_capacity_failure():
+    assert kind_of(["vLLM 0.11.0", "", "With 0.95 it no longer fails the KV cache memory check and works now."])[0] \
+        != "KV_CAPACITY"
+
+
+# --- an assertion on a choice among named options (h506/02: SGLang's "KV4 MHA expects attention_backend to be one of
+# [...], but got flashinfer" read as a cut traceback, its "KV" as memory) -------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "AssertionError: KV4 MHA expects attention_backend to be one of ['triton', 'torch_native', 'flex_attention'], but "
+    "got flashinfer",
+    "AssertionError: expects kv_cache_dtype to be one of ['auto', 'fp8_e4m3'], but got int4"])
+def test_an_assertion_on_a_choice_of_setting_is_not_memory(line):
+    lines = ["Traceback (most recent call last):",
+             '  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/server_args.py", line 2837, in _handle_kv4',
+             "    self.attention_backend in KV4_ATTENTION_MHA_BACKEND_CHOICES", line]
+    assert kind_of(lines)[0] == "NOT_OOM"
+
+
+def test_an_assertion_on_free_blocks_is_not_read_as_a_choice():
+    lines = ["Traceback (most recent call last):", '  File "/x/block_manager.py", line 12, in allocate',
+             "    assert num_free_blocks >= num_required", "AssertionError"]
+    assert kind_of(lines)[0] != "NOT_OOM"
+
+
+# --- an operating system's error by its number in a program's "failed with" (h511/03: LiteLLM's "`ollama serve`
+# failed with Exception[WinError 2] ..." read as a failure without its cause) ----------------------------------------
+
+@pytest.mark.parametrize("line", ["`ollama serve` failed with Exception[WinError 2] 系统找不到指定的文件。.",
+                                  "`ollama serve` failed with Exception[WinError 2] The system cannot find the file "
+                                  "specified.",
+                                  "The worker failed with [Errno 13] Permission denied: '/models'"])
+def test_failed_with_an_os_error_names_its_cause(line):
+    assert kind_of(["LiteLLM Warning: proxy started with `ollama` model", line])[0] == "NOT_OOM"
+
+
+def test_failed_with_an_os_error_of_memory_is_not_read_as_another_cause():
+    assert kind_of(["The worker failed with [Errno 12] Cannot allocate memory"])[0] != "NOT_OOM"
+
+
+# --- a program's "Failed to <step>: <cause>" at a line's start, no level word (h511/05: RamaLama's "Failed to create
+# new snapshot: Expected GGUF version '3', but got '2'" over a cut traceback read UNDETERMINED) ---------------------
+
+@pytest.mark.parametrize("line", ["Failed to create new snapshot: Expected GGUF version '3', but got '2'",
+                                  "Failed to parse chat template: unexpected token '{%' at line 3"])
+def test_a_programs_failed_to_with_its_cause_over_a_cut_traceback_is_that_cause(line):
+    lines = [line, "Removing snapshot...", "Traceback (most recent call last):",
+             '  File "/sbin/ramalama", line 8, in <module>', "    sys.exit(main())", "[...]",
+             '  File "/usr/lib/python3.13/site-packages/ramalama/model_store.py", line 485, in _ensure_chat_template']
+    assert kind_of(lines)[0] == "NOT_OOM"
+
+
+def test_a_programs_failed_to_allocate_stays_memory():
+    assert kind_of(["Failed to allocate buffer: cudaMalloc failed: out of memory"])[0] not in ("NOT_OOM", "NONE")
+
+
+# --- Ray Serve's replica that cannot be scheduled (h511/06: read as a hang) -----------------------------------------
+
+def test_a_replica_ray_cannot_schedule_is_not_memory():
+    line = ('{"levelname": "WARNING", "message": "deployment_state.py:2152 - Deployment \'VLLMDeployment:x\' in '
+            "application 'ray-llm' 1 replicas that have taken more than 30s to be scheduled. This may be due to waiting "
+            "for the cluster to auto-scale. Resources required for each replica: [{\\\"CPU\\\": 1.0, \\\"GPU\\\": 1.0}], "
+            'total resources available: {}. Use `ray status` for more details."}')
+    assert kind_of(["The serving is stuck at the replica:", line])[0] == "NOT_OOM"
+
+
+# --- llama.cpp's 2024 key=value server log, kept by forks (h508/03: ik_llama.cpp's "Got exception ... code=500
+# message=..." for a chat template that does not render read NONE, the engine unknown) -----------------------------
+
+_KV_LOG = 'INFO [      log_server_request] request | tid="5832" timestamp=1757425277 remote_addr="127.0.0.1" ' \
+          'remote_port=59900 status=200 method="POST" path="/v1/chat/completions" params={}'
+
+
+@pytest.mark.parametrize("message", ["split method must have between 1 and 1 positional arguments at row 3",
+                                     "Unknown method: startswith at row 1, column 50"])
+def test_a_request_exception_in_the_key_value_log_is_its_cause(message):
+    line = (f'VERB [              operator()] Got exception | tid="140045" timestamp=1758970570 code=500 '
+            f'message="{message}"')
+    assert kind_of([_KV_LOG, line]) == ("NOT_OOM", "error-not-memory")
+
+
+def test_a_request_exception_of_memory_in_the_key_value_log_stays_memory():
+    line = ('VERB [              operator()] Got exception | tid="1" timestamp=1 code=500 message="failed to allocate '
+            'compute buffer: out of memory"')
+    assert kind_of([_KV_LOG, line])[0] != "NOT_OOM"
+
+
+def test_the_key_value_log_is_llama_cpps():
+    from logcase import diag
+    assert diag("\n".join([_KV_LOG] * 3)).engine == "llamacpp"
+
+
+# --- a count a script prints under an error label (h507/07: "parse error: 116" read as a failure) -------------------
+
+@pytest.mark.parametrize("line", ["parse error: 116", "errors: 0", "validation error: 12.5%"])
+def test_a_count_under_an_error_label_is_no_failure(line):
+    assert kind_of(["INFO 04-01 10:00:00 llm_engine.py:100] Initializing an LLM engine (v0.4.0.post1)", "correct: 51",
+                    line])[0] == "NONE"
