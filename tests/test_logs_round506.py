@@ -242,3 +242,134 @@ def test_the_key_value_log_is_llama_cpps():
 def test_a_count_under_an_error_label_is_no_failure(line):
     assert kind_of(["INFO 04-01 10:00:00 llm_engine.py:100] Initializing an LLM engine (v0.4.0.post1)", "correct: 51",
                     line])[0] == "NONE"
+
+
+# --- a note after a request begun after the last answered one (review 51's c3b, c37: the run read as ending on the
+# answer, the request under way after it not seen) -------------------------------------------------------------------
+
+_SLOTS = ["srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200",
+          "srv  update_slots: all slots are idle"]
+_BEGUN = ["slot launch_slot_: id  0 | task 912 | processing task",
+          "slot update_slots: id  0 | task 912 | new prompt, n_ctx_slot = 16384, n_keep = 0, n_prompt_tokens = 5120",
+          "slot update_slots: id  0 | task 912 | prompt processing progress, n_past = 2048, n_tokens = 2048, progress "
+          "= 0.400000"]
+_VLLM_BEGUN = ['INFO:     10.0.0.5:51200 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+               "INFO 10-15 09:13:05 engine.py:267] Added request chat-5f1c2d.",
+               "INFO 10-15 09:13:05 metrics.py:349] Avg prompt throughput: 0.0 tokens/s, Running: 1 reqs, Pending: 0 "
+               "reqs, GPU KV cache usage: 40.0%"]
+
+
+@pytest.mark.parametrize("note", ["[no output after this; the server is dead]",
+                                  "^^^ that's the last line, the process is gone after this",
+                                  "<-- the server crashes here"])
+@pytest.mark.parametrize("log", [_SLOTS + _BEGUN, _VLLM_BEGUN])
+def test_a_note_after_a_request_begun_after_the_last_answer_is_a_failure(log, note):
+    assert kind_of([*log, note])[0] == "UNDETERMINED"
+
+
+def test_a_note_right_after_the_last_answer_still_reads_it_as_served():
+    assert kind_of([*_SLOTS, *_BEGUN, *_SLOTS, "It doesn't work as expected."])[0] == "NONE"
+
+
+# --- llama-server's retry with a smaller batch when the cells are full (review 51's c15: read as a failure, where the
+# requests were then answered): it coped, as vLLM's preemption does ------------------------------------------------
+
+_LLAMA_START = ["main: build = 6123 (a1b2c3d)", "llama_kv_cache: size = 2560.00 MiB ( 16384 cells,  40 layers,  4/4 seqs)",
+                "main: server is listening on http://0.0.0.0:8080 - starting the main loop",
+                "slot launch_slot_: id  0 | task 0 | processing task"]
+_RETRY = ["decode: failed to find a memory slot for batch of size 2048",
+          "srv  update_slots: failed to find free space in the KV cache, retrying with smaller batch size, i = 0, "
+          "n_batch = 2048, ret = 1"]
+_OLD_RETRY = ["update_slots: failed to find free space in the KV cache, retrying with smaller n_batch = 256"]
+_ANSWERED = ["srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200",
+             "srv  update_slots: all slots are idle"]
+
+
+@pytest.mark.parametrize("retry", [_RETRY, _OLD_RETRY])
+def test_a_retry_with_a_smaller_batch_then_answers_is_no_failure(retry):
+    assert kind_of([*_LLAMA_START, *retry, *_ANSWERED]) == ("NONE", "kv-pool-full-smaller-batch")
+
+
+def test_retries_that_end_in_the_batch_failing_are_a_failure():
+    failed = ["srv  update_slots: failed to decode the batch: KV cache is full - try increasing it via the context "
+              "size, i = 0, n_batch = 1, ret = 1"]
+    assert kind_of([*_LLAMA_START, *_RETRY, *failed, *_ANSWERED])[0] == "RUNTIME"
+
+
+def test_a_retry_under_the_reports_words_of_slowness_is_the_answer():
+    assert kind_of(["It gets very slow with 4 users.", "", *_LLAMA_START, *_RETRY, *_ANSWERED])[0] == "RUNTIME"
+
+
+# --- huggingface_hub's error it says it goes on from (h515/06: "Could not cache non-existence of file. Will ignore
+# error and continue. Error: [Errno 30] Read-only file system" read as an unrecognised failure) ---------------------
+
+@pytest.mark.parametrize("line", [
+    "Could not cache non-existence of file. Will ignore error and continue. Error: [Errno 30] Read-only file system: "
+    "'/root/.cache/huggingface/hub/models--Qwen--Qwen2.5-1.5B-Instruct/.no_exist/x/generation_config.json'",
+    "WARNING: failed to write the prompt cache: disk full. Ignoring the error and continuing."])
+def test_an_error_the_program_says_it_goes_on_from_is_no_failure(line):
+    assert kind_of(["[2026-06-08 04:09:10] server_args=ServerArgs(model_path='Qwen/Qwen2.5-1.5B-Instruct')", line,
+                    "[2026-06-08 04:09:30] The server is fired up and ready to roll!"])[0] == "NONE"
+
+
+def test_every_message_has_a_rank():
+    # (a message of the generic words with neither phase nor code is ranked as "generic": its kind must have a rank
+    # there, or every line it matches ends in an internal error)
+    from vramdoctor.logs.knowledge import RANK, knowledge
+    for e in knowledge().engines:
+        for m in e.log.messages:
+            origin = "generic" if e.name == "generic" and not (m.phase or m.code) else "explicit"
+            assert (origin, m.kind) in RANK, (e.name, m.kind, m.pattern.pattern[:80])
+
+
+# --- Python's warning source line at the log's end is whole (h515/11: "  warnings.warn(" under the resource tracker's
+# warning read as a line cut partway, after a Ctrl-C) ---------------------------------------------------------------
+
+@pytest.mark.parametrize("warning", [
+    "/opt/conda/lib/python3.13/multiprocessing/resource_tracker.py:400: UserWarning: resource_tracker: There appear "
+    "to be 1 leaked semaphore objects to clean up at shutdown: {'/mp-dn3dtsb8'}",
+    "/usr/lib/python3/dist-packages/torch/cuda/__init__.py:129: UserWarning: CUDA initialization: The NVIDIA driver "
+    "on your system is too old"])
+def test_a_warnings_source_line_at_the_end_is_no_cut_line(warning):
+    lines = ["INFO 06-02 11:46:37 [api_server.py:1000] vLLM API server version 0.22.0",
+             "INFO 06-02 11:46:50 [launcher.py:44] Route: /v1/chat/completions, Methods: POST",
+             "INFO:     Application startup complete.", warning, "  warnings.warn("]
+    assert kind_of(lines)[1] != "log-cut-off"
+
+
+def test_a_line_cut_at_an_open_bracket_is_still_cut():
+    lines = ["INFO 06-02 11:46:37 [api_server.py:1000] vLLM API server version 0.22.0",
+             "INFO 06-02 11:46:38 [model_runner.py:1000] Starting to load model x...", "INFO 06-02 11:46:39 [gpu_model_"
+             "runner.py:2000] Loading weights took 10.0 GiB (", ]
+    assert kind_of(lines)[1] == "log-cut-off"
+
+
+# --- the report's own words: Kubernetes' CrashLoopBackOff (h512/01), memory that "runs out" (h513/08), a model asked a
+# number of times (h513/08), a checkpoint read with torch.load (h513/09) --------------------------------------------
+
+@pytest.mark.parametrize("words", ["The router pod goes into crashLoopBack on deployment.",
+                                   "The vllm pod is in CrashLoopBackOff after the upgrade."])
+def test_a_pod_in_crash_loop_back_off_is_a_failure_stated(words):
+    lines = [words, "", "[2026-01-14 18:54:21,503] DEBUG: a default silent WAV file has been stored in memory"]
+    assert kind_of(lines)[0] == "UNDETERMINED"
+
+
+@pytest.mark.parametrize("words", [
+    "When I query it more than 4 or so times it tries to allocate more memory and runs out.",
+    "After I ask it a few times, memory and then runs out... CUDA out of memory.",
+    "If I prompt the model 3 times it runs out of memory."])
+def test_a_model_asked_a_number_of_times_then_out_of_memory_is_serving(words):
+    assert kind_of([words])[0] == "RUNTIME"
+
+
+def test_memory_that_runs_out_of_another_thing_is_not_out_of_memory():
+    assert kind_of(["The pool of free memory and runs out of slots quickly; requests wait."])[0] not in (
+        "WEIGHTS", "KV_CAPACITY", "WARMUP", "RUNTIME")
+
+
+@pytest.mark.parametrize("code", ['torch.load(ckpt_path, map_location="cpu")',
+                                  "checkpoint = torch.load(os.path.join(ckpt_dir, 'consolidated.00.pth'))"])
+def test_running_out_of_ram_on_a_torch_load_line_is_the_weights(code):
+    lines = ["In Google Colab, when I run the example.py script, I run out of System RAM on the following line:",
+             "```python", code, "```"]
+    assert kind_of(lines)[0] == "WEIGHTS"

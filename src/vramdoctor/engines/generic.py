@@ -90,7 +90,9 @@ _NONE_COUNTED = r"(?!(?:\s+(?:events?|kills?|counts?))?\s*[:=]\s*0(?![\d.]))"
 OOM_WORDS = (
              # (not a warning that it may: torch's "UserWarning: You may run out of memory with expandable_segments
              # disabled")
-             r"(?<!may run )(?<!might run )(?<!could run )(?<!can run )out of memory", r"\bout-of-memory\b", r"\bInsufficientMemoryError\b", r"显存(?:不足|不够|溢出|爆了?|炸了?|爆炸)|[爆炸]显存|内存溢出",
+             r"(?<!may run )(?<!might run )(?<!could run )(?<!can run )out of memory", r"\bout-of-memory\b",
+             # (a report's words that split the phrase: "it tries to allocate more memory and runs out")
+             r"\bmemory and (?:then |eventually |finally |quickly )?(?:runs?|ran) out\b(?! of (?!memory))", r"\bInsufficientMemoryError\b", r"显存(?:不足|不够|溢出|爆了?|炸了?|爆炸)|[爆炸]显存|内存溢出",
              # (or more than there is: "传一个大一点的图片会超显存", "显存超了")
              r"超(?:出|过)?显存|显存超(?:了|出|限)",
              # (host RAM blowing up in the same words: "加载到40层左右时会爆内存", "内存爆了")
@@ -942,6 +944,9 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
           r"\b(?:exits|exited|quits|dies|died|crashes|crashed|terminates|terminated) here\b|"
           # ("the server is dead", "the process is gone after this")
           r"\b(?:server|process|engine|worker|runner|container|pod) (?:is|was) (?:dead|gone)\b|"
+          # ... or Kubernetes' state for a container that keeps dying ("the router pod goes into crashLoopBack",
+          # "CrashLoopBackOff")
+          r"\bcrash ?loop ?back(?: ?off)?\b|"
           # ... or an error announced for the lines below ("the instance show the error as follow:", "I get the
           # following error:", "it gives error as below")
           r"(?:get|gets|got|getting|show|shows|showed|showing|give|gives|gave|giving|receive|received|receiving)\s+"
@@ -1846,6 +1851,10 @@ LOG = LogWords(
         # goes on, no failure of its own (nor a retry of the failure above it: another task's); what ended the actor
         # (an OOM kill above it) decides
         msg(r"\bretries remaining, so the task will be retried\b", "note", code="task-retried"),
+        # a program's own words that it goes on past the error it prints (huggingface_hub's file_download.py: "Could
+        # not cache non-existence of file. Will ignore error and continue. Error: [Errno 30] Read-only file system")
+        msg(r"\b[Ww]ill ignore (?:the |this )?error and continue\b|\b[Ii]gnoring (?:the |this )?error and continuing\b",
+            "note", code="error-ignored"),
         # CUDA touched in a process forked after CUDA started (torch/cuda/__init__.py _lazy_init: "Cannot re-initialize
         # CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method"): a
         # process start method, not memory
@@ -2749,7 +2758,9 @@ LOG = LogWords(
         # (and ggml's example programs and the C++ ports built on them, their loader's own lines: starcoder.cpp's
         # "starcoder_model_load: ggml ctx size = 51276.47 MB", gpt-2's "gpt2_model_load: loading model from ...", the
         # weights' context made next)
+        # (and a checkpoint read whole into memory, `torch.load(ckpt_path, map_location="cpu")`, Meta's example.py)
         "WEIGHTS": rx(r"from_pretrained|_load_state_dict|load_state_dict|load_model|load_weights|weight_loader|"
+                      r"\btorch\.load\(|"
                       r"^(?![^\n]*\bvocab only\b)[a-z][a-z0-9]*(?:_[a-z0-9]+)*_model_load: |"
                       r"(?:layers|models)/(?:\w+/){0,3}\w+\.py\W+line \d+, in __init__|self\._apply\(|\bin _apply\b|"
                       # (PyTorch's own layers made on the device, `with torch.device("cuda")`: nn.Linear's __init__,
@@ -2934,6 +2945,11 @@ LOG = LogWords(
                         # bare, is the alternative below, "under (a|the) ... load")
                         r"\b(?:serving|handling|processing|sending|with) \d+ "
                         r"(?:parallel|concurrent|simultaneous) (?:requests|prompts|chats|users)\b|"
+                        # ... or asked a number of times ("when I query it more than 4 or so times it ... runs out",
+                        # "after I ask it a few times")
+                        r"\b(?:query|queried|querying|ask|asked|asking|prompt|prompted|prompting) (?:it|the model|the "
+                        r"LLM|the bot) (?:more than |over |about |around )?(?:\d+|a few|several|many|two|three|four|five)"
+                        r"(?: or so)? times\b|"
                         # ... or chats or messages handled or answered before it failed ("handles a few chats, then
                         # crashes", "It works for the first few messages, then:")
                         r"\b(?:handles?|handled|answers?|answered|serves|served) (?:a few|some|several|many|two|three|"

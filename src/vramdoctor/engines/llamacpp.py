@@ -449,8 +449,15 @@ LOG = LogWords(
         # (llama_decode returns 1: "could not find a KV slot for the batch (try reducing the size of the batch or
         # increase the context)" in llama.h, which bindings such as node-llama-cpp print; b3xxx-b5xxx
         # "decode: failed to find KV cache slot for ubatch of size N")
-        msg(r"failed to find free space in the KV cache|failed to find a memory slot for batch|"
-            r"KV cache is full - try increasing it|failed to find (?:a )?KV cache slot for u?batch|"
+        # (the server's retry is its own line, tools/server update_slots: "failed to find free space in the KV cache,
+        # retrying with smaller batch size, i = 0, n_batch = 2048, ret = 1"; it halves the batch until one fits, and
+        # only at a batch of one does it fail the requests: "failed to decode the batch: KV cache is full - try
+        # increasing it via the context size", each slot sent an error)
+        msg(r"failed to find free space in the KV cache, retrying with smaller", "pressure", "RUNTIME",
+            "kv-pool-full-smaller-batch"),
+        msg(r"KV cache is full - try increasing it", "pressure", "RUNTIME", "kv-cache-full-request-failed"),
+        msg(r"failed to find free space in the KV cache(?!, retrying with smaller)|failed to find a memory slot for batch|"
+            r"failed to find (?:a )?KV cache slot for u?batch|"
             r"could not find a KV slot for the batch|llama_decode: failed to decode, ret = 1\b", "pressure",
             "RUNTIME", "kv-cache-full"),
         # a batch the context's own check refuses before it runs (llama-batch.cpp llama_batch_allocr::init, b5xxx+:

@@ -259,6 +259,11 @@ def tail_cut(last: str, before: list[str], sentences: tuple[str, ...]) -> bool:
 _PATH_CUT = re.compile(r"^\s*\S*[/\\][\w.-]*\w\.$")
 
 
+#: Python's warning line, which the warning's source line follows, indented ("/usr/lib/python3.13/multiprocessing/
+#: resource_tracker.py:400: UserWarning: resource_tracker: There appear to be 1 leaked semaphore objects" / "  warnings.warn(")
+_WARNED_AT = re.compile(r"\.py:\d+: \w*Warning: ")
+
+
 def cut_mid_line(last: str, before: list[str]) -> bool:
     """The log's last line is the start of a line like one just before it, cut where that line goes on
     without a space: the log was cut partway through a line ("de" after "deep-seek-1  | slot ...",
@@ -275,6 +280,8 @@ def cut_mid_line(last: str, before: list[str]) -> bool:
         return False  # a markdown fence that closes a block (not "```bash" that opened one, cut)
     if _HEADING.match(above):
         return False  # the answer under a report's heading ("### Ollama version" / "0.21.0"): a field, not a log line
+    if _WARNED_AT.search(above) and t[:1].isspace():
+        return False  # the source line Python's warnings print under their own ("  warnings.warn(": a call on lines)
     if t[-1] in "_([{=,-" and not t.lstrip().startswith(("#", "//")) and not _RULE.fullmatch(t.strip()):
         return True  # no whole log line ends so ("... topk -> topp -"), unless it is a rule of dashes
     if _OPEN_VALUE.search(t) and any(_CLOSED_VALUE.search(b) for b in before[-CUT_LOOKBACK:]):

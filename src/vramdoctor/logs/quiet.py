@@ -6,6 +6,7 @@ start-up step is under way; else no memory problem, with how far the run got."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ..engines.generic import PROBE_PATH
 from ..engines.llamacpp import DECODE_FULL
@@ -283,10 +284,20 @@ def pressure(run: RunFacts, failed_after: bool = False) -> Diagnosis | None:
     follows nor the report's words tell of a problem (`COMPLAINTS`: a failure, a hang, growth or slowness the user saw:
     RUNTIME, the full pool its answer)."""
     pressure = [p for p in run.pressure if p.kind == "pressure"]
+    # (llama_decode's own warning that a batch found no room, "decode: failed to find a memory slot for batch of size
+    # 2048", where the server's retry with a smaller batch follows it: that retry is what happened)
+    retried = [p.line_no for p in pressure if p.code == "kv-pool-full-smaller-batch"]
+    pressure = [p for p in pressure if not (p.code == "kv-cache-full" and any(0 < ln - p.line_no <= 3 for ln in retried))]
+    answered = knowledge().answered
+    if retried and not any(ln > max(retried) and answered is not None and answered.search(t) for ln, t in run.tail_lines):
+        # (a retry the log shows no answer after, the log ending on it or on a request's error: the retries may have
+        # ended in the batch failing, as they do at a batch of one; only a request answered after them shows it coped)
+        pressure = [replace(p, code="kv-cache-full") if p.code == "kv-pool-full-smaller-batch" else p for p in pressure]
     if not pressure:
         return None
-    # the engine's strongest act names the run (requests retracted beats requests waiting), then the first
-    p = min(pressure, key=lambda x: (x.code == "kv-pool-full-queueing", pressure.index(x)))
+    # the engine's strongest act names the run (a request failed beats any way of coping; requests retracted beats
+    # requests waiting), then the first
+    p = min(pressure, key=lambda x: (x.code in COPED, x.code == "kv-pool-full-queueing", pressure.index(x)))
     kind = KIND_OF_PHASE.get(p.phase or "RUNTIME", "RUNTIME")
     same = [x for x in pressure if x.code == p.code]
     pressure = same + [x for x in pressure if x.code != p.code]
@@ -350,12 +361,13 @@ COMPLAINTS = ("_failure_stated", "_hang_stated", "_growth_stated", "_slow_stated
 
 #: the engine's acts on a full pool that fail no request: its scheduler's own ways of coping under load
 COPED = frozenset({"kv-pool-full-retracting", "kv-pool-full-preempting", "kv-pool-full-recomputing",
-                   "kv-pool-full-queueing"})
+                   "kv-pool-full-queueing", "kv-pool-full-smaller-batch"})
 
 #: what the engine did on each of its pool-full warnings, in words (also what a crash right after one follows)
 COPES = {"kv-pool-full-retracting": "retracted running requests and queued them again",
          "kv-pool-full-preempting": "preempted running sequences (recomputed or swapped later)",
          "kv-cache-full": "retried with a smaller batch or failed the request",
+         "kv-pool-full-smaller-batch": "ran the batch again in smaller pieces until one fitted",
          "kv-cache-full-request-failed": "failed the request", "kv-pool-full-queueing": "kept requests waiting",
          "request-exceeds-kv-pool": "refused a request longer than its whole pool",
          "request-exceeds-context": "refused a request longer than a slot's context",
@@ -1036,11 +1048,16 @@ def _work_done(run: RunFacts) -> bool:
 
 def _answered_last(run: RunFacts) -> tuple[int, str] | None:
     """The line among the run's last 15 that shows a request answered (any engine's `LogWords.answered`), where no
-    line after it says anything of a failure: the run ends serving. None otherwise."""
-    answered = knowledge().answered
+    line after it says anything of a failure, nor begins another request (a slot's "processing task", its prompt
+    processing: the run was at work on it when the log ends): the run ends serving. None otherwise."""
+    k = knowledge()
+    answered = k.answered
     tail = [(ln, t) for ln, t in run.tail_lines if t.strip()][-15:]
     hits = [(ln, t) for ln, t in tail if answered is not None and answered.search(t)]
     if not hits or run.failures or run.tail_cut:
+        return None
+    began = [p for m, p in k.milestones if m == "requests"]
+    if any(ln > hits[-1][0] and not answered.search(t) and any(p.search(t) for p in began) for ln, t in tail):
         return None
     return hits[-1]
 

@@ -63,6 +63,7 @@ class ServingSteps:
                   "recomputes it instead, or a larger --swap-space gives them room")
         if code in ("kv-swap-space-exhausted", "kv-pool-full-retracting", "kv-pool-full-preempting", "kv-pool-full-queueing", "kv-blocks-exhausted",
                     "kv-cache-entries-exhausted", "kv-cache-full", "kv-cache-full-request-failed",
+                    "kv-pool-full-smaller-batch",
                     "crash-after-kv-pool-full", "stall-after-kv-pool-full"):
             self._pool_full()
             return
