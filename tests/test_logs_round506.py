@@ -373,3 +373,39 @@ def test_running_out_of_ram_on_a_torch_load_line_is_the_weights(code):
     lines = ["In Google Colab, when I run the example.py script, I run out of System RAM on the following line:",
              "```python", code, "```"]
     assert kind_of(lines)[0] == "WEIGHTS"
+
+
+# --- the sampler's own token (h505/11: Ollama-MUSA's "panic: failed to sample token: sample: logits sum to NaN" read
+# as an unrecognised error of memory, "token" taken for an amount) ---------------------------------------------------
+
+@pytest.mark.parametrize("line", ["panic: failed to sample token: sample: logits sum to NaN",
+                                  "RuntimeError: failed to sample token: probability tensor contains inf or nan",
+                                  "Failed to parse chat template: unexpected token '{%' at line 3, column 5."])
+def test_one_token_in_an_error_is_no_amount_of_memory(line):
+    assert kind_of(["time=2025-05-01T10:00:00.000+08:00 level=INFO source=server.go:619 msg=\"llama runner started in "
+                    "3.52 seconds\"", line, "", "goroutine 23 [running]:"])[0] == "NOT_OOM"
+
+
+def test_tokens_counted_in_an_error_may_still_be_memory():
+    assert kind_of(["ValueError: the request needs 9000 tokens but the cache holds 8192"])[0] != "NOT_OOM"
+
+
+# --- a failure the report states over access lines of client errors (h508/04: a server answering remote requests
+# with 404, "the failed remote request", read UNDETERMINED) ----------------------------------------------------------
+
+@pytest.mark.parametrize("access", [
+    ['INFO [      log_server_request] request | tid="11080" timestamp=1757425238 remote_addr="192.168.0.101" '
+     'remote_port=61851 status=404 method="GET" path="http://192.168.0.110:8080/" params={}'],
+    ['INFO:     10.0.0.7:51200 - "POST /v1/chat/completion HTTP/1.1" 404 Not Found'],
+    ["[GIN] 2025/05/01 - 10:00:05 | 401 |     1.2ms |  10.0.0.7 | POST     \"/api/chat\""]])
+def test_a_stated_failure_over_client_errors_is_the_request_refused(access):
+    lines = ["When I call the server from another machine it fails.", "", "The server log for this failed request:",
+             "", "```", *access, *access, "```"]
+    assert kind_of(lines) == ("NOT_OOM", "requests-answered-with-client-error")
+
+
+def test_a_stated_failure_over_server_errors_is_not_read_as_refused():
+    lines = ["When I call the server it fails.", "", "```",
+             'INFO:     10.0.0.7:51200 - "POST /v1/chat/completions HTTP/1.1" 404 Not Found',
+             'INFO:     10.0.0.7:51202 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error', "```"]
+    assert kind_of(lines)[1] != "requests-answered-with-client-error"

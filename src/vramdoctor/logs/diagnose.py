@@ -40,8 +40,9 @@ from .verdict import KIND_OF_PHASE, Diagnosis
 
 #: words of memory as an amount (not a kind of it: "unknown memory type", "memory layout")
 _MEMORYISH = re.compile(r"\b(?:memory(?!\s+(?:type|layout|format|access|address|order|model|mapping|alignment)\b)|"
-                        # (not a parser's token, "unexpected token '{%' at line 3", "invalid token")
-                        r"mem|cache|kv|vram|(?<!unexpected )(?<!invalid )(?<!unknown )(?<!illegal )tokens?|blocks?|"
+                        # (tokens counted, "exceeds the pool's 8192 tokens"; not one token, a parser's, "unexpected token
+                        # '{%' at line 3", or the sampler's, Ollama's "failed to sample token: ... logits sum to NaN")
+                        r"mem|cache|kv|vram|tokens|blocks?|"
                         r"alloc\w*|buffers?|capacity|gpu_memory\w*)\b",
                         re.I)
 _CUT_END = re.compile(r"[.)\]'\"!>:]\s*$")
@@ -144,6 +145,10 @@ def _loader_proper(f: Failure) -> bool:
 
 
 _NOT_OOM = {
+    "requests-answered-with-client-error": "the server was up and answered with a client's error (the status in its "
+                                           "access line: 404 a path or model it does not have, 401/403 a key, 400 a "
+                                           "request it refused): fix what is sent, or the proxy in between; not "
+                                           "memory.",
     "error-not-memory": "the error names its cause, and it is not memory (read its message: a setting, the model or "
                         "its template, the install, the cluster's resources); fix that rather than memory settings.",
     "ray-actor-released": "Ray ended the worker's actor because nothing referred to it any more (its handle went out "

@@ -15,6 +15,7 @@ from .facts import Failure, RunFacts, latest
 from .knowledge import FRAME, LEVEL, PY_FRAME, knowledge, phase_words
 from .lines import LOG_PREFIX, bare_prefix, message
 from .phase import STATS, is_progress, last_marker, steps_named
+from .authorship import program_line
 from .prose import supposed, written_by_user
 from .verdict import KIND_OF_PHASE, Diagnosis
 
@@ -967,6 +968,17 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          message=f"The report names the error that ended the run ({named!r}, line {named_ln}), "
                                  "and its words are not memory running out: fix that error rather than memory "
                                  "settings. The server's own lines of it are not in the log.")
+    refused = _client_errors(run) if isinstance(said, str) else []
+    if refused:
+        # the report says it failed, and the server's own access lines show it answering those requests with a
+        # client's error (404, 400, 401): it was up, and refused what was sent
+        return Diagnosis(kind="NOT_OOM", code="requests-answered-with-client-error", oom=False, inferred=True,
+                         evidence=reached + [(said_ln, said), refused[-1]],
+                         phase_source="the server's access lines: requests answered with a client error",
+                         message=f"The report says it failed (line {said_ln}), and the server answered the requests "
+                                 f"with a client error (line {refused[-1][0]}): it was up and refused what was sent "
+                                 "(a wrong path or model name, a missing key, a proxy that rewrote the request), which "
+                                 "is no memory problem.")
     if isinstance(said, str):  # the text says it failed, and nothing in the log places or names that failure
         order = list(KIND_OF_PHASE)
         at = {"weights_done": "KV", "kv_sized": "KV", "kv_done": "WARMUP", "warmup_done": "WARMUP", "ready": "RUNTIME",
@@ -1038,6 +1050,25 @@ _CRASH_WORDS = re.compile(r"crash|\bdie[sd]?\b|\bdying\b|killed|abort|segfault|s
                           r"unresponsive|timed? ?out|refuse|"
                           # (and in Chinese: an error, a crash, a process gone, a hang, a time-out)
                           r"错误|报错|出错|崩|挂了|挂掉|没了|退出|卡死|卡住|超时", re.I)
+
+
+#: a server's access line of a request answered with a client's error (uvicorn's '"GET / HTTP/1.1" 404 Not Found',
+#: llama.cpp's 'status=404 method="GET"' and 'request: GET /x 127.0.0.1 404', Gin's '| 404 |'); not 429, a server
+#: too busy to take it, nor 408, one that timed out
+_CLIENT_ERROR = re.compile(r"\x22 4(?!29|08)\d\d\b|\bstatus=4(?!29|08)\d\d\b|\|\s*4(?!29|08)\d\d\s*\||"
+                           r"\brequest: (?:GET|POST|PUT|DELETE) \S+ \S+ 4(?!29|08)\d\d\b")
+#: ... and with a server's error, or too busy: then the client's errors are not all there is
+_SERVER_ERROR = re.compile(r"\x22 (?:5\d\d|429|408)\b|\bstatus=(?:5\d\d|429|408)\b|\|\s*(?:5\d\d|429|408)\s*\||"
+                           r"\brequest: (?:GET|POST|PUT|DELETE) \S+ \S+ (?:5\d\d|429|408)\b")
+
+
+def _client_errors(run: RunFacts) -> list[tuple[int, str]]:
+    """The program's access lines among the run's last lines that answered a request with a client's error
+    (`_CLIENT_ERROR`), where none answered with a server's error or too busy; [] otherwise."""
+    lines = [(ln, t) for ln, t in run.tail_lines if program_line(t)]
+    if any(_SERVER_ERROR.search(t) for _, t in lines):
+        return []
+    return [(ln, t) for ln, t in lines if _CLIENT_ERROR.search(t)]
 
 
 def _work_done(run: RunFacts) -> bool:
