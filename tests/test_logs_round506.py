@@ -409,3 +409,37 @@ def test_a_stated_failure_over_server_errors_is_not_read_as_refused():
              'INFO:     10.0.0.7:51200 - "POST /v1/chat/completions HTTP/1.1" 404 Not Found',
              'INFO:     10.0.0.7:51202 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error', "```"]
     assert kind_of(lines)[1] != "requests-answered-with-client-error"
+
+
+# --- a pull request's words of the fault it fixes, above the output of its test (h505/07: "我刚刚用的时候爆显存了" over
+# "## 测试结果" and a clean start read RUNTIME) -------------------------------------------------------------------
+
+_CLEAN = ["```", "INFO 10-15 09:12:01 api_server.py:526] vLLM API server version 0.6.3.post1",
+          "INFO 10-15 09:12:17 model_runner.py:1067] Loading model weights took 14.9888 GB",
+          "INFO 10-15 09:12:35 model_runner.py:1523] Graph capturing finished in 14 secs.",
+          "INFO:     Application startup complete.", "```"]
+
+
+@pytest.mark.parametrize("words,heading", [
+    (["## Purpose", "", "Fix the CUDA out of memory during CUDA graph capture on 24 GB GPUs (FIX #12345)."],
+     "## Test Result"),
+    (["## 概述", "小小的优化一下，我刚刚用的时候爆显存了。", "应该可以解决小显存用户报`RuntimeError: CUDA out of memory`的问题"],
+     "## 测试结果"),
+    (["This PR lowers the default max_num_seqs: the server crashed with OOM at start-up on L4s."],
+     "### Results after the fix")])
+def test_a_pull_requests_fault_above_its_clean_test_output_is_no_failure(words, heading):
+    assert kind_of([*words, "", heading, *_CLEAN])[0] == "NONE"
+
+
+def test_a_pull_requests_test_output_that_still_fails_is_that_failure():
+    lines = ["## Purpose", "", "Fix the OOM at start-up.", "", "## Test Result", "```",
+             "INFO 10-15 09:12:17 model_runner.py:1067] Loading model weights took 14.9888 GB",
+             "ERROR 10-15 09:12:19 engine.py:366] ValueError: No available memory for the cache blocks. Try increasing "
+             "`gpu_memory_utilization` when initializing the engine.", "```"]
+    assert kind_of(lines)[0] == "KV_CAPACITY"
+
+
+def test_a_test_plan_is_no_test_output():
+    lines = ["The server crashes with CUDA out of memory when loading the weights.", "", "## Test Plan",
+             "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 2"]
+    assert kind_of(lines)[0] not in ("NONE", "NOT_OOM")

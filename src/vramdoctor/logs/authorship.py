@@ -25,6 +25,11 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+\S")
 #: Issue]", which tracks a fault) is not one of these
 ASKING_TITLE = re.compile(r"^\s*(?:#{1,6}\s+)?(?:\[(?i:RFC|Roadmap|Docs?|Documentation|Feature|Feature Request|"
                           r"Enhancement|Proposal)\]|Feature Request:\s)")
+#: a pull request's heading over the output of its test, the fixed run ("## Test Result", vLLM's template; "## 测试结果"):
+#: an out of memory the report's words name above it is the fault the change fixes, not one this output shows
+RESULTS_HEADING = re.compile(r"^\s{0,3}#{1,6}\s*(?:\*\*)?(?:Test(?:ing)? (?:Results?|Outputs?|Logs?)|Results? after (?:the )?"
+                             r"(?:fix|change|patch)|After (?:the )?(?:fix|change|patch)|测试结果|测试输出|修复后(?:的)?(?:结果|输出|日志)?|"
+                             r"テスト結果)\b", re.I)
 #: an item of a markdown task list ("- [ ] Reduce CUDA graph memory usage (OOM during capture)"): a thing to do
 TASK_ITEM = re.compile(r"^\s*(?:[-*]|\d+[.)])\s+\[[ xX]\]\s")
 

@@ -1707,8 +1707,11 @@ _RAY_CAUSE_CLASS = re.compile(r"\bRay(?:Task|Actor)Error\(\w+\)")
 def _wished(run: RunFacts, g: Failure) -> bool:
     """`g` is what a report that asks for something wants done, not a failure met: its title's own words, or an item
     of its task list, under a title whose tag asks (`RunFacts.asking`: "[RFC]: Clearer error message when the KV cache
-    does not fit (instead of a bare OOM)", "[Roadmap] ..." / "- [ ] Reduce CUDA graph memory (OOM during capture)").
+    does not fit (instead of a bare OOM)", "[Roadmap] ..." / "- [ ] Reduce CUDA graph memory (OOM during capture)");
+    or a pull request's words of the fault it fixes, above the heading of its test output (`RunFacts.results_heading`).
     A program's line in it (a log pasted as the motivation) is still the run's own."""
+    if 0 < g.line_no < run.results_heading and not program_line(g.text):
+        return True  # (a pull request's words of the fault it fixes, above the output of its test)
     return bool(run.asking) and not program_line(g.text) and (g.line_no == run.asking or bool(TASK_ITEM.match(g.text)))
 
 

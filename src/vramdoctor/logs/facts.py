@@ -139,6 +139,9 @@ class RunFacts:
     #: the line of the report's title where its tag asks for something (`authorship.ASKING_TITLE`: an RFC, a roadmap, a
     #: feature, the docs), 0 where none: its words and its task list's items are wishes, not failures met
     asking: int = 0
+    #: the line of a pull request's heading over its test output (`authorship.RESULTS_HEADING`), 0 where none: the
+    #: report's words of a failure above it are the fault fixed
+    results_heading: int = 0
     refused_first: tuple[int, str] | None = None
     #: the last refusal that ended a traceback (the program raised it: an offline script stops there), its line
     refused_raised: int = 0

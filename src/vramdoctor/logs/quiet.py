@@ -938,6 +938,8 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          + f", but the log stops partway through line {ln}: whatever the server printed next is "
                            "not here. If it failed, pass the log to its end.")
     said, said_ln = run.numbers.get("_failure_stated"), run.number_lines.get("_failure_stated", 0)
+    if said_ln < run.results_heading:
+        said = None  # (a pull request's words of the fault it fixes, above its test's output)
     answered = _answered_last(run) if isinstance(said, str) and not _CRASH_WORDS.search(said) else None
     if answered:
         # the report's words of a failure say no more than that something does not work ("does not work as expected",

@@ -41,7 +41,7 @@ from .lines import (
 )
 from . import processes
 from .reader import unpaint
-from .authorship import ASKING_TITLE, HEADING, INTRO, TITLE, cjk_words, persons_line, program_line, prose_like, sentence_like, told_in_a_sentence, user_words
+from .authorship import ASKING_TITLE, HEADING, RESULTS_HEADING, INTRO, TITLE, cjk_words, persons_line, program_line, prose_like, sentence_like, told_in_a_sentence, user_words
 from .phase import FAILED_REQUEST, told_start
 from .prose import could_be_at, denied_at, elsewhen, possible_only
 from .table import header_column, row_value
@@ -584,6 +584,8 @@ class Scanner:
             self._title_above()
         if line_no <= 3 and not self.asking and ASKING_TITLE.match(text):
             self.asking = self.run.asking = line_no
+        if line_no <= ENGINE_SAMPLE_LINES and not self.run.results_heading and RESULTS_HEADING.match(text):
+            self.run.results_heading = line_no
         ascii_text = text.isascii()
         lowered = text.lower()
         k = self.k
