@@ -443,3 +443,52 @@ def test_a_test_plan_is_no_test_output():
     lines = ["The server crashes with CUDA out of memory when loading the weights.", "", "## Test Plan",
              "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 2"]
     assert kind_of(lines)[0] not in ("NONE", "NOT_OOM")
+
+
+# --- a launcher's next numbered step ends the one before it (h516/02: "[5/6] Warmup benchmark..." read as the step
+# under way past "[6/6] Starting server...") -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("steps", [["[4/6] Loading model weights...", "[5/6] Warming up...", "[6/6] Starting server..."],
+                                   ["(2/3) Warmup pass", "(3/3) Launching the API server"],
+                                   ["Step 2/3: warm-up run", "Step 3/3: serving on port 8080"]])
+def test_a_later_numbered_step_ends_the_warm_up_before_it(steps):
+    assert kind_of([*steps, "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB"])[0] != "WARMUP"
+
+
+def test_the_last_numbered_step_is_still_the_step_under_way():
+    lines = ["[4/6] Loading model weights...", "[5/6] Warming up the model...",
+             "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB"]
+    assert kind_of(lines)[0] == "WARMUP"
+
+
+# --- the report's words of an error above the program's own line of it (h518/02: "vllm-metal errors out with an
+# assertion failure" over served requests and "EngineCore encountered a fatal error." read with no progress at all) --
+
+@pytest.mark.parametrize("words", ["When running bench serve, vllm-metal errors out with an assertion failure.",
+                                   "The engine errors out after a few requests.",
+                                   "With three prompts it fails with an error."])
+def test_the_programs_own_error_with_its_progress_decides_over_the_reports_words(words):
+    from logcase import diag, run_of
+    lines = [words, "", "(APIServer pid=1) INFO:     Application startup complete.",
+             '(APIServer pid=1) INFO:     127.0.0.1:50894 - "POST /v1/completions HTTP/1.1" 200 OK',
+             "(EngineCore_DP0 pid=2) ERROR 03-17 12:30:26 [core.py:938] EngineCore encountered a fatal error.",
+             "(EngineCore_DP0 pid=2) ERROR 03-17 12:30:26 [core.py:938] Traceback (most recent call last):"]
+    run = run_of(diag("\n".join(lines)))
+    assert run.kind == "UNDETERMINED" and run.candidates == ["RUNTIME"], (run.kind, run.candidates)
+
+
+# --- llama-server's 503 "Loading model" as a client relays it (h517/07: litellm's "ServiceUnavailableError:
+# OpenAIException - Loading model." read as a traceback cut short) --------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "litellm.ServiceUnavailableError: ServiceUnavailableError: OpenAIException - Loading model. Traceback: Traceback "
+    "(most recent call last):",
+    '{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}',
+    "Error: 503 Service Unavailable: Loading model"])
+def test_a_request_answered_loading_model_is_not_memory(line):
+    assert kind_of(["The agent fails right after I start the server:", "", line]) == ("NOT_OOM", "server-still-loading")
+
+
+def test_a_load_that_failed_is_not_read_as_still_loading():
+    assert kind_of(["llama_model_load: error loading model: unable to allocate CUDA0 buffer",
+                    '{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}'])[0] != "NOT_OOM"

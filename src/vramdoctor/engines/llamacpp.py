@@ -381,6 +381,11 @@ LOG = LogWords(
     run_start=(rx(r"llama_server: initializing|main: build = |build: \d+ \(|system info: n_threads|"
                   r"^llama\.cpp: loading model from |^llama-swap listening on ", 0),),
     messages=(
+        # its answer to a request sent while it still loads the model (tools/server: 503 '{"error":{"code":503,
+        # "message":"Loading model","type":"unavailable_error"}}'), as a client relays it (litellm's
+        # "ServiceUnavailableError: OpenAIException - Loading model."): the request came before the server was ready
+        msg(r"\bServiceUnavailableError\b[^\n]{0,120}?\bLoading model\b|\x22message\x22\s*:\s*\x22Loading model\x22|"
+            r"\b503\b[^\n]{0,60}?\bLoading model\b", "not_oom", code="server-still-loading"),
         # its HTTP layer's catch of an exception a request raised, in the server's key=value log of 2024 and its forks
         # (ik_llama.cpp: "VERB [ operator()] Got exception | tid=\x22...\x22 code=500 message=\x22split method must
         # have between 1 and 1 positional arguments ...\x22", a chat template that does not render): that request

@@ -145,6 +145,9 @@ def _loader_proper(f: Failure) -> bool:
 
 
 _NOT_OOM = {
+    "server-still-loading": "the request reached the server while it was still loading the model (a 503, `Loading "
+                            "model`): wait until its health check answers 200 (`GET /health`) before sending; if the "
+                            "load itself failed, its own log says why.",
     "requests-answered-with-client-error": "the server was up and answered with a client's error (the status in its "
                                            "access line: 404 a path or model it does not have, 401/403 a key, 400 a "
                                            "request it refused): fix what is sent, or the proxy in between; not "
@@ -1742,6 +1745,13 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     f = ended[0] if ended else fatal[0] if fatal else next((g for g in failures if not _quotes_a_note(run, g)), None)
     if f is None:
         return None, None
+    if f.kind == "error" and (user_words(f.text) or sentence_like(f.text)) and not program_line(f.text) and not fatal:
+        # (the report's words of an error above the program's own line of it, "vllm-metal errors out with an assertion
+        # failure" over the engine's "EngineCore encountered a fatal error." after served requests: the program's line,
+        # with the run's progress before it, is the failure)
+        own = next((g for g in failures if g.line_no > f.line_no and g.kind == "error" and program_line(g.text)
+                    and not user_words(g.text) and not _quotes_a_note(run, g)), None)
+        f = own or f
     if f.kind == "not_oom" and _RAY_CAUSE_CLASS.search(f.text):
         # Ray's exception that names its cause's class ("RayTaskError(KeyError): ray::...execute_method()"), then the
         # cause's own traceback: the cause's own line, where the log has it, decides

@@ -742,7 +742,14 @@ def step_reached(f: Failure, engine: str, floor: str | None = None) -> tuple[str
         p = phase_words(text, engine)
         if p in PHASES and (not floor or PHASES.index(p) >= PHASES.index(floor)):
             return p, (ln, text), gap
+        if _NUMBERED_STEP.match(text):
+            return None  # a launcher's next numbered step ("[6/6] Starting server..."): the steps before it are done
     return None
+
+
+#: a launcher's or a script's numbered step ("[5/6] Warmup benchmark...", "[6/6] Starting server...", "Step 3/5:"): a
+#: step of its own begun, so the one numbered before it is over
+_NUMBERED_STEP = re.compile(r"^\s*(?:\[\d+/\d+\]|\(\d+/\d+\)|Step \d+/\d+:?)\s+\S")
 
 
 #: lines after a failure in which the engine's own wrapper that names its step is its verdict on it
