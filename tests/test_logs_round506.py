@@ -492,3 +492,28 @@ def test_a_request_answered_loading_model_is_not_memory(line):
 def test_a_load_that_failed_is_not_read_as_still_loading():
     assert kind_of(["llama_model_load: error loading model: unable to allocate CUDA0 buffer",
                     '{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}'])[0] != "NOT_OOM"
+
+
+# --- a GPU architecture a library refuses (h518/03: aiter's "One of GPU archs of ['gfx1151'] is invalid or not
+# supported" as the title over a cut traceback), and an out of memory the report calls false (h518/09) -------------
+
+@pytest.mark.parametrize("line", ["One of GPU archs of ['gfx1151'] is invalid or not supported with VLLM_ROCM_USE_AITER: 1",
+                                  "RuntimeError: Unsupported GPU architecture: gfx906",
+                                  "ValueError: GPU arch ['sm_61'] is not supported by this build"])
+def test_a_gpu_architecture_refused_is_not_memory(line):
+    assert kind_of([line, "", "```", "RuntimeError: Engine core initialization failed. See root cause above.",
+                    "```"]) == ("NOT_OOM", "gpu-unsupported")
+
+
+@pytest.mark.parametrize("words", [
+    "Any attempt to allocate a tensor on XPU fails with a false `OutOfMemoryError` — even though the GPU reports 11.33 "
+    "GiB free.",
+    "It crashes with a spurious OOM even though 20 GB are free.",
+    "We get bogus out-of-memory errors on the first allocation since 1.4."])
+def test_an_out_of_memory_the_report_calls_false_is_not_memory(words):
+    assert kind_of([words])[0] == "NOT_OOM"
+
+
+@pytest.mark.parametrize("words", ["Is this a false OOM?", "This is not a false OOM, the cache really is full."])
+def test_an_out_of_memory_asked_or_denied_false_is_not_read_as_false(words):
+    assert kind_of([words])[0] != "NOT_OOM"

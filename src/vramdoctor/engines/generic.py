@@ -1859,6 +1859,13 @@ LOG = LogWords(
         # CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method"): a
         # process start method, not memory
         msg(r"\bCannot re-initialize CUDA in forked subprocess\b", "not_oom", code="error-not-memory"),
+        # an out of memory the report calls false, the memory free ("any attempt to allocate a tensor on XPU fails with
+        # a false `OutOfMemoryError` — even though the GPU reports 11.33 GiB free", "spurious OOM errors"): the
+        # runtime's or the accounting's fault, not memory running out
+        # (not denied, "This is not a false OOM", nor asked, "Is this a false OOM?")
+        msg(r"(?<!\bnot a )(?<!n't a )(?<!\bno )(?<!\bnot )\b(?:false|spurious|bogus|phantom)\s+[`'\x22*]{0,2}(?:CUDA\s+|GPU\s+|"
+            r"torch\.)?(?:OOMs?\b|OutOfMemoryError\b|out[- ]of[- ]memory\b)(?![^.!\n]*\?)", "not_oom",
+            code="error-not-memory"),
         # a C++ exception nobody caught, as Windows reports it (its code 0xE06D7363, "Windows Error 0xe06d7363", or the
         # same as a signed number, "[WinError -529697949]", under llama-cpp-python's ctypes call): it failed, and the
         # exception's own type and message are not shown (a failed allocation, std::bad_alloc, among them)
@@ -2332,6 +2339,10 @@ LOG = LogWords(
             # ... or a build that has no kernels for it (Ollama's discover "skipping CUDA device — compute capability not
             # in compiled architectures", which then runs on the CPU)
             r"\bcompute capability not in (?:the )?compiled architectures\b|"
+            # (a GPU architecture a library's kernels refuse, AMD's aiter: "One of GPU archs of ['gfx1151'] is invalid
+            # or not supported with VLLM_ROCM_USE_AITER: 1"; "Unsupported GPU architecture: gfx906")
+            r"\bGPU archs? (?:of )?\[?[^\n]{0,40}?\]? (?:is|are) (?:invalid or )?not supported\b|"
+            r"\b[Uu]nsupported (?:GPU|gfx|CUDA) arch(?:itecture)?s?\b\W{0,3}(?:gfx\d|sm_?\d)|"
             # (TEI's candle build for another GPU: "Could not start backend: Runtime compute cap 70 is not compatible with
             # compile time compute cap 80")
             r"\bRuntime compute cap \d+ is not compatible with compile time compute cap\b|"

@@ -94,7 +94,9 @@ _SUPPOSED = re.compile(
     r"probably|we(?:'re| are)|I(?:'m| am))\s+){0,3}" + _OOM_NAME + "|"
     # ... or one called false ("leading to false OOM errors", "a spurious OOM", "bogus out-of-memory reports"): an
     # accounting's error, not memory running out
-    r"\b(?:false|spurious|fake|bogus|phantom|erroneous|incorrect)\s+(?:CUDA\s+|GPU\s+)?" + _OOM_NAME + "|"
+    # (also set off as code: "fails with a false `OutOfMemoryError` — even though the GPU reports 11.33 GiB free")
+    r"\b(?:false|spurious|fake|bogus|phantom|erroneous|incorrect)\s+[`'\x22*]{0,2}(?:CUDA\s+|GPU\s+|torch\.)?" + _OOM_NAME
+    + "|"
     # ... or a guess named as one, the out of memory in the clause it opens ("My strong suspicion is the process is
     # being killed under memory pressure (OOM)", "my hunch is that the runner OOMs", "our theory: the KV cache OOMs")
     r"\b(?:(?:my|our|the) (?:strong |main |best |first |working )?(?:suspicion|hunch|guess|theory|hypothesis)|"
