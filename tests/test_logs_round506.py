@@ -517,3 +517,129 @@ def test_an_out_of_memory_the_report_calls_false_is_not_memory(words):
 @pytest.mark.parametrize("words", ["Is this a false OOM?", "This is not a false OOM, the cache really is full."])
 def test_an_out_of_memory_asked_or_denied_false_is_not_read_as_false(words):
     assert kind_of([words])[0] != "NOT_OOM"
+
+
+# --- review 52 (helper-538): the retries answered through the 2024 key=value access line; a batch that failed after
+# retries keeps its code; a feature request's motivation; a roadmap item quoting an engine's line; a second question
+# after a why-question; counts of none; growth at each reload; leaked blocks; a fix told with "now it's Running"; a
+# proxy's HTML error page; a message naming what was not found; the 2024 server's POST line; a title above a bare
+# traceback; "no longer loads" -----------------------------------------------------------------------------------------
+
+_KV_POST = ('INFO [      log_server_request] request | tid="2" timestamp=1716000010 remote_addr="10.0.0.2" '
+            'remote_port=40000 status=200 method="POST" path="/completion" params={}')
+
+
+def test_a_retry_answered_through_the_key_value_access_line_is_no_failure():
+    assert kind_of([*_LLAMA_START, *_OLD_RETRY, _KV_POST]) == ("NONE", "kv-pool-full-smaller-batch")
+
+
+def test_a_batch_that_failed_after_its_retries_keeps_the_failed_code():
+    failed = ["srv  update_slots: failed to decode the batch: KV cache is full - try increasing it via the context "
+              "size, i = 0, n_batch = 1, ret = 1"]
+    assert kind_of([*_LLAMA_START, *_RETRY, *_RETRY, *failed]) == ("RUNTIME", "kv-cache-full-request-failed")
+
+
+@pytest.mark.parametrize("words", [
+    "When the KV cache does not fit, vLLM just dies with `torch.OutOfMemoryError` instead of lowering the context.",
+    "We often OOM in production when long prompts arrive.",
+    "Motivation: saves users from crashes when `llama_kv_cache_init: failed to allocate buffer for kv cache` happens."])
+@pytest.mark.parametrize("title", ["[Feature Request] Fall back to a smaller context", "Feature Request: auto-fit -c",
+                                   "[Enhancement] graceful degradation"])
+def test_a_feature_requests_motivation_is_no_failure(title, words):
+    assert kind_of([title, "", words])[0] == "NONE"
+
+
+def test_a_roadmap_item_quoting_an_engines_line_is_no_failure():
+    lines = ["# [Roadmap] SGLang Q4", "", '- [ ] Lower fragmentation so decode does not hit "Decode out of memory happened'
+             '. #retracted_reqs: 3"', "- [ ] Faster start-up"]
+    assert kind_of(lines)[0] == "NONE"
+
+
+@pytest.mark.parametrize("words", ["Why does vLLM reserve 90% of VRAM, will it OOM if I start a second model?",
+                                   "Why is the KV cache so large, could it run out of memory at 128k?"])
+def test_a_second_question_after_a_why_question_states_no_out_of_memory(words):
+    assert kind_of([words, "", "Nothing crashes, I just want to understand."])[0] == "NONE"
+
+
+def test_a_why_question_of_an_out_of_memory_still_states_it():
+    assert kind_of(["Why does vLLM OOM when I start a second model?"])[0] not in ("NONE", "NOT_OOM")
+
+
+@pytest.mark.parametrize("line", ["OOM errors:                              0", "Failed requests:                         0",
+                                  "OOM failures = 0"])
+def test_a_count_of_none_is_no_failure(line):
+    assert kind_of(["============ Serving Benchmark Result ============", "Successful requests: 200", line])[0] == "NONE"
+
+
+@pytest.mark.parametrize("words", [
+    "Every time a model is unloaded and loaded again, nvidia-smi shows about 350 MiB more used than before.",
+    "It looks like blocks are leaked for every aborted request and never freed."])
+def test_growth_at_each_reload_and_blocks_leaked_are_growth_stated(words):
+    assert kind_of([words])[0] == "LEAK"
+
+
+@pytest.mark.parametrize("words", [
+    "It was in CrashLoopBackOff yesterday because of a wrong image tag; I fixed the tag and now it's Running.",
+    "At first it crashed on start, but now it is up."])
+def test_a_failure_told_as_fixed_now_running_is_no_failure(words):
+    assert kind_of([words, "", "INFO:     Application startup complete.",
+                    'INFO:     10.1.0.4:50014 - "POST /v1/chat/completions HTTP/1.1" 200 OK'])[0] == "NONE"
+
+
+@pytest.mark.parametrize("lines", [
+    ["httpx.HTTPStatusError: Server error '504 Gateway Time-out' for url 'https://llm.example.com/v1/chat/completions'",
+     "<html>", "<head><title>504 Gateway Time-out</title></head>", "</html>"],
+    ["openai.InternalServerError: <html><body><h1>502 Bad Gateway</h1>The server returned an invalid or incomplete "
+     "response.</body></html>"]])
+def test_a_proxys_error_page_names_no_cause(lines):
+    assert kind_of(lines)[:2] == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+@pytest.mark.parametrize("line", ["Failed to pull model: manifest for granite3.1-dense:8b not found: manifest unknown",
+                                  "Failed to load adapter: file /loras/a.safetensors does not exist: abort"])
+def test_a_message_naming_what_was_not_there_states_its_cause(line):
+    assert kind_of(["$ ramalama serve ollama://granite3.1-dense:8b", line])[0] == "NOT_OOM"
+
+
+def test_the_2024_servers_post_line_is_serving():
+    oom = ('ERR [      log_server_request] Got exception | tid="2" timestamp=1716000020 code=500 message="ggml_backend_'
+           'cuda_buffer_type_alloc_buffer: allocating 1024.00 MiB on device 0: cudaMalloc failed: out of memory"')
+    assert kind_of([_KV_POST, oom])[0] == "RUNTIME"
+
+
+def test_a_title_above_a_bare_traceback_is_no_progress():
+    lines = ["OOM when sending long prompts to Qwen2-VL", "", "Traceback (most recent call last):",
+             '  File "/usr/local/lib/python3.10/dist-packages/vllm/worker/worker.py", line 183, in load_model',
+             "    self.model_runner.load_model()",
+             '  File "/usr/local/lib/python3.10/dist-packages/vllm/model_executor/model_loader/loader.py", line 375, in '
+             "load_model", "    model.load_weights(self._get_all_weights(model_config, model))",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 270.00 MiB."]
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+@pytest.mark.parametrize("words", ["Since the upgrade my gemma3:27b no longer loads. It worked before.",
+                                   "After 0.6 the server no longer starts."])
+def test_no_longer_loads_is_a_failure_stated(words):
+    assert kind_of([words])[:2] == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+def test_no_longer_crashes_is_no_failure():
+    assert kind_of(["It no longer crashes since I set -c 4096."])[0] == "NONE"
+
+
+def test_the_scanners_complaints_are_quiets():
+    import sys
+    from vramdoctor.logs import quiet
+    assert sys.modules["vramdoctor.logs.scan"]._COMPLAINTS == frozenset(quiet.COMPLAINTS)
+
+
+def test_an_asking_title_over_a_pasted_log_of_its_own_run_still_reads_the_complaint():
+    # (h504/02: a "[Doc]:" question whose body pastes its own run, "but always blocked here:", over TensorRT-LLM's
+    # lines: a run of its own, not a wish)
+    lines = ["[Doc]: is there a long context sample config for trtllm-serve", "",
+             "I tried a similar config, but always blocked here:", "", "```",
+             "[10/11/2025-03:47:19] [TRT-LLM] [RANK 0] [I] Creating CUDA graph instances for 7 batch sizes.",
+             "[10/11/2025-03:47:19] [TRT-LLM] [RANK 0] [I] Run generation only CUDA graph warmup for batch size=32",
+             "[TensorRT-LLM][WARNING] Attention workspace size is not enough, increase the size from 0 bytes to 46310656",
+             "```"]
+    assert kind_of(lines)[0] != "NONE"

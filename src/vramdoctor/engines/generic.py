@@ -86,7 +86,7 @@ CODE_ERRORS = (r"NotImplementedError|AttributeError|KeyError|TypeError|IndexErro
 
 #: out-of-memory in the words of PyTorch, CUDA, HIP, Vulkan, Metal and allocators in general
 #: after "OOM": a count of them that is zero ("CUDA OOMs: 0", "OOM events: 0", "oom_kills=0")
-_NONE_COUNTED = r"(?!(?:\s+(?:events?|kills?|counts?))?\s*[:=]\s*0(?![\d.]))"
+_NONE_COUNTED = r"(?!(?:\s+(?:events?|kills?|counts?|errors?|failures?|crashes))?\s*[:=]\s*0(?![\d.]))"
 OOM_WORDS = (
              # (not a warning that it may: torch's "UserWarning: You may run out of memory with expandable_segments
              # disabled")
@@ -267,8 +267,12 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            # ... the KV cache's own units leaked ("llama-server leaks KV cells at a fixed per-request rate", "KV blocks
            # are leaked on aborted requests", "leaking cache pages")
            r"\bleak(?:s|ing|ed)?\s+(?:\w+\s+){0,2}?(?:KV|cache)\s+(?:cache\s+)?(?:cells|blocks|pages)\b|"
-           r"\b(?:KV|cache)\s+(?:cache\s+)?(?:cells|blocks|pages)\s+(?:are\s+|were\s+|get\s+|got\s+|keep\s+)?"
+           r"\b(?:(?:KV|cache)\s+(?:cache\s+)?)?(?:cells|blocks|pages)\s+(?:are\s+|were\s+|get\s+|got\s+|keep\s+)?"
            r"(?:being\s+)?leak(?:s|ed|ing)\b|"
+           # ... or a size more at each reload or each request ("Every time a model is unloaded and loaded again,
+           # nvidia-smi shows about 350 MiB more used than before")
+           r"\b(?:every|each) time\b[^.;!?\n]{0,100}?\b\d[\d.,]*\s*[KMGT]i?B\s+more\s+(?:used|in use|allocated|taken|"
+           r"than before)\b|"
            # ... RAM by its bare name, kept rising ("RAM keeps climbing between and during generations"), or taken
            # slowly ("watch it slowly take up way more ram than it should", "VRAM gradually fills up over the session")
            # (the memory word in a lookbehind: the block search then looks for the verbs, not for "ram")
@@ -923,6 +927,8 @@ _FAILS = (r"\b(?!(?<=until it )(?:fails|crashes|dies|hangs|freezes)\b)(?:fails?|
           r"(?:did not|does not|do not|didn't|doesn't|don't|didn\u2019t|doesn\u2019t|don\u2019t|didnt|doesnt|dont)"
           r"(?: even)? (?:start|load|launch|boot|come up)\b(?! (?:with|from|until|at|in|by)\b)|"
           r"never (?:started|loaded|came up|launched|booted)\b|"
+          # ("Since the upgrade my gemma3:27b no longer loads")
+          r"\bno longer (?:loads|starts|runs|works|launches|boots|comes up)\b|"
           # (a fix that "did not work" states the failure went on; not one that "did not work to reduce the memory
           # taken": the purpose it failed, not a failure of the run)
           r"(?:does|did|do)(?: not|n['\u2019]?t)(?: even)? work(?! to \w)|stop(?:s|ped)? responding|not working|"
@@ -1132,13 +1138,18 @@ _BAD_OUTPUT_ZH = r"(?<!没有)(?<!不是)乱码|胡言乱语|答非所问|输出
 
 
 #: a fix the writer tells as done ("it works now", "now it works", "everything works fine now")
-WORKS_NOW = r"\b(?:(?:it |this |everything )?works?(?: fine| again)? now|now (?:it )?works)\b"
+WORKS_NOW = (r"\b(?:(?:it |this |everything )?works?(?: fine| again)? now|now (?:it )?works|"
+             # ("I fixed the tag and now it's Running", "now it is up")
+             r"now (?:it['\u2019]?s|it is|the (?:pod|server|container) is) (?:running|up|healthy|fine|ok|working)|"
+             r"now (?:it )?runs (?:fine|again|ok))\b")
 #: ... then what it did before ("This works now, where before it crashed"); not a step "before the first request", nor
 #: a failure "still" there (logs.prose reads the same words as an out of memory told as fixed)
 WORKS_NOW_BEFORE = WORKS_NOW + r"[^.!?]{0,40}?\bbefore\b(?!\s+(?:the|a|an|any|each|every|my)\s)(?![^.!?]*\bstill\b)"
 #: a line that tells a failure as past and fixed, the fix first or last ("Before the update it crashed, now it works")
-_WORKS_NOW = re.compile(WORKS_NOW_BEFORE + r"|\b(?:before|previously)\b(?![^.!?]*\bstill\b)[^.!?]{0,120}?" + WORKS_NOW,
-                        re.I)
+_WORKS_NOW = re.compile(WORKS_NOW_BEFORE + r"|\b(?:before|previously|yesterday|earlier|at first|initially|(?:I|we) "
+                        r"fixed)\b(?![^.!?]*\bstill\b)[^.!?]{0,120}?" + WORKS_NOW, re.I)
+#: a count of zero under the word ("Failed requests:   0", "failed: 0"): a tally, no failure
+_ZERO_COUNT = re.compile(r"[\w ]{0,30}?\s*[:=]\s*0(?![\d.])\s*$")
 
 
 #: a line of a program's source with a call on a string (Python's warnings print the line that warned: "  warnings.warn(
@@ -1169,6 +1180,8 @@ def _failure_stated(m: re.Match) -> str:
         raise ValueError("it runs another way")  # ("cannot run X with turbomind, although it can still run with PyTorch")
     if _WORKS_NOW.search(text):
         raise ValueError("told as past and fixed")  # ("This works now, where before it crashed with OOM")
+    if _ZERO_COUNT.match(text, m.end()):
+        raise ValueError("a count of none")  # (a benchmark's summary, "Failed requests:   0")
     return _growth(m, inside=False, rise=False)
 
 

@@ -353,7 +353,11 @@ LOG = LogWords(
     # (a request answered: the timings of a finished request, print_timings before 2024's llama_perf_context_print,
     # "llama_perf_context_print:        total time =   1234.56 ms"; tools/server's access line, log_server_request
     # "request: POST /v1/chat/completions 127.0.0.1 200")
-    answered=rx(TIMINGS + r"|\brequest: POST /\S+ \S+ 200\b", 0),
+    # (and the 2024 server's key=value access line, kept by forks: "INFO [ log_server_request] request | ... status=200
+    # method=\x22POST\x22 path=\x22/completion\x22"; in JSON, "function":"log_server_request" ... "status":200,"method":"POST")
+    answered=rx(TIMINGS + r"|\brequest: POST /\S+ \S+ 200\b|\[\s*log_server_request\] request \|[^\n]*?\bstatus=200 "
+                r"method=\x22POST\x22|\x22function\x22:\s*\x22log_server_request\x22[^\n]*?\x22status\x22:\s*200,\s*"
+                r"\x22method\x22:\s*\x22POST\x22", 0),
     # (a program's end of its work: those timings; llama-cli's "Interrupted by user" on Ctrl-C)
     work_done=rx(TIMINGS + r"|^\s*Interrupted by user\s*$", 0),
     # (and its own programs on a pasted command line, before 2024's llama- names: "./server ... -ngl 999", "./main -m")
@@ -668,6 +672,9 @@ LOG = LogWords(
         # saving prompt with length N", "new prompt, n_ctx_slot = N")
         # (not the server's own endpoints, which answer while it loads: "request: GET /health 127.0.0.1 503")
         ("requests", rx(r"launch_slot_|print_timing|POST /completion|\"POST /v1/" + NOT_ADMIN + r"|"
+                        # (the 2024 server's key=value access line of a POST: "INFO [ log_server_request] request |
+                        # ... status=200 method=\x22POST\x22 path=\x22/completion\x22")
+                        r"\[\s*log_server_request\] request \|[^\n]*?\bmethod=\x22POST\x22|"
                         r"log_server_r: request: (?!GET /(?:health|metrics|props|slots|v1/models|models)\b)|"
                         r"prompt eval time|processing task|selected slot by|params_from_: |updating prompt cache|"
                         r"prompt_save: |new prompt, n_ctx_slot|"

@@ -21,7 +21,7 @@ import os
 import re
 from dataclasses import replace
 
-from .authorship import (CJK, INTRO, PROGRAM_MARKS, TASK_ITEM, TITLE, brings_on_failure, narrates_failure, persons_line, program_line, prose_like, sentence_like,
+from .authorship import (CJK, INTRO, PROGRAM_MARKS, TITLE, brings_on_failure, narrates_failure, persons_line, program_line, prose_like, sentence_like,
                          told_in_a_sentence, user_words)
 from .facts import NAMED_HIT, PROSE_HIT, RELAYED, Failure, RunFacts, positive, summed
 from ..engines.interface import AFTER_MILESTONE
@@ -35,7 +35,7 @@ from .phase import (FAILED_REQUEST, FINE_WHEN_SERVING, PROJECTOR, SECOND_MODEL, 
 from .named_size import weights_exceed_gpus
 from .prose import OOM_ANY, denied_at, says_gone
 from .quiet import (COPES, DEATH_BEGINS, bar_under_way, growth, leak, slots_lost, no_failure, pool_below_context, pressure,
-                    shortfall, starved, step_under_way, tracker_noise)
+                    shortfall, starved, step_under_way, tracker_noise, wished)
 from .verdict import KIND_OF_PHASE, Diagnosis
 
 #: words of memory as an amount (not a kind of it: "unknown memory type", "memory layout")
@@ -922,7 +922,16 @@ def _cause_shown(f: Failure) -> bool:
     if f.after or _CUT_END.search(f.text):
         return True
     tail = f.text.rsplit(": ", 1)[-1]  # the words after the last label: "... error in CALL: TEXT"
-    return len(tail.split()) >= 3 and not _MEMORYISH.search(tail) and "cuda" not in tail.lower()
+    # (or after the first, where the message names what was not found before a short last part: "Failed to pull model:
+    # manifest for granite3.1-dense:8b not found: manifest unknown")
+    whole = f.text.split(": ", 1)[-1]
+    return (len(tail.split()) >= 3 and not _MEMORYISH.search(tail) and "cuda" not in tail.lower()
+            or len(whole.split()) >= 5 and bool(_NAMED_MISSING.search(whole)) and not _MEMORYISH.search(whole)
+            and "cuda" not in whole.lower())
+
+
+#: a message's words that something named was not there or not valid ("... not found", "no such file", "unknown model")
+_NAMED_MISSING = re.compile(r"\bnot found\b|\bno such\b|\bdoes not exist\b|\bunknown \w+|\binvalid \w+|\bunsupported\b", re.I)
 
 
 #: a report's words that the failure came while the server was starting ("when I try to load large models", "model
@@ -1707,17 +1716,6 @@ _REPORTED_WITHIN = 40
 _RAY_CAUSE_CLASS = re.compile(r"\bRay(?:Task|Actor)Error\(\w+\)")
 
 
-def _wished(run: RunFacts, g: Failure) -> bool:
-    """`g` is what a report that asks for something wants done, not a failure met: its title's own words, or an item
-    of its task list, under a title whose tag asks (`RunFacts.asking`: "[RFC]: Clearer error message when the KV cache
-    does not fit (instead of a bare OOM)", "[Roadmap] ..." / "- [ ] Reduce CUDA graph memory (OOM during capture)");
-    or a pull request's words of the fault it fixes, above the heading of its test output (`RunFacts.results_heading`).
-    A program's line in it (a log pasted as the motivation) is still the run's own."""
-    if 0 < g.line_no < run.results_heading and not program_line(g.text):
-        return True  # (a pull request's words of the fault it fixes, above the output of its test)
-    return bool(run.asking) and not program_line(g.text) and (g.line_no == run.asking or bool(TASK_ITEM.match(g.text)))
-
-
 def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, str] | None]:
     """The failure that decides run `run` (None: the run shows none), and the line of the report's own words that gave
     its cause where the log's lines do not (a user's sentence, or the title; None where they do)."""
@@ -1727,7 +1725,7 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     other_gpu = bool(positive(run.numbers, "gpu_available_bytes"))
     failures = [g for g in run.failures if not _warned_and_went_on(run, g, engine)
                 and not (g.code == "gpu-not-detected" and other_gpu) and not _quoted_as_gone(g)
-                and not _optional_import_passed(run, g) and not tracker_noise(g) and not _wished(run, g)]
+                and not _optional_import_passed(run, g) and not tracker_noise(g) and not wished(run, g)]
     # (and the report's words that quote such an error after the log, "why there is so much decode: cannot decode
     # batches with this context": the program's lines of it were gone on from)
     gone = {g.code for g in run.failures if g.code in _ANSWERED_ANYWAY and g not in failures}

@@ -535,6 +535,10 @@ CAUSE_UNKNOWN = re.compile(r"\bfor (?:some|an? unknown|unknown|no (?:apparent|ob
                            r"\b(?:HTTP(?:/\d(?:\.\d)?)? )?5\d\d (?:Bad Gateway|Service Unavailable|Gateway Time-?out|"
                            r"Internal Server Error)(?:\s+(?:from|for url:?)\s+\S+)?\s*\W?\s*$|"
                            r"\bupstream connect error or disconnect/reset before headers\b|"
+                           # (httpx's own words for it, "Server error '504 Gateway Time-out' for url '...'", and a
+                           # proxy's HTML page for it, nginx's "<title>502 Bad Gateway</title>", "<h1>504 Gateway
+                           # Time-out</h1>")
+                           r"\bServer error '5\d\d [A-Z][\w -]{2,40}' for url\b|<(?:title|h1)>5\d\d [A-Z][\w -]{2,40}</(?:title|h1)>|"
                            # (ggml-sycl's CHECK_TRY_ERROR, which catches a sycl::exception and names only the call:
                            # "error:CHECK_TRY_ERROR((*stream).memcpy(...)): Exception caught in this line of code.",
                            # "Exception caught at file:ggml-sycl.cpp, line:432")

@@ -294,8 +294,20 @@ def supposed(text: str) -> bool:
     held = [c for c in clauses(text) if OOM_ANY.search(c)]
     # (a clause that asks: "Could a 128k context cause an OOM later?"; not one that asks why it happens, which says it
     # does: "Why does the deployment encounter OOM errors when ...?")
-    return bool(held) and all(_SUPPOSED.search(c) or c.rstrip().endswith("?") and not _WHY_ASKED.search(c)
-                              for c in held)
+    return bool(held) and all(_SUPPOSED.search(c) or c.rstrip().endswith("?") and (
+        not _WHY_ASKED.search(c) or _asked_after(c)) for c in held)
+
+
+#: a second question after a why-question's clause ("Why does vLLM reserve 90% of VRAM, will it OOM if I start a second
+#: model?"): what it asks is not taken as so
+_SECOND_QUESTION = re.compile(r"[,;]\s*(?:and\s+|or\s+|so\s+)?(?:will|would|could|can|does|do|did|is|are|might|may|should)"
+                              r"\s+(?:it|this|that|they|we|I|the|vLLM|a|an)\b[^,;]*$", re.I)
+
+
+def _asked_after(clause: str) -> bool:
+    """The clause's out of memory is only in a second question after a why-question (`_SECOND_QUESTION`)."""
+    m = _SECOND_QUESTION.search(clause)
+    return bool(m) and not OOM_ANY.search(clause, 0, m.start()) and bool(OOM_ANY.search(clause, m.start()))
 
 
 #: an aside in parentheses that asks ("(out of VRAM?)", "(OOM maybe?)"): a guess, no failure stated

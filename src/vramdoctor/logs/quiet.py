@@ -11,11 +11,11 @@ from dataclasses import replace
 from ..engines.generic import PROBE_PATH
 from ..engines.llamacpp import DECODE_FULL
 from ..errors import UsageError
-from .facts import Failure, RunFacts, latest
+from .facts import PROSE_HIT, Failure, RunFacts, latest
 from .knowledge import FRAME, LEVEL, PY_FRAME, knowledge, phase_words
-from .lines import LOG_PREFIX, bare_prefix, message
+from .lines import LOG_PREFIX, STRONG_PREFIX, bare_prefix, message
 from .phase import STATS, is_progress, last_marker, steps_named
-from .authorship import program_line
+from .authorship import TASK_ITEM, persons_line, program_line, prose_like, sentence_like, user_words
 from .prose import supposed, written_by_user
 from .verdict import KIND_OF_PHASE, Diagnosis
 
@@ -284,7 +284,8 @@ def pressure(run: RunFacts, failed_after: bool = False) -> Diagnosis | None:
     retracted, recomputed or kept waiting, none failed) is NONE, its code kept: nothing failed, where neither a failure
     follows nor the report's words tell of a problem (`COMPLAINTS`: a failure, a hang, growth or slowness the user saw:
     RUNTIME, the full pool its answer)."""
-    pressure = [p for p in run.pressure if p.kind == "pressure"]
+    run = _without_wishes(run)
+    pressure = [p for p in run.pressure if p.kind == "pressure" and not wished(run, p)]
     # (llama_decode's own warning that a batch found no room, "decode: failed to find a memory slot for batch of size
     # 2048", where the server's retry with a smaller batch follows it: that retry is what happened)
     retried = [p.line_no for p in pressure if p.code == "kv-pool-full-smaller-batch"]
@@ -298,7 +299,8 @@ def pressure(run: RunFacts, failed_after: bool = False) -> Diagnosis | None:
         return None
     # the engine's strongest act names the run (a request failed beats any way of coping; requests retracted beats
     # requests waiting), then the first
-    p = min(pressure, key=lambda x: (x.code in COPED, x.code == "kv-pool-full-queueing", pressure.index(x)))
+    p = min(pressure, key=lambda x: (x.code in COPED, not x.code.endswith("request-failed"),
+                                     x.code == "kv-pool-full-queueing", pressure.index(x)))
     kind = KIND_OF_PHASE.get(p.phase or "RUNTIME", "RUNTIME")
     same = [x for x in pressure if x.code == p.code]
     pressure = same + [x for x in pressure if x.code != p.code]
@@ -341,6 +343,56 @@ def pressure(run: RunFacts, failed_after: bool = False) -> Diagnosis | None:
         evidence = sorted(evidence + [min(told)])
         source += f", and the report's words of the problem it answers (line {min(told)[0]})"
     return Diagnosis(kind=kind, code=p.code or "kv-pool-full", evidence=evidence, phase_source=source, message=message)
+
+
+def wished(run: RunFacts, g: Failure) -> bool:
+    """`g` is what a report that asks for something wants done, not a failure met: a person's words, or an item of its
+    task list (also one that quotes an engine's line), under a title whose tag asks (`RunFacts.asking`: "[RFC]: Clearer error message when the KV cache
+    does not fit (instead of a bare OOM)", "[Roadmap] ..." / "- [ ] Reduce CUDA graph memory (OOM during capture)");
+    or a pull request's words of the fault it fixes, above the heading of its test output (`RunFacts.results_heading`).
+    A program's line in it (a log pasted as the motivation) is still the run's own."""
+    if 0 < g.line_no < run.results_heading and not program_line(g.text):
+        return True  # (a pull request's words of the fault it fixes, above the output of its test)
+    # (under a title that asks, any person's words of a failure: the motivation, "When the KV cache does not fit, vLLM
+    # just dies with `torch.OutOfMemoryError`", "We often OOM in production"; and a task item quoting an engine's line)
+    # (also an engine's line the words quote set off as code, "saves users from crashes when `llama_kv_cache_init:
+    # failed to allocate buffer for kv cache` happens": a program's own line has no backticks)
+    if not run.asking:
+        return False
+    if g.line_no == run.asking or TASK_ITEM.match(g.text):
+        return True
+    # (a person's words in its body, its motivation, where the report pastes no program's log: one that does, "tried
+    # similar config ..., but always blocked here:" over TensorRT-LLM's lines, reports a run of its own)
+    return _persons(g.text) and not asking_with_log(run)
+
+
+def asking_with_log(run: RunFacts) -> bool:
+    """A report that asks for something (`RunFacts.asking`) and pastes a program's log: a step the run passed, a
+    failure or a warning, on a line that is no person's words (an engine's line quoted in a sentence is theirs)."""
+    # (or three hits or more of an engine's words outside a person's words: a log, not one line quoted, which its
+    # fingerprint and its message count twice)
+    return (any(not _persons(t) for t in run.progress_text.values())
+            or any(not _persons(g.text) for g in [*run.failures, *run.pressure] if g.line_no != run.asking)
+            or sum(n for key, n in run.engine_hits.items() if not key.startswith(PROSE_HIT)) >= 3)
+
+
+def _persons(text: str) -> bool:
+    """A person's words: no program's line, or one that quotes an engine's line set off as code ("saves users from
+    crashes when `llama_kv_cache_init: failed to allocate buffer for kv cache` happens"; a program's own line has no
+    backticks where no time or level begins it)."""
+    if text[:1].isspace():
+        return False  # (a traceback's code line, "    raise NotImplementedError(f\"{quant} is not supported\")")
+    if FRAME.search(text):
+        return False
+    if "`" in text and not STRONG_PREFIX.match(text):
+        return True
+    # (any line of no program's prefix that is no exception's: "Saves users from OOM crashes on 8 GB cards.")
+    return (user_words(text) or sentence_like(text) or prose_like(text) or persons_line(text)
+            or not program_line(text) and not _EXCEPTION_LINE.match(text))
+
+
+#: an exception's own line or a traceback's header, which a program prints without a prefix
+_EXCEPTION_LINE = re.compile(r"^[\w.]*(?:Error|Exception|Interrupt|Exit|Warning)\b|^Traceback \(most recent call last\)")
 
 
 #: the frame of Python's multiprocessing resource tracker, whose own errors at exit ("KeyError: '/mp-h1ustgxb'" after
@@ -631,8 +683,10 @@ def step_under_way(run: RunFacts, engine: str) -> tuple[int, str, str] | None:
     """The log's last line that says anything (blank lines and a bare log prefix, "[... TP5]", say nothing), when it
     names a start-up step under way ("Capturing the model for CUDA graphs", "llama_kv_cache_init: CUDA0 KV buffe",
     a capture's progress bar short of its end, the capture registering its buffers) rather than one finished or a
-    figure: (line, text, phase)."""
+    figure: (line, text, phase). Not a person's words under a title that asks for something (`RunFacts.asking`)."""
     lines = run.tail_lines or ([run.tail] if run.tail else [])
+    if run.asking and not asking_with_log(run):
+        lines = [(ln, t) for ln, t in lines if not _persons(t)]
     for i in range(len(lines) - 1, -1, -1):
         ln, text = lines[i]
         # (nor a markdown fence that closes the paste, "```")
@@ -748,7 +802,16 @@ _DONE = re.compile(r"\b(?:took|takes|taken|finished|completed?|done|loaded|alloc
                    r"ready)\b", re.I)
 
 
+def _without_wishes(run: RunFacts) -> RunFacts:
+    """`run` without the report's words of a problem (`COMPLAINTS`) where the report asks for something and pastes no
+    program's log (its motivation: "Saves users from OOM crashes on 8 GB cards"), as `wished` reads its failures."""
+    if not run.asking or asking_with_log(run) or not any(k in run.numbers for k in COMPLAINTS):
+        return run
+    return replace(run, numbers={k: v for k, v in run.numbers.items() if k not in COMPLAINTS})
+
+
 def no_failure(run: RunFacts, engine: str) -> Diagnosis:
+    run = _without_wishes(run)
     for rule in (leak, pressure, shortfall):
         d = rule(run)
         if d and d.code == "memory-growth-stated":

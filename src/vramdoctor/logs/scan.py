@@ -97,6 +97,8 @@ MAX_NOTES = 16  # an engine's warnings it goes on from, kept per run
 MAX_NOTE_CHARS = 500  # ... each up to this many characters
 MAX_PRESSURE = 8
 ENGINE_SAMPLE_LINES = 2000
+#: the report's words of a problem (`quiet.COMPLAINTS`, which imports this module's readers)
+_COMPLAINTS = frozenset({"_failure_stated", "_hang_stated", "_growth_stated", "_slow_stated"})
 #: llama.cpp's issue template's heading for the version it asks to paste ("### Name and Version": the output of
 #: `llama-cli --version`, run bare its "error: --model is required"): the first block of lines under it (up to a
 #: blank line) is no line of the failing run
@@ -343,7 +345,7 @@ class Scanner:
                 if f.prose:
                     if self.answer_text and line_no > self.answer_text:
                         continue  # (the model's answer, not the report's words: "the waves crashed against the rocks")
-                    if line_no == r.asking:
+                    if line_no == r.asking and f.key in _COMPLAINTS:
                         continue  # (a title that asks for something: "Feature Request: ... when the KV cache fails")
                     if written is None:
                         written = bool(STRONG_PREFIX.match(text)) and not TITLE.match(text)  # (a "[Bug] ..." title)
@@ -580,8 +582,9 @@ class Scanner:
             self._failing_items(line_no, text)
         elif self.head:
             self.head = []  # (a long log: no newest-first reading, as `_tick` says)
-        if line_no == 3 and (HEADING.match(text) or persons_line(text) or prose_like(text)):
-            self._title_above()
+        if line_no == 3 and (HEADING.match(text) or persons_line(text) or prose_like(text)
+                             or text.startswith("Traceback (most recent call last)")):
+            self._title_above()  # (or the traceback it is the title of: "OOM when sending long prompts" / "" / ...)
         if line_no <= 3 and not self.asking and ASKING_TITLE.match(text):
             self.asking = self.run.asking = line_no
         if line_no <= ENGINE_SAMPLE_LINES and not self.run.results_heading and RESULTS_HEADING.match(text):
