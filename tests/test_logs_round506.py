@@ -643,3 +643,15 @@ def test_an_asking_title_over_a_pasted_log_of_its_own_run_still_reads_the_compla
              "[TensorRT-LLM][WARNING] Attention workspace size is not enough, increase the size from 0 bytes to 46310656",
              "```"]
     assert kind_of(lines)[0] != "NONE"
+
+
+# --- a launcher waiting on the server's health URL with its count of tries (review 52's o02: read as no failure) ----
+
+@pytest.mark.parametrize("waiting", ["[start.sh] waiting for http://localhost:8000/health ... (attempt 43/120)",
+                                     "Waiting for http://127.0.0.1:8080/v1/models... (12)",
+                                     "still waiting on vllm to be ready ... (try 7/60)"])
+def test_a_launcher_waiting_on_the_health_url_is_the_step_before_it(waiting):
+    lines = ["INFO 06-03 08:00:00 [api_server.py:1043] vLLM API server version 0.8.3",
+             "INFO 06-03 08:00:11 [gpu_model_runner.py:1276] Starting to load model meta-llama/Llama-3.3-70B-Instruct...",
+             "Loading safetensors checkpoint shards:  67% Completed | 20/30 [02:40<01:20,  8.01s/it]", waiting, waiting]
+    assert kind_of(lines) == ("UNDETERMINED", "log-ends-during-step")

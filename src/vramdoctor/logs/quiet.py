@@ -701,9 +701,12 @@ def step_under_way(run: RunFacts, engine: str) -> tuple[int, str, str] | None:
 #: a launcher's line that it is still waiting on the program it started (Lemonade's "Still waiting for
 #: llama-server...", a script's "Waiting for the server to start..."): says nothing of its own; the step the program
 #: was in is the line before the waiting
+# (or on its health URL, with its count of tries: "[start.sh] waiting for http://localhost:8000/health ... (attempt
+# 43/120)")
 _WAITING = re.compile(r"^\W{0,3}(?:\[[\w.-]{1,40}\]\s*)?(?:Still |still )?[Ww]aiting (?:for|on|until) (?:the )?"
-                      r"[\w.-]+(?: (?:server|engine|process|model|backend))?(?: to (?:start|be ready|come up|respond|"
-                      r"become (?:ready|available)|load))?(?:\s*\.{3}|…)?\s*(?:\(\d+\s*s?\))?\s*(?:`{3})?\s*$")
+                      r"(?:https?://\S+|[\w.-]+)(?: (?:server|engine|process|model|backend))?(?: to (?:start|be ready|"
+                      r"come up|respond|become (?:ready|available)|load))?(?:\s*\.{3}|…)?\s*"
+                      r"(?:\((?:attempt |try )?\d+(?:/\d+)?\s*s?\))?\s*(?:`{3})?\s*$")
 _FENCE_ONLY = re.compile(r"^\s*`{3,}\w*\s*$")
 #: a readiness probe's access line ("GET /health HTTP/1.1" 503): a server answers it while it starts, and it says
 #: nothing of the step under way
