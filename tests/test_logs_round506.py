@@ -655,3 +655,47 @@ def test_a_launcher_waiting_on_the_health_url_is_the_step_before_it(waiting):
              "INFO 06-03 08:00:11 [gpu_model_runner.py:1276] Starting to load model meta-llama/Llama-3.3-70B-Instruct...",
              "Loading safetensors checkpoint shards:  67% Completed | 20/30 [02:40<01:20,  8.01s/it]", waiting, waiting]
     assert kind_of(lines) == ("UNDETERMINED", "log-ends-during-step")
+
+
+# --- rounds 519-520: TurboMind's kernel missing for this GPU (h520/01), a proxy in the client's way (h519/03),
+# generate's input longer than max_length in a script's loop (h519/07), a client's log of every request refused
+# (h519/02) -----------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", ["not implemented: dtype=e2m1, is_fused_moe=1, sm=70",
+                                  "not implemented: dtype=fp8_e4m3, is_fused_moe=0, sm=75"])
+def test_turbomind_without_a_kernel_for_this_gpu_is_not_memory(line):
+    lines = ["[TM][INFO] TM_FUSE_SILU_ACT=1",
+             "2025-09-04 18:37:49,126 - lmdeploy - WARNING - turbomind.py:280 - get 14165 model params", line,
+             "not implemented: dtype=e2m1Aborted"]
+    assert kind_of(lines) == ("NOT_OOM", "gpu-unsupported")
+
+
+@pytest.mark.parametrize("line", [
+    "Error calling vllm model: HTTPConnectionPool(host='127.0.0.1', port=25888): Max retries exceeded with url: "
+    "http://localhost:8888/v1/chat/completions (Caused by ProxyError('Unable to connect to proxy', "
+    "NewConnectionError('<urllib3.connection.HTTPConnection object>: Failed to establish a new connection')))",
+    "requests.exceptions.ProxyError: HTTPSConnectionPool(host='hf-mirror.com', port=443): Max retries exceeded with "
+    "url: /api/models (Caused by ProxyError('Cannot connect to proxy.', OSError('Tunnel connection failed')))"])
+def test_a_proxy_in_the_clients_way_is_not_memory(line):
+    assert kind_of([line, line])[0] == "NOT_OOM"
+
+
+@pytest.mark.parametrize("prefix", ["Error processing index 1: ", "ValueError: "])
+def test_generates_input_longer_than_max_length_is_a_request_too_long(prefix):
+    line = (prefix + "Input length of input_ids is 8223, but `max_length` is set to 8024. This can lead to unexpected "
+            "behavior. You should consider increasing `max_length` or, better yet, setting `max_new_tokens`.")
+    lines = ["Loading checkpoint shards: 100%|##########| 8/8 [00:12<00:00,  1.50s/it]", line, line.replace("8223", "8478")]
+    assert kind_of(lines) == ("NOT_OOM", "requests-refused-too-long")
+
+
+def test_a_clients_log_of_every_request_refused_is_not_memory():
+    line = '[2025-08-07 13:35:12,538][httpx][INFO] - HTTP Request: POST http://localhost:8000/v1/chat/completions ' \
+           '"HTTP/1.1 404 Not Found"'
+    assert kind_of([line] * 4) == ("NOT_OOM", "requests-answered-with-client-error")
+
+
+def test_a_clients_log_with_some_requests_answered_is_no_refusal():
+    bad = '[2025-08-07 13:35:12,538][httpx][INFO] - HTTP Request: POST http://localhost:8000/v1/chat/completions ' \
+          '"HTTP/1.1 404 Not Found"'
+    good = bad.replace("404 Not Found", "200 OK")
+    assert kind_of([bad, bad, bad, good])[0] == "NONE"

@@ -1859,6 +1859,11 @@ LOG = LogWords(
         # Ray placing a worker where no GPU is ("Ray does not allocate any GPUs on the driver node. Consider adjusting
         # the Ray placement group ..."): a cluster's placement, not memory
         msg(r"\bRay does not allocate any GPUs on the driver node\b", "not_oom", code="error-not-memory"),
+        # a client that went through a proxy it could not reach (urllib3's "Max retries exceeded with url: ... (Caused by
+        # ProxyError('Unable to connect to proxy', ...))"): a proxy set in the environment (http_proxy) in the way of a
+        # local server, the cause named; not the server
+        msg(r"\bCaused by ProxyError\('(?:Unable to connect to proxy|Cannot connect to proxy)", "not_oom",
+            code="communication-error"),
         # Ray retrying a task whose actor was restarted ("Task ServeController.listen_for_change failed. There are
         # infinite retries remaining, so the task will be retried. Error: The actor is temporarily unavailable"): Ray
         # goes on, no failure of its own (nor a retry of the failure above it: another task's); what ended the actor

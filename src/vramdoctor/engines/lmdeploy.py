@@ -34,6 +34,9 @@ LOG = LogWords(
                                     "that (another model format or GPU, a matching install); memory is not involved.",
     },
     messages=(
+        # TurboMind's dispatch finding no kernel for the weights' type on this GPU (src/turbomind/kernels/gemm:
+        # "not implemented: dtype=e2m1, is_fused_moe=1, sm=70", then abort): MXFP4 on a V100, a kernel this GPU lacks
+        msg(r"^\s*not implemented: dtype=\w+[^\n]*?\bsm=\d+", "not_oom", code="gpu-unsupported"),
         # its environment checks before it builds anything (lmdeploy/pytorch/check_env: "<CUDA> check failed!",
         # "<Transformers> check failed!", "<Model> check failed!", each with its cause in red on the next line,
         # log_and_exit: "model_format=fp8 requires sm>=9.0."): the GPU, the install or the model, not memory

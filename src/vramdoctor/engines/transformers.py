@@ -54,7 +54,12 @@ LOG = LogWords(
     # the quantizer refusing a device map that put modules on the CPU or the disk (quantizers/quantizer_bnb_4bit.py and
     # _8bit.py validate_environment: "Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU
     # RAM to fit the quantized model."): accelerate's map did not fit the weights on the GPU, before any moved
-    messages=(msg(r"\bSome modules are dispatched on the CPU or the disk\. Make sure you have enough GPU RAM to fit\b",
+    messages=(
+        # generate refusing an input longer than its max_length (generation/utils.py: "Input length of input_ids is
+        # 8223, but `max_length` is set to 8024. This can lead to unexpected behavior."), a script's loop reporting it
+        # per item ("Error processing index 1: ..."): that input, too long for the limit set; not memory
+        msg(r"\bInput length of input_ids is \d+, but `max_length` is set to \d+", "request"),
+        msg(r"\bSome modules are dispatched on the CPU or the disk\. Make sure you have enough GPU RAM to fit\b",
                   "oom", "WEIGHTS", "weights-exceed-gpu-memory"),),
     # no KV pool made at start: after the checkpoint's shards are read come the weights moved to the device (a script's
     # `model.to("cuda")` after loading on the CPU) or the first `generate`, whose cache grows with it

@@ -1036,14 +1036,15 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          message=f"The report names the error that ended the run ({named!r}, line {named_ln}), "
                                  "and its words are not memory running out: fix that error rather than memory "
                                  "settings. The server's own lines of it are not in the log.")
-    refused = _client_errors(run) if isinstance(said, str) else []
+    refused = _client_errors(run) if isinstance(said, str) else _client_errors(run, only=True)
     if refused:
         # the report says it failed, and the server's own access lines show it answering those requests with a
         # client's error (404, 400, 401): it was up, and refused what was sent
         return Diagnosis(kind="NOT_OOM", code="requests-answered-with-client-error", oom=False, inferred=True,
-                         evidence=reached + [(said_ln, said), refused[-1]],
+                         evidence=reached + ([(said_ln, said)] if isinstance(said, str) else []) + [refused[-1]],
                          phase_source="the server's access lines: requests answered with a client error",
-                         message=f"The report says it failed (line {said_ln}), and the server answered the requests "
+                         message=(f"The report says it failed (line {said_ln}), and the" if isinstance(said, str) else
+                                  "Every request at the log's end was refused:") + " the server answered "
                                  f"with a client error (line {refused[-1][0]}): it was up and refused what was sent "
                                  "(a wrong path or model name, a missing key, a proxy that rewrote the request), which "
                                  "is no memory problem.")
@@ -1124,19 +1125,31 @@ _CRASH_WORDS = re.compile(r"crash|\bdie[sd]?\b|\bdying\b|killed|abort|segfault|s
 #: llama.cpp's 'status=404 method="GET"' and 'request: GET /x 127.0.0.1 404', Gin's '| 404 |'); not 429, a server
 #: too busy to take it, nor 408, one that timed out
 _CLIENT_ERROR = re.compile(r"\x22 4(?!29|08)\d\d\b|\bstatus=4(?!29|08)\d\d\b|\|\s*4(?!29|08)\d\d\s*\||"
+                           # (a client's own log of it, httpx's 'HTTP Request: POST http://.../v1/chat/completions
+                           # "HTTP/1.1 404 Not Found"')
+                           r"\bHTTP Request: (?:GET|POST|PUT|DELETE) \S+ \x22HTTP/[\d.]+ 4(?!29|08)\d\d\b|"
                            r"\brequest: (?:GET|POST|PUT|DELETE) \S+ \S+ 4(?!29|08)\d\d\b")
 #: ... and with a server's error, or too busy: then the client's errors are not all there is
-_SERVER_ERROR = re.compile(r"\x22 (?:5\d\d|429|408)\b|\bstatus=(?:5\d\d|429|408)\b|\|\s*(?:5\d\d|429|408)\s*\||"
+_SERVER_ERROR = re.compile(r"\x22 (?:5\d\d|429|408)\b|\bHTTP Request: \w+ \S+ \x22HTTP/[\d.]+ (?:2\d\d|5\d\d|429|408)\b|\bstatus=(?:5\d\d|429|408)\b|\|\s*(?:5\d\d|429|408)\s*\||"
                            r"\brequest: (?:GET|POST|PUT|DELETE) \S+ \S+ (?:5\d\d|429|408)\b")
 
 
-def _client_errors(run: RunFacts) -> list[tuple[int, str]]:
+def _client_errors(run: RunFacts, only: bool = False) -> list[tuple[int, str]]:
     """The program's access lines among the run's last lines that answered a request with a client's error
-    (`_CLIENT_ERROR`), where none answered with a server's error or too busy; [] otherwise."""
+    (`_CLIENT_ERROR`), where none answered with a server's error or too busy; [] otherwise. only: where the report
+    states no failure, the log's every request at its end refused (three or more, none answered with a success)."""
     lines = [(ln, t) for ln, t in run.tail_lines if program_line(t)]
     if any(_SERVER_ERROR.search(t) for _, t in lines):
         return []
-    return [(ln, t) for ln, t in lines if _CLIENT_ERROR.search(t)]
+    refused = [(ln, t) for ln, t in lines if _CLIENT_ERROR.search(t)]
+    if only and (len(refused) < 3 or any(_SUCCESS.search(t) for _, t in lines)):
+        return []
+    return refused
+
+
+#: an access line of a request answered with a success (2xx), in the forms `_CLIENT_ERROR` reads
+_SUCCESS = re.compile(r"\x22 2\d\d\b|\bstatus=2\d\d\b|\|\s*2\d\d\s*\||\bHTTP/[\d.]+\x22? 2\d\d\b|"
+                      r"\brequest: (?:GET|POST|PUT|DELETE) \S+ \S+ 2\d\d\b")
 
 
 def _work_done(run: RunFacts) -> bool:
