@@ -699,3 +699,21 @@ def test_a_clients_log_with_some_requests_answered_is_no_refusal():
           '"HTTP/1.1 404 Not Found"'
     good = bad.replace("404 Not Found", "200 OK")
     assert kind_of([bad, bad, bad, good])[0] == "NONE"
+
+
+# --- round 522: one input run through the model in a report's Chinese (h522/08: "我用V100预测一个五分钟的音频报
+# OutOfMemoryError" read with no phase), and a model's own class built in its constructor -----------------------
+
+@pytest.mark.parametrize("words", ["我用V100预测一个五分钟的音频报OutOfMemoryError，32G显存爆了",
+                                   "识别一段十分钟的录音时显存不足", "推理一张4K图片的时候报CUDA out of memory"])
+def test_one_input_run_through_the_model_in_chinese_is_serving(words):
+    assert kind_of([words, "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 506.00 MiB."])[0] == \
+        "RUNTIME"
+
+
+def test_a_models_constructor_in_model_py_is_the_weights():
+    lines = ["Loading", "Traceback (most recent call last):", '  File "example.py", line 57, in load',
+             "    model = Transformer(model_args)", '  File "/work/llama/llama/model.py", line 211, in __init__',
+             "    self.layers.append(TransformerBlock(layer_id, params))",
+             "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 86.00 MiB"]
+    assert kind_of(lines)[0] == "WEIGHTS"

@@ -2790,6 +2790,9 @@ LOG = LogWords(
         # (and a checkpoint read whole into memory, `torch.load(ckpt_path, map_location="cpu")`, Meta's example.py)
         "WEIGHTS": rx(r"from_pretrained|_load_state_dict|load_state_dict|load_model|load_weights|weight_loader|"
                       r"\btorch\.load\(|"
+                      # (a model's own class built, its layers' weights allocated in its constructor: Meta's llama
+                      # reference "llama/model.py", line 211, in __init__ under example.py's `load`, a modeling_*.py)
+                      r"[/\\](?:model|modeling_\w+)\.py\W+line \d+, in __init__|"
                       r"^(?![^\n]*\bvocab only\b)[a-z][a-z0-9]*(?:_[a-z0-9]+)*_model_load: |"
                       r"(?:layers|models)/(?:\w+/){0,3}\w+\.py\W+line \d+, in __init__|self\._apply\(|\bin _apply\b|"
                       # (PyTorch's own layers made on the device, `with torch.device("cuda")`: nn.Linear's __init__,
@@ -2987,6 +2990,8 @@ LOG = LogWords(
                         # ... in Chinese: requests handled, or running hours before it failed (处理了很多请求后报错,
                         # 服务正常运行了几个小时)
                         r"处理了[^，。,.]{0,10}请求|(?:正常)?运行了(?:几|[0-9一二三四五六七八九十]+)个?(?:小时|天)|"
+                        # (or one input run through the model: 预测一个五分钟的音频, 识别一段录音, 推理一张图)
+                        r"(?:预测|识别|转写|推理)了?(?:一个|一段|一张|一条|一篇)|"
                         # (or a count of runs it got through: 连续执行 44 次后，出现 OOM, 推理了几十次之后)
                         r"(?:执行|运行|推理|调用|请求|生成)了?\s*(?:\d+|几十|几百|上百|上千|多)\s*次(?:之?后|以后)|"
                         # ... or an input sent to the model that was up (传一个稍微大一点的图片会超显存, 输入提示词，提交后又报
