@@ -346,17 +346,14 @@ def pressure(run: RunFacts, failed_after: bool = False) -> Diagnosis | None:
 
 
 def wished(run: RunFacts, g: Failure) -> bool:
-    """`g` is what a report that asks for something wants done, not a failure met: a person's words, or an item of its
-    task list (also one that quotes an engine's line), under a title whose tag asks (`RunFacts.asking`: "[RFC]: Clearer error message when the KV cache
-    does not fit (instead of a bare OOM)", "[Roadmap] ..." / "- [ ] Reduce CUDA graph memory (OOM during capture)");
-    or a pull request's words of the fault it fixes, above the heading of its test output (`RunFacts.results_heading`).
-    A program's line in it (a log pasted as the motivation) is still the run's own."""
+    """`g` is what a report that asks for something wants done, not a failure met, under a title whose tag asks
+    (`RunFacts.asking`): the title itself ("[RFC]: Clearer error message when the KV cache does not fit (instead of a
+    bare OOM)"), an item of its task list, also one that quotes an engine's line ("- [ ] Reduce CUDA graph memory (OOM
+    during capture)"), and, where it pastes no log of a run, a person's words in its body, its motivation ("We often OOM
+    in production", an engine's line quoted as code); or a pull request's words of the fault it fixes, above the
+    heading of its test output (`RunFacts.results_heading`). A program's line pasted under it is still the run's own."""
     if 0 < g.line_no < run.results_heading and not program_line(g.text):
         return True  # (a pull request's words of the fault it fixes, above the output of its test)
-    # (under a title that asks, any person's words of a failure: the motivation, "When the KV cache does not fit, vLLM
-    # just dies with `torch.OutOfMemoryError`", "We often OOM in production"; and a task item quoting an engine's line)
-    # (also an engine's line the words quote set off as code, "saves users from crashes when `llama_kv_cache_init:
-    # failed to allocate buffer for kv cache` happens": a program's own line has no backticks)
     if not run.asking:
         return False
     if g.line_no == run.asking or TASK_ITEM.match(g.text):
