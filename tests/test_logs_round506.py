@@ -627,11 +627,6 @@ def test_no_longer_crashes_is_no_failure():
     assert kind_of(["It no longer crashes since I set -c 4096."])[0] == "NONE"
 
 
-def test_the_scanners_complaints_are_quiets():
-    import sys
-    from vramdoctor.logs import quiet
-    assert sys.modules["vramdoctor.logs.scan"]._COMPLAINTS == frozenset(quiet.COMPLAINTS)
-
 
 def test_an_asking_title_over_a_pasted_log_of_its_own_run_still_reads_the_complaint():
     # (h504/02: a "[Doc]:" question whose body pastes its own run, "but always blocked here:", over TensorRT-LLM's

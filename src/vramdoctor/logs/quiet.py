@@ -11,7 +11,7 @@ from dataclasses import replace
 from ..engines.generic import PROBE_PATH
 from ..engines.llamacpp import DECODE_FULL
 from ..errors import UsageError
-from .facts import PROSE_HIT, Failure, RunFacts, latest
+from .facts import COMPLAINTS, PROSE_HIT, Failure, RunFacts, latest
 from .knowledge import FRAME, LEVEL, PY_FRAME, knowledge, phase_words
 from .lines import LOG_PREFIX, STRONG_PREFIX, bare_prefix, message
 from .phase import STATS, is_progress, last_marker, steps_named
@@ -406,8 +406,6 @@ def tracker_noise(f: Failure) -> bool:
     return f.kind in ("error", "not_oom") and bool(frames) and all(_TRACKER_FRAME.search(t) for t in frames)
 
 
-#: the report's words of a problem that a pool full under load answers: a failure, a hang, growth, slowness
-COMPLAINTS = ("_failure_stated", "_hang_stated", "_growth_stated", "_slow_stated")
 
 #: the engine's acts on a full pool that fail no request: its scheduler's own ways of coping under load
 COPED = frozenset({"kv-pool-full-retracting", "kv-pool-full-preempting", "kv-pool-full-recomputing",

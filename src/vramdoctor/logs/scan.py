@@ -16,7 +16,7 @@ from collections import deque
 from typing import Callable, Iterable, Iterator
 
 from ..engines.words import _WORKED as _WORKED_WORDS, FUNCTION_TAG, TRIED
-from .facts import NAMED_HIT, PROSE_HIT, RELAYED, Failure, RunFacts, unset
+from .facts import COMPLAINTS, NAMED_HIT, PROSE_HIT, RELAYED, Failure, RunFacts, unset
 from .knowledge import (CLIENT_CALL, COMMAND, ELISION, FRAME, GDB_CHATTER, PY_FRAME, Knowledge, by_identity,
                         exception_not_memory, is_echo, knowledge)
 from .lines import (
@@ -97,8 +97,6 @@ MAX_NOTES = 16  # an engine's warnings it goes on from, kept per run
 MAX_NOTE_CHARS = 500  # ... each up to this many characters
 MAX_PRESSURE = 8
 ENGINE_SAMPLE_LINES = 2000
-#: the report's words of a problem (`quiet.COMPLAINTS`, which imports this module's readers)
-_COMPLAINTS = frozenset({"_failure_stated", "_hang_stated", "_growth_stated", "_slow_stated"})
 #: llama.cpp's issue template's heading for the version it asks to paste ("### Name and Version": the output of
 #: `llama-cli --version`, run bare its "error: --model is required"): the first block of lines under it (up to a
 #: blank line) is no line of the failing run
@@ -345,7 +343,7 @@ class Scanner:
                 if f.prose:
                     if self.answer_text and line_no > self.answer_text:
                         continue  # (the model's answer, not the report's words: "the waves crashed against the rocks")
-                    if line_no == r.asking and f.key in _COMPLAINTS:
+                    if line_no == r.asking and f.key in COMPLAINTS:
                         continue  # (a title that asks for something: "Feature Request: ... when the KV cache fails")
                     if written is None:
                         written = bool(STRONG_PREFIX.match(text)) and not TITLE.match(text)  # (a "[Bug] ..." title)
