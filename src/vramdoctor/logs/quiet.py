@@ -1116,17 +1116,21 @@ _CRASH_WORDS = re.compile(r"crash|\bdie[sd]?\b|\bdying\b|killed|abort|segfault|s
                           r"错误|报错|出错|崩|挂了|挂掉|没了|退出|卡死|卡住|超时", re.I)
 
 
-#: a server's access line of a request answered with a client's error (uvicorn's '"GET / HTTP/1.1" 404 Not Found',
-#: llama.cpp's 'status=404 method="GET"' and 'request: GET /x 127.0.0.1 404', Gin's '| 404 |'); not 429, a server
-#: too busy to take it, nor 408, one that timed out
-_CLIENT_ERROR = re.compile(r"\x22 4(?!29|08)\d\d\b|\bstatus=4(?!29|08)\d\d\b|\|\s*4(?!29|08)\d\d\s*\||"
-                           # (a client's own log of it, httpx's 'HTTP Request: POST http://.../v1/chat/completions
-                           # "HTTP/1.1 404 Not Found"')
-                           r"\bHTTP Request: (?:GET|POST|PUT|DELETE) \S+ \x22HTTP/[\d.]+ 4(?!29|08)\d\d\b|"
-                           r"\brequest: (?:GET|POST|PUT|DELETE) \S+ \S+ 4(?!29|08)\d\d\b")
-#: ... and with a server's error, or too busy: then the client's errors are not all there is
-_SERVER_ERROR = re.compile(r"\x22 (?:5\d\d|429|408)\b|\bHTTP Request: \w+ \S+ \x22HTTP/[\d.]+ (?:2\d\d|5\d\d|429|408)\b|\bstatus=(?:5\d\d|429|408)\b|\|\s*(?:5\d\d|429|408)\s*\||"
-                           r"\brequest: (?:GET|POST|PUT|DELETE) \S+ \S+ (?:5\d\d|429|408)\b")
+def _answered_with(status: str, more: str = "") -> re.Pattern:
+    """A line of a request answered with a status `status` matches (a regex of its three digits), in the forms servers
+    and clients log it: uvicorn's access line ('"GET / HTTP/1.1" 404 Not Found'), llama.cpp's ('status=404
+    method="GET"', 'request: GET /x 127.0.0.1 404'), Gin's ('| 404 |'), and a client's own log of it, httpx's ('HTTP
+    Request: POST http://.../v1/chat/completions "HTTP/1.1 404 Not Found"'); `more`: alternatives of one use's own."""
+    return re.compile(rf"\x22 (?:{status})\b|\bstatus=(?:{status})\b|\|\s*(?:{status})\s*\||"
+                      rf"\bHTTP Request: (?:GET|POST|PUT|DELETE) \S+ \x22HTTP/[\d.]+ (?:{status})\b|"
+                      rf"\brequest: (?:GET|POST|PUT|DELETE) \S+ \S+ (?:{status})\b" + (f"|{more}" if more else ""))
+
+
+#: a request answered with a client's error; not 429, a server too busy to take it, nor 408, one that timed out
+_CLIENT_ERROR = _answered_with(r"4(?!29|08)\d\d")
+#: ... and with a server's error, or too busy: then the client's errors are not all there is (nor where a client's own
+#: log shows a request answered at all, httpx's 2xx, by any method)
+_SERVER_ERROR = _answered_with(r"5\d\d|429|408", more=r"\bHTTP Request: \w+ \S+ \x22HTTP/[\d.]+ (?:2\d\d|5\d\d|429|408)\b")
 
 
 def _client_errors(run: RunFacts, only: bool = False) -> list[tuple[int, str]]:
@@ -1142,9 +1146,8 @@ def _client_errors(run: RunFacts, only: bool = False) -> list[tuple[int, str]]:
     return refused
 
 
-#: an access line of a request answered with a success (2xx), in the forms `_CLIENT_ERROR` reads
-_SUCCESS = re.compile(r"\x22 2\d\d\b|\bstatus=2\d\d\b|\|\s*2\d\d\s*\||\bHTTP/[\d.]+\x22? 2\d\d\b|"
-                      r"\brequest: (?:GET|POST|PUT|DELETE) \S+ \S+ 2\d\d\b")
+#: a request answered with a success (2xx), also any line's HTTP status of one ("HTTP/1.1 200")
+_SUCCESS = _answered_with(r"2\d\d", more=r"\bHTTP/[\d.]+\x22? 2\d\d\b")
 
 
 def _work_done(run: RunFacts) -> bool:
