@@ -38,6 +38,10 @@ def prompt_closes(text: str) -> bool:
 
 
 ECHO_END = re.compile(r"['\"],\s*(?:params: SamplingParams|sampling_params|lora_request|prompt_token_ids)")
+#: the line Python's warnings module writes: the path and line that warned (`_PY_WARNED`: from its ".py"), the category,
+#: the message
+_PY_WARNED = r"\.py:\d+: \w*Warning: "
+_PY_WARNING = r"(?:[A-Za-z]:)?[\w./\\~-]+" + _PY_WARNED
 #: the start of a line a log writes itself: a timestamp, a level, a process tag, a bracketed source
 _STRONG = (r"^\s*(?:\((?:\w+[\w =]*)?pid=\d+(?:,\s*ip=[\w.:-]+)?\)|\[?\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:|time=|level=|"
            # trantor's "20250430 21:55:01.443740 UTC" (Jan's cortex), glog's "E0306 16:40:07.708802" (Triton)
@@ -52,7 +56,7 @@ _STRONG = (r"^\s*(?:\((?:\w+[\w =]*)?pid=\d+(?:,\s*ip=[\w.:-]+)?\)|\[?\d{4}-\d\d
            r"[\w.-]+\[\d+\]: |"
            # Python's warnings module ("/usr/lib/python3.12/site-packages/torchvision/io/image.py:14: UserWarning:
            # Failed to load image Python extension ... If you don't plan on using image functionality ...")
-           r"(?:[A-Za-z]:)?[\w./\\~-]+\.py:\d+: \w*Warning: ")
+           + _PY_WARNING)
 # (the last: docker compose's "svc-1  | "; before it LocalAI's zerolog "8:02AM DBG "; the first: vLLM's process
 # tags "(APIServer pid=1)", "(VllmWorker rank=3 pid=1090)", and Ray's for a worker on another node,
 # "(RayWorkerWrapper pid=206994, ip=192.168.10.25)", "(pid=4012, ip=10.0.0.7)")
@@ -261,7 +265,7 @@ _PATH_CUT = re.compile(r"^\s*\S*[/\\][\w.-]*\w\.$")
 
 #: Python's warning line, which the warning's source line follows, indented ("/usr/lib/python3.13/multiprocessing/
 #: resource_tracker.py:400: UserWarning: resource_tracker: There appear to be 1 leaked semaphore objects" / "  warnings.warn(")
-_WARNED_AT = re.compile(r"\.py:\d+: \w*Warning: ")
+_WARNED_AT = re.compile(_PY_WARNED)
 
 
 def cut_mid_line(last: str, before: list[str]) -> bool:

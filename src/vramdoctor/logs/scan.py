@@ -581,7 +581,7 @@ class Scanner:
         elif self.head:
             self.head = []  # (a long log: no newest-first reading, as `_tick` says)
         if line_no == 3 and (HEADING.match(text) or persons_line(text) or prose_like(text)
-                             or text.startswith("Traceback (most recent call last)")):
+                             or text.startswith(TB_HEADER)):
             self._title_above()  # (or the traceback it is the title of: "OOM when sending long prompts" / "" / ...)
         if line_no <= 3 and not self.asking and ASKING_TITLE.match(text):
             self.asking = self.run.asking = line_no
