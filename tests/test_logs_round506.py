@@ -4,7 +4,7 @@ several wordings of our own, with guards that the fix does not overreach."""
 from __future__ import annotations
 
 import pytest
-from logcase import kind_of
+from logcase import diag, kind_of, run_of
 
 # --- a title whose tag asks for something (review 51's c25, c26, c28: an "[RFC]", a "[Roadmap]" to-do item, a "[Doc]"
 # title that names an out of memory, over a healthy log or none, read as the failure) --------------------------------
@@ -232,7 +232,6 @@ def test_a_request_exception_of_memory_in_the_key_value_log_stays_memory():
 
 
 def test_the_key_value_log_is_llama_cpps():
-    from logcase import diag
     assert diag("\n".join([_KV_LOG] * 3)).engine == "llamacpp"
 
 
@@ -468,7 +467,6 @@ def test_the_last_numbered_step_is_still_the_step_under_way():
                                    "The engine errors out after a few requests.",
                                    "With three prompts it fails with an error."])
 def test_the_programs_own_error_with_its_progress_decides_over_the_reports_words(words):
-    from logcase import diag, run_of
     lines = [words, "", "(APIServer pid=1) INFO:     Application startup complete.",
              '(APIServer pid=1) INFO:     127.0.0.1:50894 - "POST /v1/completions HTTP/1.1" 200 OK',
              "(EngineCore_DP0 pid=2) ERROR 03-17 12:30:26 [core.py:938] EngineCore encountered a fatal error.",

@@ -925,9 +925,13 @@ def _cause_shown(f: Failure) -> bool:
     # (or after the first, where the message names what was not found before a short last part: "Failed to pull model:
     # manifest for granite3.1-dense:8b not found: manifest unknown")
     whole = f.text.split(": ", 1)[-1]
-    return (len(tail.split()) >= 3 and not _MEMORYISH.search(tail) and "cuda" not in tail.lower()
-            or len(whole.split()) >= 5 and bool(_NAMED_MISSING.search(whole)) and not _MEMORYISH.search(whole)
-            and "cuda" not in whole.lower())
+    return (len(tail.split()) >= 3 and _no_memory_words(tail)
+            or len(whole.split()) >= 5 and bool(_NAMED_MISSING.search(whole)) and _no_memory_words(whole))
+
+
+def _no_memory_words(words: str) -> bool:
+    """`words` name no amount of memory (`_MEMORYISH`) and no CUDA call, whose own error may be memory's."""
+    return not _MEMORYISH.search(words) and "cuda" not in words.lower()
 
 
 #: a message's words that something named was not there or not valid ("... not found", "no such file", "unknown model")
