@@ -341,6 +341,9 @@ _BREAKDOWN = (r"\|\s*(?:-\s*)?(?!Host\b)(\w+)(?: \([^)|]{0,80}\))?\s*\|\s*\d+\s*
 #: the timings a llama.cpp program prints for a finished request or at its end (print_timings; since 2024
 #: llama_perf_context_print)
 TIMINGS = r"\b(?:(?:llama_)?print_timings|llama_perf_context_print):\s+total time\b"
+#: the 2024 server's key=value access line, kept by forks such as ik_llama.cpp, up to its fields ("INFO [
+#: log_server_request] request | tid=\x22...\x22 ... status=200 method=\x22POST\x22 path=\x22/completion\x22")
+KV_ACCESS = r"\[\s*log_server_request\] request \|[^\n]*?"
 
 LOG = LogWords(
     # the server command (tools/server's binary, llama-server)
@@ -355,7 +358,7 @@ LOG = LogWords(
     # "request: POST /v1/chat/completions 127.0.0.1 200")
     # (and the 2024 server's key=value access line, kept by forks: "INFO [ log_server_request] request | ... status=200
     # method=\x22POST\x22 path=\x22/completion\x22"; in JSON, "function":"log_server_request" ... "status":200,"method":"POST")
-    answered=rx(TIMINGS + r"|\brequest: POST /\S+ \S+ 200\b|\[\s*log_server_request\] request \|[^\n]*?\bstatus=200 "
+    answered=rx(TIMINGS + r"|\brequest: POST /\S+ \S+ 200\b|" + KV_ACCESS + r"\bstatus=200 "
                 r"method=\x22POST\x22|\x22function\x22:\s*\x22log_server_request\x22[^\n]*?\x22status\x22:\s*200,\s*"
                 r"\x22method\x22:\s*\x22POST\x22", 0),
     # (a program's end of its work: those timings; llama-cli's "Interrupted by user" on Ctrl-C)
@@ -674,7 +677,7 @@ LOG = LogWords(
         ("requests", rx(r"launch_slot_|print_timing|POST /completion|\"POST /v1/" + NOT_ADMIN + r"|"
                         # (the 2024 server's key=value access line of a POST: "INFO [ log_server_request] request |
                         # ... status=200 method=\x22POST\x22 path=\x22/completion\x22")
-                        r"\[\s*log_server_request\] request \|[^\n]*?\bmethod=\x22POST\x22|"
+                        + KV_ACCESS + r"\bmethod=\x22POST\x22|"
                         r"log_server_r: request: (?!GET /(?:health|metrics|props|slots|v1/models|models)\b)|"
                         r"prompt eval time|processing task|selected slot by|params_from_: |updating prompt cache|"
                         r"prompt_save: |new prompt, n_ctx_slot|"
