@@ -82,6 +82,11 @@ _SHELL_SAYS = r"(?:^|[|\]]\s+)(?:-?bash|sh|dash|/bin/(?:ba|da)?sh)(?:: line \d+)
 CODE_ERRORS = (r"NotImplementedError|AttributeError|KeyError|TypeError|IndexError|NameError|ImportError|"
                r"ModuleNotFoundError|ZeroDivisionError|UnboundLocalError|JSONDecodeError|UnicodeDecodeError|"
                r"RecursionError")
+#: Python's own message of such an error, its class left out by whoever printed it (mlx_vlm.server's "Error loading
+#: model mlx-community/DeepSeek-OCR-8bit: 'dict' object has no attribute 'model_type'"); not under its class,
+#: "AttributeError: 'X' object has no attribute 'model'", which the exception's own rules read
+PY_CODE_MESSAGE = (r"(?<!Error: )(?<!Error:)(?:'[\w.]+' object (?:has no attribute '\w+'|is not (?:subscriptable|"
+                   r"callable|iterable))|\bmodule '[\w.]+' has no attribute '\w+'|\bunsupported operand type\(s\) for\b)")
 
 
 #: out-of-memory in the words of PyTorch, CUDA, HIP, Vulkan, Metal and allocators in general
@@ -1239,11 +1244,13 @@ _ROSE_TO_KILL_ZH = (r"(?<!如果)内存" + _PLAIN_ZH + r"{0,24}?(?:过高|太高
 
 #: one line of a user's table of context sizes: the size (as "22k context", "-c 16384", "num_ctx=8192",
 #: "max_model_len 32768", "ctx 32k"), a separator, and what happened
-_CTX_ITEM = (r"^\s*(?:[-*\u2022]\s*|\|\s*)?(?:(?:--ctx-size|n_ctx|num_ctx|max_model_len|--max-model-len|ctx|context"
+_CTX_ITEM = (r"^\s*(?:[-*\u2022]\s*|\|\s*)?"
+             # (a launcher's numbered try of each: "Probe 1: ctx=128K ... OOM", "Attempt 2 - context 8192: failed")
+             r"(?:(?:probe|attempt|try|trial|test)\s*#?\d+\s*[:.)-]\s*)?(?:(?:--ctx-size|n_ctx|num_ctx|max_model_len|--max-model-len|ctx|context"
              r"(?: length| size)?)\s*[:=]?\s*(\d[\d,.]*)\s*([kK])?|(\d[\d,.]*)\s*([kK])?\s*(?:tokens? )?(?:context|\bctx)"
              # ("\bctx": Python's parser would otherwise take "c" out of "context|ctx" as a common prefix, and the block
              # search could find no word the pattern needs)
-             r"(?: length| size)?)\s*(?:[:=|]|->|\u2192|-)\s*(.{1,60})$")
+             r"(?: length| size)?)\s*(?:[:=|]|->|\u2192|-|\.{2,}|\u2026)\s*(.{1,60})$")
 #: ... llama.cpp's short flag ("-c 16384 -> CUDA out of memory"), with what happened in words the block search can find
 _CTX_ITEM_C = (r"^\s*(?:[-*\u2022]\s*)?-c\s+(\d+)()()()\s*(?:[:=|]|->|\u2192|-)\s*(.{0,60}?\b(?:OOM|out of memory|works|"
                r"fine|runs|loads)\b.{0,40})$")
@@ -1689,6 +1696,13 @@ LOG = LogWords(
         # ("bfloat16 is not supported on CPU, using float32 instead")
         msg(r"\bD[Tt]ype:? [\w.]+ is not supported\b(?![^\n]*\b(?:using|falling back|falls? back|fallback|instead|"
             r"casting to|converting to)\b)", "not_oom", code="dtype-unsupported"),
+        # JSON that a Go program could not read (encoding/json's SyntaxError and UnmarshalTypeError: one-api's "error
+        # unmarshalling stream response: invalid character '}' after top-level value", Ollama's client's "invalid
+        # character '<' looking for beginning of value" from an HTML page, "unexpected end of JSON input"): a format
+        # two programs disagree on, not memory
+        msg(r"\binvalid character '.{1,4}' (?:after top-level value|looking for beginning of (?:value|object key string)|"
+            r"after object key(?::value pair)?|after array element|in string literal)|\bunexpected end of JSON input\b|"
+            r"\bjson: cannot unmarshal \w+ into Go (?:struct field|value)\b", "not_oom", code="malformed-json"),
         # a client that hung up while its request was answered: the server's write failed ("BrokenPipeError: [Errno 32]
         # Broken pipe" in Python's socketserver, which reports it under "Exception occurred during processing of request
         # from ('192.168.10.41', 60412)"; uvicorn/starlette's ClientDisconnect): that request only, not memory
@@ -2245,6 +2259,10 @@ LOG = LogWords(
         msg(r"\b(?:" + CODE_ERRORS + r") (?:in|while|during|when|from) (?:the |a )?(?:model|engine|server|worker|"
             r"forward(?: pass)?|request|generation|processing|handling|decod(?:e|ing)|inference)\b", "not_oom",
             code="code-error", flags=0),
+        # ... or Python's own message of such an error without its class (PY_CODE_MESSAGE): an error whose cause it
+        # names, as its words decide (a warning that falls back, "INT8 load failed ('X' object has no attribute
+        # 'set_submodule') ? falling back to bfloat16", is the program going on; an out of memory after it, the run's)
+        msg(PY_CODE_MESSAGE, "error", code="code-error", flags=0),
         # a server's own memory guard refusing to load a model beside what it holds (oMLX: "Cannot load X: projected
         # memory 127.68GB would exceed process limit 88.00GB (current: 64.22GB, model: 63.46GB)"): the weights ledger,
         # before any of them moved
@@ -2659,11 +2677,19 @@ LOG = LogWords(
         # registered", at absl's E level), and its "computation placer already registered": noise, nothing fails
         msg(r"\bUnable to register cu(?:DNN|FFT|BLAS) factory: Attempting to register factory for plugin \w+ when one has "
             r"already been registered\b|\bcomputation placer already registered\b", "note", code="plugin-registered-twice"),
+        # ... or a library's lookup of the code's git repository that failed (wandb's "git root error: Cmd('git') failed
+        # due to: exit code(128)" with GitPython's "cmdline: git rev-parse --show-toplevel" and git's "fatal: detected
+        # dubious ownership in repository", a version string read by `git describe`): the program goes on without it
+        msg(r"\bgit root error:|\bCmd\('git'\) failed due to: exit code\(\d+\)|^\W*(?:stderr: \W*)?fatal: (?:detected "
+            r"dubious ownership in repository|not a git repository)\b", "note", code="git-lookup-failed"),
         # ... or skipped the case it was trying (TensorRT-LLM's benchmarks/python/benchmark.py: "Exception <e> caught
-        # while allocating memory; skipping <config>"; a sweep's "OOM, skipping batch size 64")
+        # while allocating memory; skipping <config>"; a sweep's "OOM, skipping batch size 64"), or a driver's list of
+        # the cases it will not run and why ("  SKIP  openai/gpt-oss-20b  tp=2 ...: gpt-oss-20b + tp<4
+        # (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY — model too large for 2 GPUs)", "[SKIPPED] bs=64: OOM on A10"): none ran
         msg(r"(?:\bOOM\b|out of memory)[^\n]*?(?:\bcaught while allocating memory; skipping\b|"
-            r"[,;:]\s*skipping (?:this |the )?(?:config|configuration|batch size|case|shape|test|run)\b)", "note",
-            code="oom-fallback"),
+            r"[,;:]\s*skipping (?:this |the )?(?:config|configuration|batch size|case|shape|test|run)\b)|"
+            r"^\s*(?:\[SKIP(?:PED)?\]|SKIP(?:PED)?\b(?!\s*[:=]\s*\d)|Skipping\s+(?:config|configuration|case|run|model)\b)"
+            r"[^\n]{0,300}?(?:\bOOM\b|(?i:out[ _]of[ _](?:device[ _])?memory))", "note", code="oom-fallback", flags=0),
         # the advice PyTorch appends to a CUDA or HIP error (c10/cuda/CUDAException.cpp, c10_cuda_check_implementation):
         # a CUDA error was raised; the line with its cause comes before it and may be lost from a paste
         msg(r"\b(?:CUDA|HIP) kernel errors might be asynchronously reported at some other API call|"
@@ -2856,8 +2882,10 @@ LOG = LogWords(
         # (ahead-of-time compilation of the model's programs at start: XLA/JAX on TPUs, torch.compile)
         # (and kernels tuned at start: FlashInfer's and Triton's autotuners run each kernel's variants once, before serving)
         "WARMUP": rx(r"\bcaptur|cuda_graph|CudaGraph|CUDA graphs can take|graph_runner|warm(?:ing)?[ _-]?up|"
-                     # (not a profile as a noun, NIM's "a profile that is currently runnable", "compatible profile(s)")
-                     r"\bprofil(?!\w* verbosity)(?!es?\b(?![ _]run))|"
+                     # (not a profile as a noun, NIM's "a profile that is currently runnable", "compatible profile(s)"; nor
+                     # a profiler's decorator around a call, TRL's "trl/extras/profiling.py", line 98, in wrapper": the
+                     # call it wraps is the step)
+                     r"\bprofil(?!\w* verbosity)(?!es?\b(?![ _]run))(?!ing\.py\W+line \d+, in (?:wrapper|profiling_\w+)\b)|"
                      r"\bautotun(?:e|es|ed|ing)\b|"
                      r"torch_compile_cache|_run_compilation|compilation_manager|precompil|compile_or_warm|"
                      r"XLA:\w+ compile\b|\bcompile permanent error|"
@@ -2866,7 +2894,9 @@ LOG = LogWords(
                      r"Registering \d+ cuda graph addresses"),
         # (also a web UI's handler of a user's request, Gradio's queue: gradio/queueing.py call_prediction,
         # route_utils.py call_process_api: a request served; the app loads its model before launch())
-        "RUNTIME": rx(r"gradio[/\\]queueing\.py|\bin call_prediction\b|\bin call_process_api\b|"
+        # (and an engine woken from sleep mode to generate again, vLLM's LLM.wake_up: it takes back the memory of its
+        # weights and KV cache while a trainer that shares the GPU holds memory of its own)
+        "RUNTIME": rx(r"gradio[/\\]queueing\.py|\bin call_prediction\b|\bin call_process_api\b|\bin wake_up\b|"
                       r"\bin generate\b|\.generate\(|generate_step|greedy_search|beam_search|\bin _sample\b|"
                       r"\bprompt_step\b|\bstream_generate\b|batch_generator\.py|"
                       # (a handler's name, not a script's file named after it: "example_chat_completion.py", the

@@ -150,6 +150,9 @@ class LogWords:
     answered: a line of the engine's own that shows a request answered (llama-server's access line "request: POST
     /v1/chat/completions 127.0.0.1 200", Gin's "| 200 |" in Ollama, uvicorn's "HTTP/1.1" 200 OK"): a log that ends on
     one, with no failure after it, ends serving.
+    stops_own: a line the engine prints once it has stopped a child process of its own by a kill (Ollama 0.1's Close:
+    "llama runner stopped successfully" after Go's "signal: killed" for the runner it killed itself): that SIGKILL,
+    just before it, is the engine's, not the OOM killer's.
     work_done: a line a program prints when it has finished its work (llama.cpp's timings at a run's end,
     llama-cli's "Interrupted by user"): a log that ends on one ended a piece of work, not in a hang.
     loads_on_request: where the engine's front server loads its model for a request (Ollama), the engine's own line of
@@ -194,6 +197,7 @@ class LogWords:
     replay_begins: str = ""
     bare_requests: re.Pattern | None = None
     answered: re.Pattern | None = None
+    stops_own: re.Pattern | None = None
     work_done: re.Pattern | None = None
     loads_on_request: re.Pattern | None = None
     load_is_weights: bool = False

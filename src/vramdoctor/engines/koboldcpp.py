@@ -22,9 +22,14 @@ LOG = LogWords(
         # koboldcpp.py's own words when its model load returned false ("Error: Could not load text model: <path>"):
         # the load failed, for the reason llama.cpp's lines before it give (weights, context or buffers)
         msg(r"\bCould not load text model\b", "wrapper"),
+        # koboldcpp.py's request handler when writing the answer failed ("Generate: The response could not be sent,
+        # maybe connection was terminated?"): the client had hung up (a front end's timeout on a long prompt's
+        # processing), that request only; not memory
+        msg(r"\bThe response could not be sent, maybe connection was terminated\b", "not_oom",
+            code="client-disconnected"),
     ),
     fingerprint=rx(r"koboldcpp|\[Context Shifting|Processing Prompt(?: \[BLAS\])? \(\d+ / \d+ tokens\)|"
-                   r"Check your context buffer sizes|"
+                   r"Check your context buffer sizes|The response could not be sent, maybe connection was terminated|"
                    r"Welcome to KoboldCpp|gpttype_load_model|gpttype_adapter|Load Text Model OK|Could not load text model"),
     run_start=(rx(r"Welcome to KoboldCpp", 0),),
     # (its own progress line, with its count: not another server's "Error processing prompt")

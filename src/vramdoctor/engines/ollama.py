@@ -29,6 +29,9 @@ LOG = LogWords(
     launch=rx(r"ollama\s+serve"),
     # (a request answered: Gin's access line, "[GIN] 2025/04/03 - 19:22:31 | 200 |    6.82s | 127.0.0.1 | POST ...")
     answered=rx(r"\|\s*2\d\d\s*\|", 0),
+    # (0.1's llm/llama.go Close, on an idle unload after keep_alive (5 minutes by default), a switch to another model or
+    # its own shutdown: it kills the runner, Go's exit error "signal: killed" is logged, then this)
+    stops_own=rx(r"\bllama runner stopped successfully\b"),
     # (its front server loads the model for a request: the runner taking one up is its own line of serving,
     # runner/llamarunner/cache.go "loading cache slot")
     loads_on_request=rx(r"loading cache slot", 0),

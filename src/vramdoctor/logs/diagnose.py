@@ -25,12 +25,12 @@ from .authorship import (CJK, INTRO, PROGRAM_MARKS, TITLE, brings_on_failure, na
                          told_in_a_sentence, user_words)
 from .facts import NAMED_HIT, PROSE_HIT, RELAYED, Failure, RunFacts, positive, summed
 from ..engines.interface import AFTER_MILESTONE
-from ..engines.generic import CODE_ERRORS
+from ..engines.generic import CODE_ERRORS, PY_CODE_MESSAGE
 from ..engines.words import LOADING_CJK, SIZE, to_bytes
 from .knowledge import (CAUSE_UNKNOWN, CLIENT_CALL, COMMAND, ELISION, FRAME, PY_FRAME, SIGKILL_RX, Verdict, exception_not_memory,
                         knowledge, phase_words, without_paths)
-from .lines import STATED, STRONG_PREFIX, TB_HEADER, stated, stops_inside, traceback_line
-from .phase import (FAILED_REQUEST, FINE_WHEN_SERVING, PROJECTOR, SECOND_MODEL, STARTUP, Place, during_step, frames, locate,
+from .lines import STATED, STRONG_PREFIX, TB_HEADER, error_level, stated, stops_inside, traceback_line
+from .phase import (FAILED_REQUEST, FINE_WHEN_SERVING, PROJECTOR, SECOND_MODEL, STARTUP, STEP_BEFORE, Place, during_step, frames, locate,
                     LOAD_ANNOUNCED, is_progress, step_done, step_reached)
 from .named_size import weights_exceed_gpus
 from .prose import OOM_ANY, denied_at, says_gone
@@ -275,6 +275,11 @@ _NOT_OOM = {
     "bad-argument": "the command line has an option or a value the program does not accept (a misspelt flag, a flag "
                     "of another version, a subcommand where options go): nothing ran. Fix the command line; `--help` "
                     "lists what this version takes.",
+    "malformed-json": "a program could not read JSON it was given (Go's encoding/json: \"invalid character '}' after "
+                      "top-level value\", \"unexpected end of JSON input\", \"cannot unmarshal string into Go struct "
+                      "field\"): a gateway or client that reads one streaming format where the server sends another, "
+                      "or a request body of the wrong shape. Match the API each side speaks (an OpenAI-compatible "
+                      "path, stream on or off); not memory.",
     "tool-call-parse-error": "the server could not read the model's answer as a tool call (the parser chosen with "
                              "--tool-call-parser does not fit this model's format, or the model wrote malformed "
                              "JSON): that request's answer, not memory; use the parser made for this model's chat "
@@ -522,6 +527,8 @@ def _not_oom_advice(code: str, engine: str) -> str:
 
 #: an exception whose class alone says it is a bug in code, with its message after it: the class is whole
 _CODE_CLASS = re.compile(r"^\s*(?:[\w.]+\.)?(?:" + CODE_ERRORS + r"): \S")
+#: ... or its message without the class (`PY_CODE_MESSAGE`), which names the same causes
+_CODE_MESSAGE = re.compile(PY_CODE_MESSAGE)
 #: IPython's (Jupyter's) traceback header, which names the exception's class before its frames ("FileNotFoundError
 #: Traceback (most recent call last)"): a class that is itself the cause (a bug's, a missing file's), its message cut
 _IPY_CLASS = re.compile(r"^\s*(?:[\w.]+\.)?(?:" + CODE_ERRORS + r"|FileNotFoundError|PermissionError|IsADirectoryError|"
@@ -909,7 +916,7 @@ def _cause_shown(f: Failure) -> bool:
     if f.wrapper and _wrapper_states_cause(f.text) and not _stops_short(f) and (
             f.after or _CUT_END.search(f.text) or not _GOES_ON.search(f.text)):
         return True
-    if (not f.wrapper and _CODE_CLASS.match(f.text)) or _IPY_CLASS.match(f.text):
+    if (not f.wrapper and (_CODE_CLASS.match(f.text) or _CODE_MESSAGE.search(f.text))) or _IPY_CLASS.match(f.text):
         return True  # (the class is the cause, whatever its message: "KeyError: 'model.layers.0.mlp.gate_pr")
     if f.wrapper or not stated(f.text) or _CHECK.search(f.text) or _stops_short(f):
         return False
@@ -1667,8 +1674,21 @@ def _warned_and_went_on(run: RunFacts, f: Failure, engine: str) -> bool:
         end = f.line_no  # (one line: the lines read after it are not its own)
         return bool(_answered_after(run, end, engine)) and not any(
             FAILED_REQUEST.search(t) for ln, t in run.tail_lines if ln > end)
-    return (f.kind in ("not_oom", "error") and f.code not in _SERVES_DEGRADED and program_line(f.text)
-            and bool(_WARNING_LEVEL.match(f.text)) and bool(_served_after(run, max(f.end_line, f.line_no), engine)))
+    if not (f.kind in ("not_oom", "error") and f.code not in _SERVES_DEGRADED and program_line(f.text)
+            and _WARNING_LEVEL.match(f.text)):
+        return False
+    if _served_after(run, max(f.end_line, f.line_no), engine):
+        return True
+    # (or a warning that says it takes another way, and the program's next line goes on with it: "WARNING INT8 load
+    # failed ('Gemma4ForConditionalGeneration' object has no attribute 'set_submodule') ? falling back to bfloat16"
+    # then "INFO Loading model in bfloat16 ...")
+    nxt = next((t for _, t in f.after if t.strip()), "")
+    return bool(f.kind == "error" and _FALLS_BACK.search(f.text) and program_line(nxt) and not error_level(nxt)
+                and not _WARNING_LEVEL.match(nxt))
+
+
+#: a warning's words that the program takes another way after what failed
+_FALLS_BACK = re.compile(r"\bfall(?:s|ing)? ?back(?: to)?\b|\bretrying (?:with|without|on)\b", re.I)
 
 
 #: errors an engine prints at error level for a path it then takes another way, the request still answered: llama.cpp's
@@ -1744,6 +1764,10 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     # (not one request's failure the server answered more after, a client that hung up, where another failure
     # follows: that one ended the run)
     ended = [g for g in fatal if not _survived(run, g, engine)]
+    # (nor one where another failure of the run's own comes after it, answered or not: a client that hung up, then
+    # memory running out, ended with the out of memory)
+    ended = [g for g in ended if not (g.code in _ONE_REQUEST and any(
+        h.line_no > g.line_no and h.code not in _ONE_REQUEST for h in ended))] or ended
     f = ended[0] if ended else fatal[0] if fatal else next((g for g in failures if not _quotes_a_note(run, g)), None)
     if f is None:
         return None, None
@@ -1916,6 +1940,24 @@ def _context_swept(run: RunFacts) -> str | None:
             f"{max(ran):,} tokens and ran out of memory from {min(failed):,} up")
 
 
+#: the smallest context (tokens) at which an out of memory, where every larger one ran out too, says the part that does
+#: not shrink with the context is what did not fit (a model's KV cache at 8K tokens is a small share of its weights)
+_SMALL_CONTEXT = 8192
+
+
+def _every_context_failed(run: RunFacts) -> tuple[int, int] | None:
+    """(the smallest and largest context, tokens) where the report's or a launcher's tries at three or more context
+    sizes ("Probe 1: ctx=128K ... OOM" down to "Probe 5: ctx=8K ... OOM", `_context_sweep`) all ran out of memory,
+    down to one of `_SMALL_CONTEXT` or less: the KV cache, which shrinks with the context, is not what broke; the
+    weights or the buffers that do not shrink with it are. None otherwise (any context ran, or the tries stop at a
+    large one)."""
+    rows = [r for r in run.numbers.get("_context_sweep") or [] if isinstance(r, tuple)]
+    sizes = {t for t, _ in rows}
+    if len(sizes) < 3 or not all(oom for _, oom in rows) or min(sizes) > _SMALL_CONTEXT:
+        return None
+    return min(sizes), max(sizes)
+
+
 #: the engine's plan of what each device holds, by ledger, before it allocates (llama.cpp's memory breakdown)
 _PLANNED = (("planned_model_bytes", "WEIGHTS", "model"), ("planned_context_bytes", "KV", "context (KV cache)"),
             ("planned_compute_bytes", "WARMUP", "compute"))
@@ -2058,14 +2100,32 @@ _OOM_KILLER = re.compile(r"Out of memory: Killed process|OOMKilled|oom-kill|OOM[
 _RAY_KILL = re.compile(r"ray\.exceptions\.OutOfMemoryError|node running low on memory", re.I)
 
 
+#: the most lines after a SIGKILL that the engine's own line that it stopped its child may come, blank ones only between
+#: (`LogWords.stops_own`)
+_OWN_STOP_NEXT = 3
+
+
 def _killed_not_oom(run: RunFacts, f: Failure) -> Diagnosis | None:
     """A SIGKILL (exit 137) the log says was not the OOM killer's: UNDETERMINED (`process-killed`), its sender not
-    shown. (A failed liveness probe in the same log is that sender: the probe's line decides, NOT_OOM.)"""
+    shown. (A failed liveness probe in the same log is that sender: the probe's line decides, NOT_OOM; the engine's
+    own line at once after it that it stopped that process, `LogWords.stops_own`, makes it the engine's: NONE.)"""
     if f.code == "process-killed":
         return Diagnosis(kind="UNDETERMINED", code="process-killed", evidence=[(f.line_no, f.text)], oom=None,
                          phase_source="the failure line", missing="what sent the SIGKILL", message=_KILLED)
     if f.phase != "HOST" or not SIGKILL_RX.search(f.text):
         return None
+    own = knowledge().stops_own
+    # (its next line: a line between, "error starting llama runner: ..." when the runner died while loading, says the
+    # kill came first and the engine's stop after it, of a runner already dead)
+    nxt = next(((ln, t) for ln, t in f.after[:_OWN_STOP_NEXT] if t.strip()), None)
+    closed = nxt if nxt and own is not None and own.search(nxt[1]) else None
+    if closed:  # the engine killed its own child and says so at once (Ollama 0.1 unloading an idle model)
+        return Diagnosis(kind="NONE", code="runner-stopped-by-engine", evidence=[(f.line_no, f.text), closed],
+                         oom=False, phase_source=f"the engine's own line that it stopped the process (line {closed[0]})",
+                         message="The SIGKILL is the engine's own: it stopped its model runner itself and says so on "
+                                 "the next line (Ollama unloads a model after it has been idle for keep_alive, 5 "
+                                 "minutes by default, when another model is loaded, or when it shuts down). No failure "
+                                 "and no memory problem in this run.")
     probe = [g for g in run.failures if g.kind == "not_oom" and g.code == "health-check-failed"]
     if probe:  # the supervisor killed a server that did not answer its health check
         return Diagnosis(kind="NOT_OOM", code="health-check-failed", evidence=[(probe[0].line_no, probe[0].text),
@@ -2920,6 +2980,20 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                          message=what + (" while serving." if loaded else " while it loaded the weights (they pass "
                                          "through CPU memory on the way to the GPU)."))
     phase, where = place.phase, place.source
+    every = _every_context_failed(run) if phase is None or place.inferred or where == STEP_BEFORE else None
+    if every and f.kind == "oom":
+        # (over a launcher's step whose name is its own, kaiwu's "[5/6] Warmup benchmark..." of whole starts at each
+        # context: the tries at each context say more than the step's name)
+        ln = run.number_lines.get("_context_sweep", f.line_no)
+        return Diagnosis(kind="UNDETERMINED", code=f.code or "oom-phase-not-shown", evidence=[(f.line_no, f.text)],
+                         oom=True, candidates=["WEIGHTS", "WARMUP"],
+                         phase_source=f"the tries at each context (line {ln}): every one ran out of memory",
+                         missing="the engine's own lines of what it was allocating when it failed",
+                         message=f"Every context tried ran out of memory, from {every[1]:,} tokens down to {every[0]:,}: "
+                                 "the KV cache, which shrinks with the context, is not what broke. What does not "
+                                 "shrink with it did not fit: the weights (too large for the GPU with this "
+                                 "quantization and offload) or the fixed buffers beside them (compute, graphs). The "
+                                 "log does not show which; run `vramdoctor estimate` on the model for its weights.")
     n = run.numbers
     need, whole = n.get("required_pages"), n.get("total_pages")
     if isinstance(need, int) and isinstance(whole, int) and need > whole:  # more than the whole pool: its size

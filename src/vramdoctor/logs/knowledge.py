@@ -183,6 +183,8 @@ class Knowledge:
         #: `LogWords.work_done`), each as one pattern (None where no engine has one)
         self.answered = _either(e.log.answered for e in engines)
         self.work_done = _either(e.log.work_done for e in engines)
+        #: every engine's line that it stopped a child of its own by a kill (`LogWords.stops_own`)
+        self.stops_own = _either(e.log.stops_own for e in engines)
         #: every engine's bare lines of a request's work (`LogWords.bare_requests`)
         self.bare_requests = [e.log.bare_requests for e in engines if e.log.bare_requests is not None]
         self.messages: list[tuple[Message, str]] = [(m, e.name) for e in engines for m in e.log.messages]

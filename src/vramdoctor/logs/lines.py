@@ -266,6 +266,30 @@ _PATH_CUT = re.compile(r"^\s*\S*[/\\][\w.-]*\w\.$")
 #: Python's warning line, which the warning's source line follows, indented ("/usr/lib/python3.13/multiprocessing/
 #: resource_tracker.py:400: UserWarning: resource_tracker: There appear to be 1 leaked semaphore objects" / "  warnings.warn(")
 _WARNED_AT = re.compile(_PY_WARNED)
+#: Python's warning line whose message goes on below it: nothing after its category, or a message that ends in a colon
+#: ("/.../pyannote/audio/core/io.py:47: UserWarning: " then "torchcodec is not installed correctly ... Solutions are:")
+_WARNING_OPENS = re.compile(r"^\s*" + _PY_WARNING[:-1] + r"(?:\s*|\s.*:\s*)$")
+#: the source line Python prints under a warning's message, indented by two spaces: a statement ("  warnings.warn(",
+#: "  return torch._C._cuda_getDeviceCount() > 0", "  import pynvml  # type: ignore[import]")
+_WARNING_SOURCE = re.compile(r"^  (?:(?:return|import|from|raise|yield|assert|with|if|for|del)\b|[A-Za-z_][\w.]*\s*"
+                             r"(?:\(|\[|=|\+=))")
+#: lines a warning's message may run to below its line
+WARNING_BODY_MAX = 40
+
+
+def in_warning_body(before: list[tuple[int, str]]) -> bool:
+    """The line after `before` (numbered lines, oldest first, the last one just above it) is part of a Python warning's
+    message that goes on over lines: a warning line that opens one (`_WARNING_OPENS`) is among the last
+    WARNING_BODY_MAX lines, and neither the warning's source line (`_WARNING_SOURCE`, which ends it) nor another
+    warning's line nor a traceback's header comes after it (a line in brackets may be the message's own: "[start of
+    libtorchcodec loading traceback]"). Its words are the library's ("Could not load libtorchcodec. Likely causes:"),
+    not the report's."""
+    for _, t in reversed(before[-WARNING_BODY_MAX:]):
+        if _WARNING_OPENS.match(t):
+            return True
+        if _WARNING_SOURCE.match(t) or _WARNED_AT.search(t) or TB_HEADER in t:
+            return False
+    return False
 
 
 def cut_mid_line(last: str, before: list[str]) -> bool:

@@ -189,6 +189,10 @@ def is_progress(text: str) -> bool:
             or (len(_SETTING.findall(text)) >= 3 or len(_DICT_SETTING.findall(text)) >= 3) and not _CODE.search(text))
 
 
+#: the source of a phase read from the words of a step under way before the failure (`step_reached`)
+STEP_BEFORE = "the lines before the failure"
+
+
 @dataclass
 class Place:
     """Where a failure happened: phase (None if undetermined), the candidates, the source, the line."""
@@ -1061,7 +1065,7 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     reached = step_reached(f, engine, floor)
     if reached and not reached[2]:
         p, line, _ = reached
-        return Place(p, "the lines before the failure", line, [p])
+        return Place(p, STEP_BEFORE, line, [p])
     if reached:  # a step, then lines left out, then the failure: the run got at least as far as that step
         floor = reached[0]
     if held is not None and weights_bytes and held + tried < 0.95 * weights_bytes and marker in (None, "start"):

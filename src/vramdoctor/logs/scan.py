@@ -31,6 +31,7 @@ from .lines import (
     TB_HEADER,
     WRAP_LINES,
     cut_error,
+    in_warning_body,
     error_level,
     pieces,
     prompt_closes,
@@ -347,6 +348,8 @@ class Scanner:
                         continue  # (a title that asks for something: "Feature Request: ... when the KV cache fails")
                     if written is None:
                         written = bool(STRONG_PREFIX.match(text)) and not TITLE.match(text)  # (a "[Bug] ..." title)
+                        # (or a line of a Python warning's message that goes on below its line: the library's words)
+                        written = written or in_warning_body(self._lines_before(line_no))
                     if written:
                         continue
                 if f.command:
@@ -606,6 +609,10 @@ class Scanner:
                     r.numbers, r.number_lines, r.figure_owners, r.owned_values = self.prompt_figures
                 self.prompt_open = 0
         in_call = self._client_call(line_no, text)
+        if in_call and not self.call[3] and self.echo_until > line_no:
+            # (a prompt in a client's call the report pastes, curl's `--data '{ ... "messages": [ ... }'`: it ends where
+            # the call's quoted body closes, and the lines after it are no prompt's text)
+            self.echo_until = line_no
         echo = "echo" in c and is_echo(text, c["echo"])
         if echo and not ECHO_CLOSED.search(text) and not prompt_closes(text):
             # a prompt logged with its newlines: the next lines are its text
@@ -1018,6 +1025,8 @@ class Scanner:
             return False
         else:
             kind, wrapper = ("error", True) if v.kind == "wrapper" else (v.kind, False)
+        if not replay and kind in ("error", "oom", "not_oom") and in_warning_body(self._lines_before(line_no)):
+            return True  # (a line of a Python warning's message that goes on below its line: a warning, no failure)
         if v and v.engine != "generic" and not self.k.engine[v.engine].wraps:
             # an engine's own words are evidence of that engine (a wrapper is known by its own fingerprints)
             r.engine_hits[v.engine] = r.engine_hits.get(v.engine, 0) + 1
