@@ -324,3 +324,85 @@ _CALL = ["curl --request POST \\", "  --url http://localhost:8080/chat/completio
 ])
 def test_the_servers_error_after_a_call_with_a_prompt_is_read(error, kind):
     assert kind_of(["```", *_CALL, error, "```"])[0] == kind
+
+
+# --- a traceback pasted without its exception's line, its last frame's code an `assert` (h528/05: vLLM's
+# get_hf_text_config, `assert hasattr(text_config, "num_attention_heads")`, then the report's words) ---------------
+
+_CONFIG_FRAME = ('  File "/envs/lf/lib/python3.11/site-packages/vllm/transformers_utils/config.py", line 798, in '
+                 'get_hf_text_config')
+
+
+@pytest.mark.parametrize("lines", [
+    ["With the merged model I get File \"/envs/lf/lib/python3.11/site-packages/vllm/transformers_utils/config.py\", "
+     "line 798, in get_hf_text_config", '    assert hasattr(text_config, "num_attention_heads")',
+     "With the adapter it runs, but the answers are as before the fine-tune."],
+    ["Traceback (most recent call last):", '  File "/app/scripts/vllm_infer.py", line 40, in <module>',
+     "    llm = LLM(**engine_args)", _CONFIG_FRAME, '    assert hasattr(text_config, "num_attention_heads")'],
+    ["Traceback (most recent call last):", '  File "/app/run.py", line 12, in <module>', "    main()",
+     '  File "/app/sglang/srt/model_executor/model_runner.py", line 233, in init_attention',
+     "    assert self.head_dim in (64, 128, 256), self.head_dim", "", "What am I doing wrong?"],
+])
+def test_a_traceback_ending_on_an_assert_without_its_error_line_is_that_assertion(lines):
+    assert kind_of(lines) == ("NOT_OOM", "assertion-failed")
+
+
+@pytest.mark.parametrize("after", [
+    [],
+    ["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.55 GiB "
+     "of which 1.12 GiB is free."],
+])
+def test_an_assert_of_memory_or_an_error_after_it_is_not_read_as_that_assertion(after):
+    lines = ["Traceback (most recent call last):", '  File "/app/run.py", line 12, in <module>', "    main()",
+             '  File "/app/engine/worker.py", line 88, in determine_num_blocks',
+             "    assert free_gpu_memory > peak_memory, \"not enough memory for the KV cache\"", *after]
+    assert kind_of(lines)[0] != "NOT_OOM"
+
+
+# --- memory told rising from a reading, in Chinese (h526/08: "显存从最开始的30G一致上涨 ... 推理三个音频数据后就开始报错 CUDA
+# out of memory", read as an out of memory with no phase) ------------------------------------------------------------
+
+@pytest.mark.parametrize("said", [
+    "在输出音频的时候，多次推理，显存从最开始的30G一致上涨，推理三个音频后就开始报错CUDA out of memory. Tried to allocate "
+    "2.95 GiB. GPU 0 has a total capacity of 39.56 GiB of which 1.78 GiB is free",
+    "服务跑了一天，内存占用从 8GB 开始增长，现在 40GB 了",
+])
+def test_memory_told_rising_from_a_reading_is_growth(said):
+    assert kind_of(["你好，", said])[0] == "LEAK"
+
+
+@pytest.mark.parametrize("said", ["加载模型时，显存从0G增长到15G，然后报错 CUDA out of memory",
+                                  "换了量化以后显存从20G降到了10G，可以正常推理"])
+def test_memory_rising_while_loading_or_falling_is_no_growth(said):
+    assert kind_of([said])[0] != "LEAK"
+
+
+@pytest.mark.parametrize("statement", ["    assert proc.returncode == 0", '    assert res.status_code == 200, (',
+                                       "    assert (self.head_dim in (64, 128) and"])
+def test_an_assert_on_another_programs_answer_or_cut_is_not_read_as_that_assertion(statement):
+    lines = ["Traceback (most recent call last):", '  File "/app/launch.py", line 30, in wait_ready', statement]
+    assert kind_of(lines) != ("NOT_OOM", "assertion-failed")
+
+
+# --- the report's sentence just below the program's error line, the paste closed, names the step (h534/08: "TT_FATAL:
+# Out of Memory: ..." / "```" / "Occurs ~15 min into warmup during backbone precompilation.") ---------------------
+
+_TT_OOM = ["```", "TT_FATAL: Out of Memory: Not enough space to allocate 3758096384 B DRAM buffer",
+           "across 8 banks, where each bank needs to store 469762048 B,", "```", ""]
+
+
+@pytest.mark.parametrize("said", ["Occurs ~15 min into warmup during backbone precompilation.",
+                                  "Happens about 10 minutes into the warm-up, at batch 32.",
+                                  "It fails during precompilation of the XLA graphs."])
+def test_the_reports_sentence_below_the_error_names_its_step(said):
+    assert kind_of([*_TT_OOM, said])[0] == "WARMUP"
+
+
+def test_the_logs_own_step_above_beats_the_reports_sentence_below():
+    lines = ["Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:10<00:10]", *_TT_OOM,
+             "Occurs ~15 min into warmup."]
+    assert kind_of(lines)[0] != "WARMUP"
+
+
+def test_a_sentence_below_that_the_warm_up_went_through_is_no_warm_up():
+    assert kind_of([*_TT_OOM, "Warmup completes fine; it fails on the first request with a long prompt."])[0] != "WARMUP"

@@ -2048,7 +2048,8 @@ def _assertion(f: Failure) -> tuple[int, str] | None:
     before it), or the condition an AssertionError states on its own line (`AssertionError: assert a == b`, a message
     comparing two values for equality: `num_tokens (37) != len(positions) (36)`, "shape mismatch"), where it speaks
     of nothing memory is made of (`assert is_fa_version_supported(...)`, `assert active_topk_width >=
-    cm.max_seq_len // self.compress_ratio`); None otherwise."""
+    cm.max_seq_len // self.compress_ratio`); or the `assert` under a traceback's last frame pasted without the
+    exception's line (`_ends_on_assert`); None otherwise."""
     said = _ASSERTION_QUOTED.search(f.text) or _ASSERTION_SAYS.search(f.text)
     if said:
         cond = said.group(1)
@@ -2070,12 +2071,45 @@ def _assertion(f: Failure) -> tuple[int, str] | None:
             m.group(1)) and not _UNSUPPORTED.search(m.group(1)))]
     at = next((i for i in hits if lines[i][0] >= f.line_no), hits[-1] if hits else None)
     if at is None:
-        return None
+        return _ends_on_assert(f)
     for ln, t in reversed(lines[max(0, at - 4):at]):
         m = _ASSERT_LINE.search(t)
         if m:
             return None if _speaks_of_memory(m.group(1)) else (ln, t.strip())
     return None
+
+
+#: the end of a statement that goes on to the next line: an open bracket, a comma, a backslash, a string opened
+_STATEMENT_GOES_ON = re.compile(r"[(\[{,\\]\s*$|(?:^|[\s(,=])[rfbu]?[\x22']\s*$|\b(?:and|or|not|in|is)\s*$|[-+*/%&|<>=]\s*$")
+#: an assertion on another program's answer (an HTTP status, a return code): what failed is that program
+_STATUS_CHECK = re.compile(r"\b(?:status(?:_code)?|returncode|\.ok)\b")
+
+
+def _ends_on_assert(f: Failure) -> tuple[int, str] | None:
+    """The `assert` statement under the last frame of a traceback pasted without its exception's line (failure `f` a
+    frame: `File ".../vllm/transformers_utils/config.py", line 798, in get_hf_text_config` / `assert
+    hasattr(text_config, "num_attention_heads")`, then the report's words or nothing), where it speaks of nothing
+    memory is made of: that assertion failed there. None where another frame, an exception's line or a program's
+    line follows it."""
+    if not (PY_FRAME.search(f.text) or TB_HEADER in f.text):  # (a frame, or the traceback's header above its frames)
+        return None
+    block = [(f.line_no, f.text), *f.after]
+    frames_at = [i for i, (_, t) in enumerate(block) if PY_FRAME.search(t)]
+    if not frames_at:
+        return None
+    i = frames_at[-1]
+    code = next(((j, ln, t) for j, (ln, t) in enumerate(block[i + 1:i + 3], i + 1) if t.strip()), None)
+    if code is None or not (m := re.match(r"^\s*assert\s+(\S.*)$", code[2])):
+        return None
+    cond = m.group(1)
+    if (_STATEMENT_GOES_ON.search(cond) or _STATUS_CHECK.search(cond)
+            or sum(cond.count(c) for c in "([{") > sum(cond.count(c) for c in ")]}")):
+        # (a statement that goes on over lines, `assert res.status_code == 200, f"`, cut; or a check of another
+        # program's answer, which failed for its own reason: SGLang's warm-up request answered with an error)
+        return None
+    if any(_RAISED.match(t) or program_line(t) for _, t in block[code[0] + 1:]):
+        return None
+    return None if _speaks_of_memory(m.group(1)) else (code[1], code[2].strip())
 
 
 #: a container's state that says its SIGKILL was not the OOM killer's: kubectl's `Reason: Error` (Kubernetes says

@@ -414,8 +414,11 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
            # ... the warm-up named plainly, with no stage word ("resulting in OOM in warmup", "the server OOMs during
            # warmup", "CUDA out of memory while warming up the model", "dies during the sampler warm-up"): the step the
            # failure came in, whatever else the sentence names (the KV cache it had sized before)
-           (re.compile(r"\b(?:during|while|in|at)\s+(?:the\s+)?(?:(?:initial|first|model(?:'s)?|sampler|engine|post-load)\s+)?"
-                       r"(?:warm[ -]?up|warming(?:\s+up)?)\b(?![ _-](?:done|finished|complete))", re.I), "WARMUP"),
+           # (or a time into it, "~15 min into warmup"; and a precompilation named, "during backbone precompilation": the
+           # programs compiled ahead of serving, XLA's or torch.compile's)
+           (re.compile(r"\b(?:during|while|in|at|into)\s+(?:the\s+)?(?:(?:initial|first|model(?:'s)?|sampler|engine|"
+                       r"post-load)\s+)?(?:warm[ -]?up|warming(?:\s+up)?)\b(?![ _-](?:done|finished|complete))|"
+                       r"\b(?:during|while|in|at)\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?pre-?compil(?:ation|ing)\b", re.I), "WARMUP"),
            # ... the memory profiling named without a stage word, maybe in markdown ("it will cause OOM _**during memory
            # profiling**_", "OOMs while profiling memory")
            # ... llama.cpp's reservation of its compute graph's buffers, after the KV cache ("a fatal cudaMalloc
@@ -497,6 +500,10 @@ MODEL_LOADING_TOLD = re.compile(
 #: (再加载第二个模型时, 加载另一个模型的时候, 여러 개의 LLM 모델을 한 번에 로드하려고 할 때)
 _SECOND_MODEL_CJK = re.compile(r"加载(?:第[二三四2-4]个|另一个|新的?|多个)模型(?:时|的时候)|여러\s*개의[^.。\n]{0,20}?모델|"
                                r"複数の(?:LLM)?モデル")
+
+
+#: the lines below a program's error line where the report's sentence of the step it came in is read
+_TOLD_BELOW = 8
 
 
 def during_step(text: str, engine: str = "") -> str | None:
@@ -917,8 +924,11 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
         # (or below a sentence of the report's own that names the failure: the report's sentences just after it, "...
         # cannot load with the current load_weights()" / "Reduces peak memory from ~157 GB to ~81.6 GB during weight
         # loading")
+        # (or the report's sentence just below the program's own line of it, the paste closed: "TT_FATAL: Out of Memory:
+        # ..." / "```" / "Occurs ~15 min into warmup during backbone precompilation.")
         body = f.after if TITLE.match(f.text) else f.after[:12] if (
-            (user_words(f.text) or sentence_like(f.text)) and not program_line(f.text)) else []
+            (user_words(f.text) or sentence_like(f.text)) and not program_line(f.text)) else [
+            (ln, t) for ln, t in f.after[:_TOLD_BELOW] if user_words(t) or sentence_like(t) or prose_like(t)]
         told_steps = {during_step(t, engine) or _raised_in(t, engine) for _, t in [*f.before, *body]
                       if not program_line(t) and not FRAME.search(t)} - {None}
         during = told_steps.pop() if len(told_steps) == 1 else None
