@@ -406,3 +406,96 @@ def test_the_logs_own_step_above_beats_the_reports_sentence_below():
 
 def test_a_sentence_below_that_the_warm_up_went_through_is_no_warm_up():
     assert kind_of([*_TT_OOM, "Warmup completes fine; it fails on the first request with a long prompt."])[0] != "WARMUP"
+
+
+# --- a step begun a few lines above the log's end, only the engine's notes after it (h531/03: vLLM V1's "Starting to
+# load model ..." then its kernel and back-end choices, then the resource tracker at exit, read as NONE) ------------
+
+_V1 = "(EngineCore_DP0 pid=1368984) INFO 05-08 00:37:{:02d} [{}] {}"
+_BEGUN = [_V1.format(1, "core.py:93", "Initializing a V1 LLM engine (v0.11.2) with config: model='Qwen/Qwen3-30B-A3B'"),
+          _V1.format(14, "gpu_model_runner.py:3476", "Starting to load model Qwen/Qwen3-30B-A3B-AWQ..."),
+          _V1.format(14, "compressed_tensors_wNa16.py:114", "Using MarlinLinearKernel for CompressedTensorsWNA16"),
+          _V1.format(15, "cuda.py:411", "Using FLASH_ATTN attention backend out of potential backends: ['FLASH_ATTN']"),
+          _V1.format(15, "layer.py:379", "Enabled separate cuda stream for MoE shared_experts")]
+
+
+@pytest.mark.parametrize("end", [
+    ["/opt/conda/lib/python3.12/multiprocessing/resource_tracker.py:254: UserWarning: resource_tracker: There appear "
+     "to be 1 leaked semaphore objects to clean up at shutdown", "  warnings.warn('resource_tracker: There appear to "
+     "be %d '"],
+    [],
+])
+def test_a_step_begun_above_the_engines_notes_at_the_end_was_under_way(end):
+    assert kind_of([*_BEGUN, *end]) == ("UNDETERMINED", "log-ends-during-step")
+
+
+def test_a_step_done_after_it_began_is_no_step_under_way():
+    lines = [*_BEGUN, _V1.format(40, "default_loader.py:262", "Loading weights took 24.40 seconds"),
+             _V1.format(41, "gpu_model_runner.py:3510", "Model loading took 31.2 GiB memory and 26.1 seconds"),
+             _V1.format(41, "cuda.py:411", "Using FLASH_ATTN attention backend out of potential backends: ['FLASH_ATTN']")]
+    assert kind_of(lines)[1] != "log-ends-during-step"
+
+
+# --- review 53's misses: words inside a web address, curl's own errors, a request cancelled by its client, MLIR's
+# pass pipeline, and the "missing" text under an exception's own line -------------------------------------------------
+
+_SERVED = ["INFO 05-30 09:00:00 [api_server.py:1287] vLLM API server version 0.9.0.1",
+           "INFO 05-30 09:00:25 [gpu_model_runner.py:1560] Model loading took 7.6254 GiB and 5.91 seconds",
+           "INFO:     Application startup complete.",
+           'INFO:     127.0.0.1:60350 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+
+
+@pytest.mark.parametrize("said", [
+    "# see https://docs.vllm.ai/en/latest/usage/troubleshooting.html#out-of-memory for my settings",
+    "My settings follow https://docs.vllm.ai/en/latest/usage/troubleshooting.html#out-of-memory",
+    "Config taken from http://wiki.example.org/llm/cuda-out-of-memory-fixes (works fine now)"])
+def test_words_inside_a_web_address_are_no_failure(said):
+    assert kind_of([said, *_SERVED])[0] == "NONE"
+
+
+def test_an_out_of_memory_followed_by_a_web_address_is_still_one():
+    lines = [*_SERVED[:2], "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. See "
+             "https://pytorch.org/docs/stable/notes/cuda.html#environment-variables"]
+    assert kind_of(lines)[0] not in ("NONE", "NOT_OOM")
+
+
+@pytest.mark.parametrize("line", [
+    "curl: (7) Failed to connect to localhost port 8000 after 0 ms: Connection refused",
+    "curl: (7) Failed connect to 127.0.0.1:8080; Connection refused",
+    "curl: (52) Empty reply from server"])
+def test_curls_own_error_that_the_server_was_not_there_tells_no_cause(line):
+    assert kind_of(["$ curl http://localhost:8000/v1/models", line, "The container was running a minute ago."]) == (
+        "UNDETERMINED", "failure-cause-not-shown")
+
+
+_CANCELLED = ["INFO 05-30 09:03:00 [async_llm.py:420] Aborted request chatcmpl-77aa.",
+              "ERROR:    Exception in ASGI application", "Traceback (most recent call last):",
+              '  File "/usr/local/lib/python3.12/dist-packages/starlette/responses.py", line 250, in stream_response',
+              "    async for chunk in self.body_iterator:", "asyncio.exceptions.CancelledError"]
+
+
+def test_a_request_its_client_cancelled_then_more_answered_is_no_failure():
+    assert kind_of([*_SERVED, *_CANCELLED, 'INFO:     127.0.0.1:60360 - "POST /v1/chat/completions HTTP/1.1" 200 OK'])[0] \
+        == "NONE"
+
+
+def test_an_out_of_memory_after_a_cancelled_request_is_still_the_runs():
+    lines = [*_SERVED, *_CANCELLED, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has "
+             "a total capacity of 23.55 GiB of which 1.12 GiB is free."]
+    assert kind_of(lines)[0] == "RUNTIME"
+
+
+def test_mlirs_pass_pipeline_that_failed_is_a_kernel_that_did_not_compile():
+    lines = ["INFO 04-10 16:20:41 [gpu_model_runner.py:1276] Model loading took 15.5212 GB and 11.038 seconds",
+             "ERROR 04-10 16:21:03 [core.py:387] EngineCore hit an exception: Traceback (most recent call last):",
+             'ERROR 04-10 16:21:03 [core.py:387]   File "/usr/local/lib/python3.12/dist-packages/triton/compiler/'
+             'compiler.py", line 279, in compile', "ERROR 04-10 16:21:03 [core.py:387]     next_module = compile_ir("
+             "module, metadata)", "ERROR 04-10 16:21:03 [core.py:387] RuntimeError: PassManager::run failed"]
+    assert kind_of(lines) == ("NOT_OOM", "kernel-compile-error")
+
+
+def test_an_exceptions_own_line_under_its_frames_is_not_missing():
+    lines = ["INFO 04-10 16:20:41 [gpu_model_runner.py:1276] Model loading took 15.5212 GB and 11.038 seconds",
+             'ERROR 04-10 16:21:03 [core.py:387]   File "/x/engine.py", line 279, in step',
+             "ERROR 04-10 16:21:03 [core.py:387] RuntimeError: Engine step failed"]
+    assert "ends inside the traceback" not in run_of(diag("\n".join(lines))).missing

@@ -1950,6 +1950,10 @@ LOG = LogWords(
             # failed ...]")
             r"\bCannot connect to host (?:127\.[\d.]+|0\.0\.0\.0|localhost|\[?::1\]?):\d+ ssl:|"
             r"\b(?:httpx\.)?ConnectError: (?:\[Errno 111\] )?(?:Connection refused|All connection attempts failed)|"
+            # (curl's own: "curl: (7) Failed to connect to localhost port 8000 after 0 ms: Connection refused", "curl: (7)
+            # Failed connect to 127.0.0.1:8080; Connection refused", "curl: (56) Recv failure: Connection reset by peer")
+            r"\bcurl: \((?:7|52|56)\) (?:Failed to connect to|Failed connect to|Empty reply from server|Recv failure: "
+            r"Connection reset by peer)|"
             # (openai's client, "APIConnectionError: Connection error.", and as an application relays it, RAGFlow's
             # "**ERROR**: CONNECTION_ERROR - Connection error." or its timeout, "**ERROR**: Request timed out.")
             r"\bAPIConnectionError: Connection error\b|\bCONNECTION_ERROR - Connection error\b|"
@@ -2008,8 +2012,10 @@ LOG = LogWords(
         # backend's pipeline, "triton.compiler.errors.MLIRCompilationError: ... Failed to run BiShengHIR pipeline" on
         # Ascend; TorchInductor's "torch._inductor.exc.InductorError: ... CompilationError"): the compiler failed on
         # this shape, not memory running out (a larger batch token budget can change the kernels compiled)
+        # (and MLIR's own words for a pass pipeline that failed, as Triton's compile_ir raises them: "RuntimeError:
+        # PassManager::run failed")
         msg(r"\btriton\.compiler\.errors\.(?:MLIR)?CompilationError\b|^\s*(?:\w+\.)*MLIRCompilationError\b|"
-            r"\bFailed to run BiShengHIR pipeline\b", "not_oom", code="kernel-compile-error"),
+            r"\bFailed to run BiShengHIR pipeline\b|\bPassManager::run failed\b", "not_oom", code="kernel-compile-error"),
         # Ascend's CANN runtime refusing a call's argument (its error code EE1001, "The argument is invalid.Reason: Memory
         # async failed, src loc type=1, dst loc type=1, kind=1 is invalid!"): a bad call, whatever the words "Memory"
         # in its reason; the CANN error code table: EE1001 is an invalid argument, not an allocation

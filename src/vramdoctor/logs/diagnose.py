@@ -722,6 +722,20 @@ _CLOSING_FRAME = re.compile(r"\bin (?:\w+_)?(?:close|shutdown|cleanup|clean_up|t
                             r"__del__|atexit|_atexit\w*)(?:_\w+)?\b|\bin (?:close|shutdown)\w*\b")
 
 
+def _request_cancelled(run: RunFacts, f: Failure, engine: str) -> bool:
+    """Error `f` is a traceback whose every exception is a bare CancelledError (a request's task cancelled when its
+    client went away: starlette's stream_response under uvicorn's "Exception in ASGI application", after vLLM's
+    "Aborted request chatcmpl-77aa."), and the server answered requests after it: that request's end, no failure."""
+    if f.kind != "error":
+        return False
+    block = [(f.line_no, f.text), *f.after]
+    raised = [t for _, t in block if _RAISED.match(t)]
+    if not raised or not all(_CANCELLED.match(t) for t in raised):
+        return False
+    end = next((ln for ln, t in block if _CANCELLED.match(t)), f.line_no)
+    return bool(_answered_after(run, end, engine))
+
+
 def _cancelled_at_close(run: RunFacts, f: Failure) -> tuple[int, str] | None:
     """The frame of a close or shutdown path (`_CLOSING_FRAME`) in the traceback of failure `f` (its lines before and
     after), where every exception it raised is a bare CancelledError: a task cancelled as the program closed (ART's "in close_proxy" ... "asyncio.exceptions.CancelledError" after its run
@@ -1477,14 +1491,19 @@ def _weights_over_working_set(run: RunFacts) -> str | None:
 _LOG_SOURCE = re.compile(r"\bsource=\S+\.go:\d+")
 
 
+#: an exception's own line, its class and its message ("RuntimeError: PassManager::run failed")
+_EXCEPTION_SAYS = re.compile(r"(?:^|[\s\]|])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception):\s*\S")
+
+
 def _missing(f: Failure, place: Place | None) -> str:
     tail = f.after and all(traceback_line(t) for _, t in f.after)
     if f.cut or (not f.after and stated(f.text) and _GOES_ON.search(f.text)) or f.kind == "error" and _stops_short(f):
         where = "the line stops" if f.after else "the log ends"
         return f"the rest of the error line: {where} partway into it ('{f.text.strip()[-60:]}')"
     if f.kind == "error" and (not f.after or tail):
-        if "Traceback" in f.text or any(FRAME.search(t) and not _LOG_SOURCE.search(t)
-                                        for _, t in f.after + f.before[-3:]):
+        # (not where the line is the exception's own, under the frames: "RuntimeError: PassManager::run failed")
+        if not _EXCEPTION_SAYS.search(f.text) and ("Traceback" in f.text or any(
+                FRAME.search(t) and not _LOG_SOURCE.search(t) for _, t in f.after + f.before[-3:])):
             return "the error line itself: the log ends inside the traceback, before the line that says what failed"
         return "the cause: this error says that something failed, not why, and no line after it says more"
     if f.kind == "error" and _CHECK.search(f.text):
@@ -1749,7 +1768,8 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     other_gpu = bool(positive(run.numbers, "gpu_available_bytes"))
     failures = [g for g in run.failures if not _warned_and_went_on(run, g, engine)
                 and not (g.code == "gpu-not-detected" and other_gpu) and not _quoted_as_gone(g)
-                and not _optional_import_passed(run, g) and not tracker_noise(g) and not wished(run, g)]
+                and not _optional_import_passed(run, g) and not tracker_noise(g) and not wished(run, g)
+                and not _request_cancelled(run, g, engine)]
     # (and the report's words that quote such an error after the log, "why there is so much decode: cannot decode
     # batches with this context": the program's lines of it were gone on from)
     gone = {g.code for g in run.failures if g.code in _ANSWERED_ANYWAY and g not in failures}

@@ -354,6 +354,11 @@ class Knowledge:
                 if eng == "generic" and m.kind == "not_oom" and m.code not in _OVER_OOM_WORDS:
                     origin = "generic"
                 hits.append((RANK[(origin, m.kind)], m, eng, origin, i, found.start()))
+        if hits and "://" in text:
+            # (words inside a web address, "https://docs.vllm.ai/.../troubleshooting.html#out-of-memory", are its name,
+            # not the line's own: a page named, no failure)
+            urls = [u.span() for u in _URL.finditer(text)]
+            hits = [h for h in hits if not any(a <= h[5] < b for a, b in urls)]
         if hits and _SAID_NORMAL.search(text):
             # (the program's own words that this error is expected and goes on: llama.cpp's "failed to initialize the
             # context: ... (this warning is normal during memory fitting)"): no failure
@@ -626,6 +631,10 @@ def _advisory(text: str, supposes: Callable[[], bool]) -> bool:
     level), or only in clauses that advise, suppose, expect or deny one (`supposes`: `prose.supposed` of the line):
     not a failure."""
     return _level(text) in _QUIET and not _RAISED.search(text) or supposes()
+
+
+#: a web address, to the first space or quote or bracket that ends it
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s'\x22<>()\[\]`]+", re.I)
 
 
 def _holds(low: str, needs: tuple[frozenset[str], ...]) -> bool:

@@ -13,7 +13,7 @@ from ..engines.llamacpp import DECODE_FULL
 from ..errors import UsageError
 from .facts import COMPLAINTS, PROSE_HIT, Failure, RunFacts, latest
 from .knowledge import FRAME, LEVEL, PY_FRAME, knowledge, phase_words
-from .lines import LOG_PREFIX, STRONG_PREFIX, bare_prefix, message
+from .lines import LOG_PREFIX, STRONG_PREFIX, bare_prefix, cut_mid_line, message
 from .phase import STATS, is_progress, last_marker, steps_named
 from .authorship import TASK_ITEM, persons_line, program_line, prose_like, sentence_like, user_words
 from .prose import supposed, written_by_user
@@ -689,8 +689,40 @@ def step_under_way(run: RunFacts, engine: str) -> tuple[int, str, str] | None:
         said = message(text)
         if (text.strip() and not bare_prefix(text) and not DEATH_BEGINS.match(text) and not _WAITING.match(said)
                 and not _PROBE.search(said) and not _FENCE_ONLY.match(text)):
-            return _under_way(ln, text, engine) or _stub(ln, text, lines[:i], engine)
+            return _under_way(ln, text, engine) or _stub(ln, text, lines[:i], engine) or _begun_above(lines[:i + 1],
+                                                                                                       engine)
     return None
+
+
+#: the most lines of an engine's notes that a step begun may print before the log ends (vLLM V1's kernel and back-end
+#: choices while it builds the model, after "Starting to load model ...")
+_STEP_DETAIL_LINES = 8
+
+
+def _begun_above(lines: list[tuple[int, str]], engine: str) -> tuple[int, str, str] | None:
+    """A step begun a few lines above the log's last (`_STEP_DETAIL_LINES`), where every line after it is the
+    program's own note of no step and no figure of a step done ("Starting to load model Qwen3-30B..." then "Using
+    MarlinLinearKernel ...", "Using FLASH_ATTN attention backend ...", "... Falling back to UnquantizedLinearMethod"):
+    that step was under way. None where a line between is a person's, a progress line, an error or a step of its
+    own."""
+    last = len(lines) - 1
+    if last < 0 or cut_mid_line(lines[last][1], [t for _, t in lines[:last]]):
+        return None  # (a last line cut partway: the log was cut, which says more than a step under way)
+    for j in range(last, max(-1, last - _STEP_DETAIL_LINES), -1):
+        ln, text = lines[j]
+        if not text.strip():
+            continue
+        found = _under_way(ln, text, engine) if j < last else None  # (the last line: its caller asked already)
+        if found:
+            return found
+        if (not program_line(text) or is_progress(text) or _DONE.search(message(text)) or FRAME.search(text)
+                or _ERRORISH.search(text) or phase_words(text, engine) or _BAR.search(text)):
+            return None
+    return None
+
+
+#: a line at error level, or one naming an error (a note between would be a failure's, not a step's detail)
+_ERRORISH = re.compile(r"(?:ERROR|CRITICAL|FATAL|Error|Exception|Traceback)")
 
 
 #: a launcher's line that it is still waiting on the program it started (Lemonade's "Still waiting for

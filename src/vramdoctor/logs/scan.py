@@ -63,6 +63,11 @@ _IPY_RAISE = re.compile(r"^(?:-*>|\s)\s*\d+\s+raise\s")
 _IPY_HEADER = re.compile(r"^\s*((?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Interrupt|Exit))\s{2,}Traceback \(most recent call last\)")
 
 
+#: a Python exception's own line, its class first (dotted), then its message or nothing ("asyncio.exceptions.
+#: CancelledError", "torch.OutOfMemoryError: CUDA out of memory.")
+_EXCEPTION_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b(?::|\s*$)")
+
+
 def before_window(lines: Iterable[tuple[int, str]]) -> list[tuple[int, str]]:
     """The last WINDOW of `lines` (numbered, oldest first), IPython's source context lines not counted, and at most
     WINDOW_MAX in all: the lines kept before a failure, the same by both reading paths."""
@@ -348,8 +353,10 @@ class Scanner:
                         continue  # (a title that asks for something: "Feature Request: ... when the KV cache fails")
                     if written is None:
                         written = bool(STRONG_PREFIX.match(text)) and not TITLE.match(text)  # (a "[Bug] ..." title)
-                        # (or a line of a Python warning's message that goes on below its line: the library's words)
-                        written = written or in_warning_body(self._lines_before(line_no))
+                        # (or a Python exception's own line, "asyncio.exceptions.CancelledError"; or a line of a Python
+                        # warning's message that goes on below its line: the library's words)
+                        written = written or bool(_EXCEPTION_LINE.match(text)) or in_warning_body(
+                            self._lines_before(line_no))
                     if written:
                         continue
                 if f.command:
