@@ -429,6 +429,11 @@ def test_a_step_begun_above_the_engines_notes_at_the_end_was_under_way(end):
     assert kind_of([*_BEGUN, *end]) == ("UNDETERMINED", "log-ends-during-step")
 
 
+def test_an_engine_note_naming_an_exception_it_went_on_from_is_one_more_note():
+    lines = [*_BEGUN, _V1.format(16, "utils.py:12", "RuntimeError in the kernel choice, going on")]
+    assert kind_of(lines) == ("UNDETERMINED", "log-ends-during-step")
+
+
 def test_a_step_done_after_it_began_is_no_step_under_way():
     lines = [*_BEGUN, _V1.format(40, "default_loader.py:262", "Loading weights took 24.40 seconds"),
              _V1.format(41, "gpu_model_runner.py:3510", "Model loading took 31.2 GiB memory and 26.1 seconds"),

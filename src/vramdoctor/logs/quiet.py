@@ -703,8 +703,9 @@ def _begun_above(lines: list[tuple[int, str]], engine: str) -> tuple[int, str, s
     """A step begun a few lines above the log's last (`_STEP_DETAIL_LINES`), where every line after it is the
     program's own note of no step and no figure of a step done ("Starting to load model Qwen3-30B..." then "Using
     MarlinLinearKernel ...", "Using FLASH_ATTN attention backend ...", "... Falling back to UnquantizedLinearMethod"):
-    that step was under way. None where a line between is a person's, a progress line, an error or a step of its
-    own."""
+    that step was under way. None where a line between is a person's, a progress line, a traceback's frame or a step
+    of its own (an error line is a failure, decided before this is asked; a note that names an exception and goes on
+    is one more note)."""
     last = len(lines) - 1
     if last < 0 or cut_mid_line(lines[last][1], [t for _, t in lines[:last]]):
         return None  # (a last line cut partway: the log was cut, which says more than a step under way)
@@ -716,13 +717,9 @@ def _begun_above(lines: list[tuple[int, str]], engine: str) -> tuple[int, str, s
         if found:
             return found
         if (not program_line(text) or is_progress(text) or _DONE.search(message(text)) or FRAME.search(text)
-                or _ERRORISH.search(text) or phase_words(text, engine) or _BAR.search(text)):
+                or phase_words(text, engine) or _BAR.search(text)):
             return None
     return None
-
-
-#: a line at error level, or one naming an error (a note between would be a failure's, not a step's detail)
-_ERRORISH = re.compile(r"(?:ERROR|CRITICAL|FATAL|Error|Exception|Traceback)")
 
 
 #: a launcher's line that it is still waiting on the program it started (Lemonade's "Still waiting for
