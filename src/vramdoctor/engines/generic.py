@@ -1851,6 +1851,22 @@ LOG = LogWords(
         # ... or a platform that stops a container still starting past its limit (Modal's "Runner has been
         # initializing for too long: 300 seconds"): the load took longer than allowed, not memory
         msg(r"\bRunner has been initializing for too long\b", "not_oom", code="load-timeout"),
+        # a batch scheduler ending the job: at its wall-clock limit (Slurm's slurmstepd req.c/step_terminate_monitor
+        # "*** JOB 4412 ON node12 CANCELLED AT 2025-05-30T11:00:01 DUE TO TIME LIMIT ***", "*** STEP 4412.0 CANCELLED
+        # AT ... DUE TO TIME LIMIT ***"; PBS's "=>> PBS: job killed: walltime 7213 exceeded limit 7200"; LSF's
+        # "TERM_RUNLIMIT: job killed after reaching LSF run time limit."), or at a cancel or a preemption (scancel's
+        # "*** JOB 4412 ON node12 CANCELLED AT ... ***", "... DUE TO PREEMPTION ***"; LSF's "TERM_OWNER: job killed by
+        # owner.", "TERM_PREEMPT: job killed after preemption."): the scheduler's stop, not the program's failure
+        msg(r"\*\*\* (?:JOB|STEP) [\w.+-]+ (?:ON \S+ )?CANCELLED AT \S+ DUE TO TIME LIMIT\b|=>> PBS: job killed: walltime "
+            r"\d+ exceeded limit\b|\bTERM_RUNLIMIT: job killed after reaching LSF run time limit\b", "not_oom",
+            code="job-time-limit", flags=0),
+        msg(r"\*\*\* (?:JOB|STEP) [\w.+-]+ (?:ON \S+ )?CANCELLED AT \S+(?: DUE TO PREEMPTION)? \*\*\*|"
+            r"\bTERM_(?:OWNER: job killed by owner|PREEMPT: job killed after preemption)\b", "not_oom",
+            code="job-cancelled", flags=0),
+        # ... or a node that failed under it (Slurm's "*** JOB 4412 ON node12 CANCELLED AT ... DUE TO NODE FAILURE, SEE
+        # SLURMCTLD LOG FOR DETAILS ***"): the machine or its daemon failed, not memory
+        msg(r"\*\*\* (?:JOB|STEP) [\w.+-]+ (?:ON \S+ )?CANCELLED AT \S+ DUE TO NODE FAILURE\b", "not_oom",
+            code="node-failure", flags=0),
         # Ray ending an actor that nothing refers to any more (src/ray/core_worker: "The actor is dead because all
         # references to the actor were removed", as its RayActorError and its core worker's "Force kill actor request"
         # print it): the handle went out of scope or its owner was torn down, not memory (Ray's memory monitor says

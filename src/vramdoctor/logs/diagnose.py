@@ -162,6 +162,12 @@ _NOT_OOM = {
     "access-denied": "the system refused the process access (Windows' STATUS_ACCESS_DENIED as its exit status: a file, "
                      "a folder or the runner's executable it may not open, often an antivirus or a protected folder).",
     "load-timeout": "the server gave up waiting for the model to load (it stalled, or the client went away first).",
+    "job-time-limit": "the batch scheduler ended the job at its wall-clock limit (Slurm's --time, PBS's walltime, "
+                      "LSF's run limit) before the server was ready: the start-up took longer than the job was given "
+                      "(a slow download, load or compile, or a hang at the last step the log shows); ask for more "
+                      "time, or find what that step waited on.",
+    "node-failure": "the batch scheduler ended the job because its node failed (the machine or its daemon): the "
+                    "scheduler's own log (slurmctld's) says why; not memory.",
     "health-check-failed": "a supervisor (Kubernetes, Ray Serve, KServe) gave up on a server that did not answer its "
                            "health check: it hung, was too busy, or was still loading.",
     "illegal-memory-access": "a kernel touched memory it does not own (a bug in a kernel, the engine or the driver).",
@@ -2159,6 +2165,29 @@ _RAY_KILL = re.compile(r"ray\.exceptions\.OutOfMemoryError|node running low on m
 _OWN_STOP_NEXT = 3
 
 
+def _stopped_by_scheduler(f: Failure) -> Diagnosis | None:
+    """NONE where failure `f` is a batch scheduler's stop of the job (`job-time-limit`, `job-cancelled`: Slurm's
+    "*** JOB ... CANCELLED AT ... ***", PBS's walltime, LSF's TERM_ lines) after the server had served: the job's
+    time ran out or it was cancelled, nothing failed; and a cancel before it served, as Ctrl-C then is. None
+    otherwise (a time limit before serving is the failure's own NOT_OOM: a start-up longer than the job's time)."""
+    served = bool({"ready", "requests"} & f.progress.keys())
+    if f.code == "job-cancelled" and not served:
+        return Diagnosis(kind="NONE", code="stopped-by-scheduler", oom=False, evidence=[(f.line_no, f.text)],
+                         phase_source="the scheduler's own line that it cancelled the job",
+                         message="The batch scheduler cancelled the job (scancel, or a preemption by another job) "
+                                 "before the server said it was ready, and nothing in the log failed before it. No "
+                                 "memory problem shown; if it was cancelled because the start-up seemed stuck, the "
+                                 "last step the log shows is where it waited.")
+    if f.code not in ("job-time-limit", "job-cancelled") or not served:
+        return None
+    why = "at its wall-clock limit" if f.code == "job-time-limit" else "by a cancel or a preemption"
+    return Diagnosis(kind="NONE", code="stopped-by-scheduler", oom=False, evidence=[(f.line_no, f.text)],
+                     phase_source="the scheduler's own line that it ended the job, after the server had served",
+                     message=f"The batch scheduler ended the job {why} after the server had started and served; that "
+                             "is the job's end, not a failure. No memory problem in this run (a server meant to run "
+                             "longer needs a longer time limit: Slurm's --time, PBS's walltime).")
+
+
 def _killed_not_oom(run: RunFacts, f: Failure) -> Diagnosis | None:
     """A SIGKILL (exit 137) the log says was not the OOM killer's: UNDETERMINED (`process-killed`), its sender not
     shown. (A failed liveness probe in the same log is that sender: the probe's line decides, NOT_OOM; the engine's
@@ -2498,7 +2527,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                  "each other (a longest request larger than the batch's token budget), and the server "
                                  "refused them before it loaded anything. Raise or drop the budget "
                                  "(--max-batch-total-tokens) or lower the request's limit (--max-total-tokens).")
-    killed = _killed_not_oom(run, f)
+    killed = _killed_not_oom(run, f) or _stopped_by_scheduler(f)
     if killed:
         return killed
     if f.kind == "not_oom" and f.code == "thread-creation-failed":
