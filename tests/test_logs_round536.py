@@ -85,3 +85,122 @@ def test_an_out_of_memory_before_the_schedulers_stop_decides():
 def test_a_persons_words_of_a_cancelled_job_are_no_schedulers_stop():
     lines = [*_VLLM_SERVED, "My job was CANCELLED AT some point and I do not know why, the memory looked full."]
     assert kind_of(lines)[1] != "stopped-by-scheduler"
+
+
+# --- a proxy's poll of the server it started, refused or answered 503 while the model loads (h536/06: llama-swap's
+# early "!!! Health check error: status code: 503" read as the run's error) ----------------------------------------
+
+_SWAP_START = ["llama-swap listening on :9999",
+               "main: HTTP server is listening, hostname: 127.0.0.1, port: 9999, http threads: 23",
+               "main: loading model",
+               "srv    load_model: loading model '/models/Qwen2.5-Coder-32B-Instruct-Q4_K_S.gguf'"]
+_SWAP_READY = ["load_tensors: offloaded 65/65 layers to GPU",
+               "llama_kv_cache: size = 2048.00 MiB (  8192 cells,  64 layers,  1/1 seqs)",
+               "main: model loaded",
+               "[INFO] <qwen-coder> Health check passed on http://127.0.0.1:9503/health",
+               "srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200"]
+
+
+@pytest.mark.parametrize("poll", [
+    "!!! Health check error: status code: 503",
+    "[DEBUG] <qwen-coder> Health check error on http://127.0.0.1:9503/health, status code: 503 (normal during startup)",
+    "[DEBUG] <qwen-coder> Connection refused on http://127.0.0.1:9503/health, giving up in 118s (normal during "
+    "startup)",
+    "!!! Health check error: Get \"http://127.0.0.1:9503/health\": dial tcp 127.0.0.1:9503: connect: connection refused",
+])
+def test_a_proxys_health_poll_while_the_model_loads_is_no_failure(poll):
+    assert kind_of([*_SWAP_START, poll, *_SWAP_READY]) == ("NONE", "no-memory-problem")
+
+
+def test_a_health_poll_answered_with_a_servers_own_error_is_still_read():
+    lines = [*_SWAP_START, "!!! Health check error: status code: 500", "srv    load_model: failed to load model"]
+    assert kind_of(lines)[0] != "NONE"
+
+
+def test_a_proxy_that_gave_up_on_its_poll_is_still_a_failure():
+    lines = [*_SWAP_START, "!!! Health check error: status code: 503",
+             "[ERROR] <qwen-coder> health check timed out after 120s"]
+    assert kind_of(lines) == ("NOT_OOM", "health-check-failed")
+
+
+# --- the report's words that name the crash by its class, no line of the log showing it (h538/05: "Gemma 4 31B
+# consistently segfaults using the current Dynamo main vLLM runtime", read as a failure whose cause is not shown) ------
+
+_VLLM_CMD = ["### Reproduction", "```bash", "vllm serve google/gemma-4-31B-it --tensor-parallel-size 4 --max-model-len 8192",
+             "```", ""]
+
+
+@pytest.mark.parametrize("words, code", [
+    ("Gemma 4 31B consistently segfaults using the current vLLM runtime.", "crash-access-violation"),
+    ("The model loads, but the workers die with a segmentation fault during the warm-up.", "crash-access-violation"),
+    ("Every time I send the second request the server crashes with SIGSEGV.", "crash-access-violation"),
+    ("加载完成后第一次推理就段错误退出了", "crash-access-violation"),
+    ("After the update the decode step fails with an illegal memory access on H20.", "illegal-memory-access"),
+    ("The prebuilt binary dies with Illegal instruction on my old Xeon.", "illegal-instruction"),
+])
+def test_a_crash_the_report_names_by_its_class_is_not_memory(words, code):
+    assert kind_of([words, "", *_VLLM_CMD, "The crash reproduces after a restart."]) == ("NOT_OOM", code)
+
+
+@pytest.mark.parametrize("words", [
+    "It segfaults once it runs out of memory with 8 concurrent requests.",
+    "The server runs out of GPU memory and then segfaults.",
+])
+def test_a_crash_the_report_puts_down_to_memory_is_not_called_not_memory(words):
+    assert kind_of([words, "", *_VLLM_CMD])[0] != "NOT_OOM"
+
+
+# --- a Rust panic's header above its message, after the report's words of an out of memory with another setting
+# (h538/08: "`--isq 8` ... OOMs pretty fast. At 4 or 5, ... produces:" then the panic with CUDA_ERROR_ILLEGAL_ADDRESS)
+
+_PANIC = ["```rust", "thread '<unnamed>' panicked at /root/.cargo/registry/src/cudarc-0.13.9/src/driver/safe/core.rs:257:76:",
+          "called `Result::unwrap()` on an `Err` value: DriverError({}, \"{}\")",
+          "stack backtrace:",
+          "   0:     0x56408882f732 - std::panicking::begin_panic_handler::h80250efed2acf42d", "```"]
+
+
+def _panic(err: str, says: str) -> list[str]:
+    return [t.format(err, says) if "{}" in t else t for t in _PANIC]
+
+
+@pytest.mark.parametrize("words", [
+    "`--isq 8` works fine but OOMs pretty fast on a 16G laptop GPU. At 4 or 5, the first test run produces:",
+    "With the full cache it runs out of memory, as expected. With --isq 4 instead I get this:",
+])
+def test_a_panic_that_names_its_cause_below_the_reports_oom_of_another_setting_decides(words):
+    lines = [words, *_panic("CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered")]
+    assert kind_of(lines) == ("NOT_OOM", "illegal-memory-access")
+
+
+def test_a_panic_whose_message_is_memory_is_still_memory():
+    lines = ["With --isq 4 it OOMs on the first request:",
+             *_panic("CUDA_ERROR_OUT_OF_MEMORY", "out of memory")]
+    assert kind_of(lines)[0] not in ("NOT_OOM", "NONE")
+
+
+# --- a C++ check the report quotes whole (h538/10: "throws the panic 'Assertion failed: emplaceDone'") ---------------
+
+@pytest.mark.parametrize("words", [
+    "In a PD disaggregated deployment, the decode worker sporadically crashes and throws the panic 'Assertion failed: "
+    "emplaceDone'.",
+    "The executor aborts with `Check failed: idx < num_heads` as soon as the second request arrives.",
+    "Crashes under load with \u201cAssertion failed: beamWidth == 1\u201d.",
+])
+def test_a_cpp_check_the_report_quotes_whole_on_no_memory_condition_is_an_assertion(words):
+    assert kind_of([words, "", "python3 -m dynamo.trtllm --model-path /Qwen3-32B-FP8"]) == ("NOT_OOM",
+                                                                                           "assertion-failed")
+
+
+@pytest.mark.parametrize("words", [
+    "It crashes with 'Assertion failed: buf != NULL' while loading.",
+    "The worker dies with 'Assertion failed: freeBlockIterator.has_value()' under load.",
+    "It aborts with 'Assertion failed: numFreeBlocks >= neededBlocks' at BS 64.",
+])
+def test_a_quoted_check_on_a_pointer_or_the_pools_blocks_is_not_called_not_memory(words):
+    assert kind_of([words, "", "python3 -m dynamo.trtllm --model-path /Qwen3-32B-FP8"])[1] != "assertion-failed"
+
+
+@pytest.mark.parametrize("words", ["I will debug segfaults with gdb next.", "A segfault handler is installed.",
+                                   "There was no segfault this time.", "It runs with a segfault handler from faulthandler."])
+def test_a_crash_class_only_named_is_no_crash_stated(words):
+    assert kind_of(["It fails to start after the update.", words, "", *_VLLM_CMD])[1] != "crash-access-violation"

@@ -1091,6 +1091,29 @@ _HEDGE_ZH = re.compile(r"如果|要是|假如|可能|也许|应该|肯定|一定
 _CLAUSE_ZH = re.compile(r"[，。！？；!?;]|(?<!\d)[,.]|[,.](?!\d)")
 
 
+#: a crash named by its class in a person's words: a bad access (a segfault, SIGSEGV, a core dumped), an illegal
+#: memory access on the GPU, an illegal instruction, a bus error; in English and Chinese (段错误, 非法内存访问)
+CRASH_CLASS = (r"\bseg(?:mentation)?[ -]?faults?(?:ed|ing|s)?\b|\bsegfault(?:s|ed|ing)?\b|\bSIGSEGV\b|\bcore dumped\b|"
+               r"\billegal memory access\b|\billegal (?:instruction|address)\b|\bSIGILL\b|\bbus error\b|\bSIGBUS\b|"
+               r"段错误|非法内存访问")
+#: ... stated as what happened: the verb ("consistently segfaults", "workers segfault during the warm-up"), a verb of
+#: a failure with it ("dies with a segmentation fault", "crashes with SIGSEGV", "I get a segfault"), it occurring, or
+#: in Chinese with its verb ("段错误退出", "出现段错误"); not the word named alone ("segfault handler installed", "debug
+#: segfaults with gdb", "no segfault this time")
+_CRASH_NOUN = (r"(?:segmentation fault|seg ?fault|segfault|SIGSEGV|illegal memory access|illegal instruction|bus error|"
+               r"SIGILL|SIGBUS)")
+_CRASH_STATED = (r"(?<!debug )(?<!debugging )(?<!fix )(?<!catch )(?<!handle )(?<!no )(?<!any )(?<!the )(?<!of )"
+                 r"(?<!for )(?<!about )\b(?:seg-?faults|segfaulted|segfaulting)\b|\bsegfault (?:during|when|on|at|after|"
+                 r"while|in|immediately|randomly|right|every|each|whenever|if|as soon)\b|"
+                 r"\b(?:crash(?:es|ed|ing)?|die[sd]?|dying|fail(?:s|ed|ing)?|abort(?:s|ed|ing)?|exit(?:s|ed|ing)?|"
+                 r"terminat(?:es|ed|ing)|errors? out|errored out|get|gets|got|getting|hit|hits|hitting|throws?|threw|"
+                 r"raises?|raised|causes?|caused|results? in|resulted in|leads? to|led to|see|saw|seeing|produces?|"
+                 r"produced|ends? (?:in|with)|ended (?:in|with)|stops? with|stopped with|with)\s+(?:with\s+|in\s+)?"
+                 r"(?:an?\s+|the\s+|this\s+)?(?:\w+\s+)?" + _CRASH_NOUN + r"\b(?![ -](?:handler|handling|hook|catcher|trap)s?\b)|"
+                 r"\b" + _CRASH_NOUN + r"(?: error)? (?:occurs|occurred|happens|happened|again|every time)\b|"
+                 r"段错误(?:退出|崩溃|了)|(?:出现|报|发生|导致)了?段错误|非法内存访问(?:错误)?(?:退出|崩溃)|(?:出现|报|发生)了?非法内存访问")
+
+
 def _failure_stated_zh(m: re.Match) -> str:
     """The Chinese clause of a user's line that states a failure; ValueError where the line is a program's, or the
     clause supposes, predicts or asks (`_HEDGE_ZH`)."""
@@ -2169,7 +2192,7 @@ LOG = LogWords(
         # fr "Erreur de segmentation", es "Violación de segmento", ja "セグメンテーション違反", ru "Ошибка сегментирования")
         # (and in a report's words, "I get a segfault", "it segfaults", "crashes with a segfault")
         msg(r"exception: access violation|Segmentation fault|\bSIGSEGV\b|segfault at |段错误|Speicherzugriffsfehler|"
-            r"\b(?:an?|with|get|got|gets|getting|hit|hits) segfault\b|"
+            r"\b(?:an?|with|get|got|gets|getting|hit|hits) segfault\b(?![ -](?:handler|handling|hook|catcher|trap)s?\b)|"
             r"\b(?:it|that|which|then|and|still|also|just|always|sometimes|randomly) segfault(?:s|ed)\b|"
             r"Erreur de segmentation|Violaci[oó]n de segmento|セグメンテーション違反|Ошибка сегментирования|"
             r"\bexit(?:s|ed)?(?: with)?(?: ?(?:status|code))?[\x22' :=]*139\b|\bExited \(139\)|\bstatus code:? 139\b|"
@@ -3591,6 +3614,9 @@ LOG = LogWords(
         fig("_failure_stated", _FAILS, _failure_stated, mode="first", prose=True),
         fig("_failure_stated", _FAILS_ZH, _failure_stated_zh, mode="first", prose=True, flags=0),
         fig("_hang_stated", _HANGS, _failure_stated, mode="first", prose=True),
+        # a report's words that name the crash by its class ("workers segfault during KV-cache warmup", "it dies with a
+        # segmentation fault", "进程段错误退出"): read by logs.quiet, where no line of the log shows it
+        fig("_crash_stated", _CRASH_STATED, _failure_stated, mode="first", prose=True),
         fig("_slow_stated", _SLOW, _failure_stated, mode="first", prose=True),
         fig("_slow_stated", r"(?:变|很|非常|特别|越来越|太)慢|(?:很|非常|特别|越来越|太|就|变得?)卡|延迟(?:很|非常|特别|太)?"
             r"(?:高|大|长)|首字延迟|超时", _failure_stated_zh, mode="first", prose=True, flags=0),

@@ -383,7 +383,7 @@ _NOT_OOM = {
                                 "prefix caching, a very long input); no memory setting makes it fit.",
     "assertion-failed": "an assertion in the engine's code failed, on a condition that is not about memory (a GPU, "
                         "model or setting it does not support, or a bug): read its condition; another attention back "
-                        "end, --enforce-eager or a newer release may avoid it.",
+                        "end, running without CUDA graphs (eager mode) or a newer release may avoid it.",
     "kernel-build-failed": "a kernel compiled at start-up (FlashInfer's or PyTorch's JIT: ninja, nvcc; ggml's Metal "
                            "shader library) did not build: a toolchain, driver, CUDA version or kernel source problem "
                            "(a GPU newer than the build knows), not memory; read the compiler's first error above, or "
@@ -1865,8 +1865,11 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
         # (an error below the words that goes on to its cause, and the cause is not memory: "It results in OOM on
         # A100." above a traceback that ends "ValueError: Unknown quantization method", or in a bare AssertionError:
         # the log's own failure is that error, as where a title names the out-of-memory)
+        # (a Rust panic's header, its cause on the line below it: "called `Result::unwrap()` on an `Err` value:
+        # DriverError(CUDA_ERROR_ILLEGAL_ADDRESS, ...)", after "`--isq 8` ... OOMs pretty fast. At 4 or 5, ... produces:")
         shown = [g for g in later if not sentence_like(g.text) and not _under_a_warning(g)
-                 and (_cause_shown(g) or _assertion(g) or _raised_not_memory(g))]
+                 and (_cause_shown(g) or _assertion(g) or _raised_not_memory(g)
+                      or _cause_shown(_with_panic_message(g)))]
         cut = [g for g in later if g not in shown]
         # (or the engine's wrapper line that names the ledgers its step could have failed in: "failed to create context
         # with model", after the weights, for "It is saying out of memory but it's not")
@@ -1883,6 +1886,9 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
             f = stepped[0]
         elif f.kind == "oom" and shown and not cut:
             f = shown[0]
+            # (a panic's header whose message line below is a failure of its own, with the engines' verdict: that one)
+            below = next((g for g in run.failures if g.line_no == f.line_no + 1 and g.kind == "not_oom"), None)
+            f = below if below and _with_panic_message(f) is not f else f
         elif f.kind == "oom" and not f.phase and not f.candidates and named and not cut:
             told = (f.line_no, f.text)
             f = replace(named[0], kind="oom", code="", wrapper=False, deciding=None)
@@ -2069,6 +2075,15 @@ _EQUALITY_ONLY = re.compile(r"^[^<>]*(?:==|!=)[^<>]*$")
 _FREE_WORDS = re.compile(r"free|avail|remain|left", re.I)
 
 
+#: a C or C++ check's failure quoted whole in a person's words, its condition between the quotes (TensorRT-LLM's
+#: TLLM_CHECK "'Assertion failed: emplaceDone'", glog's "`Check failed: idx < n`"), without the source file after it
+_C_CHECK_QUOTED = re.compile(r"[`'\x22\u2018\u201c](?:Assertion failed|Check failed): ([^`'\x22\u2019\u201d\n()]{1,120}?)"
+                             r"[`'\x22\u2019\u201d]")
+#: a check on a pointer or an optional being there (`buf != NULL`, `ptr`, `data`, `freeBlockIterator.has_value()`), or
+#: on the KV manager's blocks, tokens or slots: what an allocation that failed leaves, so memory among its causes
+_POINTER_CHECK = re.compile(r"\b(?:NULL|nullptr|null|ptr|data|buf|p|ctx)\b|has_value|[Bb]lock|[Tt]oken|[Ss]lot")
+
+
 def _assertion(f: Failure) -> tuple[int, str] | None:
     """The `assert` statement of a bare AssertionError `f` (the last code line of its traceback, within four lines
     before it), or the condition an AssertionError states on its own line (`AssertionError: assert a == b`, a message
@@ -2076,6 +2091,10 @@ def _assertion(f: Failure) -> tuple[int, str] | None:
     of nothing memory is made of (`assert is_fa_version_supported(...)`, `assert active_topk_width >=
     cm.max_seq_len // self.compress_ratio`); or the `assert` under a traceback's last frame pasted without the
     exception's line (`_ends_on_assert`); None otherwise."""
+    quoted = _C_CHECK_QUOTED.search(f.text)
+    if quoted and not _speaks_of_memory(quoted.group(1)) and not _POINTER_CHECK.search(quoted.group(1)):
+        # (a C++ check the report quotes whole, its quotes closed: "throws the panic 'Assertion failed: emplaceDone'")
+        return f.line_no, f.text.strip()
     said = _ASSERTION_QUOTED.search(f.text) or _ASSERTION_SAYS.search(f.text)
     if said:
         cond = said.group(1)

@@ -101,7 +101,7 @@ def summed(numbers: dict, key: str) -> int | None:
 
 #: the keys of the report's words of a problem (the prose figures): a failure, a hang, growth, slowness; what a pool full
 #: under load answers (`quiet.pressure`), and what a title that asks for something does not state (`scan`)
-COMPLAINTS = ("_failure_stated", "_hang_stated", "_growth_stated", "_slow_stated")
+COMPLAINTS = ("_failure_stated", "_hang_stated", "_growth_stated", "_slow_stated", "_crash_stated")
 
 
 @dataclass

@@ -574,6 +574,13 @@ def without_paths(text: str) -> str:
 #: fitting)", "this error is expected and can be ignored")
 _SAID_NORMAL = re.compile(r"\(?this (?:warning|error|message) is (?:normal|expected|harmless)\b|"
                           r"\bthis (?:warning|error|message) (?:can|may) (?:safely )?be ignored\b|"
+                          # (a proxy's poll of the server it started, which answers 503 or refuses the connection until
+                          # its model is loaded: llama-swap's proxy/process.go, "<m> Health check error on http://...,
+                          # status code: 503 (normal during startup)", "<m> Connection refused on ..., giving up in 118s
+                          # (normal during startup)", and its early builds' bare "!!! Health check error: status code:
+                          # 503"; its give-up is another line, "health check timed out after 120s")
+                          r"\(normal during startup\)|\bHealth check error(?: on \S+,|:) (?:status code: 503\b|[^\n]{0,120}"
+                          r"\bconnection refused\b)|"
                           # (JAX probing each back end it was built for, at INFO, and going on with the next: xla_bridge's
                           # "Unable to initialize backend 'tpu': INTERNAL: Failed to open libtpu.so: ...", then "Falling
                           # back to cpu"; under absl's prefix, "xla_bridge.py:689]", or Python logging's,

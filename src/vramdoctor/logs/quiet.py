@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ..engines.generic import PROBE_PATH
+from ..engines.generic import CRASH_CLASS, PROBE_PATH
 from ..engines.llamacpp import DECODE_FULL
 from ..errors import UsageError
 from .facts import COMPLAINTS, PROSE_HIT, Failure, RunFacts, latest
@@ -1050,6 +1050,17 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          phase_source=f"the report's words that it goes on (line {ln})",
                          message=f"The report shows an error (line {said_ln}) and then says the program goes on past it "
                                  f"(line {ln}): not a failure, and no memory problem is shown.")
+    crash = cause and _CRASH.search(cause[1])
+    if crash:
+        named_ln, named = cause
+        code = next((c for rx_, c in _CRASH_CODES if rx_.search(crash.group(0))), "crash-access-violation")
+        return Diagnosis(kind="NOT_OOM", code=code, oom=False, inferred=True, evidence=reached + [(named_ln, named)],
+                         phase_source="the report's own words: the crash it names",
+                         message=f"The report names the crash that ended the run ({named!r}, line {named_ln}): "
+                                 f"{crash.group(0)!r} is a program touching memory it does not own, or an instruction "
+                                 "it cannot run (a bug in a kernel, the engine or a library, or a build for another "
+                                 "machine), not memory running out. The server's own lines of it are not in the log; "
+                                 "its backtrace (or the core dump) says where.")
     if cause:
         named_ln, named = cause
         # the report's words name the error that ended the run by its own message, on the line that states the
@@ -1135,7 +1146,25 @@ def _named_cause(run: RunFacts, engine: str) -> tuple[int, str] | None:
     if (isinstance(said, str) and isinstance(named, str) and abs(named_ln - said_ln) <= _NEAR
             and not _MEMORY_SAID.search(named) and _names_a_cause(named, engine)):
         return named_ln, named
+    # (or the crash named by its class, "workers segfault during KV-cache warmup": the words state the failure and
+    # name its kind at once, wherever the report says it; not where they, or its words of the failure, speak of memory
+    # running out besides, "segfaults once it runs out of memory")
+    crash, crash_ln = run.numbers.get("_crash_stated"), run.number_lines.get("_crash_stated", 0)
+    if isinstance(crash, str) and not _RAN_OUT_SAID.search(crash) and not (
+            isinstance(said, str) and _RAN_OUT_SAID.search(said)):
+        return crash_ln, crash
     return None
+
+
+_CRASH = re.compile(CRASH_CLASS, re.I)
+#: a person's words that memory ran out, beside a crash they name ("it segfaults once it runs out of memory")
+_RAN_OUT_SAID = re.compile(r"out of (?:GPU |device |host |system )?memory|\bOOM|\bruns? out\b|\bran out\b|not enough "
+                           r"(?:GPU |V?RAM|memory)|insufficient (?:GPU )?memory|memory (?:is )?(?:full|exhausted)|显存不足|"
+                           r"内存不足|显存溢出|爆显存", re.I)
+#: the code of a crash the report names by its class (`_CRASH`), by its words; a bad host access where none else
+_CRASH_CODES = ((re.compile(r"illegal memory access|illegal address|非法内存访问", re.I), "illegal-memory-access"),
+                (re.compile(r"illegal instruction|SIGILL", re.I), "illegal-instruction"),
+                (re.compile(r"bus error|SIGBUS", re.I), "bus-error"))
 
 
 _CRASH_WORDS = re.compile(r"crash|\bdie[sd]?\b|\bdying\b|killed|abort|segfault|segmentation|\bhang|\bhung\b|freez|froze|"
