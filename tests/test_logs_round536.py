@@ -4,7 +4,11 @@ that the fix does not overreach."""
 from __future__ import annotations
 
 import pytest
-from logcase import kind_of
+from logcase import diag, kind_of, run_of
+
+
+def _run(lines: list[str]):
+    return run_of(diag("\n".join(lines)))
 
 # --- a batch scheduler's own stop of the job (h531/06: Slurm's "*** JOB ... CANCELLED AT ... ***" after a vLLM server
 # had served, read as an error while serving) ----------------------------------------------------------------------
@@ -204,3 +208,166 @@ def test_a_quoted_check_on_a_pointer_or_the_pools_blocks_is_not_called_not_memor
                                    "There was no segfault this time.", "It runs with a segfault handler from faulthandler."])
 def test_a_crash_class_only_named_is_no_crash_stated(words):
     assert kind_of(["It fails to start after the update.", words, "", *_VLLM_CMD])[1] != "crash-access-violation"
+
+
+# --- held-out rounds 541-543 ----------------------------------------------------------------------------------------
+
+# a word of memory inside a module's or an attribute's dotted name (h542/01: "No module named
+# 'llama_toolchain.memory.common'" read as an error that speaks of memory)
+@pytest.mark.parametrize("line", [
+    "ModuleNotFoundError: No module named 'llama_toolchain.memory.common'",
+    "AttributeError: module 'torch.cuda.memory' has no attribute '_set_allocator_settings'",
+    "ImportError: cannot import name 'MemoryProfiler' from vllm.utils.memory.profiling",
+])
+def test_memory_inside_a_dotted_name_is_no_word_of_memory(line):
+    assert kind_of([line]) == ("NOT_OOM", "error-not-memory")
+
+
+def test_memory_words_beside_a_dotted_name_still_count():
+    assert kind_of(["RuntimeError: could not allocate 2 GiB of memory for vllm.worker.cache_engine.gpu_cache"])[0] \
+        != "NOT_OOM"
+
+
+# the shell's "Killed" after a progress bar, as a report quotes that line (h542/13)
+@pytest.mark.parametrize("line", [
+    'It stopped at "Loading checkpoint shards:  38%|█████     | 3/8 [00:08<00:14,  2.91s/it]Killed"',
+    "The load ends with `Loading checkpoint shards:  50%|█████     | 2/4 [00:31<00:31, 15.7s/it]Killed`",
+    "卡在 \u201cLoading checkpoint shards:  25%|██▌       | 1/4 [00:05<00:15,  5.02s/it]Killed\u201d",
+])
+def test_a_kill_glued_to_a_quoted_progress_bar_is_the_weights_load(line):
+    assert kind_of([line]) == ("WEIGHTS", "weights-exceed-system-memory")
+
+
+# a question of how to fix an error it names states that error (h542/14: "How to fix error like this:
+# torch.cuda.OutOfMemoryError: CUDA out of memory ?" above a traceback cut in `.cuda()`)
+_CUDA_MOVE = ["Loading checkpoint shards: 100%|██████████| 8/8 [00:09<00:00,  1.15s/it]",
+              "Traceback (most recent call last):",
+              '  File "/home/u/ChatGLM-6B/cli_demo.py", line 6, in <module>',
+              '    model = AutoModel.from_pretrained("THUDM/chatglm-6b", trust_remote_code=True).half().cuda()',
+              '  File "/env/lib/python3.9/site-packages/torch/nn/modules/module.py", line 749, in cuda',
+              "    return self._apply(lambda t: t.cuda(device))",
+              '  File "/env/lib/python3.9/site-packages/torch/nn/modules/module.py", line 641, in _apply',
+              "    module._apply(fn)"]
+
+
+@pytest.mark.parametrize("title", [
+    "How to fix error like this: torch.cuda.OutOfMemoryError: CUDA out of memory ?",
+    "How can I solve torch.cuda.OutOfMemoryError: CUDA out of memory?",
+    "How do I fix this CUDA out of memory error?",
+])
+def test_a_question_how_to_fix_an_out_of_memory_states_it(title):
+    assert kind_of([title, "", *_CUDA_MOVE])[0] == "WEIGHTS"
+
+
+@pytest.mark.parametrize("title", ["How to avoid OOM with a 128K context?", "Will a 128K context run out of memory?"])
+def test_a_question_of_an_out_of_memory_ahead_states_none(title):
+    assert kind_of([title, "", "INFO:     Application startup complete."])[0] == "NONE"
+
+
+# a report's words that nothing happens for a long time: a hang (h542/08)
+@pytest.mark.parametrize("words", ["And nothing happens for a very long time.", "Then nothing happens for 20 minutes.",
+                                   "After these lines nothing happens anymore."])
+def test_nothing_happening_for_a_long_time_is_a_hang(words):
+    lines = ["> initializing model parallel with size 1", "> initializing ddp with size 1",
+             "> initializing pipeline with size 1", "", words]
+    assert kind_of(lines) == ("UNDETERMINED", "hang-no-error")
+
+
+# an exception's class glued to the Chinese words before it (h542/05: "vllm部署报错ValueError: ...")
+@pytest.mark.parametrize("line", [
+    "Qwen-14B-Chat-Int4 vllm部署报错ValueError: The input size is not aligned with the quantized weight shape. This can "
+    "be caused by too large tensor parallel size。",
+    "启动时报错RuntimeError: Expected all tensors to be on the same device, but found at least two devices。",
+])
+def test_an_exception_glued_to_chinese_words_names_its_cause(line):
+    assert kind_of([line])[0] == "NOT_OOM"
+
+
+def test_an_out_of_memory_glued_to_chinese_words_is_still_memory():
+    assert kind_of(["推理时报错torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB。"])[0] not in (
+        "NOT_OOM", "NONE")
+
+
+# memory told rising while the model loads, the log ending before its weights were loaded (h542/02: FastChat's
+# "Loading the model ... on worker", then "然后内存不断增加，等了十分钟")
+_LOADING_WORKER = ["2023-11-25 09:56:03 | INFO | model_worker | args: Namespace(host='0.0.0.0', port=21002)",
+                   "2023-11-25 09:56:03 | INFO | model_worker | Loading the model ['Yi-34B-Chat-4bits'] on worker "
+                   "c5b518c4 ..."]
+
+
+@pytest.mark.parametrize("words", ["然后内存不断增加，等了十分钟，gpu没有负载，内存憋到了40G+",
+                                   "Then the RAM keeps growing for ten minutes until it reaches 40G, GPU idle."])
+def test_memory_rising_while_the_model_loads_is_the_load_not_a_leak(words):
+    run = _run([*_LOADING_WORKER, "", words])
+    assert (run.kind, run.code, run.candidates) == ("UNDETERMINED", "log-ends-during-step", ["WEIGHTS"])
+
+
+def test_memory_rising_with_each_request_after_a_start_is_still_a_leak():
+    assert kind_of([*_LOADING_WORKER, "", "每次推理后显存不断增加，不释放"])[0] == "LEAK"
+
+
+# "no matter what I do" denies nothing (h541/07), and RKLLM's failed platform query is not memory
+@pytest.mark.parametrize("words", ["no matter what i do i cannot start a LLM",
+                                   "No matter how I set the context, it cannot load the model."])
+def test_no_matter_what_states_the_failure(words):
+    assert kind_of(["RKLLM starting, please wait...", "rkllm-runtime version: 1.0.1", "", words])[0] == "UNDETERMINED"
+
+
+def test_rkllms_failed_platform_query_is_not_memory():
+    lines = ["`rkllm ~/gemma/gemma-2b-it-rk3588.rkllm`", "RKLLM starting, please wait...", "rkllm-runtime version: 1.0.1",
+             "", "Query platform error!", "", "no matter what i do i cannot start a LLM"]
+    assert kind_of(lines) == ("NOT_OOM", "gpu-driver-error")
+
+
+# TVM's paged KV cache with no page left (MLC LLM, WebLLM: h541/10)
+@pytest.mark.parametrize("line", [
+    "Check failed: (!free_page_ids_.empty()) is false: The KV cache is full. No page can be allocated.",
+    "[19:22:10] /workspace/tvm/src/runtime/relax_vm/paged_kv_cache.cc:1043: Check failed: (!free_page_ids_.empty()) "
+    "is false: The KV cache is full. No page can be allocated.",
+    "Uncaught (in promise) Error: Check failed: (!free_page_ids_.empty()) is false: The KV cache is full. No page can "
+    "be allocated.",
+])
+def test_tvms_paged_kv_cache_without_a_free_page_is_the_pool_full_while_serving(line):
+    assert kind_of([line, "", "when prompting to summarize long article"]) == ("RUNTIME", "request-exceeds-kv-pool")
+
+
+# growth told with 递增 (h541/12)
+def test_memory_told_increasing_step_by_step_is_growth():
+    assert kind_of(["加载chatglm2-6B-int8.flm模型，每次进行推理时，显存会一直递增(每次推理递增200M左右)，没有释放掉"])[0] == "LEAK"
+
+
+# an assertion that a thing, named by one identifier, must be there (h541/13)
+@pytest.mark.parametrize("line", ["  what():  AssertionError: kv_cache is required for decode",
+                                  "AssertionError: attn_metadata must not be None"])
+def test_an_assertion_that_a_named_thing_must_be_there_is_no_memory(line):
+    assert kind_of([line]) == ("NOT_OOM", "assertion-failed")
+
+
+def test_an_assertion_of_an_amount_required_is_not_called_not_memory():
+    assert kind_of(["AssertionError: 4 free blocks are required for this request"])[1] != "assertion-failed"
+
+
+# log lines a paste joined with spaces, each with its own prefix (h543/04)
+_JOINED = ("(EngineCore pid=146) ERROR 03-28 10:55:03 [core.py:1101] File \"/usr/local/lib/python3.12/dist-packages/vllm/"
+           "v1/worker/gpu_model_runner.py\", line 3213, in _bookkeeping_sync (EngineCore pid=146) ERROR 03-28 10:55:03 "
+           "[core.py:1101] assert end_idx <= self.max_model_len, ( (EngineCore pid=146) ERROR 03-28 10:55:03 "
+           "[core.py:1101] {}")
+
+
+def test_joined_log_lines_are_read_one_by_one():
+    line = _JOINED.format("AssertionError: Sampled token IDs exceed the max model length. Total number of tokens: "
+                          "4097 > max_model_len: 4096")
+    assert kind_of(["INFO:     Application startup complete.", line]) == ("NOT_OOM", "assertion-failed")
+
+
+def test_joined_log_lines_with_an_out_of_memory_are_memory():
+    line = _JOINED.format("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+                          "capacity of 79.19 GiB of which 1.02 GiB is free.")
+    assert kind_of(["INFO:     Application startup complete.",
+                    'INFO:     127.0.0.1:60350 - "POST /v1/chat/completions HTTP/1.1" 200 OK', line])[0] == "RUNTIME"
+
+
+# an error denied with "what"/"any" between the denial and its word (h541/04: "也没发现什么报错")
+@pytest.mark.parametrize("words", ["好奇怪，为啥我没有使用很多内存，也没发现什么报错", "日志里没看到任何报错"])
+def test_no_error_seen_is_no_failure_stated(words):
+    assert kind_of(["eval rate:            4.564611445460661 tokens/s", words])[0] == "NONE"

@@ -181,6 +181,26 @@ def test_store_keeps_finished_runs_across_a_reopen(tmp_path):
     assert run_key({"b": 1, "a": 2}) == run_key({"a": 2, "b": 1})
 
 
+def test_a_server_recorded_late_is_still_found_by_its_start_time(tmp_path):
+    """The time recorded is the one taken before the start: on a loaded machine the record may come seconds after the
+    server's processes began, and they are still the killed sweep's leftovers."""
+    import subprocess
+    import time
+
+    s = Store(tmp_path)
+    before = time.time()
+    p = subprocess.Popen(["sh", "-c", "sleep 30; true"], start_new_session=True)
+    try:
+        time.sleep(2.5)  # (the record comes late)
+        s.running(p.pid, "k", '["sh"]', started_at=before)
+        assert s.stop_leftovers() == [p.pid]
+        assert p.wait(timeout=10) == -9
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
 def test_sweep_usage_errors(tmp_path):
     from clirun import CliRunner
     from vramdoctor.cli import run

@@ -543,7 +543,8 @@ _GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM|nvidia-smi)[^，。,.；;！？
               # (or the metric read between them: 内存container_memory_working_set_bytes持续增加)
               r"(?:[A-Za-z_][\w.:{}=\"-]{0,120}\s*)?"
               r"(?:一直|持续|不断|不停地?|缓慢|逐渐|慢慢|越来越|逐步|累积|累计)"
-              r"[^，。,.；;！？]{0,6}?(?:增长|增加|增大|上涨|上升|变大|升高|涨|多)|"
+              # (递增, "increasing step by step": 显存会一直递增(每次推理递增200M左右))
+              r"[^，。,.；;！？]{0,6}?(?:增长|增加|增大|上涨|上升|变大|升高|递增|涨|多)|"
               r"(?:显存|内存)[^，。,.；;！？]{0,8}?(?:不|没有?|未|无法)(?:会|能)?(?:自动)?(?:被)?(?:释放|回收)|"
               # (the clause told after the memory's state: 显存会一直处于被占状态，不会自动释放)
               r"(?:显存|内存)[^。.；;！？]{0,16}?(?:一直|始终|持续|长期)[^。.；;！？]{0,12}?[，,]\s*(?:也|都|仍|还)?"
@@ -758,6 +759,10 @@ _WHY = re.compile(r"\b(?:not sure|unsure|no idea|(?:(?:do|does|did)(?: not|n['\u
 _NEW_SUBJECT = re.compile(r"\b(?:and|but|so)\s+(?=(?:I|I['\u2019]m|we|we['\u2019]re|it|it['\u2019]s|memory|RAM|VRAM)\b)", re.I)
 
 
+#: "no matter what (I do)": every try fails alike, the "no" denies nothing
+_NO_MATTER = re.compile(r"\bno matter (?:what|how|which|where|when|whether)\b[^,;]*", re.I)
+
+
 def _supposed(text: str, begin: int, at: int, end: int, inside: bool = True) -> bool:
     """Whether the words at `text[at:end]`, in the sentence that starts at `begin`, are denied, doubted, asked about or
     supposed rather than stated: judged in their own clause (after the sentence's last comma before them), so a
@@ -774,6 +779,7 @@ def _supposed(text: str, begin: int, at: int, end: int, inside: bool = True) -> 
     # getting steadily increasing memory usage": the denial is the earlier clause's)
     joined = list(_NEW_SUBJECT.finditer(own))
     own = own[joined[-1].end():] if joined else own
+    own = _NO_MATTER.sub(" ", own)  # ("no matter what I do, I cannot start a LLM": said of every try, no denial)
     words = text[at:end]
     inside = "" if not inside or _NOT_GIVEN_BACK.search(words) else _UNBOUNDED.sub(" ", words)
     if _DENIED.search(own) or _DENIED.search(inside) or _SUPPOSED_GROWTH.search(head) or _SUPPOSED_GROWTH.search(words):
@@ -1067,11 +1073,14 @@ _HANGS = (r"(?<!machine )(?<!system )(?<!computer )(?<!desktop )(?<!laptop )(?<!
           # (a command that goes no further: "Even after waiting for a long time, the command does not proceed
           # further", "it never proceeds past this line", "nothing happens after that", "waits forever")
           r"does(?: not|n['\u2019]?t) (?:proceed|progress|go|get|move) (?:any )?further|never (?:proceeds|progresses|gets "
-          r"past|moves on)|nothing (?:else )?happens (?:after|afterwards|from there)|waits? forever|waiting forever)\b"
+          r"past|moves on)|nothing (?:else )?happens (?:after|afterwards|from there|any ?more|for (?:a (?:very |really )?"
+          r"long time|ages|hours|\d+ (?:min(?:ute)?s?|hours?)))|waits? forever|waiting forever)\b"
           r"(?! (?:in|on) (?:the )?(?:queue|waiting))|卡住|卡着不动|卡在那里?不动|一直不动|没有反应了?")
 _FAILS_ZH = (r"(?<![不没未无])(?<!没有)"
              # (nor an error denied by what the user sees: 日志里看不到报错, 没看到错误, 没有任何报错)
              r"(?<!看不到)(?<!看不见)(?<!没看到)(?<!没看见)(?<!找不到)(?<!没发现)(?<!未发现)(?<!没有任何)(?<!没有什么)"
+             # (... with "what"/"any" between the denial and the word: 也没发现什么报错, 没看到任何报错, 没啥报错)
+             r"(?<!什么)(?<!任何)(?<!啥)"
              r"(?:报错|出错|崩溃|崩了|挂了|挂掉|挂死|宕机|卡死|失败|出现了?"
              # (not a usage that is abnormal, "出现了显存占用双倍异常的问题": memory used, not a failure)
              r"(?:(?!占用|使用|用量|消耗)[^，。,.！？!?]){0,6}?(?:错误|报错|异常))|"
@@ -1389,7 +1398,9 @@ LOG = LogWords(
         # (also printed after a progress line the program left open: "Loading model... Killed", a tqdm bar,
         # "Loading checkpoint shards:  38%|██▊    | 3/8 [00:02<00:03,  1.28it/s]Killed")
         msg(r"^\s*(?:Killed|已杀死|已終止|強制終了|죽었음|Getötet|Processus arrêté|Убито)\s*$|(?:\.\.\.|…)\s*Killed\s*$|"
-            r"\d%[^\n]*?[\]|]\s*Killed\s*$|\d/\d+\s*Killed\s*$|"
+            # (or as a report quotes that line, its quotes closed after it: 'It stopped at "Loading checkpoint shards:
+            # 38%|...| 3/8 [00:08<00:14,  2.91s/it]Killed"')
+            r"\d%[^\n]*?[\]|]\s*Killed[\x22\u201d'`]?\s*$|\d/\d+\s*Killed\s*$|"
             r"Out of memory: Killed process|"
             r"OOMKilled(?![\x22':= ]*(?:false|0)\b)|oom-kill", "oom", "HOST"),
         # the same SIGKILL as its parent reports it (SIGKILL above): the OOM killer's unless the log says it was not
@@ -2697,6 +2708,10 @@ LOG = LogWords(
         # a request refused for want of KV room (vllm.rs "Remaining N kvcache tokens, but your prompt requires M")
         msg(r"Remaining \d+ kv ?cache tokens, but (?:your )?prompt requires", "pressure", "RUNTIME",
             "request-exceeds-kv-pool"),
+        # TVM's paged KV cache with no free page left for a sequence that grows (relax_vm/paged_kv_cache.cc GetFreePage,
+        # as MLC LLM and WebLLM run it: "Check failed: (!free_page_ids_.empty()) is false: The KV cache is full. No
+        # page can be allocated."): a request, or the requests at once, longer than the pool made at start
+        msg(r"\bThe KV cache is full\. No page can be allocated\b", "oom", "RUNTIME", "request-exceeds-kv-pool"),
         # LMCache (a KV offload layer under vLLM/SGLang): its own buffer is full, the engine's pool is not ("Failed to
         # allocate memory for the KV cache ... will not be stored"); the engine goes on
         msg(r"^(?![^\n]*(?:CUDA out of memory|OutOfMemoryError))[^\n]*?(?:LMCache\b.{0,200}(?:Failed to allocate memory|"

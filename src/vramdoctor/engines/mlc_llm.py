@@ -13,7 +13,9 @@ from .interface import Engine, LogWords
 from .words import SIZE, fig, fraction, msg, rx
 
 LOG = LogWords(
-    fingerprint=rx(r"mlc[-_]llm|mlc_chat|mlcchat|threaded_engine\.cc|prefill-chunk-size|MLCEngine"),
+    # (and WebLLM, its build for the browser, and TVM's paged KV cache both run: "free_page_ids_", paged_kv_cache.cc)
+    fingerprint=rx(r"mlc[-_]llm|mlc_chat|mlcchat|threaded_engine\.cc|prefill-chunk-size|MLCEngine|\bweb-?llm\b|"
+                   r"free_page_ids_|paged_kv_cache\.cc"),
     messages=(
         # the engine sums weights and buffers: which ledger broke follows from the figures (see diagnose)
         msg(r"Insufficient GPU memory error: The available single GPU memory", "oom", "WEIGHTS",

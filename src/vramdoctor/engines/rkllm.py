@@ -26,7 +26,16 @@ LOG = LogWords(
         # error): the allocation was that model's weights
         msg(r"\bload model file error!|\bImport rknn model failed!|\brknn_init, load model failed!|"
             r"\bE rkllm: rkllm_init failed\b", "wrapper", "WEIGHTS"),
+        # the runtime's query of the board it runs on that failed, before any model is read ("RKLLM starting, please
+        # wait...", "rkllm-runtime version: 1.0.1", then "Query platform error!"): no Rockchip NPU it knows, or its
+        # rknpu driver missing or too old for the runtime; not memory
+        msg(r"^\s*(?:E rkllm: )?Query platform error!?\s*$", "not_oom", code="gpu-driver-error"),
     ),
+    not_oom_advice={
+        "gpu-driver-error": "the RKLLM runtime could not query the board's NPU platform: a board without a Rockchip NPU "
+                            "it supports (RK3588, RK3576), or an rknpu driver missing or older than the runtime needs "
+                            "(`cat /sys/kernel/debug/rknpu/version`); update the driver or use the runtime built for it.",
+    },
     frames={"WEIGHTS": rx(r"\bloading rkllm model from\b|\brkllm_init\b|\brknn_init\b")},
     milestones=(("weights_done", rx(r"^\s*rkllm init success\b|\bLLM Model loaded in\b")),),
     figures=(

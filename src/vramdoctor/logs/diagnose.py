@@ -1261,7 +1261,10 @@ def _serving_told(run: RunFacts, f: Failure, engine: str = "") -> tuple[int, str
 
 
 #: a lower-case name with underscores in quotes, a setting's or an argument's ('gpu_memory_utilization', "max_memory")
-_QUOTED_NAME = re.compile(r"(['\x22`])[a-z][a-z0-9]*(?:_[a-z0-9]+)+\1")
+_QUOTED_NAME = re.compile(r"(['\x22`])[a-z][a-z0-9]*(?:_[a-z0-9]+)+\1|"
+                          # (or a module's or an attribute's dotted name, quoted or not: "No module named
+                          # 'llama_toolchain.memory.common'", "has no attribute 'kv_cache.blocks'")
+                          r"(['\x22`])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\2|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,}\b")
 
 
 def _titled_cause(run: RunFacts):
@@ -2050,13 +2053,22 @@ _MEMORY_CONDITION = re.compile(r"mem|alloc|pool|buffer|block|free|cache|kv|bytes
 _SWITCH = re.compile(r"(?:\b\w+(?:\(\))?\.)*\b(?:disable|enable|use)_\w+", re.I)
 
 
+#: an assertion's message that a thing, named by one identifier, must be there ("kv_cache is required for decode",
+#: "attn_metadata must not be None"; not an amount, "4 free blocks are required")
+_REQUIRED = (r"^\s*[`'\x22]?[A-Za-z_][\w.\[\]()]*[`'\x22]? (?:(?:is|are) required|(?:must|should|cannot|can ?not) (?:not )?be "
+             r"None|(?:is|are) missing)\b")
+
+
 #: a condition that checks an object's type or presence (`isinstance(params.token_to_kv_pool_allocator,
 #: TokenToKVPoolAllocator)`, `self.kv_cache is not None`, `hasattr(layer, "kv_cache")`): it names objects, no amount
 _TYPE_CHECK = re.compile(r"^\s*\(?\s*(?:not\s+)?(?:isinstance|issubclass|hasattr|callable|type)\s*\(|^[\w.\[\]()]+\s+is\s+"
                          r"(?:not\s+)?None\s*(?:,|$)|"
                          # (or a choice among named options, SGLang's server_args: "KV4 MHA expects attention_backend to
                          # be one of ['triton', 'torch_native', ...], but got flashinfer": a setting's value, not a size)
-                         r"\bto be (?:one of|in) [\[({]\s*['\x22]")
+                         r"\bto be (?:one of|in) [\[({]\s*['\x22]|"
+                         # (or a message that a thing must be there: rtp-llm's "AssertionError: kv_cache is required
+                         # for decode", "attn_metadata must not be None"; what is absent, not how much)
+                         + _REQUIRED)
 
 
 def _speaks_of_memory(cond: str) -> bool:
@@ -2105,7 +2117,8 @@ def _assertion(f: Failure) -> tuple[int, str] | None:
             # (a message that the code has no such path, whatever it names: "SlidingWindowManager does not support
             # fine-grained (partial) cache hits" is a feature missing, not a cache too small)
             return f.line_no, f.text.strip()
-        if cond.startswith("assert ") or _AGREEMENT.search(cond) or _UNSUPPORTED.search(cond) or _CONSTRAINT.search(cond):
+        if (cond.startswith("assert ") or _AGREEMENT.search(cond) or _UNSUPPORTED.search(cond) or _CONSTRAINT.search(cond)
+                or re.search(_REQUIRED, cond)):
             return None if _speaks_of_memory(cond) else (f.line_no, f.text.strip())
     # (the failure may be the traceback's first frame, or the kill that ended it: the assertion is before it)
     lines = [*f.before[-6:], (f.line_no, f.text), *f.after]

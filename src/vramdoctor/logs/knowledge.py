@@ -471,7 +471,8 @@ _QUIET = ("INFO", "DEBUG", "I", "D", "V")
 _OVER_OOM_WORDS = frozenset({"allocation-size-overflow"})
 
 #: a Python exception by its class and the start of its message ("RuntimeError: batch_size must be ...")
-_EXCEPTION = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\s*:\s*[\w`'\x22]")
+_EXCEPTION = re.compile(r"(?<![A-Za-z0-9_])[A-Z]\w*(?:Error|Exception)\s*:\s*[\w`'\x22]")  # (an ASCII word's start:
+# also glued to Chinese words before it, which are \w to Python, "vllm部署报错ValueError: ...")
 #: words that may speak of memory, a cache or an allocation: an exception naming one is not told apart from them
 _MEMORY_WORDS = re.compile(r"memory|\bmem\b|alloc|\bOOM|\bVRAM\b|\bRAM\b|cache|\bKV\b|\bblocks?\b|buffer|pool|"
                            r"\bCUDA error\b|\bkilled\b", re.I)

@@ -68,7 +68,9 @@ STRONG_PREFIX = re.compile(_STRONG + ")")
 #: an error line that says what went wrong: an exception class and its message, "error: ...", a CUDA error text
 #: (not a message that is only a number, a status or exit code: "Error: 18446744072635810000", "error: -1073741819")
 _ONLY_A_CODE = r"(?!\(?(?:0x[0-9a-fA-F]+|-?\d[\d,.]*)\)?\W*$)"
-STATED = re.compile(r"\b(?:\w+\.)*(?:[A-Z]\w*)?(?:Error|Exception|Exit|Interrupt):\s+" + _ONLY_A_CODE + r"\S.{6,}|"
+# (an exception's class also where Chinese words are glued before it, "vllm部署报错ValueError: ...": they are \w to Python)
+STATED = re.compile(r"(?:\b|(?<=[^\x00-\x7f]))(?:\w+\.)*(?:[A-Z][A-Za-z0-9_]*)?(?:Error|Exception|Exit|Interrupt):\s+"
+                    + _ONLY_A_CODE + r"\S.{6,}|"
                     r"\berror: " + _ONLY_A_CODE + r"\S.{6,}|"
                     # (an application's marker before the error it relays: RAGFlow's "**ERROR**:invalid format: ...")
                     r"\*\*ERROR\*\*:\s*" + _ONLY_A_CODE + r"\S.{6,}|"
@@ -118,6 +120,11 @@ def ended(text: str) -> bool:
     return text.rstrip()[-1:] in _ENDS
 
 
+#: a log line's own prefix in the middle of a line, where a paste joined lines (vLLM's "(EngineCore pid=146) ERROR
+#: 03-28 10:55:03 [core.py:1101] ", "INFO 05-30 09:00:25 [gpu_model_runner.py:1560] "); the shortest line checked for it
+_JOINED_PREFIX = re.compile(r"(?<=\s)(?:\(\w+(?:_\w+)?(?: pid=\d+)?\) )?(?:ERROR|INFO|WARNING|DEBUG|CRITICAL) "
+                            r"\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w.]+:\d+\] ")
+_JOINED_MIN = 160
 _SPLIT_FRAME = re.compile(r'(?=\bFile "[^"]+", line \d+, in )|(?<=\S)\s+(?=(?:\w+\.)*\w+(?:Error|Exception): )')
 _FRAME_HEAD = re.compile(r'^(File "[^"]+", line \d+, in [\w<>.]+)\s+(\S.*)$')
 _CARETS = re.compile(r"\s*[\^~]{3,}\s*")
@@ -150,6 +157,14 @@ def pieces(text: str) -> list[str]:
         if '\\"' in text:  # (a JSON string's other escapes too: `File \"/opt/...\", line 1470` is a frame)
             parts = [_JSON_ESCAPE.sub(lambda m: _UNESCAPED.get(m.group(1), m.group(1)), x) for x in parts]
         return parts
+    if len(text) > _JOINED_MIN and (text.count(" ERROR ") + text.count(" INFO ") + text.count(" WARNING ")) >= 2:
+        # (log lines a paste joined with spaces, each with its own prefix: "(EngineCore pid=146) ERROR 03-28 10:55:03
+        # [core.py:1101] File \"...\" (EngineCore pid=146) ERROR 03-28 10:55:03 [core.py:1101] AssertionError: ...")
+        starts = [m.start() for m in _JOINED_PREFIX.finditer(text) if m.start() > 0]
+        if len(starts) >= 2:
+            bounds = [0, *starts, len(text)]
+            return [x for a, b in zip(bounds, bounds[1:]) if text[a:b].strip()
+                    for x in pieces(text[a:b].strip())]
     if text.count('File "') < 2 or len(PY_FRAME.findall(text)) < 2:
         return [text]
     out: list[str] = []

@@ -295,7 +295,7 @@ def supposed(text: str) -> bool:
     # (a clause that asks: "Could a 128k context cause an OOM later?"; not one that asks why it happens, which says it
     # does: "Why does the deployment encounter OOM errors when ...?")
     return bool(held) and all(_SUPPOSED.search(c) or c.rstrip().endswith("?") and (
-        not _WHY_ASKED.search(c) or _asked_after(c)) for c in held)
+        not (_WHY_ASKED.search(c) or _FIX_ASKED.search(c)) or _asked_after(c)) for c in held)
 
 
 #: a second question after a why-question's clause ("Why does vLLM reserve 90% of VRAM, will it OOM if I start a second
@@ -314,6 +314,11 @@ def _asked_after(clause: str) -> bool:
 _ASKED_ASIDE = re.compile(r"\([^()\n]{0,80}\?\s*\)")
 #: a question of why something happens: it takes the thing as so
 _WHY_ASKED = re.compile(r"^\W*(?:Title:\s*)?(?:\[[^\]]{1,30}\]:?\s*)*why\s+(?:does|do|did|is|are|was|am|would)\b", re.I)
+#: ... or of how to fix an error it names ("How to fix error like this: torch.cuda.OutOfMemoryError: CUDA out of memory
+#: ?", "How can I solve the CUDA OOM when loading?"): it got that error (not one of how to avoid it, which may be ahead)
+_FIX_ASKED = re.compile(r"^\W*(?:Title:\s*)?(?:\[[^\]]{1,30}\]:?\s*)*how\s+(?:to|(?:do|can|could|should)\s+(?:I|we|you))\s+"
+                        r"(?:fix|solve|resolve|get rid of|debug|overcome)\b",
+                        re.I)
 
 
 def stated(text: str) -> str:

@@ -231,6 +231,18 @@ def _stated_growth(run: RunFacts) -> Diagnosis | None:
     # freed when the program ended, "Detected memory leaks!", not growth while it runs)
     if isinstance(stated, str) and not n.get("_leak_denied") and not n.get("_leak_detector"):
         line = run.number_lines.get("_growth_stated", 0)
+        if _grows_while_loading(run, stated):
+            return Diagnosis(kind="UNDETERMINED", code="log-ends-during-step", oom=None, candidates=["WEIGHTS"],
+                             evidence=[(run.progress["start"], run.progress_text.get("start", "")),
+                                       (line, stated)],
+                             phase_source="the report's own words, of a start-up that had not loaded its weights",
+                             missing="the rest of the load: whether it finished or failed",
+                             message="The report says memory kept rising while the model loaded, and the log ends "
+                                     "before the weights were loaded: that is the load filling memory as it reads the "
+                                     "weights (a loader that converts or dequantizes a checkpoint in host RAM first "
+                                     "can take far more than the file's size), not a leak. Whether it ran out is not "
+                                     "shown; if it did, the phase would be WEIGHTS. `vramdoctor estimate` gives the "
+                                     "weights' size to hold against the host's and the GPU's memory.")
         return Diagnosis(kind="LEAK", code="memory-growth-stated", oom=None, inferred=True,
                          evidence=[(line, stated)], phase_source="the report's own words",
                          message="The report states in words that memory keeps growing ("
@@ -241,6 +253,29 @@ def _stated_growth(run: RunFacts) -> Diagnosis | None:
                                  "something runs out. Confirm it with readings over time under the same load "
                                  "(`vramdoctor probe` says whether memory creeps after requests, and by how much).")
     return None
+
+
+#: a report's words of growth that speak of serving or of time in use, not of a start-up ("with each request", "after
+#: a few hours", "每次推理后", "对话越多")
+_GROWTH_IN_USE = re.compile(r"\b(?:request|inference|generat|chat|conversation|prompt|serv|hours?\b|days?\b|over time\b|"
+                            r"each\b|every|after (?:a|some|several|many|\d))|请求|推理|对话|生成|每次|小时|天", re.I)
+
+
+def _grows_while_loading(run: RunFacts, said: str) -> bool:
+    """The report's growth (`said`) is told of a start-up that got no further than its first step, whose last lines
+    show the weights' load begun (`_LOAD_BEGUN`, within `_STEP_DETAIL_LINES` of the program's last lines: "Loading the
+    model ... on worker", then "然后内存不断增加，等了十分钟"), in words of no serving or time in use: the load filling
+    memory as it reads the weights, not a leak."""
+    if "start" not in run.progress or set(run.progress) - {"start"} or _GROWTH_IN_USE.search(said):
+        return False
+    own = [t for _, t in run.tail_lines if program_line(t)][-_STEP_DETAIL_LINES:]
+    return any(_LOAD_BEGUN.search(t) for t in own)
+
+
+#: a program's line that it begins to load a model's weights ("Loading the model ['Yi-34B'] on worker ...", "Starting
+#: to load model ...", "Loading checkpoint shards:   0%", "loading model from ...")
+_LOAD_BEGUN = re.compile(r"\bLoading (?:the )?(?:model|checkpoint|weights)\b|\bStarting to load model\b|"
+                         r"\bloading model (?:from|tensors)\b", re.I)
 
 
 def _rising(series: list[int]) -> bool:

@@ -229,16 +229,23 @@ def in_tree(root: int, pid: int) -> bool:
     return pid == root or pid in descendants(root)
 
 
+#: how much earlier than time.time() a process's create_time may read: Linux gives it from the boot time in whole
+#: seconds (/proc/stat btime, rounded down) plus the start in clock ticks, so it reads up to a second early, and more
+#: where the clock was stepped since boot; a process of another group that took a reused PGID this shortly before the
+#: start is not a case to guard against
+_CREATE_TIME_SLACK = 3.0
+
+
 def group_members(pgid: int, started_at: float) -> list[int]:
-    """The living processes of process group `pgid` started at or after `started_at` (time.time(), less a
-    second): what is left of a server a killed vramdoctor started, its leader dead or not."""
+    """The living processes of process group `pgid` started at or after `started_at` (time.time(), less
+    `_CREATE_TIME_SLACK`): what is left of a server a killed vramdoctor started, its leader dead or not."""
     import os
 
     psutil = _psutil()
     out = []
     for p in psutil.process_iter(["create_time"]):
         try:
-            if os.getpgid(p.pid) == pgid and p.info["create_time"] >= started_at - 1.0 \
+            if os.getpgid(p.pid) == pgid and p.info["create_time"] >= started_at - _CREATE_TIME_SLACK \
                     and p.status() != psutil.STATUS_ZOMBIE:
                 out.append(p.pid)
         except (ProcessLookupError, PermissionError, psutil.Error):

@@ -371,6 +371,7 @@ class Sweep:
         env = dict(self.preset.env) if self.preset else {}
         if device is not None:
             env["CUDA_VISIBLE_DEVICES"] = env["HIP_VISIBLE_DEVICES"] = str(device)
+        launched_at = time.time()  # (before the start: its group's members are no older than this, less the clock's step)
         try:
             server = launch(args, log_path, env=env, memory_limit_bytes=self.o.memory_limit_bytes)
         except LaunchError as e:
@@ -379,7 +380,7 @@ class Sweep:
         with self._lock:
             self.launched_now += 1
         if self.store:
-            self.store.running(server.pid, self._key(cfg), json.dumps(args))
+            self.store.running(server.pid, self._key(cfg), json.dumps(args), started_at=launched_at)
         client = Client(f"http://127.0.0.1:{port}", request_timeout_s=self.o.request_timeout_s)
         sampler = None
         try:

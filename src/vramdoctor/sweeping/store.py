@@ -106,10 +106,12 @@ class Store:
                 self.db.execute("ROLLBACK")
                 raise
 
-    def running(self, pgid: int, key: str, command: str) -> None:
+    def running(self, pgid: int, key: str, command: str, started_at: float | None = None) -> None:
+        """Record process group `pgid` as a server of run `key` started at `started_at` (time.time(), taken before
+        the start: a record taken after it may be later than the members a loaded machine spawned in between)."""
         with self.lock, self.db:
             self.db.execute("INSERT OR REPLACE INTO running (pgid, key, command, started_at) VALUES (?, ?, ?, ?)",
-                            (pgid, key, command, time.time()))
+                            (pgid, key, command, time.time() if started_at is None else started_at))
 
     def stopped(self, pgid: int) -> None:
         with self.lock, self.db:
