@@ -371,3 +371,81 @@ def test_joined_log_lines_with_an_out_of_memory_are_memory():
 @pytest.mark.parametrize("words", ["好奇怪，为啥我没有使用很多内存，也没发现什么报错", "日志里没看到任何报错"])
 def test_no_error_seen_is_no_failure_stated(words):
     assert kind_of(["eval rate:            4.564611445460661 tokens/s", words])[0] == "NONE"
+
+
+# --- review 54 and round 540 ------------------------------------------------------------------------------------------
+
+_SHARDS = ["Loading checkpoint shards:  47%|████▋     | 9/19 [01:40<01:51, 11.14s/it]"]
+
+
+@pytest.mark.parametrize("kill", [
+    "=>> PBS: job killed: mem 134217728kb exceeded limit 125829120kb",
+    "=>> PBS: job killed: vmem 201326592kb exceeded limit 188743680kb",
+    "TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.",
+    "slurmstepd: error: Detected 1 oom_kill event in StepId=81121.batch. Some of the step tasks have been OOM Killed.",
+    "/var/spool/slurmd/job81121/slurm_script: line 23: 119822 Killed                  python serve_hf.py",
+])
+def test_a_schedulers_kill_for_host_memory_while_the_weights_load(kill):
+    assert kind_of([*_SHARDS, kill]) == ("WEIGHTS", "weights-exceed-system-memory")
+
+
+@pytest.mark.parametrize("line", [
+    "curl: (7) Failed to connect to localhost port 8000 after 0 ms: Couldn't connect to server",
+    "curl: (56) Recv failure: Connection reset by peer",
+    "curl: (22) The requested URL returned error: 500",
+    "curl: (28) Operation timed out after 300001 ms with 0 bytes received",
+    "curl: (18) transfer closed with outstanding read data remaining",
+])
+def test_curls_errors_of_a_server_gone_show_no_cause(line):
+    assert kind_of(["INFO:     Application startup complete.", line]) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+def test_kubectls_prefix_is_a_programs_line():
+    tag = "[pod/vllm-7d9f8b6c4-xk2lp/vllm] "
+    lines = [tag + "INFO 07-07 03:00:12 [api_server.py:1043] vLLM API server version 0.9.2",
+             tag + "INFO 07-07 03:00:33 [gpu_model_runner.py:1770] Starting to load model google/gemma-3-27b-it...",
+             tag + "INFO 07-07 03:00:33 [gpu_model_runner.py:1775] Loading model from scratch...",
+             tag + "INFO 07-07 03:00:34 [cuda.py:284] Using Flash Attention backend on V1 engine."]
+    assert kind_of(lines) == ("UNDETERMINED", "log-ends-during-step")
+
+
+@pytest.mark.parametrize("words", ["It dies with 'Assertion failed: tokensPerBlock % 64 == 0' at start.",
+                                   "发图片请求就报 `Assertion failed: Tokens per block must be a power of 2` 错误"])
+def test_a_quoted_check_on_a_blocks_size_is_an_assertion(words):
+    assert kind_of([words]) == ("NOT_OOM", "assertion-failed")
+
+
+def test_an_assert_under_the_engines_own_prefix_is_read():
+    p = "ERROR 04-02 10:00:00 [core.py:396] "
+    lines = [p + "Traceback (most recent call last):",
+             p + '  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/models/qwen2_vl.py", line 1021, in '
+                 "_validate_and_reshape_mm_tensor",
+             p + '    assert mm_input.ndim == 2, f"expected 2D tensor, got {mm_input.ndim}D"']
+    assert kind_of(lines) == ("NOT_OOM", "assertion-failed")
+
+
+@pytest.mark.parametrize("line", ["Error loading model X: 'dict' object has no attribute 'model_type'",
+                                  "'NoneType' object is not subscriptable"])
+def test_pythons_message_of_a_bug_without_its_class_is_a_code_error(line):
+    assert kind_of([line]) == ("NOT_OOM", "code-error")
+
+
+_TRAINING_FRAMES = [
+    '  File "/env/lib/python3.12/site-packages/transformers/trainer.py", line 2341, in _inner_training_loop',
+    "    self.optimizer.step()",
+    '  File "/env/lib/python3.12/site-packages/torch/optim/optimizer.py", line 484, in wrapper',
+    '  File "/env/lib/python3.12/site-packages/torch/optim/adamw.py", line 155, in _init_group',
+    '    state["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)']
+_IPY_TRAINING = ["File ~/env/lib/python3.12/site-packages/transformers/trainer.py:3318, in Trainer.training_step(self, "
+                 "model, inputs)",
+                 "File ~/env/lib/python3.12/site-packages/torch/optim/optimizer.py:484, in Optimizer.profile_hook_step."
+                 "<locals>.wrapper(*args, **kwargs)"]
+
+
+@pytest.mark.parametrize("frames", [_TRAINING_FRAMES, _IPY_TRAINING])
+def test_an_out_of_memory_in_a_training_step_is_runtime_not_a_profile_run(frames):
+    lines = ["Loading checkpoint shards: 100%|██████████| 4/4 [00:09<00:00,  2.31s/it]",
+             "Traceback (most recent call last):", *frames,
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 224.00 MiB. GPU 0 has a total capacity of "
+             "79.10 GiB of which 85.88 MiB is free."]
+    assert kind_of(lines) == ("RUNTIME", "training-step-oom")

@@ -1337,7 +1337,9 @@ SIGKILL = (r"process has terminated: signal: killed|\bKilled: 9\b|<Signals\.SIGK
            r"^\s*(?:zsh: |bash: (?:line \d+:\s+)?|\[\d+\][+-]?\s+)(?:\d+\s+)?[Kk]illed\s+\S|"
            # (... or a script's, the shell naming the script and its line: "cli_demo.sh: line 5: 12989 Killed", the
            # command after it maybe cut)
-           r"^\s*[\w./-]+\.sh: line \d+:\s+\d+\s+Killed\b|"
+           # (Slurm's batch script is named slurm_script in its spool: "/var/spool/slurmd/job81121/slurm_script: line 23:
+           # 119822 Killed   python serve_hf.py")
+           r"^\s*[\w./-]+(?:\.sh|/slurm_script): line \d+:\s+\d+\s+Killed\b|"
            # (... also glued to the progress bar the kill cut short, no newline between: "Loading checkpoint shards:
            # 0%|          | 0/2 [00:00<?, ?it/s][1]    78030 killed     python run.py")
            r"(?:(?<=it/s\])|(?<=s/it\]))\[\d+\][+-]?\s+(?:\d+\s+)?[Kk]illed\s+\S|"
@@ -1402,7 +1404,13 @@ LOG = LogWords(
             # 38%|...| 3/8 [00:08<00:14,  2.91s/it]Killed"')
             r"\d%[^\n]*?[\]|]\s*Killed[\x22\u201d'`]?\s*$|\d/\d+\s*Killed\s*$|"
             r"Out of memory: Killed process|"
-            r"OOMKilled(?![\x22':= ]*(?:false|0)\b)|oom-kill", "oom", "HOST"),
+            r"OOMKilled(?![\x22':= ]*(?:false|0)\b)|oom-kill|"
+            # (a batch scheduler's kill for the job's host memory limit: Slurm's slurmstepd "Detected 1 oom_kill event in
+            # StepId=81121.batch. Some of the step tasks have been OOM Killed." (task/cgroup), PBS's "=>> PBS: job
+            # killed: mem 134217728kb exceeded limit 125829120kb" (also vmem, pmem), LSF's "TERM_MEMLIMIT: job killed
+            # after reaching LSF memory usage limit.")
+            r"\bDetected \d+ oom[_-]kill events?\b|\bhave been OOM Killed\b|=>> PBS: job killed: [pv]?mem \d+\w* exceeded "
+            r"limit\b|\bTERM_MEMLIMIT: job killed after reaching LSF memory usage limit\b", "oom", "HOST"),
         # the same SIGKILL as its parent reports it (SIGKILL above): the OOM killer's unless the log says it was not
         # (`Reason: Error`, `OOMKilled: false`, a failed liveness probe: diagnose's `process-killed`)
         msg(SIGKILL, "oom", "HOST"),
@@ -1756,7 +1764,9 @@ LOG = LogWords(
         # (not its success, torch 2.5's "[Gloo] Rank 0 is connected to 1 peer ranks. Expected number of connected peer
         # ranks is : 1", nor "the barrier via GLOO connects both nodes")
         msg(r"\bgloo\b.*(?:Connection (?:closed|reset|refused|timed? ?out)|connect\w* (?:failed|error|timed? ?out|refused)|"
-            r"(?:failed|unable) to connect|timed? ?out|reset|closed|\bcl$)|Connection (?:closed|reset|refused) by peer|"
+            # (not curl's own, "curl: (56) Recv failure: Connection reset by peer": a client whose server went away)
+            r"(?:failed|unable) to connect|timed? ?out|reset|closed|\bcl$)|(?<!Recv failure: )Connection (?:closed|reset|"
+            r"refused) by peer|"
             r"ConnectionResetError|ConnectionRefusedError|"
             # ... or torch.distributed's store (c10d's TCPStore, which ranks meet at: "[c10d] waitForInput: socket
             # SocketImpl(...) timed out after 600000ms", "torch.distributed.DistStoreError: wait timeout after 600000ms")
@@ -2002,8 +2012,14 @@ LOG = LogWords(
             r"\b(?:httpx\.)?ConnectError: (?:\[Errno 111\] )?(?:Connection refused|All connection attempts failed)|"
             # (curl's own: "curl: (7) Failed to connect to localhost port 8000 after 0 ms: Connection refused", "curl: (7)
             # Failed connect to 127.0.0.1:8080; Connection refused", "curl: (56) Recv failure: Connection reset by peer")
+            # (and the rest of curl's for a server that failed or went away mid-answer, its exit codes 18, 22 (with
+            # --fail, a 5xx), 28 and 56: "curl: (18) transfer closed with outstanding read data remaining", "curl: (22)
+            # The requested URL returned error: 500", "curl: (28) Operation timed out after 300001 ms with 0 bytes
+            # received", "curl: (56) Recv failure: Connection reset by peer")
             r"\bcurl: \((?:7|52|56)\) (?:Failed to connect to|Failed connect to|Empty reply from server|Recv failure: "
-            r"Connection reset by peer)|"
+            r"Connection reset by peer)|\bcurl: \(18\) transfer closed with (?:outstanding read data remaining|\d+ bytes? "
+            r"remaining to read)|\bcurl: \(22\) The requested URL returned error: 5\d\d\b|\bcurl: \(28\) (?:Operation|"
+            r"Connection) timed out after \d+ milliseconds?|\bcurl: \(28\) Operation timed out after \d+ ms\b|"
             # (openai's client, "APIConnectionError: Connection error.", and as an application relays it, RAGFlow's
             # "**ERROR**: CONNECTION_ERROR - Connection error." or its timeout, "**ERROR**: Request timed out.")
             r"\bAPIConnectionError: Connection error\b|\bCONNECTION_ERROR - Connection error\b|"
@@ -2947,8 +2963,10 @@ LOG = LogWords(
         "WARMUP": rx(r"\bcaptur|cuda_graph|CudaGraph|CUDA graphs can take|graph_runner|warm(?:ing)?[ _-]?up|"
                      # (not a profile as a noun, NIM's "a profile that is currently runnable", "compatible profile(s)"; nor
                      # a profiler's decorator around a call, TRL's "trl/extras/profiling.py", line 98, in wrapper": the
-                     # call it wraps is the step)
-                     r"\bprofil(?!\w* verbosity)(?!es?\b(?![ _]run))(?!ing\.py\W+line \d+, in (?:wrapper|profiling_\w+)\b)|"
+                     # call it wraps is the step; nor torch's optimizer step wrapper, "Optimizer.profile_hook_step.<locals>
+                     # .wrapper" in torch/optim/optimizer.py, around every optimizer.step() of a training loop)
+                     r"\bprofil(?!\w* verbosity)(?!es?\b(?![ _]run))(?!ing\.py\W+line \d+, in (?:wrapper|profiling_\w+)\b)"
+                     r"(?!e_hook_step\b)|"
                      r"\bautotun(?:e|es|ed|ing)\b|"
                      r"torch_compile_cache|_run_compilation|compilation_manager|precompil|compile_or_warm|"
                      r"XLA:\w+ compile\b|\bcompile permanent error|"
@@ -2959,7 +2977,15 @@ LOG = LogWords(
         # route_utils.py call_process_api: a request served; the app loads its model before launch())
         # (and an engine woken from sleep mode to generate again, vLLM's LLM.wake_up: it takes back the memory of its
         # weights and KV cache while a trainer that shares the GPU holds memory of its own)
+        # (and a training loop's step, the model loaded and in use: transformers' Trainer "in _inner_training_loop",
+        # "in training_step", the optimizer's step and the backward pass: activations, gradients and the optimizer's
+        # state, as a request's work is for a server)
         "RUNTIME": rx(r"gradio[/\\]queueing\.py|\bin call_prediction\b|\bin call_process_api\b|\bin wake_up\b|"
+                      # (IPython names the class too, "in Trainer.training_step(self, model, inputs)"; unsloth's own
+                      # loop is "_fast_inner_training_loop")
+                      r"\bin (?:\w+\.)?_?\w*inner_training_loop\b|\bin (?:\w+\.)?training_step\b|\boptimizer\.step\(|"
+                      r"\bin (?:\w+\.)?_init_group\b|"
+                      r"\.backward\(|\bin backward\b|"
                       r"\bin generate\b|\.generate\(|generate_step|greedy_search|beam_search|\bin _sample\b|"
                       r"\bprompt_step\b|\bstream_generate\b|batch_generator\.py|"
                       # (a handler's name, not a script's file named after it: "example_chat_completion.py", the
@@ -3734,6 +3760,9 @@ LOG = LogWords(
         StepCode("WARMUP", "sampler-warmup-oom", rx(r"sampler")),
         StepCode("WARMUP", "profile-run-oom", rx(r"profil")),
         StepCode("RUNTIME", "prefill-oom", rx(r"prefill|prompt")),
+        # (a training loop's step: the optimizer's state made at its first step, the backward pass's gradients)
+        StepCode("RUNTIME", "training-step-oom", rx(r"inner_training_loop|training_step|optimizer\.step|_init_group|"
+                                                    r"\.backward\(|\bin backward\b")),
     ),
     # a loader's own steps in any engine: a layer's load_weights / weight_loader, a quantization method making its
     # weights (create_weights, a Parameter of torch.empty) and processing them after they are read

@@ -29,7 +29,7 @@ from ..engines.generic import CODE_ERRORS, PY_CODE_MESSAGE
 from ..engines.words import LOADING_CJK, SIZE, to_bytes
 from .knowledge import (CAUSE_UNKNOWN, CLIENT_CALL, COMMAND, ELISION, FRAME, PY_FRAME, SIGKILL_RX, Verdict, exception_not_memory,
                         knowledge, phase_words, without_paths)
-from .lines import STATED, STRONG_PREFIX, TB_HEADER, error_level, stated, stops_inside, traceback_line
+from .lines import STATED, STRONG_PREFIX, TB_HEADER, error_level, message, stated, stops_inside, traceback_line
 from .phase import (FAILED_REQUEST, FINE_WHEN_SERVING, PROJECTOR, SECOND_MODEL, STARTUP, STEP_BEFORE, Place, during_step, frames, locate,
                     LOAD_ANNOUNCED, is_progress, step_done, step_reached)
 from .named_size import weights_exceed_gpus
@@ -108,7 +108,7 @@ def detect_engine(hits: dict[str, int]) -> str:
 CODE_ORDER = {
     "WARMUP": ("prefill-tokens-exceed-memory", "cuda-graph-capture-oom", "multimodal-encoder-oom", "sampler-warmup-oom",
                "profile-run-oom", "compute-buffer-alloc-failed"),
-    "RUNTIME": ("logprobs-oom", "multimodal-encoder-oom", "lora-load-oom", "prefill-oom"),
+    "RUNTIME": ("training-step-oom", "logprobs-oom", "multimodal-encoder-oom", "lora-load-oom", "prefill-oom"),
     "KV_CAPACITY": ("kv-cache-too-small",),
 }
 #: the code of a kind whose steps name none of the above
@@ -560,7 +560,11 @@ def _stops_short(f: Failure) -> bool:
 
 #: words after a wrapper's colon that point to another line for the cause, or are no cause ("see the traceback above")
 _ELSEWHERE = re.compile(r"\b(?:see|above|below|traceback|stack ?trace|logs?|details|root cause|messages?|exception|"
-                        r"error|errors)\b", re.I)
+                        r"error|errors)\b|"
+                        # (or that the other side was not there or went away: curl's "Failed to connect to localhost
+                        # port 8000 after 0 ms: Couldn't connect to server"; that side's own log has the cause)
+                        r"\b(?:could ?n[o']?t|could not|cannot|unable to) connect\b|\bconnection (?:refused|reset|closed)\b|"
+                        r"\breset by peer\b|\bunreachable\b", re.I)
 
 
 #: a wrapper's own words of a failure and the colon after them ("Failed to initialize executor on rank 0: ", "hit an
@@ -2046,7 +2050,9 @@ _CONSTRAINT = re.compile(r"\bis not (?:a multiple of|divisible by)\b|\bexpects? 
 #: a condition or message that two values must agree (equal, or a mismatch named): a consistency check
 _AGREEMENT = re.compile(r"[=!]=|\bmismatch\b|\bexpected\b.{1,80}\b(?:got|but)\b", re.I)
 #: words in an assertion's condition that may be about memory (a pool, blocks, free bytes, the cache)
-_MEMORY_CONDITION = re.compile(r"mem|alloc|pool|buffer|block|free|cache|kv|bytes|size_in|capacity|budget|avail", re.I)
+# (not a block's size, "tokensPerBlock % 64 == 0", "Tokens per block must be a power of 2": a shape the kernels need)
+_MEMORY_CONDITION = re.compile(r"mem|alloc|pool|buffer|(?<!per )(?<!per)block(?!s? ?size|_size)|free|cache|kv|bytes|"
+                               r"size_in|capacity|budget|avail", re.I)
 #: a setting's name in an assertion's condition, with the objects it is read from: a switch
 #: (`get_global_server_args().disable_chunked_prefix_cache`, `cache_config.enable_prefix_caching`, `use_cuda_graph`),
 #: whose words are a feature's, not memory's state
@@ -2093,7 +2099,8 @@ _C_CHECK_QUOTED = re.compile(r"[`'\x22\u2018\u201c](?:Assertion failed|Check fai
                              r"[`'\x22\u2019\u201d]")
 #: a check on a pointer or an optional being there (`buf != NULL`, `ptr`, `data`, `freeBlockIterator.has_value()`), or
 #: on the KV manager's blocks, tokens or slots: what an allocation that failed leaves, so memory among its causes
-_POINTER_CHECK = re.compile(r"\b(?:NULL|nullptr|null|ptr|data|buf|p|ctx)\b|has_value|[Bb]lock|[Tt]oken|[Ss]lot")
+_POINTER_CHECK = re.compile(r"\b(?:NULL|nullptr|null|ptr|data|buf|p|ctx)\b|has_value|(?<![Pp]er )(?<![Pp]er)[Bb]lock(?!s? ?[Ss]ize|_size)|"
+                            r"\b[Tt]okens?\b(?! per\b)|[Ss]lot")
 
 
 def _assertion(f: Failure) -> tuple[int, str] | None:
@@ -2157,7 +2164,10 @@ def _ends_on_assert(f: Failure) -> tuple[int, str] | None:
         return None
     i = frames_at[-1]
     code = next(((j, ln, t) for j, (ln, t) in enumerate(block[i + 1:i + 3], i + 1) if t.strip()), None)
-    if code is None or not (m := re.match(r"^\s*assert\s+(\S.*)$", code[2])):
+    # (the statement under the engine's own prefix too: "ERROR 04-02 10:00:00 [core.py:396]     assert mm_input.ndim
+    # == 2, ...")
+    if code is None or not (m := re.match(r"^\s*assert\s+(\S.*)$", code[2]) or re.match(
+            r"^\s*assert\s+(\S.*)$", message(code[2]) if STRONG_PREFIX.match(code[2]) else "")):
         return None
     cond = m.group(1)
     if (_STATEMENT_GOES_ON.search(cond) or _STATUS_CHECK.search(cond)
@@ -2755,6 +2765,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                  message="The run failed with an error vramdoctor does not recognise; it speaks of "
                                          + ", ".join(words) + ", so it may be about memory. Read it, and run "
                                          "`vramdoctor estimate` with the server's settings to see which ledger is tight.")
+            if f.code == "code-error":  # (Python's message of a bug without its class: "'dict' object has no attribute")
+                return Diagnosis(kind="NOT_OOM", code=f.code, evidence=[(f.line_no, f.text)], oom=False,
+                                 message="This is not memory running out: " + _not_oom_advice(f.code, engine))
             return Diagnosis(kind="NOT_OOM", code="error-not-memory", evidence=[(f.line_no, f.text)], oom=False,
                              message="The run failed with an error that names its cause, and the cause is not "
                                      "memory: no out-of-memory words and no shortfall figures in this run.")
@@ -3264,6 +3277,10 @@ def _pinned_host(run: RunFacts, f: Failure, engine: str) -> Diagnosis | None:
 
 #: the message of a code that says more than its kind's (`_MESSAGES`)
 _CODE_MESSAGES = {
+    "training-step-oom": "The model loaded, and memory ran out in a training step (its frames: the trainer's loop, "
+                         "the backward pass or the optimizer's step): the activations, the gradients and the "
+                         "optimizer's state (AdamW keeps two values per parameter, made at its first step) on top of "
+                         "the weights, not a server's KV cache.",
     "draft-model-weights-oom": "The first model's weights loaded; a second model loaded after them, a draft model for "
                                "speculative decoding, ran out of memory: the draft does not fit beside the target.",
     "projector-weights-oom": "The model's weights loaded; its multimodal projector (mmproj, the vision encoder) loaded "

@@ -47,6 +47,8 @@ _STRONG = (r"^\s*(?:\((?:\w+[\w =]*)?pid=\d+(?:,\s*ip=[\w.:-]+)?\)|\[?\d{4}-\d\d
            # trantor's "20250430 21:55:01.443740 UTC" (Jan's cortex), glog's "E0306 16:40:07.708802" (Triton)
            r"\d{8} \d\d:\d\d:\d\d\.\d+ |[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ |"
            r"(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|\[[\w.: -]+\]|[A-Z][a-z]{2} +\d+ \d\d:|"
+           # kubectl logs --prefix's "[pod/vllm-7d9f8b6c4-xk2lp/vllm] "
+           r"\[pod/[\w.-]+(?:/[\w.-]+)?\] |"
            # syslog's and journald's month in the machine's own language ("jun 18 13:23:19", "déc. 03 10:11:12")
            r"[^\W\d_]{3,5}\.? {1,2}\d{1,2} \d\d:\d\d:\d\d |"
            r"\d+\.\d+\.\d+\.\d+ [IWE] |\d{1,2}:\d\d(?::\d\d)?[AP]M [A-Z]{3} |[A-Za-z][\w.-]*\s+\| |"

@@ -23,6 +23,12 @@ class ServingSteps:
         s, n, code = self.s, self.n, self.code
         self.cap()
         self.free_gpu()
+        if code == "training-step-oom":
+            s.say("a smaller step", "a smaller per-device batch (with gradient accumulation to keep the effective "
+                  "batch), shorter sequences, or gradient checkpointing: the activations shrink")
+            s.say("a lighter optimizer or fewer trained weights", "an 8-bit or paged optimizer, or LoRA in place of a "
+                  "full fine-tune: the optimizer's state is two values per trained parameter")
+            return
         if code == "host-oom-kill":
             s.say("more host memory", "the server ran out of system RAM (CPU offload, swap-space, pinned buffers or "
                   "the prefix cache kept in RAM): add RAM or offload less")
