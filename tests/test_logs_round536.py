@@ -449,3 +449,34 @@ def test_an_out_of_memory_in_a_training_step_is_runtime_not_a_profile_run(frames
              "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 224.00 MiB. GPU 0 has a total capacity of "
              "79.10 GiB of which 85.88 MiB is free."]
     assert kind_of(lines) == ("RUNTIME", "training-step-oom")
+
+
+# --- Japanese: a failure stated, a crash named with its verb, and the report's words above a log cut before it -------
+
+_LLAMA_READY = ["build: 5123 (a4e8d5b2) with cc (Ubuntu 13.3.0-6ubuntu2~24.04) 13.3.0 for x86_64-linux-gnu",
+                "load_tensors: offloaded 29/29 layers to GPU",
+                "llama_context:      CUDA0 compute buffer size =   304.00 MiB",
+                "main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+                "srv  update_slots: all slots are idle"]
+
+
+@pytest.mark.parametrize("words, code", [
+    ("llama-server を起動して最初のリクエストを投げるとセグメンテーション違反で落ちます。ログは以下です。", "crash-access-violation"),
+    ("古いCPUで動かすと「不正な命令 (コアダンプ)」と出て落ちます。", "illegal-instruction"),
+    ("リクエストを送ると segfault で落ちます。", "crash-access-violation"),
+])
+def test_a_crash_named_in_japanese_above_a_log_cut_before_it_decides(words, code):
+    assert kind_of([words, *_LLAMA_READY]) == ("NOT_OOM", code)
+
+
+@pytest.mark.parametrize("words", ["モデルを読み込むと落ちます。", "起動しません。ログは以下の通りです。",
+                                   "エラーが出て止まってしまいます。"])
+def test_a_failure_stated_in_japanese_is_no_clean_run(words):
+    assert kind_of([words, "", "main: llama backend init", "main: load the model and apply lora adapter, if any"])[0] \
+        != "NONE"
+
+
+@pytest.mark.parametrize("words", ["落ちませんでした。ログは以下です。", "エラーは出ないのですが、遅いです。", "落ちますか？"])
+def test_japanese_words_that_deny_or_ask_state_no_failure(words):
+    assert kind_of([words, *_LLAMA_READY])[0] == "NONE"
+

@@ -1100,11 +1100,20 @@ _HEDGE_ZH = re.compile(r"如果|要是|假如|可能|也许|应该|肯定|一定
 _CLAUSE_ZH = re.compile(r"[，。！？；!?;]|(?<!\d)[,.]|[,.](?!\d)")
 
 
+#: a failure stated in Japanese: it crashes (落ちます, クラッシュします), will not start or load (起動しません, 読み込めない),
+#: an error comes out (エラーが出ます, エラーで止まる), it fails (失敗します); not denied (落ちません, エラーは出ない) nor asked
+#: (落ちますか, the clause's question mark: `_HEDGE_ZH`)
+_FAILS_JA = (r"落ち(?:ます|る|た|てしまう|てしまいます|てしまった|ました)(?!か)|クラッシュ(?:します|する|した|しました|して)(?!か)|"
+             r"(?:起動|ロード|読み込み)(?:でき|し)(?:ません|ない|なかった)|読み込めない|読み込めません|"
+             r"エラー(?:が|に)(?:出|な)(?!ない|ません|なかった|ていない)|エラーで(?:止ま|落ち|終了)|"
+             r"止まって(?:しまい|しまう|しまった)|動き(?:ません|ませんでした)|動かない|失敗(?:します|する|した|しました)(?!か)")
+
+
 #: a crash named by its class in a person's words: a bad access (a segfault, SIGSEGV, a core dumped), an illegal
 #: memory access on the GPU, an illegal instruction, a bus error; in English and Chinese (段错误, 非法内存访问)
 CRASH_CLASS = (r"\bseg(?:mentation)?[ -]?faults?(?:ed|ing|s)?\b|\bsegfault(?:s|ed|ing)?\b|\bSIGSEGV\b|\bcore dumped\b|"
                r"\billegal memory access\b|\billegal (?:instruction|address)\b|\bSIGILL\b|\bbus error\b|\bSIGBUS\b|"
-               r"段错误|非法内存访问")
+               r"段错误|非法内存访问|セグメンテーション違反|セグフォ|不正な命令|バスエラー")
 #: ... stated as what happened: the verb ("consistently segfaults", "workers segfault during the warm-up"), a verb of
 #: a failure with it ("dies with a segmentation fault", "crashes with SIGSEGV", "I get a segfault"), it occurring, or
 #: in Chinese with its verb ("段错误退出", "出现段错误"); not the word named alone ("segfault handler installed", "debug
@@ -1120,7 +1129,11 @@ _CRASH_STATED = (r"(?<!debug )(?<!debugging )(?<!fix )(?<!catch )(?<!handle )(?<
                  r"produced|ends? (?:in|with)|ended (?:in|with)|stops? with|stopped with|with)\s+(?:with\s+|in\s+)?"
                  r"(?:an?\s+|the\s+|this\s+)?(?:\w+\s+)?" + _CRASH_NOUN + r"\b(?![ -](?:handler|handling|hook|catcher|trap)s?\b)|"
                  r"\b" + _CRASH_NOUN + r"(?: error)? (?:occurs|occurred|happens|happened|again|every time)\b|"
-                 r"段错误(?:退出|崩溃|了)|(?:出现|报|发生|导致)了?段错误|非法内存访问(?:错误)?(?:退出|崩溃)|(?:出现|报|发生)了?非法内存访问")
+                 r"段错误(?:退出|崩溃|了)|(?:出现|报|发生|导致)了?段错误|非法内存访问(?:错误)?(?:退出|崩溃)|(?:出现|报|发生)了?非法内存访问|"
+                 # (in Japanese, with the verb of its crash: "セグメンテーション違反で落ちます", "「不正な命令 (コアダンプ)」と出て
+                 # 落ちます", "segfault で落ちます")
+                 r"(?:セグメンテーション違反|セグフォ|segfault|SIGSEGV|不正な命令|バスエラー)[^。\n]{0,24}?(?:で|と出て|が出て|"
+                 r"になって|を出して)[^。\n]{0,6}?(?:落ち|終了|止ま|クラッシュ|死)")
 
 
 def _failure_stated_zh(m: re.Match) -> str:
@@ -3654,6 +3667,7 @@ LOG = LogWords(
         fig("_growth_stated", _BY_SIZE, _growth_over_span, mode="first", prose=True),
         fig("_failure_stated", _FAILS, _failure_stated, mode="first", prose=True),
         fig("_failure_stated", _FAILS_ZH, _failure_stated_zh, mode="first", prose=True, flags=0),
+        fig("_failure_stated", _FAILS_JA, _failure_stated_zh, mode="first", prose=True, flags=0),
         fig("_hang_stated", _HANGS, _failure_stated, mode="first", prose=True),
         # a report's words that name the crash by its class ("workers segfault during KV-cache warmup", "it dies with a
         # segmentation fault", "进程段错误退出"): read by logs.quiet, where no line of the log shows it

@@ -342,6 +342,13 @@ def decide(reports: list[RunReport], out_of_order: bool = False, copies: frozens
                                             for e in x.evidence)))]
             if served:
                 return served[-1]
+            # (or the report's words above the log, a run of their own, that state the failure which came after the
+            # log's end: "llama-server を起動して最初のリクエストを投げるとセグメンテーション違反で落ちます。ログは以下です。" over
+            # a start-up that reached serving and answered nothing; the log stops before that request)
+            said = [x for x in earlier if x.kind not in ("NONE", "UNDETERMINED") and x.evidence
+                    and not any(STRONG_PREFIX.match(e["text"]) or program_line(e["text"]) for e in x.evidence)]
+            if said and "requests" not in r.progress:
+                return said[-1]
             # (a GPU the engine refused earlier, on which this run served with none: the refusal is why, Ollama's
             # "amdgpu is not supported" at its start, then each model it loads on the CPU)
             # (also where the later run shows no GPU in use at all: the runner Ollama starts for a request, a run of

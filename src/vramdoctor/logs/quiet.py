@@ -1198,8 +1198,8 @@ _RAN_OUT_SAID = re.compile(r"out of (?:GPU |device |host |system )?memory|\bOOM|
                            r"内存不足|显存溢出|爆显存", re.I)
 #: the code of a crash the report names by its class (`_CRASH`), by its words; a bad host access where none else
 _CRASH_CODES = ((re.compile(r"illegal memory access|illegal address|非法内存访问", re.I), "illegal-memory-access"),
-                (re.compile(r"illegal instruction|SIGILL", re.I), "illegal-instruction"),
-                (re.compile(r"bus error|SIGBUS", re.I), "bus-error"))
+                (re.compile(r"illegal instruction|SIGILL|不正な命令", re.I), "illegal-instruction"),
+                (re.compile(r"bus error|SIGBUS|バスエラー", re.I), "bus-error"))
 
 
 _CRASH_WORDS = re.compile(r"crash|\bdie[sd]?\b|\bdying\b|killed|abort|segfault|segmentation|\bhang|\bhung\b|freez|froze|"
