@@ -480,3 +480,29 @@ def test_a_failure_stated_in_japanese_is_no_clean_run(words):
 def test_japanese_words_that_deny_or_ask_state_no_failure(words):
     assert kind_of([words, *_LLAMA_READY])[0] == "NONE"
 
+
+
+# --- round 547: Chinese words of a process that ended of itself, and a reading at the start then a higher one -----------
+
+_SHARDS_ZERO = ["Loading checkpoint shards:   0%|          | 0/7 [00:00<?, ?it/s]",
+                "PS D:\\ChatGLM3\\composite_demo> "]
+
+
+@pytest.mark.parametrize("words", ["自己就结束了 是什么问题", "运行后直接退出了", "每次都在加载模型文件时，进度到62%中断了。",
+                                   "一加载模型就闪退"])
+def test_a_process_that_ended_of_itself_is_a_failure_stated(words):
+    assert kind_of([*_SHARDS_ZERO, words])[0] == "UNDETERMINED"
+
+
+def test_a_load_the_user_broke_off_is_no_failure_stated():
+    assert kind_of([*_SHARDS_ZERO, "等得太久，我手动中断了"])[0] == "NONE"
+
+
+@pytest.mark.parametrize("words", ["刚开始启动只有大概17g显存的占用，访问了大概100次，显存就大概跑到23g了",
+                                   "一开始占用 8G，跑了一晚上以后显存涨到了 15G"])
+def test_a_reading_at_the_start_then_a_higher_one_is_growth(words):
+    assert kind_of([words])[0] == "LEAK"
+
+
+def test_a_reading_at_the_start_that_stays_is_no_growth():
+    assert kind_of(["刚开始启动只有大概17g显存的占用，访问了100次以后还是17g"])[0] != "LEAK"
