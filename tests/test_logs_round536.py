@@ -506,3 +506,55 @@ def test_a_reading_at_the_start_then_a_higher_one_is_growth(words):
 
 def test_a_reading_at_the_start_that_stays_is_no_growth():
     assert kind_of(["刚开始启动只有大概17g显存的占用，访问了100次以后还是17g"])[0] != "LEAK"
+
+
+# --- round 546: a side thread's traceback, a bare line printed again as the server goes on, an allocating call -------
+
+_THREAD_TB = ["Exception in thread Thread-1 (start_wsgi_server):", "Traceback (most recent call last):",
+              '  File "/usr/lib/python3.12/threading.py", line 1073, in _bootstrap_inner',
+              '  File "/venv/lib/python3.12/site-packages/prometheus_client/exposition.py", line 233, in start_wsgi_server',
+              '  File "/usr/lib/python3.12/socketserver.py", line 473, in server_bind',
+              "OSError: [Errno 98] Address already in use"]
+_MOVE_OOM = ["INFO     NVFP4: moving model to cuda:0 (1.2 GiB free)",
+             "ERROR    Model load failed: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of "
+             "15.47 GiB of which 10.00 MiB is free."]
+
+
+def test_a_side_threads_death_before_the_runs_own_failure_is_not_it():
+    lines = ["INFO     Loading model: Qwen/Qwen2.5-7B-Instruct", *_THREAD_TB,
+             "INFO     Chargement modèle HuggingFace: Qwen/Qwen2.5-7B-Instruct", *_MOVE_OOM]
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+def test_a_side_threads_death_alone_is_still_the_failure():
+    assert kind_of(["INFO     Loading model: Qwen/Qwen2.5-7B-Instruct", *_THREAD_TB]) == ("NOT_OOM", "port-in-use")
+
+
+_CAPABILITY = "Failed to get device capability: nvcc not found and PyTorch is not built with CUDA support."
+_SGLANG_UP = ["[2026-05-25 17:23:23] server_args=ServerArgs(model_path='/m/gemma-4-26B-AWQ', tp_size=2)",
+              _CAPABILITY, _CAPABILITY,
+              "[2026-05-25 17:24:00 TP0] Load weight end. type=Gemma4ForCausalLM, avail mem=7.36 GB, mem usage=12.07 GB.",
+              "[2026-05-25 17:24:19] The server is fired up and ready to roll!"]
+
+
+def test_a_bare_line_printed_again_as_the_server_goes_on_to_serve_is_no_failure():
+    assert kind_of(_SGLANG_UP) == ("NONE", "no-memory-problem")
+
+
+def test_a_bare_error_line_once_then_nothing_is_still_read():
+    assert kind_of(_SGLANG_UP[:2])[0] != "NONE"
+
+
+@pytest.mark.parametrize("line", [
+    "(Worker_TP1 pid=143673) ERROR 07-16 19:47:26 [multiproc_executor.py:1007] RuntimeError: torch_call_dispatcher( "
+    "\"aten::new_empty\", \"\", stack.data(), TORCH_ABI_VERSION) API call failed at /venv/torch/csrc/stable/ops.h:88",
+    "ERROR 07-16 19:47:26 [core.py:1332] RuntimeError: cudaMallocAsync failed at /src/allocator.cpp:210",
+])
+def test_an_allocating_call_that_failed_without_a_cause_is_not_called_not_memory(line):
+    lines = ["INFO:     Application startup complete.",
+             'INFO:     127.0.0.1:60350 - "POST /v1/completions HTTP/1.1" 200 OK',
+             "INFO 07-16 19:47:20 [loggers.py:116] Engine 000: Avg prompt throughput: 120.3 tokens/s, Running: 1 reqs, "
+             "Waiting: 0 reqs, GPU KV cache usage: 3.1%, Prefix cache hit rate: 0.0%",
+             line, "ERROR 07-16 19:47:26 [core.py:1332] EngineCore encountered a fatal error.",
+             "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.", "INFO:     Shutting down"]
+    assert kind_of(lines)[0] != "NOT_OOM"

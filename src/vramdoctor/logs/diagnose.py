@@ -732,6 +732,29 @@ _CLOSING_FRAME = re.compile(r"\bin (?:\w+_)?(?:close|shutdown|cleanup|clean_up|t
                             r"__del__|atexit|_atexit\w*)(?:_\w+)?\b|\bin (?:close|shutdown)\w*\b")
 
 
+#: a call that allocates, said to have failed with no cause given (the stable ABI's dispatcher of "aten::new_empty")
+_ALLOC_CALL_FAILED = re.compile(r"\baten::(?:new_empty|empty|empty_strided|new_zeros|zeros|ones|full|empty_like)\b"
+                                r"[^\n]{0,120}?\bfailed\b|\bcudaMalloc\w*\b[^\n]{0,60}?\bfailed\b(?![^\n]*\b(?:out of memory|"
+                                r"invalid|illegal)\b)")
+
+
+#: Python's threading excepthook above a thread's traceback ("Exception in thread Thread-1 (start_wsgi_server):")
+_THREAD_DIED = re.compile(r"^\s*Exception in thread [^\n]{1,120}:\s*$")
+
+
+def _side_thread_died(run: RunFacts, f: Failure) -> bool:
+    """Failure `f` ends the traceback of a thread of its own (threading's "Exception in thread Thread-1
+    (start_wsgi_server):" heads it: prometheus_client's metrics server that could not bind its port), and another
+    failure of a different line comes after it: the thread died, the program went on, and that later failure is the
+    run's."""
+    head = next((i for i in range(len(f.before) - 1, -1, -1) if f.before[i][1].strip().startswith(TRACEBACK)), None)
+    if head is None or head == 0 or not _THREAD_DIED.match(f.before[head - 1][1]):
+        return False
+    if any(TRACEBACK in t for _, t in f.before[head + 1:]):
+        return False  # (another traceback between: the header is not this one's)
+    return any(g.line_no > f.line_no + 1 and g.kind in ("oom", "not_oom") and g is not f for g in run.failures)
+
+
 def _request_cancelled(run: RunFacts, f: Failure, engine: str) -> bool:
     """Error `f` is a traceback whose every exception is a bare CancelledError (a request's task cancelled when its
     client went away: starlette's stream_response under uvicorn's "Exception in ASGI application", after vLLM's
@@ -1706,6 +1729,14 @@ def _warned_and_went_on(run: RunFacts, f: Failure, engine: str) -> bool:
         end = f.line_no  # (one line: the lines read after it are not its own)
         return bool(_answered_after(run, end, engine)) and not any(
             FAILED_REQUEST.search(t) for ln, t in run.tail_lines if ln > end)
+    # (or a bare line the program prints again and again as it goes on, each of its processes once, and serves after:
+    # sgl-kernel's "Failed to get device capability: nvcc not found and PyTorch is not built with CUDA support. Could
+    # not determine CUDA version.." on ROCm, then "The server is fired up and ready to roll!")
+    again = (f.kind in ("not_oom", "error") and f.code not in _SERVES_DEGRADED and not f.wrapper
+             and sum(t.strip() == f.text.strip() for _, t in f.after[:16]) >= 1
+             and not any(FRAME.search(t) for _, t in [*f.before[-3:], *f.after[:3]]))
+    if again and _served_after(run, max(f.end_line, f.line_no), engine):
+        return True
     if not (f.kind in ("not_oom", "error") and f.code not in _SERVES_DEGRADED and program_line(f.text)
             and _WARNING_LEVEL.match(f.text)):
         return False
@@ -1782,7 +1813,7 @@ def _deciding(run: RunFacts, engine: str) -> tuple[Failure | None, tuple[int, st
     failures = [g for g in run.failures if not _warned_and_went_on(run, g, engine)
                 and not (g.code == "gpu-not-detected" and other_gpu) and not _quoted_as_gone(g)
                 and not _optional_import_passed(run, g) and not tracker_noise(g) and not wished(run, g)
-                and not _request_cancelled(run, g, engine)]
+                and not _request_cancelled(run, g, engine) and not _side_thread_died(run, g)]
     # (and the report's words that quote such an error after the log, "why there is so much decode: cannot decode
     # batches with this context": the program's lines of it were gone on from)
     gone = {g.code for g in run.failures if g.code in _ANSWERED_ANYWAY and g not in failures}
@@ -2546,6 +2577,11 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         return no_failure(replace(run, failures=[]), engine)
     f, told = _deciding(run, engine)
     if f is None:
+        said = run.number_lines.get("_failure_stated")
+        if said and any(g.line_no == said for g in run.failures):
+            # (the words "read as the report's" are a program's failure line the run went on from: "Failed to get device
+            # capability: ..." printed bare, then the server ready; no report's words of a failure)
+            run = replace(run, numbers={k: v for k, v in run.numbers.items() if k != "_failure_stated"})
         return no_failure(run, engine)
     marks = _told_markers(run)
     checked = f.code == "max-model-len-exceeds-kv-cache" and _ARGUMENT_CHECK.search(f.text) and "start" in f.progress
@@ -2736,8 +2772,11 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         # line that would have followed)
         # (not a process that died without a cause, vLLM V1's "Engine core proc EngineCore_0 died unexpectedly": a
         # host OOM kill or a crash leaves the GPU's pool as it was, so its use rules nothing out)
+        # (nor an error that only says an allocating call failed, its cause not given: the stable ABI's
+        # "torch_call_dispatcher( "aten::new_empty", ...) API call failed at ...": an allocation, which memory fails)
         if (usage and usage[-1] < 50 and "requests" in f.progress and len(f.after) >= 3
-                and not any(CAUSE_UNKNOWN.search(t) for _, t in f.before[-20:] + [(f.line_no, f.text)])):
+                and not any(CAUSE_UNKNOWN.search(t) for _, t in f.before[-20:] + [(f.line_no, f.text)])
+                and not _ALLOC_CALL_FAILED.search(f.text)):
             return Diagnosis(kind="NOT_OOM", code="serving-error-kv-mostly-free", evidence=[(f.line_no, f.text)],
                              oom=False, inferred=True,
                              message=f"An error while serving with the KV cache {usage[-1]}% used and no out-of-"
@@ -2751,6 +2790,8 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             # (nor a setting's or argument's name quoted in it: "got an unexpected keyword argument
             # 'gpu_memory_utilization'")
             words = sorted({m.group(0).lower() for m in _MEMORYISH.finditer(_QUOTED_NAME.sub(" ", without_paths(said)))})
+            if not words and _ALLOC_CALL_FAILED.search(f.text):
+                words = ["a call that allocates (" + re.search(r"aten::\w+|cudaMalloc\w*", f.text).group(0) + ")"]
             if words and _OF_KIND.search(said) and not _OF_AMOUNT.search(said):
                 # memory's words only as the name of what is wrong in kind ("Unsupported kv cache shape", "failed to
                 # convert the KV cache specs to one unified type"), none of an amount: a format, not a size
