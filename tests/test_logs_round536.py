@@ -558,3 +558,28 @@ def test_an_allocating_call_that_failed_without_a_cause_is_not_called_not_memory
              line, "ERROR 07-16 19:47:26 [core.py:1332] EngineCore encountered a fatal error.",
              "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.", "INFO:     Shutting down"]
     assert kind_of(lines)[0] != "NOT_OOM"
+
+
+# --- round 544: vLLM's offline LLM built ("Supported tasks"), and notes that a step is not taken ---------------------
+
+_V1_OFFLINE = ["(EngineCore_DP0 pid=8012) INFO 03-02 01:17:55 [gpu_model_runner.py:4221] Model loading took 2.05 GiB memory "
+               "and 2.900910 seconds",
+               "(EngineCore_DP0 pid=8012) INFO 03-02 01:17:57 [kv_cache_utils.py:1307] GPU KV cache size: 2,755,216 tokens",
+               "(EngineCore_DP0 pid=8012) INFO 03-02 01:17:57 [core.py:278] init engine (profile, create kv cache, warmup "
+               "model) took 2.02 seconds",
+               "(EngineCore_DP0 pid=8012) INFO 03-02 01:17:58 [vllm.py:689] Asynchronous scheduling is enabled.",
+               "(EngineCore_DP0 pid=8012) INFO 03-02 01:17:58 [vllm.py:845] Cudagraph is disabled under eager mode"]
+
+
+@pytest.mark.parametrize("end", [["INFO 03-02 01:17:58 [llm.py:355] Supported tasks: ['generate']"], []])
+def test_an_offline_engine_built_with_its_graphs_off_is_no_step_under_way(end):
+    assert kind_of([*_V1_OFFLINE, *end]) == ("NONE", "no-memory-problem")
+
+
+@pytest.mark.parametrize("note", ["Skipping FlashInfer autotune because it is disabled.",
+                                  "CUDA graphs are disabled (--enforce-eager)."])
+def test_a_note_that_a_step_is_skipped_is_no_step_under_way(note):
+    lines = ["INFO 03-02 01:17:55 [gpu_model_runner.py:4221] Model loading took 2.05 GiB memory and 2.9 seconds",
+             "INFO 03-02 01:17:57 [kv_cache_utils.py:1307] GPU KV cache size: 2,755,216 tokens",
+             f"INFO 03-02 01:17:57 [kernel_warmup.py:44] {note}"]
+    assert kind_of(lines)[1] != "log-ends-during-step"

@@ -637,7 +637,8 @@ LOG = LogWords(
                         # memory: %d", bytes, the pool's share clamped at 0)
                         r"\bAvailable memory: [1-9]\d*, total memory: \d+")),
         ("warmup_done", rx(r"Graph capturing finished|init engine .* took")),
-        ("ready", rx(r"Starting vLLM (?:API )?server|Available routes are")),
+        # (and the offline LLM built, entrypoints/llm.py's "Supported tasks: ['generate']": it takes prompts now)
+        ("ready", rx(r"Starting vLLM (?:API )?server|Available routes are|\[llm\.py:\d+\] Supported tasks: \[")),
         # (offline LLM.generate: its "Processed prompts:" progress bar)
         # (and V1's dump of what the engine core was running when it failed, v1/engine/core.py dump_engine_exception ->
         # logging_utils/dump_input.py: "Dumping scheduler stats: SchedulerStats(num_running_reqs=809, ..."; the warm-up's

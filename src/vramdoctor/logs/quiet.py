@@ -724,8 +724,14 @@ def step_under_way(run: RunFacts, engine: str) -> tuple[int, str, str] | None:
         said = message(text)
         if (text.strip() and not bare_prefix(text) and not DEATH_BEGINS.match(text) and not _WAITING.match(said)
                 and not _PROBE.search(said) and not _FENCE_ONLY.match(text)):
-            return _under_way(ln, text, engine) or _stub(ln, text, lines[:i], engine) or _begun_above(lines[:i + 1],
-                                                                                                       engine)
+            found = _under_way(ln, text, engine) or _stub(ln, text, lines[:i], engine)
+            if found:
+                return found
+            above = _begun_above(lines[:i + 1], engine)
+            # (not a start-up step named in a note after the start-up said it was done: vLLM's "init engine (profile,
+            # create kv cache, warmup model) took 2.02 seconds", then "Cudagraph is disabled under eager mode")
+            done = last_marker(run.progress) in ("warmup_done", "ready", "requests")
+            return None if above and done and above[2] in ("WEIGHTS", "KV", "WARMUP") else above
     return None
 
 
@@ -813,12 +819,18 @@ def _under_way(ln: int, text: str, engine: str) -> tuple[int, str, str] | None:
     if p is None and _loading(text, engine):
         return ln, text, None  # the engine's word that its start-up is under way, which step not said
     said = _BAR_DONE.sub("", text)  # a bar's own label ("45% Completed") says nothing of the step's end
-    if p not in ("WEIGHTS", "KV", "WARMUP") or is_progress(text) or FRAME.search(text) or _DONE.search(said):
+    if (p not in ("WEIGHTS", "KV", "WARMUP") or is_progress(text) or FRAME.search(text) or _DONE.search(said)
+            or _SKIPPED.search(said)):
         return None
     if not _BEGINS.search(text) and any(f.pattern.search(text) for f in knowledge().figures
                                         if not f.passive and not f.key.startswith("_") and f.key not in _READINGS):
         return None  # it reports a figure, and no step beginning: a step done
     return ln, text, p
+
+
+#: a note that a step is not taken ("Cudagraph is disabled under eager mode", "Skipping FlashInfer autotune because it
+#: is disabled"): no step under way
+_SKIPPED = re.compile(r"\b(?:is|are|was|were) disabled\b|\bskipp(?:ing|ed)\b|\bnot (?:enabled|used|supported)\b", re.I)
 
 
 def _loading(text: str, engine: str) -> bool:
