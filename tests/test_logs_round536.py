@@ -583,3 +583,50 @@ def test_a_note_that_a_step_is_skipped_is_no_step_under_way(note):
              "INFO 03-02 01:17:57 [kv_cache_utils.py:1307] GPU KV cache size: 2,755,216 tokens",
              f"INFO 03-02 01:17:57 [kernel_warmup.py:44] {note}"]
     assert kind_of(lines)[1] != "log-ends-during-step"
+
+
+# --- review 54b: crash words asked, denied or told as fixed; a quoted bar with words after it; TensorRT-LLM's own check
+# on a block's size; RKLLM's platform query under RKNN's prefix -------------------------------------------------------
+
+_LLAMA_SERVED_END = ["main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+                     "srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200"]
+
+
+@pytest.mark.parametrize("words", [
+    "Could this crash with SIGSEGV if I raise the context to 131072?",
+    "如果把上下文改成131072，会段错误退出吗？",
+    "セグメンテーション違反では落ちませんでした。ログを貼ります。",
+    "It did not crash with SIGSEGV this time, it just works.",
+    "With 0.8.4 it crashed with SIGSEGV; on 0.8.5 it is fixed:",
+    "升级后不再段错误退出了，日志如下",
+    "Does it die with Illegal instruction on AVX-less CPUs? Mine has AVX2 and works:",
+    "このまま 131072 にするとセグメンテーション違反で落ちますか？",
+    "Will it fail with an illegal memory access if I use fp8 kv cache?",
+])
+def test_a_crash_named_but_asked_denied_or_fixed_is_no_crash(words):
+    assert kind_of([words, *_LLAMA_SERVED_END]) == ("NONE", "no-memory-problem")
+
+
+def test_a_crash_stated_above_a_served_log_is_still_the_crash():
+    assert kind_of(["It crashes with SIGSEGV on the first request.", *_LLAMA_SERVED_END])[0] == "NOT_OOM"
+
+
+@pytest.mark.parametrize("tail", ['" and nothing else is printed. What can I do?', '".', '" - any idea?'])
+def test_a_kill_after_a_quoted_bar_with_words_after_the_quote(tail):
+    line = 'It stopped at "Loading checkpoint shards:  38%|███▊      | 3/8 [00:08<00:14,  2.91s/it]Killed' + tail
+    assert kind_of([line]) == ("WEIGHTS", "weights-exceed-system-memory")
+
+
+@pytest.mark.parametrize("cond", ["tokensPerBlock % 64 == 0", "emplaceDone"])
+def test_tensorrt_llms_own_check_on_no_memory_condition_under_a_kv_files_name(cond):
+    line = f"[TensorRT-LLM][ERROR] Assertion failed: {cond} (/src/cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp:350)"
+    assert kind_of([line]) == ("NOT_OOM", "assertion-failed")
+
+
+def test_tensorrt_llms_own_check_on_the_pools_free_blocks_is_not_called_not_memory():
+    line = "[TensorRT-LLM][ERROR] Assertion failed: numFreeBlocks >= neededBlocks (kvCacheManager.cpp:880)"
+    assert kind_of([line])[0] != "NOT_OOM"
+
+
+def test_rkllms_platform_query_under_rknns_prefix():
+    assert kind_of(["E RKNN: Query platform error!", "load model file error!"]) == ("NOT_OOM", "gpu-driver-error")

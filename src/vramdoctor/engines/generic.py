@@ -1208,6 +1208,11 @@ WORKS_NOW_BEFORE = WORKS_NOW + r"[^.!?]{0,40}?\bbefore\b(?!\s+(?:the|a|an|any|ea
 #: a line that tells a failure as past and fixed, the fix first or last ("Before the update it crashed, now it works")
 _WORKS_NOW = re.compile(WORKS_NOW_BEFORE + r"|\b(?:before|previously|yesterday|earlier|at first|initially|(?:I|we) "
                         r"fixed)\b(?![^.!?]*\bstill\b)[^.!?]{0,120}?" + WORKS_NOW, re.I)
+#: ... or said fixed in a later version after the failure it tells ("With 0.8.4 it crashed with SIGSEGV; on 0.8.5 it is
+#: fixed", "升级后已修复")
+_FIXED_IN_VERSION = re.compile(r"[;,]\s*(?:but\s+)?(?:on|in|with|since|after)\s+[\w.\- ]{1,30}?,?\s+(?:it|this|that)(?:['\u2019]s| is|"
+                          r" was| has been) (?:fixed|solved|resolved|gone)\b|(?:升级|更新)[^。]{0,10}?(?:后|之后)[^。]{0,6}?"
+                          r"(?:已修复|解决了|修好了|好了)", re.I)
 #: a count of zero under the word ("Failed requests:   0", "failed: 0"): a tally, no failure
 _ZERO_COUNT = re.compile(r"[\w ]{0,30}?\s*[:=]\s*0(?![\d.])\s*$")
 
@@ -1238,7 +1243,7 @@ def _failure_stated(m: re.Match) -> str:
         raise ValueError("what happens as a rule")  # ("This typically happens when some processes are hanging")
     if _RUNS_ANOTHER_WAY.match(text, m.end()):
         raise ValueError("it runs another way")  # ("cannot run X with turbomind, although it can still run with PyTorch")
-    if _WORKS_NOW.search(text):
+    if _WORKS_NOW.search(text) or _FIXED_IN_VERSION.search(text, m.end()):
         raise ValueError("told as past and fixed")  # ("This works now, where before it crashed with OOM")
     if _ZERO_COUNT.match(text, m.end()):
         raise ValueError("a count of none")  # (a benchmark's summary, "Failed requests:   0")
@@ -1422,7 +1427,7 @@ LOG = LogWords(
         msg(r"^\s*(?:Killed|已杀死|已終止|強制終了|죽었음|Getötet|Processus arrêté|Убито)\s*$|(?:\.\.\.|…)\s*Killed\s*$|"
             # (or as a report quotes that line, its quotes closed after it: 'It stopped at "Loading checkpoint shards:
             # 38%|...| 3/8 [00:08<00:14,  2.91s/it]Killed"')
-            r"\d%[^\n]*?[\]|]\s*Killed[\x22\u201d'`]?\s*$|\d/\d+\s*Killed\s*$|"
+            r"\d%[^\n]*?[\]|]\s*Killed\s*$|\d%[^\n]*?[\]|]\s*Killed[\x22\u201d'`](?![\w])|\d/\d+\s*Killed\s*$|"
             r"Out of memory: Killed process|"
             r"OOMKilled(?![\x22':= ]*(?:false|0)\b)|oom-kill|"
             # (a batch scheduler's kill for the job's host memory limit: Slurm's slurmstepd "Detected 1 oom_kill event in

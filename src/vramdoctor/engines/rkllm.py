@@ -29,7 +29,7 @@ LOG = LogWords(
         # the runtime's query of the board it runs on that failed, before any model is read ("RKLLM starting, please
         # wait...", "rkllm-runtime version: 1.0.1", then "Query platform error!"): no Rockchip NPU it knows, or its
         # rknpu driver missing or too old for the runtime; not memory
-        msg(r"^\s*(?:E rkllm: )?Query platform error!?\s*$", "not_oom", code="gpu-driver-error"),
+        msg(r"^\s*(?:E (?:rkllm|RKNN): (?:\[[\d:.]+\] )?)?Query platform error!?\s*$", "not_oom", code="gpu-driver-error"),
     ),
     not_oom_advice={
         "gpu-driver-error": "the RKLLM runtime could not query the board's NPU platform: a board without a Rockchip NPU "

@@ -74,7 +74,13 @@ LOG = LogWords(
         # its other assertions, on a condition that is not about memory (customAllReduceKernels.cu "Assertion failed:
         # elts_per_rank % elts_per_thread == 0"): a size or setting its kernels do not handle; read whole only, to the
         # source file it names (a line cut at "Assertion failed: maxTo" may be the pool's)
-        msg(r"\[TensorRT-LLM\]\[ERROR\] Assertion failed: (?![^\n]*(?:" + MEMORY_TERMS + r"|[Cc]ache|[Bb]lock|[Tt]oken|"
+        # (the condition read up to the source file's parenthesis, not the file's name, "kvCacheManager.cpp"; a block's
+        # size, "tokensPerBlock % 64 == 0", is a shape the kernels need, not the pool's blocks)
+        # (and a condition there at all: "Assertion failed: (/src/.../kvCacheManager.cpp:612)" printed none)
+        msg(r"\[TensorRT-LLM\]\[ERROR\] Assertion failed: (?!\s*\([^()\s]+\.(?:cu|cuh|cpp|h):\d+\))"
+            r"(?!(?:(?!\([^()\s]+\.(?:cu|cuh|cpp|h):\d+\))[^\n])*?(?:"
+            + MEMORY_TERMS + r"|[Cc]ache|"
+            r"(?<![Pp]er)(?<![Pp]er )[Bb]lock(?!s? ?[Ss]ize)|\b[Tt]okens?\b(?! per\b)|"
             r"[Ff]ree|[Pp]ool|[Ss]pace|[Mm]em))[^\n]*\([^()\s]+\.(?:cu|cuh|cpp|h):\d+\)", "not_oom",
             code="assertion-failed", flags=0),
         # ... and, whatever words of caches or buffers they hold, those that state a setting or a build the model or

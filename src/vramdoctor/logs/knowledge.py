@@ -20,7 +20,7 @@ from ..engines.interface import Engine, Figure, LogWords, Message
 from ..engines.words import PATH_ALONE, lazy
 from . import pattern_cache
 from .prefilter import ALTERNATION_MIN, Words, alternatives, flags_of, necessary, prefix, required
-from .prose import clause_at, past_fixed, supposed
+from .prose import clause_at, crash_not_stated, past_fixed, supposed
 
 I = re.IGNORECASE
 
@@ -411,6 +411,11 @@ class Knowledge:
             # suspicion is the process is being killed under memory pressure (OOM)"; not a kill the line states with
             # a guess at its cause, gunicorn's "Worker (pid:25134) was sent SIGKILL! Perhaps out of memory?")
             hits = [h for h in hits if not (h[2] == "generic" and h[1].kind == "oom")]
+        if hits and any(h[1].code in _CRASH_CODES and h[2] == "generic" for h in hits) and not _LOGGED.match(
+                text) and not FRAME.search(text) and crash_not_stated(text):
+            # (a crash a person's line names without stating it: "Could this crash with SIGSEGV if I raise the
+            # context?", "It did not crash with SIGSEGV this time", "不再段错误退出了")
+            hits = [h for h in hits if not (h[1].code in _CRASH_CODES and h[2] == "generic")]
         if hits and hits[0][3] == "generic" and hits[0][1].kind == "error" and _level(text) in _QUIET:
             hits = []  # an INFO line that mentions an error ("retrying after error: ...") is not a failure
         if not hits:
@@ -632,6 +637,13 @@ def _level(text: str) -> str:
 #: Dynamo's "INFO dynamo_llm::engines::vllm::worker: VLLM: (VllmWorkerProcess ...) torch.OutOfMemoryError: ...")
 _RAISED = re.compile(r"\b(?:torch\.(?:cuda\.)?)?OutOfMemoryError: |\b(?:RuntimeError|MemoryError): (?:CUDA |HIP )?"
                      r"(?:error: )?out of memory\b")
+
+
+#: a program's log prefix at a line's start (a time, a level, a process tag): its line, never a person's words
+_LOGGED = re.compile(r"^\s*(?:\[?\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:|time=|level=|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|"
+                     r"FATAL)\b|\(\w+(?: \w+=\w+)* pid=\d+\)|\[[\w.: -]+\]|[\w.-]+\[\d+\]: )")
+#: the codes of a crash by its class, which a person's words may name without one having happened
+_CRASH_CODES = frozenset({"crash-access-violation", "illegal-instruction", "illegal-memory-access", "bus-error"})
 
 
 def _advisory(text: str, supposes: Callable[[], bool]) -> bool:

@@ -133,7 +133,8 @@ def _callee(text: str) -> str:
 
 _OPEN_FRAME = re.compile(r'\bFile\s*$|File "[^"]*$|File "[^"]*",?\s*$|File "[^"]*", line \d*$|'
                          r'File "[^"]*", line \d+, i?n?$')
-_EXCEPTION = re.compile(r"^(?:\w+\.)*\w*(?:Error|Exception|Interrupt|Exit)\b")
+#: an exception's class at a line's start, its message after it (a frame's next line that is no code of the frame)
+_EXCEPTION_START = re.compile(r"^(?:\w+\.)*\w*(?:Error|Exception|Interrupt|Exit)\b")
 
 
 def _unwrapped(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
@@ -151,7 +152,7 @@ def _unwrapped(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
         prev = out[-1][1] if out else ""
         if out and ln == last + 1 and text and not LOG_PREFIX.match(text) and (
                 hard and last_len == width or _OPEN_FRAME.search(prev)
-                or PY_FRAME.search(prev) and not text[0].isspace() and not _EXCEPTION.match(text)):
+                or PY_FRAME.search(prev) and not text[0].isspace() and not _EXCEPTION_START.match(text)):
             # (a frame cut after its file's comma, `File ".../memory_pool.py",` / `line 499, in _init_mamba_pool`, a
             # paste's own line break: the space the break took is put back)
             gap = " " if prev.endswith(",") and not (hard and last_len == width) else ""

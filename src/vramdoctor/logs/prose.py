@@ -327,3 +327,30 @@ def stated(text: str) -> str:
     parts = clauses(text)
     kept = [c for c in parts if not (OOM_ANY.search(c) and _SUPPOSED.search(c))]
     return text if len(kept) == len(parts) else " ".join(kept)
+
+
+#: a person's words around a crash they name that do not state it happened: a question ("Could this crash with
+#: SIGSEGV ...?", "会段错误退出吗？", "...で落ちますか？"), a condition ("if I raise the context"), a denial ("It did not crash
+#: with SIGSEGV", "不再段错误退出", "セグメンテーション違反では落ちませんでした"), or a crash told as past and fixed ("With 0.8.4 it
+#: crashed with SIGSEGV; on 0.8.5 it is fixed")
+_CRASH_ASKED = re.compile(r"[?？]\s*$|吗|か[？?]|\b(?:could|would|might|will|can|does|do|did|is)\s+(?:it|this|that|they|the "
+                          r"\w+)\s+(?:\w+\s+){0,3}?(?:crash|die|fail|segfault|abort)", re.I)
+_CRASH_DENIED = re.compile(r"\b(?:not|never|no longer|didn['\u2019]?t|doesn['\u2019]?t|don['\u2019]?t|won['\u2019]?t|"
+                           r"wasn['\u2019]?t|isn['\u2019]?t|without)\b|不再|没有|没|不会|ませんでした|ません(?!か)|ないです|ない。",
+                           re.I)
+_CRASH_FIXED = re.compile(r"\b(?:is|was|got|has been|now) (?:fixed|solved|resolved|gone)\b|\bworks? (?:now|fine now)\b|"
+                          r"已修复|解决了|修好了|直りました|解決しました", re.I)
+
+
+def crash_not_stated(text: str) -> bool:
+    """A person's line that names a crash by its class without stating that one happened: in a question, a
+    condition, a denial, or as past and fixed (`_CRASH_ASKED`, `_CRASH_DENIED`, `_CRASH_FIXED`); the line's own
+    sentence is read whole (the words are short)."""
+    if not _PERSONS_WORDS.search(text):
+        return False  # (a program's own words: "Memory access fault by GPU node-2 ... Reason: Page not present")
+    return bool(_CRASH_ASKED.search(text) or _CRASH_DENIED.search(text) or _CRASH_FIXED.search(text)
+                or re.search(r"\bif\b|如果|要是|假如", text, re.I))
+
+
+#: words only a person writes: a pronoun, a question's or a condition's word, or Chinese and Japanese prose
+_PERSONS_WORDS = re.compile(r"\b(?:I|my|me|we|our|it|this|that|could|would|will|does|did|if|mine)\b|[\u3040-\u30ff\u4e00-\u9fff]", re.I)

@@ -16,7 +16,7 @@ from .knowledge import FRAME, LEVEL, PY_FRAME, knowledge, phase_words
 from .lines import LOG_PREFIX, STRONG_PREFIX, bare_prefix, cut_mid_line, message
 from .phase import STATS, is_progress, last_marker, steps_named
 from .authorship import TASK_ITEM, persons_line, program_line, prose_like, sentence_like, user_words
-from .prose import supposed, written_by_user
+from .prose import crash_not_stated, supposed, written_by_user
 from .verdict import KIND_OF_PHASE, Diagnosis
 
 
@@ -1197,7 +1197,7 @@ def _named_cause(run: RunFacts, engine: str) -> tuple[int, str] | None:
     # name its kind at once, wherever the report says it; not where they, or its words of the failure, speak of memory
     # running out besides, "segfaults once it runs out of memory")
     crash, crash_ln = run.numbers.get("_crash_stated"), run.number_lines.get("_crash_stated", 0)
-    if isinstance(crash, str) and not _RAN_OUT_SAID.search(crash) and not (
+    if isinstance(crash, str) and not _RAN_OUT_SAID.search(crash) and not crash_not_stated(crash) and not (
             isinstance(said, str) and _RAN_OUT_SAID.search(said)):
         return crash_ln, crash
     return None
