@@ -630,3 +630,9 @@ def test_tensorrt_llms_own_check_on_the_pools_free_blocks_is_not_called_not_memo
 
 def test_rkllms_platform_query_under_rknns_prefix():
     assert kind_of(["E RKNN: Query platform error!", "load model file error!"]) == ("NOT_OOM", "gpu-driver-error")
+
+
+@pytest.mark.parametrize("words", ["服务起来之后发第一个请求就直接段错误退出了，没有任何报错信息。",
+                                   "It crashes with SIGSEGV on the first request, and there is no error message."])
+def test_a_denial_in_another_clause_leaves_the_crash_stated(words):
+    assert kind_of([words, *_LLAMA_SERVED_END[:1]])[0] == "NOT_OOM"

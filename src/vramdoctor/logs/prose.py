@@ -348,8 +348,27 @@ def crash_not_stated(text: str) -> bool:
     sentence is read whole (the words are short)."""
     if not _PERSONS_WORDS.search(text):
         return False  # (a program's own words: "Memory access fault by GPU node-2 ... Reason: Page not present")
-    return bool(_CRASH_ASKED.search(text) or _CRASH_DENIED.search(text) or _CRASH_FIXED.search(text)
-                or re.search(r"\bif\b|如果|要是|假如", text, re.I))
+    at = _CRASH_WORD.search(text)
+    if at is None:
+        return False
+    # (the crash's own sentence for a question or a condition, its own clause for a denial: "服务起来之后发第一个请求就直接
+    # 段错误退出了，没有任何报错信息" denies an error message, not the crash; the whole line for a fix told after it)
+    starts = [m.end() for m in _SENTENCE_STOP.finditer(text, 0, at.start())]
+    stop = _SENTENCE_STOP.search(text, at.end())
+    sentence = text[starts[-1] if starts else 0:stop.end() if stop else len(text)]
+    begin = max([m.end() for m in _CLAUSE_STOP.finditer(text, 0, at.start())] or [0])
+    clause_end = _CLAUSE_STOP.search(text, at.end())
+    clause = text[begin:clause_end.start() if clause_end else len(text)]
+    return bool(_CRASH_ASKED.search(sentence) or _CRASH_DENIED.search(clause) or _CRASH_FIXED.search(text)
+                or re.search(r"\bif\b|如果|要是|假如", sentence, re.I))
+
+
+#: a crash's class named (where `crash_not_stated` reads the words around it)
+_CRASH_WORD = re.compile(r"seg(?:mentation)?[ -]?fault|SIGSEGV|SIGILL|SIGBUS|illegal (?:memory access|instruction|address)|"
+                         r"bus error|段错误|非法内存访问|セグメンテーション違反|セグフォ|不正な命令|バスエラー", re.I)
+#: a sentence's end, and a clause's
+_SENTENCE_STOP = re.compile(r"[.!?。！？](?=\s|$)|[。！？]")
+_CLAUSE_STOP = re.compile(r"[,;:，；：。！？!?]|\.(?=\s|$)")
 
 
 #: words only a person writes: a pronoun, a question's or a condition's word, or Chinese and Japanese prose
