@@ -636,3 +636,24 @@ def test_rkllms_platform_query_under_rknns_prefix():
                                    "It crashes with SIGSEGV on the first request, and there is no error message."])
 def test_a_denial_in_another_clause_leaves_the_crash_stated(words):
     assert kind_of([words, *_LLAMA_SERVED_END[:1]])[0] == "NOT_OOM"
+
+
+# --- round 550: a notebook's own training function, and CUDA named in a hint's code -----------------------------------
+
+def test_a_notebooks_own_training_function_in_the_frames_is_a_training_step():
+    lines = ["OutOfMemoryError                          Traceback (most recent call last)",
+             "Cell In[48], line 128, in train_with_grpo(model, tokenizer, train_data)",
+             "--> 128     rollout_data = generate_rollout_data(",
+             "Cell In[48], line 2, in selective_log_softmax(logits, input_ids)",
+             "----> 2     log_probs = nn.functional.log_softmax(logits, dim=-1)",
+             "OutOfMemoryError: CUDA out of memory. Tried to allocate 41.73 GiB. GPU 0 has a total capacity of 79.14 GiB "
+             "of which 33.40 GiB is free."]
+    assert kind_of(lines) == ("RUNTIME", "training-step-oom")
+
+
+def test_cuda_named_in_a_hints_code_is_no_cuda_call():
+    line = ("ValueError: You can't train a model that has been loaded in 8-bit or 4-bit precision on a different device "
+            "than the one you're training on. Make sure you loaded the model on the correct device using for example "
+            "`device_map={'':torch.cuda.current_device()}` or `device_map={'':torch.xpu.current_device()}`")
+    assert kind_of(["Traceback (most recent call last):", '  File "/x/trainer.py", line 1441, in __init__', line]) == (
+        "NOT_OOM", "error-not-memory")

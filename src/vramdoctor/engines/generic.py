@@ -3009,6 +3009,8 @@ LOG = LogWords(
                       # (IPython names the class too, "in Trainer.training_step(self, model, inputs)"; unsloth's own
                       # loop is "_fast_inner_training_loop")
                       r"\bin (?:\w+\.)?_?\w*inner_training_loop\b|\bin (?:\w+\.)?training_step\b|\boptimizer\.step\(|"
+                      # (a notebook's own training function, "Cell In[48], line 128, in train_with_grpo(model, ...)")
+                      r"\bin (?:\w+\.)?train_(?:with|step|epoch|loop|one|model|grpo|ppo|dpo|sft)\w*\(|"
                       r"\bin (?:\w+\.)?_init_group\b|"
                       r"\.backward\(|\bin backward\b|"
                       r"\bin generate\b|\.generate\(|generate_step|greedy_search|beam_search|\bin _sample\b|"
@@ -3788,6 +3790,8 @@ LOG = LogWords(
         StepCode("RUNTIME", "prefill-oom", rx(r"prefill|prompt")),
         # (a training loop's step: the optimizer's state made at its first step, the backward pass's gradients)
         StepCode("RUNTIME", "training-step-oom", rx(r"inner_training_loop|training_step|optimizer\.step|_init_group|"
+                                                    r"\bin (?:\w+\.)?train_(?:with|step|epoch|loop|one|model|grpo|ppo|dpo|"
+                                                    r"sft)\w*\(|"
                                                     r"\.backward\(|\bin backward\b")),
     ),
     # a loader's own steps in any engine: a layer's load_weights / weight_loader, a quantization method making its

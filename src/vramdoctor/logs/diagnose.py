@@ -984,8 +984,15 @@ def _cause_shown(f: Failure) -> bool:
 
 
 def _no_memory_words(words: str) -> bool:
-    """`words` name no amount of memory (`_MEMORYISH`) and no CUDA call, whose own error may be memory's."""
+    """`words` name no amount of memory (`_MEMORYISH`) and no CUDA call, whose own error may be memory's; code the
+    message quotes in backticks and dotted names are not its words ("using for example `device_map={'':torch.cuda.
+    current_device()}`": a device named in a hint, no CUDA call that failed)."""
+    words = _CODE_SPAN.sub(" ", words)
     return not _MEMORYISH.search(words) and "cuda" not in words.lower()
+
+
+#: code a message quotes in backticks, and a dotted name (`torch.cuda.current_device`)
+_CODE_SPAN = re.compile(r"`[^`\n]{1,200}`|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,}\b")
 
 
 #: a message's words that something named was not there or not valid ("... not found", "no such file", "unknown model")
