@@ -29,7 +29,7 @@ from ..engines.generic import CODE_ERRORS, PY_CODE_MESSAGE
 from ..engines.words import LOADING_CJK, SIZE, to_bytes
 from .knowledge import (CAUSE_UNKNOWN, CLIENT_CALL, COMMAND, ELISION, FRAME, PY_FRAME, SIGKILL_RX, Verdict, exception_not_memory,
                         knowledge, phase_words, without_paths)
-from .lines import STATED, STRONG_PREFIX, TB_HEADER, error_level, message, stated, stops_inside, traceback_line
+from .lines import RAISED, STATED, STRONG_PREFIX, TB_HEADER, error_level, message, stated, stops_inside, traceback_line
 from .phase import (FAILED_REQUEST, FINE_WHEN_SERVING, PROJECTOR, SECOND_MODEL, STARTUP, STEP_BEFORE, Place, during_step, frames, locate,
                     LOAD_ANNOUNCED, is_progress, step_done, step_reached)
 from .named_size import weights_exceed_gpus
@@ -725,8 +725,6 @@ _CANCELLED = re.compile(r"^\s*(?:(?:asyncio|concurrent\.futures)(?:\.exceptions|
 #: a server's own line that it is shutting down (uvicorn's server.py "Shutting down", vLLM's launcher.py "Shutting down
 #: FastAPI HTTP server.")
 _SHUTTING_DOWN = re.compile(r"(?:^|\]\s|INFO:\s+)Shutting down(?: FastAPI HTTP server)?\.?\s*$")
-#: a traceback's last line: an exception's class, bare or with its message
-_RAISED = re.compile(r"^\s*(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b(?::|\s*$)")
 #: a frame of a program closing: its close, shutdown, cleanup or exit path
 _CLOSING_FRAME = re.compile(r"\bin (?:\w+_)?(?:close|shutdown|cleanup|clean_up|teardown|stop|exit|__exit__|__aexit__|"
                             r"__del__|atexit|_atexit\w*)(?:_\w+)?\b|\bin (?:close|shutdown)\w*\b")
@@ -762,7 +760,7 @@ def _request_cancelled(run: RunFacts, f: Failure, engine: str) -> bool:
     if f.kind != "error":
         return False
     block = [(f.line_no, f.text), *f.after]
-    raised = [t for _, t in block if _RAISED.match(t)]
+    raised = [t for _, t in block if RAISED.match(t)]
     if not raised or not all(_CANCELLED.match(t) for t in raised):
         return False
     end = next((ln for ln, t in block if _CANCELLED.match(t)), f.line_no)
@@ -776,7 +774,7 @@ def _cancelled_at_close(run: RunFacts, f: Failure) -> tuple[int, str] | None:
     # (and the traceback chained to it, "During handling of the above exception, another exception occurred:", which
     # the run's last lines hold)
     block = [*f.before[-16:], (f.line_no, f.text), *f.after, *_tail_after(run, f)[:40]]
-    raised = [t for _, t in block if _RAISED.match(t)]
+    raised = [t for _, t in block if RAISED.match(t)]
     if not raised or not all(_CANCELLED.match(t) for t in raised):
         return None  # (no cancellation, or another exception beside it: that one decides)
     closing = next(((ln, t) for ln, t in reversed(block) if PY_FRAME.search(t) and _CLOSING_FRAME.search(t)), None)
@@ -2213,7 +2211,7 @@ def _ends_on_assert(f: Failure) -> tuple[int, str] | None:
         # (a statement that goes on over lines, `assert res.status_code == 200, f"`, cut; or a check of another
         # program's answer, which failed for its own reason: SGLang's warm-up request answered with an error)
         return None
-    if any(_RAISED.match(t) or program_line(t) for _, t in block[code[0] + 1:]):
+    if any(RAISED.match(t) or program_line(t) for _, t in block[code[0] + 1:]):
         return None
     return None if _speaks_of_memory(m.group(1)) else (code[1], code[2].strip())
 

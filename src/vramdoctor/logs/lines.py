@@ -67,6 +67,9 @@ _STRONG = (r"^\s*(?:\((?:\w+[\w =]*)?pid=\d+(?:,\s*ip=[\w.:-]+)?\)|\[?\d{4}-\d\d
 LOG_PREFIX = re.compile(_STRONG + r"|\w+: |(?:srv|slot|que|res|mtmd) {1,4}\w+: )")
 #: a prefix no wrapped text starts with by chance (a timestamp, a level, a process tag; not "word: ")
 STRONG_PREFIX = re.compile(_STRONG + ")")
+#: a Python exception's own line, a traceback's last: its class (dotted or not), bare or with its message after a colon
+#: ("asyncio.exceptions.CancelledError", "torch.OutOfMemoryError: CUDA out of memory.")
+RAISED = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b(?::|\s*$)")
 #: an error line that says what went wrong: an exception class and its message, "error: ...", a CUDA error text
 #: (not a message that is only a number, a status or exit code: "Error: 18446744072635810000", "error: -1073741819")
 _ONLY_A_CODE = r"(?!\(?(?:0x[0-9a-fA-F]+|-?\d[\d,.]*)\)?\W*$)"

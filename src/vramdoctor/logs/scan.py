@@ -27,6 +27,7 @@ from .lines import (
     ended,
     LOG_PREFIX,
     MAX_LINE,
+    RAISED,
     STRONG_PREFIX,
     TB_HEADER,
     WRAP_LINES,
@@ -61,11 +62,6 @@ _IPY_RAISE = re.compile(r"^(?:-*>|\s)\s*\d+\s+raise\s")
 #: IPython's and Jupyter's header of a traceback, the exception's class first ("OutOfMemoryError
 #: Traceback (most recent call last)"): its frames follow, each with source context, and the exception's own line last
 _IPY_HEADER = re.compile(r"^\s*((?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Interrupt|Exit))\s{2,}Traceback \(most recent call last\)")
-
-
-#: a Python exception's own line, its class first (dotted), then its message or nothing ("asyncio.exceptions.
-#: CancelledError", "torch.OutOfMemoryError: CUDA out of memory.")
-_EXCEPTION_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b(?::|\s*$)")
 
 
 def before_window(lines: Iterable[tuple[int, str]]) -> list[tuple[int, str]]:
@@ -355,7 +351,7 @@ class Scanner:
                         written = bool(STRONG_PREFIX.match(text)) and not TITLE.match(text)  # (a "[Bug] ..." title)
                         # (or a Python exception's own line, "asyncio.exceptions.CancelledError"; or a line of a Python
                         # warning's message that goes on below its line: the library's words)
-                        written = written or bool(_EXCEPTION_LINE.match(text)) or in_warning_body(
+                        written = written or bool(RAISED.match(text)) or in_warning_body(
                             self._lines_before(line_no))
                     if written:
                         continue
