@@ -19,7 +19,7 @@ from .base import (
     step_tokens,
 )
 from .interface import Engine, LogWords, StepCode
-from .words import FUNCTION_TAG, ISSUE_TAGS, LOADING_CJK, NUM, PATH_ALONE, SIZE, TRIED, TRIED_TO, TRIED_TO_ZH, count, fig, msg, rx, to_bytes, tried, tried_zh
+from .words import FUNCTION_TAG, ISSUE_TAGS, SOURCE_HANDLER, LOADING_CJK, NUM, PATH_ALONE, SIZE, TRIED, TRIED_TO, TRIED_TO_ZH, count, fig, msg, rx, to_bytes, tried, tried_zh
 
 GIB = 2**30
 
@@ -1063,6 +1063,10 @@ _HANGS = (r"(?<!machine )(?<!system )(?<!computer )(?<!desktop )(?<!laptop )(?<!
           # freezes after the first request", "times out while trying to instantiate"; the machine's own freeze is
           # excluded above)
           r"stall(?:s|ed|ing)?|freez(?:es|ing)|froze|times? out while trying to|"
+          # (or stopped by hand after waiting long: "the function call above was interrupted after more than 5 minutes",
+          # "I killed it after an hour")
+          r"(?:interrupted|killed|stopped|aborted) (?:it |the \w+ )?after (?:more than |over |about |nearly |almost )?"
+          r"(?:\d+|an?|one|two|three|five|ten|fifteen|twenty|thirty)\s*(?:min(?:ute)?s?|hours?|h)\b|"
           # (or blocked where the paste ends: "tried similar config ..., but always blocked here:", "it stays blocked")
           r"blocked (?:here|forever|indefinitely)\b|(?:always|stays?|remains?|gets?|got|keeps? (?:being|getting)) "
           r"blocked\b|"
@@ -1227,7 +1231,7 @@ def _failure_stated(m: re.Match) -> str:
     program's quoted in it ("Is this expected? WARNING: failed to allocate 17088.03 MB of pinned memory"), or the failure
     is denied, doubted, asked about or supposed."""
     text = m.string
-    if _WRITTEN.match(text) or _SOURCE_CALL.match(text):
+    if _WRITTEN.match(text) or _SOURCE_CALL.match(text) or SOURCE_HANDLER.match(text):
         raise ValueError("a program's line")  # (or its source, a call quoted under a warning: "  warnings.warn('...")
     if _PERFORMANCE_TITLE.match(text):
         raise ValueError("a question of speed")  # (vLLM's "[Performance]: ... will not run until ...")
@@ -1236,6 +1240,10 @@ def _failure_stated(m: re.Match) -> str:
         raise ValueError("a program's words, quoted")
     if _PURPOSE.match(clause):
         raise ValueError("an instruction's purpose")  # ("To get the error output, open cmd and run it")
+    if _PREVENTED.search(clause):
+        raise ValueError("a failure to prevent")
+    if _DEPRECATION.search(text):
+        raise ValueError("a deprecation's forecast")  # ("Calling `get_max_cache()` will raise error from v4.48")  # ("... para evitar problemas de deadlock", "# to prevent hangs")
     opened = text.rfind("(", 0, m.start())
     if opened >= 0 and ")" not in text[opened:m.start()] and _WARNED.match(text, opened):
         raise ValueError("a warning of what would happen")  # ("Device=0 (If invalid, program will crash)")
@@ -1248,6 +1256,40 @@ def _failure_stated(m: re.Match) -> str:
     if _ZERO_COUNT.match(text, m.end()):
         raise ValueError("a count of none")  # (a benchmark's summary, "Failed requests:   0")
     return _growth(m, inside=False, rise=False)
+
+
+def _memory_fine_stated(m: re.Match) -> str:
+    """The sentence of a user's line that says memory looked normal while the run failed or hung; ValueError where
+    the line is a program's, the sentence asks, or it goes on to another memory that did not look fine ("RAM is fine
+    but VRAM fills up")."""
+    text = m.string
+    if _WRITTEN.match(text):
+        raise ValueError("a program's line")
+    start = _sentence_start(text, m.start())
+    end = _SENTENCE_END.search(text, m.end())
+    sentence = text[start:end.end() if end else len(text)]
+    if "?" in sentence or _FINE_UNTIL.search(sentence, m.end() - start):
+        raise ValueError("asked, or not fine after all")
+    return sentence.strip()[:300]
+
+
+#: what makes memory that looked fine not fine after all ("... is fine until the third request", "but VRAM fills up")
+_FINE_UNTIL = re.compile(r"\b(?:until|till|but|however|except|then|yet)\b|(?:但|可是|然后|直到)")
+
+
+#: a library's notice that something will fail in a later version ("`get_max_cache()` is deprecated ... Calling
+#: `get_max_cache()` will raise error from v4.48", "will throw an error in v5.0"): no failure met
+_DEPRECATION = re.compile(r"\bdeprecat\w*\b[^\n]*\bwill (?:raise|throw|fail|error|crash|break|stop working)\b|"
+                          r"\bwill (?:raise|throw|fail)\b[^.;!?\n]{0,40}?\b(?:from|in|since|starting|after|as of) "
+                          r"v?\d+(?:\.\d+)+", re.I)
+
+
+#: words just before a failure that it is what a setting is for keeping away ("Disables parallelism in tokenizers to
+#: avoid deadlock problems", a notebook's comment in Portuguese "para evitar problemas de deadlock", "# to prevent
+#: hangs", "以避免死锁"): no failure met
+_PREVENTED = re.compile(r"(?:\b(?:to avoid|avoid(?:s|ed|ing)?|to prevent|prevent(?:s|ed|ing)?|para evitar|evitar|"
+                        r"pour (?:é|e)viter|per evitare)\b(?:(?!\b(?:but|however|yet|still|though|although|mas|pero)\b)[^.;!?,\n]){0,40}|"
+                        r"(?:避免|防止|以免|以防)[^。；！？，,\n]{0,20})$", re.I)
 
 
 #: words that tell what happens as a rule, before the failure they name ("This typically happens when some processes
@@ -2376,6 +2418,14 @@ LOG = LogWords(
         # a server's memory guard aborting a request (oMLX: "Request aborted: process memory limit exceeded. Increase
         # --max-process-memory or reduce context size."): serving
         msg(r"\bRequest aborted: [^\n]{0,40}?\bmemory limit exceeded\b", "oom", "RUNTIME"),
+        # a program's own words that generating failed, with the out-of-memory it caught ("ERROR    Generation failed:
+        # CUDA out of memory. Tried to allocate 1.02 GiB", "Error during inference: ...", "生成失败：CUDA out of
+        # memory"): the step is generating, the model in place (not where the same words name a load)
+        msg(r"(?:\b(?:[Gg]eneration|GENERATION|[Ii]nference|INFERENCE|[Dd]ecoding) (?:failed|FAILED|error|ERROR)|"
+            r"\b[Ee]rror (?:during|in|while) (?:generation|generating|inference|decoding)|\b[Ff]ailed to generate|"
+            r"生成失败|推理失败|推理出错)[^\n]{0,12}?[:：][^\n]{0,60}?"
+            r"(?:CUDA out of memory|OutOfMemoryError|out of memory\b)(?![^\n]*\b(?:load|Load|LOAD)ing\b)", "oom", "RUNTIME",
+            "serving-oom"),
         # a command line the program does not accept: Python argparse's "prog: error: unrecognized arguments: ...",
         # "error: argument --x: invalid int value", "the following arguments are required"; click's "Error: No such
         # option: --x"; llama.cpp's common/arg.cpp "error: invalid argument: --x"
@@ -2749,6 +2799,16 @@ LOG = LogWords(
         # a request refused for want of KV room (vllm.rs "Remaining N kvcache tokens, but your prompt requires M")
         msg(r"Remaining \d+ kv ?cache tokens, but (?:your )?prompt requires", "pressure", "RUNTIME",
             "request-exceeds-kv-pool"),
+        # ... or refused at once where its own words name the KV cache as the limit (FreeToken's "prompt is too long:
+        # 16535 tokens > 8221 maximum (prompt + generation); shorten the prompt or increase the KV cache budget"; "input
+        # of N tokens exceeds the KV cache capacity", "does not fit in the KV cache"): the pool made at start is smaller
+        # than one request, not a context setting alone
+        msg(r"\b(?:prompt|input|request)\b[^\n]{0,60}?(?:\btoo long\b[^\n]{0,160}?\b(?:increase|raise|enlarge|grow)\b"
+            r"[^\n]{0,20}?\b[Kk][Vv][- ]?cache\b|\b(?:exceeds|(?:does not|doesn't|cannot|can't) fit in)\b[^\n]{0,12}?\b"
+            r"(?:the |your )?[Kk][Vv][- ]?cache(?:'s)?(?: size| capacity| budget| pool)?\b)", "pressure", "KV",
+            "request-exceeds-kv-pool"),
+        # a request refused as longer than the engine allows, in the form "prompt is too long: N tokens > M maximum"
+        msg(r"\bprompt (?:is )?too long\b[:(]?\s*\d+ tokens\s*>\s*\d+(?![^\n]*\b[Kk][Vv][- ]?cache\b)", "request", code="requests-refused-too-long"),
         # TVM's paged KV cache with no free page left for a sequence that grows (relax_vm/paged_kv_cache.cc GetFreePage,
         # as MLC LLM and WebLLM run it: "Check failed: (!free_page_ids_.empty()) is false: The KV cache is full. No
         # page can be allocated."): a request, or the requests at once, longer than the pool made at start
@@ -3010,7 +3070,7 @@ LOG = LogWords(
                       # loop is "_fast_inner_training_loop")
                       r"\bin (?:\w+\.)?_?\w*inner_training_loop\b|\bin (?:\w+\.)?training_step\b|\boptimizer\.step\(|"
                       # (a notebook's own training function, "Cell In[48], line 128, in train_with_grpo(model, ...)")
-                      r"\bin (?:\w+\.)?train_(?:with|step|epoch|loop|one|model|grpo|ppo|dpo|sft)\w*\(|"
+                      r"\bin (?:\w+\.)?train_(?:with|step|epoch|loop|one|model|grpo|ppo|dpo|sft)\w*\b|"
                       r"\bin (?:\w+\.)?_init_group\b|"
                       r"\.backward\(|\bin backward\b|"
                       r"\bin generate\b|\.generate\(|generate_step|greedy_search|beam_search|\bin _sample\b|"
@@ -3741,6 +3801,14 @@ LOG = LogWords(
             r"\b(?:hangs|hung|freezes|froze)\s+and\s+(?:then\s+)?(?:reboots|rebooted|restarts|restarted)\b|\bfreez(?:e|es|ing)\s+(?:the\s+|my\s+)?(?:whole\s+|entire\s+)?"
             r"(?:macOS|Windows|Linux|system|computer|machine|PC|Mac|desktop)\b", _failure_stated, mode="first",
             prose=True),
+        # the report's words that memory looked normal while it failed or hung ("EXO.app main process + fork worker
+        # alive on every node with normal memory footprint (24-26% of 256GB)", "VRAM usage stays flat at 60%",
+        # "plenty of free memory", "显存占用正常"): memory watched and ruled out (a hang beside them is no memory's)
+        fig("_memory_fine", r"\bnormal\s+(?:GPU\s+|host\s+)?(?:memory|VRAM|RAM)(?:\s+(?:footprint|usage|use))?\b|"
+            r"\b(?:memory|VRAM|RAM)(?:\s+(?:footprint|usage|use))?\s+(?:is|was|looks|looked|seems|seemed|stays|stayed|"
+            r"remains|remained)\s+(?:\w+\s+)?(?:normal|fine|flat)\b|"
+            r"\b(?:plenty|lots) of (?:free )?(?:GPU )?(?:memory|VRAM|RAM)\b|(?:内存|显存)(?:占用)?(?:正常|充足|充裕|够用)",
+            _memory_fine_stated, mode="first", prose=True),
         # a user's table of context sizes and what each did ("- 21k context: 23194MiB used", "- 22k context: OOM",
         # "-c 16384 -> OOM"): (tokens, whether it ran out of memory), read by logs.diagnose._context_swept
         fig("_context_sweep", _CTX_ITEM, _ctx_item, mode="list", prose=True),
@@ -3791,7 +3859,7 @@ LOG = LogWords(
         # (a training loop's step: the optimizer's state made at its first step, the backward pass's gradients)
         StepCode("RUNTIME", "training-step-oom", rx(r"inner_training_loop|training_step|optimizer\.step|_init_group|"
                                                     r"\bin (?:\w+\.)?train_(?:with|step|epoch|loop|one|model|grpo|ppo|dpo|"
-                                                    r"sft)\w*\(|"
+                                                    r"sft)\w*\b|"
                                                     r"\.backward\(|\bin backward\b")),
     ),
     # a loader's own steps in any engine: a layer's load_weights / weight_loader, a quantization method making its

@@ -12,7 +12,10 @@ from .words import msg, rx
 LOG = LogWords(
     load_is_weights=True,  # (its start-up is the weights' load: no pool sized, no warm-up)
     fingerprint=rx(r"transformers/(?:modeling_utils|generation/utils|models/)|from_pretrained|accelerate/|"
-                   r"_load_state_dict_into_meta_model|Loading checkpoint shards"),
+                   r"_load_state_dict_into_meta_model|Loading checkpoint shards|"
+                   # (FastChat's transformers worker, which Langchain-Chatchat runs: fastchat/serve/model_worker.py, its
+                   # load_8bit setting; not its vllm_worker)
+                   r"\bfastchat[/.]serve[/.]model_worker\b|\bload_8bit\s*=\s*(?:True|False)\b"),
     # (and bitsandbytes quantizing each weight as it is placed on the GPU: integrations/bitsandbytes.py
     # set_module_quantized_tensor_to_device, bitsandbytes' Params4bit.cuda / Int8Params.cuda)
     frames={"WEIGHTS": rx(r"_load_state_dict_into_meta_model|_load_pretrained_model|dispatch_model|"

@@ -28,6 +28,8 @@ LOADING_CJK = (r"加载(?:模型|权重)(?:时|的时候|过程中|期间|阶段
               r"加载(?:第[二三四2-4]个|另一个|新的?)模型(?:时|的时候)|"
               # (or how far the load got when it failed: 加载到40层左右时, 加载到2/3(blk.40 一共有blk.60)时)
               r"(?:加载|载入)到[^，。,;；!！?？]{0,30}?(?:时|的时候)|"
+              # (or the load said to fail itself: "load_8bit = True 时加载会报以下错误", 加载就报错, 加载模型直接OOM)
+              r"(?:加载|载入)(?:模型|权重)?(?:会|就|直接)?(?=报错|报以下|报如下|报了|出现|出错|失败|OOM|爆显存)|"
               r"(?:로드|로딩|적재)(?:하려고 할 때|할 때|하는 중|하면|시에?|중에?)|모델 (?:로드|로딩|적재) ?(?:중|시)|"
               r"불러오(?:는 ?중|는 동안|려고 할 때|면서)|"
               r"(?:モデル|重み)(?:の|を)?(?:読み込み|ロード)(?:中|時|の際|する際|しようとすると|すると)|"
@@ -276,3 +278,8 @@ class _Lazy:
 def lazy(pattern: str, flags: int = I) -> re.Pattern:
     """`re.compile(pattern, flags)`, done when the pattern is first used (see `_Lazy`)."""
     return _Lazy(pattern, flags)  # type: ignore[return-value]
+
+
+#: a handler's own line in pasted source ("        except UnicodeDecodeError:", "except (OSError, RuntimeError) as e:",
+#: "} catch (std::bad_alloc& e) {"): the exception it names is one the code is ready for, none raised
+SOURCE_HANDLER = re.compile(r"^\s*(?:except\b[^:\n]{0,200}:\s*(?:#.*)?$|\}?\s*catch\s*\([^)\n]{0,200}\)\s*\{?\s*$)")

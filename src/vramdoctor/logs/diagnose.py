@@ -531,8 +531,9 @@ def _not_oom_advice(code: str, engine: str) -> str:
                                       "a failure that is not memory exhaustion.")
 
 
-#: an exception whose class alone says it is a bug in code, with its message after it: the class is whole
-_CODE_CLASS = re.compile(r"^\s*(?:[\w.]+\.)?(?:" + CODE_ERRORS + r"): \S")
+#: an exception whose class alone says it is a bug in code, with its message after it, or with none (IPython prints
+#: "NotImplementedError: " for a bare `raise NotImplementedError`): the class is whole
+_CODE_CLASS = re.compile(r"^\s*(?:[\w.]+\.)?(?:" + CODE_ERRORS + r")(?:: \S|:\s*$)")
 #: ... or its message without the class (`PY_CODE_MESSAGE`), which names the same causes
 _CODE_MESSAGE = re.compile(PY_CODE_MESSAGE)
 #: IPython's (Jupyter's) traceback header, which names the exception's class before its frames ("FileNotFoundError

@@ -65,10 +65,16 @@ def _first_phases(listed: list[tuple[tuple, int, str]], engine: str) -> dict[str
     """Each phase the frames `listed` (sorted, innermost first: `frames`) name, with the first frame that names it."""
     found: dict[str, tuple[tuple, int, str]] = {}
     for order, ln, text in listed:
-        p = phase_words(_callee(text), engine)
+        p = phase_words(_callee(text), engine) or ("RUNTIME" if _ON_MODEL_OUTPUT.match(text) else None)
         if p and p not in found:
             found[p] = (order, ln, text)
     return found
+
+
+#: a notebook's own line, as IPython's arrow marks it, that works on a model's output ("---> 29 c, l = pplu_loss(inputs,
+#: mask, outputs.logits)", "----> 7 emb = pool(model(**batch).last_hidden_state)"): the model's forward ran, its weights
+#: in place, so the step is the script's work with the model (the names a call passes are not its callee's words)
+_ON_MODEL_OUTPUT = re.compile(r"^\s*-*>\s*\d+\s[^\n]*?(?:\w|\))\.(?:logits|hidden_states|last_hidden_state)\b")
 
 
 def frames(f: Failure) -> list[tuple[tuple, int, str]]:
@@ -152,7 +158,8 @@ def _unwrapped(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
         prev = out[-1][1] if out else ""
         if out and ln == last + 1 and text and not LOG_PREFIX.match(text) and (
                 hard and last_len == width or _OPEN_FRAME.search(prev)
-                or PY_FRAME.search(prev) and not text[0].isspace() and not _EXCEPTION_START.match(text)):
+                or PY_FRAME.search(prev) and not text[0].isspace() and not _EXCEPTION_START.match(text)
+                and not _ARROW.match(text)):  # (IPython's arrow at column 0 under its frame, "---> 29 x = f(")
             # (a frame cut after its file's comma, `File ".../memory_pool.py",` / `line 499, in _init_mamba_pool`, a
             # paste's own line break: the space the break took is put back)
             gap = " " if prev.endswith(",") and not (hard and last_len == width) else ""
@@ -960,10 +967,13 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
                                   "others", (f.line_no, f.text), left, inferred=True)
         return Place(None, "the failure message, which names several ledgers at once", (f.line_no, f.text),
                      left or list(f.candidates))
-    if f.phase == "WARMUP" and frame_floor == "RUNTIME" and f.code == "compute-buffer-alloc-failed":
+    if (f.phase == "WARMUP" and frame_floor == "RUNTIME" and f.code == "compute-buffer-alloc-failed"
+            and max(f.progress.get(m, 0) for m in ("ready", "requests"))
+            > max(f.progress.get(m, 0) for m in ("weights_done", "kv_sized", "kv_done"))):
         # (a compute buffer made again while serving: llama.cpp's scheduler reserves the graph anew for a larger batch
         # than any before, ggml_gallocr_reserve_n from llama_decode; the run's own lines show it serving, so the
-        # warm-up is past; not the report's words alone)
+        # warm-up is past; not the report's words alone; nor a web UI ready before it loads the model, Gradio's
+        # "Running on local URL" above text-generation-webui's llama.cpp load: that load's context is being made)
         return Place("RUNTIME", "the failure message (a compute buffer reserved again) and the server already serving",
                      f.deciding or (f.line_no, f.text), ["RUNTIME"], inferred=True)
     if f.phase:  # the failure's own words, or the engine's verdict that joined it

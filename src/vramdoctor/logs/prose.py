@@ -104,8 +104,9 @@ _SUPPOSED = re.compile(
     # a margin to an out-of-memory, not one ("about 200MiBs from VRAM OOM at 3.75bpw, far from it at 3.0bpw")
     r"(?:\b\d[\d.,]*\s*[KMGT]i?B?s?|\bfar|\bwell)\s+(?:away\s+)?from\s+(?:\w+\s+){0,2}?" + _OOM_NAME + "|"
     # a Chinese clause that conditions, supposes, predicts, asks or denies (如果 if, 可能 maybe, 应该 should, 肯定
-    # surely, 是否/会不会/吗 whether, 不/没 not)
-    r"如果|要是|假如|可能|也许|应该|肯定|是否|会不会|吗|？|[不没未无](?:会|是|再)?(?=显存|爆显存|超(?:出|过)?显存)",
+    # surely, 是否/会不会/吗 whether, 不/没 not; 不会出现OOM "no OOM comes up", 而不会OOM "without OOM")
+    r"如果|要是|假如|可能|也许|应该|肯定|是否|会不会|吗|？|[不没未无](?:会|是|再|有)?(?:出现|发生|再)?"
+    r"(?=显存|爆显存|超(?:出|过)?显存|OOM|oom|内存不足|内存溢出)",
     I)
 
 

@@ -341,8 +341,11 @@ def pressure(run: RunFacts, failed_after: bool = False) -> Diagnosis | None:
     pressure = same + [x for x in pressure if x.code != p.code]
     n = len(same)
     count = f"{n}{'+' if n >= 8 else ''} warning{'s' if n > 1 else ''}"
-    if kind == "KV_CAPACITY" and isinstance(run.numbers.get("_failure_stated"), str):
-        return None  # (a warning the engine went on past at start is no answer to a failure the report states)
+    if (kind == "KV_CAPACITY" and isinstance(run.numbers.get("_failure_stated"), str)
+            and p.code != "request-exceeds-kv-pool"):
+        # (a warning the engine went on past at start is no answer to a failure the report states; a request it
+        # refused as longer than its whole pool is: the client got that error)
+        return None
     if (kind == "KV_CAPACITY" and p.code == "max-model-len-exceeds-kv-cache" and run.numbers.get("_context_defaulted")
             and not run.failures and not run.refused):  # (not where a request was then refused or failed)
         # the context cut to the pool was the model's own, which the user did not ask for: the engine sized it to the
@@ -1002,17 +1005,32 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
             # (a load that stalls, "ERNIE-4.5-VL-424B 加载卡住不动", "loading hangs at 60%": a model read into host memory
             # that is short pages instead of failing, so it is not ruled out)
             return Diagnosis(kind="UNDETERMINED", code="load-stalled", oom=None, inferred=True,
-                             evidence=reached + [(ln, hang)], candidates=["WEIGHTS"],
+                             evidence=sorted(dict([*reached, (ln, hang)]).items()), candidates=["WEIGHTS"],
                              phase_source="the report's own words: the load stalls, and the log shows no error",
                              missing="the host's free memory and swap while it loads (free -g, vmstat 1)",
                              message="The report tells of the model's load stalling, and no line of the log shows an "
                                      "error: a model read into host memory that is short pages instead of failing "
                                      "(watch free memory and swap while it loads: `free -g`, `vmstat 1`); a collective "
                                      "or a lock that never returns looks the same (`py-spy dump --pid PID`).")
+        fine = run.numbers.get("_memory_fine")
+        if isinstance(fine, str):
+            # (the report's words that memory looked normal while it hung, "alive on every node with normal memory
+            # footprint": one who watched it rules memory out, so the hang is something else's)
+            return Diagnosis(kind="NOT_OOM", code="hang-no-error", oom=False, inferred=True, candidates=[],
+                             evidence=sorted(dict([*reached, (ln, hang), (run.number_lines.get("_memory_fine", 0), fine)]).items()),
+                             phase_source="the report's own words: it hangs, no line shows an error, and memory "
+                                          "looked normal",
+                             missing="what the stuck process waits on: its threads' stacks (py-spy dump --pid PID)",
+                             message="The report tells of a hang, no line of the log shows an error, and its words say "
+                                     "memory looked normal while it hung: not memory. A process that waits forever (a "
+                                     "collective that never completes across GPUs or nodes, a kernel that does not "
+                                     "return, a lock) is the likely cause. Dump the stuck process's threads (py-spy "
+                                     "dump --pid PID; gdb for a native server), and on several GPUs or nodes run with "
+                                     "NCCL_DEBUG=INFO to see which collective waits.")
         # (UNDETERMINED, not NOT_OOM: no line says why it stopped, so nothing rules memory out, though memory that
         # runs out most often fails with an error; what the stuck threads wait on settles it)
         return Diagnosis(kind="UNDETERMINED", code="hang-no-error", oom=None, inferred=True, candidates=[],
-                         evidence=reached + [(ln, hang)],
+                         evidence=sorted(dict([*reached, (ln, hang)]).items()),
                          phase_source="the report's own words: it hangs, and the log shows no error",
                          missing="what the stuck process waits on: its threads' stacks (py-spy dump --pid PID)",
                          message="The report tells of a hang, and no line of the log shows an error, so why it stopped "

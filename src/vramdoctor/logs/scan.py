@@ -15,7 +15,7 @@ import re
 from collections import deque
 from typing import Callable, Iterable, Iterator
 
-from ..engines.words import _WORKED as _WORKED_WORDS, FUNCTION_TAG, TRIED
+from ..engines.words import _WORKED as _WORKED_WORDS, FUNCTION_TAG, SOURCE_HANDLER, TRIED
 from .facts import COMPLAINTS, NAMED_HIT, PROSE_HIT, RELAYED, Failure, RunFacts, unset
 from .knowledge import (CLIENT_CALL, COMMAND, ELISION, FRAME, GDB_CHATTER, PY_FRAME, Knowledge, by_identity,
                         exception_not_memory, is_echo, knowledge)
@@ -65,14 +65,27 @@ _IPY_HEADER = re.compile(r"^\s*((?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Interrup
 
 
 def before_window(lines: Iterable[tuple[int, str]]) -> list[tuple[int, str]]:
-    """The last WINDOW of `lines` (numbered, oldest first), IPython's source context lines not counted, and at most
-    WINDOW_MAX in all: the lines kept before a failure, the same by both reading paths."""
+    """The last WINDOW of `lines` (numbered, oldest first), IPython's source context lines not counted, nor the code
+    line under a Python frame and its carets, and at most WINDOW_MAX in all: the lines kept before a failure, the same
+    by both reading paths. (A traceback of sixty frames, accelerate's wrappers nested once per round of a training
+    loop, keeps its outer frames, `training_step`, that place it.)"""
     out = list(lines)[-WINDOW_MAX:]
     counted, i = 0, len(out)
+    frames = True  # still inside the traceback that ends at the failure (its frames and their code lines)
     while i > 0 and counted < WINDOW:
         i -= 1
-        counted += not _IPY_CONTEXT.match(out[i][1])
+        text = out[i][1]
+        code = frames and _PY_CODE.match(text) and (_CARETS.match(text) or i > 0 and _PY_FILE.search(out[i - 1][1]))
+        frames = bool(code or frames and _PY_FILE.search(text))
+        counted += not (_IPY_CONTEXT.match(text) or code)
     return out[i:]
+
+
+#: a Python traceback's code line under its frame, indented ("    return forward_call(*args, **kwargs)"), and the
+#: carets under it (Python 3.11+: "           ^^^^^^^^^^^^^^^^^^^^")
+_PY_CODE = re.compile(r"^\s{4,}\S")
+_CARETS = re.compile(r"^\s+[\^~]+\s*$")
+_PY_FILE = re.compile(r'^\s*File "[^"]+", line \d+, in ')
 #: a logged request's prompt (vLLM's "Received request chat-3f2c: prompt: '...', params: ..."): the user's text, left
 #: out where the line is quoted as the request that shows the server serving
 _ELIDED_PROMPT = re.compile(r"(\bprompt: )(['\x22])(?:.*?\2(?=, (?:params|sampling_params|prompt_token_ids)\b)|.*$)")
@@ -799,7 +812,7 @@ class Scanner:
                                    or hv.kind == "wrapper" and stated(text)):
                 r.heading = (line_no, text)  # read as the failure only where no line of the log shows one
         v = k.verdict(text, c["msg"], lowered) if "msg" in c and not joined and not heading else None
-        if v is not None and _IPY_RAISE.match(text):
+        if v is not None and (_IPY_RAISE.match(text) or SOURCE_HANDLER.match(text)):
             v = None  # (IPython's excerpt of a library's source, "    152     raise TypeError(": code, not its error)
         if v is not None and v.kind == "oom" and v.engine == "generic" and self._hedged_before(line_no, text):
             v = None  # (the line ends a sentence the line before began with a hedge: "it may cause out-of-" / "memory")

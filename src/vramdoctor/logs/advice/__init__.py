@@ -178,7 +178,7 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
               "container's or pod's memory limit, or lower what the server keeps in RAM (CPU offload, swap space, "
               "layers kept on the CPU); the log does not show in which phase, so which of these to lower first is not "
               "told")
-    elif kind == "UNDETERMINED" and code == "hang-no-error":
+    elif code == "hang-no-error":  # (NOT_OOM where the report says memory looked normal)
         _where_it_waits(s, n)
     elif kind == "UNDETERMINED":
         a.undetermined(candidates or [])

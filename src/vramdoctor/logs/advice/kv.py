@@ -124,6 +124,10 @@ class KvSteps:
             self.seqs_down("each running sequence holds its own KV cache",
                            max(1, int(conc)) if isinstance(conc, float) and conc >= 1 else None)
         self._fraction_for_the_shortfall()
+        if s.engine is None and code in ("request-exceeds-kv-pool", "max-model-len-exceeds-kv-cache"):
+            # (an engine we do not know, FreeToken's "increase the KV cache budget": its own setting, in plain words)
+            s.say("a larger KV cache", "the engine's own setting for the KV cache's size (a token budget, or a share "
+                  "of memory): the pool is smaller than one request needs")
         if isinstance(fit, int) and isinstance(asked, int) and 0 < fit < asked / 2:
             # half the bytes per token doubles the pool's tokens: still short of what was asked for
             self.kv8("8-bit KV cache, with a shorter context", f"halves the bytes per token: the pool would hold about "

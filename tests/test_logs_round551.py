@@ -1,0 +1,338 @@
+"""Kinds of fault found in stop 55: held-out rounds 551 and later and stop 54's leftovers, each in several wordings of
+our own, with guards that the fix does not overreach."""
+
+from __future__ import annotations
+
+import pytest
+from logcase import diag, flags, kind_of, run_of
+
+
+def _run(lines: list[str]):
+    return run_of(diag("\n".join(lines)))
+
+
+# --- a request refused because the engine's KV cache cannot hold it, in the engine's own words (h547/04: FreeToken's
+# "prompt is too long: 16535 tokens > 8221 maximum (prompt + generation); shorten the prompt or increase the KV cache
+# budget", read as a failure with no cause) -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "prompt is too long: 16535 tokens > 8221 maximum (prompt + generation); shorten the prompt or increase the KV "
+    "cache budget",
+    "ERROR request 7 rejected: input of 12000 tokens exceeds the KV cache capacity (8192 tokens)",
+    "error: prompt too long (9000 tokens > 4096); increase the kv cache size with --kv-cache-tokens",
+    "[engine] Request abc123 failed: the prompt (20480 tokens) does not fit in the KV cache (16384 tokens)",
+])
+def test_a_request_refused_for_the_kv_caches_size_is_the_pool(line):
+    assert kind_of(["运行失败", line]) == ("KV_CAPACITY", "request-exceeds-kv-pool")
+    assert kind_of([line]) == ("KV_CAPACITY", "request-exceeds-kv-pool")
+
+
+@pytest.mark.parametrize("line", [
+    "prompt is too long: 16535 tokens > 8221 maximum (prompt + generation); shorten the prompt",
+    "srv  send_error: task id = 0, error: the request exceeds the available context size, try increasing it",
+    "ValueError: The decoder prompt (length 9000) is longer than the maximum model length of 4096.",
+])
+def test_a_request_refused_for_its_length_alone_stays_a_refusal(line):
+    assert kind_of([line]) == ("NOT_OOM", "requests-refused-too-long")
+
+
+def test_an_unknown_engines_pool_too_small_for_a_request_is_advised_in_plain_words():
+    run = _run(["运行失败", "prompt is too long: 16535 tokens > 8221 maximum (prompt + generation); shorten the prompt "
+                "or increase the KV cache budget"])
+    assert "a larger KV cache" in [a["change"] for a in run.advice]
+    assert not flags(run).strip(" |")  # (no engine's flags: the engine is not known)
+
+
+# --- a notebook's own code on a model's output (h548/01: a perplexity loop's "---> 29 ... = pplu_loss(inputs,
+# attention_mask, outputs.logits)", whose frames name no step we know, read as no phase) ------------------------------
+
+_OOM_LINE = ("OutOfMemoryError: CUDA out of memory. Tried to allocate 18.54 GiB. GPU 0 has a total capacity of 23.99 GiB "
+             "of which 456.21 MiB is free. Of the allocated memory 19.67 GiB is allocated by PyTorch, and 290.91 MiB is "
+             "reserved by PyTorch but unallocated.")
+
+
+@pytest.mark.parametrize("cell", [
+    ["Cell In[12], line 29",
+     "---> 29 batch_counts, batch_losses = pplu_loss(inputs, attention_mask, outputs.logits)",
+     "Cell In[9], line 34, in pplu_loss(input_ids, attention_mask, output_logits)",
+     "---> 34     logits = output_logits[:, :-1, :].permute(0, 2, 1).contiguous()"],
+    ["Cell In[5], line 7",
+     "      5 for batch in tqdm(loader):",
+     "----> 7     emb = mean_pool(model(**batch).last_hidden_state, batch['attention_mask'])"],
+    ["<ipython-input-14-2f9c81d3e7a1> in <module>",
+     "      9 with torch.no_grad():",
+     "---> 11     probs = torch.softmax(out.logits[:, -1, :] / temperature, dim=-1)"],
+])
+def test_a_notebooks_own_line_on_a_models_output_is_after_the_load(cell):
+    lines = ["OutOfMemoryError                          Traceback (most recent call last)", *cell, _OOM_LINE]
+    assert kind_of(lines)[0] == "RUNTIME"
+
+
+def test_a_notebooks_load_cell_stays_the_weights():
+    lines = ["OutOfMemoryError                          Traceback (most recent call last)",
+             "Cell In[3], line 2",
+             "      1 tok = AutoTokenizer.from_pretrained(name)",
+             "----> 2 model = AutoModelForCausalLM.from_pretrained(name, device_map='cuda', torch_dtype=torch.float16)",
+             "File /usr/local/lib/python3.10/dist-packages/transformers/modeling_utils.py:4014, in "
+             "PreTrainedModel.from_pretrained(cls, *model_args)",
+             _OOM_LINE]
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+def test_a_notebooks_training_function_is_read_without_its_signature():
+    # (h550/06: IPython's frame header with the whole parameter list, which the phase words are read without)
+    lines = ["OutOfMemoryError                          Traceback (most recent call last)",
+             "Cell In[48], line 128, in train_with_grpo(model, tokenizer, train_data, num_iterations, num_steps, "
+             "batch_size, num_generations, max_completion_length, beta, learning_rate, mu, epsilon)",
+             "    126 batch_samples = random.sample(train_data, batch_size)",
+             "--> 128     rollout = collect(model.module, ref_model, batch_samples)",
+             "Cell In[48], line 9, in compute_log_probs(model, input_ids, attention_mask, logits_to_keep)",
+             "----> 9 return selective_log_softmax(logits, input_ids)",
+             "Cell In[48], line 2, in selective_log_softmax(logits, input_ids)",
+             "----> 2     log_probs = nn.functional.log_softmax(logits, dim=-1)",
+             "OutOfMemoryError: CUDA out of memory. Tried to allocate 41.73 GiB. GPU 0 has a total capacity of 79.14 GiB "
+             "of which 33.40 GiB is free."]
+    assert kind_of(lines) == ("RUNTIME", "training-step-oom")
+
+
+# --- a hang the report says happened with memory looking normal (h554/07: exo's runner-churn deadlock, "alive on every
+# node with normal memory footprint (24-26% of 256GB)", read as a hang that memory may explain) ----------------------
+
+_SERVED_THEN = ["INFO 05-30 09:00:00 [api_server.py:1287] vLLM API server version 0.9.0.1",
+                "INFO 05-30 09:00:25 [gpu_model_runner.py:1560] Model loading took 7.6254 GiB and 5.91 seconds",
+                "INFO:     Application startup complete.",
+                'INFO:     127.0.0.1:60350 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+
+
+@pytest.mark.parametrize("fine", [
+    "- main process and workers alive on every node with normal memory footprint (24-26% of 256GB)",
+    "VRAM usage stays flat at 60% the whole time.",
+    "There is plenty of free GPU memory when it happens.",
+    "nvidia-smi shows memory usage is still normal.",
+    "显存占用正常，CPU 也不高。",
+])
+def test_a_hang_with_memory_said_to_look_normal_is_not_memory(fine):
+    lines = ["After about 100 requests the server hangs indefinitely with no response and no error.", fine,
+             *_SERVED_THEN]
+    assert kind_of(lines) == ("NOT_OOM", "hang-no-error")
+
+
+@pytest.mark.parametrize("words", [
+    "Is the memory usage normal for this model?",
+    "RAM is fine but VRAM fills up before it stops.",
+    "Memory looks normal until the third request, then it climbs.",
+])
+def test_memory_asked_about_or_not_fine_after_all_leaves_the_hang_open(words):
+    lines = ["After about 100 requests the server hangs indefinitely with no response and no error.", words,
+             *_SERVED_THEN]
+    assert kind_of(lines)[0] != "NOT_OOM"
+
+
+def test_a_hang_alone_stays_undetermined():
+    lines = ["After about 100 requests the server hangs indefinitely with no response and no error.", *_SERVED_THEN]
+    assert kind_of(lines) == ("UNDETERMINED", "hang-no-error")
+
+
+# --- a program's words that generating failed, with the out-of-memory it caught (h552/04: VRAMancer's "ERROR
+# Generation failed: CUDA out of memory. Tried to allocate 1.02 GiB", after a generation that worked) ----------------
+
+@pytest.mark.parametrize("line", [
+    "[03/31/26 20:09:16] ERROR    Generation failed: CUDA out of memory. Tried to allocate 1.02 GiB. GPU 0 has a total "
+    "capacity of 15.47 GiB of which 274.00 MiB is free.",
+    "2025-01-02 10:00:00 | ERROR | Error during generation: CUDA out of memory. Tried to allocate 2.00 GiB.",
+    "Inference failed: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.50 GiB.",
+    "推理失败：CUDA out of memory. Tried to allocate 2.00 GiB",
+])
+def test_generation_said_to_fail_with_an_oom_is_serving(line):
+    assert kind_of([line]) == ("RUNTIME", "serving-oom")
+
+
+def test_an_oom_that_names_a_load_is_not_placed_by_the_generation_words():
+    assert kind_of(["Inference failed: CUDA out of memory while loading the model"])[0] != "RUNTIME"
+
+
+# --- a long traceback's outer frames (h552/07: accelerate's wrappers nested once per federated round, sixty frames
+# between Trainer's training_step and the error, which pushed training_step out of the lines kept) ------------------
+
+def _nested_traceback(outer: list[str], depth: int = 45) -> list[str]:
+    lines = ["Traceback (most recent call last):", *outer]
+    for _ in range(depth):
+        lines += ['  File "/usr/lib/python3.9/site-packages/accelerate/utils/operations.py", line 819, in forward',
+                  "    return model_forward(*args, **kwargs)"]
+    return lines + ['  File "/usr/lib/python3.9/site-packages/accelerate/utils/operations.py", line 778, in '
+                    "_convert_to_fp32", "    return tensor.float()",
+                    "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 14.07 GiB. GPU 0 has a total "
+                    "capacity of 79.15 GiB of which 3.10 GiB is free."]
+
+
+@pytest.mark.parametrize("outer", [
+    ['  File "/x/transformers/trainer.py", line 1932, in train', "    return inner_training_loop(",
+     '  File "<string>", line 356, in _fast_inner_training_loop',
+     '  File "/x/transformers/trainer.py", line 3307, in training_step', "    loss = self.compute_loss(model, inputs)"],
+    ['  File "/x/trl/trainer/sft_trainer.py", line 450, in train', "    output = super().train(*args, **kwargs)",
+     '  File "/x/transformers/trainer.py", line 2279, in _inner_training_loop',
+     "    tr_loss_step = self.training_step(model, inputs, num_items_in_batch)"],
+])
+def test_the_outer_frames_of_a_deep_traceback_place_it(outer):
+    assert kind_of(_nested_traceback(outer)) == ("RUNTIME", "training-step-oom")
+
+
+def test_a_deep_traceback_of_a_load_stays_the_weights():
+    outer = ['  File "/x/run.py", line 12, in <module>', "    model = AutoModelForCausalLM.from_pretrained(name)",
+             '  File "/x/transformers/modeling_utils.py", line 4014, in from_pretrained',
+             "    ) = cls._load_pretrained_model("]
+    assert kind_of(_nested_traceback(outer))[0] == "WEIGHTS"
+
+
+# --- words that a setting is there to keep a failure away (h553/15: a notebook's comment "Desabilita o paralelismo na
+# biblioteca tokenizers para evitar problemas de deadlock", read as a hang stated) ----------------------------------
+
+_CLEAN_NOTEBOOK = ["Loading checkpoint shards: 100%|██████████| 2/2 [00:03<00:00,  1.52s/it]",
+                   "A resposta do modelo: Olá! Como posso ajudar?"]
+
+
+@pytest.mark.parametrize("words", [
+    "# Desabilita o paralelismo na biblioteca tokenizers para evitar problemas de deadlock",
+    "os.environ['TOKENIZERS_PARALLELISM'] = 'false'  # to prevent hangs",
+    "# 设置这个环境变量以避免死锁",
+    "We pin the threads to avoid the server freezing.",
+])
+def test_a_failure_named_as_what_to_prevent_is_none(words):
+    assert kind_of([words, *_CLEAN_NOTEBOOK])[0] == "NONE"
+
+
+def test_a_failure_after_what_was_to_prevent_it_is_still_stated():
+    assert kind_of(["I set it to avoid OOM, but the server still hangs forever.", *_CLEAN_NOTEBOOK])[0] != "NONE"
+
+
+# --- a denial in Chinese before OOM (h553/12: "而不会出现OOM", "without OOM coming up", read as an OOM stated) -----
+
+@pytest.mark.parametrize("words", ["- 开启了KV cache量化之后，模型在推理的时候可以开启更大的batch size (bs)。 而不会出现OOM",
+                                   "开启之后推理时不会OOM了", "量化以后没有出现OOM，速度也快了"])
+def test_oom_denied_in_chinese_is_none(words):
+    assert kind_of([words, *_CLEAN_NOTEBOOK])[0] == "NONE"
+
+
+def test_oom_stated_in_chinese_stays():
+    assert kind_of(["推理的时候出现OOM了", *_CLEAN_NOTEBOOK])[0] == "RUNTIME"
+
+
+# --- an exception handler in pasted source (h551/05: a notebook cell's "        except UnicodeDecodeError:" above an
+# SGLang server that came up, read as an error whose cause is not shown) ---------------------------------------------
+
+@pytest.mark.parametrize("handler", ["        except UnicodeDecodeError:", "except (OSError, RuntimeError) as e:",
+                                     "    except torch.cuda.OutOfMemoryError:  # retry smaller",
+                                     "} catch (const std::runtime_error& e) {"])
+def test_a_handler_in_pasted_source_is_no_error(handler):
+    lines = ["try:", "    line_str = line.decode('utf-8').rstrip()", handler, "    print('<binary output>')",
+             "[2025-06-01 10:00:50] The server is fired up and ready to roll!"]
+    assert kind_of(lines)[0] == "NONE"
+
+
+# --- a bug's exception with an empty message (h551/03: IPython's "NotImplementedError: " under a bare `raise
+# NotImplementedError`, read as an error line cut short) ------------------------------------------------------------
+
+@pytest.mark.parametrize("cls", ["NotImplementedError", "AttributeError", "TypeError"])
+def test_a_code_error_with_an_empty_message_is_whole(cls):
+    lines = ["/usr/local/lib/python3.11/dist-packages/vllm/platforms/interface.py in is_async_output_supported(cls)",
+             "    200         \"\"\"", f"--> 201         raise {cls}", "", f"{cls}: "]
+    assert kind_of(lines)[0] == "NOT_OOM"
+
+
+def test_another_exception_with_an_empty_message_stays_open():
+    lines = ["Traceback (most recent call last):", '  File "/x/a.py", line 3, in f', "    x = g()", "RuntimeError: "]
+    assert kind_of(lines)[0] == "UNDETERMINED"
+
+
+# --- a start-up the report says was stopped by hand after a long wait (h551/13: "the function call above was
+# interrupted after more than 5 minutes" under vLLM's "Initializing an LLM engine", read as no failure) --------------
+
+_VLLM_INIT = ["INFO 12-09 15:14:33 llm_engine.py:73] Initializing an LLM engine with config: model='TheBloke/x-AWQ', "
+              "tokenizer='TheBloke/x-AWQ', quantization=awq"]
+
+
+@pytest.mark.parametrize("words", ["**too slow** the function call above was interrupted after more than 5 minutes",
+                                   "I killed it after an hour, nothing more was printed.",
+                                   "Stopped it after 20 minutes with no further output."])
+def test_a_start_up_stopped_by_hand_after_a_long_wait_is_a_stall(words):
+    assert kind_of([*_VLLM_INIT, words])[0] == "UNDETERMINED"
+
+
+def test_a_run_stopped_after_it_finished_is_no_stall():
+    assert kind_of([*_VLLM_INIT, "INFO:     Application startup complete.",
+                    "It served fine; I stopped the server after 5 minutes of testing."])[0] == "NONE"
+
+
+# --- a web UI ready before it loads the model (h551/02: Gradio's "Running on local URL" above text-generation-webui's
+# llama.cpp load, whose compute buffers then failed: read as a buffer reserved again while serving) ----------------
+
+def test_a_compute_buffer_after_a_web_uis_ready_is_the_models_start_up():
+    lines = ["Running on local URL:  http://127.0.0.1:7860",
+             '15:41:22-428684 INFO     Loading "llama-2-70b-chat.Q4_K_M.gguf"',
+             "llama_model_loader: loaded meta data with 19 key-value pairs and 723 tensors from models/x.gguf (version "
+             "GGUF V2)",
+             "llm_load_tensors: offloaded 80/81 layers to GPU",
+             "llm_load_tensors:      CUDA0 buffer size = 39157.50 MiB",
+             "llama_kv_cache_init:      CUDA0 KV buffer size =   640.00 MiB",
+             "llama_new_context_with_model: KV self size  =  640.00 MiB, K (f16):  320.00 MiB, V (f16):  320.00 MiB",
+             "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 324.00 MiB on device 0: cudaMalloc failed: out of "
+             "memory",
+             "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 339740672",
+             "llama_new_context_with_model: failed to allocate compute buffers"]
+    assert kind_of(lines) == ("WARMUP", "compute-buffer-alloc-failed")
+
+
+def test_the_window_skips_code_lines_only_inside_the_traceback_that_ends_at_the_failure():
+    # (h546/08: the lines kept before a later failure do not reach back through an earlier traceback's code lines)
+    from vramdoctor.logs.scan import WINDOW, before_window
+    earlier = ["Traceback (most recent call last):"]
+    for n in range(40):
+        earlier += [f'  File "/x/uvicorn/server.py", line {100 + n}, in serve', "    await self.startup(sockets=sockets)"]
+    earlier += ["OSError: [Errno 98] Address already in use"]
+    later = [f"INFO step {n} of the quantization" for n in range(WINDOW)]
+    kept = before_window(enumerate([*earlier, *later], 1))
+    assert len(kept) == WINDOW  # (the plain lines after it fill the window: none of the earlier traceback)
+    deep = before_window(enumerate(earlier[:-1], 1))  # (a traceback that ends at the failure: its frames all kept)
+    assert deep[0][1] == "Traceback (most recent call last):"
+
+
+# --- a library's notice that a call will fail in a later version (h553/15: transformers' "Calling `get_max_cache()`
+# will raise error from v4.48", read as the report's words of a failure) ---------------------------------------------
+
+@pytest.mark.parametrize("notice", [
+    "`get_max_cache()` is deprecated for all Cache classes. Use `get_max_cache_shape()` instead. Calling "
+    "`get_max_cache()` will raise error from v4.48",
+    "The argument `use_auth_token` is deprecated and will throw an error in v5.0 of Transformers.",
+    "This call will fail starting from v2.3.0; pass `dtype` instead.",
+])
+def test_a_deprecations_forecast_is_no_failure(notice):
+    assert kind_of(["output = pipe(prompt, **generation_args)", notice, *_CLEAN_NOTEBOOK])[0] == "NONE"
+
+
+# --- the report's words that the load itself failed, in FastChat's transformers worker (h556/06: Langchain-Chatchat's
+# "load_8bit = True 时加载会报以下错误：" over a bare torch OOM, its engine not recognised and its words not read) ---
+
+_TORCH_OOM = ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 108.00 MiB. GPU 0 has a total capacty "
+              "of 8.00 GiB of which 4.44 GiB is free.")
+
+
+@pytest.mark.parametrize("lines", [
+    ["load_8bit = False 时可以正常进行LLM对话。", "load_8bit = True  时加载会报以下错误：", f"`{_TORCH_OOM}`"],
+    ["2024-01-02 10:00:00 | INFO | fastchat.serve.model_worker | Loading the model ['chatglm3-6b'] on worker 1a2b ...",
+     "加载就报错：", _TORCH_OOM],
+    ["2024-01-02 10:00:00 | INFO | fastchat.serve.model_worker | Register to controller", "加载模型直接OOM", _TORCH_OOM],
+])
+def test_the_load_said_to_fail_in_fastchats_transformers_worker_is_the_weights(lines):
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+def test_a_failure_said_to_come_after_the_load_is_not_the_weights():
+    lines = ["2024-01-02 10:00:00 | INFO | fastchat.serve.model_worker | Register to controller",
+             "加载完成后推理时报错：", _TORCH_OOM]
+    assert kind_of(lines)[0] == "RUNTIME"
+
+
+def test_the_load_said_to_fail_under_vllm_is_not_only_the_weights():
+    # (vLLM's users say "loading the model" of a start-up that sizes its KV pool and warms up too)
+    lines = ["INFO 05-30 09:00:00 [api_server.py:1287] vLLM API server version 0.9.0.1", "加载模型直接OOM", _TORCH_OOM]
+    assert kind_of(lines)[0] != "WEIGHTS"
