@@ -336,3 +336,19 @@ def test_the_load_said_to_fail_under_vllm_is_not_only_the_weights():
     # (vLLM's users say "loading the model" of a start-up that sizes its KV pool and warms up too)
     lines = ["INFO 05-30 09:00:00 [api_server.py:1287] vLLM API server version 0.9.0.1", "加载模型直接OOM", _TORCH_OOM]
     assert kind_of(lines)[0] != "WEIGHTS"
+
+
+# --- a tunnel beside the server refused by its service (h544/05: ngrok's "authentication failed ... ERR_NGROK_105"
+# beside `ollama serve` in a Colab cell, then the cell's CancelledError, read as a failure whose cause is not shown) --
+
+@pytest.mark.parametrize("line", [
+    't=2024-05-27T23:18:44+0000 lvl=eror msg="session closing" obj=tunnels.session err="authentication failed: The '
+    'authtoken you specified does not look like a proper ngrok tunnel authtoken.\\nYour authtoken: x\\n\\nERR_NGROK_105\\r\\n"',
+    "ERROR:  ERR_NGROK_4018",
+    "2024-05-27T23:18:44Z ERR cloudflared failed to serve tunnel connection error=\"Unauthorized: Invalid tunnel "
+    "secret\"",
+])
+def test_a_tunnels_refusal_is_not_memory(line):
+    lines = ["time=2024-05-27T23:18:40.000Z level=INFO source=routes.go:1074 msg=\"Listening on 127.0.0.1:11434 "
+             "(version 0.1.38)\"", line, "CancelledError: "]
+    assert kind_of(lines) == ("NOT_OOM", "tunnel-failed")

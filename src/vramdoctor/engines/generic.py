@@ -2651,6 +2651,12 @@ LOG = LogWords(
         # restricted"): a gated or private model without a token, not memory
         msg(r"\bGatedRepoError\b|\bCannot access gated repo\b|\b40[13] Client Error: (?:Unauthorized|Forbidden) for "
             r"url: https?://|\bAccess to model \S{1,200} is restricted\b", "not_oom", code="download-refused"),
+        # a tunnel that exposes the server, started beside it, refused by its service (ngrok's "ERR_NGROK_105",
+        # "authentication failed: The authtoken you specified does not look like a proper ngrok tunnel authtoken";
+        # cloudflared's "failed to ... tunnel ... Unauthorized"): the tunnel failed, not the server, not memory
+        msg(r"\bERR_NGROK_\d{2,4}\b|\bauthentication failed: The authtoken you specified\b|"
+            r"\bcloudflared\b[^\n]{0,200}?\b(?:Unauthorized|Invalid tunnel (?:credentials|token))\b", "not_oom",
+            code="tunnel-failed"),
         # gunicorn's arbiter killing a worker that sent no heartbeat within --timeout (arbiter.py murder_workers:
         # "[CRITICAL] WORKER TIMEOUT (pid:25134)", then SIGABRT, then SIGKILL): a request or a load that took too long,
         # not memory; its "was sent SIGKILL! Perhaps out of memory?" after it is this kill

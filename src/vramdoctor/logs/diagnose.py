@@ -402,6 +402,9 @@ _NOT_OOM = {
     "download-refused": "the model hub refused the download (401 or 403: a gated or private model, which needs its "
                         "licence accepted on the hub and a token, HF_TOKEN; 404: a wrong repository or file name): not "
                         "memory. Set the token where the server runs, or download the model and pass its local path.",
+    "tunnel-failed": "the tunnel started beside the server to expose it (ngrok, cloudflared) was refused by its service "
+                     "(an authtoken that is missing, a placeholder or revoked): not memory, and not the server. Set "
+                     "the tunnel's token (`ngrok config add-authtoken ...`), or reach the server without the tunnel.",
     "network-error": "a download or a model hub's API could not be reached (a name that did not resolve, a network "
                      "that is down, a proxy or TLS certificate the client refused): not memory; check the network, "
                      "the proxy settings (HTTPS_PROXY) and the certificate store, or download the model first and "
