@@ -130,6 +130,7 @@ class Verdict:
 
 _ZEROS = bytes.maketrans(b"123456789", b"000000000")
 SHAPES = 4096  # line shapes whose candidates are kept
+LIVE_SETS = 4096  # shapes' candidate message sets whose live messages are kept (`Knowledge._live_messages`)
 
 
 #: a program's words that what follows is a list of possible causes, not the cause (Ray: "There are some potential root
@@ -262,7 +263,9 @@ class Knowledge:
         # lines that differ only in their digits (periodic statistics, access lines) hold the same words, unless a
         # word has digits of its own: the candidates of a line are kept by its shape with digits made 0
         self._shape: dict[bytes, dict[str, set[int]]] = {}
-        self._needs: dict[int, tuple[frozenset[str], ...]] = {}  # message -> its word sets (`necessary`), when first used
+        # message -> its word sets (`necessary`) without a digit and with one, when first used
+        self._needs: dict[int, tuple[tuple[frozenset[str], ...], tuple[frozenset[str], ...]]] = {}
+        self._live: dict = {}  # a shape's candidate messages -> those its lines may match (`_live_messages`)
         self._explicit: dict[int, tuple[set[int], bool]] = {}  # id(a line's message candidates) -> (them, explicit)
         digit_words = [w.translate(_ZEROS) for w in (x if isinstance(x, bytes) else x.encode()
                                                       for x in self.words.words) if any(48 <= ch <= 57 for ch in w)]
@@ -334,18 +337,16 @@ class Knowledge:
         return sorted(i for i in ix if i < n), sorted(i - n for i in ix if i >= n)
 
     def verdict(self, text: str, msg_ix: set[int], low: str | None = None) -> Verdict | None:
-        """What a line says about a failure, from the messages whose words it holds (`low`: the line lowercased, where
-        the caller has it)."""
+        """What a line says about a failure, from the messages whose words it holds (`msg_ix`: the line's own
+        candidates, `candidates(...)["msg"]`, a set lines of one shape share; `low`: the line lowercased, where the
+        caller has it)."""
         hits = []
-        for i in msg_ix:
+        low = text.lower() if low is None else low
+        live = by_identity(self._live, msg_ix, lambda ix: self._live_messages(ix, low), LIVE_SETS) if msg_ix else ()
+        for i, digit_needs in live:
+            if digit_needs and not _holds(low, digit_needs):
+                continue  # (a line without one word of each set the pattern needs: no search; see prefilter.necessary)
             m, eng = self.messages[i]
-            needs = self._needs.get(i)
-            if needs is None:
-                needs = self._needs[i] = necessary(m.pattern)
-            if needs:  # (a line without one word of each set the pattern needs: no search; see prefilter.necessary)
-                low = text.lower() if low is None else low
-                if not _holds(low, needs):
-                    continue
             found = m.pattern.search(text)
             if found and m.kind in ("not_oom", "error") and _NAMED_AS_ABSENT.search(text, 0, found.start()):
                 continue  # (a failure named as absent: "tensor_parallel_size = 1  no nccl error", "without an NCCL error")
@@ -448,6 +449,24 @@ class Knowledge:
             if value:
                 return value
         return None
+
+    def _live_messages(self, msg_ix: set[int], low: str) -> list[tuple[int, tuple[frozenset[str], ...]]]:
+        """The messages of `msg_ix` that a line (`low`, lowercased) of its shape may match, each with the word sets it
+        needs that hold a digit: a set of words without one is held by every line of the shape alike (lines of one
+        shape differ in their digits only, `candidates`), so it is checked once per shape; one with a digit ("100%
+        cache") is checked for each line. In `msg_ix`'s order."""
+        out = []
+        for i in msg_ix:
+            split = self._needs.get(i)
+            if split is None:
+                needs = necessary(self.messages[i][0].pattern)
+                split = self._needs[i] = (tuple(s for s in needs if not any(c.isdigit() for w in s for c in w)),
+                                          tuple(s for s in needs if any(c.isdigit() for w in s for c in w)))
+            plain, digits = split
+            if plain and not _holds(low, plain):
+                continue
+            out.append((i, digits))
+        return out
 
     def line_verdict(self, text: str) -> Verdict | None:
         """What one line says (`verdict`), from the messages whose words it holds (its own prefilter candidates):
