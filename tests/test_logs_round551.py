@@ -352,3 +352,134 @@ def test_a_tunnels_refusal_is_not_memory(line):
     lines = ["time=2024-05-27T23:18:40.000Z level=INFO source=routes.go:1074 msg=\"Listening on 127.0.0.1:11434 "
              "(version 0.1.38)\"", line, "CancelledError: "]
     assert kind_of(lines) == ("NOT_OOM", "tunnel-failed")
+
+
+# --- review 55 (a fresh helper's logs aimed at this stop's readings) --------------------------------------------------
+
+_VLLM_SERVING = ["INFO 05-20 13:01:02 [api_server.py:1043] vLLM API server version 0.8.5",
+                 "INFO 05-20 13:02:11 [gpu_model_runner.py:1329] Model loading took 14.99 GiB and 58.2 seconds",
+                 "INFO 05-20 13:02:40 [kv_cache_utils.py:634] GPU KV cache size: 412,112 tokens",
+                 "INFO 05-20 13:03:05 [api_server.py:1090] Starting vLLM API server on http://0.0.0.0:8000",
+                 'INFO:     10.0.0.5:41122 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+
+
+@pytest.mark.parametrize("code", [
+    ["    except torch.cuda.OutOfMemoryError:", '        logger.error("CUDA out of memory, dropping request")',
+     "        raise HTTPException(503)"],
+    ["} catch (const std::bad_alloc &) {", '    fprintf(stderr, "out of memory while creating context\\n");',
+     "    return 1;", "}"],
+    ["// Otherwise llama_decode returns 1 (\"no KV slot\") and we would abort on OOM."],
+    ['    print(f"CUDA out of memory at batch {i}, halving it")'],
+    ['    std::cerr << "OOM: cannot allocate the KV cache" << std::endl;'],
+    ["    Raises:", "        torch.cuda.OutOfMemoryError: if the batch does not fit; the caller halves it."],
+    ["    # --max-num-seqs baixo para evitar OOM e travamentos"],
+    ["# 设置 mem-fraction-static 为 0.8，防止OOM"],
+    ["# 关闭自定义 allreduce，以避免OOM"],
+])
+def test_pasted_code_that_names_an_oom_is_no_failure(code):
+    assert kind_of(["My server script, for reference; it works fine:", "```", *code, "```", *_VLLM_SERVING])[0] == "NONE"
+
+
+def test_a_real_oom_after_pasted_code_is_still_read():
+    lines = ["```", '    logger.error("CUDA out of memory, dropping request")', "```", *_VLLM_SERVING,
+             "ERROR 05-20 13:10:00 [core.py:700] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. "
+             "GPU 0 has a total capacity of 79.15 GiB of which 1.10 GiB is free."]
+    assert kind_of(lines)[0] == "RUNTIME"
+
+
+def test_a_question_about_kv_refusals_is_no_refusal():
+    words = ("Question before I deploy: what happens when a prompt does not fit in the KV cache? Does the server reject "
+             "it or crash? So far everything works:")
+    assert kind_of([words, *_VLLM_SERVING])[0] == "NONE"
+
+
+def test_a_kv_refusal_in_an_engines_chinese_words():
+    lines = ["长文本请求总是被拒绝，日志如下：",
+             "[2025-04-03 09:11:31] INFO  服务已就绪，监听 0.0.0.0:9000",
+             "[2025-04-03 09:15:40] ERROR 请求 id=19 被拒绝: 输入 12000 tokens 超出 KV cache 容量 (8192 tokens)",
+             "[2025-04-03 09:16:02] INFO  请求 id=20 完成 200"]
+    assert kind_of(lines) == ("KV_CAPACITY", "request-exceeds-kv-pool")
+
+
+@pytest.mark.parametrize("words", ["没有报OOM，但是服务跑着跑着进程就直接退出了，日志最后是这样的：",
+                                   "没报OOM，进程就直接退出了。",
+                                   "日志里没有 CUDA out of memory，进程直接退出了。",
+                                   "OOMは出ていませんが、プロセスが突然終了します。"])
+def test_an_oom_denied_leaves_the_exit_open(words):
+    assert kind_of([words, *_VLLM_SERVING])[0] != "RUNTIME"
+
+
+@pytest.mark.parametrize("words", [
+    "The start-up never finishes. It sat on this line for more than 40 minutes, then I killed it with Ctrl-C.",
+    "I waited 40 minutes and then pressed Ctrl-C.",
+    "启动一直卡在这里，等了半个多小时都没有动静，最后我手动 Ctrl+C 了。",
+])
+def test_a_start_up_waited_on_then_stopped_is_a_stall(words):
+    lines = [words, "INFO 05-20 13:01:02 [api_server.py:1043] vLLM API server version 0.8.5",
+             "INFO 05-20 13:02:41 [gpu_model_runner.py:1686] Capturing CUDA graphs ...",
+             "^CINFO 05-20 13:43:10 [launcher.py:74] Shutting down FastAPI HTTP server.", "KeyboardInterrupt"]
+    assert kind_of(lines)[0] == "UNDETERMINED"
+
+
+@pytest.mark.parametrize("words", [
+    "After ~20 minutes the server just stops answering. GPU memory sat at 71.2 GB and did not move.",
+    "sglang 跑了一段时间之后请求全部卡住，没有任何报错。显存一直稳定在 70G 左右，没有变化。",
+    "しばらく使っていると応答が返ってこなくなり、固まります。エラーは出ません。VRAM使用量は正常です。",
+    "The server hangs after a while; VRAM usage is stable the whole time.",
+])
+def test_a_hang_with_memory_said_flat_in_other_words_is_not_memory(words):
+    assert kind_of([words, *_VLLM_SERVING]) == ("NOT_OOM", "hang-no-error")
+
+
+def test_generation_failed_naming_a_load_is_not_serving():
+    line = ("2025-06-03 10:00:02,300 ERROR    Generation failed: CUDA out of memory during model load (checkpoint shard "
+            "3/4). Tried to allocate 270.00 MiB.")
+    assert kind_of(["2025-06-03 10:00:01,112 INFO     worker ready", line])[0] != "RUNTIME"
+
+
+def test_a_web_uis_transformers_load_after_its_ready_is_the_weights():
+    lines = ["09:00:01-123456 INFO     Starting Text generation web UI", "",
+             "Running on local URL:  http://127.0.0.1:7860", "",
+             '09:00:30-100000 INFO     Loading "Qwen_Qwen2.5-14B-Instruct"',
+             "Loading checkpoint shards:  62%|██████▎   | 5/8 [00:21<00:12,  4.20s/it]",
+             "09:00:52-000000 ERROR    Failed to load the model.", "Traceback (most recent call last):",
+             '  File "/home/u/text-generation-webui/modules/models.py", line 172, in huggingface_loader',
+             "    model = LoaderClass.from_pretrained(path_to_model, **params)",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 270.00 MiB. GPU 0 has a total capacity of "
+             "23.65 GiB of which 90.06 MiB is free."]
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+def test_a_notebooks_line_on_generates_scores_is_after_the_load():
+    lines = ["RuntimeError                              Traceback (most recent call last)",
+             "<ipython-input-7-3f2a9c81d0e4> in <module>",
+             "      2 gen = model.generate(**inputs, max_new_tokens=256, output_scores=True)",
+             "----> 3 seq_scores = score_sequences(gen.scores)",
+             "RuntimeError: CUDA out of memory. Tried to allocate 9.77 GiB (GPU 0; 15.78 GiB total capacity; 10.21 GiB "
+             "already allocated; 3.50 GiB free; 10.60 GiB reserved in total by PyTorch)"]
+    assert kind_of(lines)[0] == "RUNTIME"
+
+
+def test_a_loaders_bit_switch_is_no_quantized_model_name():
+    lines = ["2024-05-01 10:00:00 | INFO | model_worker | args: Namespace(model_path='/data/models/Qwen-7B-Chat', "
+             "device='cuda', num_gpus=1, load_8bit=False)", "加载就报错：",
+             "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.30 GiB."]
+    run = _run(lines)
+    assert run.kind == "WEIGHTS"
+    assert not any("8-bit already" in a["why"] for a in run.advice)
+
+
+def test_one_frame_repeated_at_the_widest_is_no_wrap():
+    from vramdoctor.logs.unwrap import wrap_width
+    frame = '  File "/home/ana/.venv/lib/python3.11/site-packages/accelerate/utils/operations.py", line 819, in forward'
+    lines = ["Traceback (most recent call last):"]
+    for _ in range(14):
+        lines += [frame, "    return model_forward(*args, **kwargs)"]
+    assert wrap_width(("\n".join(lines) + "\n").encode()) is None
+
+
+def test_a_raise_joined_to_its_exception_line_is_still_read():
+    # (h556/10: a paste that joined the code line and the exception line: the exception is read)
+    line = ('raise ValueError(f"max_new_tokens must be greater than 0, but is {self.max_new_tokens}.") ValueError: '
+            'max_new_tokens must be greater than 0, but is -5923.')
+    assert kind_of([line])[0] == "NOT_OOM"

@@ -19,7 +19,7 @@ from .base import (
     step_tokens,
 )
 from .interface import Engine, LogWords, StepCode
-from .words import FUNCTION_TAG, ISSUE_TAGS, SOURCE_HANDLER, LOADING_CJK, NUM, PATH_ALONE, SIZE, TRIED, TRIED_TO, TRIED_TO_ZH, count, fig, msg, rx, to_bytes, tried, tried_zh
+from .words import FUNCTION_TAG, ISSUE_TAGS, SOURCE_HANDLER, SOURCE_LINE, LOADING_CJK, NUM, PATH_ALONE, SIZE, TRIED, TRIED_TO, TRIED_TO_ZH, count, fig, msg, rx, to_bytes, tried, tried_zh
 
 GIB = 2**30
 
@@ -1082,8 +1082,18 @@ _HANGS = (r"(?<!machine )(?<!system )(?<!computer )(?<!desktop )(?<!laptop )(?<!
           # further", "it never proceeds past this line", "nothing happens after that", "waits forever")
           r"does(?: not|n['\u2019]?t) (?:proceed|progress|go|get|move) (?:any )?further|never (?:proceeds|progresses|gets "
           r"past|moves on)|nothing (?:else )?happens (?:after|afterwards|from there|any ?more|for (?:a (?:very |really )?"
-          r"long time|ages|hours|\d+ (?:min(?:ute)?s?|hours?)))|waits? forever|waiting forever)\b"
-          r"(?! (?:in|on) (?:the )?(?:queue|waiting))|卡住|卡着不动|卡在那里?不动|一直不动|没有反应了?")
+          r"long time|ages|hours|\d+ (?:min(?:ute)?s?|hours?)))|waits? forever|waiting forever|"
+          # (or a start-up that never ends, waited on: "The start-up never finishes", "It sat on this line for more
+          # than 40 minutes", "I waited 40 minutes and then pressed Ctrl-C")
+          r"never (?:finishes|completes|ends)|\bsat (?:on|at) (?:this|that|the) (?:line|step|point)|"
+          r"\bwaited (?:for )?(?:more than |over |about |nearly |almost )?(?:\d+|an?|one|two|ten|twenty|thirty|forty)\s*"
+          r"(?:min(?:ute)?s?|hours?)\b)\b"
+          r"(?! (?:in|on) (?:the )?(?:queue|waiting))|卡住|卡着不动|卡在那里?不动|一直不动|没有反应了?|"
+          # (卡在这里 "stuck right here", 没有动静 "nothing moves", 等了半个多小时 "waited over half an hour"; in Japanese
+          # 固まります / 応答が返ってこなく, in Portuguese trava, in Korean 멈춥니다 / 응답이 없)
+          r"卡在(?:这里|这儿|这|那里|那儿|此处)|没有?(?:任何)?动静|等了[^，。,;；]{0,8}?(?:小时|分钟)|"
+          r"固まり(?:ます|ました)|固まって|フリーズ(?:します|しました)|応答が(?:返ってこなく|止まり|なくなり)|"
+          r"\btrava(?:m|ndo|do|va)?\b|\bcongela(?:m|ndo|do)?\b|멈춥니다|멈췄습니다|멈춰(?:요|서)|응답이 없")
 _FAILS_ZH = (r"(?<![不没未无])(?<!没有)"
              # (nor an error denied by what the user sees: 日志里看不到报错, 没看到错误, 没有任何报错)
              r"(?<!看不到)(?<!看不见)(?<!没看到)(?<!没看见)(?<!找不到)(?<!没发现)(?<!未发现)(?<!没有任何)(?<!没有什么)"
@@ -1231,7 +1241,7 @@ def _failure_stated(m: re.Match) -> str:
     program's quoted in it ("Is this expected? WARNING: failed to allocate 17088.03 MB of pinned memory"), or the failure
     is denied, doubted, asked about or supposed."""
     text = m.string
-    if _WRITTEN.match(text) or _SOURCE_CALL.match(text) or SOURCE_HANDLER.match(text):
+    if _WRITTEN.match(text) or _SOURCE_CALL.match(text) or SOURCE_HANDLER.match(text) or SOURCE_LINE.match(text):
         raise ValueError("a program's line")  # (or its source, a call quoted under a warning: "  warnings.warn('...")
     if _PERFORMANCE_TITLE.match(text):
         raise ValueError("a question of speed")  # (vLLM's "[Performance]: ... will not run until ...")
@@ -2424,8 +2434,8 @@ LOG = LogWords(
         msg(r"(?:\b(?:[Gg]eneration|GENERATION|[Ii]nference|INFERENCE|[Dd]ecoding) (?:failed|FAILED|error|ERROR)|"
             r"\b[Ee]rror (?:during|in|while) (?:generation|generating|inference|decoding)|\b[Ff]ailed to generate|"
             r"生成失败|推理失败|推理出错)[^\n]{0,12}?[:：][^\n]{0,60}?"
-            r"(?:CUDA out of memory|OutOfMemoryError|out of memory\b)(?![^\n]*\b(?:load|Load|LOAD)ing\b)", "oom", "RUNTIME",
-            "serving-oom"),
+            r"(?:CUDA out of memory|OutOfMemoryError|out of memory\b)(?![^\n]*(?:\b(?:[Ll]oad(?:ing|ed)?|LOAD(?:ING)?)\b|"
+            r"加载|読み込))", "oom", "RUNTIME", "serving-oom"),
         # a command line the program does not accept: Python argparse's "prog: error: unrecognized arguments: ...",
         # "error: argument --x: invalid int value", "the following arguments are required"; click's "Error: No such
         # option: --x"; llama.cpp's common/arg.cpp "error: invalid argument: --x"
@@ -2811,7 +2821,9 @@ LOG = LogWords(
         # than one request, not a context setting alone
         msg(r"\b(?:prompt|input|request)\b[^\n]{0,60}?(?:\btoo long\b[^\n]{0,160}?\b(?:increase|raise|enlarge|grow)\b"
             r"[^\n]{0,20}?\b[Kk][Vv][- ]?cache\b|\b(?:exceeds|(?:does not|doesn't|cannot|can't) fit in)\b[^\n]{0,12}?\b"
-            r"(?:the |your )?[Kk][Vv][- ]?cache(?:'s)?(?: size| capacity| budget| pool)?\b)", "pressure", "KV",
+            r"(?:the |your )?[Kk][Vv][- ]?cache(?:'s)?(?: size| capacity| budget| pool)?\b)(?![^\n]*\?)|"
+            # (in Chinese: "请求 id=19 被拒绝: 输入 12000 tokens 超出 KV cache 容量 (8192 tokens)")
+            r"(?:超出|超过)\s*(?:了\s*)?[Kk][Vv]\s*[Cc]ache\s*(?:的\s*)?(?:容量|大小|上限)(?![^\n]*[?？])", "pressure", "KV",
             "request-exceeds-kv-pool"),
         # a request refused as longer than the engine allows, in the form "prompt is too long: N tokens > M maximum"
         msg(r"\bprompt (?:is )?too long\b[:(]?\s*\d+ tokens\s*>\s*\d+(?![^\n]*\b[Kk][Vv][- ]?cache\b)", "request", code="requests-refused-too-long"),
@@ -3642,7 +3654,9 @@ LOG = LogWords(
         # a quantized checkpoint the report names by its suffix, in a title or a sentence ("Vicuna-7B-v1.5-GPTQ fails
         # with ...", "TheBloke/Llama-2-70B-AWQ"): its weights are already fewer-bit (read by logs.settings)
         # (the suffix in either case: MLX's community names are lower case, "Qwen3.5-122B-A10B-Text-mxfp4-mlx")
-        fig("_quantized_name", r"\b[\w.-]{2,80}[-_](?:GPTQ|AWQ|EXL2|GGUF|FP8|FP4|INT4|INT8|W4A16|W8A8|bnb-4bit|4bit|NF4|"
+        # (not a loader's switch that names a bit width, FastChat's "load_8bit=False", transformers' load_in_4bit)
+        fig("_quantized_name", r"\b(?!(?:load|use|enable)_(?:in_)?[2348]bit\b)[\w.-]{2,80}[-_](?:GPTQ|AWQ|EXL2|GGUF|FP8|FP4|"
+            r"INT4|INT8|W4A16|W8A8|bnb-4bit|4bit|NF4|"
             r"MXFP4|NVFP4|(?i:mxfp4|nvfp4|awq|gptq|[2348]bit))(?:[-_][\w.-]{1,40})?\b", lambda m: m.group(0), mode="first",
             flags=0),
         # ... or a GGUF file named with its quant type ("Loading `Qwen3-8B-Q4_K_M.gguf` locally", "-m
@@ -3811,8 +3825,12 @@ LOG = LogWords(
         # alive on every node with normal memory footprint (24-26% of 256GB)", "VRAM usage stays flat at 60%",
         # "plenty of free memory", "显存占用正常"): memory watched and ruled out (a hang beside them is no memory's)
         fig("_memory_fine", r"\bnormal\s+(?:GPU\s+|host\s+)?(?:memory|VRAM|RAM)(?:\s+(?:footprint|usage|use))?\b|"
-            r"\b(?:memory|VRAM|RAM)(?:\s+(?:footprint|usage|use))?\s+(?:is|was|looks|looked|seems|seemed|stays|stayed|"
-            r"remains|remained)\s+(?:\w+\s+)?(?:normal|fine|flat)\b|"
+            r"\b(?:memory|VRAM)(?:\s+(?:footprint|usage|use))?\s+(?:is|was|looks|looked|seems|seemed|stays|stayed|"
+            r"remains|remained)\s+(?:\w+\s+)?(?:normal|fine|flat|stable|unchanged|constant)\b|"
+            # ("GPU memory sat at 71.2 GB and did not move", "显存一直稳定在 70G 左右，没有变化", "VRAM使用量は正常")
+            r"\b(?:memory|VRAM)\b(?:[^.;!?\n]|\.(?=\d)){0,40}?\b(?:did not|didn't|does not|doesn't|never) (?:move|change|grow|"
+            r"rise|budge)\b|"
+            r"(?:内存|显存)(?:占用)?[^。，,;；]{0,6}?(?:稳定|平稳|没有变化|没变化|不变)|(?:VRAM|メモリ)(?:使用量)?(?:は|も)?正常|"
             r"\b(?:plenty|lots) of (?:free )?(?:GPU )?(?:memory|VRAM|RAM)\b|(?:内存|显存)(?:占用)?(?:正常|充足|充裕|够用)",
             _memory_fine_stated, mode="first", prose=True),
         # a user's table of context sizes and what each did ("- 21k context: 23194MiB used", "- 22k context: OOM",

@@ -13,7 +13,10 @@ LOG = LogWords(
     # (not its models folder in a path another program reads: "./main -m /data/text-generation-webui/models/x.gguf")
     fingerprint=rx(r"text-generation-webui(?![/\\]models[/\\])|oobabooga|server\.py --model|Output generated in|--wbits|"
                    r"--pre_layer|modules/text_generation\.py"),
-    run_start=(rx(r"python server\.py|Starting Text generation web UI|Loading \S+\.\.\.$", 0),),
+    # (and a model's load begun from the UI, after it was ready: 'INFO     Loading "Qwen_Qwen2.5-14B-Instruct"', the
+    # 1.x form of "Loading x...": a start-up of its own, whose steps the UI's ready line came before)
+    run_start=(rx(r"python server\.py|Starting Text generation web UI|Loading \S+\.\.\.$|"
+                  r"\bINFO\s+Loading \x22[^\x22\n]{1,200}\x22\s*$", 0),),
     frames={"RUNTIME": rx(r"generate_reply|generate_with_streaming|text_generation\.py|Output generated")},
     milestones=(
         # (not Triton's "successfully loaded 'postprocessing'" of each model in its repository, quoted)

@@ -283,3 +283,16 @@ def lazy(pattern: str, flags: int = I) -> re.Pattern:
 #: a handler's own line in pasted source ("        except UnicodeDecodeError:", "except (OSError, RuntimeError) as e:",
 #: "} catch (std::bad_alloc& e) {"): the exception it names is one the code is ready for, none raised
 SOURCE_HANDLER = re.compile(r"^\s*(?:except\b[^:\n]{0,200}:\s*(?:#.*)?$|\}?\s*catch\s*\([^)\n]{0,200}\)\s*\{?\s*$)")
+#: ... and other lines of pasted source that hold an error's words without any error raised: a logging or printing
+#: call on a string (`logger.error("CUDA out of memory, dropping request")`, `fprintf(stderr, "out of memory ...")`,
+#: `std::cerr << "OOM"`), a raise or throw of a literal message in code, a comment (`// ... we would abort on OOM`,
+#: an indented `# ... to avoid OOM`), and a docstring's list of what a function raises (`Raises:`, an indented
+#: `torch.cuda.OutOfMemoryError: if the batch does not fit`); a traceback's own exception line follows its code line
+#: (not one a paste joined to that exception line: 'raise ValueError(f"...") ValueError: max_new_tokens must be ...')
+SOURCE_LINE = re.compile(r"^(?![^\n]*[\x22')]\s+(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception):\s)\s*(?:(?:self\.)?"
+                         r"(?:logger|logging|log|_logger|LOG|LOGGER)\.(?:debug|info|warning|warn|error|exception|critical|"
+                         r"fatal)\s*\(\s*[fbr]?['\x22]|(?:print|fprintf|printf|puts|eprintln!|println!|"
+                         r"panic!|warnings\.warn)\s*\(\s*(?:stderr\s*,\s*)?[fbrL]?['\x22]|std::cerr\s*<<|"
+                         r"(?:raise|throw)\s+(?:new\s+)?[\w.:]+\s*\(\s*[fbr]?['\x22]|//|/\*|Raises:\s)|"
+                         r"^\s+(?:\*|#)\s|"
+                         r"^\s{4,}(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception):\s+(?:if|when|on|in case|raised)\b")

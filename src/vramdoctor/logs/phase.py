@@ -74,7 +74,7 @@ def _first_phases(listed: list[tuple[tuple, int, str]], engine: str) -> dict[str
 #: a notebook's own line, as IPython's arrow marks it, that works on a model's output ("---> 29 c, l = pplu_loss(inputs,
 #: mask, outputs.logits)", "----> 7 emb = pool(model(**batch).last_hidden_state)"): the model's forward ran, its weights
 #: in place, so the step is the script's work with the model (the names a call passes are not its callee's words)
-_ON_MODEL_OUTPUT = re.compile(r"^\s*-*>\s*\d+\s[^\n]*?(?:\w|\))\.(?:logits|hidden_states|last_hidden_state)\b")
+_ON_MODEL_OUTPUT = re.compile(r"^\s*-*>\s*\d+\s[^\n]*?(?:\w|\))\.(?:logits|hidden_states|last_hidden_state|scores|sequences)\b")
 
 
 def frames(f: Failure) -> list[tuple[tuple, int, str]]:

@@ -105,8 +105,13 @@ _SUPPOSED = re.compile(
     r"(?:\b\d[\d.,]*\s*[KMGT]i?B?s?|\bfar|\bwell)\s+(?:away\s+)?from\s+(?:\w+\s+){0,2}?" + _OOM_NAME + "|"
     # a Chinese clause that conditions, supposes, predicts, asks or denies (如果 if, 可能 maybe, 应该 should, 肯定
     # surely, 是否/会不会/吗 whether, 不/没 not; 不会出现OOM "no OOM comes up", 而不会OOM "without OOM")
-    r"如果|要是|假如|可能|也许|应该|肯定|是否|会不会|吗|？|[不没未无](?:会|是|再|有)?(?:出现|发生|再)?"
-    r"(?=显存|爆显存|超(?:出|过)?显存|OOM|oom|内存不足|内存溢出)",
+    r"如果|要是|假如|可能|也许|应该|肯定|是否|会不会|吗|？|[不没未无](?:会|是|再|有)?(?:出现|发生|再|报|遇到|看到)?\s*"
+    r"(?:任何\s*)?(?=显存|爆显存|超(?:出|过)?显存|OOM|oom|内存不足|内存溢出|(?:CUDA\s+)?out of memory)|"
+    # ... or in Japanese, denied after it ("OOMは出ていませんが", "メモリ不足は発生していません")
+    r"(?:OOM|out of memory|メモリ不足)\s*(?:は|も|が)?\s*(?:出て|起きて|発生して|起こって)(?:い)?ません|"
+    # ... or kept away, in other languages than English ("# para evitar OOM", "防止OOM", "以避免OOM")
+    r"\b(?:para|pour|per) (?:evitar|éviter|eviter|evitare)\b[^.;]{0,40}?" + _OOM_NAME + r"|(?:防止|避免|以免|以防)[^。；;]{0,20}?"
+    r"(?:OOM|爆显存|显存不足|内存不足|out of memory)",
     I)
 
 

@@ -67,6 +67,8 @@ def wrap_width(sample: bytes) -> int | None:
         wider = sum(1 for w in filled if w > width)
         if len(at) < MIN_WRAPPED or len(at) < 0.02 * len(filled) or wider > LONGER * len(at):
             continue
+        if len({lines[i] for i in at}) < MIN_WRAPPED:
+            continue  # (one line repeated at the widest, a frame of a deep traceback nested once per round: no wrap)
         # (below the widest line, not lines a pane pads with blanks to its width: a wrap cuts inside the text)
         padded = sum(1 for i in at if lines[i].rstrip(b"\r")[-1:] in (b" ", b"\t"))
         if wider and padded > LONGER * len(at):
