@@ -483,3 +483,50 @@ def test_a_raise_joined_to_its_exception_line_is_still_read():
     line = ('raise ValueError(f"max_new_tokens must be greater than 0, but is {self.max_new_tokens}.") ValueError: '
             'max_new_tokens must be greater than 0, but is -5923.')
     assert kind_of([line])[0] == "NOT_OOM"
+
+
+# --- IPEX-LLM on Intel GPUs (h558/02: Level Zero's PI_ERROR_OUT_OF_RESOURCES while its low-bit weights were placed on
+# the XPU, read as a driver's fault, NOT_OOM) -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("error", ["RuntimeError: Native API failed. Native API returns: -5 (PI_ERROR_OUT_OF_RESOURCES) "
+                                   "-5 (PI_ERROR_OUT_OF_RESOURCES)",
+                                   "RuntimeError: level_zero backend failed with error: 40 "
+                                   "(UR_RESULT_ERROR_OUT_OF_RESOURCES)"])
+def test_ipex_llms_out_of_resources_while_placing_weights_is_maybe_memory(error):
+    lines = ["Traceback (most recent call last):",
+             '  File "/v/lib/python3.11/site-packages/ipex_llm/transformers/low_bit_linear.py", line 492, in to',
+             "    new_param = FP4Params(super().to(device=device,", error]
+    rep = diag("\n".join(lines))
+    assert rep.engine == "ipex-llm"
+    run = run_of(rep)
+    assert (run.kind, run.code) == ("UNDETERMINED", "sycl-out-of-resources")
+    assert run.candidates == ["WEIGHTS"]
+
+
+def test_out_of_resources_under_an_unknown_engine_stays_a_driver_error():
+    lines = ["RuntimeError: Native API failed. Native API returns: -5 (PI_ERROR_OUT_OF_RESOURCES) -5 "
+             "(PI_ERROR_OUT_OF_RESOURCES)"]
+    assert kind_of(lines) == ("NOT_OOM", "sycl-runtime-error")
+
+
+# --- a kernel launch refused for a reason that is not memory (h559/11: FreeToken's "Check failed: (err == cudaSuccess)
+# is false: Failed to launch kernel: invalid argument", read as a failure whose cause is not shown) ------------------
+
+@pytest.mark.parametrize("reason", ["invalid argument", "too many resources requested", "invalid configuration"])
+def test_a_kernel_launch_refused_is_not_memory(reason):
+    line = f"RuntimeError: Check failed: (err == cudaSuccess) is false: Failed to launch kernel: {reason}"
+    assert kind_of([line, "  __tvm_ffi_gelu_tanh_and_mul -> gelu_tanh_and_mul.cu:44"]) == ("NOT_OOM", "cuda-kernel-error")
+
+
+# --- memory said to rise and not come back down (h559/12: Xinference's "you can see the ram memory increased but not
+# get down to normal size", read as no problem) -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("words", ["Then you can see the ram memory increased but not get down to normal size.",
+                                   "VRAM goes up after each chat and never drops back.",
+                                   "GPU memory climbs with every request and does not go back down."])
+def test_memory_risen_and_not_back_down_is_growth(words):
+    assert kind_of([words])[0] == "LEAK"
+
+
+def test_memory_risen_and_back_down_is_no_growth():
+    assert kind_of(["Memory increased a bit during the request but then it came back down to normal."])[0] == "NONE"

@@ -595,6 +595,11 @@ _KEPT = (r"(?:\bunload\w*\b|\b(?:even )?after (?:\w+ ){0,2}?(?:delet\w*|del|free
          r"resident|occupied|in use|higher)\b|" + _NOT_FREED + r"(?:freed|released|reclaimed|returned|given back)\b)|"
          r"\b(?:VRAM|memory|RAM)\b[^.;!?\n]{0,40}?" + _NOT_FREED + r"(?:freed|released|reclaimed|returned|given back)\b"
          r"[^.;!?\n]{0,40}?\b(?:after|when|once|on)\b[^.;!?\n]{0,30}?\bunload|"
+         # ... or risen and not come back down ("Then you can see the ram memory increased but not get down to normal
+         # size", "VRAM goes up after each chat and never drops back")
+         r"\b(?:VRAM|memory)\b[^.;!?\n]{0,30}?\b(?:increase[sd]?|grows?|grew|rises|rose|goes up|went up|climbs?|"
+         r"climbed)\b(?=[^.;!?\n]{0,30}?\b(?:but|and)\s+(?:it\s+|then\s+)?(?:does not|doesn't|did not|didn't|never|not|"
+         r"won't|will not)\s+(?:(?:get|go|come)s?\s+(?:back\s+)?down\b|(?:drop|fall)s?\b|(?:get|go|come)s?\s+back\b))|"
          # ... or still not freed, the "still" saying something should have freed it ("the VRAM is still not freed. The
          # VRAM only gets cleared after I kill the app")
          r"\b(?:VRAM|memory|RAM)\b[^.;!?\n]{0,30}?\b(?:is|was|are|were|gets?|got) still not (?:being )?(?:freed|released|"
@@ -2661,6 +2666,10 @@ LOG = LogWords(
         # restricted"): a gated or private model without a token, not memory
         msg(r"\bGatedRepoError\b|\bCannot access gated repo\b|\b40[13] Client Error: (?:Unauthorized|Forbidden) for "
             r"url: https?://|\bAccess to model \S{1,200} is restricted\b", "not_oom", code="download-refused"),
+        # a CUDA launch refused for a reason that is not memory, as TVM's check prints it (FreeToken: "Check failed: (err ==
+        # cudaSuccess) is false: Failed to launch kernel: invalid argument"): a kernel's launch settings, not memory
+        msg(r"\bFailed to launch kernel: (?!out of memory)(?:invalid (?:argument|configuration|device function|value)|"
+            r"too many resources requested|no kernel image)", "not_oom", code="cuda-kernel-error"),
         # a tunnel that exposes the server, started beside it, refused by its service (ngrok's "ERR_NGROK_105",
         # "authentication failed: The authtoken you specified does not look like a proper ngrok tunnel authtoken";
         # cloudflared's "failed to ... tunnel ... Unauthorized"): the tunnel failed, not the server, not memory
