@@ -530,3 +530,33 @@ def test_memory_risen_and_not_back_down_is_growth(words):
 
 def test_memory_risen_and_back_down_is_no_growth():
     assert kind_of(["Memory increased a bit during the request but then it came back down to normal."])[0] == "NONE"
+
+
+# --- llama-server's prompt cache that finds no cells to restore into, and its slots' own choice of a unified cache
+# (h557/04: "state_read_meta: failed to find available cells in kv cache" read as an unknown failure; "using n_parallel
+# = 4 and kv_unified = true" not read, so the slots' shared cache filling was not seen) ----------------------------
+
+_LLAMA_SERVER_AUTO = ["0.00.079.075 I srv          main: n_parallel is set to auto, using n_parallel = 4 and kv_unified "
+                      "= true",
+                      "0.00.500.000 I main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+                      "0.01.000.000 I srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200"]
+
+
+def test_a_prompt_cache_that_cannot_be_restored_is_no_failure():
+    lines = [*_LLAMA_SERVER_AUTO,
+             "21.41.220.601 E state_read_meta: failed to find available cells in kv cache",
+             "21.41.222.111 E state_seq_set_data: error loading state: failed to restore kv cache",
+             "21.41.222.115 E srv          load: failed to restore state with size 516191068",
+             "21.41.222.115 W slot  prompt_load: id  0 | task -1 | failed to load prompt from cache",
+             "21.41.222.116 I slot prompt_clear: id  0 | task -1 | clearing prompt with 0 tokens",
+             "21.42.000.000 I srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200"]
+    assert kind_of(lines)[0] == "NONE"
+
+
+def test_a_shared_cache_chosen_for_auto_slots_filling_is_the_pool_under_load():
+    lines = [*_LLAMA_SERVER_AUTO,
+             "21.44.814.127 E srv  update_slots: Context size has been exceeded. i = 1329, n_batch = 1, ret = 1",
+             "21.44.814.128 E srv    send_error: task id = 13044, error: Context size has been exceeded.",
+             "21.44.814.399 E srv    send_error: task id = 13045, error: Context size has been exceeded.",
+             "21.44.815.975 I srv  update_slots: all slots are idle"]
+    assert kind_of(lines) == ("RUNTIME", "kv-cache-full-request-failed")

@@ -388,6 +388,12 @@ LOG = LogWords(
     run_start=(rx(r"llama_server: initializing|main: build = |build: \d+ \(|system info: n_threads|"
                   r"^llama\.cpp: loading model from |^llama-swap listening on ", 0),),
     messages=(
+        # llama-server's prompt cache (tools/server: a slot's cached prompt restored into the context's KV cache,
+        # llama_state_seq_set_data) finding no free cells to restore into ("state_read_meta: failed to find available
+        # cells in kv cache", "error loading state: failed to restore kv cache", "load: failed to restore state with
+        # size N"): the slot clears the prompt and processes it afresh ("failed to load prompt from cache"), no failure
+        msg(r"\bstate_read_meta: failed to find available cells in kv cache\b|\berror loading state: failed to restore "
+            r"kv cache\b|\bload: failed to restore state with size \d+", "note", code="prompt-cache-restore-failed"),
         # its answer to a request sent while it still loads the model (tools/server: 503 '{"error":{"code":503,
         # "message":"Loading model","type":"unavailable_error"}}'), as a client relays it (litellm's
         # "ServiceUnavailableError: OpenAIException - Loading model."): the request came before the server was ready
@@ -748,6 +754,11 @@ LOG = LogWords(
         # sequences over its streams ("4/1 seqs": several sequences, one stream)
         fig("kv_unified", r"\bllama_context: kv_unified\s*=\s*(true|false)\b", lambda m: m.group(1) == "true",
             mode="first"),
+        # (and the server's own choice of it, with the slots set to auto: "n_parallel is set to auto, using n_parallel =
+        # 4 and kv_unified = true", tools/server/server.cpp)
+        fig("kv_unified", r"\busing n_parallel = \d+ and kv_unified = (true|false)\b", lambda m: m.group(1) == "true",
+            mode="first"),
+        fig("n_slots", r"\busing n_parallel = (\d+) and kv_unified\b", count, mode="first"),
         fig("kv_unified", r"llama_kv_cache(?:_unified)?: size =.*?cells,\s*\d+ layers,\s*(?:[2-9]|\d\d+)/1 seqs",
             lambda m: True, mode="first"),
         fig("n_slots", r"llama_kv_cache(?:_unified)?: size =.*?cells,\s*\d+ layers,\s*(\d+)/\d+ seqs", count,
