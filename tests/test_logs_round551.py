@@ -560,3 +560,29 @@ def test_a_shared_cache_chosen_for_auto_slots_filling_is_the_pool_under_load():
              "21.44.814.399 E srv    send_error: task id = 13045, error: Context size has been exceeded.",
              "21.44.815.975 I srv  update_slots: all slots are idle"]
     assert kind_of(lines) == ("RUNTIME", "kv-cache-full-request-failed")
+
+
+# --- the report's words that it works, over a paste cut during its start-up (h558/06: "But the Chat is working fine,
+# without any Problems." above an Ollama runner's first lines, read as a log that ends during a step) ---------------
+
+_OLLAMA_CUT = ["time=2024-02-01T10:00:00.000Z level=INFO source=images.go:857 msg=\"total blobs: 5\"",
+               "time=2024-02-01T10:00:01.000Z level=INFO source=routes.go:1014 msg=\"Listening on 127.0.0.1:11434 "
+               "(version 0.1.22)\"",
+               "llama_model_loader: loaded meta data with 24 key-value pairs and 291 tensors from /root/.ollama/models/"
+               "blobs/sha256:e8a35b (version GGUF V3 (latest))",
+               "llama_model_loader: - kv   0:                       general.architecture str              = llama",
+               "llama_model_loader: - kv   1:                               general.name str              = mistral"]
+
+
+@pytest.mark.parametrize("words", ["But the Chat is working fine, without any Problems.",
+                                   "Everything works fine, I only wonder why the GPU stays at 100% after the chat.",
+                                   "模型可以正常对话，只是 GPU 占用一直是 100%。"])
+def test_a_cut_start_up_under_words_that_it_works_is_no_failure(words):
+    assert kind_of([words, *_OLLAMA_CUT])[0] == "NONE"
+
+
+@pytest.mark.parametrize("words", ["It works fine until the third request, then it crashes.",
+                                   "Is it working fine for you?",
+                                   "Chat works fine, but after an hour the server hangs."])
+def test_words_that_it_works_only_for_a_while_leave_the_cut_open(words):
+    assert kind_of([words, *_OLLAMA_CUT])[0] != "NONE"

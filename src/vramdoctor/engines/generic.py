@@ -3842,6 +3842,13 @@ LOG = LogWords(
             r"(?:内存|显存)(?:占用)?[^。，,;；]{0,6}?(?:稳定|平稳|没有变化|没变化|不变)|(?:VRAM|メモリ)(?:使用量)?(?:は|も)?正常|"
             r"\b(?:plenty|lots) of (?:free )?(?:GPU )?(?:memory|VRAM|RAM)\b|(?:内存|显存)(?:占用)?(?:正常|充足|充裕|够用)",
             _memory_fine_stated, mode="first", prose=True),
+        # the report's words that what it runs works ("But the Chat is working fine, without any Problems.", "everything
+        # works fine", "可以正常对话", "一切正常"; not asked, nor working only until something, "works fine until the
+        # third request"): a log cut during its start-up is then no step that failed
+        fig("_works_stated", r"\b(?:chat|server|model|it|everything|inference|generation|serving)\s+(?:is\s+|was\s+)?"
+            r"(?:working|works|runs|running|worked|ran)\s+(?:just\s+)?(?:fine|well|ok|okay|normally|perfectly|correctly)\b|"
+            r"\bwithout any problems?\b|一切正常|运行正常|可以正常(?:对话|使用|运行|推理|聊天)|正常に動(?:作|き|いて)",
+            _memory_fine_stated, mode="first", prose=True),
         # a user's table of context sizes and what each did ("- 21k context: 23194MiB used", "- 22k context: OOM",
         # "-c 16384 -> OOM"): (tokens, whether it ran out of memory), read by logs.diagnose._context_swept
         fig("_context_sweep", _CTX_ITEM, _ctx_item, mode="list", prose=True),

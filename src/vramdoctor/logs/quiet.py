@@ -1042,6 +1042,16 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
     unfinished = marker is not None and marker not in ("ready", "requests")
     cause = _named_cause(run, engine)  # (the error the report names, read below)
     # (a log that ends in a step, where the report names the error that ended it: that error, below)
+    if (step and not cause and isinstance(run.numbers.get("_works_stated"), str)
+            and not any(isinstance(run.numbers.get(k), str) for k in COMPLAINTS)):
+        # (the report's words that it works, over a paste cut during its start-up, "But the Chat is working fine,
+        # without any Problems." above an Ollama runner's first lines: the start-up finished, the log shows less)
+        ln = run.number_lines.get("_works_stated", 0)
+        return Diagnosis(kind="NONE", code="no-memory-problem", oom=False,
+                         evidence=sorted(dict([*reached, (ln, run.numbers["_works_stated"])]).items()),
+                         phase_source="the report's own words that it works; the log ends during its start-up",
+                         message="No memory failure: the report says it works, and the log is cut while the server "
+                                 "was still starting, before any line that would show a failure." + aside)
     if step and not cause:
         ln, text, phase = step
         order = list(KIND_OF_PHASE)  # the step under way, or a later one the log did not reach
