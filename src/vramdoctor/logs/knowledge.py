@@ -307,10 +307,12 @@ class Knowledge:
         """Category -> indexes of the patterns a lowercased line could match (only categories with some).
         The result is shared between lines of one shape: callers must not change it."""
         shape = low.translate(_ZEROS)
-        if self._digit_words.ids(shape):
-            return self._candidates(low)
         hit = self._shape.get(shape)
         if hit is None:
+            # (a shape is kept only where it holds no word with a digit, whose lines may differ in it; the check is one
+            # of the shape alone, so a shape found kept passed it)
+            if self._digit_words.ids(shape):
+                return self._candidates(low)
             if len(self._shape) >= SHAPES:
                 self._shape.clear()
             hit = self._shape[shape] = self._candidates(low)
