@@ -586,3 +586,76 @@ def test_a_cut_start_up_under_words_that_it_works_is_no_failure(words):
                                    "Chat works fine, but after an hour the server hangs."])
 def test_words_that_it_works_only_for_a_while_leave_the_cut_open(words):
     assert kind_of([words, *_OLLAMA_CUT])[0] != "NONE"
+
+
+# --- round 560: notebook tracebacks in VS Code's and Unsloth's forms, a trainer's reference copy of the model, and a
+# program's forecast for a setting it then changes ----------------------------------------------------------------
+
+_VSCODE_TRAIN = ["OutOfMemoryError                          Traceback (most recent call last)",
+                 "Cell In[12], line 10",
+                 "      8 print('start')",
+                 "---> <a href='vscode-notebook-cell://ssh-remote%2B1.2.3.4/w/GRPO.ipynb#X23sdnNjb2RlLXJlbW90ZQ%3D%3D?"
+                 "line=9'>10</a> trainer.train()",
+                 "",
+                 "File /w/venv/lib/python3.11/site-packages/transformers/trainer.py:2232, in Trainer.train(self, "
+                 "resume_from_checkpoint, trial, ignore_keys_for_eval, **kwargs)",
+                 "   2230         hf_hub_utils.enable_progress_bars()",
+                 "   2231 else:",
+                 "-> 2232     return inner_training_loop(",
+                 "",
+                 "File <string>:329, in _fast_inner_training_loop(self, batch_size, args, resume_from_checkpoint, trial)",
+                 "",
+                 "File /w/venv/lib/python3.11/site-packages/accelerate/accelerator.py:2329, in Accelerator.backward(self, "
+                 "loss, **kwargs)",
+                 "-> 2329     loss.backward(**kwargs)",
+                 "",
+                 "OutOfMemoryError: CUDA out of memory. Tried to allocate 2.94 GiB. GPU 0 has a total capacity of 23.57 GiB"
+                 " of which 2.40 GiB is free."]
+
+
+def test_a_vscode_notebooks_training_traceback_is_a_training_step():
+    assert kind_of(_VSCODE_TRAIN) == ("RUNTIME", "training-step-oom")
+
+
+def test_a_vscode_link_is_read_as_its_text():
+    from vramdoctor.logs.reader import unpaint
+    assert unpaint("---> <a href='vscode-notebook-cell:/x.ipynb#W1?line=9'>10</a> trainer.train()") == (
+        "---> 10 trainer.train()")
+
+
+@pytest.mark.parametrize("frame", ["File <string>:73, in _unsloth_training_step(***failed resolving arguments***)",
+                                   "File /x/accelerate/accelerator.py:2329, in Accelerator.backward(self, loss)"])
+def test_a_training_frame_in_ipythons_form_is_a_training_step(frame):
+    lines = ["OutOfMemoryError                          Traceback (most recent call last)", frame, "",
+             "OutOfMemoryError: CUDA out of memory. Tried to allocate 2.94 GiB."]
+    assert kind_of(lines) == ("RUNTIME", "training-step-oom")
+
+
+def test_a_trainers_reference_copy_of_the_model_is_the_weights():
+    # (h560/04: TRL's GRPOTrainer copies the model as its reference, forty frames of deepcopy in IPython 7's form)
+    lines = ["OutOfMemoryError                          Traceback (most recent call last)",
+             "<ipython-input-24-023f31f3af3c> in <cell line: 0>()", "----> 3 trainer = GRPOTrainer(", "",
+             "/usr/local/lib/python3.11/dist-packages/trl/trainer/grpo_trainer.py in __init__(self, model, reward_funcs)",
+             "--> 254             self.ref_model = create_reference_model(model)", "",
+             "/usr/local/lib/python3.11/dist-packages/trl/models/modeling_base.py in create_reference_model(model, "
+             "num_shared_layers, pattern)", "--> 614         return deepcopy(model).eval()", ""]
+    for _ in range(45):
+        lines += ["/usr/lib/python3.11/copy.py in deepcopy(x, memo, _nil)", "    161                 y = copier(memo)",
+                  ""]
+    lines += ["/usr/local/lib/python3.11/dist-packages/torch/storage.py in clone(self)",
+              "--> 236         return type(self)(self.nbytes(), device=self.device).copy_(self)", "",
+              "OutOfMemoryError: CUDA out of memory. Tried to allocate 28.00 MiB. GPU 0 has a total capacity of 14.74 GiB "
+              "of which 14.12 MiB is free."]
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+@pytest.mark.parametrize("warning", ["Unsloth: Standby mode is enabled. However your setting of `gpu_memory_utilization` "
+                                     "will OOM.",
+                                     "Warning: the value for max_seq_length will OOM on this GPU; lowering it to 2048."])
+def test_a_programs_forecast_for_a_setting_is_no_oom(warning):
+    lines = [warning, "Changing `gpu_memory_utilization` to 0.8.",
+             "INFO 07-04 17:56:39 [model_runner.py:1671] Graph capturing finished in 2 secs, took 0.10 GiB",
+             "INFO 07-04 17:56:40 [llm_engine.py:428] init engine (profile, create kv cache, warmup model) took 11.31 "
+             "seconds",
+             "Unsloth 2026.6.9 patched 36 layers with 36 QKV layers, 36 O layers and 36 MLP layers."]
+    assert kind_of(lines)[0] == "NONE"

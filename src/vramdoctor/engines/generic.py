@@ -3005,7 +3005,10 @@ LOG = LogWords(
         # "starcoder_model_load: ggml ctx size = 51276.47 MB", gpt-2's "gpt2_model_load: loading model from ...", the
         # weights' context made next)
         # (and a checkpoint read whole into memory, `torch.load(ckpt_path, map_location="cpu")`, Meta's example.py)
+        # (and a trainer's copy of the model as its reference, TRL's create_reference_model -> copy.deepcopy(model): a
+        # second copy of the weights placed on the device)
         "WEIGHTS": rx(r"from_pretrained|_load_state_dict|load_state_dict|load_model|load_weights|weight_loader|"
+                      r"\bcreate_reference_model\b|"
                       r"\btorch\.load\(|"
                       # (a model's own class built, its layers' weights allocated in its constructor: Meta's llama
                       # reference "llama/model.py", line 211, in __init__ under example.py's `load`, a modeling_*.py)
@@ -3095,11 +3098,11 @@ LOG = LogWords(
         "RUNTIME": rx(r"gradio[/\\]queueing\.py|\bin call_prediction\b|\bin call_process_api\b|\bin wake_up\b|"
                       # (IPython names the class too, "in Trainer.training_step(self, model, inputs)"; unsloth's own
                       # loop is "_fast_inner_training_loop")
-                      r"\bin (?:\w+\.)?_?\w*inner_training_loop\b|\bin (?:\w+\.)?training_step\b|\boptimizer\.step\(|"
+                      r"\bin (?:\w+\.)?_?\w*inner_training_loop\b|\bin (?:\w+\.)?_?\w*training_step\b|\boptimizer\.step\(|"
                       # (a notebook's own training function, "Cell In[48], line 128, in train_with_grpo(model, ...)")
                       r"\bin (?:\w+\.)?train_(?:with|step|epoch|loop|one|model|grpo|ppo|dpo|sft)\w*\b|"
                       r"\bin (?:\w+\.)?_init_group\b|"
-                      r"\.backward\(|\bin backward\b|"
+                      r"\.backward\(|\bin (?:\w+\.)?backward\b|"
                       r"\bin generate\b|\.generate\(|generate_step|greedy_search|beam_search|\bin _sample\b|"
                       r"\bprompt_step\b|\bstream_generate\b|batch_generator\.py|"
                       # (a handler's name, not a script's file named after it: "example_chat_completion.py", the
@@ -3900,7 +3903,7 @@ LOG = LogWords(
         StepCode("RUNTIME", "training-step-oom", rx(r"inner_training_loop|training_step|optimizer\.step|_init_group|"
                                                     r"\bin (?:\w+\.)?train_(?:with|step|epoch|loop|one|model|grpo|ppo|dpo|"
                                                     r"sft)\w*\b|"
-                                                    r"\.backward\(|\bin backward\b")),
+                                                    r"\.backward\(|\bin (?:\w+\.)?backward\b")),
     ),
     # a loader's own steps in any engine: a layer's load_weights / weight_loader, a quantization method making its
     # weights (create_weights, a Parameter of torch.empty) and processing them after they are read

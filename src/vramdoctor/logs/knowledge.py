@@ -62,7 +62,7 @@ COMPOSE_PREFIX = r"[A-Za-z][\w.-]*\s+\|\s?"
 #: all: "File ~/CS271 Topics in ML/.venv/lib/...")
 #: (and IPython 7's and older, its path then the function with its arguments: "/usr/local/lib/python3.10/dist-packages/
 #: accelerate/hooks.py in new_forward(module, *args, **kwargs)")
-_IPYTHON_FRAME = (r'(?:^|\s)File [~/.\w][^"\n]{0,300}?\.py:\d+, in [\w<>.]+|'
+_IPYTHON_FRAME = (r'(?:^|\s)File (?:[~/.\w][^"\n]{0,300}?\.py|<string>):\d+, in [\w<>.]+|'
                   r'^(?:/|~/|[A-Za-z]:\\)[^\s"]{1,300}?\.py in [\w<>.]+\(|'
                   # (and faulthandler's, after "Fatal Python error: Aborted", its line and function with no comma
                   # between: '  File "/x/mlx_vlm/utils.py", line 888 in generate_step')

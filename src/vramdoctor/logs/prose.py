@@ -56,6 +56,9 @@ _SUPPOSED = re.compile(
     r"\b(?:said|says|say|told|tells|claimed|claims|reported|reports|mentioned|wrote|warned)\b[^.;!?]{0,80}?" + _OOM_NAME
     + "|" r"\b(?:I(?:'ve| have)? (?:read|heard)|reportedly|according to|rumou?rs?)\b[^.;!?]{0,80}?" + _OOM_NAME + "|"
     r"担心[^。；！？.;!?]{0,30}?(?:OOM|爆显存|显存不足|内存不足|out of memory)|"
+    # a program's forecast for a setting ("Unsloth: Standby mode is enabled. However your setting of
+    # `gpu_memory_utilization` will OOM." then "Changing `gpu_memory_utilization` to 0.8."): what it would do, changed
+    r"\b(?:setting|value|choice)s? (?:of|for)\b[^.;!?]{0,60}?\bwill\s+" + _OOM_NAME + "|"
     # an error said to be gone ("after upgrading I no longer get the following error: `torch.OutOfMemoryError ...`", "I
     # don't get this OOM anymore")
     + _NO_LONGER + r"[^.;!?]{0,60}?(?:" + _OOM_NAME + r"|\berrors?\b)|" + _NOT_ANYMORE + "|"

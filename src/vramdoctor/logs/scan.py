@@ -75,9 +75,12 @@ def before_window(lines: Iterable[tuple[int, str]]) -> list[tuple[int, str]]:
     while i > 0 and counted < WINDOW:
         i -= 1
         text = out[i][1]
-        code = frames and _PY_CODE.match(text) and (_CARETS.match(text) or i > 0 and _PY_FILE.search(out[i - 1][1]))
-        frames = bool(code or frames and _PY_FILE.search(text))
-        counted += not (_IPY_CONTEXT.match(text) or code)
+        ipython = _IPY_CONTEXT.match(text)
+        # (a code line under a frame, its carets, or the blank line IPython leaves between its frames)
+        code = frames and (_PY_CODE.match(text) and (_CARETS.match(text) or i > 0 and _PY_FILE.search(out[i - 1][1]))
+                           or not text.strip())
+        frames = bool(code or ipython or frames and PY_FRAME.search(text))
+        counted += not (ipython or code)
     return out[i:]
 
 
