@@ -659,3 +659,21 @@ def test_a_programs_forecast_for_a_setting_is_no_oom(warning):
              "seconds",
              "Unsloth 2026.6.9 patched 36 layers with 36 QKV layers, 36 O layers and 36 MLP layers."]
     assert kind_of(lines)[0] == "NONE"
+
+
+# --- a benchmark's word that the server it drives went away (h561/07: "Server appears down, stopping context sweep"
+# after a row of ERR, read as no failure) ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", ["  Server appears down, stopping context sweep",
+                                  "[bench] the server seems to have crashed; aborting the remaining requests",
+                                  "Backend appears unresponsive after request 37"])
+def test_a_benchmarks_word_that_the_server_went_away_is_a_failure_not_shown(line):
+    lines = ["[2025-04-13 00:32:00] The server is fired up and ready to roll!", "Warming up (3 requests)...",
+             "   32768       171.7       5.8    256596.6", "   65536         ERR         —           —", line]
+    assert kind_of(lines) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+def test_a_question_whether_the_server_is_down_is_none():
+    lines = ["[2025-04-13 00:32:00] The server is fired up and ready to roll!",
+             "Does the server appear down to you, or is it just slow?"]
+    assert kind_of(lines)[0] == "NONE"

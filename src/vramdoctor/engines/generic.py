@@ -2944,6 +2944,10 @@ LOG = LogWords(
         msg(r"\w(?:Error:|Exception:)", "error"),
         msg(r"^\W{0,3}(?:Exception|Error): \S", "error"),  # Python's base classes: "Exception: <message>"
         msg(r"CUDA (?:runtime )?error", "error"),
+        # a benchmark's or a client's own word that the server it drives went away ("Server appears down, stopping
+        # context sweep", "the server seems to have crashed"): a failure, its cause in the server's own log
+        msg(r"\b(?:[Ss]erver|[Ee]ngine|[Bb]ackend) (?:appears|seems) (?:to (?:be|have) )?(?:down|dead|unresponsive|died|"
+            r"crashed|gone)\b(?![^\n]*\?)", "error"),
         msg(r"Traceback \(most recent call last\)", "error"),
         msg(r"\bpanic:|\bpanic serving [^\s:]+:\d+: |Check failed|terminate called|core dumped|FATAL EXCEPTION|GGML_ASSERT|GGML_ABORT|"
             r"fatal error|Assertion fail", "error"),
