@@ -677,3 +677,109 @@ def test_a_question_whether_the_server_is_down_is_none():
     lines = ["[2025-04-13 00:32:00] The server is fired up and ready to roll!",
              "Does the server appear down to you, or is it just slow?"]
     assert kind_of(lines)[0] == "NONE"
+
+
+# --- review 55b (a second fresh helper's logs, aimed at this stop's readings in more languages and code) ------------
+
+@pytest.mark.parametrize("words", [
+    "Ich habe max-num-seqs auf 8 gesetzt, damit kein OOM auftritt. Es läuft gut.",
+    "Pas d'OOM, la mémoire est correcte.",
+    "OOMエラーは一度も発生していません。",
+    "OOM은 발생하지 않았습니다. CUDA out of memory 오류도 없습니다.",
+    "No aparece ningún error de CUDA out of memory.",
+    "CUDA out of memory never happened in this run.",
+    "OOMを防ぐために max-num-seqs を 8 にしました。",
+    "OOM을 방지하기 위해 max-num-seqs를 8로 설정했습니다.",
+    "Wir haben den Kontext gekürzt, um OOM zu vermeiden.",
+])
+def test_oom_denied_or_kept_away_in_more_languages_is_no_failure(words):
+    assert kind_of([words, *_VLLM_SERVING])[0] == "NONE"
+
+
+@pytest.mark.parametrize("code", [
+    ['    console.error("Out of memory while generating, retrying");', '    throw new Error("CUDA out of memory");'],
+    ['\tlog.Printf("llama-server out of memory: %v", err)', '\tslog.Error("CUDA out of memory", "err", err)'],
+    ['    warnings.warn(f"CUDA out of memory likely at batch {bs}")',
+     '    assert free > need, "GPU out of memory before loading"'],
+    ["    if (err == cudaErrorMemoryAllocation) {  /* out of memory: halve the batch */"],
+    ['    if "out of memory" in str(e):', '        return {"error": "CUDA out of memory"}'],
+    ['grep -q "out of memory" server.log && echo "CUDA out of memory detected, restarting"'],
+    ["    #if it OOMs, decrease the batch"],
+    ["        memory: 32Gi   # was 16Gi, pod got OOMKilled while loading"],
+])
+def test_more_pasted_source_that_names_an_oom_is_no_failure(code):
+    assert kind_of(["My code, for reference; the server works:", "```", *code, "```", *_VLLM_SERVING])[0] != "RUNTIME"
+
+
+def test_an_error_dump_with_an_assignment_is_still_read():
+    # (a gRPC error's details printed as `details = "..."`: the error itself, not code)
+    lines = ['\tstatus = StatusCode.UNKNOWN', '\tdetails = "Unexpected <class \'RuntimeError\'>: CUDA Error 2, out of memory"']
+    assert kind_of(lines)[0] not in ("NONE", "NOT_OOM")
+
+
+def test_a_documents_rule_about_kv_refusals_is_no_refusal():
+    words = "The docs say a request that does not fit in the KV cache is rejected with 400, so I set a budget."
+    assert kind_of([words, *_VLLM_SERVING])[0] == "NONE"
+
+
+@pytest.mark.parametrize("line", [
+    "ERROR minisrv: 20480 tokens exceed the KV cache capacity (16384 tokens)",
+    "ERROR minisrv: 入力 20480 トークンが KV キャッシュの容量（16384 トークン）を超えています",
+    "ERROR minisrv: la solicitud no cabe en la caché KV (20480 > 16384 tokens)",
+    "ERROR minisrv: 输入 20480 tokens 超过了 KV 缓存的容量",
+])
+def test_an_engines_kv_refusal_in_more_wordings(line):
+    assert kind_of(["INFO minisrv: listening on 0.0.0.0:7000", line])[0] == "KV_CAPACITY"
+
+
+@pytest.mark.parametrize("words", [
+    "Der Server hängt sich nach etwa 200 Anfragen auf. Der VRAM-Verbrauch bleibt dabei konstant bei 21 GB.",
+    "El servidor se queda colgado después de unas horas; la memoria se mantiene constante en 21 GB.",
+    "200件ほど処理すると応答が返ってこなくなります。VRAMは変わらず 21GB のままです。",
+    "요청이 멈춥니다. VRAM 사용량은 일정하게 유지됩니다.",
+])
+def test_a_hang_with_memory_flat_in_more_languages_is_not_memory(words):
+    assert kind_of([words, *_VLLM_SERVING]) == ("NOT_OOM", "hang-no-error")
+
+
+@pytest.mark.parametrize("words", ["Der Speicher steigt mit jeder Anfrage um 500 MB und geht nie wieder zurück.",
+                                   "VRAM 사용량이 계속 증가하고 줄어들지 않습니다.",
+                                   "显存每次请求都会涨一点，请求结束后也不降下来。"])
+def test_growth_that_does_not_come_back_in_more_languages_is_a_leak(words):
+    assert kind_of([words, *_VLLM_SERVING])[0] == "LEAK"
+
+
+@pytest.mark.parametrize("words", ["Nach diesem Schritt passiert nichts mehr. Ich habe 40 Minuten gewartet.",
+                                   "このステップで止まったまま、40分待っても進みません。",
+                                   "Esperé 40 minutos y luego lo detuve con Ctrl+C.",
+                                   "이 줄 이후로 40분 동안 아무 진행이 없어서 Ctrl+C로 중단했습니다."])
+def test_a_start_up_waited_on_in_more_languages_is_a_stall(words):
+    lines = [words, "INFO 05-20 13:01:02 [api_server.py:1043] vLLM API server version 0.8.5",
+             "INFO 05-20 13:02:41 [gpu_model_runner.py:1686] Capturing CUDA graphs ...",
+             "^CINFO 05-20 13:43:10 [launcher.py:74] Shutting down FastAPI HTTP server.", "KeyboardInterrupt"]
+    assert kind_of(lines)[0] == "UNDETERMINED"
+
+
+@pytest.mark.parametrize("words", ["Der Chat funktioniert einwandfrei, nur die GPU bleibt bei 100 %.",
+                                   "チャットは問題なく動いています。GPU 使用率だけが 100% のままです。",
+                                   "El chat funciona bien, solo la GPU se queda al 100 %.",
+                                   "채팅은 정상적으로 작동합니다. GPU 사용률만 100%입니다."])
+def test_words_that_it_works_in_more_languages_over_a_cut_start_up(words):
+    assert kind_of([words, *_OLLAMA_CUT])[0] == "NONE"
+
+
+def test_an_oom_said_to_come_while_generating_is_serving():
+    line = "2025-06-03 10:05:00 ERROR gateway: CUDA out of memory while generating, dropping request 42"
+    assert kind_of(["2025-06-03 10:00:01 INFO gateway: model ready", line])[0] == "RUNTIME"
+
+
+def test_ipex_llm_over_transformers_shard_bar_is_ipex_llm():
+    lines = ["ipex-llm Version: 2.1.0b20240811",
+             "Loading checkpoint shards: 100%|██████████| 2/2 [00:03<00:00,  1.52s/it]",
+             "Traceback (most recent call last):",
+             '  File "/v/lib/python3.11/site-packages/ipex_llm/transformers/low_bit_linear.py", line 492, in to',
+             "    new_param = FP4Params(super().to(device=device,",
+             "RuntimeError: Native API failed. Native API returns: -5 (PI_ERROR_OUT_OF_RESOURCES)"]
+    rep = diag("\n".join(lines))
+    assert rep.engine == "ipex-llm"
+    assert run_of(rep).kind == "UNDETERMINED"

@@ -600,6 +600,11 @@ _KEPT = (r"(?:\bunload\w*\b|\b(?:even )?after (?:\w+ ){0,2}?(?:delet\w*|del|free
          r"\b(?:VRAM|memory)\b[^.;!?\n]{0,30}?\b(?:increase[sd]?|grows?|grew|rises|rose|goes up|went up|climbs?|"
          r"climbed)\b(?=[^.;!?\n]{0,30}?\b(?:but|and)\s+(?:it\s+|then\s+)?(?:does not|doesn't|did not|didn't|never|not|"
          r"won't|will not)\s+(?:(?:get|go|come)s?\s+(?:back\s+)?down\b|(?:drop|fall)s?\b|(?:get|go|come)s?\s+back\b))|"
+         # (in German, Korean, Chinese: "steigt mit jeder Anfrage um 500 MB, geht nie wieder zurück", "계속 증가하고
+         # 줄어들지 않습니다", "每次请求都会涨一点，请求结束后也不降下来")
+         r"\b(?:steigt|wächst|waechst)\b[^.;!?\n]{0,60}?\b(?:geht|fällt|faellt|sinkt)\s+(?:nie|nicht)\b|"
+         r"증가(?:하고|하며|하는데)[^.。\n]{0,20}?(?:줄어들지|내려가지|감소하지)\s*않|"
+         r"(?:涨|增加|上升|增长)[^。；\n]{0,20}?(?:不降|降不下来|不会降|不下降|不回落|不释放)|"
          # ... or still not freed, the "still" saying something should have freed it ("the VRAM is still not freed. The
          # VRAM only gets cleared after I kill the app")
          r"\b(?:VRAM|memory|RAM)\b[^.;!?\n]{0,30}?\b(?:is|was|are|were|gets?|got) still not (?:being )?(?:freed|released|"
@@ -1098,7 +1103,16 @@ _HANGS = (r"(?<!machine )(?<!system )(?<!computer )(?<!desktop )(?<!laptop )(?<!
           # 固まります / 応答が返ってこなく, in Portuguese trava, in Korean 멈춥니다 / 응답이 없)
           r"卡在(?:这里|这儿|这|那里|那儿|此处)|没有?(?:任何)?动静|等了[^，。,;；]{0,8}?(?:小时|分钟)|"
           r"固まり(?:ます|ました)|固まって|フリーズ(?:します|しました)|応答が(?:返ってこなく|止まり|なくなり)|"
-          r"\btrava(?:m|ndo|do|va)?\b|\bcongela(?:m|ndo|do)?\b|멈춥니다|멈췄습니다|멈춰(?:요|서)|응답이 없")
+          r"\btrava(?:m|ndo|do|va)?\b|\bcongela(?:m|ndo|do)?\b|멈춥니다|멈췄습니다|멈춰(?:요|서)|응답이 없|"
+          # (German "hängt sich auf", "bleibt hängen"; Spanish "se cuelga", "se queda colgado"; Korean "응답하지 않습니다")
+          r"\bh(?:ä|ae)ngt\b|\bbleibt\b[^.;!?\n]{0,20}?\bh(?:ä|ae)ngen\b|\bse cuelga\b|\bse queda (?:colgad[oa]|"
+          r"congelad[oa]|bloquead[oa])\b|응답하지 않|"
+          # (a start-up waited on for long, in German, Japanese, Spanish, Korean: "nach 40 Minuten", "40分待って",
+          # "esperé 40 minutos", "40분을 기다렸")
+          r"\b(?:nach|über|mehr als) \d+ (?:Minuten|Stunden)\b|\b\d+ (?:Minuten|Stunden) gewartet\b|\bpassiert nichts mehr\b|"
+          r"(?:분|시간)\s*동안\s*아무\s*(?:진행|반응|응답|변화)(?:이|도)?\s*없|\d+\s*(?:分|時間)(?:以上)?(?:待って|待ちました|待っても)|"
+          r"\besper(?:é|e|amos|ando) (?:m[aá]s de |unos |casi )?\d+ (?:minutos|horas)\b|\d+\s*(?:분|시간)(?:\s*이상)?\s*(?:을|를)?\s*"
+          r"기다")
 _FAILS_ZH = (r"(?<![不没未无])(?<!没有)"
              # (nor an error denied by what the user sees: 日志里看不到报错, 没看到错误, 没有任何报错)
              r"(?<!看不到)(?<!看不见)(?<!没看到)(?<!没看见)(?<!找不到)(?<!没发现)(?<!未发现)(?<!没有任何)(?<!没有什么)"
@@ -1195,7 +1209,9 @@ _WRITTEN = re.compile(r"^\s*(?!#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[^\W_]|Titl
                       # (a digit, but not a title that begins with a count of the setup: "2-node DeepSeek-R1 (tp 16)
                       # hangs", "4x A100 ...", "70B model ...", "8 GPUs ...")
                       # (nor an item of the report's numbered list: "1.每一次搜索调用模型后", "2、显存会一直...", "3) tried")
-                      r"\d(?!\d{0,3}(?:\.\d)?(?:x|-?nodes?|\s?GPUs?|B|-bit)\b(?!:))(?!\d?[.、)）]\s*[^\W\d_])|"
+                      # (nor a count in CJK words: "200件ほど処理すると", "3次请求后", "10번 요청하면")
+                      r"\d(?!\d{0,3}(?:\.\d)?(?:x|-?nodes?|\s?GPUs?|B|-bit)\b(?!:))(?!\d?[.、)）]\s*[^\W\d_])"
+                      r"(?!\d{0,5}\s?(?:件|個|回|人|つ|个|次|条|轮|번|개|회|분|시간))|"
                       r"(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
 
 
@@ -2436,6 +2452,11 @@ LOG = LogWords(
         # a program's own words that generating failed, with the out-of-memory it caught ("ERROR    Generation failed:
         # CUDA out of memory. Tried to allocate 1.02 GiB", "Error during inference: ...", "生成失败：CUDA out of
         # memory"): the step is generating, the model in place (not where the same words name a load)
+        # (or the out of memory said to come while generating: "ERROR gateway: CUDA out of memory while generating,
+        # dropping request 42")
+        msg(r"(?:CUDA out of memory|OutOfMemoryError|\bout of memory)\b[^\n]{0,20}?\b(?:while|during) (?:generating|"
+            r"generation|decoding)\b(?![^\n]*(?:\b[Ll]oad(?:ing|ed)?\b|加载|読み込))", "oom", "RUNTIME",
+            "serving-oom"),
         msg(r"(?:\b(?:[Gg]eneration|GENERATION|[Ii]nference|INFERENCE|[Dd]ecoding) (?:failed|FAILED|error|ERROR)|"
             r"\b[Ee]rror (?:during|in|while) (?:generation|generating|inference|decoding)|\b[Ff]ailed to generate|"
             r"生成失败|推理失败|推理出错)[^\n]{0,12}?[:：][^\n]{0,60}?"
@@ -2828,11 +2849,15 @@ LOG = LogWords(
         # 16535 tokens > 8221 maximum (prompt + generation); shorten the prompt or increase the KV cache budget"; "input
         # of N tokens exceeds the KV cache capacity", "does not fit in the KV cache"): the pool made at start is smaller
         # than one request, not a context setting alone
-        msg(r"\b(?:prompt|input|request)\b[^\n]{0,60}?(?:\btoo long\b[^\n]{0,160}?\b(?:increase|raise|enlarge|grow)\b"
-            r"[^\n]{0,20}?\b[Kk][Vv][- ]?cache\b|\b(?:exceeds|(?:does not|doesn't|cannot|can't) fit in)\b[^\n]{0,12}?\b"
+        msg(r"(?<!\ba )(?<!\bany )(?<!\bif )(?<!\bwhen )(?<!\bif the )(?<!\bwhen the )(?<!\bif a )(?<!\bwhen a )"
+            r"\b(?:prompt|input|request)\b[^\n]{0,60}?(?:\btoo long\b[^\n]{0,160}?\b(?:increase|raise|enlarge|grow)\b"
+            r"[^\n]{0,20}?\b[Kk][Vv][- ]?cache\b|\b(?:exceeds?|(?:does not|doesn't|do not|don't|cannot|can't) fit in)\b[^\n]{0,12}?\b"
             r"(?:the |your )?[Kk][Vv][- ]?cache(?:'s)?(?: size| capacity| budget| pool)?\b)(?![^\n]*\?)|"
             # (in Chinese: "请求 id=19 被拒绝: 输入 12000 tokens 超出 KV cache 容量 (8192 tokens)")
-            r"(?:超出|超过)\s*(?:了\s*)?[Kk][Vv]\s*[Cc]ache\s*(?:的\s*)?(?:容量|大小|上限)(?![^\n]*[?？])", "pressure", "KV",
+            r"\b\d+ tokens? exceeds? (?:the )?[Kk][Vv][- ]?cache(?:'s)?(?: size| capacity| budget)?\b(?![^\n]*\?)|"
+            r"(?:超出|超过)\s*(?:了\s*)?(?:[Kk][Vv]\s*[Cc]ache|KV\s*缓存)\s*(?:的\s*)?(?:容量|大小|上限)(?![^\n]*[?？])|"
+            # (Japanese "KV キャッシュの容量を超えています", Spanish "no cabe en la caché KV")
+            r"KV\s*キャッシュ(?:の)?(?:容量|サイズ|上限)(?:（[^）\n]{0,30}）|\([^)\n]{0,30}\))?を超え|\bno cabe en la cach[ée] (?:KV|de KV)\b", "pressure", "KV",
             "request-exceeds-kv-pool"),
         # a request refused as longer than the engine allows, in the form "prompt is too long: N tokens > M maximum"
         msg(r"\bprompt (?:is )?too long\b[:(]?\s*\d+ tokens\s*>\s*\d+(?![^\n]*\b[Kk][Vv][- ]?cache\b)", "request", code="requests-refused-too-long"),
@@ -3847,6 +3872,11 @@ LOG = LogWords(
             r"\b(?:memory|VRAM)\b(?:[^.;!?\n]|\.(?=\d)){0,40}?\b(?:did not|didn't|does not|doesn't|never) (?:move|change|grow|"
             r"rise|budge)\b|"
             r"(?:内存|显存)(?:占用)?[^。，,;；]{0,6}?(?:稳定|平稳|没有变化|没变化|不变)|(?:VRAM|メモリ)(?:使用量)?(?:は|も)?正常|"
+            # (German "Der VRAM-Verbrauch bleibt dabei konstant", Spanish "la memoria se mantiene constante", Japanese
+            # "VRAMは変わらず", Korean "VRAM 사용량은 일정하게 유지")
+            r"\b(?:VRAM|Speicher|GPU-Speicher)[-\w]*\s+bleibt\b[^.;!?\n]{0,30}?\b(?:konstant|stabil|gleich|normal)\b|"
+            r"\b(?:memoria|VRAM)\b[^.;!?\n]{0,30}?\b(?:constante|estable|normal)\b|(?:VRAM|メモリ)[^。\n]{0,12}?変わらず|"
+            r"(?:VRAM|메모리)[^.。\n]{0,16}?(?:일정하게|그대로)\s*유지|"
             r"\b(?:plenty|lots) of (?:free )?(?:GPU )?(?:memory|VRAM|RAM)\b|(?:内存|显存)(?:占用)?(?:正常|充足|充裕|够用)",
             _memory_fine_stated, mode="first", prose=True),
         # the report's words that what it runs works ("But the Chat is working fine, without any Problems.", "everything
@@ -3854,7 +3884,11 @@ LOG = LogWords(
         # third request"): a log cut during its start-up is then no step that failed
         fig("_works_stated", r"\b(?:chat|server|model|it|everything|inference|generation|serving)\s+(?:is\s+|was\s+)?"
             r"(?:working|works|runs|running|worked|ran)\s+(?:just\s+)?(?:fine|well|ok|okay|normally|perfectly|correctly)\b|"
-            r"\bwithout any problems?\b|一切正常|运行正常|可以正常(?:对话|使用|运行|推理|聊天)|正常に動(?:作|き|いて)",
+            r"\bwithout any problems?\b|一切正常|运行正常|可以正常(?:对话|使用|运行|推理|聊天)|正常に動(?:作|き|いて)|"
+            # (German, Japanese, Spanish, Korean: "funktioniert einwandfrei", "問題なく動いています", "funciona bien",
+            # "정상적으로 작동합니다")
+            r"\bfunktioniert\s+(?:einwandfrei|gut|problemlos|normal|tadellos)\b|問題なく(?:動|使え|会話)|"
+            r"\bfunciona\s+(?:bien|correctamente|sin problemas|perfectamente)\b|(?:잘|정상적으로|문제없이)\s*(?:작동|동작|돌아)",
             _memory_fine_stated, mode="first", prose=True),
         # a user's table of context sizes and what each did ("- 21k context: 23194MiB used", "- 22k context: OOM",
         # "-c 16384 -> OOM"): (tokens, whether it ran out of memory), read by logs.diagnose._context_swept

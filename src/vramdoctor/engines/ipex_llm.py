@@ -33,7 +33,9 @@ LOG = LogWords(
 )
 
 ENGINE = Engine(
-    name="ipex-llm", label="IPEX-LLM (Intel GPUs)", log=LOG, aliases=("ipex_llm", "bigdl-llm", "bigdl_llm"),
+    # (its models are transformers' models, with their shard bar and frames: its own lines name the engine)
+    name="ipex-llm", label="IPEX-LLM (Intel GPUs)", log=LOG, wraps="transformers",
+    aliases=("ipex_llm", "bigdl-llm", "bigdl_llm"),
     flags={"quantization": "load_in_low_bit=\"sym_int4\" (or load_in_4bit=True)",
            "max_model_len": "a shorter input / max_new_tokens"},
 )

@@ -293,6 +293,17 @@ SOURCE_LINE = re.compile(r"^(?![^\n]*[\x22')]\s+(?:[\w.]+\.)?[A-Z]\w*(?:Error|Ex
                          r"(?:logger|logging|log|_logger|LOG|LOGGER)\.(?:debug|info|warning|warn|error|exception|critical|"
                          r"fatal)\s*\(\s*[fbr]?['\x22]|(?:print|fprintf|printf|puts|eprintln!|println!|"
                          r"panic!|warnings\.warn)\s*\(\s*(?:stderr\s*,\s*)?[fbrL]?['\x22]|std::cerr\s*<<|"
-                         r"(?:raise|throw)\s+(?:new\s+)?[\w.:]+\s*\(\s*[fbr]?['\x22]|//|/\*|Raises:\s)|"
-                         r"^\s+(?:\*|#)\s|"
+                         r"(?:raise|throw)\s+(?:new\s+)?[\w.:]+\s*\(\s*[fbr]?['\x22]|//|/\*|\*/|Raises:\s|"
+                         # (other languages' logging and exits: console.error(, Go's log.Printf( and slog.Error(,
+                         # Streamlit's st.error(, sys.exit(, Rust's log::error!, glog's LOG(ERROR) <<)
+                         r"console\.(?:error|warn|log|info)\s*\(|(?:log|slog|logrus)\.(?:Print\w*|Fatal\w*|Error\w*|"
+                         r"Warn\w*|Info\w*)\s*\(|st\.(?:error|warning|write|exception)\s*\(|sys\.exit\s*\(|"
+                         r"log::(?:error|warn|info)!|LOG\((?:ERROR|WARNING|FATAL|INFO)\)\s*<<|"
+                         # (an assert with its message, a condition, a return, a shell's echo or grep: code that names
+                         # an error, none raised; not an assignment, `details = "..."`, which error dumps print too)
+                         r"assert\b[^\n]*,\s*[fbr]?['\x22]|(?:if|elif|else if|while)\b[^\n]*(?:==|!=|\sin\s)|return\b|"
+                         r"(?:grep|echo)\s)|"
+                         # (an indented comment, with or without a space after its mark, and a YAML key's trailing
+                         # comment: "memory: 32Gi   # was 16Gi, pod got OOMKilled while loading")
+                         r"^\s+(?:\*\s|#)|^\s*[a-z_][\w.-]*:\s+[^#\n\x22]*\s#\s|"
                          r"^\s{4,}(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception):\s+(?:if|when|on|in case|raised)\b")

@@ -110,8 +110,22 @@ _SUPPOSED = re.compile(
     # surely, 是否/会不会/吗 whether, 不/没 not; 不会出现OOM "no OOM comes up", 而不会OOM "without OOM")
     r"如果|要是|假如|可能|也许|应该|肯定|是否|会不会|吗|？|[不没未无](?:会|是|再|有)?(?:出现|发生|再|报|遇到|看到)?\s*"
     r"(?:任何\s*)?(?=显存|爆显存|超(?:出|过)?显存|OOM|oom|内存不足|内存溢出|(?:CUDA\s+)?out of memory)|"
-    # ... or in Japanese, denied after it ("OOMは出ていませんが", "メモリ不足は発生していません")
-    r"(?:OOM|out of memory|メモリ不足)\s*(?:は|も|が)?\s*(?:出て|起きて|発生して|起こって)(?:い)?ません|"
+    # ... or in Japanese, denied after it ("OOMは出ていませんが", "メモリ不足は発生していません", "OOMエラーは一度も出ていません"),
+    # or kept away ("OOMを防ぐために", "OOMを避けるため")
+    r"(?:OOM|out of memory|メモリ不足)(?:\s*エラー)?\s*(?:は|も|が)?[^。！？\n]{0,12}?(?:出て|起きて|発生して|起こって)"
+    r"(?:い)?ません|(?:OOM|メモリ不足)(?:\s*エラー)?を(?:防|避け|回避)|"
+    # ... in Korean ("OOM은 발생하지 않았습니다", "OOM이 나지 않습니다", "OOM 없음", "OOM을 방지하기 위해", "피하기 위해")
+    r"(?:OOM|메모리 부족|out of memory)(?:\s*오류)?(?:은|는|이|가|도)?\s*(?:발생하지|나지|뜨지|생기지)\s*않|"
+    r"(?:OOM|메모리 부족|out of memory)(?:\s*오류)?(?:은|는|이|가|도)?\s*없|"
+    r"(?:OOM|메모리 부족)(?:\s*오류)?(?:을|를)\s*(?:방지|피하|막)|"
+    # ... in German ("damit kein OOM auftritt", "Es gibt keinen OOM", "um OOM zu vermeiden"), French ("Pas d'OOM"),
+    # Spanish ("ningún error de CUDA out of memory", "Nunca vi un error de out of memory")
+    r"\b(?:kein|keine|keinen|keinem|nie|niemals|aucun|aucune|jamais|ningún|ninguna|ninguno|nunca|sin)\s+"
+    r"(?:\w+\s+){0,3}?" + _OOM_NAME + r"|\bpas d['\u2019]\s*" + _OOM_NAME + "|" + _OOM_NAME
+    + r"[^.;!?]{0,30}?\bzu vermeiden\b|"
+    # ... or said never to have happened, after it ("CUDA out of memory never happened", "OOM did not occur")
+    + _OOM_NAME + r"\s+(?:errors?\s+)?(?:never|did(?:n['\u2019]t| not)|does(?:n['\u2019]t| not)|has(?:n['\u2019]t| not))\s+"
+    r"(?:\w+\s+)?(?:happen|occur|appear|show|come)|"
     # ... or kept away, in other languages than English ("# para evitar OOM", "防止OOM", "以避免OOM")
     r"\b(?:para|pour|per) (?:evitar|éviter|eviter|evitare)\b[^.;]{0,40}?" + _OOM_NAME + r"|(?:防止|避免|以免|以防)[^。；;]{0,20}?"
     r"(?:OOM|爆显存|显存不足|内存不足|out of memory)",
