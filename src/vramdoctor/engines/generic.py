@@ -3883,7 +3883,8 @@ LOG = LogWords(
         # works fine", "可以正常对话", "一切正常"; not asked, nor working only until something, "works fine until the
         # third request"): a log cut during its start-up is then no step that failed
         fig("_works_stated", r"\b(?:chat|server|model|it|everything|inference|generation|serving)\s+(?:is\s+|was\s+)?"
-            r"(?:working|works|runs|running|worked|ran)\s+(?:just\s+)?(?:fine|well|ok|okay|normally|perfectly|correctly)\b|"
+            # (its words to search for are the ending's: "running" is in every statistics line an engine prints)
+            r"(?:working|works|runs|running|worked|ran)\s+(?:just\s+)?(?:fine|well|normally|perfectly|correctly)\b|"
             r"\bwithout any problems?\b|一切正常|运行正常|可以正常(?:对话|使用|运行|推理|聊天)|正常に動(?:作|き|いて)|"
             # (German, Japanese, Spanish, Korean: "funktioniert einwandfrei", "問題なく動いています", "funciona bien",
             # "정상적으로 작동합니다")
