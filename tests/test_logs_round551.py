@@ -783,3 +783,11 @@ def test_ipex_llm_over_transformers_shard_bar_is_ipex_llm():
     rep = diag("\n".join(lines))
     assert rep.engine == "ipex-llm"
     assert run_of(rep).kind == "UNDETERMINED"
+
+
+@pytest.mark.parametrize("words", [
+    "서버가 몇 시간 후에 멈춥니다. 에러 메시지는 없습니다. GPU 메모리 사용량은 정상이고 계속 22GB 정도로 일정합니다.",
+    "Depois de algumas horas o servidor trava e para de responder. A memória da GPU parece normal, fica estável em 22 GB.",
+])
+def test_a_hang_with_memory_normal_in_korean_and_portuguese_is_not_memory(words):
+    assert kind_of([words, *_VLLM_SERVING]) == ("NOT_OOM", "hang-no-error")

@@ -3875,8 +3875,9 @@ LOG = LogWords(
             # (German "Der VRAM-Verbrauch bleibt dabei konstant", Spanish "la memoria se mantiene constante", Japanese
             # "VRAMは変わらず", Korean "VRAM 사용량은 일정하게 유지")
             r"\b(?:VRAM|Speicher|GPU-Speicher)[-\w]*\s+bleibt\b[^.;!?\n]{0,30}?\b(?:konstant|stabil|gleich|normal)\b|"
-            r"\b(?:memoria|VRAM)\b[^.;!?\n]{0,30}?\b(?:constante|estable|normal)\b|(?:VRAM|メモリ)[^。\n]{0,12}?変わらず|"
-            r"(?:VRAM|메모리)[^.。\n]{0,16}?(?:일정하게|그대로)\s*유지|"
+            r"\b(?:memoria|memória|VRAM)(?:[^.;!?\n]|\.(?=\d)){0,30}?(?:constante|estable|estável|normal)\b|"
+            r"(?:VRAM|メモリ)[^。\n]{0,12}?変わらず|"
+            r"(?:VRAM|메모리)[^.。\n]{0,16}?(?:일정하게|그대로)\s*유지|(?:VRAM|메모리)(?:\s*사용량)?(?:은|는|이|가)?\s*정상|"
             r"\b(?:plenty|lots) of (?:free )?(?:GPU )?(?:memory|VRAM|RAM)\b|(?:内存|显存)(?:占用)?(?:正常|充足|充裕|够用)",
             _memory_fine_stated, mode="first", prose=True),
         # the report's words that what it runs works ("But the Chat is working fine, without any Problems.", "everything
