@@ -19,7 +19,7 @@ from .base import (
     step_tokens,
 )
 from .interface import Engine, LogWords, StepCode
-from .words import FUNCTION_TAG, ISSUE_TAGS, SOURCE_HANDLER, SOURCE_LINE, LOADING_CJK, NUM, PATH_ALONE, SIZE, TRIED, TRIED_TO, TRIED_TO_ZH, count, fig, msg, rx, to_bytes, tried, tried_zh
+from .words import FUNCTION_TAG, ISSUE_TAGS, pasted_source, LOADING_CJK, NUM, PATH_ALONE, SIZE, TRIED, TRIED_TO, TRIED_TO_ZH, count, fig, msg, rx, to_bytes, tried, tried_zh
 
 GIB = 2**30
 
@@ -1262,7 +1262,7 @@ def _failure_stated(m: re.Match) -> str:
     program's quoted in it ("Is this expected? WARNING: failed to allocate 17088.03 MB of pinned memory"), or the failure
     is denied, doubted, asked about or supposed."""
     text = m.string
-    if _WRITTEN.match(text) or _SOURCE_CALL.match(text) or SOURCE_HANDLER.match(text) or SOURCE_LINE.match(text):
+    if _WRITTEN.match(text) or _SOURCE_CALL.match(text) or pasted_source(text):
         raise ValueError("a program's line")  # (or its source, a call quoted under a warning: "  warnings.warn('...")
     if _PERFORMANCE_TITLE.match(text):
         raise ValueError("a question of speed")  # (vLLM's "[Performance]: ... will not run until ...")
@@ -1289,10 +1289,10 @@ def _failure_stated(m: re.Match) -> str:
     return _growth(m, inside=False, rise=False)
 
 
-def _memory_fine_stated(m: re.Match) -> str:
-    """The sentence of a user's line that says memory looked normal while the run failed or hung; ValueError where
-    the line is a program's, the sentence asks, or it goes on to another memory that did not look fine ("RAM is fine
-    but VRAM fills up")."""
+def _stated_plainly(m: re.Match) -> str:
+    """The sentence of a user's line that states something plainly (memory looked normal, it works); ValueError where
+    the line is a program's, the sentence asks, or it turns after the words ("RAM is fine but VRAM fills up", "works
+    fine until the third request")."""
     text = m.string
     if _WRITTEN.match(text):
         raise ValueError("a program's line")
@@ -3879,7 +3879,7 @@ LOG = LogWords(
             r"(?:VRAM|メモリ)[^。\n]{0,12}?変わらず|"
             r"(?:VRAM|메모리)[^.。\n]{0,16}?(?:일정하게|그대로)\s*유지|(?:VRAM|메모리)(?:\s*사용량)?(?:은|는|이|가)?\s*정상|"
             r"\b(?:plenty|lots) of (?:free )?(?:GPU )?(?:memory|VRAM|RAM)\b|(?:内存|显存)(?:占用)?(?:正常|充足|充裕|够用)",
-            _memory_fine_stated, mode="first", prose=True),
+            _stated_plainly, mode="first", prose=True),
         # the report's words that what it runs works ("But the Chat is working fine, without any Problems.", "everything
         # works fine", "可以正常对话", "一切正常"; not asked, nor working only until something, "works fine until the
         # third request"): a log cut during its start-up is then no step that failed
@@ -3891,7 +3891,7 @@ LOG = LogWords(
             # "정상적으로 작동합니다")
             r"\bfunktioniert\s+(?:einwandfrei|gut|problemlos|normal|tadellos)\b|問題なく(?:動|使え|会話)|"
             r"\bfunciona\s+(?:bien|correctamente|sin problemas|perfectamente)\b|(?:잘|정상적으로|문제없이)\s*(?:작동|동작|돌아)",
-            _memory_fine_stated, mode="first", prose=True),
+            _stated_plainly, mode="first", prose=True),
         # a user's table of context sizes and what each did ("- 21k context: 23194MiB used", "- 22k context: OOM",
         # "-c 16384 -> OOM"): (tokens, whether it ran out of memory), read by logs.diagnose._context_swept
         fig("_context_sweep", _CTX_ITEM, _ctx_item, mode="list", prose=True),

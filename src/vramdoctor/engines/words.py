@@ -307,3 +307,8 @@ SOURCE_LINE = re.compile(r"^(?![^\n]*[\x22')]\s+(?:[\w.]+\.)?[A-Z]\w*(?:Error|Ex
                          # comment: "memory: 32Gi   # was 16Gi, pod got OOMKilled while loading")
                          r"^\s+(?:\*\s|#)|^\s*[a-z_][\w.-]*:\s+[^#\n\x22]*\s#\s|"
                          r"^\s{4,}(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception):\s+(?:if|when|on|in case|raised)\b")
+
+
+def pasted_source(text: str) -> bool:
+    """The line is pasted source that names an error without raising one (`SOURCE_HANDLER`, `SOURCE_LINE`)."""
+    return bool(SOURCE_HANDLER.match(text) or SOURCE_LINE.match(text))

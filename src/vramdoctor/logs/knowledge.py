@@ -462,8 +462,8 @@ class Knowledge:
             split = self._needs.get(i)
             if split is None:
                 needs = necessary(self.messages[i][0].pattern)
-                split = self._needs[i] = (tuple(s for s in needs if not any(c.isdigit() for w in s for c in w)),
-                                          tuple(s for s in needs if any(c.isdigit() for w in s for c in w)))
+                digits = tuple(s for s in needs if any(c.isdigit() for w in s for c in w))
+                split = self._needs[i] = (tuple(s for s in needs if s not in digits), digits)
             plain, digits = split
             if plain and not _holds(low, plain):
                 continue

@@ -887,6 +887,19 @@ def _without_wishes(run: RunFacts) -> RunFacts:
     return replace(run, numbers={k: v for k, v in run.numbers.items() if k not in COMPLAINTS})
 
 
+#: what a hang's diagnosis says is missing, what waits forever, and how to find it (`hang-no-error`, both kinds)
+_STUCK_MISSING = "what the stuck process waits on: its threads' stacks (py-spy dump --pid PID)"
+_WAITS_FOREVER = ("waits forever (a collective that never completes across GPUs or nodes, a kernel that does not return, "
+                  "a lock)")
+_DUMP_THREADS = ("Dump the stuck process's threads (py-spy dump --pid PID; gdb for a native server), and on several GPUs "
+                 "or nodes run with NCCL_DEBUG=INFO to see which collective waits.")
+
+
+def _by_line(*evidence: tuple[int, str]) -> list[tuple[int, str]]:
+    """Evidence lines in the log's order, one per line (the later text of a line given twice kept)."""
+    return sorted(dict(evidence).items())
+
+
 def no_failure(run: RunFacts, engine: str) -> Diagnosis:
     run = _without_wishes(run)
     for rule in (leak, pressure, shortfall):
@@ -1005,7 +1018,7 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
             # (a load that stalls, "ERNIE-4.5-VL-424B 加载卡住不动", "loading hangs at 60%": a model read into host memory
             # that is short pages instead of failing, so it is not ruled out)
             return Diagnosis(kind="UNDETERMINED", code="load-stalled", oom=None, inferred=True,
-                             evidence=sorted(dict([*reached, (ln, hang)]).items()), candidates=["WEIGHTS"],
+                             evidence=_by_line(*reached, (ln, hang)), candidates=["WEIGHTS"],
                              phase_source="the report's own words: the load stalls, and the log shows no error",
                              missing="the host's free memory and swap while it loads (free -g, vmstat 1)",
                              message="The report tells of the model's load stalling, and no line of the log shows an "
@@ -1017,28 +1030,22 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
             # (the report's words that memory looked normal while it hung, "alive on every node with normal memory
             # footprint": one who watched it rules memory out, so the hang is something else's)
             return Diagnosis(kind="NOT_OOM", code="hang-no-error", oom=False, inferred=True, candidates=[],
-                             evidence=sorted(dict([*reached, (ln, hang), (run.number_lines.get("_memory_fine", 0), fine)]).items()),
+                             evidence=_by_line(*reached, (ln, hang), (run.number_lines.get("_memory_fine", 0), fine)),
                              phase_source="the report's own words: it hangs, no line shows an error, and memory "
                                           "looked normal",
-                             missing="what the stuck process waits on: its threads' stacks (py-spy dump --pid PID)",
+                             missing=_STUCK_MISSING,
                              message="The report tells of a hang, no line of the log shows an error, and its words say "
-                                     "memory looked normal while it hung: not memory. A process that waits forever (a "
-                                     "collective that never completes across GPUs or nodes, a kernel that does not "
-                                     "return, a lock) is the likely cause. Dump the stuck process's threads (py-spy "
-                                     "dump --pid PID; gdb for a native server), and on several GPUs or nodes run with "
-                                     "NCCL_DEBUG=INFO to see which collective waits.")
+                                     f"memory looked normal while it hung: not memory. A process that {_WAITS_FOREVER} "
+                                     f"is the likely cause. {_DUMP_THREADS}")
         # (UNDETERMINED, not NOT_OOM: no line says why it stopped, so nothing rules memory out, though memory that
         # runs out most often fails with an error; what the stuck threads wait on settles it)
         return Diagnosis(kind="UNDETERMINED", code="hang-no-error", oom=None, inferred=True, candidates=[],
-                         evidence=sorted(dict([*reached, (ln, hang)]).items()),
+                         evidence=_by_line(*reached, (ln, hang)),
                          phase_source="the report's own words: it hangs, and the log shows no error",
-                         missing="what the stuck process waits on: its threads' stacks (py-spy dump --pid PID)",
+                         missing=_STUCK_MISSING,
                          message="The report tells of a hang, and no line of the log shows an error, so why it stopped "
                                  "cannot be told from the log. Memory that runs out most often fails with an error; a "
-                                 "process that waits forever (a collective that never completes across GPUs or nodes, "
-                                 "a kernel that does not return, a lock) is the likelier cause. Dump the stuck "
-                                 "process's threads (py-spy dump --pid PID; gdb for a native server), and on several "
-                                 "GPUs or nodes run with NCCL_DEBUG=INFO to see which collective waits.")
+                                 f"process that {_WAITS_FOREVER} is the likelier cause. {_DUMP_THREADS}")
     unfinished = marker is not None and marker not in ("ready", "requests")
     cause = _named_cause(run, engine)  # (the error the report names, read below)
     # (a log that ends in a step, where the report names the error that ended it: that error, below)
@@ -1048,7 +1055,7 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
         # without any Problems." above an Ollama runner's first lines: the start-up finished, the log shows less)
         ln = run.number_lines.get("_works_stated", 0)
         return Diagnosis(kind="NONE", code="no-memory-problem", oom=False,
-                         evidence=sorted(dict([*reached, (ln, run.numbers["_works_stated"])]).items()),
+                         evidence=_by_line(*reached, (ln, run.numbers["_works_stated"])),
                          phase_source="the report's own words that it works; the log ends during its start-up",
                          message="No memory failure: the report says it works, and the log is cut while the server "
                                  "was still starting, before any line that would show a failure." + aside)

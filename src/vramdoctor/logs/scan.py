@@ -15,7 +15,7 @@ import re
 from collections import deque
 from typing import Callable, Iterable, Iterator
 
-from ..engines.words import _WORKED as _WORKED_WORDS, FUNCTION_TAG, SOURCE_HANDLER, SOURCE_LINE, TRIED
+from ..engines.words import _WORKED as _WORKED_WORDS, FUNCTION_TAG, TRIED, pasted_source
 from .facts import COMPLAINTS, NAMED_HIT, PROSE_HIT, RELAYED, Failure, RunFacts, unset
 from .knowledge import (CLIENT_CALL, COMMAND, ELISION, FRAME, GDB_CHATTER, PY_FRAME, Knowledge, by_identity,
                         exception_not_memory, is_echo, knowledge)
@@ -815,7 +815,7 @@ class Scanner:
                                    or hv.kind == "wrapper" and stated(text)):
                 r.heading = (line_no, text)  # read as the failure only where no line of the log shows one
         v = k.verdict(text, c["msg"], lowered) if "msg" in c and not joined and not heading else None
-        if v is not None and (_IPY_RAISE.match(text) or SOURCE_HANDLER.match(text) or SOURCE_LINE.match(text)):
+        if v is not None and (_IPY_RAISE.match(text) or pasted_source(text)):
             v = None  # (IPython's excerpt of a library's source, "    152     raise TypeError(": code, not its error)
         if v is not None and v.kind == "oom" and v.engine == "generic" and self._hedged_before(line_no, text):
             v = None  # (the line ends a sentence the line before began with a hedge: "it may cause out-of-" / "memory")
