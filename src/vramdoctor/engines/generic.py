@@ -156,7 +156,14 @@ OOM_WORDS = (
              r"\s+(?:calculation|estimat|check|protect|guard|prevent|detect|risk|warning)\w*)",
              # a server's own memory guard refusing to go on (oMLX's scheduler: "Memory limit exceeded during
              # prefill", "memory 42.8GB exceeds ceiling 42.0GB")
-             r"\b[Mm]emory limit exceeded\b", r"\bexceeds (?:the )?(?:memory )?ceiling\b")
+             r"\b[Mm]emory limit exceeded\b", r"\bexceeds (?:the )?(?:memory )?ceiling\b",
+             # ... or the free memory it found said to be short of what it needs (a vLLM fork's fail-closed audit,
+             # "Tiered MoE observed free HBM is below the runtime reserve: 13330546688 bytes available, 15000000000
+             # required"; "available GPU memory (3.1 GiB) is less than the minimum required"): not vLLM's "Free memory
+             # on device ... is less than desired GPU memory utilization", a share another process holds
+             r"\b(?:free|available)\s+(?:GPU\s+|device\s+|CUDA\s+|video\s+)?(?:memory|HBM|VRAM)\b(?:[^.;\n]|\.(?=\d)){0,40}?"
+             r"\s(?:is\s+|was\s+)?(?:below|less than|lower than|smaller than|short of|under)\s+(?:the\s+)?(?:\w+\s+){0,2}?"
+             r"(?:reserve|required|requirement|minimum|needed|threshold|headroom|budget)\b")
 
 #: CUDA and HIP runtime error strings (cudaGetErrorString, hipGetErrorString) that are not out-of-memory
 CUDA_ERRORS = (r"invalid argument|invalid device ordinal|invalid device function|invalid configuration argument|"

@@ -26,7 +26,13 @@ LOG = LogWords(
                           r"bitsandbytes/nn/modules\.py\W+line \d+, in (?:cuda|to|_quantize|__new__|from_prequantized)\b|"
                           # (a script's own line that it moves the model it loaded onto the device: "Moving model to
                           # mps...", "moving the model to cuda")
-                          r"\b[Mm]oving (?:the )?model to (?:cuda|gpu|mps|xpu|npu|hpu|the GPU|device)\b"),
+                          r"\b[Mm]oving (?:the )?model to (?:cuda|gpu|mps|xpu|npu|hpu|the GPU|device)\b|"
+                          # (an adapter merged into the base weights, each merged weight made on the device: peft's
+                          # tuners/lora/model.py merge_and_unload -> _unload_and_optionally_merge -> onload_layer, its
+                          # layer's `merge`; unsloth's save.py `_merge_lora` for save_pretrained_merged)
+                          r"\bpeft[/\\]tuners[/\\]\S+\.py(?::\d+,|\x22, line \d+,)? in (?:\w+\.)?(?:merge_and_unload|"
+                          r"_unload_and_optionally_merge|merge_adapter|merge|onload_layer)\b|"
+                          r"\bunsloth[/\\]save\.py(?::\d+,|\x22, line \d+,)? in (?:_merge_lora|unsloth_save_model)\b"),
             # (and a model's own forward pass, its modeling file's `forward` as Python or IPython prints the frame:
             # "transformers/models/gemma3/modeling_gemma3.py:754, in Gemma3TextModel.forward(", accelerate's hook
             # around it, hooks.py `new_forward`: the weights are in place and an input is going through; an engine's
@@ -37,6 +43,13 @@ LOG = LogWords(
                           # modeling_qwen2_5_vl.py\", line 273, in forward", its path's head cut off)
                           r"(?:^|[/\\\s\x22])modeling_\w+\.py(?::\d+,|\x22, line \d+,)? in (?:\w+\.)?forward\b|"
                           r"accelerate[/\\]hooks\.py(?::\d+,|\x22, line \d+,)? in new_forward\b|"
+                          # (a model's own inference method in its remote code, as Python or IPython prints the frame:
+                          # moondream2's "transformers_modules/.../moondream.py in query(self, image, ...)", Qwen-VL's
+                          # "modeling_qwen.py\", line 947, in chat", InternVL's "modeling_internvl_chat.py:285, in
+                          # InternVLChatModel.batch_chat(": the weights are in place and an input is going through)
+                          r"transformers_modules[/\\]\S+\.py(?::\d+,|\x22, line \d+,)? in (?:\w+\.)?(?:chat|stream_chat|"
+                          r"batch_chat|query|caption|detect|point|answer_question|encode_image|generate\w*|forward|"
+                          r"predict|infer\w*|transcribe|describe)\b|"
                           # (the eager attention's own lines, its scores over the input: modeling_*.py's
                           # "attn_weights = torch.matmul(query_states, key_states.transpose(2, 3))", the shared
                           # `eager_attention_forward` of 4.48+)

@@ -166,6 +166,10 @@ _NOT_OOM = {
                       "LSF's run limit) before the server was ready: the start-up took longer than the job was given "
                       "(a slow download, load or compile, or a hang at the last step the log shows); ask for more "
                       "time, or find what that step waited on.",
+    "job-cancelled": "the batch scheduler cancelled the job (scancel, or a preemption by another job) before the server "
+                     "was ready: it did not come up, and not for memory (a job over its memory limit ends "
+                     "OUT_OF_MEMORY, with an oom_kill event); if it was cancelled because the start-up seemed stuck, "
+                     "the last step the log shows is where it waited.",
     "node-failure": "the batch scheduler ended the job because its node failed (the machine or its daemon): the "
                     "scheduler's own log (slurmctld's) says why; not memory.",
     "health-check-failed": "a supervisor (Kubernetes, Ray Serve, KServe) gave up on a server that did not answer its "
@@ -539,6 +543,11 @@ def _not_oom_advice(code: str, engine: str) -> str:
 _CODE_CLASS = re.compile(r"^\s*(?:[\w.]+\.)?(?:" + CODE_ERRORS + r")(?:: \S|:\s*$)")
 #: ... or its message without the class (`PY_CODE_MESSAGE`), which names the same causes
 _CODE_MESSAGE = re.compile(PY_CODE_MESSAGE)
+#: an exception whose message says that something could not be parsed or validated (onnxruntime-genai's "OrtException:
+#: Failed to parse the cuda graph annotation id: -1", "ValueError: Unable to parse the chat template: ..."): its input
+#: was wrong in form, which memory does not cause, however short the words after its last colon
+_PARSE_FAILED = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception)\w*:\s[^\n]{0,200}?\b(?:(?:[Ff]ailed|[Uu]nable) "
+                           r"to|[Cc]ould ?n[o']t|[Cc]annot|[Cc]an't)\s+(?:be\s+)?(?:parse|deserialize|unmarshal|validate)d?\b")
 #: IPython's (Jupyter's) traceback header, which names the exception's class before its frames ("FileNotFoundError
 #: Traceback (most recent call last)"): a class that is itself the cause (a bug's, a missing file's), its message cut
 _IPY_CLASS = re.compile(r"^\s*(?:[\w.]+\.)?(?:" + CODE_ERRORS + r"|FileNotFoundError|PermissionError|IsADirectoryError|"
@@ -967,6 +976,8 @@ def _cause_shown(f: Failure) -> bool:
         return True
     if (not f.wrapper and (_CODE_CLASS.match(f.text) or _CODE_MESSAGE.search(f.text))) or _IPY_CLASS.match(f.text):
         return True  # (the class is the cause, whatever its message: "KeyError: 'model.layers.0.mlp.gate_pr")
+    if not f.wrapper and _PARSE_FAILED.match(f.text) and not _MEMORYISH.search(without_paths(f.text)):
+        return True
     if f.wrapper or not stated(f.text) or _CHECK.search(f.text) or _stops_short(f):
         return False
     if _NO_CAUSE.match(f.text.rsplit(": ", 1)[-1]) or _NO_INFO.search(f.text) or CAUSE_UNKNOWN.search(f.text):
@@ -2250,16 +2261,10 @@ _OWN_STOP_NEXT = 3
 def _stopped_by_scheduler(f: Failure) -> Diagnosis | None:
     """NONE where failure `f` is a batch scheduler's stop of the job (`job-time-limit`, `job-cancelled`: Slurm's
     "*** JOB ... CANCELLED AT ... ***", PBS's walltime, LSF's TERM_ lines) after the server had served: the job's
-    time ran out or it was cancelled, nothing failed; and a cancel before it served, as Ctrl-C then is. None
-    otherwise (a time limit before serving is the failure's own NOT_OOM: a start-up longer than the job's time)."""
+    time ran out or it was cancelled, nothing failed. None otherwise: a stop before serving is the failure's own
+    NOT_OOM (a start-up longer than the job's time; a cancel or a preemption of a start-up that did not come up), as
+    a job over its memory limit is not stopped in these words (Slurm ends it OUT_OF_MEMORY, with an oom_kill event)."""
     served = bool({"ready", "requests"} & f.progress.keys())
-    if f.code == "job-cancelled" and not served:
-        return Diagnosis(kind="NONE", code="stopped-by-scheduler", oom=False, evidence=[(f.line_no, f.text)],
-                         phase_source="the scheduler's own line that it cancelled the job",
-                         message="The batch scheduler cancelled the job (scancel, or a preemption by another job) "
-                                 "before the server said it was ready, and nothing in the log failed before it. No "
-                                 "memory problem shown; if it was cancelled because the start-up seemed stuck, the "
-                                 "last step the log shows is where it waited.")
     if f.code not in ("job-time-limit", "job-cancelled") or not served:
         return None
     why = "at its wall-clock limit" if f.code == "job-time-limit" else "by a cancel or a preemption"

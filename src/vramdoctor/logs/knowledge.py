@@ -638,7 +638,10 @@ _KILL_DENIED = re.compile(
 #: warning at exit): a possibility, not a failure
 # (also with the kind of error and an example after it: vLLM's ulimit warning, "This can cause fd limit errors like
 # `OSError: [Errno 24] Too many open files`")
-_MAY_LEAD = re.compile(r"\b(?:could|may|might|can|would)\s+(?:\w+\s+)?(?:lead to|cause|result in|trigger)\s+(?:an?\s+)?"
+# (or what a setting the program changed is meant to keep away: llama-server's "main: setting n_batch = n_ubatch = 512
+# to avoid assertion failure", "forcing eager mode in order to avoid a segmentation fault")
+_MAY_LEAD = re.compile(r"(?:\b(?:could|may|might|can|would)\s+(?:\w+\s+)?(?:lead to|cause|result in|trigger)|"
+                       r"\b(?:to|in order to|so as to)\s+(?:avoid|prevent)(?:ing)?)\s+(?:an?\s+|the\s+|any\s+)?"
                        r"(?:[\w-]+\s+){0,4}?(?:(?:errors?|failures?|crash(?:es)?|issues?|problems?)\s+)?"
                        r"(?:(?:like|such as|e\.g\.,?)\s*)?[`'\x22(]*[\w.]*$", re.I)
 #: an OOM kill an engine's message names only as the cause of another exit code than the one it reports (SGLang's

@@ -1057,10 +1057,14 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
     listed = sorted(frames(f))
     found = _first_phases(listed, engine)
     startup_frame = any(x.search(text) for _, _, text in listed for x in k.frames.get("STARTUP", ()))
+    # (not a step the run's progress is past: a helper the warm-up calls from the loader's package, vLLM's
+    # "model_loader/tiered_moe_physical.py ... validate_tiered_moe_observed_hbm_reserve" under compile_or_warm_up_model
+    # after "Graph capturing finished": the next step out that the progress allows is the one under way)
     start_phases = [p for p in STARTUP if p in found]
     if start_phases:
-        p = min(start_phases, key=lambda x: found[x][0])
-        if not frame_floor or PHASES.index(p) >= PHASES.index(frame_floor):
+        allowed = [p for p in start_phases if not frame_floor or PHASES.index(p) >= PHASES.index(frame_floor)]
+        if allowed:
+            p = min(allowed, key=lambda x: found[x][0])
             return Place(p, "the stack frames", found[p][1:], [p])
     elif "RUNTIME" in found:
         return Place("RUNTIME", "the stack frames", found["RUNTIME"][1:], ["RUNTIME"])

@@ -694,6 +694,12 @@ def _placed_on_cpu(run: RunFacts, offl: int, total: int, line: tuple[int, str]) 
                              "or a smaller batch shrink it.")
 
 
+#: how many of the engine's "still waiting" lines in a row, after the start-up's last step, make a stall: vLLM prints one
+#: a minute (VLLM_RINGBUFFER_WARNING_INTERVAL), and the steps after the graphs' capture (the sampler's warm-up, the
+#: engine's hand-over to its API server) take seconds
+_STALLED_AFTER_WARMUP = 5
+
+
 def _stalled(run: RunFacts, engine: str) -> list[tuple[int, str]]:
     """The log's last lines that say anything, where they are the engine's line that a process waits on another
     (`LogWords.stalled`): those lines, oldest first (the run of them at the log's end, blank lines between them
@@ -970,7 +976,11 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                      f"context (line {raised}), raised as an exception: not memory. Shorten the "
                                      "prompt, or allow a longer context (if memory allows: a longer context needs "
                                      "more KV cache).")
-        if not isinstance(run.numbers.get("_failure_stated"), str) and not run.refused_relayed:
+        # (a report's words of a failure on the refusal's own line, "报错：The decoder prompt contains a(n) audio item
+        # with 29537 embedding tokens, which exceeds the pre-allocated encoder cache size 2048": the failure it states
+        # is that refusal)
+        quoted = run.number_lines.get("_failure_stated") == ln
+        if (quoted or not isinstance(run.numbers.get("_failure_stated"), str)) and not run.refused_relayed:
             # (NOT_OOM, not NONE: the client got an error for each, a failure of its own, though the server went on)
             return Diagnosis(kind="NOT_OOM", code="requests-refused-too-long", oom=False, evidence=[(ln, text)],
                              phase_source="the server's own refusal",
@@ -989,8 +999,22 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                              message=said + ", and the server went on: the failure the report states is that "
                                             "refusal, not memory. A larger context per request (or fewer slots sharing "
                                             "it) lets them in, if memory allows.")
-    stuck = _stalled(run, engine) if marker in ("ready", "requests") and not run.tail_cut else []
-    if len(stuck) >= 2:
+    stuck = _stalled(run, engine) if marker in ("ready", "requests", "warmup_done") and not run.tail_cut else []
+    if len(stuck) >= _STALLED_AFTER_WARMUP and marker == "warmup_done":
+        # the start-up's last step finished (the graphs captured, the engine's init timed) and its log ends on the
+        # engine's own "still waiting" line for many minutes on end: no compilation is left to wait on, and memory that
+        # runs out fails with an error; a process waits on one that does not answer
+        return Diagnosis(kind="NOT_OOM", code="process-stalled", oom=False, inferred=True,
+                         evidence=reached + stuck[-2:],
+                         phase_source="the engine's own repeated line that a process waits on another, after its "
+                                      "last start-up step",
+                         message=f"The start-up finished its last step ({_REACHED['warmup_done']}), and then its log "
+                                 f"ends on the engine's line that one of its processes still waits on another, "
+                                 f"{len(stuck)} times in a row, with no error and the server never ready: a process "
+                                 "stuck (a collective, the API server's hand-over), not memory running out, which "
+                                 "fails with an error. Dump the stuck processes' threads (py-spy dump --pid PID), and "
+                                 "run with NCCL_DEBUG=INFO to see which collective waits.")
+    if len(stuck) >= 2 and marker in ("ready", "requests"):
         # the server was serving and its log ends on the engine's own "still waiting" line, again and again: one of
         # its processes waits on another that does not answer (a collective or a kernel that never returns), which is
         # no memory running out: that fails with an error (at start-up the same line is a long compilation: not here)
@@ -1267,7 +1291,11 @@ def _answered_with(status: str, more: str = "") -> re.Pattern:
 
 
 #: a request answered with a client's error; not 429, a server too busy to take it, nor 408, one that timed out
-_CLIENT_ERROR = _answered_with(r"4(?!29|08)\d\d")
+#: (also llama-server's answer to a body it could not read as JSON, which it sends with a 500: tools/server's handler
+#: "got exception: {\"error\":{\"code\":500,\"message\":\"[json.exception.parse_error.101] parse error at line 1,
+#: column 1: attempting to parse an empty input ...": nlohmann::json's exceptions on the request's own body)
+_CLIENT_ERROR = _answered_with(r"4(?!29|08)\d\d", more=r"\bgot exception: \{\x22error\x22:\{\x22code\x22:\d+,\x22message"
+                                                      r"\x22:\x22\[json\.exception\.(?:parse_error|type_error)\.\d+\]")
 #: ... and with a server's error, or too busy: then the client's errors are not all there is (nor where a client's own
 #: log shows a request answered at all, httpx's 2xx, by any method)
 _SERVER_ERROR = _answered_with(r"5\d\d|429|408", more=r"\bHTTP Request: \w+ \S+ \x22HTTP/[\d.]+ (?:2\d\d|5\d\d|429|408)\b")
