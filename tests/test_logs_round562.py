@@ -310,3 +310,268 @@ def test_one_bad_body_among_answered_requests_is_no_failure():
                        "srv  log_server_r: request: POST /completion 127.0.0.1 200",
                        "srv  log_server_r: request: POST /completion 127.0.0.1 200"]
     assert kind_of(lines)[0] == "NONE"
+
+
+# --- one Metal buffer larger than the device allows, while generating (h566/09: MLX Swift's "Attempting to allocate
+# 9948865536 bytes which is greater than the maximum allowed buffer size" under the report's "long prompts that fit in
+# the context window can still exceed ..."; h558/05: mlx_vlm's "Error during stream generation: [metal::malloc] ...";
+# both read as no phase) ---------------------------------------------------------------------------------------------
+
+_METAL = ("libc++abi: terminating due to uncaught exception of type std::runtime_error: Attempting to allocate "
+          "9948865536 bytes which is greater than the maximum allowed buffer size of 8589934592 bytes.")
+
+
+@pytest.mark.parametrize("words", [
+    "I check the prompt against the context window, but long prompts that fit in the context window can still exceed "
+    "the maximum allowed buffer size:",
+    "With a 64K-token prompt the app aborts:",
+    "It works for short chats; sending a long prompt crashes it like this:",
+])
+def test_a_metal_buffer_too_large_for_a_long_prompt_is_serving(words):
+    assert kind_of(["Avoid exceeding maximum allowed buffer size", "", words, "", "```", _METAL, "```"])[0] == "RUNTIME"
+
+
+@pytest.mark.parametrize("line", [
+    "Error during stream generation: [metal::malloc] Attempting to allocate 524492820000 bytes which is greater than "
+    "the maximum allowed buffer size of 86586540032 bytes.",
+    "ERROR: Error in generation: [metal::malloc] Attempting to allocate 131043329568 bytes which is greater than the "
+    "maximum allowed buffer size of 86586540032 bytes.",
+])
+def test_a_metal_buffer_too_large_while_generating_is_serving(line):
+    assert kind_of(["If you pass a context of 64K or more you get this error:", line])[0] == "RUNTIME"
+
+
+def test_a_metal_buffer_too_large_while_loading_is_not_serving():
+    lines = ["Loading the model takes a while and then fails; long prompts are not the problem here:",
+             "Error during model loading: [metal::malloc] Attempting to allocate 9948865536 bytes which is greater "
+             "than the maximum allowed buffer size of 8589934592 bytes."]
+    assert kind_of(lines)[0] != "RUNTIME"
+
+
+# --- memory kept after what held it went away (h566/02: "VRAM use ... jumps by a couple GB, and stays at just over 3 GB
+# even after the model is unloaded", read as no memory problem) -------------------------------------------------------
+
+_WEBUI = ["2023-06-12 00:23:43 INFO:Loading TheBloke_guanaco-65B-GGML...",
+          "2023-06-12 00:24:10 INFO:Loaded the model in 27.10 seconds.",
+          "Output generated in 12.03 seconds (9.23 tokens/s, 111 tokens, context 52, seed 12345)"]
+
+
+@pytest.mark.parametrize("words", [
+    "When inference starts, VRAM use in the GPU it designates as the main device immediately jumps by a couple GB, "
+    "and stays at just over 3 GB even after the model is unloaded.",
+    "GPU memory remains occupied after the instance is stopped, so the next start runs out.",
+    "RAM usage is still at 20 GB after I unload the model in the UI.",
+])
+def test_memory_kept_after_its_holder_went_away_is_a_leak(words):
+    assert kind_of(["VRAM not freed", "", words, "", "```"] + _WEBUI + ["```"])[0] == "LEAK"
+
+
+@pytest.mark.parametrize("words", [
+    "GPU memory is still free after the model is unloaded, as expected.",
+    "VRAM goes back to normal after I unload the model.",
+    "The memory stays at 3 GB while the model is loaded, which is what I expect.",
+])
+def test_memory_freed_or_held_while_in_use_is_no_leak(words):
+    assert kind_of(["Question about VRAM", "", words, "", "```"] + _WEBUI + ["```"])[0] != "LEAK"
+
+
+# --- KoboldCpp's summary of a generation answered (h566/11: "CtxLimit: 3768/4096, Process:0.44s ..., Total:0.45s" under
+# a report that the output goes empty, read as a failure whose cause is not shown) -------------------------------------
+
+@pytest.mark.parametrize("summary", [
+    "CtxLimit: 3768/4096, Process:0.44s (442.0ms/T = 2.26T/s), Generate:0.00s (3.0ms/T = 333.33T/s), Total:0.45s "
+    "(2.25T/s)",
+    "CtxLimit:2048/8192, Amt:120/120, Init:0.01s, Process:1.20s (5.0ms/T = 200.00T/s), Generate:4.10s (34.2ms/T = "
+    "29.27T/s), Total:5.30s (22.64T/s)",
+    "ContextLimit: 1800/2048, Processing:0.50s (2.0ms/T), Generation:3.20s (26.7ms/T), Total:3.70s (32.4T/s)",
+])
+def test_a_kobold_answer_at_the_logs_end_is_the_server_answering(summary):
+    lines = ["Output stops abruptly after ~20 messages", "", "```", "Processing Prompt (1 / 1 tokens)",
+             "Generating (1 / 242 tokens)", "(EOS token triggered! ID:2)", summary, "Output:", "```"]
+    assert kind_of(lines)[0] == "NONE"
+
+
+# --- llama.cpp's KV cache failing in host RAM before its buffer (CI's real-server run: under an address-space limit the
+# cache's cells, made right after llama_context's "output buffer size" line, failed with "failed to initialize the
+# context: std::bad_alloc", read as host RAM at an undetermined step) ------------------------------------------------
+
+_CTX = ["0.00.010.145 I load_tensors:          CPU model buffer size =     9.13 MiB",
+        "0.00.018.922 I llama_context: constructing llama_context",
+        "0.00.018.937 I llama_context: n_ctx                 = 1000192",
+        "0.00.018.951 W llama_context: n_ctx_seq (1000192) > n_ctx_train (4096) -- possible training context overflow",
+        "0.00.019.006 I llama_context:        CPU  output buffer size =     0.00 MiB"]
+_BAD_ALLOC = ["0.00.059.151 E llama_init_from_model: failed to initialize the context: std::bad_alloc",
+              "0.00.059.436 E cmn  common_init_: failed to create context with model '/models/tiny-llama.gguf'",
+              "0.00.061.826 E srv  llama_server: exiting due to model loading error"]
+
+
+def test_a_bad_alloc_as_llama_context_makes_its_kv_cache_is_the_kv_cache_in_host_ram():
+    run = _run(_CTX + _BAD_ALLOC)
+    assert (run.kind, run.code) == ("KV_CAPACITY", "kv-cache-alloc-failed")
+    changes = [a["change"] for a in run.advice]
+    assert "shorter context" in changes and "more host memory" in changes
+    assert not any(a["flags"].startswith("-nkvo") for a in run.advice)  # (already in host RAM: not off the GPU)
+
+
+def test_a_bad_alloc_after_the_2024_output_buffer_is_not_the_kv_cache():
+    """(2024 builds printed the output buffer under llama_new_context_with_model after the KV cache, before the
+    compute buffers)"""
+    old = ["llama_new_context_with_model: n_ctx      = 1000192",
+           "llama_kv_cache_init:        CPU KV buffer size =   976.75 MiB",
+           "llama_new_context_with_model: KV self size  =  976.75 MiB, K (f16):  488.38 MiB, V (f16):  488.38 MiB",
+           "llama_new_context_with_model:        CPU  output buffer size =     0.12 MiB",
+           "llama_init_from_gpt_params: error: failed to create context with model 'x.gguf': std::bad_alloc"]
+    assert kind_of(old)[0] != "KV_CAPACITY"
+
+
+# --- a failure told as past and fixed, its error quoted (review 56: "Before, vLLM refused to start with \"ValueError:
+# The model's max seq len (32768) is larger than ...\". I set --max-model-len 16384 and now it starts and answers
+# fine" above the working run's log, read as that error) -------------------------------------------------------------
+
+_WORKING = ["INFO 01-22 10:14:41 [api_server.py:912] vLLM API server version 0.7.0",
+            "INFO 01-22 10:15:20 [worker.py:267] Memory profiling takes 4.1 seconds",
+            "INFO 01-22 10:15:21 [executor_base.py:110] # CUDA blocks: 1105, # CPU blocks: 512",
+            "INFO:     Application startup complete.",
+            'INFO:     127.0.0.1:40120 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+
+
+@pytest.mark.parametrize("words", [
+    'Previously the engine died with "ValueError: No available memory for the cache blocks. Try increasing '
+    '`gpu_memory_utilization` when initializing the engine." After lowering max_num_seqs it runs fine.',
+    'At first I hit `torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.2 GiB.` on every start, but that '
+    'went away with --enforce-eager.',
+    "Resolved: the “max seq len (65536) is larger than the maximum number of tokens that can be stored in KV cache” "
+    "error is gone with max-model-len 32768.",
+    "原来一直报 “CUDA out of memory”，换成 AWQ 模型后现在可以正常推理了。",
+    "以前は「ValueError: No available memory for the cache blocks」で起動できませんでしたが、設定を変えたら正常に動作しています。",
+])
+def test_a_failure_told_as_past_and_fixed_is_none_of_the_working_run(words):
+    assert kind_of([words, ""] + _WORKING)[0] == "NONE"
+
+
+@pytest.mark.parametrize("words", [
+    'It used to run fine, but since 0.7.0 it fails with "ValueError: No available memory for the cache blocks."',
+    'Before the upgrade it worked. Now every start ends with "torch.OutOfMemoryError: CUDA out of memory. Tried to '
+    'allocate 2.00 GiB."',
+])
+def test_a_failure_that_came_after_it_worked_is_still_one(words):
+    assert kind_of(_WORKING[:2] + [words])[0] != "NONE"
+
+
+# --- a start-up's rise read as growth (review 56: nvidia-smi readings 1 MiB -> 41420 MiB over the first 40 s, then
+# flat; "VRAM climbs from 1 GB to 40 GB in the first minute after starting the server, then stays flat for hours";
+# "Memory keeps increasing during startup (0.5 GB -> 15 GB -> 38 GB -> 41 GB) and then stops": read as LEAK) --------
+
+_UP = ["INFO 05-12 09:00:04 [api_server.py:1043] vLLM API server version 0.8.5",
+       "INFO 05-12 09:00:21 [gpu_model_runner.py:1347] Model loading took 14.9889 GiB and 6.82 seconds",
+       "INFO:     Application startup complete.",
+       'INFO:     127.0.0.1:40120 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+
+
+@pytest.mark.parametrize("words", [
+    ["GPU memory goes up from 2 GB to 44 GB while the server starts and then levels off at 44 GB."],
+    ["RAM rises 1.1 GB -> 9.8 GB -> 17.5 GB -> 17.6 GB in the first minute, then stays steady all day."],
+    ["Right after launch: 0.4 GB -> 12 GB -> 30 GB -> 31 GB, then it plateaus."],
+    ["timestamp, memory.used [MiB]", "2025/05/12 09:00:00.112, 1 MiB", "2025/05/12 09:00:10.118, 2048 MiB",
+     "2025/05/12 09:00:20.121, 20480 MiB", "2025/05/12 09:00:30.125, 30720 MiB", "2025/05/12 09:00:40.130, 30720 MiB"],
+])
+def test_a_rise_that_stops_is_no_leak(words):
+    assert kind_of(words + [""] + _UP)[0] != "LEAK"
+
+
+@pytest.mark.parametrize("words", [
+    ["Memory keeps growing 10 GB -> 14 GB -> 19 GB -> 25 GB over two days of serving."],
+    ["timestamp, memory.used [MiB]", "2025/05/12 09:00:00.112, 30720 MiB", "2025/05/12 12:00:00.118, 33000 MiB",
+     "2025/05/12 15:00:00.121, 36000 MiB", "2025/05/12 18:00:00.125, 39500 MiB", "2025/05/12 21:00:00.130, 43000 MiB"],
+])
+def test_a_rise_that_goes_on_is_still_growth(words):
+    assert kind_of(words + [""] + _UP)[0] == "LEAK"
+
+
+# --- vLLM's wait line from an engine with nothing to do (review 56: an idle 0.8 server whose last statistics say
+# "Running: 0 reqs, Waiting: 0 reqs", then six waits; an offline batch finished, "Processed prompts: 100%", and the
+# script scoring its answers on the CPU: read as a stuck process) ----------------------------------------------------
+
+_W = "INFO 04-02 10:{:02d}:51 [shm_broadcast.py:439] No available shared memory broadcast block found in 60 second."
+
+
+@pytest.mark.parametrize("before", [
+    ["INFO 04-02 10:05:51 [loggers.py:111] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: "
+     "0.0 tokens/s, Running: 0 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.0%, Prefix cache hit rate: 12.1%"],
+    ["INFO 04-02 10:05:51 metrics.py:351] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 0.0 "
+     "tokens/s, Running: 0 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.0%, CPU KV cache usage: 0.0%."],
+    ["Processed prompts: 100%|██████████| 500/500 [03:10<00:00,  2.62it/s, est. speed input: 900.1 toks/s]",
+     "Writing answers and grading them on the CPU...",
+     "grading:  40%|████      | 200/500 [01:00<01:30,  3.33it/s]"],
+])
+def test_waits_of_an_engine_with_nothing_to_do_are_no_stall(before):
+    lines = ["INFO:     Application startup complete.",
+             'INFO:     10.0.3.14:41138 - "POST /v1/chat/completions HTTP/1.1" 200 OK'] + before + [
+        _W.format(m) for m in range(6, 12)]
+    assert kind_of(lines)[1] != "process-stalled"
+
+
+def test_waits_while_requests_wait_are_a_stall():
+    lines = ["INFO:     Application startup complete.",
+             'INFO:     10.0.3.14:41138 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+             "INFO 04-02 10:05:51 [loggers.py:111] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation "
+             "throughput: 0.0 tokens/s, Running: 3 reqs, Waiting: 5 reqs, GPU KV cache usage: 7.0%"] + [
+        _W.format(m) for m in range(6, 9)]
+    assert kind_of(lines) == ("NOT_OOM", "process-stalled")
+
+
+def test_llama_servers_bare_exception_line_among_answered_requests_is_no_report():
+    """(review 56: 2024-25 llama-server logs 'got exception: {...}' with no prefix; read as the report's own words that
+    the run failed)"""
+    lines = ["main: server is listening on http://0.0.0.0:8080 - starting the main loop",
+             "srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200",
+             'got exception: {"code":500,"message":"[json.exception.parse_error.101] parse error at line 1, column 1: '
+             'attempting to parse an empty input","type":"server_error"}',
+             "srv  log_server_r: request: POST /completion 192.168.1.20 500",
+             "slot print_timing: id  0 | task 3 | ",
+             "prompt eval time =     201.40 ms /   311 tokens (    0.65 ms per token,  1544.19 tokens per second)",
+             "srv  log_server_r: request: POST /v1/chat/completions 192.168.1.20 200"]
+    assert kind_of(lines)[0] == "NONE"
+
+
+# --- a host OOM kill while one worker still loads after another finished (h567/02: Ray's "(WorkerDict pid=1513946)
+# Loading checkpoint shards:  75%| 3/4 [repeated 5x across cluster]" under another worker's 100%, then slurmstepd's
+# "Detected 1 oom_kill event", read as after the weights) -----------------------------------------------------------
+
+_RAY = ["(WorkerDict pid=1515660) Loading checkpoint shards:   0%|          | 0/4 [00:00<?, ?it/s]",
+        "(WorkerDict pid=1515660) Loading checkpoint shards: 100%|██████████| 4/4 [00:04<00:00,  1.08s/it]",
+        "(WorkerDict pid=1513946) Loading checkpoint shards:   0%|          | 0/4 [00:00<?, ?it/s]"]
+
+
+@pytest.mark.parametrize("bar, kill", [
+    ("(WorkerDict pid=1513946) Loading checkpoint shards:  75%|███████▌  | 3/4 [00:03<00:01,  1.23s/it] [repeated 5x "
+     "across cluster]", "slurmstepd: error: Detected 1 oom_kill event in StepId=3274479.batch. Some of the step tasks "
+                        "have been OOM Killed."),
+    ("(WorkerDict pid=1513946) Loading checkpoint shards:  50%|█████     | 2/4 [00:02<00:02,  1.10s/it]",
+     "[12345.678] Out of memory: Killed process 1513946 (ray::WorkerDict) total-vm:98765432kB, anon-rss:61234567kB"),
+])
+def test_a_host_kill_while_a_worker_still_loads_is_the_weights(bar, kill):
+    assert kind_of(_RAY + [bar, kill])[0] == "WEIGHTS"
+
+
+def test_a_host_kill_after_every_worker_loaded_stays_open():
+    lines = _RAY + ["(WorkerDict pid=1513946) Loading checkpoint shards: 100%|██████████| 4/4 [00:04<00:00,  1.1s/it]",
+                    "slurmstepd: error: Detected 1 oom_kill event in StepId=3274479.batch. Some of the step tasks "
+                    "have been OOM Killed."]
+    assert kind_of(lines)[0] != "WEIGHTS"
+
+
+# --- an engine's message re-wrapped under a hanging indent (h568/11: "[rank0] ValueError: Free memory on device cuda:0
+# (19.5/22.03 GiB) on startup is less" / "        than desired GPU memory utilization (0.9, 19.83 GiB).", read as a
+# line cut partway) ----------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("head, rest, kind", [
+    ("[rank0] ValueError: Free memory on device cuda:0 (19.5/22.03 GiB) on startup is less",
+     "        than desired GPU memory utilization (0.9, 19.83 GiB).", ("NOT_OOM", "gpu-shared-with-other-process")),
+    ("ValueError: The model's max seq len (32768) is larger than the maximum",
+     "    number of tokens that can be stored in KV cache (17680). Try increasing `gpu_memory_utilization` or "
+     "decreasing `max_model_len` when initializing the engine.", ("KV_CAPACITY", "max-model-len-exceeds-kv-cache")),
+])
+def test_a_message_rewrapped_under_a_hanging_indent_is_read_whole(head, rest, kind):
+    lines = ['[rank0] File ".../vllm/v1/worker/gpu_worker.py", line 283, in init_device', head, rest]
+    assert kind_of(lines) == kind

@@ -19,7 +19,7 @@ from .base import (
     step_tokens,
 )
 from .interface import Engine, LogWords, StepCode
-from .words import FUNCTION_TAG, ISSUE_TAGS, pasted_source, LOADING_CJK, NUM, PATH_ALONE, SIZE, TRIED, TRIED_TO, TRIED_TO_ZH, count, fig, msg, rx, to_bytes, tried, tried_zh
+from .words import FUNCTION_TAG, ISSUE_TAGS, pasted_source, told_fixed, LOADING_CJK, NUM, PATH_ALONE, SIZE, TRIED, TRIED_TO, TRIED_TO_ZH, count, fig, msg, rx, to_bytes, tried, tried_zh
 
 GIB = 2**30
 
@@ -218,12 +218,24 @@ _CHAIN_SIZE = re.compile(_USIZE)
 
 
 def _chain(m: re.Match) -> tuple[int, ...]:
-    """The sizes of an arrow chain (`_CHAIN`), in bytes, in order."""
+    """The sizes of an arrow chain (`_CHAIN`), in bytes, in order; ValueError where the line gives the rise as the
+    start-up's own or says it then stopped ("Memory keeps increasing during startup (0.5 GB -> 15 GB -> 41 GB) and
+    then stops")."""
+    if _AT_START.search(m.string) or LEVELS_OFF.search(m.string, m.end()):
+        raise ValueError("the start-up's own rise, or one that stopped")
     return tuple(_usize(x) for x in _CHAIN_SIZE.finditer(m.group(1)))
+
+
+#: a rise said to stop after it ("then stays flat for hours", "and then stops", "then levels off", "plateaus at 41 GB");
+#: not one kept ("climbs and stays there" on each call: not given back)
+LEVELS_OFF = re.compile(r"\b(?:then|and|but|before it)\s+(?:it\s+|memory\s+|usage\s+)?(?:(?:stays?|stayed|remains?|remained|"
+                        r"holds?|held|sits?)\s+(?:flat|steady|stable|constant|level|the same)|stops?|stopped|"
+                        r"levels?\s+off|level(?:l)?ed\s+off|plateaus?|plateaued|flattens?\s+out|flattened\s+out)\b", re.I)
 
 
 #: a rise a line gives as the start-up's own ("right after startup because vLLM preallocates the KV cache")
 _AT_START = re.compile(r"\bpre-?allocat\w*|\b(?:right |just )?(?:after|at|during|on) (?:start-?up|launch|loading|load)\b|"
+                       r"\b(?:after|while|when) (?:starting|launching) (?:the |my )?(?:server|engine|container|model)\b|"
                        r"\bwhen (?:it )?(?:starts|loads|launches)\b", re.I)
 
 
@@ -362,6 +374,14 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            # never freed"), or growing until it runs out ("the cache will keep increasing and finally cause OOM")
            r"\b(?:cache|memory|VRAM|RAM|buffers?|tensors?|blocks?)\b[^.;!?\n]{0,50}?\b(?:is|are|gets?|get)\s+never\s+"
            r"(?:released|freed|cleared|evicted|reclaimed)\b|"
+           # ... or kept after what held it went away ("VRAM use ... stays at just over 3 GB even after the model is
+           # unloaded", "GPU memory remains occupied after the instance is stopped")
+           r"\b(?:memory|VRAM|RAM)\b[^.;!?\n]{0,120}?\b(?:stays?|stayed|remains?|remained|is still|still)\b"
+           # (not memory said to be free then: "GPU memory is still free after the model is unloaded")
+           r"(?![^.;!?\n]{0,30}?\b(?:free|freed|available|released|back|normal|low|zero|empty|drops?|goes down)\b)[^.;!?\n]{0,60}?"
+           r"\bafter\s+(?:the\s+|an?\s+|my\s+)?(?:(?:model|instance|process|session|server|worker)\s+(?:is|was|has been|"
+           r"gets?|got)\s+|I\s+|we\s+)?(?:unload(?:ed|ing)?|stopp(?:ed|ing)|clos(?:ed|ing)|delet(?:ed|ing)|exit(?:ed|ing)?|"
+           r"kill(?:ed|ing))\b|"
            r"\bkeeps?\s+(?:on\s+)?(?:increasing|growing|rising|climbing)\b[^.;!?\n]{0,40}?\b(?:OOM|out of memory)\b|"
            # ... soaring until it fills the machine ("the scheduler's memory soars until it eats the whole machine")
            r"\b(?:memory|RAM|VRAM|usage)\b[^.;!?\n]{0,30}?\b(?:soar|skyrocket|balloon)\w*\s+until\s+(?:it\s+)?"
@@ -847,6 +867,7 @@ def _growth(m: re.Match, inside: bool = True, rise: bool = True) -> str:
         asked = False
     if asked or _supposed(text, begin, at, m.end(), inside) or (
             inside and (_EXPECTED.search(text, m.end(), end + 1) or _COMES_BACK.search(text, m.end(), end + 1)
+                        or LEVELS_OFF.search(text, m.end(), end + 1)
                         or _WITH_LOAD.search(text, begin, end + 1))):
         raise ValueError("not stated")
     sentence = text[begin:end + 1]
@@ -1189,6 +1210,8 @@ def _failure_stated_zh(m: re.Match) -> str:
     text = m.string
     if _WRITTEN.match(text):
         raise ValueError("a program's line")
+    if told_fixed(text):
+        raise ValueError("told as past and fixed")  # (之前报错 "...", ... 之后已经可以正常对话了)
     begin = max((b.end() for b in _CLAUSE_ZH.finditer(text, 0, m.start())), default=0)
     after = _CLAUSE_ZH.search(text, m.end())
     clause = text[begin:after.end() if after else len(text)]
@@ -1219,7 +1242,10 @@ _WRITTEN = re.compile(r"^\s*(?!#{1,6} +(?:\[[^\]\n]{1,30}\]:? *){0,3}[^\W_]|Titl
                       # (nor a count in CJK words: "200件ほど処理すると", "3次请求后", "10번 요청하면")
                       r"\d(?!\d{0,3}(?:\.\d)?(?:x|-?nodes?|\s?GPUs?|B|-bit)\b(?!:))(?!\d?[.、)）]\s*[^\W\d_])"
                       r"(?!\d{0,5}\s?(?:件|個|回|人|つ|个|次|条|轮|번|개|회|분|시간))|"
-                      r"(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=))")
+                      r"(?:INFO|WARN\w*|ERROR|DEBUG|CRITICAL|FATAL|time=|level=)|"
+                      # (llama-server's handler logging an exception with its JSON, no prefix in 2024-25 builds:
+                      # 'got exception: {"code":500,"message":"[json.exception.parse_error.101] ...'"
+                      r"got exception: \{)")
 
 
 #: a dash between clauses of one sentence (an em or en dash, or a hyphen with spaces around it)
@@ -1289,7 +1315,7 @@ def _failure_stated(m: re.Match) -> str:
         raise ValueError("what happens as a rule")  # ("This typically happens when some processes are hanging")
     if _RUNS_ANOTHER_WAY.match(text, m.end()):
         raise ValueError("it runs another way")  # ("cannot run X with turbomind, although it can still run with PyTorch")
-    if _WORKS_NOW.search(text) or _FIXED_IN_VERSION.search(text, m.end()):
+    if _WORKS_NOW.search(text) or _FIXED_IN_VERSION.search(text, m.end()) or told_fixed(text):
         raise ValueError("told as past and fixed")  # ("This works now, where before it crashed with OOM")
     if _ZERO_COUNT.match(text, m.end()):
         raise ValueError("a count of none")  # (a benchmark's summary, "Failed requests:   0")
@@ -2465,9 +2491,12 @@ LOG = LogWords(
             r"generation|decoding)\b(?![^\n]*(?:\b[Ll]oad(?:ing|ed)?\b|加载|読み込))", "oom", "RUNTIME",
             "serving-oom"),
         msg(r"(?:\b(?:[Gg]eneration|GENERATION|[Ii]nference|INFERENCE|[Dd]ecoding) (?:failed|FAILED|error|ERROR)|"
-            r"\b[Ee]rror (?:during|in|while) (?:generation|generating|inference|decoding)|\b[Ff]ailed to generate|"
-            r"生成失败|推理失败|推理出错)[^\n]{0,12}?[:：][^\n]{0,60}?"
-            r"(?:CUDA out of memory|OutOfMemoryError|out of memory\b)(?![^\n]*(?:\b(?:[Ll]oad(?:ing|ed)?|LOAD(?:ING)?)\b|"
+            r"\b[Ee]rror (?:during|in|while) (?:stream(?:ing)? )?(?:generation|generating|inference|decoding)|"
+            r"\b[Ff]ailed to generate|生成失败|推理失败|推理出错)[^\n]{0,12}?[:：][^\n]{0,60}?"
+            # (also Metal's refusal of one buffer larger than the device allows, mlx_vlm's "Error during stream
+            # generation: [metal::malloc] Attempting to allocate 524492820000 bytes which is greater than the maximum
+            # allowed buffer size of 86586540032 bytes.")
+            r"(?:CUDA out of memory|OutOfMemoryError|out of memory\b|\[metal::malloc\])(?![^\n]*(?:\b(?:[Ll]oad(?:ing|ed)?|LOAD(?:ING)?)\b|"
             r"加载|読み込))", "oom", "RUNTIME", "serving-oom"),
         # a command line the program does not accept: Python argparse's "prog: error: unrecognized arguments: ...",
         # "error: argument --x: invalid int value", "the following arguments are required"; click's "Error: No such

@@ -34,6 +34,10 @@ LOG = LogWords(
     run_start=(rx(r"Welcome to KoboldCpp", 0),),
     # (its own progress line, with its count: not another server's "Error processing prompt")
     frames={"RUNTIME": rx(r"Processing Prompt(?: \[BLAS\])? \(\d+ / \d+ tokens\)|Generating \(\d+ / \d+ tokens\)")},
+    # a generation's summary, printed when it ends (koboldcpp.py: "CtxLimit:3768/4096, Amt:242/242, Init:0.01s,
+    # Process:0.44s (442.0ms/T = 2.26T/s), Generate:..., Total:0.45s (2.25T/s)"; before 1.50 "ContextLimit: ...,
+    # Processing:..., Generation:..., Total:..."): a request answered
+    answered=rx(r"\b(?:CtxLimit|ContextLimit):\s*\d+/\d+,[^\n]{0,160}?\bTotal:\s*[\d.]+s\b"),
     milestones=(
         ("ready", rx(r"Please connect to custom endpoint at|Starting Kobold API on port")),
         ("requests", rx(r"Processing Prompt(?: \[BLAS\])? \(\d+ / \d+ tokens\)|Input: \{|Generating \(")),

@@ -631,7 +631,11 @@ LOG = LogWords(
         msg(r"^main: error: failed to load model '[^'\n]+'\s*$", "wrapper", "WEIGHTS"),
     ),
     frames={
-        "KV": rx(r"llama_kv_cache_init|llama_kv_cache\w*::|init_kv_cache"),
+        # (and the context's output buffer in builds with llama_context's own tag, llama-context.cpp: it prints
+        # "llama_context:        CPU  output buffer size =     0.49 MiB" and then makes its memory module, the KV cache,
+        # whose cells and buffers come next; the builds of 2024 printed it under llama_new_context_with_model after the
+        # KV cache, before the compute buffers)
+        "KV": rx(r"llama_kv_cache_init|llama_kv_cache\w*::|init_kv_cache|\bllama_context:\s+\S+\s+output buffer size ="),
         "WARMUP": rx(r"gallocr_reserve|sched_reserve|graph_reserve|warming up the model|warmup|"
                      r"reserving compute|compute buffers"),
         # a compute-pool allocation runs in any graph evaluation: the warm-up pass, or a request once serving
@@ -823,9 +827,11 @@ LOG = LogWords(
         fig("failed_alloc_bytes", r"failed to allocate (?:\w+ |'[\w ]+' )?buffer(?: of size|, size =)\s*" + NUM +
             r"(?![\d.,])(?! \d{3}\b)(?:\s*([KMGT]i?B))?", lambda m: to_bytes(m.group(1), m.group(2) or "B"), mode="list"),
         # the buffer that failed was host RAM (ggml-cpu.c / llama-model.cpp "unable to allocate CPU buffer"; ggml.c's own
-        # host allocator, ggml_aligned_malloc, for a context's memory)
+        # host allocator, ggml_aligned_malloc, for a context's memory; C++'s operator new, "failed to initialize the
+        # context: std::bad_alloc", for the KV cache's cells)
         fig("_host_alloc_failed", r"cpu_buffer_type_alloc_buffer: failed to allocate|(?:failed|unable) to allocate "
-            r"(?:CPU|CPU_Mapped|CPU_REPACK|CPU_AARCH64|CUDA_Host|ROCm_Host) buffer|ggml_aligned_malloc: insufficient memory",
+            r"(?:CPU|CPU_Mapped|CPU_REPACK|CPU_AARCH64|CUDA_Host|ROCm_Host) buffer|ggml_aligned_malloc: insufficient memory|"
+            r"\bstd::bad_alloc\b",
             lambda m: True),
         # the layers kept on the CPU could not be pinned (ggml-cuda.cu ggml_cuda_host_malloc "failed to allocate %.2f MB
         # of pinned memory"): the load goes on with pageable memory, but host RAM (or the pinning limit) is short, so

@@ -312,3 +312,31 @@ SOURCE_LINE = re.compile(r"^(?![^\n]*[\x22')]\s+(?:[\w.]+\.)?[A-Z]\w*(?:Error|Ex
 def pasted_source(text: str) -> bool:
     """The line is pasted source that names an error without raising one (`SOURCE_HANDLER`, `SOURCE_LINE`)."""
     return bool(SOURCE_HANDLER.match(text) or SOURCE_LINE.match(text))
+
+
+#: the quotes a person sets an error in ("...", `...`, “...”, 「...」): a quoted error's own stops are not the sentence's
+_QUOTED = re.compile(r"\x22[^\x22\n]{1,600}\x22|`[^`\n]{1,600}`|\u201c[^\u201d\n]{1,600}\u201d|\u300c[^\u300d\n]{1,600}\u300d")
+#: a failure told as before, then as working now ("Before, vLLM refused to start with \"...\". I set --max-model-len
+#: 16384 and now it starts and answers fine", "This used to crash with \"CUDA out of memory\" on 0.6.6, but on 0.7.0 it
+#: runs fine", "the earlier ... error went away"), in Chinese (之前报错 "...", 把 ... 改成 ... 之后已经可以正常对话了) and
+#: Japanese (以前は「...」が出ていましたが、... 問題なく動いています); not what worked before and fails now ("it used to run
+#: fine, now it OOMs": the present is the failure)
+_BEFORE_NOW = re.compile(r"\b(?:before|previously|earlier|used to|at first|initially|originally)\b[^!?\n]{0,300}?(?:\b(?:it |this "
+                         r"|everything |the server |the model )?works?(?: fine| again)? now\b|\bnow (?:it |the server |the "
+                         r"model )?(?:works|starts|runs|loads|serves)\b|\b(?:works|runs|starts|loads|serves)(?: and \w+)? "
+                         r"(?:fine|normally|again|without (?:errors?|issues?|problems?))\b|\b(?:is|was|got|has been) "
+                         r"(?:fixed|solved|resolved|gone)\b|\bwent away\b)|"
+                         r"(?:之前|以前|原来|原先|先前)[^。！？\n]{0,200}?(?:已经|现在|就)(?:可以)?(?:正常|没问题|没有问题|解决)|"
+                         r"以前は[^。！？\n]{0,200}?(?:問題なく|正常に)(?:動いて|動作して|動きました)",
+                         re.I)
+#: ... or marked fixed at its head ("UPDATE: solved. The OOM was caused by another process", "Fixed: the earlier ...
+#: error went away", "[SOLVED]")
+_FIXED_HEAD = re.compile(r"^\W{0,4}(?:(?:update|edit)\s*\W{0,3}\s*)?(?:solved|fixed|resolved)\b\W", re.I)
+
+
+def told_fixed(text: str) -> bool:
+    """A person's line tells of a failure as past and fixed (`_BEFORE_NOW`, `_FIXED_HEAD`), whatever error it quotes
+    (an engine's own words, "No available memory for the cache blocks", as well as an out of memory): the line reports
+    no failure of the run it sits above."""
+    bare = _QUOTED.sub(" QUOTED ", text)
+    return bool(_FIXED_HEAD.match(bare) or _BEFORE_NOW.search(bare))

@@ -3084,6 +3084,19 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                             "step's host buffers; the server's own lines of that step are not in the "
                                             "log.")
         done = f.progress.get("weights_done", 0)
+        # (the last line of a load's step among those before it, where it is not a finished one)
+        load_bar = next(((ln, t) for ln, t in reversed(f.before[-12:]) if ln > done
+                         and phase_words(t, engine) == "WEIGHTS" and not _persons_sentence(t)), None)
+        load_bar = None if load_bar is None or step_done(load_bar[1]) else load_bar
+        if load_bar and done and not loaded and not failed_load:
+            # a load under way after the weights' milestone: another worker's (Ray's "(WorkerDict pid=1513946) Loading
+            # checkpoint shards:  75%| 3/4" under one whose shards were all read), or a second model's: that load
+            return Diagnosis(kind="WEIGHTS", code="weights-exceed-system-memory", inferred=True,
+                             evidence=[(f.line_no, f.text), load_bar],
+                             phase_source=f"the last step the lines show under way (line {load_bar[0]}): a load, after "
+                                          "another's weights were done",
+                             message=what + " while it loaded the weights (a load under way, after another worker's "
+                                            "or another model's weights were read): they pass through CPU memory.")
         # (the engine's lines of setting up its context once the weights are read, or the engine's it wraps)
         context = knowledge().own_or_wrapped(engine, lambda w: w.context_setup)
         if (not loaded and not failed_load and done and context and "kv_done" not in f.progress
@@ -3111,6 +3124,18 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                      "the weights had been read; the cache's host buffers (CPU swap space, pinned "
                                      "memory, a cache in RAM on a unified-memory machine) or the warm-up after them.")
         step = _last_step_line(f, engine) if not loaded and not failed_load and "weights_done" in f.progress else None
+        if step and step[2] == "KV" and alloc:
+            # the CPU allocator failed with the KV cache's making the step under way (llama.cpp's llama_context makes
+            # its memory module right after its output buffer's line: the cache's cells, one per token of n_ctx, and
+            # its buffers, in host RAM for the layers it keeps there; a std::bad_alloc for a context of a million)
+            ln, t, _ = step
+            return Diagnosis(kind="KV_CAPACITY", code="kv-cache-alloc-failed", inferred=True,
+                             evidence=[(f.line_no, f.text), (ln, t)],
+                             phase_source=f"the last step the engine's lines show under way (line {ln}): the KV "
+                                          "cache made next",
+                             message=what + " as the KV cache was made (its step's line above): its cells and its "
+                                     "buffers in host RAM, sized by the context; a smaller context (or fewer "
+                                     "sequences) fits, or KV on the GPU where it has room.")
         if step and step[2] == "WARMUP":
             # after the weights, the engine's lines show a warm-up step under way (vLLM's torch.compile: "Compiling a
             # graph for dynamic shape ...", Inductor's compile workers in host RAM): that step

@@ -20,7 +20,7 @@ from ..engines.interface import Engine, Figure, LogWords, Message
 from ..engines.words import PATH_ALONE, lazy
 from . import pattern_cache
 from .prefilter import ALTERNATION_MIN, Words, alternatives, flags_of, necessary, prefix, required
-from .prose import clause_at, crash_not_stated, past_fixed, supposed
+from .prose import clause_at, crash_not_stated, past_fixed, supposed, told_fixed
 
 I = re.IGNORECASE
 
@@ -380,6 +380,10 @@ class Knowledge:
             if not hits:
                 return Verdict(kind="wrapper", phase=None, code="", engine="generic")
         if not hits:
+            return None
+        if told_fixed(text) and not FRAME.search(text):
+            # (a person's line that tells of the failure as past and fixed, its error quoted: "Before, vLLM refused to
+            # start with \"ValueError: ...\". I set --max-model-len 16384 and now it starts and answers fine")
             return None
         # the strongest kind first; among equals the words that name a code, then the order engines list them in
         # (specific before general)

@@ -441,7 +441,13 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
            (re.compile(r"\b(?:on|during|in|at|while)\s+(?:a\s+|the\s+)?(?:chunked\s+|long\s+|large\s+)?(?:prefill(?:s|ing)?|"
                        r"decod(?:e|ing))\b(?![\s_-]+(?:warm|graph|cuda|captur|profil|dummy))|"
                        # (or in the middle of one: "kills llama-server mid-prefill", "dies mid-generation")
-                       r"\bmid-(?:prefill|decode|generation|request|stream|response)\b", re.I), "RUNTIME"),
+                       r"\bmid-(?:prefill|decode|generation|request|stream|response)\b|"
+                       # (or a long prompt said to bring it, a request's own length: "long prompts that fit in the
+                       # context window can still exceed the maximum allowed buffer size", "a long prompt crashes it"; not
+                       # a context set at start-up, "with a 64K context", nor a title's "OOM when sending long prompts"
+                       # over frames of the load)
+                       r"\b(?:long(?:er)?|large|huge)\s+(?:user\s+)?(?:prompts?|inputs?)\b[^.;\n]{0,80}?\b(?:exceed|cause|"
+                       r"trigger|crash|fail|OOM|run out|blow up)\w*", re.I), "RUNTIME"),
            # ... a benchmark or load test run against the server ("OOM occurs while running the benchmark", "it OOMs under
            # the load test"): requests, which only serving takes
            (re.compile(r"\b(?:while|when|during|in)\s+(?:running|executing|doing)\s+(?:the\s+|a\s+|my\s+|our\s+)?"

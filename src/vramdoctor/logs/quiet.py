@@ -279,8 +279,13 @@ _LOAD_BEGUN = re.compile(r"\bLoading (?:the )?(?:model|checkpoint|weights)\b|\bS
 
 
 def _rising(series: list[int]) -> bool:
-    """3+ readings, the last a fifth or GROWTH_BYTES or more above the first, mostly rising from one to the next."""
+    """3+ readings, the last a fifth or GROWTH_BYTES or more above the first, mostly rising from one to the next; not
+    4+ whose last two level off at the highest (a rise that stopped)."""
     if len(series) < 3 or series[0] <= 0 or (series[-1] < GROWTH * series[0] and series[-1] - series[0] < GROWTH_BYTES):
+        return False
+    if len(series) >= 4 and abs(series[-1] - series[-2]) <= series[-1] // 100 and series[-1] >= max(series) * 99 // 100:
+        # (a rise that stopped: the last readings level at the highest, as a start-up's load and its pool preallocated
+        # are, nvidia-smi's "1 MiB, 512 MiB, 15880 MiB, 38204 MiB, 41420 MiB, 41420 MiB")
         return False
     return sum(1 for a, b in zip(series, series[1:]) if b >= a) >= 0.75 * (len(series) - 1)
 
@@ -700,6 +705,29 @@ def _placed_on_cpu(run: RunFacts, offl: int, total: int, line: tuple[int, str]) 
 _STALLED_AFTER_WARMUP = 5
 
 
+#: vLLM's periodic statistics of an engine with nothing to do (V1 loggers.py "Running: 0 reqs, Waiting: 0 reqs", V0's
+#: "Running: 0 reqs, Swapped: 0 reqs, Pending: 0 reqs")
+_IDLE_STATS = re.compile(r"\bRunning: 0 reqs?, (?:Swapped: 0 reqs?, )?(?:Pending|Waiting): 0 reqs?\b")
+#: the offline LLM class's batch finished (its progress bar at 100%): the program has its answers
+_BATCH_DONE = re.compile(r"\bProcessed prompts: 100%")
+_BATCH_UNDER_WAY = re.compile(r"\bProcessed prompts:\s+\d{1,2}%")
+
+
+def _idle_before(run: RunFacts, first: int) -> bool:
+    """Before line `first` (the first of the engine's repeated "still waiting" lines) the engine had nothing to do: its
+    last statistics say no request ran or waited, or its offline batch had finished. Idle workers of some vLLM
+    releases print the wait line every minute, and a script that goes on with its answers on the CPU leaves them
+    waiting: no process is stuck."""
+    for _, text in reversed([(ln, t) for ln, t in run.tail_lines if ln < first]):
+        if STATS.search(text):
+            return bool(_IDLE_STATS.search(text))
+        if _BATCH_DONE.search(text):
+            return True
+        if _BATCH_UNDER_WAY.search(text):
+            return False
+    return False
+
+
 def _stalled(run: RunFacts, engine: str) -> list[tuple[int, str]]:
     """The log's last lines that say anything, where they are the engine's line that a process waits on another
     (`LogWords.stalled`): those lines, oldest first (the run of them at the log's end, blank lines between them
@@ -1014,7 +1042,7 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                  "stuck (a collective, the API server's hand-over), not memory running out, which "
                                  "fails with an error. Dump the stuck processes' threads (py-spy dump --pid PID), and "
                                  "run with NCCL_DEBUG=INFO to see which collective waits.")
-    if len(stuck) >= 2 and marker in ("ready", "requests"):
+    if len(stuck) >= 2 and marker in ("ready", "requests") and not _idle_before(run, stuck[0][0]):
         # the server was serving and its log ends on the engine's own "still waiting" line, again and again: one of
         # its processes waits on another that does not answer (a collective or a kernel that never returns), which is
         # no memory running out: that fails with an error (at start-up the same line is a long compilation: not here)

@@ -979,7 +979,11 @@ class Scanner:
             # its cause "Model loading was stopped due to insufficient system resources...")
         # (cut at a width, mid-word, or at a space whose trailing blank the paste dropped: "... on startup is" /
         # "less than desired ...")
-        for whole in (head + text, head + " " + text) if head[-1:].isalnum() and text[:1].isalnum() else (head + text,):
+        # (or set under it with a hanging indent, as a report re-wraps a long line: "... on startup is less" / "        than
+        # desired GPU memory utilization (0.9, 19.83 GiB).")
+        hung = text.lstrip() if text[:1].isspace() and head[-1:].isalnum() else ""
+        for whole in ((head + " " + hung,) if hung else (head + text, head + " " + text)
+                      if head[-1:].isalnum() and text[:1].isalnum() else (head + text,)):
             c = self.k.candidates(whole.lower().encode("utf-8", "replace"))
             v = self.k.verdict(whole, c.get("msg", set()))
             if not (v is None or v.engine == "generic" or v.kind in ("error", "wrapper", "retry")):
