@@ -17,10 +17,10 @@ from typing import Callable
 from ..engines import all_engines
 from ..engines.generic import SIGKILL
 from ..engines.interface import Engine, Figure, LogWords, Message
-from ..engines.words import PATH_ALONE, lazy
+from ..engines.words import PATH_ALONE, lazy, told_fixed
 from . import pattern_cache
 from .prefilter import ALTERNATION_MIN, Words, alternatives, flags_of, necessary, prefix, required
-from .prose import clause_at, crash_not_stated, past_fixed, supposed, told_fixed
+from .prose import clause_at, crash_not_stated, past_fixed, supposed
 
 I = re.IGNORECASE
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 
 from ..engines.generic import OOM_WORDS, WORKS_NOW_BEFORE
-from ..engines.words import told_fixed  # noqa: F401  (re-exported: the logs' reading of prose)
 
 I = re.IGNORECASE
 
