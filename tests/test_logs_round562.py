@@ -151,16 +151,19 @@ def test_free_memory_said_below_what_is_required_is_memory(line):
     assert kind_of([line])[1] == "oom-phase-not-shown"
 
 
+_VLLM_UP = ["INFO 07-25 10:00:01 [gpu_model_runner.py:2000] Model loading took 70.1 GiB and 30.2 seconds",
+            "INFO 07-25 10:01:00 [gpu_worker.py:300] Available KV cache memory: 28.22 GiB",
+            "INFO 07-25 10:01:01 [kv_cache_utils.py:1000] GPU KV cache size: 400,000 tokens",
+            "INFO 07-25 10:02:00 [gpu_model_runner.py:3000] Graph capturing finished in 30 secs, took 1.2 GiB",
+            "ERROR 07-25 10:02:05 [multiproc_executor.py:700] WorkerProc hit an exception.",
+            "Traceback (most recent call last):",
+            '  File "/vllm/v1/worker/gpu_worker.py", line 400, in compile_or_warm_up_model',
+            "    check_reserve(self.model_runner)"]
+
+
 def test_free_memory_below_a_reserve_after_graph_capture_is_the_warm_up():
-    lines = ["INFO 07-25 10:00:01 [gpu_model_runner.py:2000] Model loading took 70.1 GiB and 30.2 seconds",
-             "INFO 07-25 10:01:00 [gpu_worker.py:300] Available KV cache memory: 28.22 GiB",
-             "INFO 07-25 10:01:01 [kv_cache_utils.py:1000] GPU KV cache size: 400,000 tokens",
-             "INFO 07-25 10:02:00 [gpu_model_runner.py:3000] Graph capturing finished in 30 secs, took 1.2 GiB",
-             "ERROR 07-25 10:02:05 [multiproc_executor.py:700] WorkerProc hit an exception.",
-             "Traceback (most recent call last):",
-             '  File "/vllm/v1/worker/gpu_worker.py", line 400, in compile_or_warm_up_model',
-             "RuntimeError: Tiered MoE observed free HBM is below the runtime reserve: 13330546688 bytes available, "
-             "15000000000 required"]
+    lines = _VLLM_UP[:7] + ["RuntimeError: Tiered MoE observed free HBM is below the runtime reserve: 13330546688 bytes "
+                            "available, 15000000000 required"]
     assert kind_of(lines)[0] == "WARMUP"
 
 
@@ -217,14 +220,7 @@ def test_a_parse_failure_that_speaks_of_memory_is_not_ruled_out(line):
 # "model_loader/tiered_moe_physical.py", under "gpu_worker.py ... in compile_or_warm_up_model" after "Graph capturing
 # finished": the loader's frame, a weights step, was the innermost, and no phase was read) ----------------------------
 
-_VLLM_UP = ["INFO 07-25 10:00:01 [gpu_model_runner.py:2000] Model loading took 70.1 GiB and 30.2 seconds",
-            "INFO 07-25 10:01:00 [gpu_worker.py:300] Available KV cache memory: 28.22 GiB",
-            "INFO 07-25 10:01:01 [kv_cache_utils.py:1000] GPU KV cache size: 400,000 tokens",
-            "INFO 07-25 10:02:00 [gpu_model_runner.py:3000] Graph capturing finished in 30 secs, took 1.2 GiB",
-            "ERROR 07-25 10:02:05 [multiproc_executor.py:700] WorkerProc hit an exception.",
-            "Traceback (most recent call last):",
-            '  File "/vllm/v1/worker/gpu_worker.py", line 400, in compile_or_warm_up_model',
-            "    check_reserve(self.model_runner)"]
+
 
 
 @pytest.mark.parametrize("inner", [
