@@ -571,3 +571,23 @@ def test_a_host_kill_after_every_worker_loaded_stays_open():
 def test_a_message_rewrapped_under_a_hanging_indent_is_read_whole(head, rest, kind):
     lines = ['[rank0] File ".../vllm/v1/worker/gpu_worker.py", line 283, in init_device', head, rest]
     assert kind_of(lines) == kind
+
+
+# --- FlexGen's own steps (h559/02: "warmup - init weights" and then a copy worker's pinned buffer, "RuntimeError: CUDA
+# error: out of memory", read as the warm-up from the word "warmup") ---------------------------------------------------
+
+_FLEX = ["model size: 12.386 GB, cache size: 1.062 GB, hidden size (prefill): 0.017 GB"]
+_FLEX_OOM = ["Traceback (most recent call last):",
+             '  File "/home/user/FlexGen/flexgen/pytorch_backend.py", line 881, in copy_worker_func',
+             "    cpu_buf = torch.empty((1 * GB,), dtype=torch.float16, pin_memory=True)",
+             "RuntimeError: CUDA error: out of memory"]
+
+
+@pytest.mark.parametrize("steps, kind", [
+    (["warmup - init weights"], "WEIGHTS"),
+    (["warmup - init weights", "warmup - generate"], "WARMUP"),
+    (["warmup - init weights", "warmup - generate", "benchmark - generate"], "RUNTIME"),
+])
+def test_flexgens_steps_place_the_failure(steps, kind):
+    run = _run(_FLEX + steps + _FLEX_OOM)
+    assert run.engine == "flexgen" and run.kind == kind
