@@ -591,3 +591,59 @@ _FLEX_OOM = ["Traceback (most recent call last):",
 def test_flexgens_steps_place_the_failure(steps, kind):
     run = _run(_FLEX + steps + _FLEX_OOM)
     assert run.engine == "flexgen" and run.kind == kind
+
+
+# --- a log that is not from a run of the report's own (review 56b: an Ollama error "pasted from a blog post ... I
+# haven't tried it myself yet", read as WEIGHTS; the vLLM troubleshooting page's OOM quoted, "I haven't run anything
+# yet") --------------------------------------------------------------------------------------------------------------
+
+_QUOTED_OOM = ["    CUDA error: out of memory",
+               "      current device: 0, in function ggml_backend_cuda_buffer_type_alloc_buffer at ggml-cuda.cu:10913",
+               "    llama_model_load: error loading model: unable to allocate backend buffer"]
+
+
+@pytest.mark.parametrize("words", [
+    "A friend copied this from a tutorial, it is what you get with a 70B model on one 3090. I have not run it yet:",
+    "The docs show this error for a too-large model. I haven't tried anything myself.",
+    "Before buying a GPU: a blog post shows the following error for Mixtral on 24 GB. I haven't tested it yet.",
+])
+def test_a_log_quoted_from_elsewhere_is_no_run_to_diagnose(words):
+    assert kind_of([words, ""] + _QUOTED_OOM) == ("NONE", "log-not-from-a-run")
+
+
+@pytest.mark.parametrize("words", [
+    "I haven't tried it with vLLM yet, but with Ollama I get this:",
+    "I ran it on my 3090 and got this:",
+])
+def test_a_log_of_the_reports_own_run_is_still_read(words):
+    assert kind_of([words, ""] + _QUOTED_OOM)[0] == "WEIGHTS"
+
+
+# --- a script run again at a shell's prompt after its first try failed (review 56b: a gated repo's 403, then `huggingface-
+# cli login`, then the rerun that loads and runs out of memory in generate, read as one run that the 403 decides) ------
+
+@pytest.mark.parametrize("prompt", ["(venv) PS C:\\dev\\rag> python .\\ask.py", "me@box:~/rag$ python ask.py",
+                                    "$ python3 ask.py --batch 8"])
+def test_a_rerun_at_the_prompt_is_a_run_of_its_own(prompt):
+    lines = [prompt, "Traceback (most recent call last):",
+             '  File "ask.py", line 12, in <module>',
+             "huggingface_hub.errors.GatedRepoError: 403 Client Error.",
+             "(venv) PS C:\\dev\\rag> huggingface-cli login --token $env:HF_TOKEN", "Login successful",
+             prompt, "Loading checkpoint shards: 100%|██████████| 2/2", "Traceback (most recent call last):",
+             '  File "ask.py", line 31, in <module>', "    out = model.generate(**batch, max_new_tokens=1024)",
+             '  File "/venv/transformers/generation/utils.py", line 2465, in generate',
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.12 GiB."]
+    assert kind_of(lines)[0] == "RUNTIME"
+
+
+@pytest.mark.parametrize("words", [
+    "it's been sitting here for 40 minutes, GPU util 100% on all 4 cards, no error. tried twice. any idea?",
+    "It has been sitting at this step for an hour now and nothing else is printed.",
+    "I left it running over lunch, 90 minutes later still the same, nothing else is printed.",
+])
+def test_a_start_up_said_to_sit_for_a_long_time_is_a_hang(words):
+    lines = ["(VllmWorker rank=0 pid=712) INFO 05-28 19:20:10 [gpu_model_runner.py:1329] Model loading took 14.9 GiB",
+             "Capturing CUDA graphs: 100%|██████████| 67/67 [00:31<00:00,  2.13it/s]",
+             "(VllmWorker rank=0 pid=712) INFO 05-28 19:22:27 [custom_all_reduce.py:195] Registering 8643 cuda graph "
+             "addresses", "", words]
+    assert kind_of(lines) == ("UNDETERMINED", "hang-no-error")

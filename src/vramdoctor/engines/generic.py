@@ -1124,6 +1124,11 @@ _HANGS = (r"(?<!machine )(?<!system )(?<!computer )(?<!desktop )(?<!laptop )(?<!
           # (or a start-up that never ends, waited on: "The start-up never finishes", "It sat on this line for more
           # than 40 minutes", "I waited 40 minutes and then pressed Ctrl-C")
           r"never (?:finishes|completes|ends)|\bsat (?:on|at) (?:this|that|the) (?:line|step|point)|"
+          # ("it's been sitting here for 40 minutes", "has been sitting at this step for an hour", "90 minutes later still
+          # the same")
+          r"\b(?:been |is |was )?sitting (?:here|there|on (?:this|that|the) (?:line|step)|at (?:this|that|the) (?:line|step|point))"
+          r"\s+for (?:more than |over |about |nearly |almost )?(?:\d+|an?|one|two|ten|twenty|thirty|forty)\s*"
+          r"(?:min(?:ute)?s?|hours?)|\b\d+\s*(?:min(?:ute)?s?|hours?) later (?:it is |it's )?still the same|"
           r"\bwaited (?:for )?(?:more than |over |about |nearly |almost )?(?:\d+|an?|one|two|ten|twenty|thirty|forty)\s*"
           r"(?:min(?:ute)?s?|hours?)\b)\b"
           r"(?! (?:in|on) (?:the )?(?:queue|waiting))|卡住|卡着不动|卡在那里?不动|一直不动|没有反应了?|"
@@ -1288,6 +1293,30 @@ _ZERO_COUNT = re.compile(r"[\w ]{0,30}?\s*[:=]\s*0(?![\d.])\s*$")
 #: a line of a program's source with a call on a string (Python's warnings print the line that warned: "  warnings.warn(
 #: 'resource_tracker: process died unexpectedly, '"; "    raise RuntimeError(\"Engine core initialization failed\")")
 _SOURCE_CALL = re.compile(r"^\s*(?:raise\s+)?[A-Za-z_][\w.]*\(\s*[fbr]?['\x22]")
+
+
+#: a report's words that the log it shows is not from a run of theirs: they have not run it yet ("I haven't tried it
+#: myself yet", "I haven't run anything yet", "before I rent hardware"), or it is quoted from elsewhere ("pasted this from
+#: a blog post", "the troubleshooting page shows this error")
+_NOT_RUN = (r"\bI (?:haven['\u2019]?t|have not|did not|didn['\u2019]?t) (?:yet )?(?:tried|run|tested|started|launched|"
+            r"deployed) (?:it|this|that|anything|the model|the server)(?: myself)?(?: yet)?\b|"
+            r"\b(?:pasted|copied|quoted|took) (?:this|that|it) from (?:a|an|the|some) (?:blog|article|post|blog post|"
+            r"video|tutorial|forum|thread|docs?|documentation|page)\b|"
+            r"\b(?:blog|article|tutorial|video|docs?|documentation|troubleshooting page|FAQ) (?:post )?(?:shows|says|"
+            r"lists|mentions|has) (?:this|that|the following) (?:error|output|log)\b")
+
+
+def _not_run(m: re.Match) -> str:
+    """The sentence of a person's line that says the log is not from a run of theirs (`_NOT_RUN`); ValueError where the
+    line is a program's, or the sentence turns ("I haven't tried it with vLLM yet, but with llama.cpp I get: ...")."""
+    text = m.string
+    if _WRITTEN.match(text):
+        raise ValueError("a program's line")
+    end = _SENTENCE_END.search(text, m.end())
+    rest = text[m.end():end.start() if end else len(text)]
+    if re.search(r"\b(?:but|however|though|except)\b|\bwith\b", rest, re.I):
+        raise ValueError("the sentence turns: a run of another setting may be theirs")
+    return text[_sentence_start(text, m.start()):m.end()].strip()[:300]
 
 
 def _failure_stated(m: re.Match) -> str:
@@ -1514,6 +1543,12 @@ _GROWS = (r"(?:reaches|reached|passes|passed|grows|grew|gets to|got to|exceeds|e
 
 
 LOG = LogWords(
+    # a shell's prompt that runs a Python script (PowerShell's "(venv) PS C:\\dev\\rag> python .\\ask.py", bash's
+    # "user@host:~/x$ python train.py", "$ torchrun ..."): a run of its own, the next one where the run before it got
+    # anywhere or failed (a script run again after its first try failed: the second try's lines are its own); not a
+    # server's command, whose own start lines begin its run and take the command's settings with them)
+    run_start=(rx(r"^\s*(?:\(\w[\w.-]*\)\s+)?(?:[\w.-]+@[\w.-]+:\S*\s*[$#]|\$|PS [A-Za-z]:\\[^>\n]{0,120}>)\s*"
+                  r"(?:python[\d.]*(?:\.exe)?|torchrun|accelerate\s+launch|deepspeed|mlx_lm\.\w+)(?=\s)", 0),),
     # (a request answered, in the words of no engine in particular: an HTTP access line of a 200, uvicorn's
     # "\x22POST /v1/chat/completions HTTP/1.1\x22 200 OK" that every Python server prints; the answer's JSON itself,
     # "finish_reason": "stop", "object": "chat.completion")
@@ -3840,6 +3875,7 @@ LOG = LogWords(
         fig("_failure_stated", _FAILS_ZH, _failure_stated_zh, mode="first", prose=True, flags=0),
         fig("_failure_stated", _FAILS_JA, _failure_stated_zh, mode="first", prose=True, flags=0),
         fig("_hang_stated", _HANGS, _failure_stated, mode="first", prose=True),
+        fig("_not_run_stated", _NOT_RUN, _not_run, mode="first", prose=True),
         # a report's words that name the crash by its class ("workers segfault during KV-cache warmup", "it dies with a
         # segmentation fault", "进程段错误退出"): read by logs.quiet, where no line of the log shows it
         fig("_crash_stated", _CRASH_STATED, _failure_stated, mode="first", prose=True),

@@ -2597,6 +2597,17 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             # capability: ..." printed bare, then the server ready; no report's words of a failure)
             run = replace(run, numbers={k: v for k, v in run.numbers.items() if k != "_failure_stated"})
         return no_failure(run, engine)
+    not_run = run.numbers.get("_not_run_stated")
+    if isinstance(not_run, str) and not any(m in run.progress for m in ("ready", "requests")):
+        # the report says the log is not from a run of theirs (not run yet, or quoted from a blog or a page): its
+        # failure is someone else's example, no run to diagnose
+        ln = run.number_lines.get("_not_run_stated", 0)
+        return Diagnosis(kind="NONE", code="log-not-from-a-run", oom=None, evidence=[(ln, not_run), (f.line_no, f.text)],
+                         phase_source=f"the report's words (line {ln}): the log is not from a run of theirs",
+                         message="The report says these lines are not from a run of its own (not run yet, or quoted "
+                                 "from elsewhere): there is no run to diagnose. `vramdoctor estimate MODEL` says "
+                                 "whether the model and its context fit a GPU before you run it; after a run, pass "
+                                 "its own log.")
     marks = _told_markers(run)
     checked = f.code == "max-model-len-exceeds-kv-cache" and _ARGUMENT_CHECK.search(f.text) and "start" in f.progress
     if checked and "requests" not in f.progress and any(m in f.progress for m in ("kv_sized", "kv_done", "warmup_done",
