@@ -266,17 +266,19 @@ def test_a_run_stopped_after_it_finished_is_no_stall():
 # --- a web UI ready before it loads the model (h551/02: Gradio's "Running on local URL" above text-generation-webui's
 # llama.cpp load, whose compute buffers then failed: read as a buffer reserved again while serving) ----------------
 
+#: a 70B GGUF loaded by llama.cpp (2024 builds) up to its compute buffer, which CUDA could not allocate
+_LOAD_TO_COMPUTE = [
+    "llama_model_loader: loaded meta data with 19 key-value pairs and 723 tensors from models/x.gguf (version GGUF V2)",
+    "llm_load_tensors: offloaded 80/81 layers to GPU",
+    "llm_load_tensors:      CUDA0 buffer size = 39157.50 MiB",
+    "llama_kv_cache_init:      CUDA0 KV buffer size =   640.00 MiB",
+    "llama_new_context_with_model: KV self size  =  640.00 MiB, K (f16):  320.00 MiB, V (f16):  320.00 MiB",
+    "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 324.00 MiB on device 0: cudaMalloc failed: out of memory"]
+
+
 def test_a_compute_buffer_after_a_web_uis_ready_is_the_models_start_up():
     lines = ["Running on local URL:  http://127.0.0.1:7860",
-             '15:41:22-428684 INFO     Loading "llama-2-70b-chat.Q4_K_M.gguf"',
-             "llama_model_loader: loaded meta data with 19 key-value pairs and 723 tensors from models/x.gguf (version "
-             "GGUF V2)",
-             "llm_load_tensors: offloaded 80/81 layers to GPU",
-             "llm_load_tensors:      CUDA0 buffer size = 39157.50 MiB",
-             "llama_kv_cache_init:      CUDA0 KV buffer size =   640.00 MiB",
-             "llama_new_context_with_model: KV self size  =  640.00 MiB, K (f16):  320.00 MiB, V (f16):  320.00 MiB",
-             "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 324.00 MiB on device 0: cudaMalloc failed: out of "
-             "memory",
+             '15:41:22-428684 INFO     Loading "llama-2-70b-chat.Q4_K_M.gguf"', *_LOAD_TO_COMPUTE,
              "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 339740672",
              "llama_new_context_with_model: failed to allocate compute buffers"]
     assert kind_of(lines) == ("WARMUP", "compute-buffer-alloc-failed")
@@ -796,14 +798,6 @@ def test_a_hang_with_memory_normal_in_korean_and_portuguese_is_not_memory(words)
 def test_a_compute_buffer_after_any_gradio_apps_ready_is_the_models_start_up():
     # (an app of one's own, no text-generation-webui line to begin a run: the order of its lines tells the ready came
     # before the load, so the compute buffer is the load's, not one reserved again while serving)
-    lines = ["Running on local URL:  http://127.0.0.1:7860",
-             "llama_model_loader: loaded meta data with 19 key-value pairs and 723 tensors from models/x.gguf (version "
-             "GGUF V2)",
-             "llm_load_tensors: offloaded 80/81 layers to GPU",
-             "llm_load_tensors:      CUDA0 buffer size = 39157.50 MiB",
-             "llama_kv_cache_init:      CUDA0 KV buffer size =   640.00 MiB",
-             "llama_new_context_with_model: KV self size  =  640.00 MiB, K (f16):  320.00 MiB, V (f16):  320.00 MiB",
-             "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 324.00 MiB on device 0: cudaMalloc failed: out of "
-             "memory",
+    lines = ["Running on local URL:  http://127.0.0.1:7860", *_LOAD_TO_COMPUTE,
              "llama_new_context_with_model: failed to allocate compute buffers"]
     assert kind_of(lines) == ("WARMUP", "compute-buffer-alloc-failed")

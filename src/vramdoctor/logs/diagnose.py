@@ -3095,11 +3095,12 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
                                             "step's host buffers; the server's own lines of that step are not in the "
                                             "log.")
         done = f.progress.get("weights_done", 0)
-        # (the last line of a load's step among those before it, where it is not a finished one)
+        # (the last line of a load's step among those before it, where it is not a finished one; looked for only where
+        # the weights' milestone came and the run neither served nor reported its load failed)
         load_bar = next(((ln, t) for ln, t in reversed(f.before[-12:]) if ln > done
-                         and phase_words(t, engine) == "WEIGHTS" and not _persons_sentence(t)), None)
-        load_bar = None if load_bar is None or step_done(load_bar[1]) else load_bar
-        if load_bar and done and not loaded and not failed_load:
+                         and phase_words(t, engine) == "WEIGHTS" and not _persons_sentence(t)),
+                        None) if done and not loaded and not failed_load else None
+        if load_bar and not step_done(load_bar[1]):
             # a load under way after the weights' milestone: another worker's (Ray's "(WorkerDict pid=1513946) Loading
             # checkpoint shards:  75%| 3/4" under one whose shards were all read), or a second model's: that load
             return Diagnosis(kind="WEIGHTS", code="weights-exceed-system-memory", inferred=True,

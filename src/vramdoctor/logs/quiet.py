@@ -708,9 +708,8 @@ _STALLED_AFTER_WARMUP = 5
 #: vLLM's periodic statistics of an engine with nothing to do (V1 loggers.py "Running: 0 reqs, Waiting: 0 reqs", V0's
 #: "Running: 0 reqs, Swapped: 0 reqs, Pending: 0 reqs")
 _IDLE_STATS = re.compile(r"\bRunning: 0 reqs?, (?:Swapped: 0 reqs?, )?(?:Pending|Waiting): 0 reqs?\b")
-#: the offline LLM class's batch finished (its progress bar at 100%): the program has its answers
-_BATCH_DONE = re.compile(r"\bProcessed prompts: 100%")
-_BATCH_UNDER_WAY = re.compile(r"\bProcessed prompts:\s+\d{1,2}%")
+#: the offline LLM class's progress bar ("Processed prompts: 100%": its batch finished, the program has its answers)
+_BATCH = re.compile(r"\bProcessed prompts:(?: (100)|\s+\d{1,2})%")
 
 
 def _idle_before(run: RunFacts, first: int) -> bool:
@@ -721,10 +720,9 @@ def _idle_before(run: RunFacts, first: int) -> bool:
     for _, text in reversed([(ln, t) for ln, t in run.tail_lines if ln < first]):
         if STATS.search(text):
             return bool(_IDLE_STATS.search(text))
-        if _BATCH_DONE.search(text):
-            return True
-        if _BATCH_UNDER_WAY.search(text):
-            return False
+        batch = _BATCH.search(text)
+        if batch:
+            return batch.group(1) is not None
     return False
 
 
@@ -1028,32 +1026,28 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                             "refusal, not memory. A larger context per request (or fewer slots sharing "
                                             "it) lets them in, if memory allows.")
     stuck = _stalled(run, engine) if marker in ("ready", "requests", "warmup_done") and not run.tail_cut else []
-    if len(stuck) >= _STALLED_AFTER_WARMUP and marker == "warmup_done":
-        # the start-up's last step finished (the graphs captured, the engine's init timed) and its log ends on the
-        # engine's own "still waiting" line for many minutes on end: no compilation is left to wait on, and memory that
-        # runs out fails with an error; a process waits on one that does not answer
+    starting = marker == "warmup_done"
+    if stuck and (len(stuck) >= _STALLED_AFTER_WARMUP if starting else
+                  len(stuck) >= 2 and not _idle_before(run, stuck[0][0])):
+        # its log ends on the engine's own "still waiting" line, again and again: one of its processes waits on another
+        # that does not answer (a collective or a kernel that never returns), which is no memory running out: that
+        # fails with an error. Where the server was serving (not where its last statistics show it idle); or where the
+        # start-up's last step finished (the graphs captured, the engine's init timed) and the waits go on for many
+        # minutes: no compilation is left to wait on (before that step the same line is a long compilation)
+        said, who = ((f"The start-up finished its last step ({_REACHED['warmup_done']}), and then its log ends on the "
+                      f"engine's line that one of its processes still waits on another, {len(stuck)} times in a row, "
+                      "with no error and the server never ready: a process stuck (a collective, the API server's "
+                      "hand-over)", "processes'") if starting else
+                     (f"The server was serving, and its log ends on the engine's line that one of its processes still "
+                      f"waits on another, {len(stuck)} times in a row, with no error: a worker stuck in a collective or a "
+                      "kernel that never returns", "workers'"))
         return Diagnosis(kind="NOT_OOM", code="process-stalled", oom=False, inferred=True,
                          evidence=reached + stuck[-2:],
-                         phase_source="the engine's own repeated line that a process waits on another, after its "
-                                      "last start-up step",
-                         message=f"The start-up finished its last step ({_REACHED['warmup_done']}), and then its log "
-                                 f"ends on the engine's line that one of its processes still waits on another, "
-                                 f"{len(stuck)} times in a row, with no error and the server never ready: a process "
-                                 "stuck (a collective, the API server's hand-over), not memory running out, which "
-                                 "fails with an error. Dump the stuck processes' threads (py-spy dump --pid PID), and "
-                                 "run with NCCL_DEBUG=INFO to see which collective waits.")
-    if len(stuck) >= 2 and marker in ("ready", "requests") and not _idle_before(run, stuck[0][0]):
-        # the server was serving and its log ends on the engine's own "still waiting" line, again and again: one of
-        # its processes waits on another that does not answer (a collective or a kernel that never returns), which is
-        # no memory running out: that fails with an error (at start-up the same line is a long compilation: not here)
-        return Diagnosis(kind="NOT_OOM", code="process-stalled", oom=False, inferred=True,
-                         evidence=reached + stuck[-2:],
-                         phase_source="the engine's own repeated line that a process waits on another",
-                         message=f"The server was serving, and its log ends on the engine's line that one of its "
-                                 f"processes still waits on another, {len(stuck)} times in a row, with no error: a "
-                                 "worker stuck in a collective or a kernel that never returns, not memory running "
-                                 "out, which fails with an error. Dump the stuck workers' threads (py-spy dump --pid "
-                                 "PID), and run with NCCL_DEBUG=INFO to see which collective waits.")
+                         phase_source="the engine's own repeated line that a process waits on another"
+                                      + (", after its last start-up step" if starting else ""),
+                         message=said + f", not memory running out, which fails with an error. Dump the stuck {who} "
+                                        "threads (py-spy dump --pid PID), and run with NCCL_DEBUG=INFO to see which "
+                                        "collective waits.")
     hang = run.numbers.get("_hang_stated")
     if (isinstance(hang, str) and not _ties_to_memory(hang) and not run.tail_cut and marker != "ready"
             and not run.numbers.get("_machine_frozen")  # (the whole machine frozen: a host paging may be it)
