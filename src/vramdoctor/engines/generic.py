@@ -330,7 +330,7 @@ _GROWTH = (r"\b(?:memory|RSS|VRAM|resident|footprint|(?:the|CPU|host|system|its|
            r"min|minute|week|second|sec|s)\b)|"
            # ... a rise at a rate in time, whatever the sentence calls what rises ("Then the number only goes up, ~2-3 GB
            # per day, never back down")
-           r"\b(?:goes|went|grows|grew|climbs|climbed|rises|rose|increases|increased|creeps|crept)(?: up)?,?\s+"
+           r"\b(?:goes|went|grows|grew|climbs|climbed|rises|rose|increases|increased|creeps|crept)(?: up)?,?\s+(?:by\s+)?"
            r"(?:about |around |roughly |~)?\d[\d.]*(?:\s*-\s*\d[\d.]*)?\s*[KMGT]i?B\s*(?:/\s*|per |a |an |every )"
            r"(?:day|hour|hr|minute|min|week)\b|"
            r"\bleak(?:s|ing|ed)? (?:(?:about |around |roughly |~)?\d[\d.,]*\s*[KMG]i?B (?:of )?)?(?:host |CPU |GPU |system |"
@@ -592,6 +592,10 @@ _GROWTH_ZH = (r"(?:显存|内存|占用|RSS|VRAM|nvidia-smi)[^，。,.；;！？
               r"\d+\s*个?多?(?:小时|天)(?:之?后|以后)[^。！？；;]{0,16}?(?:显存|内存)(?:占用)?(?:变成|变为|成了|涨到|增长到)了?\s*"
               r"\d+(?:\.\d+)?\s*[GM]|"
               r"(?:显存|内存)[^，。,.；;！？]{0,8}?泄[漏露]|"
+              # ... or filled after a long time of use (长时间调用模型做生成后，在V100上显存还是被占满了): what a time of
+              # work left behind, not one request's peak
+              r"长时间(?:地)?(?:调用|运行|使用|推理|生成|跑|服务|对话)[^。！？]{0,30}?(?:显存|内存)[^。！？，,]{0,12}?(?:被)?"
+              r"(?:占满|满了|爆了|打满|吃满|耗尽|用完|用光)|"
               # ... or only ever rising (主机内存（RAM）只涨不跌; RSS 从约 13GB 一路增长到 47.8GB)
               r"(?:显存|内存|RSS|占用)[^。！？；;]{0,30}?(?:只涨不跌|只增不减|只升不降|只涨不降|"
               r"一路(?:增长|上涨|飙升|攀升|走高|涨))|"
@@ -729,6 +733,88 @@ def _growth_over_span(m: re.Match) -> str:
     if not _SPAN.search(clause):
         raise ValueError("no span")
     return clause
+
+
+#: a reading at the start, then a higher one after a span of work or time, in the next sentences ("Right after loading
+#: the runner uses 11.3 GiB of VRAM. After about two days of steady traffic ... the process at 22.9 GiB"; Spanish "Al
+#: arrancar ... 9,6 GB ... Después de 3 horas ... 10,8 GB"; German "Nach dem Start ... 9,6 GB ... nach 5 Stunden 12 GB"),
+#: checked by _growth_start_then (a fifth more at least, a memory word in it)
+_START_SIZE = r"\d+(?:[.,]\d+)?\s*[KMGT]i?B\b"
+_START_THEN = (r"(?:\b(?:right after (?:loading|start(?:ing|up|-up)?|launch(?:ing)?|boot)|after (?:loading|start-?up|launch)|"
+               r"at (?:start|start-?up|launch|boot)|on start(?:-?up)?|initially|at first|at the (?:beginning|start))\b"
+               r"[^.;!?\n]{0,80}?" + _START_SIZE + r"[^!?\n]{0,240}?\b(?:after|by)\s+(?:about\s+|roughly\s+|~|some\s+)?"
+               r"(?:\S+\s+){0,3}?(?:hours?|days?|weeks?|requests|conversations|chats|calls)\b|"
+               r"\b(?:al (?:arrancar|iniciar|empezar|cargar)|al principio|recién (?:arrancado|iniciado))\b[^.;!?\n]{0,80}?"
+               + _START_SIZE + r"[^!?\n]{0,240}?\b(?:después de|tras|a las|al cabo de)\s+(?:\S+\s+){0,2}?(?:horas?|días?|"
+               r"peticiones|solicitudes|conversaciones)\b|"
+               r"\b(?:nach dem (?:Start|Laden)|beim Start|anfangs|zu Beginn)\b[^.;!?\n]{0,80}?" + _START_SIZE +
+               r"[^!?\n]{0,240}?\bnach\s+(?:\S+\s+){0,2}?(?:Stunden?|Tagen?|Anfragen)\b)[^.;!?\n]{0,120}?" + _START_SIZE)
+_MEM_WORDS_ANY = re.compile(r"\b(?:RSS|RAM|VRAM|memory|resident|memoria|Speicher\w*|nvidia-smi)\b", re.I)
+_SIZE_IN = re.compile(r"(\d+(?:[.,]\d+)?)\s*([KMGT])i?B\b", re.I)
+
+
+def _growth_start_then(m: re.Match) -> str:
+    """The words of a reading at start and a later one (`_START_THEN`), with the readings after it in the same sentence
+    ("... 10,8 GB, a las 5 horas 11,5 GB"); ValueError where the last is not a fifth more than the first (a tenth, where
+    three readings or more rise in order), no memory word is in them, or they ask."""
+    stop = _SENTENCE_END.search(m.string, m.end())
+    said = m.string[m.start():stop.start() if stop else len(m.string)]
+    sizes = [float(v.replace(",", ".")) * {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}[u.upper()]
+             for v, u in _SIZE_IN.findall(said)]
+    rising = len(sizes) >= 3 and all(b > a for a, b in zip(sizes, sizes[1:]))
+    if (len(sizes) < 2 or sizes[0] <= 0 or sizes[-1] < (1.1 if rising else 1.2) * sizes[0]
+            or not _MEM_WORDS_ANY.search(said)):
+        raise ValueError("no growth")
+    end = m.string.find("?", m.end(), m.end() + 80)
+    if end != -1 and "." not in m.string[m.end():end]:
+        raise ValueError("asked")
+    return said[:300]
+
+
+#: growth in a report's other languages: German ("der GPU-Speicher steigt kontinuierlich an, etwa 300 MB pro Stunde",
+#: "Speicherleck"), Russian ("память растёт с каждым запросом", "утечка памяти"), Spanish, French, Portuguese ("la
+#: memoria sigue creciendo", "la mémoire augmente à chaque requête"), Japanese ("VRAMが増え続け", "メモリリーク") and Korean
+#: ("메모리가 계속 증가", "메모리 누수"): a rise said to go on, with each request or over time, or a leak named
+_GROWTH_OTHER = (r"\b(?:Speicher|VRAM|RAM|Arbeitsspeicher|GPU-Speicher|Grafikspeicher|Speicherverbrauch|Speicherbedarf)"
+                 r"[-\w]*\b[^.;!?\n]{0,60}?\b(?:steigt|wächst|nimmt)\s+(?:\w+\s+){0,2}?(?:kontinuierlich|stetig|ständig|"
+                 r"immer weiter|langsam|mit jeder|pro Stunde|mit der Zeit|über die Zeit|linear)\b|"
+                 r"\bSpeicherleck\w*|"
+                 r"(?:память|видеопамять|VRAM|ОЗУ|RAM|потребление памяти)[^.;!?\n]{0,40}?(?:постоянно |медленно |неуклонно |всё время )?"
+                 r"(?:растёт|растет|увеличивается|утекает|прибавляется)[^.;!?\n]{0,20}?(?:с каждым|постоянно|со временем|"
+                 r"каждый час|в час|медленно|пока не|до тех пор)|"
+                 r"(?:память|видеопамять|VRAM|ОЗУ)[^.;!?\n]{0,20}?(?:постоянно|медленно|неуклонно|всё время) "
+                 r"(?:растёт|растет|увеличивается)|утечк[аиу] (?:видео)?памяти|"
+                 r"\b(?:memoria|memória|VRAM|RAM)\b[^.;!?\n]{0,40}?\b(?:sigue|continúa|continua) (?:creciendo|aumentando|subiendo)|"
+                 r"\b(?:memoria|memória|mémoire|VRAM|RAM)\b[^.;!?\n]{0,40}?\b(?:crece|aumenta|sube|cresce|augmente|grimpe|"
+                 r"croît|monte)\b[^.;!?\n]{0,30}?\b(?:constantemente|continuamente|con cada|cada hora|por hora|con el tiempo|"
+                 r"sin parar|poco a poco|a cada|com o tempo|constamment|continuellement|à chaque|par heure|avec le temps|"
+                 r"sans cesse|progressivement)\b|"
+                 r"\b(?:fuga|vazamento) de (?:memoria|memória)\b|\bfuite (?:de )?mémoire\b|"
+                 r"(?:メモリ|VRAM)[^。\n]{0,20}?(?:増え続け|増加し続け|徐々に増|どんどん増|リクエストごとに増)|メモリリーク|"
+                 r"(?:메모리|VRAM)[^.。\n]{0,20}?(?:계속|점점|꾸준히|요청마다)\s*(?:증가|늘어|올라)|메모리\s*누수")
+#: a negation in those languages within the clause before the growth words ("steigt nicht", "не растёт", "no crece")
+_DENIED_GROWTH_OTHER = re.compile(r"\b(?:nicht|kein\w*|no|não|pas|ne)\b|\bне\b|ない|않", re.I)
+#: ... and a fall after the rise, in the rest of the sentence ("sube a 20 GB con cada petición y luego vuelve a bajar a 8
+#: GB", "steigt ... und sinkt danach wieder", "растёт ... а потом освобождается"): a request's peak, given back
+_COMES_BACK_OTHER = re.compile(r"vuelve a bajar|baja de nuevo|vuelve a \d|se libera|volta a (?:baixar|\d)|é liberad|"
+                               r"redescend|rebaisse|revient à|est libérée|sinkt (?:\w+ )?wieder|wieder frei|geht (?:\w+ )?wieder "
+                               r"(?:runter|zurück)|освобожда|снова (?:падает|снижается|уменьшается)|возвращается|"
+                               r"(?:元に|下が)(?:戻|り)|解放され|다시 (?:내려|줄어|감소)|해제", re.I)
+
+
+def _growth_other(m: re.Match) -> str:
+    """The clause of a user's line that states growth in a language of `_GROWTH_OTHER`; ValueError where it is
+    denied or asked."""
+    text = m.string
+    begin = max(text.rfind(".", 0, m.start()), text.rfind("\n", 0, m.start())) + 1
+    end = m.end()
+    while end < len(text) and text[end] not in ".!?\n":
+        end += 1
+    if _DENIED_GROWTH_OTHER.search(m.group(0)) or text[end:end + 1] == "?":
+        raise ValueError("denied or asked")
+    if _COMES_BACK_OTHER.search(text, m.end(), end):
+        raise ValueError("given back")
+    return text[begin:end + 1].strip()[:300]
 
 
 def _growth_zh(m: re.Match) -> str:
@@ -1154,8 +1240,8 @@ _FAILS_ZH = (r"(?<![不没未无])(?<!没有)"
              r"(?:报错|出错|崩溃|崩了|挂了|挂掉|挂死|宕机|卡死|失败|出现了?"
              # (not a usage that is abnormal, "出现了显存占用双倍异常的问题": memory used, not a failure)
              r"(?:(?!占用|使用|用量|消耗)[^，。,.！？!?]){0,6}?(?:错误|报错|异常))|"
-             # cannot load, start or run it (无法加载, 加载不了, 跑不起来, 启动不了)
-             r"(?<![不没])(?<!不是)(?<!并非)(?<!没有)无法(?:加载|启动|运行|推理|部署)|(?<!不是)(?:加载|启动|运行)不了|"
+             # cannot load, start or run it (无法加载, 加载不了, 跑不起来, 启动不了; 无法成功启动, 无法正常运行)
+             r"(?<![不没])(?<!不是)(?<!并非)(?<!没有)无法(?:成功|正常|正确)?(?:加载|启动|运行|推理|部署)|(?<!不是)(?:加载|启动|运行)不了|"
              r"(?<!不是)(?:跑|起)不起来|"
              # (the process gone, an error announced: 进程就没了, 发送请求后报如下错误)
              r"进程(?:就|突然|直接|莫名)?(?:没了|消失了?|不见了)|报(?:如下|以下|下面的?)(?:错误|错)|"
@@ -1580,10 +1666,18 @@ LOG = LogWords(
         # the same SIGKILL as its parent reports it (SIGKILL above): the OOM killer's unless the log says it was not
         # (`Reason: Error`, `OOMKilled: false`, a failed liveness probe: diagnose's `process-killed`)
         msg(SIGKILL, "oom", "HOST"),
+        # the Kubernetes scheduler finding no node with the pod's requests free (pkg/scheduler's FailedScheduling event,
+        # "0/3 nodes are available: 1 Insufficient memory, 3 Insufficient nvidia.com/gpu. preemption: ..."): the pod
+        # never started, nothing ran or ran out; its requests (host memory, GPUs) against what the nodes have left
+        msg(r"\b\d+/\d+ nodes are available:[^\n]{0,300}?\bInsufficient (?:memory|cpu|ephemeral-storage|[\w.-]+/gpu)\b",
+            "not_oom", code="pod-unschedulable"),
         # the kubelet evicting a pod for the node's memory pressure (its event, "Evicted ... The node was low on
         # resource: memory. Container vllm was using 61Gi, request is 32Gi"): host memory; it stops the pod with
         # SIGTERM, so the server's shutdown lines after it are this eviction's
         msg(r"\bThe node was low on resource: memory\b", "oom", "HOST"),
+        # Google Colab's notice that the runtime was restarted for its RAM ("Your session crashed after using all
+        # available RAM."): the host's memory, the cell's step under way its phase
+        msg(r"\b[Yy]our session crashed after using all available RAM\b", "oom", "HOST"),
         # a watchdog of the host's free memory stopping the process ("watchdog host-memory guard tripped:
         # MemAvailable=10.6GiB < 16GiB; terminating pid=1223238"): host memory, the step under way its phase (not
         # earlyoom, which names the process it kills, often another)
@@ -2789,8 +2883,10 @@ LOG = LogWords(
         # N", the CUDA execution provider's allocator): in a session's Run ("Non-zero status code returned while running
         # Clip node"), a forward pass, the warm-up's or a request's (RAGFlow's OCR, an embedding server); in the
         # session's creation ("Exception during initialization"), its initializers placed on the device: the weights
-        msg(r"\bNon-zero status code returned while running \w+ node\b.{0,600}?\bFailed to allocate memory\b", "oom",
-            candidates=("WARMUP", "RUNTIME")),
+        # (or its arena at the memory limit it was given, gpu_mem_limit: bfc_arena.cc AllocateRawInternal "Available
+        # memory of 0 is smaller than requested bytes of 5505024")
+        msg(r"\bNon-zero status code returned while running \w+ node\b.{0,600}?\b(?:Failed to allocate memory|Available "
+            r"memory of \d+ is smaller than requested bytes of \d+)", "oom", candidates=("WARMUP", "RUNTIME")),
         msg(r"\bException during initialization: .{0,400}?\bFailed to allocate memory\b", "oom", "WEIGHTS",
             "weights-alloc-failed"),
         # (the selection's own failure alone: too few GPUs, an unsupported GPU, or too little free memory for every
@@ -3045,6 +3141,11 @@ LOG = LogWords(
         msg(r"\b(?:[Ss]erver|[Ee]ngine|[Bb]ackend) (?:appears|seems) (?:to (?:be|have) )?(?:down|dead|unresponsive|died|"
             r"crashed|gone)\b(?![^\n]*\?)", "error"),
         msg(r"Traceback \(most recent call last\)", "error"),
+        # a launcher's word that a worker or service it started did not come up, its cause in a log of its own ("[Worker
+        # 0] FAILED to start! Check tmp/worker_0.log", "backend failed to start, see /var/log/llm/backend.log"): a
+        # failure, its cause in that file
+        msg(r"\b(?:FAILED|[Ff]ailed) to start\b[^\n]{0,40}?[!.,:;]?\s*(?:[Cc]heck|[Ss]ee|[Ll]ook at|[Dd]etails in)\s+(?:the\s+)?"
+            r"[\w./~${}*-]+\.(?:log|txt|err|out)\b", "error", flags=0),
         msg(r"\bpanic:|\bpanic serving [^\s:]+:\d+: |Check failed|terminate called|core dumped|FATAL EXCEPTION|GGML_ASSERT|GGML_ABORT|"
             r"fatal error|Assertion fail", "error"),
         # (not a count a script prints under the label, "parse error: 116", "errors: 0")
@@ -3082,7 +3183,8 @@ LOG = LogWords(
         # model first: engines/ollama.py)
         # (not a probe of the server's own state, "GET /health HTTP/1.1" 503 Service Unavailable: servers answer it 503
         # until their warm-up is done, SGLang until its first /generate; no request of a user's failed)
-        msg(r"\x22(?:POST|GET) /(?!" + PROBE_PATH + r")[^\x22]*\x22 50[0-3]\b", "error", "RUNTIME"),
+        # (nor 501 Not Implemented: a request for what the server does not do, refused; logs.quiet reads it as such)
+        msg(r"\x22(?:POST|GET) /(?!" + PROBE_PATH + r")[^\x22]*\x22 50[023]\b", "error", "RUNTIME"),
         # the loader's exception named with a cause of no memory (src/llama.cpp llama_model_load's catch, "error loading
         # model: %s": "borrow_shared_tensor: this model is a draft head without its own 'token_embd.weight'", "failed
         # to open x.gguf: No such file or directory", "invalid split file idx: 3"): the file or the settings; not a
@@ -3866,6 +3968,8 @@ LOG = LogWords(
         fig("_reading_chain", _CHAIN, _chain, mode="first", prose=True),
         fig("_growth_stated", _GROWTH, _growth, mode="first", prose=True),
         fig("_growth_stated", _GROWTH_ZH, _growth_zh, mode="first", prose=True, flags=0),
+        fig("_growth_stated", _GROWTH_OTHER, _growth_other, mode="first", prose=True),
+        fig("_growth_stated", _START_THEN, _growth_start_then, mode="first", prose=True),
         fig("_growth_stated", _TO_FROM, _growth_to_from, mode="first", prose=True),
         fig("_growth_stated", _KEPT, lambda m: _growth(m, rise=False), mode="first", prose=True),
         fig("_growth_stated", _FROM_TO, _growth_from_to, mode="first", prose=True),
@@ -3879,6 +3983,14 @@ LOG = LogWords(
         # a report's words that name the crash by its class ("workers segfault during KV-cache warmup", "it dies with a
         # segmentation fault", "进程段错误退出"): read by logs.quiet, where no line of the log shows it
         fig("_crash_stated", _CRASH_STATED, _failure_stated, mode="first", prose=True),
+        # the report's words that a kernel or the engine did not compile ("CUTLASS FP4 MoE kernels fail to compile for
+        # Nemotron-H on GB10", "the FlashInfer JIT build fails", "compilation failed for sm_120"): a build's failure, by
+        # the words alone (logs.quiet reads it where the log is cut before the compiler's own error)
+        fig("_build_failed_stated", r"\b(?:kernels?|\.cu\b|\.ptx\b|extension|module|JIT|nvcc|ptxas|CUTLASS|shaders?|library|"
+            r"op|ops)\b[^.;!?\n]{0,80}?\b(?:fails?|failed|failing) to (?:JIT[- ])?(?:compile|build)\b|"
+            r"\b(?:JIT[- ])?(?:compilation|compile|build) (?:of [^.;!?\n]{1,60}? )?(?:fails|failed|errors? out|errored)\b"
+            r"(?! (?:with|due to|because of) (?:an? )?(?:OOM|out of memory))",
+            _failure_stated, mode="first", prose=True),
         fig("_slow_stated", _SLOW, _failure_stated, mode="first", prose=True),
         fig("_slow_stated", r"(?:变|很|非常|特别|越来越|太)慢|(?:很|非常|特别|越来越|太|就|变得?)卡|延迟(?:很|非常|特别|太)?"
             r"(?:高|大|长)|首字延迟|超时", _failure_stated_zh, mode="first", prose=True, flags=0),
@@ -3934,6 +4046,15 @@ LOG = LogWords(
             r"\b(?:hangs|hung|freezes|froze)\s+and\s+(?:then\s+)?(?:reboots|rebooted|restarts|restarted)\b|\bfreez(?:e|es|ing)\s+(?:the\s+|my\s+)?(?:whole\s+|entire\s+)?"
             r"(?:macOS|Windows|Linux|system|computer|machine|PC|Mac|desktop)\b", _failure_stated, mode="first",
             prose=True),
+        # the whole machine said to power off or restart on its own, without a freeze before it ("usage is shutting down
+        # system", "then the system shut down again", "the PC just turns off under load"): power delivery or hardware
+        # (a supply's transients under a GPU's load), which memory running out does not do: a host out of memory kills
+        # a process and the machine goes on
+        fig("_machine_off", r"\b(?:shut(?:s|ting)?\s+down|powers?\s+off|powering\s+off|turns?\s+off|turning\s+off)\s+(?:the\s+|my\s+)?"
+            r"(?:whole\s+|entire\s+)?(?:system|machine|computer|PC|workstation|rig)\b|"
+            r"\b(?:the\s+|my\s+|whole\s+|entire\s+)(?:system|machine|computer|PC|workstation|rig)\s+(?:just\s+|then\s+|"
+            r"suddenly\s+|immediately\s+)?(?:shut\s+down|shuts\s+down|powers\s+off|powered\s+off|turns\s+off|turned\s+off|"
+            r"reboots|rebooted|restarts|restarted)\b", _failure_stated, mode="first", prose=True),
         # the report's words that memory looked normal while it failed or hung ("EXO.app main process + fork worker
         # alive on every node with normal memory footprint (24-26% of 256GB)", "VRAM usage stays flat at 60%",
         # "plenty of free memory", "显存占用正常"): memory watched and ruled out (a hang beside them is no memory's)
@@ -3955,7 +4076,12 @@ LOG = LogWords(
         # the report's words that what it runs works ("But the Chat is working fine, without any Problems.", "everything
         # works fine", "可以正常对话", "一切正常"; not asked, nor working only until something, "works fine until the
         # third request"): a log cut during its start-up is then no step that failed
-        fig("_works_stated", r"\b(?:chat|server|model|it|everything|inference|generation|serving)\s+(?:is\s+|was\s+)?"
+        # (or that they got it to work: "I've got it working:", "finally got it running", "managed to get it to work",
+        # "it works now")
+        fig("_works_stated", WORKS_NOW + r"|\b(?:I(?:['\u2019]ve| have)|we(?:['\u2019]ve| have)|finally|managed to|able to) "
+            r"(?:got|get|gotten) (?:it|this|the (?:server|model)) (?:working|to work|running|to run)\b(?!\s+(?:until|"
+            r"but|only|for a (?:while|bit|few))\b)|"
+            r"\b(?:chat|server|model|it|everything|inference|generation|serving)\s+(?:is\s+|was\s+)?"
             # (its words to search for are the ending's: "running" is in every statistics line an engine prints)
             r"(?:working|works|runs|running|worked|ran)\s+(?:just\s+)?(?:fine|well|normally|perfectly|correctly)\b|"
             r"\bwithout any problems?\b|一切正常|运行正常|可以正常(?:对话|使用|运行|推理|聊天)|正常に動(?:作|き|いて)|"

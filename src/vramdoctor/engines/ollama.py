@@ -47,7 +47,13 @@ LOG = LogWords(
                    # server built into it, early 2024 (llm/ext_server/ext_server.cpp)
                    r"level=\w+ source=[\w.-]+\.go:\d+|llama server main loop starting|"
                    r"exception in llama server main loop|error in llama server update_slots|llama server shutting down"),
-    run_start=(rx(r"msg=\"Listening on |msg=\"starting llama server\"|msg=\"starting runner\"", 0),),
+    # (and the scheduler's lines for a model it is about to load, printed before that model's "starting llama server":
+    # server/sched.go "updated VRAM based on existing loaded models", "new model will fit in available VRAM ...",
+    # llm/memory.go's "offload to cuda" estimate: after a model that loaded, they are the next model's, or the same
+    # model's reload; while no run got anywhere they are part of the one that starts)
+    run_start=(rx(r"msg=\"Listening on |msg=\"starting llama server\"|msg=\"starting runner\"|"
+                  r"msg=\"updated VRAM based on existing loaded models\"|msg=\"new model will fit in available VRAM|"
+                  r"msg=\"?offload to \w+\"?\s+layers\.", 0),),
     messages=(
         msg(r"requires more system memory|model request too large", "oom", "WEIGHTS", "weights-exceed-system-memory"),
         # the planner's note that no layer fits on the GPU (llm/memory.go, at DEBUG: "insufficient VRAM to load any

@@ -49,9 +49,12 @@ LOG = LogWords(
         # one sequence to fit in kvCache. they are reduced to 5376"); longer requests fail
         # (the PyTorch backend's words for the same cut, 1.x: "Attention window size 131072 exceeds upper bound 38048
         # for available blocks. Reducing to 38048." then "Adjusted max_seq_len to 38048")
+        # (and the C++ executor's, 0.1x (trtGptModelInflightBatching.cpp): "maxAttentionWindowVec[0] (32768) is larger
+        # than the maximum number of tokens that can be stored in the KV cache (14208). It will be clamped to 14208")
         msg(r"too large for at least one sequence to fit in kvCache|"
-            r"\bAttention window size \d+ exceeds upper bound \d+ for available blocks", "pressure", "KV",
-            "max-model-len-exceeds-kv-cache"),
+            r"\bAttention window size \d+ exceeds upper bound \d+ for available blocks|"
+            r"\bmaxAttentionWindow(?:Vec\[\d+\])? \(\d+\) is larger than the maximum number of tokens that can be stored in "
+            r"the KV cache \(\d+\)", "pressure", "KV", "max-model-len-exceeds-kv-cache"),
         # the block manager's own assertion when it finds no free block (kvCacheManager.cpp getFreeBlock)
         msg(r"Assertion failed: freeBlockIterator\.has_value\(\)", "oom", "RUNTIME", "kv-blocks-exhausted"),
         # (the block manager finding no GPU block to free for a new one, kvCacheManager.cpp findBestGPUBlockToFree:
@@ -156,6 +159,10 @@ LOG = LogWords(
         fig("weights_bytes", r"^\s*(?:Model|model): ([\d.]+) / ([\d.]+)\s*$",
             lambda m: gib(m, 1) - gib(m, 2)),
         fig("kv_pool_tokens", r"to fit in kvCache\. they are reduced to (\d+)", count),
+        fig("kv_pool_tokens", r"\bmaxAttentionWindow(?:Vec\[\d+\])? \(\d+\) is larger than the maximum number of tokens "
+            r"that can be stored in the KV cache \((\d+)\)", count),
+        fig("max_model_len", r"\bmaxAttentionWindow(?:Vec\[\d+\])? \((\d+)\) is larger than the maximum number of tokens "
+            r"that can be stored in the KV cache", count, mode="first"),
         fig("kv_pool_tokens", r"\bAttention window size \d+ exceeds upper bound (\d+) for available blocks", count),
         fig("max_model_len", r"\bAttention window size (\d+) exceeds upper bound \d+ for available blocks", count,
             mode="first"),

@@ -84,7 +84,13 @@ def sentence_like(text: str) -> bool:
     a program's marks: "After upgrading to 1.0, loading the model with TP=2 fails with OOM errors during model
     initialization." is one; "Of the allocated memory 20.5 GiB is allocated by PyTorch, ..." is PyTorch's): where a
     program's line of the same failure follows, that line decides."""
-    return (not LOG_PREFIX.match(text) and bool(_SENTENCE.match(text)) and not PROGRAM_MARKS.search(text))
+    return (not LOG_PREFIX.match(text) and bool(_SENTENCE.match(text) or _SENTENCES.match(text) and len(text.split()) >= 6)
+            and not PROGRAM_MARKS.search(text))
+
+
+#: ... or two short sentences or more, each a capital word first and a stop last ("Same OOM behavior as yesterday.
+#: Server died mid-prefill."): an engine's line is one message
+_SENTENCES = re.compile(r"^\s*(?:[A-Z][a-z]+\b[^.!?\n]{2,100}[.!?]\s+){1,4}[A-Z][a-z]+\b[^.!?\n]{2,100}[.!?]\s*$")
 
 
 #: a word of a title set in title case ("Allocation", "KV", "vLLM's", "70B"), and the short words titles leave in lower

@@ -388,6 +388,10 @@ _NOT_OOM = {
     "assertion-failed": "an assertion in the engine's code failed, on a condition that is not about memory (a GPU, "
                         "model or setting it does not support, or a bug): read its condition; another attention back "
                         "end, running without CUDA graphs (eager mode) or a newer release may avoid it.",
+    "pod-unschedulable": "the Kubernetes scheduler found no node with the pod's requests free (its GPUs, its host "
+                         "memory request), so the pod never started and nothing ran out of memory: free GPUs (scale "
+                         "down another deployment), lower the pod's requests to what a node has, or add a node; "
+                         "`kubectl describe nodes` shows what each has allocatable and allocated.",
     "kernel-build-failed": "a kernel compiled at start-up (FlashInfer's or PyTorch's JIT: ninja, nvcc; ggml's Metal "
                            "shader library) did not build: a toolchain, driver, CUDA version or kernel source problem "
                            "(a GPU newer than the build knows), not memory; read the compiler's first error above, or "
@@ -933,6 +937,10 @@ _ONLY_FAILED = re.compile(r"\b(?:failed|crashed|died|errored|exception|error)\W*
                           r"\bmight cause\b|\bunexpectedly\b", re.I)
 
 
+#: a name in quotes and nothing else: how Python prints a KeyError's message (`str(KeyError('a.b'))` is "'a.b'")
+_KEY_ALONE = re.compile(r"^(['\x22])[\w.\-/:\[\]]{1,300}\1$")
+
+
 def _with_message_before(f: Failure) -> Failure:
     """Failure `f`, or where `f` is a traceback's header that names no cause, cut before its exception, the message
     the same log record printed just above it: Python's `logger.exception(e)` writes `str(e)`, then the traceback, each
@@ -957,10 +965,36 @@ def _with_message_before(f: Failure) -> Failure:
     if ln != f.line_no - 1 or not prev.startswith(prefix):
         return f
     said = prev[len(prefix):].strip()
-    if (len(said.split()) < 2 or _CHAINED.search(said) or _ONLY_FAILED.search(said) or _NO_CAUSE.match(said)
+    # (one word is no message, but a name in quotes alone is KeyError's `str(e)`: "ERROR 04-07 13:35:48 [engine.py:448]
+    # 'model.layers.1.mlp.shared_experts.down_proj.weight_scale_inv'", a key the loader did not find)
+    if (len(said.split()) < 2 and not _KEY_ALONE.match(said) or _CHAINED.search(said) or _ONLY_FAILED.search(said) or _NO_CAUSE.match(said)
             or FRAME.search(prev) or traceback_line(prev)):
         return f
     return replace(f, line_no=ln, text=prev.strip(), after=[(f.line_no, f.text), *f.after])
+
+
+#: an exception's own last line, unindented: its class (a dotted path, "torch._dynamo.exc.Unsupported") and message
+_RAISED = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*: \S")
+
+
+def _with_cause_above(f: Failure) -> Failure:
+    """Failure `f`, or where `f` is a traceback's header whose exception is cut off, and the traceback is the one
+    raised from another (`raise ... from e`: Python prints the cause's traceback first, its exception line, then "The
+    above exception was the direct cause of the following exception:"), the cause's exception line: what the error
+    under it was raised from ("torch._dynamo.exc.Unsupported: torch.* op returned non-Tensor" above a cut SGLang
+    traceback). Only the header right under that line (blank lines between), and the cause's line within the dozen
+    lines above it, past its indented notes ("  Explanation: ...")."""
+    if _cause_shown(f) or f.text.strip() != TB_HEADER + ":":
+        return f
+    before = [(ln, t) for ln, t in f.before[-16:] if t.strip()]
+    if not before or not _DIRECT_CAUSE.match(before[-1][1]) or before[-1][0] < f.line_no - 3:
+        return f
+    for ln, t in reversed(before[-13:-1]):
+        if _RAISED.match(t):
+            return replace(f, line_no=ln, text=t.strip(), after=[(f.line_no, f.text), *f.after])
+        if not t[:1].isspace():
+            return f  # (another unindented line: a frame's header, the cause's own traceback cut before its line)
+    return f
 
 
 #: an error chain's next cause under the error (Node's `- Caused By: Error: ...`, LM Studio's serialized errors; Java's
@@ -1311,7 +1345,8 @@ def _serving_told(run: RunFacts, f: Failure, engine: str = "") -> tuple[int, str
 _QUOTED_NAME = re.compile(r"(['\x22`])[a-z][a-z0-9]*(?:_[a-z0-9]+)+\1|"
                           # (or a module's or an attribute's dotted name, quoted or not: "No module named
                           # 'llama_toolchain.memory.common'", "has no attribute 'kv_cache.blocks'")
-                          r"(['\x22`])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\2|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,}\b")
+                          # (a layer's index among its parts: "'vision_tower.blocks.0.attn.qkv.bias'")
+                          r"(['\x22`])[A-Za-z_]\w*(?:\.(?:[A-Za-z_]\w*|\d+))+\2|\b[A-Za-z_]\w*(?:\.(?:[A-Za-z_]\w*|\d+)){2,}\b")
 
 
 def _titled_cause(run: RunFacts):
@@ -2244,7 +2279,12 @@ _KILLED = ("The process was killed (SIGKILL: exit code 137 is 128 + 9), and not 
 #: the kernel's OOM killer named (its own line, a container's flag) or Ray's memory monitor
 #: the OOM killer's victim named as a compiler (CUDA's front end and assembler, GCC's and Clang's, the build tools)
 _KILLED_COMPILER = re.compile(r"\bKilled process \d+ \((cicc|ptxas|nvcc|nvlink|fatbinary|cudafe\+\+|cc1plus|cc1|g\+\+|"
-                              r"c\+\+|gcc|clang(?:\+\+)?|ninja|ld(?:\.\w+)?)\)")
+                              r"c\+\+|gcc|clang(?:\+\+)?|ninja|ld(?:\.\w+)?)\)|"
+                              # (or a report's words of it: "the Linux kernel OOM-kills nvcc workers", "the OOM killer
+                              # kills cicc")
+                              r"\bOOM[- ]?kill(?:s|ed|ing)?\s+(?:the\s+|my\s+|its\s+|all\s+)?(?:running\s+)?[`'\x22]?(cicc|ptxas|nvcc|"
+                              r"nvlink|cc1plus)\b|\bOOM[- ]killer\s+(?:kills|killed|kept killing|picks|picked|chose)\s+(?:the\s+)?"
+                              r"[`'\x22]?(cicc|ptxas|nvcc|nvlink|cc1plus)\b")
 #: a package built from source: its compilers are the build's, not a server's start-up
 _BUILDING = re.compile(r"\bBuilding wheels?\b|\bsetup\.py\b|\bpip3? install\b|\bRunning setup\.py\b|\bcmake\b|"
                        r"\bninja: build stopped\b|\buv pip install\b", re.I)
@@ -2780,7 +2820,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         f = _with_panic_message(f)
         f = _with_what_before(f)
         header = f
-        f = _with_message_before(f)
+        f = _with_cause_above(_with_message_before(f))
         # (the exception's message a log record printed above its traceback: whole; not one whose words only say the
         # other side went away, "Remote server 0.0.0.0:41029 closed")
         logged = f is not header and not CAUSE_UNKNOWN.search(f.text)
@@ -3044,6 +3084,7 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
         # (on the kill's own line, or the kernel's just under a report's line of it)
         compiler = next((m for t in [f.text, *(t for _, t in f.after[:6])] for m in [_KILLED_COMPILER.search(t)] if m),
                         None)
+        cname = next((g for g in compiler.groups() if g), "") if compiler else ""
         started_at = min(f.progress.values(), default=0)
         # (the build's own lines, looked for only where a compiler was killed; the last is the latest)
         built = [(ln, t) for ln, t in f.before[-40:] if _BUILDING.search(t)] if compiler else []
@@ -3053,9 +3094,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             return Diagnosis(kind="NOT_OOM", code="kernel-build-failed", oom=False, inferred=True,
                              evidence=[built[-1], (f.line_no, f.text)],
                              phase_source=f"the build's own line (line {built[-1][0]}) and the process the OOM killer "
-                                          f"chose, {compiler.group(1)}",
+                                          f"chose, {cname}",
                              message=f"A build from source ran out of host RAM: the OOM killer chose its compiler "
-                                     f"({compiler.group(1)}), each of its parallel jobs holding gigabytes. Build with "
+                                     f"({cname}), each of its parallel jobs holding gigabytes. Build with "
                                      "fewer jobs at once (MAX_JOBS=1 or 2, `cmake --build -j 2`), add swap, or install a "
                                      "prebuilt wheel or image; no server ran, so no GPU ledger is involved.")
         if compiler and (started_at or engine not in ("unknown", "generic", "")) and not loaded and not failed_load:
@@ -3063,9 +3104,9 @@ def diagnose_run(run: RunFacts, engine: str, weights_bytes: int | None = None) -
             # starts (FlashInfer's and DeepGEMM's JIT, torch.compile's C++ wrappers, MAX_JOBS of them at once), after
             # the weights, before serving; not a package built from source after the start, whose own lines say so
             return Diagnosis(kind="WARMUP", code="host-oom-kill", evidence=[(f.line_no, f.text)], inferred=True,
-                             phase_source=f"the process the OOM killer chose, {compiler.group(1)}: a compiler, so "
+                             phase_source=f"the process the OOM killer chose, {cname}: a compiler, so "
                                           "kernels were being compiled just in time at start-up",
-                             message=what + f": it chose a compiler ({compiler.group(1)}), so kernels were being "
+                             message=what + f": it chose a compiler ({cname}), so kernels were being "
                                      "compiled just in time at start-up, after the weights: the compiler's processes "
                                      "took the host's RAM beside the model. Fewer compile jobs at once (MAX_JOBS=1) or "
                                      "a prebuilt kernel cache avoids it; the GPU is not the ledger here.")

@@ -424,7 +424,10 @@ class Knowledge:
             # context?", "It did not crash with SIGSEGV this time", "不再段错误退出了")
             hits = [h for h in hits if not (h[1].code in _CRASH_CODES and h[2] == "generic")]
         if hits and hits[0][3] == "generic" and hits[0][1].kind == "error" and _level(text) in _QUIET:
-            hits = []  # an INFO line that mentions an error ("retrying after error: ...") is not a failure
+            # an INFO line that mentions an error ("retrying after error: ...") is not a failure; the other words it
+            # holds still count (RAGFlow's "INFO ... set_progress(...), progress: -1, progress_msg: ... [ERROR]
+            # [Exception]: [ONNXRuntimeError] ... Available memory of 0 is smaller than requested bytes of 5505024")
+            hits = [h for h in hits if not (h[3] == "generic" and h[1].kind == "error")]
         if not hits:
             return None
         top = hits[0]
@@ -498,7 +501,7 @@ _QUIET = ("INFO", "DEBUG", "I", "D", "V")
 
 #: not-memory codes of the generic words that outrank the out-of-memory words on their own line: a size asked for that
 #: no machine has is a size computed wrong, whatever the allocator calls its refusal
-_OVER_OOM_WORDS = frozenset({"allocation-size-overflow"})
+_OVER_OOM_WORDS = frozenset({"allocation-size-overflow", "pod-unschedulable"})
 
 #: a Python exception by its class and the start of its message ("RuntimeError: batch_size must be ...")
 _EXCEPTION = re.compile(r"(?<![A-Za-z0-9_])[A-Z]\w*(?:Error|Exception)\s*:\s*[\w`'\x22]")  # (an ASCII word's start:
@@ -664,7 +667,10 @@ def _level(text: str) -> str:
 #: "RuntimeError: CUDA error: out of memory"): a failure whatever level the program that relays it logs it at (NVIDIA
 #: Dynamo's "INFO dynamo_llm::engines::vllm::worker: VLLM: (VllmWorkerProcess ...) torch.OutOfMemoryError: ...")
 _RAISED = re.compile(r"\b(?:torch\.(?:cuda\.)?)?OutOfMemoryError: |\b(?:RuntimeError|MemoryError): (?:CUDA |HIP )?"
-                     r"(?:error: )?out of memory\b")
+                     r"(?:error: )?out of memory\b|"
+                     # (an error a task's progress message relays with its own level tag or class in brackets: RAGFlow's
+                     # "INFO ... progress_msg: 13:10:04 [ERROR][Exception]: [ONNXRuntimeError] : 6 : ...")
+                     r"\[(?:ERROR|Exception)\]|\[\w+Error\]\s*:")
 
 
 #: a program's log prefix at a line's start (a time, a level, a process tag): its line, never a person's words

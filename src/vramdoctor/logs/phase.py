@@ -446,8 +446,9 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        # context window can still exceed the maximum allowed buffer size", "a long prompt crashes it"; not
                        # a context set at start-up, "with a 64K context", nor a title's "OOM when sending long prompts"
                        # over frames of the load)
-                       r"\b(?:long(?:er)?|large|huge)\s+(?:user\s+)?(?:prompts?|inputs?)\b[^.;\n]{0,80}?\b(?:exceed|cause|"
-                       r"trigger|crash|fail|OOM|run out|blow up)\w*", re.I), "RUNTIME"),
+                       # (or a long document pasted as the prompt: "when I paste a long document (~28k tokens) it dies")
+                       r"\b(?:long(?:er)?|large|huge)\s+(?:user\s+)?(?:prompts?|inputs?|documents?)\b[^.;\n]{0,80}?\b(?:exceed|"
+                       r"cause|trigger|crash|fail|OOM|run out|blow up|dies\b|died\b|abort)\w*", re.I), "RUNTIME"),
            # ... a benchmark or load test run against the server ("OOM occurs while running the benchmark", "it OOMs under
            # the load test"): requests, which only serving takes
            (re.compile(r"\b(?:while|when|during|in)\s+(?:running|executing|doing)\s+(?:the\s+|a\s+|my\s+|our\s+)?"
@@ -462,6 +463,17 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        r"firing|issuing)\s+(?:many|multiple|lots of|a (?:burst|flood|stream) of|concurrent|parallel|"
                        r"continuous|simultaneous|\d+)\s+(?:\w+\s+)?(?:requests|queries|prompts)\b|"
                        r"\bunder\s+(?:heavy|high|sustained|concurrent|production)\s+(?:load|traffic)\b", re.I), "RUNTIME"),
+           # ... or a request's input said to reach a length where it fails ("it OOMs once the input length reaches
+           # 15872", "crashes when the prompt hits 30k tokens"), and the same in Chinese: a long text it cannot answer, or
+           # a length where it runs out (无法回答长文本, 长文本推理时爆显存, 每次在length=15872的时候就OOM了)
+           (re.compile(r"\b(?:once|when|whenever|as soon as|after)\s+(?:the\s+|my\s+)?(?:input|prompt|sequence|request)(?:'s)?"
+                       r"(?:\s+length)?\s+(?:reaches|hits|exceeds|gets\s+(?:to|past|over)|goes\s+(?:over|past|above))\s+"
+                       r"(?:about\s+|~)?\d[\d,.]*\s*[kK]?\b|"
+                       r"(?:无法|不能|没法)(?:回答|处理|推理|生成)长(?:文本|输入|上下文|序列|prompt)|"
+                       r"长(?:文本|输入|上下文|序列|prompt|提示词?)(?:推理|生成|回答|输入)?(?:时|的时候|过程中)[^。！？]{0,10}?"
+                       r"(?:OOM|显存不足|内存不足|爆显存|显存溢出|崩溃|报错)|"
+                       r"(?:length|长度|len)\s*[=为到:：]?\s*\d+\s*(?:的时候|时)[^。！？，,]{0,6}?(?:OOM|显存不足|爆显存|显存溢出)",
+                       re.I), "RUNTIME"),
            # ... in Chinese: the model's loading reported the error (模型加载报错, 模型加载失败), or loading a named model
            # brought the out of memory (加载Qwen-72B-chat LLM model 出现OOM), or the error came while a named model loaded
            # (加载Baichuan2-13B-Chat时出异常, 载入 Qwen2-72B 的时候报错)
@@ -486,7 +498,11 @@ _DURING = ((re.compile(r"\b(?:during|while|when|in) (?:the )?(?:[\w.-]+ ){0,2}?(
                        # during JIT compilation", "while JIT-compiling the kernels")
                        r"\b(?:during|while|when|in)\s+(?:the\s+)?(?:JIT|kernel|CUDA|Triton|FlashInfer)[ -]?compil\w*|"
                        r"\b(?:during|while|when)\s+(?:JIT[ -])?compiling\s+(?:the\s+)?(?:CUDA\s+|Triton\s+|FlashInfer\s+)?"
-                       r"kernels?\b|\b(?:in|during|at)\s+(?:the\s+)?(?:model\s+)?"
+                       r"kernels?\b|"
+                       # (or the compile said to run out itself: "JIT compile of SM120 CUTLASS FP4 kernels OOMs on first
+                       # forward pass", "the FlashInfer kernel compilation gets OOM-killed")
+                       r"\b(?:JIT|kernel)[ -]?compil\w*\b[^.;\n]{0,80}?\b(?:OOMs?\b|OOM-kill\w*|runs? out of (?:host |system )?"
+                       r"(?:memory|RAM)\b)|\b(?:in|during|at)\s+(?:the\s+)?(?:model\s+)?"
                        r"compil(?:e|ation)\s+(?:stage|phase|step)\b|(?:模型)?编译(?:阶段|过程中?|期间)|torch\.compile\s*(?:过程|阶段|期间|时)",
                        re.I), "WARMUP"))
 
@@ -1012,6 +1028,12 @@ def locate(f: Failure, engine: str, weights_bytes: int | None = None, told: froz
             # (the report's words that it failed as the server started: the profile or warm-up run's model execution)
             return Place("WARMUP", "the failure message (a model execution) and the report's words that it failed "
                          "starting", (f.line_no, f.text), ["WARMUP"], inferred=True)
+        # (or the stack frames of a request's generation and of no start-up step: transformers' GenerationMixin.generate
+        # over the model's forward, a cuBLAS handle made at its first matmul, "CUBLAS_STATUS_ALLOC_FAILED")
+        found = _first_phases(sorted(frames(f)), engine)
+        if "RUNTIME" in found and not any(p in found for p in STARTUP):
+            return Place("RUNTIME", "the failure message (a model execution) and the stack frames of a request",
+                         found["RUNTIME"][1:], ["RUNTIME"])
         return Place(None, "the failure message (a model execution: the profile or warm-up run, or a request)",
                      (f.line_no, f.text), ["WARMUP", "RUNTIME"])
     # an engine's own verdict a line or two later, or the request that failed (the lines after a frame are more of

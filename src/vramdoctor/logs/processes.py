@@ -99,6 +99,11 @@ _UNIT = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 #: process on its GPU
 _SMI_ROW = re.compile(r"^\s*\|\s+(\d+)\s+(?:N/A|\d+)\s+(?:N/A|\d+)\s+(\d+)\s+(?:C|G|C\+G|M|M\+C)\s+(\S.{0,120}?)\s+"
                       r"(\d+)\s*MiB\s*\|\s*$")
+#: ... and gpustat's row of a GPU (gpustat/core.py print_to: "[0] NVIDIA GeForce RTX 4090 | 41°C,   0 % | 11212 / 24564
+#: MB | ollama(11020M)"; its "MB" and each process's "M" are MiB, NVML's bytes // 2**20), its processes last, each
+#: "name(NNNNM)" or with -p/-c "user:command/pid(NNNNM)"
+_GPUSTAT_ROW = re.compile(r"^\s*\[(\d+)\]\s+[^|\n]{1,120}\|[^|\n]{0,60}%\s*\|\s*(\d+)\s*/\s*\d+\s*MB\s*\|([^\n]{0,2000})$")
+_GPUSTAT_PROCESS = re.compile(r"([^\s()]{1,200})\((\d+)M\)")
 
 
 def monitor_row(text: str) -> tuple[str, int, str] | None:
@@ -113,6 +118,14 @@ def monitor_row(text: str) -> tuple[str, int, str] | None:
             return m.group(1), int(m.group(3)) * 2**20, m.group(2).strip()[:80]
         if m:
             return f"{m.group(2)} on GPU {m.group(1)}", int(m.group(4)) * 2**20, m.group(3)[:80]
+    if " MB" in text and text.lstrip().startswith("["):
+        m = _GPUSTAT_ROW.match(text)
+        if m:  # (the largest process the row lists, on its GPU; the GPU's whole use where it lists none)
+            procs = [(int(p.group(2)), p.group(1)) for p in _GPUSTAT_PROCESS.finditer(m.group(3))]
+            if procs:
+                size, name = max(procs)
+                return f"{name} on GPU {m.group(1)}", size * 2**20, name[:80]
+            return f"GPU {m.group(1)}", int(m.group(2)) * 2**20, f"GPU {m.group(1)}"
     if " / " in text and "%" in text:
         m = _STATS_ROW.search(text)
         if m:  # (keyed by its container id, or its name where the row has none)

@@ -1094,17 +1094,20 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                  f"process that {_WAITS_FOREVER} is the likelier cause. {_DUMP_THREADS}")
     unfinished = marker is not None and marker not in ("ready", "requests")
     cause = _named_cause(run, engine)  # (the error the report names, read below)
+    # (the report's words that it works, over a paste that ends during its start-up, "But the Chat is working fine,
+    # without any Problems." above an Ollama runner's first lines, or stops partway through a line of it, "I've got it
+    # working:" above a llama-server start-up cut at its KV cache: the start-up finished, the log shows less)
     # (a log that ends in a step, where the report names the error that ended it: that error, below)
-    if (step and not cause and isinstance(run.numbers.get("_works_stated"), str)
+    cut = bool(run.tail_cut and run.tail) and not _others_line(run.tail[1], engine)
+    works = run.numbers.get("_works_stated")
+    if ((step or cut and marker not in ("ready", "requests")) and not cause and isinstance(works, str)
             and not any(isinstance(run.numbers.get(k), str) for k in COMPLAINTS)):
-        # (the report's words that it works, over a paste cut during its start-up, "But the Chat is working fine,
-        # without any Problems." above an Ollama runner's first lines: the start-up finished, the log shows less)
         ln = run.number_lines.get("_works_stated", 0)
-        return Diagnosis(kind="NONE", code="no-memory-problem", oom=False,
-                         evidence=_by_line(*reached, (ln, run.numbers["_works_stated"])),
+        return Diagnosis(kind="NONE", code="no-memory-problem", oom=False, evidence=_by_line(*reached, (ln, works)),
                          phase_source="the report's own words that it works; the log ends during its start-up",
-                         message="No memory failure: the report says it works, and the log is cut while the server "
-                                 "was still starting, before any line that would show a failure." + aside)
+                         message="No memory failure: the report says it works, and the log " + (
+                             "is cut" if step else "stops partway through a line") + " while the server was still "
+                         "starting, before any line that would show a failure." + aside)
     if step and not cause:
         ln, text, phase = step
         order = list(KIND_OF_PHASE)  # the step under way, or a later one the log did not reach
@@ -1131,8 +1134,7 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                                  "GPU architecture or driver the build does not handle, a split across GPUs) or "
                                  "sampling settings; try one GPU, another backend or build, or another file of the "
                                  "model. Memory settings will not help.")
-    # (not where the cut line is another program's, pasted last: "for comparison, vLLM prints: ...")
-    cut = bool(run.tail_cut and run.tail) and not _others_line(run.tail[1], engine)
+    # (not where the cut line is another program's, pasted last: "for comparison, vLLM prints: ..."; `cut`, above)
     # (the report's words that it failed or hung, `told`: a cut log of a serving run is then no clean bill, "请求卡住")
     if cut and marker in ("ready", "requests") and not told:
         # serving, then the paste stops partway through a line: every log of a healthy server ends somewhere
@@ -1199,6 +1201,33 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          message=f"The report names the error that ended the run ({named!r}, line {named_ln}), "
                                  "and its words are not memory running out: fix that error rather than memory "
                                  "settings. The server's own lines of it are not in the log.")
+    off = run.numbers.get("_machine_off")
+    if (isinstance(off, str) and not run.failures and not isinstance(run.numbers.get("_machine_frozen"), str)
+            and not (isinstance(said, str) and _RAN_OUT_SAID.search(said)) and not _RAN_OUT_SAID.search(off)):
+        # the report says the whole machine powered off or restarted on its own, the log shows no failure, and no
+        # words say memory ran out or the machine froze first: power or hardware
+        ln = run.number_lines.get("_machine_off", 0)
+        return Diagnosis(kind="NOT_OOM", code="machine-powered-off", oom=False, inferred=True,
+                         evidence=reached + [(ln, off)], phase_source="the report's own words: the machine went off",
+                         message=f"The report says the whole machine shut down or restarted (line {ln}), and the log "
+                                 "shows no failure before it: memory running out kills a process, it does not power a "
+                                 "machine off. Power delivery (a supply's transients under the GPUs' load spikes), "
+                                 "heat or a hardware fault is the likely cause: check the system's own log of the "
+                                 "shutdown (`journalctl -b -1`, the BMC's event log), or cap the GPUs' power "
+                                 "(`nvidia-smi -pl`) and try again.")
+    built = run.numbers.get("_build_failed_stated")
+    if (isinstance(built, str) and not _RAN_OUT_SAID.search(built) and not _MEMORY_SAID.search(built)
+            and not (isinstance(said, str) and _RAN_OUT_SAID.search(said))):
+        # the report says a kernel or the engine did not compile (its compiler's own error cut from the paste, or not
+        # pasted), and names no memory running out: a build's failure
+        ln = run.number_lines.get("_build_failed_stated", 0)
+        return Diagnosis(kind="NOT_OOM", code="kernel-build-failed", oom=False, inferred=True,
+                         evidence=reached + [(ln, built)], phase_source="the report's own words: a build that failed",
+                         message=f"The report says a build failed (line {ln}), and no words of it are memory running "
+                                 "out: a kernel compiled at start-up or the engine's build did not compile (a "
+                                 "toolchain, CUDA version or GPU architecture the build does not handle), not memory. "
+                                 "Read the compiler's first error (the paste may have cut it), or use a prebuilt "
+                                 "kernel package or a build that supports this GPU.")
     refused = _client_errors(run) if isinstance(said, str) else _client_errors(run, only=True)
     if refused:
         # the report says it failed, and the server's own access lines show it answering those requests with a
@@ -1207,10 +1236,10 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
                          evidence=reached + ([(said_ln, said)] if isinstance(said, str) else []) + [refused[-1]],
                          phase_source="the server's access lines: requests answered with a client error",
                          message=(f"The report says it failed (line {said_ln}), and the" if isinstance(said, str) else
-                                  "Every request at the log's end was refused:") + " the server answered "
+                                  "Every request at the log's end was refused: the") + " server answered "
                                  f"with a client error (line {refused[-1][0]}): it was up and refused what was sent "
-                                 "(a wrong path or model name, a missing key, a proxy that rewrote the request), which "
-                                 "is no memory problem.")
+                                 "(a wrong path or model name, a missing key, a feature the model or the server's "
+                                 "settings do not have, a proxy that rewrote the request), which is no memory problem.")
     if isinstance(said, str):  # the text says it failed, and nothing in the log places or names that failure
         order = list(KIND_OF_PHASE)
         at = {"weights_done": "KV", "kv_sized": "KV", "kv_done": "WARMUP", "warmup_done": "WARMUP", "ready": "RUNTIME",
@@ -1316,11 +1345,15 @@ def _answered_with(status: str, more: str = "") -> re.Pattern:
 #: (also llama-server's answer to a body it could not read as JSON, which it sends with a 500: tools/server's handler
 #: "got exception: {\"error\":{\"code\":500,\"message\":\"[json.exception.parse_error.101] parse error at line 1,
 #: column 1: attempting to parse an empty input ...": nlohmann::json's exceptions on the request's own body)
-_CLIENT_ERROR = _answered_with(r"4(?!29|08)\d\d", more=r"\bgot exception: \{\x22error\x22:\{\x22code\x22:\d+,\x22message"
+#: (and 501, Not Implemented: what the server does not do for this model or these settings, llama-server's
+#: ERROR_TYPE_NOT_SUPPORTED, "POST /infill ... 501" for a model without fill-in-the-middle tokens, /embeddings without
+#: --embeddings, /slots with --no-slots: a request it refused, not one that broke it)
+_CLIENT_ERROR = _answered_with(r"4(?!29|08)\d\d|501", more=r"\bgot exception: \{\x22error\x22:\{\x22code\x22:\d+,\x22message"
                                                       r"\x22:\x22\[json\.exception\.(?:parse_error|type_error)\.\d+\]")
 #: ... and with a server's error, or too busy: then the client's errors are not all there is (nor where a client's own
 #: log shows a request answered at all, httpx's 2xx, by any method)
-_SERVER_ERROR = _answered_with(r"5\d\d|429|408", more=r"\bHTTP Request: \w+ \S+ \x22HTTP/[\d.]+ (?:2\d\d|5\d\d|429|408)\b")
+_SERVER_ERROR = _answered_with(r"5(?!01)\d\d|429|408",
+                               more=r"\bHTTP Request: \w+ \S+ \x22HTTP/[\d.]+ (?:2\d\d|5(?!01)\d\d|429|408)\b")
 
 
 def _client_errors(run: RunFacts, only: bool = False) -> list[tuple[int, str]]:

@@ -775,7 +775,8 @@ class Scanner:
         if nested is not None:
             texts.insert(0, (nested, nested.lower(), k.candidates(nested.lower().encode("utf-8", "replace"))))
         # (after a program's failure: not the report's title or words, above the commands it pastes)
-        if ("fig" in c and r.failures and not started and COMMAND.match(text) and not _VIEWS.match(text)
+        if ("fig" in c and r.failures and not started and (COMMAND.match(text) and not _VIEWS.match(text)
+                                                           or _CHANGED_FLAGS.search(text) and not program_line(text))
                 and any(not TITLE.match(f.text) and not user_words(f.text) and not f.line_no == r.first_line == 1
                         for f in r.failures)):
             # a command line after this run failed: the restart it begins, whose settings they are (read into the run
@@ -1408,6 +1409,10 @@ def _keeps_after(f: Failure) -> bool:
 
 #: a command that shows a log or the state of what ran (`kubectl logs ... --previous`, `docker inspect`, `journalctl`,
 #: `dmesg`): the paste goes on with what it printed, no restart
+#: a person's words that the next try changed its flags ("ok so I added --max-model-len 32768 and now:", "then I set
+#: --gpu-memory-utilization 0.95 and tried again"): after a failure, the settings of the run pasted next
+_CHANGED_FLAGS = re.compile(r"\b(?:added|add|set|changed|change|tried|switched|lowered|raised|bumped|increased|decreased|"
+                            r"reduced|passed|now with|retried with|reran with|re-ran with)\b[^\n]{0,40}?(?<![\w-])--[a-z]", re.I)
 _VIEWS = re.compile(r"^\s*(?:[\w.-]+@[\w.-]+:\S*\s*)?(?:[$#%>]\s*)?(?:sudo\s+)?(?:kubectl\s+(?:-n\s+\S+\s+)?(?:logs|describe|get|"
                     r"top|events)|(?:docker|podman|nerdctl)\s+(?:compose\s+)?(?:logs|inspect|ps|stats|events)|journalctl|dmesg|"
                     r"nvidia-smi|rocm-smi|cat|tail|less|head|grep|zgrep|free|top|htop|ps|vmstat)\b")
