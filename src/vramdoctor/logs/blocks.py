@@ -19,7 +19,7 @@ from .knowledge import Knowledge, knowledge
 from .lines import CUT_LOOKBACK, pieces, tail_cut, window as cut_window
 from .prefilter import Words
 from .reader import clean
-from .scan import ENGINE_SAMPLE_LINES, TAIL_LINES, WINDOW_MAX, Scanner, before_window, shown_progress
+from .scan import ENGINE_SAMPLE_LINES, TAIL_LINES, WINDOW, WINDOW_MAX, Scanner, before_window, shown_progress
 
 WINDOW_BYTES = 256 * 1024  # bytes searched at once within a block
 MIN_WINDOW = 4 * 1024  # the least, while the state changes every few lines (a crash loop, a partial line)
@@ -81,16 +81,18 @@ def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[Run
         are cut out now (a few `rfind`s) and decoded only if the failure is ever read (a crash loop has
         thousands of failures, most of them in runs that are dropped)."""
         buf, end = state["buf"], state["offset"]
+        # (no further back than the run's first line: the lines before it are another run's, which `decode` drops)
+        need = min(WINDOW_MAX, max(0, line_no - max(1, s.run.first_line)))
         start, n = end, 0
-        while n < WINDOW_MAX and start > 0:
+        while n < need and start > 0:
             start = buf.rfind(b"\n", 0, start - 1) + 1
             n += 1
         raw, first = buf[start:end], line_no - n
         head, head_first = b"", first
-        if n < WINDOW_MAX and state["prev"]:  # the tail of the previous block
+        if n < need and state["prev"]:  # the tail of the previous block
             prev = state["prev"]
             pstart, m = len(prev), 0
-            while n + m < WINDOW_MAX and pstart > 0 and state["prev_last_line"] - m >= 1:
+            while n + m < need and pstart > 0 and state["prev_last_line"] - m >= 1:
                 pstart = prev.rfind(b"\n", 0, pstart - 1) + 1
                 m += 1
             head, head_first = prev[pstart:], state["prev_last_line"] - m + 1
@@ -98,15 +100,28 @@ def scan_blocks(blocks: Iterable[bytes], k: Knowledge | None = None) -> list[Run
         run_first = s.run.first_line  # (a run's lines only, as the line-by-line scanner keeps them)
 
         def decode() -> list[tuple[int, str]]:
-            out: list[tuple[int, str]] = []
+            # (the run's lines only, picked before they are decoded: a crash loop's runs are a dozen lines each)
+            low = max(1, run_first)
+            raws: list[tuple[int, bytes]] = []
             for chunk, ln in ((head, head_first), (raw, first)):
                 for line in chunk.split(b"\n")[:-1] if chunk else ():
-                    # (a line past MAX_LINE cut to its window, as the scanner reads it: a 1 MB prompt line among a
-                    # failure's neighbours is otherwise read whole by every rule that looks at them)
-                    out.extend((ln, cut_window(t)) for t in pieces(clean(line)))
+                    if ln >= low:
+                        raws.append((ln, line))
                     ln += 1
-            out += cur
-            return before_window((ln, t) for ln, t in out if ln >= max(1, run_first))
+            mine = [(ln, t) for ln, t in cur if ln >= low]
+
+            def lines(part: list[tuple[int, bytes]]) -> list[tuple[int, str]]:
+                # (a line past MAX_LINE cut to its window, as the scanner reads it: a 1 MB prompt line among a
+                # failure's neighbours is otherwise read whole by every rule that looks at them)
+                return [(ln, cut_window(t)) for ln, line in part for t in pieces(clean(line))] + mine
+            if len(raws) > 2 * WINDOW:
+                # the last lines first: where the window closes inside them (it keeps fewer than they are), the lines
+                # before them cannot change it (`before_window` walks back from the end and looks one line further)
+                tail = lines(raws[-2 * WINDOW:])
+                kept = before_window(tail)
+                if len(kept) < len(tail) - 1:
+                    return kept
+            return before_window(lines(raws))
         return decode
 
     s.before_source = before
