@@ -506,3 +506,28 @@ def test_a_long_document_said_to_kill_it_is_runtime(said):
              "libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer "
              "execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)"]
     assert kind_of(lines)[0] == "RUNTIME"
+
+
+# --- a batch scheduler's job killed at its memory: the job's own request is the setting (review 57/x04: "#SBATCH
+# --mem=32G" above slurmstepd's oom_kill, advised as a container's limit) -------------------------------------------
+
+@pytest.mark.parametrize("lines, said", [
+    (["#SBATCH --gres=gpu:a100:1 --mem=32G",
+      "+ vllm serve /scratch/models/Mixtral-8x7B-Instruct-v0.1 --tensor-parallel-size 1 --port 8811",
+      "slurmstepd: error: Detected 1 oom_kill event in StepId=4471823.batch. Some of the step tasks have been OOM Killed.",
+      "srun: error: gpu021: task 0: Out Of Memory"], "--mem (now 32G)"),
+    (["INFO 05-02 10:00:00 [model_runner.py:1110] Starting to load model m...",
+      "slurmstepd: error: Detected 1 oom_kill event in StepId=81121.batch. Some of the step tasks have been OOM Killed."],
+     "Slurm's --mem"),
+    (["INFO 05-02 10:00:00 [model_runner.py:1110] Starting to load model m...",
+      "=>> PBS: job killed: mem 134217728kb exceeded limit 125829120kb"], "PBS's -l mem"),
+])
+def test_a_jobs_memory_kill_advises_the_jobs_request(lines, said):
+    run = run_of(diag("\n".join(lines)))
+    assert run.advice[0]["change"] == "raise the job's memory request" and said in run.advice[0]["why"]
+
+
+def test_a_kill_outside_a_batch_job_names_no_jobs_request():
+    run = run_of(diag("INFO 05-02 10:00:00 [model_runner.py:1110] Starting to load model m...\n"
+                      "Out of memory: Killed process 4242 (python3) total-vm:98765432kB, anon-rss:65432100kB"))
+    assert all(a["change"] != "raise the job's memory request" for a in run.advice)

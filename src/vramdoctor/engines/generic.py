@@ -3970,6 +3970,13 @@ LOG = LogWords(
         fig("_growth_stated", _GROWTH_ZH, _growth_zh, mode="first", prose=True, flags=0),
         fig("_growth_stated", _GROWTH_OTHER, _growth_other, mode="first", prose=True),
         fig("_growth_stated", _START_THEN, _growth_start_then, mode="first", prose=True),
+        # a batch scheduler's job, whose host memory limit is its own setting: Slurm's (slurmstepd's lines, an
+        # "#SBATCH" directive, its --mem with the size as written: "#SBATCH --gres=gpu:a100:1 --mem=32G"), PBS's, LSF's
+        fig("_batch_scheduler", r"\bslurmstepd\b|^#SBATCH\b|\bsrun: error\b", lambda m: "slurm", mode="first"),
+        fig("_batch_scheduler", r"=>> PBS:|^#PBS\b", lambda m: "pbs", mode="first"),
+        fig("_batch_scheduler", r"\bTERM_MEMLIMIT\b|^#BSUB\b", lambda m: "lsf", mode="first"),
+        fig("_job_mem", r"^#SBATCH\b[^\n]*?\s--mem(?:-per-cpu|-per-gpu)?[= ]([\d.]+[KMGT]?)\b", lambda m: m.group(1),
+            mode="last"),
         fig("_growth_stated", _TO_FROM, _growth_to_from, mode="first", prose=True),
         fig("_growth_stated", _KEPT, lambda m: _growth(m, rise=False), mode="first", prose=True),
         fig("_growth_stated", _FROM_TO, _growth_from_to, mode="first", prose=True),

@@ -32,6 +32,12 @@ class _Advisor(KvSteps, LoadSteps, ServingSteps, Base):
     """The steps for one diagnosis: the shared moves (Base) and one group per ledger."""
 
 
+#: a batch scheduler's own setting of a job's host memory (`_batch_scheduler`), `{now}` its value where the log shows it
+_JOB_LIMIT = {"slurm": "raise Slurm's --mem{now} (sbatch/srun; or --mem-per-gpu)",
+              "pbs": "raise PBS's -l mem=...",
+              "lsf": "raise LSF's -M (and -R \"rusage[mem=...]\")"}
+
+
 def _several_gpus(n: dict) -> bool:
     """The log shows work over several GPUs (a tensor parallel size above 1, or more than one worker rank, a set of
     them): where a hang's collective may be waiting."""
@@ -305,7 +311,15 @@ def advise(kind: str, engine: str, n: dict, code: str = "", candidates: list[str
             s.say("leave memory settings alone", "memory is not the problem: the error names its cause; fix that "
                   "(the model, the install, the set-up) rather than memory settings")
     host = [i for i, step in enumerate(s.out) if step.change == "more host memory"]
-    if host and n.get("container_limit"):
+    job = _JOB_LIMIT.get(n.get("_batch_scheduler", ""))
+    if host and job:
+        # a batch scheduler's job (Slurm's slurmstepd killing a step at its cgroup's limit): the job's own memory
+        # request is the bound, set in the job script
+        mem = n.get("_job_mem")
+        s.out.insert(host[0], Step(change="raise the job's memory request", flags="", why=(
+            "the job was killed at the memory its batch scheduler gave it, not necessarily for lack of the node's RAM: "
+            + job.format(now=f" (now {mem})" if isinstance(mem, str) else "") + ", to what the server needs in RAM")))
+    elif host and n.get("container_limit"):
         # the kernel's OOM killer acting on the container's own cgroup limit (CONSTRAINT_MEMCG, "Memory cgroup out of
         # memory", a pod's OOMKilled): the limit was reached, the machine may have RAM to spare
         unit = n.get("_unit_memory_limit")
