@@ -531,3 +531,26 @@ def test_a_kill_outside_a_batch_job_names_no_jobs_request():
     run = run_of(diag("INFO 05-02 10:00:00 [model_runner.py:1110] Starting to load model m...\n"
                       "Out of memory: Killed process 4242 (python3) total-vm:98765432kB, anon-rss:65432100kB"))
     assert all(a["change"] != "raise the job's memory request" for a in run.advice)
+
+
+# --- a progress bar cut after its 100% (h569/01: the excerpt ends at "Capturing CUDA graphs (decode, FULL):
+# 100%|████████", its count cut): that step finished, no step under way ----------------------------------------------
+
+_V1_SIZED = ["(EngineCore pid=1) INFO 04-13 19:51:24 [gpu_worker.py:436] Available KV cache memory: 6.9 GiB",
+             "(EngineCore pid=1) INFO 04-13 19:51:24 [kv_cache_utils.py:1319] GPU KV cache size: 89,760 tokens"]
+
+
+@pytest.mark.parametrize("bar", [
+    "Capturing CUDA graphs (decode, FULL): 100%|████████",
+    "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 100%|██████████| 51/51 [00:10<00:00,  4.86it/s]",
+])
+def test_a_bar_at_its_end_is_no_step_under_way(bar):
+    assert kind_of(_V1_SIZED + [bar])[1] != "log-ends-during-step"
+
+
+@pytest.mark.parametrize("bar", [
+    "Capturing CUDA graphs (decode, FULL):  45%|████      | 16/35",
+    "Capturing CUDA graphs (decode, FULL):  10%|█",
+])
+def test_a_bar_short_of_its_end_is_a_step_under_way(bar):
+    assert kind_of(_V1_SIZED + [bar])[0] == "UNDETERMINED"

@@ -825,6 +825,8 @@ DEATH_BEGINS = re.compile(r"^\s*(?:Process [\w-]+:|Traceback \(most recent call 
 
 #: a progress bar (tqdm, or vLLM's own "45% Completed | 5/11"): its percentage and its count done of all
 _BAR = re.compile(r"(\d{1,3})%(?:\|[^|]*| Completed )\|\s*(\d+)/(\d+)\b")
+#: ... at its end, whatever follows cut ("Capturing CUDA graphs (decode, FULL): 100%|████████", a paste cut inside it)
+_BAR_FULL = re.compile(r"(?<![\d.])100%(?:\||\s+Completed\b)")
 #: a bar's label of its percentage (vLLM's "Loading safetensors checkpoint shards:  45% Completed | 5/11")
 _BAR_DONE = re.compile(r"\d{1,3}% Completed\b")
 #: figures that read the device as a step begins, not a step's result ("using device CUDA0 (...) - 23200 MiB free")
@@ -844,8 +846,8 @@ STEP_CHARS = 4096
 
 def _under_way(ln: int, text: str, engine: str) -> tuple[int, str, str] | None:
     text = text[:STEP_CHARS]
-    if _BAR.search(text) and not bar_under_way(text):
-        return None  # a bar at its end: that step finished
+    if _BAR.search(text) and not bar_under_way(text) or _BAR_FULL.search(text):
+        return None  # a bar at its end: that step finished (also one cut after its 100%, its count not shown)
     if supposed(text) and not LEVEL.match(text):
         return None  # a user's sentence (no log level) that supposes or denies an out-of-memory: no engine's step
     if written_by_user(text, bool(LOG_PREFIX.match(text))):
