@@ -1208,28 +1208,24 @@ def no_failure(run: RunFacts, engine: str) -> Diagnosis:
             and not (isinstance(said, str) and _RAN_OUT_SAID.search(said)) and not _RAN_OUT_SAID.search(off)):
         # the report says the whole machine powered off or restarted on its own, the log shows no failure, and no
         # words say memory ran out or the machine froze first: power or hardware
-        ln = run.number_lines.get("_machine_off", 0)
-        return Diagnosis(kind="NOT_OOM", code="machine-powered-off", oom=False, inferred=True,
-                         evidence=reached + [(ln, off)], phase_source="the report's own words: the machine went off",
-                         message=f"The report says the whole machine shut down or restarted (line {ln}), and the log "
-                                 "shows no failure before it: memory running out kills a process, it does not power a "
-                                 "machine off. Power delivery (a supply's transients under the GPUs' load spikes), "
-                                 "heat or a hardware fault is the likely cause: check the system's own log of the "
-                                 "shutdown (`journalctl -b -1`, the BMC's event log), or cap the GPUs' power "
-                                 "(`nvidia-smi -pl`) and try again.")
+        return _told_not_memory(run, reached, "_machine_off", "machine-powered-off", "the machine went off",
+                                "The report says the whole machine shut down or restarted (line {ln}), and the log "
+                                "shows no failure before it: memory running out kills a process, it does not power a "
+                                "machine off. Power delivery (a supply's transients under the GPUs' load spikes), heat "
+                                "or a hardware fault is the likely cause: check the system's own log of the shutdown "
+                                "(`journalctl -b -1`, the BMC's event log), or cap the GPUs' power (`nvidia-smi -pl`) "
+                                "and try again.")
     built = run.numbers.get("_build_failed_stated")
     if (isinstance(built, str) and not _RAN_OUT_SAID.search(built) and not _MEMORY_SAID.search(built)
             and not (isinstance(said, str) and _RAN_OUT_SAID.search(said))):
         # the report says a kernel or the engine did not compile (its compiler's own error cut from the paste, or not
         # pasted), and names no memory running out: a build's failure
-        ln = run.number_lines.get("_build_failed_stated", 0)
-        return Diagnosis(kind="NOT_OOM", code="kernel-build-failed", oom=False, inferred=True,
-                         evidence=reached + [(ln, built)], phase_source="the report's own words: a build that failed",
-                         message=f"The report says a build failed (line {ln}), and no words of it are memory running "
-                                 "out: a kernel compiled at start-up or the engine's build did not compile (a "
-                                 "toolchain, CUDA version or GPU architecture the build does not handle), not memory. "
-                                 "Read the compiler's first error (the paste may have cut it), or use a prebuilt "
-                                 "kernel package or a build that supports this GPU.")
+        return _told_not_memory(run, reached, "_build_failed_stated", "kernel-build-failed", "a build that failed",
+                                "The report says a build failed (line {ln}), and no words of it are memory running "
+                                "out: a kernel compiled at start-up or the engine's build did not compile (a "
+                                "toolchain, CUDA version or GPU architecture the build does not handle), not memory. "
+                                "Read the compiler's first error (the paste may have cut it), or use a prebuilt kernel "
+                                "package or a build that supports this GPU.")
     refused = _client_errors(run) if isinstance(said, str) else _client_errors(run, only=True)
     if refused:
         # the report says it failed, and the server's own access lines show it answering those requests with a
@@ -1295,6 +1291,14 @@ def _names_a_cause(named: str, engine: str) -> bool:
 #: "Connection refused", "Remote end closed connection"): that server failed or never started, for its own reason
 _SERVER_GONE = re.compile(r"\bCannot connect to\b|\bConnection (?:refused|reset|aborted|closed)\b|\bECONNREFUSED\b|"
                           r"\bRemote end closed\b|\bServer disconnected\b|\bconnect(?:ion)? timed? ?out\b|拒绝连接|连接被拒绝", re.I)
+
+
+def _told_not_memory(run: RunFacts, reached: list, key: str, code: str, what: str, message: str) -> Diagnosis:
+    """NOT_OOM `code` from the report's words of figure `key` (its line, `{ln}` in `message`): a cause they state
+    that is not memory (`what`, the phase source's words)."""
+    ln = run.number_lines.get(key, 0)
+    return Diagnosis(kind="NOT_OOM", code=code, oom=False, inferred=True, evidence=reached + [(ln, run.numbers[key])],
+                     phase_source=f"the report's own words: {what}", message=message.format(ln=ln))
 
 
 def _named_cause(run: RunFacts, engine: str) -> tuple[int, str] | None:
