@@ -967,7 +967,8 @@ def _with_message_before(f: Failure) -> Failure:
     said = prev[len(prefix):].strip()
     # (one word is no message, but a name in quotes alone is KeyError's `str(e)`: "ERROR 04-07 13:35:48 [engine.py:448]
     # 'model.layers.1.mlp.shared_experts.down_proj.weight_scale_inv'", a key the loader did not find)
-    if (len(said.split()) < 2 and not _KEY_ALONE.match(said) or _CHAINED.search(said) or _ONLY_FAILED.search(said) or _NO_CAUSE.match(said)
+    if (len(said.split()) < 2 and not _KEY_ALONE.match(said) or _CHAINED.search(said) or _ONLY_FAILED.search(said)
+            or _NO_CAUSE.match(said)
             or FRAME.search(prev) or traceback_line(prev)):
         return f
     return replace(f, line_no=ln, text=prev.strip(), after=[(f.line_no, f.text), *f.after])

@@ -1407,12 +1407,12 @@ def _keeps_after(f: Failure) -> bool:
                                        for _, t in f.after[-5:])
 
 
-#: a command that shows a log or the state of what ran (`kubectl logs ... --previous`, `docker inspect`, `journalctl`,
-#: `dmesg`): the paste goes on with what it printed, no restart
 #: a person's words that the next try changed its flags ("ok so I added --max-model-len 32768 and now:", "then I set
 #: --gpu-memory-utilization 0.95 and tried again"): after a failure, the settings of the run pasted next
 _CHANGED_FLAGS = re.compile(r"\b(?:added|add|set|changed|change|tried|switched|lowered|raised|bumped|increased|decreased|"
                             r"reduced|passed|now with|retried with|reran with|re-ran with)\b[^\n]{0,40}?(?<![\w-])--[a-z]", re.I)
+#: a command that shows a log or the state of what ran (`kubectl logs ... --previous`, `docker inspect`, `journalctl`,
+#: `dmesg`): the paste goes on with what it printed, no restart
 _VIEWS = re.compile(r"^\s*(?:[\w.-]+@[\w.-]+:\S*\s*)?(?:[$#%>]\s*)?(?:sudo\s+)?(?:kubectl\s+(?:-n\s+\S+\s+)?(?:logs|describe|get|"
                     r"top|events)|(?:docker|podman|nerdctl)\s+(?:compose\s+)?(?:logs|inspect|ps|stats|events)|journalctl|dmesg|"
                     r"nvidia-smi|rocm-smi|cat|tail|less|head|grep|zgrep|free|top|htop|ps|vmstat)\b")
