@@ -554,3 +554,21 @@ def test_a_bar_at_its_end_is_no_step_under_way(bar):
 ])
 def test_a_bar_short_of_its_end_is_a_step_under_way(bar):
     assert kind_of(_V1_SIZED + [bar])[0] == "UNDETERMINED"
+
+
+# --- a script's own print of MLX's active memory after each request, "active=18.42 GB" (review 57/l09) --------------
+
+_METAL_OOM = ("libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer "
+              "execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)")
+
+
+def test_active_memory_printed_per_request_that_rises_is_a_leak():
+    rows = [f"request {i:<3} active={18.42 + 1.75 * i:.2f} GB  peak={19.1 + 1.75 * i:.2f} GB" for i in range(1, 9)]
+    assert kind_of(["mlx_lm server patched to print mx.get_active_memory() after each request:"] + rows
+                   + [_METAL_OOM])[0] == "LEAK"
+
+
+def test_active_memory_printed_per_request_that_stays_is_no_leak():
+    rows = [f"request {i:<3} active=18.4{i % 2} GB  peak=26.18 GB" for i in range(1, 9)]
+    assert kind_of(["mlx_lm server patched to print mx.get_active_memory() after each request:"] + rows
+                   + [_METAL_OOM])[0] != "LEAK"

@@ -192,7 +192,9 @@ _MEMWORD = (r"\b(?:VmRSS|RSS|RES|[Rr]esident(?: memory| set)?|VRAM(?: used| usag
             r"(?:memory_)?alloc(?:ated)?(?=\s*[=:])|"
             # (MLX's mx.get_active_memory() as a server prints it after each load and unload, oMLX's engine_pool:
             # "Unloaded model: X, freed=6.04GB (expected>=22.41GB), active_memory: 41.88GB")
-            r"active_memory(?=\s*[=:]))\b")
+            r"active_memory(?=\s*[=:])|"
+            # (... and a script's own short print of it after each request, "request 5   active=25.41 GB  peak=26.18 GB")
+            r"active(?=\s*=\s*\d))\b")
 #: a size as people write it: "1123 MiB", "20.5G", "5.74 GB"
 _USIZE = r"(\d[\d,]*(?:\.\d+)?)\+?\s*([kKMGT])(?:i?B)?\b\+?"  # (a size with its "or more" sign: "42+GB", "42GB+")
 _ARROW = r"\s*(?:->|→|=>|\bto\b)\s*"
