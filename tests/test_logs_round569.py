@@ -572,3 +572,22 @@ def test_active_memory_printed_per_request_that_stays_is_no_leak():
     rows = [f"request {i:<3} active=18.4{i % 2} GB  peak=26.18 GB" for i in range(1, 9)]
     assert kind_of(["mlx_lm server patched to print mx.get_active_memory() after each request:"] + rows
                    + [_METAL_OOM])[0] != "LEAK"
+
+
+# --- PyTorch's DataLoader naming shared memory for its workers' bus error (review 56/84) ----------------------------
+
+@pytest.mark.parametrize("line", [
+    "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).",
+    "RuntimeError: DataLoader worker (pid 3312) is killed by signal: Bus error. It is possible that dataloader's workers "
+    "are out of shared memory. Please try to raise your shared memory limit.",
+])
+def test_a_dataloaders_shared_memory_bus_error_is_shm(line):
+    lines = ["Loading checkpoint shards: 100%|██████████| 4/4 [00:12<00:00,  3.02s/it]", "captioning batch 300/1200",
+             line]
+    assert kind_of(lines) == ("NOT_OOM", "shm-exhausted")
+
+
+def test_a_bus_error_that_names_no_shared_memory_stays_undetermined():
+    lines = ["Loading checkpoint shards: 100%|██████████| 4/4 [00:12<00:00,  3.02s/it]", "captioning batch 300/1200",
+             "Bus error (core dumped)"]
+    assert kind_of(lines) == ("UNDETERMINED", "bus-error")

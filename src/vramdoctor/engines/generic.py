@@ -2930,8 +2930,13 @@ LOG = LogWords(
         # (misc/shmutils.cc: "Error while creating shared memory segment /dev/shm/nccl-X (size N), error: No space left
         # on device (28)", "failed to extend /dev/shm/nccl-X to N bytes"), PyTorch's worker processes ("unable to write
         # to file </torch_...>: No space left on device (28)" under /dev/shm): host shared memory, not the GPU's
+        # (and PyTorch's DataLoader naming it for its workers' bus error, torch/utils/data/_utils/signal_handling.py and
+        # dataloader.py: "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared
+        # memory (shm).", "... is killed by signal: Bus error. It is possible that dataloader's workers are out of shared
+        # memory. Please try to raise your shared memory limit.")
         msg(r"\bfailed to extend /dev/shm/|/dev/shm/\S+[^\n]{0,200}?No space left on device|No space left on device"
-            r"[^\n]{0,200}?/dev/shm/|\bError while creating shared memory segment\b", "not_oom", code="shm-exhausted"),
+            r"[^\n]{0,200}?/dev/shm/|\bError while creating shared memory segment\b|\bThis might be caused by insufficient "
+            r"shared memory \(shm\)|\bdataloader's workers are out of shared memory\b", "not_oom", code="shm-exhausted"),
         # Windows' STATUS_NO_MEMORY (0xC0000017, as a signed or unsigned decimal too): the process's commit charge
         # (RAM and page file) ran out, host memory
         msg(r"\b0xC0000017\b|\bSTATUS_NO_MEMORY\b|(?<![\d-])(?:-1073741801|3221225495)(?!\d)", "oom", "HOST",
