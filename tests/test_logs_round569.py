@@ -591,3 +591,27 @@ def test_a_bus_error_that_names_no_shared_memory_stays_undetermined():
     lines = ["Loading checkpoint shards: 100%|██████████| 4/4 [00:12<00:00,  3.02s/it]", "captioning batch 300/1200",
              "Bus error (core dumped)"]
     assert kind_of(lines) == ("UNDETERMINED", "bus-error")
+
+
+# --- a time-out Ray names as the cause of a remote task's failure (h576/05: "ray.exceptions.RayTaskError(TimeoutError):
+# ray::RolloutManager.generate() ...", its own line cut) ----------------------------------------------------------
+
+_RAY_GET = ["Rollout generation:  62%|██████▎   | 40/64 [04:51<02:52,  7.19s/it]",
+            "Traceback (most recent call last):",
+            '  File "/slime/train.py", line 69, in train',
+            "    rollout_data_ref = ray.get(rollout_manager.generate.remote(rollout_id))",
+            '  File "/env/lib/python3.12/site-packages/ray/_private/worker.py", line 1015, in get_objects',
+            "    raise value.as_instanceof_cause()"]
+
+
+@pytest.mark.parametrize("line", [
+    "ray.exceptions.RayTaskError(TimeoutError): ray::RolloutManager.generate() (pid=1694029, ip=134.100.9.210, actor_id=d9",
+    "ray.exceptions.RayTaskError(GetTimeoutError): ray::Worker.step() (pid=22, ip=10.0.0.2)",
+])
+def test_a_remote_tasks_time_out_is_not_memory(line):
+    assert kind_of(_RAY_GET + [line]) == ("NOT_OOM", "remote-task-timeout")
+
+
+def test_a_remote_tasks_runtime_error_is_not_called_a_time_out():
+    line = "ray.exceptions.RayTaskError(RuntimeError): ray::RolloutManager.generate() (pid=1694029, ip=134.100.9.210)"
+    assert kind_of(_RAY_GET + [line])[1] != "remote-task-timeout"

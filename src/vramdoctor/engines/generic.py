@@ -2591,6 +2591,10 @@ LOG = LogWords(
         # ("ray.exceptions.RayTaskError(KeyError): ray::RayWorkerWrapper.execute_method() (pid=..., ...)": the worker's
         # KeyError, its own line maybe cut from the log)
         msg(r"\bRay(?:Task|Actor)Error\((?:" + CODE_ERRORS + r")\)", "not_oom", code="code-error", flags=0),
+        # (... or a time-out it wraps: "ray.exceptions.RayTaskError(TimeoutError): ray::RolloutManager.generate()": the
+        # remote call waited past its limit, a rollout's long generations or a stuck worker; memory raises its own)
+        msg(r"\bRayTaskError\((?:asyncio\.)?(?:TimeoutError|GetTimeoutError)\)", "not_oom", code="remote-task-timeout",
+            flags=0),
         # ... or a supervisor's line that names the class it caught and where (olmOCR's pipeline around its SGLang
         # server: "ERROR - IndexError in model, restarting server"; "KeyError while processing request")
         msg(r"\b(?:" + CODE_ERRORS + r") (?:in|while|during|when|from) (?:the |a )?(?:model|engine|server|worker|"

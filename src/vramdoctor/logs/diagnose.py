@@ -213,6 +213,10 @@ _NOT_OOM = {
                               "by Python's faulthandler.enable()): the stack is smaller than this CPU's signal frame "
                               "needs (Linux 5.14+ checks it on CPUs with AMX), which a Python older than the fix of "
                               "bpo-46968 (3.11, and its 2022 backports) gets wrong. Use a newer Python or image.",
+    "remote-task-timeout": "a remote task (a Ray actor's call: a rollout's generation, a worker's step) raised a "
+                           "time-out: it ran past its limit, with very long generations or a worker stuck in a "
+                           "collective; memory that runs out raises its own error. Raise the call's timeout, cap the "
+                           "generation length, or find the worker that waits (py-spy dump).",
     "worker-rpc-timeout": "the engine waited on its workers past its timeout (VLLM_RPC_TIMEOUT): a worker alive and "
                           "stuck, in a collective that never completes or a kernel that does not return. A worker that "
                           "ran out of memory raises and reports it, and one that died is reported as died.",
