@@ -615,3 +615,37 @@ def test_a_remote_tasks_time_out_is_not_memory(line):
 def test_a_remote_tasks_runtime_error_is_not_called_a_time_out():
     line = "ray.exceptions.RayTaskError(RuntimeError): ray::RolloutManager.generate() (pid=1694029, ip=134.100.9.210)"
     assert kind_of(_RAY_GET + [line])[1] != "remote-task-timeout"
+
+
+# --- an error line that says in itself it goes on with a default, the server serving after (h575/06: "Could not
+# determine user, using default path. Error: [Errno 13] Permission denied: '/mnt/nfs_test'") -----------------------
+
+_V1_SERVES = ["(APIServer pid=1) INFO:     Application startup complete.",
+              '(APIServer pid=1) INFO:     127.0.0.1:50072 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+
+
+@pytest.mark.parametrize("line", [
+    "(EngineCore_DP0 pid=2) Could not determine user, using default path. Error: [Errno 13] Permission denied: '/mnt/x'",
+    "(EngineCore_DP0 pid=2) Error: cannot read /etc/gpu.conf (No such file or directory), falling back to defaults",
+])
+def test_an_error_that_goes_on_with_a_default_before_serving_is_none(line):
+    lines = ["(EngineCore_DP0 pid=2) INFO 04-02 20:18:31 [gpu_model_runner.py:4124] Starting to load model m...", line,
+             "(EngineCore_DP0 pid=2) INFO 04-02 20:18:40 [gpu_model_runner.py:4200] Model loading took 9.37 GiB"]
+    assert kind_of(lines + _V1_SERVES)[0] == "NONE"
+
+
+def test_an_error_with_a_default_that_nothing_served_after_stays():
+    lines = ["(EngineCore_DP0 pid=2) INFO 04-02 20:18:31 [gpu_model_runner.py:4124] Starting to load model m...",
+             "(EngineCore_DP0 pid=2) Could not determine user, using default path. Error: [Errno 13] Permission denied: "
+             "'/mnt/x'"]
+    assert kind_of(lines)[0] != "NONE"
+
+
+# --- vLLM's platform detection finding no GPU (h575/04: "No platform detected, vLLM is running on UnspecifiedPlatform")
+
+def test_vllm_on_no_platform_is_not_memory():
+    lines = ["2025-07-08 14:03:55,524 - INFO - __init__.py:resolve_current_platform_cls_qualname:248 - No platform "
+             "detected, vLLM is running on UnspecifiedPlatform",
+             "2025-07-08 14:04:00,584 - INFO - config.py:_verify_args:1980 - Disabled the custom all-reduce kernel "
+             "because it is not supported on current platform."]
+    assert kind_of(lines)[0] == "NOT_OOM"

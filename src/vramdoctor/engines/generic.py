@@ -2374,6 +2374,9 @@ LOG = LogWords(
             # started without its GPUs, CUDA_VISIBLE_DEVICES, a Ray node without GPU resources
             r"\bNo CUDA GPUs are available\b|\bFound no NVIDIA driver on your system\b|\bFailed to infer device type\b|"
             r"\bCurrent node has no GPU available\b|"
+            # (vLLM's platform detection finding none, at INFO, before whatever fails for it: "No platform detected,
+            # vLLM is running on UnspecifiedPlatform", vllm/platforms/__init__.py)
+            r"\bNo platform detected, vLLM is running on UnspecifiedPlatform\b|"
             # (ipex-llm's llama.cpp on SYCL finding no Level Zero GPU: "llama_model_load: can not find preferred GPU
             # platform")
             r"\bcan ?not find preferred GPU platform\b|"

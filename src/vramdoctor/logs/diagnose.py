@@ -1797,6 +1797,11 @@ def _warned_and_went_on(run: RunFacts, f: Failure, engine: str) -> bool:
              and not any(FRAME.search(t) for _, t in [*f.before[-3:], *f.after[:3]]))
     if again and _served_after(run, max(f.end_line, f.line_no), engine):
         return True
+    # (or a line of no level that says in itself it goes on another way, and the server served after it: "Could not
+    # determine user, using default path. Error: [Errno 13] Permission denied: '/mnt/nfs_test'")
+    if (f.kind in ("not_oom", "error") and f.code not in _SERVES_DEGRADED and program_line(f.text) and not f.wrapper
+            and _GOES_ON_WITH.search(f.text) and _served_after(run, max(f.end_line, f.line_no), engine)):
+        return True
     if not (f.kind in ("not_oom", "error") and f.code not in _SERVES_DEGRADED and program_line(f.text)
             and _WARNING_LEVEL.match(f.text)):
         return False
@@ -1810,6 +1815,9 @@ def _warned_and_went_on(run: RunFacts, f: Failure, engine: str) -> bool:
                 and not _WARNING_LEVEL.match(nxt))
 
 
+#: a program's words in the failure's own line that it takes a default or another way ("using default path", "falling
+#: back to CPU", "defaulting to 1"): what failed was optional
+_GOES_ON_WITH = re.compile(r"\busing (?:the )?default\b|\bdefaulting to\b|\bfall(?:s|ing)? ?back to\b", re.I)
 #: a warning's words that the program takes another way after what failed
 _FALLS_BACK = re.compile(r"\bfall(?:s|ing)? ?back(?: to)?\b|\bretrying (?:with|without|on)\b", re.I)
 
