@@ -649,3 +649,94 @@ def test_vllm_on_no_platform_is_not_memory():
              "2025-07-08 14:04:00,584 - INFO - config.py:_verify_args:1980 - Disabled the custom all-reduce kernel "
              "because it is not supported on current platform."]
     assert kind_of(lines)[0] == "NOT_OOM"
+
+
+# --- a message word-wrapped over several lines on a phone's screen, its trailing spaces dropped (h577/06: "TVMError:
+# Check failed: (!" / "free_page_ids_.empty()) is false: The" / "KV cache is full. No page can be" / "allocated") ------
+
+@pytest.mark.parametrize("wrapped", [
+    ["TVMError: Check failed: (!", "free_page_ids_.empty()) is false: The", "KV cache is full. No page can be",
+     "allocated"],
+    ["TVMError: Check failed: (!free_page_ids_.empty()) is false: The KV cache is", "full. No page can be",
+     "allocated"],
+])
+def test_a_message_wrapped_at_spaces_over_lines_is_read_whole(wrapped):
+    lines = ["Generation fails for long response", "", "```", "MLCChat failed", "", "Stack trace:",
+             "org.apache.tvm.Base$TVMError:", *wrapped, "Stack trace:", "```"]
+    assert kind_of(lines) == ("RUNTIME", "request-exceeds-kv-pool")
+
+
+def test_a_width_cut_mid_word_is_still_joined_without_a_space():
+    lines = ["INFO 05-02 10:00:00 [model_runner.py:1110] Starting to load model m...",
+             "ValueError: Free memory on device (14.2/79.1 GiB) on startup is less than desired GPU memory utiliz",
+             "ation (0.9, 71.2 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes."]
+    assert kind_of(lines)[1] in ("gpu-shared-with-other-process", "fraction-above-free")
+
+
+# --- MLC's Android app's frames: an image sent or a message generated (h577/07: "at
+# com.modelbest.mlcllm.ChatModule.image(ChatModule.java:63)" under "CL_OUT_OF_HOST_MEMORY") -----------------------------
+
+@pytest.mark.parametrize("frame, kind", [
+    ("\tat com.modelbest.mlcllm.ChatModule.image(ChatModule.java:63)", "RUNTIME"),
+    ("\tat ai.mlc.mlcllm.ChatModule.prefill(ChatModule.java:54)", "RUNTIME"),
+    ("\tat ai.mlc.mlcllm.ChatModule.reload(ChatModule.java:46)", "WEIGHTS"),
+])
+def test_mlc_android_frames_place_the_failure(frame, kind):
+    lines = ["MLCChat failed", "", "Stack trace:",
+             "org.apache.tvm.Base$TVMError: TVMError: OpenCL build error for device=0x77c655bb58",
+             "Error: CL_OUT_OF_HOST_MEMORY", "", "\tat org.apache.tvm.Base.checkCall(Base.java:173)",
+             "\tat org.apache.tvm.Function.invoke(Function.java:130)", frame]
+    assert kind_of(lines)[0] == kind
+
+
+# --- Android's tombstone of a native crash (h577/08: logcat's "F DEBUG   :       #00 pc 000000000019000c ...") ------
+
+def test_an_android_tombstone_is_a_crash_whose_cause_is_not_shown():
+    lines = ["when I try to load the model, the app just closes.", "```",
+             "09-26 23:40:56.685 22955 23001 I RNLLAMA_ANDROID_JNI: [RNLlama] is_model_loaded false",
+             "09-26 23:40:57.089 23062 23062 F DEBUG   :       #00 pc 000000000019000c  /data/app/com.pocketpalai/lib/arm64/"
+             "librnllama_v8_4_fp16_dotprod.so", "```"]
+    assert kind_of(lines) == ("UNDETERMINED", "failure-cause-not-shown")
+
+
+# --- vLLM V1's engine core killed by SIGKILL, listed by its front end ("Failed core proc(s): {'EngineCore_0': -9}"),
+# in an excerpt with no load step: a kill whose sender is not named, the phase not shown (review 57b/U03 read WEIGHTS) --
+
+def test_an_engine_core_killed_with_no_load_step_shown_is_undetermined():
+    lines = ["$ docker logs --tail 25 vllm-qwen",
+             "INFO 06-30 12:11:43 [core.py:70] Initializing a V1 LLM engine (v0.9.1) with config: model='Qwen/Qwen3-32B-AWQ', "
+             "max_seq_len=32768, tensor_parallel_size=2",
+             "Traceback (most recent call last):",
+             '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/utils.py", line 454, in wait_for_engine_startup',
+             '    raise RuntimeError("Engine core initialization failed. "',
+             "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): "
+             "{'EngineCore_0': -9}"]
+    assert kind_of(lines) == ("UNDETERMINED", "host-oom-kill")
+
+
+def test_an_engine_core_killed_while_its_weights_load_is_weights():
+    lines = ["INFO 06-30 12:11:50 [gpu_model_runner.py:1595] Starting to load model Qwen/Qwen3-32B-AWQ...",
+             "Loading safetensors checkpoint shards:  40% Completed | 2/5 [00:31<00:47, 15.7s/it]",
+             "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): "
+             "{'EngineCore_0': -9}"]
+    assert kind_of(lines)[0] == "WEIGHTS"
+
+
+# --- a line that names serving only to say it crashed doing so is no recovery (review 57b/L08: "rerank worker crashed
+# while serving request id=req_8f31a; restarting" after an out of memory, read NONE recovered-at-start); a script's own
+# metric with its unit in its name ("torch_reserved_gb=22.1") is a memory reading ------------------------------------
+
+def test_a_crash_while_serving_after_an_oom_is_no_recovery():
+    lines = ["2024-12-03T20:14:00Z reranker error torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 "
+             "MiB. GPU 0 has a total capacity of 23.68 GiB of which 188.31 MiB is free.",
+             "2024-12-03T20:14:01Z reranker error rerank worker crashed while serving request id=req_8f31a; restarting "
+             "(attempt 1/5)"]
+    assert kind_of(lines)[0] != "NONE"
+
+
+def test_a_scripts_own_metrics_that_rise_are_a_leak():
+    rows = [f"2024-12-03T{h:02d}:00:00Z reranker info served batch n=32 torch_reserved_gb={10.4 + 1.3 * i:.1f} "
+            f"nvml_used_gb={11.3 + 1.3 * i:.1f}" for i, h in enumerate(range(0, 20, 2))]
+    lines = rows + ["2024-12-03T20:14:00Z reranker error torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+                    "512.00 MiB. GPU 0 has a total capacity of 23.68 GiB of which 188.31 MiB is free."]
+    assert kind_of(lines)[0] == "LEAK"

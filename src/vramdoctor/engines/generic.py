@@ -1592,6 +1592,9 @@ SIGKILL = (r"process has terminated: signal: killed|\bKilled: 9\b|<Signals\.SIGK
            # 0%|          | 0/2 [00:00<?, ?it/s][1]    78030 killed     python run.py")
            r"(?:(?<=it/s\])|(?<=s/it\]))\[\d+\][+-]?\s+(?:\d+\s+)?[Kk]illed\s+\S|"
            r"\bstatus=9/KILL\b|\bsignaled to shutdown with signal 9\b|"
+           # (vLLM V1's front end listing its engine core's exit code, v1/engine/utils.py: "Failed core proc(s):
+           # {'EngineCore_0': -9}": a SIGKILL, its sender not named)
+           r"\bFailed core proc\(s\): \{[^}]{0,200}?: -9\b|"
            # a front end's own words for its server process killed ("Restart failed: Process was killed (SIGKILL) —
            # likely out of memory", "worker killed by SIGKILL", "the server was killed (signal 9)")
            r"\b(?:process|server|worker|runner|backend)\s+(?:was\s+|got\s+)?killed\s+(?:\(SIGKILL\)|by SIGKILL\b|"
@@ -2527,7 +2530,10 @@ LOG = LogWords(
             "not_oom", code="device-memory-query-failed"),
         # a crash's register dump (Go's runtime after a fatal signal in C code, "rax    0x90d000" ... "rip ..."; gdb's
         # "rip            0x7f..."): the process died by a signal, which the lines before it name if the log has them
-        msg(r"(?:^|:\s)rip\s+0x[0-9a-f]+(?:\s+0x[0-9a-f]+)?(?:\s+<[^>\n]*>)?\s*$|(?:^|:\s)rax\s+0x[0-9a-f]+\s*$",
+        # (or Android's tombstone of a native crash in logcat, debuggerd's backtrace under its "F DEBUG" tag: "F DEBUG   :
+        # #00 pc 000000000019000c  /data/app/.../librnllama.so", the signal line above it maybe not pasted)
+        msg(r"(?:^|:\s)rip\s+0x[0-9a-f]+(?:\s+0x[0-9a-f]+)?(?:\s+<[^>\n]*>)?\s*$|(?:^|:\s)rax\s+0x[0-9a-f]+\s*$|"
+            r"\bF DEBUG\s*:\s+#\d\d pc [0-9a-f]{8,16}\b",
             "error", code="native-crash", flags=0),
         # Windows' 0xc0000409 (STATUS_STACK_BUFFER_OVERRUN), also what the C runtime's abort() ends a process with by
         # __fastfail: an abort whose cause (an assertion, an uncaught exception) is in lines before it, not named here
@@ -3968,6 +3974,11 @@ LOG = LogWords(
         # "2025/09/01 08:00:02.114, 71240 MiB, 81920 MiB": the first, the query's order)
         fig("reported_memory_bytes", r"^\s*\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)?,\s*(\d+)\s*MiB(?:,\s*\d+\s*MiB)?\s*$",
             lambda m: int(m.group(1)) * 2**20, mode="list", flags=0),
+        # ... and a script's own metric with its unit in its name, the first on its line ("torch_reserved_gb=22.1",
+        # structlog's "gpu_mem_allocated_gb": 14.5, "rss_mb=5120"): GB and MB as engines mean them, GiB and MiB
+        fig("reported_memory_bytes", r"^[^\n]*?\b(?:\w+_)?(?:mem|memory|reserved|allocated|used|rss|vram)(?:_\w+)?_(gb|gib|mb|mib)"
+            r"[\x22']?\s*[=:]\s*(\d+(?:\.\d+)?)\b",
+            lambda m: int(float(m.group(2)) * (2**30 if m.group(1).lower().startswith("g") else 2**20)), mode="list"),
         # growth a user measured and states as a difference: "Delta: +32.911 GiB", "increase: +4 GB"
         fig("reported_memory_delta_bytes", r"\b(?:delta|diff|difference|growth|increase|grew(?: by)?)\s*[:=]?\s*\+\s?"
             + _USIZE, _usize, mode="list"),

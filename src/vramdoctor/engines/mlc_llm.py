@@ -30,7 +30,12 @@ LOG = LogWords(
     ),
     # its weights are the params/ directory of a compiled model (params_shard_N.bin, listed in ndarray-cache.json):
     # loading it, or a shard of it, is the weights being read ("-- loading /models/mlc/.../params/")
-    frames={"WEIGHTS": rx(r"\bloading\s+\S*/params/?(?:\s|$)|\bparams_shard_\d+\.bin\b|\bndarray-cache\.json\b")},
+    # (the Android and iOS apps' ChatModule, llm_chat.cc's entry points as the app calls them: "at
+    # com.modelbest.mlcllm.ChatModule.image(ChatModule.java:63)" for an image sent, prefill and decode for a message;
+    # its reload loads the model)
+    frames={"WEIGHTS": rx(r"\bloading\s+\S*/params/?(?:\s|$)|\bparams_shard_\d+\.bin\b|\bndarray-cache\.json\b|"
+                          r"\bChatModule\.reload\b"),
+            "RUNTIME": rx(r"\bChatModule\.(?:prefill|decode|image|generate)\b")},
     # (the chat CLI, mlc_chat_cli / `mlc_llm chat`, lists its commands once the model is loaded and it waits for
     # input: "You can use the following special commands:")
     milestones=(("ready", rx(r"Serving on http|Uvicorn running|You can use the following special commands:")),),

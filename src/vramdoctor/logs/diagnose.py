@@ -1206,6 +1206,11 @@ def later_by_clock(failure: str, served: str) -> bool:
     return a is not None and b is not None and 0 < a - b < 12 * 3600
 
 
+#: a line that names serving only to say the process failed at it ("rerank worker crashed while serving request ...")
+_CRASHED_WHILE = re.compile(r"\b(?:crash(?:ed|es)?|died|dies|failed|killed|aborted)\s+(?:while|when|during|on)\s+"
+                            r"(?:serving|handling|processing)\b", re.I)
+
+
 def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Diagnosis | None:
     """A start-up failure the engine got past: it said it retries another way, or the run went on to serve."""
     end = max(f.end_line, f.line_no)
@@ -1240,6 +1245,9 @@ def _recovered(run: RunFacts, f: Failure, place: Place, engine: str = "") -> Dia
         text = next((run.progress_text.get(m, "") for m, ln in run.progress.items() if ln == at), "")
         if later_by_clock(f.text, text):
             return None  # (the failure pasted above a start-up it came after: no recovery, see _later_by_clock)
+        if _CRASHED_WHILE.search(text):
+            return None  # (the line that names serving says it crashed doing so: "worker crashed while serving request
+            # id=...; restarting": no recovery)
         if f.code == "max-model-len-exceeds-kv-cache":
             # the pool holds less than the context asked for, and the engine cut the context to it and went on
             # (Aphrodite's "Forcing max_model_len to 12384." after vLLM's words): the KV ledger is short, requests

@@ -121,8 +121,10 @@ _ENDS = frozenset(".!?)]'\":%")
 
 
 def ended(text: str) -> bool:
-    """The line ends a sentence or a message: its last character other than white space is one of `_ENDS`."""
-    return text.rstrip()[-1:] in _ENDS
+    """The line ends a sentence or a message: its last character other than white space is one of `_ENDS` (not an
+    opening bracket's negation, C's "(!" that a check's condition begins with: "Check failed: (!")."""
+    end = text.rstrip()
+    return end[-1:] in _ENDS and not end.endswith("(!")
 
 
 #: a log line's own prefix in the middle of a line, where a paste joined lines (vLLM's "(EngineCore pid=146) ERROR

@@ -975,23 +975,41 @@ class Scanner:
         first, head, _, count = self.partial
         self.partial = None
         alone = self.k.verdict(text, self.k.candidates(text.lower().encode("utf-8", "replace")).get("msg", set()))
-        if alone is not None and alone.engine != "generic" and alone.kind not in ("error", "wrapper", "retry"):
+        if (alone is not None and alone.engine != "generic" and alone.kind not in ("error", "wrapper", "retry")
+                and not _MID_CLAUSE.search(head)):
             return False  # (a line that is an engine's message by itself begins one: LM Studio's dialog title, then
-            # its cause "Model loading was stopped due to insufficient system resources...")
+            # its cause "Model loading was stopped due to insufficient system resources..."; not where the line before
+            # stops on a word that needs more, "... is false: The" / "KV cache is full. No page can be")
         # (cut at a width, mid-word, or at a space whose trailing blank the paste dropped: "... on startup is" /
         # "less than desired ...")
         # (or set under it with a hanging indent, as a report re-wraps a long line: "... on startup is less" / "        than
         # desired GPU memory utilization (0.9, 19.83 GiB).")
+        head_v = self.k.verdict(head, self.k.candidates(head.lower().encode("utf-8", "replace")).get("msg", set()))
+
+        def found(v) -> bool:
+            # an engine's own message; or the general rules' message by its words with its code or step, found only by
+            # the join (MLC's "The KV cache is full. No page can be allocated" wrapped over four lines on a phone's
+            # screen), where the line it began on named no cause of its own, and not one the last line says by itself
+            # ("BrokenPipeError: ..." above the next error's line)
+            if v is None or v.kind in ("error", "wrapper", "retry"):
+                return False
+            return v.engine != "generic" or bool(v.code or v.phase) and (
+                head_v is None or head_v.kind in ("error", "wrapper", "retry") and not head_v.code) and (
+                alone is None or (alone.kind, alone.code) != (v.kind, v.code))
         hung = text.lstrip() if text[:1].isspace() and head[-1:].isalnum() else ""
         for whole in ((head + " " + hung,) if hung else (head + text, head + " " + text)
                       if head[-1:].isalnum() and text[:1].isalnum() else (head + text,)):
             c = self.k.candidates(whole.lower().encode("utf-8", "replace"))
             v = self.k.verdict(whole, c.get("msg", set()))
-            if not (v is None or v.engine == "generic" or v.kind in ("error", "wrapper", "retry")):
+            if found(v):
                 break
         else:
-            whole = head + text
-        if v is None or v.engine == "generic" or v.kind in ("error", "wrapper", "retry"):
+            # (no message yet: carried on cut mid-word, or at a space where the line before stops on a word that needs
+            # more, or this one begins a capital's word: "... is false: The" / "KV cache is full. No page can be" /
+            # "allocated", a message word-wrapped on a phone's screen)
+            spaced = head[-1:].isalnum() and text[:1].isalnum() and (_MID_CLAUSE.search(head) or text[:1].isupper())
+            whole = head + " " + text if spaced else head + text
+        if not found(v):
             if count + 1 < WRAP_LINES and len(whole) < MAX_LINE:  # the message may go on over the next line
                 self.partial = (first, whole, line_no, count + 1)
                 self.wants_every_line_until = max(self.wants_every_line_until, line_no + 1)
@@ -1405,6 +1423,11 @@ def _keeps_after(f: Failure) -> bool:
         return True
     return n < AFTER_TRACEBACK and any(PY_FRAME.search(t) or _REMOTE_TRACEBACK.search(t) or _GO_FRAME.match(t)
                                        for _, t in f.after[-5:])
+
+
+#: a line that stops on a word a sentence cannot end on (an article, a preposition, an auxiliary): the next line goes on
+#: with it
+_MID_CLAUSE = re.compile(r"\b(?:the|a|an|of|to|be|can|is|are|was|for|in|on|at|with|by|and|or|no)\s*$", re.I)
 
 
 #: a person's words that the next try changed its flags ("ok so I added --max-model-len 32768 and now:", "then I set
