@@ -740,3 +740,24 @@ def test_a_scripts_own_metrics_that_rise_are_a_leak():
     lines = rows + ["2024-12-03T20:14:00Z reranker error torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
                     "512.00 MiB. GPU 0 has a total capacity of 23.68 GiB of which 188.31 MiB is free."]
     assert kind_of(lines)[0] == "LEAK"
+
+
+# --- TensorRT-LLM's execution context out of memory, after the engine's weights and before the KV pool (review 57b/A07
+# read KV_CAPACITY from "weights allocated", and was advised a lower kv_cache_free_gpu_mem_fraction) -----------------
+
+@pytest.mark.parametrize("oom", [
+    "[TensorRT-LLM][ERROR] 2: [executionContext.cpp::ExecutionContext::564] Error Code 2: OutOfMemory (Requested size "
+    "was 8858370048 bytes.)",
+    "[TensorRT-LLM][ERROR] 1: [executionContext.cpp::ExecutionContext::411] Error Code 1: Cuda Runtime (out of memory)",
+])
+def test_trtllms_execution_context_oom_is_warmup_advised_by_the_builds_limits(oom):
+    lines = ["[TensorRT-LLM][INFO] TRTGptModel maxNumTokens: 16384",
+             "[TensorRT-LLM][INFO] Loaded engine size: 15323 MiB",
+             "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 15320 MiB for engine weights.",
+             "[TensorRT-LLM][ERROR] 1: [defaultAllocator.cpp::allocate::20] Error Code 1: Cuda Runtime (out of memory)",
+             oom,
+             "[TensorRT-LLM][ERROR] Assertion failed: Unable to create execution context"]
+    run = run_of(diag("\n".join(lines)))
+    assert (run.kind, run.code) == ("WARMUP", "execution-context-oom")
+    assert run.advice[0]["setting"] == "max_num_batched_tokens" and run.advice[0]["direction"] == "down"
+    assert all(a["setting"] != "memory_fraction" for a in run.advice)

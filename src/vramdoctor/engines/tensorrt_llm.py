@@ -55,6 +55,11 @@ LOG = LogWords(
             r"\bAttention window size \d+ exceeds upper bound \d+ for available blocks|"
             r"\bmaxAttentionWindow(?:Vec\[\d+\])? \(\d+\) is larger than the maximum number of tokens that can be stored in "
             r"the KV cache \(\d+\)", "pressure", "KV", "max-model-len-exceeds-kv-cache"),
+        # TensorRT's execution context made after the engine's weights and before the KV cache (runtime/tllmRuntime.cpp
+        # addContext, then the KV cache manager from what is left): its activation buffers, sized by the build's
+        # max_num_tokens and max_batch_size ("[executionContext.cpp::ExecutionContext::564] Error Code 2: OutOfMemory
+        # (Requested size was 8858370048 bytes.)", then "Unable to create execution context")
+        msg(r"executionContext\.cpp[^\n]{0,120}?(?:OutOfMemory|out of memory)", "oom", "WARMUP", "execution-context-oom"),
         # the block manager's own assertion when it finds no free block (kvCacheManager.cpp getFreeBlock)
         msg(r"Assertion failed: freeBlockIterator\.has_value\(\)", "oom", "RUNTIME", "kv-blocks-exhausted"),
         # (the block manager finding no GPU block to free for a new one, kvCacheManager.cpp findBestGPUBlockToFree:

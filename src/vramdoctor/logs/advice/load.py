@@ -56,6 +56,17 @@ class LoadSteps:
             # (no lower fraction: the profiling pass runs before the pool exists, on all the GPU's free memory; the
             # fraction only sizes the pool after it)
             self.quant("leaves more memory beside the weights for the profiling pass")
+        elif code == "execution-context-oom":
+            # (TensorRT-LLM's execution context, made before the KV pool: its buffers are the build's limits; no
+            # fraction bounds it, as the pool is sized after it from what is left)
+            tokens = n.get("max_num_batched_tokens")
+            s.add("fewer tokens per step", "max_num_batched_tokens", "the execution context's activation buffers are "
+                  "sized for this many tokens at once, before the KV pool exists", "down",
+                  max(512, tokens // 2) if isinstance(tokens, int) else None, tokens)
+            cur = c.max_num_seqs
+            self.seqs_down("the buffers are also sized for the build's largest batch",
+                           max(1, cur // 2) if cur and cur > 1 else None)
+            self.quant("leaves more memory beside the weights for the execution context")
         elif code == "sampler-warmup-oom":
             cur = c.max_num_seqs
             self.seqs_down("the sampler warm-up allocates logits for max_num_seqs sequences at once",
