@@ -741,7 +741,8 @@ def _growth_over_span(m: re.Match) -> str:
 #: the runner uses 11.3 GiB of VRAM. After about two days of steady traffic ... the process at 22.9 GiB"; Spanish "Al
 #: arrancar ... 9,6 GB ... Después de 3 horas ... 10,8 GB"; German "Nach dem Start ... 9,6 GB ... nach 5 Stunden 12 GB"),
 #: checked by _growth_start_then (a fifth more at least, a memory word in it)
-_START_SIZE = r"\d+(?:[.,]\d+)?\s*[KMGT]i?B\b"
+#: (a size with a decimal point or comma, "9,6 GB"; its value and unit's letter, read by _SIZE_IN)
+_START_SIZE = r"(\d+(?:[.,]\d+)?)\s*([KMGT])i?B\b"
 _START_THEN = (r"(?:\b(?:right after (?:loading|start(?:ing|up|-up)?|launch(?:ing)?|boot)|after (?:loading|start-?up|launch)|"
                r"at (?:start|start-?up|launch|boot)|on start(?:-?up)?|initially|at first|at the (?:beginning|start))\b"
                r"[^.;!?\n]{0,80}?" + _START_SIZE + r"[^!?\n]{0,240}?\b(?:after|by)\s+(?:about\s+|roughly\s+|~|some\s+)?"
@@ -752,7 +753,7 @@ _START_THEN = (r"(?:\b(?:right after (?:loading|start(?:ing|up|-up)?|launch(?:in
                r"\b(?:nach dem (?:Start|Laden)|beim Start|anfangs|zu Beginn)\b[^.;!?\n]{0,80}?" + _START_SIZE +
                r"[^!?\n]{0,240}?\bnach\s+(?:\S+\s+){0,2}?(?:Stunden?|Tagen?|Anfragen)\b)[^.;!?\n]{0,120}?" + _START_SIZE)
 _MEM_WORDS_ANY = re.compile(r"\b(?:RSS|RAM|VRAM|memory|resident|memoria|Speicher\w*|nvidia-smi)\b", re.I)
-_SIZE_IN = re.compile(r"(\d+(?:[.,]\d+)?)\s*([KMGT])i?B\b", re.I)
+_SIZE_IN = re.compile(_START_SIZE, re.I)
 
 
 def _growth_start_then(m: re.Match) -> str:
@@ -761,8 +762,7 @@ def _growth_start_then(m: re.Match) -> str:
     three readings or more rise in order), no memory word is in them, or they ask."""
     stop = _SENTENCE_END.search(m.string, m.end())
     said = m.string[m.start():stop.start() if stop else len(m.string)]
-    sizes = [float(v.replace(",", ".")) * {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}[u.upper()]
-             for v, u in _SIZE_IN.findall(said)]
+    sizes = [to_bytes(v.replace(",", "."), u + "B") for v, u in _SIZE_IN.findall(said)]
     rising = len(sizes) >= 3 and all(b > a for a, b in zip(sizes, sizes[1:]))
     if (len(sizes) < 2 or sizes[0] <= 0 or sizes[-1] < (1.1 if rising else 1.2) * sizes[0]
             or not _MEM_WORDS_ANY.search(said)):

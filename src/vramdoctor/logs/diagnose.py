@@ -978,8 +978,9 @@ def _with_message_before(f: Failure) -> Failure:
     return replace(f, line_no=ln, text=prev.strip(), after=[(f.line_no, f.text), *f.after])
 
 
-#: an exception's own last line, unindented: its class (a dotted path, "torch._dynamo.exc.Unsupported") and message
-_RAISED = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*: \S")
+#: an exception's own last line, unindented: its class (a dotted path, "torch._dynamo.exc.Unsupported") and message;
+#: any class, where lines.RAISED wants one named ...Error, ...Exception, ...Interrupt or ...Exit
+_RAISED_ANY_CLASS = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*: \S")
 
 
 def _with_cause_above(f: Failure) -> Failure:
@@ -995,7 +996,7 @@ def _with_cause_above(f: Failure) -> Failure:
     if not before or not _DIRECT_CAUSE.match(before[-1][1]) or before[-1][0] < f.line_no - 3:
         return f
     for ln, t in reversed(before[-13:-1]):
-        if _RAISED.match(t):
+        if _RAISED_ANY_CLASS.match(t):
             return replace(f, line_no=ln, text=t.strip(), after=[(f.line_no, f.text), *f.after])
         if not t[:1].isspace():
             return f  # (another unindented line: a frame's header, the cause's own traceback cut before its line)

@@ -984,7 +984,7 @@ class Scanner:
         # "less than desired ...")
         # (or set under it with a hanging indent, as a report re-wraps a long line: "... on startup is less" / "        than
         # desired GPU memory utilization (0.9, 19.83 GiB).")
-        head_v = self.k.verdict(head, self.k.candidates(head.lower().encode("utf-8", "replace")).get("msg", set()))
+        head_v: list = []  # (the line it began on, its verdict read only where a general message needs it)
 
         def found(v) -> bool:
             # an engine's own message; or the general rules' message by its words with its code or step, found only by
@@ -993,9 +993,14 @@ class Scanner:
             # ("BrokenPipeError: ..." above the next error's line)
             if v is None or v.kind in ("error", "wrapper", "retry"):
                 return False
-            return v.engine != "generic" or bool(v.code or v.phase) and (
-                head_v is None or head_v.kind in ("error", "wrapper", "retry") and not head_v.code) and (
-                alone is None or (alone.kind, alone.code) != (v.kind, v.code))
+            if v.engine != "generic":
+                return True
+            if not (v.code or v.phase) or alone is not None and (alone.kind, alone.code) == (v.kind, v.code):
+                return False
+            if not head_v:
+                head_v.append(self.k.verdict(head, self.k.candidates(head.lower().encode("utf-8", "replace"))
+                                             .get("msg", set())))
+            return head_v[0] is None or head_v[0].kind in ("error", "wrapper", "retry") and not head_v[0].code
         hung = text.lstrip() if text[:1].isspace() and head[-1:].isalnum() else ""
         for whole in ((head + " " + hung,) if hung else (head + text, head + " " + text)
                       if head[-1:].isalnum() and text[:1].isalnum() else (head + text,)):
